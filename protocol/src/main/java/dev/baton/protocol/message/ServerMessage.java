@@ -1,0 +1,46 @@
+package dev.baton.protocol.message;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.model.ClaimedJob;
+
+/** Messages the server sends on a runner's channel; {@code event} names the type. */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "event")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = ServerMessage.Ack.class, name = "ack"),
+    @JsonSubTypes.Type(value = ServerMessage.Job.class, name = "job"),
+    @JsonSubTypes.Type(value = ServerMessage.NoJob.class, name = "no_job"),
+    @JsonSubTypes.Type(value = ServerMessage.Cancel.class, name = "cancel"),
+    @JsonSubTypes.Type(value = ServerMessage.Update.class, name = "update"),
+    @JsonSubTypes.Type(value = ServerMessage.Stale.class, name = "stale"),
+    @JsonSubTypes.Type(value = ServerMessage.Drain.class, name = "drain"),
+    @JsonSubTypes.Type(value = ServerMessage.Error.class, name = "error"),
+})
+public sealed interface ServerMessage {
+
+    /** Acknowledges a runner message; {@code job} names the job it was about, if any. */
+    record Ack(JobUuid job) implements ServerMessage {}
+
+    /** Hands a claimed job to the runner. */
+    record Job(ClaimedJob job) implements ServerMessage {}
+
+    /** The runner's poll timeout passed with nothing to run. */
+    record NoJob() implements ServerMessage {}
+
+    /** Stop this attempt within {@code deadlineSeconds} and answer {@code canceled}. */
+    record Cancel(JobUuid job, LeaseId lease, String reason, int deadlineSeconds) implements ServerMessage {}
+
+    /** Self-update to {@code version} from {@code url}, verified by SHA-256 {@code checksum}. */
+    record Update(String version, String url, String checksum) implements ServerMessage {}
+
+    /** The message named an attempt whose lease is not current; stop that work, do not resend. */
+    record Stale(JobUuid job, LeaseId lease, String reason) implements ServerMessage {}
+
+    /** Server-directed worker state (seed 002): quiet, terminate, or running again. */
+    record Drain(DrainState state) implements ServerMessage {}
+
+    /** A message the server could not accept (malformed, unknown event, invalid value); state unchanged. */
+    record Error(String code, String message) implements ServerMessage {}
+}

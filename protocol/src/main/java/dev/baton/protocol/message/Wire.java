@@ -1,0 +1,71 @@
+package dev.baton.protocol.message;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+
+/**
+ * The JSON codec of the protocol and the API: snake_case fields, absent rather than null,
+ * ISO-8601 instants. One configured mapper, shared (it is thread-safe once built).
+ */
+public final class Wire {
+    private static final ObjectMapper MAPPER = newMapper();
+
+    private Wire() {}
+
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    /** A fresh mapper with Baton's settings, for callers that must add modules of their own. */
+    public static ObjectMapper newMapper() {
+        return new ObjectMapper()
+                .registerModule(new JavaTimeModule())
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .setSerializationInclusion(JsonInclude.Include.NON_NULL)
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    }
+
+    public static String encode(Object message) {
+        try {
+            return MAPPER.writeValueAsString(message);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode " + message.getClass().getSimpleName(), e);
+        }
+    }
+
+    /** Decodes a runner message; throws {@link InvalidMessageException} with a client-safe reason. */
+    public static RunnerMessage decodeRunnerMessage(String json) {
+        return decode(json, RunnerMessage.class);
+    }
+
+    public static ServerMessage decodeServerMessage(String json) {
+        return decode(json, ServerMessage.class);
+    }
+
+    private static <T> T decode(String json, Class<T> type) {
+        try {
+            T value = MAPPER.readValue(json, type);
+            if (value == null) throw new InvalidMessageException("message must be a JSON object");
+            return value;
+        } catch (JsonProcessingException e) {
+            throw new InvalidMessageException(reason(e));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidMessageException(e.getMessage());
+        }
+    }
+
+    private static String reason(JsonProcessingException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof IllegalArgumentException) return cause.getMessage();
+        String message = e.getOriginalMessage();
+        return message == null ? "malformed message" : message.lines().findFirst().orElse("malformed message");
+    }
+}

@@ -1,0 +1,8 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.LeaseId;
+import java.time.Instant;
+
+/** One claim of a job by a runner: the lease record (seed 003). {@code outcome} is null while open. */
+public record Attempt(
+        long id, long jobId, int number, LeaseId lease, long runnerId, Instant claimed, Instant started, Instant ended, AttemptOutcome outcome) {}

@@ -1,0 +1,43 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.model.JobConfig;
+import java.time.Instant;
+
+/**
+ * One job (seed 001) plus Baton's lease fields: {@code lease} is the current attempt's fencing
+ * token (null while pending), {@code attempt} counts claims, {@code requeues} counts returns to
+ * the queue before the job started.
+ */
+public record Job(
+        long id,
+        JobUuid uuid,
+        long reportId,
+        long projectId,
+        long organizationId,
+        String sourceIp,
+        long specId,
+        JobConfig config,
+        int timeout,
+        int priority,
+        JobStatus status,
+        Long runnerId,
+        LeaseId lease,
+        int attempt,
+        int requeues,
+        Instant claimed,
+        Instant started,
+        Instant completed,
+        Instant lastHeartbeat,
+        Integer lastBilledMinute,
+        String error,
+        Instant created,
+        Instant modified) {
+
+    /** True when {@code lease} is this job's current lease (constant-time). */
+    public boolean holds(LeaseId candidate) {
+        return lease != null && lease.matches(candidate);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.ReportUuid;
+import java.time.Instant;
+
+/**
+ * The result record of a run. For runner jobs start/end are placeholders (creation time) until
+ * the adapter processes the output; {@code results} is the adapter's (or direct mode's) JSON.
+ */
+public record Report(
+        long id,
+        ReportUuid uuid,
+        long projectId,
+        String branch,
+        String testbed,
+        String adapter,
+        Instant startTime,
+        Instant endTime,
+        String results,
+        String error,
+        Instant created,
+        Instant modified) {}

@@ -1,0 +1,27 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.SpecUuid;
+import dev.baton.protocol.model.SpecView;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.Slug;
+import java.time.Instant;
+
+/** A hardware class that runners serve and jobs target (seed 001). */
+public record Spec(
+        long id,
+        SpecUuid uuid,
+        String name,
+        Slug slug,
+        Architecture architecture,
+        int cpu,
+        long memory,
+        long disk,
+        boolean network,
+        Instant created,
+        Instant modified,
+        Instant archived) {
+
+    public SpecView view() {
+        return new SpecView(uuid, name, slug.value(), architecture, cpu, memory, disk, network, created, modified, archived);
+    }
+}

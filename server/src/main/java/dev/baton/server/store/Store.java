@@ -1,0 +1,167 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.Slug;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Baton's durable state. One interface, one implementation per SQL dialect (SQLite, PostgreSQL),
+ * both held to the same contract tests. Every job state change is a compare-and-set on the
+ * expected status (and lease, where one is given); zero rows means re-read and classify, reported
+ * as a {@link Transition}. Times are passed in so that an injected clock drives everything.
+ */
+public interface Store extends AutoCloseable {
+
+    // ---- organizations and projects -------------------------------------------------------
+
+    Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now);
+
+    Optional<Organization> findOrganization(ResourceId id);
+
+    Optional<Organization> findOrganization(long id);
+
+    List<Organization> listOrganizations();
+
+    Organization setPlan(long organizationId, PlanTier plan, Instant now);
+
+    Project createProject(long organizationId, String name, Slug slug, Instant now);
+
+    Optional<Project> findProject(ResourceId id);
+
+    Optional<Project> findProject(long id);
+
+    List<Project> listProjects();
+
+    // ---- runners ---------------------------------------------------------------------------
+
+    /** Inserts a runner with the SHA-256 of its key; a taken slug is a CONFLICT. */
+    Runner createRunner(String name, Slug slug, String keyHash, Instant now);
+
+    Optional<Runner> findRunner(ResourceId id);
+
+    Optional<Runner> findRunner(long id);
+
+    List<Runner> listRunners(RunnerFilter filter);
+
+    /** Null arguments leave a field unchanged; {@code archived} true archives (now), false restores. */
+    Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now);
+
+    /** Replaces the key hash; the old key stops working at once. Refused (CONFLICT) for archived runners. */
+    Runner rotateRunnerKey(long runnerId, String keyHash, Instant now);
+
+    /** One query: the runner named by UUID or slug whose key hash matches, archived runners excluded. */
+    Optional<Runner> authenticateRunner(ResourceId id, String keyHash);
+
+    /** Batched liveness: sets each runner's last_heartbeat. */
+    void recordRunnerHeartbeats(Map<Long, Instant> lastSeen);
+
+    // ---- specs -----------------------------------------------------------------------------
+
+    Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now);
+
+    Optional<Spec> findSpec(ResourceId id);
+
+    Optional<Spec> findSpec(long id);
+
+    List<Spec> listSpecs(boolean archived);
+
+    Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now);
+
+    /** Deletes a spec; IN_USE while any job references it. Runner associations go with it. */
+    void deleteSpec(long specId);
+
+    List<Spec> runnerSpecs(long runnerId);
+
+    /** Idempotent: adding an existing association changes nothing. */
+    void addRunnerSpec(long runnerId, long specId);
+
+    /** Returns false when there was no such association. */
+    boolean removeRunnerSpec(long runnerId, long specId);
+
+    // ---- runs: reports and jobs --------------------------------------------------------------
+
+    /** Direct mode: a report with results, no job. */
+    Report createReport(NewReport report, Instant now);
+
+    /** Runner mode: report and pending job in one transaction. */
+    Job createRun(NewReport report, NewJob job, long organizationId, Instant now);
+
+    Optional<Report> findReport(long id);
+
+    Optional<Job> findJob(JobUuid uuid);
+
+    List<Job> listJobs(long projectId, JobFilter filter);
+
+    Optional<Attempt> findAttempt(long jobId, int number);
+
+    List<Attempt> attempts(long jobId);
+
+    // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
+
+    /**
+     * Atomically claims the best eligible pending job for this runner: spec among the runner's
+     * specs, not declined by this runner before, ordered priority DESC, created ASC, id ASC,
+     * with the tier limits of seed 001 (≥200 unlimited; 100–199 none other in flight for the
+     * organization; &lt;100 none other in flight for the source IP). Sets status claimed, runner,
+     * lease, attempt+1, claimed and last_heartbeat = now, and opens an attempt record. Never
+     * hands one job to two callers, on either dialect.
+     */
+    Optional<Job> claim(long runnerId, LeaseId lease, Instant now);
+
+    /** claimed → running under {@code lease}; sets started. Running already under the same lease: DUPLICATE. */
+    Transition start(JobUuid job, LeaseId lease, Instant now);
+
+    /**
+     * claimed → pending under {@code lease} (decline, acceptance timeout, lost before start):
+     * closes the attempt with {@code outcome}, clears runner and lease, requeues+1. When requeues
+     * would exceed {@code maxRequeues} the job is failed instead, with a reason saying so.
+     */
+    Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now);
+
+    /** {claimed, running, failed} → completed under {@code lease}; completed already: DUPLICATE. */
+    Transition complete(JobUuid job, LeaseId lease, Instant now);
+
+    /** {claimed, running} → failed under {@code lease} with an error; failed already: DUPLICATE. */
+    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now);
+
+    /**
+     * → canceled. With a lease (runner acknowledgment, hard timeout): only under that lease.
+     * Without (user cancel): from pending, claimed or running. Canceled already: DUPLICATE.
+     */
+    Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now);
+
+    /** completed → processed, writing the adapter's results (or error) and real times to the report. */
+    Transition process(JobUuid job, String results, String error, Instant now);
+
+    /** Batched liveness of jobs: sets last_heartbeat where the job is still in flight. */
+    void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen);
+
+    /** Raises last_billed_minute to {@code minute} if lower; returns the minutes newly billed (0 if none). */
+    int billMinutes(JobUuid job, int minute, Instant now);
+
+    /** Minutes billed per organization, summed over its jobs. */
+    long billedMinutes(long organizationId);
+
+    /** Jobs in claimed or running, for deadlines after a restart. */
+    List<Job> inFlightJobs();
+
+    /** Completed jobs not yet processed, to process again after a restart. */
+    List<Job> completedUnprocessedJobs();
+
+    /** Jobs with these uuids that are in flight on this runner. */
+    List<Job> inFlightJobsOfRunner(long runnerId);
+
+    /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
+    boolean hasPendingFor(Collection<Long> specIds);
+
+    @Override
+    void close();
+}
