@@ -1,0 +1,68 @@
+package dev.baton.server.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Every setting of a Baton server, resolved from defaults, the config file, BATON_* environment
+ * variables and flags (in that order of precedence, lowest first). See docs/configuration.md.
+ *
+ * @param host                   listen address
+ * @param port                   listen port (0 picks a free one)
+ * @param dataDir                SQLite file, blobs (images, job output), generated secrets
+ * @param databaseUrl            null for the embedded SQLite file in dataDir, or postgresql://…
+ * @param publicUrl              how runners and clients reach this server; null derives it from host and port
+ * @param requestBodyMaxBytes    bound of any REST body and of any runner channel message/frame
+ * @param registryMaxBodyBytes   bound of one OCI blob upload
+ * @param adminToken             management token; null generates one into dataDir on first start
+ * @param heartbeatTimeout       a connected runner silent this long is considered lost
+ * @param acceptanceTimeout      a claimed job must see {@code running} (or {@code preparing}) within this
+ * @param jobTimeoutGrace        server hard timeout = job timeout + this
+ * @param cancelDeadline         a runner told to cancel must answer within this, or the job is finalized canceled
+ * @param defaultPollTimeout     how long a {@code ready} without poll_timeout waits before {@code no_job}
+ * @param pullTokenTtl           lifetime of the OCI pull token handed out with a job
+ * @param maxRequeues            returns to the queue before start allowed, then the job fails
+ * @param heartbeatFlushInterval how often in-memory liveness is written to the database
+ */
+public record ServerConfig(
+        String host,
+        int port,
+        Path dataDir,
+        String databaseUrl,
+        String publicUrl,
+        long requestBodyMaxBytes,
+        long registryMaxBodyBytes,
+        String adminToken,
+        Duration heartbeatTimeout,
+        Duration acceptanceTimeout,
+        Duration jobTimeoutGrace,
+        Duration cancelDeadline,
+        Duration defaultPollTimeout,
+        Duration pullTokenTtl,
+        int maxRequeues,
+        Duration heartbeatFlushInterval) {
+
+    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final int DEFAULT_PORT = 7700;
+
+    /** Defaults for a local installation in {@code dataDir}. */
+    public static ServerConfig defaults(Path dataDir) {
+        return new ServerConfig(
+                DEFAULT_HOST,
+                DEFAULT_PORT,
+                dataDir,
+                null,
+                null,
+                16L * 1024 * 1024,
+                1024L * 1024 * 1024,
+                null,
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(30),
+                Duration.ofMinutes(10),
+                5,
+                Duration.ofSeconds(1));
+    }
+}
