@@ -1,7 +1,14 @@
 package dev.baton.server.store;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.protocol.value.Slug;
+import java.time.Instant;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -9,6 +16,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 
 /**
  * The store contract on a real PostgreSQL: {@code BATON_TEST_PG_URL} or 127.0.0.1:5432/test.
@@ -62,5 +70,29 @@ class PostgresStoreTest extends StoreContract {
             }
         }
         return null;
+    }
+
+    @Test
+    void claimWalksThePendingIndexWhenFinishedJobsPileUp() {
+        Instant now = Instant.parse("2026-03-01T00:00:00Z");
+        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.addRunnerSpec(runner.id(), spec.id());
+        Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+                new NewJob(spec.id(), "10.0.0.1", null, 60, 200, RetryPolicy.NONE), org.id(), now);
+        List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
+            // 20,000 processed jobs of the same spec and a handful pending: the shape of a busy queue.
+            h.execute("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
+                    + " created, modified) SELECT gen_random_uuid()::text, report_id, project_id, organization_id, source_ip, spec_id,"
+                    + " config, timeout, priority, CASE WHEN g % 4000 = 0 THEN 0 ELSE 6 END, g, g"
+                    + " FROM job, generate_series(1, 20000) g WHERE job.id = ?", template.id());
+            h.execute("ANALYZE job");
+            return h.createQuery("EXPLAIN " + JdbcStore.candidates("job j") + JdbcStore.CLAIM_ORDER + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+                    .bind("runner", runner.id()).bind("now", 0L).map((rs, ctx) -> rs.getString(1)).list();
+        });
+        assertThat(String.join("\n", plan)).contains("index_job_pending").doesNotContain("Seq Scan on job j");
+        assertThat(store.claim(runner.id(), LeaseId.random(), now)).isPresent();
     }
 }

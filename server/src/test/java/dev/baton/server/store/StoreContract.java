@@ -1025,6 +1025,15 @@ abstract class StoreContract {
     }
 
     @Test
+    void statementErrorsNameTheStatementButNeverItsArguments() {
+        LeaseId secret = LeaseId.random();
+        assertThatThrownBy(() -> ((JdbcStore) store).jdbi.useHandle(h -> h.createUpdate("UPDATE no_such_table SET lease = :lease")
+                        .bind("lease", secret.value()).execute()))
+                .hasMessageContaining("no_such_table")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(secret.value()));
+    }
+
+    @Test
     void timesRoundTripAtMicrosecondPrecision() {
         Instant precise = Instant.parse("2026-03-01T10:00:00.123456Z");
         Organization org = store.createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
