@@ -1,0 +1,8 @@
+package dev.baton.server.adapter;
+
+/** The output could not be parsed by the report's adapter. */
+public final class AdapterException extends RuntimeException {
+    public AdapterException(String message) {
+        super(message);
+    }
+}

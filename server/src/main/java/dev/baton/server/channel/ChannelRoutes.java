@@ -1,0 +1,167 @@
+package dev.baton.server.channel;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.message.InvalidMessageException;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.PollTimeout;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.dispatch.Dispatcher;
+import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Store;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.UnauthorizedResponse;
+import io.javalin.websocket.WsContext;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /v0/runners/{runner}/channel}: the runner's WebSocket, authenticated with its key
+ * before the upgrade. Every text message is one protocol message; the reply (ack, job, stale,
+ * error…) goes back on the same channel. Messages and frames are bounded by
+ * request_body_max_bytes, enforced by Jetty at the protocol level.
+ */
+public final class ChannelRoutes implements RouteModule {
+    public static final String PATH = "/v0/runners/{runner}/channel";
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelRoutes.class);
+    private static final String RUNNER_ATTRIBUTE = "baton.channel.runner";
+    private static final String SESSION_ATTRIBUTE = "baton.channel.session";
+    private static final String BEARER = "Bearer ";
+
+    private final Store store;
+    private final Sessions sessions;
+    private final Dispatcher dispatcher;
+    private final JobLifecycle lifecycle;
+    private final Clock clock;
+    private final long maxMessageBytes;
+    private final PollTimeout defaultPollTimeout;
+    private final Duration idleTimeout;
+
+    public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Clock clock,
+            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout) {
+        this.store = store;
+        this.sessions = sessions;
+        this.dispatcher = dispatcher;
+        this.lifecycle = lifecycle;
+        this.clock = clock;
+        this.maxMessageBytes = maxMessageBytes;
+        this.defaultPollTimeout = defaultPollTimeout;
+        // Jetty's own idle timeout is only a backstop for dead TCP connections; the protocol's
+        // read timer (valid messages only) is enforced by ReadTimer on the injected clock.
+        this.idleTimeout = heartbeatTimeout.multipliedBy(4).compareTo(Duration.ofMinutes(5)) > 0 ? heartbeatTimeout.multipliedBy(4) : Duration.ofMinutes(5);
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.jetty.modifyWebSocketServletFactory(factory -> {
+            factory.setMaxTextMessageSize(maxMessageBytes);
+            factory.setMaxBinaryMessageSize(maxMessageBytes);
+            factory.setMaxFrameSize(maxMessageBytes);
+            factory.setIdleTimeout(idleTimeout);
+        });
+        config.routes.wsBeforeUpgrade(PATH, this::authenticate);
+        config.routes.ws(PATH, ws -> {
+            ws.onConnect(this::connected);
+            ws.onMessage(ctx -> received(ctx, ctx.message()));
+            ws.onBinaryMessage(ctx -> session(ctx).ifPresent(s -> s.send(
+                    new ServerMessage.Error("binary_not_supported", "the channel carries JSON text messages only"))));
+            ws.onClose(ctx -> closed(ctx));
+            ws.onError(ctx -> LOG.debug("channel error: {}", String.valueOf(ctx.error())));
+        });
+    }
+
+    /** Checks the runner key before upgrading: one query by key hash and runner, archived runners excluded. */
+    private void authenticate(Context ctx) {
+        String header = ctx.header("Authorization");
+        if (header == null || !header.startsWith(BEARER)) throw new UnauthorizedResponse("missing runner key: send Authorization: Bearer baton_runner_…");
+        RunnerKey key;
+        try {
+            key = RunnerKey.parse(header.substring(BEARER.length()).trim());
+        } catch (IllegalArgumentException e) {
+            throw new UnauthorizedResponse("malformed runner key");
+        }
+        Runner runner = store.authenticateRunner(ResourceId.of(ctx.pathParam("runner")), key.hash())
+                .orElseThrow(() -> new UnauthorizedResponse("invalid runner key for this runner"));
+        ctx.attribute(RUNNER_ATTRIBUTE, runner);
+    }
+
+    private void connected(WsContext ctx) {
+        Runner runner = ctx.attribute(RUNNER_ATTRIBUTE);
+        if (runner == null) { // defensive: the upgrade handler always sets it
+            ctx.closeSession(1008, "unauthenticated");
+            return;
+        }
+        String remote = String.valueOf(ctx.session.getRemoteSocketAddress());
+        RunnerSession session = new RunnerSession(runner, ctx, remote, clock.instant());
+        ctx.attribute(SESSION_ATTRIBUTE, session);
+        sessions.register(session).ifPresent(old -> {
+            dispatcher.forget(old);
+            old.close(RunnerSession.CLOSE_REPLACED, "replaced by a newer connection of this runner");
+        });
+        LOG.info("runner {} connected from {}", runner.slug(), remote);
+    }
+
+    private void received(WsContext ctx, String text) {
+        Optional<RunnerSession> maybe = session(ctx);
+        if (maybe.isEmpty()) return;
+        RunnerSession session = maybe.get();
+        RunnerMessage message;
+        try {
+            message = Wire.decodeRunnerMessage(text);
+        } catch (InvalidMessageException e) {
+            // Invalid input does not count as activity and changes nothing.
+            session.send(new ServerMessage.Error("invalid_message", e.getMessage()));
+            return;
+        }
+        ServerMessage reply = switch (message) {
+            case RunnerMessage.Ready r -> ready(session, r);
+            case RunnerMessage.Preparing p -> touchAnd(session, () -> lifecycle.preparing(session, p));
+            case RunnerMessage.Declined d -> touchAnd(session, () -> lifecycle.declined(session, d));
+            case RunnerMessage.Running r -> touchAnd(session, () -> lifecycle.running(session, r));
+            case RunnerMessage.Heartbeat h -> touchAnd(session, () -> lifecycle.heartbeat(session, h));
+            case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
+        };
+        if (reply != null) session.send(reply);
+    }
+
+    private ServerMessage ready(RunnerSession session, RunnerMessage.Ready r) {
+        PollTimeout poll;
+        try {
+            poll = r.pollTimeout() == null ? defaultPollTimeout : PollTimeout.of(r.pollTimeout());
+        } catch (IllegalArgumentException e) {
+            return new ServerMessage.Error("invalid_poll_timeout", e.getMessage());
+        }
+        int slots = r.slots() == null ? 1 : r.slots();
+        if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
+        // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
+        if (dispatcher.ready(session, poll, slots)) session.touch(clock.instant());
+        return null;
+    }
+
+    private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {
+        session.touch(clock.instant());
+        return handler.get();
+    }
+
+    private void closed(WsContext ctx) {
+        session(ctx).ifPresent(session -> {
+            session.markClosed();
+            dispatcher.forget(session);
+            if (sessions.unregister(session)) {
+                LOG.info("runner {} disconnected", session.runner().slug());
+                lifecycle.connectionClosed(session);
+            }
+        });
+    }
+
+    private static Optional<RunnerSession> session(WsContext ctx) {
+        return Optional.ofNullable(ctx.attribute(SESSION_ATTRIBUTE));
+    }
+}

@@ -1,0 +1,126 @@
+package dev.baton.server.channel;
+
+import dev.baton.protocol.value.PollTimeout;
+import dev.baton.server.adapter.Adapters;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.dispatch.ActiveJobs;
+import dev.baton.server.dispatch.Deadlines;
+import dev.baton.server.dispatch.Dispatcher;
+import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.LifecycleSettings;
+import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.output.OutputStore;
+import dev.baton.server.output.ResultProcessor;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.Store;
+import dev.baton.server.token.PullTokens;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runner side of the server, wired in one place: sessions, dispatch, the job lifecycle and
+ * its deadlines, liveness batching and result processing. BatonServer adds {@link #routes()} to
+ * Javalin and hands {@link #jobEvents()} to the management API.
+ */
+public final class RunnerChannel implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RunnerChannel.class);
+
+    private final Store store;
+    private final Sessions sessions = new Sessions();
+    private final ActiveJobs active = new ActiveJobs();
+    private final Liveness liveness = new Liveness();
+    private final Deadlines deadlines;
+    private final Dispatcher dispatcher;
+    private final JobLifecycle lifecycle;
+    private final ReadTimer readTimer;
+    private final ChannelRoutes routes;
+    private final ServerConfig config;
+    private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());
+
+    public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
+        this.store = store;
+        this.config = config;
+        this.deadlines = new Deadlines(clock);
+        this.dispatcher = new Dispatcher(store, active, deadlines, pullTokens, metrics, clock, config.acceptanceTimeout());
+        ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock);
+        this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
+                LifecycleSettings.of(config));
+        this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
+        this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, clock, config.requestBodyMaxBytes(),
+                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
+        metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
+        metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
+        metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
+    }
+
+    public RouteModule routes() {
+        return routes;
+    }
+
+    /** What the management API calls when jobs are submitted or canceled. */
+    public JobEvents jobEvents() {
+        return new JobEvents() {
+            @Override
+            public void jobSubmitted(Job job) {
+                dispatcher.jobPending(job.specId());
+            }
+
+            @Override
+            public void jobCanceled(Job before, Job after) {
+                lifecycle.userCanceled(before);
+            }
+        };
+    }
+
+    public Sessions sessions() {
+        return sessions;
+    }
+
+    /** Fires due deadlines now: tests advance their clock and call this instead of waiting. */
+    public int runDueDeadlines() {
+        return deadlines.runDue();
+    }
+
+    /** Writes batched heartbeats now (also done every heartbeat_flush_interval). */
+    public void flushHeartbeats() {
+        liveness.flush(store);
+    }
+
+    /** Recovers in-flight work from the store, then starts the deadline loop, the read timer and heartbeat flushing. */
+    public void start() {
+        lifecycle.recover();
+        readTimer.start();
+        deadlines.start();
+        long every = Math.max(10, config.heartbeatFlushInterval().toMillis());
+        flusher.scheduleWithFixedDelay(this::flushQuietly, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void flushQuietly() {
+        try {
+            flushHeartbeats();
+        } catch (RuntimeException e) {
+            LOG.warn("heartbeat flush failed; will retry: {}", e.toString());
+        }
+    }
+
+    /**
+     * Graceful shutdown: jobs in flight stay claimed/running in the store, their runners
+     * reconnect to the next server start (or another node) and carry on.
+     */
+    @Override
+    public void close() {
+        lifecycle.shutdown();
+        deadlines.close();
+        for (RunnerSession s : sessions.all()) s.close(RunnerSession.CLOSE_SHUTDOWN, "server shutting down");
+        flusher.shutdownNow();
+        flushQuietly();
+    }
+}

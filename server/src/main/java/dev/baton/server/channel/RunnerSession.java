@@ -1,0 +1,94 @@
+package dev.baton.server.channel;
+
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.store.Runner;
+import io.javalin.websocket.WsContext;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One open channel of one runner. Sends are serialized (Jetty allows one outstanding write per
+ * session). {@link #lastValidMessage} is the read timer: only valid protocol messages move it.
+ */
+public final class RunnerSession {
+    private static final Logger LOG = LoggerFactory.getLogger(RunnerSession.class);
+
+    /** Close codes Baton uses (4000–4999 are private-use in RFC 6455). */
+    public static final int CLOSE_REPLACED = 4001;
+    public static final int CLOSE_HEARTBEAT_TIMEOUT = 4002;
+    public static final int CLOSE_SHUTDOWN = 4003;
+
+    private final Runner runner;
+    private final WsContext ws;
+    private final String remoteAddress;
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private final AtomicBoolean open = new AtomicBoolean(true);
+    private volatile Instant lastValidMessage;
+
+    RunnerSession(Runner runner, WsContext ws, String remoteAddress, Instant connected) {
+        this.runner = runner;
+        this.ws = ws;
+        this.remoteAddress = remoteAddress;
+        this.lastValidMessage = connected;
+    }
+
+    public Runner runner() {
+        return runner;
+    }
+
+    public long runnerId() {
+        return runner.id();
+    }
+
+    public String id() {
+        return ws.sessionId();
+    }
+
+    public String remoteAddress() {
+        return remoteAddress;
+    }
+
+    public Instant lastValidMessage() {
+        return lastValidMessage;
+    }
+
+    void touch(Instant now) {
+        lastValidMessage = now;
+    }
+
+    public boolean isOpen() {
+        return open.get();
+    }
+
+    /** Sends a message; a closed or failing connection is logged, never thrown to the caller. */
+    public void send(ServerMessage message) {
+        if (!open.get()) return;
+        String json = Wire.encode(message);
+        sendLock.lock();
+        try {
+            ws.send(json);
+        } catch (RuntimeException e) {
+            LOG.debug("send to runner {} failed: {}", runner.slug(), e.toString());
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /** Marks the session closed; returns true only for the first call. */
+    boolean markClosed() {
+        return open.compareAndSet(true, false);
+    }
+
+    void close(int code, String reason) {
+        if (!markClosed()) return;
+        try {
+            ws.closeSession(code, reason);
+        } catch (RuntimeException e) {
+            LOG.debug("closing session of runner {} failed: {}", runner.slug(), e.toString());
+        }
+    }
+}

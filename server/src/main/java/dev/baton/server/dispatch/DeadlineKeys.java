@@ -1,0 +1,33 @@
+package dev.baton.server.dispatch;
+
+import dev.baton.protocol.id.JobUuid;
+
+/** Names of the deadlines kept in {@link Deadlines}, one per kind and subject. */
+final class DeadlineKeys {
+    private DeadlineKeys() {}
+
+    /** A waiting runner's poll timeout ({@code no_job}). */
+    static String poll(long runnerId) {
+        return "poll:" + runnerId;
+    }
+
+    /** A claimed job's acceptance window (until {@code running}). */
+    static String accept(JobUuid job) {
+        return "accept:" + job;
+    }
+
+    /** A running job's hard timeout (timeout + grace). */
+    static String hard(JobUuid job) {
+        return "hard:" + job;
+    }
+
+    /** The check after a runner's connection dropped with this job in flight. */
+    static String lost(JobUuid job) {
+        return "lost:" + job;
+    }
+
+    /** How long a runner told to cancel has to answer {@code canceled}. */
+    static String cancel(JobUuid job) {
+        return "cancel:" + job;
+    }
+}

@@ -1,0 +1,470 @@
+package dev.baton.server.dispatch;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.channel.RunnerSession;
+import dev.baton.server.channel.Sessions;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.output.ResultProcessor;
+import dev.baton.server.store.Attempt;
+import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.Transition;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of an attempt after its claim: acceptance ({@code preparing}, {@code running},
+ * {@code declined}), liveness, the runner's final word, and every timeout (acceptance window,
+ * read timeout, disconnect, hard timeout, cancel deadline), plus recovery after a restart.
+ *
+ * <p>Rules (brief §1): every job-scoped message is checked against the current lease, and a
+ * wrong one changes nothing and is answered {@code stale}; a job that never started goes back to
+ * the queue when its runner declines, disappears or misses the window; a started job that loses
+ * its runner fails (or is canceled past its hard timeout); a {@code completed} under the current
+ * lease overrides a heartbeat-timeout failure. State changes are compare-and-set in the store;
+ * memory only caches the current attempts for cheap heartbeats.
+ */
+public final class JobLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(JobLifecycle.class);
+
+    private final Store store;
+    private final ActiveJobs active;
+    private final Deadlines deadlines;
+    private final Dispatcher dispatcher;
+    private final Sessions sessions;
+    private final Liveness liveness;
+    private final ResultProcessor results;
+    private final BatonMetrics metrics;
+    private final Clock clock;
+    private final LifecycleSettings settings;
+    private volatile boolean shuttingDown;
+
+    public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
+            Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings) {
+        this.store = store;
+        this.active = active;
+        this.deadlines = deadlines;
+        this.dispatcher = dispatcher;
+        this.sessions = sessions;
+        this.liveness = liveness;
+        this.results = results;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.settings = settings;
+        dispatcher.onAcceptanceTimeout(this::acceptanceExpired);
+    }
+
+    // ---- runner messages -----------------------------------------------------------------------
+
+    public ServerMessage preparing(RunnerSession session, RunnerMessage.Preparing m) {
+        return switch (resolve(session, m.job(), m.lease())) {
+            case Resolution.Current(ActiveJob a) -> {
+                if (a.cancelRequested) yield cancelMessage(a, "canceled");
+                touch(a);
+                if (!a.isRunning()) armAcceptance(a, clock.instant());
+                yield new ServerMessage.Ack(m.job());
+            }
+            case Resolution.Finished(Job j) -> stale(m, "job is " + j.status().wireName());
+            case Resolution.Stale(String reason) -> stale(m, reason);
+            case Resolution.Forbidden() -> notYours(m.job());
+            case Resolution.Unknown() -> unknown(m.job());
+        };
+    }
+
+    public ServerMessage running(RunnerSession session, RunnerMessage.Running m) {
+        return switch (resolve(session, m.job(), m.lease())) {
+            case Resolution.Current(ActiveJob a) -> start(a, m);
+            case Resolution.Finished(Job j) -> j.status() == JobStatus.CANCELED ? new ServerMessage.Cancel(m.job(), m.lease(), "canceled", 0)
+                    : stale(m, "job is " + j.status().wireName());
+            case Resolution.Stale(String reason) -> stale(m, reason);
+            case Resolution.Forbidden() -> notYours(m.job());
+            case Resolution.Unknown() -> unknown(m.job());
+        };
+    }
+
+    private ServerMessage start(ActiveJob a, RunnerMessage.Running m) {
+        if (a.cancelRequested) return cancelMessage(a, "canceled");
+        touch(a);
+        if (a.isRunning()) return new ServerMessage.Ack(m.job()); // resent running: liveness only
+        Instant now = clock.instant();
+        Transition t = store.start(a.job, a.lease, now);
+        switch (t.result()) {
+            case APPLIED, DUPLICATE -> {
+                Job job = t.job();
+                a.started = job.started() == null ? now : job.started();
+                deadlines.clear(DeadlineKeys.accept(a.job));
+                armHardTimeout(a);
+                if (t.applied()) {
+                    metrics.transition("start");
+                    metrics.acceptance("accepted");
+                    metrics.queueDuration(job.priority(), Duration.between(job.created(), a.started));
+                }
+                return new ServerMessage.Ack(m.job());
+            }
+            case CONFLICT -> {
+                if (t.job().status() == JobStatus.CANCELED) return cancelMessage(a, "canceled");
+                forget(a);
+                return stale(m, "job is " + t.job().status().wireName());
+            }
+            case STALE -> {
+                forget(a);
+                return stale(m, "lease is no longer current");
+            }
+            default -> {
+                return unknown(m.job());
+            }
+        }
+    }
+
+    public ServerMessage heartbeat(RunnerSession session, RunnerMessage.Heartbeat m) {
+        if (m.job() == null) return new ServerMessage.Ack(null);
+        if (m.lease() == null) return new ServerMessage.Error("invalid_message", "a heartbeat naming a job must carry its lease");
+        return switch (resolve(session, m.job(), m.lease())) {
+            case Resolution.Current(ActiveJob a) -> {
+                if (a.cancelRequested) yield cancelMessage(a, "canceled");
+                touch(a);
+                if (a.isRunning()) {
+                    Instant now = clock.instant();
+                    if (now.isAfter(hardDeadline(a))) yield hardTimeout(a);
+                    bill(a, now);
+                }
+                yield new ServerMessage.Ack(m.job());
+            }
+            case Resolution.Finished(Job j) -> new ServerMessage.Stale(m.job(), m.lease(), "job is " + j.status().wireName());
+            case Resolution.Stale(String reason) -> new ServerMessage.Stale(m.job(), m.lease(), reason);
+            case Resolution.Forbidden() -> notYours(m.job());
+            case Resolution.Unknown() -> unknown(m.job());
+        };
+    }
+
+    public ServerMessage declined(RunnerSession session, RunnerMessage.Declined m) {
+        return switch (resolve(session, m.job(), m.lease())) {
+            case Resolution.Current(ActiveJob a) -> {
+                if (a.isRunning()) yield new ServerMessage.Error("cannot_decline", "job " + m.job() + " is already running; report failed instead");
+                LOG.info("runner {} declined job {}: {}", session.runner().slug(), m.job(), m.reason());
+                dispatcher.runnerDeclined(session.runnerId());
+                Transition t = store.requeue(a.job, a.lease, AttemptOutcome.DECLINED, settings.maxRequeues(), clock.instant());
+                yield switch (t.result()) {
+                    case APPLIED -> {
+                        afterRequeue(a, t.job());
+                        yield new ServerMessage.Ack(m.job());
+                    }
+                    case CONFLICT -> {
+                        if (t.job().status() == JobStatus.CANCELED) yield new ServerMessage.Ack(m.job());
+                        yield new ServerMessage.Error("cannot_decline", "job " + m.job() + " is " + t.job().status().wireName());
+                    }
+                    default -> {
+                        forget(a);
+                        yield stale(m, "lease is no longer current");
+                    }
+                };
+            }
+            case Resolution.Finished(Job j) -> stale(m, "job is " + j.status().wireName());
+            case Resolution.Stale(String reason) -> stale(m, reason);
+            case Resolution.Forbidden() -> notYours(m.job());
+            case Resolution.Unknown() -> unknown(m.job());
+        };
+    }
+
+    /** {@code completed}, {@code failed} or {@code canceled}: applied once, acknowledged every time it is resent. */
+    public ServerMessage terminal(RunnerSession session, RunnerMessage.Terminal m) {
+        Resolution r = resolve(session, m.job(), m.lease());
+        ActiveJob attempt = r instanceof Resolution.Current(ActiveJob a) ? a : null;
+        if (r instanceof Resolution.Stale(String reason)) return stale(m, reason);
+        if (r instanceof Resolution.Forbidden) return notYours(m.job());
+        if (r instanceof Resolution.Unknown) return unknown(m.job());
+
+        Job job = store.findJob(m.job()).orElseThrow();
+        var project = store.findProject(job.projectId()).orElseThrow().uuid();
+        Instant now = clock.instant();
+        Transition t = switch (m) {
+            case RunnerMessage.Completed c -> {
+                if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
+                results.save(project, job, new JobOutput(c.results(), null));
+                yield store.complete(m.job(), m.lease(), now);
+            }
+            case RunnerMessage.Failed f -> {
+                if (job.status() == JobStatus.FAILED && !results.hasOutput(project, job)) {
+                    // A heartbeat-timeout failure, now with the runner's own account: keep it.
+                    results.save(project, job, new JobOutput(f.results(), errorOf(f)));
+                }
+                if (!job.status().inFlight()) yield null;
+                results.save(project, job, new JobOutput(f.results(), errorOf(f)));
+                yield store.fail(m.job(), m.lease(), errorOf(f), AttemptOutcome.FAILED, now);
+            }
+            case RunnerMessage.Canceled c -> {
+                if (hasResults(c.results()) && !results.hasOutput(project, job)) {
+                    results.save(project, job, new JobOutput(c.results(), "canceled"));
+                }
+                if (!job.status().inFlight()) yield null;
+                yield store.cancel(m.job(), m.lease(), "canceled by the runner", now);
+            }
+        };
+        if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
+        if (t != null && t.applied()) {
+            metrics.transition(switch (m) {
+                case RunnerMessage.Completed c -> "complete";
+                case RunnerMessage.Failed f -> "fail";
+                case RunnerMessage.Canceled c -> "cancel";
+            });
+            if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
+        }
+        if (attempt != null) finish(attempt, now);
+        else if (t != null && t.applied()) dispatcher.jobFinished();
+        return new ServerMessage.Ack(m.job());
+    }
+
+    // ---- connections -----------------------------------------------------------------------------
+
+    /**
+     * The runner's current channel closed. Its attempts get one heartbeat timeout to come back on
+     * a new connection (seed 000's disconnect recovery); then they are lost.
+     */
+    public void connectionClosed(RunnerSession session) {
+        if (shuttingDown) return;
+        Instant since = clock.instant();
+        for (ActiveJob a : active.ofRunner(session.runnerId())) {
+            deadlines.set(DeadlineKeys.lost(a.job), since.plus(settings.heartbeatTimeout()), () -> lostCheck(a, since));
+        }
+    }
+
+    /** The channel has been silent for the heartbeat timeout: its attempts are lost now. */
+    public void readTimedOut(RunnerSession session) {
+        LOG.warn("runner {} silent for {}: closing its channel", session.runner().slug(), settings.heartbeatTimeout());
+        for (ActiveJob a : active.ofRunner(session.runnerId())) lost(a, "heartbeat timeout");
+    }
+
+    /** Graceful server shutdown: in-flight jobs stay as they are for the runners to reconnect to. */
+    public void shutdown() {
+        shuttingDown = true;
+    }
+
+    // ---- user cancel -----------------------------------------------------------------------------
+
+    /** A user canceled the job in the store: tell its runner now (not on its next heartbeat). */
+    public void userCanceled(Job before) {
+        if (before.status().inFlight()) {
+            active.get(before.uuid()).filter(a -> a.lease.matches(before.lease())).ifPresent(a -> requestCancel(a, "canceled_by_user"));
+        }
+        dispatcher.jobFinished();
+    }
+
+    // ---- timeouts --------------------------------------------------------------------------------
+
+    private void acceptanceExpired(ActiveJob a) {
+        if (!isCurrent(a) || a.isRunning() || a.cancelRequested) return;
+        Transition t = store.requeue(a.job, a.lease, AttemptOutcome.ACCEPT_TIMEOUT, settings.maxRequeues(), clock.instant());
+        if (t.applied()) {
+            LOG.info("job {} not accepted within {}: back to the queue", a.job, settings.acceptanceTimeout());
+            metrics.acceptance("acceptance_timeout");
+            afterRequeue(a, t.job());
+            sessions.of(a.runnerId).ifPresent(s -> s.send(new ServerMessage.Stale(a.job, a.lease, "acceptance_timeout")));
+        } else if (t.job() != null && t.job().status() == JobStatus.RUNNING && t.job().holds(a.lease)) {
+            a.started = t.job().started();
+            armHardTimeout(a);
+        } else {
+            forget(a);
+        }
+    }
+
+    private void lostCheck(ActiveJob a, Instant disconnectedAt) {
+        if (!isCurrent(a)) return;
+        boolean back = sessions.of(a.runnerId).isPresent() && a.lastSeen.isAfter(disconnectedAt);
+        if (back) return; // reconnected and heartbeating: the read timer of the new channel covers it
+        lost(a, "runner disconnected");
+    }
+
+    /** The runner is gone: requeue what never started, fail (or cancel past the hard timeout) what did. */
+    private void lost(ActiveJob a, String why) {
+        if (!isCurrent(a)) return;
+        Instant now = clock.instant();
+        if (!a.isRunning() && !a.cancelRequested) {
+            Transition t = store.requeue(a.job, a.lease, AttemptOutcome.LOST_BEFORE_START, settings.maxRequeues(), now);
+            if (t.applied()) {
+                metrics.acceptance("requeued");
+                afterRequeue(a, t.job());
+                return;
+            }
+        } else if (a.cancelRequested) {
+            // Already canceled in the store; nothing more will come from this runner.
+        } else if (now.isAfter(hardDeadline(a))) {
+            if (store.cancel(a.job, a.lease, "hard timeout exceeded and " + why, now).applied()) metrics.transition("hard_timeout");
+        } else {
+            Transition t = store.fail(a.job, a.lease, "lost contact with the runner (" + why + ")", AttemptOutcome.LOST, now);
+            if (t.applied()) metrics.transition("lost");
+        }
+        finish(a, now);
+    }
+
+    private ServerMessage hardTimeout(ActiveJob a) {
+        Transition t = store.cancel(a.job, a.lease, "hard timeout: ran longer than its timeout plus the grace period", clock.instant());
+        if (t.applied()) metrics.transition("hard_timeout");
+        return requestCancel(a, "timeout");
+    }
+
+    /** Marks the attempt as told to stop, pushes {@code cancel}, and starts the cancel deadline. */
+    private ServerMessage requestCancel(ActiveJob a, String reason) {
+        a.cancelRequested = true;
+        deadlines.clear(DeadlineKeys.accept(a.job));
+        deadlines.clear(DeadlineKeys.hard(a.job));
+        deadlines.clear(DeadlineKeys.lost(a.job));
+        deadlines.set(DeadlineKeys.cancel(a.job), clock.instant().plus(settings.cancelDeadline()), () -> cancelDeadlinePassed(a));
+        ServerMessage cancel = cancelMessage(a, reason);
+        sessions.of(a.runnerId).ifPresent(s -> s.send(cancel));
+        return cancel;
+    }
+
+    /** No {@code canceled} in time: the job is final as canceled; the lease is revoked. */
+    private void cancelDeadlinePassed(ActiveJob a) {
+        if (!isCurrent(a)) return;
+        LOG.warn("runner did not confirm cancel of job {} within {}", a.job, settings.cancelDeadline());
+        metrics.transition("cancel_deadline");
+        finish(a, clock.instant());
+        sessions.of(a.runnerId).ifPresent(s -> s.send(new ServerMessage.Stale(a.job, a.lease, "cancel_deadline_passed")));
+    }
+
+    // ---- recovery --------------------------------------------------------------------------------
+
+    /**
+     * After a restart: in-flight jobs get their deadlines back (and one heartbeat timeout for their
+     * runner to reconnect), claimed jobs past the acceptance window are requeued, and completed
+     * jobs whose output was stored but not parsed are processed again.
+     */
+    public void recover() {
+        Instant now = clock.instant();
+        for (Job job : store.inFlightJobs()) {
+            ActiveJob a = adopt(job);
+            if (job.status() == JobStatus.CLAIMED && !job.claimed().plus(settings.acceptanceTimeout()).isAfter(now)) {
+                acceptanceExpired(a);
+                continue;
+            }
+            deadlines.set(DeadlineKeys.lost(a.job), now.plus(settings.heartbeatTimeout()), () -> lostCheck(a, now));
+        }
+        for (Job job : store.completedUnprocessedJobs()) results.process(job);
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    private Resolution resolve(RunnerSession session, JobUuid jobId, LeaseId lease) {
+        var inMemory = active.get(jobId);
+        if (inMemory.isPresent() && inMemory.get().lease.matches(lease)) {
+            ActiveJob a = inMemory.get();
+            return a.runnerId == session.runnerId() ? new Resolution.Current(a) : new Resolution.Forbidden();
+        }
+        var stored = store.findJob(jobId);
+        if (stored.isEmpty()) return new Resolution.Unknown();
+        Job job = stored.get();
+        if (job.holds(lease)) {
+            if (job.runnerId() == null || job.runnerId() != session.runnerId()) return new Resolution.Forbidden();
+            if (job.status().inFlight()) return new Resolution.Current(adopt(job)); // not in memory yet (restart race)
+            return new Resolution.Finished(job);
+        }
+        List<Attempt> attempts = store.attempts(job.id());
+        boolean earlierAttemptOfThisRunner = attempts.stream().anyMatch(at -> at.lease().matches(lease) && at.runnerId() == session.runnerId());
+        return earlierAttemptOfThisRunner ? new Resolution.Stale("lease is no longer current") : new Resolution.Forbidden();
+    }
+
+    /** The in-memory attempt for a stored in-flight job, created with its deadlines if missing. */
+    private ActiveJob adopt(Job job) {
+        var existing = active.get(job.uuid());
+        if (existing.isPresent() && existing.get().lease.matches(job.lease())) return existing.get();
+        var project = store.findProject(job.projectId()).orElseThrow().uuid();
+        Instant seen = job.lastHeartbeat() != null ? job.lastHeartbeat() : job.claimed();
+        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.organizationId(), project, job.timeout(),
+                job.priority(), job.claimed(), job.started(), seen, job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
+        active.put(a);
+        if (a.isRunning()) armHardTimeout(a);
+        else armAcceptance(a, job.claimed());
+        return a;
+    }
+
+    private void armAcceptance(ActiveJob a, Instant from) {
+        deadlines.set(DeadlineKeys.accept(a.job), from.plus(settings.acceptanceTimeout()), () -> acceptanceExpired(a));
+    }
+
+    private void armHardTimeout(ActiveJob a) {
+        deadlines.set(DeadlineKeys.hard(a.job), hardDeadline(a), () -> {
+            if (isCurrent(a) && !a.cancelRequested) hardTimeout(a);
+        });
+    }
+
+    private Instant hardDeadline(ActiveJob a) {
+        return a.started.plusSeconds(a.timeoutSeconds).plus(settings.jobTimeoutGrace());
+    }
+
+    private void touch(ActiveJob a) {
+        Instant now = clock.instant();
+        a.lastSeen = now;
+        liveness.job(a.job, now);
+    }
+
+    /** Bills whole minutes of run time not billed yet (last_billed_minute prevents double counting). */
+    private void bill(ActiveJob a, Instant now) {
+        if (a.started == null) return;
+        int minute = (int) Duration.between(a.started, now).toMinutes();
+        if (minute > a.lastBilledMinute) {
+            store.billMinutes(a.job, minute, now);
+            a.lastBilledMinute = minute;
+        }
+    }
+
+    private void afterRequeue(ActiveJob a, Job job) {
+        forget(a);
+        if (job.status() == JobStatus.PENDING) dispatcher.jobPending(job.specId());
+        else dispatcher.jobFinished();
+    }
+
+    /** The attempt is over: bill its last minutes, drop it from memory and its deadlines, free its slot. */
+    private void finish(ActiveJob a, Instant now) {
+        bill(a, now);
+        forget(a);
+        dispatcher.jobFinished();
+    }
+
+    private void forget(ActiveJob a) {
+        active.remove(a);
+        deadlines.clear(DeadlineKeys.accept(a.job));
+        deadlines.clear(DeadlineKeys.hard(a.job));
+        deadlines.clear(DeadlineKeys.lost(a.job));
+        deadlines.clear(DeadlineKeys.cancel(a.job));
+    }
+
+    private boolean isCurrent(ActiveJob a) {
+        return active.get(a.job).orElse(null) == a;
+    }
+
+    private ServerMessage cancelMessage(ActiveJob a, String reason) {
+        return new ServerMessage.Cancel(a.job, a.lease, reason, (int) settings.cancelDeadline().toSeconds());
+    }
+
+    private static ServerMessage stale(RunnerMessage.JobScoped m, String reason) {
+        return new ServerMessage.Stale(m.job(), m.lease(), reason);
+    }
+
+    private static ServerMessage notYours(JobUuid job) {
+        return new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner");
+    }
+
+    private static ServerMessage unknown(JobUuid job) {
+        return new ServerMessage.Error("unknown_job", "no job " + job);
+    }
+
+    private static String errorOf(RunnerMessage.Failed f) {
+        return f.error() == null || f.error().isBlank() ? "the runner reported failure" : f.error();
+    }
+
+    private static boolean hasResults(List<IterationResult> results) {
+        return results != null && !results.isEmpty();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.baton.server.metrics;
+
+import dev.baton.protocol.job.PlanTier;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * Baton's Prometheus meters, named in one place. Queue time is recorded when a job starts
+ * running, by priority tier (seed 001's job.queue.duration), to watch for starvation.
+ */
+public final class BatonMetrics {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public void queueDuration(int priority, Duration queued) {
+        DistributionSummary.builder("baton.job.queue.duration")
+                .description("Seconds from submission to running, by priority tier")
+                .baseUnit("seconds")
+                .tag("priority_tier", PlanTier.ofPriority(priority).wireName())
+                .publishPercentileHistogram()
+                .register(registry)
+                .record(queued.toNanos() / 1e9);
+    }
+
+    public void claimed() {
+        Counter.builder("baton.runner.job.claims").description("Jobs claimed by runners").register(registry).increment();
+    }
+
+    /** A job state change, by kind (start, complete, fail, cancel, requeue, process, timeout_…). */
+    public void transition(String kind) {
+        Counter.builder("baton.job.transitions").description("Job state transitions by kind").tag("kind", kind).register(registry).increment();
+    }
+
+    /** What became of a claim: accepted (running), requeued (declined/lost), acceptance_timeout. */
+    public void acceptance(String result) {
+        Counter.builder("baton.job.acceptance").description("Outcome of claimed jobs").tag("result", result).register(registry).increment();
+    }
+
+    public void gauge(String name, String description, Supplier<Number> value) {
+        Gauge.builder(name, value).description(description).register(registry);
+    }
+}

@@ -1,0 +1,892 @@
+package dev.baton.server.channel;
+
+import static dev.baton.server.testing.ChannelFixture.ACCEPTANCE_TIMEOUT;
+import static dev.baton.server.testing.ChannelFixture.CANCEL_DEADLINE;
+import static dev.baton.server.testing.ChannelFixture.GRACE;
+import static dev.baton.server.testing.ChannelFixture.HEARTBEAT_TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.JobOutput;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Spec;
+import dev.baton.server.testing.ChannelFixture;
+import dev.baton.server.testing.ChannelFixture.RunnerHandle;
+import dev.baton.server.testing.TestRunner;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner channel and dispatch, end to end over real WebSockets against a real store, with a
+ * test clock for every timeout. Runs once per database dialect (see the subclasses).
+ */
+abstract class ChannelContractTest {
+    private static final Duration SHORT = Duration.ofMillis(300);
+
+    @TempDir
+    Path dataDir;
+
+    ChannelFixture server;
+    Spec spec;
+    RunnerHandle alice;
+    List<TestRunner> connections = new ArrayList<>();
+
+    abstract String databaseUrl(Path dataDir);
+
+    @BeforeEach
+    void start() {
+        server = new ChannelFixture(databaseUrl(dataDir), dataDir);
+        spec = server.spec("x86 small");
+        alice = server.runner(spec);
+    }
+
+    @AfterEach
+    void stop() {
+        connections.forEach(TestRunner::crash);
+        server.close();
+    }
+
+    TestRunner connect(RunnerHandle handle) {
+        TestRunner r = server.connect(handle);
+        connections.add(r);
+        return r;
+    }
+
+    static RunnerMessage.Ready ready() {
+        return new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1);
+    }
+
+    ClaimedJob claim(TestRunner runner) {
+        runner.send(ready());
+        return runner.expect(ServerMessage.Job.class).job();
+    }
+
+    /** Sends ready and waits until the server has taken it (messages are handled in order; the bare heartbeat is acked). */
+    void waitFor(TestRunner runner, int pollTimeout) {
+        runner.send(new RunnerMessage.Ready(pollTimeout, "linux", "x86_64", "test", 1));
+        runner.send(new RunnerMessage.Heartbeat(null, null));
+        runner.expect(ServerMessage.Ack.class);
+    }
+
+    static IterationResult iteration(int exit, String stdout) {
+        return new IterationResult(exit, stdout, "", Map.of());
+    }
+
+    void start(TestRunner runner, ClaimedJob job) {
+        runner.send(new RunnerMessage.Running(job.uuid(), job.lease()));
+        assertThat(runner.expect(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
+    }
+
+    JobStatus status(Job job) {
+        return server.job(job).status();
+    }
+
+    void awaitStatus(Job job, JobStatus expected) {
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(status(job)).isEqualTo(expected));
+    }
+
+    // ---- lifecycle -------------------------------------------------------------------------------
+
+    @Test
+    void lifecycleCompleted() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        assertThat(claimed.uuid()).isEqualTo(job.uuid());
+        assertThat(claimed.spec().uuid()).isEqualTo(spec.uuid());
+        assertThat(claimed.config().digest()).isEqualTo(job.config().digest());
+        assertThat(claimed.ociToken()).isNotBlank();
+        assertThat(claimed.attempt()).isEqualTo(1);
+        assertThat(status(job)).isEqualTo(JobStatus.CLAIMED);
+
+        start(runner, claimed);
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.job(job).started()).isNotNull();
+        runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Ack.class);
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{\"bench\":{\"latency\":{\"value\":1.5}}}"))));
+        assertThat(runner.expect(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
+
+        awaitStatus(job, JobStatus.PROCESSED);
+        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid()).orElseThrow();
+        assertThat(output.results()).hasSize(1);
+        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+    }
+
+    @Test
+    void lifecycleFailed() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid()).orElseThrow().error()).isEqualTo("exit code 3");
+    }
+
+    @Test
+    void manyJobsOnOneConnection() {
+        TestRunner runner = connect(alice);
+        for (int i = 0; i < 5; i++) {
+            Job job = server.submit(spec);
+            ClaimedJob claimed = claim(runner);
+            assertThat(claimed.uuid()).isEqualTo(job.uuid());
+            start(runner, claimed);
+            runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+            runner.expect(ServerMessage.Ack.class);
+            awaitStatus(job, JobStatus.PROCESSED);
+        }
+        assertThat(runner.isClosed()).isFalse();
+    }
+
+    @Test
+    void completedWithSeveralIterationsAndOutputFiles() {
+        Job job = server.submit(spec, server.organization, "192.0.2.1", 600, List.of("out/result.json"));
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        assertThat(claimed.config().filePaths()).containsExactly("out/result.json");
+        start(runner, claimed);
+        var results = List.of(
+                new IterationResult(0, "{\"a\":{\"t\":{\"value\":1}}}", "warm", Map.of("out/result.json", "{\"n\":1}")),
+                new IterationResult(0, "{\"a\":{\"t\":{\"value\":2}}}", "", Map.of("out/result.json", "{\"n\":2}")));
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), results));
+        runner.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid()).orElseThrow();
+        assertThat(output.results()).hasSize(2);
+        assertThat(output.results().get(1).output()).containsEntry("out/result.json", "{\"n\":2}");
+        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
+    }
+
+    @Test
+    void completedBeforeRunning() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        runner.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+    }
+
+    @Test
+    void failedFromClaimed() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(), "image pull failed"));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        assertThat(server.job(job).error()).contains("image pull failed");
+    }
+
+    // ---- read timeout ----------------------------------------------------------------------------
+
+    @Test
+    void heartbeatTimeoutFailsARunningJob() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        assertThat(server.job(job).error()).contains("lost contact");
+        assertThat(runner.awaitClose()).isEqualTo(RunnerSession.CLOSE_HEARTBEAT_TIMEOUT);
+    }
+
+    @Test
+    void pingDoesNotResetTheReadTimer() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
+        runner.sendPing();
+        server.advance(Duration.ofSeconds(12));
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void invalidJsonAndBinaryDoNotResetTheReadTimer() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
+        runner.sendRaw("{not json");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw("{\"event\":\"no_such_event\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendBinary(new byte[] {1, 2, 3});
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("binary_not_supported");
+        server.advance(Duration.ofSeconds(12));
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void noFalseTimeoutWhileHeartbeatsFlow() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        for (int i = 0; i < 10; i++) {
+            server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
+            runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+            runner.expect(ServerMessage.Ack.class);
+        }
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(runner.isClosed()).isFalse();
+    }
+
+    @Test
+    void jobExceedingTimeoutPlusGraceIsCanceledWithCancel() {
+        Job job = server.submit(spec, server.organization, "192.0.2.1", 60, List.of());
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        // Heartbeats keep the channel alive; only the hard timeout may stop this job.
+        for (int elapsed = 0; elapsed <= 60 + GRACE.toSeconds(); elapsed += 30) {
+            server.advance(Duration.ofSeconds(30));
+            runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+            ServerMessage reply = runner.next();
+            if (reply instanceof ServerMessage.Cancel cancel) {
+                assertThat(cancel.job()).isEqualTo(job.uuid());
+                break;
+            }
+        }
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of()));
+        // The deadline pushed one cancel and the heartbeat was answered with another; then the ack.
+        ServerMessage m = runner.next();
+        while (m instanceof ServerMessage.Cancel) m = runner.next();
+        assertThat(m).isInstanceOf(ServerMessage.Ack.class);
+    }
+
+    // ---- cancel ----------------------------------------------------------------------------------
+
+    @Test
+    void cancelWhileRunningIsPushedAtOnce() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.cancel(job);
+        ServerMessage.Cancel cancel = runner.expect(ServerMessage.Cancel.class);
+        assertThat(cancel.job()).isEqualTo(job.uuid());
+        assertThat(cancel.deadlineSeconds()).isEqualTo((int) CANCEL_DEADLINE.toSeconds());
+        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(137, "partial"))));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+    }
+
+    @Test
+    void cancelWhileClaimed() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        server.cancel(job);
+        runner.expect(ServerMessage.Cancel.class);
+        runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Cancel.class);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+    }
+
+    @Test
+    void pendingJobCanceledIsNeverHandedOut() {
+        Job job = server.submit(spec);
+        server.cancel(job);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        TestRunner runner = connect(alice);
+        waitFor(runner, 1);
+        server.advance(Duration.ofSeconds(2));
+        runner.expect(ServerMessage.NoJob.class);
+    }
+
+    @Test
+    void runnerSendsCanceledOnItsOwn() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of()));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+    }
+
+    @Test
+    void cancelDeadlinePassesWithoutAnAnswer() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.cancel(job);
+        runner.expect(ServerMessage.Cancel.class);
+        server.advance(CANCEL_DEADLINE.plusSeconds(1));
+        ServerMessage.Stale stale = runner.expect(ServerMessage.Stale.class);
+        assertThat(stale.reason()).isEqualTo("cancel_deadline_passed");
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Stale.class);
+    }
+
+    @Test
+    void completedAfterAConcurrentCancelKeepsTheCancel() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.cancel(job);
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        List<ServerMessage> replies = List.of(runner.next(), runner.next());
+        assertThat(replies).hasAtLeastOneElementOfType(ServerMessage.Cancel.class).hasAtLeastOneElementOfType(ServerMessage.Ack.class);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+    }
+
+    // ---- idempotency and fencing -------------------------------------------------------------------
+
+    @Test
+    void completedOverridesAHeartbeatTimeoutFailure() {
+        Job job = server.submit(spec);
+        TestRunner first = connect(alice);
+        ClaimedJob claimed = claim(first);
+        start(first, claimed);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        first.awaitClose();
+
+        TestRunner again = connect(alice);
+        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        again.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+    }
+
+    @Test
+    void duplicateCompletedAndFailedAreIdempotent() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        var completed = new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}")));
+        runner.send(completed);
+        runner.expect(ServerMessage.Ack.class);
+        runner.send(completed);
+        runner.expect(ServerMessage.Ack.class);
+        runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(), "late failure"));
+        runner.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+        assertThat(server.store.attempts(job.id())).hasSize(1);
+
+        Job second = server.submit(spec);
+        ClaimedJob c2 = claim(runner);
+        start(runner, c2);
+        var failed = new RunnerMessage.Failed(c2.uuid(), c2.lease(), List.of(), "boom");
+        runner.send(failed);
+        runner.expect(ServerMessage.Ack.class);
+        runner.send(failed);
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(second)).isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void runningTwiceOnlyRefreshesLiveness() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        var started = server.job(job).started();
+        server.advance(Duration.ofSeconds(5));
+        start(runner, claimed);
+        assertThat(server.job(job).started()).isEqualTo(started);
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
+    void resendOfCompletedWhileIdleAfterReconnect() {
+        Job job = server.submit(spec);
+        TestRunner first = connect(alice);
+        ClaimedJob claimed = claim(first);
+        start(first, claimed);
+        first.crash();
+        TestRunner again = connect(alice);
+        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        again.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        again.expect(ServerMessage.Ack.class);
+        again.send(ready());
+        again.expectSilence(SHORT); // idle and waiting: nothing to hand out
+    }
+
+    @Test
+    void resendForAJobOfAnotherRunnerIsRefused() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        TestRunner bob = connect(server.runner(spec));
+        bob.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        assertThat(bob.expect(ServerMessage.Error.class).code()).isEqualTo("not_your_job");
+        bob.send(new RunnerMessage.Completed(claimed.uuid(), LeaseId.random(), List.of(iteration(0, "{}"))));
+        assertThat(bob.expect(ServerMessage.Error.class).code()).isEqualTo("not_your_job");
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
+    void staleLeaseIsRefusedWithStale() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob first = claim(runner);
+        runner.send(new RunnerMessage.Declined(first.uuid(), first.lease(), "disk full"));
+        runner.expect(ServerMessage.Ack.class);
+        // The job is pending again under no lease; the old lease must change nothing.
+        runner.send(new RunnerMessage.Running(first.uuid(), first.lease()));
+        assertThat(runner.expect(ServerMessage.Stale.class).job()).isEqualTo(job.uuid());
+        runner.send(new RunnerMessage.Completed(first.uuid(), first.lease(), List.of(iteration(0, "{}"))));
+        runner.expect(ServerMessage.Stale.class);
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void messageOverTheSizeLimitIsRejectedAndChangesNothing() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        String huge = "x".repeat((int) ChannelFixture.MAX_MESSAGE_BYTES + 10);
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, huge))));
+        assertThat(runner.awaitClose()).isEqualTo(1009);
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).isEmpty();
+    }
+
+    // ---- authentication and connections ----------------------------------------------------------
+
+    @Test
+    void keyRotationClosesTheOldKeysAccess() {
+        TestRunner before = connect(alice);
+        before.send(new RunnerMessage.Heartbeat(null, null));
+        before.expect(ServerMessage.Ack.class);
+        RunnerKey rotated = RunnerKey.generate();
+        server.store.rotateRunnerKey(alice.runner().id(), rotated.hash(), server.clock.instant());
+        assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
+        TestRunner withNewKey = connect(new RunnerHandle(alice.runner(), rotated.reveal()));
+        withNewKey.send(new RunnerMessage.Heartbeat(null, null));
+        withNewKey.expect(ServerMessage.Ack.class);
+    }
+
+    @Test
+    void archivedRunnerAndMalformedKeysCannotConnect() {
+        assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), "baton_runner_nothex"))).isInstanceOf(CompletionException.class);
+        assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), RunnerKey.generate().reveal()))).isInstanceOf(CompletionException.class);
+        server.store.updateRunner(alice.runner().id(), null, null, true, server.clock.instant());
+        assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
+    }
+
+    @Test
+    void aSecondConnectionReplacesTheFirst() {
+        Job job = server.submit(spec);
+        TestRunner first = connect(alice);
+        ClaimedJob claimed = claim(first);
+        start(first, claimed);
+        TestRunner second = connect(alice);
+        assertThat(first.awaitClose()).isEqualTo(RunnerSession.CLOSE_REPLACED);
+        second.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        second.expect(ServerMessage.Ack.class);
+        second.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        second.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+    }
+
+    @Test
+    void serverShutdownMidJobKeepsTheJob() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.stopServer();
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        server.startServer();
+        TestRunner again = connect(alice);
+        again.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        again.expect(ServerMessage.Ack.class);
+        server.advance(HEARTBEAT_TIMEOUT.minusSeconds(1));
+        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        again.expect(ServerMessage.Ack.class);
+        awaitStatus(job, JobStatus.PROCESSED);
+    }
+
+    @Test
+    void reconnectWithinTheTimeoutKeepsTheJob() {
+        Job job = server.submit(spec);
+        TestRunner first = connect(alice);
+        ClaimedJob claimed = claim(first);
+        start(first, claimed);
+        first.crash();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
+        TestRunner again = connect(alice);
+        again.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        again.expect(ServerMessage.Ack.class);
+        server.advance(HEARTBEAT_TIMEOUT.dividedBy(2).plusSeconds(1));
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
+    void disconnectOfARunningJobWithoutReconnectFailsIt() {
+        Job job = server.submit(spec);
+        TestRunner first = connect(alice);
+        ClaimedJob claimed = claim(first);
+        start(first, claimed);
+        first.crash();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+    }
+
+    // ---- dispatch --------------------------------------------------------------------------------
+
+    @Test
+    void anIdleRunnerIsHandedASubmittedJobAtOnce() {
+        TestRunner runner = connect(alice);
+        runner.send(ready());
+        runner.expectSilence(SHORT);
+        Job job = server.submit(spec);
+        assertThat(runner.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.uuid());
+    }
+
+    @Test
+    void priorityOrderingAndFifoWithinATier() {
+        Organization free = server.organization(PlanTier.FREE);
+        Organization enterprise = server.organization(PlanTier.ENTERPRISE);
+        Job team1 = server.submit(spec);
+        server.clock.advance(Duration.ofSeconds(1));
+        Job team2 = server.submit(spec);
+        Job ent = server.submit(spec, enterprise, "192.0.2.9", 600, List.of());
+        Job freeJob = server.submit(spec, free, "192.0.2.8", 600, List.of());
+        TestRunner runner = connect(alice);
+        List<Object> order = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ClaimedJob c = claim(runner);
+            order.add(c.uuid());
+            runner.send(new RunnerMessage.Completed(c.uuid(), c.lease(), List.of(iteration(0, "{}"))));
+            runner.expect(ServerMessage.Ack.class);
+        }
+        assertThat(order).containsExactly(ent.uuid(), team1.uuid(), team2.uuid(), freeJob.uuid());
+    }
+
+    @Test
+    void fifoOnEqualTimestampsByInsertionOrder() {
+        Job a = server.submit(spec);
+        Job b = server.submit(spec);
+        Job c = server.submit(spec);
+        TestRunner runner = connect(alice);
+        List<Object> order = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ClaimedJob claimed = claim(runner);
+            order.add(claimed.uuid());
+            runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+            runner.expect(ServerMessage.Ack.class);
+        }
+        assertThat(order).containsExactly(a.uuid(), b.uuid(), c.uuid());
+    }
+
+    @Test
+    void freeTierRunsOneJobPerOrganizationAndCompletionUnblocksTheNext() {
+        Organization free = server.organization(PlanTier.FREE);
+        Job first = server.submit(spec, free, "192.0.2.1", 600, List.of());
+        Job second = server.submit(spec, free, "192.0.2.2", 600, List.of());
+        TestRunner r1 = connect(alice);
+        TestRunner r2 = connect(server.runner(spec));
+        ClaimedJob c1 = claim(r1);
+        assertThat(c1.uuid()).isEqualTo(first.uuid());
+        r2.send(ready());
+        r2.expectSilence(SHORT);
+        assertThat(status(second)).isEqualTo(JobStatus.PENDING);
+        r1.send(new RunnerMessage.Completed(c1.uuid(), c1.lease(), List.of(iteration(0, "{}"))));
+        r1.expect(ServerMessage.Ack.class);
+        assertThat(r2.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(second.uuid());
+    }
+
+    @Test
+    void unclaimedTierRunsOneJobPerSourceIp() {
+        Organization anonymous = server.organization(PlanTier.UNCLAIMED);
+        Job first = server.submit(spec, anonymous, "198.51.100.7", 600, List.of());
+        Job sameIp = server.submit(spec, anonymous, "198.51.100.7", 600, List.of());
+        Job otherIp = server.submit(spec, anonymous, "198.51.100.8", 600, List.of());
+        TestRunner r1 = connect(alice);
+        TestRunner r2 = connect(server.runner(spec));
+        assertThat(claim(r1).uuid()).isEqualTo(first.uuid());
+        assertThat(claim(r2).uuid()).isEqualTo(otherIp.uuid());
+        assertThat(status(sameIp)).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void highPrioritySkipsABlockedJob() {
+        Organization free = server.organization(PlanTier.FREE);
+        Job running = server.submit(spec, free, "192.0.2.1", 600, List.of());
+        TestRunner r1 = connect(alice);
+        assertThat(claim(r1).uuid()).isEqualTo(running.uuid());
+        Job blocked = server.submit(spec, free, "192.0.2.1", 600, List.of());
+        server.clock.advance(Duration.ofSeconds(1));
+        Job unclaimed = server.submit(spec, server.organization(PlanTier.UNCLAIMED), "203.0.113.5", 600, List.of());
+        TestRunner r2 = connect(server.runner(spec));
+        assertThat(claim(r2).uuid()).isEqualTo(unclaimed.uuid());
+        assertThat(status(blocked)).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void concurrentClaimsByManyRunnersNeverDoubleClaim() throws Exception {
+        int jobs = 30;
+        for (int i = 0; i < jobs; i++) server.submit(spec);
+        List<TestRunner> runners = new ArrayList<>();
+        for (int i = 0; i < 8; i++) runners.add(connect(server.runner(spec)));
+        Set<Object> seen = new HashSet<>();
+        int total = 0;
+        while (total < jobs) {
+            for (TestRunner r : runners) r.send(new RunnerMessage.Ready(1, "linux", "x86_64", "t", 1));
+            for (TestRunner r : runners) r.send(new RunnerMessage.Heartbeat(null, null));
+            List<ServerMessage> firsts = new ArrayList<>();
+            for (TestRunner r : runners) {
+                ServerMessage m = r.next();
+                if (m instanceof ServerMessage.Ack) {
+                    firsts.add(null); // waiting: no job for it in this round
+                } else {
+                    r.expect(ServerMessage.Ack.class);
+                    firsts.add(m);
+                }
+            }
+            server.advance(Duration.ofSeconds(2));
+            for (int i = 0; i < runners.size(); i++) {
+                TestRunner r = runners.get(i);
+                ServerMessage m = firsts.get(i) != null ? firsts.get(i) : r.next();
+                if (m instanceof ServerMessage.Job j) {
+                    assertThat(seen.add(j.job().uuid())).as("job handed out once").isTrue();
+                    total++;
+                    r.send(new RunnerMessage.Completed(j.job().uuid(), j.job().lease(), List.of(iteration(0, "{}"))));
+                    r.expect(ServerMessage.Ack.class);
+                }
+            }
+        }
+        assertThat(seen).hasSize(jobs);
+    }
+
+    @Test
+    void specMismatchNeverClaims() {
+        Spec arm = server.spec("arm large");
+        Job job = server.submit(arm);
+        TestRunner runner = connect(alice);
+        waitFor(runner, 5);
+        server.advance(Duration.ofSeconds(6));
+        runner.expect(ServerMessage.NoJob.class);
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void pollTimeoutGivesNoJob() {
+        TestRunner runner = connect(alice);
+        waitFor(runner, 10);
+        server.advance(Duration.ofSeconds(9));
+        runner.expectSilence(SHORT);
+        server.advance(Duration.ofSeconds(2));
+        runner.expect(ServerMessage.NoJob.class);
+    }
+
+    @Test
+    void pollTimeoutOutOfRangeIsRejected() {
+        TestRunner runner = connect(alice);
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":0}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_poll_timeout");
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":901}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_poll_timeout");
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":900}");
+        Job job = server.submit(spec);
+        assertThat(runner.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.uuid());
+    }
+
+    @Test
+    void aRunnerWithTwoSlotsHoldsTwoJobs() {
+        Job a = server.submit(spec);
+        Job b = server.submit(spec);
+        TestRunner runner = connect(alice);
+        runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 2));
+        Set<Object> got = Set.of(runner.expect(ServerMessage.Job.class).job().uuid(), runner.expect(ServerMessage.Job.class).job().uuid());
+        assertThat(got).containsExactlyInAnyOrder(a.uuid(), b.uuid());
+    }
+
+    // ---- two-phase acceptance --------------------------------------------------------------------
+
+    @Test
+    void aDeclinedJobGoesToAnotherRunner() {
+        Job job = server.submit(spec);
+        TestRunner a = connect(alice);
+        ClaimedJob first = claim(a);
+        TestRunner b = connect(server.runner(spec));
+        b.send(ready());
+        b.expectSilence(SHORT);
+        a.send(new RunnerMessage.Declined(first.uuid(), first.lease(), "unsupported architecture"));
+        a.expect(ServerMessage.Ack.class);
+        ClaimedJob second = b.expect(ServerMessage.Job.class).job();
+        assertThat(second.uuid()).isEqualTo(job.uuid());
+        assertThat(second.attempt()).isEqualTo(2);
+        assertThat(second.lease().matches(first.lease())).isFalse();
+        // The runner that declined is not handed the same job again.
+        b.send(new RunnerMessage.Declined(second.uuid(), second.lease(), "disk full"));
+        b.expect(ServerMessage.Ack.class);
+        waitFor(a, 1);
+        server.advance(Duration.ofSeconds(2));
+        a.expect(ServerMessage.NoJob.class);
+    }
+
+    @Test
+    void acceptanceWindowExpiryRequeues() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        server.advance(Duration.ofSeconds(20));
+        runner.send(new RunnerMessage.Heartbeat(null, null)); // connection alive, but no acceptance
+        runner.expect(ServerMessage.Ack.class);
+        server.advance(ACCEPTANCE_TIMEOUT.minusSeconds(19));
+        assertThat(runner.expect(ServerMessage.Stale.class).reason()).isEqualTo("acceptance_timeout");
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+        assertThat(server.job(job).started()).isNull();
+        runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Stale.class);
+    }
+
+    @Test
+    void preparingExtendsTheAcceptanceWindow() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        for (int i = 0; i < 4; i++) {
+            server.advance(ACCEPTANCE_TIMEOUT.minusSeconds(5));
+            runner.send(new RunnerMessage.Preparing(claimed.uuid(), claimed.lease(), "pulling layer " + i));
+            runner.expect(ServerMessage.Ack.class);
+        }
+        assertThat(status(job)).isEqualTo(JobStatus.CLAIMED);
+        start(runner, claimed);
+    }
+
+    @Test
+    void disconnectBeforeRunningRequeues() {
+        Job job = server.submit(spec);
+        TestRunner first = connect(alice);
+        claim(first);
+        first.crash();
+        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+        assertThat(server.job(job).requeues()).isEqualTo(1);
+    }
+
+    @Test
+    void requeuesAreBounded() {
+        Job job = server.submit(spec);
+        for (int i = 0; i <= server.config.maxRequeues(); i++) {
+            TestRunner r = connect(server.runner(spec));
+            ClaimedJob c = claim(r);
+            r.send(new RunnerMessage.Declined(c.uuid(), c.lease(), "no"));
+            r.expect(ServerMessage.Ack.class);
+        }
+        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        assertThat(server.job(job).error()).containsIgnoringCase("requeue");
+    }
+
+    // ---- recovery and usage ----------------------------------------------------------------------
+
+    @Test
+    void startupRecoveryOfClaimedRunningAndCompletedUnprocessedJobs() {
+        Job stillInWindow = server.submit(spec);
+        Job running = server.submit(spec);
+        TestRunner r1 = connect(alice);
+        RunnerHandle bobHandle = server.runner(spec);
+        TestRunner r2 = connect(bobHandle);
+        ClaimedJob c1 = claim(r1);
+        ClaimedJob c2 = claim(r2);
+        start(r2, c2);
+        server.stopServer();
+        Job unprocessed = server.submit(spec); // will be completed directly in the store
+        var lease = LeaseId.random();
+        server.store.claim(server.runner(spec).runner().id(), lease, server.clock.instant());
+        server.store.complete(unprocessed.uuid(), lease, server.clock.instant());
+        server.outputs.put(server.project.uuid(), unprocessed.uuid(), new JobOutput(List.of(iteration(0, "{}")), null));
+
+        server.clock.advance(ACCEPTANCE_TIMEOUT.plusSeconds(1));
+        server.startServer();
+        server.channel().runDueDeadlines();
+        // claimed past the acceptance window: requeued; completed-unprocessed: processed
+        assertThat(status(stillInWindow)).isEqualTo(JobStatus.PENDING);
+        awaitStatus(unprocessed, JobStatus.PROCESSED);
+        // running: kept while its runner comes back within the heartbeat timeout
+        TestRunner back = connect(bobHandle);
+        back.send(new RunnerMessage.Heartbeat(c2.uuid(), c2.lease()));
+        back.expect(ServerMessage.Ack.class);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
+        assertThat(status(running)).isEqualTo(JobStatus.FAILED); // its channel went silent after the heartbeat
+        assertThat(c1.uuid()).isEqualTo(stillInWindow.uuid());
+    }
+
+    @Test
+    void usageMinutesAreBilledOnce() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        server.advance(Duration.ofSeconds(25)); // prepare time: never billed
+        start(runner, claimed);
+        for (int i = 0; i < 7; i++) {
+            server.advance(Duration.ofSeconds(30));
+            runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+            runner.expect(ServerMessage.Ack.class);
+            runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease())); // early duplicate
+            runner.expect(ServerMessage.Ack.class);
+        }
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        runner.expect(ServerMessage.Ack.class);
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(server.store.billedMinutes(server.organization.id())).isEqualTo(3);
+        assertThat(server.job(job).lastBilledMinute()).isEqualTo(3);
+    }
+
+    @Test
+    void metricsAreExposedForPrometheus() throws Exception {
+        server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        var response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.http("/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body())
+                .contains("baton_job_queue_duration_seconds")
+                .contains("priority_tier=\"team\"")
+                .contains("baton_runner_job_claims_total")
+                .contains("baton_job_transitions_total{kind=\"start\"}")
+                .contains("baton_job_acceptance_total{result=\"accepted\"}")
+                .contains("baton_runners_connected")
+                .contains("baton_jobs_in_flight");
+    }
+}

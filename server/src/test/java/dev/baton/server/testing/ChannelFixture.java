@@ -1,0 +1,173 @@
+package dev.baton.server.testing;
+
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.RunnerUuid;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.ImageDigest;
+import dev.baton.protocol.value.JobTimeout;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.channel.RunnerChannel;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.metrics.MetricsRoutes;
+import dev.baton.server.output.DirectoryOutputStore;
+import dev.baton.server.output.OutputStore;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.NewJob;
+import dev.baton.server.store.NewReport;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.RetryPolicy;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
+import dev.baton.server.token.PullTokens;
+import io.javalin.Javalin;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real server side for channel tests: a real store (SQLite file or PostgreSQL schema), the
+ * runner channel on a real Jetty on 127.0.0.1, and a test clock for every timeout. Jobs are
+ * submitted through the store plus the same JobEvents call the management API makes.
+ */
+public final class ChannelFixture implements AutoCloseable {
+    public static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(90);
+    public static final Duration ACCEPTANCE_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration GRACE = Duration.ofSeconds(60);
+    public static final Duration CANCEL_DEADLINE = Duration.ofSeconds(30);
+    public static final long MAX_MESSAGE_BYTES = 64 * 1024;
+
+    public record RunnerHandle(Runner runner, String key) {}
+
+    public final MutableClock clock = MutableClock.startingNow();
+    public final Store store;
+    public final OutputStore outputs;
+    public final ServerConfig config;
+    public final Organization organization;
+    public final Project project;
+    private final AtomicInteger names = new AtomicInteger();
+    private RunnerChannel channel;
+    private BatonMetrics metrics;
+    private Javalin app;
+
+    public ChannelFixture(String databaseUrl, Path dataDir) {
+        this.store = StoreFactory.open(databaseUrl, dataDir);
+        this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
+                HEARTBEAT_TIMEOUT, ACCEPTANCE_TIMEOUT, GRACE, CANCEL_DEADLINE, Duration.ofSeconds(30), Duration.ofMinutes(10), 3,
+                Duration.ofSeconds(1));
+        this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
+        this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
+        startServer();
+    }
+
+    /** Starts (or after {@link #stopServer()}, restarts) the server side on the same store. */
+    public void startServer() {
+        metrics = new BatonMetrics();
+        // Stand-in for the registry's JWT issuer, which the registry tests cover; here only its presence matters.
+        PullTokens tokens = (RunnerUuid runner, ProjectUuid project, Instant now) -> "pull-token-for-" + project;
+        channel = new RunnerChannel(store, config, clock, tokens, outputs, metrics);
+        channel.start();
+        app = Javalin.create(cfg -> {
+            channel.routes().addRoutes(cfg);
+            new MetricsRoutes(metrics).addRoutes(cfg);
+        }).start("127.0.0.1", 0);
+    }
+
+    /** Graceful shutdown of the server side; the store stays. */
+    public void stopServer() {
+        channel.close();
+        app.stop();
+    }
+
+    public RunnerChannel channel() {
+        return channel;
+    }
+
+    public BatonMetrics metrics() {
+        return metrics;
+    }
+
+    public URI channelUri(Runner runner) {
+        return URI.create("ws://127.0.0.1:" + app.port() + "/v0/runners/" + runner.slug() + "/channel");
+    }
+
+    public URI http(String path) {
+        return URI.create("http://127.0.0.1:" + app.port() + path);
+    }
+
+    public Spec spec(String name) {
+        return store.createSpec(name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
+    }
+
+    public RunnerHandle runner(Spec... specs) {
+        RunnerKey key = RunnerKey.generate();
+        String name = "runner " + names.incrementAndGet();
+        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), clock.instant());
+        for (Spec s : specs) store.addRunnerSpec(runner.id(), s.id());
+        return new RunnerHandle(runner, key.reveal());
+    }
+
+    public TestRunner connect(RunnerHandle handle) {
+        return TestRunner.connect(channelUri(handle.runner()), handle.key());
+    }
+
+    public Job submit(Spec spec) {
+        return submit(spec, organization, "192.0.2.1", 600, List.of());
+    }
+
+    public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths) {
+        Project p = org.id() == organization.id() ? project
+                : store.createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
+        Instant now = clock.instant();
+        JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
+                List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
+        Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
+                new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), RetryPolicy.NONE), org.id(), now);
+        channel.jobEvents().jobSubmitted(job);
+        return job;
+    }
+
+    public Organization organization(PlanTier plan) {
+        int n = names.incrementAndGet();
+        return store.createOrganization("org " + n, Slug.of("org-" + n), plan, clock.instant());
+    }
+
+    /** What the management API does for a user cancel. */
+    public Job cancel(Job job) {
+        Job before = job(job);
+        Job after = store.cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
+        channel.jobEvents().jobCanceled(before, after);
+        return after;
+    }
+
+    public Job job(Job job) {
+        return store.findJob(job.uuid()).orElseThrow();
+    }
+
+    /** Moves the test clock and fires whatever became due. */
+    public void advance(Duration by) {
+        clock.advance(by);
+        channel.runDueDeadlines();
+    }
+
+    @Override
+    public void close() {
+        try {
+            stopServer();
+        } finally {
+            store.close();
+        }
+    }
+}
