@@ -38,7 +38,7 @@ class RunApiTest {
     static final Map<String, Object> TIMES = Map.of("start_time", "2026-01-01T00:00:00Z", "end_time", "2026-01-01T00:01:00Z");
 
     @TempDir
-    Path dir;
+    static Path dir;
 
     TestServer s;
 
@@ -143,6 +143,7 @@ class RunApiTest {
 
     @Test
     void zRunnerRunQueuesAJobWithTheSeedsConfig() {
+        s.submitted.clear();
         Map<String, Object> req = body("project", "p-ent", "image", DIGEST, "spec", "small", "timeout", 120, "iterations", 3,
                 "entrypoint", List.of("/bin/sh", "-c"), "cmd", List.of("echo hi > /out/r.json"), "env", Map.of("MODE", "fast"),
                 "file_paths", List.of("/out/r.json", "rel/x.txt"), "branch", "feature", "testbed", "box", "adapter", "json");

@@ -112,6 +112,8 @@ public final class TestServer implements AutoCloseable {
 
     @Override
     public void close() {
+        // Idle keep-alive connections would hold up the server's graceful stop.
+        http.shutdownNow();
         server.close();
     }
 }
