@@ -1,0 +1,225 @@
+package dev.baton.server;
+
+import dev.baton.server.api.ApiContext;
+import dev.baton.server.api.ManagementApi;
+import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.auth.AdminToken;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.http.ErrorHandling;
+import dev.baton.server.http.HealthRoutes;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.output.DirectoryOutputStore;
+import dev.baton.server.output.OutputStore;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
+import io.javalin.Javalin;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Baton server, wired by hand in one place: opens the store, resolves the admin token, builds
+ * Javalin (virtual threads) with every {@link RouteModule} (error mapping, health, the management
+ * API, then whatever the builder adds: runner channel, registry, metrics), and binds. Closing it
+ * stops accepting requests, lets running ones finish, then closes modules and the store.
+ */
+public final class BatonServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BatonServer.class);
+
+    /** What modules are built from. {@code publicUrl} is known once the port is bound. */
+    public record Wiring(ServerConfig config, Store store, Clock clock, OutputStore outputs, AdminAuth admin, Supplier<String> publicUrl) {}
+
+    /** One registered HTTP route, as Javalin holds it (path with {params}). */
+    public record Route(String method, String path) {}
+
+    private final ServerConfig config;
+    private final Store store;
+    private final AdminToken adminToken;
+    private final Javalin app;
+    private final List<AutoCloseable> closeables;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile String publicUrl;
+
+    private BatonServer(Builder b) {
+        this.config = b.config;
+        Path dataDir = config.dataDir().toAbsolutePath();
+        try {
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create data directory " + dataDir, e);
+        }
+        this.adminToken = AdminToken.resolve(config.adminToken(), dataDir);
+        this.store = b.store != null ? b.store : StoreFactory.open(config.databaseUrl(), dataDir);
+        List<AutoCloseable> toClose = new ArrayList<>();
+        try {
+            OutputStore outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
+            AdminAuth admin = new AdminAuth(adminToken);
+            Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl);
+            JobEvents events = b.jobEvents.apply(wiring);
+            if (events instanceof AutoCloseable c) toClose.add(c);
+            ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl);
+
+            List<RouteModule> modules = new ArrayList<>(List.of(new ErrorHandling(), new HealthRoutes(store), new ManagementApi(api)));
+            for (Function<Wiring, RouteModule> factory : b.modules) {
+                RouteModule module = factory.apply(wiring);
+                if (module instanceof AutoCloseable c) toClose.add(c);
+                modules.add(module);
+            }
+            this.app = Javalin.create(cfg -> {
+                cfg.concurrency.useVirtualThreads = true;
+                cfg.startup.showJavalinBanner = false;
+                cfg.jetty.host = config.host();
+                cfg.jetty.port = config.port();
+                cfg.http.maxRequestSize = config.requestBodyMaxBytes();
+                // Graceful stop: requests in progress get this long to finish.
+                cfg.jetty.modifyServer(server -> server.setStopTimeout(10_000));
+                modules.forEach(m -> m.addRoutes(cfg));
+            });
+            app.start();
+        } catch (RuntimeException e) {
+            closeQuietly(toClose);
+            store.close();
+            throw e;
+        }
+        Collections.reverse(toClose);
+        this.closeables = List.copyOf(toClose);
+        this.publicUrl = config.publicUrl() != null ? config.publicUrl() : "http://" + urlHost(config.host()) + ":" + app.port();
+        LOG.info("Baton server listening on {}:{} (public URL {})", config.host(), app.port(), publicUrl);
+    }
+
+    public static Builder builder(ServerConfig config) {
+        return new Builder(config);
+    }
+
+    /** The bound port (the real one when the config asked for port 0). */
+    public int port() {
+        return app.port();
+    }
+
+    /** How runners and clients reach this server: public_url, or derived from host and port. */
+    public String publicUrl() {
+        String url = publicUrl;
+        return url != null ? url : "http://" + urlHost(config.host()) + ":" + config.port();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    /** Where the generated admin token is, or null when it was configured. */
+    public Path adminTokenFile() {
+        return adminToken.file();
+    }
+
+    /** Every HTTP route registered with Javalin, for the OpenAPI check and for diagnostics. */
+    public List<Route> routes() {
+        return app.unsafe.internalRouter.allHttpHandlers().stream()
+                .map(p -> new Route(p.endpoint.method.name(), p.endpoint.path))
+                .toList();
+    }
+
+    /** What a person starting the server needs to know: where it is and how to authenticate. */
+    public String banner() {
+        String url = publicUrl();
+        String token = adminToken.file() != null ? "$(cat " + adminToken.file() + ")" : "$BATON_ADMIN_TOKEN";
+        String database = config.databaseUrl() == null
+                ? "SQLite in " + config.dataDir().toAbsolutePath()
+                : redact(config.databaseUrl());
+        return String.join(System.lineSeparator(),
+                "Baton server listening on " + url,
+                "  database:    " + database,
+                "  admin token: " + (adminToken.file() != null ? adminToken.file() + " (generated on first start, mode 0600)" : "configured (admin_token)"),
+                "  try:         curl -H \"Authorization: Bearer " + token + "\" " + url + "/v0/runners",
+                "  API docs:    " + url + "/v0/openapi.json",
+                "Stop with Ctrl-C.");
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) return;
+        LOG.info("Baton server stopping");
+        try {
+            app.stop();
+        } finally {
+            closeQuietly(closeables);
+            store.close();
+        }
+    }
+
+    private static void closeQuietly(List<AutoCloseable> closeables) {
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("closing {} failed", c.getClass().getSimpleName(), e);
+            }
+        }
+    }
+
+    private static String urlHost(String host) {
+        if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) return "127.0.0.1";
+        if (host.contains(":") && !host.startsWith("[")) return "[" + host + "]";
+        return host;
+    }
+
+    /** A database URL without its password, for printing. */
+    static String redact(String url) {
+        return url.replaceAll("//[^@/]*@", "//***@").replaceAll("(?i)(password=)[^&]*", "$1***");
+    }
+
+    /** Optional parts; everything else comes from the config. */
+    public static final class Builder {
+        private final ServerConfig config;
+        private Clock clock = Clock.systemUTC();
+        private Store store;
+        private Function<Wiring, JobEvents> jobEvents = w -> JobEvents.NONE;
+        private final List<Function<Wiring, RouteModule>> modules = new ArrayList<>();
+
+        private Builder(ServerConfig config) {
+            this.config = Objects.requireNonNull(config);
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return this;
+        }
+
+        /** Use this store instead of opening one from database_url; the server closes it. */
+        public Builder store(Store store) {
+            this.store = store;
+            return this;
+        }
+
+        /** Who hears about submitted and canceled jobs (dispatch); default nobody. */
+        public Builder jobEvents(Function<Wiring, JobEvents> factory) {
+            this.jobEvents = Objects.requireNonNull(factory);
+            return this;
+        }
+
+        /** Adds a route module (runner channel, registry, …); closed on stop if AutoCloseable. */
+        public Builder module(Function<Wiring, RouteModule> factory) {
+            modules.add(Objects.requireNonNull(factory));
+            return this;
+        }
+
+        public BatonServer start() {
+            return new BatonServer(this);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.baton.server.api;
+
+import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.http.Json;
+import dev.baton.server.output.OutputStore;
+import dev.baton.server.store.Store;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.function.Supplier;
+
+/**
+ * What the management routes share: the store, the clock, the admin guard, the body bound, where
+ * dispatch hears about new and canceled jobs, job output, and the server's public URL (known only
+ * once the port is bound, hence a supplier).
+ */
+public record ApiContext(
+        Store store,
+        Clock clock,
+        AdminAuth admin,
+        long requestBodyMaxBytes,
+        JobEvents jobEvents,
+        OutputStore outputs,
+        Supplier<String> publicUrl) {
+
+    public Instant now() {
+        return clock.instant();
+    }
+
+    public <T> T body(Context ctx, Class<T> type) {
+        return Json.decode(Json.readBody(ctx, requestBodyMaxBytes), type);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.baton.server.api;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+
+/** Resolves path parameters and references (UUID or slug) to stored rows, or a 404 with a stable code. */
+final class Lookups {
+    private final Store store;
+
+    Lookups(Store store) {
+        this.store = store;
+    }
+
+    Runner runner(String ref) {
+        return store.findRunner(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
+    }
+
+    Spec spec(String ref) {
+        return store.findSpec(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + ref + "'"));
+    }
+
+    Organization organization(String ref) {
+        return store.findOrganization(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
+    }
+
+    Project project(String ref) {
+        return store.findProject(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("project_not_found", "no project '" + ref + "'"));
+    }
+}

@@ -1,0 +1,31 @@
+package dev.baton.server.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The body of {@code POST /v0/run} as sent, before validation (see {@link RunValidator}).
+ * {@code results} holds BMF documents, each a JSON object or a string containing one.
+ */
+record RunRequest(
+        String project,
+        String image,
+        String spec,
+        List<JsonNode> results,
+        String startTime,
+        String endTime,
+        String branch,
+        String testbed,
+        String adapter,
+        Integer timeout,
+        List<String> entrypoint,
+        List<String> cmd,
+        Map<String, String> env,
+        List<String> filePaths,
+        Integer iterations,
+        Retry retry) {
+
+    /** Opt-in retry of a job that started and then failed (brief §1, OJS field names). */
+    record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost) {}
+}

@@ -1,0 +1,69 @@
+package dev.baton.server.api;
+
+import dev.baton.protocol.model.JobConfig;
+import dev.baton.server.http.Json;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.NewJob;
+import dev.baton.server.store.NewReport;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Report;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v0/run}: a direct run stores its results on a new report; a runner run stores a
+ * report with placeholder times and a pending job in one transaction, then tells dispatch.
+ */
+public final class RunRoutes implements RouteModule {
+    private static final Logger LOG = LoggerFactory.getLogger(RunRoutes.class);
+
+    private final ApiContext api;
+    private final RunValidator validator;
+
+    public RunRoutes(ApiContext api) {
+        this.api = api;
+        this.validator = new RunValidator(api.store());
+    }
+
+    /** The response of a run: its report, and for runner runs the queued job. */
+    public record RunView(ReportView report, JobView job) {}
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.routes.post("/v0/run", api.admin().guard(this::run));
+    }
+
+    private void run(Context ctx) {
+        ValidRun run = validator.validate(api.body(ctx, RunRequest.class));
+        Instant now = api.now();
+        switch (run) {
+            case ValidRun.Direct d -> {
+                Report report = api.store().createReport(
+                        new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
+                Json.write(ctx, 201, new RunView(ReportView.of(report, d.project().uuid()), null));
+            }
+            case ValidRun.OnRunner r -> {
+                Organization org = api.store().findOrganization(r.project().organizationId())
+                        .orElseThrow(() -> new IllegalStateException("project " + r.project().uuid() + " has no organization"));
+                JobConfig config = new JobConfig(api.publicUrl().get(), r.project().uuid(), r.image(), r.entrypoint(), r.cmd(), r.env(),
+                        r.timeout(), r.filePaths(), r.iterations());
+                Job job = api.store().createRun(
+                        new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), now, now, null),
+                        new NewJob(r.spec().id(), ctx.ip(), config, r.timeout().seconds(), org.plan().priority(), r.retry()),
+                        org.id(), now);
+                try {
+                    api.jobEvents().jobSubmitted(job);
+                } catch (RuntimeException e) {
+                    // The job is committed and pending; dispatch also finds it when a runner next asks.
+                    LOG.warn("dispatch was not told about job {}", job.uuid(), e);
+                }
+                Report report = api.store().findReport(job.reportId()).orElseThrow();
+                Json.write(ctx, 201, new RunView(ReportView.of(report, r.project().uuid()), new JobViews(api.store(), r.project()).of(job, null)));
+            }
+        }
+    }
+}

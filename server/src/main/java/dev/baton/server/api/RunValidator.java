@@ -1,0 +1,242 @@
+package dev.baton.server.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.ImageDigest;
+import dev.baton.protocol.value.JobTimeout;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.RetryPolicy;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The rules of {@code POST /v0/run}. First the mode, exactly as seed 001's table says (image and
+ * spec: runner; results alone: direct; anything else a 400 naming what is missing or extra),
+ * then every field against its bound. Only reads the store, so a rejected run writes nothing.
+ */
+final class RunValidator {
+    static final int MAX_ARGS = 256;
+    static final int MAX_ARG_LENGTH = 4096;
+    static final int MAX_ENV = 256;
+    static final int MAX_ENV_VALUE_LENGTH = 32 * 1024;
+    static final int MAX_FILE_PATHS = 64;
+    static final int MAX_FILE_PATH_LENGTH = 1024;
+    static final int MIN_ITERATIONS = 1;
+    static final int MAX_ITERATIONS = 100;
+    static final int MAX_RESULTS = 256;
+    static final int MAX_LABEL_LENGTH = 256;
+    static final int MAX_RETRY_ATTEMPTS = 10;
+    static final int MAX_RETRY_BACKOFF_SECONDS = 3600;
+    static final String DEFAULT_BRANCH = "main";
+    static final String DEFAULT_TESTBED = "localhost";
+    static final String DEFAULT_ADAPTER = "json";
+
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
+    private static final Pattern ADAPTER = Pattern.compile("[a-z][a-z0-9_]{0,63}");
+
+    private final Store store;
+
+    RunValidator(Store store) {
+        this.store = store;
+    }
+
+    ValidRun validate(RunRequest r) {
+        boolean image = r.image() != null;
+        boolean spec = r.spec() != null;
+        boolean results = r.results() != null && !r.results().isEmpty();
+        if (image && !spec) throw new ApiException(400, "spec_required", "spec required for runner execution: give the spec (UUID or slug) that should run the image", "spec");
+        if (!image && spec) throw new ApiException(400, "image_required", "image required for runner execution: give the image digest (sha256:…) to run on the spec", "image");
+        if (image && results) throw new ApiException(400, "results_with_image", "cannot provide both results and image: results are for direct runs, image and spec for runner runs", "results");
+        if (!image && !results) throw new ApiException(400, "results_required", "nothing to run: give results (direct run) or image and spec (runner run)", "results");
+
+        String branch = label("branch", r.branch(), DEFAULT_BRANCH);
+        String testbed = label("testbed", r.testbed(), DEFAULT_TESTBED);
+        String adapter = adapter(r.adapter());
+        return image ? onRunner(r, branch, testbed, adapter) : direct(r, branch, testbed, adapter);
+    }
+
+    private ValidRun direct(RunRequest r, String branch, String testbed, String adapter) {
+        rejectInDirectRun("timeout", r.timeout());
+        rejectInDirectRun("entrypoint", r.entrypoint());
+        rejectInDirectRun("cmd", r.cmd());
+        rejectInDirectRun("env", r.env());
+        rejectInDirectRun("file_paths", r.filePaths());
+        rejectInDirectRun("iterations", r.iterations());
+        rejectInDirectRun("retry", r.retry());
+        Instant start = time("start_time", Fields.require("start_time", r.startTime()));
+        Instant end = time("end_time", Fields.require("end_time", r.endTime()));
+        if (end.isBefore(start)) throw ApiException.invalidField("end_time", "end_time must not be before start_time");
+        String results = results(r.results());
+        Project project = project(r.project());
+        return new ValidRun.Direct(project, branch, testbed, adapter, start, end, results);
+    }
+
+    private ValidRun onRunner(RunRequest r, String branch, String testbed, String adapter) {
+        if (r.startTime() != null) throw timeSetByServer("start_time");
+        if (r.endTime() != null) throw timeSetByServer("end_time");
+        ImageDigest digest = Fields.parse("image", r.image(), ImageDigest::of);
+        JobTimeout timeout = r.timeout() == null ? JobTimeout.DEFAULT : Fields.parse("timeout", r.timeout(), JobTimeout::of);
+        List<String> entrypoint = args("entrypoint", r.entrypoint());
+        List<String> cmd = args("cmd", r.cmd());
+        Map<String, String> env = env(r.env());
+        List<String> filePaths = filePaths(r.filePaths());
+        int iterations = iterations(r.iterations());
+        RetryPolicy retry = retry(r.retry());
+        Project project = project(r.project());
+        Spec spec = spec(r.spec());
+        return new ValidRun.OnRunner(project, branch, testbed, adapter, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry);
+    }
+
+    private Project project(String ref) {
+        Fields.resourceId("project", Fields.require("project", ref));
+        return store.findProject(ResourceId.of(ref))
+                .orElseThrow(() -> new ApiException(404, "project_not_found", "no project '" + ref + "'", "project"));
+    }
+
+    private Spec spec(String ref) {
+        Fields.resourceId("spec", ref);
+        Spec spec = store.findSpec(ResourceId.of(ref))
+                .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
+        if (spec.archived() != null) throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
+        return spec;
+    }
+
+    private static void rejectInDirectRun(String field, Object value) {
+        if (value != null) {
+            throw new ApiException(400, "runner_field_in_direct_run", field + " applies only to runner runs (image and spec); this run gives results", field);
+        }
+    }
+
+    private static ApiException timeSetByServer(String field) {
+        return new ApiException(400, "time_in_runner_run", field + " is set by the server for runner runs (from when the job really starts and ends)", field);
+    }
+
+    private static String label(String field, String raw, String fallback) {
+        if (raw == null) return fallback;
+        if (raw.isBlank() || raw.length() > MAX_LABEL_LENGTH || raw.chars().anyMatch(Character::isISOControl)) {
+            throw ApiException.invalidField(field, field + " must be 1-" + MAX_LABEL_LENGTH + " characters without control characters");
+        }
+        return raw;
+    }
+
+    private static String adapter(String raw) {
+        if (raw == null) return DEFAULT_ADAPTER;
+        if (!ADAPTER.matcher(raw).matches()) throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
+        return raw;
+    }
+
+    private static Instant time(String field, String raw) {
+        try {
+            return OffsetDateTime.parse(raw).toInstant();
+        } catch (DateTimeParseException e) {
+            throw ApiException.invalidField(field, field + " must be an ISO-8601 date-time with offset, e.g. 2024-05-01T12:00:00Z");
+        }
+    }
+
+    private static String results(List<JsonNode> raw) {
+        if (raw.size() > MAX_RESULTS) throw ApiException.invalidField("results", "at most " + MAX_RESULTS + " results per run");
+        List<JsonNode> documents = new ArrayList<>();
+        for (int i = 0; i < raw.size(); i++) {
+            JsonNode node = raw.get(i);
+            String field = "results[" + i + "]";
+            if (node.isTextual()) {
+                try {
+                    node = Wire.mapper().readTree(node.textValue());
+                } catch (JsonProcessingException e) {
+                    throw ApiException.invalidField(field, field + " is not valid JSON");
+                }
+            }
+            if (node == null || !node.isObject()) throw ApiException.invalidField(field, field + " must be a BMF JSON object (or a string holding one)");
+            documents.add(node);
+        }
+        return Wire.encode(documents);
+    }
+
+    private static List<String> args(String field, List<String> raw) {
+        if (raw == null) return null;
+        if (raw.size() > MAX_ARGS) throw ApiException.invalidField(field, field + " has at most " + MAX_ARGS + " entries");
+        for (int i = 0; i < raw.size(); i++) {
+            String arg = raw.get(i);
+            if (arg == null) throw ApiException.invalidField(field + "[" + i + "]", field + " entries must be strings");
+            if (arg.length() > MAX_ARG_LENGTH) throw ApiException.invalidField(field + "[" + i + "]", field + " entries are at most " + MAX_ARG_LENGTH + " characters");
+            if (arg.indexOf('\0') >= 0) throw ApiException.invalidField(field + "[" + i + "]", field + " entries must not contain NUL");
+        }
+        return List.copyOf(raw);
+    }
+
+    private static Map<String, String> env(Map<String, String> raw) {
+        if (raw == null) return null;
+        if (raw.size() > MAX_ENV) throw ApiException.invalidField("env", "env has at most " + MAX_ENV + " variables");
+        Map<String, String> env = new LinkedHashMap<>();
+        for (var e : raw.entrySet()) {
+            String field = "env." + e.getKey();
+            if (!ENV_NAME.matcher(e.getKey()).matches()) {
+                throw ApiException.invalidField(field, "env names are letters, digits and '_', not starting with a digit, at most 256 characters");
+            }
+            String value = e.getValue();
+            if (value == null) throw ApiException.invalidField(field, "env values must be strings");
+            if (value.length() > MAX_ENV_VALUE_LENGTH) throw ApiException.invalidField(field, "env values are at most " + MAX_ENV_VALUE_LENGTH + " characters");
+            if (value.indexOf('\0') >= 0) throw ApiException.invalidField(field, "env values must not contain NUL");
+            env.put(e.getKey(), value);
+        }
+        return env;
+    }
+
+    /**
+     * Paths the runner reads back from the job's filesystem after it ran. Absolute paths are
+     * taken inside the job's root filesystem, relative ones from its working directory; a ".."
+     * segment is refused outright so no path can climb out of either.
+     */
+    private static List<String> filePaths(List<String> raw) {
+        if (raw == null) return null;
+        if (raw.size() > MAX_FILE_PATHS) throw ApiException.invalidField("file_paths", "file_paths has at most " + MAX_FILE_PATHS + " entries");
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < raw.size(); i++) {
+            String path = raw.get(i);
+            String field = "file_paths[" + i + "]";
+            if (path == null || path.isEmpty()) throw ApiException.invalidField(field, "file paths must not be empty");
+            if (path.length() > MAX_FILE_PATH_LENGTH) throw ApiException.invalidField(field, "file paths are at most " + MAX_FILE_PATH_LENGTH + " characters");
+            if (path.indexOf('\0') >= 0 || path.indexOf('\\') >= 0) throw ApiException.invalidField(field, "file paths must not contain NUL or backslashes");
+            for (String segment : path.split("/", -1)) {
+                if (segment.equals("..")) throw ApiException.invalidField(field, "file paths must not contain '..'");
+            }
+            if (path.endsWith("/")) throw ApiException.invalidField(field, "file paths name files, not directories");
+            if (!seen.add(path)) throw ApiException.invalidField(field, "file path '" + path + "' is listed twice");
+        }
+        return List.copyOf(raw);
+    }
+
+    private static int iterations(Integer raw) {
+        if (raw == null) return 1;
+        if (raw < MIN_ITERATIONS || raw > MAX_ITERATIONS) {
+            throw ApiException.invalidField("iterations", "iterations must be between " + MIN_ITERATIONS + " and " + MAX_ITERATIONS + ", got " + raw);
+        }
+        return raw;
+    }
+
+    private static RetryPolicy retry(RunRequest.Retry raw) {
+        if (raw == null) return RetryPolicy.NONE;
+        int attempts = raw.maxAttempts() == null ? 1 : raw.maxAttempts();
+        if (attempts < 1 || attempts > MAX_RETRY_ATTEMPTS) {
+            throw ApiException.invalidField("retry.max_attempts", "retry.max_attempts must be between 1 and " + MAX_RETRY_ATTEMPTS);
+        }
+        int backoff = raw.backoffSeconds() == null ? 0 : raw.backoffSeconds();
+        if (backoff < 0 || backoff > MAX_RETRY_BACKOFF_SECONDS) {
+            throw ApiException.invalidField("retry.backoff_seconds", "retry.backoff_seconds must be between 0 and " + MAX_RETRY_BACKOFF_SECONDS);
+        }
+        return new RetryPolicy(attempts, backoff, raw.retryWhenRunnerLost() != null && raw.retryWhenRunnerLost());
+    }
+}

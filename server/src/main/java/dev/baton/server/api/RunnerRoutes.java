@@ -1,0 +1,130 @@
+package dev.baton.server.api;
+
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.Json;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.RunnerFilter;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.StoreException;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.util.List;
+
+/** Runner management and runner–spec association (seed 001, server scoped, admin token). */
+public final class RunnerRoutes implements RouteModule {
+    private final ApiContext api;
+    private final Lookups find;
+
+    public RunnerRoutes(ApiContext api) {
+        this.api = api;
+        this.find = new Lookups(api.store());
+    }
+
+    record CreateRunner(String name, String slug) {}
+
+    record UpdateRunner(String name, String slug, Boolean archived) {}
+
+    record AddSpec(String spec) {}
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        var guard = api.admin();
+        config.routes.post("/v0/runners", guard.guard(this::create));
+        config.routes.get("/v0/runners", guard.guard(this::list));
+        config.routes.get("/v0/runners/{runner}", guard.guard(this::get));
+        config.routes.patch("/v0/runners/{runner}", guard.guard(this::update));
+        config.routes.post("/v0/runners/{runner}/token", guard.guard(this::rotate));
+        config.routes.get("/v0/runners/{runner}/specs", guard.guard(this::listSpecs));
+        config.routes.post("/v0/runners/{runner}/specs", guard.guard(this::addSpec));
+        config.routes.delete("/v0/runners/{runner}/specs/{spec}", guard.guard(this::removeSpec));
+    }
+
+    private void create(Context ctx) {
+        CreateRunner body = api.body(ctx, CreateRunner.class);
+        String name = Fields.name("name", Fields.require("name", body.name()));
+        Slug slug = Fields.slug("slug", body.slug());
+        RunnerKey key = RunnerKey.generate();
+        Runner runner = Slugs.insert(name, slug, s -> api.store().createRunner(name, s, key.hash(), api.now()));
+        Json.write(ctx, 201, new RunnerKeyView(RunnerView.of(runner), key.reveal()));
+    }
+
+    private void list(Context ctx) {
+        String name = ctx.queryParam("name");
+        String search = ctx.queryParam("search");
+        boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
+        List<RunnerView> runners = api.store().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
+                .stream().map(RunnerView::of).toList();
+        Json.write(ctx, 200, runners);
+    }
+
+    private void get(Context ctx) {
+        Json.write(ctx, 200, RunnerView.of(find.runner(ctx.pathParam("runner"))));
+    }
+
+    private void update(Context ctx) {
+        UpdateRunner body = api.body(ctx, UpdateRunner.class);
+        String name = Fields.name("name", body.name());
+        Slug slug = Fields.slug("slug", body.slug());
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        try {
+            Runner updated = api.store().updateRunner(runner.id(), name, slug, body.archived(), api.now());
+            Json.write(ctx, 200, RunnerView.of(updated));
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);
+            throw e;
+        }
+    }
+
+    private void rotate(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        if (runner.isArchived()) throw archived(runner);
+        RunnerKey key = RunnerKey.generate();
+        try {
+            Runner rotated = api.store().rotateRunnerKey(runner.id(), key.hash(), api.now());
+            Json.write(ctx, 200, new RunnerKeyView(RunnerView.of(rotated), key.reveal()));
+        } catch (StoreException e) {
+            // archived between our read and the update
+            if (e.reason() == StoreException.Reason.CONFLICT) throw archived(runner);
+            throw e;
+        }
+    }
+
+    private static ApiException archived(Runner runner) {
+        return ApiException.conflict("runner_archived", "runner '" + runner.slug() + "' is archived; restore it (PATCH archived=false) before rotating its key");
+    }
+
+    private void listSpecs(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Json.write(ctx, 200, api.store().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+    }
+
+    private void addSpec(Context ctx) {
+        AddSpec body = api.body(ctx, AddSpec.class);
+        String ref = Fields.require("spec", body.spec());
+        Fields.resourceId("spec", ref);
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Spec spec = api.store().findSpec(dev.baton.protocol.id.ResourceId.of(ref))
+                .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
+        if (spec.archived() != null) {
+            throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived", "spec");
+        }
+        api.store().addRunnerSpec(runner.id(), spec.id());
+        Json.write(ctx, 201, api.store().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+    }
+
+    private void removeSpec(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Spec spec = find.spec(ctx.pathParam("spec"));
+        if (!api.store().removeRunnerSpec(runner.id(), spec.id())) {
+            throw ApiException.notFound("runner_spec_not_found", "runner '" + runner.slug() + "' does not serve spec '" + spec.slug() + "'");
+        }
+        ctx.status(204);
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

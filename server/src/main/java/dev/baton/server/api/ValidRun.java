@@ -1,0 +1,42 @@
+package dev.baton.server.api;
+
+import dev.baton.protocol.value.ImageDigest;
+import dev.baton.protocol.value.JobTimeout;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.RetryPolicy;
+import dev.baton.server.store.Spec;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** A {@code POST /v0/run} body that passed every rule: one of the two modes of seed 001's table. */
+sealed interface ValidRun {
+    Project project();
+
+    String branch();
+
+    String testbed();
+
+    String adapter();
+
+    /** Results given by the caller, processed at once; no job. */
+    record Direct(Project project, String branch, String testbed, String adapter, Instant startTime, Instant endTime, String results)
+            implements ValidRun {}
+
+    /** An image for a runner of {@code spec} to execute. */
+    record OnRunner(
+            Project project,
+            String branch,
+            String testbed,
+            String adapter,
+            Spec spec,
+            ImageDigest image,
+            JobTimeout timeout,
+            List<String> entrypoint,
+            List<String> cmd,
+            Map<String, String> env,
+            List<String> filePaths,
+            int iterations,
+            RetryPolicy retry)
+            implements ValidRun {}
+}

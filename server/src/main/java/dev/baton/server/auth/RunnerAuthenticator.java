@@ -1,0 +1,34 @@
+package dev.baton.server.auth;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Store;
+import java.util.Optional;
+
+/**
+ * Checks a runner's {@code Authorization: Bearer baton_runner_…} header for the runner named in
+ * the path (UUID or slug): shape first (nothing malformed reaches the database), then one store
+ * query by runner and key hash that excludes archived runners. The key is never logged.
+ */
+public final class RunnerAuthenticator {
+    private final Store store;
+
+    public RunnerAuthenticator(Store store) {
+        this.store = store;
+    }
+
+    /** The authenticated runner, or empty for a missing, malformed, wrong or archived runner's key. */
+    public Optional<Runner> authenticate(String runner, String authorization) {
+        if (runner == null || runner.isBlank()) return Optional.empty();
+        Optional<String> token = BearerToken.of(authorization);
+        if (token.isEmpty()) return Optional.empty();
+        RunnerKey key;
+        try {
+            key = RunnerKey.parse(token.get());
+        } catch (IllegalArgumentException malformed) {
+            return Optional.empty();
+        }
+        return store.authenticateRunner(ResourceId.of(runner), key.hash());
+    }
+}

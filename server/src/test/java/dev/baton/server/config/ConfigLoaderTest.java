@@ -1,0 +1,128 @@
+package dev.baton.server.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaultsWhenNothingIsGiven() {
+        ServerConfig c = ConfigLoader.load(null, Map.of(), Map.of("data_dir", dir.toString()));
+        ServerConfig d = ServerConfig.defaults(dir);
+        assertThat(c).isEqualTo(d);
+        assertThat(ConfigLoader.load(null, Map.of(), Map.of()).dataDir()).isEqualTo(Path.of("data"));
+    }
+
+    @Test
+    void fileThenEnvThenFlagsEachOverride() throws Exception {
+        Path file = dir.resolve("baton.json");
+        Files.writeString(file, """
+                {"host": "0.0.0.0", "port": 8000, "heartbeat_timeout": "45s", "max_requeues": 7, "request_body_max_bytes": "1MiB"}
+                """);
+        Map<String, String> env = Map.of("BATON_PORT", "8001", "BATON_HEARTBEAT_TIMEOUT", "2m", "BATON_UNRELATED", "x");
+        Map<String, String> flags = Map.of("port", "8002");
+        ServerConfig c = ConfigLoader.load(file, env, flags);
+        assertThat(c.host()).isEqualTo("0.0.0.0");
+        assertThat(c.port()).isEqualTo(8002);
+        assertThat(c.heartbeatTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(c.maxRequeues()).isEqualTo(7);
+        assertThat(c.requestBodyMaxBytes()).isEqualTo(1024 * 1024);
+    }
+
+    @Test
+    void theFileInTheDataDirIsReadWhenNoneIsNamed() throws Exception {
+        Files.writeString(dir.resolve("baton.json"), "{\"public_url\": \"https://baton.example.com/\"}");
+        ServerConfig c = ConfigLoader.load(null, Map.of("BATON_DATA_DIR", dir.toString()), Map.of());
+        assertThat(c.publicUrl()).isEqualTo("https://baton.example.com");
+        assertThat(c.dataDir()).isEqualTo(dir);
+    }
+
+    @Test
+    void everyKeyCanBeSetByFlag() {
+        Map<String, String> flags = new HashMap<>();
+        flags.put("host", "::1");
+        flags.put("port", "1234");
+        flags.put("data_dir", dir.toString());
+        flags.put("database_url", "postgresql://127.0.0.1:5432/test");
+        flags.put("public_url", "http://baton:1234");
+        flags.put("request_body_max_bytes", "4096");
+        flags.put("registry_max_body_bytes", "2GiB");
+        flags.put("admin_token", "s3cret-admin-token-value");
+        flags.put("heartbeat_timeout", "10s");
+        flags.put("acceptance_timeout", "20s");
+        flags.put("job_timeout_grace", "1m");
+        flags.put("cancel_deadline", "15s");
+        flags.put("default_poll_timeout", "5s");
+        flags.put("pull_token_ttl", "3m");
+        flags.put("max_requeues", "2");
+        flags.put("heartbeat_flush_interval", "500ms");
+        assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
+        ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
+        assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
+                2L * 1024 * 1024 * 1024, "s3cret-admin-token-value", Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofMinutes(1),
+                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofMinutes(3), 2, Duration.ofMillis(500)));
+    }
+
+    @Test
+    void keysCoverEveryComponentOfServerConfig() {
+        List<String> components = java.util.Arrays.stream(ServerConfig.class.getRecordComponents())
+                .map(rc -> rc.getName().replaceAll("([A-Z])", "_$1").toLowerCase())
+                .toList();
+        assertThat(ConfigLoader.KEYS).containsExactlyElementsOf(components);
+    }
+
+    @Test
+    void badValuesSayWhereTheyCameFrom() {
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("BATON_PORT", "http"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("BATON_PORT");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("port", "70000")))
+                .hasMessageContaining("--port").hasMessageContaining("65535");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("heartbeat_timeout", "soon")))
+                .hasMessageContaining("--heartbeat-timeout");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("heartbeat_timeout", "0s")))
+                .hasMessageContaining("longer than zero");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("public_url", "ftp://x")))
+                .hasMessageContaining("http");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("request_body_max_bytes", "12")))
+                .hasMessageContaining("at least");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("admin_token", "short")))
+                .hasMessageContaining("16");
+    }
+
+    @Test
+    void unknownKeysInTheFileAndMissingNamedFilesAreErrors() throws Exception {
+        Path file = dir.resolve("c.json");
+        Files.writeString(file, "{\"prot\": 1}");
+        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of())).hasMessageContaining("unknown setting 'prot'");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.json"), Map.of(), Map.of())).hasMessageContaining("cannot read");
+        Files.writeString(file, "[1]");
+        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of())).hasMessageContaining("JSON object");
+    }
+
+    @Test
+    void durationsAndSizes() {
+        assertThat(Durations.parse("250ms")).isEqualTo(Duration.ofMillis(250));
+        assertThat(Durations.parse("30")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(Durations.parse("5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(Durations.parse("2h")).isEqualTo(Duration.ofHours(2));
+        assertThat(Durations.parse("1d")).isEqualTo(Duration.ofDays(1));
+        assertThat(Durations.parse("PT45S")).isEqualTo(Duration.ofSeconds(45));
+        assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("90s");
+        assertThat(Durations.format(Duration.ofMinutes(10))).isEqualTo("10m");
+        assertThat(Sizes.parse("16MiB")).isEqualTo(16L * 1024 * 1024);
+        assertThat(Sizes.parse("10KB")).isEqualTo(10_000);
+        assertThat(Sizes.parse("123")).isEqualTo(123);
+        assertThatThrownBy(() -> Sizes.parse("lots")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
