@@ -1,0 +1,748 @@
+package dev.baton.server.store;
+
+import static dev.baton.server.store.Rows.micros;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.Slug;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.Update;
+
+/**
+ * The store's SQL, shared by both dialects: the schemas are column-for-column identical and the
+ * statements use only syntax SQLite and PostgreSQL both accept. A dialect supplies how a write
+ * transaction is entered, how a unique violation looks and, above all, how {@link #claim} is
+ * made atomic (see {@link SqliteStore} and {@link PostgresStore}).
+ */
+abstract class JdbcStore implements Store {
+    private static final Set<AttemptOutcome> REQUEUE_OUTCOMES =
+            Set.of(AttemptOutcome.DECLINED, AttemptOutcome.ACCEPT_TIMEOUT, AttemptOutcome.LOST_BEFORE_START);
+
+    /** The concurrency limits of a pending job {@code j}: ≥200 none, 100–199 per organization, &lt;100 per source IP. */
+    static final String TIER_LIMITS = "(j.priority >= 200"
+            + " OR (j.priority >= 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.organization_id = j.organization_id AND o.status IN (1, 2)))"
+            + " OR (j.priority < 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.source_ip = j.source_ip AND o.status IN (1, 2))))";
+
+    /**
+     * Pending jobs this runner may claim: its specs only, not declined by it, past any retry
+     * backoff, within the tier limits. The limits read committed in-flight rows; each dialect
+     * makes sure no concurrent claim slips between this read and the update.
+     */
+    static final String CANDIDATES = "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j"
+            + " WHERE j.status = 0"
+            + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
+            + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+            + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3)"
+            + " AND " + TIER_LIMITS;
+
+    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+
+    protected final HikariDataSource pool;
+    protected final Jdbi jdbi;
+
+    JdbcStore(HikariDataSource pool) {
+        this.pool = pool;
+        this.jdbi = Jdbi.create(pool);
+    }
+
+    /** Runs {@code work} in one write transaction, committed on return, rolled back on exception. */
+    protected abstract <T> T write(HandleCallback<T, RuntimeException> work);
+
+    /** True when the exception is the dialect's unique-constraint violation. */
+    protected abstract boolean isUniqueViolation(SQLException e);
+
+    protected <T> T read(HandleCallback<T, RuntimeException> work) {
+        return jdbi.withHandle(work);
+    }
+
+    // ---- organizations and projects -------------------------------------------------------
+
+    @Override
+    public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
+        return unique("organization slug '" + slug + "' is taken", () -> write(h -> {
+            long id = h.createQuery("INSERT INTO organization (uuid, name, slug, plan, created, modified)"
+                            + " VALUES (:uuid, :name, :slug, :plan, :now, :now) RETURNING id")
+                    .bind("uuid", UUID.randomUUID().toString()).bind("name", name).bind("slug", slug.value())
+                    .bind("plan", plan.priority()).bind("now", micros(now))
+                    .mapTo(Long.class).one();
+            return organization(h, id).orElseThrow();
+        }));
+    }
+
+    @Override
+    public Optional<Organization> findOrganization(ResourceId id) {
+        return read(h -> byResource(h, "organization", Rows.ORGANIZATION, id, Rows.ORGANIZATION_MAPPER));
+    }
+
+    @Override
+    public Optional<Organization> findOrganization(long id) {
+        return read(h -> organization(h, id));
+    }
+
+    @Override
+    public List<Organization> listOrganizations() {
+        return read(h -> h.createQuery("SELECT " + Rows.ORGANIZATION + " FROM organization ORDER BY id").map(Rows.ORGANIZATION_MAPPER).list());
+    }
+
+    @Override
+    public Organization setPlan(long organizationId, PlanTier plan, Instant now) {
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE organization SET plan = :plan, modified = :now WHERE id = :id")
+                    .bind("plan", plan.priority()).bind("now", micros(now)).bind("id", organizationId).execute();
+            if (rows == 0) throw notFound("organization", organizationId);
+            return organization(h, organizationId).orElseThrow();
+        });
+    }
+
+    @Override
+    public Project createProject(long organizationId, String name, Slug slug, Instant now) {
+        return unique("project slug '" + slug + "' is taken", () -> write(h -> {
+            if (organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);
+            long id = h.createQuery("INSERT INTO project (uuid, organization_id, name, slug, created, modified)"
+                            + " VALUES (:uuid, :org, :name, :slug, :now, :now) RETURNING id")
+                    .bind("uuid", UUID.randomUUID().toString()).bind("org", organizationId).bind("name", name)
+                    .bind("slug", slug.value()).bind("now", micros(now))
+                    .mapTo(Long.class).one();
+            return project(h, id).orElseThrow();
+        }));
+    }
+
+    @Override
+    public Optional<Project> findProject(ResourceId id) {
+        return read(h -> byResource(h, "project", Rows.PROJECT, id, Rows.PROJECT_MAPPER));
+    }
+
+    @Override
+    public Optional<Project> findProject(long id) {
+        return read(h -> project(h, id));
+    }
+
+    @Override
+    public List<Project> listProjects() {
+        return read(h -> h.createQuery("SELECT " + Rows.PROJECT + " FROM project ORDER BY id").map(Rows.PROJECT_MAPPER).list());
+    }
+
+    // ---- runners ---------------------------------------------------------------------------
+
+    @Override
+    public Runner createRunner(String name, Slug slug, String keyHash, Instant now) {
+        Objects.requireNonNull(keyHash, "key hash");
+        return unique("runner slug '" + slug + "' is taken", () -> write(h -> {
+            long id = h.createQuery("INSERT INTO runner (uuid, name, slug, token_hash, created, modified)"
+                            + " VALUES (:uuid, :name, :slug, :hash, :now, :now) RETURNING id")
+                    .bind("uuid", UUID.randomUUID().toString()).bind("name", name).bind("slug", slug.value())
+                    .bind("hash", keyHash).bind("now", micros(now))
+                    .mapTo(Long.class).one();
+            return runner(h, id).orElseThrow();
+        }));
+    }
+
+    @Override
+    public Optional<Runner> findRunner(ResourceId id) {
+        return read(h -> byResource(h, "runner", Rows.RUNNER, id, Rows.RUNNER_MAPPER));
+    }
+
+    @Override
+    public Optional<Runner> findRunner(long id) {
+        return read(h -> runner(h, id));
+    }
+
+    @Override
+    public List<Runner> listRunners(RunnerFilter filter) {
+        StringBuilder sql = new StringBuilder("SELECT " + Rows.RUNNER + " FROM runner WHERE 1 = 1");
+        if (!filter.archived()) sql.append(" AND archived IS NULL");
+        if (filter.name() != null) sql.append(" AND name = :name");
+        if (filter.search() != null) sql.append(" AND (LOWER(name) LIKE :search ESCAPE '!' OR slug LIKE :search ESCAPE '!')");
+        sql.append(" ORDER BY created, id");
+        return read(h -> {
+            Query q = h.createQuery(sql.toString());
+            if (filter.name() != null) q.bind("name", filter.name());
+            if (filter.search() != null) q.bind("search", likePattern(filter.search()));
+            return q.map(Rows.RUNNER_MAPPER).list();
+        });
+    }
+
+    @Override
+    public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
+        return unique("runner slug '" + slug + "' is taken", () -> write(h -> {
+            Update u = h.createUpdate("UPDATE runner SET modified = :now"
+                    + (name != null ? ", name = :name" : "")
+                    + (slug != null ? ", slug = :slug" : "")
+                    + (archived == null ? "" : archived ? ", archived = COALESCE(archived, :now)" : ", archived = NULL")
+                    + " WHERE id = :id");
+            u.bind("now", micros(now)).bind("id", runnerId);
+            if (name != null) u.bind("name", name);
+            if (slug != null) u.bind("slug", slug.value());
+            if (u.execute() == 0) throw notFound("runner", runnerId);
+            return runner(h, runnerId).orElseThrow();
+        }));
+    }
+
+    @Override
+    public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
+        Objects.requireNonNull(keyHash, "key hash");
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE runner SET token_hash = :hash, modified = :now WHERE id = :id AND archived IS NULL")
+                    .bind("hash", keyHash).bind("now", micros(now)).bind("id", runnerId).execute();
+            if (rows == 0) {
+                if (runner(h, runnerId).isEmpty()) throw notFound("runner", runnerId);
+                throw new StoreException(StoreException.Reason.CONFLICT, "an archived runner's key cannot be rotated; restore the runner first");
+            }
+            return runner(h, runnerId).orElseThrow();
+        });
+    }
+
+    @Override
+    public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) {
+        if (keyHash == null) return Optional.empty();
+        // One query by runner and hash together: a key only ever authenticates its own runner,
+        // and a wrong runner or a wrong key look the same from outside.
+        Optional<UUID> uuid = id.uuid();
+        String where = uuid.isPresent() ? "uuid = :id" : "slug = :id";
+        return read(h -> h.createQuery("SELECT " + Rows.RUNNER + " FROM runner WHERE " + where
+                        + " AND token_hash = :hash AND archived IS NULL")
+                .bind("id", uuid.map(UUID::toString).orElse(id.text())).bind("hash", keyHash)
+                .map(Rows.RUNNER_MAPPER).findOne());
+    }
+
+    @Override
+    public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
+        if (lastSeen.isEmpty()) return;
+        write(h -> {
+            // Sorted so that concurrent batches lock rows in one order (no deadlock on PostgreSQL).
+            PreparedBatch batch = h.prepareBatch("UPDATE runner SET last_heartbeat = :t WHERE id = :id"
+                    + " AND (last_heartbeat IS NULL OR last_heartbeat < :t)");
+            new TreeMap<>(lastSeen).forEach((id, t) -> batch.bind("id", id).bind("t", micros(t)).add());
+            return batch.execute();
+        });
+    }
+
+    // ---- specs -----------------------------------------------------------------------------
+
+    @Override
+    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
+        return unique("spec slug '" + slug + "' is taken", () -> write(h -> {
+            long id = h.createQuery("INSERT INTO spec (uuid, name, slug, architecture, cpu, memory, disk, network, created, modified)"
+                            + " VALUES (:uuid, :name, :slug, :arch, :cpu, :memory, :disk, :network, :now, :now) RETURNING id")
+                    .bind("uuid", UUID.randomUUID().toString()).bind("name", name).bind("slug", slug.value())
+                    .bind("arch", architecture.wireName()).bind("cpu", cpu).bind("memory", memory).bind("disk", disk)
+                    .bind("network", network).bind("now", micros(now))
+                    .mapTo(Long.class).one();
+            return spec(h, id).orElseThrow();
+        }));
+    }
+
+    @Override
+    public Optional<Spec> findSpec(ResourceId id) {
+        return read(h -> byResource(h, "spec", Rows.SPEC, id, Rows.SPEC_MAPPER));
+    }
+
+    @Override
+    public Optional<Spec> findSpec(long id) {
+        return read(h -> spec(h, id));
+    }
+
+    @Override
+    public List<Spec> listSpecs(boolean archived) {
+        return read(h -> h.createQuery("SELECT " + Rows.SPEC + " FROM spec" + (archived ? "" : " WHERE archived IS NULL") + " ORDER BY created, id")
+                .map(Rows.SPEC_MAPPER).list());
+    }
+
+    @Override
+    public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
+        return unique("spec slug '" + slug + "' is taken", () -> write(h -> {
+            Update u = h.createUpdate("UPDATE spec SET modified = :now"
+                    + (name != null ? ", name = :name" : "")
+                    + (slug != null ? ", slug = :slug" : "")
+                    + (archived == null ? "" : archived ? ", archived = COALESCE(archived, :now)" : ", archived = NULL")
+                    + " WHERE id = :id");
+            u.bind("now", micros(now)).bind("id", specId);
+            if (name != null) u.bind("name", name);
+            if (slug != null) u.bind("slug", slug.value());
+            if (u.execute() == 0) throw notFound("spec", specId);
+            return spec(h, specId).orElseThrow();
+        }));
+    }
+
+    @Override
+    public void deleteSpec(long specId) {
+        write(h -> {
+            if (spec(h, specId).isEmpty()) throw notFound("spec", specId);
+            long jobs = h.createQuery("SELECT COUNT(*) FROM job WHERE spec_id = :id").bind("id", specId).mapTo(Long.class).one();
+            if (jobs > 0) {
+                throw new StoreException(StoreException.Reason.IN_USE,
+                        "spec is referenced by " + jobs + (jobs == 1 ? " job" : " jobs") + "; archive it instead");
+            }
+            // runner_spec restricts deleting a spec so that a job's spec cannot vanish by accident;
+            // with no job referencing it, its runner associations go with it.
+            h.createUpdate("DELETE FROM runner_spec WHERE spec_id = :id").bind("id", specId).execute();
+            return h.createUpdate("DELETE FROM spec WHERE id = :id").bind("id", specId).execute();
+        });
+    }
+
+    @Override
+    public List<Spec> runnerSpecs(long runnerId) {
+        return read(h -> h.createQuery("SELECT " + prefixed("s", Rows.SPEC) + " FROM spec s JOIN runner_spec rs ON rs.spec_id = s.id"
+                        + " WHERE rs.runner_id = :runner ORDER BY s.created, s.id")
+                .bind("runner", runnerId).map(Rows.SPEC_MAPPER).list());
+    }
+
+    @Override
+    public void addRunnerSpec(long runnerId, long specId) {
+        write(h -> {
+            if (runner(h, runnerId).isEmpty()) throw notFound("runner", runnerId);
+            if (spec(h, specId).isEmpty()) throw notFound("spec", specId);
+            return h.createUpdate("INSERT INTO runner_spec (runner_id, spec_id) VALUES (:runner, :spec)"
+                            + " ON CONFLICT (runner_id, spec_id) DO NOTHING")
+                    .bind("runner", runnerId).bind("spec", specId).execute();
+        });
+    }
+
+    @Override
+    public boolean removeRunnerSpec(long runnerId, long specId) {
+        return write(h -> h.createUpdate("DELETE FROM runner_spec WHERE runner_id = :runner AND spec_id = :spec")
+                .bind("runner", runnerId).bind("spec", specId).execute()) > 0;
+    }
+
+    // ---- runs: reports and jobs --------------------------------------------------------------
+
+    @Override
+    public Report createReport(NewReport report, Instant now) {
+        return write(h -> report(h, insertReport(h, report, now)).orElseThrow());
+    }
+
+    @Override
+    public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+        Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
+        RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
+        return write(h -> {
+            if (organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);
+            if (spec(h, job.specId()).isEmpty()) throw notFound("spec", job.specId());
+            long reportId = insertReport(h, report, now);
+            long id = h.createQuery("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
+                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, created, modified)"
+                            + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :now, :now) RETURNING id")
+                    .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
+                    .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
+                    .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
+                    .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
+                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("now", micros(now))
+                    .mapTo(Long.class).one();
+            return jobById(h, id);
+        });
+    }
+
+    @Override
+    public Optional<Report> findReport(long id) {
+        return read(h -> report(h, id));
+    }
+
+    @Override
+    public Optional<Job> findJob(JobUuid uuid) {
+        return read(h -> job(h, uuid));
+    }
+
+    @Override
+    public List<Job> listJobs(long projectId, JobFilter filter) {
+        StringBuilder sql = new StringBuilder("SELECT " + Rows.JOB + " FROM job WHERE project_id = :project");
+        if (filter.status() != null) sql.append(" AND status = :status");
+        if (filter.specId() != null) sql.append(" AND spec_id = :spec");
+        if (filter.runnerId() != null) sql.append(" AND runner_id = :runner");
+        sql.append(" ORDER BY created DESC, id DESC LIMIT :limit OFFSET :offset");
+        return read(h -> {
+            Query q = h.createQuery(sql.toString()).bind("project", projectId)
+                    .bind("limit", Math.max(0, filter.limit())).bind("offset", Math.max(0, filter.offset()));
+            if (filter.status() != null) q.bind("status", filter.status().code());
+            if (filter.specId() != null) q.bind("spec", filter.specId());
+            if (filter.runnerId() != null) q.bind("runner", filter.runnerId());
+            return q.map(Rows.JOB_MAPPER).list();
+        });
+    }
+
+    @Override
+    public Optional<Attempt> findAttempt(long jobId, int number) {
+        return read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job AND number = :number")
+                .bind("job", jobId).bind("number", number).map(Rows.ATTEMPT_MAPPER).findOne());
+    }
+
+    @Override
+    public List<Attempt> attempts(long jobId) {
+        return read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job ORDER BY number")
+                .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
+    }
+
+    // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
+
+    /** True when the runner exists and is not archived: archived runners claim nothing. */
+    protected static boolean activeRunner(Handle h, long runnerId) {
+        return h.createQuery("SELECT 1 FROM runner WHERE id = :id AND archived IS NULL").bind("id", runnerId).mapTo(Integer.class).findOne().isPresent();
+    }
+
+    /**
+     * pending → claimed for a job the caller has made sure it may take; opens the attempt in the
+     * same transaction. Returns false (nothing changed) when the job is no longer pending.
+     */
+    protected static boolean applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
+        int rows = h.createUpdate("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
+                        + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now"
+                        + " WHERE id = :id AND status = 0")
+                .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId).execute();
+        if (rows == 0) return false;
+        h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
+                        + " SELECT id, attempt, lease, runner_id, claimed FROM job WHERE id = :id")
+                .bind("id", jobId).execute();
+        return true;
+    }
+
+    @Override
+    public Transition start(JobUuid job, LeaseId lease, Instant now) {
+        Objects.requireNonNull(lease, "lease");
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE job SET status = 2, started = :now, last_heartbeat = :now, modified = :now"
+                            + " WHERE uuid = :uuid AND status = 1 AND lease = :lease")
+                    .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            if (rows == 1) {
+                closeAttempt(h, job, lease, "started = :now", null, now);
+                return applied(h, job);
+            }
+            Transition t = classify(h, job, lease, Set.of(JobStatus.RUNNING));
+            if (t.result() == Transition.Result.DUPLICATE) {
+                // A resent `running` (reconnect) only refreshes liveness (seed 000).
+                h.createUpdate("UPDATE job SET last_heartbeat = :now WHERE id = :id AND (last_heartbeat IS NULL OR last_heartbeat < :now)")
+                        .bind("now", micros(now)).bind("id", t.job().id()).execute();
+                return new Transition(t.result(), job(h, job).orElseThrow());
+            }
+            return t;
+        });
+    }
+
+    @Override
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
+        Objects.requireNonNull(lease, "lease");
+        if (!REQUEUE_OUTCOMES.contains(outcome)) {
+            throw new IllegalArgumentException("a requeue closes its attempt as declined, accept_timeout or lost_before_start, not " + outcome);
+        }
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, last_heartbeat = NULL,"
+                            + " requeues = requeues + 1, modified = :now"
+                            + " WHERE uuid = :uuid AND status = 1 AND lease = :lease AND requeues < :max")
+                    .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).bind("max", maxRequeues).execute();
+            if (rows == 0) {
+                // Out of requeues: a job that never starts must still end (brief §5), so it fails
+                // with a reason that says why, rather than circling the queue for ever.
+                rows = h.createUpdate("UPDATE job SET status = 4, requeues = requeues + 1, completed = :now, modified = :now,"
+                                + " error = :error WHERE uuid = :uuid AND status = 1 AND lease = :lease AND requeues >= :max")
+                        .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).bind("max", maxRequeues)
+                        .bind("error", "the job went back to the queue " + (maxRequeues + 1) + " times without starting (last: "
+                                + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); max_requeues is " + maxRequeues)
+                        .execute();
+            }
+            if (rows == 1) {
+                closeAttemptByLease(h, job, lease, outcome, now);
+                return applied(h, job);
+            }
+            Optional<Attempt> previous = attemptByLease(h, job, lease);
+            if (previous.isPresent() && previous.get().outcome() != null && REQUEUE_OUTCOMES.contains(previous.get().outcome())) {
+                // The same requeue again (a resent decline): already done under this lease.
+                return new Transition(Transition.Result.DUPLICATE, job(h, job).orElseThrow());
+            }
+            return classify(h, job, lease, Set.of());
+        });
+    }
+
+    @Override
+    public Transition complete(JobUuid job, LeaseId lease, Instant now) {
+        Objects.requireNonNull(lease, "lease");
+        return write(h -> {
+            // From failed too, but only under the same lease: the runner, not the heartbeat
+            // timer, is the authority on the outcome (brief §1).
+            int rows = h.createUpdate("UPDATE job SET status = 3, completed = :now, error = NULL, modified = :now"
+                            + " WHERE uuid = :uuid AND status IN (1, 2, 4) AND lease = :lease")
+                    .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            if (rows == 1) {
+                closeAttemptByLease(h, job, lease, AttemptOutcome.COMPLETED, now, true);
+                return applied(h, job);
+            }
+            // Processed has passed through completed: a resent `completed` is a duplicate.
+            return classify(h, job, lease, Set.of(JobStatus.COMPLETED, JobStatus.PROCESSED));
+        });
+    }
+
+    @Override
+    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
+        Objects.requireNonNull(lease, "lease");
+        AttemptOutcome closing = outcome == null ? AttemptOutcome.FAILED : outcome;
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE job SET status = 4, completed = :now, error = :error, modified = :now"
+                            + " WHERE uuid = :uuid AND status IN (1, 2) AND lease = :lease")
+                    .bind("now", micros(now)).bind("error", error).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            if (rows == 0) return classify(h, job, lease, Set.of(JobStatus.FAILED));
+            closeAttemptByLease(h, job, lease, closing, now);
+            // Opt-in retry (RETRY: failed → pending, a new attempt later under a new lease). Only
+            // a job whose policy allows another attempt, and for a lost runner only if it says so.
+            String lostClause = closing == AttemptOutcome.LOST ? " AND retry_when_runner_lost = TRUE" : "";
+            if (closing == AttemptOutcome.FAILED || closing == AttemptOutcome.LOST) {
+                h.createUpdate("UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
+                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + backoff_seconds * 1000000, modified = :now"
+                                + " WHERE uuid = :uuid AND status = 4 AND lease = :lease AND attempt < max_attempts" + lostClause)
+                        .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            }
+            return applied(h, job);
+        });
+    }
+
+    @Override
+    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
+        return write(h -> {
+            int rows;
+            if (lease != null) {
+                rows = h.createUpdate("UPDATE job SET status = 5, completed = :now, error = :reason, modified = :now"
+                                + " WHERE uuid = :uuid AND status IN (1, 2) AND lease = :lease")
+                        .bind("now", micros(now)).bind("reason", reason).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            } else {
+                rows = h.createUpdate("UPDATE job SET status = 5, completed = :now, error = :reason, modified = :now"
+                                + " WHERE uuid = :uuid AND status IN (0, 1, 2)")
+                        .bind("now", micros(now)).bind("reason", reason).bind("uuid", job.toString()).execute();
+            }
+            if (rows == 0) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
+            // The open attempt (if the job was in flight) ends canceled with the job.
+            h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome"
+                            + " WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid) AND outcome IS NULL")
+                    .bind("now", micros(now)).bind("outcome", AttemptOutcome.CANCELED.code()).bind("uuid", job.toString()).execute();
+            return applied(h, job);
+        });
+    }
+
+    @Override
+    public Transition process(JobUuid job, String results, String error, Instant now) {
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE job SET status = 6, modified = :now WHERE uuid = :uuid AND status = 3")
+                    .bind("now", micros(now)).bind("uuid", job.toString()).execute();
+            if (rows == 0) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
+            Job done = job(h, job).orElseThrow();
+            // The report's placeholder times become the job's real ones (seed 001).
+            Instant start = done.started() != null ? done.started() : done.claimed();
+            h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
+                            + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
+                    .bind("results", results).bind("error", error).bind("now", micros(now))
+                    .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
+            return new Transition(Transition.Result.APPLIED, done);
+        });
+    }
+
+    @Override
+    public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
+        if (lastSeen.isEmpty()) return;
+        write(h -> {
+            PreparedBatch batch = h.prepareBatch("UPDATE job SET last_heartbeat = :t WHERE uuid = :uuid AND status IN (1, 2)"
+                    + " AND (last_heartbeat IS NULL OR last_heartbeat < :t)");
+            lastSeen.entrySet().stream()
+                    .sorted(Map.Entry.comparingByKey((a, b) -> a.toString().compareTo(b.toString())))
+                    .forEach(e -> batch.bind("uuid", e.getKey().toString()).bind("t", micros(e.getValue())).add());
+            return batch.execute();
+        });
+    }
+
+    @Override
+    public int billMinutes(JobUuid job, int minute, Instant now) {
+        return write(h -> {
+            // Compare-and-set on the previous value: a minute is billed once however many
+            // heartbeats (or server nodes) report it.
+            while (true) {
+                Optional<Integer> billed = h.createQuery("SELECT COALESCE(last_billed_minute, 0) FROM job WHERE uuid = :uuid")
+                        .bind("uuid", job.toString()).mapTo(Integer.class).findOne();
+                if (billed.isEmpty() || billed.get() >= minute) return 0;
+                int rows = h.createUpdate("UPDATE job SET last_billed_minute = :minute, modified = :now"
+                                + " WHERE uuid = :uuid AND COALESCE(last_billed_minute, 0) = :previous")
+                        .bind("minute", minute).bind("now", micros(now)).bind("uuid", job.toString()).bind("previous", billed.get())
+                        .execute();
+                if (rows == 1) return minute - billed.get();
+            }
+        });
+    }
+
+    @Override
+    public long billedMinutes(long organizationId) {
+        return read(h -> h.createQuery("SELECT COALESCE(SUM(last_billed_minute), 0) FROM job WHERE organization_id = :org")
+                .bind("org", organizationId).mapTo(Long.class).one());
+    }
+
+    @Override
+    public List<Job> inFlightJobs() {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status IN (1, 2) ORDER BY id").map(Rows.JOB_MAPPER).list());
+    }
+
+    @Override
+    public List<Job> completedUnprocessedJobs() {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3 ORDER BY id").map(Rows.JOB_MAPPER).list());
+    }
+
+    @Override
+    public List<Job> inFlightJobsOfRunner(long runnerId) {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE runner_id = :runner AND status IN (1, 2) ORDER BY id")
+                .bind("runner", runnerId).map(Rows.JOB_MAPPER).list());
+    }
+
+    @Override
+    public boolean hasPendingFor(Collection<Long> specIds) {
+        if (specIds.isEmpty()) return false;
+        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return read(h -> h.createQuery("SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1")
+                .mapTo(Integer.class).findOne().isPresent());
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------
+
+    private Transition applied(Handle h, JobUuid uuid) {
+        return new Transition(Transition.Result.APPLIED, job(h, uuid).orElseThrow());
+    }
+
+    /**
+     * Zero rows changed: re-read and say why. A lease that is not the job's current one is
+     * STALE whatever the status; under the current lease a job already in one of
+     * {@code duplicates} is a resend (DUPLICATE); anything else is a CONFLICT.
+     */
+    private static Transition classify(Handle h, JobUuid uuid, LeaseId lease, Set<JobStatus> duplicates) {
+        Optional<Job> found = job(h, uuid);
+        if (found.isEmpty()) return new Transition(Transition.Result.NOT_FOUND, null);
+        Job job = found.get();
+        if (lease != null && !job.holds(lease)) return new Transition(Transition.Result.STALE, job);
+        if (duplicates.contains(job.status())) return new Transition(Transition.Result.DUPLICATE, job);
+        return new Transition(Transition.Result.CONFLICT, job);
+    }
+
+    private static void closeAttempt(Handle h, JobUuid job, LeaseId lease, String set, AttemptOutcome outcome, Instant now) {
+        Update u = h.createUpdate("UPDATE job_attempt SET " + set + (outcome != null ? ", outcome = :outcome" : "")
+                + " WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid) AND lease = :lease");
+        u.bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value());
+        if (outcome != null) u.bind("outcome", outcome.code());
+        u.execute();
+    }
+
+    private static void closeAttemptByLease(Handle h, JobUuid job, LeaseId lease, AttemptOutcome outcome, Instant now) {
+        closeAttemptByLease(h, job, lease, outcome, now, false);
+    }
+
+    /** Ends the attempt of {@code lease}; {@code override} also rewrites an attempt already closed (completed after failed). */
+    private static void closeAttemptByLease(Handle h, JobUuid job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override) {
+        Update u = h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome"
+                + " WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid) AND lease = :lease" + (override ? "" : " AND outcome IS NULL"));
+        u.bind("now", micros(now)).bind("outcome", outcome.code()).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+    }
+
+    private static Optional<Attempt> attemptByLease(Handle h, JobUuid job, LeaseId lease) {
+        return h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid)"
+                        + " AND lease = :lease")
+                .bind("uuid", job.toString()).bind("lease", lease.value()).map(Rows.ATTEMPT_MAPPER).findOne();
+    }
+
+    private static long insertReport(Handle h, NewReport report, Instant now) {
+        if (h.createQuery("SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).mapTo(Integer.class).findOne().isEmpty()) {
+            throw notFound("project", report.projectId());
+        }
+        Instant start = report.startTime() != null ? report.startTime() : now;
+        Instant end = report.endTime() != null ? report.endTime() : now;
+        return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, start_time, end_time, results, created, modified)"
+                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :start, :end, :results, :now, :now) RETURNING id")
+                .bind("uuid", UUID.randomUUID().toString()).bind("project", report.projectId()).bind("branch", report.branch())
+                .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("start", micros(start))
+                .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
+                .mapTo(Long.class).one();
+    }
+
+    protected static Job jobById(Handle h, long id) {
+        return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", id).map(Rows.JOB_MAPPER).one();
+    }
+
+    private static Optional<Job> job(Handle h, JobUuid uuid) {
+        return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid").bind("uuid", uuid.toString()).map(Rows.JOB_MAPPER).findOne();
+    }
+
+    private static Optional<Organization> organization(Handle h, long id) {
+        return byId(h, "organization", Rows.ORGANIZATION, id, Rows.ORGANIZATION_MAPPER);
+    }
+
+    private static Optional<Project> project(Handle h, long id) {
+        return byId(h, "project", Rows.PROJECT, id, Rows.PROJECT_MAPPER);
+    }
+
+    private static Optional<Runner> runner(Handle h, long id) {
+        return byId(h, "runner", Rows.RUNNER, id, Rows.RUNNER_MAPPER);
+    }
+
+    private static Optional<Spec> spec(Handle h, long id) {
+        return byId(h, "spec", Rows.SPEC, id, Rows.SPEC_MAPPER);
+    }
+
+    private static Optional<Report> report(Handle h, long id) {
+        return byId(h, "report", Rows.REPORT, id, Rows.REPORT_MAPPER);
+    }
+
+    private static <T> Optional<T> byId(Handle h, String table, String columns, long id, RowMapper<T> mapper) {
+        return h.createQuery("SELECT " + columns + " FROM " + table + " WHERE id = :id").bind("id", id).map(mapper).findOne();
+    }
+
+    /** UUID-shaped ids name the uuid column, anything else the slug (slugs are never UUID-shaped). */
+    private static <T> Optional<T> byResource(Handle h, String table, String columns, ResourceId id, RowMapper<T> mapper) {
+        Optional<UUID> uuid = id.uuid();
+        return h.createQuery("SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug") + " = :id")
+                .bind("id", uuid.map(UUID::toString).orElse(id.text())).map(mapper).findOne();
+    }
+
+    private static String prefixed(String alias, String columns) {
+        List<String> out = new ArrayList<>();
+        for (String c : columns.split(",")) out.add(alias + "." + c.strip());
+        return String.join(", ", out);
+    }
+
+    private static String likePattern(String search) {
+        String escaped = search.toLowerCase(java.util.Locale.ROOT).replace("!", "!!").replace("%", "!%").replace("_", "!_");
+        return "%" + escaped + "%";
+    }
+
+    private static StoreException notFound(String what, long id) {
+        return new StoreException(StoreException.Reason.NOT_FOUND, what + " " + id + " does not exist");
+    }
+
+    /** Runs an insert/update and reports a unique violation as CONFLICT with {@code message}. */
+    private <T> T unique(String message, java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (RuntimeException e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof SQLException sql && isUniqueViolation(sql)) {
+                    throw new StoreException(StoreException.Reason.CONFLICT, message);
+                }
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.baton.server.store;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.protocol.id.LeaseId;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jdbi.v3.core.HandleCallback;
+
+/**
+ * The embedded store: one SQLite file in WAL mode. SQLite allows one writer at a time; this
+ * class makes that explicit with a fair in-process lock around every write transaction, and the
+ * pool opens every transaction with BEGIN IMMEDIATE (the write lock at BEGIN, see
+ * {@link StoreFactory}), which also covers another process on the same file. A claim's
+ * read-then-update therefore runs with no other writer in between: no job is handed out twice
+ * and the tier limits see every committed claim. Readers never wait (WAL).
+ */
+final class SqliteStore extends JdbcStore {
+    /**
+     * Waiting here is cheaper and fairer than SQLite's busy handler, which sleeps and retries;
+     * dispatch latency depends on a claim not sleeping behind a heartbeat batch.
+     */
+    private final ReentrantLock writer = new ReentrantLock(true);
+
+    SqliteStore(HikariDataSource pool) {
+        super(pool);
+    }
+
+    @Override
+    protected <T> T write(HandleCallback<T, RuntimeException> work) {
+        writer.lock();
+        try {
+            return jdbi.inTransaction(work);
+        } finally {
+            writer.unlock();
+        }
+    }
+
+    @Override
+    protected boolean isUniqueViolation(SQLException e) {
+        String message = e.getMessage();
+        return message != null && (message.contains("UNIQUE constraint failed") || message.contains("SQLITE_CONSTRAINT_UNIQUE"));
+    }
+
+    @Override
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
+        return write(h -> {
+            if (!activeRunner(h, runnerId)) return Optional.empty();
+            Optional<Long> candidate = h.createQuery(CANDIDATES + CLAIM_ORDER + " LIMIT 1")
+                    .bind("runner", runnerId).bind("now", Rows.micros(now))
+                    .map((rs, ctx) -> rs.getLong("id")).findOne();
+            if (candidate.isEmpty() || !applyClaim(h, candidate.get(), runnerId, lease, now)) return Optional.empty();
+            return Optional.of(jobById(h, candidate.get()));
+        });
+    }
+}

@@ -1,0 +1,93 @@
+package dev.baton.server.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import org.flywaydb.core.Flyway;
+
+/**
+ * Opens Baton's store for a database URL: SQLite (the embedded default) or PostgreSQL. Builds
+ * the connection pool, migrates the schema with the dialect's Flyway migrations and hands back
+ * the dialect's {@link Store}. See docs/decisions/0001-store-dialects.md.
+ */
+public final class StoreFactory {
+    private StoreFactory() {}
+
+    /**
+     * @param databaseUrl null or empty for {@code {dataDir}/baton.db}; otherwise a URL of
+     *                    {@link DatabaseUrl}'s forms
+     * @throws IllegalArgumentException for a URL Baton does not support
+     * @throws IllegalStateException    when the database cannot be reached or migrated
+     */
+    public static Store open(String databaseUrl, Path dataDir) {
+        DatabaseUrl url = DatabaseUrl.parse(databaseUrl, dataDir);
+        HikariDataSource pool = switch (url.dialect()) {
+            case SQLITE -> sqlitePool(url);
+            case POSTGRESQL -> postgresPool(url);
+        };
+        try {
+            Flyway.configure()
+                    .dataSource(pool)
+                    .locations("classpath:db/migration/" + (url.dialect() == DatabaseUrl.Dialect.SQLITE ? "sqlite" : "postgresql"))
+                    .load()
+                    .migrate();
+            return url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteStore(pool) : new PostgresStore(pool);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw new IllegalStateException("cannot migrate the database at " + url.describe() + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static HikariDataSource sqlitePool(DatabaseUrl url) {
+        Path file = Path.of(url.jdbcUrl().substring("jdbc:sqlite:".length()));
+        try {
+            if (file.getParent() != null) Files.createDirectories(file.getParent());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("cannot create the directory of the SQLite file " + file + ": " + e.getMessage(), e);
+        }
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("baton-sqlite");
+        config.setJdbcUrl(url.jdbcUrl());
+        // WAL: readers never block the writer. busy_timeout covers other processes on the file;
+        // in this process SqliteStore serializes writers itself. IMMEDIATE makes every write
+        // transaction take the write lock at BEGIN, so a read-then-update (claim) is atomic and
+        // never fails with SQLITE_BUSY on a lock upgrade.
+        config.addDataSourceProperty("journal_mode", "WAL");
+        config.addDataSourceProperty("synchronous", "NORMAL");
+        config.addDataSourceProperty("foreign_keys", "true");
+        config.addDataSourceProperty("busy_timeout", "10000");
+        config.addDataSourceProperty("transaction_mode", "IMMEDIATE");
+        config.setMaximumPoolSize(8);
+        config.setMinimumIdle(1);
+        return connect(config, url);
+    }
+
+    private static HikariDataSource postgresPool(DatabaseUrl url) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("baton-postgresql");
+        config.setJdbcUrl(url.jdbcUrl());
+        config.setDataSourceProperties(url.properties());
+        config.addDataSourceProperty("connectTimeout", "5");
+        config.setConnectionTimeout(10_000);
+        config.setMaximumPoolSize(16);
+        return connect(config, url);
+    }
+
+    private static HikariDataSource connect(HikariConfig config, DatabaseUrl url) {
+        try {
+            return new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            String what = url.dialect() == DatabaseUrl.Dialect.SQLITE ? "SQLite database" : "PostgreSQL";
+            throw new IllegalStateException("cannot connect to " + what + " at " + url.describe() + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+        String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return t instanceof SQLException ? message : DatabaseUrl.redact(message);
+    }
+}

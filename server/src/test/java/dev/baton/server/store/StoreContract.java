@@ -1,0 +1,1033 @@
+package dev.baton.server.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.ImageDigest;
+import dev.baton.protocol.value.JobTimeout;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.store.Transition.Result;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract: every dialect runs exactly these tests against a real database (see
+ * {@link SqliteStoreTest}, {@link PostgresStoreTest}). Time is passed in explicitly; {@link #now}
+ * is a test clock advanced by hand.
+ */
+abstract class StoreContract {
+    private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+
+    protected Store store;
+    private Instant now = T0;
+
+    /** A fresh, migrated, empty store. */
+    protected abstract Store openStore() throws Exception;
+
+    /** Drops what {@link #openStore()} created (after the store is closed). */
+    protected void dropStore() throws Exception {}
+
+    @BeforeEach
+    void open() throws Exception {
+        store = openStore();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (store != null) store.close();
+        dropStore();
+    }
+
+    private Instant tick() {
+        now = now.plusSeconds(1);
+        return now;
+    }
+
+    // ---- fixtures ----------------------------------------------------------------------------
+
+    private int seq;
+
+    private Slug slug(String prefix) {
+        return new Slug(prefix + "-" + (++seq));
+    }
+
+    private Organization org(PlanTier plan) {
+        return store.createOrganization("Org", slug("org"), plan, tick());
+    }
+
+    private Project project(Organization org) {
+        return store.createProject(org.id(), "Project", slug("project"), tick());
+    }
+
+    private Spec spec() {
+        return store.createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
+    }
+
+    private Runner runner(Spec... specs) {
+        Runner r = store.createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
+        for (Spec s : specs) store.addRunnerSpec(r.id(), s.id());
+        return r;
+    }
+
+    private static JobConfig config(Project project) {
+        return new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
+                List.of("/bin/sh"), List.of("-c", "true"), Map.of("K", "V"), new JobTimeout(60), List.of("/out.json"), 2);
+    }
+
+    private Job submit(Project project, Spec spec, int priority, String ip, Instant at) {
+        return submit(project, spec, priority, ip, at, RetryPolicy.NONE);
+    }
+
+    private Job submit(Project project, Spec spec, int priority, String ip, Instant at, RetryPolicy retry) {
+        return store.createRun(
+                new NewReport(project.id(), "main", "bench-box", "json", null, null, null),
+                new NewJob(spec.id(), ip, config(project), 60, priority, retry),
+                project.organizationId(),
+                at);
+    }
+
+    private Job submit(Project project, Spec spec, int priority) {
+        return submit(project, spec, priority, "10.0.0.1", tick());
+    }
+
+    /** Claims and asserts that something was claimed. */
+    private Leased claimOne(Runner runner) {
+        LeaseId lease = LeaseId.random();
+        Optional<Job> job = store.claim(runner.id(), lease, tick());
+        assertThat(job).as("a job is claimed").isPresent();
+        return new Leased(job.get(), lease);
+    }
+
+    private record Leased(Job job, LeaseId lease) {
+        JobUuid uuid() {
+            return job.uuid();
+        }
+    }
+
+    private Job reload(Job job) {
+        return store.findJob(job.uuid()).orElseThrow();
+    }
+
+    // ---- organizations and projects -----------------------------------------------------------
+
+    @Test
+    void organizationsAndProjectsAreCreatedFoundAndListed() {
+        Organization org = store.createOrganization("Acme", new Slug("acme"), PlanTier.FREE, tick());
+        assertThat(org.plan()).isEqualTo(PlanTier.FREE);
+        assertThat(org.created()).isEqualTo(now);
+        assertThat(store.findOrganization(org.id())).contains(org);
+        assertThat(store.findOrganization(ResourceId.of("acme"))).contains(org);
+        assertThat(store.findOrganization(ResourceId.of(org.uuid().toString()))).contains(org);
+        assertThat(store.findOrganization(ResourceId.of("nope"))).isEmpty();
+
+        Organization upgraded = store.setPlan(org.id(), PlanTier.ENTERPRISE, tick());
+        assertThat(upgraded.plan()).isEqualTo(PlanTier.ENTERPRISE);
+        assertThat(upgraded.modified()).isEqualTo(now);
+        assertThat(store.listOrganizations()).containsExactly(upgraded);
+
+        Project p = store.createProject(org.id(), "Web", new Slug("web"), tick());
+        assertThat(p.organizationId()).isEqualTo(org.id());
+        assertThat(store.findProject(p.id())).contains(p);
+        assertThat(store.findProject(ResourceId.of("web"))).contains(p);
+        assertThat(store.findProject(ResourceId.of(p.uuid().toString()))).contains(p);
+        assertThat(store.listProjects()).containsExactly(p);
+    }
+
+    @Test
+    void everyPlanTierRoundTrips() {
+        for (PlanTier tier : PlanTier.values()) {
+            Organization org = org(tier);
+            assertThat(store.findOrganization(org.id()).orElseThrow().plan()).isEqualTo(tier);
+        }
+    }
+
+    @Test
+    void organizationAndProjectSlugsAreUnique() {
+        Organization org = store.createOrganization("A", new Slug("same"), PlanTier.TEAM, tick());
+        assertThatThrownBy(() -> store.createOrganization("B", new Slug("same"), PlanTier.TEAM, tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        store.createProject(org.id(), "P", new Slug("proj"), tick());
+        assertThatThrownBy(() -> store.createProject(org.id(), "Q", new Slug("proj"), tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        assertThat(store.listProjects()).hasSize(1);
+    }
+
+    @Test
+    void unknownOrganizationIsNotFound() {
+        assertThatThrownBy(() -> store.setPlan(999, PlanTier.FREE, tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+        assertThatThrownBy(() -> store.createProject(999, "P", new Slug("p"), tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+    }
+
+    // ---- runners -------------------------------------------------------------------------------
+
+    @Test
+    void runnersAreCreatedFoundListedAndUpdated() {
+        Runner a = store.createRunner("Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
+        assertThat(a.name()).isEqualTo("Bench Box");
+        assertThat(a.isArchived()).isFalse();
+        assertThat(a.lastHeartbeat()).isNull();
+        assertThat(store.findRunner(a.id())).contains(a);
+        assertThat(store.findRunner(ResourceId.of("bench-box"))).contains(a);
+        assertThat(store.findRunner(ResourceId.of(a.uuid().toString()))).contains(a);
+
+        Runner b = store.createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
+        assertThat(store.listRunners(new RunnerFilter(null, null, false))).containsExactly(a, b);
+        assertThat(store.listRunners(new RunnerFilter("Other", null, false))).containsExactly(b);
+        assertThat(store.listRunners(new RunnerFilter(null, "BENCH", false))).containsExactly(a);
+        assertThat(store.listRunners(new RunnerFilter(null, "oth", false))).containsExactly(b);
+        assertThat(store.listRunners(new RunnerFilter(null, "%", false))).isEmpty();
+
+        Runner renamed = store.updateRunner(a.id(), "Renamed", new Slug("renamed"), null, tick());
+        assertThat(renamed.name()).isEqualTo("Renamed");
+        assertThat(renamed.slug()).isEqualTo(new Slug("renamed"));
+        assertThat(renamed.modified()).isEqualTo(now);
+        assertThat(store.findRunner(ResourceId.of("bench-box"))).isEmpty();
+
+        Runner archived = store.updateRunner(a.id(), null, null, true, tick());
+        assertThat(archived.archived()).isEqualTo(now);
+        assertThat(archived.name()).isEqualTo("Renamed");
+        Instant archivedAt = now;
+        assertThat(store.updateRunner(a.id(), null, null, true, tick()).archived()).as("archiving again keeps the time").isEqualTo(archivedAt);
+        assertThat(store.listRunners(new RunnerFilter(null, null, false))).containsExactly(b);
+        assertThat(store.listRunners(new RunnerFilter(null, null, true))).extracting(Runner::id).containsExactly(a.id(), b.id());
+
+        Runner restored = store.updateRunner(a.id(), null, null, false, tick());
+        assertThat(restored.isArchived()).isFalse();
+    }
+
+    @Test
+    void runnerSlugsAreUnique() {
+        store.createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
+        Runner b = store.createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
+        assertThatThrownBy(() -> store.createRunner("C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
+                .isInstanceOf(StoreException.class).hasMessageContaining("taken")
+                .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        assertThatThrownBy(() -> store.updateRunner(b.id(), null, new Slug("taken"), null, tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        assertThat(store.findRunner(b.id()).orElseThrow().slug()).isEqualTo(new Slug("free"));
+        assertThatThrownBy(() -> store.updateRunner(12345, "x", null, null, tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+    }
+
+    @Test
+    void authenticateRunnerNeedsTheRightKeyForTheRightActiveRunner() {
+        RunnerKey keyA = RunnerKey.generate();
+        RunnerKey keyB = RunnerKey.generate();
+        Runner a = store.createRunner("A", new Slug("runner-a"), keyA.hash(), tick());
+        Runner b = store.createRunner("B", new Slug("runner-b"), keyB.hash(), tick());
+
+        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).map(Runner::id).contains(a.id());
+        assertThat(store.authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash())).map(Runner::id).contains(a.id());
+        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), RunnerKey.generate().hash())).as("wrong key").isEmpty();
+        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyB.hash())).as("another runner's key").isEmpty();
+        assertThat(store.authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash())).as("another runner's key").isEmpty();
+        assertThat(store.authenticateRunner(ResourceId.of("nobody"), keyA.hash())).isEmpty();
+        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), null)).isEmpty();
+
+        store.updateRunner(a.id(), null, null, true, tick());
+        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).as("archived runner").isEmpty();
+        store.updateRunner(a.id(), null, null, false, tick());
+        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).isPresent();
+    }
+
+    @Test
+    void rotationInvalidatesTheOldKeyAndArchivedRunnersCannotRotate() {
+        RunnerKey oldKey = RunnerKey.generate();
+        Runner r = store.createRunner("R", new Slug("r"), oldKey.hash(), tick());
+        RunnerKey newKey = RunnerKey.generate();
+        Runner rotated = store.rotateRunnerKey(r.id(), newKey.hash(), tick());
+        assertThat(rotated.modified()).isEqualTo(now);
+        assertThat(store.authenticateRunner(ResourceId.of("r"), oldKey.hash())).isEmpty();
+        assertThat(store.authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+
+        store.updateRunner(r.id(), null, null, true, tick());
+        RunnerKey third = RunnerKey.generate();
+        assertThatThrownBy(() -> store.rotateRunnerKey(r.id(), third.hash(), tick()))
+                .isInstanceOf(StoreException.class).hasMessageContaining("archived")
+                .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        store.updateRunner(r.id(), null, null, false, tick());
+        assertThat(store.authenticateRunner(ResourceId.of("r"), third.hash())).as("refused rotation changed nothing").isEmpty();
+        assertThat(store.authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThatThrownBy(() -> store.rotateRunnerKey(4242, third.hash(), tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+    }
+
+    @Test
+    void runnerHeartbeatsAreWrittenInABatchAndNeverGoBack() {
+        Runner a = runner();
+        Runner b = runner();
+        Instant t1 = tick();
+        Instant t2 = tick();
+        store.recordRunnerHeartbeats(Map.of(a.id(), t2, b.id(), t1));
+        assertThat(store.findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        assertThat(store.findRunner(b.id()).orElseThrow().lastHeartbeat()).isEqualTo(t1);
+        store.recordRunnerHeartbeats(Map.of(a.id(), t1));
+        assertThat(store.findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        store.recordRunnerHeartbeats(Map.of());
+    }
+
+    // ---- specs -------------------------------------------------------------------------------------
+
+    @Test
+    void specsAreCreatedFoundListedUpdatedAndDeleted() {
+        Spec s = store.createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
+        assertThat(s.architecture()).isEqualTo(Architecture.AARCH64);
+        assertThat(s.cpu()).isEqualTo(64);
+        assertThat(s.memory()).isEqualTo(Long.MAX_VALUE);
+        assertThat(s.disk()).isEqualTo(1L << 40);
+        assertThat(s.network()).isTrue();
+        assertThat(store.findSpec(s.id())).contains(s);
+        assertThat(store.findSpec(ResourceId.of("big"))).contains(s);
+        assertThat(store.findSpec(ResourceId.of(s.uuid().toString()))).contains(s);
+
+        Spec small = store.createSpec("Small", new Slug("small"), Architecture.X86_64, 1, 1, 1, false, tick());
+        assertThat(small.network()).isFalse();
+        assertThatThrownBy(() -> store.createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        assertThatThrownBy(() -> store.updateSpec(small.id(), null, new Slug("big"), null, tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+
+        Spec archived = store.updateSpec(s.id(), "Bigger", null, true, tick());
+        assertThat(archived.name()).isEqualTo("Bigger");
+        assertThat(archived.archived()).isEqualTo(now);
+        assertThat(store.listSpecs(false)).containsExactly(small);
+        assertThat(store.listSpecs(true)).extracting(Spec::id).containsExactly(s.id(), small.id());
+
+        store.deleteSpec(small.id());
+        assertThat(store.findSpec(small.id())).isEmpty();
+        assertThatThrownBy(() -> store.deleteSpec(small.id()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+    }
+
+    @Test
+    void runnerSpecAssociationsAreIdempotentAndGoWithADeletedSpec() {
+        Spec s1 = spec();
+        Spec s2 = spec();
+        Runner r = runner();
+        store.addRunnerSpec(r.id(), s1.id());
+        store.addRunnerSpec(r.id(), s1.id());
+        store.addRunnerSpec(r.id(), s2.id());
+        assertThat(store.runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id(), s2.id());
+        assertThat(store.removeRunnerSpec(r.id(), s2.id())).isTrue();
+        assertThat(store.removeRunnerSpec(r.id(), s2.id())).isFalse();
+        assertThat(store.runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id());
+
+        assertThatThrownBy(() -> store.addRunnerSpec(r.id(), 9999))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+        assertThatThrownBy(() -> store.addRunnerSpec(9999, s1.id()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+
+        store.deleteSpec(s1.id());
+        assertThat(store.runnerSpecs(r.id())).isEmpty();
+    }
+
+    @Test
+    void aSpecReferencedByAJobCannotBeDeleted() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        submit(p, s, 200);
+        assertThatThrownBy(() -> store.deleteSpec(s.id()))
+                .isInstanceOf(StoreException.class).hasMessageContaining("1 job")
+                .extracting("reason").isEqualTo(StoreException.Reason.IN_USE);
+        assertThat(store.findSpec(s.id())).isPresent();
+        assertThat(store.runnerSpecs(r.id())).as("a refused delete keeps the associations").hasSize(1);
+    }
+
+    // ---- runs, reports, jobs ---------------------------------------------------------------------
+
+    @Test
+    void directModeCreatesAReportWithResults() {
+        Project p = project(org(PlanTier.FREE));
+        Instant start = Instant.parse("2026-02-01T00:00:00Z");
+        Instant end = Instant.parse("2026-02-01T00:05:00Z");
+        Report r = store.createReport(new NewReport(p.id(), "main", "tb", "json", start, end, "{\"bench\":1}"), tick());
+        assertThat(r.projectId()).isEqualTo(p.id());
+        assertThat(r.startTime()).isEqualTo(start);
+        assertThat(r.endTime()).isEqualTo(end);
+        assertThat(r.results()).isEqualTo("{\"bench\":1}");
+        assertThat(store.findReport(r.id())).contains(r);
+        assertThatThrownBy(() -> store.createReport(new NewReport(9999, "b", "t", "json", start, end, "[]"), tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+    }
+
+    @Test
+    void createRunStoresAPendingJobAndAPlaceholderReport() {
+        Organization org = org(PlanTier.FREE);
+        Project p = project(org);
+        Spec s = spec();
+        RetryPolicy retry = new RetryPolicy(3, 10, true);
+        Job job = submit(p, s, 100, "192.0.2.7", tick(), retry);
+
+        assertThat(job.status()).isEqualTo(JobStatus.PENDING);
+        assertThat(job.projectId()).isEqualTo(p.id());
+        assertThat(job.organizationId()).isEqualTo(org.id());
+        assertThat(job.specId()).isEqualTo(s.id());
+        assertThat(job.sourceIp()).isEqualTo("192.0.2.7");
+        assertThat(job.priority()).isEqualTo(100);
+        assertThat(job.timeout()).isEqualTo(60);
+        assertThat(job.config()).isEqualTo(config(p));
+        assertThat(job.runnerId()).isNull();
+        assertThat(job.lease()).isNull();
+        assertThat(job.attempt()).isZero();
+        assertThat(job.requeues()).isZero();
+        assertThat(job.created()).isEqualTo(now);
+        assertThat(store.findJob(job.uuid())).contains(job);
+
+        Report report = store.findReport(job.reportId()).orElseThrow();
+        assertThat(report.startTime()).isEqualTo(now);
+        assertThat(report.endTime()).isEqualTo(now);
+        assertThat(report.results()).isNull();
+        assertThat(store.findJob(JobUuid.random())).isEmpty();
+    }
+
+    @Test
+    void createRunWritesNothingWhenTheSpecDoesNotExist() {
+        Project p = project(org(PlanTier.TEAM));
+        assertThatThrownBy(() -> store.createRun(new NewReport(p.id(), "b", "t", "json", null, null, null),
+                        new NewJob(9999, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), tick()))
+                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 100, 0))).isEmpty();
+    }
+
+    @Test
+    void listJobsFiltersAndPaginatesNewestFirst() {
+        Project p = project(org(PlanTier.TEAM));
+        Project other = project(org(PlanTier.TEAM));
+        Spec s1 = spec();
+        Spec s2 = spec();
+        Runner r = runner(s1);
+        Job a = submit(p, s1, 200);
+        Job b = submit(p, s2, 200);
+        Job c = submit(p, s1, 200);
+        submit(other, s1, 200);
+        Leased claimed = claimOne(r); // a: oldest of s1
+
+        assertThat(claimed.job().id()).isEqualTo(a.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id(), a.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 2, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 2, 2))).extracting(Job::id).containsExactly(a.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(JobStatus.CLAIMED, null, null, 10, 0))).extracting(Job::id).containsExactly(a.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(null, s2.id(), null, 10, 0))).extracting(Job::id).containsExactly(b.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(null, null, r.id(), 10, 0))).extracting(Job::id).containsExactly(a.id());
+        assertThat(store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, s1.id(), null, 10, 0))).extracting(Job::id).containsExactly(c.id());
+    }
+
+    // ---- claim --------------------------------------------------------------------------------------
+
+    @Test
+    void claimSetsTheLeaseAndOpensAnAttempt() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200);
+        LeaseId lease = LeaseId.random();
+        Job claimed = store.claim(r.id(), lease, tick()).orElseThrow();
+
+        assertThat(claimed.id()).isEqualTo(job.id());
+        assertThat(claimed.status()).isEqualTo(JobStatus.CLAIMED);
+        assertThat(claimed.runnerId()).isEqualTo(r.id());
+        assertThat(claimed.holds(lease)).isTrue();
+        assertThat(claimed.attempt()).isEqualTo(1);
+        assertThat(claimed.claimed()).isEqualTo(now);
+        assertThat(claimed.lastHeartbeat()).isEqualTo(now);
+
+        Attempt attempt = store.findAttempt(job.id(), 1).orElseThrow();
+        assertThat(attempt.lease().matches(lease)).isTrue();
+        assertThat(attempt.runnerId()).isEqualTo(r.id());
+        assertThat(attempt.claimed()).isEqualTo(now);
+        assertThat(attempt.outcome()).isNull();
+        assertThat(store.attempts(job.id())).containsExactly(attempt);
+        assertThat(store.claim(r.id(), LeaseId.random(), tick())).as("nothing left").isEmpty();
+    }
+
+    @Test
+    void claimOrderIsPriorityThenFifoThenId() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project ent = project(org(PlanTier.ENTERPRISE));
+        Instant same = tick();
+        Job teamOld = submit(ent, s, 200, "10.0.0.1", tick());
+        Job entLate = submit(ent, s, 300, "10.0.0.1", tick());
+        Job sameA = submit(ent, s, 250, "10.0.0.1", same);
+        Job sameB = submit(ent, s, 250, "10.0.0.1", same);
+        Job teamNew = submit(ent, s, 200, "10.0.0.1", tick());
+
+        List<Long> order = new ArrayList<>();
+        for (int i = 0; i < 5; i++) order.add(claimOne(r).job().id());
+        assertThat(order).containsExactly(entLate.id(), sameA.id(), sameB.id(), teamOld.id(), teamNew.id());
+    }
+
+    @Test
+    void aRunnerNeverClaimsAJobOfAnotherSpec() {
+        Spec mine = spec();
+        Spec theirs = spec();
+        Runner r = runner(mine);
+        Runner specless = runner();
+        submit(project(org(PlanTier.ENTERPRISE)), theirs, 300);
+        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(store.claim(specless.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(store.hasPendingFor(List.of(mine.id()))).isFalse();
+        assertThat(store.hasPendingFor(List.of(mine.id(), theirs.id()))).isTrue();
+        assertThat(store.hasPendingFor(List.of())).isFalse();
+    }
+
+    @Test
+    void anArchivedRunnerClaimsNothing() {
+        Spec s = spec();
+        Runner r = runner(s);
+        submit(project(org(PlanTier.TEAM)), s, 200);
+        store.updateRunner(r.id(), null, null, true, tick());
+        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+    }
+
+    @Test
+    void freeTierRunsOneJobPerOrganization() {
+        Spec s = spec();
+        Runner r1 = runner(s);
+        Runner r2 = runner(s);
+        Organization free = org(PlanTier.FREE);
+        Project p1 = project(free);
+        Project p2 = project(free);
+        Job first = submit(p1, s, 100, "10.0.0.1", tick());
+        Job second = submit(p2, s, 100, "10.0.0.2", tick());
+
+        Leased a = claimOne(r1);
+        assertThat(a.job().id()).isEqualTo(first.id());
+        assertThat(store.claim(r2.id(), LeaseId.random(), tick())).as("same organization, other project and IP").isEmpty();
+
+        store.start(a.uuid(), a.lease(), tick());
+        assertThat(store.claim(r2.id(), LeaseId.random(), tick())).as("running counts too").isEmpty();
+        assertThat(store.complete(a.uuid(), a.lease(), tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(claimOne(r2).job().id()).as("completion unblocks the next").isEqualTo(second.id());
+    }
+
+    @Test
+    void unclaimedTierRunsOneJobPerSourceIp() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project anon1 = project(org(PlanTier.UNCLAIMED));
+        Project anon2 = project(org(PlanTier.UNCLAIMED));
+        Job a = submit(anon1, s, 0, "198.51.100.1", tick());
+        Job sameIp = submit(anon2, s, 0, "198.51.100.1", tick());
+        Job otherIp = submit(anon1, s, 0, "198.51.100.2", tick());
+
+        assertThat(claimOne(r).job().id()).isEqualTo(a.id());
+        Leased b = claimOne(r);
+        assertThat(b.job().id()).as("the same IP is blocked even for another organization").isEqualTo(otherIp.id());
+        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        store.cancel(a.uuid(), null, "user", tick());
+        assertThat(claimOne(r).job().id()).isEqualTo(sameIp.id());
+    }
+
+    @Test
+    void higherPriorityAndOtherOrganizationsSkipABlockedJob() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Organization freeA = org(PlanTier.FREE);
+        Project pa = project(freeA);
+        Job aFirst = submit(pa, s, 100, "10.0.0.1", tick());
+        Job aBlocked = submit(pa, s, 100, "10.0.0.1", tick());
+        Job bFree = submit(project(org(PlanTier.FREE)), s, 100, "10.0.0.9", tick());
+        Job team = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick());
+
+        assertThat(claimOne(r).job().id()).isEqualTo(team.id());
+        assertThat(claimOne(r).job().id()).isEqualTo(aFirst.id());
+        assertThat(claimOne(r).job().id()).as("the blocked older job is skipped, not waited for").isEqualTo(bFree.id());
+        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(reload(aBlocked).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void aRunnerDoesNotGetBackAJobItDeclined() {
+        Spec s = spec();
+        Runner r1 = runner(s);
+        Runner r2 = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200);
+        Leased first = claimOne(r1);
+        assertThat(store.requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.claim(r1.id(), LeaseId.random(), tick())).isEmpty();
+        Leased second = claimOne(r2);
+        assertThat(second.job().id()).isEqualTo(job.id());
+        assertThat(second.job().attempt()).isEqualTo(2);
+        assertThat(store.attempts(job.id())).extracting(Attempt::number, Attempt::runnerId, Attempt::outcome)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, r1.id(), AttemptOutcome.DECLINED),
+                        org.assertj.core.groups.Tuple.tuple(2, r2.id(), null));
+    }
+
+    @Test
+    void aRunnerLostBeforeStartMayClaimTheJobAgain() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200);
+        Leased first = claimOne(r);
+        store.requeue(first.uuid(), first.lease(), AttemptOutcome.LOST_BEFORE_START, 5, tick());
+        assertThat(claimOne(r).job().id()).isEqualTo(job.id());
+    }
+
+    @Test
+    void concurrentClaimersNeverShareAJob() throws Exception {
+        Spec s = spec();
+        Project p = project(org(PlanTier.TEAM));
+        int jobs = 60;
+        for (int i = 0; i < jobs; i++) submit(p, s, 200);
+        int threads = 8;
+        List<Runner> runners = new ArrayList<>();
+        for (int i = 0; i < threads; i++) runners.add(runner(s));
+        Instant at = tick();
+
+        Map<Long, Integer> claimsPerJob = new ConcurrentHashMap<>();
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (Runner r : runners) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    int mine = 0;
+                    while (true) {
+                        Optional<Job> job = store.claim(r.id(), LeaseId.random(), at);
+                        if (job.isEmpty()) return mine;
+                        claimsPerJob.merge(job.get().id(), 1, Integer::sum);
+                        mine++;
+                    }
+                }));
+            }
+            go.countDown();
+            int total = 0;
+            for (Future<Integer> f : results) total += f.get();
+            assertThat(total).isEqualTo(jobs);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(claimsPerJob).hasSize(jobs);
+        assertThat(claimsPerJob.values()).allMatch(n -> n == 1);
+        assertThat(store.inFlightJobs()).hasSize(jobs);
+    }
+
+    @Test
+    void concurrentClaimersKeepTheTierLimits() throws Exception {
+        Spec s = spec();
+        Organization free = org(PlanTier.FREE);
+        Project fp = project(free);
+        Project anon = project(org(PlanTier.UNCLAIMED));
+        for (int i = 0; i < 10; i++) submit(fp, s, 100, "10.1.0." + i, tick());
+        for (int i = 0; i < 10; i++) submit(anon, s, 0, "203.0.113.5", tick());
+        int threads = 8;
+        List<Runner> runners = new ArrayList<>();
+        for (int i = 0; i < threads; i++) runners.add(runner(s));
+        Instant at = tick();
+
+        List<Job> claimed = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> results = new ArrayList<>();
+            for (Runner r : runners) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    for (int i = 0; i < 3; i++) store.claim(r.id(), LeaseId.random(), at).ifPresent(claimed::add);
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> f : results) f.get();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(claimed).as("at most one free job of the organization and one job of the IP").hasSizeLessThanOrEqualTo(2);
+        assertThat(claimed.stream().filter(j -> j.priority() == 100)).hasSizeLessThanOrEqualTo(1);
+        assertThat(claimed.stream().filter(j -> j.priority() == 0)).hasSizeLessThanOrEqualTo(1);
+        assertThat(store.inFlightJobs()).hasSameSizeAs(claimed);
+        // Nothing in flight was blocked by a racing claim for good: one of each is claimable now.
+        Runner late = runner(s);
+        while (store.claim(late.id(), LeaseId.random(), tick()).isPresent()) {
+            assertThat(store.inFlightJobs()).hasSizeLessThanOrEqualTo(2);
+        }
+        assertThat(store.inFlightJobs()).extracting(Job::priority).containsExactlyInAnyOrder(100, 0);
+    }
+
+    // ---- transitions ---------------------------------------------------------------------------
+
+    private Leased claimedJob() {
+        Spec s = spec();
+        Runner r = runner(s);
+        submit(project(org(PlanTier.TEAM)), s, 200);
+        return claimOne(r);
+    }
+
+    @Test
+    void startIsAppliedOnceThenDuplicateAndFenced() {
+        Leased j = claimedJob();
+        Transition t = store.start(j.uuid(), j.lease(), tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(t.job().started()).isEqualTo(now);
+        assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().started()).isEqualTo(now);
+        Instant startedAt = now;
+
+        Transition again = store.start(j.uuid(), j.lease(), tick());
+        assertThat(again.result()).isEqualTo(Result.DUPLICATE);
+        assertThat(again.job().started()).as("a resent running keeps the start").isEqualTo(startedAt);
+        assertThat(again.job().lastHeartbeat()).as("but refreshes liveness").isEqualTo(now);
+
+        assertThat(store.start(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.start(JobUuid.random(), j.lease(), tick()).result()).isEqualTo(Result.NOT_FOUND);
+        store.complete(j.uuid(), j.lease(), tick());
+        Transition late = store.start(j.uuid(), j.lease(), tick());
+        assertThat(late.result()).isEqualTo(Result.CONFLICT);
+        assertThat(late.job().status()).isEqualTo(JobStatus.COMPLETED);
+    }
+
+    @Test
+    void startOfAPendingJobIsStale() {
+        Spec s = spec();
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200);
+        assertThat(store.start(job.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(reload(job).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void completeIsAppliedFromClaimedOrRunningThenDuplicate() {
+        Leased j = claimedJob();
+        store.start(j.uuid(), j.lease(), tick());
+        Transition t = store.complete(j.uuid(), j.lease(), tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.COMPLETED);
+        assertThat(t.job().completed()).isEqualTo(now);
+        Attempt attempt = store.findAttempt(j.job().id(), 1).orElseThrow();
+        assertThat(attempt.outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+        assertThat(attempt.ended()).isEqualTo(now);
+
+        assertThat(store.complete(j.uuid(), j.lease(), tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        store.process(j.uuid(), "{}", null, tick());
+        assertThat(store.complete(j.uuid(), j.lease(), tick()).result()).as("a resend after processing").isEqualTo(Result.DUPLICATE);
+
+        Leased fromClaimed = claimedJob();
+        assertThat(store.complete(fromClaimed.uuid(), fromClaimed.lease(), tick()).result()).isEqualTo(Result.APPLIED);
+    }
+
+    @Test
+    void completeOverridesAHeartbeatTimeoutFailureOnlyUnderTheSameLease() {
+        Leased j = claimedJob();
+        store.start(j.uuid(), j.lease(), tick());
+        Transition failed = store.fail(j.uuid(), j.lease(), "heartbeat timeout", AttemptOutcome.LOST, tick());
+        assertThat(failed.result()).isEqualTo(Result.APPLIED);
+        assertThat(failed.job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(failed.job().error()).isEqualTo("heartbeat timeout");
+        assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.LOST);
+
+        assertThat(store.complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(reload(j.job()).status()).isEqualTo(JobStatus.FAILED);
+
+        Transition overridden = store.complete(j.uuid(), j.lease(), tick());
+        assertThat(overridden.result()).isEqualTo(Result.APPLIED);
+        assertThat(overridden.job().status()).isEqualTo(JobStatus.COMPLETED);
+        assertThat(overridden.job().error()).isNull();
+        assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+    }
+
+    @Test
+    void failIsAppliedThenDuplicateAndConflictsWithACompletedJob() {
+        Leased j = claimedJob();
+        Transition t = store.fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(t.job().completed()).isEqualTo(now);
+        assertThat(store.fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.fail(j.uuid(), LeaseId.random(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.fail(JobUuid.random(), j.lease(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.NOT_FOUND);
+
+        Leased done = claimedJob();
+        store.complete(done.uuid(), done.lease(), tick());
+        Transition conflict = store.fail(done.uuid(), done.lease(), "late", AttemptOutcome.FAILED, tick());
+        assertThat(conflict.result()).isEqualTo(Result.CONFLICT);
+        assertThat(conflict.job().status()).isEqualTo(JobStatus.COMPLETED);
+        assertThat(conflict.job().error()).isNull();
+    }
+
+    @Test
+    void userCancelWorksFromPendingClaimedAndRunning() {
+        Spec s = spec();
+        Job pending = submit(project(org(PlanTier.TEAM)), s, 200);
+        Transition t = store.cancel(pending.uuid(), null, "canceled by user", tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(t.job().error()).isEqualTo("canceled by user");
+        assertThat(store.cancel(pending.uuid(), null, "again", tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.cancel(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
+
+        Leased claimed = claimedJob();
+        assertThat(store.cancel(claimed.uuid(), null, "user", tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.findAttempt(claimed.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.CANCELED);
+        assertThat(store.cancel(claimed.uuid(), claimed.lease(), "runner ack", tick()).result())
+                .as("the runner's canceled after a user cancel").isEqualTo(Result.DUPLICATE);
+
+        Leased running = claimedJob();
+        store.start(running.uuid(), running.lease(), tick());
+        assertThat(store.cancel(running.uuid(), null, "user", tick()).job().status()).isEqualTo(JobStatus.CANCELED);
+
+        Leased completed = claimedJob();
+        store.complete(completed.uuid(), completed.lease(), tick());
+        assertThat(store.cancel(completed.uuid(), null, "too late", tick()).result()).isEqualTo(Result.CONFLICT);
+    }
+
+    @Test
+    void leasedCancelIsFenced() {
+        Leased j = claimedJob();
+        store.start(j.uuid(), j.lease(), tick());
+        assertThat(store.cancel(j.uuid(), LeaseId.random(), "hard timeout", tick()).result()).isEqualTo(Result.STALE);
+        assertThat(reload(j.job()).status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(store.cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.DUPLICATE);
+    }
+
+    @Test
+    void processWritesTheReportAndIsAppliedOnce() {
+        Leased j = claimedJob();
+        Instant started = tick();
+        store.start(j.uuid(), j.lease(), started);
+        assertThat(store.process(j.uuid(), "{}", null, tick()).result()).as("not completed yet").isEqualTo(Result.CONFLICT);
+        Instant completed = tick();
+        store.complete(j.uuid(), j.lease(), completed);
+        Transition t = store.process(j.uuid(), "{\"latency\":1}", null, tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.PROCESSED);
+        Report report = store.findReport(j.job().reportId()).orElseThrow();
+        assertThat(report.results()).isEqualTo("{\"latency\":1}");
+        assertThat(report.startTime()).isEqualTo(started);
+        assertThat(report.endTime()).isEqualTo(completed);
+        assertThat(store.process(j.uuid(), "{}", null, tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.process(JobUuid.random(), "{}", null, tick()).result()).isEqualTo(Result.NOT_FOUND);
+    }
+
+    @Test
+    void processRecordsAnAdapterError() {
+        Leased j = claimedJob();
+        store.complete(j.uuid(), j.lease(), tick());
+        store.process(j.uuid(), null, "adapter could not parse the output", tick());
+        assertThat(store.findReport(j.job().reportId()).orElseThrow().error()).isEqualTo("adapter could not parse the output");
+    }
+
+    @Test
+    void requeueReturnsTheJobToTheQueueUnderItsLeaseOnly() {
+        Leased j = claimedJob();
+        assertThat(store.requeue(j.uuid(), LeaseId.random(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.STALE);
+        Transition t = store.requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(t.job().lease()).isNull();
+        assertThat(t.job().runnerId()).isNull();
+        assertThat(t.job().claimed()).isNull();
+        assertThat(t.job().requeues()).isEqualTo(1);
+        assertThat(t.job().attempt()).isEqualTo(1);
+        Attempt attempt = store.findAttempt(j.job().id(), 1).orElseThrow();
+        assertThat(attempt.outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
+        assertThat(attempt.ended()).isEqualTo(now);
+
+        assertThat(store.requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick()).result())
+                .as("the same requeue again").isEqualTo(Result.DUPLICATE);
+        assertThat(store.start(j.uuid(), j.lease(), tick()).result()).as("the old lease is dead").isEqualTo(Result.STALE);
+        assertThat(store.requeue(JobUuid.random(), j.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.NOT_FOUND);
+
+        Leased running = claimedJob();
+        store.start(running.uuid(), running.lease(), tick());
+        assertThat(store.requeue(running.uuid(), running.lease(), AttemptOutcome.DECLINED, 5, tick()).result())
+                .as("a started job is never requeued").isEqualTo(Result.CONFLICT);
+        assertThatThrownBy(() -> store.requeue(running.uuid(), running.lease(), AttemptOutcome.FAILED, 5, tick()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void requeuesAreBoundedThenTheJobFails() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200);
+        for (int i = 1; i <= 2; i++) {
+            Leased l = claimOne(r);
+            Transition t = store.requeue(l.uuid(), l.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
+            assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
+            assertThat(t.job().requeues()).isEqualTo(i);
+        }
+        Leased last = claimOne(r);
+        Transition t = store.requeue(last.uuid(), last.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(t.job().error()).contains("3 times without starting").contains("max_requeues is 2");
+        assertThat(store.attempts(job.id())).hasSize(3).allMatch(a -> a.outcome() == AttemptOutcome.LOST_BEFORE_START);
+        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+    }
+
+    @Test
+    void aJobThatOptedInIsRetriedAsANewAttemptAfterItsBackoff() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 30, false));
+        Leased first = claimOne(r);
+        store.start(first.uuid(), first.lease(), tick());
+        Transition t = store.fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).as("retried").isEqualTo(JobStatus.PENDING);
+        assertThat(t.job().lease()).isNull();
+        assertThat(t.job().started()).isNull();
+        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
+        now = now.plusSeconds(30);
+        Leased second = claimOne(r);
+        assertThat(second.job().id()).isEqualTo(job.id());
+        assertThat(second.job().attempt()).isEqualTo(2);
+        assertThat(store.complete(first.uuid(), first.lease(), tick()).result()).as("the first attempt is fenced off").isEqualTo(Result.STALE);
+        store.start(second.uuid(), second.lease(), tick());
+        Transition last = store.fail(second.uuid(), second.lease(), "exit 1", AttemptOutcome.FAILED, tick());
+        assertThat(last.job().status()).as("attempts exhausted").isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void aLostRunnerIsRetriedOnlyWhenThePolicySaysSo() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        submit(p, s, 200, "10.0.0.1", tick(), new RetryPolicy(3, 0, false));
+        Leased a = claimOne(r);
+        store.start(a.uuid(), a.lease(), tick());
+        assertThat(store.fail(a.uuid(), a.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.FAILED);
+
+        submit(p, s, 200, "10.0.0.1", tick(), new RetryPolicy(3, 0, true));
+        Leased b = claimOne(r);
+        store.start(b.uuid(), b.lease(), tick());
+        assertThat(store.fail(b.uuid(), b.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void aFailedJobIsNotRetriedByDefault() {
+        Leased j = claimedJob();
+        store.start(j.uuid(), j.lease(), tick());
+        assertThat(store.fail(j.uuid(), j.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.FAILED);
+    }
+
+    // ---- liveness, billing, recovery queries -------------------------------------------------------
+
+    @Test
+    void jobHeartbeatsAreBatchedAndOnlyTouchInFlightJobs() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        Job pending = submit(p, s, 200);
+        Leased a = claimOne(r);
+        Job pending2 = submit(p, s, 200);
+        Leased b = claimOne(r);
+        store.start(b.uuid(), b.lease(), tick());
+        Job waiting = submit(p, s, 200);
+        Instant seen = tick();
+        store.recordJobHeartbeats(Map.of(a.uuid(), seen, b.uuid(), seen, waiting.uuid(), seen));
+        assertThat(reload(a.job()).lastHeartbeat()).isEqualTo(seen);
+        assertThat(reload(b.job()).lastHeartbeat()).isEqualTo(seen);
+        assertThat(reload(waiting).lastHeartbeat()).as("pending jobs have no liveness").isNull();
+        store.recordJobHeartbeats(Map.of(a.uuid(), seen.minusSeconds(5)));
+        assertThat(reload(a.job()).lastHeartbeat()).as("never goes back").isEqualTo(seen);
+        store.complete(a.uuid(), a.lease(), tick());
+        Instant after = tick();
+        store.recordJobHeartbeats(Map.of(a.uuid(), after));
+        assertThat(reload(a.job()).lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
+        assertThat(a.job().id()).isEqualTo(pending.id());
+        assertThat(b.job().id()).isEqualTo(pending2.id());
+    }
+
+    @Test
+    void billMinutesNeverCountsAMinuteTwice() {
+        Organization org = org(PlanTier.TEAM);
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org);
+        submit(p, s, 200);
+        submit(p, s, 200);
+        Leased a = claimOne(r);
+        Leased b = claimOne(r);
+        assertThat(store.billMinutes(a.uuid(), 3, tick())).isEqualTo(3);
+        assertThat(store.billMinutes(a.uuid(), 3, tick())).isZero();
+        assertThat(store.billMinutes(a.uuid(), 2, tick())).isZero();
+        assertThat(store.billMinutes(a.uuid(), 5, tick())).isEqualTo(2);
+        assertThat(store.billMinutes(b.uuid(), 1, tick())).isEqualTo(1);
+        assertThat(store.billMinutes(JobUuid.random(), 1, tick())).isZero();
+        assertThat(reload(a.job()).lastBilledMinute()).isEqualTo(5);
+        assertThat(store.billedMinutes(org.id())).isEqualTo(6);
+        assertThat(store.billedMinutes(org(PlanTier.FREE).id())).isZero();
+    }
+
+    @Test
+    void concurrentBillingOfOneJobBillsEachMinuteOnce() throws Exception {
+        Leased j = claimedJob();
+        AtomicInteger billed = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                fs.add(pool.submit(() -> {
+                    for (int m = 1; m <= 20; m++) billed.addAndGet(store.billMinutes(j.uuid(), m, now));
+                    return null;
+                }));
+            }
+            for (Future<?> f : fs) f.get();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(billed.get()).isEqualTo(20);
+    }
+
+    @Test
+    void recoveryQueriesFindInFlightAndCompletedUnprocessedJobs() {
+        Spec s = spec();
+        Runner r1 = runner(s);
+        Runner r2 = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        for (int i = 0; i < 5; i++) submit(p, s, 200);
+        Leased claimed = claimOne(r1);
+        Leased running = claimOne(r2);
+        store.start(running.uuid(), running.lease(), tick());
+        Leased completed = claimOne(r1);
+        store.complete(completed.uuid(), completed.lease(), tick());
+        Leased processed = claimOne(r1);
+        store.complete(processed.uuid(), processed.lease(), tick());
+        store.process(processed.uuid(), "{}", null, tick());
+
+        assertThat(store.inFlightJobs()).extracting(Job::id).containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
+        assertThat(store.completedUnprocessedJobs()).extracting(Job::id).containsExactly(completed.job().id());
+        assertThat(store.inFlightJobsOfRunner(r1.id())).extracting(Job::id).containsExactly(claimed.job().id());
+        assertThat(store.inFlightJobsOfRunner(r2.id())).extracting(Job::id).containsExactly(running.job().id());
+        Set<Long> pendingLeft = new HashSet<>();
+        store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)).forEach(j -> pendingLeft.add(j.id()));
+        assertThat(pendingLeft).hasSize(1);
+    }
+
+    @Test
+    void timesRoundTripAtMicrosecondPrecision() {
+        Instant precise = Instant.parse("2026-03-01T10:00:00.123456Z");
+        Organization org = store.createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
+        assertThat(store.findOrganization(org.id()).orElseThrow().created()).isEqualTo(precise);
+    }
+}
