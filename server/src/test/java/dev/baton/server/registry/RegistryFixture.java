@@ -2,7 +2,12 @@ package dev.baton.server.registry;
 
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.RunnerUuid;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Slug;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
 import dev.baton.server.token.RegistryTokens;
 import io.javalin.Javalin;
 import java.net.URI;
@@ -14,40 +19,39 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A real registry on 127.0.0.1 and an ephemeral port: its own Javalin with only the registry
- * module, storage in a temporary data directory, a test clock, and projects {@code alpha} and
- * {@code beta}.
+ * module, storage and a real SQLite store in a temporary data directory, a test clock, and
+ * projects {@code alpha} and {@code beta} (resolved through the store, by slug or UUID).
  */
 final class RegistryFixture implements AutoCloseable {
     static final String ADMIN = "baton_admin_test_token";
 
     final Path dataDir;
     final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-    final Map<String, ProjectUuid> projects = new ConcurrentHashMap<>();
+    final Store store;
     final RegistryTokens tokens;
     final RegistryModule module;
     final Javalin app;
     final HttpClient http = HttpClient.newHttpClient();
-    final ProjectUuid alpha = ProjectUuid.random();
-    final ProjectUuid beta = ProjectUuid.random();
+    final ProjectUuid alpha;
+    final ProjectUuid beta;
 
     RegistryFixture(Path dataDir, long maxBodyBytes) throws Exception {
         this.dataDir = dataDir;
-        projects.put("alpha", alpha);
-        projects.put("beta", beta);
+        store = StoreFactory.open(null, dataDir);
+        Instant now = clock.instant();
+        long org = store.createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
+        alpha = store.createProject(org, "Alpha", Slug.of("alpha"), now).uuid();
+        beta = store.createProject(org, "Beta", Slug.of("beta"), now).uuid();
         ServerConfig defaults = ServerConfig.defaults(dataDir);
         ServerConfig config = new ServerConfig(defaults.host(), 0, dataDir, null, null, defaults.requestBodyMaxBytes(),
                 maxBodyBytes, ADMIN, defaults.heartbeatTimeout(), defaults.acceptanceTimeout(), defaults.jobTimeoutGrace(),
                 defaults.cancelDeadline(), defaults.defaultPollTimeout(), Duration.ofMinutes(10), defaults.maxRequeues(),
                 defaults.heartbeatFlushInterval());
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
-        ProjectLookup lookup = id -> id.uuid().map(u -> Optional.of(new ProjectUuid(u)).filter(projects::containsValue))
-                .orElseGet(() -> Optional.ofNullable(projects.get(id.text())));
+        ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
         module = RegistryModule.open(config, ADMIN, lookup, tokens, clock);
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
@@ -87,5 +91,6 @@ final class RegistryFixture implements AutoCloseable {
     @Override
     public void close() {
         app.stop();
+        store.close();
     }
 }
