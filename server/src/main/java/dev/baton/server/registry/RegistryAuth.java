@@ -1,0 +1,62 @@
+package dev.baton.server.registry;
+
+import dev.baton.server.token.Grant;
+import dev.baton.server.token.RegistryTokens;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * Who is calling the registry. Accepted credentials, in the {@code Authorization} header:
+ *
+ * <ul>
+ *   <li>{@code Bearer <jwt>}: a token from {@code /v2/token} or a runner pull token;
+ *   <li>{@code Basic <user:password>}: the password is the admin token (full access) or a
+ *       registry JWT (its own access), for clients that send credentials without the token
+ *       flow. The user name is not checked: there are no user accounts yet.
+ * </ul>
+ */
+final class RegistryAuth {
+    private final RegistryTokens tokens;
+    private final byte[] adminToken;
+    private final Clock clock;
+
+    RegistryAuth(RegistryTokens tokens, String adminToken, Clock clock) {
+        this.tokens = tokens;
+        this.adminToken = adminToken.getBytes(StandardCharsets.UTF_8);
+        this.clock = clock;
+    }
+
+    /** The caller's grant; empty when there are no credentials or they are not valid. */
+    Optional<Grant> authenticate(String authorization) {
+        if (authorization == null) return Optional.empty();
+        if (authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return tokens.verify(authorization.substring(7).trim(), clock.instant());
+        }
+        return basicPassword(authorization).flatMap(this::fromPassword);
+    }
+
+    /** A basic-auth password as credentials: the admin token, or a registry JWT. */
+    Optional<Grant> fromPassword(String password) {
+        if (isAdminToken(password)) return Optional.of(Grant.adminToken());
+        return tokens.verify(password, clock.instant());
+    }
+
+    boolean isAdminToken(String candidate) {
+        // Constant time, so the comparison does not leak how much of a guess was right.
+        return MessageDigest.isEqual(adminToken, candidate.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static Optional<String> basicPassword(String authorization) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) return Optional.empty();
+        try {
+            String decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            int colon = decoded.indexOf(':');
+            return colon < 0 ? Optional.empty() : Optional.of(decoded.substring(colon + 1));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+}

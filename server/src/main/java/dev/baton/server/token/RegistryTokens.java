@@ -1,0 +1,156 @@
+package dev.baton.server.token;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.JWSSigner;
+import com.nimbusds.jose.JWSVerifier;
+import com.nimbusds.jose.crypto.ECDSASigner;
+import com.nimbusds.jose.crypto.ECDSAVerifier;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.ECKey;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.RunnerUuid;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.text.ParseException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Registry tokens: ES256 JWTs signed with a key generated on first start and kept in the data
+ * directory (so tokens survive a restart; every server node sharing the data directory, or the
+ * key file, accepts the others' tokens). Two kinds are issued:
+ *
+ * <ul>
+ *   <li>runner pull tokens ({@link PullTokens}): subject the runner UUID, pull on one project,
+ *       valid for the configured minutes;
+ *   <li>user tokens from {@code /v2/token}: subject {@code admin}, the requested repository
+ *       scopes, valid for {@link #USER_TOKEN_TTL}.
+ * </ul>
+ *
+ * Every token has issuer {@link #ISSUER} and audience {@link #AUDIENCE}; a JWT for another
+ * audience is never accepted here.
+ */
+public final class RegistryTokens implements PullTokens {
+    public static final String ISSUER = "baton";
+    public static final String AUDIENCE = "baton-registry";
+    public static final Duration USER_TOKEN_TTL = Duration.ofMinutes(15);
+    static final String KEY_FILE = "registry-signing-key.jwk";
+    private static final String ACCESS_CLAIM = "access";
+
+    private final ECKey key;
+    private final JWSSigner signer;
+    private final JWSVerifier verifier;
+    private final Duration pullTokenTtl;
+
+    private RegistryTokens(ECKey key, Duration pullTokenTtl) {
+        try {
+            this.key = key;
+            this.signer = new ECDSASigner(key);
+            this.verifier = new ECDSAVerifier(key.toPublicJWK());
+        } catch (JOSEException e) {
+            throw new IllegalStateException("unusable registry signing key", e);
+        }
+        this.pullTokenTtl = pullTokenTtl;
+    }
+
+    /** Loads the signing key from {@code dataDir}, generating and saving one (mode 600) when absent. */
+    public static RegistryTokens open(Path dataDir, Duration pullTokenTtl) throws IOException {
+        Path file = dataDir.resolve(KEY_FILE);
+        if (!Files.exists(file)) {
+            Files.createDirectories(dataDir);
+            ECKey generated;
+            try {
+                generated = new ECKeyGenerator(Curve.P_256).keyID(UUID.randomUUID().toString()).generate();
+            } catch (JOSEException e) {
+                throw new IllegalStateException("cannot generate a registry signing key", e);
+            }
+            Path tmp = Files.createTempFile(dataDir, ".registry-key-", ".tmp");
+            try {
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException e) {
+                // Not a POSIX file system: the data directory's own permissions protect the key.
+            }
+            Files.writeString(tmp, generated.toJSONString(), StandardCharsets.UTF_8);
+            try {
+                // No REPLACE_EXISTING: when two processes race, the first key written wins and both read it.
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                Files.deleteIfExists(tmp);
+                if (!Files.exists(file)) throw e;
+            }
+        }
+        try {
+            return new RegistryTokens(ECKey.parse(Files.readString(file, StandardCharsets.UTF_8)), pullTokenTtl);
+        } catch (ParseException e) {
+            throw new IOException("registry signing key " + file + " is not a valid EC JWK: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String issue(RunnerUuid runner, ProjectUuid project, Instant now) {
+        return sign(runner.toString(), List.of(new Access(Access.PROJECT, project.toString(), Set.of("pull"))), now, pullTokenTtl);
+    }
+
+    /** A user token for the given access, valid for {@link #USER_TOKEN_TTL}. */
+    public IssuedToken issueUserToken(List<Access> access, Instant now) {
+        return new IssuedToken(sign("admin", access, now, USER_TOKEN_TTL), now, USER_TOKEN_TTL);
+    }
+
+    /** The grant a token carries, or empty when it is malformed, forged, for another audience or expired. */
+    public Optional<Grant> verify(String token, Instant now) {
+        try {
+            SignedJWT jwt = SignedJWT.parse(token);
+            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) return Optional.empty();
+            JWTClaimsSet claims = jwt.getJWTClaimsSet();
+            if (!ISSUER.equals(claims.getIssuer()) || claims.getAudience() == null || !claims.getAudience().contains(AUDIENCE)) {
+                return Optional.empty();
+            }
+            Date exp = claims.getExpirationTime();
+            Date nbf = claims.getNotBeforeTime();
+            if (exp == null || !now.isBefore(exp.toInstant())) return Optional.empty();
+            if (nbf != null && now.isBefore(nbf.toInstant())) return Optional.empty();
+            List<Access> access = new ArrayList<>();
+            Object raw = claims.getClaim(ACCESS_CLAIM);
+            if (!(raw instanceof List<?> entries)) return Optional.empty();
+            for (Object entry : entries) access.add(Access.fromClaim(entry));
+            return Optional.of(new Grant(claims.getSubject(), access, false, exp.toInstant()));
+        } catch (ParseException | JOSEException | IllegalArgumentException | ClassCastException e) {
+            return Optional.empty();
+        }
+    }
+
+    private String sign(String subject, List<Access> access, Instant now, Duration ttl) {
+        JWTClaimsSet claims = new JWTClaimsSet.Builder()
+                .issuer(ISSUER)
+                .audience(AUDIENCE)
+                .subject(subject)
+                .issueTime(Date.from(now))
+                .notBeforeTime(Date.from(now))
+                .expirationTime(Date.from(now.plus(ttl)))
+                .jwtID(UUID.randomUUID().toString())
+                .claim(ACCESS_CLAIM, access.stream().map(Access::toClaim).toList())
+                .build();
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.ES256).keyID(key.getKeyID()).build(), claims);
+        try {
+            jwt.sign(signer);
+        } catch (JOSEException e) {
+            throw new IllegalStateException("cannot sign a registry token", e);
+        }
+        return jwt.serialize();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.baton.server.registry;
+
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.RunnerUuid;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
+import dev.baton.server.token.RegistryTokens;
+import io.javalin.Javalin;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+
+/**
+ * A real registry on 127.0.0.1 and an ephemeral port: its own Javalin with only the registry
+ * module, storage and a real SQLite store in a temporary data directory, a test clock, and
+ * projects {@code alpha} and {@code beta} (resolved through the store, by slug or UUID).
+ */
+final class RegistryFixture implements AutoCloseable {
+    static final String ADMIN = "baton_admin_test_token";
+
+    final Path dataDir;
+    final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    final Store store;
+    final RegistryTokens tokens;
+    final RegistryModule module;
+    final Javalin app;
+    final HttpClient http = HttpClient.newHttpClient();
+    final ProjectUuid alpha;
+    final ProjectUuid beta;
+
+    RegistryFixture(Path dataDir, long maxBodyBytes) throws Exception {
+        this.dataDir = dataDir;
+        store = StoreFactory.open(null, dataDir);
+        Instant now = clock.instant();
+        long org = store.createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
+        alpha = store.createProject(org, "Alpha", Slug.of("alpha"), now).uuid();
+        beta = store.createProject(org, "Beta", Slug.of("beta"), now).uuid();
+        ServerConfig defaults = ServerConfig.defaults(dataDir);
+        ServerConfig config = new ServerConfig(defaults.host(), 0, dataDir, null, null, defaults.requestBodyMaxBytes(),
+                maxBodyBytes, ADMIN, defaults.heartbeatTimeout(), defaults.acceptanceTimeout(), defaults.jobTimeoutGrace(),
+                defaults.cancelDeadline(), defaults.defaultPollTimeout(), Duration.ofMinutes(10), defaults.maxRequeues(),
+                defaults.heartbeatFlushInterval());
+        tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
+        ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
+        module = RegistryModule.open(config, ADMIN, lookup, tokens, clock);
+        app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
+    }
+
+    static RegistryFixture start(Path dataDir) throws Exception {
+        return new RegistryFixture(dataDir, 1024L * 1024 * 1024);
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + app.port();
+    }
+
+    String hostPort() {
+        return "127.0.0.1:" + app.port();
+    }
+
+    static String basic(String password) {
+        return "Basic " + Base64.getEncoder().encodeToString(("baton:" + password).getBytes(StandardCharsets.UTF_8));
+    }
+
+    String pullToken(ProjectUuid project) {
+        return tokens.issue(RunnerUuid.random(), project, clock.instant());
+    }
+
+    HttpResponse<byte[]> send(String method, String path, String authorization, byte[] body, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(path.startsWith("http") ? path : base() + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (authorization != null) request.header("Authorization", authorization);
+        for (int i = 0; i < headers.length; i += 2) request.header(headers[i], headers[i + 1]);
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    HttpResponse<byte[]> admin(String method, String path, byte[] body, String... headers) throws Exception {
+        return send(method, path, basic(ADMIN), body, headers);
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+        store.close();
+    }
+}

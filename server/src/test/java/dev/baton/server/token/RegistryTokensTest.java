@@ -1,0 +1,100 @@
+package dev.baton.server.token;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.ECDSASigner;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.RunnerUuid;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RegistryTokensTest {
+    static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+
+    @TempDir
+    Path dataDir;
+
+    @Test
+    void pullTokensArePullOnlyForOneProjectAndExpire() throws Exception {
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
+        RunnerUuid runner = RunnerUuid.random();
+        ProjectUuid project = ProjectUuid.random();
+        String token = tokens.issue(runner, project, NOW);
+
+        Grant grant = tokens.verify(token, NOW.plusSeconds(60)).orElseThrow();
+        assertThat(grant.subject()).isEqualTo(runner.toString());
+        assertThat(grant.admin()).isFalse();
+        assertThat(grant.allows(project.toString(), "img", "x/img", "pull")).isTrue();
+        assertThat(grant.allows(project.toString(), "", "x", "pull")).isTrue();
+        assertThat(grant.allows(project.toString(), "img", "x/img", "push")).isFalse();
+        assertThat(grant.allows(ProjectUuid.random().toString(), "img", "y/img", "pull")).isFalse();
+
+        SignedJWT jwt = SignedJWT.parse(token);
+        assertThat(jwt.getJWTClaimsSet().getAudience()).containsExactly(RegistryTokens.AUDIENCE);
+        assertThat(jwt.getJWTClaimsSet().getExpirationTime().toInstant()).isEqualTo(NOW.plus(Duration.ofMinutes(5)));
+
+        assertThat(tokens.verify(token, NOW.plus(Duration.ofMinutes(5)))).isEmpty();
+        assertThat(tokens.verify(token, NOW.minusSeconds(1))).as("not before issue").isEmpty();
+    }
+
+    @Test
+    void theKeyIsPersistedPrivatelyAndSurvivesARestart() throws Exception {
+        String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5)).issue(RunnerUuid.random(), ProjectUuid.random(), NOW);
+        Path key = dataDir.resolve(RegistryTokens.KEY_FILE);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
+        assertThat(RegistryTokens.open(dataDir, Duration.ofMinutes(5)).verify(token, NOW)).isPresent();
+
+        // Another data directory means another key: its tokens are not accepted here.
+        RegistryTokens other = RegistryTokens.open(dataDir.resolve("other"), Duration.ofMinutes(5));
+        assertThat(other.verify(token, NOW)).isEmpty();
+    }
+
+    @Test
+    void forgedTamperedAndForeignTokensAreRefused() throws Exception {
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
+        ProjectUuid project = ProjectUuid.random();
+        String token = tokens.issue(RunnerUuid.random(), project, NOW);
+
+        String[] parts = token.split("\\.");
+        String otherPayload = SignedJWT.parse(tokens.issueUserToken(
+                List.of(new Access(Access.PROJECT, project.toString(), Set.of("*"))), NOW).token()).getParsedParts()[1].toString();
+        assertThat(tokens.verify(parts[0] + "." + otherPayload + "." + parts[2], NOW)).as("payload swapped").isEmpty();
+        assertThat(tokens.verify("not-a-jwt", NOW)).isEmpty();
+
+        // Signed with a key of its own: same claims, not ours.
+        SignedJWT forged = new SignedJWT(new JWSHeader(JWSAlgorithm.ES256), new JWTClaimsSet.Builder()
+                .issuer(RegistryTokens.ISSUER).audience(RegistryTokens.AUDIENCE).subject("admin")
+                .expirationTime(Date.from(NOW.plusSeconds(60)))
+                .claim("access", List.of(Map.of("type", "project", "name", project.toString(), "actions", List.of("*")))).build());
+        forged.sign(new ECDSASigner(new ECKeyGenerator(Curve.P_256).generate()));
+        assertThat(tokens.verify(forged.serialize(), NOW)).isEmpty();
+    }
+
+    @Test
+    void userTokensCarryTheRequestedRepositoryScopes() throws Exception {
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
+        String project = ProjectUuid.random().toString();
+        IssuedToken issued = tokens.issueUserToken(List.of(new Access(Access.REPOSITORY, project + "/img", Set.of("pull", "push"))), NOW);
+        assertThat(issued.expiresIn()).isEqualTo(RegistryTokens.USER_TOKEN_TTL);
+        Grant grant = tokens.verify(issued.token(), NOW).orElseThrow();
+        assertThat(grant.allows(project, "img", "p/img", "push")).isTrue();
+        assertThat(grant.allows(project, "img", "p/img", "delete")).isFalse();
+        assertThat(grant.allows(project, "other", "p/other", "pull")).isFalse();
+        assertThat(tokens.verify(issued.token(), NOW.plus(RegistryTokens.USER_TOKEN_TTL))).isEmpty();
+    }
+}
