@@ -13,6 +13,11 @@ public final class AdminAuth {
         this.token = token;
     }
 
+    /** The token itself, for other parts that accept it (the registry's basic auth). */
+    public AdminToken token() {
+        return token;
+    }
+
     public Handler guard(Handler handler) {
         return ctx -> {
             check(ctx);

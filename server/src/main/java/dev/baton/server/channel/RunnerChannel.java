@@ -2,6 +2,7 @@ package dev.baton.server.channel;
 
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.adapter.Adapters;
+import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.ActiveJobs;
 import dev.baton.server.dispatch.Deadlines;
@@ -26,10 +27,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The runner side of the server, wired in one place: sessions, dispatch, the job lifecycle and
- * its deadlines, liveness batching and result processing. BatonServer adds {@link #routes()} to
- * Javalin and hands {@link #jobEvents()} to the management API.
+ * its deadlines, liveness batching and result processing. BatonServer adds {@link #routes()} and
+ * {@link #controlRoutes} to Javalin, and the management API tells it about submitted and canceled
+ * jobs through {@link JobEvents}.
  */
-public final class RunnerChannel implements AutoCloseable {
+public final class RunnerChannel implements JobEvents, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunnerChannel.class);
 
     private final Store store;
@@ -65,19 +67,19 @@ public final class RunnerChannel implements AutoCloseable {
         return routes;
     }
 
-    /** What the management API calls when jobs are submitted or canceled. */
-    public JobEvents jobEvents() {
-        return new JobEvents() {
-            @Override
-            public void jobSubmitted(Job job) {
-                dispatcher.jobPending(job.specId());
-            }
+    /** Admin routes that talk to connected runners: drain, update, and per-organization usage. */
+    public RouteModule controlRoutes(AdminAuth admin) {
+        return new RunnerControlRoutes(store, sessions, admin);
+    }
 
-            @Override
-            public void jobCanceled(Job before, Job after) {
-                lifecycle.userCanceled(before);
-            }
-        };
+    @Override
+    public void jobSubmitted(Job job) {
+        dispatcher.jobPending(job.specId());
+    }
+
+    @Override
+    public void jobCanceled(Job before, Job after) {
+        lifecycle.userCanceled(before);
     }
 
     public Sessions sessions() {

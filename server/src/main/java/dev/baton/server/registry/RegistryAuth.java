@@ -2,8 +2,8 @@ package dev.baton.server.registry;
 
 import dev.baton.server.token.Grant;
 import dev.baton.server.token.RegistryTokens;
+import dev.baton.server.auth.AdminToken;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.Base64;
 import java.util.Optional;
@@ -20,12 +20,12 @@ import java.util.Optional;
  */
 final class RegistryAuth {
     private final RegistryTokens tokens;
-    private final byte[] adminToken;
+    private final AdminToken adminToken;
     private final Clock clock;
 
-    RegistryAuth(RegistryTokens tokens, String adminToken, Clock clock) {
+    RegistryAuth(RegistryTokens tokens, AdminToken adminToken, Clock clock) {
         this.tokens = tokens;
-        this.adminToken = adminToken.getBytes(StandardCharsets.UTF_8);
+        this.adminToken = adminToken;
         this.clock = clock;
     }
 
@@ -45,8 +45,7 @@ final class RegistryAuth {
     }
 
     boolean isAdminToken(String candidate) {
-        // Constant time, so the comparison does not leak how much of a guess was right.
-        return MessageDigest.isEqual(adminToken, candidate.getBytes(StandardCharsets.UTF_8));
+        return adminToken.matches(candidate); // constant time
     }
 
     static Optional<String> basicPassword(String authorization) {

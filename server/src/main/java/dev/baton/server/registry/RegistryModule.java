@@ -1,5 +1,6 @@
 package dev.baton.server.registry;
 
+import dev.baton.server.auth.AdminToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
@@ -56,7 +57,7 @@ public final class RegistryModule implements RouteModule {
      * @param adminToken the resolved admin token (the password the token endpoint accepts)
      * @param publicUrl  base URL for the token realm; null derives it from each request's Host
      */
-    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, String adminToken,
+    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, AdminToken adminToken,
             String publicUrl, Clock clock) {
         this.registry = registry;
         this.auth = new RegistryAuth(tokens, adminToken, clock);
@@ -69,7 +70,7 @@ public final class RegistryModule implements RouteModule {
      * The registry as a server runs it: blobs in {@code <data dir>/storage} (uploads left over
      * from a previous run discarded), metadata beside them, the body bound from the config.
      */
-    public static RegistryModule open(ServerConfig config, String adminToken, ProjectLookup projects,
+    public static RegistryModule open(ServerConfig config, AdminToken adminToken, ProjectLookup projects,
             RegistryTokens tokens, Clock clock) throws IOException {
         Path storage = config.dataDir().resolve("storage");
         BlobStore blobs = DirectoryBlobStore.open(storage);

@@ -52,7 +52,7 @@ final class RegistryFixture implements AutoCloseable {
                 defaults.heartbeatFlushInterval());
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
         ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
-        module = RegistryModule.open(config, ADMIN, lookup, tokens, clock);
+        module = RegistryModule.open(config, dev.baton.server.auth.AdminToken.of(ADMIN), lookup, tokens, clock);
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 

@@ -135,7 +135,7 @@ public final class ChannelFixture implements AutoCloseable {
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
         Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), RetryPolicy.NONE), org.id(), now);
-        channel.jobEvents().jobSubmitted(job);
+        channel.jobSubmitted(job);
         return job;
     }
 
@@ -148,7 +148,7 @@ public final class ChannelFixture implements AutoCloseable {
     public Job cancel(Job job) {
         Job before = job(job);
         Job after = store.cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
-        channel.jobEvents().jobCanceled(before, after);
+        channel.jobCanceled(before, after);
         return after;
     }
 

@@ -1,0 +1,65 @@
+package dev.baton.server;
+
+import dev.baton.server.channel.RunnerChannel;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.metrics.MetricsRoutes;
+import dev.baton.server.registry.RegistryModule;
+import dev.baton.server.store.Project;
+import dev.baton.server.token.RegistryTokens;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+
+/**
+ * The whole Baton server as `baton server` runs it: the management API (BatonServer's own
+ * modules) plus the runner channel and dispatch, the OCI registry, and Prometheus metrics, all on
+ * one store and one clock. Tests use the same assembly with a test clock.
+ */
+public final class ServerAssembly {
+    private ServerAssembly() {}
+
+    public static BatonServer start(ServerConfig config) {
+        return builder(config, Clock.systemUTC()).start();
+    }
+
+    /** A builder with every part of the server added; callers may still set a store. */
+    public static BatonServer.Builder builder(ServerConfig config, Clock clock) {
+        BatonMetrics metrics = new BatonMetrics();
+        Parts parts = new Parts();
+        return BatonServer.builder(config)
+                .clock(clock)
+                .jobEvents(w -> {
+                    parts.tokens = openTokens(w.config());
+                    parts.channel = new RunnerChannel(w.store(), w.config(), w.clock(), parts.tokens, w.outputs(), metrics);
+                    parts.channel.start();
+                    return parts.channel;
+                })
+                .module(w -> parts.channel.routes())
+                .module(w -> parts.channel.controlRoutes(w.admin()))
+                .module(w -> openRegistry(w, parts.tokens))
+                .module(w -> new MetricsRoutes(metrics));
+    }
+
+    /** Objects made by one factory and used by the next, while BatonServer builds itself. */
+    private static final class Parts {
+        RegistryTokens tokens;
+        RunnerChannel channel;
+    }
+
+    private static RegistryTokens openTokens(ServerConfig config) {
+        try {
+            return RegistryTokens.open(config.dataDir(), config.pullTokenTtl());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the registry signing key in " + config.dataDir(), e);
+        }
+    }
+
+    private static RegistryModule openRegistry(BatonServer.Wiring w, RegistryTokens tokens) {
+        try {
+            return RegistryModule.open(w.config(), w.admin().token(), id -> w.store().findProject(id).map(Project::uuid), tokens, w.clock());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the registry storage in " + w.config().dataDir(), e);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.baton.server.channel;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.message.DrainState;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.Json;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Store;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Admin actions on connected runners (seed 002's server-directed worker states, seed 000's
+ * {@code update}) and usage readout:
+ *
+ * <ul>
+ *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
+ *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
+ *   <li>{@code GET /v0/organizations/{organization}/usage}
+ * </ul>
+ * A directive for a runner that is not connected is refused (409), not queued: the runner's own
+ * state after a reconnect is its own.
+ */
+final class RunnerControlRoutes implements RouteModule {
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+
+    private final Store store;
+    private final Sessions sessions;
+    private final AdminAuth admin;
+
+    RunnerControlRoutes(Store store, Sessions sessions, AdminAuth admin) {
+        this.store = store;
+        this.sessions = sessions;
+        this.admin = admin;
+    }
+
+    record DrainRequest(String state) {}
+
+    record UpdateRequest(String version, String url, String checksum) {}
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.routes.post("/v0/runners/{runner}/drain", admin.guard(this::drain));
+        config.routes.post("/v0/runners/{runner}/update", admin.guard(this::update));
+        config.routes.get("/v0/organizations/{organization}/usage", admin.guard(this::usage));
+    }
+
+    private void drain(Context ctx) {
+        DrainRequest body = Json.decode(Json.readBody(ctx, 4096), DrainRequest.class);
+        if (body.state() == null) throw ApiException.missingField("state");
+        DrainState state;
+        try {
+            state = DrainState.parse(body.state());
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidField("state", "state must be running, quiet or terminate");
+        }
+        deliver(ctx, new ServerMessage.Drain(state));
+    }
+
+    private void update(Context ctx) {
+        UpdateRequest body = Json.decode(Json.readBody(ctx, 16 * 1024), UpdateRequest.class);
+        if (body.version() == null || body.version().isBlank()) throw ApiException.missingField("version");
+        if (body.url() == null || !(body.url().startsWith("https://") || body.url().startsWith("http://"))) {
+            throw ApiException.invalidField("url", "url must be an http(s) URL");
+        }
+        if (body.checksum() == null || !SHA256_HEX.matcher(body.checksum()).matches()) {
+            throw ApiException.invalidField("checksum", "checksum must be a SHA-256 in 64 lowercase hex digits");
+        }
+        deliver(ctx, new ServerMessage.Update(body.version(), body.url(), body.checksum()));
+    }
+
+    private void deliver(Context ctx, ServerMessage message) {
+        String ref = ctx.pathParam("runner");
+        Runner runner = store.findRunner(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
+        RunnerSession session = sessions.of(runner.id())
+                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+        session.send(message);
+        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString()));
+    }
+
+    private void usage(Context ctx) {
+        String ref = ctx.pathParam("organization");
+        Organization org = store.findOrganization(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
+        Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.billedMinutes(org.id())));
+    }
+}

@@ -1,0 +1,155 @@
+package dev.baton.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.testing.MutableClock;
+import dev.baton.server.testing.TestRunner;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The assembled server (management API + runner channel + registry + metrics) driven the way a
+ * user and a runner drive it: over HTTP and a WebSocket, with a test clock for the timeouts.
+ */
+class EndToEndTest {
+    @TempDir
+    Path dataDir;
+
+    final MutableClock clock = MutableClock.startingNow();
+    final HttpClient http = HttpClient.newHttpClient();
+    BatonServer server;
+    String admin;
+    String project;
+
+    @BeforeEach
+    void start() throws Exception {
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
+                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        server = ServerAssembly.builder(config, clock).start();
+        admin = Files.readString(dataDir.resolve("admin-token")).strip();
+        post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
+        project = post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"), 201).get("uuid").asText();
+        post("/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 2, "memory", 1 << 30, "disk", 1L << 33), 201);
+    }
+
+    @AfterEach
+    void stop() {
+        http.shutdownNow();
+        server.close();
+    }
+
+    JsonNode post(String path, Object body, int expectedStatus) throws Exception {
+        var response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                .header("Authorization", "Bearer " + admin)
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(expectedStatus);
+        return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
+    }
+
+    JsonNode get(String path) throws Exception {
+        var response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+        return Wire.mapper().readTree(response.body());
+    }
+
+    TestRunner connectRunner(String name) throws Exception {
+        JsonNode created = post("/v0/runners", Map.of("name", name), 201);
+        String slug = created.get("runner").get("slug").asText();
+        post("/v0/runners/" + slug + "/specs", Map.of("spec", "small"), 201);
+        URI channel = URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/" + slug + "/channel");
+        return TestRunner.connect(channel, created.get("key").asText());
+    }
+
+    String submit() throws Exception {
+        return post("/v0/run", Map.of("project", "bench", "image", "sha256:" + "b".repeat(64), "spec", "small", "adapter", "json",
+                "cmd", List.of("bench"), "timeout", 120), 201).at("/job/uuid").asText();
+    }
+
+    @Test
+    void aRunSubmittedOverHttpRunsOnAWaitingRunnerAndItsOutputIsServed() throws Exception {
+        TestRunner runner = connectRunner("box 1");
+        runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+        runner.send(new RunnerMessage.Heartbeat(null, null));
+        runner.expect(ServerMessage.Ack.class);
+
+        String job = submit();
+        ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
+        assertThat(claimed.uuid().toString()).isEqualTo(job);
+        assertThat(claimed.config().registry()).isEqualTo(server.publicUrl());
+        assertThat(claimed.ociToken().split("\\.")).as("a signed JWT").hasSize(3);
+
+        runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Ack.class);
+        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(),
+                List.of(new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":4.2}}}", "", Map.of()))));
+        runner.expect(ServerMessage.Ack.class);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> get("/v0/projects/bench/jobs/" + job).get("status").asText().equals("processed"));
+        JsonNode view = get("/v0/projects/" + project + "/jobs/" + job);
+        assertThat(view.at("/output/results/0/stdout").asText()).contains("latency");
+        assertThat(view.has("lease")).as("the lease is never shown to users").isFalse();
+        assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v0/jobs").resolve(job))).isTrue();
+        runner.crash();
+    }
+
+    @Test
+    void aUserCancelOverHttpIsPushedToTheRunningRunner() throws Exception {
+        TestRunner runner = connectRunner("box 2");
+        String job = submit();
+        runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+        ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
+        runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Ack.class);
+
+        post("/v0/projects/bench/jobs/" + job + "/cancel", Map.of(), 200);
+        assertThat(runner.expect(ServerMessage.Cancel.class).job()).isEqualTo(claimed.uuid());
+        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of()));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(get("/v0/projects/bench/jobs/" + job).get("status").asText()).isEqualTo("canceled");
+        runner.crash();
+    }
+
+    @Test
+    void drainAndUpdateReachAConnectedRunnerAndUsageIsReadable() throws Exception {
+        TestRunner runner = connectRunner("box 3");
+        runner.send(new RunnerMessage.Heartbeat(null, null));
+        runner.expect(ServerMessage.Ack.class);
+        post("/v0/runners/box-3/drain", Map.of("state", "quiet"), 202);
+        assertThat(runner.expect(ServerMessage.Drain.class).state().wireName()).isEqualTo("quiet");
+        post("/v0/runners/box-3/update", Map.of("version", "0.2.0", "url", "https://example.invalid/baton.jar", "checksum", "c".repeat(64)), 202);
+        assertThat(runner.expect(ServerMessage.Update.class).version()).isEqualTo("0.2.0");
+        post("/v0/runners/box-3/update", Map.of("version", "0.2.0", "url", "https://example.invalid/baton.jar", "checksum", "nope"), 400);
+        runner.crash();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> post("/v0/runners/box-3/drain", Map.of("state", "quiet"), 409));
+        assertThat(get("/v0/organizations/acme/usage").get("minutes").asLong()).isZero();
+    }
+
+    @Test
+    void prometheusMetricsAreServed() throws Exception {
+        var response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("baton_runners_connected").contains("baton_jobs_in_flight");
+    }
+}
