@@ -24,6 +24,6 @@ final class UpCommand implements Callable<Integer> {
                 "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
                 "  ./baton runners list",
                 "  ./baton --help");
-        return ServerCommand.serve(options.load(System.getenv()), spec.commandLine().getOut(), next);
+        return ServerCommand.serve(options.load(System.getenv()), spec.commandLine().getOut(), spec.commandLine().getErr(), next);
     }
 }

@@ -160,6 +160,16 @@ class CliTest {
     }
 
     @Test
+    void aServerThatCannotBindSaysWhy() {
+        StringWriter err = new StringWriter();
+        CommandLine cli = Baton.commandLine();
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute("server", "--host", "127.0.0.1", "--port", String.valueOf(server.port()), "--data-dir", dir.resolve("other").toString());
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot start the server").contains(String.valueOf(server.port()));
+    }
+
+    @Test
     void badServerFlagsExitWithAClearMessage() {
         StringWriter err = new StringWriter();
         CommandLine cli = Baton.commandLine();
