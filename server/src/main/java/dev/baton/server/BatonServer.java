@@ -6,6 +6,7 @@ import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.auth.AdminToken;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
 import dev.baton.server.http.RouteModule;
@@ -71,7 +72,8 @@ public final class BatonServer implements AutoCloseable {
             if (events instanceof AutoCloseable c) toClose.add(c);
             ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl);
 
-            List<RouteModule> modules = new ArrayList<>(List.of(new ErrorHandling(), new HealthRoutes(store), new ManagementApi(api)));
+            List<RouteModule> modules = new ArrayList<>(List.of(
+                    new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), new HealthRoutes(store), new ManagementApi(api)));
             for (Function<Wiring, RouteModule> factory : b.modules) {
                 RouteModule module = factory.apply(wiring);
                 if (module instanceof AutoCloseable c) toClose.add(c);
@@ -210,6 +212,12 @@ public final class BatonServer implements AutoCloseable {
         public Builder jobEvents(Function<Wiring, JobEvents> factory) {
             this.jobEvents = Objects.requireNonNull(factory);
             return this;
+        }
+
+        /** Who hears about submitted and canceled jobs; default {@link JobEvents#NONE}. */
+        public Builder jobEvents(JobEvents events) {
+            Objects.requireNonNull(events);
+            return jobEvents(w -> events);
         }
 
         /** Adds a route module (runner channel, registry, …); closed on stop if AutoCloseable. */

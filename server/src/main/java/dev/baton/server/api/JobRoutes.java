@@ -8,12 +8,11 @@ import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
 import dev.baton.server.store.Project;
-import dev.baton.server.store.Runner;
-import dev.baton.server.store.Spec;
 import dev.baton.server.store.Transition;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.List;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,7 +98,7 @@ public final class JobRoutes implements RouteModule {
         return ApiException.notFound("job_not_found", "no job '" + ref + "' in this project");
     }
 
-    private static <T> T parseParam(String name, String raw, java.util.function.Function<String, T> parser) {
+    private static <T> T parseParam(String name, String raw, Function<String, T> parser) {
         try {
             return parser.apply(raw);
         } catch (IllegalArgumentException e) {

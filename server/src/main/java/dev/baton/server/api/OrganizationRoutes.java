@@ -1,5 +1,6 @@
 package dev.baton.server.api;
 
+import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.http.ApiException;
@@ -70,7 +71,7 @@ public final class OrganizationRoutes implements RouteModule {
         Slug slug = Fields.slug("slug", body.slug());
         String ref = Fields.require("organization", body.organization());
         Fields.resourceId("organization", ref);
-        Organization org = api.store().findOrganization(dev.baton.protocol.id.ResourceId.of(ref))
+        Organization org = api.store().findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "organization_not_found", "no organization '" + ref + "'", "organization"));
         Project project = Slugs.insert(name, slug, s -> api.store().createProject(org.id(), name, s, api.now()));
         Json.write(ctx, 201, ProjectView.of(project, org.uuid()));

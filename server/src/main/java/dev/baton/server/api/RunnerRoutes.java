@@ -1,5 +1,6 @@
 package dev.baton.server.api;
 
+import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.http.ApiException;
@@ -106,7 +107,7 @@ public final class RunnerRoutes implements RouteModule {
         String ref = Fields.require("spec", body.spec());
         Fields.resourceId("spec", ref);
         Runner runner = find.runner(ctx.pathParam("runner"));
-        Spec spec = api.store().findSpec(dev.baton.protocol.id.ResourceId.of(ref))
+        Spec spec = api.store().findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
         if (spec.archived() != null) {
             throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived", "spec");

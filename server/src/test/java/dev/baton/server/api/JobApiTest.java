@@ -139,6 +139,10 @@ class JobApiTest {
         assertThat(s.post("/v0/projects/proj/jobs/" + runningUuid + "/cancel", null).status()).isEqualTo(200);
         assertThat(s.canceled).hasSize(3);
         assertThat(store.findJob(running.uuid()).orElseThrow().status().wireName()).isEqualTo("canceled");
+        Job before = s.canceledBefore.get(2);
+        assertThat(before.status().wireName()).isEqualTo("running");
+        assertThat(before.runnerId()).isEqualTo(running.runnerId());
+        assertThat(before.holds(running.lease())).as("dispatch learns the lease to cancel").isTrue();
 
         var again = s.post("/v0/projects/proj/jobs/" + pending + "/cancel", null);
         assertThat(again.status()).isEqualTo(409);

@@ -134,6 +134,15 @@ class HttpBehaviourTest {
     }
 
     @Test
+    void oversizedBodyIs413EvenWhereTheRouteTakesNoBody() {
+        String key = s.post("/v0/runners", Map.of("name", "r1")).json().path("key").asText();
+        var r = s.send("POST", "/v0/runners/r1/token", "x".repeat((int) TestServer.MAX_BODY + 1), s.token);
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(r.code()).isEqualTo("payload_too_large");
+        assertThat(new dev.baton.server.auth.RunnerAuthenticator(s.server.store()).authenticate("r1", "Bearer " + key)).as("key not rotated").isPresent();
+    }
+
+    @Test
     void oversizedChunkedBodyWithoutContentLengthIs413() {
         byte[] big = ("{\"name\":\"" + "a".repeat((int) TestServer.MAX_BODY) + "\"}").getBytes();
         var request = HttpRequest.newBuilder(URI.create(s.url("/v0/runners")))

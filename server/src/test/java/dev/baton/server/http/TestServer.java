@@ -29,6 +29,8 @@ public final class TestServer implements AutoCloseable {
     public final MutableClock clock = new MutableClock(START);
     public final List<Job> submitted = new CopyOnWriteArrayList<>();
     public final List<Job> canceled = new CopyOnWriteArrayList<>();
+    /** The jobs as they were before each cancel: their runner and lease, which dispatch needs. */
+    public final List<Job> canceledBefore = new CopyOnWriteArrayList<>();
     public final BatonServer server;
     public final Path dataDir;
     public final String token;
@@ -48,6 +50,7 @@ public final class TestServer implements AutoCloseable {
 
             @Override
             public void jobCanceled(Job before, Job after) {
+                canceledBefore.add(before);
                 canceled.add(after);
             }
         }).start();

@@ -1,0 +1,130 @@
+package dev.baton.cli;
+
+import static dev.baton.cli.ApiClient.seg;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "runners", mixinStandardHelpOptions = true, description = "Manage runners (machines that execute jobs).",
+        subcommands = {
+            RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
+            RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
+            RunnersCommand.RemoveSpec.class
+        })
+final class RunnersCommand {
+    @Command(name = "create", description = "Register a runner; prints its key once.")
+    static final class Create extends ClientCommand {
+        @Option(names = "--name", required = true) String name;
+        @Option(names = "--slug") String slug;
+        @Option(names = "--spec", description = "spec (UUID or slug) this runner serves; repeatable") List<String> specs;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            Map<String, Object> body = new HashMap<>();
+            body.put("name", name);
+            if (slug != null) body.put("slug", slug);
+            JsonNode created = api.post("/v0/runners", body);
+            String runner = created.path("runner").path("uuid").asText();
+            if (specs != null) for (String s : specs) api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", s));
+            note("Save the key now: it is shown only once (rotate it with 'baton runners rotate-key').");
+            return created;
+        }
+    }
+
+    @Command(name = "list", description = "List runners.")
+    static final class ListRunners extends ClientCommand {
+        @Option(names = "--name", description = "exact name") String name;
+        @Option(names = "--search", description = "substring of name or slug") String search;
+        @Option(names = "--archived", description = "include archived runners") boolean archived;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            Map<String, Object> q = new LinkedHashMap<>();
+            q.put("name", name);
+            q.put("search", search);
+            q.put("archived", archived ? "true" : null);
+            return api.get("/v0/runners" + ApiClient.query(q));
+        }
+    }
+
+    @Command(name = "get", description = "Show one runner.")
+    static final class Get extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER", description = "UUID or slug") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.get("/v0/runners/" + seg(runner));
+        }
+    }
+
+    @Command(name = "rotate-key", description = "Issue a new key; the old one stops working at once.")
+    static final class RotateKey extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            JsonNode rotated = api.post("/v0/runners/" + seg(runner) + "/token", null);
+            note("Save the key now: it is shown only once.");
+            return rotated;
+        }
+    }
+
+    @Command(name = "archive", description = "Archive a runner (its key stops working).")
+    static final class Archive extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.patch("/v0/runners/" + seg(runner), Map.of("archived", true));
+        }
+    }
+
+    @Command(name = "restore", description = "Restore an archived runner.")
+    static final class Restore extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.patch("/v0/runners/" + seg(runner), Map.of("archived", false));
+        }
+    }
+
+    @Command(name = "specs", description = "List the specs a runner serves.")
+    static final class Specs extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.get("/v0/runners/" + seg(runner) + "/specs");
+        }
+    }
+
+    @Command(name = "add-spec", description = "Let a runner serve a spec.")
+    static final class AddSpec extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
+        @Parameters(index = "1", paramLabel = "SPEC") String spec;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", spec));
+        }
+    }
+
+    @Command(name = "remove-spec", description = "Stop a runner serving a spec.")
+    static final class RemoveSpec extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
+        @Parameters(index = "1", paramLabel = "SPEC") String spec;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            api.delete("/v0/runners/" + seg(runner) + "/specs/" + seg(this.spec));
+            return api.get("/v0/runners/" + seg(runner) + "/specs");
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.baton.cli;
+
+import dev.baton.server.config.ConfigLoader;
+import dev.baton.server.config.ServerConfig;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * One flag per server setting (the same keys as the config file and BATON_* variables; see
+ * docs/configuration.md). Flags override the environment, which overrides the file.
+ */
+final class ServerOptions {
+    @Option(names = "--config", description = "JSON config file (default: {data_dir}/baton.json if present; env BATON_CONFIG)")
+    Path config;
+
+    @Option(names = "--host", description = "listen address (default 127.0.0.1)")
+    String host;
+
+    @Option(names = "--port", description = "listen port, 0 for any free one (default 7700)")
+    String port;
+
+    @Option(names = "--data-dir", description = "SQLite file, job output, admin token (default ./data)")
+    String dataDir;
+
+    @Option(names = "--database-url", description = "postgresql://… (default: SQLite in the data dir)")
+    String databaseUrl;
+
+    @Option(names = "--public-url", description = "how runners and clients reach this server (default http://host:port)")
+    String publicUrl;
+
+    @Option(names = "--request-body-max-bytes", description = "bound of any API body and runner message (default 16MiB)")
+    String requestBodyMaxBytes;
+
+    @Option(names = "--registry-max-body-bytes", description = "bound of one OCI blob upload (default 1GiB)")
+    String registryMaxBodyBytes;
+
+    @Option(names = "--admin-token", description = "management token (default: generated into {data_dir}/admin-token)")
+    String adminToken;
+
+    @Option(names = "--heartbeat-timeout", description = "a runner silent this long is lost (default 30s)")
+    String heartbeatTimeout;
+
+    @Option(names = "--acceptance-timeout", description = "a claimed job must start within this (default 30s)")
+    String acceptanceTimeout;
+
+    @Option(names = "--job-timeout-grace", description = "server hard timeout = job timeout + this (default 60s)")
+    String jobTimeoutGrace;
+
+    @Option(names = "--cancel-deadline", description = "a runner told to cancel must answer within this (default 30s)")
+    String cancelDeadline;
+
+    @Option(names = "--default-poll-timeout", description = "how long a ready runner waits before no_job (default 30s)")
+    String defaultPollTimeout;
+
+    @Option(names = "--pull-token-ttl", description = "lifetime of OCI pull tokens (default 10m)")
+    String pullTokenTtl;
+
+    @Option(names = "--max-requeues", description = "returns to the queue before start, then the job fails (default 5)")
+    String maxRequeues;
+
+    @Option(names = "--heartbeat-flush-interval", description = "how often liveness is written to the database (default 1s)")
+    String heartbeatFlushInterval;
+
+    Map<String, String> flags() {
+        Map<String, String> m = new HashMap<>();
+        put(m, "host", host);
+        put(m, "port", port);
+        put(m, "data_dir", dataDir);
+        put(m, "database_url", databaseUrl);
+        put(m, "public_url", publicUrl);
+        put(m, "request_body_max_bytes", requestBodyMaxBytes);
+        put(m, "registry_max_body_bytes", registryMaxBodyBytes);
+        put(m, "admin_token", adminToken);
+        put(m, "heartbeat_timeout", heartbeatTimeout);
+        put(m, "acceptance_timeout", acceptanceTimeout);
+        put(m, "job_timeout_grace", jobTimeoutGrace);
+        put(m, "cancel_deadline", cancelDeadline);
+        put(m, "default_poll_timeout", defaultPollTimeout);
+        put(m, "pull_token_ttl", pullTokenTtl);
+        put(m, "max_requeues", maxRequeues);
+        put(m, "heartbeat_flush_interval", heartbeatFlushInterval);
+        return m;
+    }
+
+    ServerConfig load(Map<String, String> env) {
+        return ConfigLoader.load(config, env, flags());
+    }
+
+    private static void put(Map<String, String> m, String key, String value) {
+        if (value != null) m.put(key, value);
+    }
+}

@@ -1,0 +1,181 @@
+package dev.baton.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.BatonServer;
+import dev.baton.server.config.ServerConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The CLI against a real server on an ephemeral port: each command, its output and its errors. */
+class CliTest {
+    @TempDir
+    Path dir;
+
+    BatonServer server;
+    String url;
+    Path tokenFile;
+
+    record Result(int exit, String out, String err) {
+        JsonNode json() {
+            try {
+                return Wire.mapper().readTree(out);
+            } catch (Exception e) {
+                throw new AssertionError("not JSON: " + out + err, e);
+            }
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        ServerConfig d = ServerConfig.defaults(dir);
+        server = BatonServer.builder(new ServerConfig("127.0.0.1", 0, dir, null, null, d.requestBodyMaxBytes(), d.registryMaxBodyBytes(), null,
+                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
+                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval())).start();
+        url = "http://127.0.0.1:" + server.port();
+        tokenFile = dir.resolve("admin-token");
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    Result baton(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        // connection options belong to the leaf subcommand
+        int insertAt = all.indexOf("--") >= 0 ? all.indexOf("--") : all.size();
+        all.addAll(insertAt, List.of("--server", url, "--token-file", tokenFile.toString()));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Baton.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute(all.toArray(String[]::new));
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void aNewcomersSessionFromRunnerToCanceledJob() {
+        Result spec = baton("specs", "create", "--name", "small", "--architecture", "x86_64", "--cpu", "2", "--memory", "4GiB", "--disk", "20GiB");
+        assertThat(spec.exit()).as(spec.err()).isZero();
+        assertThat(spec.json().path("memory").asLong()).isEqualTo(4L << 30);
+
+        Result runner = baton("runners", "create", "--name", "box", "--spec", "small");
+        assertThat(runner.exit()).as(runner.err()).isZero();
+        assertThat(runner.json().path("key").asText()).startsWith("baton_runner_");
+        assertThat(runner.err()).contains("shown only once");
+        assertThat(baton("runners", "specs", "box").json().get(0).path("slug").asText()).isEqualTo("small");
+
+        assertThat(baton("runners", "list").json()).hasSize(1);
+        assertThat(baton("runners", "get", "box").json().path("slug").asText()).isEqualTo("box");
+        String newKey = baton("runners", "rotate-key", "box").json().path("key").asText();
+        assertThat(newKey).isNotEqualTo(runner.json().path("key").asText());
+        assertThat(baton("runners", "archive", "box").json().has("archived")).isTrue();
+        assertThat(baton("runners", "list").json()).isEmpty();
+        assertThat(baton("runners", "list", "--archived").json()).hasSize(1);
+        assertThat(baton("runners", "restore", "box").json().has("archived")).isFalse();
+
+        assertThat(baton("orgs", "create", "--name", "acme", "--plan", "team").json().path("plan").asText()).isEqualTo("team");
+        assertThat(baton("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
+
+        Result run = baton("run", "--project", "web", "--image", "sha256:" + "cd".repeat(32), "--spec", "small",
+                "--env", "A=1", "--file-path", "out.json", "--timeout", "60", "--", "sh", "-c", "echo hi");
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode job = run.json().path("job");
+        assertThat(job.path("config").path("cmd").toString()).isEqualTo("[\"sh\",\"-c\",\"echo hi\"]");
+        assertThat(job.path("config").path("env").path("A").asText()).isEqualTo("1");
+        assertThat(job.path("priority").asInt()).isEqualTo(200);
+        String uuid = job.path("uuid").asText();
+
+        assertThat(baton("jobs", "list", "--project", "web", "--status", "pending").json().path("jobs")).hasSize(1);
+        assertThat(baton("jobs", "get", "--project", "web", uuid).json().path("status").asText()).isEqualTo("pending");
+        assertThat(baton("jobs", "cancel", "--project", "web", uuid).json().path("status").asText()).isEqualTo("canceled");
+
+        Result again = baton("jobs", "cancel", "--project", "web", uuid);
+        assertThat(again.exit()).isEqualTo(1);
+        assertThat(again.err()).contains("job_not_cancelable");
+
+        Result inUse = baton("specs", "delete", "small");
+        assertThat(inUse.exit()).isEqualTo(1);
+        assertThat(inUse.err()).contains("spec_in_use");
+    }
+
+    @Test
+    void directRunsReadResultFiles() throws Exception {
+        baton("orgs", "create", "--name", "acme");
+        baton("projects", "create", "--name", "web", "--org", "acme");
+        Path bmf = dir.resolve("bmf.json");
+        Files.writeString(bmf, "{\"bench\":{\"latency\":{\"value\":3}}}");
+        Result run = baton("run", "--project", "web", "--results", bmf.toString(), "--start-time", "2026-01-01T00:00:00Z", "--end-time", "2026-01-01T00:00:05Z");
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.json().path("report").path("results").get(0).path("bench").path("latency").path("value").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    void serverErrorsAreShownWithTheirCodeAndField() {
+        Result r = baton("run", "--project", "nope", "--image", "sha256:" + "cd".repeat(32));
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err()).contains("spec_required").contains("field spec");
+    }
+
+    @Test
+    void aMissingTokenAndAnUnreachableServerAreExplained() throws Exception {
+        StringWriter err = new StringWriter();
+        CommandLine cli = Baton.commandLine();
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute("runners", "list", "--server", url, "--token-file", dir.resolve("missing").toString());
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("no admin token");
+
+        String token = Files.readString(tokenFile).strip();
+        server.close();
+        StringWriter err2 = new StringWriter();
+        CommandLine cli2 = Baton.commandLine();
+        cli2.setErr(new PrintWriter(err2));
+        assertThat(cli2.execute("runners", "list", "--server", url, "--token", token)).isEqualTo(1);
+        assertThat(err2.toString()).contains("cannot connect");
+    }
+
+    @Test
+    void serverOptionsCoverEveryConfigKey() {
+        ServerOptions options = new ServerOptions();
+        new CommandLine(options).parseArgs(
+                "--host", "h", "--port", "1", "--data-dir", "d", "--database-url", "u", "--public-url", "p",
+                "--request-body-max-bytes", "1", "--registry-max-body-bytes", "1", "--admin-token", "t",
+                "--heartbeat-timeout", "1s", "--acceptance-timeout", "1s", "--job-timeout-grace", "1s", "--cancel-deadline", "1s",
+                "--default-poll-timeout", "1s", "--pull-token-ttl", "1s", "--max-requeues", "1", "--heartbeat-flush-interval", "1s");
+        assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
+    }
+
+    @Test
+    void aServerThatCannotBindSaysWhy() {
+        StringWriter err = new StringWriter();
+        CommandLine cli = Baton.commandLine();
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute("server", "--host", "127.0.0.1", "--port", String.valueOf(server.port()), "--data-dir", dir.resolve("other").toString());
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).contains("cannot start the server").contains(String.valueOf(server.port()));
+    }
+
+    @Test
+    void badServerFlagsExitWithAClearMessage() {
+        StringWriter err = new StringWriter();
+        CommandLine cli = Baton.commandLine();
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute("server", "--port", "http", "--data-dir", dir.toString());
+        assertThat(exit).isEqualTo(2);
+        assertThat(err.toString()).contains("--port").contains("whole number");
+    }
+}
