@@ -1,6 +1,7 @@
 package dev.baton.cli;
 
 import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
@@ -26,7 +27,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     static int serve(ServerConfig config, PrintWriter out, PrintWriter err, String nextSteps) throws InterruptedException {
         BatonServer server;
         try {
-            server = BatonServer.builder(config).start();
+            server = ServerAssembly.start(config);
         } catch (RuntimeException e) {
             err.println("baton: cannot start the server: " + reason(e));
             err.flush();
