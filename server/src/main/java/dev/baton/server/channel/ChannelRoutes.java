@@ -9,6 +9,7 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.Liveness;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
@@ -39,17 +40,19 @@ public final class ChannelRoutes implements RouteModule {
     private final Sessions sessions;
     private final Dispatcher dispatcher;
     private final JobLifecycle lifecycle;
+    private final Liveness liveness;
     private final Clock clock;
     private final long maxMessageBytes;
     private final PollTimeout defaultPollTimeout;
     private final Duration idleTimeout;
 
-    public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Clock clock,
+    public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
             long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout) {
         this.store = store;
         this.sessions = sessions;
         this.dispatcher = dispatcher;
         this.lifecycle = lifecycle;
+        this.liveness = liveness;
         this.clock = clock;
         this.maxMessageBytes = maxMessageBytes;
         this.defaultPollTimeout = defaultPollTimeout;
@@ -141,13 +144,20 @@ public final class ChannelRoutes implements RouteModule {
         int slots = r.slots() == null ? 1 : r.slots();
         if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
-        if (dispatcher.ready(session, poll, slots)) session.touch(clock.instant());
+        if (dispatcher.ready(session, poll, slots)) touch(session);
         return null;
     }
 
     private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {
-        session.touch(clock.instant());
+        touch(session);
         return handler.get();
+    }
+
+    /** A valid message: resets the read timer and marks the runner alive (written in the next batch). */
+    private void touch(RunnerSession session) {
+        var now = clock.instant();
+        session.touch(now);
+        liveness.runner(session.runnerId(), now);
     }
 
     private void closed(WsContext ctx) {

@@ -56,7 +56,7 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
                 LifecycleSettings.of(config));
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
-        this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, clock, config.requestBodyMaxBytes(),
+        this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);

@@ -872,6 +872,23 @@ abstract class ChannelContractTest {
     }
 
     @Test
+    void heartbeatsLiveInMemoryAndReachTheDatabaseInBatches() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.channel().flushHeartbeats();
+        var before = server.job(job).lastHeartbeat();
+        server.clock.advance(Duration.ofSeconds(7));
+        runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(server.job(job).lastHeartbeat()).as("not written per heartbeat").isEqualTo(before);
+        server.channel().flushHeartbeats();
+        assertThat(server.job(job).lastHeartbeat()).isEqualTo(server.clock.instant());
+        assertThat(server.store.findRunner(alice.runner().id()).orElseThrow().lastHeartbeat()).isEqualTo(server.clock.instant());
+    }
+
+    @Test
     void metricsAreExposedForPrometheus() throws Exception {
         server.submit(spec);
         TestRunner runner = connect(alice);

@@ -1,5 +1,12 @@
 package dev.baton.server.http;
 
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.ServerAssembly;
+import dev.baton.server.config.ServerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,16 +26,25 @@ class OpenApiTest {
     @TempDir
     Path dir;
 
+    /**
+     * Checked on the assembled server, so the runner channel's admin routes and metrics count too.
+     * The OCI registry under /v2 follows the distribution specification and is documented in
+     * docs/registry.md; the channel's WebSocket in docs/protocol.md.
+     */
     @Test
-    void everyRouteIsDocumentedAndEveryDocumentedRouteExists() {
-        try (TestServer s = new TestServer(dir)) {
-            var r = s.send("GET", "/v0/openapi.json", null, null);
-            assertThat(r.status()).isEqualTo(200);
-            JsonNode doc = r.json();
+    void everyRouteIsDocumentedAndEveryDocumentedRouteExists() throws Exception {
+        ServerConfig config = TestServer.config(dir);
+        try (BatonServer server = ServerAssembly.builder(config, new MutableClock(TestServer.START)).start();
+                HttpClient http = HttpClient.newHttpClient()) {
+            var r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v0/openapi.json")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            JsonNode doc = Wire.mapper().readTree(r.body());
             assertThat(doc.path("openapi").asText()).startsWith("3.");
 
-            List<BatonServer.Route> routes = s.server.routes().stream()
+            List<BatonServer.Route> routes = server.routes().stream()
                     .filter(route -> HTTP_METHODS.contains(route.method().toLowerCase(Locale.ROOT)))
+                    .filter(route -> !route.path().startsWith("/v2"))
                     .toList();
             List<String> missing = new ArrayList<>();
             for (BatonServer.Route route : routes) {

@@ -38,10 +38,7 @@ public final class TestServer implements AutoCloseable {
 
     public TestServer(Path dataDir) {
         this.dataDir = dataDir;
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, null, null, MAX_BODY, d.registryMaxBodyBytes(), null,
-                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        ServerConfig config = config(dataDir);
         this.server = BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
             @Override
             public void jobSubmitted(Job job) {
@@ -59,6 +56,14 @@ public final class TestServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Defaults on 127.0.0.1, an ephemeral port, a small body limit and a generated admin token. */
+    public static ServerConfig config(Path dataDir) {
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        return new ServerConfig("127.0.0.1", 0, dataDir, null, null, MAX_BODY, d.registryMaxBodyBytes(), null,
+                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
+                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
     }
 
     public String url(String path) {
