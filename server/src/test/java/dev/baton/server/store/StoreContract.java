@@ -92,7 +92,7 @@ abstract class StoreContract {
         return r;
     }
 
-    private static JobConfig config(Project project) {
+    static JobConfig config(Project project) {
         return new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
                 List.of("/bin/sh"), List.of("-c", "true"), Map.of("K", "V"), new JobTimeout(60), List.of("/out.json"), 2);
     }
