@@ -37,8 +37,10 @@ class PostgresStoreTest extends StoreContract {
         // CI provides PostgreSQL (.ci/run starts it): there a missing database is a failure, not a skip.
         if (adminUrl == null && "true".equals(System.getenv("CI"))) throw new IllegalStateException(unreachable + " although CI=true");
         assumeTrue(adminUrl != null, unreachable + ", skipping the PostgreSQL store contract");
-        schema = "baton_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16).toLowerCase(Locale.ROOT);
+        long createdAt = System.currentTimeMillis() / 1000;
+        schema = "baton_test_" + createdAt + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         try (Connection c = DriverManager.getConnection(adminUrl); Statement st = c.createStatement()) {
+            dropAbandonedSchemas(c, createdAt);
             st.execute("CREATE SCHEMA " + schema);
         }
         return StoreFactory.open(adminUrl + "&currentSchema=" + schema, null);
@@ -49,6 +51,27 @@ class PostgresStoreTest extends StoreContract {
         if (schema == null) return;
         try (Connection c = DriverManager.getConnection(adminUrl); Statement st = c.createStatement()) {
             st.execute("DROP SCHEMA " + schema + " CASCADE");
+        }
+    }
+
+    /**
+     * A run killed before its cleanup leaves its schema behind; schemas of this suite older than
+     * an hour belong to no running test (a test takes seconds), so they are dropped here.
+     */
+    private static void dropAbandonedSchemas(Connection c, long nowSeconds) throws SQLException {
+        List<String> stale = new java.util.ArrayList<>();
+        try (Statement st = c.createStatement();
+                var rs = st.executeQuery("SELECT nspname FROM pg_namespace WHERE nspname ~ '^baton_test_[0-9]+_[0-9a-f]+$'")) {
+            while (rs.next()) {
+                String name = rs.getString(1);
+                long created = Long.parseLong(name.split("_")[2]);
+                if (nowSeconds - created > 3600) stale.add(name);
+            }
+        }
+        for (String name : stale) {
+            try (Statement st = c.createStatement()) {
+                st.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+            }
         }
     }
 
