@@ -348,6 +348,7 @@ abstract class JdbcStore implements Store {
     @Override
     public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
         Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
+        Objects.requireNonNull(job.config(), "a job needs its config");
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
         return write(h -> {
             if (organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);
