@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -53,13 +54,13 @@ public final class RegistryModule implements RouteModule {
     private final String publicUrl;
 
     /**
-     * @param adminToken the resolved admin token (the password the token endpoint accepts)
-     * @param publicUrl  base URL for the token realm; null derives it from each request's Host
+     * @param isAdminToken tells the admin token (the password the token endpoint accepts), e.g. {@code AdminToken::matches}
+     * @param publicUrl    base URL for the token realm; null derives it from each request's Host
      */
-    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, String adminToken,
+    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Predicate<String> isAdminToken,
             String publicUrl, Clock clock) {
         this.registry = registry;
-        this.auth = new RegistryAuth(tokens, adminToken, clock);
+        this.auth = new RegistryAuth(tokens, isAdminToken, clock);
         this.tokenEndpoint = new TokenEndpoint(auth, tokens, projects, clock);
         this.projects = projects;
         this.publicUrl = publicUrl == null ? null : publicUrl.replaceAll("/+$", "");
@@ -69,12 +70,12 @@ public final class RegistryModule implements RouteModule {
      * The registry as a server runs it: blobs in {@code <data dir>/storage} (uploads left over
      * from a previous run discarded), metadata beside them, the body bound from the config.
      */
-    public static RegistryModule open(ServerConfig config, String adminToken, ProjectLookup projects,
+    public static RegistryModule open(ServerConfig config, Predicate<String> isAdminToken, ProjectLookup projects,
             RegistryTokens tokens, Clock clock) throws IOException {
         Path storage = config.dataDir().resolve("storage");
         BlobStore blobs = DirectoryBlobStore.open(storage);
         Registry registry = new Registry(blobs, new DirectoryRepositories(storage), config.registryMaxBodyBytes(), clock);
-        return new RegistryModule(registry, tokens, projects, adminToken, config.publicUrl(), clock);
+        return new RegistryModule(registry, tokens, projects, isAdminToken, config.publicUrl(), clock);
     }
 
     public Registry registry() {
