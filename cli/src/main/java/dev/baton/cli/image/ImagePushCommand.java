@@ -1,6 +1,8 @@
 package dev.baton.cli.image;
 
+import java.io.IOException;
 import java.net.http.HttpClient;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -30,9 +32,11 @@ public final class ImagePushCommand implements Callable<Integer> {
             description = "Baton server URL when DESTINATION names none (default: $BATON_SERVER or ${DEFAULT-VALUE})")
     String server;
 
-    @Option(names = "--token", defaultValue = "${env:BATON_TOKEN}",
-            description = "admin token, or a registry token (default: $BATON_TOKEN)")
+    @Option(names = "--token", description = "admin token, or a registry token (env BATON_ADMIN_TOKEN; default: read --token-file)")
     String token;
+
+    @Option(names = "--token-file", description = "file holding the admin token (default {BATON_DATA_DIR or ./data}/admin-token)")
+    Path tokenFile;
 
     @Option(names = "--ref", description = "which image, when the source holds several: its ref name or repo tag")
     String ref;
@@ -40,11 +44,20 @@ public final class ImagePushCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The same lookup as the other client commands; null when there is none (then the push goes anonymous). */
+    private String token() throws IOException {
+        if (token != null) return token;
+        String env = System.getenv("BATON_ADMIN_TOKEN");
+        if (env != null && !env.isBlank()) return env.strip();
+        Path file = tokenFile != null ? tokenFile : Path.of(System.getenv().getOrDefault("BATON_DATA_DIR", "data")).resolve("admin-token");
+        return Files.isReadable(file) ? Files.readString(file).strip() : null;
+    }
+
     @Override
     public Integer call() throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build();
         try {
-            String digest = new ImagePusher(http, spec.commandLine().getErr()).push(source, ref, destination, server, token);
+            String digest = new ImagePusher(http, spec.commandLine().getErr()).push(source, ref, destination, server, token());
             spec.commandLine().getOut().println(digest);
             spec.commandLine().getOut().flush();
             return 0;

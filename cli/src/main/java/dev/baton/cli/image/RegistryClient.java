@@ -48,7 +48,7 @@ final class RegistryClient {
         if (ping.statusCode() != 401) throw failure("version check", ping);
         String challenge = ping.headers().firstValue("WWW-Authenticate")
                 .orElseThrow(() -> new RegistryClientException("the registry refused access without saying how to authenticate"));
-        if (password == null) throw new RegistryClientException("the registry wants credentials: pass --token or set BATON_TOKEN");
+        if (password == null) throw new RegistryClientException("the registry wants credentials: pass --token, set BATON_ADMIN_TOKEN, or --token-file");
         String basic = "Basic " + Base64.getEncoder().encodeToString(("baton:" + password).getBytes(StandardCharsets.UTF_8));
         if (challenge.regionMatches(true, 0, "Basic", 0, 5)) {
             authorization = basic;

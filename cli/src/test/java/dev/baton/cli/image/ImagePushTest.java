@@ -241,7 +241,8 @@ class ImagePushTest {
         Image image = image("archive");
         Path archive = tmp.resolve("image.tar.gz");
         Files.write(archive, gzip(tar(layoutFiles(Map.of("latest", image)))));
-        String[] result = run("push", "--server", server(), "--token", ADMIN, archive.toString(), "alpha/archived");
+        Path tokenFile = Files.writeString(tmp.resolve("admin-token"), ADMIN + "\n");
+        String[] result = run("push", "--server", server(), "--token-file", tokenFile.toString(), archive.toString(), "alpha/archived");
         assertThat(result[0]).as(result[2]).isEqualTo("0");
         assertThat(result[1].strip()).isEqualTo(Digest.sha256(image.manifest).toString());
         assertPulledBack("alpha/archived", "latest", image);
