@@ -121,7 +121,7 @@ public final class RegistryModule implements RouteModule {
         } catch (Exception e) {
             log.error("registry request {} {} failed", method, ctx.path(), e);
             if (!ctx.res().isCommitted()) {
-                writeError(ctx, new RegistryException(ErrorCode.UNSUPPORTED, 500, "internal error: " + e.getClass().getSimpleName(), Map.of()));
+                writeError(ctx, new RegistryException(ErrorCode.UNKNOWN, "the registry failed to handle this request; see the server log"));
             }
         }
     }
