@@ -265,8 +265,8 @@ public final class RegistryModule implements RouteModule {
             }
             case "PUT" -> {
                 Target target = authorize(ctx, p.name(), "push");
-                long declared = ctx.req().getContentLengthLong();
-                if (declared > Registry.MAX_MANIFEST_BYTES) throw manifestTooLarge();
+                // Read (at most one byte past the bound) before refusing, so that a client still
+                // sending is not cut off mid-request and does see the 413.
                 byte[] body = body(ctx).readNBytes((int) Registry.MAX_MANIFEST_BYTES + 1);
                 if (body.length > Registry.MAX_MANIFEST_BYTES) throw manifestTooLarge();
                 Registry.PutManifestResult result = registry.putManifest(target.key, p.reference(), body, ctx.header("Content-Type"));
