@@ -71,9 +71,14 @@ public final class RegistryModule implements RouteModule {
      * from a previous run discarded), metadata beside them, the body bound from the config.
      */
     public static RegistryModule open(ServerConfig config, Predicate<String> isAdminToken, ProjectLookup projects,
-            RegistryTokens tokens, Clock clock) throws IOException {
+            RegistryTokens tokens, Clock clock) {
         Path storage = config.dataDir().resolve("storage");
-        BlobStore blobs = DirectoryBlobStore.open(storage);
+        BlobStore blobs;
+        try {
+            blobs = DirectoryBlobStore.open(storage);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot open the registry storage in " + storage, e);
+        }
         Registry registry = new Registry(blobs, new DirectoryRepositories(storage), config.registryMaxBodyBytes(), clock);
         return new RegistryModule(registry, tokens, projects, isAdminToken, config.publicUrl(), clock);
     }
