@@ -16,7 +16,9 @@ public enum ErrorCode {
     SIZE_INVALID(400),
     UNAUTHORIZED(401),
     DENIED(403),
-    UNSUPPORTED(405);
+    UNSUPPORTED(405),
+    /** Not in the OCI list; distribution's code for an unexpected failure on the server's side. */
+    UNKNOWN(500);
 
     private final int status;
 

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 
 /**
@@ -93,9 +94,11 @@ public final class Registry {
     }
 
     public UploadStatus uploadStatus(RepositoryKey repo, String id) {
-        Session session = session(repo, id);
-        synchronized (session) {
+        Session session = locked(repo, id);
+        try {
             return new UploadStatus(id, session.upload.size());
+        } finally {
+            session.lock.unlock();
         }
     }
 
@@ -105,8 +108,8 @@ public final class Registry {
      */
     public UploadStatus appendChunk(RepositoryKey repo, String id, Long rangeStart, Long expectedLength, InputStream body)
             throws IOException {
-        Session session = session(repo, id);
-        synchronized (session) {
+        Session session = locked(repo, id);
+        try {
             long size = session.upload.size();
             if (rangeStart != null && rangeStart != size) {
                 throw new RegistryException(ErrorCode.BLOB_UPLOAD_INVALID, 416,
@@ -116,27 +119,33 @@ public final class Registry {
             append(id, session, expectedLength, body);
             session.lastActive = clock.instant();
             return new UploadStatus(id, session.upload.size());
+        } finally {
+            session.lock.unlock();
         }
     }
 
     /** Appends an optional last chunk, verifies the digest and links the blob; a mismatch discards the upload. */
     public void finishUpload(RepositoryKey repo, String id, Digest digest, Long expectedLength, InputStream body)
             throws IOException {
-        Session session = session(repo, id);
-        synchronized (session) {
+        Session session = locked(repo, id);
+        try {
             if (expectedLength == null || expectedLength > 0) append(id, session, expectedLength, body);
             sessions.remove(id);
             CommitOutcome outcome = session.upload.commit(digest);
             if (outcome == CommitOutcome.DIGEST_MISMATCH) throw digestMismatch(digest);
             repositories.linkBlob(repo, digest);
+        } finally {
+            session.lock.unlock();
         }
     }
 
     public void cancelUpload(RepositoryKey repo, String id) throws IOException {
-        Session session = session(repo, id);
-        synchronized (session) {
+        Session session = locked(repo, id);
+        try {
             sessions.remove(id);
             session.upload.cancel();
+        } finally {
+            session.lock.unlock();
         }
     }
 
@@ -157,7 +166,7 @@ public final class Registry {
         } catch (BlobTooLargeException e) {
             sessions.remove(id);
             throw tooLarge();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             sessions.remove(id); // the store discarded the broken upload
             throw e;
         }
@@ -170,23 +179,32 @@ public final class Registry {
         }
     }
 
-    private Session session(RepositoryKey repo, String id) {
+    /**
+     * The session, locked. Checked again once the lock is held: a request that waited behind the
+     * one finishing or cancelling the upload must find it gone, not write into a finished upload.
+     */
+    private Session locked(RepositoryKey repo, String id) {
         Session session = sessions.get(id);
-        if (session == null || !session.repo.equals(repo)) {
-            throw new RegistryException(ErrorCode.BLOB_UPLOAD_UNKNOWN, "upload " + id + " is unknown or finished");
+        if (session != null && session.repo.equals(repo)) {
+            session.lock.lock();
+            if (sessions.get(id) == session) return session;
+            session.lock.unlock();
         }
-        return session;
+        throw new RegistryException(ErrorCode.BLOB_UPLOAD_UNKNOWN, "upload " + id + " is unknown or finished");
     }
 
     private void discardIdleUploads() throws IOException {
         Instant cutoff = clock.instant().minus(UPLOAD_IDLE_LIMIT);
         for (Iterator<Map.Entry<String, Session>> it = sessions.entrySet().iterator(); it.hasNext(); ) {
             Session session = it.next().getValue();
-            synchronized (session) {
+            if (!session.lock.tryLock()) continue; // a request is using it right now: not idle
+            try {
                 if (session.lastActive.isBefore(cutoff)) {
                     it.remove();
                     session.upload.cancel();
                 }
+            } finally {
+                session.lock.unlock();
             }
         }
     }
@@ -351,6 +369,8 @@ public final class Registry {
     private static final class Session {
         final RepositoryKey repo;
         final BlobUpload upload;
+        // A lock rather than synchronized: a chunk streams for long, and must not pin a carrier thread.
+        final ReentrantLock lock = new ReentrantLock();
         Instant lastActive;
 
         Session(RepositoryKey repo, BlobUpload upload, Instant lastActive) {

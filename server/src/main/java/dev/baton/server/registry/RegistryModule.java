@@ -1,6 +1,5 @@
 package dev.baton.server.registry;
 
-import dev.baton.server.auth.AdminToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
@@ -24,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -54,13 +54,13 @@ public final class RegistryModule implements RouteModule {
     private final String publicUrl;
 
     /**
-     * @param adminToken the resolved admin token (the password the token endpoint accepts)
-     * @param publicUrl  base URL for the token realm; null derives it from each request's Host
+     * @param isAdminToken tells the admin token (the password the token endpoint accepts), e.g. {@code AdminToken::matches}
+     * @param publicUrl    base URL for the token realm; null derives it from each request's Host
      */
-    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, AdminToken adminToken,
+    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Predicate<String> isAdminToken,
             String publicUrl, Clock clock) {
         this.registry = registry;
-        this.auth = new RegistryAuth(tokens, adminToken, clock);
+        this.auth = new RegistryAuth(tokens, isAdminToken, clock);
         this.tokenEndpoint = new TokenEndpoint(auth, tokens, projects, clock);
         this.projects = projects;
         this.publicUrl = publicUrl == null ? null : publicUrl.replaceAll("/+$", "");
@@ -70,12 +70,17 @@ public final class RegistryModule implements RouteModule {
      * The registry as a server runs it: blobs in {@code <data dir>/storage} (uploads left over
      * from a previous run discarded), metadata beside them, the body bound from the config.
      */
-    public static RegistryModule open(ServerConfig config, AdminToken adminToken, ProjectLookup projects,
-            RegistryTokens tokens, Clock clock) throws IOException {
+    public static RegistryModule open(ServerConfig config, Predicate<String> isAdminToken, ProjectLookup projects,
+            RegistryTokens tokens, Clock clock) {
         Path storage = config.dataDir().resolve("storage");
-        BlobStore blobs = DirectoryBlobStore.open(storage);
+        BlobStore blobs;
+        try {
+            blobs = DirectoryBlobStore.open(storage);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot open the registry storage in " + storage, e);
+        }
         Registry registry = new Registry(blobs, new DirectoryRepositories(storage), config.registryMaxBodyBytes(), clock);
-        return new RegistryModule(registry, tokens, projects, adminToken, config.publicUrl(), clock);
+        return new RegistryModule(registry, tokens, projects, isAdminToken, config.publicUrl(), clock);
     }
 
     public Registry registry() {
@@ -121,7 +126,7 @@ public final class RegistryModule implements RouteModule {
         } catch (Exception e) {
             log.error("registry request {} {} failed", method, ctx.path(), e);
             if (!ctx.res().isCommitted()) {
-                writeError(ctx, new RegistryException(ErrorCode.UNSUPPORTED, 500, "internal error: " + e.getClass().getSimpleName(), Map.of()));
+                writeError(ctx, new RegistryException(ErrorCode.UNKNOWN, "the registry failed to handle this request; see the server log"));
             }
         }
     }
@@ -265,8 +270,8 @@ public final class RegistryModule implements RouteModule {
             }
             case "PUT" -> {
                 Target target = authorize(ctx, p.name(), "push");
-                long declared = ctx.req().getContentLengthLong();
-                if (declared > Registry.MAX_MANIFEST_BYTES) throw manifestTooLarge();
+                // Read (at most one byte past the bound) before refusing, so that a client still
+                // sending is not cut off mid-request and does see the 413.
                 byte[] body = body(ctx).readNBytes((int) Registry.MAX_MANIFEST_BYTES + 1);
                 if (body.length > Registry.MAX_MANIFEST_BYTES) throw manifestTooLarge();
                 Registry.PutManifestResult result = registry.putManifest(target.key, p.reference(), body, ctx.header("Content-Type"));

@@ -69,7 +69,15 @@ public final class RegistryTokens implements PullTokens {
     }
 
     /** Loads the signing key from {@code dataDir}, generating and saving one (mode 600) when absent. */
-    public static RegistryTokens open(Path dataDir, Duration pullTokenTtl) throws IOException {
+    public static RegistryTokens open(Path dataDir, Duration pullTokenTtl) {
+        try {
+            return new RegistryTokens(loadOrCreate(dataDir), pullTokenTtl);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot load the registry signing key from " + dataDir, e);
+        }
+    }
+
+    private static ECKey loadOrCreate(Path dataDir) throws IOException {
         Path file = dataDir.resolve(KEY_FILE);
         if (!Files.exists(file)) {
             Files.createDirectories(dataDir);
@@ -95,7 +103,7 @@ public final class RegistryTokens implements PullTokens {
             }
         }
         try {
-            return new RegistryTokens(ECKey.parse(Files.readString(file, StandardCharsets.UTF_8)), pullTokenTtl);
+            return ECKey.parse(Files.readString(file, StandardCharsets.UTF_8));
         } catch (ParseException e) {
             throw new IOException("registry signing key " + file + " is not a valid EC JWK: " + e.getMessage(), e);
         }

@@ -230,6 +230,11 @@ class RegistryProtocolTest {
         assertThat(gap.statusCode()).isEqualTo(416);
         assertThat(registry.admin("GET", location, null).headers().firstValue("Range")).hasValue("0-" + (first.length - 1));
 
+        // A Content-Range that disagrees with the body's length is refused before anything is written.
+        HttpResponse<byte[]> lying = registry.admin("PATCH", location, second, "Content-Range", first.length + "-" + (first.length + 99));
+        assertThat(lying.statusCode()).isEqualTo(416);
+        assertThat(registry.admin("GET", location, null).headers().firstValue("Range")).hasValue("0-" + (first.length - 1));
+
         HttpResponse<byte[]> patch2 = registry.admin("PATCH", location, second,
                 "Content-Range", first.length + "-" + (first.length + second.length - 1));
         assertThat(patch2.statusCode()).isEqualTo(202);
@@ -428,6 +433,11 @@ class RegistryProtocolTest {
         HttpResponse<byte[]> garbage = putManifest("alpha/multi", "bad", "not json".getBytes(StandardCharsets.UTF_8),
                 "application/vnd.oci.image.manifest.v1+json");
         assertThat(error(garbage).get("code").asText()).isEqualTo("MANIFEST_INVALID");
+        HttpResponse<byte[]> huge = putManifest("alpha/multi", "huge", new byte[(int) Registry.MAX_MANIFEST_BYTES + 1],
+                "application/vnd.oci.image.manifest.v1+json");
+        assertThat(huge.statusCode()).isEqualTo(413);
+        assertThat(error(huge).get("code").asText()).isEqualTo("MANIFEST_INVALID");
+        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/bad", null).statusCode()).isEqualTo(404);
     }
 
     @Test

@@ -1,0 +1,70 @@
+package dev.baton.cli.image;
+
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code baton image push}: no Docker daemon needed, prints the digest to pass to {@code baton run}. */
+@Command(
+        name = "push",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Push an OCI image layout directory, an OCI archive, or a docker/podman save archive to Baton's registry.",
+            "Prints the manifest digest (sha256:...) to pass to `baton run`; progress goes to stderr."
+        })
+public final class ImagePushCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "SOURCE", description = "OCI layout directory, or a .tar/.tar.gz archive")
+    Path source;
+
+    @Parameters(index = "1", paramLabel = "DESTINATION",
+            description = "<project>/<name>[:<tag>] (project UUID or slug), or http(s)://host:port/<project>/<name>[:<tag>]")
+    String destination;
+
+    @Option(names = "--server", defaultValue = "${env:BATON_SERVER:-http://127.0.0.1:7700}",
+            description = "Baton server URL when DESTINATION names none (default: $BATON_SERVER or ${DEFAULT-VALUE})")
+    String server;
+
+    @Option(names = "--token", description = "admin token, or a registry token (env BATON_ADMIN_TOKEN; default: read --token-file)")
+    String token;
+
+    @Option(names = "--token-file", description = "file holding the admin token (default {BATON_DATA_DIR or ./data}/admin-token)")
+    Path tokenFile;
+
+    @Option(names = "--ref", description = "which image, when the source holds several: its ref name or repo tag")
+    String ref;
+
+    @Spec
+    CommandSpec spec;
+
+    /** The same lookup as the other client commands; null when there is none (then the push goes anonymous). */
+    private String token() throws IOException {
+        if (token != null) return token;
+        String env = System.getenv("BATON_ADMIN_TOKEN");
+        if (env != null && !env.isBlank()) return env.strip();
+        Path file = tokenFile != null ? tokenFile : Path.of(System.getenv().getOrDefault("BATON_DATA_DIR", "data")).resolve("admin-token");
+        return Files.isReadable(file) ? Files.readString(file).strip() : null;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build();
+        try {
+            String digest = new ImagePusher(http, spec.commandLine().getErr()).push(source, ref, destination, server, token());
+            spec.commandLine().getOut().println(digest);
+            spec.commandLine().getOut().flush();
+            return 0;
+        } catch (ImageSourceException | RegistryClientException | IllegalArgumentException e) {
+            spec.commandLine().getErr().println("error: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
+        }
+    }
+}
