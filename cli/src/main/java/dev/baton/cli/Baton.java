@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             ProjectsCommand.class,
             RunCommand.class,
             JobsCommand.class,
+            dev.baton.cli.image.ImageCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Baton implements Runnable {

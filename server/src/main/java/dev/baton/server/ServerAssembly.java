@@ -7,8 +7,6 @@ import dev.baton.server.metrics.MetricsRoutes;
 import dev.baton.server.registry.RegistryModule;
 import dev.baton.server.store.Project;
 import dev.baton.server.token.RegistryTokens;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 
 /**
@@ -30,14 +28,15 @@ public final class ServerAssembly {
         return BatonServer.builder(config)
                 .clock(clock)
                 .jobEvents(w -> {
-                    parts.tokens = openTokens(w.config());
+                    parts.tokens = RegistryTokens.open(w.config().dataDir(), w.config().pullTokenTtl());
                     parts.channel = new RunnerChannel(w.store(), w.config(), w.clock(), parts.tokens, w.outputs(), metrics);
                     parts.channel.start();
                     return parts.channel;
                 })
                 .module(w -> parts.channel.routes())
                 .module(w -> parts.channel.controlRoutes(w.admin()))
-                .module(w -> openRegistry(w, parts.tokens))
+                .module(w -> RegistryModule.open(w.config(), w.admin().token()::matches,
+                        id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics));
     }
 
@@ -45,21 +44,5 @@ public final class ServerAssembly {
     private static final class Parts {
         RegistryTokens tokens;
         RunnerChannel channel;
-    }
-
-    private static RegistryTokens openTokens(ServerConfig config) {
-        try {
-            return RegistryTokens.open(config.dataDir(), config.pullTokenTtl());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the registry signing key in " + config.dataDir(), e);
-        }
-    }
-
-    private static RegistryModule openRegistry(BatonServer.Wiring w, RegistryTokens tokens) {
-        try {
-            return RegistryModule.open(w.config(), w.admin().token(), id -> w.store().findProject(id).map(Project::uuid), tokens, w.clock());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the registry storage in " + w.config().dataDir(), e);
-        }
     }
 }
