@@ -26,6 +26,11 @@ final class DeadlineKeys {
         return "lost:" + job;
     }
 
+    /** When a retried job's backoff ends and it may be claimed again. */
+    static String retry(JobUuid job) {
+        return "retry:" + job;
+    }
+
     /** How long a runner told to cancel has to answer {@code canceled}. */
     static String cancel(JobUuid job) {
         return "cancel:" + job;

@@ -181,7 +181,11 @@ public final class JobLifecycle {
     public ServerMessage terminal(RunnerSession session, RunnerMessage.Terminal m) {
         Resolution r = resolve(session, m.job(), m.lease());
         ActiveJob attempt = r instanceof Resolution.Current(ActiveJob a) ? a : null;
-        if (r instanceof Resolution.Stale(String reason)) return stale(m, reason);
+        if (r instanceof Resolution.Stale(String reason)) {
+            // A resend of a final word that was applied when the attempt ended (the job has been
+            // retried since): acknowledge it so the runner drops it from its outbox.
+            return attemptEndedAs(m) ? new ServerMessage.Ack(m.job()) : stale(m, reason);
+        }
         if (r instanceof Resolution.Forbidden) return notYours(m.job());
         if (r instanceof Resolution.Unknown) return unknown(m.job());
 
@@ -219,6 +223,7 @@ public final class JobLifecycle {
                 case RunnerMessage.Canceled c -> "cancel";
             });
             if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
+            if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
         }
         if (attempt != null) finish(attempt, now);
         else if (t != null && t.applied()) dispatcher.jobFinished();
@@ -303,6 +308,7 @@ public final class JobLifecycle {
         } else {
             Transition t = store.fail(a.job, a.lease, "lost contact with the runner (" + why + ")", AttemptOutcome.LOST, now);
             if (t.applied()) metrics.transition("lost");
+            if (t.applied() && t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
         }
         finish(a, now);
     }
@@ -417,6 +423,27 @@ public final class JobLifecycle {
             store.billMinutes(a.job, minute, now);
             a.lastBilledMinute = minute;
         }
+    }
+
+    /**
+     * The store sent a failed job that opted in to retries back to pending, claimable after its
+     * backoff: wake the waiting runners of its spec when that time comes (there is no poll).
+     */
+    private void retryLater(Job job, Instant now) {
+        metrics.transition("retry");
+        Instant notBefore = job.notBefore() != null ? job.notBefore() : now;
+        deadlines.set(DeadlineKeys.retry(job.uuid()), notBefore, () -> dispatcher.jobPending(job.specId()));
+    }
+
+    private boolean attemptEndedAs(RunnerMessage.Terminal m) {
+        AttemptOutcome said = switch (m) {
+            case RunnerMessage.Completed c -> AttemptOutcome.COMPLETED;
+            case RunnerMessage.Failed f -> AttemptOutcome.FAILED;
+            case RunnerMessage.Canceled c -> AttemptOutcome.CANCELED;
+        };
+        return store.findJob(m.job())
+                .map(job -> store.attempts(job.id()).stream().anyMatch(at -> at.lease().matches(m.lease()) && at.outcome() == said))
+                .orElse(false);
     }
 
     private void afterRequeue(ActiveJob a, Job job) {

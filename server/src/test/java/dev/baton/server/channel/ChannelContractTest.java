@@ -19,6 +19,7 @@ import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Organization;
+import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
 import dev.baton.server.testing.ChannelFixture;
 import dev.baton.server.testing.ChannelFixture.RunnerHandle;
@@ -813,6 +814,52 @@ abstract class ChannelContractTest {
         }
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
         assertThat(server.job(job).error()).containsIgnoringCase("requeue");
+    }
+
+    // ---- opt-in retries -----------------------------------------------------------------------
+
+    @Test
+    void aFailedJobThatOptedInIsRetriedAfterItsBackoffAsANewAttempt() {
+        Job job = server.submit(spec, new RetryPolicy(2, 10, false));
+        TestRunner runner = connect(alice);
+        ClaimedJob first = claim(runner);
+        start(runner, first);
+        var failed = new RunnerMessage.Failed(first.uuid(), first.lease(), List.of(), "flaky");
+        runner.send(failed);
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+        runner.send(failed); // resent after the retry: acknowledged, changes nothing
+        runner.expect(ServerMessage.Ack.class);
+
+        waitFor(runner, 60);
+        server.advance(Duration.ofSeconds(9));
+        runner.expectSilence(SHORT); // still in its backoff
+        server.advance(Duration.ofSeconds(2));
+        ClaimedJob second = runner.expect(ServerMessage.Job.class).job();
+        assertThat(second.attempt()).isEqualTo(2);
+        start(runner, second);
+        runner.send(new RunnerMessage.Failed(second.uuid(), second.lease(), List.of(), "flaky again"));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).as("attempts exhausted").isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void aLostRunnerRetriesOnlyWhenTheJobSaysSo() {
+        Job retried = server.submit(spec, new RetryPolicy(3, 0, true));
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        assertThat(status(retried)).isEqualTo(JobStatus.PENDING);
+
+        Job notRetried = server.submit(spec, new RetryPolicy(3, 0, false));
+        server.cancel(retried);
+        TestRunner again = connect(alice);
+        ClaimedJob c2 = claim(again);
+        assertThat(c2.uuid()).isEqualTo(notRetried.uuid());
+        start(again, c2);
+        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        assertThat(status(notRetried)).isEqualTo(JobStatus.FAILED);
     }
 
     // ---- recovery and usage ----------------------------------------------------------------------
