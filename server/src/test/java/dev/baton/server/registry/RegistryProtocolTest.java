@@ -165,6 +165,28 @@ class RegistryProtocolTest {
     }
 
     @Test
+    void theProjectRootAnswersByDigestForEveryRepositoryOfTheProject() throws Exception {
+        // A job names only project and digest, so runners pull <project>@<digest>.
+        TestImage image = new TestImage("root");
+        pushImage("alpha/tools/bench", image, "v1");
+        String token = "Bearer " + registry.pullToken(registry.alpha);
+        HttpResponse<byte[]> manifest = registry.send("GET", "/v2/" + registry.alpha + "/manifests/" + image.digest(), token, null);
+        assertThat(manifest.statusCode()).isEqualTo(200);
+        assertThat(manifest.body()).isEqualTo(image.manifest);
+        assertThat(manifest.headers().firstValue("Content-Type")).hasValue("application/vnd.oci.image.manifest.v1+json");
+        for (byte[] blob : image.blobs()) {
+            assertThat(registry.send("GET", "/v2/" + registry.alpha + "/blobs/" + Digest.sha256(blob), token, null).body()).isEqualTo(blob);
+        }
+        // By digest only: tags stay per repository, and the root cannot delete what others hold.
+        assertThat(registry.send("GET", "/v2/alpha/manifests/v1", token, null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("DELETE", "/v2/alpha/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        // Other repositories do not see it, and neither does another project's root.
+        assertThat(registry.admin("GET", "/v2/alpha/other/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/beta/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        assertThat(registry.send("GET", "/v2/beta/manifests/" + image.digest(), token, null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
     void unknownProjectIsNameUnknownForTheAdmin() throws Exception {
         HttpResponse<byte[]> r = registry.admin("GET", "/v2/gamma/img/tags/list", null);
         assertThat(r.statusCode()).isEqualTo(404);
