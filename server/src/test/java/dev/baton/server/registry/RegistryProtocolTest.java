@@ -83,6 +83,8 @@ class RegistryProtocolTest {
                 .endsWith("scope=\"repository:alpha/img:pull\"");
 
         assertThat(registry.admin("GET", "/v2/", null).statusCode()).isEqualTo(200);
+        assertThat(registry.send("GET", "/v2/", "Bearer " + RegistryFixture.ADMIN, null).statusCode()).isEqualTo(200);
+        assertThat(registry.send("GET", "/v2/", "Bearer not-a-token", null).statusCode()).isEqualTo(401);
         assertThat(registry.send("GET", "/v2/", RegistryFixture.basic("wrong"), null).statusCode()).isEqualTo(401);
     }
 
