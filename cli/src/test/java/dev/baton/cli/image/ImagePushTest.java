@@ -237,6 +237,30 @@ class ImagePushTest {
     }
 
     @Test
+    void pushesAMultiPlatformIndexWithItsChildren() throws Exception {
+        Image amd64 = image("amd64");
+        Image arm64 = image("arm64");
+        Map<String, byte[]> files = layoutFiles(new TreeMap<>(Map.of("a", amd64, "b", arm64)));
+        byte[] index = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.index.v1+json\",\"manifests\":["
+                + descriptor("application/vnd.oci.image.manifest.v1+json", amd64.manifest) + ","
+                + descriptor("application/vnd.oci.image.manifest.v1+json", arm64.manifest) + "]}").getBytes(StandardCharsets.UTF_8);
+        files.put("blobs/sha256/" + Digest.sha256(index).hex(), index);
+        files.put("index.json", ("{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.index.v1+json\","
+                + "\"digest\":\"" + Digest.sha256(index) + "\",\"size\":" + index.length
+                + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"multi\"}}]}").getBytes(StandardCharsets.UTF_8));
+        Path layout = writeDirectory(tmp.resolve("layout"), files);
+
+        String[] result = run("push", "--server", server(), "--token", ADMIN, layout.toString(), "alpha/multi:v1");
+        assertThat(result[0]).as(result[2]).isEqualTo("0");
+        assertThat(result[1].strip()).isEqualTo(Digest.sha256(index).toString());
+        HttpResponse<byte[]> top = get("/v2/alpha/multi/manifests/v1");
+        assertThat(top.body()).isEqualTo(index);
+        assertThat(top.headers().firstValue("Content-Type")).hasValue("application/vnd.oci.image.index.v1+json");
+        assertPulledBack("alpha/multi", Digest.sha256(amd64.manifest).toString(), amd64);
+        assertPulledBack("alpha/multi", Digest.sha256(arm64.manifest).toString(), arm64);
+    }
+
+    @Test
     void pushesAnOciArchiveEvenGzipped() throws Exception {
         Image image = image("archive");
         Path archive = tmp.resolve("image.tar.gz");

@@ -108,13 +108,13 @@ public final class DirectoryBlobStore implements BlobStore {
         public long append(InputStream chunk, long maxBytes) throws IOException {
             if (finished) throw new IllegalStateException("upload already finished");
             byte[] buffer = new byte[BUFFER];
+            boolean tooLarge = false;
             try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.APPEND)) {
                 int n;
                 while ((n = chunk.read(buffer)) > 0) {
                     if (size + n > maxBytes) {
-                        out.close();
-                        cancel();
-                        throw new BlobTooLargeException(maxBytes);
+                        tooLarge = true;
+                        break;
                     }
                     out.write(buffer, 0, n);
                     sha256.update(buffer, 0, n);
@@ -122,9 +122,13 @@ public final class DirectoryBlobStore implements BlobStore {
                     size += n;
                 }
             } catch (IOException | RuntimeException e) {
-                // A broken or oversized chunk leaves the upload in an unknown state: drop it whole.
+                // A broken chunk leaves the upload in an unknown state: drop it whole.
                 cancel();
                 throw e;
+            }
+            if (tooLarge) {
+                cancel();
+                throw new BlobTooLargeException(maxBytes);
             }
             return size;
         }

@@ -1,6 +1,7 @@
 package dev.baton.server.registry;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.blob.Digest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,8 @@ import java.util.stream.Stream;
  * {@code _layers/<alg>/<hex>} (empty link files), {@code _manifests/revisions/<alg>/<hex>}
  * (holding the media type), {@code _manifests/tags/<tag>} (holding the digest) and
  * {@code _referrers/<alg>/<subject hex>/<alg>-<hex>} (holding the referrer's descriptor).
+ * {@code <project uuid>/registry/_all/} indexes, the same way, every blob and manifest linked to
+ * any repository of the project (never removed: it is the project-wide view for pulls by digest).
  * Nested repositories are subdirectories: repository path components never start with
  * {@code _}, so they cannot collide with the metadata directories. Every write goes to a
  * temporary file moved into place, so a reader never sees half a tag.
@@ -40,6 +43,18 @@ public final class DirectoryRepositories implements Repositories {
     @Override
     public void linkBlob(RepositoryKey repo, Digest digest) throws IOException {
         write(layer(repo, digest), "");
+        write(layer(all(repo.project()), digest), "");
+    }
+
+    @Override
+    public boolean projectHasContent(ProjectUuid project, Digest digest) throws IOException {
+        RepositoryKey all = all(project);
+        return Files.exists(layer(all, digest)) || Files.exists(revision(all, digest));
+    }
+
+    @Override
+    public Optional<String> projectManifest(ProjectUuid project, Digest digest) throws IOException {
+        return read(revision(all(project), digest));
     }
 
     @Override
@@ -55,6 +70,7 @@ public final class DirectoryRepositories implements Repositories {
     @Override
     public void putManifest(RepositoryKey repo, Digest digest, String mediaType) throws IOException {
         write(revision(repo, digest), mediaType);
+        write(revision(all(repo.project()), digest), mediaType);
     }
 
     @Override
@@ -120,6 +136,11 @@ public final class DirectoryRepositories implements Repositories {
             }
         }
         return result;
+    }
+
+    /** The project-wide index, kept like a repository named {@code _all} (no real path component starts with _). */
+    private static RepositoryKey all(ProjectUuid project) {
+        return new RepositoryKey(project, "_all");
     }
 
     private Path dir(RepositoryKey repo) {

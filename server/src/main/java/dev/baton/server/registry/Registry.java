@@ -52,7 +52,9 @@ public final class Registry {
 
     /** Size of a blob this repository may read; BLOB_UNKNOWN otherwise (also for other projects' blobs). */
     public long blobSize(RepositoryKey repo, Digest digest) throws IOException {
-        if (!repositories.hasBlob(repo, digest) && repositories.manifest(repo, digest).isEmpty()) throw blobUnknown(digest);
+        boolean readable = repositories.hasBlob(repo, digest) || repositories.manifest(repo, digest).isPresent()
+                || (repo.path().isEmpty() && repositories.projectHasContent(repo.project(), digest));
+        if (!readable) throw blobUnknown(digest);
         return blobs.size(digest).orElseThrow(() -> blobUnknown(digest));
     }
 
@@ -213,7 +215,10 @@ public final class Registry {
 
     public StoredManifest getManifest(RepositoryKey repo, String reference) throws IOException {
         Digest digest = resolve(repo, reference);
-        String mediaType = repositories.manifest(repo, digest).orElseThrow(() -> manifestUnknown(reference));
+        Optional<String> own = repositories.manifest(repo, digest);
+        // The root repository answers by digest for the whole project (see Repositories.projectHasContent).
+        if (own.isEmpty() && repo.path().isEmpty() && reference.contains(":")) own = repositories.projectManifest(repo.project(), digest);
+        String mediaType = own.orElseThrow(() -> manifestUnknown(reference));
         try (InputStream in = blobs.open(digest, 0)) {
             return new StoredManifest(digest, mediaType, in.readNBytes((int) MAX_MANIFEST_BYTES));
         }
@@ -272,6 +277,7 @@ public final class Registry {
             return;
         }
         Digest digest = digestReference(reference);
+        if (repositories.manifest(repo, digest).isEmpty()) throw manifestUnknown(reference); // own manifests only
         StoredManifest stored = getManifest(repo, reference);
         for (String tag : repositories.tags(repo)) {
             if (repositories.tag(repo, tag).filter(digest::equals).isPresent()) repositories.deleteTag(repo, tag);

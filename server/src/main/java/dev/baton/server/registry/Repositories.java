@@ -1,5 +1,6 @@
 package dev.baton.server.registry;
 
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.blob.Digest;
 import java.io.IOException;
 import java.util.List;
@@ -14,6 +15,16 @@ import java.util.Optional;
 public interface Repositories {
 
     boolean hasBlob(RepositoryKey repo, Digest digest) throws IOException;
+
+    /**
+     * True when any repository of the project has ever held this blob or manifest. Backs the
+     * project's root repository for pulls by digest: a job names only project and digest (seed
+     * 001), so a runner pulls {@code <project>@<digest>} whatever repository the image was pushed to.
+     */
+    boolean projectHasContent(ProjectUuid project, Digest digest) throws IOException;
+
+    /** The media type of a manifest pushed to any repository of the project, for the same pulls. */
+    Optional<String> projectManifest(ProjectUuid project, Digest digest) throws IOException;
 
     void linkBlob(RepositoryKey repo, Digest digest) throws IOException;
 

@@ -83,6 +83,8 @@ class RegistryProtocolTest {
                 .endsWith("scope=\"repository:alpha/img:pull\"");
 
         assertThat(registry.admin("GET", "/v2/", null).statusCode()).isEqualTo(200);
+        assertThat(registry.send("GET", "/v2/", "Bearer " + RegistryFixture.ADMIN, null).statusCode()).isEqualTo(200);
+        assertThat(registry.send("GET", "/v2/", "Bearer not-a-token", null).statusCode()).isEqualTo(401);
         assertThat(registry.send("GET", "/v2/", RegistryFixture.basic("wrong"), null).statusCode()).isEqualTo(401);
     }
 
@@ -162,6 +164,28 @@ class RegistryProtocolTest {
 
         registry.clock.advance(Duration.ofMinutes(10));
         assertThat(registry.send("GET", "/v2/alpha/img/manifests/v1", alphaToken, null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void theProjectRootAnswersByDigestForEveryRepositoryOfTheProject() throws Exception {
+        // A job names only project and digest, so runners pull <project>@<digest>.
+        TestImage image = new TestImage("root");
+        pushImage("alpha/tools/bench", image, "v1");
+        String token = "Bearer " + registry.pullToken(registry.alpha);
+        HttpResponse<byte[]> manifest = registry.send("GET", "/v2/" + registry.alpha + "/manifests/" + image.digest(), token, null);
+        assertThat(manifest.statusCode()).isEqualTo(200);
+        assertThat(manifest.body()).isEqualTo(image.manifest);
+        assertThat(manifest.headers().firstValue("Content-Type")).hasValue("application/vnd.oci.image.manifest.v1+json");
+        for (byte[] blob : image.blobs()) {
+            assertThat(registry.send("GET", "/v2/" + registry.alpha + "/blobs/" + Digest.sha256(blob), token, null).body()).isEqualTo(blob);
+        }
+        // By digest only: tags stay per repository, and the root cannot delete what others hold.
+        assertThat(registry.send("GET", "/v2/alpha/manifests/v1", token, null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("DELETE", "/v2/alpha/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        // Other repositories do not see it, and neither does another project's root.
+        assertThat(registry.admin("GET", "/v2/alpha/other/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/beta/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        assertThat(registry.send("GET", "/v2/beta/manifests/" + image.digest(), token, null).statusCode()).isEqualTo(401);
     }
 
     @Test

@@ -40,8 +40,9 @@ class RegistrySkopeoTest {
                 "--dest-creds", "baton:" + RegistryFixture.ADMIN, "oci:" + layout + ":v1", dest);
         assertThat(push.exit()).as(push.output()).isZero();
 
-        // Out again by digest, authenticated with a runner pull token (bearer, no token flow).
-        String source = "docker://" + registry.hostPort() + "/alpha/tools/img@" + image.digest();
+        // Out again by digest, as a runner does: the project's root repository by UUID, with its
+        // pull token as bearer (no token flow).
+        String source = "docker://" + registry.hostPort() + "/" + registry.alpha + "@" + image.digest();
         Path out = tmp.resolve("out");
         SkopeoTool.Result pull = SkopeoTool.run(tmp, "copy", "--preserve-digests", "--src-tls-verify=false",
                 "--src-registry-token", registry.pullToken(registry.alpha), source, "oci:" + out + ":copy");
