@@ -28,6 +28,7 @@ import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.StatementExceptions;
 import org.jdbi.v3.core.statement.Update;
 
 /**
@@ -49,13 +50,18 @@ abstract class JdbcStore implements Store {
      * Pending jobs this runner may claim: its specs only, not declined by it, past any retry
      * backoff, within the tier limits. The limits read committed in-flight rows; each dialect
      * makes sure no concurrent claim slips between this read and the update.
+     *
+     * @param jobTable the FROM item for the job table aliased {@code j}, where a dialect may pin
+     *                 the pending index
      */
-    static final String CANDIDATES = "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j"
-            + " WHERE j.status = 0"
-            + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
-            + " AND (j.not_before IS NULL OR j.not_before <= :now)"
-            + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3)"
-            + " AND " + TIER_LIMITS;
+    static String candidates(String jobTable) {
+        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
+                + " WHERE j.status = 0"
+                + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
+                + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3)"
+                + " AND " + TIER_LIMITS;
+    }
 
     static final String CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
 
@@ -65,6 +71,12 @@ abstract class JdbcStore implements Store {
     JdbcStore(HikariDataSource pool) {
         this.pool = pool;
         this.jdbi = Jdbi.create(pool);
+        // Jdbi's default exception message lists bound arguments, among them leases and key
+        // hashes; an exception may end up in a log, so it names the statement only.
+        jdbi.getConfig(StatementExceptions.class).setMessageRendering(e -> {
+            String sql = e.getStatementContext() == null ? null : e.getStatementContext().getRenderedSql();
+            return e.getShortMessage() + (sql == null ? "" : " [statement: \"" + sql + "\"]");
+        });
     }
 
     /** Runs {@code work} in one write transaction, committed on return, rolled back on exception. */
@@ -336,6 +348,7 @@ abstract class JdbcStore implements Store {
     @Override
     public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
         Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
+        Objects.requireNonNull(job.config(), "a job needs its config");
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
         return write(h -> {
             if (organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);

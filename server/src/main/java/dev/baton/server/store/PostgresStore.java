@@ -17,22 +17,29 @@ import org.jdbi.v3.core.HandleCallback;
  *
  * <p>Claim atomicity has two parts. Exclusivity: the candidate row is locked with
  * {@code FOR UPDATE SKIP LOCKED}, and the update is a compare-and-set on status pending, so two
- * claimers never take one job and never wait on each other's candidates. Tier limits: row locks
- * alone cannot enforce "one in flight per organization / source IP" — two claimers can lock two
- * different pending jobs of one free organization, and each one's NOT EXISTS check misses the
- * other's uncommitted claim. So a limited claim (priority &lt; 200) also takes a transaction-scoped
- * advisory lock keyed by the organization (free) or the source IP (unclaimed), and re-checks the
- * limit in the UPDATE itself: under READ COMMITTED that statement takes a fresh snapshot after the
- * lock is held, and the previous holder released the lock only after its commit became visible,
- * so the re-check sees every earlier claim of that key. Unlimited tiers (≥200) never touch the
- * advisory locks and so never queue behind limited ones.
+ * claimers never take one job and never wait on each other's candidates.
  *
- * <p>The advisory lock is taken with {@code pg_try_advisory_xact_lock}, never waited for: a claim
- * that already holds one key's lock and waited for another's could deadlock with a claim doing
- * the reverse. A busy key means another claim for that organization or IP is in progress and will
- * almost always make it ineligible anyway; the job is skipped for this claim (never handed out
- * in breach of the limit) and the next candidate is tried. Hash collisions of keys can only cause
- * such a skip, never a breach.
+ * <p>Tier limits: row locks alone cannot enforce "one in flight per organization / source IP" —
+ * two claimers can lock two different pending jobs of one free organization, and each one's
+ * NOT EXISTS check misses the other's uncommitted claim. So every claim also takes
+ * transaction-scoped advisory locks on its job's two limit keys, the organization and the source
+ * IP: <em>exclusive</em> on the key its own limit checks (organization for 100–199, IP for
+ * &lt;100) and <em>shared</em> on the others (both, for ≥200). Exclusive holders exclude each other
+ * and any claim whose new in-flight job would count against them; shared holders (claims whose
+ * limit does not read that key, e.g. many team jobs from one IP) never block each other. A
+ * limited claim then re-checks its limit in a new statement: under READ COMMITTED that
+ * statement's snapshot is taken after the lock is held, and the previous holder of a conflicting
+ * lock released it only after its commit was visible, so the re-check sees every earlier claim
+ * that counts. The shared side matters because priority is fixed at submission: after a plan
+ * change one organization can have team and free jobs, and a racing team claim must count
+ * against the free one.
+ *
+ * <p>The advisory locks are <em>tried</em> ({@code pg_try_advisory_xact_lock[_shared]}), never
+ * waited for: a claim holding one key while waiting for another could deadlock with a claim
+ * doing the reverse. A busy key means another claim touching that organization or IP is in
+ * progress right now; the job is skipped for this claim (never handed out in breach of a limit)
+ * and the next candidate is tried. Hash collisions of keys can only cause such a skip, never a
+ * breach. See docs/decisions/0001-store-dialects.md.
  */
 final class PostgresStore extends JdbcStore {
     /** Advisory lock class ids (first int of the two-int key), distinct per limit kind. */
@@ -63,16 +70,15 @@ final class PostgresStore extends JdbcStore {
             for (int i = 0; i < MAX_CANDIDATES; i++) {
                 String exclude = skipped.isEmpty() ? ""
                         : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-                Optional<Candidate> candidate = h.createQuery(CANDIDATES + exclude + CLAIM_ORDER + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+                Optional<Candidate> candidate = h.createQuery(candidates("job j") + exclude + CLAIM_ORDER + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
                         .bind("runner", runnerId).bind("now", Rows.micros(now))
                         .map((rs, ctx) -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")))
                         .findOne();
                 if (candidate.isEmpty()) return Optional.empty();
                 Candidate c = candidate.get();
-                if (c.priority() >= 200) {
-                    if (applyClaim(h, c.id(), runnerId, lease, now)) return Optional.of(jobById(h, c.id()));
-                } else if (lockLimitKey(h, c) && limitStillHolds(h, c.id())) {
-                    if (applyClaim(h, c.id(), runnerId, lease, now)) return Optional.of(jobById(h, c.id()));
+                boolean limited = c.priority() < 200;
+                if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id())) && applyClaim(h, c.id(), runnerId, lease, now)) {
+                    return Optional.of(jobById(h, c.id()));
                 }
                 skipped.add(c.id());
             }
@@ -82,12 +88,18 @@ final class PostgresStore extends JdbcStore {
 
     private record Candidate(long id, int priority, long organizationId, String sourceIp) {}
 
-    private static boolean lockLimitKey(Handle h, Candidate c) {
-        boolean perOrganization = c.priority() >= 100;
-        return h.createQuery("SELECT pg_try_advisory_xact_lock(:kind, hashtext(:key))")
-                .bind("kind", perOrganization ? ORGANIZATION_LOCK : SOURCE_IP_LOCK)
-                .bind("key", perOrganization ? Long.toString(c.organizationId()) : c.sourceIp())
+    /** Tries the candidate's organization and IP locks: exclusive where its own limit reads, shared elsewhere. */
+    private static boolean lockLimitKeys(Handle h, Candidate c) {
+        boolean orgExclusive = c.priority() >= 100 && c.priority() < 200;
+        boolean ipExclusive = c.priority() < 100;
+        return h.createQuery("SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(:org)) AND " + tryLock(ipExclusive) + "(:ipKind, hashtext(:ip))")
+                .bind("orgKind", ORGANIZATION_LOCK).bind("org", Long.toString(c.organizationId()))
+                .bind("ipKind", SOURCE_IP_LOCK).bind("ip", c.sourceIp())
                 .mapTo(Boolean.class).one();
+    }
+
+    private static String tryLock(boolean exclusive) {
+        return exclusive ? "pg_try_advisory_xact_lock" : "pg_try_advisory_xact_lock_shared";
     }
 
     /** The tier limit re-read in a new statement, i.e. a new snapshot taken after the advisory lock. */

@@ -91,7 +91,10 @@ public interface Store extends AutoCloseable {
     /** Direct mode: a report with results, no job. */
     Report createReport(NewReport report, Instant now);
 
-    /** Runner mode: report and pending job in one transaction. */
+    /**
+     * Runner mode: report and pending job in one transaction. {@code job.sourceIp()} and
+     * {@code job.config()} are required; a null {@code job.retry()} means {@link RetryPolicy#NONE}.
+     */
     Job createRun(NewReport report, NewJob job, long organizationId, Instant now);
 
     Optional<Report> findReport(long id);
@@ -123,13 +126,20 @@ public interface Store extends AutoCloseable {
      * claimed → pending under {@code lease} (decline, acceptance timeout, lost before start):
      * closes the attempt with {@code outcome}, clears runner and lease, requeues+1. When requeues
      * would exceed {@code maxRequeues} the job is failed instead, with a reason saying so.
+     * {@code outcome} is DECLINED, ACCEPT_TIMEOUT or LOST_BEFORE_START; a runner is never offered
+     * again a job it DECLINED. The same requeue resent under the old lease is DUPLICATE.
      */
     Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now);
 
     /** {claimed, running, failed} → completed under {@code lease}; completed already: DUPLICATE. */
     Transition complete(JobUuid job, LeaseId lease, Instant now);
 
-    /** {claimed, running} → failed under {@code lease} with an error; failed already: DUPLICATE. */
+    /**
+     * {claimed, running} → failed under {@code lease} with an error; failed already: DUPLICATE.
+     * If the job opted in to retries and has attempts left (outcome FAILED, or LOST with
+     * retry_when_runner_lost), the same transaction sends it on to pending (RETRY): the result
+     * is APPLIED with a PENDING job, lease cleared, claimable after the backoff.
+     */
     Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now);
 
     /**
@@ -156,7 +166,7 @@ public interface Store extends AutoCloseable {
     /** Completed jobs not yet processed, to process again after a restart. */
     List<Job> completedUnprocessedJobs();
 
-    /** Jobs with these uuids that are in flight on this runner. */
+    /** Jobs in flight (claimed or running) on this runner. */
     List<Job> inFlightJobsOfRunner(long runnerId);
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */

@@ -1,6 +1,24 @@
 package dev.baton.server.store;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.protocol.value.Slug;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The store contract on a real SQLite file (the embedded default: {@code baton.db} in the data directory). */
@@ -11,5 +29,61 @@ class SqliteStoreTest extends StoreContract {
     @Override
     protected Store openStore() {
         return StoreFactory.open(null, dataDir);
+    }
+
+    @Test
+    void claimWalksThePendingIndex() {
+        List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> h.createQuery("EXPLAIN QUERY PLAN " + SqliteStore.CLAIM_QUERY)
+                .bind("runner", 1).bind("now", 0).map((rs, ctx) -> rs.getString("detail")).list());
+        assertThat(plan.get(0)).contains("SEARCH j USING INDEX index_job_pending (spec_id=?)");
+    }
+
+    /**
+     * Two stores on one file share no in-process lock (like two processes): only BEGIN IMMEDIATE
+     * and the busy timeout keep their claims apart. A deferred transaction would fail here with
+     * SQLITE_BUSY when upgrading its read to a write.
+     */
+    @Test
+    void twoStoresOnOneFileNeverShareAJob() throws Exception {
+        Instant now = Instant.parse("2026-03-01T00:00:00Z");
+        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        int jobs = 40;
+        for (int i = 0; i < jobs; i++) {
+            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i));
+        }
+        List<Runner> runners = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Runner r = store.createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
+            store.addRunnerSpec(r.id(), spec.id());
+            runners.add(r);
+        }
+        Map<Long, Integer> claims = new ConcurrentHashMap<>();
+        try (Store second = StoreFactory.open(null, dataDir)) {
+            CountDownLatch go = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(runners.size());
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 0; i < runners.size(); i++) {
+                    Store mine = i % 2 == 0 ? store : second;
+                    long runner = runners.get(i).id();
+                    done.add(pool.submit(() -> {
+                        go.await();
+                        for (Optional<Job> j = mine.claim(runner, LeaseId.random(), now); j.isPresent(); j = mine.claim(runner, LeaseId.random(), now)) {
+                            claims.merge(j.get().id(), 1, Integer::sum);
+                        }
+                        return null;
+                    }));
+                }
+                go.countDown();
+                for (Future<?> f : done) f.get();
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        assertThat(claims).hasSize(jobs);
+        assertThat(claims.values()).allMatch(n -> n == 1);
     }
 }

@@ -92,7 +92,7 @@ abstract class StoreContract {
         return r;
     }
 
-    private static JobConfig config(Project project) {
+    static JobConfig config(Project project) {
         return new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
                 List.of("/bin/sh"), List.of("-c", "true"), Map.of("K", "V"), new JobTimeout(60), List.of("/out.json"), 2);
     }
@@ -672,6 +672,53 @@ abstract class StoreContract {
         assertThat(store.inFlightJobs()).extracting(Job::priority).containsExactlyInAnyOrder(100, 0);
     }
 
+    /**
+     * Priority is fixed at submission, so after a plan change one organization (or one IP) can
+     * have jobs of an unlimited and of a limited tier. A racing unlimited claim must count for the
+     * limited one: in each round a team, a free and an unclaimed job of one organization and one
+     * IP are claimed by several runners at once; the free and the unclaimed job exclude each
+     * other (same organization, same IP), and neither may join a team job claimed before it.
+     */
+    @Test
+    void racingClaimsAcrossTiersOfOneOrganizationKeepTheLimit() throws Exception {
+        Spec s = spec();
+        List<Runner> runners = new ArrayList<>();
+        for (int i = 0; i < 4; i++) runners.add(runner(s));
+        ExecutorService pool = Executors.newFixedThreadPool(runners.size());
+        try {
+            for (int round = 0; round < 25; round++) {
+                Organization org = org(PlanTier.FREE);
+                Project p = project(org);
+                String ip = "172.16.0." + round;
+                submit(p, s, 200, ip, tick());
+                submit(p, s, 100, ip, tick());
+                submit(p, s, 0, ip, tick());
+                Instant at = tick();
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<Optional<Job>>> claims = new ArrayList<>();
+                for (Runner r : runners) {
+                    claims.add(pool.submit(() -> {
+                        go.await();
+                        return store.claim(r.id(), LeaseId.random(), at);
+                    }));
+                }
+                go.countDown();
+                List<Job> won = new ArrayList<>();
+                for (Future<Optional<Job>> f : claims) f.get().ifPresent(won::add);
+                // Valid outcomes: {team}; or {free, team} / {unclaimed, team} when the limited job
+                // was claimed first (a team job is never limited). Never two limited jobs.
+                assertThat(won).as("round %d", round).isNotEmpty();
+                assertThat(won.stream().filter(j -> j.priority() < 200)).as("round %d: limited jobs in flight", round).hasSizeLessThanOrEqualTo(1);
+                for (Job j : won) store.cancel(j.uuid(), null, "next round", tick());
+                for (Job j : store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))) {
+                    store.cancel(j.uuid(), null, "next round", tick());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     // ---- transitions ---------------------------------------------------------------------------
 
     private Leased claimedJob() {
@@ -1022,6 +1069,15 @@ abstract class StoreContract {
         Set<Long> pendingLeft = new HashSet<>();
         store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)).forEach(j -> pendingLeft.add(j.id()));
         assertThat(pendingLeft).hasSize(1);
+    }
+
+    @Test
+    void statementErrorsNameTheStatementButNeverItsArguments() {
+        LeaseId secret = LeaseId.random();
+        assertThatThrownBy(() -> ((JdbcStore) store).jdbi.useHandle(h -> h.createUpdate("UPDATE no_such_table SET lease = :lease")
+                        .bind("lease", secret.value()).execute()))
+                .hasMessageContaining("no_such_table")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(secret.value()));
     }
 
     @Test
