@@ -951,6 +951,26 @@ abstract class StoreContract {
     }
 
     @Test
+    void aLongBackoffDoesNotOverflow() {
+        Spec s = spec();
+        Runner r = runner(s);
+        submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 86_400, false));
+        Leased first = claimOne(r);
+        store.start(first.uuid(), first.lease(), tick());
+        assertThat(store.fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
+        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
+    }
+
+    @Test
+    void failRefusesOutcomesThatAreNotFailures() {
+        Leased j = claimedJob();
+        assertThatThrownBy(() -> store.fail(j.uuid(), j.lease(), "x", AttemptOutcome.COMPLETED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.fail(j.uuid(), j.lease(), "x", AttemptOutcome.CANCELED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThat(reload(j.job()).status()).isEqualTo(JobStatus.CLAIMED);
+    }
+
+    @Test
     void aLostRunnerIsRetriedOnlyWhenThePolicySaysSo() {
         Spec s = spec();
         Runner r = runner(s);
