@@ -45,7 +45,7 @@ final class ServerOptions {
     @Option(names = "--acceptance-timeout", description = "a claimed job must start within this (default 30s)")
     String acceptanceTimeout;
 
-    @Option(names = "--job-timeout-grace", description = "server hard timeout = job timeout + this (default 60s)")
+    @Option(names = "--job-timeout-grace", description = "server hard timeout = job timeout + this (default 1m)")
     String jobTimeoutGrace;
 
     @Option(names = "--cancel-deadline", description = "a runner told to cancel must answer within this (default 30s)")

@@ -39,10 +39,7 @@ class CliTest {
 
     @BeforeEach
     void start() {
-        ServerConfig d = ServerConfig.defaults(dir);
-        server = BatonServer.builder(new ServerConfig("127.0.0.1", 0, dir, null, null, d.requestBodyMaxBytes(), d.registryMaxBodyBytes(), null,
-                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval())).start();
+        server = BatonServer.builder(ServerConfig.defaults(dir).withListen("127.0.0.1", 0)).start();
         url = "http://127.0.0.1:" + server.port();
         tokenFile = dir.resolve("admin-token");
     }

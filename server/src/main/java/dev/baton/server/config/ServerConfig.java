@@ -65,4 +65,11 @@ public record ServerConfig(
                 5,
                 Duration.ofSeconds(1));
     }
+
+    /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
+    public ServerConfig withListen(String host, int port) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval);
+    }
 }

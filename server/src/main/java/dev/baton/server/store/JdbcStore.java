@@ -508,6 +508,9 @@ abstract class JdbcStore implements Store {
     public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
         Objects.requireNonNull(lease, "lease");
         AttemptOutcome closing = outcome == null ? AttemptOutcome.FAILED : outcome;
+        if (closing == AttemptOutcome.COMPLETED || closing == AttemptOutcome.CANCELED) {
+            throw new IllegalArgumentException("a failed attempt cannot end " + closing.name().toLowerCase(java.util.Locale.ROOT));
+        }
         return write(h -> {
             int rows = h.createUpdate("UPDATE job SET status = 4, completed = :now, error = :error, modified = :now"
                             + " WHERE uuid = :uuid AND status IN (1, 2) AND lease = :lease")
@@ -519,7 +522,7 @@ abstract class JdbcStore implements Store {
             String lostClause = closing == AttemptOutcome.LOST ? " AND retry_when_runner_lost = TRUE" : "";
             if (closing == AttemptOutcome.FAILED || closing == AttemptOutcome.LOST) {
                 h.createUpdate("UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
-                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + backoff_seconds * 1000000, modified = :now"
+                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000, modified = :now"
                                 + " WHERE uuid = :uuid AND status = 4 AND lease = :lease AND attempt < max_attempts" + lostClause)
                         .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
             }

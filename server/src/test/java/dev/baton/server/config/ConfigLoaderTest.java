@@ -111,6 +111,34 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void docsListEveryKeyWithItsEnvVarAndFlag() throws Exception {
+        // surefire runs in the module directory; the docs live at the repository root
+        String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
+        for (String key : ConfigLoader.KEYS) {
+            assertThat(doc).contains("| `" + key + "` | `" + ConfigLoader.envName(key) + "` | `" + ConfigLoader.flagName(key) + "` |");
+        }
+        ServerConfig d = ServerConfig.defaults(dir);
+        Map<String, String> defaults = Map.of(
+                "heartbeat_timeout", Durations.format(d.heartbeatTimeout()),
+                "acceptance_timeout", Durations.format(d.acceptanceTimeout()),
+                "job_timeout_grace", Durations.format(d.jobTimeoutGrace()),
+                "cancel_deadline", Durations.format(d.cancelDeadline()),
+                "default_poll_timeout", Durations.format(d.defaultPollTimeout()),
+                "pull_token_ttl", Durations.format(d.pullTokenTtl()),
+                "heartbeat_flush_interval", Durations.format(d.heartbeatFlushInterval()),
+                "max_requeues", String.valueOf(d.maxRequeues()),
+                "port", String.valueOf(d.port()),
+                "host", d.host());
+        defaults.forEach((key, value) -> assertThat(doc)
+                .as("documented default of " + key)
+                .contains("| `" + ConfigLoader.flagName(key) + "` | `" + value + "` |"));
+        assertThat(d.requestBodyMaxBytes()).isEqualTo(Sizes.parse("16MiB"));
+        assertThat(doc).contains("| `--request-body-max-bytes` | `16MiB` |");
+        assertThat(d.registryMaxBodyBytes()).isEqualTo(Sizes.parse("1GiB"));
+        assertThat(doc).contains("| `--registry-max-body-bytes` | `1GiB` |");
+    }
+
+    @Test
     void durationsAndSizes() {
         assertThat(Durations.parse("250ms")).isEqualTo(Duration.ofMillis(250));
         assertThat(Durations.parse("30")).isEqualTo(Duration.ofSeconds(30));

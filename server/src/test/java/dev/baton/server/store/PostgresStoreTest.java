@@ -16,22 +16,26 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The store contract on a real PostgreSQL: {@code BATON_TEST_PG_URL} or 127.0.0.1:5432/test.
- * Each test gets a schema of its own (created here, migrated by the store through
- * {@code currentSchema}, dropped afterwards). Without a reachable server the tests are skipped
- * with a message saying so; with {@code CI=true} (CI starts one) they fail instead.
+ * The class gets a schema of its own (created here, migrated by the store through
+ * {@code currentSchema}, dropped after the class); each test starts from empty tables. Without
+ * a reachable server the tests are skipped with a message saying so; with {@code CI=true} (CI
+ * starts one) they fail instead.
  */
 class PostgresStoreTest extends StoreContract {
     private static final String BASE = System.getenv().getOrDefault("BATON_TEST_PG_URL", "postgresql://127.0.0.1:5432/test");
 
-    private String schema;
-    private String adminUrl;
+    private static String adminUrl;
+    private static String schema;
+    private static boolean migrated;
 
-    @Override
-    protected Store openStore() throws SQLException {
+    @BeforeAll
+    static void createSchema() throws SQLException {
         adminUrl = reachableUrl();
         String unreachable = "PostgreSQL not reachable at " + DatabaseUrl.redact(BASE);
         // CI provides PostgreSQL (.ci/run starts it): there a missing database is a failure, not a skip.
@@ -43,34 +47,66 @@ class PostgresStoreTest extends StoreContract {
             dropAbandonedSchemas(c, createdAt);
             st.execute("CREATE SCHEMA " + schema);
         }
-        return StoreFactory.open(adminUrl + "&currentSchema=" + schema, null);
     }
 
-    @Override
-    protected void dropStore() throws SQLException {
+    @AfterAll
+    static void dropSchema() throws SQLException {
         if (schema == null) return;
         try (Connection c = DriverManager.getConnection(adminUrl); Statement st = c.createStatement()) {
             st.execute("DROP SCHEMA " + schema + " CASCADE");
         }
+        schema = null;
+        migrated = false;
+    }
+
+    @Override
+    protected Store openStore() throws SQLException {
+        if (migrated) {
+            // Every table the migrations made (read, not listed, so a new table cannot be missed).
+            try (Connection c = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = c.createStatement()) {
+                List<String> tables = new java.util.ArrayList<>();
+                try (var rs = st.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = '" + schema + "'"
+                        + " AND tablename <> 'flyway_schema_history'")) {
+                    while (rs.next()) tables.add(rs.getString(1));
+                }
+                st.execute("TRUNCATE " + String.join(", ", tables) + " RESTART IDENTITY CASCADE");
+            }
+        }
+        Store store = StoreFactory.open(adminUrl + "&currentSchema=" + schema, null);
+        migrated = true;
+        return store;
     }
 
     /**
-     * A run killed before its cleanup leaves its schema behind; schemas of this suite older than
-     * an hour belong to no running test (a test takes seconds), so they are dropped here.
+     * A run killed before its cleanup leaves its schema behind. A schema of this suite whose
+     * migration ran more than an hour ago belongs to no running test class (one takes well under
+     * a minute), so it is dropped here; the age comes from the name or, for names without a
+     * timestamp, from Flyway's install time.
      */
     private static void dropAbandonedSchemas(Connection c, long nowSeconds) throws SQLException {
-        List<String> stale = new java.util.ArrayList<>();
+        List<String> candidates = new java.util.ArrayList<>();
         try (Statement st = c.createStatement();
-                var rs = st.executeQuery("SELECT nspname FROM pg_namespace WHERE nspname ~ '^baton_test_[0-9]+_[0-9a-f]+$'")) {
-            while (rs.next()) {
-                String name = rs.getString(1);
-                long created = Long.parseLong(name.split("_")[2]);
-                if (nowSeconds - created > 3600) stale.add(name);
-            }
+                var rs = st.executeQuery("SELECT nspname FROM pg_namespace WHERE nspname ~ '^baton_test_[0-9a-z_]+$'")) {
+            while (rs.next()) candidates.add(rs.getString(1));
         }
-        for (String name : stale) {
-            try (Statement st = c.createStatement()) {
-                st.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+        for (String name : candidates) {
+            String[] parts = name.split("_");
+            long created;
+            if (parts.length == 4) {
+                created = Long.parseLong(parts[2]);
+            } else {
+                try (Statement st = c.createStatement();
+                        var rs = st.executeQuery("SELECT EXTRACT(EPOCH FROM MAX(installed_on)) FROM " + name + ".flyway_schema_history")) {
+                    if (!rs.next() || rs.getObject(1) == null) continue;
+                    created = rs.getLong(1);
+                } catch (SQLException e) {
+                    continue; // no history table: not migrated yet, perhaps in use right now
+                }
+            }
+            if (nowSeconds - created > 3600) {
+                try (Statement st = c.createStatement()) {
+                    st.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+                }
             }
         }
     }

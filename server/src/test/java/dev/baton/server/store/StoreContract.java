@@ -47,18 +47,14 @@ abstract class StoreContract {
     /** A fresh, migrated, empty store. */
     protected abstract Store openStore() throws Exception;
 
-    /** Drops what {@link #openStore()} created (after the store is closed). */
-    protected void dropStore() throws Exception {}
-
     @BeforeEach
     void open() throws Exception {
         store = openStore();
     }
 
     @AfterEach
-    void close() throws Exception {
+    void close() {
         if (store != null) store.close();
-        dropStore();
     }
 
     private Instant tick() {
@@ -952,6 +948,26 @@ abstract class StoreContract {
         store.start(second.uuid(), second.lease(), tick());
         Transition last = store.fail(second.uuid(), second.lease(), "exit 1", AttemptOutcome.FAILED, tick());
         assertThat(last.job().status()).as("attempts exhausted").isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void aLongBackoffDoesNotOverflow() {
+        Spec s = spec();
+        Runner r = runner(s);
+        submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 86_400, false));
+        Leased first = claimOne(r);
+        store.start(first.uuid(), first.lease(), tick());
+        assertThat(store.fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
+        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
+    }
+
+    @Test
+    void failRefusesOutcomesThatAreNotFailures() {
+        Leased j = claimedJob();
+        assertThatThrownBy(() -> store.fail(j.uuid(), j.lease(), "x", AttemptOutcome.COMPLETED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.fail(j.uuid(), j.lease(), "x", AttemptOutcome.CANCELED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThat(reload(j.job()).status()).isEqualTo(JobStatus.CLAIMED);
     }
 
     @Test
