@@ -116,38 +116,48 @@ abstract class IterativeExecution implements Execution {
         });
     }
 
+    /**
+     * Runs everything and reports exactly one final event — after {@link #cleanup()}, so a slot
+     * is only free again once its container and bundle are gone.
+     */
     private void lifecycle() {
+        Runnable report;
         try {
-            try {
-                prepare();
-            } catch (DeclinedException e) {
-                events.declined(e.getMessage());
-                return;
-            } catch (Stopped e) {
-                events.finished(ExecutionResult.stopped(List.of()));
-                return;
-            } catch (IOException | RuntimeException e) {
-                log.warn("job {}: prepare failed", job.uuid(), e);
-                events.declined("could not prepare: " + e.getMessage());
-                return;
-            }
+            report = phases();
+        } catch (RuntimeException e) {
+            log.error("job {}: executor failed", job.uuid(), e);
+            report = () -> events.finished(ExecutionResult.error(List.of(), e.toString()));
+        }
+        try {
+            cleanup();
+        } catch (RuntimeException e) {
+            log.warn("job {}: cleanup failed", job.uuid(), e);
+        }
+        report.run();
+    }
+
+    private Runnable phases() {
+        try {
+            prepare();
+        } catch (DeclinedException e) {
+            return () -> events.declined(e.getMessage());
+        } catch (Stopped e) {
+            return () -> events.finished(ExecutionResult.stopped(List.of()));
+        } catch (IOException | RuntimeException e) {
+            log.warn("job {}: prepare failed", job.uuid(), e);
+            return () -> events.declined("could not prepare: " + e.getMessage());
+        }
+        try {
             synchronized (lock) {
                 if (stopGrace == null) events.prepared();
                 while (!startRequested && stopGrace == null) lock.wait();
-                if (stopGrace != null) {
-                    events.finished(ExecutionResult.stopped(List.of()));
-                    return;
-                }
+                if (stopGrace != null) return () -> events.finished(ExecutionResult.stopped(List.of()));
             }
-            events.finished(iterations());
+            ExecutionResult result = iterations();
+            return () -> events.finished(result);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            events.finished(ExecutionResult.error(List.of(), "interrupted"));
-        } catch (RuntimeException e) {
-            log.error("job {}: executor failed", job.uuid(), e);
-            events.finished(ExecutionResult.error(List.of(), e.toString()));
-        } finally {
-            cleanup();
+            return () -> events.finished(ExecutionResult.error(List.of(), "interrupted"));
         }
     }
 

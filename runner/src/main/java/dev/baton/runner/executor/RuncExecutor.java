@@ -324,7 +324,7 @@ public final class RuncExecutor implements Executor {
             try {
                 Trees.deleteTree(bundle);
             } catch (RuntimeException e) {
-                log.warn("cannot remove bundle {}: {}", bundle, e.getMessage());
+                log.warn("cannot remove bundle {}", bundle, e);
             }
         }
     }
