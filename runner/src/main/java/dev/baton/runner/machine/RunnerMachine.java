@@ -41,6 +41,12 @@ public final class RunnerMachine {
     public static final int EXIT_REFUSED = 2;
     /** Exit status asking the supervisor to start the (updated) agent again. */
     public static final int EXIT_RESTART = 75;
+    /**
+     * A result unacknowledged this long on a live connection is sent again (resending a terminal
+     * message is always safe, seed 000). This also recovers if the server answered one of the job's
+     * earlier messages with something other than an ack, which would shift the ack count.
+     */
+    static final Duration RESEND_AFTER = Duration.ofSeconds(10);
 
     private enum Link { DISCONNECTED, CONNECTING, CONNECTED }
 
@@ -77,6 +83,8 @@ public final class RunnerMachine {
         int sends;
         /** Position among this connection's messages for the job whose ack acknowledges it; 0 = not sent yet. */
         int ackAt;
+        /** When it was last sent; an ack that does not come within {@link #RESEND_AFTER} triggers a resend. */
+        Instant sentAt;
 
         Pending(RunnerMessage.Terminal message, int sends) {
             this.message = message;
@@ -486,6 +494,7 @@ public final class RunnerMachine {
                 else send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
             }
         }
+        if (link == Link.CONNECTED) resendOverdueResults(out);
         for (Held h : jobs.values()) {
             if (h.phase == Phase.RUNNING && h.stop == null && h.deadline != null && !now.isBefore(h.deadline)) {
                 log.info("job {}: local timeout of {} s reached; stopping it", h.id(), h.job.timeout());
@@ -510,6 +519,30 @@ public final class RunnerMachine {
             return;
         }
         maybeExit(out);
+    }
+
+    private void resendOverdueResults(List<Effect> out) {
+        for (var it = pending.values().iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (p.ackAt == 0 || p.sentAt == null || now.isBefore(p.sentAt.plus(RESEND_AFTER))) continue;
+            if (p.sends >= config.maxSends()) {
+                log.error("dropping the {} result of job {}: sent {} times without an acknowledgement",
+                        eventName(p.message), p.message.job(), p.sends);
+                it.remove();
+                out.add(new Effect.DeleteOutbox(p.message.job()));
+                continue;
+            }
+            log.warn("job {}: no acknowledgement for {} after {} s; sending it again", p.message.job(), eventName(p.message),
+                    RESEND_AFTER.toSeconds());
+            // Whatever earlier message went unanswered will not be answered now: the next ack is the result's.
+            JobUuid job = p.message.job();
+            ackedOnLink.put(job, sentOnLink.getOrDefault(job, 0));
+            sendResult(p, out);
+        }
+        if (pending.isEmpty()) {
+            maybeReady(out);
+            maybeExit(out);
+        }
     }
 
     // ---- executor events -------------------------------------------------------------------
@@ -633,6 +666,7 @@ public final class RunnerMachine {
 
     private void sendResult(Pending p, List<Effect> out) {
         p.sends++;
+        p.sentAt = now;
         // The count is persisted so that bounded retries survive an agent restart.
         out.add(new Effect.WriteOutbox(p.message, p.sends));
         send(p.message, out);

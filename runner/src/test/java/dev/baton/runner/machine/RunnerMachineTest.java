@@ -211,6 +211,25 @@ class RunnerMachineTest {
     }
 
     @Test
+    void anUnacknowledgedResultIsResentOnTheSameConnectionAndTheLaterAckSettlesIt() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        // The server answered one earlier message of this job with something other than an ack,
+        // so the acks received fall one short of the result's position.
+        received(new ServerMessage.Ack(job.uuid())); // preparing
+        received(new ServerMessage.Ack(job.uuid())); // really the result's ack, counted as the running ack
+        assertThat(machine.pendingResults()).isEqualTo(1);
+        assertThat(only(tick(Duration.ofSeconds(9)), Effect.Send.class)).noneMatch(s -> s.message() instanceof RunnerMessage.Completed);
+        List<Effect> resend = tick(Duration.ofSeconds(1));
+        assertThat(sent(resend)).contains(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK)));
+        List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
+        assertThat(acked).contains(new Effect.DeleteOutbox(job.uuid()));
+        assertThat(sent(acked)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
     void staleStopsTheWorkAndNothingIsReported() {
         connected();
         ClaimedJob job = Jobs.claimed(60);
