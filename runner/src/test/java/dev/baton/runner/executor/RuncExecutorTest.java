@@ -199,6 +199,24 @@ class RuncExecutorTest {
     }
 
     @Test
+    void aFullDiskDeclines() throws Exception {
+        // A real full disk: a 256 KiB tmpfs as the work dir, smaller than the busybox layer.
+        Path small = Files.createDirectories(work.resolve("small"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString()).redirectErrorStream(true).start();
+        String out = new String(mount.getInputStream().readAllBytes());
+        assumeTrue(mount.waitFor() == 0, () -> "cannot mount a tmpfs here: " + out);
+        try {
+            executor = new RuncExecutor(new RuncExecutor.Options("runc", small, Architecture.X86_64, true, 100_000, 256,
+                    Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
+            Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
+            assertThat(r.declined.get(60, TimeUnit.SECONDS)).startsWith("disk full");
+            assertThat(r.started).isNotDone();
+        } finally {
+            new ProcessBuilder("umount", small.toString()).start().waitFor();
+        }
+    }
+
+    @Test
     void cancelMidRunTerminatesAndReturnsPartialOutput() throws Exception {
         Recorder r = run(job(spec(256 * MIB, false), List.of("sh", "-c", "echo partial; sleep 60"), 1, List.of()));
         r.started.get(60, TimeUnit.SECONDS);
