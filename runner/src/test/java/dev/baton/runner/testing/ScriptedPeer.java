@@ -79,6 +79,10 @@ public final class ScriptedPeer implements AutoCloseable {
 
     /** Sends a message to the runner on the current connection. */
     public void send(ServerMessage message) {
+        // The client may see the upgrade complete a moment before the server's onConnect ran.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (session == null && System.nanoTime() < deadline) Thread.onSpinWait();
+        if (session == null) throw new AssertionError("no runner connected");
         session.send(Wire.encode(message));
     }
 
