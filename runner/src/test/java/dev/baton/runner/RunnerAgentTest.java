@@ -207,6 +207,29 @@ class RunnerAgentTest {
     }
 
     @Test
+    void anAgentRestartedMidJobReportsWhatItKnows() throws Exception {
+        peer = new ScriptedPeer(key.reveal(), this::server);
+        ClaimedJob job = shellJob("sleep 60", 600, List.of());
+        queue.add(job);
+        Future<Integer> first = run(agent(MachineConfig.defaults("test"), work));
+        peer.await(RunnerMessage.Running.class, WAIT);
+        // The agent dies without reporting (its loop is interrupted; nothing is sent for the job).
+        first.cancel(true);
+        assertThat(new Outbox(work.resolve("outbox")).inflight()).singleElement()
+                .satisfies(r -> assertThat(r.hasStarted()).isTrue());
+
+        Future<Integer> second = run(agent(MachineConfig.defaults("test"), work));
+        RunnerMessage.Failed failed = peer.await(RunnerMessage.Failed.class, WAIT);
+        assertThat(failed.job()).isEqualTo(job.uuid());
+        assertThat(failed.lease().matches(job.lease())).isTrue();
+        assertThat(failed.error()).isEqualTo("runner restarted during execution");
+        peer.await(RunnerMessage.Ready.class, WAIT);
+        assertThat(new Outbox(work.resolve("outbox")).inflight()).isEmpty();
+        assertThat(new Outbox(work.resolve("outbox")).results()).isEmpty();
+        second.cancel(true);
+    }
+
+    @Test
     void aRefusedKeyStopsTheAgent() throws Exception {
         peer = new ScriptedPeer(RunnerKey.generate().reveal(), this::server);
         Future<Integer> exit = run(agent(MachineConfig.defaults("test"), work));
