@@ -45,7 +45,7 @@ public final class RunnerAgent {
     private static final Logger log = LoggerFactory.getLogger(RunnerAgent.class);
 
     /** Where and how to connect. */
-    public record Target(URI server, String runner, RunnerKey key, int maxMessageBytes) {
+    public record Target(URI server, String runner, RunnerKey key) {
         @Override
         public String toString() {
             return "Target[" + server + ", " + runner + "]"; // never the key
@@ -72,7 +72,7 @@ public final class RunnerAgent {
         this.clock = clock;
         this.tickInterval = tickInterval;
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        this.channel = new ChannelClient(http, target.server(), target.runner(), target.key(), target.maxMessageBytes(),
+        this.channel = new ChannelClient(http, target.server(), target.runner(), target.key(), config.maxMessageBytes(),
                 this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
     }

@@ -66,7 +66,7 @@ class RuncAgentTest {
         var executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000,
                 256, Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
         RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
-                new RunnerAgent.Target(peer.url(), "runner-1", key, 1 << 22), executor, new Outbox(work.resolve("outbox")),
+                new RunnerAgent.Target(peer.url(), "runner-1", key), executor, new Outbox(work.resolve("outbox")),
                 Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
         threads.submit(agent::run);
     }

@@ -62,7 +62,7 @@ class RunnerAgentTest {
 
     private RunnerAgent agent(MachineConfig config, Path dir) {
         var executor = new ProcessExecutor(dir, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        return new RunnerAgent(config.withPollTimeout(1), new RunnerAgent.Target(peer.url(), "runner-1", key, 1 << 22), executor,
+        return new RunnerAgent(config.withPollTimeout(1), new RunnerAgent.Target(peer.url(), "runner-1", key), executor,
                 new Outbox(dir.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
     }
 

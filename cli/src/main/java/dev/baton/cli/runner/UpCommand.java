@@ -104,6 +104,7 @@ public final class UpCommand implements Callable<Integer> {
             return USAGE;
         }
         if (slots < 1) return usage(err, "--slots must be at least 1");
+        if (maxMessageBytes < 64 << 10) return usage(err, "--max-message-bytes must be at least 65536");
         if (pollTimeout < PollTimeout.MIN || pollTimeout > PollTimeout.MAX) return usage(err, "--poll-timeout must be between 1 and 900");
         if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme())) return usage(err, "--server must be an http(s) URL");
         Optional<Architecture> arch = Architecture.ofHost();
@@ -122,8 +123,9 @@ public final class UpCommand implements Callable<Integer> {
         Updater updater = SelfUpdater.runningJar()
                 .<Updater>map(jar -> new SelfUpdater(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), jar, 512L << 20))
                 .orElse(Updater.unsupported("not running from a jar; cannot self-update"));
-        MachineConfig config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout);
-        RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey, maxMessageBytes), exec,
+        MachineConfig config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout)
+                .withMaxMessageBytes(maxMessageBytes);
+        RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
                 new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
         Signals.install(agent, err);
         int status = agent.run();

@@ -656,7 +656,8 @@ public final class RunnerMachine {
     }
 
     /** Persist, then send if connected; resent on reconnect until acknowledged. */
-    private void finish(RunnerMessage.Terminal terminal, List<Effect> out) {
+    private void finish(RunnerMessage.Terminal result, List<Effect> out) {
+        RunnerMessage.Terminal terminal = MessageBudget.fit(result, config.maxMessageBytes());
         Pending p = new Pending(terminal, 0);
         pending.put(terminal.job(), p);
         log.info("job {}: {}", terminal.job(), eventName(terminal));

@@ -108,6 +108,26 @@ class RunnerMachineTest {
     }
 
     @Test
+    void resultsAreCutToFitTheMessageLimitKeepingEveryIteration() {
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withMaxMessageBytes(100_000), new Random(1));
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        String big = "x".repeat(60_000);
+        List<IterationResult> three = List.of(new IterationResult(0, big, "e", Map.of("f", big)),
+                new IterationResult(0, big, big, Map.of()), new IterationResult(0, "small", "", Map.of()));
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(three)));
+        RunnerMessage.Completed c = (RunnerMessage.Completed) sent(done).getFirst();
+        assertThat(dev.baton.protocol.message.Wire.encode(c).length()).isLessThanOrEqualTo(100_000);
+        assertThat(c.results()).hasSize(3);
+        assertThat(c.results().get(0).stdout()).endsWith(MessageBudget.MARKER);
+        assertThat(c.results().get(0).output().get("f")).endsWith(MessageBudget.MARKER);
+        assertThat(c.results().get(2).stdout()).isEqualTo("small");
+        // what is persisted is what is sent
+        assertThat(only(done, Effect.WriteOutbox.class).getFirst().message()).isEqualTo(c);
+    }
+
+    @Test
     void idleTickSendsBareHeartbeat() {
         connected();
         assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
