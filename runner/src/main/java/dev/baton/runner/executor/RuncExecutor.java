@@ -161,6 +161,7 @@ public final class RuncExecutor implements Executor {
         @Override
         protected void prepare() throws DeclinedException, IOException {
             if (job.config().digest() == null) throw new DeclinedException("the runc executor runs images; this job has no image digest");
+            if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
             try {
                 ImagePuller puller = new ImagePuller(options.workDir().resolve("blobs"), options.arch());
                 ImagePuller.PulledImage image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);

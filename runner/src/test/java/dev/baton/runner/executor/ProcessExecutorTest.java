@@ -23,7 +23,11 @@ class ProcessExecutorTest {
     @TempDir Path work;
 
     private ExecutionResult run(OutputLimits limits, ClaimedJob job) throws Exception {
-        var executor = new ProcessExecutor(work, limits, Optional.empty(), Clock.systemUTC(), true);
+        return run(limits, Optional.empty(), job);
+    }
+
+    private ExecutionResult run(OutputLimits limits, Optional<String> cpus, ClaimedJob job) throws Exception {
+        var executor = new ProcessExecutor(work, limits, cpus, Clock.systemUTC(), true);
         CompletableFuture<ExecutionResult> done = new CompletableFuture<>();
         Execution[] e = new Execution[1];
         CompletableFuture<Void> prepared = new CompletableFuture<>();
@@ -55,6 +59,15 @@ class ProcessExecutorTest {
         assertThat(it.output()).containsEntry("a", "1234" + BoundedCapture.MARKER.formatted(2)).containsEntry("b", "xy");
         assertThat(r.kind()).isEqualTo(ExecutionResult.Kind.ERROR);
         assertThat(r.detail()).contains("c: more than 2 files");
+    }
+
+    @Test
+    void theWorkloadIsPinnedToTheBenchmarkCpus() throws Exception {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        org.junit.jupiter.api.Assumptions.assumeTrue(cpus > 1, "needs more than one CPU");
+        String last = Integer.toString(cpus - 1);
+        ExecutionResult r = run(OutputLimits.DEFAULT, Optional.of(last), job("grep Cpus_allowed_list /proc/self/status", 1, List.of()));
+        assertThat(r.results().getFirst().stdout().strip()).matches("Cpus_allowed_list:\\s+" + last);
     }
 
     @Test

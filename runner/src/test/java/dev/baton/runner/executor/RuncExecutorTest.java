@@ -153,6 +153,25 @@ class RuncExecutorTest {
     }
 
     @Test
+    void theWorkloadIsConfinedToTheBenchmarkCpus() throws Exception {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        assumeTrue(cpus > 1, "needs more than one CPU");
+        String last = Integer.toString(cpus - 1);
+        executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
+                Optional.of(last), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
+        ExecutionResult result = result(run(job(spec(256 * MIB, false), List.of("grep", "Cpus_allowed_list", "/proc/self/status"), 1, List.of())));
+        assertThat(result.results().getFirst().stdout().strip()).endsWith("\t" + last).matches("Cpus_allowed_list:\\s+" + last);
+    }
+
+    @Test
+    void aSpecWithNetworkSharesTheHostNetwork() throws Exception {
+        List<String> host = Files.readAllLines(Path.of("/proc/net/dev")).stream().skip(2).map(l -> l.strip().split(":")[0]).toList();
+        ExecutionResult result = result(run(job(spec(256 * MIB, true), List.of("cat", "/proc/net/dev"), 1, List.of())));
+        List<String> inside = result.results().getFirst().stdout().lines().skip(2).map(l -> l.strip().split(":")[0]).toList();
+        assertThat(inside).containsExactlyInAnyOrderElementsOf(host);
+    }
+
+    @Test
     void memoryLimitOomKillIsReportedAsSuch() throws Exception {
         ExecutionResult result = result(run(job(spec(32 * MIB, false),
                 List.of("sh", "-c", "echo before; x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo after ${#x}"), 1, List.of())));
