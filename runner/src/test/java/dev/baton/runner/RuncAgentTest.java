@@ -59,7 +59,7 @@ class RuncAgentTest {
         peer = new ScriptedPeer(key.reveal(), (p, m) -> {
             if (m instanceof RunnerMessage.Ready) {
                 ClaimedJob job = queue.poll();
-                return List.of(job == null ? new ServerMessage.NoJob() : new ServerMessage.Job(job));
+                return job == null ? List.of() : List.of(new ServerMessage.Job(job)); // else the ready waits
             }
             return List.of(ScriptedPeer.ackFor(m));
         });

@@ -51,19 +51,26 @@ class RunnerAgentTest {
         if (peer != null) peer.close();
     }
 
-    /** A server that hands out queued jobs on ready (no_job otherwise) and acks everything else. */
+    /**
+     * A server that hands out queued jobs on ready and acks everything else. With nothing queued it
+     * leaves the ready waiting, as a real server does until the poll timeout.
+     */
     private List<ServerMessage> server(ScriptedPeer p, RunnerMessage m) {
         if (m instanceof RunnerMessage.Ready) {
             ClaimedJob job = queue.poll();
-            return List.of(job == null ? new ServerMessage.NoJob() : new ServerMessage.Job(job));
+            return job == null ? List.of() : List.of(new ServerMessage.Job(job));
         }
         return List.of(ScriptedPeer.ackFor(m));
     }
 
     private RunnerAgent agent(MachineConfig config, Path dir) {
+        return agent(config, dir, Updater.unsupported("test"));
+    }
+
+    private RunnerAgent agent(MachineConfig config, Path dir, Updater updater) {
         var executor = new ProcessExecutor(dir, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
         return new RunnerAgent(config.withPollTimeout(1), new RunnerAgent.Target(peer.url(), "runner-1", key), executor,
-                new Outbox(dir.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+                new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofMillis(200));
     }
 
     private Future<Integer> run(RunnerAgent agent) {
@@ -227,6 +234,29 @@ class RunnerAgentTest {
         assertThat(new Outbox(work.resolve("outbox")).inflight()).isEmpty();
         assertThat(new Outbox(work.resolve("outbox")).results()).isEmpty();
         second.cancel(true);
+    }
+
+    @Test
+    void aFailedUpdateKeepsTheAgentRunningAndAnInstalledOneExitsForARestart() throws Exception {
+        // The scripted server answers ready only when told to, like a real one waiting for work.
+        peer = new ScriptedPeer(key.reveal(), (p, m) -> m instanceof RunnerMessage.Ready ? List.of() : List.of(ScriptedPeer.ackFor(m)));
+        List<String> installs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Updater updater = update -> {
+            installs.add(update.version());
+            if (!update.checksum().equals("0".repeat(64))) throw new dev.baton.runner.update.UpdateException("checksum mismatch");
+        };
+        Future<Integer> exit = run(agent(MachineConfig.defaults("test"), work, updater));
+        peer.await(RunnerMessage.Ready.class, WAIT);
+        peer.send(new ServerMessage.Update("2.0.0", "http://127.0.0.1:1/baton.jar", "f".repeat(64)));
+        peer.send(new ServerMessage.NoJob());
+        // still alive and asking for work with the old version
+        assertThat(peer.await(RunnerMessage.Ready.class, WAIT).version()).isEqualTo("test");
+        assertThat(installs).containsExactly("2.0.0");
+        assertThat(exit).isNotDone();
+
+        peer.send(new ServerMessage.Update("2.0.1", "http://127.0.0.1:1/baton.jar", "0".repeat(64)));
+        assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_RESTART);
+        assertThat(installs).containsExactly("2.0.0", "2.0.1");
     }
 
     @Test
