@@ -166,6 +166,7 @@ public final class UpCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("cannot read --key-file " + keyFile + ": " + e.getMessage());
             }
             source = "--key-file " + keyFile;
+            warnIfShared(keyFile);
         } else if (System.getenv("BATON_RUNNER_KEY") != null) {
             text = System.getenv("BATON_RUNNER_KEY");
             source = "BATON_RUNNER_KEY";
@@ -179,6 +180,18 @@ public final class UpCommand implements Callable<Integer> {
             return RunnerKey.parse(text.strip());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the key from " + source + " is not a runner key: " + e.getMessage());
+        }
+    }
+
+    private void warnIfShared(Path file) {
+        try {
+            var perms = Files.getPosixFilePermissions(file);
+            if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
+                    || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+                spec.commandLine().getErr().println("baton runner up: warning: " + file + " is readable by other users; chmod 600 it");
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // nothing to check
         }
     }
 

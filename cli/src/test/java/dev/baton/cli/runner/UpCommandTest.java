@@ -39,8 +39,17 @@ class UpCommandTest {
     }
 
     @Test
+    void aKeyFileReadableByOthersIsWarnedAbout() throws Exception {
+        Path file = Files.writeString(dir.resolve("key"), RunnerKey.generate().reveal());
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        run("up", "--server", "http://h", "--runner", "r", "--key-file", file.toString(), "--slots", "0");
+        assertThat(err.toString()).contains("readable by other users");
+    }
+
+    @Test
     void theProcessExecutorNeedsExplicitPermission() throws Exception {
         Path file = Files.writeString(dir.resolve("key"), RunnerKey.generate().reveal());
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         int status = run("up", "--server", "http://127.0.0.1:1", "--runner", "r", "--key-file", file.toString(),
                 "--executor", "process", "--work-dir", dir.resolve("work").toString(), "--no-cpu-pinning");
         assertThat(status).isEqualTo(2);

@@ -42,6 +42,12 @@ public final class Outbox {
         this.dir = dir;
         try {
             Files.createDirectories(dir);
+            // Entries hold lease ids, which are capabilities: only the agent's user may read them.
+            try {
+                Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            } catch (UnsupportedOperationException e) {
+                log.debug("no POSIX permissions on {}", dir);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the outbox " + dir, e);
         }

@@ -43,6 +43,12 @@ class OutboxTest {
     }
 
     @Test
+    void theOutboxIsPrivateToTheAgentsUser() throws Exception {
+        Path box = new Outbox(dir.resolve("box")).directory();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(box))).isEqualTo("rwx------");
+    }
+
+    @Test
     void inflightRecordsRoundTrip() {
         Outbox outbox = new Outbox(dir);
         var a = new InflightRecord(JobUuid.random(), LeaseId.random(), null);
