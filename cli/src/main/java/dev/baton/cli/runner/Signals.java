@@ -1,0 +1,31 @@
+package dev.baton.cli.runner;
+
+import dev.baton.runner.RunnerAgent;
+import dev.baton.runner.machine.Input;
+import java.io.PrintWriter;
+import sun.misc.Signal;
+
+/**
+ * Maps operating-system signals to agent inputs (seed 002): TERM and INT begin the graceful
+ * shutdown, TSTP makes the runner quiet (the JVM is not stopped), CONT makes it take jobs again.
+ * Limits: {@code sun.misc.Signal} cannot catch SIGKILL or SIGSTOP (nothing can), and a JVM started
+ * with {@code -Xrs} refuses TERM/INT handlers; a signal that cannot be handled is reported.
+ */
+final class Signals {
+    private Signals() {}
+
+    static void install(RunnerAgent agent, PrintWriter err) {
+        handle("TERM", Input.Signal.TERMINATE, agent, err);
+        handle("INT", Input.Signal.TERMINATE, agent, err);
+        handle("TSTP", Input.Signal.QUIET, agent, err);
+        handle("CONT", Input.Signal.RESUME, agent, err);
+    }
+
+    private static void handle(String name, Input.Signal meaning, RunnerAgent agent, PrintWriter err) {
+        try {
+            Signal.handle(new Signal(name), s -> agent.signal(meaning));
+        } catch (IllegalArgumentException e) {
+            err.println("baton runner up: cannot handle SIG" + name + ": " + e.getMessage());
+        }
+    }
+}

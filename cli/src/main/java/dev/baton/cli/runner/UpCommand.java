@@ -1,0 +1,223 @@
+package dev.baton.cli.runner;
+
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.PollTimeout;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.runner.RunnerAgent;
+import dev.baton.runner.executor.Executor;
+import dev.baton.runner.executor.OutputLimits;
+import dev.baton.runner.executor.ProcessExecutor;
+import dev.baton.runner.executor.RuncExecutor;
+import dev.baton.runner.machine.MachineConfig;
+import dev.baton.runner.machine.RunnerMachine;
+import dev.baton.runner.oci.RegistryBlobSource;
+import dev.baton.runner.outbox.Outbox;
+import dev.baton.runner.update.SelfUpdater;
+import dev.baton.runner.update.Updater;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton runner up}: connects this machine to a Baton server and runs jobs until stopped.
+ * The key comes from {@code --key-file}, {@code BATON_RUNNER_KEY} or {@code --key} (in that order
+ * of preference; {@code --key} is visible in the process list) and is never printed.
+ */
+@Command(name = "up", mixinStandardHelpOptions = true, description = {
+        "Connect to a Baton server and run jobs until SIGTERM/SIGINT.",
+        "Signals: SIGTERM/SIGINT finish in-flight jobs within the grace period, then cancel and report the rest, then exit;",
+        "SIGTSTP takes no new jobs; SIGCONT takes jobs again."})
+public final class UpCommand implements Callable<Integer> {
+    /** Exit status for bad arguments (picocli's convention). */
+    static final int USAGE = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--server", required = true, description = "Server URL, e.g. https://baton.example.com")
+    URI server;
+
+    @Option(names = "--runner", required = true, description = "This runner's name (slug) or UUID")
+    String runner;
+
+    @Option(names = "--key", description = "Runner key (prefer --key-file or BATON_RUNNER_KEY: arguments are visible to other users)")
+    String key;
+
+    @Option(names = "--key-file", description = "File holding the runner key")
+    Path keyFile;
+
+    @Option(names = "--slots", defaultValue = "1", description = "Jobs run at once (default ${DEFAULT-VALUE})")
+    int slots;
+
+    @Option(names = "--executor", description = "runc (default where runc is installed) or process")
+    String executor;
+
+    @Option(names = "--allow-no-sandbox", description = "Allow the process executor: jobs run as this user, without isolation")
+    boolean allowNoSandbox;
+
+    @Option(names = "--work-dir", defaultValue = ".baton/runner", description = "Outbox, image cache and bundles (default ${DEFAULT-VALUE})")
+    Path workDir;
+
+    @Option(names = "--grace-period", defaultValue = "25s", converter = DurationConverter.class,
+            description = "Time in-flight jobs get to finish after SIGTERM (default ${DEFAULT-VALUE})")
+    Duration grace;
+
+    @Option(names = "--poll-timeout", defaultValue = "30", description = "Seconds a ready waits for a job (1-900, default ${DEFAULT-VALUE})")
+    int pollTimeout;
+
+    @Option(names = "--housekeeping-cpu", description = "CPU list for the agent itself (default: 0 on machines with more than one CPU)")
+    String housekeepingCpus;
+
+    @Option(names = "--benchmark-cpus", description = "CPU list for the workload (default: all but the housekeeping CPU)")
+    String benchmarkCpus;
+
+    @Option(names = "--no-cpu-pinning", description = "Do not pin the agent and the workload to separate CPUs")
+    boolean noPinning;
+
+    @Option(names = "--no-user-namespace", description = "runc: do not map container root to an unprivileged host range")
+    boolean noUserNamespace;
+
+    @Option(names = "--pids-limit", defaultValue = "1024", description = "runc: most processes a job may have (default ${DEFAULT-VALUE})")
+    int pidsLimit;
+
+    @Option(names = "--max-message-bytes", defaultValue = "8388608", description = "Largest channel message (default ${DEFAULT-VALUE})")
+    int maxMessageBytes;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        RunnerKey runnerKey;
+        try {
+            runnerKey = readKey();
+        } catch (IllegalArgumentException e) {
+            err.println("baton runner up: " + e.getMessage());
+            return USAGE;
+        }
+        if (slots < 1) return usage(err, "--slots must be at least 1");
+        if (maxMessageBytes < 64 << 10) return usage(err, "--max-message-bytes must be at least 65536");
+        if (pollTimeout < PollTimeout.MIN || pollTimeout > PollTimeout.MAX) return usage(err, "--poll-timeout must be between 1 and 900");
+        if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme())) return usage(err, "--server must be an http(s) URL");
+        Optional<Architecture> arch = Architecture.ofHost();
+        if (arch.isEmpty()) return usage(err, "this machine's architecture (" + System.getProperty("os.arch") + ") is not supported");
+
+        CpuPlan cpus = CpuPlan.of(Runtime.getRuntime().availableProcessors(), noPinning, housekeepingCpus, benchmarkCpus);
+        cpus.pinAgent(err);
+        Files.createDirectories(workDir);
+        Path dir = workDir.toAbsolutePath();
+        Executor exec;
+        try {
+            exec = executor(dir, arch.get(), cpus.benchmark());
+        } catch (IllegalStateException e) {
+            return usage(err, e.getMessage());
+        }
+        Updater updater = SelfUpdater.runningJar()
+                .<Updater>map(jar -> new SelfUpdater(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), jar, 512L << 20))
+                .orElse(Updater.unsupported("not running from a jar; cannot self-update"));
+        MachineConfig config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout)
+                .withMaxMessageBytes(maxMessageBytes);
+        RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
+                new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
+        Signals.install(agent, err);
+        int status = agent.run();
+        if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);
+        return status;
+    }
+
+    private Executor executor(Path dir, Architecture arch, Optional<String> benchmark) {
+        String name = executor;
+        Optional<String> runcMissing = RuncExecutor.unavailableReason("runc");
+        if (name == null) {
+            if (runcMissing.isEmpty()) name = "runc";
+            else throw new IllegalStateException("runc cannot run here (" + runcMissing.get()
+                    + "); install runc or use --executor process --allow-no-sandbox for trusted jobs");
+        }
+        return switch (name) {
+            case "process" -> new ProcessExecutor(dir, OutputLimits.DEFAULT, benchmark, Clock.systemUTC(), allowNoSandbox);
+            case "runc" -> {
+                if (runcMissing.isPresent()) throw new IllegalStateException("--executor runc: " + runcMissing.get());
+                HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
+                yield new RuncExecutor(new RuncExecutor.Options("runc", dir, arch, !noUserNamespace, 100_000, pidsLimit, benchmark,
+                        OutputLimits.DEFAULT, job -> new RegistryBlobSource(http,
+                        job.config().registry() == null ? server.toString() : job.config().registry(),
+                        job.config().project().toString(), job.ociToken())), Clock.systemUTC());
+            }
+            default -> throw new IllegalStateException("--executor must be runc or process, got '" + name + "'");
+        };
+    }
+
+    /** --key-file, then BATON_RUNNER_KEY, then --key. Errors never include the key. */
+    RunnerKey readKey() {
+        String text;
+        String source;
+        if (keyFile != null) {
+            try {
+                text = Files.readString(keyFile);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read --key-file " + keyFile + ": " + e.getMessage());
+            }
+            source = "--key-file " + keyFile;
+            warnIfShared(keyFile);
+        } else if (System.getenv("BATON_RUNNER_KEY") != null) {
+            text = System.getenv("BATON_RUNNER_KEY");
+            source = "BATON_RUNNER_KEY";
+        } else if (key != null) {
+            text = key;
+            source = "--key";
+        } else {
+            throw new IllegalArgumentException("a runner key is required: --key-file FILE, BATON_RUNNER_KEY, or --key");
+        }
+        try {
+            return RunnerKey.parse(text.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the key from " + source + " is not a runner key: " + e.getMessage());
+        }
+    }
+
+    private void warnIfShared(Path file) {
+        try {
+            var perms = Files.getPosixFilePermissions(file);
+            if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
+                    || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+                spec.commandLine().getErr().println("baton runner up: warning: " + file + " is readable by other users; chmod 600 it");
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // nothing to check
+        }
+    }
+
+    private static int usage(PrintWriter err, String message) {
+        err.println("baton runner up: " + message);
+        return USAGE;
+    }
+
+    static String version() {
+        String v = UpCommand.class.getPackage().getImplementationVersion();
+        return v == null ? "0.1.0-SNAPSHOT" : v;
+    }
+
+    /** Durations as "25s", "2m", "500ms" or plain seconds. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.strip().toLowerCase(java.util.Locale.ROOT);
+            try {
+                if (v.endsWith("ms")) return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+                if (v.endsWith("s")) return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+                if (v.endsWith("m")) return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+                return Duration.ofSeconds(Long.parseLong(v));
+            } catch (NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration like 25s, 2m or 500ms");
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package dev.baton.runner;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.runner.connection.ChannelClient;
+import dev.baton.runner.executor.Execution;
+import dev.baton.runner.executor.ExecutionEvents;
+import dev.baton.runner.executor.Executor;
+import dev.baton.runner.machine.Effect;
+import dev.baton.runner.machine.ExecutionResult;
+import dev.baton.runner.machine.Input;
+import dev.baton.runner.machine.MachineConfig;
+import dev.baton.runner.machine.RunnerMachine;
+import dev.baton.runner.outbox.Outbox;
+import dev.baton.runner.update.UpdateException;
+import dev.baton.runner.update.Updater;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver around {@link RunnerMachine}: one loop thread takes inputs from a queue, asks the
+ * machine for effects and carries them out (socket, outbox, executor, timers). Everything else —
+ * socket listener, executors, signal handlers, the heartbeat thread — only posts inputs, so the
+ * machine is never entered concurrently.
+ *
+ * <p>The heartbeat thread ticks once a second on its own platform thread, independent of the
+ * workload (which runs in child processes or containers) and of the executors' threads.
+ */
+public final class RunnerAgent {
+    private static final Logger log = LoggerFactory.getLogger(RunnerAgent.class);
+
+    /** Where and how to connect. */
+    public record Target(URI server, String runner, RunnerKey key) {
+        @Override
+        public String toString() {
+            return "Target[" + server + ", " + runner + "]"; // never the key
+        }
+    }
+
+    private final MachineConfig config;
+    private final Executor executor;
+    private final Outbox outbox;
+    private final Updater updater;
+    private final Clock clock;
+    private final Duration tickInterval;
+    private final ChannelClient channel;
+    private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+    private final Map<JobUuid, Execution> executions = new HashMap<>();
+    private final ScheduledExecutorService timers;
+
+    public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
+                       Clock clock, Duration tickInterval) {
+        this.config = config;
+        this.executor = executor;
+        this.outbox = outbox;
+        this.updater = updater;
+        this.clock = clock;
+        this.tickInterval = tickInterval;
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        this.channel = new ChannelClient(http, target.server(), target.runner(), target.key(), config.maxMessageBytes(),
+                this::post, clock);
+        this.timers = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
+    }
+
+    /** Feed an input from any thread. */
+    public void post(Input input) {
+        inputs.add(input);
+    }
+
+    /** Deliver a signal (from a signal handler or a test). */
+    public void signal(Input.Signal signal) {
+        post(new Input.SignalReceived(signal, clock.instant()));
+    }
+
+    /** Runs until the machine says exit; returns the exit status. */
+    public int run() throws InterruptedException {
+        executor.sweep();
+        RunnerMachine machine = new RunnerMachine(config, new Random(), outbox.results(), outbox.inflight());
+        log.info("runner agent {} starting: {} slot(s), {} executor, channel {}", config.version(), config.slots(),
+                executor.name(), channel.uri());
+        timers.scheduleAtFixedRate(() -> post(new Input.Tick(clock.instant())), tickInterval.toMillis(),
+                tickInterval.toMillis(), TimeUnit.MILLISECONDS);
+        post(new Input.Start(clock.instant()));
+        try {
+            while (true) {
+                Input input = inputs.take();
+                List<Effect> effects;
+                try {
+                    effects = machine.handle(input);
+                } catch (RuntimeException e) {
+                    log.error("state machine failed on {}; input dropped", input.getClass().getSimpleName(), e);
+                    continue;
+                }
+                for (Effect effect : effects) {
+                    if (effect instanceof Effect.Exit exit) {
+                        log.info("runner agent exiting ({}): {}", exit.status(), exit.reason());
+                        return exit.status();
+                    }
+                    apply(effect);
+                }
+            }
+        } finally {
+            timers.shutdownNow();
+            channel.close();
+            // Anything still running is stopped; its attempt stays in the in-flight records.
+            executions.values().forEach(e -> e.stop(Duration.ZERO));
+        }
+    }
+
+    private void apply(Effect effect) {
+        try {
+            switch (effect) {
+                case Effect.Connect c -> channel.connect();
+                case Effect.Disconnect d -> channel.close();
+                case Effect.Send s -> channel.send(s.message());
+                case Effect.ScheduleReconnect r -> timers.schedule(() -> post(new Input.ReconnectDue(clock.instant())),
+                        r.delay().toMillis(), TimeUnit.MILLISECONDS);
+                case Effect.StartPrepare p -> executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
+                case Effect.StartWorkload w -> withExecution(w.job(), Execution::start);
+                case Effect.StopWorkload s -> withExecution(s.job(), e -> e.stop(s.grace()));
+                case Effect.WriteOutbox w -> outbox.writeResult(w.message(), w.attempts());
+                case Effect.DeleteOutbox d -> outbox.deleteResult(d.job());
+                case Effect.WriteInflight w -> outbox.writeInflight(w.record());
+                case Effect.DeleteInflight d -> {
+                    outbox.deleteInflight(d.job());
+                    executions.remove(d.job());
+                }
+                case Effect.ApplyUpdate u -> Thread.ofVirtual().name("baton-update").start(() -> {
+                    try {
+                        updater.install(u.update());
+                        post(new Input.UpdateInstalled(u.update().version()));
+                    } catch (UpdateException e) {
+                        post(new Input.UpdateFailed(u.update().version(), e.getMessage()));
+                    } catch (RuntimeException e) {
+                        post(new Input.UpdateFailed(u.update().version(), e.toString()));
+                    }
+                });
+                case Effect.Exit e -> throw new IllegalStateException("handled by the loop");
+            }
+        } catch (RuntimeException e) {
+            // A failing effect (disk error on the outbox) must not stop the agent; it is loud instead.
+            log.error("effect {} failed", effect.getClass().getSimpleName(), e);
+        }
+    }
+
+    private void withExecution(JobUuid job, java.util.function.Consumer<Execution> action) {
+        Execution e = executions.get(job);
+        if (e == null) log.warn("no execution for job {}", job);
+        else action.accept(e);
+    }
+
+    private ExecutionEvents events(ClaimedJob job) {
+        JobUuid id = job.uuid();
+        return new ExecutionEvents() {
+            @Override
+            public void progress(String message) {
+                post(new Input.PrepareProgress(id, message));
+            }
+
+            @Override
+            public void prepared() {
+                post(new Input.Prepared(id));
+            }
+
+            @Override
+            public void declined(String reason) {
+                post(new Input.PrepareDeclined(id, reason));
+            }
+
+            @Override
+            public void started(Instant at) {
+                post(new Input.Started(id, at));
+            }
+
+            @Override
+            public void finished(ExecutionResult result) {
+                post(new Input.Finished(id, result));
+            }
+        };
+    }
+}

@@ -1,0 +1,221 @@
+package dev.baton.runner.connection;
+
+import dev.baton.protocol.message.InvalidMessageException;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.runner.machine.Input;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runner's side of the channel: one WebSocket ({@code java.net.http}) to
+ * {@code /v0/runners/{runner}/channel}, authenticated with the runner key. It turns socket events
+ * into machine {@link Input}s and sends messages the machine decides on. Every connection gets its
+ * own listener, so events of an old connection can never be mistaken for the current one, and a
+ * connection reports its end exactly once.
+ */
+public final class ChannelClient {
+    private static final Logger log = LoggerFactory.getLogger(ChannelClient.class);
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+
+    private final HttpClient http;
+    private final URI uri;
+    private final RunnerKey key;
+    private final int maxMessageBytes;
+    private final Consumer<Input> sink;
+    private final Clock clock;
+    private volatile Connection current;
+
+    /**
+     * @param server base URL of the server (http, https, ws or wss)
+     * @param runner the runner's UUID or slug
+     * @param maxMessageBytes bound on a message in either direction; larger ones are not sent or accepted
+     */
+    public ChannelClient(HttpClient http, URI server, String runner, RunnerKey key, int maxMessageBytes,
+                         Consumer<Input> sink, Clock clock) {
+        this.http = http;
+        this.uri = channelUri(server, runner);
+        this.key = key;
+        this.maxMessageBytes = maxMessageBytes;
+        this.sink = sink;
+        this.clock = clock;
+    }
+
+    static URI channelUri(URI server, String runner) {
+        String scheme = switch (server.getScheme() == null ? "" : server.getScheme()) {
+            case "http", "ws" -> "ws";
+            case "https", "wss" -> "wss";
+            default -> throw new IllegalArgumentException("server URL must start with http:// or https://, got " + server);
+        };
+        String base = server.getRawPath() == null ? "" : server.getRawPath().replaceAll("/+$", "");
+        return URI.create(scheme + "://" + server.getRawAuthority() + base + "/v0/runners/"
+                + java.net.URLEncoder.encode(runner, StandardCharsets.UTF_8) + "/channel");
+    }
+
+    public URI uri() {
+        return uri;
+    }
+
+    /** Opens a connection in the background; reports {@link Input.ConnectionOpened} or {@link Input.ConnectionClosed}. */
+    public void connect() {
+        Connection c = new Connection();
+        current = c;
+        http.newWebSocketBuilder()
+                .header("Authorization", "Bearer " + key.reveal())
+                .connectTimeout(Duration.ofSeconds(10))
+                .buildAsync(uri, c)
+                .whenComplete((ws, error) -> {
+                    if (error != null) c.closed(describe(error), isFatal(error));
+                });
+    }
+
+    /** Sends one message on the current connection; a failed send closes it (the machine reconnects). */
+    public void send(RunnerMessage message) {
+        Connection c = current;
+        if (c == null || c.socket == null || c.ended.get()) {
+            log.debug("not connected; {} not sent", message.getClass().getSimpleName());
+            return;
+        }
+        String json = Wire.encode(message);
+        if (json.getBytes(StandardCharsets.UTF_8).length > maxMessageBytes) {
+            // Output is bounded by the executor, so this is a configuration mismatch; say so loudly.
+            log.error("{} of {} bytes exceeds the message limit of {} bytes; not sent", message.getClass().getSimpleName(),
+                    json.length(), maxMessageBytes);
+            return;
+        }
+        try {
+            c.socket.sendText(json, true).get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("send failed: {}", e.toString());
+            c.socket.abort();
+            c.closed("send failed: " + e.getMessage(), false);
+        }
+    }
+
+    /** Closes the current connection without reporting it (shutdown). */
+    public void close() {
+        Connection c = current;
+        current = null;
+        if (c == null) return;
+        c.ended.set(true);
+        if (c.socket != null) {
+            try {
+                c.socket.sendClose(WebSocket.NORMAL_CLOSURE, "runner stopping").get(2, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                c.socket.abort();
+            }
+        }
+    }
+
+    private static boolean isFatal(Throwable error) {
+        Throwable t = error;
+        while (t != null) {
+            if (t instanceof WebSocketHandshakeException h) {
+                int status = h.getResponse().statusCode();
+                return status == 401 || status == 403 || status == 404;
+            }
+            t = t.getCause();
+        }
+        return false;
+    }
+
+    private static String describe(Throwable error) {
+        Throwable t = error;
+        while (t != null) {
+            if (t instanceof WebSocketHandshakeException h) return "HTTP " + h.getResponse().statusCode();
+            if (t.getCause() == null) break;
+            t = t.getCause();
+        }
+        return t.toString();
+    }
+
+    /** One connection's listener: assembles fragmented text, bounds its size, reports once. */
+    private final class Connection implements WebSocket.Listener {
+        final AtomicBoolean ended = new AtomicBoolean();
+        volatile WebSocket socket;
+        private final StringBuilder text = new StringBuilder();
+        private boolean oversized;
+
+        @Override
+        public void onOpen(WebSocket webSocket) {
+            socket = webSocket;
+            sink.accept(new Input.ConnectionOpened(clock.instant()));
+            webSocket.request(1);
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            if (!oversized) {
+                text.append(data);
+                // chars ≤ bytes in UTF-8, so this is a cheap lower bound first
+                if (text.length() > maxMessageBytes) {
+                    oversized = true;
+                    text.setLength(0);
+                }
+            }
+            if (last) {
+                if (oversized) {
+                    sink.accept(new Input.Malformed("message larger than " + maxMessageBytes + " bytes"));
+                } else {
+                    deliver(text.toString());
+                }
+                text.setLength(0);
+                oversized = false;
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        private void deliver(String json) {
+            if (ended.get()) return;
+            try {
+                ServerMessage message = Wire.decodeServerMessage(json);
+                sink.accept(new Input.Received(message));
+            } catch (InvalidMessageException e) {
+                sink.accept(new Input.Malformed(e.getMessage()));
+            }
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+            if (last) sink.accept(new Input.Malformed("binary frame"));
+            webSocket.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            closed("closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")", false);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public void onError(WebSocket webSocket, Throwable error) {
+            closed("connection error: " + error, false);
+        }
+
+        void closed(String reason, boolean fatal) {
+            if (ended.compareAndSet(false, true)) {
+                if (socket != null) socket.abort();
+                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal));
+            }
+        }
+    }
+}

@@ -1,0 +1,337 @@
+package dev.baton.runner.executor;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.runner.oci.BlobSource;
+import dev.baton.runner.oci.DiskFullException;
+import dev.baton.runner.oci.ImageConfig;
+import dev.baton.runner.oci.ImagePuller;
+import dev.baton.runner.oci.LayerException;
+import dev.baton.runner.oci.LayerUnpacker;
+import dev.baton.runner.oci.PullDeniedException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each job in runc containers: pulls the image by digest (every digest verified), unpacks
+ * it into a per-job rootfs, and runs one container per iteration with the limits of
+ * {@link RuncSpec}. Containers are named {@code baton-<job>-<iteration>} and always removed
+ * ({@code runc kill}, {@code runc delete}); {@link #sweep()} removes what a crashed agent left.
+ * An out-of-memory kill is read from the container's memory cgroup (cgroup v1
+ * {@code memory.oom_control}, v2 {@code memory.events}) before the container is deleted.
+ */
+public final class RuncExecutor implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(RuncExecutor.class);
+    static final String PREFIX = "baton-";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * @param runc the runc binary
+     * @param workDir bundles and the blob cache live here
+     * @param userNamespace map container root to {@code idOffset}.. on the host (when the kernel allows it)
+     * @param benchmarkCpus cpuset for the workload (the agent keeps the others)
+     * @param sources how to reach a job's image (its registry with its pull token, or a local layout)
+     */
+    public record Options(String runc, Path workDir, Architecture arch, boolean userNamespace, long idOffset,
+                          int pidsLimit, Optional<String> benchmarkCpus, OutputLimits limits,
+                          Function<ClaimedJob, BlobSource> sources) {}
+
+    private final Options options;
+    private final Clock clock;
+    private final boolean userns;
+
+    public RuncExecutor(Options options, Clock clock) {
+        this.options = options;
+        this.clock = clock;
+        this.userns = options.userNamespace() && userNamespacesUsable(options.workDir());
+    }
+
+    /** True when runc can run here: the binary answers and we are root (rootless runc is not supported yet). */
+    public static Optional<String> unavailableReason(String runc) {
+        try {
+            Process p = new ProcessBuilder(runc, "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.of(runc + " --version failed");
+        } catch (IOException e) {
+            return Optional.of("runc not found (" + e.getMessage() + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        }
+        if (!"root".equals(System.getProperty("user.name"))) return Optional.of("the runc executor needs root");
+        return Optional.empty();
+    }
+
+    @Override
+    public String name() {
+        return "runc";
+    }
+
+    public boolean usesUserNamespace() {
+        return userns;
+    }
+
+    @Override
+    public Execution prepare(ClaimedJob job, ExecutionEvents events) {
+        var e = new ContainerExecution(job, events);
+        e.begin();
+        return e;
+    }
+
+    @Override
+    public void sweep() {
+        try {
+            String list = run(List.of(options.runc(), "list", "-q"));
+            for (String id : list.split("\n")) {
+                if (id.startsWith(PREFIX)) {
+                    log.info("removing leftover container {}", id);
+                    run(List.of(options.runc(), "delete", "--force", id));
+                }
+            }
+        } catch (IOException e) {
+            log.warn("cannot list leftover containers: {}", e.getMessage());
+        }
+        Trees.deleteTree(options.workDir().resolve("bundles"));
+    }
+
+    private String run(List<String> command) throws IOException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", command) + " timed out");
+            }
+            if (p.exitValue() != 0) throw new IOException(String.join(" ", command) + " failed: " + out.strip());
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    /** runc init, as the mapped root, must be able to reach the bundle: every ancestor needs o+x. */
+    private static boolean userNamespacesUsable(Path workDir) {
+        try {
+            if (Long.parseLong(Files.readString(Path.of("/proc/sys/user/max_user_namespaces")).strip()) <= 0) return false;
+            for (Path p = workDir.toAbsolutePath(); p != null; p = p.getParent()) {
+                if (Files.exists(p) && !Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                    log.warn("user namespaces disabled: {} is not searchable by others (chmod o+x) so a mapped root cannot reach the bundle", p);
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private final class ContainerExecution extends IterativeExecution {
+        private final Path bundle;
+        private final Path rootfs;
+        private RuncSpec.Process process;
+        private final boolean[] deleted;
+
+        ContainerExecution(ClaimedJob job, ExecutionEvents events) {
+            super(job, events, RuncExecutor.this.options.limits(), RuncExecutor.this.clock);
+            this.bundle = options.workDir().resolve("bundles").resolve(job.uuid().toString());
+            this.rootfs = bundle.resolve("rootfs");
+            this.deleted = new boolean[job.config().iterationsOrDefault() + 1];
+        }
+
+        private String id(int iteration) {
+            return PREFIX + job.uuid() + "-" + iteration;
+        }
+
+        @Override
+        protected void prepare() throws DeclinedException, IOException {
+            if (job.config().digest() == null) throw new DeclinedException("the runc executor runs images; this job has no image digest");
+            if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
+            try {
+                ImagePuller puller = new ImagePuller(options.workDir().resolve("blobs"), options.arch());
+                ImagePuller.PulledImage image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);
+                checkStopped();
+                Trees.deleteTree(bundle);
+                Files.createDirectories(rootfs);
+                if (userns) chown(bundle, 0, 0); // the bundle dir stays the agent's; only the rootfs is shifted
+                LayerUnpacker unpacker = new LayerUnpacker(rootfs, userns
+                        ? new LayerUnpacker.IdShift(options.idOffset(), true) : new LayerUnpacker.IdShift(0, true));
+                int i = 0;
+                for (ImagePuller.Layer layer : image.layers()) {
+                    events.progress("unpacking layer " + (++i) + "/" + image.layers().size());
+                    unpacker.apply(layer.blob(), layer.mediaType());
+                    checkStopped();
+                }
+                if (userns) chown(rootfs, options.idOffset(), options.idOffset());
+                process = resolveProcess(image.config());
+            } catch (PullDeniedException e) {
+                throw new DeclinedException(e.getMessage());
+            } catch (LayerException e) {
+                throw new DeclinedException("image refused: " + e.getMessage());
+            } catch (IOException e) {
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException("disk full: " + e.getMessage());
+                throw e;
+            }
+        }
+
+        /** Docker semantics: the job's entrypoint replaces the image's (and drops its cmd); the job's cmd replaces the image's. */
+        private RuncSpec.Process resolveProcess(ImageConfig image) throws DeclinedException {
+            var config = job.config();
+            List<String> entrypoint = config.entrypoint() != null ? config.entrypoint() : image.entrypoint();
+            List<String> cmd = config.cmd() != null ? config.cmd() : (config.entrypoint() != null ? null : image.cmd());
+            List<String> args = new ArrayList<>();
+            if (entrypoint != null) args.addAll(entrypoint);
+            if (cmd != null) args.addAll(cmd);
+            if (args.isEmpty()) throw new DeclinedException("neither the image nor the job names a command");
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+            if (image.env() != null) {
+                for (String kv : image.env()) {
+                    int eq = kv.indexOf('=');
+                    if (eq > 0) env.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+            }
+            if (config.env() != null) env.putAll(config.env());
+            List<String> envList = new ArrayList<>();
+            env.forEach((k, v) -> envList.add(k + "=" + v));
+            String cwd = image.workingDir() == null || image.workingDir().equals("/") ? RuncSpec.WORK : image.workingDir();
+            long[] ids = user(image.user());
+            return new RuncSpec.Process(args, envList, cwd, ids[0], ids[1]);
+        }
+
+        /** The image's User: "uid[:gid]" or names looked up in the image's /etc/passwd and /etc/group. */
+        private long[] user(String spec) throws DeclinedException {
+            if (spec == null || spec.isEmpty()) return new long[] {0, 0};
+            String[] parts = spec.split(":", 2);
+            long uid;
+            long gid = -1;
+            if (parts[0].matches("\\d+")) uid = Long.parseLong(parts[0]);
+            else {
+                String[] entry = lookup("etc/passwd", parts[0]);
+                if (entry == null || entry.length < 4) throw new DeclinedException("image user " + parts[0] + " not found in /etc/passwd");
+                uid = Long.parseLong(entry[2]);
+                gid = Long.parseLong(entry[3]);
+            }
+            if (parts.length == 2) {
+                if (parts[1].matches("\\d+")) gid = Long.parseLong(parts[1]);
+                else {
+                    String[] entry = lookup("etc/group", parts[1]);
+                    if (entry == null || entry.length < 3) throw new DeclinedException("image group " + parts[1] + " not found in /etc/group");
+                    gid = Long.parseLong(entry[2]);
+                }
+            }
+            return new long[] {uid, gid < 0 ? 0 : gid};
+        }
+
+        private String[] lookup(String file, String name) {
+            Path p = rootfs.resolve(file);
+            try {
+                if (Files.isSymbolicLink(p) || !Files.isRegularFile(p)) return null;
+                for (String line : Files.readAllLines(p)) {
+                    String[] f = line.split(":");
+                    if (f.length > 0 && f[0].equals(name)) return f;
+                }
+            } catch (IOException e) {
+                return null;
+            }
+            return null;
+        }
+
+        private Path workDir(int iteration) {
+            return bundle.resolve("work-" + iteration);
+        }
+
+        @Override
+        protected Process launch(int iteration) throws IOException {
+            Path work = Files.createDirectories(workDir(iteration));
+            long shift = userns ? options.idOffset() : 0;
+            chown(work, shift + process.uid(), shift + process.gid());
+            var config = RuncSpec.build(job.spec(), withIteration(process, iteration), work, options.benchmarkCpus(),
+                    options.pidsLimit(), userns ? Optional.of(new RuncSpec.UserNamespace(options.idOffset(), 65536)) : Optional.empty());
+            Files.writeString(bundle.resolve("config.json"), JSON.writeValueAsString(config));
+            Process p = new ProcessBuilder(options.runc(), "run", "--keep", "--bundle", bundle.toString(), id(iteration))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
+            return p;
+        }
+
+        private RuncSpec.Process withIteration(RuncSpec.Process p, int iteration) {
+            List<String> env = new ArrayList<>(p.env());
+            env.add("BATON_ITERATION=" + iteration);
+            return new RuncSpec.Process(p.args(), env, p.cwd(), p.uid(), p.gid());
+        }
+
+        @Override
+        protected void signal(Process process, int iteration, boolean kill) {
+            try {
+                run(List.of(options.runc(), "kill", "--all", id(iteration), kill ? "KILL" : "TERM"));
+            } catch (IOException e) {
+                log.debug("runc kill {}: {}", id(iteration), e.getMessage());
+                if (kill) process.destroyForcibly();
+            }
+        }
+
+        @Override
+        protected String outOfMemory(int iteration) {
+            return Cgroups.memoryDir(id(iteration))
+                    .filter(dir -> Cgroups.oomKills(dir) > 0)
+                    .map(dir -> "memory limit " + job.spec().memory() + " bytes")
+                    .orElse(null);
+        }
+
+        @Override
+        protected FileCollector.Collected collect(int iteration) {
+            Path work = workDir(iteration);
+            String cwd = process.cwd();
+            return new FileCollector(limits).collect(job.config().filePaths(), name -> {
+                String path = name.startsWith("/") ? name : (cwd.endsWith("/") ? cwd + name : cwd + "/" + name);
+                if (path.equals(RuncSpec.WORK) || path.startsWith(RuncSpec.WORK + "/")) {
+                    return Optional.of(new FileCollector.Location(work, work.resolve(path.substring(RuncSpec.WORK.length()).replaceFirst("^/", ""))));
+                }
+                if (path.equals("/tmp") || path.startsWith("/tmp/")) return Optional.empty(); // a tmpfs, gone with the container
+                return Optional.of(new FileCollector.Location(rootfs, rootfs.resolve(path.substring(1))));
+            });
+        }
+
+        @Override
+        protected void afterIteration(int iteration) {
+            if (deleted[iteration]) return;
+            deleted[iteration] = true;
+            try {
+                run(List.of(options.runc(), "delete", "--force", id(iteration)));
+            } catch (IOException e) {
+                if (!e.getMessage().contains("does not exist")) log.warn("runc delete {}: {}", id(iteration), e.getMessage());
+            }
+        }
+
+        @Override
+        protected void cleanup() {
+            for (int i = 1; i < deleted.length; i++) afterIteration(i);
+            try {
+                Trees.deleteTree(bundle);
+            } catch (RuntimeException e) {
+                log.warn("cannot remove bundle {}", bundle, e);
+            }
+        }
+    }
+
+    private static void chown(Path p, long uid, long gid) throws IOException {
+        Files.setAttribute(p, "unix:uid", (int) uid, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", (int) gid, LinkOption.NOFOLLOW_LINKS);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.baton.runner.machine;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.message.ServerMessage;
+import java.time.Instant;
+
+/**
+ * Everything that can happen to a runner, as data. The driver turns sockets, timers, signals and
+ * executor callbacks into inputs; {@link RunnerMachine} turns inputs into {@link Effect}s.
+ */
+public sealed interface Input {
+
+    /** The agent starts: recover the outbox, sweep, connect. Always the first input. */
+    record Start(Instant now) implements Input {}
+
+    /** The channel is open (upgrade succeeded). */
+    record ConnectionOpened(Instant now) implements Input {}
+
+    /**
+     * The channel closed, or a connect attempt failed. {@code fatal} means retrying cannot help
+     * (the server refused the key), so the agent exits instead of reconnecting.
+     */
+    record ConnectionClosed(Instant now, String reason, boolean fatal) implements Input {}
+
+    /** The backoff delay of a {@link Effect.ScheduleReconnect} has passed. */
+    record ReconnectDue(Instant now) implements Input {}
+
+    /** A valid message from the server. */
+    record Received(ServerMessage message) implements Input {}
+
+    /** A frame that was not a valid server message (bad JSON, unknown event, too large). */
+    record Malformed(String reason) implements Input {}
+
+    /** Once a second, from the heartbeat thread: heartbeats, keep-alives, deadlines. */
+    record Tick(Instant now) implements Input {}
+
+    /** An operating-system signal, already mapped to what it means (seed 002). */
+    record SignalReceived(Signal signal, Instant now) implements Input {}
+
+    /** The executor reports progress while pulling or unpacking (sent as a preparing keep-alive). */
+    record PrepareProgress(JobUuid job, String message) implements Input {}
+
+    /** The executor has everything in place; the workload can start. */
+    record Prepared(JobUuid job) implements Input {}
+
+    /** The executor cannot run this job here (architecture, pull denied, disk full, …). Final. */
+    record PrepareDeclined(JobUuid job, String reason) implements Input {}
+
+    /** The workload process really started: the job's clock starts now. */
+    record Started(JobUuid job, Instant now) implements Input {}
+
+    /** The execution ended, by itself or because it was stopped. Final. */
+    record Finished(JobUuid job, ExecutionResult result) implements Input {}
+
+    /** A self-update was downloaded, verified and installed; the agent should restart. */
+    record UpdateInstalled(String version) implements Input {}
+
+    /** A self-update could not be installed (download, checksum, replace); the old version keeps running. */
+    record UpdateFailed(String version, String reason) implements Input {}
+
+    /** What a signal means to the runner. */
+    enum Signal {
+        /** SIGTERM / SIGINT: quiet, finish within the grace period, cancel the rest, exit. */
+        TERMINATE,
+        /** SIGTSTP: take no new jobs. */
+        QUIET,
+        /** SIGCONT: take jobs again. */
+        RESUME
+    }
+}

@@ -1,0 +1,61 @@
+package dev.baton.runner.machine;
+
+import dev.baton.protocol.value.Architecture;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The runner's fixed settings as the machine needs them.
+ *
+ * @param slots jobs run at once, never more (seed 002 concurrency)
+ * @param pollTimeoutSeconds sent with {@code ready} (1–900)
+ * @param grace how long in-flight jobs may finish after SIGTERM before they are stopped
+ * @param stopGrace TERM-to-KILL time when the runner stops a workload on its own
+ * @param maxSends how many times a terminal result is sent (over reconnects) before it is dropped
+ * @param backoffBase first reconnect delay; doubles per failed attempt up to {@code backoffMax}
+ * @param maxMessageBytes the channel's message limit; results are cut to fit it
+ */
+public record MachineConfig(
+        int slots,
+        int pollTimeoutSeconds,
+        String os,
+        Optional<Architecture> arch,
+        String version,
+        Duration grace,
+        Duration stopGrace,
+        int maxSends,
+        Duration backoffBase,
+        Duration backoffMax,
+        int maxMessageBytes) {
+
+    public MachineConfig {
+        if (slots < 1) throw new IllegalArgumentException("slots must be at least 1");
+        if (maxSends < 1) throw new IllegalArgumentException("maxSends must be at least 1");
+    }
+
+    public static MachineConfig defaults(String version) {
+        return new MachineConfig(1, 30, System.getProperty("os.name", "linux").toLowerCase(java.util.Locale.ROOT),
+                Architecture.ofHost(), version, Duration.ofSeconds(25), Duration.ofSeconds(5), 10,
+                Duration.ofMillis(500), Duration.ofSeconds(30), 8 << 20);
+    }
+
+    public MachineConfig withSlots(int n) {
+        return new MachineConfig(n, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes);
+    }
+
+    public MachineConfig withGrace(Duration g) {
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, g, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes);
+    }
+
+    public MachineConfig withMaxSends(int n) {
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, n, backoffBase, backoffMax, maxMessageBytes);
+    }
+
+    public MachineConfig withMaxMessageBytes(int n) {
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, n);
+    }
+
+    public MachineConfig withPollTimeout(int seconds) {
+        return new MachineConfig(slots, seconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes);
+    }
+}

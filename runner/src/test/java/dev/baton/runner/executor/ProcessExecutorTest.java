@@ -1,0 +1,98 @@
+package dev.baton.runner.executor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.runner.machine.ExecutionResult;
+import dev.baton.runner.machine.Jobs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The process executor with real child processes: bounds, file collection, environment. */
+class ProcessExecutorTest {
+    @TempDir Path work;
+
+    private ExecutionResult run(OutputLimits limits, ClaimedJob job) throws Exception {
+        return run(limits, Optional.empty(), job);
+    }
+
+    private ExecutionResult run(OutputLimits limits, Optional<String> cpus, ClaimedJob job) throws Exception {
+        var executor = new ProcessExecutor(work, limits, cpus, Clock.systemUTC(), true);
+        CompletableFuture<ExecutionResult> done = new CompletableFuture<>();
+        Execution[] e = new Execution[1];
+        CompletableFuture<Void> prepared = new CompletableFuture<>();
+        e[0] = executor.prepare(job, new ExecutionEvents() {
+            @Override public void progress(String message) {}
+            @Override public void prepared() { prepared.complete(null); }
+            @Override public void declined(String reason) { done.completeExceptionally(new AssertionError(reason)); }
+            @Override public void started(Instant at) {}
+            @Override public void finished(ExecutionResult result) { done.complete(result); }
+        });
+        prepared.get(10, TimeUnit.SECONDS);
+        e[0].start();
+        return done.get(30, TimeUnit.SECONDS);
+    }
+
+    private static ClaimedJob job(String script, int iterations, List<String> files) {
+        return Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
+                Jobs.command(List.of("sh", "-c", script), 60, iterations, files));
+    }
+
+    @Test
+    void streamsAndFilesAreBoundedWithAMarker() throws Exception {
+        var limits = new OutputLimits(10, 2, 4, 6);
+        ExecutionResult r = run(limits, job("printf 0123456789abcdef; printf 0123456789ABCDEF >&2; "
+                + "printf 123456 > a; printf xy > b; printf z > c", 1, List.of("a", "b", "c")));
+        IterationResult it = r.results().getFirst();
+        assertThat(it.stdout()).isEqualTo("0123456789" + BoundedCapture.MARKER.formatted(6));
+        assertThat(it.stderr()).isEqualTo("0123456789" + BoundedCapture.MARKER.formatted(6));
+        assertThat(it.output()).containsEntry("a", "1234" + BoundedCapture.MARKER.formatted(2)).containsEntry("b", "xy");
+        assertThat(r.kind()).isEqualTo(ExecutionResult.Kind.ERROR);
+        assertThat(r.detail()).contains("c: more than 2 files");
+    }
+
+    @Test
+    void theWorkloadIsPinnedToTheBenchmarkCpus() throws Exception {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        org.junit.jupiter.api.Assumptions.assumeTrue(cpus > 1, "needs more than one CPU");
+        String last = Integer.toString(cpus - 1);
+        ExecutionResult r = run(OutputLimits.DEFAULT, Optional.of(last), job("grep Cpus_allowed_list /proc/self/status", 1, List.of()));
+        assertThat(r.results().getFirst().stdout().strip()).matches("Cpus_allowed_list:\\s+" + last);
+    }
+
+    @Test
+    void iterationsStopAtTheFirstFailure() throws Exception {
+        ExecutionResult r = run(OutputLimits.DEFAULT, job("echo $BATON_ITERATION; [ $BATON_ITERATION -lt 2 ]", 5, List.of()));
+        assertThat(r.results()).extracting(IterationResult::exitCode).containsExactly(0, 1);
+        assertThat(r.results()).extracting(IterationResult::stdout).containsExactly("1\n", "2\n");
+    }
+
+    @Test
+    void theAgentsEnvironmentDoesNotLeakIntoTheJob() throws Exception {
+        ExecutionResult r = run(OutputLimits.DEFAULT, job("env | sort", 1, List.of()));
+        String env = r.results().getFirst().stdout();
+        assertThat(env).contains("PATH=").contains("BATON_ITERATION=1");
+        assertThat(env).doesNotContain("JAVA_HOME").doesNotContain("BATON_RUNNER_KEY").doesNotContain("MAVEN");
+    }
+
+    @Test
+    void filesOutsideTheWorkDirAreRefused() throws Exception {
+        Path secret = Files.writeString(work.resolve("secret"), "s");
+        ExecutionResult r = run(OutputLimits.DEFAULT, job("ln -s " + secret + " link; mkfifo fifo; echo ok > ok",
+                1, List.of("link", "/etc/hostname", "../secret", "fifo", "ok")));
+        assertThat(r.kind()).isEqualTo(ExecutionResult.Kind.ERROR);
+        assertThat(r.detail()).contains("link: escapes").contains("/etc/hostname: escapes").contains("../secret: escapes")
+                .contains("fifo: not a regular file");
+        assertThat(r.results().getFirst().output()).containsOnlyKeys("ok");
+    }
+}

@@ -1,0 +1,519 @@
+package dev.baton.runner.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.DrainState;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.value.Architecture;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The sans-IO machine, driven by inputs only: no sockets, no processes, no clock. */
+class RunnerMachineTest {
+    private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+    private static final IterationResult OK = new IterationResult(0, "hi\n", "", Map.of());
+
+    private Instant now = T0;
+    private RunnerMachine machine = RunnerMachine.fresh(MachineConfig.defaults("test"), new Random(1));
+
+    private List<Effect> in(Input input) {
+        return machine.handle(input);
+    }
+
+    private List<Effect> received(ServerMessage m) {
+        return in(new Input.Received(m));
+    }
+
+    private List<Effect> tick(Duration d) {
+        now = now.plus(d);
+        return in(new Input.Tick(now));
+    }
+
+    private static List<RunnerMessage> sent(List<Effect> effects) {
+        List<RunnerMessage> out = new ArrayList<>();
+        for (Effect e : effects) if (e instanceof Effect.Send s) out.add(s.message());
+        return out;
+    }
+
+    private static <T> List<T> only(List<Effect> effects, Class<T> type) {
+        return effects.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    /** Starts and connects; returns the effects of the connection (the first ready). */
+    private List<Effect> connected() {
+        assertThat(in(new Input.Start(now))).containsExactly(new Effect.Connect());
+        return in(new Input.ConnectionOpened(now));
+    }
+
+    /** Takes a job through prepare and start. */
+    private void runJob(ClaimedJob job) {
+        received(new ServerMessage.Job(job));
+        in(new Input.Prepared(job.uuid()));
+        in(new Input.Started(job.uuid(), now));
+    }
+
+    @Test
+    void fullJobFlow() {
+        List<Effect> open = connected();
+        assertThat(sent(open)).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> {
+            assertThat(r.slots()).isEqualTo(1);
+            assertThat(r.pollTimeout()).isEqualTo(30);
+            assertThat(r.version()).isEqualTo("test");
+            assertThat(r.arch()).isEqualTo(Architecture.ofHost().orElseThrow().wireName());
+        });
+
+        ClaimedJob job = Jobs.claimed(60);
+        List<Effect> onJob = received(new ServerMessage.Job(job));
+        assertThat(onJob).containsExactly(
+                new Effect.WriteInflight(new InflightRecord(job.uuid(), job.lease(), null)),
+                new Effect.Send(new RunnerMessage.Preparing(job.uuid(), job.lease(), "claimed")),
+                new Effect.StartPrepare(job));
+
+        assertThat(in(new Input.PrepareProgress(job.uuid(), "pulling 1/2")))
+                .containsExactly(new Effect.Send(new RunnerMessage.Preparing(job.uuid(), job.lease(), "pulling 1/2")));
+        // While preparing, the tick keeps the claim alive with preparing, not heartbeat.
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Preparing(job.uuid(), job.lease(), "pulling 1/2"));
+        assertThat(in(new Input.Prepared(job.uuid()))).containsExactly(new Effect.StartWorkload(job.uuid()));
+        // running only when the workload really starts
+        List<Effect> started = in(new Input.Started(job.uuid(), now));
+        assertThat(sent(started)).containsExactly(new RunnerMessage.Running(job.uuid(), job.lease()));
+        assertThat(only(started, Effect.WriteInflight.class)).singleElement().satisfies(w -> assertThat(w.record().hasStarted()).isTrue());
+
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
+
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        var completed = new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK));
+        // written before sent; no ready before the ack
+        assertThat(done).containsExactly(
+                new Effect.DeleteInflight(job.uuid()),
+                new Effect.WriteOutbox(completed, 1),
+                new Effect.Send(completed));
+
+        // acks: preparing, preparing, preparing(tick), running, heartbeat, completed — in order
+        for (int i = 0; i < 5; i++) assertThat(received(new ServerMessage.Ack(job.uuid()))).isEmpty();
+        List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
+        assertThat(acked.getFirst()).isEqualTo(new Effect.DeleteOutbox(job.uuid()));
+        assertThat(sent(acked)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(machine.pendingResults()).isZero();
+    }
+
+    @Test
+    void resultsAreCutToFitTheMessageLimitKeepingEveryIteration() {
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withMaxMessageBytes(100_000), new Random(1));
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        String big = "x".repeat(60_000);
+        List<IterationResult> three = List.of(new IterationResult(0, big, "e", Map.of("f", big)),
+                new IterationResult(0, big, big, Map.of()), new IterationResult(0, "small", "", Map.of()));
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(three)));
+        RunnerMessage.Completed c = (RunnerMessage.Completed) sent(done).getFirst();
+        assertThat(dev.baton.protocol.message.Wire.encode(c).length()).isLessThanOrEqualTo(100_000);
+        assertThat(c.results()).hasSize(3);
+        assertThat(c.results().get(0).stdout()).endsWith(MessageBudget.MARKER);
+        assertThat(c.results().get(0).output().get("f")).endsWith(MessageBudget.MARKER);
+        assertThat(c.results().get(2).stdout()).isEqualTo("small");
+        // what is persisted is what is sent
+        assertThat(only(done, Effect.WriteOutbox.class).getFirst().message()).isEqualTo(c);
+    }
+
+    @Test
+    void idleTickSendsBareHeartbeat() {
+        connected();
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
+    }
+
+    @Test
+    void nonZeroExitIsFailedWithTheIteration() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        var bad = new IterationResult(3, "", "boom", Map.of());
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK, bad))));
+        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
+                f -> assertThat(f.error()).isEqualTo("iteration 2 exited with code 3"));
+    }
+
+    @Test
+    void outOfMemoryIsReportedAsSuch() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.outOfMemory(List.of(), "limit 64 MiB")));
+        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
+                f -> assertThat(f.error()).startsWith("out of memory").contains("limit 64 MiB"));
+    }
+
+    @Test
+    void reconnectKeepsPendingResultAndResendsItBeforeTheNextReady() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        List<Effect> closed = in(new Input.ConnectionClosed(now, "server restarted", false));
+        assertThat(only(closed, Effect.DeleteOutbox.class)).isEmpty();
+        assertThat(only(closed, Effect.ScheduleReconnect.class)).singleElement()
+                .satisfies(s -> assertThat(s.delay()).isBetween(Duration.ofMillis(250), Duration.ofMillis(500)));
+        assertThat(machine.pendingResults()).isEqualTo(1);
+
+        assertThat(in(new Input.ReconnectDue(now))).containsExactly(new Effect.Connect());
+        List<RunnerMessage> resent = sent(in(new Input.ConnectionOpened(now)));
+        // The result and nothing else: no ready while a result waits for its ack.
+        assertThat(resent).containsExactly(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK)));
+
+        List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
+        assertThat(acked.getFirst()).isEqualTo(new Effect.DeleteOutbox(job.uuid()));
+        assertThat(sent(acked)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
+    void backoffGrowsExponentiallyWithJitterAndResetsAfterAValidMessage() {
+        connected();
+        List<Duration> delays = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            delays.add(only(in(new Input.ConnectionClosed(now, "refused", false)), Effect.ScheduleReconnect.class).getFirst().delay());
+            in(new Input.ReconnectDue(now));
+        }
+        // attempt n waits in [d/2, d] with d = 500 ms · 2^n capped at 30 s
+        for (int i = 0; i < delays.size(); i++) {
+            long d = Math.min(30_000, 500L << i);
+            assertThat(delays.get(i).toMillis()).as("attempt %d", i).isBetween(d / 2, d);
+        }
+        in(new Input.ConnectionOpened(now));
+        received(new ServerMessage.NoJob());
+        Duration afterReset = only(in(new Input.ConnectionClosed(now, "x", false)), Effect.ScheduleReconnect.class).getFirst().delay();
+        assertThat(afterReset.toMillis()).isBetween(250L, 500L);
+    }
+
+    @Test
+    void resultDroppedAfterBoundedRetries() {
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withMaxSends(3), new Random(1));
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK)))); // send 1
+        for (int i = 2; i <= 3; i++) {
+            in(new Input.ConnectionClosed(now, "lost", false));
+            in(new Input.ReconnectDue(now));
+            assertThat(sent(in(new Input.ConnectionOpened(now)))).first().isInstanceOf(RunnerMessage.Completed.class);
+        }
+        in(new Input.ConnectionClosed(now, "lost", false));
+        in(new Input.ReconnectDue(now));
+        List<Effect> fourth = in(new Input.ConnectionOpened(now));
+        assertThat(fourth.getFirst()).isEqualTo(new Effect.DeleteOutbox(job.uuid()));
+        assertThat(sent(fourth)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(machine.pendingResults()).isZero();
+    }
+
+    @Test
+    void ackForTheWrongJobOrAnEarlierMessageLeavesTheResultPending() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        tick(Duration.ofSeconds(1)); // heartbeat in flight
+        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        assertThat(received(new ServerMessage.Ack(JobUuid.random()))).isEmpty();
+        // acks of preparing, running and heartbeat are not the ack of the result
+        for (int i = 0; i < 3; i++) assertThat(received(new ServerMessage.Ack(job.uuid()))).isEmpty();
+        assertThat(machine.pendingResults()).isEqualTo(1);
+        assertThat(received(new ServerMessage.Ack(job.uuid()))).contains(new Effect.DeleteOutbox(job.uuid()));
+        assertThat(machine.pendingResults()).isZero();
+    }
+
+    @Test
+    void anUnacknowledgedResultIsResentOnTheSameConnectionAndTheLaterAckSettlesIt() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        // The server answered one earlier message of this job with something other than an ack,
+        // so the acks received fall one short of the result's position.
+        received(new ServerMessage.Ack(job.uuid())); // preparing
+        received(new ServerMessage.Ack(job.uuid())); // really the result's ack, counted as the running ack
+        assertThat(machine.pendingResults()).isEqualTo(1);
+        assertThat(only(tick(Duration.ofSeconds(9)), Effect.Send.class)).noneMatch(s -> s.message() instanceof RunnerMessage.Completed);
+        List<Effect> resend = tick(Duration.ofSeconds(1));
+        assertThat(sent(resend)).contains(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK)));
+        List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
+        assertThat(acked).contains(new Effect.DeleteOutbox(job.uuid()));
+        assertThat(sent(acked)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
+    void staleStopsTheWorkAndNothingIsReported() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        List<Effect> stale = received(new ServerMessage.Stale(job.uuid(), job.lease(), "lease expired"));
+        assertThat(stale).containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ZERO));
+        // no heartbeat for a stale attempt
+        assertThat(sent(tick(Duration.ofSeconds(1)))).isEmpty();
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of(OK))));
+        assertThat(only(done, Effect.WriteOutbox.class)).isEmpty();
+        assertThat(sent(done)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(machine.pendingResults()).isZero();
+    }
+
+    @Test
+    void staleForAPendingResultDropsItWithoutResending() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        List<Effect> stale = received(new ServerMessage.Stale(job.uuid(), job.lease(), "new lease granted"));
+        assertThat(stale.getFirst()).isEqualTo(new Effect.DeleteOutbox(job.uuid()));
+        in(new Input.ConnectionClosed(now, "lost", false));
+        in(new Input.ReconnectDue(now));
+        assertThat(sent(in(new Input.ConnectionOpened(now)))).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
+    void staleWithAnotherLeaseChangesNothing() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        assertThat(received(new ServerMessage.Stale(job.uuid(), LeaseId.random(), "x"))).isEmpty();
+        assertThat(machine.activeJobs()).isEqualTo(1);
+    }
+
+    @Test
+    void cancelStopsThenReportsCanceledWithPartialOutput() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        List<Effect> cancel = received(new ServerMessage.Cancel(job.uuid(), job.lease(), "user", 30));
+        assertThat(cancel).containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ofSeconds(5)));
+        var partial = new IterationResult(143, "half", "", Map.of());
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of(partial))));
+        assertThat(sent(done)).containsExactly(new RunnerMessage.Canceled(job.uuid(), job.lease(), List.of(partial)));
+    }
+
+    @Test
+    void cancelWithAWrongLeaseIsIgnored() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        assertThat(received(new ServerMessage.Cancel(job.uuid(), LeaseId.random(), "user", 30))).isEmpty();
+    }
+
+    @Test
+    void cancelWhilePreparingAnswersCanceledWithoutStarting() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        received(new ServerMessage.Job(job));
+        received(new ServerMessage.Cancel(job.uuid(), job.lease(), "user", 0));
+        assertThat(in(new Input.Prepared(job.uuid()))).isEmpty(); // no StartWorkload
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of())));
+        assertThat(sent(done)).contains(new RunnerMessage.Canceled(job.uuid(), job.lease(), List.of()));
+    }
+
+    @Test
+    void localTimeoutStopsAndReportsFailedWithPartialOutput() {
+        connected();
+        ClaimedJob job = Jobs.claimed(10);
+        runJob(job);
+        assertThat(only(tick(Duration.ofSeconds(9)), Effect.StopWorkload.class)).isEmpty();
+        assertThat(only(tick(Duration.ofSeconds(1)), Effect.StopWorkload.class))
+                .containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ofSeconds(5)));
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of(OK))));
+        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
+            assertThat(f.error()).contains("timed out after 10 s");
+            assertThat(f.results()).containsExactly(OK);
+        });
+    }
+
+    @Test
+    void declineWhenArchitectureDoesNotMatch() {
+        connected();
+        Architecture other = Architecture.ofHost().orElseThrow() == Architecture.X86_64 ? Architecture.AARCH64 : Architecture.X86_64;
+        ClaimedJob job = Jobs.claimed(Jobs.spec(other, 1, 1 << 20, false), Jobs.command(List.of("true"), 5, 1, List.of()));
+        List<RunnerMessage> out = sent(received(new ServerMessage.Job(job)));
+        assertThat(out.getFirst()).isInstanceOfSatisfying(RunnerMessage.Declined.class,
+                d -> assertThat(d.reason()).contains("architecture " + other.wireName()));
+        assertThat(out.get(1)).isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(machine.activeJobs()).isZero();
+    }
+
+    @Test
+    void executorDeclineIsSentAndTheSlotFreed() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        received(new ServerMessage.Job(job));
+        List<Effect> d = in(new Input.PrepareDeclined(job.uuid(), "image pull denied (401)"));
+        assertThat(d).contains(new Effect.DeleteInflight(job.uuid()),
+                new Effect.Send(new RunnerMessage.Declined(job.uuid(), job.lease(), "image pull denied (401)")));
+        assertThat(sent(d).getLast()).isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
+    void slotsTwoRunsTwoJobsAndNeverMore() {
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withSlots(2), new Random(1));
+        List<RunnerMessage> first = sent(connected());
+        assertThat(first).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(2));
+        ClaimedJob a = Jobs.claimed(60);
+        ClaimedJob b = Jobs.claimed(60);
+        ClaimedJob c = Jobs.claimed(60);
+        assertThat(sent(received(new ServerMessage.Job(a)))).last()
+                .isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(1));
+        List<Effect> onB = received(new ServerMessage.Job(b));
+        assertThat(onB).contains(new Effect.StartPrepare(b));
+        assertThat(sent(onB)).noneMatch(m -> m instanceof RunnerMessage.Ready);
+        // A third job is declined even if the server sends it.
+        assertThat(sent(received(new ServerMessage.Job(c)))).singleElement().isInstanceOfSatisfying(RunnerMessage.Declined.class,
+                d -> assertThat(d.reason()).contains("no free slot"));
+        assertThat(machine.activeJobs()).isEqualTo(2);
+    }
+
+    @Test
+    void shutdownDuringExecutionFinishesWithinGrace() {
+        connected();
+        ClaimedJob job = Jobs.claimed(600);
+        runJob(job);
+        assertThat(in(new Input.SignalReceived(Input.Signal.TERMINATE, now))).isEmpty();
+        assertThat(machine.isQuiet()).isTrue();
+        tick(Duration.ofSeconds(10));
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        assertThat(sent(done)).containsExactly(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK)));
+        assertThat(only(done, Effect.Exit.class)).isEmpty(); // waits for the ack
+        for (int i = 0; i < 3; i++) received(new ServerMessage.Ack(job.uuid()));
+        List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
+        assertThat(acked).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
+        assertThat(sent(acked)).isEmpty(); // no ready while shutting down
+    }
+
+    @Test
+    void shutdownAfterGraceStopsAndReportsFailed() {
+        connected();
+        ClaimedJob job = Jobs.claimed(600);
+        runJob(job);
+        in(new Input.SignalReceived(Input.Signal.TERMINATE, now));
+        assertThat(only(tick(Duration.ofSeconds(24)), Effect.StopWorkload.class)).isEmpty();
+        assertThat(only(tick(Duration.ofSeconds(1)), Effect.StopWorkload.class))
+                .containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ofSeconds(5)));
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of(OK))));
+        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
+                f -> assertThat(f.error()).contains("grace period of 25 s"));
+        // Exit happens at the latest after the ack window even without an ack.
+        assertThat(tick(Duration.ofSeconds(10))).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down after the grace period"));
+    }
+
+    @Test
+    void shutdownWhilePreparingDeclines() {
+        connected();
+        ClaimedJob job = Jobs.claimed(600);
+        received(new ServerMessage.Job(job));
+        assertThat(in(new Input.SignalReceived(Input.Signal.TERMINATE, now)))
+                .containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ZERO));
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of())));
+        assertThat(sent(done)).containsExactly(new RunnerMessage.Declined(job.uuid(), job.lease(), "runner shutting down"));
+        assertThat(done).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
+    }
+
+    @Test
+    void idleShutdownExitsAtOnce() {
+        connected();
+        assertThat(in(new Input.SignalReceived(Input.Signal.TERMINATE, now)))
+                .containsExactly(new Effect.Disconnect(), new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
+        assertThat(machine.hasExited()).isTrue();
+    }
+
+    @Test
+    void quietDeclinesNewJobsAndResumeAsksAgain() {
+        connected();
+        assertThat(in(new Input.SignalReceived(Input.Signal.QUIET, now))).isEmpty();
+        ClaimedJob job = Jobs.claimed(60);
+        // the outstanding ready may still bring a job: it is declined, not failed
+        assertThat(sent(received(new ServerMessage.Job(job)))).containsExactly(
+                new RunnerMessage.Declined(job.uuid(), job.lease(), "runner is quiet"));
+        assertThat(sent(in(new Input.SignalReceived(Input.Signal.RESUME, now)))).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
+    void serverDrainDirectivesWorkLikeSignals() {
+        connected();
+        received(new ServerMessage.NoJob()); // ready again
+        received(new ServerMessage.Drain(DrainState.QUIET));
+        assertThat(machine.isQuiet()).isTrue();
+        assertThat(sent(received(new ServerMessage.NoJob()))).isEmpty();
+        assertThat(sent(received(new ServerMessage.Drain(DrainState.RUNNING)))).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(received(new ServerMessage.Drain(DrainState.TERMINATE))).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
+    }
+
+    @Test
+    void restartedRunnerReportsWhatItKnows() {
+        JobUuid started = JobUuid.random();
+        JobUuid preparing = JobUuid.random();
+        LeaseId l1 = LeaseId.random();
+        LeaseId l2 = LeaseId.random();
+        machine = new RunnerMachine(MachineConfig.defaults("test"), new Random(1), Map.of(),
+                List.of(new InflightRecord(started, l1, T0), new InflightRecord(preparing, l2, null)));
+        List<Effect> start = in(new Input.Start(now));
+        var failed = new RunnerMessage.Failed(started, l1, List.of(), "runner restarted during execution");
+        assertThat(start).contains(new Effect.WriteOutbox(failed, 0), new Effect.DeleteInflight(started), new Effect.DeleteInflight(preparing));
+        List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
+        assertThat(open).containsExactly(failed, new RunnerMessage.Declined(preparing, l2, "runner restarted while preparing"));
+    }
+
+    @Test
+    void recoveredOutboxIsSentWithItsSendCount() {
+        JobUuid job = JobUuid.random();
+        var completed = new RunnerMessage.Completed(job, LeaseId.random(), List.of(OK));
+        machine = new RunnerMachine(MachineConfig.defaults("test").withMaxSends(3), new Random(1), Map.of(completed, 2), List.of());
+        in(new Input.Start(now));
+        List<Effect> open = in(new Input.ConnectionOpened(now));
+        assertThat(open).containsExactly(new Effect.WriteOutbox(completed, 3), new Effect.Send(completed));
+    }
+
+    @Test
+    void updateWaitsForRunningJobsAndRestarts() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        var update = new ServerMessage.Update("2.0.0", "http://x/baton.jar", "00");
+        assertThat(received(update)).isEmpty();
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
+        assertThat(done).contains(new Effect.ApplyUpdate(update));
+        assertThat(in(new Input.UpdateInstalled("2.0.0"))).contains(new Effect.Exit(RunnerMachine.EXIT_RESTART, "updated to 2.0.0; restarting"));
+    }
+
+    @Test
+    void failedUpdateKeepsRunningAndAsksForWork() {
+        connected();
+        received(new ServerMessage.NoJob());
+        var update = new ServerMessage.Update("2.0.0", "http://x/baton.jar", "00");
+        assertThat(received(update)).containsExactly(new Effect.ApplyUpdate(update));
+        assertThat(sent(received(new ServerMessage.NoJob()))).isEmpty(); // no ready while updating
+        List<Effect> failed = in(new Input.UpdateFailed("2.0.0", "checksum mismatch"));
+        assertThat(only(failed, Effect.Exit.class)).isEmpty();
+        assertThat(sent(failed)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+    }
+
+    @Test
+    void refusedKeyExits() {
+        in(new Input.Start(now));
+        assertThat(in(new Input.ConnectionClosed(now, "401 Unauthorized", true)))
+                .containsExactly(new Effect.Exit(RunnerMachine.EXIT_REFUSED, "server refused the runner: 401 Unauthorized"));
+    }
+
+    @Test
+    void unexpectedInputKeepsState() {
+        connected();
+        assertThat(in(new Input.Prepared(JobUuid.random()))).isEmpty();
+        assertThat(in(new Input.Finished(JobUuid.random(), ExecutionResult.exited(List.of())))).isEmpty();
+        assertThat(in(new Input.ConnectionOpened(now))).isEmpty();
+        assertThat(in(new Input.UpdateInstalled("x"))).isEmpty();
+        assertThat(received(new ServerMessage.Ack(JobUuid.random()))).isEmpty();
+        assertThat(machine.activeJobs()).isZero();
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
+    }
+}
