@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             JobsCommand.class,
             dev.baton.cli.image.ImageCommand.class,
+            dev.baton.cli.runner.RunnerCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class Baton implements Runnable {
