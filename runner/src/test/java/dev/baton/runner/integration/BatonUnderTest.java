@@ -1,0 +1,101 @@
+package dev.baton.runner.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
+import dev.baton.server.config.ServerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Base64;
+
+/**
+ * The real, assembled Baton server (API, runner channel, registry) on 127.0.0.1 with a SQLite
+ * file, plus an admin HTTP client. {@link #restart()} stops it gracefully and starts it again on
+ * the same port and data, as an operator restarting the service would.
+ */
+final class BatonUnderTest implements AutoCloseable {
+    private final Path dataDir;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private ServerConfig config;
+    private BatonServer server;
+    final String adminToken;
+
+    BatonUnderTest(Path dataDir) {
+        this.dataDir = dataDir;
+        this.config = ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0);
+        this.server = ServerAssembly.builder(config, Clock.systemUTC()).start();
+        this.config = config.withListen("127.0.0.1", server.port());
+        try {
+            this.adminToken = Files.readString(dataDir.resolve("admin-token")).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    URI url() {
+        return URI.create(server.publicUrl());
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    void restart() {
+        server.close();
+        server = ServerAssembly.builder(config, Clock.systemUTC()).start();
+    }
+
+    JsonNode post(String path, Object body) {
+        return send(HttpRequest.newBuilder(url().resolve(path)).POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))), 2);
+    }
+
+    JsonNode get(String path) {
+        return send(HttpRequest.newBuilder(url().resolve(path)).GET(), 2);
+    }
+
+    /** An OCI registry request with the admin token as basic-auth password; returns the status. */
+    int registry(String method, String path, String contentType, byte[] body) {
+        String basic = Base64.getEncoder().encodeToString(("admin:" + adminToken).getBytes(StandardCharsets.UTF_8));
+        var request = HttpRequest.newBuilder(url().resolve(path)).header("Authorization", "Basic " + basic)
+                .header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private JsonNode send(HttpRequest.Builder request, int expectedClass) {
+        try {
+            var response = http.send(request.header("Authorization", "Bearer " + adminToken).header("Content-Type", "application/json").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode() / 100).as(response.body()).isEqualTo(expectedClass);
+            return Wire.mapper().readTree(response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        http.shutdownNow();
+        server.close();
+    }
+}
