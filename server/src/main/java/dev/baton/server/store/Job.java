@@ -9,7 +9,8 @@ import java.time.Instant;
 /**
  * One job (seed 001) plus Baton's lease fields: {@code lease} is the current attempt's fencing
  * token (null while pending), {@code attempt} counts claims, {@code requeues} counts returns to
- * the queue before the job started.
+ * the queue before the job started, {@code notBefore} is when a retried job may be claimed again
+ * (its backoff), null when it may be claimed at once.
  */
 public record Job(
         long id,
@@ -33,6 +34,7 @@ public record Job(
         Instant lastHeartbeat,
         Integer lastBilledMinute,
         String error,
+        Instant notBefore,
         Instant created,
         Instant modified) {
 

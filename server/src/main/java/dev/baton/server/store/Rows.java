@@ -35,7 +35,7 @@ final class Rows {
     static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived";
     static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, start_time, end_time, results, error, created, modified";
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
-            + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, created, modified";
+            + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified";
     static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome";
 
     static Long micros(Instant t) {
@@ -107,7 +107,8 @@ final class Rows {
                 rs.getInt("timeout"), rs.getInt("priority"), JobStatus.ofCode(rs.getInt("status")), nullableLong(rs, "runner_id"),
                 lease == null ? null : new LeaseId(lease), rs.getInt("attempt"), rs.getInt("requeues"),
                 instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
-                nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
+                nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
+                instant(rs, "modified"));
     };
 
     static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> {
