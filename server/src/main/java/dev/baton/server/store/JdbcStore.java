@@ -47,8 +47,8 @@ abstract class JdbcStore implements Store {
             + " OR (j.priority < 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.source_ip = j.source_ip AND o.status IN (1, 2))))";
 
     /**
-     * Pending jobs this runner may claim: its specs only, not declined by it, past any retry
-     * backoff, within the tier limits. The limits read committed in-flight rows; each dialect
+     * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
+     * declined by it, past any retry backoff, within the tier limits. The limits read committed in-flight rows; each dialect
      * makes sure no concurrent claim slips between this read and the update.
      *
      * @param jobTable the FROM item for the job table aliased {@code j}, where a dialect may pin
@@ -58,6 +58,7 @@ abstract class JdbcStore implements Store {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
                 + " WHERE j.status = 0"
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
+                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3)"
                 + " AND " + TIER_LIMITS;
@@ -409,25 +410,21 @@ abstract class JdbcStore implements Store {
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
-    /** True when the runner exists and is not archived: archived runners claim nothing. */
-    protected static boolean activeRunner(Handle h, long runnerId) {
-        return h.createQuery("SELECT 1 FROM runner WHERE id = :id AND archived IS NULL").bind("id", runnerId).mapTo(Integer.class).findOne().isPresent();
-    }
-
     /**
-     * pending → claimed for a job the caller has made sure it may take; opens the attempt in the
-     * same transaction. Returns false (nothing changed) when the job is no longer pending.
+     * pending → claimed for a job the caller has made sure it may take, opening the attempt in the
+     * same transaction. Empty (nothing changed) when the job is no longer pending.
      */
-    protected static boolean applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
-        int rows = h.createUpdate("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
+    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
+        Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
                         + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now"
-                        + " WHERE id = :id AND status = 0")
-                .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId).execute();
-        if (rows == 0) return false;
-        h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
-                        + " SELECT id, attempt, lease, runner_id, claimed FROM job WHERE id = :id")
-                .bind("id", jobId).execute();
-        return true;
+                        + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
+                .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
+                .map(Rows.JOB_MAPPER).findOne();
+        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
+                        + " VALUES (:job, :number, :lease, :runner, :now)")
+                .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
+                .bind("now", micros(now)).execute());
+        return job;
     }
 
     @Override

@@ -65,7 +65,6 @@ final class PostgresStore extends JdbcStore {
     @Override
     public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
         return write(h -> {
-            if (!activeRunner(h, runnerId)) return Optional.empty();
             List<Long> skipped = new ArrayList<>();
             for (int i = 0; i < MAX_CANDIDATES; i++) {
                 String exclude = skipped.isEmpty() ? ""
@@ -77,8 +76,9 @@ final class PostgresStore extends JdbcStore {
                 if (candidate.isEmpty()) return Optional.empty();
                 Candidate c = candidate.get();
                 boolean limited = c.priority() < 200;
-                if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id())) && applyClaim(h, c.id(), runnerId, lease, now)) {
-                    return Optional.of(jobById(h, c.id()));
+                if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
+                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now);
+                    if (claimed.isPresent()) return claimed;
                 }
                 skipped.add(c.id());
             }
