@@ -48,8 +48,9 @@ abstract class JdbcStore implements Store {
 
     /**
      * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
-     * declined by it, past any retry backoff, within the tier limits. The limits read committed in-flight rows; each dialect
-     * makes sure no concurrent claim slips between this read and the update.
+     * declined by it, past any retry backoff, within the tier limits. The limits read committed
+     * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
+     * update.
      *
      * @param jobTable the FROM item for the job table aliased {@code j}, where a dialect may pin
      *                 the pending index
@@ -685,7 +686,7 @@ abstract class JdbcStore implements Store {
                 .mapTo(Long.class).one();
     }
 
-    protected static Job jobById(Handle h, long id) {
+    private static Job jobById(Handle h, long id) {
         return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", id).map(Rows.JOB_MAPPER).one();
     }
 

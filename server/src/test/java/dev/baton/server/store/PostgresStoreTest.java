@@ -126,7 +126,7 @@ class PostgresStoreTest extends StoreContract {
             if (parsed.properties().containsKey("user")) url += "&user=" + parsed.properties().getProperty("user");
             if (parsed.properties().containsKey("password")) url += "&password=" + parsed.properties().getProperty("password");
             try (Connection c = DriverManager.getConnection(url)) {
-                return url;
+                if (c.isValid(3)) return url;
             } catch (SQLException e) {
                 // try the next user; none left means not reachable
             }
