@@ -47,9 +47,10 @@ abstract class JdbcStore implements Store {
             + " OR (j.priority < 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.source_ip = j.source_ip AND o.status IN (1, 2))))";
 
     /**
-     * Pending jobs this runner may claim: its specs only, not declined by it, past any retry
-     * backoff, within the tier limits. The limits read committed in-flight rows; each dialect
-     * makes sure no concurrent claim slips between this read and the update.
+     * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
+     * declined by it, past any retry backoff, within the tier limits. The limits read committed
+     * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
+     * update.
      *
      * @param jobTable the FROM item for the job table aliased {@code j}, where a dialect may pin
      *                 the pending index
@@ -58,6 +59,7 @@ abstract class JdbcStore implements Store {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
                 + " WHERE j.status = 0"
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
+                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3)"
                 + " AND " + TIER_LIMITS;
@@ -409,37 +411,32 @@ abstract class JdbcStore implements Store {
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
-    /** True when the runner exists and is not archived: archived runners claim nothing. */
-    protected static boolean activeRunner(Handle h, long runnerId) {
-        return h.createQuery("SELECT 1 FROM runner WHERE id = :id AND archived IS NULL").bind("id", runnerId).mapTo(Integer.class).findOne().isPresent();
-    }
-
     /**
-     * pending → claimed for a job the caller has made sure it may take; opens the attempt in the
-     * same transaction. Returns false (nothing changed) when the job is no longer pending.
+     * pending → claimed for a job the caller has made sure it may take, opening the attempt in the
+     * same transaction. Empty (nothing changed) when the job is no longer pending.
      */
-    protected static boolean applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
-        int rows = h.createUpdate("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
+    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
+        Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
                         + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now"
-                        + " WHERE id = :id AND status = 0")
-                .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId).execute();
-        if (rows == 0) return false;
-        h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
-                        + " SELECT id, attempt, lease, runner_id, claimed FROM job WHERE id = :id")
-                .bind("id", jobId).execute();
-        return true;
+                        + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
+                .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
+                .map(Rows.JOB_MAPPER).findOne();
+        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
+                        + " VALUES (:job, :number, :lease, :runner, :now)")
+                .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
+                .bind("now", micros(now)).execute());
+        return job;
     }
 
     @Override
     public Transition start(JobUuid job, LeaseId lease, Instant now) {
         Objects.requireNonNull(lease, "lease");
         return write(h -> {
-            int rows = h.createUpdate("UPDATE job SET status = 2, started = :now, last_heartbeat = :now, modified = :now"
-                            + " WHERE uuid = :uuid AND status = 1 AND lease = :lease")
-                    .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
-            if (rows == 1) {
-                closeAttempt(h, job, lease, "started = :now", null, now);
-                return applied(h, job);
+            Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now", "status = 1 AND lease = :lease", job, now,
+                    q -> q.bind("lease", lease.value()));
+            if (started.isPresent()) {
+                closeAttempt(h, started.get(), lease, "started = :now", now);
+                return applied(started.get());
             }
             Transition t = classify(h, job, lease, Set.of(JobStatus.RUNNING));
             if (t.result() == Transition.Result.DUPLICATE) {
@@ -459,23 +456,21 @@ abstract class JdbcStore implements Store {
             throw new IllegalArgumentException("a requeue closes its attempt as declined, accept_timeout or lost_before_start, not " + outcome);
         }
         return write(h -> {
-            int rows = h.createUpdate("UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, last_heartbeat = NULL,"
-                            + " requeues = requeues + 1, modified = :now"
-                            + " WHERE uuid = :uuid AND status = 1 AND lease = :lease AND requeues < :max")
-                    .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).bind("max", maxRequeues).execute();
-            if (rows == 0) {
+            Optional<Job> requeued = cas(h, "status = 0, runner_id = NULL, lease = NULL, claimed = NULL, last_heartbeat = NULL, requeues = requeues + 1",
+                    "status = 1 AND lease = :lease AND requeues < :max", job, now,
+                    q -> q.bind("lease", lease.value()).bind("max", maxRequeues));
+            if (requeued.isEmpty()) {
                 // Out of requeues: a job that never starts must still end (brief §5), so it fails
                 // with a reason that says why, rather than circling the queue for ever.
-                rows = h.createUpdate("UPDATE job SET status = 4, requeues = requeues + 1, completed = :now, modified = :now,"
-                                + " error = :error WHERE uuid = :uuid AND status = 1 AND lease = :lease AND requeues >= :max")
-                        .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).bind("max", maxRequeues)
-                        .bind("error", "the job went back to the queue " + (maxRequeues + 1) + " times without starting (last: "
-                                + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); max_requeues is " + maxRequeues)
-                        .execute();
+                String error = "the job went back to the queue " + (maxRequeues + 1) + " times without starting (last: "
+                        + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); max_requeues is " + maxRequeues;
+                requeued = cas(h, "status = 4, requeues = requeues + 1, completed = :now, error = :error",
+                        "status = 1 AND lease = :lease AND requeues >= :max", job, now,
+                        q -> q.bind("lease", lease.value()).bind("max", maxRequeues).bind("error", error));
             }
-            if (rows == 1) {
-                closeAttemptByLease(h, job, lease, outcome, now);
-                return applied(h, job);
+            if (requeued.isPresent()) {
+                closeAttempt(h, requeued.get(), lease, outcome, now, false);
+                return applied(requeued.get());
             }
             Optional<Attempt> previous = attemptByLease(h, job, lease);
             if (previous.isPresent() && previous.get().outcome() != null && REQUEUE_OUTCOMES.contains(previous.get().outcome())) {
@@ -492,12 +487,11 @@ abstract class JdbcStore implements Store {
         return write(h -> {
             // From failed too, but only under the same lease: the runner, not the heartbeat
             // timer, is the authority on the outcome (brief §1).
-            int rows = h.createUpdate("UPDATE job SET status = 3, completed = :now, error = NULL, modified = :now"
-                            + " WHERE uuid = :uuid AND status IN (1, 2, 4) AND lease = :lease")
-                    .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
-            if (rows == 1) {
-                closeAttemptByLease(h, job, lease, AttemptOutcome.COMPLETED, now, true);
-                return applied(h, job);
+            Optional<Job> completed = cas(h, "status = 3, completed = :now, error = NULL", "status IN (1, 2, 4) AND lease = :lease", job, now,
+                    q -> q.bind("lease", lease.value()));
+            if (completed.isPresent()) {
+                closeAttempt(h, completed.get(), lease, AttemptOutcome.COMPLETED, now, true);
+                return applied(completed.get());
             }
             // Processed has passed through completed: a resent `completed` is a duplicate.
             return classify(h, job, lease, Set.of(JobStatus.COMPLETED, JobStatus.PROCESSED));
@@ -512,60 +506,53 @@ abstract class JdbcStore implements Store {
             throw new IllegalArgumentException("a failed attempt cannot end " + closing.name().toLowerCase(java.util.Locale.ROOT));
         }
         return write(h -> {
-            int rows = h.createUpdate("UPDATE job SET status = 4, completed = :now, error = :error, modified = :now"
-                            + " WHERE uuid = :uuid AND status IN (1, 2) AND lease = :lease")
-                    .bind("now", micros(now)).bind("error", error).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
-            if (rows == 0) return classify(h, job, lease, Set.of(JobStatus.FAILED));
-            closeAttemptByLease(h, job, lease, closing, now);
+            Optional<Job> failed = cas(h, "status = 4, completed = :now, error = :error", "status IN (1, 2) AND lease = :lease", job, now,
+                    q -> q.bind("lease", lease.value()).bind("error", error));
+            if (failed.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.FAILED));
+            closeAttempt(h, failed.get(), lease, closing, now, false);
             // Opt-in retry (RETRY: failed → pending, a new attempt later under a new lease). Only
             // a job whose policy allows another attempt, and for a lost runner only if it says so.
-            String lostClause = closing == AttemptOutcome.LOST ? " AND retry_when_runner_lost = TRUE" : "";
             if (closing == AttemptOutcome.FAILED || closing == AttemptOutcome.LOST) {
-                h.createUpdate("UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
-                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000, modified = :now"
-                                + " WHERE uuid = :uuid AND status = 4 AND lease = :lease AND attempt < max_attempts" + lostClause)
-                        .bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+                String lostClause = closing == AttemptOutcome.LOST ? " AND retry_when_runner_lost = TRUE" : "";
+                Optional<Job> retried = cas(h, "status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
+                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000",
+                        "status = 4 AND lease = :lease AND attempt < max_attempts" + lostClause, job, now,
+                        q -> q.bind("lease", lease.value()));
+                if (retried.isPresent()) return applied(retried.get());
             }
-            return applied(h, job);
+            return applied(failed.get());
         });
     }
 
     @Override
     public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
         return write(h -> {
-            int rows;
-            if (lease != null) {
-                rows = h.createUpdate("UPDATE job SET status = 5, completed = :now, error = :reason, modified = :now"
-                                + " WHERE uuid = :uuid AND status IN (1, 2) AND lease = :lease")
-                        .bind("now", micros(now)).bind("reason", reason).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
-            } else {
-                rows = h.createUpdate("UPDATE job SET status = 5, completed = :now, error = :reason, modified = :now"
-                                + " WHERE uuid = :uuid AND status IN (0, 1, 2)")
-                        .bind("now", micros(now)).bind("reason", reason).bind("uuid", job.toString()).execute();
-            }
-            if (rows == 0) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
+            Optional<Job> canceled = lease != null
+                    ? cas(h, "status = 5, completed = :now, error = :reason", "status IN (1, 2) AND lease = :lease", job, now,
+                            q -> q.bind("reason", reason).bind("lease", lease.value()))
+                    : cas(h, "status = 5, completed = :now, error = :reason", "status IN (0, 1, 2)", job, now,
+                            q -> q.bind("reason", reason));
+            if (canceled.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
             // The open attempt (if the job was in flight) ends canceled with the job.
-            h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome"
-                            + " WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid) AND outcome IS NULL")
-                    .bind("now", micros(now)).bind("outcome", AttemptOutcome.CANCELED.code()).bind("uuid", job.toString()).execute();
-            return applied(h, job);
+            h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
+                    .bind("now", micros(now)).bind("outcome", AttemptOutcome.CANCELED.code()).bind("job", canceled.get().id()).execute();
+            return applied(canceled.get());
         });
     }
 
     @Override
     public Transition process(JobUuid job, String results, String error, Instant now) {
         return write(h -> {
-            int rows = h.createUpdate("UPDATE job SET status = 6, modified = :now WHERE uuid = :uuid AND status = 3")
-                    .bind("now", micros(now)).bind("uuid", job.toString()).execute();
-            if (rows == 0) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
-            Job done = job(h, job).orElseThrow();
+            Optional<Job> processed = cas(h, "status = 6", "status = 3", job, now, q -> {});
+            if (processed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
+            Job done = processed.get();
             // The report's placeholder times become the job's real ones (seed 001).
             Instant start = done.started() != null ? done.started() : done.claimed();
             h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
                             + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
                     .bind("results", results).bind("error", error).bind("now", micros(now))
                     .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
-            return new Transition(Transition.Result.APPLIED, done);
+            return applied(done);
         });
     }
 
@@ -637,8 +624,19 @@ abstract class JdbcStore implements Store {
 
     // ---- helpers ---------------------------------------------------------------------------
 
-    private Transition applied(Handle h, JobUuid uuid) {
-        return new Transition(Transition.Result.APPLIED, job(h, uuid).orElseThrow());
+    private static Transition applied(Job job) {
+        return new Transition(Transition.Result.APPLIED, job);
+    }
+
+    /**
+     * The compare-and-set itself: {@code UPDATE job SET <set>, modified WHERE uuid AND <expected>},
+     * returning the row as changed, or empty when the expectation did not hold (zero rows).
+     */
+    private static Optional<Job> cas(Handle h, String set, String expected, JobUuid job, Instant now, java.util.function.Consumer<Query> binds) {
+        Query q = h.createQuery("UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING " + Rows.JOB)
+                .bind("now", micros(now)).bind("uuid", job.toString());
+        binds.accept(q);
+        return q.map(Rows.JOB_MAPPER).findOne();
     }
 
     /**
@@ -655,23 +653,17 @@ abstract class JdbcStore implements Store {
         return new Transition(Transition.Result.CONFLICT, job);
     }
 
-    private static void closeAttempt(Handle h, JobUuid job, LeaseId lease, String set, AttemptOutcome outcome, Instant now) {
-        Update u = h.createUpdate("UPDATE job_attempt SET " + set + (outcome != null ? ", outcome = :outcome" : "")
-                + " WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid) AND lease = :lease");
-        u.bind("now", micros(now)).bind("uuid", job.toString()).bind("lease", lease.value());
-        if (outcome != null) u.bind("outcome", outcome.code());
-        u.execute();
-    }
-
-    private static void closeAttemptByLease(Handle h, JobUuid job, LeaseId lease, AttemptOutcome outcome, Instant now) {
-        closeAttemptByLease(h, job, lease, outcome, now, false);
+    /** Sets {@code set} (e.g. the start time) on the attempt of {@code lease}. */
+    private static void closeAttempt(Handle h, Job job, LeaseId lease, String set, Instant now) {
+        h.createUpdate("UPDATE job_attempt SET " + set + " WHERE job_id = :job AND lease = :lease")
+                .bind("now", micros(now)).bind("job", job.id()).bind("lease", lease.value()).execute();
     }
 
     /** Ends the attempt of {@code lease}; {@code override} also rewrites an attempt already closed (completed after failed). */
-    private static void closeAttemptByLease(Handle h, JobUuid job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override) {
-        Update u = h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome"
-                + " WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid) AND lease = :lease" + (override ? "" : " AND outcome IS NULL"));
-        u.bind("now", micros(now)).bind("outcome", outcome.code()).bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+    private static void closeAttempt(Handle h, Job job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override) {
+        h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease"
+                        + (override ? "" : " AND outcome IS NULL"))
+                .bind("now", micros(now)).bind("outcome", outcome.code()).bind("job", job.id()).bind("lease", lease.value()).execute();
     }
 
     private static Optional<Attempt> attemptByLease(Handle h, JobUuid job, LeaseId lease) {
@@ -694,7 +686,7 @@ abstract class JdbcStore implements Store {
                 .mapTo(Long.class).one();
     }
 
-    protected static Job jobById(Handle h, long id) {
+    private static Job jobById(Handle h, long id) {
         return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", id).map(Rows.JOB_MAPPER).one();
     }
 

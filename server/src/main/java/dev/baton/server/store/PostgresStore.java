@@ -52,9 +52,54 @@ final class PostgresStore extends JdbcStore {
         super(pool);
     }
 
+    /** Attempts of one transaction whose body failed on a dead connection or a deadlock. */
+    private static final int MAX_TRIES = 3;
+
+    /**
+     * One transaction, re-run when its body failed for a reason that a fresh try can cure: a
+     * connection killed under it (a database restart or failover hands the pool dead connections
+     * once), a deadlock or a serialization failure. A failure inside the body means the
+     * transaction was rolled back, so re-running it applies nothing twice; a failure at commit is
+     * ambiguous (it may have committed) and is never retried.
+     */
     @Override
     protected <T> T write(HandleCallback<T, RuntimeException> work) {
-        return jdbi.inTransaction(work);
+        for (int attempt = 1; ; attempt++) {
+            boolean[] inBody = {false};
+            try {
+                return jdbi.inTransaction(h -> {
+                    inBody[0] = true;
+                    T result = work.withHandle(h);
+                    inBody[0] = false;
+                    return result;
+                });
+            } catch (RuntimeException e) {
+                if (!inBody[0] || attempt == MAX_TRIES || !retryable(e)) throw e;
+            }
+        }
+    }
+
+    /** Reads are retried on a dead connection the same way (they change nothing). */
+    @Override
+    protected <T> T read(HandleCallback<T, RuntimeException> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return jdbi.withHandle(work);
+            } catch (RuntimeException e) {
+                if (attempt == MAX_TRIES || !retryable(e)) throw e;
+            }
+        }
+    }
+
+    /** Connection exceptions (08…), server shutdown (57P01–57P03), serialization failure, deadlock. */
+    private static boolean retryable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                return state.startsWith("08") || state.startsWith("57P") || state.equals("40001") || state.equals("40P01");
+            }
+        }
+        return false;
     }
 
     @Override
@@ -65,7 +110,6 @@ final class PostgresStore extends JdbcStore {
     @Override
     public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
         return write(h -> {
-            if (!activeRunner(h, runnerId)) return Optional.empty();
             List<Long> skipped = new ArrayList<>();
             for (int i = 0; i < MAX_CANDIDATES; i++) {
                 String exclude = skipped.isEmpty() ? ""
@@ -77,8 +121,9 @@ final class PostgresStore extends JdbcStore {
                 if (candidate.isEmpty()) return Optional.empty();
                 Candidate c = candidate.get();
                 boolean limited = c.priority() < 200;
-                if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id())) && applyClaim(h, c.id(), runnerId, lease, now)) {
-                    return Optional.of(jobById(h, c.id()));
+                if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
+                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now);
+                    if (claimed.isPresent()) return claimed;
                 }
                 skipped.add(c.id());
             }

@@ -53,12 +53,10 @@ final class SqliteStore extends JdbcStore {
     @Override
     public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
         return write(h -> {
-            if (!activeRunner(h, runnerId)) return Optional.empty();
             Optional<Long> candidate = h.createQuery(CLAIM_QUERY)
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .map((rs, ctx) -> rs.getLong("id")).findOne();
-            if (candidate.isEmpty() || !applyClaim(h, candidate.get(), runnerId, lease, now)) return Optional.empty();
-            return Optional.of(jobById(h, candidate.get()));
+            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now);
         });
     }
 }

@@ -72,7 +72,8 @@ class PostgresStoreTest extends StoreContract {
                 st.execute("TRUNCATE " + String.join(", ", tables) + " RESTART IDENTITY CASCADE");
             }
         }
-        Store store = StoreFactory.open(adminUrl + "&currentSchema=" + schema, null);
+        // The application name marks this class's connections, so a test can kill exactly those.
+        Store store = StoreFactory.open(adminUrl + "&currentSchema=" + schema + "&ApplicationName=" + schema, null);
         migrated = true;
         return store;
     }
@@ -126,7 +127,7 @@ class PostgresStoreTest extends StoreContract {
             if (parsed.properties().containsKey("user")) url += "&user=" + parsed.properties().getProperty("user");
             if (parsed.properties().containsKey("password")) url += "&password=" + parsed.properties().getProperty("password");
             try (Connection c = DriverManager.getConnection(url)) {
-                return url;
+                if (c.isValid(3)) return url;
             } catch (SQLException e) {
                 // try the next user; none left means not reachable
             }
@@ -156,5 +157,41 @@ class PostgresStoreTest extends StoreContract {
         });
         assertThat(String.join("\n", plan)).contains("index_job_pending").doesNotContain("Seq Scan on job j");
         assertThat(store.claim(runner.id(), LeaseId.random(), now)).isPresent();
+    }
+
+    /**
+     * What a database restart does to a pool: every server connection dies at once. The next
+     * operations must still succeed (a failed transaction body was rolled back, so it is re-run
+     * on a fresh connection) and must not apply anything twice.
+     */
+    @Test
+    void operationsSurviveKilledConnections() throws SQLException {
+        Instant now = Instant.parse("2026-03-01T00:00:00Z");
+        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.addRunnerSpec(runner.id(), spec.id());
+        for (int i = 0; i < 3; i++) {
+            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
+        }
+        for (int round = 0; round < 3; round++) {
+            killConnections();
+            LeaseId lease = LeaseId.random();
+            Job claimed = store.claim(runner.id(), lease, now).orElseThrow();
+            killConnections();
+            assertThat(store.start(claimed.uuid(), lease, now).result()).isEqualTo(Transition.Result.APPLIED);
+            killConnections();
+            assertThat(store.findJob(claimed.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.RUNNING);
+        }
+        assertThat(store.inFlightJobs()).hasSize(3);
+    }
+
+    private static void killConnections() throws SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl); Statement st = c.createStatement();
+                var rs = st.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" + schema + "'")) {
+            assertThat(rs.next()).isTrue();
+        }
     }
 }

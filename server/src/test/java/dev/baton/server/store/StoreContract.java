@@ -392,6 +392,7 @@ abstract class StoreContract {
         assertThat(job.lease()).isNull();
         assertThat(job.attempt()).isZero();
         assertThat(job.requeues()).isZero();
+        assertThat(job.notBefore()).isNull();
         assertThat(job.created()).isEqualTo(now);
         assertThat(store.findJob(job.uuid())).contains(job);
 
@@ -939,6 +940,7 @@ abstract class StoreContract {
         assertThat(t.job().status()).as("retried").isEqualTo(JobStatus.PENDING);
         assertThat(t.job().lease()).isNull();
         assertThat(t.job().started()).isNull();
+        assertThat(t.job().notBefore()).as("its backoff").isEqualTo(now.plusSeconds(30));
         assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
         now = now.plusSeconds(30);
         Leased second = claimOne(r);
