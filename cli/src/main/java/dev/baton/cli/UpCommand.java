@@ -1,29 +1,96 @@
 package dev.baton.cli;
 
+import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
+import dev.baton.server.config.ServerConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
- * {@code baton up}: the one-command local installation. Today it starts the server on the
- * embedded SQLite file in ./data; the local runner and a sample job join this same command.
+ * {@code baton up}: the one-command local installation. Starts the server on the embedded SQLite
+ * file in ./data, a runner for this machine in the same process, and a sample job submitted
+ * through the API and followed until it is processed; prints where everything is, then serves
+ * until Ctrl-C.
  */
-@Command(name = "up", mixinStandardHelpOptions = true, description = "Start Baton locally (server on SQLite in ./data).")
+@Command(name = "up", mixinStandardHelpOptions = true,
+        description = "Start Baton locally: server on SQLite in ./data, a local runner, and a sample job.")
 final class UpCommand implements Callable<Integer> {
     @Mixin
     ServerOptions options;
+
+    @Option(names = "--no-runner", description = "Start only the server (no local runner, no sample job)")
+    boolean noRunner;
+
+    @Option(names = "--no-sample", description = "Start the local runner but submit no sample job")
+    boolean noSample;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws InterruptedException {
-        String next = String.join(System.lineSeparator(),
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ServerConfig config = options.load(System.getenv());
+        BatonServer server;
+        try {
+            server = ServerAssembly.start(config);
+        } catch (RuntimeException e) {
+            err.println("baton: cannot start the server: " + ServerCommand.reason(e));
+            err.flush();
+            return 1;
+        }
+        out.println(server.banner());
+        out.flush();
+        LocalInstallation local = null;
+        if (!noRunner) {
+            try {
+                local = LocalInstallation.start(server.publicUrl(), adminToken(server), config.dataDir());
+                out.println("Local runner 'local' connected (process executor: it runs your own jobs as this user, without a sandbox).");
+                if (!noSample) printSample(local.runSample(), out);
+            } catch (RuntimeException e) {
+                err.println("baton: the local runner could not start: " + ServerCommand.reason(e) + " (the server keeps running)");
+            }
+        }
+        out.println(String.join(System.lineSeparator(),
                 "",
                 "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
-                "  ./baton runners list",
-                "  ./baton --help");
-        return ServerCommand.serve(options.load(System.getenv()), spec.commandLine().getOut(), spec.commandLine().getErr(), next);
+                "  ./baton jobs list --project local",
+                "  ./baton run --project local --spec local --image sha256:<digest> -- <command>",
+                "  ./baton --help"));
+        out.flush();
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        LocalInstallation runner = local;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (runner != null) runner.close();
+            server.close();
+            stopped.countDown();
+        }, "baton-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    private static void printSample(LocalInstallation.SampleResult sample, PrintWriter out) {
+        out.println("Sample job " + sample.job() + ": " + sample.status() + " after " + sample.took().toMillis() + " ms");
+        if (!sample.stdout().isEmpty()) out.println("  output:  " + sample.stdout());
+        if (sample.results() != null) out.println("  results: " + sample.results());
+        if (sample.error() != null) out.println("  error:   " + sample.error());
+    }
+
+    private static String adminToken(BatonServer server) {
+        if (server.adminTokenFile() == null) return server.config().adminToken();
+        try {
+            return Files.readString(server.adminTokenFile()).strip();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + server.adminTokenFile(), e);
+        }
     }
 }

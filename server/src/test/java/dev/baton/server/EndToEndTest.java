@@ -83,8 +83,12 @@ class EndToEndTest {
     }
 
     String submit() throws Exception {
+        return submitRun().at("/job/uuid").asText();
+    }
+
+    JsonNode submitRun() throws Exception {
         return post("/v0/run", Map.of("project", "bench", "image", "sha256:" + "b".repeat(64), "spec", "small", "adapter", "json",
-                "cmd", List.of("bench"), "timeout", 120), 201).at("/job/uuid").asText();
+                "cmd", List.of("bench"), "timeout", 120), 201);
     }
 
     @Test
@@ -94,7 +98,10 @@ class EndToEndTest {
         runner.send(new RunnerMessage.Heartbeat(null, null));
         runner.expect(ServerMessage.Ack.class);
 
-        String job = submit();
+        JsonNode run = submitRun();
+        String job = run.at("/job/uuid").asText();
+        String report = run.at("/report/uuid").asText();
+        assertThat(get("/v0/projects/bench/reports/" + report).has("results")).as("no results before the job ran").isFalse();
         ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
         assertThat(claimed.uuid().toString()).isEqualTo(job);
         assertThat(claimed.config().registry()).isEqualTo(server.publicUrl());
@@ -110,6 +117,9 @@ class EndToEndTest {
         JsonNode view = get("/v0/projects/" + project + "/jobs/" + job);
         assertThat(view.at("/output/results/0/stdout").asText()).contains("latency");
         assertThat(view.has("lease")).as("the lease is never shown to users").isFalse();
+        JsonNode parsed = get("/v0/projects/bench/reports/" + report);
+        assertThat(parsed.at("/results/0/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.get("start_time").asText()).as("real start replaces the placeholder").isEqualTo(view.get("started").asText());
         assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v0/jobs").resolve(job))).isTrue();
         runner.crash();
     }

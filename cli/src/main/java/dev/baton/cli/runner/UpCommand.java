@@ -200,7 +200,7 @@ public final class UpCommand implements Callable<Integer> {
         return USAGE;
     }
 
-    static String version() {
+    public static String version() {
         String v = UpCommand.class.getPackage().getImplementationVersion();
         return v == null ? "0.1.0-SNAPSHOT" : v;
     }

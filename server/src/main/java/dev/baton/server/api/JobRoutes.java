@@ -1,6 +1,7 @@
 package dev.baton.server.api;
 
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
@@ -8,6 +9,7 @@ import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
 import dev.baton.server.store.Project;
+import dev.baton.server.store.Report;
 import dev.baton.server.store.Transition;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -39,6 +41,25 @@ public final class JobRoutes implements RouteModule {
         config.routes.get("/v0/projects/{project}/jobs", guard.guard(this::list));
         config.routes.get("/v0/projects/{project}/jobs/{job}", guard.guard(this::get));
         config.routes.post("/v0/projects/{project}/jobs/{job}/cancel", guard.guard(this::cancel));
+        config.routes.get("/v0/projects/{project}/reports/{report}", guard.guard(this::report));
+    }
+
+    /** A report with the results its adapter parsed (or the direct run's), once processed. */
+    private void report(Context ctx) {
+        Project project = find.project(ctx.pathParam("project"));
+        String ref = ctx.pathParam("report");
+        ReportUuid uuid;
+        try {
+            uuid = ReportUuid.parse(ref);
+        } catch (IllegalArgumentException e) {
+            throw reportNotFound(ref);
+        }
+        Report report = api.store().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
+        Json.write(ctx, 200, ReportView.of(report, project.uuid()));
+    }
+
+    private static ApiException reportNotFound(String ref) {
+        return ApiException.notFound("report_not_found", "no report '" + ref + "' in this project");
     }
 
     private void list(Context ctx) {

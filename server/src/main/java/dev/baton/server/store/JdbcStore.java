@@ -5,6 +5,7 @@ import static dev.baton.server.store.Rows.micros;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.job.PlanTier;
@@ -373,6 +374,12 @@ abstract class JdbcStore implements Store {
     @Override
     public Optional<Report> findReport(long id) {
         return read(h -> report(h, id));
+    }
+
+    @Override
+    public Optional<Report> findReport(ReportUuid uuid) {
+        return read(h -> h.createQuery("SELECT " + Rows.REPORT + " FROM report WHERE uuid = :uuid")
+                .bind("uuid", uuid.toString()).map(Rows.REPORT_MAPPER).findOne());
     }
 
     @Override

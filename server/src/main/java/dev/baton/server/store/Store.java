@@ -2,6 +2,7 @@ package dev.baton.server.store;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Architecture;
@@ -98,6 +99,8 @@ public interface Store extends AutoCloseable {
     Job createRun(NewReport report, NewJob job, long organizationId, Instant now);
 
     Optional<Report> findReport(long id);
+
+    Optional<Report> findReport(ReportUuid uuid);
 
     Optional<Job> findJob(JobUuid uuid);
 
