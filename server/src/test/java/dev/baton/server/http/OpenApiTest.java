@@ -8,6 +8,7 @@ import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
 import dev.baton.server.api.OpenApiRoutes;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.testing.MutableClock;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -6,6 +6,7 @@ import dev.baton.server.BatonServer;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.store.Job;
+import dev.baton.server.testing.MutableClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

@@ -8,6 +8,7 @@ import dev.baton.server.config.ServerConfig;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
+import dev.baton.server.testing.MutableClock;
 import dev.baton.server.token.RegistryTokens;
 import io.javalin.Javalin;
 import java.net.URI;
