@@ -92,6 +92,18 @@ abstract class ChannelContractTest {
         runner.expect(ServerMessage.Ack.class);
     }
 
+    /** A job heartbeat, acknowledged. */
+    static void heartbeat(TestRunner runner, ClaimedJob job) {
+        runner.send(new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
+        runner.expect(ServerMessage.Ack.class);
+    }
+
+    /** A completed with one empty-JSON iteration, acknowledged. */
+    static void complete(TestRunner runner, ClaimedJob job) {
+        runner.send(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(iteration(0, "{}"))));
+        runner.expect(ServerMessage.Ack.class);
+    }
+
     static IterationResult iteration(int exit, String stdout) {
         return new IterationResult(exit, stdout, "", Map.of());
     }
@@ -126,8 +138,7 @@ abstract class ChannelContractTest {
         start(runner, claimed);
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
         assertThat(server.job(job).started()).isNotNull();
-        runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-        runner.expect(ServerMessage.Ack.class);
+        heartbeat(runner, claimed);
         runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{\"bench\":{\"latency\":{\"value\":1.5}}}"))));
         assertThat(runner.expect(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
 
@@ -157,8 +168,7 @@ abstract class ChannelContractTest {
             ClaimedJob claimed = claim(runner);
             assertThat(claimed.uuid()).isEqualTo(job.uuid());
             start(runner, claimed);
-            runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-            runner.expect(ServerMessage.Ack.class);
+            complete(runner, claimed);
             awaitStatus(job, JobStatus.PROCESSED);
         }
         assertThat(runner.isClosed()).isFalse();
@@ -188,8 +198,7 @@ abstract class ChannelContractTest {
         Job job = server.submit(spec);
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
-        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        runner.expect(ServerMessage.Ack.class);
+        complete(runner, claimed);
         awaitStatus(job, JobStatus.PROCESSED);
     }
 
@@ -255,8 +264,7 @@ abstract class ChannelContractTest {
         start(runner, claimed);
         for (int i = 0; i < 10; i++) {
             server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
-            runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-            runner.expect(ServerMessage.Ack.class);
+            heartbeat(runner, claimed);
         }
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
         assertThat(runner.isClosed()).isFalse();
@@ -379,8 +387,7 @@ abstract class ChannelContractTest {
         first.awaitClose();
 
         TestRunner again = connect(alice);
-        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        again.expect(ServerMessage.Ack.class);
+        complete(again, claimed);
         awaitStatus(job, JobStatus.PROCESSED);
     }
 
@@ -432,11 +439,9 @@ abstract class ChannelContractTest {
         start(first, claimed);
         first.crash();
         TestRunner again = connect(alice);
-        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        again.expect(ServerMessage.Ack.class);
+        complete(again, claimed);
         awaitStatus(job, JobStatus.PROCESSED);
-        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        again.expect(ServerMessage.Ack.class);
+        complete(again, claimed);
         again.send(ready());
         again.expectSilence(SHORT); // idle and waiting: nothing to hand out
     }
@@ -514,10 +519,8 @@ abstract class ChannelContractTest {
         start(first, claimed);
         TestRunner second = connect(alice);
         assertThat(first.awaitClose()).isEqualTo(RunnerSession.CLOSE_REPLACED);
-        second.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-        second.expect(ServerMessage.Ack.class);
-        second.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        second.expect(ServerMessage.Ack.class);
+        heartbeat(second, claimed);
+        complete(second, claimed);
         awaitStatus(job, JobStatus.PROCESSED);
     }
 
@@ -531,11 +534,9 @@ abstract class ChannelContractTest {
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
         server.startServer();
         TestRunner again = connect(alice);
-        again.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-        again.expect(ServerMessage.Ack.class);
+        heartbeat(again, claimed);
         server.advance(HEARTBEAT_TIMEOUT.minusSeconds(1));
-        again.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        again.expect(ServerMessage.Ack.class);
+        complete(again, claimed);
         awaitStatus(job, JobStatus.PROCESSED);
     }
 
@@ -549,8 +550,7 @@ abstract class ChannelContractTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
         server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
         TestRunner again = connect(alice);
-        again.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-        again.expect(ServerMessage.Ack.class);
+        heartbeat(again, claimed);
         server.advance(HEARTBEAT_TIMEOUT.dividedBy(2).plusSeconds(1));
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
     }
@@ -592,8 +592,7 @@ abstract class ChannelContractTest {
         for (int i = 0; i < 4; i++) {
             ClaimedJob c = claim(runner);
             order.add(c.uuid());
-            runner.send(new RunnerMessage.Completed(c.uuid(), c.lease(), List.of(iteration(0, "{}"))));
-            runner.expect(ServerMessage.Ack.class);
+            complete(runner, c);
         }
         assertThat(order).containsExactly(ent.uuid(), team1.uuid(), team2.uuid(), freeJob.uuid());
     }
@@ -608,8 +607,7 @@ abstract class ChannelContractTest {
         for (int i = 0; i < 3; i++) {
             ClaimedJob claimed = claim(runner);
             order.add(claimed.uuid());
-            runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-            runner.expect(ServerMessage.Ack.class);
+            complete(runner, claimed);
         }
         assertThat(order).containsExactly(a.uuid(), b.uuid(), c.uuid());
     }
@@ -626,8 +624,7 @@ abstract class ChannelContractTest {
         r2.send(ready());
         r2.expectSilence(SHORT);
         assertThat(status(second)).isEqualTo(JobStatus.PENDING);
-        r1.send(new RunnerMessage.Completed(c1.uuid(), c1.lease(), List.of(iteration(0, "{}"))));
-        r1.expect(ServerMessage.Ack.class);
+        complete(r1, c1);
         assertThat(r2.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(second.uuid());
     }
 
@@ -889,8 +886,7 @@ abstract class ChannelContractTest {
         awaitStatus(unprocessed, JobStatus.PROCESSED);
         // running: kept while its runner comes back within the heartbeat timeout
         TestRunner back = connect(bobHandle);
-        back.send(new RunnerMessage.Heartbeat(c2.uuid(), c2.lease()));
-        back.expect(ServerMessage.Ack.class);
+        heartbeat(back, c2);
         server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
         assertThat(status(running)).isEqualTo(JobStatus.FAILED); // its channel went silent after the heartbeat
         assertThat(c1.uuid()).isEqualTo(stillInWindow.uuid());
@@ -905,15 +901,12 @@ abstract class ChannelContractTest {
         start(runner, claimed);
         for (int i = 0; i < 7; i++) {
             server.advance(Duration.ofSeconds(30));
-            runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-            runner.expect(ServerMessage.Ack.class);
+            heartbeat(runner, claimed);
             runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease())); // early duplicate
             runner.expect(ServerMessage.Ack.class);
         }
-        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        runner.expect(ServerMessage.Ack.class);
-        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
-        runner.expect(ServerMessage.Ack.class);
+        complete(runner, claimed);
+        complete(runner, claimed);
         assertThat(server.store.billedMinutes(server.organization.id())).isEqualTo(3);
         assertThat(server.job(job).lastBilledMinute()).isEqualTo(3);
     }
@@ -927,8 +920,7 @@ abstract class ChannelContractTest {
         server.channel().flushHeartbeats();
         var before = server.job(job).lastHeartbeat();
         server.clock.advance(Duration.ofSeconds(7));
-        runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
-        runner.expect(ServerMessage.Ack.class);
+        heartbeat(runner, claimed);
         assertThat(server.job(job).lastHeartbeat()).as("not written per heartbeat").isEqualTo(before);
         server.channel().flushHeartbeats();
         assertThat(server.job(job).lastHeartbeat()).isEqualTo(server.clock.instant());
