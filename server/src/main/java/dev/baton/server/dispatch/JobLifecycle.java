@@ -78,7 +78,6 @@ public final class JobLifecycle {
             case Resolution.Finished(Job j) -> stale(m, "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> stale(m, reason);
             case Resolution.Forbidden() -> notYours(m.job());
-            case Resolution.Unknown() -> unknown(m.job());
         };
     }
 
@@ -89,7 +88,6 @@ public final class JobLifecycle {
                     : stale(m, "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> stale(m, reason);
             case Resolution.Forbidden() -> notYours(m.job());
-            case Resolution.Unknown() -> unknown(m.job());
         };
     }
 
@@ -117,12 +115,9 @@ public final class JobLifecycle {
                 forget(a);
                 return stale(m, "job is " + t.job().status().wireName());
             }
-            case STALE -> {
+            default -> { // STALE, or NOT_FOUND: the job went away under us
                 forget(a);
                 return stale(m, "lease is no longer current");
-            }
-            default -> {
-                return unknown(m.job());
             }
         }
     }
@@ -144,7 +139,6 @@ public final class JobLifecycle {
             case Resolution.Finished(Job j) -> new ServerMessage.Stale(m.job(), m.lease(), "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> new ServerMessage.Stale(m.job(), m.lease(), reason);
             case Resolution.Forbidden() -> notYours(m.job());
-            case Resolution.Unknown() -> unknown(m.job());
         };
     }
 
@@ -173,7 +167,6 @@ public final class JobLifecycle {
             case Resolution.Finished(Job j) -> stale(m, "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> stale(m, reason);
             case Resolution.Forbidden() -> notYours(m.job());
-            case Resolution.Unknown() -> unknown(m.job());
         };
     }
 
@@ -187,7 +180,6 @@ public final class JobLifecycle {
             return attemptEndedAs(m) ? new ServerMessage.Ack(m.job()) : stale(m, reason);
         }
         if (r instanceof Resolution.Forbidden) return notYours(m.job());
-        if (r instanceof Resolution.Unknown) return unknown(m.job());
 
         Job job = store.findJob(m.job()).orElseThrow();
         var project = store.findProject(job.projectId()).orElseThrow().uuid();
@@ -369,16 +361,18 @@ public final class JobLifecycle {
             return a.runnerId == session.runnerId() ? new Resolution.Current(a) : new Resolution.Forbidden();
         }
         var stored = store.findJob(jobId);
-        if (stored.isEmpty()) return new Resolution.Unknown();
+        if (stored.isEmpty()) return new Resolution.Stale("no such job");
         Job job = stored.get();
         if (job.holds(lease)) {
             if (job.runnerId() == null || job.runnerId() != session.runnerId()) return new Resolution.Forbidden();
             if (job.status().inFlight()) return new Resolution.Current(adopt(job)); // not in memory yet (restart race)
             return new Resolution.Finished(job);
         }
+        // Any lease that is not the current one changes nothing and is answered stale, whether it
+        // is an earlier attempt of this runner or one it never held.
         List<Attempt> attempts = store.attempts(job.id());
         boolean earlierAttemptOfThisRunner = attempts.stream().anyMatch(at -> at.lease().matches(lease) && at.runnerId() == session.runnerId());
-        return earlierAttemptOfThisRunner ? new Resolution.Stale("lease is no longer current") : new Resolution.Forbidden();
+        return new Resolution.Stale(earlierAttemptOfThisRunner ? "lease is no longer current" : "lease is not valid for this job");
     }
 
     /** The in-memory attempt for a stored in-flight job, created with its deadlines if missing. */
@@ -481,10 +475,6 @@ public final class JobLifecycle {
 
     private static ServerMessage notYours(JobUuid job) {
         return new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner");
-    }
-
-    private static ServerMessage unknown(JobUuid job) {
-        return new ServerMessage.Error("unknown_job", "no job " + job);
     }
 
     private static String errorOf(RunnerMessage.Failed f) {

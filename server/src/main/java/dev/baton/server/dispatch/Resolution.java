@@ -10,11 +10,9 @@ sealed interface Resolution {
     /** The current lease, held by this runner, but the job is no longer in flight (finished, or finished by timeout). */
     record Finished(Job job) implements Resolution {}
 
-    /** An earlier attempt of this runner: the lease is no longer valid. */
+    /** Not the current lease (an earlier attempt, a lease never issued, or no such job): changes nothing. */
     record Stale(String reason) implements Resolution {}
 
-    /** The job is not leased to this runner (another runner's job, or a lease it never held). */
+    /** The current lease, but presented by another runner than the one holding it. */
     record Forbidden() implements Resolution {}
-
-    record Unknown() implements Resolution {}
 }

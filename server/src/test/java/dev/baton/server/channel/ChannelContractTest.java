@@ -453,11 +453,15 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
         TestRunner bob = connect(server.runner(spec));
+        // Even with the right lease (as if stolen), another runner's connection is refused.
         bob.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
         assertThat(bob.expect(ServerMessage.Error.class).code()).isEqualTo("not_your_job");
+        // A lease it never held is stale, like any lease that is not the current one.
         bob.send(new RunnerMessage.Completed(claimed.uuid(), LeaseId.random(), List.of(iteration(0, "{}"))));
-        assertThat(bob.expect(ServerMessage.Error.class).code()).isEqualTo("not_your_job");
+        assertThat(bob.expect(ServerMessage.Stale.class).reason()).isEqualTo("lease is not valid for this job");
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("nothing stored").isEmpty();
+        heartbeat(runner, claimed); // the rightful runner is unaffected
     }
 
     @Test
@@ -473,6 +477,21 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Completed(first.uuid(), first.lease(), List.of(iteration(0, "{}"))));
         runner.expect(ServerMessage.Stale.class);
         assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void aWrongLeaseOrAnUnknownJobIsStaleAndChangesNothing() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        runner.send(new RunnerMessage.Running(claimed.uuid(), LeaseId.random()));
+        assertThat(runner.expect(ServerMessage.Stale.class).job()).isEqualTo(job.uuid());
+        runner.send(new RunnerMessage.Failed(claimed.uuid(), LeaseId.random(), List.of(), "x"));
+        runner.expect(ServerMessage.Stale.class);
+        runner.send(new RunnerMessage.Running(dev.baton.protocol.id.JobUuid.random(), claimed.lease()));
+        assertThat(runner.expect(ServerMessage.Stale.class).reason()).isEqualTo("no such job");
+        assertThat(status(job)).isEqualTo(JobStatus.CLAIMED);
+        start(runner, claimed);
     }
 
     @Test
