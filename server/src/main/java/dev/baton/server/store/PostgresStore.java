@@ -131,13 +131,16 @@ final class PostgresStore extends JdbcStore {
         });
     }
 
-    private record Candidate(long id, int priority, long organizationId, String sourceIp) {}
+    record Candidate(long id, int priority, long organizationId, String sourceIp) {}
 
     /** Tries the candidate's organization and IP locks: exclusive where its own limit reads, shared elsewhere. */
-    private static boolean lockLimitKeys(Handle h, Candidate c) {
+    static boolean lockLimitKeys(Handle h, Candidate c) {
         boolean orgExclusive = c.priority() >= 100 && c.priority() < 200;
         boolean ipExclusive = c.priority() < 100;
-        return h.createQuery("SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(:org)) AND " + tryLock(ipExclusive) + "(:ipKind, hashtext(:ip))")
+        // Advisory locks are database-wide: the schema is part of the key, so Baton installations
+        // (or test runs) in different schemas of one database never make each other skip jobs.
+        return h.createQuery("SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
+                        + tryLock(ipExclusive) + "(:ipKind, hashtext(current_schema() || ':' || :ip))")
                 .bind("orgKind", ORGANIZATION_LOCK).bind("org", Long.toString(c.organizationId()))
                 .bind("ipKind", SOURCE_IP_LOCK).bind("ip", c.sourceIp())
                 .mapTo(Boolean.class).one();
