@@ -89,11 +89,11 @@ public final class Bench {
                 json.put("connection_scale", s);
                 table.add(row("4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job), heartbeat ack",
                         summary(s.ackLatency()) + ", " + s.acksPerSecond() + " acks/s"));
-                table.add(row("  server process (fleet in a child JVM)", s.serverCpuCores() + " cores CPU, RSS " + s.serverRssMiB() + " MiB (peak "
-                        + s.serverPeakRssMiB() + "), heap used " + s.serverHeapUsedMiB() + " MiB"));
+                table.add(row("  server process (fleet in a child JVM)", s.serverCpuCores() + " cores CPU, RSS " + s.serverRssMib() + " MiB (peak "
+                        + s.serverPeakRssMib() + "), heap used " + s.serverHeapUsedMib() + " MiB"));
                 table.add(row("  database writes", s.storeWritesPerSecond() + " store write calls/s (" + s.heartbeatRowsPerSecond()
                         + " heartbeat rows/s)" + (s.pgCommitsPerSecond() != null ? ", " + s.pgCommitsPerSecond() + " pg commits/s (whole database)" : "")));
-                table.add(row("  fleet client", s.clientCpuCores() + " cores CPU, RSS " + s.clientRssMiB() + " MiB, " + s.problems() + " protocol problems"));
+                table.add(row("  fleet client", s.clientCpuCores() + " cores CPU, RSS " + s.clientRssMib() + " MiB, " + s.problems() + " protocol problems"));
             }
         } finally {
             deleteQuietly(work);

@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ConnectionScale {
     record Result(int connections, int holdingJobs, int connected, double seconds, double acksPerSecond, Summary ackLatency,
-            double serverCpuCores, double serverRssMiB, double serverPeakRssMiB, double serverHeapUsedMiB,
+            double serverCpuCores, double serverRssMib, double serverPeakRssMib, double serverHeapUsedMib,
             double storeWritesPerSecond, double heartbeatRowsPerSecond, Double pgCommitsPerSecond,
-            double clientCpuCores, double clientRssMiB, long problems, String lastProblem) {}
+            double clientCpuCores, double clientRssMib, long problems, String lastProblem) {}
 
     private ConnectionScale() {}
 
