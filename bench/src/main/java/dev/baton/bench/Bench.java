@@ -47,6 +47,7 @@ public final class Bench {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("started", Instant.now().toString());
         json.put("options", o.describe());
+        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
         json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
                 "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
         List<String[]> table = new ArrayList<>();
@@ -59,6 +60,7 @@ public final class Bench {
                 json.put("dispatch_latency", dispatch);
                 table.add(row("1 dispatch latency, submit→job (n=" + dispatch.submitToJob().count() + ")", summary(dispatch.submitToJob())));
                 table.add(row("  POST /v0/run round trip", summary(dispatch.postRoundTrip())));
+                table.add(row("  process during samples", use(dispatch.resources())));
 
                 log("polling baseline: " + o.baselineSamples() + " samples");
                 Summary polling = PollingBaseline.run(server, o.baselineSamples());
@@ -79,8 +81,8 @@ public final class Bench {
                     rounds.add(round);
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
                             + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job"
-                            + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + ")"));
-                    table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s; server/store = " + ratio));
+                            + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources()) + ")"));
+                    table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources()) + "); server/store = " + ratio));
                 }
                 json.put("lifecycle_throughput", rounds);
 
@@ -89,7 +91,7 @@ public final class Bench {
                 json.put("connection_scale", s);
                 table.add(row("4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job), heartbeat ack",
                         summary(s.ackLatency()) + ", " + s.acksPerSecond() + " acks/s"));
-                table.add(row("  server process (fleet in a child JVM)", s.serverCpuCores() + " cores CPU, RSS " + s.serverRssMib() + " MiB (peak "
+                table.add(row("  server process (fleet in a child JVM)", s.server().cpuCores() + " cores CPU, GC " + s.server().gcMillis() + " ms, RSS " + s.serverRssMib() + " MiB (peak "
                         + s.serverPeakRssMib() + "), heap used " + s.serverHeapUsedMib() + " MiB"));
                 table.add(row("  database writes", s.storeWritesPerSecond() + " store write calls/s (" + s.heartbeatRowsPerSecond()
                         + " heartbeat rows/s)" + (s.pgCommitsPerSecond() != null ? ", " + s.pgCommitsPerSecond() + " pg commits/s (whole database)" : "")));
@@ -99,6 +101,7 @@ public final class Bench {
             deleteQuietly(work);
         }
         json.put("finished", Instant.now().toString());
+        json.put("load_average_at_end", ResourceUse.currentLoadAverage());
         printTable(table);
         Files.createDirectories(o.out());
         String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
@@ -109,6 +112,10 @@ public final class Bench {
 
     private static String summary(Summary s) {
         return "median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs() + " ms";
+    }
+
+    private static String use(ResourceUse u) {
+        return u.cpuCores() + " cores CPU, GC " + u.gcCount() + "×/" + u.gcMillis() + " ms, load " + u.loadAverage();
     }
 
     private static String[] row(String what, String value) {

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ConnectionScale {
     record Result(int connections, int holdingJobs, int connected, double seconds, double acksPerSecond, Summary ackLatency,
-            double serverCpuCores, double serverRssMib, double serverPeakRssMib, double serverHeapUsedMib,
+            ResourceUse server, double serverRssMib, double serverPeakRssMib, double serverHeapUsedMib,
             double storeWritesPerSecond, double heartbeatRowsPerSecond, Double pgCommitsPerSecond,
             double clientCpuCores, double clientRssMib, long problems, String lastProblem) {}
 
@@ -69,7 +69,7 @@ final class ConnectionScale {
             int connected = Integer.parseInt(line.split(" ")[1]);
             line = out.readLine();
             if (!"MEASURING".equals(line)) throw new IllegalStateException("fleet said " + line);
-            long cpu0 = ProcessStats.cpuNanos();
+            ResourceUse.Meter meter = ResourceUse.start();
             long writes0 = server.store().writes();
             long rows0 = server.store().heartbeatRows();
             OptionalLong commits0 = database.commits();
@@ -77,7 +77,7 @@ final class ConnectionScale {
             line = out.readLine();
             if (line == null) throw new IllegalStateException("fleet ended without results");
             double wall = (System.nanoTime() - t0) / 1e9;
-            double cpu = (ProcessStats.cpuNanos() - cpu0) / 1e9 / wall;
+            ResourceUse used = meter.stop();
             double writes = (server.store().writes() - writes0) / wall;
             double rows = (server.store().heartbeatRows() - rows0) / wall;
             OptionalLong commits1 = database.commits();
@@ -86,7 +86,7 @@ final class ConnectionScale {
             if (!child.waitFor(60, TimeUnit.SECONDS)) child.destroyForcibly();
             return new Result(connections, r.get("holding_jobs").asInt(), connected, round(r.get("seconds").asDouble()),
                     round(r.get("acks_per_second").asDouble()), Wire.mapper().treeToValue(r.get("ack_latency"), Summary.class),
-                    round(cpu), round(ProcessStats.rssMiB()), round(ProcessStats.peakRssMiB()), ProcessStats.heapUsedMiB(),
+                    used, round(ProcessStats.rssMiB()), round(ProcessStats.peakRssMiB()), ProcessStats.heapUsedMiB(),
                     round(writes), round(rows), commits == null ? null : round(commits),
                     round(r.get("client_cpu_cores").asDouble()), round(r.get("client_rss_mib").asDouble()),
                     r.get("problems").asLong(), r.hasNonNull("last_problem") ? r.get("last_problem").asText() : null);

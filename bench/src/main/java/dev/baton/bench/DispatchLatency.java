@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * arrives before the POST's response; timing from the request start includes the job's commit.
  */
 final class DispatchLatency {
-    record Result(Summary submitToJob, Summary postRoundTrip, int warmup, long problems) {}
+    record Result(Summary submitToJob, Summary postRoundTrip, int warmup, long problems, ResourceUse resources) {}
 
     private DispatchLatency() {}
 
@@ -26,8 +26,10 @@ final class DispatchLatency {
             runner.connect(runners.client(), server.channel(creds.slug()), creds.key()).get(30, TimeUnit.SECONDS);
             runner.ready();
             long[] latency = new long[samples];
+            ResourceUse.Meter meter = null;
             long[] roundTrip = new long[samples];
             for (int i = -warmup; i < samples; i++) {
+                if (i == 0) meter = ResourceUse.start();
                 long doneBefore = runner.completed();
                 long processedBefore = server.processed();
                 Thread.sleep(20); // the runner's ready has reached the server; it is idle and waiting
@@ -43,8 +45,9 @@ final class DispatchLatency {
                     roundTrip[i] = t1 - t0;
                 }
             }
+            ResourceUse used = meter.stop();
             runner.close();
-            return new Result(Summary.ofNanos(latency), Summary.ofNanos(roundTrip), warmup, runner.problems());
+            return new Result(Summary.ofNanos(latency), Summary.ofNanos(roundTrip), warmup, runner.problems(), used);
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class LifecycleThroughput {
     record Result(int runners, int slots, int jobs, int submitters, double seconds, double jobsPerSecond,
-            double submitPerSecond, double writesPerJob, long problems, boolean finished) {}
+            double submitPerSecond, double writesPerJob, long problems, boolean finished, ResourceUse resources) {}
 
     private LifecycleThroughput() {}
 
@@ -46,6 +46,7 @@ final class LifecycleThroughput {
             long processedBefore = server.processed();
             long writesBefore = server.store().writes();
             AtomicInteger submitted = new AtomicInteger();
+            ResourceUse.Meter meter = ResourceUse.start();
             long t0 = System.nanoTime();
             long[] lastSubmit = new long[1];
             try (ExecutorService submitters = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -62,6 +63,7 @@ final class LifecycleThroughput {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(60, jobs / 10));
             while (server.processed() - processedBefore < jobs && System.nanoTime() < deadline) Thread.sleep(2);
             long done = server.processed() - processedBefore;
+            ResourceUse used = meter.stop();
             boolean finished = done >= jobs;
             long end = finished ? server.lastProcessedNanos() : System.nanoTime();
             double seconds = (end - t0) / 1e9;
@@ -69,7 +71,7 @@ final class LifecycleThroughput {
             long problems = runners.stream().mapToLong(SimRunner::problems).sum();
             runners.forEach(SimRunner::close);
             return new Result(runnerCount, slots, jobs, submitterCount, round(seconds), round(done / seconds),
-                    round(jobs / ((lastSubmit[0] - t0) / 1e9)), round((double) writes / Math.max(1, done)), problems, finished);
+                    round(jobs / ((lastSubmit[0] - t0) / 1e9)), round((double) writes / Math.max(1, done)), problems, finished, used);
         }
     }
 

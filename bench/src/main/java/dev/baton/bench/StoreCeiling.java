@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * left is what the database can commit.
  */
 final class StoreCeiling {
-    record Result(int workers, int jobs, double seconds, double jobsPerSecond, long emptyClaims) {}
+    record Result(int workers, int jobs, double seconds, double jobsPerSecond, long emptyClaims, ResourceUse resources) {}
 
     private StoreCeiling() {}
 
@@ -63,6 +63,7 @@ final class StoreCeiling {
             int workerCount = workers(runnerCount, slots);
             AtomicInteger next = new AtomicInteger();
             AtomicLong empty = new AtomicLong();
+            ResourceUse.Meter meter = ResourceUse.start();
             long t0 = System.nanoTime();
             try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<?>> running = new ArrayList<>();
@@ -86,7 +87,8 @@ final class StoreCeiling {
                 for (Future<?> f : running) f.get(10, TimeUnit.MINUTES);
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
-            return new Result(workerCount, jobs, LifecycleThroughput.round(seconds), LifecycleThroughput.round(jobs / seconds), empty.get());
+            ResourceUse used = meter.stop();
+            return new Result(workerCount, jobs, LifecycleThroughput.round(seconds), LifecycleThroughput.round(jobs / seconds), empty.get(), used);
         }
     }
 }

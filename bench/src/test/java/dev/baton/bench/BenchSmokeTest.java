@@ -57,7 +57,8 @@ class BenchSmokeTest {
         assertThat(scale.get("problems").asLong()).isZero();
         assertThat(scale.get("acks_per_second").asDouble()).isPositive();
         latency(scale.get("ack_latency"), 1);
-        assertThat(scale.get("server_cpu_cores").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(scale.at("/server/cpu_cores").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(r.at("/dispatch_latency/resources/cpu_cores").asDouble()).isGreaterThanOrEqualTo(0);
         assertThat(scale.get("server_rss_mib").asDouble()).isPositive();
         assertThat(scale.get("store_writes_per_second").asDouble()).isGreaterThanOrEqualTo(0);
         assertThat(scale.has("pg_commits_per_second")).isEqualTo(postgres);
