@@ -93,6 +93,20 @@ final class BenchServer implements AutoCloseable {
                 "cmd", List.of("true"), "timeout", 3600)).at("/job/uuid").asText();
     }
 
+    JsonNode get(String path) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                    .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) throw new IllegalStateException("GET " + path + " → " + response.statusCode() + ": " + response.body());
+            return Wire.mapper().readTree(response.body());
+        } catch (IOException e) {
+            throw new IllegalStateException("GET " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
     JsonNode post(String path, Object body) {
         try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))

@@ -34,10 +34,14 @@ final class DispatchLatency {
                 long processedBefore = server.processed();
                 Thread.sleep(20); // the runner's ready has reached the server; it is idle and waiting
                 long t0 = System.nanoTime();
-                server.submit(spec);
+                String job = server.submit(spec);
                 long t1 = System.nanoTime();
                 SimRunner.Arrival arrival = arrivals.poll(30, TimeUnit.SECONDS);
-                if (arrival == null) throw new IllegalStateException("no job reached the waiting runner within 30 s: " + runner.lastProblem());
+                if (arrival == null) {
+                    throw new IllegalStateException("sample " + i + ": job " + job + " did not reach the waiting runner within 30 s; the job is "
+                            + server.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + job).get("status").asText()
+                            + ", runner completed " + runner.completed() + " jobs, open " + runner.isOpen() + ", last problem " + runner.lastProblem());
+                }
                 awaitAtLeast(runner::completed, doneBefore + 1);
                 awaitAtLeast(server::processed, processedBefore + 1);
                 if (i >= 0) {
