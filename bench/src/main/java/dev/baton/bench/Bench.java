@@ -89,11 +89,12 @@ public final class Bench {
                 log("connection scale: " + o.connections() + " runners, " + o.warmupSeconds() + " s warm-up, " + o.durationSeconds() + " s measured");
                 ConnectionScale.Result s = ConnectionScale.run(server, database, work, o.connections(), o.warmupSeconds(), o.durationSeconds());
                 json.put("connection_scale", s);
-                table.add(row("4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job), heartbeat ack",
+                table.add(row("4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job; " + s.ackedInWindow()
+                        + " acked in the window, " + s.openAtEnd() + " open at the end), heartbeat ack",
                         summary(s.ackLatency()) + ", " + s.acksPerSecond() + " acks/s"));
                 table.add(row("  server process (fleet in a child JVM)", s.server().cpuCores() + " cores CPU, GC " + s.server().gcMillis() + " ms, RSS " + s.serverRssMib() + " MiB (peak "
                         + s.serverPeakRssMib() + "), heap used " + s.serverHeapUsedMib() + " MiB"));
-                table.add(row("  database writes", s.storeWritesPerSecond() + " store write calls/s (" + s.heartbeatRowsPerSecond()
+                table.add(row("  database writes", s.storeWritesPerSecond() + " store write calls/s " + s.storeWritesByMethod() + " in " + s.seconds() + " s (" + s.heartbeatRowsPerSecond()
                         + " heartbeat rows/s)" + (s.pgCommitsPerSecond() != null ? ", " + s.pgCommitsPerSecond() + " pg commits/s (whole database)" : "")));
                 table.add(row("  fleet client", s.clientCpuCores() + " cores CPU, RSS " + s.clientRssMib() + " MiB, " + s.problems() + " protocol problems"));
             }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,9 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * xact_commit delta.
  */
 final class ConnectionScale {
-    record Result(int connections, int holdingJobs, int connected, double seconds, double acksPerSecond, Summary ackLatency,
+    record Result(int connections, int holdingJobs, int connected, int openAtEnd, int ackedInWindow, double seconds, double acksPerSecond, Summary ackLatency,
             ResourceUse server, double serverRssMib, double serverPeakRssMib, double serverHeapUsedMib,
-            double storeWritesPerSecond, double heartbeatRowsPerSecond, Double pgCommitsPerSecond,
+            double storeWritesPerSecond, Map<String, Long> storeWritesByMethod, double heartbeatRowsPerSecond, Double pgCommitsPerSecond,
             double clientCpuCores, double clientRssMib, long problems, String lastProblem) {}
 
     private ConnectionScale() {}
@@ -71,6 +72,7 @@ final class ConnectionScale {
             if (!"MEASURING".equals(line)) throw new IllegalStateException("fleet said " + line);
             ResourceUse.Meter meter = ResourceUse.start();
             long writes0 = server.store().writes();
+            Map<String, Long> byMethod0 = server.store().writesByMethod();
             long rows0 = server.store().heartbeatRows();
             OptionalLong commits0 = database.commits();
             long t0 = System.nanoTime();
@@ -79,15 +81,20 @@ final class ConnectionScale {
             double wall = (System.nanoTime() - t0) / 1e9;
             ResourceUse used = meter.stop();
             double writes = (server.store().writes() - writes0) / wall;
+            Map<String, Long> byMethod = new java.util.TreeMap<>();
+            server.store().writesByMethod().forEach((k, v) -> {
+                long d = v - byMethod0.getOrDefault(k, 0L);
+                if (d > 0) byMethod.put(k, d);
+            });
             double rows = (server.store().heartbeatRows() - rows0) / wall;
             OptionalLong commits1 = database.commits();
             Double commits = commits0.isPresent() && commits1.isPresent() ? (commits1.getAsLong() - commits0.getAsLong()) / wall : null;
             JsonNode r = Wire.mapper().readTree(line);
             if (!child.waitFor(60, TimeUnit.SECONDS)) child.destroyForcibly();
-            return new Result(connections, r.get("holding_jobs").asInt(), connected, round(r.get("seconds").asDouble()),
+            return new Result(connections, r.get("holding_jobs").asInt(), connected, r.get("open_at_end").asInt(), r.get("acked_in_window").asInt(), round(r.get("seconds").asDouble()),
                     round(r.get("acks_per_second").asDouble()), Wire.mapper().treeToValue(r.get("ack_latency"), Summary.class),
                     used, round(ProcessStats.rssMiB()), round(ProcessStats.peakRssMiB()), ProcessStats.heapUsedMiB(),
-                    round(writes), round(rows), commits == null ? null : round(commits),
+                    round(writes), byMethod, round(rows), commits == null ? null : round(commits),
                     round(r.get("client_cpu_cores").asDouble()), round(r.get("client_rss_mib").asDouble()),
                     r.get("problems").asLong(), r.hasNonNull("last_problem") ? r.get("last_problem").asText() : null);
         } finally {

@@ -43,6 +43,7 @@ final class CountingStore implements Store {
     private final Store delegate;
     private final LongAdder writes = new LongAdder();
     private final LongAdder heartbeatRows = new LongAdder();
+    private final Map<String, LongAdder> writesByMethod = new java.util.concurrent.ConcurrentHashMap<>();
     private final ProcessedListener processed;
 
     CountingStore(Store delegate, ProcessedListener processed) {
@@ -55,6 +56,18 @@ final class CountingStore implements Store {
         return writes.sum();
     }
 
+    /** Write calls so far per Store method, for saying which writes a phase made. */
+    Map<String, Long> writesByMethod() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        writesByMethod.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
+    }
+
+    private void wrote(String method) {
+        writes.increment();
+        writesByMethod.computeIfAbsent(method, k -> new LongAdder()).increment();
+    }
+
     /** Rows passed to the batched last_heartbeat writes so far. */
     long heartbeatRows() {
         return heartbeatRows.sum();
@@ -62,7 +75,7 @@ final class CountingStore implements Store {
 
     @Override
     public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
-        writes.increment();
+        wrote("createOrganization");
         return delegate.createOrganization(name, slug, plan, now);
     }
 
@@ -83,13 +96,13 @@ final class CountingStore implements Store {
 
     @Override
     public Organization setPlan(long organizationId, PlanTier plan, Instant now) {
-        writes.increment();
+        wrote("setPlan");
         return delegate.setPlan(organizationId, plan, now);
     }
 
     @Override
     public Project createProject(long organizationId, String name, Slug slug, Instant now) {
-        writes.increment();
+        wrote("createProject");
         return delegate.createProject(organizationId, name, slug, now);
     }
 
@@ -110,7 +123,7 @@ final class CountingStore implements Store {
 
     @Override
     public Runner createRunner(String name, Slug slug, String keyHash, Instant now) {
-        writes.increment();
+        wrote("createRunner");
         return delegate.createRunner(name, slug, keyHash, now);
     }
 
@@ -131,13 +144,13 @@ final class CountingStore implements Store {
 
     @Override
     public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
-        writes.increment();
+        wrote("updateRunner");
         return delegate.updateRunner(runnerId, name, slug, archived, now);
     }
 
     @Override
     public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
-        writes.increment();
+        wrote("rotateRunnerKey");
         return delegate.rotateRunnerKey(runnerId, keyHash, now);
     }
 
@@ -148,14 +161,14 @@ final class CountingStore implements Store {
 
     @Override
     public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
-        writes.increment();
+        wrote("recordRunnerHeartbeats");
         heartbeatRows.add(lastSeen.size());
         delegate.recordRunnerHeartbeats(lastSeen);
     }
 
     @Override
     public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
-        writes.increment();
+        wrote("createSpec");
         return delegate.createSpec(name, slug, architecture, cpu, memory, disk, network, now);
     }
 
@@ -176,13 +189,13 @@ final class CountingStore implements Store {
 
     @Override
     public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
-        writes.increment();
+        wrote("updateSpec");
         return delegate.updateSpec(specId, name, slug, archived, now);
     }
 
     @Override
     public void deleteSpec(long specId) {
-        writes.increment();
+        wrote("deleteSpec");
         delegate.deleteSpec(specId);
     }
 
@@ -193,25 +206,25 @@ final class CountingStore implements Store {
 
     @Override
     public void addRunnerSpec(long runnerId, long specId) {
-        writes.increment();
+        wrote("addRunnerSpec");
         delegate.addRunnerSpec(runnerId, specId);
     }
 
     @Override
     public boolean removeRunnerSpec(long runnerId, long specId) {
-        writes.increment();
+        wrote("removeRunnerSpec");
         return delegate.removeRunnerSpec(runnerId, specId);
     }
 
     @Override
     public Report createReport(NewReport report, Instant now) {
-        writes.increment();
+        wrote("createReport");
         return delegate.createReport(report, now);
     }
 
     @Override
     public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
-        writes.increment();
+        wrote("createRun");
         return delegate.createRun(report, job, organizationId, now);
     }
 
@@ -242,43 +255,43 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
-        writes.increment();
+        wrote("claim");
         return delegate.claim(runnerId, lease, now);
     }
 
     @Override
     public Transition start(JobUuid job, LeaseId lease, Instant now) {
-        writes.increment();
+        wrote("start");
         return delegate.start(job, lease, now);
     }
 
     @Override
     public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
-        writes.increment();
+        wrote("requeue");
         return delegate.requeue(job, lease, outcome, maxRequeues, now);
     }
 
     @Override
     public Transition complete(JobUuid job, LeaseId lease, Instant now) {
-        writes.increment();
+        wrote("complete");
         return delegate.complete(job, lease, now);
     }
 
     @Override
     public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
-        writes.increment();
+        wrote("fail");
         return delegate.fail(job, lease, error, outcome, now);
     }
 
     @Override
     public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
-        writes.increment();
+        wrote("cancel");
         return delegate.cancel(job, lease, reason, now);
     }
 
     @Override
     public Transition process(JobUuid job, String results, String error, Instant now) {
-        writes.increment();
+        wrote("process");
         Transition t = delegate.process(job, results, error, now);
         if (t.applied()) processed.onProcessed();
         return t;
@@ -286,14 +299,14 @@ final class CountingStore implements Store {
 
     @Override
     public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
-        writes.increment();
+        wrote("recordJobHeartbeats");
         heartbeatRows.add(lastSeen.size());
         delegate.recordJobHeartbeats(lastSeen);
     }
 
     @Override
     public int billMinutes(JobUuid job, int minute, Instant now) {
-        writes.increment();
+        wrote("billMinutes");
         return delegate.billMinutes(job, minute, now);
     }
 

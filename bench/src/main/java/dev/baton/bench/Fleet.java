@@ -34,6 +34,13 @@ public final class Fleet {
         LatencyRecorder acks = new LatencyRecorder(5_000_000);
         List<SimRunner> fleet = new ArrayList<>();
         int holders = 0;
+        // Heartbeats start the moment a runner is connected: the server closes a channel that
+        // stays silent for its heartbeat timeout (30 s), and connecting 10,000 takes longer.
+        ScheduledExecutorService ticks = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
         try (Runners runners = new Runners(2)) {
             List<CompletableFuture<SimRunner>> batch = new ArrayList<>();
             for (String line : lines) {
@@ -44,6 +51,7 @@ public final class Fleet {
                 fleet.add(r);
                 batch.add(r.connect(runners.client(), URI.create(base + "/v0/runners/" + f[0] + "/channel"), f[1])
                         .thenApply(x -> {
+                            ticks.scheduleAtFixedRate(x::heartbeat, ThreadLocalRandom.current().nextLong(1000), 1000, TimeUnit.MILLISECONDS);
                             if (hold) x.ready();
                             return x;
                         }));
@@ -58,16 +66,9 @@ public final class Fleet {
             int held = fleet.stream().mapToInt(SimRunner::held).sum();
             System.out.println("CONNECTED " + fleet.size() + " " + held);
 
-            ScheduledExecutorService ticks = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "bench-heartbeat");
-                t.setDaemon(true);
-                return t;
-            });
-            for (SimRunner r : fleet) {
-                ticks.scheduleAtFixedRate(r::heartbeat, ThreadLocalRandom.current().nextLong(1000), 1000, TimeUnit.MILLISECONDS);
-            }
             Thread.sleep(warmup * 1000L);
-            long acksBefore = fleet.stream().mapToLong(SimRunner::acksReceived).sum();
+            long[] acksBeforeEach = fleet.stream().mapToLong(SimRunner::acksReceived).toArray();
+            long acksBefore = java.util.Arrays.stream(acksBeforeEach).sum();
             long cpuBefore = ProcessStats.cpuNanos();
             fleet.forEach(r -> r.recordHeartbeats(true));
             System.out.println("MEASURING");
@@ -81,6 +82,9 @@ public final class Fleet {
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("connections", fleet.size());
             result.put("open_at_end", fleet.stream().filter(SimRunner::isOpen).count());
+            int acked = 0;
+            for (int i = 0; i < fleet.size(); i++) if (fleet.get(i).acksReceived() > acksBeforeEach[i]) acked++;
+            result.put("acked_in_window", acked);
             result.put("holding_jobs", held);
             result.put("seconds", seconds);
             result.put("acks_per_second", (acksAfter - acksBefore) / seconds);

@@ -53,6 +53,8 @@ class BenchSmokeTest {
 
         JsonNode scale = r.get("connection_scale");
         assertThat(scale.get("connected").asInt()).isEqualTo(20);
+        assertThat(scale.get("open_at_end").asInt()).isEqualTo(20);
+        assertThat(scale.get("acked_in_window").asInt()).as("every runner heartbeat was acked").isEqualTo(20);
         assertThat(scale.get("holding_jobs").asInt()).isEqualTo(2);
         assertThat(scale.get("problems").asLong()).isZero();
         assertThat(scale.get("acks_per_second").asDouble()).isPositive();
