@@ -166,7 +166,17 @@ final class SimRunner implements WebSocket.Listener {
         if (last) {
             String text = partial.toString();
             partial.setLength(0);
-            handle(Wire.decodeServerMessage(text), now);
+            ServerMessage message;
+            try {
+                message = Wire.decodeServerMessage(text);
+            } catch (RuntimeException e) {
+                // Counted, not thrown: an exception here would silently stop this listener.
+                problems.incrementAndGet();
+                lastProblem = "undecodable server message: " + e.getMessage();
+                webSocket.request(1);
+                return null;
+            }
+            handle(message, now);
         }
         webSocket.request(1);
         return null;
