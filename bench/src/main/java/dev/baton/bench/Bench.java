@@ -1,0 +1,146 @@
+package dev.baton.bench;
+
+import dev.baton.protocol.message.Wire;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark harness (issue 6): starts a real Baton server on 127.0.0.1, drives it with
+ * simulated runners over real WebSockets, and measures dispatch latency, lifecycle throughput
+ * against the store's own ceiling, connection scale, and the 1-second polling baseline. Prints a
+ * table and writes a JSON file. {@code bench jmh …} runs the JMH microbenchmarks instead.
+ */
+public final class Bench {
+    private Bench() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("jmh")) {
+            Microbenchmarks.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Path file = run(options);
+        System.out.println("results: " + file.toAbsolutePath());
+        System.exit(0);
+    }
+
+    /** Runs every measurement once and returns the JSON file written. */
+    static Path run(BenchOptions o) throws Exception {
+        Path work = Files.createTempDirectory("baton-bench-");
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("started", Instant.now().toString());
+        json.put("options", o.describe());
+        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
+        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
+                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
+        List<String[]> table = new ArrayList<>();
+        try (BenchDatabase database = new BenchDatabase(o.database(), o.pgUrl(), o.pgUser())) {
+            Path serverDir = work.resolve("server");
+            json.put("database", database.describe(serverDir));
+            try (BenchServer server = BenchServer.start(serverDir, database.freshUrl())) {
+                log("dispatch latency: " + o.samples() + " samples");
+                DispatchLatency.Result dispatch = DispatchLatency.run(server, o.samples(), Math.max(3, o.samples() / 10));
+                json.put("dispatch_latency", dispatch);
+                table.add(row("1 dispatch latency, submit→job (n=" + dispatch.submitToJob().count() + ")", summary(dispatch.submitToJob())));
+                table.add(row("  POST /v0/run round trip", summary(dispatch.postRoundTrip())));
+                table.add(row("  process during samples", use(dispatch.resources())));
+
+                log("polling baseline: " + o.baselineSamples() + " samples");
+                Summary polling = PollingBaseline.run(server, o.baselineSamples());
+                json.put("polling_baseline", Map.of("interval_ms", PollingBaseline.INTERVAL_MS, "submit_to_claim", polling));
+                table.add(row("5 baseline: 1 s polling claim, submit→claim (n=" + polling.count() + ")", summary(polling)));
+
+                List<Map<String, Object>> rounds = new ArrayList<>();
+                for (int r : o.runners()) {
+                    log("lifecycle throughput: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
+                    LifecycleThroughput.Result t = LifecycleThroughput.run(server, r, o.slots(), o.jobs());
+                    log("store ceiling: " + StoreCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs");
+                    StoreCeiling.Result c = StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
+                    double ratio = LifecycleThroughput.round(t.jobsPerSecond() / c.jobsPerSecond());
+                    Map<String, Object> round = new LinkedHashMap<>();
+                    round.put("server", t);
+                    round.put("store_ceiling", c);
+                    round.put("ratio_server_to_store", ratio);
+                    rounds.add(round);
+                    table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
+                            + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job"
+                            + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources()) + ")"));
+                    table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources()) + "); server/store = " + ratio));
+                }
+                json.put("lifecycle_throughput", rounds);
+
+                log("connection scale: " + o.connections() + " runners, " + o.warmupSeconds() + " s warm-up, " + o.durationSeconds() + " s measured");
+                ConnectionScale.Result s = ConnectionScale.run(server, database, work, o.connections(), o.warmupSeconds(), o.durationSeconds());
+                json.put("connection_scale", s);
+                table.add(row("4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job; " + s.ackedInWindow()
+                        + " acked in the window, " + s.openAtEnd() + " open at the end), heartbeat ack",
+                        summary(s.ackLatency()) + ", " + s.acksPerSecond() + " acks/s"));
+                table.add(row("  server process (fleet in a child JVM)", s.server().cpuCores() + " cores CPU, GC " + s.server().gcMillis() + " ms, RSS " + s.serverRssMib() + " MiB (peak "
+                        + s.serverPeakRssMib() + "), heap used " + s.serverHeapUsedMib() + " MiB"));
+                table.add(row("  database writes", s.storeWritesPerSecond() + " store write calls/s " + s.storeWritesByMethod() + " in " + s.seconds() + " s (" + s.heartbeatRowsPerSecond()
+                        + " heartbeat rows/s)" + (s.pgCommitsPerSecond() != null ? ", " + s.pgCommitsPerSecond() + " pg commits/s (whole database)" : "")));
+                table.add(row("  fleet client", s.clientCpuCores() + " cores CPU, RSS " + s.clientRssMib() + " MiB, " + s.problems() + " protocol problems"));
+            }
+        } finally {
+            deleteQuietly(work);
+        }
+        json.put("finished", Instant.now().toString());
+        json.put("load_average_at_end", ResourceUse.currentLoadAverage());
+        printTable(table);
+        Files.createDirectories(o.out());
+        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+        Path file = o.out().resolve(o.database().name().toLowerCase() + "-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
+        Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
+        return file;
+    }
+
+    private static String summary(Summary s) {
+        return "median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs() + " ms";
+    }
+
+    private static String use(ResourceUse u) {
+        return u.cpuCores() + " cores CPU, GC " + u.gcCount() + "×/" + u.gcMillis() + " ms, load " + u.loadAverage();
+    }
+
+    private static String[] row(String what, String value) {
+        return new String[] {what, value};
+    }
+
+    private static void printTable(List<String[]> rows) {
+        int width = rows.stream().mapToInt(r -> r[0].length()).max().orElse(10);
+        System.out.println();
+        System.out.printf("%-" + width + "s | %s%n", "measurement", "result");
+        System.out.println("-".repeat(width) + "-+-" + "-".repeat(60));
+        for (String[] r : rows) System.out.printf("%-" + width + "s | %s%n", r[0], r[1]);
+        System.out.println();
+    }
+
+    private static void log(String message) {
+        System.err.println("bench: " + message);
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            System.err.println("bench: could not delete " + dir + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package dev.baton.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.store.StoreFactory;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The full Baton server (ServerAssembly: API, runner channel, registry, metrics) on 127.0.0.1 and
+ * an ephemeral port, with its store wrapped in a {@link CountingStore}, plus the REST calls the
+ * benchmarks make as a user would (admin token, JSON over HTTP/1.1).
+ */
+final class BenchServer implements AutoCloseable {
+    static final String ORGANIZATION = "bench";
+    static final String PROJECT = "bench";
+
+    /** A runner created over the API: its slug and its key (shown once). */
+    record Credentials(String slug, String key) {}
+
+    private final BatonServer server;
+    private final CountingStore store;
+    private final HttpClient http;
+    private final String admin;
+    private final AtomicLong processed = new AtomicLong();
+    private volatile long lastProcessedNanos;
+
+    private BenchServer(Path dataDir, String databaseUrl) throws IOException {
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), null,
+                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
+                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        this.store = new CountingStore(StoreFactory.open(databaseUrl, dataDir), () -> {
+            lastProcessedNanos = System.nanoTime();
+            processed.incrementAndGet();
+        });
+        this.server = ServerAssembly.builder(config, Clock.systemUTC()).store(store).start();
+        this.admin = Files.readString(dataDir.resolve("admin-token")).strip();
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    static BenchServer start(Path dataDir, String databaseUrl) throws IOException {
+        BenchServer s = new BenchServer(dataDir, databaseUrl);
+        s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
+        s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
+        return s;
+    }
+
+    CountingStore store() {
+        return store;
+    }
+
+    long processed() {
+        return processed.get();
+    }
+
+    long lastProcessedNanos() {
+        return lastProcessedNanos;
+    }
+
+    void createSpec(String slug) {
+        post("/v0/specs", Map.of("name", slug, "slug", slug, "architecture", "x86_64", "cpu", 1, "memory", 1 << 30, "disk", 1L << 33));
+    }
+
+    /** Creates a runner and, when {@code spec} is not null, assigns it that spec. */
+    Credentials createRunner(String name, String spec) {
+        JsonNode created = post("/v0/runners", Map.of("name", name));
+        String slug = created.get("runner").get("slug").asText();
+        if (spec != null) post("/v0/runners/" + slug + "/specs", Map.of("spec", spec));
+        return new Credentials(slug, created.get("key").asText());
+    }
+
+    URI channel(String slug) {
+        return URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/" + slug + "/channel");
+    }
+
+    /** POST /v0/run: a no-op job for {@code spec}; returns the job's uuid. */
+    String submit(String spec) {
+        return post("/v0/run", Map.of("project", PROJECT, "image", "sha256:" + "b".repeat(64), "spec", spec,
+                "cmd", List.of("true"), "timeout", 3600)).at("/job/uuid").asText();
+    }
+
+    JsonNode get(String path) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                    .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) throw new IllegalStateException("GET " + path + " → " + response.statusCode() + ": " + response.body());
+            return Wire.mapper().readTree(response.body());
+        } catch (IOException e) {
+            throw new IllegalStateException("GET " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    JsonNode post(String path, Object body) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                    .header("Authorization", "Bearer " + admin)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() / 100 != 2) throw new IllegalStateException("POST " + path + " → " + response.statusCode() + ": " + response.body());
+            return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
+        } catch (IOException e) {
+            throw new IllegalStateException("POST " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        http.shutdownNow();
+        server.close();
+    }
+}

@@ -1,0 +1,342 @@
+package dev.baton.bench;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.store.Attempt;
+import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.JobFilter;
+import dev.baton.server.store.NewJob;
+import dev.baton.server.store.NewReport;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Report;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.RunnerFilter;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.Transition;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The server's store, wrapped to count what the benchmark needs without touching server code:
+ * write calls (each one a write transaction on both dialects, so "database writes per second" on
+ * SQLite, where no server-side counter exists), rows in the batched heartbeat writes, and jobs
+ * that reached {@code processed} (the end of the lifecycle, which the server applies on a
+ * background thread after acking {@code completed}).
+ */
+final class CountingStore implements Store {
+    /** Told about every applied completed → processed transition. */
+    interface ProcessedListener {
+        void onProcessed();
+    }
+
+    private final Store delegate;
+    private final LongAdder writes = new LongAdder();
+    private final LongAdder heartbeatRows = new LongAdder();
+    private final Map<String, LongAdder> writesByMethod = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ProcessedListener processed;
+
+    CountingStore(Store delegate, ProcessedListener processed) {
+        this.delegate = delegate;
+        this.processed = processed;
+    }
+
+    /** Write calls so far (each is one transaction). */
+    long writes() {
+        return writes.sum();
+    }
+
+    /** Write calls so far per Store method, for saying which writes a phase made. */
+    Map<String, Long> writesByMethod() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        writesByMethod.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
+    }
+
+    private void wrote(String method) {
+        writes.increment();
+        writesByMethod.computeIfAbsent(method, k -> new LongAdder()).increment();
+    }
+
+    /** Rows passed to the batched last_heartbeat writes so far. */
+    long heartbeatRows() {
+        return heartbeatRows.sum();
+    }
+
+    @Override
+    public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
+        wrote("createOrganization");
+        return delegate.createOrganization(name, slug, plan, now);
+    }
+
+    @Override
+    public Optional<Organization> findOrganization(ResourceId id) {
+        return delegate.findOrganization(id);
+    }
+
+    @Override
+    public Optional<Organization> findOrganization(long id) {
+        return delegate.findOrganization(id);
+    }
+
+    @Override
+    public List<Organization> listOrganizations() {
+        return delegate.listOrganizations();
+    }
+
+    @Override
+    public Organization setPlan(long organizationId, PlanTier plan, Instant now) {
+        wrote("setPlan");
+        return delegate.setPlan(organizationId, plan, now);
+    }
+
+    @Override
+    public Project createProject(long organizationId, String name, Slug slug, Instant now) {
+        wrote("createProject");
+        return delegate.createProject(organizationId, name, slug, now);
+    }
+
+    @Override
+    public Optional<Project> findProject(ResourceId id) {
+        return delegate.findProject(id);
+    }
+
+    @Override
+    public Optional<Project> findProject(long id) {
+        return delegate.findProject(id);
+    }
+
+    @Override
+    public List<Project> listProjects() {
+        return delegate.listProjects();
+    }
+
+    @Override
+    public Runner createRunner(String name, Slug slug, String keyHash, Instant now) {
+        wrote("createRunner");
+        return delegate.createRunner(name, slug, keyHash, now);
+    }
+
+    @Override
+    public Optional<Runner> findRunner(ResourceId id) {
+        return delegate.findRunner(id);
+    }
+
+    @Override
+    public Optional<Runner> findRunner(long id) {
+        return delegate.findRunner(id);
+    }
+
+    @Override
+    public List<Runner> listRunners(RunnerFilter filter) {
+        return delegate.listRunners(filter);
+    }
+
+    @Override
+    public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
+        wrote("updateRunner");
+        return delegate.updateRunner(runnerId, name, slug, archived, now);
+    }
+
+    @Override
+    public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
+        wrote("rotateRunnerKey");
+        return delegate.rotateRunnerKey(runnerId, keyHash, now);
+    }
+
+    @Override
+    public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) {
+        return delegate.authenticateRunner(id, keyHash);
+    }
+
+    @Override
+    public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
+        wrote("recordRunnerHeartbeats");
+        heartbeatRows.add(lastSeen.size());
+        delegate.recordRunnerHeartbeats(lastSeen);
+    }
+
+    @Override
+    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
+        wrote("createSpec");
+        return delegate.createSpec(name, slug, architecture, cpu, memory, disk, network, now);
+    }
+
+    @Override
+    public Optional<Spec> findSpec(ResourceId id) {
+        return delegate.findSpec(id);
+    }
+
+    @Override
+    public Optional<Spec> findSpec(long id) {
+        return delegate.findSpec(id);
+    }
+
+    @Override
+    public List<Spec> listSpecs(boolean archived) {
+        return delegate.listSpecs(archived);
+    }
+
+    @Override
+    public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
+        wrote("updateSpec");
+        return delegate.updateSpec(specId, name, slug, archived, now);
+    }
+
+    @Override
+    public void deleteSpec(long specId) {
+        wrote("deleteSpec");
+        delegate.deleteSpec(specId);
+    }
+
+    @Override
+    public List<Spec> runnerSpecs(long runnerId) {
+        return delegate.runnerSpecs(runnerId);
+    }
+
+    @Override
+    public void addRunnerSpec(long runnerId, long specId) {
+        wrote("addRunnerSpec");
+        delegate.addRunnerSpec(runnerId, specId);
+    }
+
+    @Override
+    public boolean removeRunnerSpec(long runnerId, long specId) {
+        wrote("removeRunnerSpec");
+        return delegate.removeRunnerSpec(runnerId, specId);
+    }
+
+    @Override
+    public Report createReport(NewReport report, Instant now) {
+        wrote("createReport");
+        return delegate.createReport(report, now);
+    }
+
+    @Override
+    public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+        wrote("createRun");
+        return delegate.createRun(report, job, organizationId, now);
+    }
+
+    @Override
+    public Optional<Report> findReport(long id) {
+        return delegate.findReport(id);
+    }
+
+    @Override
+    public Optional<Job> findJob(JobUuid uuid) {
+        return delegate.findJob(uuid);
+    }
+
+    @Override
+    public List<Job> listJobs(long projectId, JobFilter filter) {
+        return delegate.listJobs(projectId, filter);
+    }
+
+    @Override
+    public Optional<Attempt> findAttempt(long jobId, int number) {
+        return delegate.findAttempt(jobId, number);
+    }
+
+    @Override
+    public List<Attempt> attempts(long jobId) {
+        return delegate.attempts(jobId);
+    }
+
+    @Override
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
+        wrote("claim");
+        return delegate.claim(runnerId, lease, now);
+    }
+
+    @Override
+    public Transition start(JobUuid job, LeaseId lease, Instant now) {
+        wrote("start");
+        return delegate.start(job, lease, now);
+    }
+
+    @Override
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
+        wrote("requeue");
+        return delegate.requeue(job, lease, outcome, maxRequeues, now);
+    }
+
+    @Override
+    public Transition complete(JobUuid job, LeaseId lease, Instant now) {
+        wrote("complete");
+        return delegate.complete(job, lease, now);
+    }
+
+    @Override
+    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
+        wrote("fail");
+        return delegate.fail(job, lease, error, outcome, now);
+    }
+
+    @Override
+    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
+        wrote("cancel");
+        return delegate.cancel(job, lease, reason, now);
+    }
+
+    @Override
+    public Transition process(JobUuid job, String results, String error, Instant now) {
+        wrote("process");
+        Transition t = delegate.process(job, results, error, now);
+        if (t.applied()) processed.onProcessed();
+        return t;
+    }
+
+    @Override
+    public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
+        wrote("recordJobHeartbeats");
+        heartbeatRows.add(lastSeen.size());
+        delegate.recordJobHeartbeats(lastSeen);
+    }
+
+    @Override
+    public int billMinutes(JobUuid job, int minute, Instant now) {
+        wrote("billMinutes");
+        return delegate.billMinutes(job, minute, now);
+    }
+
+    @Override
+    public long billedMinutes(long organizationId) {
+        return delegate.billedMinutes(organizationId);
+    }
+
+    @Override
+    public List<Job> inFlightJobs() {
+        return delegate.inFlightJobs();
+    }
+
+    @Override
+    public List<Job> completedUnprocessedJobs() {
+        return delegate.completedUnprocessedJobs();
+    }
+
+    @Override
+    public List<Job> inFlightJobsOfRunner(long runnerId) {
+        return delegate.inFlightJobsOfRunner(runnerId);
+    }
+
+    @Override
+    public boolean hasPendingFor(Collection<Long> specIds) {
+        return delegate.hasPendingFor(specIds);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

@@ -1,0 +1,77 @@
+package dev.baton.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.Wire;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * CI smoke run of the whole harness (issue 6: "so it never rots"): a seconds-long run on each
+ * dialect against a real server, real WebSockets, a real SQLite file and the local PostgreSQL.
+ * No thresholds: it checks that every measurement was produced with sane numbers.
+ */
+class BenchSmokeTest {
+    @TempDir
+    Path out;
+
+    @Test
+    void smokeRunOnSqliteProducesEveryMeasurement() throws Exception {
+        check(run("sqlite"), false);
+    }
+
+    @Test
+    void smokeRunOnPostgresqlProducesEveryMeasurement() throws Exception {
+        check(run("postgresql"), true);
+    }
+
+    private JsonNode run(String database) throws Exception {
+        Path file = Bench.run(BenchOptions.parse("--smoke", "--database", database, "--out", out.toString()));
+        assertThat(file).exists().startsWith(out);
+        return Wire.mapper().readTree(Files.readString(file));
+    }
+
+    private static void check(JsonNode r, boolean postgres) {
+        latency(r.at("/dispatch_latency/submit_to_job"), 10);
+        latency(r.at("/dispatch_latency/post_round_trip"), 10);
+        assertThat(r.at("/dispatch_latency/problems").asLong()).isZero();
+        latency(r.at("/polling_baseline/submit_to_claim"), 2);
+
+        JsonNode rounds = r.get("lifecycle_throughput");
+        assertThat(rounds).hasSize(2);
+        for (JsonNode round : rounds) {
+            assertThat(round.at("/server/finished").asBoolean()).as("every job processed").isTrue();
+            assertThat(round.at("/server/problems").asLong()).isZero();
+            assertThat(round.at("/server/jobs_per_second").asDouble()).isPositive();
+            assertThat(round.at("/server/writes_per_job").asDouble()).as("createRun, claim, start, complete, process").isGreaterThanOrEqualTo(5);
+            assertThat(round.at("/store_ceiling/jobs_per_second").asDouble()).isPositive();
+            assertThat(round.at("/ratio_server_to_store").asDouble()).isPositive();
+        }
+
+        JsonNode scale = r.get("connection_scale");
+        assertThat(scale.get("connected").asInt()).isEqualTo(20);
+        assertThat(scale.get("open_at_end").asInt()).isEqualTo(20);
+        assertThat(scale.get("acked_in_window").asInt()).as("every runner heartbeat was acked").isEqualTo(20);
+        assertThat(scale.get("holding_jobs").asInt()).isEqualTo(2);
+        assertThat(scale.get("problems").asLong()).isZero();
+        assertThat(scale.get("acks_per_second").asDouble()).isPositive();
+        latency(scale.get("ack_latency"), 1);
+        assertThat(scale.at("/server/cpu_cores").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(r.at("/dispatch_latency/resources/cpu_cores").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(scale.get("server_rss_mib").asDouble()).isPositive();
+        assertThat(scale.get("store_writes_per_second").asDouble()).isGreaterThanOrEqualTo(0);
+        assertThat(scale.has("pg_commits_per_second")).isEqualTo(postgres);
+    }
+
+    private static void latency(JsonNode s, int minCount) {
+        assertThat(s.get("count").asInt()).isGreaterThanOrEqualTo(minCount);
+        double median = s.get("median_ms").asDouble();
+        assertThat(median).isPositive();
+        assertThat(s.get("p90_ms").asDouble()).isGreaterThanOrEqualTo(median);
+        assertThat(s.get("p99_ms").asDouble()).isGreaterThanOrEqualTo(s.get("p90_ms").asDouble());
+        assertThat(s.get("max_ms").asDouble()).isGreaterThanOrEqualTo(s.get("p99_ms").asDouble());
+    }
+}
