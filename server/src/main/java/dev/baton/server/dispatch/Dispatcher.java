@@ -147,6 +147,12 @@ public final class Dispatcher {
                 }
                 if (onlySpec != null && !w.specIds.contains(onlySpec)) continue;
                 if (w.specIds.isEmpty() || exhausted.contains(w.specIds)) continue;
+                // A read first: a claim is a write transaction, wasted when nothing is pending
+                // (every finished job pumps, and most find nothing to hand out).
+                if (!store.hasPendingFor(w.specIds)) {
+                    exhausted.add(w.specIds);
+                    continue;
+                }
                 while (w.slots > 0) {
                     Instant now = clock.instant();
                     var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now);

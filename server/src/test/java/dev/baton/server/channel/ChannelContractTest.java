@@ -598,6 +598,22 @@ abstract class ChannelContractTest {
     }
 
     @Test
+    void finishedJobsDoNotCostAClaimWhenNothingIsPending() {
+        Job job = server.submit(spec);
+        TestRunner a = connect(alice);
+        ClaimedJob claimed = claim(a);
+        TestRunner b = connect(server.runner(spec));
+        waitFor(b, 60);
+        int before = server.claims.get();
+        start(a, claimed);
+        complete(a, claimed); // frees a slot: dispatch looks for work for b, finds none pending
+        awaitStatus(job, JobStatus.PROCESSED);
+        assertThat(server.claims.get()).as("claim transactions with nothing pending").isEqualTo(before);
+        Job next = server.submit(spec);
+        assertThat(b.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(next.uuid());
+    }
+
+    @Test
     void priorityOrderingAndFifoWithinATier() {
         Organization free = server.organization(PlanTier.FREE);
         Organization enterprise = server.organization(PlanTier.ENTERPRISE);

@@ -27,6 +27,8 @@ import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.token.PullTokens;
 import io.javalin.Javalin;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,8 +62,11 @@ public final class ChannelFixture implements AutoCloseable {
     private BatonMetrics metrics;
     private Javalin app;
 
+    /** How often dispatch asked the store to claim (a write transaction each time). */
+    public final AtomicInteger claims = new AtomicInteger();
+
     public ChannelFixture(String databaseUrl, Path dataDir) {
-        this.store = StoreFactory.open(databaseUrl, dataDir);
+        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         ServerConfig d = ServerConfig.defaults(dataDir);
         this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
@@ -70,6 +75,18 @@ public final class ChannelFixture implements AutoCloseable {
         this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
         this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
+    }
+
+    /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
+    private static Store countingClaims(Store real, AtomicInteger claims) {
+        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+            if (method.getName().equals("claim")) claims.incrementAndGet();
+            try {
+                return method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
     }
 
     /** Starts (or after {@link #stopServer()}, restarts) the server side on the same store. */
