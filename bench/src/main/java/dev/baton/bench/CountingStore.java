@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Architecture;
@@ -231,6 +232,11 @@ final class CountingStore implements Store {
     @Override
     public Optional<Report> findReport(long id) {
         return delegate.findReport(id);
+    }
+
+    @Override
+    public Optional<Report> findReport(ReportUuid uuid) {
+        return delegate.findReport(uuid);
     }
 
     @Override
