@@ -1,22 +1,22 @@
 package dev.baton.server.channel;
 
-import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.InvalidMessageException;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.PollTimeout;
-import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobLifecycle;
 import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import io.javalin.http.UnauthorizedResponse;
 import io.javalin.websocket.WsContext;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -34,9 +34,8 @@ public final class ChannelRoutes implements RouteModule {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelRoutes.class);
     private static final String RUNNER_ATTRIBUTE = "baton.channel.runner";
     private static final String SESSION_ATTRIBUTE = "baton.channel.session";
-    private static final String BEARER = "Bearer ";
 
-    private final Store store;
+    private final RunnerAuthenticator runners;
     private final Sessions sessions;
     private final Dispatcher dispatcher;
     private final JobLifecycle lifecycle;
@@ -48,7 +47,7 @@ public final class ChannelRoutes implements RouteModule {
 
     public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
             long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout) {
-        this.store = store;
+        this.runners = new RunnerAuthenticator(store);
         this.sessions = sessions;
         this.dispatcher = dispatcher;
         this.lifecycle = lifecycle;
@@ -82,17 +81,23 @@ public final class ChannelRoutes implements RouteModule {
 
     /** Checks the runner key before upgrading: one query by key hash and runner, archived runners excluded. */
     private void authenticate(Context ctx) {
-        String header = ctx.header("Authorization");
-        if (header == null || !header.startsWith(BEARER)) throw new UnauthorizedResponse("missing runner key: send Authorization: Bearer baton_runner_…");
-        RunnerKey key;
-        try {
-            key = RunnerKey.parse(header.substring(BEARER.length()).trim());
-        } catch (IllegalArgumentException e) {
-            throw new UnauthorizedResponse("malformed runner key");
+        var runner = runners.authenticate(ctx.pathParam("runner"), ctx.header("Authorization"));
+        if (runner.isEmpty()) {
+            var refused = new ApiException(401, "unauthorized",
+                    "missing, malformed or wrong runner key for this runner: send Authorization: Bearer baton_runner_…");
+            // Javalin does not render results on the upgrade path, so the error body is written and
+            // committed here; the exception then stops the upgrade.
+            try {
+                ctx.res().setStatus(refused.status());
+                ctx.res().setContentType("application/json");
+                ctx.res().getOutputStream().write(Wire.mapper().writeValueAsBytes(refused.error()));
+                ctx.res().flushBuffer();
+            } catch (IOException e) {
+                LOG.debug("could not write the refusal: {}", e.toString());
+            }
+            throw refused;
         }
-        Runner runner = store.authenticateRunner(ResourceId.of(ctx.pathParam("runner")), key.hash())
-                .orElseThrow(() -> new UnauthorizedResponse("invalid runner key for this runner"));
-        ctx.attribute(RUNNER_ATTRIBUTE, runner);
+        ctx.attribute(RUNNER_ATTRIBUTE, runner.get());
     }
 
     private void connected(WsContext ctx) {
@@ -102,7 +107,7 @@ public final class ChannelRoutes implements RouteModule {
             return;
         }
         String remote = String.valueOf(ctx.session.getRemoteSocketAddress());
-        RunnerSession session = new RunnerSession(runner, ctx, remote, clock.instant());
+        RunnerSession session = new RunnerSession(runner, ctx, clock.instant());
         ctx.attribute(SESSION_ATTRIBUTE, session);
         sessions.register(session).ifPresent(old -> {
             dispatcher.forget(old);

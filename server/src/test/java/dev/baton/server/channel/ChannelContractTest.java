@@ -531,6 +531,25 @@ abstract class ChannelContractTest {
     }
 
     @Test
+    void aRefusedUpgradeAnswers401WithTheJsonErrorShape() throws Exception {
+        String wrongKey = RunnerKey.generate().reveal();
+        try (var socket = new java.net.Socket("127.0.0.1", server.channelUri(alice.runner()).getPort())) {
+            String request = "GET " + server.channelUri(alice.runner()).getPath() + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer " + wrongKey + "\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.setSoTimeout(10_000);
+            byte[] buffer = new byte[4096];
+            StringBuilder response = new StringBuilder();
+            for (int n; !response.toString().contains("}") && (n = socket.getInputStream().read(buffer)) > 0; ) {
+                response.append(new String(buffer, 0, n, java.nio.charset.StandardCharsets.UTF_8));
+            }
+            assertThat(response.toString()).startsWith("HTTP/1.1 401").contains("application/json").contains("\"code\":\"unauthorized\"")
+                    .doesNotContain(wrongKey);
+        }
+    }
+
+    @Test
     void aSecondConnectionReplacesTheFirst() {
         Job job = server.submit(spec);
         TestRunner first = connect(alice);
