@@ -331,10 +331,6 @@ final class CountingStore implements Store {
         return delegate.completedUnprocessedJobs();
     }
 
-    @Override
-    public List<Job> inFlightJobsOfRunner(long runnerId) {
-        return delegate.inFlightJobsOfRunner(runnerId);
-    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {

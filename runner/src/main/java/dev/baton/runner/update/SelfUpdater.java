@@ -75,8 +75,10 @@ public final class SelfUpdater implements Updater {
             if (!isJar(tmp)) throw new UpdateException("the download for version " + update.version() + " is not a jar");
             try {
                 Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(jar));
-            } catch (IOException | UnsupportedOperationException e) {
+            } catch (IOException e) {
                 Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
+            } catch (UnsupportedOperationException e) {
+                // Not a POSIX file system: the new jar keeps the directory's default permissions.
             }
             Files.move(tmp, jar, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             log.info("installed version {} at {}", update.version(), jar);

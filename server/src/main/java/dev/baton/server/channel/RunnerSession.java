@@ -24,15 +24,13 @@ public final class RunnerSession {
 
     private final Runner runner;
     private final WsContext ws;
-    private final String remoteAddress;
     private final ReentrantLock sendLock = new ReentrantLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
     private volatile Instant lastValidMessage;
 
-    RunnerSession(Runner runner, WsContext ws, String remoteAddress, Instant connected) {
+    RunnerSession(Runner runner, WsContext ws, Instant connected) {
         this.runner = runner;
         this.ws = ws;
-        this.remoteAddress = remoteAddress;
         this.lastValidMessage = connected;
     }
 
@@ -46,10 +44,6 @@ public final class RunnerSession {
 
     public String id() {
         return ws.sessionId();
-    }
-
-    public String remoteAddress() {
-        return remoteAddress;
     }
 
     public Instant lastValidMessage() {

@@ -29,8 +29,4 @@ public final class ActiveJobs {
     public int size() {
         return byJob.size();
     }
-
-    public List<ActiveJob> all() {
-        return List.copyOf(byJob.values());
-    }
 }

@@ -46,10 +46,6 @@ public final class Deadlines implements AutoCloseable {
         current.remove(key);
     }
 
-    public synchronized boolean isSet(String key) {
-        return current.containsKey(key);
-    }
-
     /** Fires every deadline that is due on the clock; returns how many fired. */
     public int runDue() {
         List<Entry> due = takeDue(clock.instant());

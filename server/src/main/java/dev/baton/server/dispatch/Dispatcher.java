@@ -177,8 +177,7 @@ public final class Dispatcher {
     private Runnable hand(RunnerSession session, Job job, Instant now) {
         Spec spec = store.findSpec(job.specId()).orElseThrow();
         Project project = store.findProject(job.projectId()).orElseThrow();
-        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.organizationId(), project.uuid(),
-                job.timeout(), job.priority(), now, null, now, 0);
+        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.timeout(), null, now, 0);
         active.put(attempt);
         deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));
         metrics.claimed();

@@ -379,10 +379,9 @@ public final class JobLifecycle {
     private ActiveJob adopt(Job job) {
         var existing = active.get(job.uuid());
         if (existing.isPresent() && existing.get().lease.matches(job.lease())) return existing.get();
-        var project = store.findProject(job.projectId()).orElseThrow().uuid();
         Instant seen = job.lastHeartbeat() != null ? job.lastHeartbeat() : job.claimed();
-        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.organizationId(), project, job.timeout(),
-                job.priority(), job.claimed(), job.started(), seen, job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
+        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.timeout(), job.started(), seen,
+                job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
         active.put(a);
         if (a.isRunning()) armHardTimeout(a);
         else armAcceptance(a, job.claimed());

@@ -610,11 +610,6 @@ abstract class JdbcStore implements Store {
         return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3 ORDER BY id").map(Rows.JOB_MAPPER).list());
     }
 
-    @Override
-    public List<Job> inFlightJobsOfRunner(long runnerId) {
-        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE runner_id = :runner AND status IN (1, 2) ORDER BY id")
-                .bind("runner", runnerId).map(Rows.JOB_MAPPER).list());
-    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {

@@ -169,8 +169,6 @@ public interface Store extends AutoCloseable {
     /** Completed jobs not yet processed, to process again after a restart. */
     List<Job> completedUnprocessedJobs();
 
-    /** Jobs in flight (claimed or running) on this runner. */
-    List<Job> inFlightJobsOfRunner(long runnerId);
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);

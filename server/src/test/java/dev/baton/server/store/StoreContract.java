@@ -1082,8 +1082,6 @@ abstract class StoreContract {
 
         assertThat(store.inFlightJobs()).extracting(Job::id).containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
         assertThat(store.completedUnprocessedJobs()).extracting(Job::id).containsExactly(completed.job().id());
-        assertThat(store.inFlightJobsOfRunner(r1.id())).extracting(Job::id).containsExactly(claimed.job().id());
-        assertThat(store.inFlightJobsOfRunner(r2.id())).extracting(Job::id).containsExactly(running.job().id());
         Set<Long> pendingLeft = new HashSet<>();
         store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)).forEach(j -> pendingLeft.add(j.id()));
         assertThat(pendingLeft).hasSize(1);
