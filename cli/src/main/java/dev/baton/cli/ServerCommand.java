@@ -20,11 +20,17 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        return serve(options.load(System.getenv()), spec.commandLine().getOut(), spec.commandLine().getErr(), null);
+        return serve(options.load(System.getenv()), spec.commandLine().getOut(), spec.commandLine().getErr(), server -> null);
     }
 
-    /** Starts the server, prints where it is, and blocks until the JVM is asked to stop. */
-    static int serve(ServerConfig config, PrintWriter out, PrintWriter err, String nextSteps) throws InterruptedException {
+    /** What to do once the server listens (after its banner); returns what else to close on stop, or null. */
+    @FunctionalInterface
+    interface AfterStart {
+        AutoCloseable run(BatonServer server);
+    }
+
+    /** Starts the server, prints where it is, runs {@code afterStart}, and blocks until the JVM is asked to stop. */
+    static int serve(ServerConfig config, PrintWriter out, PrintWriter err, AfterStart afterStart) throws InterruptedException {
         BatonServer server;
         try {
             server = ServerAssembly.start(config);
@@ -33,14 +39,20 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
             err.flush();
             return 1;
         }
+        out.println(server.banner());
+        out.flush();
+        AutoCloseable extra = afterStart.run(server);
+        out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                if (extra != null) extra.close();
+            } catch (Exception e) {
+                err.println("baton: stopping: " + reason(e));
+            }
             server.close();
             stopped.countDown();
         }, "baton-shutdown"));
-        out.println(server.banner());
-        if (nextSteps != null) out.println(nextSteps);
-        out.flush();
         stopped.await();
         return 0;
     }

@@ -1,13 +1,11 @@
 package dev.baton.cli;
 
 import dev.baton.server.BatonServer;
-import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,43 +37,25 @@ final class UpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig config = options.load(System.getenv());
-        BatonServer server;
-        try {
-            server = ServerAssembly.start(config);
-        } catch (RuntimeException e) {
-            err.println("baton: cannot start the server: " + ServerCommand.reason(e));
-            err.flush();
-            return 1;
-        }
-        out.println(server.banner());
-        out.flush();
-        LocalInstallation local = null;
-        if (!noRunner) {
-            try {
-                local = LocalInstallation.start(server.publicUrl(), adminToken(server), config.dataDir());
-                out.println("Local runner 'local' connected (process executor: it runs your own jobs as this user, without a sandbox).");
-                if (!noSample) printSample(local.runSample(), out);
-            } catch (RuntimeException e) {
-                err.println("baton: the local runner could not start: " + ServerCommand.reason(e) + " (the server keeps running)");
+        return ServerCommand.serve(config, out, err, server -> {
+            LocalInstallation local = null;
+            if (!noRunner) {
+                try {
+                    local = LocalInstallation.start(server.publicUrl(), adminToken(server), config.dataDir());
+                    out.println("Local runner 'local' connected (process executor: it runs your own jobs as this user, without a sandbox).");
+                    if (!noSample) printSample(local.runSample(), out);
+                } catch (RuntimeException e) {
+                    err.println("baton: the local runner could not start: " + ServerCommand.reason(e) + " (the server keeps running)");
+                }
             }
-        }
-        out.println(String.join(System.lineSeparator(),
-                "",
-                "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
-                "  ./baton jobs list --project local",
-                "  ./baton run --project local --spec local --image sha256:<digest> -- <command>",
-                "  ./baton --help"));
-        out.flush();
-
-        CountDownLatch stopped = new CountDownLatch(1);
-        LocalInstallation runner = local;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (runner != null) runner.close();
-            server.close();
-            stopped.countDown();
-        }, "baton-shutdown"));
-        stopped.await();
-        return 0;
+            out.println(String.join(System.lineSeparator(),
+                    "",
+                    "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
+                    "  ./baton jobs list --project local",
+                    "  ./baton run --project local --spec local --image sha256:<digest> -- <command>",
+                    "  ./baton --help"));
+            return local;
+        });
     }
 
     private static void printSample(LocalInstallation.SampleResult sample, PrintWriter out) {
