@@ -47,6 +47,11 @@ final class SpecsCommand {
         JsonNode call(ApiClient api) {
             return api.get("/v0/specs" + (archived ? "?archived=true" : ""));
         }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            Output.list(out, answer, "slug", "name", "architecture", "cpu", "memory", "disk", "network", "archived");
+        }
     }
 
     @Command(name = "get", description = "Show one spec.")

@@ -37,7 +37,12 @@ final class UpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig config = options.load(System.getenv());
+        // The banner and the sample's result are for a person; the server's log goes to a file
+        // (its path is printed) unless --verbose asks for it here.
+        java.nio.file.Path logFile = config.dataDir().resolve("server.log");
+        if (!Baton.verbose(spec)) ServerLog.toFile(logFile, "json".equals(System.getenv("BATON_LOG_FORMAT")));
         return ServerCommand.serve(config, out, err, server -> {
+            if (!Baton.verbose(spec)) out.println("  server log:  " + logFile.toAbsolutePath() + " (--verbose: log here instead)");
             LocalInstallation local = null;
             if (!noRunner) {
                 try {
