@@ -25,6 +25,14 @@ final class CliRun {
 
     private CliRun() {}
 
+    static JsonNode parse(String json) {
+        try {
+            return Wire.mapper().readTree(json);
+        } catch (Exception e) {
+            throw new AssertionError("not JSON: " + json, e);
+        }
+    }
+
     static CliEnvironment environment(Path home, Map<String, String> env) {
         return new CliEnvironment(env, home, Clock.systemUTC(), new BufferedReader(new StringReader("")), false);
     }
