@@ -174,7 +174,7 @@ final class JobWatch {
             }
         }
         String status = current == null ? "" : " (" + current.path("status").asText() + ")";
-        err.println("baton: detached from job " + job + status + "; it goes on. " + followHint());
+        err.println("baton: detached from job " + job + status + "; it goes on: " + followHint());
         err.flush();
         return ExitCodes.DETACHED;
     }

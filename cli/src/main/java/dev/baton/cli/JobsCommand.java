@@ -69,8 +69,8 @@ final class JobsCommand {
             t.row("spec", Output.text(j.get("spec")));
             t.row("runner", Output.text(j.get("runner")));
             t.row("attempt", j.path("attempt").asText());
-            t.row("command", Output.text(j.path("config").get("cmd")));
-            t.row("image", Output.text(j.path("config").get("image")));
+            t.row("command", Output.words(j.path("config").get("cmd")));
+            t.row("image", Output.text(j.path("config").get("digest")));
             t.row("created", Output.text(j.get("created")));
             t.row("started", Output.text(j.get("started")));
             t.row("completed", Output.text(j.get("completed")));
@@ -98,8 +98,16 @@ final class JobsCommand {
 
         @Override
         public Integer call() {
-            ApiClient api = connection.client();
-            PrintWriter err = spec.commandLine().getErr();
+            try {
+                return print(connection.client(), spec.commandLine().getErr());
+            } catch (ClientException e) {
+                if (!"route_not_found".equals(e.code())) throw e;
+                throw new ClientException(e.status(), e.code(), "this server has no live logs (it predates them); the job's output is in"
+                        + " 'baton jobs get --json --project " + project + " " + job + "' once it has ended");
+            }
+        }
+
+        private int print(ApiClient api, PrintWriter err) {
             if (follow) {
                 LogPrinter printer = new LogPrinter(out(), err);
                 LogFollower follower = new LogFollower(api, project, job, reconnectFor, environment().clock());

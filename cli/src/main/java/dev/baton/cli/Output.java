@@ -68,6 +68,32 @@ final class Output {
         else table.print(out);
     }
 
+    /** A command's words as a shell would read them back: plain words bare, others in single quotes. */
+    static String words(JsonNode array) {
+        if (array == null || !array.isArray()) return text(array);
+        StringBuilder b = new StringBuilder();
+        for (JsonNode w : array) {
+            String word = w.asText();
+            if (!b.isEmpty()) b.append(' ');
+            b.append(word.matches("[A-Za-z0-9_@%+=:,./-]+") ? word : "'" + word.replace("'", "'\\''") + "'");
+        }
+        return b.toString();
+    }
+
+    /** Bytes as a person reads them: 4GiB, 512MiB, 1.5GiB. */
+    static String bytes(JsonNode node) {
+        if (node == null || !node.canConvertToLong()) return text(node);
+        long n = node.asLong();
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        double v = n;
+        int u = 0;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return (v == Math.rint(v) ? String.valueOf((long) v) : String.format(java.util.Locale.ROOT, "%.1f", v)) + units[u];
+    }
+
     /** A value as a table cell: strings without quotes, anything else as compact JSON; null as "-". */
     static String text(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) return "-";

@@ -130,7 +130,7 @@ final class RunnersCommand {
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
-            Output.list(out, answer, "slug", "name", "architecture", "cpu", "memory", "disk");
+            SpecsCommand.table(answer, out);
         }
     }
 
@@ -158,7 +158,7 @@ final class RunnersCommand {
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
-            Output.list(out, answer, "slug", "name", "architecture", "cpu", "memory", "disk");
+            SpecsCommand.table(answer, out);
         }
     }
 }
