@@ -58,6 +58,10 @@ class CliMannersTest {
         assertThat(command.exit()).isEqualTo(ExitCodes.USAGE);
         assertThat(command.err()).contains("unknown command 'jbos'").contains("did you mean 'jobs'?");
 
+        // the typo is what to report, not the required option it left missing
+        CliRun.Result required = baton("runners", "create", "--nmae", "x");
+        assertThat(required.err()).contains("unknown option '--nmae'").contains("did you mean '--name'?").doesNotContain("Missing");
+
         CliRun.Result sub = baton("runners", "crate", "--name", "x");
         assertThat(sub.err()).contains("did you mean 'create'?");
 
