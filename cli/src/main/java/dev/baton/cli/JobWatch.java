@@ -69,9 +69,11 @@ final class JobWatch {
                     Integer detached = askCancelOrDetach(current);
                     if (detached != null) return detached;
                 }
+                Integer end;
                 try {
                     current = api.get(jobPath());
                     lastAnswer = env.clock().instant();
+                    end = ended(current.path("status").asText(), current, line, follower);
                 } catch (ServerUnreachableException e) {
                     if (interruptRequested) continue;
                     if (Duration.between(lastAnswer, env.clock().instant()).compareTo(settings.reconnectFor()) >= 0) {
@@ -85,9 +87,8 @@ final class JobWatch {
                     if (interruptRequested) continue;
                     throw e;
                 }
-                String status = current.path("status").asText();
-                Integer end = ended(status, current, line, follower);
                 if (end != null) return end;
+                String status = current.path("status").asText();
                 if (!quiet) {
                     if (status.equals("running") && follower == null) pollLogTail();
                     String runner = runnerName(current);
