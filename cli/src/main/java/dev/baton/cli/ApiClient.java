@@ -2,7 +2,10 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -59,6 +62,68 @@ final class ApiClient {
                 .collect(Collectors.joining("&"));
     }
 
+    /** The base URL (no trailing slash), for messages that say where. */
+    String base() {
+        return base;
+    }
+
+    /**
+     * Opens a Server-Sent Events stream and hands each event to {@code events} until the server
+     * closes it or {@code events} returns false. {@code lastEventId} (may be null) resumes after
+     * that event. Connection trouble is a {@link ServerUnreachableException}, a refusal a
+     * {@link ClientException}, as for the JSON calls.
+     */
+    void events(String path, String lastEventId, java.util.function.Predicate<ServerSentEvent> events) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).GET()
+                .header("Authorization", "Bearer " + token)
+                .header("Accept", "text/event-stream")
+                .timeout(Duration.ofSeconds(60));
+        if (lastEventId != null) request.header("Last-Event-ID", lastEventId);
+        HttpResponse<InputStream> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException("interrupted");
+        }
+        try (InputStream body = response.body();
+                BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+            if (response.statusCode() >= 400) throw refusal(response.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
+            ServerSentEvent.Parser parser = new ServerSentEvent.Parser();
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                ServerSentEvent event = parser.line(line);
+                if (event != null && !events.test(event)) return;
+            }
+        } catch (IOException e) {
+            throw unreachable(e);
+        }
+    }
+
+    private ServerUnreachableException unreachable(IOException e) {
+        if (e instanceof ConnectException) {
+            return new ServerUnreachableException("cannot connect to " + base + " (is the server running? start it with ./baton up)");
+        }
+        return new ServerUnreachableException("request to " + base + " failed: "
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+    }
+
+    /** A non-2xx answer as one line: the server's code, its message, and the field at fault. */
+    private static ClientException refusal(int status, String body) {
+        JsonNode json = null;
+        try {
+            json = body.isEmpty() ? null : Wire.mapper().readTree(body);
+        } catch (IOException e) {
+            // not JSON: the status alone says what happened
+        }
+        String fallback = "http_" + status;
+        String code = json == null ? fallback : json.path("code").asText(fallback);
+        String message = json == null ? "" : json.path("message").asText("");
+        String field = json == null || !json.has("field") ? "" : " (field " + json.path("field").asText() + ")";
+        return new ClientException(status, code, code + (message.isEmpty() ? "" : ": " + message) + field);
+    }
+
     private JsonNode send(String method, String path, Object body) {
         HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(Wire.encode(body));
@@ -71,27 +136,20 @@ final class ApiClient {
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException e) {
-            throw new ClientException("cannot connect to " + base + " (is the server running? start it with ./baton up)");
         } catch (IOException e) {
-            throw new ClientException("request to " + base + " failed: " + e.getMessage());
+            throw unreachable(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ClientException("interrupted");
         }
+        if (response.statusCode() >= 400) throw refusal(response.statusCode(), response.body());
         JsonNode json = null;
         if (!response.body().isEmpty()) {
             try {
                 json = Wire.mapper().readTree(response.body());
             } catch (IOException e) {
-                throw new ClientException("server answered " + response.statusCode() + " with a body that is not JSON");
+                throw new ClientException(response.statusCode(), null, "server answered " + response.statusCode() + " with a body that is not JSON");
             }
-        }
-        if (response.statusCode() >= 400) {
-            String code = json == null ? "http_" + response.statusCode() : json.path("code").asText("http_" + response.statusCode());
-            String message = json == null ? "" : json.path("message").asText("");
-            String field = json == null || !json.has("field") ? "" : " (field " + json.path("field").asText() + ")";
-            throw new ClientException(code + ": " + message + field);
         }
         return json;
     }

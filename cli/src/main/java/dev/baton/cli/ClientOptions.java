@@ -3,36 +3,52 @@ package dev.baton.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
-/** Where the server is and the admin token, for every client command. */
+/**
+ * Where the server is and the admin token, for every client command. Each is looked up in order:
+ * the flag, the environment, the config file ({@link CliEnvironment#configFile()}), and the default
+ * (the local server of {@code baton up} and its {@code data/admin-token}).
+ */
 final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:7700";
 
-    @Option(names = "--server", description = "server URL (env BATON_SERVER; default " + DEFAULT_SERVER + ")")
+    @Option(names = "--server", description = "server URL (env BATON_SERVER, config 'server'; default " + DEFAULT_SERVER + ")")
     String server;
 
-    @Option(names = "--token", description = "admin token (env BATON_ADMIN_TOKEN; default: read --token-file)")
+    @Option(names = "--token", description = "admin token (env BATON_TOKEN, config 'token'; default: read --token-file)")
     String token;
 
-    @Option(names = "--token-file", description = "file holding the admin token (default {BATON_DATA_DIR or ./data}/admin-token)")
+    @Option(names = "--token-file", description = "file holding the admin token (config 'token_file'; default {BATON_DATA_DIR or ./data}/admin-token)")
     Path tokenFile;
 
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec mixee;
+
     ApiClient client() {
-        String url = server != null ? server : System.getenv().getOrDefault("BATON_SERVER", DEFAULT_SERVER);
-        return new ApiClient(url.replaceAll("/+$", ""), token());
+        CliEnvironment env = Baton.environment(mixee);
+        ClientConfig file = ClientConfig.read(env.configFile());
+        String url = first(server, env.env("BATON_SERVER"), file.get("server"), DEFAULT_SERVER);
+        return new ApiClient(url.replaceAll("/+$", ""), token(env, file));
     }
 
-    private String token() {
-        if (token != null) return token;
-        String env = System.getenv("BATON_ADMIN_TOKEN");
-        if (env != null && !env.isBlank()) return env.strip();
+    private String token(CliEnvironment env, ClientConfig config) {
+        String direct = first(token, env.env("BATON_TOKEN"), env.env("BATON_ADMIN_TOKEN"), null);
+        if (direct != null) return direct;
+        if (tokenFile == null && config.get("token") != null) return config.get("token");
         Path file = tokenFile != null ? tokenFile
-                : Path.of(System.getenv().getOrDefault("BATON_DATA_DIR", "data")).resolve("admin-token");
+                : config.get("token_file") != null ? Path.of(config.get("token_file"))
+                : Path.of(first(env.env("BATON_DATA_DIR"), "data", null, null)).resolve("admin-token");
         try {
             return Files.readString(file).strip();
         } catch (IOException e) {
-            throw new ClientException("no admin token: pass --token, set BATON_ADMIN_TOKEN, or --token-file (tried " + file + ")");
+            throw new ClientException("no admin token: pass --token, set BATON_TOKEN, put 'token = …' in "
+                    + env.configFile() + ", or --token-file (tried " + file + ")");
         }
+    }
+
+    private static String first(String a, String b, String c, String d) {
+        return a != null ? a : b != null ? b : c != null ? c : d;
     }
 }

@@ -3,14 +3,16 @@ package dev.baton.cli;
 import static dev.baton.cli.ApiClient.seg;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "jobs", mixinStandardHelpOptions = true, description = "List, inspect and cancel a project's jobs.",
-        subcommands = {JobsCommand.ListJobs.class, JobsCommand.Get.class, JobsCommand.Cancel.class})
+@Command(name = "jobs", mixinStandardHelpOptions = true, description = "List, inspect, follow and cancel a project's jobs.",
+        subcommands = {JobsCommand.ListJobs.class, JobsCommand.Get.class, JobsCommand.Logs.class, JobsCommand.Cancel.class})
 final class JobsCommand {
     @Command(name = "list", description = "List jobs, newest first.")
     static final class ListJobs extends ClientCommand {
@@ -31,16 +33,117 @@ final class JobsCommand {
             q.put("offset", offset);
             return api.get("/v0/projects/" + seg(project) + "/jobs" + ApiClient.query(q));
         }
+
+        @Override
+        void human(JsonNode answer, PrintWriter out) {
+            Table table = new Table("JOB", "STATUS", "CREATED", "WHY / ERROR");
+            for (JsonNode j : answer.path("jobs")) {
+                String why = j.hasNonNull("error") ? j.get("error").asText() : j.path("pending_reason").path("message").asText("");
+                table.row(j.path("uuid").asText(), j.path("status").asText(), j.path("created").asText(), why);
+            }
+            if (table.isEmpty()) out.println("(no jobs)");
+            else table.print(out);
+            if (answer.hasNonNull("next_offset")) out.println("more: --offset " + answer.get("next_offset").asInt());
+        }
     }
 
-    @Command(name = "get", description = "Show a job and its output.")
+    @Command(name = "get", description = "Show a job: its status, why it waits, and its report's metrics once processed.")
     static final class Get extends ClientCommand {
         @Option(names = "--project", required = true) String project;
         @Parameters(paramLabel = "JOB", description = "job UUID") String job;
+        private ApiClient api;
 
         @Override
         JsonNode call(ApiClient api) {
+            this.api = api;
             return api.get("/v0/projects/" + seg(project) + "/jobs/" + seg(job));
+        }
+
+        @Override
+        void human(JsonNode j, PrintWriter out) {
+            Table t = new Table("FIELD", "VALUE");
+            t.row("job", j.path("uuid").asText());
+            t.row("status", JobStatusText.describe(j, null, null, environment().clock().instant()));
+            if (j.hasNonNull("error")) t.row("error", j.get("error").asText());
+            t.row("report", j.path("report").asText());
+            t.row("spec", Output.text(j.get("spec")));
+            t.row("runner", Output.text(j.get("runner")));
+            t.row("attempt", j.path("attempt").asText());
+            t.row("command", Output.words(j.path("config").get("cmd")));
+            t.row("image", Output.text(j.path("config").get("digest")));
+            t.row("created", Output.text(j.get("created")));
+            t.row("started", Output.text(j.get("started")));
+            t.row("completed", Output.text(j.get("completed")));
+            t.print(out);
+            JsonNode declines = j.path("pending_reason").path("declines");
+            for (JsonNode d : declines) {
+                out.println("declined by " + d.path("runner").asText() + ": " + d.path("code").asText() + " " + d.path("reason").asText(""));
+            }
+            String status = j.path("status").asText();
+            if (status.equals("processed") || status.equals("completed")) {
+                out.println();
+                Metrics.print(api.get("/v0/projects/" + seg(project) + "/reports/" + seg(j.path("report").asText())), out);
+            }
+        }
+    }
+
+    @Command(name = "logs", description = {"Print a job's log (its stdout on stdout, its stderr on stderr).",
+        "With -f, follow it live until the job ends (reconnecting without gaps)."})
+    static final class Logs extends ClientCommand {
+        @Option(names = "--project", required = true) String project;
+        @Option(names = {"-f", "--follow"}, description = "keep printing as the job writes, until it ends") boolean follow;
+        @Option(names = "--reconnect-for", converter = dev.baton.cli.runner.UpCommand.DurationConverter.class, defaultValue = "30s",
+                description = "how long to retry an unreachable server while following (default ${DEFAULT-VALUE})") Duration reconnectFor;
+        @Parameters(paramLabel = "JOB", description = "job UUID") String job;
+
+        @Override
+        public Integer call() {
+            try {
+                return print(connection.client(), spec.commandLine().getErr());
+            } catch (ClientException e) {
+                if (!"route_not_found".equals(e.code())) throw e;
+                throw new ClientException(e.status(), e.code(), "this server has no live logs (it predates them); the job's output is in"
+                        + " 'baton jobs get --json --project " + project + " " + job + "' once it has ended");
+            }
+        }
+
+        private int print(ApiClient api, PrintWriter err) {
+            if (follow) {
+                LogPrinter printer = new LogPrinter(out(), err);
+                LogFollower follower = new LogFollower(api, project, job, reconnectFor, environment().clock());
+                try {
+                    String end = follower.follow(json ? e -> Output.jsonLine(out(), e) : printer::accept);
+                    if (!json) note("baton: job " + job + " ended: " + end);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return ExitCodes.OK;
+            }
+            long after = 0;
+            JsonNode page;
+            com.fasterxml.jackson.databind.node.ArrayNode all = dev.baton.protocol.message.Wire.mapper().createArrayNode();
+            LogPrinter printer = new LogPrinter(out(), err);
+            do {
+                page = LogFollower.page(api, project, job, after);
+                for (JsonNode entry : page.path("entries")) {
+                    if (json) all.add(entry);
+                    else printer.accept(entry);
+                }
+                long next = page.path("next").asLong(after);
+                if (next <= after || page.path("entries").isEmpty()) break;
+                after = next;
+            } while (true);
+            if (json) {
+                com.fasterxml.jackson.databind.node.ObjectNode whole = page.deepCopy();
+                whole.set("entries", all);
+                Output.json(out(), whole);
+            }
+            return ExitCodes.OK;
+        }
+
+        @Override
+        JsonNode call(ApiClient api) {
+            throw new UnsupportedOperationException("logs prints as it reads");
         }
     }
 
@@ -52,6 +155,11 @@ final class JobsCommand {
         @Override
         JsonNode call(ApiClient api) {
             return api.post("/v0/projects/" + seg(project) + "/jobs/" + seg(job) + "/cancel", null);
+        }
+
+        @Override
+        void human(JsonNode j, PrintWriter out) {
+            out.println("Job " + j.path("uuid").asText() + " is " + j.path("status").asText() + ".");
         }
     }
 }

@@ -34,6 +34,11 @@ final class OrganizationsCommand {
         JsonNode call(ApiClient api) {
             return api.get("/v0/organizations");
         }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            Output.list(out, answer, "slug", "name", "uuid", "plan");
+        }
     }
 
     @Command(name = "get", description = "Show one organization.")

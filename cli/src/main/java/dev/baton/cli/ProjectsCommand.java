@@ -34,6 +34,11 @@ final class ProjectsCommand {
         JsonNode call(ApiClient api) {
             return api.get("/v0/projects");
         }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            Output.list(out, answer, "slug", "name", "uuid", "organization");
+        }
     }
 
     @Command(name = "get", description = "Show one project.")

@@ -29,11 +29,25 @@ final class RunnersCommand {
             Map<String, Object> body = new HashMap<>();
             body.put("name", name);
             if (slug != null) body.put("slug", slug);
-            JsonNode created = api.post("/v0/runners", body);
+            JsonNode created;
+            try {
+                created = api.post("/v0/runners", body);
+            } catch (ClientException e) {
+                if (e.status() != 409) throw e;
+                // The name or slug belongs to a runner already: say which and what to do instead.
+                throw new ClientException(e.status(), e.code(), e.getMessage() + "; choose another --name"
+                        + (slug == null ? "" : " or --slug") + ", or see the existing runner with 'baton runners list --search " + name + "'");
+            }
             String runner = created.path("runner").path("uuid").asText();
             if (specs != null) for (String s : specs) api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", s));
             note("Save the key now: it is shown only once (rotate it with 'baton runners rotate-key').");
             return created;
+        }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            out.println("Runner " + answer.path("runner").path("slug").asText() + " (" + answer.path("runner").path("uuid").asText() + ") created.");
+            out.println("key: " + answer.path("key").asText());
         }
     }
 
@@ -50,6 +64,11 @@ final class RunnersCommand {
             q.put("search", search);
             q.put("archived", archived ? "true" : null);
             return api.get("/v0/runners" + ApiClient.query(q));
+        }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            Output.list(out, answer, "slug", "name", "uuid", "last_heartbeat", "archived");
         }
     }
 
@@ -72,6 +91,11 @@ final class RunnersCommand {
             JsonNode rotated = api.post("/v0/runners/" + seg(runner) + "/token", null);
             note("Save the key now: it is shown only once.");
             return rotated;
+        }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            out.println("key: " + answer.path("key").asText());
         }
     }
 
@@ -103,6 +127,11 @@ final class RunnersCommand {
         JsonNode call(ApiClient api) {
             return api.get("/v0/runners/" + seg(runner) + "/specs");
         }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            SpecsCommand.table(answer, out);
+        }
     }
 
     @Command(name = "add-spec", description = "Let a runner serve a spec.")
@@ -125,6 +154,11 @@ final class RunnersCommand {
         JsonNode call(ApiClient api) {
             api.delete("/v0/runners/" + seg(runner) + "/specs/" + seg(this.spec));
             return api.get("/v0/runners/" + seg(runner) + "/specs");
+        }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            SpecsCommand.table(answer, out);
         }
     }
 }

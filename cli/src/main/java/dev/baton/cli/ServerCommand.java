@@ -35,7 +35,7 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         try {
             server = ServerAssembly.start(config);
         } catch (RuntimeException e) {
-            err.println("baton: cannot start the server: " + reason(e));
+            err.println("baton: cannot start the server: " + reason(e) + portHint(e, config));
             err.flush();
             return 1;
         }
@@ -55,6 +55,18 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         }, "baton-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /** A taken port is the usual reason a second server cannot start; say how to choose another. */
+    static String portHint(Throwable e, ServerConfig config) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            if (t instanceof java.net.BindException || m.contains("address already in use") || m.contains("port already in use")) {
+                return " (port " + config.port() + " on " + config.host() + " is taken: another Baton may be running;"
+                        + " pick another with --port, or --port 0 for any free one)";
+            }
+        }
+        return "";
     }
 
     /** The messages of the cause chain, without stack traces: port in use, database unreachable, … */

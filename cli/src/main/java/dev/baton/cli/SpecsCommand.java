@@ -14,6 +14,17 @@ import picocli.CommandLine.Parameters;
 @Command(name = "specs", mixinStandardHelpOptions = true, description = "Manage specs (hardware classes jobs target).",
         subcommands = {SpecsCommand.Create.class, SpecsCommand.ListSpecs.class, SpecsCommand.Get.class, SpecsCommand.Archive.class, SpecsCommand.Delete.class})
 final class SpecsCommand {
+    /** Specs as a table, sizes in binary units (what --memory and --disk take). */
+    static void table(JsonNode specs, java.io.PrintWriter out) {
+        Table t = new Table("SLUG", "NAME", "ARCH", "CPU", "MEMORY", "DISK", "NETWORK", "ARCHIVED");
+        for (JsonNode s : specs) {
+            t.row(s.path("slug").asText(), s.path("name").asText(), s.path("architecture").asText(), s.path("cpu").asText(),
+                    Output.bytes(s.get("memory")), Output.bytes(s.get("disk")), s.path("network").asText("false"), Output.text(s.get("archived")));
+        }
+        if (t.isEmpty()) out.println("(no specs)");
+        else t.print(out);
+    }
+
     @Command(name = "create", description = "Create a spec.")
     static final class Create extends ClientCommand {
         @Option(names = "--name", required = true) String name;
@@ -46,6 +57,11 @@ final class SpecsCommand {
         @Override
         JsonNode call(ApiClient api) {
             return api.get("/v0/specs" + (archived ? "?archived=true" : ""));
+        }
+
+        @Override
+        void human(JsonNode answer, java.io.PrintWriter out) {
+            table(answer, out);
         }
     }
 

@@ -37,7 +37,17 @@ final class UpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ServerConfig config = options.load(System.getenv());
+        // The banner and the sample's result are for a person; the server's log goes to a file
+        // (its path is printed) unless --verbose asks for it here.
+        java.nio.file.Path logFile = config.dataDir().resolve("server.log");
+        try (ServerLog.Redirect redirect = Baton.verbose(spec) ? null : ServerLog.toFile(logFile, "json".equals(System.getenv("BATON_LOG_FORMAT")))) {
+            return serve(config, out, err, logFile);
+        }
+    }
+
+    private int serve(ServerConfig config, PrintWriter out, PrintWriter err, java.nio.file.Path logFile) throws InterruptedException {
         return ServerCommand.serve(config, out, err, server -> {
+            if (!Baton.verbose(spec)) out.println("  server log:  " + logFile.toAbsolutePath() + " (--verbose: log here instead)");
             LocalInstallation local = null;
             if (!noRunner) {
                 try {
@@ -52,7 +62,7 @@ final class UpCommand implements Callable<Integer> {
                     "",
                     "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
                     "  ./baton jobs list --project local",
-                    "  ./baton run --project local --spec local --image sha256:<digest> -- <command>",
+                    "  ./baton run --project local --spec local --image sha256:<digest> --wait -- <command>",
                     "  ./baton --help"));
             return local;
         });

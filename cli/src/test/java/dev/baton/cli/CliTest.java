@@ -53,7 +53,7 @@ class CliTest {
         List<String> all = new ArrayList<>(List.of(args));
         // connection options belong to the leaf subcommand
         int insertAt = all.indexOf("--") >= 0 ? all.indexOf("--") : all.size();
-        all.addAll(insertAt, List.of("--server", url, "--token-file", tokenFile.toString()));
+        all.addAll(insertAt, List.of("--server", url, "--token-file", tokenFile.toString(), "--json"));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = Baton.commandLine();

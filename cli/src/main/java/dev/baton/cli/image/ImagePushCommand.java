@@ -41,6 +41,9 @@ public final class ImagePushCommand implements Callable<Integer> {
     @Option(names = "--ref", description = "which image, when the source holds several: its ref name or repo tag")
     String ref;
 
+    @Option(names = "--json", description = "print {\"digest\": …} instead of the bare digest")
+    boolean json;
+
     @Spec
     CommandSpec spec;
 
@@ -58,11 +61,11 @@ public final class ImagePushCommand implements Callable<Integer> {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build();
         try {
             String digest = new ImagePusher(http, spec.commandLine().getErr()).push(source, ref, destination, server, token());
-            spec.commandLine().getOut().println(digest);
+            spec.commandLine().getOut().println(json ? "{\"digest\": \"" + digest + "\"}" : digest);
             spec.commandLine().getOut().flush();
             return 0;
         } catch (ImageSourceException | RegistryClientException | IllegalArgumentException e) {
-            spec.commandLine().getErr().println("error: " + e.getMessage());
+            spec.commandLine().getErr().println("baton: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;
         }

@@ -206,7 +206,7 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     /** Durations as "25s", "2m", "500ms" or plain seconds. */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
             String v = value.strip().toLowerCase(java.util.Locale.ROOT);
