@@ -159,6 +159,7 @@ final class JobLog {
                     }
                 }
             }
+            releaseStoredTexts(output);
             cachedOutput = new java.lang.ref.SoftReference<>(output);
             sealed = true;
             endStatus = status;
@@ -166,6 +167,26 @@ final class JobLog {
             changed.signalAll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * An ended log holds only positions for text the stored output has byte for byte, so the
+     * logs of ended jobs kept for readers cost little memory; it is cut again when read.
+     */
+    private void releaseStoredTexts(JobOutput output) {
+        if (finalAttempt < 0) return;
+        byte[][] stored = streamsOf(output);
+        for (LogSpan s : spans) {
+            if (s.attempt != finalAttempt || s.text == null) continue;
+            byte[] source = source(stored, s.iteration, s.stream);
+            if (source == null || s.offset + s.length > source.length) continue;
+            if (java.util.Arrays.equals(s.text.getBytes(StandardCharsets.UTF_8), 0, s.length,
+                    source, (int) s.offset, (int) s.offset + s.length)) {
+                s.text = null;
+                retainedBytes -= s.length;
+                retainedTexts--;
+            }
         }
     }
 
@@ -216,6 +237,10 @@ final class JobLog {
             output = loader.get();
             cachedOutput = new java.lang.ref.SoftReference<>(output);
         }
+        return streamsOf(output);
+    }
+
+    private static byte[][] streamsOf(JobOutput output) {
         if (output == null || output.results() == null) return new byte[0][];
         byte[][] out = new byte[output.results().size() * 2][];
         for (int i = 0; i < output.results().size(); i++) {

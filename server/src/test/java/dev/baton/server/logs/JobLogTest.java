@@ -98,4 +98,17 @@ class JobLogTest {
         assertThat(page.complete()).isFalse();
         assertThat(log.read(page.next(), 100, 1 << 20, () -> output).entries().get(0).seq()).isEqualTo(3);
     }
+
+    @Test
+    void liveTextTheStoredOutputDoesNotHoldIsKeptAfterTheEnd() {
+        JobLog log = new JobLog(1 << 20, 100, 1_000);
+        LeaseId lease = LeaseId.random();
+        log.append(lease, text(lease, 1, "abc\n"));
+        log.append(lease, text(lease, 2, "def\n"));
+        // The result was cut to fit the message limit after the live text went out.
+        JobOutput output = new JobOutput(List.of(new IterationResult(0, "abc\n[cut]", null, Map.of())), null);
+        log.seal("completed", lease, output, 16 * 1024);
+        JobLog.Read read = log.read(0, 100, 1 << 20, () -> output);
+        assertThat(read.entries()).extracting(LogEntry::text).containsExactly("abc\n", "def\n", "]");
+    }
 }
