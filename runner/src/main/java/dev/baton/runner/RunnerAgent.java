@@ -1,12 +1,14 @@
 package dev.baton.runner;
 
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.ChannelClient;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
+import dev.baton.runner.logs.LiveOutput;
 import dev.baton.runner.machine.Effect;
 import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Input;
@@ -25,10 +27,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +66,9 @@ public final class RunnerAgent {
     private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<JobUuid, Execution> executions = new HashMap<>();
     private final ScheduledExecutorService timers;
+    /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
+    private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
+    private final AtomicBoolean pumpScheduled = new AtomicBoolean();
 
     public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
                        Clock clock, Duration tickInterval) {
@@ -95,6 +102,8 @@ public final class RunnerAgent {
                 executor.name(), channel.uri());
         timers.scheduleAtFixedRate(() -> post(new Input.Tick(clock.instant())), tickInterval.toMillis(),
                 tickInterval.toMillis(), TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(this::pumpOutput, LiveOutput.FLUSH_INTERVAL.toMillis(), LiveOutput.FLUSH_INTERVAL.toMillis(),
+                TimeUnit.MILLISECONDS);
         post(new Input.Start(clock.instant()));
         try {
             while (true) {
@@ -105,6 +114,11 @@ public final class RunnerAgent {
                 } catch (RuntimeException e) {
                     log.error("state machine failed on {}; input dropped", input.getClass().getSimpleName(), e);
                     continue;
+                } finally {
+                    if (input instanceof Input.Output o) {
+                        LiveOutput buffer = liveOutput.get(o.job());
+                        if (buffer != null) buffer.consumed();
+                    }
                 }
                 for (Effect effect : effects) {
                     if (effect instanceof Effect.Exit exit) {
@@ -130,7 +144,10 @@ public final class RunnerAgent {
                 case Effect.Send s -> channel.send(s.message());
                 case Effect.ScheduleReconnect r -> timers.schedule(() -> post(new Input.ReconnectDue(clock.instant())),
                         r.delay().toMillis(), TimeUnit.MILLISECONDS);
-                case Effect.StartPrepare p -> executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
+                case Effect.StartPrepare p -> {
+                    liveOutput.put(p.job().uuid(), new LiveOutput());
+                    executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
+                }
                 case Effect.StartWorkload w -> withExecution(w.job(), Execution::start);
                 case Effect.StopWorkload s -> withExecution(s.job(), e -> e.stop(s.grace()));
                 case Effect.WriteOutbox w -> outbox.writeResult(w.message(), w.attempts());
@@ -139,6 +156,7 @@ public final class RunnerAgent {
                 case Effect.DeleteInflight d -> {
                     outbox.deleteInflight(d.job());
                     executions.remove(d.job());
+                    liveOutput.remove(d.job());
                 }
                 case Effect.ApplyUpdate u -> Thread.ofVirtual().name("baton-update").start(() -> {
                     try {
@@ -162,6 +180,30 @@ public final class RunnerAgent {
         Execution e = executions.get(job);
         if (e == null) log.warn("no execution for job {}", job);
         else action.accept(e);
+    }
+
+    /**
+     * Hands each job's waiting output to the loop, at most one batch per job in the queue at a
+     * time: while the loop is busy (a slow send), output piles up in the bounded buffer and is
+     * dropped there, never in an unbounded queue.
+     */
+    private void pumpOutput() {
+        for (var e : liveOutput.entrySet()) {
+            if (e.getValue().claim()) post(new Input.Output(e.getKey(), e.getValue().drain(), clock.instant()));
+        }
+    }
+
+    private void pumpSoon() {
+        if (pumpScheduled.compareAndSet(false, true)) {
+            try {
+                timers.execute(() -> {
+                    pumpScheduled.set(false);
+                    pumpOutput();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                pumpScheduled.set(false); // shutting down
+            }
+        }
     }
 
     private ExecutionEvents events(ClaimedJob job) {
@@ -190,6 +232,12 @@ public final class RunnerAgent {
             @Override
             public void finished(ExecutionResult result) {
                 post(new Input.Finished(id, result));
+            }
+
+            @Override
+            public void output(int iteration, LogStream stream, byte[] bytes, int offset, int length) {
+                LiveOutput buffer = liveOutput.get(id);
+                if (buffer != null && buffer.write(iteration, stream, bytes, offset, length)) pumpSoon();
             }
         };
     }

@@ -2,9 +2,11 @@ package dev.baton.protocol.message;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.model.IterationResult;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /** Messages a runner sends on its channel; {@code event} names the type. */
@@ -18,6 +20,7 @@ import java.util.List;
     @JsonSubTypes.Type(value = RunnerMessage.Completed.class, name = "completed"),
     @JsonSubTypes.Type(value = RunnerMessage.Failed.class, name = "failed"),
     @JsonSubTypes.Type(value = RunnerMessage.Canceled.class, name = "canceled"),
+    @JsonSubTypes.Type(value = RunnerMessage.Log.class, name = "log"),
 })
 public sealed interface RunnerMessage {
 
@@ -58,4 +61,64 @@ public sealed interface RunnerMessage {
 
     /** Acknowledges a {@code cancel}: the workload is stopped; partial results may be attached. */
     record Canceled(JobUuid job, LeaseId lease, List<IterationResult> results) implements Terminal {}
+
+    /**
+     * A chunk of a running attempt's stdout or stderr, streamed live (best effort: never kept in
+     * the outbox or resent; the full output still comes with the terminal message). {@code seq}
+     * counts this attempt's log messages from 1 and only grows; {@code iteration} counts from 0.
+     * With {@code dropped} it is a marker instead: that many bytes of this stream were not sent
+     * (over the runner's rate or queue budget), and {@code text} is empty.
+     */
+    @JsonDeserialize(using = LogDeserializer.class)
+    record Log(JobUuid job, LeaseId lease, long seq, LogStream stream, int iteration, String text, Long dropped) implements JobScoped {
+        public static final long MIN_SEQ = 1;
+        /** Leaves room for counting several log messages a second for years. */
+        public static final long MAX_SEQ = Long.MAX_VALUE / 2;
+        public static final int MIN_ITERATION = 0;
+        /** Iterations count from 0; a run has at most 100 (POST /v0/run), with head room. */
+        public static final int MAX_ITERATION = 9_999;
+        /** One message carries at most this much text (UTF-8 bytes); runners cut their chunks to it. */
+        public static final int MAX_TEXT_BYTES = 16 * 1024;
+        public static final long MIN_DROPPED = 1;
+        public static final long MAX_DROPPED = Long.MAX_VALUE / 2;
+
+        public Log {
+            if (job == null) throw new IllegalArgumentException("log: job is required");
+            if (lease == null) throw new IllegalArgumentException("log: lease is required");
+            if (stream == null) throw new IllegalArgumentException("log: stream is required");
+            if (text == null) throw new IllegalArgumentException("log: text is required (empty for a dropped marker)");
+            range("seq", seq, MIN_SEQ, MAX_SEQ);
+            range("iteration", iteration, MIN_ITERATION, MAX_ITERATION);
+            if (dropped != null) {
+                range("dropped", dropped, MIN_DROPPED, MAX_DROPPED);
+                if (!text.isEmpty()) throw new IllegalArgumentException("log: a dropped marker carries no text");
+            } else if (text.isEmpty()) {
+                throw new IllegalArgumentException("log: text must not be empty");
+            }
+            // chars <= UTF-8 bytes <= 3 * chars: only long texts need the exact count.
+            if (text.length() > MAX_TEXT_BYTES / 3 && text.getBytes(StandardCharsets.UTF_8).length > MAX_TEXT_BYTES) {
+                throw new IllegalArgumentException("log: text must be at most " + MAX_TEXT_BYTES + " bytes of UTF-8");
+            }
+        }
+
+        /** A chunk of output. */
+        public static Log text(JobUuid job, LeaseId lease, long seq, LogStream stream, int iteration, String text) {
+            return new Log(job, lease, seq, stream, iteration, text, null);
+        }
+
+        /** A marker for {@code bytes} of {@code stream} that were not sent. */
+        public static Log dropped(JobUuid job, LeaseId lease, long seq, LogStream stream, int iteration, long bytes) {
+            return new Log(job, lease, seq, stream, iteration, "", bytes);
+        }
+
+        public boolean marksDrop() {
+            return dropped != null;
+        }
+
+        private static void range(String name, long value, long min, long max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException("log: " + name + " must be between " + min + " and " + max + ", got " + value);
+            }
+        }
+    }
 }

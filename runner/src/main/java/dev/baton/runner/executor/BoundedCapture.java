@@ -16,9 +16,23 @@ final class BoundedCapture {
     private final int limit;
     private long dropped;
     private final Thread thread;
+    private final Tap tap;
+
+    /** Sees the kept bytes as they are read (for live logs); must not block. */
+    @FunctionalInterface
+    interface Tap {
+        Tap NONE = (bytes, offset, length) -> {};
+
+        void kept(byte[] bytes, int offset, int length);
+    }
 
     BoundedCapture(InputStream in, int limit, String name) {
+        this(in, limit, name, Tap.NONE);
+    }
+
+    BoundedCapture(InputStream in, int limit, String name, Tap tap) {
         this.limit = limit;
+        this.tap = tap;
         this.thread = Thread.ofPlatform().daemon().name(name).start(() -> drain(in));
     }
 
@@ -27,12 +41,15 @@ final class BoundedCapture {
         try (in) {
             int n;
             while ((n = in.read(buf)) >= 0) {
+                int keep;
                 synchronized (this) {
                     int room = limit - kept.size();
-                    int keep = Math.max(0, Math.min(room, n));
+                    keep = Math.max(0, Math.min(room, n));
                     kept.write(buf, 0, keep);
                     dropped += n - keep;
                 }
+                // Only kept bytes stream live, so the live log is always a prefix of the stored output.
+                if (keep > 0) tap.kept(buf, 0, keep);
             }
         } catch (IOException e) {
             // The stream closes when the process ends; whatever was read is kept.

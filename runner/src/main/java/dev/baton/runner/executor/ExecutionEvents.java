@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.message.LogStream;
 import dev.baton.runner.machine.ExecutionResult;
 import java.time.Instant;
 
@@ -14,4 +15,10 @@ public interface ExecutionEvents {
     void started(Instant at);
 
     void finished(ExecutionResult result);
+
+    /**
+     * Bytes the workload printed (and the capture kept), from the capture's own thread, for live
+     * logs. Must return at once: the capture never waits on the network. Iterations count from 0.
+     */
+    default void output(int iteration, LogStream stream, byte[] bytes, int offset, int length) {}
 }

@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.runner.machine.ExecutionResult;
@@ -173,8 +174,11 @@ abstract class IterativeExecution implements Execution {
                 afterIteration(i);
                 return ExecutionResult.error(results, "cannot start iteration " + i + ": " + e.getMessage());
             }
-            BoundedCapture out = new BoundedCapture(p.getInputStream(), limits.streamBytes(), "baton-stdout");
-            BoundedCapture err = new BoundedCapture(p.getErrorStream(), limits.streamBytes(), "baton-stderr");
+            int iteration = i - 1; // the wire counts iterations from 0
+            BoundedCapture out = new BoundedCapture(p.getInputStream(), limits.streamBytes(), "baton-stdout",
+                    (b, off, len) -> events.output(iteration, LogStream.STDOUT, b, off, len));
+            BoundedCapture err = new BoundedCapture(p.getErrorStream(), limits.streamBytes(), "baton-stderr",
+                    (b, off, len) -> events.output(iteration, LogStream.STDERR, b, off, len));
             Duration pendingStop;
             synchronized (lock) {
                 current = p;

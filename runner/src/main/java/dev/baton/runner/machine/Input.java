@@ -3,6 +3,7 @@ package dev.baton.runner.machine;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.ServerMessage;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Everything that can happen to a runner, as data. The driver turns sockets, timers, signals and
@@ -48,6 +49,12 @@ public sealed interface Input {
 
     /** The workload process really started: the job's clock starts now. */
     record Started(JobUuid job, Instant now) implements Input {}
+
+    /**
+     * Output the workload printed since the last one (from the capture buffer, every flush
+     * interval or when a chunk is full): streamed as {@code log} messages within the budget.
+     */
+    record Output(JobUuid job, List<OutputChunk> chunks, Instant now) implements Input {}
 
     /** The execution ended, by itself or because it was stopped. Final. */
     record Finished(JobUuid job, ExecutionResult result) implements Input {}

@@ -63,6 +63,7 @@ public final class RunnerMachine {
         StopReason stop;
         Instant deadline;
         String progress = "claimed";
+        final LiveLog live = new LiveLog();
 
         Held(ClaimedJob job) {
             this.job = job;
@@ -93,6 +94,7 @@ public final class RunnerMachine {
     }
 
     private final MachineConfig config;
+    private final LogBudget logBudget;
     private final RandomGenerator random;
     private final List<RunnerMessage.Terminal> recoveredResults;
     private final List<InflightRecord> recoveredInflight;
@@ -123,7 +125,15 @@ public final class RunnerMachine {
      */
     public RunnerMachine(MachineConfig config, RandomGenerator random,
                          Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight) {
+        this(config, random, recoveredResults, recoveredInflight, LogBudget.DEFAULT);
+    }
+
+    /** @param logBudget how much live output is streamed; see {@link LogBudget} */
+    public RunnerMachine(MachineConfig config, RandomGenerator random,
+                         Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight,
+                         LogBudget logBudget) {
         this.config = config;
+        this.logBudget = logBudget;
         this.random = random;
         this.recoveredResults = List.copyOf(recoveredResults.keySet());
         recoveredResults.forEach((message, sends) -> pending.put(message.job(), new Pending(message, sends)));
@@ -132,6 +142,10 @@ public final class RunnerMachine {
 
     public static RunnerMachine fresh(MachineConfig config, RandomGenerator random) {
         return new RunnerMachine(config, random, Map.of(), List.of());
+    }
+
+    public static RunnerMachine fresh(MachineConfig config, RandomGenerator random, LogBudget logBudget) {
+        return new RunnerMachine(config, random, Map.of(), List.of(), logBudget);
     }
 
     public List<Effect> handle(Input input) {
@@ -157,6 +171,7 @@ public final class RunnerMachine {
             case Input.Prepared p -> onPrepared(p, out);
             case Input.PrepareDeclined d -> onDeclined(d, out);
             case Input.Started s -> onStarted(s, out);
+            case Input.Output o -> onOutput(o, out);
             case Input.Finished f -> onFinished(f, out);
             case Input.UpdateInstalled u -> onUpdateInstalled(u, out);
             case Input.UpdateFailed u -> onUpdateFailed(u, out);
@@ -495,6 +510,7 @@ public final class RunnerMachine {
             }
         }
         if (link == Link.CONNECTED) resendOverdueResults(out);
+        for (Held h : jobs.values()) announceDrops(h, out);
         for (Held h : jobs.values()) {
             if (h.phase == Phase.RUNNING && h.stop == null && h.deadline != null && !now.isBefore(h.deadline)) {
                 log.info("job {}: local timeout of {} s reached; stopping it", h.id(), h.job.timeout());
@@ -597,6 +613,61 @@ public final class RunnerMachine {
         h.deadline = s.now().plusSeconds(h.job.timeout());
         out.add(new Effect.WriteInflight(new InflightRecord(h.id(), h.lease(), s.now())));
         if (h.stop == null && link == Link.CONNECTED) send(new RunnerMessage.Running(h.id(), h.lease()), out);
+    }
+
+    /**
+     * Live output: each chunk goes out as a {@code log} message when the job is running, the
+     * channel is up, the server keeps up (at most {@link LogBudget#maxUnacked()} of the job's
+     * messages unacknowledged) and the rate budget has room; otherwise its bytes are counted and
+     * announced by one {@code dropped} marker for that stream, sent before the stream's next text
+     * that fits the budget (or on a tick once the output has been quiet and the budget is full). Logs are
+     * never written to the outbox or resent: the terminal result carries the whole output.
+     */
+    private void onOutput(Input.Output o, List<Effect> out) {
+        if (o.now().isAfter(now)) now = o.now();
+        Held h = jobs.get(o.job());
+        if (h == null || h.stop == StopReason.STALE) return; // ended or not ours any more: nobody to tell
+        LiveLog live = h.live;
+        live.refill(now, logBudget);
+        for (OutputChunk c : o.chunks()) {
+            var key = new LiveLog.Key(c.iteration(), c.stream());
+            if (c.isDrop()) {
+                live.drop(key, c.dropped());
+                continue;
+            }
+            if (canStream(h) && live.take(c.bytes())) {
+                // The marker goes right before the stream's next text, so entries stay in stream order.
+                if (live.hasDrop(key)) announceDrop(h, key, out);
+                send(RunnerMessage.Log.text(h.id(), h.lease(), live.takeSeq(), c.stream(), c.iteration(), c.text()), out);
+            } else {
+                live.drop(key, c.bytes());
+            }
+        }
+    }
+
+    private boolean canStream(Held h) {
+        if (link != Link.CONNECTED || h.phase != Phase.RUNNING || h.stop == StopReason.STALE) return false;
+        int unacked = sentOnLink.getOrDefault(h.id(), 0) - ackedOnLink.getOrDefault(h.id(), 0);
+        return unacked < logBudget.maxUnacked();
+    }
+
+    /**
+     * On the tick: once the output has been quiet long enough for the rate budget to fill up
+     * again, the markers of drops that no later text announced go out (one per stream).
+     */
+    private void announceDrops(Held h, List<Effect> out) {
+        if (h.live.drops().isEmpty()) return;
+        h.live.refill(now, logBudget);
+        if (!h.live.isFull(logBudget)) return;
+        for (var key : List.copyOf(h.live.drops().keySet())) {
+            if (!canStream(h)) return;
+            announceDrop(h, key, out);
+        }
+    }
+
+    private void announceDrop(Held h, LiveLog.Key key, List<Effect> out) {
+        long bytes = h.live.takeDrop(key);
+        send(RunnerMessage.Log.dropped(h.id(), h.lease(), h.live.takeSeq(), key.stream(), key.iteration(), bytes), out);
     }
 
     private void onFinished(Input.Finished f, List<Effect> out) {

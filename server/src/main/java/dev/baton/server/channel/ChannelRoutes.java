@@ -135,6 +135,7 @@ public final class ChannelRoutes implements RouteModule {
             case RunnerMessage.Running r -> touchAnd(session, () -> lifecycle.running(session, r));
             case RunnerMessage.Heartbeat h -> touchAnd(session, () -> lifecycle.heartbeat(session, h));
             case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
+            case RunnerMessage.Log l -> touchAnd(session, () -> lifecycle.log(session, l));
         };
         if (reply != null) session.send(reply);
     }

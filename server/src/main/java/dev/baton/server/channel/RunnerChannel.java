@@ -12,6 +12,8 @@ import dev.baton.server.dispatch.JobLifecycle;
 import dev.baton.server.dispatch.LifecycleSettings;
 import dev.baton.server.dispatch.Liveness;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.logs.LiveLogs;
+import dev.baton.server.logs.LogRoutes;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.output.ResultProcessor;
@@ -44,17 +46,20 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
     private final ReadTimer readTimer;
     private final ChannelRoutes routes;
     private final ServerConfig config;
+    private final OutputStore outputs;
+    private final LiveLogs logs = new LiveLogs();
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());
 
     public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
         this.store = store;
         this.config = config;
+        this.outputs = outputs;
         this.deadlines = new Deadlines(clock);
         this.dispatcher = new Dispatcher(store, active, deadlines, pullTokens, metrics, clock, config.acceptanceTimeout());
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock);
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                LifecycleSettings.of(config));
+                LifecycleSettings.of(config), logs);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
@@ -72,6 +77,11 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
         return new RunnerControlRoutes(store, sessions, admin);
     }
 
+    /** {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails, whole logs from stored output. */
+    public RouteModule logRoutes(AdminAuth admin) {
+        return new LogRoutes(store, outputs, logs, admin);
+    }
+
     @Override
     public void jobSubmitted(Job job) {
         dispatcher.jobPending(job.specId());
@@ -80,6 +90,8 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
     @Override
     public void jobCanceled(Job before, Job after) {
         lifecycle.userCanceled(before);
+        // A follower of a job canceled before it ran ends now; a running one ends with its attempt.
+        if (!before.status().inFlight()) logs.attemptEnded(before.uuid());
     }
 
     public Sessions sessions() {
@@ -120,6 +132,7 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
     @Override
     public void close() {
         lifecycle.shutdown();
+        logs.close();
         deadlines.close();
         for (RunnerSession s : sessions.all()) s.close(RunnerSession.CLOSE_SHUTDOWN, "server shutting down");
         flusher.shutdownNow();

@@ -9,6 +9,7 @@ import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.channel.Sessions;
+import dev.baton.server.logs.LiveLogs;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Attempt;
@@ -48,10 +49,11 @@ public final class JobLifecycle {
     private final BatonMetrics metrics;
     private final Clock clock;
     private final LifecycleSettings settings;
+    private final LiveLogs logs;
     private volatile boolean shuttingDown;
 
     public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
-            Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings) {
+            Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings, LiveLogs logs) {
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -62,6 +64,7 @@ public final class JobLifecycle {
         this.metrics = metrics;
         this.clock = clock;
         this.settings = settings;
+        this.logs = logs;
         dispatcher.onAcceptanceTimeout(this::acceptanceExpired);
     }
 
@@ -138,6 +141,24 @@ public final class JobLifecycle {
             }
             case Resolution.Finished(Job j) -> new ServerMessage.Stale(m.job(), m.lease(), "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> new ServerMessage.Stale(m.job(), m.lease(), reason);
+            case Resolution.Forbidden() -> notYours(m.job());
+        };
+    }
+
+    /**
+     * A chunk of live output: kept in this node's log tail under the current lease only, and
+     * counted as liveness of the attempt like a heartbeat. Best effort: nothing is written to the
+     * store; the whole log is the output stored with the final word.
+     */
+    public ServerMessage log(RunnerSession session, RunnerMessage.Log m) {
+        return switch (resolve(session, m.job(), m.lease())) {
+            case Resolution.Current(ActiveJob a) -> {
+                touch(a);
+                logs.append(a.job, a.lease, m);
+                yield new ServerMessage.Ack(m.job());
+            }
+            case Resolution.Finished(Job j) -> stale(m, "job is " + j.status().wireName());
+            case Resolution.Stale(String reason) -> stale(m, reason);
             case Resolution.Forbidden() -> notYours(m.job());
         };
     }
@@ -454,6 +475,7 @@ public final class JobLifecycle {
 
     private void forget(ActiveJob a) {
         active.remove(a);
+        logs.attemptEnded(a.job); // log readers look at the job again: it may have ended
         deadlines.clear(DeadlineKeys.accept(a.job));
         deadlines.clear(DeadlineKeys.hard(a.job));
         deadlines.clear(DeadlineKeys.lost(a.job));

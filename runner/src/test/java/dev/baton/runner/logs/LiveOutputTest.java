@@ -1,0 +1,75 @@
+package dev.baton.runner.logs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.protocol.message.LogStream;
+import dev.baton.runner.machine.OutputChunk;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The capture-side buffer: bounded, ordered, whole characters, exact byte counts. */
+class LiveOutputTest {
+    private static boolean write(LiveOutput o, LogStream s, byte[] b) {
+        return o.write(0, s, b, 0, b.length);
+    }
+
+    @Test
+    void keepsPrintOrderAcrossStreamsAndMergesRunsOfOneStream() {
+        LiveOutput o = new LiveOutput();
+        write(o, LogStream.STDOUT, "a".getBytes());
+        write(o, LogStream.STDOUT, "b\n".getBytes());
+        write(o, LogStream.STDERR, "e\n".getBytes());
+        write(o, LogStream.STDOUT, "c\n".getBytes());
+        assertThat(o.claim()).isTrue();
+        assertThat(o.claim()).as("one batch at a time").isFalse();
+        assertThat(o.drain()).containsExactly(
+                OutputChunk.text(0, LogStream.STDOUT, "ab\n", 3),
+                OutputChunk.text(0, LogStream.STDERR, "e\n", 2),
+                OutputChunk.text(0, LogStream.STDOUT, "c\n", 2));
+        o.consumed();
+        assertThat(o.claim()).as("nothing waiting").isFalse();
+    }
+
+    @Test
+    void aCharacterSplitAcrossReadsWaitsForItsLastBytes() {
+        LiveOutput o = new LiveOutput();
+        byte[] euro = "€".getBytes(StandardCharsets.UTF_8);
+        o.write(0, LogStream.STDOUT, euro, 0, 1);
+        assertThat(o.drain()).isEmpty();
+        o.write(0, LogStream.STDOUT, euro, 1, 2);
+        assertThat(o.drain()).containsExactly(OutputChunk.text(0, LogStream.STDOUT, "€", 3));
+    }
+
+    @Test
+    void overTheBoundBytesAreCountedNotKeptAndTheCountIsExact() {
+        LiveOutput o = new LiveOutput(10, 4);
+        assertThat(write(o, LogStream.STDOUT, "12345678".getBytes())).isFalse();
+        byte[] more = ("9" + "€").getBytes(StandardCharsets.UTF_8); // 4 bytes: over the bound of 10
+        assertThat(write(o, LogStream.STDOUT, more)).as("a flush is due").isTrue();
+        List<OutputChunk> chunks = o.drain();
+        assertThat(chunks).containsExactly(
+                OutputChunk.text(0, LogStream.STDOUT, "1234", 4),
+                OutputChunk.text(0, LogStream.STDOUT, "5678", 4),
+                OutputChunk.dropped(0, LogStream.STDOUT, 4));
+        // A character cut by the drop: its remaining bytes are dropped too, so counts stay exact.
+        byte[] ae = "äb".getBytes(StandardCharsets.UTF_8);
+        o.write(0, LogStream.STDOUT, ae, 0, 1);
+        o.drain();
+        LiveOutput small = new LiveOutput(2, 4);
+        small.write(0, LogStream.STDOUT, "xy".getBytes(), 0, 2);
+        small.write(0, LogStream.STDOUT, ae, 0, 1); // dropped: the buffer is full
+        small.drain();
+        small.write(0, LogStream.STDOUT, ae, 1, 2); // the rest of 'ä', then 'b'
+        assertThat(small.drain()).containsExactly(OutputChunk.dropped(0, LogStream.STDOUT, 1), OutputChunk.text(0, LogStream.STDOUT, "b", 1));
+    }
+
+    @Test
+    void chunksNeverSplitACharacter() {
+        LiveOutput o = new LiveOutput(1 << 20, 4);
+        write(o, LogStream.STDOUT, "ab€€".getBytes(StandardCharsets.UTF_8));
+        List<OutputChunk> chunks = o.drain();
+        assertThat(chunks).extracting(OutputChunk::text).containsExactly("ab", "€", "€");
+        assertThat(chunks).extracting(OutputChunk::bytes).containsExactly(2, 3, 3);
+    }
+}
