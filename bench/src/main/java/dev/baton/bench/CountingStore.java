@@ -245,6 +245,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<Job> findJobOfReport(long reportId) {
+        return delegate.findJobOfReport(reportId);
+    }
+
+    @Override
     public List<Job> listJobs(long projectId, JobFilter filter) {
         return delegate.listJobs(projectId, filter);
     }
@@ -296,11 +301,17 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Transition process(JobUuid job, String results, String error, Instant now) {
+    public Transition process(JobUuid job, String results, Instant now) {
         wrote("process");
-        Transition t = delegate.process(job, results, error, now);
+        Transition t = delegate.process(job, results, now);
         if (t.applied()) processed.onProcessed();
         return t;
+    }
+
+    @Override
+    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
+        wrote("recordAdapterError");
+        return delegate.recordAdapterError(job, results, error, now);
     }
 
     @Override

@@ -117,7 +117,7 @@ class CliTest {
         Files.writeString(bmf, "{\"bench\":{\"latency\":{\"value\":3}}}");
         Result run = baton("run", "--project", "web", "--results", bmf.toString(), "--start-time", "2026-01-01T00:00:00Z", "--end-time", "2026-01-01T00:00:05Z");
         assertThat(run.exit()).as(run.err()).isZero();
-        assertThat(run.json().path("report").path("results").get(0).path("bench").path("latency").path("value").asInt()).isEqualTo(3);
+        assertThat(run.json().path("report").path("results").path("bench").path("latency").path("value").asInt()).isEqualTo(3);
     }
 
     @Test

@@ -118,7 +118,9 @@ class EndToEndTest {
         assertThat(view.at("/output/results/0/stdout").asText()).contains("latency");
         assertThat(view.has("lease")).as("the lease is never shown to users").isFalse();
         JsonNode parsed = get("/v0/projects/bench/reports/" + report);
-        assertThat(parsed.at("/results/0/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.at("/results/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.at("/iterations/0/results/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.at("/job/status").asText()).isEqualTo("processed");
         assertThat(parsed.get("start_time").asText()).as("real start replaces the placeholder").isEqualTo(view.get("started").asText());
         assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v0/jobs").resolve(job))).isTrue();
         runner.crash();

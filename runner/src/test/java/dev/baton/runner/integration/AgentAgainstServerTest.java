@@ -148,10 +148,11 @@ class AgentAgainstServerTest {
                     claimed -> new RegistryBlobSource(http, claimed.config().registry(), claimed.config().project().toString(), claimed.ociToken())),
                     Clock.systemUTC());
             run(agent("host", MachineConfig.defaults("test"), executor));
-            String job = submit("host", image.digest().value(), List.of("sh", "-c", "echo '{\"a\":{\"b\":{\"value\":1}}}'; cat /etc/group | head -1"), 60, List.of());
+            // stdout is the BMF the json adapter parses; the image's own file goes to stderr.
+            String job = submit("host", image.digest().value(), List.of("sh", "-c", "echo '{\"a\":{\"b\":{\"value\":1}}}'; cat /etc/group | head -1 >&2"), 60, List.of());
             JsonNode done = awaitStatus(job, "processed");
             assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
-            assertThat(done.at("/output/results/0/stdout").asText()).contains("root:x:0:");
+            assertThat(done.at("/output/results/0/stderr").asText()).contains("root:x:0:");
         } finally {
             new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
         }

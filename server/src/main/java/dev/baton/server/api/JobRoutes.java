@@ -44,7 +44,7 @@ public final class JobRoutes implements RouteModule {
         config.routes.get("/v0/projects/{project}/reports/{report}", guard.guard(this::report));
     }
 
-    /** A report with the results its adapter parsed (or the direct run's), once processed. */
+    /** A report with its merged results, its iterations, its adapter error and its job (null for a direct run). */
     private void report(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("report");
@@ -55,7 +55,8 @@ public final class JobRoutes implements RouteModule {
             throw reportNotFound(ref);
         }
         Report report = api.store().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
-        Json.write(ctx, 200, ReportView.of(report, project.uuid()));
+        JobView job = api.store().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null)).orElse(null);
+        Json.write(ctx, 200, ReportView.of(report, project.uuid(), job));
     }
 
     private static ApiException reportNotFound(String ref) {

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * The body of {@code POST /v0/run} as sent, before validation (see {@link RunValidator}).
- * {@code results} holds BMF documents, each a JSON object or a string containing one.
+ * {@code results} holds one output per iteration for the adapter: a JSON object, or a string.
  */
 record RunRequest(
         String project,
@@ -18,6 +18,7 @@ record RunRequest(
         String branch,
         String testbed,
         String adapter,
+        String resultsFile,
         Integer timeout,
         List<String> entrypoint,
         List<String> cmd,

@@ -1,11 +1,13 @@
 package dev.baton.server.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.id.ResourceId;
-import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
+import dev.baton.server.adapter.Adapter;
+import dev.baton.server.adapter.Adapters;
+import dev.baton.server.adapter.IterationResults;
+import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
@@ -42,15 +44,17 @@ final class RunValidator {
     static final int MAX_RETRY_BACKOFF_SECONDS = 3600;
     static final String DEFAULT_BRANCH = "main";
     static final String DEFAULT_TESTBED = "localhost";
-    static final String DEFAULT_ADAPTER = "json";
+    static final String DEFAULT_ADAPTER = Adapters.DEFAULT;
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
     private static final Pattern ADAPTER = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final Store store;
+    private final Adapters adapters;
 
-    RunValidator(Store store) {
+    RunValidator(Store store, Adapters adapters) {
         this.store = store;
+        this.adapters = adapters;
     }
 
     ValidRun validate(RunRequest r) {
@@ -64,11 +68,11 @@ final class RunValidator {
 
         String branch = label("branch", r.branch(), DEFAULT_BRANCH);
         String testbed = label("testbed", r.testbed(), DEFAULT_TESTBED);
-        String adapter = adapter(r.adapter());
+        Adapter adapter = adapter(r.adapter());
         return image ? onRunner(r, branch, testbed, adapter) : direct(r, branch, testbed, adapter);
     }
 
-    private ValidRun direct(RunRequest r, String branch, String testbed, String adapter) {
+    private ValidRun direct(RunRequest r, String branch, String testbed, Adapter adapter) {
         rejectInDirectRun("timeout", r.timeout());
         rejectInDirectRun("entrypoint", r.entrypoint());
         rejectInDirectRun("cmd", r.cmd());
@@ -76,15 +80,16 @@ final class RunValidator {
         rejectInDirectRun("file_paths", r.filePaths());
         rejectInDirectRun("iterations", r.iterations());
         rejectInDirectRun("retry", r.retry());
+        rejectInDirectRun("results_file", r.resultsFile());
         Instant start = time("start_time", Fields.require("start_time", r.startTime()));
         Instant end = time("end_time", Fields.require("end_time", r.endTime()));
         if (end.isBefore(start)) throw ApiException.invalidField("end_time", "end_time must not be before start_time");
-        String results = results(r.results());
+        String results = results(r.results(), adapter);
         Project project = project(r.project());
-        return new ValidRun.Direct(project, branch, testbed, adapter, start, end, results);
+        return new ValidRun.Direct(project, branch, testbed, adapter.name(), start, end, results);
     }
 
-    private ValidRun onRunner(RunRequest r, String branch, String testbed, String adapter) {
+    private ValidRun onRunner(RunRequest r, String branch, String testbed, Adapter adapter) {
         if (r.startTime() != null) throw timeSetByServer("start_time");
         if (r.endTime() != null) throw timeSetByServer("end_time");
         ImageDigest digest = Fields.parse("image", r.image(), ImageDigest::of);
@@ -93,11 +98,12 @@ final class RunValidator {
         List<String> cmd = args("cmd", r.cmd());
         Map<String, String> env = env(r.env());
         List<String> filePaths = filePaths(r.filePaths());
+        String resultsFile = resultsFile(r.resultsFile(), filePaths);
         int iterations = iterations(r.iterations());
         RetryPolicy retry = retry(r.retry());
         Project project = project(r.project());
         Spec spec = spec(r.spec());
-        return new ValidRun.OnRunner(project, branch, testbed, adapter, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry);
+        return new ValidRun.OnRunner(project, branch, testbed, adapter.name(), resultsFile, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry);
     }
 
     private Project project(String ref) {
@@ -132,9 +138,19 @@ final class RunValidator {
         return raw;
     }
 
-    private static String adapter(String raw) {
-        if (raw == null) return DEFAULT_ADAPTER;
-        if (!ADAPTER.matcher(raw).matches()) throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
+    private Adapter adapter(String raw) {
+        String name = raw == null ? DEFAULT_ADAPTER : raw;
+        if (!ADAPTER.matcher(name).matches()) throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
+        return adapters.find(name).orElseThrow(() -> ApiException.invalidField("adapter",
+                "unknown adapter '" + name + "'; one of " + String.join(", ", adapters.names())));
+    }
+
+    /** The collected file the adapter reads instead of stdout: it must be one the runner collects. */
+    private static String resultsFile(String raw, List<String> filePaths) {
+        if (raw == null) return null;
+        if (filePaths == null || !filePaths.contains(raw)) {
+            throw ApiException.invalidField("results_file", "results_file must be one of file_paths, so the runner collects it");
+        }
         return raw;
     }
 
@@ -146,23 +162,25 @@ final class RunValidator {
         }
     }
 
-    private static String results(List<JsonNode> raw) {
+    /**
+     * Direct mode goes through the same adapter as a runner's output: each entry is one
+     * iteration's output (a JSON object is given to the adapter as its JSON text). An entry the
+     * adapter cannot parse refuses the run, naming the entry, and nothing is stored.
+     */
+    private static String results(List<JsonNode> raw, Adapter adapter) {
         if (raw.size() > MAX_RESULTS) throw ApiException.invalidField("results", "at most " + MAX_RESULTS + " results per run");
-        List<JsonNode> documents = new ArrayList<>();
+        List<IterationResults> iterations = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             JsonNode node = raw.get(i);
             String field = "results[" + i + "]";
-            if (node.isTextual()) {
-                try {
-                    node = Wire.mapper().readTree(node.textValue());
-                } catch (JsonProcessingException e) {
-                    throw ApiException.invalidField(field, field + " is not valid JSON");
-                }
+            if (node == null || !(node.isTextual() || node.isObject())) {
+                throw ApiException.invalidField(field, field + " must be a JSON object or a string (one iteration's output)");
             }
-            if (node == null || !node.isObject()) throw ApiException.invalidField(field, field + " must be a BMF JSON object (or a string holding one)");
-            documents.add(node);
+            IterationResults parsed = IterationResults.parse(i, adapter, node.isTextual() ? node.textValue() : node.toString());
+            if (!parsed.parsed()) throw ApiException.invalidField(field, field + ": adapter " + adapter.name() + ": " + parsed.error());
+            iterations.add(parsed);
         }
-        return Wire.encode(documents);
+        return ReportResults.of(iterations).toJson();
     }
 
     private static List<String> args(String field, List<String> raw) {

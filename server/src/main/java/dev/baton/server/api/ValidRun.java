@@ -19,7 +19,7 @@ sealed interface ValidRun {
 
     String adapter();
 
-    /** Results given by the caller, processed at once; no job. */
+    /** Results given by the caller, parsed by the adapter at once ({@code results}: ReportResults JSON); no job. */
     record Direct(Project project, String branch, String testbed, String adapter, Instant startTime, Instant endTime, String results)
             implements ValidRun {}
 
@@ -29,6 +29,7 @@ sealed interface ValidRun {
             String branch,
             String testbed,
             String adapter,
+            String resultsFile,
             Spec spec,
             ImageDigest image,
             JobTimeout timeout,

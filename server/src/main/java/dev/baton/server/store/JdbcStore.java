@@ -388,6 +388,12 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Optional<Job> findJobOfReport(long reportId) {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE report_id = :report ORDER BY id LIMIT 1")
+                .bind("report", reportId).map(Rows.JOB_MAPPER).findOne());
+    }
+
+    @Override
     public List<Job> listJobs(long projectId, JobFilter filter) {
         StringBuilder sql = new StringBuilder("SELECT " + Rows.JOB + " FROM job WHERE project_id = :project");
         if (filter.status() != null) sql.append(" AND status = :status");
@@ -548,19 +554,35 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition process(JobUuid job, String results, String error, Instant now) {
+    public Transition process(JobUuid job, String results, Instant now) {
         return write(h -> {
             Optional<Job> processed = cas(h, "status = 6", "status = 3", job, now, q -> {});
             if (processed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
-            Job done = processed.get();
-            // The report's placeholder times become the job's real ones (seed 001).
-            Instant start = done.started() != null ? done.started() : done.claimed();
-            h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
-                            + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
-                    .bind("results", results).bind("error", error).bind("now", micros(now))
-                    .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
-            return applied(done);
+            writeReport(h, processed.get(), results, null, now);
+            return applied(processed.get());
         });
+    }
+
+    @Override
+    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
+        Objects.requireNonNull(error, "an adapter error needs its message");
+        return write(h -> {
+            // Compare-and-set on the job's status without changing it: only a completed job's
+            // report takes an adapter error, and a concurrent processing wins (DUPLICATE).
+            Optional<Job> completed = cas(h, "status = 3", "status = 3", job, now, q -> {});
+            if (completed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
+            writeReport(h, completed.get(), results, error, now);
+            return applied(completed.get());
+        });
+    }
+
+    /** The report's results and error, and its placeholder times replaced by the job's real ones (seed 001). */
+    private static void writeReport(Handle h, Job done, String results, String error, Instant now) {
+        Instant start = done.started() != null ? done.started() : done.claimed();
+        h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
+                        + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
+                .bind("results", results).bind("error", error).bind("now", micros(now))
+                .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
     }
 
     @Override
@@ -607,7 +629,9 @@ abstract class JdbcStore implements Store {
 
     @Override
     public List<Job> completedUnprocessedJobs() {
-        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3 ORDER BY id").map(Rows.JOB_MAPPER).list());
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3"
+                        + " AND NOT EXISTS (SELECT 1 FROM report r WHERE r.id = job.report_id AND r.error IS NOT NULL) ORDER BY id")
+                .map(Rows.JOB_MAPPER).list());
     }
 
 
@@ -680,10 +704,11 @@ abstract class JdbcStore implements Store {
         }
         Instant start = report.startTime() != null ? report.startTime() : now;
         Instant end = report.endTime() != null ? report.endTime() : now;
-        return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, start_time, end_time, results, created, modified)"
-                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :start, :end, :results, :now, :now) RETURNING id")
+        return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
+                        + " created, modified)"
+                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :resultsFile, :start, :end, :results, :now, :now) RETURNING id")
                 .bind("uuid", UUID.randomUUID().toString()).bind("project", report.projectId()).bind("branch", report.branch())
-                .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("start", micros(start))
+                .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
                 .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
                 .mapTo(Long.class).one();
     }

@@ -33,7 +33,7 @@ final class Rows {
     static final String PROJECT = "id, uuid, organization_id, name, slug, created, modified";
     static final String RUNNER = "id, uuid, name, slug, last_heartbeat, created, modified, archived";
     static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived";
-    static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, start_time, end_time, results, error, created, modified";
+    static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
             + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified";
     static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome";
@@ -96,7 +96,7 @@ final class Rows {
 
     static final RowMapper<Report> REPORT_MAPPER = (rs, ctx) -> new Report(
             rs.getLong("id"), new ReportUuid(uuid(rs)), rs.getLong("project_id"), rs.getString("branch"), rs.getString("testbed"),
-            rs.getString("adapter"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
+            rs.getString("adapter"), rs.getString("results_file"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
             rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
 
     static final RowMapper<Job> JOB_MAPPER = (rs, ctx) -> {

@@ -104,6 +104,9 @@ public interface Store extends AutoCloseable {
 
     Optional<Job> findJob(JobUuid uuid);
 
+    /** The job of a runner run's report (seed 001: one job per report); empty for a direct run. */
+    Optional<Job> findJobOfReport(long reportId);
+
     List<Job> listJobs(long projectId, JobFilter filter);
 
     Optional<Attempt> findAttempt(long jobId, int number);
@@ -151,8 +154,16 @@ public interface Store extends AutoCloseable {
      */
     Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now);
 
-    /** completed → processed, writing the adapter's results (or error) and real times to the report. */
-    Transition process(JobUuid job, String results, String error, Instant now);
+    /** completed → processed, writing the adapter's results and the job's real times to the report (clearing any error). */
+    Transition process(JobUuid job, String results, Instant now);
+
+    /**
+     * The output of a completed job did not parse: writes what did parse ({@code results}, may
+     * be null), the {@code error} and the job's real times to the report; the job stays
+     * completed (seed 001). APPLIED (with the unchanged job) when the job is completed; otherwise
+     * nothing is written and the job is classified (processed: DUPLICATE).
+     */
+    Transition recordAdapterError(JobUuid job, String results, String error, Instant now);
 
     /** Batched liveness of jobs: sets last_heartbeat where the job is still in flight. */
     void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen);
@@ -166,7 +177,11 @@ public interface Store extends AutoCloseable {
     /** Jobs in claimed or running, for deadlines after a restart. */
     List<Job> inFlightJobs();
 
-    /** Completed jobs not yet processed, to process again after a restart. */
+    /**
+     * Completed jobs not yet processed whose report has no adapter error, to process again after
+     * a restart. A job whose output did not parse stays completed with the error on its report
+     * and is not tried again (the same output would fail the same way on every restart).
+     */
     List<Job> completedUnprocessedJobs();
 
 

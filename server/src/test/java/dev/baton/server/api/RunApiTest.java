@@ -195,7 +195,8 @@ class RunApiTest {
     @Test
     void zDirectRunStoresResultsWithoutAJob() {
         s.submitted.clear();
-        Map<String, Object> req = with(body("project", "p-fr", "results", List.of(RESULT, Map.of("other", Map.of()))), TIMES);
+        Map<String, Object> req = with(body("project", "p-fr", "results",
+                List.of(RESULT, Map.of("other", Map.of("latency", Map.of("value", 2))))), TIMES);
         JsonNode r = Fixtures.created(s.post("/v0/run", req));
         assertThat(r.has("job")).isFalse();
         JsonNode report = r.path("report");
@@ -203,8 +204,11 @@ class RunApiTest {
         assertThat(report.path("end_time").asText()).isEqualTo("2026-01-01T00:01:00Z");
         assertThat(report.path("adapter").asText()).isEqualTo("json");
         assertThat(report.path("branch").asText()).isEqualTo("main");
-        assertThat(report.path("results").get(0).path("bench").path("latency").path("value").asDouble()).isEqualTo(1.5);
-        assertThat(report.path("results").get(1).has("other")).isTrue();
+        // Each entry is one iteration for the adapter; results merges them.
+        assertThat(report.path("iterations").get(0).path("results").path("bench").path("latency").path("value").asDouble()).isEqualTo(1.5);
+        assertThat(report.path("iterations").get(1).path("results").has("other")).isTrue();
+        assertThat(report.path("results").path("bench").path("latency").path("value").asDouble()).isEqualTo(1.5);
+        assertThat(report.path("results").path("other").path("latency").path("value").asDouble()).isEqualTo(2.0);
         assertThat(s.submitted).isEmpty();
     }
 }
