@@ -61,8 +61,8 @@ baton_find_java() {
 
 # baton_exec JAR ARGS...: runs Baton with $JAVA_HOME (exec: signals reach the JVM directly).
 # Short commands, which is every command but the long-running `server`, `up` and `runner`, get
-# the JIT's quick tier only and an application class-data-sharing (AppCDS) archive: together
-# they take more than half of a short command's start-up. The archive is made once per jar and
+# JVM options for a short life and an application class-data-sharing (AppCDS) archive: together
+# they take more than half of a short command's time. The archive is made once per jar and
 # JVM by a training run in the background (the first call does not wait for it) and made again
 # when the jar or the JVM is newer than it. BATON_CDS=off turns it off; BATON_CACHE_DIR says
 # where it goes (default ~/.cache/baton); BATON_JAVA_OPTS adds JVM options.
@@ -73,7 +73,12 @@ baton_exec() {
     case "${1:-}" in
         server | up | runner) ;;
         *)
-            fast=(-XX:TieredStopAtLevel=1)
+            # No 300 ms wait at exit for threads blocked in native code
+            # (the HTTP client's selector), which the JVM does by default (flag new in JDK 21:
+            # ignored where unknown).
+            fast=(-XX:+IgnoreUnrecognizedVMOptions -XX:UserThreadWaitAttemptsAtExit=1)
+            # `image push` hashes whole layers, work for the optimising JIT; the rest is short.
+            [ "${1:-}" = image ] || fast+=(-XX:TieredStopAtLevel=1)
             local dir="${BATON_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/baton}"
             if [ "${BATON_CDS:-on}" != off ] && { [ -d "$dir" ] || mkdir -p "$dir" 2>/dev/null; } && [ -w "$dir" ]; then
                 # One archive per JVM and jar, so two installations or JDKs never replace each other's.
