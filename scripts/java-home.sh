@@ -31,7 +31,9 @@ baton_find_java_home() {
             return 0
         fi
     fi
-    for dir in /usr/lib/jvm/*; do
+    # BATON_JVM_ROOT: another directory of Java installations (tests use it).
+    local root="${BATON_JVM_ROOT:-/usr/lib/jvm}"
+    for dir in "$root"/*; do
         [ -x "$dir/bin/$tool" ] || continue
         major=$(baton_java_major "$dir")
         if [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null && [ "$major" -gt "$best_major" ]; then
@@ -41,7 +43,7 @@ baton_find_java_home() {
     if [ -z "$best" ]; then
         local what="Java 21 or newer"
         [ "$tool" = javac ] && what="JDK 21 or newer (with javac)"
-        echo "baton: no $what found (checked \$JAVA_HOME${JAVA_HOME:+=$JAVA_HOME} and /usr/lib/jvm/*; the java on PATH is not used)." \
+        echo "baton: no $what found (checked \$JAVA_HOME${JAVA_HOME:+=$JAVA_HOME} and $root/*; the java on PATH is not used)." \
             "Install one, e.g. 'apt-get install openjdk-21-jdk-headless' (Debian 13, Ubuntu 24.04) or a Temurin 21/25 package" \
             "(Debian 12: https://adoptium.net/installation/linux/), or set JAVA_HOME." >&2
         return 1
