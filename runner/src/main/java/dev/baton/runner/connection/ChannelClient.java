@@ -138,7 +138,7 @@ public final class ChannelClient {
         return false;
     }
 
-    static String describe(Throwable error, String runner) {
+    private static String describe(Throwable error, String runner) {
         Throwable t = error;
         while (t != null) {
             if (t instanceof WebSocketHandshakeException h) return describeRefusal(h.getResponse().statusCode(), runner);
