@@ -308,6 +308,7 @@ public final class RunnerMachine {
             case ServerMessage.Drain d -> onDrain(d.state(), out);
             case ServerMessage.Update u -> onUpdate(u, out);
             case ServerMessage.Error e -> log.warn("server error {}: {}", e.code(), e.message());
+            case ServerMessage.Welcome w -> { } // logged by the driver, which knows the server and executor
         }
     }
 

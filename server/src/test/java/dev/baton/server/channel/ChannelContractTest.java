@@ -544,9 +544,21 @@ abstract class ChannelContractTest {
             for (int n; !response.toString().contains("}") && (n = socket.getInputStream().read(buffer)) > 0; ) {
                 response.append(new String(buffer, 0, n, java.nio.charset.StandardCharsets.UTF_8));
             }
+            String slug = alice.runner().slug().value();
             assertThat(response.toString()).startsWith("HTTP/1.1 401").contains("application/json").contains("\"code\":\"unauthorized\"")
+                    .contains("runner '" + slug + "'").contains("baton runners rotate-key " + slug)
                     .doesNotContain(wrongKey);
         }
+    }
+
+    @Test
+    void everyConnectionOpensWithAWelcomeNamingTheRunnerAndTheSpecsItServes() {
+        Spec other = server.spec("arm big");
+        server.store.addRunnerSpec(alice.runner().id(), other.id());
+        ServerMessage.Welcome welcome = connect(alice).welcome();
+        assertThat(welcome.runner()).isEqualTo(alice.runner().slug().value());
+        assertThat(welcome.name()).isEqualTo(alice.runner().name());
+        assertThat(welcome.specs()).containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
     }
 
     @Test
