@@ -87,7 +87,9 @@ class EndToEndTest {
     }
 
     JsonNode submitRun() throws Exception {
-        return post("/v0/run", Map.of("project", "bench", "image", "sha256:" + "b".repeat(64), "spec", "small", "adapter", "json",
+        String image = dev.baton.server.testing.TestImages.push(dataDir, dev.baton.protocol.id.ProjectUuid.parse(project), "", "v1",
+                dev.baton.server.testing.TestImages.BENCH);
+        return post("/v0/run", Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json",
                 "cmd", List.of("bench"), "timeout", 120), 201);
     }
 

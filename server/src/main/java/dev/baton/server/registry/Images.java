@@ -52,6 +52,7 @@ public final class Images {
     public static boolean isReference(String reference) {
         if (reference == null) return false;
         if (DIGEST.matcher(reference).matches()) return true;
+        if (reference.startsWith("sha256:")) return false; // a digest, but not a valid one
         int at = reference.indexOf('@');
         if (at > 0) return RepositoryName.parse(reference.substring(0, at)).isPresent() && DIGEST.matcher(reference.substring(at + 1)).matches();
         int colon = reference.lastIndexOf(':');
