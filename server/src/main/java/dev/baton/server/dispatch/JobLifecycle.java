@@ -489,6 +489,9 @@ public final class JobLifecycle {
     /** Fails the job with queue_timeout if it is still pending; a claimed job is left to its runner (checked again on requeue). */
     private void queueTimedOut(Job job) {
         if (job.status() != JobStatus.PENDING) return;
+        // Every claim that did not end in a requeue ended in a start or a failure: a job back in
+        // the queue for an opt-in retry has left queueing behind, and its retry is not bounded here.
+        if (job.attempt() > job.requeues()) return;
         String why = explainer.status(job).map(s -> "; it was waiting because: " + s.reason().message()).orElse("");
         String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout() + " s without starting" + why;
         Transition t = store.expireQueued(job.uuid(), error, clock.instant());

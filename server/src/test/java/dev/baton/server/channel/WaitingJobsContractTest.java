@@ -320,6 +320,26 @@ abstract class WaitingJobsContractTest {
     }
 
     @Test
+    void aJobRetriedAfterAFailedAttemptIsNoLongerBoundByItsQueueTimeout() {
+        Job job = server.submit(spec, server.organization, "192.0.2.1", 600, List.of(), new dev.baton.server.store.RetryPolicy(2, 120, false), 60);
+        TestRunner a = connect(alice);
+        ClaimedJob c = claim(a);
+        startRunning(a, c);
+        a.send(new RunnerMessage.Failed(c.uuid(), c.lease(), List.of(), "flaky"));
+        a.expect(ServerMessage.Ack.class);
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+        server.advance(Duration.ofSeconds(61));
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+        assertThat(reason(job)).isEqualTo("retry_backoff");
+        assertThat(queue(job).reason().message()).contains("failed");
+        // Also after a restart, which re-arms queue deadlines from the database.
+        server.stopServer();
+        server.startServer();
+        server.advance(Duration.ZERO);
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
     void queueDeadlinesAndDeclineBackoffsSurviveARestart() {
         Spec lonely = server.spec("nobody serves");
         Job timed = server.submitWithQueueTimeout(lonely, 60);
