@@ -59,7 +59,9 @@ class JobTransitionTest {
         assertThat(JobTransition.PROCESS.to()).isEqualTo(JobStatus.PROCESSED);
         assertThat(JobTransition.RETRY.from()).containsExactly(JobStatus.FAILED);
         assertThat(JobTransition.RETRY.to()).isEqualTo(JobStatus.PENDING);
-        assertThat(JobTransition.values()).hasSize(8);
+        assertThat(JobTransition.QUEUE_TIMEOUT.from()).containsExactly(JobStatus.PENDING);
+        assertThat(JobTransition.QUEUE_TIMEOUT.to()).isEqualTo(JobStatus.FAILED);
+        assertThat(JobTransition.values()).hasSize(9);
     }
 
     @Test
