@@ -10,6 +10,10 @@ ALTER TABLE job_attempt ADD COLUMN decline_reason TEXT;
 ALTER TABLE spec ADD COLUMN queue_timeout INTEGER;
 ALTER TABLE job ADD COLUMN queue_timeout INTEGER;
 
+-- Until when a job declined by every runner of its spec rests (the decline back-off). While it
+-- rests, a runner that declined it is not offered it; afterwards only declines since then count.
+ALTER TABLE job ADD COLUMN decline_backoff_until INTEGER;
+
 -- A stable code for failures the server decides (queue_timeout, declined); NULL otherwise.
 ALTER TABLE job ADD COLUMN error_code TEXT;
 

@@ -361,8 +361,9 @@ public final class JobLifecycle {
         // Queue deadlines (past ones fire on the first tick) and back-off wake-ups of pending jobs.
         for (Job job : store.pendingJobsWithQueueTimeout()) queued(job);
         for (Job job : store.pendingJobs()) {
-            if (job.notBefore() != null && job.notBefore().isAfter(now)) {
-                deadlines.set(DeadlineKeys.retry(job.uuid()), job.notBefore(), () -> dispatcher.jobPending(job.specId()));
+            Instant wake = later(job.notBefore(), job.declineBackoffUntil());
+            if (wake != null && wake.isAfter(now)) {
+                deadlines.set(DeadlineKeys.retry(job.uuid()), wake, () -> dispatcher.jobPending(job.specId()));
             }
         }
     }
@@ -463,9 +464,9 @@ public final class JobLifecycle {
                 queueTimedOut(job);
                 return;
             }
-            if (job.notBefore() != null && job.notBefore().isAfter(now)) {
+            if (job.declineBackoffUntil() != null && job.declineBackoffUntil().isAfter(now)) {
                 // Declined by every runner of its spec: wake them when the back-off ends (there is no poll).
-                deadlines.set(DeadlineKeys.retry(job.uuid()), job.notBefore(), () -> dispatcher.jobPending(job.specId()));
+                deadlines.set(DeadlineKeys.retry(job.uuid()), job.declineBackoffUntil(), () -> dispatcher.jobPending(job.specId()));
             }
             dispatcher.jobPending(job.specId());
         } else {
@@ -531,6 +532,12 @@ public final class JobLifecycle {
 
     private static ServerMessage notYours(JobUuid job) {
         return new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner");
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        if (a == null) return b;
+        if (b == null) return a;
+        return a.isAfter(b) ? a : b;
     }
 
     /** A runner's decline reason as stored: at most this many characters (the message itself is size-bounded). */

@@ -64,19 +64,23 @@ public final class PendingExplainer implements JobQueue {
         List<Attempt> declinedAttempts = job.attempt() == 0 ? List.of()
                 : store.attempts(job.id()).stream().filter(a -> a.outcome() == AttemptOutcome.DECLINED).toList();
         if (job.notBefore() != null && job.notBefore().isAfter(now)) {
-            List<PendingReason.RunnerDecline> last = lastDeclines(declinedAttempts, Instant.EPOCH);
-            String why = last.isEmpty() ? "its last attempt failed and it opted in to a retry"
-                    : "every runner of " + specName + " declined it (a decline may be transient)";
-            return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), why + "; it may start again from " + job.notBefore(),
-                    null, last.isEmpty() ? null : last, job.notBefore());
+            return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "its last attempt failed and it opted in to a retry;"
+                    + " it may start again from " + job.notBefore(), null, null, job.notBefore());
         }
         if (facts.servingRunners().isEmpty()) {
             return PendingReason.of(PendingReason.Code.NO_RUNNER, "no runner serves " + specName + "; add the spec to a runner");
         }
-        Instant round = job.notBefore() == null ? Instant.EPOCH : job.notBefore();
+        // The declines of the current round (as the claim query counts them, JdbcStore.DECLINED_THIS_ROUND).
+        Instant backoff = job.declineBackoffUntil();
+        boolean resting = backoff != null && backoff.isAfter(now);
+        Instant round = backoff == null || resting ? Instant.EPOCH : backoff;
         List<PendingReason.RunnerDecline> thisRound = lastDeclines(declinedAttempts, round);
         Set<Long> declinedBy = declinedAttempts.stream().filter(a -> !a.ended().isBefore(round)).map(Attempt::runnerId).collect(Collectors.toSet());
         List<Runner> willing = connected.stream().filter(r -> !declinedBy.contains(r.id())).toList();
+        if (resting && willing.isEmpty()) {
+            return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "every runner of " + specName
+                    + " declined it (a decline may be transient); they may try again from " + backoff, null, thisRound, backoff);
+        }
         if (!thisRound.isEmpty() && willing.isEmpty()) {
             return new PendingReason(PendingReason.Code.DECLINED.wireName(), declinedMessage(thisRound, facts, declinedBy, specName),
                     null, thisRound, null);
@@ -137,6 +141,7 @@ public final class PendingExplainer implements JobQueue {
         long rounds = (facts.ahead() + (long) facts.inFlightOnServingRunners()) / connectedRunners;
         Instant start = now.plus(Duration.ofNanos(meanMicros * 1000).multipliedBy(rounds));
         if (job.notBefore() != null && job.notBefore().isAfter(start)) start = job.notBefore();
+        if (reason.until() != null && reason.until().isAfter(start)) start = reason.until();
         return start;
     }
 

@@ -49,9 +49,8 @@ abstract class JdbcStore implements Store {
 
     /**
      * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
-     * declined by it since the job's last back-off (a decline ending at or after {@code not_before};
-     * see {@link Store#requeue(JobUuid, LeaseId, AttemptOutcome, Decline, int, java.time.Duration, Instant)}),
-     * past any retry backoff, within the tier limits. The limits read committed
+     * declined by it in the current round (see {@link #DECLINED_THIS_ROUND}), past any retry
+     * backoff, within the tier limits. The limits read committed
      * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
      * update.
      *
@@ -65,9 +64,18 @@ abstract class JdbcStore implements Store {
                 + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
-                + " AND a.ended >= COALESCE(j.not_before, 0))"
+                + " AND " + DECLINED_THIS_ROUND + ")"
                 + " AND " + TIER_LIMITS;
     }
+
+    /**
+     * Whether decline {@code a} of job {@code j} still excludes its runner at {@code :now}: before
+     * any decline back-off every decline does; during a back-off every decline does (all runners
+     * of the spec had declined; a runner that never declined may still take the job); after it,
+     * only declines since it ended (a new round: a decline may have been transient).
+     */
+    static final String DECLINED_THIS_ROUND =
+            "(j.decline_backoff_until IS NULL OR j.decline_backoff_until > :now OR a.ended >= j.decline_backoff_until)";
 
     static final String CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
 
@@ -501,9 +509,9 @@ abstract class JdbcStore implements Store {
                             .execute();
                     if (exhausted) {
                         after = failedByDeclines(h, after, maxRequeues, now);
-                    } else if (declinedByEveryServingRunner(h, after)) {
+                    } else if (declinedByEveryServingRunner(h, after, now)) {
                         long backoff = Math.max(1, micros(Instant.EPOCH.plus(declineBackoff)));
-                        after = h.createQuery("UPDATE job SET not_before = :until, modified = :now WHERE id = :id RETURNING " + Rows.JOB)
+                        after = h.createQuery("UPDATE job SET decline_backoff_until = :until, modified = :now WHERE id = :id RETURNING " + Rows.JOB)
                                 .bind("until", micros(now) + backoff).bind("now", micros(now)).bind("id", after.id())
                                 .map(Rows.JOB_MAPPER).one();
                     }
@@ -523,11 +531,12 @@ abstract class JdbcStore implements Store {
      * True when every non-archived runner serving the job's spec has declined it since its last
      * back-off (a spec nobody serves is not "declined by every runner": it waits as no_runner).
      */
-    private static boolean declinedByEveryServingRunner(Handle h, Job job) {
+    private static boolean declinedByEveryServingRunner(Handle h, Job job, Instant now) {
         return h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " WHERE rs.spec_id = :spec AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = :job"
-                        + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND a.ended >= :round)")
-                .bind("spec", job.specId()).bind("job", job.id()).bind("round", job.notBefore() == null ? 0L : micros(job.notBefore()))
+                        + " JOIN job j ON j.id = :job"
+                        + " WHERE rs.spec_id = :spec AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
+                        + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND " + DECLINED_THIS_ROUND + ")")
+                .bind("spec", job.specId()).bind("job", job.id()).bind("now", micros(now))
                 .mapTo(Long.class).one() == 0
                 && h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
                         + " WHERE rs.spec_id = :spec").bind("spec", job.specId()).mapTo(Long.class).one() > 0;

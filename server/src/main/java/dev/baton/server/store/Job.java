@@ -12,7 +12,8 @@ import java.time.Instant;
  * the queue before the job started, {@code notBefore} is when a retried job may be claimed again
  * (its backoff), null when it may be claimed at once. {@code queueTimeout} (seconds, null for none)
  * bounds how long it may wait from {@code created}; {@code errorCode} names failures the server
- * decides ({@code queue_timeout}, {@code declined}).
+ * decides ({@code queue_timeout}, {@code declined}); {@code declineBackoffUntil} is when the
+ * last decline back-off ends (every runner of its spec had declined it), null if it never had one.
  */
 public record Job(
         long id,
@@ -40,7 +41,8 @@ public record Job(
         Instant created,
         Instant modified,
         Integer queueTimeout,
-        String errorCode) {
+        String errorCode,
+        Instant declineBackoffUntil) {
 
     /** True when {@code lease} is this job's current lease (constant-time). */
     public boolean holds(LeaseId candidate) {

@@ -36,7 +36,7 @@ final class Rows {
     static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, start_time, end_time, results, error, created, modified";
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
             + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
-            + " queue_timeout, error_code";
+            + " queue_timeout, error_code, decline_backoff_until";
     static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason";
 
     static Long micros(Instant t) {
@@ -110,7 +110,8 @@ final class Rows {
                 lease == null ? null : new LeaseId(lease), rs.getInt("attempt"), rs.getInt("requeues"),
                 instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
                 nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
-                instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"));
+                instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"),
+                instant(rs, "decline_backoff_until"));
     };
 
     static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> {

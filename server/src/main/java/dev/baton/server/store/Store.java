@@ -121,8 +121,9 @@ public interface Store extends AutoCloseable {
      * specs, not declined by this runner before, ordered priority DESC, created ASC, id ASC,
      * with the tier limits of seed 001 (≥200 unlimited; 100–199 none other in flight for the
      * organization; &lt;100 none other in flight for the source IP). "Declined before" counts
-     * only declines since the job's last back-off ({@code not_before}): once every runner of the
-     * spec has declined, the job rests for the decline back-off and then every runner may try again. Sets status claimed, runner,
+     * only declines of the current round: once every runner of the spec has declined, the job
+     * rests for the decline back-off ({@code decline_backoff_until}; runners that never declined
+     * may still take it) and then every runner may try again. Sets status claimed, runner,
      * lease, attempt+1, claimed and last_heartbeat = now, and opens an attempt record. Never
      * hands one job to two callers, on either dialect.
      */
@@ -147,9 +148,9 @@ public interface Store extends AutoCloseable {
     /**
      * The full requeue. A DECLINED attempt stores {@code decline} (code and reason) on its
      * attempt record; the runner is not offered the job again until the job's next back-off. When
-     * with this decline every non-archived runner serving the job's spec has declined since the
-     * last back-off, the job gets {@code not_before = now + declineBackoff}: after it, every runner
-     * may try again (a decline may be transient). Running out of requeues after a decline fails
+     * with this decline every non-archived runner serving the job's spec has declined in the
+     * current round, the job gets {@code decline_backoff_until = now + declineBackoff}: after it,
+     * every runner may try again (a decline may be transient). Running out of requeues after a decline fails
      * the job with error_code {@code declined} and every runner's last reason in the error.
      */
     Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues, Duration declineBackoff,

@@ -123,10 +123,11 @@ abstract class WaitingJobsContractTest {
 
         Job waiting = server.job(job);
         assertThat(waiting.status()).isEqualTo(JobStatus.PENDING);
-        assertThat(waiting.notBefore()).isEqualTo(server.clock.instant().plus(BACKOFF));
+        assertThat(waiting.declineBackoffUntil()).isEqualTo(server.clock.instant().plus(BACKOFF));
+        assertThat(waiting.notBefore()).as("the retry backoff of failed jobs is another thing").isNull();
         PendingReason why = queue(job).reason();
         assertThat(why.code()).isEqualTo("retry_backoff");
-        assertThat(why.until()).isEqualTo(waiting.notBefore());
+        assertThat(why.until()).isEqualTo(waiting.declineBackoffUntil());
         assertThat(why.declines()).containsExactly(new PendingReason.RunnerDecline("runner-1", "pull_failed", "registry answered HTTP 503"));
 
         // Not offered during the back-off, offered again as soon as it ends (no poll needed).
@@ -194,6 +195,22 @@ abstract class WaitingJobsContractTest {
     }
 
     @Test
+    void aRunnerAddedDuringTheBackoffGetsTheJobAtOnce() {
+        Job job = server.submit(spec);
+        TestRunner a = connect(alice);
+        decline(a, claim(a), DeclineCode.IMAGE_REFUSED, "wrong architecture");
+        assertThat(reason(job)).isEqualTo("retry_backoff");
+        RunnerHandle newcomer = server.runner(spec);
+        TestRunner n = connect(newcomer);
+        // (The server registers the channel just after the handshake the client saw.)
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(reason(job)).as("a runner that never declined may take it")
+                .isEqualTo("runners_busy"));
+        ClaimedJob c = claim(n);
+        assertThat(c.uuid()).isEqualTo(job.uuid());
+        assertThat(c.attempt()).isEqualTo(2);
+    }
+
+    @Test
     void declinedByTheConnectedRunnersWhileAnotherIsOfflineSaysWhoDeclinedAndWhy() {
         server.runner(spec); // serves the spec, never connects
         Job job = server.submit(spec);
@@ -205,7 +222,7 @@ abstract class WaitingJobsContractTest {
                 "the runc executor runs images; this job has no image digest"));
         assertThat(why.message()).contains("runner-1 (image_required").contains("not connected");
         assertThat(queue(job).predictedStart()).isNull();
-        assertThat(server.job(job).notBefore()).as("not every runner declined: no back-off").isNull();
+        assertThat(server.job(job).declineBackoffUntil()).as("not every runner declined: no back-off").isNull();
     }
 
     @Test
