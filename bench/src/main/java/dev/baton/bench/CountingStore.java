@@ -277,9 +277,37 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, dev.baton.server.store.Decline decline, int maxRequeues,
+            java.time.Duration declineBackoff, Instant now) {
         wrote("requeue");
-        return delegate.requeue(job, lease, outcome, maxRequeues, now);
+        return delegate.requeue(job, lease, outcome, decline, maxRequeues, declineBackoff, now);
+    }
+
+    @Override
+    public Transition expireQueued(JobUuid job, String error, Instant now) {
+        wrote("expireQueued");
+        return delegate.expireQueued(job, error, now);
+    }
+
+    @Override
+    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
+        wrote("setSpecQueueTimeout");
+        return delegate.setSpecQueueTimeout(specId, queueTimeoutSeconds, now);
+    }
+
+    @Override
+    public List<Job> pendingJobsWithQueueTimeout() {
+        return delegate.pendingJobsWithQueueTimeout();
+    }
+
+    @Override
+    public List<Job> pendingJobs() {
+        return delegate.pendingJobs();
+    }
+
+    @Override
+    public dev.baton.server.store.PendingFacts pendingFacts(Job job, int recentRuns) {
+        return delegate.pendingFacts(job, recentRuns);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.baton.runner;
 
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.ServerMessage;
@@ -234,6 +235,11 @@ public final class RunnerAgent {
             @Override
             public void declined(String reason) {
                 post(new Input.PrepareDeclined(id, reason));
+            }
+
+            @Override
+            public void declined(DeclineCode code, String reason) {
+                post(new Input.PrepareDeclined(id, code, reason));
             }
 
             @Override

@@ -6,6 +6,8 @@ import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.auth.AdminToken;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.dispatch.JobQueue;
+import dev.baton.server.registry.Images;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
@@ -70,7 +72,10 @@ public final class BatonServer implements AutoCloseable {
             Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl);
             JobEvents events = b.jobEvents.apply(wiring);
             if (events instanceof AutoCloseable c) toClose.add(c);
-            ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl);
+            // Dispatch, when present, also answers what the API asks about queued jobs.
+            JobQueue queue = events instanceof JobQueue q ? q : JobQueue.UNKNOWN;
+            ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl,
+                    queue, Images.in(dataDir.resolve("storage")));
 
             List<RouteModule> modules = new ArrayList<>(List.of(
                     new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), new HealthRoutes(store), new ManagementApi(api)));

@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.message.DeclineCode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
@@ -160,12 +161,24 @@ public final class RuncExecutor implements Executor {
 
         @Override
         protected void prepare() throws DeclinedException, IOException {
-            if (job.config().digest() == null) throw new DeclinedException("the runc executor runs images; this job has no image digest");
+            if (job.config().digest() == null) {
+                throw new DeclinedException(DeclineCode.IMAGE_REQUIRED, "the runc executor runs images; this job has no image digest");
+            }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
+            ImagePuller.PulledImage image;
             try {
                 ImagePuller puller = new ImagePuller(options.workDir().resolve("blobs"), options.arch());
-                ImagePuller.PulledImage image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);
-                checkStopped();
+                image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);
+            } catch (PullDeniedException e) {
+                throw new DeclinedException(DeclineCode.PULL_FAILED, e.getMessage());
+            } catch (LayerException e) {
+                throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
+            } catch (IOException e) {
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
+                throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
+            }
+            checkStopped();
+            try {
                 Trees.deleteTree(bundle);
                 Files.createDirectories(rootfs);
                 if (userns) chown(bundle, 0, 0); // the bundle dir stays the agent's; only the rootfs is shifted
@@ -179,12 +192,10 @@ public final class RuncExecutor implements Executor {
                 }
                 if (userns) chown(rootfs, options.idOffset(), options.idOffset());
                 process = resolveProcess(image.config());
-            } catch (PullDeniedException e) {
-                throw new DeclinedException(e.getMessage());
             } catch (LayerException e) {
-                throw new DeclinedException("image refused: " + e.getMessage());
+                throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
             } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e)) throw new DeclinedException("disk full: " + e.getMessage());
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
                 throw e;
             }
         }
@@ -197,7 +208,7 @@ public final class RuncExecutor implements Executor {
             List<String> args = new ArrayList<>();
             if (entrypoint != null) args.addAll(entrypoint);
             if (cmd != null) args.addAll(cmd);
-            if (args.isEmpty()) throw new DeclinedException("neither the image nor the job names a command");
+            if (args.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
             Map<String, String> env = new LinkedHashMap<>();
             env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
             if (image.env() != null) {

@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.message.DeclineCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -85,6 +86,7 @@ class RuncExecutorTest {
     private static final class Recorder implements ExecutionEvents {
         final CompletableFuture<ExecutionResult> finished = new CompletableFuture<>();
         final CompletableFuture<String> declined = new CompletableFuture<>();
+        final CompletableFuture<DeclineCode> declineCode = new CompletableFuture<>();
         final CompletableFuture<Instant> started = new CompletableFuture<>();
         final List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
         volatile Execution execution;
@@ -97,6 +99,7 @@ class RuncExecutorTest {
             execution.start();
         }
         @Override public void declined(String reason) { declined.complete(reason); finished.completeExceptionally(new AssertionError("declined: " + reason)); }
+        @Override public void declined(DeclineCode code, String reason) { declineCode.complete(code); declined(reason); }
         @Override public void started(Instant at) { started.complete(at); }
         @Override public void finished(ExecutionResult result) { finished.complete(result); }
     }
@@ -214,7 +217,25 @@ class RuncExecutorTest {
         executor = executor(evil.layout());
         Recorder r = run(job(spec(256 * MIB, false), evil, null, 1, List.of()));
         assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("image refused").contains("escapes");
+        assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.UNPACK_FAILED);
         assertThat(work.resolve("runner/escaped")).doesNotExist();
+    }
+
+    @Test
+    void aJobWithoutAnImageIsDeclinedAsImageRequired() throws Exception {
+        ClaimedJob noImage = Jobs.claimed(spec(256 * MIB, false), new JobConfig("local", dev.baton.protocol.id.ProjectUuid.random(), null, null,
+                List.of("true"), Map.of(), JobTimeout.of(60), null, 1));
+        Recorder r = run(noImage);
+        assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.IMAGE_REQUIRED);
+        assertThat(r.declined.get()).contains("no image");
+    }
+
+    @Test
+    void anImageAndJobWithoutACommandAreDeclinedAsNoCommand() throws Exception {
+        TestImages.Image bare = TestImages.busybox(work.resolve("bare"), List.of(), List.of());
+        executor = executor(bare.layout());
+        Recorder r = run(job(spec(256 * MIB, false), bare, null, 1, List.of()));
+        assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.NO_COMMAND);
     }
 
     @Test
@@ -229,6 +250,7 @@ class RuncExecutorTest {
                     Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
             Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
             assertThat(r.declined.get(60, TimeUnit.SECONDS)).startsWith("disk full");
+            assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isIn(DeclineCode.PULL_FAILED, DeclineCode.UNPACK_FAILED);
             assertThat(r.started).isNotDone();
         } finally {
             new ProcessBuilder("umount", small.toString()).start().waitFor();

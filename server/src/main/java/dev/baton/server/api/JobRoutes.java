@@ -73,7 +73,7 @@ public final class JobRoutes implements RouteModule {
         // One row more than asked tells whether another page exists, without a count query.
         List<Job> jobs = api.store().listJobs(project.id(), new JobFilter(status, specId, runnerId, limit + 1, offset));
         boolean more = jobs.size() > limit;
-        JobViews views = new JobViews(api.store(), project);
+        JobViews views = new JobViews(api.store(), project, api.queue());
         List<JobView> page = jobs.stream().limit(limit).map(j -> views.of(j, null)).toList();
         Json.write(ctx, 200, new JobPage(page, limit, offset, more ? offset + limit : null));
     }
@@ -82,7 +82,7 @@ public final class JobRoutes implements RouteModule {
         Project project = find.project(ctx.pathParam("project"));
         Job job = job(project, ctx.pathParam("job"));
         var output = api.outputs().get(project.uuid(), job.uuid()).orElse(null);
-        Json.write(ctx, 200, new JobViews(api.store(), project).of(job, output));
+        Json.write(ctx, 200, new JobViews(api.store(), project, api.queue()).of(job, output, true));
     }
 
     private void cancel(Context ctx) {

@@ -25,7 +25,8 @@ record RunRequest(
         Map<String, String> env,
         List<String> filePaths,
         Integer iterations,
-        Retry retry) {
+        Retry retry,
+        Integer queueTimeout) {
 
     /** Opt-in retry of a job that started and then failed (brief §1, OJS field names). */
     record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost) {}

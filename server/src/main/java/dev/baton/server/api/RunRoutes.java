@@ -28,7 +28,7 @@ public final class RunRoutes implements RouteModule {
 
     public RunRoutes(ApiContext api) {
         this.api = api;
-        this.validator = new RunValidator(api.store(), new Adapters());
+        this.validator = new RunValidator(api.store(), api.images(), new Adapters());
     }
 
     /** The response of a run: its report, and for runner runs the queued job. */
@@ -55,7 +55,7 @@ public final class RunRoutes implements RouteModule {
                         r.timeout(), r.filePaths(), r.iterations());
                 Job job = api.store().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
-                        new NewJob(r.spec().id(), ctx.ip(), config, r.timeout().seconds(), org.plan().priority(), r.retry()),
+                        new NewJob(r.spec().id(), ctx.ip(), config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout()),
                         org.id(), now);
                 try {
                     api.jobEvents().jobSubmitted(job);
@@ -64,7 +64,7 @@ public final class RunRoutes implements RouteModule {
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
                 Report report = api.store().findReport(job.reportId()).orElseThrow();
-                JobView view = new JobViews(api.store(), r.project()).of(job, null);
+                JobView view = new JobViews(api.store(), r.project(), api.queue()).of(job, null);
                 Json.write(ctx, 201, new RunView(ReportView.of(report, r.project().uuid(), view), view));
             }
         }

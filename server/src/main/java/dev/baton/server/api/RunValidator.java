@@ -8,6 +8,8 @@ import dev.baton.server.adapter.Adapter;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.adapter.IterationResults;
 import dev.baton.server.adapter.ReportResults;
+import dev.baton.protocol.value.QueueTimeout;
+import dev.baton.server.registry.Images;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
@@ -50,10 +52,12 @@ final class RunValidator {
     private static final Pattern ADAPTER = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final Store store;
+    private final Images images;
     private final Adapters adapters;
 
-    RunValidator(Store store, Adapters adapters) {
+    RunValidator(Store store, Images images, Adapters adapters) {
         this.store = store;
+        this.images = images;
         this.adapters = adapters;
     }
 
@@ -61,15 +65,20 @@ final class RunValidator {
         boolean image = r.image() != null;
         boolean spec = r.spec() != null;
         boolean results = r.results() != null && !r.results().isEmpty();
+        // A command without an image is a run for a trusted runner's process executor.
+        boolean command = r.cmd() != null || r.entrypoint() != null;
         if (image && !spec) throw new ApiException(400, "spec_required", "spec required for runner execution: give the spec (UUID or slug) that should run the image", "spec");
-        if (!image && spec) throw new ApiException(400, "image_required", "image required for runner execution: give the image digest (sha256:…) to run on the spec", "image");
+        if (!image && spec && (results || !command)) {
+            throw new ApiException(400, "image_required", "image required for runner execution: give the image (digest sha256:… or a tag"
+                    + " of the project's registry) to run on the spec, or a cmd for a trusted runner's process executor", "image");
+        }
         if (image && results) throw new ApiException(400, "results_with_image", "cannot provide both results and image: results are for direct runs, image and spec for runner runs", "results");
-        if (!image && !results) throw new ApiException(400, "results_required", "nothing to run: give results (direct run) or image and spec (runner run)", "results");
+        if (!image && !spec && !results) throw new ApiException(400, "results_required", "nothing to run: give results (direct run) or image and spec (runner run)", "results");
 
         String branch = label("branch", r.branch(), DEFAULT_BRANCH);
         String testbed = label("testbed", r.testbed(), DEFAULT_TESTBED);
         Adapter adapter = adapter(r.adapter());
-        return image ? onRunner(r, branch, testbed, adapter) : direct(r, branch, testbed, adapter);
+        return spec ? onRunner(r, branch, testbed, adapter) : direct(r, branch, testbed, adapter);
     }
 
     private ValidRun direct(RunRequest r, String branch, String testbed, Adapter adapter) {
@@ -81,6 +90,7 @@ final class RunValidator {
         rejectInDirectRun("iterations", r.iterations());
         rejectInDirectRun("retry", r.retry());
         rejectInDirectRun("results_file", r.resultsFile());
+        rejectInDirectRun("queue_timeout", r.queueTimeout());
         Instant start = time("start_time", Fields.require("start_time", r.startTime()));
         Instant end = time("end_time", Fields.require("end_time", r.endTime()));
         if (end.isBefore(start)) throw ApiException.invalidField("end_time", "end_time must not be before start_time");
@@ -92,7 +102,10 @@ final class RunValidator {
     private ValidRun onRunner(RunRequest r, String branch, String testbed, Adapter adapter) {
         if (r.startTime() != null) throw timeSetByServer("start_time");
         if (r.endTime() != null) throw timeSetByServer("end_time");
-        ImageDigest digest = Fields.parse("image", r.image(), ImageDigest::of);
+        if (r.image() != null && !Images.isReference(r.image())) {
+            throw ApiException.invalidField("image", "image must be a digest (sha256: and 64 lowercase hex digits) or a tag of the"
+                    + " project's registry ('v1', or 'path:v1' for a repository inside the project), got '" + r.image() + "'");
+        }
         JobTimeout timeout = r.timeout() == null ? JobTimeout.DEFAULT : Fields.parse("timeout", r.timeout(), JobTimeout::of);
         List<String> entrypoint = args("entrypoint", r.entrypoint());
         List<String> cmd = args("cmd", r.cmd());
@@ -101,9 +114,28 @@ final class RunValidator {
         String resultsFile = resultsFile(r.resultsFile(), filePaths);
         int iterations = iterations(r.iterations());
         RetryPolicy retry = retry(r.retry());
+        Integer queueTimeout = r.queueTimeout() == null ? null : Fields.parse("queue_timeout", r.queueTimeout(), QueueTimeout::of).seconds();
         Project project = project(r.project());
         Spec spec = spec(r.spec());
-        return new ValidRun.OnRunner(project, branch, testbed, adapter.name(), resultsFile, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry);
+        // Refuse what can never run (nothing is created): an image the project's registry does not
+        // hold, and a job with nothing to execute.
+        ImageDigest digest = null;
+        if (r.image() != null) {
+            Images.Resolved image = images.find(project.uuid(), r.image()).orElseThrow(() -> new ApiException(422, "image_not_found",
+                    "image '" + r.image() + "' is not in the registry of project '" + project.slug() + "': push it first"
+                            + " (baton image push) and give its digest or tag", "image"));
+            digest = ImageDigest.of(image.digest());
+            boolean jobCommand = (entrypoint != null && !entrypoint.isEmpty()) || (cmd != null && !cmd.isEmpty());
+            if (image.commandKnown() && !image.hasCommand() && !jobCommand) {
+                throw new ApiException(422, "no_command", "image '" + r.image() + "' names no Entrypoint or Cmd in its config and the"
+                        + " run gives no cmd: give cmd (or entrypoint) so the runner knows what to execute", "cmd");
+            }
+        } else if ((entrypoint == null || entrypoint.isEmpty()) && (cmd == null || cmd.isEmpty())) {
+            throw new ApiException(422, "no_command", "a run without an image needs a non-empty cmd (or entrypoint) to execute", "cmd");
+        }
+        if (queueTimeout == null) queueTimeout = spec.queueTimeout();
+        return new ValidRun.OnRunner(project, branch, testbed, adapter.name(), resultsFile, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry,
+                queueTimeout);
     }
 
     private Project project(String ref) {
@@ -116,7 +148,7 @@ final class RunValidator {
         Fields.resourceId("spec", ref);
         Spec spec = store.findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
-        if (spec.archived() != null) throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
+        if (spec.archived() != null) throw new ApiException(422, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
         return spec;
     }
 

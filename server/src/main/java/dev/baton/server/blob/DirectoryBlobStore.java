@@ -35,6 +35,14 @@ public final class DirectoryBlobStore implements BlobStore {
         this.uploads = root.resolve("_uploads");
     }
 
+    /**
+     * The store under {@code root} for reading only: no directory is created and no upload is
+     * discarded (the registry, which owns uploads, opens the same directory with {@link #open}).
+     */
+    public static DirectoryBlobStore reader(Path root) {
+        return new DirectoryBlobStore(root);
+    }
+
     /** Opens (creating) the store under {@code root} and discards uploads left by a previous run. */
     public static DirectoryBlobStore open(Path root) throws IOException {
         DirectoryBlobStore store = new DirectoryBlobStore(root);
