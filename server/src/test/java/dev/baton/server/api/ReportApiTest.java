@@ -95,7 +95,11 @@ class ReportApiTest {
 
     /** Submits a run, lets the runner claim and start it, and sends {@code completed} with these iterations. */
     private JsonNode runToCompletion(Map<String, Object> extra, List<IterationResult> iterations) {
-        JsonNode run = Fixtures.created(s.post("/v0/run", Fixtures.runBody("proj", "small", extra)));
+        // Command-only: the runner here is a test peer on the channel, it pulls nothing.
+        Map<String, Object> body = Fixtures.runBody("proj", "small", extra);
+        body.remove("image");
+        body.putIfAbsent("cmd", List.of("bench"));
+        JsonNode run = Fixtures.created(s.post("/v0/run", body));
         runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
         ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
         assertThat(claimed.uuid().toString()).isEqualTo(run.at("/job/uuid").asText());
