@@ -4,11 +4,13 @@ import dev.baton.server.api.ApiContext;
 import dev.baton.server.api.ManagementApi;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.auth.AdminToken;
+import dev.baton.server.config.PrivateFiles;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
+import dev.baton.server.http.JsonErrorHandler;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.output.OutputStore;
@@ -57,7 +59,7 @@ public final class BatonServer implements AutoCloseable {
         this.config = b.config;
         Path dataDir = config.dataDir().toAbsolutePath();
         try {
-            Files.createDirectories(dataDir);
+            PrivateFiles.prepareDataDirectory(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create data directory " + dataDir, e);
         }
@@ -86,7 +88,11 @@ public final class BatonServer implements AutoCloseable {
                 cfg.jetty.port = config.port();
                 cfg.http.maxRequestSize = config.requestBodyMaxBytes();
                 // Graceful stop: requests in progress get this long to finish.
-                cfg.jetty.modifyServer(server -> server.setStopTimeout(10_000));
+                cfg.jetty.modifyServer(server -> {
+                    server.setStopTimeout(10_000);
+                    // Errors Jetty answers itself (414, 431, …) in the JSON error shape too.
+                    server.setErrorHandler(new JsonErrorHandler());
+                });
                 modules.forEach(m -> m.addRoutes(cfg));
             });
             app.start();

@@ -256,6 +256,49 @@ abstract class ChannelContractTest {
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
     }
 
+    // ---- exact input (issue 12) --------------------------------------------------------------------
+
+    /** A scalar of the wrong type is invalid_message and changes nothing, as on the REST API. */
+    @Test
+    void wrongScalarTypesAreInvalidAndChangeNothing() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":\"1\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":1.5}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        String lease = claimed.lease().value();
+        runner.sendRaw("{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease + "\",\"error\":42}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw("{\"event\":\"completed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease
+                + "\",\"results\":[{\"exit_code\":\"0\",\"stdout\":\"{}\"}]}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.job(job).error()).isNull();
+    }
+
+    /** A lone surrogate (escaped or raw) would be stored as '?': refused, nothing changes. */
+    @Test
+    void loneSurrogatesAreInvalidAndChangeNothing() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        String prefix = "{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + claimed.lease().value() + "\",\"error\":";
+        runner.sendRaw(prefix + "\"bad \\ud800 text\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw(prefix + "\"bad \\udc00\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        runner.sendRaw(prefix + "\"fine \\ud83d\\ude00 \\\\ud800\"}");
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(server.job(job).error()).contains("fine \ud83d\ude00 \\ud800");
+    }
+
     @Test
     void noFalseTimeoutWhileHeartbeatsFlow() {
         Job job = server.submit(spec);
