@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  * The Baton server, wired by hand in one place: opens the store, resolves the admin token, builds
  * Javalin (virtual threads) with every {@link RouteModule} (error mapping, health, the management
  * API, then whatever the builder adds: runner channel, registry, metrics), and binds. Closing it
+ * first lets {@link BeforeHttpStop} parts act (runner channels are closed with 4003), then
  * stops accepting requests, lets running ones finish, then closes modules and the store.
  */
 public final class BatonServer implements AutoCloseable {
@@ -162,6 +163,14 @@ public final class BatonServer implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Baton server stopping");
+        for (AutoCloseable c : closeables) {
+            if (!(c instanceof BeforeHttpStop first)) continue;
+            try {
+                first.beforeHttpStop();
+            } catch (RuntimeException e) {
+                LOG.warn("stopping {} failed", c.getClass().getSimpleName(), e);
+            }
+        }
         try {
             app.stop();
         } finally {
