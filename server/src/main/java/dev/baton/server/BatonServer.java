@@ -4,6 +4,7 @@ import dev.baton.server.api.ApiContext;
 import dev.baton.server.api.ManagementApi;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.auth.AdminToken;
+import dev.baton.server.config.PrivateFiles;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.dispatch.JobQueue;
@@ -11,6 +12,7 @@ import dev.baton.server.registry.Images;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
+import dev.baton.server.http.JsonErrorHandler;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.output.OutputStore;
@@ -36,6 +38,7 @@ import org.slf4j.LoggerFactory;
  * The Baton server, wired by hand in one place: opens the store, resolves the admin token, builds
  * Javalin (virtual threads) with every {@link RouteModule} (error mapping, health, the management
  * API, then whatever the builder adds: runner channel, registry, metrics), and binds. Closing it
+ * first lets {@link BeforeHttpStop} parts act (runner channels are closed with 4003), then
  * stops accepting requests, lets running ones finish, then closes modules and the store.
  */
 public final class BatonServer implements AutoCloseable {
@@ -59,7 +62,7 @@ public final class BatonServer implements AutoCloseable {
         this.config = b.config;
         Path dataDir = config.dataDir().toAbsolutePath();
         try {
-            Files.createDirectories(dataDir);
+            PrivateFiles.prepareDataDirectory(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create data directory " + dataDir, e);
         }
@@ -91,7 +94,11 @@ public final class BatonServer implements AutoCloseable {
                 cfg.jetty.port = config.port();
                 cfg.http.maxRequestSize = config.requestBodyMaxBytes();
                 // Graceful stop: requests in progress get this long to finish.
-                cfg.jetty.modifyServer(server -> server.setStopTimeout(10_000));
+                cfg.jetty.modifyServer(server -> {
+                    server.setStopTimeout(10_000);
+                    // Errors Jetty answers itself (414, 431, …) in the JSON error shape too.
+                    server.setErrorHandler(new JsonErrorHandler());
+                });
                 modules.forEach(m -> m.addRoutes(cfg));
             });
             app.start();
@@ -161,6 +168,14 @@ public final class BatonServer implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Baton server stopping");
+        for (AutoCloseable c : closeables) {
+            if (!(c instanceof BeforeHttpStop first)) continue;
+            try {
+                first.beforeHttpStop();
+            } catch (RuntimeException e) {
+                LOG.warn("stopping {} failed", c.getClass().getSimpleName(), e);
+            }
+        }
         try {
             app.stop();
         } finally {

@@ -239,6 +239,57 @@ class RuncExecutorTest {
     }
 
     @Test
+    void anImageLargerThanTheSpecsDiskIsDeclinedAndCleanedUp() throws Exception {
+        // 64 MiB of zeros: a few tens of KiB compressed, more than the 32 MiB disk of the spec.
+        TestImages.Image bomb = TestImages.busybox(work.resolve("bomb"), List.of("true"),
+                List.of(new TarWriter().zeros("big", 64 * (int) MIB).tarGz()));
+        assertThat(Files.size(work.resolve("bomb/blobs/sha256").resolve(bomb.layerDigests().getLast().substring(7)))).isLessThan(MIB);
+        executor = executor(bomb.layout());
+        SpecView base = spec(256 * MIB, false);
+        SpecView small = new SpecView(base.uuid(), base.name(), base.slug(), base.architecture(), base.cpu(), base.memory(), 32 * MIB,
+                base.network(), base.created(), base.modified(), base.archived());
+        Recorder r = run(job(small, bomb, null, 1, List.of()));
+        assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("unpacks to more than " + 32 * MIB + " bytes").contains("disk size");
+        assertThat(r.started).isNotDone();
+        try (var bundles = Files.list(work.resolve("runner/bundles"))) {
+            assertThat(bundles.toList()).as("the partly unpacked bundle is removed").isEmpty();
+        }
+    }
+
+    @Test
+    void theRunnersUnpackCapAppliesBesideTheSpec() throws Exception {
+        executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
+                Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout()), 256 * 1024), Clock.systemUTC());
+        Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
+        assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("unpacks to more than 262144 bytes");
+    }
+
+    @Test
+    void bundlesArePrivateAndSetuidBitsAreDroppedWithoutAUserNamespace() throws Exception {
+        TestImages.Image suid = TestImages.busybox(work.resolve("suid"), List.of("sleep", "30"),
+                List.of(new TarWriter().file("bin/rootshell", 04755, "#!/bin/sh\n".getBytes()).file("bin/groupy", 02755, "x".getBytes()).tarGz()));
+        for (boolean userNamespace : new boolean[] {false, true}) {
+            executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, userNamespace, 100_000, 256,
+                    Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(suid.layout())), Clock.systemUTC());
+            ClaimedJob job = job(spec(256 * MIB, false), suid, null, 1, List.of());
+            Recorder r = run(job);
+            r.started.get(60, TimeUnit.SECONDS);
+            Path bundle = work.resolve("runner/bundles").resolve(job.uuid().toString());
+            assertThat(mode(work.resolve("runner/bundles"))).isEqualTo(0700);
+            assertThat(mode(bundle)).isEqualTo(0700);
+            boolean keeps = executor.usesUserNamespace();
+            assertThat(mode(bundle.resolve("rootfs/bin/rootshell"))).isEqualTo(keeps ? 04755 : 0755);
+            assertThat(mode(bundle.resolve("rootfs/bin/groupy"))).isEqualTo(keeps ? 02755 : 0755);
+            r.execution.stop(Duration.ofSeconds(1));
+            r.finished.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int mode(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS) & 07777;
+    }
+
+    @Test
     void aFullDiskDeclines() throws Exception {
         // A real full disk: a 256 KiB tmpfs as the work dir, smaller than the busybox layer.
         Path small = Files.createDirectories(work.resolve("small"));

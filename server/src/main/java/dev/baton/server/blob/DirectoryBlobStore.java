@@ -1,5 +1,6 @@
 package dev.baton.server.blob;
 
+import dev.baton.server.config.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -46,8 +47,8 @@ public final class DirectoryBlobStore implements BlobStore {
     /** Opens (creating) the store under {@code root} and discards uploads left by a previous run. */
     public static DirectoryBlobStore open(Path root) throws IOException {
         DirectoryBlobStore store = new DirectoryBlobStore(root);
-        Files.createDirectories(store.blobs);
-        Files.createDirectories(store.uploads);
+        PrivateFiles.createDirectories(store.blobs);
+        PrivateFiles.createDirectories(store.uploads);
         store.discardUploads();
         return store;
     }
@@ -73,7 +74,7 @@ public final class DirectoryBlobStore implements BlobStore {
     @Override
     public BlobUpload startUpload() throws IOException {
         Path file = uploads.resolve(UUID.randomUUID().toString());
-        Files.createFile(file);
+        PrivateFiles.createFile(file);
         return new FileUpload(file);
     }
 
@@ -155,7 +156,7 @@ public final class DirectoryBlobStore implements BlobStore {
                 Files.deleteIfExists(file); // deduplicated: the same content is already stored
                 return CommitOutcome.STORED;
             }
-            Files.createDirectories(target.getParent());
+            PrivateFiles.createDirectories(target.getParent());
             try {
                 Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
             } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {

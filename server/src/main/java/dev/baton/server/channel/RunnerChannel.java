@@ -1,6 +1,7 @@
 package dev.baton.server.channel;
 
 import dev.baton.protocol.value.PollTimeout;
+import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
@@ -25,6 +26,7 @@ import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
 import java.time.Clock;
 import java.util.Optional;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +39,10 @@ import org.slf4j.LoggerFactory;
  * {@link #controlRoutes} to Javalin, and the management API tells it about submitted and canceled
  * jobs through {@link JobEvents}.
  */
-public final class RunnerChannel implements JobEvents, JobQueue, AutoCloseable {
+public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunnerChannel.class);
+    /** How long a shutdown waits for the runners' close frames to be written. */
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(5);
 
     private final Store store;
     private final Sessions sessions = new Sessions();
@@ -140,15 +144,24 @@ public final class RunnerChannel implements JobEvents, JobQueue, AutoCloseable {
     }
 
     /**
+     * Graceful shutdown, while HTTP still runs: every channel is closed with 4003 and its reason
+     * (Jetty's own stop would close them with 1001) and new ones are refused.
+     */
+    @Override
+    public void beforeHttpStop() {
+        sessions.shutdown(SHUTDOWN_WAIT);
+    }
+
+    /**
      * Graceful shutdown: jobs in flight stay claimed/running in the store, their runners
      * reconnect to the next server start (or another node) and carry on.
      */
     @Override
     public void close() {
+        sessions.shutdown(SHUTDOWN_WAIT); // no-op when beforeHttpStop ran
         lifecycle.shutdown();
         logs.close();
         deadlines.close();
-        for (RunnerSession s : sessions.all()) s.close(RunnerSession.CLOSE_SHUTDOWN, "server shutting down");
         flusher.shutdownNow();
         flushQuietly();
     }
