@@ -717,8 +717,9 @@ public final class RunnerMachine {
                 for (int i = 0; i < results.size(); i++) {
                     Integer code = results.get(i).exitCode();
                     if (code == null || code != 0) {
+                        // Iterations count from 0 everywhere (reports, logs, the API).
                         yield new RunnerMessage.Failed(h.id(), h.lease(), results,
-                                "iteration " + (i + 1) + " exited with code " + code);
+                                "iteration " + i + " exited with code " + code);
                     }
                 }
                 yield new RunnerMessage.Completed(h.id(), h.lease(), results);

@@ -142,7 +142,7 @@ class RunnerMachineTest {
         var bad = new IterationResult(3, "", "boom", Map.of());
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK, bad))));
         assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> assertThat(f.error()).isEqualTo("iteration 2 exited with code 3"));
+                f -> assertThat(f.error()).isEqualTo("iteration 1 exited with code 3") /* the second, counted from 0 */);
     }
 
     @Test
