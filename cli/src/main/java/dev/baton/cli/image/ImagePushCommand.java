@@ -44,11 +44,11 @@ public final class ImagePushCommand implements Callable<Integer> {
     String ref;
 
     @Option(names = "--entrypoint", paramLabel = "WORD",
-            description = "plain directory only: a word of the image's entrypoint; repeat for each word (--entrypoint=-c for a word starting with -)")
+            description = "plain directory only: a word of the image's entrypoint; repeat for each word (--entrypoint=--json for a word that is one of these options)")
     List<String> entrypoint;
 
     @Option(names = "--cmd", paramLabel = "WORD",
-            description = "plain directory only: a word of the image's command; repeat for each word, e.g. --cmd /bin/sh --cmd=-c --cmd 'echo hi'")
+            description = "plain directory only: a word of the image's command; repeat for each word, e.g. --cmd /bin/sh --cmd -c --cmd 'echo hi'")
     List<String> cmd;
 
     @Option(names = "--env", paramLabel = "KEY=VALUE",
