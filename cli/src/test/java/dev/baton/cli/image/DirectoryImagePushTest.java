@@ -126,7 +126,7 @@ class DirectoryImagePushTest {
     @Test
     void pushesADirectoryAsAOneLayerImageWithItsConfig() throws Exception {
         Path dir = tree(tmp.resolve("img"));
-        Result result = push("--entrypoint", "/bin/tool", "--cmd", "run", "--cmd=-v", "--env", "A=1", "--env", "B=x=y",
+        Result result = push("--entrypoint", "/bin/tool", "--cmd", "run", "--cmd", "-c", "--env", "A=1", "--env", "B=x=y",
                 "--workdir", "/data", dir.toString(), "alpha/tools:v1");
         assertThat(result.exit()).as(result.err()).isZero();
         String digest = result.out().strip();
@@ -145,7 +145,7 @@ class DirectoryImagePushTest {
         assertThat(config.path("os").asText()).isEqualTo("linux");
         assertThat(config.path("architecture").asText()).isEqualTo(RootFilesystem.hostArchitecture()).isIn("amd64", "arm64");
         assertThat(config.path("config").path("Entrypoint").toString()).isEqualTo("[\"/bin/tool\"]");
-        assertThat(config.path("config").path("Cmd").toString()).isEqualTo("[\"run\",\"-v\"]");
+        assertThat(config.path("config").path("Cmd").toString()).isEqualTo("[\"run\",\"-c\"]");
         assertThat(config.path("config").path("Env").toString())
                 .isEqualTo("[\"" + ContainerConfig.DEFAULT_PATH + "\",\"A=1\",\"B=x=y\"]");
         assertThat(config.path("config").path("WorkingDir").asText()).isEqualTo("/data");
