@@ -3,10 +3,18 @@ package dev.baton.cli;
 import static dev.baton.cli.ApiClient.seg;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,14 +26,45 @@ import picocli.CommandLine.Parameters;
             RunnersCommand.RemoveSpec.class
         })
 final class RunnersCommand {
-    @Command(name = "create", description = "Register a runner; prints its key once.")
+    @Command(name = "create", description = {"Register a runner; prints its key once,",
+            "or with --key-file writes it to a new file (mode 0600) and prints where."})
     static final class Create extends ClientCommand {
         @Option(names = "--name", required = true) String name;
         @Option(names = "--slug") String slug;
         @Option(names = "--spec", description = "spec (UUID or slug) this runner serves; repeatable") List<String> specs;
+        @Option(names = "--key-file", paramLabel = "FILE",
+                description = "write the key to FILE, created with mode 0600 (never overwritten), instead of printing it")
+        Path keyFile;
 
         @Override
         JsonNode call(ApiClient api) {
+            // The file is created (exclusively) before the runner: a key the server shows only once
+            // must not be lost to a file that already exists or cannot be written.
+            if (keyFile != null) createKeyFile();
+            JsonNode created;
+            try {
+                created = create(api);
+            } catch (RuntimeException e) {
+                if (keyFile != null) deleteQuietly(keyFile);
+                throw e;
+            }
+            if (keyFile == null) {
+                note("Save the key now: it is shown only once (rotate it with 'baton runners rotate-key').");
+                return created;
+            }
+            try {
+                Files.writeString(keyFile, created.path("key").asText() + "\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not write the key to " + keyFile + " (rotate it with 'baton runners rotate-key "
+                        + created.path("runner").path("slug").asText() + "')", e);
+            }
+            ObjectNode shown = ((ObjectNode) created).deepCopy();
+            shown.remove("key");
+            shown.put("key_file", keyFile.toAbsolutePath().toString());
+            return shown;
+        }
+
+        private JsonNode create(ApiClient api) {
             Map<String, Object> body = new HashMap<>();
             body.put("name", name);
             if (slug != null) body.put("slug", slug);
@@ -40,14 +79,33 @@ final class RunnersCommand {
             }
             String runner = created.path("runner").path("uuid").asText();
             if (specs != null) for (String s : specs) api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", s));
-            note("Save the key now: it is shown only once (rotate it with 'baton runners rotate-key').");
             return created;
+        }
+
+        private void createKeyFile() {
+            try {
+                Files.createFile(keyFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (FileAlreadyExistsException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--key-file " + keyFile + " exists already; it is never overwritten (remove it or choose another path)");
+            } catch (IOException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--key-file " + keyFile + " cannot be created: " + e);
+            }
+        }
+
+        private static void deleteQuietly(Path file) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // the runner was not created; an empty file left behind is harmless
+            }
         }
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
             out.println("Runner " + answer.path("runner").path("slug").asText() + " (" + answer.path("runner").path("uuid").asText() + ") created.");
-            out.println("key: " + answer.path("key").asText());
+            if (answer.has("key_file")) out.println("key written to " + answer.path("key_file").asText() + " (mode 0600)");
+            else out.println("key: " + answer.path("key").asText());
         }
     }
 

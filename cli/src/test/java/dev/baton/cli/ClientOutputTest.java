@@ -121,7 +121,10 @@ class ClientOutputTest {
         assertThat(baton("runners", "create", "--name", "box", "--slug", "box").exit()).isZero();
         CliRun.Result again = baton("runners", "create", "--name", "box", "--slug", "box");
         assertThat(again.exit()).isEqualTo(ExitCodes.CLIENT_ERROR);
-        assertThat(again.err().strip()).startsWith("baton: slug_taken").contains("choose another --name or --slug")
+        assertThat(again.err().strip()).startsWith("baton: runner_name_taken").contains("choose another --name or --slug")
                 .contains("baton runners list --search box").doesNotContain("\n");
+        CliRun.Result slugOnly = baton("runners", "create", "--name", "other box", "--slug", "box");
+        assertThat(slugOnly.exit()).isEqualTo(ExitCodes.CLIENT_ERROR);
+        assertThat(slugOnly.err().strip()).startsWith("baton: slug_taken").contains("choose another --name or --slug");
     }
 }

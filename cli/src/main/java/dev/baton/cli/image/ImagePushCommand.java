@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,11 +18,12 @@ import picocli.CommandLine.Spec;
         name = "push",
         mixinStandardHelpOptions = true,
         description = {
-            "Push an OCI image layout directory, an OCI archive, or a docker/podman save archive to Baton's registry.",
+            "Push an OCI image layout directory, an OCI archive, or a docker/podman save archive to Baton's registry;",
+            "or a plain directory, pushed as the root filesystem of a one-layer image (no Docker needed).",
             "Prints the manifest digest (sha256:...) to pass to `baton run`; progress goes to stderr."
         })
 public final class ImagePushCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "SOURCE", description = "OCI layout directory, or a .tar/.tar.gz archive")
+    @Parameters(index = "0", paramLabel = "SOURCE", description = "OCI layout directory, .tar/.tar.gz archive, or a plain directory holding the image's files")
     Path source;
 
     @Parameters(index = "1", paramLabel = "DESTINATION",
@@ -40,6 +42,21 @@ public final class ImagePushCommand implements Callable<Integer> {
 
     @Option(names = "--ref", description = "which image, when the source holds several: its ref name or repo tag")
     String ref;
+
+    @Option(names = "--entrypoint", paramLabel = "WORD",
+            description = "plain directory only: a word of the image's entrypoint; repeat for each word (--entrypoint=--json for a word that is one of these options)")
+    List<String> entrypoint;
+
+    @Option(names = "--cmd", paramLabel = "WORD",
+            description = "plain directory only: a word of the image's command; repeat for each word, e.g. --cmd /bin/sh --cmd -c --cmd 'echo hi'")
+    List<String> cmd;
+
+    @Option(names = "--env", paramLabel = "KEY=VALUE",
+            description = "plain directory only: an environment variable of the image; repeatable (PATH defaults to Docker's)")
+    List<String> env;
+
+    @Option(names = "--workdir", paramLabel = "DIR", description = "plain directory only: the image's working directory (absolute)")
+    String workdir;
 
     @Option(names = "--json", description = "print {\"digest\": …} instead of the bare digest")
     boolean json;
@@ -60,7 +77,8 @@ public final class ImagePushCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build();
         try {
-            String digest = new ImagePusher(http, spec.commandLine().getErr()).push(source, ref, destination, server, token());
+            ContainerConfig container = new ContainerConfig(entrypoint, cmd, env, workdir);
+            String digest = new ImagePusher(http, spec.commandLine().getErr()).push(source, ref, container, destination, server, token());
             spec.commandLine().getOut().println(json ? "{\"digest\": \"" + digest + "\"}" : digest);
             spec.commandLine().getOut().flush();
             return 0;

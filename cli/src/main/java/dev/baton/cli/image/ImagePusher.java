@@ -9,7 +9,8 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * Pushes a local image (OCI layout, OCI archive or docker/podman save archive) to a registry:
+ * Pushes a local image (OCI layout, OCI archive, docker/podman save archive, or a plain directory
+ * made into a one-layer image) to a registry:
  * blobs the registry lacks, then child manifests by digest, then the top manifest under the tag.
  * Returns the top manifest's digest, which is what {@code baton run} takes.
  */
@@ -34,10 +35,18 @@ public final class ImagePusher {
      */
     public String push(Path source, String ref, String destination, String server, String token)
             throws IOException, InterruptedException {
+        return push(source, ref, ContainerConfig.none(), destination, server, token);
+    }
+
+    /**
+     * @param container what an image made from a plain directory runs; empty for a layout or archive
+     */
+    public String push(Path source, String ref, ContainerConfig container, String destination, String server, String token)
+            throws IOException, InterruptedException {
         ImageReference target = ImageReference.parse(destination, server);
         Path scratch = Files.createTempDirectory("baton-image-");
         try {
-            LocalImage image = ImageSources.open(source, ref, scratch);
+            LocalImage image = ImageSources.open(source, ref, container, scratch);
             RegistryClient client = new RegistryClient(http, target.server(), target.repository(), token);
             client.login();
             for (LocalImage.Blob blob : image.blobs().values()) {

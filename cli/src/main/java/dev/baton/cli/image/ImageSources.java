@@ -11,19 +11,30 @@ import java.util.zip.GZIPInputStream;
  * Opens what {@code baton image push} is given: an OCI image layout directory, or a tar file
  * (optionally gzip-compressed) holding an OCI layout ({@code podman save --format oci-archive},
  * {@code skopeo copy … oci-archive:}, recent {@code docker save}) or a Docker archive
- * ({@code docker save}, {@code podman save}).
+ * ({@code docker save}, {@code podman save}); or any other directory, taken as the root
+ * filesystem of a one-layer image (see {@link RootFilesystem}).
  */
 final class ImageSources {
     private ImageSources() {}
 
     /**
-     * @param scratch a directory for a decompressed copy of a gzip archive; the caller deletes it
+     * @param container what a directory image runs; must be empty for a layout or an archive, which bring their own
+     * @param scratch   a directory for a decompressed copy of a gzip archive or a directory's layer; the caller deletes it
      */
-    static LocalImage open(Path source, String ref, Path scratch) throws IOException {
+    static LocalImage open(Path source, String ref, ContainerConfig container, Path scratch) throws IOException {
+        if (RootFilesystem.looksLikeRootFilesystem(source)) {
+            if (ref != null) throw new ImageSourceException("--ref picks an image inside a layout or archive; " + source + " is a plain directory (a root filesystem)");
+            return RootFilesystem.read(source, container, scratch);
+        }
+        if (!container.isEmpty()) {
+            throw new ImageSourceException("--entrypoint, --cmd, --env and --workdir apply only to a plain directory (a root filesystem); "
+                    + source + " is an OCI layout or archive, whose image config already says what it runs");
+        }
         if (Files.isDirectory(source)) {
             DirectoryFiles files = new DirectoryFiles(source);
             if (!OciLayout.looksLikeLayout(files)) {
-                throw new ImageSourceException(source + " is a directory but not an OCI image layout (no oci-layout/index.json)");
+                throw new ImageSourceException(source + " has only one of oci-layout and index.json: an incomplete OCI image layout, "
+                        + "not an OCI image layout nor a plain directory to push as a root filesystem");
             }
             return OciLayout.read(files, ref);
         }
