@@ -47,16 +47,27 @@ final class JobsCommand {
         }
     }
 
+    /** What a JOB parameter may be besides a UUID: the project's newest job, so a walkthrough needs no copying of ids. */
+    static final String LATEST = "latest";
+
+    /** The UUID that {@code job} names: itself, or for {@code latest} the project's newest job. */
+    static String resolve(ApiClient api, String project, String job) {
+        if (!LATEST.equals(job)) return job;
+        JsonNode newest = api.get("/v0/projects/" + seg(project) + "/jobs?limit=1").path("jobs");
+        if (newest.isEmpty()) throw new ClientException(404, "job_not_found", "project " + project + " has no jobs yet");
+        return newest.get(0).path("uuid").asText();
+    }
+
     @Command(name = "get", description = "Show a job: its status, why it waits, and its report's metrics once processed.")
     static final class Get extends ClientCommand {
         @Option(names = "--project", required = true) String project;
-        @Parameters(paramLabel = "JOB", description = "job UUID") String job;
+        @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job") String job;
         private ApiClient api;
 
         @Override
         JsonNode call(ApiClient api) {
             this.api = api;
-            return api.get("/v0/projects/" + seg(project) + "/jobs/" + seg(job));
+            return api.get("/v0/projects/" + seg(project) + "/jobs/" + seg(resolve(api, project, job)));
         }
 
         @Override
@@ -94,12 +105,14 @@ final class JobsCommand {
         @Option(names = {"-f", "--follow"}, description = "keep printing as the job writes, until it ends") boolean follow;
         @Option(names = "--reconnect-for", converter = dev.baton.cli.runner.UpCommand.DurationConverter.class, defaultValue = "30s",
                 description = "how long to retry an unreachable server while following (default ${DEFAULT-VALUE})") Duration reconnectFor;
-        @Parameters(paramLabel = "JOB", description = "job UUID") String job;
+        @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job") String job;
 
         @Override
         public Integer call() {
             try {
-                return print(connection.client(), spec.commandLine().getErr());
+                ApiClient api = connection.client();
+                job = resolve(api, project, job);
+                return print(api, spec.commandLine().getErr());
             } catch (ClientException e) {
                 if (!"route_not_found".equals(e.code())) throw e;
                 throw new ClientException(e.status(), e.code(), "this server has no live logs (it predates them); the job's output is in"

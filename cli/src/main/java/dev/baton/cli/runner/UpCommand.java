@@ -44,7 +44,8 @@ public final class UpCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--server", required = true, description = "Server URL, e.g. https://baton.example.com")
+    @Option(names = "--server", defaultValue = "${env:BATON_SERVER:-http://127.0.0.1:7700}",
+            description = "Server URL, e.g. https://baton.example.com (env BATON_SERVER; default ${DEFAULT-VALUE})")
     URI server;
 
     @Option(names = "--runner", required = true, description = "This runner's name (slug) or UUID")
