@@ -62,7 +62,8 @@ final class UpCommand implements Callable<Integer> {
                     "",
                     "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
                     "  ./baton jobs list --project local",
-                    "  ./baton run --project local --spec local --image sha256:<digest> --wait -- <command>",
+                    "  ./baton run --project local --spec local --wait -- echo '{\"my-bench\":{\"latency\":{\"value\":42}}}'",
+                    "  your own image on a sandboxed runner: README.md, \"Your own benchmark, step by step\"",
                     "  ./baton --help"));
             return local;
         });
