@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
@@ -93,20 +94,42 @@ public final class RuncExecutor implements Executor {
         return e;
     }
 
+    /**
+     * Containers are recorded by runc itself (its state directory), named {@code baton-<job>-<iteration>}:
+     * every such container is killed and deleted, and reported against its job.
+     */
     @Override
-    public void sweep() {
+    public List<Leftover> sweep() {
+        List<Leftover> found = new ArrayList<>();
         try {
             String list = run(List.of(options.runc(), "list", "-q"));
             for (String id : list.split("\n")) {
-                if (id.startsWith(PREFIX)) {
-                    log.info("removing leftover container {}", id);
+                if (!id.startsWith(PREFIX)) continue;
+                log.warn("removing leftover container {}", id);
+                try {
                     run(List.of(options.runc(), "delete", "--force", id));
+                } catch (IOException e) {
+                    log.error("cannot remove leftover container {}: {}", id, e.getMessage());
                 }
+                jobOf(id).ifPresent(job -> found.add(new Leftover(job, "container " + id)));
             }
         } catch (IOException e) {
             log.warn("cannot list leftover containers: {}", e.getMessage());
         }
         Trees.deleteTree(options.workDir().resolve("bundles"));
+        return found;
+    }
+
+    /** The job of a container id {@code baton-<job uuid>-<iteration>}. */
+    static Optional<JobUuid> jobOf(String containerId) {
+        String rest = containerId.substring(PREFIX.length());
+        int dash = rest.lastIndexOf('-');
+        if (dash <= 0) return Optional.empty();
+        try {
+            return Optional.of(JobUuid.parse(rest.substring(0, dash)));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private String run(List<String> command) throws IOException {
