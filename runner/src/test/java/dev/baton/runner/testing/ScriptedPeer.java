@@ -86,6 +86,13 @@ public final class ScriptedPeer implements AutoCloseable {
         session.send(Wire.encode(message));
     }
 
+    /** Closes the current connection with a close code, as the server does (4001 replaced, 4003 shutdown). */
+    public void closeCurrent(int code, String reason) {
+        WsContext s = session;
+        if (s == null) throw new AssertionError("no runner connected");
+        s.closeSession(code, reason);
+    }
+
     public int connections() {
         return connections;
     }
