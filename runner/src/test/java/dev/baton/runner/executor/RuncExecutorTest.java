@@ -268,10 +268,12 @@ class RuncExecutorTest {
     @Test
     void sweepRemovesLeftoverContainers() throws Exception {
         // A container left by a "crashed" agent: a job is started and its agent never cleans up.
-        Recorder r = run(job(spec(256 * MIB, false), List.of("sleep", "60"), 1, List.of()));
+        ClaimedJob job = job(spec(256 * MIB, false), List.of("sleep", "60"), 1, List.of());
+        Recorder r = run(job);
         r.started.get(60, TimeUnit.SECONDS);
         waitUntilListed();
-        executor.sweep();
+        assertThat(executor.sweep()).as("reported against its job, so the agent can report the job lost")
+                .containsExactly(new Leftover(job.uuid(), "container baton-" + job.uuid() + "-1"));
         assertThat(containers()).isEmpty();
         ExecutionResult result = result(r);
         assertThat(result.results().getFirst().exitCode()).isNotZero();
