@@ -62,6 +62,30 @@ public final class RuncExecutor implements Executor {
         this.userns = options.userNamespace() && userNamespacesUsable(options.workDir());
     }
 
+    /**
+     * runc's state directory for this executor's containers, in its work directory rather than
+     * runc's machine-wide default ({@code /run/runc}): the start-up sweep then sees only the
+     * containers of this work directory — whose agent holds its lock — never another agent's.
+     */
+    public Path stateDirectory() {
+        return options.workDir().resolve("runc");
+    }
+
+    /** A runc command line on this executor's state directory. */
+    private List<String> runc(String... args) {
+        try {
+            // Made here, not by runc: runc would create missing parents 0700, and a user-namespaced
+            // root could then no longer reach the bundles beside it.
+            Files.createDirectories(options.workDir());
+            Files.createDirectories(stateDirectory());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot create runc's state directory " + stateDirectory(), e);
+        }
+        List<String> command = new ArrayList<>(List.of(options.runc(), "--root", stateDirectory().toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
     /** True when runc can run here: the binary answers and we are root (rootless runc is not supported yet). */
     public static Optional<String> unavailableReason(String runc) {
         try {
@@ -95,19 +119,20 @@ public final class RuncExecutor implements Executor {
     }
 
     /**
-     * Containers are recorded by runc itself (its state directory), named {@code baton-<job>-<iteration>}:
-     * every such container is killed and deleted, and reported against its job.
+     * Containers are recorded by runc itself, in this executor's {@link #stateDirectory()}, named
+     * {@code baton-<job>-<iteration>}: every such container is killed and deleted, and reported
+     * against its job.
      */
     @Override
     public List<Leftover> sweep() {
         List<Leftover> found = new ArrayList<>();
         try {
-            String list = run(List.of(options.runc(), "list", "-q"));
+            String list = run(runc("list", "-q"));
             for (String id : list.split("\n")) {
                 if (!id.startsWith(PREFIX)) continue;
                 log.warn("removing leftover container {}", id);
                 try {
-                    run(List.of(options.runc(), "delete", "--force", id));
+                    run(runc("delete", "--force", id));
                 } catch (IOException e) {
                     log.error("cannot remove leftover container {}: {}", id, e.getMessage());
                 }
@@ -287,7 +312,7 @@ public final class RuncExecutor implements Executor {
             var config = RuncSpec.build(job.spec(), withIteration(process, iteration), work, options.benchmarkCpus(),
                     options.pidsLimit(), userns ? Optional.of(new RuncSpec.UserNamespace(options.idOffset(), 65536)) : Optional.empty());
             Files.writeString(bundle.resolve("config.json"), JSON.writeValueAsString(config));
-            Process p = new ProcessBuilder(options.runc(), "run", "--keep", "--bundle", bundle.toString(), id(iteration))
+            Process p = new ProcessBuilder(runc("run", "--keep", "--bundle", bundle.toString(), id(iteration)))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .start();
             return p;
@@ -302,7 +327,7 @@ public final class RuncExecutor implements Executor {
         @Override
         protected void signal(Process process, int iteration, boolean kill) {
             try {
-                run(List.of(options.runc(), "kill", "--all", id(iteration), kill ? "KILL" : "TERM"));
+                run(runc("kill", "--all", id(iteration), kill ? "KILL" : "TERM"));
             } catch (IOException e) {
                 log.debug("runc kill {}: {}", id(iteration), e.getMessage());
                 if (kill) process.destroyForcibly();
@@ -336,7 +361,7 @@ public final class RuncExecutor implements Executor {
             if (deleted[iteration]) return;
             deleted[iteration] = true;
             try {
-                run(List.of(options.runc(), "delete", "--force", id(iteration)));
+                run(runc("delete", "--force", id(iteration)));
             } catch (IOException e) {
                 if (!e.getMessage().contains("does not exist")) log.warn("runc delete {}: {}", id(iteration), e.getMessage());
             }
