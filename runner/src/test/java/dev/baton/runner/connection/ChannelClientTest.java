@@ -53,6 +53,7 @@ class ChannelClientTest {
             var client = new ChannelClient(HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
             client.connect();
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
+            peer.awaitConnections(1, java.time.Duration.ofSeconds(10));
             peer.closeCurrent(ChannelClient.CLOSE_REPLACED, "replaced by a newer connection of this runner");
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class, c -> {
                 assertThat(c.replaced()).isTrue();
@@ -62,6 +63,7 @@ class ChannelClientTest {
 
             client.connect();
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
+            peer.awaitConnections(2, java.time.Duration.ofSeconds(10));
             peer.closeCurrent(4003, "server shutting down");
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class,
                     c -> assertThat(c.replaced()).isFalse());
