@@ -1,25 +1,118 @@
-# Sourced by ./baton and .ci/run: exports JAVA_HOME pointing at a JDK 21 or newer.
-# Order: $JAVA_HOME if it is new enough, then the newest JDK under /usr/lib/jvm.
+# Sourced by ./baton, scripts/test, .ci/run and the distribution's bin/baton (which ships a copy
+# as lib/java-home.sh): finds a Java 21 or newer and exports JAVA_HOME.
+# Order: $JAVA_HOME if it is new enough, then the newest Java under /usr/lib/jvm. Never the
+# `java` on PATH: on Debian 12 that is JDK 17, which cannot build or run Baton.
+
+# The feature version (17, 21, 25…) of the Java in $1, or nothing. Read from its `release` file
+# (no JVM start: the launcher runs this on every call); a JVM is asked only when that file is missing.
 baton_java_major() {
-    "$1/bin/java" -XshowSettings:properties -version 2>&1 |
-        sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p'
+    local version=""
+    if [ -r "$1/release" ]; then
+        version=$(sed -n 's/^JAVA_VERSION="\([0-9][0-9.]*\).*/\1/p' "$1/release")
+    fi
+    if [ -z "$version" ] && [ -x "$1/bin/java" ]; then
+        version=$("$1/bin/java" -XshowSettings:properties -version 2>&1 |
+            sed -n 's/^ *java.specification.version = \([0-9.]*\).*/\1/p')
+    fi
+    case "$version" in
+        1.*) echo 1 ;; # 1.8 and older
+        *) echo "${version%%.*}" ;;
+    esac
 }
 
-baton_find_jdk() {
-    if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/javac" ] && [ "$(baton_java_major "$JAVA_HOME")" -ge 21 ] 2>/dev/null; then
-        return 0
+# baton_find_java_home TOOL: exports JAVA_HOME to a Java 21+ that has bin/TOOL (javac to build,
+# java to run). Prints a message naming what was checked and returns 1 when there is none.
+baton_find_java_home() {
+    local tool="$1" dir major best="" best_major=0
+    if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/$tool" ]; then
+        major=$(baton_java_major "$JAVA_HOME")
+        if [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null; then
+            export JAVA_HOME
+            return 0
+        fi
     fi
-    best="" best_major=0
-    for dir in /usr/lib/jvm/*; do
-        [ -x "$dir/bin/javac" ] || continue
+    # BATON_JVM_ROOT: another directory of Java installations (tests use it).
+    local root="${BATON_JVM_ROOT:-/usr/lib/jvm}"
+    for dir in "$root"/*; do
+        [ -x "$dir/bin/$tool" ] || continue
         major=$(baton_java_major "$dir")
-        if [ -n "$major" ] && [ "$major" -ge 21 ] && [ "$major" -gt "$best_major" ]; then
+        if [ -n "$major" ] && [ "$major" -ge 21 ] 2>/dev/null && [ "$major" -gt "$best_major" ]; then
             best="$dir" best_major="$major"
         fi
     done
     if [ -z "$best" ]; then
-        echo "baton: no JDK 21 or newer found (checked \$JAVA_HOME and /usr/lib/jvm/*). Install one, e.g. 'apt-get install openjdk-21-jdk', or set JAVA_HOME." >&2
+        local what="Java 21 or newer"
+        [ "$tool" = javac ] && what="JDK 21 or newer (with javac)"
+        echo "baton: no $what found (checked \$JAVA_HOME${JAVA_HOME:+=$JAVA_HOME} and $root/*; the java on PATH is not used)." \
+            "Install one, e.g. 'apt-get install openjdk-21-jdk-headless' (Debian 13, Ubuntu 24.04) or a Temurin 21/25 package" \
+            "(Debian 12: https://adoptium.net/installation/linux/), or set JAVA_HOME." >&2
         return 1
     fi
     export JAVA_HOME="$best"
+}
+
+# A JDK to build with (scripts/test, ./baton when it must build).
+baton_find_jdk() {
+    baton_find_java_home javac
+}
+
+# A Java to run Baton with (a JRE is enough).
+baton_find_java() {
+    baton_find_java_home java
+}
+
+# baton_exec JAR ARGS...: runs Baton with $JAVA_HOME (exec: signals reach the JVM directly).
+# Short commands, which is every command but the long-running `server`, `up` and `runner`, get
+# JVM options for a short life and an application class-data-sharing (AppCDS) archive: together
+# they take more than half of a short command's time. The archive is made once per jar and
+# JVM by a training run in the background (the first call does not wait for it) and made again
+# when the jar or the JVM is newer than it. BATON_CDS=off turns it off; BATON_CACHE_DIR says
+# where it goes (default ~/.cache/baton); BATON_JAVA_OPTS adds JVM options.
+baton_exec() {
+    local jar="$1"
+    shift
+    local fast=()
+    case "${1:-}" in
+        server | up | runner) ;;
+        *)
+            # No 300 ms wait at exit for threads blocked in native code
+            # (the HTTP client's selector), which the JVM does by default (flag new in JDK 21:
+            # ignored where unknown).
+            fast=(-XX:+IgnoreUnrecognizedVMOptions -XX:UserThreadWaitAttemptsAtExit=1)
+            # `image push` hashes whole layers, work for the optimising JIT; the rest is short.
+            [ "${1:-}" = image ] || fast+=(-XX:TieredStopAtLevel=1)
+            local dir="${BATON_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/baton}"
+            if [ "${BATON_CDS:-on}" != off ] && { [ -d "$dir" ] || mkdir -p "$dir" 2>/dev/null; } && [ -w "$dir" ]; then
+                # One archive per JVM and jar, so two installations or JDKs never replace each other's.
+                local key="${JAVA_HOME}@${jar}"
+                key="${key//[^A-Za-z0-9.]/_}"
+                [ "${#key}" -le 180 ] || key="${key: -180}"
+                local archive="$dir/cds-$key.jsa"
+                if [ -f "$archive" ] && [ ! "$jar" -nt "$archive" ] && [ ! "$JAVA_HOME/release" -nt "$archive" ]; then
+                    # An archive the JVM cannot use (jar or JVM replaced since) is skipped silently.
+                    fast+=(-XX:SharedArchiveFile="$archive" -Xlog:cds=off -Xlog:cds+dynamic=off)
+                else
+                    baton_train_cds "$jar" "$archive"
+                fi
+            fi
+            ;;
+    esac
+    # shellcheck disable=SC2086 # BATON_JAVA_OPTS is a list of options
+    exec "$JAVA_HOME/bin/java" "${fast[@]}" ${BATON_JAVA_OPTS:-} -jar "$jar" "$@"
+}
+
+# baton_train_cds JAR ARCHIVE: writes ARCHIVE in a detached background process: a run of typical
+# short commands in one JVM (dev.baton.cli.StartupTraining) that dumps the classes it loaded at
+# exit, written to a temporary file and renamed, one training at a time (flock).
+baton_train_cds() {
+    local jar="$1" archive="$2"
+    local tmp="$archive.$$.tmp"
+    local detach=() lock=()
+    command -v setsid >/dev/null 2>&1 && detach=(setsid)
+    command -v flock >/dev/null 2>&1 && lock=(flock -n "$archive.lock")
+    (
+        "${detach[@]}" "${lock[@]}" "$JAVA_HOME/bin/java" -XX:ArchiveClassesAtExit="$tmp" -XX:TieredStopAtLevel=1 \
+            -cp "$jar" dev.baton.cli.StartupTraining && [ -s "$tmp" ] && mv -f "$tmp" "$archive"
+        rm -f "$tmp"
+    ) </dev/null >/dev/null 2>&1 &
 }

@@ -245,6 +245,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<Job> findJobOfReport(long reportId) {
+        return delegate.findJobOfReport(reportId);
+    }
+
+    @Override
     public List<Job> listJobs(long projectId, JobFilter filter) {
         return delegate.listJobs(projectId, filter);
     }
@@ -272,9 +277,37 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, dev.baton.server.store.Decline decline, int maxRequeues,
+            java.time.Duration declineBackoff, Instant now) {
         wrote("requeue");
-        return delegate.requeue(job, lease, outcome, maxRequeues, now);
+        return delegate.requeue(job, lease, outcome, decline, maxRequeues, declineBackoff, now);
+    }
+
+    @Override
+    public Transition expireQueued(JobUuid job, String error, Instant now) {
+        wrote("expireQueued");
+        return delegate.expireQueued(job, error, now);
+    }
+
+    @Override
+    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
+        wrote("setSpecQueueTimeout");
+        return delegate.setSpecQueueTimeout(specId, queueTimeoutSeconds, now);
+    }
+
+    @Override
+    public List<Job> pendingJobsWithQueueTimeout() {
+        return delegate.pendingJobsWithQueueTimeout();
+    }
+
+    @Override
+    public List<Job> pendingJobs() {
+        return delegate.pendingJobs();
+    }
+
+    @Override
+    public dev.baton.server.store.PendingFacts pendingFacts(Job job, int recentRuns) {
+        return delegate.pendingFacts(job, recentRuns);
     }
 
     @Override
@@ -296,11 +329,17 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Transition process(JobUuid job, String results, String error, Instant now) {
+    public Transition process(JobUuid job, String results, Instant now) {
         wrote("process");
-        Transition t = delegate.process(job, results, error, now);
+        Transition t = delegate.process(job, results, now);
         if (t.applied()) processed.onProcessed();
         return t;
+    }
+
+    @Override
+    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
+        wrote("recordAdapterError");
+        return delegate.recordAdapterError(job, results, error, now);
     }
 
     @Override

@@ -42,7 +42,7 @@ final class PollingBaseline {
                     // Finish it the way the seed runner would, so nothing stays in flight.
                     store.start(j.uuid(), j.lease(), Instant.now());
                     store.complete(j.uuid(), j.lease(), Instant.now());
-                    store.process(j.uuid(), "[]", null, Instant.now());
+                    store.process(j.uuid(), "[]", Instant.now());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -214,6 +214,7 @@ final class SimRunner implements WebSocket.Listener {
                 outstanding = 0;
                 ready();
             }
+            case ServerMessage.Welcome w -> { } // informational, first on every connection
             default -> {
                 problems.incrementAndGet();
                 lastProblem = Wire.encode(message);

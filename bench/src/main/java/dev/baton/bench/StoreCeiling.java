@@ -79,7 +79,7 @@ final class StoreCeiling {
                             Job job = claimed.get();
                             store.start(job.uuid(), job.lease(), Instant.now());
                             store.complete(job.uuid(), job.lease(), Instant.now());
-                            store.process(job.uuid(), "[]", null, Instant.now());
+                            store.process(job.uuid(), "[]", Instant.now());
                         }
                         return null;
                     }));

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -9,8 +10,15 @@ import picocli.CommandLine.Option;
         name = "baton",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
-        description = "Baton: a self-hosted job orchestrator for dedicated runner machines.",
-        subcommands = {
+        description = "Baton: a self-hosted job orchestrator for dedicated runner machines.")
+public final class Baton implements Runnable {
+    /**
+     * The subcommands, in the order of the usage message. They are registered here rather than in
+     * {@code @Command(subcommands = …)} so that {@link #main} can build only the one a call names:
+     * picocli reads every option of every registered command by reflection when the command line
+     * is built, which was a quarter of a short command's start-up.
+     */
+    static final List<Class<?>> SUBCOMMANDS = List.of(
             UpCommand.class,
             ServerCommand.class,
             RunnersCommand.class,
@@ -23,9 +31,11 @@ import picocli.CommandLine.Option;
             dev.baton.cli.image.ImageCommand.class,
             dev.baton.cli.runner.RunnerCommand.class,
             CompletionCommand.class,
-            CommandLine.HelpCommand.class
-        })
-public final class Baton implements Runnable {
+            CommandLine.HelpCommand.class);
+
+    /** Subcommands that look at the whole command tree, so they get every command registered. */
+    private static final List<String> NEED_THE_WHOLE_TREE = List.of("help", "completion", "generate-completion");
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -41,17 +51,42 @@ public final class Baton implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(commandLine(args).execute(args));
     }
 
-    /** The configured command line, on this process's environment. */
+    /** The configured command line with every subcommand, on this process's environment. */
     public static CommandLine commandLine() {
         return commandLine(CliEnvironment.system());
     }
 
-    /** The configured command line on a given environment (tests pass their own). */
+    /** The configured command line with every subcommand on a given environment (tests pass their own). */
     static CommandLine commandLine(CliEnvironment environment) {
+        return configure(environment, SUBCOMMANDS);
+    }
+
+    /** The command line for one call on this process's environment (see below). */
+    static CommandLine commandLine(String[] args) {
+        return commandLine(CliEnvironment.system(), args);
+    }
+
+    /**
+     * The command line for one call: only the subcommand that {@code args} names (none for
+     * {@code --version}), or every one when the first argument names none of them, so that usage,
+     * help and suggestions for a mistyped command still see them all.
+     */
+    static CommandLine commandLine(CliEnvironment environment, String[] args) {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) return configure(environment, List.of());
+        if (args.length > 0 && !NEED_THE_WHOLE_TREE.contains(args[0])) {
+            for (Class<?> command : SUBCOMMANDS) {
+                if (command.getAnnotation(Command.class).name().equals(args[0])) return configure(environment, List.of(command));
+            }
+        }
+        return commandLine(environment);
+    }
+
+    private static CommandLine configure(CliEnvironment environment, List<Class<?>> subcommands) {
         CommandLine cli = new CommandLine(new Baton(environment));
+        subcommands.forEach(cli::addSubcommand);
         addHelpEverywhere(cli);
         ErrorHandlers.install(cli);
         return cli;

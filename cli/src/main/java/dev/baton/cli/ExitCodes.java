@@ -4,7 +4,7 @@ package dev.baton.cli;
 final class ExitCodes {
     private ExitCodes() {}
 
-    /** The command did what was asked; for {@code run --wait}: the job was processed (or completed). */
+    /** The command did what was asked; for {@code run --wait}: the job was processed. */
     static final int OK = 0;
     /** The server refused the request, or it could not be made. */
     static final int CLIENT_ERROR = 1;
@@ -18,6 +18,11 @@ final class ExitCodes {
     static final int WAIT_TIMEOUT = 5;
     /** {@code run --wait}: the server stopped answering for longer than {@code --reconnect-for}. */
     static final int LOST_SERVER = 6;
+    /**
+     * {@code run --wait}: the job ran to the end but its output did not parse (the report's error):
+     * a pipeline that needs the numbers must not pass.
+     */
+    static final int REPORT_ERROR = 7;
     /** {@code run --wait}: Ctrl-C, and the user chose to detach (the job goes on); 128 + SIGINT as shells expect. */
     static final int DETACHED = 130;
 }

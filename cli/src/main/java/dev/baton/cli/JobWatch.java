@@ -129,6 +129,10 @@ final class JobWatch {
                     out.println("Job " + job + " " + status + ranFor(current) + ".");
                     Metrics.print(rep, out);
                 }
+                if (rep.hasNonNull("error")) {
+                    err.println("baton: job " + job + " ran, but its output could not be read: " + rep.get("error").asText());
+                    return ExitCodes.REPORT_ERROR;
+                }
                 return ExitCodes.OK;
             }
             case "failed" -> {

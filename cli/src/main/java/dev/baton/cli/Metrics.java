@@ -51,9 +51,9 @@ final class Metrics {
                 for (Iterator<Map.Entry<String, JsonNode>> m = benchmark.getValue().fields(); m.hasNext(); ) {
                     Map.Entry<String, JsonNode> measure = m.next();
                     JsonNode v = measure.getValue();
-                    String value = Output.text(v.isObject() ? v.get("value") : v);
-                    String lower = Output.text(v.get("lower_value"));
-                    String upper = Output.text(v.get("upper_value"));
+                    String value = number(v.isObject() ? v.get("value") : v);
+                    String lower = number(v.get("lower_value"));
+                    String upper = number(v.get("upper_value"));
                     if (several) table.row(String.valueOf(it.number()), benchmark.getKey(), measure.getKey(), value, lower, upper);
                     else table.row(benchmark.getKey(), measure.getKey(), value, lower, upper);
                 }
@@ -66,5 +66,11 @@ final class Metrics {
         }
         if (report.hasNonNull("error")) out.println("report error: " + report.get("error").asText());
         out.flush();
+    }
+
+    /** A metric as a person reads it: 40 rather than 40.0, no exponent for ordinary magnitudes. */
+    static String number(JsonNode n) {
+        if (n == null || !n.isNumber()) return Output.text(n);
+        return n.decimalValue().stripTrailingZeros().toPlainString();
     }
 }

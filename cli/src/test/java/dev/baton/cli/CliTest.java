@@ -87,7 +87,14 @@ class CliTest {
         assertThat(baton("orgs", "create", "--name", "acme", "--plan", "team").json().path("plan").asText()).isEqualTo("team");
         assertThat(baton("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
 
-        Result run = baton("run", "--project", "web", "--image", "sha256:" + "cd".repeat(32), "--spec", "small",
+        // An image the project's registry never received can never run: refused, nothing created.
+        Result unknownImage = baton("run", "--project", "web", "--image", "sha256:" + "cd".repeat(32), "--spec", "small", "--", "true");
+        assertThat(unknownImage.exit()).isEqualTo(1);
+        assertThat(unknownImage.err()).contains("image_not_found").contains("baton image push");
+        assertThat(baton("jobs", "list", "--project", "web").json().path("jobs")).isEmpty();
+
+        // A command-only run (for a trusted runner's process executor) needs no image.
+        Result run = baton("run", "--project", "web", "--spec", "small",
                 "--env", "A=1", "--file-path", "out.json", "--timeout", "60", "--", "sh", "-c", "echo hi");
         assertThat(run.exit()).as(run.err()).isZero();
         JsonNode job = run.json().path("job");
@@ -117,7 +124,7 @@ class CliTest {
         Files.writeString(bmf, "{\"bench\":{\"latency\":{\"value\":3}}}");
         Result run = baton("run", "--project", "web", "--results", bmf.toString(), "--start-time", "2026-01-01T00:00:00Z", "--end-time", "2026-01-01T00:00:05Z");
         assertThat(run.exit()).as(run.err()).isZero();
-        assertThat(run.json().path("report").path("results").get(0).path("bench").path("latency").path("value").asInt()).isEqualTo(3);
+        assertThat(run.json().path("report").path("results").path("bench").path("latency").path("value").asInt()).isEqualTo(3);
     }
 
     @Test

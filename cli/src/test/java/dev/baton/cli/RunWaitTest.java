@@ -103,6 +103,15 @@ class RunWaitTest {
     }
 
     @Test
+    void aJobWhoseOutputDoesNotParseExitsSevenWithTheReportError() {
+        CliRun.Result r = baton(run("--wait", "--", "sh", "-c", "echo 'not a metric'").toArray(String[]::new));
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.REPORT_ERROR);
+        assertThat(r.out()).contains("completed");
+        String last = r.err().strip().lines().reduce((a, b) -> b).orElseThrow();
+        assertThat(last).startsWith("baton: job ").contains("could not be read").contains("adapter json");
+    }
+
+    @Test
     void aJobCanceledWhileRunningExitsFourAndSaysSo() throws Exception {
         CompletableFuture<CliRun.Result> waiting = CompletableFuture.supplyAsync(() -> baton(run("--wait", "--", "sleep", "60").toArray(String[]::new)));
         String job = await().atMost(Duration.ofSeconds(60)).until(() -> runningJob(), j -> j != null);

@@ -1,7 +1,9 @@
 package dev.baton.runner;
 
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.LogStream;
+import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.ChannelClient;
@@ -70,6 +72,7 @@ public final class RunnerAgent {
     private final Clock clock;
     private final Duration tickInterval;
     private final ChannelClient channel;
+    private final URI server;
     private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<JobUuid, Execution> executions = new HashMap<>();
     private final ScheduledExecutorService timers;
@@ -99,6 +102,7 @@ public final class RunnerAgent {
         this.updater = updater;
         this.clock = clock;
         this.tickInterval = tickInterval;
+        this.server = target.server();
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         this.channel = new ChannelClient(http, target.server(), target.runner(), target.key(), config.maxMessageBytes(),
                 this::post, clock);
@@ -162,6 +166,7 @@ public final class RunnerAgent {
         try {
             while (true) {
                 Input input = inputs.take();
+                if (input instanceof Input.Received(ServerMessage.Welcome welcome)) log.info("{}", connected(welcome));
                 List<Effect> effects;
                 try {
                     effects = machine.handle(input);
@@ -188,6 +193,14 @@ public final class RunnerAgent {
             // Anything still running is stopped; its attempt stays in the in-flight records.
             executions.values().forEach(e -> e.stop(Duration.ZERO));
         }
+    }
+
+    /** The line that tells an operator the runner is up: where, as whom, for which specs, how it runs jobs. */
+    String connected(ServerMessage.Welcome welcome) {
+        String specs = welcome.specs().isEmpty()
+                ? "no spec yet (add one with 'baton runners add-spec " + welcome.runner() + " SPEC')"
+                : String.join(", ", welcome.specs());
+        return "connected to " + server + " as " + welcome.runner() + ", serving " + specs + ", executor " + executor.name();
     }
 
     private void apply(Effect effect) {
@@ -276,6 +289,11 @@ public final class RunnerAgent {
             @Override
             public void declined(String reason) {
                 post(new Input.PrepareDeclined(id, reason));
+            }
+
+            @Override
+            public void declined(DeclineCode code, String reason) {
+                post(new Input.PrepareDeclined(id, code, reason));
             }
 
             @Override

@@ -4,11 +4,15 @@ import dev.baton.server.api.ApiContext;
 import dev.baton.server.api.ManagementApi;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.auth.AdminToken;
+import dev.baton.server.config.PrivateFiles;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.dispatch.JobQueue;
+import dev.baton.server.registry.Images;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
+import dev.baton.server.http.JsonErrorHandler;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.output.OutputStore;
@@ -34,6 +38,7 @@ import org.slf4j.LoggerFactory;
  * The Baton server, wired by hand in one place: opens the store, resolves the admin token, builds
  * Javalin (virtual threads) with every {@link RouteModule} (error mapping, health, the management
  * API, then whatever the builder adds: runner channel, registry, metrics), and binds. Closing it
+ * first lets {@link BeforeHttpStop} parts act (runner channels are closed with 4003), then
  * stops accepting requests, lets running ones finish, then closes modules and the store.
  */
 public final class BatonServer implements AutoCloseable {
@@ -57,7 +62,7 @@ public final class BatonServer implements AutoCloseable {
         this.config = b.config;
         Path dataDir = config.dataDir().toAbsolutePath();
         try {
-            Files.createDirectories(dataDir);
+            PrivateFiles.prepareDataDirectory(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create data directory " + dataDir, e);
         }
@@ -70,7 +75,10 @@ public final class BatonServer implements AutoCloseable {
             Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl);
             JobEvents events = b.jobEvents.apply(wiring);
             if (events instanceof AutoCloseable c) toClose.add(c);
-            ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl);
+            // Dispatch, when present, also answers what the API asks about queued jobs.
+            JobQueue queue = events instanceof JobQueue q ? q : JobQueue.UNKNOWN;
+            ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl,
+                    queue, Images.in(dataDir.resolve("storage")));
 
             List<RouteModule> modules = new ArrayList<>(List.of(
                     new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), new HealthRoutes(store), new ManagementApi(api)));
@@ -86,7 +94,11 @@ public final class BatonServer implements AutoCloseable {
                 cfg.jetty.port = config.port();
                 cfg.http.maxRequestSize = config.requestBodyMaxBytes();
                 // Graceful stop: requests in progress get this long to finish.
-                cfg.jetty.modifyServer(server -> server.setStopTimeout(10_000));
+                cfg.jetty.modifyServer(server -> {
+                    server.setStopTimeout(10_000);
+                    // Errors Jetty answers itself (414, 431, …) in the JSON error shape too.
+                    server.setErrorHandler(new JsonErrorHandler());
+                });
                 modules.forEach(m -> m.addRoutes(cfg));
             });
             app.start();
@@ -156,6 +168,14 @@ public final class BatonServer implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Baton server stopping");
+        for (AutoCloseable c : closeables) {
+            if (!(c instanceof BeforeHttpStop first)) continue;
+            try {
+                first.beforeHttpStop();
+            } catch (RuntimeException e) {
+                LOG.warn("stopping {} failed", c.getClass().getSimpleName(), e);
+            }
+        }
         try {
             app.stop();
         } finally {

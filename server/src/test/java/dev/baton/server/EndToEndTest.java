@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
@@ -87,7 +88,9 @@ class EndToEndTest {
     }
 
     JsonNode submitRun() throws Exception {
-        return post("/v0/run", Map.of("project", "bench", "image", "sha256:" + "b".repeat(64), "spec", "small", "adapter", "json",
+        String image = dev.baton.server.testing.TestImages.push(dataDir, dev.baton.protocol.id.ProjectUuid.parse(project), "", "v1",
+                dev.baton.server.testing.TestImages.BENCH);
+        return post("/v0/run", Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json",
                 "cmd", List.of("bench"), "timeout", 120), 201);
     }
 
@@ -118,9 +121,43 @@ class EndToEndTest {
         assertThat(view.at("/output/results/0/stdout").asText()).contains("latency");
         assertThat(view.has("lease")).as("the lease is never shown to users").isFalse();
         JsonNode parsed = get("/v0/projects/bench/reports/" + report);
-        assertThat(parsed.at("/results/0/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.at("/results/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.at("/iterations/0/results/sort/latency/value").asDouble()).isEqualTo(4.2);
+        assertThat(parsed.at("/job/status").asText()).isEqualTo("processed");
         assertThat(parsed.get("start_time").asText()).as("real start replaces the placeholder").isEqualTo(view.get("started").asText());
         assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v0/jobs").resolve(job))).isTrue();
+        runner.crash();
+    }
+
+    @Test
+    void aPendingJobSaysWhyItWaitsInTheApiAndADeclineIsShownOnItsAttempt() throws Exception {
+        String job = submit();
+        JsonNode pending = get("/v0/projects/bench/jobs/" + job);
+        assertThat(pending.at("/pending_reason/code").asText()).isEqualTo("no_runner");
+        assertThat(pending.at("/pending_reason/message").asText()).contains("small");
+        assertThat(pending.get("queue_position").asInt()).isEqualTo(1);
+        assertThat(pending.has("predicted_start")).as("no history: unknown").isFalse();
+        JsonNode listed = get("/v0/projects/bench/jobs").get("jobs").get(0);
+        assertThat(listed.at("/pending_reason/code").asText()).isEqualTo("no_runner");
+        assertThat(listed.has("attempts")).as("attempts only on a single read").isFalse();
+
+        TestRunner runner = connectRunner("box 1");
+        runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+        ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
+        assertThat(get("/v0/projects/bench/jobs/" + job).has("pending_reason")).as("only while pending").isFalse();
+        runner.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), DeclineCode.PULL_FAILED, "registry answered HTTP 503"));
+        runner.expect(ServerMessage.Ack.class);
+
+        JsonNode after = get("/v0/projects/bench/jobs/" + job);
+        assertThat(after.at("/pending_reason/code").asText()).isEqualTo("retry_backoff");
+        assertThat(after.at("/pending_reason/until").asText()).isEqualTo(clock.instant().plusSeconds(30).toString());
+        assertThat(after.at("/pending_reason/declines/0/runner").asText()).isEqualTo("box-1");
+        assertThat(after.at("/pending_reason/declines/0/code").asText()).isEqualTo("pull_failed");
+        assertThat(after.at("/attempts/0/outcome").asText()).isEqualTo("declined");
+        assertThat(after.at("/attempts/0/decline_code").asText()).isEqualTo("pull_failed");
+        assertThat(after.at("/attempts/0/decline_reason").asText()).isEqualTo("registry answered HTTP 503");
+        var metrics = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).contains("baton_jobs_pending{reason=\"retry_backoff\"} 1.0").contains("baton_job_declines_total{code=\"pull_failed\"} 1.0");
         runner.crash();
     }
 

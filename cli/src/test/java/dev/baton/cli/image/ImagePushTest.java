@@ -34,6 +34,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -100,40 +102,30 @@ class ImagePushTest {
     // ---- test images ------------------------------------------------------------------------
 
     static byte[] tar(Map<String, byte[]> files) throws IOException {
+        return tar(files, Map.of());
+    }
+
+    /** A tar (Commons Compress) of {@code files} in name order, then {@code symlinks} (name to target). */
+    static byte[] tar(Map<String, byte[]> files, Map<String, String> symlinks) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (var entry : new TreeMap<>(files).entrySet()) {
-            out.write(header(entry.getKey(), entry.getValue().length, '0', ""));
-            out.write(entry.getValue());
-            out.write(new byte[(512 - entry.getValue().length % 512) % 512]);
+        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
+            tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+            for (var entry : new TreeMap<>(files).entrySet()) {
+                TarArchiveEntry e = new TarArchiveEntry(entry.getKey());
+                e.setSize(entry.getValue().length);
+                e.setModTime(1_700_000_000_000L);
+                tar.putArchiveEntry(e);
+                tar.write(entry.getValue());
+                tar.closeArchiveEntry();
+            }
+            for (var link : new TreeMap<>(symlinks).entrySet()) {
+                TarArchiveEntry e = new TarArchiveEntry(link.getKey(), TarArchiveEntry.LF_SYMLINK);
+                e.setLinkName(link.getValue());
+                tar.putArchiveEntry(e);
+                tar.closeArchiveEntry();
+            }
         }
-        out.write(new byte[1024]);
         return out.toByteArray();
-    }
-
-    static byte[] header(String name, long size, char type, String link) {
-        byte[] h = new byte[512];
-        put(h, 0, name);
-        put(h, 100, "0000644");
-        put(h, 108, "0000000");
-        put(h, 116, "0000000");
-        put(h, 124, String.format("%011o", size));
-        put(h, 136, String.format("%011o", 1_700_000_000L));
-        h[156] = (byte) type;
-        put(h, 157, link);
-        put(h, 257, "ustar");
-        put(h, 263, "00");
-        for (int i = 148; i < 156; i++) h[i] = ' ';
-        int sum = 0;
-        for (byte b : h) sum += b & 0xff;
-        put(h, 148, String.format("%06o", sum));
-        h[154] = 0;
-        h[155] = ' ';
-        return h;
-    }
-
-    static void put(byte[] h, int offset, String value) {
-        byte[] bytes = value.getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(bytes, 0, h, offset, bytes.length);
     }
 
     static byte[] gzip(byte[] content) throws IOException {
@@ -282,17 +274,11 @@ class ImagePushTest {
         String configName = Digest.sha256(config).hex() + ".json";
         String manifestJson = "[{\"Config\":\"" + configName + "\",\"RepoTags\":[\"bench:latest\"],\"Layers\":[\"aaa/layer.tar\",\"bbb/layer.tar\"]}]";
         // Legacy docker save layout, with the second layer stored once and linked (as docker does for repeats).
-        ByteArrayOutputStream archive = new ByteArrayOutputStream();
-        for (var e : new TreeMap<>(Map.of("manifest.json", manifestJson.getBytes(StandardCharsets.UTF_8), configName, config,
-                "aaa/layer.tar", layer1, "ccc/layer.tar", layer2, "repositories", "{}".getBytes(StandardCharsets.UTF_8))).entrySet()) {
-            archive.write(header(e.getKey(), e.getValue().length, '0', ""));
-            archive.write(e.getValue());
-            archive.write(new byte[(512 - e.getValue().length % 512) % 512]);
-        }
-        archive.write(header("bbb/layer.tar", 0, '2', "../ccc/layer.tar"));
-        archive.write(new byte[1024]);
+        byte[] archive = tar(Map.of("manifest.json", manifestJson.getBytes(StandardCharsets.UTF_8), configName, config,
+                "aaa/layer.tar", layer1, "ccc/layer.tar", layer2, "repositories", "{}".getBytes(StandardCharsets.UTF_8)),
+                Map.of("bbb/layer.tar", "../ccc/layer.tar"));
         Path file = tmp.resolve("docker-save.tar");
-        Files.write(file, archive.toByteArray());
+        Files.write(file, archive);
 
         String[] result = run("push", "--server", server(), "--token", ADMIN, file.toString(), "alpha/bench:v1");
         assertThat(result[0]).as(result[2]).isEqualTo("0");

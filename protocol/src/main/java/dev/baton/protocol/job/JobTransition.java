@@ -15,8 +15,8 @@ import java.util.Set;
  * The job state machine as data: every allowed edge, named by what triggers it. The store
  * performs each one as a compare-and-set on {@link #from()}; anything not listed is forbidden.
  *
- * <p>Seed 000's table plus the brief's requeue path (claimed → pending) and the retry path of
- * a job that opted in to retries (failed → pending).
+ * <p>Seed 000's table plus the brief's requeue path (claimed → pending), the retry path of
+ * a job that opted in to retries (failed → pending), and the queue timeout (pending → failed).
  */
 public enum JobTransition {
     /** A runner claims the job (new attempt, new lease). */
@@ -34,7 +34,9 @@ public enum JobTransition {
     /** The adapter parsed the stored output into the report. */
     PROCESS(EnumSet.of(COMPLETED), PROCESSED),
     /** A started job that opted in to a retry policy goes back to the queue as a new attempt. */
-    RETRY(EnumSet.of(FAILED), PENDING);
+    RETRY(EnumSet.of(FAILED), PENDING),
+    /** The job waited longer than its queue timeout without starting (issue 10). */
+    QUEUE_TIMEOUT(EnumSet.of(PENDING), FAILED);
 
     private final Set<JobStatus> from;
     private final JobStatus to;

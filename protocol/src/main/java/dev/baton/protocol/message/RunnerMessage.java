@@ -43,8 +43,26 @@ public sealed interface RunnerMessage {
     /** Keep-alive while a claimed job is being provisioned (pull, unpack, boot). */
     record Preparing(JobUuid job, LeaseId lease, String message) implements JobScoped {}
 
-    /** The runner cannot run this job; it goes back to the queue for another runner. */
-    record Declined(JobUuid job, LeaseId lease, String reason) implements JobScoped {}
+    /**
+     * The runner cannot run this job; it goes back to the queue for another runner. {@code code}
+     * is one of {@link DeclineCode}'s wire names (absent from older runners: read as
+     * {@code other}); {@code reason} is one human sentence.
+     */
+    record Declined(JobUuid job, LeaseId lease, String code, String reason) implements JobScoped {
+        /** A decline without a code (as runners before decline codes sent it). */
+        public Declined(JobUuid job, LeaseId lease, String reason) {
+            this(job, lease, (String) null, reason);
+        }
+
+        public Declined(JobUuid job, LeaseId lease, DeclineCode code, String reason) {
+            this(job, lease, code.wireName(), reason);
+        }
+
+        /** The code as sent, or {@code other} when absent or unknown to this version. */
+        public DeclineCode declineCode() {
+            return DeclineCode.parse(code);
+        }
+    }
 
     /** Execution really started: starts the clock. */
     record Running(JobUuid job, LeaseId lease) implements JobScoped {}

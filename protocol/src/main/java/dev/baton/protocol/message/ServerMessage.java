@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.model.ClaimedJob;
+import java.util.List;
 
 /** Messages the server sends on a runner's channel; {@code event} names the type. */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "event")
@@ -17,6 +18,7 @@ import dev.baton.protocol.model.ClaimedJob;
     @JsonSubTypes.Type(value = ServerMessage.Stale.class, name = "stale"),
     @JsonSubTypes.Type(value = ServerMessage.Drain.class, name = "drain"),
     @JsonSubTypes.Type(value = ServerMessage.Error.class, name = "error"),
+    @JsonSubTypes.Type(value = ServerMessage.Welcome.class, name = "welcome"),
 })
 public sealed interface ServerMessage {
 
@@ -43,4 +45,15 @@ public sealed interface ServerMessage {
 
     /** A message the server could not accept (malformed, unknown event, invalid value); state unchanged. */
     record Error(String code, String message) implements ServerMessage {}
+
+    /**
+     * The first message on every connection: who the server authenticated this runner as and the
+     * specs (slugs) it serves now, so the runner can say in its own log what it connected as.
+     * Informational: it changes no state on either side.
+     */
+    record Welcome(String runner, String name, List<String> specs) implements ServerMessage {
+        public Welcome {
+            specs = specs == null ? List.of() : List.copyOf(specs);
+        }
+    }
 }

@@ -4,7 +4,10 @@ import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.value.Architecture;
 import java.time.Instant;
 
-/** A spec as the API and the runner see it (seed 001's JsonSpec). */
+/**
+ * A spec as the API and the runner see it (seed 001's JsonSpec). {@code queueTimeout} is
+ * Baton's: the default queue timeout in seconds of jobs submitted to it, or null for none.
+ */
 public record SpecView(
         SpecUuid uuid,
         String name,
@@ -16,4 +19,11 @@ public record SpecView(
         boolean network,
         Instant created,
         Instant modified,
-        Instant archived) {}
+        Instant archived,
+        Integer queueTimeout) {
+
+    public SpecView(SpecUuid uuid, String name, String slug, Architecture architecture, int cpu, long memory, long disk, boolean network,
+            Instant created, Instant modified, Instant archived) {
+        this(uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, null);
+    }
+}

@@ -16,7 +16,7 @@ class JobTransitionTest {
     /** Rows are "from", columns "to", in code order; x = allowed. */
     private static final List<String> EXPECTED = List.of(
             //             PEN CLA RUN COM FAI CAN PRO
-            /* PENDING   */ ".   x   .   .   .   x   .",
+            /* PENDING   */ ".   x   .   .   x   x   .",
             /* CLAIMED   */ "x   .   x   x   x   x   .",
             /* RUNNING   */ ".   .   .   x   x   x   .",
             /* COMPLETED */ ".   .   .   .   .   .   x",
@@ -38,7 +38,7 @@ class JobTransitionTest {
                 if (expected(from, to)) allowed++;
             }
         }
-        assertThat(allowed).isEqualTo(13);
+        assertThat(allowed).isEqualTo(14);
     }
 
     @Test
@@ -59,7 +59,9 @@ class JobTransitionTest {
         assertThat(JobTransition.PROCESS.to()).isEqualTo(JobStatus.PROCESSED);
         assertThat(JobTransition.RETRY.from()).containsExactly(JobStatus.FAILED);
         assertThat(JobTransition.RETRY.to()).isEqualTo(JobStatus.PENDING);
-        assertThat(JobTransition.values()).hasSize(8);
+        assertThat(JobTransition.QUEUE_TIMEOUT.from()).containsExactly(JobStatus.PENDING);
+        assertThat(JobTransition.QUEUE_TIMEOUT.to()).isEqualTo(JobStatus.FAILED);
+        assertThat(JobTransition.values()).hasSize(9);
     }
 
     @Test

@@ -37,6 +37,7 @@ public final class ChannelClient {
 
     private final HttpClient http;
     private final URI uri;
+    private final String runner;
     private final RunnerKey key;
     private final int maxMessageBytes;
     private final Consumer<Input> sink;
@@ -52,6 +53,7 @@ public final class ChannelClient {
                          Consumer<Input> sink, Clock clock) {
         this.http = http;
         this.uri = channelUri(server, runner);
+        this.runner = runner;
         this.key = key;
         this.maxMessageBytes = maxMessageBytes;
         this.sink = sink;
@@ -82,7 +84,7 @@ public final class ChannelClient {
                 .connectTimeout(Duration.ofSeconds(10))
                 .buildAsync(uri, c)
                 .whenComplete((ws, error) -> {
-                    if (error != null) c.closed(describe(error), isFatal(error));
+                    if (error != null) c.closed(describe(error, runner), isFatal(error));
                 });
     }
 
@@ -138,14 +140,25 @@ public final class ChannelClient {
         return false;
     }
 
-    private static String describe(Throwable error) {
+    private static String describe(Throwable error, String runner) {
         Throwable t = error;
         while (t != null) {
-            if (t instanceof WebSocketHandshakeException h) return "HTTP " + h.getResponse().statusCode();
+            if (t instanceof WebSocketHandshakeException h) return describeRefusal(h.getResponse().statusCode(), runner);
             if (t.getCause() == null) break;
             t = t.getCause();
         }
         return t.toString();
+    }
+
+    /** What a refused upgrade means for the operator: for a refused key, which runner and how to rotate its key. */
+    static String describeRefusal(int status, String runner) {
+        return switch (status) {
+            case 401, 403 -> "HTTP " + status + ": the server refused the key of runner '" + runner + "' (wrong, rotated or"
+                    + " malformed key, or no such active runner). Give it a new key with 'baton runners rotate-key " + runner
+                    + "' (where the admin token is), put the key in the key file (or BATON_RUNNER_KEY) and start the runner again";
+            case 404 -> "HTTP 404: no runner channel at this address; check --server (the Baton server's URL) and --runner";
+            default -> "HTTP " + status;
+        };
     }
 
     /** One connection's listener: assembles fragmented text, bounds its size, reports once. */

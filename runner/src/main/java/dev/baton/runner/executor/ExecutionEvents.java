@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.message.LogStream;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.runner.machine.ExecutionResult;
 import java.time.Instant;
 
@@ -11,6 +12,11 @@ public interface ExecutionEvents {
     void prepared();
 
     void declined(String reason);
+
+    /** A decline with its code (what the server stores and shows); by default only the reason is passed on. */
+    default void declined(DeclineCode code, String reason) {
+        declined(reason);
+    }
 
     void started(Instant at);
 

@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.message.LogStream;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.runner.machine.ExecutionResult;
@@ -141,12 +142,12 @@ abstract class IterativeExecution implements Execution {
         try {
             prepare();
         } catch (DeclinedException e) {
-            return () -> events.declined(e.getMessage());
+            return () -> events.declined(e.code(), e.getMessage());
         } catch (Stopped e) {
             return () -> events.finished(ExecutionResult.stopped(List.of()));
         } catch (IOException | RuntimeException e) {
             log.warn("job {}: prepare failed", job.uuid(), e);
-            return () -> events.declined("could not prepare: " + e.getMessage());
+            return () -> events.declined(DeclineCode.EXECUTOR_ERROR, "could not prepare: " + e.getMessage());
         }
         try {
             synchronized (lock) {

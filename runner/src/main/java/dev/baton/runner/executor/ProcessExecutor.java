@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -125,9 +126,9 @@ public final class ProcessExecutor implements Executor {
             List<String> command = new ArrayList<>();
             if (job.config().entrypoint() != null) command.addAll(job.config().entrypoint());
             if (job.config().cmd() != null) command.addAll(job.config().cmd());
-            if (command.isEmpty()) throw new DeclinedException("the process executor needs an entrypoint or cmd");
+            if (command.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "the process executor needs an entrypoint or cmd");
             if (job.config().digest() != null && job.config().entrypoint() == null && job.config().cmd() == null) {
-                throw new DeclinedException("the process executor cannot run images");
+                throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "the process executor cannot run images");
             }
             List<String> full = new ArrayList<>();
             benchmarkCpus.ifPresent(cpus -> full.addAll(List.of("taskset", "-c", cpus)));

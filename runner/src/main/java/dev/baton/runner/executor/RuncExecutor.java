@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.message.DeclineCode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.model.ClaimedJob;
@@ -17,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,10 +49,24 @@ public final class RuncExecutor implements Executor {
      * @param userNamespace map container root to {@code idOffset}.. on the host (when the kernel allows it)
      * @param benchmarkCpus cpuset for the workload (the agent keeps the others)
      * @param sources how to reach a job's image (its registry with its pull token, or a local layout)
+     * @param maxUnpackBytes runner-wide cap on a job's unpacked image, beside the spec's disk size
      */
     public record Options(String runc, Path workDir, Architecture arch, boolean userNamespace, long idOffset,
                           int pidsLimit, Optional<String> benchmarkCpus, OutputLimits limits,
-                          Function<ClaimedJob, BlobSource> sources) {}
+                          Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes) {
+        /** No runner-wide cap on unpacked images: only the spec's disk size and free space limit them. */
+        public static final long NO_UNPACK_CAP = Long.MAX_VALUE;
+
+        public Options {
+            if (maxUnpackBytes <= 0) throw new IllegalArgumentException("maxUnpackBytes must be positive");
+        }
+
+        public Options(String runc, Path workDir, Architecture arch, boolean userNamespace, long idOffset,
+                       int pidsLimit, Optional<String> benchmarkCpus, OutputLimits limits,
+                       Function<ClaimedJob, BlobSource> sources) {
+            this(runc, workDir, arch, userNamespace, idOffset, pidsLimit, benchmarkCpus, limits, sources, NO_UNPACK_CAP);
+        }
+    }
 
     private final Options options;
     private final Clock clock;
@@ -208,17 +224,31 @@ public final class RuncExecutor implements Executor {
 
         @Override
         protected void prepare() throws DeclinedException, IOException {
-            if (job.config().digest() == null) throw new DeclinedException("the runc executor runs images; this job has no image digest");
+            if (job.config().digest() == null) {
+                throw new DeclinedException(DeclineCode.IMAGE_REQUIRED, "the runc executor runs images; this job has no image digest");
+            }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
+            ImagePuller.PulledImage image;
             try {
                 ImagePuller puller = new ImagePuller(options.workDir().resolve("blobs"), options.arch());
-                ImagePuller.PulledImage image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);
-                checkStopped();
+                image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);
+            } catch (PullDeniedException e) {
+                throw new DeclinedException(DeclineCode.PULL_FAILED, e.getMessage());
+            } catch (LayerException e) {
+                throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
+            } catch (IOException e) {
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
+                throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
+            }
+            checkStopped();
+            try {
                 Trees.deleteTree(bundle);
+                privateDirectory(bundle.getParent());
+                privateDirectory(bundle);
                 Files.createDirectories(rootfs);
-                if (userns) chown(bundle, 0, 0); // the bundle dir stays the agent's; only the rootfs is shifted
                 LayerUnpacker unpacker = new LayerUnpacker(rootfs, userns
-                        ? new LayerUnpacker.IdShift(options.idOffset(), true) : new LayerUnpacker.IdShift(0, true));
+                        ? new LayerUnpacker.IdShift(options.idOffset(), true, true) : new LayerUnpacker.IdShift(0, true, false),
+                        unpackLimit());
                 int i = 0;
                 for (ImagePuller.Layer layer : image.layers()) {
                     events.progress("unpacking layer " + (++i) + "/" + image.layers().size());
@@ -227,14 +257,33 @@ public final class RuncExecutor implements Executor {
                 }
                 if (userns) chown(rootfs, options.idOffset(), options.idOffset());
                 process = resolveProcess(image.config());
-            } catch (PullDeniedException e) {
-                throw new DeclinedException(e.getMessage());
             } catch (LayerException e) {
-                throw new DeclinedException("image refused: " + e.getMessage());
+                throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
             } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e)) throw new DeclinedException("disk full: " + e.getMessage());
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
                 throw e;
             }
+        }
+
+        /**
+         * The spec's disk size or the runner's cap, whichever is smaller. Free space is not part
+         * of it: running out of it is "disk full" (another runner may have room), while an image
+         * larger than its spec allows is a property of the job.
+         */
+        private long unpackLimit() {
+            long disk = job.spec().disk();
+            return disk > 0 ? Math.min(disk, options.maxUnpackBytes()) : options.maxUnpackBytes();
+        }
+
+        /**
+         * Bundle directories are reachable only by the runner's user (0700). With a user
+         * namespace the container's root is a host uid of its own that must still pass through
+         * them to reach the rootfs, so there they belong to that uid (the agent is root anyway).
+         */
+        private void privateDirectory(Path dir) throws IOException {
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            if (userns) chown(dir, options.idOffset(), options.idOffset());
         }
 
         /** Docker semantics: the job's entrypoint replaces the image's (and drops its cmd); the job's cmd replaces the image's. */
@@ -245,7 +294,7 @@ public final class RuncExecutor implements Executor {
             List<String> args = new ArrayList<>();
             if (entrypoint != null) args.addAll(entrypoint);
             if (cmd != null) args.addAll(cmd);
-            if (args.isEmpty()) throw new DeclinedException("neither the image nor the job names a command");
+            if (args.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
             Map<String, String> env = new LinkedHashMap<>();
             env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
             if (image.env() != null) {

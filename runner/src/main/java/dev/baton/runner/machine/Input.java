@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.ServerMessage;
 import java.time.Instant;
@@ -52,7 +53,11 @@ public sealed interface Input {
     record Prepared(JobUuid job) implements Input {}
 
     /** The executor cannot run this job here (architecture, pull denied, disk full, …). Final. */
-    record PrepareDeclined(JobUuid job, String reason) implements Input {}
+    record PrepareDeclined(JobUuid job, DeclineCode code, String reason) implements Input {
+        public PrepareDeclined(JobUuid job, String reason) {
+            this(job, DeclineCode.OTHER, reason);
+        }
+    }
 
     /** The workload process really started: the job's clock starts now. */
     record Started(JobUuid job, Instant now) implements Input {}

@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.DrainState;
@@ -219,7 +220,8 @@ public final class RunnerMachine {
                 out.add(new Effect.DeleteInflight(record.job()));
             } else {
                 // Never started as far as the server knows: nothing to fail, the job goes back to the queue.
-                unsentDeclines.add(new RunnerMessage.Declined(record.job(), record.lease(), "runner restarted while preparing" + leftovers));
+                unsentDeclines.add(new RunnerMessage.Declined(record.job(), record.lease(), DeclineCode.OTHER,
+                        "runner restarted while preparing" + leftovers));
                 out.add(new Effect.DeleteInflight(record.job()));
             }
         }
@@ -348,6 +350,7 @@ public final class RunnerMachine {
             case ServerMessage.Drain d -> onDrain(d.state(), out);
             case ServerMessage.Update u -> onUpdate(u, out);
             case ServerMessage.Error e -> log.warn("server error {}: {}", e.code(), e.message());
+            case ServerMessage.Welcome w -> { } // logged by the driver, which knows the server and executor
         }
     }
 
@@ -376,7 +379,8 @@ public final class RunnerMachine {
         String refusal = refusal(job);
         if (refusal != null) {
             log.info("declining job {}: {}", job.uuid(), refusal);
-            send(new RunnerMessage.Declined(job.uuid(), job.lease(), refusal), out);
+            DeclineCode code = shuttingDown ? DeclineCode.SHUTTING_DOWN : DeclineCode.OTHER;
+            send(new RunnerMessage.Declined(job.uuid(), job.lease(), code, refusal), out);
             maybeReady(out);
             return;
         }
@@ -638,7 +642,7 @@ public final class RunnerMachine {
             finish(new RunnerMessage.Canceled(h.id(), h.lease(), List.of()), out);
         } else {
             log.info("job {}: declined: {}", h.id(), d.reason());
-            sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), d.reason()), out);
+            sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), d.code(), d.reason()), out);
         }
         afterJobEnded(out);
     }
@@ -723,9 +727,11 @@ public final class RunnerMachine {
             // It never started: no run time, no failure. Cancel is answered, anything else declined.
             if (h.stop == StopReason.CANCEL) finish(new RunnerMessage.Canceled(h.id(), h.lease(), List.of()), out);
             else if (h.stop != StopReason.STALE) {
-                String reason = h.stop == StopReason.SHUTDOWN ? "runner shutting down"
+                boolean shutdown = h.stop == StopReason.SHUTDOWN;
+                String reason = shutdown ? "runner shutting down"
                         : "could not start: " + (r.detail() == null ? r.kind().name().toLowerCase() : r.detail());
-                sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), reason), out);
+                sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), shutdown ? DeclineCode.SHUTTING_DOWN : DeclineCode.EXECUTOR_ERROR,
+                        reason), out);
             }
             afterJobEnded(out);
             return;
@@ -752,8 +758,9 @@ public final class RunnerMachine {
                 for (int i = 0; i < results.size(); i++) {
                     Integer code = results.get(i).exitCode();
                     if (code == null || code != 0) {
+                        // Iterations count from 0 everywhere (reports, logs, the API).
                         yield new RunnerMessage.Failed(h.id(), h.lease(), results,
-                                "iteration " + (i + 1) + " exited with code " + code);
+                                "iteration " + i + " exited with code " + code);
                     }
                 }
                 yield new RunnerMessage.Completed(h.id(), h.lease(), results);

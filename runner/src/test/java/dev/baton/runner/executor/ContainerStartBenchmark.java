@@ -36,7 +36,7 @@ public final class ContainerStartBenchmark {
             var pulled = new ImagePuller(work.resolve("blobs"), Architecture.X86_64).pull(new LayoutBlobSource(image.layout()), image.digest(), m -> { });
             Path bundle = Files.createDirectories(work.resolve("bundle"));
             Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
-            var unpacker = new LayerUnpacker(rootfs, new LayerUnpacker.IdShift(100_000, true));
+            var unpacker = new LayerUnpacker(rootfs, new LayerUnpacker.IdShift(100_000, true, true));
             for (var layer : pulled.layers()) unpacker.apply(layer.blob(), layer.mediaType());
             Files.setAttribute(rootfs, "unix:uid", 100_000);
             Files.setAttribute(rootfs, "unix:gid", 100_000);

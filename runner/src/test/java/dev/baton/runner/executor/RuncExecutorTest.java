@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.message.DeclineCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -85,6 +86,7 @@ class RuncExecutorTest {
     private static final class Recorder implements ExecutionEvents {
         final CompletableFuture<ExecutionResult> finished = new CompletableFuture<>();
         final CompletableFuture<String> declined = new CompletableFuture<>();
+        final CompletableFuture<DeclineCode> declineCode = new CompletableFuture<>();
         final CompletableFuture<Instant> started = new CompletableFuture<>();
         final List<String> progress = new java.util.concurrent.CopyOnWriteArrayList<>();
         volatile Execution execution;
@@ -97,6 +99,7 @@ class RuncExecutorTest {
             execution.start();
         }
         @Override public void declined(String reason) { declined.complete(reason); finished.completeExceptionally(new AssertionError("declined: " + reason)); }
+        @Override public void declined(DeclineCode code, String reason) { declineCode.complete(code); declined(reason); }
         @Override public void started(Instant at) { started.complete(at); }
         @Override public void finished(ExecutionResult result) { finished.complete(result); }
     }
@@ -215,7 +218,76 @@ class RuncExecutorTest {
         executor = executor(evil.layout());
         Recorder r = run(job(spec(256 * MIB, false), evil, null, 1, List.of()));
         assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("image refused").contains("escapes");
+        assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.UNPACK_FAILED);
         assertThat(work.resolve("runner/escaped")).doesNotExist();
+    }
+
+    @Test
+    void aJobWithoutAnImageIsDeclinedAsImageRequired() throws Exception {
+        ClaimedJob noImage = Jobs.claimed(spec(256 * MIB, false), new JobConfig("local", dev.baton.protocol.id.ProjectUuid.random(), null, null,
+                List.of("true"), Map.of(), JobTimeout.of(60), null, 1));
+        Recorder r = run(noImage);
+        assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.IMAGE_REQUIRED);
+        assertThat(r.declined.get()).contains("no image");
+    }
+
+    @Test
+    void anImageAndJobWithoutACommandAreDeclinedAsNoCommand() throws Exception {
+        TestImages.Image bare = TestImages.busybox(work.resolve("bare"), List.of(), List.of());
+        executor = executor(bare.layout());
+        Recorder r = run(job(spec(256 * MIB, false), bare, null, 1, List.of()));
+        assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.NO_COMMAND);
+    }
+
+    @Test
+    void anImageLargerThanTheSpecsDiskIsDeclinedAndCleanedUp() throws Exception {
+        // 64 MiB of zeros: a few tens of KiB compressed, more than the 32 MiB disk of the spec.
+        TestImages.Image bomb = TestImages.busybox(work.resolve("bomb"), List.of("true"),
+                List.of(new TarWriter().zeros("big", 64 * (int) MIB).tarGz()));
+        assertThat(Files.size(work.resolve("bomb/blobs/sha256").resolve(bomb.layerDigests().getLast().substring(7)))).isLessThan(MIB);
+        executor = executor(bomb.layout());
+        SpecView base = spec(256 * MIB, false);
+        SpecView small = new SpecView(base.uuid(), base.name(), base.slug(), base.architecture(), base.cpu(), base.memory(), 32 * MIB,
+                base.network(), base.created(), base.modified(), base.archived());
+        Recorder r = run(job(small, bomb, null, 1, List.of()));
+        assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("unpacks to more than " + 32 * MIB + " bytes").contains("disk size");
+        assertThat(r.started).isNotDone();
+        try (var bundles = Files.list(work.resolve("runner/bundles"))) {
+            assertThat(bundles.toList()).as("the partly unpacked bundle is removed").isEmpty();
+        }
+    }
+
+    @Test
+    void theRunnersUnpackCapAppliesBesideTheSpec() throws Exception {
+        executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
+                Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout()), 256 * 1024), Clock.systemUTC());
+        Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
+        assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("unpacks to more than 262144 bytes");
+    }
+
+    @Test
+    void bundlesArePrivateAndSetuidBitsAreDroppedWithoutAUserNamespace() throws Exception {
+        TestImages.Image suid = TestImages.busybox(work.resolve("suid"), List.of("sleep", "30"),
+                List.of(new TarWriter().file("bin/rootshell", 04755, "#!/bin/sh\n".getBytes()).file("bin/groupy", 02755, "x".getBytes()).tarGz()));
+        for (boolean userNamespace : new boolean[] {false, true}) {
+            executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, userNamespace, 100_000, 256,
+                    Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(suid.layout())), Clock.systemUTC());
+            ClaimedJob job = job(spec(256 * MIB, false), suid, null, 1, List.of());
+            Recorder r = run(job);
+            r.started.get(60, TimeUnit.SECONDS);
+            Path bundle = work.resolve("runner/bundles").resolve(job.uuid().toString());
+            assertThat(mode(work.resolve("runner/bundles"))).isEqualTo(0700);
+            assertThat(mode(bundle)).isEqualTo(0700);
+            boolean keeps = executor.usesUserNamespace();
+            assertThat(mode(bundle.resolve("rootfs/bin/rootshell"))).isEqualTo(keeps ? 04755 : 0755);
+            assertThat(mode(bundle.resolve("rootfs/bin/groupy"))).isEqualTo(keeps ? 02755 : 0755);
+            r.execution.stop(Duration.ofSeconds(1));
+            r.finished.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int mode(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS) & 07777;
     }
 
     @Test
@@ -230,6 +302,7 @@ class RuncExecutorTest {
                     Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
             Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
             assertThat(r.declined.get(60, TimeUnit.SECONDS)).startsWith("disk full");
+            assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isIn(DeclineCode.PULL_FAILED, DeclineCode.UNPACK_FAILED);
             assertThat(r.started).isNotDone();
         } finally {
             new ProcessBuilder("umount", small.toString()).start().waitFor();

@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.protocol.message.DeclineCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.id.JobUuid;
@@ -141,7 +142,7 @@ class RunnerMachineTest {
         var bad = new IterationResult(3, "", "boom", Map.of());
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK, bad))));
         assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> assertThat(f.error()).isEqualTo("iteration 2 exited with code 3"));
+                f -> assertThat(f.error()).isEqualTo("iteration 1 exited with code 3") /* the second, counted from 0 */);
     }
 
     @Test
@@ -246,7 +247,7 @@ class RunnerMachineTest {
         assertThat(open).containsExactly(
                 new RunnerMessage.Failed(started, l1, List.of(),
                         "runner restarted during execution; killed what it left running: process group 4242 (2 processes)"),
-                new RunnerMessage.Declined(preparing, l2, "runner restarted while preparing; killed what it left running: container baton-x-1"));
+                new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing; killed what it left running: container baton-x-1"));
     }
 
     @Test
@@ -403,9 +404,9 @@ class RunnerMachineTest {
         connected();
         ClaimedJob job = Jobs.claimed(60);
         received(new ServerMessage.Job(job));
-        List<Effect> d = in(new Input.PrepareDeclined(job.uuid(), "image pull denied (401)"));
+        List<Effect> d = in(new Input.PrepareDeclined(job.uuid(), DeclineCode.PULL_FAILED, "image pull denied (401)"));
         assertThat(d).contains(new Effect.DeleteInflight(job.uuid()),
-                new Effect.Send(new RunnerMessage.Declined(job.uuid(), job.lease(), "image pull denied (401)")));
+                new Effect.Send(new RunnerMessage.Declined(job.uuid(), job.lease(), "pull_failed", "image pull denied (401)")));
         assertThat(sent(d).getLast()).isInstanceOf(RunnerMessage.Ready.class);
     }
 
@@ -469,7 +470,7 @@ class RunnerMachineTest {
         assertThat(in(new Input.SignalReceived(Input.Signal.TERMINATE, now)))
                 .containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ZERO));
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of())));
-        assertThat(sent(done)).containsExactly(new RunnerMessage.Declined(job.uuid(), job.lease(), "runner shutting down"));
+        assertThat(sent(done)).containsExactly(new RunnerMessage.Declined(job.uuid(), job.lease(), "shutting_down", "runner shutting down"));
         assertThat(done).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
     }
 
@@ -488,7 +489,7 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(60);
         // the outstanding ready may still bring a job: it is declined, not failed
         assertThat(sent(received(new ServerMessage.Job(job)))).containsExactly(
-                new RunnerMessage.Declined(job.uuid(), job.lease(), "runner is quiet"));
+                new RunnerMessage.Declined(job.uuid(), job.lease(), "other", "runner is quiet"));
         assertThat(sent(in(new Input.SignalReceived(Input.Signal.RESUME, now)))).singleElement().isInstanceOf(RunnerMessage.Ready.class);
     }
 
@@ -515,7 +516,7 @@ class RunnerMachineTest {
         var failed = new RunnerMessage.Failed(started, l1, List.of(), "runner restarted during execution");
         assertThat(start).contains(new Effect.WriteOutbox(failed, 0), new Effect.DeleteInflight(started), new Effect.DeleteInflight(preparing));
         List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
-        assertThat(open).containsExactly(failed, new RunnerMessage.Declined(preparing, l2, "runner restarted while preparing"));
+        assertThat(open).containsExactly(failed, new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing"));
     }
 
     @Test

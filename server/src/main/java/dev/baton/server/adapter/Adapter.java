@@ -1,15 +1,13 @@
 package dev.baton.server.adapter;
 
-import dev.baton.protocol.model.JobOutput;
-
 /**
- * Turns a job's stored output into the report's results (seed 001: the runner is a dumb
- * executor; parsing happens on the server). Throws {@link AdapterException} when the output does
- * not parse: the report records the error, the job is still processed.
+ * Turns one iteration's output text (stdout, or the collected file the run names) into Bencher
+ * Metric Format (seed 001: the runner is a dumb executor; parsing happens on the server).
+ * Throws {@link AdapterException} when the text does not parse; the caller records the message.
  */
 public interface Adapter {
+    /** The name a run gives in {@code adapter}. */
     String name();
 
-    /** Returns the report's results as JSON text. */
-    String parse(JobOutput output);
+    Metrics parse(String text);
 }

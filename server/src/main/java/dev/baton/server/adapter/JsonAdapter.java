@@ -1,39 +1,55 @@
 package dev.baton.server.adapter;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.baton.protocol.message.Wire;
-import dev.baton.protocol.model.IterationResult;
-import dev.baton.protocol.model.JobOutput;
-import java.io.IOException;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
- * The {@code json} adapter: each iteration's stdout is a JSON object of metrics (Bencher Metric
- * Format: benchmark → measure → {value, lower_value, upper_value}). Results are the array of
- * those objects, one per iteration.
+ * {@code json}: the output is Bencher Metric Format itself, a JSON object of benchmark →
+ * measure → {value, lower_value?, upper_value?} (https://bencher.dev/docs/reference/bencher-metric-format/).
+ * Measure names and units are the caller's. An empty object is valid: no benchmarks.
  */
-public final class JsonAdapter implements Adapter {
+public final class JsonAdapter extends JsonFormat {
+    public static final String NAME = "json";
+
     @Override
     public String name() {
-        return "json";
+        return NAME;
+    }
+
+    /** Any object whose members are all objects of objects with a {@code value}. */
+    @Override
+    boolean recognizes(JsonNode document) {
+        if (!document.isObject() || document.isEmpty()) return false;
+        for (JsonNode measures : document) {
+            if (!measures.isObject()) return false;
+            for (JsonNode metric : measures) {
+                if (!metric.isObject() || !metric.has("value")) return false;
+            }
+        }
+        return true;
     }
 
     @Override
-    public String parse(JobOutput output) {
-        if (output.results() == null || output.results().isEmpty()) throw new AdapterException("the job produced no iterations");
-        ArrayNode iterations = Wire.mapper().createArrayNode();
-        int index = 0;
-        for (IterationResult r : output.results()) {
-            String stdout = r.stdout() == null ? "" : r.stdout().strip();
-            try {
-                JsonNode node = Wire.mapper().readTree(stdout);
-                if (node == null || !node.isObject()) throw new AdapterException("iteration " + index + ": stdout is not a JSON object");
-                iterations.add(node);
-            } catch (IOException e) {
-                throw new AdapterException("iteration " + index + ": stdout is not valid JSON");
+    Metrics parse(JsonNode document) {
+        if (!document.isObject()) throw new AdapterException("BMF must be a JSON object of benchmarks");
+        Metrics.Builder out = new Metrics.Builder();
+        for (Iterator<Map.Entry<String, JsonNode>> b = document.fields(); b.hasNext(); ) {
+            var bench = b.next();
+            if (!bench.getValue().isObject()) throw new AdapterException("benchmark '" + bench.getKey() + "' must be an object of measures");
+            for (Iterator<Map.Entry<String, JsonNode>> m = bench.getValue().fields(); m.hasNext(); ) {
+                var measure = m.next();
+                String where = "'" + bench.getKey() + "' → '" + measure.getKey() + "'";
+                JsonNode metric = measure.getValue();
+                if (!metric.isObject()) throw new AdapterException(where + " must be an object with a value");
+                try {
+                    out.add(bench.getKey(), measure.getKey(),
+                            new Metric(required(metric, "value", where), number(metric, "lower_value"), number(metric, "upper_value")));
+                } catch (AdapterException e) {
+                    throw e.getMessage().startsWith(where) ? e : new AdapterException(where + ": " + e.getMessage());
+                }
             }
-            index++;
         }
-        return iterations.toString();
+        return out.build();
     }
 }

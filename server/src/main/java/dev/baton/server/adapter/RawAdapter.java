@@ -1,26 +1,19 @@
 package dev.baton.server.adapter;
 
-import dev.baton.protocol.message.Wire;
-import dev.baton.protocol.model.IterationResult;
-import dev.baton.protocol.model.JobOutput;
-
-/** The {@code raw} adapter (and the default): keeps each iteration's exit code and stdout unparsed. */
+/**
+ * {@code raw}: no parsing. For jobs whose output is not benchmark data (the output itself stays
+ * on the job); every iteration yields no metrics, and nothing can fail to parse.
+ */
 public final class RawAdapter implements Adapter {
+    public static final String NAME = "raw";
+
     @Override
     public String name() {
-        return "raw";
+        return NAME;
     }
 
     @Override
-    public String parse(JobOutput output) {
-        var iterations = Wire.mapper().createArrayNode();
-        if (output.results() != null) {
-            for (IterationResult r : output.results()) {
-                var node = iterations.addObject();
-                if (r.exitCode() != null) node.put("exit_code", r.exitCode());
-                node.put("stdout", r.stdout());
-            }
-        }
-        return iterations.toString();
+    public Metrics parse(String text) {
+        return Metrics.EMPTY;
     }
 }

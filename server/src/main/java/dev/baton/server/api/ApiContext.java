@@ -2,6 +2,8 @@ package dev.baton.server.api;
 
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.dispatch.JobEvents;
+import dev.baton.server.dispatch.JobQueue;
+import dev.baton.server.registry.Images;
 import dev.baton.server.http.Json;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.store.Store;
@@ -13,7 +15,8 @@ import java.util.function.Supplier;
 /**
  * What the management routes share: the store, the clock, the admin guard, the body bound, where
  * dispatch hears about new and canceled jobs, job output, and the server's public URL (known only
- * once the port is bound, hence a supplier).
+ * once the port is bound, hence a supplier), what dispatch says about queued jobs, and the
+ * project registries' images (to refuse a run whose image does not exist).
  */
 public record ApiContext(
         Store store,
@@ -22,7 +25,9 @@ public record ApiContext(
         long requestBodyMaxBytes,
         JobEvents jobEvents,
         OutputStore outputs,
-        Supplier<String> publicUrl) {
+        Supplier<String> publicUrl,
+        JobQueue queue,
+        Images images) {
 
     public Instant now() {
         return clock.instant();

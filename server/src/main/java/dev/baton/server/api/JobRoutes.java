@@ -44,7 +44,7 @@ public final class JobRoutes implements RouteModule {
         config.routes.get("/v0/projects/{project}/reports/{report}", guard.guard(this::report));
     }
 
-    /** A report with the results its adapter parsed (or the direct run's), once processed. */
+    /** A report with its merged results, its iterations, its adapter error and its job (null for a direct run). */
     private void report(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("report");
@@ -55,7 +55,8 @@ public final class JobRoutes implements RouteModule {
             throw reportNotFound(ref);
         }
         Report report = api.store().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
-        Json.write(ctx, 200, ReportView.of(report, project.uuid()));
+        JobView job = api.store().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null)).orElse(null);
+        Json.write(ctx, 200, ReportView.of(report, project.uuid(), job));
     }
 
     private static ApiException reportNotFound(String ref) {
@@ -72,7 +73,7 @@ public final class JobRoutes implements RouteModule {
         // One row more than asked tells whether another page exists, without a count query.
         List<Job> jobs = api.store().listJobs(project.id(), new JobFilter(status, specId, runnerId, limit + 1, offset));
         boolean more = jobs.size() > limit;
-        JobViews views = new JobViews(api.store(), project);
+        JobViews views = new JobViews(api.store(), project, api.queue());
         List<JobView> page = jobs.stream().limit(limit).map(j -> views.of(j, null)).toList();
         Json.write(ctx, 200, new JobPage(page, limit, offset, more ? offset + limit : null));
     }
@@ -81,7 +82,7 @@ public final class JobRoutes implements RouteModule {
         Project project = find.project(ctx.pathParam("project"));
         Job job = job(project, ctx.pathParam("job"));
         var output = api.outputs().get(project.uuid(), job.uuid()).orElse(null);
-        Json.write(ctx, 200, new JobViews(api.store(), project).of(job, output));
+        Json.write(ctx, 200, new JobViews(api.store(), project, api.queue()).of(job, output, true));
     }
 
     private void cancel(Context ctx) {

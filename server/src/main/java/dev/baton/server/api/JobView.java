@@ -8,12 +8,17 @@ import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.dispatch.PendingReason;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * A job as project members see it (seed 001's JsonJob): typed UUIDs for its report, spec and
  * runner, never internal ids, and never the lease (a capability of the runner holding it).
  * {@code output} is present only on a single-job read once the runner's output is stored.
+ * While the job is pending, {@code pendingReason}, {@code queuePosition} and {@code predictedStart}
+ * say why it waits, where it stands and when it may start (docs/api.md); {@code attempts} (single
+ * read only) lists every claim with what its runner said when it declined.
  */
 public record JobView(
         JobUuid uuid,
@@ -34,4 +39,15 @@ public record JobView(
         String error,
         Instant created,
         Instant modified,
-        JobOutput output) {}
+        JobOutput output,
+        String errorCode,
+        Integer queueTimeout,
+        PendingReason pendingReason,
+        Integer queuePosition,
+        Instant predictedStart,
+        List<AttemptView> attempts) {
+
+    /** One claim of the job: its runner, how it ended, and the runner's decline code and reason if it declined. */
+    public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
+            String declineCode, String declineReason) {}
+}

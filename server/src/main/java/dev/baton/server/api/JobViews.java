@@ -4,6 +4,9 @@ import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.dispatch.JobQueue;
+import dev.baton.server.dispatch.QueueStatus;
+import dev.baton.server.store.Attempt;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
@@ -11,27 +14,54 @@ import dev.baton.server.store.Runner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
-/** Builds {@link JobView}s for one request, looking each spec, runner and report up once. */
+/**
+ * Builds {@link JobView}s for one request, looking each spec, runner and report up once. A
+ * pending job gets its queue status from dispatch ({@link JobQueue}).
+ */
 final class JobViews {
     private final Store store;
     private final Project project;
+    private final JobQueue queue;
     private final Map<Long, SpecUuid> specs = new HashMap<>();
     private final Map<Long, RunnerUuid> runners = new HashMap<>();
 
     JobViews(Store store, Project project) {
+        this(store, project, JobQueue.UNKNOWN);
+    }
+
+    JobViews(Store store, Project project, JobQueue queue) {
         this.store = store;
         this.project = project;
+        this.queue = queue;
     }
 
     JobView of(Job j, JobOutput output) {
+        return of(j, output, false);
+    }
+
+    /** With {@code withAttempts}, the view lists the job's attempts (a single-job read). */
+    JobView of(Job j, JobOutput output, boolean withAttempts) {
         SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(Spec::uuid).orElse(null));
-        RunnerUuid runner = j.runnerId() == null ? null
-                : runners.computeIfAbsent(j.runnerId(), id -> store.findRunner(id).map(Runner::uuid).orElse(null));
+        RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
         ReportUuid report = store.findReport(j.reportId()).map(Report::uuid).orElse(null);
+        QueueStatus q = queue.status(j).orElse(null);
+        List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(this::attempt).toList() : null;
         return new JobView(j.uuid(), project.uuid(), report, spec, runner, j.status(), j.priority(), j.timeout(), j.config(),
                 j.attempt(), j.requeues(), j.claimed(), j.started(), j.completed(), j.lastHeartbeat(), j.error(),
-                j.created(), j.modified(), output);
+                j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
+                q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts);
+    }
+
+    private JobView.AttemptView attempt(Attempt a) {
+        return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
+                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason());
+    }
+
+    private RunnerUuid runner(long id) {
+        return runners.computeIfAbsent(id, r -> store.findRunner(r).map(Runner::uuid).orElse(null));
     }
 }

@@ -1,38 +1,39 @@
 package dev.baton.server.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ReportUuid;
-import dev.baton.protocol.message.Wire;
+import dev.baton.server.adapter.IterationResults;
+import dev.baton.server.adapter.Metrics;
+import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.store.Report;
 import java.time.Instant;
+import java.util.List;
 
-/** A report; {@code results} is the stored JSON (direct results or the adapter's), absent while pending. */
+/**
+ * A report. {@code results} (the merged Bencher Metric Format) and {@code iterations} (each
+ * iteration's own results or error, from 0) are absent until the adapter ran; {@code error} says
+ * why the output did not parse; {@code job} is the runner run's job, null for a direct run.
+ */
 public record ReportView(
         ReportUuid uuid,
         ProjectUuid project,
         String branch,
         String testbed,
         String adapter,
+        String resultsFile,
         Instant startTime,
         Instant endTime,
-        JsonNode results,
-        String error,
+        Metrics results,
+        List<IterationResults> iterations,
+        @JsonInclude(JsonInclude.Include.ALWAYS) String error,
+        @JsonInclude(JsonInclude.Include.ALWAYS) JobView job,
         Instant created,
         Instant modified) {
 
-    static ReportView of(Report r, ProjectUuid project) {
-        return new ReportView(r.uuid(), project, r.branch(), r.testbed(), r.adapter(), r.startTime(), r.endTime(),
-                parse(r.results()), r.error(), r.created(), r.modified());
-    }
-
-    private static JsonNode parse(String json) {
-        if (json == null) return null;
-        try {
-            return Wire.mapper().readTree(json);
-        } catch (JsonProcessingException e) {
-            return Wire.mapper().getNodeFactory().textNode(json);
-        }
+    static ReportView of(Report r, ProjectUuid project, JobView job) {
+        ReportResults parsed = ReportResults.fromJson(r.results()).orElse(null);
+        return new ReportView(r.uuid(), project, r.branch(), r.testbed(), r.adapter(), r.resultsFile(), r.startTime(), r.endTime(),
+                parsed == null ? null : parsed.results(), parsed == null ? null : parsed.iterations(), r.error(), job, r.created(), r.modified());
     }
 }

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * The body of {@code POST /v0/run} as sent, before validation (see {@link RunValidator}).
- * {@code results} holds BMF documents, each a JSON object or a string containing one.
+ * {@code results} holds one output per iteration for the adapter: a JSON object, or a string.
  */
 record RunRequest(
         String project,
@@ -18,13 +18,15 @@ record RunRequest(
         String branch,
         String testbed,
         String adapter,
+        String resultsFile,
         Integer timeout,
         List<String> entrypoint,
         List<String> cmd,
         Map<String, String> env,
         List<String> filePaths,
         Integer iterations,
-        Retry retry) {
+        Retry retry,
+        Integer queueTimeout) {
 
     /** Opt-in retry of a job that started and then failed (brief §1, OJS field names). */
     record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost) {}

@@ -1,6 +1,7 @@
 package dev.baton.server.api;
 
 import dev.baton.protocol.model.JobConfig;
+import dev.baton.server.adapter.Adapters;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
@@ -15,7 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code POST /v0/run}: a direct run stores its results on a new report; a runner run stores a
+ * {@code POST /v0/run}: a direct run's results go through the report's adapter (as a runner's
+ * output would) and are stored on a new report; a runner run stores a
  * report with placeholder times and a pending job in one transaction, then tells dispatch.
  */
 public final class RunRoutes implements RouteModule {
@@ -26,7 +28,7 @@ public final class RunRoutes implements RouteModule {
 
     public RunRoutes(ApiContext api) {
         this.api = api;
-        this.validator = new RunValidator(api.store());
+        this.validator = new RunValidator(api.store(), api.images(), new Adapters());
     }
 
     /** The response of a run: its report, and for runner runs the queued job. */
@@ -44,7 +46,7 @@ public final class RunRoutes implements RouteModule {
             case ValidRun.Direct d -> {
                 Report report = api.store().createReport(
                         new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
-                Json.write(ctx, 201, new RunView(ReportView.of(report, d.project().uuid()), null));
+                Json.write(ctx, 201, new RunView(ReportView.of(report, d.project().uuid(), null), null));
             }
             case ValidRun.OnRunner r -> {
                 Organization org = api.store().findOrganization(r.project().organizationId())
@@ -52,8 +54,8 @@ public final class RunRoutes implements RouteModule {
                 JobConfig config = new JobConfig(api.publicUrl().get(), r.project().uuid(), r.image(), r.entrypoint(), r.cmd(), r.env(),
                         r.timeout(), r.filePaths(), r.iterations());
                 Job job = api.store().createRun(
-                        new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), now, now, null),
-                        new NewJob(r.spec().id(), ctx.ip(), config, r.timeout().seconds(), org.plan().priority(), r.retry()),
+                        new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
+                        new NewJob(r.spec().id(), ctx.ip(), config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout()),
                         org.id(), now);
                 try {
                     api.jobEvents().jobSubmitted(job);
@@ -62,7 +64,8 @@ public final class RunRoutes implements RouteModule {
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
                 Report report = api.store().findReport(job.reportId()).orElseThrow();
-                Json.write(ctx, 201, new RunView(ReportView.of(report, r.project().uuid()), new JobViews(api.store(), r.project()).of(job, null)));
+                JobView view = new JobViews(api.store(), r.project(), api.queue()).of(job, null);
+                Json.write(ctx, 201, new RunView(ReportView.of(report, r.project().uuid(), view), view));
             }
         }
     }

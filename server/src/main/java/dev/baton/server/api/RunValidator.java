@@ -1,11 +1,15 @@
 package dev.baton.server.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.id.ResourceId;
-import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
+import dev.baton.server.adapter.Adapter;
+import dev.baton.server.adapter.Adapters;
+import dev.baton.server.adapter.IterationResults;
+import dev.baton.server.adapter.ReportResults;
+import dev.baton.protocol.value.QueueTimeout;
+import dev.baton.server.registry.Images;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
@@ -42,33 +46,42 @@ final class RunValidator {
     static final int MAX_RETRY_BACKOFF_SECONDS = 3600;
     static final String DEFAULT_BRANCH = "main";
     static final String DEFAULT_TESTBED = "localhost";
-    static final String DEFAULT_ADAPTER = "json";
+    static final String DEFAULT_ADAPTER = Adapters.DEFAULT;
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
     private static final Pattern ADAPTER = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final Store store;
+    private final Images images;
+    private final Adapters adapters;
 
-    RunValidator(Store store) {
+    RunValidator(Store store, Images images, Adapters adapters) {
         this.store = store;
+        this.images = images;
+        this.adapters = adapters;
     }
 
     ValidRun validate(RunRequest r) {
         boolean image = r.image() != null;
         boolean spec = r.spec() != null;
         boolean results = r.results() != null && !r.results().isEmpty();
+        // A command without an image is a run for a trusted runner's process executor.
+        boolean command = r.cmd() != null || r.entrypoint() != null;
         if (image && !spec) throw new ApiException(400, "spec_required", "spec required for runner execution: give the spec (UUID or slug) that should run the image", "spec");
-        if (!image && spec) throw new ApiException(400, "image_required", "image required for runner execution: give the image digest (sha256:…) to run on the spec", "image");
+        if (!image && spec && (results || !command)) {
+            throw new ApiException(400, "image_required", "image required for runner execution: give the image (digest sha256:… or a tag"
+                    + " of the project's registry) to run on the spec, or a cmd for a trusted runner's process executor", "image");
+        }
         if (image && results) throw new ApiException(400, "results_with_image", "cannot provide both results and image: results are for direct runs, image and spec for runner runs", "results");
-        if (!image && !results) throw new ApiException(400, "results_required", "nothing to run: give results (direct run) or image and spec (runner run)", "results");
+        if (!image && !spec && !results) throw new ApiException(400, "results_required", "nothing to run: give results (direct run) or image and spec (runner run)", "results");
 
         String branch = label("branch", r.branch(), DEFAULT_BRANCH);
         String testbed = label("testbed", r.testbed(), DEFAULT_TESTBED);
-        String adapter = adapter(r.adapter());
-        return image ? onRunner(r, branch, testbed, adapter) : direct(r, branch, testbed, adapter);
+        Adapter adapter = adapter(r.adapter());
+        return spec ? onRunner(r, branch, testbed, adapter) : direct(r, branch, testbed, adapter);
     }
 
-    private ValidRun direct(RunRequest r, String branch, String testbed, String adapter) {
+    private ValidRun direct(RunRequest r, String branch, String testbed, Adapter adapter) {
         rejectInDirectRun("timeout", r.timeout());
         rejectInDirectRun("entrypoint", r.entrypoint());
         rejectInDirectRun("cmd", r.cmd());
@@ -76,28 +89,53 @@ final class RunValidator {
         rejectInDirectRun("file_paths", r.filePaths());
         rejectInDirectRun("iterations", r.iterations());
         rejectInDirectRun("retry", r.retry());
+        rejectInDirectRun("results_file", r.resultsFile());
+        rejectInDirectRun("queue_timeout", r.queueTimeout());
         Instant start = time("start_time", Fields.require("start_time", r.startTime()));
         Instant end = time("end_time", Fields.require("end_time", r.endTime()));
         if (end.isBefore(start)) throw ApiException.invalidField("end_time", "end_time must not be before start_time");
-        String results = results(r.results());
+        String results = results(r.results(), adapter);
         Project project = project(r.project());
-        return new ValidRun.Direct(project, branch, testbed, adapter, start, end, results);
+        return new ValidRun.Direct(project, branch, testbed, adapter.name(), start, end, results);
     }
 
-    private ValidRun onRunner(RunRequest r, String branch, String testbed, String adapter) {
+    private ValidRun onRunner(RunRequest r, String branch, String testbed, Adapter adapter) {
         if (r.startTime() != null) throw timeSetByServer("start_time");
         if (r.endTime() != null) throw timeSetByServer("end_time");
-        ImageDigest digest = Fields.parse("image", r.image(), ImageDigest::of);
+        if (r.image() != null && !Images.isReference(r.image())) {
+            throw ApiException.invalidField("image", "image must be a digest (sha256: and 64 lowercase hex digits) or a tag of the"
+                    + " project's registry ('v1', or 'path:v1' for a repository inside the project), got '" + r.image() + "'");
+        }
         JobTimeout timeout = r.timeout() == null ? JobTimeout.DEFAULT : Fields.parse("timeout", r.timeout(), JobTimeout::of);
         List<String> entrypoint = args("entrypoint", r.entrypoint());
         List<String> cmd = args("cmd", r.cmd());
         Map<String, String> env = env(r.env());
         List<String> filePaths = filePaths(r.filePaths());
+        String resultsFile = resultsFile(r.resultsFile(), filePaths);
         int iterations = iterations(r.iterations());
         RetryPolicy retry = retry(r.retry());
+        Integer queueTimeout = r.queueTimeout() == null ? null : Fields.parse("queue_timeout", r.queueTimeout(), QueueTimeout::of).seconds();
         Project project = project(r.project());
         Spec spec = spec(r.spec());
-        return new ValidRun.OnRunner(project, branch, testbed, adapter, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry);
+        // Refuse what can never run (nothing is created): an image the project's registry does not
+        // hold, and a job with nothing to execute.
+        ImageDigest digest = null;
+        if (r.image() != null) {
+            Images.Resolved image = images.find(project.uuid(), r.image()).orElseThrow(() -> new ApiException(422, "image_not_found",
+                    "image '" + r.image() + "' is not in the registry of project '" + project.slug() + "': push it first"
+                            + " (baton image push) and give its digest or tag", "image"));
+            digest = ImageDigest.of(image.digest());
+            boolean jobCommand = (entrypoint != null && !entrypoint.isEmpty()) || (cmd != null && !cmd.isEmpty());
+            if (image.commandKnown() && !image.hasCommand() && !jobCommand) {
+                throw new ApiException(422, "no_command", "image '" + r.image() + "' names no Entrypoint or Cmd in its config and the"
+                        + " run gives no cmd: give cmd (or entrypoint) so the runner knows what to execute", "cmd");
+            }
+        } else if ((entrypoint == null || entrypoint.isEmpty()) && (cmd == null || cmd.isEmpty())) {
+            throw new ApiException(422, "no_command", "a run without an image needs a non-empty cmd (or entrypoint) to execute", "cmd");
+        }
+        if (queueTimeout == null) queueTimeout = spec.queueTimeout();
+        return new ValidRun.OnRunner(project, branch, testbed, adapter.name(), resultsFile, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry,
+                queueTimeout);
     }
 
     private Project project(String ref) {
@@ -110,7 +148,7 @@ final class RunValidator {
         Fields.resourceId("spec", ref);
         Spec spec = store.findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
-        if (spec.archived() != null) throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
+        if (spec.archived() != null) throw new ApiException(422, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
         return spec;
     }
 
@@ -132,9 +170,19 @@ final class RunValidator {
         return raw;
     }
 
-    private static String adapter(String raw) {
-        if (raw == null) return DEFAULT_ADAPTER;
-        if (!ADAPTER.matcher(raw).matches()) throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
+    private Adapter adapter(String raw) {
+        String name = raw == null ? DEFAULT_ADAPTER : raw;
+        if (!ADAPTER.matcher(name).matches()) throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
+        return adapters.find(name).orElseThrow(() -> ApiException.invalidField("adapter",
+                "unknown adapter '" + name + "'; one of " + String.join(", ", adapters.names())));
+    }
+
+    /** The collected file the adapter reads instead of stdout: it must be one the runner collects. */
+    private static String resultsFile(String raw, List<String> filePaths) {
+        if (raw == null) return null;
+        if (filePaths == null || !filePaths.contains(raw)) {
+            throw ApiException.invalidField("results_file", "results_file must be one of file_paths, so the runner collects it");
+        }
         return raw;
     }
 
@@ -146,23 +194,25 @@ final class RunValidator {
         }
     }
 
-    private static String results(List<JsonNode> raw) {
+    /**
+     * Direct mode goes through the same adapter as a runner's output: each entry is one
+     * iteration's output (a JSON object is given to the adapter as its JSON text). An entry the
+     * adapter cannot parse refuses the run, naming the entry, and nothing is stored.
+     */
+    private static String results(List<JsonNode> raw, Adapter adapter) {
         if (raw.size() > MAX_RESULTS) throw ApiException.invalidField("results", "at most " + MAX_RESULTS + " results per run");
-        List<JsonNode> documents = new ArrayList<>();
+        List<IterationResults> iterations = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             JsonNode node = raw.get(i);
             String field = "results[" + i + "]";
-            if (node.isTextual()) {
-                try {
-                    node = Wire.mapper().readTree(node.textValue());
-                } catch (JsonProcessingException e) {
-                    throw ApiException.invalidField(field, field + " is not valid JSON");
-                }
+            if (node == null || !(node.isTextual() || node.isObject())) {
+                throw ApiException.invalidField(field, field + " must be a JSON object or a string (one iteration's output)");
             }
-            if (node == null || !node.isObject()) throw ApiException.invalidField(field, field + " must be a BMF JSON object (or a string holding one)");
-            documents.add(node);
+            IterationResults parsed = IterationResults.parse(i, adapter, node.isTextual() ? node.textValue() : node.toString());
+            if (!parsed.parsed()) throw ApiException.invalidField(field, field + ": adapter " + adapter.name() + ": " + parsed.error());
+            iterations.add(parsed);
         }
-        return Wire.encode(documents);
+        return ReportResults.of(iterations).toJson();
     }
 
     private static List<String> args(String field, List<String> raw) {

@@ -47,8 +47,27 @@ public final class RunnerRoutes implements RouteModule {
         CreateRunner body = api.body(ctx, CreateRunner.class);
         String name = Fields.name("name", Fields.require("name", body.name()));
         Slug slug = Fields.slug("slug", body.slug());
+        // A runner's name is how people tell runners apart (logs, `runners list`): a name in use is
+        // refused rather than silently given a renamed slug.
+        List<Runner> same = api.store().listRunners(new RunnerFilter(name, null, true));
+        if (!same.isEmpty()) {
+            Runner other = same.getFirst();
+            throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' is in use by runner '" + other.slug() + "'"
+                    + (other.isArchived() ? " (archived)" : "") + "; choose another name", "name");
+        }
         RunnerKey key = RunnerKey.generate();
-        Runner runner = Slugs.insert(name, slug, s -> api.store().createRunner(name, s, key.hash(), api.now()));
+        Slug effective = slug != null ? slug : Slug.fromName(name);
+        Runner runner;
+        try {
+            runner = api.store().createRunner(name, effective, key.hash(), api.now());
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.CONFLICT) {
+                if (slug != null) throw Slugs.taken(slug);
+                throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' gives slug '" + effective
+                        + "', which another runner has; choose another name or give a slug", "name");
+            }
+            throw e;
+        }
         Json.write(ctx, 201, new RunnerKeyView(RunnerView.of(runner), key.reveal()));
     }
 

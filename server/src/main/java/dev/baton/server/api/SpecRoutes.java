@@ -4,6 +4,7 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.Cpu;
 import dev.baton.protocol.value.Disk;
 import dev.baton.protocol.value.Memory;
+import dev.baton.protocol.value.QueueTimeout;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
@@ -23,9 +24,11 @@ public final class SpecRoutes implements RouteModule {
         this.find = new Lookups(api.store());
     }
 
-    record CreateSpec(String name, String slug, String architecture, Integer cpu, Long memory, Long disk, Boolean network) {}
+    record CreateSpec(String name, String slug, String architecture, Integer cpu, Long memory, Long disk, Boolean network,
+            Integer queueTimeout) {}
 
-    record UpdateSpec(String name, String slug, Boolean archived) {}
+    /** {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is. */
+    record UpdateSpec(String name, String slug, Boolean archived, Integer queueTimeout) {}
 
     @Override
     public void addRoutes(JavalinConfig config) {
@@ -46,8 +49,10 @@ public final class SpecRoutes implements RouteModule {
         Memory memory = Fields.parse("memory", Fields.require("memory", body.memory()), Memory::of);
         Disk disk = Fields.parse("disk", Fields.require("disk", body.disk()), Disk::of);
         boolean network = body.network() != null && body.network();
+        Integer queueTimeout = body.queueTimeout() == null ? null : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of).seconds();
         Spec spec = Slugs.insert(name, slug, s -> api.store()
                 .createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
+        if (queueTimeout != null) spec = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
         Json.write(ctx, 201, spec.view());
     }
 
@@ -64,9 +69,13 @@ public final class SpecRoutes implements RouteModule {
         UpdateSpec body = api.body(ctx, UpdateSpec.class);
         String name = Fields.name("name", body.name());
         Slug slug = Fields.slug("slug", body.slug());
+        Integer queueTimeout = body.queueTimeout() == null || body.queueTimeout() == 0 ? null
+                : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of).seconds();
         Spec spec = find.spec(ctx.pathParam("spec"));
         try {
-            Json.write(ctx, 200, api.store().updateSpec(spec.id(), name, slug, body.archived(), api.now()).view());
+            Spec updated = api.store().updateSpec(spec.id(), name, slug, body.archived(), api.now());
+            if (body.queueTimeout() != null) updated = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+            Json.write(ctx, 200, updated.view());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);
             throw e;

@@ -19,16 +19,20 @@ sealed interface ValidRun {
 
     String adapter();
 
-    /** Results given by the caller, processed at once; no job. */
+    /** Results given by the caller, parsed by the adapter at once ({@code results}: ReportResults JSON); no job. */
     record Direct(Project project, String branch, String testbed, String adapter, Instant startTime, Instant endTime, String results)
             implements ValidRun {}
 
-    /** An image for a runner of {@code spec} to execute. */
+    /**
+     * An image (a digest, resolved from a tag at submit) or, with a null image, a command for a
+     * trusted runner's process executor, for a runner of {@code spec} to execute.
+     */
     record OnRunner(
             Project project,
             String branch,
             String testbed,
             String adapter,
+            String resultsFile,
             Spec spec,
             ImageDigest image,
             JobTimeout timeout,
@@ -37,6 +41,7 @@ sealed interface ValidRun {
             Map<String, String> env,
             List<String> filePaths,
             int iterations,
-            RetryPolicy retry)
+            RetryPolicy retry,
+            Integer queueTimeout)
             implements ValidRun {}
 }

@@ -18,6 +18,19 @@ public final class RunnerAuthenticator {
         this.store = store;
     }
 
+    /**
+     * The message of a refused key: which runner, and how to get it a working key. Wrong, rotated,
+     * malformed and missing keys and unknown or archived runners are not told apart, so the answer
+     * says nothing about which runners exist.
+     */
+    public static String refusal(String runner) {
+        String name = runner == null || runner.isBlank() ? "RUNNER" : runner.strip();
+        if (name.length() > 100) name = name.substring(0, 100) + "…";
+        return "runner key refused for runner '" + name + "' (missing, malformed, wrong or rotated key, or no such active runner):"
+                + " send Authorization: Bearer baton_runner_…; to give it a new key run 'baton runners rotate-key " + name
+                + "' and start the runner with that key";
+    }
+
     /** The authenticated runner, or empty for a missing, malformed, wrong or archived runner's key. */
     public Optional<Runner> authenticate(String runner, String authorization) {
         if (runner == null || runner.isBlank()) return Optional.empty();

@@ -1,5 +1,6 @@
 package dev.baton.server.blob;
 
+import dev.baton.server.config.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -35,11 +36,19 @@ public final class DirectoryBlobStore implements BlobStore {
         this.uploads = root.resolve("_uploads");
     }
 
+    /**
+     * The store under {@code root} for reading only: no directory is created and no upload is
+     * discarded (the registry, which owns uploads, opens the same directory with {@link #open}).
+     */
+    public static DirectoryBlobStore reader(Path root) {
+        return new DirectoryBlobStore(root);
+    }
+
     /** Opens (creating) the store under {@code root} and discards uploads left by a previous run. */
     public static DirectoryBlobStore open(Path root) throws IOException {
         DirectoryBlobStore store = new DirectoryBlobStore(root);
-        Files.createDirectories(store.blobs);
-        Files.createDirectories(store.uploads);
+        PrivateFiles.createDirectories(store.blobs);
+        PrivateFiles.createDirectories(store.uploads);
         store.discardUploads();
         return store;
     }
@@ -65,7 +74,7 @@ public final class DirectoryBlobStore implements BlobStore {
     @Override
     public BlobUpload startUpload() throws IOException {
         Path file = uploads.resolve(UUID.randomUUID().toString());
-        Files.createFile(file);
+        PrivateFiles.createFile(file);
         return new FileUpload(file);
     }
 
@@ -147,7 +156,7 @@ public final class DirectoryBlobStore implements BlobStore {
                 Files.deleteIfExists(file); // deduplicated: the same content is already stored
                 return CommitOutcome.STORED;
             }
-            Files.createDirectories(target.getParent());
+            PrivateFiles.createDirectories(target.getParent());
             try {
                 Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
             } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {

@@ -19,6 +19,7 @@ import io.javalin.websocket.WsContext;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,7 @@ public final class ChannelRoutes implements RouteModule {
     private static final String SESSION_ATTRIBUTE = "baton.channel.session";
 
     private final RunnerAuthenticator runners;
+    private final Store store;
     private final Sessions sessions;
     private final Dispatcher dispatcher;
     private final JobLifecycle lifecycle;
@@ -48,6 +50,7 @@ public final class ChannelRoutes implements RouteModule {
     public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
             long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout) {
         this.runners = new RunnerAuthenticator(store);
+        this.store = store;
         this.sessions = sessions;
         this.dispatcher = dispatcher;
         this.lifecycle = lifecycle;
@@ -83,8 +86,7 @@ public final class ChannelRoutes implements RouteModule {
     private void authenticate(Context ctx) {
         var runner = runners.authenticate(ctx.pathParam("runner"), ctx.header("Authorization"));
         if (runner.isEmpty()) {
-            var refused = new ApiException(401, "unauthorized",
-                    "missing, malformed or wrong runner key for this runner: send Authorization: Bearer baton_runner_…");
+            var refused = new ApiException(401, "unauthorized", RunnerAuthenticator.refusal(ctx.pathParam("runner")));
             // Javalin does not render results on the upgrade path, so the error body is written and
             // committed here; the exception then stops the upgrade.
             try {
@@ -114,6 +116,20 @@ public final class ChannelRoutes implements RouteModule {
             old.close(RunnerSession.CLOSE_REPLACED, "replaced by a newer connection of this runner");
         });
         LOG.info("runner {} connected from {}", runner.slug(), remote);
+        session.send(welcome(runner));
+    }
+
+    /** Who the runner is and what it serves, first on the connection (the runner logs it). */
+    private ServerMessage.Welcome welcome(Runner runner) {
+        List<String> specs;
+        try {
+            specs = store.runnerSpecs(runner.id()).stream().filter(spec -> spec.archived() == null).map(spec -> spec.slug().value()).toList();
+        } catch (RuntimeException e) {
+            // Informational only: a database hiccup must not cost the runner its connection.
+            LOG.warn("could not read the specs of runner {} for its welcome: {}", runner.slug(), e.toString());
+            specs = List.of();
+        }
+        return new ServerMessage.Welcome(runner.slug().value(), runner.name(), specs);
     }
 
     private void received(WsContext ctx, String text) {

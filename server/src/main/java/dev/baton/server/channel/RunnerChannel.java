@@ -1,6 +1,7 @@
 package dev.baton.server.channel;
 
 import dev.baton.protocol.value.PollTimeout;
+import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
@@ -9,6 +10,9 @@ import dev.baton.server.dispatch.Deadlines;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.JobQueue;
+import dev.baton.server.dispatch.PendingExplainer;
+import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.dispatch.LifecycleSettings;
 import dev.baton.server.dispatch.Liveness;
 import dev.baton.server.http.RouteModule;
@@ -21,6 +25,8 @@ import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
 import java.time.Clock;
+import java.util.Optional;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,8 +39,10 @@ import org.slf4j.LoggerFactory;
  * {@link #controlRoutes} to Javalin, and the management API tells it about submitted and canceled
  * jobs through {@link JobEvents}.
  */
-public final class RunnerChannel implements JobEvents, AutoCloseable {
+public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunnerChannel.class);
+    /** How long a shutdown waits for the runners' close frames to be written. */
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(5);
 
     private final Store store;
     private final Sessions sessions = new Sessions();
@@ -43,6 +51,7 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
     private final Deadlines deadlines;
     private final Dispatcher dispatcher;
     private final JobLifecycle lifecycle;
+    private final PendingExplainer explainer;
     private final ReadTimer readTimer;
     private final ChannelRoutes routes;
     private final ServerConfig config;
@@ -58,14 +67,17 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
         this.deadlines = new Deadlines(clock);
         this.dispatcher = new Dispatcher(store, active, deadlines, pullTokens, metrics, clock, config.acceptanceTimeout());
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock);
+        this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                LifecycleSettings.of(config), logs);
+                LifecycleSettings.of(config), logs, explainer);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
+        metrics.pendingByReason(java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
+                .map(dev.baton.server.dispatch.PendingReason.Code::wireName).toList(), explainer::pendingByReason);
     }
 
     public RouteModule routes() {
@@ -84,7 +96,13 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
 
     @Override
     public void jobSubmitted(Job job) {
+        lifecycle.queued(job);
         dispatcher.jobPending(job.specId());
+    }
+
+    @Override
+    public Optional<QueueStatus> status(Job job) {
+        return explainer.status(job);
     }
 
     @Override
@@ -126,15 +144,24 @@ public final class RunnerChannel implements JobEvents, AutoCloseable {
     }
 
     /**
+     * Graceful shutdown, while HTTP still runs: every channel is closed with 4003 and its reason
+     * (Jetty's own stop would close them with 1001) and new ones are refused.
+     */
+    @Override
+    public void beforeHttpStop() {
+        sessions.shutdown(SHUTDOWN_WAIT);
+    }
+
+    /**
      * Graceful shutdown: jobs in flight stay claimed/running in the store, their runners
      * reconnect to the next server start (or another node) and carry on.
      */
     @Override
     public void close() {
+        sessions.shutdown(SHUTDOWN_WAIT); // no-op when beforeHttpStop ran
         lifecycle.shutdown();
         logs.close();
         deadlines.close();
-        for (RunnerSession s : sessions.all()) s.close(RunnerSession.CLOSE_SHUTDOWN, "server shutting down");
         flusher.shutdownNow();
         flushQuietly();
     }

@@ -4,7 +4,9 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Runner;
 import io.javalin.websocket.WsContext;
+import org.eclipse.jetty.websocket.api.Callback;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -84,5 +86,22 @@ public final class RunnerSession {
         } catch (RuntimeException e) {
             LOG.debug("closing session of runner {} failed: {}", runner.slug(), e.toString());
         }
+    }
+
+    /**
+     * Closes with {@code code} and {@code reason}; the future completes once the close frame is
+     * written (or writing it failed), so a shutdown can wait for it before stopping Jetty, which
+     * would otherwise close the socket with its own 1001.
+     */
+    CompletableFuture<Void> closeWritten(int code, String reason) {
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        if (!markClosed()) return CompletableFuture.completedFuture(null);
+        try {
+            ws.session.close(code, reason, Callback.from(() -> written.complete(null), written::completeExceptionally));
+        } catch (RuntimeException e) {
+            LOG.debug("closing session of runner {} failed: {}", runner.slug(), e.toString());
+            written.complete(null);
+        }
+        return written;
     }
 }

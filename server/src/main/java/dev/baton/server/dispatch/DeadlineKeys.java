@@ -31,6 +31,11 @@ final class DeadlineKeys {
         return "retry:" + job;
     }
 
+    /** When a pending job with a queue timeout fails for waiting too long. */
+    static String queue(JobUuid job) {
+        return "queue:" + job;
+    }
+
     /** How long a runner told to cancel has to answer {@code canceled}. */
     static String cancel(JobUuid job) {
         return "cancel:" + job;

@@ -3,6 +3,7 @@ package dev.baton.server.dispatch;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.IterationResult;
@@ -14,6 +15,7 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Attempt;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Decline;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.Transition;
@@ -50,10 +52,12 @@ public final class JobLifecycle {
     private final Clock clock;
     private final LifecycleSettings settings;
     private final LiveLogs logs;
+    private final PendingExplainer explainer;
     private volatile boolean shuttingDown;
 
     public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
-            Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings, LiveLogs logs) {
+            Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings,
+            LiveLogs logs, PendingExplainer explainer) {
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -65,6 +69,7 @@ public final class JobLifecycle {
         this.clock = clock;
         this.settings = settings;
         this.logs = logs;
+        this.explainer = explainer;
         dispatcher.onAcceptanceTimeout(this::acceptanceExpired);
     }
 
@@ -167,9 +172,12 @@ public final class JobLifecycle {
         return switch (resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> {
                 if (a.isRunning()) yield new ServerMessage.Error("cannot_decline", "job " + m.job() + " is already running; report failed instead");
-                LOG.info("runner {} declined job {}: {}", session.runner().slug(), m.job(), m.reason());
+                DeclineCode code = m.declineCode();
+                LOG.info("runner {} declined job {} ({}): {}", session.runner().slug(), m.job(), code.wireName(), m.reason());
                 dispatcher.runnerDeclined(session.runnerId());
-                Transition t = store.requeue(a.job, a.lease, AttemptOutcome.DECLINED, settings.maxRequeues(), clock.instant());
+                metrics.declined(code.wireName());
+                Transition t = store.requeue(a.job, a.lease, AttemptOutcome.DECLINED, new Decline(code.wireName(), bounded(m.reason())),
+                        settings.maxRequeues(), settings.declineBackoff(), clock.instant());
                 yield switch (t.result()) {
                     case APPLIED -> {
                         afterRequeue(a, t.job());
@@ -371,6 +379,14 @@ public final class JobLifecycle {
             deadlines.set(DeadlineKeys.lost(a.job), now.plus(settings.heartbeatTimeout()), () -> lostCheck(a, now));
         }
         for (Job job : store.completedUnprocessedJobs()) results.process(job);
+        // Queue deadlines (past ones fire on the first tick) and back-off wake-ups of pending jobs.
+        for (Job job : store.pendingJobsWithQueueTimeout()) queued(job);
+        for (Job job : store.pendingJobs()) {
+            Instant wake = later(job.notBefore(), job.declineBackoffUntil());
+            if (wake != null && wake.isAfter(now)) {
+                deadlines.set(DeadlineKeys.retry(job.uuid()), wake, () -> dispatcher.jobPending(job.specId()));
+            }
+        }
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
@@ -462,8 +478,50 @@ public final class JobLifecycle {
 
     private void afterRequeue(ActiveJob a, Job job) {
         forget(a);
-        if (job.status() == JobStatus.PENDING) dispatcher.jobPending(job.specId());
-        else dispatcher.jobFinished();
+        if (job.status() == JobStatus.PENDING) {
+            Instant now = clock.instant();
+            if (job.queueDeadline() != null && !job.queueDeadline().isAfter(now)) {
+                // Its queue time ran out while a runner held it: it does not go round again.
+                queueTimedOut(job);
+                return;
+            }
+            if (job.declineBackoffUntil() != null && job.declineBackoffUntil().isAfter(now)) {
+                // Declined by every runner of its spec: wake them when the back-off ends (there is no poll).
+                deadlines.set(DeadlineKeys.retry(job.uuid()), job.declineBackoffUntil(), () -> dispatcher.jobPending(job.specId()));
+            }
+            dispatcher.jobPending(job.specId());
+        } else {
+            dispatcher.jobFinished();
+        }
+    }
+
+    // ---- queue timeout -----------------------------------------------------------------------------
+
+    /**
+     * A job entered the queue: if it has a queue timeout, fail it when that passes while it is
+     * still pending. The deadline is absolute (created + queue_timeout), so arming it again after a
+     * restart or a requeue never extends it.
+     */
+    public void queued(Job job) {
+        Instant deadline = job.queueDeadline();
+        if (deadline == null || job.status() != JobStatus.PENDING) return;
+        deadlines.set(DeadlineKeys.queue(job.uuid()), deadline, () -> store.findJob(job.uuid()).ifPresent(this::queueTimedOut));
+    }
+
+    /** Fails the job with queue_timeout if it is still pending; a claimed job is left to its runner (checked again on requeue). */
+    private void queueTimedOut(Job job) {
+        if (job.status() != JobStatus.PENDING) return;
+        // Every claim that did not end in a requeue ended in a start or a failure: a job back in
+        // the queue for an opt-in retry has left queueing behind, and its retry is not bounded here.
+        if (job.attempt() > job.requeues()) return;
+        String why = explainer.status(job).map(s -> "; it was waiting because: " + s.reason().message()).orElse("");
+        String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout() + " s without starting" + why;
+        Transition t = store.expireQueued(job.uuid(), error, clock.instant());
+        if (t.applied()) {
+            LOG.info("job {} failed: {}", job.uuid(), error);
+            metrics.transition("queue_timeout");
+            deadlines.clear(DeadlineKeys.retry(job.uuid()));
+        }
     }
 
     /** The attempt is over: bill its last minutes, drop it from memory and its deadlines, free its slot. */
@@ -496,6 +554,20 @@ public final class JobLifecycle {
 
     private static ServerMessage notYours(JobUuid job) {
         return new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner");
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        if (a == null) return b;
+        if (b == null) return a;
+        return a.isAfter(b) ? a : b;
+    }
+
+    /** A runner's decline reason as stored: at most this many characters (the message itself is size-bounded). */
+    static final int MAX_DECLINE_REASON = 1024;
+
+    private static String bounded(String reason) {
+        if (reason == null) return null;
+        return reason.length() <= MAX_DECLINE_REASON ? reason : reason.substring(0, MAX_DECLINE_REASON);
     }
 
     private static String errorOf(RunnerMessage.Failed f) {

@@ -1,14 +1,20 @@
 package dev.baton.server.dispatch;
 
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.store.Store;
 import java.time.Duration;
 
-/** The timeouts and bounds the job lifecycle enforces (see {@link ServerConfig}). */
+/**
+ * The timeouts and bounds the job lifecycle enforces (see {@link ServerConfig}).
+ * {@code declineBackoff} is how long a job declined by every runner of its spec rests before
+ * they may try it again (docs/protocol.md, "Declines").
+ */
 public record LifecycleSettings(
-        Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace, Duration cancelDeadline, int maxRequeues) {
+        Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace, Duration cancelDeadline, int maxRequeues,
+        Duration declineBackoff) {
 
     public static LifecycleSettings of(ServerConfig config) {
         return new LifecycleSettings(config.heartbeatTimeout(), config.acceptanceTimeout(), config.jobTimeoutGrace(),
-                config.cancelDeadline(), config.maxRequeues());
+                config.cancelDeadline(), config.maxRequeues(), Store.DEFAULT_DECLINE_BACKOFF);
     }
 }

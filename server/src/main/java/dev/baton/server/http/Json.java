@@ -4,15 +4,17 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.cfg.CoercionAction;
-import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.type.LogicalType;
+import dev.baton.protocol.message.UnicodeCheck;
 import dev.baton.protocol.message.Wire;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.stream.Collectors;
 
 /**
@@ -26,18 +28,9 @@ public final class Json {
     private Json() {}
 
     private static ObjectMapper strictMapper() {
-        ObjectMapper mapper = Wire.mapper().copy()
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
-        for (LogicalType type : new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean}) {
-            mapper.coercionConfigFor(type).setCoercion(CoercionInputShape.String, CoercionAction.Fail);
-        }
-        mapper.coercionConfigFor(LogicalType.Textual)
-                .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
-        mapper.coercionConfigFor(LogicalType.Boolean).setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
-        return mapper;
+        // Scalar exactness comes with Wire's mapper (shared with the runner channel); the API
+        // adds only the refusal of unknown fields, which the channel tolerates for newer runners.
+        return Wire.mapper().copy().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     }
 
     /** Reads at most {@code maxBytes} of the body; more is a 413, whatever Content-Length said. */
@@ -61,8 +54,11 @@ public final class Json {
     /** Decodes a JSON object body into {@code type}; every failure is a 400 with a stable code. */
     public static <T> T decode(byte[] body, Class<T> type) {
         if (body.length == 0) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
+        String text = strictUtf8(body);
+        String unicode = UnicodeCheck.loneSurrogate(text);
+        if (unicode != null) throw ApiException.badRequest("invalid_json", "request body " + unicode);
         try {
-            T value = STRICT.readValue(body, type);
+            T value = STRICT.readValue(text, type);
             if (value == null) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
             return value;
         } catch (UnrecognizedPropertyException e) {
@@ -76,6 +72,23 @@ public final class Json {
             throw ApiException.badRequest("invalid_json", "malformed JSON: " + firstLine(e.getOriginalMessage()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The body as UTF-8, refusing what Jackson would let through: overlong forms (C0 AF for
+     * '/'), encoded surrogates and truncated sequences. The JDK's decoder is strict when told to
+     * report instead of replace.
+     */
+    private static String strictUtf8(byte[] body) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw ApiException.badRequest("invalid_json", "request body is not valid UTF-8 (overlong form, encoded surrogate or truncated sequence)");
         }
     }
 

@@ -7,6 +7,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 /**
@@ -15,13 +19,40 @@ import java.util.function.Supplier;
  */
 public final class BatonMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+    private final Map<String, Integer> pendingByReason = new ConcurrentHashMap<>();
 
     public PrometheusMeterRegistry registry() {
         return registry;
     }
 
     public String scrape() {
+        for (Runnable r : beforeScrape) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                // A failed refresh leaves the last values; the scrape itself must still answer.
+            }
+        }
         return registry.scrape();
+    }
+
+    /**
+     * {@code baton.jobs.pending{reason}}: pending jobs by pending_reason code, recomputed from
+     * {@code counts} (every code, zero included) at each scrape rather than on every job event.
+     */
+    public void pendingByReason(List<String> codes, Supplier<Map<String, Integer>> counts) {
+        beforeScrape.add(() -> pendingByReason.putAll(counts.get()));
+        for (String code : codes) {
+            pendingByReason.putIfAbsent(code, 0);
+            Gauge.builder("baton.jobs.pending", () -> pendingByReason.getOrDefault(code, 0))
+                    .description("Pending jobs by the reason they wait (pending_reason.code)").tag("reason", code).register(registry);
+        }
+    }
+
+    /** A runner declined a job, by decline code. */
+    public void declined(String code) {
+        Counter.builder("baton.job.declines").description("Declines by runners, by decline code").tag("code", code).register(registry).increment();
     }
 
     public void queueDuration(int priority, Duration queued) {

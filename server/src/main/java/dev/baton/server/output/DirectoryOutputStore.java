@@ -1,5 +1,6 @@
 package dev.baton.server.output;
 
+import dev.baton.server.config.PrivateFiles;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.Wire;
@@ -26,7 +27,7 @@ public final class DirectoryOutputStore implements OutputStore {
     public void put(ProjectUuid project, JobUuid job, JobOutput output) {
         Path target = path(project, job);
         try {
-            Files.createDirectories(target.getParent());
+            PrivateFiles.createDirectories(target.getParent());
             Path tmp = Files.createTempFile(target.getParent(), ".output-", ".tmp");
             Files.write(tmp, Wire.mapper().writeValueAsBytes(output));
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

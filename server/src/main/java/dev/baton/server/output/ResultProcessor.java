@@ -1,25 +1,35 @@
 package dev.baton.server.output;
 
 import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.adapter.Adapter;
-import dev.baton.server.adapter.AdapterException;
 import dev.baton.server.adapter.Adapters;
+import dev.baton.server.adapter.IterationResults;
+import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Report;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.Transition;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stores what runners report and runs the report's adapter on completed jobs (completed →
- * processed). The output is written before the state change that refers to it, so a job marked
- * completed always has its output; a crash in between leaves a completed-unprocessed job that
- * startup recovery processes again.
+ * Stores what runners report and runs the report's adapter on completed jobs. The output is
+ * written before the state change that refers to it, so a job marked completed always has its
+ * output; a crash in between leaves a completed-unprocessed job that startup recovery processes
+ * again.
+ *
+ * <p>Each iteration's input is its stdout, or the collected file the report names in
+ * {@code results_file}. Every iteration is parsed and kept. When all parse, the report gets the
+ * results and the job becomes processed. When one does not (or the output is missing, or the
+ * adapter unknown), the report gets what did parse and the error, and the job stays completed
+ * (seed 001); startup recovery does not try it again.
  */
 public final class ResultProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(ResultProcessor.class);
@@ -51,30 +61,45 @@ public final class ResultProcessor {
         Thread.ofVirtual().name("baton-process-" + job.uuid()).start(() -> process(job));
     }
 
+    /** Never throws: a failure of the store leaves the job completed for startup recovery; a parse failure is recorded. */
     public void process(Job job) {
         try {
             ProjectUuid project = store.findProject(job.projectId()).orElseThrow().uuid();
             Report report = store.findReport(job.reportId()).orElseThrow();
-            Optional<JobOutput> output = outputs.get(project, job.uuid());
-            String results = null;
-            String error = null;
-            Optional<Adapter> adapter = adapters.find(report.adapter());
-            if (output.isEmpty()) {
-                error = "the job's output is missing from storage";
-            } else if (adapter.isEmpty()) {
-                error = "unknown adapter '" + report.adapter() + "'";
-            } else {
-                try {
-                    results = adapter.get().parse(output.get());
-                } catch (AdapterException e) {
-                    error = "adapter " + adapter.get().name() + ": " + e.getMessage();
-                }
-            }
-            Transition t = store.process(job.uuid(), results, error, clock.instant());
-            if (t.applied()) metrics.transition("process");
+            Outcome outcome = parse(report, outputs.get(project, job.uuid()));
+            Transition t = outcome.error() == null
+                    ? store.process(job.uuid(), outcome.results(), clock.instant())
+                    : store.recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
+            // An adapter error changes no state, so it is no transition.
+            if (t.applied() && outcome.error() == null) metrics.transition("process");
         } catch (RuntimeException e) {
-            // Left completed: startup recovery processes it again.
+            // Left completed without a report error: startup recovery processes it again.
             LOG.error("processing job {} failed", job.uuid(), e);
         }
+    }
+
+    /** The report's results column (JSON, null when nothing parsed) and error (null when all parsed). */
+    record Outcome(String results, String error) {}
+
+    private Outcome parse(Report report, Optional<JobOutput> output) {
+        Optional<Adapter> adapter = adapters.find(report.adapter());
+        if (adapter.isEmpty()) return new Outcome(null, "unknown adapter '" + report.adapter() + "'");
+        if (output.isEmpty()) return new Outcome(null, "the job's output is missing from storage");
+        List<IterationResult> iterations = output.get().results() == null ? List.of() : output.get().results();
+        List<IterationResults> parsed = new ArrayList<>();
+        for (int i = 0; i < iterations.size(); i++) {
+            IterationResult r = iterations.get(i);
+            String file = report.resultsFile();
+            if (file == null) {
+                parsed.add(IterationResults.parse(i, adapter.get(), r.stdout() == null ? "" : r.stdout()));
+            } else if (r.output() == null || !r.output().containsKey(file)) {
+                parsed.add(IterationResults.failed(i, "results_file '" + file + "' was not collected"));
+            } else {
+                parsed.add(IterationResults.parse(i, adapter.get(), r.output().get(file)));
+            }
+        }
+        ReportResults results = ReportResults.of(parsed);
+        String error = results.error().map(e -> "adapter " + adapter.get().name() + ": " + e).orElse(null);
+        return new Outcome(results.toJson(), error);
     }
 }

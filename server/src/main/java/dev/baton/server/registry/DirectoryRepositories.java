@@ -1,5 +1,6 @@
 package dev.baton.server.registry;
 
+import dev.baton.server.config.PrivateFiles;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.blob.Digest;
@@ -173,7 +174,7 @@ public final class DirectoryRepositories implements Repositories {
     }
 
     private static void write(Path file, String content) throws IOException {
-        Files.createDirectories(file.getParent());
+        PrivateFiles.createDirectories(file.getParent());
         Path tmp = Files.createTempFile(file.getParent(), ".tmp-", "");
         try {
             Files.writeString(tmp, content, StandardCharsets.UTF_8);

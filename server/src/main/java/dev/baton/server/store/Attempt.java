@@ -3,6 +3,10 @@ package dev.baton.server.store;
 import dev.baton.protocol.id.LeaseId;
 import java.time.Instant;
 
-/** One claim of a job by a runner: the lease record (seed 003). {@code outcome} is null while open. */
+/**
+ * One claim of a job by a runner: the lease record (seed 003). {@code outcome} is null while open;
+ * {@code declineCode} (a DeclineCode wire name) and {@code declineReason} are set when the runner declined.
+ */
 public record Attempt(
-        long id, long jobId, int number, LeaseId lease, long runnerId, Instant claimed, Instant started, Instant ended, AttemptOutcome outcome) {}
+        long id, long jobId, int number, LeaseId lease, long runnerId, Instant claimed, Instant started, Instant ended, AttemptOutcome outcome,
+        String declineCode, String declineReason) {}

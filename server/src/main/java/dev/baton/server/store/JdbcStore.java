@@ -49,7 +49,8 @@ abstract class JdbcStore implements Store {
 
     /**
      * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
-     * declined by it, past any retry backoff, within the tier limits. The limits read committed
+     * declined by it in the current round (see {@link #DECLINED_THIS_ROUND}), past any retry
+     * backoff, within the tier limits. The limits read committed
      * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
      * update.
      *
@@ -62,9 +63,19 @@ abstract class JdbcStore implements Store {
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
                 + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
-                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3)"
+                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
+                + " AND " + DECLINED_THIS_ROUND + ")"
                 + " AND " + TIER_LIMITS;
     }
+
+    /**
+     * Whether decline {@code a} of job {@code j} still excludes its runner at {@code :now}: before
+     * any decline back-off every decline does; during a back-off every decline does (all runners
+     * of the spec had declined; a runner that never declined may still take the job); after it,
+     * only declines since it ended (a new round: a decline may have been transient).
+     */
+    static final String DECLINED_THIS_ROUND =
+            "(j.decline_backoff_until IS NULL OR j.decline_backoff_until > :now OR a.ended >= j.decline_backoff_until)";
 
     static final String CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
 
@@ -302,6 +313,16 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE spec SET queue_timeout = :qt, modified = :now WHERE id = :id")
+                    .bind("qt", queueTimeoutSeconds).bind("now", micros(now)).bind("id", specId).execute();
+            if (rows == 0) throw notFound("spec", specId);
+            return spec(h, specId).orElseThrow();
+        });
+    }
+
+    @Override
     public void deleteSpec(long specId) {
         write(h -> {
             if (spec(h, specId).isEmpty()) throw notFound("spec", specId);
@@ -358,14 +379,14 @@ abstract class JdbcStore implements Store {
             if (spec(h, job.specId()).isEmpty()) throw notFound("spec", job.specId());
             long reportId = insertReport(h, report, now);
             long id = h.createQuery("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
-                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, created, modified)"
+                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
-                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :now, :now) RETURNING id")
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :now, :now) RETURNING id")
                     .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
                     .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
                     .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
-                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("now", micros(now))
+                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
                     .mapTo(Long.class).one();
             return jobById(h, id);
         });
@@ -385,6 +406,12 @@ abstract class JdbcStore implements Store {
     @Override
     public Optional<Job> findJob(JobUuid uuid) {
         return read(h -> job(h, uuid));
+    }
+
+    @Override
+    public Optional<Job> findJobOfReport(long reportId) {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE report_id = :report ORDER BY id LIMIT 1")
+                .bind("report", reportId).map(Rows.JOB_MAPPER).findOne());
     }
 
     @Override
@@ -457,7 +484,8 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
+            java.time.Duration declineBackoff, Instant now) {
         Objects.requireNonNull(lease, "lease");
         if (!REQUEUE_OUTCOMES.contains(outcome)) {
             throw new IllegalArgumentException("a requeue closes its attempt as declined, accept_timeout or lost_before_start, not " + outcome);
@@ -466,9 +494,11 @@ abstract class JdbcStore implements Store {
             Optional<Job> requeued = cas(h, "status = 0, runner_id = NULL, lease = NULL, claimed = NULL, last_heartbeat = NULL, requeues = requeues + 1",
                     "status = 1 AND lease = :lease AND requeues < :max", job, now,
                     q -> q.bind("lease", lease.value()).bind("max", maxRequeues));
+            boolean exhausted = false;
             if (requeued.isEmpty()) {
                 // Out of requeues: a job that never starts must still end (brief §5), so it fails
                 // with a reason that says why, rather than circling the queue for ever.
+                exhausted = true;
                 String error = "the job went back to the queue " + (maxRequeues + 1) + " times without starting (last: "
                         + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); max_requeues is " + maxRequeues;
                 requeued = cas(h, "status = 4, requeues = requeues + 1, completed = :now, error = :error",
@@ -476,8 +506,23 @@ abstract class JdbcStore implements Store {
                         q -> q.bind("lease", lease.value()).bind("max", maxRequeues).bind("error", error));
             }
             if (requeued.isPresent()) {
-                closeAttempt(h, requeued.get(), lease, outcome, now, false);
-                return applied(requeued.get());
+                Job after = requeued.get();
+                closeAttempt(h, after, lease, outcome, now, false);
+                if (outcome == AttemptOutcome.DECLINED) {
+                    Decline said = decline != null ? decline : new Decline("other", null);
+                    h.createUpdate("UPDATE job_attempt SET decline_code = :code, decline_reason = :reason WHERE job_id = :job AND lease = :lease")
+                            .bind("code", said.code()).bind("reason", said.reason()).bind("job", after.id()).bind("lease", lease.value())
+                            .execute();
+                    if (exhausted) {
+                        after = failedByDeclines(h, after, maxRequeues, now);
+                    } else if (declinedByEveryServingRunner(h, after, now)) {
+                        long backoff = Math.max(1, micros(Instant.EPOCH.plus(declineBackoff)));
+                        after = h.createQuery("UPDATE job SET decline_backoff_until = :until, modified = :now WHERE id = :id RETURNING " + Rows.JOB)
+                                .bind("until", micros(now) + backoff).bind("now", micros(now)).bind("id", after.id())
+                                .map(Rows.JOB_MAPPER).one();
+                    }
+                }
+                return applied(after);
             }
             Optional<Attempt> previous = attemptByLease(h, job, lease);
             if (previous.isPresent() && previous.get().outcome() != null && REQUEUE_OUTCOMES.contains(previous.get().outcome())) {
@@ -485,6 +530,86 @@ abstract class JdbcStore implements Store {
                 return new Transition(Transition.Result.DUPLICATE, job(h, job).orElseThrow());
             }
             return classify(h, job, lease, Set.of());
+        });
+    }
+
+    /**
+     * True when every non-archived runner serving the job's spec has declined it since its last
+     * back-off (a spec nobody serves is not "declined by every runner": it waits as no_runner).
+     */
+    private static boolean declinedByEveryServingRunner(Handle h, Job job, Instant now) {
+        return h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
+                        + " JOIN job j ON j.id = :job"
+                        + " WHERE rs.spec_id = :spec AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
+                        + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND " + DECLINED_THIS_ROUND + ")")
+                .bind("spec", job.specId()).bind("job", job.id()).bind("now", micros(now))
+                .mapTo(Long.class).one() == 0
+                && h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
+                        + " WHERE rs.spec_id = :spec").bind("spec", job.specId()).mapTo(Long.class).one() > 0;
+    }
+
+    /** The requeue-exhausted failure after a decline, rewritten to say what each runner said (error_code declined). */
+    private static Job failedByDeclines(Handle h, Job job, int maxRequeues, Instant now) {
+        List<String> said = new ArrayList<>();
+        Set<Long> seen = new java.util.HashSet<>();
+        for (var row : h.createQuery("SELECT r.slug, a.runner_id, a.decline_code, a.decline_reason FROM job_attempt a"
+                        + " JOIN runner r ON r.id = a.runner_id WHERE a.job_id = :job AND a.outcome = 3 ORDER BY a.number DESC")
+                .bind("job", job.id()).mapToMap().list()) {
+            long runner = ((Number) row.get("runner_id")).longValue();
+            if (!seen.add(runner)) continue; // each runner's last word
+            Object reason = row.get("decline_reason");
+            said.add(row.get("slug") + " (" + row.get("decline_code") + (reason == null ? "" : ": " + reason) + ")");
+        }
+        String error = "declined by the runners and max_requeues (" + maxRequeues + ") is spent: " + String.join("; ", said);
+        return h.createQuery("UPDATE job SET error = :error, error_code = 'declined', modified = :now WHERE id = :id RETURNING " + Rows.JOB)
+                .bind("error", error).bind("now", micros(now)).bind("id", job.id()).map(Rows.JOB_MAPPER).one();
+    }
+
+    @Override
+    public Transition expireQueued(JobUuid job, String error, Instant now) {
+        return write(h -> {
+            Optional<Job> failed = cas(h, "status = 4, completed = :now, error = :error, error_code = 'queue_timeout'", "status = 0", job, now,
+                    q -> q.bind("error", error));
+            return failed.map(JdbcStore::applied).orElseGet(() -> classify(h, job, null, Set.of()));
+        });
+    }
+
+    @Override
+    public List<Job> pendingJobsWithQueueTimeout() {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0 AND queue_timeout IS NOT NULL ORDER BY id")
+                .map(Rows.JOB_MAPPER).list());
+    }
+
+    @Override
+    public List<Job> pendingJobs() {
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + CLAIM_ORDER.replace("j.", ""))
+                .map(Rows.JOB_MAPPER).list());
+    }
+
+    @Override
+    public PendingFacts pendingFacts(Job job, int recentRuns) {
+        return read(h -> {
+            List<Runner> serving = h.createQuery("SELECT " + prefixed("r", Rows.RUNNER) + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
+                            + " WHERE rs.spec_id = :spec AND r.archived IS NULL ORDER BY r.created, r.id")
+                    .bind("spec", job.specId()).map(Rows.RUNNER_MAPPER).list();
+            // Jobs compete when a runner of this job's spec could take them: the job's own spec and
+            // every other spec those runners serve.
+            String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"
+                    + " AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))";
+            int ahead = h.createQuery("SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
+                            + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))")
+                    .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
+                    .mapTo(Long.class).one().intValue();
+            int inFlight = h.createQuery("SELECT COUNT(*) FROM job o WHERE o.status IN (1, 2) AND o.runner_id IN"
+                            + " (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)")
+                    .bind("spec", job.specId()).mapTo(Long.class).one().intValue();
+            boolean limited = h.createQuery("SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS)
+                    .bind("id", job.id()).mapTo(Long.class).one() > 0;
+            List<java.time.Duration> runs = h.createQuery("SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6)"
+                            + " AND started IS NOT NULL ORDER BY completed DESC LIMIT :n")
+                    .bind("spec", job.specId()).bind("n", recentRuns)
+                    .map((rs, ctx) -> java.time.Duration.between(Rows.instant(rs, "started"), Rows.instant(rs, "completed"))).list();
+            return new PendingFacts(serving, ahead, inFlight, limited, runs);
         });
     }
 
@@ -548,19 +673,35 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition process(JobUuid job, String results, String error, Instant now) {
+    public Transition process(JobUuid job, String results, Instant now) {
         return write(h -> {
             Optional<Job> processed = cas(h, "status = 6", "status = 3", job, now, q -> {});
             if (processed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
-            Job done = processed.get();
-            // The report's placeholder times become the job's real ones (seed 001).
-            Instant start = done.started() != null ? done.started() : done.claimed();
-            h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
-                            + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
-                    .bind("results", results).bind("error", error).bind("now", micros(now))
-                    .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
-            return applied(done);
+            writeReport(h, processed.get(), results, null, now);
+            return applied(processed.get());
         });
+    }
+
+    @Override
+    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
+        Objects.requireNonNull(error, "an adapter error needs its message");
+        return write(h -> {
+            // Compare-and-set on the job's status without changing it: only a completed job's
+            // report takes an adapter error, and a concurrent processing wins (DUPLICATE).
+            Optional<Job> completed = cas(h, "status = 3", "status = 3", job, now, q -> {});
+            if (completed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
+            writeReport(h, completed.get(), results, error, now);
+            return applied(completed.get());
+        });
+    }
+
+    /** The report's results and error, and its placeholder times replaced by the job's real ones (seed 001). */
+    private static void writeReport(Handle h, Job done, String results, String error, Instant now) {
+        Instant start = done.started() != null ? done.started() : done.claimed();
+        h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
+                        + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
+                .bind("results", results).bind("error", error).bind("now", micros(now))
+                .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
     }
 
     @Override
@@ -607,7 +748,9 @@ abstract class JdbcStore implements Store {
 
     @Override
     public List<Job> completedUnprocessedJobs() {
-        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3 ORDER BY id").map(Rows.JOB_MAPPER).list());
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3"
+                        + " AND NOT EXISTS (SELECT 1 FROM report r WHERE r.id = job.report_id AND r.error IS NOT NULL) ORDER BY id")
+                .map(Rows.JOB_MAPPER).list());
     }
 
 
@@ -680,10 +823,11 @@ abstract class JdbcStore implements Store {
         }
         Instant start = report.startTime() != null ? report.startTime() : now;
         Instant end = report.endTime() != null ? report.endTime() : now;
-        return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, start_time, end_time, results, created, modified)"
-                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :start, :end, :results, :now, :now) RETURNING id")
+        return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
+                        + " created, modified)"
+                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :resultsFile, :start, :end, :results, :now, :now) RETURNING id")
                 .bind("uuid", UUID.randomUUID().toString()).bind("project", report.projectId()).bind("branch", report.branch())
-                .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("start", micros(start))
+                .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
                 .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
                 .mapTo(Long.class).one();
     }

@@ -10,7 +10,10 @@ import java.time.Instant;
  * One job (seed 001) plus Baton's lease fields: {@code lease} is the current attempt's fencing
  * token (null while pending), {@code attempt} counts claims, {@code requeues} counts returns to
  * the queue before the job started, {@code notBefore} is when a retried job may be claimed again
- * (its backoff), null when it may be claimed at once.
+ * (its backoff), null when it may be claimed at once. {@code queueTimeout} (seconds, null for none)
+ * bounds how long it may wait from {@code created}; {@code errorCode} names failures the server
+ * decides ({@code queue_timeout}, {@code declined}); {@code declineBackoffUntil} is when the
+ * last decline back-off ends (every runner of its spec had declined it), null if it never had one.
  */
 public record Job(
         long id,
@@ -36,10 +39,18 @@ public record Job(
         String error,
         Instant notBefore,
         Instant created,
-        Instant modified) {
+        Instant modified,
+        Integer queueTimeout,
+        String errorCode,
+        Instant declineBackoffUntil) {
 
     /** True when {@code lease} is this job's current lease (constant-time). */
     public boolean holds(LeaseId candidate) {
         return lease != null && lease.matches(candidate);
+    }
+
+    /** When this job fails for waiting too long, or null when it may wait for ever. */
+    public Instant queueDeadline() {
+        return queueTimeout == null ? null : created.plusSeconds(queueTimeout);
     }
 }

@@ -32,11 +32,12 @@ final class Rows {
     static final String ORGANIZATION = "id, uuid, name, slug, plan, created, modified";
     static final String PROJECT = "id, uuid, organization_id, name, slug, created, modified";
     static final String RUNNER = "id, uuid, name, slug, last_heartbeat, created, modified, archived";
-    static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived";
-    static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, start_time, end_time, results, error, created, modified";
+    static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout";
+    static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
-            + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified";
-    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome";
+            + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
+            + " queue_timeout, error_code, decline_backoff_until";
+    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason";
 
     static Long micros(Instant t) {
         return t == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, t);
@@ -92,11 +93,12 @@ final class Rows {
     static final RowMapper<Spec> SPEC_MAPPER = (rs, ctx) -> new Spec(
             rs.getLong("id"), new SpecUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
             Architecture.parse(rs.getString("architecture")), rs.getInt("cpu"), rs.getLong("memory"), rs.getLong("disk"),
-            rs.getBoolean("network"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"));
+            rs.getBoolean("network"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
+            nullableInt(rs, "queue_timeout"));
 
     static final RowMapper<Report> REPORT_MAPPER = (rs, ctx) -> new Report(
             rs.getLong("id"), new ReportUuid(uuid(rs)), rs.getLong("project_id"), rs.getString("branch"), rs.getString("testbed"),
-            rs.getString("adapter"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
+            rs.getString("adapter"), rs.getString("results_file"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
             rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
 
     static final RowMapper<Job> JOB_MAPPER = (rs, ctx) -> {
@@ -108,7 +110,8 @@ final class Rows {
                 lease == null ? null : new LeaseId(lease), rs.getInt("attempt"), rs.getInt("requeues"),
                 instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
                 nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
-                instant(rs, "modified"));
+                instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"),
+                instant(rs, "decline_backoff_until"));
     };
 
     static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> {
@@ -116,6 +119,6 @@ final class Rows {
         return new Attempt(
                 rs.getLong("id"), rs.getLong("job_id"), rs.getInt("number"), new LeaseId(rs.getString("lease")),
                 rs.getLong("runner_id"), instant(rs, "claimed"), instant(rs, "started"), instant(rs, "ended"),
-                outcome == null ? null : AttemptOutcome.ofCode(outcome));
+                outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"));
     };
 }

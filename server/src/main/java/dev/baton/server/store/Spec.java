@@ -19,9 +19,10 @@ public record Spec(
         boolean network,
         Instant created,
         Instant modified,
-        Instant archived) {
+        Instant archived,
+        Integer queueTimeout) {
 
     public SpecView view() {
-        return new SpecView(uuid, name, slug.value(), architecture, cpu, memory, disk, network, created, modified, archived);
+        return new SpecView(uuid, name, slug.value(), architecture, cpu, memory, disk, network, created, modified, archived, queueTimeout);
     }
 }

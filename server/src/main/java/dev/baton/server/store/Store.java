@@ -7,6 +7,7 @@ import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.Slug;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -76,6 +77,9 @@ public interface Store extends AutoCloseable {
 
     Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now);
 
+    /** Sets (or with null clears) the spec's default queue timeout in seconds for jobs submitted from now on. */
+    Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now);
+
     /** Deletes a spec; IN_USE while any job references it. Runner associations go with it. */
     void deleteSpec(long specId);
 
@@ -104,6 +108,9 @@ public interface Store extends AutoCloseable {
 
     Optional<Job> findJob(JobUuid uuid);
 
+    /** The job of a runner run's report (seed 001: one job per report); empty for a direct run. */
+    Optional<Job> findJobOfReport(long reportId);
+
     List<Job> listJobs(long projectId, JobFilter filter);
 
     Optional<Attempt> findAttempt(long jobId, int number);
@@ -116,7 +123,10 @@ public interface Store extends AutoCloseable {
      * Atomically claims the best eligible pending job for this runner: spec among the runner's
      * specs, not declined by this runner before, ordered priority DESC, created ASC, id ASC,
      * with the tier limits of seed 001 (≥200 unlimited; 100–199 none other in flight for the
-     * organization; &lt;100 none other in flight for the source IP). Sets status claimed, runner,
+     * organization; &lt;100 none other in flight for the source IP). "Declined before" counts
+     * only declines of the current round: once every runner of the spec has declined, the job
+     * rests for the decline back-off ({@code decline_backoff_until}; runners that never declined
+     * may still take it) and then every runner may try again. Sets status claimed, runner,
      * lease, attempt+1, claimed and last_heartbeat = now, and opens an attempt record. Never
      * hands one job to two callers, on either dialect.
      */
@@ -129,10 +139,31 @@ public interface Store extends AutoCloseable {
      * claimed → pending under {@code lease} (decline, acceptance timeout, lost before start):
      * closes the attempt with {@code outcome}, clears runner and lease, requeues+1. When requeues
      * would exceed {@code maxRequeues} the job is failed instead, with a reason saying so.
-     * {@code outcome} is DECLINED, ACCEPT_TIMEOUT or LOST_BEFORE_START; a runner is never offered
-     * again a job it DECLINED. The same requeue resent under the old lease is DUPLICATE.
+     * {@code outcome} is DECLINED, ACCEPT_TIMEOUT or LOST_BEFORE_START. The same requeue resent
+     * under the old lease is DUPLICATE. Without a decline back-off: see the full form.
      */
-    Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now);
+    default Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
+        return requeue(job, lease, outcome, null, maxRequeues, DEFAULT_DECLINE_BACKOFF, now);
+    }
+
+    Duration DEFAULT_DECLINE_BACKOFF = Duration.ofSeconds(30);
+
+    /**
+     * The full requeue. A DECLINED attempt stores {@code decline} (code and reason) on its
+     * attempt record; the runner is not offered the job again until the job's next back-off. When
+     * with this decline every non-archived runner serving the job's spec has declined in the
+     * current round, the job gets {@code decline_backoff_until = now + declineBackoff}: after it,
+     * every runner may try again (a decline may be transient). Running out of requeues after a decline fails
+     * the job with error_code {@code declined} and every runner's last reason in the error.
+     */
+    Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues, Duration declineBackoff,
+            Instant now);
+
+    /**
+     * pending → failed with error_code {@code queue_timeout} and {@code error}, only while the job
+     * is pending (a claimed job is not taken from its runner). CONFLICT when it is not pending.
+     */
+    Transition expireQueued(JobUuid job, String error, Instant now);
 
     /** {claimed, running, failed} → completed under {@code lease}; completed already: DUPLICATE. */
     Transition complete(JobUuid job, LeaseId lease, Instant now);
@@ -151,8 +182,16 @@ public interface Store extends AutoCloseable {
      */
     Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now);
 
-    /** completed → processed, writing the adapter's results (or error) and real times to the report. */
-    Transition process(JobUuid job, String results, String error, Instant now);
+    /** completed → processed, writing the adapter's results and the job's real times to the report (clearing any error). */
+    Transition process(JobUuid job, String results, Instant now);
+
+    /**
+     * The output of a completed job did not parse: writes what did parse ({@code results}, may
+     * be null), the {@code error} and the job's real times to the report; the job stays
+     * completed (seed 001). APPLIED (with the unchanged job) when the job is completed; otherwise
+     * nothing is written and the job is classified (processed: DUPLICATE).
+     */
+    Transition recordAdapterError(JobUuid job, String results, String error, Instant now);
 
     /** Batched liveness of jobs: sets last_heartbeat where the job is still in flight. */
     void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen);
@@ -166,9 +205,22 @@ public interface Store extends AutoCloseable {
     /** Jobs in claimed or running, for deadlines after a restart. */
     List<Job> inFlightJobs();
 
-    /** Completed jobs not yet processed, to process again after a restart. */
+    /**
+     * Completed jobs not yet processed whose report has no adapter error, to process again after
+     * a restart. A job whose output did not parse stays completed with the error on its report
+     * and is not tried again (the same output would fail the same way on every restart).
+     */
     List<Job> completedUnprocessedJobs();
 
+
+    /** Pending jobs that have a queue timeout, to re-arm their deadlines after a restart. */
+    List<Job> pendingJobsWithQueueTimeout();
+
+    /** Every pending job, in dispatch order (metrics: pending jobs by reason). */
+    List<Job> pendingJobs();
+
+    /** The queue facts of one pending job (see {@link PendingFacts}); {@code recentRuns} bounds the run times read. */
+    PendingFacts pendingFacts(Job job, int recentRuns);
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);

@@ -1,5 +1,6 @@
 package dev.baton.server.store;
 
+import dev.baton.server.config.PrivateFiles;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Files;
@@ -44,6 +45,11 @@ public final class StoreFactory {
         Path file = Path.of(url.jdbcUrl().substring("jdbc:sqlite:".length()));
         try {
             if (file.getParent() != null) Files.createDirectories(file.getParent());
+            // SQLite creates its -wal and -shm files with the database file's mode, so a database
+            // created 0600 keeps all three private whatever the process umask is.
+            if (!Files.exists(file)) PrivateFiles.createFile(file);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // another process created it first: fine
         } catch (java.io.IOException e) {
             throw new IllegalStateException("cannot create the directory of the SQLite file " + file + ": " + e.getMessage(), e);
         }

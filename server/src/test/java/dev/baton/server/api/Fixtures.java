@@ -3,13 +3,16 @@ package dev.baton.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.http.TestServer;
+import dev.baton.server.testing.TestImages;
 import java.util.HashMap;
 import java.util.Map;
 
 /** Creates the rows most tests need, through the API itself. */
 final class Fixtures {
-    static final String DIGEST = "sha256:" + "ab".repeat(32);
+    /** The digest of the image every project made here holds (tag {@code v1} of its root repository). */
+    static final String DIGEST = TestImages.BENCH.digest();
 
     private Fixtures() {}
 
@@ -23,7 +26,9 @@ final class Fixtures {
     }
 
     static JsonNode project(TestServer s, String slug, String organization) {
-        return created(s.post("/v0/projects", Map.of("name", slug, "slug", slug, "organization", organization)));
+        JsonNode project = created(s.post("/v0/projects", Map.of("name", slug, "slug", slug, "organization", organization)));
+        TestImages.push(s.dataDir, ProjectUuid.parse(project.path("uuid").asText()), "", "v1", TestImages.BENCH);
+        return project;
     }
 
     static JsonNode spec(TestServer s, String slug) {

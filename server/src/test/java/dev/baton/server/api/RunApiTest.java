@@ -9,6 +9,7 @@ import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.server.http.TestServer;
+import dev.baton.server.testing.TestImages;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
 import java.nio.file.Path;
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestMethodOrder(MethodOrderer.MethodName.class)
 class RunApiTest {
     static final String RESULT = "{\"bench\":{\"latency\":{\"value\":1.5}}}";
+    static final String OTHER_PROJECT_ONLY = TestImages.image(List.of("other")).digest();
     static final Map<String, Object> TIMES = Map.of("start_time", "2026-01-01T00:00:00Z", "end_time", "2026-01-01T00:01:00Z");
 
     @TempDir
@@ -51,6 +53,12 @@ class RunApiTest {
         Fixtures.organization(s, "un", "unclaimed");
         for (String org : List.of("ent", "tm", "fr", "un")) Fixtures.project(s, "p-" + org, org);
         Fixtures.spec(s, "small");
+        // p-tm also holds an image without a command, tagged "bare"; another project holds one p-tm does not.
+        dev.baton.protocol.id.ProjectUuid tm = dev.baton.protocol.id.ProjectUuid.parse(s.get("/v0/projects/p-tm").json().path("uuid").asText());
+        TestImages.push(dir, tm, "", "bare", TestImages.image(List.of()));
+        Fixtures.organization(s, "elsewhere", "team");
+        JsonNode other = Fixtures.project(s, "p-elsewhere", "elsewhere");
+        TestImages.push(dir, dev.baton.protocol.id.ProjectUuid.parse(other.path("uuid").asText()), "", "own", TestImages.image(List.of("other")));
         Fixtures.spec(s, "gone");
         s.patch("/v0/specs/gone", Map.of("archived", true));
     }
@@ -88,9 +96,20 @@ class RunApiTest {
                 Arguments.of("no project", body("image", DIGEST, "spec", "small"), 400, "missing_field", "project"),
                 Arguments.of("unknown project", with(runner, body("project", "nope")), 404, "project_not_found", "project"),
                 Arguments.of("unknown spec", with(runner, body("spec", "nope")), 404, "spec_not_found", "spec"),
-                Arguments.of("archived spec", with(runner, body("spec", "gone")), 409, "spec_archived", "spec"),
+                Arguments.of("archived spec", with(runner, body("spec", "gone")), 422, "spec_archived", "spec"),
+                // what can never run (issue 10): refused at submit, nothing created
+                Arguments.of("digest never pushed", with(runner, body("image", "sha256:" + "cd".repeat(32))), 422, "image_not_found", "image"),
+                Arguments.of("digest pushed to another project only", with(runner, body("image", OTHER_PROJECT_ONLY)), 422, "image_not_found", "image"),
+                Arguments.of("unknown tag", with(runner, body("image", "v2")), 422, "image_not_found", "image"),
+                Arguments.of("unknown repository", with(runner, body("image", "tools/bench:v1")), 422, "image_not_found", "image"),
+                Arguments.of("image without a command, no cmd", with(runner, body("image", "bare")), 422, "no_command", "cmd"),
+                Arguments.of("image without a command, empty cmd", with(runner, body("image", "bare", "cmd", List.of())), 422, "no_command", "cmd"),
+                Arguments.of("no image, empty cmd", body("project", "p-tm", "spec", "small", "cmd", List.of()), 422, "no_command", "cmd"),
+                Arguments.of("queue_timeout below its minimum", with(runner, body("queue_timeout", 9)), 400, "invalid_field", "queue_timeout"),
+                Arguments.of("queue_timeout above its maximum", with(runner, body("queue_timeout", 30 * 24 * 3600 + 1)), 400, "invalid_field", "queue_timeout"),
+                Arguments.of("direct with queue_timeout", with(direct, body("queue_timeout", 60)), 400, "runner_field_in_direct_run", "queue_timeout"),
                 // runner-mode fields
-                Arguments.of("image not a digest", with(runner, body("image", "busybox:latest")), 400, "invalid_field", "image"),
+                Arguments.of("image not a reference", with(runner, body("image", "Busy Box!")), 400, "invalid_field", "image"),
                 Arguments.of("image digest uppercase", with(runner, body("image", "sha256:" + "AB".repeat(32))), 400, "invalid_field", "image"),
                 Arguments.of("timeout 0", with(runner, body("timeout", 0)), 400, "invalid_field", "timeout"),
                 Arguments.of("timeout over max", with(runner, body("timeout", JobTimeout.MAX + 1)), 400, "invalid_field", "timeout"),
@@ -179,6 +198,50 @@ class RunApiTest {
     }
 
     @Test
+    void zATagIsResolvedAtSubmitAndStoredAsItsDigest() {
+        JsonNode job = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", "v1", "spec", "small"))).path("job");
+        assertThat(job.path("config").path("digest").asText()).isEqualTo(DIGEST);
+        dev.baton.protocol.id.ProjectUuid tm = dev.baton.protocol.id.ProjectUuid.parse(s.get("/v0/projects/p-tm").json().path("uuid").asText());
+        String nested = TestImages.push(dir, tm, "tools/bench", "v3", TestImages.image(List.of("nested")));
+        JsonNode byPath = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", "tools/bench:v3", "spec", "small"))).path("job");
+        assertThat(byPath.path("config").path("digest").asText()).isEqualTo(nested);
+        JsonNode byPathDigest = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", "tools/bench@" + nested, "spec", "small"))).path("job");
+        assertThat(byPathDigest.path("config").path("digest").asText()).isEqualTo(nested);
+        // Re-tagging later does not move a submitted job: it keeps the digest resolved at submit.
+        TestImages.push(dir, tm, "", "v1", TestImages.image(List.of("retagged")));
+        Job stored = s.server.store().findJob(JobUuid.parse(job.path("uuid").asText())).orElseThrow();
+        assertThat(stored.config().digest().value()).isEqualTo(DIGEST);
+        TestImages.push(dir, tm, "", "v1", TestImages.BENCH);
+    }
+
+    @Test
+    void zAnImageWithoutACommandRunsWithTheJobsCmd() {
+        JsonNode job = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", "bare", "spec", "small", "cmd", List.of("run")))).path("job");
+        assertThat(job.path("config").path("cmd").get(0).asText()).isEqualTo("run");
+    }
+
+    @Test
+    void zACommandWithoutAnImageIsARunForTrustedRunners() {
+        JsonNode job = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "spec", "small", "cmd", List.of("echo", "hi")))).path("job");
+        assertThat(job.path("status").asText()).isEqualTo("pending");
+        assertThat(job.path("config").has("digest")).isFalse();
+        assertThat(job.path("config").path("cmd").toString()).isEqualTo("[\"echo\",\"hi\"]");
+    }
+
+    @Test
+    void zQueueTimeoutComesFromTheJobElseItsSpec() {
+        assertThat(s.patch("/v0/specs/small", Map.of("queue_timeout", 600)).json().path("queue_timeout").asInt()).isEqualTo(600);
+        JsonNode fromSpec = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", DIGEST, "spec", "small"))).path("job");
+        assertThat(fromSpec.path("queue_timeout").asInt()).isEqualTo(600);
+        JsonNode own = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", DIGEST, "spec", "small", "queue_timeout", 30))).path("job");
+        assertThat(own.path("queue_timeout").asInt()).isEqualTo(30);
+        assertThat(s.patch("/v0/specs/small", Map.of("queue_timeout", 0)).json().has("queue_timeout")).isFalse();
+        JsonNode none = Fixtures.created(s.post("/v0/run", body("project", "p-tm", "image", DIGEST, "spec", "small"))).path("job");
+        assertThat(none.has("queue_timeout")).isFalse();
+        assertThat(s.patch("/v0/specs/small", Map.of("queue_timeout", 5)).code()).isEqualTo("invalid_field");
+    }
+
+    @Test
     void zRunnerRunDefaultsAndPriorityFollowThePlan() {
         s.submitted.clear();
         Map<String, Integer> expected = Map.of("p-ent", 300, "p-tm", 200, "p-fr", 100, "p-un", 0);
@@ -195,7 +258,8 @@ class RunApiTest {
     @Test
     void zDirectRunStoresResultsWithoutAJob() {
         s.submitted.clear();
-        Map<String, Object> req = with(body("project", "p-fr", "results", List.of(RESULT, Map.of("other", Map.of()))), TIMES);
+        Map<String, Object> req = with(body("project", "p-fr", "results",
+                List.of(RESULT, Map.of("other", Map.of("latency", Map.of("value", 2))))), TIMES);
         JsonNode r = Fixtures.created(s.post("/v0/run", req));
         assertThat(r.has("job")).isFalse();
         JsonNode report = r.path("report");
@@ -203,8 +267,11 @@ class RunApiTest {
         assertThat(report.path("end_time").asText()).isEqualTo("2026-01-01T00:01:00Z");
         assertThat(report.path("adapter").asText()).isEqualTo("json");
         assertThat(report.path("branch").asText()).isEqualTo("main");
-        assertThat(report.path("results").get(0).path("bench").path("latency").path("value").asDouble()).isEqualTo(1.5);
-        assertThat(report.path("results").get(1).has("other")).isTrue();
+        // Each entry is one iteration for the adapter; results merges them.
+        assertThat(report.path("iterations").get(0).path("results").path("bench").path("latency").path("value").asDouble()).isEqualTo(1.5);
+        assertThat(report.path("iterations").get(1).path("results").has("other")).isTrue();
+        assertThat(report.path("results").path("bench").path("latency").path("value").asDouble()).isEqualTo(1.5);
+        assertThat(report.path("results").path("other").path("latency").path("value").asDouble()).isEqualTo(2.0);
         assertThat(s.submitted).isEmpty();
     }
 }

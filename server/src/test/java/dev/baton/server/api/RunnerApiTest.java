@@ -69,16 +69,27 @@ class RunnerApiTest {
     }
 
     @Test
-    void derivedSlugsNeverCollideButExplicitOnesConflict() {
+    void aRunnerNameInUseIsRefusedNotRenamed() {
         String first = created(s.post("/v0/runners", Map.of("name", "gpu"))).path("runner").path("slug").asText();
-        String second = created(s.post("/v0/runners", Map.of("name", "gpu"))).path("runner").path("slug").asText();
         assertThat(first).isEqualTo("gpu");
-        assertThat(second).startsWith("gpu-").isNotEqualTo(first);
+        var again = s.post("/v0/runners", Map.of("name", "gpu"));
+        assertThat(again.status()).isEqualTo(409);
+        assertThat(again.code()).isEqualTo("runner_name_taken");
+        assertThat(again.json().path("field").asText()).isEqualTo("name");
+        assertThat(again.json().path("message").asText()).contains("'gpu'");
+        // A different name whose derived slug is taken is refused too, naming the slug.
+        var sameSlug = s.post("/v0/runners", Map.of("name", "GPU"));
+        assertThat(sameSlug.status()).isEqualTo(409);
+        assertThat(sameSlug.code()).isEqualTo("runner_name_taken");
+        assertThat(sameSlug.json().path("message").asText()).contains("slug 'gpu'");
+        // An archived runner keeps its name.
+        s.patch("/v0/runners/gpu", Map.of("archived", true));
+        assertThat(s.post("/v0/runners", Map.of("name", "gpu")).json().path("message").asText()).contains("(archived)");
         var taken = s.post("/v0/runners", Map.of("name", "other", "slug", "gpu"));
         assertThat(taken.status()).isEqualTo(409);
         assertThat(taken.code()).isEqualTo("slug_taken");
         assertThat(taken.json().path("field").asText()).isEqualTo("slug");
-        assertThat(s.get("/v0/runners").json()).hasSize(2);
+        assertThat(s.get("/v0/runners?archived=true").json()).hasSize(1);
     }
 
     @Test

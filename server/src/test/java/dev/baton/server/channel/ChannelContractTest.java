@@ -256,6 +256,104 @@ abstract class ChannelContractTest {
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
     }
 
+    // ---- exact input (issue 12) --------------------------------------------------------------------
+
+    /** A scalar of the wrong type is invalid_message and changes nothing, as on the REST API. */
+    @Test
+    void wrongScalarTypesAreInvalidAndChangeNothing() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":\"1\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":1.5}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        String lease = claimed.lease().value();
+        runner.sendRaw("{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease + "\",\"error\":42}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw("{\"event\":\"completed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease
+                + "\",\"results\":[{\"exit_code\":\"0\",\"stdout\":\"{}\"}]}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.job(job).error()).isNull();
+    }
+
+    /** Invalid UTF-8 in a text frame (an overlong '/') fails the WebSocket with 1007; nothing changes. */
+    @Test
+    void overlongUtf8FailsTheConnectionWith1007() throws Exception {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        runner.crash();
+        var uri = server.channelUri(alice.runner());
+        try (var socket = new java.net.Socket("127.0.0.1", uri.getPort())) {
+            socket.setSoTimeout(10_000);
+            var out = socket.getOutputStream();
+            out.write(("GET " + uri.getPath() + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Authorization: Bearer " + alice.key() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            var in = new java.io.DataInputStream(socket.getInputStream());
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) head.append((char) in.readUnsignedByte());
+            assertThat(head.toString()).startsWith("HTTP/1.1 101");
+            byte[] payload = ("{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + claimed.lease().value()
+                    + "\",\"error\":\"x\u0000\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int at = new String(payload, java.nio.charset.StandardCharsets.UTF_8).indexOf('\u0000');
+            byte[] bad = new byte[payload.length + 1];
+            System.arraycopy(payload, 0, bad, 0, at);
+            bad[at] = (byte) 0xC0; // C0 AF: an overlong encoding of '/'
+            bad[at + 1] = (byte) 0xAF;
+            System.arraycopy(payload, at + 1, bad, at + 2, payload.length - at - 1);
+            byte[] mask = {1, 2, 3, 4};
+            var frame = new java.io.ByteArrayOutputStream();
+            frame.write(0x81);
+            frame.write(0x80 | 126);
+            frame.write(bad.length >> 8);
+            frame.write(bad.length & 0xff);
+            frame.write(mask);
+            for (int i = 0; i < bad.length; i++) frame.write(bad[i] ^ mask[i % 4]);
+            out.write(frame.toByteArray());
+            out.flush();
+            // Text frames the server sent before it read ours (the welcome) are skipped.
+            int opcode;
+            int length;
+            while (true) {
+                opcode = in.readUnsignedByte() & 0x0f;
+                length = in.readUnsignedByte() & 0x7f;
+                if (opcode != 0x1) break;
+                long payloadLength = length == 126 ? in.readUnsignedShort() : length == 127 ? in.readLong() : length;
+                in.skipNBytes(payloadLength);
+            }
+            assertThat(opcode).as("a close frame").isEqualTo(0x8);
+            assertThat(length).isGreaterThanOrEqualTo(2);
+            assertThat(in.readUnsignedShort()).isEqualTo(1007);
+        }
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.job(job).error()).isNull();
+    }
+
+    /** A lone surrogate (escaped or raw) would be stored as '?': refused, nothing changes. */
+    @Test
+    void loneSurrogatesAreInvalidAndChangeNothing() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        String prefix = "{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + claimed.lease().value() + "\",\"error\":";
+        runner.sendRaw(prefix + "\"bad \\ud800 text\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        runner.sendRaw(prefix + "\"bad \\udc00\"}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
+        runner.sendRaw(prefix + "\"fine \\ud83d\\ude00 \\\\ud800\"}");
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(server.job(job).error()).contains("fine \ud83d\ude00 \\ud800");
+    }
+
     @Test
     void noFalseTimeoutWhileHeartbeatsFlow() {
         Job job = server.submit(spec);
@@ -544,9 +642,21 @@ abstract class ChannelContractTest {
             for (int n; !response.toString().contains("}") && (n = socket.getInputStream().read(buffer)) > 0; ) {
                 response.append(new String(buffer, 0, n, java.nio.charset.StandardCharsets.UTF_8));
             }
+            String slug = alice.runner().slug().value();
             assertThat(response.toString()).startsWith("HTTP/1.1 401").contains("application/json").contains("\"code\":\"unauthorized\"")
+                    .contains("runner '" + slug + "'").contains("baton runners rotate-key " + slug)
                     .doesNotContain(wrongKey);
         }
+    }
+
+    @Test
+    void everyConnectionOpensWithAWelcomeNamingTheRunnerAndTheSpecsItServes() {
+        Spec other = server.spec("arm big");
+        server.store.addRunnerSpec(alice.runner().id(), other.id());
+        ServerMessage.Welcome welcome = connect(alice).welcome();
+        assertThat(welcome.runner()).isEqualTo(alice.runner().slug().value());
+        assertThat(welcome.name()).isEqualTo(alice.runner().name());
+        assertThat(welcome.specs()).containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
     }
 
     @Test

@@ -125,6 +125,75 @@ class HttpBehaviourTest {
     }
 
     @Test
+    void overlongUtf8AndLoneSurrogatesAre400AndNothingIsWritten() {
+        // C0 AF is an overlong '/', ED A0 80 an encoded surrogate: both invalid UTF-8.
+        for (byte[] bad : new byte[][] {
+                {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', 'a', (byte) 0xC0, (byte) 0xAF, '"', '}'},
+                {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', 'a', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'}}) {
+            var request = HttpRequest.newBuilder(URI.create(s.url("/v0/runners")))
+                    .header("Authorization", "Bearer " + s.token)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(bad))
+                    .build();
+            var r = s.send(request);
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.code()).isEqualTo("invalid_json");
+        }
+        var escaped = s.post("/v0/runners", "{\"name\":\"a\\ud800b\"}");
+        assertThat(escaped.status()).isEqualTo(400);
+        assertThat(escaped.code()).isEqualTo("invalid_json");
+        var lowFirst = s.post("/v0/runners", "{\"name\":\"a\\udc00\\ud800\"}");
+        assertThat(lowFirst.code()).isEqualTo("invalid_json");
+        assertThat(s.get("/v0/runners").json()).isEmpty();
+        var pair = s.post("/v0/runners", "{\"name\":\"a\\ud83d\\ude00\"}");
+        assertThat(pair.status()).isEqualTo(201);
+    }
+
+    @Test
+    void uriTooLongIs414InTheErrorShape() {
+        var r = s.get("/v0/runners?x=" + "a".repeat(64 * 1024));
+        assertThat(r.status()).isEqualTo(414);
+        assertThat(r.code()).isEqualTo("uri_too_long");
+        assertThat(r.json().path("message").asText()).isNotBlank();
+    }
+
+    @Test
+    void headersTooLargeAre431InTheErrorShape() {
+        var request = HttpRequest.newBuilder(URI.create(s.url("/v0/runners")))
+                .header("Authorization", "Bearer " + s.token)
+                .header("X-Padding", "a".repeat(64 * 1024))
+                .GET()
+                .build();
+        var r = s.send(request);
+        assertThat(r.status()).isEqualTo(431);
+        assertThat(r.code()).isEqualTo("headers_too_large");
+    }
+
+    @Test
+    void dataDirectoryAndItsFilesArePrivate() throws Exception {
+        assertThat(mode(dir)).isEqualTo("rwx------");
+        try (var files = java.nio.file.Files.walk(dir)) {
+            for (Path p : files.toList()) {
+                if (java.nio.file.Files.isSymbolicLink(p)) continue;
+                String expected = java.nio.file.Files.isDirectory(p) ? "rwx------" : "rw-------";
+                assertThat(mode(p)).as(p.toString()).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void anExistingOpenDataDirectoryIsTightenedAtStart() throws Exception {
+        s.close();
+        java.nio.file.Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        s = new TestServer(dir);
+        assertThat(mode(dir)).isEqualTo("rwx------");
+    }
+
+    private static String mode(Path p) throws java.io.IOException {
+        return java.nio.file.attribute.PosixFilePermissions.toString(
+                java.nio.file.Files.getPosixFilePermissions(p, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    }
+
+    @Test
     void oversizedBodyIs413AndNothingIsWritten() {
         String big = "{\"name\":\"" + "a".repeat((int) TestServer.MAX_BODY) + "\"}";
         var r = s.post("/v0/runners", big);

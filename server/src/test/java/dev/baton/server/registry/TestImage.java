@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
  * A small, valid OCI image built by hand: one uncompressed and one gzip layer (real tar files),
@@ -71,37 +73,19 @@ final class TestImage {
         Files.writeString(dir.resolve("index.json"), index);
     }
 
-    /** A minimal ustar archive of regular files. */
+    /** A tar archive (Commons Compress) of regular files, in name order. */
     static byte[] tar(Map<String, byte[]> files) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (var entry : new java.util.TreeMap<>(files).entrySet()) {
-            byte[] header = new byte[512];
-            put(header, 0, entry.getKey());
-            put(header, 100, "0000644");
-            put(header, 108, "0000000");
-            put(header, 116, "0000000");
-            put(header, 124, String.format("%011o", entry.getValue().length));
-            put(header, 136, String.format("%011o", 1_700_000_000L));
-            header[156] = '0';
-            put(header, 257, "ustar");
-            put(header, 263, "00");
-            for (int i = 148; i < 156; i++) header[i] = ' ';
-            int sum = 0;
-            for (byte b : header) sum += b & 0xff;
-            put(header, 148, String.format("%06o", sum));
-            header[154] = 0;
-            header[155] = ' ';
-            out.write(header);
-            out.write(entry.getValue());
-            int pad = (512 - entry.getValue().length % 512) % 512;
-            out.write(new byte[pad]);
+        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
+            for (var entry : new java.util.TreeMap<>(files).entrySet()) {
+                TarArchiveEntry e = new TarArchiveEntry(entry.getKey());
+                e.setSize(entry.getValue().length);
+                e.setModTime(1_700_000_000_000L);
+                tar.putArchiveEntry(e);
+                tar.write(entry.getValue());
+                tar.closeArchiveEntry();
+            }
         }
-        out.write(new byte[1024]);
         return out.toByteArray();
-    }
-
-    private static void put(byte[] header, int offset, String value) {
-        byte[] bytes = value.getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(bytes, 0, header, offset, bytes.length);
     }
 }

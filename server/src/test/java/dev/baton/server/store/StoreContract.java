@@ -770,7 +770,7 @@ abstract class StoreContract {
 
         assertThat(store.complete(j.uuid(), j.lease(), tick()).result()).isEqualTo(Result.DUPLICATE);
         assertThat(store.complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
-        store.process(j.uuid(), "{}", null, tick());
+        store.process(j.uuid(), "{}", tick());
         assertThat(store.complete(j.uuid(), j.lease(), tick()).result()).as("a resend after processing").isEqualTo(Result.DUPLICATE);
 
         Leased fromClaimed = claimedJob();
@@ -857,26 +857,63 @@ abstract class StoreContract {
         Leased j = claimedJob();
         Instant started = tick();
         store.start(j.uuid(), j.lease(), started);
-        assertThat(store.process(j.uuid(), "{}", null, tick()).result()).as("not completed yet").isEqualTo(Result.CONFLICT);
+        assertThat(store.process(j.uuid(), "{}", tick()).result()).as("not completed yet").isEqualTo(Result.CONFLICT);
         Instant completed = tick();
         store.complete(j.uuid(), j.lease(), completed);
-        Transition t = store.process(j.uuid(), "{\"latency\":1}", null, tick());
+        Transition t = store.process(j.uuid(), "{\"latency\":1}", tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.PROCESSED);
         Report report = store.findReport(j.job().reportId()).orElseThrow();
         assertThat(report.results()).isEqualTo("{\"latency\":1}");
         assertThat(report.startTime()).isEqualTo(started);
         assertThat(report.endTime()).isEqualTo(completed);
-        assertThat(store.process(j.uuid(), "{}", null, tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.process(JobUuid.random(), "{}", null, tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.process(JobUuid.random(), "{}", tick()).result()).isEqualTo(Result.NOT_FOUND);
     }
 
     @Test
-    void processRecordsAnAdapterError() {
+    void anAdapterErrorIsRecordedOnTheReportAndTheJobStaysCompleted() {
+        Leased j = claimedJob();
+        Instant started = tick();
+        store.start(j.uuid(), j.lease(), started);
+        assertThat(store.recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick()).result()).as("not completed yet")
+                .isEqualTo(Result.CONFLICT);
+        Instant completed = tick();
+        store.complete(j.uuid(), j.lease(), completed);
+        Transition t = store.recordAdapterError(j.uuid(), "{\"partial\":true}", "iteration 1: not JSON", tick());
+        assertThat(t.result()).isEqualTo(Result.APPLIED);
+        assertThat(t.job().status()).isEqualTo(JobStatus.COMPLETED);
+        assertThat(reload(j.job()).status()).isEqualTo(JobStatus.COMPLETED);
+        Report report = store.findReport(j.job().reportId()).orElseThrow();
+        assertThat(report.error()).isEqualTo("iteration 1: not JSON");
+        assertThat(report.results()).isEqualTo("{\"partial\":true}");
+        assertThat(report.startTime()).isEqualTo(started);
+        assertThat(report.endTime()).isEqualTo(completed);
+        assertThat(store.completedUnprocessedJobs()).as("startup recovery does not parse it again").isEmpty();
+        assertThat(store.recordAdapterError(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
+    }
+
+    @Test
+    void processingClearsAnEarlierAdapterError() {
         Leased j = claimedJob();
         store.complete(j.uuid(), j.lease(), tick());
-        store.process(j.uuid(), null, "adapter could not parse the output", tick());
-        assertThat(store.findReport(j.job().reportId()).orElseThrow().error()).isEqualTo("adapter could not parse the output");
+        store.recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick());
+        assertThat(store.process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.findReport(j.job().reportId()).orElseThrow().error()).isNull();
+        assertThat(store.recordAdapterError(j.uuid(), null, "late", tick()).result()).as("processed already").isEqualTo(Result.DUPLICATE);
+        assertThat(store.findReport(j.job().reportId()).orElseThrow().error()).isNull();
+    }
+
+    @Test
+    void aReportKnowsItsJobAndKeepsItsResultsFile() {
+        Leased j = claimedJob();
+        assertThat(store.findJobOfReport(j.job().reportId())).map(Job::id).contains(j.job().id());
+        Project p = project(org(PlanTier.TEAM));
+        Report direct = store.createReport(new NewReport(p.id(), "main", "localhost", "json", tick(), tick(), "{}"), tick());
+        assertThat(store.findJobOfReport(direct.id())).isEmpty();
+        Report withFile = store.createReport(new NewReport(p.id(), "main", "localhost", "java_jmh", "out/jmh.json", tick(), tick(), "{}"), tick());
+        assertThat(store.findReport(withFile.id()).orElseThrow().resultsFile()).isEqualTo("out/jmh.json");
+        assertThat(direct.resultsFile()).isNull();
     }
 
     @Test
@@ -1078,7 +1115,7 @@ abstract class StoreContract {
         store.complete(completed.uuid(), completed.lease(), tick());
         Leased processed = claimOne(r1);
         store.complete(processed.uuid(), processed.lease(), tick());
-        store.process(processed.uuid(), "{}", null, tick());
+        store.process(processed.uuid(), "{}", tick());
 
         assertThat(store.inFlightJobs()).extracting(Job::id).containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
         assertThat(store.completedUnprocessedJobs()).extracting(Job::id).containsExactly(completed.job().id());

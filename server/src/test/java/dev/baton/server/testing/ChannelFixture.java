@@ -153,13 +153,23 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths, RetryPolicy retry) {
+        return submit(spec, org, sourceIp, timeoutSeconds, filePaths, retry, null);
+    }
+
+    /** A job that fails with queue_timeout when still pending {@code queueTimeoutSeconds} after submission. */
+    public Job submitWithQueueTimeout(Spec spec, int queueTimeoutSeconds) {
+        return submit(spec, organization, "192.0.2.1", 600, List.of(), RetryPolicy.NONE, queueTimeoutSeconds);
+    }
+
+    public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths, RetryPolicy retry,
+            Integer queueTimeoutSeconds) {
         Project p = org.id() == organization.id() ? project
                 : store.createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
         Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry), org.id(), now);
+                new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now);
         channel.jobSubmitted(job);
         return job;
     }

@@ -24,23 +24,25 @@ public final class TestRunner implements AutoCloseable {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final WebSocket socket;
-    private final BlockingQueue<ServerMessage> received = new LinkedBlockingQueue<>();
-    private final CompletableFuture<Integer> closed = new CompletableFuture<>();
+    private final BlockingQueue<ServerMessage> received;
+    private final CompletableFuture<Integer> closed;
+    private final CompletableFuture<ServerMessage.Welcome> welcome;
 
-    private TestRunner(WebSocket socket) {
+    private TestRunner(WebSocket socket, Listener listener) {
         this.socket = socket;
+        this.received = listener.received;
+        this.closed = listener.closed;
+        this.welcome = listener.welcome;
     }
 
     public static TestRunner connect(URI channel, String key) {
-        TestRunner[] self = new TestRunner[1];
-        var listener = new Listener(self);
+        // The listener owns what arrives: the server's welcome may come before buildAsync completes.
+        var listener = new Listener();
         WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder()
                 .header("Authorization", "Bearer " + key)
                 .buildAsync(channel, listener)
                 .join();
-        self[0] = new TestRunner(ws);
-        listener.ready.complete(null);
-        return self[0];
+        return new TestRunner(ws, listener);
     }
 
     public void send(RunnerMessage message) {
@@ -86,6 +88,11 @@ public final class TestRunner implements AutoCloseable {
         }
     }
 
+    /** The welcome that opened this connection. */
+    public ServerMessage.Welcome welcome() {
+        return welcome.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
     /** The close code once the server closed this connection. */
     public int awaitClose() {
         return closed.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
@@ -107,13 +114,10 @@ public final class TestRunner implements AutoCloseable {
     }
 
     private static final class Listener implements WebSocket.Listener {
-        final CompletableFuture<Void> ready = new CompletableFuture<>();
-        private final TestRunner[] self;
+        final BlockingQueue<ServerMessage> received = new LinkedBlockingQueue<>();
+        final CompletableFuture<Integer> closed = new CompletableFuture<>();
+        final CompletableFuture<ServerMessage.Welcome> welcome = new CompletableFuture<>();
         private final StringBuilder partial = new StringBuilder();
-
-        Listener(TestRunner[] self) {
-            this.self = self;
-        }
 
         @Override
         public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
@@ -121,8 +125,10 @@ public final class TestRunner implements AutoCloseable {
             if (last) {
                 String text = partial.toString();
                 partial.setLength(0);
-                ready.join();
-                self[0].received.add(Wire.decodeServerMessage(text));
+                ServerMessage message = Wire.decodeServerMessage(text);
+                // The welcome opens every connection; scripts read it with welcome(), not next().
+                if (message instanceof ServerMessage.Welcome w) welcome.complete(w);
+                else received.add(message);
             }
             ws.request(1);
             return null;
@@ -130,15 +136,13 @@ public final class TestRunner implements AutoCloseable {
 
         @Override
         public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
-            ready.join();
-            self[0].closed.complete(statusCode);
+            closed.complete(statusCode);
             return null;
         }
 
         @Override
         public void onError(WebSocket ws, Throwable error) {
-            ready.join();
-            self[0].closed.complete(-1);
+            closed.complete(-1);
         }
     }
 }

@@ -1,0 +1,126 @@
+package dev.baton.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README can never rot (issue 10): its shell blocks marked {@code <!-- walkthrough -->} run
+ * literally, in order, in one bash session, against the distribution archive of this build
+ * unpacked into a temporary directory and a server started from it on a free port with a fresh
+ * data directory. Any failing command fails the test, which names the block and prints the
+ * session's tail.
+ *
+ * <p>What a block can rely on: the working directory holds {@code ./baton} (the distribution's
+ * launcher) and {@code ./data} (the server's data directory, with {@code admin-token});
+ * {@code baton} is on {@code PATH}; {@code BATON_SERVER} is the server's URL; {@code BATON_ADMIN_TOKEN}
+ * and {@code BATON_TOKEN} hold the admin token; {@code BATON_DATA_DIR} is {@code ./data};
+ * {@code WALKTHROUGH_TMP} is an empty scratch directory. Background jobs a block starts
+ * ({@code baton runner up … &}) are stopped when the session ends.
+ */
+class ReadmeWalkthroughTest {
+    private static final Pattern LISTENING = Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
+
+    @TempDir
+    Path dir;
+
+    private Process server;
+
+    @AfterEach
+    void stopServer() throws InterruptedException {
+        if (server == null) return;
+        server.destroy(); // SIGTERM: the server shuts down gracefully
+        if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly();
+    }
+
+    @Test
+    void theReadmeWalkthroughRunsAsWritten() throws Exception {
+        Path readme = Path.of(System.getProperty("baton.readme"));
+        WalkthroughBlocks blocks = WalkthroughBlocks.of(Files.readString(readme));
+        assertThat(blocks.blocks()).as("blocks marked " + WalkthroughBlocks.MARKER + " in " + readme).isNotEmpty();
+
+        Path install = unpack(Path.of(System.getProperty("baton.archive")));
+        Path work = Files.createDirectories(dir.resolve("work"));
+        Path launcher = Files.writeString(work.resolve("baton"), "#!/bin/sh\nexec '" + install.resolve("bin/baton") + "' \"$@\"\n");
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path data = work.resolve("data");
+
+        String url = startServer(install, data);
+        String token = Files.readString(data.resolve("admin-token")).strip();
+
+        Path script = Files.writeString(dir.resolve("walkthrough.sh"), blocks.script(readme.getFileName().toString()));
+        Path output = dir.resolve("walkthrough.log");
+        ProcessBuilder session = new ProcessBuilder("bash", script.toString()).directory(work.toFile())
+                .redirectErrorStream(true).redirectOutput(output.toFile());
+        Map<String, String> env = quietEnvironment(session.environment());
+        env.put("PATH", install.resolve("bin") + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("BATON_SERVER", url);
+        env.put("BATON_ADMIN_TOKEN", token);
+        env.put("BATON_TOKEN", token);
+        env.put("BATON_DATA_DIR", data.toString());
+        env.put("WALKTHROUGH_TMP", Files.createDirectories(dir.resolve("scratch")).toString());
+        Process bash = session.start();
+        boolean ended = bash.waitFor(10, TimeUnit.MINUTES);
+        if (!ended) bash.descendants().forEach(ProcessHandle::destroyForcibly);
+        if (!ended) bash.destroyForcibly();
+
+        String log = Files.readString(output);
+        assertThat(ended).as("the walkthrough ended within 10 minutes:\n" + tail(log)).isTrue();
+        assertThat(bash.exitValue()).as("the walkthrough's exit status; its session:\n" + tail(log)).isZero();
+    }
+
+    /** Unpacks the archive as docs/runner.md says (tar, one top directory) and returns that directory. */
+    private Path unpack(Path archive) throws IOException, InterruptedException {
+        assertThat(archive).as("the distribution archive (built by `./mvnw package`)").isRegularFile();
+        Path into = Files.createDirectories(dir.resolve("opt-baton"));
+        Process tar = new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", into.toString(), "--strip-components=1")
+                .inheritIO().start();
+        assertThat(tar.waitFor()).as("tar -xzf " + archive).isZero();
+        assertThat(into.resolve("bin/baton")).isExecutable();
+        return into;
+    }
+
+    /** `baton server` from the archive on a free port; returns its URL once it listens. */
+    private String startServer(Path install, Path data) throws IOException, InterruptedException {
+        Path log = dir.resolve("server.log");
+        ProcessBuilder pb = new ProcessBuilder(install.resolve("bin/baton").toString(), "server", "--port", "0", "--data-dir", data.toString())
+                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+        quietEnvironment(pb.environment());
+        server = pb.start();
+        for (int i = 0; i < 1200; i++) { // up to 2 minutes on a loaded machine
+            Matcher m = LISTENING.matcher(Files.readString(log));
+            if (m.find() && Files.exists(data.resolve("admin-token"))) return m.group(1);
+            assertThat(server.isAlive()).as("the server is running:\n" + Files.readString(log)).isTrue();
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the server did not say where it listens:\n" + Files.readString(log));
+    }
+
+    /**
+     * The environment of what the test starts: no class-data-sharing training (it would outlive the
+     * test in the background) and a home of its own, so nothing is read from or written to the
+     * user's.
+     */
+    private Map<String, String> quietEnvironment(Map<String, String> env) throws IOException {
+        env.keySet().removeIf(k -> k.startsWith("BATON_"));
+        env.put("BATON_CDS", "off");
+        env.put("HOME", Files.createDirectories(dir.resolve("home")).toString());
+        return env;
+    }
+
+    private static String tail(String log) {
+        List<String> lines = log.lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
+    }
+}

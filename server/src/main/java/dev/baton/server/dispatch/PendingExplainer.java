@@ -1,0 +1,162 @@
+package dev.baton.server.dispatch;
+
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.server.channel.Sessions;
+import dev.baton.server.store.Attempt;
+import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.PendingFacts;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Says why a pending job waits, where it stands and when it may start, from the store's queue
+ * facts and what this node knows about connected runners. Reads only; the answer is a snapshot.
+ *
+ * <p>A runner counts as connected when it has a channel to this node or its last heartbeat (as
+ * flushed to the database by any node) is within the heartbeat timeout, so that behind a load
+ * balancer a runner connected elsewhere is not reported offline.
+ */
+public final class PendingExplainer implements JobQueue {
+    /** How many of the spec's latest finished jobs the predicted start averages. */
+    static final int RECENT_RUNS = 20;
+
+    private final Store store;
+    private final Sessions sessions;
+    private final Clock clock;
+    private final Duration heartbeatTimeout;
+
+    public PendingExplainer(Store store, Sessions sessions, Clock clock, Duration heartbeatTimeout) {
+        this.store = store;
+        this.sessions = sessions;
+        this.clock = clock;
+        this.heartbeatTimeout = heartbeatTimeout;
+    }
+
+    @Override
+    public Optional<QueueStatus> status(Job job) {
+        if (job.status() != JobStatus.PENDING) return Optional.empty();
+        Instant now = clock.instant();
+        Spec spec = store.findSpec(job.specId()).orElse(null);
+        PendingFacts facts = store.pendingFacts(job, RECENT_RUNS);
+        List<Runner> connected = facts.servingRunners().stream().filter(r -> isConnected(r, now)).toList();
+        PendingReason reason = reason(job, spec, facts, connected, now);
+        return Optional.of(new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connected.size(), now)));
+    }
+
+    private PendingReason reason(Job job, Spec spec, PendingFacts facts, List<Runner> connected, Instant now) {
+        String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
+        if (spec != null && spec.archived() != null) {
+            return PendingReason.of(PendingReason.Code.SPEC_ARCHIVED, specName + " is archived: no runner takes its jobs; cancel the job or restore the spec");
+        }
+        List<Attempt> declinedAttempts = job.attempt() == 0 ? List.of()
+                : store.attempts(job.id()).stream().filter(a -> a.outcome() == AttemptOutcome.DECLINED).toList();
+        if (job.notBefore() != null && job.notBefore().isAfter(now)) {
+            return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "its last attempt failed and it opted in to a retry;"
+                    + " it may start again from " + job.notBefore(), null, null, job.notBefore());
+        }
+        if (facts.servingRunners().isEmpty()) {
+            return PendingReason.of(PendingReason.Code.NO_RUNNER, "no runner serves " + specName + "; add the spec to a runner");
+        }
+        // The declines of the current round (as the claim query counts them, JdbcStore.DECLINED_THIS_ROUND).
+        Instant backoff = job.declineBackoffUntil();
+        boolean resting = backoff != null && backoff.isAfter(now);
+        Instant round = backoff == null || resting ? Instant.EPOCH : backoff;
+        List<PendingReason.RunnerDecline> thisRound = lastDeclines(declinedAttempts, round);
+        Set<Long> declinedBy = declinedAttempts.stream().filter(a -> !a.ended().isBefore(round)).map(Attempt::runnerId).collect(Collectors.toSet());
+        List<Runner> willing = connected.stream().filter(r -> !declinedBy.contains(r.id())).toList();
+        if (resting && willing.isEmpty()) {
+            return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "every runner of " + specName
+                    + " declined it (a decline may be transient); they may try again from " + backoff, null, thisRound, backoff);
+        }
+        if (!thisRound.isEmpty() && willing.isEmpty()) {
+            return new PendingReason(PendingReason.Code.DECLINED.wireName(), declinedMessage(thisRound, facts, declinedBy, specName),
+                    null, thisRound, null);
+        }
+        if (connected.isEmpty()) {
+            int n = facts.servingRunners().size();
+            return PendingReason.of(PendingReason.Code.RUNNERS_OFFLINE, n + (n == 1 ? " runner serves " : " runners serve ") + specName
+                    + " but none is connected");
+        }
+        if (facts.tierLimited()) {
+            String scope = job.priority() >= 100 ? "its organization" : "its source address";
+            return PendingReason.of(PendingReason.Code.ORG_LIMIT, "the plan of its organization allows one job in flight at a time for "
+                    + scope + ", and one is in flight");
+        }
+        return new PendingReason(PendingReason.Code.RUNNERS_BUSY.wireName(), "all " + connected.size() + " connected runner"
+                + (connected.size() == 1 ? "" : "s") + " of " + specName + " are busy; " + facts.ahead()
+                + (facts.ahead() == 1 ? " job is" : " jobs are") + " ahead of it", facts.ahead(), null, null);
+    }
+
+    private static String declinedMessage(List<PendingReason.RunnerDecline> declines, PendingFacts facts, Set<Long> declinedBy, String specName) {
+        String who = declines.stream().map(d -> d.runner() + " (" + d.code() + (d.reason() == null ? "" : ": " + d.reason()) + ")")
+                .collect(Collectors.joining("; "));
+        long others = facts.servingRunners().stream().filter(r -> !declinedBy.contains(r.id())).count();
+        return "declined by " + who + (others == 0 ? "" : "; the other " + (others == 1 ? "runner" : others + " runners") + " of "
+                + specName + (others == 1 ? " is" : " are") + " not connected");
+    }
+
+    /** Each runner's latest decline that ended at or after {@code since}, oldest runner first. */
+    private List<PendingReason.RunnerDecline> lastDeclines(List<Attempt> declined, Instant since) {
+        Map<Long, Attempt> latest = new LinkedHashMap<>();
+        for (Attempt a : declined) {
+            if (a.ended() != null && !a.ended().isBefore(since)) latest.put(a.runnerId(), a);
+        }
+        Map<Long, String> slugs = new HashMap<>();
+        List<PendingReason.RunnerDecline> out = new ArrayList<>();
+        for (Attempt a : latest.values()) {
+            String slug = slugs.computeIfAbsent(a.runnerId(), id -> store.findRunner(id).map(r -> r.slug().value()).orElse(String.valueOf(id)));
+            out.add(new PendingReason.RunnerDecline(slug, a.declineCode() == null ? "other" : a.declineCode(), a.declineReason()));
+        }
+        return out;
+    }
+
+    /**
+     * The estimate of docs/api.md: with {@code D} the mean run time of the spec's latest finished
+     * jobs and {@code R} the connected runners serving it, the job starts after
+     * {@code floor((ahead + in_flight) / R)} rounds of {@code D}; never before a back-off ends.
+     * Unknown (null) without history, without a connected runner, or when the job cannot start as
+     * things stand (no runner, declined, spec archived).
+     */
+    static Instant predictedStart(Job job, PendingReason reason, PendingFacts facts, int connectedRunners, Instant now) {
+        if (facts.recentRunTimes().isEmpty() || connectedRunners == 0) return null;
+        String code = reason.code();
+        if (code.equals(PendingReason.Code.SPEC_ARCHIVED.wireName()) || code.equals(PendingReason.Code.NO_RUNNER.wireName())
+                || code.equals(PendingReason.Code.DECLINED.wireName())) {
+            return null;
+        }
+        long meanMicros = (long) facts.recentRunTimes().stream().mapToLong(d -> d.toNanos() / 1000).average().orElse(0);
+        long rounds = (facts.ahead() + (long) facts.inFlightOnServingRunners()) / connectedRunners;
+        Instant start = now.plus(Duration.ofNanos(meanMicros * 1000).multipliedBy(rounds));
+        if (job.notBefore() != null && job.notBefore().isAfter(start)) start = job.notBefore();
+        if (reason.until() != null && reason.until().isAfter(start)) start = reason.until();
+        return start;
+    }
+
+    private boolean isConnected(Runner r, Instant now) {
+        if (sessions.of(r.id()).isPresent()) return true;
+        return r.lastHeartbeat() != null && !r.lastHeartbeat().plus(heartbeatTimeout).isBefore(now);
+    }
+
+    /** How many pending jobs wait for each reason code right now (every code present, zero included). */
+    public Map<String, Integer> pendingByReason() {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (PendingReason.Code c : PendingReason.Code.values()) counts.put(c.wireName(), 0);
+        for (Job job : store.pendingJobs()) {
+            status(job).ifPresent(s -> counts.merge(s.reason().code(), 1, Integer::sum));
+        }
+        return counts;
+    }
+}
