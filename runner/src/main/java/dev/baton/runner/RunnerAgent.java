@@ -10,21 +10,27 @@ import dev.baton.runner.connection.ChannelClient;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
+import dev.baton.runner.executor.Leftover;
 import dev.baton.runner.logs.LiveOutput;
 import dev.baton.runner.machine.Effect;
 import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Input;
+import dev.baton.runner.machine.LogBudget;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
 import dev.baton.runner.outbox.Outbox;
 import dev.baton.runner.update.UpdateException;
 import dev.baton.runner.update.Updater;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -58,6 +64,7 @@ public final class RunnerAgent {
         }
     }
 
+    private final Path workDir;
     private final MachineConfig config;
     private final Executor executor;
     private final Outbox outbox;
@@ -73,8 +80,22 @@ public final class RunnerAgent {
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
 
+    /** Exit status when another agent holds the work directory. */
+    public static final int EXIT_WORK_DIR_LOCKED = 3;
+
+    /** With the outbox's parent directory as the work directory (where {@code baton runner up} puts it). */
     public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
                        Clock clock, Duration tickInterval) {
+        this(config, target, executor, outbox, updater, clock, tickInterval, defaultWorkDir(outbox));
+    }
+
+    /**
+     * @param workDir the directory this agent locks for its lifetime (see {@link WorkDirLock}); it
+     *     should contain the outbox and the executor's work directory
+     */
+    public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
+                       Clock clock, Duration tickInterval, Path workDir) {
+        this.workDir = workDir;
         this.config = config;
         this.executor = executor;
         this.outbox = outbox;
@@ -98,10 +119,43 @@ public final class RunnerAgent {
         post(new Input.SignalReceived(signal, clock.instant()));
     }
 
-    /** Runs until the machine says exit; returns the exit status. */
+    private static Path defaultWorkDir(Outbox outbox) {
+        Path dir = outbox.directory().toAbsolutePath();
+        return dir.getParent() == null ? dir : dir.getParent();
+    }
+
+    /**
+     * Runs until the machine says exit; returns the exit status. First takes the work
+     * directory's lock — another agent holding it is an error, {@link #EXIT_WORK_DIR_LOCKED} —
+     * then sweeps what a previous agent left running, so the machine reports those jobs lost.
+     */
     public int run() throws InterruptedException {
-        executor.sweep();
-        RunnerMachine machine = new RunnerMachine(config, new Random(), outbox.results(), outbox.inflight());
+        WorkDirLock lock;
+        try {
+            lock = WorkDirLock.acquire(workDir);
+        } catch (WorkDirLock.HeldException e) {
+            log.error("not starting: {}", e.getMessage());
+            return EXIT_WORK_DIR_LOCKED;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock the work directory " + workDir, e);
+        }
+        try (lock) {
+            return runLocked();
+        } catch (IOException e) {
+            log.warn("cannot release the work directory lock: {}", e.toString());
+            return RunnerMachine.EXIT_OK;
+        }
+    }
+
+    private int runLocked() throws InterruptedException {
+        Map<JobUuid, String> killed = new LinkedHashMap<>();
+        try {
+            for (Leftover leftover : executor.sweep()) killed.merge(leftover.job(), leftover.what(), (a, b) -> a + ", " + b);
+        } catch (RuntimeException e) {
+            // Not fatal: the agent is still better at reporting what it knows than not running at all.
+            log.error("the start-up sweep failed; what a previous agent left may still run", e);
+        }
+        RunnerMachine machine = new RunnerMachine(config, new Random(), outbox.results(), outbox.inflight(), killed, LogBudget.DEFAULT);
         log.info("runner agent {} starting: {} slot(s), {} executor, channel {}", config.version(), config.slots(),
                 executor.name(), channel.uri());
         timers.scheduleAtFixedRate(() -> post(new Input.Tick(clock.instant())), tickInterval.toMillis(),

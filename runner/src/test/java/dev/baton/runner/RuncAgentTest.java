@@ -90,7 +90,7 @@ class RuncAgentTest {
         peer.await(RunnerMessage.Running.class, WAIT);
         RunnerMessage.Failed failed = peer.await(RunnerMessage.Failed.class, WAIT);
         assertThat(failed.job()).isEqualTo(job.uuid());
-        assertThat(failed.error()).contains("timed out after 1 s");
+        assertThat(failed.error()).as(failed.results().toString()).contains("timed out after 1 s");
         assertThat(failed.results().getFirst().stdout()).isEqualTo("begun\n");
     }
 

@@ -218,10 +218,21 @@ class RunnerAgentTest {
         peer = new ScriptedPeer(key.reveal(), this::server);
         ClaimedJob job = shellJob("sleep 60", 600, List.of());
         queue.add(job);
-        Future<Integer> first = run(agent(MachineConfig.defaults("test"), work));
+        RunnerAgent firstAgent = agent(MachineConfig.defaults("test"), work);
+        Thread first = Thread.ofPlatform().name("first-agent").start(() -> {
+            try {
+                firstAgent.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         peer.await(RunnerMessage.Running.class, WAIT);
         // The agent dies without reporting (its loop is interrupted; nothing is sent for the job).
-        first.cancel(true);
+        // Only once it is gone may the next one start: until then it holds the work directory. (The
+        // test used to start the next agent at once, whose start-up sweep then raced the first
+        // agent's job cleanup over the same directory, failed, and ended the agent silently.)
+        first.interrupt();
+        first.join();
         assertThat(new Outbox(work.resolve("outbox")).inflight()).singleElement()
                 .satisfies(r -> assertThat(r.hasStarted()).isTrue());
 
@@ -229,11 +240,43 @@ class RunnerAgentTest {
         RunnerMessage.Failed failed = peer.await(RunnerMessage.Failed.class, WAIT);
         assertThat(failed.job()).isEqualTo(job.uuid());
         assertThat(failed.lease().matches(job.lease())).isTrue();
-        assertThat(failed.error()).isEqualTo("runner restarted during execution");
+        assertThat(failed.error()).startsWith("runner restarted during execution");
         peer.await(RunnerMessage.Ready.class, WAIT);
         assertThat(new Outbox(work.resolve("outbox")).inflight()).isEmpty();
         assertThat(new Outbox(work.resolve("outbox")).results()).isEmpty();
         second.cancel(true);
+    }
+
+    /** A sweep that throws (a tree another process is deleting, an unreadable record) must not end the agent unheard. */
+    @Test
+    void aFailingStartUpSweepIsLoggedAndTheAgentStillReports() throws Exception {
+        peer = new ScriptedPeer(key.reveal(), this::server);
+        var process = new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
+        dev.baton.runner.executor.Executor failingSweep = new dev.baton.runner.executor.Executor() {
+            @Override
+            public String name() {
+                return "process";
+            }
+
+            @Override
+            public dev.baton.runner.executor.Execution prepare(ClaimedJob job, dev.baton.runner.executor.ExecutionEvents events) {
+                return process.prepare(job, events);
+            }
+
+            @Override
+            public List<dev.baton.runner.executor.Leftover> sweep() {
+                throw new java.io.UncheckedIOException(new java.nio.file.NoSuchFileException("process/x/iteration-1"));
+            }
+        };
+        ClaimedJob job = shellJob("echo ok", 60, List.of());
+        queue.add(job);
+        RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(peer.url(), "runner-1", key), failingSweep, new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        Future<Integer> exit = run(agent);
+        assertThat(peer.await(RunnerMessage.Completed.class, WAIT).job()).isEqualTo(job.uuid());
+        agent.signal(Input.Signal.TERMINATE);
+        assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
     }
 
     @Test

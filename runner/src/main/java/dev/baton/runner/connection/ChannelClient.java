@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class ChannelClient {
     private static final Logger log = LoggerFactory.getLogger(ChannelClient.class);
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+    /** The server's close code for a connection another connection of the same runner replaced (docs/protocol.md). */
+    public static final int CLOSE_REPLACED = 4001;
 
     private final HttpClient http;
     private final URI uri;
@@ -215,7 +217,8 @@ public final class ChannelClient {
 
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            closed("closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")", false);
+            closed("closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")", false,
+                    statusCode == CLOSE_REPLACED);
             return CompletableFuture.completedFuture(null);
         }
 
@@ -225,9 +228,13 @@ public final class ChannelClient {
         }
 
         void closed(String reason, boolean fatal) {
+            closed(reason, fatal, false);
+        }
+
+        void closed(String reason, boolean fatal, boolean replaced) {
             if (ended.compareAndSet(false, true)) {
                 if (socket != null) socket.abort();
-                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal));
+                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced));
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.model.ClaimedJob;
+import java.util.List;
 
 /**
  * Runs claimed jobs: provisions the environment, runs the iterations, stops on request. Each
@@ -14,6 +15,18 @@ public interface Executor {
     /** Starts preparing the job in the background and returns its handle at once. */
     Execution prepare(ClaimedJob job, ExecutionEvents events);
 
-    /** Removes what a crashed agent left behind (containers, bundles). Called once at start. */
-    default void sweep() {}
+    /**
+     * Stops and removes everything a previous agent left behind in this executor's work
+     * directory — still-running workloads (process groups, cgroups, containers) and their files —
+     * and says which jobs the stopped workloads belonged to, so the agent can report them lost.
+     *
+     * <p>Contract for every executor: whatever it starts for a job, it records in its work
+     * directory before the workload runs (a process group, a cgroup, a container id), so that
+     * an agent killed with SIGKILL leaves nothing running past its next start. Called once at
+     * start, before any job, while the agent holds the work directory's lock (so nothing it
+     * finds belongs to a live agent). Must not throw for a single bad entry: it logs and goes on.
+     */
+    default List<Leftover> sweep() {
+        return List.of();
+    }
 }

@@ -2,6 +2,7 @@ package dev.baton.runner.executor;
 
 import dev.baton.protocol.message.DeclineCode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
@@ -77,6 +78,30 @@ public final class RuncExecutor implements Executor {
         this.userns = options.userNamespace() && userNamespacesUsable(options.workDir());
     }
 
+    /**
+     * runc's state directory for this executor's containers, in its work directory rather than
+     * runc's machine-wide default ({@code /run/runc}): the start-up sweep then sees only the
+     * containers of this work directory — whose agent holds its lock — never another agent's.
+     */
+    public Path stateDirectory() {
+        return options.workDir().resolve("runc");
+    }
+
+    /** A runc command line on this executor's state directory. */
+    private List<String> runc(String... args) {
+        try {
+            // Made here, not by runc: runc would create missing parents 0700, and a user-namespaced
+            // root could then no longer reach the bundles beside it.
+            Files.createDirectories(options.workDir());
+            Files.createDirectories(stateDirectory());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot create runc's state directory " + stateDirectory(), e);
+        }
+        List<String> command = new ArrayList<>(List.of(options.runc(), "--root", stateDirectory().toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
     /** True when runc can run here: the binary answers and we are root (rootless runc is not supported yet). */
     public static Optional<String> unavailableReason(String runc) {
         try {
@@ -109,20 +134,43 @@ public final class RuncExecutor implements Executor {
         return e;
     }
 
+    /**
+     * Containers are recorded by runc itself, in this executor's {@link #stateDirectory()}, named
+     * {@code baton-<job>-<iteration>}: every such container is killed and deleted, and reported
+     * against its job.
+     */
     @Override
-    public void sweep() {
+    public List<Leftover> sweep() {
+        List<Leftover> found = new ArrayList<>();
         try {
-            String list = run(List.of(options.runc(), "list", "-q"));
+            String list = run(runc("list", "-q"));
             for (String id : list.split("\n")) {
-                if (id.startsWith(PREFIX)) {
-                    log.info("removing leftover container {}", id);
-                    run(List.of(options.runc(), "delete", "--force", id));
+                if (!id.startsWith(PREFIX)) continue;
+                log.warn("removing leftover container {}", id);
+                try {
+                    run(runc("delete", "--force", id));
+                } catch (IOException e) {
+                    log.error("cannot remove leftover container {}: {}", id, e.getMessage());
                 }
+                jobOf(id).ifPresent(job -> found.add(new Leftover(job, "container " + id)));
             }
         } catch (IOException e) {
             log.warn("cannot list leftover containers: {}", e.getMessage());
         }
         Trees.deleteTree(options.workDir().resolve("bundles"));
+        return found;
+    }
+
+    /** The job of a container id {@code baton-<job uuid>-<iteration>}. */
+    static Optional<JobUuid> jobOf(String containerId) {
+        String rest = containerId.substring(PREFIX.length());
+        int dash = rest.lastIndexOf('-');
+        if (dash <= 0) return Optional.empty();
+        try {
+            return Optional.of(JobUuid.parse(rest.substring(0, dash)));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     private String run(List<String> command) throws IOException {
@@ -313,7 +361,7 @@ public final class RuncExecutor implements Executor {
             var config = RuncSpec.build(job.spec(), withIteration(process, iteration), work, options.benchmarkCpus(),
                     options.pidsLimit(), userns ? Optional.of(new RuncSpec.UserNamespace(options.idOffset(), 65536)) : Optional.empty());
             Files.writeString(bundle.resolve("config.json"), JSON.writeValueAsString(config));
-            Process p = new ProcessBuilder(options.runc(), "run", "--keep", "--bundle", bundle.toString(), id(iteration))
+            Process p = new ProcessBuilder(runc("run", "--keep", "--bundle", bundle.toString(), id(iteration)))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .start();
             return p;
@@ -328,7 +376,7 @@ public final class RuncExecutor implements Executor {
         @Override
         protected void signal(Process process, int iteration, boolean kill) {
             try {
-                run(List.of(options.runc(), "kill", "--all", id(iteration), kill ? "KILL" : "TERM"));
+                run(runc("kill", "--all", id(iteration), kill ? "KILL" : "TERM"));
             } catch (IOException e) {
                 log.debug("runc kill {}: {}", id(iteration), e.getMessage());
                 if (kill) process.destroyForcibly();
@@ -362,7 +410,7 @@ public final class RuncExecutor implements Executor {
             if (deleted[iteration]) return;
             deleted[iteration] = true;
             try {
-                run(List.of(options.runc(), "delete", "--force", id(iteration)));
+                run(runc("delete", "--force", id(iteration)));
             } catch (IOException e) {
                 if (!e.getMessage().contains("does not exist")) log.warn("runc delete {}: {}", id(iteration), e.getMessage());
             }

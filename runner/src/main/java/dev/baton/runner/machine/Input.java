@@ -20,9 +20,16 @@ public sealed interface Input {
 
     /**
      * The channel closed, or a connect attempt failed. {@code fatal} means retrying cannot help
-     * (the server refused the key), so the agent exits instead of reconnecting.
+     * (the server refused the key), so the agent exits instead of reconnecting. {@code replaced}
+     * means the server closed it because another connection of this runner took its place (close
+     * code 4001): someone else uses this runner's key, so the agent backs off instead of taking
+     * the channel back at once.
      */
-    record ConnectionClosed(Instant now, String reason, boolean fatal) implements Input {}
+    record ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced) implements Input {
+        public ConnectionClosed(Instant now, String reason, boolean fatal) {
+            this(now, reason, fatal, false);
+        }
+    }
 
     /** The backoff delay of a {@link Effect.ScheduleReconnect} has passed. */
     record ReconnectDue(Instant now) implements Input {}

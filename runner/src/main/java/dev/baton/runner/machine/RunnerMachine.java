@@ -99,6 +99,7 @@ public final class RunnerMachine {
     private final RandomGenerator random;
     private final List<RunnerMessage.Terminal> recoveredResults;
     private final List<InflightRecord> recoveredInflight;
+    private final Map<JobUuid, String> killedLeftovers;
 
     private boolean started;
     private Link link = Link.DISCONNECTED;
@@ -109,6 +110,10 @@ public final class RunnerMachine {
     private Instant graceDeadline;
     private Instant exitDeadline;
     private int reconnectAttempt;
+    /** Replacements (close 4001) in a row; not reset by valid messages, only by a connection that stayed up. */
+    private int replacements;
+    /** When the current connection opened, or null. */
+    private Instant openedAt;
     private boolean readyOutstanding;
     private ServerMessage.Update pendingUpdate;
     private boolean updating;
@@ -133,6 +138,17 @@ public final class RunnerMachine {
     public RunnerMachine(MachineConfig config, RandomGenerator random,
                          Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight,
                          LogBudget logBudget) {
+        this(config, random, recoveredResults, recoveredInflight, Map.of(), logBudget);
+    }
+
+    /**
+     * @param killedLeftovers what the executor's start-up sweep found still running and killed,
+     *     per job (e.g. "process group 4242"); named in what is reported for the job
+     */
+    public RunnerMachine(MachineConfig config, RandomGenerator random,
+                         Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight,
+                         Map<JobUuid, String> killedLeftovers, LogBudget logBudget) {
+        this.killedLeftovers = Map.copyOf(killedLeftovers);
         this.config = config;
         this.logBudget = logBudget;
         this.random = random;
@@ -190,20 +206,30 @@ public final class RunnerMachine {
         started = true;
         now = s.now();
         for (InflightRecord record : recoveredInflight) {
+            String killed = killedLeftovers.get(record.job());
+            String leftovers = killed == null ? "" : "; killed what it left running: " + killed;
             if (pending.containsKey(record.job())) {
                 // The result was written before the crash: it is the better report.
                 out.add(new Effect.DeleteInflight(record.job()));
             } else if (record.hasStarted()) {
+                // Lost: whatever it was doing is gone (and was killed at this start, if it still ran).
                 var failed = new RunnerMessage.Failed(record.job(), record.lease(), List.of(),
-                        "runner restarted during execution");
+                        "runner restarted during execution" + leftovers);
                 pending.put(record.job(), new Pending(failed, 0));
                 out.add(new Effect.WriteOutbox(failed, 0));
                 out.add(new Effect.DeleteInflight(record.job()));
             } else {
-                // Never started: nothing to fail, the job goes back to the queue.
-                unsentDeclines.add(new RunnerMessage.Declined(record.job(), record.lease(), DeclineCode.OTHER, "runner restarted while preparing"));
+                // Never started as far as the server knows: nothing to fail, the job goes back to the queue.
+                unsentDeclines.add(new RunnerMessage.Declined(record.job(), record.lease(), DeclineCode.OTHER,
+                        "runner restarted while preparing" + leftovers));
                 out.add(new Effect.DeleteInflight(record.job()));
             }
+        }
+        for (var leftover : killedLeftovers.entrySet()) {
+            boolean known = pending.containsKey(leftover.getKey())
+                    || recoveredInflight.stream().anyMatch(r -> r.job().equals(leftover.getKey()));
+            if (!known) log.warn("job {}: killed {} left running by a previous agent; no attempt of it is recorded here",
+                    leftover.getKey(), leftover.getValue());
         }
         if (!recoveredResults.isEmpty()) log.info("{} result(s) from a previous run wait to be delivered", recoveredResults.size());
         link = Link.CONNECTING;
@@ -217,6 +243,7 @@ public final class RunnerMachine {
             return;
         }
         link = Link.CONNECTED;
+        openedAt = now;
         sentOnLink.clear();
         ackedOnLink.clear();
         readyOutstanding = false;
@@ -251,6 +278,8 @@ public final class RunnerMachine {
             return;
         }
         boolean wasConnected = link == Link.CONNECTED;
+        Instant opened = openedAt;
+        openedAt = null;
         link = Link.DISCONNECTED;
         readyOutstanding = false;
         for (Pending p : pending.values()) p.ackAt = 0;
@@ -262,6 +291,18 @@ public final class RunnerMachine {
         if (shuttingDown && jobs.isEmpty()) {
             // Unacknowledged results stay in the outbox for the next start.
             exit(EXIT_OK, "shut down", out);
+            return;
+        }
+        if (opened != null && !now.isBefore(opened.plus(config.backoffMax()))) replacements = 0;
+        if (c.replaced()) {
+            // Another connection with this runner's key took the channel: most likely a second agent.
+            // Taking it back at once would make the two replace each other forever, so back off,
+            // more after every replacement; a connection that stayed up long enough starts over.
+            replacements++;
+            Duration delay = backoff(replacements);
+            log.warn("channel replaced by another connection of this runner ({}; {} time(s) in a row): is another agent "
+                    + "running with this runner's key? Reconnecting in {} ms", c.reason(), replacements, delay.toMillis());
+            out.add(new Effect.ScheduleReconnect(delay));
             return;
         }
         Duration delay = backoff(reconnectAttempt++);

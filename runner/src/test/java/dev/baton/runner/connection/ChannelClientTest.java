@@ -44,4 +44,29 @@ class ChannelClientTest {
             assertThat(inputs.poll(500, TimeUnit.MILLISECONDS)).as("closed is reported once").isNull();
         }
     }
+
+    @Test
+    void aCloseWithCode4001IsReportedAsReplaced() throws Exception {
+        RunnerKey key = RunnerKey.generate();
+        try (ScriptedPeer peer = new ScriptedPeer(key.reveal(), (p, m) -> List.of())) {
+            BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+            var client = new ChannelClient(HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
+            client.connect();
+            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
+            peer.awaitConnections(1, java.time.Duration.ofSeconds(10));
+            peer.closeCurrent(ChannelClient.CLOSE_REPLACED, "replaced by a newer connection of this runner");
+            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class, c -> {
+                assertThat(c.replaced()).isTrue();
+                assertThat(c.fatal()).isFalse();
+                assertThat(c.reason()).contains("4001");
+            });
+
+            client.connect();
+            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
+            peer.awaitConnections(2, java.time.Duration.ofSeconds(10));
+            peer.closeCurrent(4003, "server shutting down");
+            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class,
+                    c -> assertThat(c.replaced()).isFalse());
+        }
+    }
 }

@@ -115,7 +115,8 @@ class RuncExecutorTest {
     }
 
     private List<String> containers() throws Exception {
-        Process p = new ProcessBuilder("runc", "list", "-q").start();
+        // This executor's state directory only: other agents' (and test runs') containers are not ours.
+        Process p = new ProcessBuilder("runc", "--root", executor.stateDirectory().toString(), "list", "-q").start();
         String out = new String(p.getInputStream().readAllBytes());
         p.waitFor();
         return out.lines().filter(l -> l.startsWith("baton-")).toList();
@@ -341,13 +342,31 @@ class RuncExecutorTest {
     @Test
     void sweepRemovesLeftoverContainers() throws Exception {
         // A container left by a "crashed" agent: a job is started and its agent never cleans up.
-        Recorder r = run(job(spec(256 * MIB, false), List.of("sleep", "60"), 1, List.of()));
+        ClaimedJob job = job(spec(256 * MIB, false), List.of("sleep", "60"), 1, List.of());
+        Recorder r = run(job);
         r.started.get(60, TimeUnit.SECONDS);
         waitUntilListed();
-        executor.sweep();
+        assertThat(executor.sweep()).as("reported against its job, so the agent can report the job lost")
+                .containsExactly(new Leftover(job.uuid(), "container baton-" + job.uuid() + "-1"));
         assertThat(containers()).isEmpty();
         ExecutionResult result = result(r);
         assertThat(result.results().getFirst().exitCode()).isNotZero();
+    }
+
+    /** Two agents on one machine (two work directories): one's start-up sweep must not kill the other's jobs. */
+    @Test
+    void sweepLeavesTheContainersOfAnotherWorkDirectoryAlone() throws Exception {
+        ClaimedJob job = job(spec(256 * MIB, false), List.of("sleep", "60"), 1, List.of());
+        Recorder r = run(job);
+        r.started.get(60, TimeUnit.SECONDS);
+        waitUntilListed();
+        RuncExecutor other = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("other-runner"), Architecture.X86_64, true,
+                100_000, 256, Optional.empty(), OutputLimits.DEFAULT, j -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
+        assertThat(other.sweep()).isEmpty();
+        assertThat(containers()).containsExactly("baton-" + job.uuid() + "-1");
+        r.execution.stop(Duration.ZERO);
+        result(r);
+        assertThat(containers()).isEmpty();
     }
 
     private void waitUntilListed() throws Exception {

@@ -196,6 +196,60 @@ class RunnerMachineTest {
         assertThat(afterReset.toMillis()).isBetween(250L, 500L);
     }
 
+    /**
+     * Two agents with one key: each connection is replaced (4001) by the other's soon after it
+     * opened, and valid messages come in between. Before, every valid message reset the backoff,
+     * so the agents took the channel back from each other every 0.25–0.5 s forever.
+     */
+    @Test
+    void aReplacedConnectionBacksOffExponentiallyAndValidMessagesDoNotResetIt() {
+        connected();
+        List<Duration> delays = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            received(new ServerMessage.NoJob()); // a valid message on the connection that will be replaced
+            now = now.plusMillis(300);
+            List<Effect> closed = in(new Input.ConnectionClosed(now, "closed by server (4001 replaced)", false, true));
+            Duration delay = only(closed, Effect.ScheduleReconnect.class).getFirst().delay();
+            delays.add(delay);
+            now = now.plus(delay);
+            in(new Input.ReconnectDue(now));
+            in(new Input.ConnectionOpened(now));
+        }
+        // replacement n (from 1) waits in [d/2, d] with d = 500 ms · 2^n capped at 30 s
+        for (int i = 0; i < delays.size(); i++) {
+            long d = Math.min(30_000, 500L << (i + 1));
+            assertThat(delays.get(i).toMillis()).as("replacement %d", i + 1).isBetween(d / 2, d);
+        }
+        // A connection that stays up for the longest backoff starts over.
+        now = now.plus(MachineConfig.defaults("test").backoffMax());
+        Duration fresh = only(in(new Input.ConnectionClosed(now, "closed by server (4001 replaced)", false, true)),
+                Effect.ScheduleReconnect.class).getFirst().delay();
+        assertThat(fresh.toMillis()).isBetween(500L, 1000L);
+        // An ordinary drop after that is not slowed down by the replacements.
+        in(new Input.ReconnectDue(now));
+        in(new Input.ConnectionOpened(now));
+        received(new ServerMessage.NoJob());
+        Duration ordinary = only(in(new Input.ConnectionClosed(now, "lost", false)), Effect.ScheduleReconnect.class).getFirst().delay();
+        assertThat(ordinary.toMillis()).isBetween(250L, 500L);
+    }
+
+    @Test
+    void leftoversKilledAtStartAreNamedInTheReport() {
+        JobUuid started = JobUuid.random();
+        JobUuid preparing = JobUuid.random();
+        LeaseId l1 = LeaseId.random();
+        LeaseId l2 = LeaseId.random();
+        machine = new RunnerMachine(MachineConfig.defaults("test"), new Random(1), Map.of(),
+                List.of(new InflightRecord(started, l1, T0), new InflightRecord(preparing, l2, null)),
+                Map.of(started, "process group 4242 (2 processes)", preparing, "container baton-x-1"), LogBudget.DEFAULT);
+        in(new Input.Start(now));
+        List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
+        assertThat(open).containsExactly(
+                new RunnerMessage.Failed(started, l1, List.of(),
+                        "runner restarted during execution; killed what it left running: process group 4242 (2 processes)"),
+                new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing; killed what it left running: container baton-x-1"));
+    }
+
     @Test
     void resultDroppedAfterBoundedRetries() {
         machine = RunnerMachine.fresh(MachineConfig.defaults("test").withMaxSends(3), new Random(1));

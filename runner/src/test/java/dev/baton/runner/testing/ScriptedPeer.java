@@ -86,6 +86,25 @@ public final class ScriptedPeer implements AutoCloseable {
         session.send(Wire.encode(message));
     }
 
+    /**
+     * Waits until the peer has seen {@code n} connections: the client may see the upgrade
+     * complete a moment before the server's onConnect ran and made it the current one.
+     */
+    public void awaitConnections(int n, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (connections < n) {
+            if (System.nanoTime() > deadline) throw new AssertionError(connections + " connection(s), not " + n + ", within " + timeout);
+            Thread.sleep(5);
+        }
+    }
+
+    /** Closes the current connection with a close code, as the server does (4001 replaced, 4003 shutdown). */
+    public void closeCurrent(int code, String reason) {
+        WsContext s = session;
+        if (s == null) throw new AssertionError("no runner connected");
+        s.closeSession(code, reason);
+    }
+
     public int connections() {
         return connections;
     }

@@ -74,6 +74,7 @@ final class PostgresStore extends JdbcStore {
                     return result;
                 });
             } catch (RuntimeException e) {
+                evictIfConnectionLost(e);
                 if (!inBody[0] || attempt == MAX_TRIES || !retryable(e)) throw e;
             }
         }
@@ -86,9 +87,32 @@ final class PostgresStore extends JdbcStore {
             try {
                 return jdbi.withHandle(work);
             } catch (RuntimeException e) {
+                evictIfConnectionLost(e);
                 if (attempt == MAX_TRIES || !retryable(e)) throw e;
             }
         }
+    }
+
+    /**
+     * One connection killed under us (a database restart, a failover, an administrator) means
+     * its siblings in the pool are most likely dead too, and HikariCP hands out a connection used
+     * or created within the last 500 ms without checking it: a freshly filled pool of 16 would
+     * give the retries dead connection after dead connection. So all idle connections go at once
+     * (busy ones when they come back); the retry gets a fresh one.
+     */
+    private void evictIfConnectionLost(Throwable e) {
+        String state = sqlState(e);
+        if (state != null && (state.startsWith("08") || state.startsWith("57P"))) {
+            var bean = pool.getHikariPoolMXBean();
+            if (bean != null) bean.softEvictConnections();
+        }
+    }
+
+    private static String sqlState(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) return sql.getSQLState();
+        }
+        return null;
     }
 
     /** Connection exceptions (08…), server shutdown (57P01–57P03), serialization failure, deadlock. */
