@@ -91,6 +91,10 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--pids-limit", defaultValue = "1024", description = "runc: most processes a job may have (default ${DEFAULT-VALUE})")
     int pidsLimit;
 
+    @Option(names = "--max-unpack-size", description = "runc: the most any image may unpack to on this runner, beside each"
+            + " spec's disk size (e.g. 20GiB; default: the spec's disk size alone)")
+    String maxUnpackSize;
+
     @Option(names = "--max-message-bytes", defaultValue = "8388608", description = "Largest channel message (default ${DEFAULT-VALUE})")
     int maxMessageBytes;
 
@@ -150,10 +154,18 @@ public final class UpCommand implements Callable<Integer> {
                 yield new RuncExecutor(new RuncExecutor.Options("runc", dir, arch, !noUserNamespace, 100_000, pidsLimit, benchmark,
                         OutputLimits.DEFAULT, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(), job.ociToken())), Clock.systemUTC());
+                        job.config().project().toString(), job.ociToken()), unpackCap()), Clock.systemUTC());
             }
             default -> throw new IllegalStateException("--executor must be runc or process, got '" + name + "'");
         };
+    }
+
+    /** --max-unpack-size in bytes, or no runner-wide cap. */
+    long unpackCap() {
+        if (maxUnpackSize == null) return RuncExecutor.Options.NO_UNPACK_CAP;
+        long bytes = dev.baton.server.config.Sizes.parse(maxUnpackSize);
+        if (bytes <= 0) throw new IllegalArgumentException("--max-unpack-size must be positive, got '" + maxUnpackSize + "'");
+        return bytes;
     }
 
     /** --key-file, then BATON_RUNNER_KEY, then --key. Errors never include the key. */

@@ -25,6 +25,19 @@ class UpCommandTest {
     }
 
     @Test
+    void theRunnerWideUnpackCapIsParsedAsASize() {
+        UpCommand up = new UpCommand();
+        new CommandLine(up).parseArgs("--runner", "r", "--max-unpack-size", "2GiB");
+        assertThat(up.unpackCap()).isEqualTo(2L << 30);
+        UpCommand none = new UpCommand();
+        new CommandLine(none).parseArgs("--runner", "r");
+        assertThat(none.unpackCap()).isEqualTo(dev.baton.runner.executor.RuncExecutor.Options.NO_UNPACK_CAP);
+        UpCommand bad = new UpCommand();
+        new CommandLine(bad).parseArgs("--runner", "r", "--max-unpack-size", "lots");
+        org.assertj.core.api.Assertions.assertThatThrownBy(bad::unpackCap).hasMessageContaining("is not a size");
+    }
+
+    @Test
     void aKeyIsRequired() {
         if (System.getenv("BATON_RUNNER_KEY") != null) return; // the environment provides one
         assertThat(run("up", "--server", "http://127.0.0.1:1", "--runner", "r")).isEqualTo(2);
