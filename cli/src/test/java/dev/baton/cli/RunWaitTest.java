@@ -85,6 +85,18 @@ class RunWaitTest {
     }
 
     @Test
+    void aJmhJobThroughTheJavaJmhAdapterPrintsItsMetricsAndExitsZero() {
+        // JMH's JSON result format (-rf json): an array of runs with a primaryMetric per benchmark.
+        String jmh = "[{\"jmhVersion\":\"1.37\",\"benchmark\":\"org.example.Sort.quick\",\"mode\":\"avgt\",\"forks\":1,"
+                + "\"primaryMetric\":{\"score\":2.5,\"scoreError\":0.25,\"scoreConfidence\":[2.25,2.75],\"scoreUnit\":\"us/op\"}}]";
+        CliRun.Result r = baton(run("--wait", "--adapter", "java_jmh", "--", "sh", "-c", "echo '" + jmh + "'").toArray(String[]::new));
+        assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
+        assertThat(r.out()).contains("processed");
+        // 2.5 us/op is 2,500 ns of latency; the confidence interval gives the bounds.
+        assertThat(r.out()).containsPattern("(?m)^org\\.example\\.Sort\\.quick +latency +2500 +2250 +2750$");
+    }
+
+    @Test
     void withJsonTheJobAndReportAreOneDocument() {
         CliRun.Result r = baton(run("--wait", "--json", "--", "sh", "-c", "echo '{\"b\":{\"m\":{\"value\":7}}}'").toArray(String[]::new));
         assertThat(r.exit()).as(r.err()).isZero();
