@@ -1,6 +1,5 @@
 package dev.baton.server.api;
 
-import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.http.ApiException;
@@ -80,14 +79,14 @@ public final class JobRoutes implements RouteModule {
 
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
-        Job job = job(project, ctx.pathParam("job"));
+        Job job = find.job(project, ctx.pathParam("job"));
         var output = api.outputs().get(project.uuid(), job.uuid()).orElse(null);
         Json.write(ctx, 200, new JobViews(api.store(), project, api.queue()).of(job, output, true));
     }
 
     private void cancel(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
-        Job before = job(project, ctx.pathParam("job"));
+        Job before = find.job(project, ctx.pathParam("job"));
         Transition t = api.store().cancel(before.uuid(), null, "canceled by user", api.now());
         switch (t.result()) {
             case APPLIED -> {
@@ -98,26 +97,12 @@ public final class JobRoutes implements RouteModule {
                 }
                 Json.write(ctx, 200, new JobViews(api.store(), project).of(t.job(), null));
             }
-            case NOT_FOUND -> throw jobNotFound(ctx.pathParam("job"));
+            case NOT_FOUND -> throw Lookups.jobNotFound(ctx.pathParam("job"));
             case DUPLICATE, CONFLICT, STALE -> {
                 JobStatus now = t.job() == null ? before.status() : t.job().status();
                 throw ApiException.conflict("job_not_cancelable", "job is " + now.wireName() + "; only pending, claimed or running jobs can be canceled");
             }
         }
-    }
-
-    private Job job(Project project, String ref) {
-        JobUuid uuid;
-        try {
-            uuid = JobUuid.parse(ref);
-        } catch (IllegalArgumentException e) {
-            throw jobNotFound(ref);
-        }
-        return api.store().findJob(uuid).filter(j -> j.projectId() == project.id()).orElseThrow(() -> jobNotFound(ref));
-    }
-
-    private static ApiException jobNotFound(String ref) {
-        return ApiException.notFound("job_not_found", "no job '" + ref + "' in this project");
     }
 
     private static <T> T parseParam(String name, String raw, Function<String, T> parser) {

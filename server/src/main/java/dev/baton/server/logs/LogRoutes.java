@@ -1,12 +1,12 @@
 package dev.baton.server.logs;
 
 import dev.baton.protocol.id.JobUuid;
-import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.api.Lookups;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -49,12 +49,14 @@ public final class LogRoutes implements RouteModule {
     private final OutputStore outputs;
     private final LiveLogs logs;
     private final AdminAuth admin;
+    private final Lookups find;
 
     public LogRoutes(Store store, OutputStore outputs, LiveLogs logs, AdminAuth admin) {
         this.store = store;
         this.outputs = outputs;
         this.logs = logs;
         this.admin = admin;
+        this.find = new Lookups(store);
     }
 
     @Override
@@ -65,9 +67,8 @@ public final class LogRoutes implements RouteModule {
     }
 
     private void logs(Context ctx) throws IOException, InterruptedException {
-        Project project = store.findProject(ResourceId.of(ctx.pathParam("project")))
-                .orElseThrow(() -> ApiException.notFound("project_not_found", "no project '" + ctx.pathParam("project") + "'"));
-        Job job = job(project, ctx.pathParam("job"));
+        Project project = find.project(ctx.pathParam("project"));
+        Job job = find.job(project, ctx.pathParam("job"));
         boolean follow = flag("follow", ctx.queryParam("follow"));
         long after = seq("after", ctx.queryParam("after"), 0);
         if (follow && ctx.header("Last-Event-ID") != null) after = seq("Last-Event-ID", ctx.header("Last-Event-ID").strip(), after);
@@ -82,7 +83,7 @@ public final class LogRoutes implements RouteModule {
 
     /** Reads after {@code after}, sealing the log first when the job has ended and no attempt of it runs here. */
     private Snapshot read(Project project, JobUuid uuid, long after) {
-        Job job = store.findJob(uuid).orElseThrow(() -> jobNotFound(uuid.toString()));
+        Job job = store.findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
         JobLog log = logs.logFor(uuid);
         if (ended(job.status()) && !logs.isLive(uuid) && !log.isSealed()) {
             log.seal(job.status().wireName(), job.lease(), outputs.get(project.uuid(), uuid).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
@@ -136,20 +137,6 @@ public final class LogRoutes implements RouteModule {
         } catch (IOException e) {
             LOG.debug("log follower of job {} went away: {}", job, e.toString());
         }
-    }
-
-    private Job job(Project project, String ref) {
-        JobUuid uuid;
-        try {
-            uuid = JobUuid.parse(ref);
-        } catch (IllegalArgumentException e) {
-            throw jobNotFound(ref);
-        }
-        return store.findJob(uuid).filter(j -> j.projectId() == project.id()).orElseThrow(() -> jobNotFound(ref));
-    }
-
-    private static ApiException jobNotFound(String ref) {
-        return ApiException.notFound("job_not_found", "no job '" + ref + "' in this project");
     }
 
     private static boolean flag(String name, String raw) {
