@@ -115,7 +115,6 @@ final class RawCeiling {
             for (int i = 0; i < workers; i++) {
                 running.add(pool.submit(() -> {
                     try (Connection c = DriverManager.getConnection(url, props)) {
-                        c.setAutoCommit(false);
                         Statements s = new Statements(c, claimSelect);
                         while (true) {
                             int first = next.getAndAdd(batch);
@@ -156,13 +155,25 @@ final class RawCeiling {
     private static void inTransaction(Connection c, ReentrantLock writer, SqlWork work) throws SQLException {
         if (writer != null) writer.lock();
         try {
+            // As Jdbi does for the store: sqlite-jdbc opens its BEGIN (IMMEDIATE: the write lock)
+            // when auto-commit goes off and again right after a commit, so a connection left in
+            // manual mode would hold the lock between its transactions.
+            c.setAutoCommit(false);
             work.run();
             c.commit();
         } catch (SQLException | RuntimeException e) {
-            c.rollback();
+            try {
+                c.rollback();
+            } catch (SQLException r) {
+                e.addSuppressed(r);
+            }
             throw e;
         } finally {
-            if (writer != null) writer.unlock();
+            try {
+                c.setAutoCommit(true);
+            } finally {
+                if (writer != null) writer.unlock();
+            }
         }
     }
 

@@ -73,12 +73,18 @@ final class GroupCommit implements AutoCloseable {
         if (joined != null) return work.withHandle(joined);
         if (closed) throw new IllegalStateException("the store is closed");
         Pending<T> p = new Pending<>(work);
-        try {
-            queue.put(p);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting to write", e);
+        // Uninterruptible, like the writer lock and pooled connection it replaces: a thread
+        // interrupted during shutdown still gets its final transition written.
+        boolean interrupted = false;
+        while (true) {
+            try {
+                queue.put(p);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
+        if (interrupted) Thread.currentThread().interrupt();
         try {
             return p.done.join();
         } catch (CompletionException e) {
