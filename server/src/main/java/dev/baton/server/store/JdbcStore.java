@@ -87,6 +87,8 @@ abstract class JdbcStore implements Store {
     private static final int MAX_BATCH = 64;
     private static final int QUEUE_CAPACITY = 4096;
     private volatile GroupCommit groupCommit;
+    /** Guarded by this: no committer is started after close. */
+    private boolean closed;
 
     JdbcStore(HikariDataSource pool) {
         this.pool = pool;
@@ -119,6 +121,7 @@ abstract class JdbcStore implements Store {
         GroupCommit g = groupCommit;
         if (g != null) return g;
         synchronized (this) {
+            if (closed) throw new IllegalStateException("the store is closed");
             if (groupCommit == null) {
                 groupCommit = new GroupCommit(pool.getPoolName() + "-commit", this::transaction, committers(), MAX_BATCH, QUEUE_CAPACITY);
             }
@@ -820,6 +823,7 @@ abstract class JdbcStore implements Store {
     public void close() {
         GroupCommit g;
         synchronized (this) {
+            closed = true;
             g = groupCommit;
         }
         if (g != null) g.close();
