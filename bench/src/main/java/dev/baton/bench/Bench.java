@@ -73,16 +73,27 @@ public final class Bench {
                     LifecycleThroughput.Result t = LifecycleThroughput.run(server, r, o.slots(), o.jobs());
                     log("store ceiling: " + StoreCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs");
                     StoreCeiling.Result c = StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
+                    log("raw ceiling: " + RawCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs, 1 and " + RawCeiling.BATCH + " per transaction");
+                    List<RawCeiling.Result> raw = RawCeiling.run(database, work.resolve("raw-" + r), r, o.slots(), o.jobs());
                     double ratio = LifecycleThroughput.round(t.jobsPerSecond() / c.jobsPerSecond());
+                    double rawPerStep = raw.get(0).jobsPerSecond();
                     Map<String, Object> round = new LinkedHashMap<>();
                     round.put("server", t);
                     round.put("store_ceiling", c);
                     round.put("ratio_server_to_store", ratio);
+                    round.put("raw_ceiling", raw);
+                    round.put("ratio_server_to_raw_per_step", LifecycleThroughput.round(t.jobsPerSecond() / rawPerStep));
+                    round.put("ratio_store_to_raw_per_step", LifecycleThroughput.round(c.jobsPerSecond() / rawPerStep));
                     rounds.add(round);
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
                             + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job"
                             + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources()) + ")"));
                     table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources()) + "); server/store = " + ratio));
+                    for (RawCeiling.Result x : raw) {
+                        table.add(row("3b raw ceiling, " + x.mode() + ", " + x.workers() + " workers", x.jobsPerSecond() + " jobs/s (" + use(x.resources())
+                                + "); server/raw = " + LifecycleThroughput.round(t.jobsPerSecond() / x.jobsPerSecond())
+                                + ", store/raw = " + LifecycleThroughput.round(c.jobsPerSecond() / x.jobsPerSecond())));
+                    }
                 }
                 json.put("lifecycle_throughput", rounds);
 

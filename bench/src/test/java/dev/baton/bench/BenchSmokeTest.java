@@ -49,6 +49,12 @@ class BenchSmokeTest {
             assertThat(round.at("/server/writes_per_job").asDouble()).as("createRun, claim, start, complete, process").isGreaterThanOrEqualTo(5);
             assertThat(round.at("/store_ceiling/jobs_per_second").asDouble()).isPositive();
             assertThat(round.at("/ratio_server_to_store").asDouble()).isPositive();
+            // The raw ceiling (issue 13): plain JDBC, one transaction per step and 25 jobs per transaction.
+            assertThat(round.get("raw_ceiling")).hasSize(2);
+            assertThat(round.at("/raw_ceiling/0/jobs_per_transaction").asInt()).isEqualTo(1);
+            assertThat(round.at("/raw_ceiling/1/jobs_per_transaction").asInt()).isEqualTo(RawCeiling.BATCH);
+            for (JsonNode raw : round.get("raw_ceiling")) assertThat(raw.at("/jobs_per_second").asDouble()).isPositive();
+            assertThat(round.at("/ratio_server_to_raw_per_step").asDouble()).isPositive();
         }
 
         JsonNode scale = r.get("connection_scale");

@@ -24,6 +24,7 @@ import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
+import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
 import java.util.Optional;
 import java.time.Duration;
@@ -65,7 +66,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.config = config;
         this.outputs = outputs;
         this.deadlines = new Deadlines(clock);
-        this.dispatcher = new Dispatcher(store, active, deadlines, pullTokens, metrics, clock, config.acceptanceTimeout());
+        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout());
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,

@@ -30,9 +30,15 @@ import org.slf4j.LoggerFactory;
  * may lift a tier limit) each trigger {@link #pump}. A runner with nothing to do waits here until
  * one of those events or its poll timeout ({@code no_job}).
  *
- * <p>Matching is serialized by this object's lock: claims are compare-and-set in the store, so
- * correctness does not depend on it, but one pump at a time keeps a burst of events from sending
- * every waiting runner to the database at once.
+ * <p>No lock is held across I/O (issue 13): a pump takes the waiters it will serve out of the
+ * shared table under this object's lock (marking them busy), claims and hands out jobs without
+ * it, and gives them back under it. Claims are compare-and-set in the store, so correctness never
+ * depended on the lock; concurrent pumps serve disjoint waiters. A pump that finds a waiter busy
+ * marks it {@code missed}, and whoever gives it back passes over it once more: the busy pump may
+ * have looked for work before the job that triggered the other pump was committed, and without
+ * that second look the job would wait for the next event. A poll timeout that fires while a pump
+ * holds the waiter is likewise left to the pump, so that {@code no_job} never precedes a {@code job}
+ * handed out in the same wait.
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -41,7 +47,14 @@ public final class Dispatcher {
     private static final class Waiter {
         final RunnerSession session;
         final Set<Long> specIds;
+        /** Touched only by the pump that holds the waiter (busy), or under the lock when none does. */
         int slots;
+        /** Held by a pump (guarded by the dispatcher's lock, as are the flags below). */
+        boolean busy;
+        /** Another pump skipped this waiter while it was busy: look at it again on release. */
+        boolean missed;
+        /** Its poll timeout fired while busy: end the wait on release if it still waits. */
+        boolean expired;
 
         Waiter(RunnerSession session, Set<Long> specIds, int slots) {
             this.session = session;
@@ -135,42 +148,95 @@ public final class Dispatcher {
      * skipped — except after a runner's own declines, which exclude jobs only for that runner.
      */
     private void pump(Long onlySpec) {
-        List<Runnable> sends = new ArrayList<>();
-        synchronized (this) {
-            Set<Set<Long>> exhausted = new HashSet<>();
-            var it = waiters.values().iterator();
-            while (it.hasNext()) {
-                Waiter w = it.next();
-                if (!w.session.isOpen()) {
-                    it.remove();
-                    continue;
+        List<Waiter> taken = take(onlySpec, null);
+        while (!taken.isEmpty()) {
+            List<Runnable> sends = new ArrayList<>();
+            try {
+                serve(taken, sends);
+            } finally {
+                taken = giveBack(taken, sends);
+            }
+            sends.forEach(Runnable::run);
+            // Waiters another pump skipped while this one held them get one more look.
+            taken = take(null, taken);
+        }
+    }
+
+    /** Marks and returns the waiters to serve: all matching ones, or among {@code only} those another pump missed. */
+    private synchronized List<Waiter> take(Long onlySpec, List<Waiter> only) {
+        List<Waiter> taken = new ArrayList<>();
+        if (only != null) {
+            for (Waiter w : only) {
+                if (!w.missed || w.busy || waiters.get(w.session.runnerId()) != w) continue;
+                w.missed = false;
+                w.busy = true;
+                taken.add(w);
+            }
+            return taken;
+        }
+        var it = waiters.values().iterator();
+        while (it.hasNext()) {
+            Waiter w = it.next();
+            if (!w.session.isOpen()) {
+                if (!w.busy) it.remove();
+                continue;
+            }
+            if (onlySpec != null && !w.specIds.contains(onlySpec)) continue;
+            if (w.specIds.isEmpty()) continue;
+            if (w.busy) {
+                w.missed = true;
+                continue;
+            }
+            w.busy = true;
+            taken.add(w);
+        }
+        return taken;
+    }
+
+    /** Claims for the waiters this pump holds; no lock is held here (every call is I/O). */
+    private void serve(List<Waiter> taken, List<Runnable> sends) {
+        Set<Set<Long>> exhausted = new HashSet<>();
+        for (Waiter w : taken) {
+            if (exhausted.contains(w.specIds)) continue;
+            // A read first: a claim is a write transaction, wasted when nothing is pending
+            // (every finished job pumps, and most find nothing to hand out).
+            if (!store.hasPendingFor(w.specIds)) {
+                exhausted.add(w.specIds);
+                continue;
+            }
+            while (w.slots > 0 && w.session.isOpen()) {
+                Instant now = clock.instant();
+                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now);
+                if (claimed.isEmpty()) {
+                    if (!runnersThatDeclined.contains(w.session.runnerId())) exhausted.add(w.specIds);
+                    break;
                 }
-                if (onlySpec != null && !w.specIds.contains(onlySpec)) continue;
-                if (w.specIds.isEmpty() || exhausted.contains(w.specIds)) continue;
-                // A read first: a claim is a write transaction, wasted when nothing is pending
-                // (every finished job pumps, and most find nothing to hand out).
-                if (!store.hasPendingFor(w.specIds)) {
-                    exhausted.add(w.specIds);
-                    continue;
-                }
-                while (w.slots > 0) {
-                    Instant now = clock.instant();
-                    var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now);
-                    if (claimed.isEmpty()) {
-                        if (!runnersThatDeclined.contains(w.session.runnerId())) exhausted.add(w.specIds);
-                        break;
-                    }
-                    w.slots--;
-                    Job job = claimed.get();
-                    sends.add(hand(w.session, job, now));
-                }
-                if (w.slots == 0) {
-                    it.remove();
-                    deadlines.clear(pollKey(w.session.runnerId()));
-                }
+                w.slots--;
+                sends.add(hand(w.session, claimed.get(), now));
             }
         }
-        sends.forEach(Runnable::run);
+    }
+
+    /**
+     * Releases the waiters: a filled one stops waiting, one whose poll timed out meanwhile is
+     * told {@code no_job} (after its jobs, if any). Returns the ones another pump missed.
+     */
+    private synchronized List<Waiter> giveBack(List<Waiter> taken, List<Runnable> sends) {
+        List<Waiter> missed = new ArrayList<>();
+        for (Waiter w : taken) {
+            w.busy = false;
+            boolean current = waiters.get(w.session.runnerId()) == w;
+            if (w.slots == 0 || w.expired) {
+                if (current) {
+                    waiters.remove(w.session.runnerId());
+                    if (w.slots == 0) deadlines.clear(pollKey(w.session.runnerId()));
+                    else sends.add(() -> w.session.send(new ServerMessage.NoJob()));
+                }
+            } else if (w.missed && current) {
+                missed.add(w);
+            }
+        }
+        return missed;
     }
 
     /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */
@@ -192,6 +258,10 @@ public final class Dispatcher {
         synchronized (this) {
             Waiter w = waiters.get(session.runnerId());
             wasWaiting = w != null && w.session == session;
+            if (wasWaiting && w.busy) {
+                w.expired = true; // the pump holding it ends the wait after its jobs
+                return;
+            }
             if (wasWaiting) waiters.remove(session.runnerId());
         }
         if (wasWaiting) session.send(new ServerMessage.NoJob());

@@ -81,6 +81,14 @@ abstract class JdbcStore implements Store {
 
     protected final HikariDataSource pool;
     protected final Jdbi jdbi;
+    /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
+    private final SpecCache specs = new SpecCache();
+    /** Most transactions one commit carries, and how many may queue before writers block. */
+    private static final int MAX_BATCH = 64;
+    private static final int QUEUE_CAPACITY = 4096;
+    private volatile GroupCommit groupCommit;
+    /** Guarded by this: no committer is started after close. */
+    private boolean closed;
 
     JdbcStore(HikariDataSource pool) {
         this.pool = pool;
@@ -93,8 +101,33 @@ abstract class JdbcStore implements Store {
         });
     }
 
-    /** Runs {@code work} in one write transaction, committed on return, rolled back on exception. */
-    protected abstract <T> T write(HandleCallback<T, RuntimeException> work);
+    /**
+     * Runs {@code work} in a write transaction and returns after its commit; concurrent writes
+     * share one commit (group commit, {@link GroupCommit}). Each dialect's
+     * {@link #transaction} enters the database transaction the batch runs in.
+     */
+    protected final <T> T write(HandleCallback<T, RuntimeException> work) {
+        return writes().write(work);
+    }
+
+    /** Runs {@code work} in one database transaction, committed on return, rolled back on exception. */
+    protected abstract <T> T transaction(HandleCallback<T, RuntimeException> work);
+
+    /** Threads committing batches at once: 1 where the database has one writer. */
+    protected abstract int committers();
+
+    /** Started on the first write: a committer must not call into a dialect still being constructed. */
+    private GroupCommit writes() {
+        GroupCommit g = groupCommit;
+        if (g != null) return g;
+        synchronized (this) {
+            if (closed) throw new IllegalStateException("the store is closed");
+            if (groupCommit == null) {
+                groupCommit = new GroupCommit(pool.getPoolName() + "-commit", this::transaction, committers(), MAX_BATCH, QUEUE_CAPACITY);
+            }
+            return groupCommit;
+        }
+    }
 
     /** True when the exception is the dialect's unique-constraint violation. */
     protected abstract boolean isUniqueViolation(SQLException e);
@@ -287,7 +320,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Spec> findSpec(long id) {
-        return read(h -> spec(h, id));
+        return specs.get(id, key -> read(h -> spec(h, key)));
     }
 
     @Override
@@ -298,6 +331,14 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
+        try {
+            return updateSpecRow(specId, name, slug, archived, now);
+        } finally {
+            specs.invalidate();
+        }
+    }
+
+    private Spec updateSpecRow(long specId, String name, Slug slug, Boolean archived, Instant now) {
         return unique("spec slug '" + slug + "' is taken", () -> write(h -> {
             Update u = h.createUpdate("UPDATE spec SET modified = :now"
                     + (name != null ? ", name = :name" : "")
@@ -314,6 +355,14 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
+        try {
+            return setSpecQueueTimeoutRow(specId, queueTimeoutSeconds, now);
+        } finally {
+            specs.invalidate();
+        }
+    }
+
+    private Spec setSpecQueueTimeoutRow(long specId, Integer queueTimeoutSeconds, Instant now) {
         return write(h -> {
             int rows = h.createUpdate("UPDATE spec SET queue_timeout = :qt, modified = :now WHERE id = :id")
                     .bind("qt", queueTimeoutSeconds).bind("now", micros(now)).bind("id", specId).execute();
@@ -324,6 +373,14 @@ abstract class JdbcStore implements Store {
 
     @Override
     public void deleteSpec(long specId) {
+        try {
+            deleteSpecRow(specId);
+        } finally {
+            specs.invalidate();
+        }
+    }
+
+    private void deleteSpecRow(long specId) {
         write(h -> {
             if (spec(h, specId).isEmpty()) throw notFound("spec", specId);
             long jobs = h.createQuery("SELECT COUNT(*) FROM job WHERE spec_id = :id").bind("id", specId).mapTo(Long.class).one();
@@ -764,6 +821,12 @@ abstract class JdbcStore implements Store {
 
     @Override
     public void close() {
+        GroupCommit g;
+        synchronized (this) {
+            closed = true;
+            g = groupCommit;
+        }
+        if (g != null) g.close();
         pool.close();
     }
 

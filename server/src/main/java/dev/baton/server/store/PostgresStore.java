@@ -52,8 +52,13 @@ final class PostgresStore extends JdbcStore {
         super(pool);
     }
 
-    /** Attempts of one transaction whose body failed on a dead connection or a deadlock. */
-    private static final int MAX_TRIES = 3;
+    /**
+     * Attempts of one transaction whose body failed on a dead connection or a deadlock. After a
+     * database restart every pooled connection used in the last half second is handed out once
+     * without a check (Hikari's alive-bypass window): with several committers (group commit)
+     * and readers that can be more than a few, and each failed try evicts one.
+     */
+    private static final int MAX_TRIES = 8;
 
     /**
      * One transaction, re-run when its body failed for a reason that a fresh try can cure: a
@@ -62,8 +67,18 @@ final class PostgresStore extends JdbcStore {
      * transaction was rolled back, so re-running it applies nothing twice; a failure at commit is
      * ambiguous (it may have committed) and is never retried.
      */
+    /**
+     * Batches commit on several connections at once: while one waits for its flush, the next
+     * runs. Claims never wait on each other (SKIP LOCKED, tried advisory locks); batches that
+     * deadlock on rows are re-run like any transaction (below).
+     */
     @Override
-    protected <T> T write(HandleCallback<T, RuntimeException> work) {
+    protected int committers() {
+        return 4;
+    }
+
+    @Override
+    protected <T> T transaction(HandleCallback<T, RuntimeException> work) {
         for (int attempt = 1; ; attempt++) {
             boolean[] inBody = {false};
             try {

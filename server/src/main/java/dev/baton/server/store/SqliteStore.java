@@ -35,7 +35,12 @@ final class SqliteStore extends JdbcStore {
     }
 
     @Override
-    protected <T> T write(HandleCallback<T, RuntimeException> work) {
+    protected int committers() {
+        return 1;
+    }
+
+    @Override
+    protected <T> T transaction(HandleCallback<T, RuntimeException> work) {
         writer.lock();
         try {
             return jdbi.inTransaction(work);

@@ -65,8 +65,20 @@ public final class ChannelFixture implements AutoCloseable {
     /** How often dispatch asked the store to claim (a write transaction each time). */
     public final AtomicInteger claims = new AtomicInteger();
 
+    /**
+     * A claim for a runner with a gate here stops before reaching the store: it counts
+     * {@code entered} down and waits for {@code release} (to hold a dispatch in mid-claim).
+     */
+    public record ClaimGate(java.util.concurrent.CountDownLatch entered, java.util.concurrent.CountDownLatch release) {
+        public ClaimGate() {
+            this(new java.util.concurrent.CountDownLatch(1), new java.util.concurrent.CountDownLatch(1));
+        }
+    }
+
+    public final java.util.Map<Long, ClaimGate> claimGates = new java.util.concurrent.ConcurrentHashMap<>();
+
     public ChannelFixture(String databaseUrl, Path dataDir) {
-        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims);
+        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         ServerConfig d = ServerConfig.defaults(dataDir);
         this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
@@ -78,9 +90,16 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
-    private static Store countingClaims(Store real, AtomicInteger claims) {
+    private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
-            if (method.getName().equals("claim")) claims.incrementAndGet();
+            if (method.getName().equals("claim")) {
+                claims.incrementAndGet();
+                ClaimGate gate = gates.get((Long) args[0]);
+                if (gate != null) {
+                    gate.entered().countDown();
+                    gate.release().await();
+                }
+            }
             try {
                 return method.invoke(real, args);
             } catch (InvocationTargetException e) {
