@@ -439,6 +439,26 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public void putOjsCron(dev.baton.server.store.OjsCron cron, Instant now) {
+        delegate.putOjsCron(cron, now);
+    }
+
+    @Override
+    public List<dev.baton.server.store.OjsCron> ojsCrons() {
+        return delegate.ojsCrons();
+    }
+
+    @Override
+    public boolean deleteOjsCron(String name) {
+        return delegate.deleteOjsCron(name);
+    }
+
+    @Override
+    public boolean updateOjsCron(dev.baton.server.store.OjsCron next) {
+        return delegate.updateOjsCron(next);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -41,3 +41,13 @@ CREATE TABLE ojs_queue (
     name TEXT PRIMARY KEY,
     paused INTEGER NOT NULL
 );
+
+-- OJS cron schedules (POST /ojs/v1/cron). next_run is compare-and-set when a schedule fires,
+-- so with several server nodes on one database exactly one of them enqueues each run.
+CREATE TABLE ojs_cron (
+    name TEXT PRIMARY KEY,
+    next_run BIGINT NOT NULL,
+    version INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    created BIGINT NOT NULL
+);

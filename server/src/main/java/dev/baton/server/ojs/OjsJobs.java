@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.server.store.OjsCron;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.OjsRow;
 import dev.baton.server.store.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -335,6 +337,82 @@ final class OjsJobs {
         return store.ojsEvents(types, queues, limit);
     }
 
+    // ---- cron ---------------------------------------------------------------------------------
+
+    /** Registers (or replaces) a schedule; the template is validated like a push, nothing is written if it is refused. */
+    ObjectNode putCron(JsonNode body) {
+        Instant now = now();
+        String name = body.path("name").asText("");
+        if (!OjsEnvelope.QUEUE.matcher(name).matches()) throw OjsException.invalid("name must be lowercase letters, digits, '.', '-' or '_'");
+        if (!body.path("expression").isTextual()) throw OjsException.invalid("expression is required");
+        String expression = body.get("expression").asText();
+        String timezone = body.path("timezone").asText("UTC");
+        CronExpression cron;
+        ZoneId zone;
+        try {
+            cron = CronExpression.parse(expression);
+            zone = CronExpression.zone(timezone);
+        } catch (IllegalArgumentException e) {
+            throw OjsException.invalid("invalid cron expression: " + e.getMessage());
+        }
+        JsonNode template = body.get("job_template");
+        OjsEnvelope.parse(template, now);
+        String overlap = body.path("overlap_policy").asText("allow");
+        if (!overlap.equals("allow") && !overlap.equals("skip")) throw OjsException.invalid("overlap_policy must be allow or skip");
+        Instant next = cron.next(now, zone);
+        ObjectNode doc = JsonNodeFactory.instance.objectNode();
+        doc.put("name", name);
+        doc.put("expression", expression);
+        doc.put("timezone", timezone);
+        doc.put("overlap_policy", overlap);
+        doc.put("enabled", body.path("enabled").asBoolean(true));
+        doc.set("job_template", template);
+        doc.put("created_at", format(now));
+        doc.put("next_run_at", format(next));
+        store.putOjsCron(new OjsCron(name, next, 0, write(doc)), now);
+        return doc;
+    }
+
+    List<ObjectNode> crons() {
+        sweep();
+        return store.ojsCrons().stream().map(c -> read(c.document())).toList();
+    }
+
+    ObjectNode deleteCron(String name) {
+        OjsCron cron = store.ojsCrons().stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> OjsException.notFound("cron " + name));
+        if (!store.deleteOjsCron(name)) throw OjsException.notFound("cron " + name);
+        return read(cron.document());
+    }
+
+    /**
+     * Fires every schedule whose time has come, once (runs missed while no request came are
+     * folded into one): the compare-and-set of next_run decides which request or node enqueues.
+     */
+    private void fireCrons(Instant now) {
+        for (OjsCron cron : store.ojsCrons()) {
+            if (cron.nextRun().isAfter(now)) continue;
+            ObjectNode doc = read(cron.document());
+            Instant next = CronExpression.parse(doc.get("expression").asText()).next(now, CronExpression.zone(doc.get("timezone").asText()));
+            doc.put("next_run_at", format(next));
+            doc.put("last_run_at", format(now));
+            boolean fire = doc.path("enabled").asBoolean(true);
+            if (fire && doc.path("overlap_policy").asText().equals("skip") && doc.hasNonNull("last_job_id")) {
+                // skip: the previous run's job has not finished yet
+                boolean running = store.findOjsJob(doc.get("last_job_id").asText()).map(r -> !state(r).terminal()).orElse(false);
+                fire = !running;
+            }
+            String jobId = fire ? ids.next() : null;
+            if (jobId != null) doc.put("last_job_id", jobId);
+            if (!store.updateOjsCron(new OjsCron(cron.name(), next, cron.version(), write(doc)))) continue;
+            if (jobId != null) {
+                ObjectNode template = doc.get("job_template").deepCopy();
+                template.put("id", jobId);
+                push(List.of(template));
+            }
+        }
+    }
+
     // ---- the sweep --------------------------------------------------------------------------
 
     /**
@@ -344,6 +422,7 @@ final class OjsJobs {
      */
     void sweep() {
         Instant now = now();
+        fireCrons(now);
         for (OjsRow row : store.dueOjsJobs(now, 100)) {
             ObjectNode doc = read(row.document());
             OjsState state = state(row);

@@ -67,17 +67,20 @@ public final class OjsRoutes implements RouteModule {
             ok(ctx, 200, Map.of("deleted", true, "job_id", ctx.pathParam("id")));
         }));
         config.routes.get("/ojs/v1/events", wrap(this::events));
+        config.routes.post("/ojs/v1/cron", wrap(ctx -> ok(ctx, 201, Map.of("cron", jobs.putCron(body(ctx))))));
+        config.routes.get("/ojs/v1/cron", wrap(ctx -> ok(ctx, 200, Map.of("crons", jobs.crons()))));
+        config.routes.delete("/ojs/v1/cron/{name}", wrap(ctx -> ok(ctx, 200, Map.of("cron", jobs.deleteCron(ctx.pathParam("name"))))));
     }
 
     private void manifest(Context ctx) {
         ok(ctx, 200, Map.of(
                 "specversion", VERSION,
                 "implementation", Map.of("name", "baton", "language", "java", "homepage", "docs/ojs.md"),
-                "conformance_level", 1,
+                "conformance_level", 2,
                 "protocols", List.of("http"),
                 "backend", backend,
                 "capabilities", Map.of("batch_enqueue", true, "dead_letter", true, "events", true, "pause_resume", true,
-                        "scheduled_jobs", true, "expiring_jobs", true, "cron", false, "workflows", false, "unique_jobs", false)));
+                        "scheduled_jobs", true, "expiring_jobs", true, "cron", true, "workflows", false, "unique_jobs", false)));
     }
 
     private void push(Context ctx) {

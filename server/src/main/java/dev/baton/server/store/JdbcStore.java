@@ -885,6 +885,36 @@ abstract class JdbcStore implements Store {
         return read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE paused = 1").mapTo(String.class).list()));
     }
 
+    private static OjsCron ojsCron(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
+        return new OjsCron(rs.getString("name"), Rows.instant(rs, "next_run"), rs.getLong("version"), rs.getString("document"));
+    }
+
+    @Override
+    public void putOjsCron(OjsCron cron, Instant now) {
+        write(h -> h.createUpdate("INSERT INTO ojs_cron (name, next_run, version, document, created) VALUES (:name, :next, 0, :document, :now)"
+                        + " ON CONFLICT (name) DO UPDATE SET next_run = excluded.next_run, version = 0, document = excluded.document")
+                .bind("name", cron.name()).bind("next", micros(cron.nextRun())).bind("document", cron.document()).bind("now", micros(now))
+                .execute());
+    }
+
+    @Override
+    public List<OjsCron> ojsCrons() {
+        return read(h -> h.createQuery("SELECT name, next_run, version, document FROM ojs_cron ORDER BY name").map(JdbcStore::ojsCron).list());
+    }
+
+    @Override
+    public boolean deleteOjsCron(String name) {
+        return write(h -> h.createUpdate("DELETE FROM ojs_cron WHERE name = :name").bind("name", name).execute() == 1);
+    }
+
+    @Override
+    public boolean updateOjsCron(OjsCron next) {
+        return write(h -> h.createUpdate("UPDATE ojs_cron SET next_run = :next, document = :document, version = version + 1"
+                        + " WHERE name = :name AND version = :version")
+                .bind("name", next.name()).bind("next", micros(next.nextRun())).bind("document", next.document())
+                .bind("version", next.version()).execute() == 1);
+    }
+
     private static Transition applied(Job job) {
         return new Transition(Transition.Result.APPLIED, job);
     }

@@ -263,6 +263,17 @@ public interface Store extends AutoCloseable {
 
     Set<String> pausedOjsQueues();
 
+    /** Creates or replaces the cron schedule of this name (its version starts again). */
+    void putOjsCron(OjsCron cron, Instant now);
+
+    List<OjsCron> ojsCrons();
+
+    /** Deletes the schedule; false when there was none. */
+    boolean deleteOjsCron(String name);
+
+    /** Compare-and-set of one schedule (next run and document); false when another change came first. */
+    boolean updateOjsCron(OjsCron next);
+
     @Override
     void close();
 }
