@@ -41,7 +41,8 @@ public final class ServerAssembly {
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).
-                .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql"));
+                .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
+                        java.time.Duration.ofSeconds(1)));
     }
 
     /** Objects made by one factory and used by the next, while BatonServer builds itself. */

@@ -31,7 +31,8 @@ import java.util.SplittableRandom;
  * when any request sweeps (every operation does, before it reads).
  */
 final class OjsJobs {
-    static final Duration DEFAULT_VISIBILITY = Duration.ofSeconds(30);
+    /** Without visibility_timeout_ms from the job or the fetch: long enough for a job between heartbeats. */
+    static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(5);
     private static final int CAS_TRIES = 20;
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -22,13 +22,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Open Job Spec HTTP binding (docs/ojs.md): {@code /ojs/v1/...} and {@code GET /ojs/manifest}.
  * Every answer carries {@code OJS-Version}, {@code X-Request-Id} (echoed or made up) and the
  * {@code application/openjobspec+json} content type; a refused request gets the OJS error shape.
  */
-public final class OjsRoutes implements RouteModule {
+public final class OjsRoutes implements RouteModule, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OjsRoutes.class);
     static final String MEDIA_TYPE = "application/openjobspec+json";
     static final String VERSION = "1.0";
     static final String DOCS_URL = "https://openjobspec.org/spec/v1/errors";
@@ -38,9 +44,31 @@ public final class OjsRoutes implements RouteModule {
     private final OjsJobs jobs;
     private final String backend;
 
-    public OjsRoutes(Store store, Clock clock, String backend) {
+    private final ScheduledExecutorService sweeper;
+
+    /**
+     * Also starts the sweep (due schedules, waiting jobs whose time came, expired leases) every
+     * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
+     * job is enqueued while no OJS client is asking.
+     */
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery) {
         this.jobs = new OjsJobs(store, clock);
         this.backend = backend;
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("ojs-sweep").factory());
+        sweeper.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void sweep() {
+        try {
+            jobs.sweep();
+        } catch (RuntimeException e) {
+            LOG.warn("OJS sweep failed; the next one tries again", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
     }
 
     @Override

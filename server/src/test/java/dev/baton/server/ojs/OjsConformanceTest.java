@@ -34,7 +34,8 @@ import org.opentest4j.TestAbortedException;
  * {@code -Dojs.conformance.dir} or {@code OJS_CONFORMANCE_DIR}, else
  * {@code ../shared/ojs-conformance} from the repository root; without it every test is skipped
  * with that message. {@code -Dojs.levels=0,1,2,3,4,ext} chooses levels (default 0,1, what CI
- * runs); {@code -Dojs.stores=sqlite,postgresql} the stores (PostgreSQL skipped if unreachable).
+ * runs); {@code -Dojs.stores=sqlite,postgresql} the stores (PostgreSQL skipped if unreachable);
+ * {@code -Dojs.filter=cron} only the files whose path contains that text.
  * Per-level results go to target/ojs-conformance.txt and the test output.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -75,7 +76,9 @@ class OjsConformanceTest {
                     files = walk.filter(p -> p.toString().endsWith(".json")).sorted(Comparator.comparing(Path::toString)).toList();
                 }
                 List<DynamicNode> cases = new ArrayList<>();
+                String filter = System.getProperty("ojs.filter", "");
                 for (Path file : files) {
+                    if (!file.toString().contains(filter)) continue;
                     JsonNode spec = ConformanceCase.read(file);
                     String relative = dir.relativize(file).toString();
                     String name = spec.path("test_id").asText("?") + " (" + relative + ")";
