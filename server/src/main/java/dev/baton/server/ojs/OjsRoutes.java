@@ -175,18 +175,28 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
     }
 
     private void stats(Context ctx) {
-        String name = ctx.pathParam("name");
+        ok(ctx, 200, Map.of("queue", queue(ctx.pathParam("name"), jobs.counts().getOrDefault(ctx.pathParam("name"), Map.of()))));
+    }
+
+    /** A queue: name, whether paused, and its job count per state (flat, and again under "stats"). */
+    private Map<String, Object> queue(String name, Map<String, Long> known) {
         Map<String, Long> counts = new TreeMap<>();
         for (OjsState s : OjsState.values()) counts.put(s.wire(), 0L);
-        counts.putAll(jobs.counts().getOrDefault(name, Map.of()));
-        ok(ctx, 200, Map.of("queue", name, "status", jobs.paused().contains(name) ? "paused" : "active", "stats", counts));
+        counts.putAll(known);
+        boolean paused = jobs.paused().contains(name);
+        Map<String, Object> q = new TreeMap<>(counts);
+        q.put("name", name);
+        q.put("paused", paused);
+        q.put("status", paused ? "paused" : "active");
+        q.put("stats", counts);
+        return q;
     }
 
     private void pause(Context ctx, boolean paused) {
         String name = ctx.pathParam("name");
         if (!OjsEnvelope.QUEUE.matcher(name).matches()) throw OjsException.invalid("not a queue name: " + name);
         jobs.pause(name, paused);
-        ok(ctx, 200, Map.of("queue", name, "status", paused ? "paused" : "active"));
+        ok(ctx, 200, Map.of("queue", queue(name, jobs.counts().getOrDefault(name, Map.of()))));
     }
 
     private void deadLetter(Context ctx) {
