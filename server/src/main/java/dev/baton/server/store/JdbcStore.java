@@ -781,6 +781,18 @@ abstract class JdbcStore implements Store {
 
     @Override
     public boolean insertOjsJob(OjsRow row, Instant now) {
+        try {
+            return insertOjsRow(row, now);
+        } catch (RuntimeException e) {
+            // Two nodes pushing one client-chosen id at once: the loser's insert violates the key.
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof SQLException sql && isUniqueViolation(sql)) return false;
+            }
+            throw e;
+        }
+    }
+
+    private boolean insertOjsRow(OjsRow row, Instant now) {
         return write(h -> {
             if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
                 return false;
