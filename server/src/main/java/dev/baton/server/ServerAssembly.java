@@ -4,6 +4,7 @@ import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.metrics.MetricsRoutes;
+import dev.baton.server.ojs.OjsRoutes;
 import dev.baton.server.registry.RegistryModule;
 import dev.baton.server.store.Project;
 import dev.baton.server.token.RegistryTokens;
@@ -38,7 +39,10 @@ public final class ServerAssembly {
                 .module(w -> parts.channel.logRoutes(w.admin()))
                 .module(w -> RegistryModule.open(w.config(), w.admin().token()::matches,
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
-                .module(w -> new MetricsRoutes(metrics));
+                .module(w -> new MetricsRoutes(metrics))
+                // The Open Job Spec door to the same store (docs/ojs.md).
+                .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
+                        java.time.Duration.ofSeconds(1)));
     }
 
     /** Objects made by one factory and used by the next, while BatonServer builds itself. */

@@ -104,7 +104,8 @@ class OpenApiTest {
     /**
      * The document describes the REST API (/v0), health and metrics; the OCI registry (/v2)
      * follows the OCI distribution spec (docs/registry.md) and the runner channel's WebSocket is
-     * in docs/protocol.md, so they are not in it.
+     * in docs/protocol.md, and the Open Job Spec binding (/ojs) follows the OJS HTTP binding
+     * (docs/ojs.md), so they are not in it.
      */
     private static boolean documented(String path) {
         return path.startsWith("/v0/") || path.equals("/health") || path.equals("/ready") || path.equals("/metrics");

@@ -1,0 +1,539 @@
+package dev.baton.server.ojs;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.server.store.OjsCron;
+import dev.baton.server.store.OjsEvent;
+import dev.baton.server.store.OjsRow;
+import dev.baton.server.store.Store;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * The OJS job lifecycle over Baton's store. Every change is a compare-and-set on the job's
+ * version, so concurrent requests (and other server nodes on the same database) never both
+ * reserve, ack or fail one job: the loser re-reads and decides again. Time comes from the
+ * injected clock; waiting jobs become available and expired reservations return to the queue
+ * when any request sweeps (every operation does, before it reads).
+ */
+final class OjsJobs {
+    /** Without visibility_timeout_ms from the job or the fetch: long enough for a job between heartbeats. */
+    static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(5);
+    private static final int CAS_TRIES = 20;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Store store;
+    private final Clock clock;
+    private final UuidV7 ids;
+    private final SplittableRandom random = new SplittableRandom();
+
+    OjsJobs(Store store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+        this.ids = new UuidV7(clock);
+    }
+
+    static String format(Instant t) {
+        return t.truncatedTo(ChronoUnit.MILLIS).toString();
+    }
+
+    Instant now() {
+        return clock.instant();
+    }
+
+    // ---- push -----------------------------------------------------------------------------
+
+    /** Validates every job first, then inserts them; a refused batch writes nothing. */
+    List<ObjectNode> push(List<JsonNode> bodies) {
+        Instant now = now();
+        List<OjsEnvelope.Parsed> parsed = bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
+        for (OjsEnvelope.Parsed p : parsed) {
+            if (p.id() != null && store.findOjsJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+        }
+        List<ObjectNode> created = new ArrayList<>();
+        for (OjsEnvelope.Parsed p : parsed) {
+            String id = p.id() != null ? p.id() : ids.next();
+            ObjectNode doc = p.document();
+            doc.put("id", id);
+            doc.put("created_at", format(now));
+            boolean later = p.scheduledAt() != null && p.scheduledAt().isAfter(now);
+            OjsState state = later ? OjsState.SCHEDULED : OjsState.AVAILABLE;
+            doc.put("state", state.wire());
+            if (!later) doc.put("enqueued_at", format(now));
+            OjsRow row = OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, write(doc));
+            if (!store.insertOjsJob(row, now)) throw OjsException.duplicate("a job with id " + id + " exists");
+            event("job.enqueued", doc, now, Map.of());
+            created.add(doc);
+        }
+        return created;
+    }
+
+    // ---- read -----------------------------------------------------------------------------
+
+    ObjectNode info(String id) {
+        sweep();
+        return document(find(id));
+    }
+
+    private OjsRow find(String id) {
+        return store.findOjsJob(id).orElseThrow(() -> OjsException.notFound("job " + id));
+    }
+
+    // ---- cancel ---------------------------------------------------------------------------
+
+    ObjectNode cancel(String id) {
+        sweep();
+        return change(id, (row, doc) -> {
+            if (state(row).terminal()) throw OjsException.conflict("job " + id + " is " + row.state() + "; it cannot be cancelled");
+            Instant now = now();
+            doc.put("state", OjsState.CANCELLED.wire());
+            doc.put("cancelled_at", format(now));
+            return next(row, OjsState.CANCELLED, null, null, row.workerId(), doc);
+        }, "job.cancelled");
+    }
+
+    // ---- workers --------------------------------------------------------------------------
+
+    /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
+    List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
+        sweep();
+        Set<String> paused = store.pausedOjsQueues();
+        List<ObjectNode> taken = new ArrayList<>();
+        for (String queue : queues) {
+            if (paused.contains(queue)) continue;
+            while (taken.size() < count) {
+                List<OjsRow> candidates = store.ojsJobs(queue, OjsState.AVAILABLE.wire(), count - taken.size() + 8);
+                if (candidates.isEmpty()) break;
+                boolean progressed = false;
+                for (OjsRow row : candidates) {
+                    if (taken.size() >= count) break;
+                    Optional<ObjectNode> got = reserve(row, workerId, visibility);
+                    if (got.isPresent()) taken.add(got.get());
+                    progressed = true;
+                }
+                if (!progressed) break;
+            }
+        }
+        return taken;
+    }
+
+    /** One compare-and-set from available to active; empty when another fetch came first or the job expired. */
+    private Optional<ObjectNode> reserve(OjsRow row, String workerId, Duration visibility) {
+        Instant now = now();
+        ObjectNode doc = read(row.document());
+        if (expired(doc, now)) {
+            doc.put("state", OjsState.DISCARDED.wire());
+            doc.put("discarded_at", format(now));
+            doc.put("discard_reason", "expired");
+            if (store.updateOjsJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) event("job.discarded", doc, now, Map.of());
+            return Optional.empty();
+        }
+        int attempt = doc.path("attempt").asInt() + 1;
+        doc.put("state", OjsState.ACTIVE.wire());
+        doc.put("attempt", attempt);
+        doc.put("started_at", format(now));
+        if (workerId != null) doc.put("worker_id", workerId);
+        else doc.remove("worker_id");
+        Duration vis = doc.has("visibility_timeout_ms") ? Duration.ofMillis(doc.get("visibility_timeout_ms").asLong()) : visibility;
+        doc.put("reserved_visibility_ms", vis.toMillis());
+        OjsRow next = next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), workerId, doc);
+        if (!store.updateOjsJob(next, now)) return Optional.empty();
+        event("job.started", doc, now, Map.of());
+        return Optional.of(served(doc));
+    }
+
+    /** The reservation's end: the visibility deadline, or the execution timeout if that comes first. */
+    private static Instant deadline(ObjectNode doc, Instant now, Duration visibility) {
+        Instant d = now.plus(visibility);
+        if (doc.has("timeout_ms") && doc.has("started_at")) {
+            Instant timeout = Instant.parse(doc.get("started_at").asText()).plusMillis(doc.get("timeout_ms").asLong());
+            if (timeout.isBefore(d)) d = timeout;
+        }
+        return d;
+    }
+
+    private static boolean expired(ObjectNode doc, Instant now) {
+        return doc.has("expires_at") && !Instant.parse(doc.get("expires_at").asText()).isAfter(now);
+    }
+
+    ObjectNode ack(String id, String workerId, JsonNode result) {
+        sweep();
+        ObjectNode doc = change(id, (row, d) -> {
+            requireHeld(row, workerId);
+            Instant now = now();
+            d.put("state", OjsState.COMPLETED.wire());
+            d.put("completed_at", format(now));
+            d.remove("error");
+            if (result != null && !result.isNull()) d.set("result", result);
+            return next(row, OjsState.COMPLETED, null, null, row.workerId(), d);
+        }, "job.completed");
+        ObjectNode answer = JsonNodeFactory.instance.objectNode();
+        answer.put("acknowledged", true);
+        answer.put("id", id);
+        answer.put("state", doc.get("state").asText());
+        answer.set("completed_at", doc.get("completed_at"));
+        answer.set("job", doc);
+        return answer;
+    }
+
+    ObjectNode nack(String id, String workerId, JsonNode error, boolean requeue) {
+        sweep();
+        ObjectNode doc = change(id, (row, d) -> {
+            requireHeld(row, workerId);
+            Instant now = now();
+            if (requeue) {
+                d.put("state", OjsState.AVAILABLE.wire());
+                d.put("enqueued_at", format(now));
+                return next(row, OjsState.AVAILABLE, null, null, null, d);
+            }
+            return fail(row, d, error == null || error.isNull() ? JsonNodeFactory.instance.objectNode() : error, now);
+        }, null);
+        ObjectNode answer = JsonNodeFactory.instance.objectNode();
+        answer.put("id", id);
+        for (String f : List.of("state", "attempt", "max_attempts", "next_attempt_at", "retry_delay_ms", "discarded_at", "completed_at")) {
+            if (doc.has(f)) answer.set(f, doc.get(f));
+        }
+        answer.set("job", doc);
+        return answer;
+    }
+
+    /**
+     * A failed attempt: recorded in the error history, then retried after the policy's delay,
+     * or discarded (the dead letter) when the error is not retryable or attempts are spent.
+     */
+    private OjsRow fail(OjsRow row, ObjectNode d, JsonNode error, Instant now) {
+        int attempt = d.path("attempt").asInt();
+        ObjectNode recorded = JsonNodeFactory.instance.objectNode();
+        String code = error.path("code").asText("error");
+        recorded.put("code", code);
+        String type = error.hasNonNull("type") ? error.get("type").asText()
+                : error.path("details").hasNonNull("error_class") ? error.path("details").get("error_class").asText() : code;
+        recorded.put("type", type);
+        recorded.put("message", error.path("message").asText(""));
+        recorded.put("retryable", error.path("retryable").asBoolean(true));
+        if (error.has("details")) recorded.set("details", error.get("details"));
+        recorded.put("attempt", attempt);
+        recorded.put("occurred_at", format(now));
+        d.set("error", recorded);
+        ArrayNode history = d.has("errors") && d.get("errors").isArray() ? (ArrayNode) d.get("errors") : d.putArray("errors");
+        history.add(recorded.deepCopy());
+        d.remove("next_attempt_at");
+        OjsRetry retry = OjsRetry.parse(d.get("retry"));
+        boolean retryable = error.path("retryable").asBoolean(true) && !retry.nonRetryable(error) && attempt < retry.maxAttempts();
+        if (retryable) {
+            Duration delay = retry.delay(Math.max(attempt, 1), random);
+            Instant at = now.plus(delay);
+            d.put("state", OjsState.RETRYABLE.wire());
+            d.put("retry_delay_ms", delay.toMillis());
+            d.put("next_attempt_at", format(at));
+            return next(row, OjsState.RETRYABLE, at, null, null, d);
+        }
+        d.put("state", OjsState.DISCARDED.wire());
+        d.put("completed_at", format(now));
+        d.put("discarded_at", format(now));
+        d.put("dead_letter", retry.onExhaustion().equals("dead_letter"));
+        return next(row, OjsState.DISCARDED, null, null, null, d);
+    }
+
+    private static void requireHeld(OjsRow row, String workerId) {
+        if (!row.state().equals(OjsState.ACTIVE.wire())) {
+            throw OjsException.conflict("job " + row.id() + " is " + row.state() + ", not active");
+        }
+        if (workerId != null && row.workerId() != null && !workerId.equals(row.workerId())) {
+            throw OjsException.conflict("job " + row.id() + " is reserved by another worker");
+        }
+    }
+
+    /**
+     * Extends the reservations of the jobs the worker reports holding and answers what the
+     * worker should do: run, quiet (take no new jobs) or terminate.
+     */
+    ObjectNode heartbeat(String workerId, List<String> activeJobs, Duration visibility) {
+        sweep();
+        Instant now = now();
+        String directive = "running";
+        ArrayNode extended = JsonNodeFactory.instance.arrayNode();
+        for (String id : activeJobs) {
+            for (int i = 0; i < CAS_TRIES; i++) {
+                Optional<OjsRow> found = store.findOjsJob(id);
+                if (found.isEmpty() || !found.get().state().equals(OjsState.ACTIVE.wire())) break;
+                OjsRow row = found.get();
+                if (workerId != null && row.workerId() != null && !workerId.equals(row.workerId())) break;
+                ObjectNode doc = read(row.document());
+                String d = doc.path("metadata").path("test_directive").asText("");
+                if (d.equals("terminate") || (d.equals("quiet") && !directive.equals("terminate"))) directive = d;
+                Duration vis = Duration.ofMillis(doc.path("reserved_visibility_ms").asLong(visibility.toMillis()));
+                if (store.updateOjsJob(next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc), now)) {
+                    extended.add(id);
+                    break;
+                }
+            }
+        }
+        ObjectNode answer = JsonNodeFactory.instance.objectNode();
+        answer.put("state", directive);
+        answer.set("jobs_extended", extended);
+        answer.put("server_time", format(now));
+        return answer;
+    }
+
+    // ---- dead letter ------------------------------------------------------------------------
+
+    List<ObjectNode> deadLetter(int limit) {
+        sweep();
+        return store.ojsJobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream().map(OjsJobs::document).toList();
+    }
+
+    ObjectNode retryDeadLetter(String id) {
+        sweep();
+        return change(id, (row, d) -> {
+            if (!row.state().equals(OjsState.DISCARDED.wire())) throw OjsException.notFound("dead letter job " + id);
+            Instant now = now();
+            d.put("state", OjsState.AVAILABLE.wire());
+            d.put("attempt", 0);
+            d.put("enqueued_at", format(now));
+            for (String f : List.of("error", "completed_at", "discarded_at", "next_attempt_at", "dead_letter", "discard_reason")) d.remove(f);
+            return next(row, OjsState.AVAILABLE, null, null, null, d);
+        }, "job.enqueued");
+    }
+
+    void discardDeadLetter(String id) {
+        for (int i = 0; i < CAS_TRIES; i++) {
+            OjsRow row = store.findOjsJob(id).orElseThrow(() -> OjsException.notFound("dead letter job " + id));
+            if (!row.state().equals(OjsState.DISCARDED.wire())) throw OjsException.notFound("dead letter job " + id);
+            if (store.deleteOjsJob(id, row.version())) return;
+        }
+        throw OjsException.conflict("job " + id + " kept changing; try again");
+    }
+
+    // ---- queues and events --------------------------------------------------------------------
+
+    Map<String, Map<String, Long>> counts() {
+        sweep();
+        return store.ojsCounts();
+    }
+
+    Set<String> paused() {
+        return store.pausedOjsQueues();
+    }
+
+    void pause(String queue, boolean paused) {
+        store.setOjsQueuePaused(queue, paused);
+    }
+
+    List<OjsEvent> events(Collection<String> types, Collection<String> queues, int limit) {
+        return store.ojsEvents(types, queues, limit);
+    }
+
+    // ---- cron ---------------------------------------------------------------------------------
+
+    /** Registers (or replaces) a schedule; the template is validated like a push, nothing is written if it is refused. */
+    ObjectNode putCron(JsonNode body) {
+        Instant now = now();
+        String name = body.path("name").asText("");
+        if (!OjsEnvelope.QUEUE.matcher(name).matches()) throw OjsException.invalid("name must be lowercase letters, digits, '.', '-' or '_'");
+        if (!body.path("expression").isTextual()) throw OjsException.invalid("expression is required");
+        String expression = body.get("expression").asText();
+        String timezone = body.path("timezone").asText("UTC");
+        CronExpression cron;
+        ZoneId zone;
+        try {
+            cron = CronExpression.parse(expression);
+            zone = CronExpression.zone(timezone);
+        } catch (IllegalArgumentException e) {
+            throw OjsException.invalid("invalid cron expression: " + e.getMessage());
+        }
+        JsonNode template = body.get("job_template");
+        OjsEnvelope.parse(template, now);
+        String overlap = body.path("overlap_policy").asText("allow");
+        if (!overlap.equals("allow") && !overlap.equals("skip")) throw OjsException.invalid("overlap_policy must be allow or skip");
+        Instant next = cron.next(now, zone);
+        ObjectNode doc = JsonNodeFactory.instance.objectNode();
+        doc.put("name", name);
+        doc.put("expression", expression);
+        doc.put("timezone", timezone);
+        doc.put("overlap_policy", overlap);
+        doc.put("enabled", body.path("enabled").asBoolean(true));
+        doc.set("job_template", template);
+        doc.put("created_at", format(now));
+        doc.put("next_run_at", format(next));
+        store.putOjsCron(new OjsCron(name, next, 0, write(doc)), now);
+        return doc;
+    }
+
+    List<ObjectNode> crons() {
+        sweep();
+        return store.ojsCrons().stream().map(c -> read(c.document())).toList();
+    }
+
+    ObjectNode deleteCron(String name) {
+        OjsCron cron = store.ojsCrons().stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> OjsException.notFound("cron " + name));
+        if (!store.deleteOjsCron(name)) throw OjsException.notFound("cron " + name);
+        return read(cron.document());
+    }
+
+    /**
+     * Fires every schedule whose time has come, once (runs missed while no request came are
+     * folded into one): the compare-and-set of next_run decides which request or node enqueues.
+     */
+    private void fireCrons(Instant now) {
+        for (OjsCron cron : store.ojsCrons()) {
+            if (cron.nextRun().isAfter(now)) continue;
+            ObjectNode doc = read(cron.document());
+            Instant next = CronExpression.parse(doc.get("expression").asText()).next(now, CronExpression.zone(doc.get("timezone").asText()));
+            doc.put("next_run_at", format(next));
+            doc.put("last_run_at", format(now));
+            boolean fire = doc.path("enabled").asBoolean(true);
+            if (fire && doc.path("overlap_policy").asText().equals("skip") && doc.hasNonNull("last_job_id")) {
+                // skip: the previous run's job has not finished yet
+                boolean running = store.findOjsJob(doc.get("last_job_id").asText()).map(r -> !state(r).terminal()).orElse(false);
+                fire = !running;
+            }
+            String jobId = fire ? ids.next() : null;
+            if (jobId != null) doc.put("last_job_id", jobId);
+            if (!store.updateOjsCron(new OjsCron(cron.name(), next, cron.version(), write(doc)))) continue;
+            if (jobId != null) {
+                ObjectNode template = doc.get("job_template").deepCopy();
+                template.put("id", jobId);
+                push(List.of(template));
+            }
+        }
+    }
+
+    // ---- the sweep --------------------------------------------------------------------------
+
+    /**
+     * Waiting jobs whose time has come become available; active jobs past their deadline either
+     * fail (the execution timeout: the retry policy decides) or, when only the visibility timeout
+     * passed (the worker went quiet), return to available for another worker.
+     */
+    void sweep() {
+        Instant now = now();
+        fireCrons(now);
+        for (OjsRow row : store.dueOjsJobs(now, 100)) {
+            ObjectNode doc = read(row.document());
+            OjsState state = state(row);
+            OjsRow next;
+            if (state == OjsState.SCHEDULED || state == OjsState.RETRYABLE) {
+                doc.put("state", OjsState.AVAILABLE.wire());
+                doc.put("enqueued_at", format(now));
+                next = next(row, OjsState.AVAILABLE, null, null, null, doc);
+            } else if (state == OjsState.ACTIVE) {
+                boolean timedOut = doc.has("timeout_ms") && doc.has("started_at")
+                        && !Instant.parse(doc.get("started_at").asText()).plusMillis(doc.get("timeout_ms").asLong()).isAfter(now);
+                if (timedOut) {
+                    ObjectNode error = JsonNodeFactory.instance.objectNode();
+                    error.put("code", "timeout");
+                    error.put("type", "timeout");
+                    error.put("message", "the job ran longer than its timeout_ms of " + doc.get("timeout_ms").asLong() + " ms");
+                    next = fail(row, doc, error, now);
+                } else {
+                    doc.put("state", OjsState.AVAILABLE.wire());
+                    doc.put("enqueued_at", format(now));
+                    next = next(row, OjsState.AVAILABLE, null, null, null, doc);
+                }
+            } else {
+                continue;
+            }
+            // Losing this compare-and-set means another request or node handled the job.
+            if (store.updateOjsJob(next, now)) event(eventFor(next), doc, now, Map.of());
+        }
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    interface Change {
+        OjsRow apply(OjsRow row, ObjectNode doc);
+    }
+
+    /** Reads, decides and compare-and-sets, again if another change came first; returns the new document. */
+    private ObjectNode change(String id, Change change, String eventType) {
+        for (int i = 0; i < CAS_TRIES; i++) {
+            OjsRow row = find(id);
+            ObjectNode doc = read(row.document());
+            OjsRow next = change.apply(row, doc);
+            if (store.updateOjsJob(next, now())) {
+                event(eventType != null ? eventType : eventFor(next), doc, now(), Map.of());
+                return served(doc);
+            }
+        }
+        throw OjsException.conflict("job " + id + " kept changing; try again");
+    }
+
+    private static String eventFor(OjsRow row) {
+        return switch (OjsState.of(row.state())) {
+            case AVAILABLE -> "job.enqueued";
+            case RETRYABLE -> "job.retrying";
+            case DISCARDED -> "job.discarded";
+            case COMPLETED -> "job.completed";
+            case CANCELLED -> "job.cancelled";
+            case ACTIVE -> "job.started";
+            default -> "job." + row.state();
+        };
+    }
+
+    private void event(String type, ObjectNode doc, Instant now, Map<String, Object> extra) {
+        ObjectNode data = JsonNodeFactory.instance.objectNode();
+        data.put("job_id", doc.path("id").asText());
+        data.put("job_type", doc.path("type").asText());
+        data.put("queue", doc.path("queue").asText());
+        data.put("attempt", doc.path("attempt").asInt());
+        data.put("state", doc.path("state").asText());
+        if (type.equals("job.completed") && doc.has("started_at")) {
+            data.put("duration_ms", Duration.between(Instant.parse(doc.get("started_at").asText()), now).toMillis());
+        }
+        if (doc.has("error")) data.set("error", doc.get("error"));
+        extra.forEach((k, v) -> data.putPOJO(k, v));
+        store.appendOjsEvent(type, doc.path("queue").asText(), doc.path("id").asText(), write(data), now);
+    }
+
+    private static OjsRow next(OjsRow row, OjsState state, Instant runAt, Instant deadline, String worker, ObjectNode doc) {
+        return new OjsRow(row.seq(), row.id(), row.queue(), state.wire(), row.priority(), runAt, deadline, worker, row.version(), write(doc));
+    }
+
+    private static OjsState state(OjsRow row) {
+        return OjsState.of(row.state());
+    }
+
+    /** The document as served: internal bookkeeping removed. */
+    static ObjectNode document(OjsRow row) {
+        return served(read(row.document()));
+    }
+
+    static ObjectNode served(ObjectNode doc) {
+        ObjectNode copy = doc.deepCopy();
+        copy.remove("reserved_visibility_ms");
+        return copy;
+    }
+
+    static ObjectNode read(String json) {
+        try {
+            return (ObjectNode) JSON.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored OJS job is not JSON", e);
+        }
+    }
+
+    static String write(JsonNode node) {
+        try {
+            return JSON.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,324 @@
+package dev.baton.server.ojs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.OjsEvent;
+import dev.baton.server.store.Store;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Open Job Spec HTTP binding (docs/ojs.md): {@code /ojs/v1/...} and {@code GET /ojs/manifest}.
+ * Every answer carries {@code OJS-Version}, {@code X-Request-Id} (echoed or made up) and the
+ * {@code application/openjobspec+json} content type; a refused request gets the OJS error shape.
+ */
+public final class OjsRoutes implements RouteModule, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OjsRoutes.class);
+    static final String MEDIA_TYPE = "application/openjobspec+json";
+    static final String VERSION = "1.0";
+    static final String DOCS_URL = "https://openjobspec.org/spec/v1/errors";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_FETCH = 100;
+
+    private final OjsJobs jobs;
+    private final String backend;
+
+    private final ScheduledExecutorService sweeper;
+
+    /**
+     * Also starts the sweep (due schedules, waiting jobs whose time came, expired leases) every
+     * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
+     * job is enqueued while no OJS client is asking.
+     */
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery) {
+        this.jobs = new OjsJobs(store, clock);
+        this.backend = backend;
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("ojs-sweep").factory());
+        sweeper.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void sweep() {
+        try {
+            jobs.sweep();
+        } catch (RuntimeException e) {
+            LOG.warn("OJS sweep failed; the next one tries again", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.routes.get("/ojs/manifest", wrap(this::manifest));
+        config.routes.get("/ojs/v1/health", wrap(ctx -> ok(ctx, 200, Map.of("status", "ok", "version", VERSION,
+                "backend", Map.of("type", backend, "status", "ok")))));
+        config.routes.post("/ojs/v1/jobs", wrap(this::push));
+        config.routes.post("/ojs/v1/jobs/batch", wrap(this::pushBatch));
+        config.routes.get("/ojs/v1/jobs/{id}", wrap(ctx -> ok(ctx, 200, Map.of("job", jobs.info(ctx.pathParam("id"))))));
+        config.routes.delete("/ojs/v1/jobs/{id}", wrap(ctx -> ok(ctx, 200, Map.of("job", jobs.cancel(ctx.pathParam("id"))))));
+        config.routes.post("/ojs/v1/workers/fetch", wrap(this::fetch));
+        config.routes.post("/ojs/v1/workers/ack", wrap(this::ack));
+        config.routes.post("/ojs/v1/workers/nack", wrap(this::nack));
+        config.routes.post("/ojs/v1/workers/heartbeat", wrap(this::heartbeat));
+        config.routes.get("/ojs/v1/queues", wrap(this::queues));
+        config.routes.get("/ojs/v1/queues/{name}/stats", wrap(this::stats));
+        config.routes.post("/ojs/v1/queues/{name}/pause", wrap(ctx -> pause(ctx, true)));
+        config.routes.post("/ojs/v1/queues/{name}/resume", wrap(ctx -> pause(ctx, false)));
+        config.routes.get("/ojs/v1/dead-letter", wrap(this::deadLetter));
+        config.routes.post("/ojs/v1/dead-letter/{id}/retry", wrap(ctx -> ok(ctx, 200, Map.of("job", jobs.retryDeadLetter(ctx.pathParam("id"))))));
+        config.routes.delete("/ojs/v1/dead-letter/{id}", wrap(ctx -> {
+            jobs.discardDeadLetter(ctx.pathParam("id"));
+            ok(ctx, 200, Map.of("deleted", true, "job_id", ctx.pathParam("id")));
+        }));
+        config.routes.get("/ojs/v1/events", wrap(this::events));
+        config.routes.post("/ojs/v1/cron", wrap(ctx -> ok(ctx, 201, Map.of("cron", jobs.putCron(body(ctx))))));
+        config.routes.get("/ojs/v1/cron", wrap(ctx -> ok(ctx, 200, Map.of("crons", jobs.crons()))));
+        config.routes.delete("/ojs/v1/cron/{name}", wrap(ctx -> ok(ctx, 200, Map.of("cron", jobs.deleteCron(ctx.pathParam("name"))))));
+    }
+
+    private void manifest(Context ctx) {
+        ok(ctx, 200, Map.of(
+                "specversion", VERSION,
+                "implementation", Map.of("name", "baton", "language", "java", "homepage", "docs/ojs.md"),
+                "conformance_level", 2,
+                "protocols", List.of("http"),
+                "backend", backend,
+                "capabilities", Map.of("batch_enqueue", true, "dead_letter", true, "events", true, "pause_resume", true,
+                        "scheduled_jobs", true, "expiring_jobs", true, "cron", true, "workflows", false, "unique_jobs", false)));
+    }
+
+    private void push(Context ctx) {
+        JsonNode body = body(ctx);
+        ok(ctx, 201, Map.of("job", jobs.push(List.of(body)).get(0)));
+    }
+
+    private void pushBatch(Context ctx) {
+        JsonNode body = body(ctx);
+        JsonNode list = body.path("jobs");
+        if (!list.isArray() || list.isEmpty()) throw OjsException.invalid("jobs must be a non-empty array");
+        List<JsonNode> bodies = new ArrayList<>();
+        list.forEach(bodies::add);
+        List<ObjectNode> created = jobs.push(bodies);
+        ok(ctx, 201, Map.of("jobs", created, "count", created.size()));
+    }
+
+    private void fetch(Context ctx) {
+        JsonNode body = body(ctx);
+        JsonNode queues = body.path("queues");
+        if (!queues.isArray() || queues.isEmpty()) throw OjsException.invalid("queues must be a non-empty array of queue names");
+        List<String> names = new ArrayList<>();
+        for (JsonNode q : queues) {
+            if (!q.isTextual()) throw OjsException.invalid("queues must hold queue names");
+            names.add(q.asText());
+        }
+        int count = body.path("count").asInt(1);
+        if (count < 1 || count > MAX_FETCH) throw OjsException.invalid("count must be from 1 to " + MAX_FETCH);
+        Duration visibility = millis(body, "visibility_timeout_ms", OjsJobs.DEFAULT_VISIBILITY);
+        ok(ctx, 200, Map.of("jobs", jobs.fetch(names, count, text(body, "worker_id"), visibility)));
+    }
+
+    private void ack(Context ctx) {
+        JsonNode body = body(ctx);
+        ok(ctx, 200, jobs.ack(jobId(body), text(body, "worker_id"), body.get("result")));
+    }
+
+    private void nack(Context ctx) {
+        JsonNode body = body(ctx);
+        JsonNode error = body.get("error");
+        if (error != null && !error.isNull() && !error.isObject()) throw OjsException.invalid("error must be an object");
+        ok(ctx, 200, jobs.nack(jobId(body), text(body, "worker_id"), error, body.path("requeue").asBoolean(false)));
+    }
+
+    private void heartbeat(Context ctx) {
+        JsonNode body = body(ctx);
+        // active_jobs is either the ids themselves or a count with the ids in active_job_ids.
+        List<String> ids = new ArrayList<>();
+        JsonNode active = body.path("active_jobs").isArray() ? body.get("active_jobs") : body.path("active_job_ids");
+        if (active.isArray()) active.forEach(id -> ids.add(id.asText()));
+        Duration visibility = millis(body, "visibility_timeout_ms", OjsJobs.DEFAULT_VISIBILITY);
+        ok(ctx, 200, jobs.heartbeat(text(body, "worker_id"), ids, visibility));
+    }
+
+    private void queues(Context ctx) {
+        Set<String> paused = jobs.paused();
+        ArrayNode list = JsonNodeFactory.instance.arrayNode();
+        for (String name : jobs.counts().keySet()) {
+            ObjectNode q = list.addObject();
+            q.put("name", name);
+            q.put("status", paused.contains(name) ? "paused" : "active");
+        }
+        ok(ctx, 200, Map.of("queues", list));
+    }
+
+    private void stats(Context ctx) {
+        ok(ctx, 200, Map.of("queue", queue(ctx.pathParam("name"), jobs.counts().getOrDefault(ctx.pathParam("name"), Map.of()))));
+    }
+
+    /** A queue: name, whether paused, and its job count per state (flat, and again under "stats"). */
+    private Map<String, Object> queue(String name, Map<String, Long> known) {
+        Map<String, Long> counts = new TreeMap<>();
+        for (OjsState s : OjsState.values()) counts.put(s.wire(), 0L);
+        counts.putAll(known);
+        boolean paused = jobs.paused().contains(name);
+        Map<String, Object> q = new TreeMap<>(counts);
+        q.put("name", name);
+        q.put("paused", paused);
+        q.put("status", paused ? "paused" : "active");
+        q.put("stats", counts);
+        return q;
+    }
+
+    private void pause(Context ctx, boolean paused) {
+        String name = ctx.pathParam("name");
+        if (!OjsEnvelope.QUEUE.matcher(name).matches()) throw OjsException.invalid("not a queue name: " + name);
+        jobs.pause(name, paused);
+        ok(ctx, 200, Map.of("queue", queue(name, jobs.counts().getOrDefault(name, Map.of()))));
+    }
+
+    private void deadLetter(Context ctx) {
+        int limit = intParam(ctx, "limit", 100);
+        List<ObjectNode> list = jobs.deadLetter(limit);
+        ok(ctx, 200, Map.of("jobs", list, "pagination", Map.of("total", list.size(), "limit", limit)));
+    }
+
+    private void events(Context ctx) {
+        List<String> types = csv(ctx.queryParam("types"));
+        List<String> queues = csv(ctx.queryParam("queues"));
+        int limit = intParam(ctx, "limit", 100);
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (OjsEvent e : jobs.events(types, queues, limit)) {
+            ObjectNode n = out.addObject();
+            n.put("id", Long.toString(e.seq()));
+            n.put("specversion", VERSION);
+            n.put("type", e.type());
+            n.put("source", "baton");
+            n.put("subject", e.jobId());
+            n.put("time", OjsJobs.format(e.created()));
+            n.set("data", OjsJobs.read(e.data()));
+        }
+        ok(ctx, 200, Map.of("events", out));
+    }
+
+    // ---- plumbing ---------------------------------------------------------------------------
+
+    private static List<String> csv(String value) {
+        if (value == null || value.isBlank()) return List.of();
+        return Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static int intParam(Context ctx, String name, int fallback) {
+        String v = ctx.queryParam(name);
+        if (v == null) return fallback;
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 1 || n > 1000) throw OjsException.invalid(name + " must be from 1 to 1000");
+            return n;
+        } catch (NumberFormatException e) {
+            throw OjsException.invalid(name + " must be an integer");
+        }
+    }
+
+    private static String jobId(JsonNode body) {
+        JsonNode id = body.get("job_id");
+        if (id == null || !id.isTextual() || id.asText().isEmpty()) throw OjsException.invalid("job_id is required");
+        return id.asText();
+    }
+
+    private static String text(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static Duration millis(JsonNode body, String field, Duration fallback) {
+        if (!body.has(field)) return fallback;
+        JsonNode v = body.get(field);
+        if (!v.isIntegralNumber() || v.asLong() <= 0) throw OjsException.invalid(field + " must be a positive integer");
+        return Duration.ofMillis(v.asLong());
+    }
+
+    /** The request body as JSON: application/openjobspec+json or application/json, an object. */
+    private static JsonNode body(Context ctx) {
+        String type = ctx.header("Content-Type");
+        if (type != null && !type.isBlank()) {
+            String base = type.split(";")[0].strip().toLowerCase(Locale.ROOT);
+            if (!base.equals(MEDIA_TYPE) && !base.equals("application/json")) {
+                throw new OjsException(415, "unsupported_media_type", "validation_error",
+                        "Content-Type must be " + MEDIA_TYPE + " or application/json");
+            }
+        }
+        byte[] bytes = ctx.bodyAsBytes();
+        if (bytes.length == 0) throw OjsException.invalidPayload("the request body is empty; a JSON object is required");
+        try {
+            JsonNode node = JSON.readTree(bytes);
+            if (node == null || !node.isObject()) throw OjsException.invalidPayload("the request body must be a JSON object");
+            return node;
+        } catch (IOException e) {
+            throw OjsException.invalidPayload("the request body is not valid JSON");
+        }
+    }
+
+    private static void ok(Context ctx, int status, Object body) {
+        try {
+            ctx.status(status);
+            ctx.contentType(MEDIA_TYPE);
+            ctx.result(JSON.writeValueAsBytes(body));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Handler wrap(Handler handler) {
+        return ctx -> {
+            String requestId = ctx.header("X-Request-Id");
+            if (requestId == null || requestId.isBlank() || requestId.length() > 200) requestId = "req_" + UUID.randomUUID();
+            ctx.header("OJS-Version", VERSION);
+            ctx.header("X-Request-Id", requestId);
+            try {
+                handler.handle(ctx);
+            } catch (OjsException e) {
+                ObjectNode error = JsonNodeFactory.instance.objectNode();
+                ObjectNode inner = error.putObject("error");
+                inner.put("code", e.code);
+                inner.put("type", e.type);
+                inner.put("message", e.getMessage());
+                inner.put("retryable", false);
+                inner.put("hint", hint(e));
+                inner.put("docs_url", DOCS_URL);
+                inner.put("request_id", requestId);
+                ok(ctx, e.status, error);
+            }
+        };
+    }
+
+    private static String hint(OjsException e) {
+        return switch (e.status) {
+            case 404 -> "check the id; GET /ojs/v1/jobs/{id} shows a job";
+            case 409 -> "read the job's state with GET /ojs/v1/jobs/{id}; only an active job can be acked or failed";
+            default -> "see docs/ojs.md for the job envelope and its rules";
+        };
+    }
+}

@@ -1,0 +1,144 @@
+package dev.baton.server.ojs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.testing.MutableClock;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The OJS binding on the assembled server with a test clock: leases, back-off and schedules
+ * move with the injected clock, never with real waiting. (The conformance suite, which waits in
+ * real time, is {@link OjsConformanceTest}.)
+ */
+class OjsBindingTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
+    private final HttpClient http = HttpClient.newHttpClient();
+    @TempDir
+    Path dataDir;
+    BatonServer server;
+
+    record Answer(int status, JsonNode body, HttpResponse<String> raw) {}
+
+    @BeforeEach
+    void start() {
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
+                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        server = ServerAssembly.builder(config, clock).start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private Answer call(String method, String path, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .header("Content-Type", "application/openjobspec+json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new Answer(r.statusCode(), r.body().isBlank() ? null : JSON.readTree(r.body()), r);
+    }
+
+    private String push(String options) throws Exception {
+        Answer a = call("POST", "/ojs/v1/jobs", "{\"type\":\"t.x\",\"args\":[1],\"options\":" + options + "}");
+        assertThat(a.status()).isEqualTo(201);
+        return a.body().path("job").path("id").asText();
+    }
+
+    private JsonNode fetch(String queue, String worker) throws Exception {
+        return call("POST", "/ojs/v1/workers/fetch", "{\"queues\":[\"" + queue + "\"],\"worker_id\":\"" + worker + "\"}").body().path("jobs");
+    }
+
+    private String state(String id) throws Exception {
+        return call("GET", "/ojs/v1/jobs/" + id, null).body().path("job").path("state").asText();
+    }
+
+    @Test
+    void aMalformedPushGetsTheOjsErrorAndWritesNothing() throws Exception {
+        Answer bad = call("POST", "/ojs/v1/jobs/batch", "{\"jobs\":[{\"type\":\"ok.job\",\"args\":[]},{\"type\":\"Bad Type\",\"args\":[]}]}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.body().path("error").path("code").asText()).isEqualTo("invalid_request");
+        assertThat(bad.body().path("error").path("retryable").asBoolean(true)).isFalse();
+        assertThat(bad.raw().headers().firstValue("OJS-Version")).contains("1.0");
+        assertThat(call("POST", "/ojs/v1/jobs", "{not json").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
+        // The valid first job of the refused batch was not written either.
+        assertThat(fetch("default", "w")).isEmpty();
+        assertThat(server.store().ojsCounts()).isEmpty();
+    }
+
+    @Test
+    void anExpiredLeaseReturnsTheJobAndOnlyTheHolderMayAck() throws Exception {
+        String id = push("{\"visibility_timeout_ms\":3000}");
+        assertThat(fetch("default", "w1").get(0).path("attempt").asInt()).isEqualTo(1);
+        Answer notMine = call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + id + "\",\"worker_id\":\"w2\"}");
+        assertThat(notMine.status()).isEqualTo(409);
+        clock.advance(Duration.ofMillis(2000));
+        call("POST", "/ojs/v1/workers/heartbeat", "{\"worker_id\":\"w1\",\"active_jobs\":[\"" + id + "\"]}");
+        clock.advance(Duration.ofMillis(2000));
+        assertThat(state(id)).as("the heartbeat moved the deadline").isEqualTo("active");
+        clock.advance(Duration.ofMillis(1001));
+        assertThat(state(id)).isEqualTo("available");
+        JsonNode again = fetch("default", "w2").get(0);
+        assertThat(again.path("attempt").asInt()).isEqualTo(2);
+        assertThat(call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + id + "\",\"worker_id\":\"w2\"}").body().path("state").asText())
+                .isEqualTo("completed");
+    }
+
+    @Test
+    void retriesWaitTheirBackOffOnTheClockThenTheJobIsDiscarded() throws Exception {
+        String id = push("{\"retry\":{\"max_attempts\":2,\"initial_interval\":\"PT10S\",\"jitter\":false,\"on_exhaustion\":\"dead_letter\"}}");
+        fetch("default", "w");
+        Answer nack = call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + id + "\",\"error\":{\"code\":\"boom\",\"message\":\"m\"}}");
+        assertThat(nack.body().path("state").asText()).isEqualTo("retryable");
+        assertThat(nack.body().path("retry_delay_ms").asLong()).isEqualTo(10_000);
+        clock.advance(Duration.ofSeconds(9));
+        assertThat(fetch("default", "w")).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(fetch("default", "w").get(0).path("attempt").asInt()).isEqualTo(2);
+        nack = call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + id + "\",\"error\":{\"code\":\"boom\",\"message\":\"m\"}}");
+        assertThat(nack.body().path("state").asText()).isEqualTo("discarded");
+        JsonNode dead = call("GET", "/ojs/v1/dead-letter", null).body().path("jobs");
+        assertThat(dead.get(0).path("id").asText()).isEqualTo(id);
+        assertThat(dead.get(0).path("errors")).hasSize(2);
+    }
+
+    @Test
+    void aScheduledJobBecomesAvailableAtItsTimeAndAnExpiredOneIsDiscarded() throws Exception {
+        String later = push("{\"queue\":\"s\",\"scheduled_at\":\"+PT60S\"}");
+        String expiring = push("{\"queue\":\"e\",\"expires_at\":\"+PT5S\"}");
+        assertThat(state(later)).isEqualTo("scheduled");
+        assertThat(fetch("s", "w")).isEmpty();
+        clock.advance(Duration.ofSeconds(60));
+        assertThat(fetch("s", "w").get(0).path("id").asText()).isEqualTo(later);
+        assertThat(fetch("e", "w")).isEmpty();
+        assertThat(state(expiring)).isEqualTo("discarded");
+    }
+
+    @Test
+    void anExecutionTimeoutFailsTheAttempt() throws Exception {
+        String id = push("{\"timeout_ms\":2000,\"retry\":{\"max_attempts\":1}}");
+        fetch("default", "w");
+        clock.advance(Duration.ofMillis(2000));
+        JsonNode job = call("GET", "/ojs/v1/jobs/" + id, null).body().path("job");
+        assertThat(job.path("state").asText()).isEqualTo("discarded");
+        assertThat(job.path("error").path("code").asText()).isEqualTo("timeout");
+    }
+}

@@ -1,0 +1,155 @@
+package dev.baton.server.ojs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.testing.TestDatabases;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestInstance;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * The Open Job Spec conformance suite against a real Baton server (the full assembly, a fresh
+ * store per case, 127.0.0.1, a free port, the system clock because the cases wait in real time).
+ * Each case is one dynamic test named "test_id (file)". The data stays in the shared directory:
+ * {@code -Dojs.conformance.dir} or {@code OJS_CONFORMANCE_DIR}, else
+ * {@code ../shared/ojs-conformance} from the repository root; without it every test is skipped
+ * with that message. {@code -Dojs.levels=0,1,2,3,4,ext} chooses levels (default 0,1, what CI
+ * runs); {@code -Dojs.stores=sqlite,postgresql} the stores (PostgreSQL skipped if unreachable);
+ * {@code -Dojs.filter=cron} only the files whose path contains that text.
+ * Per-level results go to target/ojs-conformance.txt and the test output.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OjsConformanceTest {
+    /**
+     * Cases of levels 0 and 1 that fail for a reason documented in docs/ojs.md; they are reported
+     * as skipped (with the reason) so CI catches every other regression.
+     */
+    private static final Map<String, String> KNOWN_FAILURES = Map.of(
+            "level-1-reliable/retry/retry-error-history-tracked.json",
+            "expects error types (ConnectionTimeout, RateLimitExceeded, …) that the nack requests never send");
+
+    private static final Map<String, String> LEVEL_DIRS = Map.of(
+            "0", "level-0-core", "1", "level-1-reliable", "2", "level-2-scheduled", "3", "level-3-workflows",
+            "4", "level-4-advanced", "ext", "ext-graceful-shutdown");
+
+    /** store → level → [passed, failed, skipped]. */
+    private final Map<String, Map<String, int[]>> results = new ConcurrentHashMap<>();
+
+    @TestFactory
+    Stream<DynamicNode> conformance() throws IOException {
+        Path dir = dataDirectory();
+        if (!Files.isDirectory(dir)) {
+            return Stream.of(DynamicTest.dynamicTest("OJS conformance data not found", () -> Assumptions.abort(
+                    "skipped: the OJS conformance cases are not at " + dir.toAbsolutePath()
+                            + " (set -Dojs.conformance.dir or OJS_CONFORMANCE_DIR)")));
+        }
+        List<String> levels = Arrays.stream(System.getProperty("ojs.levels", "0,1").split(",")).map(String::strip).toList();
+        List<String> stores = Arrays.stream(System.getProperty("ojs.stores", "sqlite,postgresql").split(",")).map(String::strip).toList();
+        List<DynamicNode> nodes = new ArrayList<>();
+        for (String store : stores) {
+            List<DynamicNode> perLevel = new ArrayList<>();
+            for (String level : levels) {
+                Path levelDir = dir.resolve(LEVEL_DIRS.getOrDefault(level, level));
+                if (!Files.isDirectory(levelDir)) continue;
+                List<Path> files;
+                try (Stream<Path> walk = Files.walk(levelDir)) {
+                    files = walk.filter(p -> p.toString().endsWith(".json")).sorted(Comparator.comparing(Path::toString)).toList();
+                }
+                List<DynamicNode> cases = new ArrayList<>();
+                String filter = System.getProperty("ojs.filter", "");
+                for (Path file : files) {
+                    if (!file.toString().contains(filter)) continue;
+                    JsonNode spec = ConformanceCase.read(file);
+                    String relative = dir.relativize(file).toString();
+                    String name = spec.path("test_id").asText("?") + " (" + relative + ")";
+                    cases.add(DynamicTest.dynamicTest(name, file.toUri(), () -> runCase(store, level, relative, file, spec)));
+                }
+                perLevel.add(DynamicContainer.dynamicContainer("level " + level, cases));
+            }
+            nodes.add(DynamicContainer.dynamicContainer(store, perLevel));
+        }
+        return nodes.stream();
+    }
+
+    private void runCase(String store, String level, String relative, Path file, JsonNode spec) throws Exception {
+        int[] counts = results.computeIfAbsent(store, s -> new ConcurrentHashMap<>()).computeIfAbsent(level, l -> new int[3]);
+        if (store.equals("postgresql") && !TestDatabases.postgresReachable()) {
+            synchronized (counts) {
+                counts[2]++;
+            }
+            Assumptions.abort("skipped: PostgreSQL is not reachable at " + TestDatabases.PG_HOST_URL);
+        }
+        Path dataDir = Files.createTempDirectory("ojs-conformance");
+        String databaseUrl = store.equals("postgresql") ? TestDatabases.freshPostgresSchema() : null;
+        try (BatonServer server = ServerAssembly.builder(config(dataDir, databaseUrl), Clock.systemUTC()).start()) {
+            new ConformanceCase(file, spec, "http://127.0.0.1:" + server.port()).run();
+            synchronized (counts) {
+                counts[0]++;
+            }
+        } catch (AssertionError | Exception e) {
+            String known = KNOWN_FAILURES.get(relative.replace('\\', '/'));
+            synchronized (counts) {
+                counts[known != null ? 2 : 1]++;
+            }
+            if (known != null) throw new TestAbortedException("known failure (docs/ojs.md): " + known + "; " + e.getMessage());
+            throw e;
+        } finally {
+            deleteTree(dataDir);
+        }
+    }
+
+    @AfterAll
+    void report() throws IOException {
+        StringBuilder out = new StringBuilder("OJS conformance results (passed / failed / skipped)\n");
+        new TreeMap<>(results).forEach((store, levels) -> new TreeMap<>(levels).forEach((level, c) ->
+                out.append(String.format("  %-10s level %-3s passed %3d  failed %3d  skipped %3d%n", store, level, c[0], c[1], c[2]))));
+        System.out.print(out);
+        Path target = Path.of("target");
+        if (Files.isDirectory(target)) Files.writeString(target.resolve("ojs-conformance.txt"), out);
+    }
+
+    private static Path dataDirectory() {
+        String configured = System.getProperty("ojs.conformance.dir", System.getenv("OJS_CONFORMANCE_DIR"));
+        if (configured != null && !configured.isBlank()) return Path.of(configured);
+        // Tests run in the module directory; the repository root is where mvnw is.
+        Path root = Path.of("").toAbsolutePath();
+        while (root != null && !Files.exists(root.resolve("mvnw"))) root = root.getParent();
+        if (root == null) root = Path.of("").toAbsolutePath();
+        return root.resolve("..").resolve("shared").resolve("ojs-conformance").normalize();
+    }
+
+    private static ServerConfig config(Path dataDir, String databaseUrl) {
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        return new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), null,
+                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory left behind is harmless
+        }
+    }
+}
