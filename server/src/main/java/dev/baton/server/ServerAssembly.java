@@ -42,7 +42,7 @@ public final class ServerAssembly {
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
-                        java.time.Duration.ofSeconds(1)));
+                        java.time.Duration.ofSeconds(1), w.admin().token()));
     }
 
     /** Objects made by one factory and used by the next, while BatonServer builds itself. */

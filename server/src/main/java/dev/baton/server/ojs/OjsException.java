@@ -41,4 +41,9 @@ final class OjsException extends RuntimeException {
     static OjsException duplicate(String message) {
         return new OjsException(409, "duplicate", "conflict", message);
     }
+
+    /** No admin token, or a wrong one: the OJS door is guarded like the rest of the API. */
+    static OjsException unauthorized(String message) {
+        return new OjsException(401, "unauthorized", "authentication_error", message);
+    }
 }

@@ -43,7 +43,11 @@ final class ConformanceCase {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final Map<String, Answer> answers = new HashMap<>();
 
-    ConformanceCase(Path file, JsonNode spec, String baseUrl) {
+    /** The server's admin token: every /ojs/v1 request but health carries it (the cases themselves name no credentials). */
+    private final String adminToken;
+
+    ConformanceCase(Path file, JsonNode spec, String baseUrl, String adminToken) {
+        this.adminToken = adminToken;
         this.file = file;
         this.spec = spec;
         this.baseUrl = baseUrl;
@@ -116,7 +120,8 @@ final class ConformanceCase {
         if (delay > 0) Thread.sleep(delay);
         String method = step.path("action").asText();
         String path = resolveText(step.path("path").asText());
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
+                .header("Authorization", "Bearer " + adminToken);
         boolean contentType = false;
         for (Iterator<Map.Entry<String, JsonNode>> it = step.path("headers").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> h = it.next();

@@ -50,9 +50,14 @@ class OjsBindingTest {
     }
 
     private Answer call(String method, String path, String body) throws Exception {
+        return call(method, path, body, java.nio.file.Files.readString(dataDir.resolve("admin-token")).strip());
+    }
+
+    private Answer call(String method, String path, String body, String token) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                .header("Content-Type", "application/openjobspec+json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .header("Content-Type", "application/openjobspec+json");
+        if (token != null) b.header("Authorization", "Bearer " + token);
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         return new Answer(r.statusCode(), r.body().isBlank() ? null : JSON.readTree(r.body()), r);
     }
@@ -69,6 +74,19 @@ class OjsBindingTest {
 
     private String state(String id) throws Exception {
         return call("GET", "/ojs/v1/jobs/" + id, null).body().path("job").path("state").asText();
+    }
+
+    @Test
+    void withoutTheAdminTokenNothingIsPushedOrFetched() throws Exception {
+        String job = "{\"type\":\"t.x\",\"args\":[1]}";
+        for (String token : new String[] {null, "wrong"}) {
+            Answer refused = call("POST", "/ojs/v1/jobs", job, token);
+            assertThat(refused.status()).isEqualTo(401);
+            assertThat(refused.body().path("error").path("code").asText()).isEqualTo("unauthorized");
+            assertThat(call("POST", "/ojs/v1/workers/fetch", "{\"queues\":[\"default\"]}", token).status()).isEqualTo(401);
+        }
+        assertThat(fetch("default", "w1")).as("nothing was pushed").isEmpty();
+        assertThat(call("GET", "/ojs/v1/health", null, null).status()).as("health stays open").isEqualTo(200);
     }
 
     @Test

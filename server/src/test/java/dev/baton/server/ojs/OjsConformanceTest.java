@@ -102,7 +102,8 @@ class OjsConformanceTest {
         Path dataDir = Files.createTempDirectory("ojs-conformance");
         String databaseUrl = store.equals("postgresql") ? TestDatabases.freshPostgresSchema() : null;
         try (BatonServer server = ServerAssembly.builder(config(dataDir, databaseUrl), Clock.systemUTC()).start()) {
-            new ConformanceCase(file, spec, "http://127.0.0.1:" + server.port()).run();
+            new ConformanceCase(file, spec, "http://127.0.0.1:" + server.port(),
+                    java.nio.file.Files.readString(dataDir.resolve("admin-token")).strip()).run();
             synchronized (counts) {
                 counts[0]++;
             }
