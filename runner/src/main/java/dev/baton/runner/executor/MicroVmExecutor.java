@@ -47,6 +47,12 @@ public final class MicroVmExecutor implements Executor {
     static final long DEFAULT_DISK = 1L << 30;
     static final long MIN_DISK = 16L << 20;
     private static final String WORK = "/work";
+    /**
+     * The guest kernel's command line. {@code no_timer_check} and a fixed {@code lpj} skip the
+     * timer and delay-loop calibration, which under TCG on a loaded host can fail and hang the
+     * boot; {@code reboot=t} with QEMU's {@code -no-reboot} makes the guest's final reboot an exit.
+     */
+    static final String GUEST_CMDLINE = "console=ttyS0 quiet panic=-1 reboot=t no_timer_check lpj=4000000 rdinit=/init";
 
     /**
      * @param kernel the guest kernel (Debian's {@code /boot/vmlinuz-<version>})
@@ -107,7 +113,7 @@ public final class MicroVmExecutor implements Executor {
             Path console = dir.resolve("console");
             Process p = new ProcessBuilder(qemu, "-name", PREFIX + "probe", "-accel", "kvm", "-M", "microvm", "-cpu", "host", "-m", "128M",
                     "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-kernel", kernel.toString(), "-initrd", initrd.toString(),
-                    "-append", "console=ttyS0 quiet panic=-1 reboot=t baton.probe=1", "-serial", "file:" + console)
+                    "-append", GUEST_CMDLINE + " baton.probe=1", "-serial", "file:" + console)
                     .redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile()).start();
             try {
                 if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -166,7 +172,11 @@ public final class MicroVmExecutor implements Executor {
                 h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> null).join();
             }
         });
-        Trees.deleteTree(root.resolve("jobs"));
+        try {
+            Trees.deleteTree(root.resolve("jobs"));
+        } catch (RuntimeException e) {
+            log.warn("cannot remove leftover VM files: {}", e.getMessage());
+        }
     }
 
     /** Built once per executor, at the first job: the host's busybox and modules may change between runs. */
@@ -304,7 +314,7 @@ public final class MicroVmExecutor implements Executor {
             Path dir = Files.createDirectories(iterationDir(iteration));
             long memory = job.spec().memory();
             long memoryMib = (memory > 0 ? (memory + (1 << 20) - 1) >> 20 : 512) + OVERHEAD_MIB;
-            String cmdline = "console=ttyS0 quiet panic=-1 reboot=t rdinit=/init baton.iteration=" + iteration
+            String cmdline = GUEST_CMDLINE + " baton.iteration=" + iteration
                     + " baton.memory=" + Math.max(0, memory) + " baton.network=" + (job.spec().network() ? 1 : 0);
             var vm = new Hypervisor.Vm(PREFIX + job.uuid() + "-" + iteration, options.kernel(), initramfs(), cmdline,
                     job.spec().cpu(), memoryMib, disk, job.spec().network(),

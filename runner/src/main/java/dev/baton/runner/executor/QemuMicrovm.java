@@ -26,7 +26,6 @@ public record QemuMicrovm(String binary, String accelerator) implements Hypervis
                 "-name", vm.name(),
                 "-accel", accelerator,
                 "-M", "microvm",
-                "-cpu", accelerator.equals("kvm") ? "host" : "max",
                 "-smp", Integer.toString(Math.max(1, vm.cpus())),
                 "-m", vm.memoryMib() + "M",
                 "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
@@ -43,6 +42,8 @@ public record QemuMicrovm(String binary, String accelerator) implements Hypervis
                 "-device", "virtserialport,chardev=err,name=baton.stderr",
                 "-chardev", "file,id=ctl,path=" + vm.control(),
                 "-device", "virtserialport,chardev=ctl,name=baton.control"));
+        // Under TCG the default CPU model: with "-cpu max" the guest's TSC calibration can hang on a loaded host.
+        if (accelerator.equals("kvm")) c.addAll(List.of("-cpu", "host"));
         if (vm.network()) {
             c.addAll(List.of("-netdev", "user,id=net", "-device", "virtio-net-device,netdev=net"));
         } else {

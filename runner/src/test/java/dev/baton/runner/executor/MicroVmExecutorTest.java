@@ -115,7 +115,7 @@ class MicroVmExecutorTest {
     }
 
     private static ExecutionResult result(Recorder r) throws Exception {
-        return r.finished.get(300, TimeUnit.SECONDS);
+        return r.finished.get(150, TimeUnit.SECONDS);
     }
 
     /** QEMU processes of this test's executor still alive. */
@@ -147,7 +147,7 @@ class MicroVmExecutorTest {
     @Test
     void cancellingARunningJobKillsTheVm() throws Exception {
         Recorder r = run(job(spec(64 * MIB, false), List.of("sh", "-c", "echo sleeping; sleep 600"), 1, List.of()));
-        r.started.get(300, TimeUnit.SECONDS);
+        r.started.get(150, TimeUnit.SECONDS);
         assertThat(vms()).isNotEmpty();
         r.execution.stop(Duration.ofSeconds(2));
         ExecutionResult result = result(r);
@@ -155,5 +155,14 @@ class MicroVmExecutorTest {
         assertThat(result.results().getFirst().exitCode()).isEqualTo(VmProcess.KILLED);
         assertThat(vms()).isEmpty();
         assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    @Test
+    void aSpecWithNetworkGetsUserModeNetworking() throws Exception {
+        String script = "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | sort; ip route | grep default";
+        ExecutionResult result = result(run(job(spec(64 * MIB, true), List.of("sh", "-c", script), 1, List.of())));
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
+        assertThat(result.results().getFirst().stdout()).startsWith("eth0\nlo\ndefault via 10.0.2.2");
+        assertThat(vms()).isEmpty();
     }
 }
