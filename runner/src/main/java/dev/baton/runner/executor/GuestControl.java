@@ -48,6 +48,7 @@ record GuestControl(OptionalInt exitCode, long oomKills, Map<String, String> fil
             pos = nl + 1;
             try {
                 switch (f[0]) {
+                    case "booted" -> { }
                     case "exit" -> exit = OptionalInt.of(Integer.parseInt(f[1]));
                     case "oom" -> oom = Long.parseLong(f[1]);
                     case "error" -> error = String.join(" ", Arrays.asList(f).subList(1, f.length));

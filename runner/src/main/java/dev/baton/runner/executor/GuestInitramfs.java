@@ -48,6 +48,7 @@ final class GuestInitramfs {
               sleep 0.1
             done
             exec 3>"$(port baton.control)"
+            echo booted >&3
             out=$(port baton.stdout); err=$(port baton.stderr)
             mount -t ext4 /dev/vda /mnt || { echo "error cannot mount the job's disk" >&3; reboot -f; }
             mkdir -p /mnt/dev /mnt/proc /mnt/sys /mnt/tmp

@@ -47,6 +47,8 @@ public final class MicroVmExecutor implements Executor {
     static final long DEFAULT_DISK = 1L << 30;
     static final long MIN_DISK = 16L << 20;
     private static final String WORK = "/work";
+    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(60);
+    static final int BOOT_ATTEMPTS = 2;
     /**
      * The guest kernel's command line. {@code no_timer_check} and a fixed {@code lpj} skip the
      * timer and delay-loop calibration, which under TCG on a loaded host can fail and hang the
@@ -319,7 +321,39 @@ public final class MicroVmExecutor implements Executor {
             var vm = new Hypervisor.Vm(PREFIX + job.uuid() + "-" + iteration, options.kernel(), initramfs(), cmdline,
                     job.spec().cpu(), memoryMib, disk, job.spec().network(),
                     dir.resolve("stdout"), dir.resolve("stderr"), dir.resolve("control"), dir.resolve("console"));
-            return VmProcess.start(options.hypervisor().command(vm), vm, dir.resolve("qemu.log"));
+            // Under TCG on a loaded host a guest occasionally hangs early in boot (seen a few times in
+            // a hundred, console silent); a guest that has not said "booted" in time is killed and
+            // booted once more, before the job has run at all.
+            for (int attempt = 1; ; attempt++) {
+                VmProcess p = VmProcess.start(options.hypervisor().command(vm), vm, dir.resolve("qemu.log"));
+                if (attempt == BOOT_ATTEMPTS || awaitBoot(p, vm.control())) return p;
+                log.warn("job {} iteration {}: the guest did not boot within {} s; killing it and booting again", job.uuid(), iteration,
+                        BOOT_TIMEOUT.toSeconds());
+                p.destroyForcibly();
+                try {
+                    p.waitFor();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return p;
+                }
+                Files.deleteIfExists(vm.control());
+            }
+        }
+
+        /** True once the guest wrote its first control record, or when waiting is pointless (exited, stop requested). */
+        private boolean awaitBoot(VmProcess p, Path control) throws IOException {
+            long deadline = System.nanoTime() + BOOT_TIMEOUT.toNanos();
+            while (System.nanoTime() < deadline) {
+                if (!p.isAlive() || stopRequested()) return true;
+                if (Files.exists(control) && Files.size(control) > 0) return true;
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
