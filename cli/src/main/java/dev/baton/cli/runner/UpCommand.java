@@ -5,6 +5,7 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.Executor;
+import dev.baton.runner.executor.MicroVmSetup;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.executor.RuncExecutor;
@@ -60,8 +61,14 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--slots", defaultValue = "1", description = "Jobs run at once (default ${DEFAULT-VALUE})")
     int slots;
 
-    @Option(names = "--executor", description = "runc (default where runc is installed) or process")
+    @Option(names = "--executor", description = "runc (default where runc is installed), microvm or process")
     String executor;
+
+    @Option(names = "--vm-kernel", description = "microvm: guest kernel (default: the newest /boot/vmlinuz-* with its modules)")
+    Path vmKernel;
+
+    @Option(names = "--vm-accel", defaultValue = "auto", description = "microvm: auto (KVM if a guest boots with it, else TCG), kvm or tcg")
+    String vmAccel;
 
     @Option(names = "--allow-no-sandbox", description = "Allow the process executor: jobs run as this user, without isolation")
     boolean allowNoSandbox;
@@ -156,7 +163,13 @@ public final class UpCommand implements Callable<Integer> {
                         job.config().registry() == null ? server.toString() : job.config().registry(),
                         job.config().project().toString(), job.ociToken()), unpackCap()), Clock.systemUTC());
             }
-            default -> throw new IllegalStateException("--executor must be runc or process, got '" + name + "'");
+            case "microvm" -> {
+                HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
+                yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, job -> new RegistryBlobSource(http,
+                        job.config().registry() == null ? server.toString() : job.config().registry(),
+                        job.config().project().toString(), job.ociToken()), spec.commandLine().getErr()::println);
+            }
+            default -> throw new IllegalStateException("--executor must be runc, microvm or process, got '" + name + "'");
         };
     }
 

@@ -1,0 +1,409 @@
+package dev.baton.runner.executor;
+
+import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.runner.oci.BlobSource;
+import dev.baton.runner.oci.DiskFullException;
+import dev.baton.runner.oci.ImageConfig;
+import dev.baton.runner.oci.ImagePuller;
+import dev.baton.runner.oci.LayerException;
+import dev.baton.runner.oci.LayerUnpacker;
+import dev.baton.runner.oci.PullDeniedException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each iteration of a job in its own virtual machine ({@link Hypervisor}): the image is
+ * pulled and unpacked as for runc, then turned into an ext4 disk image of the spec's disk size
+ * ({@code mkfs.ext4 -d}) with a static busybox and the job's script under {@code /.baton}. The
+ * guest boots Baton's initramfs ({@link GuestInitramfs}), runs the job chrooted into that disk
+ * and hands back stdout and stderr over virtio-serial (live, through Unix sockets) and the exit
+ * code and requested files over a third port written to a file ({@link GuestControl}). The VM
+ * is the sandbox: the workload runs as root inside it, and stopping it kills the VM. Writes to
+ * the disk persist from one iteration to the next, as in the runc executor's rootfs.
+ */
+public final class MicroVmExecutor implements Executor {
+    private static final Logger log = LoggerFactory.getLogger(MicroVmExecutor.class);
+    static final String PREFIX = "baton-vm-";
+    /** Guest kernel, initramfs and page cache beside the job's own memory. */
+    static final long OVERHEAD_MIB = 160;
+    static final long DEFAULT_DISK = 1L << 30;
+    static final long MIN_DISK = 16L << 20;
+    private static final String WORK = "/work";
+    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(60);
+    static final int BOOT_ATTEMPTS = 2;
+    /**
+     * The guest kernel's command line. {@code no_timer_check} and a fixed {@code lpj} skip the
+     * timer and delay-loop calibration, which under TCG on a loaded host can fail and hang the
+     * boot; {@code reboot=t} with QEMU's {@code -no-reboot} makes the guest's final reboot an exit.
+     */
+    static final String GUEST_CMDLINE = "console=ttyS0 quiet panic=-1 reboot=t no_timer_check lpj=4000000 rdinit=/init";
+
+    /**
+     * @param kernel the guest kernel (Debian's {@code /boot/vmlinuz-<version>})
+     * @param modules its {@code /lib/modules/<version>}
+     * @param busybox a static busybox (busybox-static's {@code /bin/busybox})
+     */
+    public record Options(Hypervisor hypervisor, Path workDir, Architecture arch, Path kernel, Path modules, Path busybox,
+                          OutputLimits limits, Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes) {}
+
+    private final Options options;
+    private final Clock clock;
+    private final Path root;
+    private final Object initramfsLock = new Object();
+    private Path initramfs;
+
+    public MicroVmExecutor(Options options, Clock clock) {
+        this.options = options;
+        this.clock = clock;
+        this.root = options.workDir().resolve("microvm");
+        log.info("microvm executor: {} (kernel {})", options.hypervisor().describe(), options.kernel());
+    }
+
+    /** Why the microVM executor cannot run here, if it cannot: a missing tool or guest piece. */
+    public static Optional<String> unavailableReason(String qemu, Path kernel, Path modules, Path busybox) {
+        if (!Files.isReadable(kernel)) return Optional.of("no guest kernel at " + kernel + " (apt-get install linux-image-amd64)");
+        if (!Files.isRegularFile(modules.resolve("modules.dep"))) return Optional.of("no kernel modules at " + modules);
+        if (!Files.isExecutable(busybox)) return Optional.of("no static busybox at " + busybox + " (apt-get install busybox-static)");
+        for (List<String> tool : List.of(List.of(qemu, "--version"), List.of("mkfs.ext4", "-V"), List.of("cpio", "--version"))) {
+            try {
+                Process p = new ProcessBuilder(tool).redirectErrorStream(true).start();
+                p.getInputStream().readAllBytes();
+                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.of(String.join(" ", tool) + " failed");
+            } catch (IOException e) {
+                return Optional.of(tool.getFirst() + " not found (apt-get install qemu-system-x86 e2fsprogs cpio)");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.of("interrupted");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * KVM if it really boots a guest here, else TCG. An openable {@code /dev/kvm} is not enough
+     * (nested or restricted KVM can hang at the first instruction), so the probe boots the
+     * guest kernel with {@code baton.probe=1}, whose init powers off at once, and waits
+     * {@code timeout} for it. Returns the accelerator and why.
+     */
+    public static Probe probeAccelerator(String qemu, Path kernel, Path modules, Path busybox, Path workDir, Duration timeout) {
+        Path kvm = Path.of("/dev/kvm");
+        if (!Files.isReadable(kvm) || !Files.isWritable(kvm)) return new Probe("tcg", "/dev/kvm is not accessible");
+        Path dir = workDir.resolve("microvm").resolve("probe");
+        try {
+            Trees.deleteTree(dir);
+            Files.createDirectories(dir);
+            Path initrd = dir.resolve("initramfs.cpio");
+            GuestInitramfs.build(initrd, busybox, modules, Path.of("cpio"));
+            Path console = dir.resolve("console");
+            Process p = new ProcessBuilder(qemu, "-name", PREFIX + "probe", "-accel", "kvm", "-M", "microvm", "-cpu", "host", "-m", "128M",
+                    "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-kernel", kernel.toString(), "-initrd", initrd.toString(),
+                    "-append", GUEST_CMDLINE + " baton.probe=1", "-serial", "file:" + console)
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile()).start();
+            try {
+                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    p.destroyForcibly();
+                    p.waitFor(10, TimeUnit.SECONDS);
+                    return new Probe("tcg", "a KVM guest did not boot within " + timeout.toSeconds() + " s");
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+                return new Probe("tcg", "interrupted");
+            }
+            if (Files.exists(console) && Files.readString(console).contains("baton-probe-ok")) return new Probe("kvm", "a KVM guest booted");
+            return new Probe("tcg", "a KVM guest failed: " + Files.readString(dir.resolve("qemu.log")).strip());
+        } catch (IOException e) {
+            return new Probe("tcg", "KVM probe failed: " + e.getMessage());
+        } finally {
+            try {
+                Trees.deleteTree(dir);
+            } catch (RuntimeException e) {
+                log.warn("cannot remove {}", dir, e);
+            }
+        }
+    }
+
+    /** The accelerator chosen at start-up and why (logged, and reported by {@code baton runner up}). */
+    public record Probe(String accelerator, String reason) {}
+
+    @Override
+    public String name() {
+        return "microvm";
+    }
+
+    public Hypervisor hypervisor() {
+        return options.hypervisor();
+    }
+
+    @Override
+    public Execution prepare(ClaimedJob job, ExecutionEvents events) {
+        var e = new VmExecution(job, events);
+        e.begin();
+        return e;
+    }
+
+    /** Kills VMs a crashed agent left (found by the {@code -name} marker and this work dir), then removes their files. */
+    @Override
+    public void sweep() {
+        String marker = root.toString();
+        ProcessHandle.allProcesses().forEach(h -> {
+            String[] args = h.info().arguments().orElse(new String[0]);
+            boolean ours = false;
+            for (int i = 0; i + 1 < args.length; i++) if (args[i].equals("-name") && args[i + 1].startsWith(PREFIX)) ours = true;
+            if (ours && String.join(" ", args).contains(marker)) {
+                log.info("killing leftover VM {} (pid {})", String.join(" ", args).replaceAll(".*-name (\\S+).*", "$1"), h.pid());
+                h.destroyForcibly();
+                h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> null).join();
+            }
+        });
+        try {
+            Trees.deleteTree(root.resolve("jobs"));
+        } catch (RuntimeException e) {
+            log.warn("cannot remove leftover VM files: {}", e.getMessage());
+        }
+    }
+
+    /** Built once per executor, at the first job: the host's busybox and modules may change between runs. */
+    Path initramfs() throws IOException {
+        synchronized (initramfsLock) {
+            if (initramfs == null) {
+                Files.createDirectories(root);
+                Path target = root.resolve("initramfs.cpio");
+                GuestInitramfs.build(target, options.busybox(), options.modules(), Path.of("cpio"));
+                initramfs = target;
+            }
+            return initramfs;
+        }
+    }
+
+    private final class VmExecution extends IterativeExecution {
+        private final Path jobDir;
+        private final Path rootfs;
+        private final Path disk;
+
+        VmExecution(ClaimedJob job, ExecutionEvents events) {
+            super(job, events, MicroVmExecutor.this.options.limits(), MicroVmExecutor.this.clock);
+            // Short names: Unix socket paths must stay under 108 bytes.
+            this.jobDir = root.resolve("jobs").resolve(job.uuid().toString());
+            this.rootfs = jobDir.resolve("rootfs");
+            this.disk = jobDir.resolve("disk.ext4");
+        }
+
+        @Override
+        protected void prepare() throws DeclinedException, IOException {
+            if (job.config().digest() == null) {
+                throw new DeclinedException(DeclineCode.IMAGE_REQUIRED, "the microvm executor runs images; this job has no image digest");
+            }
+            if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
+            long diskBytes = job.spec().disk() > 0 ? job.spec().disk() : DEFAULT_DISK;
+            if (diskBytes < MIN_DISK) throw new DeclinedException(DeclineCode.OTHER, "the spec's disk is below the microvm minimum of " + MIN_DISK + " bytes");
+            if (jobDir.resolve("i9/stdout").toString().length() > 100) {
+                throw new DeclinedException(DeclineCode.EXECUTOR_ERROR, "work directory path too long for Unix sockets: " + jobDir);
+            }
+            initramfs(); // a broken guest build declines before the pull
+            ImagePuller.PulledImage image;
+            try {
+                image = new ImagePuller(options.workDir().resolve("blobs"), options.arch())
+                        .pull(options.sources().apply(job), job.config().digest(), events::progress);
+            } catch (PullDeniedException e) {
+                throw new DeclinedException(DeclineCode.PULL_FAILED, e.getMessage());
+            } catch (LayerException e) {
+                throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
+            } catch (IOException e) {
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
+                throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
+            }
+            checkStopped();
+            try {
+                Trees.deleteTree(jobDir);
+                Files.createDirectories(jobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(rootfs);
+                LayerUnpacker unpacker = new LayerUnpacker(rootfs, new LayerUnpacker.IdShift(0, true, false),
+                        Math.min(diskBytes, options.maxUnpackBytes()));
+                int i = 0;
+                for (ImagePuller.Layer layer : image.layers()) {
+                    events.progress("unpacking layer " + (++i) + "/" + image.layers().size());
+                    unpacker.apply(layer.blob(), layer.mediaType());
+                    checkStopped();
+                }
+            } catch (LayerException e) {
+                throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
+            } catch (IOException e) {
+                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
+                throw e;
+            }
+            GuestJob guestJob = resolve(image.config());
+            Path baton = rootfs.resolve(".baton");
+            Trees.deleteTree(baton);
+            Files.createDirectories(baton);
+            Files.copy(options.busybox(), baton.resolve("busybox"), StandardCopyOption.REPLACE_EXISTING);
+            baton.resolve("busybox").toFile().setExecutable(true, false);
+            Files.writeString(baton.resolve("job.sh"), guestJob.script(options.limits().fileBytes()), StandardCharsets.UTF_8);
+            events.progress("building the VM disk");
+            makeDisk(diskBytes);
+            Trees.deleteTree(rootfs); // everything is in the disk image now
+        }
+
+        private GuestJob resolve(ImageConfig image) throws DeclinedException {
+            // Docker semantics, as in the runc executor: the job's entrypoint replaces the image's (and drops its cmd).
+            var config = job.config();
+            List<String> entrypoint = config.entrypoint() != null ? config.entrypoint() : image.entrypoint();
+            List<String> cmd = config.cmd() != null ? config.cmd() : (config.entrypoint() != null ? null : image.cmd());
+            List<String> args = new ArrayList<>();
+            if (entrypoint != null) args.addAll(entrypoint);
+            if (cmd != null) args.addAll(cmd);
+            if (args.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+            env.put("HOME", "/root");
+            if (image.env() != null) {
+                for (String kv : image.env()) {
+                    int eq = kv.indexOf('=');
+                    if (eq > 0) env.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+            }
+            if (config.env() != null) env.putAll(config.env());
+            String cwd = image.workingDir() == null || image.workingDir().isEmpty() || image.workingDir().equals("/") ? WORK : image.workingDir();
+            List<String> files = config.filePaths() == null ? List.of() : config.filePaths();
+            return new GuestJob(args, env, cwd, files);
+        }
+
+        private void makeDisk(long bytes) throws IOException, DeclinedException {
+            try (RandomAccessFile f = new RandomAccessFile(disk.toFile(), "rw")) {
+                f.setLength(bytes);
+            }
+            Process p = new ProcessBuilder("mkfs.ext4", "-q", "-F", "-E", "root_owner=0:0", "-d", rootfs.toString(), disk.toString())
+                    .redirectErrorStream(true).start();
+            try {
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    p.destroyForcibly();
+                    if (out.contains("No space") || out.contains("Could not allocate")) {
+                        throw new DeclinedException(DeclineCode.UNPACK_FAILED, "the image does not fit the spec's disk of " + bytes + " bytes");
+                    }
+                    throw new IOException("mkfs.ext4 failed: " + out.strip());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
+
+        private Path iterationDir(int iteration) {
+            return jobDir.resolve("i" + iteration);
+        }
+
+        @Override
+        protected Process launch(int iteration) throws IOException {
+            Path dir = Files.createDirectories(iterationDir(iteration));
+            long memory = job.spec().memory();
+            long memoryMib = (memory > 0 ? (memory + (1 << 20) - 1) >> 20 : 512) + OVERHEAD_MIB;
+            String cmdline = GUEST_CMDLINE + " baton.iteration=" + iteration
+                    + " baton.memory=" + Math.max(0, memory) + " baton.network=" + (job.spec().network() ? 1 : 0);
+            var vm = new Hypervisor.Vm(PREFIX + job.uuid() + "-" + iteration, options.kernel(), initramfs(), cmdline,
+                    job.spec().cpu(), memoryMib, disk, job.spec().network(),
+                    dir.resolve("stdout"), dir.resolve("stderr"), dir.resolve("control"), dir.resolve("console"));
+            // Under TCG on a loaded host a guest occasionally hangs early in boot (seen a few times in
+            // a hundred, console silent); a guest that has not said "booted" in time is killed and
+            // booted once more, before the job has run at all.
+            for (int attempt = 1; ; attempt++) {
+                VmProcess p = VmProcess.start(options.hypervisor().command(vm), vm, dir.resolve("qemu.log"));
+                if (attempt == BOOT_ATTEMPTS || awaitBoot(p, vm.control())) return p;
+                log.warn("job {} iteration {}: the guest did not boot within {} s; killing it and booting again", job.uuid(), iteration,
+                        BOOT_TIMEOUT.toSeconds());
+                p.destroyForcibly();
+                try {
+                    p.waitFor();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return p;
+                }
+                Files.deleteIfExists(vm.control());
+            }
+        }
+
+        /** True once the guest wrote its first control record, or when waiting is pointless (exited, stop requested). */
+        private boolean awaitBoot(VmProcess p, Path control) throws IOException {
+            long deadline = System.nanoTime() + BOOT_TIMEOUT.toNanos();
+            while (System.nanoTime() < deadline) {
+                if (!p.isAlive() || stopRequested()) return true;
+                if (Files.exists(control) && Files.size(control) > 0) return true;
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        protected void signal(Process process, int iteration, boolean kill) {
+            // No graceful stop inside the guest: TERM ends QEMU, which ends the VM and everything in it.
+            if (kill) process.destroyForcibly();
+            else process.destroy();
+        }
+
+        @Override
+        protected String outOfMemory(int iteration) {
+            return control(iteration).oomKills() > 0 ? "memory limit " + job.spec().memory() + " bytes" : null;
+        }
+
+        private GuestControl control(int iteration) {
+            return GuestControl.read(iterationDir(iteration).resolve("control"), job.config().filePaths(), options.limits());
+        }
+
+        @Override
+        protected FileCollector.Collected collect(int iteration) {
+            GuestControl c = control(iteration);
+            return new FileCollector.Collected(c.files(), c.refused());
+        }
+
+        @Override
+        protected void afterIteration(int iteration) {
+            Path dir = iterationDir(iteration);
+            try {
+                Path console = dir.resolve("console");
+                // A VM that ended without reporting an exit (and was not stopped) crashed or hung: keep its console in the log.
+                boolean silent = control(iteration).exitCode().isEmpty() && !stopRequested();
+                if ((silent || log.isDebugEnabled()) && Files.exists(console)) {
+                    String text = Files.readString(console);
+                    String tail = text.substring(Math.max(0, text.length() - 4000));
+                    if (silent) log.warn("job {} iteration {}: the VM ended without an exit status; console:\n{}", job.uuid(), iteration, tail);
+                    else log.debug("job {} iteration {} console:\n{}", job.uuid(), iteration, tail);
+                }
+                Trees.deleteTree(dir);
+            } catch (IOException | RuntimeException e) {
+                log.warn("cannot remove {}", dir, e);
+            }
+        }
+
+        @Override
+        protected void cleanup() {
+            try {
+                Trees.deleteTree(jobDir);
+            } catch (RuntimeException e) {
+                log.warn("cannot remove {}", jobDir, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.baton.runner.executor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.baton.protocol.id.SpecUuid;
+import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.model.SpecView;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.JobTimeout;
+import dev.baton.runner.machine.ExecutionResult;
+import dev.baton.runner.machine.Jobs;
+import dev.baton.runner.oci.LayoutBlobSource;
+import dev.baton.runner.testing.TestImages;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The microVM executor with real QEMU ({@code -M microvm}) under TCG, booting Debian's kernel and
+ * Baton's busybox initramfs, on a busybox image built locally. TCG is forced so the tests do not
+ * depend on KVM; each test boots as few VMs as it can (a TCG boot takes seconds). Skipped, with
+ * the reason, where QEMU, the kernel, busybox-static, mkfs.ext4 or cpio are missing.
+ */
+class MicroVmExecutorTest {
+    private static final long MIB = 1 << 20;
+    private static final Path KERNEL_DIR = Path.of("/boot");
+    private static Optional<String> unavailable;
+    private static Path kernel;
+    private static Path modules;
+
+    private Path work;
+    private TestImages.Image image;
+    private MicroVmExecutor executor;
+
+    @BeforeAll
+    static void checkQemu() throws IOException {
+        Optional<Path> k = MicroVmKernels.newest(KERNEL_DIR, Path.of("/lib/modules"));
+        if (k.isEmpty()) {
+            unavailable = Optional.of("no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)");
+            return;
+        }
+        kernel = k.get();
+        modules = MicroVmKernels.modulesFor(kernel, Path.of("/lib/modules"));
+        unavailable = MicroVmExecutor.unavailableReason("qemu-system-x86_64", kernel, modules, TestImages.BUSYBOX);
+    }
+
+    @BeforeEach
+    void setUp() throws IOException {
+        assumeTrue(unavailable.isEmpty(), () -> "microVM tests skipped: " + unavailable.orElse(""));
+        assumeTrue(Files.isReadable(kernel), "the guest kernel is not readable (run as root or make /boot/vmlinuz-* readable)");
+        work = Files.createTempDirectory(Path.of("/tmp"), "bvm");
+        image = TestImages.busybox(work.resolve("layout"), List.of("echo", "hello from the vm"), List.of());
+        executor = new MicroVmExecutor(new MicroVmExecutor.Options(new QemuMicrovm("qemu-system-x86_64", "tcg"), work.resolve("r"),
+                Architecture.X86_64, kernel, modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
+                job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE), Clock.systemUTC());
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (executor != null) executor.sweep(); // a failed test must not leave a VM running
+        if (work != null) Trees.deleteTree(work);
+    }
+
+    private static SpecView spec(long memory, boolean network) {
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        return new SpecView(SpecUuid.random(), "vm", "vm", Architecture.X86_64, 1, memory, 64 * MIB, network, t, t, null);
+    }
+
+    private ClaimedJob job(SpecView spec, List<String> cmd, int iterations, List<String> files) {
+        return Jobs.claimed(spec, new JobConfig("local", dev.baton.protocol.id.ProjectUuid.random(), image.digest(), null, cmd,
+                Map.of("JOB_VAR", "from 'the' job"), JobTimeout.of(120), files, iterations));
+    }
+
+    /** Records events; start() is called as soon as the execution is prepared. */
+    private static final class Recorder implements ExecutionEvents {
+        final CompletableFuture<ExecutionResult> finished = new CompletableFuture<>();
+        final CompletableFuture<Instant> started = new CompletableFuture<>();
+        final StringBuffer live = new StringBuffer();
+        volatile Execution execution;
+
+        @Override public void progress(String message) {}
+        @Override public void prepared() {
+            while (execution == null) Thread.onSpinWait();
+            execution.start();
+        }
+        @Override public void declined(String reason) { finished.completeExceptionally(new AssertionError("declined: " + reason)); }
+        @Override public void declined(DeclineCode code, String reason) { declined(code + " " + reason); }
+        @Override public void started(Instant at) { started.complete(at); }
+        @Override public void finished(ExecutionResult result) { finished.complete(result); }
+        @Override public void output(int iteration, dev.baton.protocol.message.LogStream stream, byte[] b, int off, int len) {
+            live.append(new String(b, off, len, StandardCharsets.UTF_8));
+        }
+    }
+
+    private Recorder run(ClaimedJob job) {
+        Recorder r = new Recorder();
+        r.execution = executor.prepare(job, r);
+        return r;
+    }
+
+    private static ExecutionResult result(Recorder r) throws Exception {
+        return r.finished.get(150, TimeUnit.SECONDS);
+    }
+
+    /** QEMU processes of this test's executor still alive. */
+    private List<ProcessHandle> vms() {
+        return ProcessHandle.allProcesses().filter(h -> String.join(" ", h.info().arguments().orElse(new String[0]))
+                .contains(work.toString())).toList();
+    }
+
+    @Test
+    void aJobRunsInTheVmWithItsStdoutStderrExitCodeFilesAndNoNetwork() throws Exception {
+        String script = "echo out $JOB_VAR $BATON_ITERATION; echo err >&2; pwd; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ';"
+                + " echo collected > result.txt; ln -s /etc/passwd link.txt; exit 3";
+        Recorder r = run(job(spec(64 * MIB, false), List.of("sh", "-c", script), 2, List.of("result.txt", "/etc/group", "missing", "link.txt")));
+        ExecutionResult result = result(r);
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
+        // a non-zero exit ends the job after its first iteration
+        assertThat(result.results()).hasSize(1);
+        var it = result.results().getFirst();
+        assertThat(it.exitCode()).isEqualTo(3);
+        assertThat(it.stdout()).isEqualTo("out from 'the' job 1\n/work\nlo\n");
+        assertThat(it.stderr()).isEqualTo("err\n");
+        assertThat(it.output()).containsEntry("result.txt", "collected\n").containsEntry("/etc/group", "root:x:0:\nbench:x:1000:\n")
+                .containsEntry("link.txt", "root:x:0:0:root:/root:/bin/sh\nbench:x:1000:1000::/home:/bin/sh\n").doesNotContainKey("missing");
+        assertThat(r.live.toString()).contains("out from 'the' job 1").contains("err");
+        assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    @Test
+    void cancellingARunningJobKillsTheVm() throws Exception {
+        Recorder r = run(job(spec(64 * MIB, false), List.of("sh", "-c", "echo sleeping; sleep 600"), 1, List.of()));
+        r.started.get(150, TimeUnit.SECONDS);
+        assertThat(vms()).isNotEmpty();
+        r.execution.stop(Duration.ofSeconds(2));
+        ExecutionResult result = result(r);
+        assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.STOPPED);
+        assertThat(result.results().getFirst().exitCode()).isEqualTo(VmProcess.KILLED);
+        assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    @Test
+    void aSpecWithNetworkGetsUserModeNetworking() throws Exception {
+        String script = "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | sort; ip route | grep default";
+        ExecutionResult result = result(run(job(spec(64 * MIB, true), List.of("sh", "-c", script), 1, List.of())));
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
+        assertThat(result.results().getFirst().stdout()).startsWith("eth0\nlo\ndefault via 10.0.2.2");
+        assertThat(vms()).isEmpty();
+    }
+}
