@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
@@ -160,24 +161,43 @@ public final class MicroVmExecutor implements Executor {
         return e;
     }
 
-    /** Kills VMs a crashed agent left (found by the {@code -name} marker and this work dir), then removes their files. */
+    /**
+     * Kills VMs a crashed agent left (found by the {@code -name} marker and this work dir), then
+     * removes their files; each killed VM of a job is reported, so the agent reports the job lost.
+     */
     @Override
-    public void sweep() {
+    public List<Leftover> sweep() {
         String marker = root.toString();
+        List<Leftover> found = new ArrayList<>();
         ProcessHandle.allProcesses().forEach(h -> {
             String[] args = h.info().arguments().orElse(new String[0]);
-            boolean ours = false;
-            for (int i = 0; i + 1 < args.length; i++) if (args[i].equals("-name") && args[i + 1].startsWith(PREFIX)) ours = true;
-            if (ours && String.join(" ", args).contains(marker)) {
-                log.info("killing leftover VM {} (pid {})", String.join(" ", args).replaceAll(".*-name (\\S+).*", "$1"), h.pid());
+            String name = null;
+            for (int i = 0; i + 1 < args.length; i++) if (args[i].equals("-name") && args[i + 1].startsWith(PREFIX)) name = args[i + 1];
+            if (name != null && String.join(" ", args).contains(marker)) {
+                log.info("killing leftover VM {} (pid {})", name, h.pid());
                 h.destroyForcibly();
                 h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> null).join();
+                String vm = name;
+                jobOf(vm).ifPresent(job -> found.add(new Leftover(job, "VM " + vm + " (pid " + h.pid() + ")")));
             }
         });
         try {
             Trees.deleteTree(root.resolve("jobs"));
         } catch (RuntimeException e) {
             log.warn("cannot remove leftover VM files: {}", e.getMessage());
+        }
+        return found;
+    }
+
+    /** The job of a VM named {@code baton-vm-<job uuid>-<iteration>}; none for the probe. */
+    static Optional<JobUuid> jobOf(String vmName) {
+        String rest = vmName.substring(PREFIX.length());
+        int dash = rest.lastIndexOf('-');
+        if (dash <= 0) return Optional.empty();
+        try {
+            return Optional.of(JobUuid.parse(rest.substring(0, dash)));
+        } catch (RuntimeException e) {
+            return Optional.empty();
         }
     }
 
@@ -263,24 +283,11 @@ public final class MicroVmExecutor implements Executor {
         }
 
         private GuestJob resolve(ImageConfig image) throws DeclinedException {
-            // Docker semantics, as in the runc executor: the job's entrypoint replaces the image's (and drops its cmd).
             var config = job.config();
-            List<String> entrypoint = config.entrypoint() != null ? config.entrypoint() : image.entrypoint();
-            List<String> cmd = config.cmd() != null ? config.cmd() : (config.entrypoint() != null ? null : image.cmd());
-            List<String> args = new ArrayList<>();
-            if (entrypoint != null) args.addAll(entrypoint);
-            if (cmd != null) args.addAll(cmd);
-            if (args.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
-            Map<String, String> env = new LinkedHashMap<>();
-            env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-            env.put("HOME", "/root");
-            if (image.env() != null) {
-                for (String kv : image.env()) {
-                    int eq = kv.indexOf('=');
-                    if (eq > 0) env.put(kv.substring(0, eq), kv.substring(eq + 1));
-                }
-            }
-            if (config.env() != null) env.putAll(config.env());
+            ContainerCommand command = ContainerCommand.of(config, image);
+            List<String> args = command.argv();
+            Map<String, String> env = new LinkedHashMap<>(command.env());
+            env.putIfAbsent("HOME", "/root");
             String cwd = image.workingDir() == null || image.workingDir().isEmpty() || image.workingDir().equals("/") ? WORK : image.workingDir();
             List<String> files = config.filePaths() == null ? List.of() : config.filePaths();
             return new GuestJob(args, env, cwd, files);

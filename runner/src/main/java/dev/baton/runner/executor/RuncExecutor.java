@@ -288,22 +288,9 @@ public final class RuncExecutor implements Executor {
 
         /** Docker semantics: the job's entrypoint replaces the image's (and drops its cmd); the job's cmd replaces the image's. */
         private RuncSpec.Process resolveProcess(ImageConfig image) throws DeclinedException {
-            var config = job.config();
-            List<String> entrypoint = config.entrypoint() != null ? config.entrypoint() : image.entrypoint();
-            List<String> cmd = config.cmd() != null ? config.cmd() : (config.entrypoint() != null ? null : image.cmd());
-            List<String> args = new ArrayList<>();
-            if (entrypoint != null) args.addAll(entrypoint);
-            if (cmd != null) args.addAll(cmd);
-            if (args.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
-            Map<String, String> env = new LinkedHashMap<>();
-            env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-            if (image.env() != null) {
-                for (String kv : image.env()) {
-                    int eq = kv.indexOf('=');
-                    if (eq > 0) env.put(kv.substring(0, eq), kv.substring(eq + 1));
-                }
-            }
-            if (config.env() != null) env.putAll(config.env());
+            ContainerCommand command = ContainerCommand.of(job.config(), image);
+            List<String> args = command.argv();
+            Map<String, String> env = command.env();
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
             String cwd = image.workingDir() == null || image.workingDir().equals("/") ? RuncSpec.WORK : image.workingDir();
