@@ -110,9 +110,7 @@ final class JobsCommand {
         @Override
         public Integer call() {
             try {
-                ApiClient api = connection.client();
-                job = resolve(api, project, job);
-                return print(api, spec.commandLine().getErr());
+                return super.call();
             } catch (ClientException e) {
                 if (!"route_not_found".equals(e.code())) throw e;
                 throw new ClientException(e.status(), e.code(), "this server has no live logs (it predates them); the job's output is in"
@@ -120,7 +118,15 @@ final class JobsCommand {
             }
         }
 
-        private int print(ApiClient api, PrintWriter err) {
+        /** Prints the log as it reads it (pages, or the live stream with -f); nothing is left to print after. */
+        @Override
+        JsonNode call(ApiClient api) {
+            job = resolve(api, project, job);
+            print(api, spec.commandLine().getErr());
+            return null;
+        }
+
+        private void print(ApiClient api, PrintWriter err) {
             if (follow) {
                 LogPrinter printer = new LogPrinter(out(), err);
                 LogFollower follower = new LogFollower(api, project, job, reconnectFor, environment().clock());
@@ -130,7 +136,7 @@ final class JobsCommand {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                return ExitCodes.OK;
+                return;
             }
             long after = 0;
             JsonNode page;
@@ -151,12 +157,6 @@ final class JobsCommand {
                 whole.set("entries", all);
                 Output.json(out(), whole);
             }
-            return ExitCodes.OK;
-        }
-
-        @Override
-        JsonNode call(ApiClient api) {
-            throw new UnsupportedOperationException("logs prints as it reads");
         }
     }
 
