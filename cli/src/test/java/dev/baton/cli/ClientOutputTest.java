@@ -68,6 +68,24 @@ class ClientOutputTest {
     }
 
     @Test
+    void latestNamesTheProjectsNewestJob() {
+        baton("orgs", "create", "--name", "acme", "--plan", "team");
+        baton("projects", "create", "--name", "web", "--org", "acme");
+        baton("specs", "create", "--name", "small", "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB");
+        CliRun.Result none = baton("jobs", "get", "--project", "web", "latest");
+        assertThat(none.exit()).isEqualTo(ExitCodes.CLIENT_ERROR);
+        assertThat(none.err()).contains("project web has no jobs yet");
+
+        baton("run", "--project", "web", "--spec", "small", "--", "echo", "first");
+        String newest = baton("run", "--project", "web", "--spec", "small", "--json", "--", "echo", "second").json().at("/job/uuid").asText();
+        CliRun.Result got = baton("jobs", "get", "--project", "web", "latest", "--json");
+        assertThat(got.exit()).as(got.err()).isZero();
+        assertThat(got.json().path("uuid").asText()).isEqualTo(newest);
+        // (`jobs logs … latest` resolves the same way; this bare server has no log routes, the
+        // README walkthrough test runs it against the whole server.)
+    }
+
+    @Test
     void jobsGetShowsTheReportsMetricsAndReportsGetReadsThem() throws Exception {
         baton("orgs", "create", "--name", "acme");
         baton("projects", "create", "--name", "web", "--org", "acme");
