@@ -1,6 +1,5 @@
 package dev.baton.runner.executor;
 
-import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
@@ -178,7 +177,7 @@ public final class MicroVmExecutor implements Executor {
                 h.destroyForcibly();
                 h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> null).join();
                 String vm = name;
-                jobOf(vm).ifPresent(job -> found.add(new Leftover(job, "VM " + vm + " (pid " + h.pid() + ")")));
+                Leftover.jobOf(vm, PREFIX).ifPresent(job -> found.add(new Leftover(job, "VM " + vm + " (pid " + h.pid() + ")")));
             }
         });
         try {
@@ -187,18 +186,6 @@ public final class MicroVmExecutor implements Executor {
             log.warn("cannot remove leftover VM files: {}", e.getMessage());
         }
         return found;
-    }
-
-    /** The job of a VM named {@code baton-vm-<job uuid>-<iteration>}; none for the probe. */
-    static Optional<JobUuid> jobOf(String vmName) {
-        String rest = vmName.substring(PREFIX.length());
-        int dash = rest.lastIndexOf('-');
-        if (dash <= 0) return Optional.empty();
-        try {
-            return Optional.of(JobUuid.parse(rest.substring(0, dash)));
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
     }
 
     /** Built once per executor, at the first job: the host's busybox and modules may change between runs. */

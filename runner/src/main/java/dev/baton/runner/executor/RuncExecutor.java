@@ -2,7 +2,6 @@ package dev.baton.runner.executor;
 
 import dev.baton.protocol.message.DeclineCode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
@@ -152,25 +151,13 @@ public final class RuncExecutor implements Executor {
                 } catch (IOException e) {
                     log.error("cannot remove leftover container {}: {}", id, e.getMessage());
                 }
-                jobOf(id).ifPresent(job -> found.add(new Leftover(job, "container " + id)));
+                Leftover.jobOf(id, PREFIX).ifPresent(job -> found.add(new Leftover(job, "container " + id)));
             }
         } catch (IOException e) {
             log.warn("cannot list leftover containers: {}", e.getMessage());
         }
         Trees.deleteTree(options.workDir().resolve("bundles"));
         return found;
-    }
-
-    /** The job of a container id {@code baton-<job uuid>-<iteration>}. */
-    static Optional<JobUuid> jobOf(String containerId) {
-        String rest = containerId.substring(PREFIX.length());
-        int dash = rest.lastIndexOf('-');
-        if (dash <= 0) return Optional.empty();
-        try {
-            return Optional.of(JobUuid.parse(rest.substring(0, dash)));
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
     }
 
     private String run(List<String> command) throws IOException {

@@ -370,7 +370,7 @@ class RuncExecutorTest {
     }
 
     private void waitUntilListed() throws Exception {
-        for (int i = 0; i < 100 && containers().isEmpty(); i++) Thread.sleep(50);
+        for (int i = 0; i < 600 && containers().isEmpty(); i++) Thread.sleep(50); // up to 30 s on a busy machine
         assertThat(containers()).isNotEmpty();
     }
 
