@@ -12,6 +12,14 @@ public interface Executor {
     /** A short name for logs and {@code --executor}. */
     String name();
 
+    /**
+     * The executor's own version for the machine fingerprint (runc's, QEMU's), or null when the
+     * executor is the agent's own code (the fingerprint carries the agent's version anyway).
+     */
+    default String version() {
+        return null;
+    }
+
     /** Starts preparing the job in the background and returns its handle at once. */
     Execution prepare(ClaimedJob job, ExecutionEvents events);
 
