@@ -14,6 +14,7 @@ import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.Leftover;
 import dev.baton.runner.executor.StartCheck;
 import dev.baton.runner.fingerprint.CleanMachinePolicy;
+import dev.baton.runner.fingerprint.CpuList;
 import dev.baton.runner.fingerprint.MachineInspector;
 import dev.baton.runner.logs.LiveOutput;
 import dev.baton.runner.machine.Effect;
@@ -102,7 +103,17 @@ public final class RunnerAgent {
      */
     public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
                        Clock clock, Duration tickInterval, Path workDir) {
-        this(config, target, executor, outbox, updater, clock, tickInterval, workDir, MachineInspector.ofHost(Optional.empty(), clock));
+        this(config, target, executor, outbox, updater, clock, tickInterval, workDir, MachineInspector.ofHost(jobCpus(executor), clock));
+    }
+
+    /** The CPUs the executor pins jobs to, as the fingerprint watches them; all online CPUs when it does not pin. */
+    private static Optional<CpuList> jobCpus(Executor executor) {
+        try {
+            return executor.workloadCpus().map(CpuList::parse);
+        } catch (IllegalArgumentException e) {
+            log.warn("the executor's CPU list is not a kernel cpu list ({}); the fingerprint watches every online CPU", e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /** @param inspector reads the machine's fingerprint before each job starts (the job's CPUs are its business) */

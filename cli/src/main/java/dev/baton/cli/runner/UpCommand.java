@@ -4,8 +4,6 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
-import dev.baton.runner.fingerprint.CpuList;
-import dev.baton.runner.fingerprint.MachineInspector;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.MicroVmSetup;
 import dev.baton.runner.executor.OutputLimits;
@@ -125,13 +123,6 @@ public final class UpCommand implements Callable<Integer> {
         if (arch.isEmpty()) return usage(err, "this machine's architecture (" + System.getProperty("os.arch") + ") is not supported");
 
         CpuPlan cpus = CpuPlan.of(Runtime.getRuntime().availableProcessors(), noPinning, housekeepingCpus, benchmarkCpus);
-        // The CPUs the fingerprint watches: the workload's, or all of them when it is not pinned.
-        Optional<CpuList> jobCpus;
-        try {
-            jobCpus = cpus.benchmark().map(CpuList::parse);
-        } catch (IllegalArgumentException e) {
-            return usage(err, "--benchmark-cpus: " + e.getMessage());
-        }
         cpus.pinAgent(err);
         Files.createDirectories(workDir);
         Path dir = workDir.toAbsolutePath();
@@ -147,8 +138,7 @@ public final class UpCommand implements Callable<Integer> {
         MachineConfig config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout)
                 .withMaxMessageBytes(maxMessageBytes);
         RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
-                new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1), dir,
-                MachineInspector.ofHost(jobCpus, Clock.systemUTC()));
+                new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
         Signals.install(agent, err);
         int status = agent.run();
         if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);

@@ -132,6 +132,11 @@ public final class RuncExecutor implements Executor {
 
     private volatile String runcVersion;
 
+    @Override
+    public Optional<String> workloadCpus() {
+        return options.benchmarkCpus();
+    }
+
     public boolean usesUserNamespace() {
         return userns;
     }

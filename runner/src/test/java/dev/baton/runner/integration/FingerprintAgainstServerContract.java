@@ -74,17 +74,19 @@ abstract class FingerprintAgainstServerContract {
         baton.close();
     }
 
-    /** A process-executor agent serving {@code spec}, reading the real machine. */
-    private void runAgent(String spec) {
+    /**
+     * A process-executor agent serving {@code spec}, reading the real machine; its workload is
+     * pinned to {@code cpus}, which the fingerprint then watches (the agent takes them from the executor).
+     */
+    private void runAgent(String spec, Optional<String> cpus) {
         JsonNode created = baton.post("/v0/runners", Map.of("name", "agent " + spec));
         String slug = created.at("/runner/slug").asText();
         baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", spec));
         Path home = dir.resolve(slug);
         RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
                 new RunnerAgent.Target(baton.url(), slug, RunnerKey.parse(created.get("key").asText())),
-                new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
-                new Outbox(home.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200), home,
-                MachineInspector.ofHost(Optional.empty(), Clock.systemUTC()));
+                new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, cpus, Clock.systemUTC(), true),
+                new Outbox(home.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200), home);
         agents.add(agent);
         threads.submit(agent::run);
     }
@@ -112,22 +114,23 @@ abstract class FingerprintAgainstServerContract {
 
     @Test
     void aJobAndItsReportShowTheMachineItRanOn() throws Exception {
-        runAgent("lab");
+        CpuList online = CpuList.parse(read(SYS_CPU.resolve("online")));
+        String last = online.cpus().last().toString();
+        runAgent("lab", Optional.of(last));
         String uuid = submit("lab");
         await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> job(uuid).path("status").asText().equals("processed"));
         JsonNode done = job(uuid);
         JsonNode fp = done.path("fingerprint");
         assertThat(fp.isObject()).as("the job shows its fingerprint: " + done).isTrue();
         assertThat(fp.path("kernel").asText()).isEqualTo(read(Path.of("/proc/sys/kernel/osrelease")));
-        CpuList online = CpuList.parse(read(SYS_CPU.resolve("online")));
         assertThat(fp.path("cpus").asInt()).isEqualTo(online.size());
-        assertThat(fp.path("job_cpus").asText()).isEqualTo(online.toString());
+        assertThat(fp.path("job_cpus").asText()).as("the CPUs the workload was pinned to").isEqualTo(last);
         assertThat(fp.path("memory_total").asLong()).isEqualTo(meminfo("MemTotal"));
         assertThat(fp.path("swap_total").asLong()).isEqualTo(meminfo("SwapTotal"));
         assertThat(fp.path("load_average")).hasSize(3);
         assertThat(fp.path("executor").asText()).isEqualTo("process");
         assertThat(fp.path("runner_version").asText()).isEqualTo("test");
-        boolean cpufreq = Files.exists(SYS_CPU.resolve("cpu" + online.cpus().first() + "/cpufreq/scaling_governor"));
+        boolean cpufreq = Files.exists(SYS_CPU.resolve("cpu" + last + "/cpufreq/scaling_governor"));
         assertThat(fp.has("governor")).as("governor reported only where cpufreq says it").isEqualTo(cpufreq);
         assertThat(done.at("/attempts/0/fingerprint")).isEqualTo(fp);
 
@@ -146,7 +149,7 @@ abstract class FingerprintAgainstServerContract {
         assumeTrue(!lasting.isEmpty(), "this machine has no lasting noisy setting (governor, frequency, turbo, SMT, swap): "
                 + "nothing a clean spec could be refused for here");
 
-        runAgent("bare-metal");
+        runAgent("bare-metal", Optional.empty());
         String uuid = submit("bare-metal");
         await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("declined"));
         JsonNode waiting = job(uuid);
