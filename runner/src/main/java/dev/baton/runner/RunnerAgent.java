@@ -301,7 +301,10 @@ public final class RunnerAgent {
     /** The machine's state now, or null when it cannot be read (logged: a job never fails for it). */
     private MachineFingerprint fingerprint(JobUuid job) throws InterruptedException {
         try {
-            return inspector.read(new MachineInspector.ExecutorInfo(executor.name(), executor.version(), config.version()));
+            MachineFingerprint fp = inspector.read(new MachineInspector.ExecutorInfo(executor.name(), executor.version(), config.version()));
+            // The operator sees on the runner itself why its numbers (or its declines) are what they are.
+            fp.warnings().forEach(w -> log.info("job {}: machine fingerprint warns {}: {}", job, w.code(), w.message()));
+            return fp;
         } catch (RuntimeException e) {
             log.warn("job {}: cannot read the machine fingerprint", job, e);
             return null;

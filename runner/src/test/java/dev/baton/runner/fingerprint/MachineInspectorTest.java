@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.NoiseCode;
+import dev.baton.runner.testing.HostFacts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,16 +30,7 @@ class MachineInspectorTest {
     @TempDir
     Path tree;
 
-    private static String read(Path p) throws IOException {
-        return Files.readString(p).strip();
-    }
 
-    private static long meminfo(String key) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-            if (line.startsWith(key + ":")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-        throw new AssertionError(key + " not in /proc/meminfo");
-    }
 
     private static List<String> codes(MachineFingerprint fp) {
         return fp.warnings().stream().map(MachineFingerprint.Warning::code).toList();
@@ -51,16 +43,16 @@ class MachineInspectorTest {
         String model = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
                 .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse(null);
         assertThat(fp.cpuModel()).isEqualTo(model);
-        CpuList online = CpuList.parse(read(SYS_CPU.resolve("online")));
+        CpuList online = CpuList.parse(HostFacts.read(SYS_CPU.resolve("online")));
         assertThat(fp.cpus()).isEqualTo(online.size());
         assertThat(fp.jobCpus()).as("no benchmark CPUs configured: the job may run on every online CPU").isEqualTo(online.toString());
-        assertThat(fp.kernel()).isEqualTo(read(Path.of("/proc/sys/kernel/osrelease")));
+        assertThat(fp.kernel()).isEqualTo(HostFacts.read(Path.of("/proc/sys/kernel/osrelease")));
         // Free memory moves; the total does not.
-        assertThat(fp.memoryTotal()).isEqualTo(meminfo("MemTotal"));
-        assertThat(fp.swapTotal()).isEqualTo(meminfo("SwapTotal"));
+        assertThat(fp.memoryTotal()).isEqualTo(HostFacts.meminfo("MemTotal"));
+        assertThat(fp.swapTotal()).isEqualTo(HostFacts.meminfo("SwapTotal"));
         assertThat(fp.memoryAvailable()).isPositive().isLessThanOrEqualTo(fp.memoryTotal());
         assertThat(fp.loadAverage()).hasSize(3).allSatisfy(l -> assertThat(l).isNotNegative());
-        assertThat(codes(fp).contains("swap")).isEqualTo(meminfo("SwapTotal") > 0);
+        assertThat(codes(fp).contains("swap")).isEqualTo(HostFacts.meminfo("SwapTotal") > 0);
 
         // cpufreq: the governor is reported exactly when every online CPU has one, else unknown with a warning.
         boolean cpufreq = online.cpus().stream().allMatch(c -> Files.exists(SYS_CPU.resolve("cpu" + c + "/cpufreq/scaling_governor")));
@@ -73,13 +65,13 @@ class MachineInspectorTest {
             assertThat(codes(fp)).contains("frequency_unknown");
         }
         Path smt = SYS_CPU.resolve("smt/control");
-        assertThat(fp.smt()).isEqualTo(Files.exists(smt) ? read(smt) : null);
+        assertThat(fp.smt()).isEqualTo(Files.exists(smt) ? HostFacts.read(smt) : null);
         Path active = SYS_CPU.resolve("smt/active");
-        if (Files.exists(active)) assertThat(codes(fp).contains("smt")).isEqualTo(read(active).equals("1"));
+        if (Files.exists(active)) assertThat(codes(fp).contains("smt")).isEqualTo(HostFacts.read(active).equals("1"));
         Path noTurbo = SYS_CPU.resolve("intel_pstate/no_turbo");
         Path boost = SYS_CPU.resolve("cpufreq/boost");
-        if (Files.exists(noTurbo)) assertThat(fp.turbo()).isEqualTo(read(noTurbo).equals("0"));
-        else if (Files.exists(boost)) assertThat(fp.turbo()).isEqualTo(read(boost).equals("1"));
+        if (Files.exists(noTurbo)) assertThat(fp.turbo()).isEqualTo(HostFacts.read(noTurbo).equals("0"));
+        else if (Files.exists(boost)) assertThat(fp.turbo()).isEqualTo(HostFacts.read(boost).equals("1"));
         else assertThat(fp.turbo()).as("no turbo control here: unknown, not guessed").isNull();
 
         assertThat(fp.jobCpusBusy()).isBetween(0.0, 1.0);
@@ -91,7 +83,7 @@ class MachineInspectorTest {
 
     @Test
     void benchmarkCpusAreTheOnesWatched() throws Exception {
-        CpuList online = CpuList.parse(read(SYS_CPU.resolve("online")));
+        CpuList online = CpuList.parse(HostFacts.read(SYS_CPU.resolve("online")));
         CpuList last = new CpuList(new java.util.TreeSet<>(List.of(online.cpus().last())));
         MachineFingerprint fp = MachineInspector.ofHost(Optional.of(last), Clock.systemUTC()).read(PROCESS);
         assertThat(fp.jobCpus()).isEqualTo(last.toString());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.NoiseCode;
+import dev.baton.runner.testing.HostFacts;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
@@ -101,20 +102,11 @@ abstract class FingerprintAgainstServerContract {
         return baton.get("/v0/projects/bench/jobs/" + uuid);
     }
 
-    private static String read(Path p) throws Exception {
-        return Files.readString(p).strip();
-    }
 
-    private static long meminfo(String key) throws Exception {
-        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-            if (line.startsWith(key + ":")) return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-        throw new AssertionError(key + " not in /proc/meminfo");
-    }
 
     @Test
     void aJobAndItsReportShowTheMachineItRanOn() throws Exception {
-        CpuList online = CpuList.parse(read(SYS_CPU.resolve("online")));
+        CpuList online = CpuList.parse(HostFacts.read(SYS_CPU.resolve("online")));
         String last = online.cpus().last().toString();
         runAgent("lab", Optional.of(last));
         String uuid = submit("lab");
@@ -122,11 +114,11 @@ abstract class FingerprintAgainstServerContract {
         JsonNode done = job(uuid);
         JsonNode fp = done.path("fingerprint");
         assertThat(fp.isObject()).as("the job shows its fingerprint: " + done).isTrue();
-        assertThat(fp.path("kernel").asText()).isEqualTo(read(Path.of("/proc/sys/kernel/osrelease")));
+        assertThat(fp.path("kernel").asText()).isEqualTo(HostFacts.read(Path.of("/proc/sys/kernel/osrelease")));
         assertThat(fp.path("cpus").asInt()).isEqualTo(online.size());
         assertThat(fp.path("job_cpus").asText()).as("the CPUs the workload was pinned to").isEqualTo(last);
-        assertThat(fp.path("memory_total").asLong()).isEqualTo(meminfo("MemTotal"));
-        assertThat(fp.path("swap_total").asLong()).isEqualTo(meminfo("SwapTotal"));
+        assertThat(fp.path("memory_total").asLong()).isEqualTo(HostFacts.meminfo("MemTotal"));
+        assertThat(fp.path("swap_total").asLong()).isEqualTo(HostFacts.meminfo("SwapTotal"));
         assertThat(fp.path("load_average")).hasSize(3);
         assertThat(fp.path("executor").asText()).isEqualTo("process");
         assertThat(fp.path("runner_version").asText()).isEqualTo("test");
