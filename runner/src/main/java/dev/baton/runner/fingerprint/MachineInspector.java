@@ -73,13 +73,13 @@ public final class MachineInspector {
 
         String governor = job == null ? null : governor(job, warnings);
         Boolean turbo = turbo();
-        if (Boolean.TRUE.equals(turbo)) warnings.add(new MachineFingerprint.Warning(NoiseCode.TURBO, "turbo/boost is on"));
+        if (Boolean.TRUE.equals(turbo)) warnings.add(warning(NoiseCode.TURBO, "turbo/boost is on"));
         String smt = text("sys/devices/system/cpu/smt/control").orElse(null);
-        if (smtActive(job)) warnings.add(new MachineFingerprint.Warning(NoiseCode.SMT,
+        if (smtActive(job)) warnings.add(warning(NoiseCode.SMT,
                 "SMT is on: sibling threads share the job's cores"));
         Map<String, Long> meminfo = meminfo();
         Long swap = meminfo.get("SwapTotal");
-        if (swap != null && swap > 0) warnings.add(new MachineFingerprint.Warning(NoiseCode.SWAP,
+        if (swap != null && swap > 0) warnings.add(warning(NoiseCode.SWAP,
                 "swap is on (" + swap / (1024 * 1024) + " MiB): job memory may be paged out"));
         List<Double> load = loadAverage();
 
@@ -115,12 +115,12 @@ public final class MachineInspector {
             else without.add(cpu);
         }
         if (!without.isEmpty()) {
-            warnings.add(new MachineFingerprint.Warning(NoiseCode.FREQUENCY_UNKNOWN, "no cpufreq on CPU " + cpus(without)
+            warnings.add(warning(NoiseCode.FREQUENCY_UNKNOWN, "no cpufreq on CPU " + cpus(without)
                     + ": the frequency governor cannot be read (a VM or no cpufreq driver)"));
             return null;
         }
         List<String> noisy = governors.stream().filter(g -> !g.equals("performance")).toList();
-        if (!noisy.isEmpty()) warnings.add(new MachineFingerprint.Warning(NoiseCode.GOVERNOR,
+        if (!noisy.isEmpty()) warnings.add(warning(NoiseCode.GOVERNOR,
                 "frequency governor " + String.join(", ", noisy) + " (not performance): the clock changes with the load"));
         return cut(String.join(",", governors));
     }
@@ -210,8 +210,8 @@ public final class MachineInspector {
         }
         if (total == 0) return null; // the sample was shorter than a clock tick: nothing measured
         double share = Math.min(1.0, (double) busy / total);
-        if (!hot.isEmpty()) warnings.add(new MachineFingerprint.Warning(NoiseCode.BUSY_CPUS,
-                cut("other processes kept the job's CPUs busy just before it started: " + String.join(", ", hot))));
+        if (!hot.isEmpty()) warnings.add(warning(NoiseCode.BUSY_CPUS,
+                "other processes kept the job's CPUs busy just before it started: " + String.join(", ", hot)));
         return share;
     }
 
@@ -247,6 +247,11 @@ public final class MachineInspector {
 
     private static String percent(double share) {
         return String.format(Locale.ROOT, "%.0f%%", share * 100);
+    }
+
+    /** A warning whose sentence fits the protocol's bound (a long CPU list could pass it). */
+    private static MachineFingerprint.Warning warning(NoiseCode code, String message) {
+        return new MachineFingerprint.Warning(code, cut(message));
     }
 
     static String cut(String s) {
