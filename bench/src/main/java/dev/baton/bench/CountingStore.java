@@ -290,6 +290,18 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
+        wrote("setSpecRequireCleanFingerprint");
+        return delegate.setSpecRequireCleanFingerprint(specId, required, now);
+    }
+
+    @Override
+    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
+        wrote("recordFingerprint");
+        return delegate.recordFingerprint(job, lease, fingerprint);
+    }
+
+    @Override
     public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
         wrote("setSpecQueueTimeout");
         return delegate.setSpecQueueTimeout(specId, queueTimeoutSeconds, now);

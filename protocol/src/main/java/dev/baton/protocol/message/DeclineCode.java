@@ -19,6 +19,11 @@ public enum DeclineCode {
     IMAGE_REQUIRED,
     /** The executor could not set the job up (runtime missing, sandbox error). */
     EXECUTOR_ERROR,
+    /**
+     * The job's spec requires a clean machine fingerprint and this machine has settings that add
+     * noise (governor, turbo, SMT, swap, busy CPUs) or cannot show that it has none.
+     */
+    NOISY_MACHINE,
     /** The runner is stopping and takes no new work. */
     SHUTTING_DOWN,
     /** Anything else, and any code this version does not know. */

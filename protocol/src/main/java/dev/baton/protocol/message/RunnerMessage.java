@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.MachineFingerprint;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -46,16 +47,21 @@ public sealed interface RunnerMessage {
     /**
      * The runner cannot run this job; it goes back to the queue for another runner. {@code code}
      * is one of {@link DeclineCode}'s wire names (absent from older runners: read as
-     * {@code other}); {@code reason} is one human sentence.
+     * {@code other}); {@code reason} is one human sentence. {@code fingerprint} (optional) is the
+     * machine state that made the runner decline ({@code noisy_machine}); it is stored on the attempt.
      */
-    record Declined(JobUuid job, LeaseId lease, String code, String reason) implements JobScoped {
+    record Declined(JobUuid job, LeaseId lease, String code, String reason, MachineFingerprint fingerprint) implements JobScoped {
         /** A decline without a code (as runners before decline codes sent it). */
         public Declined(JobUuid job, LeaseId lease, String reason) {
-            this(job, lease, (String) null, reason);
+            this(job, lease, (String) null, reason, null);
+        }
+
+        public Declined(JobUuid job, LeaseId lease, String code, String reason) {
+            this(job, lease, code, reason, null);
         }
 
         public Declined(JobUuid job, LeaseId lease, DeclineCode code, String reason) {
-            this(job, lease, code.wireName(), reason);
+            this(job, lease, code.wireName(), reason, null);
         }
 
         /** The code as sent, or {@code other} when absent or unknown to this version. */
@@ -64,8 +70,15 @@ public sealed interface RunnerMessage {
         }
     }
 
-    /** Execution really started: starts the clock. */
-    record Running(JobUuid job, LeaseId lease) implements JobScoped {}
+    /**
+     * Execution really started: starts the clock. {@code fingerprint} (optional; absent from
+     * runners before it) is the machine's state read just before the workload started.
+     */
+    record Running(JobUuid job, LeaseId lease, MachineFingerprint fingerprint) implements JobScoped {
+        public Running(JobUuid job, LeaseId lease) {
+            this(job, lease, null);
+        }
+    }
 
     /**
      * Liveness. With {@code job} and {@code lease} it keeps that attempt alive; without, it only

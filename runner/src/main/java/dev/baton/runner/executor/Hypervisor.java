@@ -12,6 +12,9 @@ public interface Hypervisor {
     /** For logs and the runner's capabilities, e.g. {@code qemu-microvm/tcg}. */
     String describe();
 
+    /** The hypervisor's own version line, for the machine fingerprint. */
+    String version();
+
     /** The accelerator in use: {@code kvm} or {@code tcg}. */
     String accelerator();
 

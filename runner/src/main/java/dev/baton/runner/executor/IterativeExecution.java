@@ -150,6 +150,10 @@ abstract class IterativeExecution implements Execution {
             return () -> events.declined(DeclineCode.EXECUTOR_ERROR, "could not prepare: " + e.getMessage());
         }
         try {
+            if (!stopRequested()) {
+                StartCheck check = events.beforeStart();
+                if (check.declines()) return () -> events.declined(check.decline(), check.reason());
+            }
             synchronized (lock) {
                 if (stopGrace == null) events.prepared();
                 while (!startRequested && stopGrace == null) lock.wait();

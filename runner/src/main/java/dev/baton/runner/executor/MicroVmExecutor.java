@@ -149,6 +149,16 @@ public final class MicroVmExecutor implements Executor {
         return "microvm";
     }
 
+    /** The hypervisor's version and accelerator, e.g. {@code QEMU emulator version 7.2.15 (tcg)}; asked once. */
+    @Override
+    public String version() {
+        String v = hypervisorVersion;
+        if (v == null) hypervisorVersion = v = options.hypervisor().version() + " (" + options.hypervisor().accelerator() + ")";
+        return v;
+    }
+
+    private volatile String hypervisorVersion;
+
     public Hypervisor hypervisor() {
         return options.hypervisor();
     }

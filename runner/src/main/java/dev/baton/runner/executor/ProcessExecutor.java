@@ -74,6 +74,11 @@ public final class ProcessExecutor implements Executor {
     }
 
     @Override
+    public Optional<String> workloadCpus() {
+        return benchmarkCpus;
+    }
+
+    @Override
     public Execution prepare(ClaimedJob job, ExecutionEvents events) {
         var e = new ProcessExecution(job, events);
         e.begin();

@@ -16,6 +16,11 @@ public record QemuMicrovm(String binary, String accelerator) implements Hypervis
     }
 
     @Override
+    public String version() {
+        return java.util.Objects.requireNonNullElse(ToolVersion.of(List.of(binary, "--version")), "unknown");
+    }
+
+    @Override
     public String describe() {
         return "qemu-microvm/" + accelerator;
     }

@@ -122,6 +122,21 @@ public final class RuncExecutor implements Executor {
         return "runc";
     }
 
+    /** {@code runc --version}'s first line, asked once (the binary does not change under a running agent). */
+    @Override
+    public String version() {
+        String v = runcVersion;
+        if (v == null) runcVersion = v = java.util.Objects.requireNonNullElse(ToolVersion.of(List.of(options.runc(), "--version")), "unknown");
+        return v;
+    }
+
+    private volatile String runcVersion;
+
+    @Override
+    public Optional<String> workloadCpus() {
+        return options.benchmarkCpus();
+    }
+
     public boolean usesUserNamespace() {
         return userns;
     }

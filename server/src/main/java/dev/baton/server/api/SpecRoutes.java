@@ -25,10 +25,13 @@ public final class SpecRoutes implements RouteModule {
     }
 
     record CreateSpec(String name, String slug, String architecture, Integer cpu, Long memory, Long disk, Boolean network,
-            Integer queueTimeout) {}
+            Integer queueTimeout, Boolean requireCleanFingerprint) {}
 
-    /** {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is. */
-    record UpdateSpec(String name, String slug, Boolean archived, Integer queueTimeout) {}
+    /**
+     * {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is;
+     * {@code requireCleanFingerprint}: absent to leave as is.
+     */
+    record UpdateSpec(String name, String slug, Boolean archived, Integer queueTimeout, Boolean requireCleanFingerprint) {}
 
     @Override
     public void addRoutes(JavalinConfig config) {
@@ -53,6 +56,7 @@ public final class SpecRoutes implements RouteModule {
         Spec spec = Slugs.insert(name, slug, s -> api.store()
                 .createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
         if (queueTimeout != null) spec = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+        if (Boolean.TRUE.equals(body.requireCleanFingerprint())) spec = api.store().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
         Json.write(ctx, 201, spec.view());
     }
 
@@ -75,6 +79,9 @@ public final class SpecRoutes implements RouteModule {
         try {
             Spec updated = api.store().updateSpec(spec.id(), name, slug, body.archived(), api.now());
             if (body.queueTimeout() != null) updated = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+            if (body.requireCleanFingerprint() != null) {
+                updated = api.store().setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
+            }
             Json.write(ctx, 200, updated.view());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);

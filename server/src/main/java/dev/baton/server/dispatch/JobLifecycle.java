@@ -6,8 +6,10 @@ import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.channel.Sessions;
 import dev.baton.server.logs.LiveLogs;
@@ -108,6 +110,7 @@ public final class JobLifecycle {
         switch (t.result()) {
             case APPLIED, DUPLICATE -> {
                 Job job = t.job();
+                recordFingerprint(a, m.fingerprint());
                 a.started = job.started() == null ? now : job.started();
                 deadlines.clear(DeadlineKeys.accept(a.job));
                 armHardTimeout(a);
@@ -180,6 +183,7 @@ public final class JobLifecycle {
                         settings.maxRequeues(), settings.declineBackoff(), clock.instant());
                 yield switch (t.result()) {
                     case APPLIED -> {
+                        recordFingerprint(a, m.fingerprint());
                         afterRequeue(a, t.job());
                         yield new ServerMessage.Ack(m.job());
                     }
@@ -560,6 +564,11 @@ public final class JobLifecycle {
         if (a == null) return b;
         if (b == null) return a;
         return a.isAfter(b) ? a : b;
+    }
+
+    /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
+    private void recordFingerprint(ActiveJob a, MachineFingerprint fingerprint) {
+        if (fingerprint != null) store.recordFingerprint(a.job, a.lease, Wire.encode(fingerprint));
     }
 
     /** A runner's decline reason as stored: at most this many characters (the message itself is size-bounded). */

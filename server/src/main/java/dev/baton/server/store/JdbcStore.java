@@ -372,6 +372,20 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
+        try {
+            return write(h -> {
+                int rows = h.createUpdate("UPDATE spec SET require_clean_fingerprint = :required, modified = :now WHERE id = :id")
+                        .bind("required", required).bind("now", micros(now)).bind("id", specId).execute();
+                if (rows == 0) throw notFound("spec", specId);
+                return spec(h, specId).orElseThrow();
+            });
+        } finally {
+            specs.invalidate();
+        }
+    }
+
+    @Override
     public void deleteSpec(long specId) {
         try {
             deleteSpecRow(specId);
@@ -498,6 +512,14 @@ abstract class JdbcStore implements Store {
     public List<Attempt> attempts(long jobId) {
         return read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job ORDER BY number")
                 .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
+    }
+
+    @Override
+    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
+        Objects.requireNonNull(lease, "lease");
+        return write(h -> h.createUpdate("UPDATE job_attempt SET fingerprint = :fingerprint"
+                        + " WHERE lease = :lease AND job_id = (SELECT id FROM job WHERE uuid = :uuid)")
+                .bind("fingerprint", fingerprint).bind("lease", lease.value()).bind("uuid", job.toString()).execute() > 0);
     }
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------

@@ -81,6 +81,9 @@ public interface Store extends AutoCloseable {
     /** Sets (or with null clears) the spec's default queue timeout in seconds for jobs submitted from now on. */
     Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now);
 
+    /** Whether the spec's jobs require a clean machine fingerprint (runners decline them on a noisy machine). */
+    Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now);
+
     /** Deletes a spec; IN_USE while any job references it. Runner associations go with it. */
     void deleteSpec(long specId);
 
@@ -117,6 +120,12 @@ public interface Store extends AutoCloseable {
     Optional<Attempt> findAttempt(long jobId, int number);
 
     List<Attempt> attempts(long jobId);
+
+    /**
+     * Stores the runner's machine fingerprint (JSON) on the attempt holding {@code lease}; false
+     * when no attempt of the job has that lease. Only the attempt's runner says it, under its lease.
+     */
+    boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint);
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
