@@ -312,7 +312,7 @@ public final class RouterCore {
                 if (h.state == State.OFFERED) {
                     h.state = State.RUNNING;
                     usage.started(h.id, h.project(), now);
-                    metrics.accepted(Duration.between(h.received, now));
+                    metrics.accepted(Duration.between(h.received, now), r.name);
                 }
                 sendUp(h, run);
                 link.send(new ServerMessage.Ack(job));

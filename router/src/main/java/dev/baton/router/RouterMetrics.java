@@ -2,6 +2,7 @@ package dev.baton.router;
 
 import dev.baton.protocol.message.DeclineCode;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -22,9 +23,10 @@ public final class RouterMetrics {
             .publishPercentileHistogram().register(registry);
 
     public void gauges(Supplier<Number> runners, Supplier<Number> jobs, Supplier<Number> upstream) {
-        registry.gauge("baton_router_runners_connected", runners, s -> s.get().doubleValue());
-        registry.gauge("baton_router_jobs_held", jobs, s -> s.get().doubleValue());
-        registry.gauge("baton_router_upstream_connected", upstream, s -> s.get().doubleValue());
+        // strong references: Micrometer holds a gauge's object weakly, and these suppliers have no other owner
+        Gauge.builder("baton_router_runners_connected", runners, s -> s.get().doubleValue()).strongReference(true).register(registry);
+        Gauge.builder("baton_router_jobs_held", jobs, s -> s.get().doubleValue()).strongReference(true).register(registry);
+        Gauge.builder("baton_router_upstream_connected", upstream, s -> s.get().doubleValue()).strongReference(true).register(registry);
     }
 
     void received() {
@@ -51,8 +53,10 @@ public final class RouterMetrics {
         offered.record(d);
     }
 
-    void accepted(Duration d) {
+    void accepted(Duration d, String runner) {
         accepted.record(d);
+        Counter.builder("baton_router_jobs_started_total").tag("runner", runner).description("jobs a runner behind the router started")
+                .register(registry).increment();
     }
 
     void upstreamDecline(DeclineCode code) {
