@@ -56,6 +56,9 @@ public final class RouterCore {
     /** The router's outstanding {@code ready} upstream: what it asked and how many jobs may still come. */
     private Asked asked;
     private boolean quiet;
+    /** When the router last said anything upstream: an idle router still heartbeats, as an idle runner does. */
+    private Instant lastUpstreamBeat = Instant.MIN;
+    private static final Duration IDLE_HEARTBEAT = Duration.ofSeconds(1);
 
     private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots) {}
 
@@ -442,6 +445,11 @@ public final class RouterCore {
     /** Poll timeouts, read timeouts, lost runners, acceptance windows and keep-alives, on the injected clock. */
     public void tick() {
         Instant now = clock.instant();
+        if (upstreamOpen && !now.isBefore(lastUpstreamBeat.plus(IDLE_HEARTBEAT))) {
+            // Only valid messages keep the server's read timer alive (not a repeated ready).
+            lastUpstreamBeat = now;
+            upstream.send(new RunnerMessage.Heartbeat(null, null));
+        }
         Duration hbTimeout = settings.heartbeatTimeout();
         for (Downstream r : runners.values()) {
             if (r.link != null && r.waiting && !now.isBefore(r.pollDeadline)) {
