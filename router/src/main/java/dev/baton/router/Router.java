@@ -78,6 +78,7 @@ public final class Router implements AutoCloseable {
             }
         }, () -> loop.call(core::status), metrics::scrape);
         ticker.scheduleAtFixedRate(() -> loop.post(core::tick), tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(() -> loop.post(core::heartbeat), 1, 1, TimeUnit.SECONDS);
         upstream.start();
         log.info("Baton router {} listening on {}:{} for runners; upstream {} as runner {}; policy {}", o.settings().name(), o.host(),
                 downstream.port(), o.server(), o.runner(), o.policy().describe());

@@ -56,9 +56,6 @@ public final class RouterCore {
     /** The router's outstanding {@code ready} upstream: what it asked and how many jobs may still come. */
     private Asked asked;
     private boolean quiet;
-    /** When the router last said anything upstream: an idle router still heartbeats, as an idle runner does. */
-    private Instant lastUpstreamBeat = Instant.MIN;
-    private static final Duration IDLE_HEARTBEAT = Duration.ofSeconds(1);
 
     private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots) {}
 
@@ -442,14 +439,19 @@ public final class RouterCore {
 
     // ---- time ------------------------------------------------------------------------------------
 
+    /**
+     * The router's own liveness upstream, once a second by the driver's timer: only valid messages
+     * keep the server's read timer alive (not a repeated ready), and an idle router has nothing else
+     * to say, as an idle runner has not.
+     */
+    public void heartbeat() {
+        if (upstreamOpen) upstream.send(new RunnerMessage.Heartbeat(null, null));
+    }
+
     /** Poll timeouts, read timeouts, lost runners, acceptance windows and keep-alives, on the injected clock. */
     public void tick() {
         Instant now = clock.instant();
-        if (upstreamOpen && !now.isBefore(lastUpstreamBeat.plus(IDLE_HEARTBEAT))) {
-            // Only valid messages keep the server's read timer alive (not a repeated ready).
-            lastUpstreamBeat = now;
-            upstream.send(new RunnerMessage.Heartbeat(null, null));
-        }
+
         Duration hbTimeout = settings.heartbeatTimeout();
         for (Downstream r : runners.values()) {
             if (r.link != null && r.waiting && !now.isBefore(r.pollDeadline)) {

@@ -52,14 +52,16 @@ class RouterFaultTest {
         Router router = fleet.router(new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofSeconds(2)), Clock.systemUTC());
         URI url = Fleet.url(router);
         Process doomed = fleet.agentProcess(url, "r1");
-        String job = fleet.submit("alpha", sleepingJob(30, "done"), Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true),
+        // The first attempt runs long (and is killed); the second, seeing the first's marker, is quick.
+        Path marker = dir.resolve("first-attempt-started");
+        List<String> cmd = List.of("sh", "-c", "if [ -e " + marker + " ]; then echo '{\"bench\":{\"t\":{\"value\":1}}}'; echo done > out.txt;"
+                + " else touch " + marker + "; sleep 60; fi");
+        String job = fleet.submit("alpha", cmd, Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true),
                 "file_paths", List.of("out.txt")));
         fleet.awaitStatus("alpha", job, "running", WAIT);
 
         doomed.destroyForcibly().waitFor();
         fleet.agent(url, "r2");
-        // r2 gets the new attempt; the job is short this time only because it is the same command
-        // with the time it already had: wait for the requeue, then for the result.
         await().atMost(WAIT).until(() -> fleet.job("alpha", job).get("attempts").size() == 2);
         JsonNode first = fleet.job("alpha", job).get("attempts").get(0);
         assertThat(first.get("outcome").asText()).isEqualTo("lost");
