@@ -8,6 +8,6 @@ import java.util.Set;
  */
 public record RunnerEntry(String name, String keyHash, Set<String> specs) {
     public RunnerEntry {
-        specs = Set.copyOf(specs);
+        specs = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(specs)); // a stable order in files and lists
     }
 }
