@@ -57,6 +57,9 @@ public final class RouterCore {
     private Asked asked;
     private boolean quiet;
 
+    /** Informational in {@code ready}: the router's own machine (its runners may differ). */
+    private static final String ARCH = dev.baton.protocol.value.Architecture.ofHost().map(a -> a.wireName()).orElse(System.getProperty("os.arch"));
+
     private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots) {}
 
     public RouterCore(RouterSettings settings, SchedulingPolicy policy, Outbox outbox, RouterMetrics metrics, Clock clock, Upstream upstream) {
@@ -204,7 +207,7 @@ public final class RouterCore {
         List<ProjectUuid> prefer = policy.preferProjects(usage, clock.instant());
         if (asked != null && asked.specs().equals(specs) && asked.prefer().equals(prefer)) return;
         asked = new Asked(specs, prefer, slots);
-        upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", System.getProperty("os.arch"), "router",
+        upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", ARCH, "router",
                 slots, List.copyOf(specs), prefer.isEmpty() ? null : prefer));
     }
 
