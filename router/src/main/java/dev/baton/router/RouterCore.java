@@ -202,7 +202,15 @@ public final class RouterCore {
         }
         long queued = jobs.values().stream().filter(h -> h.state == State.QUEUED).count();
         int want = (int) Math.max(0, free - queued);
-        if (want == 0 || specs.isEmpty()) return;
+        if (want == 0 || specs.isEmpty()) {
+            if (asked != null && !asked.specs().isEmpty()) {
+                // Nobody behind the router waits any more (a runner left, or held jobs cover them):
+                // withdraw the wait, so that the server hands out nothing no runner can take.
+                asked = new Asked(Set.of(), List.of(), 1);
+                upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", ARCH, "router", 1, List.of(), null));
+            }
+            return;
+        }
         int slots = Math.min(1024, policy.slotsPerAsk(want));
         List<ProjectUuid> prefer = policy.preferProjects(usage, clock.instant());
         if (asked != null && asked.specs().equals(specs) && asked.prefer().equals(prefer)) return;

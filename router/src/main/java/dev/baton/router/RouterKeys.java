@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -31,7 +31,8 @@ public final class RouterKeys {
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{64}");
 
     private final Path file;
-    private FileTime loadedAt;
+    /** What the loaded file was: its modification time and file key (a rewrite is a new inode, seen even within one timestamp tick). */
+    private List<Object> loaded;
     private Map<String, RunnerEntry> entries = Map.of();
 
     public RouterKeys(Path file) {
@@ -61,10 +62,14 @@ public final class RouterKeys {
 
     private void reloadIfChanged() {
         try {
-            FileTime modified = Files.exists(file) ? Files.getLastModifiedTime(file) : null;
-            if (modified != null && modified.equals(loadedAt)) return;
-            entries = modified == null ? Map.of() : parse(Files.readAllLines(file, StandardCharsets.UTF_8));
-            loadedAt = modified;
+            List<Object> version = null;
+            if (Files.exists(file)) {
+                var attributes = Files.readAttributes(file, BasicFileAttributes.class);
+                version = Arrays.asList(attributes.lastModifiedTime(), attributes.fileKey(), attributes.size());
+            }
+            if (version != null && version.equals(loaded)) return;
+            entries = version == null ? Map.of() : parse(Files.readAllLines(file, StandardCharsets.UTF_8));
+            loaded = version;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the router's keys file " + file, e);
         }

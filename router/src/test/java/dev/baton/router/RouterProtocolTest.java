@@ -173,7 +173,7 @@ class RouterProtocolTest {
     }
 
     @Test
-    void aCancelReachesTheRunnerHoldingTheJob() {
+    void logsPassThroughAndACancelReachesTheRunnerHoldingTheJob() {
         try (RawRunner r1 = runner("r1")) {
             r1.send(ready());
             String job = submit();
@@ -181,6 +181,11 @@ class RouterProtocolTest {
             r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             r1.expect(ServerMessage.Ack.class);
             await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+            // live output passes through to the server's tail of the job
+            r1.send(RunnerMessage.Log.text(claimed.uuid(), claimed.lease(), 1, dev.baton.protocol.message.LogStream.STDOUT, 0, "through the router\n"));
+            assertThat(r1.expect(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
+            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.server.get("/v0/projects/alpha/jobs/" + job + "/logs").toString()
+                    .contains("through the router"));
             fleet.server.post("/v0/projects/alpha/jobs/" + job + "/cancel", Map.of());
             ServerMessage.Cancel cancel = r1.expectSkippingAcks(ServerMessage.Cancel.class);
             assertThat(cancel.lease()).isEqualTo(claimed.lease());

@@ -72,6 +72,15 @@ abstract class RouterReadyContractTest {
     }
 
     @Test
+    void aReadyNarrowedToNoSpecsWithdrawsTheWait() {
+        channel.send(ready(List.of("small"), null));
+        channel.send(ready(List.of(), null));
+        Job job = server.submit(small);
+        channel.expectSilence(Duration.ofMillis(300));
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
     void aRepeatedIdenticalNarrowedReadyChangesNothing() {
         channel.send(ready(List.of("large"), null));
         channel.send(ready(List.of("large"), null));
