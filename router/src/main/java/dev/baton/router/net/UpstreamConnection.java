@@ -69,9 +69,6 @@ public final class UpstreamConnection implements Upstream, AutoCloseable {
         client.send(message);
     }
 
-    public URI uri() {
-        return client.uri();
-    }
 
     @Override
     public void close() {
