@@ -178,7 +178,8 @@ public final class RouterCore {
         HeldJob h = jobs.remove(s.job());
         if (h == null) return;
         if (h.state == State.FINISHING) outbox.deleteResult(h.id);
-        usage.ended(h.id, clock.instant());
+        if (h.state == State.RUNNING) usage.ended(h.id, clock.instant());
+        else usage.forget(h.id);
         Downstream owner = h.owner == null ? null : runners.get(h.owner);
         if (owner != null && owner.link != null && h.state != State.FINISHING) owner.link.send(s);
         log.info("job {}: lease no longer current upstream ({})", s.job(), s.reason());
@@ -322,7 +323,6 @@ public final class RouterCore {
             case RunnerMessage.Running run -> {
                 if (h.state == State.OFFERED) {
                     h.state = State.RUNNING;
-                    usage.started(h.id, h.project(), now);
                     metrics.accepted(Duration.between(h.received, now), r.name);
                 }
                 sendUp(h, run);
@@ -396,6 +396,7 @@ public final class RouterCore {
         if (h.state != State.OFFERED) return;
         metrics.downstreamDecline(d.declineCode());
         h.declinedBy.add(r.name);
+        usage.forget(h.id);
         h.lastDeclineCode = d.declineCode();
         h.lastDeclineReason = r.name + ": " + (d.reason() == null ? "declined" : d.reason());
         h.state = State.QUEUED;
@@ -418,6 +419,7 @@ public final class RouterCore {
 
     private void declineUpstream(HeldJob h, DeclineCode code, String reason) {
         jobs.remove(h.id);
+        usage.forget(h.id);
         metrics.upstreamDecline(code);
         log.info("job {}: declined upstream: {}", h.id, reason);
         String bounded = reason.length() > 1024 ? reason.substring(0, 1024) : reason;
@@ -438,6 +440,7 @@ public final class RouterCore {
                 h.state = State.OFFERED;
                 h.owner = r.name;
                 h.windowStart = now;
+                usage.started(h.id, h.project(), now);
                 r.free--;
                 if (r.free == 0) r.waiting = false;
                 r.link.send(new ServerMessage.Job(h.claimed));
@@ -510,6 +513,7 @@ public final class RouterCore {
         h.ownerGoneSince = null;
         metrics.runnerLost();
         if (h.state == State.OFFERED) {
+            usage.forget(h.id);
             h.declinedBy.add(runner);
             h.lastDeclineReason = runner + ": lost before it started the job";
             h.state = State.QUEUED;

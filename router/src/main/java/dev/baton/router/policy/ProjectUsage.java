@@ -7,9 +7,11 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Runner time per project as the router saw it: attempts that ended plus those running now,
- * from the moment a runner behind the router said {@code running} (prepare time is not runner
- * time the project used, brief §1). Touched only by the router's event loop.
+ * Runner time per project as the router saw it: attempts that ended plus those in hand now, from
+ * the moment the router gave the job to a runner (its slot is the project's from then on) to the
+ * runner's final word. An attempt the runner declined or lost before starting counts nothing.
+ * This is for sharing runners, not billing: the server still bills from {@code running} only.
+ * Touched only by the router's event loop.
  */
 public final class ProjectUsage {
     private final Map<ProjectUuid, Duration> ended = new HashMap<>();
@@ -24,6 +26,11 @@ public final class ProjectUsage {
     public void ended(Object attempt, Instant now) {
         Running r = running.remove(attempt);
         if (r != null) ended.merge(r.project(), Duration.between(r.since(), now), Duration::plus);
+    }
+
+    /** The attempt never ran here (declined, lost before it started): its time is nobody's. */
+    public void forget(Object attempt) {
+        running.remove(attempt);
     }
 
     public double seconds(ProjectUuid project, Instant now) {
