@@ -195,4 +195,23 @@ class RouterProtocolTest {
             assertThat(fleet.job("alpha", job).get("status").asText()).isEqualTo("canceled");
         }
     }
+
+    @Test
+    void aRunnerThatGoesSilentWhileRunningIsClosedAndItsJobReportedLost() {
+        try (RawRunner r1 = runner("r1")) {
+            r1.send(ready());
+            String job = submit();
+            ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
+            r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+            r1.expect(ServerMessage.Ack.class);
+            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+
+            clock.advance(Duration.ofMinutes(10)); // the router's heartbeat timeout, with no word from r1
+            await().atMost(Duration.ofSeconds(10)).until(() -> r1.closeCode() == 4002);
+            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("failed"));
+            JsonNode failed = fleet.job("alpha", job);
+            assertThat(failed.get("attempts").get(0).get("outcome").asText()).isEqualTo("lost");
+            assertThat(failed.get("error").asText()).contains("lost contact with runner r1 behind router router");
+        }
+    }
 }
