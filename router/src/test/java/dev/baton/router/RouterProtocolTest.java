@@ -214,4 +214,33 @@ class RouterProtocolTest {
             assertThat(failed.get("error").asText()).contains("lost contact with runner r1 behind router router");
         }
     }
+
+    @Test
+    void aRouterRestartedInTimeTakesOnTheJobsItsRunnersCarryOn() {
+        RawRunner r1 = runner("r1");
+        r1.send(ready());
+        String job = submit();
+        ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
+        r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        r1.expect(ServerMessage.Ack.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+
+        int port = router.port();
+        router.close();
+        r1.close();
+        // a new router on the same port and state, within the server's heartbeat timeout (3 s)
+        router = fleet.router(new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofMinutes(10)), clock, port);
+        try (RawRunner back = runner("r1")) {
+            back.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+            assertThat(back.expect(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
+            back.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+            assertThat(back.expectSkippingAcks(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
+            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("processed"));
+            assertThat(fleet.job("alpha", job).get("attempts")).hasSize(1);
+
+            // a made-up lease for a job the router does not hold is not taken on: the server says stale
+            back.send(new RunnerMessage.Heartbeat(claimed.uuid(), dev.baton.protocol.id.LeaseId.random()));
+            assertThat(back.expectSkippingAcks(ServerMessage.Stale.class).job()).isEqualTo(claimed.uuid());
+        }
+    }
 }

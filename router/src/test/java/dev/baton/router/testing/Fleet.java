@@ -79,7 +79,12 @@ public final class Fleet implements AutoCloseable {
     }
 
     public Router router(SchedulingPolicy policy, RouterSettings settings, Clock clock) {
-        Router r = Router.start(new Router.Options(server.url(), routerSlug, routerKey, "127.0.0.1", 0, keysFile, dir.resolve("router-state"),
+        return router(policy, settings, clock, 0);
+    }
+
+    /** A router in this JVM on {@code port} (0: any), with the fleet's state directory. */
+    public Router router(SchedulingPolicy policy, RouterSettings settings, Clock clock, int port) {
+        Router r = Router.start(new Router.Options(server.url(), routerSlug, routerKey, "127.0.0.1", port, keysFile, dir.resolve("router-state"),
                 policy, settings), clock);
         routers.add(r);
         return r;
