@@ -265,9 +265,9 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, dev.baton.server.store.ClaimFilter filter) {
         wrote("claim");
-        return delegate.claim(runnerId, lease, now);
+        return delegate.claim(runnerId, lease, now, filter);
     }
 
     @Override

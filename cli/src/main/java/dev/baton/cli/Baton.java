@@ -30,6 +30,7 @@ public final class Baton implements Runnable {
             ReportsCommand.class,
             dev.baton.cli.image.ImageCommand.class,
             dev.baton.cli.runner.RunnerCommand.class,
+            dev.baton.cli.router.RouterCommand.class,
             CompletionCommand.class,
             CommandLine.HelpCommand.class);
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.MachineFingerprint;
 import java.nio.charset.StandardCharsets;
@@ -38,8 +39,31 @@ public sealed interface RunnerMessage {
     /**
      * The runner is idle (or has free slots) and asks for work. {@code pollTimeout} is seconds
      * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1).
+     *
+     * <p>Two optional fields exist for a router (docs/router.md), which stands for many runners:
+     * {@code specs} narrows this wait to some of the runner's specs (slugs; those with a free
+     * runner behind the router), and {@code preferProjects} orders the claim by project first
+     * (UUIDs, most preferred first; other projects after them), which is how a router applies
+     * fair share. Absent, a ready means what it always meant.
      */
-    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) implements RunnerMessage {}
+    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                 List<ProjectUuid> preferProjects) implements RunnerMessage {
+        public static final int MAX_LIST = 1024;
+
+        public Ready {
+            if (specs != null && specs.size() > MAX_LIST) throw new IllegalArgumentException("ready: at most " + MAX_LIST + " specs");
+            if (preferProjects != null && preferProjects.size() > MAX_LIST) {
+                throw new IllegalArgumentException("ready: at most " + MAX_LIST + " prefer_projects");
+            }
+            specs = specs == null ? null : List.copyOf(specs);
+            preferProjects = preferProjects == null ? null : List.copyOf(preferProjects);
+        }
+
+        /** A ready as a runner sends it: for all its specs, in the server's own order. */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) {
+            this(pollTimeout, os, arch, version, slots, null, null);
+        }
+    }
 
     /** Keep-alive while a claimed job is being provisioned (pull, unpack, boot). */
     record Preparing(JobUuid job, LeaseId lease, String message) implements JobScoped {}
@@ -88,7 +112,20 @@ public sealed interface RunnerMessage {
 
     record Completed(JobUuid job, LeaseId lease, List<IterationResult> results) implements Terminal {}
 
-    record Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error) implements Terminal {}
+    /**
+     * The attempt failed. {@code lost} (optional, a router's word) says the runner that executed
+     * it was lost rather than the workload failing: the server then treats it as it treats a
+     * runner it lost itself (outcome {@code lost}, retried only under {@code retry_when_runner_lost}).
+     */
+    record Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error, Boolean lost) implements Terminal {
+        public Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error) {
+            this(job, lease, results, error, null);
+        }
+
+        public boolean runnerLost() {
+            return Boolean.TRUE.equals(lost);
+        }
+    }
 
     /** Acknowledges a {@code cancel}: the workload is stopped; partial results may be attached. */
     record Canceled(JobUuid job, LeaseId lease, List<IterationResult> results) implements Terminal {}

@@ -230,7 +230,9 @@ public final class JobLifecycle {
                 }
                 if (!job.status().inFlight()) yield null;
                 results.save(project, job, new JobOutput(f.results(), errorOf(f)));
-                yield store.fail(m.job(), m.lease(), errorOf(f), AttemptOutcome.FAILED, now);
+                // A router reports a runner behind it as lost: the same outcome as a runner the
+                // server lost itself, so retry_when_runner_lost means the same through a router.
+                yield store.fail(m.job(), m.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
             }
             case RunnerMessage.Canceled c -> {
                 if (hasResults(c.results()) && !results.hasOutput(project, job)) {

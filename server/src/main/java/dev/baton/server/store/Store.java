@@ -140,7 +140,12 @@ public interface Store extends AutoCloseable {
      * lease, attempt+1, claimed and last_heartbeat = now, and opens an attempt record. Never
      * hands one job to two callers, on either dialect.
      */
-    Optional<Job> claim(long runnerId, LeaseId lease, Instant now);
+    default Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
+        return claim(runnerId, lease, now, ClaimFilter.NONE);
+    }
+
+    /** {@link #claim(long, LeaseId, Instant)} narrowed and ordered by a router's {@code filter}. */
+    Optional<Job> claim(long runnerId, LeaseId lease, Instant now, ClaimFilter filter);
 
     /** claimed → running under {@code lease}; sets started. Running already under the same lease: DUPLICATE. */
     Transition start(JobUuid job, LeaseId lease, Instant now);
