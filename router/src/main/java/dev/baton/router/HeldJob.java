@@ -6,6 +6,7 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.MachineFingerprint;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
@@ -27,6 +28,8 @@ final class HeldJob {
     Instant lastKeepAlive;
     DeclineCode lastDeclineCode = DeclineCode.OTHER;
     String lastDeclineReason;
+    /** The machine fingerprint of the last runner's decline, passed upstream with the router's own decline. */
+    MachineFingerprint lastDeclineFingerprint;
     /** A cancel for a runner that is disconnected now: relayed when it comes back. */
     ServerMessage.Cancel pendingCancel;
     /** Messages about this job sent upstream on the current connection, and acks received. */

@@ -399,6 +399,7 @@ public final class RouterCore {
         usage.forget(h.id);
         h.lastDeclineCode = d.declineCode();
         h.lastDeclineReason = r.name + ": " + (d.reason() == null ? "declined" : d.reason());
+        h.lastDeclineFingerprint = d.fingerprint();
         h.state = State.QUEUED;
         h.owner = null;
         if (noRunnerLeftFor(h)) {
@@ -423,7 +424,7 @@ public final class RouterCore {
         metrics.upstreamDecline(code);
         log.info("job {}: declined upstream: {}", h.id, reason);
         String bounded = reason.length() > 1024 ? reason.substring(0, 1024) : reason;
-        if (upstreamOpen) upstream.send(new RunnerMessage.Declined(h.id, h.lease, code, bounded));
+        if (upstreamOpen) upstream.send(new RunnerMessage.Declined(h.id, h.lease, code.wireName(), bounded, h.lastDeclineFingerprint));
     }
 
     /** Hands held jobs to waiting runners, in the policy's order (arrival order among equals). */

@@ -163,12 +163,16 @@ class RouterProtocolTest {
             r1.send(ready());
             String job = submit();
             ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
-            r1.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), DeclineCode.IMAGE_REFUSED, "wrong architecture"));
+            // the runner's machine fingerprint travels upstream with the router's decline
+            var fingerprint = new dev.baton.protocol.model.MachineFingerprint(java.time.Instant.parse("2026-11-24T07:00:00Z"),
+                    "Router Test CPU", 2, "0-1", null, null, null, "6.1.0", null, null, null, null, null, "process", null, "test", List.of());
+            r1.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), DeclineCode.IMAGE_REFUSED.wireName(), "wrong architecture", fingerprint));
             r1.expect(ServerMessage.Ack.class);
             await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("attempts").get(0).hasNonNull("outcome"));
             JsonNode attempt = fleet.job("alpha", job).get("attempts").get(0);
             assertThat(attempt.get("decline_code").asText()).isEqualTo("image_refused");
             assertThat(attempt.get("decline_reason").asText()).contains("r1: wrong architecture");
+            assertThat(attempt.path("fingerprint").path("cpu_model").asText()).isEqualTo("Router Test CPU");
         }
     }
 
