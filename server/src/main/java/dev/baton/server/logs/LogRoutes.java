@@ -66,6 +66,14 @@ public final class LogRoutes implements RouteModule {
         config.events.serverStopping(logs::close);
     }
 
+    /**
+     * The same log handler without the admin check, for a caller that authenticates its own way
+     * first (the console, signed in with a cookie: EventSource cannot send a bearer token).
+     */
+    public io.javalin.http.Handler unguarded() {
+        return this::logs;
+    }
+
     private void logs(Context ctx) throws IOException, InterruptedException {
         Project project = find.project(ctx.pathParam("project"));
         Job job = find.job(project, ctx.pathParam("job"));

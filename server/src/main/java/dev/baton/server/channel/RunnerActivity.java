@@ -1,0 +1,13 @@
+package dev.baton.server.channel;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.message.DrainState;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What a connected runner does now, as this node sees it: since when its channel is open, the
+ * last drain directive it was sent, the jobs it holds (claimed or running) and whether it waits
+ * for work. Only in memory: a runner on another server node is not seen here.
+ */
+public record RunnerActivity(Instant connected, DrainState drainState, List<JobUuid> jobs, boolean waiting) {}
