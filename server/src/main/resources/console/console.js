@@ -24,10 +24,27 @@
       source.close();
       state.textContent = 'Log complete: the job is ' + JSON.parse(e.data).status + '.';
     });
+    return source;
   }
+
+  var logSource = null;
 
   document.addEventListener('DOMContentLoaded', function () {
     var pre = document.getElementById('log');
-    if (pre && pre.dataset.follow) follow(pre);
+    if (pre && pre.dataset.follow) logSource = follow(pre);
+  });
+
+  // A page left for another keeps its streams open while the browser caches it for "back", and a
+  // browser allows only a few connections per server: close them when the page is hidden, and
+  // load the page afresh if it comes back from that cache.
+  window.addEventListener('pagehide', function () {
+    if (logSource) logSource.close();
+    document.querySelectorAll('[sse-connect]').forEach(function (e) {
+      var data = e['htmx-internal-data'];
+      if (data && data.sseEventSource) data.sseEventSource.close();
+    });
+  });
+  window.addEventListener('pageshow', function (e) {
+    if (e.persisted) window.location.reload();
   });
 })();

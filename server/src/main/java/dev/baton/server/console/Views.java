@@ -67,7 +67,7 @@ public final class Views {
             List<IterationRow> iterations, List<OutputFile> files, List<MetricRow> metrics, List<Chart> charts, String adapterError,
             boolean cancelable, String image, List<String> command) {
         public String logUrl() {
-            return job.ref().href() + "/log";
+            return job.ref().href() + "/log?follow=true";
         }
     }
 

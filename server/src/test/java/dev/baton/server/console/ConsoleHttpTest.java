@@ -224,6 +224,29 @@ class ConsoleHttpTest {
         }
     }
 
+    @Test
+    void aJobsLogIsStreamedToASignedInViewerOnly() throws Exception {
+        String session = signIn();
+        String[] runner = baton.createRunner("box 5");
+        try (TestRunner r = baton.connect(runner[0], runner[1])) {
+            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            String job = baton.submit();
+            var claimed = r.expect(ServerMessage.Job.class).job();
+            r.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+            r.expect(ServerMessage.Ack.class);
+            r.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 1, dev.baton.protocol.message.LogStream.STDOUT, 0, "hello log\n", null));
+            String log = "/console/projects/bench/jobs/" + job + "/log?follow=true";
+            assertThat(get(log, null).statusCode()).isEqualTo(401);
+            HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(URI.create(baton.url(log))).header("Cookie", session).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(stream.statusCode()).isEqualTo(200);
+            try (var lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+                assertThat(readUntil(lines, "event: log")).isTrue();
+                assertThat(lines.readLine()).contains("hello log");
+            }
+        }
+    }
+
     /** Reads lines until one equals {@code wanted}; false at the end of the stream or after 10 s. */
     private static boolean readUntil(BufferedReader lines, String wanted) throws Exception {
         return CompletableFuture.supplyAsync(() -> {
