@@ -72,16 +72,18 @@ public final class ConsoleEvents implements AutoCloseable {
         res.setContentType("text/event-stream");
         res.setHeader("Cache-Control", "no-cache");
         res.setHeader("X-Accel-Buffering", "no");
-        OutputStream out = res.getOutputStream();
-        out.write(("retry: " + RETRY_MILLIS + "\n: console events\n\n").getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        // Subscribed before the client sees the stream open, so no change after "open" is missed.
         Pending pending = new Pending();
-        try (AutoCloseable ignored = changes.subscribe(change -> {
+        Changes.Subscription subscription = changes.subscribe(change -> {
             switch (change) {
                 case Changes.RunnersChanged r -> pending.add("runners");
                 case Changes.JobChanged j -> pending.add("jobs", "job-" + j.job());
             }
-        })) {
+        });
+        try {
+            OutputStream out = res.getOutputStream();
+            out.write(("retry: " + RETRY_MILLIS + "\n: console events\n\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
             while (!closed) {
                 Set<String> names = pending.take(KEEP_ALIVE);
                 if (closed) return;
@@ -93,10 +95,8 @@ public final class ConsoleEvents implements AutoCloseable {
             }
         } catch (IOException e) {
             LOG.debug("console event client went away: {}", e.toString());
-        } catch (InterruptedException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        } finally {
+            subscription.close();
         }
     }
 

@@ -19,6 +19,7 @@ import gg.jte.output.StringOutput;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.javalin.http.HttpStatus;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -73,13 +74,13 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     @Override
     public void addRoutes(JavalinConfig config) {
         var r = config.routes;
-        r.get("/", ctx -> ctx.redirect("/console/runners", io.javalin.http.HttpStatus.SEE_OTHER));
-        r.get("/console", ctx -> ctx.redirect("/console/runners", io.javalin.http.HttpStatus.SEE_OTHER));
+        r.get("/", ctx -> ctx.redirect("/console/runners", HttpStatus.SEE_OTHER));
+        r.get("/console", ctx -> ctx.redirect("/console/runners", HttpStatus.SEE_OTHER));
         r.get("/console/sign-in", this::signInPage);
         r.post("/console/sign-in", this::signInSubmit);
         r.post("/console/sign-out", action((ctx, viewer) -> {
             signIn.signOut(ctx, secure(ctx));
-            ctx.redirect("/console/sign-in", io.javalin.http.HttpStatus.SEE_OTHER);
+            ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
         }));
         r.get("/console/events", ctx -> {
             if (viewer(ctx).isEmpty()) {
@@ -123,7 +124,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private void signInPage(Context ctx) {
         SecurityHeaders.apply(ctx);
         if (viewer(ctx).isPresent()) {
-            ctx.redirect("/console/runners", io.javalin.http.HttpStatus.SEE_OTHER);
+            ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
             return;
         }
         showSignIn(ctx, 200, null);
@@ -145,7 +146,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             case Outcome.Accepted(Viewer viewer) -> {
                 signIn.signIn(ctx, viewer, secure(ctx));
                 Cookies.set(ctx, Csrf.PRE_SESSION_COOKIE, "", "/console/sign-in", 0, secure(ctx));
-                ctx.redirect("/console/runners", io.javalin.http.HttpStatus.SEE_OTHER);
+                ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
             }
             case Outcome.Refused(String why) -> showSignIn(ctx, 401, "Not signed in: " + why + ".");
         }
@@ -174,7 +175,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             if (viewer.isEmpty()) {
                 // An htmx background refresh would follow a 303 invisibly; HX-Redirect moves the whole page.
                 if (ctx.header("HX-Request") != null) ctx.status(204).header("HX-Redirect", "/console/sign-in");
-                else ctx.redirect("/console/sign-in", io.javalin.http.HttpStatus.SEE_OTHER);
+                else ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
                 return;
             }
             try {
@@ -254,7 +255,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             message(ctx, answer.status(), v, "Not canceled", answer.message());
             return;
         }
-        ctx.redirect(path, io.javalin.http.HttpStatus.SEE_OTHER);
+        ctx.redirect(path, HttpStatus.SEE_OTHER);
     }
 
     private void drain(Context ctx, Viewer v) throws Exception {
@@ -264,7 +265,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             message(ctx, answer.status(), v, "Not drained", answer.message());
             return;
         }
-        ctx.redirect("/console/runners", io.javalin.http.HttpStatus.SEE_OTHER);
+        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
     }
 
     private void archive(Context ctx, Viewer v) throws Exception {
@@ -274,7 +275,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
             return;
         }
-        ctx.redirect("/console/runners", io.javalin.http.HttpStatus.SEE_OTHER);
+        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
     }
 
     /** The new key is shown on this one response and never again (only its hash is stored). */

@@ -6,7 +6,6 @@ import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.adapter.IterationResults;
-import dev.baton.server.adapter.Metric;
 import dev.baton.server.adapter.Metrics;
 import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.channel.RunnerActivity;

@@ -29,8 +29,14 @@ public final class Changes {
 
     private final List<Consumer<Change>> listeners = new CopyOnWriteArrayList<>();
 
+    /** Ends a listener's subscription. */
+    public interface Subscription extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** Adds a listener; it runs on the thread that raised the change, so it must only hand it on. */
-    public AutoCloseable subscribe(Consumer<Change> listener) {
+    public Subscription subscribe(Consumer<Change> listener) {
         listeners.add(listener);
         return () -> listeners.remove(listener);
     }

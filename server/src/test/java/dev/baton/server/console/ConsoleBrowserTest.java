@@ -199,6 +199,26 @@ class ConsoleBrowserTest {
         }
     }
 
+    @Test
+    @Order(6)
+    void aLostEventStreamReconnectsByItself() throws Exception {
+        browser.get(baton.url("/console/runners"));
+        markPage();
+        waitForEventStream();
+        runnerChannel.crash();
+        runnerChannel = null;
+        baton.restart(); // every stream of the old server ends; the page is left as it was
+        String[] other = baton.createRunner("second box");
+        waitForEventStream(); // reconnected to the new server, without a reload
+        try (TestRunner second = baton.connect(other[0], other[1])) {
+            second.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 1));
+            // It takes the job left waiting by the queue test at once.
+            wait.until(d -> d.findElement(By.id("runners")).getText().contains("second box"));
+            wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + other[0] + "']")).getText().contains("busy"));
+        }
+        assertPageNotReloaded();
+    }
+
     /** Marks the current document; a reload would lose the mark. */
     private void markPage() {
         ((JavascriptExecutor) browser).executeScript("window.__batonConsoleTestMark = 'kept';");

@@ -29,22 +29,33 @@ import java.util.Map;
 final class ConsoleServer implements AutoCloseable {
     final MutableClock clock = MutableClock.startingNow();
     final HttpClient http = HttpClient.newHttpClient();
-    final BatonServer server;
+    BatonServer server;
     final String admin;
     final Path dataDir;
     final String project;
 
     ConsoleServer(Path dataDir) throws Exception {
         this.dataDir = dataDir;
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
-                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
-        server = ServerAssembly.builder(config, clock).start();
+        server = start(0);
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
         post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
         project = post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"), 201).get("uuid").asText();
         post("/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 2, "memory", 1 << 30, "disk", 1L << 33), 201);
+    }
+
+    private BatonServer start(int port) {
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        ServerConfig config = new ServerConfig("127.0.0.1", port, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
+                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
+                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        return ServerAssembly.builder(config, clock).start();
+    }
+
+    /** Stops the server and starts it again on the same port and data (a restart, as an operator does one). */
+    void restart() {
+        int port = server.port();
+        server.close();
+        server = start(port);
     }
 
     String url(String path) {
