@@ -91,7 +91,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */
     public Optional<RunnerActivity> activity(long runnerId) {
         return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),
-                active.ofRunner(runnerId).stream().map(dev.baton.server.dispatch.ActiveJob::job).toList(), dispatcher.isWaiting(runnerId)));
+                active.ofRunner(runnerId).stream().map(dev.baton.server.dispatch.ActiveJob::job).toList(), dispatcher.freeSlots(runnerId)));
     }
 
     public RouteModule routes() {

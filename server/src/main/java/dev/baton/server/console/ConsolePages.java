@@ -105,10 +105,10 @@ public final class ConsolePages {
                 detail = live.get().drainState().name().toLowerCase(Locale.ROOT) + (jobs.isEmpty() ? "" : ", finishing " + jobs.size() + " job(s)");
             } else if (!jobs.isEmpty()) {
                 state = "busy";
-                detail = jobs.size() + " job(s)";
-            } else if (live.get().waiting()) {
+                detail = jobs.size() + " job(s)" + (live.get().freeSlots() > 0 ? ", " + slots(live.get().freeSlots()) + " free" : "");
+            } else if (live.get().freeSlots() > 0) {
                 state = "idle";
-                detail = "waiting for work";
+                detail = "waiting for work, " + slots(live.get().freeSlots());
             } else {
                 state = "connected";
                 detail = "not asking for work";
@@ -117,6 +117,10 @@ public final class ConsolePages {
                     live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent()));
         }
         return rows;
+    }
+
+    private static String slots(int n) {
+        return n == 1 ? "1 slot" : n + " slots";
     }
 
     private Optional<JobRef> ref(JobUuid uuid, Map<Long, Project> projects) {

@@ -144,9 +144,10 @@ public final class Dispatcher {
         runnersThatDeclined.add(runnerId);
     }
 
-    /** True while the runner waits here for a job (it said ready and has free slots). */
-    public synchronized boolean isWaiting(long runnerId) {
-        return waiters.containsKey(runnerId);
+    /** The slots the runner still offers while it waits here for work (it said ready); 0 when it does not wait. */
+    public synchronized int freeSlots(long runnerId) {
+        Waiter w = waiters.get(runnerId);
+        return w == null ? 0 : w.slots;
     }
 
     public synchronized int waiting() {

@@ -115,6 +115,7 @@ class ConsoleBrowserTest {
         runnerChannel = baton.connect(runner[0], runner[1]);
         runnerChannel.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 1));
         wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("idle"));
+        assertThat(browser.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText()).contains("waiting for work, 1 slot");
         assertPageNotReloaded();
         shot("runners");
     }
