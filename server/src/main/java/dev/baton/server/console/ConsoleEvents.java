@@ -1,6 +1,7 @@
 package dev.baton.server.console;
 
 import dev.baton.server.dispatch.Changes;
+import dev.baton.server.http.EventStreams;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -66,12 +67,6 @@ public final class ConsoleEvents implements AutoCloseable {
     }
 
     void stream(Context ctx) throws IOException, InterruptedException {
-        ctx.status(200);
-        var res = ctx.res();
-        res.setCharacterEncoding("UTF-8");
-        res.setContentType("text/event-stream");
-        res.setHeader("Cache-Control", "no-cache");
-        res.setHeader("X-Accel-Buffering", "no");
         // Subscribed before the client sees the stream open, so no change after "open" is missed.
         Pending pending = new Pending();
         Changes.Subscription subscription = changes.subscribe(change -> {
@@ -81,7 +76,7 @@ public final class ConsoleEvents implements AutoCloseable {
             }
         });
         try {
-            OutputStream out = res.getOutputStream();
+            OutputStream out = EventStreams.open(ctx);
             out.write(("retry: " + RETRY_MILLIS + "\n: console events\n\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
             while (!closed) {

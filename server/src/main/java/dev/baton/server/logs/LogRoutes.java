@@ -8,6 +8,7 @@ import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.api.Lookups;
 import dev.baton.server.http.ApiException;
+import dev.baton.server.http.EventStreams;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.OutputStore;
@@ -106,13 +107,7 @@ public final class LogRoutes implements RouteModule {
     }
 
     private void follow(Context ctx, Project project, JobUuid job, long after) throws IOException, InterruptedException {
-        ctx.status(200);
-        var res = ctx.res();
-        res.setCharacterEncoding("UTF-8");
-        res.setContentType("text/event-stream");
-        res.setHeader("Cache-Control", "no-cache");
-        res.setHeader("X-Accel-Buffering", "no");
-        OutputStream out = res.getOutputStream();
+        OutputStream out = EventStreams.open(ctx);
         out.write(": following job log\n\n".getBytes(StandardCharsets.UTF_8));
         out.flush();
         long position = after;

@@ -229,11 +229,8 @@ class ConsoleHttpTest {
         String session = signIn();
         String[] runner = baton.createRunner("box 5");
         try (TestRunner r = baton.connect(runner[0], runner[1])) {
-            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
-            String job = baton.submit();
-            var claimed = r.expect(ServerMessage.Job.class).job();
-            r.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
-            r.expect(ServerMessage.Ack.class);
+            var claimed = baton.runningJobOn(r);
+            String job = claimed.uuid().toString();
             r.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 1, dev.baton.protocol.message.LogStream.STDOUT, 0, "hello log\n", null));
             String log = "/console/projects/bench/jobs/" + job + "/log?follow=true";
             assertThat(get(log, null).statusCode()).isEqualTo(401);
@@ -266,11 +263,8 @@ class ConsoleHttpTest {
         String session = signIn();
         String[] runner = baton.createRunner("box 4");
         try (TestRunner r = baton.connect(runner[0], runner[1])) {
-            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
-            String job = baton.submit();
-            var claimed = r.expect(ServerMessage.Job.class).job();
-            r.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
-            r.expect(ServerMessage.Ack.class);
+            var claimed = baton.runningJobOn(r);
+            String job = claimed.uuid().toString();
             r.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(
                     new dev.baton.protocol.model.IterationResult(0, "{\"sort\":{\"latency\":{\"value\":4.5}}}", "", Map.of("out/r.txt", "hello")),
                     new dev.baton.protocol.model.IterationResult(0, "{\"sort\":{\"latency\":{\"value\":5.5}}}", "", Map.of()))));

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
@@ -94,6 +97,16 @@ final class ConsoleServer implements AutoCloseable {
         String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
         return post("/v0/run", Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json", "cmd", List.of("bench"),
                 "timeout", 120), 201).at("/job/uuid").asText();
+    }
+
+    /** The runner says ready, a job is submitted, handed to it, and reported running; returns the claim. */
+    ClaimedJob runningJobOn(TestRunner runner) throws Exception {
+        runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+        submit();
+        ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
+        runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Ack.class);
+        return claimed;
     }
 
     String status(String job) throws Exception {
