@@ -22,7 +22,7 @@ import java.util.Map;
  * Builds {@link JobView}s for one request, looking each spec, runner and report up once. A
  * pending job gets its queue status from dispatch ({@link JobQueue}).
  */
-public final class JobViews {
+final class JobViews {
     private final Store store;
     private final Project project;
     private final JobQueue queue;
@@ -33,7 +33,7 @@ public final class JobViews {
         this(store, project, JobQueue.UNKNOWN);
     }
 
-    public JobViews(Store store, Project project, JobQueue queue) {
+    JobViews(Store store, Project project, JobQueue queue) {
         this.store = store;
         this.project = project;
         this.queue = queue;
@@ -44,7 +44,7 @@ public final class JobViews {
     }
 
     /** With {@code withAttempts}, the view lists the job's attempts (a single-job read). */
-    public JobView of(Job j, JobOutput output, boolean withAttempts) {
+    JobView of(Job j, JobOutput output, boolean withAttempts) {
         SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(Spec::uuid).orElse(null));
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
         ReportUuid report = store.findReport(j.reportId()).map(Report::uuid).orElse(null);

@@ -31,7 +31,7 @@ public record ReportView(
         Instant created,
         Instant modified) {
 
-    public static ReportView of(Report r, ProjectUuid project, JobView job) {
+    static ReportView of(Report r, ProjectUuid project, JobView job) {
         ReportResults parsed = ReportResults.fromJson(r.results()).orElse(null);
         return new ReportView(r.uuid(), project, r.branch(), r.testbed(), r.adapter(), r.resultsFile(), r.startTime(), r.endTime(),
                 parsed == null ? null : parsed.results(), parsed == null ? null : parsed.iterations(), r.error(), job, r.created(), r.modified());
