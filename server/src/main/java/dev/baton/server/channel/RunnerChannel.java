@@ -5,6 +5,7 @@ import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.dispatch.ActiveJob;
 import dev.baton.server.dispatch.ActiveJobs;
 import dev.baton.server.dispatch.Changes;
 import dev.baton.server.dispatch.Deadlines;
@@ -24,6 +25,7 @@ import dev.baton.server.output.OutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
+import io.javalin.http.Handler;
 import dev.baton.server.token.PullTokens;
 import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
@@ -91,7 +93,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */
     public Optional<RunnerActivity> activity(long runnerId) {
         return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),
-                active.ofRunner(runnerId).stream().map(dev.baton.server.dispatch.ActiveJob::job).toList(), dispatcher.freeSlots(runnerId)));
+                active.ofRunner(runnerId).stream().map(ActiveJob::job).toList(), dispatcher.freeSlots(runnerId)));
     }
 
     public RouteModule routes() {
@@ -109,7 +111,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     }
 
     /** The job log handler of {@link #logRoutes} without its admin check, for the console (it checks its own sign-in first). */
-    public io.javalin.http.Handler logStream() {
+    public Handler logStream() {
         return new LogRoutes(store, outputs, logs, null).unguarded();
     }
 
