@@ -181,7 +181,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             try {
                 handler.handle(ctx, viewer.get());
             } catch (ApiException e) {
-                message(ctx, e.status(), viewer.get(), "Not found", e.getMessage());
+                message(ctx, e.status(), viewer.get(), e.status() == 404 ? "Not found" : "Refused", e.getMessage());
+            } catch (IllegalArgumentException e) {
+                // a name that cannot even be a slug or UUID (Lookups)
+                message(ctx, 404, viewer.get(), "Not found", e.getMessage());
             }
         };
     }
@@ -203,7 +206,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             try {
                 handler.handle(ctx, viewer.get());
             } catch (ApiException e) {
-                message(ctx, e.status(), viewer.get(), "Not found", e.getMessage());
+                message(ctx, e.status(), viewer.get(), e.status() == 404 ? "Not found" : "Refused", e.getMessage());
+            } catch (IllegalArgumentException e) {
+                // a name that cannot even be a slug or UUID (Lookups)
+                message(ctx, 404, viewer.get(), "Not found", e.getMessage());
             }
         };
     }

@@ -110,6 +110,16 @@ class ConsoleHttpTest {
     }
 
     @Test
+    void anUnknownProjectOrJobIsANotFoundPage() throws Exception {
+        String session = signIn();
+        var project = get("/console/projects/nope/jobs", session);
+        assertThat(project.statusCode()).isEqualTo(404);
+        assertThat(project.body()).contains("no project 'nope'");
+        assertThat(get("/console/projects/bench/jobs/00000000-0000-0000-0000-000000000000", session).statusCode()).isEqualTo(404);
+        assertThat(get("/console/projects/bench/jobs?status=sleeping", session).statusCode()).isEqualTo(400);
+    }
+
+    @Test
     void aWrongTokenIsRefusedAndSetsNoSession() throws Exception {
         var page = get("/console/sign-in", null);
         String pre = setCookie(page, Csrf.PRE_SESSION_COOKIE).split(";")[0];
