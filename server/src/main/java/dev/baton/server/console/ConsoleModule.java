@@ -89,29 +89,32 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             }
             events.stream(ctx);
         });
-        r.get("/console/runners", page((ctx, v) -> render(ctx, 200, "runners.jte", chrome("Runners", "runners", v), "runners", pages.runners())));
+        r.get("/console/runners", page((ctx, v) -> render(ctx, 200, "runners.jte", chrome("Runners", "runners", admin(v)), "runners", pages.runners())));
         r.post("/console/runners/{runner}/drain", action(this::drain));
         r.post("/console/runners/{runner}/archive", action(this::archive));
         r.post("/console/runners/{runner}/rotate", action(this::rotate));
-        r.get("/console/specs", page((ctx, v) -> render(ctx, 200, "specs.jte", chrome("Specs", "specs", v), "specs", pages.specs())));
-        r.get("/console/queue", page((ctx, v) -> render(ctx, 200, "queue.jte", chrome("Queue", "queue", v), "queue", pages.queue())));
-        r.get("/console/projects", page((ctx, v) -> render(ctx, 200, "projects.jte", chrome("Projects", "projects", v), "projects", pages.projects())));
+        r.get("/console/specs", page((ctx, v) -> render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
+        r.get("/console/queue", page((ctx, v) -> render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
+        r.get("/console/projects", page((ctx, v) -> render(ctx, 200, "projects.jte", chrome("Projects", "projects", v), "projects",
+                pages.projects(v::mayRead))));
         r.get("/console/projects/{project}/jobs", page(this::jobs));
         r.get("/console/projects/{project}/jobs/{job}", page((ctx, v) -> {
-            Project project = find.project(ctx.pathParam("project"));
+            Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
             render(ctx, 200, "job.jte", chrome("Job " + job.uuid().toString().substring(0, 8), "projects", v), "page", pages.job(project, job));
         }));
         r.get("/console/projects/{project}/jobs/{job}/log", ctx -> {
-            if (viewer(ctx).isEmpty()) {
+            Optional<Viewer> v = viewer(ctx);
+            if (v.isEmpty()) {
                 ctx.status(401).result("sign in first");
                 return;
             }
+            project(ctx, v.get()); // a project the viewer may not read is not found
             logStream.handle(ctx);
         });
         r.post("/console/projects/{project}/jobs/{job}/cancel", action(this::cancel));
         r.get("/console/projects/{project}/registry", page((ctx, v) -> {
-            Project project = find.project(ctx.pathParam("project"));
+            Project project = project(ctx, v);
             render(ctx, 200, "registry.jte", chrome("Registry · " + project.name(), "projects", v), "page", pages.registry(project, publicUrl.get()));
         }));
         r.get("/console/static/{file}", assets::serve);
@@ -217,7 +220,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     // ---- pages -----------------------------------------------------------------------------------
 
     private void jobs(Context ctx, Viewer v) {
-        Project project = find.project(ctx.pathParam("project"));
+        Project project = project(ctx, v);
         JobStatus status = null;
         String s = blank(ctx.queryParam("status"));
         if (s != null) {
@@ -238,6 +241,20 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             offset = 0;
         }
         render(ctx, 200, "jobs.jte", chrome("Jobs · " + project.name(), "projects", v), "page", pages.jobs(project, status, spec, runner, offset));
+    }
+
+    /** Server-wide pages (runners, specs, queue) are the admin's. */
+    private static Viewer admin(Viewer v) {
+        if (!v.admin()) throw new ApiException(403, "forbidden", "this page needs an admin token");
+        return v;
+    }
+
+    /** The request's project, as unknown to a viewer who may not read it as to anyone (like the API). */
+    private Project project(Context ctx, Viewer v) {
+        String ref = ctx.pathParam("project");
+        Project project = find.project(ref);
+        if (!v.mayRead(project)) throw ApiException.notFound("project_not_found", "no project '" + ref + "'");
+        return project;
     }
 
     private static ResourceId resource(String ref) {

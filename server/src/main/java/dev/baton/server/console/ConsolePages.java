@@ -194,8 +194,8 @@ public final class ConsolePages {
 
     // ---- projects and jobs -----------------------------------------------------------------------
 
-    List<ProjectRow> projects() {
-        return store.listProjects().stream().map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
+    List<ProjectRow> projects(java.util.function.Predicate<Project> readable) {
+        return store.listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
     }
 
     JobsPage jobs(Project project, JobStatus status, Spec spec, Runner runner, int offset) {

@@ -2,6 +2,7 @@ package dev.baton.server.console;
 
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.store.Project;
 import io.javalin.http.Context;
 import java.util.Optional;
 
@@ -21,8 +22,18 @@ public final class ConsoleSignIn {
     /** How long a browser keeps the sign-in (it is checked again on every request anyway). */
     static final int MAX_AGE_SECONDS = 12 * 60 * 60;
 
-    /** A signed-in person: the credential the console acts with (against /v0) and the CSRF token of their forms. */
-    public record Viewer(String token, String csrf) {
+    /**
+     * A signed-in person: the credential the console acts with (against /v0), the CSRF token of
+     * their forms, and what they may read (the console's reads come from the store, not /v0).
+     * Today every viewer is the admin; a scoped token (issue 20) gets {@code admin} false and
+     * {@link #mayRead} answers from its projects.
+     */
+    public record Viewer(String token, String csrf, boolean admin) {
+        /** Whether the viewer may see this project's jobs and registry. */
+        public boolean mayRead(Project project) {
+            return admin;
+        }
+
         @Override
         public String toString() {
             return "Viewer[redacted]";
@@ -46,14 +57,14 @@ public final class ConsoleSignIn {
     Optional<Viewer> viewer(Context ctx) {
         String token = ctx.cookie(COOKIE);
         if (token == null || !admin.token().matches(token)) return Optional.empty();
-        return Optional.of(new Viewer(token, Csrf.ofSession(token)));
+        return Optional.of(new Viewer(token, Csrf.ofSession(token), true));
     }
 
     /** Checks a token typed into the sign-in form, as the /v0 routes would check it as a bearer token. */
     Outcome check(String token) {
         if (token == null || token.isBlank()) return new Outcome.Refused("enter a token");
         String t = token.strip();
-        if (admin.token().matches(t)) return new Outcome.Accepted(new Viewer(t, Csrf.ofSession(t)));
+        if (admin.token().matches(t)) return new Outcome.Accepted(new Viewer(t, Csrf.ofSession(t), true));
         if (t.startsWith(RunnerKey.PREFIX)) return new Outcome.Refused("a runner key cannot sign in; use the admin token");
         return new Outcome.Refused("that token is not valid");
     }
