@@ -57,6 +57,7 @@ class ConsoleBrowserTest {
     WebDriverWait wait;
     String[] runner;
     TestRunner runnerChannel;
+    String canceledJobPage;
 
     @BeforeAll
     void start() throws Exception {
@@ -142,6 +143,7 @@ class ConsoleBrowserTest {
         assertPageNotReloaded();
         shot("job-running");
 
+        canceledJobPage = "/console/projects/bench/jobs/" + job;
         browser.findElement(By.id("cancel")).click();
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("canceled"));
         ServerMessage message = runnerChannel.next();
@@ -182,7 +184,8 @@ class ConsoleBrowserTest {
     void pagesFitAPhoneWidthAndTheKeyboardReachesTheContent() throws Exception {
         browser.manage().window().setSize(new Dimension(390, 844));
         try {
-            for (String path : List.of("/console/runners", "/console/queue", "/console/projects/bench/jobs")) {
+            for (String path : List.of("/console/runners", "/console/specs", "/console/queue", "/console/projects/bench/jobs",
+                    "/console/projects/bench/registry", canceledJobPage)) {
                 browser.get(baton.url(path));
                 Number overflow = (Number) ((JavascriptExecutor) browser).executeScript(
                         "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
