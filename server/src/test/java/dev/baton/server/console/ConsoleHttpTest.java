@@ -120,6 +120,17 @@ class ConsoleHttpTest {
     }
 
     @Test
+    void theRegistryPageListsTheProjectsRepositoriesAndTags() throws Exception {
+        String session = signIn();
+        assertThat(get("/console/projects/bench/registry", session).body()).contains("No images");
+        var project = dev.baton.protocol.id.ProjectUuid.parse(baton.project);
+        dev.baton.server.testing.TestImages.push(dataDir, project, "", "v1", dev.baton.server.testing.TestImages.BENCH);
+        dev.baton.server.testing.TestImages.push(dataDir, project, "tools/bench", "v2", dev.baton.server.testing.TestImages.BENCH);
+        String html = get("/console/projects/bench/registry", session).body();
+        assertThat(html).contains("(root)").contains("tools/bench").contains("v2").doesNotContain("_all").doesNotContain("_manifests");
+    }
+
+    @Test
     void aWrongTokenIsRefusedAndSetsNoSession() throws Exception {
         var page = get("/console/sign-in", null);
         String pre = setCookie(page, Csrf.PRE_SESSION_COOKIE).split(";")[0];
