@@ -181,14 +181,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 else ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
                 return;
             }
-            try {
-                handler.handle(ctx, viewer.get());
-            } catch (ApiException e) {
-                message(ctx, e.status(), viewer.get(), e.status() == 404 ? "Not found" : "Refused", e.getMessage());
-            } catch (IllegalArgumentException e) {
-                // a name that cannot even be a slug or UUID (Lookups)
-                message(ctx, 404, viewer.get(), "Not found", e.getMessage());
-            }
+            run(ctx, viewer.get(), handler);
         };
     }
 
@@ -206,15 +199,20 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 message(ctx, 403, viewer.get(), "Refused", "The form's CSRF token is missing or wrong, so nothing was changed. Reload the page and try again.");
                 return;
             }
-            try {
-                handler.handle(ctx, viewer.get());
-            } catch (ApiException e) {
-                message(ctx, e.status(), viewer.get(), e.status() == 404 ? "Not found" : "Refused", e.getMessage());
-            } catch (IllegalArgumentException e) {
-                // a name that cannot even be a slug or UUID (Lookups)
-                message(ctx, 404, viewer.get(), "Not found", e.getMessage());
-            }
+            run(ctx, viewer.get(), handler);
         };
+    }
+
+    /** Runs the handler; a refusal or an unknown name becomes a page saying so, with its status. */
+    private void run(Context ctx, Viewer viewer, ViewerHandler handler) throws Exception {
+        try {
+            handler.handle(ctx, viewer);
+        } catch (ApiException e) {
+            message(ctx, e.status(), viewer, e.status() == 404 ? "Not found" : "Refused", e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // a name that cannot even be a slug or UUID (Lookups)
+            message(ctx, 404, viewer, "Not found", e.getMessage());
+        }
     }
 
     // ---- pages -----------------------------------------------------------------------------------
