@@ -161,6 +161,7 @@ public final class BatonServer implements AutoCloseable {
                 "  admin token: " + (adminToken.file() != null ? adminToken.file() + " (generated on first start, mode 0600)" : "configured (admin_token)"),
                 "  try:         curl -H \"Authorization: Bearer " + token + "\" " + url + "/v0/runners",
                 "  API docs:    " + url + "/v0/openapi.json",
+                "  console:     " + url + "/ (sign in with the admin token)",
                 "Stop with Ctrl-C.");
     }
 

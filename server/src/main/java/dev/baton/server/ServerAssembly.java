@@ -2,6 +2,11 @@ package dev.baton.server;
 
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.console.ConsoleEvents;
+import dev.baton.server.console.ConsoleModule;
+import dev.baton.server.console.ConsolePages;
+import dev.baton.server.console.ConsoleSignIn;
+import dev.baton.server.registry.Images;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.metrics.MetricsRoutes;
 import dev.baton.server.ojs.OjsRoutes;
@@ -42,7 +47,12 @@ public final class ServerAssembly {
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
-                        java.time.Duration.ofSeconds(1), w.admin().token()));
+                        java.time.Duration.ofSeconds(1), w.admin().token()))
+                // The web console (docs/console.md) at /, reading the same store and dispatch.
+                .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.admin()),
+                        new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),
+                                Images.in(w.config().dataDir().toAbsolutePath().resolve("storage"))),
+                        new ConsoleEvents(parts.channel.changes()), parts.channel.logStream(), w.publicUrl()));
     }
 
     /** Objects made by one factory and used by the next, while BatonServer builds itself. */

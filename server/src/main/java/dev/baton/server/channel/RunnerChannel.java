@@ -5,7 +5,9 @@ import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.dispatch.ActiveJob;
 import dev.baton.server.dispatch.ActiveJobs;
+import dev.baton.server.dispatch.Changes;
 import dev.baton.server.dispatch.Deadlines;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobEvents;
@@ -23,6 +25,7 @@ import dev.baton.server.output.OutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
+import io.javalin.http.Handler;
 import dev.baton.server.token.PullTokens;
 import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
@@ -58,6 +61,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final ServerConfig config;
     private final OutputStore outputs;
     private final LiveLogs logs = new LiveLogs();
+    private final Changes changes = new Changes();
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());
 
@@ -66,11 +70,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.config = config;
         this.outputs = outputs;
         this.deadlines = new Deadlines(clock);
-        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout());
-        ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock);
+        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout(), changes);
+        ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                LifecycleSettings.of(config), logs, explainer);
+                LifecycleSettings.of(config), logs, explainer, changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
@@ -79,6 +83,17 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
         metrics.pendingByReason(java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
                 .map(dev.baton.server.dispatch.PendingReason.Code::wireName).toList(), explainer::pendingByReason);
+    }
+
+    /** What watchers (the console) hear: the changes dispatch sees. */
+    public Changes changes() {
+        return changes;
+    }
+
+    /** The runner's open channel and what it does now, empty when it is not connected to this node. */
+    public Optional<RunnerActivity> activity(long runnerId) {
+        return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),
+                active.ofRunner(runnerId).stream().map(ActiveJob::job).toList(), dispatcher.freeSlots(runnerId)));
     }
 
     public RouteModule routes() {
@@ -95,8 +110,14 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return new LogRoutes(store, outputs, logs, admin);
     }
 
+    /** The job log handler of {@link #logRoutes} without its admin check, for the console (it checks its own sign-in first). */
+    public Handler logStream() {
+        return new LogRoutes(store, outputs, logs, null).unguarded();
+    }
+
     @Override
     public void jobSubmitted(Job job) {
+        changes.job(job.uuid());
         lifecycle.queued(job);
         dispatcher.jobPending(job.specId());
     }
@@ -108,6 +129,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
 
     @Override
     public void jobCanceled(Job before, Job after) {
+        changes.job(before.uuid());
         lifecycle.userCanceled(before);
         // A follower of a job canceled before it ran ends now; a running one ends with its attempt.
         if (!before.status().inFlight()) logs.attemptEnded(before.uuid());

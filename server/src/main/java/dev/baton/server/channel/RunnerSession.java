@@ -1,5 +1,6 @@
 package dev.baton.server.channel;
 
+import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Runner;
@@ -29,8 +30,12 @@ public final class RunnerSession {
     private final ReentrantLock sendLock = new ReentrantLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
     private volatile Instant lastValidMessage;
+    private final Instant connected;
+    /** The last drain directive sent on this channel (the console shows it); RUNNING until one is. */
+    private volatile DrainState drainState = DrainState.RUNNING;
 
     RunnerSession(Runner runner, WsContext ws, Instant connected) {
+        this.connected = connected;
         this.runner = runner;
         this.ws = ws;
         this.lastValidMessage = connected;
@@ -48,6 +53,14 @@ public final class RunnerSession {
         return ws.sessionId();
     }
 
+    public Instant connected() {
+        return connected;
+    }
+
+    public DrainState drainState() {
+        return drainState;
+    }
+
     public Instant lastValidMessage() {
         return lastValidMessage;
     }
@@ -63,6 +76,7 @@ public final class RunnerSession {
     /** Sends a message; a closed or failing connection is logged, never thrown to the caller. */
     public void send(ServerMessage message) {
         if (!open.get()) return;
+        if (message instanceof ServerMessage.Drain d) drainState = d.state();
         String json = Wire.encode(message);
         sendLock.lock();
         try {

@@ -80,9 +80,11 @@ public final class Dispatcher {
     /** Runners that declined a job: their empty claim says nothing about other runners of the same specs. */
     private final Set<Long> runnersThatDeclined = ConcurrentHashMap.newKeySet();
     private AcceptanceTimeouts acceptanceTimeouts = job -> {};
+    private final Changes changes;
 
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
-            Clock clock, Duration acceptanceTimeout) {
+            Clock clock, Duration acceptanceTimeout, Changes changes) {
+        this.changes = changes;
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -133,17 +135,21 @@ public final class Dispatcher {
             waiters.put(session.runnerId(), new Waiter(session, specIds, filter, slots));
         }
         deadlines.set(pollKey(session.runnerId()), clock.instant().plusSeconds(pollTimeout.seconds()), () -> pollExpired(session));
+        changes.runners();
         pump(null);
         return true;
     }
 
     /** The runner's channel closed or was replaced: it no longer waits. */
-    public synchronized void forget(RunnerSession session) {
-        Waiter w = waiters.get(session.runnerId());
-        if (w != null && w.session == session) {
-            waiters.remove(session.runnerId());
-            deadlines.clear(pollKey(session.runnerId()));
+    public void forget(RunnerSession session) {
+        synchronized (this) {
+            Waiter w = waiters.get(session.runnerId());
+            if (w != null && w.session == session) {
+                waiters.remove(session.runnerId());
+                deadlines.clear(pollKey(session.runnerId()));
+            }
         }
+        changes.runners();
     }
 
     /** A job became pending (submitted, declined, requeued): offer it to waiting runners of its spec. */
@@ -158,6 +164,12 @@ public final class Dispatcher {
 
     public void runnerDeclined(long runnerId) {
         runnersThatDeclined.add(runnerId);
+    }
+
+    /** The slots the runner still offers while it waits here for work (it said ready); 0 when it does not wait. */
+    public synchronized int freeSlots(long runnerId) {
+        Waiter w = waiters.get(runnerId);
+        return w == null ? 0 : w.slots;
     }
 
     public synchronized int waiting() {
@@ -272,7 +284,11 @@ public final class Dispatcher {
         String token = pullTokens.issue(session.runner().uuid(), project.uuid(), now);
         ClaimedJob claimed = new ClaimedJob(job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
         LOG.info("job {} attempt {} claimed by runner {}", job.uuid(), job.attempt(), session.runner().slug());
-        return () -> session.send(new ServerMessage.Job(claimed));
+        return () -> {
+            session.send(new ServerMessage.Job(claimed));
+            changes.job(job.uuid());
+            changes.runners();
+        };
     }
 
     private void pollExpired(RunnerSession session) {

@@ -55,11 +55,13 @@ public final class JobLifecycle {
     private final LifecycleSettings settings;
     private final LiveLogs logs;
     private final PendingExplainer explainer;
+    private final Changes changes;
     private volatile boolean shuttingDown;
 
     public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
             Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings,
-            LiveLogs logs, PendingExplainer explainer) {
+            LiveLogs logs, PendingExplainer explainer, Changes changes) {
+        this.changes = changes;
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -115,6 +117,7 @@ public final class JobLifecycle {
                 deadlines.clear(DeadlineKeys.accept(a.job));
                 armHardTimeout(a);
                 if (t.applied()) {
+                    changes.job(a.job);
                     metrics.transition("start");
                     metrics.acceptance("accepted");
                     metrics.queueDuration(job.priority(), Duration.between(job.created(), a.started));
@@ -244,6 +247,7 @@ public final class JobLifecycle {
         };
         if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
         if (t != null && t.applied()) {
+            changes.job(m.job());
             metrics.transition(switch (m) {
                 case RunnerMessage.Completed c -> "complete";
                 case RunnerMessage.Failed f -> "fail";
@@ -265,6 +269,7 @@ public final class JobLifecycle {
      */
     public void connectionClosed(RunnerSession session) {
         if (shuttingDown) return;
+        changes.runners();
         Instant since = clock.instant();
         for (ActiveJob a : active.ofRunner(session.runnerId())) {
             deadlines.set(DeadlineKeys.lost(a.job), since.plus(settings.heartbeatTimeout()), () -> lostCheck(a, since));
@@ -525,6 +530,7 @@ public final class JobLifecycle {
         Transition t = store.expireQueued(job.uuid(), error, clock.instant());
         if (t.applied()) {
             LOG.info("job {} failed: {}", job.uuid(), error);
+            changes.job(job.uuid());
             metrics.transition("queue_timeout");
             deadlines.clear(DeadlineKeys.retry(job.uuid()));
         }
@@ -540,6 +546,8 @@ public final class JobLifecycle {
     private void forget(ActiveJob a) {
         active.remove(a);
         logs.attemptEnded(a.job); // log readers look at the job again: it may have ended
+        changes.job(a.job);
+        changes.runners();
         deadlines.clear(DeadlineKeys.accept(a.job));
         deadlines.clear(DeadlineKeys.hard(a.job));
         deadlines.clear(DeadlineKeys.lost(a.job));

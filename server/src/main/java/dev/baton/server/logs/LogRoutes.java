@@ -8,6 +8,7 @@ import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.api.Lookups;
 import dev.baton.server.http.ApiException;
+import dev.baton.server.http.EventStreams;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.OutputStore;
@@ -66,6 +67,14 @@ public final class LogRoutes implements RouteModule {
         config.events.serverStopping(logs::close);
     }
 
+    /**
+     * The same log handler without the admin check, for a caller that authenticates its own way
+     * first (the console, signed in with a cookie: EventSource cannot send a bearer token).
+     */
+    public io.javalin.http.Handler unguarded() {
+        return this::logs;
+    }
+
     private void logs(Context ctx) throws IOException, InterruptedException {
         Project project = find.project(ctx.pathParam("project"));
         Job job = find.job(project, ctx.pathParam("job"));
@@ -98,13 +107,7 @@ public final class LogRoutes implements RouteModule {
     }
 
     private void follow(Context ctx, Project project, JobUuid job, long after) throws IOException, InterruptedException {
-        ctx.status(200);
-        var res = ctx.res();
-        res.setCharacterEncoding("UTF-8");
-        res.setContentType("text/event-stream");
-        res.setHeader("Cache-Control", "no-cache");
-        res.setHeader("X-Accel-Buffering", "no");
-        OutputStream out = res.getOutputStream();
+        OutputStream out = EventStreams.open(ctx);
         out.write(": following job log\n\n".getBytes(StandardCharsets.UTF_8));
         out.flush();
         long position = after;

@@ -104,6 +104,20 @@ public final class DirectoryRepositories implements Repositories {
     }
 
     @Override
+    public List<String> repositories(ProjectUuid project) throws IOException {
+        Path base = dir(new RepositoryKey(project, ""));
+        if (!Files.isDirectory(base)) return List.of();
+        try (Stream<Path> dirs = Files.walk(base)) {
+            // A repository is a directory with _manifests; metadata directories (and _all) start with _.
+            return dirs.filter(d -> d.getFileName().toString().equals("_manifests") && Files.isDirectory(d))
+                    .map(d -> base.relativize(d.getParent()).toString().replace('\\', '/'))
+                    .filter(path -> path.isEmpty() || java.util.Arrays.stream(path.split("/")).noneMatch(c -> c.startsWith("_")))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    @Override
     public boolean exists(RepositoryKey repo) {
         return Files.isDirectory(dir(repo).resolve("_manifests"));
     }

@@ -71,6 +71,17 @@ public final class Images {
         }
     }
 
+    /** The project's repositories (by path, "" for its root) with their tags, sorted. */
+    public java.util.Map<String, List<String>> repositories(ProjectUuid project) {
+        try {
+            java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+            for (String path : repositories.repositories(project)) out.put(path, repositories.tags(new RepositoryKey(project, path)));
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the registry of project " + project, e);
+        }
+    }
+
     private Optional<Digest> resolve(ProjectUuid project, String reference) throws IOException {
         if (DIGEST.matcher(reference).matches()) {
             Optional<Digest> d = Digest.parse(reference);
