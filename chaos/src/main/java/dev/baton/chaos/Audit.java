@@ -110,6 +110,7 @@ final class Audit {
         int overlapping = 0;
         int missingResults = 0;
         int outsideLease = 0;
+        Map<String, Integer> finishedNotCompleted = new TreeMap<>();
         List<JsonNode> jobs = byChaosId.values().stream().flatMap(List::stream).toList();
         for (JsonNode job : jobs) {
             String uuid = job.path("uuid").asText();
@@ -137,6 +138,9 @@ final class Audit {
                     outsideLease++;
                     continue;
                 }
+                if (e.end() != null && !"completed".equals(lease.get().outcome)) {
+                    finishedNotCompleted.merge(String.valueOf(lease.get().outcome), 1, Integer::sum);
+                }
                 String key = lease.get().number + "/" + e.iteration();
                 if (perLease.merge(key, 1, Integer::sum) == 2) {
                     doubleRuns++;
@@ -161,7 +165,7 @@ final class Audit {
         }
         if (quiescence == null) violations.add("jobs did not all reach a terminal state within the quiescence timeout");
         return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(),
-                faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, outsideLease,
+                faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, outsideLease, finishedNotCompleted,
                 recovery(faults, jobs), quiescence, unexpectedExits, violations);
     }
 

@@ -20,6 +20,7 @@ import java.util.Map;
  * @param overlappingLeases  jobs with two attempts whose lease windows overlap
  * @param missingResults     processed jobs whose output or results are not stored, or do not come from an execution of the completing attempt
  * @param outsideLease       executions that started while their runner held no lease on the job (fenced work; see docs/reliability.md)
+ * @param finishedNotCompleted executions that finished their work under an attempt that did not end completed, by the attempt's outcome
  * @param recovery           median and max "time to recover" per fault kind (see docs/reliability.md for each definition)
  * @param quiescence         from the last fault to every job terminal
  * @param violations         one line per broken rule
@@ -38,6 +39,7 @@ record ChaosResult(
         int overlappingLeases,
         int missingResults,
         int outsideLease,
+        Map<String, Integer> finishedNotCompleted,
         Map<String, String> recovery,
         Duration quiescence,
         List<String> unexpectedExits,
@@ -62,6 +64,7 @@ record ChaosResult(
         s.append("overlapping leases: ").append(overlappingLeases).append('\n');
         s.append("processed without output/results traced to an execution: ").append(missingResults).append('\n');
         s.append("executions started outside any lease (fenced): ").append(outsideLease).append('\n');
+        s.append("executions that finished under an attempt that did not complete, by its outcome: ").append(finishedNotCompleted).append('\n');
         recovery.forEach((what, v) -> s.append("recovery ").append(what).append(": ").append(v).append('\n'));
         s.append("quiescence after the last fault: ").append(quiescence == null ? "timed out" : Audit.seconds(quiescence)).append('\n');
         if (!violations.isEmpty()) {
