@@ -65,6 +65,9 @@ final class ChaosRun {
                 injecting.get();
             }
             faults.reviveUnexpectedExits();
+            // The schedule as it happened, beside the processes' logs, for the post-mortem.
+            Files.write(settings.workDir().resolve("faults.log"), faults.events().stream()
+                    .map(f -> f.at() + " " + f.kind() + " " + f.target() + " restored " + f.restored() + " count " + f.count()).toList());
             say("faults: " + faults.events().stream().collect(Collectors.groupingBy(f -> f.kind().name(), Collectors.counting()))
                     + "; waiting for every job to end (up to " + settings.quiesceTimeout().toSeconds() + " s)");
             Audit audit = new Audit(cluster.api(), cluster.runners().stream().collect(Collectors.toMap(RunnerAgent::uuid, RunnerAgent::slug)));

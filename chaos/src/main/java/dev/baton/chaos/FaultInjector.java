@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
@@ -34,17 +35,27 @@ final class FaultInjector {
         return unexpectedExits;
     }
 
+    /**
+     * Faults come in rounds, each a random order of every kind, so even a short run injects each
+     * kind once within its first four faults.
+     */
     void run(Instant until) throws IOException, InterruptedException {
         long mean = settings.faultInterval().toMillis();
+        List<FaultEvent.Kind> round = new ArrayList<>();
         while (true) {
             Thread.sleep(mean / 2 + (long) (random.nextDouble() * mean));
             if (Instant.now().isAfter(until)) return;
             reviveUnexpectedExits();
-            double pick = random.nextDouble();
-            if (pick < 0.35) killRunner();
-            else if (pick < 0.55) killServer();
-            else if (pick < 0.70) stopRunner();
-            else dropConnections();
+            if (round.isEmpty()) {
+                round.addAll(List.of(FaultEvent.Kind.values()));
+                Collections.shuffle(round, random);
+            }
+            switch (round.remove(0)) {
+                case RUNNER_SIGKILL -> killRunner();
+                case SERVER_SIGKILL -> killServer();
+                case RUNNER_SIGSTOP -> stopRunner();
+                case CONNECTIONS_DROPPED -> dropConnections();
+            }
         }
     }
 
