@@ -31,6 +31,11 @@ import java.util.stream.Collectors;
 final class Audit {
     static final Set<String> TERMINAL = Set.of("processed", "failed", "canceled");
     private static final Duration PATIENCE = Duration.ofMinutes(2);
+    /**
+     * The jobs' command always exits 0, so a job may fail only because its runner was lost or
+     * killed under it (docs/protocol.md); any other failure is a wrong outcome.
+     */
+    private static final List<String> EXPLAINED_FAILURES = List.of("lost contact with the runner", "runner restarted during execution");
 
     private final Api api;
     private final Map<String, String> runnerSlugs;
@@ -110,13 +115,21 @@ final class Audit {
         int overlapping = 0;
         int missingResults = 0;
         int outsideLease = 0;
+        int wronglyFailed = 0;
         Map<String, Integer> finishedNotCompleted = new TreeMap<>();
         List<JsonNode> jobs = byChaosId.values().stream().flatMap(List::stream).toList();
         for (JsonNode job : jobs) {
             String uuid = job.path("uuid").asText();
             String status = job.path("status").asText();
             statuses.merge(status, 1, Integer::sum);
-            if (status.equals("failed")) failures.merge(job.path("error").asText("?"), 1, Integer::sum);
+            if (status.equals("failed")) {
+                String error = job.path("error").asText("?");
+                failures.merge(error, 1, Integer::sum);
+                if (EXPLAINED_FAILURES.stream().noneMatch(error::startsWith)) {
+                    wronglyFailed++;
+                    violations.add(uuid + ": failed (" + error + "), but its command cannot fail and no fault explains that");
+                }
+            }
             if (!TERMINAL.contains(status)) {
                 stuck++;
                 violations.add(uuid + ": still " + status + " after quiescence");
@@ -165,7 +178,7 @@ final class Audit {
         }
         if (quiescence == null) violations.add("jobs did not all reach a terminal state within the quiescence timeout");
         return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(),
-                faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, outsideLease, finishedNotCompleted,
+                faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, wronglyFailed, outsideLease, finishedNotCompleted,
                 recovery(faults, jobs), quiescence, unexpectedExits, violations);
     }
 

@@ -19,6 +19,7 @@ import java.util.Map;
  * @param doubleRuns         (job, iteration) executed more than once under one attempt's lease
  * @param overlappingLeases  jobs with two attempts whose lease windows overlap
  * @param missingResults     processed jobs whose output or results are not stored, or do not come from an execution of the completing attempt
+ * @param wronglyFailed      failed jobs whose error is not a lost or killed runner (their command cannot fail)
  * @param outsideLease       executions that started while their runner held no lease on the job (fenced work; see docs/reliability.md)
  * @param finishedNotCompleted executions that finished their work under an attempt that did not end completed, by the attempt's outcome
  * @param recovery           median and max "time to recover" per fault kind (see docs/reliability.md for each definition)
@@ -38,6 +39,7 @@ record ChaosResult(
         int doubleRuns,
         int overlappingLeases,
         int missingResults,
+        int wronglyFailed,
         int outsideLease,
         Map<String, Integer> finishedNotCompleted,
         Map<String, String> recovery,
@@ -63,6 +65,7 @@ record ChaosResult(
         s.append("executed twice under one valid lease: ").append(doubleRuns).append('\n');
         s.append("overlapping leases: ").append(overlappingLeases).append('\n');
         s.append("processed without output/results traced to an execution: ").append(missingResults).append('\n');
+        s.append("failed for another reason than a lost or killed runner: ").append(wronglyFailed).append('\n');
         s.append("executions started outside any lease (fenced): ").append(outsideLease).append('\n');
         s.append("executions that finished under an attempt that did not complete, by its outcome: ").append(finishedNotCompleted).append('\n');
         recovery.forEach((what, v) -> s.append("recovery ").append(what).append(": ").append(v).append('\n'));

@@ -68,6 +68,7 @@ class ChaosSuiteTest {
         assertThat(result.doubleRuns()).as("executed twice under a valid lease\n" + report).isZero();
         assertThat(result.overlappingLeases()).as("two valid leases at once\n" + report).isZero();
         assertThat(result.missingResults()).as("processed jobs without their results\n" + report).isZero();
+        assertThat(result.wronglyFailed()).as("jobs failed for no fault's sake\n" + report).isZero();
         assertThat(result.violations()).as(report).isEmpty();
     }
 
