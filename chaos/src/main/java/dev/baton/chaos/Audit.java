@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -173,7 +174,7 @@ final class Audit {
         Map<String, Integer> faultCounts = new TreeMap<>();
         int dropped = 0;
         for (FaultEvent f : faults) {
-            faultCounts.merge(f.kind().name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
+            faultCounts.merge(f.kind().name().toLowerCase(Locale.ROOT), 1, Integer::sum);
             if (f.kind() == FaultEvent.Kind.CONNECTIONS_DROPPED) dropped += f.count();
         }
         if (quiescence == null) violations.add("jobs did not all reach a terminal state within the quiescence timeout");
@@ -270,6 +271,6 @@ final class Audit {
     }
 
     static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
+        return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
     }
 }

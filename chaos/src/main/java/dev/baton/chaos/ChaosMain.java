@@ -3,6 +3,7 @@ package dev.baton.chaos;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine;
@@ -71,7 +72,7 @@ public final class ChaosMain implements Callable<Integer> {
             if (archive == null) throw new CommandLine.ParameterException(new CommandLine(this), "give --archive or --install");
             installed = ChaosRun.unpack(archive, work.resolve("install"));
         }
-        ChaosSettings settings = new ChaosSettings(Database.valueOf(database.toUpperCase(java.util.Locale.ROOT)), nodes, runners, slots,
+        ChaosSettings settings = new ChaosSettings(Database.valueOf(database.toUpperCase(Locale.ROOT)), nodes, runners, slots,
                 Duration.ofMillis((long) (minutes * 60_000)), Duration.ofMillis((long) (faultEvery * 1000)), rate,
                 Duration.ofMillis((long) (heartbeatTimeout * 1000)), Duration.ofSeconds(quiesceTimeout),
                 seed != null ? seed : ThreadLocalRandom.current().nextLong(), installed, work, pgUrl, keep);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,7 +38,7 @@ final class ChaosRun {
         String schema = null;
         String databaseUrl = null;
         if (settings.database() == Database.POSTGRESQL) {
-            schema = "baton_chaos_" + HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(8));
+            schema = "baton_chaos_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(8));
             execute(settings.postgresUrl(), "CREATE SCHEMA " + schema);
             databaseUrl = settings.postgresUrl() + (settings.postgresUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema;
             say("PostgreSQL schema " + schema);
@@ -45,7 +47,7 @@ final class ChaosRun {
         ChaosResult result;
         boolean dropSchema = false;
         try (Cluster cluster = new Cluster(settings, databaseUrl)) {
-            say("starting " + settings.nodes() + " node(s) on " + settings.database().name().toLowerCase() + " and " + settings.runners() + " runner(s)");
+            say("starting " + settings.nodes() + " node(s) on " + settings.database().name().toLowerCase(Locale.ROOT) + " and " + settings.runners() + " runner(s)");
             cluster.start();
             Workload workload = new Workload(cluster.api(), new Random(random.nextLong()), settings.workDir());
             FaultInjector faults = new FaultInjector(cluster, settings, new Random(random.nextLong()));

@@ -68,7 +68,7 @@ final class Cluster implements AutoCloseable {
             Path data = home.resolve("data");
             if (settings.nodes() > 1) {
                 // Job output must be readable from every node: the directory store on a shared
-                // directory (docs/operations.md), here one directory linked into each data dir.
+                // mount, here one directory linked into each node's data directory.
                 Files.createDirectories(data);
                 Files.createSymbolicLink(data.resolve("storage"), shared);
             }

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 
@@ -70,7 +71,7 @@ final class Workload {
         String chaosId = "c" + (++sequence);
         boolean retried = random.nextBoolean();
         int iterations = random.nextInt(4) == 0 ? 2 : 1;
-        String seconds = String.format(java.util.Locale.ROOT, "%.2f", 0.1 + random.nextDouble() * 1.4);
+        String seconds = String.format(Locale.ROOT, "%.2f", 0.1 + random.nextDouble() * 1.4);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("project", Cluster.PROJECT);
         body.put("spec", Cluster.SPEC);
