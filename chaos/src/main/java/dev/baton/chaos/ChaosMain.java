@@ -66,16 +66,27 @@ public final class ChaosMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Database store = switch (database.toLowerCase(Locale.ROOT)) {
+            case "sqlite" -> Database.SQLITE;
+            case "postgresql" -> Database.POSTGRESQL;
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--database must be sqlite or postgresql, got '" + database + "'");
+        };
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("baton-chaos-");
         Path installed = install;
         if (installed == null) {
             if (archive == null) throw new CommandLine.ParameterException(new CommandLine(this), "give --archive or --install");
             installed = ChaosRun.unpack(archive, work.resolve("install"));
         }
-        ChaosSettings settings = new ChaosSettings(Database.valueOf(database.toUpperCase(Locale.ROOT)), nodes, runners, slots,
-                Duration.ofMillis((long) (minutes * 60_000)), Duration.ofMillis((long) (faultEvery * 1000)), rate,
-                Duration.ofMillis((long) (heartbeatTimeout * 1000)), Duration.ofSeconds(quiesceTimeout),
-                seed != null ? seed : ThreadLocalRandom.current().nextLong(), installed, work, pgUrl, keep);
+        ChaosSettings settings;
+        try {
+            settings = new ChaosSettings(store, nodes, runners, slots,
+                    Duration.ofMillis((long) (minutes * 60_000)), Duration.ofMillis((long) (faultEvery * 1000)), rate,
+                    Duration.ofMillis((long) (heartbeatTimeout * 1000)), Duration.ofSeconds(quiesceTimeout),
+                    seed != null ? seed : ThreadLocalRandom.current().nextLong(), installed, work, pgUrl, keep);
+        } catch (IllegalArgumentException e) { // a bad combination (--nodes 2 on SQLite): exit 2, like any wrong option
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
         ChaosResult result = new ChaosRun(settings, System.err).run();
         System.out.print(result.describe());
         System.out.println(result.passed() ? "PASSED" : "FAILED");
