@@ -70,18 +70,37 @@ final class Audit {
         }
     }
 
+    /** Reads every job (with attempts and output) and the report of every processed one, then {@link #assess}es. */
     ChaosResult judge(List<Submission> submissions, List<Execution> executions, List<FaultEvent> faults,
             Duration quiescence, List<String> unexpectedExits, Path dump) throws IOException, InterruptedException {
-        List<String> violations = new ArrayList<>();
-        Map<String, List<JsonNode>> byChaosId = new HashMap<>();
         List<JsonNode> fetched = new ArrayList<>();
+        Map<String, JsonNode> reports = new HashMap<>();
         for (JsonNode listed : listJobs()) {
             JsonNode job = api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/jobs/" + listed.path("uuid").asText(), null, PATIENCE);
             fetched.add(job);
-            byChaosId.computeIfAbsent(chaosId(job), k -> new ArrayList<>()).add(job);
+            if (job.path("status").asText().equals("processed")) {
+                String report = job.path("report").asText();
+                reports.put(report, api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/reports/" + report, null, PATIENCE));
+            }
         }
         // Every job as the server had it, for the post-mortem of a failed run.
         Api.JSON.writerWithDefaultPrettyPrinter().writeValue(dump.toFile(), fetched);
+        return assess(submissions, executions, faults, quiescence, unexpectedExits, fetched, reports, runnerSlugs);
+    }
+
+    /**
+     * The verdict from the three accounts alone (no I/O, so a test can feed it broken histories).
+     *
+     * @param jobs         every job of the project as {@code GET …/jobs/{job}} has it
+     * @param reports      report UUID → report, for the processed jobs
+     * @param runnerSlugs  runner UUID → slug
+     */
+    static ChaosResult assess(List<Submission> submissions, List<Execution> executions, List<FaultEvent> faults,
+            Duration quiescence, List<String> unexpectedExits, List<JsonNode> jobs, Map<String, JsonNode> reports,
+            Map<String, String> runnerSlugs) {
+        List<String> violations = new ArrayList<>();
+        Map<String, List<JsonNode>> byChaosId = new HashMap<>();
+        for (JsonNode job : jobs) byChaosId.computeIfAbsent(chaosId(job), k -> new ArrayList<>()).add(job);
         Map<String, List<Execution>> executionsByJob = executions.stream().collect(Collectors.groupingBy(Execution::jobUuid));
 
         int submitted = 0;
@@ -118,7 +137,6 @@ final class Audit {
         int outsideLease = 0;
         int wronglyFailed = 0;
         Map<String, Integer> finishedNotCompleted = new TreeMap<>();
-        List<JsonNode> jobs = byChaosId.values().stream().flatMap(List::stream).toList();
         for (JsonNode job : jobs) {
             String uuid = job.path("uuid").asText();
             String status = job.path("status").asText();
@@ -135,7 +153,7 @@ final class Audit {
                 stuck++;
                 violations.add(uuid + ": still " + status + " after quiescence");
             }
-            List<Lease> leases = leases(job);
+            List<Lease> leases = leases(job, runnerSlugs);
             for (int i = 0; i < leases.size(); i++) {
                 for (int k = i + 1; k < leases.size(); k++) {
                     if (leases.get(i).overlaps(leases.get(k))) {
@@ -162,11 +180,19 @@ final class Audit {
                 }
             }
             if (status.equals("processed")) {
-                String missing = resultsProblem(job, leases, ran);
+                String missing = resultsProblem(job, leases, ran, reports.get(job.path("report").asText()));
                 if (missing != null) {
                     missingResults++;
                     violations.add(uuid + ": " + missing);
                 }
+            }
+        }
+        // Every execution belongs to a job of the project, the one its own command line names.
+        Map<String, String> chaosIdOf = new HashMap<>();
+        jobs.forEach(j -> chaosIdOf.put(j.path("uuid").asText(), chaosId(j)));
+        for (Execution e : executions) {
+            if (!e.chaosId().equals(chaosIdOf.get(e.jobUuid()))) {
+                violations.add(e.chaosId() + ": executed in the directory of job " + e.jobUuid() + ", which is not that job");
             }
         }
         unexpectedExits.forEach(x -> violations.add("process exited without being killed: " + x));
@@ -180,7 +206,7 @@ final class Audit {
         if (quiescence == null) violations.add("jobs did not all reach a terminal state within the quiescence timeout");
         return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(),
                 faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, wronglyFailed, outsideLease, finishedNotCompleted,
-                recovery(faults, jobs), quiescence, unexpectedExits, violations);
+                recovery(faults, jobs, runnerSlugs), quiescence, unexpectedExits, violations);
     }
 
     private static String chaosId(JsonNode job) {
@@ -201,7 +227,7 @@ final class Audit {
         }
     }
 
-    private List<Lease> leases(JsonNode job) {
+    private static List<Lease> leases(JsonNode job, Map<String, String> runnerSlugs) {
         List<Lease> leases = new ArrayList<>();
         for (JsonNode a : job.path("attempts")) {
             leases.add(new Lease(a.path("number").asInt(), runnerSlugs.getOrDefault(a.path("runner").asText(), a.path("runner").asText()),
@@ -217,7 +243,7 @@ final class Audit {
      * execution of that iteration that finished under the attempt that completed. Null when all
      * holds.
      */
-    private String resultsProblem(JsonNode job, List<Lease> leases, List<Execution> ran) throws IOException, InterruptedException {
+    private static String resultsProblem(JsonNode job, List<Lease> leases, List<Execution> ran, JsonNode report) {
         int iterations = job.path("config").path("iterations").asInt(1);
         JsonNode output = job.path("output");
         if (output.isMissingNode() || output.isNull()) return "processed without stored output";
@@ -225,8 +251,7 @@ final class Audit {
         List<Lease> completed = leases.stream().filter(l -> "completed".equals(l.outcome)).toList();
         if (completed.size() != 1) return completed.size() + " attempts completed";
         Lease lease = completed.get(0);
-        JsonNode report = api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/reports/" + job.path("report").asText(), null, PATIENCE);
-        if (!report.hasNonNull("results")) return "report without results";
+        if (report == null || !report.hasNonNull("results")) return "report without results";
         for (int i = 0; i < iterations; i++) {
             JsonNode out = output.path("results").get(i);
             if (out.path("exit_code").asInt(-1) != 0) return "iteration " + i + " stored exit code " + out.path("exit_code");
@@ -242,11 +267,11 @@ final class Audit {
     }
 
     /** Median and max per fault kind, in the terms docs/reliability.md defines. */
-    private Map<String, String> recovery(List<FaultEvent> faults, List<JsonNode> jobs) {
+    private static Map<String, String> recovery(List<FaultEvent> faults, List<JsonNode> jobs, Map<String, String> runnerSlugs) {
         List<Instant> completions = jobs.stream().filter(j -> j.hasNonNull("completed"))
                 .map(j -> Instant.parse(j.path("completed").asText())).sorted().toList();
         List<Lease> all = new ArrayList<>();
-        for (JsonNode j : jobs) all.addAll(leases(j));
+        for (JsonNode j : jobs) all.addAll(leases(j, runnerSlugs));
         Map<String, String> out = new TreeMap<>();
         // Server killed: until the next job completes anywhere (nothing completes on a dead single node).
         out.put("server_sigkill_to_next_completion", stats(faults, FaultEvent.Kind.SERVER_SIGKILL,
