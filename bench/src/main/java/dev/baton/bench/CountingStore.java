@@ -471,6 +471,36 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public dev.baton.server.store.Schedule createSchedule(dev.baton.server.store.Schedule schedule) {
+        return delegate.createSchedule(schedule);
+    }
+
+    @Override
+    public List<dev.baton.server.store.Schedule> schedules() {
+        return delegate.schedules();
+    }
+
+    @Override
+    public Optional<dev.baton.server.store.Schedule> findSchedule(String uuid) {
+        return delegate.findSchedule(uuid);
+    }
+
+    @Override
+    public List<dev.baton.server.store.Schedule> dueSchedules(Instant now) {
+        return delegate.dueSchedules(now);
+    }
+
+    @Override
+    public boolean updateSchedule(dev.baton.server.store.Schedule next) {
+        return delegate.updateSchedule(next);
+    }
+
+    @Override
+    public boolean deleteSchedule(String uuid) {
+        return delegate.deleteSchedule(uuid);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

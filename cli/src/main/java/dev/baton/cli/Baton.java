@@ -28,6 +28,7 @@ public final class Baton implements Runnable {
             RunCommand.class,
             JobsCommand.class,
             ReportsCommand.class,
+            SchedulesCommand.class,
             dev.baton.cli.image.ImageCommand.class,
             dev.baton.cli.runner.RunnerCommand.class,
             dev.baton.cli.router.RouterCommand.class,

@@ -40,13 +40,26 @@ public final class RunRoutes implements RouteModule {
     }
 
     private void run(Context ctx) {
-        ValidRun run = validator.validate(api.body(ctx, RunRequest.class));
+        Json.write(ctx, 201, submit(api.body(ctx, RunRequest.class), ctx.ip()));
+    }
+
+    /** Checks a run body without submitting it (a schedule checks its run when it is created). */
+    void validate(RunRequest request) {
+        validator.validate(request);
+    }
+
+    /**
+     * Validates and submits one run, as {@code POST /v0/run} does; {@code origin} is recorded on the
+     * job as where it came from (the client's address, or a schedule).
+     */
+    RunView submit(RunRequest request, String origin) {
+        ValidRun run = validator.validate(request);
         Instant now = api.now();
         switch (run) {
             case ValidRun.Direct d -> {
                 Report report = api.store().createReport(
                         new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
-                Json.write(ctx, 201, new RunView(ReportView.of(report, d.project().uuid(), null), null));
+                return new RunView(ReportView.of(report, d.project().uuid(), null), null);
             }
             case ValidRun.OnRunner r -> {
                 Organization org = api.store().findOrganization(r.project().organizationId())
@@ -55,7 +68,7 @@ public final class RunRoutes implements RouteModule {
                         r.timeout(), r.filePaths(), r.iterations());
                 Job job = api.store().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
-                        new NewJob(r.spec().id(), ctx.ip(), config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout()),
+                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout()),
                         org.id(), now);
                 try {
                     api.jobEvents().jobSubmitted(job);
@@ -65,7 +78,7 @@ public final class RunRoutes implements RouteModule {
                 }
                 Report report = api.store().findReport(job.reportId()).orElseThrow();
                 JobView view = new JobViews(api.store(), r.project(), api.queue()).of(job, null);
-                Json.write(ctx, 201, new RunView(ReportView.of(report, r.project().uuid(), view), view));
+                return new RunView(ReportView.of(report, r.project().uuid(), view), view);
             }
         }
     }

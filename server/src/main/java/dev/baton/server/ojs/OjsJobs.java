@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.server.schedule.CronExpression;
 import dev.baton.server.store.OjsCron;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.OjsRow;

@@ -1012,6 +1012,60 @@ abstract class JdbcStore implements Store {
                 .bind("version", next.version()).execute() == 1);
     }
 
+    // ---- schedules ---------------------------------------------------------------------------
+
+    private static final String SCHEDULE = "uuid, name, cron, timezone, run, paused, next_fire, version, last_fired, last_report, last_error, created";
+
+    private static Schedule schedule(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
+        return new Schedule(rs.getString("uuid"), rs.getString("name"), rs.getString("cron"), rs.getString("timezone"), rs.getString("run"),
+                rs.getInt("paused") != 0, Rows.instant(rs, "next_fire"), rs.getLong("version"), Rows.instant(rs, "last_fired"),
+                rs.getString("last_report"), rs.getString("last_error"), Rows.instant(rs, "created"));
+    }
+
+    @Override
+    public Schedule createSchedule(Schedule s) {
+        return unique("schedule name '" + s.name() + "' is taken", () -> write(h -> {
+            h.createUpdate("INSERT INTO schedule (" + SCHEDULE + ") VALUES (:uuid, :name, :cron, :timezone, :run, :paused, :next, 0, :lastFired,"
+                            + " :lastReport, :lastError, :created)")
+                    .bind("uuid", s.uuid()).bind("name", s.name()).bind("cron", s.cron()).bind("timezone", s.timezone()).bind("run", s.run())
+                    .bind("paused", s.paused() ? 1 : 0).bind("next", micros(s.nextFire())).bind("lastFired", micros(s.lastFired()))
+                    .bind("lastReport", s.lastReport()).bind("lastError", s.lastError()).bind("created", micros(s.created())).execute();
+            return s.withVersion(0);
+        }));
+    }
+
+    @Override
+    public List<Schedule> schedules() {
+        return read(h -> h.createQuery("SELECT " + SCHEDULE + " FROM schedule ORDER BY name").map(JdbcStore::schedule).list());
+    }
+
+    @Override
+    public Optional<Schedule> findSchedule(String uuid) {
+        return read(h -> h.createQuery("SELECT " + SCHEDULE + " FROM schedule WHERE uuid = :uuid").bind("uuid", uuid)
+                .map(JdbcStore::schedule).findOne());
+    }
+
+    @Override
+    public List<Schedule> dueSchedules(Instant now) {
+        return read(h -> h.createQuery("SELECT " + SCHEDULE + " FROM schedule WHERE paused = 0 AND next_fire <= :now ORDER BY next_fire")
+                .bind("now", micros(now)).map(JdbcStore::schedule).list());
+    }
+
+    @Override
+    public boolean updateSchedule(Schedule s) {
+        return write(h -> h.createUpdate("UPDATE schedule SET cron = :cron, timezone = :timezone, run = :run, paused = :paused, next_fire = :next,"
+                        + " last_fired = :lastFired, last_report = :lastReport, last_error = :lastError, version = version + 1"
+                        + " WHERE uuid = :uuid AND version = :version")
+                .bind("uuid", s.uuid()).bind("cron", s.cron()).bind("timezone", s.timezone()).bind("run", s.run())
+                .bind("paused", s.paused() ? 1 : 0).bind("next", micros(s.nextFire())).bind("lastFired", micros(s.lastFired()))
+                .bind("lastReport", s.lastReport()).bind("lastError", s.lastError()).bind("version", s.version()).execute() == 1);
+    }
+
+    @Override
+    public boolean deleteSchedule(String uuid) {
+        return write(h -> h.createUpdate("DELETE FROM schedule WHERE uuid = :uuid").bind("uuid", uuid).execute() == 1);
+    }
+
     private static Transition applied(Job job) {
         return new Transition(Transition.Result.APPLIED, job);
     }

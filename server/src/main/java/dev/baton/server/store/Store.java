@@ -288,6 +288,28 @@ public interface Store extends AutoCloseable {
     /** Compare-and-set of one schedule (next run and document); false when another change came first. */
     boolean updateOjsCron(OjsCron next);
 
+    // ---- schedules (docs/api.md "Schedules") ------------------------------------------------
+
+    /** Inserts a new schedule (version 0); a taken name is a CONFLICT. */
+    Schedule createSchedule(Schedule schedule);
+
+    List<Schedule> schedules();
+
+    Optional<Schedule> findSchedule(String uuid);
+
+    /** Unpaused schedules whose next fire time is at or before {@code now}. */
+    List<Schedule> dueSchedules(Instant now);
+
+    /**
+     * Compare-and-set of one schedule on its version (everything but uuid, name and created is
+     * written; the version goes up by one); false when another change, or another node firing
+     * the same occurrence, came first.
+     */
+    boolean updateSchedule(Schedule next);
+
+    /** Deletes the schedule; false when there was none. */
+    boolean deleteSchedule(String uuid);
+
     @Override
     void close();
 }

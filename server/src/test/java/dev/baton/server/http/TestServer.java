@@ -27,7 +27,7 @@ public final class TestServer implements AutoCloseable {
     public static final long MAX_BODY = 8 * 1024;
     public static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
 
-    public final MutableClock clock = new MutableClock(START);
+    public final MutableClock clock;
     public final List<Job> submitted = new CopyOnWriteArrayList<>();
     public final List<Job> canceled = new CopyOnWriteArrayList<>();
     /** The jobs as they were before each cancel: their runner and lease, which dispatch needs. */
@@ -38,8 +38,17 @@ public final class TestServer implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     public TestServer(Path dataDir) {
+        this(dataDir, null, new MutableClock(START));
+    }
+
+    /** On {@code databaseUrl} (null: SQLite in dataDir) and {@code clock}, which several servers of one test may share. */
+    public TestServer(Path dataDir, String databaseUrl, MutableClock clock) {
         this.dataDir = dataDir;
-        ServerConfig config = config(dataDir);
+        this.clock = clock;
+        ServerConfig d = config(dataDir);
+        ServerConfig config = new ServerConfig(d.host(), d.port(), d.dataDir(), databaseUrl, d.publicUrl(), d.requestBodyMaxBytes(),
+                d.registryMaxBodyBytes(), d.adminToken(), d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(),
+                d.defaultPollTimeout(), d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
         this.server = BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
             @Override
             public void jobSubmitted(Job job) {

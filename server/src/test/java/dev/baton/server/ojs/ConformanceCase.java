@@ -46,8 +46,18 @@ final class ConformanceCase {
     /** The server's admin token: every /ojs/v1 request but health carries it (the cases themselves name no credentials). */
     private final String adminToken;
 
-    ConformanceCase(Path file, JsonNode spec, String baseUrl, String adminToken) {
+    /** How the case's delays and waits pass: a real sleep, or moving the server's clock (see {@link ShiftedClock}). */
+    private final Pause pause;
+
+    /** Lets a case's scripted time pass. */
+    @FunctionalInterface
+    interface Pause {
+        void pass(long millis) throws InterruptedException;
+    }
+
+    ConformanceCase(Path file, JsonNode spec, String baseUrl, String adminToken, Pause pause) {
         this.adminToken = adminToken;
+        this.pause = pause;
         this.file = file;
         this.spec = spec;
         this.baseUrl = baseUrl;
@@ -72,6 +82,7 @@ final class ConformanceCase {
                             .orElseThrow(() -> new AssertionError("step " + id + " runs in parallel with unknown step " + partner));
                     CompletableFuture<Void> a = CompletableFuture.runAsync(() -> unchecked(step));
                     CompletableFuture<Void> b = CompletableFuture.runAsync(() -> unchecked(other));
+                    // (a delay inside a parallel pair orders the two requests, so it stays a real sleep: see send)
                     CompletableFuture.allOf(a, b).join();
                     done.add(partner);
                     check(step);
@@ -94,7 +105,7 @@ final class ConformanceCase {
 
     private void unchecked(JsonNode step) {
         try {
-            send(step);
+            send(step, Thread::sleep);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -103,21 +114,21 @@ final class ConformanceCase {
     private void runStep(JsonNode step, Set<String> done) throws Exception {
         String action = step.path("action").asText();
         if (action.equals("WAIT")) {
-            Thread.sleep(step.path("duration_ms").asLong(0) + step.path("delay_ms").asLong(0));
+            pause.pass(step.path("duration_ms").asLong(0) + step.path("delay_ms").asLong(0));
             return;
         }
         if (action.equals("ASSERT")) {
-            if (step.path("delay_ms").asLong(0) > 0) Thread.sleep(step.path("delay_ms").asLong());
+            if (step.path("delay_ms").asLong(0) > 0) pause.pass(step.path("delay_ms").asLong());
             assertSpecial(step);
             return;
         }
-        send(step);
+        send(step, pause);
         check(step);
     }
 
-    private void send(JsonNode step) throws IOException, InterruptedException {
+    private void send(JsonNode step, Pause delayWith) throws IOException, InterruptedException {
         long delay = step.path("delay_ms").asLong(0);
-        if (delay > 0) Thread.sleep(delay);
+        if (delay > 0) delayWith.pass(delay);
         String method = step.path("action").asText();
         String path = resolveText(step.path("path").asText());
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))

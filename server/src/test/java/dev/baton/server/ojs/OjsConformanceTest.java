@@ -63,7 +63,7 @@ class OjsConformanceTest {
                     "skipped: the OJS conformance cases are not at " + dir.toAbsolutePath()
                             + " (set -Dojs.conformance.dir or OJS_CONFORMANCE_DIR)")));
         }
-        List<String> levels = Arrays.stream(System.getProperty("ojs.levels", "0,1").split(",")).map(String::strip).toList();
+        List<String> levels = Arrays.stream(System.getProperty("ojs.levels", "0,1,2").split(",")).map(String::strip).toList();
         List<String> stores = Arrays.stream(System.getProperty("ojs.stores", "sqlite,postgresql").split(",")).map(String::strip).toList();
         List<DynamicNode> nodes = new ArrayList<>();
         for (String store : stores) {
@@ -101,9 +101,12 @@ class OjsConformanceTest {
         }
         Path dataDir = Files.createTempDirectory("ojs-conformance");
         String databaseUrl = store.equals("postgresql") ? TestDatabases.freshPostgresSchema() : null;
-        try (BatonServer server = ServerAssembly.builder(config(dataDir, databaseUrl), Clock.systemUTC()).start()) {
+        boolean realTime = Boolean.getBoolean("ojs.realtime");
+        ShiftedClock clock = new ShiftedClock();
+        ConformanceCase.Pause pause = realTime ? Thread::sleep : millis -> clock.advance(Duration.ofMillis(millis));
+        try (BatonServer server = ServerAssembly.builder(config(dataDir, databaseUrl), realTime ? Clock.systemUTC() : clock).start()) {
             new ConformanceCase(file, spec, "http://127.0.0.1:" + server.port(),
-                    java.nio.file.Files.readString(dataDir.resolve("admin-token")).strip()).run();
+                    Files.readString(dataDir.resolve("admin-token")).strip(), pause).run();
             synchronized (counts) {
                 counts[0]++;
             }

@@ -1,4 +1,4 @@
-package dev.baton.server.ojs;
+package dev.baton.server.schedule;
 
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -14,14 +14,15 @@ import java.util.Map;
  * {@code a-b}, {@code a,b}, {@code * /n}, {@code a-b/n}; day of week 0–7 with 0 and 7 Sunday) or
  * one of {@code @yearly @annually @monthly @weekly @daily @midnight @hourly}, evaluated in a
  * time zone. When both day fields are restricted a day matching either fires (as in cron).
+ * The one cron implementation of the server: OJS cron jobs and Baton schedules both use it.
  */
-record CronExpression(BitSet minutes, BitSet hours, BitSet days, BitSet months, BitSet weekdays, boolean anyDay, boolean anyWeekday) {
+public record CronExpression(BitSet minutes, BitSet hours, BitSet days, BitSet months, BitSet weekdays, boolean anyDay, boolean anyWeekday) {
     private static final Map<String, String> SHORTHANDS = Map.of(
             "@yearly", "0 0 1 1 *", "@annually", "0 0 1 1 *", "@monthly", "0 0 1 * *", "@weekly", "0 0 * * 0",
             "@daily", "0 0 * * *", "@midnight", "0 0 * * *", "@hourly", "0 * * * *");
 
     /** Parses or throws IllegalArgumentException saying which field is wrong. */
-    static CronExpression parse(String text) {
+    public static CronExpression parse(String text) {
         String expanded = SHORTHANDS.getOrDefault(text.strip().toLowerCase(Locale.ROOT), text.strip());
         String[] f = expanded.split("\\s+");
         if (f.length != 5) throw new IllegalArgumentException("a cron expression has five fields (minute hour day month weekday), got " + f.length);
@@ -69,7 +70,7 @@ record CronExpression(BitSet minutes, BitSet hours, BitSet days, BitSet months, 
     }
 
     /** The first matching minute strictly after {@code after}, in {@code zone}. */
-    Instant next(Instant after, ZoneId zone) {
+    public Instant next(Instant after, ZoneId zone) {
         ZonedDateTime t = after.atZone(zone).truncatedTo(ChronoUnit.MINUTES).plusMinutes(1);
         ZonedDateTime limit = t.plusYears(5);
         while (t.isBefore(limit)) {
@@ -97,7 +98,7 @@ record CronExpression(BitSet minutes, BitSet hours, BitSet days, BitSet months, 
         return day || weekday;
     }
 
-    static ZoneId zone(String name) {
+    public static ZoneId zone(String name) {
         try {
             return ZoneId.of(name);
         } catch (DateTimeException e) {

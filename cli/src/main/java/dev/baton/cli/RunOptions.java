@@ -1,0 +1,69 @@
+package dev.baton.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * What a run is, as options: the body of {@code POST /v0/run}. Shared by {@code baton run} and
+ * {@code baton schedules create} (a schedule submits the same body on its occurrences).
+ */
+final class RunOptions {
+    @Option(names = "--project", required = true, description = "project UUID or slug") String project;
+    @Option(names = "--image", description = "image digest sha256:… or a tag of the project's repository (optional for process-executor runners)") String image;
+    @Option(names = "--spec", description = "spec UUID or slug") String specRef;
+    @Option(names = "--timeout", description = "the job's own time limit in seconds (default 3600); see --wait-timeout for how long to wait") Integer timeout;
+    @Option(names = "--iterations", description = "1-100 (default 1)") Integer iterations;
+    @Option(names = "--entrypoint", description = "entrypoint override; repeat for each word") List<String> entrypoint;
+    @Option(names = "--env", description = "NAME=VALUE; repeatable") Map<String, String> env;
+    @Option(names = "--file-path", description = "file to collect after the run; repeatable") List<String> filePaths;
+    @Option(names = "--branch") String branch;
+    @Option(names = "--testbed") String testbed;
+    @Option(names = "--adapter", description = "how output becomes metrics (default json)") String adapter;
+    @Option(names = "--results", description = "BMF JSON file (direct mode); repeatable") List<Path> results;
+    @Option(names = "--start-time", description = "ISO-8601 (direct mode)") String startTime;
+    @Option(names = "--end-time", description = "ISO-8601 (direct mode)") String endTime;
+    @Parameters(paramLabel = "CMD", description = "command for the job (after --)") List<String> cmd;
+
+    /** The {@code POST /v0/run} body these options describe. */
+    Map<String, Object> body() {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("project", project);
+        put(body, "image", image);
+        put(body, "spec", specRef);
+        put(body, "timeout", timeout);
+        put(body, "iterations", iterations);
+        put(body, "entrypoint", entrypoint);
+        put(body, "cmd", cmd);
+        put(body, "env", env == null ? null : new HashMap<>(env));
+        put(body, "file_paths", filePaths);
+        put(body, "branch", branch);
+        put(body, "testbed", testbed);
+        put(body, "adapter", adapter);
+        put(body, "start_time", startTime);
+        put(body, "end_time", endTime);
+        if (results != null) {
+            List<String> docs = new ArrayList<>();
+            for (Path p : results) {
+                try {
+                    docs.add(Files.readString(p));
+                } catch (IOException e) {
+                    throw new ClientException("cannot read " + p + ": " + e.getMessage());
+                }
+            }
+            body.put("results", docs);
+        }
+        return body;
+    }
+
+    private static void put(Map<String, Object> body, String key, Object value) {
+        if (value != null) body.put(key, value);
+    }
+}
