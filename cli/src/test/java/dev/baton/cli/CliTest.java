@@ -128,6 +128,33 @@ class CliTest {
     }
 
     @Test
+    void schedulesAreCreatedListedPausedResumedAndDeleted() throws Exception {
+        baton("orgs", "create", "--name", "acme");
+        baton("projects", "create", "--name", "web", "--org", "acme");
+        Path bmf = dir.resolve("bmf.json");
+        Files.writeString(bmf, "{\"bench\":{\"latency\":{\"value\":3}}}");
+        Result created = baton("schedules", "create", "--name", "nightly", "--cron", "0 3 * * *", "--timezone", "Europe/Berlin",
+                "--project", "web", "--results", bmf.toString(), "--start-time", "2026-01-01T00:00:00Z", "--end-time", "2026-01-01T00:00:05Z");
+        assertThat(created.exit()).as(created.err()).isZero();
+        assertThat(created.json().path("cron").asText()).isEqualTo("0 3 * * *");
+        assertThat(created.json().path("timezone").asText()).isEqualTo("Europe/Berlin");
+        assertThat(created.json().at("/run/project").asText()).isEqualTo("web");
+        assertThat(created.json().at("/run/results/0").asText()).contains("latency");
+        Result once = baton("schedules", "create", "--name", "later", "--at", "2099-01-01T00:00:00Z", "--project", "web",
+                "--results", bmf.toString(), "--start-time", "2026-01-01T00:00:00Z", "--end-time", "2026-01-01T00:00:05Z");
+        assertThat(once.exit()).as(once.err()).isZero();
+        assertThat(baton("schedules", "list").json()).extracting(n -> n.path("name").asText()).containsExactly("later", "nightly");
+        assertThat(baton("schedules", "pause", "nightly").json().path("state").asText()).isEqualTo("paused");
+        assertThat(baton("schedules", "resume", "nightly").json().path("state").asText()).isEqualTo("active");
+        assertThat(baton("schedules", "get", "later").json().path("next_fire").asText()).isEqualTo("2099-01-01T00:00:00Z");
+        assertThat(baton("schedules", "delete", "later").exit()).isZero();
+        assertThat(baton("schedules", "get", "later").err()).contains("schedule_not_found");
+        Result neither = baton("schedules", "create", "--name", "x", "--project", "web");
+        assertThat(neither.exit()).isNotZero();
+        assertThat(neither.err()).contains("--cron or --at");
+    }
+
+    @Test
     void serverErrorsAreShownWithTheirCodeAndField() {
         Result r = baton("run", "--project", "nope", "--image", "sha256:" + "cd".repeat(32));
         assertThat(r.exit()).isEqualTo(1);

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The OJS binding on the assembled server with a test clock: leases, back-off and schedules
- * move with the injected clock, never with real waiting. (The conformance suite, which waits in
- * real time, is {@link OjsConformanceTest}.)
+ * move with the injected clock, never with real waiting. (The conformance suite is
+ * {@link OjsConformanceTest}.)
  */
 class OjsBindingTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -74,6 +74,30 @@ class OjsBindingTest {
 
     private String state(String id) throws Exception {
         return call("GET", "/ojs/v1/jobs/" + id, null).body().path("job").path("state").asText();
+    }
+
+    /**
+     * The error history records the type each nack sent (else details.error_class, else the code):
+     * the form of L1-RTR-014 whose nacks carry their types (docs/ojs.md, "Known failure").
+     */
+    @Test
+    void theErrorHistoryKeepsTheTypeOfEachFailure() throws Exception {
+        String id = push("{\"queue\":\"h\",\"retry\":{\"max_attempts\":4,\"initial_interval\":\"PT1S\",\"backoff_coefficient\":1.0,\"jitter\":false}}");
+        String[][] failures = {{"\"type\":\"ConnectionTimeout\",\"code\":\"handler_error\"", "timed out"},
+            {"\"code\":\"handler_error\",\"details\":{\"error_class\":\"RateLimitExceeded\"}", "rate limit"},
+            {"\"code\":\"handler_error\"", "null reference"}};
+        for (String[] f : failures) {
+            assertThat(fetch("h", "w1").path(0).path("id").asText()).isEqualTo(id);
+            Answer nack = call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + id + "\",\"worker_id\":\"w1\",\"error\":{" + f[0]
+                    + ",\"message\":\"" + f[1] + "\",\"retryable\":true}}");
+            assertThat(nack.status()).as(nack.raw().body()).isEqualTo(200);
+            clock.advance(Duration.ofSeconds(2));
+        }
+        JsonNode errors = call("GET", "/ojs/v1/jobs/" + id, null).body().path("job").path("errors");
+        assertThat(errors).hasSize(3);
+        assertThat(errors).extracting(e -> e.path("type").asText()).containsExactly("ConnectionTimeout", "RateLimitExceeded", "handler_error");
+        assertThat(errors).extracting(e -> e.path("message").asText()).containsExactly("timed out", "rate limit", "null reference");
+        assertThat(errors).extracting(e -> e.path("attempt").asInt()).containsExactly(1, 2, 3);
     }
 
     @Test
