@@ -121,12 +121,12 @@ public final class BatonServer implements AutoCloseable {
         return new Builder(config);
     }
 
-    /** The bound port (the real one when the config asked for port 0). */
     /** Submits the runs of due schedules now, as every node's once-a-second sweep does; how many this node submitted. */
     public int fireDueSchedules() {
         return management.fireDueSchedules();
     }
 
+    /** The bound port (the real one when the config asked for port 0). */
     public int port() {
         return app.port();
     }
