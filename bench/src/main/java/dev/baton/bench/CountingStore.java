@@ -472,6 +472,7 @@ final class CountingStore implements Store {
 
     @Override
     public dev.baton.server.store.Schedule createSchedule(dev.baton.server.store.Schedule schedule) {
+        wrote("createSchedule");
         return delegate.createSchedule(schedule);
     }
 
@@ -492,11 +493,13 @@ final class CountingStore implements Store {
 
     @Override
     public boolean updateSchedule(dev.baton.server.store.Schedule next) {
+        wrote("updateSchedule");
         return delegate.updateSchedule(next);
     }
 
     @Override
     public boolean deleteSchedule(String uuid) {
+        wrote("deleteSchedule");
         return delegate.deleteSchedule(uuid);
     }
 
