@@ -80,9 +80,9 @@ final class ConformanceCase {
                 if (partner != null) {
                     JsonNode other = steps.stream().filter(s -> s.path("id").asText().equals(partner)).findFirst()
                             .orElseThrow(() -> new AssertionError("step " + id + " runs in parallel with unknown step " + partner));
+                    // A delay inside a parallel pair orders the two concurrent requests, so it stays a real sleep.
                     CompletableFuture<Void> a = CompletableFuture.runAsync(() -> unchecked(step));
                     CompletableFuture<Void> b = CompletableFuture.runAsync(() -> unchecked(other));
-                    // (a delay inside a parallel pair orders the two requests, so it stays a real sleep: see send)
                     CompletableFuture.allOf(a, b).join();
                     done.add(partner);
                     check(step);
