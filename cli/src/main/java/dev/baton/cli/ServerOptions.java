@@ -63,6 +63,12 @@ final class ServerOptions {
     @Option(names = "--heartbeat-flush-interval", description = "how often liveness is written to the database (default 1s)")
     String heartbeatFlushInterval;
 
+    @Option(names = "--node-id", description = "this server's name among the nodes sharing one database (default <hostname>-<pid>)")
+    String nodeId;
+
+    @Option(names = "--node-timeout", description = "a node silent this long is dead; the others take over its runners' jobs (default 30s)")
+    String nodeTimeout;
+
     Map<String, String> flags() {
         Map<String, String> m = new HashMap<>();
         put(m, "host", host);
@@ -81,6 +87,8 @@ final class ServerOptions {
         put(m, "pull_token_ttl", pullTokenTtl);
         put(m, "max_requeues", maxRequeues);
         put(m, "heartbeat_flush_interval", heartbeatFlushInterval);
+        put(m, "node_id", nodeId);
+        put(m, "node_timeout", nodeTimeout);
         return m;
     }
 

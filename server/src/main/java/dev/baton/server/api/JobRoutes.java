@@ -13,6 +13,7 @@ import dev.baton.server.store.Transition;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.List;
+import java.time.Instant;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,7 +88,8 @@ public final class JobRoutes implements RouteModule {
     private void cancel(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         Job before = find.job(project, ctx.pathParam("job"));
-        Transition t = api.store().cancel(before.uuid(), null, "canceled by user", api.now());
+        Instant at = api.now();
+        Transition t = api.store().cancel(before.uuid(), null, "canceled by user", at, api.jobEvents().cancelDeadline(at));
         switch (t.result()) {
             case APPLIED -> {
                 try {

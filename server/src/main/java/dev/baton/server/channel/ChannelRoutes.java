@@ -115,6 +115,14 @@ public final class ChannelRoutes implements RouteModule {
             dispatcher.forget(old);
             old.close(RunnerSession.CLOSE_REPLACED, "replaced by a newer connection of this runner");
         });
+        try {
+            lifecycle.connectionOpened(session);
+        } catch (RuntimeException e) {
+            // The store is unreachable: the runner cannot be served; it reconnects (perhaps to another node).
+            LOG.warn("could not record runner {} on this node: {}", runner.slug(), e.toString());
+            session.close(1011, "the server cannot reach its database");
+            return;
+        }
         LOG.info("runner {} connected from {}", runner.slug(), remote);
         session.send(welcome(runner));
     }

@@ -3,7 +3,11 @@ package dev.baton.server.channel;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
 import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.cluster.ClusterBus;
+import dev.baton.server.cluster.ClusterEvent;
+import dev.baton.server.store.Node;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -12,6 +16,11 @@ import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -23,9 +32,11 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
  *   <li>{@code GET /v0/organizations/{organization}/usage}
+ *   <li>{@code GET /v0/nodes}: the server nodes sharing the database (docs/operations.md)
  * </ul>
  * A directive for a runner that is not connected is refused (409), not queued: the runner's own
- * state after a reconnect is its own.
+ * state after a reconnect is its own. A runner connected to another live node gets it through
+ * that node (the cluster bus); the answer then names the node.
  */
 final class RunnerControlRoutes implements RouteModule {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
@@ -33,11 +44,19 @@ final class RunnerControlRoutes implements RouteModule {
     private final Store store;
     private final Sessions sessions;
     private final AdminAuth admin;
+    private final ClusterBus bus;
+    private final String nodeId;
+    private final Clock clock;
+    private final Duration nodeTimeout;
 
-    RunnerControlRoutes(Store store, Sessions sessions, AdminAuth admin) {
+    RunnerControlRoutes(Store store, Sessions sessions, AdminAuth admin, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
         this.store = store;
         this.sessions = sessions;
         this.admin = admin;
+        this.bus = bus;
+        this.nodeId = nodeId;
+        this.clock = clock;
+        this.nodeTimeout = nodeTimeout;
     }
 
     record DrainRequest(String state) {}
@@ -49,6 +68,7 @@ final class RunnerControlRoutes implements RouteModule {
         config.routes.post("/v0/runners/{runner}/drain", admin.guard(this::drain));
         config.routes.post("/v0/runners/{runner}/update", admin.guard(this::update));
         config.routes.get("/v0/organizations/{organization}/usage", admin.guard(this::usage));
+        config.routes.get("/v0/nodes", admin.guard(this::nodes));
     }
 
     private void drain(Context ctx) {
@@ -79,10 +99,40 @@ final class RunnerControlRoutes implements RouteModule {
         String ref = ctx.pathParam("runner");
         Runner runner = store.findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
-        RunnerSession session = sessions.of(runner.id())
+        var session = sessions.of(runner.id());
+        if (session.isPresent()) {
+            session.get().send(message);
+            Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", nodeId));
+            return;
+        }
+        String elsewhere = store.runnerNode(runner.id()).filter(this::alive)
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
-        session.send(message);
-        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString()));
+        bus.publish(new ClusterEvent.ToRunner(runner.id(), Wire.encode(message)));
+        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", elsewhere));
+    }
+
+    private boolean alive(String node) {
+        Instant since = clock.instant().minus(nodeTimeout);
+        return store.nodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
+    }
+
+    /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */
+    private void nodes(Context ctx) {
+        Instant since = clock.instant().minus(nodeTimeout);
+        List<Map<String, Object>> nodes = store.nodes().stream().map(n -> view(n, since)).toList();
+        Json.write(ctx, 200, Map.of("nodes", nodes, "self", nodeId));
+    }
+
+    private static Map<String, Object> view(Node n, Instant aliveSince) {
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("id", n.id());
+        v.put("alive", n.stopped() == null && !n.lastHeartbeat().isBefore(aliveSince));
+        v.put("started", n.started().toString());
+        v.put("last_heartbeat", n.lastHeartbeat().toString());
+        v.put("stopped", n.stopped() == null ? null : n.stopped().toString());
+        v.put("runners", n.runners());
+        v.put("in_flight", n.inFlight());
+        return v;
     }
 
     private void usage(Context ctx) {

@@ -27,7 +27,7 @@ public final class ConfigLoader {
     public static final List<String> KEYS = List.of(
             "host", "port", "data_dir", "database_url", "public_url", "request_body_max_bytes", "registry_max_body_bytes",
             "admin_token", "heartbeat_timeout", "acceptance_timeout", "job_timeout_grace", "cancel_deadline",
-            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval");
+            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval", "node_id", "node_timeout");
 
     private ConfigLoader() {}
 
@@ -113,10 +113,20 @@ public final class ConfigLoader {
                 duration(v, "default_poll_timeout", d.defaultPollTimeout()),
                 duration(v, "pull_token_ttl", d.pullTokenTtl()),
                 v.containsKey("max_requeues") ? (int) number(v.get("max_requeues"), 0, 1000) : d.maxRequeues(),
-                duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()));
+                duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()),
+                v.containsKey("node_id") ? nodeId(v.get("node_id")) : d.nodeId(),
+                duration(v, "node_timeout", d.nodeTimeout()));
     }
 
     private record Value(String text, String source) {}
+
+    private static String nodeId(Value v) {
+        String id = text(v);
+        if (!dev.baton.server.cluster.NodeIds.VALID.matcher(id).matches()) {
+            throw new ConfigException(v.source() + " must be 1-63 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
+        }
+        return id;
+    }
 
     private static String text(Value v) {
         String t = v.text().strip();

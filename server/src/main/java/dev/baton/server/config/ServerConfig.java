@@ -23,6 +23,8 @@ import java.time.Duration;
  * @param pullTokenTtl           lifetime of the OCI pull token handed out with a job
  * @param maxRequeues            returns to the queue before start allowed, then the job fails
  * @param heartbeatFlushInterval how often in-memory liveness is written to the database
+ * @param nodeId                 this server's name among the nodes sharing the database (default {@code <hostname>-<pid>})
+ * @param nodeTimeout            a node that has not heartbeaten for this long is dead: the others take over its runners' jobs
  */
 public record ServerConfig(
         String host,
@@ -40,7 +42,27 @@ public record ServerConfig(
         Duration defaultPollTimeout,
         Duration pullTokenTtl,
         int maxRequeues,
-        Duration heartbeatFlushInterval) {
+        Duration heartbeatFlushInterval,
+        String nodeId,
+        Duration nodeTimeout) {
+
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The settings before nodes (issue 14): this process's default node id and node timeout. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
+            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
+            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval) {
+        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
+                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
+                dev.baton.server.cluster.NodeIds.defaultId(), DEFAULT_NODE_TIMEOUT);
+    }
+
+    /** This config as node {@code nodeId} with {@code nodeTimeout}. */
+    public ServerConfig withNode(String nodeId, Duration nodeTimeout) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, nodeId, nodeTimeout);
+    }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7700;
@@ -70,6 +92,6 @@ public record ServerConfig(
     public ServerConfig withListen(String host, int port) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval);
+                heartbeatFlushInterval, nodeId, nodeTimeout);
     }
 }

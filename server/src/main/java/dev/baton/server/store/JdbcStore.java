@@ -506,11 +506,13 @@ abstract class JdbcStore implements Store {
      * pending → claimed for a job the caller has made sure it may take, opening the attempt in the
      * same transaction. Empty (nothing changed) when the job is no longer pending.
      */
-    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
+    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
         Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
-                        + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now"
+                        + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
+                        + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
                         + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
                 .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
+                .bind("acceptUntil", micros(acceptUntil))
                 .map(Rows.JOB_MAPPER).findOne();
         job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
                         + " VALUES (:job, :number, :lease, :runner, :now)")
@@ -520,11 +522,13 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition start(JobUuid job, LeaseId lease, Instant now) {
+    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         Objects.requireNonNull(lease, "lease");
         return write(h -> {
-            Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now", "status = 1 AND lease = :lease", job, now,
-                    q -> q.bind("lease", lease.value()));
+            Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now,"
+                            + " hard_deadline = :now + CAST(timeout AS BIGINT) * 1000000 + :grace",
+                    "status = 1 AND lease = :lease", job, now,
+                    q -> q.bind("lease", lease.value()).bind("grace", grace.toNanos() / 1000));
             if (started.isPresent()) {
                 closeAttempt(h, started.get(), lease, "started = :now", now);
                 return applied(started.get());
@@ -714,13 +718,15 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
+    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
+        // Only a job taken from a runner waits for that runner's answer (a pending one has none).
+        String set = "cancel_deadline = CASE WHEN status IN (1, 2) THEN :cancelDeadline ELSE NULL END, status = 5, completed = :now, error = :reason";
         return write(h -> {
             Optional<Job> canceled = lease != null
-                    ? cas(h, "status = 5, completed = :now, error = :reason", "status IN (1, 2) AND lease = :lease", job, now,
-                            q -> q.bind("reason", reason).bind("lease", lease.value()))
-                    : cas(h, "status = 5, completed = :now, error = :reason", "status IN (0, 1, 2)", job, now,
-                            q -> q.bind("reason", reason));
+                    ? cas(h, set, "status IN (1, 2) AND lease = :lease", job, now,
+                            q -> q.bind("reason", reason).bind("lease", lease.value()).bind("cancelDeadline", micros(cancelDeadline)))
+                    : cas(h, set, "status IN (0, 1, 2)", job, now,
+                            q -> q.bind("reason", reason).bind("cancelDeadline", micros(cancelDeadline)));
             if (canceled.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
             // The open attempt (if the job was in flight) ends canceled with the job.
             h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
@@ -817,6 +823,183 @@ abstract class JdbcStore implements Store {
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
         return read(h -> h.createQuery("SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1")
                 .mapTo(Integer.class).findOne().isPresent());
+    }
+
+    // ---- cluster: durable deadlines and nodes ----------------------------------------------------
+
+    /** How a dialect locks the rows a sweep acts on: SKIP LOCKED on PostgreSQL, nothing on SQLite (one writer). */
+    protected abstract String sweepLock();
+
+    @Override
+    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) {
+        return write(h -> h.createUpdate("UPDATE job SET accept_deadline = :until WHERE uuid = :uuid AND lease = :lease AND status = 1"
+                        + " AND (accept_deadline IS NULL OR accept_deadline < :until)")
+                .bind("until", micros(until)).bind("uuid", job.toString()).bind("lease", lease.value()).execute() > 0
+                || h.createQuery("SELECT 1 FROM job WHERE uuid = :uuid AND lease = :lease AND status = 1")
+                        .bind("uuid", job.toString()).bind("lease", lease.value()).mapTo(Integer.class).findOne().isPresent());
+    }
+
+    @Override
+    public void clearCancelDeadline(JobUuid job, LeaseId lease) {
+        write(h -> h.createUpdate("UPDATE job SET cancel_deadline = NULL WHERE uuid = :uuid AND lease = :lease AND cancel_deadline IS NOT NULL")
+                .bind("uuid", job.toString()).bind("lease", lease.value()).execute());
+    }
+
+    @Override
+    public <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
+        // A read first: nothing is due on most sweeps, and a write transaction would hold SQLite's one writer.
+        if (read(h -> h.createQuery("SELECT 1 FROM job WHERE " + deadline.due + " LIMIT 1").bind("now", micros(now))
+                .mapTo(Integer.class).findOne()).isEmpty()) {
+            return List.of();
+        }
+        return write(h -> {
+            List<Job> due = h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE " + deadline.due
+                            + " ORDER BY " + deadline.order + ", id LIMIT :limit" + sweepLock())
+                    .bind("now", micros(now)).bind("limit", limit).map(Rows.JOB_MAPPER).list();
+            List<R> results = new ArrayList<>(due.size());
+            for (Job job : due) {
+                // Whatever the act decides, this deadline is spent: it is never swept twice.
+                if (deadline == Deadline.CANCEL) {
+                    h.createUpdate("UPDATE job SET cancel_deadline = NULL WHERE id = :id").bind("id", job.id()).execute();
+                } else if (deadline == Deadline.LOST) {
+                    h.createUpdate("UPDATE job SET lost_deadline = NULL WHERE id = :id").bind("id", job.id()).execute();
+                }
+                results.add(act.apply(job));
+            }
+            return results;
+        });
+    }
+
+    @Override
+    public Optional<Job> reattach(JobUuid job, LeaseId lease) {
+        return write(h -> {
+            h.createUpdate("UPDATE job SET lost_deadline = NULL WHERE uuid = :uuid AND lease = :lease AND status IN (1, 2)"
+                            + " AND lost_deadline IS NOT NULL")
+                    .bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            return job(h, job).filter(j -> j.holds(lease) && j.status().inFlight());
+        });
+    }
+
+    @Override
+    public void attachRunner(long runnerId, String node) {
+        write(h -> h.createUpdate("UPDATE runner SET node_id = :node WHERE id = :id").bind("node", node).bind("id", runnerId).execute());
+    }
+
+    @Override
+    public void detachRunner(long runnerId, String node, Instant lostAt) {
+        write(h -> {
+            int detached = h.createUpdate("UPDATE runner SET node_id = NULL WHERE id = :id AND node_id = :node")
+                    .bind("id", runnerId).bind("node", node).execute();
+            // Attached to another node meanwhile (it reconnected there first): that node watches it.
+            if (detached == 0 && runnerNode(h, runnerId).isPresent()) return 0;
+            return h.createUpdate("UPDATE job SET lost_deadline = COALESCE(lost_deadline, :at) WHERE runner_id = :id AND status IN (1, 2)")
+                    .bind("at", micros(lostAt)).bind("id", runnerId).execute();
+        });
+    }
+
+    @Override
+    public void markRunnerLost(long runnerId, Instant at) {
+        write(h -> h.createUpdate("UPDATE job SET lost_deadline = :at WHERE runner_id = :id AND status IN (1, 2)"
+                        + " AND (lost_deadline IS NULL OR lost_deadline > :at)")
+                .bind("at", micros(at)).bind("id", runnerId).execute());
+    }
+
+    @Override
+    public Optional<String> runnerNode(long runnerId) {
+        return read(h -> runnerNode(h, runnerId));
+    }
+
+    private static Optional<String> runnerNode(Handle h, long runnerId) {
+        return h.createQuery("SELECT node_id FROM runner WHERE id = :id AND node_id IS NOT NULL").bind("id", runnerId)
+                .mapTo(String.class).findOne();
+    }
+
+    @Override
+    public void registerNode(String node, Instant now, Instant lostAt) {
+        write(h -> {
+            boolean crashed = h.createQuery("SELECT 1 FROM node WHERE id = :id AND stopped IS NULL").bind("id", node)
+                    .mapTo(Integer.class).findOne().isPresent();
+            // A previous run of this id that did not stop cleanly: nobody watches its runners now.
+            if (crashed) detachNode(h, node, lostAt);
+            return h.createUpdate("INSERT INTO node (id, started, last_heartbeat, stopped) VALUES (:id, :now, :now, NULL)"
+                            + " ON CONFLICT (id) DO UPDATE SET started = excluded.started, last_heartbeat = excluded.last_heartbeat, stopped = NULL")
+                    .bind("id", node).bind("now", micros(now)).execute();
+        });
+    }
+
+    @Override
+    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
+        return write(h -> {
+            int alive = h.createUpdate("UPDATE node SET last_heartbeat = CASE WHEN last_heartbeat < :now THEN :now ELSE last_heartbeat END"
+                            + " WHERE id = :id AND stopped IS NULL")
+                    .bind("now", micros(now)).bind("id", node).execute();
+            if (!jobs.isEmpty()) recordJobHeartbeats(jobs);
+            if (!runners.isEmpty()) recordRunnerHeartbeats(runners);
+            return alive > 0;
+        });
+    }
+
+    @Override
+    public void stopNode(String node, Instant now, Instant lostAt) {
+        write(h -> {
+            detachNode(h, node, lostAt);
+            return h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", node).execute();
+        });
+    }
+
+    @Override
+    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
+        String due = "SELECT id, last_heartbeat FROM node WHERE stopped IS NULL AND id <> :self AND last_heartbeat < :before";
+        // A read first: the sweep runs every second on every node, and nodes are seldom dead.
+        if (read(h -> h.createQuery(due + " LIMIT 1").bind("self", self).bind("before", micros(staleBefore)).mapToMap().findOne()).isEmpty()) {
+            return List.of();
+        }
+        return write(h -> {
+            List<Map.Entry<String, Long>> dead = h.createQuery(due + " ORDER BY id" + sweepLock())
+                    .bind("self", self).bind("before", micros(staleBefore))
+                    .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getLong("last_heartbeat"))).list();
+            List<String> ids = new ArrayList<>();
+            for (var d : dead) {
+                long lostAt = Math.max(micros(now), d.getValue() + heartbeatTimeout.toNanos() / 1000);
+                detachNode(h, d.getKey(), Instant.EPOCH.plus(lostAt, java.time.temporal.ChronoUnit.MICROS));
+                h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", d.getKey()).execute();
+                ids.add(d.getKey());
+            }
+            return ids;
+        });
+    }
+
+    /** The node's runners are detached, their jobs in flight lost at {@code lostAt} unless they come back. */
+    private static void detachNode(Handle h, String node, Instant lostAt) {
+        h.createUpdate("UPDATE job SET lost_deadline = COALESCE(lost_deadline, :at) WHERE status IN (1, 2)"
+                        + " AND runner_id IN (SELECT id FROM runner WHERE node_id = :node)")
+                .bind("at", micros(lostAt)).bind("node", node).execute();
+        h.createUpdate("UPDATE runner SET node_id = NULL WHERE node_id = :node").bind("node", node).execute();
+    }
+
+    @Override
+    public List<Node> nodes() {
+        return read(h -> h.createQuery("SELECT n.id, n.started, n.last_heartbeat, n.stopped,"
+                        + " (SELECT COUNT(*) FROM runner r WHERE r.node_id = n.id) AS runners,"
+                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = n.id AND j.status IN (1, 2)) AS in_flight"
+                        + " FROM node n ORDER BY n.id")
+                .map((rs, ctx) -> new Node(rs.getString("id"), Rows.instant(rs, "started"), Rows.instant(rs, "last_heartbeat"),
+                        Rows.instant(rs, "stopped"), rs.getInt("runners"), rs.getInt("in_flight")))
+                .list());
+    }
+
+    @Override
+    public ClusterCounts clusterCounts(String node, Instant aliveSince) {
+        return read(h -> h.createQuery("SELECT"
+                        + " (SELECT COUNT(*) FROM job WHERE status = 0) AS pending,"
+                        + " (SELECT COUNT(*) FROM job WHERE status IN (1, 2)) AS in_flight,"
+                        + " (SELECT COUNT(*) FROM node WHERE stopped IS NULL AND last_heartbeat >= :since) AS alive,"
+                        + " (SELECT COUNT(*) FROM runner WHERE node_id = :node) AS node_runners,"
+                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = :node AND j.status IN (1, 2)) AS node_in_flight")
+                .bind("since", micros(aliveSince)).bind("node", node)
+                .map((rs, ctx) -> new ClusterCounts(rs.getLong("pending"), rs.getLong("in_flight"), rs.getLong("alive"),
+                        rs.getLong("node_runners"), rs.getLong("node_in_flight")))
+                .one());
     }
 
     @Override

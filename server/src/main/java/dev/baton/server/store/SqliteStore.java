@@ -49,6 +49,12 @@ final class SqliteStore extends JdbcStore {
         }
     }
 
+    /** One writer at a time (and one node on a SQLite file): the write transaction itself excludes other sweeps. */
+    @Override
+    protected String sweepLock() {
+        return "";
+    }
+
     @Override
     protected boolean isUniqueViolation(SQLException e) {
         String message = e.getMessage();
@@ -56,12 +62,12 @@ final class SqliteStore extends JdbcStore {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
         return write(h -> {
             Optional<Long> candidate = h.createQuery(CLAIM_QUERY)
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .map((rs, ctx) -> rs.getLong("id")).findOne();
-            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now);
+            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil);
         });
     }
 }
