@@ -110,7 +110,7 @@ abstract class DeadlinesInStoreContract {
         server.channel().halt();
         RunnerChannel other = otherNode("node-n", Duration.ofHours(1));
 
-        server.clock.advance(Duration.ofSeconds(60).plus(ChannelFixture.GRACE));
+        server.clock.advance(Duration.ofSeconds(60).plus(ChannelFixture.GRACE).minusSeconds(1));
         assertThat(other.sweepDeadlines()).isZero();
         server.clock.advance(Duration.ofSeconds(1));
         assertThat(other.sweepDeadlines()).isEqualTo(1);
