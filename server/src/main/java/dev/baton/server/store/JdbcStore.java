@@ -27,7 +27,6 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
-import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementExceptions;
 import org.jdbi.v3.core.statement.Update;
@@ -289,13 +288,37 @@ abstract class JdbcStore implements Store {
     @Override
     public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
-        write(h -> {
-            // Sorted so that concurrent batches lock rows in one order (no deadlock on PostgreSQL).
-            PreparedBatch batch = h.prepareBatch("UPDATE runner SET last_heartbeat = :t WHERE id = :id"
-                    + " AND (last_heartbeat IS NULL OR last_heartbeat < :t)");
-            new TreeMap<>(lastSeen).forEach((id, t) -> batch.bind("id", id).bind("t", micros(t)).add());
-            return batch.execute();
-        });
+        write(h -> latestTimes(h, "runner", "id", "", new TreeMap<>(lastSeen)));
+    }
+
+    /** Rows of one latest-time statement: a node's heartbeats of 10,000 runners are 10 statements, not 10,000. */
+    private static final int LIVENESS_ROWS_PER_STATEMENT = 1000;
+
+    /**
+     * Sets {@code last_heartbeat} of each row keyed by {@code key} to its time (never backwards),
+     * in one {@code UPDATE … FROM (VALUES …)} per {@value #LIVENESS_ROWS_PER_STATEMENT} rows. Both
+     * dialects name a VALUES list's columns column1, column2 (SQLite has UPDATE … FROM since 3.33).
+     */
+    private static <K> int latestTimes(Handle h, String table, String key, String where, Map<K, Instant> times) {
+        List<Map.Entry<K, Instant>> rows = new ArrayList<>(times.entrySet());
+        int updated = 0;
+        for (int from = 0; from < rows.size(); from += LIVENESS_ROWS_PER_STATEMENT) {
+            List<Map.Entry<K, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
+            StringBuilder values = new StringBuilder();
+            for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
+            Update u = h.createUpdate("UPDATE " + table + " SET last_heartbeat = v.t"
+                    + " FROM (SELECT column1 AS k, column2 AS t FROM (VALUES " + values + ") AS x) AS v"
+                    + " WHERE " + table + "." + key + " = v.k" + where
+                    + " AND (" + table + ".last_heartbeat IS NULL OR " + table + ".last_heartbeat < v.t)");
+            for (int i = 0; i < chunk.size(); i++) {
+                Object k = chunk.get(i).getKey();
+                if (k instanceof Long id) u.bind("k" + i, id);
+                else u.bind("k" + i, k.toString());
+                u.bind("t" + i, micros(chunk.get(i).getValue()));
+            }
+            updated += u.execute();
+        }
+        return updated;
     }
 
     // ---- specs -----------------------------------------------------------------------------
@@ -770,14 +793,7 @@ abstract class JdbcStore implements Store {
     @Override
     public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
-        write(h -> {
-            PreparedBatch batch = h.prepareBatch("UPDATE job SET last_heartbeat = :t WHERE uuid = :uuid AND status IN (1, 2)"
-                    + " AND (last_heartbeat IS NULL OR last_heartbeat < :t)");
-            lastSeen.entrySet().stream()
-                    .sorted(Map.Entry.comparingByKey((a, b) -> a.toString().compareTo(b.toString())))
-                    .forEach(e -> batch.bind("uuid", e.getKey().toString()).bind("t", micros(e.getValue())).add());
-            return batch.execute();
-        });
+        write(h -> latestTimes(h, "job", "uuid", " AND job.status IN (1, 2)", lastSeen));
     }
 
     @Override
