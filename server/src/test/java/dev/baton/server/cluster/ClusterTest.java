@@ -176,6 +176,30 @@ class ClusterTest {
 
     @Test
     @Order(3)
+    void aRunnerThatReconnectsToAnotherNodeResumesItsJob() {
+        Handle h = newRunner();
+        TestRunner first = connect(portB(), h);
+        waitFor(first, 30);
+        JobUuid job = submit(portC());
+        ClaimedJob claimed = first.expect(ServerMessage.Job.class).job();
+        first.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        first.expect(ServerMessage.Ack.class);
+        first.crash();
+        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+
+        TestRunner again = connect(portC(), h);
+        again.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease())); // resent on reconnect: liveness only
+        again.expect(ServerMessage.Ack.class);
+        assertThat(store.runnerNode(h.runner().id())).contains("node-c");
+        complete(again, claimed);
+        complete(again, claimed); // the outbox resends; acknowledged again, applied once
+        Job done = store.findJob(job).orElseThrow();
+        assertThat(done.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        assertThat(done.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    @Order(4)
     void thirtyRunnersOnThreeNodesClaimFiveHundredJobsEachExactlyOnce() throws Exception {
         int jobs = 500;
         int[] ports = {portA, portB(), portC()};
@@ -217,7 +241,7 @@ class ClusterTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void theJobsOfAKilledNodesRunnersAreRequeuedByTheOthers() throws Exception {
         Runner held = newRunnerRecord();
         TestRunner onA = connect(portA, handle(held));
