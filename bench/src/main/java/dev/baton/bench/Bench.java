@@ -28,6 +28,18 @@ public final class Bench {
             Microbenchmarks.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("cluster")) {
+            BenchOptions options;
+            try {
+                options = BenchOptions.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+                return;
+            }
+            System.out.println("results: " + ClusterBench.run(options).toAbsolutePath());
+            System.exit(0);
+        }
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
@@ -122,19 +134,19 @@ public final class Bench {
         return file;
     }
 
-    private static String summary(Summary s) {
+    static String summary(Summary s) {
         return "median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs() + " ms";
     }
 
-    private static String use(ResourceUse u) {
+    static String use(ResourceUse u) {
         return u.cpuCores() + " cores CPU, GC " + u.gcCount() + "×/" + u.gcMillis() + " ms, load " + u.loadAverage();
     }
 
-    private static String[] row(String what, String value) {
+    static String[] row(String what, String value) {
         return new String[] {what, value};
     }
 
-    private static void printTable(List<String[]> rows) {
+    static void printTable(List<String[]> rows) {
         int width = rows.stream().mapToInt(r -> r[0].length()).max().orElse(10);
         System.out.println();
         System.out.printf("%-" + width + "s | %s%n", "measurement", "result");
@@ -143,11 +155,11 @@ public final class Bench {
         System.out.println();
     }
 
-    private static void log(String message) {
+    static void log(String message) {
         System.err.println("bench: " + message);
     }
 
-    private static void deleteQuietly(Path dir) {
+    static void deleteQuietly(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

@@ -17,9 +17,17 @@ final class DispatchLatency {
     private DispatchLatency() {}
 
     static Result run(BenchServer server, int samples, int warmup) throws Exception {
-        String spec = "dispatch";
+        return run(server, server, "dispatch", samples, warmup);
+    }
+
+    /**
+     * The same with the submission on {@code submitTo} and the runner connected to {@code runnerOn}:
+     * two nodes of one cluster, the job reaching the runner's node by NOTIFY.
+     */
+    static Result run(BenchServer submitTo, BenchServer runnerOn, String spec, int samples, int warmup) throws Exception {
+        BenchServer server = runnerOn;
         server.createSpec(spec);
-        BenchServer.Credentials creds = server.createRunner("dispatch", spec);
+        BenchServer.Credentials creds = server.createRunner(spec, spec);
         BlockingQueue<SimRunner.Arrival> arrivals = new LinkedBlockingQueue<>();
         try (Runners runners = new Runners(1)) {
             SimRunner runner = new SimRunner(SimRunner.Mode.COMPLETE, 1, arrivals::add, null);
@@ -34,7 +42,7 @@ final class DispatchLatency {
                 long processedBefore = server.processed();
                 Thread.sleep(20); // the runner's ready has reached the server; it is idle and waiting
                 long t0 = System.nanoTime();
-                String job = server.submit(spec);
+                String job = submitTo.submit(spec);
                 long t1 = System.nanoTime();
                 SimRunner.Arrival arrival = arrivals.poll(30, TimeUnit.SECONDS);
                 if (arrival == null) {

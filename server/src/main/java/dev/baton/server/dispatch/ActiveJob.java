@@ -17,7 +17,6 @@ public final class ActiveJob {
     final int attempt;
     final int timeoutSeconds;
     volatile Instant started;
-    volatile Instant lastSeen;
     volatile int lastBilledMinute;
     /** Set once the job is canceled and the runner was told; the lease stays valid for its {@code canceled}. */
     volatile boolean cancelRequested;
@@ -27,15 +26,13 @@ public final class ActiveJob {
      */
     volatile boolean reattach;
 
-    ActiveJob(JobUuid job, LeaseId lease, long runnerId, int attempt, int timeoutSeconds, Instant started, Instant lastSeen,
-            int lastBilledMinute) {
+    ActiveJob(JobUuid job, LeaseId lease, long runnerId, int attempt, int timeoutSeconds, Instant started, int lastBilledMinute) {
         this.job = job;
         this.lease = lease;
         this.runnerId = runnerId;
         this.attempt = attempt;
         this.timeoutSeconds = timeoutSeconds;
         this.started = started;
-        this.lastSeen = lastSeen;
         this.lastBilledMinute = lastBilledMinute;
     }
 

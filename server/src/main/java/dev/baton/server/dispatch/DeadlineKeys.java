@@ -26,11 +26,6 @@ final class DeadlineKeys {
         return "lost:" + job;
     }
 
-    /** The store's sweep, woken early by a timer of this node. */
-    static String sweep(String why) {
-        return "sweep:" + why;
-    }
-
     /** When a retried job's backoff ends and it may be claimed again. */
     static String retry(JobUuid job) {
         return "retry:" + job;

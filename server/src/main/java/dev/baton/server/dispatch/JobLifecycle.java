@@ -625,8 +625,7 @@ public final class JobLifecycle {
         Optional<Job> current = store.reattach(stored.uuid(), stored.lease());
         if (current.isEmpty()) return null;
         Job job = current.get();
-        Instant seen = job.lastHeartbeat() != null ? job.lastHeartbeat() : job.claimed();
-        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.started(), seen,
+        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.started(),
                 job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
         active.put(a);
         if (a.isRunning()) hardTimeoutWake(a);
@@ -644,9 +643,7 @@ public final class JobLifecycle {
     }
 
     private void touch(ActiveJob a) {
-        Instant now = clock.instant();
-        a.lastSeen = now;
-        liveness.job(a.job, now);
+        liveness.job(a.job, clock.instant());
     }
 
     /** Bills whole minutes of run time not billed yet (last_billed_minute prevents double counting). */
