@@ -149,6 +149,34 @@ abstract class DeadlinesInStoreContract {
     }
 
     @Test
+    void aNodeFoundDeadWhilePausedRegistersAgainAndItsRunnersKeepTheirJobs() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect();
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.channel().flushHeartbeats();
+        server.channel().halt(); // paused: no heartbeats, no sweeps
+        RunnerChannel other = otherNode("node-n", Duration.ofSeconds(30));
+        server.clock.advance(Duration.ofSeconds(31));
+        other.sweepDeadlines();
+        long runnerId = server.job(job).runnerId();
+        assertThat(server.store.runnerNode(runnerId)).as("detached by the node that found it dead").isEmpty();
+
+        // It resumes: its next heartbeat flush finds it stopped, so it registers and re-attaches its runners.
+        server.channel().flushHeartbeats();
+        assertThat(server.store.runnerNode(runnerId)).contains(server.config.nodeId());
+        assertThat(server.store.nodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
+                .singleElement().satisfies(n -> assertThat(n.stopped()).isNull());
+        // The runner speaks of its job: the lost deadline the other node left is dropped.
+        runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        runner.expect(ServerMessage.Ack.class);
+        server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT);
+        server.channel().flushHeartbeats(); // alive again (its background flusher stays stopped in this test)
+        assertThat(other.sweepDeadlines()).isZero();
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
     void ofTwoNodesSweepingAtOnceExactlyOneActsOnEachDeadline() throws Exception {
         int jobs = 40;
         List<Job> claimed = new ArrayList<>();

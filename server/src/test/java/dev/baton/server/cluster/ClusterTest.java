@@ -176,6 +176,17 @@ class ClusterTest {
 
     @Test
     @Order(3)
+    void aDrainSentToAnotherNodeReachesTheRunner() throws Exception {
+        Handle h = newRunner();
+        TestRunner runner = connect(portB(), h);
+        HttpResponse<String> drained = post(portC(), "/v0/runners/" + h.runner().slug() + "/drain", Map.of("state", "quiet"));
+        assertThat(drained.statusCode()).as(drained.body()).isEqualTo(202);
+        assertThat(JSON.readTree(drained.body()).path("node").asText()).isEqualTo("node-b");
+        assertThat(runner.expect(ServerMessage.Drain.class).state().wireName()).isEqualTo("quiet");
+    }
+
+    @Test
+    @Order(4)
     void aRunnerThatReconnectsToAnotherNodeResumesItsJob() {
         Handle h = newRunner();
         TestRunner first = connect(portB(), h);
@@ -199,7 +210,7 @@ class ClusterTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void thirtyRunnersOnThreeNodesClaimFiveHundredJobsEachExactlyOnce() throws Exception {
         int jobs = 500;
         int[] ports = {portA, portB(), portC()};
@@ -241,7 +252,7 @@ class ClusterTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void theJobsOfAKilledNodesRunnersAreRequeuedByTheOthers() throws Exception {
         Runner held = newRunnerRecord();
         TestRunner onA = connect(portA, handle(held));
