@@ -56,12 +56,7 @@ public final class Bench {
     /** Runs every measurement once and returns the JSON file written. */
     static Path run(BenchOptions o) throws Exception {
         Path work = Files.createTempDirectory("baton-bench-");
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("started", Instant.now().toString());
-        json.put("options", o.describe());
-        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
-        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
-                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
+        Map<String, Object> json = header(o);
         List<String[]> table = new ArrayList<>();
         try (BenchDatabase database = new BenchDatabase(o.database(), o.pgUrl(), o.pgUser())) {
             Path serverDir = work.resolve("server");
@@ -132,6 +127,17 @@ public final class Bench {
         Path file = o.out().resolve(o.database().name().toLowerCase() + "-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
         Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
         return file;
+    }
+
+    /** What every results file starts with: when, with which options, on what machine under what load. */
+    static Map<String, Object> header(BenchOptions o) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("started", Instant.now().toString());
+        json.put("options", o.describe());
+        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
+        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
+                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
+        return json;
     }
 
     static String summary(Summary s) {

@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,12 +26,7 @@ final class ClusterBench {
 
     static Path run(BenchOptions o) throws Exception {
         Path work = Files.createTempDirectory("baton-bench-cluster-");
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("started", Instant.now().toString());
-        json.put("options", o.describe());
-        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
-        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
-                "os", System.getProperty("os.name") + " " + System.getProperty("os.version")));
+        Map<String, Object> json = Bench.header(o);
         List<String[]> table = new ArrayList<>();
         int runners = o.runners().getLast();
         try (BenchDatabase database = new BenchDatabase(BenchDatabase.Kind.POSTGRESQL, o.pgUrl(), o.pgUser())) {
