@@ -512,6 +512,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public List<Long> runnersOn(String node) {
+        return delegate.runnersOn(node);
+    }
+
+    @Override
     public void registerNode(String node, Instant now, Instant lostAt) {
         wrote("registerNode");
         delegate.registerNode(node, now, lostAt);

@@ -173,6 +173,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return deadlines.runDue() + sweepDeadlines();
     }
 
+    /** Detaches the runners the store records on this node that have no channel here (part of the fallback sweep). */
+    public int detachStrayRunners() {
+        return lifecycle.detachStrayRunners();
+    }
+
     /** Sweeps the store's due deadlines now; returns how many jobs this node acted on. */
     public int sweepDeadlines() {
         return lifecycle.sweep();
@@ -202,11 +207,16 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private void fallbackSweep() {
         lifecycle.sweepQuietly();
         try {
+            if (++fallbackSweeps % STRAY_CHECK_EVERY == 0) lifecycle.detachStrayRunners();
             dispatcher.jobFinished();
         } catch (RuntimeException e) {
             LOG.warn("fallback dispatch failed; the next one retries: {}", e.toString());
         }
     }
+
+    /** Every this many fallback sweeps, runners recorded here without a channel here are detached. */
+    private static final int STRAY_CHECK_EVERY = 10;
+    private int fallbackSweeps;
 
     /** This node's id among the nodes sharing the database. */
     public String nodeId() {

@@ -304,7 +304,11 @@ public final class JobLifecycle {
     public void connectionClosed(RunnerSession session) {
         if (shuttingDown) return;
         Instant lostAt = clock.instant().plus(settings.heartbeatTimeout());
-        store.detachRunner(session.runnerId(), settings.nodeId(), lostAt);
+        try {
+            store.detachRunner(session.runnerId(), settings.nodeId(), lostAt);
+        } catch (RuntimeException e) {
+            LOG.warn("could not record that runner {} disconnected; the fallback sweep retries: {}", session.runner().slug(), e.toString());
+        }
         for (ActiveJob a : active.ofRunner(session.runnerId())) {
             a.reattach = true;
             wakeAt(DeadlineKeys.lost(a.job), lostAt);
@@ -318,6 +322,23 @@ public final class JobLifecycle {
         store.markRunnerLost(session.runnerId(), now);
         store.detachRunner(session.runnerId(), settings.nodeId(), now);
         sweepQuietly();
+    }
+
+    /**
+     * Runners the store records on this node without a channel here: their disconnect was not
+     * written (the database was unreachable when the channel closed). They are detached now, so
+     * that their jobs get the usual heartbeat timeout instead of waiting on a node that no longer
+     * holds them. Part of the fallback sweep; returns how many were detached.
+     */
+    public int detachStrayRunners() {
+        if (shuttingDown) return 0;
+        int detached = 0;
+        for (long runnerId : store.runnersOn(settings.nodeId())) {
+            if (sessions.of(runnerId).isPresent()) continue;
+            store.detachRunner(runnerId, settings.nodeId(), clock.instant().plus(settings.heartbeatTimeout()));
+            detached++;
+        }
+        return detached;
     }
 
     /** A crash in a test: this node stops acting and writes nothing more. */

@@ -925,6 +925,11 @@ abstract class JdbcStore implements Store {
         return read(h -> runnerNode(h, runnerId));
     }
 
+    @Override
+    public List<Long> runnersOn(String node) {
+        return read(h -> h.createQuery("SELECT id FROM runner WHERE node_id = :node ORDER BY id").bind("node", node).mapTo(Long.class).list());
+    }
+
     private static Optional<String> runnerNode(Handle h, long runnerId) {
         return h.createQuery("SELECT node_id FROM runner WHERE id = :id AND node_id IS NOT NULL").bind("id", runnerId)
                 .mapTo(String.class).findOne();

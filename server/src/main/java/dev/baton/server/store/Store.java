@@ -291,6 +291,9 @@ public interface Store extends AutoCloseable {
     /** The node holding the runner's channel, if any. */
     Optional<String> runnerNode(long runnerId);
 
+    /** The runners whose channel the store records on {@code node}. */
+    List<Long> runnersOn(String node);
+
     /**
      * A node starts: its row is created or restarted. If a previous run of the same id did not
      * stop cleanly, its runners are detached with their jobs lost at {@code lostAt}.

@@ -177,6 +177,25 @@ abstract class DeadlinesInStoreContract {
     }
 
     @Test
+    void aDisconnectTheStoreMissedIsFoundByTheFallbackSweep() {
+        Job job = server.submit(spec);
+        var handle = server.runner(spec);
+        // As if the channel had closed while the database was unreachable: recorded here, no channel here.
+        server.store.attachRunner(handle.runner().id(), server.config.nodeId());
+        server.store.claim(handle.runner().id(), LeaseId.random(), server.clock.instant(), server.clock.instant().plus(Duration.ofHours(1)));
+        // (This node's own background loops may get there first; the outcome is what counts.)
+        server.channel().detachStrayRunners();
+        assertThat(server.store.runnerNode(handle.runner().id())).isEmpty();
+        server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT);
+        server.channel().sweepDeadlines();
+        assertThat(server.job(job).status()).as("lost before start: back to the queue").isEqualTo(JobStatus.PENDING);
+
+        TestRunner connected = connect();
+        connected.welcome();
+        assertThat(server.channel().detachStrayRunners()).as("a runner with a channel here stays").isZero();
+    }
+
+    @Test
     void ofTwoNodesSweepingAtOnceExactlyOneActsOnEachDeadline() throws Exception {
         int jobs = 40;
         List<Job> claimed = new ArrayList<>();
