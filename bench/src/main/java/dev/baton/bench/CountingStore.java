@@ -517,9 +517,9 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public void registerNode(String node, Instant now, Instant lostAt) {
+    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
         wrote("registerNode");
-        delegate.registerNode(node, now, lostAt);
+        delegate.registerNode(node, now, lostAt, aliveSince);
     }
 
     @Override

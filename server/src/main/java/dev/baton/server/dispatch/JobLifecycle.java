@@ -558,7 +558,7 @@ public final class JobLifecycle {
     public void rejoin() {
         Instant now = clock.instant();
         LOG.warn("node {} was found dead by another node while it was paused: registering again", settings.nodeId());
-        store.registerNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()));
+        store.registerNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()), now.minus(settings.nodeTimeout()));
         for (RunnerSession s : sessions.all()) store.attachRunner(s.runnerId(), settings.nodeId());
         for (ActiveJob a : active.all()) a.reattach = true;
     }
@@ -596,7 +596,7 @@ public final class JobLifecycle {
      */
     public void recover() {
         Instant now = clock.instant();
-        store.registerNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()));
+        store.registerNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()), now.minus(settings.nodeTimeout()));
         for (Job job : store.completedUnprocessedJobs()) results.process(job);
     }
 

@@ -936,12 +936,25 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public void registerNode(String node, Instant now, Instant lostAt) {
+    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
         write(h -> {
             boolean crashed = h.createQuery("SELECT 1 FROM node WHERE id = :id AND stopped IS NULL").bind("id", node)
                     .mapTo(Integer.class).findOne().isPresent();
             // A previous run of this id that did not stop cleanly: nobody watches its runners now.
             if (crashed) detachNode(h, node, lostAt);
+            boolean othersAlive = h.createQuery("SELECT 1 FROM node WHERE id <> :id AND stopped IS NULL AND last_heartbeat >= :since LIMIT 1")
+                    .bind("id", node).bind("since", micros(aliveSince)).mapTo(Integer.class).findOne().isPresent();
+            if (!othersAlive) {
+                // The cluster was down (a single node restarting, say): deadlines that ran out while no
+                // node could hear a runner would fail its jobs before it can reconnect.
+                for (String dead : h.createQuery("SELECT id FROM node WHERE id <> :id AND stopped IS NULL").bind("id", node)
+                        .mapTo(String.class).list()) {
+                    detachNode(h, dead, lostAt);
+                    h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", dead).execute();
+                }
+                h.createUpdate("UPDATE job SET lost_deadline = :at WHERE status IN (1, 2) AND lost_deadline < :at")
+                        .bind("at", micros(lostAt)).execute();
+            }
             return h.createUpdate("INSERT INTO node (id, started, last_heartbeat, stopped) VALUES (:id, :now, :now, NULL)"
                             + " ON CONFLICT (id) DO UPDATE SET started = excluded.started, last_heartbeat = excluded.last_heartbeat, stopped = NULL")
                     .bind("id", node).bind("now", micros(now)).execute();

@@ -296,9 +296,13 @@ public interface Store extends AutoCloseable {
 
     /**
      * A node starts: its row is created or restarted. If a previous run of the same id did not
-     * stop cleanly, its runners are detached with their jobs lost at {@code lostAt}.
+     * stop cleanly, its runners are detached with their jobs lost at {@code lostAt}. If no other
+     * node has heartbeaten since {@code aliveSince}, the whole cluster was down and no runner could
+     * reach any node: every node not stopped is taken over the same way, and no lost deadline falls
+     * before {@code lostAt} (the runners get their heartbeat timeout from now to come back, as
+     * after any start).
      */
-    void registerNode(String node, Instant now, Instant lostAt);
+    void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince);
 
     /**
      * One liveness flush of a node, one transaction: the node's heartbeat, then each table's

@@ -196,6 +196,29 @@ abstract class DeadlinesInStoreContract {
     }
 
     @Test
+    void aRestartAfterALongStopGivesTheRunnersTheirHeartbeatTimeoutFromTheStart() {
+        Job job = server.submit(spec);
+        var handle = server.runner(spec);
+        TestRunner runner = server.connect(handle);
+        connections.add(runner);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.stopServer();
+        server.clock.advance(Duration.ofMinutes(3)); // past the heartbeat timeout counted from the stop (within the job's own timeout)
+        server.startServer();
+        server.channel().runDueDeadlines();
+        assertThat(server.job(job).status()).as("no runner could reach a node while none ran").isEqualTo(JobStatus.RUNNING);
+
+        server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT.minusSeconds(1));
+        TestRunner back = server.connect(handle);
+        connections.add(back);
+        back.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
+        back.expect(ServerMessage.Ack.class);
+        server.advance(Duration.ofSeconds(2));
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
     void ofTwoNodesSweepingAtOnceExactlyOneActsOnEachDeadline() throws Exception {
         int jobs = 40;
         List<Job> claimed = new ArrayList<>();

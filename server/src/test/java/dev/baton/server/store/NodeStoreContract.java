@@ -65,7 +65,7 @@ abstract class NodeStoreContract {
 
     @Test
     void aRegisteredNodeHeartbeatsAndAnUnknownOneIsToldItIsNotRegistered() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         assertThat(store.recordLiveness("a", T0.plusSeconds(5), Map.of(), Map.of())).isTrue();
         assertThat(store.recordLiveness("nobody", T0.plusSeconds(5), Map.of(), Map.of())).isFalse();
         assertThat(store.nodes()).singleElement().satisfies(n -> {
@@ -79,8 +79,8 @@ abstract class NodeStoreContract {
 
     @Test
     void aSilentNodeIsFoundDeadByAnotherItsRunnersDetachedAndTheirJobsLostAHeartbeatTimeoutAfterItsLastHeartbeat() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
-        store.registerNode("b", T0, T0.plus(HEARTBEAT_TIMEOUT));
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.registerNode("b", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
         store.attachRunner(r.id(), "a");
         Job job = claimed(r);
@@ -101,7 +101,7 @@ abstract class NodeStoreContract {
 
     @Test
     void aRunnerThatComesBackBeforeItsLostDeadlineKeepsItsJob() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
         store.attachRunner(r.id(), "a");
         Job job = claimed(r);
@@ -127,11 +127,11 @@ abstract class NodeStoreContract {
 
     @Test
     void aNodeRestartedUnderItsIdAfterACrashTakesOverItsPreviousRunsRunners() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
         store.attachRunner(r.id(), "a");
         Job job = claimed(r);
-        store.registerNode("a", T0.plusSeconds(5), T0.plusSeconds(95));
+        store.registerNode("a", T0.plusSeconds(5), T0.plusSeconds(95), T0.plusSeconds(5).minusSeconds(30));
         assertThat(store.runnerNode(r.id())).isEmpty();
         assertThat(lostAt(T0.plusSeconds(94))).isEmpty();
         assertThat(lostAt(T0.plusSeconds(95))).containsExactly(job.uuid());
@@ -139,7 +139,7 @@ abstract class NodeStoreContract {
 
     @Test
     void aCleanStopLeavesTheRunnersAHeartbeatTimeoutToReconnectElsewhere() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
         store.attachRunner(r.id(), "a");
         Job job = claimed(r);
@@ -151,7 +151,7 @@ abstract class NodeStoreContract {
 
     @Test
     void livenessOfThousandsOfRunnersIsWrittenInOneFlushAndOnlyInFlightJobsAreTouched() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Map<Long, Instant> runners = new HashMap<>();
         Runner holder = runner();
         Job job = claimed(holder);
@@ -171,8 +171,8 @@ abstract class NodeStoreContract {
 
     @Test
     void clusterCountsComeFromTheStore() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT));
-        store.registerNode("b", T0.minusSeconds(100), T0);
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.registerNode("b", T0.minusSeconds(100), T0, T0.minusSeconds(100).minusSeconds(30));
         Runner r = runner();
         store.attachRunner(r.id(), "a");
         claimed(r);
