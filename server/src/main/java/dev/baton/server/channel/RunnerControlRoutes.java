@@ -40,6 +40,8 @@ import java.util.regex.Pattern;
  */
 final class RunnerControlRoutes implements RouteModule {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    static final int MAX_VERSION = 128;
+    static final int MAX_URL = 2048;
 
     private final Store store;
     private final Sessions sessions;
@@ -86,6 +88,9 @@ final class RunnerControlRoutes implements RouteModule {
     private void update(Context ctx) {
         UpdateRequest body = Json.decode(Json.readBody(ctx, 16 * 1024), UpdateRequest.class);
         if (body.version() == null || body.version().isBlank()) throw ApiException.missingField("version");
+        // Bounded so that the directive fits a cluster notification (PostgreSQL NOTIFY carries < 8000 bytes).
+        if (body.version().length() > MAX_VERSION) throw ApiException.invalidField("version", "version must be at most " + MAX_VERSION + " characters");
+        if (body.url() != null && body.url().length() > MAX_URL) throw ApiException.invalidField("url", "url must be at most " + MAX_URL + " characters");
         if (body.url() == null || !(body.url().startsWith("https://") || body.url().startsWith("http://"))) {
             throw ApiException.invalidField("url", "url must be an http(s) URL");
         }

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 final class PostgresBus implements ClusterBus {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresBus.class);
     private static final int MAX_PER_STATEMENT = 64;
+    /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
+    static final int MAX_PAYLOAD_BYTES = 7900;
     private static final long RECONNECT_MILLIS = 1000;
 
     private final Supplier<Connection> connections;
@@ -131,6 +133,12 @@ final class PostgresBus implements ClusterBus {
                 if (closed) break;
             } catch (SQLException | RuntimeException e) {
                 if (closed) break;
+                if (!connectionLost(e)) {
+                    // Not the connection: the same statement would fail again. The store holds the truth; the fallback sweep catches up.
+                    LOG.warn("dropping {} cluster events that could not be sent: {}", batch.size(), e.toString());
+                    batch.clear();
+                    continue;
+                }
                 LOG.warn("sending cluster events failed ({}); retrying", e.toString());
                 closeQuietly(c);
                 c = null;
@@ -140,9 +148,24 @@ final class PostgresBus implements ClusterBus {
         closeQuietly(c);
     }
 
+    /** A failure of the connection (or of getting one), as opposed to one of the statement. */
+    private static boolean connectionLost(Exception e) {
+        if (!(e instanceof SQLException)) return true; // connections.get() failed: no database
+        String state = ((SQLException) e).getSQLState();
+        return state == null || state.startsWith("08") || state.startsWith("57P");
+    }
+
     private void send(Connection c, List<ClusterEvent> batch) throws SQLException {
         Set<String> payloads = new LinkedHashSet<>();
-        for (ClusterEvent e : batch) payloads.add(ClusterEvent.encode(nodeId, e));
+        for (ClusterEvent e : batch) {
+            String payload = ClusterEvent.encode(nodeId, e);
+            if (payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES) {
+                LOG.warn("cluster event too large for NOTIFY, not sent: {}", e.getClass().getSimpleName());
+                continue;
+            }
+            payloads.add(payload);
+        }
+        if (payloads.isEmpty()) return;
         StringBuilder sql = new StringBuilder("SELECT 1");
         for (int i = 0; i < payloads.size(); i++) sql.append(", pg_notify(?, ?)");
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {

@@ -181,6 +181,17 @@ class ClusterTest {
         assertThat(drained.statusCode()).as(drained.body()).isEqualTo(202);
         assertThat(JSON.readTree(drained.body()).path("node").asText()).isEqualTo("node-b");
         assertThat(runner.expect(ServerMessage.Drain.class).state().wireName()).isEqualTo("quiet");
+        // A directive must fit a notification (< 8000 bytes): an overlong update is refused, nothing sent.
+        HttpResponse<String> tooLong = post(portC(), "/v0/runners/" + h.runner().slug() + "/update",
+                Map.of("version", "1.0", "url", "https://example.invalid/" + "x".repeat(9000), "checksum", "c".repeat(64)));
+        assertThat(tooLong.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(tooLong.body()).path("field").asText()).isEqualTo("url");
+        runner.send(new RunnerMessage.Heartbeat(null, null)); // alive within the short heartbeat timeout of this test
+        runner.expect(ServerMessage.Ack.class);
+        HttpResponse<String> update = post(portC(), "/v0/runners/" + h.runner().slug() + "/update",
+                Map.of("version", "1.0", "url", "https://example.invalid/baton.jar", "checksum", "c".repeat(64)));
+        assertThat(update.statusCode()).isEqualTo(202);
+        assertThat(runner.expect(ServerMessage.Update.class).version()).isEqualTo("1.0");
     }
 
     @Test
