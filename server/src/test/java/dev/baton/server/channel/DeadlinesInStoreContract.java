@@ -219,6 +219,30 @@ abstract class DeadlinesInStoreContract {
     }
 
     @Test
+    void aLostWakeUpDelaysWorkButNeverLosesIt() {
+        // A second node that hears nothing from the others (as if every notification were lost).
+        RunnerChannel deaf = new RunnerChannel(server.store, server.config.withNode("node-deaf", Duration.ofHours(1)), server.clock,
+                (r, p, now) -> "pull-token", server.outputs, new BatonMetrics(), dev.baton.server.cluster.ClusterBus.LOCAL);
+        others.add(deaf);
+        deaf.start();
+        io.javalin.Javalin app = io.javalin.Javalin.create(cfg -> deaf.routes().addRoutes(cfg)).start("127.0.0.1", 0);
+        try {
+            var handle = server.runner(spec);
+            TestRunner runner = TestRunner.connect(java.net.URI.create("ws://127.0.0.1:" + app.port() + "/v0/runners/"
+                    + handle.runner().slug() + "/channel"), handle.key());
+            connections.add(runner);
+            runner.send(new RunnerMessage.Ready(300, "linux", "x86_64", "test", 1));
+            runner.send(new RunnerMessage.Heartbeat(null, null));
+            runner.expect(ServerMessage.Ack.class);
+            Job job = server.submit(spec); // submitted on the other node, which wakes only its own runners
+            // The deaf node's once-a-second fallback offers the job to its waiting runner (TestRunner waits up to 10 s).
+            assertThat(runner.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.uuid());
+        } finally {
+            app.stop();
+        }
+    }
+
+    @Test
     void ofTwoNodesSweepingAtOnceExactlyOneActsOnEachDeadline() throws Exception {
         int jobs = 40;
         List<Job> claimed = new ArrayList<>();
