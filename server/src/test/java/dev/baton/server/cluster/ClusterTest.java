@@ -151,6 +151,10 @@ class ClusterTest {
         runner.expect(ServerMessage.Ack.class);
         complete(runner, claimed);
         assertThat(store.findJob(job).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        // Cluster-wide figures come from the store: every node reports the three nodes.
+        for (int port : new int[] {portA, portB(), portC()}) {
+            await().atMost(WAIT).untilAsserted(() -> assertThat(get(port, "/metrics").body()).contains("baton_cluster_nodes_alive 3.0"));
+        }
     }
 
     @Test
