@@ -459,6 +459,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public dev.baton.server.store.AccessStore access() {
+        return delegate.access();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

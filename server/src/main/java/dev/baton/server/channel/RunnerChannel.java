@@ -3,7 +3,6 @@ package dev.baton.server.channel;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
-import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.ActiveJobs;
 import dev.baton.server.dispatch.Deadlines;
@@ -86,13 +85,13 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     }
 
     /** Admin routes that talk to connected runners: drain, update, and per-organization usage. */
-    public RouteModule controlRoutes(AdminAuth admin) {
-        return new RunnerControlRoutes(store, sessions, admin);
+    public RouteModule controlRoutes() {
+        return new RunnerControlRoutes(store, sessions);
     }
 
     /** {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails, whole logs from stored output. */
-    public RouteModule logRoutes(AdminAuth admin) {
-        return new LogRoutes(store, outputs, logs, admin);
+    public RouteModule logRoutes() {
+        return new LogRoutes(store, outputs, logs);
     }
 
     @Override
