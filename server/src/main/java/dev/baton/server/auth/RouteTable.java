@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * Every {@code /v0} route with who may call it and, for actions the audit log keeps, the action's
- * name: the role table of docs/api.md as data (AccessMatrixTest checks the two are the same and
+ * name: the role table of docs/api.md as data (AccessContract checks the two are the same and
  * that every route obeys it). A route missing here is refused to everyone but the admin token.
  */
 public final class RouteTable {

@@ -10,6 +10,7 @@ import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.auth.Authenticator;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.auth.BearerToken;
@@ -305,6 +306,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         return wrap(ctx -> {
             String presented = BearerToken.of(ctx.header("Authorization")).orElse(null);
             if (presented == null) throw OjsException.unauthorized("missing 'Authorization: Bearer <admin token>' header");
+            if (presented.startsWith(RunnerKey.PREFIX)) throw OjsException.forbidden("runner keys work only on the runner channel; the OJS binding needs the admin token");
             Principal who = authenticator.authenticate(presented)
                     .orElseThrow(() -> OjsException.unauthorized("unknown, revoked or expired token (the OJS binding needs the admin token)"));
             if (!(who instanceof Principal.Admin)) throw OjsException.forbidden("the OJS binding is server-wide: it needs the admin token");
