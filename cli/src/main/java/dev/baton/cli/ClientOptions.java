@@ -33,13 +33,18 @@ final class ClientOptions {
         return new ApiClient(url.replaceAll("/+$", ""), token(env, file));
     }
 
+    /** Flags first (--token, then --token-file), then the environment, then the config file, then the local server's admin token. */
     private String token(CliEnvironment env, ClientConfig config) {
-        String direct = first(token, env.env("BATON_TOKEN"), env.env("BATON_ADMIN_TOKEN"), null);
+        if (token != null) return token;
+        if (tokenFile != null) return read(env, tokenFile);
+        String direct = first(env.env("BATON_TOKEN"), env.env("BATON_ADMIN_TOKEN"), config.get("token"), null);
         if (direct != null) return direct;
-        if (tokenFile == null && config.get("token") != null) return config.get("token");
-        Path file = tokenFile != null ? tokenFile
-                : config.get("token_file") != null ? Path.of(config.get("token_file"))
+        Path file = config.get("token_file") != null ? Path.of(config.get("token_file"))
                 : Path.of(first(env.env("BATON_DATA_DIR"), "data", null, null)).resolve("admin-token");
+        return read(env, file);
+    }
+
+    private static String read(CliEnvironment env, Path file) {
         try {
             return Files.readString(file).strip();
         } catch (IOException e) {
