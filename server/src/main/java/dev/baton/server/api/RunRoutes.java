@@ -51,10 +51,11 @@ public final class RunRoutes implements RouteModule {
             api.store().findProject(ResourceId.of(request.project()))
                     .ifPresent(p -> AccessControl.requireProject(who, p, Role.SUBMITTER, request.project()));
         }
-        api.submissions().acquire(who, ctx);
         ValidRun run = validator.validate(request);
         // A project that appeared between the check and validation is checked again on what validation resolved.
         AccessControl.requireProject(who, run.project(), Role.SUBMITTER, request.project());
+        // Only runs that would be stored count against the token's limit; a refused one changes nothing.
+        api.submissions().acquire(who, ctx);
         NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
         Instant now = api.now();
         switch (run) {

@@ -12,6 +12,8 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.http.TestServer;
+import dev.baton.server.store.AuditEvent;
+import dev.baton.server.store.AuditFilter;
 import dev.baton.server.testing.TestImages;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -423,6 +425,19 @@ abstract class AccessContract {
         JsonNode second = ok(call("GET", "/v0/audit?limit=2&before=" + first.path("next_before").asLong(), null, server.token));
         assertThat(second.path("events").get(0).path("id").asLong()).isLessThan(first.path("events").get(1).path("id").asLong() + 1);
         noSecretLeaked();
+    }
+
+    @Test
+    void auditEventsOlderThanTheRetentionAreDeleted() {
+        AuditLog log = new AuditLog(server.server.store().access(), server.clock, Duration.ofDays(30));
+        log.record(new Principal.Admin(), "test.old", "/old", null, "127.0.0.1");
+        server.clock.advance(Duration.ofDays(29));
+        log.record(new Principal.Admin(), "test.kept", "/kept", null, "127.0.0.1");
+        server.clock.advance(Duration.ofDays(2));
+        log.record(new Principal.Admin(), "test.new", "/new", null, "127.0.0.1");
+        List<String> actions = server.server.store().access().audit(new AuditFilter(null, null, null, null, null, 100)).stream()
+                .map(AuditEvent::action).toList();
+        assertThat(actions).containsExactly("test.new", "test.kept");
     }
 
     @Test
