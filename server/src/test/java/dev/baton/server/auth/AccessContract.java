@@ -114,6 +114,11 @@ abstract class AccessContract {
             callers.put("project-" + r, new Caller("project " + r, user("p-" + r, "projects/web", "web", null, role), role, Scope.PROJECT));
             callers.put("org-" + r, new Caller("organization " + r, user("o-" + r, "organizations/acme", null, "acme", role), role, Scope.ORGANIZATION));
         }
+        // Tokens narrower than their users: the token's role, not the member's, is what they may do.
+        callers.put("narrow-project", new Caller("viewer token of a project owner", user("narrow-p", "projects/web", "web", null, Role.OWNER, Role.VIEWER),
+                Role.VIEWER, Scope.PROJECT));
+        callers.put("narrow-org", new Caller("submitter token of an organization owner",
+                user("narrow-o", "organizations/acme", null, "acme", Role.OWNER, Role.SUBMITTER), Role.SUBMITTER, Scope.ORGANIZATION));
         callers.put("outsider", new Caller("owner of another project", user("outsider", "projects/secret", "secret", null, Role.OWNER),
                 Role.OWNER, Scope.OUTSIDER));
         callers.put("admin", new Caller("admin token", server.token, Role.OWNER, Scope.ADMIN));
@@ -126,11 +131,15 @@ abstract class AccessContract {
         report = run.path("report").path("uuid").asText();
     }
 
-    /** Creates a user with a role on {@code member} (a path under /v0) and a token of the same role on the project or organization. */
+    /** Creates a user with a role on {@code member} (a path under /v0) and a token of that role on the project or organization. */
     String user(String name, String member, String project, String organization, Role role) {
+        return user(name, member, project, organization, role, role);
+    }
+
+    String user(String name, String member, String project, String organization, Role memberRole, Role tokenRole) {
         ok(server.post("/v0/users", Map.of("name", name)));
-        assertThat(server.send("PUT", "/v0/" + member + "/members/" + name, Map.of("role", role.wireName()), server.token).status()).isEqualTo(200);
-        Map<String, Object> body = new HashMap<>(Map.of("user", name, "role", role.wireName()));
+        assertThat(server.send("PUT", "/v0/" + member + "/members/" + name, Map.of("role", memberRole.wireName()), server.token).status()).isEqualTo(200);
+        Map<String, Object> body = new HashMap<>(Map.of("user", name, "role", tokenRole.wireName()));
         if (project != null) body.put("project", project);
         else body.put("organization", organization);
         return token(body, server.token);
