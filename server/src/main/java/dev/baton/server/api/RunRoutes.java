@@ -47,7 +47,7 @@ public final class RunRoutes implements RouteModule {
         RunRequest request = api.body(ctx, RunRequest.class);
         // The project is checked before anything else is looked at, so that a token learns nothing about others' projects.
         Principal who = api.access().authenticate(ctx);
-        if (request.project() != null && !request.project().isBlank()) {
+        if (who instanceof Principal.TokenHolder && request.project() != null && !request.project().isBlank()) {
             api.store().findProject(ResourceId.of(request.project()))
                     .ifPresent(p -> AccessControl.requireProject(who, p, Role.SUBMITTER, request.project()));
         }
