@@ -150,7 +150,18 @@ public final class AccessRoutes implements RouteModule {
 
     private void listTokens(Context ctx) {
         Principal who = api.access().authenticate(ctx);
-        Long userId = ctx.queryParam("user") == null ? null : user(ctx.queryParam("user"), null).id();
+        String userRef = ctx.queryParam("user");
+        Long userId = null;
+        if (userRef != null && !userRef.isBlank()) {
+            // Only the admin learns whether a user exists; anyone else sees no tokens of an unknown user.
+            Optional<User> user = api.store().access().findUser(ResourceId.of(userRef));
+            if (user.isEmpty() && !(who instanceof Principal.TokenHolder)) throw new ApiException(404, "user_not_found", "no user '" + userRef + "'", "user");
+            if (user.isEmpty()) {
+                Json.write(ctx, 200, List.of());
+                return;
+            }
+            userId = user.get().id();
+        }
         Instant now = api.now();
         Json.write(ctx, 200, api.store().access().listTokens(userId).stream()
                 .filter(t -> visible(who, t))

@@ -370,7 +370,16 @@ abstract class AccessContract {
         assertThat(demoted.status()).isEqualTo(403);
         assertThat(call("DELETE", "/v0/projects/web/members/p-submitter", null, owner).status()).isEqualTo(204);
         assertThat(call("GET", "/v0/projects/web", null, submitter).status()).isEqualTo(404);
-        // Lists show only what the token can see.
+        // Lists show only what the token can see: a viewer its own user's tokens, an owner every token of its scope.
+        JsonNode own = ok(call("GET", "/v0/tokens", null, callers.get("project-viewer").bearer()));
+        assertThat(own.findValuesAsText("name")).isNotEmpty();
+        assertThat(own.findPath("user").isMissingNode()).isFalse();
+        for (JsonNode t : own) assertThat(t.path("user").path("name").asText()).isEqualTo("p-viewer");
+        JsonNode scope = ok(call("GET", "/v0/tokens", null, owner));
+        assertThat(scope.findValuesAsText("name")).hasSizeGreaterThan(own.size());
+        for (JsonNode t : scope) assertThat(t.path("scope").path("slug").asText()).isIn("web", "acme");
+        assertThat(ok(call("GET", "/v0/tokens?user=nobody", null, owner))).isEmpty();
+        assertThat(call("GET", "/v0/tokens?user=nobody", null, server.token).code()).isEqualTo("user_not_found");
         JsonNode projects = ok(call("GET", "/v0/projects", null, callers.get("project-viewer").bearer()));
         assertThat(projects.findValuesAsText("slug")).containsExactly("web");
         JsonNode orgs = ok(call("GET", "/v0/organizations", null, callers.get("org-viewer").bearer()));
