@@ -17,8 +17,9 @@ import java.util.Optional;
  * the caller is authenticated ({@link Authenticator}) and the route's {@link RouteTable} rule is
  * applied; after a state-changing route succeeds, its audit action is recorded ({@link AuditLog}).
  * Handlers whose scope is in the body or the resource finish the check with {@link #requireProject}
- * and {@link #requireOrganization}. A project or organization outside the caller's reach is
- * answered exactly as a missing one (404), so a token learns nothing of others' existence.
+ * and {@link #requireOrganization} on the request's {@link #authenticate} caller. A project or
+ * organization outside the caller's reach is answered exactly as a missing one (404), so a token
+ * learns nothing of others' existence.
  */
 public final class AccessControl implements RouteModule {
     private static final String PRINCIPAL = "baton.principal";
@@ -33,12 +34,9 @@ public final class AccessControl implements RouteModule {
         this.audit = audit;
     }
 
+    /** The one entry point from a presented secret to a {@link Principal}, for doors that are not {@code /v0} (registry, OJS, console). */
     public Authenticator authenticator() {
         return authenticator;
-    }
-
-    public AuditLog audit() {
-        return audit;
     }
 
     @Override
@@ -127,17 +125,9 @@ public final class AccessControl implements RouteModule {
         if (!has.includes(role)) throw tooSmall(has, role, "project '" + project.slug() + "'");
     }
 
-    public void requireProject(Context ctx, Project project, Role role, String ref) {
-        requireProject(authenticate(ctx), project, role, ref);
-    }
-
     public static void requireOrganization(Principal principal, Organization org, Role role, String ref) {
         Role has = roleOn(principal, org).orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
         if (!has.includes(role)) throw tooSmall(has, role, "organization '" + org.slug() + "'");
-    }
-
-    public void requireOrganization(Context ctx, Organization org, Role role, String ref) {
-        requireOrganization(authenticate(ctx), org, role, ref);
     }
 
     static ApiException tooSmall(Role has, Role needed, String where) {

@@ -71,7 +71,8 @@ final class JdbcAccessStore implements AccessStore {
     @Override
     public Membership setMembership(long userId, Long organizationId, Long projectId, Role role, Instant now) {
         new Membership(userId, organizationId, projectId, role, now); // checks exactly one scope
-        return store.write(h -> {
+        // Two first-time sets at once: one inserts, the other meets the unique index and is a CONFLICT (409), not a fault.
+        return store.unique("the membership changed concurrently; try again", () -> store.write(h -> {
             String where = " WHERE user_id = :user AND " + (organizationId != null ? "organization_id = :org" : "project_id = :project");
             int updated = h.createUpdate("UPDATE membership SET role = :role, modified = :now" + where)
                     .bind("user", userId).bind("org", organizationId).bind("project", projectId).bind("role", role.code())
@@ -84,7 +85,7 @@ final class JdbcAccessStore implements AccessStore {
             }
             return h.createQuery("SELECT " + MEMBERSHIP + " FROM membership" + where)
                     .bind("user", userId).bind("org", organizationId).bind("project", projectId).map(MEMBERSHIP_MAPPER).one();
-        });
+        }));
     }
 
     @Override
