@@ -471,6 +471,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public dev.baton.server.store.AccessStore access() {
+        return delegate.access();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -63,6 +63,12 @@ final class ServerOptions {
     @Option(names = "--heartbeat-flush-interval", description = "how often liveness is written to the database (default 1s)")
     String heartbeatFlushInterval;
 
+    @Option(names = "--token-submissions-per-minute", description = "runs one API token may submit a minute, 0 for no limit (default 120)")
+    String tokenSubmissionsPerMinute;
+
+    @Option(names = "--audit-retention", description = "how long audit events are kept (default 365d)")
+    String auditRetention;
+
     Map<String, String> flags() {
         Map<String, String> m = new HashMap<>();
         put(m, "host", host);
@@ -81,6 +87,8 @@ final class ServerOptions {
         put(m, "pull_token_ttl", pullTokenTtl);
         put(m, "max_requeues", maxRequeues);
         put(m, "heartbeat_flush_interval", heartbeatFlushInterval);
+        put(m, "token_submissions_per_minute", tokenSubmissionsPerMinute);
+        put(m, "audit_retention", auditRetention);
         return m;
     }
 

@@ -3,7 +3,6 @@ package dev.baton.server.channel;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
-import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.ActiveJob;
 import dev.baton.server.dispatch.ActiveJobs;
@@ -101,18 +100,18 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     }
 
     /** Admin routes that talk to connected runners: drain, update, and per-organization usage. */
-    public RouteModule controlRoutes(AdminAuth admin) {
-        return new RunnerControlRoutes(store, sessions, admin);
+    public RouteModule controlRoutes() {
+        return new RunnerControlRoutes(store, sessions);
     }
 
     /** {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails, whole logs from stored output. */
-    public RouteModule logRoutes(AdminAuth admin) {
-        return new LogRoutes(store, outputs, logs, admin);
+    public RouteModule logRoutes() {
+        return new LogRoutes(store, outputs, logs);
     }
 
-    /** The job log handler of {@link #logRoutes} without its admin check, for the console (it checks its own sign-in first). */
+    /** The job log handler of {@link #logRoutes} for the console, which checks its own sign-in first (the /v0 route is guarded by AccessControl in front of it). */
     public Handler logStream() {
-        return new LogRoutes(store, outputs, logs, null).unguarded();
+        return new LogRoutes(store, outputs, logs).unguarded();
     }
 
     @Override

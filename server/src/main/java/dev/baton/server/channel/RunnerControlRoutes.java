@@ -3,7 +3,6 @@ package dev.baton.server.channel;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
-import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -24,7 +23,7 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
  *   <li>{@code GET /v0/organizations/{organization}/usage}
  * </ul>
- * A directive for a runner that is not connected is refused (409), not queued: the runner's own
+ * Who may call them is decided by AccessControl (admin; usage: the organization's owners). A directive for a runner that is not connected is refused (409), not queued: the runner's own
  * state after a reconnect is its own.
  */
 final class RunnerControlRoutes implements RouteModule {
@@ -32,12 +31,10 @@ final class RunnerControlRoutes implements RouteModule {
 
     private final Store store;
     private final Sessions sessions;
-    private final AdminAuth admin;
 
-    RunnerControlRoutes(Store store, Sessions sessions, AdminAuth admin) {
+    RunnerControlRoutes(Store store, Sessions sessions) {
         this.store = store;
         this.sessions = sessions;
-        this.admin = admin;
     }
 
     record DrainRequest(String state) {}
@@ -46,9 +43,9 @@ final class RunnerControlRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/runners/{runner}/drain", admin.guard(this::drain));
-        config.routes.post("/v0/runners/{runner}/update", admin.guard(this::update));
-        config.routes.get("/v0/organizations/{organization}/usage", admin.guard(this::usage));
+        config.routes.post("/v0/runners/{runner}/drain", this::drain);
+        config.routes.post("/v0/runners/{runner}/update", this::update);
+        config.routes.get("/v0/organizations/{organization}/usage", this::usage);
     }
 
     private void drain(Context ctx) {

@@ -27,7 +27,8 @@ public final class ConfigLoader {
     public static final List<String> KEYS = List.of(
             "host", "port", "data_dir", "database_url", "public_url", "request_body_max_bytes", "registry_max_body_bytes",
             "admin_token", "heartbeat_timeout", "acceptance_timeout", "job_timeout_grace", "cancel_deadline",
-            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval");
+            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval", "token_submissions_per_minute",
+            "audit_retention");
 
     private ConfigLoader() {}
 
@@ -113,7 +114,10 @@ public final class ConfigLoader {
                 duration(v, "default_poll_timeout", d.defaultPollTimeout()),
                 duration(v, "pull_token_ttl", d.pullTokenTtl()),
                 v.containsKey("max_requeues") ? (int) number(v.get("max_requeues"), 0, 1000) : d.maxRequeues(),
-                duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()));
+                duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()),
+                v.containsKey("token_submissions_per_minute") ? (int) number(v.get("token_submissions_per_minute"), 0, 1_000_000)
+                        : d.tokenSubmissionsPerMinute(),
+                duration(v, "audit_retention", d.auditRetention()));
     }
 
     private record Value(String text, String source) {}

@@ -23,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -54,13 +53,13 @@ public final class RegistryModule implements RouteModule {
     private final String publicUrl;
 
     /**
-     * @param isAdminToken tells the admin token (the password the token endpoint accepts), e.g. {@code AdminToken::matches}
+     * @param credentials  what the admin token or a user's API token grants (the passwords the token endpoint accepts)
      * @param publicUrl    base URL for the token realm; null derives it from each request's Host
      */
-    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Predicate<String> isAdminToken,
+    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Credentials credentials,
             String publicUrl, Clock clock) {
         this.registry = registry;
-        this.auth = new RegistryAuth(tokens, isAdminToken, clock);
+        this.auth = new RegistryAuth(tokens, credentials, clock);
         this.tokenEndpoint = new TokenEndpoint(auth, tokens, projects, clock);
         this.projects = projects;
         this.publicUrl = publicUrl == null ? null : publicUrl.replaceAll("/+$", "");
@@ -70,7 +69,7 @@ public final class RegistryModule implements RouteModule {
      * The registry as a server runs it: blobs in {@code <data dir>/storage} (uploads left over
      * from a previous run discarded), metadata beside them, the body bound from the config.
      */
-    public static RegistryModule open(ServerConfig config, Predicate<String> isAdminToken, ProjectLookup projects,
+    public static RegistryModule open(ServerConfig config, Credentials credentials, ProjectLookup projects,
             RegistryTokens tokens, Clock clock) {
         Path storage = config.dataDir().resolve("storage");
         BlobStore blobs;
@@ -80,7 +79,7 @@ public final class RegistryModule implements RouteModule {
             throw new java.io.UncheckedIOException("cannot open the registry storage in " + storage, e);
         }
         Registry registry = new Registry(blobs, new DirectoryRepositories(storage), config.registryMaxBodyBytes(), clock);
-        return new RegistryModule(registry, tokens, projects, isAdminToken, config.publicUrl(), clock);
+        return new RegistryModule(registry, tokens, projects, credentials, config.publicUrl(), clock);
     }
 
     public Registry registry() {

@@ -83,6 +83,7 @@ abstract class JdbcStore implements Store {
     protected final Jdbi jdbi;
     /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
     private final SpecCache specs = new SpecCache();
+    private final AccessStore access = new JdbcAccessStore(this);
     /** Most transactions one commit carries, and how many may queue before writers block. */
     private static final int MAX_BATCH = 64;
     private static final int QUEUE_CAPACITY = 4096;
@@ -131,6 +132,11 @@ abstract class JdbcStore implements Store {
 
     /** True when the exception is the dialect's unique-constraint violation. */
     protected abstract boolean isUniqueViolation(SQLException e);
+
+    @Override
+    public AccessStore access() {
+        return access;
+    }
 
     protected <T> T read(HandleCallback<T, RuntimeException> work) {
         return jdbi.withHandle(work);
@@ -459,6 +465,10 @@ abstract class JdbcStore implements Store {
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
                     .mapTo(Long.class).one();
+            if (job.submitter() != null) {
+                h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
+                        .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
+            }
             return jobById(h, id);
         });
     }
@@ -1130,7 +1140,7 @@ abstract class JdbcStore implements Store {
     }
 
     /** Runs an insert/update and reports a unique violation as CONFLICT with {@code message}. */
-    private <T> T unique(String message, java.util.function.Supplier<T> work) {
+    <T> T unique(String message, java.util.function.Supplier<T> work) {
         try {
             return work.get();
         } catch (RuntimeException e) {

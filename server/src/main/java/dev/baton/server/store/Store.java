@@ -288,6 +288,9 @@ public interface Store extends AutoCloseable {
     /** Compare-and-set of one schedule (next run and document); false when another change came first. */
     boolean updateOjsCron(OjsCron next);
 
+    /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
+    AccessStore access();
+
     @Override
     void close();
 }

@@ -67,11 +67,13 @@ class ConfigLoaderTest {
         flags.put("pull_token_ttl", "3m");
         flags.put("max_requeues", "2");
         flags.put("heartbeat_flush_interval", "500ms");
+        flags.put("token_submissions_per_minute", "30");
+        flags.put("audit_retention", "90d");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
                 2L * 1024 * 1024 * 1024, "s3cret-admin-token-value", Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofMinutes(1),
-                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofMinutes(3), 2, Duration.ofMillis(500)));
+                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofMinutes(3), 2, Duration.ofMillis(500), 30, Duration.ofDays(90)));
     }
 
     @Test

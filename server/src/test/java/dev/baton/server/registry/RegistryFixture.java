@@ -53,9 +53,9 @@ final class RegistryFixture implements AutoCloseable {
                 defaults.heartbeatFlushInterval());
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
         ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
-        // The server passes AdminToken::matches; a constant-time comparison stands in for it here.
-        module = RegistryModule.open(config, candidate -> java.security.MessageDigest.isEqual(
-                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8)), lookup, tokens, clock);
+        // The server passes its Authenticator (PrincipalGrants); here only the admin token, compared in constant time.
+        module = RegistryModule.open(config, Credentials.adminOnly(candidate -> java.security.MessageDigest.isEqual(
+                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))), lookup, tokens, clock);
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 
