@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.RunnerCapabilities;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -36,9 +37,16 @@ public sealed interface RunnerMessage {
 
     /**
      * The runner is idle (or has free slots) and asks for work. {@code pollTimeout} is seconds
-     * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1).
+     * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1);
+     * {@code capabilities} is what its executor detected at start (absent from older runners).
      */
-    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) implements RunnerMessage {}
+    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, RunnerCapabilities capabilities)
+            implements RunnerMessage {
+        /** A ready without capabilities (as runners before them sent it). */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) {
+            this(pollTimeout, os, arch, version, slots, null);
+        }
+    }
 
     /** Keep-alive while a claimed job is being provisioned (pull, unpack, boot). */
     record Preparing(JobUuid job, LeaseId lease, String message) implements JobScoped {}

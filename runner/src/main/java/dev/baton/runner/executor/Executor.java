@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.RunnerCapabilities;
 import java.util.List;
 
 /**
@@ -11,6 +12,11 @@ import java.util.List;
 public interface Executor {
     /** A short name for logs and {@code --executor}. */
     String name();
+
+    /** What this executor detected at start, sent with every {@code ready} and logged by the agent. */
+    default RunnerCapabilities capabilities() {
+        return RunnerCapabilities.executor(name());
+    }
 
     /** Starts preparing the job in the background and returns its handle at once. */
     Execution prepare(ClaimedJob job, ExecutionEvents events);

@@ -184,7 +184,7 @@ class AgentAgainstServerTest {
 
         MachineConfig arm = MachineConfig.defaults("test");
         arm = new MachineConfig(arm.slots(), arm.pollTimeoutSeconds(), arm.os(), Optional.of(Architecture.AARCH64), arm.version(), arm.grace(),
-                arm.stopGrace(), arm.maxSends(), arm.backoffBase(), arm.backoffMax(), arm.maxMessageBytes());
+                arm.stopGrace(), arm.maxSends(), arm.backoffBase(), arm.backoffMax(), arm.maxMessageBytes(), arm.capabilities());
         run(processAgent("arm", arm));
         JsonNode done = awaitStatus(job, "processed");
         assertThat(done.get("attempt").asInt()).isGreaterThanOrEqualTo(2);

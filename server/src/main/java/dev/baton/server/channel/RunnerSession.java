@@ -1,6 +1,7 @@
 package dev.baton.server.channel;
 
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Runner;
 import io.javalin.websocket.WsContext;
@@ -29,6 +30,7 @@ public final class RunnerSession {
     private final ReentrantLock sendLock = new ReentrantLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
     private volatile Instant lastValidMessage;
+    private volatile RunnerCapabilities capabilities;
 
     RunnerSession(Runner runner, WsContext ws, Instant connected) {
         this.runner = runner;
@@ -54,6 +56,18 @@ public final class RunnerSession {
 
     void touch(Instant now) {
         lastValidMessage = now;
+    }
+
+    /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
+    public java.util.Optional<RunnerCapabilities> capabilities() {
+        return java.util.Optional.ofNullable(capabilities);
+    }
+
+    /** Records what a {@code ready} reported; true when it differs from what was known (worth a log line). */
+    boolean report(RunnerCapabilities reported) {
+        if (reported == null || reported.equals(capabilities)) return false;
+        capabilities = reported;
+        return true;
     }
 
     public boolean isOpen() {
