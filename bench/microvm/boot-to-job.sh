@@ -4,21 +4,26 @@
 # coefficient of variation; then the same job as a bare process. Exactly the executor's VM
 # (QemuMicrovm, TCG, 1 vCPU, 224 MiB, GUEST_CMDLINE plus the host's TSC rate as the executor
 # passes it). Needs /tmp/mvm/base.cpio (a copy of WORK_DIR/microvm/initramfs.cpio, which the
-# executor builds at its first job) and /tmp/mvm/d.ext4 (a 64 MiB ext4 made with mkfs.ext4 -d
-# from a busybox tree whose /.baton/job.sh runs `echo started`; docs/benchmarks.md says how).
-# A boot that sends nothing within 90 s counts as hung.
+# executor builds at its first job) and /tmp/mvm/d.ext4, made like this:
+#   t=$(mktemp -d); mkdir -p $t/bin $t/.baton; cp /bin/busybox $t/bin/; cp /bin/busybox $t/.baton/
+#   printf '%s\n' 'it=$1; out=$2; err=$3' '/.baton/busybox echo started </dev/null 2>"$err" >"$out"' \
+#       'echo "exit $?" >&3' > $t/.baton/job.sh
+#   truncate -s 64M /tmp/mvm/d.ext4 && mkfs.ext4 -q -F -E root_owner=0:0 -d $t /tmp/mvm/d.ext4
+# A boot that sends nothing within HANG_S seconds (default 90) counts as hung. TSC_RATE=off leaves
+# the TSC rate out (the guest calibrates it, as before issue 16's fix), for comparison.
 set -euo pipefail
 N=${1:-10}
+HANG_S=${HANG_S:-90}
 KERNEL=${KERNEL:-$(ls /boot/vmlinuz-* | sort | tail -1)}
 TSC=""
-if [ ! -e /sys/devices/system/cpu/cpu0/cpufreq ]; then
+if [ "${TSC_RATE:-on}" != off ] && [ ! -e /sys/devices/system/cpu/cpu0/cpufreq ]; then
     khz=$(awk -F: '/^cpu MHz/ {printf "%d", $2 * 1000; exit}' /proc/cpuinfo)
     [ -n "$khz" ] && TSC=" tsc_early_khz=$khz tsc=reliable"
 fi
 cd /tmp/mvm
-python3 - "$N" "$KERNEL" "$TSC" <<'PY'
+python3 - "$N" "$KERNEL" "$TSC" "$HANG_S" <<'PY'
 import os, socket, statistics, subprocess, sys, time
-n, kernel, tsc = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+n, kernel, tsc, hang_s = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 cmdline = "console=ttyS0 quiet panic=-1 reboot=t no_timer_check lpj=4000000 rdinit=/init baton.iteration=1 baton.memory=0 baton.network=0" + tsc
 first, total, hung = [], [], 0
 for i in range(n):
@@ -36,7 +41,7 @@ for i in range(n):
         "-chardev", "file,id=ctl,path=ctl.out", "-device", "virtserialport,chardev=ctl,name=baton.control", "-nic", "none"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     c, _ = ss[0].accept()  # QEMU connects at its start; the guest writes once the job runs
-    c.settimeout(90)
+    c.settimeout(hang_s)
     try:
         data = c.recv(100); t1 = time.monotonic()
     except socket.timeout:

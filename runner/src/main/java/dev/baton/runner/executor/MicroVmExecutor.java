@@ -153,7 +153,9 @@ public final class MicroVmExecutor implements Executor {
                 return new Probe("tcg", "interrupted");
             }
             if (Files.exists(console) && Files.readString(console).contains("baton-probe-ok")) return new Probe("kvm", "a KVM guest booted");
-            return new Probe("tcg", "a KVM guest failed: " + Files.readString(dir.resolve("qemu.log")).strip());
+            // One line for the start-up message: QEMU's error, and an assertion after it, come on several.
+            String error = Files.readString(dir.resolve("qemu.log")).strip().replaceAll("\\s*\\R\\s*", " / ");
+            return new Probe("tcg", "a KVM guest failed: " + (error.length() > 300 ? error.substring(0, 300) + "…" : error));
         } catch (IOException e) {
             return new Probe("tcg", "KVM probe failed: " + e.getMessage());
         } finally {
