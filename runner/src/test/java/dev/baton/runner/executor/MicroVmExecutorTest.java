@@ -101,6 +101,7 @@ class MicroVmExecutorTest {
         final StringBuffer live = new StringBuffer();
         final CompletableFuture<String> declined = new CompletableFuture<>();
         volatile Execution execution;
+        volatile ClaimedJob job;
 
         @Override public void progress(String message) {}
         @Override public void prepared() {
@@ -121,6 +122,7 @@ class MicroVmExecutorTest {
 
     private Recorder run(ClaimedJob job) {
         Recorder r = new Recorder();
+        r.job = job;
         r.execution = executor.prepare(job, r);
         return r;
     }
@@ -166,6 +168,20 @@ class MicroVmExecutorTest {
         assertThat(result.results().getFirst().exitCode()).isEqualTo(VmProcess.KILLED);
         assertThat(vms()).isEmpty();
         assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    @Test
+    void aVmLeftRunningByACrashedAgentIsKilledAndReportedByTheNextAgentsSweep() throws Exception {
+        Recorder r = run(job(spec(64 * MIB, false), List.of("sh", "-c", "sleep 600"), 1, List.of()));
+        r.started.get(150, TimeUnit.SECONDS);
+        assertThat(vms()).hasSize(1);
+        // The next agent on the same work directory, as after a crash of this one.
+        MicroVmExecutor next = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel), Clock.systemUTC());
+        List<Leftover> leftovers = next.sweep();
+        assertThat(leftovers).singleElement().satisfies(l -> assertThat(l.job()).isEqualTo(r.job.uuid()));
+        assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).doesNotExist();
+        result(r); // the old execution ends too: its VM is gone
     }
 
     @Test
