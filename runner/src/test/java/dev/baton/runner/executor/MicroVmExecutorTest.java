@@ -242,13 +242,14 @@ class MicroVmExecutorTest {
     }
 
     @Test
-    void theVmHasTheSpecsVcpusRunsOnTheBenchmarkCpusAndTheWorkloadRunsAsTheImagesUser() throws Exception {
+    void theVmHasTheSpecsVcpusAndDiskRunsOnTheBenchmarkCpusAndTheWorkloadRunsAsTheImagesUser() throws Exception {
         image = TestImages.busybox(work.resolve("layout-user"), List.of("true"), List.of(), "bench");
         String benchmarkCpus = Runtime.getRuntime().availableProcessors() > 1 ? "1" : "0";
         executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel)
                 .withBenchmarkCpus(Optional.of(benchmarkCpus)), Clock.systemUTC());
         String script = "nproc; id -u; id -g; touch mine && ls -ln mine | tr -s ' ' | cut -d' ' -f3,4; pwd;"
-                + " touch /not-mine 2>/dev/null || echo root-only; sleep 2";
+                + " touch /not-mine 2>/dev/null || echo root-only;"
+                + " dd if=/dev/zero of=big bs=1M count=80 2>/dev/null || echo disk-full; rm -f big; sleep 2";
         Recorder r = run(job(spec(2, 64 * MIB, false), List.of("sh", "-c", script), 1, List.of()));
         r.started.get(150, TimeUnit.SECONDS);
         List<ProcessHandle> running = vms();
@@ -257,7 +258,7 @@ class MicroVmExecutorTest {
         assertThat(status).containsPattern("Cpus_allowed_list:\\s+" + benchmarkCpus + "\n");
         ExecutionResult result = result(r);
         assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
-        assertThat(result.results().getFirst().stdout()).isEqualTo("2\n1000\n1000\n1000 1000\n/work\nroot-only\n");
+        assertThat(result.results().getFirst().stdout()).isEqualTo("2\n1000\n1000\n1000 1000\n/work\nroot-only\ndisk-full\n");
         assertThat(result.results().getFirst().exitCode()).isZero();
     }
 
