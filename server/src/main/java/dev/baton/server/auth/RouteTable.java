@@ -33,6 +33,7 @@ public final class RouteTable {
         add("DELETE /v0/runners/{runner}/specs/{spec}", ADMIN, "runner.spec_removed");
         add("POST /v0/runners/{runner}/drain", ADMIN, "runner.drained");
         add("POST /v0/runners/{runner}/update", ADMIN, "runner.update_sent");
+        add("GET /v0/runners/{runner}/capabilities", ADMIN, null);
         add("POST /v0/specs", ADMIN, "spec.created");
         add("GET /v0/specs", ANY, null);
         add("GET /v0/specs/{spec}", ANY, null);

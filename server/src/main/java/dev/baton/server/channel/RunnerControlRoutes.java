@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
  *   <li>{@code GET /v0/organizations/{organization}/usage}
+ *   <li>{@code GET /v0/runners/{runner}/capabilities}: what the connected runner reported with {@code ready}
  * </ul>
  * Who may call them is decided by AccessControl (admin; usage: the organization's owners). A directive for a runner that is not connected is refused (409), not queued: the runner's own
  * state after a reconnect is its own.
@@ -46,6 +47,32 @@ final class RunnerControlRoutes implements RouteModule {
         config.routes.post("/v0/runners/{runner}/drain", this::drain);
         config.routes.post("/v0/runners/{runner}/update", this::update);
         config.routes.get("/v0/organizations/{organization}/usage", this::usage);
+        config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities);
+    }
+
+    /**
+     * Known only while the runner is connected to this node, and only once it said {@code ready}
+     * with capabilities (older runners do not): 409 {@code runner_not_connected} otherwise, as for
+     * the directives; {@code capabilities} is null from a runner that sent none.
+     */
+    private void capabilities(Context ctx) {
+        Connected c = connected(ctx);
+        var body = new java.util.LinkedHashMap<String, Object>();
+        body.put("runner", c.runner().uuid().toString());
+        body.put("capabilities", c.session().capabilities().orElse(null));
+        Json.write(ctx, 200, body);
+    }
+
+    private record Connected(Runner runner, RunnerSession session) {}
+
+    /** The path's runner and its open session on this node: 404 {@code runner_not_found}, 409 {@code runner_not_connected}. */
+    private Connected connected(Context ctx) {
+        String ref = ctx.pathParam("runner");
+        Runner runner = store.findRunner(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
+        RunnerSession session = sessions.of(runner.id())
+                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+        return new Connected(runner, session);
     }
 
     private void drain(Context ctx) {
@@ -73,13 +100,9 @@ final class RunnerControlRoutes implements RouteModule {
     }
 
     private void deliver(Context ctx, ServerMessage message) {
-        String ref = ctx.pathParam("runner");
-        Runner runner = store.findRunner(ResourceId.of(ref))
-                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
-        RunnerSession session = sessions.of(runner.id())
-                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
-        session.send(message);
-        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString()));
+        Connected c = connected(ctx);
+        c.session().send(message);
+        Json.write(ctx, 202, Map.of("delivered", true, "runner", c.runner().uuid().toString()));
     }
 
     private void usage(Context ctx) {
