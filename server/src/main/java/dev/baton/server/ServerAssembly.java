@@ -37,7 +37,7 @@ public final class ServerAssembly {
                 .module(w -> parts.channel.routes())
                 .module(w -> parts.channel.controlRoutes(w.admin()))
                 .module(w -> parts.channel.logRoutes(w.admin()))
-                .module(w -> RegistryModule.open(w.config(), w.admin().token()::matches,
+                .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), w.admin().token()::matches,
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).

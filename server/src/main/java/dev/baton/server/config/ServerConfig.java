@@ -23,6 +23,7 @@ import java.time.Duration;
  * @param pullTokenTtl           lifetime of the OCI pull token handed out with a job
  * @param maxRequeues            returns to the queue before start allowed, then the job fails
  * @param heartbeatFlushInterval how often in-memory liveness is written to the database
+ * @param blobs                  where blobs, registry metadata and job output are stored
  */
 public record ServerConfig(
         String host,
@@ -40,7 +41,18 @@ public record ServerConfig(
         Duration defaultPollTimeout,
         Duration pullTokenTtl,
         int maxRequeues,
-        Duration heartbeatFlushInterval) {
+        Duration heartbeatFlushInterval,
+        BlobSettings blobs) {
+
+    /** Settings with the default blob storage (the directory {@code {data_dir}/storage}). */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
+            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout,
+            Duration jobTimeoutGrace, Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues,
+            Duration heartbeatFlushInterval) {
+        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
+                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, BlobSettings.directoryDefault());
+    }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7700;
@@ -63,13 +75,21 @@ public record ServerConfig(
                 Duration.ofSeconds(30),
                 Duration.ofMinutes(10),
                 5,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1),
+                BlobSettings.directoryDefault());
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
     public ServerConfig withListen(String host, int port) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval);
+                heartbeatFlushInterval, blobs);
+    }
+
+    /** This config with another blob storage. */
+    public ServerConfig withBlobs(BlobSettings blobs) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, blobs);
     }
 }

@@ -4,6 +4,7 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
+import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Store;
@@ -54,7 +55,7 @@ final class RegistryFixture implements AutoCloseable {
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
         ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
         // The server passes AdminToken::matches; a constant-time comparison stands in for it here.
-        module = RegistryModule.open(config, candidate -> java.security.MessageDigest.isEqual(
+        module = RegistryModule.open(config, BlobStorage.directory(dataDir.resolve("storage")), store, candidate -> java.security.MessageDigest.isEqual(
                 ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8)), lookup, tokens, clock);
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
