@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -195,13 +196,30 @@ public final class DirectoryBlobStore implements BlobStore {
                 String id = entry.getFileName().toString();
                 if (!UPLOAD_ID.matcher(id).matches()) continue;
                 try {
-                    result.add(new StagedUpload(id, Files.getLastModifiedTime(entry).toInstant()));
+                    result.add(new StagedUpload(id, lastWrite(entry)));
                 } catch (NoSuchFileException e) {
                     // discarded while listing
                 }
             }
         }
         return result;
+    }
+
+    /** The newest modification in an upload's staging area: a chunk still being written counts. */
+    private static Instant lastWrite(Path staging) throws IOException {
+        Instant newest = Files.getLastModifiedTime(staging).toInstant();
+        if (!Files.isDirectory(staging)) return newest;
+        try (Stream<Path> chunks = Files.list(staging)) {
+            for (Iterator<Path> it = chunks.iterator(); it.hasNext(); ) {
+                try {
+                    Instant t = Files.getLastModifiedTime(it.next()).toInstant();
+                    if (t.isAfter(newest)) newest = t;
+                } catch (NoSuchFileException e) {
+                    // joined or discarded meanwhile
+                }
+            }
+        }
+        return newest;
     }
 
     private Path staging(String uploadId) {

@@ -19,6 +19,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -68,7 +69,10 @@ public final class S3Bucket implements AutoCloseable {
                 // Checksums only where S3 requires them: the newer default (a CRC trailer on every
                 // upload) is not understood by many S3-compatible servers.
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                // Plain signed bodies, not aws-chunked ones: some S3-compatible servers store the
+                // chunk signatures as content. Parts are in memory anyway, so hashing them is cheap.
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
         if (location.endpoint() != null) builder.endpointOverride(location.endpoint());
         return new S3Bucket(builder.build(), location.bucket(), location.prefix(), partSize);
     }

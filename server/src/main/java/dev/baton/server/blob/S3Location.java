@@ -18,8 +18,8 @@ public record S3Location(URI endpoint, String region, String bucket, String pref
     public S3Location {
         if (bucket == null || bucket.isBlank()) throw new IllegalArgumentException("an S3 blob store needs a bucket");
         if (region == null || region.isBlank()) throw new IllegalArgumentException("an S3 blob store needs a region");
-        prefix = prefix == null || prefix.isEmpty() ? "" : prefix.replaceAll("^/+", "").replaceAll("/*$", "/");
-        if (prefix.equals("/")) prefix = "";
+        String trimmed = prefix == null ? "" : prefix.replaceAll("^/+", "").replaceAll("/+$", "");
+        prefix = trimmed.isEmpty() ? "" : trimmed + "/";
         if ((accessKeyId == null) != (secretAccessKey == null)) {
             throw new IllegalArgumentException("an S3 access key id needs its secret access key, and the other way round");
         }
