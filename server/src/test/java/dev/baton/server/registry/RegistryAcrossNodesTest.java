@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,8 +49,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RegistryAcrossNodesTest {
     static final String ADMIN = "baton_admin_cluster_test_token";
 
+    /** One s3rver for the class; each test has its own key prefix in its bucket. */
+    static S3rver s3;
+
     @TempDir
     Path tmp;
+
+    @AfterAll
+    static void stopS3() throws Exception {
+        if (s3 != null) s3.close();
+        s3 = null;
+    }
 
     final HttpClient http = HttpClient.newHttpClient();
     final List<AutoCloseable> closeLater = new ArrayList<>();
@@ -76,8 +86,7 @@ class RegistryAcrossNodesTest {
         assumeTrue(pg, "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ", skipping the two-node test");
         BlobSettings blobs;
         if (kind.equals("s3")) {
-            S3rver s3 = S3rver.start();
-            closeLater.add(s3);
+            if (s3 == null) s3 = S3rver.start();
             S3Location location = s3.freshLocation();
             blobs = S3rver.settings(location);
         } else {
