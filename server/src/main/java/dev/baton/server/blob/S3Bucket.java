@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -79,16 +80,7 @@ public final class S3Bucket implements AutoCloseable {
 
     /** Size of the object, empty when there is none. */
     public Optional<Long> size(String key) {
-        try {
-            return Optional.of(client.headObject(b -> b.bucket(bucket).key(prefix + key)).contentLength());
-        } catch (NoSuchKeyException e) {
-            return Optional.empty();
-        } catch (S3Exception e) {
-            if (e.statusCode() == 404) return Optional.empty();
-            throw failed("HEAD " + key, e);
-        } catch (SdkException e) {
-            throw failed("HEAD " + key, e);
-        }
+        return unlessMissing("HEAD " + key, () -> client.headObject(b -> b.bucket(bucket).key(prefix + key)).contentLength());
     }
 
     /** The object from {@code offset} on, streamed; NoSuchFile-like {@link IOException} when absent. */
@@ -111,16 +103,7 @@ public final class S3Bucket implements AutoCloseable {
     }
 
     public Optional<byte[]> read(String key) {
-        try {
-            return Optional.of(client.getObjectAsBytes(b -> b.bucket(bucket).key(prefix + key)).asByteArray());
-        } catch (NoSuchKeyException e) {
-            return Optional.empty();
-        } catch (S3Exception e) {
-            if (e.statusCode() == 404) return Optional.empty();
-            throw failed("GET " + key, e);
-        } catch (SdkException e) {
-            throw failed("GET " + key, e);
-        }
+        return unlessMissing("GET " + key, () -> client.getObjectAsBytes(b -> b.bucket(bucket).key(prefix + key)).asByteArray());
     }
 
     /** Writes a small object in one request (S3 replaces objects atomically). */
@@ -253,6 +236,20 @@ public final class S3Bucket implements AutoCloseable {
             filled += n;
         }
         return filled;
+    }
+
+    /** The request's answer; empty when the key does not exist; any other failure a {@link BlobStorageException}. */
+    private <T> Optional<T> unlessMissing(String operation, Supplier<T> request) {
+        try {
+            return Optional.of(request.get());
+        } catch (NoSuchKeyException e) {
+            return Optional.empty();
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) return Optional.empty();
+            throw failed(operation, e);
+        } catch (SdkException e) {
+            throw failed(operation, e);
+        }
     }
 
     private BlobStorageException failed(String operation, SdkException e) {

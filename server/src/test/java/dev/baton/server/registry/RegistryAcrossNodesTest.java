@@ -112,14 +112,22 @@ class RegistryAcrossNodesTest {
         return server;
     }
 
-    @ParameterizedTest(name = "blob store: {0}")
-    @ValueSource(strings = {"directory", "s3"})
-    void anUploadStartedOnOneNodeIsFinishedOnTheOtherAndSurvivesARestart(String kind) throws Exception {
+    /** Nodes A and B started, with an organization and the project {@code slug} made through A. */
+    BatonServer[] twoNodesWithProject(String kind, String slug) throws Exception {
         cluster(kind);
         BatonServer a = start(configA);
         BatonServer b = start(configB);
         api(a, "POST", "/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
-        api(a, "POST", "/v0/projects", Map.of("name", "Alpha", "slug", "alpha", "organization", "acme"), 201);
+        api(a, "POST", "/v0/projects", Map.of("name", slug, "slug", slug, "organization", "acme"), 201);
+        return new BatonServer[] {a, b};
+    }
+
+    @ParameterizedTest(name = "blob store: {0}")
+    @ValueSource(strings = {"directory", "s3"})
+    void anUploadStartedOnOneNodeIsFinishedOnTheOtherAndSurvivesARestart(String kind) throws Exception {
+        BatonServer[] nodes = twoNodesWithProject(kind, "alpha");
+        BatonServer a = nodes[0];
+        BatonServer b = nodes[1];
 
         byte[] first = "the first chunk, sent to node A; ".getBytes(StandardCharsets.UTF_8);
         byte[] second = "the second, to node B; ".getBytes(StandardCharsets.UTF_8);
@@ -167,11 +175,9 @@ class RegistryAcrossNodesTest {
     @ParameterizedTest(name = "blob store: {0}")
     @ValueSource(strings = {"directory", "s3"})
     void anImagePushedToOneNodeRunsAndItsOutputIsServedByTheOther(String kind) throws Exception {
-        cluster(kind);
-        BatonServer a = start(configA);
-        BatonServer b = start(configB);
-        api(a, "POST", "/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
-        api(a, "POST", "/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"), 201);
+        BatonServer[] nodes = twoNodesWithProject(kind, "bench");
+        BatonServer a = nodes[0];
+        BatonServer b = nodes[1];
         api(a, "POST", "/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 2, "memory", 1 << 30,
                 "disk", 1L << 33), 201);
 
