@@ -196,9 +196,9 @@ public final class Registry {
         if (!sessions().advanceRegistryUpload(id, before, upload.size(), JSON.writeValueAsString(upload.chunks()), now)) {
             // Another request (on this node or another) appended, finished or cancelled meanwhile.
             blobs.deleteChunk(id, written.chunk());
-            Optional<RegistryUpload> now2 = sessions().findRegistryUpload(id);
-            if (now2.isEmpty()) throw uploadUnknown(id);
-            throw rangeInvalid(id, before, now2.get().size());
+            Optional<RegistryUpload> current = sessions().findRegistryUpload(id);
+            if (current.isEmpty()) throw uploadUnknown(id);
+            throw rangeInvalid(id, before, current.get().size());
         }
         if (upload.hash() != null) hashes.put(id, new CachedHash(upload.hash(), now));
         else hashes.remove(id);
