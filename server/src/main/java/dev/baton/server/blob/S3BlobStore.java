@@ -91,13 +91,13 @@ public final class S3BlobStore implements BlobStore {
 
     @Override
     public void deleteChunk(String uploadId, StagedChunk chunk) {
-        bucket.delete(chunkKey(uploadId, chunk.name()));
+        bucket.remove(chunkKey(uploadId, chunk.name()));
     }
 
     @Override
     public void discard(String uploadId) {
         for (S3Bucket.Entry entry : bucket.list(UPLOADS + BlobStore.checkUploadId(uploadId) + "/", false, Integer.MAX_VALUE)) {
-            bucket.delete(entry.key());
+            bucket.remove(entry.key());
         }
     }
 

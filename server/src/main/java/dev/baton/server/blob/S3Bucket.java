@@ -176,15 +176,20 @@ public final class S3Bucket implements AutoCloseable {
         }
     }
 
-    /** True when the object existed (S3's own DELETE does not say). */
+    /** True when the object existed (S3's own DELETE does not say, so this costs a HEAD first). */
     public boolean delete(String key) {
         boolean existed = size(key).isPresent();
+        remove(key);
+        return existed;
+    }
+
+    /** Deletes the object if there is one. */
+    public void remove(String key) {
         try {
             client.deleteObject(b -> b.bucket(bucket).key(prefix + key));
         } catch (SdkException e) {
             throw failed("DELETE " + key, e);
         }
-        return existed;
     }
 
     /** One stored object under a prefix: its key (relative to the bucket prefix), size and time. */
