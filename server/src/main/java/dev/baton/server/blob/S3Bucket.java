@@ -39,8 +39,6 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 public final class S3Bucket implements AutoCloseable {
     /** S3's smallest part (all but the last); MinIO, Ceph and R2 keep the same rule. */
     public static final int MIN_PART_SIZE = 5 * 1024 * 1024;
-    /** Parts of 8 MiB keep a 1 GiB layer at 128 parts and one writer's memory small. */
-    public static final int DEFAULT_PART_SIZE = 8 * 1024 * 1024;
     /** The largest object a single copy request may copy. */
     public static final long MAX_COPY_BYTES = 5L * 1024 * 1024 * 1024;
 

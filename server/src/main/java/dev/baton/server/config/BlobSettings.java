@@ -33,6 +33,7 @@ public record BlobSettings(
     public enum Kind { DIRECTORY, S3 }
 
     public static final String DEFAULT_REGION = "us-east-1";
+    /** Parts of 8 MiB keep a 1 GiB layer at 128 parts and one writer's memory small. */
     public static final long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
     public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
     public static final long MAX_PART_SIZE = 512L * 1024 * 1024;

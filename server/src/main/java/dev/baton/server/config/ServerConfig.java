@@ -85,11 +85,4 @@ public record ServerConfig(
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, blobs);
     }
-
-    /** This config with another blob storage. */
-    public ServerConfig withBlobs(BlobSettings blobs) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, blobs);
-    }
 }
