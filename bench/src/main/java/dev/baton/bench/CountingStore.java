@@ -476,6 +476,36 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public void createRegistryUpload(dev.baton.server.store.RegistryUpload upload) {
+        delegate.createRegistryUpload(upload);
+    }
+
+    @Override
+    public Optional<dev.baton.server.store.RegistryUpload> findRegistryUpload(String id) {
+        return delegate.findRegistryUpload(id);
+    }
+
+    @Override
+    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
+        return delegate.advanceRegistryUpload(id, expectedSize, size, chunks, now);
+    }
+
+    @Override
+    public boolean deleteRegistryUpload(String id, long expectedSize) {
+        return delegate.deleteRegistryUpload(id, expectedSize);
+    }
+
+    @Override
+    public List<dev.baton.server.store.RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
+        return delegate.idleRegistryUploads(cutoff, limit);
+    }
+
+    @Override
+    public long countRegistryUploads() {
+        return delegate.countRegistryUploads();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -160,7 +160,10 @@ class CliTest {
                 "--request-body-max-bytes", "1", "--registry-max-body-bytes", "1", "--admin-token", "t",
                 "--heartbeat-timeout", "1s", "--acceptance-timeout", "1s", "--job-timeout-grace", "1s", "--cancel-deadline", "1s",
                 "--default-poll-timeout", "1s", "--pull-token-ttl", "1s", "--max-requeues", "1", "--heartbeat-flush-interval", "1s",
-                "--token-submissions-per-minute", "1", "--audit-retention", "1d");
+                "--token-submissions-per-minute", "1", "--audit-retention", "1d",
+                "--blob-store", "s3", "--blob-dir", "b", "--s3-endpoint", "http://e", "--s3-region", "r", "--s3-bucket", "b",
+                "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
+                "--s3-part-size", "8MiB");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -43,7 +43,7 @@ public final class ServerAssembly {
                 .module(w -> parts.channel.routes())
                 .module(w -> parts.channel.controlRoutes())
                 .module(w -> parts.channel.logRoutes())
-                .module(w -> RegistryModule.open(w.config(), new PrincipalGrants(w.access().authenticator(), w.store()),
+                .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), new PrincipalGrants(w.access().authenticator(), w.store()),
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).
@@ -52,7 +52,7 @@ public final class ServerAssembly {
                 // The web console (docs/console.md) at /, reading the same store and dispatch.
                 .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.access().authenticator()),
                         new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),
-                                Images.in(w.config().dataDir().toAbsolutePath().resolve("storage"))),
+                                Images.in(w.storage())),
                         new ConsoleEvents(parts.channel.changes()), parts.channel.logStream(), w.publicUrl()));
     }
 

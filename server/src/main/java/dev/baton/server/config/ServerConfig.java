@@ -25,6 +25,7 @@ import java.time.Duration;
  * @param heartbeatFlushInterval how often in-memory liveness is written to the database
  * @param tokenSubmissionsPerMinute runs one API token may submit a minute (0: no limit; the admin token is never limited)
  * @param auditRetention         how long audit events are kept
+ * @param blobs                  where blobs, registry metadata and job output are stored
  */
 public record ServerConfig(
         String host,
@@ -44,18 +45,19 @@ public record ServerConfig(
         int maxRequeues,
         Duration heartbeatFlushInterval,
         int tokenSubmissionsPerMinute,
-        Duration auditRetention) {
+        Duration auditRetention,
+        BlobSettings blobs) {
 
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
     public static final Duration DEFAULT_AUDIT_RETENTION = Duration.ofDays(365);
 
-    /** The settings before access control (issue 20), with its defaults. */
+    /** The settings before access control (issue 20) and blob storage, with their defaults. */
     public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
             long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
             Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval) {
         this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
                 acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
-                DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE, DEFAULT_AUDIT_RETENTION);
+                DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE, DEFAULT_AUDIT_RETENTION, BlobSettings.directoryDefault());
     }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -81,20 +83,21 @@ public record ServerConfig(
                 5,
                 Duration.ofSeconds(1),
                 DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE,
-                DEFAULT_AUDIT_RETENTION);
+                DEFAULT_AUDIT_RETENTION,
+                BlobSettings.directoryDefault());
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
     public ServerConfig withListen(String host, int port) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, tokenSubmissionsPerMinute, auditRetention);
+                heartbeatFlushInterval, tokenSubmissionsPerMinute, auditRetention, blobs);
     }
 
     /** This config with another submission limit per API token (0: none). */
     public ServerConfig withTokenSubmissionsPerMinute(int perMinute) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, perMinute, auditRetention);
+                heartbeatFlushInterval, perMinute, auditRetention, blobs);
     }
 }

@@ -291,6 +291,31 @@ public interface Store extends AutoCloseable {
     /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
     AccessStore access();
 
+    // ---- Registry upload sessions (docs/registry.md) ---------------------------------------
+
+    /** Records a new upload session (its id is fresh: a UUID the registry chose). */
+    void createRegistryUpload(RegistryUpload upload);
+
+    Optional<RegistryUpload> findRegistryUpload(String id);
+
+    /**
+     * Compare-and-set: records the upload's new chunks and size if it still holds
+     * {@code expectedSize} bytes. False, nothing written, when another request changed or ended it.
+     */
+    boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now);
+
+    /**
+     * Ends the session if it still holds {@code expectedSize} bytes (negative: whatever it holds);
+     * true for the one caller that removed it, who then owns its data.
+     */
+    boolean deleteRegistryUpload(String id, long expectedSize);
+
+    /** Sessions not changed since {@code cutoff}, oldest first. */
+    List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit);
+
+    /** Open upload sessions, all nodes together. */
+    long countRegistryUploads();
+
     @Override
     void close();
 }
