@@ -68,6 +68,10 @@ public final class Bench {
                 table.add(row("1 dispatch latency, submit→job (n=" + dispatch.submitToJob().count() + ")", summary(dispatch.submitToJob())));
                 table.add(row("  POST /v0/run round trip", summary(dispatch.postRoundTrip())));
                 table.add(row("  process during samples", use(dispatch.resources())));
+                log("dispatch latency through a router: " + o.samples() + " samples");
+                DispatchLatency.Result routed = RouterDispatchLatency.run(server, work, o.samples(), Math.max(3, o.samples() / 10));
+                json.put("dispatch_latency_router", routed);
+                table.add(row("1r dispatch through a router, submit→job (n=" + routed.submitToJob().count() + ")", summary(routed.submitToJob())));
 
                 log("polling baseline: " + o.baselineSamples() + " samples");
                 Summary polling = PollingBaseline.run(server, o.baselineSamples());

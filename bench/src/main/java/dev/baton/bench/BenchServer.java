@@ -96,6 +96,11 @@ final class BenchServer implements AutoCloseable {
         return new Credentials(slug, created.get("key").asText());
     }
 
+    /** The server's base URL (http). */
+    URI url() {
+        return URI.create(server.publicUrl());
+    }
+
     URI channel(String slug) {
         return URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/" + slug + "/channel");
     }

@@ -265,9 +265,9 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, dev.baton.server.store.ClaimFilter filter) {
         wrote("claim");
-        return delegate.claim(runnerId, lease, now, acceptUntil);
+        return delegate.claim(runnerId, lease, now, acceptUntil, filter);
     }
 
     @Override
@@ -287,6 +287,18 @@ final class CountingStore implements Store {
     public Transition expireQueued(JobUuid job, String error, Instant now) {
         wrote("expireQueued");
         return delegate.expireQueued(job, error, now);
+    }
+
+    @Override
+    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
+        wrote("setSpecRequireCleanFingerprint");
+        return delegate.setSpecRequireCleanFingerprint(specId, required, now);
+    }
+
+    @Override
+    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
+        wrote("recordFingerprint");
+        return delegate.recordFingerprint(job, lease, fingerprint);
     }
 
     @Override
@@ -456,6 +468,41 @@ final class CountingStore implements Store {
     @Override
     public boolean updateOjsCron(dev.baton.server.store.OjsCron next) {
         return delegate.updateOjsCron(next);
+    }
+
+    @Override
+    public dev.baton.server.store.AccessStore access() {
+        return delegate.access();
+    }
+
+    @Override
+    public void createRegistryUpload(dev.baton.server.store.RegistryUpload upload) {
+        delegate.createRegistryUpload(upload);
+    }
+
+    @Override
+    public Optional<dev.baton.server.store.RegistryUpload> findRegistryUpload(String id) {
+        return delegate.findRegistryUpload(id);
+    }
+
+    @Override
+    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
+        return delegate.advanceRegistryUpload(id, expectedSize, size, chunks, now);
+    }
+
+    @Override
+    public boolean deleteRegistryUpload(String id, long expectedSize) {
+        return delegate.deleteRegistryUpload(id, expectedSize);
+    }
+
+    @Override
+    public List<dev.baton.server.store.RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
+        return delegate.idleRegistryUploads(cutoff, limit);
+    }
+
+    @Override
+    public long countRegistryUploads() {
+        return delegate.countRegistryUploads();
     }
 
     @Override

@@ -28,10 +28,24 @@ final class DispatchLatency {
         BenchServer server = runnerOn;
         server.createSpec(spec);
         BenchServer.Credentials creds = server.createRunner(spec, spec);
+        return measure(submitTo, server, spec, server.channel(creds.slug()), creds.key(), samples, warmup);
+    }
+
+    /**
+     * The samples, with the runner on {@code channel}: the server's own channel, or a router's
+     * ({@link RouterDispatchLatency}) that stands between the server and the runner.
+     */
+    static Result measure(BenchServer server, String spec, java.net.URI channel, String key, int samples, int warmup) throws Exception {
+        return measure(server, server, spec, channel, key, samples, warmup);
+    }
+
+    /** The samples, submitted to {@code submitTo} (another node of the cluster, or {@code server} itself). */
+    static Result measure(BenchServer submitTo, BenchServer server, String spec, java.net.URI channel, String key, int samples,
+            int warmup) throws Exception {
         BlockingQueue<SimRunner.Arrival> arrivals = new LinkedBlockingQueue<>();
         try (Runners runners = new Runners(1)) {
             SimRunner runner = new SimRunner(SimRunner.Mode.COMPLETE, 1, arrivals::add, null);
-            runner.connect(runners.client(), server.channel(creds.slug()), creds.key()).get(30, TimeUnit.SECONDS);
+            runner.connect(runners.client(), channel, key).get(30, TimeUnit.SECONDS);
             runner.ready();
             long[] latency = new long[samples];
             ResourceUse.Meter meter = null;

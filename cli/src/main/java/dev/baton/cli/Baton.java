@@ -28,8 +28,15 @@ public final class Baton implements Runnable {
             RunCommand.class,
             JobsCommand.class,
             ReportsCommand.class,
+            UsersCommand.class,
+            MembersCommand.class,
+            TokensCommand.class,
+            AuditCommand.class,
+            LoginCommand.class,
+            WhoAmICommand.class,
             dev.baton.cli.image.ImageCommand.class,
             dev.baton.cli.runner.RunnerCommand.class,
+            dev.baton.cli.router.RouterCommand.class,
             CompletionCommand.class,
             CommandLine.HelpCommand.class);
 

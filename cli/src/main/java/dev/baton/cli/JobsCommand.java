@@ -90,6 +90,7 @@ final class JobsCommand {
             for (JsonNode d : declines) {
                 out.println("declined by " + d.path("runner").asText() + ": " + d.path("code").asText() + " " + d.path("reason").asText(""));
             }
+            MachineText.print("machine the job ran on", j.get("fingerprint"), out);
             String status = j.path("status").asText();
             if (status.equals("processed") || status.equals("completed")) {
                 out.println();

@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "specs", mixinStandardHelpOptions = true, description = "Manage specs (hardware classes jobs target).",
-        subcommands = {SpecsCommand.Create.class, SpecsCommand.ListSpecs.class, SpecsCommand.Get.class, SpecsCommand.Archive.class, SpecsCommand.Delete.class})
+        subcommands = {SpecsCommand.Create.class, SpecsCommand.ListSpecs.class, SpecsCommand.Get.class, SpecsCommand.Archive.class, SpecsCommand.Delete.class,
+                SpecsCommand.Update.class})
 final class SpecsCommand {
     /** Specs as a table, sizes in binary units (what --memory and --disk take). */
     static void table(JsonNode specs, java.io.PrintWriter out) {
@@ -34,6 +35,8 @@ final class SpecsCommand {
         @Option(names = "--memory", required = true, description = "bytes, or e.g. 4GiB") String memory;
         @Option(names = "--disk", required = true, description = "bytes, or e.g. 20GiB") String disk;
         @Option(names = "--network", description = "jobs get network access") boolean network;
+        @Option(names = "--require-clean-fingerprint", description = "run its jobs only on machines whose fingerprint has no noise"
+                + " warning; other runners decline them (noisy_machine)") boolean requireCleanFingerprint;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -46,6 +49,7 @@ final class SpecsCommand {
             body.put("memory", Sizes.parse(memory));
             body.put("disk", Sizes.parse(disk));
             body.put("network", network);
+            if (requireCleanFingerprint) body.put("require_clean_fingerprint", true);
             return api.post("/v0/specs", body);
         }
     }
@@ -82,6 +86,19 @@ final class SpecsCommand {
         @Override
         JsonNode call(ApiClient api) {
             return api.patch("/v0/specs/" + seg(spec), Map.of("archived", true));
+        }
+    }
+
+    @Command(name = "update", description = "Change a spec's settings.")
+    static final class Update extends ClientCommand {
+        @Parameters(paramLabel = "SPEC") String spec;
+        @Option(names = "--require-clean-fingerprint", arity = "1", paramLabel = "true|false",
+                description = "run its jobs only on machines whose fingerprint has no noise warning") Boolean requireCleanFingerprint;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            if (requireCleanFingerprint == null) throw new ClientException("nothing to change: pass --require-clean-fingerprint true|false");
+            return api.patch("/v0/specs/" + seg(spec), Map.of("require_clean_fingerprint", requireCleanFingerprint));
         }
     }
 

@@ -5,12 +5,18 @@ import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.MachineFingerprint;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.ChannelClient;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.Leftover;
+import dev.baton.runner.executor.StartCheck;
+import dev.baton.runner.fingerprint.CleanMachinePolicy;
+import dev.baton.runner.fingerprint.CpuList;
+import dev.baton.runner.fingerprint.MachineInspector;
 import dev.baton.runner.logs.LiveOutput;
 import dev.baton.runner.machine.Effect;
 import dev.baton.runner.machine.ExecutionResult;
@@ -33,6 +39,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,6 +48,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +87,7 @@ public final class RunnerAgent {
     /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+    private final MachineInspector inspector;
 
     /** Exit status when another agent holds the work directory. */
     public static final int EXIT_WORK_DIR_LOCKED = 3;
@@ -95,6 +104,23 @@ public final class RunnerAgent {
      */
     public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
                        Clock clock, Duration tickInterval, Path workDir) {
+        this(config, target, executor, outbox, updater, clock, tickInterval, workDir, MachineInspector.ofHost(jobCpus(executor), clock));
+    }
+
+    /** The CPUs the executor pins jobs to, as the fingerprint watches them; all online CPUs when it does not pin. */
+    private static Optional<CpuList> jobCpus(Executor executor) {
+        try {
+            return executor.workloadCpus().map(CpuList::parse);
+        } catch (IllegalArgumentException e) {
+            log.warn("the executor's CPU list is not a kernel cpu list ({}); the fingerprint watches every online CPU", e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** @param inspector reads the machine's fingerprint before each job starts (the job's CPUs are its business) */
+    public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
+                       Clock clock, Duration tickInterval, Path workDir, MachineInspector inspector) {
+        this.inspector = inspector;
         this.workDir = workDir;
         this.config = config;
         this.executor = executor;
@@ -155,9 +181,12 @@ public final class RunnerAgent {
             // Not fatal: the agent is still better at reporting what it knows than not running at all.
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
-        RunnerMachine machine = new RunnerMachine(config, new Random(), outbox.results(), outbox.inflight(), killed, LogBudget.DEFAULT);
-        log.info("runner agent {} starting: {} slot(s), {} executor, channel {}", config.version(), config.slots(),
-                executor.name(), channel.uri());
+        RunnerCapabilities capabilities = executor.capabilities();
+        RunnerMachine machine = new RunnerMachine(config.withCapabilities(capabilities), new Random(), outbox.results(), outbox.inflight(),
+                killed, LogBudget.DEFAULT);
+        log.info("runner agent {} starting: {} slot(s), {} executor{}, channel {}", config.version(), config.slots(),
+                executor.name(), capabilities.hypervisor() == null ? "" : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
+                channel.uri());
         timers.scheduleAtFixedRate(() -> post(new Input.Tick(clock.instant())), tickInterval.toMillis(),
                 tickInterval.toMillis(), TimeUnit.MILLISECONDS);
         timers.scheduleWithFixedDelay(this::pumpOutput, LiveOutput.FLUSH_INTERVAL.toMillis(), LiveOutput.FLUSH_INTERVAL.toMillis(),
@@ -273,8 +302,22 @@ public final class RunnerAgent {
         }
     }
 
+    /** The machine's state now, or null when it cannot be read (logged: a job never fails for it). */
+    private MachineFingerprint fingerprint(JobUuid job) throws InterruptedException {
+        try {
+            MachineFingerprint fp = inspector.read(new MachineInspector.ExecutorInfo(executor.name(), executor.version(), config.version()));
+            // The operator sees on the runner itself why its numbers (or its declines) are what they are.
+            fp.warnings().forEach(w -> log.info("job {}: machine fingerprint warns {}: {}", job, w.code(), w.message()));
+            return fp;
+        } catch (RuntimeException e) {
+            log.warn("job {}: cannot read the machine fingerprint", job, e);
+            return null;
+        }
+    }
+
     private ExecutionEvents events(ClaimedJob job) {
         JobUuid id = job.uuid();
+        AtomicReference<MachineFingerprint> taken = new AtomicReference<>();
         return new ExecutionEvents() {
             @Override
             public void progress(String message) {
@@ -282,8 +325,15 @@ public final class RunnerAgent {
             }
 
             @Override
+            public StartCheck beforeStart() throws InterruptedException {
+                MachineFingerprint fp = fingerprint(id);
+                taken.set(fp);
+                return CleanMachinePolicy.check(job.spec(), fp);
+            }
+
+            @Override
             public void prepared() {
-                post(new Input.Prepared(id));
+                post(new Input.Prepared(id, taken.get()));
             }
 
             @Override
@@ -293,7 +343,7 @@ public final class RunnerAgent {
 
             @Override
             public void declined(DeclineCode code, String reason) {
-                post(new Input.PrepareDeclined(id, code, reason));
+                post(new Input.PrepareDeclined(id, code, reason, code == DeclineCode.NOISY_MACHINE ? taken.get() : null));
             }
 
             @Override

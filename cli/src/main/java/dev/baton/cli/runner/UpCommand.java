@@ -165,7 +165,7 @@ public final class UpCommand implements Callable<Integer> {
             }
             case "microvm" -> {
                 HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
-                yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, job -> new RegistryBlobSource(http,
+                yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, benchmark, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
                         job.config().project().toString(), job.ociToken()), spec.commandLine().getErr()::println);
             }
@@ -183,6 +183,15 @@ public final class UpCommand implements Callable<Integer> {
 
     /** --key-file, then BATON_RUNNER_KEY, then --key. Errors never include the key. */
     RunnerKey readKey() {
+        return readKey(keyFile, "BATON_RUNNER_KEY", key, warning -> spec.commandLine().getErr().println("baton runner up: " + warning));
+    }
+
+    /**
+     * A runner key from {@code keyFile}, else the environment variable {@code env}, else
+     * {@code key} (shared with {@code baton router up}, whose own upstream key is a runner key).
+     * Errors never include the key; a key file other users can read is warned about.
+     */
+    public static RunnerKey readKey(Path keyFile, String env, String key, java.util.function.Consumer<String> warn) {
         String text;
         String source;
         if (keyFile != null) {
@@ -192,15 +201,15 @@ public final class UpCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("cannot read --key-file " + keyFile + ": " + e.getMessage());
             }
             source = "--key-file " + keyFile;
-            warnIfShared(keyFile);
-        } else if (System.getenv("BATON_RUNNER_KEY") != null) {
-            text = System.getenv("BATON_RUNNER_KEY");
-            source = "BATON_RUNNER_KEY";
+            warnIfShared(keyFile, warn);
+        } else if (System.getenv(env) != null) {
+            text = System.getenv(env);
+            source = env;
         } else if (key != null) {
             text = key;
             source = "--key";
         } else {
-            throw new IllegalArgumentException("a runner key is required: --key-file FILE, BATON_RUNNER_KEY, or --key");
+            throw new IllegalArgumentException("a runner key is required: --key-file FILE, " + env + ", or --key");
         }
         try {
             return RunnerKey.parse(text.strip());
@@ -209,12 +218,12 @@ public final class UpCommand implements Callable<Integer> {
         }
     }
 
-    private void warnIfShared(Path file) {
+    private static void warnIfShared(Path file, java.util.function.Consumer<String> warn) {
         try {
             var perms = Files.getPosixFilePermissions(file);
             if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
                     || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
-                spec.commandLine().getErr().println("baton runner up: warning: " + file + " is readable by other users; chmod 600 it");
+                warn.accept("warning: " + file + " is readable by other users; chmod 600 it");
             }
         } catch (IOException | UnsupportedOperationException e) {
             // nothing to check

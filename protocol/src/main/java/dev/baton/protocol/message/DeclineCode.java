@@ -19,6 +19,17 @@ public enum DeclineCode {
     IMAGE_REQUIRED,
     /** The executor could not set the job up (runtime missing, sandbox error). */
     EXECUTOR_ERROR,
+    /**
+     * The job's spec requires a clean machine fingerprint and this machine has settings that add
+     * noise (governor, turbo, SMT, swap, busy CPUs) or cannot show that it has none.
+     */
+    NOISY_MACHINE,
+
+    /**
+     * The job's virtual machine did not boot (the hypervisor exited, or the guest hung before it
+     * could run anything), on every attempt: a fault of the runner's machine, not of the job.
+     */
+    VM_BOOT_FAILED,
     /** The runner is stopping and takes no new work. */
     SHUTTING_DOWN,
     /** Anything else, and any code this version does not know. */

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.MachineFingerprint;
+import dev.baton.protocol.model.RunnerCapabilities;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -36,9 +39,44 @@ public sealed interface RunnerMessage {
 
     /**
      * The runner is idle (or has free slots) and asks for work. {@code pollTimeout} is seconds
-     * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1).
+     * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1);
+     * {@code capabilities} is what its executor detected at start (absent from older runners).
+     *
+     * <p>Two optional fields exist for a router (docs/router.md), which stands for many runners:
+     * {@code specs} narrows this wait to some of the runner's specs (slugs; those with a free
+     * runner behind the router), and {@code preferProjects} orders the claim by project first
+     * (UUIDs, most preferred first; other projects after them), which is how a router applies
+     * fair share. Absent, a ready means what it always meant.
      */
-    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) implements RunnerMessage {}
+    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities) implements RunnerMessage {
+        public static final int MAX_LIST = 1024;
+
+        public Ready {
+            if (specs != null && specs.size() > MAX_LIST) throw new IllegalArgumentException("ready: at most " + MAX_LIST + " specs");
+            if (preferProjects != null && preferProjects.size() > MAX_LIST) {
+                throw new IllegalArgumentException("ready: at most " + MAX_LIST + " prefer_projects");
+            }
+            specs = specs == null ? null : List.copyOf(specs);
+            preferProjects = preferProjects == null ? null : List.copyOf(preferProjects);
+        }
+
+        /** A ready as a runner sends it: for all its specs, in the server's own order, with what its executor detected. */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, RunnerCapabilities capabilities) {
+            this(pollTimeout, os, arch, version, slots, null, null, capabilities);
+        }
+
+        /** A router's ready: narrowed to some specs and ordered by project preference. */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                     List<ProjectUuid> preferProjects) {
+            this(pollTimeout, os, arch, version, slots, specs, preferProjects, null);
+        }
+
+        /** A ready without capabilities (as runners before them sent it). */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) {
+            this(pollTimeout, os, arch, version, slots, null, null, null);
+        }
+    }
 
     /** Keep-alive while a claimed job is being provisioned (pull, unpack, boot). */
     record Preparing(JobUuid job, LeaseId lease, String message) implements JobScoped {}
@@ -46,16 +84,21 @@ public sealed interface RunnerMessage {
     /**
      * The runner cannot run this job; it goes back to the queue for another runner. {@code code}
      * is one of {@link DeclineCode}'s wire names (absent from older runners: read as
-     * {@code other}); {@code reason} is one human sentence.
+     * {@code other}); {@code reason} is one human sentence. {@code fingerprint} (optional) is the
+     * machine state that made the runner decline ({@code noisy_machine}); it is stored on the attempt.
      */
-    record Declined(JobUuid job, LeaseId lease, String code, String reason) implements JobScoped {
+    record Declined(JobUuid job, LeaseId lease, String code, String reason, MachineFingerprint fingerprint) implements JobScoped {
         /** A decline without a code (as runners before decline codes sent it). */
         public Declined(JobUuid job, LeaseId lease, String reason) {
-            this(job, lease, (String) null, reason);
+            this(job, lease, (String) null, reason, null);
+        }
+
+        public Declined(JobUuid job, LeaseId lease, String code, String reason) {
+            this(job, lease, code, reason, null);
         }
 
         public Declined(JobUuid job, LeaseId lease, DeclineCode code, String reason) {
-            this(job, lease, code.wireName(), reason);
+            this(job, lease, code.wireName(), reason, null);
         }
 
         /** The code as sent, or {@code other} when absent or unknown to this version. */
@@ -64,8 +107,15 @@ public sealed interface RunnerMessage {
         }
     }
 
-    /** Execution really started: starts the clock. */
-    record Running(JobUuid job, LeaseId lease) implements JobScoped {}
+    /**
+     * Execution really started: starts the clock. {@code fingerprint} (optional; absent from
+     * runners before it) is the machine's state read just before the workload started.
+     */
+    record Running(JobUuid job, LeaseId lease, MachineFingerprint fingerprint) implements JobScoped {
+        public Running(JobUuid job, LeaseId lease) {
+            this(job, lease, null);
+        }
+    }
 
     /**
      * Liveness. With {@code job} and {@code lease} it keeps that attempt alive; without, it only
@@ -75,7 +125,20 @@ public sealed interface RunnerMessage {
 
     record Completed(JobUuid job, LeaseId lease, List<IterationResult> results) implements Terminal {}
 
-    record Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error) implements Terminal {}
+    /**
+     * The attempt failed. {@code lost} (optional, a router's word) says the runner that executed
+     * it was lost rather than the workload failing: the server then treats it as it treats a
+     * runner it lost itself (outcome {@code lost}, retried only under {@code retry_when_runner_lost}).
+     */
+    record Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error, Boolean lost) implements Terminal {
+        public Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error) {
+            this(job, lease, results, error, null);
+        }
+
+        public boolean runnerLost() {
+            return Boolean.TRUE.equals(lost);
+        }
+    }
 
     /** Acknowledges a {@code cancel}: the workload is stopped; partial results may be attached. */
     record Canceled(JobUuid job, LeaseId lease, List<IterationResult> results) implements Terminal {}

@@ -7,6 +7,8 @@ import java.time.Instant;
 /**
  * A spec as the API and the runner see it (seed 001's JsonSpec). {@code queueTimeout} is
  * Baton's: the default queue timeout in seconds of jobs submitted to it, or null for none.
+ * {@code requireCleanFingerprint} (Baton's) asks runners to decline its jobs ({@code noisy_machine})
+ * when their machine fingerprint has a noise warning; absent from older servers: false.
  */
 public record SpecView(
         SpecUuid uuid,
@@ -20,10 +22,16 @@ public record SpecView(
         Instant created,
         Instant modified,
         Instant archived,
-        Integer queueTimeout) {
+        Integer queueTimeout,
+        boolean requireCleanFingerprint) {
 
     public SpecView(SpecUuid uuid, String name, String slug, Architecture architecture, int cpu, long memory, long disk, boolean network,
             Instant created, Instant modified, Instant archived) {
-        this(uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, null);
+        this(uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, null, false);
+    }
+
+    public SpecView(SpecUuid uuid, String name, String slug, Architecture architecture, int cpu, long memory, long disk, boolean network,
+            Instant created, Instant modified, Instant archived, Integer queueTimeout) {
+        this(uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queueTimeout, false);
     }
 }

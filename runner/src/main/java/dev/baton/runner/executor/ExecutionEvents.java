@@ -9,6 +9,15 @@ import java.time.Instant;
 public interface ExecutionEvents {
     void progress(String message);
 
+    /**
+     * Asked after the prepare succeeded and before {@link #prepared()}, on the execution's thread:
+     * may the workload start here? A decline ends the execution with {@link #declined} after its
+     * cleanup. By default: go.
+     */
+    default StartCheck beforeStart() throws InterruptedException {
+        return StartCheck.GO;
+    }
+
     void prepared();
 
     void declined(String reason);

@@ -1,7 +1,9 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.RunnerCapabilities;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Runs claimed jobs: provisions the environment, runs the iterations, stops on request. Each
@@ -11,6 +13,27 @@ import java.util.List;
 public interface Executor {
     /** A short name for logs and {@code --executor}. */
     String name();
+
+    /**
+     * The executor's own version for the machine fingerprint (runc's, QEMU's), or null when the
+     * executor is the agent's own code (the fingerprint carries the agent's version anyway).
+     */
+    default String version() {
+        return null;
+    }
+
+    /**
+     * The CPUs this executor pins every workload to (a kernel cpu list), or empty when it does
+     * not pin: then a job may run on any online CPU. The machine fingerprint watches these.
+     */
+    default Optional<String> workloadCpus() {
+        return Optional.empty();
+    }
+
+    /** What this executor detected at start, sent with every {@code ready} and logged by the agent. */
+    default RunnerCapabilities capabilities() {
+        return RunnerCapabilities.executor(name());
+    }
 
     /** Starts preparing the job in the background and returns its handle at once. */
     Execution prepare(ClaimedJob job, ExecutionEvents events);

@@ -9,9 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * {@code taskset}.
  *
  * <p>Each iteration runs in a session and process group of its own ({@code setsid}) and, where the
- * runner may create cgroups, in a cgroup v2 of the job's own; both are recorded in the job's
+ * runner may create cgroups, in a cgroup v2 of this execution's own; both are recorded in the job's
  * directory ({@link ProcessRecord}). Stopping signals the whole group, whatever the iteration
  * left running in the background is killed when it ends, and after a SIGKILLed agent the next
  * start's {@link #sweep()} kills what the record names.
@@ -71,6 +73,11 @@ public final class ProcessExecutor implements Executor {
     @Override
     public String name() {
         return "process";
+    }
+
+    @Override
+    public Optional<String> workloadCpus() {
+        return benchmarkCpus;
     }
 
     @Override
@@ -145,7 +152,11 @@ public final class ProcessExecutor implements Executor {
         protected Process launch(int iteration) throws IOException {
             Path dir = Files.createDirectories(iterationDir(iteration));
             if (cgroup == null && cgroupParent.isPresent()) {
-                Path c = cgroupParent.get().resolve("baton-job-" + job.uuid());
+                // One cgroup per execution, not per job: another agent on this host (same parent
+                // cgroup) may run a later attempt of the same job, and this one's cleanup must not
+                // kill it. The record keeps the full path for the sweep.
+                Path c = cgroupParent.get().resolve("baton-job-" + job.uuid() + "-"
+                        + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()));
                 try {
                     Files.createDirectories(c);
                     cgroup = c;

@@ -3,6 +3,7 @@ package dev.baton.runner.machine;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.MachineFingerprint;
 import java.time.Instant;
 import java.util.List;
 
@@ -49,13 +50,28 @@ public sealed interface Input {
     /** The executor reports progress while pulling or unpacking (sent as a preparing keep-alive). */
     record PrepareProgress(JobUuid job, String message) implements Input {}
 
-    /** The executor has everything in place; the workload can start. */
-    record Prepared(JobUuid job) implements Input {}
+    /**
+     * The executor has everything in place; the workload can start. {@code fingerprint} is the
+     * machine's state read just now (null when none was taken), sent with {@code running}.
+     */
+    record Prepared(JobUuid job, MachineFingerprint fingerprint) implements Input {
+        public Prepared(JobUuid job) {
+            this(job, null);
+        }
+    }
 
-    /** The executor cannot run this job here (architecture, pull denied, disk full, …). Final. */
-    record PrepareDeclined(JobUuid job, DeclineCode code, String reason) implements Input {
+    /**
+     * The executor cannot run this job here (architecture, pull denied, disk full, a noisy machine
+     * for a spec that requires a clean one, …). Final. {@code fingerprint} goes with the decline when
+     * it is why.
+     */
+    record PrepareDeclined(JobUuid job, DeclineCode code, String reason, MachineFingerprint fingerprint) implements Input {
         public PrepareDeclined(JobUuid job, String reason) {
-            this(job, DeclineCode.OTHER, reason);
+            this(job, DeclineCode.OTHER, reason, null);
+        }
+
+        public PrepareDeclined(JobUuid job, DeclineCode code, String reason) {
+            this(job, code, reason, null);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.IterationResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,6 +65,8 @@ public final class RunnerMachine {
         StopReason stop;
         Instant deadline;
         String progress = "claimed";
+        /** The machine's state read before the workload started; sent with every {@code running}. */
+        MachineFingerprint fingerprint;
         final LiveLog live = new LiveLog();
 
         Held(ClaimedJob job) {
@@ -264,7 +267,7 @@ public final class RunnerMachine {
         // Tell the server which attempts are still alive here (running again is idempotent).
         for (Held h : jobs.values()) {
             if (h.stop == StopReason.STALE) continue;
-            if (h.phase == Phase.RUNNING) send(new RunnerMessage.Running(h.id(), h.lease()), out);
+            if (h.phase == Phase.RUNNING) send(new RunnerMessage.Running(h.id(), h.lease(), h.fingerprint), out);
             else send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
         }
         maybeReady(out);
@@ -624,6 +627,7 @@ public final class RunnerMachine {
             return;
         }
         h.phase = Phase.PREPARED;
+        h.fingerprint = p.fingerprint();
         // A stop requested meanwhile was already handed to the executor, which answers Finished.
         if (h.stop == null) out.add(new Effect.StartWorkload(h.id()));
     }
@@ -642,7 +646,7 @@ public final class RunnerMachine {
             finish(new RunnerMessage.Canceled(h.id(), h.lease(), List.of()), out);
         } else {
             log.info("job {}: declined: {}", h.id(), d.reason());
-            sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), d.code(), d.reason()), out);
+            sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), d.code().wireName(), d.reason(), d.fingerprint()), out);
         }
         afterJobEnded(out);
     }
@@ -656,7 +660,7 @@ public final class RunnerMachine {
         h.phase = Phase.RUNNING;
         h.deadline = s.now().plusSeconds(h.job.timeout());
         out.add(new Effect.WriteInflight(new InflightRecord(h.id(), h.lease(), s.now())));
-        if (h.stop == null && link == Link.CONNECTED) send(new RunnerMessage.Running(h.id(), h.lease()), out);
+        if (h.stop == null && link == Link.CONNECTED) send(new RunnerMessage.Running(h.id(), h.lease(), h.fingerprint), out);
     }
 
     /**
@@ -823,7 +827,7 @@ public final class RunnerMachine {
         if (free <= 0) return;
         readyOutstanding = true;
         send(new RunnerMessage.Ready(config.pollTimeoutSeconds(), config.os(),
-                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free), out);
+                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, config.capabilities()), out);
     }
 
     private void maybeExit(List<Effect> out) {

@@ -95,4 +95,44 @@ class ProcessExecutorTest {
                 .contains("fifo: not a regular file");
         assertThat(r.results().getFirst().output()).containsOnlyKeys("ok");
     }
+
+    /**
+     * Found by the chaos suite (docs/reliability.md): a job requeued from a frozen agent to another
+     * agent on the same host ran in the same cgroup, named only by the job, so the frozen agent's
+     * end-of-iteration cleanup, once it woke, killed the new attempt's process (exit 137). Two
+     * agents on one host (two work directories, docs/runner.md) each run their attempt of one
+     * job in a cgroup of its own. Without the right to create cgroups there is nothing shared to
+     * test: skipped, saying so.
+     */
+    @Test
+    void anotherAgentsAttemptOfTheSameJobSurvivesThisOnesCleanup() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Cgroups.jobParent().isPresent(),
+                "this process may not create cgroups: process groups alone never collide");
+        ClaimedJob longer = job("sleep 3; echo survived", 1, List.of());
+        ClaimedJob stale = new ClaimedJob(longer.uuid(), dev.baton.protocol.id.LeaseId.random(), 2, longer.spec(),
+                job("true", 1, List.of()).config(), longer.ociToken(), longer.timeout(), longer.created());
+        CompletableFuture<Instant> started = new CompletableFuture<>();
+        CompletableFuture<Void> prepared = new CompletableFuture<>();
+        CompletableFuture<ExecutionResult> current = new CompletableFuture<>();
+        var other = new ProcessExecutor(Files.createDirectories(work.resolve("other-agent")), OutputLimits.DEFAULT, Optional.empty(),
+                Clock.systemUTC(), true);
+        Execution running = other.prepare(longer, new ExecutionEvents() {
+            @Override public void progress(String message) {}
+            @Override public void prepared() { prepared.complete(null); }
+            @Override public void declined(String reason) { current.completeExceptionally(new AssertionError(reason)); }
+            @Override public void started(Instant at) { started.complete(at); }
+            @Override public void finished(ExecutionResult result) { current.complete(result); }
+        });
+        prepared.get(10, TimeUnit.SECONDS);
+        running.start();
+        started.get(10, TimeUnit.SECONDS);
+        Thread.sleep(300); // the shell is in its cgroup
+
+        ExecutionResult mine = run(OutputLimits.DEFAULT, stale); // ends, and kills what its iteration left
+
+        assertThat(mine.kind()).isEqualTo(ExecutionResult.Kind.EXITED);
+        ExecutionResult theirs = current.get(30, TimeUnit.SECONDS);
+        assertThat(theirs.results().getFirst().exitCode()).as("the other agent's attempt was not killed").isZero();
+        assertThat(theirs.results().getFirst().stdout()).contains("survived");
+    }
 }

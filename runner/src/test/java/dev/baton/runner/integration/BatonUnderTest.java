@@ -32,8 +32,16 @@ final class BatonUnderTest implements AutoCloseable {
     final String adminToken;
 
     BatonUnderTest(Path dataDir) {
+        this(dataDir, null);
+    }
+
+    /** @param databaseUrl null for the SQLite file in {@code dataDir}, or a PostgreSQL URL ({@link PostgresSchemas#fresh()}) */
+    BatonUnderTest(Path dataDir, String databaseUrl) {
         this.dataDir = dataDir;
-        this.config = ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0);
+        ServerConfig d = ServerConfig.defaults(dataDir);
+        this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, d.publicUrl(), d.requestBodyMaxBytes(), d.registryMaxBodyBytes(),
+                d.adminToken(), d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
+                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
         this.server = ServerAssembly.builder(config, Clock.systemUTC()).start();
         this.config = config.withListen("127.0.0.1", server.port());
         try {

@@ -2,6 +2,8 @@ package dev.baton.server.api;
 
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.job.JobStatus;
+import dev.baton.server.auth.Principal;
+import dev.baton.server.auth.Role;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -37,11 +39,10 @@ public final class JobRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        var guard = api.admin();
-        config.routes.get("/v0/projects/{project}/jobs", guard.guard(this::list));
-        config.routes.get("/v0/projects/{project}/jobs/{job}", guard.guard(this::get));
-        config.routes.post("/v0/projects/{project}/jobs/{job}/cancel", guard.guard(this::cancel));
-        config.routes.get("/v0/projects/{project}/reports/{report}", guard.guard(this::report));
+        config.routes.get("/v0/projects/{project}/jobs", this::list);
+        config.routes.get("/v0/projects/{project}/jobs/{job}", this::get);
+        config.routes.post("/v0/projects/{project}/jobs/{job}/cancel", this::cancel);
+        config.routes.get("/v0/projects/{project}/reports/{report}", this::report);
     }
 
     /** A report with its merged results, its iterations, its adapter error and its job (null for a direct run). */
@@ -55,7 +56,8 @@ public final class JobRoutes implements RouteModule {
             throw reportNotFound(ref);
         }
         Report report = api.store().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
-        JobView job = api.store().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null)).orElse(null);
+        // With the attempts: the report shows the machine fingerprint its numbers were measured on.
+        JobView job = api.store().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null, true)).orElse(null);
         Json.write(ctx, 200, ReportView.of(report, project.uuid(), job));
     }
 
@@ -88,6 +90,7 @@ public final class JobRoutes implements RouteModule {
     private void cancel(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         Job before = find.job(project, ctx.pathParam("job"));
+        requireCancelable(ctx, project, before);
         Instant at = api.now();
         Transition t = api.store().cancel(before.uuid(), null, "canceled by user", at, api.jobEvents().cancelDeadline(at));
         switch (t.result()) {
@@ -104,6 +107,18 @@ public final class JobRoutes implements RouteModule {
                 JobStatus now = t.job() == null ? before.status() : t.job().status();
                 throw ApiException.conflict("job_not_cancelable", "job is " + now.wireName() + "; only pending, claimed or running jobs can be canceled");
             }
+        }
+    }
+
+    /** A submitter cancels only the jobs its user submitted; a maintainer (or the admin) any job of the project. */
+    private void requireCancelable(Context ctx, Project project, Job job) {
+        Principal who = api.access().authenticate(ctx);
+        if (!(who instanceof Principal.TokenHolder holder)) return;
+        Role role = holder.roleOn(project).orElseThrow();
+        if (role.includes(Role.MAINTAINER)) return;
+        boolean own = api.store().access().jobSubmitter(job.id()).map(user -> user == holder.user().id()).orElse(false);
+        if (!own) {
+            throw new ApiException(403, "forbidden", "a submitter cancels only the jobs its user submitted; canceling others' jobs needs role maintainer");
         }
     }
 

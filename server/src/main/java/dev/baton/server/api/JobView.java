@@ -8,6 +8,7 @@ import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.dispatch.PendingReason;
 import java.time.Instant;
 import java.util.List;
@@ -18,7 +19,9 @@ import java.util.List;
  * {@code output} is present only on a single-job read once the runner's output is stored.
  * While the job is pending, {@code pendingReason}, {@code queuePosition} and {@code predictedStart}
  * say why it waits, where it stands and when it may start (docs/api.md); {@code attempts} (single
- * read only) lists every claim with what its runner said when it declined.
+ * read only) lists every claim with what its runner said when it declined. {@code fingerprint}
+ * (single job and report reads) is the machine state of the attempt that started, as its runner
+ * read it just before the workload ran (docs/scheduling.md); each attempt also carries its own.
  */
 public record JobView(
         JobUuid uuid,
@@ -45,9 +48,14 @@ public record JobView(
         PendingReason pendingReason,
         Integer queuePosition,
         Instant predictedStart,
-        List<AttemptView> attempts) {
+        List<AttemptView> attempts,
+        MachineFingerprint fingerprint) {
 
-    /** One claim of the job: its runner, how it ended, and the runner's decline code and reason if it declined. */
+    /**
+     * One claim of the job: its runner, how it ended, the runner's decline code and reason if it
+     * declined, and the machine fingerprint its runner sent (with {@code running}, or with a
+     * {@code noisy_machine} decline).
+     */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
-            String declineCode, String declineReason) {}
+            String declineCode, String declineReason, MachineFingerprint fingerprint) {}
 }

@@ -3,7 +3,10 @@ package dev.baton.server.api;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.id.SpecUuid;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.dispatch.JobQueue;
 import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.store.Attempt;
@@ -53,12 +56,34 @@ final class JobViews {
         return new JobView(j.uuid(), project.uuid(), report, spec, runner, j.status(), j.priority(), j.timeout(), j.config(),
                 j.attempt(), j.requeues(), j.claimed(), j.started(), j.completed(), j.lastHeartbeat(), j.error(),
                 j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
-                q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts);
+                q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
+                attempts == null ? null : startedFingerprint(attempts));
+    }
+
+    /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */
+    private static MachineFingerprint startedFingerprint(List<JobView.AttemptView> attempts) {
+        for (JobView.AttemptView a : attempts.reversed()) {
+            if (a.started() != null) return a.fingerprint();
+        }
+        return null;
     }
 
     private JobView.AttemptView attempt(Attempt a) {
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
-                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason());
+                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a));
+    }
+
+    /**
+     * The stored fingerprint, read with the protocol's codec; one this version cannot read (a
+     * newer runner's field out of today's bounds) is left out rather than failing the whole read.
+     */
+    private static MachineFingerprint fingerprint(Attempt a) {
+        if (a.fingerprint() == null) return null;
+        try {
+            return Wire.mapper().readValue(a.fingerprint(), MachineFingerprint.class);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private RunnerUuid runner(long id) {

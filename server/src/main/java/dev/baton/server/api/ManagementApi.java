@@ -15,6 +15,8 @@ public final class ManagementApi implements RouteModule {
                 new OrganizationRoutes(api),
                 new RunRoutes(api),
                 new JobRoutes(api),
+                new AccessRoutes(api),
+                new MemberRoutes(api),
                 new OpenApiRoutes());
     }
 

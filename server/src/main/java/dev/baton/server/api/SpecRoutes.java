@@ -14,7 +14,7 @@ import dev.baton.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 
-/** Spec management (seed 001, server scoped, admin token). */
+/** Spec management (seed 001, server scoped; who may call what: auth.RouteTable). */
 public final class SpecRoutes implements RouteModule {
     private final ApiContext api;
     private final Lookups find;
@@ -25,19 +25,21 @@ public final class SpecRoutes implements RouteModule {
     }
 
     record CreateSpec(String name, String slug, String architecture, Integer cpu, Long memory, Long disk, Boolean network,
-            Integer queueTimeout) {}
+            Integer queueTimeout, Boolean requireCleanFingerprint) {}
 
-    /** {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is. */
-    record UpdateSpec(String name, String slug, Boolean archived, Integer queueTimeout) {}
+    /**
+     * {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is;
+     * {@code requireCleanFingerprint}: absent to leave as is.
+     */
+    record UpdateSpec(String name, String slug, Boolean archived, Integer queueTimeout, Boolean requireCleanFingerprint) {}
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        var guard = api.admin();
-        config.routes.post("/v0/specs", guard.guard(this::create));
-        config.routes.get("/v0/specs", guard.guard(this::list));
-        config.routes.get("/v0/specs/{spec}", guard.guard(this::get));
-        config.routes.patch("/v0/specs/{spec}", guard.guard(this::update));
-        config.routes.delete("/v0/specs/{spec}", guard.guard(this::delete));
+        config.routes.post("/v0/specs", this::create);
+        config.routes.get("/v0/specs", this::list);
+        config.routes.get("/v0/specs/{spec}", this::get);
+        config.routes.patch("/v0/specs/{spec}", this::update);
+        config.routes.delete("/v0/specs/{spec}", this::delete);
     }
 
     private void create(Context ctx) {
@@ -53,6 +55,7 @@ public final class SpecRoutes implements RouteModule {
         Spec spec = Slugs.insert(name, slug, s -> api.store()
                 .createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
         if (queueTimeout != null) spec = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+        if (Boolean.TRUE.equals(body.requireCleanFingerprint())) spec = api.store().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
         Json.write(ctx, 201, spec.view());
     }
 
@@ -75,6 +78,9 @@ public final class SpecRoutes implements RouteModule {
         try {
             Spec updated = api.store().updateSpec(spec.id(), name, slug, body.archived(), api.now());
             if (body.queueTimeout() != null) updated = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+            if (body.requireCleanFingerprint() != null) {
+                updated = api.store().setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
+            }
             Json.write(ctx, 200, updated.view());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);

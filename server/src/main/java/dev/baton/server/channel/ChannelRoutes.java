@@ -173,8 +173,13 @@ public final class ChannelRoutes implements RouteModule {
         }
         int slots = r.slots() == null ? 1 : r.slots();
         if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
+        if (r.capabilities() != null && session.report(r.capabilities().bounded())) {
+            var c = session.capabilities().orElseThrow();
+            LOG.info("runner {} runs jobs with executor {}{}", session.runner().slug(), c.executor(),
+                    c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")");
+        }
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
-        if (dispatcher.ready(session, poll, slots)) touch(session);
+        if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
         return null;
     }
 

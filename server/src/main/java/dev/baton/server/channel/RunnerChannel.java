@@ -4,11 +4,12 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.protocol.message.Wire;
-import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.cluster.ClusterBus;
 import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.dispatch.ActiveJob;
 import dev.baton.server.dispatch.ActiveJobs;
+import dev.baton.server.dispatch.Changes;
 import dev.baton.server.dispatch.Deadlines;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobEvents;
@@ -26,6 +27,7 @@ import dev.baton.server.output.OutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
+import io.javalin.http.Handler;
 import dev.baton.server.token.PullTokens;
 import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
@@ -62,6 +64,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final ServerConfig config;
     private final OutputStore outputs;
     private final LiveLogs logs = new LiveLogs();
+    private final Changes changes = new Changes();
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
@@ -85,11 +88,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.bus = bus;
         this.clock = clock;
         this.deadlines = new Deadlines(clock);
-        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout());
-        ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock);
+        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout(), changes);
+        ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                LifecycleSettings.of(config), logs, explainer, bus);
+                LifecycleSettings.of(config), logs, explainer, bus, changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
@@ -102,22 +105,39 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 .map(dev.baton.server.dispatch.PendingReason.Code::wireName).toList(), explainer::pendingByReason);
     }
 
+    /** What watchers (the console) hear: the changes dispatch sees. */
+    public Changes changes() {
+        return changes;
+    }
+
+    /** The runner's open channel and what it does now, empty when it is not connected to this node. */
+    public Optional<RunnerActivity> activity(long runnerId) {
+        return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),
+                active.ofRunner(runnerId).stream().map(ActiveJob::job).toList(), dispatcher.freeSlots(runnerId)));
+    }
+
     public RouteModule routes() {
         return routes;
     }
 
     /** Admin routes that talk to connected runners: drain, update, and per-organization usage. */
-    public RouteModule controlRoutes(AdminAuth admin) {
-        return new RunnerControlRoutes(store, sessions, admin, bus, config.nodeId(), clock, config.nodeTimeout());
+    public RouteModule controlRoutes() {
+        return new RunnerControlRoutes(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout());
     }
 
     /** {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails, whole logs from stored output. */
-    public RouteModule logRoutes(AdminAuth admin) {
-        return new LogRoutes(store, outputs, logs, admin);
+    public RouteModule logRoutes() {
+        return new LogRoutes(store, outputs, logs);
+    }
+
+    /** The job log handler of {@link #logRoutes} for the console, which checks its own sign-in first (the /v0 route is guarded by AccessControl in front of it). */
+    public Handler logStream() {
+        return new LogRoutes(store, outputs, logs).unguarded();
     }
 
     @Override
     public void jobSubmitted(Job job) {
+        changes.job(job.uuid());
         lifecycle.queued(job);
         dispatcher.jobPending(job.specId());
         bus.publish(new ClusterEvent.Pending(job.specId()));
@@ -156,6 +176,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
 
     @Override
     public void jobCanceled(Job before, Job after) {
+        changes.job(before.uuid());
         lifecycle.userCanceled(before);
         // A follower of a job canceled before it ran ends now; a running one ends with its attempt.
         if (!before.status().inFlight()) logs.attemptEnded(before.uuid());

@@ -4,7 +4,6 @@ import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
-import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.cluster.ClusterBus;
 import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.store.Node;
@@ -32,9 +31,11 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
  *   <li>{@code GET /v0/organizations/{organization}/usage}
+ *   <li>{@code GET /v0/runners/{runner}/capabilities}: what the connected runner reported with {@code ready}
  *   <li>{@code GET /v0/nodes}: the server nodes sharing the database (docs/operations.md)
  * </ul>
- * A directive for a runner that is not connected is refused (409), not queued: the runner's own
+ * Who may call them is decided by AccessControl (admin; usage: the organization's owners). A
+ * directive for a runner that is not connected is refused (409), not queued: the runner's own
  * state after a reconnect is its own. A runner connected to another live node gets it through
  * that node (the cluster bus); the answer then names the node.
  */
@@ -45,16 +46,14 @@ final class RunnerControlRoutes implements RouteModule {
 
     private final Store store;
     private final Sessions sessions;
-    private final AdminAuth admin;
     private final ClusterBus bus;
     private final String nodeId;
     private final Clock clock;
     private final Duration nodeTimeout;
 
-    RunnerControlRoutes(Store store, Sessions sessions, AdminAuth admin, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
+    RunnerControlRoutes(Store store, Sessions sessions, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
         this.store = store;
         this.sessions = sessions;
-        this.admin = admin;
         this.bus = bus;
         this.nodeId = nodeId;
         this.clock = clock;
@@ -67,10 +66,36 @@ final class RunnerControlRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/runners/{runner}/drain", admin.guard(this::drain));
-        config.routes.post("/v0/runners/{runner}/update", admin.guard(this::update));
-        config.routes.get("/v0/organizations/{organization}/usage", admin.guard(this::usage));
-        config.routes.get("/v0/nodes", admin.guard(this::nodes));
+        config.routes.post("/v0/runners/{runner}/drain", this::drain);
+        config.routes.post("/v0/runners/{runner}/update", this::update);
+        config.routes.get("/v0/organizations/{organization}/usage", this::usage);
+        config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities);
+        config.routes.get("/v0/nodes", this::nodes);
+    }
+
+    /**
+     * Known only while the runner is connected to this node, and only once it said {@code ready}
+     * with capabilities (older runners do not): 409 {@code runner_not_connected} otherwise, as for
+     * the directives; {@code capabilities} is null from a runner that sent none.
+     */
+    private void capabilities(Context ctx) {
+        Connected c = connected(ctx);
+        var body = new java.util.LinkedHashMap<String, Object>();
+        body.put("runner", c.runner().uuid().toString());
+        body.put("capabilities", c.session().capabilities().orElse(null));
+        Json.write(ctx, 200, body);
+    }
+
+    private record Connected(Runner runner, RunnerSession session) {}
+
+    /** The path's runner and its open session on this node: 404 {@code runner_not_found}, 409 {@code runner_not_connected}. */
+    private Connected connected(Context ctx) {
+        String ref = ctx.pathParam("runner");
+        Runner runner = store.findRunner(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
+        RunnerSession session = sessions.of(runner.id())
+                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+        return new Connected(runner, session);
     }
 
     private void drain(Context ctx) {

@@ -1,6 +1,8 @@
 package dev.baton.server.channel;
 
+import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Runner;
 import io.javalin.websocket.WsContext;
@@ -29,8 +31,13 @@ public final class RunnerSession {
     private final ReentrantLock sendLock = new ReentrantLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
     private volatile Instant lastValidMessage;
+    private final Instant connected;
+    /** The last drain directive sent on this channel (the console shows it); RUNNING until one is. */
+    private volatile DrainState drainState = DrainState.RUNNING;
+    private volatile RunnerCapabilities capabilities;
 
     RunnerSession(Runner runner, WsContext ws, Instant connected) {
+        this.connected = connected;
         this.runner = runner;
         this.ws = ws;
         this.lastValidMessage = connected;
@@ -48,12 +55,32 @@ public final class RunnerSession {
         return ws.sessionId();
     }
 
+    public Instant connected() {
+        return connected;
+    }
+
+    public DrainState drainState() {
+        return drainState;
+    }
+
     public Instant lastValidMessage() {
         return lastValidMessage;
     }
 
     void touch(Instant now) {
         lastValidMessage = now;
+    }
+
+    /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
+    public java.util.Optional<RunnerCapabilities> capabilities() {
+        return java.util.Optional.ofNullable(capabilities);
+    }
+
+    /** Records what a {@code ready} reported; true when it differs from what was known (worth a log line). */
+    boolean report(RunnerCapabilities reported) {
+        if (reported == null || reported.equals(capabilities)) return false;
+        capabilities = reported;
+        return true;
     }
 
     public boolean isOpen() {
@@ -63,6 +90,7 @@ public final class RunnerSession {
     /** Sends a message; a closed or failing connection is logged, never thrown to the caller. */
     public void send(ServerMessage message) {
         if (!open.get()) return;
+        if (message instanceof ServerMessage.Drain d) drainState = d.state();
         String json = Wire.encode(message);
         sendLock.lock();
         try {

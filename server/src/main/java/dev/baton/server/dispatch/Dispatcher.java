@@ -1,11 +1,14 @@
 package dev.baton.server.dispatch;
 
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.store.ClaimFilter;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Spec;
@@ -47,6 +50,8 @@ public final class Dispatcher {
     private static final class Waiter {
         final RunnerSession session;
         final Set<Long> specIds;
+        /** A router's narrowing and preference (docs/protocol.md, "Routers"); NONE for a runner. */
+        final ClaimFilter filter;
         /** Touched only by the pump that holds the waiter (busy), or under the lock when none does. */
         int slots;
         /** Held by a pump (guarded by the dispatcher's lock, as are the flags below). */
@@ -56,9 +61,10 @@ public final class Dispatcher {
         /** Its poll timeout fired while busy: end the wait on release if it still waits. */
         boolean expired;
 
-        Waiter(RunnerSession session, Set<Long> specIds, int slots) {
+        Waiter(RunnerSession session, Set<Long> specIds, ClaimFilter filter, int slots) {
             this.session = session;
             this.specIds = specIds;
+            this.filter = filter;
             this.slots = slots;
         }
     }
@@ -74,9 +80,11 @@ public final class Dispatcher {
     /** Runners that declined a job: their empty claim says nothing about other runners of the same specs. */
     private final Set<Long> runnersThatDeclined = ConcurrentHashMap.newKeySet();
     private AcceptanceTimeouts acceptanceTimeouts = job -> {};
+    private final Changes changes;
 
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
-            Clock clock, Duration acceptanceTimeout) {
+            Clock clock, Duration acceptanceTimeout, Changes changes) {
+        this.changes = changes;
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -101,27 +109,47 @@ public final class Dispatcher {
      * and, per the brief, does not count as activity).
      */
     public boolean ready(RunnerSession session, PollTimeout pollTimeout, int slots) {
+        return ready(session, pollTimeout, slots, null, List.of());
+    }
+
+    /**
+     * A router's {@code ready}: {@code specSlugs} (null for all) narrows the wait to some of the
+     * runner's specs, {@code preferProjects} orders its claims by project first. A ready that
+     * changes either replaces the current wait (a router's free runners changed); one that
+     * changes neither is a repeat as above.
+     */
+    public boolean ready(RunnerSession session, PollTimeout pollTimeout, int slots, List<String> specSlugs, List<ProjectUuid> preferProjects) {
         Set<Long> specIds = new HashSet<>();
         for (Spec spec : store.runnerSpecs(session.runnerId())) {
-            if (spec.archived() == null) specIds.add(spec.id());
+            if (spec.archived() == null && (specSlugs == null || specSlugs.contains(spec.slug().value()))) specIds.add(spec.id());
         }
+        List<Long> prefer = new ArrayList<>();
+        for (ProjectUuid project : preferProjects == null ? List.<ProjectUuid>of() : preferProjects) {
+            store.findProject(ResourceId.of(project.toString())).ifPresent(p -> prefer.add(p.id()));
+        }
+        ClaimFilter filter = specSlugs == null && prefer.isEmpty() ? ClaimFilter.NONE
+                : new ClaimFilter(specSlugs == null ? null : specIds, prefer);
         synchronized (this) {
             Waiter existing = waiters.get(session.runnerId());
-            if (existing != null && existing.session == session) return false;
-            waiters.put(session.runnerId(), new Waiter(session, specIds, slots));
+            if (existing != null && existing.session == session && existing.filter.equals(filter)) return false;
+            waiters.put(session.runnerId(), new Waiter(session, specIds, filter, slots));
         }
         deadlines.set(pollKey(session.runnerId()), clock.instant().plusSeconds(pollTimeout.seconds()), () -> pollExpired(session));
+        changes.runners();
         pump(null);
         return true;
     }
 
     /** The runner's channel closed or was replaced: it no longer waits. */
-    public synchronized void forget(RunnerSession session) {
-        Waiter w = waiters.get(session.runnerId());
-        if (w != null && w.session == session) {
-            waiters.remove(session.runnerId());
-            deadlines.clear(pollKey(session.runnerId()));
+    public void forget(RunnerSession session) {
+        synchronized (this) {
+            Waiter w = waiters.get(session.runnerId());
+            if (w != null && w.session == session) {
+                waiters.remove(session.runnerId());
+                deadlines.clear(pollKey(session.runnerId()));
+            }
         }
+        changes.runners();
     }
 
     /** A job became pending (submitted, declined, requeued): offer it to waiting runners of its spec. */
@@ -136,6 +164,12 @@ public final class Dispatcher {
 
     public void runnerDeclined(long runnerId) {
         runnersThatDeclined.add(runnerId);
+    }
+
+    /** The slots the runner still offers while it waits here for work (it said ready); 0 when it does not wait. */
+    public synchronized int freeSlots(long runnerId) {
+        Waiter w = waiters.get(runnerId);
+        return w == null ? 0 : w.slots;
     }
 
     public synchronized int waiting() {
@@ -206,7 +240,7 @@ public final class Dispatcher {
             }
             while (w.slots > 0 && w.session.isOpen()) {
                 Instant now = clock.instant();
-                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout));
+                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), w.filter);
                 if (claimed.isEmpty()) {
                     if (!runnersThatDeclined.contains(w.session.runnerId())) exhausted.add(w.specIds);
                     break;
@@ -251,7 +285,11 @@ public final class Dispatcher {
         String token = pullTokens.issue(session.runner().uuid(), project.uuid(), now);
         ClaimedJob claimed = new ClaimedJob(job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
         LOG.info("job {} attempt {} claimed by runner {}", job.uuid(), job.attempt(), session.runner().slug());
-        return () -> session.send(new ServerMessage.Job(claimed));
+        return () -> {
+            session.send(new ServerMessage.Job(claimed));
+            changes.job(job.uuid());
+            changes.runners();
+        };
     }
 
     private void pollExpired(RunnerSession session) {

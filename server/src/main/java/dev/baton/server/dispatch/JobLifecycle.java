@@ -6,8 +6,10 @@ import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.channel.Sessions;
 import dev.baton.server.cluster.ClusterBus;
@@ -68,6 +70,7 @@ public final class JobLifecycle {
     private final ClusterBus bus;
     /** One sweep at a time on this node (other nodes are kept out by the row locks). */
     private final ReentrantLock sweeping = new ReentrantLock();
+    private final Changes changes;
     private volatile boolean shuttingDown;
 
     /** Jobs one sweep transaction acts on at most, per kind of deadline; a sweep takes batches until none are due. */
@@ -75,7 +78,8 @@ public final class JobLifecycle {
 
     public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
             Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings,
-            LiveLogs logs, PendingExplainer explainer, ClusterBus bus) {
+            LiveLogs logs, PendingExplainer explainer, ClusterBus bus, Changes changes) {
+        this.changes = changes;
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -138,10 +142,12 @@ public final class JobLifecycle {
         switch (t.result()) {
             case APPLIED, DUPLICATE -> {
                 Job job = t.job();
+                recordFingerprint(a, m.fingerprint());
                 a.started = job.started() == null ? now : job.started();
                 deadlines.clear(DeadlineKeys.accept(a.job));
                 hardTimeoutWake(a);
                 if (t.applied()) {
+                    changes.job(a.job);
                     metrics.transition("start");
                     metrics.acceptance("accepted");
                     metrics.queueDuration(job.priority(), Duration.between(job.created(), a.started));
@@ -211,6 +217,7 @@ public final class JobLifecycle {
                 yield switch (t.result()) {
                     case APPLIED -> {
                         forget(a);
+                        recordFingerprint(a, m.fingerprint());
                         afterRequeue(t.job());
                         yield new ServerMessage.Ack(m.job());
                     }
@@ -257,7 +264,9 @@ public final class JobLifecycle {
                 }
                 if (!job.status().inFlight()) yield null;
                 results.save(project, job, new JobOutput(f.results(), errorOf(f)));
-                yield store.fail(m.job(), m.lease(), errorOf(f), AttemptOutcome.FAILED, now);
+                // A router reports a runner behind it as lost: the same outcome as a runner the
+                // server lost itself, so retry_when_runner_lost means the same through a router.
+                yield store.fail(m.job(), m.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
             }
             case RunnerMessage.Canceled c -> {
                 if (hasResults(c.results()) && !results.hasOutput(project, job)) {
@@ -270,6 +279,7 @@ public final class JobLifecycle {
         };
         if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
         if (t != null && t.applied()) {
+            changes.job(m.job());
             metrics.transition(switch (m) {
                 case RunnerMessage.Completed c -> "complete";
                 case RunnerMessage.Failed f -> "fail";
@@ -302,6 +312,7 @@ public final class JobLifecycle {
      */
     public void connectionClosed(RunnerSession session) {
         if (shuttingDown) return;
+        changes.runners();
         Instant lostAt = clock.instant().plus(settings.heartbeatTimeout());
         try {
             store.detachRunner(session.runnerId(), settings.nodeId(), lostAt);
@@ -409,7 +420,7 @@ public final class JobLifecycle {
     private int sweep(Deadline kind, Instant now, Function<Job, Runnable> act) {
         int acted = 0;
         while (true) {
-            List<Runnable> effects = store.sweepDue(kind, now, SWEEP_BATCH, job -> act.apply(job));
+            List<Runnable> effects = store.sweepDue(kind, now, SWEEP_BATCH, job -> withChange(job, act.apply(job)));
             for (Runnable effect : effects) {
                 try {
                     effect.run();
@@ -423,6 +434,16 @@ public final class JobLifecycle {
     }
 
     private static final Runnable NOTHING = () -> {};
+
+    /** The effect of an act that changed the job, then word to the console's live pages (docs/console.md). */
+    private Runnable withChange(Job job, Runnable effect) {
+        if (effect == NOTHING) return effect;
+        return () -> {
+            effect.run();
+            changes.job(job.uuid());
+            changes.runners();
+        };
+    }
 
     // The acts below run inside the sweep's transaction, on a locked row: store transitions only.
 
@@ -747,6 +768,8 @@ public final class JobLifecycle {
     private void forget(ActiveJob a) {
         active.remove(a);
         logs.attemptEnded(a.job); // log readers look at the job again: it may have ended
+        changes.job(a.job);
+        changes.runners();
         deadlines.clear(DeadlineKeys.accept(a.job));
         deadlines.clear(DeadlineKeys.hard(a.job));
         deadlines.clear(DeadlineKeys.lost(a.job));
@@ -763,6 +786,11 @@ public final class JobLifecycle {
 
     private static ServerMessage notYours(JobUuid job) {
         return new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner");
+    }
+
+    /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
+    private void recordFingerprint(ActiveJob a, MachineFingerprint fingerprint) {
+        if (fingerprint != null) store.recordFingerprint(a.job, a.lease, Wire.encode(fingerprint));
     }
 
     /** A runner's decline reason as stored: at most this many characters (the message itself is size-bounded). */

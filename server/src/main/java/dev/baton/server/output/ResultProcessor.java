@@ -1,5 +1,6 @@
 package dev.baton.server.output;
 
+import dev.baton.server.dispatch.Changes;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
@@ -39,8 +40,10 @@ public final class ResultProcessor {
     private final Adapters adapters;
     private final BatonMetrics metrics;
     private final Clock clock;
+    private final Changes changes;
 
-    public ResultProcessor(Store store, OutputStore outputs, Adapters adapters, BatonMetrics metrics, Clock clock) {
+    public ResultProcessor(Store store, OutputStore outputs, Adapters adapters, BatonMetrics metrics, Clock clock, Changes changes) {
+        this.changes = changes;
         this.store = store;
         this.outputs = outputs;
         this.adapters = adapters;
@@ -72,6 +75,7 @@ public final class ResultProcessor {
                     : store.recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
             // An adapter error changes no state, so it is no transition.
             if (t.applied() && outcome.error() == null) metrics.transition("process");
+            if (t.applied()) changes.job(job.uuid());
         } catch (RuntimeException e) {
             // Left completed without a report error: startup recovery processes it again.
             LOG.error("processing job {} failed", job.uuid(), e);

@@ -5,11 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.blob.BlobStore;
 import dev.baton.server.blob.Digest;
-import dev.baton.server.blob.DirectoryBlobStore;
+import dev.baton.server.blob.BlobStorage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,9 +42,9 @@ public final class Images {
         this.repositories = repositories;
     }
 
-    /** The images of the registry storage under a server's {@code <data dir>/storage}. */
-    public static Images in(Path storage) {
-        return new Images(DirectoryBlobStore.reader(storage), new DirectoryRepositories(storage));
+    /** The images of a server's blob storage. */
+    public static Images in(BlobStorage storage) {
+        return new Images(storage.blobs(), new ObjectRepositories(storage.objects()));
     }
 
     /** True when {@code reference} is shaped like an image reference this class understands. */
@@ -66,6 +65,17 @@ public final class Images {
             Optional<Digest> digest = resolve(project, reference);
             if (digest.isEmpty()) return Optional.empty();
             return Optional.of(inspect(digest.get()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the registry of project " + project, e);
+        }
+    }
+
+    /** The project's repositories (by path, "" for its root) with their tags, sorted. */
+    public java.util.Map<String, List<String>> repositories(ProjectUuid project) {
+        try {
+            java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+            for (String path : repositories.repositories(project)) out.put(path, repositories.tags(new RepositoryKey(project, path)));
+            return out;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the registry of project " + project, e);
         }

@@ -46,6 +46,9 @@ public interface Repositories {
     /** All tags, sorted lexically (the order the tags list pages through). */
     List<String> tags(RepositoryKey repo) throws IOException;
 
+    /** The paths of the project's repositories that hold a manifest or tag, sorted ("" is the project's root repository). */
+    List<String> repositories(ProjectUuid project) throws IOException;
+
     /** True once the repository has held a manifest or tag (a name the registry knows). */
     boolean exists(RepositoryKey repo) throws IOException;
 

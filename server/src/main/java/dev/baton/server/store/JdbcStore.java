@@ -82,6 +82,7 @@ abstract class JdbcStore implements Store {
     protected final Jdbi jdbi;
     /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
     private final SpecCache specs = new SpecCache();
+    private final AccessStore access = new JdbcAccessStore(this);
     /** Most transactions one commit carries, and how many may queue before writers block. */
     private static final int MAX_BATCH = 64;
     private static final int QUEUE_CAPACITY = 4096;
@@ -130,6 +131,11 @@ abstract class JdbcStore implements Store {
 
     /** True when the exception is the dialect's unique-constraint violation. */
     protected abstract boolean isUniqueViolation(SQLException e);
+
+    @Override
+    public AccessStore access() {
+        return access;
+    }
 
     protected <T> T read(HandleCallback<T, RuntimeException> work) {
         return jdbi.withHandle(work);
@@ -395,6 +401,20 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
+        try {
+            return write(h -> {
+                int rows = h.createUpdate("UPDATE spec SET require_clean_fingerprint = :required, modified = :now WHERE id = :id")
+                        .bind("required", required).bind("now", micros(now)).bind("id", specId).execute();
+                if (rows == 0) throw notFound("spec", specId);
+                return spec(h, specId).orElseThrow();
+            });
+        } finally {
+            specs.invalidate();
+        }
+    }
+
+    @Override
     public void deleteSpec(long specId) {
         try {
             deleteSpecRow(specId);
@@ -468,6 +488,10 @@ abstract class JdbcStore implements Store {
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
                     .mapTo(Long.class).one();
+            if (job.submitter() != null) {
+                h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
+                        .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
+            }
             return jobById(h, id);
         });
     }
@@ -521,6 +545,14 @@ abstract class JdbcStore implements Store {
     public List<Attempt> attempts(long jobId) {
         return read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job ORDER BY number")
                 .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
+    }
+
+    @Override
+    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
+        Objects.requireNonNull(lease, "lease");
+        return write(h -> h.createUpdate("UPDATE job_attempt SET fingerprint = :fingerprint"
+                        + " WHERE lease = :lease AND job_id = (SELECT id FROM job WHERE uuid = :uuid)")
+                .bind("fingerprint", fingerprint).bind("lease", lease.value()).bind("uuid", job.toString()).execute() > 0);
     }
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
@@ -1325,7 +1357,7 @@ abstract class JdbcStore implements Store {
     }
 
     /** Runs an insert/update and reports a unique violation as CONFLICT with {@code message}. */
-    private <T> T unique(String message, java.util.function.Supplier<T> work) {
+    <T> T unique(String message, java.util.function.Supplier<T> work) {
         try {
             return work.get();
         } catch (RuntimeException e) {
@@ -1336,5 +1368,57 @@ abstract class JdbcStore implements Store {
             }
             throw e;
         }
+    }
+
+    // ---- Registry upload sessions ---------------------------------------------------------
+
+    private static final String UPLOAD_COLUMNS = "id, project_uuid, repository, size, chunks, created, updated";
+
+    private static RegistryUpload registryUpload(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+            throws SQLException {
+        return new RegistryUpload(rs.getString("id"), rs.getString("project_uuid"), rs.getString("repository"), rs.getLong("size"),
+                rs.getString("chunks"), Rows.instant(rs, "created"), Rows.instant(rs, "updated"));
+    }
+
+    @Override
+    public void createRegistryUpload(RegistryUpload upload) {
+        write(h -> h.createUpdate("INSERT INTO registry_upload (" + UPLOAD_COLUMNS + ")"
+                        + " VALUES (:id, :project, :repository, :size, :chunks, :created, :updated)")
+                .bind("id", upload.id()).bind("project", upload.projectUuid()).bind("repository", upload.repository())
+                .bind("size", upload.size()).bind("chunks", upload.chunks())
+                .bind("created", micros(upload.created())).bind("updated", micros(upload.updated()))
+                .execute());
+    }
+
+    @Override
+    public Optional<RegistryUpload> findRegistryUpload(String id) {
+        return read(h -> h.createQuery("SELECT " + UPLOAD_COLUMNS + " FROM registry_upload WHERE id = :id")
+                .bind("id", id).map(JdbcStore::registryUpload).findOne());
+    }
+
+    @Override
+    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
+        return write(h -> h.createUpdate("UPDATE registry_upload SET size = :size, chunks = :chunks, updated = :now"
+                        + " WHERE id = :id AND size = :expected")
+                .bind("size", size).bind("chunks", chunks).bind("now", micros(now)).bind("id", id).bind("expected", expectedSize)
+                .execute() == 1);
+    }
+
+    @Override
+    public boolean deleteRegistryUpload(String id, long expectedSize) {
+        return write(h -> h.createUpdate("DELETE FROM registry_upload WHERE id = :id AND (:expected < 0 OR size = :expected)")
+                .bind("id", id).bind("expected", expectedSize).execute() == 1);
+    }
+
+    @Override
+    public List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
+        return read(h -> h.createQuery("SELECT " + UPLOAD_COLUMNS + " FROM registry_upload WHERE updated < :cutoff"
+                        + " ORDER BY updated ASC LIMIT :limit")
+                .bind("cutoff", micros(cutoff)).bind("limit", limit).map(JdbcStore::registryUpload).list());
+    }
+
+    @Override
+    public long countRegistryUploads() {
+        return read(h -> h.createQuery("SELECT COUNT(*) FROM registry_upload").mapTo(Long.class).one());
     }
 }

@@ -153,13 +153,13 @@ final class PostgresStore extends JdbcStore {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         return write(h -> {
             List<Long> skipped = new ArrayList<>();
             for (int i = 0; i < MAX_CANDIDATES; i++) {
                 String exclude = skipped.isEmpty() ? ""
                         : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-                Optional<Candidate> candidate = h.createQuery(candidates("job j") + exclude + CLAIM_ORDER + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+                Optional<Candidate> candidate = h.createQuery(candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
                         .bind("runner", runnerId).bind("now", Rows.micros(now))
                         .map((rs, ctx) -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")))
                         .findOne();

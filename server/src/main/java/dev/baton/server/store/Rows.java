@@ -32,12 +32,13 @@ final class Rows {
     static final String ORGANIZATION = "id, uuid, name, slug, plan, created, modified";
     static final String PROJECT = "id, uuid, organization_id, name, slug, created, modified";
     static final String RUNNER = "id, uuid, name, slug, last_heartbeat, created, modified, archived";
-    static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout";
+    static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout,"
+            + " require_clean_fingerprint";
     static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
             + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
             + " queue_timeout, error_code, decline_backoff_until";
-    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason";
+    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint";
 
     static Long micros(Instant t) {
         return t == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, t);
@@ -94,7 +95,7 @@ final class Rows {
             rs.getLong("id"), new SpecUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
             Architecture.parse(rs.getString("architecture")), rs.getInt("cpu"), rs.getLong("memory"), rs.getLong("disk"),
             rs.getBoolean("network"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
-            nullableInt(rs, "queue_timeout"));
+            nullableInt(rs, "queue_timeout"), rs.getBoolean("require_clean_fingerprint"));
 
     static final RowMapper<Report> REPORT_MAPPER = (rs, ctx) -> new Report(
             rs.getLong("id"), new ReportUuid(uuid(rs)), rs.getLong("project_id"), rs.getString("branch"), rs.getString("testbed"),
@@ -119,6 +120,7 @@ final class Rows {
         return new Attempt(
                 rs.getLong("id"), rs.getLong("job_id"), rs.getInt("number"), new LeaseId(rs.getString("lease")),
                 rs.getLong("runner_id"), instant(rs, "claimed"), instant(rs, "started"), instant(rs, "ended"),
-                outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"));
+                outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"),
+                rs.getString("fingerprint"));
     };
 }

@@ -29,6 +29,7 @@ final class SqliteStore extends JdbcStore {
      * (brief §3). INDEXED BY makes the choice explicit, and fails loudly if it ever stops applying.
      */
     static final String CLAIM_QUERY = candidates("job j INDEXED BY index_job_pending") + CLAIM_ORDER + " LIMIT 1";
+    private static final String CANDIDATES = candidates("job j INDEXED BY index_job_pending");
 
     SqliteStore(HikariDataSource pool) {
         super(pool);
@@ -62,9 +63,10 @@ final class SqliteStore extends JdbcStore {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        String query = filter.equals(ClaimFilter.NONE) ? CLAIM_QUERY : CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
         return write(h -> {
-            Optional<Long> candidate = h.createQuery(CLAIM_QUERY)
+            Optional<Long> candidate = h.createQuery(query)
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .map((rs, ctx) -> rs.getLong("id")).findOne();
             return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil);

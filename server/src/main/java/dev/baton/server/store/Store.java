@@ -81,6 +81,9 @@ public interface Store extends AutoCloseable {
     /** Sets (or with null clears) the spec's default queue timeout in seconds for jobs submitted from now on. */
     Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now);
 
+    /** Whether the spec's jobs require a clean machine fingerprint (runners decline them on a noisy machine). */
+    Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now);
+
     /** Deletes a spec; IN_USE while any job references it. Runner associations go with it. */
     void deleteSpec(long specId);
 
@@ -118,6 +121,12 @@ public interface Store extends AutoCloseable {
 
     List<Attempt> attempts(long jobId);
 
+    /**
+     * Stores the runner's machine fingerprint (JSON) on the attempt holding {@code lease}; false
+     * when no attempt of the job has that lease. Only the attempt's runner says it, under its lease.
+     */
+    boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint);
+
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
     /**
@@ -132,11 +141,24 @@ public interface Store extends AutoCloseable {
      * hands one job to two callers, on either dialect.
      */
     default Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
-        return claim(runnerId, lease, now, now.plus(DEFAULT_ACCEPTANCE_TIMEOUT));
+        return claim(runnerId, lease, now, now.plus(DEFAULT_ACCEPTANCE_TIMEOUT), ClaimFilter.NONE);
     }
 
     /** The claim with its acceptance deadline ({@code accept_deadline}), written in the claim's transaction. */
-    Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil);
+    default Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+        return claim(runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
+    }
+
+    /** {@link #claim(long, LeaseId, Instant)} narrowed and ordered by a router's {@code filter}. */
+    default Optional<Job> claim(long runnerId, LeaseId lease, Instant now, ClaimFilter filter) {
+        return claim(runnerId, lease, now, now.plus(DEFAULT_ACCEPTANCE_TIMEOUT), filter);
+    }
+
+    /**
+     * The claim with its acceptance deadline ({@code accept_deadline}, written in the claim's
+     * transaction), narrowed and ordered by a router's {@code filter} ({@link ClaimFilter#NONE}: any job of the runner's specs).
+     */
+    Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
 
     Duration DEFAULT_ACCEPTANCE_TIMEOUT = Duration.ofSeconds(30);
     Duration DEFAULT_JOB_TIMEOUT_GRACE = Duration.ofSeconds(60);
@@ -375,6 +397,34 @@ public interface Store extends AutoCloseable {
 
     /** Compare-and-set of one schedule (next run and document); false when another change came first. */
     boolean updateOjsCron(OjsCron next);
+
+    /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
+    AccessStore access();
+
+    // ---- Registry upload sessions (docs/registry.md) ---------------------------------------
+
+    /** Records a new upload session (its id is fresh: a UUID the registry chose). */
+    void createRegistryUpload(RegistryUpload upload);
+
+    Optional<RegistryUpload> findRegistryUpload(String id);
+
+    /**
+     * Compare-and-set: records the upload's new chunks and size if it still holds
+     * {@code expectedSize} bytes. False, nothing written, when another request changed or ended it.
+     */
+    boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now);
+
+    /**
+     * Ends the session if it still holds {@code expectedSize} bytes (negative: whatever it holds);
+     * true for the one caller that removed it, who then owns its data.
+     */
+    boolean deleteRegistryUpload(String id, long expectedSize);
+
+    /** Sessions not changed since {@code cutoff}, oldest first. */
+    List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit);
+
+    /** Open upload sessions, all nodes together. */
+    long countRegistryUploads();
 
     @Override
     void close();

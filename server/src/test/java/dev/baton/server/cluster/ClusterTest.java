@@ -93,7 +93,7 @@ class ClusterTest {
         ServerConfig d = ServerConfig.defaults(dataDir);
         return new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), admin, heartbeatTimeout,
                 Duration.ofSeconds(30), d.jobTimeoutGrace(), d.cancelDeadline(), Duration.ofSeconds(30), d.pullTokenTtl(), 5,
-                Duration.ofMillis(500), nodeId, nodeTimeout);
+                Duration.ofMillis(500), nodeId, nodeTimeout, d.tokenSubmissionsPerMinute(), d.auditRetention(), d.blobs());
     }
 
     @BeforeAll

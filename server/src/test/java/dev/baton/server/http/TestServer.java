@@ -3,6 +3,7 @@ package dev.baton.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.store.Job;
@@ -38,9 +39,20 @@ public final class TestServer implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     public TestServer(Path dataDir) {
+        this(dataDir, config(dataDir), false);
+    }
+
+    /**
+     * The whole server as {@code baton server} assembles it (runner channel, registry, OJS, real
+     * dispatch) on {@code config}; {@link #submitted} and {@link #canceled} stay empty.
+     */
+    public static TestServer assembled(Path dataDir, ServerConfig config) {
+        return new TestServer(dataDir, config, true);
+    }
+
+    private TestServer(Path dataDir, ServerConfig config, boolean assembled) {
         this.dataDir = dataDir;
-        ServerConfig config = config(dataDir);
-        this.server = BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
+        BatonServer.Builder builder = assembled ? ServerAssembly.builder(config, clock) : BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
             @Override
             public void jobSubmitted(Job job) {
                 submitted.add(job);
@@ -51,12 +63,21 @@ public final class TestServer implements AutoCloseable {
                 canceledBefore.add(before);
                 canceled.add(after);
             }
-        }).start();
+        });
+        this.server = builder.start();
         try {
             this.token = Files.readString(dataDir.resolve("admin-token")).strip();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** {@link #config(Path)} on another database (null: SQLite in dataDir). */
+    public static ServerConfig config(Path dataDir, String databaseUrl) {
+        ServerConfig d = config(dataDir);
+        return new ServerConfig(d.host(), d.port(), dataDir, databaseUrl, null, d.requestBodyMaxBytes(), d.registryMaxBodyBytes(), null,
+                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
+                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
     }
 
     /** Defaults on 127.0.0.1, an ephemeral port, a small body limit and a generated admin token. */

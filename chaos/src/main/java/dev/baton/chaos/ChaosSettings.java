@@ -1,0 +1,48 @@
+package dev.baton.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * One chaos run.
+ *
+ * @param database          the store
+ * @param nodes             server nodes on it (1 on SQLite; PostgreSQL takes more once several nodes are supported)
+ * @param runners           runner agents, each with {@code slots} jobs at a time
+ * @param faultPhase        how long jobs are submitted and faults injected
+ * @param faultInterval     mean time between two faults
+ * @param submitRate        jobs submitted per second during the fault phase
+ * @param heartbeatTimeout  the servers' heartbeat timeout; a SIGSTOP lasts longer than this
+ * @param quiesceTimeout    how long, after the last fault, every job has to reach a terminal state
+ * @param seed              seeds every random choice, so a run's schedule can be repeated
+ * @param install           the unpacked distribution (holds bin/baton)
+ * @param workDir           where the run keeps data dirs, logs, the execution log and its summary
+ * @param postgresUrl       the PostgreSQL server ({@code postgresql://host:port/db?user=…}); a fresh schema is made in it
+ * @param keep              keep the run's PostgreSQL schema (it is dropped at the end otherwise)
+ */
+public record ChaosSettings(
+        Database database,
+        int nodes,
+        int runners,
+        int slots,
+        Duration faultPhase,
+        Duration faultInterval,
+        double submitRate,
+        Duration heartbeatTimeout,
+        Duration quiesceTimeout,
+        long seed,
+        Path install,
+        Path workDir,
+        String postgresUrl,
+        boolean keep) {
+
+    public ChaosSettings {
+        if (nodes < 1) throw new IllegalArgumentException("--nodes must be at least 1, got " + nodes);
+        if (database == Database.SQLITE && nodes != 1) {
+            throw new IllegalArgumentException("SQLite is the single-node store: --nodes must be 1 with --database sqlite");
+        }
+        if (runners < 1) throw new IllegalArgumentException("--runners must be at least 1, got " + runners);
+        if (slots < 1) throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
+        if (submitRate <= 0) throw new IllegalArgumentException("--rate must be above 0, got " + submitRate);
+    }
+}

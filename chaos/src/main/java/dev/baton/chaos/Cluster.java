@@ -1,0 +1,153 @@
+package dev.baton.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntSupplier;
+
+/**
+ * The system under test: {@code nodes} server processes on one store, a {@link FaultyBalancer}
+ * in front of them for the runners, and {@code runners} agents with the process executor, all
+ * real processes of the distribution. Also creates what the jobs need (an enterprise
+ * organization, so no tier limit holds jobs back, a project, a spec the runners serve).
+ */
+final class Cluster implements AutoCloseable {
+    static final String PROJECT = "chaos";
+    static final String SPEC = "chaos";
+
+    private final ChaosSettings settings;
+    private final String databaseUrl;
+    private final String token = "chaos_admin_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+    private final List<ServerNode> nodes = new ArrayList<>();
+    private final List<RunnerAgent> runners = new ArrayList<>();
+    private final Api api;
+    private FaultyBalancer balancer;
+
+    /** @param databaseUrl null for SQLite in the (single) node's data directory */
+    Cluster(ChaosSettings settings, String databaseUrl) {
+        this.settings = settings;
+        this.databaseUrl = databaseUrl;
+        this.api = new Api(this::nodeUrls, token);
+    }
+
+    Api api() {
+        return api;
+    }
+
+    List<ServerNode> nodes() {
+        return nodes;
+    }
+
+    List<RunnerAgent> runners() {
+        return runners;
+    }
+
+    FaultyBalancer balancer() {
+        return balancer;
+    }
+
+    /** Nodes whose process is up (a killed node is skipped until it is started again). */
+    List<String> nodeUrls() {
+        List<String> up = nodes.stream().filter(n -> n.process().alive()).map(ServerNode::url).toList();
+        return up.isEmpty() ? nodes.stream().map(ServerNode::url).toList() : up;
+    }
+
+    void start() throws IOException, InterruptedException {
+        Path shared = Files.createDirectories(settings.workDir().resolve("storage"));
+        for (int i = 0; i < settings.nodes(); i++) {
+            Path home = Files.createDirectories(settings.workDir().resolve("node-" + i));
+            Path data = home.resolve("data");
+            if (settings.nodes() > 1) {
+                // Job output must be readable from every node: the directory store on a shared
+                // mount, here one directory linked into each node's data directory.
+                Files.createDirectories(data);
+                Files.createSymbolicLink(data.resolve("storage"), shared);
+            }
+            int port = ServerNode.freePort();
+            List<String> args = new ArrayList<>(List.of("server", "--host", "127.0.0.1", "--port", Integer.toString(port),
+                    "--data-dir", data.toString(), "--admin-token", token,
+                    "--heartbeat-timeout", settings.heartbeatTimeout().toMillis() + "ms",
+                    "--acceptance-timeout", "10s", "--job-timeout-grace", "5s", "--cancel-deadline", "5s"));
+            if (databaseUrl != null) args.addAll(List.of("--database-url", databaseUrl));
+            BatonProcess p = new BatonProcess("node-" + i, settings.install(), args,
+                    environment(home, "-Xmx384m -XX:+UseSerialGC"), home.resolve("server.log"));
+            ServerNode node = new ServerNode(i, port, p);
+            nodes.add(node);
+            p.start();
+            // One at a time: the first applies the migrations.
+            awaitReady(node, Duration.ofMinutes(2));
+        }
+        List<IntSupplier> ports = nodes.stream().map(n -> (IntSupplier) n::port).toList();
+        balancer = new FaultyBalancer(ports);
+
+        Duration setup = Duration.ofSeconds(30);
+        api.retrying("POST", "/v0/organizations", Map.of("name", "chaos", "slug", "chaos", "plan", "enterprise"), setup);
+        api.retrying("POST", "/v0/projects", Map.of("name", PROJECT, "slug", PROJECT, "organization", "chaos"), setup);
+        api.retrying("POST", "/v0/specs", Map.of("name", SPEC, "slug", SPEC, "architecture", "x86_64", "cpu", 1,
+                "memory", 1L << 30, "disk", 1L << 30), setup);
+        for (int i = 0; i < settings.runners(); i++) {
+            String slug = "chaos-runner-" + i;
+            JsonNode created = api.retrying("POST", "/v0/runners", Map.of("name", slug, "slug", slug), setup);
+            api.retrying("POST", "/v0/runners/" + slug + "/specs", Map.of("spec", SPEC), setup);
+            Path home = Files.createDirectories(settings.workDir().resolve("runners").resolve(slug));
+            Path key = home.resolve("key");
+            Files.writeString(key, created.path("key").asText());
+            Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+            Path work = home.resolve("work");
+            List<String> args = List.of("runner", "up", "--server", balancer.url(), "--runner", slug, "--key-file", key.toString(),
+                    "--executor", "process", "--allow-no-sandbox", "--work-dir", work.toString(),
+                    "--slots", Integer.toString(settings.slots()), "--poll-timeout", "5", "--no-cpu-pinning", "--grace-period", "2s");
+            BatonProcess p = new BatonProcess(slug, settings.install(), args,
+                    environment(home, "-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"), home.resolve("runner.log"));
+            runners.add(new RunnerAgent(slug, created.path("runner").path("uuid").asText(), work, p));
+            p.start();
+        }
+        awaitRunnersConnected(Duration.ofMinutes(2));
+    }
+
+    private static Map<String, String> environment(Path home, String javaOpts) {
+        // No class-data-sharing training in the background, and a home of the process's own.
+        return Map.of("BATON_CDS", "off", "HOME", home.toString(), "BATON_JAVA_OPTS", javaOpts);
+    }
+
+    void awaitReady(ServerNode node, Duration within) throws IOException, InterruptedException {
+        Instant deadline = Instant.now().plus(within);
+        while (!api.ready(node.url())) {
+            if (!node.process().alive()) throw new IOException(node.process().name() + " exited; see " + node.process().log());
+            if (Instant.now().isAfter(deadline)) throw new IOException(node.process().name() + " not ready within " + within + "; see " + node.process().log());
+            Thread.sleep(200);
+        }
+    }
+
+    /** Every runner has heartbeated (its channel is open): the start line of the run. */
+    private void awaitRunnersConnected(Duration within) throws IOException, InterruptedException {
+        Instant deadline = Instant.now().plus(within);
+        while (true) {
+            JsonNode list = api.retrying("GET", "/v0/runners", null, within);
+            long connected = 0;
+            for (JsonNode r : list) if (r.path("slug").asText().startsWith("chaos-runner-") && r.hasNonNull("last_heartbeat")) connected++;
+            if (connected == runners.size()) return;
+            for (RunnerAgent r : runners) {
+                if (!r.process().alive()) throw new IOException(r.slug() + " exited; see " + r.process().log());
+            }
+            if (Instant.now().isAfter(deadline)) throw new IOException(connected + " of " + runners.size() + " runners connected within " + within);
+            Thread.sleep(500);
+        }
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        for (RunnerAgent r : runners) r.process().terminate(10);
+        if (balancer != null) balancer.close();
+        for (ServerNode n : nodes) n.process().terminate(20);
+    }
+}

@@ -1,0 +1,118 @@
+package dev.baton.chaos;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Injects one fault at a time at random intervals: SIGKILL of a runner or of a server node
+ * (each started again shortly after), SIGSTOP of a runner for longer than the heartbeat timeout
+ * (then SIGCONT), and resets of connections at the balancer.
+ */
+final class FaultInjector {
+    private final Cluster cluster;
+    private final ChaosSettings settings;
+    private final Random random;
+    private final List<FaultEvent> events = new ArrayList<>();
+    private final List<String> unexpectedExits = new ArrayList<>();
+
+    FaultInjector(Cluster cluster, ChaosSettings settings, Random random) {
+        this.cluster = cluster;
+        this.settings = settings;
+        this.random = random;
+    }
+
+    List<FaultEvent> events() {
+        return events;
+    }
+
+    /** Processes found dead that the injector had not killed (each is a finding: it is started again). */
+    List<String> unexpectedExits() {
+        return unexpectedExits;
+    }
+
+    /**
+     * Faults come in rounds, each a random order of every kind, so even a short run injects each
+     * kind once within its first four faults; the first round ends even past {@code until}.
+     */
+    void run(Instant until) throws IOException, InterruptedException {
+        long mean = settings.faultInterval().toMillis();
+        List<FaultEvent.Kind> round = new ArrayList<>();
+        while (true) {
+            Thread.sleep(mean / 2 + (long) (random.nextDouble() * mean));
+            // The first round is always finished, so a slow machine still sees every kind.
+            if (Instant.now().isAfter(until) && events.size() >= FaultEvent.Kind.values().length) return;
+            reviveUnexpectedExits();
+            if (round.isEmpty()) {
+                round.addAll(List.of(FaultEvent.Kind.values()));
+                Collections.shuffle(round, random);
+            }
+            switch (round.remove(0)) {
+                case RUNNER_SIGKILL -> killRunner();
+                case SERVER_SIGKILL -> killServer();
+                case RUNNER_SIGSTOP -> stopRunner();
+                case CONNECTIONS_DROPPED -> dropConnections();
+            }
+        }
+    }
+
+    private RunnerAgent someRunner() {
+        return cluster.runners().get(random.nextInt(cluster.runners().size()));
+    }
+
+    private void killRunner() throws IOException, InterruptedException {
+        RunnerAgent r = someRunner();
+        Instant at = Instant.now();
+        r.process().kill();
+        Thread.sleep(random.nextInt(1000));
+        r.process().start();
+        events.add(new FaultEvent(FaultEvent.Kind.RUNNER_SIGKILL, r.slug(), at, Instant.now(), 1));
+    }
+
+    private void killServer() throws IOException, InterruptedException {
+        ServerNode n = cluster.nodes().get(random.nextInt(cluster.nodes().size()));
+        Instant at = Instant.now();
+        n.process().kill();
+        Thread.sleep(500 + random.nextInt(1500));
+        n.process().start();
+        cluster.awaitReady(n, Duration.ofMinutes(2));
+        events.add(new FaultEvent(FaultEvent.Kind.SERVER_SIGKILL, n.process().name(), at, Instant.now(), 1));
+    }
+
+    private void stopRunner() throws IOException, InterruptedException {
+        RunnerAgent r = someRunner();
+        Instant at = Instant.now();
+        r.process().freeze();
+        Thread.sleep(settings.heartbeatTimeout().toMillis() + 2000);
+        r.process().thaw();
+        events.add(new FaultEvent(FaultEvent.Kind.RUNNER_SIGSTOP, r.slug(), at, Instant.now(), 1));
+    }
+
+    private void dropConnections() {
+        Instant at = Instant.now();
+        int cut = cluster.balancer().drop(0.3 + random.nextDouble() * 0.7, random);
+        events.add(new FaultEvent(FaultEvent.Kind.CONNECTIONS_DROPPED, "balancer", at, at, cut));
+    }
+
+    /** Before the next fault and at the end: every process is up and not frozen. */
+    void reviveUnexpectedExits() throws IOException, InterruptedException {
+        for (ServerNode n : cluster.nodes()) {
+            if (!n.process().alive()) {
+                unexpectedExits.add(n.process().name() + " at " + Instant.now());
+                n.process().start();
+                cluster.awaitReady(n, Duration.ofMinutes(2));
+            }
+        }
+        for (RunnerAgent r : cluster.runners()) {
+            if (r.process().stopped()) r.process().thaw();
+            if (!r.process().alive()) {
+                unexpectedExits.add(r.slug() + " at " + Instant.now());
+                r.process().start();
+            }
+        }
+    }
+}

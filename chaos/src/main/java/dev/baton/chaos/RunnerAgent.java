@@ -1,0 +1,6 @@
+package dev.baton.chaos;
+
+import java.nio.file.Path;
+
+/** A {@code baton runner up} agent with the process executor; its work directory survives restarts (outbox, sweep). */
+record RunnerAgent(String slug, String uuid, Path workDir, BatonProcess process) {}

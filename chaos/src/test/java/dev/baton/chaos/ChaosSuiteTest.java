@@ -1,0 +1,82 @@
+package dev.baton.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The bounded chaos suite of CI (issue 14): real server and runner processes from this build's
+ * distribution archive, a fault phase of {@code baton.chaos.seconds} (default 35 s) per store,
+ * then the audit must report no lost, stuck or doubly executed job and every processed job's
+ * results stored. The PostgreSQL form runs {@code baton.chaos.pg.nodes} nodes (chaos/pom.xml),
+ * and is skipped when no PostgreSQL answers. A failure prints the run's figures, the violating
+ * jobs and the seed ({@code scripts/chaos --seed} repeats the schedule, not the exact timing).
+ */
+class ChaosSuiteTest {
+    private static final String PG_URL = System.getenv().getOrDefault("BATON_CHAOS_PG_URL", "postgresql://127.0.0.1:5432/test?user=postgres");
+
+    @TempDir
+    static Path dir;
+
+    static Path install;
+
+    @BeforeAll
+    static void unpack() throws Exception {
+        install = ChaosRun.unpack(Path.of(System.getProperty("baton.archive")), dir.resolve("install"));
+    }
+
+    @Test
+    void sqliteOneNode() throws Exception {
+        audit(Database.SQLITE, 1);
+    }
+
+    @Test
+    void postgresql() throws Exception {
+        assumeTrue(reachable(), "no PostgreSQL at " + PG_URL + ": skipping the PostgreSQL chaos run");
+        audit(Database.POSTGRESQL, Integer.getInteger("baton.chaos.pg.nodes", 1));
+    }
+
+    private void audit(Database database, int nodes) throws Exception {
+        long seed = ThreadLocalRandom.current().nextLong();
+        ChaosSettings settings = new ChaosSettings(database, nodes, 3, 2, Duration.ofSeconds(Integer.getInteger("baton.chaos.seconds", 35)),
+                Duration.ofSeconds(4), 2, Duration.ofSeconds(3), Duration.ofMinutes(2), seed, install,
+                dir.resolve(database.name().toLowerCase() + "-" + nodes), PG_URL, false);
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        ChaosResult result = new ChaosRun(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        String report = "seed " + seed + "\n" + progress.toString(StandardCharsets.UTF_8) + result.describe();
+        System.out.println(report); // kept in the surefire report even when the run passes
+
+        assertThat(result.submitted()).as(report).isPositive();
+        assertThat(result.statuses().getOrDefault("processed", 0)).as(report).isPositive();
+        // Every kind of fault happened (the injector's rounds guarantee it in the first four).
+        assertThat(result.faults().keySet()).as(report).containsExactlyInAnyOrder(
+                "runner_sigkill", "server_sigkill", "runner_sigstop", "connections_dropped");
+        assertThat(result.lost()).as("jobs lost\n" + report).isZero();
+        assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
+        assertThat(result.doubleRuns()).as("executed twice under a valid lease\n" + report).isZero();
+        assertThat(result.overlappingLeases()).as("two valid leases at once\n" + report).isZero();
+        assertThat(result.missingResults()).as("processed jobs without their results\n" + report).isZero();
+        assertThat(result.wronglyFailed()).as("jobs failed for no fault's sake\n" + report).isZero();
+        assertThat(result.violations()).as(report).isEmpty();
+    }
+
+    private static boolean reachable() {
+        try (Connection c = DriverManager.getConnection("jdbc:" + PG_URL)) {
+            return c.isValid(2);
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,10 @@
+package dev.baton.router;
+
+import dev.baton.protocol.message.ServerMessage;
+
+/** One downstream runner connection, as the router's core sees it. */
+public interface Link {
+    void send(ServerMessage message);
+
+    void close(int code, String reason);
+}

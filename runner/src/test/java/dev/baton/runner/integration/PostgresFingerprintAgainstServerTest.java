@@ -1,0 +1,18 @@
+package dev.baton.runner.integration;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.BeforeAll;
+
+/** The fingerprint end to end on PostgreSQL; skipped, saying so, when none is reachable. */
+class PostgresFingerprintAgainstServerTest extends FingerprintAgainstServerContract {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(PostgresSchemas.reachable(), "PostgreSQL not reachable at " + PostgresSchemas.URL + ": skipping the PostgreSQL fingerprint end-to-end tests");
+    }
+
+    @Override
+    String databaseUrl() {
+        return PostgresSchemas.fresh();
+    }
+}

@@ -1,0 +1,384 @@
+package dev.baton.server.console;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.message.DrainState;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.adapter.IterationResults;
+import dev.baton.server.adapter.Metrics;
+import dev.baton.server.adapter.ReportResults;
+import dev.baton.server.channel.RunnerActivity;
+import dev.baton.server.console.Views.AttemptRow;
+import dev.baton.server.console.Views.Chart;
+import dev.baton.server.console.Views.Choice;
+import dev.baton.server.console.Views.IterationRow;
+import dev.baton.server.console.Views.JobPage;
+import dev.baton.server.console.Views.JobRef;
+import dev.baton.server.console.Views.JobRow;
+import dev.baton.server.console.Views.JobsPage;
+import dev.baton.server.console.Views.MetricRow;
+import dev.baton.server.console.Views.OutputFile;
+import dev.baton.server.console.Views.Point;
+import dev.baton.server.console.Views.ProjectRow;
+import dev.baton.server.console.Views.QueueRow;
+import dev.baton.server.console.Views.RegistryPage;
+import dev.baton.server.console.Views.RepositoryRow;
+import dev.baton.server.console.Views.RunnerRow;
+import dev.baton.server.console.Views.SpecRow;
+import dev.baton.server.console.Views.TimelineEntry;
+import dev.baton.server.dispatch.JobQueue;
+import dev.baton.server.dispatch.QueueStatus;
+import dev.baton.server.output.OutputStore;
+import dev.baton.server.registry.Images;
+import dev.baton.server.store.Attempt;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.JobFilter;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Report;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.RunnerFilter;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongFunction;
+
+/**
+ * Reads what each console page shows from the store and from dispatch (which runners are
+ * connected, what they hold, where a pending job stands). Reads only: every change the console
+ * makes goes through the /v0 API ({@link ConsoleApi}).
+ */
+public final class ConsolePages {
+    /** Jobs of one page of a project's job list. */
+    static final int PAGE = 50;
+    /** Recent jobs per spec and project read for the spec page's medians. */
+    static final int RECENT = 50;
+    /** Output file text shown inline; the rest is in the API's job output. */
+    static final int FILE_PREVIEW_BYTES = 16 * 1024;
+
+    private final Store store;
+    private final JobQueue queue;
+    private final LongFunction<Optional<RunnerActivity>> activity;
+    private final OutputStore outputs;
+    private final Images images;
+
+    public ConsolePages(Store store, JobQueue queue, LongFunction<Optional<RunnerActivity>> activity, OutputStore outputs, Images images) {
+        this.store = store;
+        this.queue = queue;
+        this.activity = activity;
+        this.outputs = outputs;
+        this.images = images;
+    }
+
+    // ---- runners ---------------------------------------------------------------------------------
+
+    List<RunnerRow> runners() {
+        List<RunnerRow> rows = new ArrayList<>();
+        Map<Long, Project> projects = new HashMap<>();
+        for (Runner r : store.listRunners(new RunnerFilter(null, null, true))) {
+            String specs = String.join(", ", store.runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
+            Optional<RunnerActivity> live = activity.apply(r.id());
+            List<JobRef> jobs = live.map(a -> a.jobs().stream().map(j -> ref(j, projects)).flatMap(Optional::stream).toList()).orElse(List.of());
+            String state;
+            String detail;
+            if (r.isArchived()) {
+                state = "archived";
+                detail = "since " + Format.time(r.archived());
+            } else if (live.isEmpty()) {
+                state = "offline";
+                detail = r.lastHeartbeat() == null ? "never connected" : "since " + Format.time(r.lastHeartbeat());
+            } else if (live.get().drainState() != DrainState.RUNNING) {
+                state = "draining";
+                detail = live.get().drainState().name().toLowerCase(Locale.ROOT) + (jobs.isEmpty() ? "" : ", finishing " + jobs.size() + " job(s)");
+            } else if (!jobs.isEmpty()) {
+                state = "busy";
+                detail = jobs.size() + " job(s)" + (live.get().freeSlots() > 0 ? ", " + slots(live.get().freeSlots()) + " free" : "");
+            } else if (live.get().freeSlots() > 0) {
+                state = "idle";
+                detail = "waiting for work, " + slots(live.get().freeSlots());
+            } else {
+                state = "connected";
+                detail = "not asking for work";
+            }
+            rows.add(new RunnerRow(r.slug().value(), r.name(), state, detail, jobs, specs, r.lastHeartbeat(),
+                    live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent()));
+        }
+        return rows;
+    }
+
+    private static String slots(int n) {
+        return n == 1 ? "1 slot" : n + " slots";
+    }
+
+    private Optional<JobRef> ref(JobUuid uuid, Map<Long, Project> projects) {
+        return store.findJob(uuid).map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
+    }
+
+    private Project project(long id, Map<Long, Project> cache) {
+        return cache.computeIfAbsent(id, p -> store.findProject(p).orElseThrow());
+    }
+
+    // ---- specs -----------------------------------------------------------------------------------
+
+    List<SpecRow> specs() {
+        List<Spec> specs = store.listSpecs(false);
+        Map<Long, long[]> serving = new HashMap<>(); // spec → {serving, connected}
+        for (Runner r : store.listRunners(new RunnerFilter(null, null, false))) {
+            boolean connected = activity.apply(r.id()).isPresent();
+            for (Spec s : store.runnerSpecs(r.id())) {
+                long[] c = serving.computeIfAbsent(s.id(), k -> new long[2]);
+                c[0]++;
+                if (connected) c[1]++;
+            }
+        }
+        Map<Long, Long> queued = new HashMap<>();
+        for (Job j : store.pendingJobs()) queued.merge(j.specId(), 1L, Long::sum);
+        Map<Long, Long> running = new HashMap<>();
+        for (Job j : store.inFlightJobs()) running.merge(j.specId(), 1L, Long::sum);
+        List<Project> projects = store.listProjects();
+        List<SpecRow> rows = new ArrayList<>();
+        for (Spec s : specs) {
+            // Recent jobs of the spec, newest first across projects (the store lists jobs per project).
+            List<Job> recent = new ArrayList<>();
+            for (Project p : projects) recent.addAll(store.listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
+            recent.sort(Comparator.comparing(Job::created).reversed());
+            List<Job> sample = recent.subList(0, Math.min(RECENT, recent.size()));
+            List<Duration> waits = sample.stream().filter(j -> j.started() != null).map(j -> Duration.between(j.created(), j.started())).toList();
+            List<Duration> runs = sample.stream().filter(j -> j.started() != null && j.completed() != null)
+                    .map(j -> Duration.between(j.started(), j.completed())).toList();
+            long[] c = serving.getOrDefault(s.id(), new long[2]);
+            String shape = s.architecture() + " · " + s.cpu() + " CPU · " + Format.bytes(s.memory()) + " memory · " + Format.bytes(s.disk()) + " disk"
+                    + (s.network() ? " · network" : "");
+            rows.add(new SpecRow(s.slug().value(), s.name(), shape, c[0], c[1], queued.getOrDefault(s.id(), 0L), running.getOrDefault(s.id(), 0L),
+                    median(waits), median(runs), sample.size()));
+        }
+        return rows;
+    }
+
+    static Duration median(List<Duration> values) {
+        if (values.isEmpty()) return null;
+        List<Duration> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
+    }
+
+    // ---- queue -----------------------------------------------------------------------------------
+
+    List<QueueRow> queue() {
+        Map<Long, Project> projects = new HashMap<>();
+        Map<Long, String> specs = new HashMap<>();
+        List<QueueRow> rows = new ArrayList<>();
+        int order = 0;
+        for (Job j : store.pendingJobs()) {
+            Optional<QueueStatus> q = queue.status(j);
+            rows.add(new QueueRow(++order, new JobRef(project(j.projectId(), projects).slug().value(), j.uuid().toString()),
+                    specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
+                    q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
+                    q.map(s -> s.reason().message()).orElse(null)));
+        }
+        return rows;
+    }
+
+    // ---- projects and jobs -----------------------------------------------------------------------
+
+    List<ProjectRow> projects(java.util.function.Predicate<Project> readable) {
+        return store.listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
+    }
+
+    JobsPage jobs(Project project, JobStatus status, Spec spec, Runner runner, int offset) {
+        List<Job> jobs = store.listJobs(project.id(), new JobFilter(status, spec == null ? null : spec.id(), runner == null ? null : runner.id(),
+                PAGE + 1, offset));
+        boolean more = jobs.size() > PAGE;
+        Names names = new Names();
+        List<JobRow> rows = jobs.stream().limit(PAGE).map(j -> row(project, j, names)).toList();
+        List<Choice> statuses = new ArrayList<>();
+        for (JobStatus s : JobStatus.values()) statuses.add(new Choice(s.wireName(), s.wireName(), s == status));
+        List<Choice> specChoices = store.listSpecs(false).stream()
+                .map(s -> new Choice(s.slug().value(), s.name(), spec != null && spec.id() == s.id())).toList();
+        List<Choice> runnerChoices = store.listRunners(new RunnerFilter(null, null, true)).stream()
+                .map(r -> new Choice(r.slug().value(), r.name(), runner != null && runner.id() == r.id())).toList();
+        StringBuilder query = new StringBuilder();
+        if (status != null) query.append("&status=").append(status.wireName());
+        if (spec != null) query.append("&spec=").append(spec.slug().value());
+        if (runner != null) query.append("&runner=").append(runner.slug().value());
+        return new JobsPage(project.slug().value(), project.name(), rows, statuses, specChoices, runnerChoices, query.toString(),
+                offset > 0 ? Math.max(0, offset - PAGE) : null, more ? offset + PAGE : null, offset);
+    }
+
+    /** Spec and runner slugs looked up once per page. */
+    private final class Names {
+        final Map<Long, String> specs = new HashMap<>();
+        final Map<Long, String> runners = new HashMap<>();
+
+        String spec(long id) {
+            return specs.computeIfAbsent(id, s -> store.findSpec(s).map(x -> x.slug().value()).orElse("?"));
+        }
+
+        String runner(Long id) {
+            return id == null ? null : runners.computeIfAbsent(id, r -> store.findRunner(r).map(x -> x.slug().value()).orElse("?"));
+        }
+    }
+
+    private JobRow row(Project project, Job j, Names names) {
+        return new JobRow(new JobRef(project.slug().value(), j.uuid().toString()), j.status().wireName(), names.spec(j.specId()),
+                names.runner(j.runnerId()), j.priority(), j.attempt(), j.created(), j.started(), j.completed());
+    }
+
+    JobPage job(Project project, Job job) {
+        Names names = new Names();
+        List<Attempt> attempts = store.attempts(job.id());
+        Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
+        Report report = store.findReport(job.reportId()).orElse(null);
+        ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
+        JobOutput output = outputs.get(project.uuid(), job.uuid()).orElse(null);
+        List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), fingerprint(a),
+                a.outcome() == null ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—") : a.outcome().name().toLowerCase(Locale.ROOT),
+                a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason())).toList();
+        boolean cancelable = job.status() == JobStatus.PENDING || job.status().inFlight();
+        return new JobPage(project.slug().value(), project.name(), row(project, job, names), job.errorCode(), job.error(),
+                q.map(s -> s.reason().message()).orElse(null), q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
+                timeline(job, attempts, names), attemptRows, iterations(output, parsed), files(output),
+                metrics(parsed == null ? null : parsed.results()), charts(parsed), report == null ? null : report.error(), cancelable,
+                job.config().digest() == null ? null : job.config().digest().toString(), command(job));
+    }
+
+    private static List<String> command(Job job) {
+        List<String> command = new ArrayList<>();
+        if (job.config().entrypoint() != null) command.addAll(job.config().entrypoint());
+        if (job.config().cmd() != null) command.addAll(job.config().cmd());
+        return command;
+    }
+
+    /**
+     * The job's state changes with their times, as far as the store keeps them: created, each
+     * attempt's claim, start and end, and the job's own end. Baton keeps no separate history table.
+     */
+    private static List<TimelineEntry> timeline(Job job, List<Attempt> attempts, Names names) {
+        List<TimelineEntry> t = new ArrayList<>();
+        t.add(new TimelineEntry(job.created(), "submitted: pending"));
+        for (Attempt a : attempts) {
+            String runner = names.runner(a.runnerId());
+            t.add(new TimelineEntry(a.claimed(), "attempt " + a.number() + " claimed by " + runner));
+            if (a.started() != null) t.add(new TimelineEntry(a.started(), "attempt " + a.number() + " running on " + runner));
+            if (a.ended() != null && a.outcome() != null) {
+                t.add(new TimelineEntry(a.ended(), "attempt " + a.number() + " ended: " + a.outcome().name().toLowerCase(Locale.ROOT)));
+            }
+        }
+        if (!job.status().inFlight() && job.status() != JobStatus.PENDING) {
+            Instant end = job.completed() != null && (job.status() == JobStatus.COMPLETED) ? job.completed() : job.modified();
+            if (job.status() == JobStatus.PROCESSED && job.completed() != null) t.add(new TimelineEntry(job.completed(), "completed"));
+            t.add(new TimelineEntry(end, job.status().wireName() + (job.error() == null ? "" : ": " + job.error())));
+        }
+        t.sort(Comparator.comparing(TimelineEntry::at, Comparator.nullsLast(Comparator.naturalOrder())));
+        return t;
+    }
+
+    /** A short SHA-256 fingerprint of the attempt's lease: tells attempts apart without showing the capability. */
+    private static String fingerprint(Attempt a) {
+        if (a.lease() == null) return "—";
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(a.lease().toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<IterationRow> iterations(JobOutput output, ReportResults parsed) {
+        if (output == null || output.results() == null) return List.of();
+        List<IterationRow> rows = new ArrayList<>();
+        for (int i = 0; i < output.results().size(); i++) {
+            IterationResult r = output.results().get(i);
+            String error = null;
+            if (parsed != null && parsed.iterations() != null && i < parsed.iterations().size()) error = parsed.iterations().get(i).error();
+            rows.add(new IterationRow(i, r.exitCode(), error));
+        }
+        return rows;
+    }
+
+    private static List<OutputFile> files(JobOutput output) {
+        if (output == null || output.results() == null) return List.of();
+        List<OutputFile> files = new ArrayList<>();
+        for (int i = 0; i < output.results().size(); i++) {
+            Map<String, String> out = output.results().get(i).output();
+            if (out == null) continue;
+            for (var e : new java.util.TreeMap<>(out).entrySet()) {
+                String content = e.getValue() == null ? "" : e.getValue();
+                long size = content.getBytes(StandardCharsets.UTF_8).length;
+                boolean truncated = content.length() > FILE_PREVIEW_BYTES;
+                files.add(new OutputFile(i, e.getKey(), size, truncated ? content.substring(0, FILE_PREVIEW_BYTES) : content, truncated));
+            }
+        }
+        return files;
+    }
+
+    private static List<MetricRow> metrics(Metrics results) {
+        if (results == null) return List.of();
+        List<MetricRow> rows = new ArrayList<>();
+        results.benchmarks().forEach((benchmark, measures) -> measures.forEach((measure, m) ->
+                rows.add(new MetricRow(benchmark, measure, m.value(), m.lowerValue(), m.upperValue()))));
+        return rows;
+    }
+
+    /** One chart per benchmark and measure with its value in each iteration that parsed. */
+    static List<Chart> charts(ReportResults parsed) {
+        if (parsed == null || parsed.iterations() == null) return List.of();
+        Map<String, Map<Integer, Double>> series = new LinkedHashMap<>();
+        for (IterationResults it : parsed.iterations()) {
+            if (it.results() == null) continue;
+            it.results().benchmarks().forEach((b, measures) -> measures.forEach((m, metric) ->
+                    series.computeIfAbsent(b + "\u0000" + m, k -> new LinkedHashMap<>()).put(it.iteration(), metric.value())));
+        }
+        List<Chart> charts = new ArrayList<>();
+        series.forEach((key, values) -> {
+            String[] names = key.split("\u0000", 2);
+            charts.add(chart(names[0], names[1], values));
+        });
+        return charts;
+    }
+
+    static Chart chart(String benchmark, String measure, Map<Integer, Double> values) {
+        double min = values.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        double max = values.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        int last = values.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        double pad = 10;
+        double w = Chart.WIDTH - 2 * pad;
+        double h = Chart.HEIGHT - 2 * pad;
+        List<Point> points = new ArrayList<>();
+        StringBuilder polyline = new StringBuilder();
+        values.forEach((iteration, value) -> {
+            double x = pad + (last == 0 ? w / 2 : w * iteration / last);
+            double y = pad + (max == min ? h / 2 : h * (max - value) / (max - min));
+            points.add(new Point(round(x), round(y), iteration, value));
+            if (!polyline.isEmpty()) polyline.append(' ');
+            polyline.append(round(x)).append(',').append(round(y));
+        });
+        return new Chart(benchmark, measure, polyline.toString(), points, min, max);
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10) / 10.0;
+    }
+
+    // ---- registry --------------------------------------------------------------------------------
+
+    RegistryPage registry(Project project, String publicUrl) {
+        List<RepositoryRow> repos = new ArrayList<>();
+        images.repositories(project.uuid()).forEach((path, tags) -> repos.add(new RepositoryRow(path.isEmpty() ? "(root)" : path, tags)));
+        String host = publicUrl.replaceFirst("^https?://", "");
+        return new RegistryPage(project.slug().value(), project.name(), host + "/" + project.uuid(), repos);
+    }
+}
