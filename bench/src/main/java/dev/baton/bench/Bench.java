@@ -28,6 +28,18 @@ public final class Bench {
             Microbenchmarks.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("cluster")) {
+            BenchOptions options;
+            try {
+                options = BenchOptions.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+                return;
+            }
+            System.out.println("results: " + ClusterBench.run(options).toAbsolutePath());
+            System.exit(0);
+        }
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
@@ -44,12 +56,7 @@ public final class Bench {
     /** Runs every measurement once and returns the JSON file written. */
     static Path run(BenchOptions o) throws Exception {
         Path work = Files.createTempDirectory("baton-bench-");
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("started", Instant.now().toString());
-        json.put("options", o.describe());
-        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
-        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
-                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
+        Map<String, Object> json = header(o);
         List<String[]> table = new ArrayList<>();
         try (BenchDatabase database = new BenchDatabase(o.database(), o.pgUrl(), o.pgUser())) {
             Path serverDir = work.resolve("server");
@@ -126,19 +133,30 @@ public final class Bench {
         return file;
     }
 
-    private static String summary(Summary s) {
+    /** What every results file starts with: when, with which options, on what machine under what load. */
+    static Map<String, Object> header(BenchOptions o) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("started", Instant.now().toString());
+        json.put("options", o.describe());
+        json.put("load_average_at_start", ResourceUse.currentLoadAverage());
+        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
+                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
+        return json;
+    }
+
+    static String summary(Summary s) {
         return "median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs() + " ms";
     }
 
-    private static String use(ResourceUse u) {
+    static String use(ResourceUse u) {
         return u.cpuCores() + " cores CPU, GC " + u.gcCount() + "×/" + u.gcMillis() + " ms, load " + u.loadAverage();
     }
 
-    private static String[] row(String what, String value) {
+    static String[] row(String what, String value) {
         return new String[] {what, value};
     }
 
-    private static void printTable(List<String[]> rows) {
+    static void printTable(List<String[]> rows) {
         int width = rows.stream().mapToInt(r -> r[0].length()).max().orElse(10);
         System.out.println();
         System.out.printf("%-" + width + "s | %s%n", "measurement", "result");
@@ -147,11 +165,11 @@ public final class Bench {
         System.out.println();
     }
 
-    private static void log(String message) {
+    static void log(String message) {
         System.err.println("bench: " + message);
     }
 
-    private static void deleteQuietly(Path dir) {
+    static void deleteQuietly(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

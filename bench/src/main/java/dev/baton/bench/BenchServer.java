@@ -38,11 +38,12 @@ final class BenchServer implements AutoCloseable {
     private final AtomicLong processed = new AtomicLong();
     private volatile long lastProcessedNanos;
 
-    private BenchServer(Path dataDir, String databaseUrl) throws IOException {
+    private BenchServer(Path dataDir, String databaseUrl, String nodeId) throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
         ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), null,
                 d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
                 d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        if (nodeId != null) config = config.withNode(nodeId, d.nodeTimeout());
         this.store = new CountingStore(StoreFactory.open(databaseUrl, dataDir), () -> {
             lastProcessedNanos = System.nanoTime();
             processed.incrementAndGet();
@@ -53,10 +54,22 @@ final class BenchServer implements AutoCloseable {
     }
 
     static BenchServer start(Path dataDir, String databaseUrl) throws IOException {
-        BenchServer s = new BenchServer(dataDir, databaseUrl);
+        BenchServer s = new BenchServer(dataDir, databaseUrl, null);
         s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
         s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
         return s;
+    }
+
+    /**
+     * {@code count} nodes of one cluster in this process: one database, one data directory (so one
+     * admin token, registry key and blob directory, as docs/operations.md asks), ids node-1….
+     */
+    static List<BenchServer> startCluster(Path dataDir, String databaseUrl, int count) throws IOException {
+        List<BenchServer> nodes = new java.util.ArrayList<>();
+        for (int i = 1; i <= count; i++) nodes.add(new BenchServer(dataDir, databaseUrl, "node-" + i));
+        nodes.getFirst().post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
+        nodes.getFirst().post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
+        return nodes;
     }
 
     CountingStore store() {

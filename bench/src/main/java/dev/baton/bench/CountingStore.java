@@ -265,15 +265,15 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, dev.baton.server.store.ClaimFilter filter) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, dev.baton.server.store.ClaimFilter filter) {
         wrote("claim");
-        return delegate.claim(runnerId, lease, now, filter);
+        return delegate.claim(runnerId, lease, now, acceptUntil, filter);
     }
 
     @Override
-    public Transition start(JobUuid job, LeaseId lease, Instant now) {
+    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         wrote("start");
-        return delegate.start(job, lease, now);
+        return delegate.start(job, lease, now, grace);
     }
 
     @Override
@@ -335,9 +335,9 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
+    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
         wrote("cancel");
-        return delegate.cancel(job, lease, reason, now);
+        return delegate.cancel(job, lease, reason, now, cancelDeadline);
     }
 
     @Override
@@ -504,7 +504,129 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public dev.baton.server.store.AccessStore access() {
+        return delegate.access();
+    }
+
+    @Override
+    public void createRegistryUpload(dev.baton.server.store.RegistryUpload upload) {
+        delegate.createRegistryUpload(upload);
+    }
+
+    @Override
+    public Optional<dev.baton.server.store.RegistryUpload> findRegistryUpload(String id) {
+        return delegate.findRegistryUpload(id);
+    }
+
+    @Override
+    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
+        return delegate.advanceRegistryUpload(id, expectedSize, size, chunks, now);
+    }
+
+    @Override
+    public boolean deleteRegistryUpload(String id, long expectedSize) {
+        return delegate.deleteRegistryUpload(id, expectedSize);
+    }
+
+    @Override
+    public List<dev.baton.server.store.RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
+        return delegate.idleRegistryUploads(cutoff, limit);
+    }
+
+    @Override
+    public long countRegistryUploads() {
+        return delegate.countRegistryUploads();
+    }
+
+    @Override
     public void close() {
         delegate.close();
+    }
+
+    // ---- cluster (issue 14) --------------------------------------------------------------------
+
+    @Override
+    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) {
+        wrote("extendAcceptance");
+        return delegate.extendAcceptance(job, lease, until);
+    }
+
+    @Override
+    public void clearCancelDeadline(JobUuid job, LeaseId lease) {
+        wrote("clearCancelDeadline");
+        delegate.clearCancelDeadline(job, lease);
+    }
+
+    @Override
+    public <R> List<R> sweepDue(dev.baton.server.store.Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
+        return delegate.sweepDue(deadline, now, limit, act); // a write only when something is due; counted by its transitions
+    }
+
+    @Override
+    public Optional<Job> reattach(JobUuid job, LeaseId lease) {
+        wrote("reattach");
+        return delegate.reattach(job, lease);
+    }
+
+    @Override
+    public void attachRunner(long runnerId, String node) {
+        wrote("attachRunner");
+        delegate.attachRunner(runnerId, node);
+    }
+
+    @Override
+    public void detachRunner(long runnerId, String node, Instant lostAt) {
+        wrote("detachRunner");
+        delegate.detachRunner(runnerId, node, lostAt);
+    }
+
+    @Override
+    public void markRunnerLost(long runnerId, Instant at) {
+        wrote("markRunnerLost");
+        delegate.markRunnerLost(runnerId, at);
+    }
+
+    @Override
+    public Optional<String> runnerNode(long runnerId) {
+        return delegate.runnerNode(runnerId);
+    }
+
+    @Override
+    public List<Long> runnersOn(String node) {
+        return delegate.runnersOn(node);
+    }
+
+    @Override
+    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
+        wrote("registerNode");
+        delegate.registerNode(node, now, lostAt, aliveSince);
+    }
+
+    @Override
+    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
+        wrote("recordLiveness");
+        heartbeatRows.add(jobs.size() + runners.size());
+        return delegate.recordLiveness(node, now, jobs, runners);
+    }
+
+    @Override
+    public void stopNode(String node, Instant now, Instant lostAt) {
+        wrote("stopNode");
+        delegate.stopNode(node, now, lostAt);
+    }
+
+    @Override
+    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
+        return delegate.expireNodes(self, staleBefore, now, heartbeatTimeout);
+    }
+
+    @Override
+    public List<dev.baton.server.store.Node> nodes() {
+        return delegate.nodes();
+    }
+
+    @Override
+    public dev.baton.server.store.ClusterCounts clusterCounts(String node, Instant aliveSince) {
+        return delegate.clusterCounts(node, aliveSince);
     }
 }

@@ -17,10 +17,18 @@ final class DispatchLatency {
     private DispatchLatency() {}
 
     static Result run(BenchServer server, int samples, int warmup) throws Exception {
-        String spec = "dispatch";
+        return run(server, server, "dispatch", samples, warmup);
+    }
+
+    /**
+     * The same with the submission on {@code submitTo} and the runner connected to {@code runnerOn}:
+     * two nodes of one cluster, the job reaching the runner's node by NOTIFY.
+     */
+    static Result run(BenchServer submitTo, BenchServer runnerOn, String spec, int samples, int warmup) throws Exception {
+        BenchServer server = runnerOn;
         server.createSpec(spec);
-        BenchServer.Credentials creds = server.createRunner("dispatch", spec);
-        return measure(server, spec, server.channel(creds.slug()), creds.key(), samples, warmup);
+        BenchServer.Credentials creds = server.createRunner(spec, spec);
+        return measure(submitTo, server, spec, server.channel(creds.slug()), creds.key(), samples, warmup);
     }
 
     /**
@@ -28,6 +36,12 @@ final class DispatchLatency {
      * ({@link RouterDispatchLatency}) that stands between the server and the runner.
      */
     static Result measure(BenchServer server, String spec, java.net.URI channel, String key, int samples, int warmup) throws Exception {
+        return measure(server, server, spec, channel, key, samples, warmup);
+    }
+
+    /** The samples, submitted to {@code submitTo} (another node of the cluster, or {@code server} itself). */
+    static Result measure(BenchServer submitTo, BenchServer server, String spec, java.net.URI channel, String key, int samples,
+            int warmup) throws Exception {
         BlockingQueue<SimRunner.Arrival> arrivals = new LinkedBlockingQueue<>();
         try (Runners runners = new Runners(1)) {
             SimRunner runner = new SimRunner(SimRunner.Mode.COMPLETE, 1, arrivals::add, null);
@@ -42,7 +56,7 @@ final class DispatchLatency {
                 long processedBefore = server.processed();
                 Thread.sleep(20); // the runner's ready has reached the server; it is idle and waiting
                 long t0 = System.nanoTime();
-                String job = server.submit(spec);
+                String job = submitTo.submit(spec);
                 long t1 = System.nanoTime();
                 SimRunner.Arrival arrival = arrivals.poll(30, TimeUnit.SECONDS);
                 if (arrival == null) {

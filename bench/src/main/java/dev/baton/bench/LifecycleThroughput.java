@@ -27,7 +27,17 @@ final class LifecycleThroughput {
     }
 
     static Result run(BenchServer server, int runnerCount, int slots, int jobs) throws Exception {
-        String spec = "throughput-" + runnerCount + "x" + slots;
+        return run(List.of(server), runnerCount, slots, jobs);
+    }
+
+    /**
+     * The same over the nodes of one cluster: runner i connects to node i mod n, submitter s
+     * submits through node s mod n, and the jobs processed and store writes are summed over the
+     * nodes (each node processes the jobs whose {@code completed} it received).
+     */
+    static Result run(List<BenchServer> nodes, int runnerCount, int slots, int jobs) throws Exception {
+        BenchServer server = nodes.getFirst();
+        String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "");
         server.createSpec(spec);
         List<SimRunner> runners = new ArrayList<>();
         try (Runners client = new Runners(2)) {
@@ -36,15 +46,15 @@ final class LifecycleThroughput {
                 BenchServer.Credentials c = server.createRunner(spec + "-" + i, spec);
                 SimRunner r = new SimRunner(SimRunner.Mode.COMPLETE, slots, null, null);
                 runners.add(r);
-                connecting.add(r.connect(client.client(), server.channel(c.slug()), c.key()));
+                connecting.add(r.connect(client.client(), nodes.get(i % nodes.size()).channel(c.slug()), c.key()));
             }
             CompletableFuture.allOf(connecting.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
             runners.forEach(SimRunner::ready);
             Thread.sleep(500); // every ready has reached the dispatcher
 
             int submitterCount = submitters(runnerCount, slots);
-            long processedBefore = server.processed();
-            long writesBefore = server.store().writes();
+            long processedBefore = processed(nodes);
+            long writesBefore = nodes.stream().mapToLong(n -> n.store().writes()).sum();
             AtomicInteger submitted = new AtomicInteger();
             ResourceUse.Meter meter = ResourceUse.start();
             long t0 = System.nanoTime();
@@ -52,8 +62,9 @@ final class LifecycleThroughput {
             try (ExecutorService submitters = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<?>> running = new ArrayList<>();
                 for (int s = 0; s < submitterCount; s++) {
+                    BenchServer via = nodes.get(s % nodes.size());
                     running.add(submitters.submit(() -> {
-                        while (submitted.getAndIncrement() < jobs) server.submit(spec);
+                        while (submitted.getAndIncrement() < jobs) via.submit(spec);
                         return null;
                     }));
                 }
@@ -61,18 +72,22 @@ final class LifecycleThroughput {
                 lastSubmit[0] = System.nanoTime();
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(60, jobs / 10));
-            while (server.processed() - processedBefore < jobs && System.nanoTime() < deadline) Thread.sleep(2);
-            long done = server.processed() - processedBefore;
+            while (processed(nodes) - processedBefore < jobs && System.nanoTime() < deadline) Thread.sleep(2);
+            long done = processed(nodes) - processedBefore;
             ResourceUse used = meter.stop();
             boolean finished = done >= jobs;
-            long end = finished ? server.lastProcessedNanos() : System.nanoTime();
+            long end = finished ? nodes.stream().mapToLong(BenchServer::lastProcessedNanos).max().orElseThrow() : System.nanoTime();
             double seconds = (end - t0) / 1e9;
-            long writes = server.store().writes() - writesBefore;
+            long writes = nodes.stream().mapToLong(n -> n.store().writes()).sum() - writesBefore;
             long problems = runners.stream().mapToLong(SimRunner::problems).sum();
             runners.forEach(SimRunner::close);
             return new Result(runnerCount, slots, jobs, submitterCount, round(seconds), round(done / seconds),
                     round(jobs / ((lastSubmit[0] - t0) / 1e9)), round((double) writes / Math.max(1, done)), problems, finished, used);
         }
+    }
+
+    private static long processed(List<BenchServer> nodes) {
+        return nodes.stream().mapToLong(BenchServer::processed).sum();
     }
 
     static double round(double v) {

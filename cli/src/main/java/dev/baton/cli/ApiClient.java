@@ -41,6 +41,10 @@ final class ApiClient {
         return send("PATCH", path, body);
     }
 
+    JsonNode put(String path, Object body) {
+        return send("PUT", path, body);
+    }
+
     JsonNode delete(String path) {
         return send("DELETE", path, null);
     }

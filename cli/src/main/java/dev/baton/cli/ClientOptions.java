@@ -7,7 +7,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * Where the server is and the admin token, for every client command. Each is looked up in order:
+ * Where the server is and the token (a user's API token or the admin token), for every client command. Each is looked up in order:
  * the flag, the environment, the config file ({@link CliEnvironment#configFile()}), and the default
  * (the local server of {@code baton up} and its {@code data/admin-token}).
  */
@@ -17,10 +17,10 @@ final class ClientOptions {
     @Option(names = "--server", description = "server URL (env BATON_SERVER, config 'server'; default " + DEFAULT_SERVER + ")")
     String server;
 
-    @Option(names = "--token", description = "admin token (env BATON_TOKEN, config 'token'; default: read --token-file)")
+    @Option(names = "--token", description = "API token or admin token (env BATON_TOKEN, config 'token' as 'baton login' writes it; default: read --token-file)")
     String token;
 
-    @Option(names = "--token-file", description = "file holding the admin token (config 'token_file'; default {BATON_DATA_DIR or ./data}/admin-token)")
+    @Option(names = "--token-file", description = "file holding the token (config 'token_file'; default {BATON_DATA_DIR or ./data}/admin-token)")
     Path tokenFile;
 
     @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
@@ -33,17 +33,22 @@ final class ClientOptions {
         return new ApiClient(url.replaceAll("/+$", ""), token(env, file));
     }
 
+    /** Flags first (--token, then --token-file), then the environment, then the config file, then the local server's admin token. */
     private String token(CliEnvironment env, ClientConfig config) {
-        String direct = first(token, env.env("BATON_TOKEN"), env.env("BATON_ADMIN_TOKEN"), null);
+        if (token != null) return token;
+        if (tokenFile != null) return read(env, tokenFile);
+        String direct = first(env.env("BATON_TOKEN"), env.env("BATON_ADMIN_TOKEN"), config.get("token"), null);
         if (direct != null) return direct;
-        if (tokenFile == null && config.get("token") != null) return config.get("token");
-        Path file = tokenFile != null ? tokenFile
-                : config.get("token_file") != null ? Path.of(config.get("token_file"))
+        Path file = config.get("token_file") != null ? Path.of(config.get("token_file"))
                 : Path.of(first(env.env("BATON_DATA_DIR"), "data", null, null)).resolve("admin-token");
+        return read(env, file);
+    }
+
+    private static String read(CliEnvironment env, Path file) {
         try {
             return Files.readString(file).strip();
         } catch (IOException e) {
-            throw new ClientException("no admin token: pass --token, set BATON_TOKEN, put 'token = …' in "
+            throw new ClientException("no token: run 'baton login', pass --token, set BATON_TOKEN, put 'token = …' in "
                     + env.configFile() + ", or --token-file (tried " + file + ")");
         }
     }

@@ -54,14 +54,14 @@ final class Output {
         }
     }
 
-    /** An array of objects as a table: one column per field (headers are the field names, upper-cased). */
+    /** An array of objects as a table: one column per field (headers are the field names, upper-cased; {@code a.b} a nested field). */
     static void list(PrintWriter out, JsonNode array, String... fields) {
         String[] headers = new String[fields.length];
         for (int i = 0; i < fields.length; i++) headers[i] = fields[i].toUpperCase(java.util.Locale.ROOT);
         Table table = new Table(headers);
         for (JsonNode row : array) {
             String[] cells = new String[fields.length];
-            for (int i = 0; i < fields.length; i++) cells[i] = text(row.get(fields[i]));
+            for (int i = 0; i < fields.length; i++) cells[i] = text(row.at("/" + fields[i].replace('.', '/')));
             table.row(cells);
         }
         if (table.isEmpty()) out.println("(none)");

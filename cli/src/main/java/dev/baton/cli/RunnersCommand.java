@@ -4,17 +4,11 @@ import static dev.baton.cli.ApiClient.seg;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -40,24 +34,20 @@ final class RunnersCommand {
         JsonNode call(ApiClient api) {
             // The file is created (exclusively) before the runner: a key the server shows only once
             // must not be lost to a file that already exists or cannot be written.
-            if (keyFile != null) createKeyFile();
+            if (keyFile != null) SecretFile.create(keyFile, "--key-file", spec.commandLine());
             JsonNode created;
             try {
                 created = create(api);
             } catch (RuntimeException e) {
-                if (keyFile != null) deleteQuietly(keyFile);
+                if (keyFile != null) SecretFile.deleteQuietly(keyFile);
                 throw e;
             }
             if (keyFile == null) {
                 note("Save the key now: it is shown only once (rotate it with 'baton runners rotate-key').");
                 return created;
             }
-            try {
-                Files.writeString(keyFile, created.path("key").asText() + "\n");
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not write the key to " + keyFile + " (rotate it with 'baton runners rotate-key "
-                        + created.path("runner").path("slug").asText() + "')", e);
-            }
+            SecretFile.write(keyFile, created.path("key").asText(), "rotate it with 'baton runners rotate-key "
+                    + created.path("runner").path("slug").asText() + "'");
             ObjectNode shown = ((ObjectNode) created).deepCopy();
             shown.remove("key");
             shown.put("key_file", keyFile.toAbsolutePath().toString());
@@ -80,25 +70,6 @@ final class RunnersCommand {
             String runner = created.path("runner").path("uuid").asText();
             if (specs != null) for (String s : specs) api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", s));
             return created;
-        }
-
-        private void createKeyFile() {
-            try {
-                Files.createFile(keyFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (FileAlreadyExistsException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--key-file " + keyFile + " exists already; it is never overwritten (remove it or choose another path)");
-            } catch (IOException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--key-file " + keyFile + " cannot be created: " + e);
-            }
-        }
-
-        private static void deleteQuietly(Path file) {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException ignored) {
-                // the runner was not created; an empty file left behind is harmless
-            }
         }
 
         @Override

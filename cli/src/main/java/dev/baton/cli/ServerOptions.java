@@ -63,6 +63,48 @@ final class ServerOptions {
     @Option(names = "--heartbeat-flush-interval", description = "how often liveness is written to the database (default 1s)")
     String heartbeatFlushInterval;
 
+    @Option(names = "--node-id", description = "this server's name among the nodes sharing one database (default <hostname>-<pid>)")
+    String nodeId;
+
+    @Option(names = "--node-timeout", description = "a node silent this long is dead; the others take over its runners' jobs (default 30s)")
+    String nodeTimeout;
+
+    @Option(names = "--token-submissions-per-minute", description = "runs one API token may submit a minute, 0 for no limit (default 120)")
+    String tokenSubmissionsPerMinute;
+
+    @Option(names = "--audit-retention", description = "how long audit events are kept (default 365d)")
+    String auditRetention;
+
+    @Option(names = "--blob-store", description = "directory (default) or s3: where blobs, registry metadata and job output live")
+    String blobStore;
+
+    @Option(names = "--blob-dir", description = "the blob directory (default {data_dir}/storage; a shared mount serves several nodes)")
+    String blobDir;
+
+    @Option(names = "--s3-endpoint", description = "S3-compatible service URL, e.g. http://minio:9000 (default: AWS)")
+    String s3Endpoint;
+
+    @Option(names = "--s3-region", description = "S3 signing region (default us-east-1)")
+    String s3Region;
+
+    @Option(names = "--s3-bucket", description = "S3 bucket (required with --blob-store s3)")
+    String s3Bucket;
+
+    @Option(names = "--s3-prefix", description = "key prefix inside the bucket (default none)")
+    String s3Prefix;
+
+    @Option(names = "--s3-access-key-id", description = "S3 access key id (default: the AWS SDK's chain, e.g. AWS_ACCESS_KEY_ID)")
+    String s3AccessKeyId;
+
+    @Option(names = "--s3-secret-access-key", description = "S3 secret key (prefer BATON_S3_SECRET_ACCESS_KEY: flags show in ps)")
+    String s3SecretAccessKey;
+
+    @Option(names = "--s3-path-style", description = "path-style bucket addressing, true (default; MinIO, Ceph) or false")
+    String s3PathStyle;
+
+    @Option(names = "--s3-part-size", description = "multipart part size, 5MiB to 512MiB (default 8MiB)")
+    String s3PartSize;
+
     Map<String, String> flags() {
         Map<String, String> m = new HashMap<>();
         put(m, "host", host);
@@ -81,6 +123,20 @@ final class ServerOptions {
         put(m, "pull_token_ttl", pullTokenTtl);
         put(m, "max_requeues", maxRequeues);
         put(m, "heartbeat_flush_interval", heartbeatFlushInterval);
+        put(m, "node_id", nodeId);
+        put(m, "node_timeout", nodeTimeout);
+        put(m, "token_submissions_per_minute", tokenSubmissionsPerMinute);
+        put(m, "audit_retention", auditRetention);
+        put(m, "blob_store", blobStore);
+        put(m, "blob_dir", blobDir);
+        put(m, "s3_endpoint", s3Endpoint);
+        put(m, "s3_region", s3Region);
+        put(m, "s3_bucket", s3Bucket);
+        put(m, "s3_prefix", s3Prefix);
+        put(m, "s3_access_key_id", s3AccessKeyId);
+        put(m, "s3_secret_access_key", s3SecretAccessKey);
+        put(m, "s3_path_style", s3PathStyle);
+        put(m, "s3_part_size", s3PartSize);
         return m;
     }
 

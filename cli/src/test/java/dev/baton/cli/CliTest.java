@@ -168,7 +168,7 @@ class CliTest {
         cli.setErr(new PrintWriter(err));
         int exit = cli.execute("runners", "list", "--server", url, "--token-file", dir.resolve("missing").toString());
         assertThat(exit).isEqualTo(1);
-        assertThat(err.toString()).contains("no admin token");
+        assertThat(err.toString()).contains("no token: run 'baton login'");
 
         String token = Files.readString(tokenFile).strip();
         server.close();
@@ -186,7 +186,12 @@ class CliTest {
                 "--host", "h", "--port", "1", "--data-dir", "d", "--database-url", "u", "--public-url", "p",
                 "--request-body-max-bytes", "1", "--registry-max-body-bytes", "1", "--admin-token", "t",
                 "--heartbeat-timeout", "1s", "--acceptance-timeout", "1s", "--job-timeout-grace", "1s", "--cancel-deadline", "1s",
-                "--default-poll-timeout", "1s", "--pull-token-ttl", "1s", "--max-requeues", "1", "--heartbeat-flush-interval", "1s");
+                "--default-poll-timeout", "1s", "--pull-token-ttl", "1s", "--max-requeues", "1", "--heartbeat-flush-interval", "1s",
+                "--node-id", "n", "--node-timeout", "1s",
+                "--token-submissions-per-minute", "1", "--audit-retention", "1d",
+                "--blob-store", "s3", "--blob-dir", "b", "--s3-endpoint", "http://e", "--s3-region", "r", "--s3-bucket", "b",
+                "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
+                "--s3-part-size", "8MiB");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -6,6 +6,7 @@ import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.MachineFingerprint;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.ChannelClient;
 import dev.baton.runner.executor.Execution;
@@ -180,9 +181,12 @@ public final class RunnerAgent {
             // Not fatal: the agent is still better at reporting what it knows than not running at all.
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
-        RunnerMachine machine = new RunnerMachine(config, new Random(), outbox.results(), outbox.inflight(), killed, LogBudget.DEFAULT);
-        log.info("runner agent {} starting: {} slot(s), {} executor, channel {}", config.version(), config.slots(),
-                executor.name(), channel.uri());
+        RunnerCapabilities capabilities = executor.capabilities();
+        RunnerMachine machine = new RunnerMachine(config.withCapabilities(capabilities), new Random(), outbox.results(), outbox.inflight(),
+                killed, LogBudget.DEFAULT);
+        log.info("runner agent {} starting: {} slot(s), {} executor{}, channel {}", config.version(), config.slots(),
+                executor.name(), capabilities.hypervisor() == null ? "" : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
+                channel.uri());
         timers.scheduleAtFixedRate(() -> post(new Input.Tick(clock.instant())), tickInterval.toMillis(),
                 tickInterval.toMillis(), TimeUnit.MILLISECONDS);
         timers.scheduleWithFixedDelay(this::pumpOutput, LiveOutput.FLUSH_INTERVAL.toMillis(), LiveOutput.FLUSH_INTERVAL.toMillis(),

@@ -68,7 +68,7 @@ class MicroVmAgentTest {
             }
             return List.of(ScriptedPeer.ackFor(m));
         });
-        executor = new MicroVmExecutor(new MicroVmExecutor.Options(new QemuMicrovm("qemu-system-x86_64", "tcg"), work.resolve("r"),
+        executor = new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), work.resolve("r"),
                 Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
                 job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE), Clock.systemUTC());
         RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),

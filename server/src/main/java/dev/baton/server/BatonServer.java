@@ -2,8 +2,13 @@ package dev.baton.server;
 
 import dev.baton.server.api.ApiContext;
 import dev.baton.server.api.ManagementApi;
+import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.auth.AuditLog;
+import dev.baton.server.auth.Authenticator;
+import dev.baton.server.auth.SubmissionLimiter;
 import dev.baton.server.auth.AdminToken;
+import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.config.PrivateFiles;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
@@ -14,7 +19,7 @@ import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
 import dev.baton.server.http.JsonErrorHandler;
 import dev.baton.server.http.RouteModule;
-import dev.baton.server.output.DirectoryOutputStore;
+import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
@@ -45,7 +50,8 @@ public final class BatonServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BatonServer.class);
 
     /** What modules are built from. {@code publicUrl} is known once the port is bound. */
-    public record Wiring(ServerConfig config, Store store, Clock clock, OutputStore outputs, AdminAuth admin, Supplier<String> publicUrl) {}
+    public record Wiring(ServerConfig config, Store store, Clock clock, OutputStore outputs, AdminAuth admin, Supplier<String> publicUrl,
+            AccessControl access, BlobStorage storage) {}
 
     /** One registered HTTP route, as Javalin holds it (path with {params}). */
     public record Route(String method, String path) {}
@@ -71,21 +77,27 @@ public final class BatonServer implements AutoCloseable {
         this.store = b.store != null ? b.store : StoreFactory.open(config.databaseUrl(), dataDir);
         List<AutoCloseable> toClose = new ArrayList<>();
         try {
-            OutputStore outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
+            // Blobs, registry metadata and job output: a directory or an S3-compatible bucket.
+            BlobStorage storage = BlobStorage.open(config.blobs(), dataDir);
+            toClose.add(storage);
+            OutputStore outputs = new ObjectOutputStore(storage.objects());
             AdminAuth admin = new AdminAuth(adminToken);
-            Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl);
+            // Who may call what, for the API, the registry, the OJS binding and the console (docs/api.md, "Access").
+            AccessControl access = new AccessControl(new Authenticator(adminToken, store.access(), b.clock), store,
+                    new AuditLog(store.access(), b.clock, config.auditRetention()));
+            Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl, access, storage);
             JobEvents events = b.jobEvents.apply(wiring);
             if (events instanceof AutoCloseable c) toClose.add(c);
             // Dispatch, when present, also answers what the API asks about queued jobs.
             JobQueue queue = events instanceof JobQueue q ? q : JobQueue.UNKNOWN;
-            ApiContext api = new ApiContext(store, b.clock, admin, config.requestBodyMaxBytes(), events, outputs, this::publicUrl,
-                    queue, Images.in(dataDir.resolve("storage")));
+            ApiContext api = new ApiContext(store, b.clock, access, new SubmissionLimiter(config.tokenSubmissionsPerMinute(), b.clock),
+                    config.requestBodyMaxBytes(), events, outputs, this::publicUrl, queue, Images.in(storage));
 
             ManagementApi management = new ManagementApi(api);
             this.management = management;
             toClose.add(management);
             List<RouteModule> modules = new ArrayList<>(List.of(
-                    new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), new HealthRoutes(store), management));
+                    new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), new HealthRoutes(store), access, management));
             for (Function<Wiring, RouteModule> factory : b.modules) {
                 RouteModule module = factory.apply(wiring);
                 if (module instanceof AutoCloseable c) toClose.add(c);

@@ -10,6 +10,7 @@ import dev.baton.server.registry.Images;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.metrics.MetricsRoutes;
 import dev.baton.server.ojs.OjsRoutes;
+import dev.baton.server.registry.PrincipalGrants;
 import dev.baton.server.registry.RegistryModule;
 import dev.baton.server.store.Project;
 import dev.baton.server.token.RegistryTokens;
@@ -40,18 +41,18 @@ public final class ServerAssembly {
                     return parts.channel;
                 })
                 .module(w -> parts.channel.routes())
-                .module(w -> parts.channel.controlRoutes(w.admin()))
-                .module(w -> parts.channel.logRoutes(w.admin()))
-                .module(w -> RegistryModule.open(w.config(), w.admin().token()::matches,
+                .module(w -> parts.channel.controlRoutes())
+                .module(w -> parts.channel.logRoutes())
+                .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), new PrincipalGrants(w.access().authenticator(), w.store()),
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
-                        java.time.Duration.ofSeconds(1), w.admin().token()))
+                        java.time.Duration.ofSeconds(1), w.access().authenticator()))
                 // The web console (docs/console.md) at /, reading the same store and dispatch.
-                .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.admin()),
+                .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.access().authenticator()),
                         new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),
-                                Images.in(w.config().dataDir().toAbsolutePath().resolve("storage"))),
+                                Images.in(w.storage())),
                         new ConsoleEvents(parts.channel.changes()), parts.channel.logStream(), w.publicUrl()));
     }
 

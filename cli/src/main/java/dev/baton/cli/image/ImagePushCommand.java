@@ -34,10 +34,10 @@ public final class ImagePushCommand implements Callable<Integer> {
             description = "Baton server URL when DESTINATION names none (default: $BATON_SERVER or ${DEFAULT-VALUE})")
     String server;
 
-    @Option(names = "--token", description = "admin token, or a registry token (env BATON_ADMIN_TOKEN; default: read --token-file)")
+    @Option(names = "--token", description = "API token (submitter or more on the project), admin token, or a registry token (env BATON_TOKEN; default: read --token-file)")
     String token;
 
-    @Option(names = "--token-file", description = "file holding the admin token (default {BATON_DATA_DIR or ./data}/admin-token)")
+    @Option(names = "--token-file", description = "file holding the token (default {BATON_DATA_DIR or ./data}/admin-token)")
     Path tokenFile;
 
     @Option(names = "--ref", description = "which image, when the source holds several: its ref name or repo tag")
@@ -67,9 +67,12 @@ public final class ImagePushCommand implements Callable<Integer> {
     /** The same lookup as the other client commands; null when there is none (then the push goes anonymous). */
     private String token() throws IOException {
         if (token != null) return token;
-        String env = System.getenv("BATON_ADMIN_TOKEN");
-        if (env != null && !env.isBlank()) return env.strip();
-        Path file = tokenFile != null ? tokenFile : Path.of(System.getenv().getOrDefault("BATON_DATA_DIR", "data")).resolve("admin-token");
+        if (tokenFile != null) return Files.readString(tokenFile).strip();
+        for (String name : new String[] {"BATON_TOKEN", "BATON_ADMIN_TOKEN"}) {
+            String env = System.getenv(name);
+            if (env != null && !env.isBlank()) return env.strip();
+        }
+        Path file = Path.of(System.getenv().getOrDefault("BATON_DATA_DIR", "data")).resolve("admin-token");
         return Files.isReadable(file) ? Files.readString(file).strip() : null;
     }
 

@@ -165,7 +165,7 @@ public final class UpCommand implements Callable<Integer> {
             }
             case "microvm" -> {
                 HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
-                yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, job -> new RegistryBlobSource(http,
+                yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, benchmark, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
                         job.config().project().toString(), job.ociToken()), spec.commandLine().getErr()::println);
             }

@@ -24,6 +24,12 @@ public enum DeclineCode {
      * noise (governor, turbo, SMT, swap, busy CPUs) or cannot show that it has none.
      */
     NOISY_MACHINE,
+
+    /**
+     * The job's virtual machine did not boot (the hypervisor exited, or the guest hung before it
+     * could run anything), on every attempt: a fault of the runner's machine, not of the job.
+     */
+    VM_BOOT_FAILED,
     /** The runner is stopping and takes no new work. */
     SHUTTING_DOWN,
     /** Anything else, and any code this version does not know. */

@@ -8,6 +8,7 @@ import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.MachineFingerprint;
+import dev.baton.protocol.model.RunnerCapabilities;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -38,7 +39,8 @@ public sealed interface RunnerMessage {
 
     /**
      * The runner is idle (or has free slots) and asks for work. {@code pollTimeout} is seconds
-     * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1).
+     * (1–900, default 30); {@code slots} is how many more jobs it can take now (default 1);
+     * {@code capabilities} is what its executor detected at start (absent from older runners).
      *
      * <p>Two optional fields exist for a router (docs/router.md), which stands for many runners:
      * {@code specs} narrows this wait to some of the runner's specs (slugs; those with a free
@@ -47,7 +49,7 @@ public sealed interface RunnerMessage {
      * fair share. Absent, a ready means what it always meant.
      */
     record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                 List<ProjectUuid> preferProjects) implements RunnerMessage {
+                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities) implements RunnerMessage {
         public static final int MAX_LIST = 1024;
 
         public Ready {
@@ -59,9 +61,20 @@ public sealed interface RunnerMessage {
             preferProjects = preferProjects == null ? null : List.copyOf(preferProjects);
         }
 
-        /** A ready as a runner sends it: for all its specs, in the server's own order. */
+        /** A ready as a runner sends it: for all its specs, in the server's own order, with what its executor detected. */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, RunnerCapabilities capabilities) {
+            this(pollTimeout, os, arch, version, slots, null, null, capabilities);
+        }
+
+        /** A router's ready: narrowed to some specs and ordered by project preference. */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                     List<ProjectUuid> preferProjects) {
+            this(pollTimeout, os, arch, version, slots, specs, preferProjects, null);
+        }
+
+        /** A ready without capabilities (as runners before them sent it). */
         public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots) {
-            this(pollTimeout, os, arch, version, slots, null, null);
+            this(pollTimeout, os, arch, version, slots, null, null, null);
         }
     }
 

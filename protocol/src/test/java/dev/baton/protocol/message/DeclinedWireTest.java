@@ -32,6 +32,6 @@ class DeclinedWireTest {
     @Test
     void everyCodeHasTheContractsWireName() {
         assertThat(java.util.Arrays.stream(DeclineCode.values()).map(DeclineCode::wireName)).containsExactly(
-                "image_refused", "pull_failed", "unpack_failed", "no_command", "image_required", "executor_error", "noisy_machine", "shutting_down", "other");
+                "image_refused", "pull_failed", "unpack_failed", "no_command", "image_required", "executor_error", "noisy_machine", "vm_boot_failed", "shutting_down", "other");
     }
 }

@@ -1,6 +1,7 @@
 package dev.baton.runner.executor;
 
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.RunnerCapabilities;
 import java.util.List;
 import java.util.Optional;
 
@@ -27,6 +28,11 @@ public interface Executor {
      */
     default Optional<String> workloadCpus() {
         return Optional.empty();
+    }
+
+    /** What this executor detected at start, sent with every {@code ready} and logged by the agent. */
+    default RunnerCapabilities capabilities() {
+        return RunnerCapabilities.executor(name());
     }
 
     /** Starts preparing the job in the background and returns its handle at once. */

@@ -9,20 +9,26 @@ import java.util.Map;
  * port devices as arguments and the control port on fd 3. Everything the job supplies is
  * single-quoted, so no word of it is ever interpreted by the shell.
  *
+ * <p>{@code runAs} (empty for root) is put before the argv to run the workload as the image's
+ * user ({@link GuestUserSwitch}); {@code cwdOwner} ({@code uid:gid}, or null) is given the
+ * working directory Baton created, as the runc executor does with its {@code /work}.
+ *
  * <p>Control records (all lines, then raw bytes for files): {@code exit <code>}, then per
  * requested path in order {@code file <index> <size>} followed by at most the file byte limit of
  * its content, or {@code notregular <index>}; absent files send nothing.
  */
-record GuestJob(List<String> argv, Map<String, String> env, String cwd, List<String> filePaths) {
+record GuestJob(List<String> argv, Map<String, String> env, String cwd, List<String> filePaths, List<String> runAs, String cwdOwner) {
 
     String script(int fileByteLimit) {
         StringBuilder s = new StringBuilder();
         s.append("B=/.baton/busybox\n");
         s.append("it=$1; out=$2; err=$3\n");
         s.append("$B mkdir -p ").append(quote(cwd)).append(" && cd ").append(quote(cwd)).append(" || exit 1\n");
+        if (cwdOwner != null) s.append("$B chown ").append(quote(cwdOwner)).append(" . || exit 1\n");
         s.append("$B env -i");
         env.forEach((k, v) -> s.append(' ').append(quote(k + "=" + v)));
         s.append(" \"BATON_ITERATION=$it\"");
+        for (String a : runAs) s.append(' ').append(quote(a));
         for (String a : argv) s.append(' ').append(quote(a));
         s.append(" </dev/null 2>\"$err\" >\"$out\"\n");
         s.append("echo \"exit $?\" >&3\n");

@@ -9,7 +9,10 @@ import java.nio.file.Path;
  * shape.
  */
 public interface Hypervisor {
-    /** For logs and the runner's capabilities, e.g. {@code qemu-microvm/tcg}. */
+    /** The hypervisor, as the runner's capabilities name it: {@code qemu-microvm}. */
+    String name();
+
+    /** For logs, e.g. {@code qemu-microvm/tcg}. */
     String describe();
 
     /** The hypervisor's own version line, for the machine fingerprint. */

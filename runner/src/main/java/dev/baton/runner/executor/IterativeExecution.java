@@ -52,8 +52,12 @@ abstract class IterativeExecution implements Execution {
     /** Provision everything; call {@link #checkStopped()} between long steps. */
     protected abstract void prepare() throws DeclinedException, IOException;
 
-    /** Starts iteration {@code i} (1-based); stdout and stderr must be pipes. */
-    protected abstract Process launch(int iteration) throws IOException;
+    /**
+     * Starts iteration {@code i} (1-based); stdout and stderr must be pipes. A
+     * {@link DeclinedException} says the runner could not provide the environment (a VM that did
+     * not boot): before the first iteration has started the job is declined, later it fails.
+     */
+    protected abstract Process launch(int iteration) throws IOException, DeclinedException;
 
     /** Sends TERM (or KILL when {@code kill}) to the iteration's workload and everything it started. */
     protected abstract void signal(Process process, int iteration, boolean kill);
@@ -161,13 +165,16 @@ abstract class IterativeExecution implements Execution {
             }
             ExecutionResult result = iterations();
             return () -> events.finished(result);
+        } catch (DeclinedException e) {
+            return () -> events.declined(e.code(), e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return () -> events.finished(ExecutionResult.error(List.of(), "interrupted"));
         }
     }
 
-    private ExecutionResult iterations() throws InterruptedException {
+    /** Throws {@link DeclinedException} only when the first iteration could not be started (nothing has run yet). */
+    private ExecutionResult iterations() throws InterruptedException, DeclinedException {
         List<IterationResult> results = new ArrayList<>();
         int count = job.config().iterationsOrDefault();
         for (int i = 1; i <= count; i++) {
@@ -177,6 +184,10 @@ abstract class IterativeExecution implements Execution {
                 p = launch(i);
             } catch (IOException e) {
                 afterIteration(i);
+                return ExecutionResult.error(results, "cannot start iteration " + i + ": " + e.getMessage());
+            } catch (DeclinedException e) {
+                afterIteration(i);
+                if (i == 1) throw e;
                 return ExecutionResult.error(results, "cannot start iteration " + i + ": " + e.getMessage());
             }
             int iteration = i - 1; // the wire counts iterations from 0

@@ -2,6 +2,7 @@ package dev.baton.runner.executor;
 
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
 import dev.baton.runner.oci.DiskFullException;
@@ -36,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * guest boots Baton's initramfs ({@link GuestInitramfs}), runs the job chrooted into that disk
  * and hands back stdout and stderr over virtio-serial (live, through Unix sockets) and the exit
  * code and requested files over a third port written to a file ({@link GuestControl}). The VM
- * is the sandbox: the workload runs as root inside it, and stopping it kills the VM. Writes to
- * the disk persist from one iteration to the next, as in the runc executor's rootfs.
+ * is the sandbox: the workload runs as the image's user inside it ({@link GuestUserSwitch}), and
+ * stopping it kills the VM. Writes to the disk persist from one iteration to the next, as in the
+ * runc executor's rootfs.
  */
 public final class MicroVmExecutor implements Executor {
     private static final Logger log = LoggerFactory.getLogger(MicroVmExecutor.class);
@@ -47,12 +49,14 @@ public final class MicroVmExecutor implements Executor {
     static final long DEFAULT_DISK = 1L << 30;
     static final long MIN_DISK = 16L << 20;
     private static final String WORK = "/work";
+    /** A TCG boot takes 4-7 s here, 15 s on a machine loaded with other builds. */
     static final Duration BOOT_TIMEOUT = Duration.ofSeconds(60);
     static final int BOOT_ATTEMPTS = 2;
     /**
      * The guest kernel's command line. {@code no_timer_check} and a fixed {@code lpj} skip the
-     * timer and delay-loop calibration, which under TCG on a loaded host can fail and hang the
-     * boot; {@code reboot=t} with QEMU's {@code -no-reboot} makes the guest's final reboot an exit.
+     * IO-APIC timer check and the delay-loop calibration (slow under TCG); the TSC rate comes
+     * from the hypervisor ({@link QemuMicrovm#timekeeping()}). {@code reboot=t} with QEMU's
+     * {@code -no-reboot} makes the guest's final reboot an exit.
      */
     static final String GUEST_CMDLINE = "console=ttyS0 quiet panic=-1 reboot=t no_timer_check lpj=4000000 rdinit=/init";
 
@@ -60,21 +64,41 @@ public final class MicroVmExecutor implements Executor {
      * @param kernel the guest kernel (Debian's {@code /boot/vmlinuz-<version>})
      * @param modules its {@code /lib/modules/<version>}
      * @param busybox a static busybox (busybox-static's {@code /bin/busybox})
+     * @param benchmarkCpus host CPUs the hypervisor (all its vCPU threads) is pinned to with
+     *                      {@code taskset}, away from the agent's housekeeping CPU
+     * @param bootTimeout how long a guest may take to report {@code booted} before it is killed
      */
     public record Options(Hypervisor hypervisor, Path workDir, Architecture arch, Path kernel, Path modules, Path busybox,
-                          OutputLimits limits, Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes) {}
+                          OutputLimits limits, Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes,
+                          Optional<String> benchmarkCpus, Duration bootTimeout) {
+        /** Unpinned, with the default boot timeout. */
+        public Options(Hypervisor hypervisor, Path workDir, Architecture arch, Path kernel, Path modules, Path busybox,
+                       OutputLimits limits, Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes) {
+            this(hypervisor, workDir, arch, kernel, modules, busybox, limits, sources, maxUnpackBytes, Optional.empty(), BOOT_TIMEOUT);
+        }
+
+        public Options withBenchmarkCpus(Optional<String> cpus) {
+            return new Options(hypervisor, workDir, arch, kernel, modules, busybox, limits, sources, maxUnpackBytes, cpus, bootTimeout);
+        }
+
+        public Options withBootTimeout(Duration timeout) {
+            return new Options(hypervisor, workDir, arch, kernel, modules, busybox, limits, sources, maxUnpackBytes, benchmarkCpus, timeout);
+        }
+    }
 
     private final Options options;
     private final Clock clock;
     private final Path root;
     private final Object initramfsLock = new Object();
     private Path initramfs;
+    private GuestUserSwitch userSwitch;
 
     public MicroVmExecutor(Options options, Clock clock) {
         this.options = options;
         this.clock = clock;
         this.root = options.workDir().resolve("microvm");
-        log.info("microvm executor: {} (kernel {})", options.hypervisor().describe(), options.kernel());
+        log.info("microvm executor: {} (kernel {}, vCPUs pinned to {})", options.hypervisor().describe(), options.kernel(),
+                options.benchmarkCpus().orElse("any CPU"));
     }
 
     /** Why the microVM executor cannot run here, if it cannot: a missing tool or guest piece. */
@@ -129,7 +153,9 @@ public final class MicroVmExecutor implements Executor {
                 return new Probe("tcg", "interrupted");
             }
             if (Files.exists(console) && Files.readString(console).contains("baton-probe-ok")) return new Probe("kvm", "a KVM guest booted");
-            return new Probe("tcg", "a KVM guest failed: " + Files.readString(dir.resolve("qemu.log")).strip());
+            // One line for the start-up message: QEMU's error, and an assertion after it, come on several.
+            String error = Files.readString(dir.resolve("qemu.log")).strip().replaceAll("\\s*\\R\\s*", " / ");
+            return new Probe("tcg", "a KVM guest failed: " + (error.length() > 300 ? error.substring(0, 300) + "…" : error));
         } catch (IOException e) {
             return new Probe("tcg", "KVM probe failed: " + e.getMessage());
         } finally {
@@ -161,6 +187,17 @@ public final class MicroVmExecutor implements Executor {
 
     public Hypervisor hypervisor() {
         return options.hypervisor();
+    }
+
+    /** The VM runs pinned to the benchmark CPUs (all of them when none are set); the fingerprint watches these. */
+    @Override
+    public Optional<String> workloadCpus() {
+        return options.benchmarkCpus();
+    }
+
+    @Override
+    public RunnerCapabilities capabilities() {
+        return new RunnerCapabilities(name(), options.hypervisor().name(), options.hypervisor().accelerator());
     }
 
     @Override
@@ -196,6 +233,34 @@ public final class MicroVmExecutor implements Executor {
             log.warn("cannot remove leftover VM files: {}", e.getMessage());
         }
         return found;
+    }
+
+    /** The last non-blank line of a small log file, at most 200 characters. */
+    static Optional<String> lastLine(Path file) {
+        try {
+            if (!Files.exists(file)) return Optional.empty();
+            String text;
+            try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+                long from = Math.max(0, f.length() - 4096);
+                byte[] tail = new byte[(int) (f.length() - from)];
+                f.seek(from);
+                f.readFully(tail);
+                text = new String(tail, StandardCharsets.UTF_8);
+            }
+            String[] lines = text.strip().split("\\R");
+            String last = lines[lines.length - 1].strip();
+            return last.isEmpty() ? Optional.empty() : Optional.of(last.length() > 200 ? last.substring(0, 200) : last);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Found once per executor, at the first job with a non-root user. */
+    GuestUserSwitch userSwitch() throws IOException {
+        synchronized (initramfsLock) {
+            if (userSwitch == null) userSwitch = GuestUserSwitch.of(GuestUserSwitch.CHROOT);
+            return userSwitch;
+        }
     }
 
     /** Built once per executor, at the first job: the host's busybox and modules may change between runs. */
@@ -267,27 +332,31 @@ public final class MicroVmExecutor implements Executor {
                 if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
                 throw e;
             }
-            GuestJob guestJob = resolve(image.config());
+            ImageUser user = ImageUser.resolve(image.config().user(), rootfs);
+            GuestJob guestJob = resolve(image.config(), user);
             Path baton = rootfs.resolve(".baton");
             Trees.deleteTree(baton);
             Files.createDirectories(baton);
             Files.copy(options.busybox(), baton.resolve("busybox"), StandardCopyOption.REPLACE_EXISTING);
             baton.resolve("busybox").toFile().setExecutable(true, false);
+            if (!user.isRoot()) userSwitch().install(baton);
             Files.writeString(baton.resolve("job.sh"), guestJob.script(options.limits().fileBytes()), StandardCharsets.UTF_8);
             events.progress("building the VM disk");
             makeDisk(diskBytes);
             Trees.deleteTree(rootfs); // everything is in the disk image now
         }
 
-        private GuestJob resolve(ImageConfig image) throws DeclinedException {
+        private GuestJob resolve(ImageConfig image, ImageUser user) throws DeclinedException, IOException {
             var config = job.config();
             ContainerCommand command = ContainerCommand.of(config, image);
             List<String> args = command.argv();
             Map<String, String> env = new LinkedHashMap<>(command.env());
             env.putIfAbsent("HOME", "/root");
-            String cwd = image.workingDir() == null || image.workingDir().isEmpty() || image.workingDir().equals("/") ? WORK : image.workingDir();
+            boolean ownDir = image.workingDir() == null || image.workingDir().isEmpty() || image.workingDir().equals("/");
+            String cwd = ownDir ? WORK : image.workingDir();
             List<String> files = config.filePaths() == null ? List.of() : config.filePaths();
-            return new GuestJob(args, env, cwd, files);
+            if (user.isRoot()) return new GuestJob(args, env, cwd, files, List.of(), null);
+            return new GuestJob(args, env, cwd, files, userSwitch().command(user), ownDir ? user.uid() + ":" + user.gid() : null);
         }
 
         private void makeDisk(long bytes) throws IOException, DeclinedException {
@@ -316,7 +385,7 @@ public final class MicroVmExecutor implements Executor {
         }
 
         @Override
-        protected Process launch(int iteration) throws IOException {
+        protected Process launch(int iteration) throws IOException, DeclinedException {
             Path dir = Files.createDirectories(iterationDir(iteration));
             long memory = job.spec().memory();
             long memoryMib = (memory > 0 ? (memory + (1 << 20) - 1) >> 20 : 512) + OVERHEAD_MIB;
@@ -325,14 +394,18 @@ public final class MicroVmExecutor implements Executor {
             var vm = new Hypervisor.Vm(PREFIX + job.uuid() + "-" + iteration, options.kernel(), initramfs(), cmdline,
                     job.spec().cpu(), memoryMib, disk, job.spec().network(),
                     dir.resolve("stdout"), dir.resolve("stderr"), dir.resolve("control"), dir.resolve("console"));
-            // Under TCG on a loaded host a guest occasionally hangs early in boot (seen a few times in
-            // a hundred, console silent); a guest that has not said "booted" in time is killed and
-            // booted once more, before the job has run at all.
-            for (int attempt = 1; ; attempt++) {
-                VmProcess p = VmProcess.start(options.hypervisor().command(vm), vm, dir.resolve("qemu.log"));
-                if (attempt == BOOT_ATTEMPTS || awaitBoot(p, vm.control())) return p;
-                log.warn("job {} iteration {}: the guest did not boot within {} s; killing it and booting again", job.uuid(), iteration,
-                        BOOT_TIMEOUT.toSeconds());
+            List<String> command = new ArrayList<>();
+            options.benchmarkCpus().ifPresent(cpus -> command.addAll(List.of("taskset", "-c", cpus)));
+            command.addAll(options.hypervisor().command(vm));
+            // A guest that has not said "booted" in time is killed and booted once more, before the
+            // job has run at all; if no attempt boots, the runner (not the job) is at fault.
+            List<String> failures = new ArrayList<>();
+            for (int attempt = 1; attempt <= BOOT_ATTEMPTS; attempt++) {
+                VmProcess p = VmProcess.start(command, vm, dir.resolve("qemu.log"));
+                String failure = awaitBoot(p, vm, dir.resolve("qemu.log"));
+                if (failure == null) return p;
+                failures.add(failure);
+                log.warn("job {} iteration {}: boot attempt {} failed: {}", job.uuid(), iteration, attempt, failure);
                 p.destroyForcibly();
                 try {
                     p.waitFor();
@@ -342,22 +415,32 @@ public final class MicroVmExecutor implements Executor {
                 }
                 Files.deleteIfExists(vm.control());
             }
+            throw new DeclinedException(DeclineCode.VM_BOOT_FAILED, "the VM did not boot (" + options.hypervisor().describe() + ", "
+                    + BOOT_ATTEMPTS + " attempts): " + String.join("; ", failures));
         }
 
-        /** True once the guest wrote its first control record, or when waiting is pointless (exited, stop requested). */
-        private boolean awaitBoot(VmProcess p, Path control) throws IOException {
-            long deadline = System.nanoTime() + BOOT_TIMEOUT.toNanos();
+        /**
+         * Null once the guest wrote its first control record, or when waiting is pointless (stop
+         * requested, interrupted); else why the boot failed: the hypervisor exited first, or the
+         * guest was silent for the boot timeout (the console's last line says where it stopped).
+         */
+        private String awaitBoot(VmProcess p, Hypervisor.Vm vm, Path qemuLog) throws IOException {
+            long deadline = System.nanoTime() + options.bootTimeout().toNanos();
             while (System.nanoTime() < deadline) {
-                if (!p.isAlive() || stopRequested()) return true;
-                if (Files.exists(control) && Files.size(control) > 0) return true;
+                if (stopRequested()) return null;
+                if (Files.exists(vm.control()) && Files.size(vm.control()) > 0) return null;
+                if (!p.isAlive()) {
+                    return "the hypervisor exited before the guest booted: " + lastLine(qemuLog).orElse(lastLine(vm.console()).orElse("no output"));
+                }
                 try {
                     Thread.sleep(50);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return true;
+                    return null;
                 }
             }
-            return false;
+            return "the guest did not boot within " + options.bootTimeout().toSeconds() + " s (console: "
+                    + lastLine(vm.console()).orElse("silent") + ")";
         }
 
         @Override

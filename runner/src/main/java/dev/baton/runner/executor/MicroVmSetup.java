@@ -26,10 +26,11 @@ public final class MicroVmSetup {
 
     /**
      * @param accel {@code auto}, {@code kvm} or {@code tcg}
+     * @param benchmarkCpus host CPUs the VMs run on (QEMU under {@code taskset})
      * @throws IllegalStateException when the executor cannot run here, with what to install
      */
     public static MicroVmExecutor create(Path workDir, Architecture arch, Optional<Path> kernelOption, String accel,
-                                         Function<ClaimedJob, BlobSource> sources, Consumer<String> say) {
+                                         Optional<String> benchmarkCpus, Function<ClaimedJob, BlobSource> sources, Consumer<String> say) {
         if (arch != Architecture.X86_64) throw new IllegalStateException("the microvm executor supports x86_64 hosts only");
         Path kernel;
         try {
@@ -53,8 +54,13 @@ public final class MicroVmSetup {
             case "auto" -> MicroVmExecutor.probeAccelerator(QEMU, kernel, modules, BUSYBOX, workDir, PROBE_TIMEOUT);
             default -> throw new IllegalStateException("--vm-accel must be auto, kvm or tcg, got '" + accel + "'");
         };
-        say.accept("microvm executor: QEMU microvm with " + probe.accelerator() + " (" + probe.reason() + "), kernel " + kernel);
-        return new MicroVmExecutor(new MicroVmExecutor.Options(new QemuMicrovm(QEMU, probe.accelerator()), workDir, arch, kernel, modules,
-                BUSYBOX, OutputLimits.DEFAULT, sources, Long.MAX_VALUE), Clock.systemUTC());
+        QemuMicrovm qemu = QemuMicrovm.onThisHost(QEMU, probe.accelerator());
+        String clock = !probe.accelerator().equals("tcg") ? ""
+                : qemu.tscKhz().isPresent() ? ", guest TSC " + qemu.tscKhz().getAsLong() + " kHz (the host's)"
+                : ", guest TSC rate unknown (the guest calibrates it; a boot may hang and is retried)";
+        say.accept("microvm executor: QEMU microvm with " + probe.accelerator() + " (" + probe.reason() + "), kernel " + kernel + clock
+                + ", vCPUs on CPUs " + benchmarkCpus.orElse("any"));
+        return new MicroVmExecutor(new MicroVmExecutor.Options(qemu, workDir, arch, kernel, modules,
+                BUSYBOX, OutputLimits.DEFAULT, sources, Long.MAX_VALUE).withBenchmarkCpus(benchmarkCpus), Clock.systemUTC());
     }
 }

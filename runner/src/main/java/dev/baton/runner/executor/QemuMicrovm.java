@@ -2,17 +2,31 @@ package dev.baton.runner.executor;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * QEMU's {@code microvm} machine: no PCI, no firmware beyond qboot, virtio-mmio devices described
  * to the guest by ACPI (the Debian kernel has no {@code virtio_mmio.device=} command-line
  * support). No network device at all unless the job's spec allows network; then user-mode
  * networking (slirp), which never puts the guest in the host's network namespace.
+ *
+ * @param tscKhz under TCG, the host's TSC rate handed to the guest ({@link HostTsc} says why);
+ *               empty when unknown, and unused with KVM (the guest gets kvm-clock)
  */
-public record QemuMicrovm(String binary, String accelerator) implements Hypervisor {
+public record QemuMicrovm(String binary, String accelerator, OptionalLong tscKhz) implements Hypervisor {
 
     public QemuMicrovm {
         if (!accelerator.equals("kvm") && !accelerator.equals("tcg")) throw new IllegalArgumentException("accelerator must be kvm or tcg");
+    }
+
+    /** With this machine's TSC rate (read from /proc/cpuinfo when it can be trusted). */
+    public static QemuMicrovm onThisHost(String binary, String accelerator) {
+        return new QemuMicrovm(binary, accelerator, accelerator.equals("tcg") ? HostTsc.khz() : OptionalLong.empty());
+    }
+
+    @Override
+    public String name() {
+        return "qemu-microvm";
     }
 
     @Override
@@ -22,7 +36,18 @@ public record QemuMicrovm(String binary, String accelerator) implements Hypervis
 
     @Override
     public String describe() {
-        return "qemu-microvm/" + accelerator;
+        return name() + "/" + accelerator;
+    }
+
+    /**
+     * The guest's timekeeping arguments. Under TCG with a known rate: {@code tsc_early_khz} skips
+     * the calibration that hangs the boot now and then, and {@code tsc=reliable} keeps the TSC
+     * (the host's, so real time at nanosecond resolution) as the guest's clocksource instead of
+     * letting the clocksource watchdog fall back to 4 ms jiffies when the emulated timers lag.
+     */
+    String timekeeping() {
+        if (!accelerator.equals("tcg") || tscKhz.isEmpty()) return "";
+        return " tsc_early_khz=" + tscKhz.getAsLong() + " tsc=reliable";
     }
 
     @Override
@@ -36,7 +61,7 @@ public record QemuMicrovm(String binary, String accelerator) implements Hypervis
                 "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
                 "-kernel", vm.kernel().toString(),
                 "-initrd", vm.initramfs().toString(),
-                "-append", vm.cmdline(),
+                "-append", vm.cmdline() + timekeeping(),
                 "-serial", "file:" + vm.console(),
                 "-drive", "id=root,file=" + vm.disk() + ",format=raw,if=none,cache=unsafe",
                 "-device", "virtio-blk-device,drive=root",

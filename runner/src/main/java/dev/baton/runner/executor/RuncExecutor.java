@@ -296,46 +296,8 @@ public final class RuncExecutor implements Executor {
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
             String cwd = image.workingDir() == null || image.workingDir().equals("/") ? RuncSpec.WORK : image.workingDir();
-            long[] ids = user(image.user());
-            return new RuncSpec.Process(args, envList, cwd, ids[0], ids[1]);
-        }
-
-        /** The image's User: "uid[:gid]" or names looked up in the image's /etc/passwd and /etc/group. */
-        private long[] user(String spec) throws DeclinedException {
-            if (spec == null || spec.isEmpty()) return new long[] {0, 0};
-            String[] parts = spec.split(":", 2);
-            long uid;
-            long gid = -1;
-            if (parts[0].matches("\\d+")) uid = Long.parseLong(parts[0]);
-            else {
-                String[] entry = lookup("etc/passwd", parts[0]);
-                if (entry == null || entry.length < 4) throw new DeclinedException("image user " + parts[0] + " not found in /etc/passwd");
-                uid = Long.parseLong(entry[2]);
-                gid = Long.parseLong(entry[3]);
-            }
-            if (parts.length == 2) {
-                if (parts[1].matches("\\d+")) gid = Long.parseLong(parts[1]);
-                else {
-                    String[] entry = lookup("etc/group", parts[1]);
-                    if (entry == null || entry.length < 3) throw new DeclinedException("image group " + parts[1] + " not found in /etc/group");
-                    gid = Long.parseLong(entry[2]);
-                }
-            }
-            return new long[] {uid, gid < 0 ? 0 : gid};
-        }
-
-        private String[] lookup(String file, String name) {
-            Path p = rootfs.resolve(file);
-            try {
-                if (Files.isSymbolicLink(p) || !Files.isRegularFile(p)) return null;
-                for (String line : Files.readAllLines(p)) {
-                    String[] f = line.split(":");
-                    if (f.length > 0 && f[0].equals(name)) return f;
-                }
-            } catch (IOException e) {
-                return null;
-            }
-            return null;
+            ImageUser user = ImageUser.resolve(image.user(), rootfs);
+            return new RuncSpec.Process(args, envList, cwd, user.uid(), user.gid());
         }
 
         private Path workDir(int iteration) {

@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import java.time.Duration;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import java.util.Optional;
  * @param maxSends how many times a terminal result is sent (over reconnects) before it is dropped
  * @param backoffBase first reconnect delay; doubles per failed attempt up to {@code backoffMax}
  * @param maxMessageBytes the channel's message limit; results are cut to fit it
+ * @param capabilities what the executor detected, sent with every {@code ready} (null: not sent)
  */
 public record MachineConfig(
         int slots,
@@ -26,7 +28,8 @@ public record MachineConfig(
         int maxSends,
         Duration backoffBase,
         Duration backoffMax,
-        int maxMessageBytes) {
+        int maxMessageBytes,
+        RunnerCapabilities capabilities) {
 
     public MachineConfig {
         if (slots < 1) throw new IllegalArgumentException("slots must be at least 1");
@@ -36,26 +39,30 @@ public record MachineConfig(
     public static MachineConfig defaults(String version) {
         return new MachineConfig(1, 30, System.getProperty("os.name", "linux").toLowerCase(java.util.Locale.ROOT),
                 Architecture.ofHost(), version, Duration.ofSeconds(25), Duration.ofSeconds(5), 10,
-                Duration.ofMillis(500), Duration.ofSeconds(30), 8 << 20);
+                Duration.ofMillis(500), Duration.ofSeconds(30), 8 << 20, null);
     }
 
     public MachineConfig withSlots(int n) {
-        return new MachineConfig(n, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes);
+        return new MachineConfig(n, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities);
     }
 
     public MachineConfig withGrace(Duration g) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, g, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, g, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities);
     }
 
     public MachineConfig withMaxSends(int n) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, n, backoffBase, backoffMax, maxMessageBytes);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, n, backoffBase, backoffMax, maxMessageBytes, capabilities);
     }
 
     public MachineConfig withMaxMessageBytes(int n) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, n);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, n, capabilities);
     }
 
     public MachineConfig withPollTimeout(int seconds) {
-        return new MachineConfig(slots, seconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes);
+        return new MachineConfig(slots, seconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities);
+    }
+
+    public MachineConfig withCapabilities(RunnerCapabilities c) {
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, c);
     }
 }

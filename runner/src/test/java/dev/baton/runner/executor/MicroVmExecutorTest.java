@@ -66,9 +66,12 @@ class MicroVmExecutorTest {
         assumeTrue(Files.isReadable(kernel), "the guest kernel is not readable (run as root or make /boot/vmlinuz-* readable)");
         work = Files.createTempDirectory(Path.of("/tmp"), "bvm");
         image = TestImages.busybox(work.resolve("layout"), List.of("echo", "hello from the vm"), List.of());
-        executor = new MicroVmExecutor(new MicroVmExecutor.Options(new QemuMicrovm("qemu-system-x86_64", "tcg"), work.resolve("r"),
-                Architecture.X86_64, kernel, modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
-                job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE), Clock.systemUTC());
+        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel), Clock.systemUTC());
+    }
+
+    private MicroVmExecutor.Options options(Hypervisor hypervisor, Path guestKernel) {
+        return new MicroVmExecutor.Options(hypervisor, work.resolve("r"), Architecture.X86_64, guestKernel, modules, TestImages.BUSYBOX,
+                OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE);
     }
 
     @AfterEach
@@ -78,8 +81,12 @@ class MicroVmExecutorTest {
     }
 
     private static SpecView spec(long memory, boolean network) {
+        return spec(1, memory, network);
+    }
+
+    private static SpecView spec(int cpus, long memory, boolean network) {
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
-        return new SpecView(SpecUuid.random(), "vm", "vm", Architecture.X86_64, 1, memory, 64 * MIB, network, t, t, null);
+        return new SpecView(SpecUuid.random(), "vm", "vm", Architecture.X86_64, cpus, memory, 64 * MIB, network, t, t, null);
     }
 
     private ClaimedJob job(SpecView spec, List<String> cmd, int iterations, List<String> files) {
@@ -92,15 +99,20 @@ class MicroVmExecutorTest {
         final CompletableFuture<ExecutionResult> finished = new CompletableFuture<>();
         final CompletableFuture<Instant> started = new CompletableFuture<>();
         final StringBuffer live = new StringBuffer();
+        final CompletableFuture<String> declined = new CompletableFuture<>();
         volatile Execution execution;
+        volatile ClaimedJob job;
 
         @Override public void progress(String message) {}
         @Override public void prepared() {
             while (execution == null) Thread.onSpinWait();
             execution.start();
         }
-        @Override public void declined(String reason) { finished.completeExceptionally(new AssertionError("declined: " + reason)); }
-        @Override public void declined(DeclineCode code, String reason) { declined(code + " " + reason); }
+        @Override public void declined(String reason) {
+            declined.complete(reason);
+            finished.completeExceptionally(new AssertionError("declined: " + reason));
+        }
+        @Override public void declined(DeclineCode code, String reason) { declined(code.wireName() + ": " + reason); }
         @Override public void started(Instant at) { started.complete(at); }
         @Override public void finished(ExecutionResult result) { finished.complete(result); }
         @Override public void output(int iteration, dev.baton.protocol.message.LogStream stream, byte[] b, int off, int len) {
@@ -110,6 +122,7 @@ class MicroVmExecutorTest {
 
     private Recorder run(ClaimedJob job) {
         Recorder r = new Recorder();
+        r.job = job;
         r.execution = executor.prepare(job, r);
         return r;
     }
@@ -158,11 +171,100 @@ class MicroVmExecutorTest {
     }
 
     @Test
+    void aVmLeftRunningByACrashedAgentIsKilledAndReportedByTheNextAgentsSweep() throws Exception {
+        Recorder r = run(job(spec(64 * MIB, false), List.of("sh", "-c", "sleep 600"), 1, List.of()));
+        r.started.get(150, TimeUnit.SECONDS);
+        assertThat(vms()).hasSize(1);
+        // The next agent on the same work directory, as after a crash of this one.
+        MicroVmExecutor next = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel), Clock.systemUTC());
+        List<Leftover> leftovers = next.sweep();
+        assertThat(leftovers).singleElement().satisfies(l -> assertThat(l.job()).isEqualTo(r.job.uuid()));
+        assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).doesNotExist();
+        result(r); // the old execution ends too: its VM is gone
+    }
+
+    @Test
     void aSpecWithNetworkGetsUserModeNetworking() throws Exception {
         String script = "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | sort; ip route | grep default";
         ExecutionResult result = result(run(job(spec(64 * MIB, true), List.of("sh", "-c", script), 1, List.of())));
         assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
         assertThat(result.results().getFirst().stdout()).startsWith("eth0\nlo\ndefault via 10.0.2.2");
         assertThat(vms()).isEmpty();
+    }
+
+    /** QEMU itself, started paused ({@code -S}): a guest that never boots, as a hung early boot looks from outside. */
+    private record Paused(Hypervisor real) implements Hypervisor {
+        @Override public String name() { return real.name(); }
+        @Override public String describe() { return real.describe(); }
+        @Override public String accelerator() { return real.accelerator(); }
+        @Override public String version() { return real.version(); }
+        @Override public List<String> command(Vm vm) {
+            List<String> c = new java.util.ArrayList<>(real.command(vm));
+            c.add("-S");
+            return c;
+        }
+    }
+
+    @Test
+    void aGuestThatNeverBootsIsKilledRetriedOnceAndTheJobDeclinedAsAVmBootFailure() throws Exception {
+        executor = new MicroVmExecutor(options(new Paused(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg")), kernel)
+                .withBootTimeout(Duration.ofSeconds(1)), Clock.systemUTC());
+        Recorder r = run(job(spec(64 * MIB, false), List.of("true"), 1, List.of()));
+        String reason = r.declined.get(150, TimeUnit.SECONDS);
+        assertThat(reason).startsWith("vm_boot_failed: the VM did not boot (qemu-microvm/tcg, 2 attempts)")
+                .contains("the guest did not boot within 1 s (console: silent); the guest did not boot within 1 s");
+        assertThat(r.started).isNotDone(); // never reported as running: the job goes back to the queue
+        assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    @Test
+    void aHypervisorThatExitsBeforeTheGuestBootsDeclinesTheJobWithItsError() throws Exception {
+        Path notAKernel = Files.writeString(work.resolve("not-a-kernel"), "this is not a kernel image\n");
+        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), notAKernel), Clock.systemUTC());
+        Recorder r = run(job(spec(64 * MIB, false), List.of("true"), 1, List.of()));
+        String reason = r.declined.get(150, TimeUnit.SECONDS);
+        assertThat(reason).startsWith("vm_boot_failed: the VM did not boot").contains("the hypervisor exited before the guest booted: ")
+                .contains("qemu");
+        assertThat(vms()).isEmpty();
+    }
+
+    @Test
+    void memoryWithinTheSpecIsUsableAndAllocationsAboveItAreKilledAsOutOfMemory() throws Exception {
+        // dd allocates its block size: 24 MiB fits a 48 MiB limit, 96 MiB does not (no swap in the guest).
+        String script = "dd if=/dev/zero of=/dev/null bs=24M count=1 2>/dev/null && echo within-ok;"
+                + " dd if=/dev/zero of=/dev/null bs=96M count=1 2>/dev/null; echo after-over $?";
+        ExecutionResult result = result(run(job(spec(48 * MIB, false), List.of("sh", "-c", script), 1, List.of())));
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.OUT_OF_MEMORY);
+        assertThat(result.detail()).isEqualTo("memory limit " + 48 * MIB + " bytes");
+        assertThat(result.results().getFirst().stdout()).startsWith("within-ok\n").contains("after-over 137");
+        assertThat(vms()).isEmpty();
+    }
+
+    @Test
+    void theVmHasTheSpecsVcpusAndDiskRunsOnTheBenchmarkCpusAndTheWorkloadRunsAsTheImagesUser() throws Exception {
+        image = TestImages.busybox(work.resolve("layout-user"), List.of("true"), List.of(), "bench");
+        String benchmarkCpus = Runtime.getRuntime().availableProcessors() > 1 ? "1" : "0";
+        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel)
+                .withBenchmarkCpus(Optional.of(benchmarkCpus)), Clock.systemUTC());
+        String script = "nproc; id -u; id -g; touch mine && ls -ln mine | tr -s ' ' | cut -d' ' -f3,4; pwd;"
+                + " touch /not-mine 2>/dev/null || echo root-only;"
+                + " dd if=/dev/zero of=big bs=1M count=80 2>/dev/null || echo disk-full; rm -f big; sleep 2";
+        Recorder r = run(job(spec(2, 64 * MIB, false), List.of("sh", "-c", script), 1, List.of()));
+        r.started.get(150, TimeUnit.SECONDS);
+        List<ProcessHandle> running = vms();
+        assertThat(running).hasSize(1);
+        String status = Files.readString(Path.of("/proc", Long.toString(running.getFirst().pid()), "status"));
+        assertThat(status).containsPattern("Cpus_allowed_list:\\s+" + benchmarkCpus + "\n");
+        ExecutionResult result = result(r);
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
+        assertThat(result.results().getFirst().stdout()).isEqualTo("2\n1000\n1000\n1000 1000\n/work\nroot-only\ndisk-full\n");
+        assertThat(result.results().getFirst().exitCode()).isZero();
+    }
+
+    @Test
+    void reportsItsHypervisorAndAcceleratorAsCapabilities() {
+        assertThat(executor.capabilities()).isEqualTo(new dev.baton.protocol.model.RunnerCapabilities("microvm", "qemu-microvm", "tcg"));
     }
 }

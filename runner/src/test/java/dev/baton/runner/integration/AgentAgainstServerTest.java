@@ -11,6 +11,10 @@ import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
+import dev.baton.runner.executor.MicroVmExecutor;
+import dev.baton.runner.executor.MicroVmKernels;
+import dev.baton.runner.executor.MicroVmSetup;
+import dev.baton.runner.executor.QemuMicrovm;
 import dev.baton.runner.executor.RuncExecutor;
 import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
@@ -160,6 +164,50 @@ class AgentAgainstServerTest {
         }
     }
 
+    @Test
+    void aJobPulledFromBatonsRegistryRunsInAMicroVmAndItsReportIsStored() throws Exception {
+        Optional<Path> kernel = MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
+        assumeTrue(kernel.isPresent(), "microVM end-to-end test skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
+        Path modules = MicroVmKernels.modulesFor(kernel.get(), Path.of("/lib/modules"));
+        Optional<String> unavailable = MicroVmExecutor.unavailableReason(MicroVmSetup.QEMU, kernel.get(), modules, TestImages.BUSYBOX);
+        assumeTrue(unavailable.isEmpty(), () -> "microVM end-to-end test skipped: " + unavailable.orElse(""));
+        Path work = Files.createTempDirectory(Path.of("/tmp"), "bvme"); // short: the VM's Unix socket paths must fit
+        try {
+            // The README's sample image, smaller: a busybox shell loop that prints Bencher Metric Format JSON.
+            TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo image-cmd"), List.of());
+            pushToRegistry(image, "bench/vm", "v1");
+            HttpClient http = HttpClient.newHttpClient();
+            var executor = new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"), work.resolve("r"),
+                    Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
+                    claimed -> new RegistryBlobSource(http, claimed.config().registry(), claimed.config().project().toString(), claimed.ociToken()),
+                    Long.MAX_VALUE), Clock.systemUTC());
+            var registered = register("host");
+            Path home = dir.resolve(registered.getKey());
+            RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test"), new RunnerAgent.Target(baton.url(), registered.getKey(),
+                    registered.getValue()), executor, new Outbox(home.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(),
+                    Duration.ofMillis(200));
+            agents.add(agent);
+            run(agent);
+            String loop = "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; echo \"{\\\"shell-loop-2k\\\": {\\\"turns\\\": {\\\"value\\\": $i}}}\";"
+                    + " echo saved > result.txt";
+            String job = submit("host", image.digest().value(), List.of("sh", "-c", loop), 120, List.of("result.txt"));
+            // A TCG boot takes seconds, tens of seconds on a machine busy with other builds.
+            await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> job(job).get("status").asText().equals("processed"));
+            JsonNode done = job(job);
+            assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
+            assertThat(done.at("/output/results/0/stdout").asText()).isEqualTo("{\"shell-loop-2k\": {\"turns\": {\"value\": 2000}}}\n");
+            assertThat(done.at("/output/results/0/output/result.txt").asText()).isEqualTo("saved\n");
+            JsonNode report = baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
+            assertThat(report.toString()).contains("shell-loop-2k").contains("turns").contains("2000");
+            JsonNode capabilities = baton.get("/v0/runners/" + registered.getKey() + "/capabilities").get("capabilities");
+            assertThat(capabilities.get("executor").asText()).isEqualTo("microvm");
+            assertThat(capabilities.get("accelerator").asText()).isEqualTo("tcg");
+        } finally {
+            new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
+        }
+    }
+
     /** Monolithic blob uploads and a manifest PUT, as any OCI client does. */
     private void pushToRegistry(TestImages.Image image, String repository, String tag) throws Exception {
         Path blobs = image.layout().resolve("blobs/sha256");
@@ -184,7 +232,7 @@ class AgentAgainstServerTest {
 
         MachineConfig arm = MachineConfig.defaults("test");
         arm = new MachineConfig(arm.slots(), arm.pollTimeoutSeconds(), arm.os(), Optional.of(Architecture.AARCH64), arm.version(), arm.grace(),
-                arm.stopGrace(), arm.maxSends(), arm.backoffBase(), arm.backoffMax(), arm.maxMessageBytes());
+                arm.stopGrace(), arm.maxSends(), arm.backoffBase(), arm.backoffMax(), arm.maxMessageBytes(), arm.capabilities());
         run(processAgent("arm", arm));
         JsonNode done = awaitStatus(job, "processed");
         assertThat(done.get("attempt").asInt()).isGreaterThanOrEqualTo(2);

@@ -571,4 +571,25 @@ class RunnerMachineTest {
         assertThat(machine.activeJobs()).isZero();
         assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
     }
+
+    @Test
+    void readyCarriesTheExecutorsCapabilitiesWhenConfigured() {
+        var caps = new dev.baton.protocol.model.RunnerCapabilities("microvm", "qemu-microvm", "tcg");
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withCapabilities(caps), new Random(1));
+        assertThat(sent(connected())).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class,
+                r -> assertThat(r.capabilities()).isEqualTo(caps));
+    }
+
+    @Test
+    void aJobWhoseVmDoesNotBootAfterPrepareIsDeclinedNotFailed() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        received(new ServerMessage.Job(job));
+        in(new Input.Prepared(job.uuid()));
+        // The executor could not boot the VM for the first iteration: nothing started, so the job goes back to the queue.
+        List<Effect> d = in(new Input.PrepareDeclined(job.uuid(), DeclineCode.VM_BOOT_FAILED, "the VM did not boot"));
+        assertThat(sent(d).getFirst()).isEqualTo(new RunnerMessage.Declined(job.uuid(), job.lease(), DeclineCode.VM_BOOT_FAILED,
+                "the VM did not boot"));
+        assertThat(sent(d)).noneMatch(m -> m instanceof RunnerMessage.Failed || m instanceof RunnerMessage.Running);
+    }
 }

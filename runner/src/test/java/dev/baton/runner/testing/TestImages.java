@@ -25,6 +25,11 @@ public final class TestImages {
 
     /** Busybox as one layer, plus the given extra layers (tar.gz). Config: Cmd, Env, no WorkingDir. */
     public static Image busybox(Path layout, List<String> cmd, List<byte[]> extraLayers) throws IOException {
+        return busybox(layout, cmd, extraLayers, null);
+    }
+
+    /** The same with the config's {@code User} (null: none). */
+    public static Image busybox(Path layout, List<String> cmd, List<byte[]> extraLayers, String user) throws IOException {
         TarWriter base = new TarWriter().dir("bin", 0755).file("bin/busybox", 0755, Files.readAllBytes(BUSYBOX))
                 .dir("etc", 0755).file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nbench:x:1000:1000::/home:/bin/sh\n")
                 .file("etc/group", "root:x:0:\nbench:x:1000:\n").dir("tmp", 01777).dir("proc", 0555).dir("sys", 0555)
@@ -33,12 +38,16 @@ public final class TestImages {
         List<byte[]> layers = new java.util.ArrayList<>();
         layers.add(base.tarGz());
         layers.addAll(extraLayers);
-        return write(layout, cmd, layers);
+        return write(layout, cmd, layers, user);
     }
 
     public record Image(Path layout, ImageDigest digest, List<String> layerDigests) {}
 
     public static Image write(Path layout, List<String> cmd, List<byte[]> layers) throws IOException {
+        return write(layout, cmd, layers, null);
+    }
+
+    public static Image write(Path layout, List<String> cmd, List<byte[]> layers, String user) throws IOException {
         Files.createDirectories(layout.resolve("blobs/sha256"));
         ObjectNode manifest = JSON.createObjectNode();
         manifest.put("schemaVersion", 2).put("mediaType", "application/vnd.oci.image.manifest.v1+json");
@@ -48,6 +57,7 @@ public final class TestImages {
         ArrayNode cmdNode = c.putArray("Cmd");
         cmd.forEach(cmdNode::add);
         c.putArray("Env").add("PATH=/bin").add("IMAGE_VAR=from-image");
+        if (user != null) c.put("User", user);
         config.putObject("rootfs").put("type", "layers").putArray("diff_ids");
         byte[] configBytes = JSON.writeValueAsBytes(config);
         manifest.putObject("config").put("mediaType", "application/vnd.oci.image.config.v1+json")

@@ -1,6 +1,7 @@
 package dev.baton.server.api;
 
-import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.auth.AccessControl;
+import dev.baton.server.auth.SubmissionLimiter;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.dispatch.JobQueue;
 import dev.baton.server.registry.Images;
@@ -13,7 +14,7 @@ import java.time.Instant;
 import java.util.function.Supplier;
 
 /**
- * What the management routes share: the store, the clock, the admin guard, the body bound, where
+ * What the management routes share: the store, the clock, access control and the submission limit, the body bound, where
  * dispatch hears about new and canceled jobs, job output, and the server's public URL (known only
  * once the port is bound, hence a supplier), what dispatch says about queued jobs, and the
  * project registries' images (to refuse a run whose image does not exist).
@@ -21,7 +22,8 @@ import java.util.function.Supplier;
 public record ApiContext(
         Store store,
         Clock clock,
-        AdminAuth admin,
+        AccessControl access,
+        SubmissionLimiter submissions,
         long requestBodyMaxBytes,
         JobEvents jobEvents,
         OutputStore outputs,

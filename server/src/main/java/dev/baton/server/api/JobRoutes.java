@@ -2,6 +2,8 @@ package dev.baton.server.api;
 
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.job.JobStatus;
+import dev.baton.server.auth.Principal;
+import dev.baton.server.auth.Role;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -13,6 +15,7 @@ import dev.baton.server.store.Transition;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.List;
+import java.time.Instant;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,11 +39,10 @@ public final class JobRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        var guard = api.admin();
-        config.routes.get("/v0/projects/{project}/jobs", guard.guard(this::list));
-        config.routes.get("/v0/projects/{project}/jobs/{job}", guard.guard(this::get));
-        config.routes.post("/v0/projects/{project}/jobs/{job}/cancel", guard.guard(this::cancel));
-        config.routes.get("/v0/projects/{project}/reports/{report}", guard.guard(this::report));
+        config.routes.get("/v0/projects/{project}/jobs", this::list);
+        config.routes.get("/v0/projects/{project}/jobs/{job}", this::get);
+        config.routes.post("/v0/projects/{project}/jobs/{job}/cancel", this::cancel);
+        config.routes.get("/v0/projects/{project}/reports/{report}", this::report);
     }
 
     /** A report with its merged results, its iterations, its adapter error and its job (null for a direct run). */
@@ -88,7 +90,9 @@ public final class JobRoutes implements RouteModule {
     private void cancel(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         Job before = find.job(project, ctx.pathParam("job"));
-        Transition t = api.store().cancel(before.uuid(), null, "canceled by user", api.now());
+        requireCancelable(ctx, project, before);
+        Instant at = api.now();
+        Transition t = api.store().cancel(before.uuid(), null, "canceled by user", at, api.jobEvents().cancelDeadline(at));
         switch (t.result()) {
             case APPLIED -> {
                 try {
@@ -103,6 +107,18 @@ public final class JobRoutes implements RouteModule {
                 JobStatus now = t.job() == null ? before.status() : t.job().status();
                 throw ApiException.conflict("job_not_cancelable", "job is " + now.wireName() + "; only pending, claimed or running jobs can be canceled");
             }
+        }
+    }
+
+    /** A submitter cancels only the jobs its user submitted; a maintainer (or the admin) any job of the project. */
+    private void requireCancelable(Context ctx, Project project, Job job) {
+        Principal who = api.access().authenticate(ctx);
+        if (!(who instanceof Principal.TokenHolder holder)) return;
+        Role role = holder.roleOn(project).orElseThrow();
+        if (role.includes(Role.MAINTAINER)) return;
+        boolean own = api.store().access().jobSubmitter(job.id()).map(user -> user == holder.user().id()).orElse(false);
+        if (!own) {
+            throw new ApiException(403, "forbidden", "a submitter cancels only the jobs its user submitted; canceling others' jobs needs role maintainer");
         }
     }
 

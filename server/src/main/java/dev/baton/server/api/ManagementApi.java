@@ -19,6 +19,8 @@ public final class ManagementApi implements RouteModule, AutoCloseable {
                 runs,
                 schedules,
                 new JobRoutes(api),
+                new AccessRoutes(api),
+                new MemberRoutes(api),
                 new OpenApiRoutes());
     }
 

@@ -3,6 +3,8 @@ package dev.baton.server.api;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
+import dev.baton.server.auth.AccessControl;
+import dev.baton.server.auth.Principal;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -13,7 +15,7 @@ import io.javalin.http.Context;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Organizations (with the plan tier that sets job priority) and their projects; admin token. */
+/** Organizations (with the plan tier that sets job priority) and their projects; who may call what: auth.RouteTable. */
 public final class OrganizationRoutes implements RouteModule {
     private final ApiContext api;
     private final Lookups find;
@@ -31,14 +33,13 @@ public final class OrganizationRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        var guard = api.admin();
-        config.routes.post("/v0/organizations", guard.guard(this::createOrganization));
-        config.routes.get("/v0/organizations", guard.guard(this::listOrganizations));
-        config.routes.get("/v0/organizations/{organization}", guard.guard(this::getOrganization));
-        config.routes.patch("/v0/organizations/{organization}", guard.guard(this::updateOrganization));
-        config.routes.post("/v0/projects", guard.guard(this::createProject));
-        config.routes.get("/v0/projects", guard.guard(this::listProjects));
-        config.routes.get("/v0/projects/{project}", guard.guard(this::getProject));
+        config.routes.post("/v0/organizations", this::createOrganization);
+        config.routes.get("/v0/organizations", this::listOrganizations);
+        config.routes.get("/v0/organizations/{organization}", this::getOrganization);
+        config.routes.patch("/v0/organizations/{organization}", this::updateOrganization);
+        config.routes.post("/v0/projects", this::createProject);
+        config.routes.get("/v0/projects", this::listProjects);
+        config.routes.get("/v0/projects/{project}", this::getProject);
     }
 
     private void createOrganization(Context ctx) {
@@ -50,8 +51,12 @@ public final class OrganizationRoutes implements RouteModule {
         Json.write(ctx, 201, OrganizationView.of(org));
     }
 
+    /** The organizations the caller has a role on (all of them for the admin token). */
     private void listOrganizations(Context ctx) {
-        Json.write(ctx, 200, api.store().listOrganizations().stream().map(OrganizationView::of).toList());
+        Principal who = api.access().authenticate(ctx);
+        Json.write(ctx, 200, api.store().listOrganizations().stream()
+                .filter(o -> AccessControl.roleOn(who, o).isPresent())
+                .map(OrganizationView::of).toList());
     }
 
     private void getOrganization(Context ctx) {
@@ -80,7 +85,9 @@ public final class OrganizationRoutes implements RouteModule {
     private void listProjects(Context ctx) {
         Map<Long, Organization> orgs = new HashMap<>();
         for (Organization o : api.store().listOrganizations()) orgs.put(o.id(), o);
+        Principal who = api.access().authenticate(ctx);
         Json.write(ctx, 200, api.store().listProjects().stream()
+                .filter(p -> AccessControl.roleOn(who, p).isPresent())
                 .map(p -> ProjectView.of(p, orgs.containsKey(p.organizationId()) ? orgs.get(p.organizationId()).uuid() : null))
                 .toList());
     }

@@ -1,7 +1,11 @@
 package dev.baton.server.api;
 
 import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.id.ResourceId;
 import dev.baton.server.adapter.Adapters;
+import dev.baton.server.auth.AccessControl;
+import dev.baton.server.auth.Principal;
+import dev.baton.server.auth.Role;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
@@ -36,11 +40,24 @@ public final class RunRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/run", api.admin().guard(this::run));
+        config.routes.post("/v0/run", this::run);
     }
 
     private void run(Context ctx) {
-        Json.write(ctx, 201, submit(api.body(ctx, RunRequest.class), ctx.ip()));
+        RunRequest request = api.body(ctx, RunRequest.class);
+        // The project is checked before anything else is looked at, so that a token learns nothing about others' projects.
+        Principal who = api.access().authenticate(ctx);
+        if (who instanceof Principal.TokenHolder && request.project() != null && !request.project().isBlank()) {
+            api.store().findProject(ResourceId.of(request.project()))
+                    .ifPresent(p -> AccessControl.requireProject(who, p, Role.SUBMITTER, request.project()));
+        }
+        ValidRun run = validator.validate(request);
+        // A project that appeared between the check and validation is checked again on what validation resolved.
+        AccessControl.requireProject(who, run.project(), Role.SUBMITTER, request.project());
+        // Only runs that would be stored count against the token's limit; a refused one changes nothing.
+        api.submissions().acquire(who, ctx);
+        NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
+        Json.write(ctx, 201, submit(run, ctx.ip(), submitter));
     }
 
     /** Checks a run body without submitting it (a schedule checks its run when it is created). */
@@ -49,11 +66,15 @@ public final class RunRoutes implements RouteModule {
     }
 
     /**
-     * Validates and submits one run, as {@code POST /v0/run} does; {@code origin} is recorded on the
-     * job as where it came from (the client's address, or a schedule).
+     * Validates and submits one run of a schedule (only the admin creates schedules, so the run has
+     * no submitting user); {@code origin} is recorded on the job as where it came from.
      */
     RunView submit(RunRequest request, String origin) {
-        ValidRun run = validator.validate(request);
+        return submit(validator.validate(request), origin, null);
+    }
+
+    /** Stores one validated run, as {@code POST /v0/run} does, and tells dispatch about its job. */
+    private RunView submit(ValidRun run, String origin, NewJob.Submitter submitter) {
         Instant now = api.now();
         switch (run) {
             case ValidRun.Direct d -> {
@@ -68,7 +89,7 @@ public final class RunRoutes implements RouteModule {
                         r.timeout(), r.filePaths(), r.iterations());
                 Job job = api.store().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
-                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout()),
+                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter),
                         org.id(), now);
                 try {
                     api.jobEvents().jobSubmitted(job);

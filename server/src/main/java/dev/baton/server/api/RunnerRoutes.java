@@ -14,7 +14,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.List;
 
-/** Runner management and runner–spec association (seed 001, server scoped, admin token). */
+/** Runner management and runner–spec association (seed 001, server scoped; who may call what: auth.RouteTable). */
 public final class RunnerRoutes implements RouteModule {
     private final ApiContext api;
     private final Lookups find;
@@ -32,15 +32,14 @@ public final class RunnerRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        var guard = api.admin();
-        config.routes.post("/v0/runners", guard.guard(this::create));
-        config.routes.get("/v0/runners", guard.guard(this::list));
-        config.routes.get("/v0/runners/{runner}", guard.guard(this::get));
-        config.routes.patch("/v0/runners/{runner}", guard.guard(this::update));
-        config.routes.post("/v0/runners/{runner}/token", guard.guard(this::rotate));
-        config.routes.get("/v0/runners/{runner}/specs", guard.guard(this::listSpecs));
-        config.routes.post("/v0/runners/{runner}/specs", guard.guard(this::addSpec));
-        config.routes.delete("/v0/runners/{runner}/specs/{spec}", guard.guard(this::removeSpec));
+        config.routes.post("/v0/runners", this::create);
+        config.routes.get("/v0/runners", this::list);
+        config.routes.get("/v0/runners/{runner}", this::get);
+        config.routes.patch("/v0/runners/{runner}", this::update);
+        config.routes.post("/v0/runners/{runner}/token", this::rotate);
+        config.routes.get("/v0/runners/{runner}/specs", this::listSpecs);
+        config.routes.post("/v0/runners/{runner}/specs", this::addSpec);
+        config.routes.delete("/v0/runners/{runner}/specs/{spec}", this::removeSpec);
     }
 
     private void create(Context ctx) {

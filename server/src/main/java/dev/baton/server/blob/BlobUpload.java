@@ -5,8 +5,8 @@ import java.io.InputStream;
 
 /**
  * One blob being written. Chunks are appended in order; the running hash is kept so that the
- * final verification does not read the content again. Not thread-safe: the registry serializes
- * access to one upload.
+ * final verification does not read the content again. Not thread-safe: one object serves one
+ * request; the registry settles requests racing on one upload session in the store.
  */
 public interface BlobUpload {
 

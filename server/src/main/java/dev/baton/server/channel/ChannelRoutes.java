@@ -115,6 +115,14 @@ public final class ChannelRoutes implements RouteModule {
             dispatcher.forget(old);
             old.close(RunnerSession.CLOSE_REPLACED, "replaced by a newer connection of this runner");
         });
+        try {
+            lifecycle.connectionOpened(session);
+        } catch (RuntimeException e) {
+            // The store is unreachable: the runner cannot be served; it reconnects (perhaps to another node).
+            LOG.warn("could not record runner {} on this node: {}", runner.slug(), e.toString());
+            session.close(1011, "the server cannot reach its database");
+            return;
+        }
         LOG.info("runner {} connected from {}", runner.slug(), remote);
         session.send(welcome(runner));
     }
@@ -165,6 +173,11 @@ public final class ChannelRoutes implements RouteModule {
         }
         int slots = r.slots() == null ? 1 : r.slots();
         if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
+        if (r.capabilities() != null && session.report(r.capabilities().bounded())) {
+            var c = session.capabilities().orElseThrow();
+            LOG.info("runner {} runs jobs with executor {}{}", session.runner().slug(), c.executor(),
+                    c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")");
+        }
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
         if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
         return null;

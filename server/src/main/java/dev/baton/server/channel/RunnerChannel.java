@@ -3,7 +3,9 @@ package dev.baton.server.channel;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
-import dev.baton.server.auth.AdminAuth;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.cluster.ClusterBus;
+import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.ActiveJob;
 import dev.baton.server.dispatch.ActiveJobs;
@@ -29,6 +31,7 @@ import io.javalin.http.Handler;
 import dev.baton.server.token.PullTokens;
 import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -64,23 +67,40 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final Changes changes = new Changes();
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());
+    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("baton-deadline-sweep").daemon().factory());
+    /** How often every node sweeps the store's deadlines and offers pending work to its waiting runners, whatever it heard. */
+    private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
+    private final ClusterBus bus;
+    private final Clock clock;
+    private final ClusterGauges clusterGauges;
 
     public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
+        this(store, config, clock, pullTokens, outputs, metrics, ClusterBus.open(config.databaseUrl(), config.dataDir(), config.nodeId()));
+    }
+
+    /** With this node's {@code bus} to the others (LISTEN/NOTIFY on PostgreSQL, {@link ClusterBus#LOCAL} on SQLite). */
+    public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics,
+            ClusterBus bus) {
         this.store = store;
         this.config = config;
         this.outputs = outputs;
+        this.bus = bus;
+        this.clock = clock;
         this.deadlines = new Deadlines(clock);
         this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout(), changes);
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                LifecycleSettings.of(config), logs, explainer, changes);
+                LifecycleSettings.of(config), logs, explainer, bus, changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
+        this.clusterGauges = new ClusterGauges(store, config.nodeId(), config.nodeTimeout(), clock);
+        clusterGauges.register(metrics);
         metrics.pendingByReason(java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
                 .map(dev.baton.server.dispatch.PendingReason.Code::wireName).toList(), explainer::pendingByReason);
     }
@@ -101,18 +121,18 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     }
 
     /** Admin routes that talk to connected runners: drain, update, and per-organization usage. */
-    public RouteModule controlRoutes(AdminAuth admin) {
-        return new RunnerControlRoutes(store, sessions, admin);
+    public RouteModule controlRoutes() {
+        return new RunnerControlRoutes(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout());
     }
 
     /** {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails, whole logs from stored output. */
-    public RouteModule logRoutes(AdminAuth admin) {
-        return new LogRoutes(store, outputs, logs, admin);
+    public RouteModule logRoutes() {
+        return new LogRoutes(store, outputs, logs);
     }
 
-    /** The job log handler of {@link #logRoutes} without its admin check, for the console (it checks its own sign-in first). */
+    /** The job log handler of {@link #logRoutes} for the console, which checks its own sign-in first (the /v0 route is guarded by AccessControl in front of it). */
     public Handler logStream() {
-        return new LogRoutes(store, outputs, logs, null).unguarded();
+        return new LogRoutes(store, outputs, logs).unguarded();
     }
 
     @Override
@@ -120,6 +140,33 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         changes.job(job.uuid());
         lifecycle.queued(job);
         dispatcher.jobPending(job.specId());
+        bus.publish(new ClusterEvent.Pending(job.specId()));
+    }
+
+    @Override
+    public Instant cancelDeadline(Instant now) {
+        return now.plus(config.cancelDeadline());
+    }
+
+    /** What another node told this one: on a virtual thread, so that the listener keeps listening. */
+    private void onClusterEvent(ClusterEvent event) {
+        Thread.ofVirtual().name("baton-cluster-event").start(() -> {
+            try {
+                switch (event) {
+                    case ClusterEvent.Pending p -> dispatcher.jobPending(p.specId());
+                    case ClusterEvent.Finished f -> dispatcher.jobFinished();
+                    case ClusterEvent.AttemptEnded e -> lifecycle.attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
+                    case ClusterEvent.CancelRunner c -> lifecycle.runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
+                    case ClusterEvent.ToRunner t -> sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
+                    case ClusterEvent.Resync r -> {
+                        lifecycle.sweepQuietly();
+                        dispatcher.jobFinished();
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("handling {} from another node failed: {}", event, e.toString());
+            }
+        });
     }
 
     @Override
@@ -139,23 +186,62 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return sessions;
     }
 
-    /** Fires due deadlines now: tests advance their clock and call this instead of waiting. */
+    /**
+     * Fires this node's due timers, then sweeps the store's deadlines: tests advance their clock
+     * and call this instead of waiting. Returns how many timers fired plus how many jobs the sweep acted on.
+     */
     public int runDueDeadlines() {
-        return deadlines.runDue();
+        return deadlines.runDue() + sweepDeadlines();
     }
 
-    /** Writes batched heartbeats now (also done every heartbeat_flush_interval). */
+    /** Detaches the runners the store records on this node that have no channel here (part of the fallback sweep). */
+    public int detachStrayRunners() {
+        return lifecycle.detachStrayRunners();
+    }
+
+    /** Sweeps the store's due deadlines now; returns how many jobs this node acted on. */
+    public int sweepDeadlines() {
+        return lifecycle.sweep();
+    }
+
+    /** Writes batched heartbeats and this node's own now (also done every heartbeat_flush_interval). */
     public void flushHeartbeats() {
-        liveness.flush(store);
+        if (!liveness.flush(store, config.nodeId(), clock.instant())) lifecycle.rejoin();
     }
 
-    /** Recovers in-flight work from the store, then starts the deadline loop, the read timer and heartbeat flushing. */
+    /**
+     * Registers this node and processes what a restart left unprocessed, then starts the deadline
+     * loop, the read timer, heartbeat flushing, the cluster listener and the fallback sweep.
+     */
     public void start() {
         lifecycle.recover();
+        bus.start(this::onClusterEvent);
         readTimer.start();
         deadlines.start();
         long every = Math.max(10, config.heartbeatFlushInterval().toMillis());
         flusher.scheduleWithFixedDelay(this::flushQuietly, every, every, TimeUnit.MILLISECONDS);
+        // The fallback: a lost notification or a back-off that ended on another node delays work by this much at most.
+        long sweep = SWEEP_INTERVAL.toMillis();
+        sweeper.scheduleWithFixedDelay(this::fallbackSweep, sweep, sweep, TimeUnit.MILLISECONDS);
+    }
+
+    private void fallbackSweep() {
+        lifecycle.sweepQuietly();
+        try {
+            if (++fallbackSweeps % STRAY_CHECK_EVERY == 0) lifecycle.detachStrayRunners();
+            dispatcher.jobFinished();
+        } catch (RuntimeException e) {
+            LOG.warn("fallback dispatch failed; the next one retries: {}", e.toString());
+        }
+    }
+
+    /** Every this many fallback sweeps, runners recorded here without a channel here are detached. */
+    private static final int STRAY_CHECK_EVERY = 10;
+    private int fallbackSweeps;
+
+    /** This node's id among the nodes sharing the database. */
+    public String nodeId() {
+        return config.nodeId();
     }
 
     private void flushQuietly() {
@@ -182,10 +268,25 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     @Override
     public void close() {
         sessions.shutdown(SHUTDOWN_WAIT); // no-op when beforeHttpStop ran
+        sweeper.shutdownNow();
+        flusher.shutdownNow();
+        flushQuietly();
         lifecycle.shutdown();
         logs.close();
         deadlines.close();
+        bus.close();
+    }
+
+    /**
+     * A crash, for tests of node loss in one process: timers, sweeps, heartbeats and the cluster
+     * listener stop at once and nothing is written (no flush, no stop mark), as if the process
+     * had been killed. Channels are left to the caller to cut.
+     */
+    public void halt() {
+        sweeper.shutdownNow();
         flusher.shutdownNow();
-        flushQuietly();
+        deadlines.close();
+        bus.close();
+        lifecycle.halt();
     }
 }

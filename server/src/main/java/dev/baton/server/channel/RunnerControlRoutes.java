@@ -3,7 +3,10 @@ package dev.baton.server.channel;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
-import dev.baton.server.auth.AdminAuth;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.cluster.ClusterBus;
+import dev.baton.server.cluster.ClusterEvent;
+import dev.baton.server.store.Node;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -12,6 +15,11 @@ import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -23,21 +31,33 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
  *   <li>{@code GET /v0/organizations/{organization}/usage}
+ *   <li>{@code GET /v0/runners/{runner}/capabilities}: what the connected runner reported with {@code ready}
+ *   <li>{@code GET /v0/nodes}: the server nodes sharing the database (docs/operations.md)
  * </ul>
- * A directive for a runner that is not connected is refused (409), not queued: the runner's own
- * state after a reconnect is its own.
+ * Who may call them is decided by AccessControl (admin; usage: the organization's owners). A
+ * directive for a runner that is not connected is refused (409), not queued: the runner's own
+ * state after a reconnect is its own. A runner connected to another live node gets it through
+ * that node (the cluster bus); the answer then names the node.
  */
 final class RunnerControlRoutes implements RouteModule {
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    static final int MAX_VERSION = 128;
+    static final int MAX_URL = 2048;
 
     private final Store store;
     private final Sessions sessions;
-    private final AdminAuth admin;
+    private final ClusterBus bus;
+    private final String nodeId;
+    private final Clock clock;
+    private final Duration nodeTimeout;
 
-    RunnerControlRoutes(Store store, Sessions sessions, AdminAuth admin) {
+    RunnerControlRoutes(Store store, Sessions sessions, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
         this.store = store;
         this.sessions = sessions;
-        this.admin = admin;
+        this.bus = bus;
+        this.nodeId = nodeId;
+        this.clock = clock;
+        this.nodeTimeout = nodeTimeout;
     }
 
     record DrainRequest(String state) {}
@@ -46,9 +66,36 @@ final class RunnerControlRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/runners/{runner}/drain", admin.guard(this::drain));
-        config.routes.post("/v0/runners/{runner}/update", admin.guard(this::update));
-        config.routes.get("/v0/organizations/{organization}/usage", admin.guard(this::usage));
+        config.routes.post("/v0/runners/{runner}/drain", this::drain);
+        config.routes.post("/v0/runners/{runner}/update", this::update);
+        config.routes.get("/v0/organizations/{organization}/usage", this::usage);
+        config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities);
+        config.routes.get("/v0/nodes", this::nodes);
+    }
+
+    /**
+     * Known only while the runner is connected to this node, and only once it said {@code ready}
+     * with capabilities (older runners do not): 409 {@code runner_not_connected} otherwise, as for
+     * the directives; {@code capabilities} is null from a runner that sent none.
+     */
+    private void capabilities(Context ctx) {
+        Connected c = connected(ctx);
+        var body = new java.util.LinkedHashMap<String, Object>();
+        body.put("runner", c.runner().uuid().toString());
+        body.put("capabilities", c.session().capabilities().orElse(null));
+        Json.write(ctx, 200, body);
+    }
+
+    private record Connected(Runner runner, RunnerSession session) {}
+
+    /** The path's runner and its open session on this node: 404 {@code runner_not_found}, 409 {@code runner_not_connected}. */
+    private Connected connected(Context ctx) {
+        String ref = ctx.pathParam("runner");
+        Runner runner = store.findRunner(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
+        RunnerSession session = sessions.of(runner.id())
+                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+        return new Connected(runner, session);
     }
 
     private void drain(Context ctx) {
@@ -66,6 +113,9 @@ final class RunnerControlRoutes implements RouteModule {
     private void update(Context ctx) {
         UpdateRequest body = Json.decode(Json.readBody(ctx, 16 * 1024), UpdateRequest.class);
         if (body.version() == null || body.version().isBlank()) throw ApiException.missingField("version");
+        // Bounded so that the directive fits a cluster notification (PostgreSQL NOTIFY carries < 8000 bytes).
+        if (body.version().length() > MAX_VERSION) throw ApiException.invalidField("version", "version must be at most " + MAX_VERSION + " characters");
+        if (body.url() != null && body.url().length() > MAX_URL) throw ApiException.invalidField("url", "url must be at most " + MAX_URL + " characters");
         if (body.url() == null || !(body.url().startsWith("https://") || body.url().startsWith("http://"))) {
             throw ApiException.invalidField("url", "url must be an http(s) URL");
         }
@@ -79,10 +129,40 @@ final class RunnerControlRoutes implements RouteModule {
         String ref = ctx.pathParam("runner");
         Runner runner = store.findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
-        RunnerSession session = sessions.of(runner.id())
+        var session = sessions.of(runner.id());
+        if (session.isPresent()) {
+            session.get().send(message);
+            Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", nodeId));
+            return;
+        }
+        String elsewhere = store.runnerNode(runner.id()).filter(this::alive)
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
-        session.send(message);
-        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString()));
+        bus.publish(new ClusterEvent.ToRunner(runner.id(), Wire.encode(message)));
+        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", elsewhere));
+    }
+
+    private boolean alive(String node) {
+        Instant since = clock.instant().minus(nodeTimeout);
+        return store.nodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
+    }
+
+    /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */
+    private void nodes(Context ctx) {
+        Instant since = clock.instant().minus(nodeTimeout);
+        List<Map<String, Object>> nodes = store.nodes().stream().map(n -> view(n, since)).toList();
+        Json.write(ctx, 200, Map.of("nodes", nodes, "self", nodeId));
+    }
+
+    private static Map<String, Object> view(Node n, Instant aliveSince) {
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("id", n.id());
+        v.put("alive", n.stopped() == null && !n.lastHeartbeat().isBefore(aliveSince));
+        v.put("started", n.started().toString());
+        v.put("last_heartbeat", n.lastHeartbeat().toString());
+        v.put("stopped", n.stopped() == null ? null : n.stopped().toString());
+        v.put("runners", n.runners());
+        v.put("in_flight", n.inFlight());
+        return v;
     }
 
     private void usage(Context ctx) {

@@ -2,6 +2,7 @@ package dev.baton.server.channel;
 
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Runner;
 import io.javalin.websocket.WsContext;
@@ -33,6 +34,7 @@ public final class RunnerSession {
     private final Instant connected;
     /** The last drain directive sent on this channel (the console shows it); RUNNING until one is. */
     private volatile DrainState drainState = DrainState.RUNNING;
+    private volatile RunnerCapabilities capabilities;
 
     RunnerSession(Runner runner, WsContext ws, Instant connected) {
         this.connected = connected;
@@ -67,6 +69,18 @@ public final class RunnerSession {
 
     void touch(Instant now) {
         lastValidMessage = now;
+    }
+
+    /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
+    public java.util.Optional<RunnerCapabilities> capabilities() {
+        return java.util.Optional.ofNullable(capabilities);
+    }
+
+    /** Records what a {@code ready} reported; true when it differs from what was known (worth a log line). */
+    boolean report(RunnerCapabilities reported) {
+        if (reported == null || reported.equals(capabilities)) return false;
+        capabilities = reported;
+        return true;
     }
 
     public boolean isOpen() {

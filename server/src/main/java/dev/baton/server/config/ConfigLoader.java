@@ -27,7 +27,11 @@ public final class ConfigLoader {
     public static final List<String> KEYS = List.of(
             "host", "port", "data_dir", "database_url", "public_url", "request_body_max_bytes", "registry_max_body_bytes",
             "admin_token", "heartbeat_timeout", "acceptance_timeout", "job_timeout_grace", "cancel_deadline",
-            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval");
+            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval", "node_id", "node_timeout",
+            "token_submissions_per_minute", "audit_retention",
+            // Blob storage (BlobSettings), in its order.
+            "blob_store", "blob_dir", "s3_endpoint", "s3_region", "s3_bucket", "s3_prefix", "s3_access_key_id",
+            "s3_secret_access_key", "s3_path_style", "s3_part_size");
 
     private ConfigLoader() {}
 
@@ -113,10 +117,70 @@ public final class ConfigLoader {
                 duration(v, "default_poll_timeout", d.defaultPollTimeout()),
                 duration(v, "pull_token_ttl", d.pullTokenTtl()),
                 v.containsKey("max_requeues") ? (int) number(v.get("max_requeues"), 0, 1000) : d.maxRequeues(),
-                duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()));
+                duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()),
+                v.containsKey("node_id") ? nodeId(v.get("node_id")) : d.nodeId(),
+                duration(v, "node_timeout", d.nodeTimeout()),
+                v.containsKey("token_submissions_per_minute") ? (int) number(v.get("token_submissions_per_minute"), 0, 1_000_000)
+                        : d.tokenSubmissionsPerMinute(),
+                duration(v, "audit_retention", d.auditRetention()),
+                blobs(v));
+    }
+
+    private static BlobSettings blobs(Map<String, Value> v) {
+        BlobSettings d = BlobSettings.directoryDefault();
+        BlobSettings.Kind kind = d.blobStore();
+        if (v.containsKey("blob_store")) {
+            kind = switch (text(v.get("blob_store")).toLowerCase(Locale.ROOT)) {
+                case "directory" -> BlobSettings.Kind.DIRECTORY;
+                case "s3" -> BlobSettings.Kind.S3;
+                default -> throw new ConfigException(v.get("blob_store").source() + " must be 'directory' or 's3', got '"
+                        + v.get("blob_store").text() + "'");
+            };
+        }
+        String bucket = v.containsKey("s3_bucket") ? text(v.get("s3_bucket")) : null;
+        if (kind == BlobSettings.Kind.S3 && bucket == null) {
+            throw new ConfigException("blob_store s3 needs s3_bucket (BATON_S3_BUCKET, --s3-bucket)");
+        }
+        String keyId = v.containsKey("s3_access_key_id") ? text(v.get("s3_access_key_id")) : null;
+        String secret = v.containsKey("s3_secret_access_key") ? text(v.get("s3_secret_access_key")) : null;
+        if ((keyId == null) != (secret == null)) {
+            throw new ConfigException("s3_access_key_id and s3_secret_access_key go together (or neither, for the AWS default chain)");
+        }
+        boolean pathStyle = d.s3PathStyle();
+        if (v.containsKey("s3_path_style")) {
+            pathStyle = switch (text(v.get("s3_path_style")).toLowerCase(Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new ConfigException(v.get("s3_path_style").source() + " must be true or false");
+            };
+        }
+        return new BlobSettings(kind,
+                v.containsKey("blob_dir") ? Path.of(text(v.get("blob_dir"))) : d.blobDir(),
+                v.containsKey("s3_endpoint") ? url(v.get("s3_endpoint")) : d.s3Endpoint(),
+                v.containsKey("s3_region") ? text(v.get("s3_region")) : d.s3Region(),
+                bucket,
+                v.containsKey("s3_prefix") ? v.get("s3_prefix").text().strip() : d.s3Prefix(),
+                keyId,
+                secret,
+                pathStyle,
+                v.containsKey("s3_part_size") ? partSize(v.get("s3_part_size")) : d.s3PartSize());
+    }
+
+    private static long partSize(Value v) {
+        long n = size(v, BlobSettings.MIN_PART_SIZE);
+        if (n > BlobSettings.MAX_PART_SIZE) throw new ConfigException(v.source() + " must be at most 512MiB (one part is held in memory)");
+        return n;
     }
 
     private record Value(String text, String source) {}
+
+    private static String nodeId(Value v) {
+        String id = text(v);
+        if (!dev.baton.server.cluster.NodeIds.VALID.matcher(id).matches()) {
+            throw new ConfigException(v.source() + " must be 1-63 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
+        }
+        return id;
+    }
 
     private static String text(Value v) {
         String t = v.text().strip();

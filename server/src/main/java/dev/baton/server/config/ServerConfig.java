@@ -23,6 +23,11 @@ import java.time.Duration;
  * @param pullTokenTtl           lifetime of the OCI pull token handed out with a job
  * @param maxRequeues            returns to the queue before start allowed, then the job fails
  * @param heartbeatFlushInterval how often in-memory liveness is written to the database
+ * @param nodeId                 this server's name among the nodes sharing the database (default {@code <hostname>-<pid>})
+ * @param nodeTimeout            a node that has not heartbeaten for this long is dead: the others take over its runners' jobs
+ * @param tokenSubmissionsPerMinute runs one API token may submit a minute (0: no limit; the admin token is never limited)
+ * @param auditRetention         how long audit events are kept
+ * @param blobs                  where blobs, registry metadata and job output are stored
  */
 public record ServerConfig(
         String host,
@@ -40,7 +45,33 @@ public record ServerConfig(
         Duration defaultPollTimeout,
         Duration pullTokenTtl,
         int maxRequeues,
-        Duration heartbeatFlushInterval) {
+        Duration heartbeatFlushInterval,
+        String nodeId,
+        Duration nodeTimeout,
+        int tokenSubmissionsPerMinute,
+        Duration auditRetention,
+        BlobSettings blobs) {
+
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
+    public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
+    public static final Duration DEFAULT_AUDIT_RETENTION = Duration.ofDays(365);
+
+    /** The settings before nodes (issue 14), access control (issue 20) and blob storage, with their defaults. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
+            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
+            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval) {
+        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
+                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
+                dev.baton.server.cluster.NodeIds.defaultId(), DEFAULT_NODE_TIMEOUT, DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE,
+                DEFAULT_AUDIT_RETENTION, BlobSettings.directoryDefault());
+    }
+
+    /** This config as node {@code nodeId} with {@code nodeTimeout}. */
+    public ServerConfig withNode(String nodeId, Duration nodeTimeout) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs);
+    }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7700;
@@ -63,13 +94,25 @@ public record ServerConfig(
                 Duration.ofSeconds(30),
                 Duration.ofMinutes(10),
                 5,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1),
+                dev.baton.server.cluster.NodeIds.defaultId(),
+                DEFAULT_NODE_TIMEOUT,
+                DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE,
+                DEFAULT_AUDIT_RETENTION,
+                BlobSettings.directoryDefault());
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
     public ServerConfig withListen(String host, int port) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval);
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs);
+    }
+
+    /** This config with another submission limit per API token (0: none). */
+    public ServerConfig withTokenSubmissionsPerMinute(int perMinute) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs);
     }
 }

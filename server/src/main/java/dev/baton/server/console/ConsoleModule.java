@@ -74,8 +74,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     @Override
     public void addRoutes(JavalinConfig config) {
         var r = config.routes;
-        r.get("/", ctx -> ctx.redirect("/console/runners", HttpStatus.SEE_OTHER));
-        r.get("/console", ctx -> ctx.redirect("/console/runners", HttpStatus.SEE_OTHER));
+        r.get("/", ctx -> ctx.redirect(home(ctx), HttpStatus.SEE_OTHER));
+        r.get("/console", ctx -> ctx.redirect(home(ctx), HttpStatus.SEE_OTHER));
         r.get("/console/sign-in", this::signInPage);
         r.post("/console/sign-in", this::signInSubmit);
         r.post("/console/sign-out", action((ctx, viewer) -> {
@@ -127,7 +127,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private void signInPage(Context ctx) {
         SecurityHeaders.apply(ctx);
         if (viewer(ctx).isPresent()) {
-            ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
+            ctx.redirect(home(ctx), HttpStatus.SEE_OTHER);
             return;
         }
         showSignIn(ctx, 200, null);
@@ -149,7 +149,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             case Outcome.Accepted(Viewer viewer) -> {
                 signIn.signIn(ctx, viewer, secure(ctx));
                 Cookies.set(ctx, Csrf.PRE_SESSION_COOKIE, "", "/console/sign-in", 0, secure(ctx));
-                ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
+                ctx.redirect(viewer.home(), HttpStatus.SEE_OTHER);
             }
             case Outcome.Refused(String why) -> showSignIn(ctx, 401, "Not signed in: " + why + ".");
         }
@@ -157,6 +157,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     private Optional<Viewer> viewer(Context ctx) {
         return signIn.viewer(ctx);
+    }
+
+    /** The first page for this request's viewer (the runners page when nobody is signed in: it asks for a sign-in). */
+    private String home(Context ctx) {
+        return viewer(ctx).map(Viewer::home).orElse("/console/runners");
     }
 
     private boolean secure(Context ctx) {
@@ -313,7 +318,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     // ---- rendering -------------------------------------------------------------------------------
 
     private static Chrome chrome(String title, String section, Viewer viewer) {
-        return new Chrome(title, section, viewer.csrf());
+        return new Chrome(title, section, viewer.csrf(), viewer.admin());
     }
 
     private void message(Context ctx, int status, Viewer viewer, String title, String text) {

@@ -1,16 +1,19 @@
 package dev.baton.server.console;
 
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.auth.AccessControl;
+import dev.baton.server.auth.Authenticator;
+import dev.baton.server.auth.Principal;
 import dev.baton.server.store.Project;
 import io.javalin.http.Context;
 import java.util.Optional;
 
 /**
- * Who is signed in to the console, and the only place that decides it. Today the admin token
- * signs in, checked by the same {@link dev.baton.server.auth.AdminToken#matches} that guards the
- * {@code /v0} routes ({@link AdminAuth}). When users and scoped tokens exist (issue 20), this class
- * switches to their principal and roles; the rest of the console asks only {@link #viewer}.
+ * Who is signed in to the console, and the only place that decides it: the admin token or a user's
+ * API token, checked by the same {@link Authenticator} that guards the {@code /v0} routes, the
+ * registry and the OJS binding, with the token's roles read again on every request (a revoked
+ * token or a removed membership ends the session at once). The rest of the console asks only
+ * {@link #viewer}.
  *
  * <p>The session is the token itself in an HttpOnly, SameSite=Strict cookie: scripts cannot read
  * it, other sites cannot send it, the server stores nothing, and a changed token ends every
@@ -23,15 +26,24 @@ public final class ConsoleSignIn {
     static final int MAX_AGE_SECONDS = 12 * 60 * 60;
 
     /**
-     * A signed-in person: the credential the console acts with (against /v0), the CSRF token of
-     * their forms, and what they may read (the console's reads come from the store, not /v0).
-     * Today every viewer is the admin; a scoped token (issue 20) gets {@code admin} false and
-     * {@link #mayRead} answers from its projects.
+     * A signed-in person: the credential the console acts with (against /v0, which applies its own
+     * role checks), the CSRF token of their forms, and who they are, which decides what they may
+     * read (the console's reads come from the store, not /v0).
      */
-    public record Viewer(String token, String csrf, boolean admin) {
-        /** Whether the viewer may see this project's jobs and registry. */
+    public record Viewer(String token, String csrf, Principal principal) {
+        /** Server-wide pages (runners, specs, the whole queue) are the admin's. */
+        public boolean admin() {
+            return principal instanceof Principal.Admin;
+        }
+
+        /** Whether the viewer may see this project's jobs and registry: any role on it (viewer and up). */
         public boolean mayRead(Project project) {
-            return admin;
+            return AccessControl.roleOn(principal, project).isPresent();
+        }
+
+        /** Where the console starts for this viewer: the runners for the admin, the projects otherwise. */
+        public String home() {
+            return admin() ? "/console/runners" : "/console/projects";
         }
 
         @Override
@@ -47,25 +59,26 @@ public final class ConsoleSignIn {
         record Refused(String why) implements Outcome {}
     }
 
-    private final AdminAuth admin;
+    private final Authenticator authenticator;
 
-    public ConsoleSignIn(AdminAuth admin) {
-        this.admin = admin;
+    public ConsoleSignIn(Authenticator authenticator) {
+        this.authenticator = authenticator;
     }
 
     /** The signed-in viewer of this request, empty when the cookie is missing or no longer valid. */
     Optional<Viewer> viewer(Context ctx) {
         String token = ctx.cookie(COOKIE);
-        if (token == null || !admin.token().matches(token)) return Optional.empty();
-        return Optional.of(new Viewer(token, Csrf.ofSession(token), true));
+        if (token == null) return Optional.empty();
+        return authenticator.authenticate(token).map(p -> new Viewer(token, Csrf.ofSession(token), p));
     }
 
     /** Checks a token typed into the sign-in form, as the /v0 routes would check it as a bearer token. */
     Outcome check(String token) {
         if (token == null || token.isBlank()) return new Outcome.Refused("enter a token");
         String t = token.strip();
-        if (admin.token().matches(t)) return new Outcome.Accepted(new Viewer(t, Csrf.ofSession(t), true));
-        if (t.startsWith(RunnerKey.PREFIX)) return new Outcome.Refused("a runner key cannot sign in; use the admin token");
+        Optional<Principal> principal = authenticator.authenticate(t);
+        if (principal.isPresent()) return new Outcome.Accepted(new Viewer(t, Csrf.ofSession(t), principal.get()));
+        if (t.startsWith(RunnerKey.PREFIX)) return new Outcome.Refused("a runner key cannot sign in; use the admin token or an API token");
         return new Outcome.Refused("that token is not valid");
     }
 

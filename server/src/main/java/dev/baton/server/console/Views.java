@@ -9,7 +9,12 @@ public final class Views {
     private Views() {}
 
     /** The frame of every page: its title, the active section, and the CSRF token for its forms. */
-    public record Chrome(String title, String section, String csrf) {}
+    public record Chrome(String title, String section, String csrf, boolean admin) {
+        /** The sign-in page's chrome: nobody is signed in yet. */
+        public Chrome(String title, String section, String csrf) {
+            this(title, section, csrf, false);
+        }
+    }
 
     /** A link to a job's page. */
     public record JobRef(String project, String job) {

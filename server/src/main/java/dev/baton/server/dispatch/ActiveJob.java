@@ -13,20 +13,26 @@ public final class ActiveJob {
     final JobUuid job;
     final LeaseId lease;
     final long runnerId;
+    /** The attempt number: how other nodes name this attempt (never by its lease). */
+    final int attempt;
     final int timeoutSeconds;
     volatile Instant started;
-    volatile Instant lastSeen;
     volatile int lastBilledMinute;
     /** Set once the job is canceled and the runner was told; the lease stays valid for its {@code canceled}. */
     volatile boolean cancelRequested;
+    /**
+     * Its runner's channel closed or opened since the runner last spoke of it: the store may hold a
+     * lost deadline for it, or another node may have ended it. The next message checks with the store.
+     */
+    volatile boolean reattach;
 
-    ActiveJob(JobUuid job, LeaseId lease, long runnerId, int timeoutSeconds, Instant started, Instant lastSeen, int lastBilledMinute) {
+    ActiveJob(JobUuid job, LeaseId lease, long runnerId, int attempt, int timeoutSeconds, Instant started, int lastBilledMinute) {
         this.job = job;
         this.lease = lease;
         this.runnerId = runnerId;
+        this.attempt = attempt;
         this.timeoutSeconds = timeoutSeconds;
         this.started = started;
-        this.lastSeen = lastSeen;
         this.lastBilledMinute = lastBilledMinute;
     }
 

@@ -26,6 +26,10 @@ public final class ActiveJobs {
         return byJob.values().stream().filter(j -> j.runnerId == runnerId).toList();
     }
 
+    public List<ActiveJob> all() {
+        return List.copyOf(byJob.values());
+    }
+
     public int size() {
         return byJob.size();
     }

@@ -94,7 +94,7 @@ public final class Dispatcher {
         this.acceptanceTimeout = acceptanceTimeout;
     }
 
-    /** What to do when a claimed job's acceptance window closes (set by the lifecycle, which owns requeues). */
+    /** What to do when a claimed job's acceptance window closes (set by the lifecycle, which sweeps the store's deadlines). */
     public interface AcceptanceTimeouts {
         void expired(ActiveJob job);
     }
@@ -240,7 +240,7 @@ public final class Dispatcher {
             }
             while (w.slots > 0 && w.session.isOpen()) {
                 Instant now = clock.instant();
-                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, w.filter);
+                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), w.filter);
                 if (claimed.isEmpty()) {
                     if (!runnersThatDeclined.contains(w.session.runnerId())) exhausted.add(w.specIds);
                     break;
@@ -277,8 +277,9 @@ public final class Dispatcher {
     private Runnable hand(RunnerSession session, Job job, Instant now) {
         Spec spec = store.findSpec(job.specId()).orElseThrow();
         Project project = store.findProject(job.projectId()).orElseThrow();
-        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.timeout(), null, now, 0);
+        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), null, 0);
         active.put(attempt);
+        // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
         deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));
         metrics.claimed();
         String token = pullTokens.issue(session.runner().uuid(), project.uuid(), now);

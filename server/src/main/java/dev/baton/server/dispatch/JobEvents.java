@@ -13,6 +13,14 @@ public interface JobEvents {
     /** A user canceled the job; {@code before} is the job as it was (its runner and lease). */
     void jobCanceled(Job before, Job after);
 
+    /**
+     * When a runner told now to cancel its job must have answered: written with the cancel
+     * (the job's cancel_deadline). Dispatch answers with the configured cancel_deadline.
+     */
+    default java.time.Instant cancelDeadline(java.time.Instant now) {
+        return now.plus(dev.baton.server.store.Store.DEFAULT_CANCEL_DEADLINE);
+    }
+
     JobEvents NONE = new JobEvents() {
         @Override
         public void jobSubmitted(Job job) {}

@@ -12,11 +12,14 @@ import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.channel.Sessions;
+import dev.baton.server.cluster.ClusterBus;
+import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.logs.LiveLogs;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Attempt;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Deadline;
 import dev.baton.server.store.Decline;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
@@ -25,6 +28,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * its runner fails (or is canceled past its hard timeout); a {@code completed} under the current
  * lease overrides a heartbeat-timeout failure. State changes are compare-and-set in the store;
  * memory only caches the current attempts for cheap heartbeats.
+ *
+ * <p>Several nodes (issue 14, docs/decisions/0006-cluster.md): every deadline that changes a job
+ * is a column written with the transition that starts it, and {@link #sweep} acts on the due ones
+ * under a row lock, so exactly one node acts on each; this node's timers only wake the sweep
+ * early. What a sweep decides reaches the runner's node, and wakes idle runners anywhere, over
+ * the {@link ClusterBus}.
  */
 public final class JobLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(JobLifecycle.class);
@@ -55,12 +67,18 @@ public final class JobLifecycle {
     private final LifecycleSettings settings;
     private final LiveLogs logs;
     private final PendingExplainer explainer;
+    private final ClusterBus bus;
+    /** One sweep at a time on this node (other nodes are kept out by the row locks). */
+    private final ReentrantLock sweeping = new ReentrantLock();
     private final Changes changes;
     private volatile boolean shuttingDown;
 
+    /** Jobs one sweep transaction acts on at most, per kind of deadline; a sweep takes batches until none are due. */
+    private static final int SWEEP_BATCH = 100;
+
     public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
             Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings,
-            LiveLogs logs, PendingExplainer explainer, Changes changes) {
+            LiveLogs logs, PendingExplainer explainer, ClusterBus bus, Changes changes) {
         this.changes = changes;
         this.store = store;
         this.active = active;
@@ -74,7 +92,8 @@ public final class JobLifecycle {
         this.settings = settings;
         this.logs = logs;
         this.explainer = explainer;
-        dispatcher.onAcceptanceTimeout(this::acceptanceExpired);
+        this.bus = bus;
+        dispatcher.onAcceptanceTimeout(a -> sweepQuietly());
     }
 
     // ---- runner messages -----------------------------------------------------------------------
@@ -84,7 +103,18 @@ public final class JobLifecycle {
             case Resolution.Current(ActiveJob a) -> {
                 if (a.cancelRequested) yield cancelMessage(a, "canceled");
                 touch(a);
-                if (!a.isRunning()) armAcceptance(a, clock.instant());
+                if (!a.isRunning()) {
+                    Instant until = clock.instant().plus(settings.acceptanceTimeout());
+                    if (!store.extendAcceptance(a.job, a.lease, until)) {
+                        // Not claimed under this lease any more (running already, or ended by another node's sweep).
+                        Job now = store.findJob(a.job).orElse(null);
+                        if (now == null || !now.holds(a.lease) || !now.status().inFlight()) {
+                            forget(a);
+                            yield stale(m, "lease is no longer current");
+                        }
+                    }
+                    wakeAt(DeadlineKeys.accept(a.job), until);
+                }
                 yield new ServerMessage.Ack(m.job());
             }
             case Resolution.Finished(Job j) -> stale(m, "job is " + j.status().wireName());
@@ -108,14 +138,14 @@ public final class JobLifecycle {
         touch(a);
         if (a.isRunning()) return new ServerMessage.Ack(m.job()); // resent running: liveness only
         Instant now = clock.instant();
-        Transition t = store.start(a.job, a.lease, now);
+        Transition t = store.start(a.job, a.lease, now, settings.jobTimeoutGrace());
         switch (t.result()) {
             case APPLIED, DUPLICATE -> {
                 Job job = t.job();
                 recordFingerprint(a, m.fingerprint());
                 a.started = job.started() == null ? now : job.started();
                 deadlines.clear(DeadlineKeys.accept(a.job));
-                armHardTimeout(a);
+                hardTimeoutWake(a);
                 if (t.applied()) {
                     changes.job(a.job);
                     metrics.transition("start");
@@ -186,8 +216,9 @@ public final class JobLifecycle {
                         settings.maxRequeues(), settings.declineBackoff(), clock.instant());
                 yield switch (t.result()) {
                     case APPLIED -> {
+                        forget(a);
                         recordFingerprint(a, m.fingerprint());
-                        afterRequeue(a, t.job());
+                        afterRequeue(t.job());
                         yield new ServerMessage.Ack(m.job());
                     }
                     case CONFLICT -> {
@@ -241,6 +272,7 @@ public final class JobLifecycle {
                 if (hasResults(c.results()) && !results.hasOutput(project, job)) {
                     results.save(project, job, new JobOutput(c.results(), "canceled"));
                 }
+                if (job.status() == JobStatus.CANCELED) store.clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
                 if (!job.status().inFlight()) yield null;
                 yield store.cancel(m.job(), m.lease(), "canceled by the runner", now);
             }
@@ -257,147 +289,335 @@ public final class JobLifecycle {
             if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
         }
         if (attempt != null) finish(attempt, now);
-        else if (t != null && t.applied()) dispatcher.jobFinished();
+        else if (t != null && t.applied()) jobFinished();
         return new ServerMessage.Ack(m.job());
     }
 
     // ---- connections -----------------------------------------------------------------------------
 
     /**
+     * The runner's channel opened on this node: the store records its node (so that if this node
+     * dies, the others know whose jobs to take over), and what this node remembers of its attempts
+     * is checked with the store on their next message (another node may have ended them meanwhile).
+     */
+    public void connectionOpened(RunnerSession session) {
+        store.attachRunner(session.runnerId(), settings.nodeId());
+        for (ActiveJob a : active.ofRunner(session.runnerId())) a.reattach = true;
+    }
+
+    /**
      * The runner's current channel closed. Its attempts get one heartbeat timeout to come back on
-     * a new connection (seed 000's disconnect recovery); then they are lost.
+     * a new connection, on this node or another (seed 000's disconnect recovery): the store holds
+     * that deadline, so it holds even if this node dies.
      */
     public void connectionClosed(RunnerSession session) {
         if (shuttingDown) return;
         changes.runners();
-        Instant since = clock.instant();
+        Instant lostAt = clock.instant().plus(settings.heartbeatTimeout());
+        try {
+            store.detachRunner(session.runnerId(), settings.nodeId(), lostAt);
+        } catch (RuntimeException e) {
+            LOG.warn("could not record that runner {} disconnected; the fallback sweep retries: {}", session.runner().slug(), e.toString());
+        }
         for (ActiveJob a : active.ofRunner(session.runnerId())) {
-            deadlines.set(DeadlineKeys.lost(a.job), since.plus(settings.heartbeatTimeout()), () -> lostCheck(a, since));
+            a.reattach = true;
+            wakeAt(DeadlineKeys.lost(a.job), lostAt);
         }
     }
 
     /** The channel has been silent for the heartbeat timeout: its attempts are lost now. */
     public void readTimedOut(RunnerSession session) {
         LOG.warn("runner {} silent for {}: closing its channel", session.runner().slug(), settings.heartbeatTimeout());
-        for (ActiveJob a : active.ofRunner(session.runnerId())) lost(a, "heartbeat timeout");
+        Instant now = clock.instant();
+        store.markRunnerLost(session.runnerId(), now);
+        store.detachRunner(session.runnerId(), settings.nodeId(), now);
+        sweepQuietly();
     }
 
-    /** Graceful server shutdown: in-flight jobs stay as they are for the runners to reconnect to. */
+    /**
+     * Runners the store records on this node without a channel here: their disconnect was not
+     * written (the database was unreachable when the channel closed). They are detached now, so
+     * that their jobs get the usual heartbeat timeout instead of waiting on a node that no longer
+     * holds them. Part of the fallback sweep; returns how many were detached.
+     */
+    public int detachStrayRunners() {
+        if (shuttingDown) return 0;
+        int detached = 0;
+        for (long runnerId : store.runnersOn(settings.nodeId())) {
+            if (sessions.of(runnerId).isPresent()) continue;
+            store.detachRunner(runnerId, settings.nodeId(), clock.instant().plus(settings.heartbeatTimeout()));
+            detached++;
+        }
+        return detached;
+    }
+
+    /** A crash in a test: this node stops acting and writes nothing more. */
+    public void halt() {
+        shuttingDown = true;
+    }
+
+    /** Graceful server shutdown: in-flight jobs stay as they are for the runners to reconnect to (here or on another node). */
     public void shutdown() {
         shuttingDown = true;
+        Instant now = clock.instant();
+        try {
+            store.stopNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()));
+        } catch (RuntimeException e) {
+            LOG.warn("could not mark node {} stopped; the other nodes will find it dead: {}", settings.nodeId(), e.toString());
+        }
     }
 
     // ---- user cancel -----------------------------------------------------------------------------
 
-    /** A user canceled the job in the store: tell its runner now (not on its next heartbeat). */
+    /** A user canceled the job in the store: tell its runner now (not on its next heartbeat), wherever it is connected. */
     public void userCanceled(Job before) {
-        if (before.status().inFlight()) {
-            active.get(before.uuid()).filter(a -> a.lease.matches(before.lease())).ifPresent(a -> requestCancel(a, "canceled_by_user"));
+        if (before.status().inFlight() && before.lease() != null && before.runnerId() != null) {
+            runnerCancel(before.uuid(), before.attempt(), before.runnerId(), "canceled_by_user", before.lease());
+            bus.publish(new ClusterEvent.CancelRunner(before.uuid(), before.attempt(), before.runnerId(), "canceled_by_user"));
         }
-        dispatcher.jobFinished();
+        jobFinished();
     }
 
-    // ---- timeouts --------------------------------------------------------------------------------
+    // ---- the sweep of the store's deadlines --------------------------------------------------------
 
-    private void acceptanceExpired(ActiveJob a) {
-        if (!isCurrent(a) || a.isRunning() || a.cancelRequested) return;
-        Transition t = store.requeue(a.job, a.lease, AttemptOutcome.ACCEPT_TIMEOUT, settings.maxRequeues(), clock.instant());
-        if (t.applied()) {
-            LOG.info("job {} not accepted within {}: back to the queue", a.job, settings.acceptanceTimeout());
+    /**
+     * Acts on every deadline due in the store, whichever node set it: nodes found dead (their
+     * runners are treated as disconnected), acceptance windows, lost runners, hard timeouts,
+     * cancel deadlines and queue timeouts. Each runs under the job's row lock in the store; what
+     * follows (messages to runners, wake-ups) runs after the commit, here and on the other nodes.
+     * Returns how many jobs were acted on.
+     */
+    public int sweep() {
+        if (shuttingDown) return 0;
+        sweeping.lock();
+        try {
+            Instant now = clock.instant();
+            for (String dead : store.expireNodes(settings.nodeId(), now.minus(settings.nodeTimeout()), now, settings.heartbeatTimeout())) {
+                LOG.warn("node {} missed its heartbeats for {}: its runners are treated as disconnected", dead, settings.nodeTimeout());
+                metrics.transition("node_lost");
+            }
+            int acted = 0;
+            acted += sweep(Deadline.ACCEPT, now, this::acceptanceExpired);
+            acted += sweep(Deadline.LOST, now, this::lostExpired);
+            acted += sweep(Deadline.HARD, now, this::hardExpired);
+            acted += sweep(Deadline.CANCEL, now, this::cancelExpired);
+            acted += sweep(Deadline.QUEUE, now, this::queueExpired);
+            return acted;
+        } finally {
+            sweeping.unlock();
+        }
+    }
+
+    /** The sweep from a timer or a background loop: a database hiccup is logged and the next sweep tries again. */
+    public void sweepQuietly() {
+        try {
+            sweep();
+        } catch (RuntimeException e) {
+            LOG.warn("deadline sweep failed; the next one retries: {}", e.toString());
+        }
+    }
+
+    private int sweep(Deadline kind, Instant now, Function<Job, Runnable> act) {
+        int acted = 0;
+        while (true) {
+            List<Runnable> effects = store.sweepDue(kind, now, SWEEP_BATCH, job -> withChange(job, act.apply(job)));
+            for (Runnable effect : effects) {
+                try {
+                    effect.run();
+                } catch (RuntimeException e) {
+                    LOG.warn("after the {} deadline: {}", kind, e.toString());
+                }
+            }
+            acted += effects.size();
+            if (effects.size() < SWEEP_BATCH) return acted;
+        }
+    }
+
+    private static final Runnable NOTHING = () -> {};
+
+    /** The effect of an act that changed the job, then word to the console's live pages (docs/console.md). */
+    private Runnable withChange(Job job, Runnable effect) {
+        if (effect == NOTHING) return effect;
+        return () -> {
+            effect.run();
+            changes.job(job.uuid());
+            changes.runners();
+        };
+    }
+
+    // The acts below run inside the sweep's transaction, on a locked row: store transitions only.
+
+    private Runnable acceptanceExpired(Job job) {
+        Instant now = clock.instant();
+        Transition t = store.requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, settings.maxRequeues(), now);
+        if (!t.applied()) return NOTHING;
+        return () -> {
+            LOG.info("job {} not accepted within {}: back to the queue", job.uuid(), settings.acceptanceTimeout());
             metrics.acceptance("acceptance_timeout");
-            afterRequeue(a, t.job());
-            sessions.of(a.runnerId).ifPresent(s -> s.send(new ServerMessage.Stale(a.job, a.lease, "acceptance_timeout")));
-        } else if (t.job() != null && t.job().status() == JobStatus.RUNNING && t.job().holds(a.lease)) {
-            a.started = t.job().started();
-            armHardTimeout(a);
-        } else {
-            forget(a);
-        }
-    }
-
-    private void lostCheck(ActiveJob a, Instant disconnectedAt) {
-        if (!isCurrent(a)) return;
-        boolean back = sessions.of(a.runnerId).isPresent() && a.lastSeen.isAfter(disconnectedAt);
-        if (back) return; // reconnected and heartbeating: the read timer of the new channel covers it
-        lost(a, "runner disconnected");
+            attemptEnded(job, "acceptance_timeout");
+            afterRequeue(t.job());
+        };
     }
 
     /** The runner is gone: requeue what never started, fail (or cancel past the hard timeout) what did. */
-    private void lost(ActiveJob a, String why) {
-        if (!isCurrent(a)) return;
+    private Runnable lostExpired(Job job) {
         Instant now = clock.instant();
-        if (!a.isRunning() && !a.cancelRequested) {
-            Transition t = store.requeue(a.job, a.lease, AttemptOutcome.LOST_BEFORE_START, settings.maxRequeues(), now);
-            if (t.applied()) {
+        if (job.status() == JobStatus.CLAIMED) {
+            Transition t = store.requeue(job.uuid(), job.lease(), AttemptOutcome.LOST_BEFORE_START, settings.maxRequeues(), now);
+            if (!t.applied()) return NOTHING;
+            return () -> {
                 metrics.acceptance("requeued");
-                afterRequeue(a, t.job());
-                return;
-            }
-        } else if (a.cancelRequested) {
-            // Already canceled in the store; nothing more will come from this runner.
-        } else if (now.isAfter(hardDeadline(a))) {
-            if (store.cancel(a.job, a.lease, "hard timeout exceeded and " + why, now).applied()) metrics.transition("hard_timeout");
-        } else {
-            Transition t = store.fail(a.job, a.lease, "lost contact with the runner (" + why + ")", AttemptOutcome.LOST, now);
-            if (t.applied()) metrics.transition("lost");
-            if (t.applied() && t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
+                attemptEnded(job, null);
+                afterRequeue(t.job());
+            };
         }
-        finish(a, now);
+        Instant hard = job.started().plusSeconds(job.timeout()).plus(settings.jobTimeoutGrace());
+        if (now.isAfter(hard)) {
+            Transition t = store.cancel(job.uuid(), job.lease(), "hard timeout exceeded and lost contact with the runner", now, null);
+            return () -> {
+                if (t.applied()) metrics.transition("hard_timeout");
+                attemptEnded(job, null);
+                jobFinished();
+            };
+        }
+        Transition t = store.fail(job.uuid(), job.lease(), "lost contact with the runner (disconnected or silent past the heartbeat timeout)",
+                AttemptOutcome.LOST, now);
+        return () -> {
+            if (t.applied()) metrics.transition("lost");
+            attemptEnded(job, null);
+            if (t.applied() && t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
+            else jobFinished();
+        };
+    }
+
+    private Runnable hardExpired(Job job) {
+        Instant now = clock.instant();
+        Transition t = store.cancel(job.uuid(), job.lease(), "hard timeout: ran longer than its timeout plus the grace period", now,
+                now.plus(settings.cancelDeadline()));
+        if (!t.applied()) return NOTHING;
+        return () -> {
+            metrics.transition("hard_timeout");
+            runnerCancel(job.uuid(), job.attempt(), job.runnerId(), "timeout", job.lease());
+            bus.publish(new ClusterEvent.CancelRunner(job.uuid(), job.attempt(), job.runnerId(), "timeout"));
+            jobFinished();
+        };
+    }
+
+    /** No {@code canceled} in time: the job is final as canceled; the lease is revoked. */
+    private Runnable cancelExpired(Job job) {
+        return () -> {
+            LOG.warn("runner did not confirm cancel of job {} within {}", job.uuid(), settings.cancelDeadline());
+            metrics.transition("cancel_deadline");
+            attemptEnded(job, "cancel_deadline_passed");
+        };
+    }
+
+    /** Fails the job with queue_timeout; the store selected it only while pending and never started. */
+    private Runnable queueExpired(Job job) {
+        String why = explainer.status(job).map(s -> "; it was waiting because: " + s.reason().message()).orElse("");
+        String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout() + " s without starting" + why;
+        Transition t = store.expireQueued(job.uuid(), error, clock.instant());
+        if (!t.applied()) return NOTHING;
+        return () -> {
+            LOG.info("job {} failed: {}", job.uuid(), error);
+            metrics.transition("queue_timeout");
+            deadlines.clear(DeadlineKeys.retry(job.uuid()));
+        };
+    }
+
+    // ---- what a sweep decided, on every node ----------------------------------------------------------
+
+    /** An attempt ended by a deadline: here, and on the other nodes (one of which may hold its runner). */
+    private void attemptEnded(Job job, String reason) {
+        if (job.runnerId() == null) return;
+        attemptEnded(job.uuid(), job.attempt(), job.runnerId(), reason, job.lease());
+        bus.publish(new ClusterEvent.AttemptEnded(job.uuid(), job.attempt(), job.runnerId(), reason));
+    }
+
+    /**
+     * Attempt {@code attempt} of the job is over: dropped from memory (billing its last minutes)
+     * and, when {@code reason} is given and the runner's channel is on this node, the runner is
+     * told {@code stale}. {@code lease} is null when another node sent this (leases never travel).
+     */
+    public void attemptEnded(JobUuid job, int attempt, long runnerId, String reason, LeaseId lease) {
+        Optional<ActiveJob> local = active.get(job).filter(a -> a.attempt == attempt);
+        local.ifPresent(a -> {
+            bill(a, clock.instant());
+            forget(a);
+        });
+        if (reason == null) return;
+        Optional<RunnerSession> session = sessions.of(runnerId);
+        if (session.isEmpty()) return;
+        LeaseId known = local.map(a -> a.lease).orElse(lease);
+        if (known == null) known = leaseOf(job, attempt);
+        if (known != null) session.get().send(new ServerMessage.Stale(job, known, reason));
+    }
+
+    /** The job was canceled while attempt {@code attempt} ran: its runner, if connected here, is told to stop. */
+    public void runnerCancel(JobUuid job, int attempt, long runnerId, String reason, LeaseId lease) {
+        Optional<ActiveJob> local = active.get(job).filter(a -> a.attempt == attempt);
+        if (local.isPresent()) {
+            requestCancel(local.get(), reason);
+            return;
+        }
+        Optional<RunnerSession> session = sessions.of(runnerId);
+        if (session.isEmpty()) return;
+        LeaseId known = lease != null ? lease : leaseOf(job, attempt);
+        if (known != null) session.get().send(new ServerMessage.Cancel(job, known, reason, (int) settings.cancelDeadline().toSeconds()));
+    }
+
+    private LeaseId leaseOf(JobUuid job, int attempt) {
+        return store.findJob(job).flatMap(j -> store.findAttempt(j.id(), attempt)).map(Attempt::lease).orElse(null);
+    }
+
+    /**
+     * This node was found dead by another while it was paused (it missed its heartbeats): its
+     * runners were detached. It registers again, re-attaches the runners still connected here,
+     * and checks its attempts with the store on their next message.
+     */
+    public void rejoin() {
+        Instant now = clock.instant();
+        LOG.warn("node {} was found dead by another node while it was paused: registering again", settings.nodeId());
+        store.registerNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()), now.minus(settings.nodeTimeout()));
+        for (RunnerSession s : sessions.all()) store.attachRunner(s.runnerId(), settings.nodeId());
+        for (ActiveJob a : active.all()) a.reattach = true;
+    }
+
+    private void hardTimeoutWake(ActiveJob a) {
+        wakeAt(DeadlineKeys.hard(a.job), hardDeadline(a));
     }
 
     private ServerMessage hardTimeout(ActiveJob a) {
-        Transition t = store.cancel(a.job, a.lease, "hard timeout: ran longer than its timeout plus the grace period", clock.instant());
+        Instant now = clock.instant();
+        Transition t = store.cancel(a.job, a.lease, "hard timeout: ran longer than its timeout plus the grace period", now,
+                now.plus(settings.cancelDeadline()));
         if (t.applied()) metrics.transition("hard_timeout");
         return requestCancel(a, "timeout");
     }
 
-    /** Marks the attempt as told to stop, pushes {@code cancel}, and starts the cancel deadline. */
+    /** Marks the attempt as told to stop, pushes {@code cancel}; the cancel deadline is in the store. */
     private ServerMessage requestCancel(ActiveJob a, String reason) {
         a.cancelRequested = true;
         deadlines.clear(DeadlineKeys.accept(a.job));
         deadlines.clear(DeadlineKeys.hard(a.job));
         deadlines.clear(DeadlineKeys.lost(a.job));
-        deadlines.set(DeadlineKeys.cancel(a.job), clock.instant().plus(settings.cancelDeadline()), () -> cancelDeadlinePassed(a));
+        wakeAt(DeadlineKeys.cancel(a.job), clock.instant().plus(settings.cancelDeadline()));
         ServerMessage cancel = cancelMessage(a, reason);
         sessions.of(a.runnerId).ifPresent(s -> s.send(cancel));
         return cancel;
     }
 
-    /** No {@code canceled} in time: the job is final as canceled; the lease is revoked. */
-    private void cancelDeadlinePassed(ActiveJob a) {
-        if (!isCurrent(a)) return;
-        LOG.warn("runner did not confirm cancel of job {} within {}", a.job, settings.cancelDeadline());
-        metrics.transition("cancel_deadline");
-        finish(a, clock.instant());
-        sessions.of(a.runnerId).ifPresent(s -> s.send(new ServerMessage.Stale(a.job, a.lease, "cancel_deadline_passed")));
-    }
-
     // ---- recovery --------------------------------------------------------------------------------
 
     /**
-     * After a restart: in-flight jobs get their deadlines back (and one heartbeat timeout for their
-     * runner to reconnect), claimed jobs past the acceptance window are requeued, and completed
-     * jobs whose output was stored but not parsed are processed again.
+     * At start: the node registers (taking over from a previous run of the same id that did not
+     * stop cleanly), and completed jobs whose output was stored but not parsed are processed
+     * again. Nothing else: every deadline is in the store, and the sweep acts on it.
      */
     public void recover() {
         Instant now = clock.instant();
-        for (Job job : store.inFlightJobs()) {
-            ActiveJob a = adopt(job);
-            if (job.status() == JobStatus.CLAIMED && !job.claimed().plus(settings.acceptanceTimeout()).isAfter(now)) {
-                acceptanceExpired(a);
-                continue;
-            }
-            deadlines.set(DeadlineKeys.lost(a.job), now.plus(settings.heartbeatTimeout()), () -> lostCheck(a, now));
-        }
+        store.registerNode(settings.nodeId(), now, now.plus(settings.heartbeatTimeout()), now.minus(settings.nodeTimeout()));
         for (Job job : store.completedUnprocessedJobs()) results.process(job);
-        // Queue deadlines (past ones fire on the first tick) and back-off wake-ups of pending jobs.
-        for (Job job : store.pendingJobsWithQueueTimeout()) queued(job);
-        for (Job job : store.pendingJobs()) {
-            Instant wake = later(job.notBefore(), job.declineBackoffUntil());
-            if (wake != null && wake.isAfter(now)) {
-                deadlines.set(DeadlineKeys.retry(job.uuid()), wake, () -> dispatcher.jobPending(job.specId()));
-            }
-        }
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
@@ -406,14 +626,28 @@ public final class JobLifecycle {
         var inMemory = active.get(jobId);
         if (inMemory.isPresent() && inMemory.get().lease.matches(lease)) {
             ActiveJob a = inMemory.get();
-            return a.runnerId == session.runnerId() ? new Resolution.Current(a) : new Resolution.Forbidden();
+            if (a.runnerId != session.runnerId()) return new Resolution.Forbidden();
+            if (!a.reattach) return new Resolution.Current(a);
+            // The runner came back: drop the store's lost deadline, unless the attempt ended meanwhile.
+            Optional<Job> current = store.reattach(a.job, a.lease);
+            if (current.isPresent()) {
+                a.reattach = false;
+                if (a.started == null && current.get().started() != null) a.started = current.get().started();
+                return new Resolution.Current(a);
+            }
+            forget(a);
         }
         var stored = store.findJob(jobId);
         if (stored.isEmpty()) return new Resolution.Stale("no such job");
         Job job = stored.get();
         if (job.holds(lease)) {
             if (job.runnerId() == null || job.runnerId() != session.runnerId()) return new Resolution.Forbidden();
-            if (job.status().inFlight()) return new Resolution.Current(adopt(job)); // not in memory yet (restart race)
+            if (job.status().inFlight()) {
+                ActiveJob adopted = adopt(job); // not in memory here yet: another node's runner, or a restart
+                if (adopted != null) return new Resolution.Current(adopted);
+                job = store.findJob(jobId).orElse(job);
+                if (!job.holds(lease)) return new Resolution.Stale("lease is no longer current");
+            }
             return new Resolution.Finished(job);
         }
         // Any lease that is not the current one changes nothing and is answered stale, whether it
@@ -423,27 +657,26 @@ public final class JobLifecycle {
         return new Resolution.Stale(earlierAttemptOfThisRunner ? "lease is no longer current" : "lease is not valid for this job");
     }
 
-    /** The in-memory attempt for a stored in-flight job, created with its deadlines if missing. */
-    private ActiveJob adopt(Job job) {
-        var existing = active.get(job.uuid());
-        if (existing.isPresent() && existing.get().lease.matches(job.lease())) return existing.get();
-        Instant seen = job.lastHeartbeat() != null ? job.lastHeartbeat() : job.claimed();
-        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.timeout(), job.started(), seen,
+    /**
+     * A stored in-flight attempt this node does not hold in memory (its runner came here from
+     * another node, or this node restarted): the store drops its lost deadline, and this node
+     * keeps it in memory with wake-ups for its deadlines. Null when it ended meanwhile.
+     */
+    private ActiveJob adopt(Job stored) {
+        Optional<Job> current = store.reattach(stored.uuid(), stored.lease());
+        if (current.isEmpty()) return null;
+        Job job = current.get();
+        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.started(),
                 job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
         active.put(a);
-        if (a.isRunning()) armHardTimeout(a);
-        else armAcceptance(a, job.claimed());
+        if (a.isRunning()) hardTimeoutWake(a);
+        else wakeAt(DeadlineKeys.accept(a.job), job.claimed().plus(settings.acceptanceTimeout()));
         return a;
     }
 
-    private void armAcceptance(ActiveJob a, Instant from) {
-        deadlines.set(DeadlineKeys.accept(a.job), from.plus(settings.acceptanceTimeout()), () -> acceptanceExpired(a));
-    }
-
-    private void armHardTimeout(ActiveJob a) {
-        deadlines.set(DeadlineKeys.hard(a.job), hardDeadline(a), () -> {
-            if (isCurrent(a) && !a.cancelRequested) hardTimeout(a);
-        });
+    /** A timer of this node that only wakes the store's sweep (which acts if the store says the deadline is due). */
+    private void wakeAt(String key, Instant at) {
+        deadlines.set(key, at, this::sweepQuietly);
     }
 
     private Instant hardDeadline(ActiveJob a) {
@@ -451,9 +684,7 @@ public final class JobLifecycle {
     }
 
     private void touch(ActiveJob a) {
-        Instant now = clock.instant();
-        a.lastSeen = now;
-        liveness.job(a.job, now);
+        liveness.job(a.job, clock.instant());
     }
 
     /** Bills whole minutes of run time not billed yet (last_billed_minute prevents double counting). */
@@ -473,7 +704,9 @@ public final class JobLifecycle {
     private void retryLater(Job job, Instant now) {
         metrics.transition("retry");
         Instant notBefore = job.notBefore() != null ? job.notBefore() : now;
+        // Other nodes' runners are woken by their fallback sweep after the backoff; these at once.
         deadlines.set(DeadlineKeys.retry(job.uuid()), notBefore, () -> dispatcher.jobPending(job.specId()));
+        if (!notBefore.isAfter(now)) bus.publish(new ClusterEvent.Pending(job.specId()));
     }
 
     private boolean attemptEndedAs(RunnerMessage.Terminal m) {
@@ -487,13 +720,13 @@ public final class JobLifecycle {
                 .orElse(false);
     }
 
-    private void afterRequeue(ActiveJob a, Job job) {
-        forget(a);
+    /** A requeued job (pending again, or failed out of requeues): wake whoever may take it. */
+    private void afterRequeue(Job job) {
         if (job.status() == JobStatus.PENDING) {
             Instant now = clock.instant();
             if (job.queueDeadline() != null && !job.queueDeadline().isAfter(now)) {
-                // Its queue time ran out while a runner held it: it does not go round again.
-                queueTimedOut(job);
+                // Its queue time ran out while a runner held it: the sweep fails it rather than let it go round again.
+                sweepQuietly();
                 return;
             }
             if (job.declineBackoffUntil() != null && job.declineBackoffUntil().isAfter(now)) {
@@ -501,46 +734,35 @@ public final class JobLifecycle {
                 deadlines.set(DeadlineKeys.retry(job.uuid()), job.declineBackoffUntil(), () -> dispatcher.jobPending(job.specId()));
             }
             dispatcher.jobPending(job.specId());
+            bus.publish(new ClusterEvent.Pending(job.specId()));
         } else {
-            dispatcher.jobFinished();
+            jobFinished();
         }
+    }
+
+    /** A job left flight: a tier limit it held may be lifted, for waiting runners on every node. */
+    private void jobFinished() {
+        dispatcher.jobFinished();
+        bus.publish(new ClusterEvent.Finished());
     }
 
     // ---- queue timeout -----------------------------------------------------------------------------
 
     /**
-     * A job entered the queue: if it has a queue timeout, fail it when that passes while it is
-     * still pending. The deadline is absolute (created + queue_timeout), so arming it again after a
-     * restart or a requeue never extends it.
+     * A job entered the queue: if it has a queue timeout, wake the sweep when that passes (the
+     * deadline, created + queue_timeout, is the store's; the sweep fails the job if still pending).
      */
     public void queued(Job job) {
         Instant deadline = job.queueDeadline();
         if (deadline == null || job.status() != JobStatus.PENDING) return;
-        deadlines.set(DeadlineKeys.queue(job.uuid()), deadline, () -> store.findJob(job.uuid()).ifPresent(this::queueTimedOut));
-    }
-
-    /** Fails the job with queue_timeout if it is still pending; a claimed job is left to its runner (checked again on requeue). */
-    private void queueTimedOut(Job job) {
-        if (job.status() != JobStatus.PENDING) return;
-        // Every claim that did not end in a requeue ended in a start or a failure: a job back in
-        // the queue for an opt-in retry has left queueing behind, and its retry is not bounded here.
-        if (job.attempt() > job.requeues()) return;
-        String why = explainer.status(job).map(s -> "; it was waiting because: " + s.reason().message()).orElse("");
-        String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout() + " s without starting" + why;
-        Transition t = store.expireQueued(job.uuid(), error, clock.instant());
-        if (t.applied()) {
-            LOG.info("job {} failed: {}", job.uuid(), error);
-            changes.job(job.uuid());
-            metrics.transition("queue_timeout");
-            deadlines.clear(DeadlineKeys.retry(job.uuid()));
-        }
+        wakeAt(DeadlineKeys.queue(job.uuid()), deadline);
     }
 
     /** The attempt is over: bill its last minutes, drop it from memory and its deadlines, free its slot. */
     private void finish(ActiveJob a, Instant now) {
         bill(a, now);
         forget(a);
-        dispatcher.jobFinished();
+        jobFinished();
     }
 
     private void forget(ActiveJob a) {
@@ -554,10 +776,6 @@ public final class JobLifecycle {
         deadlines.clear(DeadlineKeys.cancel(a.job));
     }
 
-    private boolean isCurrent(ActiveJob a) {
-        return active.get(a.job).orElse(null) == a;
-    }
-
     private ServerMessage cancelMessage(ActiveJob a, String reason) {
         return new ServerMessage.Cancel(a.job, a.lease, reason, (int) settings.cancelDeadline().toSeconds());
     }
@@ -568,12 +786,6 @@ public final class JobLifecycle {
 
     private static ServerMessage notYours(JobUuid job) {
         return new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner");
-    }
-
-    private static Instant later(Instant a, Instant b) {
-        if (a == null) return b;
-        if (b == null) return a;
-        return a.isAfter(b) ? a : b;
     }
 
     /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */

@@ -8,8 +8,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Heartbeats are cheap (brief §3): they land in memory, and {@link #flush} writes the latest
- * time per job and per runner in two batched statements, instead of one write per heartbeat.
+ * Heartbeats are cheap (brief §3): they land in memory, and {@link #flush} writes, in one
+ * transaction per node and flush, the node's own heartbeat and the latest time per job and per
+ * runner (one batched statement each), instead of one write per heartbeat.
  */
 public final class Liveness {
     private final ConcurrentHashMap<JobUuid, Instant> jobs = new ConcurrentHashMap<>();
@@ -23,12 +24,14 @@ public final class Liveness {
         runners.put(runnerId, at);
     }
 
-    /** Writes what arrived since the last flush; an entry updated during the flush stays for the next. */
-    public void flush(Store store) {
+    /**
+     * Writes what arrived since the last flush with the node's heartbeat; an entry updated during
+     * the flush stays for the next. False when the store no longer counts the node as alive.
+     */
+    public boolean flush(Store store, String node, Instant now) {
         Map<JobUuid, Instant> jobBatch = drain(jobs);
         Map<Long, Instant> runnerBatch = drain(runners);
-        if (!jobBatch.isEmpty()) store.recordJobHeartbeats(jobBatch);
-        if (!runnerBatch.isEmpty()) store.recordRunnerHeartbeats(runnerBatch);
+        return store.recordLiveness(node, now, jobBatch, runnerBatch);
     }
 
     private static <K> Map<K, Instant> drain(ConcurrentHashMap<K, Instant> source) {

@@ -1,5 +1,6 @@
 package dev.baton.server.http;
 
+import dev.baton.server.blob.BlobStorageException;
 import dev.baton.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.HttpResponseException;
@@ -21,6 +22,10 @@ public final class ErrorHandling implements RouteModule {
         config.routes.exception(StoreException.class, (e, ctx) -> {
             ApiException mapped = fromStore(e);
             Json.error(ctx, mapped.status(), mapped.error());
+        });
+        config.routes.exception(BlobStorageException.class, (e, ctx) -> {
+            LOG.error("{} {}: blob storage failed", ctx.method(), ctx.path(), e);
+            Json.error(ctx, 503, new ApiError("blob_storage_unavailable", "the blob storage is unavailable; try again later", null));
         });
         config.routes.exception(Exception.class, (e, ctx) -> {
             LOG.error("{} {} failed", ctx.method(), ctx.path(), e);

@@ -5,7 +5,6 @@ import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
-import dev.baton.server.auth.AdminAuth;
 import dev.baton.server.api.Lookups;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.EventStreams;
@@ -49,27 +48,26 @@ public final class LogRoutes implements RouteModule {
     private final Store store;
     private final OutputStore outputs;
     private final LiveLogs logs;
-    private final AdminAuth admin;
     private final Lookups find;
 
-    public LogRoutes(Store store, OutputStore outputs, LiveLogs logs, AdminAuth admin) {
+    public LogRoutes(Store store, OutputStore outputs, LiveLogs logs) {
         this.store = store;
         this.outputs = outputs;
         this.logs = logs;
-        this.admin = admin;
         this.find = new Lookups(store);
     }
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get(PATH, admin.guard(this::logs));
+        config.routes.get(PATH, this::logs);
         // Followers must not hold up a graceful stop: they end (the client reconnects to the next server).
         config.events.serverStopping(logs::close);
     }
 
     /**
-     * The same log handler without the admin check, for a caller that authenticates its own way
-     * first (the console, signed in with a cookie: EventSource cannot send a bearer token).
+     * The same log handler for a caller that authenticates its own way first (the console, signed
+     * in with a cookie: EventSource cannot send a bearer token). The /v0 route is guarded by
+     * AccessControl, which runs before every /v0 handler.
      */
     public io.javalin.http.Handler unguarded() {
         return this::logs;

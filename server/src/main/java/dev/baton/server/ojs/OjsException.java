@@ -42,6 +42,11 @@ final class OjsException extends RuntimeException {
         return new OjsException(409, "duplicate", "conflict", message);
     }
 
+    /** A user's API token: known, but the OJS door is server-wide. */
+    static OjsException forbidden(String message) {
+        return new OjsException(403, "forbidden", "authorization_error", message);
+    }
+
     /** No admin token, or a wrong one: the OJS door is guarded like the rest of the API. */
     static OjsException unauthorized(String message) {
         return new OjsException(401, "unauthorized", "authentication_error", message);

@@ -10,7 +10,9 @@ import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import dev.baton.server.auth.AdminToken;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.auth.Authenticator;
+import dev.baton.server.auth.Principal;
 import dev.baton.server.auth.BearerToken;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -45,8 +47,11 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
 
     private final OjsJobs jobs;
     private final String backend;
-    /** OJS workers and producers authenticate as everything else on /v0 does: the admin token. */
-    private final AdminToken token;
+    /**
+     * OJS queues belong to no project, so the binding is server-wide: the admin token only
+     * (docs/decisions/0010-access.md). A user's token is known but refused (403).
+     */
+    private final Authenticator authenticator;
 
     private final ScheduledExecutorService sweeper;
 
@@ -55,8 +60,8 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
      * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
      * job is enqueued while no OJS client is asking.
      */
-    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, AdminToken token) {
-        this.token = token;
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator) {
+        this.authenticator = authenticator;
         this.jobs = new OjsJobs(store, clock);
         this.backend = backend;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("ojs-sweep").factory());
@@ -301,7 +306,10 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         return wrap(ctx -> {
             String presented = BearerToken.of(ctx.header("Authorization")).orElse(null);
             if (presented == null) throw OjsException.unauthorized("missing 'Authorization: Bearer <admin token>' header");
-            if (!token.matches(presented)) throw OjsException.unauthorized("invalid admin token");
+            if (presented.startsWith(RunnerKey.PREFIX)) throw OjsException.forbidden("runner keys work only on the runner channel; the OJS binding needs the admin token");
+            Principal who = authenticator.authenticate(presented)
+                    .orElseThrow(() -> OjsException.unauthorized("unknown, revoked or expired token (the OJS binding needs the admin token)"));
+            if (!(who instanceof Principal.Admin)) throw OjsException.forbidden("the OJS binding is server-wide: it needs the admin token");
             handler.handle(ctx);
         });
     }
@@ -331,7 +339,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
 
     private static String hint(OjsException e) {
         return switch (e.status) {
-            case 401 -> "send 'Authorization: Bearer <admin token>' (the server's data_dir/admin-token)";
+            case 401, 403 -> "send 'Authorization: Bearer <admin token>' (the server's data_dir/admin-token)";
             case 404 -> "check the id; GET /ojs/v1/jobs/{id} shows a job";
             case 409 -> "read the job's state with GET /ojs/v1/jobs/{id}; only an active job can be acked or failed";
             default -> "see docs/ojs.md for the job envelope and its rules";

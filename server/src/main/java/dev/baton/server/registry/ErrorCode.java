@@ -17,6 +17,8 @@ public enum ErrorCode {
     UNAUTHORIZED(401),
     DENIED(403),
     UNSUPPORTED(405),
+    /** Not in the OCI list; distribution's code when a backend (here the blob storage) cannot be reached. */
+    UNAVAILABLE(503),
     /** Not in the OCI list; distribution's code for an unexpected failure on the server's side. */
     UNKNOWN(500);
 

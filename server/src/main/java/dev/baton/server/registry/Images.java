@@ -5,11 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.blob.BlobStore;
 import dev.baton.server.blob.Digest;
-import dev.baton.server.blob.DirectoryBlobStore;
+import dev.baton.server.blob.BlobStorage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,9 +42,9 @@ public final class Images {
         this.repositories = repositories;
     }
 
-    /** The images of the registry storage under a server's {@code <data dir>/storage}. */
-    public static Images in(Path storage) {
-        return new Images(DirectoryBlobStore.reader(storage), new DirectoryRepositories(storage));
+    /** The images of a server's blob storage. */
+    public static Images in(BlobStorage storage) {
+        return new Images(storage.blobs(), new ObjectRepositories(storage.objects()));
     }
 
     /** True when {@code reference} is shaped like an image reference this class understands. */

@@ -1,45 +1,69 @@
 package dev.baton.server.registry;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.server.blob.BlobStore;
 import dev.baton.server.blob.BlobTooLargeException;
-import dev.baton.server.blob.BlobUpload;
+import dev.baton.server.blob.ChunkedUpload;
 import dev.baton.server.blob.CommitOutcome;
 import dev.baton.server.blob.Digest;
+import dev.baton.server.blob.RunningHash;
+import dev.baton.server.blob.StagedChunk;
+import dev.baton.server.blob.StagedUpload;
+import dev.baton.server.store.RegistryUpload;
+import dev.baton.server.store.Store;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 
 /**
  * The registry's operations on already authorized, resolved repositories, independent of HTTP.
- * Upload sessions live in memory with their data in the blob store's temporary area: they
- * survive no restart (the temporary area is emptied on start), and a session idle for
- * {@link #UPLOAD_IDLE_LIMIT} is discarded.
+ * Upload sessions are rows in the store and their data chunks in the blob store's staging area,
+ * so any server node can continue (or finish) an upload another node started, and sessions
+ * survive a restart. Every chunk is a compare-and-set on the session's size: of two requests
+ * racing on one session, one appends and the other is refused. A session idle for
+ * {@link #UPLOAD_IDLE_LIMIT} is discarded when the next one starts (on any node).
  */
 public final class Registry {
     public static final long MAX_MANIFEST_BYTES = 4L * 1024 * 1024;
     public static final Duration UPLOAD_IDLE_LIMIT = Duration.ofHours(1);
+    /** How often a node looks for staging data no session owns (left by a crash). */
+    static final Duration ORPHAN_SWEEP_INTERVAL = Duration.ofMinutes(10);
+    private static final int IDLE_BATCH = 100;
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<List<StagedChunk>> CHUNKS = new TypeReference<>() {};
 
     private final BlobStore blobs;
     private final Repositories repositories;
+    private final Store sessions;
     private final long maxBlobBytes;
     private final Clock clock;
-    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    /**
+     * This node's running hashes of the sessions whose every byte it received: saves reading an
+     * upload again to verify it. Only an optimization: a session continued elsewhere has no entry
+     * (or a stale one, ignored because its size differs) and is hashed from its chunks.
+     */
+    private final Map<String, CachedHash> hashes = new ConcurrentHashMap<>();
+    private volatile Instant nextOrphanSweep = Instant.MIN;
 
-    public Registry(BlobStore blobs, Repositories repositories, long maxBlobBytes, Clock clock) {
+    /**
+     * @param sessions where upload sessions are kept (the server's store); null for a registry that
+     *                 only stores whole blobs and manifests (tools filling a storage directory)
+     */
+    public Registry(BlobStore blobs, Repositories repositories, Store sessions, long maxBlobBytes, Clock clock) {
         this.blobs = blobs;
         this.repositories = repositories;
+        this.sessions = sessions;
         this.maxBlobBytes = maxBlobBytes;
         this.clock = clock;
     }
@@ -71,7 +95,11 @@ public final class Registry {
     public UploadStatus startUpload(RepositoryKey repo) throws IOException {
         discardIdleUploads();
         String id = UUID.randomUUID().toString();
-        sessions.put(id, new Session(repo, blobs.startUpload(), clock.instant()));
+        Instant now = clock.instant();
+        // The row first: staging data without a row is what the orphan sweep removes.
+        sessions().createRegistryUpload(new RegistryUpload(id, repo.project().toString(), repo.path(), 0, "[]", now, now));
+        blobs.createStaging(id);
+        hashes.put(id, new CachedHash(new RunningHash(), now));
         return new UploadStatus(id, 0);
     }
 
@@ -96,12 +124,7 @@ public final class Registry {
     }
 
     public UploadStatus uploadStatus(RepositoryKey repo, String id) {
-        Session session = locked(repo, id);
-        try {
-            return new UploadStatus(id, session.upload.size());
-        } finally {
-            session.lock.unlock();
-        }
+        return new UploadStatus(id, session(repo, id).size());
     }
 
     /**
@@ -110,106 +133,127 @@ public final class Registry {
      */
     public UploadStatus appendChunk(RepositoryKey repo, String id, Long rangeStart, Long expectedLength, InputStream body)
             throws IOException {
-        Session session = locked(repo, id);
-        try {
-            long size = session.upload.size();
-            if (rangeStart != null && rangeStart != size) {
-                throw new RegistryException(ErrorCode.BLOB_UPLOAD_INVALID, 416,
-                        "chunk starts at " + rangeStart + " but the upload holds " + size + " bytes",
-                        Map.of("range", new UploadStatus(id, size).range()));
-            }
-            append(id, session, expectedLength, body);
-            session.lastActive = clock.instant();
-            return new UploadStatus(id, session.upload.size());
-        } finally {
-            session.lock.unlock();
-        }
+        RegistryUpload session = session(repo, id);
+        if (rangeStart != null && rangeStart != session.size()) throw rangeInvalid(id, rangeStart, session.size());
+        ChunkedUpload upload = append(session, expectedLength, body);
+        return new UploadStatus(id, upload.size());
     }
 
     /** Appends an optional last chunk, verifies the digest and links the blob; a mismatch discards the upload. */
     public void finishUpload(RepositoryKey repo, String id, Digest digest, Long expectedLength, InputStream body)
             throws IOException {
-        Session session = locked(repo, id);
-        try {
-            if (expectedLength == null || expectedLength > 0) append(id, session, expectedLength, body);
-            sessions.remove(id);
-            CommitOutcome outcome = session.upload.commit(digest);
-            if (outcome == CommitOutcome.DIGEST_MISMATCH) throw digestMismatch(digest);
-            repositories.linkBlob(repo, digest);
-        } finally {
-            session.lock.unlock();
-        }
+        RegistryUpload session = session(repo, id);
+        ChunkedUpload upload = expectedLength == null || expectedLength > 0 ? append(session, expectedLength, body) : resume(session);
+        // Ending the session is the claim on its data: of two requests finishing it, one wins.
+        if (!sessions().deleteRegistryUpload(id, upload.size())) throw uploadUnknown(id);
+        hashes.remove(id);
+        CommitOutcome outcome = upload.commit(digest);
+        if (outcome == CommitOutcome.DIGEST_MISMATCH) throw digestMismatch(digest);
+        repositories.linkBlob(repo, digest);
     }
 
     public void cancelUpload(RepositoryKey repo, String id) throws IOException {
-        Session session = locked(repo, id);
-        try {
-            sessions.remove(id);
-            session.upload.cancel();
-        } finally {
-            session.lock.unlock();
-        }
+        session(repo, id);
+        if (!sessions().deleteRegistryUpload(id, -1)) throw uploadUnknown(id);
+        hashes.remove(id);
+        blobs.discard(id);
     }
 
-    /** Upload sessions open in memory (observability and tests). */
+    /** Upload sessions open, on all nodes (observability and tests). */
     public int openUploads() {
-        return sessions.size();
+        return (int) sessions().countRegistryUploads();
     }
 
-    private void append(String id, Session session, Long expectedLength, InputStream body) throws IOException {
-        long before = session.upload.size();
+    private ChunkedUpload append(RegistryUpload session, Long expectedLength, InputStream body) throws IOException {
+        String id = session.id();
+        long before = session.size();
         if (expectedLength != null && before + expectedLength > maxBlobBytes) {
-            sessions.remove(id);
-            session.upload.cancel();
+            end(id);
             throw tooLarge();
         }
+        ChunkedUpload upload = resume(session);
+        ChunkedUpload.Written written;
         try {
-            session.upload.append(body, maxBlobBytes);
+            written = upload.writeChunk(body, maxBlobBytes);
         } catch (BlobTooLargeException e) {
-            sessions.remove(id);
+            sessions().deleteRegistryUpload(id, -1); // the upload's data is already discarded
+            hashes.remove(id);
             throw tooLarge();
         } catch (IOException | RuntimeException e) {
-            sessions.remove(id); // the store discarded the broken upload
+            sessions().deleteRegistryUpload(id, -1);
+            hashes.remove(id);
             throw e;
         }
-        long received = session.upload.size() - before;
+        long received = written.chunk() == null ? 0 : written.chunk().size();
         if (expectedLength != null && received != expectedLength) {
-            sessions.remove(id);
-            session.upload.cancel();
+            end(id);
             throw new RegistryException(ErrorCode.SIZE_INVALID,
                     "received " + received + " bytes where " + expectedLength + " were announced; upload discarded");
         }
+        if (written.chunk() == null) return upload; // nothing to record
+        upload.record(written);
+        Instant now = clock.instant();
+        if (!sessions().advanceRegistryUpload(id, before, upload.size(), JSON.writeValueAsString(upload.chunks()), now)) {
+            // Another request (on this node or another) appended, finished or cancelled meanwhile.
+            blobs.deleteChunk(id, written.chunk());
+            Optional<RegistryUpload> current = sessions().findRegistryUpload(id);
+            if (current.isEmpty()) throw uploadUnknown(id);
+            throw rangeInvalid(id, before, current.get().size());
+        }
+        if (upload.hash() != null) hashes.put(id, new CachedHash(upload.hash(), now));
+        else hashes.remove(id);
+        return upload;
+    }
+
+    /** Ends a session whatever it holds and discards its data. */
+    private void end(String id) throws IOException {
+        sessions().deleteRegistryUpload(id, -1);
+        hashes.remove(id);
+        blobs.discard(id);
+    }
+
+    private ChunkedUpload resume(RegistryUpload session) throws IOException {
+        CachedHash cached = hashes.get(session.id());
+        return ChunkedUpload.resume(blobs, session.id(), JSON.readValue(session.chunks(), CHUNKS),
+                cached == null ? null : cached.hash());
+    }
+
+    /** The session, if it belongs to this repository. */
+    private RegistryUpload session(RepositoryKey repo, String id) {
+        return sessions().findRegistryUpload(id)
+                .filter(s -> s.projectUuid().equals(repo.project().toString()) && s.repository().equals(repo.path()))
+                .orElseThrow(() -> uploadUnknown(id));
+    }
+
+    private Store sessions() {
+        if (sessions == null) throw new IllegalStateException("this registry keeps no upload sessions");
+        return sessions;
     }
 
     /**
-     * The session, locked. Checked again once the lock is held: a request that waited behind the
-     * one finishing or cancelling the upload must find it gone, not write into a finished upload.
+     * Discards sessions idle past the limit, and now and then staging data that no session owns
+     * and nobody wrote for as long (a node that died between writing a chunk and recording it, or
+     * while storing a whole blob).
      */
-    private Session locked(RepositoryKey repo, String id) {
-        Session session = sessions.get(id);
-        if (session != null && session.repo.equals(repo)) {
-            session.lock.lock();
-            if (sessions.get(id) == session) return session;
-            session.lock.unlock();
-        }
-        throw new RegistryException(ErrorCode.BLOB_UPLOAD_UNKNOWN, "upload " + id + " is unknown or finished");
-    }
-
     private void discardIdleUploads() throws IOException {
-        Instant cutoff = clock.instant().minus(UPLOAD_IDLE_LIMIT);
-        for (Iterator<Map.Entry<String, Session>> it = sessions.entrySet().iterator(); it.hasNext(); ) {
-            Session session = it.next().getValue();
-            if (!session.lock.tryLock()) continue; // a request is using it right now: not idle
-            try {
-                if (session.lastActive.isBefore(cutoff)) {
-                    it.remove();
-                    session.upload.cancel();
-                }
-            } finally {
-                session.lock.unlock();
+        Instant now = clock.instant();
+        Instant cutoff = now.minus(UPLOAD_IDLE_LIMIT);
+        for (RegistryUpload idle : sessions().idleRegistryUploads(cutoff, IDLE_BATCH)) {
+            // By size: a session that just received a chunk is no longer idle, and stays.
+            if (sessions().deleteRegistryUpload(idle.id(), idle.size())) blobs.discard(idle.id());
+            hashes.remove(idle.id());
+        }
+        hashes.values().removeIf(h -> h.touched().isBefore(cutoff));
+        if (now.isBefore(nextOrphanSweep)) return;
+        nextOrphanSweep = now.plus(ORPHAN_SWEEP_INTERVAL);
+        for (StagedUpload staged : blobs.stagedUploads()) {
+            if (staged.lastModified().isBefore(cutoff) && sessions().findRegistryUpload(staged.id()).isEmpty()) {
+                blobs.discard(staged.id());
             }
         }
     }
+
+    private record CachedHash(RunningHash hash, Instant touched) {}
 
     // ---- manifests ------------------------------------------------------------------------
 
@@ -364,6 +408,16 @@ public final class Registry {
                 + maxBlobBytes + " bytes; upload discarded", Map.of("limit", maxBlobBytes));
     }
 
+    private static RegistryException uploadUnknown(String id) {
+        return new RegistryException(ErrorCode.BLOB_UPLOAD_UNKNOWN, "upload " + id + " is unknown or finished");
+    }
+
+    private static RegistryException rangeInvalid(String id, long start, long size) {
+        return new RegistryException(ErrorCode.BLOB_UPLOAD_INVALID, 416,
+                "chunk starts at " + start + " but the upload holds " + size + " bytes",
+                Map.of("range", new UploadStatus(id, size).range()));
+    }
+
     private static RegistryException digestMismatch(Digest digest) {
         return new RegistryException(ErrorCode.DIGEST_INVALID, "uploaded content does not match " + digest
                 + "; upload discarded", Map.of("digest", digest.toString()));
@@ -371,18 +425,4 @@ public final class Registry {
 
     /** Result of storing a manifest. */
     public record PutManifestResult(Digest digest, Optional<Digest> subject) {}
-
-    private static final class Session {
-        final RepositoryKey repo;
-        final BlobUpload upload;
-        // A lock rather than synchronized: a chunk streams for long, and must not pin a carrier thread.
-        final ReentrantLock lock = new ReentrantLock();
-        Instant lastActive;
-
-        Session(RepositoryKey repo, BlobUpload upload, Instant lastActive) {
-            this.repo = repo;
-            this.upload = upload;
-            this.lastActive = lastActive;
-        }
-    }
 }

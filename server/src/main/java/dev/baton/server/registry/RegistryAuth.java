@@ -6,27 +6,27 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Base64;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * Who is calling the registry. Accepted credentials, in the {@code Authorization} header:
  *
  * <ul>
  *   <li>{@code Bearer <jwt>}: a token from {@code /v2/token} or a runner pull token (or the
- *       admin token itself, as the management API accepts it);
- *   <li>{@code Basic <user:password>}: the password is the admin token (full access) or a
- *       registry JWT (its own access), for clients that send credentials without the token
- *       flow. The user name is not checked: there are no user accounts yet.
+ *       admin token or a user's API token, as the management API accepts them);
+ *   <li>{@code Basic <user:password>}: the password is the admin token (full access), a user's
+ *       API token (its projects, by its role) or a registry JWT (its own access), for clients
+ *       that send credentials without the token flow. The user name is not checked: the token
+ *       says who it is.
  * </ul>
  */
 final class RegistryAuth {
     private final RegistryTokens tokens;
-    private final Predicate<String> isAdminToken;
+    private final Credentials credentials;
     private final Clock clock;
 
-    RegistryAuth(RegistryTokens tokens, Predicate<String> isAdminToken, Clock clock) {
+    RegistryAuth(RegistryTokens tokens, Credentials credentials, Clock clock) {
         this.tokens = tokens;
-        this.isAdminToken = isAdminToken;
+        this.credentials = credentials;
         this.clock = clock;
     }
 
@@ -40,10 +40,11 @@ final class RegistryAuth {
         return basicPassword(authorization).flatMap(this::fromPassword);
     }
 
-    /** A basic-auth password as credentials: the admin token, or a registry JWT. */
+    /** A basic-auth password as credentials: the admin token, a user's API token, or a registry JWT. */
     Optional<Grant> fromPassword(String password) {
-        // The predicate is the server's admin token check (constant time, see AdminToken).
-        if (isAdminToken.test(password)) return Optional.of(Grant.adminToken());
+        // The server's own check (constant time for the admin token, by hash for API tokens).
+        Optional<Grant> grant = credentials.grant(password);
+        if (grant.isPresent()) return grant;
         return tokens.verify(password, clock.instant());
     }
 

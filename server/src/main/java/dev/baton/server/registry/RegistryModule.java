@@ -3,10 +3,11 @@ package dev.baton.server.registry;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
-import dev.baton.server.blob.BlobStore;
+import dev.baton.server.blob.BlobStorage;
+import dev.baton.server.blob.BlobStorageException;
 import dev.baton.server.blob.Digest;
-import dev.baton.server.blob.DirectoryBlobStore;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.store.Store;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.token.Grant;
 import dev.baton.server.token.RegistryTokens;
@@ -17,13 +18,11 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -54,33 +53,27 @@ public final class RegistryModule implements RouteModule {
     private final String publicUrl;
 
     /**
-     * @param isAdminToken tells the admin token (the password the token endpoint accepts), e.g. {@code AdminToken::matches}
+     * @param credentials  what the admin token or a user's API token grants (the passwords the token endpoint accepts)
      * @param publicUrl    base URL for the token realm; null derives it from each request's Host
      */
-    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Predicate<String> isAdminToken,
+    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Credentials credentials,
             String publicUrl, Clock clock) {
         this.registry = registry;
-        this.auth = new RegistryAuth(tokens, isAdminToken, clock);
+        this.auth = new RegistryAuth(tokens, credentials, clock);
         this.tokenEndpoint = new TokenEndpoint(auth, tokens, projects, clock);
         this.projects = projects;
         this.publicUrl = publicUrl == null ? null : publicUrl.replaceAll("/+$", "");
     }
 
     /**
-     * The registry as a server runs it: blobs in {@code <data dir>/storage} (uploads left over
-     * from a previous run discarded), metadata beside them, the body bound from the config.
+     * The registry as a server runs it: blobs and metadata in the server's blob storage, upload
+     * sessions in its store (so any node continues them), the body bound from the config.
      */
-    public static RegistryModule open(ServerConfig config, Predicate<String> isAdminToken, ProjectLookup projects,
-            RegistryTokens tokens, Clock clock) {
-        Path storage = config.dataDir().resolve("storage");
-        BlobStore blobs;
-        try {
-            blobs = DirectoryBlobStore.open(storage);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot open the registry storage in " + storage, e);
-        }
-        Registry registry = new Registry(blobs, new DirectoryRepositories(storage), config.registryMaxBodyBytes(), clock);
-        return new RegistryModule(registry, tokens, projects, isAdminToken, config.publicUrl(), clock);
+    public static RegistryModule open(ServerConfig config, BlobStorage storage, Store store, Credentials credentials,
+            ProjectLookup projects, RegistryTokens tokens, Clock clock) {
+        Registry registry = new Registry(storage.blobs(), new ObjectRepositories(storage.objects()), store,
+                config.registryMaxBodyBytes(), clock);
+        return new RegistryModule(registry, tokens, projects, credentials, config.publicUrl(), clock);
     }
 
     public Registry registry() {
@@ -123,6 +116,11 @@ public final class RegistryModule implements RouteModule {
             }
         } catch (RegistryException e) {
             writeError(ctx, e);
+        } catch (BlobStorageException e) {
+            log.error("registry request {} {}: blob storage failed", method, ctx.path(), e);
+            if (!ctx.res().isCommitted()) {
+                writeError(ctx, new RegistryException(ErrorCode.UNAVAILABLE, "the blob storage is unavailable; try again later"));
+            }
         } catch (Exception e) {
             log.error("registry request {} {} failed", method, ctx.path(), e);
             if (!ctx.res().isCommitted()) {

@@ -24,8 +24,9 @@ import java.util.Set;
 /**
  * {@code /v2/token}: the token endpoint of the Docker/OCI token flow. GET takes HTTP basic auth
  * and {@code scope} parameters ({@code repository:<name>:<actions>}); POST takes the OAuth2
- * password grant as a form. The password is the admin token (there are no user accounts yet),
- * which gets exactly the requested scopes; or a registry JWT (a runner pull token, say), which
+ * password grant as a form. The password is the admin token, which gets exactly the requested
+ * scopes; a user's API token, which gets the requested scopes narrowed to what its role allows on
+ * each project (docs/registry.md); or a registry JWT (a runner pull token, say), which
  * is returned unchanged, so that clients that only know the token flow can use it as a password.
  */
 final class TokenEndpoint {
@@ -63,10 +64,10 @@ final class TokenEndpoint {
         if (grant.isEmpty()) {
             ctx.header("WWW-Authenticate", "Basic realm=\"baton\"");
             if (oauth) {
-                oauthError(ctx, 401, "invalid_grant", "the password must be the admin token or a registry token");
+                oauthError(ctx, 401, "invalid_grant", "the password must be an API token, the admin token or a registry token");
             } else {
                 RegistryModule.writeError(ctx, new RegistryException(ErrorCode.UNAUTHORIZED,
-                        "the password must be the admin token or a registry token"));
+                        "the password must be an API token, the admin token or a registry token"));
             }
             return;
         }
@@ -74,8 +75,10 @@ final class TokenEndpoint {
         String token;
         Instant issuedAt;
         Duration expiresIn;
-        if (grant.get().admin()) {
-            IssuedToken issued = tokens.issueUserToken(requested(scopes), now);
+        if (grant.get().admin() || PrincipalGrants.isApiToken(password.get())) {
+            // No wider than the caller: the admin gets what it asks; a user's token what it asks of what its role allows.
+            List<Access> access = grant.get().admin() ? requested(scopes) : narrowed(requested(scopes), grant.get());
+            IssuedToken issued = tokens.issueUserToken(grant.get().subject(), access, now);
             token = issued.token();
             issuedAt = issued.issuedAt();
             expiresIn = issued.expiresIn();
@@ -112,6 +115,22 @@ final class TokenEndpoint {
         List<Access> access = new ArrayList<>();
         byName.forEach((name, actions) -> access.add(new Access(Access.REPOSITORY, name, actions)));
         return access;
+    }
+
+    /** Of each requested entry, the actions {@code grant} allows on it; entries left with none are dropped. */
+    private List<Access> narrowed(List<Access> requested, Grant grant) {
+        List<Access> out = new ArrayList<>();
+        for (Access a : requested) {
+            int slash = a.name().indexOf('/');
+            String project = slash < 0 ? a.name() : a.name().substring(0, slash);
+            String path = slash < 0 ? "" : a.name().substring(slash + 1);
+            Set<String> allowed = new HashSet<>();
+            for (String action : List.of("pull", "push", "delete")) {
+                if ((a.allows(action)) && grant.allows(project, path, a.name(), action)) allowed.add(action);
+            }
+            if (!allowed.isEmpty()) out.add(new Access(Access.REPOSITORY, a.name(), allowed));
+        }
+        return out;
     }
 
     private String canonical(RepositoryName name) {

@@ -27,7 +27,6 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
-import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementExceptions;
 import org.jdbi.v3.core.statement.Update;
@@ -83,6 +82,7 @@ abstract class JdbcStore implements Store {
     protected final Jdbi jdbi;
     /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
     private final SpecCache specs = new SpecCache();
+    private final AccessStore access = new JdbcAccessStore(this);
     /** Most transactions one commit carries, and how many may queue before writers block. */
     private static final int MAX_BATCH = 64;
     private static final int QUEUE_CAPACITY = 4096;
@@ -131,6 +131,11 @@ abstract class JdbcStore implements Store {
 
     /** True when the exception is the dialect's unique-constraint violation. */
     protected abstract boolean isUniqueViolation(SQLException e);
+
+    @Override
+    public AccessStore access() {
+        return access;
+    }
 
     protected <T> T read(HandleCallback<T, RuntimeException> work) {
         return jdbi.withHandle(work);
@@ -289,13 +294,37 @@ abstract class JdbcStore implements Store {
     @Override
     public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
-        write(h -> {
-            // Sorted so that concurrent batches lock rows in one order (no deadlock on PostgreSQL).
-            PreparedBatch batch = h.prepareBatch("UPDATE runner SET last_heartbeat = :t WHERE id = :id"
-                    + " AND (last_heartbeat IS NULL OR last_heartbeat < :t)");
-            new TreeMap<>(lastSeen).forEach((id, t) -> batch.bind("id", id).bind("t", micros(t)).add());
-            return batch.execute();
-        });
+        write(h -> latestTimes(h, "runner", "id", "", new TreeMap<>(lastSeen)));
+    }
+
+    /** Rows of one latest-time statement: a node's heartbeats of 10,000 runners are 10 statements, not 10,000. */
+    private static final int LIVENESS_ROWS_PER_STATEMENT = 1000;
+
+    /**
+     * Sets {@code last_heartbeat} of each row keyed by {@code key} to its time (never backwards),
+     * in one {@code UPDATE … FROM (VALUES …)} per {@value #LIVENESS_ROWS_PER_STATEMENT} rows. Both
+     * dialects name a VALUES list's columns column1, column2 (SQLite has UPDATE … FROM since 3.33).
+     */
+    private static <K> int latestTimes(Handle h, String table, String key, String where, Map<K, Instant> times) {
+        List<Map.Entry<K, Instant>> rows = new ArrayList<>(times.entrySet());
+        int updated = 0;
+        for (int from = 0; from < rows.size(); from += LIVENESS_ROWS_PER_STATEMENT) {
+            List<Map.Entry<K, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
+            StringBuilder values = new StringBuilder();
+            for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
+            Update u = h.createUpdate("UPDATE " + table + " SET last_heartbeat = v.t"
+                    + " FROM (SELECT column1 AS k, column2 AS t FROM (VALUES " + values + ") AS x) AS v"
+                    + " WHERE " + table + "." + key + " = v.k" + where
+                    + " AND (" + table + ".last_heartbeat IS NULL OR " + table + ".last_heartbeat < v.t)");
+            for (int i = 0; i < chunk.size(); i++) {
+                Object k = chunk.get(i).getKey();
+                if (k instanceof Long id) u.bind("k" + i, id);
+                else u.bind("k" + i, k.toString());
+                u.bind("t" + i, micros(chunk.get(i).getValue()));
+            }
+            updated += u.execute();
+        }
+        return updated;
     }
 
     // ---- specs -----------------------------------------------------------------------------
@@ -459,6 +488,10 @@ abstract class JdbcStore implements Store {
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
                     .mapTo(Long.class).one();
+            if (job.submitter() != null) {
+                h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
+                        .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
+            }
             return jobById(h, id);
         });
     }
@@ -528,11 +561,13 @@ abstract class JdbcStore implements Store {
      * pending → claimed for a job the caller has made sure it may take, opening the attempt in the
      * same transaction. Empty (nothing changed) when the job is no longer pending.
      */
-    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now) {
+    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
         Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
-                        + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now"
+                        + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
+                        + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
                         + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
                 .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
+                .bind("acceptUntil", micros(acceptUntil))
                 .map(Rows.JOB_MAPPER).findOne();
         job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
                         + " VALUES (:job, :number, :lease, :runner, :now)")
@@ -542,11 +577,13 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition start(JobUuid job, LeaseId lease, Instant now) {
+    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         Objects.requireNonNull(lease, "lease");
         return write(h -> {
-            Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now", "status = 1 AND lease = :lease", job, now,
-                    q -> q.bind("lease", lease.value()));
+            Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now,"
+                            + " hard_deadline = :now + CAST(timeout AS BIGINT) * 1000000 + :grace",
+                    "status = 1 AND lease = :lease", job, now,
+                    q -> q.bind("lease", lease.value()).bind("grace", grace.toNanos() / 1000));
             if (started.isPresent()) {
                 closeAttempt(h, started.get(), lease, "started = :now", now);
                 return applied(started.get());
@@ -736,13 +773,15 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
+    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
+        // Only a job taken from a runner waits for that runner's answer (a pending one has none).
+        String set = "cancel_deadline = CASE WHEN status IN (1, 2) THEN :cancelDeadline ELSE NULL END, status = 5, completed = :now, error = :reason";
         return write(h -> {
             Optional<Job> canceled = lease != null
-                    ? cas(h, "status = 5, completed = :now, error = :reason", "status IN (1, 2) AND lease = :lease", job, now,
-                            q -> q.bind("reason", reason).bind("lease", lease.value()))
-                    : cas(h, "status = 5, completed = :now, error = :reason", "status IN (0, 1, 2)", job, now,
-                            q -> q.bind("reason", reason));
+                    ? cas(h, set, "status IN (1, 2) AND lease = :lease", job, now,
+                            q -> q.bind("reason", reason).bind("lease", lease.value()).bind("cancelDeadline", micros(cancelDeadline)))
+                    : cas(h, set, "status IN (0, 1, 2)", job, now,
+                            q -> q.bind("reason", reason).bind("cancelDeadline", micros(cancelDeadline)));
             if (canceled.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
             // The open attempt (if the job was in flight) ends canceled with the job.
             h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
@@ -786,14 +825,7 @@ abstract class JdbcStore implements Store {
     @Override
     public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
-        write(h -> {
-            PreparedBatch batch = h.prepareBatch("UPDATE job SET last_heartbeat = :t WHERE uuid = :uuid AND status IN (1, 2)"
-                    + " AND (last_heartbeat IS NULL OR last_heartbeat < :t)");
-            lastSeen.entrySet().stream()
-                    .sorted(Map.Entry.comparingByKey((a, b) -> a.toString().compareTo(b.toString())))
-                    .forEach(e -> batch.bind("uuid", e.getKey().toString()).bind("t", micros(e.getValue())).add());
-            return batch.execute();
-        });
+        write(h -> latestTimes(h, "job", "uuid", " AND job.status IN (1, 2)", lastSeen));
     }
 
     @Override
@@ -839,6 +871,201 @@ abstract class JdbcStore implements Store {
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
         return read(h -> h.createQuery("SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1")
                 .mapTo(Integer.class).findOne().isPresent());
+    }
+
+    // ---- cluster: durable deadlines and nodes ----------------------------------------------------
+
+    /** How a dialect locks the rows a sweep acts on: SKIP LOCKED on PostgreSQL, nothing on SQLite (one writer). */
+    protected abstract String sweepLock();
+
+    @Override
+    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) {
+        return write(h -> h.createUpdate("UPDATE job SET accept_deadline = :until WHERE uuid = :uuid AND lease = :lease AND status = 1"
+                        + " AND (accept_deadline IS NULL OR accept_deadline < :until)")
+                .bind("until", micros(until)).bind("uuid", job.toString()).bind("lease", lease.value()).execute() > 0
+                || h.createQuery("SELECT 1 FROM job WHERE uuid = :uuid AND lease = :lease AND status = 1")
+                        .bind("uuid", job.toString()).bind("lease", lease.value()).mapTo(Integer.class).findOne().isPresent());
+    }
+
+    @Override
+    public void clearCancelDeadline(JobUuid job, LeaseId lease) {
+        write(h -> h.createUpdate("UPDATE job SET cancel_deadline = NULL WHERE uuid = :uuid AND lease = :lease AND cancel_deadline IS NOT NULL")
+                .bind("uuid", job.toString()).bind("lease", lease.value()).execute());
+    }
+
+    @Override
+    public <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
+        // A read first: nothing is due on most sweeps, and a write transaction would hold SQLite's one writer.
+        if (read(h -> h.createQuery("SELECT 1 FROM job WHERE " + deadline.due + " LIMIT 1").bind("now", micros(now))
+                .mapTo(Integer.class).findOne()).isEmpty()) {
+            return List.of();
+        }
+        return write(h -> {
+            List<Job> due = h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE " + deadline.due
+                            + " ORDER BY " + deadline.order + ", id LIMIT :limit" + sweepLock())
+                    .bind("now", micros(now)).bind("limit", limit).map(Rows.JOB_MAPPER).list();
+            List<R> results = new ArrayList<>(due.size());
+            for (Job job : due) {
+                // Whatever the act decides, this deadline is spent: it is never swept twice.
+                if (deadline == Deadline.CANCEL) {
+                    h.createUpdate("UPDATE job SET cancel_deadline = NULL WHERE id = :id").bind("id", job.id()).execute();
+                } else if (deadline == Deadline.LOST) {
+                    h.createUpdate("UPDATE job SET lost_deadline = NULL WHERE id = :id").bind("id", job.id()).execute();
+                }
+                results.add(act.apply(job));
+            }
+            return results;
+        });
+    }
+
+    @Override
+    public Optional<Job> reattach(JobUuid job, LeaseId lease) {
+        return write(h -> {
+            h.createUpdate("UPDATE job SET lost_deadline = NULL WHERE uuid = :uuid AND lease = :lease AND status IN (1, 2)"
+                            + " AND lost_deadline IS NOT NULL")
+                    .bind("uuid", job.toString()).bind("lease", lease.value()).execute();
+            return job(h, job).filter(j -> j.holds(lease) && j.status().inFlight());
+        });
+    }
+
+    @Override
+    public void attachRunner(long runnerId, String node) {
+        write(h -> h.createUpdate("UPDATE runner SET node_id = :node WHERE id = :id").bind("node", node).bind("id", runnerId).execute());
+    }
+
+    @Override
+    public void detachRunner(long runnerId, String node, Instant lostAt) {
+        write(h -> {
+            int detached = h.createUpdate("UPDATE runner SET node_id = NULL WHERE id = :id AND node_id = :node")
+                    .bind("id", runnerId).bind("node", node).execute();
+            // Attached to another node meanwhile (it reconnected there first): that node watches it.
+            if (detached == 0 && runnerNode(h, runnerId).isPresent()) return 0;
+            return h.createUpdate("UPDATE job SET lost_deadline = COALESCE(lost_deadline, :at) WHERE runner_id = :id AND status IN (1, 2)")
+                    .bind("at", micros(lostAt)).bind("id", runnerId).execute();
+        });
+    }
+
+    @Override
+    public void markRunnerLost(long runnerId, Instant at) {
+        write(h -> h.createUpdate("UPDATE job SET lost_deadline = :at WHERE runner_id = :id AND status IN (1, 2)"
+                        + " AND (lost_deadline IS NULL OR lost_deadline > :at)")
+                .bind("at", micros(at)).bind("id", runnerId).execute());
+    }
+
+    @Override
+    public Optional<String> runnerNode(long runnerId) {
+        return read(h -> runnerNode(h, runnerId));
+    }
+
+    @Override
+    public List<Long> runnersOn(String node) {
+        return read(h -> h.createQuery("SELECT id FROM runner WHERE node_id = :node ORDER BY id").bind("node", node).mapTo(Long.class).list());
+    }
+
+    private static Optional<String> runnerNode(Handle h, long runnerId) {
+        return h.createQuery("SELECT node_id FROM runner WHERE id = :id AND node_id IS NOT NULL").bind("id", runnerId)
+                .mapTo(String.class).findOne();
+    }
+
+    @Override
+    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
+        write(h -> {
+            boolean crashed = h.createQuery("SELECT 1 FROM node WHERE id = :id AND stopped IS NULL").bind("id", node)
+                    .mapTo(Integer.class).findOne().isPresent();
+            // A previous run of this id that did not stop cleanly: nobody watches its runners now.
+            if (crashed) detachNode(h, node, lostAt);
+            boolean othersAlive = h.createQuery("SELECT 1 FROM node WHERE id <> :id AND stopped IS NULL AND last_heartbeat >= :since LIMIT 1")
+                    .bind("id", node).bind("since", micros(aliveSince)).mapTo(Integer.class).findOne().isPresent();
+            if (!othersAlive) {
+                // The cluster was down (a single node restarting, say): deadlines that ran out while no
+                // node could hear a runner would fail its jobs before it can reconnect.
+                for (String dead : h.createQuery("SELECT id FROM node WHERE id <> :id AND stopped IS NULL").bind("id", node)
+                        .mapTo(String.class).list()) {
+                    detachNode(h, dead, lostAt);
+                    h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", dead).execute();
+                }
+                h.createUpdate("UPDATE job SET lost_deadline = :at WHERE status IN (1, 2) AND lost_deadline < :at")
+                        .bind("at", micros(lostAt)).execute();
+            }
+            return h.createUpdate("INSERT INTO node (id, started, last_heartbeat, stopped) VALUES (:id, :now, :now, NULL)"
+                            + " ON CONFLICT (id) DO UPDATE SET started = excluded.started, last_heartbeat = excluded.last_heartbeat, stopped = NULL")
+                    .bind("id", node).bind("now", micros(now)).execute();
+        });
+    }
+
+    @Override
+    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
+        return write(h -> {
+            int alive = h.createUpdate("UPDATE node SET last_heartbeat = CASE WHEN last_heartbeat < :now THEN :now ELSE last_heartbeat END"
+                            + " WHERE id = :id AND stopped IS NULL")
+                    .bind("now", micros(now)).bind("id", node).execute();
+            if (!jobs.isEmpty()) recordJobHeartbeats(jobs);
+            if (!runners.isEmpty()) recordRunnerHeartbeats(runners);
+            return alive > 0;
+        });
+    }
+
+    @Override
+    public void stopNode(String node, Instant now, Instant lostAt) {
+        write(h -> {
+            detachNode(h, node, lostAt);
+            return h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", node).execute();
+        });
+    }
+
+    @Override
+    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
+        String due = "SELECT id, last_heartbeat FROM node WHERE stopped IS NULL AND id <> :self AND last_heartbeat < :before";
+        // A read first: the sweep runs every second on every node, and nodes are seldom dead.
+        if (read(h -> h.createQuery(due + " LIMIT 1").bind("self", self).bind("before", micros(staleBefore)).mapToMap().findOne()).isEmpty()) {
+            return List.of();
+        }
+        return write(h -> {
+            List<Map.Entry<String, Long>> dead = h.createQuery(due + " ORDER BY id" + sweepLock())
+                    .bind("self", self).bind("before", micros(staleBefore))
+                    .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getLong("last_heartbeat"))).list();
+            List<String> ids = new ArrayList<>();
+            for (var d : dead) {
+                long lostAt = Math.max(micros(now), d.getValue() + heartbeatTimeout.toNanos() / 1000);
+                detachNode(h, d.getKey(), Instant.EPOCH.plus(lostAt, java.time.temporal.ChronoUnit.MICROS));
+                h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", d.getKey()).execute();
+                ids.add(d.getKey());
+            }
+            return ids;
+        });
+    }
+
+    /** The node's runners are detached, their jobs in flight lost at {@code lostAt} unless they come back. */
+    private static void detachNode(Handle h, String node, Instant lostAt) {
+        h.createUpdate("UPDATE job SET lost_deadline = COALESCE(lost_deadline, :at) WHERE status IN (1, 2)"
+                        + " AND runner_id IN (SELECT id FROM runner WHERE node_id = :node)")
+                .bind("at", micros(lostAt)).bind("node", node).execute();
+        h.createUpdate("UPDATE runner SET node_id = NULL WHERE node_id = :node").bind("node", node).execute();
+    }
+
+    @Override
+    public List<Node> nodes() {
+        return read(h -> h.createQuery("SELECT n.id, n.started, n.last_heartbeat, n.stopped,"
+                        + " (SELECT COUNT(*) FROM runner r WHERE r.node_id = n.id) AS runners,"
+                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = n.id AND j.status IN (1, 2)) AS in_flight"
+                        + " FROM node n ORDER BY n.id")
+                .map((rs, ctx) -> new Node(rs.getString("id"), Rows.instant(rs, "started"), Rows.instant(rs, "last_heartbeat"),
+                        Rows.instant(rs, "stopped"), rs.getInt("runners"), rs.getInt("in_flight")))
+                .list());
+    }
+
+    @Override
+    public ClusterCounts clusterCounts(String node, Instant aliveSince) {
+        return read(h -> h.createQuery("SELECT"
+                        + " (SELECT COUNT(*) FROM job WHERE status = 0) AS pending,"
+                        + " (SELECT COUNT(*) FROM job WHERE status IN (1, 2)) AS in_flight,"
+                        + " (SELECT COUNT(*) FROM node WHERE stopped IS NULL AND last_heartbeat >= :since) AS alive,"
+                        + " (SELECT COUNT(*) FROM runner WHERE node_id = :node) AS node_runners,"
+                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = :node AND j.status IN (1, 2)) AS node_in_flight")
+                .bind("since", micros(aliveSince)).bind("node", node)
+                .map((rs, ctx) -> new ClusterCounts(rs.getLong("pending"), rs.getLong("in_flight"), rs.getLong("alive"),
+                        rs.getLong("node_runners"), rs.getLong("node_in_flight")))
+                .one());
     }
 
     @Override
@@ -1184,7 +1411,7 @@ abstract class JdbcStore implements Store {
     }
 
     /** Runs an insert/update and reports a unique violation as CONFLICT with {@code message}. */
-    private <T> T unique(String message, java.util.function.Supplier<T> work) {
+    <T> T unique(String message, java.util.function.Supplier<T> work) {
         try {
             return work.get();
         } catch (RuntimeException e) {
@@ -1195,5 +1422,57 @@ abstract class JdbcStore implements Store {
             }
             throw e;
         }
+    }
+
+    // ---- Registry upload sessions ---------------------------------------------------------
+
+    private static final String UPLOAD_COLUMNS = "id, project_uuid, repository, size, chunks, created, updated";
+
+    private static RegistryUpload registryUpload(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+            throws SQLException {
+        return new RegistryUpload(rs.getString("id"), rs.getString("project_uuid"), rs.getString("repository"), rs.getLong("size"),
+                rs.getString("chunks"), Rows.instant(rs, "created"), Rows.instant(rs, "updated"));
+    }
+
+    @Override
+    public void createRegistryUpload(RegistryUpload upload) {
+        write(h -> h.createUpdate("INSERT INTO registry_upload (" + UPLOAD_COLUMNS + ")"
+                        + " VALUES (:id, :project, :repository, :size, :chunks, :created, :updated)")
+                .bind("id", upload.id()).bind("project", upload.projectUuid()).bind("repository", upload.repository())
+                .bind("size", upload.size()).bind("chunks", upload.chunks())
+                .bind("created", micros(upload.created())).bind("updated", micros(upload.updated()))
+                .execute());
+    }
+
+    @Override
+    public Optional<RegistryUpload> findRegistryUpload(String id) {
+        return read(h -> h.createQuery("SELECT " + UPLOAD_COLUMNS + " FROM registry_upload WHERE id = :id")
+                .bind("id", id).map(JdbcStore::registryUpload).findOne());
+    }
+
+    @Override
+    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
+        return write(h -> h.createUpdate("UPDATE registry_upload SET size = :size, chunks = :chunks, updated = :now"
+                        + " WHERE id = :id AND size = :expected")
+                .bind("size", size).bind("chunks", chunks).bind("now", micros(now)).bind("id", id).bind("expected", expectedSize)
+                .execute() == 1);
+    }
+
+    @Override
+    public boolean deleteRegistryUpload(String id, long expectedSize) {
+        return write(h -> h.createUpdate("DELETE FROM registry_upload WHERE id = :id AND (:expected < 0 OR size = :expected)")
+                .bind("id", id).bind("expected", expectedSize).execute() == 1);
+    }
+
+    @Override
+    public List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
+        return read(h -> h.createQuery("SELECT " + UPLOAD_COLUMNS + " FROM registry_upload WHERE updated < :cutoff"
+                        + " ORDER BY updated ASC LIMIT :limit")
+                .bind("cutoff", micros(cutoff)).bind("limit", limit).map(JdbcStore::registryUpload).list());
+    }
+
+    @Override
+    public long countRegistryUploads() {
+        return read(h -> h.createQuery("SELECT COUNT(*) FROM registry_upload").mapTo(Long.class).one());
     }
 }

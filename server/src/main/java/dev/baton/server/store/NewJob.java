@@ -5,9 +5,18 @@ import dev.baton.protocol.model.JobConfig;
 /**
  * The job half of a runner-mode run, inserted with its report in one transaction.
  * {@code queueTimeout} is the effective bound in seconds (the job's own, else its spec's), or null.
+ * {@code submitter} is the user and token that submitted it, null for the admin token.
  */
-public record NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout) {
+public record NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,
+        Submitter submitter) {
+    /** A user's token that submitted a job ({@code tokenId} null when unknown). */
+    public record Submitter(long userId, Long tokenId) {}
+
+    public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout) {
+        this(specId, sourceIp, config, timeout, priority, retry, queueTimeout, null);
+    }
+
     public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry) {
-        this(specId, sourceIp, config, timeout, priority, retry, null);
+        this(specId, sourceIp, config, timeout, priority, retry, null, null);
     }
 }

@@ -146,8 +146,14 @@ final class PostgresStore extends JdbcStore {
         return "23505".equals(e.getSQLState());
     }
 
+    /** A row another node's sweep holds is its to act on; this sweep takes the next. */
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, ClaimFilter filter) {
+    protected String sweepLock() {
+        return " FOR UPDATE SKIP LOCKED";
+    }
+
+    @Override
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         return write(h -> {
             List<Long> skipped = new ArrayList<>();
             for (int i = 0; i < MAX_CANDIDATES; i++) {
@@ -161,7 +167,7 @@ final class PostgresStore extends JdbcStore {
                 Candidate c = candidate.get();
                 boolean limited = c.priority() < 200;
                 if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
-                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now);
+                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now, acceptUntil);
                     if (claimed.isPresent()) return claimed;
                 }
                 skipped.add(c.id());

@@ -50,6 +50,12 @@ final class SqliteStore extends JdbcStore {
         }
     }
 
+    /** One writer at a time (and one node on a SQLite file): the write transaction itself excludes other sweeps. */
+    @Override
+    protected String sweepLock() {
+        return "";
+    }
+
     @Override
     protected boolean isUniqueViolation(SQLException e) {
         String message = e.getMessage();
@@ -57,13 +63,13 @@ final class SqliteStore extends JdbcStore {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, ClaimFilter filter) {
+    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         String query = filter.equals(ClaimFilter.NONE) ? CLAIM_QUERY : CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
         return write(h -> {
             Optional<Long> candidate = h.createQuery(query)
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .map((rs, ctx) -> rs.getLong("id")).findOne();
-            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now);
+            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil);
         });
     }
 }

@@ -141,14 +141,42 @@ public interface Store extends AutoCloseable {
      * hands one job to two callers, on either dialect.
      */
     default Optional<Job> claim(long runnerId, LeaseId lease, Instant now) {
-        return claim(runnerId, lease, now, ClaimFilter.NONE);
+        return claim(runnerId, lease, now, now.plus(DEFAULT_ACCEPTANCE_TIMEOUT), ClaimFilter.NONE);
+    }
+
+    /** The claim with its acceptance deadline ({@code accept_deadline}), written in the claim's transaction. */
+    default Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+        return claim(runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
     }
 
     /** {@link #claim(long, LeaseId, Instant)} narrowed and ordered by a router's {@code filter}. */
-    Optional<Job> claim(long runnerId, LeaseId lease, Instant now, ClaimFilter filter);
+    default Optional<Job> claim(long runnerId, LeaseId lease, Instant now, ClaimFilter filter) {
+        return claim(runnerId, lease, now, now.plus(DEFAULT_ACCEPTANCE_TIMEOUT), filter);
+    }
+
+    /**
+     * The claim with its acceptance deadline ({@code accept_deadline}, written in the claim's
+     * transaction), narrowed and ordered by a router's {@code filter} ({@link ClaimFilter#NONE}: any job of the runner's specs).
+     */
+    Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
+
+    Duration DEFAULT_ACCEPTANCE_TIMEOUT = Duration.ofSeconds(30);
+    Duration DEFAULT_JOB_TIMEOUT_GRACE = Duration.ofSeconds(60);
+    Duration DEFAULT_CANCEL_DEADLINE = Duration.ofSeconds(30);
+
+    /**
+     * The runner is still preparing (seed 004's keep-alive): the acceptance deadline moves to
+     * {@code until}. False when the job is not claimed under {@code lease} any more.
+     */
+    boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until);
 
     /** claimed → running under {@code lease}; sets started. Running already under the same lease: DUPLICATE. */
-    Transition start(JobUuid job, LeaseId lease, Instant now);
+    default Transition start(JobUuid job, LeaseId lease, Instant now) {
+        return start(job, lease, now, DEFAULT_JOB_TIMEOUT_GRACE);
+    }
+
+    /** The start with its hard deadline ({@code started + timeout + grace}) written in the same transaction. */
+    Transition start(JobUuid job, LeaseId lease, Instant now, Duration grace);
 
     /**
      * claimed → pending under {@code lease} (decline, acceptance timeout, lost before start):
@@ -195,7 +223,19 @@ public interface Store extends AutoCloseable {
      * → canceled. With a lease (runner acknowledgment, hard timeout): only under that lease.
      * Without (user cancel): from pending, claimed or running. Canceled already: DUPLICATE.
      */
-    Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now);
+    default Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
+        return cancel(job, lease, reason, now, lease == null ? now.plus(DEFAULT_CANCEL_DEADLINE) : null);
+    }
+
+    /**
+     * The cancel; a job canceled while in flight also gets {@code cancel_deadline =
+     * cancelDeadline} (null: none, e.g. the runner's own {@code canceled}) in the same transaction:
+     * by then its runner must have answered, or it is told its lease is gone.
+     */
+    Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline);
+
+    /** The runner answered the cancel: no deadline is pending for this attempt any more. */
+    void clearCancelDeadline(JobUuid job, LeaseId lease);
 
     /** completed → processed, writing the adapter's results and the job's real times to the report (clearing any error). */
     Transition process(JobUuid job, String results, Instant now);
@@ -239,6 +279,76 @@ public interface Store extends AutoCloseable {
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);
+
+    // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
+
+    /**
+     * Runs {@code act} on each job whose {@code deadline} is due at {@code now} (at most
+     * {@code limit}), in one write transaction with the row locked ({@code FOR UPDATE SKIP
+     * LOCKED} on PostgreSQL; SQLite's single writer serializes), so that of several nodes
+     * sweeping at once exactly one acts on each job. {@code act} runs inside that transaction: it
+     * may call this store's transitions (they join it) but must leave messages and other effects
+     * to what it returns, run after the commit.
+     */
+    <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act);
+
+    /**
+     * The runner spoke of this attempt (on a new channel, perhaps on another node): a pending
+     * lost deadline is dropped. The job as it is when still in flight under {@code lease}, else empty.
+     */
+    Optional<Job> reattach(JobUuid job, LeaseId lease);
+
+    /** The runner's channel is now on {@code node} (a runner's session records its node). */
+    void attachRunner(long runnerId, String node);
+
+    /**
+     * The runner's channel on {@code node} closed: unless it is attached elsewhere already, its
+     * jobs in flight are lost at {@code lostAt} unless it comes back (the earliest such time stays).
+     */
+    void detachRunner(long runnerId, String node, Instant lostAt);
+
+    /** The runner's channel went silent: its jobs in flight are lost at {@code at} (now). */
+    void markRunnerLost(long runnerId, Instant at);
+
+    /** The node holding the runner's channel, if any. */
+    Optional<String> runnerNode(long runnerId);
+
+    /** The runners whose channel the store records on {@code node}. */
+    List<Long> runnersOn(String node);
+
+    /**
+     * A node starts: its row is created or restarted. If a previous run of the same id did not
+     * stop cleanly, its runners are detached with their jobs lost at {@code lostAt}. If no other
+     * node has heartbeaten since {@code aliveSince}, the whole cluster was down and no runner could
+     * reach any node: every node not stopped is taken over the same way, and no lost deadline falls
+     * before {@code lostAt} (the runners get their heartbeat timeout from now to come back, as
+     * after any start).
+     */
+    void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince);
+
+    /**
+     * One liveness flush of a node, one transaction: the node's heartbeat, then each table's
+     * batched last_heartbeat (see {@link #recordJobHeartbeats}, {@link #recordRunnerHeartbeats}).
+     * False when the node is not registered, or was found dead by another node meanwhile (it was
+     * paused past the node timeout): it must register again and re-attach its runners.
+     */
+    boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners);
+
+    /** A clean stop: the node is marked stopped and its runners detached, their jobs lost at {@code lostAt} unless they come back. */
+    void stopNode(String node, Instant now, Instant lostAt);
+
+    /**
+     * Nodes other than {@code self} not stopped whose last heartbeat is before {@code staleBefore}: each is marked stopped
+     * and its runners detached, their jobs lost at the node's last heartbeat plus
+     * {@code heartbeatTimeout} (or now, if later) — as if each of its runners had disconnected
+     * when the node was last heard of. Row-locked like {@link #sweepDue}. Returns the nodes found dead.
+     */
+    List<String> expireNodes(String self, Instant staleBefore, Instant now, Duration heartbeatTimeout);
+
+    List<Node> nodes();
+
+    /** Cluster-wide figures computed from the store (metrics). */
+    ClusterCounts clusterCounts(String node, Instant aliveSince);
 
     // ---- Open Job Spec (docs/ojs.md) ------------------------------------------------------
 
@@ -309,6 +419,34 @@ public interface Store extends AutoCloseable {
 
     /** Deletes the schedule; false when there was none. */
     boolean deleteSchedule(String uuid);
+
+    /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
+    AccessStore access();
+
+    // ---- Registry upload sessions (docs/registry.md) ---------------------------------------
+
+    /** Records a new upload session (its id is fresh: a UUID the registry chose). */
+    void createRegistryUpload(RegistryUpload upload);
+
+    Optional<RegistryUpload> findRegistryUpload(String id);
+
+    /**
+     * Compare-and-set: records the upload's new chunks and size if it still holds
+     * {@code expectedSize} bytes. False, nothing written, when another request changed or ended it.
+     */
+    boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now);
+
+    /**
+     * Ends the session if it still holds {@code expectedSize} bytes (negative: whatever it holds);
+     * true for the one caller that removed it, who then owns its data.
+     */
+    boolean deleteRegistryUpload(String id, long expectedSize);
+
+    /** Sessions not changed since {@code cutoff}, oldest first. */
+    List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit);
+
+    /** Open upload sessions, all nodes together. */
+    long countRegistryUploads();
 
     @Override
     void close();

@@ -41,6 +41,27 @@ public final class StoreFactory {
         }
     }
 
+    /**
+     * Opens plain, unpooled connections to the database of {@code databaseUrl} (a pooled one cannot
+     * hold a LISTEN), or empty for SQLite, which has no cross-process notifications and is one node.
+     */
+    public static java.util.Optional<java.util.function.Supplier<java.sql.Connection>> directConnections(String databaseUrl, Path dataDir) {
+        DatabaseUrl url = DatabaseUrl.parse(databaseUrl, dataDir);
+        if (url.dialect() != DatabaseUrl.Dialect.POSTGRESQL) return java.util.Optional.empty();
+        return java.util.Optional.of(() -> {
+            java.util.Properties props = new java.util.Properties();
+            props.putAll(url.properties());
+            props.setProperty("connectTimeout", "5");
+            // TCP keep-alive: a listener on a connection silently cut would otherwise wait for ever.
+            props.setProperty("tcpKeepAlive", "true");
+            try {
+                return java.sql.DriverManager.getConnection(url.jdbcUrl(), props);
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot connect to PostgreSQL at " + url.describe() + ": " + e.getMessage(), e);
+            }
+        });
+    }
+
     private static HikariDataSource sqlitePool(DatabaseUrl url) {
         Path file = Path.of(url.jdbcUrl().substring("jdbc:sqlite:".length()));
         try {

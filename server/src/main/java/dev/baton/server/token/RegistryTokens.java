@@ -116,7 +116,12 @@ public final class RegistryTokens implements PullTokens {
 
     /** A user token for the given access, valid for {@link #USER_TOKEN_TTL}. */
     public IssuedToken issueUserToken(List<Access> access, Instant now) {
-        return new IssuedToken(sign("admin", access, now, USER_TOKEN_TTL), now, USER_TOKEN_TTL);
+        return issueUserToken("admin", access, now);
+    }
+
+    /** A token for {@code subject} (who asked: {@code admin} or {@code user:<name>}) with the given access. */
+    public IssuedToken issueUserToken(String subject, List<Access> access, Instant now) {
+        return new IssuedToken(sign(subject, access, now, USER_TOKEN_TTL), now, USER_TOKEN_TTL);
     }
 
     /** The grant a token carries, or empty when it is malformed, forged, for another audience or expired. */

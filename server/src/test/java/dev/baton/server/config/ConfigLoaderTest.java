@@ -67,16 +67,35 @@ class ConfigLoaderTest {
         flags.put("pull_token_ttl", "3m");
         flags.put("max_requeues", "2");
         flags.put("heartbeat_flush_interval", "500ms");
+        flags.put("node_id", "node-a");
+        flags.put("node_timeout", "45s");
+        flags.put("token_submissions_per_minute", "30");
+        flags.put("audit_retention", "90d");
+        flags.put("blob_store", "s3");
+        flags.put("blob_dir", "/srv/blobs");
+        flags.put("s3_endpoint", "http://127.0.0.1:9000");
+        flags.put("s3_region", "eu-central-1");
+        flags.put("s3_bucket", "baton");
+        flags.put("s3_prefix", "cluster-a");
+        flags.put("s3_access_key_id", "AKIDEXAMPLE");
+        flags.put("s3_secret_access_key", "wJalrXUtnFEMI");
+        flags.put("s3_path_style", "false");
+        flags.put("s3_part_size", "16MiB");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
                 2L * 1024 * 1024 * 1024, "s3cret-admin-token-value", Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofMinutes(1),
-                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofMinutes(3), 2, Duration.ofMillis(500)));
+                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofMinutes(3), 2, Duration.ofMillis(500), "node-a",
+                Duration.ofSeconds(45), 30, Duration.ofDays(90),
+                new BlobSettings(BlobSettings.Kind.S3, Path.of("/srv/blobs"), "http://127.0.0.1:9000", "eu-central-1", "baton",
+                        "cluster-a", "AKIDEXAMPLE", "wJalrXUtnFEMI", false, 16L * 1024 * 1024)));
     }
 
     @Test
     void keysCoverEveryComponentOfServerConfig() {
+        // The blob storage settings are one component, a record of its own (BlobSettings).
         List<String> components = java.util.Arrays.stream(ServerConfig.class.getRecordComponents())
+                .flatMap(rc -> rc.getType() == BlobSettings.class ? java.util.Arrays.stream(BlobSettings.class.getRecordComponents()) : java.util.stream.Stream.of(rc))
                 .map(rc -> rc.getName().replaceAll("([A-Z])", "_$1").toLowerCase())
                 .toList();
         assertThat(ConfigLoader.KEYS).containsExactlyElementsOf(components);
@@ -152,5 +171,35 @@ class ConfigLoaderTest {
         assertThat(Sizes.parse("10KB")).isEqualTo(10_000);
         assertThat(Sizes.parse("123")).isEqualTo(123);
         assertThatThrownBy(() -> Sizes.parse("lots")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void blobStorageDefaultsToTheDataDirectoryAndS3NeedsABucket() {
+        ServerConfig d = ConfigLoader.load(null, Map.of(), Map.of("data_dir", dir.toString()));
+        assertThat(d.blobs()).isEqualTo(BlobSettings.directoryDefault());
+        assertThat(d.blobs().directoryIn(dir)).isEqualTo(dir.resolve("storage"));
+
+        // Credentials from the environment, like every setting; the secret is never printed.
+        ServerConfig s3 = ConfigLoader.load(null, Map.of("BATON_S3_ACCESS_KEY_ID", "id", "BATON_S3_SECRET_ACCESS_KEY", "the-secret"),
+                Map.of("blob_store", "s3", "s3_bucket", "b", "s3_endpoint", "http://127.0.0.1:9000/"));
+        assertThat(s3.blobs().blobStore()).isEqualTo(BlobSettings.Kind.S3);
+        assertThat(s3.blobs().s3Endpoint()).isEqualTo("http://127.0.0.1:9000");
+        assertThat(s3.blobs().s3AccessKeyId()).isEqualTo("id");
+        assertThat(s3.blobs().s3PathStyle()).isTrue();
+        assertThat(s3.blobs().s3PartSize()).isEqualTo(BlobSettings.DEFAULT_PART_SIZE);
+        assertThat(s3.toString()).doesNotContain("the-secret");
+
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("blob_store", "s3")))
+                .hasMessageContaining("s3_bucket");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("blob_store", "ftp")))
+                .hasMessageContaining("--blob-store").hasMessageContaining("'directory' or 's3'");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("blob_store", "s3", "s3_bucket", "b", "s3_access_key_id", "id")))
+                .hasMessageContaining("go together");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("s3_part_size", "1MiB")))
+                .hasMessageContaining("--s3-part-size").hasMessageContaining("at least");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("s3_part_size", "1GiB")))
+                .hasMessageContaining("at most");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("s3_path_style", "yes")))
+                .hasMessageContaining("true or false");
     }
 }

@@ -79,11 +79,39 @@ class ConsoleHttpTest {
 
     /** Signs in through the form; returns the session cookie ("name=value"). */
     String signIn() throws Exception {
+        return signIn(baton.admin, "/console/runners");
+    }
+
+    String signIn(String token, String expectedHome) throws Exception {
         var page = get("/console/sign-in", null);
         String pre = setCookie(page, Csrf.PRE_SESSION_COOKIE).split(";")[0];
-        var r = postForm("/console/sign-in", pre, Map.of("_csrf", csrfOf(page.body()), "token", baton.admin));
+        var r = postForm("/console/sign-in", pre, Map.of("_csrf", csrfOf(page.body()), "token", token));
         assertThat(r.statusCode()).isEqualTo(303);
+        assertThat(r.headers().firstValue("Location")).hasValue(expectedHome);
         return setCookie(r, ConsoleSignIn.COOKIE).split(";")[0];
+    }
+
+    @Test
+    void aProjectTokenSeesItsProjectAndNothingOfAnotherOrOfTheServerWidePages() throws Exception {
+        baton.post("/v0/projects", Map.of("name", "Other", "slug", "other", "organization", "acme"), 201);
+        String session = signIn(baton.viewerToken("ci", "bench"), "/console/projects");
+        String projects = get("/console/projects", session).body();
+        assertThat(projects).contains("Bench").doesNotContain("Other").doesNotContain("href=\"/console/runners\"");
+        assertThat(get("/console/projects/bench/jobs", session).statusCode()).isEqualTo(200);
+        var other = get("/console/projects/other/jobs", session);
+        assertThat(other.statusCode()).as("another project is not found, not forbidden").isEqualTo(404);
+        assertThat(other.body()).contains("no project 'other'");
+        assertThat(get("/console/runners", session).statusCode()).isEqualTo(403);
+        assertThat(get("/console/queue", session).statusCode()).isEqualTo(403);
+
+        // a revoked token ends the session at once
+        String tokenId = baton.get("/v0/tokens?user=ci").get(0).path("uuid").asText();
+        var revoke = http.send(java.net.http.HttpRequest.newBuilder(URI.create(baton.url("/v0/tokens/" + tokenId)))
+                .header("Authorization", "Bearer " + baton.admin).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(revoke.statusCode()).as(revoke.body()).isIn(200, 204);
+        var after = get("/console/projects/bench/jobs", session);
+        assertThat(after.statusCode()).isEqualTo(303);
+        assertThat(after.headers().firstValue("Location")).hasValue("/console/sign-in");
     }
 
     @Test

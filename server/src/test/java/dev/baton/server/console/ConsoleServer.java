@@ -73,6 +73,21 @@ final class ConsoleServer implements AutoCloseable {
         return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
     }
 
+    JsonNode put(String path, Object body, int expectedStatus) throws Exception {
+        var response = http.send(HttpRequest.newBuilder(URI.create(url(path)))
+                .header("Authorization", "Bearer " + admin)
+                .PUT(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(expectedStatus);
+        return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
+    }
+
+    /** A user who is a viewer of project {@code slug}, and a token of theirs scoped to it (issue 20). */
+    String viewerToken(String user, String slug) throws Exception {
+        post("/v0/users", Map.of("name", user), 201);
+        put("/v0/projects/" + slug + "/members/" + user, Map.of("role", "viewer"), 200);
+        return post("/v0/tokens", Map.of("user", user, "project", slug, "role", "viewer"), 201).get("secret").asText();
+    }
+
     JsonNode get(String path) throws Exception {
         var response = http.send(HttpRequest.newBuilder(URI.create(url(path))).header("Authorization", "Bearer " + admin).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -3,6 +3,7 @@ package dev.baton.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.store.Job;
@@ -43,13 +44,21 @@ public final class TestServer implements AutoCloseable {
 
     /** On {@code databaseUrl} (null: SQLite in dataDir) and {@code clock}, which several servers of one test may share. */
     public TestServer(Path dataDir, String databaseUrl, MutableClock clock) {
+        this(dataDir, config(dataDir, databaseUrl), false, clock);
+    }
+
+    /**
+     * The whole server as {@code baton server} assembles it (runner channel, registry, OJS, real
+     * dispatch) on {@code config}; {@link #submitted} and {@link #canceled} stay empty.
+     */
+    public static TestServer assembled(Path dataDir, ServerConfig config) {
+        return new TestServer(dataDir, config, true, new MutableClock(START));
+    }
+
+    private TestServer(Path dataDir, ServerConfig config, boolean assembled, MutableClock clock) {
         this.dataDir = dataDir;
         this.clock = clock;
-        ServerConfig d = config(dataDir);
-        ServerConfig config = new ServerConfig(d.host(), d.port(), d.dataDir(), databaseUrl, d.publicUrl(), d.requestBodyMaxBytes(),
-                d.registryMaxBodyBytes(), d.adminToken(), d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(),
-                d.defaultPollTimeout(), d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
-        this.server = BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
+        BatonServer.Builder builder = assembled ? ServerAssembly.builder(config, clock) : BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
             @Override
             public void jobSubmitted(Job job) {
                 submitted.add(job);
@@ -60,12 +69,21 @@ public final class TestServer implements AutoCloseable {
                 canceledBefore.add(before);
                 canceled.add(after);
             }
-        }).start();
+        });
+        this.server = builder.start();
         try {
             this.token = Files.readString(dataDir.resolve("admin-token")).strip();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** {@link #config(Path)} on another database (null: SQLite in dataDir). */
+    public static ServerConfig config(Path dataDir, String databaseUrl) {
+        ServerConfig d = config(dataDir);
+        return new ServerConfig(d.host(), d.port(), dataDir, databaseUrl, null, d.requestBodyMaxBytes(), d.registryMaxBodyBytes(), null,
+                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
+                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
     }
 
     /** Defaults on 127.0.0.1, an ephemeral port, a small body limit and a generated admin token. */

@@ -4,6 +4,7 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
+import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Store;
@@ -30,6 +31,7 @@ final class RegistryFixture implements AutoCloseable {
     static final String ADMIN = "baton_admin_test_token";
 
     final Path dataDir;
+    final BlobStorage storage;
     final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     final Store store;
     final RegistryTokens tokens;
@@ -40,7 +42,13 @@ final class RegistryFixture implements AutoCloseable {
     final ProjectUuid beta;
 
     RegistryFixture(Path dataDir, long maxBodyBytes) throws Exception {
+        this(dataDir, maxBodyBytes, BlobStorage.directory(dataDir.resolve("storage")));
+    }
+
+    /** The registry on the given blob storage (a bucket, for the S3 runs of the same tests). */
+    RegistryFixture(Path dataDir, long maxBodyBytes, BlobStorage storage) throws Exception {
         this.dataDir = dataDir;
+        this.storage = storage;
         store = StoreFactory.open(null, dataDir);
         Instant now = clock.instant();
         long org = store.createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
@@ -53,9 +61,9 @@ final class RegistryFixture implements AutoCloseable {
                 defaults.heartbeatFlushInterval());
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
         ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
-        // The server passes AdminToken::matches; a constant-time comparison stands in for it here.
-        module = RegistryModule.open(config, candidate -> java.security.MessageDigest.isEqual(
-                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8)), lookup, tokens, clock);
+        // The server passes its Authenticator (PrincipalGrants); here only the admin token, compared in constant time.
+        module = RegistryModule.open(config, storage, store, Credentials.adminOnly(candidate -> java.security.MessageDigest.isEqual(
+                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))), lookup, tokens, clock);
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 
@@ -95,5 +103,10 @@ final class RegistryFixture implements AutoCloseable {
     public void close() {
         app.stop();
         store.close();
+        try {
+            storage.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -22,10 +22,15 @@ class RegistrySkopeoTest {
     @BeforeEach
     void setUp() throws Exception {
         SkopeoTool.require();
-        registry = RegistryFixture.start(tmp.resolve("data"));
+        registry = startRegistry(tmp.resolve("data"));
         image = new TestImage("skopeo");
         layout = tmp.resolve("layout");
         image.writeLayout(layout, "v1");
+    }
+
+    /** The registry under test; subclasses run the same tests on other blob storage. */
+    RegistryFixture startRegistry(Path dataDir) throws Exception {
+        return RegistryFixture.start(dataDir);
     }
 
     @AfterEach

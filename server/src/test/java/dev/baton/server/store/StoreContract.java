@@ -1221,4 +1221,28 @@ abstract class StoreContract {
         assertThat(store.deleteOjsCron("nightly")).isFalse();
         assertThat(store.ojsCrons()).isEmpty();
     }
+
+    @Test
+    void aRegistryUploadAdvancesByCompareAndSetAndEndsOnce() {
+        Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
+        store.createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
+        store.createRegistryUpload(new RegistryUpload("u2", "p", "img", 0, "[]", t0, t0.plusSeconds(10)));
+        assertThat(store.findRegistryUpload("u1")).hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
+        assertThat(store.advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20))).isTrue();
+        // A second node read the session at 0 bytes too: its chunk is not recorded.
+        assertThat(store.advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21))).isFalse();
+        RegistryUpload u1 = store.findRegistryUpload("u1").orElseThrow();
+        assertThat(u1.size()).isEqualTo(5);
+        assertThat(u1.chunks()).contains("\"a\"");
+        assertThat(u1.updated()).isEqualTo(t0.plusSeconds(20));
+        assertThat(store.countRegistryUploads()).isEqualTo(2);
+        assertThat(store.idleRegistryUploads(t0.plusSeconds(15), 10)).extracting(RegistryUpload::id).containsExactly("u2");
+
+        assertThat(store.deleteRegistryUpload("u1", 4)).as("it holds 5 bytes by now").isFalse();
+        assertThat(store.deleteRegistryUpload("u1", 5)).isTrue();
+        assertThat(store.deleteRegistryUpload("u1", 5)).as("ended once").isFalse();
+        assertThat(store.deleteRegistryUpload("u2", -1)).isTrue();
+        assertThat(store.findRegistryUpload("u1")).isEmpty();
+        assertThat(store.countRegistryUploads()).isZero();
+    }
 }

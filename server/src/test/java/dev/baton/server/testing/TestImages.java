@@ -3,7 +3,7 @@ package dev.baton.server.testing;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.server.blob.Digest;
 import dev.baton.server.blob.DirectoryBlobStore;
-import dev.baton.server.registry.DirectoryRepositories;
+import dev.baton.server.registry.ObjectRepositories;
 import dev.baton.server.registry.Registry;
 import dev.baton.server.registry.RepositoryKey;
 import java.io.ByteArrayInputStream;
@@ -50,7 +50,7 @@ public final class TestImages {
     public static String push(Path dataDir, ProjectUuid project, String path, String tag, Image image) {
         Path storage = dataDir.resolve("storage");
         try {
-            Registry registry = new Registry(DirectoryBlobStore.open(storage), new DirectoryRepositories(storage), 1 << 20, Clock.systemUTC());
+            Registry registry = new Registry(DirectoryBlobStore.open(storage), ObjectRepositories.in(storage), null, 1 << 20, Clock.systemUTC());
             RepositoryKey repo = new RepositoryKey(project, path);
             registry.putBlob(repo, Digest.sha256(LAYER), new ByteArrayInputStream(LAYER));
             registry.putBlob(repo, Digest.sha256(image.config()), new ByteArrayInputStream(image.config()));

@@ -1,0 +1,84 @@
+package dev.baton.server.blob;
+
+import dev.baton.server.config.PrivateFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Named objects as files under a root directory. Every write goes to a uniquely named temporary
+ * file moved into place, so a reader (on this node or another on a shared mount) never sees half
+ * an object; temporary names start with {@code .} and are never listed.
+ */
+public final class FileObjects implements NamedObjects {
+    private final Path root;
+
+    public FileObjects(Path root) {
+        this.root = root;
+    }
+
+    @Override
+    public Optional<byte[]> read(String key) throws IOException {
+        try {
+            return Optional.of(Files.readAllBytes(path(key)));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void write(String key, byte[] content) throws IOException {
+        Path file = path(key);
+        PrivateFiles.createDirectories(file.getParent());
+        Path tmp = Files.createTempFile(file.getParent(), ".tmp-", "");
+        try {
+            Files.write(tmp, content);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    @Override
+    public boolean delete(String key) throws IOException {
+        return Files.deleteIfExists(path(key));
+    }
+
+    @Override
+    public boolean exists(String key) {
+        return Files.exists(path(key));
+    }
+
+    @Override
+    public List<String> list(String prefix) throws IOException {
+        Path dir = path(prefix);
+        if (!Files.isDirectory(dir)) return List.of();
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
+        }
+    }
+
+    @Override
+    public List<String> listAll(String prefix) throws IOException {
+        Path dir = path(prefix);
+        if (!Files.isDirectory(dir)) return List.of();
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
+                    .map(p -> dir.relativize(p).toString().replace('\\', '/')).sorted().toList();
+        }
+    }
+
+    @Override
+    public boolean anyUnder(String prefix) {
+        return Files.isDirectory(path(prefix));
+    }
+
+    private Path path(String key) {
+        return key.isEmpty() ? root : root.resolve(key);
+    }
+}

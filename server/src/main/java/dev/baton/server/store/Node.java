@@ -1,0 +1,6 @@
+package dev.baton.server.store;
+
+import java.time.Instant;
+
+/** A server node sharing the database: when it started, last heartbeat, when it stopped (or was found dead). */
+public record Node(String id, Instant started, Instant lastHeartbeat, Instant stopped, int runners, int inFlight) {}

@@ -1,0 +1,20 @@
+package dev.baton.server.auth;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.baton.server.testing.TestDatabases;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+
+/** Access on PostgreSQL, each test in a fresh schema; skipped, saying so, when none is reachable. */
+class PostgresAccessTest extends AccessContract {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL access tests");
+    }
+
+    @Override
+    String databaseUrl(Path dataDir) {
+        return TestDatabases.freshPostgresSchema();
+    }
+}

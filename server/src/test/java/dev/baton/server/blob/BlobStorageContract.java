@@ -1,0 +1,204 @@
+package dev.baton.server.blob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every blob storage backend does, run against each (a directory, an S3-compatible bucket).
+ * Two storage instances over the same directory or bucket stand for two server nodes: neither
+ * may rely on anything the other holds in memory.
+ */
+abstract class BlobStorageContract {
+    BlobStorage nodeA;
+    BlobStorage nodeB;
+
+    /** A fresh, empty storage location, opened twice (as two nodes would). */
+    abstract BlobStorage[] openTwice() throws Exception;
+
+    @BeforeEach
+    void open() throws Exception {
+        BlobStorage[] both = openTwice();
+        nodeA = both[0];
+        nodeB = both[1];
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (nodeA != null) nodeA.close();
+        if (nodeB != null) nodeB.close();
+    }
+
+    static InputStream stream(byte[] content) {
+        return new ByteArrayInputStream(content);
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte[] random(int size, long seed) {
+        byte[] content = new byte[size];
+        new Random(seed).nextBytes(content);
+        return content;
+    }
+
+    @Test
+    void storesVerifiedContentOnceAndReadsItFromAnOffsetOnEveryNode() throws Exception {
+        Digest digest = Digest.sha256(bytes("hello world"));
+        assertThat(nodeA.blobs().put(stream(bytes("hello world")), digest, 100)).isEqualTo(CommitOutcome.STORED);
+        assertThat(nodeB.blobs().put(stream(bytes("hello world")), digest, 100)).isEqualTo(CommitOutcome.STORED);
+        assertThat(nodeB.blobs().size(digest)).hasValue(11L);
+        try (InputStream in = nodeB.blobs().open(digest, 6)) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("world");
+        }
+        assertThat(nodeA.blobs().size(Digest.sha256(bytes("absent")))).isEmpty();
+        assertThat(nodeA.blobs().pendingUploads()).isZero();
+    }
+
+    @Test
+    void anUploadStartedOnOneNodeIsContinuedAndVerifiedOnAnother() throws Exception {
+        byte[] first = random(3000, 1);
+        byte[] second = random(2000, 2);
+        byte[] whole = new byte[5000];
+        System.arraycopy(first, 0, whole, 0, 3000);
+        System.arraycopy(second, 0, whole, 3000, 2000);
+
+        BlobUpload onA = nodeA.blobs().startUpload();
+        ChunkedUpload started = (ChunkedUpload) onA;
+        started.append(stream(first), 10_000);
+
+        // Node B knows only what a database row would hold: the id and the chunk list. No running hash.
+        ChunkedUpload onB = ChunkedUpload.resume(nodeB.blobs(), started.id(), started.chunks(), null);
+        assertThat(onB.size()).isEqualTo(3000);
+        onB.append(stream(second), 10_000);
+        assertThat(onB.hash()).as("B never saw the first chunk").isNull();
+
+        // A sha512 digest works as well as sha256: verified by reading the chunks back.
+        java.security.MessageDigest sha512 = Digest.newHasher("sha512");
+        sha512.update(whole);
+        Digest digest = Digest.of("sha512", sha512);
+        assertThat(onB.commit(digest)).isEqualTo(CommitOutcome.STORED);
+        try (InputStream in = nodeA.blobs().open(digest, 0)) {
+            assertThat(in.readAllBytes()).isEqualTo(whole);
+        }
+        assertThat(nodeA.blobs().pendingUploads()).isZero();
+    }
+
+    @Test
+    void aMismatchFoundByReadingChunksBackDiscardsTheUpload() throws Exception {
+        ChunkedUpload onA = (ChunkedUpload) nodeA.blobs().startUpload();
+        onA.append(stream(bytes("actual")), 100);
+        ChunkedUpload onB = ChunkedUpload.resume(nodeB.blobs(), onA.id(), onA.chunks(), null);
+        Digest claimed = Digest.sha256(bytes("expected"));
+        assertThat(onB.commit(claimed)).isEqualTo(CommitOutcome.DIGEST_MISMATCH);
+        assertThat(nodeA.blobs().size(claimed)).isEmpty();
+        assertThat(nodeA.blobs().size(Digest.sha256(bytes("actual")))).isEmpty();
+        assertThat(nodeB.blobs().pendingUploads()).isZero();
+    }
+
+    @Test
+    void aBlobLargerThanAPartStreamsInPartsAndReadsBackWhole() throws Exception {
+        // 12 MiB: more than two parts of the S3 store's 5 MiB (tests use the smallest part S3 allows).
+        byte[] layer = random(12 * 1024 * 1024 + 123, 3);
+        Digest digest = Digest.sha256(layer);
+        assertThat(nodeA.blobs().put(stream(layer), digest, 1L << 30)).isEqualTo(CommitOutcome.STORED);
+        assertThat(nodeB.blobs().size(digest)).hasValue((long) layer.length);
+        try (InputStream in = nodeB.blobs().open(digest, 5 * 1024 * 1024 + 7)) {
+            byte[] tail = in.readAllBytes();
+            assertThat(tail).hasSize(layer.length - (5 * 1024 * 1024 + 7));
+            assertThat(Digest.sha256(tail)).isEqualTo(Digest.sha256(java.util.Arrays.copyOfRange(layer, 5 * 1024 * 1024 + 7, layer.length)));
+        }
+
+        // The same in two chunks from two nodes, the first a whole number of parts and then some.
+        byte[] other = random(11 * 1024 * 1024, 4);
+        ChunkedUpload onA = (ChunkedUpload) nodeA.blobs().startUpload();
+        onA.append(new ByteArrayInputStream(other, 0, 6 * 1024 * 1024), 1L << 30);
+        ChunkedUpload onB = ChunkedUpload.resume(nodeB.blobs(), onA.id(), onA.chunks(), null);
+        onB.append(new ByteArrayInputStream(other, 6 * 1024 * 1024, 5 * 1024 * 1024), 1L << 30);
+        assertThat(onB.commit(Digest.sha256(other))).isEqualTo(CommitOutcome.STORED);
+        try (InputStream in = nodeA.blobs().open(Digest.sha256(other), 0)) {
+            assertThat(Digest.sha256(in.readAllBytes())).isEqualTo(Digest.sha256(other));
+        }
+        assertThat(nodeA.blobs().pendingUploads()).isZero();
+    }
+
+    @Test
+    void anOversizedUploadIsDiscardedWhole() throws Exception {
+        BlobUpload upload = nodeA.blobs().startUpload();
+        upload.append(stream(bytes("12345")), 8);
+        assertThatThrownBy(() -> upload.append(stream(bytes("67890")), 8)).isInstanceOf(BlobTooLargeException.class);
+        assertThat(nodeA.blobs().pendingUploads()).isZero();
+        byte[] big = random(S3Bucket.MIN_PART_SIZE + 10, 5);
+        assertThatThrownBy(() -> nodeA.blobs().put(stream(big), Digest.sha256(big), S3Bucket.MIN_PART_SIZE + 9))
+                .isInstanceOf(BlobTooLargeException.class);
+        assertThat(nodeA.blobs().pendingUploads()).isZero();
+        assertThat(nodeA.blobs().size(Digest.sha256(big))).isEmpty();
+    }
+
+    @Test
+    void twoNodesCommittingTheSameContentAtOnceStoreOneWholeBlob() throws Exception {
+        byte[] content = random(300_000, 6);
+        Digest digest = Digest.sha256(content);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<CommitOutcome>> results = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                BlobStore node = i % 2 == 0 ? nodeA.blobs() : nodeB.blobs();
+                results.add(pool.submit((Callable<CommitOutcome>) () -> node.put(stream(content), digest, 1 << 20)));
+            }
+            for (Future<CommitOutcome> r : results) assertThat(r.get()).isEqualTo(CommitOutcome.STORED);
+        } finally {
+            pool.shutdownNow();
+        }
+        try (InputStream in = nodeB.blobs().open(digest, 0)) {
+            assertThat(in.readAllBytes()).isEqualTo(content);
+        }
+        assertThat(nodeA.blobs().pendingUploads()).isZero();
+    }
+
+    @Test
+    void stagedUploadsAreListedUntilDiscarded() throws Exception {
+        ChunkedUpload upload = (ChunkedUpload) nodeA.blobs().startUpload();
+        upload.append(stream(bytes("partial")), 100);
+        assertThat(nodeB.blobs().stagedUploads()).extracting(StagedUpload::id).containsExactly(upload.id());
+        nodeB.blobs().discard(upload.id());
+        nodeB.blobs().discard(upload.id());
+        assertThat(nodeA.blobs().stagedUploads()).isEmpty();
+    }
+
+    @Test
+    void namedObjectsAreWrittenWholeListedAndDeleted() throws Exception {
+        NamedObjects a = nodeA.objects();
+        NamedObjects b = nodeB.objects();
+        a.write("p/registry/img/_manifests/tags/v2", bytes("sha256:2"));
+        a.write("p/registry/img/_manifests/tags/v1", bytes("sha256:1"));
+        a.write("p/registry/img/_manifests/tags/v1", bytes("sha256:1b"));
+        a.write("p/registry/img/_manifests/revisions/sha256/ab", bytes("type"));
+        assertThat(b.read("p/registry/img/_manifests/tags/v1")).hasValueSatisfying(v -> assertThat(new String(v)).isEqualTo("sha256:1b"));
+        assertThat(b.read("p/registry/img/_manifests/tags/v3")).isEmpty();
+        assertThat(b.list("p/registry/img/_manifests/tags/")).containsExactly("v1", "v2");
+        assertThat(b.list("p/registry/img/_manifests/")).as("direct children only").isEmpty();
+        assertThat(b.list("p/registry/none/")).isEmpty();
+        assertThat(b.anyUnder("p/registry/img/_manifests/")).isTrue();
+        assertThat(b.anyUnder("p/registry/other/_manifests/")).isFalse();
+        assertThat(b.exists("p/registry/img/_manifests/tags/v2")).isTrue();
+        assertThat(b.delete("p/registry/img/_manifests/tags/v2")).isTrue();
+        assertThat(b.delete("p/registry/img/_manifests/tags/v2")).isFalse();
+        assertThat(a.exists("p/registry/img/_manifests/tags/v2")).isFalse();
+        assertThat(a.list("p/registry/img/_manifests/tags/")).containsExactly("v1");
+    }
+}
