@@ -281,7 +281,7 @@ abstract class AccessContract {
             ok(server.post("/v0/specs", Map.of("name", "doomed-" + n, "slug", "doomed-" + n, "architecture", "x86_64", "cpu", 1, "memory", 1L << 30, "disk", 1L << 30)));
             path = "/v0/specs/doomed-" + n;
         }
-        path = path.replace("{spec}", "s1");
+        path = path.replace("{spec}", "s1").replace("{schedule}", "nightly"); // an unknown schedule: the admin gets 404, others the refusal
         Object body = switch (row.method() + " " + row.path()) {
             case "POST /v0/runners", "POST /v0/organizations", "POST /v0/users" -> Map.of("name", "new-" + n);
             case "POST /v0/specs" -> Map.of("name", "new-" + n, "architecture", "x86_64", "cpu", 1, "memory", 1L << 30, "disk", 1L << 30);
