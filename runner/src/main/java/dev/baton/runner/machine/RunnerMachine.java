@@ -117,7 +117,13 @@ public final class RunnerMachine {
     private int replacements;
     /** When the current connection opened, or null. */
     private Instant openedAt;
-    private boolean readyOutstanding;
+    /**
+     * Jobs the server may still hand out for our last {@code ready}: the slots it asked for, less
+     * the jobs received since. A new {@code ready} is sent only when this is 0, so a freed slot is
+     * never announced while jobs of the previous wait may still be on their way (the server would
+     * open a second wait and send more jobs than there are slots).
+     */
+    private int readyRemaining;
     private ServerMessage.Update pendingUpdate;
     private boolean updating;
 
@@ -249,7 +255,7 @@ public final class RunnerMachine {
         openedAt = now;
         sentOnLink.clear();
         ackedOnLink.clear();
-        readyOutstanding = false;
+        readyRemaining = 0;
         // Results first (seed 000: resent on the next connection before going idle).
         for (var it = pending.values().iterator(); it.hasNext(); ) {
             Pending p = it.next();
@@ -284,7 +290,7 @@ public final class RunnerMachine {
         Instant opened = openedAt;
         openedAt = null;
         link = Link.DISCONNECTED;
-        readyOutstanding = false;
+        readyRemaining = 0;
         for (Pending p : pending.values()) p.ackAt = 0;
         if (c.fatal()) {
             log.error("the server refused this runner: {}", c.reason());
@@ -344,8 +350,8 @@ public final class RunnerMachine {
             case ServerMessage.Ack a -> onAck(a, out);
             case ServerMessage.Job j -> onJob(j.job(), out);
             case ServerMessage.NoJob n -> {
-                if (!readyOutstanding) log.debug("no_job without an outstanding ready");
-                readyOutstanding = false;
+                if (readyRemaining == 0) log.debug("no_job without an outstanding ready");
+                readyRemaining = 0;
                 maybeReady(out);
             }
             case ServerMessage.Cancel c -> onCancel(c, out);
@@ -378,7 +384,7 @@ public final class RunnerMachine {
     }
 
     private void onJob(ClaimedJob job, List<Effect> out) {
-        readyOutstanding = false;
+        if (readyRemaining > 0) readyRemaining--;
         String refusal = refusal(job);
         if (refusal != null) {
             log.info("declining job {}: {}", job.uuid(), refusal);
@@ -821,11 +827,11 @@ public final class RunnerMachine {
 
     /** Ask for work when connected, running, not updating, with a free slot and no result waiting. */
     private void maybeReady(List<Effect> out) {
-        if (link != Link.CONNECTED || readyOutstanding || mode != Mode.RUNNING || shuttingDown) return;
+        if (link != Link.CONNECTED || readyRemaining > 0 || mode != Mode.RUNNING || shuttingDown) return;
         if (updating || pendingUpdate != null || !pending.isEmpty()) return;
         int free = config.slots() - jobs.size();
         if (free <= 0) return;
-        readyOutstanding = true;
+        readyRemaining = free;
         send(new RunnerMessage.Ready(config.pollTimeoutSeconds(), config.os(),
                 config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, config.capabilities()), out);
     }

@@ -418,8 +418,8 @@ class RunnerMachineTest {
         ClaimedJob a = Jobs.claimed(60);
         ClaimedJob b = Jobs.claimed(60);
         ClaimedJob c = Jobs.claimed(60);
-        assertThat(sent(received(new ServerMessage.Job(a)))).last()
-                .isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(1));
+        // The wait for two is still open after the first job: no second ready while its other job may be on its way.
+        assertThat(sent(received(new ServerMessage.Job(a)))).noneMatch(m -> m instanceof RunnerMessage.Ready);
         List<Effect> onB = received(new ServerMessage.Job(b));
         assertThat(onB).contains(new Effect.StartPrepare(b));
         assertThat(sent(onB)).noneMatch(m -> m instanceof RunnerMessage.Ready);
@@ -427,6 +427,25 @@ class RunnerMachineTest {
         assertThat(sent(received(new ServerMessage.Job(c)))).singleElement().isInstanceOfSatisfying(RunnerMessage.Declined.class,
                 d -> assertThat(d.reason()).contains("no free slot"));
         assertThat(machine.activeJobs()).isEqualTo(2);
+    }
+
+    @Test
+    void aSlotFreedWhileTheWaitForTwoIsOpenIsAskedForOnlyOnceThatWaitEnds() {
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withSlots(2), new Random(1));
+        connected();
+        ClaimedJob a = Jobs.claimed(60);
+        runJob(a);
+        List<Effect> finished = in(new Input.Finished(a.uuid(), ExecutionResult.exited(List.of(OK))));
+        // acks for running and completed (each message on the link is acknowledged in order)
+        List<Effect> acked = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) acked.addAll(received(new ServerMessage.Ack(a.uuid())));
+        assertThat(acked).contains(new Effect.DeleteOutbox(a.uuid()));
+        // Both slots are free, but the server may still send the second job of the first wait.
+        assertThat(sent(finished)).noneMatch(m -> m instanceof RunnerMessage.Ready);
+        assertThat(sent(acked)).noneMatch(m -> m instanceof RunnerMessage.Ready);
+        // The wait ends (poll timeout): now the runner asks for everything it has free.
+        assertThat(sent(received(new ServerMessage.NoJob()))).singleElement()
+                .isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(2));
     }
 
     @Test
