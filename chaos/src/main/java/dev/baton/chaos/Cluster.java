@@ -78,6 +78,9 @@ final class Cluster implements AutoCloseable {
                     "--heartbeat-timeout", settings.heartbeatTimeout().toMillis() + "ms",
                     "--acceptance-timeout", "10s", "--job-timeout-grace", "5s", "--cancel-deadline", "5s"));
             if (databaseUrl != null) args.addAll(List.of("--database-url", databaseUrl));
+            // A node restarted after a SIGKILL comes back under its own id and takes its runners back
+            // at once; one that stays away is found dead by the others after the node timeout.
+            args.addAll(List.of("--node-id", "chaos-node-" + i, "--node-timeout", settings.heartbeatTimeout().multipliedBy(2).toMillis() + "ms"));
             BatonProcess p = new BatonProcess("node-" + i, settings.install(), args,
                     environment(home, "-Xmx384m -XX:+UseSerialGC"), home.resolve("server.log"));
             ServerNode node = new ServerNode(i, port, p);
