@@ -56,9 +56,12 @@ class RunnerAgentTest {
      * leaves the ready waiting, as a real server does until the poll timeout.
      */
     private List<ServerMessage> server(ScriptedPeer p, RunnerMessage m) {
-        if (m instanceof RunnerMessage.Ready) {
-            ClaimedJob job = queue.poll();
-            return job == null ? List.of() : List.of(new ServerMessage.Job(job));
+        if (m instanceof RunnerMessage.Ready ready) {
+            // As the server does: up to the ready's slots jobs for one ready (no no_job: the tests' queues end).
+            List<ServerMessage> jobs = new java.util.ArrayList<>();
+            int slots = ready.slots() == null ? 1 : ready.slots();
+            for (ClaimedJob job; jobs.size() < slots && (job = queue.poll()) != null; ) jobs.add(new ServerMessage.Job(job));
+            return jobs;
         }
         return List.of(ScriptedPeer.ackFor(m));
     }
