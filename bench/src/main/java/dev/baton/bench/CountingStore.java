@@ -150,6 +150,18 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
+        wrote("quarantineIfFlaky");
+        return delegate.quarantineIfFlaky(runnerId, threshold, window, now);
+    }
+
+    @Override
+    public Runner releaseRunner(long runnerId, Instant now) {
+        wrote("releaseRunner");
+        return delegate.releaseRunner(runnerId, now);
+    }
+
+    @Override
     public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
         wrote("rotateRunnerKey");
         return delegate.rotateRunnerKey(runnerId, keyHash, now);

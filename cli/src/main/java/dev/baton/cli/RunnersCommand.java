@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {
             RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
             RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
-            RunnersCommand.RemoveSpec.class
+            RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class
         })
 final class RunnersCommand {
     @Command(name = "create", description = {"Register a runner; prints its key once,",
@@ -97,7 +97,7 @@ final class RunnersCommand {
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
-            Output.list(out, answer, "slug", "name", "uuid", "last_heartbeat", "archived");
+            Output.list(out, answer, "slug", "name", "uuid", "last_heartbeat", "archived", "quarantined", "quarantine_reason");
         }
     }
 
@@ -125,6 +125,17 @@ final class RunnersCommand {
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
             out.println("key: " + answer.path("key").asText());
+        }
+    }
+
+    @Command(name = "release", description = {"Lift a runner's quarantine for infrastructure failures:",
+            "it takes jobs again, and only later failures count (docs/scheduling.md)."})
+    static final class Release extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.post("/v0/runners/" + seg(runner) + "/release", null);
         }
     }
 

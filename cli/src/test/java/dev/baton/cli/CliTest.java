@@ -83,6 +83,14 @@ class CliTest {
         assertThat(baton("runners", "list").json()).isEmpty();
         assertThat(baton("runners", "list", "--archived").json()).hasSize(1);
         assertThat(baton("runners", "restore", "box").json().has("archived")).isFalse();
+        // Releasing a runner that is not quarantined only restarts its count; an unknown one is refused.
+        Result release = baton("runners", "release", "box");
+        assertThat(release.exit()).as(release.err()).isZero();
+        assertThat(release.json().path("slug").asText()).isEqualTo("box");
+        assertThat(release.json().has("quarantined")).isFalse();
+        Result unknownRelease = baton("runners", "release", "nope");
+        assertThat(unknownRelease.exit()).isEqualTo(1);
+        assertThat(unknownRelease.err()).contains("runner_not_found");
 
         assertThat(baton("orgs", "create", "--name", "acme", "--plan", "team").json().path("plan").asText()).isEqualTo("team");
         assertThat(baton("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
@@ -191,7 +199,7 @@ class CliTest {
                 "--token-submissions-per-minute", "1", "--audit-retention", "1d",
                 "--blob-store", "s3", "--blob-dir", "b", "--s3-endpoint", "http://e", "--s3-region", "r", "--s3-bucket", "b",
                 "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
-                "--s3-part-size", "8MiB");
+                "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -37,6 +37,7 @@ public final class RunnerRoutes implements RouteModule {
         config.routes.get("/v0/runners/{runner}", this::get);
         config.routes.patch("/v0/runners/{runner}", this::update);
         config.routes.post("/v0/runners/{runner}/token", this::rotate);
+        config.routes.post("/v0/runners/{runner}/release", this::release);
         config.routes.get("/v0/runners/{runner}/specs", this::listSpecs);
         config.routes.post("/v0/runners/{runner}/specs", this::addSpec);
         config.routes.delete("/v0/runners/{runner}/specs/{spec}", this::removeSpec);
@@ -109,6 +110,12 @@ public final class RunnerRoutes implements RouteModule {
             if (e.reason() == StoreException.Reason.CONFLICT) throw archived(runner);
             throw e;
         }
+    }
+
+    /** Lifts a quarantine (docs/scheduling.md); releasing a runner that is not quarantined changes nothing but its count's start. */
+    private void release(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Json.write(ctx, 200, RunnerView.of(api.store().releaseRunner(runner.id(), api.now())));
     }
 
     private static ApiException archived(Runner runner) {

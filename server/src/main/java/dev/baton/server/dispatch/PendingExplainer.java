@@ -51,7 +51,8 @@ public final class PendingExplainer implements JobQueue {
         Instant now = clock.instant();
         Spec spec = store.findSpec(job.specId()).orElse(null);
         PendingFacts facts = store.pendingFacts(job, RECENT_RUNS);
-        List<Runner> connected = facts.servingRunners().stream().filter(r -> isConnected(r, now)).toList();
+        // A quarantined runner takes no jobs, connected or not (docs/scheduling.md).
+        List<Runner> connected = facts.servingRunners().stream().filter(r -> !r.isQuarantined() && isConnected(r, now)).toList();
         PendingReason reason = reason(job, spec, facts, connected, now);
         return Optional.of(new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connected.size(), now)));
     }
@@ -69,6 +70,11 @@ public final class PendingExplainer implements JobQueue {
         }
         if (facts.servingRunners().isEmpty()) {
             return PendingReason.of(PendingReason.Code.NO_RUNNER, "no runner serves " + specName + "; add the spec to a runner");
+        }
+        if (facts.servingRunners().stream().allMatch(Runner::isQuarantined)) {
+            String who = facts.servingRunners().stream().map(r -> r.slug().value()).collect(Collectors.joining(", "));
+            return PendingReason.of(PendingReason.Code.RUNNERS_QUARANTINED, "every runner of " + specName + " is quarantined for"
+                    + " infrastructure failures (" + who + "); an admin releases one with baton runners release");
         }
         // The declines of the current round (as the claim query counts them, JdbcStore.DECLINED_THIS_ROUND).
         Instant backoff = job.declineBackoffUntil();

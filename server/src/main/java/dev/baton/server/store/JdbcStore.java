@@ -47,7 +47,8 @@ abstract class JdbcStore implements Store {
             + " OR (j.priority < 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.source_ip = j.source_ip AND o.status IN (1, 2))))";
 
     /**
-     * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
+     * Pending jobs this runner may claim: its specs only (none if the runner is archived or
+     * quarantined), not
      * declined by it in the current round (see {@link #DECLINED_THIS_ROUND}), past any retry
      * backoff, within the tier limits. The limits read committed
      * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
@@ -60,7 +61,7 @@ abstract class JdbcStore implements Store {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
                 + " WHERE j.status = 0"
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
-                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL)"
+                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND r.quarantined IS NULL)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
                 + " AND " + DECLINED_THIS_ROUND + ")"
@@ -295,6 +296,53 @@ abstract class JdbcStore implements Store {
     public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
         write(h -> latestTimes(h, "runner", "id", "", new TreeMap<>(lastSeen)));
+    }
+
+    @Override
+    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
+        if (threshold < 1) throw new IllegalArgumentException("a quarantine threshold is at least 1");
+        return write(h -> {
+            long since = micros(now.minus(window));
+            // Counted from the attempts themselves, so every node sharing the database counts the
+            // same; failures before the last release do not count again.
+            List<String> failures = h.createQuery("SELECT a.outcome, a.decline_code FROM job_attempt a JOIN runner r ON r.id = a.runner_id"
+                            + " WHERE a.runner_id = :runner AND a.ended >= :since AND (r.quarantine_released IS NULL OR a.ended > r.quarantine_released)"
+                            + " AND " + INFRASTRUCTURE_FAILURE + " ORDER BY a.ended DESC, a.id DESC")
+                    .bind("runner", runnerId).bind("since", since)
+                    .map((rs, ctx) -> {
+                        String code = rs.getString("decline_code");
+                        return code != null ? "declined " + code : AttemptOutcome.ofCode(rs.getInt("outcome")).name().toLowerCase(java.util.Locale.ROOT);
+                    }).list();
+            if (failures.size() < threshold) return Optional.<Runner>empty();
+            String reason = failures.size() + (failures.size() == 1 ? " infrastructure failure" : " infrastructure failures") + " within " + window.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+                    + " (threshold " + threshold + "; latest: " + failures.get(0) + ")";
+            int rows = h.createUpdate("UPDATE runner SET quarantined = :now, quarantine_reason = :reason, modified = :now"
+                            + " WHERE id = :id AND quarantined IS NULL")
+                    .bind("now", micros(now)).bind("reason", reason).bind("id", runnerId).execute();
+            return rows == 0 ? Optional.<Runner>empty() : runner(h, runnerId);
+        });
+    }
+
+    /**
+     * An attempt {@code a} that ended through the runner's machine rather than the job: lost
+     * (before or after it started), never answered, or declined for a reason of the machine.
+     * Not a job's own failure, and not the declines that say something about the job or the
+     * spec (image refused, no command, image required, noisy machine) or about a runner that is
+     * stopping. docs/scheduling.md lists them.
+     */
+    static final String INFRASTRUCTURE_FAILURE = "(a.outcome IN (" + AttemptOutcome.ACCEPT_TIMEOUT.code() + ", "
+            + AttemptOutcome.LOST_BEFORE_START.code() + ", " + AttemptOutcome.LOST.code() + ") OR (a.outcome = "
+            + AttemptOutcome.DECLINED.code() + " AND a.decline_code IN ('pull_failed', 'unpack_failed', 'executor_error', 'vm_boot_failed')))";
+
+    @Override
+    public Runner releaseRunner(long runnerId, Instant now) {
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE runner SET quarantined = NULL, quarantine_reason = NULL, quarantine_released = :now, modified = :now"
+                            + " WHERE id = :id")
+                    .bind("now", micros(now)).bind("id", runnerId).execute();
+            if (rows == 0) throw notFound("runner", runnerId);
+            return runner(h, runnerId).orElseThrow();
+        });
     }
 
     /** Rows of one latest-time statement: a node's heartbeats of 10,000 runners are 10 statements, not 10,000. */
@@ -650,18 +698,18 @@ abstract class JdbcStore implements Store {
     }
 
     /**
-     * True when every non-archived runner serving the job's spec has declined it since its last
+     * True when every runner serving the job's spec (not archived, not quarantined) has declined it since its last
      * back-off (a spec nobody serves is not "declined by every runner": it waits as no_runner).
      */
     private static boolean declinedByEveryServingRunner(Handle h, Job job, Instant now) {
         return h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " JOIN job j ON j.id = :job"
+                        + " AND r.quarantined IS NULL JOIN job j ON j.id = :job"
                         + " WHERE rs.spec_id = :spec AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
                         + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND " + DECLINED_THIS_ROUND + ")")
                 .bind("spec", job.specId()).bind("job", job.id()).bind("now", micros(now))
                 .mapTo(Long.class).one() == 0
                 && h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " WHERE rs.spec_id = :spec").bind("spec", job.specId()).mapTo(Long.class).one() > 0;
+                        + " AND r.quarantined IS NULL WHERE rs.spec_id = :spec").bind("spec", job.specId()).mapTo(Long.class).one() > 0;
     }
 
     /** The requeue-exhausted failure after a decline, rewritten to say what each runner said (error_code declined). */
@@ -1061,10 +1109,11 @@ abstract class JdbcStore implements Store {
                         + " (SELECT COUNT(*) FROM job WHERE status IN (1, 2)) AS in_flight,"
                         + " (SELECT COUNT(*) FROM node WHERE stopped IS NULL AND last_heartbeat >= :since) AS alive,"
                         + " (SELECT COUNT(*) FROM runner WHERE node_id = :node) AS node_runners,"
-                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = :node AND j.status IN (1, 2)) AS node_in_flight")
+                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = :node AND j.status IN (1, 2)) AS node_in_flight,"
+                        + " (SELECT COUNT(*) FROM runner WHERE quarantined IS NOT NULL AND archived IS NULL) AS quarantined")
                 .bind("since", micros(aliveSince)).bind("node", node)
                 .map((rs, ctx) -> new ClusterCounts(rs.getLong("pending"), rs.getLong("in_flight"), rs.getLong("alive"),
-                        rs.getLong("node_runners"), rs.getLong("node_in_flight")))
+                        rs.getLong("node_runners"), rs.getLong("node_in_flight"), rs.getLong("quarantined")))
                 .one());
     }
 

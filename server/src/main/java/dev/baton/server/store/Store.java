@@ -130,6 +130,17 @@ public interface Store extends AutoCloseable {
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
     /**
+     * Quarantines the runner when its infrastructure failures (lost, accept timeout, declines of
+     * the machine: {@code JdbcStore.INFRASTRUCTURE_FAILURE}) that ended within {@code window}
+     * before {@code now}, and since its last release, number at least {@code threshold}. Returns
+     * the runner when this call quarantined it; empty when it stays or already was quarantined.
+     */
+    Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, Duration window, Instant now);
+
+    /** Lifts a runner's quarantine (a no-op if it has none); failures before {@code now} do not count again. NOT_FOUND if unknown. */
+    Runner releaseRunner(long runnerId, Instant now);
+
+    /**
      * Atomically claims the best eligible pending job for this runner: spec among the runner's
      * specs, not declined by this runner before, ordered priority DESC, created ASC, id ASC,
      * with the tier limits of seed 001 (≥200 unlimited; 100–199 none other in flight for the

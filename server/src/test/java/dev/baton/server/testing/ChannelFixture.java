@@ -78,12 +78,17 @@ public final class ChannelFixture implements AutoCloseable {
     public final java.util.Map<Long, ClaimGate> claimGates = new java.util.concurrent.ConcurrentHashMap<>();
 
     public ChannelFixture(String databaseUrl, Path dataDir) {
+        this(databaseUrl, dataDir, java.util.function.UnaryOperator.identity());
+    }
+
+    /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
+    public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
         this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         ServerConfig d = ServerConfig.defaults(dataDir);
-        this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
+        this.config = tune.apply(new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
                 HEARTBEAT_TIMEOUT, ACCEPTANCE_TIMEOUT, GRACE, CANCEL_DEADLINE, Duration.ofSeconds(30), Duration.ofMinutes(10), 3,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1)));
         this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
         this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
