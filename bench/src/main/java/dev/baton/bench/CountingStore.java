@@ -162,6 +162,22 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public dev.baton.server.store.JobLabels jobLabels(long jobId) {
+        return delegate.jobLabels(jobId);
+    }
+
+    @Override
+    public dev.baton.server.store.RunnerLabels runnerLabels(long runnerId) {
+        return delegate.runnerLabels(runnerId);
+    }
+
+    @Override
+    public void setRunnerLabels(long runnerId, boolean admin, java.util.Map<String, String> labels, Instant now) {
+        wrote("setRunnerLabels");
+        delegate.setRunnerLabels(runnerId, admin, labels, now);
+    }
+
+    @Override
     public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
         wrote("rotateRunnerKey");
         return delegate.rotateRunnerKey(runnerId, keyHash, now);
@@ -394,6 +410,11 @@ final class CountingStore implements Store {
         return delegate.completedUnprocessedJobs();
     }
 
+
+    @Override
+    public boolean pendingRequiresLabels(Collection<Long> specIds) {
+        return delegate.pendingRequiresLabels(specIds);
+    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {

@@ -35,6 +35,8 @@ public final class RunnerSession {
     /** The last drain directive sent on this channel (the console shows it); RUNNING until one is. */
     private volatile DrainState drainState = DrainState.RUNNING;
     private volatile RunnerCapabilities capabilities;
+    /** The labels this connection last reported in {@code ready} (null: none reported yet). */
+    private volatile java.util.Map<String, String> labels;
 
     RunnerSession(Runner runner, WsContext ws, Instant connected) {
         this.connected = connected;
@@ -72,6 +74,13 @@ public final class RunnerSession {
     }
 
     /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
+    /** Records the labels a {@code ready} reported; true when they differ from this connection's last report (worth a store write). */
+    public boolean reportLabels(java.util.Map<String, String> reported) {
+        if (reported == null || reported.equals(labels)) return false;
+        labels = reported;
+        return true;
+    }
+
     public java.util.Optional<RunnerCapabilities> capabilities() {
         return java.util.Optional.ofNullable(capabilities);
     }

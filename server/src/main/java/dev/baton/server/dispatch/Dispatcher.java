@@ -247,9 +247,12 @@ public final class Dispatcher {
                 Instant now = clock.instant();
                 var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), w.filter);
                 if (claimed.isEmpty()) {
-                    // Declines and a quarantine exclude jobs for that runner only: the next waiter
-                    // with the same specs may still claim.
-                    if (!runnersThatDeclined.contains(w.session.runnerId()) && !quarantined(w.session.runnerId())) exhausted.add(w.specIds);
+                    // Declines, a quarantine and labels exclude jobs for that runner only: the next
+                    // waiter with the same specs may still claim.
+                    if (!runnersThatDeclined.contains(w.session.runnerId()) && !quarantined(w.session.runnerId())
+                            && !store.pendingRequiresLabels(w.specIds)) {
+                        exhausted.add(w.specIds);
+                    }
                     break;
                 }
                 w.slots--;

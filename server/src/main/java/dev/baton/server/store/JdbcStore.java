@@ -65,8 +65,25 @@ abstract class JdbcStore implements Store {
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
                 + " AND " + DECLINED_THIS_ROUND + ")"
+                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT " + RUNNER_HAS_LABEL + ")"
                 + " AND " + TIER_LIMITS;
     }
+
+    /**
+     * Whether runner {@code :runner} has label {@code jl} among its effective labels: set by the
+     * admin, or reported by the runner with no admin label of that key hiding it.
+     */
+    static String runnerHasLabel(String runner) {
+        return "EXISTS (SELECT 1 FROM runner_label rl WHERE rl.runner_id = " + runner + " AND rl.key = jl.key"
+                + " AND rl.value = jl.value AND (rl.source = 'admin' OR NOT EXISTS (SELECT 1 FROM runner_label ra WHERE ra.runner_id = " + runner
+                + " AND ra.key = jl.key AND ra.source = 'admin')))";
+    }
+
+    static final String RUNNER_HAS_LABEL = runnerHasLabel(":runner");
+
+    /** Runner {@code rs.runner_id} has every label job {@code :job} requires. */
+    private static final String SERVING_RUNNER_HAS_REQUIRED_LABELS = "NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = :job"
+            + " AND jl.required = 1 AND NOT " + runnerHasLabel("rs.runner_id") + ")";
 
     /**
      * Whether decline {@code a} of job {@code j} still excludes its runner at {@code :now}: before
@@ -77,7 +94,15 @@ abstract class JdbcStore implements Store {
     static final String DECLINED_THIS_ROUND =
             "(j.decline_backoff_until IS NULL OR j.decline_backoff_until > :now OR a.ended >= j.decline_backoff_until)";
 
-    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+    /** Dispatch order without a runner: priority, then oldest first. */
+    static final String QUEUE_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+
+    /**
+     * Within a priority, jobs with more of their preferred labels on this runner first (a runner
+     * that has them takes such a job before one that lacks them would); then oldest first.
+     */
+    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
+            + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
 
     protected final HikariDataSource pool;
     protected final Jdbi jdbi;
@@ -536,11 +561,58 @@ abstract class JdbcStore implements Store {
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
                     .mapTo(Long.class).one();
+            insertLabels(h, id, 1, job.labels().required());
+            insertLabels(h, id, 0, job.labels().preferred());
             if (job.submitter() != null) {
                 h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
                         .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
             }
             return jobById(h, id);
+        });
+    }
+
+    private static void insertLabels(Handle h, long jobId, int required, Map<String, String> labels) {
+        for (var e : labels.entrySet()) {
+            h.createUpdate("INSERT INTO job_label (job_id, required, key, value) VALUES (:job, :required, :key, :value)")
+                    .bind("job", jobId).bind("required", required).bind("key", e.getKey()).bind("value", e.getValue()).execute();
+        }
+    }
+
+    @Override
+    public JobLabels jobLabels(long jobId) {
+        return read(h -> {
+            Map<String, String> required = new java.util.TreeMap<>();
+            Map<String, String> preferred = new java.util.TreeMap<>();
+            h.createQuery("SELECT required, key, value FROM job_label WHERE job_id = :job").bind("job", jobId).mapToMap().forEach(row ->
+                    (((Number) row.get("required")).intValue() == 1 ? required : preferred).put((String) row.get("key"), (String) row.get("value")));
+            return new JobLabels(required, preferred);
+        });
+    }
+
+    @Override
+    public RunnerLabels runnerLabels(long runnerId) {
+        return read(h -> {
+            Map<String, String> admin = new java.util.TreeMap<>();
+            Map<String, String> reported = new java.util.TreeMap<>();
+            h.createQuery("SELECT source, key, value FROM runner_label WHERE runner_id = :runner").bind("runner", runnerId).mapToMap().forEach(row ->
+                    ("admin".equals(row.get("source")) ? admin : reported).put((String) row.get("key"), (String) row.get("value")));
+            return new RunnerLabels(admin, reported);
+        });
+    }
+
+    @Override
+    public void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now) {
+        String source = admin ? "admin" : "runner";
+        write(h -> {
+            if (runner(h, runnerId).isEmpty()) throw notFound("runner", runnerId);
+            h.createUpdate("DELETE FROM runner_label WHERE runner_id = :runner AND source = :source").bind("runner", runnerId).bind("source", source)
+                    .execute();
+            for (var e : new java.util.TreeMap<>(labels).entrySet()) {
+                h.createUpdate("INSERT INTO runner_label (runner_id, source, key, value) VALUES (:runner, :source, :key, :value)")
+                        .bind("runner", runnerId).bind("source", source).bind("key", e.getKey()).bind("value", e.getValue()).execute();
+            }
+            if (admin) h.createUpdate("UPDATE runner SET modified = :now WHERE id = :id").bind("now", micros(now)).bind("id", runnerId).execute();
+            return null;
         });
     }
 
@@ -698,18 +770,20 @@ abstract class JdbcStore implements Store {
     }
 
     /**
-     * True when every runner serving the job's spec (not archived, not quarantined) has declined it since its last
+     * True when every runner serving the job's spec (not archived, not quarantined, with the labels
+     * it requires) has declined it since its last
      * back-off (a spec nobody serves is not "declined by every runner": it waits as no_runner).
      */
     private static boolean declinedByEveryServingRunner(Handle h, Job job, Instant now) {
         return h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
                         + " AND r.quarantined IS NULL JOIN job j ON j.id = :job"
-                        + " WHERE rs.spec_id = :spec AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
+                        + " WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
                         + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND " + DECLINED_THIS_ROUND + ")")
                 .bind("spec", job.specId()).bind("job", job.id()).bind("now", micros(now))
                 .mapTo(Long.class).one() == 0
                 && h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " AND r.quarantined IS NULL WHERE rs.spec_id = :spec").bind("spec", job.specId()).mapTo(Long.class).one() > 0;
+                        + " AND r.quarantined IS NULL WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS)
+                .bind("spec", job.specId()).bind("job", job.id()).mapTo(Long.class).one() > 0;
     }
 
     /** The requeue-exhausted failure after a decline, rewritten to say what each runner said (error_code declined). */
@@ -746,7 +820,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public List<Job> pendingJobs() {
-        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + CLAIM_ORDER.replace("j.", ""))
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + QUEUE_ORDER.replace("j.", ""))
                 .map(Rows.JOB_MAPPER).list());
     }
 
@@ -912,6 +986,15 @@ abstract class JdbcStore implements Store {
                 .map(Rows.JOB_MAPPER).list());
     }
 
+
+    @Override
+    public boolean pendingRequiresLabels(Collection<Long> specIds) {
+        if (specIds.isEmpty()) return false;
+        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return read(h -> h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+                        + " AND EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1) LIMIT 1")
+                .mapTo(Integer.class).findOne().isPresent());
+    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {

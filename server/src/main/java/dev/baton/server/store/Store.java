@@ -129,6 +129,18 @@ public interface Store extends AutoCloseable {
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
+    /** The labels a job requires and prefers (docs/scheduling.md, "Label routing"). */
+    JobLabels jobLabels(long jobId);
+
+    /** A runner's labels, as the admin set them and as it reported them. */
+    RunnerLabels runnerLabels(long runnerId);
+
+    /**
+     * Replaces the runner's labels of one source: the admin's ({@code admin} true) or those it
+     * reported in {@code ready}. NOT_FOUND if unknown.
+     */
+    void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now);
+
     /**
      * Quarantines the runner when its infrastructure failures (lost, accept timeout, declines of
      * the machine: {@code JdbcStore.INFRASTRUCTURE_FAILURE}) that ended within {@code window}
@@ -290,6 +302,9 @@ public interface Store extends AutoCloseable {
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);
+
+    /** Whether a pending job of these specs requires runner labels (then an empty claim says nothing about other runners). */
+    boolean pendingRequiresLabels(Collection<Long> specIds);
 
     // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
 
