@@ -88,6 +88,16 @@ class CliTest {
         assertThat(release.exit()).as(release.err()).isZero();
         assertThat(release.json().path("slug").asText()).isEqualTo("box");
         assertThat(release.json().has("quarantined")).isFalse();
+        // Labels the admin gives a runner: shown by get and list, refused when malformed, cleared.
+        Result labelled = baton("runners", "label", "box", "disk=nvme", "kernel=6.8");
+        assertThat(labelled.exit()).as(labelled.err()).isZero();
+        assertThat(labelled.json().path("labels").path("disk").asText()).isEqualTo("nvme");
+        assertThat(labelled.json().path("labels_set").path("kernel").asText()).isEqualTo("6.8");
+        assertThat(baton("runners", "list").json().get(0).path("labels").path("kernel").asText()).isEqualTo("6.8");
+        Result badLabel = baton("runners", "label", "box", "no equals sign");
+        assertThat(badLabel.exit()).isNotZero();
+        assertThat(badLabel.err()).contains("key=value");
+        assertThat(baton("runners", "label", "box", "--clear").json().path("labels").isEmpty()).isTrue();
         Result unknownRelease = baton("runners", "release", "nope");
         assertThat(unknownRelease.exit()).isEqualTo(1);
         assertThat(unknownRelease.err()).contains("runner_not_found");
@@ -103,9 +113,12 @@ class CliTest {
 
         // A command-only run (for a trusted runner's process executor) needs no image.
         Result run = baton("run", "--project", "web", "--spec", "small",
-                "--env", "A=1", "--file-path", "out.json", "--timeout", "60", "--", "sh", "-c", "echo hi");
+                "--env", "A=1", "--file-path", "out.json", "--timeout", "60", "--require-label", "disk=nvme", "--prefer-label", "zone=a",
+                "--", "sh", "-c", "echo hi");
         assertThat(run.exit()).as(run.err()).isZero();
         JsonNode job = run.json().path("job");
+        assertThat(job.path("require_labels").path("disk").asText()).isEqualTo("nvme");
+        assertThat(job.path("prefer_labels").path("zone").asText()).isEqualTo("a");
         assertThat(job.path("config").path("cmd").toString()).isEqualTo("[\"sh\",\"-c\",\"echo hi\"]");
         assertThat(job.path("config").path("env").path("A").asText()).isEqualTo("1");
         assertThat(job.path("priority").asInt()).isEqualTo(200);

@@ -264,4 +264,24 @@ class RunnerApiTest {
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.code()).isEqualTo("runner_not_found");
     }
+    /** Issue 19: the admin's labels replace each other, are shown, and malformed ones change nothing. */
+    @Test
+    void labelsAreSetShownAndValidated() {
+        Fixtures.runner(s, "lab");
+        JsonNode labelled = s.patch("/v0/runners/lab", Map.of("labels", Map.of("disk", "nvme", "kernel", "6.8"))).json();
+        assertThat(labelled.path("labels").path("disk").asText()).isEqualTo("nvme");
+        assertThat(labelled.path("labels_set").size()).isEqualTo(2);
+        assertThat(labelled.path("labels_reported").size()).isZero();
+        for (Object bad : List.of(Map.of("bad key", "x"), Map.of("disk", ""), Map.of("-x", "1"), Map.of("disk", "a b"))) {
+            var refused = s.patch("/v0/runners/lab", Map.of("labels", bad, "name", "renamed"));
+            assertThat(refused.status()).as(bad.toString()).isEqualTo(400);
+            assertThat(refused.code()).isEqualTo("invalid_field");
+            assertThat(refused.json().path("field").asText()).isEqualTo("labels");
+        }
+        JsonNode unchanged = s.get("/v0/runners/lab").json();
+        assertThat(unchanged.path("name").asText()).isEqualTo("lab");
+        assertThat(unchanged.path("labels").size()).isEqualTo(2);
+        assertThat(s.patch("/v0/runners/lab", Map.of("labels", Map.of("disk", "ssd"))).json().path("labels").toString()).isEqualTo("{\"disk\":\"ssd\"}");
+        assertThat(s.patch("/v0/runners/lab", Map.of("name", "lab")).json().path("labels").size()).as("absent labels keep them").isEqualTo(1);
+    }
 }

@@ -153,4 +153,12 @@ abstract class LabelRoutingContractTest {
         p2.send(ready(null));
         assertThat(p2.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(alone.uuid());
     }
+    @Test
+    void malformedLabelsInReadyAreAnInvalidMessageAndChangeNothing() {
+        RunnerHandle handle = server.runner(spec);
+        TestRunner runner = connect(handle);
+        runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":600,\"labels\":{\"bad key\":\"x\"}}");
+        assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
+        assertThat(server.store.runnerLabels(handle.runner().id()).reported()).isEmpty();
+    }
 }
