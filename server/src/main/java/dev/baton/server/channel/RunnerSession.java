@@ -74,11 +74,14 @@ public final class RunnerSession {
     }
 
     /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
-    /** Records the labels a {@code ready} reported; true when they differ from this connection's last report (worth a store write). */
-    public boolean reportLabels(java.util.Map<String, String> reported) {
-        if (reported == null || reported.equals(labels)) return false;
-        labels = reported;
-        return true;
+    /** True when a {@code ready}'s labels differ from what this connection last stored (worth a store write). */
+    public boolean labelsChanged(java.util.Map<String, String> reported) {
+        return reported != null && !reported.equals(labels);
+    }
+
+    /** The labels this connection reported, once the store holds them. */
+    public void labelsStored(java.util.Map<String, String> stored) {
+        labels = stored;
     }
 
     public java.util.Optional<RunnerCapabilities> capabilities() {

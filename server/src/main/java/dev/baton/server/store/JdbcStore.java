@@ -48,9 +48,8 @@ abstract class JdbcStore implements Store {
 
     /**
      * Pending jobs this runner may claim: its specs only (none if the runner is archived or
-     * quarantined), not
-     * declined by it in the current round (see {@link #DECLINED_THIS_ROUND}), past any retry
-     * backoff, within the tier limits. The limits read committed
+     * quarantined), not declined by it in the current round (see {@link #DECLINED_THIS_ROUND}),
+     * none of whose required labels it lacks, past any retry backoff, within the tier limits. The limits read committed
      * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
      * update.
      *
@@ -339,8 +338,9 @@ abstract class JdbcStore implements Store {
                         return code != null ? "declined " + code : AttemptOutcome.ofCode(rs.getInt("outcome")).name().toLowerCase(java.util.Locale.ROOT);
                     }).list();
             if (failures.size() < threshold) return Optional.<Runner>empty();
-            String reason = failures.size() + (failures.size() == 1 ? " infrastructure failure" : " infrastructure failures") + " within " + window.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
-                    + " (threshold " + threshold + "; latest: " + failures.get(0) + ")";
+            String within = window.toString().substring(2).toLowerCase(java.util.Locale.ROOT); // PT1H -> 1h
+            String reason = failures.size() + (failures.size() == 1 ? " infrastructure failure" : " infrastructure failures") + " within "
+                    + within + " (threshold " + threshold + "; latest: " + failures.get(0) + ")";
             int rows = h.createUpdate("UPDATE runner SET quarantined = :now, quarantine_reason = :reason, modified = :now"
                             + " WHERE id = :id AND quarantined IS NULL")
                     .bind("now", micros(now)).bind("reason", reason).bind("id", runnerId).execute();
