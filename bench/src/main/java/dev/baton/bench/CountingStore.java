@@ -150,6 +150,34 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
+        wrote("quarantineIfFlaky");
+        return delegate.quarantineIfFlaky(runnerId, threshold, window, now);
+    }
+
+    @Override
+    public Runner releaseRunner(long runnerId, Instant now) {
+        wrote("releaseRunner");
+        return delegate.releaseRunner(runnerId, now);
+    }
+
+    @Override
+    public dev.baton.server.store.JobLabels jobLabels(long jobId) {
+        return delegate.jobLabels(jobId);
+    }
+
+    @Override
+    public dev.baton.server.store.RunnerLabels runnerLabels(long runnerId) {
+        return delegate.runnerLabels(runnerId);
+    }
+
+    @Override
+    public void setRunnerLabels(long runnerId, boolean admin, java.util.Map<String, String> labels, Instant now) {
+        wrote("setRunnerLabels");
+        delegate.setRunnerLabels(runnerId, admin, labels, now);
+    }
+
+    @Override
     public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
         wrote("rotateRunnerKey");
         return delegate.rotateRunnerKey(runnerId, keyHash, now);
@@ -382,6 +410,11 @@ final class CountingStore implements Store {
         return delegate.completedUnprocessedJobs();
     }
 
+
+    @Override
+    public boolean pendingRequiresLabels(Collection<Long> specIds) {
+        return delegate.pendingRequiresLabels(specIds);
+    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {

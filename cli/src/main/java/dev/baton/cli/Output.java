@@ -97,6 +97,11 @@ final class Output {
     /** A value as a table cell: strings without quotes, anything else as compact JSON; null as "-". */
     static String text(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) return "-";
+        if (node.isObject() && node.size() == 0) return "-";
+        if (node.isObject() && node.properties().stream().allMatch(e -> e.getValue().isTextual())) {
+            // Labels and the like read as on the command line: disk=nvme,kernel=6.8
+            return String.join(",", node.properties().stream().map(e -> e.getKey() + "=" + e.getValue().asText()).toList());
+        }
         return node.isValueNode() ? node.asText() : node.toString();
     }
 }

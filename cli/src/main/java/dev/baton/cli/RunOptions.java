@@ -24,6 +24,9 @@ final class RunOptions {
     @Option(names = "--entrypoint", description = "entrypoint override; repeat for each word") List<String> entrypoint;
     @Option(names = "--env", description = "NAME=VALUE; repeatable") Map<String, String> env;
     @Option(names = "--file-path", description = "file to collect after the run; repeatable") List<String> filePaths;
+    @Option(names = "--require-label", description = "KEY=VALUE a runner must have to take the job; repeatable (all must match)")
+    Map<String, String> requireLabels;
+    @Option(names = "--prefer-label", description = "KEY=VALUE a runner that has it takes the job first; repeatable") Map<String, String> preferLabels;
     @Option(names = "--branch") String branch;
     @Option(names = "--testbed") String testbed;
     @Option(names = "--adapter", description = "how output becomes metrics (default json)") String adapter;
@@ -44,6 +47,8 @@ final class RunOptions {
         put(body, "cmd", cmd);
         put(body, "env", env == null ? null : new HashMap<>(env));
         put(body, "file_paths", filePaths);
+        put(body, "require_labels", requireLabels == null ? null : new HashMap<>(requireLabels));
+        put(body, "prefer_labels", preferLabels == null ? null : new HashMap<>(preferLabels));
         put(body, "branch", branch);
         put(body, "testbed", testbed);
         put(body, "adapter", adapter);

@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {
             RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
             RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
-            RunnersCommand.RemoveSpec.class
+            RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Label.class
         })
 final class RunnersCommand {
     @Command(name = "create", description = {"Register a runner; prints its key once,",
@@ -97,7 +97,7 @@ final class RunnersCommand {
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
-            Output.list(out, answer, "slug", "name", "uuid", "last_heartbeat", "archived");
+            Output.list(out, answer, "slug", "name", "uuid", "last_heartbeat", "archived", "labels", "quarantined", "quarantine_reason");
         }
     }
 
@@ -125,6 +125,41 @@ final class RunnersCommand {
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
             out.println("key: " + answer.path("key").asText());
+        }
+    }
+
+    @Command(name = "release", description = {"Lift a runner's quarantine for infrastructure failures:",
+            "it takes jobs again, and only later failures count (docs/scheduling.md)."})
+    static final class Release extends ClientCommand {
+        @Parameters(paramLabel = "RUNNER") String runner;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            return api.post("/v0/runners/" + seg(runner) + "/release", null);
+        }
+    }
+
+    @Command(name = "label", description = {"Set the labels the admin gives a runner (replacing the previous ones);",
+            "labels the runner reports stay, but one of the same key is hidden (docs/scheduling.md)."})
+    static final class Label extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
+        @Parameters(index = "1..*", paramLabel = "KEY=VALUE", arity = "0..*") List<String> labels;
+        @Option(names = "--clear", description = "remove every label the admin set") boolean clear;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            if (!clear && (labels == null || labels.isEmpty())) throw new ClientException("give KEY=VALUE labels, or --clear to remove them");
+            if (clear && labels != null && !labels.isEmpty()) throw new ClientException("--clear takes no labels");
+            Map<String, String> set = new LinkedHashMap<>();
+            for (String l : labels == null ? List.<String>of() : labels) {
+                try {
+                    var e = dev.baton.protocol.value.Labels.parse(l);
+                    set.put(e.getKey(), e.getValue());
+                } catch (IllegalArgumentException e) {
+                    throw new ClientException(e.getMessage());
+                }
+            }
+            return api.patch("/v0/runners/" + seg(runner), Map.of("labels", set));
         }
     }
 

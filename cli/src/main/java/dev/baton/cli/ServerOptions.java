@@ -75,6 +75,12 @@ final class ServerOptions {
     @Option(names = "--audit-retention", description = "how long audit events are kept (default 365d)")
     String auditRetention;
 
+    @Option(names = "--quarantine-threshold", description = "infrastructure failures within the window that quarantine a runner, 0 for never (default 0)")
+    String quarantineThreshold;
+
+    @Option(names = "--quarantine-window", description = "the sliding window quarantine counts failures in (default 1h)")
+    String quarantineWindow;
+
     @Option(names = "--blob-store", description = "directory (default) or s3: where blobs, registry metadata and job output live")
     String blobStore;
 
@@ -127,6 +133,8 @@ final class ServerOptions {
         put(m, "node_timeout", nodeTimeout);
         put(m, "token_submissions_per_minute", tokenSubmissionsPerMinute);
         put(m, "audit_retention", auditRetention);
+        put(m, "quarantine_threshold", quarantineThreshold);
+        put(m, "quarantine_window", quarantineWindow);
         put(m, "blob_store", blobStore);
         put(m, "blob_dir", blobDir);
         put(m, "s3_endpoint", s3Endpoint);

@@ -83,6 +83,24 @@ class CliTest {
         assertThat(baton("runners", "list").json()).isEmpty();
         assertThat(baton("runners", "list", "--archived").json()).hasSize(1);
         assertThat(baton("runners", "restore", "box").json().has("archived")).isFalse();
+        // Releasing a runner that is not quarantined only restarts its count; an unknown one is refused.
+        Result release = baton("runners", "release", "box");
+        assertThat(release.exit()).as(release.err()).isZero();
+        assertThat(release.json().path("slug").asText()).isEqualTo("box");
+        assertThat(release.json().has("quarantined")).isFalse();
+        // Labels the admin gives a runner: shown by get and list, refused when malformed, cleared.
+        Result labelled = baton("runners", "label", "box", "disk=nvme", "kernel=6.8");
+        assertThat(labelled.exit()).as(labelled.err()).isZero();
+        assertThat(labelled.json().path("labels").path("disk").asText()).isEqualTo("nvme");
+        assertThat(labelled.json().path("labels_set").path("kernel").asText()).isEqualTo("6.8");
+        assertThat(baton("runners", "list").json().get(0).path("labels").path("kernel").asText()).isEqualTo("6.8");
+        Result badLabel = baton("runners", "label", "box", "no equals sign");
+        assertThat(badLabel.exit()).isNotZero();
+        assertThat(badLabel.err()).contains("key=value");
+        assertThat(baton("runners", "label", "box", "--clear").json().path("labels").isEmpty()).isTrue();
+        Result unknownRelease = baton("runners", "release", "nope");
+        assertThat(unknownRelease.exit()).isEqualTo(1);
+        assertThat(unknownRelease.err()).contains("runner_not_found");
 
         assertThat(baton("orgs", "create", "--name", "acme", "--plan", "team").json().path("plan").asText()).isEqualTo("team");
         assertThat(baton("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
@@ -95,9 +113,12 @@ class CliTest {
 
         // A command-only run (for a trusted runner's process executor) needs no image.
         Result run = baton("run", "--project", "web", "--spec", "small",
-                "--env", "A=1", "--file-path", "out.json", "--timeout", "60", "--", "sh", "-c", "echo hi");
+                "--env", "A=1", "--file-path", "out.json", "--timeout", "60", "--require-label", "disk=nvme", "--prefer-label", "zone=a",
+                "--", "sh", "-c", "echo hi");
         assertThat(run.exit()).as(run.err()).isZero();
         JsonNode job = run.json().path("job");
+        assertThat(job.path("require_labels").path("disk").asText()).isEqualTo("nvme");
+        assertThat(job.path("prefer_labels").path("zone").asText()).isEqualTo("a");
         assertThat(job.path("config").path("cmd").toString()).isEqualTo("[\"sh\",\"-c\",\"echo hi\"]");
         assertThat(job.path("config").path("env").path("A").asText()).isEqualTo("1");
         assertThat(job.path("priority").asInt()).isEqualTo(200);
@@ -191,7 +212,7 @@ class CliTest {
                 "--token-submissions-per-minute", "1", "--audit-retention", "1d",
                 "--blob-store", "s3", "--blob-dir", "b", "--s3-endpoint", "http://e", "--s3-region", "r", "--s3-bucket", "b",
                 "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
-                "--s3-part-size", "8MiB");
+                "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -61,6 +61,9 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--slots", defaultValue = "1", description = "Jobs run at once (default ${DEFAULT-VALUE})")
     int slots;
 
+    @Option(names = "--label", description = "KEY=VALUE this runner reports of itself in ready (e.g. disk=nvme); repeatable (docs/scheduling.md)")
+    java.util.Map<String, String> labels;
+
     @Option(names = "--executor", description = "runc (default where runc is installed), microvm or process")
     String executor;
 
@@ -135,8 +138,13 @@ public final class UpCommand implements Callable<Integer> {
         Updater updater = SelfUpdater.runningJar()
                 .<Updater>map(jar -> new SelfUpdater(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), jar, 512L << 20))
                 .orElse(Updater.unsupported("not running from a jar; cannot self-update"));
-        MachineConfig config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout)
-                .withMaxMessageBytes(maxMessageBytes);
+        MachineConfig config;
+        try {
+            config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout)
+                    .withMaxMessageBytes(maxMessageBytes).withLabels(labels);
+        } catch (IllegalArgumentException e) {
+            return usage(err, "--label: " + e.getMessage());
+        }
         RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
                 new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
         Signals.install(agent, err);

@@ -11,6 +11,7 @@ import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.RunnerCapabilities;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 /** Messages a runner sends on its channel; {@code event} names the type. */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "event")
@@ -49,16 +50,28 @@ public sealed interface RunnerMessage {
      * fair share. Absent, a ready means what it always meant.
      */
     record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities) implements RunnerMessage {
+                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels) implements RunnerMessage {
         public static final int MAX_LIST = 1024;
 
+        /**
+         * {@code labels} (optional, issue 19): the {@code key=value} labels the runner reports of
+         * itself (docs/scheduling.md, "Label routing"); absent from older runners, which keep
+         * whatever they reported last. Checked by {@link dev.baton.protocol.value.Labels}.
+         */
         public Ready {
+            labels = labels == null ? null : dev.baton.protocol.value.Labels.of(labels);
             if (specs != null && specs.size() > MAX_LIST) throw new IllegalArgumentException("ready: at most " + MAX_LIST + " specs");
             if (preferProjects != null && preferProjects.size() > MAX_LIST) {
                 throw new IllegalArgumentException("ready: at most " + MAX_LIST + " prefer_projects");
             }
             specs = specs == null ? null : List.copyOf(specs);
             preferProjects = preferProjects == null ? null : List.copyOf(preferProjects);
+        }
+
+        /** A ready without labels (as runners before them sent it). */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                     List<ProjectUuid> preferProjects, RunnerCapabilities capabilities) {
+            this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, null);
         }
 
         /** A ready as a runner sends it: for all its specs, in the server's own order, with what its executor detected. */

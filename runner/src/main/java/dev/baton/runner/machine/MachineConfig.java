@@ -2,7 +2,9 @@ package dev.baton.runner.machine;
 
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.Labels;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,6 +18,7 @@ import java.util.Optional;
  * @param backoffBase first reconnect delay; doubles per failed attempt up to {@code backoffMax}
  * @param maxMessageBytes the channel's message limit; results are cut to fit it
  * @param capabilities what the executor detected, sent with every {@code ready} (null: not sent)
+ * @param labels the runner's own {@code key=value} labels, sent with every {@code ready} (empty: not sent; docs/scheduling.md)
  */
 public record MachineConfig(
         int slots,
@@ -29,9 +32,17 @@ public record MachineConfig(
         Duration backoffBase,
         Duration backoffMax,
         int maxMessageBytes,
-        RunnerCapabilities capabilities) {
+        RunnerCapabilities capabilities,
+        Map<String, String> labels) {
+
+    /** Without labels (as before label routing). */
+    public MachineConfig(int slots, int pollTimeoutSeconds, String os, Optional<Architecture> arch, String version, Duration grace,
+            Duration stopGrace, int maxSends, Duration backoffBase, Duration backoffMax, int maxMessageBytes, RunnerCapabilities capabilities) {
+        this(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, Map.of());
+    }
 
     public MachineConfig {
+        labels = Labels.of(labels);
         if (slots < 1) throw new IllegalArgumentException("slots must be at least 1");
         if (maxSends < 1) throw new IllegalArgumentException("maxSends must be at least 1");
     }
@@ -43,26 +54,31 @@ public record MachineConfig(
     }
 
     public MachineConfig withSlots(int n) {
-        return new MachineConfig(n, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities);
+        return new MachineConfig(n, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
     }
 
     public MachineConfig withGrace(Duration g) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, g, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, g, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
     }
 
     public MachineConfig withMaxSends(int n) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, n, backoffBase, backoffMax, maxMessageBytes, capabilities);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, n, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
     }
 
     public MachineConfig withMaxMessageBytes(int n) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, n, capabilities);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, n, capabilities, labels);
     }
 
     public MachineConfig withPollTimeout(int seconds) {
-        return new MachineConfig(slots, seconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities);
+        return new MachineConfig(slots, seconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
     }
 
     public MachineConfig withCapabilities(RunnerCapabilities c) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, c);
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, c, labels);
+    }
+
+    public MachineConfig withLabels(Map<String, String> l) {
+        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes,
+                capabilities, l);
     }
 }

@@ -833,7 +833,7 @@ public final class RunnerMachine {
         if (free <= 0) return;
         readyRemaining = free;
         send(new RunnerMessage.Ready(config.pollTimeoutSeconds(), config.os(),
-                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, config.capabilities()), out);
+                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, null, null, config.capabilities(), config.labels().isEmpty() ? null : config.labels()), out);
     }
 
     private void maybeExit(List<Effect> out) {

@@ -64,6 +64,14 @@ class RunnerMachineTest {
     }
 
     @Test
+    void readyCarriesTheRunnersOwnLabelsAndNoneWhenItHasNone() {
+        assertThat(sent(connected())).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.labels()).isNull());
+        machine = RunnerMachine.fresh(MachineConfig.defaults("test").withLabels(Map.of("disk", "nvme")), new Random(1));
+        assertThat(sent(connected())).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class,
+                r -> assertThat(r.labels()).isEqualTo(Map.of("disk", "nvme")));
+    }
+
+    @Test
     void fullJobFlow() {
         List<Effect> open = connected();
         assertThat(sent(open)).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> {

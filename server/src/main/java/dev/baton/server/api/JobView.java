@@ -12,6 +12,7 @@ import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.dispatch.PendingReason;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A job as project members see it (seed 001's JsonJob): typed UUIDs for its report, spec and
@@ -49,7 +50,9 @@ public record JobView(
         Integer queuePosition,
         Instant predictedStart,
         List<AttemptView> attempts,
-        MachineFingerprint fingerprint) {
+        MachineFingerprint fingerprint,
+        Map<String, String> requireLabels,
+        Map<String, String> preferLabels) {
 
     /**
      * One claim of the job: its runner, how it ended, the runner's decline code and reason if it

@@ -52,12 +52,14 @@ final class JobViews {
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
         ReportUuid report = store.findReport(j.reportId()).map(Report::uuid).orElse(null);
         QueueStatus q = queue.status(j).orElse(null);
+        var labels = store.jobLabels(j.id());
         List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(this::attempt).toList() : null;
         return new JobView(j.uuid(), project.uuid(), report, spec, runner, j.status(), j.priority(), j.timeout(), j.config(),
                 j.attempt(), j.requeues(), j.claimed(), j.started(), j.completed(), j.lastHeartbeat(), j.error(),
                 j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
                 q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
-                attempts == null ? null : startedFingerprint(attempts));
+                attempts == null ? null : startedFingerprint(attempts),
+                labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred());
     }
 
     /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */

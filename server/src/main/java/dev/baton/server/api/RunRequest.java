@@ -26,7 +26,9 @@ record RunRequest(
         List<String> filePaths,
         Integer iterations,
         Retry retry,
-        Integer queueTimeout) {
+        Integer queueTimeout,
+        Map<String, String> requireLabels,
+        Map<String, String> preferLabels) {
 
     /** Opt-in retry of a job that started and then failed (brief §1, OJS field names). */
     record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost) {}

@@ -89,7 +89,7 @@ public final class RunRoutes implements RouteModule {
                         r.timeout(), r.filePaths(), r.iterations());
                 Job job = api.store().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
-                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter),
+                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter, r.labels()),
                         org.id(), now);
                 try {
                     api.jobEvents().jobSubmitted(job);

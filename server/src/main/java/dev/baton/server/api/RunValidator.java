@@ -91,6 +91,8 @@ final class RunValidator {
         rejectInDirectRun("retry", r.retry());
         rejectInDirectRun("results_file", r.resultsFile());
         rejectInDirectRun("queue_timeout", r.queueTimeout());
+        rejectInDirectRun("require_labels", r.requireLabels());
+        rejectInDirectRun("prefer_labels", r.preferLabels());
         Instant start = time("start_time", Fields.require("start_time", r.startTime()));
         Instant end = time("end_time", Fields.require("end_time", r.endTime()));
         if (end.isBefore(start)) throw ApiException.invalidField("end_time", "end_time must not be before start_time");
@@ -115,6 +117,8 @@ final class RunValidator {
         int iterations = iterations(r.iterations());
         RetryPolicy retry = retry(r.retry());
         Integer queueTimeout = r.queueTimeout() == null ? null : Fields.parse("queue_timeout", r.queueTimeout(), QueueTimeout::of).seconds();
+        var labels = new dev.baton.server.store.JobLabels(Fields.parse("require_labels", r.requireLabels(), dev.baton.protocol.value.Labels::of),
+                Fields.parse("prefer_labels", r.preferLabels(), dev.baton.protocol.value.Labels::of));
         Project project = project(r.project());
         Spec spec = spec(r.spec());
         // Refuse what can never run (nothing is created): an image the project's registry does not
@@ -135,7 +139,7 @@ final class RunValidator {
         }
         if (queueTimeout == null) queueTimeout = spec.queueTimeout();
         return new ValidRun.OnRunner(project, branch, testbed, adapter.name(), resultsFile, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry,
-                queueTimeout);
+                queueTimeout, labels);
     }
 
     private Project project(String ref) {

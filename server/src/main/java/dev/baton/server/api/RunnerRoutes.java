@@ -26,7 +26,8 @@ public final class RunnerRoutes implements RouteModule {
 
     record CreateRunner(String name, String slug) {}
 
-    record UpdateRunner(String name, String slug, Boolean archived) {}
+    /** {@code labels} (optional) replaces the labels the admin set; {} removes them all. */
+    record UpdateRunner(String name, String slug, Boolean archived, java.util.Map<String, String> labels) {}
 
     record AddSpec(String spec) {}
 
@@ -37,6 +38,7 @@ public final class RunnerRoutes implements RouteModule {
         config.routes.get("/v0/runners/{runner}", this::get);
         config.routes.patch("/v0/runners/{runner}", this::update);
         config.routes.post("/v0/runners/{runner}/token", this::rotate);
+        config.routes.post("/v0/runners/{runner}/release", this::release);
         config.routes.get("/v0/runners/{runner}/specs", this::listSpecs);
         config.routes.post("/v0/runners/{runner}/specs", this::addSpec);
         config.routes.delete("/v0/runners/{runner}/specs/{spec}", this::removeSpec);
@@ -67,7 +69,7 @@ public final class RunnerRoutes implements RouteModule {
             }
             throw e;
         }
-        Json.write(ctx, 201, new RunnerKeyView(RunnerView.of(runner), key.reveal()));
+        Json.write(ctx, 201, new RunnerKeyView(view(runner), key.reveal()));
     }
 
     private void list(Context ctx) {
@@ -75,22 +77,24 @@ public final class RunnerRoutes implements RouteModule {
         String search = ctx.queryParam("search");
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
         List<RunnerView> runners = api.store().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
-                .stream().map(RunnerView::of).toList();
+                .stream().map(this::view).toList();
         Json.write(ctx, 200, runners);
     }
 
     private void get(Context ctx) {
-        Json.write(ctx, 200, RunnerView.of(find.runner(ctx.pathParam("runner"))));
+        Json.write(ctx, 200, view(find.runner(ctx.pathParam("runner"))));
     }
 
     private void update(Context ctx) {
         UpdateRunner body = api.body(ctx, UpdateRunner.class);
         String name = Fields.name("name", body.name());
         Slug slug = Fields.slug("slug", body.slug());
+        var labels = Fields.parse("labels", body.labels(), dev.baton.protocol.value.Labels::of);
         Runner runner = find.runner(ctx.pathParam("runner"));
         try {
             Runner updated = api.store().updateRunner(runner.id(), name, slug, body.archived(), api.now());
-            Json.write(ctx, 200, RunnerView.of(updated));
+            if (labels != null) api.store().setRunnerLabels(runner.id(), true, labels, api.now());
+            Json.write(ctx, 200, view(updated));
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);
             throw e;
@@ -103,12 +107,18 @@ public final class RunnerRoutes implements RouteModule {
         RunnerKey key = RunnerKey.generate();
         try {
             Runner rotated = api.store().rotateRunnerKey(runner.id(), key.hash(), api.now());
-            Json.write(ctx, 200, new RunnerKeyView(RunnerView.of(rotated), key.reveal()));
+            Json.write(ctx, 200, new RunnerKeyView(view(rotated), key.reveal()));
         } catch (StoreException e) {
             // archived between our read and the update
             if (e.reason() == StoreException.Reason.CONFLICT) throw archived(runner);
             throw e;
         }
+    }
+
+    /** Lifts a quarantine (docs/scheduling.md); releasing a runner that is not quarantined changes nothing but its count's start. */
+    private void release(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Json.write(ctx, 200, view(api.store().releaseRunner(runner.id(), api.now())));
     }
 
     private static ApiException archived(Runner runner) {
@@ -141,6 +151,10 @@ public final class RunnerRoutes implements RouteModule {
             throw ApiException.notFound("runner_spec_not_found", "runner '" + runner.slug() + "' does not serve spec '" + spec.slug() + "'");
         }
         ctx.status(204);
+    }
+
+    private RunnerView view(Runner r) {
+        return RunnerView.of(r, api.store().runnerLabels(r.id()));
     }
 
     private static String blankToNull(String s) {

@@ -42,6 +42,7 @@ sealed interface ValidRun {
             List<String> filePaths,
             int iterations,
             RetryPolicy retry,
-            Integer queueTimeout)
+            Integer queueTimeout,
+            dev.baton.server.store.JobLabels labels)
             implements ValidRun {}
 }

@@ -178,6 +178,12 @@ public final class ChannelRoutes implements RouteModule {
             LOG.info("runner {} runs jobs with executor {}{}", session.runner().slug(), c.executor(),
                     c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")");
         }
+        if (session.labelsChanged(r.labels())) {
+            // Before the wait starts, so this very ready already claims with the new labels.
+            store.setRunnerLabels(session.runnerId(), false, r.labels(), clock.instant());
+            session.labelsStored(r.labels());
+            LOG.info("runner {} reports labels {}", session.runner().slug(), r.labels());
+        }
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
         if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
         return null;

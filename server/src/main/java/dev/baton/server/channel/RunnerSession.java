@@ -35,6 +35,8 @@ public final class RunnerSession {
     /** The last drain directive sent on this channel (the console shows it); RUNNING until one is. */
     private volatile DrainState drainState = DrainState.RUNNING;
     private volatile RunnerCapabilities capabilities;
+    /** The labels this connection last reported in {@code ready} (null: none reported yet). */
+    private volatile java.util.Map<String, String> labels;
 
     RunnerSession(Runner runner, WsContext ws, Instant connected) {
         this.connected = connected;
@@ -72,6 +74,16 @@ public final class RunnerSession {
     }
 
     /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
+    /** True when a {@code ready}'s labels differ from what this connection last stored (worth a store write). */
+    public boolean labelsChanged(java.util.Map<String, String> reported) {
+        return reported != null && !reported.equals(labels);
+    }
+
+    /** The labels this connection reported, once the store holds them. */
+    public void labelsStored(java.util.Map<String, String> stored) {
+        labels = stored;
+    }
+
     public java.util.Optional<RunnerCapabilities> capabilities() {
         return java.util.Optional.ofNullable(capabilities);
     }

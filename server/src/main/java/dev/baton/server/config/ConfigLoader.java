@@ -31,7 +31,9 @@ public final class ConfigLoader {
             "token_submissions_per_minute", "audit_retention",
             // Blob storage (BlobSettings), in its order.
             "blob_store", "blob_dir", "s3_endpoint", "s3_region", "s3_bucket", "s3_prefix", "s3_access_key_id",
-            "s3_secret_access_key", "s3_path_style", "s3_part_size");
+            "s3_secret_access_key", "s3_path_style", "s3_part_size",
+            // Flaky-runner quarantine (docs/scheduling.md).
+            "quarantine_threshold", "quarantine_window");
 
     private ConfigLoader() {}
 
@@ -123,7 +125,9 @@ public final class ConfigLoader {
                 v.containsKey("token_submissions_per_minute") ? (int) number(v.get("token_submissions_per_minute"), 0, 1_000_000)
                         : d.tokenSubmissionsPerMinute(),
                 duration(v, "audit_retention", d.auditRetention()),
-                blobs(v));
+                blobs(v),
+                v.containsKey("quarantine_threshold") ? (int) number(v.get("quarantine_threshold"), 0, 10_000) : d.quarantineThreshold(),
+                duration(v, "quarantine_window", d.quarantineWindow()));
     }
 
     private static BlobSettings blobs(Map<String, Value> v) {

@@ -50,11 +50,33 @@ public record ServerConfig(
         Duration nodeTimeout,
         int tokenSubmissionsPerMinute,
         Duration auditRetention,
-        BlobSettings blobs) {
+        BlobSettings blobs,
+        int quarantineThreshold,
+        Duration quarantineWindow) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
     public static final Duration DEFAULT_AUDIT_RETENTION = Duration.ofDays(365);
+    /** Quarantine is off unless configured: 0 infrastructure failures never quarantine (docs/scheduling.md). */
+    public static final int DEFAULT_QUARANTINE_THRESHOLD = 0;
+    public static final Duration DEFAULT_QUARANTINE_WINDOW = Duration.ofHours(1);
+
+    public ServerConfig {
+        if (quarantineThreshold < 0) throw new IllegalArgumentException("quarantine_threshold must be 0 (off) or more");
+        if (quarantineWindow == null || quarantineWindow.isNegative() || quarantineWindow.isZero()) {
+            throw new IllegalArgumentException("quarantine_window must be longer than zero");
+        }
+    }
+
+    /** The settings before the flaky-runner quarantine (issue 19), which is then off. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
+            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
+            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval,
+            String nodeId, Duration nodeTimeout, int tokenSubmissionsPerMinute, Duration auditRetention, BlobSettings blobs) {
+        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
+                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
+                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, DEFAULT_QUARANTINE_THRESHOLD, DEFAULT_QUARANTINE_WINDOW);
+    }
 
     /** The settings before nodes (issue 14), access control (issue 20) and blob storage, with their defaults. */
     public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
@@ -70,7 +92,8 @@ public record ServerConfig(
     public ServerConfig withNode(String nodeId, Duration nodeTimeout) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs);
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
+                quarantineThreshold, quarantineWindow);
     }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -99,20 +122,31 @@ public record ServerConfig(
                 DEFAULT_NODE_TIMEOUT,
                 DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE,
                 DEFAULT_AUDIT_RETENTION,
-                BlobSettings.directoryDefault());
+                BlobSettings.directoryDefault(),
+                DEFAULT_QUARANTINE_THRESHOLD,
+                DEFAULT_QUARANTINE_WINDOW);
+    }
+
+    /** This config quarantining a runner after {@code threshold} infrastructure failures within {@code window} (0: off). */
+    public ServerConfig withQuarantine(int threshold, Duration window) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window);
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
     public ServerConfig withListen(String host, int port) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs);
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
+                quarantineThreshold, quarantineWindow);
     }
 
     /** This config with another submission limit per API token (0: none). */
     public ServerConfig withTokenSubmissionsPerMinute(int perMinute) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs);
+                heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs,
+                quarantineThreshold, quarantineWindow);
     }
 }

@@ -36,7 +36,7 @@ import java.util.function.Supplier;
  * GET  /                                              → the runners page
  * GET  /console/sign-in, POST /console/sign-in, POST /console/sign-out
  * GET  /console/events                                  SSE: runners, jobs, job-{uuid}
- * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate
+ * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
  * GET  /console/specs, /console/queue, /console/projects
  * GET  /console/projects/{project}/jobs                 ?status, spec, runner, offset
  * GET  /console/projects/{project}/jobs/{job}           POST …/cancel; GET …/log (SSE)
@@ -93,6 +93,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/runners/{runner}/drain", action(this::drain));
         r.post("/console/runners/{runner}/archive", action(this::archive));
         r.post("/console/runners/{runner}/rotate", action(this::rotate));
+        r.post("/console/runners/{runner}/release", action(this::release));
         r.get("/console/specs", page((ctx, v) -> render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
         r.get("/console/queue", page((ctx, v) -> render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
         r.get("/console/projects", page((ctx, v) -> render(ctx, 200, "projects.jte", chrome("Projects", "projects", v), "projects",
@@ -299,6 +300,16 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         var answer = api.call(ctx, "PATCH", "/v0/runners/" + ctx.pathParam("runner"), Map.of("archived", archived), v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
+            return;
+        }
+        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
+    }
+
+    /** Lifts a quarantine through POST /v0/runners/{runner}/release (admin only, audited there). */
+    private void release(Context ctx, Viewer v) throws Exception {
+        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/release", null, v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Not released", answer.message());
             return;
         }
         ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);

@@ -97,6 +97,10 @@ public final class ConsolePages {
             if (r.isArchived()) {
                 state = "archived";
                 detail = "since " + Format.time(r.archived());
+            } else if (r.isQuarantined()) {
+                // Before connected/busy: it takes no new jobs whatever its channel says (docs/scheduling.md).
+                state = "quarantined";
+                detail = "since " + Format.time(r.quarantined()) + ": " + r.quarantineReason() + (jobs.isEmpty() ? "" : "; finishing " + jobs.size() + " job(s)");
             } else if (live.isEmpty()) {
                 state = "offline";
                 detail = r.lastHeartbeat() == null ? "never connected" : "since " + Format.time(r.lastHeartbeat());
@@ -114,7 +118,8 @@ public final class ConsolePages {
                 detail = "not asking for work";
             }
             rows.add(new RunnerRow(r.slug().value(), r.name(), state, detail, jobs, specs, r.lastHeartbeat(),
-                    live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent()));
+                    live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent(), r.isQuarantined(),
+                    String.join(", ", store.runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
         }
         return rows;
     }

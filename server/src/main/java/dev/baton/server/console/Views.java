@@ -27,9 +27,9 @@ public final class Views {
         }
     }
 
-    /** A runner: {@code state} is idle, busy, draining, connected, offline or archived. */
+    /** A runner: {@code state} is idle, busy, draining, connected, offline, quarantined or archived. */
     public record RunnerRow(String slug, String name, String state, String detail, List<JobRef> jobs, String specs,
-            Instant lastHeartbeat, Instant connectedSince, boolean archived, boolean connected) {}
+            Instant lastHeartbeat, Instant connectedSince, boolean archived, boolean connected, boolean quarantined, String labels) {}
 
     public record SpecRow(String slug, String name, String shape, long serving, long connected, long queued, long running,
             Duration medianWait, Duration medianRun, int sample) {}

@@ -166,6 +166,11 @@ public final class Dispatcher {
         runnersThatDeclined.add(runnerId);
     }
 
+    /** Read only after a claim found nothing although work was pending: a quarantine may be another node's decision. */
+    private boolean quarantined(long runnerId) {
+        return store.findRunner(runnerId).map(dev.baton.server.store.Runner::isQuarantined).orElse(false);
+    }
+
     /** The slots the runner still offers while it waits here for work (it said ready); 0 when it does not wait. */
     public synchronized int freeSlots(long runnerId) {
         Waiter w = waiters.get(runnerId);
@@ -242,7 +247,12 @@ public final class Dispatcher {
                 Instant now = clock.instant();
                 var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), w.filter);
                 if (claimed.isEmpty()) {
-                    if (!runnersThatDeclined.contains(w.session.runnerId())) exhausted.add(w.specIds);
+                    // Declines, a quarantine and labels exclude jobs for that runner only: the next
+                    // waiter with the same specs may still claim.
+                    if (!runnersThatDeclined.contains(w.session.runnerId()) && !quarantined(w.session.runnerId())
+                            && !store.pendingRequiresLabels(w.specIds)) {
+                        exhausted.add(w.specIds);
+                    }
                     break;
                 }
                 w.slots--;

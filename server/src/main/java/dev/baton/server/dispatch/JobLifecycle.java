@@ -218,6 +218,7 @@ public final class JobLifecycle {
                     case APPLIED -> {
                         forget(a);
                         recordFingerprint(a, m.fingerprint());
+                        infrastructureFailure(session.runnerId());
                         afterRequeue(t.job());
                         yield new ServerMessage.Ack(m.job());
                     }
@@ -287,6 +288,7 @@ public final class JobLifecycle {
             });
             if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
             if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
+            if (m instanceof RunnerMessage.Failed f && f.runnerLost() && job.runnerId() != null) infrastructureFailure(job.runnerId());
         }
         if (attempt != null) finish(attempt, now);
         else if (t != null && t.applied()) jobFinished();
@@ -455,6 +457,7 @@ public final class JobLifecycle {
             LOG.info("job {} not accepted within {}: back to the queue", job.uuid(), settings.acceptanceTimeout());
             metrics.acceptance("acceptance_timeout");
             attemptEnded(job, "acceptance_timeout");
+            infrastructureFailure(job.runnerId());
             afterRequeue(t.job());
         };
     }
@@ -468,6 +471,7 @@ public final class JobLifecycle {
             return () -> {
                 metrics.acceptance("requeued");
                 attemptEnded(job, null);
+                infrastructureFailure(job.runnerId());
                 afterRequeue(t.job());
             };
         }
@@ -485,6 +489,7 @@ public final class JobLifecycle {
         return () -> {
             if (t.applied()) metrics.transition("lost");
             attemptEnded(job, null);
+            if (t.applied()) infrastructureFailure(job.runnerId());
             if (t.applied() && t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
             else jobFinished();
         };
@@ -526,6 +531,27 @@ public final class JobLifecycle {
     }
 
     // ---- what a sweep decided, on every node ----------------------------------------------------------
+
+    /**
+     * An attempt of the runner ended through its machine or may have (a decline of any code, an
+     * acceptance timeout, a lost runner): the store counts its infrastructure failures in the
+     * window and quarantines it at the threshold (docs/scheduling.md). After the transition's
+     * commit, so a failure here never undoes the requeue or retry.
+     */
+    private void infrastructureFailure(Long runnerId) {
+        if (settings.quarantineThreshold() == 0 || runnerId == null) return;
+        try {
+            store.quarantineIfFlaky(runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant()).ifPresent(r -> {
+                LOG.warn("runner {} quarantined: {}; it gets no new jobs until an admin releases it (baton runners release {})",
+                        r.slug(), r.quarantineReason(), r.slug());
+                metrics.quarantined();
+                changes.runners();
+            });
+        } catch (RuntimeException e) {
+            // The next failure counts this one again (the count reads the attempts), so nothing is lost.
+            LOG.warn("could not check runner {} for quarantine: {}", runnerId, e.toString());
+        }
+    }
 
     /** An attempt ended by a deadline: here, and on the other nodes (one of which may hold its runner). */
     private void attemptEnded(Job job, String reason) {

@@ -5,6 +5,7 @@ import dev.baton.server.channel.Sessions;
 import dev.baton.server.store.Attempt;
 import dev.baton.server.store.AttemptOutcome;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.PendingFacts;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Spec;
@@ -50,8 +51,21 @@ public final class PendingExplainer implements JobQueue {
         if (job.status() != JobStatus.PENDING) return Optional.empty();
         Instant now = clock.instant();
         Spec spec = store.findSpec(job.specId()).orElse(null);
-        PendingFacts facts = store.pendingFacts(job, RECENT_RUNS);
-        List<Runner> connected = facts.servingRunners().stream().filter(r -> isConnected(r, now)).toList();
+        PendingFacts all = store.pendingFacts(job, RECENT_RUNS);
+        JobLabels wanted = store.jobLabels(job.id());
+        // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
+        PendingFacts facts = wanted.required().isEmpty() ? all : new PendingFacts(all.servingRunners().stream()
+                .filter(r -> wanted.satisfiedBy(store.runnerLabels(r.id()).effective())).toList(),
+                all.ahead(), all.inFlightOnServingRunners(), all.tierLimited(), all.recentRunTimes());
+        if (!all.servingRunners().isEmpty() && facts.servingRunners().isEmpty() && (spec == null || spec.archived() == null)) {
+            String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
+            String labels = wanted.required().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
+            PendingReason reason = PendingReason.of(PendingReason.Code.LABELS_UNMATCHED, "no runner of " + specName
+                    + " has the labels it requires (" + labels + "); label a runner (baton runners label) or change require_labels");
+            return Optional.of(new QueueStatus(reason, all.ahead() + 1, null));
+        }
+        // A quarantined runner takes no jobs, connected or not (docs/scheduling.md).
+        List<Runner> connected = facts.servingRunners().stream().filter(r -> !r.isQuarantined() && isConnected(r, now)).toList();
         PendingReason reason = reason(job, spec, facts, connected, now);
         return Optional.of(new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connected.size(), now)));
     }
@@ -69,6 +83,11 @@ public final class PendingExplainer implements JobQueue {
         }
         if (facts.servingRunners().isEmpty()) {
             return PendingReason.of(PendingReason.Code.NO_RUNNER, "no runner serves " + specName + "; add the spec to a runner");
+        }
+        if (facts.servingRunners().stream().allMatch(Runner::isQuarantined)) {
+            String who = facts.servingRunners().stream().map(r -> r.slug().value()).collect(Collectors.joining(", "));
+            return PendingReason.of(PendingReason.Code.RUNNERS_QUARANTINED, "every runner of " + specName + " is quarantined for"
+                    + " infrastructure failures (" + who + "); an admin releases one with baton runners release");
         }
         // The declines of the current round (as the claim query counts them, JdbcStore.DECLINED_THIS_ROUND).
         Instant backoff = job.declineBackoffUntil();

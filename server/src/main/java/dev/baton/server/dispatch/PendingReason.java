@@ -17,6 +17,8 @@ public record PendingReason(String code, String message, Integer ahead, List<Run
         SPEC_ARCHIVED,
         RETRY_BACKOFF,
         NO_RUNNER,
+        LABELS_UNMATCHED,
+        RUNNERS_QUARANTINED,
         DECLINED,
         RUNNERS_OFFLINE,
         ORG_LIMIT,

@@ -65,6 +65,12 @@ public final class BatonMetrics {
                 .record(queued.toNanos() / 1e9);
     }
 
+    /** This node quarantined a runner (docs/scheduling.md); the gauge baton_cluster_runners_quarantined says how many are. */
+    public void quarantined() {
+        Counter.builder("baton.runner.quarantines").description("Runners quarantined by this node for infrastructure failures").register(registry)
+                .increment();
+    }
+
     public void claimed() {
         Counter.builder("baton.runner.job.claims").description("Jobs claimed by runners").register(registry).increment();
     }

@@ -47,9 +47,9 @@ abstract class JdbcStore implements Store {
             + " OR (j.priority < 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.source_ip = j.source_ip AND o.status IN (1, 2))))";
 
     /**
-     * Pending jobs this runner may claim: its specs only (none if the runner is archived), not
-     * declined by it in the current round (see {@link #DECLINED_THIS_ROUND}), past any retry
-     * backoff, within the tier limits. The limits read committed
+     * Pending jobs this runner may claim: its specs only (none if the runner is archived or
+     * quarantined), not declined by it in the current round (see {@link #DECLINED_THIS_ROUND}),
+     * none of whose required labels it lacks, past any retry backoff, within the tier limits. The limits read committed
      * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
      * update.
      *
@@ -60,12 +60,29 @@ abstract class JdbcStore implements Store {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
                 + " WHERE j.status = 0"
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
-                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL)"
+                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND r.quarantined IS NULL)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
                 + " AND " + DECLINED_THIS_ROUND + ")"
+                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT " + RUNNER_HAS_LABEL + ")"
                 + " AND " + TIER_LIMITS;
     }
+
+    /**
+     * Whether runner {@code :runner} has label {@code jl} among its effective labels: set by the
+     * admin, or reported by the runner with no admin label of that key hiding it.
+     */
+    static String runnerHasLabel(String runner) {
+        return "EXISTS (SELECT 1 FROM runner_label rl WHERE rl.runner_id = " + runner + " AND rl.key = jl.key"
+                + " AND rl.value = jl.value AND (rl.source = 'admin' OR NOT EXISTS (SELECT 1 FROM runner_label ra WHERE ra.runner_id = " + runner
+                + " AND ra.key = jl.key AND ra.source = 'admin')))";
+    }
+
+    static final String RUNNER_HAS_LABEL = runnerHasLabel(":runner");
+
+    /** Runner {@code rs.runner_id} has every label job {@code :job} requires. */
+    private static final String SERVING_RUNNER_HAS_REQUIRED_LABELS = "NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = :job"
+            + " AND jl.required = 1 AND NOT " + runnerHasLabel("rs.runner_id") + ")";
 
     /**
      * Whether decline {@code a} of job {@code j} still excludes its runner at {@code :now}: before
@@ -76,7 +93,15 @@ abstract class JdbcStore implements Store {
     static final String DECLINED_THIS_ROUND =
             "(j.decline_backoff_until IS NULL OR j.decline_backoff_until > :now OR a.ended >= j.decline_backoff_until)";
 
-    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+    /** Dispatch order without a runner: priority, then oldest first. */
+    static final String QUEUE_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+
+    /**
+     * Within a priority, jobs with more of their preferred labels on this runner first (a runner
+     * that has them takes such a job before one that lacks them would); then oldest first.
+     */
+    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
+            + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
 
     protected final HikariDataSource pool;
     protected final Jdbi jdbi;
@@ -297,6 +322,54 @@ abstract class JdbcStore implements Store {
         write(h -> latestTimes(h, "runner", "id", "", new TreeMap<>(lastSeen)));
     }
 
+    @Override
+    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
+        if (threshold < 1) throw new IllegalArgumentException("a quarantine threshold is at least 1");
+        return write(h -> {
+            long since = micros(now.minus(window));
+            // Counted from the attempts themselves, so every node sharing the database counts the
+            // same; failures before the last release do not count again.
+            List<String> failures = h.createQuery("SELECT a.outcome, a.decline_code FROM job_attempt a JOIN runner r ON r.id = a.runner_id"
+                            + " WHERE a.runner_id = :runner AND a.ended >= :since AND (r.quarantine_released IS NULL OR a.ended > r.quarantine_released)"
+                            + " AND " + INFRASTRUCTURE_FAILURE + " ORDER BY a.ended DESC, a.id DESC")
+                    .bind("runner", runnerId).bind("since", since)
+                    .map((rs, ctx) -> {
+                        String code = rs.getString("decline_code");
+                        return code != null ? "declined " + code : AttemptOutcome.ofCode(rs.getInt("outcome")).name().toLowerCase(java.util.Locale.ROOT);
+                    }).list();
+            if (failures.size() < threshold) return Optional.<Runner>empty();
+            String within = window.toString().substring(2).toLowerCase(java.util.Locale.ROOT); // PT1H -> 1h
+            String reason = failures.size() + (failures.size() == 1 ? " infrastructure failure" : " infrastructure failures") + " within "
+                    + within + " (threshold " + threshold + "; latest: " + failures.get(0) + ")";
+            int rows = h.createUpdate("UPDATE runner SET quarantined = :now, quarantine_reason = :reason, modified = :now"
+                            + " WHERE id = :id AND quarantined IS NULL")
+                    .bind("now", micros(now)).bind("reason", reason).bind("id", runnerId).execute();
+            return rows == 0 ? Optional.<Runner>empty() : runner(h, runnerId);
+        });
+    }
+
+    /**
+     * An attempt {@code a} that ended through the runner's machine rather than the job: lost
+     * (before or after it started), never answered, or declined for a reason of the machine.
+     * Not a job's own failure, and not the declines that say something about the job or the
+     * spec (image refused, no command, image required, noisy machine) or about a runner that is
+     * stopping. docs/scheduling.md lists them.
+     */
+    static final String INFRASTRUCTURE_FAILURE = "(a.outcome IN (" + AttemptOutcome.ACCEPT_TIMEOUT.code() + ", "
+            + AttemptOutcome.LOST_BEFORE_START.code() + ", " + AttemptOutcome.LOST.code() + ") OR (a.outcome = "
+            + AttemptOutcome.DECLINED.code() + " AND a.decline_code IN ('pull_failed', 'unpack_failed', 'executor_error', 'vm_boot_failed')))";
+
+    @Override
+    public Runner releaseRunner(long runnerId, Instant now) {
+        return write(h -> {
+            int rows = h.createUpdate("UPDATE runner SET quarantined = NULL, quarantine_reason = NULL, quarantine_released = :now, modified = :now"
+                            + " WHERE id = :id")
+                    .bind("now", micros(now)).bind("id", runnerId).execute();
+            if (rows == 0) throw notFound("runner", runnerId);
+            return runner(h, runnerId).orElseThrow();
+        });
+    }
+
     /** Rows of one latest-time statement: a node's heartbeats of 10,000 runners are 10 statements, not 10,000. */
     private static final int LIVENESS_ROWS_PER_STATEMENT = 1000;
 
@@ -488,11 +561,58 @@ abstract class JdbcStore implements Store {
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
                     .mapTo(Long.class).one();
+            insertLabels(h, id, 1, job.labels().required());
+            insertLabels(h, id, 0, job.labels().preferred());
             if (job.submitter() != null) {
                 h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
                         .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
             }
             return jobById(h, id);
+        });
+    }
+
+    private static void insertLabels(Handle h, long jobId, int required, Map<String, String> labels) {
+        for (var e : labels.entrySet()) {
+            h.createUpdate("INSERT INTO job_label (job_id, required, key, value) VALUES (:job, :required, :key, :value)")
+                    .bind("job", jobId).bind("required", required).bind("key", e.getKey()).bind("value", e.getValue()).execute();
+        }
+    }
+
+    @Override
+    public JobLabels jobLabels(long jobId) {
+        return read(h -> {
+            Map<String, String> required = new java.util.TreeMap<>();
+            Map<String, String> preferred = new java.util.TreeMap<>();
+            h.createQuery("SELECT required, key, value FROM job_label WHERE job_id = :job").bind("job", jobId).mapToMap().forEach(row ->
+                    (((Number) row.get("required")).intValue() == 1 ? required : preferred).put((String) row.get("key"), (String) row.get("value")));
+            return new JobLabels(required, preferred);
+        });
+    }
+
+    @Override
+    public RunnerLabels runnerLabels(long runnerId) {
+        return read(h -> {
+            Map<String, String> admin = new java.util.TreeMap<>();
+            Map<String, String> reported = new java.util.TreeMap<>();
+            h.createQuery("SELECT source, key, value FROM runner_label WHERE runner_id = :runner").bind("runner", runnerId).mapToMap().forEach(row ->
+                    ("admin".equals(row.get("source")) ? admin : reported).put((String) row.get("key"), (String) row.get("value")));
+            return new RunnerLabels(admin, reported);
+        });
+    }
+
+    @Override
+    public void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now) {
+        String source = admin ? "admin" : "runner";
+        write(h -> {
+            if (runner(h, runnerId).isEmpty()) throw notFound("runner", runnerId);
+            h.createUpdate("DELETE FROM runner_label WHERE runner_id = :runner AND source = :source").bind("runner", runnerId).bind("source", source)
+                    .execute();
+            for (var e : new java.util.TreeMap<>(labels).entrySet()) {
+                h.createUpdate("INSERT INTO runner_label (runner_id, source, key, value) VALUES (:runner, :source, :key, :value)")
+                        .bind("runner", runnerId).bind("source", source).bind("key", e.getKey()).bind("value", e.getValue()).execute();
+            }
+            if (admin) h.createUpdate("UPDATE runner SET modified = :now WHERE id = :id").bind("now", micros(now)).bind("id", runnerId).execute();
+            return null;
         });
     }
 
@@ -650,18 +770,20 @@ abstract class JdbcStore implements Store {
     }
 
     /**
-     * True when every non-archived runner serving the job's spec has declined it since its last
+     * True when every runner serving the job's spec (not archived, not quarantined, with the labels
+     * it requires) has declined it since its last
      * back-off (a spec nobody serves is not "declined by every runner": it waits as no_runner).
      */
     private static boolean declinedByEveryServingRunner(Handle h, Job job, Instant now) {
         return h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " JOIN job j ON j.id = :job"
-                        + " WHERE rs.spec_id = :spec AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
+                        + " AND r.quarantined IS NULL JOIN job j ON j.id = :job"
+                        + " WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
                         + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND " + DECLINED_THIS_ROUND + ")")
                 .bind("spec", job.specId()).bind("job", job.id()).bind("now", micros(now))
                 .mapTo(Long.class).one() == 0
                 && h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " WHERE rs.spec_id = :spec").bind("spec", job.specId()).mapTo(Long.class).one() > 0;
+                        + " AND r.quarantined IS NULL WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS)
+                .bind("spec", job.specId()).bind("job", job.id()).mapTo(Long.class).one() > 0;
     }
 
     /** The requeue-exhausted failure after a decline, rewritten to say what each runner said (error_code declined). */
@@ -698,7 +820,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public List<Job> pendingJobs() {
-        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + CLAIM_ORDER.replace("j.", ""))
+        return read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + QUEUE_ORDER.replace("j.", ""))
                 .map(Rows.JOB_MAPPER).list());
     }
 
@@ -864,6 +986,15 @@ abstract class JdbcStore implements Store {
                 .map(Rows.JOB_MAPPER).list());
     }
 
+
+    @Override
+    public boolean pendingRequiresLabels(Collection<Long> specIds) {
+        if (specIds.isEmpty()) return false;
+        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return read(h -> h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+                        + " AND EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1) LIMIT 1")
+                .mapTo(Integer.class).findOne().isPresent());
+    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {
@@ -1061,10 +1192,11 @@ abstract class JdbcStore implements Store {
                         + " (SELECT COUNT(*) FROM job WHERE status IN (1, 2)) AS in_flight,"
                         + " (SELECT COUNT(*) FROM node WHERE stopped IS NULL AND last_heartbeat >= :since) AS alive,"
                         + " (SELECT COUNT(*) FROM runner WHERE node_id = :node) AS node_runners,"
-                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = :node AND j.status IN (1, 2)) AS node_in_flight")
+                        + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = :node AND j.status IN (1, 2)) AS node_in_flight,"
+                        + " (SELECT COUNT(*) FROM runner WHERE quarantined IS NOT NULL AND archived IS NULL) AS quarantined")
                 .bind("since", micros(aliveSince)).bind("node", node)
                 .map((rs, ctx) -> new ClusterCounts(rs.getLong("pending"), rs.getLong("in_flight"), rs.getLong("alive"),
-                        rs.getLong("node_runners"), rs.getLong("node_in_flight")))
+                        rs.getLong("node_runners"), rs.getLong("node_in_flight"), rs.getLong("quarantined")))
                 .one());
     }
 

@@ -31,7 +31,7 @@ final class Rows {
 
     static final String ORGANIZATION = "id, uuid, name, slug, plan, created, modified";
     static final String PROJECT = "id, uuid, organization_id, name, slug, created, modified";
-    static final String RUNNER = "id, uuid, name, slug, last_heartbeat, created, modified, archived";
+    static final String RUNNER = "id, uuid, name, slug, last_heartbeat, created, modified, archived, quarantined, quarantine_reason";
     static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout,"
             + " require_clean_fingerprint";
     static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
@@ -89,7 +89,8 @@ final class Rows {
 
     static final RowMapper<Runner> RUNNER_MAPPER = (rs, ctx) -> new Runner(
             rs.getLong("id"), new RunnerUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-            instant(rs, "last_heartbeat"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"));
+            instant(rs, "last_heartbeat"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
+            instant(rs, "quarantined"), rs.getString("quarantine_reason"));
 
     static final RowMapper<Spec> SPEC_MAPPER = (rs, ctx) -> new Spec(
             rs.getLong("id"), new SpecUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),

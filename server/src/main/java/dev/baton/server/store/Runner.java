@@ -4,11 +4,20 @@ import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.value.Slug;
 import java.time.Instant;
 
-/** A registered runner machine. Its key hash never leaves the store. */
+/**
+ * A registered runner machine. Its key hash never leaves the store. {@code quarantined} is when it
+ * was quarantined for flaky infrastructure (null: it is not) and {@code quarantineReason} says why
+ * (docs/scheduling.md, "Quarantine of flaky runners").
+ */
 public record Runner(
-        long id, RunnerUuid uuid, String name, Slug slug, Instant lastHeartbeat, Instant created, Instant modified, Instant archived) {
+        long id, RunnerUuid uuid, String name, Slug slug, Instant lastHeartbeat, Instant created, Instant modified, Instant archived,
+        Instant quarantined, String quarantineReason) {
 
     public boolean isArchived() {
         return archived != null;
+    }
+
+    public boolean isQuarantined() {
+        return quarantined != null;
     }
 }

@@ -129,6 +129,29 @@ public interface Store extends AutoCloseable {
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
 
+    /** The labels a job requires and prefers (docs/scheduling.md, "Label routing"). */
+    JobLabels jobLabels(long jobId);
+
+    /** A runner's labels, as the admin set them and as it reported them. */
+    RunnerLabels runnerLabels(long runnerId);
+
+    /**
+     * Replaces the runner's labels of one source: the admin's ({@code admin} true) or those it
+     * reported in {@code ready}. NOT_FOUND if unknown.
+     */
+    void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now);
+
+    /**
+     * Quarantines the runner when its infrastructure failures (lost, accept timeout, declines of
+     * the machine: {@code JdbcStore.INFRASTRUCTURE_FAILURE}) that ended within {@code window}
+     * before {@code now}, and since its last release, number at least {@code threshold}. Returns
+     * the runner when this call quarantined it; empty when it stays or already was quarantined.
+     */
+    Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, Duration window, Instant now);
+
+    /** Lifts a runner's quarantine (a no-op if it has none); failures before {@code now} do not count again. NOT_FOUND if unknown. */
+    Runner releaseRunner(long runnerId, Instant now);
+
     /**
      * Atomically claims the best eligible pending job for this runner: spec among the runner's
      * specs, not declined by this runner before, ordered priority DESC, created ASC, id ASC,
@@ -279,6 +302,9 @@ public interface Store extends AutoCloseable {
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);
+
+    /** Whether a pending job of these specs requires runner labels (then an empty claim says nothing about other runners). */
+    boolean pendingRequiresLabels(Collection<Long> specIds);
 
     // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
 

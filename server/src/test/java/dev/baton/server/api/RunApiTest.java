@@ -108,6 +108,9 @@ class RunApiTest {
                 Arguments.of("queue_timeout below its minimum", with(runner, body("queue_timeout", 9)), 400, "invalid_field", "queue_timeout"),
                 Arguments.of("queue_timeout above its maximum", with(runner, body("queue_timeout", 30 * 24 * 3600 + 1)), 400, "invalid_field", "queue_timeout"),
                 Arguments.of("direct with queue_timeout", with(direct, body("queue_timeout", 60)), 400, "runner_field_in_direct_run", "queue_timeout"),
+                Arguments.of("require_labels with a bad key", with(runner, body("require_labels", Map.of("a b", "1"))), 400, "invalid_field", "require_labels"),
+                Arguments.of("prefer_labels with an empty value", with(runner, body("prefer_labels", Map.of("zone", ""))), 400, "invalid_field", "prefer_labels"),
+                Arguments.of("direct with require_labels", with(direct, body("require_labels", Map.of("disk", "nvme"))), 400, "runner_field_in_direct_run", "require_labels"),
                 // runner-mode fields
                 Arguments.of("image not a reference", with(runner, body("image", "Busy Box!")), 400, "invalid_field", "image"),
                 Arguments.of("image digest uppercase", with(runner, body("image", "sha256:" + "AB".repeat(32))), 400, "invalid_field", "image"),

@@ -224,4 +224,64 @@ class RunnerApiTest {
         array.forEach(n -> out.add(n.path("slug").asText()));
         return out;
     }
+    /** Issue 19: a quarantined runner shows when and why, and the admin's release lifts it (audited). */
+    @Test
+    void aQuarantinedRunnerSaysWhyAndReleaseLiftsIt() {
+        Fixtures.organization(s, "acme", "team");
+        Fixtures.project(s, "web", "acme");
+        Fixtures.spec(s, "small");
+        JsonNode runner = Fixtures.runner(s, "flaky").path("runner");
+        created(s.post("/v0/runners/flaky/specs", Map.of("spec", "small")));
+        JsonNode job = created(s.post("/v0/run", Fixtures.runBody("web", "small", Map.of()))).path("job");
+
+        // One infrastructure failure recorded through the store, as the channel records a decline.
+        var store = s.server.store();
+        long id = store.findRunner(dev.baton.protocol.id.ResourceId.of("flaky")).orElseThrow().id();
+        var lease = dev.baton.protocol.id.LeaseId.random();
+        java.time.Instant now = s.clock.instant();
+        assertThat(store.claim(id, lease, now)).isPresent();
+        store.requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
+                new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), now);
+        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
+        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).as("already quarantined").isEmpty();
+
+        JsonNode shown = s.get("/v0/runners/flaky").json();
+        assertThat(shown.path("quarantined").asText()).isEqualTo(now.toString());
+        assertThat(shown.path("quarantine_reason").asText()).isEqualTo("1 infrastructure failure within 1h (threshold 1; latest: declined executor_error)");
+        assertThat(s.get("/v0/runners").json().get(0).has("quarantined")).isTrue();
+
+        var released = s.post("/v0/runners/flaky/release", null);
+        assertThat(released.status()).isEqualTo(200);
+        assertThat(released.json().path("uuid").asText()).isEqualTo(runner.path("uuid").asText());
+        assertThat(released.json().has("quarantined")).isFalse();
+        assertThat(released.json().has("quarantine_reason")).isFalse();
+        assertThat(s.get("/v0/runners/flaky").json().has("quarantined")).isFalse();
+        // The failure before the release does not count again.
+        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), s.clock.instant())).isEmpty();
+        assertThat(s.get("/v0/audit?action=runner.released").json().path("events")).hasSize(1);
+
+        var missing = s.post("/v0/runners/nope/release", null);
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.code()).isEqualTo("runner_not_found");
+    }
+    /** Issue 19: the admin's labels replace each other, are shown, and malformed ones change nothing. */
+    @Test
+    void labelsAreSetShownAndValidated() {
+        Fixtures.runner(s, "lab");
+        JsonNode labelled = s.patch("/v0/runners/lab", Map.of("labels", Map.of("disk", "nvme", "kernel", "6.8"))).json();
+        assertThat(labelled.path("labels").path("disk").asText()).isEqualTo("nvme");
+        assertThat(labelled.path("labels_set").size()).isEqualTo(2);
+        assertThat(labelled.path("labels_reported").size()).isZero();
+        for (Object bad : List.of(Map.of("bad key", "x"), Map.of("disk", ""), Map.of("-x", "1"), Map.of("disk", "a b"))) {
+            var refused = s.patch("/v0/runners/lab", Map.of("labels", bad, "name", "renamed"));
+            assertThat(refused.status()).as(bad.toString()).isEqualTo(400);
+            assertThat(refused.code()).isEqualTo("invalid_field");
+            assertThat(refused.json().path("field").asText()).isEqualTo("labels");
+        }
+        JsonNode unchanged = s.get("/v0/runners/lab").json();
+        assertThat(unchanged.path("name").asText()).isEqualTo("lab");
+        assertThat(unchanged.path("labels").size()).isEqualTo(2);
+        assertThat(s.patch("/v0/runners/lab", Map.of("labels", Map.of("disk", "ssd"))).json().path("labels").toString()).isEqualTo("{\"disk\":\"ssd\"}");
+        assertThat(s.patch("/v0/runners/lab", Map.of("name", "lab")).json().path("labels").size()).as("absent labels keep them").isEqualTo(1);
+    }
 }

@@ -254,6 +254,32 @@ class ConsoleHttpTest {
         assertThat(drain.body()).contains("has no open channel");
     }
 
+    /** Issue 19: a quarantined runner says why and has a Release button (through the API); its labels are shown. */
+    @Test
+    void aQuarantinedRunnerIsShownWithItsReasonAndReleasedThroughTheApi() throws Exception {
+        String session = signIn();
+        String[] runner = baton.createRunner("box 6");
+        var store = baton.server.store();
+        long id = store.findRunner(dev.baton.protocol.id.ResourceId.of(runner[0])).orElseThrow().id();
+        try (TestRunner r = baton.connect(runner[0], runner[1])) {
+            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            baton.submit();
+            var claimed = r.expect(ServerMessage.Job.class).job();
+            r.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), dev.baton.protocol.message.DeclineCode.EXECUTOR_ERROR, "runc missing"));
+            r.expect(ServerMessage.Ack.class);
+        }
+        // The server's own threshold is off here; the store's decision is what the page reads.
+        assertThat(store.quarantineIfFlaky(id, 1, java.time.Duration.ofHours(1), baton.clock.instant())).isPresent();
+        store.setRunnerLabels(id, true, Map.of("disk", "nvme"), baton.clock.instant());
+        String page = get("/console/runners", session).body();
+        assertThat(page).contains("state-quarantined").contains("1 infrastructure failure within 1h").contains("/release")
+                .contains("labels: disk=nvme");
+        String csrf = csrfOf(page);
+        assertThat(postForm("/console/runners/" + runner[0] + "/release", session, Map.of("_csrf", csrf)).statusCode()).isEqualTo(303);
+        assertThat(baton.get("/v0/runners/" + runner[0]).has("quarantined")).isFalse();
+        assertThat(get("/console/runners", session).body()).doesNotContain("state-quarantined");
+    }
+
     @Test
     void theEventStreamTellsOfARunnerAndAJobAsDispatchSeesThem() throws Exception {
         String session = signIn();

@@ -78,12 +78,17 @@ public final class ChannelFixture implements AutoCloseable {
     public final java.util.Map<Long, ClaimGate> claimGates = new java.util.concurrent.ConcurrentHashMap<>();
 
     public ChannelFixture(String databaseUrl, Path dataDir) {
+        this(databaseUrl, dataDir, java.util.function.UnaryOperator.identity());
+    }
+
+    /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
+    public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
         this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         ServerConfig d = ServerConfig.defaults(dataDir);
-        this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
+        this.config = tune.apply(new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
                 HEARTBEAT_TIMEOUT, ACCEPTANCE_TIMEOUT, GRACE, CANCEL_DEADLINE, Duration.ofSeconds(30), Duration.ofMinutes(10), 3,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1)));
         this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
         this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
@@ -189,6 +194,18 @@ public final class ChannelFixture implements AutoCloseable {
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
         Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now);
+        channel.jobSubmitted(job);
+        return job;
+    }
+
+    /** A job of the fixture's organization that requires and prefers runner labels (docs/scheduling.md). */
+    public Job submit(Spec spec, dev.baton.server.store.JobLabels labels) {
+        Instant now = clock.instant();
+        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
+                List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
+        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, labels),
+                organization.id(), now);
         channel.jobSubmitted(job);
         return job;
     }
