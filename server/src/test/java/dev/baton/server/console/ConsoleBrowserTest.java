@@ -76,6 +76,8 @@ class ConsoleBrowserTest {
         browser = new ChromeDriver(service, options);
         browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         wait = new WebDriverWait(browser, WAIT);
+        // htmx swaps fragments while a condition reads them: an element found just before a swap is stale, so look again
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
         Files.createDirectories(SHOTS);
     }
 
