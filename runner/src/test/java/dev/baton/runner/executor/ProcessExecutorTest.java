@@ -126,7 +126,7 @@ class ProcessExecutorTest {
         prepared.get(10, TimeUnit.SECONDS);
         running.start();
         started.get(10, TimeUnit.SECONDS);
-        Thread.sleep(300); // the shell is in its cgroup
+        awaitProcessInCgroupOf(longer); // otherwise the cleanup below could not reach it, and the test could not fail
 
         ExecutionResult mine = run(OutputLimits.DEFAULT, stale); // ends, and kills what its iteration left
 
@@ -134,5 +134,26 @@ class ProcessExecutorTest {
         ExecutionResult theirs = current.get(30, TimeUnit.SECONDS);
         assertThat(theirs.results().getFirst().exitCode()).as("the other agent's attempt was not killed").isZero();
         assertThat(theirs.results().getFirst().stdout()).contains("survived");
+    }
+
+    /** Waits (up to 30 s on a busy machine) until a process of {@code job} is in one of its cgroups. */
+    private static void awaitProcessInCgroupOf(ClaimedJob job) throws Exception {
+        Path parent = Cgroups.jobParent().orElseThrow();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            try (var dirs = Files.list(parent)) {
+                boolean populated = dirs.filter(d -> d.getFileName().toString().startsWith("baton-job-" + job.uuid() + "-"))
+                        .anyMatch(d -> {
+                            try {
+                                return !Files.readString(d.resolve("cgroup.procs")).isBlank();
+                            } catch (java.io.IOException e) {
+                                return false;
+                            }
+                        });
+                if (populated) return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no process of job " + job.uuid() + " appeared in its cgroup within 30 s");
     }
 }
