@@ -10,6 +10,7 @@ import dev.baton.server.schedule.CronExpression;
 import dev.baton.server.store.OjsCron;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.OjsRow;
+import dev.baton.server.store.OjsStore;
 import dev.baton.server.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,13 +38,13 @@ final class OjsJobs {
     private static final int CAS_TRIES = 20;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Store store;
+    private final OjsStore store;
     private final Clock clock;
     private final UuidV7 ids;
     private final SplittableRandom random = new SplittableRandom();
 
     OjsJobs(Store store, Clock clock) {
-        this.store = store;
+        this.store = store.ojs();
         this.clock = clock;
         this.ids = new UuidV7(clock);
     }
@@ -63,7 +64,7 @@ final class OjsJobs {
         Instant now = now();
         List<OjsEnvelope.Parsed> parsed = bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
         for (OjsEnvelope.Parsed p : parsed) {
-            if (p.id() != null && store.findOjsJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+            if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
         }
         List<ObjectNode> created = new ArrayList<>();
         for (OjsEnvelope.Parsed p : parsed) {
@@ -76,7 +77,7 @@ final class OjsJobs {
             doc.put("state", state.wire());
             if (!later) doc.put("enqueued_at", format(now));
             OjsRow row = OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, write(doc));
-            if (!store.insertOjsJob(row, now)) throw OjsException.duplicate("a job with id " + id + " exists");
+            if (!store.insertJob(row, now)) throw OjsException.duplicate("a job with id " + id + " exists");
             event("job.enqueued", doc, now, Map.of());
             created.add(doc);
         }
@@ -91,7 +92,7 @@ final class OjsJobs {
     }
 
     private OjsRow find(String id) {
-        return store.findOjsJob(id).orElseThrow(() -> OjsException.notFound("job " + id));
+        return store.findJob(id).orElseThrow(() -> OjsException.notFound("job " + id));
     }
 
     // ---- cancel ---------------------------------------------------------------------------
@@ -112,12 +113,12 @@ final class OjsJobs {
     /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         sweep();
-        Set<String> paused = store.pausedOjsQueues();
+        Set<String> paused = store.pausedQueues();
         List<ObjectNode> taken = new ArrayList<>();
         for (String queue : queues) {
             if (paused.contains(queue)) continue;
             while (taken.size() < count) {
-                List<OjsRow> candidates = store.ojsJobs(queue, OjsState.AVAILABLE.wire(), count - taken.size() + 8);
+                List<OjsRow> candidates = store.jobs(queue, OjsState.AVAILABLE.wire(), count - taken.size() + 8);
                 if (candidates.isEmpty()) break;
                 boolean progressed = false;
                 for (OjsRow row : candidates) {
@@ -140,7 +141,7 @@ final class OjsJobs {
             doc.put("state", OjsState.DISCARDED.wire());
             doc.put("discarded_at", format(now));
             doc.put("discard_reason", "expired");
-            if (store.updateOjsJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) event("job.discarded", doc, now, Map.of());
+            if (store.updateJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) event("job.discarded", doc, now, Map.of());
             return Optional.empty();
         }
         int attempt = doc.path("attempt").asInt() + 1;
@@ -152,7 +153,7 @@ final class OjsJobs {
         Duration vis = doc.has("visibility_timeout_ms") ? Duration.ofMillis(doc.get("visibility_timeout_ms").asLong()) : visibility;
         doc.put("reserved_visibility_ms", vis.toMillis());
         OjsRow next = next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), workerId, doc);
-        if (!store.updateOjsJob(next, now)) return Optional.empty();
+        if (!store.updateJob(next, now)) return Optional.empty();
         event("job.started", doc, now, Map.of());
         return Optional.of(served(doc));
     }
@@ -270,7 +271,7 @@ final class OjsJobs {
         ArrayNode extended = JsonNodeFactory.instance.arrayNode();
         for (String id : activeJobs) {
             for (int i = 0; i < CAS_TRIES; i++) {
-                Optional<OjsRow> found = store.findOjsJob(id);
+                Optional<OjsRow> found = store.findJob(id);
                 if (found.isEmpty() || !found.get().state().equals(OjsState.ACTIVE.wire())) break;
                 OjsRow row = found.get();
                 if (workerId != null && row.workerId() != null && !workerId.equals(row.workerId())) break;
@@ -278,7 +279,7 @@ final class OjsJobs {
                 String d = doc.path("metadata").path("test_directive").asText("");
                 if (d.equals("terminate") || (d.equals("quiet") && !directive.equals("terminate"))) directive = d;
                 Duration vis = Duration.ofMillis(doc.path("reserved_visibility_ms").asLong(visibility.toMillis()));
-                if (store.updateOjsJob(next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc), now)) {
+                if (store.updateJob(next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc), now)) {
                     extended.add(id);
                     break;
                 }
@@ -295,7 +296,7 @@ final class OjsJobs {
 
     List<ObjectNode> deadLetter(int limit) {
         sweep();
-        return store.ojsJobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream().map(OjsJobs::document).toList();
+        return store.jobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream().map(OjsJobs::document).toList();
     }
 
     ObjectNode retryDeadLetter(String id) {
@@ -313,9 +314,9 @@ final class OjsJobs {
 
     void discardDeadLetter(String id) {
         for (int i = 0; i < CAS_TRIES; i++) {
-            OjsRow row = store.findOjsJob(id).orElseThrow(() -> OjsException.notFound("dead letter job " + id));
+            OjsRow row = store.findJob(id).orElseThrow(() -> OjsException.notFound("dead letter job " + id));
             if (!row.state().equals(OjsState.DISCARDED.wire())) throw OjsException.notFound("dead letter job " + id);
-            if (store.deleteOjsJob(id, row.version())) return;
+            if (store.deleteJob(id, row.version())) return;
         }
         throw OjsException.conflict("job " + id + " kept changing; try again");
     }
@@ -324,19 +325,19 @@ final class OjsJobs {
 
     Map<String, Map<String, Long>> counts() {
         sweep();
-        return store.ojsCounts();
+        return store.counts();
     }
 
     Set<String> paused() {
-        return store.pausedOjsQueues();
+        return store.pausedQueues();
     }
 
     void pause(String queue, boolean paused) {
-        store.setOjsQueuePaused(queue, paused);
+        store.setQueuePaused(queue, paused);
     }
 
     List<OjsEvent> events(Collection<String> types, Collection<String> queues, int limit) {
-        return store.ojsEvents(types, queues, limit);
+        return store.events(types, queues, limit);
     }
 
     // ---- cron ---------------------------------------------------------------------------------
@@ -371,19 +372,19 @@ final class OjsJobs {
         doc.set("job_template", template);
         doc.put("created_at", format(now));
         doc.put("next_run_at", format(next));
-        store.putOjsCron(new OjsCron(name, next, 0, write(doc)), now);
+        store.putCron(new OjsCron(name, next, 0, write(doc)), now);
         return doc;
     }
 
     List<ObjectNode> crons() {
         sweep();
-        return store.ojsCrons().stream().map(c -> read(c.document())).toList();
+        return store.crons().stream().map(c -> read(c.document())).toList();
     }
 
     ObjectNode deleteCron(String name) {
-        OjsCron cron = store.ojsCrons().stream().filter(c -> c.name().equals(name)).findFirst()
+        OjsCron cron = store.crons().stream().filter(c -> c.name().equals(name)).findFirst()
                 .orElseThrow(() -> OjsException.notFound("cron " + name));
-        if (!store.deleteOjsCron(name)) throw OjsException.notFound("cron " + name);
+        if (!store.deleteCron(name)) throw OjsException.notFound("cron " + name);
         return read(cron.document());
     }
 
@@ -392,7 +393,7 @@ final class OjsJobs {
      * folded into one): the compare-and-set of next_run decides which request or node enqueues.
      */
     private void fireCrons(Instant now) {
-        for (OjsCron cron : store.ojsCrons()) {
+        for (OjsCron cron : store.crons()) {
             if (cron.nextRun().isAfter(now)) continue;
             ObjectNode doc = read(cron.document());
             Instant next = CronExpression.parse(doc.get("expression").asText()).next(now, CronExpression.zone(doc.get("timezone").asText()));
@@ -401,12 +402,12 @@ final class OjsJobs {
             boolean fire = doc.path("enabled").asBoolean(true);
             if (fire && doc.path("overlap_policy").asText().equals("skip") && doc.hasNonNull("last_job_id")) {
                 // skip: the previous run's job has not finished yet
-                boolean running = store.findOjsJob(doc.get("last_job_id").asText()).map(r -> !state(r).terminal()).orElse(false);
+                boolean running = store.findJob(doc.get("last_job_id").asText()).map(r -> !state(r).terminal()).orElse(false);
                 fire = !running;
             }
             String jobId = fire ? ids.next() : null;
             if (jobId != null) doc.put("last_job_id", jobId);
-            if (!store.updateOjsCron(new OjsCron(cron.name(), next, cron.version(), write(doc)))) continue;
+            if (!store.updateCron(new OjsCron(cron.name(), next, cron.version(), write(doc)))) continue;
             if (jobId != null) {
                 ObjectNode template = doc.get("job_template").deepCopy();
                 template.put("id", jobId);
@@ -425,7 +426,7 @@ final class OjsJobs {
     void sweep() {
         Instant now = now();
         fireCrons(now);
-        for (OjsRow row : store.dueOjsJobs(now, 100)) {
+        for (OjsRow row : store.dueJobs(now, 100)) {
             ObjectNode doc = read(row.document());
             OjsState state = state(row);
             OjsRow next;
@@ -451,7 +452,7 @@ final class OjsJobs {
                 continue;
             }
             // Losing this compare-and-set means another request or node handled the job.
-            if (store.updateOjsJob(next, now)) event(eventFor(next), doc, now, Map.of());
+            if (store.updateJob(next, now)) event(eventFor(next), doc, now, Map.of());
         }
     }
 
@@ -468,7 +469,7 @@ final class OjsJobs {
             OjsRow row = find(id);
             ObjectNode doc = read(row.document());
             OjsRow next = change.apply(row, doc);
-            if (store.updateOjsJob(next, now())) {
+            if (store.updateJob(next, now())) {
                 event(eventType != null ? eventType : eventFor(next), doc, now(), Map.of());
                 return served(doc);
             }
@@ -500,7 +501,7 @@ final class OjsJobs {
         }
         if (doc.has("error")) data.set("error", doc.get("error"));
         extra.forEach((k, v) -> data.putPOJO(k, v));
-        store.appendOjsEvent(type, doc.path("queue").asText(), doc.path("id").asText(), write(data), now);
+        store.appendEvent(type, doc.path("queue").asText(), doc.path("id").asText(), write(data), now);
     }
 
     private static OjsRow next(OjsRow row, OjsState state, Instant runAt, Instant deadline, String worker, ObjectNode doc) {

@@ -123,7 +123,7 @@ class OjsBindingTest {
         assertThat(call("POST", "/ojs/v1/jobs", "{not json").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
         // The valid first job of the refused batch was not written either.
         assertThat(fetch("default", "w")).isEmpty();
-        assertThat(server.store().ojsCounts()).isEmpty();
+        assertThat(server.store().ojs().counts()).isEmpty();
     }
 
     @Test

@@ -1148,78 +1148,78 @@ abstract class StoreContract {
 
     @Test
     void ojsJobsAreInsertedOnceAndFetchedInPriorityThenEnqueueOrder() {
-        assertThat(store.insertOjsJob(ojs("a", "q", 0), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("b", "q", 5), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("c", "q", 0), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("d", "other", 9), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("a", "q", 100), now)).as("an existing id").isFalse();
-        assertThat(store.ojsJobs("q", "available", 10)).extracting(OjsRow::id).containsExactly("b", "a", "c");
-        assertThat(store.findOjsJob("a").orElseThrow().priority()).isZero();
-        assertThat(store.findOjsJob("zzz")).isEmpty();
-        assertThat(store.ojsCounts()).containsEntry("q", Map.of("available", 3L)).containsEntry("other", Map.of("available", 1L));
+        assertThat(store.ojs().insertJob(ojs("a", "q", 0), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("b", "q", 5), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("c", "q", 0), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("d", "other", 9), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("a", "q", 100), now)).as("an existing id").isFalse();
+        assertThat(store.ojs().jobs("q", "available", 10)).extracting(OjsRow::id).containsExactly("b", "a", "c");
+        assertThat(store.ojs().findJob("a").orElseThrow().priority()).isZero();
+        assertThat(store.ojs().findJob("zzz")).isEmpty();
+        assertThat(store.ojs().counts()).containsEntry("q", Map.of("available", 3L)).containsEntry("other", Map.of("available", 1L));
     }
 
     @Test
     void anOjsUpdateIsACompareAndSetOnTheVersion() {
-        store.insertOjsJob(ojs("a", "q", 0), now);
-        OjsRow row = store.findOjsJob("a").orElseThrow();
+        store.ojs().insertJob(ojs("a", "q", 0), now);
+        OjsRow row = store.ojs().findJob("a").orElseThrow();
         Instant deadline = now.plusSeconds(30);
         OjsRow active = new OjsRow(row.seq(), "a", "q", "active", 0, null, deadline, "w1", row.version(), "{\"v\":1}");
-        assertThat(store.updateOjsJob(active, now)).isTrue();
+        assertThat(store.ojs().updateJob(active, now)).isTrue();
         // A second writer that read the same version loses and changes nothing.
         OjsRow stale = new OjsRow(row.seq(), "a", "q", "active", 0, null, deadline, "w2", row.version(), "{\"v\":2}");
-        assertThat(store.updateOjsJob(stale, now)).isFalse();
-        OjsRow stored = store.findOjsJob("a").orElseThrow();
+        assertThat(store.ojs().updateJob(stale, now)).isFalse();
+        OjsRow stored = store.ojs().findJob("a").orElseThrow();
         assertThat(stored.workerId()).isEqualTo("w1");
         assertThat(stored.deadline()).isEqualTo(deadline);
         assertThat(stored.version()).isEqualTo(row.version() + 1);
-        assertThat(store.ojsJobs("q", "available", 10)).isEmpty();
-        assertThat(store.deleteOjsJob("a", row.version())).as("stale version").isFalse();
-        assertThat(store.deleteOjsJob("a", stored.version())).isTrue();
-        assertThat(store.findOjsJob("a")).isEmpty();
+        assertThat(store.ojs().jobs("q", "available", 10)).isEmpty();
+        assertThat(store.ojs().deleteJob("a", row.version())).as("stale version").isFalse();
+        assertThat(store.ojs().deleteJob("a", stored.version())).isTrue();
+        assertThat(store.ojs().findJob("a")).isEmpty();
     }
 
     @Test
     void dueOjsJobsAreWaitingJobsWhoseTimeCameAndLeasesPastTheirDeadline() {
-        store.insertOjsJob(OjsRow.fresh("later", "q", "scheduled", 0, now.plusSeconds(60), "{}"), now);
-        store.insertOjsJob(OjsRow.fresh("soon", "q", "scheduled", 0, now.plusSeconds(5), "{}"), now);
-        store.insertOjsJob(ojs("leased", "q", 0), now);
-        OjsRow leased = store.findOjsJob("leased").orElseThrow();
-        store.updateOjsJob(new OjsRow(leased.seq(), "leased", "q", "active", 0, null, now.plusSeconds(10), "w", leased.version(), "{}"), now);
-        assertThat(store.dueOjsJobs(now, 10)).isEmpty();
-        assertThat(store.dueOjsJobs(now.plusSeconds(5), 10)).extracting(OjsRow::id).containsExactly("soon");
-        assertThat(store.dueOjsJobs(now.plusSeconds(10), 10)).extracting(OjsRow::id).containsExactly("soon", "leased");
-        assertThat(store.ojsJobsInStates(List.of("scheduled"), 10)).extracting(OjsRow::id).containsExactly("later", "soon");
+        store.ojs().insertJob(OjsRow.fresh("later", "q", "scheduled", 0, now.plusSeconds(60), "{}"), now);
+        store.ojs().insertJob(OjsRow.fresh("soon", "q", "scheduled", 0, now.plusSeconds(5), "{}"), now);
+        store.ojs().insertJob(ojs("leased", "q", 0), now);
+        OjsRow leased = store.ojs().findJob("leased").orElseThrow();
+        store.ojs().updateJob(new OjsRow(leased.seq(), "leased", "q", "active", 0, null, now.plusSeconds(10), "w", leased.version(), "{}"), now);
+        assertThat(store.ojs().dueJobs(now, 10)).isEmpty();
+        assertThat(store.ojs().dueJobs(now.plusSeconds(5), 10)).extracting(OjsRow::id).containsExactly("soon");
+        assertThat(store.ojs().dueJobs(now.plusSeconds(10), 10)).extracting(OjsRow::id).containsExactly("soon", "leased");
+        assertThat(store.ojs().jobsInStates(List.of("scheduled"), 10)).extracting(OjsRow::id).containsExactly("later", "soon");
     }
 
     @Test
     void ojsEventsAndPausedQueues() {
-        store.appendOjsEvent("job.enqueued", "q", "a", "{\"n\":1}", now);
-        store.appendOjsEvent("job.completed", "q", "a", "{\"n\":2}", now);
-        store.appendOjsEvent("job.enqueued", "r", "b", "{\"n\":3}", now);
-        assertThat(store.ojsEvents(List.of(), List.of(), 10)).extracting(OjsEvent::data).containsExactly("{\"n\":3}", "{\"n\":2}", "{\"n\":1}");
-        assertThat(store.ojsEvents(List.of("job.enqueued"), List.of("q"), 10)).extracting(OjsEvent::jobId).containsExactly("a");
-        assertThat(store.pausedOjsQueues()).isEmpty();
-        store.setOjsQueuePaused("q", true);
-        store.setOjsQueuePaused("r", true);
-        store.setOjsQueuePaused("r", false);
-        assertThat(store.pausedOjsQueues()).containsExactly("q");
+        store.ojs().appendEvent("job.enqueued", "q", "a", "{\"n\":1}", now);
+        store.ojs().appendEvent("job.completed", "q", "a", "{\"n\":2}", now);
+        store.ojs().appendEvent("job.enqueued", "r", "b", "{\"n\":3}", now);
+        assertThat(store.ojs().events(List.of(), List.of(), 10)).extracting(OjsEvent::data).containsExactly("{\"n\":3}", "{\"n\":2}", "{\"n\":1}");
+        assertThat(store.ojs().events(List.of("job.enqueued"), List.of("q"), 10)).extracting(OjsEvent::jobId).containsExactly("a");
+        assertThat(store.ojs().pausedQueues()).isEmpty();
+        store.ojs().setQueuePaused("q", true);
+        store.ojs().setQueuePaused("r", true);
+        store.ojs().setQueuePaused("r", false);
+        assertThat(store.ojs().pausedQueues()).containsExactly("q");
     }
 
     @Test
     void anOjsCronFiresOnceByCompareAndSetOfItsNextRun() {
-        store.putOjsCron(new OjsCron("nightly", now.plusSeconds(60), 0, "{}"), now);
-        OjsCron cron = store.ojsCrons().get(0);
+        store.ojs().putCron(new OjsCron("nightly", now.plusSeconds(60), 0, "{}"), now);
+        OjsCron cron = store.ojs().crons().get(0);
         assertThat(cron.nextRun()).isEqualTo(now.plusSeconds(60));
-        assertThat(store.updateOjsCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":1}"))).isTrue();
+        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":1}"))).isTrue();
         // The second node read the same version: it does not fire the run again.
-        assertThat(store.updateOjsCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":2}"))).isFalse();
-        assertThat(store.ojsCrons().get(0).document()).isEqualTo("{\"n\":1}");
-        store.putOjsCron(new OjsCron("nightly", now.plusSeconds(30), 0, "{}"), now);
-        assertThat(store.ojsCrons()).singleElement().extracting(OjsCron::nextRun).isEqualTo(now.plusSeconds(30));
-        assertThat(store.deleteOjsCron("nightly")).isTrue();
-        assertThat(store.deleteOjsCron("nightly")).isFalse();
-        assertThat(store.ojsCrons()).isEmpty();
+        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":2}"))).isFalse();
+        assertThat(store.ojs().crons().get(0).document()).isEqualTo("{\"n\":1}");
+        store.ojs().putCron(new OjsCron("nightly", now.plusSeconds(30), 0, "{}"), now);
+        assertThat(store.ojs().crons()).singleElement().extracting(OjsCron::nextRun).isEqualTo(now.plusSeconds(30));
+        assertThat(store.ojs().deleteCron("nightly")).isTrue();
+        assertThat(store.ojs().deleteCron("nightly")).isFalse();
+        assertThat(store.ojs().crons()).isEmpty();
     }
 
     @Test
