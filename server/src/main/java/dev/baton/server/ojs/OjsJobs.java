@@ -11,6 +11,9 @@ import dev.baton.server.store.OjsCron;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.OjsRow;
 import dev.baton.server.store.OjsStore;
+import dev.baton.server.store.OjsUnique;
+import dev.baton.server.store.OjsWorker;
+import dev.baton.server.store.StoreException;
 import dev.baton.server.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +22,7 @@ import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,17 +40,26 @@ final class OjsJobs {
     /** Without visibility_timeout_ms from the job or the fetch: long enough for a job between heartbeats. */
     static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(5);
     private static final int CAS_TRIES = 20;
+    /** Worker states in which fetch hands out nothing (a beat's {@code drain} is stored as {@code draining}). */
+    static final Set<String> STOPPING = Set.of("draining", "quiet", "terminate", "terminated");
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OjsJobs.class);
 
     private final OjsStore store;
     private final Clock clock;
     private final UuidV7 ids;
     private final SplittableRandom random = new SplittableRandom();
+    private final OjsWorkflows workflows;
 
     OjsJobs(Store store, Clock clock) {
         this.store = store.ojs();
         this.clock = clock;
         this.ids = new UuidV7(clock);
+        this.workflows = new OjsWorkflows(this.store, this, ids);
+    }
+
+    OjsWorkflows workflows() {
+        return workflows;
     }
 
     static String format(Instant t) {
@@ -59,29 +72,95 @@ final class OjsJobs {
 
     // ---- push -----------------------------------------------------------------------------
 
-    /** Validates every job first, then inserts them; a refused batch writes nothing. */
-    List<ObjectNode> push(List<JsonNode> bodies) {
+    /** A pushed job as answered: created (201), or the existing job an {@code ignore} unique policy returned (200). */
+    record Pushed(ObjectNode job, boolean created) {}
+
+    /**
+     * Validates every job first, then inserts them; a refused batch writes nothing (a duplicate a
+     * {@code reject} unique policy refuses is looked for before the first insert; only a
+     * concurrent push of the same key between that look and the insert can still refuse a later
+     * job of the batch).
+     */
+    List<Pushed> push(List<JsonNode> bodies) {
         Instant now = now();
         List<OjsEnvelope.Parsed> parsed = bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
+        Set<String> batchKeys = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
             if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+            if (p.unique() != null && p.unique().onConflict().equals("reject")) {
+                OjsUnique u = unique(p, now, null);
+                if (!batchKeys.add(u.key()) || store.uniqueConflict(u).isPresent()) throw duplicateKey(p);
+            }
         }
-        List<ObjectNode> created = new ArrayList<>();
+        List<Pushed> pushed = new ArrayList<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            String id = p.id() != null ? p.id() : ids.next();
-            ObjectNode doc = p.document();
-            doc.put("id", id);
-            doc.put("created_at", format(now));
-            boolean later = p.scheduledAt() != null && p.scheduledAt().isAfter(now);
-            OjsState state = later ? OjsState.SCHEDULED : OjsState.AVAILABLE;
-            doc.put("state", state.wire());
-            if (!later) doc.put("enqueued_at", format(now));
-            OjsRow row = OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, write(doc));
-            if (!store.insertJob(row, now)) throw OjsException.duplicate("a job with id " + id + " exists");
-            event("job.enqueued", doc, now, Map.of());
-            created.add(doc);
+            if (p.rateLimit() != null) store.setQueueRateLimit(p.queue(), p.rateLimit().max(), p.rateLimit().window());
+            pushed.add(insert(p, now));
         }
-        return created;
+        return pushed;
+    }
+
+    private static OjsException duplicateKey(OjsEnvelope.Parsed p) {
+        return OjsException.duplicate("a job of type " + p.type() + " with the same unique key (" + String.join(", ", p.unique().keys())
+                + ") is in one of the states " + p.unique().states() + (p.unique().period() != null ? " within " + p.unique().period() : ""));
+    }
+
+    private OjsUnique unique(OjsEnvelope.Parsed p, Instant now, java.util.function.UnaryOperator<OjsRow> replace) {
+        OjsUniquePolicy u = p.unique();
+        return new OjsUnique(u.key(p.document()), u.states(), u.period() == null ? null : now.minus(u.period()), replace);
+    }
+
+    /** A job ready to insert: its row and its document. */
+    record Prepared(OjsRow row, ObjectNode doc) {}
+
+    /** Gives the parsed job its id, state and times; {@code extra} fields (a workflow's) are added to the document. */
+    Prepared prepare(OjsEnvelope.Parsed p, Instant now, ObjectNode extra) {
+        String id = p.id() != null ? p.id() : ids.next();
+        ObjectNode doc = p.document().deepCopy();
+        doc.put("id", id);
+        doc.put("created_at", format(now));
+        boolean later = p.scheduledAt() != null && p.scheduledAt().isAfter(now);
+        OjsState state = later ? OjsState.SCHEDULED : OjsState.AVAILABLE;
+        doc.put("state", state.wire());
+        if (!later) doc.put("enqueued_at", format(now));
+        if (extra != null) doc.setAll(extra);
+        return new Prepared(OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, write(doc)), doc);
+    }
+
+    private Pushed insert(OjsEnvelope.Parsed p, Instant now) {
+        Prepared job = prepare(p, now, null);
+        String id = job.row().id();
+        if (p.unique() == null) {
+            if (!store.insertJob(job.row(), now)) throw OjsException.duplicate("a job with id " + id + " exists");
+            event("job.enqueued", job.doc(), now, Map.of());
+            return new Pushed(job.doc(), true);
+        }
+        boolean replace = p.unique().onConflict().equals("replace");
+        for (int i = 0; i < CAS_TRIES; i++) {
+            Optional<OjsRow> conflict;
+            try {
+                conflict = store.insertUnique(job.row(), unique(p, now, replace ? row -> replaced(row, id, now) : null), now);
+            } catch (StoreException e) {
+                throw OjsException.duplicate(e.getMessage());
+            }
+            if (conflict.isEmpty()) {
+                event("job.enqueued", job.doc(), now, Map.of());
+                return new Pushed(job.doc(), true);
+            }
+            if (p.unique().onConflict().equals("ignore")) return new Pushed(document(conflict.get()), false);
+            if (!replace) throw duplicateKey(p);
+            // replace: the conflicting job changed between the look and the cancel; look again
+        }
+        throw OjsException.conflict("the job with the same unique key kept changing; try again");
+    }
+
+    /** The cancelled version of a job a {@code replace} unique policy replaces (written by the store, with the new job). */
+    private OjsRow replaced(OjsRow row, String by, Instant now) {
+        ObjectNode doc = read(row.document());
+        doc.put("state", OjsState.CANCELLED.wire());
+        doc.put("cancelled_at", format(now));
+        doc.put("replaced_by", by);
+        return next(row, OjsState.CANCELLED, null, null, row.workerId(), doc);
     }
 
     // ---- read -----------------------------------------------------------------------------
@@ -108,21 +187,56 @@ final class OjsJobs {
         }, "job.cancelled");
     }
 
+    /** Cancels the job unless it has finished (a cancelled workflow's jobs); a job that keeps changing is left to finish. */
+    void cancelIfRunning(String id) {
+        try {
+            cancel(id);
+        } catch (OjsException e) {
+            // finished (409), gone (404) or changing under us: nothing left to cancel
+        }
+    }
+
+    void enqueued(ObjectNode doc, Instant now) {
+        event("job.enqueued", doc, now, Map.of());
+    }
+
+    /**
+     * After a job reached a new state: a workflow job that finished advances its workflow. The
+     * job's change is committed already; if the advance fails, the background sweep repeats it.
+     */
+    private void settled(ObjectNode doc) {
+        if (!doc.hasNonNull("workflow_id") || !OjsState.of(doc.path("state").asText()).terminal()) return;
+        try {
+            workflows.advance(doc.get("workflow_id").asText());
+        } catch (RuntimeException e) {
+            LOG.warn("advancing OJS workflow {} failed; the sweep tries again: {}", doc.get("workflow_id").asText(), e.toString());
+        }
+    }
+
     // ---- workers --------------------------------------------------------------------------
 
     /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         sweep();
+        // A worker that said it is draining (or was told to stop) takes no new jobs.
+        if (workerId != null && store.findWorker(workerId).map(w -> STOPPING.contains(w.state())).orElse(false)) return List.of();
         Set<String> paused = store.pausedQueues();
+        Set<String> limited = store.rateLimitedQueues();
         List<ObjectNode> taken = new ArrayList<>();
         for (String queue : queues) {
             if (paused.contains(queue)) continue;
-            while (taken.size() < count) {
+            boolean spent = false;
+            while (taken.size() < count && !spent) {
                 List<OjsRow> candidates = store.jobs(queue, OjsState.AVAILABLE.wire(), count - taken.size() + 8);
                 if (candidates.isEmpty()) break;
                 boolean progressed = false;
                 for (OjsRow row : candidates) {
                     if (taken.size() >= count) break;
+                    // A slot is taken before the job: a lost race then costs a slot, never a job over the limit.
+                    if (limited.contains(queue) && !store.takeRateSlot(queue, now())) {
+                        spent = true;
+                        break;
+                    }
                     Optional<ObjectNode> got = reserve(row, workerId, visibility);
                     if (got.isPresent()) taken.add(got.get());
                     progressed = true;
@@ -141,7 +255,10 @@ final class OjsJobs {
             doc.put("state", OjsState.DISCARDED.wire());
             doc.put("discarded_at", format(now));
             doc.put("discard_reason", "expired");
-            if (store.updateJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) event("job.discarded", doc, now, Map.of());
+            if (store.updateJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) {
+                event("job.discarded", doc, now, Map.of());
+                settled(doc);
+            }
             return Optional.empty();
         }
         int attempt = doc.path("attempt").asInt() + 1;
@@ -290,6 +407,39 @@ final class OjsJobs {
         answer.set("jobs_extended", extended);
         answer.put("server_time", format(now));
         return answer;
+    }
+
+    /** A beat ({@code POST /ojs/v1/workers/beat}): records the worker's state; a draining worker is handed no new jobs. */
+    ObjectNode beat(JsonNode body) {
+        JsonNode id = body.get("worker_id");
+        if (id == null || !id.isTextual() || id.asText().isBlank()) throw OjsException.invalid("worker_id is required");
+        String state = body.path("state").asText("running");
+        if (state.equals("drain") || state.equals("shutting_down")) state = "draining";
+        if (!Set.of("running", "quiet", "draining", "terminate", "terminated").contains(state)) {
+            throw OjsException.invalid("state must be running, quiet, drain, terminate or terminated");
+        }
+        Instant now = now();
+        ObjectNode doc = JsonNodeFactory.instance.objectNode();
+        doc.put("worker_id", id.asText());
+        doc.put("state", state);
+        doc.set("active_jobs", body.path("active_jobs").isMissingNode() ? JsonNodeFactory.instance.nullNode() : body.get("active_jobs"));
+        if (body.has("shutdown")) doc.set("shutdown", body.get("shutdown"));
+        doc.put("last_beat_at", format(now));
+        store.putWorker(new OjsWorker(id.asText(), state, now, write(doc)));
+        ObjectNode answer = JsonNodeFactory.instance.objectNode();
+        answer.put("acknowledged", true);
+        answer.put("worker_id", id.asText());
+        answer.put("state", state);
+        answer.put("server_time", format(now));
+        return answer;
+    }
+
+    /** The worker as its last beat described it. */
+    ObjectNode worker(String id) {
+        OjsWorker w = store.findWorker(id).orElseThrow(() -> OjsException.notFound("worker " + id));
+        ObjectNode doc = read(w.document());
+        doc.put("status", STOPPING.contains(w.state()) ? "degraded" : "ok");
+        return doc;
     }
 
     // ---- dead letter ------------------------------------------------------------------------
@@ -452,7 +602,10 @@ final class OjsJobs {
                 continue;
             }
             // Losing this compare-and-set means another request or node handled the job.
-            if (store.updateJob(next, now)) event(eventFor(next), doc, now, Map.of());
+            if (store.updateJob(next, now)) {
+                event(eventFor(next), doc, now, Map.of());
+                settled(doc);
+            }
         }
     }
 
@@ -471,6 +624,7 @@ final class OjsJobs {
             OjsRow next = change.apply(row, doc);
             if (store.updateJob(next, now())) {
                 event(eventType != null ? eventType : eventFor(next), doc, now(), Map.of());
+                settled(doc);
                 return served(doc);
             }
         }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 
 /** {@link OjsStore} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
@@ -47,14 +48,28 @@ final class JdbcOjsStore implements OjsStore {
             if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
                 return false;
             }
-            h.createUpdate("INSERT INTO ojs_job (id, queue, state, priority, run_at, deadline, worker_id, version, document, created, modified)"
-                            + " VALUES (:id, :queue, :state, :priority, :runAt, :deadline, :worker, 0, :document, :now, :now)")
-                    .bind("id", row.id()).bind("queue", row.queue()).bind("state", row.state()).bind("priority", row.priority())
-                    .bind("runAt", micros(row.runAt())).bind("deadline", micros(row.deadline())).bind("worker", row.workerId())
-                    .bind("document", row.document()).bind("now", micros(now))
-                    .execute();
+            insert(h, row, null, now);
             return true;
         });
+    }
+
+    private static void insert(Handle h, OjsRow row, String uniqueKey, Instant now) {
+        h.createUpdate("INSERT INTO ojs_job (id, queue, state, priority, run_at, deadline, worker_id, version, document, created, modified, unique_key)"
+                        + " VALUES (:id, :queue, :state, :priority, :runAt, :deadline, :worker, 0, :document, :now, :now, :unique)")
+                .bind("id", row.id()).bind("queue", row.queue()).bind("state", row.state()).bind("priority", row.priority())
+                .bind("runAt", micros(row.runAt())).bind("deadline", micros(row.deadline())).bind("worker", row.workerId())
+                .bind("document", row.document()).bind("now", micros(now)).bind("unique", uniqueKey)
+                .execute();
+    }
+
+    private static boolean update(Handle h, OjsRow next, Instant now) {
+        return h.createUpdate("UPDATE ojs_job SET queue = :queue, state = :state, priority = :priority, run_at = :runAt,"
+                        + " deadline = :deadline, worker_id = :worker, document = :document, version = version + 1, modified = :now"
+                        + " WHERE id = :id AND version = :version")
+                .bind("id", next.id()).bind("queue", next.queue()).bind("state", next.state()).bind("priority", next.priority())
+                .bind("runAt", micros(next.runAt())).bind("deadline", micros(next.deadline())).bind("worker", next.workerId())
+                .bind("document", next.document()).bind("version", next.version()).bind("now", micros(now))
+                .execute() == 1;
     }
 
     @Override
@@ -64,13 +79,7 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public boolean updateJob(OjsRow next, Instant now) {
-        return store.write(h -> h.createUpdate("UPDATE ojs_job SET queue = :queue, state = :state, priority = :priority, run_at = :runAt,"
-                        + " deadline = :deadline, worker_id = :worker, document = :document, version = version + 1, modified = :now"
-                        + " WHERE id = :id AND version = :version")
-                .bind("id", next.id()).bind("queue", next.queue()).bind("state", next.state()).bind("priority", next.priority())
-                .bind("runAt", micros(next.runAt())).bind("deadline", micros(next.deadline())).bind("worker", next.workerId())
-                .bind("document", next.document()).bind("version", next.version()).bind("now", micros(now))
-                .execute() == 1);
+        return store.write(h -> update(h, next, now));
     }
 
     @Override
@@ -175,5 +184,136 @@ final class JdbcOjsStore implements OjsStore {
                         + " WHERE name = :name AND version = :version")
                 .bind("name", next.name()).bind("next", micros(next.nextRun())).bind("document", next.document())
                 .bind("version", next.version()).execute() == 1);
+    }
+
+    // ---- levels 3 and 4, graceful shutdown ---------------------------------------------------
+
+    @Override
+    public List<OjsRow> jobsById(Collection<String> ids) {
+        if (ids.isEmpty()) return List.of();
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
+                .bindList("ids", List.copyOf(ids)).map(JdbcOjsStore::ojsRow).list());
+    }
+
+    @Override
+    public Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now) {
+        return store.write(h -> {
+            if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
+                throw new StoreException(StoreException.Reason.CONFLICT, "a job with id " + row.id() + " exists");
+            }
+            // The key's row: on PostgreSQL the upsert holds its row lock until this transaction
+            // commits, so a concurrent push of the same key (any node) waits here, and its next
+            // statement (READ COMMITTED: a new snapshot) sees this one's job. SQLite has one writer.
+            h.createUpdate("INSERT INTO ojs_unique (key, touched) VALUES (:key, :now) ON CONFLICT (key) DO UPDATE SET touched = excluded.touched")
+                    .bind("key", unique.key()).bind("now", micros(now)).execute();
+            Optional<OjsRow> conflict = conflict(h, unique);
+            if (conflict.isPresent()) {
+                if (unique.replace() == null) return conflict;
+                if (!update(h, unique.replace().apply(conflict.get()), now)) return conflict;
+            }
+            insert(h, row, unique.key(), now);
+            return Optional.empty();
+        });
+    }
+
+    @Override
+    public Optional<OjsRow> uniqueConflict(OjsUnique unique) {
+        return store.read(h -> conflict(h, unique));
+    }
+
+    private static Optional<OjsRow> conflict(Handle h, OjsUnique unique) {
+        if (unique.states().isEmpty()) return Optional.empty();
+        Query q = h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE unique_key = :key AND state IN (<states>)"
+                        + (unique.since() != null ? " AND created >= :since" : "") + " ORDER BY seq ASC LIMIT 1")
+                .bind("key", unique.key()).bindList("states", List.copyOf(unique.states()));
+        if (unique.since() != null) q.bind("since", micros(unique.since()));
+        return q.map(JdbcOjsStore::ojsRow).findOne();
+    }
+
+    private static final String WORKFLOW_COLUMNS = "id, state, version, document";
+
+    private static OjsWorkflow workflow(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
+        return new OjsWorkflow(rs.getString("id"), rs.getString("state"), rs.getLong("version"), rs.getString("document"));
+    }
+
+    @Override
+    public void insertWorkflow(OjsWorkflow workflow, List<OjsRow> jobs, Instant now) {
+        store.unique("a workflow with id " + workflow.id() + " exists", () -> store.write(h -> {
+            h.createUpdate("INSERT INTO ojs_workflow (id, state, version, document, created, modified) VALUES (:id, :state, 0, :document, :now, :now)")
+                    .bind("id", workflow.id()).bind("state", workflow.state()).bind("document", workflow.document()).bind("now", micros(now))
+                    .execute();
+            for (OjsRow job : jobs) insert(h, job, null, now);
+            return null;
+        }));
+    }
+
+    @Override
+    public Optional<OjsWorkflow> findWorkflow(String id) {
+        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE id = :id").bind("id", id)
+                .map(JdbcOjsStore::workflow).findOne());
+    }
+
+    @Override
+    public boolean advanceWorkflow(OjsWorkflow next, List<OjsRow> newJobs, Instant now) {
+        return store.write(h -> {
+            int changed = h.createUpdate("UPDATE ojs_workflow SET state = :state, document = :document, version = version + 1, modified = :now"
+                            + " WHERE id = :id AND version = :version")
+                    .bind("id", next.id()).bind("state", next.state()).bind("document", next.document()).bind("version", next.version())
+                    .bind("now", micros(now)).execute();
+            if (changed != 1) return false;
+            for (OjsRow job : newJobs) insert(h, job, null, now);
+            return true;
+        });
+    }
+
+    @Override
+    public List<OjsWorkflow> workflowsInState(String state, int limit) {
+        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE state = :state ORDER BY created, id LIMIT :limit")
+                .bind("state", state).bind("limit", limit).map(JdbcOjsStore::workflow).list());
+    }
+
+    @Override
+    public void setQueueRateLimit(String queue, Integer max, java.time.Duration window) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_queue (name, paused, rate_max, rate_window_ms) VALUES (:name, 0, :max, :window)"
+                        + " ON CONFLICT (name) DO UPDATE SET rate_max = excluded.rate_max, rate_window_ms = excluded.rate_window_ms")
+                .bind("name", queue).bind("max", max).bind("window", max == null ? null : window.toMillis()).execute());
+    }
+
+    @Override
+    public Set<String> rateLimitedQueues() {
+        return store.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE rate_max IS NOT NULL").mapTo(String.class).list()));
+    }
+
+    @Override
+    public boolean takeRateSlot(String queue, Instant now) {
+        return store.write(h -> {
+            boolean limited = h.createQuery("SELECT 1 FROM ojs_queue WHERE name = :name AND rate_max IS NOT NULL").bind("name", queue)
+                    .mapTo(Integer.class).findOne().isPresent();
+            if (!limited) return true;
+            // Two conditional updates, each atomic on its row (PostgreSQL re-checks the WHERE of a
+            // row another transaction changed meanwhile): open a new window, or count into this one.
+            int opened = h.createUpdate("UPDATE ojs_queue SET window_start = :now, window_count = 1 WHERE name = :name AND rate_max >= 1"
+                            + " AND (window_start IS NULL OR window_start <= :now - rate_window_ms * 1000 OR window_start > :now)")
+                    .bind("name", queue).bind("now", micros(now)).execute();
+            if (opened == 1) return true;
+            return h.createUpdate("UPDATE ojs_queue SET window_count = window_count + 1 WHERE name = :name AND window_count < rate_max"
+                            + " AND window_start > :now - rate_window_ms * 1000")
+                    .bind("name", queue).bind("now", micros(now)).execute() == 1;
+        });
+    }
+
+    @Override
+    public void putWorker(OjsWorker worker) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_worker (id, state, last_beat, document) VALUES (:id, :state, :beat, :document)"
+                        + " ON CONFLICT (id) DO UPDATE SET state = excluded.state, last_beat = excluded.last_beat, document = excluded.document")
+                .bind("id", worker.id()).bind("state", worker.state()).bind("beat", micros(worker.lastBeat())).bind("document", worker.document())
+                .execute());
+    }
+
+    @Override
+    public Optional<OjsWorker> findWorker(String id) {
+        return store.read(h -> h.createQuery("SELECT id, state, last_beat, document FROM ojs_worker WHERE id = :id").bind("id", id)
+                .map((rs, ctx) -> new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"), rs.getString("document")))
+                .findOne());
     }
 }

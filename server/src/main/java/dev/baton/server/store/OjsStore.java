@@ -59,4 +59,53 @@ public interface OjsStore {
 
     /** Compare-and-set of one schedule (next run and document); false when another change came first. */
     boolean updateCron(OjsCron next);
+
+    // ---- levels 3 and 4, graceful shutdown ---------------------------------------------------
+
+    /** The jobs of these ids that exist, in no particular order. */
+    List<OjsRow> jobsById(Collection<String> ids);
+
+    /**
+     * Inserts the job unless another job conflicts with its unique policy: then nothing is written
+     * and the conflicting job is returned (the oldest), or, with {@link OjsUnique#replace()}, the
+     * conflicting job is cancelled and the new one inserted in one transaction. Pushes of one key
+     * check one after the other, on every node. An existing id is a {@link StoreException.Reason#CONFLICT}.
+     */
+    Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now);
+
+    /** The oldest job that conflicts with {@code unique} now, if any (a read: {@link #insertUnique} decides). */
+    Optional<OjsRow> uniqueConflict(OjsUnique unique);
+
+    /** Inserts a new workflow and the jobs it enqueues at once, in one transaction. */
+    void insertWorkflow(OjsWorkflow workflow, List<OjsRow> jobs, Instant now);
+
+    Optional<OjsWorkflow> findWorkflow(String id);
+
+    /**
+     * Writes {@code next} over the workflow if its version is still {@code next.version()} and
+     * inserts {@code newJobs}, in one transaction; false, nothing written, when another advance
+     * (another request or server node) came first.
+     */
+    boolean advanceWorkflow(OjsWorkflow next, List<OjsRow> newJobs, Instant now);
+
+    /** Workflows in this state, oldest first. */
+    List<OjsWorkflow> workflowsInState(String state, int limit);
+
+    /** Sets (or, with {@code max} null, removes) the queue's rate limit: at most {@code max} jobs handed out per {@code window}. */
+    void setQueueRateLimit(String queue, Integer max, java.time.Duration window);
+
+    /** Queues that have a rate limit. */
+    Set<String> rateLimitedQueues();
+
+    /**
+     * Takes one slot of the queue's rate limit in the window {@code now} falls in (fixed windows,
+     * the first starting at the first hand-out); false when the window's slots are spent. A queue
+     * without a limit always has a slot. Atomic across nodes (conditional single-row updates).
+     */
+    boolean takeRateSlot(String queue, Instant now);
+
+    /** Records a worker's beat (creates or replaces its row). */
+    void putWorker(OjsWorker worker);
+
+    Optional<OjsWorker> findWorker(String id);
 }

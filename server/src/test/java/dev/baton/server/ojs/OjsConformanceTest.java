@@ -131,14 +131,14 @@ class OjsConformanceTest {
 
     /**
      * One server per store, for every case: starting the assembled server (migrations on a new
-     * database) took most of the suite's time. Before each case the four OJS tables are emptied,
+     * database) took most of the suite's time. Before each case the OJS tables are emptied,
      * which is all the OJS door keeps (it holds no state in memory), so each case starts from an
      * empty queue as on a fresh server.
      */
     record Node(BatonServer server, Path dataDir, String jdbcUrl, String token, ConformanceCase.Pause pause) {
         void reset() throws java.sql.SQLException {
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl); java.sql.Statement st = c.createStatement()) {
-                for (String table : List.of("ojs_job", "ojs_event", "ojs_queue", "ojs_cron")) st.executeUpdate("DELETE FROM " + table);
+                for (String table : List.of("ojs_job", "ojs_event", "ojs_queue", "ojs_cron", "ojs_workflow", "ojs_unique", "ojs_worker")) st.executeUpdate("DELETE FROM " + table);
             }
         }
     }
