@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
@@ -60,9 +61,11 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
      * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
      * job is enqueued while no OJS client is asking.
      */
-    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator) {
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator, BatonMetrics metrics) {
         this.authenticator = authenticator;
         this.jobs = new OjsJobs(store, clock);
+        // Counted in the store, so every node reports the same OJS queue (like the cluster gauges).
+        metrics.ojsJobs(Arrays.stream(OjsState.values()).map(OjsState::wire).toList(), store.ojs()::counts);
         this.backend = backend;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("ojs-sweep").factory());
         sweeper.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);

@@ -1223,6 +1223,72 @@ abstract class StoreContract {
     }
 
     @Test
+    void anOjsWorkflowAdvancesByCompareAndSetTogetherWithTheJobsItEnqueues() {
+        store.ojs().insertWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":0}"), List.of(ojs("s0", "w", 0)), now);
+        assertThat(store.ojs().findJob("s0")).isPresent();
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":1}"), List.of(ojs("s1", "w", 0)), now)).isTrue();
+        // A second node that read version 0 too loses: neither its document nor its job is written.
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":9}"), List.of(ojs("s1-again", "w", 0)), now))
+                .isFalse();
+        assertThat(store.ojs().findJob("s1-again")).isEmpty();
+        OjsWorkflow stored = store.ojs().findWorkflow("wf").orElseThrow();
+        assertThat(stored.document()).isEqualTo("{\"step\":1}");
+        assertThat(stored.version()).isEqualTo(1);
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "completed", 1, "{}"), List.of(), now)).isTrue();
+        assertThat(store.ojs().workflowsInState("running", 10)).isEmpty();
+        assertThat(store.ojs().workflowsInState("completed", 10)).extracting(OjsWorkflow::id).containsExactly("wf");
+        assertThat(store.ojs().jobsById(List.of("s0", "s1", "nope"))).extracting(OjsRow::id).containsExactlyInAnyOrder("s0", "s1");
+    }
+
+    @Test
+    void aUniqueOjsJobConflictsWithinItsStatesAndPeriodAndReplaceCancelsTheOldOne() {
+        OjsUnique available = new OjsUnique("k", List.of("available"), null, null);
+        assertThat(store.ojs().insertUnique(ojs("a", "q", 0), available, now)).isEmpty();
+        assertThat(store.ojs().insertUnique(ojs("b", "q", 0), available, now)).map(OjsRow::id).contains("a");
+        assertThat(store.ojs().findJob("b")).as("refused, not written").isEmpty();
+        assertThat(store.ojs().uniqueConflict(available)).map(OjsRow::id).contains("a");
+        assertThat(store.ojs().insertUnique(ojs("c", "q", 0), new OjsUnique("other", List.of("available"), null, null), now)).isEmpty();
+        // Outside the period (created before since) or in a state not listed, a's key is free again.
+        assertThat(store.ojs().insertUnique(ojs("d", "q", 0), new OjsUnique("k", List.of("available"), now.plusSeconds(1), null), now.plusSeconds(1)))
+                .isEmpty();
+        assertThat(store.ojs().insertUnique(ojs("e", "q", 0), new OjsUnique("k", List.of("active"), null, null), now)).isEmpty();
+        // replace: the oldest conflicting job is cancelled in the transaction that inserts the new one.
+        OjsUnique replace = new OjsUnique("k", List.of("available"), null,
+                row -> new OjsRow(row.seq(), row.id(), row.queue(), "cancelled", row.priority(), null, null, null, row.version(), "{}"));
+        assertThat(store.ojs().insertUnique(ojs("f", "q", 0), replace, now)).isEmpty();
+        assertThat(store.ojs().findJob("a").orElseThrow().state()).isEqualTo("cancelled");
+        assertThat(store.ojs().findJob("f")).isPresent();
+        assertThatThrownBy(() -> store.ojs().insertUnique(ojs("f", "q", 0), new OjsUnique("z", List.of("available"), null, null), now))
+                .isInstanceOf(StoreException.class);
+    }
+
+    @Test
+    void anOjsRateLimitHandsOutAtMostItsSlotsPerWindow() {
+        assertThat(store.ojs().takeRateSlot("free", now)).as("no limit").isTrue();
+        store.ojs().setQueueRateLimit("q", 2, java.time.Duration.ofSeconds(1));
+        assertThat(store.ojs().rateLimitedQueues()).containsExactly("q");
+        assertThat(store.ojs().takeRateSlot("q", now)).isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(500))).isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(999))).isFalse();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1000))).as("a new window").isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1001))).isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1002))).isFalse();
+        store.ojs().setQueuePaused("q", true);
+        assertThat(store.ojs().pausedQueues()).containsExactly("q");
+        assertThat(store.ojs().rateLimitedQueues()).as("pausing keeps the limit").containsExactly("q");
+        store.ojs().setQueueRateLimit("q", null, null);
+        assertThat(store.ojs().rateLimitedQueues()).isEmpty();
+    }
+
+    @Test
+    void anOjsWorkerIsItsLastBeat() {
+        assertThat(store.ojs().findWorker("w")).isEmpty();
+        store.ojs().putWorker(new OjsWorker("w", "running", now, "{}"));
+        store.ojs().putWorker(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
+        assertThat(store.ojs().findWorker("w")).contains(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
+    }
+
+    @Test
     void aRegistryUploadAdvancesByCompareAndSetAndEndsOnce() {
         Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
         store.createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
