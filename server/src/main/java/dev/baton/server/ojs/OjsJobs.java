@@ -138,12 +138,24 @@ final class OjsJobs {
         boolean replace = p.unique().onConflict().equals("replace");
         for (int i = 0; i < CAS_TRIES; i++) {
             Optional<OjsRow> conflict;
+            // The job a replace cancelled, if it did: the store may run the transaction more than once, the last run counts.
+            java.util.concurrent.atomic.AtomicReference<String> cancelled = new java.util.concurrent.atomic.AtomicReference<>();
             try {
-                conflict = store.insertUnique(job.row(), unique(p, now, replace ? row -> replaced(row, id, now) : null), now);
+                conflict = store.insertUnique(job.row(), unique(p, now, replace ? row -> {
+                    cancelled.set(row.id());
+                    return replaced(row, id, now);
+                } : null), now);
             } catch (StoreException e) {
                 throw OjsException.duplicate(e.getMessage());
             }
             if (conflict.isEmpty()) {
+                if (cancelled.get() != null) {
+                    store.findJob(cancelled.get()).map(r -> read(r.document())).filter(d -> id.equals(d.path("replaced_by").asText()))
+                            .ifPresent(d -> {
+                                event("job.cancelled", d, now, Map.of());
+                                settled(d);
+                            });
+                }
                 event("job.enqueued", job.doc(), now, Map.of());
                 return new Pushed(job.doc(), true);
             }

@@ -254,6 +254,19 @@ class OjsBindingTest {
     }
 
     @Test
+    void aReplacedUniqueJobIsCancelledWithAnEventAndPointsToItsReplacement() throws Exception {
+        String policy = "\"unique\":{\"keys\":[\"type\"],\"on_conflict\":\"replace\"}";
+        String old = push("{\"queue\":\"p\"," + policy + "}");
+        String replacement = push("{\"queue\":\"p\"," + policy + "}");
+        JsonNode cancelled = call("GET", "/ojs/v1/jobs/" + old, null).body().path("job");
+        assertThat(cancelled.path("state").asText()).isEqualTo("cancelled");
+        assertThat(cancelled.path("replaced_by").asText()).isEqualTo(replacement);
+        JsonNode events = call("GET", "/ojs/v1/events?types=job.cancelled", null).body().path("events");
+        assertThat(events).extracting(e -> e.path("subject").asText()).containsExactly(old);
+        assertThat(fetch("p", "w")).extracting(j -> j.path("id").asText()).containsExactly(replacement);
+    }
+
+    @Test
     void aRateLimitedQueueHandsOutItsSlotsPerWindowOnTheClock() throws Exception {
         for (int i = 0; i < 3; i++) push("{\"queue\":\"r\",\"rate_limit\":{\"max_per_second\":2}}");
         Answer several = call("POST", "/ojs/v1/workers/fetch", "{\"queues\":[\"r\"],\"count\":3}");
