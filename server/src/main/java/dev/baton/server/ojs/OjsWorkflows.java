@@ -36,8 +36,13 @@ final class OjsWorkflows {
     private static final int MAX_JOBS = 1000;
     private static final int CAS_TRIES = 20;
 
+    /** Running workflows looked at per background sweep. */
+    private static final int SWEEP_BATCH = 50;
+
     private final OjsStore store;
     private final OjsJobs jobs;
+    /** Where the background sweep continues (only the sweep's thread uses it; null: from the start). */
+    private String sweepCursor;
     private final UuidV7 ids;
 
     OjsWorkflows(OjsStore store, OjsJobs jobs, UuidV7 ids) {
@@ -153,9 +158,15 @@ final class OjsWorkflows {
         }
     }
 
-    /** Running workflows, brought up to date (the background sweep). */
+    /**
+     * Brings the next few running workflows up to date (the background sweep): a bounded number
+     * per call, continuing after the last one seen, so that many long-running workflows cost
+     * the same per sweep and each is still visited in turn.
+     */
     void advanceRunning() {
-        for (OjsWorkflow wf : store.workflowsInState("running", 100)) advance(wf.id());
+        List<OjsWorkflow> running = store.workflowsInState("running", sweepCursor, SWEEP_BATCH);
+        sweepCursor = running.size() < SWEEP_BATCH ? null : running.get(running.size() - 1).id();
+        for (OjsWorkflow wf : running) advance(wf.id());
     }
 
     /** A chain: the first step without a completed job decides. */

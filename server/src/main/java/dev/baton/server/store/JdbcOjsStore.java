@@ -267,9 +267,10 @@ final class JdbcOjsStore implements OjsStore {
     }
 
     @Override
-    public List<OjsWorkflow> workflowsInState(String state, int limit) {
-        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE state = :state ORDER BY created, id LIMIT :limit")
-                .bind("state", state).bind("limit", limit).map(JdbcOjsStore::workflow).list());
+    public List<OjsWorkflow> workflowsInState(String state, String afterId, int limit) {
+        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE state = :state AND id > :after"
+                        + " ORDER BY id LIMIT :limit")
+                .bind("state", state).bind("after", afterId == null ? "" : afterId).bind("limit", limit).map(JdbcOjsStore::workflow).list());
     }
 
     @Override

@@ -88,8 +88,8 @@ public interface OjsStore {
      */
     boolean advanceWorkflow(OjsWorkflow next, List<OjsRow> newJobs, Instant now);
 
-    /** Workflows in this state, oldest first. */
-    List<OjsWorkflow> workflowsInState(String state, int limit);
+    /** Workflows in this state whose id is after {@code afterId} (null: from the first), in id order (UUIDv7: creation order). */
+    List<OjsWorkflow> workflowsInState(String state, String afterId, int limit);
 
     /** Sets (or, with {@code max} null, removes) the queue's rate limit: at most {@code max} jobs handed out per {@code window}. */
     void setQueueRateLimit(String queue, Integer max, java.time.Duration window);

@@ -206,7 +206,7 @@ class OjsBindingTest {
         }
         assertThat(call("POST", "/ojs/v1/workflows", "[1]").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
         assertThat(server.store().ojs().counts()).as("no job of a refused workflow was written").isEmpty();
-        assertThat(server.store().ojs().workflowsInState("running", 10)).isEmpty();
+        assertThat(server.store().ojs().workflowsInState("running", null, 10)).isEmpty();
         assertThat(call("GET", "/ojs/v1/workflows/0190a000-0000-7000-8000-000000000000", null).status()).isEqualTo(404);
     }
 

@@ -1235,8 +1235,12 @@ abstract class StoreContract {
         assertThat(stored.document()).isEqualTo("{\"step\":1}");
         assertThat(stored.version()).isEqualTo(1);
         assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "completed", 1, "{}"), List.of(), now)).isTrue();
-        assertThat(store.ojs().workflowsInState("running", 10)).isEmpty();
-        assertThat(store.ojs().workflowsInState("completed", 10)).extracting(OjsWorkflow::id).containsExactly("wf");
+        assertThat(store.ojs().workflowsInState("running", null, 10)).isEmpty();
+        assertThat(store.ojs().workflowsInState("completed", null, 10)).extracting(OjsWorkflow::id).containsExactly("wf");
+        store.ojs().insertWorkflow(new OjsWorkflow("wa", "running", 0, "{}"), List.of(), now);
+        store.ojs().insertWorkflow(new OjsWorkflow("wb", "running", 0, "{}"), List.of(), now);
+        assertThat(store.ojs().workflowsInState("running", null, 1)).extracting(OjsWorkflow::id).containsExactly("wa");
+        assertThat(store.ojs().workflowsInState("running", "wa", 10)).extracting(OjsWorkflow::id).containsExactly("wb");
         assertThat(store.ojs().jobsById(List.of("s0", "s1", "nope"))).extracting(OjsRow::id).containsExactlyInAnyOrder("s0", "s1");
     }
 
