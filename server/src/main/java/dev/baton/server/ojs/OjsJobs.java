@@ -442,6 +442,13 @@ final class OjsJobs {
         answer.put("acknowledged", true);
         answer.put("worker_id", id.asText());
         answer.put("state", state);
+        // A beat is a heartbeat too (seed 002): the jobs it names keep their leases, a draining worker's included.
+        JsonNode named = body.path("active_job_ids").isArray() ? body.get("active_job_ids") : body.path("active_jobs");
+        if (named.isArray()) {
+            List<String> ids = new ArrayList<>();
+            named.forEach(j -> ids.add(j.asText()));
+            answer.set("jobs_extended", heartbeat(id.asText(), ids, DEFAULT_VISIBILITY).get("jobs_extended"));
+        }
         answer.put("server_time", format(now));
         return answer;
     }

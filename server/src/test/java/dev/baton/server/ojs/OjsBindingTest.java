@@ -280,6 +280,19 @@ class OjsBindingTest {
     }
 
     @Test
+    void aBeatExtendsTheLeasesOfTheJobsItNames() throws Exception {
+        String id = push("{\"queue\":\"b\",\"visibility_timeout_ms\":3000}");
+        fetch("b", "w1");
+        clock.advance(Duration.ofMillis(2000));
+        Answer beat = call("POST", "/ojs/v1/workers/beat", "{\"worker_id\":\"w1\",\"state\":\"drain\",\"active_job_ids\":[\"" + id + "\"]}");
+        assertThat(beat.body().path("jobs_extended")).extracting(JsonNode::asText).containsExactly(id);
+        clock.advance(Duration.ofMillis(2000));
+        assertThat(state(id)).as("the beat moved the deadline").isEqualTo("active");
+        assertThat(call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + id + "\",\"worker_id\":\"w1\"}").status())
+                .as("a draining worker still finishes its jobs").isEqualTo(200);
+    }
+
+    @Test
     void aDrainingWorkerIsHandedNothingWhileOthersAre() throws Exception {
         push("{\"queue\":\"g\"}");
         Answer beat = call("POST", "/ojs/v1/workers/beat", "{\"worker_id\":\"leaving\",\"state\":\"drain\",\"active_jobs\":1}");
