@@ -585,6 +585,14 @@ final class OjsJobs {
         }
     }
 
+    /** Unique-key lock rows not pushed for this long are dropped (a push makes its key's row again). */
+    private static final Duration UNIQUE_KEY_IDLE = Duration.ofHours(1);
+
+    /** Forgets the lock rows of unique keys nobody pushed for an hour, so that ojs_unique does not grow without end. */
+    int pruneUniqueKeys() {
+        return store.pruneUniqueKeys(now().minus(UNIQUE_KEY_IDLE));
+    }
+
     // ---- the sweep --------------------------------------------------------------------------
 
     /**

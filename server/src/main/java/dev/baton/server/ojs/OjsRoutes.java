@@ -55,6 +55,10 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
     private final Authenticator authenticator;
 
     private final ScheduledExecutorService sweeper;
+    /** Background sweeps between two prunes of unused unique-key rows (about a minute). */
+    private static final int PRUNE_EVERY = 60;
+    /** Background sweeps so far (only the sweeper's thread touches it). */
+    private long sweeps;
 
     /**
      * Also starts the sweep (due schedules, waiting jobs whose time came, expired leases) every
@@ -76,6 +80,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         try {
             jobs.sweep();
             jobs.workflows().advanceRunning();
+            if (++sweeps % PRUNE_EVERY == 0) jobs.pruneUniqueKeys();
         } catch (RuntimeException e) {
             LOG.warn("OJS sweep failed; the next one tries again", e);
         }

@@ -217,6 +217,11 @@ final class JdbcOjsStore implements OjsStore {
     }
 
     @Override
+    public int pruneUniqueKeys(Instant before) {
+        return store.write(h -> h.createUpdate("DELETE FROM ojs_unique WHERE touched < :before").bind("before", micros(before)).execute());
+    }
+
+    @Override
     public Optional<OjsRow> uniqueConflict(OjsUnique unique) {
         return store.read(h -> conflict(h, unique));
     }

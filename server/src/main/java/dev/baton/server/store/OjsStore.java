@@ -73,6 +73,12 @@ public interface OjsStore {
      */
     Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now);
 
+    /**
+     * Deletes the lock rows of unique keys last pushed before {@code before}; returns how many. Only
+     * the lock goes: conflicts are found among the jobs, and the next push of a key makes its row again.
+     */
+    int pruneUniqueKeys(Instant before);
+
     /** The oldest job that conflicts with {@code unique} now, if any (a read: {@link #insertUnique} decides). */
     Optional<OjsRow> uniqueConflict(OjsUnique unique);
 

@@ -1264,6 +1264,10 @@ abstract class StoreContract {
         assertThat(store.ojs().findJob("f")).isPresent();
         assertThatThrownBy(() -> store.ojs().insertUnique(ojs("f", "q", 0), new OjsUnique("z", List.of("available"), null, null), now))
                 .isInstanceOf(StoreException.class);
+        // Pruning drops only the lock rows: the conflict is found among the jobs all the same.
+        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2))).as("the rows of k and other").isEqualTo(2);
+        assertThat(store.ojs().insertUnique(ojs("g", "q", 0), available, now.plusSeconds(3))).map(OjsRow::id).contains("d");
+        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2))).as("k was pushed again at +3 s").isZero();
     }
 
     @Test
