@@ -424,83 +424,8 @@ final class CountingStore implements Store {
     // Open Job Spec: not measured by the benchmark, passed through.
 
     @Override
-    public boolean insertOjsJob(dev.baton.server.store.OjsRow row, Instant now) {
-        return delegate.insertOjsJob(row, now);
-    }
-
-    @Override
-    public Optional<dev.baton.server.store.OjsRow> findOjsJob(String id) {
-        return delegate.findOjsJob(id);
-    }
-
-    @Override
-    public boolean updateOjsJob(dev.baton.server.store.OjsRow next, Instant now) {
-        return delegate.updateOjsJob(next, now);
-    }
-
-    @Override
-    public List<dev.baton.server.store.OjsRow> ojsJobs(String queue, String state, int limit) {
-        return delegate.ojsJobs(queue, state, limit);
-    }
-
-    @Override
-    public List<dev.baton.server.store.OjsRow> ojsJobsInStates(Collection<String> states, int limit) {
-        return delegate.ojsJobsInStates(states, limit);
-    }
-
-    @Override
-    public List<dev.baton.server.store.OjsRow> dueOjsJobs(Instant now, int limit) {
-        return delegate.dueOjsJobs(now, limit);
-    }
-
-    @Override
-    public boolean deleteOjsJob(String id, long version) {
-        return delegate.deleteOjsJob(id, version);
-    }
-
-    @Override
-    public Map<String, Map<String, Long>> ojsCounts() {
-        return delegate.ojsCounts();
-    }
-
-    @Override
-    public void appendOjsEvent(String type, String queue, String jobId, String data, Instant now) {
-        delegate.appendOjsEvent(type, queue, jobId, data, now);
-    }
-
-    @Override
-    public List<dev.baton.server.store.OjsEvent> ojsEvents(Collection<String> types, Collection<String> queues, int limit) {
-        return delegate.ojsEvents(types, queues, limit);
-    }
-
-    @Override
-    public void setOjsQueuePaused(String queue, boolean paused) {
-        delegate.setOjsQueuePaused(queue, paused);
-    }
-
-    @Override
-    public java.util.Set<String> pausedOjsQueues() {
-        return delegate.pausedOjsQueues();
-    }
-
-    @Override
-    public void putOjsCron(dev.baton.server.store.OjsCron cron, Instant now) {
-        delegate.putOjsCron(cron, now);
-    }
-
-    @Override
-    public List<dev.baton.server.store.OjsCron> ojsCrons() {
-        return delegate.ojsCrons();
-    }
-
-    @Override
-    public boolean deleteOjsCron(String name) {
-        return delegate.deleteOjsCron(name);
-    }
-
-    @Override
-    public boolean updateOjsCron(dev.baton.server.store.OjsCron next) {
-        return delegate.updateOjsCron(next);
+    public dev.baton.server.store.OjsStore ojs() {
+        return delegate.ojs();
     }
 
     @Override

@@ -48,7 +48,7 @@ public final class ServerAssembly {
                 .module(w -> new MetricsRoutes(metrics))
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
-                        java.time.Duration.ofSeconds(1), w.access().authenticator()))
+                        java.time.Duration.ofSeconds(1), w.access().authenticator(), metrics))
                 // The web console (docs/console.md) at /, reading the same store and dispatch.
                 .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.access().authenticator()),
                         new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),

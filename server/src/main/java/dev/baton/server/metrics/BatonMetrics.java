@@ -4,9 +4,12 @@ import dev.baton.protocol.job.PlanTier;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,6 +86,22 @@ public final class BatonMetrics {
     /** What became of a claim: accepted (running), requeued (declined/lost), acceptance_timeout. */
     public void acceptance(String result) {
         Counter.builder("baton.job.acceptance").description("Outcome of claimed jobs").tag("result", result).register(registry).increment();
+    }
+
+    /**
+     * {@code baton.ojs.jobs{queue,state}}: Open Job Spec jobs in the store, every node's together
+     * (docs/ojs.md), read from {@code counts} (queue, then state) at each scrape; every state of a
+     * known queue is reported, zero included.
+     */
+    public void ojsJobs(List<String> states, Supplier<Map<String, Map<String, Long>>> counts) {
+        MultiGauge gauge = MultiGauge.builder("baton.ojs.jobs").description("Open Job Spec jobs in the store (all nodes), by queue and state")
+                .register(registry);
+        beforeScrape.add(() -> {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            counts.get().forEach((queue, byState) -> states.forEach(state ->
+                    rows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state), byState.getOrDefault(state, 0L)))));
+            gauge.register(rows, true);
+        });
     }
 
     public void gauge(String name, String description, Supplier<Number> value) {

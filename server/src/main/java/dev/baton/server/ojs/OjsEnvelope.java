@@ -22,7 +22,7 @@ final class OjsEnvelope {
 
     /** What a push resolved to, before it has an id or a state. */
     record Parsed(String id, String type, String queue, int priority, Instant scheduledAt, Instant expiresAt, OjsRetry retry,
-                  ObjectNode document) {}
+                  OjsUniquePolicy unique, OjsRateLimit rateLimit, ObjectNode document) {}
 
     private OjsEnvelope() {}
 
@@ -68,6 +68,8 @@ final class OjsEnvelope {
         if (scheduledAt == null) scheduledAt = delayUntil;
         Instant expiresAt = time(options, "expires_at", now);
         OjsRetry retry = OjsRetry.parse(options.get("retry"));
+        OjsUniquePolicy unique = OjsUniquePolicy.parse(options.get("unique"));
+        OjsRateLimit rateLimit = OjsRateLimit.parse(options.get("rate_limit"));
 
         ObjectNode doc = JsonNodeFactory.instance.objectNode();
         doc.put("specversion", "1.0");
@@ -91,7 +93,7 @@ final class OjsEnvelope {
             Map.Entry<String, JsonNode> e = it.next();
             if (!KNOWN.contains(e.getKey())) doc.set(e.getKey(), e.getValue());
         }
-        return new Parsed(id, type.asText(), queue, priority, scheduledAt, expiresAt, retry, doc);
+        return new Parsed(id, type.asText(), queue, priority, scheduledAt, expiresAt, retry, unique, rateLimit, doc);
     }
 
     private static Long positiveMillis(JsonNode options, String field) {

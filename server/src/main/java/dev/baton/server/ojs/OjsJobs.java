@@ -10,6 +10,10 @@ import dev.baton.server.schedule.CronExpression;
 import dev.baton.server.store.OjsCron;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.OjsRow;
+import dev.baton.server.store.OjsStore;
+import dev.baton.server.store.OjsUnique;
+import dev.baton.server.store.OjsWorker;
+import dev.baton.server.store.StoreException;
 import dev.baton.server.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,6 +22,7 @@ import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,17 +40,26 @@ final class OjsJobs {
     /** Without visibility_timeout_ms from the job or the fetch: long enough for a job between heartbeats. */
     static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(5);
     private static final int CAS_TRIES = 20;
+    /** Worker states in which fetch hands out nothing (a beat's {@code drain} is stored as {@code draining}). */
+    static final Set<String> STOPPING = Set.of("draining", "quiet", "terminate", "terminated");
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OjsJobs.class);
 
-    private final Store store;
+    private final OjsStore store;
     private final Clock clock;
     private final UuidV7 ids;
     private final SplittableRandom random = new SplittableRandom();
+    private final OjsWorkflows workflows;
 
     OjsJobs(Store store, Clock clock) {
-        this.store = store;
+        this.store = store.ojs();
         this.clock = clock;
         this.ids = new UuidV7(clock);
+        this.workflows = new OjsWorkflows(this.store, this, ids);
+    }
+
+    OjsWorkflows workflows() {
+        return workflows;
     }
 
     static String format(Instant t) {
@@ -58,29 +72,107 @@ final class OjsJobs {
 
     // ---- push -----------------------------------------------------------------------------
 
-    /** Validates every job first, then inserts them; a refused batch writes nothing. */
-    List<ObjectNode> push(List<JsonNode> bodies) {
+    /** A pushed job as answered: created (201), or the existing job an {@code ignore} unique policy returned (200). */
+    record Pushed(ObjectNode job, boolean created) {}
+
+    /**
+     * Validates every job first, then inserts them; a refused batch writes nothing (a duplicate a
+     * {@code reject} unique policy refuses is looked for before the first insert; only a
+     * concurrent push of the same key between that look and the insert can still refuse a later
+     * job of the batch).
+     */
+    List<Pushed> push(List<JsonNode> bodies) {
         Instant now = now();
         List<OjsEnvelope.Parsed> parsed = bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
+        Set<String> batchKeys = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            if (p.id() != null && store.findOjsJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+            if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+            if (p.unique() != null && p.unique().onConflict().equals("reject")) {
+                OjsUnique u = unique(p, now, null);
+                if (!batchKeys.add(u.key()) || store.uniqueConflict(u).isPresent()) throw duplicateKey(p);
+            }
         }
-        List<ObjectNode> created = new ArrayList<>();
+        List<Pushed> pushed = new ArrayList<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            String id = p.id() != null ? p.id() : ids.next();
-            ObjectNode doc = p.document();
-            doc.put("id", id);
-            doc.put("created_at", format(now));
-            boolean later = p.scheduledAt() != null && p.scheduledAt().isAfter(now);
-            OjsState state = later ? OjsState.SCHEDULED : OjsState.AVAILABLE;
-            doc.put("state", state.wire());
-            if (!later) doc.put("enqueued_at", format(now));
-            OjsRow row = OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, write(doc));
-            if (!store.insertOjsJob(row, now)) throw OjsException.duplicate("a job with id " + id + " exists");
-            event("job.enqueued", doc, now, Map.of());
-            created.add(doc);
+            if (p.rateLimit() != null) store.setQueueRateLimit(p.queue(), p.rateLimit().max(), p.rateLimit().window());
+            pushed.add(insert(p, now));
         }
-        return created;
+        return pushed;
+    }
+
+    private static OjsException duplicateKey(OjsEnvelope.Parsed p) {
+        return OjsException.duplicate("a job of type " + p.type() + " with the same unique key (" + String.join(", ", p.unique().keys())
+                + ") is in one of the states " + p.unique().states() + (p.unique().period() != null ? " within " + p.unique().period() : ""));
+    }
+
+    private OjsUnique unique(OjsEnvelope.Parsed p, Instant now, java.util.function.UnaryOperator<OjsRow> replace) {
+        OjsUniquePolicy u = p.unique();
+        return new OjsUnique(u.key(p.document()), u.states(), u.period() == null ? null : now.minus(u.period()), replace);
+    }
+
+    /** A job ready to insert: its row and its document. */
+    record Prepared(OjsRow row, ObjectNode doc) {}
+
+    /** Gives the parsed job its id, state and times; {@code extra} fields (a workflow's) are added to the document. */
+    Prepared prepare(OjsEnvelope.Parsed p, Instant now, ObjectNode extra) {
+        String id = p.id() != null ? p.id() : ids.next();
+        ObjectNode doc = p.document().deepCopy();
+        doc.put("id", id);
+        doc.put("created_at", format(now));
+        boolean later = p.scheduledAt() != null && p.scheduledAt().isAfter(now);
+        OjsState state = later ? OjsState.SCHEDULED : OjsState.AVAILABLE;
+        doc.put("state", state.wire());
+        if (!later) doc.put("enqueued_at", format(now));
+        if (extra != null) doc.setAll(extra);
+        return new Prepared(OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, write(doc)), doc);
+    }
+
+    private Pushed insert(OjsEnvelope.Parsed p, Instant now) {
+        Prepared job = prepare(p, now, null);
+        String id = job.row().id();
+        if (p.unique() == null) {
+            if (!store.insertJob(job.row(), now)) throw OjsException.duplicate("a job with id " + id + " exists");
+            event("job.enqueued", job.doc(), now, Map.of());
+            return new Pushed(job.doc(), true);
+        }
+        boolean replace = p.unique().onConflict().equals("replace");
+        for (int i = 0; i < CAS_TRIES; i++) {
+            Optional<OjsRow> conflict;
+            // The job a replace cancelled, if it did: the store may run the transaction more than once, the last run counts.
+            java.util.concurrent.atomic.AtomicReference<String> cancelled = new java.util.concurrent.atomic.AtomicReference<>();
+            try {
+                conflict = store.insertUnique(job.row(), unique(p, now, replace ? row -> {
+                    cancelled.set(row.id());
+                    return replaced(row, id, now);
+                } : null), now);
+            } catch (StoreException e) {
+                throw OjsException.duplicate(e.getMessage());
+            }
+            if (conflict.isEmpty()) {
+                if (cancelled.get() != null) {
+                    store.findJob(cancelled.get()).map(r -> read(r.document())).filter(d -> id.equals(d.path("replaced_by").asText()))
+                            .ifPresent(d -> {
+                                event("job.cancelled", d, now, Map.of());
+                                settled(d);
+                            });
+                }
+                event("job.enqueued", job.doc(), now, Map.of());
+                return new Pushed(job.doc(), true);
+            }
+            if (p.unique().onConflict().equals("ignore")) return new Pushed(document(conflict.get()), false);
+            if (!replace) throw duplicateKey(p);
+            // replace: the conflicting job changed between the look and the cancel; look again
+        }
+        throw OjsException.conflict("the job with the same unique key kept changing; try again");
+    }
+
+    /** The cancelled version of a job a {@code replace} unique policy replaces (written by the store, with the new job). */
+    private OjsRow replaced(OjsRow row, String by, Instant now) {
+        ObjectNode doc = read(row.document());
+        doc.put("state", OjsState.CANCELLED.wire());
+        doc.put("cancelled_at", format(now));
+        doc.put("replaced_by", by);
+        return next(row, OjsState.CANCELLED, null, null, row.workerId(), doc);
     }
 
     // ---- read -----------------------------------------------------------------------------
@@ -91,7 +183,7 @@ final class OjsJobs {
     }
 
     private OjsRow find(String id) {
-        return store.findOjsJob(id).orElseThrow(() -> OjsException.notFound("job " + id));
+        return store.findJob(id).orElseThrow(() -> OjsException.notFound("job " + id));
     }
 
     // ---- cancel ---------------------------------------------------------------------------
@@ -107,21 +199,56 @@ final class OjsJobs {
         }, "job.cancelled");
     }
 
+    /** Cancels the job unless it has finished (a cancelled workflow's jobs); a job that keeps changing is left to finish. */
+    void cancelIfRunning(String id) {
+        try {
+            cancel(id);
+        } catch (OjsException e) {
+            // finished (409), gone (404) or changing under us: nothing left to cancel
+        }
+    }
+
+    void enqueued(ObjectNode doc, Instant now) {
+        event("job.enqueued", doc, now, Map.of());
+    }
+
+    /**
+     * After a job reached a new state: a workflow job that finished advances its workflow. The
+     * job's change is committed already; if the advance fails, the background sweep repeats it.
+     */
+    private void settled(ObjectNode doc) {
+        if (!doc.hasNonNull("workflow_id") || !OjsState.of(doc.path("state").asText()).terminal()) return;
+        try {
+            workflows.advance(doc.get("workflow_id").asText());
+        } catch (RuntimeException e) {
+            LOG.warn("advancing OJS workflow {} failed; the sweep tries again: {}", doc.get("workflow_id").asText(), e.toString());
+        }
+    }
+
     // ---- workers --------------------------------------------------------------------------
 
     /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         sweep();
-        Set<String> paused = store.pausedOjsQueues();
+        // A worker that said it is draining (or was told to stop) takes no new jobs.
+        if (workerId != null && store.findWorker(workerId).map(w -> STOPPING.contains(w.state())).orElse(false)) return List.of();
+        Set<String> paused = store.pausedQueues();
+        Set<String> limited = store.rateLimitedQueues();
         List<ObjectNode> taken = new ArrayList<>();
         for (String queue : queues) {
             if (paused.contains(queue)) continue;
-            while (taken.size() < count) {
-                List<OjsRow> candidates = store.ojsJobs(queue, OjsState.AVAILABLE.wire(), count - taken.size() + 8);
+            boolean spent = false;
+            while (taken.size() < count && !spent) {
+                List<OjsRow> candidates = store.jobs(queue, OjsState.AVAILABLE.wire(), count - taken.size() + 8);
                 if (candidates.isEmpty()) break;
                 boolean progressed = false;
                 for (OjsRow row : candidates) {
                     if (taken.size() >= count) break;
+                    // A slot is taken before the job: a lost race then costs a slot, never a job over the limit.
+                    if (limited.contains(queue) && !store.takeRateSlot(queue, now())) {
+                        spent = true;
+                        break;
+                    }
                     Optional<ObjectNode> got = reserve(row, workerId, visibility);
                     if (got.isPresent()) taken.add(got.get());
                     progressed = true;
@@ -140,7 +267,10 @@ final class OjsJobs {
             doc.put("state", OjsState.DISCARDED.wire());
             doc.put("discarded_at", format(now));
             doc.put("discard_reason", "expired");
-            if (store.updateOjsJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) event("job.discarded", doc, now, Map.of());
+            if (store.updateJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) {
+                event("job.discarded", doc, now, Map.of());
+                settled(doc);
+            }
             return Optional.empty();
         }
         int attempt = doc.path("attempt").asInt() + 1;
@@ -152,7 +282,7 @@ final class OjsJobs {
         Duration vis = doc.has("visibility_timeout_ms") ? Duration.ofMillis(doc.get("visibility_timeout_ms").asLong()) : visibility;
         doc.put("reserved_visibility_ms", vis.toMillis());
         OjsRow next = next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), workerId, doc);
-        if (!store.updateOjsJob(next, now)) return Optional.empty();
+        if (!store.updateJob(next, now)) return Optional.empty();
         event("job.started", doc, now, Map.of());
         return Optional.of(served(doc));
     }
@@ -270,7 +400,7 @@ final class OjsJobs {
         ArrayNode extended = JsonNodeFactory.instance.arrayNode();
         for (String id : activeJobs) {
             for (int i = 0; i < CAS_TRIES; i++) {
-                Optional<OjsRow> found = store.findOjsJob(id);
+                Optional<OjsRow> found = store.findJob(id);
                 if (found.isEmpty() || !found.get().state().equals(OjsState.ACTIVE.wire())) break;
                 OjsRow row = found.get();
                 if (workerId != null && row.workerId() != null && !workerId.equals(row.workerId())) break;
@@ -278,7 +408,7 @@ final class OjsJobs {
                 String d = doc.path("metadata").path("test_directive").asText("");
                 if (d.equals("terminate") || (d.equals("quiet") && !directive.equals("terminate"))) directive = d;
                 Duration vis = Duration.ofMillis(doc.path("reserved_visibility_ms").asLong(visibility.toMillis()));
-                if (store.updateOjsJob(next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc), now)) {
+                if (store.updateJob(next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc), now)) {
                     extended.add(id);
                     break;
                 }
@@ -291,11 +421,51 @@ final class OjsJobs {
         return answer;
     }
 
+    /** A beat ({@code POST /ojs/v1/workers/beat}): records the worker's state; a draining worker is handed no new jobs. */
+    ObjectNode beat(JsonNode body) {
+        JsonNode id = body.get("worker_id");
+        if (id == null || !id.isTextual() || id.asText().isBlank()) throw OjsException.invalid("worker_id is required");
+        String state = body.path("state").asText("running");
+        if (state.equals("drain") || state.equals("shutting_down")) state = "draining";
+        if (!Set.of("running", "quiet", "draining", "terminate", "terminated").contains(state)) {
+            throw OjsException.invalid("state must be running, quiet, drain, terminate or terminated");
+        }
+        Instant now = now();
+        ObjectNode doc = JsonNodeFactory.instance.objectNode();
+        doc.put("worker_id", id.asText());
+        doc.put("state", state);
+        doc.set("active_jobs", body.path("active_jobs").isMissingNode() ? JsonNodeFactory.instance.nullNode() : body.get("active_jobs"));
+        if (body.has("shutdown")) doc.set("shutdown", body.get("shutdown"));
+        doc.put("last_beat_at", format(now));
+        store.putWorker(new OjsWorker(id.asText(), state, now, write(doc)));
+        ObjectNode answer = JsonNodeFactory.instance.objectNode();
+        answer.put("acknowledged", true);
+        answer.put("worker_id", id.asText());
+        answer.put("state", state);
+        // A beat is a heartbeat too (seed 002): the jobs it names keep their leases, a draining worker's included.
+        JsonNode named = body.path("active_job_ids").isArray() ? body.get("active_job_ids") : body.path("active_jobs");
+        if (named.isArray()) {
+            List<String> ids = new ArrayList<>();
+            named.forEach(j -> ids.add(j.asText()));
+            answer.set("jobs_extended", heartbeat(id.asText(), ids, DEFAULT_VISIBILITY).get("jobs_extended"));
+        }
+        answer.put("server_time", format(now));
+        return answer;
+    }
+
+    /** The worker as its last beat described it. */
+    ObjectNode worker(String id) {
+        OjsWorker w = store.findWorker(id).orElseThrow(() -> OjsException.notFound("worker " + id));
+        ObjectNode doc = read(w.document());
+        doc.put("status", STOPPING.contains(w.state()) ? "degraded" : "ok");
+        return doc;
+    }
+
     // ---- dead letter ------------------------------------------------------------------------
 
     List<ObjectNode> deadLetter(int limit) {
         sweep();
-        return store.ojsJobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream().map(OjsJobs::document).toList();
+        return store.jobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream().map(OjsJobs::document).toList();
     }
 
     ObjectNode retryDeadLetter(String id) {
@@ -313,9 +483,9 @@ final class OjsJobs {
 
     void discardDeadLetter(String id) {
         for (int i = 0; i < CAS_TRIES; i++) {
-            OjsRow row = store.findOjsJob(id).orElseThrow(() -> OjsException.notFound("dead letter job " + id));
+            OjsRow row = store.findJob(id).orElseThrow(() -> OjsException.notFound("dead letter job " + id));
             if (!row.state().equals(OjsState.DISCARDED.wire())) throw OjsException.notFound("dead letter job " + id);
-            if (store.deleteOjsJob(id, row.version())) return;
+            if (store.deleteJob(id, row.version())) return;
         }
         throw OjsException.conflict("job " + id + " kept changing; try again");
     }
@@ -324,19 +494,19 @@ final class OjsJobs {
 
     Map<String, Map<String, Long>> counts() {
         sweep();
-        return store.ojsCounts();
+        return store.counts();
     }
 
     Set<String> paused() {
-        return store.pausedOjsQueues();
+        return store.pausedQueues();
     }
 
     void pause(String queue, boolean paused) {
-        store.setOjsQueuePaused(queue, paused);
+        store.setQueuePaused(queue, paused);
     }
 
     List<OjsEvent> events(Collection<String> types, Collection<String> queues, int limit) {
-        return store.ojsEvents(types, queues, limit);
+        return store.events(types, queues, limit);
     }
 
     // ---- cron ---------------------------------------------------------------------------------
@@ -371,19 +541,19 @@ final class OjsJobs {
         doc.set("job_template", template);
         doc.put("created_at", format(now));
         doc.put("next_run_at", format(next));
-        store.putOjsCron(new OjsCron(name, next, 0, write(doc)), now);
+        store.putCron(new OjsCron(name, next, 0, write(doc)), now);
         return doc;
     }
 
     List<ObjectNode> crons() {
         sweep();
-        return store.ojsCrons().stream().map(c -> read(c.document())).toList();
+        return store.crons().stream().map(c -> read(c.document())).toList();
     }
 
     ObjectNode deleteCron(String name) {
-        OjsCron cron = store.ojsCrons().stream().filter(c -> c.name().equals(name)).findFirst()
+        OjsCron cron = store.crons().stream().filter(c -> c.name().equals(name)).findFirst()
                 .orElseThrow(() -> OjsException.notFound("cron " + name));
-        if (!store.deleteOjsCron(name)) throw OjsException.notFound("cron " + name);
+        if (!store.deleteCron(name)) throw OjsException.notFound("cron " + name);
         return read(cron.document());
     }
 
@@ -392,7 +562,7 @@ final class OjsJobs {
      * folded into one): the compare-and-set of next_run decides which request or node enqueues.
      */
     private void fireCrons(Instant now) {
-        for (OjsCron cron : store.ojsCrons()) {
+        for (OjsCron cron : store.crons()) {
             if (cron.nextRun().isAfter(now)) continue;
             ObjectNode doc = read(cron.document());
             Instant next = CronExpression.parse(doc.get("expression").asText()).next(now, CronExpression.zone(doc.get("timezone").asText()));
@@ -401,18 +571,26 @@ final class OjsJobs {
             boolean fire = doc.path("enabled").asBoolean(true);
             if (fire && doc.path("overlap_policy").asText().equals("skip") && doc.hasNonNull("last_job_id")) {
                 // skip: the previous run's job has not finished yet
-                boolean running = store.findOjsJob(doc.get("last_job_id").asText()).map(r -> !state(r).terminal()).orElse(false);
+                boolean running = store.findJob(doc.get("last_job_id").asText()).map(r -> !state(r).terminal()).orElse(false);
                 fire = !running;
             }
             String jobId = fire ? ids.next() : null;
             if (jobId != null) doc.put("last_job_id", jobId);
-            if (!store.updateOjsCron(new OjsCron(cron.name(), next, cron.version(), write(doc)))) continue;
+            if (!store.updateCron(new OjsCron(cron.name(), next, cron.version(), write(doc)))) continue;
             if (jobId != null) {
                 ObjectNode template = doc.get("job_template").deepCopy();
                 template.put("id", jobId);
                 push(List.of(template));
             }
         }
+    }
+
+    /** Unique-key lock rows not pushed for this long are dropped (a push makes its key's row again). */
+    private static final Duration UNIQUE_KEY_IDLE = Duration.ofHours(1);
+
+    /** Forgets the lock rows of unique keys nobody pushed for an hour, so that ojs_unique does not grow without end. */
+    int pruneUniqueKeys() {
+        return store.pruneUniqueKeys(now().minus(UNIQUE_KEY_IDLE));
     }
 
     // ---- the sweep --------------------------------------------------------------------------
@@ -425,7 +603,7 @@ final class OjsJobs {
     void sweep() {
         Instant now = now();
         fireCrons(now);
-        for (OjsRow row : store.dueOjsJobs(now, 100)) {
+        for (OjsRow row : store.dueJobs(now, 100)) {
             ObjectNode doc = read(row.document());
             OjsState state = state(row);
             OjsRow next;
@@ -451,7 +629,10 @@ final class OjsJobs {
                 continue;
             }
             // Losing this compare-and-set means another request or node handled the job.
-            if (store.updateOjsJob(next, now)) event(eventFor(next), doc, now, Map.of());
+            if (store.updateJob(next, now)) {
+                event(eventFor(next), doc, now, Map.of());
+                settled(doc);
+            }
         }
     }
 
@@ -468,8 +649,9 @@ final class OjsJobs {
             OjsRow row = find(id);
             ObjectNode doc = read(row.document());
             OjsRow next = change.apply(row, doc);
-            if (store.updateOjsJob(next, now())) {
+            if (store.updateJob(next, now())) {
                 event(eventType != null ? eventType : eventFor(next), doc, now(), Map.of());
+                settled(doc);
                 return served(doc);
             }
         }
@@ -500,7 +682,7 @@ final class OjsJobs {
         }
         if (doc.has("error")) data.set("error", doc.get("error"));
         extra.forEach((k, v) -> data.putPOJO(k, v));
-        store.appendOjsEvent(type, doc.path("queue").asText(), doc.path("id").asText(), write(data), now);
+        store.appendEvent(type, doc.path("queue").asText(), doc.path("id").asText(), write(data), now);
     }
 
     private static OjsRow next(OjsRow row, OjsState state, Instant runAt, Instant deadline, String worker, ObjectNode doc) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.OjsEvent;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
@@ -54,23 +55,32 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
     private final Authenticator authenticator;
 
     private final ScheduledExecutorService sweeper;
+    /** Background sweeps between two prunes of unused unique-key rows (about a minute). */
+    private static final int PRUNE_EVERY = 60;
+    /** Background sweeps so far (only the sweeper's thread touches it). */
+    private long sweeps;
 
     /**
      * Also starts the sweep (due schedules, waiting jobs whose time came, expired leases) every
      * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
      * job is enqueued while no OJS client is asking.
      */
-    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator) {
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator, BatonMetrics metrics) {
         this.authenticator = authenticator;
         this.jobs = new OjsJobs(store, clock);
+        // Counted in the store, so every node reports the same OJS queue (like the cluster gauges).
+        metrics.ojsJobs(Arrays.stream(OjsState.values()).map(OjsState::wire).toList(), store.ojs()::counts);
         this.backend = backend;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("ojs-sweep").factory());
         sweeper.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** The background sweep also brings running workflows up to date (a node that stopped between a job's ack and its workflow's advance). */
     private void sweep() {
         try {
             jobs.sweep();
+            jobs.workflows().advanceRunning();
+            if (++sweeps % PRUNE_EVERY == 0) jobs.pruneUniqueKeys();
         } catch (RuntimeException e) {
             LOG.warn("OJS sweep failed; the next one tries again", e);
         }
@@ -105,6 +115,14 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
             ok(ctx, 200, Map.of("deleted", true, "job_id", ctx.pathParam("id")));
         }));
         config.routes.get("/ojs/v1/events", guarded(this::events));
+        config.routes.post("/ojs/v1/workflows", guarded(ctx -> ok(ctx, 201, Map.of("workflow", jobs.workflows().create(body(ctx))))));
+        config.routes.get("/ojs/v1/workflows/{id}", guarded(ctx -> ok(ctx, 200, Map.of("workflow", jobs.workflows().get(ctx.pathParam("id"))))));
+        config.routes.delete("/ojs/v1/workflows/{id}", guarded(ctx -> ok(ctx, 200, Map.of("workflow", jobs.workflows().cancel(ctx.pathParam("id"))))));
+        config.routes.post("/ojs/v1/workers/beat", guarded(ctx -> ok(ctx, 200, jobs.beat(body(ctx)))));
+        config.routes.get("/ojs/v1/workers/{id}/health", guarded(ctx -> {
+            ObjectNode worker = jobs.worker(ctx.pathParam("id"));
+            ok(ctx, worker.path("status").asText().equals("ok") ? 200 : 503, worker);
+        }));
         config.routes.post("/ojs/v1/cron", guarded(ctx -> ok(ctx, 201, Map.of("cron", jobs.putCron(body(ctx))))));
         config.routes.get("/ojs/v1/cron", guarded(ctx -> ok(ctx, 200, Map.of("crons", jobs.crons()))));
         config.routes.delete("/ojs/v1/cron/{name}", guarded(ctx -> ok(ctx, 200, Map.of("cron", jobs.deleteCron(ctx.pathParam("name"))))));
@@ -117,13 +135,16 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
                 "conformance_level", 0, // the suite's rule: every case of a level and those below pass; L1-RTR-014 does not (docs/ojs.md)
                 "protocols", List.of("http"),
                 "backend", backend,
-                "capabilities", Map.of("batch_enqueue", true, "dead_letter", true, "events", true, "pause_resume", true,
-                        "scheduled_jobs", true, "expiring_jobs", true, "cron", true, "workflows", false, "unique_jobs", false)));
+                "capabilities", new TreeMap<>(Map.ofEntries(Map.entry("batch_enqueue", true), Map.entry("dead_letter", true),
+                        Map.entry("events", true), Map.entry("pause_resume", true), Map.entry("scheduled_jobs", true),
+                        Map.entry("expiring_jobs", true), Map.entry("cron", true), Map.entry("workflows", true),
+                        Map.entry("unique_jobs", true), Map.entry("rate_limits", true), Map.entry("graceful_shutdown", true)))));
     }
 
     private void push(Context ctx) {
         JsonNode body = body(ctx);
-        ok(ctx, 201, Map.of("job", jobs.push(List.of(body)).get(0)));
+        OjsJobs.Pushed pushed = jobs.push(List.of(body)).get(0);
+        ok(ctx, pushed.created() ? 201 : 200, Map.of("job", pushed.job()));
     }
 
     private void pushBatch(Context ctx) {
@@ -132,7 +153,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         if (!list.isArray() || list.isEmpty()) throw OjsException.invalid("jobs must be a non-empty array");
         List<JsonNode> bodies = new ArrayList<>();
         list.forEach(bodies::add);
-        List<ObjectNode> created = jobs.push(bodies);
+        List<ObjectNode> created = jobs.push(bodies).stream().map(OjsJobs.Pushed::job).toList();
         ok(ctx, 201, Map.of("jobs", created, "count", created.size()));
     }
 

@@ -376,53 +376,8 @@ public interface Store extends AutoCloseable {
     /** Cluster-wide figures computed from the store (metrics). */
     ClusterCounts clusterCounts(String node, Instant aliveSince);
 
-    // ---- Open Job Spec (docs/ojs.md) ------------------------------------------------------
-
-    /** Inserts an OJS job; false (nothing written) when its id exists. */
-    boolean insertOjsJob(OjsRow row, Instant now);
-
-    Optional<OjsRow> findOjsJob(String id);
-
-    /**
-     * Writes {@code next} over the job if its version is still {@code next.version()}; the stored
-     * version becomes one more. False, nothing written, when another change came first.
-     */
-    boolean updateOjsJob(OjsRow next, Instant now);
-
-    /** Jobs of one queue in this state, in fetch order (priority descending, then enqueue order). */
-    List<OjsRow> ojsJobs(String queue, String state, int limit);
-
-    /** Jobs in any of these states, any queue, in enqueue order (dead letter list). */
-    List<OjsRow> ojsJobsInStates(Collection<String> states, int limit);
-
-    /** Waiting jobs whose run_at has come and active jobs whose deadline has passed. */
-    List<OjsRow> dueOjsJobs(Instant now, int limit);
-
-    /** Deletes an OJS job if its version is still {@code version}. */
-    boolean deleteOjsJob(String id, long version);
-
-    /** Job counts by queue, then by state. */
-    Map<String, Map<String, Long>> ojsCounts();
-
-    void appendOjsEvent(String type, String queue, String jobId, String data, Instant now);
-
-    /** The newest events first, filtered by type and queue when the sets are non-empty. */
-    List<OjsEvent> ojsEvents(Collection<String> types, Collection<String> queues, int limit);
-
-    void setOjsQueuePaused(String queue, boolean paused);
-
-    Set<String> pausedOjsQueues();
-
-    /** Creates or replaces the cron schedule of this name (its version starts again). */
-    void putOjsCron(OjsCron cron, Instant now);
-
-    List<OjsCron> ojsCrons();
-
-    /** Deletes the schedule; false when there was none. */
-    boolean deleteOjsCron(String name);
-
-    /** Compare-and-set of one schedule (next run and document); false when another change came first. */
-    boolean updateOjsCron(OjsCron next);
+    /** The Open Job Spec binding's jobs, events, queues and cron schedules (docs/ojs.md). */
+    OjsStore ojs();
 
     // ---- schedules (docs/api.md "Schedules") ------------------------------------------------
 

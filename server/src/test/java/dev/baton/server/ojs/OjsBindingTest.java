@@ -123,7 +123,7 @@ class OjsBindingTest {
         assertThat(call("POST", "/ojs/v1/jobs", "{not json").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
         // The valid first job of the refused batch was not written either.
         assertThat(fetch("default", "w")).isEmpty();
-        assertThat(server.store().ojsCounts()).isEmpty();
+        assertThat(server.store().ojs().counts()).isEmpty();
     }
 
     @Test
@@ -182,5 +182,142 @@ class OjsBindingTest {
         JsonNode job = call("GET", "/ojs/v1/jobs/" + id, null).body().path("job");
         assertThat(job.path("state").asText()).isEqualTo("discarded");
         assertThat(job.path("error").path("code").asText()).isEqualTo("timeout");
+    }
+
+    @Test
+    void aMalformedWorkflowGetsTheOjsErrorAndWritesNothing() throws Exception {
+        String good = "{\"type\":\"w.step\",\"args\":[]}";
+        String[] bad = {
+            "{\"type\":\"dag\",\"steps\":[" + good + "]}",
+            "{\"type\":\"chain\",\"steps\":[]}",
+            "{\"type\":\"group\"}",
+            "{\"type\":\"chain\",\"steps\":[" + good + ",{\"type\":\"Bad Type\",\"args\":[]}]}",
+            "{\"type\":\"group\",\"jobs\":[" + good + ",{\"type\":\"w.x\",\"args\":{}}]}",
+            "{\"type\":\"chain\",\"steps\":[" + good + "],\"callbacks\":{\"on_complete\":" + good + "}}",
+            "{\"type\":\"batch\",\"jobs\":[" + good + "],\"callbacks\":{\"on_complete\":{\"type\":\"w.cb\"}}}",
+            "{\"type\":\"batch\",\"jobs\":[" + good + "],\"callbacks\":{\"on_whatever\":" + good + "}}",
+        };
+        for (String body : bad) {
+            Answer a = call("POST", "/ojs/v1/workflows", body);
+            assertThat(a.status()).as(body).isEqualTo(400);
+            assertThat(a.body().path("error").path("code").asText()).as(body).isEqualTo("invalid_request");
+            assertThat(a.body().path("error").path("message").asText()).as(body).isNotBlank();
+            assertThat(a.raw().headers().firstValue("OJS-Version")).contains("1.0");
+        }
+        assertThat(call("POST", "/ojs/v1/workflows", "[1]").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
+        assertThat(server.store().ojs().counts()).as("no job of a refused workflow was written").isEmpty();
+        assertThat(server.store().ojs().workflowsInState("running", null, 10)).isEmpty();
+        assertThat(call("GET", "/ojs/v1/workflows/0190a000-0000-7000-8000-000000000000", null).status()).isEqualTo(404);
+    }
+
+    @Test
+    void aChainHandsEachStepThePreviousResultAndStopsAtAFailure() throws Exception {
+        Answer created = call("POST", "/ojs/v1/workflows", "{\"type\":\"chain\",\"steps\":["
+                + "{\"type\":\"c.one\",\"args\":[1],\"options\":{\"queue\":\"c\"}},"
+                + "{\"type\":\"c.two\",\"args\":[2],\"options\":{\"queue\":\"c\",\"retry\":{\"max_attempts\":1}}},"
+                + "{\"type\":\"c.three\",\"args\":[3],\"options\":{\"queue\":\"c\"}}]}");
+        assertThat(created.status()).isEqualTo(201);
+        String wf = created.body().path("workflow").path("id").asText();
+        JsonNode one = fetch("c", "w").get(0);
+        assertThat(fetch("c", "w")).as("step two waits for step one").isEmpty();
+        call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + one.path("id").asText() + "\",\"result\":{\"n\":41}}");
+        JsonNode two = fetch("c", "w").get(0);
+        assertThat(two.path("type").asText()).isEqualTo("c.two");
+        assertThat(two.path("parent_results").get(0).path("n").asInt()).isEqualTo(41);
+        assertThat(two.path("workflow_id").asText()).isEqualTo(wf);
+        call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + two.path("id").asText() + "\",\"error\":{\"code\":\"x\",\"message\":\"m\"}}");
+        JsonNode workflow = call("GET", "/ojs/v1/workflows/" + wf, null).body().path("workflow");
+        assertThat(workflow.path("state").asText()).isEqualTo("failed");
+        assertThat(workflow.path("steps_completed").asInt()).isEqualTo(1);
+        assertThat(workflow.path("steps").get(2).path("job_id").isNull()).as("step three never enqueued").isTrue();
+        assertThat(fetch("c", "w")).isEmpty();
+        assertThat(call("DELETE", "/ojs/v1/workflows/" + wf, null).status()).as("a finished workflow is not cancelled").isEqualTo(409);
+    }
+
+    @Test
+    void aUniqueDuplicateInABatchRefusesTheWholeBatch() throws Exception {
+        String unique = "\"unique\":{\"keys\":[\"type\",\"args\"]}";
+        String first = push("{\"queue\":\"u\"," + unique + "}");
+        Answer batch = call("POST", "/ojs/v1/jobs/batch", "{\"jobs\":[{\"type\":\"t.y\",\"args\":[1],\"options\":{\"queue\":\"u\"}},"
+                + "{\"type\":\"t.x\",\"args\":[1],\"options\":{\"queue\":\"u\"," + unique + "}}]}");
+        assertThat(batch.status()).isEqualTo(409);
+        assertThat(batch.body().path("error").path("code").asText()).isEqualTo("duplicate");
+        Answer twice = call("POST", "/ojs/v1/jobs/batch", "{\"jobs\":[{\"type\":\"t.z\",\"args\":[],\"options\":{" + unique + "}},"
+                + "{\"type\":\"t.z\",\"args\":[],\"options\":{" + unique + "}}]}");
+        assertThat(twice.status()).as("two of one key in one batch").isEqualTo(409);
+        assertThat(server.store().ojs().counts()).containsOnlyKeys("u");
+        assertThat(server.store().ojs().counts().get("u")).containsExactly(java.util.Map.entry("available", 1L));
+        assertThat(state(first)).isEqualTo("available");
+        Answer badPolicy = call("POST", "/ojs/v1/jobs", "{\"type\":\"t.x\",\"args\":[],\"options\":{\"unique\":{\"on_conflict\":\"merge\"}}}");
+        assertThat(badPolicy.status()).isEqualTo(400);
+        assertThat(badPolicy.body().path("error").path("code").asText()).isEqualTo("invalid_request");
+    }
+
+    @Test
+    void aReplacedUniqueJobIsCancelledWithAnEventAndPointsToItsReplacement() throws Exception {
+        String policy = "\"unique\":{\"keys\":[\"type\"],\"on_conflict\":\"replace\"}";
+        String old = push("{\"queue\":\"p\"," + policy + "}");
+        String replacement = push("{\"queue\":\"p\"," + policy + "}");
+        JsonNode cancelled = call("GET", "/ojs/v1/jobs/" + old, null).body().path("job");
+        assertThat(cancelled.path("state").asText()).isEqualTo("cancelled");
+        assertThat(cancelled.path("replaced_by").asText()).isEqualTo(replacement);
+        JsonNode events = call("GET", "/ojs/v1/events?types=job.cancelled", null).body().path("events");
+        assertThat(events).extracting(e -> e.path("subject").asText()).containsExactly(old);
+        assertThat(fetch("p", "w")).extracting(j -> j.path("id").asText()).containsExactly(replacement);
+    }
+
+    @Test
+    void aRateLimitedQueueHandsOutItsSlotsPerWindowOnTheClock() throws Exception {
+        for (int i = 0; i < 3; i++) push("{\"queue\":\"r\",\"rate_limit\":{\"max_per_second\":2}}");
+        Answer several = call("POST", "/ojs/v1/workers/fetch", "{\"queues\":[\"r\"],\"count\":3}");
+        assertThat(several.body().path("jobs")).hasSize(2);
+        clock.advance(Duration.ofMillis(999));
+        assertThat(fetch("r", "w")).isEmpty();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(fetch("r", "w")).hasSize(1);
+        Answer bad = call("POST", "/ojs/v1/jobs", "{\"type\":\"t.x\",\"args\":[],\"options\":{\"rate_limit\":{\"max_per_second\":0}}}");
+        assertThat(bad.status()).isEqualTo(400);
+    }
+
+    @Test
+    void aBeatExtendsTheLeasesOfTheJobsItNames() throws Exception {
+        String id = push("{\"queue\":\"b\",\"visibility_timeout_ms\":3000}");
+        fetch("b", "w1");
+        clock.advance(Duration.ofMillis(2000));
+        Answer beat = call("POST", "/ojs/v1/workers/beat", "{\"worker_id\":\"w1\",\"state\":\"drain\",\"active_job_ids\":[\"" + id + "\"]}");
+        assertThat(beat.body().path("jobs_extended")).extracting(JsonNode::asText).containsExactly(id);
+        clock.advance(Duration.ofMillis(2000));
+        assertThat(state(id)).as("the beat moved the deadline").isEqualTo("active");
+        assertThat(call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + id + "\",\"worker_id\":\"w1\"}").status())
+                .as("a draining worker still finishes its jobs").isEqualTo(200);
+    }
+
+    @Test
+    void aDrainingWorkerIsHandedNothingWhileOthersAre() throws Exception {
+        push("{\"queue\":\"g\"}");
+        Answer beat = call("POST", "/ojs/v1/workers/beat", "{\"worker_id\":\"leaving\",\"state\":\"drain\",\"active_jobs\":1}");
+        assertThat(beat.body().path("acknowledged").asBoolean()).isTrue();
+        assertThat(fetch("g", "leaving")).isEmpty();
+        Answer health = call("GET", "/ojs/v1/workers/leaving/health", null);
+        assertThat(health.status()).isEqualTo(503);
+        assertThat(health.body().path("state").asText()).isEqualTo("draining");
+        assertThat(fetch("g", "staying")).hasSize(1);
+        call("POST", "/ojs/v1/workers/beat", "{\"worker_id\":\"leaving\",\"state\":\"running\"}");
+        assertThat(call("GET", "/ojs/v1/workers/leaving/health", null).status()).isEqualTo(200);
+        assertThat(call("POST", "/ojs/v1/workers/beat", "{\"state\":\"drain\"}").status()).as("no worker_id").isEqualTo(400);
+        assertThat(call("POST", "/ojs/v1/workers/beat", "{\"worker_id\":\"x\",\"state\":\"asleep\"}").status()).isEqualTo(400);
+        assertThat(call("GET", "/ojs/v1/workers/unknown/health", null).status()).isEqualTo(404);
+    }
+
+    @Test
+    void theMetricsCountOjsJobsByQueueAndStateFromTheStore() throws Exception {
+        push("{\"queue\":\"m\"}");
+        push("{\"queue\":\"m\"}");
+        fetch("m", "w");
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.body()).contains("baton_ojs_jobs{queue=\"m\",state=\"available\"} 1.0")
+                .contains("baton_ojs_jobs{queue=\"m\",state=\"active\"} 1.0")
+                .contains("baton_ojs_jobs{queue=\"m\",state=\"completed\"} 0.0");
     }
 }

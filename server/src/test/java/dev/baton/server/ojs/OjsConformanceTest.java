@@ -35,15 +35,15 @@ import org.opentest4j.TestAbortedException;
  * Each case is one dynamic test named "test_id (file)". The data stays in the shared directory:
  * {@code -Dojs.conformance.dir} or {@code OJS_CONFORMANCE_DIR}, else
  * {@code ../shared/ojs-conformance} from the repository root; without it every test is skipped
- * with that message. {@code -Dojs.levels=0,1,2,3,4,ext} chooses levels (default 0,1,2, what CI
- * runs); {@code -Dojs.stores=sqlite,postgresql} the stores (PostgreSQL skipped if unreachable);
+ * with that message. {@code -Dojs.levels=0,1,2} chooses levels (default every level,
+ * 0,1,2,3,4,ext: what CI runs, since all of them pass); {@code -Dojs.stores=sqlite,postgresql} the stores (PostgreSQL skipped if unreachable);
  * {@code -Dojs.filter=cron} only the files whose path contains that text.
  * Per-level results go to target/ojs-conformance.txt and the test output.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OjsConformanceTest {
     /**
-     * Cases of the levels CI runs that fail for a reason documented in docs/ojs.md; they are
+     * Cases that fail for a reason documented in docs/ojs.md; they are
      * reported as skipped (with the reason) so CI catches every other regression, and one that
      * starts to pass fails the build until it is taken off this list.
      */
@@ -72,7 +72,7 @@ class OjsConformanceTest {
                     "skipped: the OJS conformance cases are not at " + dir.toAbsolutePath()
                             + " (set -Dojs.conformance.dir or OJS_CONFORMANCE_DIR)")));
         }
-        List<String> levels = Arrays.stream(System.getProperty("ojs.levels", "0,1,2").split(",")).map(String::strip).toList();
+        List<String> levels = Arrays.stream(System.getProperty("ojs.levels", "0,1,2,3,4,ext").split(",")).map(String::strip).toList();
         List<String> stores = Arrays.stream(System.getProperty("ojs.stores", "sqlite,postgresql").split(",")).map(String::strip).toList();
         List<DynamicNode> nodes = new ArrayList<>();
         for (String store : stores) {
@@ -131,14 +131,14 @@ class OjsConformanceTest {
 
     /**
      * One server per store, for every case: starting the assembled server (migrations on a new
-     * database) took most of the suite's time. Before each case the four OJS tables are emptied,
+     * database) took most of the suite's time. Before each case the OJS tables are emptied,
      * which is all the OJS door keeps (it holds no state in memory), so each case starts from an
      * empty queue as on a fresh server.
      */
     record Node(BatonServer server, Path dataDir, String jdbcUrl, String token, ConformanceCase.Pause pause) {
         void reset() throws java.sql.SQLException {
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl); java.sql.Statement st = c.createStatement()) {
-                for (String table : List.of("ojs_job", "ojs_event", "ojs_queue", "ojs_cron")) st.executeUpdate("DELETE FROM " + table);
+                for (String table : List.of("ojs_job", "ojs_event", "ojs_queue", "ojs_cron", "ojs_workflow", "ojs_unique", "ojs_worker")) st.executeUpdate("DELETE FROM " + table);
             }
         }
     }

@@ -1148,78 +1148,152 @@ abstract class StoreContract {
 
     @Test
     void ojsJobsAreInsertedOnceAndFetchedInPriorityThenEnqueueOrder() {
-        assertThat(store.insertOjsJob(ojs("a", "q", 0), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("b", "q", 5), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("c", "q", 0), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("d", "other", 9), now)).isTrue();
-        assertThat(store.insertOjsJob(ojs("a", "q", 100), now)).as("an existing id").isFalse();
-        assertThat(store.ojsJobs("q", "available", 10)).extracting(OjsRow::id).containsExactly("b", "a", "c");
-        assertThat(store.findOjsJob("a").orElseThrow().priority()).isZero();
-        assertThat(store.findOjsJob("zzz")).isEmpty();
-        assertThat(store.ojsCounts()).containsEntry("q", Map.of("available", 3L)).containsEntry("other", Map.of("available", 1L));
+        assertThat(store.ojs().insertJob(ojs("a", "q", 0), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("b", "q", 5), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("c", "q", 0), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("d", "other", 9), now)).isTrue();
+        assertThat(store.ojs().insertJob(ojs("a", "q", 100), now)).as("an existing id").isFalse();
+        assertThat(store.ojs().jobs("q", "available", 10)).extracting(OjsRow::id).containsExactly("b", "a", "c");
+        assertThat(store.ojs().findJob("a").orElseThrow().priority()).isZero();
+        assertThat(store.ojs().findJob("zzz")).isEmpty();
+        assertThat(store.ojs().counts()).containsEntry("q", Map.of("available", 3L)).containsEntry("other", Map.of("available", 1L));
     }
 
     @Test
     void anOjsUpdateIsACompareAndSetOnTheVersion() {
-        store.insertOjsJob(ojs("a", "q", 0), now);
-        OjsRow row = store.findOjsJob("a").orElseThrow();
+        store.ojs().insertJob(ojs("a", "q", 0), now);
+        OjsRow row = store.ojs().findJob("a").orElseThrow();
         Instant deadline = now.plusSeconds(30);
         OjsRow active = new OjsRow(row.seq(), "a", "q", "active", 0, null, deadline, "w1", row.version(), "{\"v\":1}");
-        assertThat(store.updateOjsJob(active, now)).isTrue();
+        assertThat(store.ojs().updateJob(active, now)).isTrue();
         // A second writer that read the same version loses and changes nothing.
         OjsRow stale = new OjsRow(row.seq(), "a", "q", "active", 0, null, deadline, "w2", row.version(), "{\"v\":2}");
-        assertThat(store.updateOjsJob(stale, now)).isFalse();
-        OjsRow stored = store.findOjsJob("a").orElseThrow();
+        assertThat(store.ojs().updateJob(stale, now)).isFalse();
+        OjsRow stored = store.ojs().findJob("a").orElseThrow();
         assertThat(stored.workerId()).isEqualTo("w1");
         assertThat(stored.deadline()).isEqualTo(deadline);
         assertThat(stored.version()).isEqualTo(row.version() + 1);
-        assertThat(store.ojsJobs("q", "available", 10)).isEmpty();
-        assertThat(store.deleteOjsJob("a", row.version())).as("stale version").isFalse();
-        assertThat(store.deleteOjsJob("a", stored.version())).isTrue();
-        assertThat(store.findOjsJob("a")).isEmpty();
+        assertThat(store.ojs().jobs("q", "available", 10)).isEmpty();
+        assertThat(store.ojs().deleteJob("a", row.version())).as("stale version").isFalse();
+        assertThat(store.ojs().deleteJob("a", stored.version())).isTrue();
+        assertThat(store.ojs().findJob("a")).isEmpty();
     }
 
     @Test
     void dueOjsJobsAreWaitingJobsWhoseTimeCameAndLeasesPastTheirDeadline() {
-        store.insertOjsJob(OjsRow.fresh("later", "q", "scheduled", 0, now.plusSeconds(60), "{}"), now);
-        store.insertOjsJob(OjsRow.fresh("soon", "q", "scheduled", 0, now.plusSeconds(5), "{}"), now);
-        store.insertOjsJob(ojs("leased", "q", 0), now);
-        OjsRow leased = store.findOjsJob("leased").orElseThrow();
-        store.updateOjsJob(new OjsRow(leased.seq(), "leased", "q", "active", 0, null, now.plusSeconds(10), "w", leased.version(), "{}"), now);
-        assertThat(store.dueOjsJobs(now, 10)).isEmpty();
-        assertThat(store.dueOjsJobs(now.plusSeconds(5), 10)).extracting(OjsRow::id).containsExactly("soon");
-        assertThat(store.dueOjsJobs(now.plusSeconds(10), 10)).extracting(OjsRow::id).containsExactly("soon", "leased");
-        assertThat(store.ojsJobsInStates(List.of("scheduled"), 10)).extracting(OjsRow::id).containsExactly("later", "soon");
+        store.ojs().insertJob(OjsRow.fresh("later", "q", "scheduled", 0, now.plusSeconds(60), "{}"), now);
+        store.ojs().insertJob(OjsRow.fresh("soon", "q", "scheduled", 0, now.plusSeconds(5), "{}"), now);
+        store.ojs().insertJob(ojs("leased", "q", 0), now);
+        OjsRow leased = store.ojs().findJob("leased").orElseThrow();
+        store.ojs().updateJob(new OjsRow(leased.seq(), "leased", "q", "active", 0, null, now.plusSeconds(10), "w", leased.version(), "{}"), now);
+        assertThat(store.ojs().dueJobs(now, 10)).isEmpty();
+        assertThat(store.ojs().dueJobs(now.plusSeconds(5), 10)).extracting(OjsRow::id).containsExactly("soon");
+        assertThat(store.ojs().dueJobs(now.plusSeconds(10), 10)).extracting(OjsRow::id).containsExactly("soon", "leased");
+        assertThat(store.ojs().jobsInStates(List.of("scheduled"), 10)).extracting(OjsRow::id).containsExactly("later", "soon");
     }
 
     @Test
     void ojsEventsAndPausedQueues() {
-        store.appendOjsEvent("job.enqueued", "q", "a", "{\"n\":1}", now);
-        store.appendOjsEvent("job.completed", "q", "a", "{\"n\":2}", now);
-        store.appendOjsEvent("job.enqueued", "r", "b", "{\"n\":3}", now);
-        assertThat(store.ojsEvents(List.of(), List.of(), 10)).extracting(OjsEvent::data).containsExactly("{\"n\":3}", "{\"n\":2}", "{\"n\":1}");
-        assertThat(store.ojsEvents(List.of("job.enqueued"), List.of("q"), 10)).extracting(OjsEvent::jobId).containsExactly("a");
-        assertThat(store.pausedOjsQueues()).isEmpty();
-        store.setOjsQueuePaused("q", true);
-        store.setOjsQueuePaused("r", true);
-        store.setOjsQueuePaused("r", false);
-        assertThat(store.pausedOjsQueues()).containsExactly("q");
+        store.ojs().appendEvent("job.enqueued", "q", "a", "{\"n\":1}", now);
+        store.ojs().appendEvent("job.completed", "q", "a", "{\"n\":2}", now);
+        store.ojs().appendEvent("job.enqueued", "r", "b", "{\"n\":3}", now);
+        assertThat(store.ojs().events(List.of(), List.of(), 10)).extracting(OjsEvent::data).containsExactly("{\"n\":3}", "{\"n\":2}", "{\"n\":1}");
+        assertThat(store.ojs().events(List.of("job.enqueued"), List.of("q"), 10)).extracting(OjsEvent::jobId).containsExactly("a");
+        assertThat(store.ojs().pausedQueues()).isEmpty();
+        store.ojs().setQueuePaused("q", true);
+        store.ojs().setQueuePaused("r", true);
+        store.ojs().setQueuePaused("r", false);
+        assertThat(store.ojs().pausedQueues()).containsExactly("q");
     }
 
     @Test
     void anOjsCronFiresOnceByCompareAndSetOfItsNextRun() {
-        store.putOjsCron(new OjsCron("nightly", now.plusSeconds(60), 0, "{}"), now);
-        OjsCron cron = store.ojsCrons().get(0);
+        store.ojs().putCron(new OjsCron("nightly", now.plusSeconds(60), 0, "{}"), now);
+        OjsCron cron = store.ojs().crons().get(0);
         assertThat(cron.nextRun()).isEqualTo(now.plusSeconds(60));
-        assertThat(store.updateOjsCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":1}"))).isTrue();
+        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":1}"))).isTrue();
         // The second node read the same version: it does not fire the run again.
-        assertThat(store.updateOjsCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":2}"))).isFalse();
-        assertThat(store.ojsCrons().get(0).document()).isEqualTo("{\"n\":1}");
-        store.putOjsCron(new OjsCron("nightly", now.plusSeconds(30), 0, "{}"), now);
-        assertThat(store.ojsCrons()).singleElement().extracting(OjsCron::nextRun).isEqualTo(now.plusSeconds(30));
-        assertThat(store.deleteOjsCron("nightly")).isTrue();
-        assertThat(store.deleteOjsCron("nightly")).isFalse();
-        assertThat(store.ojsCrons()).isEmpty();
+        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":2}"))).isFalse();
+        assertThat(store.ojs().crons().get(0).document()).isEqualTo("{\"n\":1}");
+        store.ojs().putCron(new OjsCron("nightly", now.plusSeconds(30), 0, "{}"), now);
+        assertThat(store.ojs().crons()).singleElement().extracting(OjsCron::nextRun).isEqualTo(now.plusSeconds(30));
+        assertThat(store.ojs().deleteCron("nightly")).isTrue();
+        assertThat(store.ojs().deleteCron("nightly")).isFalse();
+        assertThat(store.ojs().crons()).isEmpty();
+    }
+
+    @Test
+    void anOjsWorkflowAdvancesByCompareAndSetTogetherWithTheJobsItEnqueues() {
+        store.ojs().insertWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":0}"), List.of(ojs("s0", "w", 0)), now);
+        assertThat(store.ojs().findJob("s0")).isPresent();
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":1}"), List.of(ojs("s1", "w", 0)), now)).isTrue();
+        // A second node that read version 0 too loses: neither its document nor its job is written.
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":9}"), List.of(ojs("s1-again", "w", 0)), now))
+                .isFalse();
+        assertThat(store.ojs().findJob("s1-again")).isEmpty();
+        OjsWorkflow stored = store.ojs().findWorkflow("wf").orElseThrow();
+        assertThat(stored.document()).isEqualTo("{\"step\":1}");
+        assertThat(stored.version()).isEqualTo(1);
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "completed", 1, "{}"), List.of(), now)).isTrue();
+        assertThat(store.ojs().workflowsInState("running", null, 10)).isEmpty();
+        assertThat(store.ojs().workflowsInState("completed", null, 10)).extracting(OjsWorkflow::id).containsExactly("wf");
+        store.ojs().insertWorkflow(new OjsWorkflow("wa", "running", 0, "{}"), List.of(), now);
+        store.ojs().insertWorkflow(new OjsWorkflow("wb", "running", 0, "{}"), List.of(), now);
+        assertThat(store.ojs().workflowsInState("running", null, 1)).extracting(OjsWorkflow::id).containsExactly("wa");
+        assertThat(store.ojs().workflowsInState("running", "wa", 10)).extracting(OjsWorkflow::id).containsExactly("wb");
+        assertThat(store.ojs().jobsById(List.of("s0", "s1", "nope"))).extracting(OjsRow::id).containsExactlyInAnyOrder("s0", "s1");
+    }
+
+    @Test
+    void aUniqueOjsJobConflictsWithinItsStatesAndPeriodAndReplaceCancelsTheOldOne() {
+        OjsUnique available = new OjsUnique("k", List.of("available"), null, null);
+        assertThat(store.ojs().insertUnique(ojs("a", "q", 0), available, now)).isEmpty();
+        assertThat(store.ojs().insertUnique(ojs("b", "q", 0), available, now)).map(OjsRow::id).contains("a");
+        assertThat(store.ojs().findJob("b")).as("refused, not written").isEmpty();
+        assertThat(store.ojs().uniqueConflict(available)).map(OjsRow::id).contains("a");
+        assertThat(store.ojs().insertUnique(ojs("c", "q", 0), new OjsUnique("other", List.of("available"), null, null), now)).isEmpty();
+        // Outside the period (created before since) or in a state not listed, a's key is free again.
+        assertThat(store.ojs().insertUnique(ojs("d", "q", 0), new OjsUnique("k", List.of("available"), now.plusSeconds(1), null), now.plusSeconds(1)))
+                .isEmpty();
+        assertThat(store.ojs().insertUnique(ojs("e", "q", 0), new OjsUnique("k", List.of("active"), null, null), now)).isEmpty();
+        // replace: the oldest conflicting job is cancelled in the transaction that inserts the new one.
+        OjsUnique replace = new OjsUnique("k", List.of("available"), null,
+                row -> new OjsRow(row.seq(), row.id(), row.queue(), "cancelled", row.priority(), null, null, null, row.version(), "{}"));
+        assertThat(store.ojs().insertUnique(ojs("f", "q", 0), replace, now)).isEmpty();
+        assertThat(store.ojs().findJob("a").orElseThrow().state()).isEqualTo("cancelled");
+        assertThat(store.ojs().findJob("f")).isPresent();
+        assertThatThrownBy(() -> store.ojs().insertUnique(ojs("f", "q", 0), new OjsUnique("z", List.of("available"), null, null), now))
+                .isInstanceOf(StoreException.class);
+        // Pruning drops only the lock rows: the conflict is found among the jobs all the same.
+        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2))).as("the rows of k and other").isEqualTo(2);
+        assertThat(store.ojs().insertUnique(ojs("g", "q", 0), available, now.plusSeconds(3))).map(OjsRow::id).contains("d");
+        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2))).as("k was pushed again at +3 s").isZero();
+    }
+
+    @Test
+    void anOjsRateLimitHandsOutAtMostItsSlotsPerWindow() {
+        assertThat(store.ojs().takeRateSlot("free", now)).as("no limit").isTrue();
+        store.ojs().setQueueRateLimit("q", 2, java.time.Duration.ofSeconds(1));
+        assertThat(store.ojs().rateLimitedQueues()).containsExactly("q");
+        assertThat(store.ojs().takeRateSlot("q", now)).isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(500))).isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(999))).isFalse();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1000))).as("a new window").isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1001))).isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1002))).isFalse();
+        store.ojs().setQueuePaused("q", true);
+        assertThat(store.ojs().pausedQueues()).containsExactly("q");
+        assertThat(store.ojs().rateLimitedQueues()).as("pausing keeps the limit").containsExactly("q");
+        store.ojs().setQueueRateLimit("q", null, null);
+        assertThat(store.ojs().rateLimitedQueues()).isEmpty();
+    }
+
+    @Test
+    void anOjsWorkerIsItsLastBeat() {
+        assertThat(store.ojs().findWorker("w")).isEmpty();
+        store.ojs().putWorker(new OjsWorker("w", "running", now, "{}"));
+        store.ojs().putWorker(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
+        assertThat(store.ojs().findWorker("w")).contains(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
     }
 
     @Test

@@ -1,0 +1,325 @@
+package dev.baton.server.store;
+
+import static dev.baton.server.store.Rows.micros;
+
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+
+/** {@link OjsStore} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
+final class JdbcOjsStore implements OjsStore {
+    private final JdbcStore store;
+
+    JdbcOjsStore(JdbcStore store) {
+        this.store = store;
+    }
+
+
+    private static final String OJS_COLUMNS = "seq, id, queue, state, priority, run_at, deadline, worker_id, version, document";
+
+    private static OjsRow ojsRow(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
+        return new OjsRow(rs.getLong("seq"), rs.getString("id"), rs.getString("queue"), rs.getString("state"), rs.getInt("priority"),
+                Rows.instant(rs, "run_at"), Rows.instant(rs, "deadline"), rs.getString("worker_id"), rs.getLong("version"),
+                rs.getString("document"));
+    }
+
+    @Override
+    public boolean insertJob(OjsRow row, Instant now) {
+        try {
+            return insertOjsRow(row, now);
+        } catch (RuntimeException e) {
+            // Two nodes pushing one client-chosen id at once: the loser's insert violates the key.
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof SQLException sql && store.isUniqueViolation(sql)) return false;
+            }
+            throw e;
+        }
+    }
+
+    private boolean insertOjsRow(OjsRow row, Instant now) {
+        return store.write(h -> {
+            if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
+                return false;
+            }
+            insert(h, row, null, now);
+            return true;
+        });
+    }
+
+    private static void insert(Handle h, OjsRow row, String uniqueKey, Instant now) {
+        h.createUpdate("INSERT INTO ojs_job (id, queue, state, priority, run_at, deadline, worker_id, version, document, created, modified, unique_key)"
+                        + " VALUES (:id, :queue, :state, :priority, :runAt, :deadline, :worker, 0, :document, :now, :now, :unique)")
+                .bind("id", row.id()).bind("queue", row.queue()).bind("state", row.state()).bind("priority", row.priority())
+                .bind("runAt", micros(row.runAt())).bind("deadline", micros(row.deadline())).bind("worker", row.workerId())
+                .bind("document", row.document()).bind("now", micros(now)).bind("unique", uniqueKey)
+                .execute();
+    }
+
+    private static boolean update(Handle h, OjsRow next, Instant now) {
+        return h.createUpdate("UPDATE ojs_job SET queue = :queue, state = :state, priority = :priority, run_at = :runAt,"
+                        + " deadline = :deadline, worker_id = :worker, document = :document, version = version + 1, modified = :now"
+                        + " WHERE id = :id AND version = :version")
+                .bind("id", next.id()).bind("queue", next.queue()).bind("state", next.state()).bind("priority", next.priority())
+                .bind("runAt", micros(next.runAt())).bind("deadline", micros(next.deadline())).bind("worker", next.workerId())
+                .bind("document", next.document()).bind("version", next.version()).bind("now", micros(now))
+                .execute() == 1;
+    }
+
+    @Override
+    public Optional<OjsRow> findJob(String id) {
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id = :id").bind("id", id).map(JdbcOjsStore::ojsRow).findOne());
+    }
+
+    @Override
+    public boolean updateJob(OjsRow next, Instant now) {
+        return store.write(h -> update(h, next, now));
+    }
+
+    @Override
+    public List<OjsRow> jobs(String queue, String state, int limit) {
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE queue = :queue AND state = :state"
+                        + " ORDER BY priority DESC, seq ASC LIMIT :limit")
+                .bind("queue", queue).bind("state", state).bind("limit", limit).map(JdbcOjsStore::ojsRow).list());
+    }
+
+    @Override
+    public List<OjsRow> jobsInStates(Collection<String> states, int limit) {
+        if (states.isEmpty()) return List.of();
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE state IN (<states>) ORDER BY seq ASC LIMIT :limit")
+                .bindList("states", List.copyOf(states)).bind("limit", limit).map(JdbcOjsStore::ojsRow).list());
+    }
+
+    @Override
+    public List<OjsRow> dueJobs(Instant now, int limit) {
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE (run_at IS NOT NULL AND run_at <= :now)"
+                        + " OR (deadline IS NOT NULL AND deadline <= :now) ORDER BY seq ASC LIMIT :limit")
+                .bind("now", micros(now)).bind("limit", limit).map(JdbcOjsStore::ojsRow).list());
+    }
+
+    @Override
+    public boolean deleteJob(String id, long version) {
+        return store.write(h -> h.createUpdate("DELETE FROM ojs_job WHERE id = :id AND version = :version")
+                .bind("id", id).bind("version", version).execute() == 1);
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> counts() {
+        return store.read(h -> {
+            Map<String, Map<String, Long>> counts = new TreeMap<>();
+            h.createQuery("SELECT queue, state, COUNT(*) AS n FROM ojs_job GROUP BY queue, state")
+                    .map((rs, ctx) -> Map.entry(rs.getString("queue"), Map.entry(rs.getString("state"), rs.getLong("n"))))
+                    .forEach(e -> counts.computeIfAbsent(e.getKey(), q -> new TreeMap<>()).put(e.getValue().getKey(), e.getValue().getValue()));
+            h.createQuery("SELECT name FROM ojs_queue").mapTo(String.class)
+                    .forEach(q -> counts.computeIfAbsent(q, x -> new TreeMap<>()));
+            return counts;
+        });
+    }
+
+    @Override
+    public void appendEvent(String type, String queue, String jobId, String data, Instant now) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_event (type, queue, job_id, data, created) VALUES (:type, :queue, :job, :data, :now)")
+                .bind("type", type).bind("queue", queue).bind("job", jobId).bind("data", data).bind("now", micros(now))
+                .execute());
+    }
+
+    @Override
+    public List<OjsEvent> events(Collection<String> types, Collection<String> queues, int limit) {
+        return store.read(h -> {
+            StringBuilder sql = new StringBuilder("SELECT seq, type, queue, job_id, data, created FROM ojs_event WHERE 1 = 1");
+            if (!types.isEmpty()) sql.append(" AND type IN (<types>)");
+            if (!queues.isEmpty()) sql.append(" AND queue IN (<queues>)");
+            sql.append(" ORDER BY seq DESC LIMIT :limit");
+            Query q = h.createQuery(sql.toString()).bind("limit", limit);
+            if (!types.isEmpty()) q.bindList("types", List.copyOf(types));
+            if (!queues.isEmpty()) q.bindList("queues", List.copyOf(queues));
+            return q.map((rs, ctx) -> new OjsEvent(rs.getLong("seq"), rs.getString("type"), rs.getString("queue"), rs.getString("job_id"),
+                    rs.getString("data"), Rows.instant(rs, "created"))).list();
+        });
+    }
+
+    @Override
+    public void setQueuePaused(String queue, boolean paused) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_queue (name, paused) VALUES (:name, :paused)"
+                        + " ON CONFLICT (name) DO UPDATE SET paused = excluded.paused")
+                .bind("name", queue).bind("paused", paused ? 1 : 0).execute());
+    }
+
+    @Override
+    public Set<String> pausedQueues() {
+        return store.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE paused = 1").mapTo(String.class).list()));
+    }
+
+    private static OjsCron ojsCron(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
+        return new OjsCron(rs.getString("name"), Rows.instant(rs, "next_run"), rs.getLong("version"), rs.getString("document"));
+    }
+
+    @Override
+    public void putCron(OjsCron cron, Instant now) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_cron (name, next_run, version, document, created) VALUES (:name, :next, 0, :document, :now)"
+                        + " ON CONFLICT (name) DO UPDATE SET next_run = excluded.next_run, version = 0, document = excluded.document")
+                .bind("name", cron.name()).bind("next", micros(cron.nextRun())).bind("document", cron.document()).bind("now", micros(now))
+                .execute());
+    }
+
+    @Override
+    public List<OjsCron> crons() {
+        return store.read(h -> h.createQuery("SELECT name, next_run, version, document FROM ojs_cron ORDER BY name").map(JdbcOjsStore::ojsCron).list());
+    }
+
+    @Override
+    public boolean deleteCron(String name) {
+        return store.write(h -> h.createUpdate("DELETE FROM ojs_cron WHERE name = :name").bind("name", name).execute() == 1);
+    }
+
+    @Override
+    public boolean updateCron(OjsCron next) {
+        return store.write(h -> h.createUpdate("UPDATE ojs_cron SET next_run = :next, document = :document, version = version + 1"
+                        + " WHERE name = :name AND version = :version")
+                .bind("name", next.name()).bind("next", micros(next.nextRun())).bind("document", next.document())
+                .bind("version", next.version()).execute() == 1);
+    }
+
+    // ---- levels 3 and 4, graceful shutdown ---------------------------------------------------
+
+    @Override
+    public List<OjsRow> jobsById(Collection<String> ids) {
+        if (ids.isEmpty()) return List.of();
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
+                .bindList("ids", List.copyOf(ids)).map(JdbcOjsStore::ojsRow).list());
+    }
+
+    @Override
+    public Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now) {
+        return store.write(h -> {
+            if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
+                throw new StoreException(StoreException.Reason.CONFLICT, "a job with id " + row.id() + " exists");
+            }
+            // The key's row: on PostgreSQL the upsert holds its row lock until this transaction
+            // commits, so a concurrent push of the same key (any node) waits here, and its next
+            // statement (READ COMMITTED: a new snapshot) sees this one's job. SQLite has one writer.
+            h.createUpdate("INSERT INTO ojs_unique (key, touched) VALUES (:key, :now) ON CONFLICT (key) DO UPDATE SET touched = excluded.touched")
+                    .bind("key", unique.key()).bind("now", micros(now)).execute();
+            Optional<OjsRow> conflict = conflict(h, unique);
+            if (conflict.isPresent()) {
+                if (unique.replace() == null) return conflict;
+                if (!update(h, unique.replace().apply(conflict.get()), now)) return conflict;
+            }
+            insert(h, row, unique.key(), now);
+            return Optional.empty();
+        });
+    }
+
+    @Override
+    public int pruneUniqueKeys(Instant before) {
+        return store.write(h -> h.createUpdate("DELETE FROM ojs_unique WHERE touched < :before").bind("before", micros(before)).execute());
+    }
+
+    @Override
+    public Optional<OjsRow> uniqueConflict(OjsUnique unique) {
+        return store.read(h -> conflict(h, unique));
+    }
+
+    private static Optional<OjsRow> conflict(Handle h, OjsUnique unique) {
+        if (unique.states().isEmpty()) return Optional.empty();
+        Query q = h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE unique_key = :key AND state IN (<states>)"
+                        + (unique.since() != null ? " AND created >= :since" : "") + " ORDER BY seq ASC LIMIT 1")
+                .bind("key", unique.key()).bindList("states", List.copyOf(unique.states()));
+        if (unique.since() != null) q.bind("since", micros(unique.since()));
+        return q.map(JdbcOjsStore::ojsRow).findOne();
+    }
+
+    private static final String WORKFLOW_COLUMNS = "id, state, version, document";
+
+    private static OjsWorkflow workflow(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
+        return new OjsWorkflow(rs.getString("id"), rs.getString("state"), rs.getLong("version"), rs.getString("document"));
+    }
+
+    @Override
+    public void insertWorkflow(OjsWorkflow workflow, List<OjsRow> jobs, Instant now) {
+        store.unique("a workflow with id " + workflow.id() + " exists", () -> store.write(h -> {
+            h.createUpdate("INSERT INTO ojs_workflow (id, state, version, document, created, modified) VALUES (:id, :state, 0, :document, :now, :now)")
+                    .bind("id", workflow.id()).bind("state", workflow.state()).bind("document", workflow.document()).bind("now", micros(now))
+                    .execute();
+            for (OjsRow job : jobs) insert(h, job, null, now);
+            return null;
+        }));
+    }
+
+    @Override
+    public Optional<OjsWorkflow> findWorkflow(String id) {
+        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE id = :id").bind("id", id)
+                .map(JdbcOjsStore::workflow).findOne());
+    }
+
+    @Override
+    public boolean advanceWorkflow(OjsWorkflow next, List<OjsRow> newJobs, Instant now) {
+        return store.write(h -> {
+            int changed = h.createUpdate("UPDATE ojs_workflow SET state = :state, document = :document, version = version + 1, modified = :now"
+                            + " WHERE id = :id AND version = :version")
+                    .bind("id", next.id()).bind("state", next.state()).bind("document", next.document()).bind("version", next.version())
+                    .bind("now", micros(now)).execute();
+            if (changed != 1) return false;
+            for (OjsRow job : newJobs) insert(h, job, null, now);
+            return true;
+        });
+    }
+
+    @Override
+    public List<OjsWorkflow> workflowsInState(String state, String afterId, int limit) {
+        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE state = :state AND id > :after"
+                        + " ORDER BY id LIMIT :limit")
+                .bind("state", state).bind("after", afterId == null ? "" : afterId).bind("limit", limit).map(JdbcOjsStore::workflow).list());
+    }
+
+    @Override
+    public void setQueueRateLimit(String queue, Integer max, java.time.Duration window) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_queue (name, paused, rate_max, rate_window_ms) VALUES (:name, 0, :max, :window)"
+                        + " ON CONFLICT (name) DO UPDATE SET rate_max = excluded.rate_max, rate_window_ms = excluded.rate_window_ms")
+                .bind("name", queue).bind("max", max).bind("window", max == null ? null : window.toMillis()).execute());
+    }
+
+    @Override
+    public Set<String> rateLimitedQueues() {
+        return store.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE rate_max IS NOT NULL").mapTo(String.class).list()));
+    }
+
+    @Override
+    public boolean takeRateSlot(String queue, Instant now) {
+        return store.write(h -> {
+            boolean limited = h.createQuery("SELECT 1 FROM ojs_queue WHERE name = :name AND rate_max IS NOT NULL").bind("name", queue)
+                    .mapTo(Integer.class).findOne().isPresent();
+            if (!limited) return true;
+            // Two conditional updates, each atomic on its row (PostgreSQL re-checks the WHERE of a
+            // row another transaction changed meanwhile): open a new window, or count into this one.
+            int opened = h.createUpdate("UPDATE ojs_queue SET window_start = :now, window_count = 1 WHERE name = :name AND rate_max >= 1"
+                            + " AND (window_start IS NULL OR window_start <= :now - rate_window_ms * 1000 OR window_start > :now)")
+                    .bind("name", queue).bind("now", micros(now)).execute();
+            if (opened == 1) return true;
+            return h.createUpdate("UPDATE ojs_queue SET window_count = window_count + 1 WHERE name = :name AND window_count < rate_max"
+                            + " AND window_start > :now - rate_window_ms * 1000")
+                    .bind("name", queue).bind("now", micros(now)).execute() == 1;
+        });
+    }
+
+    @Override
+    public void putWorker(OjsWorker worker) {
+        store.write(h -> h.createUpdate("INSERT INTO ojs_worker (id, state, last_beat, document) VALUES (:id, :state, :beat, :document)"
+                        + " ON CONFLICT (id) DO UPDATE SET state = excluded.state, last_beat = excluded.last_beat, document = excluded.document")
+                .bind("id", worker.id()).bind("state", worker.state()).bind("beat", micros(worker.lastBeat())).bind("document", worker.document())
+                .execute());
+    }
+
+    @Override
+    public Optional<OjsWorker> findWorker(String id) {
+        return store.read(h -> h.createQuery("SELECT id, state, last_beat, document FROM ojs_worker WHERE id = :id").bind("id", id)
+                .map((rs, ctx) -> new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"), rs.getString("document")))
+                .findOne());
+    }
+}
