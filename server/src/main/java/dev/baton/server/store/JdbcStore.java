@@ -1186,6 +1186,18 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public void advertiseNode(String node, String url) {
+        write(h -> h.createUpdate("UPDATE node SET advertise_url = :url WHERE id = :id").bind("url", url).bind("id", node).execute());
+    }
+
+    @Override
+    public Optional<String> liveNodeUrl(String node, Instant aliveSince) {
+        return read(h -> h.createQuery("SELECT advertise_url FROM node WHERE id = :id AND stopped IS NULL AND last_heartbeat >= :since"
+                        + " AND advertise_url IS NOT NULL")
+                .bind("id", node).bind("since", micros(aliveSince)).mapTo(String.class).findOne());
+    }
+
+    @Override
     public ClusterCounts clusterCounts(String node, Instant aliveSince) {
         return read(h -> h.createQuery("SELECT"
                         + " (SELECT COUNT(*) FROM job WHERE status = 0) AS pending,"
