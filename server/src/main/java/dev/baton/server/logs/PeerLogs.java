@@ -42,7 +42,7 @@ final class PeerLogs implements AutoCloseable {
     private final String self;
     private final Duration nodeTimeout;
     private final Clock clock;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
     private final Map<JobUuid, String> sources = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<JobUuid, String> eldest) {
