@@ -158,11 +158,21 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
     private Snapshot readHere(Project project, Job job, long after) {
         JobUuid uuid = job.uuid();
         JobLog log = logs.logFor(uuid);
-        if (ended(job.status()) && !logs.isLive(uuid) && !log.isSealed()) {
+        if (ended(job.status()) && !log.isSealed() && (!logs.isLive(uuid) || runnerMovedAway(job))) {
             log.seal(job.status().wireName(), job.lease(), outputs.get(project.uuid(), uuid).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
         }
         JobLog.Read read = log.read(after, PAGE_ENTRIES, PAGE_BYTES, () -> outputs.get(project.uuid(), uuid).orElse(null));
         return Snapshot.of(job.status().wireName(), log, read);
+    }
+
+    /**
+     * The job's attempt is still live here, but its runner's channel is on another node now (it
+     * reconnected there and finished): no entry can reach this node any more, and nothing here
+     * would end the attempt's live log, so it is sealed for its readers. Asked only of an ended
+     * job still live here, which a runner that stays connected leaves at once.
+     */
+    private boolean runnerMovedAway(Job job) {
+        return job.runnerId() != null && store.runnerNode(job.runnerId()).filter(nodeId::equals).isEmpty();
     }
 
     /** Ended for a reader: nothing more will run. A retried job goes back to pending, which is not an end. */

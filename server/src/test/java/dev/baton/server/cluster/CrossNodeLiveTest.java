@@ -178,6 +178,29 @@ class CrossNodeLiveTest {
     }
 
     @Test
+    void aFollowerSeesTheEndWhenTheRunnerMovedToAnotherNodeAndFinishedThere() throws Exception {
+        Handle h = newRunner();
+        TestRunner runner = connect(nodeA, h);
+        ClaimedJob job = runningJob(runner, nodeA);
+        Log log = new Log(runner, job);
+        log.send("before the move\n");
+        SseLines follower = follow(nodeB, job.uuid(), null);
+        assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "before the move\n")));
+
+        // The runner's connection to node a breaks; it reconnects to node c and finishes there.
+        runner.crash();
+        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        TestRunner again = connect(nodeC, h);
+        again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
+        again.expect(ServerMessage.Ack.class);
+        complete(again, job, "before the move\nafter the move\n");
+
+        // Node a still numbers the log (the follower keeps its seqs) and sees that no entry can come any more.
+        assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "after the move\n")));
+        assertThat(follower.nextEvent().event()).isEqualTo("end");
+    }
+
+    @Test
     void onlyANodeTokenForTheJobReadsAnotherNodesLog() throws Exception {
         TestRunner runner = connect(nodeA, newRunner());
         ClaimedJob job = runningJob(runner, nodeA);
@@ -309,8 +332,9 @@ class CrossNodeLiveTest {
             String id = null;
             String event = null;
             String data = null;
+            long until = System.nanoTime() + WAIT.toNanos(); // keep-alive comments do not count
             while (true) {
-                String line = lines.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+                String line = lines.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
                 assertThat(line).as("an event within " + WAIT).isNotNull();
                 if (line.equals(CLOSED)) return null;
                 if (line.isEmpty()) {
