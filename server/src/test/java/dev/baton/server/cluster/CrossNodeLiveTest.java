@@ -216,6 +216,13 @@ class CrossNodeLiveTest {
         assertThat(raw(nodeA, path, keys.issue("node-b", JobUuid.random(), now)).statusCode()).as("a token for another job").isEqualTo(401);
         assertThat(keys.verify(keys.issue("node-b", job.uuid(), now), now)).as("and a node token is no registry token").isEmpty();
 
+        // Each node advertised where it listens (GET /v0/nodes shows it).
+        JsonNode nodes = get(nodeB, "/v0/nodes").path("nodes");
+        for (JsonNode n : nodes) {
+            if (n.path("id").asText().equals("node-a")) assertThat(n.path("advertise_url").asText()).isEqualTo("http://127.0.0.1:" + nodeA.port());
+        }
+        assertThat(nodes.findValuesAsText("id")).contains("node-a", "node-b", "node-c");
+
         HttpResponse<String> held = raw(nodeA, path, keys.issue("node-b", job.uuid(), now));
         assertThat(held.statusCode()).isEqualTo(200);
         assertThat(Wire.mapper().readTree(held.body()).path("entries").findValuesAsText("text")).containsExactly("secret-ish output\n");
