@@ -131,6 +131,12 @@ final class BenchServer implements AutoCloseable {
         }
     }
 
+    /** A GET answered as a stream (Server-Sent Events), with the admin token. */
+    HttpResponse<java.io.InputStream> stream(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path)).header("Authorization", "Bearer " + admin).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+    }
+
     JsonNode post(String path, Object body) {
         try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))

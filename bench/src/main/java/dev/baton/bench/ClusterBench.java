@@ -14,7 +14,8 @@ import java.util.Map;
  * {@code bench/run cluster}: several server nodes on one PostgreSQL (issue 14). Three nodes run in
  * this process on one fresh schema; measured: dispatch latency with the submission on node 1 and
  * the waiting runner on node 2 (the job crosses by NOTIFY), the same with both on node 2, and
- * lifecycle throughput with runners and submitters spread over the three nodes; then lifecycle
+ * lifecycle throughput with runners and submitters spread over the three nodes, live log latency
+ * from a runner on node 1 to followers on nodes 1 and 2 ({@link LiveLogLatency}); then lifecycle
  * throughput of one node on a fresh schema of the same database, for comparison. All nodes share
  * this machine's cores: three nodes in one process show the cost of coordination, not the gain of
  * more machines.
@@ -49,6 +50,13 @@ final class ClusterBench {
                 LifecycleThroughput.Result three = LifecycleThroughput.run(nodes, runners, o.slots(), o.jobs());
                 json.put("lifecycle_throughput_three_nodes", three);
                 table.add(Bench.row("lifecycle, " + NODES + " nodes, R=" + runners + " S=" + o.slots(), describe(three)));
+
+                Bench.log("live log latency, runner on node 1, followers on nodes 1 and 2: " + o.samples() + " entries");
+                LiveLogLatency.Result logs = LiveLogLatency.run(nodes.get(0), nodes.get(1), o.samples(), warmup);
+                json.put("live_log_latency", logs);
+                table.add(Bench.row("live log, runner and follower on node 1 (n=" + logs.sameNode().count() + ")", Bench.summary(logs.sameNode())));
+                table.add(Bench.row("live log, runner on node 1, follower on node 2 (n=" + logs.acrossNodes().count() + ")",
+                        Bench.summary(logs.acrossNodes())));
             } finally {
                 for (BenchServer n : nodes.reversed()) n.close();
             }

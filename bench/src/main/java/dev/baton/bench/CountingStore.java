@@ -584,6 +584,16 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public void advertiseNode(String node, String url) {
+        delegate.advertiseNode(node, url);
+    }
+
+    @Override
+    public Optional<String> liveNodeUrl(String node, Instant aliveSince) {
+        return delegate.liveNodeUrl(node, aliveSince);
+    }
+
+    @Override
     public dev.baton.server.store.ClusterCounts clusterCounts(String node, Instant aliveSince) {
         return delegate.clusterCounts(node, aliveSince);
     }

@@ -105,6 +105,11 @@ final class SimRunner implements WebSocket.Listener {
         }
     }
 
+    /** Sends a line of stdout for a held job (its ack is matched like a heartbeat's, with nothing timed). */
+    synchronized void log(ClaimedJob job, long seq, String text) {
+        send(RunnerMessage.Log.text(job.uuid(), job.lease(), seq, dev.baton.protocol.message.LogStream.STDOUT, 0, text));
+    }
+
     /** Whether heartbeat ack latencies go to the recorder (off during warm-up). */
     void recordHeartbeats(boolean on) {
         recordHeartbeats = on;

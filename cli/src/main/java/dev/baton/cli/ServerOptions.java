@@ -81,6 +81,9 @@ final class ServerOptions {
     @Option(names = "--quarantine-window", description = "the sliding window quarantine counts failures in (default 1h)")
     String quarantineWindow;
 
+    @Option(names = "--advertise-url", description = "how the other server nodes reach this one (default http://host:port; live logs across nodes)")
+    String advertiseUrl;
+
     @Option(names = "--blob-store", description = "directory (default) or s3: where blobs, registry metadata and job output live")
     String blobStore;
 
@@ -135,6 +138,7 @@ final class ServerOptions {
         put(m, "audit_retention", auditRetention);
         put(m, "quarantine_threshold", quarantineThreshold);
         put(m, "quarantine_window", quarantineWindow);
+        put(m, "advertise_url", advertiseUrl);
         put(m, "blob_store", blobStore);
         put(m, "blob_dir", blobDir);
         put(m, "s3_endpoint", s3Endpoint);

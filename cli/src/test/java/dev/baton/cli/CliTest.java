@@ -212,7 +212,8 @@ class CliTest {
                 "--token-submissions-per-minute", "1", "--audit-retention", "1d",
                 "--blob-store", "s3", "--blob-dir", "b", "--s3-endpoint", "http://e", "--s3-region", "r", "--s3-bucket", "b",
                 "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
-                "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h");
+                "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h",
+                "--advertise-url", "http://a");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

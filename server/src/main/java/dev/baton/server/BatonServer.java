@@ -76,6 +76,7 @@ public final class BatonServer implements AutoCloseable {
         this.adminToken = AdminToken.resolve(config.adminToken(), dataDir);
         this.store = b.store != null ? b.store : StoreFactory.open(config.databaseUrl(), dataDir);
         List<AutoCloseable> toClose = new ArrayList<>();
+        List<AfterHttpStart> afterStart = new ArrayList<>();
         try {
             // Blobs, registry metadata and job output: a directory or an S3-compatible bucket.
             BlobStorage storage = BlobStorage.open(config.blobs(), dataDir);
@@ -103,6 +104,8 @@ public final class BatonServer implements AutoCloseable {
                 if (module instanceof AutoCloseable c) toClose.add(c);
                 modules.add(module);
             }
+            if (events instanceof AfterHttpStart a) afterStart.add(a);
+            for (RouteModule m : modules) if (m instanceof AfterHttpStart a) afterStart.add(a);
             this.app = Javalin.create(cfg -> {
                 cfg.concurrency.useVirtualThreads = true;
                 cfg.startup.showJavalinBanner = false;
@@ -118,6 +121,8 @@ public final class BatonServer implements AutoCloseable {
                 modules.forEach(m -> m.addRoutes(cfg));
             });
             app.start();
+            String advertised = advertiseUrl();
+            afterStart.forEach(a -> a.afterHttpStart(advertised));
         } catch (RuntimeException e) {
             closeQuietly(toClose);
             store.close();
@@ -214,6 +219,20 @@ public final class BatonServer implements AutoCloseable {
                 LOG.warn("closing {} failed", c.getClass().getSimpleName(), e);
             }
         }
+    }
+
+    /** How the other nodes reach this one: advertise_url, or this process's host and bound port (a wildcard host: the machine's name). */
+    private String advertiseUrl() {
+        if (config.advertiseUrl() != null) return config.advertiseUrl();
+        String host = config.host();
+        if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                host = "127.0.0.1";
+            }
+        }
+        return "http://" + urlHost(host) + ":" + app.port();
     }
 
     private static String urlHost(String host) {

@@ -6,6 +6,7 @@ import dev.baton.server.console.ConsoleEvents;
 import dev.baton.server.console.ConsoleModule;
 import dev.baton.server.console.ConsolePages;
 import dev.baton.server.console.ConsoleSignIn;
+import dev.baton.server.logs.LogRoutes;
 import dev.baton.server.registry.Images;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.metrics.MetricsRoutes;
@@ -42,7 +43,10 @@ public final class ServerAssembly {
                 })
                 .module(w -> parts.channel.routes())
                 .module(w -> parts.channel.controlRoutes())
-                .module(w -> parts.channel.logRoutes())
+                .module(w -> {
+                    parts.logs = parts.channel.logRoutes(parts.tokens);
+                    return parts.logs;
+                })
                 .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), new PrincipalGrants(w.access().authenticator(), w.store()),
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
@@ -53,12 +57,13 @@ public final class ServerAssembly {
                 .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.access().authenticator()),
                         new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),
                                 Images.in(w.storage())),
-                        new ConsoleEvents(parts.channel.changes()), parts.channel.logStream(), w.publicUrl()));
+                        new ConsoleEvents(parts.channel.changes()), parts.logs.unguarded(), w.publicUrl()));
     }
 
     /** Objects made by one factory and used by the next, while BatonServer builds itself. */
     private static final class Parts {
         RegistryTokens tokens;
         RunnerChannel channel;
+        LogRoutes logs;
     }
 }

@@ -5,6 +5,7 @@ import dev.baton.server.BeforeHttpStop;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.cluster.ClusterBus;
+import dev.baton.server.cluster.ClusterChanges;
 import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.ActiveJob;
@@ -27,7 +28,7 @@ import dev.baton.server.output.OutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
-import io.javalin.http.Handler;
+import dev.baton.server.token.NodeTokens;
 import dev.baton.server.token.PullTokens;
 import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
@@ -74,6 +75,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final ClusterBus bus;
     private final Clock clock;
     private final ClusterGauges clusterGauges;
+    private final ClusterChanges clusterChanges;
 
     public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
         this(store, config, clock, pullTokens, outputs, metrics, ClusterBus.open(config.databaseUrl(), config.dataDir(), config.nodeId()));
@@ -87,6 +89,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.outputs = outputs;
         this.bus = bus;
         this.clock = clock;
+        this.clusterChanges = new ClusterChanges(changes, bus, clock);
         this.deadlines = new Deadlines(clock);
         this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout(), changes);
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
@@ -105,9 +108,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 .map(dev.baton.server.dispatch.PendingReason.Code::wireName).toList(), explainer::pendingByReason);
     }
 
-    /** What watchers (the console) hear: the changes dispatch sees. */
+    /** What watchers (the console) hear: the changes dispatch sees, on this node and (relayed over the bus) on the others. */
     public Changes changes() {
-        return changes;
+        return clusterChanges.watched();
     }
 
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */
@@ -125,14 +128,13 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return new RunnerControlRoutes(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout());
     }
 
-    /** {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails, whole logs from stored output. */
-    public RouteModule logRoutes() {
-        return new LogRoutes(store, outputs, logs);
-    }
-
-    /** The job log handler of {@link #logRoutes} for the console, which checks its own sign-in first (the /v0 route is guarded by AccessControl in front of it). */
-    public Handler logStream() {
-        return new LogRoutes(store, outputs, logs).unguarded();
+    /**
+     * {@code GET /v0/projects/{p}/jobs/{j}/logs}: live logs from this node's tails or from the node
+     * holding the runner's channel (asked with {@code tokens}; not on a single node), whole logs from
+     * stored output. Its {@link LogRoutes#unguarded()} handler serves the console.
+     */
+    public LogRoutes logRoutes(NodeTokens tokens) {
+        return new LogRoutes(store, outputs, logs, bus == ClusterBus.LOCAL ? null : tokens, config.nodeId(), config.nodeTimeout(), clock);
     }
 
     @Override
@@ -158,7 +160,10 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                     case ClusterEvent.AttemptEnded e -> lifecycle.attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
                     case ClusterEvent.CancelRunner c -> lifecycle.runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
                     case ClusterEvent.ToRunner t -> sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
+                    case ClusterEvent.Watching w -> clusterChanges.heard(w);
+                    case ClusterEvent.Changed c -> clusterChanges.heard(c);
                     case ClusterEvent.Resync r -> {
+                        clusterChanges.heard(r);
                         lifecycle.sweepQuietly();
                         dispatcher.jobFinished();
                     }
@@ -216,6 +221,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     public void start() {
         lifecycle.recover();
         bus.start(this::onClusterEvent);
+        clusterChanges.start();
         readTimer.start();
         deadlines.start();
         long every = Math.max(10, config.heartbeatFlushInterval().toMillis());
@@ -274,6 +280,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         lifecycle.shutdown();
         logs.close();
         deadlines.close();
+        clusterChanges.close();
         bus.close();
     }
 
@@ -286,6 +293,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         sweeper.shutdownNow();
         flusher.shutdownNow();
         deadlines.close();
+        clusterChanges.close();
         bus.close();
         lifecycle.halt();
     }

@@ -162,6 +162,7 @@ final class RunnerControlRoutes implements RouteModule {
         v.put("stopped", n.stopped() == null ? null : n.stopped().toString());
         v.put("runners", n.runners());
         v.put("in_flight", n.inFlight());
+        v.put("advertise_url", n.advertiseUrl());
         return v;
     }
 

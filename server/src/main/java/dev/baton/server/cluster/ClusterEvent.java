@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.protocol.id.JobUuid;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What one node tells the others after a commit (PostgreSQL NOTIFY). Each is a wake-up or a
@@ -31,6 +33,16 @@ public sealed interface ClusterEvent {
     /** A server message for a runner (drain, update) as wire JSON, delivered by the node holding its channel. */
     record ToRunner(long runnerId, String message) implements ClusterEvent {}
 
+    /** The sender has console watchers: send it your job and runner changes for a while ({@link ClusterChanges}). */
+    record Watching() implements ClusterEvent {}
+
+    /** Jobs and runners that changed on the sender, for the consoles of the nodes that are {@link Watching}. */
+    record Changed(boolean runners, List<JobUuid> jobs) implements ClusterEvent {
+        public Changed {
+            jobs = List.copyOf(jobs);
+        }
+    }
+
     /** This node may have missed events (its listener reconnected): look at everything again. */
     record Resync() implements ClusterEvent {}
 
@@ -47,6 +59,12 @@ public sealed interface ClusterEvent {
             case CancelRunner c -> o.put("type", "cancel").put("job", c.job().toString()).put("attempt", c.attempt())
                     .put("runner", c.runnerId()).put("reason", c.reason());
             case ToRunner t -> o.put("type", "to_runner").put("runner", t.runnerId()).put("message", t.message());
+            case Watching w -> o.put("type", "watching");
+            case Changed c -> {
+                o.put("type", "changed").put("runners", c.runners());
+                var jobs = o.putArray("jobs");
+                for (JobUuid j : c.jobs()) jobs.add(j.toString());
+            }
             case Resync r -> o.put("type", "resync");
         }
         return o.toString();
@@ -65,6 +83,8 @@ public sealed interface ClusterEvent {
                 case "cancel" -> new CancelRunner(JobUuid.parse(o.path("job").asText()), o.path("attempt").asInt(),
                         o.path("runner").asLong(), o.path("reason").asText());
                 case "to_runner" -> new ToRunner(o.path("runner").asLong(), o.path("message").asText());
+                case "watching" -> new Watching();
+                case "changed" -> new Changed(o.path("runners").asBoolean(), jobs(o.path("jobs")));
                 case "resync" -> new Resync();
                 default -> null;
             };
@@ -72,6 +92,12 @@ public sealed interface ClusterEvent {
         } catch (Exception e) {
             return null;
         }
+    }
+
+    private static List<JobUuid> jobs(JsonNode array) {
+        List<JobUuid> jobs = new ArrayList<>();
+        for (JsonNode j : array) jobs.add(JobUuid.parse(j.asText()));
+        return jobs;
     }
 
     record Received(String from, ClusterEvent event) {}

@@ -33,7 +33,9 @@ public final class ConfigLoader {
             "blob_store", "blob_dir", "s3_endpoint", "s3_region", "s3_bucket", "s3_prefix", "s3_access_key_id",
             "s3_secret_access_key", "s3_path_style", "s3_part_size",
             // Flaky-runner quarantine (docs/scheduling.md).
-            "quarantine_threshold", "quarantine_window");
+            "quarantine_threshold", "quarantine_window",
+            // Live logs across nodes (docs/decisions/0016-cross-node-live.md).
+            "advertise_url");
 
     private ConfigLoader() {}
 
@@ -127,7 +129,8 @@ public final class ConfigLoader {
                 duration(v, "audit_retention", d.auditRetention()),
                 blobs(v),
                 v.containsKey("quarantine_threshold") ? (int) number(v.get("quarantine_threshold"), 0, 10_000) : d.quarantineThreshold(),
-                duration(v, "quarantine_window", d.quarantineWindow()));
+                duration(v, "quarantine_window", d.quarantineWindow()),
+                v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl());
     }
 
     private static BlobSettings blobs(Map<String, Value> v) {

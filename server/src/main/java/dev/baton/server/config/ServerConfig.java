@@ -28,6 +28,9 @@ import java.time.Duration;
  * @param tokenSubmissionsPerMinute runs one API token may submit a minute (0: no limit; the admin token is never limited)
  * @param auditRetention         how long audit events are kept
  * @param blobs                  where blobs, registry metadata and job output are stored
+ * @param quarantineThreshold    infrastructure failures within quarantineWindow that quarantine a runner (0: never)
+ * @param quarantineWindow       the sliding window quarantine counts failures in
+ * @param advertiseUrl           how the other nodes reach this one (live logs across nodes); null derives it from host and the bound port
  */
 public record ServerConfig(
         String host,
@@ -52,7 +55,8 @@ public record ServerConfig(
         Duration auditRetention,
         BlobSettings blobs,
         int quarantineThreshold,
-        Duration quarantineWindow) {
+        Duration quarantineWindow,
+        String advertiseUrl) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
@@ -66,6 +70,17 @@ public record ServerConfig(
         if (quarantineWindow == null || quarantineWindow.isNegative() || quarantineWindow.isZero()) {
             throw new IllegalArgumentException("quarantine_window must be longer than zero");
         }
+    }
+
+    /** The settings before live logs across nodes: the advertised address is derived from host and port. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
+            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
+            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval,
+            String nodeId, Duration nodeTimeout, int tokenSubmissionsPerMinute, Duration auditRetention, BlobSettings blobs,
+            int quarantineThreshold, Duration quarantineWindow) {
+        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
+                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
+                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, quarantineThreshold, quarantineWindow, null);
     }
 
     /** The settings before the flaky-runner quarantine (issue 19), which is then off. */
@@ -93,7 +108,7 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow);
+                quarantineThreshold, quarantineWindow, advertiseUrl);
     }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -124,14 +139,16 @@ public record ServerConfig(
                 DEFAULT_AUDIT_RETENTION,
                 BlobSettings.directoryDefault(),
                 DEFAULT_QUARANTINE_THRESHOLD,
-                DEFAULT_QUARANTINE_WINDOW);
+                DEFAULT_QUARANTINE_WINDOW,
+                null);
     }
 
     /** This config quarantining a runner after {@code threshold} infrastructure failures within {@code window} (0: off). */
     public ServerConfig withQuarantine(int threshold, Duration window) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window);
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window,
+                advertiseUrl);
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
@@ -139,7 +156,7 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow);
+                quarantineThreshold, quarantineWindow, advertiseUrl);
     }
 
     /** This config with another submission limit per API token (0: none). */
@@ -147,6 +164,6 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow);
+                quarantineThreshold, quarantineWindow, advertiseUrl);
     }
 }

@@ -41,6 +41,11 @@ public final class Changes {
         return () -> listeners.remove(listener);
     }
 
+    /** True while anyone listens (a console is open on this node). */
+    public boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
     public void runners() {
         raise(RUNNERS);
     }

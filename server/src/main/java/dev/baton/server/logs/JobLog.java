@@ -121,6 +121,16 @@ final class JobLog {
         }
     }
 
+    /** True once a runner's entries reached this log on this node (an attempt ran here), as opposed to a log only cut from stored output. */
+    boolean wasLive() {
+        lock.lock();
+        try {
+            return !attempts.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     boolean isSealed() {
         lock.lock();
         try {

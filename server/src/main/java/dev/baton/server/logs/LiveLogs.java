@@ -71,6 +71,19 @@ public final class LiveLogs implements AutoCloseable {
         return live.containsKey(job);
     }
 
+    /**
+     * True when this node numbers the job's log itself: an attempt runs here, or ran here and its
+     * log is still kept. Another node's reader is then served this node's entries (docs/decisions/0016-cross-node-live.md).
+     */
+    public boolean heldLive(JobUuid job) {
+        if (live.containsKey(job)) return true;
+        JobLog log;
+        synchronized (idle) {
+            log = idle.get(job);
+        }
+        return log != null && log.wasLive();
+    }
+
     /** The job's log, made empty when this node knows nothing of it yet. */
     JobLog logFor(JobUuid job) {
         synchronized (idle) {

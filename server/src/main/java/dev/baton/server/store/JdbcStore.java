@@ -1182,13 +1182,25 @@ abstract class JdbcStore implements Store {
 
     @Override
     public List<Node> nodes() {
-        return read(h -> h.createQuery("SELECT n.id, n.started, n.last_heartbeat, n.stopped,"
+        return read(h -> h.createQuery("SELECT n.id, n.started, n.last_heartbeat, n.stopped, n.advertise_url,"
                         + " (SELECT COUNT(*) FROM runner r WHERE r.node_id = n.id) AS runners,"
                         + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = n.id AND j.status IN (1, 2)) AS in_flight"
                         + " FROM node n ORDER BY n.id")
                 .map((rs, ctx) -> new Node(rs.getString("id"), Rows.instant(rs, "started"), Rows.instant(rs, "last_heartbeat"),
-                        Rows.instant(rs, "stopped"), rs.getInt("runners"), rs.getInt("in_flight")))
+                        Rows.instant(rs, "stopped"), rs.getInt("runners"), rs.getInt("in_flight"), rs.getString("advertise_url")))
                 .list());
+    }
+
+    @Override
+    public void advertiseNode(String node, String url) {
+        write(h -> h.createUpdate("UPDATE node SET advertise_url = :url WHERE id = :id").bind("url", url).bind("id", node).execute());
+    }
+
+    @Override
+    public Optional<String> liveNodeUrl(String node, Instant aliveSince) {
+        return read(h -> h.createQuery("SELECT advertise_url FROM node WHERE id = :id AND stopped IS NULL AND last_heartbeat >= :since"
+                        + " AND advertise_url IS NOT NULL")
+                .bind("id", node).bind("since", micros(aliveSince)).mapTo(String.class).findOne());
     }
 
     @Override

@@ -373,6 +373,15 @@ public interface Store extends AutoCloseable {
 
     List<Node> nodes();
 
+    /** Where the other nodes reach {@code node} (its {@code advertise_url}), written once it listens. */
+    void advertiseNode(String node, String url);
+
+    /**
+     * The address {@code node} advertised, if it is alive (not stopped, heartbeat since
+     * {@code aliveSince}) and advertised one: a dead node is never asked (docs/decisions/0016-cross-node-live.md).
+     */
+    Optional<String> liveNodeUrl(String node, Instant aliveSince);
+
     /** Cluster-wide figures computed from the store (metrics). */
     ClusterCounts clusterCounts(String node, Instant aliveSince);
 

@@ -45,9 +45,14 @@ import java.util.UUID;
  * Every token has issuer {@link #ISSUER} and audience {@link #AUDIENCE}; a JWT for another
  * audience is never accepted here.
  */
-public final class RegistryTokens implements PullTokens {
+public final class RegistryTokens implements PullTokens, NodeTokens {
     public static final String ISSUER = "baton";
     public static final String AUDIENCE = "baton-registry";
+    /** The audience of node-to-node tokens ({@link NodeTokens}): never accepted by {@link #verify}. */
+    public static final String NODE_AUDIENCE = "baton-node";
+    /** A node token's validity either side of its issue time: nodes' clocks may differ a little. */
+    static final Duration NODE_TOKEN_SLACK = Duration.ofMinutes(1);
+    private static final String JOB_CLAIM = "job";
     public static final Duration USER_TOKEN_TTL = Duration.ofMinutes(15);
     static final String KEY_FILE = "registry-signing-key.jwk";
     private static final String ACCESS_CLAIM = "access";
@@ -114,6 +119,36 @@ public final class RegistryTokens implements PullTokens {
         return sign(runner.toString(), List.of(new Access(Access.PROJECT, project.toString(), Set.of("pull"))), now, pullTokenTtl);
     }
 
+    @Override
+    public String issue(String fromNode, dev.baton.protocol.id.JobUuid job, Instant now) {
+        JWTClaimsSet claims = new JWTClaimsSet.Builder()
+                .issuer(ISSUER)
+                .audience(NODE_AUDIENCE)
+                .subject("node:" + fromNode)
+                .issueTime(Date.from(now))
+                .notBeforeTime(Date.from(now.minus(NODE_TOKEN_SLACK)))
+                .expirationTime(Date.from(now.plus(NODE_TOKEN_SLACK)))
+                .claim(JOB_CLAIM, job.toString())
+                .build();
+        return signed(claims);
+    }
+
+    @Override
+    public boolean verify(String token, dev.baton.protocol.id.JobUuid job, Instant now) {
+        try {
+            SignedJWT jwt = SignedJWT.parse(token);
+            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) return false;
+            JWTClaimsSet claims = jwt.getJWTClaimsSet();
+            Date exp = claims.getExpirationTime();
+            Date nbf = claims.getNotBeforeTime();
+            return ISSUER.equals(claims.getIssuer()) && claims.getAudience() != null && claims.getAudience().equals(List.of(NODE_AUDIENCE))
+                    && job.toString().equals(claims.getStringClaim(JOB_CLAIM))
+                    && exp != null && now.isBefore(exp.toInstant()) && nbf != null && !now.isBefore(nbf.toInstant());
+        } catch (ParseException | JOSEException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** A user token for the given access, valid for {@link #USER_TOKEN_TTL}. */
     public IssuedToken issueUserToken(List<Access> access, Instant now) {
         return issueUserToken("admin", access, now);
@@ -158,6 +193,10 @@ public final class RegistryTokens implements PullTokens {
                 .jwtID(UUID.randomUUID().toString())
                 .claim(ACCESS_CLAIM, access.stream().map(Access::toClaim).toList())
                 .build();
+        return signed(claims);
+    }
+
+    private String signed(JWTClaimsSet claims) {
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.ES256).keyID(key.getKeyID()).build(), claims);
         try {
             jwt.sign(signer);

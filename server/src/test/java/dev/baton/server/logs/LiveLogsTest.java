@@ -109,6 +109,17 @@ class LiveLogsTest {
     }
 
     @Test
+    void aSingleNodeServesNoOtherNodeAndAsksNone() throws Exception {
+        ClaimedJob job = running();
+        log(job, LogStream.STDOUT, "here only\n");
+        // SQLite is one node: the route between nodes is not there, whatever the credential.
+        var r = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + "/cluster/jobs/" + job.uuid() + "/logs"))
+                .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(get(logsPath(job), 200).get("entries")).hasSize(1);
+    }
+
+    @Test
     void logsStreamedUnderTheCurrentLeaseAreServedAndStaleOnesAreRefused() throws Exception {
         ClaimedJob job = running();
         log(job, LogStream.STDOUT, "warming up\n");

@@ -64,6 +64,21 @@ abstract class NodeStoreContract {
     }
 
     @Test
+    void aNodesAdvertisedAddressIsGivenOnlyWhileItLives() {
+        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        assertThat(store.liveNodeUrl("a", T0.minusSeconds(30))).as("not advertised yet").isEmpty();
+        store.advertiseNode("a", "http://10.0.0.11:7701");
+        assertThat(store.liveNodeUrl("a", T0.minusSeconds(30))).contains("http://10.0.0.11:7701");
+        assertThat(store.liveNodeUrl("nobody", T0.minusSeconds(30))).isEmpty();
+        assertThat(store.liveNodeUrl("a", T0.plusSeconds(1))).as("no heartbeat since").isEmpty();
+        // A restart under the same id keeps the row's address until it advertises its own.
+        store.registerNode("a", T0.plusSeconds(10), T0.plusSeconds(10).plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(20));
+        assertThat(store.liveNodeUrl("a", T0)).contains("http://10.0.0.11:7701");
+        store.stopNode("a", T0.plusSeconds(11), T0.plusSeconds(11).plus(HEARTBEAT_TIMEOUT));
+        assertThat(store.liveNodeUrl("a", T0)).as("stopped").isEmpty();
+    }
+
+    @Test
     void aRegisteredNodeHeartbeatsAndAnUnknownOneIsToldItIsNotRegistered() {
         store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         assertThat(store.recordLiveness("a", T0.plusSeconds(5), Map.of(), Map.of())).isTrue();

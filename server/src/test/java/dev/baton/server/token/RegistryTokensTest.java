@@ -53,6 +53,24 @@ class RegistryTokensTest {
     }
 
     @Test
+    void nodeTokensAreForOneJobWithinAMinuteEitherSideAndNeverRegistryTokens(@TempDir Path otherDir) {
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
+        dev.baton.protocol.id.JobUuid job = dev.baton.protocol.id.JobUuid.random();
+        String token = tokens.issue("node-b", job, NOW);
+
+        assertThat(tokens.verify(token, job, NOW)).isTrue();
+        assertThat(tokens.verify(token, job, NOW.minus(RegistryTokens.NODE_TOKEN_SLACK))).as("a clock a minute behind").isTrue();
+        assertThat(tokens.verify(token, job, NOW.plus(RegistryTokens.NODE_TOKEN_SLACK).minusMillis(1))).isTrue();
+        assertThat(tokens.verify(token, job, NOW.plus(RegistryTokens.NODE_TOKEN_SLACK))).as("expired").isFalse();
+        assertThat(tokens.verify(token, job, NOW.minus(RegistryTokens.NODE_TOKEN_SLACK).minusSeconds(1))).as("not yet valid").isFalse();
+        assertThat(tokens.verify(token, dev.baton.protocol.id.JobUuid.random(), NOW)).as("another job").isFalse();
+        assertThat(tokens.verify(token, NOW)).as("no registry token").isEmpty();
+        assertThat(tokens.verify(tokens.issue(RunnerUuid.random(), ProjectUuid.random(), NOW), job, NOW)).as("a pull token is no node token").isFalse();
+        assertThat(RegistryTokens.open(otherDir, Duration.ofMinutes(5)).verify(token, job, NOW)).as("another cluster's key").isFalse();
+        assertThat(tokens.verify("not a token", job, NOW)).isFalse();
+    }
+
+    @Test
     void theKeyIsPersistedPrivatelyAndSurvivesARestart() throws Exception {
         String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5)).issue(RunnerUuid.random(), ProjectUuid.random(), NOW);
         Path key = dataDir.resolve(RegistryTokens.KEY_FILE);
