@@ -57,8 +57,9 @@ public record JobView(
     /**
      * One claim of the job: its runner, how it ended, the runner's decline code and reason if it
      * declined, and the machine fingerprint its runner sent (with {@code running}, or with a
-     * {@code noisy_machine} decline).
+     * {@code noisy_machine} decline). {@code warm}: whether the runner held the job's image when it
+     * claimed it (image affinity), null when it reported no images.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
-            String declineCode, String declineReason, MachineFingerprint fingerprint) {}
+            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm) {}
 }

@@ -33,7 +33,9 @@ public final class ConfigLoader {
             "blob_store", "blob_dir", "s3_endpoint", "s3_region", "s3_bucket", "s3_prefix", "s3_access_key_id",
             "s3_secret_access_key", "s3_path_style", "s3_part_size",
             // Flaky-runner quarantine (docs/scheduling.md).
-            "quarantine_threshold", "quarantine_window");
+            "quarantine_threshold", "quarantine_window",
+            // Image affinity (docs/scheduling.md).
+            "image_affinity");
 
     private ConfigLoader() {}
 
@@ -127,7 +129,16 @@ public final class ConfigLoader {
                 duration(v, "audit_retention", d.auditRetention()),
                 blobs(v),
                 v.containsKey("quarantine_threshold") ? (int) number(v.get("quarantine_threshold"), 0, 10_000) : d.quarantineThreshold(),
-                duration(v, "quarantine_window", d.quarantineWindow()));
+                duration(v, "quarantine_window", d.quarantineWindow()),
+                v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity());
+    }
+
+    private static boolean bool(Value value) {
+        return switch (text(value).toLowerCase(Locale.ROOT)) {
+            case "true", "on" -> true;
+            case "false", "off" -> false;
+            default -> throw new ConfigException(value.source() + " must be true or false, got '" + text(value) + "'");
+        };
     }
 
     private static BlobSettings blobs(Map<String, Value> v) {

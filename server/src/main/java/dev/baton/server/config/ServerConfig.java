@@ -52,7 +52,8 @@ public record ServerConfig(
         Duration auditRetention,
         BlobSettings blobs,
         int quarantineThreshold,
-        Duration quarantineWindow) {
+        Duration quarantineWindow,
+        boolean imageAffinity) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
@@ -60,6 +61,9 @@ public record ServerConfig(
     /** Quarantine is off unless configured: 0 infrastructure failures never quarantine (docs/scheduling.md). */
     public static final int DEFAULT_QUARANTINE_THRESHOLD = 0;
     public static final Duration DEFAULT_QUARANTINE_WINDOW = Duration.ofHours(1);
+
+    /** Image affinity is on unless turned off (docs/scheduling.md, "Image affinity"). */
+    public static final boolean DEFAULT_IMAGE_AFFINITY = true;
 
     public ServerConfig {
         if (quarantineThreshold < 0) throw new IllegalArgumentException("quarantine_threshold must be 0 (off) or more");
@@ -75,7 +79,8 @@ public record ServerConfig(
             String nodeId, Duration nodeTimeout, int tokenSubmissionsPerMinute, Duration auditRetention, BlobSettings blobs) {
         this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
                 acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
-                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, DEFAULT_QUARANTINE_THRESHOLD, DEFAULT_QUARANTINE_WINDOW);
+                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, DEFAULT_QUARANTINE_THRESHOLD, DEFAULT_QUARANTINE_WINDOW,
+                DEFAULT_IMAGE_AFFINITY);
     }
 
     /** The settings before nodes (issue 14), access control (issue 20) and blob storage, with their defaults. */
@@ -93,7 +98,7 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow);
+                quarantineThreshold, quarantineWindow, imageAffinity);
     }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -124,14 +129,23 @@ public record ServerConfig(
                 DEFAULT_AUDIT_RETENTION,
                 BlobSettings.directoryDefault(),
                 DEFAULT_QUARANTINE_THRESHOLD,
-                DEFAULT_QUARANTINE_WINDOW);
+                DEFAULT_QUARANTINE_WINDOW,
+                DEFAULT_IMAGE_AFFINITY);
     }
 
     /** This config quarantining a runner after {@code threshold} infrastructure failures within {@code window} (0: off). */
     public ServerConfig withQuarantine(int threshold, Duration window) {
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window);
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window, imageAffinity);
+    }
+
+    /** This config with image affinity on or off. */
+    public ServerConfig withImageAffinity(boolean enabled) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
+                quarantineThreshold, quarantineWindow, enabled);
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
@@ -139,7 +153,7 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow);
+                quarantineThreshold, quarantineWindow, imageAffinity);
     }
 
     /** This config with another submission limit per API token (0: none). */
@@ -147,6 +161,6 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow);
+                quarantineThreshold, quarantineWindow, imageAffinity);
     }
 }

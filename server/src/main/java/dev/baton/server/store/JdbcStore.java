@@ -682,6 +682,12 @@ abstract class JdbcStore implements Store {
      * same transaction. Empty (nothing changed) when the job is no longer pending.
      */
     protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+        return applyClaim(h, jobId, runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
+    }
+
+    /** {@link #applyClaim(Handle, long, long, LeaseId, Instant, Instant)}, recording whether the runner held the job's image ({@code filter}). */
+    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
+            ClaimFilter filter) {
         Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
                         + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
                         + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
@@ -689,11 +695,16 @@ abstract class JdbcStore implements Store {
                 .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
                 .bind("acceptUntil", micros(acceptUntil))
                 .map(Rows.JOB_MAPPER).findOne();
-        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
-                        + " VALUES (:job, :number, :lease, :runner, :now)")
+        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm)"
+                        + " VALUES (:job, :number, :lease, :runner, :now, :warm)")
                 .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
-                .bind("now", micros(now)).execute());
+                .bind("now", micros(now)).bind("warm", warmCode(filter.warm(j.config().digest()))).execute());
         return job;
+    }
+
+    /** job_attempt.warm: 1 warm, 0 cold, NULL unknown (an INTEGER in both dialects). */
+    private static Integer warmCode(Boolean warm) {
+        return warm == null ? null : warm ? 1 : 0;
     }
 
     @Override
@@ -986,6 +997,16 @@ abstract class JdbcStore implements Store {
                 .map(Rows.JOB_MAPPER).list());
     }
 
+
+    @Override
+    public Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
+        // The claim's own candidates and order, so the answer is the job the claim would take.
+        String head = candidates("job j") + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
+        return read(h -> h.createQuery("SELECT n.config FROM job n JOIN (" + head + ") c ON c.id = n.id")
+                .bind("runner", runnerId).bind("now", micros(now))
+                .mapTo(String.class).findOne()
+                .map(config -> Rows.config(config).digest()));
+    }
 
     @Override
     public boolean pendingRequiresLabels(Collection<Long> specIds) {

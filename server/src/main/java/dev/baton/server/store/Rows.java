@@ -38,7 +38,7 @@ final class Rows {
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
             + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
             + " queue_timeout, error_code, decline_backoff_until";
-    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint";
+    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint, warm";
 
     static Long micros(Instant t) {
         return t == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, t);
@@ -122,6 +122,10 @@ final class Rows {
                 rs.getLong("id"), rs.getLong("job_id"), rs.getInt("number"), new LeaseId(rs.getString("lease")),
                 rs.getLong("runner_id"), instant(rs, "claimed"), instant(rs, "started"), instant(rs, "ended"),
                 outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"),
-                rs.getString("fingerprint"));
+                rs.getString("fingerprint"), warm(nullableInt(rs, "warm")));
     };
+
+    private static Boolean warm(Integer stored) {
+        return stored == null ? null : stored == 1;
+    }
 }
