@@ -19,7 +19,8 @@ public final class HeldImages {
     static List<ImageDigest> check(String message, List<ImageDigest> images) {
         if (images == null) return null;
         if (images.size() > MAX) throw new IllegalArgumentException(message + ": at most " + MAX + " images");
-        if (images.contains(null)) throw new IllegalArgumentException(message + ": images must be digests");
+        // (List.of().contains(null) would throw: immutable lists refuse null queries.)
+        if (images.stream().anyMatch(java.util.Objects::isNull)) throw new IllegalArgumentException(message + ": images must be digests");
         if (new LinkedHashSet<>(images).size() != images.size()) throw new IllegalArgumentException(message + ": images must not repeat");
         return List.copyOf(images);
     }

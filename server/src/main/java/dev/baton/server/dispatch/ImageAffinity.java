@@ -20,9 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * spec goes first in its next pump, warm or not. Counts live on the node that serves the runner
  * and are dropped when it disconnects.
  */
-final class ImageAffinity {
+public final class ImageAffinity {
     /** How many jobs may go to warm runners ahead of a waiting runner before it goes first. */
-    static final int MAX_PASSES = 3;
+    public static final int MAX_PASSES = 3;
 
     private final boolean enabled;
     /** Runner id → jobs handed to warm runners ahead of it since it last got one. */
