@@ -311,7 +311,10 @@ public interface Store extends AutoCloseable {
      */
     java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter);
 
-    /** Whether a pending job of these specs requires runner labels (then an empty claim says nothing about other runners). */
+    /**
+     * Whether a pending job of these specs requires runner labels or is a runner's canary (then an
+     * empty claim says nothing about other runners).
+     */
     boolean pendingRequiresLabels(Collection<Long> specIds);
 
     // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
