@@ -81,6 +81,9 @@ final class ServerOptions {
     @Option(names = "--quarantine-window", description = "the sliding window quarantine counts failures in (default 1h)")
     String quarantineWindow;
 
+    @Option(names = "--image-affinity", description = "prefer a waiting runner that holds a job's image: true (default) or false (docs/scheduling.md)")
+    String imageAffinity;
+
     @Option(names = "--blob-store", description = "directory (default) or s3: where blobs, registry metadata and job output live")
     String blobStore;
 
@@ -135,6 +138,7 @@ final class ServerOptions {
         put(m, "audit_retention", auditRetention);
         put(m, "quarantine_threshold", quarantineThreshold);
         put(m, "quarantine_window", quarantineWindow);
+        put(m, "image_affinity", imageAffinity);
         put(m, "blob_store", blobStore);
         put(m, "blob_dir", blobDir);
         put(m, "s3_endpoint", s3Endpoint);
