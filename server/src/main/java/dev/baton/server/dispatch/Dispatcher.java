@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -286,8 +287,10 @@ public final class Dispatcher {
      * Records who got a job ({@code served}) and the specs of jobs that went to warm runners.
      */
     private void warmFirst(ImageAffinity affinity, List<Waiter> taken, List<Runnable> sends, Set<Long> served, Set<Long> warmSpecs) {
+        Map<Set<Long>, Boolean> pending = new HashMap<>(); // one cheap read per set of specs, as in serve
         for (Waiter w : taken) {
-            if (!affinity.due(w.session.runnerId()) || !store.hasPendingFor(w.specIds)) continue;
+            if (!affinity.due(w.session.runnerId()) || !w.session.isOpen()) continue;
+            if (!pending.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
             Instant now = clock.instant();
             var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
             if (claimed.isEmpty()) continue;
@@ -297,7 +300,7 @@ public final class Dispatcher {
         }
         for (Waiter w : taken) {
             List<ImageDigest> held = w.session.heldImages();
-            if (held == null || held.isEmpty()) continue;
+            if (held == null || held.isEmpty() || !pending.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
             while (w.slots > 0 && w.session.isOpen()) {
                 Instant now = clock.instant();
                 if (!affinity.warm(held, store.nextImage(w.session.runnerId(), now, claimFilter(w)))) break;
