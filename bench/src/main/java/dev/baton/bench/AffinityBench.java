@@ -59,7 +59,7 @@ final class AffinityBench {
     record Options(int waves, int perWave, int payloadMib, Path out) {
         static Options parse(String[] args) {
             int waves = 12, perWave = 2, payload = 40;
-            Path out = Path.of("bench/results");
+            Path out = Path.of("bench-results");
             for (int i = 0; i < args.length; i++) {
                 String v = i + 1 < args.length ? args[i + 1] : null;
                 switch (args[i]) {
