@@ -59,7 +59,8 @@ final class JobViews {
                 j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
                 q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
                 attempts == null ? null : startedFingerprint(attempts),
-                labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred());
+                labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred(),
+                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()));
     }
 
     /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */

@@ -289,6 +289,8 @@ class RunnerApiTest {
 
         JsonNode canary = created(s.post("/v0/runners/flaky/canary", Fixtures.runBody("web", "small", Map.of()))).path("job");
         assertThat(canary.path("status").asText()).isEqualTo("pending");
+        assertThat(canary.path("canary_for").asText()).isEqualTo(runner.path("uuid").asText());
+        assertThat(job.has("canary_for")).as("an ordinary job is no canary").isFalse();
         assertThat(s.get("/v0/audit?action=runner.canary_submitted").json().path("events")).hasSize(1);
         // Only the quarantined runner can claim it, although it is quarantined.
         long other = store.findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
