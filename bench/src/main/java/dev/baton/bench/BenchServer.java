@@ -39,11 +39,16 @@ final class BenchServer implements AutoCloseable {
     private volatile long lastProcessedNanos;
 
     private BenchServer(Path dataDir, String databaseUrl, String nodeId) throws IOException {
+        this(dataDir, databaseUrl, nodeId, ServerConfig.DEFAULT_IMAGE_AFFINITY);
+    }
+
+    private BenchServer(Path dataDir, String databaseUrl, String nodeId, boolean imageAffinity) throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
         ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), null,
                 d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
                 d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
         if (nodeId != null) config = config.withNode(nodeId, d.nodeTimeout());
+        config = config.withImageAffinity(imageAffinity);
         this.store = new CountingStore(StoreFactory.open(databaseUrl, dataDir), () -> {
             lastProcessedNanos = System.nanoTime();
             processed.incrementAndGet();
@@ -54,7 +59,12 @@ final class BenchServer implements AutoCloseable {
     }
 
     static BenchServer start(Path dataDir, String databaseUrl) throws IOException {
-        BenchServer s = new BenchServer(dataDir, databaseUrl, null);
+        return start(dataDir, databaseUrl, ServerConfig.DEFAULT_IMAGE_AFFINITY);
+    }
+
+    /** A server with image affinity on or off (docs/scheduling.md; the affinity benchmark compares both). */
+    static BenchServer start(Path dataDir, String databaseUrl, boolean imageAffinity) throws IOException {
+        BenchServer s = new BenchServer(dataDir, databaseUrl, null, imageAffinity);
         s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
         s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
         return s;
@@ -70,6 +80,11 @@ final class BenchServer implements AutoCloseable {
         nodes.getFirst().post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
         nodes.getFirst().post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
         return nodes;
+    }
+
+    /** The admin token (the affinity benchmark pushes its images with it). */
+    String adminToken() {
+        return admin;
     }
 
     CountingStore store() {

@@ -421,6 +421,11 @@ final class CountingStore implements Store {
         return delegate.hasPendingFor(specIds);
     }
 
+    @Override
+    public java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, dev.baton.server.store.ClaimFilter filter) {
+        return delegate.nextImage(runnerId, now, filter);
+    }
+
     // Open Job Spec: not measured by the benchmark, passed through.
 
     @Override

@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
         subcommands = {
             RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
             RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
-            RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Label.class
+            RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Canary.class, RunnersCommand.Label.class
         })
 final class RunnersCommand {
     @Command(name = "create", description = {"Register a runner; prints its key once,",
@@ -136,6 +136,27 @@ final class RunnersCommand {
         @Override
         JsonNode call(ApiClient api) {
             return api.post("/v0/runners/" + seg(runner) + "/release", null);
+        }
+    }
+
+    @Command(name = "canary", description = {"Submit a canary job for a quarantined runner: only it takes the job, and when the",
+            "job passes (every iteration exits 0) the quarantine lifts; when it fails, it stays (docs/scheduling.md).",
+            "The job is a run like `baton run`: an image of the project, or a command after --."})
+    static final class Canary extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
+        @Option(names = "--project", required = true, description = "the project the canary runs in (its image registry)") String project;
+        @Option(names = "--spec", required = true, description = "one of the runner's specs") String spec;
+        @Option(names = "--image", description = "an image of the project (digest or tag)") String image;
+        @Parameters(index = "1..*", paramLabel = "CMD", arity = "0..*", description = "the command (after --)") List<String> cmd;
+
+        @Override
+        JsonNode call(ApiClient api) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("project", project);
+            body.put("spec", spec);
+            if (image != null) body.put("image", image);
+            if (cmd != null && !cmd.isEmpty()) body.put("cmd", cmd);
+            return api.post("/v0/runners/" + seg(runner) + "/canary", body);
         }
     }
 

@@ -83,6 +83,8 @@ final class ServerOptions {
 
     @Option(names = "--advertise-url", description = "how the other server nodes reach this one (default http://host:port; live logs across nodes)")
     String advertiseUrl;
+    @Option(names = "--image-affinity", description = "prefer a waiting runner that holds a job's image: true (default) or false (docs/scheduling.md)")
+    String imageAffinity;
 
     @Option(names = "--blob-store", description = "directory (default) or s3: where blobs, registry metadata and job output live")
     String blobStore;
@@ -139,6 +141,7 @@ final class ServerOptions {
         put(m, "quarantine_threshold", quarantineThreshold);
         put(m, "quarantine_window", quarantineWindow);
         put(m, "advertise_url", advertiseUrl);
+        put(m, "image_affinity", imageAffinity);
         put(m, "blob_store", blobStore);
         put(m, "blob_dir", blobDir);
         put(m, "s3_endpoint", s3Endpoint);

@@ -104,6 +104,10 @@ class CliTest {
 
         assertThat(baton("orgs", "create", "--name", "acme", "--plan", "team").json().path("plan").asText()).isEqualTo("team");
         assertThat(baton("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
+        // A canary is only for a quarantined runner: the server's refusal is shown.
+        Result canary = baton("runners", "canary", "box", "--project", "web", "--spec", "small", "--", "true");
+        assertThat(canary.exit()).isEqualTo(1);
+        assertThat(canary.err()).contains("runner_not_quarantined");
 
         // An image the project's registry never received can never run: refused, nothing created.
         Result unknownImage = baton("run", "--project", "web", "--image", "sha256:" + "cd".repeat(32), "--spec", "small", "--", "true");
@@ -213,7 +217,7 @@ class CliTest {
                 "--blob-store", "s3", "--blob-dir", "b", "--s3-endpoint", "http://e", "--s3-region", "r", "--s3-bucket", "b",
                 "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
                 "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h",
-                "--advertise-url", "http://a");
+                "--advertise-url", "http://a", "--image-affinity", "false");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -1,6 +1,9 @@
 package dev.baton.router;
 
+import dev.baton.protocol.value.ImageDigest;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** A runner behind the router, connected or not. Touched only by the event loop. */
@@ -13,6 +16,10 @@ final class Downstream {
     int free;
     boolean waiting;
     Instant pollDeadline;
+    /** The labels it reported in its last {@code ready} (docs/scheduling.md, "Label routing"). */
+    Map<String, String> labels = Map.of();
+    /** The images it last reported holding, most recent first; null when it reports none (image affinity). */
+    List<ImageDigest> images;
 
     Downstream(String name, Set<String> specs) {
         this.name = name;
@@ -20,6 +27,12 @@ final class Downstream {
     }
 
     boolean canTake(HeldJob job) {
-        return link != null && waiting && free > 0 && specs.contains(job.spec()) && !job.declinedBy.contains(name);
+        return link != null && waiting && free > 0 && specs.contains(job.spec()) && !job.declinedBy.contains(name)
+                && labels.entrySet().containsAll(job.labels.entrySet());
+    }
+
+    /** Whether it holds the job's image (image affinity: such a runner is offered the job first). */
+    boolean holds(HeldJob job) {
+        return images != null && job.claimed != null && job.claimed.config() != null && images.contains(job.claimed.config().digest());
     }
 }

@@ -39,6 +39,12 @@ final class HeldJob {
     int terminalAt = -1;
     /** When the owner's connection dropped (null while connected). */
     Instant ownerGoneSince;
+    /**
+     * The labels the router advertised upstream when the job came (every waiting runner had
+     * them): the job's required labels are among them, so only a runner with all of them may
+     * take it (the claimed job does not name its required labels).
+     */
+    java.util.Map<String, String> labels = java.util.Map.of();
 
     HeldJob(JobUuid id, LeaseId lease, ClaimedJob claimed, State state, Instant now) {
         this.id = id;

@@ -8,6 +8,7 @@ import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.value.ImageDigest;
 import dev.baton.router.HeldJob.State;
 import dev.baton.router.policy.ProjectUsage;
 import dev.baton.router.policy.SchedulingPolicy;
@@ -60,7 +61,12 @@ public final class RouterCore {
     /** Informational in {@code ready}: the router's own machine (its runners may differ). */
     private static final String ARCH = dev.baton.protocol.value.Architecture.ofHost().map(a -> a.wireName()).orElse(System.getProperty("os.arch"));
 
-    private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots) {}
+    /** What the outstanding ready asked: also the labels and images it advertised for the runners behind the router. */
+    private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots, Map<String, String> labels, List<ImageDigest> images) {
+        Asked less() {
+            return slots <= 1 ? null : new Asked(specs, prefer, slots - 1, labels, images);
+        }
+    }
 
     public RouterCore(RouterSettings settings, SchedulingPolicy policy, Outbox outbox, RouterMetrics metrics, Clock clock, Upstream upstream) {
         this.settings = settings;
@@ -131,8 +137,9 @@ public final class RouterCore {
 
     private void received(ClaimedJob claimed) {
         Instant now = clock.instant();
-        if (asked != null) asked = asked.slots() <= 1 ? null : new Asked(asked.specs(), asked.prefer(), asked.slots() - 1);
         HeldJob h = new HeldJob(claimed.uuid(), claimed.lease(), claimed, State.QUEUED, now);
+        if (asked != null) h.labels = asked.labels();
+        if (asked != null) asked = asked.less();
         jobs.put(h.id, h);
         metrics.received();
         log.info("job {} attempt {} ({}) held for a runner", claimed.uuid(), claimed.attempt(), claimed.spec().slug());
@@ -196,10 +203,12 @@ public final class RouterCore {
         if (!upstreamOpen || quiet) return;
         Set<String> specs = new TreeSet<>();
         int free = 0;
+        List<Downstream> waiting = new ArrayList<>();
         for (Downstream r : runners.values()) {
             if (r.link == null || !r.waiting || r.free <= 0) continue;
             specs.addAll(r.specs);
             free += r.free;
+            waiting.add(r);
         }
         long queued = jobs.values().stream().filter(h -> h.state == State.QUEUED).count();
         int want = (int) Math.max(0, free - queued);
@@ -207,17 +216,21 @@ public final class RouterCore {
             if (asked != null && !asked.specs().isEmpty()) {
                 // Nobody behind the router waits any more (a runner left, or held jobs cover them):
                 // withdraw the wait, so that the server hands out nothing no runner can take.
-                asked = new Asked(Set.of(), List.of(), 1);
+                asked = new Asked(Set.of(), List.of(), 1, Map.of(), null);
                 upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", ARCH, "router", 1, List.of(), null));
             }
             return;
         }
         int slots = Math.min(1024, policy.slotsPerAsk(want));
         List<ProjectUuid> prefer = policy.preferProjects(usage, clock.instant());
-        if (asked != null && asked.specs().equals(specs) && asked.prefer().equals(prefer)) return;
-        asked = new Asked(specs, prefer, slots);
+        Map<String, String> labels = UpstreamView.labels(waiting);
+        List<ImageDigest> images = UpstreamView.images(waiting);
+        if (asked != null && asked.specs().equals(specs) && asked.prefer().equals(prefer) && asked.labels().equals(labels)
+                && Objects.equals(asked.images(), images)) return;
+        asked = new Asked(specs, prefer, slots, labels, images);
+        // Labels always (an empty map clears the last report); images when some runner reports them.
         upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", ARCH, "router",
-                slots, List.copyOf(specs), prefer.isEmpty() ? null : prefer));
+                slots, List.copyOf(specs), prefer.isEmpty() ? null : prefer, null, labels, images));
     }
 
     private void keepAlive(HeldJob h, Instant now) {
@@ -289,6 +302,10 @@ public final class RouterCore {
             return;
         }
         r.lastValid = now;
+        if (message instanceof RunnerMessage.Heartbeat hb && hb.images() != null) {
+            r.images = hb.images();
+            askUpstream(); // a waiting runner's cache changed: the union advertised upstream may too
+        }
         if (message instanceof RunnerMessage.Heartbeat hb && hb.job() == null) {
             link.send(new ServerMessage.Ack(null));
             return;
@@ -329,7 +346,8 @@ public final class RouterCore {
                 link.send(new ServerMessage.Ack(job));
             }
             case RunnerMessage.Heartbeat hb -> {
-                sendUp(h, hb);
+                // Its images are its own, not the router's: upstream they are part of the router's ready.
+                sendUp(h, new RunnerMessage.Heartbeat(hb.job(), hb.lease()));
                 link.send(new ServerMessage.Ack(job));
             }
             case RunnerMessage.Log l -> {
@@ -382,7 +400,12 @@ public final class RouterCore {
             r.link.send(new ServerMessage.Error("invalid_poll_timeout", "poll_timeout must be between 1 and 900, got " + poll));
             return;
         }
-        if (r.waiting) return; // a repeated ready changes nothing and is not activity
+        if (ready.labels() != null) r.labels = ready.labels();
+        if (ready.images() != null) r.images = ready.images();
+        if (r.waiting) {
+            askUpstream(); // a repeated ready is not activity, but may report other labels or images
+            return;
+        }
         r.lastValid = now;
         r.waiting = true;
         r.free = slots;
@@ -436,7 +459,7 @@ public final class RouterCore {
         Comparator<ProjectUuid> order = policy.order(usage, now);
         queued.sort((a, b) -> a.project() == null || b.project() == null ? 0 : order.compare(a.project(), b.project()));
         for (HeldJob h : queued) {
-            for (Downstream r : runners.values()) {
+            for (Downstream r : UpstreamView.warmFirst(runners.values(), h)) {
                 if (!r.canTake(h)) continue;
                 h.state = State.OFFERED;
                 h.owner = r.name;

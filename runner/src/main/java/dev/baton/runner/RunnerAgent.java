@@ -173,6 +173,11 @@ public final class RunnerAgent {
         }
     }
 
+    /** Tells the machine what the executor's image cache holds now (image affinity); nothing when it keeps none. */
+    private void reportHeldImages() {
+        executor.heldImages().ifPresent(held -> post(new Input.ImagesHeld(held.mostRecentFirst())));
+    }
+
     private int runLocked() throws InterruptedException {
         Map<JobUuid, String> killed = new LinkedHashMap<>();
         try {
@@ -192,6 +197,7 @@ public final class RunnerAgent {
         timers.scheduleWithFixedDelay(this::pumpOutput, LiveOutput.FLUSH_INTERVAL.toMillis(), LiveOutput.FLUSH_INTERVAL.toMillis(),
                 TimeUnit.MILLISECONDS);
         post(new Input.Start(clock.instant()));
+        reportHeldImages();
         try {
             while (true) {
                 Input input = inputs.take();
@@ -333,6 +339,7 @@ public final class RunnerAgent {
 
             @Override
             public void prepared() {
+                reportHeldImages();
                 post(new Input.Prepared(id, taken.get()));
             }
 

@@ -9,6 +9,7 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.RunnerCapabilities;
+import dev.baton.protocol.value.ImageDigest;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -50,16 +51,21 @@ public sealed interface RunnerMessage {
      * fair share. Absent, a ready means what it always meant.
      */
     record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels) implements RunnerMessage {
+                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels,
+                 List<ImageDigest> images) implements RunnerMessage {
         public static final int MAX_LIST = 1024;
 
         /**
          * {@code labels} (optional, issue 19): the {@code key=value} labels the runner reports of
          * itself (docs/scheduling.md, "Label routing"); absent from older runners, which keep
          * whatever they reported last. Checked by {@link dev.baton.protocol.value.Labels}.
+         *
+         * <p>{@code images} (optional, issue 19): the image digests the runner holds ready to run,
+         * most recently used first, at most {@link HeldImages#MAX}; see {@link HeldImages}.
          */
         public Ready {
             labels = labels == null ? null : dev.baton.protocol.value.Labels.of(labels);
+            images = HeldImages.check("ready", images);
             if (specs != null && specs.size() > MAX_LIST) throw new IllegalArgumentException("ready: at most " + MAX_LIST + " specs");
             if (preferProjects != null && preferProjects.size() > MAX_LIST) {
                 throw new IllegalArgumentException("ready: at most " + MAX_LIST + " prefer_projects");
@@ -71,7 +77,13 @@ public sealed interface RunnerMessage {
         /** A ready without labels (as runners before them sent it). */
         public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
                      List<ProjectUuid> preferProjects, RunnerCapabilities capabilities) {
-            this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, null);
+            this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, null, null);
+        }
+
+        /** A ready without held images (as runners before image affinity sent it). */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                     List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels) {
+            this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, labels, null);
         }
 
         /** A ready as a runner sends it: for all its specs, in the server's own order, with what its executor detected. */
@@ -134,7 +146,20 @@ public sealed interface RunnerMessage {
      * Liveness. With {@code job} and {@code lease} it keeps that attempt alive; without, it only
      * says the connection is alive (an idle runner).
      */
-    record Heartbeat(JobUuid job, LeaseId lease) implements RunnerMessage {}
+    /**
+     * {@code images} (optional, issue 19) is the runner's list of held images, sent only when it
+     * changed since the last {@code ready} or heartbeat on this connection (same rules as in
+     * {@link Ready}); absent means "unchanged".
+     */
+    record Heartbeat(JobUuid job, LeaseId lease, List<ImageDigest> images) implements RunnerMessage {
+        public Heartbeat {
+            images = HeldImages.check("heartbeat", images);
+        }
+
+        public Heartbeat(JobUuid job, LeaseId lease) {
+            this(job, lease, null);
+        }
+    }
 
     record Completed(JobUuid job, LeaseId lease, List<IterationResult> results) implements Terminal {}
 

@@ -35,6 +35,15 @@ public interface Executor {
         return RunnerCapabilities.executor(name());
     }
 
+    /**
+     * The images this executor can start without pulling, most recent first (issue 19, image
+     * affinity), or empty when it keeps no image cache (the process executor runs no images):
+     * then the runner reports none and the server treats it as neither warm nor cold.
+     */
+    default java.util.Optional<dev.baton.runner.oci.RecentImages> heldImages() {
+        return java.util.Optional.empty();
+    }
+
     /** Starts preparing the job in the background and returns its handle at once. */
     Execution prepare(ClaimedJob job, ExecutionEvents events);
 

@@ -42,6 +42,14 @@ import org.slf4j.LoggerFactory;
  * runc executor's rootfs.
  */
 public final class MicroVmExecutor implements Executor {
+    /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
+    private final dev.baton.runner.oci.RecentImages held = new dev.baton.runner.oci.RecentImages(dev.baton.protocol.message.HeldImages.MAX);
+
+    @Override
+    public java.util.Optional<dev.baton.runner.oci.RecentImages> heldImages() {
+        return java.util.Optional.of(held);
+    }
+
     private static final Logger log = LoggerFactory.getLogger(MicroVmExecutor.class);
     static final String PREFIX = "baton-vm-";
     /** Guest kernel, initramfs and page cache beside the job's own memory. */
@@ -332,6 +340,7 @@ public final class MicroVmExecutor implements Executor {
                 if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
                 throw e;
             }
+            held.used(job.config().digest()); // every layer is verified in the blob cache now
             ImageUser user = ImageUser.resolve(image.config().user(), rootfs);
             GuestJob guestJob = resolve(image.config(), user);
             Path baton = rootfs.resolve(".baton");

@@ -38,6 +38,14 @@ import org.slf4j.LoggerFactory;
  * {@code memory.oom_control}, v2 {@code memory.events}) before the container is deleted.
  */
 public final class RuncExecutor implements Executor {
+    /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
+    private final dev.baton.runner.oci.RecentImages held = new dev.baton.runner.oci.RecentImages(dev.baton.protocol.message.HeldImages.MAX);
+
+    @Override
+    public java.util.Optional<dev.baton.runner.oci.RecentImages> heldImages() {
+        return java.util.Optional.of(held);
+    }
+
     private static final Logger log = LoggerFactory.getLogger(RuncExecutor.class);
     static final String PREFIX = "baton-";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -259,6 +267,7 @@ public final class RuncExecutor implements Executor {
                 }
                 if (userns) chown(rootfs, options.idOffset(), options.idOffset());
                 process = resolveProcess(image.config());
+                held.used(job.config().digest()); // every layer is verified in the blob cache now
             } catch (LayerException e) {
                 throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
             } catch (IOException e) {

@@ -47,6 +47,16 @@ public sealed interface Input {
     /** An operating-system signal, already mapped to what it means (seed 002). */
     record SignalReceived(Signal signal, Instant now) implements Input {}
 
+    /**
+     * The images the executor holds, most recent first (image affinity): sent with the next
+     * {@code ready}, and with the next heartbeat when they changed since the last report.
+     */
+    record ImagesHeld(List<dev.baton.protocol.value.ImageDigest> images) implements Input {
+        public ImagesHeld {
+            images = List.copyOf(images);
+        }
+    }
+
     /** The executor reports progress while pulling or unpacking (sent as a preparing keep-alive). */
     record PrepareProgress(JobUuid job, String message) implements Input {}
 

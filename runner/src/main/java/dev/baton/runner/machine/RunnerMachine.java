@@ -124,6 +124,10 @@ public final class RunnerMachine {
      * open a second wait and send more jobs than there are slots).
      */
     private int readyRemaining;
+    /** The executor's held images (null: it keeps none, so none are reported); see {@link Input.ImagesHeld}. */
+    private List<dev.baton.protocol.value.ImageDigest> heldImages;
+    /** The server has not been told the current {@link #heldImages} on this link yet. */
+    private boolean heldImagesUnsent;
     private ServerMessage.Update pendingUpdate;
     private boolean updating;
 
@@ -201,6 +205,12 @@ public final class RunnerMachine {
             case Input.Finished f -> onFinished(f, out);
             case Input.UpdateInstalled u -> onUpdateInstalled(u, out);
             case Input.UpdateFailed u -> onUpdateFailed(u, out);
+            case Input.ImagesHeld i -> {
+                if (!i.images().equals(heldImages)) {
+                    heldImages = i.images();
+                    heldImagesUnsent = true;
+                }
+            }
         }
         return out;
     }
@@ -256,6 +266,7 @@ public final class RunnerMachine {
         sentOnLink.clear();
         ackedOnLink.clear();
         readyRemaining = 0;
+        heldImagesUnsent = heldImages != null; // a new connection (perhaps another node) knows nothing yet
         // Results first (seed 000: resent on the next connection before going idle).
         for (var it = pending.values().iterator(); it.hasNext(); ) {
             Pending p = it.next();
@@ -554,11 +565,11 @@ public final class RunnerMachine {
         now = t.now();
         if (link == Link.CONNECTED) {
             if (jobs.isEmpty()) {
-                out.add(new Effect.Send(new RunnerMessage.Heartbeat(null, null)));
+                out.add(new Effect.Send(new RunnerMessage.Heartbeat(null, null, imagesToReport())));
             }
             for (Held h : jobs.values()) {
                 if (h.stop == StopReason.STALE) continue;
-                if (h.phase == Phase.RUNNING) send(new RunnerMessage.Heartbeat(h.id(), h.lease()), out);
+                if (h.phase == Phase.RUNNING) send(new RunnerMessage.Heartbeat(h.id(), h.lease(), imagesToReport()), out);
                 else send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
             }
         }
@@ -833,7 +844,16 @@ public final class RunnerMachine {
         if (free <= 0) return;
         readyRemaining = free;
         send(new RunnerMessage.Ready(config.pollTimeoutSeconds(), config.os(),
-                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, null, null, config.capabilities(), config.labels().isEmpty() ? null : config.labels()), out);
+                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, null, null, config.capabilities(), config.labels().isEmpty() ? null : config.labels(),
+                heldImages), out);
+        heldImagesUnsent = false;
+    }
+
+    /** The held images when the server has not seen them on this link yet, else null (unchanged); at most once. */
+    private List<dev.baton.protocol.value.ImageDigest> imagesToReport() {
+        if (!heldImagesUnsent) return null;
+        heldImagesUnsent = false;
+        return heldImages;
     }
 
     private void maybeExit(List<Effect> out) {

@@ -124,6 +124,7 @@ class RuncExecutorTest {
 
     @Test
     void echoJobUsesTheImageCommandAndRunsEveryIteration() throws Exception {
+        assertThat(executor.heldImages().orElseThrow().mostRecentFirst()).as("nothing prepared yet").isEmpty();
         Recorder r = run(job(spec(256 * MIB, false), null, 2, List.of()));
         ExecutionResult result = result(r);
         assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.EXITED);
@@ -133,6 +134,8 @@ class RuncExecutorTest {
         });
         assertThat(r.started).isDone();
         assertThat(r.progress).contains("pulling manifest", "unpacking layer 1/1");
+        // Image affinity: once prepared, the image is one this runner holds (reported to the server).
+        assertThat(executor.heldImages().orElseThrow().mostRecentFirst()).containsExactly(image.digest());
         assertThat(containers()).isEmpty();
         // cleaned up before it reported
         assertThat(work.resolve("runner/bundles")).isEmptyDirectory();

@@ -137,6 +137,33 @@ class RunnerMachineTest {
     }
 
     @Test
+    void heldImagesGoWithEveryReadyAndWithOneHeartbeatWhenTheyChange() {
+        var a = dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64));
+        var b = dev.baton.protocol.value.ImageDigest.of("sha256:" + "b".repeat(64));
+        assertThat(in(new Input.Start(now))).containsExactly(new Effect.Connect());
+        in(new Input.ImagesHeld(List.of(a)));
+        RunnerMessage.Ready ready = (RunnerMessage.Ready) sent(in(new Input.ConnectionOpened(now))).stream()
+                .filter(m -> m instanceof RunnerMessage.Ready).findFirst().orElseThrow();
+        assertThat(ready.images()).containsExactly(a);
+        // Already told by the ready: the heartbeat says nothing about images.
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
+        // The cache changed while waiting: the next heartbeat carries the list once.
+        in(new Input.ImagesHeld(List.of(b, a)));
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null, List.of(b, a)));
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
+        // The same list again is no change.
+        in(new Input.ImagesHeld(List.of(b, a)));
+        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
+    }
+
+    @Test
+    void aRunnerWithoutAnImageCacheReportsNoImages() {
+        RunnerMessage.Ready ready = (RunnerMessage.Ready) sent(connected()).stream()
+                .filter(m -> m instanceof RunnerMessage.Ready).findFirst().orElseThrow();
+        assertThat(ready.images()).isNull();
+    }
+
+    @Test
     void idleTickSendsBareHeartbeat() {
         connected();
         assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));

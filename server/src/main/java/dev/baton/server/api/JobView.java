@@ -23,6 +23,7 @@ import java.util.Map;
  * read only) lists every claim with what its runner said when it declined. {@code fingerprint}
  * (single job and report reads) is the machine state of the attempt that started, as its runner
  * read it just before the workload ran (docs/scheduling.md); each attempt also carries its own.
+ * {@code canaryFor} is the quarantined runner a canary job is for (docs/scheduling.md, "Canary release").
  */
 public record JobView(
         JobUuid uuid,
@@ -52,13 +53,15 @@ public record JobView(
         List<AttemptView> attempts,
         MachineFingerprint fingerprint,
         Map<String, String> requireLabels,
-        Map<String, String> preferLabels) {
+        Map<String, String> preferLabels,
+        RunnerUuid canaryFor) {
 
     /**
      * One claim of the job: its runner, how it ended, the runner's decline code and reason if it
      * declined, and the machine fingerprint its runner sent (with {@code running}, or with a
-     * {@code noisy_machine} decline).
+     * {@code noisy_machine} decline). {@code warm}: whether the runner held the job's image when it
+     * claimed it (image affinity), null when it reported no images.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
-            String declineCode, String declineReason, MachineFingerprint fingerprint) {}
+            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm) {}
 }

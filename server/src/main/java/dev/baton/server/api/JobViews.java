@@ -59,7 +59,8 @@ final class JobViews {
                 j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
                 q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
                 attempts == null ? null : startedFingerprint(attempts),
-                labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred());
+                labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred(),
+                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()));
     }
 
     /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */
@@ -72,7 +73,7 @@ final class JobViews {
 
     private JobView.AttemptView attempt(Attempt a) {
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
-                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a));
+                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm());
     }
 
     /**

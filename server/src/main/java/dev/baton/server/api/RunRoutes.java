@@ -41,6 +41,31 @@ public final class RunRoutes implements RouteModule {
     @Override
     public void addRoutes(JavalinConfig config) {
         config.routes.post("/v0/run", this::run);
+        config.routes.post("/v0/runners/{runner}/canary", this::canary);
+    }
+
+    /**
+     * A canary for a quarantined runner (docs/scheduling.md, "Canary release"): the body is a runner
+     * run as for {@code POST /v0/run}; its job goes to that runner only, even while quarantined,
+     * and lifts the quarantine when it passes. Admin only (auth.RouteTable).
+     */
+    private void canary(Context ctx) {
+        String ref = ctx.pathParam("runner");
+        dev.baton.server.store.Runner runner = new Lookups(api.store()).runner(ref);
+        RunRequest request = api.body(ctx, RunRequest.class);
+        ValidRun run = validator.validate(request);
+        if (!(run instanceof ValidRun.OnRunner onRunner)) {
+            throw new dev.baton.server.http.ApiException(400, "canary_needs_runner",
+                    "a canary is a run on the runner (an image or a cmd with a spec), not results", "results");
+        }
+        if (!runner.isQuarantined()) {
+            throw dev.baton.server.http.ApiException.conflict("runner_not_quarantined", "runner '" + ref + "' is not quarantined; a canary lifts a quarantine");
+        }
+        if (api.store().runnerSpecs(runner.id()).stream().noneMatch(spec -> spec.id() == onRunner.spec().id())) {
+            throw new dev.baton.server.http.ApiException(409, "spec_not_served", "runner '" + ref + "' does not serve spec '"
+                    + onRunner.spec().slug() + "'; give the canary one of its specs", "spec");
+        }
+        Json.write(ctx, 201, submit(run, ctx.ip(), null, runner.id()));
     }
 
     private void run(Context ctx) {
@@ -57,7 +82,7 @@ public final class RunRoutes implements RouteModule {
         // Only runs that would be stored count against the token's limit; a refused one changes nothing.
         api.submissions().acquire(who, ctx);
         NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
-        Json.write(ctx, 201, submit(run, ctx.ip(), submitter));
+        Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null));
     }
 
     /** Checks a run body without submitting it (a schedule checks its run when it is created). */
@@ -70,11 +95,11 @@ public final class RunRoutes implements RouteModule {
      * no submitting user); {@code origin} is recorded on the job as where it came from.
      */
     RunView submit(RunRequest request, String origin) {
-        return submit(validator.validate(request), origin, null);
+        return submit(validator.validate(request), origin, null, null);
     }
 
-    /** Stores one validated run, as {@code POST /v0/run} does, and tells dispatch about its job. */
-    private RunView submit(ValidRun run, String origin, NewJob.Submitter submitter) {
+    /** Stores one validated run, as {@code POST /v0/run} does, and tells dispatch about its job; {@code canaryRunner} pins it to that runner. */
+    private RunView submit(ValidRun run, String origin, NewJob.Submitter submitter, Long canaryRunner) {
         Instant now = api.now();
         switch (run) {
             case ValidRun.Direct d -> {
@@ -89,7 +114,7 @@ public final class RunRoutes implements RouteModule {
                         r.timeout(), r.filePaths(), r.iterations());
                 Job job = api.store().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
-                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter, r.labels()),
+                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter, r.labels(), canaryRunner),
                         org.id(), now);
                 try {
                     api.jobEvents().jobSubmitted(job);

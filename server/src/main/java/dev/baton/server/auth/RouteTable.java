@@ -29,6 +29,7 @@ public final class RouteTable {
         add("PATCH /v0/runners/{runner}", ADMIN, "runner.updated");
         add("POST /v0/runners/{runner}/token", ADMIN, "runner.key_rotated");
         add("POST /v0/runners/{runner}/release", ADMIN, "runner.released");
+        add("POST /v0/runners/{runner}/canary", ADMIN, "runner.canary_submitted");
         add("GET /v0/runners/{runner}/specs", ANY, null);
         add("POST /v0/runners/{runner}/specs", ADMIN, "runner.spec_added");
         add("DELETE /v0/runners/{runner}/specs/{spec}", ADMIN, "runner.spec_removed");

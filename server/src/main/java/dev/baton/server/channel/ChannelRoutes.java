@@ -157,7 +157,10 @@ public final class ChannelRoutes implements RouteModule {
             case RunnerMessage.Preparing p -> touchAnd(session, () -> lifecycle.preparing(session, p));
             case RunnerMessage.Declined d -> touchAnd(session, () -> lifecycle.declined(session, d));
             case RunnerMessage.Running r -> touchAnd(session, () -> lifecycle.running(session, r));
-            case RunnerMessage.Heartbeat h -> touchAnd(session, () -> lifecycle.heartbeat(session, h));
+            case RunnerMessage.Heartbeat h -> {
+                session.reportImages(h.images());
+                yield touchAnd(session, () -> lifecycle.heartbeat(session, h));
+            }
             case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
             case RunnerMessage.Log l -> touchAnd(session, () -> lifecycle.log(session, l));
         };
@@ -184,6 +187,8 @@ public final class ChannelRoutes implements RouteModule {
             session.labelsStored(r.labels());
             LOG.info("runner {} reports labels {}", session.runner().slug(), r.labels());
         }
+        // Before the wait starts too: this very ready is matched by the images it reports.
+        session.reportImages(r.images());
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
         if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
         return null;

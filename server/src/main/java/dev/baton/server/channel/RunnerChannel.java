@@ -92,6 +92,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.clusterChanges = new ClusterChanges(changes, bus, clock);
         this.deadlines = new Deadlines(clock);
         this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout(), changes);
+        dispatcher.imageAffinity(config.imageAffinity());
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,

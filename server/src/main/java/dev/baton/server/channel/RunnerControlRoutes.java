@@ -76,13 +76,16 @@ final class RunnerControlRoutes implements RouteModule {
     /**
      * Known only while the runner is connected to this node, and only once it said {@code ready}
      * with capabilities (older runners do not): 409 {@code runner_not_connected} otherwise, as for
-     * the directives; {@code capabilities} is null from a runner that sent none.
+     * the directives; {@code capabilities} is null from a runner that sent none, {@code images}
+     * (the image digests it holds) null from a runner that reports none.
      */
     private void capabilities(Context ctx) {
         Connected c = connected(ctx);
         var body = new java.util.LinkedHashMap<String, Object>();
         body.put("runner", c.runner().uuid().toString());
         body.put("capabilities", c.session().capabilities().orElse(null));
+        // Image affinity (docs/scheduling.md): what the runner holds, most recent first; null if it reports none.
+        body.put("images", c.session().heldImages());
         Json.write(ctx, 200, body);
     }
 

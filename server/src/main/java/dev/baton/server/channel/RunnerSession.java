@@ -84,6 +84,22 @@ public final class RunnerSession {
         labels = stored;
     }
 
+    /**
+     * The image digests the runner last reported holding, most recent first (image affinity,
+     * docs/scheduling.md), or null when this connection reported none (older runners, executors
+     * without an image cache): then it is neither warm nor cold.
+     */
+    public java.util.List<dev.baton.protocol.value.ImageDigest> heldImages() {
+        return heldImages;
+    }
+
+    /** Records a {@code ready}'s or heartbeat's {@code images}; null (absent) keeps the last report. */
+    void reportImages(java.util.List<dev.baton.protocol.value.ImageDigest> images) {
+        if (images != null) heldImages = images;
+    }
+
+    private volatile java.util.List<dev.baton.protocol.value.ImageDigest> heldImages;
+
     public java.util.Optional<RunnerCapabilities> capabilities() {
         return java.util.Optional.ofNullable(capabilities);
     }

@@ -35,7 +35,9 @@ public final class ConfigLoader {
             // Flaky-runner quarantine (docs/scheduling.md).
             "quarantine_threshold", "quarantine_window",
             // Live logs across nodes (docs/decisions/0016-cross-node-live.md).
-            "advertise_url");
+            "advertise_url",
+            // Image affinity (docs/scheduling.md).
+            "image_affinity");
 
     private ConfigLoader() {}
 
@@ -130,7 +132,16 @@ public final class ConfigLoader {
                 blobs(v),
                 v.containsKey("quarantine_threshold") ? (int) number(v.get("quarantine_threshold"), 0, 10_000) : d.quarantineThreshold(),
                 duration(v, "quarantine_window", d.quarantineWindow()),
-                v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl());
+                v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl(),
+                v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity());
+    }
+
+    private static boolean bool(Value value) {
+        return switch (text(value).toLowerCase(Locale.ROOT)) {
+            case "true", "on" -> true;
+            case "false", "off" -> false;
+            default -> throw new ConfigException(value.source() + " must be true or false, got '" + text(value) + "'");
+        };
     }
 
     private static BlobSettings blobs(Map<String, Value> v) {

@@ -31,6 +31,7 @@ import java.time.Duration;
  * @param quarantineThreshold    infrastructure failures within quarantineWindow that quarantine a runner (0: never)
  * @param quarantineWindow       the sliding window quarantine counts failures in
  * @param advertiseUrl           how the other nodes reach this one (live logs across nodes); null derives it from host and the bound port
+ * @param imageAffinity          prefer a waiting runner that holds a job's image (docs/scheduling.md)
  */
 public record ServerConfig(
         String host,
@@ -56,7 +57,8 @@ public record ServerConfig(
         BlobSettings blobs,
         int quarantineThreshold,
         Duration quarantineWindow,
-        String advertiseUrl) {
+        String advertiseUrl,
+        boolean imageAffinity) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
@@ -64,6 +66,9 @@ public record ServerConfig(
     /** Quarantine is off unless configured: 0 infrastructure failures never quarantine (docs/scheduling.md). */
     public static final int DEFAULT_QUARANTINE_THRESHOLD = 0;
     public static final Duration DEFAULT_QUARANTINE_WINDOW = Duration.ofHours(1);
+
+    /** Image affinity is on unless turned off (docs/scheduling.md, "Image affinity"). */
+    public static final boolean DEFAULT_IMAGE_AFFINITY = true;
 
     public ServerConfig {
         if (quarantineThreshold < 0) throw new IllegalArgumentException("quarantine_threshold must be 0 (off) or more");
@@ -80,7 +85,8 @@ public record ServerConfig(
             int quarantineThreshold, Duration quarantineWindow) {
         this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
                 acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
-                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, quarantineThreshold, quarantineWindow, null);
+                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, quarantineThreshold, quarantineWindow, null,
+                DEFAULT_IMAGE_AFFINITY);
     }
 
     /** The settings before the flaky-runner quarantine (issue 19), which is then off. */
@@ -108,7 +114,7 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl);
+                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
     }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -140,7 +146,8 @@ public record ServerConfig(
                 BlobSettings.directoryDefault(),
                 DEFAULT_QUARANTINE_THRESHOLD,
                 DEFAULT_QUARANTINE_WINDOW,
-                null);
+                null,
+                DEFAULT_IMAGE_AFFINITY);
     }
 
     /** This config quarantining a runner after {@code threshold} infrastructure failures within {@code window} (0: off). */
@@ -148,7 +155,15 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window,
-                advertiseUrl);
+                advertiseUrl, imageAffinity);
+    }
+
+    /** This config with image affinity on or off. */
+    public ServerConfig withImageAffinity(boolean enabled) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
+                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
+                quarantineThreshold, quarantineWindow, advertiseUrl, enabled);
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
@@ -156,7 +171,7 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl);
+                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
     }
 
     /** This config with another submission limit per API token (0: none). */
@@ -164,6 +179,6 @@ public record ServerConfig(
         return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
                 heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl);
+                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
     }
 }

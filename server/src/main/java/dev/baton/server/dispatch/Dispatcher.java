@@ -5,6 +5,7 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.metrics.BatonMetrics;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,6 +82,8 @@ public final class Dispatcher {
     /** Runners that declined a job: their empty claim says nothing about other runners of the same specs. */
     private final Set<Long> runnersThatDeclined = ConcurrentHashMap.newKeySet();
     private AcceptanceTimeouts acceptanceTimeouts = job -> {};
+    /** Which waiting runner goes first (docs/scheduling.md, "Image affinity"); on unless the server setting turns it off. */
+    private volatile ImageAffinity affinity = new ImageAffinity(true);
     private final Changes changes;
 
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
@@ -101,6 +105,11 @@ public final class Dispatcher {
 
     public void onAcceptanceTimeout(AcceptanceTimeouts handler) {
         this.acceptanceTimeouts = handler;
+    }
+
+    /** The {@code image_affinity} setting: off, runners are served in the order they wait, as before it. */
+    public void imageAffinity(boolean enabled) {
+        this.affinity = new ImageAffinity(enabled);
     }
 
     /**
@@ -147,6 +156,7 @@ public final class Dispatcher {
             if (w != null && w.session == session) {
                 waiters.remove(session.runnerId());
                 deadlines.clear(pollKey(session.runnerId()));
+                affinity.forget(session.runnerId());
             }
         }
         changes.runners();
@@ -234,6 +244,10 @@ public final class Dispatcher {
 
     /** Claims for the waiters this pump holds; no lock is held here (every call is I/O). */
     private void serve(List<Waiter> taken, List<Runnable> sends) {
+        ImageAffinity affinity = this.affinity;
+        Set<Long> served = new HashSet<>();
+        Set<Long> warmSpecs = new HashSet<>();
+        if (affinity.enabled()) warmFirst(affinity, taken, sends, served, warmSpecs);
         Set<Set<Long>> exhausted = new HashSet<>();
         for (Waiter w : taken) {
             if (exhausted.contains(w.specIds)) continue;
@@ -245,7 +259,7 @@ public final class Dispatcher {
             }
             while (w.slots > 0 && w.session.isOpen()) {
                 Instant now = clock.instant();
-                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), w.filter);
+                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
                 if (claimed.isEmpty()) {
                     // Declines, a quarantine and labels exclude jobs for that runner only: the next
                     // waiter with the same specs may still claim.
@@ -256,9 +270,54 @@ public final class Dispatcher {
                     break;
                 }
                 w.slots--;
+                served.add(w.session.runnerId());
                 sends.add(hand(w.session, claimed.get(), now));
             }
         }
+        for (Waiter w : taken) {
+            long runner = w.session.runnerId();
+            if (served.contains(runner)) affinity.served(runner);
+            else if (w.specIds.stream().anyMatch(warmSpecs::contains)) affinity.passedOver(runner);
+        }
+    }
+
+    /**
+     * Image affinity's turn, before the ordinary claims ({@link ImageAffinity}): runners passed
+     * over too often claim first, then each runner whose next job's image it holds claims it.
+     * Records who got a job ({@code served}) and the specs of jobs that went to warm runners.
+     */
+    private void warmFirst(ImageAffinity affinity, List<Waiter> taken, List<Runnable> sends, Set<Long> served, Set<Long> warmSpecs) {
+        Map<Set<Long>, Boolean> pending = new HashMap<>(); // one cheap read per set of specs, as in serve
+        for (Waiter w : taken) {
+            if (!affinity.due(w.session.runnerId()) || !w.session.isOpen()) continue;
+            if (!pending.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
+            Instant now = clock.instant();
+            var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
+            if (claimed.isEmpty()) continue;
+            w.slots--;
+            served.add(w.session.runnerId());
+            sends.add(hand(w.session, claimed.get(), now));
+        }
+        for (Waiter w : taken) {
+            List<ImageDigest> held = w.session.heldImages();
+            if (held == null || held.isEmpty() || !pending.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
+            while (w.slots > 0 && w.session.isOpen()) {
+                Instant now = clock.instant();
+                if (!affinity.warm(held, store.nextImage(w.session.runnerId(), now, claimFilter(w)))) break;
+                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
+                if (claimed.isEmpty()) break;
+                w.slots--;
+                served.add(w.session.runnerId());
+                warmSpecs.add(claimed.get().specId());
+                sends.add(hand(w.session, claimed.get(), now));
+            }
+        }
+    }
+
+    /** The waiter's claim filter with the images its runner holds, so the attempt records whether it was warm. */
+    private static ClaimFilter claimFilter(Waiter w) {
+        List<ImageDigest> held = w.session.heldImages();
+        return held == null ? w.filter : w.filter.holding(held);
     }
 
     /**

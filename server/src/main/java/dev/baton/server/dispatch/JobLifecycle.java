@@ -289,10 +289,37 @@ public final class JobLifecycle {
             if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
             if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
             if (m instanceof RunnerMessage.Failed f && f.runnerLost() && job.runnerId() != null) infrastructureFailure(job.runnerId());
+            if (t.job().canaryRunnerId() != null && !t.job().status().inFlight() && t.job().status() != JobStatus.PENDING) {
+                canaryEnded(t.job(), m instanceof RunnerMessage.Completed c && passed(c.results()), now);
+            }
         }
         if (attempt != null) finish(attempt, now);
         else if (t != null && t.applied()) jobFinished();
         return new ServerMessage.Ack(m.job());
+    }
+
+    /**
+     * A canary job ended (docs/scheduling.md, "Canary release"): passed — completed with every
+     * iteration exiting 0 — it lifts its runner's quarantine as an admin's release would; otherwise
+     * the runner stays quarantined. After the job's own commit: a failure here never undoes it.
+     */
+    private void canaryEnded(Job job, boolean passed, Instant now) {
+        long runnerId = job.canaryRunnerId();
+        if (!passed) {
+            LOG.warn("canary job {} for runner {} did not pass ({}); the runner stays quarantined", job.uuid(), runnerId, job.status().wireName());
+            return;
+        }
+        try {
+            var runner = store.releaseRunner(runnerId, now);
+            LOG.info("canary job {} passed: runner {} released from quarantine", job.uuid(), runner.slug());
+            changes.runners();
+        } catch (RuntimeException e) {
+            LOG.warn("canary job {} passed but runner {} could not be released: {}", job.uuid(), runnerId, e.toString());
+        }
+    }
+
+    private static boolean passed(java.util.List<dev.baton.protocol.model.IterationResult> results) {
+        return results != null && !results.isEmpty() && results.stream().allMatch(r -> r.exitCode() == 0);
     }
 
     // ---- connections -----------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 package dev.baton.server.store;
 
+import dev.baton.protocol.value.ImageDigest;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -9,15 +11,35 @@ import java.util.stream.Collectors;
  * runner's specs, and an order of projects to prefer before the server's own order. Ids are the
  * store's; both parts are optional, and {@link #NONE} is a plain runner's claim.
  *
+ * <p>{@code heldImages} changes neither which job is claimed nor in which order: it is what the
+ * runner reported holding (image affinity, docs/scheduling.md), recorded on the attempt as
+ * {@code warm}. The preference itself is the dispatcher's ({@code ImageAffinity}).
+ *
  * @param specIds the specs to claim from (a subset of the runner's), or null for all of them
  * @param preferProjects project ids, most preferred first; projects not listed come after them
+ * @param heldImages the image digests the claiming runner holds, or null when it reports none
  */
-public record ClaimFilter(Set<Long> specIds, List<Long> preferProjects) {
+public record ClaimFilter(Set<Long> specIds, List<Long> preferProjects, Set<ImageDigest> heldImages) {
     public static final ClaimFilter NONE = new ClaimFilter(null, List.of());
 
     public ClaimFilter {
         specIds = specIds == null ? null : Set.copyOf(specIds);
         preferProjects = preferProjects == null ? List.of() : List.copyOf(preferProjects);
+        heldImages = heldImages == null ? null : Set.copyOf(heldImages);
+    }
+
+    public ClaimFilter(Set<Long> specIds, List<Long> preferProjects) {
+        this(specIds, preferProjects, null);
+    }
+
+    /** This filter for a runner that holds {@code images} (null: it reports none). */
+    public ClaimFilter holding(Collection<ImageDigest> images) {
+        return new ClaimFilter(specIds, preferProjects, images == null ? null : Set.copyOf(images));
+    }
+
+    /** Whether a job of {@code image} is a warm claim for this runner; null when unknown (no report, or a job without an image). */
+    Boolean warm(ImageDigest image) {
+        return heldImages == null || image == null ? null : heldImages.contains(image);
     }
 
     /** The SQL condition on {@code j} this filter adds (ids are longs, so they are inlined safely). */

@@ -48,7 +48,7 @@ abstract class JdbcStore implements Store {
 
     /**
      * Pending jobs this runner may claim: its specs only (none if the runner is archived or
-     * quarantined), not declined by it in the current round (see {@link #DECLINED_THIS_ROUND}),
+     * quarantined, except the canary jobs for it; nobody else's canary), not declined by it in the current round (see {@link #DECLINED_THIS_ROUND}),
      * none of whose required labels it lacks, past any retry backoff, within the tier limits. The limits read committed
      * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
      * update.
@@ -60,7 +60,8 @@ abstract class JdbcStore implements Store {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
                 + " WHERE j.status = 0"
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
-                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND r.quarantined IS NULL)"
+                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner))"
+                + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                 + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
                 + " AND " + DECLINED_THIS_ROUND + ")"
@@ -558,14 +559,15 @@ abstract class JdbcStore implements Store {
             if (spec(h, job.specId()).isEmpty()) throw notFound("spec", job.specId());
             long reportId = insertReport(h, report, now);
             long id = h.createQuery("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
-                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, created, modified)"
+                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
-                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :now, :now) RETURNING id")
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :now, :now) RETURNING id")
                     .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
                     .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
                     .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
-                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("now", micros(now))
+                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
+                    .bind("now", micros(now))
                     .mapTo(Long.class).one();
             insertLabels(h, id, 1, job.labels().required());
             insertLabels(h, id, 0, job.labels().preferred());
@@ -688,6 +690,12 @@ abstract class JdbcStore implements Store {
      * same transaction. Empty (nothing changed) when the job is no longer pending.
      */
     protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
+        return applyClaim(h, jobId, runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
+    }
+
+    /** {@link #applyClaim(Handle, long, long, LeaseId, Instant, Instant)}, recording whether the runner held the job's image ({@code filter}). */
+    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
+            ClaimFilter filter) {
         Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
                         + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
                         + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
@@ -695,11 +703,16 @@ abstract class JdbcStore implements Store {
                 .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
                 .bind("acceptUntil", micros(acceptUntil))
                 .map(Rows.JOB_MAPPER).findOne();
-        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed)"
-                        + " VALUES (:job, :number, :lease, :runner, :now)")
+        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm)"
+                        + " VALUES (:job, :number, :lease, :runner, :now, :warm)")
                 .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
-                .bind("now", micros(now)).execute());
+                .bind("now", micros(now)).bind("warm", warmCode(filter.warm(j.config().digest()))).execute());
         return job;
+    }
+
+    /** job_attempt.warm: 1 warm, 0 cold, NULL unknown (an INTEGER in both dialects). */
+    private static Integer warmCode(Boolean warm) {
+        return warm == null ? null : warm ? 1 : 0;
     }
 
     @Override
@@ -994,11 +1007,22 @@ abstract class JdbcStore implements Store {
 
 
     @Override
+    public Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
+        // The claim's own candidates and order, so the answer is the job the claim would take.
+        String head = candidates("job j") + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
+        return read(h -> h.createQuery("SELECT n.config FROM job n JOIN (" + head + ") c ON c.id = n.id")
+                .bind("runner", runnerId).bind("now", micros(now))
+                .mapTo(String.class).findOne()
+                .map(config -> Rows.config(config).digest()));
+    }
+
+    @Override
     public boolean pendingRequiresLabels(Collection<Long> specIds) {
         if (specIds.isEmpty()) return false;
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        // A canary job is likewise claimable by one runner only (docs/scheduling.md, "Canary release").
         return read(h -> h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
-                        + " AND EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1) LIMIT 1")
+                        + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
                 .mapTo(Integer.class).findOne().isPresent());
     }
 

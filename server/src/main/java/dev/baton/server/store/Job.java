@@ -14,6 +14,7 @@ import java.time.Instant;
  * bounds how long it may wait from {@code created}; {@code errorCode} names failures the server
  * decides ({@code queue_timeout}, {@code declined}); {@code declineBackoffUntil} is when the
  * last decline back-off ends (every runner of its spec had declined it), null if it never had one.
+ * {@code canaryRunnerId} is the quarantined runner a canary job is for (docs/scheduling.md), else null.
  */
 public record Job(
         long id,
@@ -42,7 +43,8 @@ public record Job(
         Instant modified,
         Integer queueTimeout,
         String errorCode,
-        Instant declineBackoffUntil) {
+        Instant declineBackoffUntil,
+        Long canaryRunnerId) {
 
     /** True when {@code lease} is this job's current lease (constant-time). */
     public boolean holds(LeaseId candidate) {

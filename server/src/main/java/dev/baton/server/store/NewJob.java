@@ -7,11 +7,18 @@ import dev.baton.protocol.model.JobConfig;
  * {@code queueTimeout} is the effective bound in seconds (the job's own, else its spec's), or null.
  * {@code submitter} is the user and token that submitted it, null for the admin token.
  * {@code labels} are the runner labels it requires and prefers (docs/scheduling.md).
+ * {@code canaryRunnerId} makes it the canary of that quarantined runner (docs/scheduling.md,
+ * "Canary release"): only that runner claims it; null for every other job.
  */
 public record NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,
-        Submitter submitter, JobLabels labels) {
+        Submitter submitter, JobLabels labels, Long canaryRunnerId) {
     public NewJob {
         labels = labels == null ? JobLabels.NONE : labels;
+    }
+
+    public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,
+            Submitter submitter, JobLabels labels) {
+        this(specId, sourceIp, config, timeout, priority, retry, queueTimeout, submitter, labels, null);
     }
 
     public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,

@@ -167,7 +167,7 @@ final class PostgresStore extends JdbcStore {
                 Candidate c = candidate.get();
                 boolean limited = c.priority() < 200;
                 if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
-                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now, acceptUntil);
+                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now, acceptUntil, filter);
                     if (claimed.isPresent()) return claimed;
                 }
                 skipped.add(c.id());

@@ -37,8 +37,8 @@ final class Rows {
     static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
     static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
             + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
-            + " queue_timeout, error_code, decline_backoff_until";
-    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint";
+            + " queue_timeout, error_code, decline_backoff_until, canary_runner_id";
+    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint, warm";
 
     static Long micros(Instant t) {
         return t == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, t);
@@ -113,7 +113,7 @@ final class Rows {
                 instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
                 nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
                 instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"),
-                instant(rs, "decline_backoff_until"));
+                instant(rs, "decline_backoff_until"), nullableLong(rs, "canary_runner_id"));
     };
 
     static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> {
@@ -122,6 +122,10 @@ final class Rows {
                 rs.getLong("id"), rs.getLong("job_id"), rs.getInt("number"), new LeaseId(rs.getString("lease")),
                 rs.getLong("runner_id"), instant(rs, "claimed"), instant(rs, "started"), instant(rs, "ended"),
                 outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"),
-                rs.getString("fingerprint"));
+                rs.getString("fingerprint"), warm(nullableInt(rs, "warm")));
     };
+
+    private static Boolean warm(Integer stored) {
+        return stored == null ? null : stored == 1;
+    }
 }

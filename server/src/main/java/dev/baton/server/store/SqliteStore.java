@@ -69,7 +69,7 @@ final class SqliteStore extends JdbcStore {
             Optional<Long> candidate = h.createQuery(query)
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .map((rs, ctx) -> rs.getLong("id")).findOne();
-            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil);
+            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);
         });
     }
 }

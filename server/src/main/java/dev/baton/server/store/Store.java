@@ -303,7 +303,18 @@ public interface Store extends AutoCloseable {
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);
 
-    /** Whether a pending job of these specs requires runner labels (then an empty claim says nothing about other runners). */
+    /**
+     * The image of the job a {@link #claim} by this runner with {@code filter} would take now, read
+     * without claiming (image affinity: the dispatcher asks before letting a warm runner go first).
+     * Empty when nothing is claimable or the job has no image. Advice only: a claim right after
+     * may take another job if the queue changed meanwhile.
+     */
+    java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter);
+
+    /**
+     * Whether a pending job of these specs requires runner labels or is a runner's canary (then an
+     * empty claim says nothing about other runners).
+     */
     boolean pendingRequiresLabels(Collection<Long> specIds);
 
     // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------

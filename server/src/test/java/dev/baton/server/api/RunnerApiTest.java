@@ -263,6 +263,44 @@ class RunnerApiTest {
         var missing = s.post("/v0/runners/nope/release", null);
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.code()).isEqualTo("runner_not_found");
+
+        // A canary is for a quarantined runner only; refused bodies change nothing.
+        int jobsBefore = s.get("/v0/projects/web/jobs").json().path("jobs").size();
+        var notQuarantined = s.post("/v0/runners/flaky/canary", Fixtures.runBody("web", "small", Map.of()));
+        assertThat(notQuarantined.status()).isEqualTo(409);
+        assertThat(notQuarantined.code()).isEqualTo("runner_not_quarantined");
+        // Quarantined again by a failure after the release.
+        created(s.post("/v0/run", Fixtures.runBody("web", "small", Map.of())));
+        java.time.Instant later = s.clock.instant().plus(Duration.ofMinutes(5));
+        var lease2 = dev.baton.protocol.id.LeaseId.random();
+        // (the first job's decline back-off is over: either pending job may be the one it takes)
+        var failedAgain = store.claim(id, lease2, later).orElseThrow();
+        store.requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
+                new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), later);
+        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
+        jobsBefore = s.get("/v0/projects/web/jobs").json().path("jobs").size();
+        var nobody = s.post("/v0/runners/nope/canary", Fixtures.runBody("web", "small", Map.of()));
+        assertThat(nobody.code()).isEqualTo("runner_not_found");
+        Fixtures.spec(s, "other");
+        var otherSpec = s.post("/v0/runners/flaky/canary", Fixtures.runBody("web", "other", Map.of()));
+        assertThat(otherSpec.status()).isEqualTo(409);
+        assertThat(otherSpec.code()).isEqualTo("spec_not_served");
+        assertThat(s.get("/v0/projects/web/jobs").json().path("jobs").size()).isEqualTo(jobsBefore);
+
+        JsonNode canary = created(s.post("/v0/runners/flaky/canary", Fixtures.runBody("web", "small", Map.of()))).path("job");
+        assertThat(canary.path("status").asText()).isEqualTo("pending");
+        assertThat(canary.path("canary_for").asText()).isEqualTo(runner.path("uuid").asText());
+        assertThat(job.has("canary_for")).as("an ordinary job is no canary").isFalse();
+        assertThat(s.get("/v0/audit?action=runner.canary_submitted").json().path("events")).hasSize(1);
+        // Only the quarantined runner can claim it, although it is quarantined.
+        long other = store.findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
+        created(s.post("/v0/runners/healthy/specs", Map.of("spec", "small")));
+        for (int i = 0; i < 2; i++) {
+            assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString()))
+                    .as("the healthy runner takes the ordinary jobs, never the canary").isPresent().get().isNotEqualTo(canary.path("uuid").asText());
+        }
+        assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later)).isEmpty();
+        assertThat(store.claim(id, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString())).hasValue(canary.path("uuid").asText());
     }
     /** Issue 19: the admin's labels replace each other, are shown, and malformed ones change nothing. */
     @Test

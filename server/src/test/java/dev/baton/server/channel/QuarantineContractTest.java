@@ -190,4 +190,67 @@ abstract class QuarantineContractTest {
         // Claimed and never started: its acceptance deadline (30 s) passes before the heartbeat timeout.
         assertThat(stored(handle).quarantineReason()).isEqualTo("2 infrastructure failures within 1h (threshold 2; latest: accept_timeout)");
     }
+
+    /** Quarantines the runner: THRESHOLD jobs claimed and declined with executor_error. */
+    private TestRunner quarantined(RunnerHandle handle) {
+        for (int i = 0; i < THRESHOLD; i++) server.submit(spec);
+        TestRunner runner = connect(handle);
+        for (int i = 0; i < THRESHOLD; i++) decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
+        assertThat(stored(handle).isQuarantined()).isTrue();
+        return runner;
+    }
+
+    @Test
+    void aCanaryThatPassesOnTheQuarantinedRunnerLiftsItsQuarantine() {
+        RunnerHandle flakyHandle = server.runner(spec);
+        TestRunner flaky = quarantined(flakyHandle);
+        TestRunner healthy = connect(server.runner(spec));
+        for (int i = 0; i < THRESHOLD; i++) complete(healthy, claim(healthy)); // the declined jobs, elsewhere
+        healthy.send(new RunnerMessage.Ready(600, "linux", "x86_64", "test", 1));
+        healthy.expectSilence(Duration.ofMillis(100));
+
+        // The canary goes to the quarantined runner, never to the healthy one that waits too.
+        Job canary = server.submitCanary(spec, flakyHandle.runner().id());
+        ClaimedJob claimed = claim(flaky);
+        assertThat(claimed.uuid()).isEqualTo(canary.uuid());
+        healthy.expectSilence(Duration.ofMillis(100));
+        assertThat(stored(flakyHandle).isQuarantined()).as("not before it passed").isTrue();
+        complete(flaky, claimed);
+        assertThat(stored(flakyHandle).isQuarantined()).isFalse();
+
+        // Released, it takes ordinary work again.
+        Job next = server.submit(spec);
+        ServerMessage.Job got = healthy.expect(ServerMessage.Job.class); // the healthy one waited first
+        assertThat(got.job().uuid()).isEqualTo(next.uuid());
+        Job another = server.submit(spec);
+        assertThat(claim(flaky).uuid()).isEqualTo(another.uuid());
+    }
+
+    @Test
+    void aCanaryThatFailsLeavesTheRunnerQuarantined() {
+        RunnerHandle flakyHandle = server.runner(spec);
+        TestRunner flaky = quarantined(flakyHandle);
+        Job canary = server.submitCanary(spec, flakyHandle.runner().id());
+        ClaimedJob claimed = claim(flaky);
+        assertThat(claimed.uuid()).isEqualTo(canary.uuid());
+        flaky.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+        flaky.expect(ServerMessage.Ack.class);
+        flaky.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(new IterationResult(1, "", "segfault", Map.of()))));
+        flaky.expect(ServerMessage.Ack.class);
+        assertThat(stored(flakyHandle).isQuarantined()).isTrue();
+        // Still quarantined: an ordinary job does not go to it.
+        server.submit(spec);
+        flaky.send(new RunnerMessage.Ready(600, "linux", "x86_64", "test", 1));
+        flaky.expectSilence(Duration.ofMillis(200));
+
+        // Nor does a failed attempt lift it.
+        Job second = server.submitCanary(spec, flakyHandle.runner().id());
+        ClaimedJob again = flaky.expect(ServerMessage.Job.class).job();
+        assertThat(again.uuid()).isEqualTo(second.uuid());
+        flaky.send(new RunnerMessage.Running(again.uuid(), again.lease()));
+        flaky.expect(ServerMessage.Ack.class);
+        flaky.send(new RunnerMessage.Failed(again.uuid(), again.lease(), List.of(), "exit 2"));
+        flaky.expect(ServerMessage.Ack.class);
+        assertThat(stored(flakyHandle).isQuarantined()).isTrue();
+    }
 }

@@ -74,6 +74,15 @@ class RunnerCapabilitiesTest {
         JsonNode none = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200);
         assertThat(none.get("runner").asText()).isEqualTo(created.at("/runner/uuid").asText());
         assertThat(none.path("capabilities").isMissingNode() || none.get("capabilities").isNull()).isTrue();
+        assertThat(none.path("images").isMissingNode() || none.get("images").isNull()).as("no images reported").isTrue();
+        // Image affinity: the images a heartbeat reports are shown, most recent first.
+        var a = dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64));
+        var b = dev.baton.protocol.value.ImageDigest.of("sha256:" + "b".repeat(64));
+        runner.send(new RunnerMessage.Heartbeat(null, null, java.util.List.of(b, a)));
+        runner.expect(ServerMessage.Ack.class);
+        JsonNode images = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200).get("images");
+        assertThat(images.get(0).asText()).isEqualTo(b.value());
+        assertThat(images.get(1).asText()).isEqualTo(a.value());
         runner.crash();
 
         TestRunner again = TestRunner.connect(channel, key);

@@ -84,6 +84,7 @@ class ConfigLoaderTest {
         flags.put("quarantine_threshold", "4");
         flags.put("quarantine_window", "30m");
         flags.put("advertise_url", "http://10.0.0.11:7701/");
+        flags.put("image_affinity", "off");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
@@ -92,7 +93,7 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(45), 30, Duration.ofDays(90),
                 new BlobSettings(BlobSettings.Kind.S3, Path.of("/srv/blobs"), "http://127.0.0.1:9000", "eu-central-1", "baton",
                         "cluster-a", "AKIDEXAMPLE", "wJalrXUtnFEMI", false, 16L * 1024 * 1024), 4, Duration.ofMinutes(30),
-                "http://10.0.0.11:7701"));
+                "http://10.0.0.11:7701", false));
     }
 
     @Test

@@ -210,6 +210,28 @@ public final class ChannelFixture implements AutoCloseable {
         return job;
     }
 
+    /** A job of the fixture's organization that runs {@code image} (image affinity, docs/scheduling.md). */
+    public Job submit(Spec spec, ImageDigest image) {
+        Instant now = clock.instant();
+        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), image, null, List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
+        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null), organization.id(), now);
+        channel.jobSubmitted(job);
+        return job;
+    }
+
+    /** A canary job for quarantined runner {@code runnerId} (docs/scheduling.md, "Canary release"). */
+    public Job submitCanary(Spec spec, long runnerId) {
+        Instant now = clock.instant();
+        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "c".repeat(64)), null,
+                List.of("canary"), Map.of(), JobTimeout.of(600), null, 1);
+        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, null, runnerId),
+                organization.id(), now);
+        channel.jobSubmitted(job);
+        return job;
+    }
+
     public Organization organization(PlanTier plan) {
         int n = names.incrementAndGet();
         return store.createOrganization("org " + n, Slug.of("org-" + n), plan, clock.instant());

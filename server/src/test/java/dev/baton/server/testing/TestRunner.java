@@ -78,6 +78,15 @@ public final class TestRunner implements AutoCloseable {
         }
     }
 
+    /** The next message within {@code window}, or null when none came. */
+    public ServerMessage poll(Duration window) {
+        try {
+            return received.poll(window.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Asserts that nothing arrives within a short moment (used after actions that must not reply). */
     public void expectSilence(Duration window) {
         try {
