@@ -44,9 +44,7 @@ final class BenchServer implements AutoCloseable {
 
     private BenchServer(Path dataDir, String databaseUrl, String nodeId, boolean imageAffinity) throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), null,
-                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20).build();
         if (nodeId != null) config = config.withNode(nodeId, d.nodeTimeout());
         config = config.withImageAffinity(imageAffinity);
         this.store = new CountingStore(StoreFactory.open(databaseUrl, dataDir), () -> {

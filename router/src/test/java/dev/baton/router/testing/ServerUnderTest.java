@@ -30,10 +30,7 @@ public final class ServerUnderTest implements AutoCloseable {
     public final String adminToken;
 
     public ServerUnderTest(Path dataDir, Duration heartbeatTimeout) {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        this.config = new ServerConfig("127.0.0.1", 0, d.dataDir(), d.databaseUrl(), d.publicUrl(), d.requestBodyMaxBytes(),
-                d.registryMaxBodyBytes(), d.adminToken(), heartbeatTimeout, d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(),
-                d.defaultPollTimeout(), d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        this.config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).heartbeatTimeout(heartbeatTimeout).build();
         this.server = ServerAssembly.builder(config, Clock.systemUTC()).start();
         this.config = config.withListen("127.0.0.1", server.port());
         try {

@@ -38,10 +38,7 @@ final class BatonUnderTest implements AutoCloseable {
     /** @param databaseUrl null for the SQLite file in {@code dataDir}, or a PostgreSQL URL ({@link PostgresSchemas#fresh()}) */
     BatonUnderTest(Path dataDir, String databaseUrl) {
         this.dataDir = dataDir;
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        this.config = new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, d.publicUrl(), d.requestBodyMaxBytes(), d.registryMaxBodyBytes(),
-                d.adminToken(), d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        this.config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).build();
         this.server = ServerAssembly.builder(config, Clock.systemUTC()).start();
         this.config = config.withListen("127.0.0.1", server.port());
         try {

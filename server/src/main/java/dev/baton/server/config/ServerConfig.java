@@ -77,46 +77,6 @@ public record ServerConfig(
         }
     }
 
-    /** The settings before live logs across nodes: the advertised address is derived from host and port. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
-            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
-            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval,
-            String nodeId, Duration nodeTimeout, int tokenSubmissionsPerMinute, Duration auditRetention, BlobSettings blobs,
-            int quarantineThreshold, Duration quarantineWindow) {
-        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
-                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
-                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, quarantineThreshold, quarantineWindow, null,
-                DEFAULT_IMAGE_AFFINITY);
-    }
-
-    /** The settings before the flaky-runner quarantine (issue 19), which is then off. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
-            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
-            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval,
-            String nodeId, Duration nodeTimeout, int tokenSubmissionsPerMinute, Duration auditRetention, BlobSettings blobs) {
-        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
-                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
-                nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, DEFAULT_QUARANTINE_THRESHOLD, DEFAULT_QUARANTINE_WINDOW);
-    }
-
-    /** The settings before nodes (issue 14), access control (issue 20) and blob storage, with their defaults. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String publicUrl, long requestBodyMaxBytes,
-            long registryMaxBodyBytes, String adminToken, Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace,
-            Duration cancelDeadline, Duration defaultPollTimeout, Duration pullTokenTtl, int maxRequeues, Duration heartbeatFlushInterval) {
-        this(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken, heartbeatTimeout,
-                acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues, heartbeatFlushInterval,
-                dev.baton.server.cluster.NodeIds.defaultId(), DEFAULT_NODE_TIMEOUT, DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE,
-                DEFAULT_AUDIT_RETENTION, BlobSettings.directoryDefault());
-    }
-
-    /** This config as node {@code nodeId} with {@code nodeTimeout}. */
-    public ServerConfig withNode(String nodeId, Duration nodeTimeout) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
-    }
-
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7700;
 
@@ -150,35 +110,231 @@ public record ServerConfig(
                 DEFAULT_IMAGE_AFFINITY);
     }
 
+    /** A builder holding this config's settings, to change some of them. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** A builder starting from {@link #defaults} for {@code dataDir}. */
+    public static Builder builder(Path dataDir) {
+        return defaults(dataDir).toBuilder();
+    }
+
+    /** This config as node {@code nodeId} with {@code nodeTimeout}. */
+    public ServerConfig withNode(String nodeId, Duration nodeTimeout) {
+        return toBuilder().nodeId(nodeId).nodeTimeout(nodeTimeout).build();
+    }
+
     /** This config quarantining a runner after {@code threshold} infrastructure failures within {@code window} (0: off). */
     public ServerConfig withQuarantine(int threshold, Duration window) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs, threshold, window,
-                advertiseUrl, imageAffinity);
+        return toBuilder().quarantineThreshold(threshold).quarantineWindow(window).build();
     }
 
     /** This config with image affinity on or off. */
     public ServerConfig withImageAffinity(boolean enabled) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl, enabled);
+        return toBuilder().imageAffinity(enabled).build();
     }
 
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
     public ServerConfig withListen(String host, int port) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
+        return toBuilder().host(host).port(port).build();
     }
 
     /** This config with another submission limit per API token (0: none). */
     public ServerConfig withTokenSubmissionsPerMinute(int perMinute) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl, maxRequeues,
-                heartbeatFlushInterval, nodeId, nodeTimeout, perMinute, auditRetention, blobs,
+        return toBuilder().tokenSubmissionsPerMinute(perMinute).build();
+    }
+
+    /**
+     * Settings by name rather than by position: a config with 25 settings is unreadable as a
+     * constructor call, and every new setting would otherwise touch every caller.
+     */
+    public static final class Builder {
+        private String host;
+        private int port;
+        private Path dataDir;
+        private String databaseUrl;
+        private String publicUrl;
+        private long requestBodyMaxBytes;
+        private long registryMaxBodyBytes;
+        private String adminToken;
+        private Duration heartbeatTimeout;
+        private Duration acceptanceTimeout;
+        private Duration jobTimeoutGrace;
+        private Duration cancelDeadline;
+        private Duration defaultPollTimeout;
+        private Duration pullTokenTtl;
+        private int maxRequeues;
+        private Duration heartbeatFlushInterval;
+        private String nodeId;
+        private Duration nodeTimeout;
+        private int tokenSubmissionsPerMinute;
+        private Duration auditRetention;
+        private BlobSettings blobs;
+        private int quarantineThreshold;
+        private Duration quarantineWindow;
+        private String advertiseUrl;
+        private boolean imageAffinity;
+
+        private Builder(ServerConfig c) {
+            this.host = c.host;
+            this.port = c.port;
+            this.dataDir = c.dataDir;
+            this.databaseUrl = c.databaseUrl;
+            this.publicUrl = c.publicUrl;
+            this.requestBodyMaxBytes = c.requestBodyMaxBytes;
+            this.registryMaxBodyBytes = c.registryMaxBodyBytes;
+            this.adminToken = c.adminToken;
+            this.heartbeatTimeout = c.heartbeatTimeout;
+            this.acceptanceTimeout = c.acceptanceTimeout;
+            this.jobTimeoutGrace = c.jobTimeoutGrace;
+            this.cancelDeadline = c.cancelDeadline;
+            this.defaultPollTimeout = c.defaultPollTimeout;
+            this.pullTokenTtl = c.pullTokenTtl;
+            this.maxRequeues = c.maxRequeues;
+            this.heartbeatFlushInterval = c.heartbeatFlushInterval;
+            this.nodeId = c.nodeId;
+            this.nodeTimeout = c.nodeTimeout;
+            this.tokenSubmissionsPerMinute = c.tokenSubmissionsPerMinute;
+            this.auditRetention = c.auditRetention;
+            this.blobs = c.blobs;
+            this.quarantineThreshold = c.quarantineThreshold;
+            this.quarantineWindow = c.quarantineWindow;
+            this.advertiseUrl = c.advertiseUrl;
+            this.imageAffinity = c.imageAffinity;
+        }
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder dataDir(Path dataDir) {
+            this.dataDir = dataDir;
+            return this;
+        }
+
+        public Builder databaseUrl(String databaseUrl) {
+            this.databaseUrl = databaseUrl;
+            return this;
+        }
+
+        public Builder publicUrl(String publicUrl) {
+            this.publicUrl = publicUrl;
+            return this;
+        }
+
+        public Builder requestBodyMaxBytes(long requestBodyMaxBytes) {
+            this.requestBodyMaxBytes = requestBodyMaxBytes;
+            return this;
+        }
+
+        public Builder registryMaxBodyBytes(long registryMaxBodyBytes) {
+            this.registryMaxBodyBytes = registryMaxBodyBytes;
+            return this;
+        }
+
+        public Builder adminToken(String adminToken) {
+            this.adminToken = adminToken;
+            return this;
+        }
+
+        public Builder heartbeatTimeout(Duration heartbeatTimeout) {
+            this.heartbeatTimeout = heartbeatTimeout;
+            return this;
+        }
+
+        public Builder acceptanceTimeout(Duration acceptanceTimeout) {
+            this.acceptanceTimeout = acceptanceTimeout;
+            return this;
+        }
+
+        public Builder jobTimeoutGrace(Duration jobTimeoutGrace) {
+            this.jobTimeoutGrace = jobTimeoutGrace;
+            return this;
+        }
+
+        public Builder cancelDeadline(Duration cancelDeadline) {
+            this.cancelDeadline = cancelDeadline;
+            return this;
+        }
+
+        public Builder defaultPollTimeout(Duration defaultPollTimeout) {
+            this.defaultPollTimeout = defaultPollTimeout;
+            return this;
+        }
+
+        public Builder pullTokenTtl(Duration pullTokenTtl) {
+            this.pullTokenTtl = pullTokenTtl;
+            return this;
+        }
+
+        public Builder maxRequeues(int maxRequeues) {
+            this.maxRequeues = maxRequeues;
+            return this;
+        }
+
+        public Builder heartbeatFlushInterval(Duration heartbeatFlushInterval) {
+            this.heartbeatFlushInterval = heartbeatFlushInterval;
+            return this;
+        }
+
+        public Builder nodeId(String nodeId) {
+            this.nodeId = nodeId;
+            return this;
+        }
+
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = nodeTimeout;
+            return this;
+        }
+
+        public Builder tokenSubmissionsPerMinute(int tokenSubmissionsPerMinute) {
+            this.tokenSubmissionsPerMinute = tokenSubmissionsPerMinute;
+            return this;
+        }
+
+        public Builder auditRetention(Duration auditRetention) {
+            this.auditRetention = auditRetention;
+            return this;
+        }
+
+        public Builder blobs(BlobSettings blobs) {
+            this.blobs = blobs;
+            return this;
+        }
+
+        public Builder quarantineThreshold(int quarantineThreshold) {
+            this.quarantineThreshold = quarantineThreshold;
+            return this;
+        }
+
+        public Builder quarantineWindow(Duration quarantineWindow) {
+            this.quarantineWindow = quarantineWindow;
+            return this;
+        }
+
+        public Builder advertiseUrl(String advertiseUrl) {
+            this.advertiseUrl = advertiseUrl;
+            return this;
+        }
+
+        public Builder imageAffinity(boolean imageAffinity) {
+            this.imageAffinity = imageAffinity;
+            return this;
+        }
+
+        public ServerConfig build() {
+            return new ServerConfig(
+                host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
+                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl,
+                maxRequeues, heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
                 quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
+        }
     }
 }

@@ -90,10 +90,9 @@ class ClusterTest {
     /** The config every node of this test runs with (also read by {@link ClusterNodeMain} in node A's JVM). */
     static ServerConfig nodeConfig(String databaseUrl, Path dataDir, String nodeId, String admin, Duration heartbeatTimeout,
             Duration nodeTimeout) {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        return new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), admin, heartbeatTimeout,
-                Duration.ofSeconds(30), d.jobTimeoutGrace(), d.cancelDeadline(), Duration.ofSeconds(30), d.pullTokenTtl(), 5,
-                Duration.ofMillis(500), nodeId, nodeTimeout, d.tokenSubmissionsPerMinute(), d.auditRetention(), d.blobs());
+        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20).adminToken(admin)
+                .heartbeatTimeout(heartbeatTimeout).maxRequeues(5).heartbeatFlushInterval(Duration.ofMillis(500)).nodeId(nodeId)
+                .nodeTimeout(nodeTimeout).build();
     }
 
     @BeforeAll

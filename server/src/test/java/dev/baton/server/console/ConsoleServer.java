@@ -20,7 +20,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -47,10 +46,7 @@ final class ConsoleServer implements AutoCloseable {
     }
 
     private BatonServer start(int port) {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig("127.0.0.1", port, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
-                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(port).requestBodyMaxBytes(1 << 20).maxRequeues(3).build();
         return ServerAssembly.builder(config, clock).start();
     }
 

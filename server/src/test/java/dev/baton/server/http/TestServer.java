@@ -80,18 +80,12 @@ public final class TestServer implements AutoCloseable {
 
     /** {@link #config(Path)} on another database (null: SQLite in dataDir). */
     public static ServerConfig config(Path dataDir, String databaseUrl) {
-        ServerConfig d = config(dataDir);
-        return new ServerConfig(d.host(), d.port(), dataDir, databaseUrl, null, d.requestBodyMaxBytes(), d.registryMaxBodyBytes(), null,
-                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        return config(dataDir).toBuilder().databaseUrl(databaseUrl).build();
     }
 
     /** Defaults on 127.0.0.1, an ephemeral port, a small body limit and a generated admin token. */
     public static ServerConfig config(Path dataDir) {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        return new ServerConfig("127.0.0.1", 0, dataDir, null, null, MAX_BODY, d.registryMaxBodyBytes(), null,
-                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval());
+        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).requestBodyMaxBytes(MAX_BODY).build();
     }
 
     public String url(String path) {

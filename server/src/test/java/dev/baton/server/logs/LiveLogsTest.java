@@ -50,10 +50,7 @@ class LiveLogsTest {
 
     @BeforeEach
     void start() throws Exception {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
-                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).requestBodyMaxBytes(1 << 20).maxRequeues(3).build();
         server = ServerAssembly.builder(config, clock).start();
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
         post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);

@@ -37,10 +37,7 @@ class OjsBindingTest {
 
     @BeforeEach
     void start() {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dataDir, null, null, 1 << 20, d.registryMaxBodyBytes(), null,
-                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).requestBodyMaxBytes(1 << 20).maxRequeues(3).build();
         server = ServerAssembly.builder(config, clock).start();
     }
 

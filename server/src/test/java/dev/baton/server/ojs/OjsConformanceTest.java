@@ -187,10 +187,8 @@ class OjsConformanceTest {
     }
 
     private static ServerConfig config(Path dataDir, String databaseUrl) {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        return new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), null,
-                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 3, Duration.ofSeconds(1));
+        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20)
+                .maxRequeues(3).build();
     }
 
     private static void deleteTree(Path dir) {

@@ -54,13 +54,10 @@ class BlobStorageOutageTest {
     @Test
     void theApiAnswersBlobStorageUnavailable() throws Exception {
         URI endpoint = nowhere();
-        ServerConfig d = ServerConfig.defaults(tmp);
         String admin = "baton_admin_outage_test_token";
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, tmp, null, null, 1 << 20, d.registryMaxBodyBytes(), admin,
-                d.heartbeatTimeout(), d.acceptanceTimeout(), d.jobTimeoutGrace(), d.cancelDeadline(), d.defaultPollTimeout(),
-                d.pullTokenTtl(), d.maxRequeues(), d.heartbeatFlushInterval(), d.nodeId(), d.nodeTimeout(), d.tokenSubmissionsPerMinute(), d.auditRetention(),
-                new BlobSettings(BlobSettings.Kind.S3, null, endpoint.toString(), "us-east-1", "baton", "", "k", "s", true,
-                        BlobSettings.DEFAULT_PART_SIZE));
+        ServerConfig config = ServerConfig.builder(tmp).host("127.0.0.1").port(0).requestBodyMaxBytes(1 << 20).adminToken(admin)
+                .blobs(new BlobSettings(BlobSettings.Kind.S3, null, endpoint.toString(), "us-east-1", "baton", "", "k", "s", true,
+                        BlobSettings.DEFAULT_PART_SIZE)).build();
         HttpClient http = HttpClient.newHttpClient();
         try (BatonServer server = ServerAssembly.builder(config, Clock.systemUTC()).start()) {
             record Call(String path, Object body) {}

@@ -100,10 +100,8 @@ class RegistryAcrossNodesTest {
     }
 
     ServerConfig config(Path dataDir, BlobSettings blobs) {
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        return new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, 1 << 20, d.registryMaxBodyBytes(), ADMIN,
-                Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30),
-                Duration.ofMinutes(10), 3, Duration.ofSeconds(1), d.nodeId(), d.nodeTimeout(), d.tokenSubmissionsPerMinute(), d.auditRetention(), blobs);
+        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20)
+                .adminToken(ADMIN).maxRequeues(3).blobs(blobs).build();
     }
 
     BatonServer start(ServerConfig config) {

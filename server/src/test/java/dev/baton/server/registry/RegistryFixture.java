@@ -54,11 +54,8 @@ final class RegistryFixture implements AutoCloseable {
         long org = store.createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
         alpha = store.createProject(org, "Alpha", Slug.of("alpha"), now).uuid();
         beta = store.createProject(org, "Beta", Slug.of("beta"), now).uuid();
-        ServerConfig defaults = ServerConfig.defaults(dataDir);
-        ServerConfig config = new ServerConfig(defaults.host(), 0, dataDir, null, null, defaults.requestBodyMaxBytes(),
-                maxBodyBytes, ADMIN, defaults.heartbeatTimeout(), defaults.acceptanceTimeout(), defaults.jobTimeoutGrace(),
-                defaults.cancelDeadline(), defaults.defaultPollTimeout(), Duration.ofMinutes(10), defaults.maxRequeues(),
-                defaults.heartbeatFlushInterval());
+        ServerConfig config = ServerConfig.builder(dataDir).port(0).registryMaxBodyBytes(maxBodyBytes).adminToken(ADMIN)
+                .pullTokenTtl(Duration.ofMinutes(10)).build();
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
         ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
         // The server passes its Authenticator (PrincipalGrants); here only the admin token, compared in constant time.

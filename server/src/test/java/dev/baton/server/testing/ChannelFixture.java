@@ -85,10 +85,9 @@ public final class ChannelFixture implements AutoCloseable {
     public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
         this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
-        ServerConfig d = ServerConfig.defaults(dataDir);
-        this.config = tune.apply(new ServerConfig("127.0.0.1", 0, dataDir, databaseUrl, null, MAX_MESSAGE_BYTES, d.registryMaxBodyBytes(), "admin",
-                HEARTBEAT_TIMEOUT, ACCEPTANCE_TIMEOUT, GRACE, CANCEL_DEADLINE, Duration.ofSeconds(30), Duration.ofMinutes(10), 3,
-                Duration.ofSeconds(1)));
+        this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
+                .acceptanceTimeout(ACCEPTANCE_TIMEOUT).jobTimeoutGrace(GRACE).cancelDeadline(CANCEL_DEADLINE).maxRequeues(3).build());
         this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
         this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
