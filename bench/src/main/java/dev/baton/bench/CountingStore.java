@@ -299,6 +299,12 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public List<List<Job>> claimEach(List<dev.baton.server.store.ClaimRequest> requests, Instant now, Instant acceptUntil) {
+        wrote("claimEach");
+        return delegate.claimEach(requests, now, acceptUntil);
+    }
+
+    @Override
     public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         wrote("start");
         return delegate.start(job, lease, now, grace);

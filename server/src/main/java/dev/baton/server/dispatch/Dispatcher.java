@@ -1,6 +1,5 @@
 package dev.baton.server.dispatch;
 
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.ServerMessage;
@@ -9,6 +8,7 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.ClaimFilter;
+import dev.baton.server.store.ClaimRequest;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Spec;
@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -166,11 +167,6 @@ public final class Dispatcher {
         runnersThatDeclined.add(runnerId);
     }
 
-    /** Read only after a claim found nothing although work was pending: a quarantine may be another node's decision. */
-    private boolean quarantined(long runnerId) {
-        return store.findRunner(runnerId).map(dev.baton.server.store.Runner::isQuarantined).orElse(false);
-    }
-
     /** The slots the runner still offers while it waits here for work (it said ready); 0 when it does not wait. */
     public synchronized int freeSlots(long runnerId) {
         Waiter w = waiters.get(runnerId);
@@ -232,31 +228,32 @@ public final class Dispatcher {
         return taken;
     }
 
-    /** Claims for the waiters this pump holds; no lock is held here (every call is I/O). */
+    /**
+     * Claims for the waiters this pump holds, all in one write transaction (one commit however
+     * many waiters it serves); no lock is held here (every call is I/O). The order of the
+     * requests is the waiters' (oldest first); which jobs each one gets is the store's claim order.
+     */
     private void serve(List<Waiter> taken, List<Runnable> sends) {
-        Set<Set<Long>> exhausted = new HashSet<>();
+        // A read first: a claim is a write transaction, wasted when nothing is pending
+        // (every finished job pumps, and most find nothing to hand out).
+        Map<Set<Long>, Boolean> pendingFor = new HashMap<>();
+        List<Waiter> asking = new ArrayList<>();
+        List<ClaimRequest> requests = new ArrayList<>();
         for (Waiter w : taken) {
-            if (exhausted.contains(w.specIds)) continue;
-            // A read first: a claim is a write transaction, wasted when nothing is pending
-            // (every finished job pumps, and most find nothing to hand out).
-            if (!store.hasPendingFor(w.specIds)) {
-                exhausted.add(w.specIds);
-                continue;
-            }
-            while (w.slots > 0 && w.session.isOpen()) {
-                Instant now = clock.instant();
-                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), w.filter);
-                if (claimed.isEmpty()) {
-                    // Declines, a quarantine and labels exclude jobs for that runner only: the next
-                    // waiter with the same specs may still claim.
-                    if (!runnersThatDeclined.contains(w.session.runnerId()) && !quarantined(w.session.runnerId())
-                            && !store.pendingRequiresLabels(w.specIds)) {
-                        exhausted.add(w.specIds);
-                    }
-                    break;
-                }
+            if (w.slots <= 0 || !w.session.isOpen()) continue;
+            if (!pendingFor.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
+            asking.add(w);
+            // Declines exclude jobs for that runner only: the next waiter with the same specs may still claim.
+            requests.add(new ClaimRequest(w.session.runnerId(), w.slots, w.specIds, w.filter, runnersThatDeclined.contains(w.session.runnerId())));
+        }
+        if (requests.isEmpty()) return;
+        Instant now = clock.instant();
+        List<List<Job>> claimed = store.claimEach(requests, now, now.plus(acceptanceTimeout));
+        for (int i = 0; i < asking.size(); i++) {
+            Waiter w = asking.get(i);
+            for (Job job : claimed.get(i)) {
                 w.slots--;
-                sends.add(hand(w.session, claimed.get(), now));
+                sends.add(hand(w.session, job, now));
             }
         }
     }

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -676,6 +677,57 @@ abstract class JdbcStore implements Store {
     }
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
+
+    @Override
+    public final Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        return write(h -> claimIn(h, runnerId, lease, now, acceptUntil, filter));
+    }
+
+    /**
+     * One claim inside the caller's write transaction: the dialect picks the candidate and makes
+     * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}); the order
+     * of candidates, router preferences included, is {@link #CLAIM_ORDER} with {@link ClaimFilter#order}.
+     */
+    protected abstract Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
+
+    @Override
+    public List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil) {
+        if (requests.isEmpty()) return List.of();
+        return write(h -> {
+            Set<Set<Long>> exhausted = new HashSet<>();
+            List<List<Job>> claimed = new ArrayList<>(requests.size());
+            for (ClaimRequest r : requests) {
+                List<Job> jobs = new ArrayList<>();
+                while (jobs.size() < r.slots() && !exhausted.contains(r.specIds())) {
+                    Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
+                    if (job.isEmpty()) {
+                        if (emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
+                        break;
+                    }
+                    jobs.add(job.get());
+                }
+                claimed.add(jobs);
+            }
+            return claimed;
+        });
+    }
+
+    /**
+     * Whether request {@code r}'s empty claim means that no other runner of its specs would find
+     * a job either (in this transaction): not when the emptiness may be its own — its declines,
+     * its archive or quarantine, or labels a pending job requires.
+     */
+    private static boolean emptyForEveryRunnerOf(Handle h, ClaimRequest r) {
+        if (r.declinedSome()) return false;
+        if (r.specIds().isEmpty()) return true;
+        boolean eligible = h.createQuery("SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
+                .bind("runner", r.runnerId()).mapTo(Integer.class).findOne().isPresent();
+        if (!eligible) return false;
+        String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+                        + " AND EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1) LIMIT 1")
+                .mapTo(Integer.class).findOne().isEmpty();
+    }
 
     /**
      * pending → claimed for a job the caller has made sure it may take, opening the attempt in the

@@ -183,6 +183,17 @@ public interface Store extends AutoCloseable {
      */
     Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
 
+    /**
+     * Claims for several waiting runners in <em>one</em> write transaction (issue 13): for each
+     * request in order, up to its slots jobs, each exactly as {@link #claim} would claim it (same
+     * candidates, order, tier limits and atomicity; each claim sees the ones before it). Returns,
+     * per request and in request order, the jobs claimed (each with its own new lease). Once a
+     * request finds nothing, later requests with the same spec set are not tried, unless its empty
+     * answer was its own: it declined jobs, it is archived or quarantined, or a pending job of the
+     * set requires labels.
+     */
+    List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil);
+
     Duration DEFAULT_ACCEPTANCE_TIMEOUT = Duration.ofSeconds(30);
     Duration DEFAULT_JOB_TIMEOUT_GRACE = Duration.ofSeconds(60);
     Duration DEFAULT_CANCEL_DEADLINE = Duration.ofSeconds(30);
