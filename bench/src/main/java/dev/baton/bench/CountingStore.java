@@ -299,6 +299,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<dev.baton.protocol.id.ProjectUuid> projectUuid(long id) {
+        return delegate.projectUuid(id);
+    }
+
+    @Override
     public List<List<Job>> claimEach(List<dev.baton.server.store.ClaimRequest> requests, Instant now, Instant acceptUntil) {
         wrote("claimEach");
         return delegate.claimEach(requests, now, acceptUntil);

@@ -10,7 +10,6 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.ClaimFilter;
 import dev.baton.server.store.ClaimRequest;
 import dev.baton.server.store.Job;
-import dev.baton.server.store.Project;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
@@ -283,13 +282,13 @@ public final class Dispatcher {
     /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */
     private Runnable hand(RunnerSession session, Job job, Instant now) {
         Spec spec = store.findSpec(job.specId()).orElseThrow();
-        Project project = store.findProject(job.projectId()).orElseThrow();
+        ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
         ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), null, 0);
         active.put(attempt);
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
         deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));
         metrics.claimed();
-        String token = pullTokens.issue(session.runner().uuid(), project.uuid(), now);
+        String token = pullTokens.issue(session.runner().uuid(), project, now);
         ClaimedJob claimed = new ClaimedJob(job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
         LOG.info("job {} attempt {} claimed by runner {}", job.uuid(), job.attempt(), session.runner().slug());
         return () -> {

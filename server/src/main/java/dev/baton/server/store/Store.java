@@ -1,6 +1,7 @@
 package dev.baton.server.store;
 
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.ResourceId;
@@ -40,6 +41,9 @@ public interface Store extends AutoCloseable {
     Optional<Project> findProject(ResourceId id);
 
     Optional<Project> findProject(long id);
+
+    /** The project's uuid (never changes for an id); served from memory after the first read. */
+    Optional<ProjectUuid> projectUuid(long id);
 
     List<Project> listProjects();
 
