@@ -1366,4 +1366,15 @@ abstract class StoreContract {
         assertThat(seen).hasSize(jobs);
         assertThat(store.hasPendingFor(List.of(s.id()))).isFalse();
     }
+
+    @Test
+    void projectUuidIsTheProjectsOwn() {
+        Project p = project(org(PlanTier.TEAM));
+        Project other = project(org(PlanTier.TEAM));
+        assertThat(store.projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
+        for (int i = 0; i < 2; i++) {
+            assertThat(store.projectUuid(p.id())).contains(p.uuid());
+            assertThat(store.projectUuid(other.id())).contains(other.uuid());
+        }
+    }
 }
