@@ -423,11 +423,6 @@ final class CountingStore implements Store {
 
 
     @Override
-    public boolean pendingRequiresLabels(Collection<Long> specIds) {
-        return delegate.pendingRequiresLabels(specIds);
-    }
-
-    @Override
     public boolean hasPendingFor(Collection<Long> specIds) {
         return delegate.hasPendingFor(specIds);
     }

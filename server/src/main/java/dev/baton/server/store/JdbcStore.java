@@ -748,6 +748,7 @@ abstract class JdbcStore implements Store {
         boolean eligible = h.createQuery("SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
                 .bind("runner", r.runnerId()).mapTo(Integer.class).findOne().isPresent();
         if (!eligible) return false;
+        // A pending job of the set that requires labels may be claimable by a runner that has them.
         String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
         return h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
                         + " AND EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1) LIMIT 1")
@@ -1065,15 +1066,6 @@ abstract class JdbcStore implements Store {
                 .map(Rows.JOB_MAPPER).list());
     }
 
-
-    @Override
-    public boolean pendingRequiresLabels(Collection<Long> specIds) {
-        if (specIds.isEmpty()) return false;
-        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return read(h -> h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
-                        + " AND EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1) LIMIT 1")
-                .mapTo(Integer.class).findOne().isPresent());
-    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {
@@ -1570,10 +1562,6 @@ abstract class JdbcStore implements Store {
                 .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
                 .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
                 .mapTo(Long.class).one();
-    }
-
-    private static Job jobById(Handle h, long id) {
-        return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", id).map(Rows.JOB_MAPPER).one();
     }
 
     private static Optional<Job> job(Handle h, JobUuid uuid) {

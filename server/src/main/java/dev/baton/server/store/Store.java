@@ -318,9 +318,6 @@ public interface Store extends AutoCloseable {
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);
 
-    /** Whether a pending job of these specs requires runner labels (then an empty claim says nothing about other runners). */
-    boolean pendingRequiresLabels(Collection<Long> specIds);
-
     // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
 
     /**
