@@ -299,6 +299,17 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<dev.baton.protocol.id.ProjectUuid> projectUuid(long id) {
+        return delegate.projectUuid(id);
+    }
+
+    @Override
+    public List<List<Job>> claimEach(List<dev.baton.server.store.ClaimRequest> requests, Instant now, Instant acceptUntil) {
+        wrote("claimEach");
+        return delegate.claimEach(requests, now, acceptUntil);
+    }
+
+    @Override
     public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         wrote("start");
         return delegate.start(job, lease, now, grace);
@@ -410,11 +421,6 @@ final class CountingStore implements Store {
         return delegate.completedUnprocessedJobs();
     }
 
-
-    @Override
-    public boolean pendingRequiresLabels(Collection<Long> specIds) {
-        return delegate.pendingRequiresLabels(specIds);
-    }
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {

@@ -31,6 +31,7 @@ final class JobViews {
     private final JobQueue queue;
     private final Map<Long, SpecUuid> specs = new HashMap<>();
     private final Map<Long, RunnerUuid> runners = new HashMap<>();
+    private final Map<Long, ReportUuid> reports = new HashMap<>();
 
     JobViews(Store store, Project project) {
         this(store, project, JobQueue.UNKNOWN);
@@ -42,6 +43,12 @@ final class JobViews {
         this.queue = queue;
     }
 
+    /** A report the caller has already read (the submission's own) is not read again. */
+    JobViews knowing(Report report) {
+        reports.put(report.id(), report.uuid());
+        return this;
+    }
+
     JobView of(Job j, JobOutput output) {
         return of(j, output, false);
     }
@@ -50,7 +57,7 @@ final class JobViews {
     JobView of(Job j, JobOutput output, boolean withAttempts) {
         SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(Spec::uuid).orElse(null));
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
-        ReportUuid report = store.findReport(j.reportId()).map(Report::uuid).orElse(null);
+        ReportUuid report = reports.computeIfAbsent(j.reportId(), id -> store.findReport(id).map(Report::uuid).orElse(null));
         QueueStatus q = queue.status(j).orElse(null);
         var labels = store.jobLabels(j.id());
         List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(this::attempt).toList() : null;

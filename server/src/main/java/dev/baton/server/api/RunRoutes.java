@@ -123,7 +123,7 @@ public final class RunRoutes implements RouteModule {
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
                 Report report = api.store().findReport(job.reportId()).orElseThrow();
-                JobView view = new JobViews(api.store(), r.project(), api.queue()).of(job, null);
+                JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).of(job, null);
                 return new RunView(ReportView.of(report, r.project().uuid(), view), view);
             }
         }

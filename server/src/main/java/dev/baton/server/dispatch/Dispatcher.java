@@ -10,8 +10,8 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.channel.RunnerSession;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.ClaimFilter;
+import dev.baton.server.store.ClaimRequest;
 import dev.baton.server.store.Job;
-import dev.baton.server.store.Project;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
@@ -176,11 +176,6 @@ public final class Dispatcher {
         runnersThatDeclined.add(runnerId);
     }
 
-    /** Read only after a claim found nothing although work was pending: a quarantine may be another node's decision. */
-    private boolean quarantined(long runnerId) {
-        return store.findRunner(runnerId).map(dev.baton.server.store.Runner::isQuarantined).orElse(false);
-    }
-
     /** The slots the runner still offers while it waits here for work (it said ready); 0 when it does not wait. */
     public synchronized int freeSlots(long runnerId) {
         Waiter w = waiters.get(runnerId);
@@ -242,36 +237,39 @@ public final class Dispatcher {
         return taken;
     }
 
-    /** Claims for the waiters this pump holds; no lock is held here (every call is I/O). */
+    /**
+     * Claims for the waiters this pump holds, all in one write transaction (one commit however
+     * many waiters it serves); no lock is held here (every call is I/O). The order of the
+     * requests is the waiters' (oldest first); which jobs each one gets is the store's claim order.
+     */
     private void serve(List<Waiter> taken, List<Runnable> sends) {
         ImageAffinity affinity = this.affinity;
         Set<Long> served = new HashSet<>();
         Set<Long> warmSpecs = new HashSet<>();
         if (affinity.enabled()) warmFirst(affinity, taken, sends, served, warmSpecs);
-        Set<Set<Long>> exhausted = new HashSet<>();
+        // A read first: a claim is a write transaction, wasted when nothing is pending
+        // (every finished job pumps, and most find nothing to hand out).
+        Map<Set<Long>, Boolean> pendingFor = new HashMap<>();
+        List<Waiter> asking = new ArrayList<>();
+        List<ClaimRequest> requests = new ArrayList<>();
         for (Waiter w : taken) {
-            if (exhausted.contains(w.specIds)) continue;
-            // A read first: a claim is a write transaction, wasted when nothing is pending
-            // (every finished job pumps, and most find nothing to hand out).
-            if (!store.hasPendingFor(w.specIds)) {
-                exhausted.add(w.specIds);
-                continue;
-            }
-            while (w.slots > 0 && w.session.isOpen()) {
-                Instant now = clock.instant();
-                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
-                if (claimed.isEmpty()) {
-                    // Declines, a quarantine and labels exclude jobs for that runner only: the next
-                    // waiter with the same specs may still claim.
-                    if (!runnersThatDeclined.contains(w.session.runnerId()) && !quarantined(w.session.runnerId())
-                            && !store.pendingRequiresLabels(w.specIds)) {
-                        exhausted.add(w.specIds);
-                    }
-                    break;
+            if (w.slots <= 0 || !w.session.isOpen()) continue;
+            if (!pendingFor.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
+            asking.add(w);
+            // Declines exclude jobs for that runner only: the next waiter with the same specs may still claim.
+            requests.add(new ClaimRequest(w.session.runnerId(), w.slots, w.specIds, claimFilter(w),
+                    runnersThatDeclined.contains(w.session.runnerId())));
+        }
+        if (!requests.isEmpty()) {
+            Instant now = clock.instant();
+            List<List<Job>> claimed = store.claimEach(requests, now, now.plus(acceptanceTimeout));
+            for (int i = 0; i < asking.size(); i++) {
+                Waiter w = asking.get(i);
+                for (Job job : claimed.get(i)) {
+                    w.slots--;
+                    served.add(w.session.runnerId());
+                    sends.add(hand(w.session, job, now));
                 }
-                w.slots--;
-                served.add(w.session.runnerId());
-                sends.add(hand(w.session, claimed.get(), now));
             }
         }
         for (Waiter w : taken) {
@@ -345,13 +343,13 @@ public final class Dispatcher {
     /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */
     private Runnable hand(RunnerSession session, Job job, Instant now) {
         Spec spec = store.findSpec(job.specId()).orElseThrow();
-        Project project = store.findProject(job.projectId()).orElseThrow();
+        ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
         ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), null, 0);
         active.put(attempt);
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
         deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));
         metrics.claimed();
-        String token = pullTokens.issue(session.runner().uuid(), project.uuid(), now);
+        String token = pullTokens.issue(session.runner().uuid(), project, now);
         ClaimedJob claimed = new ClaimedJob(job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
         LOG.info("job {} attempt {} claimed by runner {}", job.uuid(), job.attempt(), session.runner().slug());
         return () -> {

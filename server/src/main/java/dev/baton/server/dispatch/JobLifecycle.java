@@ -250,7 +250,7 @@ public final class JobLifecycle {
         if (r instanceof Resolution.Forbidden) return notYours(m.job());
 
         Job job = store.findJob(m.job()).orElseThrow();
-        var project = store.findProject(job.projectId()).orElseThrow().uuid();
+        var project = store.projectUuid(job.projectId()).orElseThrow();
         Instant now = clock.instant();
         Transition t = switch (m) {
             case RunnerMessage.Completed c -> {

@@ -67,7 +67,7 @@ public final class ResultProcessor {
     /** Never throws: a failure of the store leaves the job completed for startup recovery; a parse failure is recorded. */
     public void process(Job job) {
         try {
-            ProjectUuid project = store.findProject(job.projectId()).orElseThrow().uuid();
+            ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
             Report report = store.findReport(job.reportId()).orElseThrow();
             Outcome outcome = parse(report, outputs.get(project, job.uuid()));
             Transition t = outcome.error() == null

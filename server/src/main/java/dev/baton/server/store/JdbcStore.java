@@ -5,6 +5,7 @@ import static dev.baton.server.store.Rows.micros;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.JobStatus;
@@ -15,6 +16,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -108,6 +110,13 @@ abstract class JdbcStore implements Store {
     protected final Jdbi jdbi;
     /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
     private final SpecCache specs = new SpecCache();
+    /**
+     * A project's uuid by its id, read on every hand-out, completion and processing (issue 13).
+     * Both never change and no project row is ever deleted, so an id never comes to mean another
+     * project and the entries need no invalidation, on any node. A project delete, if one is ever
+     * added, must remove its entry.
+     */
+    private final Map<Long, ProjectUuid> projectUuids = new java.util.concurrent.ConcurrentHashMap<>();
     private final AccessStore access = new JdbcAccessStore(this);
     private final OjsStore ojs = new JdbcOjsStore(this);
     /** Most transactions one commit carries, and how many may queue before writers block. */
@@ -233,6 +242,15 @@ abstract class JdbcStore implements Store {
     @Override
     public Optional<Project> findProject(long id) {
         return read(h -> project(h, id));
+    }
+
+    @Override
+    public Optional<ProjectUuid> projectUuid(long id) {
+        ProjectUuid cached = projectUuids.get(id);
+        if (cached != null) return Optional.of(cached);
+        Optional<ProjectUuid> read = findProject(id).map(Project::uuid);
+        read.ifPresent(uuid -> projectUuids.put(id, uuid));
+        return read;
     }
 
     @Override
@@ -555,27 +573,35 @@ abstract class JdbcStore implements Store {
         Objects.requireNonNull(job.config(), "a job needs its config");
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
         return write(h -> {
-            if (organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);
-            if (spec(h, job.specId()).isEmpty()) throw notFound("spec", job.specId());
-            long reportId = insertReport(h, report, now);
-            long id = h.createQuery("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
+            // One statement for the three existence checks and the job row returned by its INSERT:
+            // this body runs on the committer, where every statement is paid by all writers (issue 13).
+            var exists = h.createQuery("SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
+                            + " (SELECT COUNT(*) FROM project WHERE id = :project) AS p")
+                    .bind("org", organizationId).bind("spec", job.specId()).bind("project", report.projectId())
+                    .map((rs, ctx) -> new long[] {rs.getLong("o"), rs.getLong("s"), rs.getLong("p")}).one();
+            if (exists[0] == 0) throw notFound("organization", organizationId);
+            if (exists[1] == 0) throw notFound("spec", job.specId());
+            if (exists[2] == 0) throw notFound("project", report.projectId());
+            long reportId = insertCheckedReport(h, report, now);
+            Job inserted = h.createQuery("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
                             + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
-                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :now, :now) RETURNING id")
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :now, :now) RETURNING " + Rows.JOB)
                     .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
                     .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
                     .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
                     .bind("now", micros(now))
-                    .mapTo(Long.class).one();
+                    .map(Rows.JOB_MAPPER).one();
+            long id = inserted.id();
             insertLabels(h, id, 1, job.labels().required());
             insertLabels(h, id, 0, job.labels().preferred());
             if (job.submitter() != null) {
                 h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
                         .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
             }
-            return jobById(h, id);
+            return inserted;
         });
     }
 
@@ -684,6 +710,59 @@ abstract class JdbcStore implements Store {
     }
 
     // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
+
+    @Override
+    public final Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        return write(h -> claimIn(h, runnerId, lease, now, acceptUntil, filter));
+    }
+
+    /**
+     * One claim inside the caller's write transaction: the dialect picks the candidate and makes
+     * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}); the order
+     * of candidates, router preferences included, is {@link #CLAIM_ORDER} with {@link ClaimFilter#order}.
+     */
+    protected abstract Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
+
+    @Override
+    public List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil) {
+        if (requests.isEmpty()) return List.of();
+        return write(h -> {
+            Set<Set<Long>> exhausted = new HashSet<>();
+            List<List<Job>> claimed = new ArrayList<>(requests.size());
+            for (ClaimRequest r : requests) {
+                List<Job> jobs = new ArrayList<>();
+                while (jobs.size() < r.slots() && !exhausted.contains(r.specIds())) {
+                    Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
+                    if (job.isEmpty()) {
+                        if (emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
+                        break;
+                    }
+                    jobs.add(job.get());
+                }
+                claimed.add(jobs);
+            }
+            return claimed;
+        });
+    }
+
+    /**
+     * Whether request {@code r}'s empty claim means that no other runner of its specs would find
+     * a job either (in this transaction): not when the emptiness may be its own — its declines,
+     * its archive or quarantine, labels a pending job requires, or another runner's canary.
+     */
+    private static boolean emptyForEveryRunnerOf(Handle h, ClaimRequest r) {
+        if (r.declinedSome()) return false;
+        if (r.specIds().isEmpty()) return true;
+        boolean eligible = h.createQuery("SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
+                .bind("runner", r.runnerId()).mapTo(Integer.class).findOne().isPresent();
+        if (!eligible) return false;
+        // A pending job of the set that requires labels may be claimable by a runner that has them;
+        // a canary job by its runner only (docs/scheduling.md, "Canary release").
+        String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+                        + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
+                .mapTo(Integer.class).findOne().isEmpty();
+    }
 
     /**
      * pending → claimed for a job the caller has made sure it may take, opening the attempt in the
@@ -853,15 +932,17 @@ abstract class JdbcStore implements Store {
             // every other spec those runners serve.
             String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"
                     + " AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))";
-            int ahead = h.createQuery("SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
-                            + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))")
+            // The three counts in one statement (one round trip, one snapshot): this read runs on every submission.
+            long[] counts = h.createQuery("SELECT (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
+                            + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
+                            + " (SELECT COUNT(*) FROM job o WHERE o.status IN (1, 2) AND o.runner_id IN"
+                            + " (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)) AS in_flight,"
+                            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited")
                     .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
-                    .mapTo(Long.class).one().intValue();
-            int inFlight = h.createQuery("SELECT COUNT(*) FROM job o WHERE o.status IN (1, 2) AND o.runner_id IN"
-                            + " (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)")
-                    .bind("spec", job.specId()).mapTo(Long.class).one().intValue();
-            boolean limited = h.createQuery("SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS)
-                    .bind("id", job.id()).mapTo(Long.class).one() > 0;
+                    .map((rs, ctx) -> new long[] {rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited")}).one();
+            int ahead = (int) counts[0];
+            int inFlight = (int) counts[1];
+            boolean limited = counts[2] > 0;
             List<java.time.Duration> runs = h.createQuery("SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6)"
                             + " AND started IS NOT NULL ORDER BY completed DESC LIMIT :n")
                     .bind("spec", job.specId()).bind("n", recentRuns)
@@ -1014,16 +1095,6 @@ abstract class JdbcStore implements Store {
                 .bind("runner", runnerId).bind("now", micros(now))
                 .mapTo(String.class).findOne()
                 .map(config -> Rows.config(config).digest()));
-    }
-
-    @Override
-    public boolean pendingRequiresLabels(Collection<Long> specIds) {
-        if (specIds.isEmpty()) return false;
-        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        // A canary job is likewise claimable by one runner only (docs/scheduling.md, "Canary release").
-        return read(h -> h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
-                        + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
-                .mapTo(Integer.class).findOne().isPresent());
     }
 
     @Override
@@ -1361,6 +1432,11 @@ abstract class JdbcStore implements Store {
         if (h.createQuery("SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).mapTo(Integer.class).findOne().isEmpty()) {
             throw notFound("project", report.projectId());
         }
+        return insertCheckedReport(h, report, now);
+    }
+
+    /** The report row, its project already known to exist in this transaction. */
+    private static long insertCheckedReport(Handle h, NewReport report, Instant now) {
         Instant start = report.startTime() != null ? report.startTime() : now;
         Instant end = report.endTime() != null ? report.endTime() : now;
         return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
@@ -1370,10 +1446,6 @@ abstract class JdbcStore implements Store {
                 .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
                 .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
                 .mapTo(Long.class).one();
-    }
-
-    private static Job jobById(Handle h, long id) {
-        return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", id).map(Rows.JOB_MAPPER).one();
     }
 
     private static Optional<Job> job(Handle h, JobUuid uuid) {

@@ -153,27 +153,25 @@ final class PostgresStore extends JdbcStore {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return write(h -> {
-            List<Long> skipped = new ArrayList<>();
-            for (int i = 0; i < MAX_CANDIDATES; i++) {
-                String exclude = skipped.isEmpty() ? ""
-                        : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-                Optional<Candidate> candidate = h.createQuery(candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
-                        .bind("runner", runnerId).bind("now", Rows.micros(now))
-                        .map((rs, ctx) -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")))
-                        .findOne();
-                if (candidate.isEmpty()) return Optional.empty();
-                Candidate c = candidate.get();
-                boolean limited = c.priority() < 200;
-                if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
-                    Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now, acceptUntil, filter);
-                    if (claimed.isPresent()) return claimed;
-                }
-                skipped.add(c.id());
+    protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        List<Long> skipped = new ArrayList<>();
+        for (int i = 0; i < MAX_CANDIDATES; i++) {
+            String exclude = skipped.isEmpty() ? ""
+                    : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
+            Optional<Candidate> candidate = h.createQuery(candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+                    .bind("runner", runnerId).bind("now", Rows.micros(now))
+                    .map((rs, ctx) -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")))
+                    .findOne();
+            if (candidate.isEmpty()) return Optional.empty();
+            Candidate c = candidate.get();
+            boolean limited = c.priority() < 200;
+            if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
+                Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now, acceptUntil, filter);
+                if (claimed.isPresent()) return claimed;
             }
-            return Optional.empty();
-        });
+            skipped.add(c.id());
+        }
+        return Optional.empty();
     }
 
     record Candidate(long id, int priority, long organizationId, String sourceIp) {}

@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 
 /**
@@ -63,13 +64,11 @@ final class SqliteStore extends JdbcStore {
     }
 
     @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+    protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         String query = filter.equals(ClaimFilter.NONE) ? CLAIM_QUERY : CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
-        return write(h -> {
-            Optional<Long> candidate = h.createQuery(query)
-                    .bind("runner", runnerId).bind("now", Rows.micros(now))
-                    .map((rs, ctx) -> rs.getLong("id")).findOne();
-            return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);
-        });
+        Optional<Long> candidate = h.createQuery(query)
+                .bind("runner", runnerId).bind("now", Rows.micros(now))
+                .map((rs, ctx) -> rs.getLong("id")).findOne();
+        return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);
     }
 }

@@ -1,6 +1,7 @@
 package dev.baton.server.store;
 
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.ResourceId;
@@ -40,6 +41,9 @@ public interface Store extends AutoCloseable {
     Optional<Project> findProject(ResourceId id);
 
     Optional<Project> findProject(long id);
+
+    /** The project's uuid (never changes for an id); served from memory after the first read. */
+    Optional<ProjectUuid> projectUuid(long id);
 
     List<Project> listProjects();
 
@@ -183,6 +187,17 @@ public interface Store extends AutoCloseable {
      */
     Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
 
+    /**
+     * Claims for several waiting runners in <em>one</em> write transaction (issue 13): for each
+     * request in order, up to its slots jobs, each exactly as {@link #claim} would claim it (same
+     * candidates, order, tier limits and atomicity; each claim sees the ones before it). Returns,
+     * per request and in request order, the jobs claimed (each with its own new lease). Once a
+     * request finds nothing, later requests with the same spec set are not tried, unless its empty
+     * answer was its own: it declined jobs, it is archived or quarantined, or a pending job of the
+     * set requires labels.
+     */
+    List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil);
+
     Duration DEFAULT_ACCEPTANCE_TIMEOUT = Duration.ofSeconds(30);
     Duration DEFAULT_JOB_TIMEOUT_GRACE = Duration.ofSeconds(60);
     Duration DEFAULT_CANCEL_DEADLINE = Duration.ofSeconds(30);
@@ -310,12 +325,6 @@ public interface Store extends AutoCloseable {
      * may take another job if the queue changed meanwhile.
      */
     java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter);
-
-    /**
-     * Whether a pending job of these specs requires runner labels or is a runner's canary (then an
-     * empty claim says nothing about other runners).
-     */
-    boolean pendingRequiresLabels(Collection<Long> specIds);
 
     // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
 

@@ -726,6 +726,40 @@ abstract class ChannelContractTest {
         assertThat(runner.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.uuid());
     }
 
+    /** Issue 13: a pump that serves several waiting runners claims for all of them in one transaction. */
+    @Test
+    void onePumpClaimsForAllItsWaitersInOneTransaction() {
+        Spec batch = server.spec("batch");
+        List<TestRunner> runners = List.of(connect(server.runner(batch)), connect(server.runner(batch)), connect(server.runner(batch)));
+        for (TestRunner r : runners) waitFor(r, 60);
+        // Two jobs dispatch is not told about, then one it is: that one pump finds all three.
+        java.util.Set<dev.baton.protocol.id.JobUuid> jobs = new java.util.HashSet<>(List.of(server.createPendingUnannounced(batch).uuid(),
+                server.createPendingUnannounced(batch).uuid()));
+        int before = server.claims.get();
+        jobs.add(server.submit(batch).uuid());
+        java.util.Set<dev.baton.protocol.id.JobUuid> handed = new java.util.HashSet<>();
+        for (TestRunner r : runners) handed.add(r.expect(ServerMessage.Job.class).job().uuid());
+        assertThat(handed).as("each runner one job, each job once").isEqualTo(jobs);
+        assertThat(server.claims.get() - before).as("claim transactions for three waiters").isEqualTo(1);
+    }
+
+    /** A runner offering several slots gets them filled by one claim transaction, never more jobs than slots. */
+    @Test
+    void aReadyWithSeveralSlotsIsFilledByOneClaimTransaction() {
+        Spec batch = server.spec("slots");
+        TestRunner runner = connect(server.runner(batch));
+        java.util.Set<dev.baton.protocol.id.JobUuid> jobs = new java.util.HashSet<>();
+        for (int i = 0; i < 4; i++) jobs.add(server.submit(batch).uuid());
+        int before = server.claims.get();
+        runner.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 3));
+        java.util.Set<dev.baton.protocol.id.JobUuid> handed = new java.util.HashSet<>();
+        for (int i = 0; i < 3; i++) handed.add(runner.expect(ServerMessage.Job.class).job().uuid());
+        runner.expectSilence(SHORT);
+        assertThat(jobs).containsAll(handed);
+        assertThat(handed).hasSize(3);
+        assertThat(server.claims.get() - before).as("claim transactions for three slots").isEqualTo(1);
+    }
+
     @Test
     void finishedJobsDoNotCostAClaimWhenNothingIsPending() {
         Job job = server.submit(spec);

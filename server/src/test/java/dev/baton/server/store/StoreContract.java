@@ -1319,4 +1319,136 @@ abstract class StoreContract {
         assertThat(store.findRegistryUpload("u1")).isEmpty();
         assertThat(store.countRegistryUploads()).isZero();
     }
+
+    // ---- claims for several waiting runners in one transaction (issue 13) ----------------------
+
+    private static ClaimRequest request(Runner runner, int slots, Spec... specs) {
+        Set<Long> ids = new HashSet<>();
+        for (Spec s : specs) ids.add(s.id());
+        return new ClaimRequest(runner.id(), slots, ids, ClaimFilter.NONE, false);
+    }
+
+    @Test
+    void claimEachClaimsEveryJobOnceAndServesEachRunnerAtMostItsSlots() {
+        Spec s = spec();
+        Runner a = runner(s);
+        Runner b = runner(s);
+        Runner c = runner(s);
+        Runner d = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        List<Long> submitted = new ArrayList<>();
+        for (int i = 0; i < 4; i++) submitted.add(submit(p, s, 200).id());
+
+        Instant at = tick();
+        List<List<Job>> claimed = store.claimEach(List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)), at, at.plusSeconds(30));
+
+        assertThat(claimed).hasSize(4);
+        assertThat(claimed.get(0)).hasSize(2);
+        assertThat(claimed.get(1)).hasSize(1);
+        assertThat(claimed.get(2)).as("only one job left for c").hasSize(1);
+        assertThat(claimed.get(3)).as("nothing left for d").isEmpty();
+        List<Long> ids = claimed.stream().flatMap(List::stream).map(Job::id).toList();
+        assertThat(ids).as("in claim order, each once").containsExactlyElementsOf(submitted);
+        Runner[] owners = {a, b, c};
+        for (int i = 0; i < 3; i++) {
+            for (Job job : claimed.get(i)) {
+                assertThat(job.status()).isEqualTo(JobStatus.CLAIMED);
+                assertThat(job.runnerId()).isEqualTo(owners[i].id());
+                assertThat(reload(job).holds(job.lease())).isTrue();
+                Attempt attempt = store.findAttempt(job.id(), 1).orElseThrow();
+                assertThat(attempt.runnerId()).isEqualTo(owners[i].id());
+                assertThat(attempt.lease().matches(job.lease())).as("the attempt carries the job's own lease").isTrue();
+            }
+        }
+        assertThat(claimed.get(0).get(0).lease().matches(claimed.get(0).get(1).lease())).as("every job its own lease").isFalse();
+        assertThat(store.claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30)).getFirst()).isEmpty();
+    }
+
+    @Test
+    void claimEachSeesItsOwnEarlierClaimsForTierLimits() {
+        Spec s = spec();
+        Runner a = runner(s);
+        Runner b = runner(s);
+        Organization free = org(PlanTier.FREE);
+        submit(project(free), s, 100, "10.0.0.1", tick());
+        submit(project(free), s, 100, "10.0.0.2", tick());
+        Instant at = tick();
+        List<List<Job>> claimed = store.claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
+        assertThat(claimed.get(0)).hasSize(1);
+        assertThat(claimed.get(1)).as("one job in flight per free organization, counted inside the same transaction").isEmpty();
+    }
+
+    @Test
+    void aRunnersOwnEmptyClaimDoesNotStopTheNextRunnerOfTheSameSpecs() {
+        Spec s = spec();
+        Runner archived = runner(s);
+        Runner declining = runner(s);
+        Runner unlabelled = runner(s);
+        Runner labelled = runner(s);
+        store.updateRunner(archived.id(), null, null, true, tick());
+        store.setRunnerLabels(labelled.id(), true, Map.of("gpu", "a100"), tick());
+        Project p = project(org(PlanTier.TEAM));
+        Job plain = submit(p, s, 200);
+        Job needsGpu = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+                new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, new JobLabels(Map.of("gpu", "a100"), Map.of())),
+                p.organizationId(), tick());
+        // The declining runner declined the plain job; it is still pending for the others.
+        Leased first = claimOne(declining);
+        assertThat(first.job().id()).isEqualTo(plain.id());
+        assertThat(store.requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
+
+        Instant at = tick();
+        List<List<Job>> claimed = store.claimEach(List.of(request(archived, 1, s),
+                new ClaimRequest(declining.id(), 1, Set.of(s.id()), ClaimFilter.NONE, true),
+                request(unlabelled, 2, s), request(labelled, 1, s)), at, at.plusSeconds(30));
+        assertThat(claimed.get(0)).as("archived").isEmpty();
+        assertThat(claimed.get(1)).as("declined it").isEmpty();
+        assertThat(claimed.get(2)).as("takes the plain job but lacks the label").extracting(Job::id).containsExactly(plain.id());
+        assertThat(claimed.get(3)).as("has the label").extracting(Job::id).containsExactly(needsGpu.id());
+    }
+
+    @Test
+    void concurrentClaimEachNeverHandsOutAJobTwice() throws Exception {
+        Spec s = spec();
+        Project p = project(org(PlanTier.TEAM));
+        List<Runner> runners = new ArrayList<>();
+        for (int i = 0; i < 8; i++) runners.add(runner(s));
+        int jobs = 40;
+        for (int i = 0; i < jobs; i++) submit(p, s, 200);
+        Instant at = tick();
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        AtomicInteger duplicates = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                List<Runner> mine = runners.subList(t * 2, t * 2 + 2);
+                done.add(pool.submit(() -> {
+                    for (int round = 0; round < 10; round++) {
+                        for (List<Job> claimed : store.claimEach(List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)), at, at.plusSeconds(30))) {
+                            for (Job job : claimed) if (!seen.add(job.id())) duplicates.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) f.get();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(duplicates).hasValue(0);
+        assertThat(seen).hasSize(jobs);
+        assertThat(store.hasPendingFor(List.of(s.id()))).isFalse();
+    }
+
+    @Test
+    void projectUuidIsTheProjectsOwn() {
+        Project p = project(org(PlanTier.TEAM));
+        Project other = project(org(PlanTier.TEAM));
+        assertThat(store.projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
+        for (int i = 0; i < 2; i++) {
+            assertThat(store.projectUuid(p.id())).contains(p.uuid());
+            assertThat(store.projectUuid(other.id())).contains(other.uuid());
+        }
+    }
 }

@@ -96,12 +96,18 @@ public final class ChannelFixture implements AutoCloseable {
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
     private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
-            if (method.getName().equals("claim")) {
+            // Dispatch claims for all the waiters a pump serves in one call (claimEach); a single claim is the same for one runner.
+            boolean one = method.getName().equals("claim");
+            if (one || method.getName().equals("claimEach")) {
                 claims.incrementAndGet();
-                ClaimGate gate = gates.get((Long) args[0]);
-                if (gate != null) {
-                    gate.entered().countDown();
-                    gate.release().await();
+                List<Long> runners = one ? List.of((Long) args[0])
+                        : ((List<?>) args[0]).stream().map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId()).toList();
+                for (Long runner : runners) {
+                    ClaimGate gate = gates.get(runner);
+                    if (gate != null) {
+                        gate.entered().countDown();
+                        gate.release().await();
+                    }
                 }
             }
             try {
@@ -195,6 +201,15 @@ public final class ChannelFixture implements AutoCloseable {
                 new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now);
         channel.jobSubmitted(job);
         return job;
+    }
+
+    /** A pending job that dispatch is not told about (as if committed by another node without a notice): found by the next pump. */
+    public Job createPendingUnannounced(Spec spec) {
+        Instant now = clock.instant();
+        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
+                List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
+        return store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE), organization.id(), now);
     }
 
     /** A job of the fixture's organization that requires and prefers runner labels (docs/scheduling.md). */
