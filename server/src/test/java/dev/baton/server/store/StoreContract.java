@@ -1408,6 +1408,22 @@ abstract class StoreContract {
     }
 
     @Test
+    void anotherRunnersCanaryDoesNotCloseItsSpecsForTheRestOfTheBatch() {
+        Spec s = spec();
+        Runner first = runner(s);
+        Runner canaryRunner = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        Job canary = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+                new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, JobLabels.NONE, canaryRunner.id()),
+                p.organizationId(), tick());
+
+        Instant at = tick();
+        List<List<Job>> claimed = store.claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
+        assertThat(claimed.get(0)).as("not its canary").isEmpty();
+        assertThat(claimed.get(1)).as("its own canary, in the same batch").extracting(Job::id).containsExactly(canary.id());
+    }
+
+    @Test
     void concurrentClaimEachNeverHandsOutAJobTwice() throws Exception {
         Spec s = spec();
         Project p = project(org(PlanTier.TEAM));
