@@ -243,33 +243,35 @@ public final class Dispatcher {
      * requests is the waiters' (oldest first); which jobs each one gets is the store's claim order.
      */
     private void serve(List<Waiter> taken, List<Runnable> sends) {
-        ImageAffinity affinity = this.affinity;
-        Set<Long> served = new HashSet<>();
-        Set<Long> warmSpecs = new HashSet<>();
-        if (affinity.enabled()) warmFirst(affinity, taken, sends, served, warmSpecs);
         // A read first: a claim is a write transaction, wasted when nothing is pending
         // (every finished job pumps, and most find nothing to hand out).
         Map<Set<Long>, Boolean> pendingFor = new HashMap<>();
         List<Waiter> asking = new ArrayList<>();
-        List<ClaimRequest> requests = new ArrayList<>();
         for (Waiter w : taken) {
             if (w.slots <= 0 || !w.session.isOpen()) continue;
-            if (!pendingFor.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
-            asking.add(w);
+            if (pendingFor.computeIfAbsent(w.specIds, store::hasPendingFor)) asking.add(w);
+        }
+        if (asking.isEmpty()) return;
+        Instant now = clock.instant();
+        ImageAffinity affinity = this.affinity;
+        Set<Long> warm = new HashSet<>();
+        if (affinity.enabled()) asking = warmFirst(affinity, asking, warm, now);
+        List<ClaimRequest> requests = new ArrayList<>(asking.size());
+        for (Waiter w : asking) {
             // Declines exclude jobs for that runner only: the next waiter with the same specs may still claim.
             requests.add(new ClaimRequest(w.session.runnerId(), w.slots, w.specIds, claimFilter(w),
                     runnersThatDeclined.contains(w.session.runnerId())));
         }
-        if (!requests.isEmpty()) {
-            Instant now = clock.instant();
-            List<List<Job>> claimed = store.claimEach(requests, now, now.plus(acceptanceTimeout));
-            for (int i = 0; i < asking.size(); i++) {
-                Waiter w = asking.get(i);
-                for (Job job : claimed.get(i)) {
-                    w.slots--;
-                    served.add(w.session.runnerId());
-                    sends.add(hand(w.session, job, now));
-                }
+        List<List<Job>> claimed = store.claimEach(requests, now, now.plus(acceptanceTimeout));
+        Set<Long> served = new HashSet<>();
+        Set<Long> warmSpecs = new HashSet<>();
+        for (int i = 0; i < asking.size(); i++) {
+            Waiter w = asking.get(i);
+            for (Job job : claimed.get(i)) {
+                w.slots--;
+                served.add(w.session.runnerId());
+                if (warm.contains(w.session.runnerId())) warmSpecs.add(job.specId());
+                sends.add(hand(w.session, job, now));
             }
         }
         for (Waiter w : taken) {
@@ -280,36 +282,32 @@ public final class Dispatcher {
     }
 
     /**
-     * Image affinity's turn, before the ordinary claims ({@link ImageAffinity}): runners passed
-     * over too often claim first, then each runner whose next job's image it holds claims it.
-     * Records who got a job ({@code served}) and the specs of jobs that went to warm runners.
+     * Image affinity's order of the claims ({@link ImageAffinity}), all still in the one claim
+     * transaction: runners passed over too often first, then each runner that holds the image of
+     * the job its claim would take next (one read each; {@code warm} collects them), then the rest
+     * in their waiting order.
      */
-    private void warmFirst(ImageAffinity affinity, List<Waiter> taken, List<Runnable> sends, Set<Long> served, Set<Long> warmSpecs) {
-        Map<Set<Long>, Boolean> pending = new HashMap<>(); // one cheap read per set of specs, as in serve
-        for (Waiter w : taken) {
-            if (!affinity.due(w.session.runnerId()) || !w.session.isOpen()) continue;
-            if (!pending.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
-            Instant now = clock.instant();
-            var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
-            if (claimed.isEmpty()) continue;
-            w.slots--;
-            served.add(w.session.runnerId());
-            sends.add(hand(w.session, claimed.get(), now));
-        }
-        for (Waiter w : taken) {
+    private List<Waiter> warmFirst(ImageAffinity affinity, List<Waiter> asking, Set<Long> warm, Instant now) {
+        List<Waiter> due = new ArrayList<>();
+        List<Waiter> warmWaiters = new ArrayList<>();
+        List<Waiter> rest = new ArrayList<>();
+        for (Waiter w : asking) {
+            long runner = w.session.runnerId();
             List<ImageDigest> held = w.session.heldImages();
-            if (held == null || held.isEmpty() || !pending.computeIfAbsent(w.specIds, store::hasPendingFor)) continue;
-            while (w.slots > 0 && w.session.isOpen()) {
-                Instant now = clock.instant();
-                if (!affinity.warm(held, store.nextImage(w.session.runnerId(), now, claimFilter(w)))) break;
-                var claimed = store.claim(w.session.runnerId(), LeaseId.random(), now, now.plus(acceptanceTimeout), claimFilter(w));
-                if (claimed.isEmpty()) break;
-                w.slots--;
-                served.add(w.session.runnerId());
-                warmSpecs.add(claimed.get().specId());
-                sends.add(hand(w.session, claimed.get(), now));
+            if (affinity.due(runner)) {
+                due.add(w);
+            } else if (held != null && !held.isEmpty() && affinity.warm(held, store.nextImage(runner, now, claimFilter(w)))) {
+                warm.add(runner);
+                warmWaiters.add(w);
+            } else {
+                rest.add(w);
             }
         }
+        List<Waiter> ordered = new ArrayList<>(asking.size());
+        ordered.addAll(due);
+        ordered.addAll(warmWaiters);
+        ordered.addAll(rest);
+        return ordered;
     }
 
     /** The waiter's claim filter with the images its runner holds, so the attempt records whether it was warm. */
