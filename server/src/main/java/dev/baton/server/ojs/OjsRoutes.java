@@ -57,6 +57,12 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
     private final ScheduledExecutorService sweeper;
     /** Background sweeps between two prunes of unused unique-key rows (about a minute). */
     private static final int PRUNE_EVERY = 60;
+    /**
+     * Background sweeps between two looks at the running workflows (about 10 s). A job's end
+     * already advances its workflow; this pass only catches a node that stopped in between, and
+     * reads up to 50 workflows with their jobs, too much to do every second.
+     */
+    private static final int ADVANCE_EVERY = 10;
     /** Background sweeps so far (only the sweeper's thread touches it). */
     private long sweeps;
 
@@ -79,8 +85,9 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
     private void sweep() {
         try {
             jobs.sweep();
-            jobs.workflows().advanceRunning();
-            if (++sweeps % PRUNE_EVERY == 0) jobs.pruneUniqueKeys();
+            sweeps++;
+            if (sweeps % ADVANCE_EVERY == 0) jobs.workflows().advanceRunning();
+            if (sweeps % PRUNE_EVERY == 0) jobs.pruneUniqueKeys();
         } catch (RuntimeException e) {
             LOG.warn("OJS sweep failed; the next one tries again", e);
         }

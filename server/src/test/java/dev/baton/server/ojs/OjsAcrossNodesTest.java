@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -81,8 +82,11 @@ class OjsAcrossNodesTest {
                 }
             }
             start.countDown();
-            for (Future<?> f : runs) f.get();
-            pool.shutdown();
+            try {
+                for (Future<?> f : runs) f.get(60, TimeUnit.SECONDS); // a hang fails the test instead of the build
+            } finally {
+                pool.shutdownNow();
+            }
             List<OjsRow> enqueued = b.ojs().jobs("q", "available", 1000);
             for (int i = 0; i < workflows.size(); i++) {
                 String id = workflows.get(i);
@@ -106,25 +110,28 @@ class OjsAcrossNodesTest {
             OjsJobs nodeA = new OjsJobs(a, clock);
             OjsJobs nodeB = new OjsJobs(b, clock);
             ExecutorService pool = Executors.newFixedThreadPool(8);
-            for (int key = 0; key < 10; key++) {
-                String body = "{\"type\":\"u.job\",\"args\":[" + key + "],\"options\":{\"queue\":\"u\",\"unique\":{\"on_conflict\":\"ignore\"}}}";
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<OjsJobs.Pushed>> pushes = new ArrayList<>();
-                for (int i = 0; i < 8; i++) {
-                    OjsJobs node = i % 2 == 0 ? nodeA : nodeB;
-                    pushes.add(pool.submit(() -> {
-                        start.await();
-                        return node.push(List.of(JSON.readTree(body))).get(0);
-                    }));
+            try {
+                for (int key = 0; key < 10; key++) {
+                    String body = "{\"type\":\"u.job\",\"args\":[" + key + "],\"options\":{\"queue\":\"u\",\"unique\":{\"on_conflict\":\"ignore\"}}}";
+                    CountDownLatch start = new CountDownLatch(1);
+                    List<Future<OjsJobs.Pushed>> pushes = new ArrayList<>();
+                    for (int i = 0; i < 8; i++) {
+                        OjsJobs node = i % 2 == 0 ? nodeA : nodeB;
+                        pushes.add(pool.submit(() -> {
+                            start.await();
+                            return node.push(List.of(JSON.readTree(body))).get(0);
+                        }));
+                    }
+                    start.countDown();
+                    List<OjsJobs.Pushed> answers = new ArrayList<>();
+                    for (Future<OjsJobs.Pushed> f : pushes) answers.add(f.get(60, TimeUnit.SECONDS));
+                    assertThat(answers).filteredOn(OjsJobs.Pushed::created).as("key %d: created once", key).hasSize(1);
+                    assertThat(answers).extracting(p -> p.job().get("id").asText()).as("everyone got the one job").containsOnly(
+                            answers.stream().filter(OjsJobs.Pushed::created).findFirst().orElseThrow().job().get("id").asText());
                 }
-                start.countDown();
-                List<OjsJobs.Pushed> answers = new ArrayList<>();
-                for (Future<OjsJobs.Pushed> f : pushes) answers.add(f.get());
-                assertThat(answers).filteredOn(OjsJobs.Pushed::created).as("key %d: created once", key).hasSize(1);
-                assertThat(answers).extracting(p -> p.job().get("id").asText()).as("everyone got the one job").containsOnly(
-                        answers.stream().filter(OjsJobs.Pushed::created).findFirst().orElseThrow().job().get("id").asText());
+            } finally {
+                pool.shutdownNow();
             }
-            pool.shutdown();
             assertThat(a.ojs().jobs("u", "available", 100)).hasSize(10);
         }
     }
