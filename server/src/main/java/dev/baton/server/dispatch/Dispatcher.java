@@ -1,6 +1,5 @@
 package dev.baton.server.dispatch;
 
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.ServerMessage;

@@ -766,13 +766,9 @@ abstract class JdbcStore implements Store {
 
     /**
      * pending → claimed for a job the caller has made sure it may take, opening the attempt in the
-     * same transaction. Empty (nothing changed) when the job is no longer pending.
+     * same transaction and recording whether the runner held the job's image ({@code filter}).
+     * Empty (nothing changed) when the job is no longer pending.
      */
-    protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil) {
-        return applyClaim(h, jobId, runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
-    }
-
-    /** {@link #applyClaim(Handle, long, long, LeaseId, Instant, Instant)}, recording whether the runner held the job's image ({@code filter}). */
     protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
             ClaimFilter filter) {
         Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"

@@ -65,11 +65,16 @@ abstract class ImageAffinityContractTest {
         return new RunnerMessage.Ready(600, "linux", "x86_64", "test", 1, null, null, null, null, images);
     }
 
-    /** Connects a runner and makes it wait, reporting {@code images}; silence proves it waits. */
+    /**
+     * Connects a runner and makes it wait, reporting {@code images}. Messages of one channel are
+     * handled in order, so the heartbeat's ack says the ready is in (waiting order is what these
+     * tests are about; a pause would not prove it on a busy machine).
+     */
     private TestRunner waiting(RunnerHandle handle, List<ImageDigest> images) {
         TestRunner r = connect(handle);
         r.send(ready(images));
-        r.expectSilence(SHORT);
+        r.send(new RunnerMessage.Heartbeat(null, null));
+        r.expect(ServerMessage.Ack.class);
         return r;
     }
 
@@ -148,7 +153,7 @@ abstract class ImageAffinityContractTest {
             // Exactly one of them gets it; the warm one is always free again before the next job.
             ServerMessage.Job got = null;
             TestRunner taker = null;
-            for (int tries = 0; got == null && tries < 50; tries++) {
+            for (int tries = 0; got == null && tries < 500; tries++) { // up to 20 s on a busy machine
                 for (TestRunner r : List.of(warm, cold)) {
                     ServerMessage m = r.poll(Duration.ofMillis(20));
                     if (m instanceof ServerMessage.Job j) {
