@@ -5,6 +5,7 @@ import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.auth.BearerToken;
 import dev.baton.server.AfterHttpStart;
 import dev.baton.server.api.Lookups;
 import dev.baton.server.http.ApiException;
@@ -224,8 +225,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         } catch (RuntimeException e) {
             throw ApiException.notFound("job_not_found", "no job '" + ctx.pathParam("job") + "'");
         }
-        String authorization = ctx.header("Authorization");
-        String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7).strip() : "";
+        String token = BearerToken.of(ctx.header("Authorization")).orElse("");
         if (!tokens.verify(token, uuid, clock.instant())) {
             throw new ApiException(401, "unauthorized", "a node token for this job is required");
         }
