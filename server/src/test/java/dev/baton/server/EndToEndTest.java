@@ -126,6 +126,33 @@ class EndToEndTest {
         runner.crash();
     }
 
+    /**
+     * The submission's own answer explains the wait from the spec and labels it was given, without
+     * reading them back (issue 13): it must say the same as a later read of the job.
+     */
+    @Test
+    void theSubmissionAnswerExplainsTheWaitFromTheLabelsItWasGiven() throws Exception {
+        TestRunner runner = connectRunner("box 1");
+        runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+        runner.send(new RunnerMessage.Heartbeat(null, null));
+        runner.expect(ServerMessage.Ack.class);
+        String image = dev.baton.server.testing.TestImages.push(dataDir, dev.baton.protocol.id.ProjectUuid.parse(project), "", "v1",
+                dev.baton.server.testing.TestImages.BENCH);
+        JsonNode run = post("/v0/run", Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json",
+                "cmd", List.of("bench"), "timeout", 120, "require_labels", Map.of("gpu", "a100"), "prefer_labels", Map.of("zone", "b")), 201);
+
+        JsonNode answered = run.get("job");
+        assertThat(answered.at("/pending_reason/code").asText()).isEqualTo("labels_unmatched");
+        assertThat(answered.at("/pending_reason/message").asText()).contains("spec 'small'").contains("gpu=a100");
+        assertThat(answered.at("/require_labels/gpu").asText()).isEqualTo("a100");
+        assertThat(answered.at("/prefer_labels/zone").asText()).isEqualTo("b");
+        JsonNode read = get("/v0/projects/bench/jobs/" + answered.get("uuid").asText());
+        for (String field : List.of("pending_reason", "queue_position", "require_labels", "prefer_labels", "spec")) {
+            assertThat(answered.get(field)).as(field).isEqualTo(read.get(field));
+        }
+        runner.crash();
+    }
+
     @Test
     void aPendingJobSaysWhyItWaitsInTheApiAndADeclineIsShownOnItsAttempt() throws Exception {
         String job = submit();

@@ -11,6 +11,7 @@ import dev.baton.server.dispatch.JobQueue;
 import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.store.Attempt;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
 import dev.baton.server.store.Runner;
@@ -32,6 +33,8 @@ final class JobViews {
     private final Map<Long, SpecUuid> specs = new HashMap<>();
     private final Map<Long, RunnerUuid> runners = new HashMap<>();
     private final Map<Long, ReportUuid> reports = new HashMap<>();
+    private final Map<Long, Spec> knownSpecs = new HashMap<>();
+    private final Map<Long, JobLabels> knownLabels = new HashMap<>();
 
     JobViews(Store store, Project project) {
         this(store, project, JobQueue.UNKNOWN);
@@ -49,6 +52,18 @@ final class JobViews {
         return this;
     }
 
+    /**
+     * The spec and labels of a job the caller has just stored (a submission): neither the view
+     * nor the queue status reads them again.
+     */
+    JobViews knowing(Job job, Spec spec, JobLabels labels) {
+        if (spec.id() != job.specId()) throw new IllegalArgumentException("spec " + spec.id() + " is not the spec of job " + job.uuid());
+        specs.put(spec.id(), spec.uuid());
+        knownSpecs.put(spec.id(), spec);
+        knownLabels.put(job.id(), labels);
+        return this;
+    }
+
     JobView of(Job j, JobOutput output) {
         return of(j, output, false);
     }
@@ -58,8 +73,9 @@ final class JobViews {
         SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(Spec::uuid).orElse(null));
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
         ReportUuid report = reports.computeIfAbsent(j.reportId(), id -> store.findReport(id).map(Report::uuid).orElse(null));
-        QueueStatus q = queue.status(j).orElse(null);
-        var labels = store.jobLabels(j.id());
+        JobLabels known = knownLabels.get(j.id());
+        QueueStatus q = queue.status(j, knownSpecs.get(j.specId()), known).orElse(null);
+        JobLabels labels = known != null ? known : store.jobLabels(j.id());
         List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(this::attempt).toList() : null;
         return new JobView(j.uuid(), project.uuid(), report, spec, runner, j.status(), j.priority(), j.timeout(), j.config(),
                 j.attempt(), j.requeues(), j.claimed(), j.started(), j.completed(), j.lastHeartbeat(), j.error(),

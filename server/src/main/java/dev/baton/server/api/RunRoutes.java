@@ -9,6 +9,7 @@ import dev.baton.server.auth.Role;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;
 import dev.baton.server.store.Organization;
@@ -123,7 +124,7 @@ public final class RunRoutes implements RouteModule {
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
                 Report report = api.store().findReport(job.reportId()).orElseThrow();
-                JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).of(job, null);
+                JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).knowing(job, r.spec(), r.labels() == null ? JobLabels.NONE : r.labels()).of(job, null);
                 return new RunView(ReportView.of(report, r.project().uuid(), view), view);
             }
         }

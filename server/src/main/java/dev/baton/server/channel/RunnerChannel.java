@@ -27,6 +27,8 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.JobLabels;
+import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.NodeTokens;
 import dev.baton.server.token.PullTokens;
@@ -178,6 +180,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     @Override
     public Optional<QueueStatus> status(Job job) {
         return explainer.status(job);
+    }
+
+    @Override
+    public Optional<QueueStatus> status(Job job, Spec spec, JobLabels labels) {
+        return explainer.status(job, spec, labels);
     }
 
     @Override

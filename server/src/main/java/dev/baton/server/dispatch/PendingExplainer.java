@@ -48,11 +48,16 @@ public final class PendingExplainer implements JobQueue {
 
     @Override
     public Optional<QueueStatus> status(Job job) {
+        return status(job, null, null);
+    }
+
+    @Override
+    public Optional<QueueStatus> status(Job job, Spec knownSpec, JobLabels knownLabels) {
         if (job.status() != JobStatus.PENDING) return Optional.empty();
         Instant now = clock.instant();
-        Spec spec = store.findSpec(job.specId()).orElse(null);
+        Spec spec = knownSpec != null && knownSpec.id() == job.specId() ? knownSpec : store.findSpec(job.specId()).orElse(null);
         PendingFacts all = store.pendingFacts(job, RECENT_RUNS);
-        JobLabels wanted = store.jobLabels(job.id());
+        JobLabels wanted = knownLabels != null ? knownLabels : store.jobLabels(job.id());
         // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
         PendingFacts facts = wanted.required().isEmpty() ? all : new PendingFacts(all.servingRunners().stream()
                 .filter(r -> wanted.satisfiedBy(store.runnerLabels(r.id()).effective())).toList(),
