@@ -52,7 +52,7 @@ class ValuesTest {
         for (String ok : new String[] {"a", "runner-1", "x86-64-box", "a".repeat(64), "0"}) {
             assertThat(new Slug(ok).value()).isEqualTo(ok);
         }
-        for (String bad : new String[] {"", "Runner", "-a", "a-", "a--b", "a_b", "a b", "ä", "a".repeat(65),
+        for (String bad : new String[] {"", "-", "--", "Runner", "-a", "a-", "a--b", "a-b-", "A1", "a.b", "a_b", "a b", "ä", "a".repeat(65),
                 "123e4567-e89b-12d3-a456-426614174000"}) {
             assertThatThrownBy(() -> new Slug(bad)).as("'%s'", bad).isInstanceOf(IllegalArgumentException.class);
         }
