@@ -149,7 +149,9 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      */
     private Snapshot read(Project project, JobUuid uuid, long after, Duration wait) {
         Job job = store.findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
-        if (peers != null && !logs.heldLive(uuid)) {
+        // A log another node numbered for this node's readers stays theirs: switching to this
+        // node's own (an attempt now runs here) would renumber it under them.
+        if (peers != null && (peers.remembers(uuid) || !logs.heldLive(uuid))) {
             Optional<PeerPage> peer = peers.read(job, after, wait);
             if (peer.isPresent()) {
                 PeerPage p = peer.get();

@@ -242,6 +242,34 @@ class CrossNodeLiveTest {
     }
 
     @Test
+    void aFollowerKeepsTheNumberingItHadWhenTheRunnerMovesToTheFollowersOwnNode() throws Exception {
+        Handle h = newRunner();
+        TestRunner runner = connect(nodeA, h);
+        ClaimedJob job = runningJob(runner, nodeA);
+        new Log(runner, job).send("numbered by node a\n");
+        SseLines follower = follow(nodeB, job.uuid(), null);
+        assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "numbered by node a\n")));
+
+        // The runner comes back on node b, the follower's own node, which now has the attempt but not node a's entries.
+        runner.crash();
+        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        TestRunner again = connect(nodeB, h);
+        again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
+        again.expect(ServerMessage.Ack.class);
+        // It streams on (seq 2: node b never saw seq 1, so it shows none of this attempt live).
+        Log resumed = new Log(again, job);
+        resumed.seq = 1;
+        resumed.send("the rest\n");
+        complete(again, job, "numbered by node a\nthe rest\n");
+
+        // Node b keeps asking node a, which numbered the log: the rest follows seq 1, nothing is skipped or repeated.
+        assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "the rest\n")));
+        assertThat(follower.nextEvent().event()).isEqualTo("end");
+        JsonNode onB = get(nodeB, logsPath(job.uuid()));
+        assertThat(onB.path("entries").findValuesAsText("text")).containsExactly("numbered by node a\n", "the rest\n");
+    }
+
+    @Test
     void onlyANodeTokenForTheJobReadsAnotherNodesLog() throws Exception {
         TestRunner runner = connect(nodeA, newRunner());
         ClaimedJob job = runningJob(runner, nodeA);
