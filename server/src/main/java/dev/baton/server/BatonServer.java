@@ -104,7 +104,6 @@ public final class BatonServer implements AutoCloseable {
                 if (module instanceof AutoCloseable c) toClose.add(c);
                 modules.add(module);
             }
-            if (events instanceof AfterHttpStart a) afterStart.add(a);
             for (RouteModule m : modules) if (m instanceof AfterHttpStart a) afterStart.add(a);
             this.app = Javalin.create(cfg -> {
                 cfg.concurrency.useVirtualThreads = true;
@@ -121,7 +120,7 @@ public final class BatonServer implements AutoCloseable {
                 modules.forEach(m -> m.addRoutes(cfg));
             });
             app.start();
-            String advertised = advertiseUrl();
+            Supplier<String> advertised = memoized(this::advertiseUrl);
             afterStart.forEach(a -> a.afterHttpStart(advertised));
         } catch (RuntimeException e) {
             closeQuietly(toClose);
@@ -233,6 +232,19 @@ public final class BatonServer implements AutoCloseable {
             }
         }
         return "http://" + urlHost(host) + ":" + app.port();
+    }
+
+    /** {@code value}, worked out on the first call only. */
+    private static Supplier<String> memoized(Supplier<String> value) {
+        return new Supplier<>() {
+            private String known;
+
+            @Override
+            public synchronized String get() {
+                if (known == null) known = value.get();
+                return known;
+            }
+        };
     }
 
     private static String urlHost(String host) {

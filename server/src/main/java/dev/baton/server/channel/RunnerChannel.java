@@ -66,7 +66,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final ChannelRoutes routes;
     private final ServerConfig config;
     private final OutputStore outputs;
-    private final LiveLogs logs = new LiveLogs();
+    private final LiveLogs logs = new LiveLogs(job -> active.get(job).isPresent());
     private final Changes changes = new Changes();
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());

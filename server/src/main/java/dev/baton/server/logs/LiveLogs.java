@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The live logs this server node holds, in memory and bounded: one {@link JobLog} per job whose
@@ -37,6 +38,20 @@ public final class LiveLogs implements AutoCloseable {
         }
     };
     private volatile boolean closed;
+    private final Predicate<JobUuid> handedOutHere;
+
+    /** Logs of a node that hands out no attempts of its own (tests of the log alone). */
+    public LiveLogs() {
+        this(job -> false);
+    }
+
+    /**
+     * @param handedOutHere true while an attempt of the job is handed out on this node's channel
+     *                      (claimed or running here), before any of its log arrived
+     */
+    public LiveLogs(Predicate<JobUuid> handedOutHere) {
+        this.handedOutHere = handedOutHere;
+    }
 
     /** Stores a log message whose lease the lifecycle has checked to be current. */
     public JobLog.Appended append(JobUuid job, LeaseId lease, RunnerMessage.Log message) {
@@ -72,11 +87,13 @@ public final class LiveLogs implements AutoCloseable {
     }
 
     /**
-     * True when this node numbers the job's log itself: an attempt runs here, or ran here and its
-     * log is still kept. Another node's reader is then served this node's entries (docs/decisions/0016-cross-node-live.md).
+     * True when this node numbers the job's log itself: an attempt is handed out or runs here
+     * (even before its first entry, so that another node's follower waits here for it rather than
+     * polling), or ran here and its log is still kept. Another node's reader is then served this
+     * node's entries (docs/decisions/0016-cross-node-live.md).
      */
     public boolean heldLive(JobUuid job) {
-        if (live.containsKey(job)) return true;
+        if (live.containsKey(job) || handedOutHere.test(job)) return true;
         JobLog log;
         synchronized (idle) {
             log = idle.get(job);
@@ -84,7 +101,11 @@ public final class LiveLogs implements AutoCloseable {
         return log != null && log.wasLive();
     }
 
-    /** The job's log, made empty when this node knows nothing of it yet. */
+    /**
+     * The job's log, made empty when this node knows nothing of it yet. A reader waiting on a log
+     * made here before the attempt's first entry is woken by it: {@link #append} moves this same
+     * log to the live set.
+     */
     JobLog logFor(JobUuid job) {
         synchronized (idle) {
             JobLog log = live.get(job);

@@ -1,6 +1,7 @@
 package dev.baton.server.logs;
 
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
@@ -17,6 +18,7 @@ import dev.baton.server.store.Job;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.NodeTokens;
+import dev.baton.server.token.ReusedNodeTokens;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -27,6 +29,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +80,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         this.logs = logs;
         this.find = new Lookups(store);
         this.tokens = tokens;
-        this.peers = tokens == null ? null : new PeerLogs(store, tokens, nodeId, nodeTimeout, clock);
+        this.peers = tokens == null ? null : new PeerLogs(store, new ReusedNodeTokens(tokens), nodeId, nodeTimeout, clock);
         this.nodeId = nodeId;
         this.clock = clock;
     }
@@ -90,15 +93,16 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         config.events.serverStopping(logs::close);
     }
 
-    /** Once this node listens, the others learn where to ask it for the logs it holds. */
+    /** Once this node of a cluster listens, the others learn where to ask it for the logs it holds (a single node has no use for the address). */
     @Override
-    public void afterHttpStart(String advertiseUrl) {
+    public void afterHttpStart(Supplier<String> advertiseUrl) {
         if (tokens == null) return;
+        String url = advertiseUrl.get();
         try {
-            store.advertiseNode(nodeId, advertiseUrl);
+            store.advertiseNode(nodeId, url);
         } catch (RuntimeException e) {
             // Readers on other nodes then see this node's logs once the jobs ended, as before.
-            LOG.warn("cannot advertise this node's address {}: {}", advertiseUrl, e.toString());
+            LOG.warn("cannot advertise this node's address {}: {}", url, e.toString());
         }
     }
 
@@ -145,24 +149,30 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      */
     private Snapshot read(Project project, JobUuid uuid, long after, Duration wait) {
         Job job = store.findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
-        if (peers != null && !logs.heldLive(uuid)) {
+        // A log another node numbered for this node's readers stays theirs: switching to this
+        // node's own (an attempt now runs here) would renumber it under them.
+        if (peers != null && (peers.remembers(uuid) || !logs.heldLive(uuid))) {
             Optional<PeerPage> peer = peers.read(job, after, wait);
             if (peer.isPresent()) {
                 PeerPage p = peer.get();
                 return new Snapshot(p.status(), null, p.entries(), p.next(), p.complete(), p.endStatus(), 0);
             }
         }
-        return readHere(project, job, after);
+        return readHere(project::uuid, job, after);
     }
 
-    /** Reads this node's log after {@code after}, sealing it first when the job has ended and no attempt of it runs here. */
-    private Snapshot readHere(Project project, Job job, long after) {
+    /**
+     * Reads this node's log after {@code after}, sealing it first when the job has ended and no
+     * attempt of it runs here. The stored output (hence the project) is read only for that seal
+     * and for text no longer in memory.
+     */
+    private Snapshot readHere(Supplier<ProjectUuid> project, Job job, long after) {
         JobUuid uuid = job.uuid();
         JobLog log = logs.logFor(uuid);
         if (ended(job.status()) && !log.isSealed() && (!logs.isLive(uuid) || runnerMovedAway(job))) {
-            log.seal(job.status().wireName(), job.lease(), outputs.get(project.uuid(), uuid).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
+            log.seal(job.status().wireName(), job.lease(), outputs.get(project.get(), uuid).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
         }
-        JobLog.Read read = log.read(after, PAGE_ENTRIES, PAGE_BYTES, () -> outputs.get(project.uuid(), uuid).orElse(null));
+        JobLog.Read read = log.read(after, PAGE_ENTRIES, PAGE_BYTES, () -> outputs.get(project.get(), uuid).orElse(null));
         return Snapshot.of(job.status().wireName(), log, read);
     }
 
@@ -230,20 +240,40 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
             throw new ApiException(401, "unauthorized", "a node token for this job is required");
         }
         if (logs.isClosed()) throw new ApiException(503, "shutting_down", "this node is stopping");
-        // Only a node that numbered the log itself answers; a log cut from stored output is the same on every node.
+        // Only a node that numbers the log itself answers; a log cut from stored output is the same on every node.
         if (!logs.heldLive(uuid)) throw ApiException.notFound("log_not_held", "this node holds no live log of job '" + uuid + "'");
         Job job = store.findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "'"));
-        Project project = store.findProject(job.projectId())
-                .orElseThrow(() -> ApiException.notFound("project_not_found", "the project of job '" + uuid + "' is gone"));
+        Supplier<ProjectUuid> project = projectOf(job);
         long after = seq("after", ctx.queryParam("after"), 0);
         long waitMillis = Math.min(seq("wait", ctx.queryParam("wait"), 0), MAX_PEER_WAIT.toMillis());
         Snapshot s = readHere(project, job, after);
         if (s.entries().isEmpty() && !s.complete() && waitMillis > 0) {
             s.log().awaitChange(s.version(), Duration.ofMillis(waitMillis));
-            job = store.findJob(uuid).orElse(job);
+            // New entries need no second look at the job (the next request has one); nothing new:
+            // the attempt may have ended (that wakes the wait too), so the job is read again.
             s = readHere(project, job, after);
+            if (s.entries().isEmpty() && !s.complete()) {
+                job = store.findJob(uuid).orElse(job);
+                s = readHere(project, job, after);
+            }
         }
         Json.write(ctx, 200, new PeerPage(s.status(), s.entries(), s.next(), s.complete(), s.endStatus()));
+    }
+
+    /** The job's project uuid, read from the store at most once and only when the stored output is needed. */
+    private Supplier<ProjectUuid> projectOf(Job job) {
+        return new Supplier<>() {
+            private ProjectUuid uuid;
+
+            @Override
+            public ProjectUuid get() {
+                if (uuid == null) {
+                    uuid = store.projectUuid(job.projectId())
+                            .orElseThrow(() -> ApiException.notFound("project_not_found", "the project of job '" + job.uuid() + "' is gone"));
+                }
+                return uuid;
+            }
+        };
     }
 
     private static boolean flag(String name, String raw) {

@@ -88,6 +88,17 @@ final class PeerLogs implements AutoCloseable {
         }
     }
 
+    /**
+     * True when another node answered for this job before (and still numbers it, as far as this
+     * node knows): this node's readers keep that node's numbering even once an attempt of the job
+     * runs here (the runner moved here, or a retry came here).
+     */
+    boolean remembers(JobUuid job) {
+        synchronized (sources) {
+            return sources.containsKey(job);
+        }
+    }
+
     /** The node that answered for this job before, else the node holding its runner's channel if that is another one. */
     private String source(Job job) {
         synchronized (sources) {

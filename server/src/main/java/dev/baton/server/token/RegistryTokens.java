@@ -42,8 +42,9 @@ import java.util.UUID;
  *       scopes, valid for {@link #USER_TOKEN_TTL}.
  * </ul>
  *
- * Every token has issuer {@link #ISSUER} and audience {@link #AUDIENCE}; a JWT for another
- * audience is never accepted here.
+ * Every token has issuer {@link #ISSUER}, audience {@link #AUDIENCE} (node tokens:
+ * {@link #NODE_AUDIENCE}, {@link NodeTokens}) and both an expiry and a not-before time; a JWT for
+ * another audience, or for more than one, is never accepted here.
  */
 public final class RegistryTokens implements PullTokens, NodeTokens {
     public static final String ISSUER = "baton";
@@ -135,18 +136,7 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
 
     @Override
     public boolean verify(String token, dev.baton.protocol.id.JobUuid job, Instant now) {
-        try {
-            SignedJWT jwt = SignedJWT.parse(token);
-            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) return false;
-            JWTClaimsSet claims = jwt.getJWTClaimsSet();
-            Date exp = claims.getExpirationTime();
-            Date nbf = claims.getNotBeforeTime();
-            return ISSUER.equals(claims.getIssuer()) && claims.getAudience() != null && claims.getAudience().equals(List.of(NODE_AUDIENCE))
-                    && job.toString().equals(claims.getStringClaim(JOB_CLAIM))
-                    && exp != null && now.isBefore(exp.toInstant()) && nbf != null && !now.isBefore(nbf.toInstant());
-        } catch (ParseException | JOSEException | IllegalArgumentException e) {
-            return false;
-        }
+        return verified(token, NODE_AUDIENCE, now).map(c -> job.toString().equals(c.getClaim(JOB_CLAIM))).orElse(false);
     }
 
     /** A user token for the given access, valid for {@link #USER_TOKEN_TTL}. */
@@ -161,23 +151,38 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
 
     /** The grant a token carries, or empty when it is malformed, forged, for another audience or expired. */
     public Optional<Grant> verify(String token, Instant now) {
+        Optional<JWTClaimsSet> verified = verified(token, AUDIENCE, now);
+        if (verified.isEmpty()) return Optional.empty();
+        JWTClaimsSet claims = verified.get();
         try {
-            SignedJWT jwt = SignedJWT.parse(token);
-            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) return Optional.empty();
-            JWTClaimsSet claims = jwt.getJWTClaimsSet();
-            if (!ISSUER.equals(claims.getIssuer()) || claims.getAudience() == null || !claims.getAudience().contains(AUDIENCE)) {
-                return Optional.empty();
-            }
-            Date exp = claims.getExpirationTime();
-            Date nbf = claims.getNotBeforeTime();
-            if (exp == null || !now.isBefore(exp.toInstant())) return Optional.empty();
-            if (nbf != null && now.isBefore(nbf.toInstant())) return Optional.empty();
             List<Access> access = new ArrayList<>();
             Object raw = claims.getClaim(ACCESS_CLAIM);
             if (!(raw instanceof List<?> entries)) return Optional.empty();
             for (Object entry : entries) access.add(Access.fromClaim(entry));
-            return Optional.of(new Grant(claims.getSubject(), access, false, exp.toInstant()));
-        } catch (ParseException | JOSEException | IllegalArgumentException | ClassCastException e) {
+            return Optional.of(new Grant(claims.getSubject(), access, false, claims.getExpirationTime().toInstant()));
+        } catch (IllegalArgumentException | ClassCastException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The claims of a token this key signed (ES256) for exactly {@code audience}, valid at
+     * {@code now}; the one check both kinds of token pass. Every token this class signs names one
+     * audience and has an expiry and a not-before time, so a token naming several audiences, or
+     * lacking either time, was not made here and is refused whichever audience is asked.
+     */
+    private Optional<JWTClaimsSet> verified(String token, String audience, Instant now) {
+        try {
+            SignedJWT jwt = SignedJWT.parse(token);
+            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) return Optional.empty();
+            JWTClaimsSet claims = jwt.getJWTClaimsSet();
+            if (!ISSUER.equals(claims.getIssuer()) || !List.of(audience).equals(claims.getAudience())) return Optional.empty();
+            Date exp = claims.getExpirationTime();
+            Date nbf = claims.getNotBeforeTime();
+            if (exp == null || !now.isBefore(exp.toInstant())) return Optional.empty();
+            if (nbf == null || now.isBefore(nbf.toInstant())) return Optional.empty();
+            return Optional.of(claims);
+        } catch (ParseException | JOSEException | IllegalArgumentException e) {
             return Optional.empty();
         }
     }

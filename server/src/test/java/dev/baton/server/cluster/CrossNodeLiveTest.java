@@ -178,6 +178,47 @@ class CrossNodeLiveTest {
     }
 
     @Test
+    void aFollowerThatCameBeforeTheFirstLineWaitsOnTheRunnersNodeForItAndForAnEndWithoutLines() throws Exception {
+        // Node e is reached through a proxy that records each request of another node and its answer.
+        try (PeerProxy proxy = new PeerProxy()) {
+            BatonServer nodeE = ServerAssembly.builder(ClusterTest.nodeConfig(databaseUrl, dataDir, "node-e", ADMIN, Duration.ofSeconds(30),
+                    Duration.ofSeconds(30)).toBuilder().advertiseUrl(proxy.url()).build(), Clock.systemUTC()).start();
+            try {
+                proxy.target(nodeE.port());
+                TestRunner runner = connect(nodeE, newRunner());
+                ClaimedJob job = runningJob(runner, nodeB);
+
+                // The follower on node b comes before the job's first line, and node b asks node e.
+                SseLines follower = follow(nodeB, job.uuid(), null);
+                await().atMost(WAIT).until(() -> proxy.asked(job.uuid()) > 0);
+                new Log(runner, job).send("first line\n");
+                assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "first line\n")));
+                // Node e held the log from the hand-out: every request waited there (200), none was
+                // turned away with log_not_held (which leaves node b to poll once a second).
+                assertThat(proxy.statuses(job.uuid())).isNotEmpty().containsOnly(200);
+                complete(runner, job, "first line\n");
+                assertThat(follower.nextEvent().event()).isEqualTo("end");
+                assertThat(follower.nextEvent()).as("the stream closes after end").isNull();
+
+                // A job that ends without a single line, neither live nor stored: the follower that waits on node e sees the end.
+                ClaimedJob quiet = runningJob(runner, nodeB);
+                SseLines waiting = follow(nodeB, quiet.uuid(), null);
+                await().atMost(WAIT).until(() -> proxy.asked(quiet.uuid()) > 0);
+                complete(runner, quiet, "");
+                assertThat(waiting.nextEvent().event()).isEqualTo("end");
+                assertThat(waiting.nextEvent()).isNull();
+                assertThat(proxy.statuses(quiet.uuid())).isNotEmpty().containsOnly(200);
+                JsonNode whole = get(nodeC, logsPath(quiet.uuid()));
+                assertThat(whole.path("complete").asBoolean()).isTrue();
+                assertThat(whole.path("entries")).isEmpty();
+                runner.crash();
+            } finally {
+                nodeE.close();
+            }
+        }
+    }
+
+    @Test
     void aFollowerSeesTheEndWhenTheRunnerMovedToAnotherNodeAndFinishedThere() throws Exception {
         Handle h = newRunner();
         TestRunner runner = connect(nodeA, h);
@@ -198,6 +239,34 @@ class CrossNodeLiveTest {
         // Node a still numbers the log (the follower keeps its seqs) and sees that no entry can come any more.
         assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "after the move\n")));
         assertThat(follower.nextEvent().event()).isEqualTo("end");
+    }
+
+    @Test
+    void aFollowerKeepsTheNumberingItHadWhenTheRunnerMovesToTheFollowersOwnNode() throws Exception {
+        Handle h = newRunner();
+        TestRunner runner = connect(nodeA, h);
+        ClaimedJob job = runningJob(runner, nodeA);
+        new Log(runner, job).send("numbered by node a\n");
+        SseLines follower = follow(nodeB, job.uuid(), null);
+        assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "numbered by node a\n")));
+
+        // The runner comes back on node b, the follower's own node, which now has the attempt but not node a's entries.
+        runner.crash();
+        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        TestRunner again = connect(nodeB, h);
+        again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
+        again.expect(ServerMessage.Ack.class);
+        // It streams on (seq 2: node b never saw seq 1, so it shows none of this attempt live).
+        Log resumed = new Log(again, job);
+        resumed.seq = 1;
+        resumed.send("the rest\n");
+        complete(again, job, "numbered by node a\nthe rest\n");
+
+        // Node b keeps asking node a, which numbered the log: the rest follows seq 1, nothing is skipped or repeated.
+        assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "the rest\n")));
+        assertThat(follower.nextEvent().event()).isEqualTo("end");
+        JsonNode onB = get(nodeB, logsPath(job.uuid()));
+        assertThat(onB.path("entries").findValuesAsText("text")).containsExactly("numbered by node a\n", "the rest\n");
     }
 
     @Test
@@ -369,6 +438,69 @@ class CrossNodeLiveTest {
         @Override
         public void close() throws Exception {
             response.body().close();
+        }
+    }
+
+    /**
+     * Stands between the other nodes and one node (its advertise_url): forwards each request to it
+     * over real HTTP and records, per job, the requests asked and the status each got.
+     */
+    static final class PeerProxy implements AutoCloseable {
+        private static final Pattern JOB = Pattern.compile("/cluster/jobs/([^/]+)/logs");
+        private final com.sun.net.httpserver.HttpServer server;
+        private final HttpClient client = HttpClient.newHttpClient();
+        private final Map<String, AtomicInteger> asked = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<String, List<Integer>> statuses = new java.util.concurrent.ConcurrentHashMap<>();
+        private volatile int targetPort;
+
+        PeerProxy() throws java.io.IOException {
+            server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            server.createContext("/", exchange -> {
+                Matcher m = JOB.matcher(exchange.getRequestURI().getPath());
+                String job = m.matches() ? m.group(1) : "";
+                asked.computeIfAbsent(job, j -> new AtomicInteger()).incrementAndGet();
+                try {
+                    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + targetPort + exchange.getRequestURI()));
+                    String auth = exchange.getRequestHeaders().getFirst("Authorization");
+                    if (auth != null) b.header("Authorization", auth);
+                    HttpResponse<byte[]> r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+                    statuses.computeIfAbsent(job, j -> new CopyOnWriteArrayList<>()).add(r.statusCode());
+                    exchange.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
+                    if (r.body().length > 0) exchange.getResponseBody().write(r.body());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    exchange.sendResponseHeaders(502, -1);
+                } finally {
+                    exchange.close();
+                }
+            });
+            server.start();
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        void target(int port) {
+            targetPort = port;
+        }
+
+        /** Requests for the job's log received so far, answered or still waiting. */
+        int asked(JobUuid job) {
+            AtomicInteger n = asked.get(job.toString());
+            return n == null ? 0 : n.get();
+        }
+
+        /** The statuses of the answered ones, in order. */
+        List<Integer> statuses(JobUuid job) {
+            return List.copyOf(statuses.getOrDefault(job.toString(), List.of()));
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+            client.shutdownNow();
         }
     }
 

@@ -71,6 +71,46 @@ class RegistryTokensTest {
     }
 
     @Test
+    void bothKindsRefuseATokenOfOursNamingBothAudiencesOrLackingANotBeforeTime() throws Exception {
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
+        dev.baton.protocol.id.JobUuid job = dev.baton.protocol.id.JobUuid.random();
+        ECDSASigner ourKey = new ECDSASigner(com.nimbusds.jose.jwk.ECKey.parse(Files.readString(dataDir.resolve(RegistryTokens.KEY_FILE))));
+        List<Map<String, Object>> pullAll = List.of(Map.of("type", "project", "name", ProjectUuid.random().toString(), "actions", List.of("pull")));
+
+        // Signed with the cluster's key, but not as this class signs: one registry check and one node check used to differ here.
+        String bothAudiences = signed(ourKey, claims(pullAll, job)
+                .audience(List.of(RegistryTokens.AUDIENCE, RegistryTokens.NODE_AUDIENCE)).notBeforeTime(Date.from(NOW)).build());
+        assertThat(tokens.verify(bothAudiences, NOW)).as("registry: a token for two audiences").isEmpty();
+        assertThat(tokens.verify(bothAudiences, job, NOW)).as("node: a token for two audiences").isFalse();
+
+        String registryWithoutNbf = signed(ourKey, claims(pullAll, job).audience(RegistryTokens.AUDIENCE).build());
+        String nodeWithoutNbf = signed(ourKey, claims(pullAll, job).audience(RegistryTokens.NODE_AUDIENCE).build());
+        assertThat(tokens.verify(registryWithoutNbf, NOW)).as("registry: no not-before time").isEmpty();
+        assertThat(tokens.verify(nodeWithoutNbf, job, NOW)).as("node: no not-before time").isFalse();
+
+        // The same claims with a not-before time pass, and a not-before time in the future fails, for both.
+        assertThat(tokens.verify(signed(ourKey, claims(pullAll, job).audience(RegistryTokens.AUDIENCE).notBeforeTime(Date.from(NOW)).build()), NOW))
+                .isPresent();
+        assertThat(tokens.verify(signed(ourKey, claims(pullAll, job).audience(RegistryTokens.NODE_AUDIENCE).notBeforeTime(Date.from(NOW)).build()), job, NOW))
+                .isTrue();
+        assertThat(tokens.verify(signed(ourKey, claims(pullAll, job).audience(RegistryTokens.AUDIENCE).notBeforeTime(Date.from(NOW.plusSeconds(1))).build()), NOW))
+                .isEmpty();
+        assertThat(tokens.verify(signed(ourKey, claims(pullAll, job).audience(RegistryTokens.NODE_AUDIENCE).notBeforeTime(Date.from(NOW.plusSeconds(1))).build()), job, NOW))
+                .isFalse();
+    }
+
+    private static JWTClaimsSet.Builder claims(Object access, dev.baton.protocol.id.JobUuid job) {
+        return new JWTClaimsSet.Builder().issuer(RegistryTokens.ISSUER).subject("node:node-b").issueTime(Date.from(NOW))
+                .expirationTime(Date.from(NOW.plusSeconds(60))).claim("access", access).claim("job", job.toString());
+    }
+
+    private static String signed(ECDSASigner key, JWTClaimsSet claims) throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.ES256), claims);
+        jwt.sign(key);
+        return jwt.serialize();
+    }
+
+    @Test
     void theKeyIsPersistedPrivatelyAndSurvivesARestart() throws Exception {
         String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5)).issue(RunnerUuid.random(), ProjectUuid.random(), NOW);
         Path key = dataDir.resolve(RegistryTokens.KEY_FILE);
