@@ -105,9 +105,8 @@ final class OjsJobs {
         Set<String> batchIds = new HashSet<>();
         Set<String> batchKeys = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            if (p.id() != null && (!batchIds.add(p.id()) || store.findJob(p.id()).isPresent())) {
-                throw OjsException.duplicate("a job with id " + p.id() + " exists");
-            }
+            if (p.id() != null && !batchIds.add(p.id())) throw OjsException.duplicate("the batch names id " + p.id() + " twice");
+            if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
             if (p.unique() != null && p.unique().onConflict().equals("reject")) {
                 OjsUnique u = unique(p, now, null);
                 if (!batchKeys.add(u.key()) || store.uniqueConflict(u).isPresent()) throw duplicateKey(p);
