@@ -187,6 +187,10 @@ class OjsBindingTest {
             assertThat(a.raw().headers().firstValue("OJS-Version")).contains("1.0");
         }
         assertThat(call("POST", "/ojs/v1/workflows", "[1]").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
+        String sameId = "{\"id\":\"0190a000-0000-7000-8000-000000000001\",\"type\":\"w.step\",\"args\":[]}";
+        Answer twice = call("POST", "/ojs/v1/workflows", "{\"type\":\"group\",\"jobs\":[" + sameId + "," + sameId + "]}");
+        assertThat(twice.status()).as("one id twice").isEqualTo(409);
+        assertThat(twice.body().path("error").path("code").asText()).isEqualTo("duplicate");
         assertThat(server.store().ojs().counts()).as("no job of a refused workflow was written").isEmpty();
         assertThat(server.store().ojs().workflowsInState("running", null, 10)).isEmpty();
         assertThat(call("GET", "/ojs/v1/workflows/0190a000-0000-7000-8000-000000000000", null).status()).isEqualTo(404);
