@@ -76,28 +76,42 @@ final class OjsJobs {
     record Pushed(ObjectNode job, boolean created) {}
 
     /**
-     * Validates every job first, then inserts them; a refused batch writes nothing (a duplicate a
-     * {@code reject} unique policy refuses is looked for before the first insert; only a
-     * concurrent push of the same key between that look and the insert can still refuse a later
-     * job of the batch).
+     * Validates the whole request first, then writes; a refused request writes nothing. Every job
+     * is parsed, and for a batch the ids it names and the duplicates a {@code reject} unique
+     * policy refuses are looked for, before the first insert (a batch's jobs are inserted one by
+     * one, so only a concurrent push of the same id or key between that look and the insert can
+     * still refuse a later job of the batch). One job needs no look: its insert answers the same.
+     * A queue's rate limit is written only with a job that was enqueued, after it: a push that is
+     * refused, or answered with the existing job under {@code ignore}, leaves the limit as it was.
      */
     List<Pushed> push(List<JsonNode> bodies) {
         Instant now = now();
         List<OjsEnvelope.Parsed> parsed = bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
+        if (parsed.size() > 1) refuseDuplicates(parsed, now);
+        List<Pushed> pushed = new ArrayList<>();
+        for (OjsEnvelope.Parsed p : parsed) {
+            Pushed one = insert(p, now);
+            if (one.created() && p.rateLimit() != null) store.setQueueRateLimit(p.queue(), p.rateLimit().max(), p.rateLimit().window());
+            pushed.add(one);
+        }
+        return pushed;
+    }
+
+    /**
+     * A batch that names an id twice or an existing id, or holds a {@code reject} duplicate (of a
+     * job or of another job of the batch), is refused whole.
+     */
+    private void refuseDuplicates(List<OjsEnvelope.Parsed> parsed, Instant now) {
+        Set<String> batchIds = new HashSet<>();
         Set<String> batchKeys = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
+            if (p.id() != null && !batchIds.add(p.id())) throw OjsException.duplicate("the batch names id " + p.id() + " twice");
             if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
             if (p.unique() != null && p.unique().onConflict().equals("reject")) {
                 OjsUnique u = unique(p, now, null);
                 if (!batchKeys.add(u.key()) || store.uniqueConflict(u).isPresent()) throw duplicateKey(p);
             }
         }
-        List<Pushed> pushed = new ArrayList<>();
-        for (OjsEnvelope.Parsed p : parsed) {
-            if (p.rateLimit() != null) store.setQueueRateLimit(p.queue(), p.rateLimit().max(), p.rateLimit().window());
-            pushed.add(insert(p, now));
-        }
-        return pushed;
     }
 
     private static OjsException duplicateKey(OjsEnvelope.Parsed p) {
@@ -132,7 +146,7 @@ final class OjsJobs {
         String id = job.row().id();
         if (p.unique() == null) {
             if (!store.insertJob(job.row(), now)) throw OjsException.duplicate("a job with id " + id + " exists");
-            event("job.enqueued", job.doc(), now, Map.of());
+            event("job.enqueued", job.doc(), now);
             return new Pushed(job.doc(), true);
         }
         boolean replace = p.unique().onConflict().equals("replace");
@@ -151,12 +165,9 @@ final class OjsJobs {
             if (conflict.isEmpty()) {
                 if (cancelled.get() != null) {
                     store.findJob(cancelled.get()).map(r -> read(r.document())).filter(d -> id.equals(d.path("replaced_by").asText()))
-                            .ifPresent(d -> {
-                                event("job.cancelled", d, now, Map.of());
-                                settled(d);
-                            });
+                            .ifPresent(d -> changed("job.cancelled", d, now));
                 }
-                event("job.enqueued", job.doc(), now, Map.of());
+                event("job.enqueued", job.doc(), now);
                 return new Pushed(job.doc(), true);
             }
             if (p.unique().onConflict().equals("ignore")) return new Pushed(document(conflict.get()), false);
@@ -209,14 +220,16 @@ final class OjsJobs {
     }
 
     void enqueued(ObjectNode doc, Instant now) {
-        event("job.enqueued", doc, now, Map.of());
+        event("job.enqueued", doc, now);
     }
 
     /**
-     * After a job reached a new state: a workflow job that finished advances its workflow. The
-     * job's change is committed already; if the advance fails, the background sweep repeats it.
+     * A job's change is committed: its event is appended and, when a workflow job finished, its
+     * workflow advances (the job's change stands even if the advance fails: the background sweep
+     * repeats it). Every path that moves a job to a new state after it was enqueued ends here.
      */
-    private void settled(ObjectNode doc) {
+    private void changed(String eventType, ObjectNode doc, Instant now) {
+        event(eventType, doc, now);
         if (!doc.hasNonNull("workflow_id") || !OjsState.of(doc.path("state").asText()).terminal()) return;
         try {
             workflows.advance(doc.get("workflow_id").asText());
@@ -268,8 +281,7 @@ final class OjsJobs {
             doc.put("discarded_at", format(now));
             doc.put("discard_reason", "expired");
             if (store.updateJob(next(row, OjsState.DISCARDED, null, null, null, doc), now)) {
-                event("job.discarded", doc, now, Map.of());
-                settled(doc);
+                changed("job.discarded", doc, now);
             }
             return Optional.empty();
         }
@@ -283,7 +295,7 @@ final class OjsJobs {
         doc.put("reserved_visibility_ms", vis.toMillis());
         OjsRow next = next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), workerId, doc);
         if (!store.updateJob(next, now)) return Optional.empty();
-        event("job.started", doc, now, Map.of());
+        event("job.started", doc, now);
         return Optional.of(served(doc));
     }
 
@@ -630,8 +642,7 @@ final class OjsJobs {
             }
             // Losing this compare-and-set means another request or node handled the job.
             if (store.updateJob(next, now)) {
-                event(eventFor(next), doc, now, Map.of());
-                settled(doc);
+                changed(eventFor(next), doc, now);
             }
         }
     }
@@ -650,8 +661,7 @@ final class OjsJobs {
             ObjectNode doc = read(row.document());
             OjsRow next = change.apply(row, doc);
             if (store.updateJob(next, now())) {
-                event(eventType != null ? eventType : eventFor(next), doc, now(), Map.of());
-                settled(doc);
+                changed(eventType != null ? eventType : eventFor(next), doc, now());
                 return served(doc);
             }
         }
@@ -670,7 +680,7 @@ final class OjsJobs {
         };
     }
 
-    private void event(String type, ObjectNode doc, Instant now, Map<String, Object> extra) {
+    private void event(String type, ObjectNode doc, Instant now) {
         ObjectNode data = JsonNodeFactory.instance.objectNode();
         data.put("job_id", doc.path("id").asText());
         data.put("job_type", doc.path("type").asText());
@@ -681,7 +691,6 @@ final class OjsJobs {
             data.put("duration_ms", Duration.between(Instant.parse(doc.get("started_at").asText()), now).toMillis());
         }
         if (doc.has("error")) data.set("error", doc.get("error"));
-        extra.forEach((k, v) -> data.putPOJO(k, v));
         store.appendEvent(type, doc.path("queue").asText(), doc.path("id").asText(), write(data), now);
     }
 

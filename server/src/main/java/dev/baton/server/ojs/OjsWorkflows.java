@@ -10,6 +10,7 @@ import dev.baton.server.store.OjsWorkflow;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -76,7 +77,10 @@ final class OjsWorkflows {
                 callbacks.set(k, c.get(k));
             }
         }
+        // Later chain steps are inserted only when their turn comes, so every id is looked for now.
+        Set<String> named = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
+            if (p.id() != null && !named.add(p.id())) throw OjsException.duplicate("the workflow names id " + p.id() + " twice");
             if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
         }
         String id = ids.next();

@@ -33,24 +33,19 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public boolean insertJob(OjsRow row, Instant now) {
         try {
-            return insertOjsRow(row, now);
+            store.write(h -> {
+                insert(h, row, null, now);
+                return null;
+            });
+            return true;
         } catch (RuntimeException e) {
-            // Two nodes pushing one client-chosen id at once: the loser's insert violates the key.
+            // The primary key decides: an existing id (two nodes pushing one client-chosen id at
+            // once included) makes the insert violate it, and nothing is written.
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof SQLException sql && store.isUniqueViolation(sql)) return false;
             }
             throw e;
         }
-    }
-
-    private boolean insertOjsRow(OjsRow row, Instant now) {
-        return store.write(h -> {
-            if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
-                return false;
-            }
-            insert(h, row, null, now);
-            return true;
-        });
     }
 
     private static void insert(Handle h, OjsRow row, String uniqueKey, Instant now) {
@@ -197,10 +192,8 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now) {
-        return store.write(h -> {
-            if (h.createQuery("SELECT 1 FROM ojs_job WHERE id = :id").bind("id", row.id()).mapTo(Integer.class).findOne().isPresent()) {
-                throw new StoreException(StoreException.Reason.CONFLICT, "a job with id " + row.id() + " exists");
-            }
+        // An existing id violates the primary key: the transaction (a replace's cancel included) rolls back.
+        return store.unique("a job with id " + row.id() + " exists", () -> store.write(h -> {
             // The key's row: on PostgreSQL the upsert holds its row lock until this transaction
             // commits, so a concurrent push of the same key (any node) waits here, and its next
             // statement (READ COMMITTED: a new snapshot) sees this one's job. SQLite has one writer.
@@ -212,8 +205,8 @@ final class JdbcOjsStore implements OjsStore {
                 if (!update(h, unique.replace().apply(conflict.get()), now)) return conflict;
             }
             insert(h, row, unique.key(), now);
-            return Optional.empty();
-        });
+            return Optional.<OjsRow>empty();
+        }));
     }
 
     @Override
@@ -293,18 +286,21 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public boolean takeRateSlot(String queue, Instant now) {
         return store.write(h -> {
-            boolean limited = h.createQuery("SELECT 1 FROM ojs_queue WHERE name = :name AND rate_max IS NOT NULL").bind("name", queue)
-                    .mapTo(Integer.class).findOne().isPresent();
-            if (!limited) return true;
             // Two conditional updates, each atomic on its row (PostgreSQL re-checks the WHERE of a
             // row another transaction changed meanwhile): open a new window, or count into this one.
             int opened = h.createUpdate("UPDATE ojs_queue SET window_start = :now, window_count = 1 WHERE name = :name AND rate_max >= 1"
                             + " AND (window_start IS NULL OR window_start <= :now - rate_window_ms * 1000 OR window_start > :now)")
                     .bind("name", queue).bind("now", micros(now)).execute();
             if (opened == 1) return true;
-            return h.createUpdate("UPDATE ojs_queue SET window_count = window_count + 1 WHERE name = :name AND window_count < rate_max"
+            if (h.createUpdate("UPDATE ojs_queue SET window_count = window_count + 1 WHERE name = :name AND window_count < rate_max"
                             + " AND window_start > :now - rate_window_ms * 1000")
-                    .bind("name", queue).bind("now", micros(now)).execute() == 1;
+                    .bind("name", queue).bind("now", micros(now)).execute() == 1) {
+                return true;
+            }
+            // No slot: the limit is read only now, to tell a spent window from a queue without a
+            // limit (the caller read the limits once for its whole fetch and asks only for limited queues).
+            return h.createQuery("SELECT 1 FROM ojs_queue WHERE name = :name AND rate_max IS NOT NULL").bind("name", queue)
+                    .mapTo(Integer.class).findOne().isEmpty();
         });
     }
 

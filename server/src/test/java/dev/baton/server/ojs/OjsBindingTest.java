@@ -3,10 +3,7 @@ package dev.baton.server.ojs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.server.BatonServer;
-import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
+import dev.baton.server.ojs.OjsTestServer.Answer;
 import dev.baton.server.testing.MutableClock;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,19 +23,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link OjsConformanceTest}.)
  */
 class OjsBindingTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
-    private final HttpClient http = HttpClient.newHttpClient();
     @TempDir
     Path dataDir;
-    BatonServer server;
-
-    record Answer(int status, JsonNode body, HttpResponse<String> raw) {}
+    OjsTestServer server;
 
     @BeforeEach
     void start() {
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).requestBodyMaxBytes(1 << 20).maxRequeues(3).build();
-        server = ServerAssembly.builder(config, clock).start();
+        server = OjsTestServer.start("sqlite", dataDir, clock);
     }
 
     @AfterEach
@@ -47,30 +39,23 @@ class OjsBindingTest {
     }
 
     private Answer call(String method, String path, String body) throws Exception {
-        return call(method, path, body, java.nio.file.Files.readString(dataDir.resolve("admin-token")).strip());
+        return server.call(method, path, body);
     }
 
     private Answer call(String method, String path, String body, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                .header("Content-Type", "application/openjobspec+json");
-        if (token != null) b.header("Authorization", "Bearer " + token);
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body().isBlank() ? null : JSON.readTree(r.body()), r);
+        return server.call(method, path, body, token);
     }
 
     private String push(String options) throws Exception {
-        Answer a = call("POST", "/ojs/v1/jobs", "{\"type\":\"t.x\",\"args\":[1],\"options\":" + options + "}");
-        assertThat(a.status()).isEqualTo(201);
-        return a.body().path("job").path("id").asText();
+        return server.push("{\"type\":\"t.x\",\"args\":[1],\"options\":" + options + "}");
     }
 
     private JsonNode fetch(String queue, String worker) throws Exception {
-        return call("POST", "/ojs/v1/workers/fetch", "{\"queues\":[\"" + queue + "\"],\"worker_id\":\"" + worker + "\"}").body().path("jobs");
+        return server.fetch(queue, worker);
     }
 
     private String state(String id) throws Exception {
-        return call("GET", "/ojs/v1/jobs/" + id, null).body().path("job").path("state").asText();
+        return server.state(id);
     }
 
     /**
@@ -202,6 +187,10 @@ class OjsBindingTest {
             assertThat(a.raw().headers().firstValue("OJS-Version")).contains("1.0");
         }
         assertThat(call("POST", "/ojs/v1/workflows", "[1]").body().path("error").path("code").asText()).isEqualTo("invalid_payload");
+        String sameId = "{\"id\":\"0190a000-0000-7000-8000-000000000001\",\"type\":\"w.step\",\"args\":[]}";
+        Answer twice = call("POST", "/ojs/v1/workflows", "{\"type\":\"group\",\"jobs\":[" + sameId + "," + sameId + "]}");
+        assertThat(twice.status()).as("one id twice").isEqualTo(409);
+        assertThat(twice.body().path("error").path("code").asText()).isEqualTo("duplicate");
         assertThat(server.store().ojs().counts()).as("no job of a refused workflow was written").isEmpty();
         assertThat(server.store().ojs().workflowsInState("running", null, 10)).isEmpty();
         assertThat(call("GET", "/ojs/v1/workflows/0190a000-0000-7000-8000-000000000000", null).status()).isEqualTo(404);
@@ -311,7 +300,7 @@ class OjsBindingTest {
         push("{\"queue\":\"m\"}");
         push("{\"queue\":\"m\"}");
         fetch("m", "w");
-        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(),
+        HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(metrics.body()).contains("baton_ojs_jobs{queue=\"m\",state=\"available\"} 1.0")
                 .contains("baton_ojs_jobs{queue=\"m\",state=\"active\"} 1.0")
