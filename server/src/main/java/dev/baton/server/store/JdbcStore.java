@@ -217,7 +217,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Organization> findOrganization(ResourceId id) {
-        return read(h -> byResource(h, "organization", Rows.ORGANIZATION, id, Rows.ORGANIZATION_MAPPER));
+        return readPlain(c -> byResource(c, "organization", Rows.ORGANIZATION, id, Rows::organization));
     }
 
     @Override
@@ -255,7 +255,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Project> findProject(ResourceId id) {
-        return read(h -> byResource(h, "project", Rows.PROJECT, id, Rows.PROJECT_MAPPER));
+        return readPlain(c -> byResource(c, "project", Rows.PROJECT, id, Rows::project));
     }
 
     @Override
@@ -294,7 +294,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Runner> findRunner(ResourceId id) {
-        return read(h -> byResource(h, "runner", Rows.RUNNER, id, Rows.RUNNER_MAPPER));
+        return readPlain(c -> byResource(c, "runner", Rows.RUNNER, id, Rows::runner));
     }
 
     @Override
@@ -461,7 +461,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Spec> findSpec(ResourceId id) {
-        return read(h -> byResource(h, "spec", Rows.SPEC, id, Rows.SPEC_MAPPER));
+        return readPlain(c -> byResource(c, "spec", Rows.SPEC, id, Rows::spec));
     }
 
     @Override
@@ -1496,10 +1496,10 @@ abstract class JdbcStore implements Store {
     }
 
     /** UUID-shaped ids name the uuid column, anything else the slug (slugs are never UUID-shaped). */
-    private static <T> Optional<T> byResource(Handle h, String table, String columns, ResourceId id, RowMapper<T> mapper) {
+    private static <T> Optional<T> byResource(java.sql.Connection c, String table, String columns, ResourceId id, Sql.Reader<T> reader) {
         Optional<UUID> uuid = id.uuid();
-        return h.createQuery("SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug") + " = :id")
-                .bind("id", uuid.map(UUID::toString).orElse(id.text())).map(mapper).findOne();
+        return Sql.on(c, "SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug") + " = :id")
+                .bind("id", uuid.map(UUID::toString).orElse(id.text())).findOne(reader);
     }
 
     private static String prefixed(String alias, String columns) {
