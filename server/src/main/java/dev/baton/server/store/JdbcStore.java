@@ -222,7 +222,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Organization> findOrganization(long id) {
-        return read(h -> organization(h, id));
+        return readPlain(c -> byId(c, "organization", Rows.ORGANIZATION, id, Rows::organization));
     }
 
     @Override
