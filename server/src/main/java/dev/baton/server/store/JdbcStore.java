@@ -178,8 +178,27 @@ abstract class JdbcStore implements Store {
         return ojs;
     }
 
-    protected <T> T read(HandleCallback<T, RuntimeException> work) {
-        return jdbi.withHandle(work);
+    protected final <T> T read(HandleCallback<T, RuntimeException> work) {
+        return reading(() -> jdbi.withHandle(work));
+    }
+
+    /**
+     * A read on a plain pooled connection, without a Jdbi handle: the hot path's reads
+     * ({@link Sql}, issue 13). Autocommit, like a Jdbi handle outside a transaction.
+     */
+    protected final <T> T readPlain(Sql.Work<T> work) {
+        return reading(() -> {
+            try (java.sql.Connection c = pool.getConnection()) {
+                return work.on(c);
+            } catch (SQLException e) {
+                throw new Sql.StatementFailed("cannot read: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    /** Runs one read; a dialect may re-run it (PostgreSQL on a dead connection). */
+    protected <T> T reading(java.util.function.Supplier<T> read) {
+        return read.get();
     }
 
     // ---- organizations and projects -------------------------------------------------------
@@ -198,12 +217,12 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Organization> findOrganization(ResourceId id) {
-        return read(h -> byResource(h, "organization", Rows.ORGANIZATION, id, Rows.ORGANIZATION_MAPPER));
+        return readPlain(c -> byResource(c, "organization", Rows.ORGANIZATION, id, Rows::organization));
     }
 
     @Override
     public Optional<Organization> findOrganization(long id) {
-        return read(h -> organization(h, id));
+        return readPlain(c -> byId(c, "organization", Rows.ORGANIZATION, id, Rows::organization));
     }
 
     @Override
@@ -236,12 +255,12 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Project> findProject(ResourceId id) {
-        return read(h -> byResource(h, "project", Rows.PROJECT, id, Rows.PROJECT_MAPPER));
+        return readPlain(c -> byResource(c, "project", Rows.PROJECT, id, Rows::project));
     }
 
     @Override
     public Optional<Project> findProject(long id) {
-        return read(h -> project(h, id));
+        return readPlain(c -> byId(c, "project", Rows.PROJECT, id, Rows::project));
     }
 
     @Override
@@ -275,7 +294,7 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Runner> findRunner(ResourceId id) {
-        return read(h -> byResource(h, "runner", Rows.RUNNER, id, Rows.RUNNER_MAPPER));
+        return readPlain(c -> byResource(c, "runner", Rows.RUNNER, id, Rows::runner));
     }
 
     @Override
@@ -410,7 +429,7 @@ abstract class JdbcStore implements Store {
             List<Map.Entry<K, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
             StringBuilder values = new StringBuilder();
             for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
-            Update u = h.createUpdate("UPDATE " + table + " SET last_heartbeat = v.t"
+            Sql u = Sql.on(h, "UPDATE " + table + " SET last_heartbeat = v.t"
                     + " FROM (SELECT column1 AS k, column2 AS t FROM (VALUES " + values + ") AS x) AS v"
                     + " WHERE " + table + "." + key + " = v.k" + where
                     + " AND (" + table + ".last_heartbeat IS NULL OR " + table + ".last_heartbeat < v.t)");
@@ -442,12 +461,12 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Spec> findSpec(ResourceId id) {
-        return read(h -> byResource(h, "spec", Rows.SPEC, id, Rows.SPEC_MAPPER));
+        return readPlain(c -> byResource(c, "spec", Rows.SPEC, id, Rows::spec));
     }
 
     @Override
     public Optional<Spec> findSpec(long id) {
-        return specs.get(id, key -> read(h -> spec(h, key)));
+        return specs.get(id, key -> readPlain(c -> byId(c, "spec", Rows.SPEC, key, Rows::spec)));
     }
 
     @Override
@@ -536,11 +555,12 @@ abstract class JdbcStore implements Store {
         });
     }
 
+    private static final String RUNNER_SPECS = "SELECT " + prefixed("s", Rows.SPEC) + " FROM spec s JOIN runner_spec rs ON rs.spec_id = s.id"
+            + " WHERE rs.runner_id = :runner ORDER BY s.created, s.id";
+
     @Override
     public List<Spec> runnerSpecs(long runnerId) {
-        return read(h -> h.createQuery("SELECT " + prefixed("s", Rows.SPEC) + " FROM spec s JOIN runner_spec rs ON rs.spec_id = s.id"
-                        + " WHERE rs.runner_id = :runner ORDER BY s.created, s.id")
-                .bind("runner", runnerId).map(Rows.SPEC_MAPPER).list());
+        return readPlain(c -> Sql.on(c, RUNNER_SPECS).bind("runner", runnerId).list(Rows::spec));
     }
 
     @Override
@@ -575,15 +595,15 @@ abstract class JdbcStore implements Store {
         return write(h -> {
             // One statement for the three existence checks and the job row returned by its INSERT:
             // this body runs on the committer, where every statement is paid by all writers (issue 13).
-            var exists = h.createQuery("SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
+            var exists = Sql.on(h, "SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
                             + " (SELECT COUNT(*) FROM project WHERE id = :project) AS p")
                     .bind("org", organizationId).bind("spec", job.specId()).bind("project", report.projectId())
-                    .map((rs, ctx) -> new long[] {rs.getLong("o"), rs.getLong("s"), rs.getLong("p")}).one();
+                    .one(rs -> new long[] {rs.getLong("o"), rs.getLong("s"), rs.getLong("p")});
             if (exists[0] == 0) throw notFound("organization", organizationId);
             if (exists[1] == 0) throw notFound("spec", job.specId());
             if (exists[2] == 0) throw notFound("project", report.projectId());
             long reportId = insertCheckedReport(h, report, now);
-            Job inserted = h.createQuery("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
+            Job inserted = Sql.on(h, "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
                             + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
                             + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :now, :now) RETURNING " + Rows.JOB)
@@ -593,12 +613,12 @@ abstract class JdbcStore implements Store {
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
                     .bind("now", micros(now))
-                    .map(Rows.JOB_MAPPER).one();
+                    .one(Rows::job);
             long id = inserted.id();
             insertLabels(h, id, 1, job.labels().required());
             insertLabels(h, id, 0, job.labels().preferred());
             if (job.submitter() != null) {
-                h.createUpdate("INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
+                Sql.on(h, "INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
                         .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
             }
             return inserted;
@@ -607,18 +627,18 @@ abstract class JdbcStore implements Store {
 
     private static void insertLabels(Handle h, long jobId, int required, Map<String, String> labels) {
         for (var e : labels.entrySet()) {
-            h.createUpdate("INSERT INTO job_label (job_id, required, key, value) VALUES (:job, :required, :key, :value)")
+            Sql.on(h, "INSERT INTO job_label (job_id, required, key, value) VALUES (:job, :required, :key, :value)")
                     .bind("job", jobId).bind("required", required).bind("key", e.getKey()).bind("value", e.getValue()).execute();
         }
     }
 
     @Override
     public JobLabels jobLabels(long jobId) {
-        return read(h -> {
+        return readPlain(c -> {
             Map<String, String> required = new java.util.TreeMap<>();
             Map<String, String> preferred = new java.util.TreeMap<>();
-            h.createQuery("SELECT required, key, value FROM job_label WHERE job_id = :job").bind("job", jobId).mapToMap().forEach(row ->
-                    (((Number) row.get("required")).intValue() == 1 ? required : preferred).put((String) row.get("key"), (String) row.get("value")));
+            Sql.on(c, "SELECT required, key, value FROM job_label WHERE job_id = :job").bind("job", jobId).list(rs ->
+                    (rs.getInt("required") == 1 ? required : preferred).put(rs.getString("key"), rs.getString("value")));
             return new JobLabels(required, preferred);
         });
     }
@@ -652,18 +672,18 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Optional<Report> findReport(long id) {
-        return read(h -> report(h, id));
+        return readPlain(c -> byId(c, "report", Rows.REPORT, id, Rows::report));
     }
 
     @Override
     public Optional<Report> findReport(ReportUuid uuid) {
-        return read(h -> h.createQuery("SELECT " + Rows.REPORT + " FROM report WHERE uuid = :uuid")
-                .bind("uuid", uuid.toString()).map(Rows.REPORT_MAPPER).findOne());
+        return readPlain(c -> Sql.on(c, "SELECT " + Rows.REPORT + " FROM report WHERE uuid = :uuid")
+                .bind("uuid", uuid.toString()).findOne(Rows::report));
     }
 
     @Override
     public Optional<Job> findJob(JobUuid uuid) {
-        return read(h -> job(h, uuid));
+        return readPlain(c -> job(c, uuid));
     }
 
     @Override
@@ -704,7 +724,7 @@ abstract class JdbcStore implements Store {
     @Override
     public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
         Objects.requireNonNull(lease, "lease");
-        return write(h -> h.createUpdate("UPDATE job_attempt SET fingerprint = :fingerprint"
+        return write(h -> Sql.on(h, "UPDATE job_attempt SET fingerprint = :fingerprint"
                         + " WHERE lease = :lease AND job_id = (SELECT id FROM job WHERE uuid = :uuid)")
                 .bind("fingerprint", fingerprint).bind("lease", lease.value()).bind("uuid", job.toString()).execute() > 0);
     }
@@ -753,15 +773,15 @@ abstract class JdbcStore implements Store {
     private static boolean emptyForEveryRunnerOf(Handle h, ClaimRequest r) {
         if (r.declinedSome()) return false;
         if (r.specIds().isEmpty()) return true;
-        boolean eligible = h.createQuery("SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
-                .bind("runner", r.runnerId()).mapTo(Integer.class).findOne().isPresent();
+        boolean eligible = Sql.on(h, "SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
+                .bind("runner", r.runnerId()).exists();
         if (!eligible) return false;
         // A pending job of the set that requires labels may be claimable by a runner that has them;
         // a canary job by its runner only (docs/scheduling.md, "Canary release").
         String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return h.createQuery("SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+        return !Sql.on(h, "SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
                         + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
-                .mapTo(Integer.class).findOne().isEmpty();
+                .exists();
     }
 
     /**
@@ -771,14 +791,14 @@ abstract class JdbcStore implements Store {
      */
     protected static Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
             ClaimFilter filter) {
-        Optional<Job> job = h.createQuery("UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
+        Optional<Job> job = Sql.on(h, "UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
                         + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
                         + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
                         + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
                 .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
                 .bind("acceptUntil", micros(acceptUntil))
-                .map(Rows.JOB_MAPPER).findOne();
-        job.ifPresent(j -> h.createUpdate("INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm)"
+                .findOne(Rows::job);
+        job.ifPresent(j -> Sql.on(h, "INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm)"
                         + " VALUES (:job, :number, :lease, :runner, :now, :warm)")
                 .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
                 .bind("now", micros(now)).bind("warm", warmCode(filter.warm(j.config().digest()))).execute());
@@ -805,7 +825,7 @@ abstract class JdbcStore implements Store {
             Transition t = classify(h, job, lease, Set.of(JobStatus.RUNNING));
             if (t.result() == Transition.Result.DUPLICATE) {
                 // A resent `running` (reconnect) only refreshes liveness (seed 000).
-                h.createUpdate("UPDATE job SET last_heartbeat = :now WHERE id = :id AND (last_heartbeat IS NULL OR last_heartbeat < :now)")
+                Sql.on(h, "UPDATE job SET last_heartbeat = :now WHERE id = :id AND (last_heartbeat IS NULL OR last_heartbeat < :now)")
                         .bind("now", micros(now)).bind("id", t.job().id()).execute();
                 return new Transition(t.result(), job(h, job).orElseThrow());
             }
@@ -840,7 +860,7 @@ abstract class JdbcStore implements Store {
                 closeAttempt(h, after, lease, outcome, now, false);
                 if (outcome == AttemptOutcome.DECLINED) {
                     Decline said = decline != null ? decline : new Decline("other", null);
-                    h.createUpdate("UPDATE job_attempt SET decline_code = :code, decline_reason = :reason WHERE job_id = :job AND lease = :lease")
+                    Sql.on(h, "UPDATE job_attempt SET decline_code = :code, decline_reason = :reason WHERE job_id = :job AND lease = :lease")
                             .bind("code", said.code()).bind("reason", said.reason()).bind("job", after.id()).bind("lease", lease.value())
                             .execute();
                     if (exhausted) {
@@ -920,29 +940,29 @@ abstract class JdbcStore implements Store {
 
     @Override
     public PendingFacts pendingFacts(Job job, int recentRuns) {
-        return read(h -> {
-            List<Runner> serving = h.createQuery("SELECT " + prefixed("r", Rows.RUNNER) + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
+        return readPlain(h -> {
+            List<Runner> serving = Sql.on(h, "SELECT " + prefixed("r", Rows.RUNNER) + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
                             + " WHERE rs.spec_id = :spec AND r.archived IS NULL ORDER BY r.created, r.id")
-                    .bind("spec", job.specId()).map(Rows.RUNNER_MAPPER).list();
+                    .bind("spec", job.specId()).list(Rows::runner);
             // Jobs compete when a runner of this job's spec could take them: the job's own spec and
             // every other spec those runners serve.
             String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"
                     + " AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))";
             // The three counts in one statement (one round trip, one snapshot): this read runs on every submission.
-            long[] counts = h.createQuery("SELECT (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
+            long[] counts = Sql.on(h, "SELECT (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
                             + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
                             + " (SELECT COUNT(*) FROM job o WHERE o.status IN (1, 2) AND o.runner_id IN"
                             + " (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)) AS in_flight,"
                             + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited")
                     .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
-                    .map((rs, ctx) -> new long[] {rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited")}).one();
+                    .one(rs -> new long[] {rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited")});
             int ahead = (int) counts[0];
             int inFlight = (int) counts[1];
             boolean limited = counts[2] > 0;
-            List<java.time.Duration> runs = h.createQuery("SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6)"
+            List<java.time.Duration> runs = Sql.on(h, "SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6)"
                             + " AND started IS NOT NULL ORDER BY completed DESC LIMIT :n")
                     .bind("spec", job.specId()).bind("n", recentRuns)
-                    .map((rs, ctx) -> java.time.Duration.between(Rows.instant(rs, "started"), Rows.instant(rs, "completed"))).list();
+                    .list(rs -> java.time.Duration.between(Rows.instant(rs, "started"), Rows.instant(rs, "completed")));
             return new PendingFacts(serving, ahead, inFlight, limited, runs);
         });
     }
@@ -1002,7 +1022,7 @@ abstract class JdbcStore implements Store {
                             q -> q.bind("reason", reason).bind("cancelDeadline", micros(cancelDeadline)));
             if (canceled.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
             // The open attempt (if the job was in flight) ends canceled with the job.
-            h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
+            Sql.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
                     .bind("now", micros(now)).bind("outcome", AttemptOutcome.CANCELED.code()).bind("job", canceled.get().id()).execute();
             return applied(canceled.get());
         });
@@ -1034,7 +1054,7 @@ abstract class JdbcStore implements Store {
     /** The report's results and error, and its placeholder times replaced by the job's real ones (seed 001). */
     private static void writeReport(Handle h, Job done, String results, String error, Instant now) {
         Instant start = done.started() != null ? done.started() : done.claimed();
-        h.createUpdate("UPDATE report SET results = :results, error = :error, modified = :now,"
+        Sql.on(h, "UPDATE report SET results = :results, error = :error, modified = :now,"
                         + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
                 .bind("results", results).bind("error", error).bind("now", micros(now))
                 .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
@@ -1097,8 +1117,7 @@ abstract class JdbcStore implements Store {
     public boolean hasPendingFor(Collection<Long> specIds) {
         if (specIds.isEmpty()) return false;
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return read(h -> h.createQuery("SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1")
-                .mapTo(Integer.class).findOne().isPresent());
+        return readPlain(c -> Sql.on(c, "SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1").exists());
     }
 
     // ---- cluster: durable deadlines and nodes ----------------------------------------------------
@@ -1384,11 +1403,11 @@ abstract class JdbcStore implements Store {
      * The compare-and-set itself: {@code UPDATE job SET <set>, modified WHERE uuid AND <expected>},
      * returning the row as changed, or empty when the expectation did not hold (zero rows).
      */
-    private static Optional<Job> cas(Handle h, String set, String expected, JobUuid job, Instant now, java.util.function.Consumer<Query> binds) {
-        Query q = h.createQuery("UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING " + Rows.JOB)
+    private static Optional<Job> cas(Handle h, String set, String expected, JobUuid job, Instant now, java.util.function.Consumer<Sql> binds) {
+        Sql q = Sql.on(h, "UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING " + Rows.JOB)
                 .bind("now", micros(now)).bind("uuid", job.toString());
         binds.accept(q);
-        return q.map(Rows.JOB_MAPPER).findOne();
+        return q.findOne(Rows::job);
     }
 
     /**
@@ -1407,25 +1426,25 @@ abstract class JdbcStore implements Store {
 
     /** Sets {@code set} (e.g. the start time) on the attempt of {@code lease}. */
     private static void closeAttempt(Handle h, Job job, LeaseId lease, String set, Instant now) {
-        h.createUpdate("UPDATE job_attempt SET " + set + " WHERE job_id = :job AND lease = :lease")
+        Sql.on(h, "UPDATE job_attempt SET " + set + " WHERE job_id = :job AND lease = :lease")
                 .bind("now", micros(now)).bind("job", job.id()).bind("lease", lease.value()).execute();
     }
 
     /** Ends the attempt of {@code lease}; {@code override} also rewrites an attempt already closed (completed after failed). */
     private static void closeAttempt(Handle h, Job job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override) {
-        h.createUpdate("UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease"
+        Sql.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease"
                         + (override ? "" : " AND outcome IS NULL"))
                 .bind("now", micros(now)).bind("outcome", outcome.code()).bind("job", job.id()).bind("lease", lease.value()).execute();
     }
 
     private static Optional<Attempt> attemptByLease(Handle h, JobUuid job, LeaseId lease) {
-        return h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid)"
+        return Sql.on(h, "SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid)"
                         + " AND lease = :lease")
-                .bind("uuid", job.toString()).bind("lease", lease.value()).map(Rows.ATTEMPT_MAPPER).findOne();
+                .bind("uuid", job.toString()).bind("lease", lease.value()).findOne(Rows::attempt);
     }
 
     private static long insertReport(Handle h, NewReport report, Instant now) {
-        if (h.createQuery("SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).mapTo(Integer.class).findOne().isEmpty()) {
+        if (!Sql.on(h, "SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).exists()) {
             throw notFound("project", report.projectId());
         }
         return insertCheckedReport(h, report, now);
@@ -1435,48 +1454,52 @@ abstract class JdbcStore implements Store {
     private static long insertCheckedReport(Handle h, NewReport report, Instant now) {
         Instant start = report.startTime() != null ? report.startTime() : now;
         Instant end = report.endTime() != null ? report.endTime() : now;
-        return h.createQuery("INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
+        return Sql.on(h, "INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
                         + " created, modified)"
                         + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :resultsFile, :start, :end, :results, :now, :now) RETURNING id")
                 .bind("uuid", UUID.randomUUID().toString()).bind("project", report.projectId()).bind("branch", report.branch())
                 .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
                 .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
-                .mapTo(Long.class).one();
+                .one(rs -> rs.getLong(1));
     }
 
     private static Optional<Job> job(Handle h, JobUuid uuid) {
-        return h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid").bind("uuid", uuid.toString()).map(Rows.JOB_MAPPER).findOne();
+        return job(h.getConnection(), uuid);
+    }
+
+    private static Optional<Job> job(java.sql.Connection c, JobUuid uuid) {
+        return Sql.on(c, "SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid").bind("uuid", uuid.toString()).findOne(Rows::job);
     }
 
     private static Optional<Organization> organization(Handle h, long id) {
-        return byId(h, "organization", Rows.ORGANIZATION, id, Rows.ORGANIZATION_MAPPER);
+        return byId(h.getConnection(), "organization", Rows.ORGANIZATION, id, Rows::organization);
     }
 
     private static Optional<Project> project(Handle h, long id) {
-        return byId(h, "project", Rows.PROJECT, id, Rows.PROJECT_MAPPER);
+        return byId(h.getConnection(), "project", Rows.PROJECT, id, Rows::project);
     }
 
     private static Optional<Runner> runner(Handle h, long id) {
-        return byId(h, "runner", Rows.RUNNER, id, Rows.RUNNER_MAPPER);
+        return byId(h.getConnection(), "runner", Rows.RUNNER, id, Rows::runner);
     }
 
     private static Optional<Spec> spec(Handle h, long id) {
-        return byId(h, "spec", Rows.SPEC, id, Rows.SPEC_MAPPER);
+        return byId(h.getConnection(), "spec", Rows.SPEC, id, Rows::spec);
     }
 
     private static Optional<Report> report(Handle h, long id) {
-        return byId(h, "report", Rows.REPORT, id, Rows.REPORT_MAPPER);
+        return byId(h.getConnection(), "report", Rows.REPORT, id, Rows::report);
     }
 
-    private static <T> Optional<T> byId(Handle h, String table, String columns, long id, RowMapper<T> mapper) {
-        return h.createQuery("SELECT " + columns + " FROM " + table + " WHERE id = :id").bind("id", id).map(mapper).findOne();
+    private static <T> Optional<T> byId(java.sql.Connection c, String table, String columns, long id, Sql.Reader<T> reader) {
+        return Sql.on(c, "SELECT " + columns + " FROM " + table + " WHERE id = :id").bind("id", id).findOne(reader);
     }
 
     /** UUID-shaped ids name the uuid column, anything else the slug (slugs are never UUID-shaped). */
-    private static <T> Optional<T> byResource(Handle h, String table, String columns, ResourceId id, RowMapper<T> mapper) {
+    private static <T> Optional<T> byResource(java.sql.Connection c, String table, String columns, ResourceId id, Sql.Reader<T> reader) {
         Optional<UUID> uuid = id.uuid();
-        return h.createQuery("SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug") + " = :id")
-                .bind("id", uuid.map(UUID::toString).orElse(id.text())).map(mapper).findOne();
+        return Sql.on(c, "SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug") + " = :id")
+                .bind("id", uuid.map(UUID::toString).orElse(id.text())).findOne(reader);
     }
 
     private static String prefixed(String alias, String columns) {

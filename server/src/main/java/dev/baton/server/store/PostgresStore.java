@@ -95,12 +95,12 @@ final class PostgresStore extends JdbcStore {
         }
     }
 
-    /** Reads are retried on a dead connection the same way (they change nothing). */
+    /** Reads (Jdbi's and plain ones) are retried on a dead connection the same way (they change nothing). */
     @Override
-    protected <T> T read(HandleCallback<T, RuntimeException> work) {
+    protected <T> T reading(java.util.function.Supplier<T> read) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return jdbi.withHandle(work);
+                return read.get();
             } catch (RuntimeException e) {
                 evictIfConnectionLost(e);
                 if (attempt == MAX_TRIES || !retryable(e)) throw e;
@@ -158,10 +158,9 @@ final class PostgresStore extends JdbcStore {
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             String exclude = skipped.isEmpty() ? ""
                     : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-            Optional<Candidate> candidate = h.createQuery(candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+            Optional<Candidate> candidate = Sql.on(h, candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
-                    .map((rs, ctx) -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")))
-                    .findOne();
+                    .findOne(rs -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")));
             if (candidate.isEmpty()) return Optional.empty();
             Candidate c = candidate.get();
             boolean limited = c.priority() < 200;
@@ -182,11 +181,11 @@ final class PostgresStore extends JdbcStore {
         boolean ipExclusive = c.priority() < 100;
         // Advisory locks are database-wide: the schema is part of the key, so Baton installations
         // (or test runs) in different schemas of one database never make each other skip jobs.
-        return h.createQuery("SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
+        return Sql.on(h, "SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
                         + tryLock(ipExclusive) + "(:ipKind, hashtext(current_schema() || ':' || :ip))")
                 .bind("orgKind", ORGANIZATION_LOCK).bind("org", Long.toString(c.organizationId()))
                 .bind("ipKind", SOURCE_IP_LOCK).bind("ip", c.sourceIp())
-                .mapTo(Boolean.class).one();
+                .one(rs -> rs.getBoolean(1));
     }
 
     private static String tryLock(boolean exclusive) {
@@ -195,7 +194,7 @@ final class PostgresStore extends JdbcStore {
 
     /** The tier limit re-read in a new statement, i.e. a new snapshot taken after the advisory lock. */
     private static boolean limitStillHolds(Handle h, long jobId) {
-        return h.createQuery("SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
-                .bind("id", jobId).mapTo(Integer.class).findOne().isPresent();
+        return Sql.on(h, "SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
+                .bind("id", jobId).exists();
     }
 }

@@ -79,51 +79,74 @@ final class Rows {
         }
     }
 
-    static final RowMapper<Organization> ORGANIZATION_MAPPER = (rs, ctx) -> new Organization(
-            rs.getLong("id"), new OrganizationUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-            PlanTier.ofPriority(rs.getInt("plan")), instant(rs, "created"), instant(rs, "modified"));
+    static Organization organization(ResultSet rs) throws SQLException {
+        return new Organization(
+                rs.getLong("id"), new OrganizationUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
+                PlanTier.ofPriority(rs.getInt("plan")), instant(rs, "created"), instant(rs, "modified"));
+    }
 
-    static final RowMapper<Project> PROJECT_MAPPER = (rs, ctx) -> new Project(
-            rs.getLong("id"), new ProjectUuid(uuid(rs)), rs.getLong("organization_id"), rs.getString("name"),
-            new Slug(rs.getString("slug")), instant(rs, "created"), instant(rs, "modified"));
+    static Project project(ResultSet rs) throws SQLException {
+        return new Project(
+                rs.getLong("id"), new ProjectUuid(uuid(rs)), rs.getLong("organization_id"), rs.getString("name"),
+                new Slug(rs.getString("slug")), instant(rs, "created"), instant(rs, "modified"));
+    }
 
-    static final RowMapper<Runner> RUNNER_MAPPER = (rs, ctx) -> new Runner(
-            rs.getLong("id"), new RunnerUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-            instant(rs, "last_heartbeat"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
-            instant(rs, "quarantined"), rs.getString("quarantine_reason"));
+    static Runner runner(ResultSet rs) throws SQLException {
+        return new Runner(
+                rs.getLong("id"), new RunnerUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
+                instant(rs, "last_heartbeat"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
+                instant(rs, "quarantined"), rs.getString("quarantine_reason"));
+    }
 
-    static final RowMapper<Spec> SPEC_MAPPER = (rs, ctx) -> new Spec(
-            rs.getLong("id"), new SpecUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-            Architecture.parse(rs.getString("architecture")), rs.getInt("cpu"), rs.getLong("memory"), rs.getLong("disk"),
-            rs.getBoolean("network"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
-            nullableInt(rs, "queue_timeout"), rs.getBoolean("require_clean_fingerprint"));
+    static Spec spec(ResultSet rs) throws SQLException {
+        return new Spec(
+                rs.getLong("id"), new SpecUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
+                Architecture.parse(rs.getString("architecture")), rs.getInt("cpu"), rs.getLong("memory"), rs.getLong("disk"),
+                rs.getBoolean("network"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
+                nullableInt(rs, "queue_timeout"), rs.getBoolean("require_clean_fingerprint"));
+    }
 
-    static final RowMapper<Report> REPORT_MAPPER = (rs, ctx) -> new Report(
-            rs.getLong("id"), new ReportUuid(uuid(rs)), rs.getLong("project_id"), rs.getString("branch"), rs.getString("testbed"),
-            rs.getString("adapter"), rs.getString("results_file"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
-            rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
+    static Report report(ResultSet rs) throws SQLException {
+        return new Report(
+                rs.getLong("id"), new ReportUuid(uuid(rs)), rs.getLong("project_id"), rs.getString("branch"), rs.getString("testbed"),
+                rs.getString("adapter"), rs.getString("results_file"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
+                rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
+    }
 
-    static final RowMapper<Job> JOB_MAPPER = (rs, ctx) -> {
+    static Job job(ResultSet rs) throws SQLException {
         String lease = rs.getString("lease");
+        long id = rs.getLong("id");
         return new Job(
-                rs.getLong("id"), new JobUuid(uuid(rs)), rs.getLong("report_id"), rs.getLong("project_id"),
-                rs.getLong("organization_id"), rs.getString("source_ip"), rs.getLong("spec_id"), config(rs.getString("config")),
+                id, new JobUuid(uuid(rs)), rs.getLong("report_id"), rs.getLong("project_id"),
+                rs.getLong("organization_id"), rs.getString("source_ip"), rs.getLong("spec_id"), JOB_CONFIGS.config(id, rs.getString("config")),
                 rs.getInt("timeout"), rs.getInt("priority"), JobStatus.ofCode(rs.getInt("status")), nullableLong(rs, "runner_id"),
                 lease == null ? null : new LeaseId(lease), rs.getInt("attempt"), rs.getInt("requeues"),
                 instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
                 nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
                 instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"),
                 instant(rs, "decline_backoff_until"), nullableLong(rs, "canary_runner_id"));
-    };
+    }
 
-    static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> {
+    static Attempt attempt(ResultSet rs) throws SQLException {
         Integer outcome = nullableInt(rs, "outcome");
         return new Attempt(
                 rs.getLong("id"), rs.getLong("job_id"), rs.getInt("number"), new LeaseId(rs.getString("lease")),
                 rs.getLong("runner_id"), instant(rs, "claimed"), instant(rs, "started"), instant(rs, "ended"),
                 outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"),
                 rs.getString("fingerprint"), warm(nullableInt(rs, "warm")));
-    };
+    }
+
+    // The same mappings for Jdbi's cold paths: one mapping per type.
+    static final RowMapper<Organization> ORGANIZATION_MAPPER = (rs, ctx) -> organization(rs);
+    static final RowMapper<Project> PROJECT_MAPPER = (rs, ctx) -> project(rs);
+    static final RowMapper<Runner> RUNNER_MAPPER = (rs, ctx) -> runner(rs);
+    static final RowMapper<Spec> SPEC_MAPPER = (rs, ctx) -> spec(rs);
+    static final RowMapper<Report> REPORT_MAPPER = (rs, ctx) -> report(rs);
+    static final RowMapper<Job> JOB_MAPPER = (rs, ctx) -> job(rs);
+    static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> attempt(rs);
+
+    /** Job configs parsed once per job rather than on every read of its row (see {@link JobConfigs}). */
+    static final JobConfigs JOB_CONFIGS = new JobConfigs(4096);
 
     private static Boolean warm(Integer stored) {
         return stored == null ? null : stored == 1;

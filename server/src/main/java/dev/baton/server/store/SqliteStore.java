@@ -66,9 +66,9 @@ final class SqliteStore extends JdbcStore {
     @Override
     protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         String query = filter.equals(ClaimFilter.NONE) ? CLAIM_QUERY : CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
-        Optional<Long> candidate = h.createQuery(query)
+        Optional<Long> candidate = Sql.on(h, query)
                 .bind("runner", runnerId).bind("now", Rows.micros(now))
-                .map((rs, ctx) -> rs.getLong("id")).findOne();
+                .findOne(rs -> rs.getLong("id"));
         return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);
     }
 }

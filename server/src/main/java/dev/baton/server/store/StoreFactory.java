@@ -86,6 +86,9 @@ public final class StoreFactory {
         config.addDataSourceProperty("foreign_keys", "true");
         config.addDataSourceProperty("busy_timeout", "10000");
         config.addDataSourceProperty("transaction_mode", "IMMEDIATE");
+        // Otherwise the driver runs a second statement, SELECT last_insert_rowid(), after every
+        // INSERT for getGeneratedKeys, which Baton never calls (its inserts use RETURNING).
+        config.addDataSourceProperty("jdbc.get_generated_keys", "false");
         config.setMaximumPoolSize(8);
         config.setMinimumIdle(1);
         return connect(config, url);
