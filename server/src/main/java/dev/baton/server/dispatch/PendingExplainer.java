@@ -7,7 +7,7 @@ import dev.baton.server.store.AttemptOutcome;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.PendingFacts;
-import dev.baton.server.store.Runner;
+import dev.baton.server.store.ServingRunner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import java.time.Clock;
@@ -70,12 +70,12 @@ public final class PendingExplainer implements JobQueue {
             return Optional.of(new QueueStatus(reason, all.ahead() + 1, null));
         }
         // A quarantined runner takes no jobs, connected or not (docs/scheduling.md).
-        List<Runner> connected = facts.servingRunners().stream().filter(r -> !r.isQuarantined() && isConnected(r, now)).toList();
+        List<ServingRunner> connected = facts.servingRunners().stream().filter(r -> !r.quarantined() && isConnected(r, now)).toList();
         PendingReason reason = reason(job, spec, facts, connected, now);
         return Optional.of(new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connected.size(), now)));
     }
 
-    private PendingReason reason(Job job, Spec spec, PendingFacts facts, List<Runner> connected, Instant now) {
+    private PendingReason reason(Job job, Spec spec, PendingFacts facts, List<ServingRunner> connected, Instant now) {
         String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
         if (spec != null && spec.archived() != null) {
             return PendingReason.of(PendingReason.Code.SPEC_ARCHIVED, specName + " is archived: no runner takes its jobs; cancel the job or restore the spec");
@@ -89,7 +89,7 @@ public final class PendingExplainer implements JobQueue {
         if (facts.servingRunners().isEmpty()) {
             return PendingReason.of(PendingReason.Code.NO_RUNNER, "no runner serves " + specName + "; add the spec to a runner");
         }
-        if (facts.servingRunners().stream().allMatch(Runner::isQuarantined)) {
+        if (facts.servingRunners().stream().allMatch(ServingRunner::quarantined)) {
             String who = facts.servingRunners().stream().map(r -> r.slug().value()).collect(Collectors.joining(", "));
             return PendingReason.of(PendingReason.Code.RUNNERS_QUARANTINED, "every runner of " + specName + " is quarantined for"
                     + " infrastructure failures (" + who + "); an admin releases one with baton runners release");
@@ -100,7 +100,7 @@ public final class PendingExplainer implements JobQueue {
         Instant round = backoff == null || resting ? Instant.EPOCH : backoff;
         List<PendingReason.RunnerDecline> thisRound = lastDeclines(declinedAttempts, round);
         Set<Long> declinedBy = declinedAttempts.stream().filter(a -> !a.ended().isBefore(round)).map(Attempt::runnerId).collect(Collectors.toSet());
-        List<Runner> willing = connected.stream().filter(r -> !declinedBy.contains(r.id())).toList();
+        List<ServingRunner> willing = connected.stream().filter(r -> !declinedBy.contains(r.id())).toList();
         if (resting && willing.isEmpty()) {
             return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "every runner of " + specName
                     + " declined it (a decline may be transient); they may try again from " + backoff, null, thisRound, backoff);
@@ -169,7 +169,7 @@ public final class PendingExplainer implements JobQueue {
         return start;
     }
 
-    private boolean isConnected(Runner r, Instant now) {
+    private boolean isConnected(ServingRunner r, Instant now) {
         if (sessions.of(r.id()).isPresent()) return true;
         return r.lastHeartbeat() != null && !r.lastHeartbeat().plus(heartbeatTimeout).isBefore(now);
     }

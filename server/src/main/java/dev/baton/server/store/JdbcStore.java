@@ -941,9 +941,11 @@ abstract class JdbcStore implements Store {
     @Override
     public PendingFacts pendingFacts(Job job, int recentRuns) {
         return readPlain(h -> {
-            List<Runner> serving = Sql.on(h, "SELECT " + prefixed("r", Rows.RUNNER) + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
+            List<ServingRunner> serving = Sql.on(h, "SELECT r.id, r.slug, r.quarantined, r.last_heartbeat FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
                             + " WHERE rs.spec_id = :spec AND r.archived IS NULL ORDER BY r.created, r.id")
-                    .bind("spec", job.specId()).list(Rows::runner);
+                    .bind("spec", job.specId())
+                    .list(rs -> new ServingRunner(rs.getLong("id"), new Slug(rs.getString("slug")), Rows.instant(rs, "quarantined") != null,
+                            Rows.instant(rs, "last_heartbeat")));
             // Jobs compete when a runner of this job's spec could take them: the job's own spec and
             // every other spec those runners serve.
             String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"

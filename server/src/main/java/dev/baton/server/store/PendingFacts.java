@@ -10,5 +10,5 @@ import java.util.List;
  * jobs those runners have in flight, whether its tier limit holds it back now, and how long the
  * spec's recent jobs ran (newest first).
  */
-public record PendingFacts(List<Runner> servingRunners, int ahead, int inFlightOnServingRunners, boolean tierLimited,
+public record PendingFacts(List<ServingRunner> servingRunners, int ahead, int inFlightOnServingRunners, boolean tierLimited,
         List<Duration> recentRunTimes) {}
