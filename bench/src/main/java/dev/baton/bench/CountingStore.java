@@ -294,6 +294,16 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Runnable onSpecsChange(Runnable listener) {
+        return delegate.onSpecsChange(listener);
+    }
+
+    @Override
+    public void specsChangedElsewhere() {
+        delegate.specsChangedElsewhere();
+    }
+
+    @Override
     public Report createReport(NewReport report, Instant now) {
         wrote("createReport");
         return delegate.createReport(report, now);
