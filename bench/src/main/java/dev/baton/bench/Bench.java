@@ -86,6 +86,7 @@ public final class Bench {
                 for (int r : o.runners()) {
                     log("lifecycle throughput: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
                     LifecycleThroughput.Result t = LifecycleThroughput.run(server, r, o.slots(), o.jobs());
+                    log("store reads/job by method, R=" + r + ": " + t.readsPerJobByMethod());
                     log("store ceiling: " + StoreCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs");
                     StoreCeiling.Result c = StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
                     log("raw ceiling: " + RawCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs, 1 and " + RawCeiling.BATCH + " per transaction");
@@ -101,7 +102,7 @@ public final class Bench {
                     round.put("ratio_store_to_raw_per_step", LifecycleThroughput.round(c.jobsPerSecond() / rawPerStep));
                     rounds.add(round);
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
-                            + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job"
+                            + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job"
                             + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources()) + ")"));
                     table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources()) + "); server/store = " + ratio));
                     for (RawCeiling.Result x : raw) {

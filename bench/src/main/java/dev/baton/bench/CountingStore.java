@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.LongAdder;
  * write calls (each one a write transaction on both dialects, so "database writes per second" on
  * SQLite, where no server-side counter exists), rows in the batched heartbeat writes, and jobs
  * that reached {@code processed} (the end of the lifecycle, which the server applies on a
- * background thread after acking {@code completed}).
+ * background thread after acking {@code completed}), and read calls (each one a query or more, a
+ * round trip on PostgreSQL) apart from the two lookups the store serves from memory after the
+ * first read ({@code projectUuid}, {@code findSpec} by id), which are counted as cached.
  */
 final class CountingStore implements Store {
     /** Told about every applied completed → processed transition. */
@@ -45,6 +47,9 @@ final class CountingStore implements Store {
     private final LongAdder writes = new LongAdder();
     private final LongAdder heartbeatRows = new LongAdder();
     private final Map<String, LongAdder> writesByMethod = new java.util.concurrent.ConcurrentHashMap<>();
+    private final LongAdder reads = new LongAdder();
+    private final Map<String, LongAdder> readsByMethod = new java.util.concurrent.ConcurrentHashMap<>();
+    private final LongAdder cached = new LongAdder();
     private final ProcessedListener processed;
 
     CountingStore(Store delegate, ProcessedListener processed) {
@@ -69,6 +74,33 @@ final class CountingStore implements Store {
         writesByMethod.computeIfAbsent(method, k -> new LongAdder()).increment();
     }
 
+    /** Read calls so far that reach the database (cached lookups not included). */
+    long reads() {
+        return reads.sum();
+    }
+
+    /** Read calls so far per Store method, cached lookups under their own name with " (cached)". */
+    Map<String, Long> readsByMethod() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        readsByMethod.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
+    }
+
+    /** Lookups the store serves from memory after their first read. */
+    long cachedLookups() {
+        return cached.sum();
+    }
+
+    private void read(String method) {
+        reads.increment();
+        readsByMethod.computeIfAbsent(method, k -> new LongAdder()).increment();
+    }
+
+    private void cached(String method) {
+        cached.increment();
+        readsByMethod.computeIfAbsent(method + " (cached)", k -> new LongAdder()).increment();
+    }
+
     /** Rows passed to the batched last_heartbeat writes so far. */
     long heartbeatRows() {
         return heartbeatRows.sum();
@@ -82,16 +114,19 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Organization> findOrganization(ResourceId id) {
+        read("findOrganization");
         return delegate.findOrganization(id);
     }
 
     @Override
     public Optional<Organization> findOrganization(long id) {
+        read("findOrganization");
         return delegate.findOrganization(id);
     }
 
     @Override
     public List<Organization> listOrganizations() {
+        read("listOrganizations");
         return delegate.listOrganizations();
     }
 
@@ -109,16 +144,19 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Project> findProject(ResourceId id) {
+        read("findProject");
         return delegate.findProject(id);
     }
 
     @Override
     public Optional<Project> findProject(long id) {
+        read("findProject");
         return delegate.findProject(id);
     }
 
     @Override
     public List<Project> listProjects() {
+        read("listProjects");
         return delegate.listProjects();
     }
 
@@ -130,16 +168,19 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Runner> findRunner(ResourceId id) {
+        read("findRunner");
         return delegate.findRunner(id);
     }
 
     @Override
     public Optional<Runner> findRunner(long id) {
+        read("findRunner");
         return delegate.findRunner(id);
     }
 
     @Override
     public List<Runner> listRunners(RunnerFilter filter) {
+        read("listRunners");
         return delegate.listRunners(filter);
     }
 
@@ -163,11 +204,13 @@ final class CountingStore implements Store {
 
     @Override
     public dev.baton.server.store.JobLabels jobLabels(long jobId) {
+        read("jobLabels");
         return delegate.jobLabels(jobId);
     }
 
     @Override
     public dev.baton.server.store.RunnerLabels runnerLabels(long runnerId) {
+        read("runnerLabels");
         return delegate.runnerLabels(runnerId);
     }
 
@@ -185,6 +228,7 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) {
+        read("authenticateRunner");
         return delegate.authenticateRunner(id, keyHash);
     }
 
@@ -203,16 +247,19 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Spec> findSpec(ResourceId id) {
+        read("findSpec");
         return delegate.findSpec(id);
     }
 
     @Override
     public Optional<Spec> findSpec(long id) {
+        cached("findSpec");
         return delegate.findSpec(id);
     }
 
     @Override
     public List<Spec> listSpecs(boolean archived) {
+        read("listSpecs");
         return delegate.listSpecs(archived);
     }
 
@@ -230,6 +277,7 @@ final class CountingStore implements Store {
 
     @Override
     public List<Spec> runnerSpecs(long runnerId) {
+        read("runnerSpecs");
         return delegate.runnerSpecs(runnerId);
     }
 
@@ -246,6 +294,16 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Runnable onSpecsChange(Runnable listener) {
+        return delegate.onSpecsChange(listener);
+    }
+
+    @Override
+    public void specsChangedElsewhere() {
+        delegate.specsChangedElsewhere();
+    }
+
+    @Override
     public Report createReport(NewReport report, Instant now) {
         wrote("createReport");
         return delegate.createReport(report, now);
@@ -259,36 +317,43 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<Report> findReport(long id) {
+        read("findReport");
         return delegate.findReport(id);
     }
 
     @Override
     public Optional<Report> findReport(ReportUuid uuid) {
+        read("findReport");
         return delegate.findReport(uuid);
     }
 
     @Override
     public Optional<Job> findJob(JobUuid uuid) {
+        read("findJob");
         return delegate.findJob(uuid);
     }
 
     @Override
     public Optional<Job> findJobOfReport(long reportId) {
+        read("findJobOfReport");
         return delegate.findJobOfReport(reportId);
     }
 
     @Override
     public List<Job> listJobs(long projectId, JobFilter filter) {
+        read("listJobs");
         return delegate.listJobs(projectId, filter);
     }
 
     @Override
     public Optional<Attempt> findAttempt(long jobId, int number) {
+        read("findAttempt");
         return delegate.findAttempt(jobId, number);
     }
 
     @Override
     public List<Attempt> attempts(long jobId) {
+        read("attempts");
         return delegate.attempts(jobId);
     }
 
@@ -300,6 +365,7 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<dev.baton.protocol.id.ProjectUuid> projectUuid(long id) {
+        cached("projectUuid");
         return delegate.projectUuid(id);
     }
 
@@ -348,16 +414,19 @@ final class CountingStore implements Store {
 
     @Override
     public List<Job> pendingJobsWithQueueTimeout() {
+        read("pendingJobsWithQueueTimeout");
         return delegate.pendingJobsWithQueueTimeout();
     }
 
     @Override
     public List<Job> pendingJobs() {
+        read("pendingJobs");
         return delegate.pendingJobs();
     }
 
     @Override
     public dev.baton.server.store.PendingFacts pendingFacts(Job job, int recentRuns) {
+        read("pendingFacts");
         return delegate.pendingFacts(job, recentRuns);
     }
 
@@ -408,27 +477,32 @@ final class CountingStore implements Store {
 
     @Override
     public long billedMinutes(long organizationId) {
+        read("billedMinutes");
         return delegate.billedMinutes(organizationId);
     }
 
     @Override
     public List<Job> inFlightJobs() {
+        read("inFlightJobs");
         return delegate.inFlightJobs();
     }
 
     @Override
     public List<Job> completedUnprocessedJobs() {
+        read("completedUnprocessedJobs");
         return delegate.completedUnprocessedJobs();
     }
 
 
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {
+        read("hasPendingFor");
         return delegate.hasPendingFor(specIds);
     }
 
     @Override
     public java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, dev.baton.server.store.ClaimFilter filter) {
+        read("nextImage");
         return delegate.nextImage(runnerId, now, filter);
     }
 
@@ -447,16 +521,19 @@ final class CountingStore implements Store {
 
     @Override
     public List<dev.baton.server.store.Schedule> schedules() {
+        read("schedules");
         return delegate.schedules();
     }
 
     @Override
     public Optional<dev.baton.server.store.Schedule> findSchedule(String uuid) {
+        read("findSchedule");
         return delegate.findSchedule(uuid);
     }
 
     @Override
     public List<dev.baton.server.store.Schedule> dueSchedules(Instant now) {
+        read("dueSchedules");
         return delegate.dueSchedules(now);
     }
 
@@ -484,6 +561,7 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<dev.baton.server.store.RegistryUpload> findRegistryUpload(String id) {
+        read("findRegistryUpload");
         return delegate.findRegistryUpload(id);
     }
 
@@ -499,11 +577,13 @@ final class CountingStore implements Store {
 
     @Override
     public List<dev.baton.server.store.RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
+        read("idleRegistryUploads");
         return delegate.idleRegistryUploads(cutoff, limit);
     }
 
     @Override
     public long countRegistryUploads() {
+        read("countRegistryUploads");
         return delegate.countRegistryUploads();
     }
 
@@ -557,11 +637,13 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<String> runnerNode(long runnerId) {
+        read("runnerNode");
         return delegate.runnerNode(runnerId);
     }
 
     @Override
     public List<Long> runnersOn(String node) {
+        read("runnersOn");
         return delegate.runnersOn(node);
     }
 
@@ -586,11 +668,13 @@ final class CountingStore implements Store {
 
     @Override
     public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
+        read("expireNodes");
         return delegate.expireNodes(self, staleBefore, now, heartbeatTimeout);
     }
 
     @Override
     public List<dev.baton.server.store.Node> nodes() {
+        read("nodes");
         return delegate.nodes();
     }
 
@@ -601,11 +685,13 @@ final class CountingStore implements Store {
 
     @Override
     public Optional<String> liveNodeUrl(String node, Instant aliveSince) {
+        read("liveNodeUrl");
         return delegate.liveNodeUrl(node, aliveSince);
     }
 
     @Override
     public dev.baton.server.store.ClusterCounts clusterCounts(String node, Instant aliveSince) {
+        read("clusterCounts");
         return delegate.clusterCounts(node, aliveSince);
     }
 }

@@ -2,6 +2,8 @@ package dev.baton.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class LifecycleThroughput {
     record Result(int runners, int slots, int jobs, int submitters, double seconds, double jobsPerSecond,
-            double submitPerSecond, double writesPerJob, long problems, boolean finished, ResourceUse resources) {}
+            double submitPerSecond, double writesPerJob, double readsPerJob, Map<String, Double> readsPerJobByMethod, long problems,
+            boolean finished, ResourceUse resources) {}
 
     private LifecycleThroughput() {}
 
@@ -55,6 +58,8 @@ final class LifecycleThroughput {
             int submitterCount = submitters(runnerCount, slots);
             long processedBefore = processed(nodes);
             long writesBefore = nodes.stream().mapToLong(n -> n.store().writes()).sum();
+            long readsBefore = nodes.stream().mapToLong(n -> n.store().reads()).sum();
+            Map<String, Long> readsByMethodBefore = readsByMethod(nodes);
             AtomicInteger submitted = new AtomicInteger();
             ResourceUse.Meter meter = ResourceUse.start();
             long t0 = System.nanoTime();
@@ -79,11 +84,26 @@ final class LifecycleThroughput {
             long end = finished ? nodes.stream().mapToLong(BenchServer::lastProcessedNanos).max().orElseThrow() : System.nanoTime();
             double seconds = (end - t0) / 1e9;
             long writes = nodes.stream().mapToLong(n -> n.store().writes()).sum() - writesBefore;
+            long reads = nodes.stream().mapToLong(n -> n.store().reads()).sum() - readsBefore;
+            Map<String, Double> readsByMethod = new TreeMap<>();
+            double perJob = Math.max(1, done);
+            readsByMethod(nodes).forEach((method, n) -> {
+                long delta = n - readsByMethodBefore.getOrDefault(method, 0L);
+                if (delta > 0) readsByMethod.put(method, round(delta / perJob));
+            });
             long problems = runners.stream().mapToLong(SimRunner::problems).sum();
             runners.forEach(SimRunner::close);
             return new Result(runnerCount, slots, jobs, submitterCount, round(seconds), round(done / seconds),
-                    round(jobs / ((lastSubmit[0] - t0) / 1e9)), round((double) writes / Math.max(1, done)), problems, finished, used);
+                    round(jobs / ((lastSubmit[0] - t0) / 1e9)), round((double) writes / Math.max(1, done)),
+                    round(reads / perJob), readsByMethod, problems, finished, used);
         }
+    }
+
+    /** Read calls per Store method, summed over the nodes. */
+    private static Map<String, Long> readsByMethod(List<BenchServer> nodes) {
+        Map<String, Long> sum = new TreeMap<>();
+        for (BenchServer n : nodes) n.store().readsByMethod().forEach((k, v) -> sum.merge(k, v, Long::sum));
+        return sum;
     }
 
     private static long processed(List<BenchServer> nodes) {

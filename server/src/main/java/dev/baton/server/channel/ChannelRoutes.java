@@ -9,6 +9,7 @@ import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobLifecycle;
 import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.dispatch.RunnerSpecSets;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Runner;
@@ -46,10 +47,12 @@ public final class ChannelRoutes implements RouteModule {
     private final long maxMessageBytes;
     private final PollTimeout defaultPollTimeout;
     private final Duration idleTimeout;
+    private final RunnerSpecSets specSets;
 
     public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
-            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout) {
+            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets) {
         this.runners = new RunnerAuthenticator(store);
+        this.specSets = specSets;
         this.store = store;
         this.sessions = sessions;
         this.dispatcher = dispatcher;
@@ -131,7 +134,7 @@ public final class ChannelRoutes implements RouteModule {
     private ServerMessage.Welcome welcome(Runner runner) {
         List<String> specs;
         try {
-            specs = store.runnerSpecs(runner.id()).stream().filter(spec -> spec.archived() == null).map(spec -> spec.slug().value()).toList();
+            specs = specSets.of(runner.id()).stream().filter(spec -> spec.archived() == null).map(spec -> spec.slug().value()).toList();
         } catch (RuntimeException e) {
             // Informational only: a database hiccup must not cost the runner its connection.
             LOG.warn("could not read the specs of runner {} for its welcome: {}", runner.slug(), e.toString());

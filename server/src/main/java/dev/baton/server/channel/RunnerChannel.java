@@ -20,6 +20,7 @@ import dev.baton.server.dispatch.PendingExplainer;
 import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.dispatch.LifecycleSettings;
 import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.dispatch.RunnerSpecSets;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.logs.LiveLogs;
 import dev.baton.server.logs.LogRoutes;
@@ -78,6 +79,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final Clock clock;
     private final ClusterGauges clusterGauges;
     private final ClusterChanges clusterChanges;
+    private final RunnerSpecSets specSets;
+    /** Stops this node's listening to its store's spec changes. */
+    private final Runnable specsListener;
 
     public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
         this(store, config, clock, pullTokens, outputs, metrics, ClusterBus.open(config.databaseUrl(), config.dataDir(), config.nodeId()));
@@ -93,7 +97,14 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.clock = clock;
         this.clusterChanges = new ClusterChanges(changes, bus, clock);
         this.deadlines = new Deadlines(clock);
-        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock, config.acceptanceTimeout(), changes);
+        this.specSets = new RunnerSpecSets(store, clock);
+        // A change through this node's store drops this node's sets now and the others' over the bus.
+        this.specsListener = store.onSpecsChange(() -> {
+            specSets.invalidate();
+            bus.publish(new ClusterEvent.SpecsChanged());
+        });
+        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock,
+                config.acceptanceTimeout(), changes, specSets);
         dispatcher.imageAffinity(config.imageAffinity());
         ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
@@ -101,7 +112,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 LifecycleSettings.of(config), logs, explainer, bus, changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
-                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout());
+                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets);
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
@@ -165,7 +176,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                     case ClusterEvent.ToRunner t -> sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
                     case ClusterEvent.Watching w -> clusterChanges.heard(w);
                     case ClusterEvent.Changed c -> clusterChanges.heard(c);
+                    case ClusterEvent.SpecsChanged c -> specsChangedElsewhere();
                     case ClusterEvent.Resync r -> {
+                        specsChangedElsewhere(); // a change may have been missed
                         clusterChanges.heard(r);
                         lifecycle.sweepQuietly();
                         dispatcher.jobFinished();
@@ -175,6 +188,12 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 LOG.warn("handling {} from another node failed: {}", event, e.toString());
             }
         });
+    }
+
+    /** Another node changed specs or runner specs (or may have): what this node caches of them is read again. */
+    private void specsChangedElsewhere() {
+        specSets.invalidate();
+        store.specsChangedElsewhere();
     }
 
     @Override
@@ -290,6 +309,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         deadlines.close();
         clusterChanges.close();
         bus.close();
+        specsListener.run();
     }
 
     /**
@@ -303,6 +323,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         deadlines.close();
         clusterChanges.close();
         bus.close();
+        specsListener.run();
         lifecycle.halt();
     }
 }

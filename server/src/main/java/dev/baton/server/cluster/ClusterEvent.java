@@ -43,6 +43,12 @@ public sealed interface ClusterEvent {
         }
     }
 
+    /**
+     * The sender changed which specs a runner serves, or a spec (archived, renamed, deleted):
+     * nodes drop their cached runner spec sets and specs (docs/decisions/0018).
+     */
+    record SpecsChanged() implements ClusterEvent {}
+
     /** This node may have missed events (its listener reconnected): look at everything again. */
     record Resync() implements ClusterEvent {}
 
@@ -65,6 +71,7 @@ public sealed interface ClusterEvent {
                 var jobs = o.putArray("jobs");
                 for (JobUuid j : c.jobs()) jobs.add(j.toString());
             }
+            case SpecsChanged c -> o.put("type", "specs");
             case Resync r -> o.put("type", "resync");
         }
         return o.toString();
@@ -85,6 +92,7 @@ public sealed interface ClusterEvent {
                 case "to_runner" -> new ToRunner(o.path("runner").asLong(), o.path("message").asText());
                 case "watching" -> new Watching();
                 case "changed" -> new Changed(o.path("runners").asBoolean(), jobs(o.path("jobs")));
+                case "specs" -> new SpecsChanged();
                 case "resync" -> new Resync();
                 default -> null;
             };

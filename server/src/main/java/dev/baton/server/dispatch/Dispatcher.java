@@ -85,9 +85,19 @@ public final class Dispatcher {
     private volatile ImageAffinity affinity = new ImageAffinity(true);
     private final Changes changes;
 
+    /** The specs each runner serves, read on a ready only when not cached (issue 13). */
+    private final RunnerSpecSets specSets;
+    /**
+     * Project ids by uuid, for a router's preferred projects. A project's uuid and id never change
+     * and no project is ever deleted, so an entry never goes stale, on any node; unknown uuids are
+     * not kept (they are read again).
+     */
+    private final Map<ProjectUuid, Long> projectIds = new ConcurrentHashMap<>();
+
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
-            Clock clock, Duration acceptanceTimeout, Changes changes) {
+            Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
         this.changes = changes;
+        this.specSets = specSets;
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -127,13 +137,23 @@ public final class Dispatcher {
      * changes neither is a repeat as above.
      */
     public boolean ready(RunnerSession session, PollTimeout pollTimeout, int slots, List<String> specSlugs, List<ProjectUuid> preferProjects) {
-        Set<Long> specIds = new HashSet<>();
-        for (Spec spec : store.runnerSpecs(session.runnerId())) {
-            if (spec.archived() == null && (specSlugs == null || specSlugs.contains(spec.slug().value()))) specIds.add(spec.id());
+        Set<Long> specIds;
+        if (specSlugs == null) {
+            specIds = specSets.activeIds(session.runnerId());
+        } else {
+            specIds = new HashSet<>();
+            for (Spec spec : specSets.of(session.runnerId())) {
+                if (spec.archived() == null && specSlugs.contains(spec.slug().value())) specIds.add(spec.id());
+            }
         }
         List<Long> prefer = new ArrayList<>();
         for (ProjectUuid project : preferProjects == null ? List.<ProjectUuid>of() : preferProjects) {
-            store.findProject(ResourceId.of(project.toString())).ifPresent(p -> prefer.add(p.id()));
+            Long id = projectIds.get(project);
+            if (id == null) {
+                id = store.findProject(ResourceId.of(project.toString())).map(p -> p.id()).orElse(null);
+                if (id != null) projectIds.put(project, id);
+            }
+            if (id != null) prefer.add(id);
         }
         ClaimFilter filter = specSlugs == null && prefer.isEmpty() ? ClaimFilter.NONE
                 : new ClaimFilter(specSlugs == null ? null : specIds, prefer);
@@ -341,7 +361,7 @@ public final class Dispatcher {
     private Runnable hand(RunnerSession session, Job job, Instant now) {
         Spec spec = store.findSpec(job.specId()).orElseThrow();
         ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
-        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), null, 0);
+        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), job.projectId(), null, 0);
         active.put(attempt);
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
         deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));

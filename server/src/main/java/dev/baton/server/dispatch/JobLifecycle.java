@@ -249,10 +249,45 @@ public final class JobLifecycle {
         }
         if (r instanceof Resolution.Forbidden) return notYours(m.job());
 
-        Job job = store.findJob(m.job()).orElseThrow();
-        var project = store.projectUuid(job.projectId()).orElseThrow();
         Instant now = clock.instant();
-        Transition t = switch (m) {
+        // The common case, a completed of the attempt this node holds, needs no read of the job:
+        // the transition's compare-and-set under the lease is the check (as it is after a read,
+        // which is old by the time the transition runs). Other words, a canceled attempt (its
+        // runner may answer completed after cancel) and attempts not held here read the job first.
+        Transition t = attempt != null && !attempt.cancelRequested && m instanceof RunnerMessage.Completed c
+                ? completeHeld(attempt, c, now)
+                : finalWord(m, r instanceof Resolution.Finished(Job finished) ? finished : store.findJob(m.job()).orElseThrow(), now);
+        if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
+        if (t != null && t.applied()) {
+            changes.job(m.job());
+            metrics.transition(switch (m) {
+                case RunnerMessage.Completed c -> "complete";
+                case RunnerMessage.Failed f -> "fail";
+                case RunnerMessage.Canceled c -> "cancel";
+            });
+            if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
+            if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
+            // The job's runner: resolve refused any other (not_your_job).
+            if (m instanceof RunnerMessage.Failed f && f.runnerLost()) infrastructureFailure(session.runnerId());
+            if (t.job().canaryRunnerId() != null && !t.job().status().inFlight() && t.job().status() != JobStatus.PENDING) {
+                canaryEnded(t.job(), m instanceof RunnerMessage.Completed c && passed(c.results()), now);
+            }
+        }
+        if (attempt != null) finish(attempt, now);
+        else if (t != null && t.applied()) jobFinished();
+        return new ServerMessage.Ack(m.job());
+    }
+
+    /** A completed of the attempt this node holds (not told to cancel): its output, then the transition. */
+    private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
+        results.save(store.projectUuid(a.projectId).orElseThrow(), a.job, new JobOutput(c.results(), null));
+        return store.complete(a.job, a.lease, now);
+    }
+
+    /** The runner's final word on {@code job} as last read: null when it changes nothing (a resend, or a job already over). */
+    private Transition finalWord(RunnerMessage.Terminal m, Job job, Instant now) {
+        var project = store.projectUuid(job.projectId()).orElseThrow();
+        return switch (m) {
             case RunnerMessage.Completed c -> {
                 if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
                 results.save(project, job, new JobOutput(c.results(), null));
@@ -278,24 +313,6 @@ public final class JobLifecycle {
                 yield store.cancel(m.job(), m.lease(), "canceled by the runner", now);
             }
         };
-        if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
-        if (t != null && t.applied()) {
-            changes.job(m.job());
-            metrics.transition(switch (m) {
-                case RunnerMessage.Completed c -> "complete";
-                case RunnerMessage.Failed f -> "fail";
-                case RunnerMessage.Canceled c -> "cancel";
-            });
-            if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
-            if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
-            if (m instanceof RunnerMessage.Failed f && f.runnerLost() && job.runnerId() != null) infrastructureFailure(job.runnerId());
-            if (t.job().canaryRunnerId() != null && !t.job().status().inFlight() && t.job().status() != JobStatus.PENDING) {
-                canaryEnded(t.job(), m instanceof RunnerMessage.Completed c && passed(c.results()), now);
-            }
-        }
-        if (attempt != null) finish(attempt, now);
-        else if (t != null && t.applied()) jobFinished();
-        return new ServerMessage.Ack(m.job());
     }
 
     /**
@@ -719,7 +736,7 @@ public final class JobLifecycle {
         Optional<Job> current = store.reattach(stored.uuid(), stored.lease());
         if (current.isEmpty()) return null;
         Job job = current.get();
-        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.started(),
+        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.projectId(), job.started(),
                 job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
         active.put(a);
         if (a.isRunning()) hardTimeoutWake(a);

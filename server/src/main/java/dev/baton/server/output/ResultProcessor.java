@@ -1,6 +1,7 @@
 package dev.baton.server.output;
 
 import dev.baton.server.dispatch.Changes;
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
@@ -52,7 +53,11 @@ public final class ResultProcessor {
     }
 
     public void save(ProjectUuid project, Job job, JobOutput output) {
-        outputs.put(project, job.uuid(), output);
+        save(project, job.uuid(), output);
+    }
+
+    public void save(ProjectUuid project, JobUuid job, JobOutput output) {
+        outputs.put(project, job, output);
     }
 
     public boolean hasOutput(ProjectUuid project, Job job) {

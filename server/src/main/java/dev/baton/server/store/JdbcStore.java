@@ -110,6 +110,8 @@ abstract class JdbcStore implements Store {
     protected final Jdbi jdbi;
     /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
     private final SpecCache specs = new SpecCache();
+    /** Told after every spec or runner-spec write ({@link #onSpecsChange}). */
+    private final List<Runnable> specListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /**
      * A project's uuid by its id, read on every hand-out, completion and processing (issue 13).
      * Both never change and no project row is ever deleted, so an id never comes to mean another
@@ -480,7 +482,7 @@ abstract class JdbcStore implements Store {
         try {
             return updateSpecRow(specId, name, slug, archived, now);
         } finally {
-            specs.invalidate();
+            specsChanged();
         }
     }
 
@@ -504,7 +506,7 @@ abstract class JdbcStore implements Store {
         try {
             return setSpecQueueTimeoutRow(specId, queueTimeoutSeconds, now);
         } finally {
-            specs.invalidate();
+            specsChanged();
         }
     }
 
@@ -527,7 +529,7 @@ abstract class JdbcStore implements Store {
                 return spec(h, specId).orElseThrow();
             });
         } finally {
-            specs.invalidate();
+            specsChanged();
         }
     }
 
@@ -536,7 +538,7 @@ abstract class JdbcStore implements Store {
         try {
             deleteSpecRow(specId);
         } finally {
-            specs.invalidate();
+            specsChanged();
         }
     }
 
@@ -565,6 +567,14 @@ abstract class JdbcStore implements Store {
 
     @Override
     public void addRunnerSpec(long runnerId, long specId) {
+        try {
+            addRunnerSpecRow(runnerId, specId);
+        } finally {
+            specsChanged();
+        }
+    }
+
+    private void addRunnerSpecRow(long runnerId, long specId) {
         write(h -> {
             if (runner(h, runnerId).isEmpty()) throw notFound("runner", runnerId);
             if (spec(h, specId).isEmpty()) throw notFound("spec", specId);
@@ -576,8 +586,33 @@ abstract class JdbcStore implements Store {
 
     @Override
     public boolean removeRunnerSpec(long runnerId, long specId) {
+        try {
+            return removeRunnerSpecRow(runnerId, specId);
+        } finally {
+            specsChanged();
+        }
+    }
+
+    private boolean removeRunnerSpecRow(long runnerId, long specId) {
         return write(h -> h.createUpdate("DELETE FROM runner_spec WHERE runner_id = :runner AND spec_id = :spec")
                 .bind("runner", runnerId).bind("spec", specId).execute()) > 0;
+    }
+
+    @Override
+    public Runnable onSpecsChange(Runnable listener) {
+        specListeners.add(listener);
+        return () -> specListeners.remove(listener);
+    }
+
+    @Override
+    public void specsChangedElsewhere() {
+        specs.invalidate();
+    }
+
+    /** After a spec or runner-spec write (committed or failed: a spurious invalidation costs one read). */
+    private void specsChanged() {
+        specs.invalidate();
+        for (Runnable listener : specListeners) listener.run();
     }
 
     // ---- runs: reports and jobs --------------------------------------------------------------

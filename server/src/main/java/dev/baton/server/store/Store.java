@@ -99,6 +99,19 @@ public interface Store extends AutoCloseable {
     /** Returns false when there was no such association. */
     boolean removeRunnerSpec(long runnerId, long specId);
 
+    /**
+     * Runs {@code listener} after every change through this store to which specs a runner serves
+     * or to a spec (archived, renamed, deleted, settings), committed or not (issue 13: nodes cache
+     * runner spec sets; docs/decisions/0018). Returns what stops it. Other processes' changes are
+     * not seen here: nodes tell each other over the cluster bus.
+     */
+    default Runnable onSpecsChange(Runnable listener) {
+        return () -> {};
+    }
+
+    /** Another node changed specs or runner specs: forget what this store remembers of specs. */
+    default void specsChangedElsewhere() {}
+
     // ---- runs: reports and jobs --------------------------------------------------------------
 
     /** Direct mode: a report with results, no job. */

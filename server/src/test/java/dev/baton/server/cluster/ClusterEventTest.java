@@ -14,7 +14,7 @@ class ClusterEventTest {
         List<ClusterEvent> events = List.of(new ClusterEvent.Pending(7), new ClusterEvent.Finished(),
                 new ClusterEvent.AttemptEnded(job, 2, 11, "acceptance_timeout"), new ClusterEvent.AttemptEnded(job, 3, 11, null),
                 new ClusterEvent.CancelRunner(job, 2, 11, "canceled_by_user"), new ClusterEvent.ToRunner(11, "{\"event\":\"drain\"}"),
-                new ClusterEvent.Resync(), new ClusterEvent.Watching(), new ClusterEvent.Changed(true, List.of()),
+                new ClusterEvent.Resync(), new ClusterEvent.SpecsChanged(), new ClusterEvent.Watching(), new ClusterEvent.Changed(true, List.of()),
                 new ClusterEvent.Changed(false, List.of(job, JobUuid.random())));
         for (ClusterEvent e : events) {
             String payload = ClusterEvent.encode("node-a", e);

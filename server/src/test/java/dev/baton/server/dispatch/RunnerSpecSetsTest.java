@@ -1,0 +1,114 @@
+package dev.baton.server.dispatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
+import dev.baton.server.testing.MutableClock;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The per-node cache of runner spec sets, on a real SQLite store (docs/decisions/0018). */
+class RunnerSpecSetsTest {
+    @TempDir
+    Path dir;
+
+    Store real;
+    Store store;
+    final MutableClock clock = MutableClock.startingNow();
+    final AtomicInteger reads = new AtomicInteger();
+    /** Runs once inside the next runnerSpecs read, after the database answered. */
+    final AtomicReference<Runnable> duringRead = new AtomicReference<>();
+    RunnerSpecSets sets;
+    Runner runner;
+    Spec first;
+    Spec second;
+
+    @BeforeEach
+    void open() {
+        real = StoreFactory.open("sqlite:" + dir.resolve("baton.db"), dir);
+        store = countingRunnerSpecReads(real);
+        sets = new RunnerSpecSets(store, clock);
+        store.onSpecsChange(sets::invalidate);
+        store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
+        first = store.createSpec("first", Slug.of("first"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        second = store.createSpec("second", Slug.of("second"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        runner = store.createRunner("r", Slug.of("r"), "hash", clock.instant());
+        store.addRunnerSpec(runner.id(), first.id());
+    }
+
+    @AfterEach
+    void close() {
+        real.close();
+    }
+
+    @Test
+    void aRunnersSetIsReadOnceAndAgainAfterEachChangeThroughTheStore() {
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(first.id());
+        assertThat(reads).hasValue(1);
+
+        store.addRunnerSpec(runner.id(), second.id());
+        assertThat(sets.activeIds(runner.id())).containsExactlyInAnyOrder(first.id(), second.id());
+        store.updateSpec(second.id(), null, null, true, clock.instant()); // archived: still served by the runner, no longer active
+        assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(first.id(), second.id());
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        store.removeRunnerSpec(runner.id(), first.id());
+        assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(second.id());
+        assertThat(reads).hasValue(4);
+    }
+
+    @Test
+    void aChangeNoNotificationToldIsSeenOnceTheEntryIsMaxAgeOld() {
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        // Another process (or a node whose notification was lost) changes the runner's specs.
+        try (Store elsewhere = StoreFactory.open("sqlite:" + dir.resolve("baton.db"), dir)) {
+            elsewhere.addRunnerSpec(runner.id(), second.id());
+        }
+        clock.advance(RunnerSpecSets.MAX_AGE.minus(Duration.ofMillis(1)));
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        clock.advance(Duration.ofMillis(1));
+        assertThat(sets.activeIds(runner.id())).containsExactlyInAnyOrder(first.id(), second.id());
+    }
+
+    @Test
+    void aReadThatRacedAnInvalidationIsNeverServed() {
+        // The read answers with the old set; the change's invalidation lands before the read stores it.
+        duringRead.set(() -> sets.invalidate());
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        assertThat(reads).as("the raced entry was read again, not served").hasValue(2);
+        assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
+        assertThat(reads).hasValue(2);
+    }
+
+    private Store countingRunnerSpecReads(Store delegate) {
+        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+            try {
+                Object result = method.invoke(delegate, args);
+                if (method.getName().equals("runnerSpecs")) {
+                    reads.incrementAndGet();
+                    Runnable hook = duringRead.getAndSet(null);
+                    if (hook != null) hook.run();
+                }
+                return result;
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
+    }
+}
