@@ -310,7 +310,7 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+    public dev.baton.server.store.CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
         wrote("createRun");
         return delegate.createRun(report, job, organizationId, now);
     }

@@ -73,7 +73,7 @@ final class StoreCeiling {
                         while (next.getAndIncrement() < jobs) {
                             Instant t = Instant.now();
                             store.createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
-                                    new NewJob(spec.id(), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t);
+                                    new NewJob(spec.id(), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
                             Optional<Job> claimed;
                             while ((claimed = store.claim(runnerId, LeaseId.random(), Instant.now())).isEmpty()) empty.incrementAndGet();
                             Job job = claimed.get();

@@ -77,7 +77,7 @@ public class ClaimBenchmark {
         for (int i = 0; i < pending; i++) {
             Instant t = now.plusMillis(i);
             store.createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
-                    new NewJob(specs.get(i % 8), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t);
+                    new NewJob(specs.get(i % 8), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
         }
     }
 

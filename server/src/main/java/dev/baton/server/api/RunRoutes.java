@@ -8,6 +8,7 @@ import dev.baton.server.auth.Principal;
 import dev.baton.server.auth.Role;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.CreatedRun;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.NewJob;
@@ -113,17 +114,18 @@ public final class RunRoutes implements RouteModule {
                         .orElseThrow(() -> new IllegalStateException("project " + r.project().uuid() + " has no organization"));
                 JobConfig config = new JobConfig(api.publicUrl().get(), r.project().uuid(), r.image(), r.entrypoint(), r.cmd(), r.env(),
                         r.timeout(), r.filePaths(), r.iterations());
-                Job job = api.store().createRun(
+                CreatedRun created = api.store().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
                         new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter, r.labels(), canaryRunner),
                         org.id(), now);
+                Job job = created.job();
+                Report report = created.report();
                 try {
                     api.jobEvents().jobSubmitted(job);
                 } catch (RuntimeException e) {
                     // The job is committed and pending; dispatch also finds it when a runner next asks.
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
-                Report report = api.store().findReport(job.reportId()).orElseThrow();
                 JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).knowing(job, r.spec(), r.labels() == null ? JobLabels.NONE : r.labels()).of(job, null);
                 return new RunView(ReportView.of(report, r.project().uuid(), view), view);
             }

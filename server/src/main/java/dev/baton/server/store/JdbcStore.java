@@ -619,11 +619,11 @@ abstract class JdbcStore implements Store {
 
     @Override
     public Report createReport(NewReport report, Instant now) {
-        return write(h -> report(h, insertReport(h, report, now)).orElseThrow());
+        return write(h -> insertReport(h, report, now));
     }
 
     @Override
-    public Job createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+    public CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
         Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
         Objects.requireNonNull(job.config(), "a job needs its config");
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
@@ -637,7 +637,8 @@ abstract class JdbcStore implements Store {
             if (exists[0] == 0) throw notFound("organization", organizationId);
             if (exists[1] == 0) throw notFound("spec", job.specId());
             if (exists[2] == 0) throw notFound("project", report.projectId());
-            long reportId = insertCheckedReport(h, report, now);
+            Report stored = insertCheckedReport(h, report, now);
+            long reportId = stored.id();
             Job inserted = Sql.on(h, "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
                             + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
@@ -656,7 +657,7 @@ abstract class JdbcStore implements Store {
                 Sql.on(h, "INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
                         .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
             }
-            return inserted;
+            return new CreatedRun(stored, inserted);
         });
     }
 
@@ -1480,7 +1481,7 @@ abstract class JdbcStore implements Store {
                 .bind("uuid", job.toString()).bind("lease", lease.value()).findOne(Rows::attempt);
     }
 
-    private static long insertReport(Handle h, NewReport report, Instant now) {
+    private static Report insertReport(Handle h, NewReport report, Instant now) {
         if (!Sql.on(h, "SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).exists()) {
             throw notFound("project", report.projectId());
         }
@@ -1488,16 +1489,16 @@ abstract class JdbcStore implements Store {
     }
 
     /** The report row, its project already known to exist in this transaction. */
-    private static long insertCheckedReport(Handle h, NewReport report, Instant now) {
+    private static Report insertCheckedReport(Handle h, NewReport report, Instant now) {
         Instant start = report.startTime() != null ? report.startTime() : now;
         Instant end = report.endTime() != null ? report.endTime() : now;
         return Sql.on(h, "INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
                         + " created, modified)"
-                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :resultsFile, :start, :end, :results, :now, :now) RETURNING id")
+                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :resultsFile, :start, :end, :results, :now, :now) RETURNING " + Rows.REPORT)
                 .bind("uuid", UUID.randomUUID().toString()).bind("project", report.projectId()).bind("branch", report.branch())
                 .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
                 .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
-                .one(rs -> rs.getLong(1));
+                .one(Rows::report);
     }
 
     private static Optional<Job> job(Handle h, JobUuid uuid) {
@@ -1522,10 +1523,6 @@ abstract class JdbcStore implements Store {
 
     private static Optional<Spec> spec(Handle h, long id) {
         return byId(h.getConnection(), "spec", Rows.SPEC, id, Rows::spec);
-    }
-
-    private static Optional<Report> report(Handle h, long id) {
-        return byId(h.getConnection(), "report", Rows.REPORT, id, Rows::report);
     }
 
     private static <T> Optional<T> byId(java.sql.Connection c, String table, String columns, long id, Sql.Reader<T> reader) {

@@ -121,7 +121,7 @@ public interface Store extends AutoCloseable {
      * Runner mode: report and pending job in one transaction. {@code job.sourceIp()} and
      * {@code job.config()} are required; a null {@code job.retry()} means {@link RetryPolicy#NONE}.
      */
-    Job createRun(NewReport report, NewJob job, long organizationId, Instant now);
+    CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now);
 
     Optional<Report> findReport(long id);
 

@@ -55,7 +55,7 @@ abstract class NodeStoreContract {
 
     Job claimed(Runner runner) {
         store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
-                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0);
+                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
         return store.claim(runner.id(), LeaseId.random(), T0, T0.plus(Duration.ofHours(1))).orElseThrow();
     }
 
@@ -192,7 +192,7 @@ abstract class NodeStoreContract {
         store.attachRunner(r.id(), "a");
         claimed(r);
         store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
-                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0);
+                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
         ClusterCounts c = store.clusterCounts("a", T0.minusSeconds(30));
         assertThat(c).isEqualTo(new ClusterCounts(1, 1, 1, 1, 1));
     }

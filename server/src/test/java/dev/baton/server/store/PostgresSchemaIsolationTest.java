@@ -55,7 +55,7 @@ class PostgresSchemaIsolationTest {
         JobConfig config = new JobConfig("http://x", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("b"),
                 Map.of(), JobTimeout.of(60), null, 1);
         store.createRun(new NewReport(project.id(), "main", "t", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 60, PlanTier.FREE.priority(), RetryPolicy.NONE), org.id(), now);
+                new NewJob(spec.id(), "192.0.2.1", config, 60, PlanTier.FREE.priority(), RetryPolicy.NONE), org.id(), now).job();
         assertThat(org.id()).isEqualTo(1);
         return runner.id();
     }

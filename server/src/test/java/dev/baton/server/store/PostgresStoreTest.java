@@ -144,7 +144,7 @@ class PostgresStoreTest extends StoreContract {
         Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
         store.addRunnerSpec(runner.id(), spec.id());
         Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
-                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
+                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
             // 20,000 processed jobs of the same spec and a handful pending: the shape of a busy queue.
             h.execute("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
@@ -174,7 +174,7 @@ class PostgresStoreTest extends StoreContract {
         store.addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 3; i++) {
             store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
-                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
+                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         }
         for (int round = 0; round < 3; round++) {
             killConnections();

@@ -52,7 +52,7 @@ class SqliteStoreTest extends StoreContract {
         int jobs = 40;
         for (int i = 0; i < jobs; i++) {
             store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
-                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i));
+                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job();
         }
         List<Runner> runners = new ArrayList<>();
         for (int i = 0; i < 6; i++) {

@@ -102,7 +102,7 @@ abstract class StoreContract {
                 new NewReport(project.id(), "main", "bench-box", "json", null, null, null),
                 new NewJob(spec.id(), ip, config(project), 60, priority, retry),
                 project.organizationId(),
-                at);
+                at).job();
     }
 
     private Job submit(Project project, Spec spec, int priority) {
@@ -403,11 +403,29 @@ abstract class StoreContract {
         assertThat(store.findJob(JobUuid.random())).isEmpty();
     }
 
+    /** A submission answers from what createRun returns, so it must be what the store holds. */
+    @Test
+    void createRunReturnsTheReportAndJobItStored() {
+        Project p = project(org(PlanTier.TEAM));
+        Instant now = tick();
+        CreatedRun created = store.createRun(new NewReport(p.id(), "feature", "box-9", "json", "/out.json", null, null, null),
+                new NewJob(spec().id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), now);
+
+        assertThat(created.job().reportId()).isEqualTo(created.report().id());
+        assertThat(store.findJob(created.job().uuid())).contains(created.job());
+        assertThat(store.findReport(created.report().id())).contains(created.report());
+        assertThat(created.report().branch()).isEqualTo("feature");
+        assertThat(created.report().resultsFile()).isEqualTo("/out.json");
+        assertThat(created.report().startTime()).isEqualTo(now);
+        Report direct = store.createReport(new NewReport(p.id(), "main", "box", "json", now, now, "{}"), now);
+        assertThat(store.findReport(direct.id())).contains(direct);
+    }
+
     @Test
     void createRunWritesNothingWhenTheSpecDoesNotExist() {
         Project p = project(org(PlanTier.TEAM));
         assertThatThrownBy(() -> store.createRun(new NewReport(p.id(), "b", "t", "json", null, null, null),
-                        new NewJob(9999, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), tick()))
+                        new NewJob(9999, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), tick()).job())
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
         assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 100, 0))).isEmpty();
     }
@@ -1391,7 +1409,7 @@ abstract class StoreContract {
         Job plain = submit(p, s, 200);
         Job needsGpu = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
                 new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, new JobLabels(Map.of("gpu", "a100"), Map.of())),
-                p.organizationId(), tick());
+                p.organizationId(), tick()).job();
         // The declining runner declined the plain job; it is still pending for the others.
         Leased first = claimOne(declining);
         assertThat(first.job().id()).isEqualTo(plain.id());
@@ -1415,7 +1433,7 @@ abstract class StoreContract {
         Project p = project(org(PlanTier.TEAM));
         Job canary = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
                 new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, JobLabels.NONE, canaryRunner.id()),
-                p.organizationId(), tick());
+                p.organizationId(), tick()).job();
 
         Instant at = tick();
         List<List<Job>> claimed = store.claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));

@@ -198,7 +198,7 @@ public final class ChannelFixture implements AutoCloseable {
         JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
         Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now);
+                new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now).job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -209,7 +209,7 @@ public final class ChannelFixture implements AutoCloseable {
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
         return store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE), organization.id(), now);
+                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE), organization.id(), now).job();
     }
 
     /** A job of the fixture's organization that requires and prefers runner labels (docs/scheduling.md). */
@@ -219,7 +219,7 @@ public final class ChannelFixture implements AutoCloseable {
                 List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
         Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, labels),
-                organization.id(), now);
+                organization.id(), now).job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -229,7 +229,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), image, null, List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
         Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null), organization.id(), now);
+                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null), organization.id(), now).job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -241,7 +241,7 @@ public final class ChannelFixture implements AutoCloseable {
                 List.of("canary"), Map.of(), JobTimeout.of(600), null, 1);
         Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, null, runnerId),
-                organization.id(), now);
+                organization.id(), now).job();
         channel.jobSubmitted(job);
         return job;
     }
