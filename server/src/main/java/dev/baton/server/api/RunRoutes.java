@@ -126,7 +126,8 @@ public final class RunRoutes implements RouteModule {
                     // The job is committed and pending; dispatch also finds it when a runner next asks.
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
-                JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).knowing(job, r.spec(), r.labels() == null ? JobLabels.NONE : r.labels()).of(job, null);
+                JobLabels labels = r.labels() == null ? JobLabels.NONE : r.labels();
+                JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).knowing(job, r.spec(), labels).of(job, null);
                 return new RunView(ReportView.of(report, r.project().uuid(), view), view);
             }
         }
