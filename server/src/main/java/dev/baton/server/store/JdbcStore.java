@@ -32,6 +32,8 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementExceptions;
 import org.jdbi.v3.core.statement.Update;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store's SQL, shared by both dialects: the schemas are column-for-column identical and the
@@ -40,6 +42,7 @@ import org.jdbi.v3.core.statement.Update;
  * made atomic (see {@link SqliteStore} and {@link PostgresStore}).
  */
 abstract class JdbcStore implements Store {
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcStore.class);
     private static final Set<AttemptOutcome> REQUEUE_OUTCOMES =
             Set.of(AttemptOutcome.DECLINED, AttemptOutcome.ACCEPT_TIMEOUT, AttemptOutcome.LOST_BEFORE_START);
 
@@ -612,7 +615,14 @@ abstract class JdbcStore implements Store {
     /** After a spec or runner-spec write (committed or failed: a spurious invalidation costs one read). */
     private void specsChanged() {
         specs.invalidate();
-        for (Runnable listener : specListeners) listener.run();
+        for (Runnable listener : specListeners) {
+            // Runs in a finally: a failing listener must not hide the write's own exception.
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a spec change listener failed", e);
+            }
+        }
     }
 
     // ---- runs: reports and jobs --------------------------------------------------------------

@@ -6,7 +6,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
@@ -41,7 +43,8 @@ final class Sql {
 
     private final Connection connection;
     private final Parsed parsed;
-    private final List<String> names = new ArrayList<>(8);
+    /** Each bound name's position in the lists: a heartbeat batch binds thousands of names, so no linear search. */
+    private final Map<String, Integer> index = new HashMap<>();
     private final List<Object> values = new ArrayList<>(8);
     private final List<Integer> types = new ArrayList<>(8);
 
@@ -85,12 +88,12 @@ final class Sql {
     }
 
     private Sql set(String name, Object value, int type) {
-        int i = names.indexOf(name);
-        if (i >= 0) {
+        Integer i = index.get(name);
+        if (i != null) {
             values.set(i, value);
             types.set(i, type);
         } else {
-            names.add(name);
+            index.put(name, values.size());
             values.add(value);
             types.add(type);
         }
@@ -147,8 +150,8 @@ final class Sql {
         try {
             String[] positions = parsed.positions();
             for (int p = 0; p < positions.length; p++) {
-                int i = names.indexOf(positions[p]);
-                if (i < 0) throw new IllegalStateException("parameter :" + positions[p] + " is not bound: " + parsed.jdbc());
+                Integer i = index.get(positions[p]);
+                if (i == null) throw new IllegalStateException("parameter :" + positions[p] + " is not bound: " + parsed.jdbc());
                 Object v = values.get(i);
                 int type = types.get(i);
                 if (v == null) ps.setNull(p + 1, type);

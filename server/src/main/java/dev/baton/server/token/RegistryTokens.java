@@ -182,7 +182,7 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
             if (exp == null || !now.isBefore(exp.toInstant())) return Optional.empty();
             if (nbf == null || now.isBefore(nbf.toInstant())) return Optional.empty();
             return Optional.of(claims);
-        } catch (ParseException | JOSEException | IllegalArgumentException e) {
+        } catch (ParseException | JOSEException | IllegalArgumentException | ClassCastException e) {
             return Optional.empty();
         }
     }
