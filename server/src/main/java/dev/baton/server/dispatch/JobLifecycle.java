@@ -265,7 +265,8 @@ public final class JobLifecycle {
                 case RunnerMessage.Failed f -> "fail";
                 case RunnerMessage.Canceled c -> "cancel";
             });
-            if (t.job().status() == JobStatus.COMPLETED) results.processLater(t.job());
+            // Only a `completed` completes a job, and it stored its output just before the transition.
+            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) results.processLater(t.job(), outputOf(c));
             if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
             // The job's runner: resolve refused any other (not_your_job).
             if (m instanceof RunnerMessage.Failed f && f.runnerLost()) infrastructureFailure(session.runnerId());
@@ -280,8 +281,13 @@ public final class JobLifecycle {
 
     /** A completed of the attempt this node holds (not told to cancel): its output, then the transition. */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        results.save(store.projectUuid(a.projectId).orElseThrow(), a.job, new JobOutput(c.results(), null));
+        results.save(store.projectUuid(a.projectId).orElseThrow(), a.job, outputOf(c));
         return store.complete(a.job, a.lease, now);
+    }
+
+    /** The output a `completed` carries, as it is stored and then parsed. */
+    private static JobOutput outputOf(RunnerMessage.Completed c) {
+        return new JobOutput(c.results(), null);
     }
 
     /** The runner's final word on {@code job} as last read: null when it changes nothing (a resend, or a job already over). */
@@ -290,7 +296,7 @@ public final class JobLifecycle {
         return switch (m) {
             case RunnerMessage.Completed c -> {
                 if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
-                results.save(project, job, new JobOutput(c.results(), null));
+                results.save(project, job, outputOf(c));
                 yield store.complete(m.job(), m.lease(), now);
             }
             case RunnerMessage.Failed f -> {

@@ -17,6 +17,7 @@ import dev.baton.server.store.Transition;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,17 +65,30 @@ public final class ResultProcessor {
         return outputs.get(project, job.uuid()).isPresent();
     }
 
-    /** Parses a completed job's output into its report and marks it processed, off the caller's thread. */
-    public void processLater(Job job) {
-        Thread.ofVirtual().name("baton-process-" + job.uuid()).start(() -> process(job));
+    /**
+     * Parses a completed job's output into its report and marks it processed, off the caller's
+     * thread. {@code saved} is the output the caller has just stored for it: it is parsed as it is,
+     * not read back from the output store (issue 13: a file read and a JSON decode per job).
+     */
+    public void processLater(Job job, JobOutput saved) {
+        Objects.requireNonNull(saved, "saved");
+        Thread.ofVirtual().name("baton-process-" + job.uuid()).start(() -> process(job, saved));
     }
 
-    /** Never throws: a failure of the store leaves the job completed for startup recovery; a parse failure is recorded. */
+    /** As {@link #processLater(Job, JobOutput)}, for a job whose output is in the output store (startup recovery). */
     public void process(Job job) {
+        process(job, null);
+    }
+
+    /**
+     * Never throws: a failure of the store leaves the job completed for startup recovery; a parse
+     * failure is recorded. A null {@code saved} means the output is read from the output store.
+     */
+    private void process(Job job, JobOutput saved) {
         try {
             ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
             Report report = store.findReport(job.reportId()).orElseThrow();
-            Outcome outcome = parse(report, outputs.get(project, job.uuid()));
+            Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid()));
             Transition t = outcome.error() == null
                     ? store.process(job.uuid(), outcome.results(), clock.instant())
                     : store.recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
