@@ -3,8 +3,6 @@ package dev.baton.server.token;
 import dev.baton.protocol.id.JobUuid;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Presents the same node token for a job until {@link #REUSE_FOR} after it was signed, instead of
@@ -19,15 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ReusedNodeTokens implements NodeTokens {
     /** How long a signed token is presented again. */
     static final Duration REUSE_FOR = RegistryTokens.NODE_TOKEN_SLACK.dividedBy(2);
-    /** Past this many jobs the expired entries are dropped (followed jobs come and go). */
-    private static final int PRUNE_ABOVE = 1_000;
 
     private record Key(String fromNode, JobUuid job) {}
 
-    private record Issued(String token, Instant signed) {}
-
     private final NodeTokens signer;
-    private final Map<Key, Issued> issued = new ConcurrentHashMap<>();
+    /** Past 1,000 jobs the expired entries are dropped (followed jobs come and go). */
+    private final TokenReuse<Key> reuse = new TokenReuse<>(REUSE_FOR, 1_000);
 
     public ReusedNodeTokens(NodeTokens signer) {
         this.signer = signer;
@@ -35,16 +30,7 @@ public final class ReusedNodeTokens implements NodeTokens {
 
     @Override
     public String issue(String fromNode, JobUuid job, Instant now) {
-        Key key = new Key(fromNode, job);
-        Issued current = issued.get(key);
-        // Signed in the future means the clock went back: sign anew rather than trust it.
-        if (current != null && !now.isBefore(current.signed()) && now.isBefore(current.signed().plus(REUSE_FOR))) {
-            return current.token();
-        }
-        String token = signer.issue(fromNode, job, now);
-        issued.put(key, new Issued(token, now));
-        if (issued.size() > PRUNE_ABOVE) issued.values().removeIf(i -> !now.isBefore(i.signed().plus(REUSE_FOR)));
-        return token;
+        return reuse.issue(new Key(fromNode, job), now, () -> signer.issue(fromNode, job, now));
     }
 
     @Override
