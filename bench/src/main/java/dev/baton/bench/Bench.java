@@ -32,6 +32,18 @@ public final class Bench {
             System.out.println("results: " + AffinityBench.run(java.util.Arrays.copyOfRange(args, 1, args.length)).toAbsolutePath());
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("floor")) {
+            BenchOptions options;
+            try {
+                options = BenchOptions.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+                return;
+            }
+            TransportFloor.runAlone(options);
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("cluster")) {
             BenchOptions options;
             try {
@@ -82,6 +94,8 @@ public final class Bench {
                 json.put("polling_baseline", Map.of("interval_ms", PollingBaseline.INTERVAL_MS, "submit_to_claim", polling));
                 table.add(row("5 baseline: 1 s polling claim, submit→claim (n=" + polling.count() + ")", summary(polling)));
 
+                log("transport floor: sampling one real run answer and job message");
+                FloorServer.Sample floorSample = TransportFloor.capture(server);
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 for (int r : o.runners()) {
                     log("lifecycle throughput: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
@@ -91,8 +105,11 @@ public final class Bench {
                     StoreCeiling.Result c = StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
                     log("raw ceiling: " + RawCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs, 1 and " + RawCeiling.BATCH + " per transaction");
                     List<RawCeiling.Result> raw = RawCeiling.run(database, work.resolve("raw-" + r), r, o.slots(), o.jobs());
+                    log("transport floor: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs, no store, no Baton server logic");
+                    TransportFloor.Result floor = TransportFloor.run(floorSample, r, o.slots(), o.jobs());
                     double ratio = LifecycleThroughput.round(t.jobsPerSecond() / c.jobsPerSecond());
                     double rawPerStep = raw.get(0).jobsPerSecond();
+                    double floorPerSecond = floor.floor().jobsPerSecond();
                     Map<String, Object> round = new LinkedHashMap<>();
                     round.put("server", t);
                     round.put("store_ceiling", c);
@@ -100,6 +117,9 @@ public final class Bench {
                     round.put("raw_ceiling", raw);
                     round.put("ratio_server_to_raw_per_step", LifecycleThroughput.round(t.jobsPerSecond() / rawPerStep));
                     round.put("ratio_store_to_raw_per_step", LifecycleThroughput.round(c.jobsPerSecond() / rawPerStep));
+                    round.put("transport_floor", floor);
+                    round.put("ratio_floor_to_raw_per_step", LifecycleThroughput.round(floorPerSecond / rawPerStep));
+                    round.put("ratio_server_to_floor", LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond));
                     rounds.add(round);
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
                             + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job"
@@ -110,6 +130,9 @@ public final class Bench {
                                 + "); server/raw = " + LifecycleThroughput.round(t.jobsPerSecond() / x.jobsPerSecond())
                                 + ", store/raw = " + LifecycleThroughput.round(c.jobsPerSecond() / x.jobsPerSecond())));
                     }
+                    table.add(row("3f transport floor R=" + r + " S=" + o.slots() + " (same harness, no store, no Baton logic)", TransportFloor.describe(floor)
+                            + "; floor/raw 1 per step = " + LifecycleThroughput.round(floorPerSecond / rawPerStep)
+                            + ", server/floor = " + LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond)));
                 }
                 json.put("lifecycle_throughput", rounds);
 

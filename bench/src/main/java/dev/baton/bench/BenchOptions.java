@@ -14,7 +14,8 @@ record BenchOptions(BenchDatabase.Kind database, List<Integer> runners, int slot
                          [--samples 1000] [--baseline-samples 30] [--connections 1000] [--duration 20]
                          [--warmup 5] [--out bench-results] [--pg-url postgresql://127.0.0.1:5432/test]
                          [--pg-user postgres] [--smoke]
-                   bench jmh [JMH options]   (microbenchmarks; short settings by default)""";
+                   bench jmh [JMH options]   (microbenchmarks; short settings by default)
+                   bench floor [--database …] [--runners …] [--jobs …]   (the transport floor alone, to profile it)""";
 
     static BenchOptions parse(String... args) {
         BenchDatabase.Kind database = BenchDatabase.Kind.SQLITE;

@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * an ephemeral port, with its store wrapped in a {@link CountingStore}, plus the REST calls the
  * benchmarks make as a user would (admin token, JSON over HTTP/1.1).
  */
-final class BenchServer implements AutoCloseable {
+final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
     static final String ORGANIZATION = "bench";
     static final String PROJECT = "bench";
+    /** request_body_max_bytes of the benchmarked server (and of the transport floor's). */
+    static final int REQUEST_BODY_MAX_BYTES = 1 << 20;
 
     /** A runner created over the API: its slug and its key (shown once). */
     record Credentials(String slug, String key) {}
@@ -44,7 +46,7 @@ final class BenchServer implements AutoCloseable {
 
     private BenchServer(Path dataDir, String databaseUrl, String nodeId, boolean imageAffinity) throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20).build();
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(REQUEST_BODY_MAX_BYTES).build();
         if (nodeId != null) config = config.withNode(nodeId, d.nodeTimeout());
         config = config.withImageAffinity(imageAffinity);
         this.store = new CountingStore(StoreFactory.open(databaseUrl, dataDir), () -> {
@@ -53,7 +55,7 @@ final class BenchServer implements AutoCloseable {
         });
         this.server = ServerAssembly.builder(config, Clock.systemUTC()).store(store).start();
         this.admin = Files.readString(dataDir.resolve("admin-token")).strip();
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+        this.http = newHttpClient();
     }
 
     static BenchServer start(Path dataDir, String databaseUrl) throws IOException {
@@ -89,20 +91,39 @@ final class BenchServer implements AutoCloseable {
         return store;
     }
 
-    long processed() {
+    @Override
+    public long storeWrites() {
+        return store.writes();
+    }
+
+    @Override
+    public long storeReads() {
+        return store.reads();
+    }
+
+    @Override
+    public Map<String, Long> storeReadsByMethod() {
+        return store.readsByMethod();
+    }
+
+    @Override
+    public long processed() {
         return processed.get();
     }
 
-    long lastProcessedNanos() {
+    @Override
+    public long lastProcessedNanos() {
         return lastProcessedNanos;
     }
 
-    void createSpec(String slug) {
+    @Override
+    public void createSpec(String slug) {
         post("/v0/specs", Map.of("name", slug, "slug", slug, "architecture", "x86_64", "cpu", 1, "memory", 1 << 30, "disk", 1L << 33));
     }
 
     /** Creates a runner and, when {@code spec} is not null, assigns it that spec. */
-    Credentials createRunner(String name, String spec) {
+    @Override
+    public Credentials createRunner(String name, String spec) {
         JsonNode created = post("/v0/runners", Map.of("name", name));
         String slug = created.get("runner").get("slug").asText();
         if (spec != null) post("/v0/runners/" + slug + "/specs", Map.of("spec", spec));
@@ -114,7 +135,8 @@ final class BenchServer implements AutoCloseable {
         return URI.create(server.publicUrl());
     }
 
-    URI channel(String slug) {
+    @Override
+    public URI channel(String slug) {
         return URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/" + slug + "/channel");
     }
 
@@ -125,9 +147,14 @@ final class BenchServer implements AutoCloseable {
      * would stay completed with an adapter error and never reach processed, the end of the
      * lifecycle measured.
      */
-    String submit(String spec) {
-        return post("/v0/run", Map.of("project", PROJECT, "spec", spec,
-                "cmd", List.of("true"), "timeout", 3600, "adapter", "raw")).at("/job/uuid").asText();
+    @Override
+    public String submit(String spec) {
+        return post("/v0/run", runBody(spec)).at("/job/uuid").asText();
+    }
+
+    /** The body of every submission the benchmarks make (the transport floor sends the same). */
+    static Map<String, Object> runBody(String spec) {
+        return Map.of("project", PROJECT, "spec", spec, "cmd", List.of("true"), "timeout", 3600, "adapter", "raw");
     }
 
     JsonNode get(String path) {
@@ -151,9 +178,19 @@ final class BenchServer implements AutoCloseable {
     }
 
     JsonNode post(String path, Object body) {
+        return post(http, server.publicUrl(), admin, path, body);
+    }
+
+    /** An HTTP client as the benchmarks use it (HTTP/1.1, the transport floor's too). */
+    static HttpClient newHttpClient() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    /** A JSON POST with a bearer token, as a user would send it; shared with the transport floor so both are driven alike. */
+    static JsonNode post(HttpClient http, String baseUrl, String token, String path, Object body) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
-                    .header("Authorization", "Bearer " + admin)
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+                    .header("Authorization", "Bearer " + token)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() / 100 != 2) throw new IllegalStateException("POST " + path + " → " + response.statusCode() + ": " + response.body());

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,13 +24,41 @@ final class LifecycleThroughput {
             double submitPerSecond, double writesPerJob, double readsPerJob, Map<String, Double> readsPerJobByMethod, long problems,
             boolean finished, ResourceUse resources) {}
 
+    /**
+     * What the phase drives: the real server ({@link BenchServer}) or the transport floor's minimal
+     * one ({@link FloorServer}). The harness side (submitters, simulated runners, the clock) is
+     * the same for both, so their figures differ only by the server.
+     */
+    interface Target {
+        void createSpec(String slug);
+
+        BenchServer.Credentials createRunner(String name, String spec);
+
+        URI channel(String slug);
+
+        /** POST /v0/run with {@link BenchServer#runBody}; the job's uuid. */
+        String submit(String spec);
+
+        /** Jobs processed so far (the floor: jobs whose {@code completed} arrived). */
+        long processed();
+
+        long lastProcessedNanos();
+
+        /** Store calls so far; 0 where there is no store. */
+        long storeWrites();
+
+        long storeReads();
+
+        Map<String, Long> storeReadsByMethod();
+    }
+
     private LifecycleThroughput() {}
 
     static int submitters(int runners, int slots) {
         return Math.max(2, Math.min(32, runners * slots));
     }
 
-    static Result run(BenchServer server, int runnerCount, int slots, int jobs) throws Exception {
+    static Result run(Target server, int runnerCount, int slots, int jobs) throws Exception {
         return run(List.of(server), runnerCount, slots, jobs);
     }
 
@@ -38,8 +67,8 @@ final class LifecycleThroughput {
      * submits through node s mod n, and the jobs processed and store writes are summed over the
      * nodes (each node processes the jobs whose {@code completed} it received).
      */
-    static Result run(List<BenchServer> nodes, int runnerCount, int slots, int jobs) throws Exception {
-        BenchServer server = nodes.getFirst();
+    static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs) throws Exception {
+        Target server = nodes.getFirst();
         String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "");
         server.createSpec(spec);
         List<SimRunner> runners = new ArrayList<>();
@@ -57,8 +86,8 @@ final class LifecycleThroughput {
 
             int submitterCount = submitters(runnerCount, slots);
             long processedBefore = processed(nodes);
-            long writesBefore = nodes.stream().mapToLong(n -> n.store().writes()).sum();
-            long readsBefore = nodes.stream().mapToLong(n -> n.store().reads()).sum();
+            long writesBefore = nodes.stream().mapToLong(n -> n.storeWrites()).sum();
+            long readsBefore = nodes.stream().mapToLong(n -> n.storeReads()).sum();
             Map<String, Long> readsByMethodBefore = readsByMethod(nodes);
             AtomicInteger submitted = new AtomicInteger();
             ResourceUse.Meter meter = ResourceUse.start();
@@ -67,7 +96,7 @@ final class LifecycleThroughput {
             try (ExecutorService submitters = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<?>> running = new ArrayList<>();
                 for (int s = 0; s < submitterCount; s++) {
-                    BenchServer via = nodes.get(s % nodes.size());
+                    Target via = nodes.get(s % nodes.size());
                     running.add(submitters.submit(() -> {
                         while (submitted.getAndIncrement() < jobs) via.submit(spec);
                         return null;
@@ -81,10 +110,10 @@ final class LifecycleThroughput {
             long done = processed(nodes) - processedBefore;
             ResourceUse used = meter.stop();
             boolean finished = done >= jobs;
-            long end = finished ? nodes.stream().mapToLong(BenchServer::lastProcessedNanos).max().orElseThrow() : System.nanoTime();
+            long end = finished ? nodes.stream().mapToLong(Target::lastProcessedNanos).max().orElseThrow() : System.nanoTime();
             double seconds = (end - t0) / 1e9;
-            long writes = nodes.stream().mapToLong(n -> n.store().writes()).sum() - writesBefore;
-            long reads = nodes.stream().mapToLong(n -> n.store().reads()).sum() - readsBefore;
+            long writes = nodes.stream().mapToLong(n -> n.storeWrites()).sum() - writesBefore;
+            long reads = nodes.stream().mapToLong(n -> n.storeReads()).sum() - readsBefore;
             Map<String, Double> readsByMethod = new TreeMap<>();
             double perJob = Math.max(1, done);
             readsByMethod(nodes).forEach((method, n) -> {
@@ -100,14 +129,14 @@ final class LifecycleThroughput {
     }
 
     /** Read calls per Store method, summed over the nodes. */
-    private static Map<String, Long> readsByMethod(List<BenchServer> nodes) {
+    private static Map<String, Long> readsByMethod(List<? extends Target> nodes) {
         Map<String, Long> sum = new TreeMap<>();
-        for (BenchServer n : nodes) n.store().readsByMethod().forEach((k, v) -> sum.merge(k, v, Long::sum));
+        for (Target n : nodes) n.storeReadsByMethod().forEach((k, v) -> sum.merge(k, v, Long::sum));
         return sum;
     }
 
-    private static long processed(List<BenchServer> nodes) {
-        return nodes.stream().mapToLong(BenchServer::processed).sum();
+    private static long processed(List<? extends Target> nodes) {
+        return nodes.stream().mapToLong(Target::processed).sum();
     }
 
     static double round(double v) {

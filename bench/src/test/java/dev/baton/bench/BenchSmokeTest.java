@@ -57,6 +57,15 @@ class BenchSmokeTest {
             assertThat(round.at("/raw_ceiling/1/jobs_per_transaction").asInt()).isEqualTo(RawCeiling.BATCH);
             for (JsonNode raw : round.get("raw_ceiling")) assertThat(raw.at("/jobs_per_second").asDouble()).isPositive();
             assertThat(round.at("/ratio_server_to_raw_per_step").asDouble()).isPositive();
+            // The transport floor (issue 13): the same harness against a server with no store and no Baton logic.
+            assertThat(round.at("/transport_floor/floor/finished").asBoolean()).as("every floor job completed").isTrue();
+            assertThat(round.at("/transport_floor/floor/problems").asLong()).isZero();
+            assertThat(round.at("/transport_floor/floor/jobs_per_second").asDouble()).isPositive();
+            assertThat(round.at("/transport_floor/floor/writes_per_job").asDouble()).as("no store behind the floor").isZero();
+            assertThat(round.at("/transport_floor/run_answer_bytes").asInt()).isPositive();
+            assertThat(round.at("/transport_floor/job_message_bytes").asInt()).isPositive();
+            assertThat(round.at("/ratio_floor_to_raw_per_step").asDouble()).isPositive();
+            assertThat(round.at("/ratio_server_to_floor").asDouble()).isPositive();
         }
 
         JsonNode scale = r.get("connection_scale");
