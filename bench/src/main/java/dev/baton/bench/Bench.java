@@ -130,7 +130,7 @@ public final class Bench {
                                 + "); server/raw = " + LifecycleThroughput.round(t.jobsPerSecond() / x.jobsPerSecond())
                                 + ", store/raw = " + LifecycleThroughput.round(c.jobsPerSecond() / x.jobsPerSecond())));
                     }
-                    table.add(row("3f transport floor R=" + r + " S=" + o.slots() + " (same harness, no store, no Baton logic)", TransportFloor.describe(floor)
+                    table.add(row("3f transport floor R=" + r + " S=" + o.slots() + " (no store, no Baton logic)", TransportFloor.describe(floor)
                             + "; floor/raw 1 per step = " + LifecycleThroughput.round(floorPerSecond / rawPerStep)
                             + ", server/floor = " + LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond)));
                 }
