@@ -86,8 +86,8 @@ final class LifecycleThroughput {
 
             int submitterCount = submitters(runnerCount, slots);
             long processedBefore = processed(nodes);
-            long writesBefore = nodes.stream().mapToLong(n -> n.storeWrites()).sum();
-            long readsBefore = nodes.stream().mapToLong(n -> n.storeReads()).sum();
+            long writesBefore = nodes.stream().mapToLong(Target::storeWrites).sum();
+            long readsBefore = nodes.stream().mapToLong(Target::storeReads).sum();
             Map<String, Long> readsByMethodBefore = readsByMethod(nodes);
             AtomicInteger submitted = new AtomicInteger();
             ResourceUse.Meter meter = ResourceUse.start();
@@ -112,8 +112,8 @@ final class LifecycleThroughput {
             boolean finished = done >= jobs;
             long end = finished ? nodes.stream().mapToLong(Target::lastProcessedNanos).max().orElseThrow() : System.nanoTime();
             double seconds = (end - t0) / 1e9;
-            long writes = nodes.stream().mapToLong(n -> n.storeWrites()).sum() - writesBefore;
-            long reads = nodes.stream().mapToLong(n -> n.storeReads()).sum() - readsBefore;
+            long writes = nodes.stream().mapToLong(Target::storeWrites).sum() - writesBefore;
+            long reads = nodes.stream().mapToLong(Target::storeReads).sum() - readsBefore;
             Map<String, Double> readsByMethod = new TreeMap<>();
             double perJob = Math.max(1, done);
             readsByMethod(nodes).forEach((method, n) -> {
