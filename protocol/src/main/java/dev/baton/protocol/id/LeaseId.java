@@ -16,9 +16,17 @@ public record LeaseId(String value) {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     public LeaseId {
-        if (value == null || value.length() != LENGTH || !value.chars().allMatch(LeaseId::isBase64Url)) {
+        if (value == null || value.length() != LENGTH || !isBase64Url(value)) {
             throw new IllegalArgumentException("lease must be " + LENGTH + " base64url characters");
         }
+    }
+
+    /** A loop, not a stream: every job-scoped runner message parses a lease. */
+    private static boolean isBase64Url(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            if (!isBase64Url(value.charAt(i))) return false;
+        }
+        return true;
     }
 
     public static LeaseId random() {
@@ -48,7 +56,7 @@ public record LeaseId(String value) {
         return "LeaseId[redacted]";
     }
 
-    private static boolean isBase64Url(int c) {
+    private static boolean isBase64Url(char c) {
         return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     }
 }

@@ -3,6 +3,9 @@ package dev.baton.protocol.model;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -10,6 +13,11 @@ import java.util.Map;
  * What a runner needs to pull and execute an image (seed 001's JsonJobConfig), stored as JSON on
  * the job at creation. Hardware limits live on the spec, not here. {@code command} is Baton's
  * addition for trusted runners (process executor) and is absent for image jobs run in a sandbox.
+ *
+ * <p>Immutable: the server shares one parsed config between threads (store/JobConfigs), so the
+ * lists and the map are unmodifiable copies. They are not {@code List.copyOf}/{@code Map.copyOf}:
+ * those refuse null elements (which decoding would then report differently) and {@code Map.copyOf}
+ * forgets the order of {@code env}, which the JSON keeps.
  */
 public record JobConfig(
         String registry,
@@ -21,6 +29,17 @@ public record JobConfig(
         JobTimeout timeout,
         List<String> filePaths,
         Integer iterations) {
+
+    public JobConfig {
+        entrypoint = copy(entrypoint);
+        cmd = copy(cmd);
+        env = env == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(env));
+        filePaths = copy(filePaths);
+    }
+
+    private static List<String> copy(List<String> list) {
+        return list == null ? null : Collections.unmodifiableList(new ArrayList<>(list));
+    }
 
     public int iterationsOrDefault() {
         return iterations == null ? 1 : iterations;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.baton.protocol.message.UnicodeCheck;
 import dev.baton.protocol.message.Wire;
@@ -24,6 +25,13 @@ import java.util.stream.Collectors;
  */
 public final class Json {
     private static final ObjectMapper STRICT = strictMapper();
+    /** A reader per body type: {@code readValue(…, Class)} would resolve the type and find its deserializer on every call. */
+    private static final ClassValue<ObjectReader> READERS = new ClassValue<>() {
+        @Override
+        protected ObjectReader computeValue(Class<?> type) {
+            return STRICT.readerFor(type);
+        }
+    };
 
     private Json() {}
 
@@ -54,11 +62,15 @@ public final class Json {
     /** Decodes a JSON object body into {@code type}; every failure is a 400 with a stable code. */
     public static <T> T decode(byte[] body, Class<T> type) {
         if (body.length == 0) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
-        String text = strictUtf8(body);
+        // Nearly every body is ASCII, which is valid UTF-8 as it is: Jackson then reads the bytes
+        // themselves, and only the surrogate check needs the text (a copy, not a decode).
+        boolean ascii = isAscii(body);
+        String text = ascii ? new String(body, StandardCharsets.ISO_8859_1) : strictUtf8(body);
         String unicode = UnicodeCheck.loneSurrogate(text);
         if (unicode != null) throw ApiException.badRequest("invalid_json", "request body " + unicode);
         try {
-            T value = STRICT.readValue(text, type);
+            ObjectReader reader = READERS.get(type);
+            T value = ascii ? reader.readValue(body) : reader.readValue(text);
             if (value == null) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
             return value;
         } catch (UnrecognizedPropertyException e) {
@@ -73,6 +85,13 @@ public final class Json {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static boolean isAscii(byte[] body) {
+        for (byte b : body) {
+            if (b < 0) return false;
+        }
+        return true;
     }
 
     /**

@@ -81,8 +81,9 @@ final class OjsJobs {
      * policy refuses are looked for, before the first insert (a batch's jobs are inserted one by
      * one, so only a concurrent push of the same id or key between that look and the insert can
      * still refuse a later job of the batch). One job needs no look: its insert answers the same.
-     * A queue's rate limit is written only with a job that was enqueued, after it: a push that is
-     * refused, or answered with the existing job under {@code ignore}, leaves the limit as it was.
+     * A queue's rate limit is written only with a job that is enqueued, in the job's transaction (a
+     * fetch never sees the job without its limit): a push that is refused, or answered with the
+     * existing job under {@code ignore}, leaves the limit as it was.
      */
     List<Pushed> push(List<JsonNode> bodies) {
         Instant now = now();
@@ -90,9 +91,7 @@ final class OjsJobs {
         if (parsed.size() > 1) refuseDuplicates(parsed, now);
         List<Pushed> pushed = new ArrayList<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            Pushed one = insert(p, now);
-            if (one.created() && p.rateLimit() != null) store.setQueueRateLimit(p.queue(), p.rateLimit().max(), p.rateLimit().window());
-            pushed.add(one);
+            pushed.add(insert(p, now));
         }
         return pushed;
     }
@@ -144,8 +143,9 @@ final class OjsJobs {
     private Pushed insert(OjsEnvelope.Parsed p, Instant now) {
         Prepared job = prepare(p, now, null);
         String id = job.row().id();
+        OjsStore.RateLimit rate = p.rateLimit() == null ? null : p.rateLimit().stored();
         if (p.unique() == null) {
-            if (!store.insertJob(job.row(), now)) throw OjsException.duplicate("a job with id " + id + " exists");
+            if (!store.insertJob(job.row(), rate, now)) throw OjsException.duplicate("a job with id " + id + " exists");
             event("job.enqueued", job.doc(), now);
             return new Pushed(job.doc(), true);
         }
@@ -158,7 +158,7 @@ final class OjsJobs {
                 conflict = store.insertUnique(job.row(), unique(p, now, replace ? row -> {
                     cancelled.set(row.id());
                     return replaced(row, id, now);
-                } : null), now);
+                } : null), rate, now);
             } catch (StoreException e) {
                 throw OjsException.duplicate(e.getMessage());
             }

@@ -1,6 +1,7 @@
 package dev.baton.server.ojs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.server.store.OjsStore;
 import java.time.Duration;
 
 /**
@@ -16,6 +17,11 @@ record OjsRateLimit(int max, Duration window) {
         if (node.has("max_per_second")) return of(node.get("max_per_second"), "max_per_second", Duration.ofSeconds(1));
         if (node.has("max_per_minute")) return of(node.get("max_per_minute"), "max_per_minute", Duration.ofMinutes(1));
         throw OjsException.invalid("options.rate_limit needs max_per_second or max_per_minute");
+    }
+
+    /** The limit as the store writes it, with the job that carries it. */
+    OjsStore.RateLimit stored() {
+        return new OjsStore.RateLimit(max, window);
     }
 
     private static OjsRateLimit of(JsonNode value, String field, Duration window) {

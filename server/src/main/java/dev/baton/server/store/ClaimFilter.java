@@ -42,6 +42,11 @@ public record ClaimFilter(Set<Long> specIds, List<Long> preferProjects, Set<Imag
         return heldImages == null || image == null ? null : heldImages.contains(image);
     }
 
+    /** Whether this filter adds nothing to a claim's SQL text (held images do not change it): the text is then constant. */
+    boolean addsNoSql() {
+        return specIds == null && preferProjects.isEmpty();
+    }
+
     /** The SQL condition on {@code j} this filter adds (ids are longs, so they are inlined safely). */
     String condition() {
         if (specIds == null) return "";

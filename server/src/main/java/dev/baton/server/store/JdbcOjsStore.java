@@ -31,10 +31,11 @@ final class JdbcOjsStore implements OjsStore {
     }
 
     @Override
-    public boolean insertJob(OjsRow row, Instant now) {
+    public boolean insertJob(OjsRow row, RateLimit rate, Instant now) {
         try {
             store.write(h -> {
                 insert(h, row, null, now);
+                if (rate != null) setRate(h, row.queue(), rate.max(), rate.window());
                 return null;
             });
             return true;
@@ -191,7 +192,7 @@ final class JdbcOjsStore implements OjsStore {
     }
 
     @Override
-    public Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now) {
+    public Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, RateLimit rate, Instant now) {
         // An existing id violates the primary key: the transaction (a replace's cancel included) rolls back.
         return store.unique("a job with id " + row.id() + " exists", () -> store.write(h -> {
             // The key's row: on PostgreSQL the upsert holds its row lock until this transaction
@@ -205,6 +206,7 @@ final class JdbcOjsStore implements OjsStore {
                 if (!update(h, unique.replace().apply(conflict.get()), now)) return conflict;
             }
             insert(h, row, unique.key(), now);
+            if (rate != null) setRate(h, row.queue(), rate.max(), rate.window());
             return Optional.<OjsRow>empty();
         }));
     }
@@ -273,9 +275,13 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public void setQueueRateLimit(String queue, Integer max, java.time.Duration window) {
-        store.write(h -> h.createUpdate("INSERT INTO ojs_queue (name, paused, rate_max, rate_window_ms) VALUES (:name, 0, :max, :window)"
+        store.write(h -> setRate(h, queue, max, window));
+    }
+
+    private static int setRate(Handle h, String queue, Integer max, java.time.Duration window) {
+        return h.createUpdate("INSERT INTO ojs_queue (name, paused, rate_max, rate_window_ms) VALUES (:name, 0, :max, :window)"
                         + " ON CONFLICT (name) DO UPDATE SET rate_max = excluded.rate_max, rate_window_ms = excluded.rate_window_ms")
-                .bind("name", queue).bind("max", max).bind("window", max == null ? null : window.toMillis()).execute());
+                .bind("name", queue).bind("max", max).bind("window", max == null ? null : window.toMillis()).execute();
     }
 
     @Override

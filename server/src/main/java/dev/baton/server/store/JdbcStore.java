@@ -434,7 +434,7 @@ abstract class JdbcStore implements Store {
             List<Map.Entry<K, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
             StringBuilder values = new StringBuilder();
             for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
-            Sql u = Sql.on(h, "UPDATE " + table + " SET last_heartbeat = v.t"
+            Sql u = Sql.once(h, "UPDATE " + table + " SET last_heartbeat = v.t"
                     + " FROM (SELECT column1 AS k, column2 AS t FROM (VALUES " + values + ") AS x) AS v"
                     + " WHERE " + table + "." + key + " = v.k" + where
                     + " AND (" + table + ".last_heartbeat IS NULL OR " + table + ".last_heartbeat < v.t)");
@@ -825,7 +825,7 @@ abstract class JdbcStore implements Store {
         // A pending job of the set that requires labels may be claimable by a runner that has them;
         // a canary job by its runner only (docs/scheduling.md, "Canary release").
         String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return !Sql.on(h, "SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+        return !Sql.once(h, "SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
                         + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
                 .exists();
     }
@@ -1165,7 +1165,7 @@ abstract class JdbcStore implements Store {
     public boolean hasPendingFor(Collection<Long> specIds) {
         if (specIds.isEmpty()) return false;
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return readPlain(c -> Sql.on(c, "SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1").exists());
+        return readPlain(c -> Sql.once(c, "SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1").exists());
     }
 
     // ---- cluster: durable deadlines and nodes ----------------------------------------------------

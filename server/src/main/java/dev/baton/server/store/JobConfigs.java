@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * size} holds the last job parsed there; a job whose slot was taken by a later one is parsed
  * again. A hit also requires the same JSON text (a cheap comparison of the string read anyway),
  * so a slot never answers with another row's config, whatever database or store the id came from.
- * Parsed configs are shared between reads: {@link JobConfig} is a value nobody mutates.
+ * Parsed configs are shared between reads and threads: {@link JobConfig} is immutable (its lists and map are unmodifiable copies).
  */
 final class JobConfigs {
     private record Entry(long jobId, String json, JobConfig config) {}

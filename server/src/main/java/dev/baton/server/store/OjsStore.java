@@ -14,8 +14,20 @@ import java.util.Set;
  */
 public interface OjsStore {
 
+    /** A queue's rate limit as a pushed job carries it: at most {@code max} jobs handed out per {@code window}. */
+    record RateLimit(int max, java.time.Duration window) {}
+
     /** Inserts an OJS job; false (nothing written) when its id exists. */
-    boolean insertJob(OjsRow row, Instant now);
+    default boolean insertJob(OjsRow row, Instant now) {
+        return insertJob(row, null, now);
+    }
+
+    /**
+     * Inserts an OJS job and, in the same transaction, sets its queue's rate limit to {@code rate}
+     * (null: leaves the limit as it is), so no fetch sees the job without the limit it came with.
+     * False, nothing written (the limit neither), when its id exists.
+     */
+    boolean insertJob(OjsRow row, RateLimit rate, Instant now);
 
     Optional<OjsRow> findJob(String id);
 
@@ -71,7 +83,12 @@ public interface OjsStore {
      * conflicting job is cancelled and the new one inserted in one transaction. Pushes of one key
      * check one after the other, on every node. An existing id is a {@link StoreException.Reason#CONFLICT}.
      */
-    Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now);
+    default Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, Instant now) {
+        return insertUnique(row, unique, null, now);
+    }
+
+    /** {@link #insertUnique(OjsRow, OjsUnique, Instant)} that sets the queue's rate limit with the job it inserts (null: leaves it). */
+    Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, RateLimit rate, Instant now);
 
     /**
      * Deletes the lock rows of unique keys last pushed before {@code before}; returns how many. Only

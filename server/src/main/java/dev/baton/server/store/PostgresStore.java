@@ -158,7 +158,10 @@ final class PostgresStore extends JdbcStore {
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             String exclude = skipped.isEmpty() ? ""
                     : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-            Optional<Candidate> candidate = Sql.on(h, candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+            String query = candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED";
+            // Constant for a plain runner's first candidate; a router's filter or skipped ids make it per call.
+            Sql statement = filter.addsNoSql() && skipped.isEmpty() ? Sql.on(h, query) : Sql.once(h, query);
+            Optional<Candidate> candidate = statement
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .findOne(rs -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")));
             if (candidate.isEmpty()) return Optional.empty();

@@ -65,8 +65,9 @@ final class SqliteStore extends JdbcStore {
 
     @Override
     protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        String query = filter.equals(ClaimFilter.NONE) ? CLAIM_QUERY : CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
-        Optional<Long> candidate = Sql.on(h, query)
+        // A router's filter (spec ids, preferred projects) is built into the text per call.
+        Optional<Long> candidate = (filter.addsNoSql() ? Sql.on(h, CLAIM_QUERY)
+                        : Sql.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1"))
                 .bind("runner", runnerId).bind("now", Rows.micros(now))
                 .findOne(rs -> rs.getLong("id"));
         return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);

@@ -1,12 +1,21 @@
 package dev.baton.server.ojs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.server.ojs.OjsTestServer.Answer;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
+import dev.baton.server.testing.TestDatabases;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * queue's rate limit included (docs/ojs.md, "Unique jobs and rate limits").
  */
 class OjsPushTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String IGNORE = "\"unique\":{\"keys\":[\"type\",\"args\"],\"on_conflict\":\"ignore\"}";
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
     @TempDir
@@ -82,6 +92,48 @@ class OjsPushTest {
             ojs.push(job(8, limit));
             ojs.push(job(9, ""));
             assertThat(ojs.fetch("u", "w", 10)).hasSize(1);
+        }
+    }
+
+    /**
+     * A job and the rate limit it carries are one transaction: with the limit's write refused (a
+     * trigger on {@code ojs_queue}, in the real database), the push enqueues nothing, so no fetch
+     * can ever see the job without its limit. Written one after the other, the job would stay.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aJobAndItsRateLimitAreWrittenTogether(String dialect) throws Exception {
+        String url = null;
+        if (dialect.equals("postgresql")) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable: skipping");
+            url = TestDatabases.freshPostgresSchema();
+        }
+        try (Store store = StoreFactory.open(url, dataDir)) {
+            OjsJobs jobs = new OjsJobs(store, clock);
+            String limit = "\"rate_limit\":{\"max_per_second\":1}";
+            jobs.push(List.of(JSON.readTree(job(1, limit))));
+            assertThat(store.ojs().rateLimitedQueues()).containsExactly("u");
+            refuseQueueWrites(url);
+            assertThatThrownBy(() -> jobs.push(List.of(JSON.readTree(job(2, limit))))).isInstanceOf(RuntimeException.class);
+            assertThatThrownBy(() -> jobs.push(List.of(JSON.readTree(job(3, limit + "," + IGNORE))))).isInstanceOf(RuntimeException.class);
+            assertThat(store.ojs().counts()).as("only the first job").isEqualTo(Map.of("u", Map.of("available", 1L)));
+            jobs.push(List.of(JSON.readTree(job(4, ""))));
+            assertThat(store.ojs().counts()).as("a job without a limit writes no queue row").isEqualTo(Map.of("u", Map.of("available", 2L)));
+        }
+    }
+
+    /** Makes every write of a queue row (rate limits, pauses) fail in the database itself. */
+    private void refuseQueueWrites(String postgresUrl) throws Exception {
+        if (postgresUrl == null) {
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dataDir.resolve("baton.db")); Statement s = c.createStatement()) {
+                s.execute("CREATE TRIGGER refuse_insert BEFORE INSERT ON ojs_queue BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+                s.execute("CREATE TRIGGER refuse_update BEFORE UPDATE ON ojs_queue BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+            }
+        } else {
+            try (Connection c = DriverManager.getConnection("jdbc:" + postgresUrl); Statement s = c.createStatement()) {
+                s.execute("CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql");
+                s.execute("CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON ojs_queue FOR EACH ROW EXECUTE FUNCTION refuse()");
+            }
         }
     }
 }

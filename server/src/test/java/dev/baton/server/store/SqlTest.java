@@ -39,4 +39,35 @@ class SqlTest {
             assertThat(sql.findOne(rs -> rs.getLong("total"))).contains(expected);
         }
     }
+
+    /**
+     * Heartbeat batches and id lists are texts built per call ({@code once}): however many there
+     * are, a hot constant statement first seen after them is rewritten once and then remembered.
+     */
+    @Test
+    void perCallTextsLeaveTheCacheToConstantStatements(@TempDir Path dir) throws Exception {
+        String hot = "SELECT :a + :b AS total /* " + java.util.UUID.randomUUID() + " */";
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("s.db"))) {
+            for (int n = 1; n <= 2000; n++) {
+                String rows = IntStream.range(0, n % 50 + 1).mapToObj(i -> "(:v" + i + ")").collect(Collectors.joining(", "));
+                Sql.once(c, "SELECT COUNT(*) FROM (VALUES " + rows + ") WHERE column1 IN (" + n + ")");
+            }
+            long before = Sql.rewrites();
+            for (int i = 0; i < 100; i++) {
+                long total = Sql.on(c, hot).bind("a", 1L).bind("b", (long) i).one(rs -> rs.getLong("total"));
+                assertThat(total).isEqualTo(1L + i);
+            }
+            assertThat(Sql.rewrites() - before).isEqualTo(1);
+        }
+    }
+
+    /** A caller that hands {@code on} per-call texts by mistake empties the cache now and then; it no longer freezes it. */
+    @Test
+    void perCallTextsGivenAsConstantDoNotFreezeTheCache() {
+        String hot = "SELECT :a AS hot /* " + java.util.UUID.randomUUID() + " */";
+        for (int n = 0; n < 600; n++) Sql.parse("SELECT 1 FROM job WHERE id IN (" + n + ") AND status = :s");
+        long before = Sql.rewrites();
+        for (int i = 0; i < 100; i++) Sql.parse(hot);
+        assertThat(Sql.rewrites() - before).isEqualTo(1);
+    }
 }
