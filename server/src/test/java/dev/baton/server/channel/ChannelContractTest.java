@@ -827,6 +827,23 @@ abstract class ChannelContractTest {
         assertThat(got).containsExactly(job.uuid());
     }
 
+    /**
+     * A {@code completed} that arrives just after another node canceled the job (this node has
+     * not heard of it yet) is refused, and the output it carried is not kept: a canceled job shows
+     * no output of a completion that was never applied.
+     */
+    @Test
+    void aCompletedRefusedBecauseAnotherNodeCanceledTheJobLeavesNoOutput() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
+        complete(runner, claimed);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("output of the refused completion").isEmpty();
+    }
+
     @Test
     void priorityOrderingAndFifoWithinATier() {
         Organization free = server.organization(PlanTier.FREE);
