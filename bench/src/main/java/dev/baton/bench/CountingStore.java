@@ -370,6 +370,12 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public Optional<dev.baton.server.store.ReportFormat> reportFormat(long id) {
+        cached("reportFormat");
+        return delegate.reportFormat(id);
+    }
+
+    @Override
     public List<List<Job>> claimEach(List<dev.baton.server.store.ClaimRequest> requests, Instant now, Instant acceptUntil) {
         wrote("claimEach");
         return delegate.claimEach(requests, now, acceptUntil);

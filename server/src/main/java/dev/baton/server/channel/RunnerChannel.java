@@ -169,7 +169,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         Thread.ofVirtual().name("baton-cluster-event").start(() -> {
             try {
                 switch (event) {
-                    case ClusterEvent.Pending p -> dispatcher.jobPending(p.specId());
+                    case ClusterEvent.Pending p -> dispatcher.jobPendingElsewhere(p.specId());
                     case ClusterEvent.Finished f -> dispatcher.jobFinished();
                     case ClusterEvent.AttemptEnded e -> lifecycle.attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
                     case ClusterEvent.CancelRunner c -> lifecycle.runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
@@ -181,7 +181,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                         specsChangedElsewhere(); // a change may have been missed
                         clusterChanges.heard(r);
                         lifecycle.sweepQuietly();
-                        dispatcher.jobFinished();
+                        dispatcher.lookAgain(); // a pending job's notification may have been missed
                     }
                 }
             } catch (RuntimeException e) {
@@ -262,7 +262,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         lifecycle.sweepQuietly();
         try {
             if (++fallbackSweeps % STRAY_CHECK_EVERY == 0) lifecycle.detachStrayRunners();
-            dispatcher.jobFinished();
+            dispatcher.lookAgain(); // asks the store: what no notification told is found here
         } catch (RuntimeException e) {
             LOG.warn("fallback dispatch failed; the next one retries: {}", e.toString());
         }

@@ -43,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * that second look the job would wait for the next event. A poll timeout that fires while a pump
  * holds the waiter is likewise left to the pump, so that {@code no_job} never precedes a {@code job}
  * handed out in the same wait.
+ *
+ * <p>Before claiming, a pump asks the store whether anything is pending for the waiters' specs,
+ * unless this node knows the answer ({@link PendingKnowledge}, docs/decisions/0020-pending-knowledge.md):
+ * a pump for a job just committed here claims at once, and a set of specs the store said has
+ * nothing pending is not asked about again until a job of it is heard of, the fallback sweep
+ * forgets, or the answer is two seconds old.
  */
 public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -93,6 +99,8 @@ public final class Dispatcher {
      * not kept (they are read again).
      */
     private final Map<ProjectUuid, Long> projectIds = new ConcurrentHashMap<>();
+    /** Which spec sets the store said have nothing pending, and what was heard since (ADR 0020). */
+    private final PendingKnowledge pending;
 
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
             Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
@@ -105,6 +113,7 @@ public final class Dispatcher {
         this.metrics = metrics;
         this.clock = clock;
         this.acceptanceTimeout = acceptanceTimeout;
+        this.pending = new PendingKnowledge(clock);
     }
 
     /** What to do when a claimed job's acceptance window closes (set by the lifecycle, which sweeps the store's deadlines). */
@@ -164,7 +173,7 @@ public final class Dispatcher {
         }
         deadlines.set(pollKey(session.runnerId()), clock.instant().plusSeconds(pollTimeout.seconds()), () -> pollExpired(session));
         changes.runners();
-        pump(null);
+        pump(null, false);
         return true;
     }
 
@@ -181,14 +190,37 @@ public final class Dispatcher {
         changes.runners();
     }
 
-    /** A job became pending (submitted, declined, requeued): offer it to waiting runners of its spec. */
+    /**
+     * A job became pending on this node (submitted, declined, requeued; called after its commit):
+     * offer it to waiting runners of its spec. This pump claims without asking the store first:
+     * it knows a job of that spec was just committed.
+     */
     public void jobPending(long specId) {
-        pump(specId);
+        pending.pending(specId);
+        pump(specId, true);
+    }
+
+    /**
+     * Another node said a job of this spec became pending: offer it here too, after asking the
+     * store (that node's own runners have usually claimed it already).
+     */
+    public void jobPendingElsewhere(long specId) {
+        pending.pending(specId);
+        pump(specId, false);
     }
 
     /** A job left flight: a tier limit it held may be lifted. */
     public void jobFinished() {
-        pump(null);
+        pump(null, false);
+    }
+
+    /**
+     * News of pending jobs may have been lost (the fallback sweep, a resync of the cluster bus):
+     * forget what this node knows and offer pending work to every waiting runner, asking the store.
+     */
+    public void lookAgain() {
+        pending.forget();
+        pump(null, false);
     }
 
     public void runnerDeclined(long runnerId) {
@@ -210,12 +242,15 @@ public final class Dispatcher {
      * specs means nothing claimable for that set right now, so later waiters with the same set are
      * skipped — except after a runner's own declines, which exclude jobs only for that runner.
      */
-    private void pump(Long onlySpec) {
+    private void pump(Long onlySpec, boolean justCommitted) {
         List<Waiter> taken = take(onlySpec, null);
+        // Only the first pass knows the job is there; a second look (below) asks the store.
+        Long known = justCommitted ? onlySpec : null;
         while (!taken.isEmpty()) {
             List<Runnable> sends = new ArrayList<>();
             try {
-                serve(taken, sends);
+                serve(taken, sends, known);
+                known = null;
             } finally {
                 taken = giveBack(taken, sends);
             }
@@ -261,14 +296,13 @@ public final class Dispatcher {
      * many waiters it serves); no lock is held here (every call is I/O). The order of the
      * requests is the waiters' (oldest first); which jobs each one gets is the store's claim order.
      */
-    private void serve(List<Waiter> taken, List<Runnable> sends) {
-        // A read first: a claim is a write transaction, wasted when nothing is pending
-        // (every finished job pumps, and most find nothing to hand out).
+    private void serve(List<Waiter> taken, List<Runnable> sends, Long justPending) {
         Map<Set<Long>, Boolean> pendingFor = new HashMap<>();
+        PendingKnowledge.Ticket ticket = pending.ticket(); // before any read (see PendingKnowledge)
         List<Waiter> asking = new ArrayList<>();
         for (Waiter w : taken) {
             if (w.slots <= 0 || !w.session.isOpen()) continue;
-            if (pendingFor.computeIfAbsent(w.specIds, store::hasPendingFor)) asking.add(w);
+            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, justPending, ticket))) asking.add(w);
         }
         if (asking.isEmpty()) return;
         Instant now = clock.instant();
@@ -298,6 +332,20 @@ public final class Dispatcher {
             if (served.contains(runner)) affinity.served(runner);
             else if (w.specIds.stream().anyMatch(warmSpecs::contains)) affinity.passedOver(runner);
         }
+    }
+
+    /**
+     * Whether to claim for waiters of these specs. A claim is a write transaction, wasted when
+     * nothing is pending (every finished job and every {@code ready} pumps, and most find nothing),
+     * so the store is asked first, unless this pump's own job was just committed for one of the
+     * specs (pending), or the store already said none and nothing was heard since (not pending).
+     */
+    private boolean mayHavePending(Set<Long> specIds, Long justPending, PendingKnowledge.Ticket ticket) {
+        if (justPending != null && specIds.contains(justPending)) return true;
+        if (pending.knownEmpty(specIds)) return false;
+        boolean any = store.hasPendingFor(specIds);
+        if (!any) pending.nothingPending(specIds, ticket);
+        return any;
     }
 
     /**

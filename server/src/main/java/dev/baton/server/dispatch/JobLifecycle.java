@@ -2,6 +2,7 @@ package dev.baton.server.dispatch;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
@@ -281,8 +282,21 @@ public final class JobLifecycle {
 
     /** A completed of the attempt this node holds (not told to cancel): its output, then the transition. */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        results.save(store.projectUuid(a.projectId).orElseThrow(), a.job, outputOf(c));
-        return store.complete(a.job, a.lease, now);
+        return complete(store.projectUuid(a.projectId).orElseThrow(), a.job, a.lease, c, now);
+    }
+
+    /**
+     * Stores a {@code completed}'s output, then completes the job. The output goes first so that a
+     * completed job always has it (a crash in between leaves output without the transition, which
+     * the runner's resend applies). If the store refuses the transition (another node canceled the
+     * job meanwhile, or the lease moved on) the output is removed again: a job shows only the
+     * output of a completion that was applied. A reader may see it in between.
+     */
+    private Transition complete(ProjectUuid project, JobUuid job, LeaseId lease, RunnerMessage.Completed c, Instant now) {
+        results.save(project, job, outputOf(c));
+        Transition t = store.complete(job, lease, now);
+        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, job);
+        return t;
     }
 
     /** The output a `completed` carries, as it is stored and then parsed. */
@@ -296,8 +310,7 @@ public final class JobLifecycle {
         return switch (m) {
             case RunnerMessage.Completed c -> {
                 if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
-                results.save(project, job, outputOf(c));
-                yield store.complete(m.job(), m.lease(), now);
+                yield complete(project, m.job(), m.lease(), c, now);
             }
             case RunnerMessage.Failed f -> {
                 if (job.status() == JobStatus.FAILED && !results.hasOutput(project, job)) {

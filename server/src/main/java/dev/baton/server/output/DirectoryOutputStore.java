@@ -24,4 +24,9 @@ public final class DirectoryOutputStore implements OutputStore {
     public Optional<JobOutput> get(ProjectUuid project, JobUuid job) {
         return files.get(project, job);
     }
+
+    @Override
+    public void remove(ProjectUuid project, JobUuid job) {
+        files.remove(project, job);
+    }
 }

@@ -40,6 +40,15 @@ public final class ObjectOutputStore implements OutputStore {
         }
     }
 
+    @Override
+    public void remove(ProjectUuid project, JobUuid job) {
+        try {
+            objects.delete(key(project, job));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove output of job " + job, e);
+        }
+    }
+
     private static String key(ProjectUuid project, JobUuid job) {
         return project + "/output/v0/jobs/" + job;
     }

@@ -10,4 +10,7 @@ public interface OutputStore {
     void put(ProjectUuid project, JobUuid job, JobOutput output);
 
     Optional<JobOutput> get(ProjectUuid project, JobUuid job);
+
+    /** Removes the job's output, if any (a completion stored it and was then refused). */
+    void remove(ProjectUuid project, JobUuid job);
 }

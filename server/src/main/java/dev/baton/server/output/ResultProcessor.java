@@ -11,7 +11,7 @@ import dev.baton.server.adapter.IterationResults;
 import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.Job;
-import dev.baton.server.store.Report;
+import dev.baton.server.store.ReportFormat;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.Transition;
 import java.time.Clock;
@@ -61,6 +61,15 @@ public final class ResultProcessor {
         outputs.put(project, job, output);
     }
 
+    /**
+     * Takes back the output a {@code completed} stored just before its transition, when the store
+     * refused that transition (the job was canceled or its lease had moved on meanwhile): a job
+     * shows the output of a completion only if the completion was applied.
+     */
+    public void discard(ProjectUuid project, JobUuid job) {
+        outputs.remove(project, job);
+    }
+
     public boolean hasOutput(ProjectUuid project, Job job) {
         return outputs.get(project, job.uuid()).isPresent();
     }
@@ -87,7 +96,8 @@ public final class ResultProcessor {
     private void process(Job job, JobOutput saved) {
         try {
             ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
-            Report report = store.findReport(job.reportId()).orElseThrow();
+            // The adapter and results file never change: served from memory for reports created on this node.
+            ReportFormat report = store.reportFormat(job.reportId()).orElseThrow();
             Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid()));
             Transition t = outcome.error() == null
                     ? store.process(job.uuid(), outcome.results(), clock.instant())
@@ -104,7 +114,7 @@ public final class ResultProcessor {
     /** The report's results column (JSON, null when nothing parsed) and error (null when all parsed). */
     record Outcome(String results, String error) {}
 
-    private Outcome parse(Report report, Optional<JobOutput> output) {
+    private Outcome parse(ReportFormat report, Optional<JobOutput> output) {
         Optional<Adapter> adapter = adapters.find(report.adapter());
         if (adapter.isEmpty()) return new Outcome(null, "unknown adapter '" + report.adapter() + "'");
         if (output.isEmpty()) return new Outcome(null, "the job's output is missing from storage");

@@ -122,6 +122,8 @@ abstract class JdbcStore implements Store {
      * added, must remove its entry.
      */
     private final Map<Long, ProjectUuid> projectUuids = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The adapter and results file of reports created lately, by id (result processing; see {@link ReportFormats}). */
+    private final ReportFormats reportFormats = new ReportFormats(4096);
     private final AccessStore access = new JdbcAccessStore(this);
     private final OjsStore ojs = new JdbcOjsStore(this);
     /** Most transactions one commit carries, and how many may queue before writers block. */
@@ -637,7 +639,7 @@ abstract class JdbcStore implements Store {
         Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
         Objects.requireNonNull(job.config(), "a job needs its config");
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
-        return write(h -> {
+        CreatedRun created = write(h -> {
             // One statement for the three existence checks and the job row returned by its INSERT:
             // this body runs on the committer, where every statement is paid by all writers (issue 13).
             var exists = Sql.on(h, "SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
@@ -669,6 +671,8 @@ abstract class JdbcStore implements Store {
             }
             return new CreatedRun(stored, inserted);
         });
+        reportFormats.put(created.report()); // after the commit: result processing needs it once per job
+        return created;
     }
 
     private static void insertLabels(Handle h, long jobId, int required, Map<String, String> labels) {
@@ -719,6 +723,15 @@ abstract class JdbcStore implements Store {
     @Override
     public Optional<Report> findReport(long id) {
         return readPlain(c -> byId(c, "report", Rows.REPORT, id, Rows::report));
+    }
+
+    @Override
+    public Optional<ReportFormat> reportFormat(long id) {
+        ReportFormat known = reportFormats.get(id);
+        if (known != null) return Optional.of(known);
+        Optional<Report> report = findReport(id);
+        report.ifPresent(reportFormats::put);
+        return report.map(ReportFormat::of);
     }
 
     @Override

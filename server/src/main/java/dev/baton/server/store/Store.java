@@ -125,6 +125,14 @@ public interface Store extends AutoCloseable {
 
     Optional<Report> findReport(long id);
 
+    /**
+     * The adapter and results file of report {@code id} (result processing, once per job). They
+     * never change, so a store may answer from memory (JdbcStore does for the reports it created).
+     */
+    default Optional<ReportFormat> reportFormat(long id) {
+        return findReport(id).map(ReportFormat::of);
+    }
+
     Optional<Report> findReport(ReportUuid uuid);
 
     Optional<Job> findJob(JobUuid uuid);

@@ -776,6 +776,74 @@ abstract class ChannelContractTest {
         assertThat(b.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(next.uuid());
     }
 
+    /**
+     * Issue 13 (ADR 0020): dispatch asks the store whether anything is pending only when it cannot
+     * know: not for a job it was just told about, and not again for specs the store said have
+     * nothing pending until a job of them is heard of.
+     */
+    @Test
+    void dispatchAsksWhetherAnythingIsPendingOnlyWhenItCannotKnow() throws Exception {
+        try (AutoCloseable held = server.holdFallbackSweep()) {
+            TestRunner a = connect(alice);
+            waitFor(a, 60); // asks: nothing pending
+            int before = server.pendingReads.get();
+            TestRunner b = connect(server.runner(spec));
+            waitFor(b, 60);
+            assertThat(server.pendingReads.get() - before).as("a ready for specs known to have nothing pending").isZero();
+
+            Job job = server.submit(spec);
+            ClaimedJob claimed = a.expect(ServerMessage.Job.class).job();
+            assertThat(claimed.uuid()).isEqualTo(job.uuid());
+            assertThat(server.pendingReads.get() - before).as("the pump of a job just submitted").isZero();
+
+            start(a, claimed);
+            complete(a, claimed); // the finished job's pump asks once for b: a job was heard of since the last answer
+            await().atMost(Duration.ofSeconds(10)).until(() -> server.pendingReads.get() - before == 1);
+            waitFor(a, 60);
+            awaitStatus(job, JobStatus.PROCESSED);
+            assertThat(server.pendingReads.get() - before).as("reads for one job's whole lifecycle").isEqualTo(1);
+
+            Job next = server.submit(spec);
+            assertThat(b.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(next.uuid());
+            assertThat(server.pendingReads.get() - before).isEqualTo(1);
+        }
+    }
+
+    /** What no notification told (here: a job committed without one) is found by the fallback sweep, which asks the store again. */
+    @Test
+    void aJobNobodyAnnouncedIsFoundByTheFallbackSweepEvenWhenNothingWasKnownPending() {
+        TestRunner a = connect(alice);
+        waitFor(a, 60); // the store says nothing is pending, and dispatch remembers it
+        Job job = server.createPendingUnannounced(spec);
+        TestRunner b = connect(server.runner(spec));
+        waitFor(b, 60); // may not ask (known empty); the fallback sweep, once a second, does
+        Set<Object> got = new HashSet<>();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            for (TestRunner r : List.of(a, b)) {
+                if (r.poll(Duration.ofMillis(50)) instanceof ServerMessage.Job m) got.add(m.job().uuid());
+            }
+            return !got.isEmpty();
+        });
+        assertThat(got).containsExactly(job.uuid());
+    }
+
+    /**
+     * A {@code completed} that arrives just after another node canceled the job (this node has
+     * not heard of it yet) is refused, and the output it carried is not kept: a canceled job shows
+     * no output of a completion that was never applied.
+     */
+    @Test
+    void aCompletedRefusedBecauseAnotherNodeCanceledTheJobLeavesNoOutput() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
+        complete(runner, claimed);
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("output of the refused completion").isEmpty();
+    }
+
     @Test
     void priorityOrderingAndFifoWithinATier() {
         Organization free = server.organization(PlanTier.FREE);

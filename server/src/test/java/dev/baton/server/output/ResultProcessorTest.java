@@ -64,6 +64,9 @@ class ResultProcessorTest {
             reads.incrementAndGet();
             return Optional.of(OUTPUT);
         }
+
+        @Override
+        public void remove(ProjectUuid project, JobUuid job) {}
     };
 
     @BeforeEach
@@ -84,6 +87,27 @@ class ResultProcessorTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> store.findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
         assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
         assertThat(reads).as("the output store is not read").hasValue(0);
+    }
+
+    /** Issue 13: the report's adapter and results file never change; the store that created the report knows them. */
+    @Test
+    void processingAJobWhoseReportThisStoreCreatedDoesNotReadTheReport() {
+        Job job = completedJob();
+        AtomicInteger reportReads = new AtomicInteger();
+        Store counted = (Store) java.lang.reflect.Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("findReport")) reportReads.incrementAndGet();
+                    try {
+                        return method.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        new ResultProcessor(counted, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
+
+        assertThat(store.findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
+        assertThat(reportReads).as("report reads while processing").hasValue(0);
+        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
     }
 
     @Test

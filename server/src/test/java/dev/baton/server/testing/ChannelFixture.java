@@ -77,13 +77,19 @@ public final class ChannelFixture implements AutoCloseable {
 
     public final java.util.Map<Long, ClaimGate> claimGates = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** How often dispatch asked the store whether anything is pending before a claim (a read each time). */
+    public final AtomicInteger pendingReads = new AtomicInteger();
+
+    /** While set, the background fallback sweep waits at its first store call (see {@link #holdFallbackSweep}). */
+    private final java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold = new java.util.concurrent.atomic.AtomicReference<>();
+
     public ChannelFixture(String databaseUrl, Path dataDir) {
         this(databaseUrl, dataDir, java.util.function.UnaryOperator.identity());
     }
 
     /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
     public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
-        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates);
+        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
                 .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -94,8 +100,16 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
-    private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates) {
+    private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates, AtomicInteger pendingReads,
+            java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+            if (method.getName().equals("hasPendingFor")) pendingReads.incrementAndGet();
+            ClaimGate hold = sweepHold.get();
+            // expireNodes is the first store call of every sweep; only the background loop's thread waits.
+            if (hold != null && method.getName().equals("expireNodes") && Thread.currentThread().getName().equals("baton-deadline-sweep")) {
+                hold.entered().countDown();
+                hold.release().await();
+            }
             // Dispatch claims for all the waiters a pump serves in one call (claimEach); a single claim is the same for one runner.
             boolean one = method.getName().equals("claim");
             if (one || method.getName().equals("claimEach")) {
@@ -116,6 +130,21 @@ public final class ChannelFixture implements AutoCloseable {
                 throw e.getCause();
             }
         });
+    }
+
+    /**
+     * Holds the background fallback sweep (which also makes dispatch forget what it knows of
+     * pending jobs and ask the store again) until the returned handle is closed, so that a test can
+     * count store reads without it; returns once the sweep waits.
+     */
+    public AutoCloseable holdFallbackSweep() throws InterruptedException {
+        ClaimGate hold = new ClaimGate();
+        sweepHold.set(hold);
+        if (!hold.entered().await(30, java.util.concurrent.TimeUnit.SECONDS)) throw new IllegalStateException("the fallback sweep did not run");
+        return () -> {
+            sweepHold.set(null);
+            hold.release().countDown();
+        };
     }
 
     /** Starts (or after {@link #stopServer()}, restarts) the server side on the same store. */
@@ -203,7 +232,10 @@ public final class ChannelFixture implements AutoCloseable {
         return job;
     }
 
-    /** A pending job that dispatch is not told about (as if committed by another node without a notice): found by the next pump. */
+    /**
+     * A pending job that dispatch is not told about (as if committed by another node without a notice): found by the next pump
+     * that asks the store, at the latest the fallback sweep's (docs/decisions/0020-pending-knowledge.md).
+     */
     public Job createPendingUnannounced(Spec spec) {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
