@@ -431,9 +431,9 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public dev.baton.server.store.PendingFacts pendingFacts(Job job, int recentRuns) {
+    public dev.baton.server.store.PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
         read("pendingFacts");
-        return delegate.pendingFacts(job, recentRuns);
+        return delegate.pendingFacts(job, recentRuns, freshSince);
     }
 
     @Override

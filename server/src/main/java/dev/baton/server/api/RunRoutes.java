@@ -30,11 +30,13 @@ public final class RunRoutes implements RouteModule {
     private static final Logger LOG = LoggerFactory.getLogger(RunRoutes.class);
 
     private final ApiContext api;
+    private final KnownProjects projects;
     private final RunValidator validator;
 
     public RunRoutes(ApiContext api) {
         this.api = api;
-        this.validator = new RunValidator(api.store(), api.images(), new Adapters());
+        this.projects = new KnownProjects(api.store());
+        this.validator = new RunValidator(api.store(), projects, api.images(), new Adapters());
     }
 
     /** The response of a run: its report, and for runner runs the queued job. */
@@ -75,9 +77,10 @@ public final class RunRoutes implements RouteModule {
         // The project is checked before anything else is looked at, so that a token learns nothing about others' projects.
         Principal who = api.access().authenticate(ctx);
         if (who instanceof Principal.TokenHolder && request.project() != null && !request.project().isBlank()) {
-            api.store().findProject(ResourceId.of(request.project()))
+            projects.find(ResourceId.of(request.project()))
                     .ifPresent(p -> AccessControl.requireProject(who, p, Role.SUBMITTER, request.project()));
         }
+        // Validation resolves the same reference from the same per-node map: no second read.
         ValidRun run = validator.validate(request);
         // A project that appeared between the check and validation is checked again on what validation resolved.
         AccessControl.requireProject(who, run.project(), Role.SUBMITTER, request.project());

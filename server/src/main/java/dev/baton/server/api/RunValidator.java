@@ -52,11 +52,13 @@ final class RunValidator {
     private static final Pattern ADAPTER = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final Store store;
+    private final KnownProjects projects;
     private final Images images;
     private final Adapters adapters;
 
-    RunValidator(Store store, Images images, Adapters adapters) {
+    RunValidator(Store store, KnownProjects projects, Images images, Adapters adapters) {
         this.store = store;
+        this.projects = projects;
         this.images = images;
         this.adapters = adapters;
     }
@@ -144,7 +146,7 @@ final class RunValidator {
 
     private Project project(String ref) {
         Fields.resourceId("project", Fields.require("project", ref));
-        return store.findProject(ResourceId.of(ref))
+        return projects.find(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "project_not_found", "no project '" + ref + "'", "project"));
     }
 

@@ -56,26 +56,42 @@ public final class PendingExplainer implements JobQueue {
         if (job.status() != JobStatus.PENDING) return Optional.empty();
         Instant now = clock.instant();
         Spec spec = knownSpec != null && knownSpec.id() == job.specId() ? knownSpec : store.findSpec(job.specId()).orElse(null);
-        PendingFacts all = store.pendingFacts(job, RECENT_RUNS);
         JobLabels wanted = knownLabels != null ? knownLabels : store.jobLabels(job.id());
+        // Runners that heartbeated within the timeout and are not quarantined are connected
+        // whoever they are, so the store only counts them, unless the answer needs them one by
+        // one: to match required labels, or to tell who declined (only a job claimed before,
+        // attempt > 0, has declines). A submission is neither and reads no runner rows while its
+        // runners are all live.
+        boolean byRunner = !wanted.required().isEmpty() || job.attempt() > 0;
+        PendingFacts all = store.pendingFacts(job, RECENT_RUNS, byRunner ? null : now.minus(heartbeatTimeout));
         // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
         PendingFacts facts = wanted.required().isEmpty() ? all : new PendingFacts(all.servingRunners().stream()
                 .filter(r -> wanted.satisfiedBy(store.runnerLabels(r.id()).effective())).toList(),
-                all.ahead(), all.inFlightOnServingRunners(), all.tierLimited(), all.recentRunTimes());
-        if (!all.servingRunners().isEmpty() && facts.servingRunners().isEmpty() && (spec == null || spec.archived() == null)) {
+                0, all.ahead(), all.inFlightOnServingRunners(), all.tierLimited(), all.recentRuns(), all.recentRunMicros());
+        if (all.serving() > 0 && facts.serving() == 0 && (spec == null || spec.archived() == null)) {
             String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
             String labels = wanted.required().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
             PendingReason reason = PendingReason.of(PendingReason.Code.LABELS_UNMATCHED, "no runner of " + specName
                     + " has the labels it requires (" + labels + "); label a runner (baton runners label) or change require_labels");
             return Optional.of(new QueueStatus(reason, all.ahead() + 1, null));
         }
-        // A quarantined runner takes no jobs, connected or not (docs/scheduling.md).
-        List<ServingRunner> connected = facts.servingRunners().stream().filter(r -> !r.quarantined() && isConnected(r, now)).toList();
-        PendingReason reason = reason(job, spec, facts, connected, now);
-        return Optional.of(new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connected.size(), now)));
+        // A quarantined runner takes no jobs, connected or not (docs/scheduling.md). The counted
+        // runners are connected and not quarantined by what the store counted.
+        List<ServingRunner> connected = new ArrayList<>();
+        for (ServingRunner r : facts.servingRunners()) {
+            if (!r.quarantined() && isConnected(r, now)) connected.add(r);
+        }
+        int connectedCount = connected.size() + facts.freshServing();
+        PendingReason reason = reason(job, spec, facts, connected, connectedCount, now);
+        return Optional.of(new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connectedCount, now)));
     }
 
-    private PendingReason reason(Job job, Spec spec, PendingFacts facts, List<ServingRunner> connected, Instant now) {
+    /**
+     * {@code connected} lists the connected runners among those the facts list; {@code connectedCount}
+     * adds the ones the facts only count, which are never asked about declines: they are counted
+     * only for a job never claimed (no attempts, so no declines).
+     */
+    private PendingReason reason(Job job, Spec spec, PendingFacts facts, List<ServingRunner> connected, int connectedCount, Instant now) {
         String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
         if (spec != null && spec.archived() != null) {
             return PendingReason.of(PendingReason.Code.SPEC_ARCHIVED, specName + " is archived: no runner takes its jobs; cancel the job or restore the spec");
@@ -86,10 +102,10 @@ public final class PendingExplainer implements JobQueue {
             return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "its last attempt failed and it opted in to a retry;"
                     + " it may start again from " + job.notBefore(), null, null, job.notBefore());
         }
-        if (facts.servingRunners().isEmpty()) {
+        if (facts.serving() == 0) {
             return PendingReason.of(PendingReason.Code.NO_RUNNER, "no runner serves " + specName + "; add the spec to a runner");
         }
-        if (facts.servingRunners().stream().allMatch(ServingRunner::quarantined)) {
+        if (facts.freshServing() == 0 && facts.servingRunners().stream().allMatch(ServingRunner::quarantined)) {
             String who = facts.servingRunners().stream().map(r -> r.slug().value()).collect(Collectors.joining(", "));
             return PendingReason.of(PendingReason.Code.RUNNERS_QUARANTINED, "every runner of " + specName + " is quarantined for"
                     + " infrastructure failures (" + who + "); an admin releases one with baton runners release");
@@ -100,17 +116,17 @@ public final class PendingExplainer implements JobQueue {
         Instant round = backoff == null || resting ? Instant.EPOCH : backoff;
         List<PendingReason.RunnerDecline> thisRound = lastDeclines(declinedAttempts, round);
         Set<Long> declinedBy = declinedAttempts.stream().filter(a -> !a.ended().isBefore(round)).map(Attempt::runnerId).collect(Collectors.toSet());
-        List<ServingRunner> willing = connected.stream().filter(r -> !declinedBy.contains(r.id())).toList();
-        if (resting && willing.isEmpty()) {
+        long willing = connected.stream().filter(r -> !declinedBy.contains(r.id())).count() + (connectedCount - connected.size());
+        if (resting && willing == 0) {
             return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "every runner of " + specName
                     + " declined it (a decline may be transient); they may try again from " + backoff, null, thisRound, backoff);
         }
-        if (!thisRound.isEmpty() && willing.isEmpty()) {
+        if (!thisRound.isEmpty() && willing == 0) {
             return new PendingReason(PendingReason.Code.DECLINED.wireName(), declinedMessage(thisRound, facts, declinedBy, specName),
                     null, thisRound, null);
         }
-        if (connected.isEmpty()) {
-            int n = facts.servingRunners().size();
+        if (connectedCount == 0) {
+            int n = facts.serving();
             return PendingReason.of(PendingReason.Code.RUNNERS_OFFLINE, n + (n == 1 ? " runner serves " : " runners serve ") + specName
                     + " but none is connected");
         }
@@ -119,15 +135,15 @@ public final class PendingExplainer implements JobQueue {
             return PendingReason.of(PendingReason.Code.ORG_LIMIT, "the plan of its organization allows one job in flight at a time for "
                     + scope + ", and one is in flight");
         }
-        return new PendingReason(PendingReason.Code.RUNNERS_BUSY.wireName(), "all " + connected.size() + " connected runner"
-                + (connected.size() == 1 ? "" : "s") + " of " + specName + " are busy; " + facts.ahead()
+        return new PendingReason(PendingReason.Code.RUNNERS_BUSY.wireName(), "all " + connectedCount + " connected runner"
+                + (connectedCount == 1 ? "" : "s") + " of " + specName + " are busy; " + facts.ahead()
                 + (facts.ahead() == 1 ? " job is" : " jobs are") + " ahead of it", facts.ahead(), null, null);
     }
 
     private static String declinedMessage(List<PendingReason.RunnerDecline> declines, PendingFacts facts, Set<Long> declinedBy, String specName) {
         String who = declines.stream().map(d -> d.runner() + " (" + d.code() + (d.reason() == null ? "" : ": " + d.reason()) + ")")
                 .collect(Collectors.joining("; "));
-        long others = facts.servingRunners().stream().filter(r -> !declinedBy.contains(r.id())).count();
+        long others = facts.servingRunners().stream().filter(r -> !declinedBy.contains(r.id())).count() + facts.freshServing();
         return "declined by " + who + (others == 0 ? "" : "; the other " + (others == 1 ? "runner" : others + " runners") + " of "
                 + specName + (others == 1 ? " is" : " are") + " not connected");
     }
@@ -155,13 +171,14 @@ public final class PendingExplainer implements JobQueue {
      * things stand (no runner, declined, spec archived).
      */
     static Instant predictedStart(Job job, PendingReason reason, PendingFacts facts, int connectedRunners, Instant now) {
-        if (facts.recentRunTimes().isEmpty() || connectedRunners == 0) return null;
+        if (facts.recentRuns() == 0 || connectedRunners == 0) return null;
         String code = reason.code();
         if (code.equals(PendingReason.Code.SPEC_ARCHIVED.wireName()) || code.equals(PendingReason.Code.NO_RUNNER.wireName())
                 || code.equals(PendingReason.Code.DECLINED.wireName())) {
             return null;
         }
-        long meanMicros = (long) facts.recentRunTimes().stream().mapToLong(d -> d.toNanos() / 1000).average().orElse(0);
+        // As LongStream.average over the run times in microseconds (the sum divided as a double), which it was.
+        long meanMicros = (long) ((double) facts.recentRunMicros() / facts.recentRuns());
         long rounds = (facts.ahead() + (long) facts.inFlightOnServingRunners()) / connectedRunners;
         Instant start = now.plus(Duration.ofNanos(meanMicros * 1000).multipliedBy(rounds));
         if (job.notBefore() != null && job.notBefore().isAfter(start)) start = job.notBefore();

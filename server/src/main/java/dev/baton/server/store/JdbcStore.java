@@ -998,34 +998,54 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
-    public PendingFacts pendingFacts(Job job, int recentRuns) {
+    public PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
+        // Runners at or after this heartbeat time (and not quarantined) are only counted; with no
+        // time, none is (Long.MAX_VALUE: every serving runner is listed). The cutoff is rounded up
+        // to the stored microsecond, so "at or after" means what Instant.isBefore means.
+        long fresh = freshSince == null ? Long.MAX_VALUE : ceilMicros(freshSince);
         return readPlain(h -> {
-            List<ServingRunner> serving = Sql.on(h, "SELECT r.id, r.slug, r.quarantined, r.last_heartbeat FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
-                            + " WHERE rs.spec_id = :spec AND r.archived IS NULL ORDER BY r.created, r.id")
-                    .bind("spec", job.specId())
-                    .list(rs -> new ServingRunner(rs.getLong("id"), new Slug(rs.getString("slug")), Rows.instant(rs, "quarantined") != null,
-                            Rows.instant(rs, "last_heartbeat")));
             // Jobs compete when a runner of this job's spec could take them: the job's own spec and
             // every other spec those runners serve.
             String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"
                     + " AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))";
-            // The three counts in one statement (one round trip, one snapshot): this read runs on every submission.
-            long[] counts = Sql.on(h, "SELECT (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
+            // Every count and the recent run times' sum in one statement (one round trip, one
+            // snapshot): this read runs on every submission. The run times are summed here rather
+            // than listed: the mean is all the estimate uses.
+            long[] counts = Sql.on(h, "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros,"
+                            + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
                             + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
                             + " (SELECT COUNT(*) FROM job o WHERE o.status IN (1, 2) AND o.runner_id IN"
                             + " (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)) AS in_flight,"
-                            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited")
+                            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
+                            + " FROM (SELECT COUNT(*) AS serving,"
+                            + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
+                            + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv,"
+                            + " (SELECT COUNT(*) AS runs, COALESCE(SUM(d.completed - d.started), 0) AS run_micros FROM"
+                            + " (SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6) AND started IS NOT NULL"
+                            + " ORDER BY completed DESC LIMIT :n) d) rr")
                     .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
-                    .one(rs -> new long[] {rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited")});
-            int ahead = (int) counts[0];
-            int inFlight = (int) counts[1];
-            boolean limited = counts[2] > 0;
-            List<java.time.Duration> runs = Sql.on(h, "SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6)"
-                            + " AND started IS NOT NULL ORDER BY completed DESC LIMIT :n")
-                    .bind("spec", job.specId()).bind("n", recentRuns)
-                    .list(rs -> java.time.Duration.between(Rows.instant(rs, "started"), Rows.instant(rs, "completed")));
-            return new PendingFacts(serving, ahead, inFlight, limited, runs);
+                    .bind("fresh", fresh).bind("n", recentRuns)
+                    .one(rs -> new long[] {rs.getLong("serving"), rs.getLong("fresh"), rs.getLong("runs"), rs.getLong("run_micros"),
+                            rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited")});
+            // The rest of the serving runners, by row, only when there are any: quarantined ones,
+            // and ones whose heartbeat is older (they may still hold a channel to this node). A
+            // runner that changed between the two statements may be counted in neither or both:
+            // the answer is a snapshot for a person to read, and was never one transaction.
+            List<ServingRunner> listed = counts[0] == counts[1] ? List.of() : Sql.on(h,
+                            "SELECT r.id, r.slug, r.quarantined, r.last_heartbeat FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
+                            + " WHERE rs.spec_id = :spec AND r.archived IS NULL"
+                            + " AND (r.quarantined IS NOT NULL OR r.last_heartbeat IS NULL OR r.last_heartbeat < :fresh) ORDER BY r.created, r.id")
+                    .bind("spec", job.specId()).bind("fresh", fresh)
+                    .list(rs -> new ServingRunner(rs.getLong("id"), new Slug(rs.getString("slug")), Rows.instant(rs, "quarantined") != null,
+                            Rows.instant(rs, "last_heartbeat")));
+            return new PendingFacts(listed, (int) counts[1], (int) counts[4], (int) counts[5], counts[6] > 0, (int) counts[2], counts[3]);
         });
+    }
+
+    /** Microseconds since the epoch, rounded up: a stored time {@code t} is {@code >=} the result exactly when it is not before {@code instant}. */
+    private static long ceilMicros(Instant instant) {
+        long micros = Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+        return instant.getNano() % 1000 == 0 ? micros : micros + 1;
     }
 
     @Override

@@ -333,8 +333,17 @@ public interface Store extends AutoCloseable {
     /** Every pending job, in dispatch order (metrics: pending jobs by reason). */
     List<Job> pendingJobs();
 
-    /** The queue facts of one pending job (see {@link PendingFacts}); {@code recentRuns} bounds the run times read. */
-    PendingFacts pendingFacts(Job job, int recentRuns);
+    /** The queue facts of one pending job (see {@link PendingFacts}), every serving runner listed; {@code recentRuns} bounds the run times read. */
+    default PendingFacts pendingFacts(Job job, int recentRuns) {
+        return pendingFacts(job, recentRuns, null);
+    }
+
+    /**
+     * As {@link #pendingFacts(Job, int)}, but serving runners that are not quarantined and whose
+     * last heartbeat is at or after {@code freshSince} are only counted ({@link PendingFacts#freshServing}),
+     * not listed; {@code null} lists every one.
+     */
+    PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince);
 
     /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
     boolean hasPendingFor(Collection<Long> specIds);
