@@ -123,10 +123,10 @@ public final class Bench {
                     rounds.add(round);
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
                             + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job"
-                            + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources()) + ")"));
-                    table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources()) + "); server/store = " + ratio));
+                            + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources(), t.jobsPerSecond()) + ")"));
+                    table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources(), c.jobsPerSecond()) + "); server/store = " + ratio));
                     for (RawCeiling.Result x : raw) {
-                        table.add(row("3b raw ceiling, " + x.mode() + ", " + x.workers() + " workers", x.jobsPerSecond() + " jobs/s (" + use(x.resources())
+                        table.add(row("3b raw ceiling, " + x.mode() + ", " + x.workers() + " workers", x.jobsPerSecond() + " jobs/s (" + use(x.resources(), x.jobsPerSecond())
                                 + "); server/raw = " + LifecycleThroughput.round(t.jobsPerSecond() / x.jobsPerSecond())
                                 + ", store/raw = " + LifecycleThroughput.round(c.jobsPerSecond() / x.jobsPerSecond())));
                     }
@@ -177,7 +177,14 @@ public final class Bench {
     }
 
     static String use(ResourceUse u) {
-        return u.cpuCores() + " cores CPU, GC " + u.gcCount() + "×/" + u.gcMillis() + " ms, load " + u.loadAverage();
+        return u.cpuCores() + " cores CPU" + (u.machineCores() < 0 ? "" : " (machine " + u.machineCores() + ")") + ", GC " + u.gcCount() + "×/" + u.gcMillis()
+                + " ms, load " + u.loadAverage();
+    }
+
+    /** The same with the machine's CPU per job at this rate: the budget issue 13's targets are weighed in. */
+    static String use(ResourceUse u, double jobsPerSecond) {
+        double perJob = u.machineMillisPerJob(jobsPerSecond);
+        return use(u) + (perJob < 0 ? "" : ", machine CPU " + perJob + " ms/job");
     }
 
     static String[] row(String what, String value) {

@@ -82,6 +82,6 @@ final class ClusterBench {
     private static String describe(LifecycleThroughput.Result t) {
         return t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in " + t.seconds() + " s, " + t.submitters() + " submitters, "
                 + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job" + (t.finished() ? "" : ", UNFINISHED")
-                + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + Bench.use(t.resources()) + ")";
+                + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + Bench.use(t.resources(), t.jobsPerSecond()) + ")";
     }
 }

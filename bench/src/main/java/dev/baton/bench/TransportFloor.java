@@ -86,6 +86,6 @@ final class TransportFloor {
         LifecycleThroughput.Result t = f.floor();
         return t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in " + t.seconds() + " s, " + t.submitters() + " submitters"
                 + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "")
-                + "; answers of " + f.runAnswerBytes() + " B and job messages of " + f.jobMessageBytes() + " B; " + Bench.use(t.resources()) + ")";
+                + "; answers of " + f.runAnswerBytes() + " B and job messages of " + f.jobMessageBytes() + " B; " + Bench.use(t.resources(), t.jobsPerSecond()) + ")";
     }
 }
