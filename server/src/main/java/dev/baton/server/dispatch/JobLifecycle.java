@@ -299,6 +299,21 @@ public final class JobLifecycle {
         return t;
     }
 
+    /**
+     * Stores a {@code failed}'s output, then fails the job, as {@link #complete} does: a failure
+     * the store refuses (the job was canceled meanwhile or the lease moved on) leaves no output. A
+     * duplicate keeps it: the job was failed under this lease meanwhile (a heartbeat timeout), and
+     * this is the runner's own account of that failure.
+     */
+    private Transition fail(ProjectUuid project, RunnerMessage.Failed f, Instant now) {
+        results.save(project, f.job(), new JobOutput(f.results(), errorOf(f)));
+        // A router reports a runner behind it as lost: the same outcome as a runner the
+        // server lost itself, so retry_when_runner_lost means the same through a router.
+        Transition t = store.fail(f.job(), f.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
+        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, f.job());
+        return t;
+    }
+
     /** The output a `completed` carries, as it is stored and then parsed. */
     private static JobOutput outputOf(RunnerMessage.Completed c) {
         return new JobOutput(c.results(), null);
@@ -318,10 +333,7 @@ public final class JobLifecycle {
                     results.save(project, job, new JobOutput(f.results(), errorOf(f)));
                 }
                 if (!job.status().inFlight()) yield null;
-                results.save(project, job, new JobOutput(f.results(), errorOf(f)));
-                // A router reports a runner behind it as lost: the same outcome as a runner the
-                // server lost itself, so retry_when_runner_lost means the same through a router.
-                yield store.fail(m.job(), m.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
+                yield fail(project, f, now);
             }
             case RunnerMessage.Canceled c -> {
                 if (hasResults(c.results()) && !results.hasOutput(project, job)) {

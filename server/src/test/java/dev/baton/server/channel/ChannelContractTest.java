@@ -844,6 +844,24 @@ abstract class ChannelContractTest {
         assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("output of the refused completion").isEmpty();
     }
 
+    /**
+     * The same for a {@code failed}: the job is read in flight, another node cancels it before the
+     * transition, the store refuses the failure, and the output the failure carried is not kept.
+     */
+    @Test
+    void aFailedRefusedBecauseAnotherNodeCanceledTheJobLeavesNoOutput() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.beforeNextFail.set(() -> server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
+        runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(server.beforeNextFail.get()).as("the other node's cancel ran").isNull();
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("output of the refused failure").isEmpty();
+    }
+
     @Test
     void priorityOrderingAndFifoWithinATier() {
         Organization free = server.organization(PlanTier.FREE);

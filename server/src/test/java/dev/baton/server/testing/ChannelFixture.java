@@ -80,6 +80,12 @@ public final class ChannelFixture implements AutoCloseable {
     /** How often dispatch asked the store whether anything is pending before a claim (a read each time). */
     public final AtomicInteger pendingReads = new AtomicInteger();
 
+    /**
+     * Run once, just before the next {@code Store.fail} reaches the store: what another node does
+     * between this node's read of a job and its transition (e.g. cancel it).
+     */
+    public final java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail = new java.util.concurrent.atomic.AtomicReference<>();
+
     /** While set, the background fallback sweep waits at its first store call (see {@link #holdFallbackSweep}). */
     private final java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold = new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -89,7 +95,7 @@ public final class ChannelFixture implements AutoCloseable {
 
     /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
     public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
-        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold);
+        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold, beforeNextFail);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
                 .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -101,9 +107,13 @@ public final class ChannelFixture implements AutoCloseable {
 
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
     private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates, AtomicInteger pendingReads,
-            java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold) {
+            java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold, java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
             if (method.getName().equals("hasPendingFor")) pendingReads.incrementAndGet();
+            if (method.getName().equals("fail")) {
+                Runnable meanwhile = beforeNextFail.getAndSet(null);
+                if (meanwhile != null) meanwhile.run();
+            }
             ClaimGate hold = sweepHold.get();
             // expireNodes is the first store call of every sweep; only the background loop's thread waits.
             if (hold != null && method.getName().equals("expireNodes") && Thread.currentThread().getName().equals("baton-deadline-sweep")) {
