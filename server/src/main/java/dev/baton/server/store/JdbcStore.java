@@ -113,6 +113,8 @@ abstract class JdbcStore implements Store {
     protected final Jdbi jdbi;
     /** Specs change rarely and are read on every hand-out; writes below invalidate it. */
     private final SpecCache specs = new SpecCache();
+    /** Job heartbeats a liveness write skipped (rows held by other transactions), written with the next. */
+    private final SkippedHeartbeats skippedHeartbeats = new SkippedHeartbeats();
     /** Told after every spec or runner-spec write ({@link #onSpecsChange}). */
     private final List<Runnable> specListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /**
@@ -422,7 +424,7 @@ abstract class JdbcStore implements Store {
     }
 
     /** Rows of one latest-time statement: a node's heartbeats of 10,000 runners are 10 statements, not 10,000. */
-    private static final int LIVENESS_ROWS_PER_STATEMENT = 1000;
+    static final int LIVENESS_ROWS_PER_STATEMENT = 1000;
 
     /**
      * Sets {@code last_heartbeat} of each row keyed by {@code key} to its time (never backwards),
@@ -997,6 +999,17 @@ abstract class JdbcStore implements Store {
                 .map(Rows.JOB_MAPPER).list());
     }
 
+    /**
+     * Jobs in flight on the runners serving {@code :spec}, counted per serving runner (one
+     * runner_spec row each) by a correlated count, so that each is a plain probe of
+     * index_job_runner_in_flight with or without statistics. Plain index scans mark the entries
+     * of dead rows as they pass; the former count (and a join, once statistics exist) ran as
+     * bitmap scans over every in-flight entry, which never mark them, and read thousands of dead
+     * entries on every submission under churn (ADR 0021).
+     */
+    static final String IN_FLIGHT_ON_SERVING_RUNNERS = "(SELECT COALESCE(SUM((SELECT COUNT(*) FROM job o WHERE o.runner_id = rs.runner_id"
+            + " AND o.status IN (1, 2))), 0) FROM runner_spec rs WHERE rs.spec_id = :spec)";
+
     @Override
     public PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
         // Runners at or after this heartbeat time (and not quarantined) are only counted; with no
@@ -1014,8 +1027,7 @@ abstract class JdbcStore implements Store {
             long[] counts = Sql.on(h, "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros,"
                             + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
                             + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
-                            + " (SELECT COUNT(*) FROM job o WHERE o.status IN (1, 2) AND o.runner_id IN"
-                            + " (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)) AS in_flight,"
+                            + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
                             + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
                             + " FROM (SELECT COUNT(*) AS serving,"
                             + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
@@ -1143,8 +1155,24 @@ abstract class JdbcStore implements Store {
 
     @Override
     public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
-        if (lastSeen.isEmpty()) return;
-        write(h -> latestTimes(h, "job", "uuid", " AND job.status IN (1, 2)", lastSeen));
+        Map<JobUuid, Instant> due = skippedHeartbeats.takeWith(lastSeen);
+        if (due.isEmpty()) return;
+        skippedHeartbeats.keep(due, write(h -> jobHeartbeats(h, due)));
+    }
+
+    /**
+     * Sets {@code last_heartbeat} of each job still in flight to its time (never backwards);
+     * returns the jobs left for the next write because another transaction held their rows. Here
+     * none: SQLite has one writer. PostgreSQL skips rows other transactions hold.
+     */
+    protected Set<JobUuid> jobHeartbeats(Handle h, Map<JobUuid, Instant> times) {
+        latestTimes(h, "job", "uuid", " AND job.status IN (1, 2)", times);
+        return Set.of();
+    }
+
+    /** Heartbeat times of jobs whose rows a liveness write found held (PostgreSQL), for the next write. */
+    int skippedHeartbeats() {
+        return skippedHeartbeats.size();
     }
 
     @Override
@@ -1323,14 +1351,18 @@ abstract class JdbcStore implements Store {
 
     @Override
     public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
-        return write(h -> {
+        Map<JobUuid, Instant> due = skippedHeartbeats.takeWith(jobs);
+        record Written(boolean alive, Set<JobUuid> skipped) {}
+        Written written = write(h -> {
             int alive = h.createUpdate("UPDATE node SET last_heartbeat = CASE WHEN last_heartbeat < :now THEN :now ELSE last_heartbeat END"
                             + " WHERE id = :id AND stopped IS NULL")
                     .bind("now", micros(now)).bind("id", node).execute();
-            if (!jobs.isEmpty()) recordJobHeartbeats(jobs);
-            if (!runners.isEmpty()) recordRunnerHeartbeats(runners);
-            return alive > 0;
+            Set<JobUuid> skipped = due.isEmpty() ? Set.of() : jobHeartbeats(h, due);
+            if (!runners.isEmpty()) latestTimes(h, "runner", "id", "", new TreeMap<>(runners));
+            return new Written(alive > 0, skipped);
         });
+        skippedHeartbeats.keep(due, written.skipped());
+        return written.alive();
     }
 
     @Override

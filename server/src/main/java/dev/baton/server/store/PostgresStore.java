@@ -1,12 +1,16 @@
 package dev.baton.server.store;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
@@ -150,6 +154,41 @@ final class PostgresStore extends JdbcStore {
     @Override
     protected String sweepLock() {
         return " FOR UPDATE SKIP LOCKED";
+    }
+
+    /**
+     * Job liveness without waiting: rows another transaction holds (a transition of that job in
+     * another group-commit batch, which keeps its row locks until the whole batch commits) are
+     * skipped and returned, to be written with the next flush. Waiting for them made the
+     * heartbeat statement hold every row it had already updated meanwhile: transitions of those
+     * jobs queued behind it, and a batch holding one row while wanting another the heartbeat held
+     * deadlocked with it for deadlock_timeout (ADR 0021). {@code FOR NO KEY UPDATE} is the lock
+     * the UPDATE takes anyway, so the foreign-key share locks of attempt inserts do not make rows
+     * look held. The last statement reads the statement's snapshot: a job in flight there that
+     * this statement did not lock was held; one that finished meanwhile is dropped at the next
+     * flush, where it is no longer in flight.
+     */
+    @Override
+    protected Set<JobUuid> jobHeartbeats(Handle h, Map<JobUuid, Instant> times) {
+        List<Map.Entry<JobUuid, Instant>> rows = new ArrayList<>(times.entrySet());
+        Set<JobUuid> skipped = new HashSet<>();
+        for (int from = 0; from < rows.size(); from += LIVENESS_ROWS_PER_STATEMENT) {
+            List<Map.Entry<JobUuid, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
+            StringBuilder values = new StringBuilder();
+            for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
+            Sql q = Sql.once(h, "WITH v (k, t) AS (VALUES " + values + "),"
+                    + " mine AS MATERIALIZED (SELECT j.id FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2)"
+                    + " FOR NO KEY UPDATE OF j SKIP LOCKED),"
+                    + " written AS (UPDATE job SET last_heartbeat = v.t FROM v WHERE job.uuid = v.k AND job.id IN (SELECT id FROM mine)"
+                    + " AND job.status IN (1, 2) AND (job.last_heartbeat IS NULL OR job.last_heartbeat < v.t) RETURNING job.id)"
+                    + " SELECT j.uuid FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2) AND j.id NOT IN (SELECT id FROM mine)");
+            for (int i = 0; i < chunk.size(); i++) {
+                q.bind("k" + i, chunk.get(i).getKey().toString());
+                q.bind("t" + i, Rows.micros(chunk.get(i).getValue()));
+            }
+            for (String uuid : q.list(rs -> rs.getString(1))) skipped.add(JobUuid.parse(uuid));
+        }
+        return skipped;
     }
 
     @Override

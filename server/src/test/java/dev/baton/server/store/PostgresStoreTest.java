@@ -14,6 +14,8 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -205,6 +207,112 @@ class PostgresStoreTest extends StoreContract {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
         Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
         assertThat(store.findOrganization(org.id())).isPresent();
+    }
+
+    /**
+     * A liveness write used to wait for a job row another transaction held (another group-commit
+     * batch keeps its rows until the whole batch commits), holding every row it had updated
+     * meanwhile: transitions of those jobs queued behind it and deadlocked with it (ADR 0021).
+     * Now it skips that row, writes the others, and writes the skipped time with the next flush.
+     */
+    @Test
+    void jobLivenessSkipsARowAnotherTransactionHoldsAndWritesItWithTheNextFlush() throws Exception {
+        Instant now = Instant.parse("2026-03-01T00:00:00Z");
+        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.addRunnerSpec(runner.id(), spec.id());
+        for (int i = 0; i < 2; i++) {
+            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
+        }
+        Job held = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
+        Job free = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
+        Instant seen = now.plusSeconds(5);
+        try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("UPDATE job SET modified = modified WHERE id = " + held.id());
+            CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> store.recordJobHeartbeats(Map.of(held.uuid(), seen, free.uuid(), seen)));
+            while (!flush.isDone()) {
+                if (storeWaitsForALock()) {
+                    holder.rollback(); // lets the write finish before the test fails
+                    flush.join();
+                    throw new AssertionError("the liveness write waited for a row another transaction holds");
+                }
+                Thread.sleep(5);
+            }
+            flush.join();
+            holder.rollback();
+        }
+        assertThat(store.findJob(free.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(seen);
+        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("skipped for now").isEqualTo(now);
+        assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
+        store.recordJobHeartbeats(Map.of());
+        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("written with the next flush").isEqualTo(seen);
+        assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
+        // A skipped job that finished before the next flush is dropped, not kept forever.
+        store.complete(free.uuid(), free.lease(), seen);
+        try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("UPDATE job SET modified = modified WHERE id = " + held.id());
+            CompletableFuture.runAsync(() -> store.recordJobHeartbeats(Map.of(held.uuid(), seen.plusSeconds(1)))).join();
+            holder.rollback();
+        }
+        assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
+        store.complete(held.uuid(), held.lease(), seen.plusSeconds(2));
+        store.recordLiveness("node-a", seen.plusSeconds(3), Map.of(), Map.of());
+        assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
+        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
+    }
+
+    /** Whether a connection of this class's store is waiting for a lock. */
+    private static boolean storeWaitsForALock() throws SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl); Statement st = c.createStatement();
+                var rs = st.executeQuery("SELECT 1 FROM pg_stat_activity WHERE application_name = '" + schema + "' AND wait_event_type = 'Lock'")) {
+            return rs.next();
+        }
+    }
+
+    /**
+     * The in-flight count of every submission's queue status probes index_job_runner_in_flight
+     * per serving runner with plain index scans (which mark the entries of dead rows), never a
+     * bitmap scan (which never does), with statistics and, as in a fresh database's first minute
+     * (the bench's lifecycle phase), without (ADR 0021).
+     */
+    @Test
+    void inFlightCountProbesTheRunnerIndexPerServingRunner() {
+        Instant now = Instant.parse("2026-03-01T00:00:00Z");
+        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        for (int i = 0; i < 50; i++) {
+            Runner r = store.createRunner("R" + i, new Slug("r" + i), RunnerKey.generate().hash(), now);
+            store.addRunnerSpec(r.id(), spec.id());
+        }
+        Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
+        String explain = "EXPLAIN SELECT " + JdbcStore.IN_FLIGHT_ON_SERVING_RUNNERS;
+        List<String> withoutStatistics = ((JdbcStore) store).jdbi.withHandle(h -> {
+            // 20,000 finished jobs spread over the runners and one in flight on each: a busy spec.
+            h.execute("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
+                    + " runner_id, created, modified) SELECT gen_random_uuid()::text, job.report_id, job.project_id, job.organization_id,"
+                    + " job.source_ip, job.spec_id, job.config, job.timeout, job.priority, CASE WHEN g <= 50 THEN 2 ELSE 6 END,"
+                    + " (SELECT MIN(id) FROM runner) + g % 50, g, g FROM job, generate_series(1, 20000) g WHERE job.id = ?", template.id());
+            return h.createQuery(explain).bind("spec", spec.id()).map((rs, ctx) -> rs.getString(1)).list();
+        });
+        List<String> withStatistics = ((JdbcStore) store).jdbi.withHandle(h -> {
+            h.execute("ANALYZE job");
+            h.execute("ANALYZE runner_spec");
+            return h.createQuery(explain).bind("spec", spec.id()).map((rs, ctx) -> rs.getString(1)).list();
+        });
+        // Without statistics the former count ran a bitmap scan per runner (all its jobs ever AND
+        // every in-flight entry); with them, one bitmap scan over every in-flight entry.
+        for (List<String> plan : List.of(withoutStatistics, withStatistics)) {
+            assertThat(String.join("\n", plan)).contains("using index_job_runner_in_flight").doesNotContain("Bitmap Heap Scan on job")
+                    .doesNotContain("Seq Scan on job");
+        }
+        assertThat(store.pendingFacts(template, 20).inFlightOnServingRunners()).isEqualTo(50);
     }
 
     private static void killConnections() throws SQLException {
