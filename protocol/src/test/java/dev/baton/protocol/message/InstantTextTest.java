@@ -10,6 +10,16 @@ import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer;
 import com.fasterxml.jackson.datatype.jsr310.ser.InstantSerializer;
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.SpecUuid;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.model.SpecView;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.ImageDigest;
+import dev.baton.protocol.value.JobTimeout;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -153,6 +163,23 @@ class InstantTextTest {
         ObjectMapper zoned = Wire.newMapper().setTimeZone(TimeZone.getTimeZone("Europe/Paris"));
         ObjectMapper zonedStandard = STANDARD.copy().setTimeZone(TimeZone.getTimeZone("Europe/Paris"));
         assertThat(zoned.writeValueAsString(new Stamped(at))).isEqualTo(zonedStandard.writeValueAsString(new Stamped(at)));
+    }
+
+    @Test
+    void aJobMessageDecodesAlikeWhateverTheOrderOfItsFields() {
+        // With "event" last, Jackson buffers the fields before it knows the type: the Instants then
+        // come from a token buffer, not from the text.
+        Instant at = Instant.parse("2026-11-24T12:00:00.123456Z");
+        ServerMessage.Job job = new ServerMessage.Job(new ClaimedJob(JobUuid.random(), LeaseId.random(), 1,
+                new SpecView(SpecUuid.random(), "bench", "bench", Architecture.X86_64, 2, 1L << 30, 10L << 30, false, at, at.plusNanos(1), null),
+                new JobConfig("http://127.0.0.1:7700", ProjectUuid.random(), ImageDigest.of("sha256:" + "b".repeat(64)), null,
+                        List.of("true"), null, JobTimeout.of(60), null, 1),
+                "token", 60, Instant.parse("1969-07-20T20:17:40Z")));
+        String json = Wire.encode(job);
+        assertThat(json).startsWith("{\"event\":\"job\",");
+        String eventLast = "{" + json.substring("{\"event\":\"job\",".length(), json.length() - 1) + ",\"event\":\"job\"}";
+        assertThat(Wire.decodeServerMessage(json)).isEqualTo(job);
+        assertThat(Wire.decodeServerMessage(eventLast)).isEqualTo(job);
     }
 
     @Test
