@@ -3,7 +3,9 @@ package dev.baton.bench.jmh;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.SpecUuid;
+import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
@@ -14,6 +16,7 @@ import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
+import dev.baton.server.api.JobView;
 import dev.baton.server.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -30,7 +33,8 @@ import org.openjdk.jmh.annotations.State;
 /**
  * The rest of a job's JSON on the runner protocol and the API (issue 13): the server's {@code job}
  * message both ways (the server encodes it, a runner decodes it), a runner's {@code completed}
- * encoded, and a strict API body decoded ({@code Json.decode}, here into a job's config).
+ * encoded, a strict API body decoded ({@code Json.decode}, here into a job's config), and the
+ * answer to {@code POST /v0/run} encoded as {@code Json.write} does (a pending job's view).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -51,6 +55,14 @@ public class ProtocolJsonBenchmark {
     private final byte[] configBodyNonAscii = Wire.encode(new JobConfig("http://127.0.0.1:7700", config.project(), config.digest(), null,
             List.of("bench", "--label", "Grüße"), Map.of("MODE", "fast"), JobTimeout.of(60), List.of("out/result.json"), 1))
             .getBytes(StandardCharsets.UTF_8);
+
+    private final JobView submitted = new JobView(job, ProjectUuid.random(), ReportUuid.random(), SpecUuid.random(), null, JobStatus.PENDING,
+            0, 60, config, 0, 0, null, null, null, null, null, now, now, null, null, null, null, 3, now, null, null, null, null, null);
+
+    @Benchmark
+    public byte[] encodeRunAnswer() throws Exception {
+        return Wire.mapper().writeValueAsBytes(submitted);
+    }
 
     @Benchmark
     public String encodeJob() {

@@ -11,8 +11,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.time.Instant;
 
 /**
  * The JSON codec of the protocol and the API: snake_case fields, absent rather than null,
@@ -45,6 +47,11 @@ public final class Wire {
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 .build()
                 .registerModule(new JavaTimeModule())
+                // Registered after JavaTimeModule, so these win for Instant: the same text both
+                // ways, without DateTimeFormatter for the usual shape (InstantText).
+                .registerModule(new SimpleModule("baton-instants")
+                        .addSerializer(Instant.class, new InstantWriter())
+                        .addDeserializer(Instant.class, new InstantReader()))
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
                 .setSerializationInclusion(JsonInclude.Include.NON_NULL)
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)

@@ -62,36 +62,107 @@ public final class Json {
     /** Decodes a JSON object body into {@code type}; every failure is a 400 with a stable code. */
     public static <T> T decode(byte[] body, Class<T> type) {
         if (body.length == 0) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
-        // Nearly every body is ASCII, which is valid UTF-8 as it is: Jackson then reads the bytes
-        // themselves, and only the surrogate check needs the text (a copy, not a decode).
-        boolean ascii = isAscii(body);
-        String text = ascii ? new String(body, StandardCharsets.ISO_8859_1) : strictUtf8(body);
+        ObjectReader reader = READERS.get(type);
+        BodyText text = BodyText.of(body);
+        // Nearly every body is ASCII without a \\u escape: valid UTF-8 as it is and unable to hold a
+        // lone surrogate, so Jackson reads the bytes themselves and nothing else looks at them.
+        if (text == BodyText.PLAIN_ASCII) return read(reader, body);
+        if (text == BodyText.ASCII) {
+            checkSurrogates(new String(body, StandardCharsets.ISO_8859_1)); // a copy, not a decode
+            return read(reader, body);
+        }
+        if (text == BodyText.PLAIN_UTF8 && StrictUtf8.isWellFormed(body)) {
+            // Well-formed UTF-8 without a \\u escape holds no lone surrogate either. Refusals are
+            // worded by the path through text below (Jackson's byte and text parsers word a few
+            // differently), so this one only ever answers with a value.
+            try {
+                return read(reader, body);
+            } catch (ApiException e) {
+                return readText(reader, body);
+            }
+        }
+        return readText(reader, body);
+    }
+
+    /** Decodes the body strictly to text, checks it for lone surrogates and parses the text. */
+    private static <T> T readText(ObjectReader reader, byte[] body) {
+        String text = strictUtf8(body);
+        checkSurrogates(text);
+        return read(reader, text);
+    }
+
+    private static void checkSurrogates(String text) {
         String unicode = UnicodeCheck.loneSurrogate(text);
         if (unicode != null) throw ApiException.badRequest("invalid_json", "request body " + unicode);
-        try {
-            ObjectReader reader = READERS.get(type);
-            T value = ascii ? reader.readValue(body) : reader.readValue(text);
-            if (value == null) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
-            return value;
-        } catch (UnrecognizedPropertyException e) {
-            throw new ApiException(400, "unknown_field", "unknown field '" + e.getPropertyName() + "'", path(e));
-        } catch (JsonMappingException e) {
-            String field = path(e);
-            if (e.getCause() instanceof IllegalArgumentException iae) throw ApiException.invalidField(field, iae.getMessage());
-            String what = field == null ? "request body" : field;
-            throw new ApiException(400, "invalid_json", what + " has the wrong type or shape: " + firstLine(e.getOriginalMessage()), field);
-        } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("invalid_json", "malformed JSON: " + firstLine(e.getOriginalMessage()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    }
+
+    /** What a body's bytes say about the way it can be read, found in one pass. */
+    private enum BodyText {
+        /** ASCII with no {@code \\u} escape. */
+        PLAIN_ASCII,
+        /** ASCII with a {@code \\u} escape, which may stand for a lone surrogate. */
+        ASCII,
+        /**
+         * Not ASCII, no {@code \\u} escape, and starting with four bytes that are neither zero nor
+         * a byte-order mark: read as bytes, Jackson takes them for UTF-8 as the text path does,
+         * rather than detecting UTF-16, UTF-32 or a BOM.
+         */
+        PLAIN_UTF8,
+        /** Anything else. */
+        OTHER;
+
+        static BodyText of(byte[] body) {
+            boolean ascii = true;
+            boolean escapes = false;
+            for (int i = 0; i < body.length; i++) {
+                byte b = body[i];
+                if (b < 0) ascii = false;
+                else if (b == '\\' && i + 1 < body.length && body[i + 1] == 'u') escapes = true;
+            }
+            if (ascii) return escapes ? ASCII : PLAIN_ASCII;
+            if (escapes || body.length < 4) return OTHER;
+            for (int i = 0; i < 4; i++) {
+                if (body[i] <= 0) return OTHER; // a zero, or the first byte of a BOM or any non-ASCII character
+            }
+            return PLAIN_UTF8;
         }
     }
 
-    private static boolean isAscii(byte[] body) {
-        for (byte b : body) {
-            if (b < 0) return false;
+    private static <T> T read(ObjectReader reader, byte[] body) {
+        try {
+            return checked(reader.readValue(body));
+        } catch (IOException e) {
+            throw refusal(e);
         }
-        return true;
+    }
+
+    private static <T> T read(ObjectReader reader, String text) {
+        try {
+            return checked(reader.readValue(text));
+        } catch (IOException e) {
+            throw refusal(e);
+        }
+    }
+
+    private static <T> T checked(T value) {
+        if (value == null) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
+        return value;
+    }
+
+    private static RuntimeException refusal(IOException e) {
+        if (e instanceof UnrecognizedPropertyException u) {
+            return new ApiException(400, "unknown_field", "unknown field '" + u.getPropertyName() + "'", path(u));
+        }
+        if (e instanceof JsonMappingException m) {
+            String field = path(m);
+            if (m.getCause() instanceof IllegalArgumentException iae) return ApiException.invalidField(field, iae.getMessage());
+            String what = field == null ? "request body" : field;
+            return new ApiException(400, "invalid_json", what + " has the wrong type or shape: " + firstLine(m.getOriginalMessage()), field);
+        }
+        if (e instanceof JsonProcessingException p) {
+            return ApiException.badRequest("invalid_json", "malformed JSON: " + firstLine(p.getOriginalMessage()));
+        }
+        return new UncheckedIOException(e);
     }
 
     /**

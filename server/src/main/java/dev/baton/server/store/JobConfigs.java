@@ -1,7 +1,7 @@
 package dev.baton.server.store;
 
 import dev.baton.protocol.model.JobConfig;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import dev.baton.server.cache.DirectMappedCache;
 
 /**
  * A job's config JSON parsed once per job, not on every read of its row (issue 13): a job's row
@@ -17,24 +17,21 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Parsed configs are shared between reads and threads: {@link JobConfig} is immutable (its lists and map are unmodifiable copies).
  */
 final class JobConfigs {
-    private record Entry(long jobId, String json, JobConfig config) {}
+    /** What a slot keeps: the JSON text too, for the check that a hit is this row's config. */
+    private record Parsed(String json, JobConfig config) {}
 
-    private final AtomicReferenceArray<Entry> slots;
-    private final int mask;
+    private final DirectMappedCache<Parsed> parsed;
 
     /** @param size slots, a power of two; more than the jobs usually in flight at once */
     JobConfigs(int size) {
-        if (Integer.bitCount(size) != 1) throw new IllegalArgumentException("size must be a power of two");
-        this.slots = new AtomicReferenceArray<>(size);
-        this.mask = size - 1;
+        this.parsed = new DirectMappedCache<>(size);
     }
 
     JobConfig config(long jobId, String json) {
-        int slot = (int) (jobId & mask);
-        Entry e = slots.get(slot);
-        if (e != null && e.jobId() == jobId && e.json().equals(json)) return e.config();
-        JobConfig parsed = Rows.config(json);
-        slots.set(slot, new Entry(jobId, json, parsed));
-        return parsed;
+        Parsed hit = parsed.get(jobId);
+        if (hit != null && hit.json().equals(json)) return hit.config();
+        JobConfig config = Rows.config(json);
+        parsed.put(jobId, new Parsed(json, config));
+        return config;
     }
 }

@@ -1,6 +1,6 @@
 package dev.baton.server.store;
 
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import dev.baton.server.cache.DirectMappedCache;
 
 /**
  * The formats of the reports this node created lately, so that result processing does not read
@@ -11,26 +11,20 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link JobConfigs}: a report whose slot a later one took is read again.
  */
 final class ReportFormats {
-    private record Entry(long reportId, ReportFormat format) {}
-
-    private final AtomicReferenceArray<Entry> slots;
-    private final int mask;
+    private final DirectMappedCache<ReportFormat> formats;
 
     /** @param size slots, a power of two; more than the jobs usually between submission and processing */
     ReportFormats(int size) {
-        if (Integer.bitCount(size) != 1) throw new IllegalArgumentException("size must be a power of two");
-        this.slots = new AtomicReferenceArray<>(size);
-        this.mask = size - 1;
+        this.formats = new DirectMappedCache<>(size);
     }
 
     /** Call with a report as committed. */
     void put(Report report) {
-        slots.set((int) (report.id() & mask), new Entry(report.id(), ReportFormat.of(report)));
+        formats.put(report.id(), ReportFormat.of(report));
     }
 
     /** The format of report {@code id} if this node has it, else null. */
     ReportFormat get(long id) {
-        Entry e = slots.get((int) (id & mask));
-        return e != null && e.reportId() == id ? e.format() : null;
+        return formats.get(id);
     }
 }

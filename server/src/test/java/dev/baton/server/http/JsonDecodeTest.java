@@ -7,8 +7,9 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Json#decode} reads an ASCII body's bytes directly and decodes any other body strictly to
- * text first: both ways give the same value, and the same refusal with the same words.
+ * {@link Json#decode} reads an ASCII body and most other ones from their bytes, and the rest
+ * strictly decoded to text (JsonDecodePathsTest compares it with the text path): ASCII and other
+ * bodies give the same value, and the same refusal with the same words.
  */
 class JsonDecodeTest {
     record Body(String name, int count) {}
