@@ -23,27 +23,41 @@ import java.util.Set;
  * waiters (which is what makes "ended" and "asked to claim again" exclusive).
  */
 final class ClaimsInFlight {
-    /** The sets in flight, each with whether another pump asked for one more claim since it began. */
-    private final Map<Set<Long>, Boolean> againAsked = new HashMap<>();
+    /** What other pumps asked of a flight by the time it ends. */
+    enum Again {
+        /** Nothing: the flight ends. */
+        NO,
+        /** Another pump had waiters of the set to serve (a runner ready, a job finished, a look again). */
+        ASKED,
+        /** As {@link #ASKED}, and one of them came for a job of the set just committed on this node. */
+        ASKED_FOR_A_JOB_JUST_COMMITTED
+    }
+
+    /** The sets in flight, each with what was asked of it since it began. */
+    private final Map<Set<Long>, Again> flights = new HashMap<>();
 
     boolean inFlight(Set<Long> specIds) {
-        return againAsked.containsKey(specIds);
+        return flights.containsKey(specIds);
     }
 
     /** The caller will claim for {@code specIds}; no other claim for them may be in flight. */
     void begin(Set<Long> specIds) {
-        if (againAsked.putIfAbsent(specIds, false) != null) throw new IllegalStateException("a claim for " + specIds + " is already in flight");
+        if (flights.putIfAbsent(specIds, Again.NO) != null) throw new IllegalStateException("a claim for " + specIds + " is already in flight");
     }
 
-    /** Another pump had waiters of {@code specIds} to serve while a claim for them is in flight: that flight claims once more. */
-    void claimAgain(Set<Long> specIds) {
-        againAsked.replace(specIds, true);
+    /**
+     * Another pump had waiters of {@code specIds} to serve while a claim for them is in flight
+     * ({@code jobJustCommitted}: for a job of the set just committed here): that flight claims once more.
+     */
+    void claimAgain(Set<Long> specIds, boolean jobJustCommitted) {
+        flights.computeIfPresent(specIds, (k, asked) -> jobJustCommitted || asked == Again.ASKED_FOR_A_JOB_JUST_COMMITTED
+                ? Again.ASKED_FOR_A_JOB_JUST_COMMITTED : Again.ASKED);
     }
 
-    /** The claim for {@code specIds} is done; true when it was asked to claim again (the caller then {@link #begin}s anew). */
-    boolean end(Set<Long> specIds) {
-        Boolean again = againAsked.remove(specIds);
-        if (again == null) throw new IllegalStateException("no claim for " + specIds + " is in flight");
-        return again;
+    /** The claim for {@code specIds} is done: what was asked of it (unless {@link Again#NO}, the caller {@link #begin}s anew). */
+    Again end(Set<Long> specIds) {
+        Again asked = flights.remove(specIds);
+        if (asked == null) throw new IllegalStateException("no claim for " + specIds + " is in flight");
+        return asked;
     }
 }

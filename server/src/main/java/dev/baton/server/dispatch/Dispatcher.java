@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -246,25 +247,44 @@ public final class Dispatcher {
      * again for them when done ({@link ClaimsInFlight}); this pump then has nothing more to do.
      */
     private void pump(Long onlySpec, boolean justCommitted) {
-        List<Waiter> taken = take(onlySpec);
-        // Only the first claim knows the job is there; a claim again (below) asks the store.
-        Long known = justCommitted ? onlySpec : null;
-        while (!taken.isEmpty()) {
+        List<Waiter> taken = take(onlySpec, justCommitted);
+        // A job of onlySpec was just committed: its waiters' claim need not ask the store first.
+        if (!taken.isEmpty()) claim(taken, justCommitted ? specIds -> specIds.contains(onlySpec) : specIds -> false);
+    }
+
+    /** The waiters a claim again serves, and for which of their sets a job is known to be pending (no need to ask the store). */
+    private record ClaimAgain(List<Waiter> waiters, Predicate<Set<Long>> knownPending) {}
+
+    /**
+     * Serves the waiters taken and ends their claims. When another pump asked for a claim again
+     * meanwhile, that claim runs on a thread of its own: the caller (a runner's message, a
+     * submission) is not held up by work that came after it, as it would be by a loop here that
+     * runs for as long as others keep asking.
+     */
+    private void claim(List<Waiter> taken, Predicate<Set<Long>> knownPending) {
+        Set<Set<Long>> claimedFor;
+        try {
+            List<Runnable> sends = new ArrayList<>();
             try {
-                List<Runnable> sends = new ArrayList<>();
-                try {
-                    serve(taken, sends, known);
-                } finally {
-                    giveBack(taken, sends);
-                }
-                sends.forEach(Runnable::run);
-            } catch (RuntimeException | Error e) {
-                // A failed claim is not repeated here (the store may be down): the next event or the fallback sweep claims.
-                endFlights(taken);
-                throw e;
+                claimedFor = serve(taken, sends, knownPending);
+            } finally {
+                giveBack(taken, sends);
             }
-            known = null;
-            taken = endFlightsAndTakeAgain(taken);
+            sends.forEach(Runnable::run);
+        } catch (RuntimeException | Error e) {
+            // A failed claim is not repeated here (the store may be down): the next event or the fallback sweep claims.
+            endFlights(taken);
+            throw e;
+        }
+        ClaimAgain again = endFlightsAndTakeAgain(taken, claimedFor);
+        if (!again.waiters().isEmpty()) Thread.ofVirtual().name("baton-claim-again").start(() -> claimAgain(again));
+    }
+
+    private void claimAgain(ClaimAgain again) {
+        try {
+            claim(again.waiters(), again.knownPending());
+        } catch (RuntimeException e) {
+            LOG.warn("claiming again failed; the next event or the fallback sweep claims: {}", e.toString());
         }
     }
 
@@ -273,7 +293,7 @@ public final class Dispatcher {
      * whose set of specs has no claim in flight, whose claims begin here. A set in flight is asked
      * to claim again instead; its busy waiters are all in such sets.
      */
-    private synchronized List<Waiter> take(Long onlySpec) {
+    private synchronized List<Waiter> take(Long onlySpec, boolean justCommitted) {
         List<Waiter> taken = new ArrayList<>();
         Set<Set<Long>> begun = new HashSet<>();
         var it = waiters.values().iterator();
@@ -286,7 +306,7 @@ public final class Dispatcher {
             if (onlySpec != null && !w.specIds.contains(onlySpec)) continue;
             if (w.specIds.isEmpty()) continue;
             if (!begun.contains(w.specIds) && claims.inFlight(w.specIds)) {
-                claims.claimAgain(w.specIds);
+                claims.claimAgain(w.specIds, justCommitted);
                 continue;
             }
             if (w.busy) continue; // unreachable: a busy waiter's set is in flight (above)
@@ -301,22 +321,31 @@ public final class Dispatcher {
      * Ends this pump's claims, after its waiters were given back and their jobs sent. The sets
      * another pump asked to claim again for begin anew here, with every waiter of theirs still
      * idle (the ones given back among them): the waiters to serve next, none when nothing was asked.
+     *
+     * <p>That claim asks the store first: the claim that just ended may have taken the jobs that
+     * made others ask (an empty claim is the write this saves). Only when this pump did not claim
+     * for the set at all (it only asked the store) and a job of the set was committed here
+     * meanwhile is that job known to be there, and claimed for at once.
      */
-    private synchronized List<Waiter> endFlightsAndTakeAgain(List<Waiter> served) {
-        Set<Set<Long>> again = new HashSet<>();
-        for (Set<Long> specIds : specSets(served)) {
-            if (claims.end(specIds)) again.add(specIds);
+    private synchronized ClaimAgain endFlightsAndTakeAgain(List<Waiter> held, Set<Set<Long>> claimedFor) {
+        Map<Set<Long>, Boolean> again = new HashMap<>(); // the sets to claim again for: is a job known to be pending?
+        for (Set<Long> specIds : specSets(held)) {
+            switch (claims.end(specIds)) {
+                case NO -> {}
+                case ASKED -> again.put(specIds, false);
+                case ASKED_FOR_A_JOB_JUST_COMMITTED -> again.put(specIds, !claimedFor.contains(specIds));
+            }
         }
         List<Waiter> taken = new ArrayList<>();
-        if (again.isEmpty()) return taken;
+        if (again.isEmpty()) return new ClaimAgain(taken, specIds -> false);
         Set<Set<Long>> begun = new HashSet<>();
         for (Waiter w : waiters.values()) {
-            if (w.busy || !w.session.isOpen() || !again.contains(w.specIds)) continue;
+            if (w.busy || !w.session.isOpen() || !again.containsKey(w.specIds)) continue;
             if (begun.add(w.specIds)) claims.begin(w.specIds);
             w.busy = true;
             taken.add(w);
         }
-        return taken;
+        return new ClaimAgain(taken, specIds -> again.getOrDefault(specIds, false));
     }
 
     /** Ends this pump's claims without claiming again (its serve failed; its waiters were given back). */
@@ -336,16 +365,17 @@ public final class Dispatcher {
      * Claims for the waiters this pump holds, all in one write transaction (one commit however
      * many waiters it serves); no lock is held here (every call is I/O). The order of the
      * requests is the waiters' (oldest first); which jobs each one gets is the store's claim order.
+     * Returns the sets of specs it claimed for.
      */
-    private void serve(List<Waiter> taken, List<Runnable> sends, Long justPending) {
+    private Set<Set<Long>> serve(List<Waiter> taken, List<Runnable> sends, Predicate<Set<Long>> knownPending) {
         Map<Set<Long>, Boolean> pendingFor = new HashMap<>();
         PendingKnowledge.Ticket ticket = pending.ticket(); // before any read (see PendingKnowledge)
         List<Waiter> asking = new ArrayList<>();
         for (Waiter w : taken) {
             if (w.slots <= 0 || !w.session.isOpen()) continue;
-            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, justPending, ticket))) asking.add(w);
+            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, knownPending, ticket))) asking.add(w);
         }
-        if (asking.isEmpty()) return;
+        if (asking.isEmpty()) return Set.of();
         Instant now = clock.instant();
         ImageAffinity affinity = this.affinity;
         Set<Long> warm = new HashSet<>();
@@ -373,16 +403,18 @@ public final class Dispatcher {
             if (served.contains(runner)) affinity.served(runner);
             else if (w.specIds.stream().anyMatch(warmSpecs::contains)) affinity.passedOver(runner);
         }
+        return specSets(asking);
     }
 
     /**
      * Whether to claim for waiters of these specs. A claim is a write transaction, wasted when
      * nothing is pending (every finished job and every {@code ready} pumps, and most find nothing),
-     * so the store is asked first, unless this pump's own job was just committed for one of the
-     * specs (pending), or the store already said none and nothing was heard since (not pending).
+     * so the store is asked first, unless a job is known to be there (this pump's own job was just
+     * committed for one of the specs, or one was while the pump before this one only asked), or
+     * the store already said none and nothing was heard since (not pending).
      */
-    private boolean mayHavePending(Set<Long> specIds, Long justPending, PendingKnowledge.Ticket ticket) {
-        if (justPending != null && specIds.contains(justPending)) return true;
+    private boolean mayHavePending(Set<Long> specIds, Predicate<Set<Long>> knownPending, PendingKnowledge.Ticket ticket) {
+        if (knownPending.test(specIds)) return true;
         if (pending.knownEmpty(specIds)) return false;
         boolean any = store.hasPendingFor(specIds);
         if (!any) pending.nothingPending(specIds, ticket);

@@ -1,6 +1,7 @@
 package dev.baton.server.dispatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.RunnerMessage;
@@ -88,9 +89,12 @@ abstract class OneClaimInFlightContract {
 
         // Without coalescing, this ready's own pump claims the same job concurrently; one of the two claims is empty.
         TestRunner secondRunner = waiting(second);
+        int readsBefore = server.pendingReads.get();
         gate.release().countDown();
 
         assertThat(firstRunner.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.get(30, TimeUnit.SECONDS).uuid());
+        // The claim again for the second runner asks the store first, and finds nothing to claim.
+        await().untilAsserted(() -> assertThat(server.pendingReads.get()).isGreaterThan(readsBefore));
         assertThat(server.claims).as("claim transactions").hasValue(1);
         assertThat(server.emptyClaims).as("claims that found no job").hasValue(0);
 
