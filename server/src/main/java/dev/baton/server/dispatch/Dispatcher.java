@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,13 +37,12 @@ import org.slf4j.LoggerFactory;
  * <p>No lock is held across I/O (issue 13): a pump takes the waiters it will serve out of the
  * shared table under this object's lock (marking them busy), claims and hands out jobs without
  * it, and gives them back under it. Claims are compare-and-set in the store, so correctness never
- * depended on the lock; concurrent pumps serve disjoint waiters. At most one claim per set of
- * specs is in flight ({@link ClaimsInFlight}, docs/decisions/0022-one-claim-in-flight-per-spec-set.md):
- * a pump that finds waiters of a set whose claim is in flight leaves them to that claim's pump and
- * asks it to claim again when done, instead of racing it for the same jobs (the loser's claim is
- * an empty write). That second claim is also what keeps a job committed during the first from
- * waiting for the next event. A poll timeout that fires while a pump holds the waiter is left to
- * the pump, so that {@code no_job} never precedes a {@code job} handed out in the same wait.
+ * depended on the lock; concurrent pumps serve disjoint waiters. A pump that finds a waiter busy
+ * marks it {@code missed}, and whoever gives it back passes over it once more: the busy pump may
+ * have looked for work before the job that triggered the other pump was committed, and without
+ * that second look the job would wait for the next event. A poll timeout that fires while a pump
+ * holds the waiter is likewise left to the pump, so that {@code no_job} never precedes a {@code job}
+ * handed out in the same wait.
  *
  * <p>Before claiming, a pump asks the store whether anything is pending for the waiters' specs,
  * unless this node knows the answer ({@link PendingKnowledge}, docs/decisions/0020-pending-knowledge.md):
@@ -63,8 +61,10 @@ public final class Dispatcher {
         final ClaimFilter filter;
         /** Touched only by the pump that holds the waiter (busy), or under the lock when none does. */
         int slots;
-        /** Held by a pump, whose claim for this waiter's specs is in flight (guarded by the dispatcher's lock, as is the flag below). */
+        /** Held by a pump (guarded by the dispatcher's lock, as are the flags below). */
         boolean busy;
+        /** Another pump skipped this waiter while it was busy: look at it again on release. */
+        boolean missed;
         /** Its poll timeout fired while busy: end the wait on release if it still waits. */
         boolean expired;
 
@@ -101,8 +101,6 @@ public final class Dispatcher {
     private final Map<ProjectUuid, Long> projectIds = new ConcurrentHashMap<>();
     /** Which spec sets the store said have nothing pending, and what was heard since (ADR 0020). */
     private final PendingKnowledge pending;
-    /** The spec sets a pump is claiming for, and whether to claim again (ADR 0022); guarded by this object's lock. */
-    private final ClaimsInFlight claims = new ClaimsInFlight();
 
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
             Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
@@ -243,59 +241,37 @@ public final class Dispatcher {
      * Offers pending work to waiting runners, oldest waiter first. A failed claim for a set of
      * specs means nothing claimable for that set right now, so later waiters with the same set are
      * skipped — except after a runner's own declines, which exclude jobs only for that runner.
-     * Waiters of a set whose claim another pump has in flight are left to that pump, which claims
-     * again for them when done ({@link ClaimsInFlight}); this pump then has nothing more to do.
      */
     private void pump(Long onlySpec, boolean justCommitted) {
-        List<Waiter> taken = take(onlySpec, justCommitted);
-        // A job of onlySpec was just committed: its waiters' claim need not ask the store first.
-        if (!taken.isEmpty()) claim(taken, justCommitted ? specIds -> specIds.contains(onlySpec) : specIds -> false);
-    }
-
-    /** The waiters a claim again serves, and for which of their sets a job is known to be pending (no need to ask the store). */
-    private record ClaimAgain(List<Waiter> waiters, Predicate<Set<Long>> knownPending) {}
-
-    /**
-     * Serves the waiters taken and ends their claims. When another pump asked for a claim again
-     * meanwhile, that claim runs on a thread of its own: the caller (a runner's message, a
-     * submission) is not held up by work that came after it, as it would be by a loop here that
-     * runs for as long as others keep asking.
-     */
-    private void claim(List<Waiter> taken, Predicate<Set<Long>> knownPending) {
-        Set<Set<Long>> claimedFor;
-        try {
+        List<Waiter> taken = take(onlySpec, null);
+        // Only the first pass knows the job is there; a second look (below) asks the store.
+        Long known = justCommitted ? onlySpec : null;
+        while (!taken.isEmpty()) {
             List<Runnable> sends = new ArrayList<>();
             try {
-                claimedFor = serve(taken, sends, knownPending);
+                serve(taken, sends, known);
+                known = null;
             } finally {
-                giveBack(taken, sends);
+                taken = giveBack(taken, sends);
             }
             sends.forEach(Runnable::run);
-        } catch (RuntimeException | Error e) {
-            // A failed claim is not repeated here (the store may be down): the next event or the fallback sweep claims.
-            endFlights(taken);
-            throw e;
-        }
-        ClaimAgain again = endFlightsAndTakeAgain(taken, claimedFor);
-        if (!again.waiters().isEmpty()) Thread.ofVirtual().name("baton-claim-again").start(() -> claimAgain(again));
-    }
-
-    private void claimAgain(ClaimAgain again) {
-        try {
-            claim(again.waiters(), again.knownPending());
-        } catch (RuntimeException e) {
-            LOG.warn("claiming again failed; the next event or the fallback sweep claims: {}", e.toString());
+            // Waiters another pump skipped while this one held them get one more look.
+            taken = take(null, taken);
         }
     }
 
-    /**
-     * Marks and returns the waiters to serve: all those matching {@code onlySpec} (all when null)
-     * whose set of specs has no claim in flight, whose claims begin here. A set in flight is asked
-     * to claim again instead; its busy waiters are all in such sets.
-     */
-    private synchronized List<Waiter> take(Long onlySpec, boolean justCommitted) {
+    /** Marks and returns the waiters to serve: all matching ones, or among {@code only} those another pump missed. */
+    private synchronized List<Waiter> take(Long onlySpec, List<Waiter> only) {
         List<Waiter> taken = new ArrayList<>();
-        Set<Set<Long>> begun = new HashSet<>();
+        if (only != null) {
+            for (Waiter w : only) {
+                if (!w.missed || w.busy || waiters.get(w.session.runnerId()) != w) continue;
+                w.missed = false;
+                w.busy = true;
+                taken.add(w);
+            }
+            return taken;
+        }
         var it = waiters.values().iterator();
         while (it.hasNext()) {
             Waiter w = it.next();
@@ -305,12 +281,10 @@ public final class Dispatcher {
             }
             if (onlySpec != null && !w.specIds.contains(onlySpec)) continue;
             if (w.specIds.isEmpty()) continue;
-            if (!begun.contains(w.specIds) && claims.inFlight(w.specIds)) {
-                claims.claimAgain(w.specIds, justCommitted);
+            if (w.busy) {
+                w.missed = true;
                 continue;
             }
-            if (w.busy) continue; // unreachable: a busy waiter's set is in flight (above)
-            if (begun.add(w.specIds)) claims.begin(w.specIds);
             w.busy = true;
             taken.add(w);
         }
@@ -318,64 +292,19 @@ public final class Dispatcher {
     }
 
     /**
-     * Ends this pump's claims, after its waiters were given back and their jobs sent. The sets
-     * another pump asked to claim again for begin anew here, with every waiter of theirs still
-     * idle (the ones given back among them): the waiters to serve next, none when nothing was asked.
-     *
-     * <p>That claim asks the store first: the claim that just ended may have taken the jobs that
-     * made others ask (an empty claim is the write this saves). Only when this pump did not claim
-     * for the set at all (it only asked the store) and a job of the set was committed here
-     * meanwhile is that job known to be there, and claimed for at once.
-     */
-    private synchronized ClaimAgain endFlightsAndTakeAgain(List<Waiter> held, Set<Set<Long>> claimedFor) {
-        Map<Set<Long>, Boolean> again = new HashMap<>(); // the sets to claim again for: is a job known to be pending?
-        for (Set<Long> specIds : specSets(held)) {
-            switch (claims.end(specIds)) {
-                case NO -> {}
-                case ASKED -> again.put(specIds, false);
-                case ASKED_FOR_A_JOB_JUST_COMMITTED -> again.put(specIds, !claimedFor.contains(specIds));
-            }
-        }
-        List<Waiter> taken = new ArrayList<>();
-        if (again.isEmpty()) return new ClaimAgain(taken, specIds -> false);
-        Set<Set<Long>> begun = new HashSet<>();
-        for (Waiter w : waiters.values()) {
-            if (w.busy || !w.session.isOpen() || !again.containsKey(w.specIds)) continue;
-            if (begun.add(w.specIds)) claims.begin(w.specIds);
-            w.busy = true;
-            taken.add(w);
-        }
-        return new ClaimAgain(taken, specIds -> again.getOrDefault(specIds, false));
-    }
-
-    /** Ends this pump's claims without claiming again (its serve failed; its waiters were given back). */
-    private synchronized void endFlights(List<Waiter> served) {
-        for (Set<Long> specIds : specSets(served)) {
-            if (claims.inFlight(specIds)) claims.end(specIds);
-        }
-    }
-
-    private static Set<Set<Long>> specSets(List<Waiter> held) {
-        Set<Set<Long>> sets = new HashSet<>();
-        for (Waiter w : held) sets.add(w.specIds);
-        return sets;
-    }
-
-    /**
      * Claims for the waiters this pump holds, all in one write transaction (one commit however
      * many waiters it serves); no lock is held here (every call is I/O). The order of the
      * requests is the waiters' (oldest first); which jobs each one gets is the store's claim order.
-     * Returns the sets of specs it claimed for.
      */
-    private Set<Set<Long>> serve(List<Waiter> taken, List<Runnable> sends, Predicate<Set<Long>> knownPending) {
+    private void serve(List<Waiter> taken, List<Runnable> sends, Long justPending) {
         Map<Set<Long>, Boolean> pendingFor = new HashMap<>();
         PendingKnowledge.Ticket ticket = pending.ticket(); // before any read (see PendingKnowledge)
         List<Waiter> asking = new ArrayList<>();
         for (Waiter w : taken) {
             if (w.slots <= 0 || !w.session.isOpen()) continue;
-            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, knownPending, ticket))) asking.add(w);
+            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, justPending, ticket))) asking.add(w);
         }
-        if (asking.isEmpty()) return Set.of();
+        if (asking.isEmpty()) return;
         Instant now = clock.instant();
         ImageAffinity affinity = this.affinity;
         Set<Long> warm = new HashSet<>();
@@ -403,18 +332,16 @@ public final class Dispatcher {
             if (served.contains(runner)) affinity.served(runner);
             else if (w.specIds.stream().anyMatch(warmSpecs::contains)) affinity.passedOver(runner);
         }
-        return specSets(asking);
     }
 
     /**
      * Whether to claim for waiters of these specs. A claim is a write transaction, wasted when
      * nothing is pending (every finished job and every {@code ready} pumps, and most find nothing),
-     * so the store is asked first, unless a job is known to be there (this pump's own job was just
-     * committed for one of the specs, or one was while the pump before this one only asked), or
-     * the store already said none and nothing was heard since (not pending).
+     * so the store is asked first, unless this pump's own job was just committed for one of the
+     * specs (pending), or the store already said none and nothing was heard since (not pending).
      */
-    private boolean mayHavePending(Set<Long> specIds, Predicate<Set<Long>> knownPending, PendingKnowledge.Ticket ticket) {
-        if (knownPending.test(specIds)) return true;
+    private boolean mayHavePending(Set<Long> specIds, Long justPending, PendingKnowledge.Ticket ticket) {
+        if (justPending != null && specIds.contains(justPending)) return true;
         if (pending.knownEmpty(specIds)) return false;
         boolean any = store.hasPendingFor(specIds);
         if (!any) pending.nothingPending(specIds, ticket);
@@ -458,19 +385,24 @@ public final class Dispatcher {
 
     /**
      * Releases the waiters: a filled one stops waiting, one whose poll timed out meanwhile is
-     * told {@code no_job} (after its jobs, if any). Their claims stay in flight until the jobs
-     * are sent ({@link #endFlightsAndTakeAgain}).
+     * told {@code no_job} (after its jobs, if any). Returns the ones another pump missed.
      */
-    private synchronized void giveBack(List<Waiter> taken, List<Runnable> sends) {
+    private synchronized List<Waiter> giveBack(List<Waiter> taken, List<Runnable> sends) {
+        List<Waiter> missed = new ArrayList<>();
         for (Waiter w : taken) {
             w.busy = false;
             boolean current = waiters.get(w.session.runnerId()) == w;
-            if ((w.slots == 0 || w.expired) && current) {
-                waiters.remove(w.session.runnerId());
-                if (w.slots == 0) deadlines.clear(pollKey(w.session.runnerId()));
-                else sends.add(() -> w.session.send(new ServerMessage.NoJob()));
+            if (w.slots == 0 || w.expired) {
+                if (current) {
+                    waiters.remove(w.session.runnerId());
+                    if (w.slots == 0) deadlines.clear(pollKey(w.session.runnerId()));
+                    else sends.add(() -> w.session.send(new ServerMessage.NoJob()));
+                }
+            } else if (w.missed && current) {
+                missed.add(w);
             }
         }
+        return missed;
     }
 
     /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */

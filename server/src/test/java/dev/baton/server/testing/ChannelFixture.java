@@ -65,9 +65,6 @@ public final class ChannelFixture implements AutoCloseable {
     /** How often dispatch asked the store to claim (a write transaction each time). */
     public final AtomicInteger claims = new AtomicInteger();
 
-    /** How many of those claims found no job for any of their runners (a wasted write transaction each). */
-    public final AtomicInteger emptyClaims = new AtomicInteger();
-
     /**
      * A claim for a runner with a gate here stops before reaching the store: it counts
      * {@code entered} down and waits for {@code release} (to hold a dispatch in mid-claim).
@@ -98,7 +95,7 @@ public final class ChannelFixture implements AutoCloseable {
 
     /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
     public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
-        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, emptyClaims, claimGates, pendingReads, sweepHold, beforeNextFail);
+        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold, beforeNextFail);
         this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
         this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
                 .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -109,9 +106,8 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
-    private static Store countingClaims(Store real, AtomicInteger claims, AtomicInteger emptyClaims, java.util.Map<Long, ClaimGate> gates,
-            AtomicInteger pendingReads, java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold,
-            java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
+    private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates, AtomicInteger pendingReads,
+            java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold, java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
         return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
             if (method.getName().equals("hasPendingFor")) pendingReads.incrementAndGet();
             if (method.getName().equals("fail")) {
@@ -139,11 +135,7 @@ public final class ChannelFixture implements AutoCloseable {
                 }
             }
             try {
-                Object result = method.invoke(real, args);
-                boolean empty = one ? ((java.util.Optional<?>) result).isEmpty()
-                        : method.getName().equals("claimEach") && ((List<?>) result).stream().allMatch(jobs -> ((List<?>) jobs).isEmpty());
-                if (empty) emptyClaims.incrementAndGet();
-                return result;
+                return method.invoke(real, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
