@@ -122,7 +122,9 @@ public final class Bench {
                     round.put("ratio_server_to_floor", LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond));
                     rounds.add(round);
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
-                            + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job"
+                            + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job, "
+                            + t.readsPerJobByMethod().getOrDefault(CountingStore.CLAIMS, 0.0) + " claims/job ("
+                            + t.readsPerJobByMethod().getOrDefault(CountingStore.EMPTY_CLAIMS, 0.0) + " empty)"
                             + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources(), t.jobsPerSecond()) + ")"));
                     table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources(), c.jobsPerSecond()) + "); server/store = " + ratio));
                     for (RawCeiling.Result x : raw) {

@@ -43,6 +43,10 @@ final class CountingStore implements Store {
         void onProcessed();
     }
 
+    /** Not reads: claim transactions, and those that claimed no job, listed with the reads by method (printed per job). */
+    static final String CLAIMS = "claimEach (write)";
+    static final String EMPTY_CLAIMS = "claimEach (write, empty)";
+
     private final Store delegate;
     private final LongAdder writes = new LongAdder();
     private final LongAdder heartbeatRows = new LongAdder();
@@ -378,7 +382,11 @@ final class CountingStore implements Store {
     @Override
     public List<List<Job>> claimEach(List<dev.baton.server.store.ClaimRequest> requests, Instant now, Instant acceptUntil) {
         wrote("claimEach");
-        return delegate.claimEach(requests, now, acceptUntil);
+        List<List<Job>> claimed = delegate.claimEach(requests, now, acceptUntil);
+        // Beside the reads by method but not counted as reads: how many claims (writes) found no job at all.
+        readsByMethod.computeIfAbsent(CLAIMS, k -> new LongAdder()).increment();
+        if (claimed.stream().allMatch(List::isEmpty)) readsByMethod.computeIfAbsent(EMPTY_CLAIMS, k -> new LongAdder()).increment();
+        return claimed;
     }
 
     @Override
