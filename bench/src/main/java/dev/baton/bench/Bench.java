@@ -33,26 +33,12 @@ public final class Bench {
             System.exit(0);
         }
         if (args.length > 0 && args[0].equals("floor")) {
-            BenchOptions options;
-            try {
-                options = BenchOptions.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
-            } catch (IllegalArgumentException e) {
-                System.err.println(e.getMessage());
-                System.exit(2);
-                return;
-            }
+            BenchOptions options = subcommandOptions(args);
             TransportFloor.runAlone(options);
             System.exit(0);
         }
         if (args.length > 0 && args[0].equals("cluster")) {
-            BenchOptions options;
-            try {
-                options = BenchOptions.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
-            } catch (IllegalArgumentException e) {
-                System.err.println(e.getMessage());
-                System.exit(2);
-                return;
-            }
+            BenchOptions options = subcommandOptions(args);
             System.out.println("results: " + ClusterBench.run(options).toAbsolutePath());
             System.exit(0);
         }
@@ -172,6 +158,17 @@ public final class Bench {
         json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
                 "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
         return json;
+    }
+
+    /** The options after a subcommand's name; a usage error ends the process with status 2. */
+    private static BenchOptions subcommandOptions(String[] args) {
+        try {
+            return BenchOptions.parse(java.util.Arrays.copyOfRange(args, 1, args.length));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            throw e; // not reached
+        }
     }
 
     static String summary(Summary s) {
