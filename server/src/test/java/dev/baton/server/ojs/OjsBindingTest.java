@@ -60,7 +60,7 @@ class OjsBindingTest {
 
     /**
      * The error history records the type each nack sent (else details.error_class, else the code):
-     * the form of L1-RTR-014 whose nacks carry their types (docs/ojs.md, "Known failure").
+     * what L1-RTR-014 checks, here with all three sources of the type.
      */
     @Test
     void theErrorHistoryKeepsTheTypeOfEachFailure() throws Exception {

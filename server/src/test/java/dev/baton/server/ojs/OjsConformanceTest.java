@@ -5,7 +5,13 @@ import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.testing.TestDatabases;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -15,6 +21,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -25,7 +32,6 @@ import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
 
 /**
  * The Open Job Spec conformance suite against a real Baton server (the full assembly, one per
@@ -42,16 +48,6 @@ import org.opentest4j.TestAbortedException;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OjsConformanceTest {
-    /**
-     * Cases that fail for a reason documented in docs/ojs.md; they are
-     * reported as skipped (with the reason) so CI catches every other regression, and one that
-     * starts to pass fails the build until it is taken off this list.
-     */
-    private static final Map<String, String> KNOWN_FAILURES = Map.of(
-            "level-1-reliable/retry/retry-error-history-tracked.json",
-            "inconsistent in itself: expects error types (ConnectionTimeout, RateLimitExceeded, InternalServerError)"
-                    + " that its nack requests never send (they differ only in the message)");
-
     private static final Map<String, String> LEVEL_DIRS = Map.of(
             "0", "level-0-core", "1", "level-1-reliable", "2", "level-2-scheduled", "3", "level-3-workflows",
             "4", "level-4-advanced", "ext", "ext-graceful-shutdown");
@@ -114,18 +110,13 @@ class OjsConformanceTest {
             node.reset();
             new ConformanceCase(file, spec, "http://127.0.0.1:" + node.server().port(), node.token(), node.pause()).run();
         } catch (AssertionError | Exception e) {
-            String known = KNOWN_FAILURES.get(relative.replace('\\', '/'));
             synchronized (counts) {
-                counts[known != null ? 2 : 1]++;
+                counts[1]++;
             }
-            if (known != null) throw new TestAbortedException("known failure (docs/ojs.md): " + known + "; " + e.getMessage());
             throw e;
         }
         synchronized (counts) {
             counts[0]++;
-        }
-        if (KNOWN_FAILURES.containsKey(relative.replace('\\', '/'))) {
-            throw new AssertionError("a known failure passes now: take it off KNOWN_FAILURES and docs/ojs.md");
         }
     }
 
@@ -159,22 +150,58 @@ class OjsConformanceTest {
         }
     }
 
+    /**
+     * Reports the results per store and level, checks that each server's manifest announces the
+     * level these results support, then stops the servers. One method, so the manifest is asked
+     * before its server stops.
+     */
     @AfterAll
-    void stopNodes() {
-        nodes.values().forEach(n -> {
-            n.server().close();
-            deleteTree(n.dataDir());
-        });
+    void finish() throws Exception {
+        try {
+            StringBuilder out = new StringBuilder("OJS conformance results (passed / failed / skipped)\n");
+            new TreeMap<>(results).forEach((store, levels) -> new TreeMap<>(levels).forEach((level, c) ->
+                    out.append(String.format("  %-10s level %-3s passed %3d  failed %3d  skipped %3d%n", store, level, c[0], c[1], c[2]))));
+            System.out.print(out);
+            Path target = Path.of("target");
+            if (Files.isDirectory(target)) Files.writeString(target.resolve("ojs-conformance.txt"), out);
+            for (Map.Entry<String, Node> entry : nodes.entrySet()) {
+                OptionalInt supported = supportedLevel(results.getOrDefault(entry.getKey(), Map.of()));
+                if (supported.isEmpty()) continue; // not every numbered level ran whole: nothing to compare
+                assertThat(announcedLevel(entry.getValue()))
+                        .as("conformance_level in %s's manifest against the harness's results", entry.getKey())
+                        .isEqualTo(supported.getAsInt());
+            }
+        } finally {
+            nodes.values().forEach(n -> {
+                n.server().close();
+                deleteTree(n.dataDir());
+            });
+        }
     }
 
-    @AfterAll
-    void report() throws IOException {
-        StringBuilder out = new StringBuilder("OJS conformance results (passed / failed / skipped)\n");
-        new TreeMap<>(results).forEach((store, levels) -> new TreeMap<>(levels).forEach((level, c) ->
-                out.append(String.format("  %-10s level %-3s passed %3d  failed %3d  skipped %3d%n", store, level, c[0], c[1], c[2]))));
-        System.out.print(out);
-        Path target = Path.of("target");
-        if (Files.isDirectory(target)) Files.writeString(target.resolve("ojs-conformance.txt"), out);
+    /**
+     * The suite's rule: conformant at level N when every case of level N and of each level below
+     * it passes (-1 when level 0 does not). Empty when the run did not cover every numbered level
+     * with no filter, so that a partial run proves nothing either way.
+     */
+    static OptionalInt supportedLevel(Map<String, int[]> levels) {
+        if (!System.getProperty("ojs.filter", "").isEmpty()) return OptionalInt.empty();
+        int supported = -1;
+        for (int level = 0; level <= 4; level++) {
+            int[] c = levels.get(String.valueOf(level));
+            if (c == null || c[2] > 0) return OptionalInt.empty();
+            if (c[1] > 0 || c[0] == 0) break;
+            supported = level;
+        }
+        return OptionalInt.of(supported);
+    }
+
+    private static int announcedLevel(Node node) throws Exception {
+        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + node.server().port() + "/ojs/manifest"))
+                .header("Authorization", "Bearer " + node.token()).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(answer.body()).path("conformance_level").asInt(-2);
     }
 
     private static Path dataDirectory() {
