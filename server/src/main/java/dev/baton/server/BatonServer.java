@@ -1,5 +1,8 @@
 package dev.baton.server;
 
+import dev.baton.server.http.AfterHttpStart;
+import dev.baton.server.http.BeforeHttpStop;
+
 import dev.baton.server.api.ApiContext;
 import dev.baton.server.api.ManagementApi;
 import dev.baton.server.auth.AccessControl;

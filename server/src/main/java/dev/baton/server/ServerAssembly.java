@@ -9,7 +9,7 @@ import dev.baton.server.console.ConsoleSignIn;
 import dev.baton.server.logs.LogRoutes;
 import dev.baton.server.registry.Images;
 import dev.baton.server.metrics.BatonMetrics;
-import dev.baton.server.metrics.MetricsRoutes;
+import dev.baton.server.http.MetricsRoutes;
 import dev.baton.server.ojs.OjsRoutes;
 import dev.baton.server.registry.PrincipalGrants;
 import dev.baton.server.registry.RegistryModule;
@@ -44,7 +44,10 @@ public final class ServerAssembly {
                 .module(w -> parts.channel.routes())
                 .module(w -> parts.channel.controlRoutes())
                 .module(w -> {
-                    parts.logs = parts.channel.logRoutes(parts.tokens);
+                    // Live logs from this node's tails or from the node holding the runner's channel
+                    // (asked with node tokens when nodes share a bus), whole logs from stored output.
+                    parts.logs = new LogRoutes(w.store(), w.outputs(), parts.channel.liveLogs(),
+                            parts.channel.clustered() ? parts.tokens : null, w.config().nodeId(), w.config().nodeTimeout(), w.clock());
                     return parts.logs;
                 })
                 .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), new PrincipalGrants(w.access().authenticator(), w.store()),

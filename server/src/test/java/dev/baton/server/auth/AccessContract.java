@@ -1,5 +1,7 @@
 package dev.baton.server.auth;
 
+import dev.baton.server.store.Role;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;

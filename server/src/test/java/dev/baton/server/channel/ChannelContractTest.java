@@ -1,5 +1,7 @@
 package dev.baton.server.channel;
 
+import dev.baton.server.dispatch.RunnerSession;
+
 import static dev.baton.server.testing.ChannelFixture.ACCEPTANCE_TIMEOUT;
 import static dev.baton.server.testing.ChannelFixture.CANCEL_DEADLINE;
 import static dev.baton.server.testing.ChannelFixture.GRACE;

@@ -1,5 +1,7 @@
 package dev.baton.server.channel;
 
+import dev.baton.server.dispatch.RunnerSession;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.message.RunnerMessage;

@@ -3,7 +3,7 @@ package dev.baton.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.id.JobUuid;
-import dev.baton.server.dispatch.Changes;
+import dev.baton.server.events.Changes;
 import dev.baton.server.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -9,7 +9,6 @@ import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.Slug;
-import dev.baton.server.channel.Sessions;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;

@@ -1,5 +1,6 @@
 package dev.baton.server.logs;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

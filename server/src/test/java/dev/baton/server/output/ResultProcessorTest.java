@@ -16,7 +16,7 @@ import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.adapter.Adapters;
-import dev.baton.server.dispatch.Changes;
+import dev.baton.server.events.Changes;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.ClaimFilter;
 import dev.baton.server.store.ClaimRequest;

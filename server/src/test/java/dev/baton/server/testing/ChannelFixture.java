@@ -12,7 +12,7 @@ import dev.baton.protocol.value.Slug;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.metrics.BatonMetrics;
-import dev.baton.server.metrics.MetricsRoutes;
+import dev.baton.server.http.MetricsRoutes;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.store.Job;

@@ -1,0 +1,165 @@
+package dev.baton.server.api;
+
+import dev.baton.server.http.Lookups;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.protocol.value.Slug;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.Json;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.RunnerFilter;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.StoreException;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.util.List;
+
+/** Runner management and runner–spec association (seed 001, server scoped; who may call what: auth.RouteTable). */
+public final class RunnerRoutes implements RouteModule {
+    private final ApiContext api;
+    private final Lookups find;
+
+    public RunnerRoutes(ApiContext api) {
+        this.api = api;
+        this.find = new Lookups(api.store());
+    }
+
+    record CreateRunner(String name, String slug) {}
+
+    /** {@code labels} (optional) replaces the labels the admin set; {} removes them all. */
+    record UpdateRunner(String name, String slug, Boolean archived, java.util.Map<String, String> labels) {}
+
+    record AddSpec(String spec) {}
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.routes.post("/v0/runners", this::create);
+        config.routes.get("/v0/runners", this::list);
+        config.routes.get("/v0/runners/{runner}", this::get);
+        config.routes.patch("/v0/runners/{runner}", this::update);
+        config.routes.post("/v0/runners/{runner}/token", this::rotate);
+        config.routes.post("/v0/runners/{runner}/release", this::release);
+        config.routes.get("/v0/runners/{runner}/specs", this::listSpecs);
+        config.routes.post("/v0/runners/{runner}/specs", this::addSpec);
+        config.routes.delete("/v0/runners/{runner}/specs/{spec}", this::removeSpec);
+    }
+
+    private void create(Context ctx) {
+        CreateRunner body = api.body(ctx, CreateRunner.class);
+        String name = Fields.name("name", Fields.require("name", body.name()));
+        Slug slug = Fields.slug("slug", body.slug());
+        // A runner's name is how people tell runners apart (logs, `runners list`): a name in use is
+        // refused rather than silently given a renamed slug.
+        List<Runner> same = api.store().listRunners(new RunnerFilter(name, null, true));
+        if (!same.isEmpty()) {
+            Runner other = same.getFirst();
+            throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' is in use by runner '" + other.slug() + "'"
+                    + (other.isArchived() ? " (archived)" : "") + "; choose another name", "name");
+        }
+        RunnerKey key = RunnerKey.generate();
+        Slug effective = slug != null ? slug : Slug.fromName(name);
+        Runner runner;
+        try {
+            runner = api.store().createRunner(name, effective, key.hash(), api.now());
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.CONFLICT) {
+                if (slug != null) throw Slugs.taken(slug);
+                throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' gives slug '" + effective
+                        + "', which another runner has; choose another name or give a slug", "name");
+            }
+            throw e;
+        }
+        Json.write(ctx, 201, new RunnerKeyView(view(runner), key.reveal()));
+    }
+
+    private void list(Context ctx) {
+        String name = ctx.queryParam("name");
+        String search = ctx.queryParam("search");
+        boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
+        List<RunnerView> runners = api.store().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
+                .stream().map(this::view).toList();
+        Json.write(ctx, 200, runners);
+    }
+
+    private void get(Context ctx) {
+        Json.write(ctx, 200, view(find.runner(ctx.pathParam("runner"))));
+    }
+
+    private void update(Context ctx) {
+        UpdateRunner body = api.body(ctx, UpdateRunner.class);
+        String name = Fields.name("name", body.name());
+        Slug slug = Fields.slug("slug", body.slug());
+        var labels = Fields.parse("labels", body.labels(), dev.baton.protocol.value.Labels::of);
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        try {
+            Runner updated = api.store().updateRunner(runner.id(), name, slug, body.archived(), api.now());
+            if (labels != null) api.store().setRunnerLabels(runner.id(), true, labels, api.now());
+            Json.write(ctx, 200, view(updated));
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);
+            throw e;
+        }
+    }
+
+    private void rotate(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        if (runner.isArchived()) throw archived(runner);
+        RunnerKey key = RunnerKey.generate();
+        try {
+            Runner rotated = api.store().rotateRunnerKey(runner.id(), key.hash(), api.now());
+            Json.write(ctx, 200, new RunnerKeyView(view(rotated), key.reveal()));
+        } catch (StoreException e) {
+            // archived between our read and the update
+            if (e.reason() == StoreException.Reason.CONFLICT) throw archived(runner);
+            throw e;
+        }
+    }
+
+    /** Lifts a quarantine (docs/scheduling.md); releasing a runner that is not quarantined changes nothing but its count's start. */
+    private void release(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Json.write(ctx, 200, view(api.store().releaseRunner(runner.id(), api.now())));
+    }
+
+    private static ApiException archived(Runner runner) {
+        return ApiException.conflict("runner_archived", "runner '" + runner.slug() + "' is archived; restore it (PATCH archived=false) before rotating its key");
+    }
+
+    private void listSpecs(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Json.write(ctx, 200, api.store().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+    }
+
+    private void addSpec(Context ctx) {
+        AddSpec body = api.body(ctx, AddSpec.class);
+        String ref = Fields.require("spec", body.spec());
+        Fields.resourceId("spec", ref);
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Spec spec = api.store().findSpec(ResourceId.of(ref))
+                .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
+        if (spec.archived() != null) {
+            throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived", "spec");
+        }
+        api.store().addRunnerSpec(runner.id(), spec.id());
+        Json.write(ctx, 201, api.store().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+    }
+
+    private void removeSpec(Context ctx) {
+        Runner runner = find.runner(ctx.pathParam("runner"));
+        Spec spec = find.spec(ctx.pathParam("spec"));
+        if (!api.store().removeRunnerSpec(runner.id(), spec.id())) {
+            throw ApiException.notFound("runner_spec_not_found", "runner '" + runner.slug() + "' does not serve spec '" + spec.slug() + "'");
+        }
+        ctx.status(204);
+    }
+
+    private RunnerView view(Runner r) {
+        return RunnerView.of(r, api.store().runnerLabels(r.id()));
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

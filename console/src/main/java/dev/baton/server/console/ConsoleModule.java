@@ -1,0 +1,353 @@
+package dev.baton.server.console;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.server.http.Lookups;
+import dev.baton.server.console.ConsoleSignIn.Outcome;
+import dev.baton.server.console.ConsoleSignIn.Viewer;
+import dev.baton.server.console.Views.Chrome;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import gg.jte.ContentType;
+import gg.jte.TemplateEngine;
+import gg.jte.output.StringOutput;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.javalin.http.HttpStatus;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The web console (docs/console.md), served by the server itself: pages rendered from jte
+ * templates compiled at build time, live parts refreshed by htmx on the Server-Sent Events of
+ * {@link ConsoleEvents}, a job's log followed from the same stream the API serves. Every page needs
+ * a signed-in viewer ({@link ConsoleSignIn}); every form carries a CSRF token; every change is a
+ * call to the /v0 API ({@link ConsoleApi}). The routes, as a table:
+ *
+ * <pre>
+ * GET  /                                              → the runners page
+ * GET  /console/sign-in, POST /console/sign-in, POST /console/sign-out
+ * GET  /console/events                                  SSE: runners, jobs, job-{uuid}
+ * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
+ * GET  /console/specs, /console/queue, /console/projects
+ * GET  /console/projects/{project}/jobs                 ?status, spec, runner, offset
+ * GET  /console/projects/{project}/jobs/{job}           POST …/cancel; GET …/log (SSE)
+ * GET  /console/projects/{project}/registry
+ * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension
+ * </pre>
+ */
+public final class ConsoleModule implements RouteModule, AutoCloseable {
+    private final Store store;
+    private final ConsoleSignIn signIn;
+    private final ConsolePages pages;
+    private final ConsoleEvents events;
+    private final ConsoleApi api = new ConsoleApi();
+    private final Handler logStream;
+    private final Supplier<String> publicUrl;
+    private final Lookups find;
+    private final StaticAssets assets = new StaticAssets();
+    private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
+
+    /**
+     * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
+     *     run here after the console's own sign-in check
+     */
+    public ConsoleModule(Store store, ConsoleSignIn signIn, ConsolePages pages, ConsoleEvents events, Handler logStream,
+            Supplier<String> publicUrl) {
+        this.store = store;
+        this.signIn = signIn;
+        this.pages = pages;
+        this.events = events;
+        this.logStream = logStream;
+        this.publicUrl = publicUrl;
+        this.find = new Lookups(store);
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        var r = config.routes;
+        r.get("/", ctx -> ctx.redirect(home(ctx), HttpStatus.SEE_OTHER));
+        r.get("/console", ctx -> ctx.redirect(home(ctx), HttpStatus.SEE_OTHER));
+        r.get("/console/sign-in", this::signInPage);
+        r.post("/console/sign-in", this::signInSubmit);
+        r.post("/console/sign-out", action((ctx, viewer) -> {
+            signIn.signOut(ctx, secure(ctx));
+            ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
+        }));
+        r.get("/console/events", ctx -> {
+            if (viewer(ctx).isEmpty()) {
+                ctx.status(401).result("sign in first");
+                return;
+            }
+            events.stream(ctx);
+        });
+        r.get("/console/runners", page((ctx, v) -> render(ctx, 200, "runners.jte", chrome("Runners", "runners", admin(v)), "runners", pages.runners())));
+        r.post("/console/runners/{runner}/drain", action(this::drain));
+        r.post("/console/runners/{runner}/archive", action(this::archive));
+        r.post("/console/runners/{runner}/rotate", action(this::rotate));
+        r.post("/console/runners/{runner}/release", action(this::release));
+        r.get("/console/specs", page((ctx, v) -> render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
+        r.get("/console/queue", page((ctx, v) -> render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
+        r.get("/console/projects", page((ctx, v) -> render(ctx, 200, "projects.jte", chrome("Projects", "projects", v), "projects",
+                pages.projects(v::mayRead))));
+        r.get("/console/projects/{project}/jobs", page(this::jobs));
+        r.get("/console/projects/{project}/jobs/{job}", page((ctx, v) -> {
+            Project project = project(ctx, v);
+            Job job = find.job(project, ctx.pathParam("job"));
+            render(ctx, 200, "job.jte", chrome("Job " + job.uuid().toString().substring(0, 8), "projects", v), "page", pages.job(project, job));
+        }));
+        r.get("/console/projects/{project}/jobs/{job}/log", ctx -> {
+            Optional<Viewer> v = viewer(ctx);
+            if (v.isEmpty()) {
+                ctx.status(401).result("sign in first");
+                return;
+            }
+            project(ctx, v.get()); // a project the viewer may not read is not found
+            logStream.handle(ctx);
+        });
+        r.post("/console/projects/{project}/jobs/{job}/cancel", action(this::cancel));
+        r.get("/console/projects/{project}/registry", page((ctx, v) -> {
+            Project project = project(ctx, v);
+            render(ctx, 200, "registry.jte", chrome("Registry · " + project.name(), "projects", v), "page", pages.registry(project, publicUrl.get()));
+        }));
+        r.get("/console/static/{file}", assets::serve);
+        // The event streams must not hold up a graceful stop.
+        config.events.serverStopping(events::close);
+    }
+
+    // ---- sign-in ---------------------------------------------------------------------------------
+
+    private void signInPage(Context ctx) {
+        SecurityHeaders.apply(ctx);
+        if (viewer(ctx).isPresent()) {
+            ctx.redirect(home(ctx), HttpStatus.SEE_OTHER);
+            return;
+        }
+        showSignIn(ctx, 200, null);
+    }
+
+    private void showSignIn(Context ctx, int status, String error) {
+        String csrf = Csrf.random();
+        Cookies.set(ctx, Csrf.PRE_SESSION_COOKIE, csrf, "/console/sign-in", 3600, secure(ctx));
+        render(ctx, status, "signin.jte", new Chrome("Sign in", "sign-in", csrf), "error", error);
+    }
+
+    private void signInSubmit(Context ctx) {
+        SecurityHeaders.apply(ctx);
+        if (!Csrf.matches(ctx.cookie(Csrf.PRE_SESSION_COOKIE), ctx.formParam(Csrf.FIELD))) {
+            showSignIn(ctx, 403, "The form expired or did not come from this console; sign in again.");
+            return;
+        }
+        switch (signIn.check(ctx.formParam("token"))) {
+            case Outcome.Accepted(Viewer viewer) -> {
+                signIn.signIn(ctx, viewer, secure(ctx));
+                Cookies.set(ctx, Csrf.PRE_SESSION_COOKIE, "", "/console/sign-in", 0, secure(ctx));
+                ctx.redirect(viewer.home(), HttpStatus.SEE_OTHER);
+            }
+            case Outcome.Refused(String why) -> showSignIn(ctx, 401, "Not signed in: " + why + ".");
+        }
+    }
+
+    private Optional<Viewer> viewer(Context ctx) {
+        return signIn.viewer(ctx);
+    }
+
+    /** The first page for this request's viewer (the runners page when nobody is signed in: it asks for a sign-in). */
+    private String home(Context ctx) {
+        return viewer(ctx).map(Viewer::home).orElse("/console/runners");
+    }
+
+    private boolean secure(Context ctx) {
+        return ctx.req().isSecure() || publicUrl.get().startsWith("https://");
+    }
+
+    // ---- guards ----------------------------------------------------------------------------------
+
+    /** A page or an action, run for a signed-in viewer. */
+    private interface ViewerHandler {
+        void handle(Context ctx, Viewer viewer) throws Exception;
+    }
+
+    /** A page: signed-out visitors go to the sign-in page; an unknown project or job is a 404 page. */
+    private Handler page(ViewerHandler handler) {
+        return ctx -> {
+            SecurityHeaders.apply(ctx);
+            Optional<Viewer> viewer = viewer(ctx);
+            if (viewer.isEmpty()) {
+                // An htmx background refresh would follow a 303 invisibly; HX-Redirect moves the whole page.
+                if (ctx.header("HX-Request") != null) ctx.status(204).header("HX-Redirect", "/console/sign-in");
+                else ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
+                return;
+            }
+            run(ctx, viewer.get(), handler);
+        };
+    }
+
+    /** A form post: signed in, and its CSRF token matches the session's; otherwise refused and nothing changes. */
+    private Handler action(ViewerHandler handler) {
+        return ctx -> {
+            SecurityHeaders.apply(ctx);
+            Optional<Viewer> viewer = viewer(ctx);
+            if (viewer.isEmpty()) {
+                ctx.status(401);
+                showSignIn(ctx, 401, "Sign in to do that.");
+                return;
+            }
+            if (!Csrf.matches(viewer.get().csrf(), ctx.formParam(Csrf.FIELD))) {
+                message(ctx, 403, viewer.get(), "Refused", "The form's CSRF token is missing or wrong, so nothing was changed. Reload the page and try again.");
+                return;
+            }
+            run(ctx, viewer.get(), handler);
+        };
+    }
+
+    /** Runs the handler; a refusal or an unknown name becomes a page saying so, with its status. */
+    private void run(Context ctx, Viewer viewer, ViewerHandler handler) throws Exception {
+        try {
+            handler.handle(ctx, viewer);
+        } catch (ApiException e) {
+            message(ctx, e.status(), viewer, e.status() == 404 ? "Not found" : "Refused", e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // a name that cannot even be a slug or UUID (Lookups)
+            message(ctx, 404, viewer, "Not found", e.getMessage());
+        }
+    }
+
+    // ---- pages -----------------------------------------------------------------------------------
+
+    private void jobs(Context ctx, Viewer v) {
+        Project project = project(ctx, v);
+        JobStatus status = null;
+        String s = blank(ctx.queryParam("status"));
+        if (s != null) {
+            try {
+                status = JobStatus.parse(s);
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(400, "invalid_parameter", "no job status '" + s + "'");
+            }
+        }
+        Spec spec = Optional.ofNullable(blank(ctx.queryParam("spec"))).map(ref -> store.findSpec(resource(ref))
+                .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + ref + "'"))).orElse(null);
+        Runner runner = Optional.ofNullable(blank(ctx.queryParam("runner"))).map(ref -> store.findRunner(resource(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"))).orElse(null);
+        int offset;
+        try {
+            offset = Math.max(0, Integer.parseInt(Optional.ofNullable(ctx.queryParam("offset")).orElse("0")));
+        } catch (NumberFormatException e) {
+            offset = 0;
+        }
+        render(ctx, 200, "jobs.jte", chrome("Jobs · " + project.name(), "projects", v), "page", pages.jobs(project, status, spec, runner, offset));
+    }
+
+    /** Server-wide pages (runners, specs, queue) are the admin's. */
+    private static Viewer admin(Viewer v) {
+        if (!v.admin()) throw new ApiException(403, "forbidden", "this page needs an admin token");
+        return v;
+    }
+
+    /** The request's project, as unknown to a viewer who may not read it as to anyone (like the API). */
+    private Project project(Context ctx, Viewer v) {
+        String ref = ctx.pathParam("project");
+        Project project = find.project(ref);
+        if (!v.mayRead(project)) throw ApiException.notFound("project_not_found", "no project '" + ref + "'");
+        return project;
+    }
+
+    private static ResourceId resource(String ref) {
+        try {
+            return ResourceId.of(ref);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound("not_found", "no such name '" + ref + "'");
+        }
+    }
+
+    private static String blank(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    // ---- actions: each one a /v0 call with the viewer's token ------------------------------------
+
+    private void cancel(Context ctx, Viewer v) throws Exception {
+        String path = "/console/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job");
+        var answer = api.call(ctx, "POST", "/v0/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job") + "/cancel", null, v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Not canceled", answer.message());
+            return;
+        }
+        ctx.redirect(path, HttpStatus.SEE_OTHER);
+    }
+
+    private void drain(Context ctx, Viewer v) throws Exception {
+        String state = Optional.ofNullable(ctx.formParam("state")).orElse("quiet");
+        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/drain", Map.of("state", state), v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Not drained", answer.message());
+            return;
+        }
+        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
+    }
+
+    private void archive(Context ctx, Viewer v) throws Exception {
+        boolean archived = !"false".equals(ctx.formParam("archived"));
+        var answer = api.call(ctx, "PATCH", "/v0/runners/" + ctx.pathParam("runner"), Map.of("archived", archived), v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
+            return;
+        }
+        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
+    }
+
+    /** Lifts a quarantine through POST /v0/runners/{runner}/release (admin only, audited there). */
+    private void release(Context ctx, Viewer v) throws Exception {
+        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/release", null, v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Not released", answer.message());
+            return;
+        }
+        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
+    }
+
+    /** The new key is shown on this one response and never again (only its hash is stored). */
+    private void rotate(Context ctx, Viewer v) throws Exception {
+        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/token", null, v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Key not rotated", answer.message());
+            return;
+        }
+        render(ctx, 200, "key.jte", chrome("New runner key", "runners", v), "runner", answer.body().path("runner").path("slug").asText(),
+                "key", answer.body().path("key").asText());
+    }
+
+    // ---- rendering -------------------------------------------------------------------------------
+
+    private static Chrome chrome(String title, String section, Viewer viewer) {
+        return new Chrome(title, section, viewer.csrf(), viewer.admin());
+    }
+
+    private void message(Context ctx, int status, Viewer viewer, String title, String text) {
+        render(ctx, status, "message.jte", chrome(title, "", viewer), "text", text);
+    }
+
+    private void render(Context ctx, int status, String template, Chrome chrome, Object... params) {
+        Map<String, Object> all = new HashMap<>();
+        all.put("chrome", chrome);
+        for (int i = 0; i < params.length; i += 2) all.put((String) params[i], params[i + 1]);
+        StringOutput out = new StringOutput();
+        templates.render(template, all, out);
+        ctx.status(status).contentType("text/html; charset=utf-8").result(out.toString());
+    }
+
+    @Override
+    public void close() {
+        events.close();
+        api.close();
+    }
+}

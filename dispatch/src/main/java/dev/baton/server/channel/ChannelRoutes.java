@@ -1,0 +1,229 @@
+package dev.baton.server.channel;
+
+import dev.baton.server.dispatch.RunnerSession;
+import dev.baton.server.dispatch.Sessions;
+
+import dev.baton.protocol.message.InvalidMessageException;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.PollTimeout;
+import dev.baton.server.auth.RunnerAuthenticator;
+import dev.baton.server.dispatch.Dispatcher;
+import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.dispatch.RunnerSpecSets;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Store;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.websocket.WsContext;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /v0/runners/{runner}/channel}: the runner's WebSocket, authenticated with its key
+ * before the upgrade. Every text message is one protocol message; the reply (ack, job, stale,
+ * error…) goes back on the same channel. Messages and frames are bounded by
+ * request_body_max_bytes, enforced by Jetty at the protocol level.
+ */
+public final class ChannelRoutes implements RouteModule {
+    public static final String PATH = "/v0/runners/{runner}/channel";
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelRoutes.class);
+    private static final String RUNNER_ATTRIBUTE = "baton.channel.runner";
+    private static final String SESSION_ATTRIBUTE = "baton.channel.session";
+
+    private final RunnerAuthenticator runners;
+    private final Store store;
+    private final Sessions sessions;
+    private final Dispatcher dispatcher;
+    private final JobLifecycle lifecycle;
+    private final Liveness liveness;
+    private final Clock clock;
+    private final long maxMessageBytes;
+    private final PollTimeout defaultPollTimeout;
+    private final Duration idleTimeout;
+    private final RunnerSpecSets specSets;
+
+    public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
+            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets) {
+        this.runners = new RunnerAuthenticator(store);
+        this.specSets = specSets;
+        this.store = store;
+        this.sessions = sessions;
+        this.dispatcher = dispatcher;
+        this.lifecycle = lifecycle;
+        this.liveness = liveness;
+        this.clock = clock;
+        this.maxMessageBytes = maxMessageBytes;
+        this.defaultPollTimeout = defaultPollTimeout;
+        // Jetty's own idle timeout is only a backstop for dead TCP connections; the protocol's
+        // read timer (valid messages only) is enforced by ReadTimer on the injected clock.
+        this.idleTimeout = heartbeatTimeout.multipliedBy(4).compareTo(Duration.ofMinutes(5)) > 0 ? heartbeatTimeout.multipliedBy(4) : Duration.ofMinutes(5);
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.jetty.modifyWebSocketServletFactory(factory -> {
+            factory.setMaxTextMessageSize(maxMessageBytes);
+            factory.setMaxBinaryMessageSize(maxMessageBytes);
+            factory.setMaxFrameSize(maxMessageBytes);
+            factory.setIdleTimeout(idleTimeout);
+        });
+        config.routes.wsBeforeUpgrade(PATH, this::authenticate);
+        config.routes.ws(PATH, ws -> {
+            ws.onConnect(this::connected);
+            ws.onMessage(ctx -> received(ctx, ctx.message()));
+            ws.onBinaryMessage(ctx -> session(ctx).ifPresent(s -> s.send(
+                    new ServerMessage.Error("binary_not_supported", "the channel carries JSON text messages only"))));
+            ws.onClose(ctx -> closed(ctx));
+            ws.onError(ctx -> LOG.debug("channel error: {}", String.valueOf(ctx.error())));
+        });
+    }
+
+    /** Checks the runner key before upgrading: one query by key hash and runner, archived runners excluded. */
+    private void authenticate(Context ctx) {
+        var runner = runners.authenticate(ctx.pathParam("runner"), ctx.header("Authorization"));
+        if (runner.isEmpty()) {
+            var refused = new ApiException(401, "unauthorized", RunnerAuthenticator.refusal(ctx.pathParam("runner")));
+            // Javalin does not render results on the upgrade path, so the error body is written and
+            // committed here; the exception then stops the upgrade.
+            try {
+                ctx.res().setStatus(refused.status());
+                ctx.res().setContentType("application/json");
+                ctx.res().getOutputStream().write(Wire.mapper().writeValueAsBytes(refused.error()));
+                ctx.res().flushBuffer();
+            } catch (IOException e) {
+                LOG.debug("could not write the refusal: {}", e.toString());
+            }
+            throw refused;
+        }
+        ctx.attribute(RUNNER_ATTRIBUTE, runner.get());
+    }
+
+    private void connected(WsContext ctx) {
+        Runner runner = ctx.attribute(RUNNER_ATTRIBUTE);
+        if (runner == null) { // defensive: the upgrade handler always sets it
+            ctx.closeSession(1008, "unauthenticated");
+            return;
+        }
+        String remote = String.valueOf(ctx.session.getRemoteSocketAddress());
+        RunnerSession session = new RunnerSession(runner, ctx, clock.instant());
+        ctx.attribute(SESSION_ATTRIBUTE, session);
+        sessions.register(session).ifPresent(old -> {
+            dispatcher.forget(old);
+            old.close(RunnerSession.CLOSE_REPLACED, "replaced by a newer connection of this runner");
+        });
+        try {
+            lifecycle.connectionOpened(session);
+        } catch (RuntimeException e) {
+            // The store is unreachable: the runner cannot be served; it reconnects (perhaps to another node).
+            LOG.warn("could not record runner {} on this node: {}", runner.slug(), e.toString());
+            session.close(1011, "the server cannot reach its database");
+            return;
+        }
+        LOG.info("runner {} connected from {}", runner.slug(), remote);
+        session.send(welcome(runner));
+    }
+
+    /** Who the runner is and what it serves, first on the connection (the runner logs it). */
+    private ServerMessage.Welcome welcome(Runner runner) {
+        List<String> specs;
+        try {
+            specs = specSets.of(runner.id()).stream().filter(spec -> spec.archived() == null).map(spec -> spec.slug().value()).toList();
+        } catch (RuntimeException e) {
+            // Informational only: a database hiccup must not cost the runner its connection.
+            LOG.warn("could not read the specs of runner {} for its welcome: {}", runner.slug(), e.toString());
+            specs = List.of();
+        }
+        return new ServerMessage.Welcome(runner.slug().value(), runner.name(), specs);
+    }
+
+    private void received(WsContext ctx, String text) {
+        Optional<RunnerSession> maybe = session(ctx);
+        if (maybe.isEmpty()) return;
+        RunnerSession session = maybe.get();
+        RunnerMessage message;
+        try {
+            message = Wire.decodeRunnerMessage(text);
+        } catch (InvalidMessageException e) {
+            // Invalid input does not count as activity and changes nothing.
+            session.send(new ServerMessage.Error("invalid_message", e.getMessage()));
+            return;
+        }
+        ServerMessage reply = switch (message) {
+            case RunnerMessage.Ready r -> ready(session, r);
+            case RunnerMessage.Preparing p -> touchAnd(session, () -> lifecycle.preparing(session, p));
+            case RunnerMessage.Declined d -> touchAnd(session, () -> lifecycle.declined(session, d));
+            case RunnerMessage.Running r -> touchAnd(session, () -> lifecycle.running(session, r));
+            case RunnerMessage.Heartbeat h -> {
+                session.reportImages(h.images());
+                yield touchAnd(session, () -> lifecycle.heartbeat(session, h));
+            }
+            case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
+            case RunnerMessage.Log l -> touchAnd(session, () -> lifecycle.log(session, l));
+        };
+        if (reply != null) session.send(reply);
+    }
+
+    private ServerMessage ready(RunnerSession session, RunnerMessage.Ready r) {
+        PollTimeout poll;
+        try {
+            poll = r.pollTimeout() == null ? defaultPollTimeout : PollTimeout.of(r.pollTimeout());
+        } catch (IllegalArgumentException e) {
+            return new ServerMessage.Error("invalid_poll_timeout", e.getMessage());
+        }
+        int slots = r.slots() == null ? 1 : r.slots();
+        if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
+        if (r.capabilities() != null && session.report(r.capabilities().bounded())) {
+            var c = session.capabilities().orElseThrow();
+            LOG.info("runner {} runs jobs with executor {}{}", session.runner().slug(), c.executor(),
+                    c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")");
+        }
+        if (session.labelsChanged(r.labels())) {
+            // Before the wait starts, so this very ready already claims with the new labels.
+            store.setRunnerLabels(session.runnerId(), false, r.labels(), clock.instant());
+            session.labelsStored(r.labels());
+            LOG.info("runner {} reports labels {}", session.runner().slug(), r.labels());
+        }
+        // Before the wait starts too: this very ready is matched by the images it reports.
+        session.reportImages(r.images());
+        // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
+        if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
+        return null;
+    }
+
+    private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {
+        touch(session);
+        return handler.get();
+    }
+
+    /** A valid message: resets the read timer and marks the runner alive (written in the next batch). */
+    private void touch(RunnerSession session) {
+        var now = clock.instant();
+        session.touch(now);
+        liveness.runner(session.runnerId(), now);
+    }
+
+    private void closed(WsContext ctx) {
+        session(ctx).ifPresent(session -> {
+            session.markClosed();
+            dispatcher.forget(session);
+            if (sessions.unregister(session)) {
+                LOG.info("runner {} disconnected", session.runner().slug());
+                lifecycle.connectionClosed(session);
+            }
+        });
+    }
+
+    private static Optional<RunnerSession> session(WsContext ctx) {
+        return Optional.ofNullable(ctx.attribute(SESSION_ATTRIBUTE));
+    }
+}

@@ -1,0 +1,138 @@
+package dev.baton.server.auth;
+
+import dev.baton.server.store.Role;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Organization;
+import dev.baton.server.store.Project;
+import dev.baton.server.store.Store;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.router.Endpoint;
+import java.util.Optional;
+
+/**
+ * The one place where {@code /v0} access is decided. Before any matched {@code /v0} route runs,
+ * the caller is authenticated ({@link Authenticator}) and the route's {@link RouteTable} rule is
+ * applied; after a state-changing route succeeds, its audit action is recorded ({@link AuditLog}).
+ * Handlers whose scope is in the body or the resource finish the check with {@link #requireProject}
+ * and {@link #requireOrganization} on the request's {@link #authenticate} caller. A project or
+ * organization outside the caller's reach is answered exactly as a missing one (404), so a token
+ * learns nothing of others' existence.
+ */
+public final class AccessControl implements RouteModule {
+    private static final String PRINCIPAL = "baton.principal";
+
+    private final Authenticator authenticator;
+    private final Store store;
+    private final AuditLog audit;
+
+    public AccessControl(Authenticator authenticator, Store store, AuditLog audit) {
+        this.authenticator = authenticator;
+        this.store = store;
+        this.audit = audit;
+    }
+
+    /** The one entry point from a presented secret to a {@link Principal}, for doors that are not {@code /v0} (registry, OJS, console). */
+    public Authenticator authenticator() {
+        return authenticator;
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.routes.beforeMatched("/v0/*", this::before);
+        config.routes.afterMatched("/v0/*", this::after);
+    }
+
+    private void before(Context ctx) {
+        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+        if (endpoint == null) return; // the runner channel's WebSocket: runner keys (ChannelRoutes)
+        RouteTable.Entry entry = RouteTable.of(endpoint.method.name(), endpoint.path)
+                .orElse(new RouteTable.Entry(new AccessRule.AdminOnly(), null)); // unlisted: fail closed
+        if (entry.rule() instanceof AccessRule.Public) return;
+        Principal principal = authenticate(ctx);
+        if (principal instanceof Principal.Admin) return; // every route; no lookup on the admin's (and benchmarks') hot path
+        switch (entry.rule()) {
+            case AccessRule.Public p -> { }
+            case AccessRule.Authenticated a -> { }
+            case AccessRule.InHandler h -> { }
+            case AccessRule.AdminOnly a -> {
+                if (!(principal instanceof Principal.Admin)) {
+                    throw new ApiException(403, "forbidden", "this is a server-wide action: it needs the admin token");
+                }
+            }
+            case AccessRule.OnProject p -> {
+                String ref = PathParams.of(endpoint.path, ctx.path()).get("project");
+                store.findProject(ResourceId.of(ref)).ifPresent(project -> requireProject(principal, project, p.role(), ref));
+            }
+            case AccessRule.OnOrganization o -> {
+                String ref = PathParams.of(endpoint.path, ctx.path()).get("organization");
+                store.findOrganization(ResourceId.of(ref)).ifPresent(org -> requireOrganization(principal, org, o.role(), ref));
+            }
+        }
+    }
+
+    private void after(Context ctx) {
+        Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
+        if (endpoint == null || ctx.statusCode() >= 300) return;
+        Principal principal = ctx.attribute(PRINCIPAL);
+        if (principal == null) return;
+        RouteTable.of(endpoint.method.name(), endpoint.path).map(RouteTable.Entry::auditAction)
+                .ifPresent(action -> audit.record(principal, action, ctx.path(), AuditLog.detailOf(ctx), ctx.ip()));
+    }
+
+    /** The caller of this request (authenticated once, then remembered on the request); 401 without valid credentials. */
+    public Principal authenticate(Context ctx) {
+        Principal known = ctx.attribute(PRINCIPAL);
+        if (known != null) return known;
+        String header = ctx.header("Authorization");
+        Principal principal = authenticator.fromHeader(header).orElseThrow(() -> refusal(header));
+        ctx.attribute(PRINCIPAL, principal);
+        return principal;
+    }
+
+    private static ApiException refusal(String header) {
+        Optional<String> token = BearerToken.of(header);
+        if (token.isEmpty()) {
+            return new ApiException(401, "unauthorized", "missing 'Authorization: Bearer <token>' header (an API token or the admin token)");
+        }
+        // A runner key is a real credential, just not for this: say so rather than "invalid".
+        if (token.get().startsWith(RunnerKey.PREFIX)) {
+            return new ApiException(403, "forbidden", "runner keys cannot use the management API; use an API token or the admin token");
+        }
+        return new ApiException(401, "unauthorized", "unknown, revoked or expired token");
+    }
+
+    /** The role {@code principal} has on {@code project}: every role for the admin, empty when out of reach. */
+    public static Optional<Role> roleOn(Principal principal, Project project) {
+        return switch (principal) {
+            case Principal.Admin a -> Optional.of(Role.OWNER);
+            case Principal.TokenHolder t -> t.roleOn(project);
+        };
+    }
+
+    public static Optional<Role> roleOn(Principal principal, Organization organization) {
+        return switch (principal) {
+            case Principal.Admin a -> Optional.of(Role.OWNER);
+            case Principal.TokenHolder t -> t.roleOnOrganization(organization.id());
+        };
+    }
+
+    /** 404 {@code project_not_found} out of reach (as if missing), 403 with too small a role. */
+    public static void requireProject(Principal principal, Project project, Role role, String ref) {
+        Role has = roleOn(principal, project).orElseThrow(() -> ApiException.notFound("project_not_found", "no project '" + ref + "'"));
+        if (!has.includes(role)) throw tooSmall(has, role, "project '" + project.slug() + "'");
+    }
+
+    public static void requireOrganization(Principal principal, Organization org, Role role, String ref) {
+        Role has = roleOn(principal, org).orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
+        if (!has.includes(role)) throw tooSmall(has, role, "organization '" + org.slug() + "'");
+    }
+
+    static ApiException tooSmall(Role has, Role needed, String where) {
+        return new ApiException(403, "forbidden", "this needs role " + needed.wireName() + " on " + where + "; the token has " + has.wireName());
+    }
+}
