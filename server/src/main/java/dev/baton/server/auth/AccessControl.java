@@ -11,6 +11,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.router.Endpoint;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The one place where {@code /v0} access is decided. Before any matched {@code /v0} route runs,
@@ -23,6 +24,7 @@ import java.util.Optional;
  */
 public final class AccessControl implements RouteModule {
     private static final String PRINCIPAL = "baton.principal";
+    private static final String REAUTHENTICATE = "baton.reauthenticate";
 
     private final Authenticator authenticator;
     private final Store store;
@@ -91,7 +93,21 @@ public final class AccessControl implements RouteModule {
         String header = ctx.header("Authorization");
         Principal principal = authenticator.fromHeader(header).orElseThrow(() -> refusal(header));
         ctx.attribute(PRINCIPAL, principal);
+        if (principal instanceof Principal.TokenHolder) reauthenticateWith(ctx, () -> authenticator.fromHeader(header));
         return principal;
+    }
+
+    /**
+     * How a long answer (an event stream) finds its caller again as they are now: {@code again}
+     * gives the principal with its current memberships, or empty once the token is revoked or expired.
+     */
+    public static void reauthenticateWith(Context ctx, Supplier<Optional<Principal>> again) {
+        ctx.attribute(REAUTHENTICATE, again);
+    }
+
+    /** The request's way to find its caller again, or null when there is none to ask (the admin token, which cannot lose access). */
+    public static Supplier<Optional<Principal>> reauthentication(Context ctx) {
+        return ctx.attribute(REAUTHENTICATE);
     }
 
     private static ApiException refusal(String header) {
