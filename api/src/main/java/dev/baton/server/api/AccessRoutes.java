@@ -96,11 +96,23 @@ public final class AccessRoutes implements RouteModule {
 
     private void createToken(Context ctx) {
         CreateToken body = api.body(ctx, CreateToken.class);
-        String userRef = Fields.require("user", body.user());
-        Role role = Fields.parse("role", Fields.require("role", body.role()), Role::parse);
         if ((body.project() == null) == (body.organization() == null)) {
             throw ApiException.invalidField("project", "give exactly one of project and organization: the token's scope");
         }
+        // The scope before anything else in the body: a caller who is not its owner learns nothing
+        // more (missing and out of reach: the same 404, field and all; a smaller role: 403).
+        Principal who = api.access().authenticate(ctx);
+        Project project = null;
+        Organization org = null;
+        if (body.project() != null) {
+            project = AccessControl.reachableProject(who, api.store().findProject(Fields.resourceId("project", body.project())),
+                    Role.OWNER, body.project(), "project");
+        } else {
+            org = AccessControl.reachableOrganization(who, api.store().findOrganization(Fields.resourceId("organization", body.organization())),
+                    Role.OWNER, body.organization(), "organization");
+        }
+        String userRef = Fields.require("user", body.user());
+        Role role = Fields.parse("role", Fields.require("role", body.role()), Role::parse);
         Instant expires = null;
         if (body.expiresIn() != null) {
             Duration lifetime = Fields.parse("expires_in", body.expiresIn(), Durations::parse);
@@ -110,27 +122,10 @@ public final class AccessRoutes implements RouteModule {
             expires = api.now().plus(lifetime);
         }
         String name = body.name() == null ? role.wireName() + " token" : Fields.name("name", body.name());
-        // The scope first: a caller who is not its owner learns nothing more (404 as if missing, or 403).
-        Principal who = api.access().authenticate(ctx);
-        Long orgId = null;
-        Long projectId = null;
-        Role member;
-        User user;
-        if (body.project() != null) {
-            Project project = api.store().findProject(Fields.resourceId("project", body.project()))
-                    .orElseThrow(() -> new ApiException(404, "project_not_found", "no project '" + body.project() + "'", "project"));
-            AccessControl.requireProject(who, project, Role.OWNER, body.project());
-            user = user(userRef, "user");
-            projectId = project.id();
-            member = memberRole(user, project.organizationId(), project.id());
-        } else {
-            Organization org = api.store().findOrganization(Fields.resourceId("organization", body.organization()))
-                    .orElseThrow(() -> new ApiException(404, "organization_not_found", "no organization '" + body.organization() + "'", "organization"));
-            AccessControl.requireOrganization(who, org, Role.OWNER, body.organization());
-            user = user(userRef, "user");
-            orgId = org.id();
-            member = memberRole(user, org.id(), null);
-        }
+        User user = user(userRef, "user");
+        Long orgId = org == null ? null : org.id();
+        Long projectId = project == null ? null : project.id();
+        Role member = project != null ? memberRole(user, project.organizationId(), project.id()) : memberRole(user, org.id(), null);
         if (member == null || !member.includes(role)) {
             throw new ApiException(409, "role_exceeds_membership", "user '" + user.name() + "' has " + (member == null ? "no role" : "role " + member.wireName())
                     + " there; a token cannot have more than its user (add the user as a member first)", "role");

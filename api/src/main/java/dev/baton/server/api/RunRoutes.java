@@ -76,16 +76,16 @@ public final class RunRoutes implements RouteModule {
 
     private void run(Context ctx) {
         RunRequest request = api.body(ctx, RunRequest.class);
-        // The project is checked before anything else is looked at, so that a token learns nothing about others' projects.
+        // The project is decided before anything else is looked at: missing and out of reach get the
+        // same 404 whatever else is wrong with the run, so a token learns nothing about others' projects.
         Principal who = api.access().authenticate(ctx);
         if (who instanceof Principal.TokenHolder && request.project() != null && !request.project().isBlank()) {
-            projects.find(ResourceId.of(request.project()))
-                    .ifPresent(p -> AccessControl.requireProject(who, p, Role.SUBMITTER, request.project()));
+            AccessControl.reachableProject(who, projects.find(ResourceId.of(request.project())), Role.SUBMITTER, request.project(), "project");
         }
         // Validation resolves the same reference from the same per-node map: no second read.
         ValidRun run = validator.validate(request);
         // A project that appeared between the check and validation is checked again on what validation resolved.
-        AccessControl.requireProject(who, run.project(), Role.SUBMITTER, request.project());
+        AccessControl.requireProject(who, run.project(), Role.SUBMITTER, request.project(), "project");
         // Only runs that would be stored count against the token's limit; a refused one changes nothing.
         api.submissions().acquire(who, ctx);
         NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;

@@ -4,6 +4,7 @@ import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.http.Lookups;
 import dev.baton.server.console.ConsoleSignIn.Outcome;
+import dev.baton.server.auth.AccessControl;
 import dev.baton.server.console.ConsoleSignIn.Viewer;
 import dev.baton.server.console.Views.Chrome;
 import dev.baton.server.http.ApiException;
@@ -82,13 +83,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             signIn.signOut(ctx, secure(ctx));
             ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
         }));
-        r.get("/console/events", ctx -> {
-            if (viewer(ctx).isEmpty()) {
-                ctx.status(401).result("sign in first");
-                return;
-            }
-            events.stream(ctx);
-        });
+        r.get("/console/events", ctx -> events.stream(ctx, () -> viewer(ctx).map(Viewer::principal)));
         r.get("/console/runners", page((ctx, v) -> render(ctx, 200, "runners.jte", chrome("Runners", "runners", admin(v)), "runners", pages.runners())));
         r.post("/console/runners/{runner}/drain", action(this::drain));
         r.post("/console/runners/{runner}/archive", action(this::archive));
@@ -111,6 +106,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 return;
             }
             project(ctx, v.get()); // a project the viewer may not read is not found
+            if (!v.get().admin()) AccessControl.reauthenticateWith(ctx, () -> viewer(ctx).map(Viewer::principal)); // a follower who loses the project stops
             logStream.handle(ctx);
         });
         r.post("/console/projects/{project}/jobs/{job}/cancel", action(this::cancel));

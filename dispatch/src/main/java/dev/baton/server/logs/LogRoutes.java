@@ -6,8 +6,11 @@ import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.BearerToken;
 import dev.baton.server.http.AfterHttpStart;
+import dev.baton.server.auth.Principal;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.EventStreams;
 import dev.baton.server.http.Json;
@@ -26,6 +29,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,6 +52,8 @@ import org.slf4j.LoggerFactory;
  * job in the store again at least every {@link #RECHECK} (a job can end on paths that do not pass
  * through this node, e.g. on another server node), and writes a comment every {@link #KEEP_ALIVE}
  * so idle proxies and Jetty's idle timeout keep the stream open and a gone client is noticed.
+ * A follower with a token finds its caller again at least every {@link #RECHECK} of the clock and
+ * ends the stream once the caller may no longer read the project.
  */
 public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogRoutes.class);
@@ -197,9 +203,17 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         out.flush();
         long position = after;
         long lastWrite = System.nanoTime();
+        Supplier<Optional<Principal>> reader = AccessControl.reauthentication(ctx);
+        Instant checked = clock.instant();
         try {
             while (!logs.isClosed()) {
                 Snapshot s = read(project, job, position, RECHECK);
+                // The reader as they are now, at most once per RECHECK of the clock: one who lost the
+                // project (removed, token revoked or expired) gets nothing more; a reconnect gets 404.
+                if (reader != null && !clock.instant().isBefore(checked.plus(RECHECK))) {
+                    checked = clock.instant();
+                    if (reader.get().flatMap(p -> AccessControl.roleOn(p, project)).isEmpty()) return;
+                }
                 StringBuilder events = new StringBuilder();
                 for (LogEntry e : s.entries()) {
                     events.append("id: ").append(e.seq()).append("\nevent: log\ndata: ").append(Wire.encode(e)).append("\n\n");

@@ -13,6 +13,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.router.Endpoint;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The one place where {@code /v0} access is decided. Before any matched {@code /v0} route runs,
@@ -25,6 +26,7 @@ import java.util.Optional;
  */
 public final class AccessControl implements RouteModule {
     private static final String PRINCIPAL = "baton.principal";
+    private static final String REAUTHENTICATE = "baton.reauthenticate";
 
     private final Authenticator authenticator;
     private final Store store;
@@ -64,13 +66,15 @@ public final class AccessControl implements RouteModule {
                     throw new ApiException(403, "forbidden", "this is a server-wide action: it needs the admin token");
                 }
             }
+            // Decided before the handler looks at anything else in the request: a missing project and one
+            // out of reach get the same 404 whatever else is wrong with the request (a query parameter, the body).
             case AccessRule.OnProject p -> {
                 String ref = PathParams.of(endpoint.path, ctx.path()).get("project");
-                store.findProject(ResourceId.of(ref)).ifPresent(project -> requireProject(principal, project, p.role(), ref));
+                reachableProject(principal, store.findProject(ResourceId.of(ref)), p.role(), ref, null);
             }
             case AccessRule.OnOrganization o -> {
                 String ref = PathParams.of(endpoint.path, ctx.path()).get("organization");
-                store.findOrganization(ResourceId.of(ref)).ifPresent(org -> requireOrganization(principal, org, o.role(), ref));
+                reachableOrganization(principal, store.findOrganization(ResourceId.of(ref)), o.role(), ref, null);
             }
         }
     }
@@ -91,7 +95,21 @@ public final class AccessControl implements RouteModule {
         String header = ctx.header("Authorization");
         Principal principal = authenticator.fromHeader(header).orElseThrow(() -> refusal(header));
         ctx.attribute(PRINCIPAL, principal);
+        if (principal instanceof Principal.TokenHolder) reauthenticateWith(ctx, () -> authenticator.fromHeader(header));
         return principal;
+    }
+
+    /**
+     * How a long answer (an event stream) finds its caller again as they are now: {@code again}
+     * gives the principal with its current memberships, or empty once the token is revoked or expired.
+     */
+    public static void reauthenticateWith(Context ctx, Supplier<Optional<Principal>> again) {
+        ctx.attribute(REAUTHENTICATE, again);
+    }
+
+    /** The request's way to find its caller again, or null when there is none to ask (the admin token, which cannot lose access). */
+    public static Supplier<Optional<Principal>> reauthentication(Context ctx) {
+        return ctx.attribute(REAUTHENTICATE);
     }
 
     private static ApiException refusal(String header) {
@@ -121,15 +139,45 @@ public final class AccessControl implements RouteModule {
         };
     }
 
+    /**
+     * The project {@code found} for {@code ref}, when the principal has at least {@code role} on it.
+     * Missing and out of reach get one and the same 404 {@code project_not_found} (naming {@code field}
+     * when the reference came from the body); too small a role on a reachable project gets 403.
+     */
+    public static Project reachableProject(Principal principal, Optional<Project> found, Role role, String ref, String field) {
+        Project project = found.filter(p -> roleOn(principal, p).isPresent()).orElseThrow(() -> projectNotFound(ref, field));
+        requireProject(principal, project, role, ref, field);
+        return project;
+    }
+
+    public static Organization reachableOrganization(Principal principal, Optional<Organization> found, Role role, String ref, String field) {
+        Organization org = found.filter(o -> roleOn(principal, o).isPresent()).orElseThrow(() -> organizationNotFound(ref, field));
+        requireOrganization(principal, org, role, ref, field);
+        return org;
+    }
+
     /** 404 {@code project_not_found} out of reach (as if missing), 403 with too small a role. */
     public static void requireProject(Principal principal, Project project, Role role, String ref) {
-        Role has = roleOn(principal, project).orElseThrow(() -> ApiException.notFound("project_not_found", "no project '" + ref + "'"));
+        requireProject(principal, project, role, ref, null);
+    }
+
+    public static void requireProject(Principal principal, Project project, Role role, String ref, String field) {
+        Role has = roleOn(principal, project).orElseThrow(() -> projectNotFound(ref, field));
         if (!has.includes(role)) throw tooSmall(has, role, "project '" + project.slug() + "'");
     }
 
-    public static void requireOrganization(Principal principal, Organization org, Role role, String ref) {
-        Role has = roleOn(principal, org).orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
+    public static void requireOrganization(Principal principal, Organization org, Role role, String ref, String field) {
+        Role has = roleOn(principal, org).orElseThrow(() -> organizationNotFound(ref, field));
         if (!has.includes(role)) throw tooSmall(has, role, "organization '" + org.slug() + "'");
+    }
+
+    /** The one answer for a project that is missing or out of reach; {@code field}: the body field that named it, or null for a path. */
+    public static ApiException projectNotFound(String ref, String field) {
+        return new ApiException(404, "project_not_found", "no project '" + ref + "'", field);
+    }
+
+    public static ApiException organizationNotFound(String ref, String field) {
+        return new ApiException(404, "organization_not_found", "no organization '" + ref + "'", field);
     }
 
     static ApiException tooSmall(Role has, Role needed, String where) {
