@@ -1,5 +1,10 @@
 package dev.baton.server.store;
 
+import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
+import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
+import static dev.baton.server.store.ClaimSql.candidates;
+import static dev.baton.server.store.StoreContext.LIVENESS_ROWS_PER_STATEMENT;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
@@ -176,7 +181,7 @@ final class PostgresStore extends JdbcStore {
             List<Map.Entry<JobUuid, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
             StringBuilder values = new StringBuilder();
             for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
-            Sql q = Sql.once(h, "WITH v (k, t) AS (VALUES " + values + "),"
+            Sql q = statements.once(h, "WITH v (k, t) AS (VALUES " + values + "),"
                     + " mine AS MATERIALIZED (SELECT j.id FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2)"
                     + " FOR NO KEY UPDATE OF j SKIP LOCKED),"
                     + " written AS (UPDATE job SET last_heartbeat = v.t FROM v WHERE job.uuid = v.k AND job.id IN (SELECT id FROM mine)"
@@ -199,7 +204,7 @@ final class PostgresStore extends JdbcStore {
                     : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
             String query = candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED";
             // Constant for a plain runner's first candidate; a router's filter or skipped ids make it per call.
-            Sql statement = filter.addsNoSql() && skipped.isEmpty() ? Sql.on(h, query) : Sql.once(h, query);
+            Sql statement = filter.addsNoSql() && skipped.isEmpty() ? statements.on(h, query) : statements.once(h, query);
             Optional<Candidate> candidate = statement
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .findOne(rs -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")));
@@ -218,12 +223,12 @@ final class PostgresStore extends JdbcStore {
     record Candidate(long id, int priority, long organizationId, String sourceIp) {}
 
     /** Tries the candidate's organization and IP locks: exclusive where its own limit reads, shared elsewhere. */
-    static boolean lockLimitKeys(Handle h, Candidate c) {
+    boolean lockLimitKeys(Handle h, Candidate c) {
         boolean orgExclusive = c.priority() >= 100 && c.priority() < 200;
         boolean ipExclusive = c.priority() < 100;
         // Advisory locks are database-wide: the schema is part of the key, so Baton installations
         // (or test runs) in different schemas of one database never make each other skip jobs.
-        return Sql.on(h, "SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
+        return statements.on(h, "SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
                         + tryLock(ipExclusive) + "(:ipKind, hashtext(current_schema() || ':' || :ip))")
                 .bind("orgKind", ORGANIZATION_LOCK).bind("org", Long.toString(c.organizationId()))
                 .bind("ipKind", SOURCE_IP_LOCK).bind("ip", c.sourceIp())
@@ -235,8 +240,8 @@ final class PostgresStore extends JdbcStore {
     }
 
     /** The tier limit re-read in a new statement, i.e. a new snapshot taken after the advisory lock. */
-    private static boolean limitStillHolds(Handle h, long jobId) {
-        return Sql.on(h, "SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
+    private boolean limitStillHolds(Handle h, long jobId) {
+        return statements.on(h, "SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
                 .bind("id", jobId).exists();
     }
 }

@@ -1,14 +1,12 @@
 package dev.baton.server.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.OrganizationUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.id.SpecUuid;
-import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobConfig;
@@ -24,7 +22,8 @@ import org.jdbi.v3.core.mapper.RowMapper;
 /**
  * Row mapping and value encoding shared by both dialects. Times are stored as microseconds since
  * the epoch (both dialects' finest common precision), so an {@link Instant} read back is the
- * one written truncated to microseconds.
+ * one written truncated to microseconds. A job's row is mapped by its store's {@link JobRows},
+ * which holds the store's parsed configs.
  */
 final class Rows {
     private Rows() {}
@@ -113,20 +112,6 @@ final class Rows {
                 rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
     }
 
-    static Job job(ResultSet rs) throws SQLException {
-        String lease = rs.getString("lease");
-        long id = rs.getLong("id");
-        return new Job(
-                id, new JobUuid(uuid(rs)), rs.getLong("report_id"), rs.getLong("project_id"),
-                rs.getLong("organization_id"), rs.getString("source_ip"), rs.getLong("spec_id"), JOB_CONFIGS.config(id, rs.getString("config")),
-                rs.getInt("timeout"), rs.getInt("priority"), JobStatus.ofCode(rs.getInt("status")), nullableLong(rs, "runner_id"),
-                lease == null ? null : new LeaseId(lease), rs.getInt("attempt"), rs.getInt("requeues"),
-                instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
-                nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
-                instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"),
-                instant(rs, "decline_backoff_until"), nullableLong(rs, "canary_runner_id"));
-    }
-
     static Attempt attempt(ResultSet rs) throws SQLException {
         Integer outcome = nullableInt(rs, "outcome");
         return new Attempt(
@@ -136,17 +121,13 @@ final class Rows {
                 rs.getString("fingerprint"), warm(nullableInt(rs, "warm")));
     }
 
-    // The same mappings for Jdbi's cold paths: one mapping per type.
+    // The same mappings for Jdbi's cold paths: one mapping per type (a job's is JobRows.mapper).
     static final RowMapper<Organization> ORGANIZATION_MAPPER = (rs, ctx) -> organization(rs);
     static final RowMapper<Project> PROJECT_MAPPER = (rs, ctx) -> project(rs);
     static final RowMapper<Runner> RUNNER_MAPPER = (rs, ctx) -> runner(rs);
     static final RowMapper<Spec> SPEC_MAPPER = (rs, ctx) -> spec(rs);
     static final RowMapper<Report> REPORT_MAPPER = (rs, ctx) -> report(rs);
-    static final RowMapper<Job> JOB_MAPPER = (rs, ctx) -> job(rs);
     static final RowMapper<Attempt> ATTEMPT_MAPPER = (rs, ctx) -> attempt(rs);
-
-    /** Job configs parsed once per job rather than on every read of its row (see {@link JobConfigs}). */
-    static final JobConfigs JOB_CONFIGS = new JobConfigs(4096);
 
     private static Boolean warm(Integer stored) {
         return stored == null ? null : stored == 1;

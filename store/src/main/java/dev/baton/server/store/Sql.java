@@ -10,9 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import org.jdbi.v3.core.Handle;
 
 /**
  * Plain JDBC for the statements on a job's hot path (issue 13, docs/decisions/0017-plain-jdbc-hot-path.md):
@@ -21,9 +18,10 @@ import org.jdbi.v3.core.Handle;
  * more CPU than the database itself on the ~25 statements of a job; Jdbi stays for everything else.
  *
  * <p>The SQL keeps Jdbi's {@code :name} parameters, so a statement reads the same in both styles;
- * it is rewritten to positional {@code ?} once per distinct constant text ({@link #on}), or on each
- * call for a text built per call ({@link #once}). Quoted literals and PostgreSQL's
- * {@code ::} casts are left alone. Nulls are bound with the parameter's declared type, as Jdbi does.
+ * it is rewritten to positional {@code ?} ({@link #rewrite}) once per distinct constant text, or on
+ * each call for a text built per call: a store's {@link Statements} decide which and hand out the
+ * statements. Quoted literals and PostgreSQL's {@code ::} casts are left alone. Nulls are bound
+ * with the parameter's declared type, as Jdbi does.
  */
 final class Sql {
     /** Maps the current row of a result set; {@link Rows} holds one per stored type. */
@@ -35,19 +33,6 @@ final class Sql {
     /** A statement's text with positional parameters, and the name bound at each position. */
     record Parsed(String jdbc, String[] positions) {}
 
-    /**
-     * Rewritten texts of the statements given to {@link #on}: a few dozen constant texts (some
-     * chosen from a handful of variants). Texts built per call go through {@link #once} and are
-     * never remembered, so they cannot crowd out a hot statement. Should a caller still hand
-     * {@code on} per-call texts, the table is emptied when full rather than frozen: a hot
-     * statement is then rewritten once more per {@value #MAX_PARSED} such texts, not on every call.
-     */
-    private static final int MAX_PARSED = 512;
-    private static final int MAX_PARSED_LENGTH = 8192;
-    private static final ConcurrentHashMap<String, Parsed> PARSED = new ConcurrentHashMap<>();
-    /** Rewrites done, remembered or not (a test counts them). */
-    private static final AtomicLong REWRITES = new AtomicLong();
-
     private final Connection connection;
     private final Parsed parsed;
     /** Each bound name's position in the lists: a heartbeat batch binds thousands of names, so no linear search. */
@@ -55,32 +40,9 @@ final class Sql {
     private final List<Object> values = new ArrayList<>(8);
     private final List<Integer> types = new ArrayList<>(8);
 
-    private Sql(Connection connection, Parsed parsed) {
+    Sql(Connection connection, Parsed parsed) {
         this.connection = connection;
         this.parsed = parsed;
-    }
-
-    /** A statement with {@code :name} parameters on the connection of {@code h} (its transaction, if any). */
-    static Sql on(Handle h, String sql) {
-        return new Sql(h.getConnection(), parse(sql));
-    }
-
-    /** A statement with {@code :name} parameters on {@code connection}. */
-    static Sql on(Connection connection, String sql) {
-        return new Sql(connection, parse(sql));
-    }
-
-    /**
-     * A statement whose text was built for this call (an id list, a router's preferences, a
-     * heartbeat batch of some size) on the connection of {@code h}: rewritten, never remembered.
-     */
-    static Sql once(Handle h, String sql) {
-        return new Sql(h.getConnection(), rewrite(sql));
-    }
-
-    /** {@link #once(Handle, String)} on {@code connection}. */
-    static Sql once(Connection connection, String sql) {
-        return new Sql(connection, rewrite(sql));
     }
 
     Sql bind(String name, Long value) {
@@ -208,23 +170,8 @@ final class Sql {
         T on(Connection connection);
     }
 
-    static Parsed parse(String sql) {
-        Parsed p = PARSED.get(sql);
-        if (p != null) return p;
-        p = rewrite(sql);
-        if (sql.length() > MAX_PARSED_LENGTH) return p;
-        if (PARSED.size() >= MAX_PARSED) PARSED.clear();
-        PARSED.putIfAbsent(sql, p);
-        return p;
-    }
-
-    static long rewrites() {
-        return REWRITES.get();
-    }
-
     /** {@code :name} → {@code ?}, outside quotes; {@code ::} (a PostgreSQL cast) is kept. */
     static Parsed rewrite(String sql) {
-        REWRITES.incrementAndGet();
         StringBuilder out = new StringBuilder(sql.length());
         List<String> positions = new ArrayList<>();
         int n = sql.length();

@@ -1,5 +1,8 @@
 package dev.baton.server.store;
 
+import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
+import static dev.baton.server.store.ClaimSql.candidates;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.LeaseId;
 import java.sql.SQLException;
@@ -66,8 +69,8 @@ final class SqliteStore extends JdbcStore {
     @Override
     protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         // A router's filter (spec ids, preferred projects) is built into the text per call.
-        Optional<Long> candidate = (filter.addsNoSql() ? Sql.on(h, CLAIM_QUERY)
-                        : Sql.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1"))
+        Optional<Long> candidate = (filter.addsNoSql() ? statements.on(h, CLAIM_QUERY)
+                        : statements.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1"))
                 .bind("runner", runnerId).bind("now", Rows.micros(now))
                 .findOne(rs -> rs.getLong("id"));
         return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);

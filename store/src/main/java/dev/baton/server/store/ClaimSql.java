@@ -1,0 +1,72 @@
+package dev.baton.server.store;
+
+/**
+ * The SQL that decides which pending jobs a runner may claim and in which order, shared by both
+ * dialects' claims, the transitions that count a spec's serving runners, and the queue status.
+ */
+final class ClaimSql {
+    private ClaimSql() {}
+
+    /** The concurrency limits of a pending job {@code j}: ≥200 none, 100–199 per organization, &lt;100 per source IP. */
+    static final String TIER_LIMITS = "(j.priority >= 200"
+            + " OR (j.priority >= 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.organization_id = j.organization_id AND o.status IN (1, 2)))"
+            + " OR (j.priority < 100 AND NOT EXISTS (SELECT 1 FROM job o WHERE o.source_ip = j.source_ip AND o.status IN (1, 2))))";
+
+    /**
+     * Pending jobs this runner may claim: its specs only (none if the runner is archived or
+     * quarantined, except the canary jobs for it; nobody else's canary), not declined by it in the current round (see {@link #DECLINED_THIS_ROUND}),
+     * none of whose required labels it lacks, past any retry backoff, within the tier limits. The limits read committed
+     * in-flight rows; each dialect makes sure no concurrent claim slips between this read and the
+     * update.
+     *
+     * @param jobTable the FROM item for the job table aliased {@code j}, where a dialect may pin
+     *                 the pending index
+     */
+    static String candidates(String jobTable) {
+        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
+                + " WHERE j.status = 0"
+                + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
+                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner))"
+                + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
+                + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
+                + " AND " + DECLINED_THIS_ROUND + ")"
+                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT " + RUNNER_HAS_LABEL + ")"
+                + " AND " + TIER_LIMITS;
+    }
+
+    /**
+     * Whether runner {@code :runner} has label {@code jl} among its effective labels: set by the
+     * admin, or reported by the runner with no admin label of that key hiding it.
+     */
+    static String runnerHasLabel(String runner) {
+        return "EXISTS (SELECT 1 FROM runner_label rl WHERE rl.runner_id = " + runner + " AND rl.key = jl.key"
+                + " AND rl.value = jl.value AND (rl.source = 'admin' OR NOT EXISTS (SELECT 1 FROM runner_label ra WHERE ra.runner_id = " + runner
+                + " AND ra.key = jl.key AND ra.source = 'admin')))";
+    }
+
+    static final String RUNNER_HAS_LABEL = runnerHasLabel(":runner");
+
+    /** Runner {@code rs.runner_id} has every label job {@code :job} requires. */
+    static final String SERVING_RUNNER_HAS_REQUIRED_LABELS = "NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = :job"
+            + " AND jl.required = 1 AND NOT " + runnerHasLabel("rs.runner_id") + ")";
+
+    /**
+     * Whether decline {@code a} of job {@code j} still excludes its runner at {@code :now}: before
+     * any decline back-off every decline does; during a back-off every decline does (all runners
+     * of the spec had declined; a runner that never declined may still take the job); after it,
+     * only declines since it ended (a new round: a decline may have been transient).
+     */
+    static final String DECLINED_THIS_ROUND =
+            "(j.decline_backoff_until IS NULL OR j.decline_backoff_until > :now OR a.ended >= j.decline_backoff_until)";
+
+    /** Dispatch order without a runner: priority, then oldest first. */
+    static final String QUEUE_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+
+    /**
+     * Within a priority, jobs with more of their preferred labels on this runner first (a runner
+     * that has them takes such a job before one that lacks them would); then oldest first.
+     */
+    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
+            + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
+}

@@ -1,0 +1,253 @@
+package dev.baton.server.store;
+
+import static dev.baton.server.store.ClaimSql.QUEUE_ORDER;
+import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
+import static dev.baton.server.store.Rows.micros;
+import static dev.baton.server.store.StoreContext.notFound;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ReportUuid;
+import dev.baton.protocol.value.Slug;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+
+/** A run's submission (its report and job) and the reads of jobs, reports and attempts outside the transitions. */
+final class JdbcRuns {
+    /**
+     * Jobs in flight on the runners serving {@code :spec}, counted per serving runner (one
+     * runner_spec row each) by a correlated count, so that each is a plain probe of
+     * index_job_runner_in_flight with or without statistics. Plain index scans mark the entries
+     * of dead rows as they pass; the former count (and a join, once statistics exist) ran as
+     * bitmap scans over every in-flight entry, which never mark them, and read thousands of dead
+     * entries on every submission under churn (ADR 0021).
+     */
+    static final String IN_FLIGHT_ON_SERVING_RUNNERS = "(SELECT COALESCE(SUM((SELECT COUNT(*) FROM job o WHERE o.runner_id = rs.runner_id"
+            + " AND o.status IN (1, 2))), 0) FROM runner_spec rs WHERE rs.spec_id = :spec)";
+
+    private final StoreContext context;
+    private final Statements statements;
+    private final JobRows jobRows;
+    /** The adapter and results file of reports created lately, by id (result processing; see {@link ReportFormats}). */
+    private final ReportFormats reportFormats = new ReportFormats(4096);
+
+    JdbcRuns(StoreContext context) {
+        this.context = context;
+        this.statements = context.statements;
+        this.jobRows = context.jobRows;
+    }
+
+    Report createReport(NewReport report, Instant now) {
+        return context.write(h -> insertReport(h, report, now));
+    }
+
+    CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+        Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
+        Objects.requireNonNull(job.config(), "a job needs its config");
+        RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
+        CreatedRun created = context.write(h -> {
+            // One statement for the three existence checks and the job row returned by its INSERT:
+            // this body runs on the committer, where every statement is paid by all writers (issue 13).
+            var exists = statements.on(h, "SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
+                            + " (SELECT COUNT(*) FROM project WHERE id = :project) AS p")
+                    .bind("org", organizationId).bind("spec", job.specId()).bind("project", report.projectId())
+                    .one(rs -> new long[] {rs.getLong("o"), rs.getLong("s"), rs.getLong("p")});
+            if (exists[0] == 0) throw notFound("organization", organizationId);
+            if (exists[1] == 0) throw notFound("spec", job.specId());
+            if (exists[2] == 0) throw notFound("project", report.projectId());
+            Report stored = insertCheckedReport(h, report, now);
+            long reportId = stored.id();
+            Job inserted = statements.on(h, "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
+                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, created, modified)"
+                            + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :now, :now) RETURNING " + Rows.JOB)
+                    .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
+                    .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
+                    .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
+                    .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
+                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
+                    .bind("now", micros(now))
+                    .one(jobRows);
+            long id = inserted.id();
+            insertLabels(h, id, 1, job.labels().required());
+            insertLabels(h, id, 0, job.labels().preferred());
+            if (job.submitter() != null) {
+                statements.on(h, "INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
+                        .bind("job", id).bind("user", job.submitter().userId()).bind("token", job.submitter().tokenId()).execute();
+            }
+            return new CreatedRun(stored, inserted);
+        });
+        reportFormats.put(created.report()); // after the commit: result processing needs it once per job
+        return created;
+    }
+
+    private void insertLabels(Handle h, long jobId, int required, Map<String, String> labels) {
+        for (var e : labels.entrySet()) {
+            statements.on(h, "INSERT INTO job_label (job_id, required, key, value) VALUES (:job, :required, :key, :value)")
+                    .bind("job", jobId).bind("required", required).bind("key", e.getKey()).bind("value", e.getValue()).execute();
+        }
+    }
+
+    JobLabels jobLabels(long jobId) {
+        return context.readPlain(c -> {
+            Map<String, String> required = new java.util.TreeMap<>();
+            Map<String, String> preferred = new java.util.TreeMap<>();
+            statements.on(c, "SELECT required, key, value FROM job_label WHERE job_id = :job").bind("job", jobId).list(rs ->
+                    (rs.getInt("required") == 1 ? required : preferred).put(rs.getString("key"), rs.getString("value")));
+            return new JobLabels(required, preferred);
+        });
+    }
+
+    Optional<Report> findReport(long id) {
+        return context.readPlain(c -> context.byId(c, "report", Rows.REPORT, id, Rows::report));
+    }
+
+    Optional<Report> findReport(ReportUuid uuid) {
+        return context.readPlain(c -> statements.on(c, "SELECT " + Rows.REPORT + " FROM report WHERE uuid = :uuid")
+                .bind("uuid", uuid.toString()).findOne(Rows::report));
+    }
+
+    Optional<ReportFormat> reportFormat(long id) {
+        ReportFormat known = reportFormats.get(id);
+        if (known != null) return Optional.of(known);
+        Optional<Report> report = findReport(id);
+        report.ifPresent(reportFormats::put);
+        return report.map(ReportFormat::of);
+    }
+
+    Optional<Job> findJob(JobUuid uuid) {
+        return context.readPlain(c -> context.job(c, uuid));
+    }
+
+    Optional<Job> findJobOfReport(long reportId) {
+        return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE report_id = :report ORDER BY id LIMIT 1")
+                .bind("report", reportId).map(jobRows.mapper).findOne());
+    }
+
+    List<Job> listJobs(long projectId, JobFilter filter) {
+        StringBuilder sql = new StringBuilder("SELECT " + Rows.JOB + " FROM job WHERE project_id = :project");
+        if (filter.status() != null) sql.append(" AND status = :status");
+        if (filter.specId() != null) sql.append(" AND spec_id = :spec");
+        if (filter.runnerId() != null) sql.append(" AND runner_id = :runner");
+        sql.append(" ORDER BY created DESC, id DESC LIMIT :limit OFFSET :offset");
+        return context.read(h -> {
+            Query q = h.createQuery(sql.toString()).bind("project", projectId)
+                    .bind("limit", Math.max(0, filter.limit())).bind("offset", Math.max(0, filter.offset()));
+            if (filter.status() != null) q.bind("status", filter.status().code());
+            if (filter.specId() != null) q.bind("spec", filter.specId());
+            if (filter.runnerId() != null) q.bind("runner", filter.runnerId());
+            return q.map(jobRows.mapper).list();
+        });
+    }
+
+    Optional<Attempt> findAttempt(long jobId, int number) {
+        return context.read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job AND number = :number")
+                .bind("job", jobId).bind("number", number).map(Rows.ATTEMPT_MAPPER).findOne());
+    }
+
+    List<Attempt> attempts(long jobId) {
+        return context.read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job ORDER BY number")
+                .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
+    }
+
+    boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
+        Objects.requireNonNull(lease, "lease");
+        return context.write(h -> statements.on(h, "UPDATE job_attempt SET fingerprint = :fingerprint"
+                        + " WHERE lease = :lease AND job_id = (SELECT id FROM job WHERE uuid = :uuid)")
+                .bind("fingerprint", fingerprint).bind("lease", lease.value()).bind("uuid", job.toString()).execute() > 0);
+    }
+
+    List<Job> pendingJobsWithQueueTimeout() {
+        return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0 AND queue_timeout IS NOT NULL ORDER BY id")
+                .map(jobRows.mapper).list());
+    }
+
+    List<Job> pendingJobs() {
+        return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + QUEUE_ORDER.replace("j.", ""))
+                .map(jobRows.mapper).list());
+    }
+
+    PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
+        // Runners at or after this heartbeat time (and not quarantined) are only counted; with no
+        // time, none is (Long.MAX_VALUE: every serving runner is listed). The cutoff is rounded up
+        // to the stored microsecond, so "at or after" means what Instant.isBefore means.
+        long fresh = freshSince == null ? Long.MAX_VALUE : ceilMicros(freshSince);
+        return context.readPlain(h -> {
+            // Jobs compete when a runner of this job's spec could take them: the job's own spec and
+            // every other spec those runners serve.
+            String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"
+                    + " AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))";
+            // Every count and the recent run times' sum in one statement (one round trip, one
+            // snapshot): this read runs on every submission. The run times are summed here rather
+            // than listed: the mean is all the estimate uses.
+            long[] counts = statements.on(h, "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros,"
+                            + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
+                            + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
+                            + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
+                            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
+                            + " FROM (SELECT COUNT(*) AS serving,"
+                            + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
+                            + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv,"
+                            + " (SELECT COUNT(*) AS runs, COALESCE(SUM(d.completed - d.started), 0) AS run_micros FROM"
+                            + " (SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6) AND started IS NOT NULL"
+                            + " ORDER BY completed DESC LIMIT :n) d) rr")
+                    .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
+                    .bind("fresh", fresh).bind("n", recentRuns)
+                    .one(rs -> new long[] {rs.getLong("serving"), rs.getLong("fresh"), rs.getLong("runs"), rs.getLong("run_micros"),
+                            rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited")});
+            // The rest of the serving runners, by row, only when there are any: quarantined ones,
+            // and ones whose heartbeat is older (they may still hold a channel to this node). A
+            // runner that changed between the two statements may be counted in neither or both:
+            // the answer is a snapshot for a person to read, and was never one transaction.
+            List<ServingRunner> listed = counts[0] == counts[1] ? List.of() : statements.on(h,
+                            "SELECT r.id, r.slug, r.quarantined, r.last_heartbeat FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
+                            + " WHERE rs.spec_id = :spec AND r.archived IS NULL"
+                            + " AND (r.quarantined IS NOT NULL OR r.last_heartbeat IS NULL OR r.last_heartbeat < :fresh) ORDER BY r.created, r.id")
+                    .bind("spec", job.specId()).bind("fresh", fresh)
+                    .list(rs -> new ServingRunner(rs.getLong("id"), new Slug(rs.getString("slug")), Rows.instant(rs, "quarantined") != null,
+                            Rows.instant(rs, "last_heartbeat")));
+            return new PendingFacts(listed, (int) counts[1], (int) counts[4], (int) counts[5], counts[6] > 0, (int) counts[2], counts[3]);
+        });
+    }
+
+    /** Microseconds since the epoch, rounded up: a stored time {@code t} is {@code >=} the result exactly when it is not before {@code instant}. */
+    private static long ceilMicros(Instant instant) {
+        long micros = Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+        return instant.getNano() % 1000 == 0 ? micros : micros + 1;
+    }
+
+    boolean hasPendingFor(Collection<Long> specIds) {
+        if (specIds.isEmpty()) return false;
+        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return context.readPlain(c -> statements.once(c, "SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1").exists());
+    }
+
+    private Report insertReport(Handle h, NewReport report, Instant now) {
+        if (!statements.on(h, "SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).exists()) {
+            throw notFound("project", report.projectId());
+        }
+        return insertCheckedReport(h, report, now);
+    }
+
+    /** The report row, its project already known to exist in this transaction. */
+    private Report insertCheckedReport(Handle h, NewReport report, Instant now) {
+        Instant start = report.startTime() != null ? report.startTime() : now;
+        Instant end = report.endTime() != null ? report.endTime() : now;
+        return statements.on(h, "INSERT INTO report (uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results,"
+                        + " created, modified)"
+                        + " VALUES (:uuid, :project, :branch, :testbed, :adapter, :resultsFile, :start, :end, :results, :now, :now) RETURNING " + Rows.REPORT)
+                .bind("uuid", UUID.randomUUID().toString()).bind("project", report.projectId()).bind("branch", report.branch())
+                .bind("testbed", report.testbed()).bind("adapter", report.adapter()).bind("resultsFile", report.resultsFile()).bind("start", micros(start))
+                .bind("end", micros(end)).bind("results", report.results()).bind("now", micros(now))
+                .one(Rows::report);
+    }
+}
