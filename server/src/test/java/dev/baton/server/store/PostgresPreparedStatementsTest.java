@@ -26,10 +26,11 @@ class PostgresPreparedStatementsTest {
                 Connection c = store.pool.getConnection()) {
             String sql = "SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid";
             for (int i = 0; i < 6; i++) {
-                assertThat(Sql.on(c, sql).bind("uuid", "00000000-0000-0000-0000-00000000000" + i).findOne(Rows::job)).isEmpty();
+                assertThat(store.statements.on(c, sql).bind("uuid", "00000000-0000-0000-0000-00000000000" + i)
+                        .findOne(store.context.jobRows)).isEmpty();
             }
-            long prepared = Sql.on(c, "SELECT COUNT(*) FROM pg_prepared_statements WHERE statement = :text")
-                    .bind("text", Sql.parse(sql).jdbc().replace("?", "$1")).one(rs -> rs.getLong(1));
+            long prepared = store.statements.on(c, "SELECT COUNT(*) FROM pg_prepared_statements WHERE statement = :text")
+                    .bind("text", store.statements.parse(sql).jdbc().replace("?", "$1")).one(rs -> rs.getLong(1));
             assertThat(prepared).isEqualTo(1);
         }
     }

@@ -40,7 +40,7 @@ class PostgresSchemaIsolationTest {
             Jdbi jdbi = Jdbi.create("jdbc:" + schemaA);
             jdbi.useTransaction(h -> {
                 // Schema A holds the exclusive organization lock a free-tier claim of organization 1 takes.
-                assertThat(PostgresStore.lockLimitKeys(h, new PostgresStore.Candidate(1, 100, 1, "192.0.2.1"))).isTrue();
+                assertThat(((PostgresStore) a).lockLimitKeys(h, new PostgresStore.Candidate(1, 100, 1, "192.0.2.1"))).isTrue();
                 assertThat(b.claim(runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
             });
         }

@@ -154,7 +154,7 @@ class PostgresStoreTest extends StoreContract {
                     + " config, timeout, priority, CASE WHEN g % 4000 = 0 THEN 0 ELSE 6 END, g, g"
                     + " FROM job, generate_series(1, 20000) g WHERE job.id = ?", template.id());
             h.execute("ANALYZE job");
-            return h.createQuery("EXPLAIN " + JdbcStore.candidates("job j") + JdbcStore.CLAIM_ORDER + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
+            return h.createQuery("EXPLAIN " + ClaimSql.candidates("job j") + ClaimSql.CLAIM_ORDER + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED")
                     .bind("runner", runner.id()).bind("now", 0L).map((rs, ctx) -> rs.getString(1)).list();
         });
         assertThat(String.join("\n", plan)).contains("index_job_pending").doesNotContain("Seq Scan on job j");
@@ -292,7 +292,7 @@ class PostgresStoreTest extends StoreContract {
         }
         Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
-        String explain = "EXPLAIN SELECT " + JdbcStore.IN_FLIGHT_ON_SERVING_RUNNERS;
+        String explain = "EXPLAIN SELECT " + JdbcRuns.IN_FLIGHT_ON_SERVING_RUNNERS;
         List<String> withoutStatistics = ((JdbcStore) store).jdbi.withHandle(h -> {
             // 20,000 finished jobs spread over the runners and one in flight on each: a busy spec.
             h.execute("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
