@@ -290,7 +290,8 @@ abstract class JdbcStore implements Store {
     @Override
     public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) { return transitions.start(job, lease, now, grace); }
     @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues, java.time.Duration declineBackoff, Instant now) {
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
+            java.time.Duration declineBackoff, Instant now) {
         return transitions.requeue(job, lease, outcome, decline, maxRequeues, declineBackoff, now);
     }
     @Override
