@@ -106,11 +106,7 @@ public final class RouterCore {
         if (upstreamOpen) log.warn("upstream channel closed: {}", reason);
         upstreamOpen = false;
         asked = null;
-        // What the server did not answer, the router answers now: a result is in its outbox, and it
-        // keeps its jobs alive itself until it is back.
-        for (UpstreamReplies.Sent s : replies.dropped()) {
-            if (s.forRunner() && !s.answered) s.answers.give(s.slot, new ServerMessage.Ack(s.job));
-        }
+        replies.dropped();
     }
 
     public void upstreamReceived(ServerMessage message) {
@@ -125,9 +121,12 @@ public final class RouterCore {
                 asked = null;
                 askUpstream();
             }
-            case ServerMessage.Ack a -> acked(a);
-            case ServerMessage.Cancel c -> cancel(c, relay(c.job(), c.lease(), c));
-            case ServerMessage.Stale s -> stale(s, relay(s.job(), s.lease(), s));
+            case ServerMessage.Ack a -> {
+                UpstreamReplies.Sent closed = replies.acked(a);
+                if (closed != null && closed.terminal) resultTaken(closed);
+            }
+            case ServerMessage.Cancel c -> cancel(c, replies.relay(c.job(), c.lease(), c));
+            case ServerMessage.Stale s -> stale(s, replies.relay(s.job(), s.lease(), s));
             case ServerMessage.Drain d -> {
                 quiet = d.state() != DrainState.RUNNING;
                 for (Downstream r : runners.values()) if (r.link != null) r.link.send(d);
@@ -135,9 +134,7 @@ public final class RouterCore {
             }
             case ServerMessage.Update u -> log.info("the server offers runner version {}; a router does not self-update", u.version());
             case ServerMessage.Error e -> {
-                UpstreamReplies.Sent s = replies.answering();
-                if (s != null && s.forRunner()) answer(s, e);
-                else log.warn("upstream error {}: {}", e.code(), e.message());
+                if (!replies.relayError(e)) log.warn("upstream error {}: {}", e.code(), e.message());
             }
         }
     }
@@ -154,19 +151,6 @@ public final class RouterCore {
         askUpstream();
     }
 
-    private void acked(ServerMessage.Ack a) {
-        if (a.job() == null) {
-            UpstreamReplies.Sent closed = replies.closed();
-            if (closed != null && closed.terminal) resultTaken(closed);
-            return;
-        }
-        UpstreamReplies.Sent s = replies.answering(a.job());
-        if (s != null) {
-            s.answered = true;
-            if (s.forRunner()) s.answers.give(s.slot, a);
-        }
-    }
-
     /** The server answered a result (whatever it said, it needs no resend): it leaves the outbox. */
     private void resultTaken(UpstreamReplies.Sent s) {
         HeldJob h = jobs.get(s.job);
@@ -179,22 +163,6 @@ public final class RouterCore {
         }
     }
 
-    /**
-     * Passes what the server says about a job to the runner whose message it answers now, if any;
-     * returns that runner's name (it then needs no second copy as a push).
-     */
-    private String relay(JobUuid job, LeaseId lease, ServerMessage message) {
-        UpstreamReplies.Sent s = replies.answering(job);
-        if (s == null || !s.lease.equals(lease) || !s.forRunner()) return null;
-        answer(s, message);
-        return s.from.name;
-    }
-
-    private static void answer(UpstreamReplies.Sent s, ServerMessage message) {
-        s.answered = true;
-        s.answers.give(s.slot, message);
-    }
-
     private void cancel(ServerMessage.Cancel c, String relayedTo) {
         HeldJob h = jobs.get(c.job());
         if (h == null || !h.lease.equals(c.lease())) return;
@@ -204,7 +172,7 @@ public final class RouterCore {
                 RunnerMessage.Canceled done = new RunnerMessage.Canceled(h.id, h.lease, List.of());
                 outbox.writeResult(done, 1);
                 h.state = State.FINISHING;
-                sendTerminalUp(h, done);
+                sendUp(h, done);
             }
             case OFFERED, RUNNING -> {
                 if (h.owner.equals(relayedTo)) return;
@@ -281,10 +249,6 @@ public final class RouterCore {
         if (upstreamOpen) replies.send(message, UpstreamReplies.Sent.own(h.id, h.lease, message instanceof RunnerMessage.Terminal));
     }
 
-    private void sendTerminalUp(HeldJob h, RunnerMessage.Terminal t) {
-        sendUp(h, t);
-    }
-
     /**
      * A runner's message about a job, passed upstream: the server's answer is the runner's answer.
      * While the server is away the router answers it itself ({@code ack}: it keeps the job alive,
@@ -354,8 +318,8 @@ public final class RouterCore {
             r.answers.answer(new ServerMessage.Ack(null));
             return;
         }
-        JobUuid job = jobOf(message);
-        LeaseId lease = leaseOf(message);
+        JobUuid job = RunnerMessages.job(message);
+        LeaseId lease = RunnerMessages.lease(message);
         if (job == null || lease == null) {
             r.answers.answer(new ServerMessage.Error("invalid_message", "a message about a job needs job and lease"));
             return;
@@ -598,27 +562,14 @@ public final class RouterCore {
         usage.ended(h.id, now);
         outbox.writeResult(failed, 1);
         h.state = State.FINISHING;
-        sendTerminalUp(h, failed);
+        sendUp(h, failed);
     }
 
     // ---- status --------------------------------------------------------------------------------
 
     public RouterStatus status() {
-        Instant now = clock.instant();
-        List<RouterStatus.RunnerRow> rs = new ArrayList<>();
-        for (Downstream r : runners.values()) {
-            int held = (int) jobs.values().stream().filter(h -> r.name.equals(h.owner) && h.state != State.FINISHING).count();
-            rs.add(new RouterStatus.RunnerRow(r.name, List.copyOf(new TreeSet<>(r.specs)), r.link != null, r.waiting ? r.free : 0, held));
-        }
-        List<RouterStatus.JobRow> js = new ArrayList<>();
-        for (HeldJob h : jobs.values()) {
-            js.add(new RouterStatus.JobRow(h.id.toString(), h.project() == null ? null : h.project().toString(), h.spec(),
-                    h.state.name().toLowerCase(java.util.Locale.ROOT), h.owner, Duration.between(h.received, now).toSeconds()));
-        }
-        Map<String, Double> shares = new LinkedHashMap<>();
-        usage.snapshot(now).forEach((p, s) -> shares.put(p.toString(), s));
-        return new RouterStatus(upstreamOpen, Objects.requireNonNullElse(upstreamName, settings.name()), upstreamSpecs,
-                policy.describe(), rs, js, shares);
+        return RouterStatus.of(runners.values(), jobs.values(), usage, clock.instant(), upstreamOpen,
+                Objects.requireNonNullElse(upstreamName, settings.name()), upstreamSpecs, policy.describe());
     }
 
     public int heldJobs() {
@@ -631,21 +582,5 @@ public final class RouterCore {
 
     public boolean upstreamConnected() {
         return upstreamOpen;
-    }
-
-    private static JobUuid jobOf(RunnerMessage m) {
-        return switch (m) {
-            case RunnerMessage.JobScoped s -> s.job();
-            case RunnerMessage.Heartbeat h -> h.job();
-            case RunnerMessage.Ready r -> null;
-        };
-    }
-
-    private static LeaseId leaseOf(RunnerMessage m) {
-        return switch (m) {
-            case RunnerMessage.JobScoped s -> s.lease();
-            case RunnerMessage.Heartbeat h -> h.lease();
-            case RunnerMessage.Ready r -> null;
-        };
     }
 }

@@ -3,10 +3,9 @@ package dev.baton.router;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.List;
 
 /**
  * Which message sent upstream the server is answering now, on the current upstream connection.
@@ -48,6 +47,11 @@ final class UpstreamReplies {
         boolean forRunner() {
             return slot != null;
         }
+
+        void answer(ServerMessage message) {
+            answered = true;
+            answers.give(slot, message);
+        }
     }
 
     private static final RunnerMessage BARE = new RunnerMessage.Heartbeat(null, null);
@@ -85,17 +89,47 @@ final class UpstreamReplies {
         return first == NOTHING ? null : first;
     }
 
-    /** A job-less ack came: the message it closes (null when it closed nothing). */
-    Sent closed() {
-        Sent first = closing.poll();
-        return first == NOTHING ? null : first;
+    /**
+     * An ack from the server. A job's ack answers the message about the job being answered now (its
+     * runner gets it); a job-less ack closes a message, which is returned (null if it closed nothing).
+     */
+    Sent acked(ServerMessage.Ack ack) {
+        if (ack.job() == null) {
+            Sent first = closing.poll();
+            return first == NOTHING ? null : first;
+        }
+        Sent s = answering(ack.job());
+        if (s != null && s.forRunner()) s.answer(ack);
+        else if (s != null) s.answered = true;
+        return null;
     }
 
-    /** The connection ended: every message it did not close. */
-    List<Sent> dropped() {
-        List<Sent> open = new ArrayList<>();
-        for (Sent s : closing) if (s != NOTHING) open.add(s);
+    /**
+     * A cancel or stale about {@code job} under {@code lease}: if the server is answering a runner's
+     * message about that attempt now, the runner gets it as (or with) the answer, and its name is
+     * returned, so that it needs no second copy as a push; otherwise null.
+     */
+    String relay(JobUuid job, LeaseId lease, ServerMessage message) {
+        Sent s = answering(job);
+        if (s == null || !s.lease.equals(lease) || !s.forRunner()) return null;
+        s.answer(message);
+        return s.from.name;
+    }
+
+    /** An error (it names no job) answers the message being answered now; false if that is the router's own. */
+    boolean relayError(ServerMessage.Error error) {
+        Sent s = answering();
+        if (s == null || !s.forRunner()) return false;
+        s.answer(error);
+        return true;
+    }
+
+    /**
+     * The connection ended: the router answers what the server did not ({@code ack}: a result is in
+     * the router's outbox, and the router keeps its jobs alive itself until it is back).
+     */
+    void dropped() {
+        for (Sent s : closing) if (s != NOTHING && s.forRunner() && !s.answered) s.answer(new ServerMessage.Ack(s.job));
         closing.clear();
-        return open;
     }
 }
