@@ -103,7 +103,7 @@ class ConsoleBrowserTest {
         runnerChannel = baton.connect(runner[0], runner[1]);
         runnerChannel.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 1));
         wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("idle"));
-        assertThat(browser.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText()).contains("waiting for work, 1 slot");
+        wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("waiting for work, 1 slot"));
         assertPageNotReloaded();
         shot("runners");
     }
@@ -132,6 +132,12 @@ class ConsoleBrowserTest {
 
         canceledJobPage = "/console/projects/bench/jobs/" + job;
         browser.findElement(By.id("cancel")).click();
+        // Cancel asks first; "keep" goes back to the job page, unchanged.
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("keep"))).click();
+        wait.until(d -> d.findElement(By.id("job-status")).getText().equals("running"));
+        assertThat(baton.status(job)).isEqualTo("running");
+        browser.findElement(By.id("cancel")).click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("confirm"))).click();
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("canceled"));
         ServerMessage message = runnerChannel.next();
         while (message instanceof ServerMessage.Ack) message = runnerChannel.next(); // the log messages' acks
@@ -156,10 +162,11 @@ class ConsoleBrowserTest {
         assertPageNotReloaded();
         shot("queue");
         browser.get(baton.url("/console/specs"));
-        assertThat(browser.findElement(By.cssSelector("tr[data-spec='small']")).getText()).contains("small");
+        // A live part fetches itself once when its stream opens: read it through a wait, which looks again after a swap.
+        wait.until(d -> d.findElement(By.cssSelector("tr[data-spec='small']")).getText().contains("small"));
         shot("specs");
         browser.get(baton.url("/console/projects/bench/jobs"));
-        assertThat(browser.findElement(By.id("jobs")).getText()).contains("canceled").contains("pending");
+        wait.until(d -> d.findElement(By.id("jobs")).getText().contains("canceled") && d.findElement(By.id("jobs")).getText().contains("pending"));
         shot("jobs");
         browser.get(baton.url("/console/projects/bench/registry"));
         assertThat(browser.findElement(By.id("repositories")).getText()).contains("v1");
