@@ -322,6 +322,17 @@ class ConsoleHttpTest {
         for (String link : links) assertThat(get(link, session).statusCode()).as(link + " from the refusal page").isEqualTo(200);
     }
 
+    /** A submitter may cancel the jobs it submitted, not others': the button follows the API's rule. */
+    @Test
+    void aSubmitterIsShownCancelOnlyOnItsOwnJobs() throws Exception {
+        String token = baton.tokenWithRole("dev", "bench", "submitter");
+        String own = baton.submitAs(token);
+        String others = baton.submit();
+        String session = signIn(token, "/console/projects");
+        assertThat(get("/console/projects/bench/jobs/" + own, session).body()).contains("Cancel job");
+        assertThat(get("/console/projects/bench/jobs/" + others, session).body()).contains("state-pending").doesNotContain("Cancel job");
+    }
+
     /** Cancel, archive and rotate key first ask; a post without the confirmation's yes changes nothing. */
     @Test
     void destructiveActionsAskFirstAndChangeNothingUntilConfirmed() throws Exception {
