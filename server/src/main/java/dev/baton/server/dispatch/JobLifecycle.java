@@ -63,6 +63,7 @@ public final class JobLifecycle {
     private final Sessions sessions;
     private final Liveness liveness;
     private final ResultProcessor results;
+    private final AttemptWords words;
     private final BatonMetrics metrics;
     private final Clock clock;
     private final LifecycleSettings settings;
@@ -88,6 +89,7 @@ public final class JobLifecycle {
         this.sessions = sessions;
         this.liveness = liveness;
         this.results = results;
+        this.words = new AttemptWords(store, results);
         this.metrics = metrics;
         this.clock = clock;
         this.settings = settings;
@@ -267,7 +269,7 @@ public final class JobLifecycle {
                 case RunnerMessage.Canceled c -> "cancel";
             });
             // Only a `completed` completes a job, and it stored its output just before the transition.
-            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) results.processLater(t.job(), outputOf(c));
+            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) results.processLater(t.job(), AttemptWords.outputOf(c));
             if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
             // The job's runner: resolve refused any other (not_your_job).
             if (m instanceof RunnerMessage.Failed f && f.runnerLost()) infrastructureFailure(session.runnerId());
@@ -280,45 +282,9 @@ public final class JobLifecycle {
         return new ServerMessage.Ack(m.job());
     }
 
-    /** A completed of the attempt this node holds (not told to cancel): its output, then the transition. */
+    /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link AttemptWords}). */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        return complete(store.projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
-    }
-
-    /**
-     * Stores a {@code completed}'s output under its attempt, then completes the job. The output goes
-     * first so that a completed job always has it (a crash in between leaves output without the
-     * transition, which the runner's resend applies). If the store refuses the transition (another
-     * node canceled the job meanwhile, or the lease moved on) that attempt's output is removed again:
-     * an attempt shows only the output of a completion that was applied. A reader may see it in
-     * between, only while this attempt is still the job's. The output of any other attempt — the
-     * one a moved lease went to — is never touched: the key names the attempt.
-     */
-    private Transition complete(ProjectUuid project, JobUuid job, int attempt, LeaseId lease, RunnerMessage.Completed c, Instant now) {
-        results.save(project, job, attempt, outputOf(c));
-        Transition t = store.complete(job, lease, now);
-        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, job, attempt);
-        return t;
-    }
-
-    /**
-     * Stores a {@code failed}'s output under its attempt, then fails the job, as {@link #complete}
-     * does: a failure the store refuses (the job was canceled meanwhile or the lease moved on) leaves
-     * no output. A duplicate keeps it: the job was failed under this lease meanwhile (a heartbeat
-     * timeout), and this is the runner's own account of that failure.
-     */
-    private Transition fail(ProjectUuid project, int attempt, RunnerMessage.Failed f, Instant now) {
-        results.save(project, f.job(), attempt, new JobOutput(f.results(), errorOf(f)));
-        // A router reports a runner behind it as lost: the same outcome as a runner the
-        // server lost itself, so retry_when_runner_lost means the same through a router.
-        Transition t = store.fail(f.job(), f.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
-        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, f.job(), attempt);
-        return t;
-    }
-
-    /** The output a `completed` carries, as it is stored and then parsed. */
-    private static JobOutput outputOf(RunnerMessage.Completed c) {
-        return new JobOutput(c.results(), null);
+        return words.complete(store.projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
     }
 
     /**
@@ -336,15 +302,15 @@ public final class JobLifecycle {
             case RunnerMessage.Completed c -> {
                 // Over under this lease already (completed, failed by a timeout, canceled): its output stays as it is.
                 if (!job.status().inFlight()) yield null;
-                yield complete(project, m.job(), attempt, m.lease(), c, now);
+                yield words.complete(project, m.job(), attempt, m.lease(), c, now);
             }
             case RunnerMessage.Failed f -> {
                 if (job.status() == JobStatus.FAILED && !results.hasOutput(project, job)) {
                     // A heartbeat-timeout failure, now with the runner's own account: keep it.
-                    results.save(project, job.uuid(), attempt, new JobOutput(f.results(), errorOf(f)));
+                    results.save(project, job.uuid(), attempt, new JobOutput(f.results(), AttemptWords.errorOf(f)));
                 }
                 if (!job.status().inFlight()) yield null;
-                yield fail(project, attempt, f, now);
+                yield words.fail(project, attempt, f, now);
             }
             case RunnerMessage.Canceled c -> {
                 if (hasResults(c.results()) && !results.hasOutput(project, job)) {
@@ -911,10 +877,6 @@ public final class JobLifecycle {
     private static String bounded(String reason) {
         if (reason == null) return null;
         return reason.length() <= MAX_DECLINE_REASON ? reason : reason.substring(0, MAX_DECLINE_REASON);
-    }
-
-    private static String errorOf(RunnerMessage.Failed f) {
-        return f.error() == null || f.error().isBlank() ? "the runner reported failure" : f.error();
     }
 
     private static boolean hasResults(List<IterationResult> results) {
