@@ -300,8 +300,8 @@ public final class JobLifecycle {
         int attempt = job.attempt(); // the lease's attempt: the job holds it
         return switch (m) {
             case RunnerMessage.Completed c -> {
-                // Over under this lease already (completed, failed by a timeout, canceled): its output stays as it is.
-                if (!job.status().inFlight()) yield null;
+                // Under its own lease a completed overrides a heartbeat-timeout failure (docs/protocol.md).
+                if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
                 yield words.complete(project, m.job(), attempt, m.lease(), c, now);
             }
             case RunnerMessage.Failed f -> {
