@@ -85,7 +85,7 @@ public final class JobRoutes implements RouteModule {
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         Job job = find.job(project, ctx.pathParam("job"));
-        var output = api.outputs().get(project.uuid(), job.uuid()).orElse(null);
+        var output = api.outputs().get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         Json.write(ctx, 200, new JobViews(api.store(), project, api.queue()).of(job, output, true));
     }
 

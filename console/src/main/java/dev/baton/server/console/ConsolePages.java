@@ -248,7 +248,7 @@ public final class ConsolePages {
         Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
         Report report = store.findReport(job.reportId()).orElse(null);
         ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
-        JobOutput output = outputs.get(project.uuid(), job.uuid()).orElse(null);
+        JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
                 a.outcome() == null ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—") : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason())).toList();
