@@ -11,7 +11,7 @@ import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.blob.FileObjects;
-import dev.baton.server.dispatch.Changes;
+import dev.baton.server.events.Changes;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.ResultProcessor;
