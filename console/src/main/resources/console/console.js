@@ -1,6 +1,7 @@
 // Baton console: follows a job's log into <pre id="log"> from the API's own log stream (Server-Sent
 // Events; the browser reconnects by itself and resumes after the last entry it got, by Last-Event-ID).
-// Entries are added as text, never as HTML. Everything else live on the pages is htmx's SSE extension.
+// Entries are added as text, never as HTML. Everything else live on the pages is htmx's SSE extension;
+// this script makes it come back to the truth whenever its stream (re)opens (see below).
 (function () {
   'use strict';
 
@@ -26,6 +27,17 @@
     });
     return source;
   }
+
+  // An event names what changed while the stream was open; a change made before it opened (while
+  // the page loaded) or while it was away (cut, server restart) has no event. So each time the
+  // page's event stream opens, first or again, its live parts fetch themselves once: the server
+  // subscribes a stream to changes before it answers, so that fetch plus the events after it miss
+  // nothing. Registered now, before htmx opens any stream.
+  document.addEventListener('htmx:sseOpen', function (e) {
+    e.target.querySelectorAll('[data-resync]').forEach(function (part) {
+      htmx.trigger(part, 'resync');
+    });
+  });
 
   var logSource = null;
 

@@ -238,10 +238,11 @@ final class Audit {
     }
 
     /**
-     * A processed job must have its output stored (every iteration, exit 0, the metric line in
-     * stdout) and its report's results; each iteration's metric must be the nonce of an
-     * execution of that iteration that finished under the attempt that completed. Null when all
-     * holds.
+     * A processed job must have its output stored (every iteration, exit 0, stdout exactly the
+     * metric line its execution printed) and its report's results; each iteration's metric must
+     * be the nonce of an execution of that iteration that finished under the attempt that
+     * completed. So a late final word of a moved attempt that removed or replaced the completing
+     * attempt's output is found here. Null when all holds.
      */
     private static String resultsProblem(JsonNode job, List<Lease> leases, List<Execution> ran, JsonNode report) {
         int iterations = job.path("config").path("iterations").asInt(1);
@@ -258,7 +259,10 @@ final class Audit {
             JsonNode metric = report.path("iterations").path(i).path("results").path("chaos").path("nonce").path("value");
             if (!metric.isNumber()) return "report has no metric for iteration " + i;
             long nonce = metric.asLong();
-            if (!out.path("stdout").asText().contains(Long.toString(nonce))) return "iteration " + i + ": the stored stdout does not hold the reported metric";
+            // The stored stdout is what that execution printed (its one line), not only something holding its number.
+            if (!out.path("stdout").asText().strip().equals(Workload.printed(nonce).strip())) {
+                return "iteration " + i + ": the stored stdout is not what the execution that printed the reported metric printed";
+            }
             int iteration = i;
             boolean traced = ran.stream().anyMatch(e -> e.iteration() == iteration && e.nonce() == nonce && e.end() != null && lease.covers(e));
             if (!traced) return "iteration " + i + ": the reported metric " + nonce + " comes from no finished execution of the completing attempt " + lease.number;

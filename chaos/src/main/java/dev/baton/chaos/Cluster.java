@@ -55,9 +55,14 @@ final class Cluster implements AutoCloseable {
         return balancer;
     }
 
-    /** Nodes whose process is up (a killed node is skipped until it is started again). */
+    /** The node timeout every node runs with: a node silent this long is found dead by the others. */
+    Duration nodeTimeout() {
+        return settings.heartbeatTimeout().multipliedBy(2);
+    }
+
+    /** Nodes whose process is up (a killed or frozen node is skipped until it is started again or continued). */
     List<String> nodeUrls() {
-        List<String> up = nodes.stream().filter(n -> n.process().alive()).map(ServerNode::url).toList();
+        List<String> up = nodes.stream().filter(n -> n.process().alive() && !n.process().stopped()).map(ServerNode::url).toList();
         return up.isEmpty() ? nodes.stream().map(ServerNode::url).toList() : up;
     }
 
@@ -80,7 +85,7 @@ final class Cluster implements AutoCloseable {
             if (databaseUrl != null) args.addAll(List.of("--database-url", databaseUrl));
             // A node restarted after a SIGKILL comes back under its own id and takes its runners back
             // at once; one that stays away is found dead by the others after the node timeout.
-            args.addAll(List.of("--node-id", "chaos-node-" + i, "--node-timeout", settings.heartbeatTimeout().multipliedBy(2).toMillis() + "ms"));
+            args.addAll(List.of("--node-id", "chaos-node-" + i, "--node-timeout", nodeTimeout().toMillis() + "ms"));
             BatonProcess p = new BatonProcess("node-" + i, settings.install(), args,
                     environment(home, "-Xmx384m -XX:+UseSerialGC"), home.resolve("server.log"));
             ServerNode node = new ServerNode(i, port, p);

@@ -1,6 +1,7 @@
 package dev.baton.chaos;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * One injected fault.
@@ -16,6 +17,17 @@ record FaultEvent(Kind kind, String target, Instant at, Instant restored, int co
         RUNNER_SIGKILL,
         SERVER_SIGKILL,
         RUNNER_SIGSTOP,
-        CONNECTIONS_DROPPED
+        CONNECTIONS_DROPPED,
+        /**
+         * A server node frozen past the node timeout, then continued: the other nodes find it dead
+         * and run its jobs again, and the final words of the moved attempts, queued on its runners'
+         * connections, reach it late. Only with more than one node (alone, nobody takes over).
+         */
+        SERVER_SIGSTOP;
+
+        /** The kinds a run on {@code nodes} server nodes injects. */
+        static List<Kind> injected(int nodes) {
+            return nodes > 1 ? List.of(values()) : List.of(RUNNER_SIGKILL, SERVER_SIGKILL, RUNNER_SIGSTOP, CONNECTIONS_DROPPED);
+        }
     }
 }

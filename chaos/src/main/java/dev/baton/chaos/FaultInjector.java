@@ -11,7 +11,8 @@ import java.util.Random;
 /**
  * Injects one fault at a time at random intervals: SIGKILL of a runner or of a server node
  * (each started again shortly after), SIGSTOP of a runner for longer than the heartbeat timeout
- * (then SIGCONT), and resets of connections at the balancer.
+ * (then SIGCONT), resets of connections at the balancer, and, with several nodes, SIGSTOP of a
+ * server node for longer than the node timeout (then SIGCONT).
  */
 final class FaultInjector {
     private final Cluster cluster;
@@ -41,14 +42,15 @@ final class FaultInjector {
      */
     void run(Instant until) throws IOException, InterruptedException {
         long mean = settings.faultInterval().toMillis();
+        List<FaultEvent.Kind> kinds = FaultEvent.Kind.injected(settings.nodes());
         List<FaultEvent.Kind> round = new ArrayList<>();
         while (true) {
             Thread.sleep(mean / 2 + (long) (random.nextDouble() * mean));
             // The first round is always finished, so a slow machine still sees every kind.
-            if (Instant.now().isAfter(until) && events.size() >= FaultEvent.Kind.values().length) return;
+            if (Instant.now().isAfter(until) && events.size() >= kinds.size()) return;
             reviveUnexpectedExits();
             if (round.isEmpty()) {
-                round.addAll(List.of(FaultEvent.Kind.values()));
+                round.addAll(kinds);
                 Collections.shuffle(round, random);
             }
             switch (round.remove(0)) {
@@ -56,6 +58,7 @@ final class FaultInjector {
                 case SERVER_SIGKILL -> killServer();
                 case RUNNER_SIGSTOP -> stopRunner();
                 case CONNECTIONS_DROPPED -> dropConnections();
+                case SERVER_SIGSTOP -> freezeServer();
             }
         }
     }
@@ -92,6 +95,21 @@ final class FaultInjector {
         events.add(new FaultEvent(FaultEvent.Kind.RUNNER_SIGSTOP, r.slug(), at, Instant.now(), 1));
     }
 
+    /**
+     * The frozen node keeps its sockets: its runners' messages queue on their connections and are
+     * read after SIGCONT, when the other nodes have found it dead (node timeout) and run the jobs
+     * with retries again. The audit then checks that no late word of a moved attempt changed the
+     * output of the attempt that completed.
+     */
+    private void freezeServer() throws IOException, InterruptedException {
+        ServerNode n = cluster.nodes().get(random.nextInt(cluster.nodes().size()));
+        Instant at = Instant.now();
+        n.process().freeze();
+        Thread.sleep(cluster.nodeTimeout().toMillis() + 2000 + random.nextInt(2000));
+        n.process().thaw();
+        events.add(new FaultEvent(FaultEvent.Kind.SERVER_SIGSTOP, n.process().name(), at, Instant.now(), 1));
+    }
+
     private void dropConnections() {
         Instant at = Instant.now();
         int cut = cluster.balancer().drop(0.3 + random.nextDouble() * 0.7, random);
@@ -101,6 +119,7 @@ final class FaultInjector {
     /** Before the next fault and at the end: every process is up and not frozen. */
     void reviveUnexpectedExits() throws IOException, InterruptedException {
         for (ServerNode n : cluster.nodes()) {
+            if (n.process().stopped()) n.process().thaw();
             if (!n.process().alive()) {
                 unexpectedExits.add(n.process().name() + " at " + Instant.now());
                 n.process().start();

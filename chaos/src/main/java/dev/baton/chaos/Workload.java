@@ -32,6 +32,11 @@ final class Workload {
             echo "{\\"chaos\\": {\\"nonce\\": {\\"value\\": $nonce}}}"
             """;
 
+    /** What {@link #SCRIPT} prints on stdout, whole, for an execution that drew {@code nonce}. */
+    static String printed(long nonce) {
+        return "{\"chaos\": {\"nonce\": {\"value\": " + nonce + "}}}\n";
+    }
+
     private final Api api;
     private final Random random;
     private final Path script;

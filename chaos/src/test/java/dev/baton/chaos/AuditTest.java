@@ -129,6 +129,26 @@ class AuditTest {
         assertThat(assess().missingResults()).isEqualTo(1);
     }
 
+    /**
+     * The completing attempt's report is intact, but its stored output was replaced by what a
+     * late word of the moved attempt carried (or removed): the output no longer is what the
+     * completing execution printed.
+     */
+    @Test
+    void aStoredOutputThatIsNotWhatTheCompletingExecutionPrintedIsMissing() {
+        ObjectNode j = job("processed", null);
+        attempt(j, 1, "uuid-a", "lost", 1, 2.0);
+        attempt(j, 2, "uuid-b", "completed", 2.5, 4.0);
+        ran("runner-a", 1.1, 1.9, 41);
+        ran("runner-b", 2.6, 3.5, 42);
+        processedWith(j, 42);
+        ((ObjectNode) j.path("output").path("results").get(0)).put("stdout", Workload.printed(41) + Workload.printed(42));
+        assertThat(assess().missingResults()).as("output replaced").isEqualTo(1);
+
+        j.remove("output");
+        assertThat(assess().missingResults()).as("output removed").isEqualTo(1);
+    }
+
     @Test
     void anExecutionOutsideEveryLeaseIsCountedNotFailed() {
         ObjectNode j = job("processed", null);

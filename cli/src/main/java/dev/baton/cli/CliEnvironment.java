@@ -15,8 +15,18 @@ import java.util.Map;
 record CliEnvironment(Map<String, String> env, Path home, Clock clock, BufferedReader stdin, boolean terminal) {
 
     static CliEnvironment system() {
-        return new CliEnvironment(System.getenv(), Path.of(System.getProperty("user.home", ".")), Clock.systemUTC(),
+        return new CliEnvironment(System.getenv(), home(System.getenv(), System.getProperty("user.home", ".")), Clock.systemUTC(),
                 new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.console() != null);
+    }
+
+    /**
+     * {@code $HOME} when it is set, else the JVM's {@code user.home}: every other command-line tool
+     * honours {@code $HOME} (the JVM reads the password database instead, so {@code HOME=/tmp/x baton
+     * login} would write to the real home).
+     */
+    static Path home(Map<String, String> env, String userHome) {
+        String home = env.get("HOME");
+        return Path.of(home == null || home.isBlank() ? userHome : home.strip());
     }
 
     String env(String name) {

@@ -11,6 +11,8 @@ final class Downstream {
     final String name;
     Set<String> specs;
     Link link;
+    /** The answers owed on {@link #link}, in the order of its messages. */
+    Answers answers;
     Instant lastValid;
     /** Jobs it asked for with its current {@code ready} and has not been handed yet. */
     int free;

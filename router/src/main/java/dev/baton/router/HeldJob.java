@@ -32,11 +32,6 @@ final class HeldJob {
     MachineFingerprint lastDeclineFingerprint;
     /** A cancel for a runner that is disconnected now: relayed when it comes back. */
     ServerMessage.Cancel pendingCancel;
-    /** Messages about this job sent upstream on the current connection, and acks received. */
-    int sent;
-    int acked;
-    /** The value of {@link #sent} with the terminal message; its ack is the {@code terminalAt}-th. */
-    int terminalAt = -1;
     /** When the owner's connection dropped (null while connected). */
     Instant ownerGoneSince;
     /**

@@ -49,6 +49,7 @@ public final class RouterCore {
     private final RouterMetrics metrics;
     private final Clock clock;
     private final Upstream upstream;
+    private UpstreamReplies replies;
     private final Map<String, Downstream> runners = new LinkedHashMap<>();
     private final Map<JobUuid, HeldJob> jobs = new LinkedHashMap<>();
     private boolean upstreamOpen;
@@ -75,6 +76,7 @@ public final class RouterCore {
         this.metrics = metrics;
         this.clock = clock;
         this.upstream = upstream;
+        this.replies = new UpstreamReplies(upstream);
     }
 
     // ---- upstream ------------------------------------------------------------------------------
@@ -83,11 +85,7 @@ public final class RouterCore {
     public void upstreamOpened() {
         upstreamOpen = true;
         asked = null;
-        for (HeldJob h : jobs.values()) {
-            h.sent = 0;
-            h.acked = 0;
-            h.terminalAt = -1;
-        }
+        replies = new UpstreamReplies(upstream);
         for (var entry : outbox.results().entrySet()) {
             RunnerMessage.Terminal t = entry.getKey();
             HeldJob h = jobs.get(t.job());
@@ -96,7 +94,7 @@ public final class RouterCore {
                 jobs.put(t.job(), h);
             }
             h.state = State.FINISHING;
-            sendTerminalUp(h, t);
+            replies.send(t, UpstreamReplies.Sent.own(t.job(), t.lease(), true));
             metrics.resent();
         }
         Instant now = clock.instant();
@@ -108,6 +106,7 @@ public final class RouterCore {
         if (upstreamOpen) log.warn("upstream channel closed: {}", reason);
         upstreamOpen = false;
         asked = null;
+        replies.dropped();
     }
 
     public void upstreamReceived(ServerMessage message) {
@@ -122,16 +121,21 @@ public final class RouterCore {
                 asked = null;
                 askUpstream();
             }
-            case ServerMessage.Ack a -> acked(a.job());
-            case ServerMessage.Cancel c -> cancel(c);
-            case ServerMessage.Stale s -> stale(s);
+            case ServerMessage.Ack a -> {
+                UpstreamReplies.Sent closed = replies.acked(a);
+                if (closed != null && closed.terminal) resultTaken(closed);
+            }
+            case ServerMessage.Cancel c -> cancel(c, replies.relay(c.job(), c.lease(), c));
+            case ServerMessage.Stale s -> stale(s, replies.relay(s.job(), s.lease(), s));
             case ServerMessage.Drain d -> {
                 quiet = d.state() != DrainState.RUNNING;
                 for (Downstream r : runners.values()) if (r.link != null) r.link.send(d);
                 if (!quiet) askUpstream();
             }
             case ServerMessage.Update u -> log.info("the server offers runner version {}; a router does not self-update", u.version());
-            case ServerMessage.Error e -> log.warn("upstream error {}: {}", e.code(), e.message());
+            case ServerMessage.Error e -> {
+                if (!replies.relayError(e)) log.warn("upstream error {}: {}", e.code(), e.message());
+            }
         }
     }
 
@@ -147,20 +151,19 @@ public final class RouterCore {
         askUpstream();
     }
 
-    private void acked(JobUuid job) {
-        if (job == null) return;
-        HeldJob h = jobs.get(job);
-        if (h == null) return;
-        h.acked++;
-        if (h.terminalAt > 0 && h.acked >= h.terminalAt) {
-            outbox.deleteResult(job);
-            jobs.remove(job);
+    /** The server answered a result (whatever it said, it needs no resend): it leaves the outbox. */
+    private void resultTaken(UpstreamReplies.Sent s) {
+        HeldJob h = jobs.get(s.job);
+        if (h != null && !h.lease.equals(s.lease)) return; // a newer attempt's result may be in the outbox now
+        outbox.deleteResult(s.job);
+        if (h != null && h.state == State.FINISHING) {
+            jobs.remove(s.job);
             metrics.forwarded();
-            log.info("job {}: result acknowledged upstream", job);
+            log.info("job {}: result acknowledged upstream", s.job);
         }
     }
 
-    private void cancel(ServerMessage.Cancel c) {
+    private void cancel(ServerMessage.Cancel c, String relayedTo) {
         HeldJob h = jobs.get(c.job());
         if (h == null || !h.lease.equals(c.lease())) return;
         switch (h.state) {
@@ -169,10 +172,10 @@ public final class RouterCore {
                 RunnerMessage.Canceled done = new RunnerMessage.Canceled(h.id, h.lease, List.of());
                 outbox.writeResult(done, 1);
                 h.state = State.FINISHING;
-                sendTerminalUp(h, done);
+                sendUp(h, done);
             }
             case OFFERED, RUNNING -> {
-                h.acked = h.sent; // a cancel answers what was outstanding (as the runner agent counts it)
+                if (h.owner.equals(relayedTo)) return;
                 Downstream owner = runners.get(h.owner);
                 if (owner != null && owner.link != null) owner.link.send(c);
                 else h.pendingCancel = c;
@@ -181,14 +184,15 @@ public final class RouterCore {
         }
     }
 
-    private void stale(ServerMessage.Stale s) {
-        HeldJob h = jobs.remove(s.job());
-        if (h == null) return;
+    private void stale(ServerMessage.Stale s, String relayedTo) {
+        HeldJob h = jobs.get(s.job());
+        if (h == null || !h.lease.equals(s.lease())) return;
+        jobs.remove(s.job());
         if (h.state == State.FINISHING) outbox.deleteResult(h.id);
         if (h.state == State.RUNNING) usage.ended(h.id, clock.instant());
         else usage.forget(h.id);
         Downstream owner = h.owner == null ? null : runners.get(h.owner);
-        if (owner != null && owner.link != null && h.state != State.FINISHING) owner.link.send(s);
+        if (owner != null && owner.link != null && h.state != State.FINISHING && !owner.name.equals(relayedTo)) owner.link.send(s);
         log.info("job {}: lease no longer current upstream ({})", s.job(), s.reason());
         offer();
         askUpstream();
@@ -240,17 +244,20 @@ public final class RouterCore {
         sendUp(h, new RunnerMessage.Preparing(h.id, h.lease, what));
     }
 
+    /** The router's own word about a job (a keep-alive, a decline, a result of its own). */
     private void sendUp(HeldJob h, RunnerMessage message) {
-        if (!upstreamOpen) return;
-        h.sent++;
-        upstream.send(message);
+        if (upstreamOpen) replies.send(message, UpstreamReplies.Sent.own(h.id, h.lease, message instanceof RunnerMessage.Terminal));
     }
 
-    private void sendTerminalUp(HeldJob h, RunnerMessage.Terminal t) {
-        if (!upstreamOpen) return;
-        h.sent++;
-        h.terminalAt = h.sent;
-        upstream.send(t);
+    /**
+     * A runner's message about a job, passed upstream: the server's answer is the runner's answer.
+     * While the server is away the router answers it itself ({@code ack}: it keeps the job alive,
+     * and a result is in its outbox).
+     */
+    private void forward(Downstream r, HeldJob h, RunnerMessage message) {
+        Answers.Slot slot = r.answers.reserve();
+        if (upstreamOpen) replies.send(message, new UpstreamReplies.Sent(h.id, h.lease, message instanceof RunnerMessage.Terminal, r, r.answers, slot));
+        else r.answers.give(slot, new ServerMessage.Ack(h.id));
     }
 
     // ---- downstream ----------------------------------------------------------------------------
@@ -262,6 +269,7 @@ public final class RouterCore {
         r.specs = entry.specs();
         if (r.link != null) r.link.close(CLOSE_REPLACED, "replaced by a newer connection of this runner");
         r.link = link;
+        r.answers = new Answers(link);
         r.lastValid = now;
         r.waiting = false;
         metrics.runnerConnected();
@@ -290,7 +298,7 @@ public final class RouterCore {
 
     public void runnerInvalid(String name, Link link, String reason) {
         Downstream r = runners.get(name);
-        if (r != null && r.link == link) link.send(new ServerMessage.Error("invalid_message", reason));
+        if (r != null && r.link == link) r.answers.answer(new ServerMessage.Error("invalid_message", reason));
     }
 
     public void runnerReceived(String name, Link link, RunnerMessage message) {
@@ -307,13 +315,13 @@ public final class RouterCore {
             askUpstream(); // a waiting runner's cache changed: the union advertised upstream may too
         }
         if (message instanceof RunnerMessage.Heartbeat hb && hb.job() == null) {
-            link.send(new ServerMessage.Ack(null));
+            r.answers.answer(new ServerMessage.Ack(null));
             return;
         }
-        JobUuid job = jobOf(message);
-        LeaseId lease = leaseOf(message);
+        JobUuid job = RunnerMessages.job(message);
+        LeaseId lease = RunnerMessages.lease(message);
         if (job == null || lease == null) {
-            link.send(new ServerMessage.Error("invalid_message", "a message about a job needs job and lease"));
+            r.answers.answer(new ServerMessage.Error("invalid_message", "a message about a job needs job and lease"));
             return;
         }
         HeldJob h = jobs.get(job);
@@ -322,48 +330,44 @@ public final class RouterCore {
             if (h == null) return;
         }
         if (!h.lease.equals(lease)) {
-            link.send(new ServerMessage.Stale(job, lease, "lease is not valid for this job"));
+            r.answers.answer(new ServerMessage.Stale(job, lease, "lease is not valid for this job"));
             return;
         }
         if (!name.equals(h.owner)) {
-            if (message instanceof RunnerMessage.Terminal) link.send(new ServerMessage.Ack(job));
-            else link.send(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+            // What a server says to a runner whose attempt went to another: its lease is not current for it.
+            r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
             return;
         }
         switch (message) {
             case RunnerMessage.Preparing p -> {
                 h.windowStart = now;
                 h.lastKeepAlive = now;
-                sendUp(h, p);
-                link.send(new ServerMessage.Ack(job));
+                forward(r, h, p);
             }
             case RunnerMessage.Running run -> {
                 if (h.state == State.OFFERED) {
                     h.state = State.RUNNING;
                     metrics.accepted(Duration.between(h.received, now), r.name);
                 }
-                sendUp(h, run);
-                link.send(new ServerMessage.Ack(job));
+                forward(r, h, run);
             }
-            case RunnerMessage.Heartbeat hb -> {
-                // Its images are its own, not the router's: upstream they are part of the router's ready.
-                sendUp(h, new RunnerMessage.Heartbeat(hb.job(), hb.lease()));
-                link.send(new ServerMessage.Ack(job));
-            }
+            // Its images are its own, not the router's: upstream they are part of the router's ready.
+            case RunnerMessage.Heartbeat hb -> forward(r, h, new RunnerMessage.Heartbeat(hb.job(), hb.lease()));
             case RunnerMessage.Log l -> {
-                if (h.state != State.FINISHING) sendUp(h, l);
-                link.send(new ServerMessage.Ack(job));
+                if (h.state != State.FINISHING) forward(r, h, l);
+                else r.answers.answer(new ServerMessage.Ack(job));
             }
             case RunnerMessage.Declined d -> declined(r, h, d, now);
             case RunnerMessage.Terminal t -> {
                 if (h.state != State.FINISHING) {
-                    // On disk before the runner is told: from here the router owes the result upstream.
+                    // On disk before it goes anywhere: from here the router owes the result upstream.
                     outbox.writeResult(t, 1);
                     usage.ended(h.id, now);
                     h.state = State.FINISHING;
-                    sendTerminalUp(h, t);
+                    forward(r, h, t);
+                } else {
+                    r.answers.answer(new ServerMessage.Ack(job)); // a resend: the first one is on its way
                 }
-                link.send(new ServerMessage.Ack(job));
                 askUpstream();
             }
             case RunnerMessage.Ready ignored -> throw new IllegalStateException("handled above");
@@ -379,7 +383,7 @@ public final class RouterCore {
         boolean started = message instanceof RunnerMessage.Running || message instanceof RunnerMessage.Heartbeat
                 || message instanceof RunnerMessage.Log || message instanceof RunnerMessage.Terminal;
         if (!started) {
-            r.link.send(new ServerMessage.Stale(job, lease, "no such job at this router"));
+            r.answers.answer(new ServerMessage.Stale(job, lease, "no such job at this router"));
             return null;
         }
         HeldJob h = new HeldJob(job, lease, null, State.RUNNING, now);
@@ -392,12 +396,12 @@ public final class RouterCore {
     private void ready(Downstream r, RunnerMessage.Ready ready, Instant now) {
         int slots = ready.slots() == null ? 1 : ready.slots();
         if (slots < 1 || slots > 1024) {
-            r.link.send(new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots));
+            r.answers.answer(new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots));
             return;
         }
         int poll = ready.pollTimeout() == null ? 30 : ready.pollTimeout();
         if (poll < 1 || poll > 900) {
-            r.link.send(new ServerMessage.Error("invalid_poll_timeout", "poll_timeout must be between 1 and 900, got " + poll));
+            r.answers.answer(new ServerMessage.Error("invalid_poll_timeout", "poll_timeout must be between 1 and 900, got " + poll));
             return;
         }
         if (ready.labels() != null) r.labels = ready.labels();
@@ -415,8 +419,12 @@ public final class RouterCore {
     }
 
     private void declined(Downstream r, HeldJob h, RunnerMessage.Declined d, Instant now) {
-        r.link.send(new ServerMessage.Ack(h.id));
-        if (h.state != State.OFFERED) return;
+        if (h.state != State.OFFERED) {
+            // Started (or finished): as the server answers a decline of a running job.
+            r.answers.answer(new ServerMessage.Error("cannot_decline", "job " + h.id + " is already running; report failed instead"));
+            return;
+        }
+        r.answers.answer(new ServerMessage.Ack(h.id));
         metrics.downstreamDecline(d.declineCode());
         h.declinedBy.add(r.name);
         usage.forget(h.id);
@@ -447,7 +455,7 @@ public final class RouterCore {
         metrics.upstreamDecline(code);
         log.info("job {}: declined upstream: {}", h.id, reason);
         String bounded = reason.length() > 1024 ? reason.substring(0, 1024) : reason;
-        if (upstreamOpen) upstream.send(new RunnerMessage.Declined(h.id, h.lease, code.wireName(), bounded, h.lastDeclineFingerprint));
+        sendUp(h, new RunnerMessage.Declined(h.id, h.lease, code.wireName(), bounded, h.lastDeclineFingerprint));
     }
 
     /** Hands held jobs to waiting runners, in the policy's order (arrival order among equals). */
@@ -483,7 +491,7 @@ public final class RouterCore {
      * to say, as an idle runner has not.
      */
     public void heartbeat() {
-        if (upstreamOpen) upstream.send(new RunnerMessage.Heartbeat(null, null));
+        if (upstreamOpen) replies.heartbeat();
     }
 
     /** Poll timeouts, read timeouts, lost runners, acceptance windows and keep-alives, on the injected clock. */
@@ -554,27 +562,14 @@ public final class RouterCore {
         usage.ended(h.id, now);
         outbox.writeResult(failed, 1);
         h.state = State.FINISHING;
-        sendTerminalUp(h, failed);
+        sendUp(h, failed);
     }
 
     // ---- status --------------------------------------------------------------------------------
 
     public RouterStatus status() {
-        Instant now = clock.instant();
-        List<RouterStatus.RunnerRow> rs = new ArrayList<>();
-        for (Downstream r : runners.values()) {
-            int held = (int) jobs.values().stream().filter(h -> r.name.equals(h.owner) && h.state != State.FINISHING).count();
-            rs.add(new RouterStatus.RunnerRow(r.name, List.copyOf(new TreeSet<>(r.specs)), r.link != null, r.waiting ? r.free : 0, held));
-        }
-        List<RouterStatus.JobRow> js = new ArrayList<>();
-        for (HeldJob h : jobs.values()) {
-            js.add(new RouterStatus.JobRow(h.id.toString(), h.project() == null ? null : h.project().toString(), h.spec(),
-                    h.state.name().toLowerCase(java.util.Locale.ROOT), h.owner, Duration.between(h.received, now).toSeconds()));
-        }
-        Map<String, Double> shares = new LinkedHashMap<>();
-        usage.snapshot(now).forEach((p, s) -> shares.put(p.toString(), s));
-        return new RouterStatus(upstreamOpen, Objects.requireNonNullElse(upstreamName, settings.name()), upstreamSpecs,
-                policy.describe(), rs, js, shares);
+        return RouterStatus.of(runners.values(), jobs.values(), usage, clock.instant(), upstreamOpen,
+                Objects.requireNonNullElse(upstreamName, settings.name()), upstreamSpecs, policy.describe());
     }
 
     public int heldJobs() {
@@ -587,21 +582,5 @@ public final class RouterCore {
 
     public boolean upstreamConnected() {
         return upstreamOpen;
-    }
-
-    private static JobUuid jobOf(RunnerMessage m) {
-        return switch (m) {
-            case RunnerMessage.JobScoped s -> s.job();
-            case RunnerMessage.Heartbeat h -> h.job();
-            case RunnerMessage.Ready r -> null;
-        };
-    }
-
-    private static LeaseId leaseOf(RunnerMessage m) {
-        return switch (m) {
-            case RunnerMessage.JobScoped s -> s.lease();
-            case RunnerMessage.Heartbeat h -> h.lease();
-            case RunnerMessage.Ready r -> null;
-        };
     }
 }

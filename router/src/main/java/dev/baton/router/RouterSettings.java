@@ -14,7 +14,8 @@ import java.time.Duration;
  * @param keepAlive           how often a job waiting for a runner behind the router is kept alive upstream
  *                            ({@code preparing}); well under the server's acceptance timeout
  * @param upstreamPollSeconds the poll timeout of the router's own {@code ready} upstream (1–900)
- * @param maxMessageBytes     bound on a message in either direction
+ * @param maxMessageBytes     bound on a message in either direction; the server's {@code request_body_max_bytes}
+ *                            (16 MiB by default), so that a runner's message the server would take passes the router
  */
 public record RouterSettings(String name, Duration acceptanceWindow, Duration heartbeatTimeout, Duration keepAlive,
                              int upstreamPollSeconds, int maxMessageBytes) {
@@ -28,6 +29,10 @@ public record RouterSettings(String name, Duration acceptanceWindow, Duration he
 
     public RouterSettings withHeartbeatTimeout(Duration d) {
         return new RouterSettings(name, acceptanceWindow, d, keepAlive, upstreamPollSeconds, maxMessageBytes);
+    }
+
+    public RouterSettings withMaxMessageBytes(int bytes) {
+        return new RouterSettings(name, acceptanceWindow, heartbeatTimeout, keepAlive, upstreamPollSeconds, bytes);
     }
 
     public RouterSettings withKeepAlive(Duration d) {

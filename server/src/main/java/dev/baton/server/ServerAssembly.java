@@ -1,5 +1,6 @@
 package dev.baton.server;
 
+import dev.baton.server.broker.TransportA;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.console.ConsoleEvents;
@@ -53,6 +54,9 @@ public final class ServerAssembly {
                 .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), new PrincipalGrants(w.access().authenticator(), w.store()),
                         id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
+                // Transport A (docs/protocol.md): leases offered on NATS, only when nats_url is set.
+                .module(w -> w.config().broker().enabled()
+                        ? new TransportA(w.config(), w.store(), w.clock(), parts.channel, parts.tokens, metrics) : cfg -> { })
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
                         java.time.Duration.ofSeconds(1), w.access().authenticator(), metrics))

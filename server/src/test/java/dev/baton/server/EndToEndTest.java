@@ -122,7 +122,7 @@ class EndToEndTest {
         assertThat(parsed.at("/iterations/0/results/sort/latency/value").asDouble()).isEqualTo(4.2);
         assertThat(parsed.at("/job/status").asText()).isEqualTo("processed");
         assertThat(parsed.get("start_time").asText()).as("real start replaces the placeholder").isEqualTo(view.get("started").asText());
-        assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v0/jobs").resolve(job))).isTrue();
+        assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v1/jobs").resolve(job).resolve("attempts/1"))).isTrue();
         runner.crash();
     }
 

@@ -4,8 +4,8 @@ import dev.baton.server.http.Lookups;
 
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.job.JobStatus;
+import dev.baton.server.auth.CancelRight;
 import dev.baton.server.auth.Principal;
-import dev.baton.server.store.Role;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
@@ -85,7 +85,7 @@ public final class JobRoutes implements RouteModule {
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         Job job = find.job(project, ctx.pathParam("job"));
-        var output = api.outputs().get(project.uuid(), job.uuid()).orElse(null);
+        var output = api.outputs().get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         Json.write(ctx, 200, new JobViews(api.store(), project, api.queue()).of(job, output, true));
     }
 
@@ -112,14 +112,10 @@ public final class JobRoutes implements RouteModule {
         }
     }
 
-    /** A submitter cancels only the jobs its user submitted; a maintainer (or the admin) any job of the project. */
+    /** A submitter cancels only the jobs its user submitted; a maintainer (or the admin) any job of the project ({@link CancelRight}). */
     private void requireCancelable(Context ctx, Project project, Job job) {
         Principal who = api.access().authenticate(ctx);
-        if (!(who instanceof Principal.TokenHolder holder)) return;
-        Role role = holder.roleOn(project).orElseThrow();
-        if (role.includes(Role.MAINTAINER)) return;
-        boolean own = api.store().access().jobSubmitter(job.id()).map(user -> user == holder.user().id()).orElse(false);
-        if (!own) {
+        if (!CancelRight.mayCancel(who, project, () -> api.store().access().jobSubmitter(job.id()))) {
             throw new ApiException(403, "forbidden", "a submitter cancels only the jobs its user submitted; canceling others' jobs needs role maintainer");
         }
     }

@@ -68,6 +68,10 @@ public final class RouterUpCommand implements Callable<Integer> {
             description = "A runner silent this long is lost (default ${DEFAULT-VALUE})")
     Duration heartbeatTimeout;
 
+    @Option(names = "--max-message-bytes", defaultValue = "16777216",
+            description = "Largest channel message, either way: the server's request_body_max_bytes (default ${DEFAULT-VALUE}, the server's default)")
+    int maxMessageBytes;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
@@ -97,7 +101,9 @@ public final class RouterUpCommand implements Callable<Integer> {
         if (acceptanceWindow.isNegative() || acceptanceWindow.isZero() || heartbeatTimeout.isNegative() || heartbeatTimeout.isZero()) {
             return usage(err, "--acceptance-window and --heartbeat-timeout must be positive");
         }
-        RouterSettings settings = RouterSettings.defaults(runner).withAcceptanceWindow(acceptanceWindow).withHeartbeatTimeout(heartbeatTimeout);
+        if (maxMessageBytes < 64 << 10) return usage(err, "--max-message-bytes must be at least 65536");
+        RouterSettings settings = RouterSettings.defaults(runner).withAcceptanceWindow(acceptanceWindow).withHeartbeatTimeout(heartbeatTimeout)
+                .withMaxMessageBytes(maxMessageBytes);
         Files.createDirectories(stateDir);
         Router router = Router.start(new Router.Options(server, runner, routerKey, host, port, keysFile, stateDir.toAbsolutePath(), policy,
                 settings), Clock.systemUTC());

@@ -7,6 +7,8 @@ import dev.baton.server.console.ConsoleSignIn.Outcome;
 import dev.baton.server.auth.AccessControl;
 import dev.baton.server.console.ConsoleSignIn.Viewer;
 import dev.baton.server.console.Views.Chrome;
+import dev.baton.server.console.Views.Confirmation;
+import dev.baton.server.console.Views.Link;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
@@ -46,6 +48,7 @@ import java.util.function.Supplier;
  * </pre>
  */
 public final class ConsoleModule implements RouteModule, AutoCloseable {
+    private static final Link RUNNERS = new Link("/console/runners", "Back to the runners");
     private final Store store;
     private final ConsoleSignIn signIn;
     private final ConsolePages pages;
@@ -97,7 +100,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/projects/{project}/jobs/{job}", page((ctx, v) -> {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
-            render(ctx, 200, "job.jte", chrome("Job " + job.uuid().toString().substring(0, 8), "projects", v), "page", pages.job(project, job));
+            render(ctx, 200, "job.jte", chrome("Job " + job.uuid().toString().substring(0, 8), "projects", v), "page", pages.job(project, job, v.principal()));
         }));
         r.get("/console/projects/{project}/jobs/{job}/log", ctx -> {
             Optional<Viewer> v = viewer(ctx);
@@ -273,9 +276,15 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     private void cancel(Context ctx, Viewer v) throws Exception {
         String path = "/console/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job");
+        Link back = new Link(path, "Back to the job");
+        if (!confirmed(ctx, v, new Confirmation("Cancel job " + shortId(ctx.pathParam("job")) + "?",
+                "A pending job will not run; a running one is stopped on its runner. This cannot be undone.", path + "/cancel", Map.of(),
+                "Cancel job", back))) {
+            return;
+        }
         var answer = api.call(ctx, "POST", "/v0/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job") + "/cancel", null, v.token());
         if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Not canceled", answer.message());
+            message(ctx, answer.status(), v, "Not canceled", answer.message(), back);
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);
@@ -293,6 +302,12 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     private void archive(Context ctx, Viewer v) throws Exception {
         boolean archived = !"false".equals(ctx.formParam("archived"));
+        String runner = ctx.pathParam("runner");
+        if (archived && !confirmed(ctx, v, new Confirmation("Archive runner " + runner + "?",
+                "It can no longer connect or take jobs until it is restored; its history stays.", "/console/runners/" + runner + "/archive",
+                Map.of("archived", "true"), "Archive", RUNNERS))) {
+            return;
+        }
         var answer = api.call(ctx, "PATCH", "/v0/runners/" + ctx.pathParam("runner"), Map.of("archived", archived), v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
@@ -313,6 +328,12 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     /** The new key is shown on this one response and never again (only its hash is stored). */
     private void rotate(Context ctx, Viewer v) throws Exception {
+        String runner = ctx.pathParam("runner");
+        if (!confirmed(ctx, v, new Confirmation("Rotate the key of runner " + runner + "?",
+                "Its current key stops working at once: the runner is disconnected until it is given the new key.",
+                "/console/runners/" + runner + "/rotate", Map.of(), "Rotate key", RUNNERS))) {
+            return;
+        }
         var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/token", null, v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Key not rotated", answer.message());
@@ -328,8 +349,28 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         return new Chrome(title, section, viewer.csrf(), viewer.admin());
     }
 
+    /** A message with a way back to the viewer's first page, one it may see. */
     private void message(Context ctx, int status, Viewer viewer, String title, String text) {
-        render(ctx, status, "message.jte", chrome(title, "", viewer), "text", text);
+        message(ctx, status, viewer, title, text, new Link(viewer.home(), viewer.admin() ? "Back to the runners" : "Back to the projects"));
+    }
+
+    private void message(Context ctx, int status, Viewer viewer, String title, String text, Link back) {
+        render(ctx, status, "message.jte", chrome(title, "", viewer), "text", text, "back", back);
+    }
+
+    /**
+     * Whether a destructive action's form said yes ({@code confirm=yes}, sent only by the
+     * confirmation page); otherwise shows that page and changes nothing. Asked on the server, so a
+     * post without the yes (a stray click, a script, no JavaScript) never acts.
+     */
+    private boolean confirmed(Context ctx, Viewer v, Confirmation confirmation) {
+        if ("yes".equals(ctx.formParam("confirm"))) return true;
+        render(ctx, 200, "confirm.jte", chrome("Are you sure?", "", v), "confirm", confirmation);
+        return false;
+    }
+
+    private static String shortId(String job) {
+        return job.length() > 8 ? job.substring(0, 8) : job;
     }
 
     private void render(Context ctx, int status, String template, Chrome chrome, Object... params) {

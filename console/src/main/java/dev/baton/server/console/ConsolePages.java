@@ -8,6 +8,8 @@ import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.adapter.IterationResults;
 import dev.baton.server.adapter.Metrics;
 import dev.baton.server.adapter.ReportResults;
+import dev.baton.server.auth.CancelRight;
+import dev.baton.server.auth.Principal;
 import dev.baton.server.channel.RunnerActivity;
 import dev.baton.server.console.Views.AttemptRow;
 import dev.baton.server.console.Views.Chart;
@@ -41,14 +43,11 @@ import dev.baton.server.store.RunnerFilter;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -242,17 +241,19 @@ public final class ConsolePages {
                 names.runner(j.runnerId()), j.priority(), j.attempt(), j.created(), j.started(), j.completed());
     }
 
-    JobPage job(Project project, Job job) {
+    /** The job's page as {@code viewer} sees it: a Cancel button only when the job can be canceled and the viewer may. */
+    JobPage job(Project project, Job job, Principal viewer) {
         Names names = new Names();
         List<Attempt> attempts = store.attempts(job.id());
         Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
         Report report = store.findReport(job.reportId()).orElse(null);
         ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
-        JobOutput output = outputs.get(project.uuid(), job.uuid()).orElse(null);
-        List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), fingerprint(a),
+        JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
+        List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
                 a.outcome() == null ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—") : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason())).toList();
-        boolean cancelable = job.status() == JobStatus.PENDING || job.status().inFlight();
+        boolean cancelable = (job.status() == JobStatus.PENDING || job.status().inFlight())
+                && CancelRight.mayCancel(viewer, project, () -> store.access().jobSubmitter(job.id()));
         return new JobPage(project.slug().value(), project.name(), row(project, job, names), job.errorCode(), job.error(),
                 q.map(s -> s.reason().message()).orElse(null), q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
                 timeline(job, attempts, names), attemptRows, iterations(output, parsed), files(output),
@@ -289,17 +290,6 @@ public final class ConsolePages {
         }
         t.sort(Comparator.comparing(TimelineEntry::at, Comparator.nullsLast(Comparator.naturalOrder())));
         return t;
-    }
-
-    /** A short SHA-256 fingerprint of the attempt's lease: tells attempts apart without showing the capability. */
-    private static String fingerprint(Attempt a) {
-        if (a.lease() == null) return "—";
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(a.lease().toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(d, 0, 4);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static List<IterationRow> iterations(JobOutput output, ReportResults parsed) {

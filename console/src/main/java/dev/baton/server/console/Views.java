@@ -76,6 +76,16 @@ public final class Views {
         }
     }
 
+    /** A link with its words, e.g. the way back from a message or a confirmation. */
+    public record Link(String href, String label) {}
+
+    /**
+     * A destructive action waiting for a yes: the question, what follows, the form that does it
+     * ({@code action} with its {@code fields}, plus {@code confirm=yes}) and the way back without it.
+     */
+    public record Confirmation(String question, String consequence, String action, java.util.Map<String, String> fields, String button,
+            Link back) {}
+
     public record ProjectRow(String slug, String name, String uuid) {}
 
     public record RepositoryRow(String name, List<String> tags) {}

@@ -37,7 +37,9 @@ public final class ConfigLoader {
             // Live logs across nodes (docs/decisions/0016-cross-node-live.md).
             "advertise_url",
             // Image affinity (docs/scheduling.md).
-            "image_affinity");
+            "image_affinity",
+            // Transport A (docs/protocol.md, "Transport A").
+            "nats_url", "dispatch_transport", "nats_specs", "lease_ttl");
 
     private ConfigLoader() {}
 
@@ -133,7 +135,19 @@ public final class ConfigLoader {
                 v.containsKey("quarantine_threshold") ? (int) number(v.get("quarantine_threshold"), 0, 10_000) : d.quarantineThreshold(),
                 duration(v, "quarantine_window", d.quarantineWindow()),
                 v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl(),
-                v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity());
+                v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity(),
+                broker(v));
+    }
+
+    private static BrokerSettings broker(Map<String, Value> v) {
+        try {
+            return new BrokerSettings(v.containsKey("nats_url") ? text(v.get("nats_url")) : null,
+                    v.containsKey("dispatch_transport") ? text(v.get("dispatch_transport")) : null,
+                    v.containsKey("nats_specs") ? BrokerSettings.slugs(text(v.get("nats_specs"))) : java.util.Set.of(),
+                    duration(v, "lease_ttl", BrokerSettings.DEFAULT_LEASE_TTL));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
     }
 
     private static boolean bool(Value value) {

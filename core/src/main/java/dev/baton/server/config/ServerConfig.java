@@ -32,6 +32,7 @@ import java.time.Duration;
  * @param quarantineWindow       the sliding window quarantine counts failures in
  * @param advertiseUrl           how the other nodes reach this one (live logs across nodes); null derives it from host and the bound port
  * @param imageAffinity          prefer a waiting runner that holds a job's image (docs/scheduling.md)
+ * @param broker                 transport A: the NATS broker and the specs offered on it (docs/protocol.md)
  */
 public record ServerConfig(
         String host,
@@ -58,7 +59,8 @@ public record ServerConfig(
         int quarantineThreshold,
         Duration quarantineWindow,
         String advertiseUrl,
-        boolean imageAffinity) {
+        boolean imageAffinity,
+        BrokerSettings broker) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
@@ -107,7 +109,8 @@ public record ServerConfig(
                 DEFAULT_QUARANTINE_THRESHOLD,
                 DEFAULT_QUARANTINE_WINDOW,
                 null,
-                DEFAULT_IMAGE_AFFINITY);
+                DEFAULT_IMAGE_AFFINITY,
+                BrokerSettings.NONE);
     }
 
     /** A builder holding this config's settings, to change some of them. */
@@ -175,6 +178,7 @@ public record ServerConfig(
         private Duration quarantineWindow;
         private String advertiseUrl;
         private boolean imageAffinity;
+        private BrokerSettings broker;
 
         private Builder(ServerConfig c) {
             this.host = c.host;
@@ -202,6 +206,7 @@ public record ServerConfig(
             this.quarantineWindow = c.quarantineWindow;
             this.advertiseUrl = c.advertiseUrl;
             this.imageAffinity = c.imageAffinity;
+            this.broker = c.broker;
         }
 
         public Builder host(String host) {
@@ -324,6 +329,11 @@ public record ServerConfig(
             return this;
         }
 
+        public Builder broker(BrokerSettings broker) {
+            this.broker = broker;
+            return this;
+        }
+
         public Builder imageAffinity(boolean imageAffinity) {
             this.imageAffinity = imageAffinity;
             return this;
@@ -334,7 +344,7 @@ public record ServerConfig(
                 host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl,
                 maxRequeues, heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity);
+                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity, broker);
         }
     }
 }

@@ -127,6 +127,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return clusterChanges.watched();
     }
 
+    /** The job lifecycle, which transport A's HTTPS messages go through too (docs/protocol.md, "Transport A"). */
+    public dev.baton.server.dispatch.JobLifecycle lifecycle() {
+        return lifecycle;
+    }
+
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */
     public Optional<RunnerActivity> activity(long runnerId) {
         return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),

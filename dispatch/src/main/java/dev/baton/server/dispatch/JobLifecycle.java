@@ -63,6 +63,7 @@ public final class JobLifecycle {
     private final Sessions sessions;
     private final Liveness liveness;
     private final ResultProcessor results;
+    private final AttemptWords words;
     private final BatonMetrics metrics;
     private final Clock clock;
     private final LifecycleSettings settings;
@@ -88,6 +89,7 @@ public final class JobLifecycle {
         this.sessions = sessions;
         this.liveness = liveness;
         this.results = results;
+        this.words = new AttemptWords(store, results);
         this.metrics = metrics;
         this.clock = clock;
         this.settings = settings;
@@ -267,7 +269,7 @@ public final class JobLifecycle {
                 case RunnerMessage.Canceled c -> "cancel";
             });
             // Only a `completed` completes a job, and it stored its output just before the transition.
-            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) results.processLater(t.job(), outputOf(c));
+            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) results.processLater(t.job(), AttemptWords.outputOf(c));
             if (t.job().status() == JobStatus.PENDING) retryLater(t.job(), now);
             // The job's runner: resolve refused any other (not_your_job).
             if (m instanceof RunnerMessage.Failed f && f.runnerLost()) infrastructureFailure(session.runnerId());
@@ -280,64 +282,39 @@ public final class JobLifecycle {
         return new ServerMessage.Ack(m.job());
     }
 
-    /** A completed of the attempt this node holds (not told to cancel): its output, then the transition. */
+    /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link AttemptWords}). */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        return complete(store.projectUuid(a.projectId).orElseThrow(), a.job, a.lease, c, now);
+        return words.complete(store.projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
     }
 
     /**
-     * Stores a {@code completed}'s output, then completes the job. The output goes first so that a
-     * completed job always has it (a crash in between leaves output without the transition, which
-     * the runner's resend applies). If the store refuses the transition (another node canceled the
-     * job meanwhile, or the lease moved on) the output is removed again: a job shows only the
-     * output of a completion that was applied. A reader may see it in between.
+     * The runner's final word on {@code job} as last read: null when it changes nothing (a resend, or
+     * a job already over). The lease is checked against the read before anything is stored: a word
+     * of an attempt whose lease has moved on since this node last looked (another node found this
+     * one dead and the job runs again) stores nothing and is stale, or acknowledged when it is the
+     * resend of a word that was applied when that attempt ended.
      */
-    private Transition complete(ProjectUuid project, JobUuid job, LeaseId lease, RunnerMessage.Completed c, Instant now) {
-        results.save(project, job, outputOf(c));
-        Transition t = store.complete(job, lease, now);
-        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, job);
-        return t;
-    }
-
-    /**
-     * Stores a {@code failed}'s output, then fails the job, as {@link #complete} does: a failure
-     * the store refuses (the job was canceled meanwhile or the lease moved on) leaves no output. A
-     * duplicate keeps it: the job was failed under this lease meanwhile (a heartbeat timeout), and
-     * this is the runner's own account of that failure.
-     */
-    private Transition fail(ProjectUuid project, RunnerMessage.Failed f, Instant now) {
-        results.save(project, f.job(), new JobOutput(f.results(), errorOf(f)));
-        // A router reports a runner behind it as lost: the same outcome as a runner the
-        // server lost itself, so retry_when_runner_lost means the same through a router.
-        Transition t = store.fail(f.job(), f.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
-        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, f.job());
-        return t;
-    }
-
-    /** The output a `completed` carries, as it is stored and then parsed. */
-    private static JobOutput outputOf(RunnerMessage.Completed c) {
-        return new JobOutput(c.results(), null);
-    }
-
-    /** The runner's final word on {@code job} as last read: null when it changes nothing (a resend, or a job already over). */
     private Transition finalWord(RunnerMessage.Terminal m, Job job, Instant now) {
+        if (!job.holds(m.lease())) return attemptEndedAs(m) ? null : new Transition(Transition.Result.STALE, job);
         var project = store.projectUuid(job.projectId()).orElseThrow();
+        int attempt = job.attempt(); // the lease's attempt: the job holds it
         return switch (m) {
             case RunnerMessage.Completed c -> {
+                // Under its own lease a completed overrides a heartbeat-timeout failure (docs/protocol.md).
                 if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
-                yield complete(project, m.job(), m.lease(), c, now);
+                yield words.complete(project, m.job(), attempt, m.lease(), c, now);
             }
             case RunnerMessage.Failed f -> {
                 if (job.status() == JobStatus.FAILED && !results.hasOutput(project, job)) {
                     // A heartbeat-timeout failure, now with the runner's own account: keep it.
-                    results.save(project, job, new JobOutput(f.results(), errorOf(f)));
+                    results.save(project, job.uuid(), attempt, new JobOutput(f.results(), AttemptWords.errorOf(f)));
                 }
                 if (!job.status().inFlight()) yield null;
-                yield fail(project, f, now);
+                yield words.fail(project, attempt, f, now);
             }
             case RunnerMessage.Canceled c -> {
                 if (hasResults(c.results()) && !results.hasOutput(project, job)) {
-                    results.save(project, job, new JobOutput(c.results(), "canceled"));
+                    results.save(project, job.uuid(), attempt, new JobOutput(c.results(), "canceled"));
                 }
                 if (job.status() == JobStatus.CANCELED) store.clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
                 if (!job.status().inFlight()) yield null;
@@ -900,10 +877,6 @@ public final class JobLifecycle {
     private static String bounded(String reason) {
         if (reason == null) return null;
         return reason.length() <= MAX_DECLINE_REASON ? reason : reason.substring(0, MAX_DECLINE_REASON);
-    }
-
-    private static String errorOf(RunnerMessage.Failed f) {
-        return f.error() == null || f.error().isBlank() ? "the runner reported failure" : f.error();
     }
 
     private static boolean hasResults(List<IterationResult> results) {

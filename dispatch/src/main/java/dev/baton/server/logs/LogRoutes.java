@@ -176,9 +176,9 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         JobUuid uuid = job.uuid();
         JobLog log = logs.logFor(uuid);
         if (ended(job.status()) && !log.isSealed() && (!logs.isLive(uuid) || runnerMovedAway(job))) {
-            log.seal(job.status().wireName(), job.lease(), outputs.get(project.get(), uuid).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
+            log.seal(job.status().wireName(), job.lease(), outputs.get(project.get(), uuid, job.attempt()).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
         }
-        JobLog.Read read = log.read(after, PAGE_ENTRIES, PAGE_BYTES, () -> outputs.get(project.get(), uuid).orElse(null));
+        JobLog.Read read = log.read(after, PAGE_ENTRIES, PAGE_BYTES, () -> outputs.get(project.get(), uuid, job.attempt()).orElse(null));
         return Snapshot.of(job.status().wireName(), log, read);
     }
 

@@ -16,17 +16,17 @@ public final class DirectoryOutputStore implements OutputStore {
     }
 
     @Override
-    public void put(ProjectUuid project, JobUuid job, JobOutput output) {
-        files.put(project, job, output);
+    public void put(ProjectUuid project, JobUuid job, int attempt, JobOutput output) {
+        files.put(project, job, attempt, output);
     }
 
     @Override
-    public Optional<JobOutput> get(ProjectUuid project, JobUuid job) {
-        return files.get(project, job);
+    public Optional<JobOutput> get(ProjectUuid project, JobUuid job, int attempt) {
+        return files.get(project, job, attempt);
     }
 
     @Override
-    public void remove(ProjectUuid project, JobUuid job) {
-        files.remove(project, job);
+    public void remove(ProjectUuid project, JobUuid job, int attempt) {
+        files.remove(project, job, attempt);
     }
 }

@@ -5,12 +5,21 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.JobOutput;
 import java.util.Optional;
 
-/** Job output at {project}/output/v0/jobs/{job} in the blob storage (seed 000). */
+/**
+ * Job output in the blob storage, one object per attempt (docs/protocol.md, "Output"): what an
+ * attempt's final word carries is stored under that attempt's number, so a late word of an
+ * earlier attempt can never write over, or take back, the output of the attempt the job accepted.
+ * Readers ask for the job's current attempt ({@code Job.attempt()}).
+ */
 public interface OutputStore {
-    void put(ProjectUuid project, JobUuid job, JobOutput output);
+    void put(ProjectUuid project, JobUuid job, int attempt, JobOutput output);
 
-    Optional<JobOutput> get(ProjectUuid project, JobUuid job);
+    /**
+     * The output of {@code attempt}; for output stored before outputs were kept per attempt, the
+     * job's one output (the read fallback for old keys).
+     */
+    Optional<JobOutput> get(ProjectUuid project, JobUuid job, int attempt);
 
-    /** Removes the job's output, if any (a completion stored it and was then refused). */
-    void remove(ProjectUuid project, JobUuid job);
+    /** Removes the attempt's output, if any (its final word stored it and was then refused). */
+    void remove(ProjectUuid project, JobUuid job, int attempt);
 }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Stores what runners report and runs the report's adapter on completed jobs. The output is
- * written before the state change that refers to it, so a job marked completed always has its
+ * written, under the attempt that reported it, before the state change that refers to it, so a job marked completed always has its
  * output; a crash in between leaves a completed-unprocessed job that startup recovery processes
  * again.
  *
@@ -53,25 +53,23 @@ public final class ResultProcessor {
         this.clock = clock;
     }
 
-    public void save(ProjectUuid project, Job job, JobOutput output) {
-        save(project, job.uuid(), output);
-    }
-
-    public void save(ProjectUuid project, JobUuid job, JobOutput output) {
-        outputs.put(project, job, output);
+    /** Stores what {@code attempt}'s final word carried, under that attempt (never over another attempt's). */
+    public void save(ProjectUuid project, JobUuid job, int attempt, JobOutput output) {
+        outputs.put(project, job, attempt, output);
     }
 
     /**
-     * Takes back the output a {@code completed} stored just before its transition, when the store
-     * refused that transition (the job was canceled or its lease had moved on meanwhile): a job
-     * shows the output of a completion only if the completion was applied.
+     * Takes back the output a final word stored just before its transition, when the store refused
+     * that transition (the job was canceled or its lease had moved on meanwhile): an attempt shows
+     * the output of a final word only if it was applied. Only that attempt's output goes.
      */
-    public void discard(ProjectUuid project, JobUuid job) {
-        outputs.remove(project, job);
+    public void discard(ProjectUuid project, JobUuid job, int attempt) {
+        outputs.remove(project, job, attempt);
     }
 
+    /** True when the job's current attempt has stored output. */
     public boolean hasOutput(ProjectUuid project, Job job) {
-        return outputs.get(project, job.uuid()).isPresent();
+        return outputs.get(project, job.uuid(), job.attempt()).isPresent();
     }
 
     /**
@@ -98,7 +96,7 @@ public final class ResultProcessor {
             ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
             // The adapter and results file never change: served from memory for reports created on this node.
             ReportFormat report = store.reportFormat(job.reportId()).orElseThrow();
-            Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid()));
+            Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()));
             Transition t = outcome.error() == null
                     ? store.process(job.uuid(), outcome.results(), clock.instant())
                     : store.recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());

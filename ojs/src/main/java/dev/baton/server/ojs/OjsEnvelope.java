@@ -85,8 +85,8 @@ final class OjsEnvelope {
         if (visibility != null) doc.put("visibility_timeout_ms", visibility);
         if (options.has("tags")) doc.set("tags", options.get("tags"));
         if (options.has("metadata")) doc.set("metadata", options.get("metadata"));
-        if (scheduledAt != null) doc.put("scheduled_at", OjsJobs.format(scheduledAt));
-        if (expiresAt != null) doc.put("expires_at", OjsJobs.format(expiresAt));
+        if (scheduledAt != null) doc.put("scheduled_at", OjsJson.format(scheduledAt));
+        if (expiresAt != null) doc.put("expires_at", OjsJson.format(expiresAt));
         doc.set("retry", retry.toJson());
         if (options.isObject()) doc.set("options", options);
         for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {

@@ -150,7 +150,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
 
     private void push(Context ctx) {
         JsonNode body = body(ctx);
-        OjsJobs.Pushed pushed = jobs.push(List.of(body)).get(0);
+        OjsPush.Pushed pushed = jobs.push(List.of(body)).get(0);
         ok(ctx, pushed.created() ? 201 : 200, Map.of("job", pushed.job()));
     }
 
@@ -160,7 +160,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         if (!list.isArray() || list.isEmpty()) throw OjsException.invalid("jobs must be a non-empty array");
         List<JsonNode> bodies = new ArrayList<>();
         list.forEach(bodies::add);
-        List<ObjectNode> created = jobs.push(bodies).stream().map(OjsJobs.Pushed::job).toList();
+        List<ObjectNode> created = jobs.push(bodies).stream().map(OjsPush.Pushed::job).toList();
         ok(ctx, 201, Map.of("jobs", created, "count", created.size()));
     }
 
@@ -175,7 +175,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         }
         int count = body.path("count").asInt(1);
         if (count < 1 || count > MAX_FETCH) throw OjsException.invalid("count must be from 1 to " + MAX_FETCH);
-        Duration visibility = millis(body, "visibility_timeout_ms", OjsJobs.DEFAULT_VISIBILITY);
+        Duration visibility = millis(body, "visibility_timeout_ms", OjsReservations.DEFAULT_VISIBILITY);
         ok(ctx, 200, Map.of("jobs", jobs.fetch(names, count, text(body, "worker_id"), visibility)));
     }
 
@@ -197,7 +197,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         List<String> ids = new ArrayList<>();
         JsonNode active = body.path("active_jobs").isArray() ? body.get("active_jobs") : body.path("active_job_ids");
         if (active.isArray()) active.forEach(id -> ids.add(id.asText()));
-        Duration visibility = millis(body, "visibility_timeout_ms", OjsJobs.DEFAULT_VISIBILITY);
+        Duration visibility = millis(body, "visibility_timeout_ms", OjsReservations.DEFAULT_VISIBILITY);
         ok(ctx, 200, jobs.heartbeat(text(body, "worker_id"), ids, visibility));
     }
 
@@ -255,8 +255,8 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
             n.put("type", e.type());
             n.put("source", "baton");
             n.put("subject", e.jobId());
-            n.put("time", OjsJobs.format(e.created()));
-            n.set("data", OjsJobs.read(e.data()));
+            n.put("time", OjsJson.format(e.created()));
+            n.set("data", OjsJson.read(e.data()));
         }
         ok(ctx, 200, Map.of("events", out));
     }

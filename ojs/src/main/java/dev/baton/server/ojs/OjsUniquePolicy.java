@@ -74,7 +74,7 @@ record OjsUniquePolicy(List<String> keys, List<String> states, Duration period, 
         ObjectNode parts = JsonNodeFactory.instance.objectNode();
         for (String k : keys) parts.set(k, canonical(doc.path(k)));
         try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(OjsJobs.write(parts).getBytes(StandardCharsets.UTF_8));
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(OjsJson.write(parts).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(hash);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);

@@ -89,26 +89,26 @@ final class OjsWorkflows {
         doc.put("type", type);
         if (name != null && name.isTextual()) doc.put("name", name.asText());
         doc.put("state", "running");
-        doc.put("created_at", OjsJobs.format(now));
+        doc.put("created_at", OjsJson.format(now));
         ArrayNode nodes = doc.putArray("nodes");
-        List<OjsJobs.Prepared> first = new ArrayList<>();
+        List<OjsPush.Prepared> first = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             ObjectNode n = nodes.addObject();
             n.set("spec", list.get(i));
             if (type.equals("chain") && i > 0) continue;
-            OjsJobs.Prepared job = jobs.prepare(parsed.get(i), now, membership(id, i, null));
+            OjsPush.Prepared job = jobs.prepare(parsed.get(i), now, membership(id, i, null));
             n.put("job_id", job.row().id());
             first.add(job);
         }
         if (!callbacks.isEmpty()) doc.set("callbacks", callbacks);
         count(doc, Map.of());
-        store.insertWorkflow(new OjsWorkflow(id, "running", 0, OjsJobs.write(doc)), first.stream().map(OjsJobs.Prepared::row).toList(), now);
-        for (OjsJobs.Prepared job : first) jobs.enqueued(job.doc(), now);
+        store.insertWorkflow(new OjsWorkflow(id, "running", 0, OjsJson.write(doc)), first.stream().map(OjsPush.Prepared::row).toList(), now);
+        for (OjsPush.Prepared job : first) jobs.enqueued(job.doc(), now);
         return served(doc);
     }
 
     ObjectNode get(String id) {
-        return served(OjsJobs.read(find(id).document()));
+        return served(OjsJson.read(find(id).document()));
     }
 
     private OjsWorkflow find(String id) {
@@ -120,10 +120,10 @@ final class OjsWorkflows {
         for (int i = 0; i < CAS_TRIES; i++) {
             OjsWorkflow wf = find(id);
             if (!wf.state().equals("running")) throw OjsException.conflict("workflow " + id + " is " + wf.state() + "; it cannot be cancelled");
-            ObjectNode doc = OjsJobs.read(wf.document());
+            ObjectNode doc = OjsJson.read(wf.document());
             doc.put("state", "cancelled");
-            doc.put("cancelled_at", OjsJobs.format(jobs.now()));
-            if (!store.advanceWorkflow(new OjsWorkflow(id, "cancelled", wf.version(), OjsJobs.write(doc)), List.of(), jobs.now())) continue;
+            doc.put("cancelled_at", OjsJson.format(jobs.now()));
+            if (!store.advanceWorkflow(new OjsWorkflow(id, "cancelled", wf.version(), OjsJson.write(doc)), List.of(), jobs.now())) continue;
             // The workflow is cancelled first, so no advance enqueues another step meanwhile.
             for (JsonNode n : doc.get("nodes")) {
                 if (n.hasNonNull("job_id")) jobs.cancelIfRunning(n.get("job_id").asText());
@@ -142,7 +142,7 @@ final class OjsWorkflows {
             Optional<OjsWorkflow> found = store.findWorkflow(id);
             if (found.isEmpty() || !found.get().state().equals("running")) return;
             OjsWorkflow wf = found.get();
-            ObjectNode doc = OjsJobs.read(wf.document());
+            ObjectNode doc = OjsJson.read(wf.document());
             Map<String, OjsRow> rows = new HashMap<>();
             List<String> jobIds = new ArrayList<>();
             doc.get("nodes").forEach(n -> {
@@ -150,13 +150,13 @@ final class OjsWorkflows {
             });
             store.jobsById(jobIds).forEach(r -> rows.put(r.id(), r));
             Instant now = jobs.now();
-            List<OjsJobs.Prepared> enqueue = doc.get("type").asText().equals("chain") ? chain(doc, rows, now) : together(doc, rows, now);
+            List<OjsPush.Prepared> enqueue = doc.get("type").asText().equals("chain") ? chain(doc, rows, now) : together(doc, rows, now);
             count(doc, rows);
-            if (!doc.get("state").asText().equals("running")) doc.put("completed_at", OjsJobs.format(now));
-            if (doc.equals(OjsJobs.read(wf.document()))) return;
-            OjsWorkflow next = new OjsWorkflow(id, doc.get("state").asText(), wf.version(), OjsJobs.write(doc));
-            if (store.advanceWorkflow(next, enqueue.stream().map(OjsJobs.Prepared::row).toList(), now)) {
-                for (OjsJobs.Prepared job : enqueue) jobs.enqueued(job.doc(), now);
+            if (!doc.get("state").asText().equals("running")) doc.put("completed_at", OjsJson.format(now));
+            if (doc.equals(OjsJson.read(wf.document()))) return;
+            OjsWorkflow next = new OjsWorkflow(id, doc.get("state").asText(), wf.version(), OjsJson.write(doc));
+            if (store.advanceWorkflow(next, enqueue.stream().map(OjsPush.Prepared::row).toList(), now)) {
+                for (OjsPush.Prepared job : enqueue) jobs.enqueued(job.doc(), now);
                 return;
             }
         }
@@ -174,7 +174,7 @@ final class OjsWorkflows {
     }
 
     /** A chain: the first step without a completed job decides. */
-    private List<OjsJobs.Prepared> chain(ObjectNode doc, Map<String, OjsRow> rows, Instant now) {
+    private List<OjsPush.Prepared> chain(ObjectNode doc, Map<String, OjsRow> rows, Instant now) {
         ArrayNode nodes = (ArrayNode) doc.get("nodes");
         JsonNode previousResult = null;
         for (int i = 0; i < nodes.size(); i++) {
@@ -182,13 +182,13 @@ final class OjsWorkflows {
             if (!n.hasNonNull("job_id")) {
                 ArrayNode parents = JsonNodeFactory.instance.arrayNode();
                 if (previousResult != null) parents.add(previousResult);
-                OjsJobs.Prepared job = jobs.prepare(OjsEnvelope.parse(n.get("spec"), now), now, membership(doc.get("id").asText(), i, parents));
+                OjsPush.Prepared job = jobs.prepare(OjsEnvelope.parse(n.get("spec"), now), now, membership(doc.get("id").asText(), i, parents));
                 n.put("job_id", job.row().id());
                 return List.of(job);
             }
             OjsState state = state(rows.get(n.get("job_id").asText()));
             if (state == OjsState.COMPLETED) {
-                previousResult = OjsJobs.read(rows.get(n.get("job_id").asText()).document()).get("result");
+                previousResult = OjsJson.read(rows.get(n.get("job_id").asText()).document()).get("result");
                 continue;
             }
             if (state.terminal()) doc.put("state", "failed"); // the steps after it never run
@@ -199,7 +199,7 @@ final class OjsWorkflows {
     }
 
     /** A group or batch: ends when every job has; a batch then enqueues its callbacks. */
-    private List<OjsJobs.Prepared> together(ObjectNode doc, Map<String, OjsRow> rows, Instant now) {
+    private List<OjsPush.Prepared> together(ObjectNode doc, Map<String, OjsRow> rows, Instant now) {
         boolean failed = false;
         for (JsonNode n : doc.get("nodes")) {
             OjsState state = state(rows.get(n.path("job_id").asText()));
@@ -207,7 +207,7 @@ final class OjsWorkflows {
             failed |= state != OjsState.COMPLETED;
         }
         doc.put("state", failed ? "failed" : "completed");
-        List<OjsJobs.Prepared> callbacks = new ArrayList<>();
+        List<OjsPush.Prepared> callbacks = new ArrayList<>();
         JsonNode defined = doc.path("callbacks");
         for (String kind : CALLBACKS) {
             boolean fires = switch (kind) {
@@ -220,7 +220,7 @@ final class OjsWorkflows {
             ObjectNode of = extra.putObject("workflow_callback");
             of.put("workflow_id", doc.get("id").asText());
             of.put("callback", kind);
-            OjsJobs.Prepared job = jobs.prepare(OjsEnvelope.parse(defined.get(kind), now), now, extra);
+            OjsPush.Prepared job = jobs.prepare(OjsEnvelope.parse(defined.get(kind), now), now, extra);
             ObjectNode fired = doc.has("callback_jobs") ? (ObjectNode) doc.get("callback_jobs") : doc.putObject("callback_jobs");
             fired.put(kind, job.row().id());
             callbacks.add(job);

@@ -112,10 +112,11 @@ public final class DownstreamServer implements AutoCloseable {
         }
         try {
             ctx.res().setStatus(401);
+            ctx.res().setHeader(dev.baton.runner.connection.ChannelClient.REFUSED_BY, "router"); // the runner names the router's command
             ctx.res().setContentType("application/json");
             ctx.res().getOutputStream().write(Wire.mapper().writeValueAsBytes(Map.of("code", "unauthorized",
-                    "message", "runner key refused for runner '" + runner + "' by this router: give it a key with 'baton router keys add "
-                            + runner + " --spec <spec>' (or rotate it) where the router's keys file is")));
+                    "message", "runner key refused for runner '" + runner + "' by this router: give it a key with 'baton router keys rotate "
+                            + runner + "' (or 'baton router keys add " + runner + " --spec <spec>') where the router's keys file is")));
             ctx.res().flushBuffer();
         } catch (IOException e) {
             log.debug("could not write the refusal: {}", e.toString());

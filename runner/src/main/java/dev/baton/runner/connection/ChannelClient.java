@@ -143,15 +143,30 @@ public final class ChannelClient {
     private static String describe(Throwable error, String runner) {
         Throwable t = error;
         while (t != null) {
-            if (t instanceof WebSocketHandshakeException h) return describeRefusal(h.getResponse().statusCode(), runner);
+            if (t instanceof WebSocketHandshakeException h) {
+                boolean router = h.getResponse().headers().firstValue(REFUSED_BY).map("router"::equals).orElse(false);
+                return describeRefusal(h.getResponse().statusCode(), runner, router);
+            }
             if (t.getCause() == null) break;
             t = t.getCause();
         }
         return t.toString();
     }
 
-    /** What a refused upgrade means for the operator: for a refused key, which runner and how to rotate its key. */
-    static String describeRefusal(int status, String runner) {
+    /** A router sets this header on a refused upgrade ({@code router}): the key is one of the router's, not the server's. */
+    public static final String REFUSED_BY = "Baton-Refused-By";
+
+    /**
+     * What a refused upgrade means for the operator: for a refused key, which runner and how to
+     * rotate its key (where the key comes from: the server, or the router it connects to).
+     */
+    static String describeRefusal(int status, String runner, boolean router) {
+        if ((status == 401 || status == 403) && router) {
+            return "HTTP " + status + ": the router refused the key of runner '" + runner + "' (wrong, rotated or malformed key, or not"
+                    + " in its keys file). Give it a new key with 'baton router keys rotate " + runner + " --keys-file <file>' (or 'baton"
+                    + " router keys add') where the router's keys file is, put the key in the key file (or BATON_RUNNER_KEY) and start the"
+                    + " runner again";
+        }
         return switch (status) {
             case 401, 403 -> "HTTP " + status + ": the server refused the key of runner '" + runner + "' (wrong, rotated or"
                     + " malformed key, or no such active runner). Give it a new key with 'baton runners rotate-key " + runner

@@ -129,55 +129,6 @@ public final class MicroVmExecutor implements Executor {
         return Optional.empty();
     }
 
-    /**
-     * KVM if it really boots a guest here, else TCG. An openable {@code /dev/kvm} is not enough
-     * (nested or restricted KVM can hang at the first instruction), so the probe boots the
-     * guest kernel with {@code baton.probe=1}, whose init powers off at once, and waits
-     * {@code timeout} for it. Returns the accelerator and why.
-     */
-    public static Probe probeAccelerator(String qemu, Path kernel, Path modules, Path busybox, Path workDir, Duration timeout) {
-        Path kvm = Path.of("/dev/kvm");
-        if (!Files.isReadable(kvm) || !Files.isWritable(kvm)) return new Probe("tcg", "/dev/kvm is not accessible");
-        Path dir = workDir.resolve("microvm").resolve("probe");
-        try {
-            Trees.deleteTree(dir);
-            Files.createDirectories(dir);
-            Path initrd = dir.resolve("initramfs.cpio");
-            GuestInitramfs.build(initrd, busybox, modules, Path.of("cpio"));
-            Path console = dir.resolve("console");
-            Process p = new ProcessBuilder(qemu, "-name", PREFIX + "probe", "-accel", "kvm", "-M", "microvm", "-cpu", "host", "-m", "128M",
-                    "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-kernel", kernel.toString(), "-initrd", initrd.toString(),
-                    "-append", GUEST_CMDLINE + " baton.probe=1", "-serial", "file:" + console)
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile()).start();
-            try {
-                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                    p.destroyForcibly();
-                    p.waitFor(10, TimeUnit.SECONDS);
-                    return new Probe("tcg", "a KVM guest did not boot within " + timeout.toSeconds() + " s");
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-                return new Probe("tcg", "interrupted");
-            }
-            if (Files.exists(console) && Files.readString(console).contains("baton-probe-ok")) return new Probe("kvm", "a KVM guest booted");
-            // One line for the start-up message: QEMU's error, and an assertion after it, come on several.
-            String error = Files.readString(dir.resolve("qemu.log")).strip().replaceAll("\\s*\\R\\s*", " / ");
-            return new Probe("tcg", "a KVM guest failed: " + (error.length() > 300 ? error.substring(0, 300) + "…" : error));
-        } catch (IOException e) {
-            return new Probe("tcg", "KVM probe failed: " + e.getMessage());
-        } finally {
-            try {
-                Trees.deleteTree(dir);
-            } catch (RuntimeException e) {
-                log.warn("cannot remove {}", dir, e);
-            }
-        }
-    }
-
-    /** The accelerator chosen at start-up and why (logged, and reported by {@code baton runner up}). */
-    public record Probe(String accelerator, String reason) {}
-
     @Override
     public String name() {
         return "microvm";

@@ -19,6 +19,13 @@ import org.junit.jupiter.api.Test;
 /** The socket layer against a scripted peer standing in for the server channel (which lands separately). */
 class ChannelClientTest {
     @Test
+    void aRefusedKeyNamesTheCommandOfWhoeverRefusedIt() {
+        assertThat(ChannelClient.describeRefusal(401, "bench-1", false)).contains("the server refused").contains("baton runners rotate-key bench-1");
+        assertThat(ChannelClient.describeRefusal(401, "bench-1", true)).contains("the router refused")
+                .contains("baton router keys rotate bench-1").doesNotContain("rotate-key");
+    }
+
+    @Test
     void channelUriFromServerUrl() {
         assertThat(ChannelClient.channelUri(URI.create("http://h:8080"), "r-1")).hasToString("ws://h:8080/v0/runners/r-1/channel");
         assertThat(ChannelClient.channelUri(URI.create("https://h/base/"), "r 1")).hasToString("wss://h/base/v0/runners/r+1/channel");

@@ -15,6 +15,7 @@ import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TestImages;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,37 +40,40 @@ import org.junit.jupiter.api.Test;
 class MicroVmExecutorTest {
     private static final long MIB = 1 << 20;
     private static final Path KERNEL_DIR = Path.of("/boot");
-    private static Optional<String> unavailable;
-    private static Path kernel;
-    private static Path modules;
+    private static final Guest GUEST = Guest.find();
 
     private Path work;
     private TestImages.Image image;
     private MicroVmExecutor executor;
 
-    @BeforeAll
-    static void checkQemu() throws IOException {
-        Optional<Path> k = MicroVmKernels.newest(KERNEL_DIR, Path.of("/lib/modules"));
-        if (k.isEmpty()) {
-            unavailable = Optional.of("no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)");
-            return;
+    /** The host's guest kernel and its modules, or why the microVM executor cannot run here; found once. */
+    private record Guest(Optional<String> unavailable, Path kernel, Path modules) {
+        static Guest find() {
+            Optional<Path> k;
+            try {
+                k = MicroVmKernels.newest(KERNEL_DIR, Path.of("/lib/modules"));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            if (k.isEmpty()) {
+                return new Guest(Optional.of("no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)"), null, null);
+            }
+            Path modules = MicroVmKernels.modulesFor(k.get(), Path.of("/lib/modules"));
+            return new Guest(MicroVmExecutor.unavailableReason("qemu-system-x86_64", k.get(), modules, TestImages.BUSYBOX), k.get(), modules);
         }
-        kernel = k.get();
-        modules = MicroVmKernels.modulesFor(kernel, Path.of("/lib/modules"));
-        unavailable = MicroVmExecutor.unavailableReason("qemu-system-x86_64", kernel, modules, TestImages.BUSYBOX);
     }
 
     @BeforeEach
     void setUp() throws IOException {
-        assumeTrue(unavailable.isEmpty(), () -> "microVM tests skipped: " + unavailable.orElse(""));
-        assumeTrue(Files.isReadable(kernel), "the guest kernel is not readable (run as root or make /boot/vmlinuz-* readable)");
+        assumeTrue(GUEST.unavailable().isEmpty(), () -> "microVM tests skipped: " + GUEST.unavailable().orElse(""));
+        assumeTrue(Files.isReadable(GUEST.kernel()), "the guest kernel is not readable (run as root or make /boot/vmlinuz-* readable)");
         work = Files.createTempDirectory(Path.of("/tmp"), "bvm");
         image = TestImages.busybox(work.resolve("layout"), List.of("echo", "hello from the vm"), List.of());
-        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel), Clock.systemUTC());
+        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel()), Clock.systemUTC());
     }
 
     private MicroVmExecutor.Options options(Hypervisor hypervisor, Path guestKernel) {
-        return new MicroVmExecutor.Options(hypervisor, work.resolve("r"), Architecture.X86_64, guestKernel, modules, TestImages.BUSYBOX,
+        return new MicroVmExecutor.Options(hypervisor, work.resolve("r"), Architecture.X86_64, guestKernel, GUEST.modules(), TestImages.BUSYBOX,
                 OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE);
     }
 
@@ -176,7 +179,7 @@ class MicroVmExecutorTest {
         r.started.get(150, TimeUnit.SECONDS);
         assertThat(vms()).hasSize(1);
         // The next agent on the same work directory, as after a crash of this one.
-        MicroVmExecutor next = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel), Clock.systemUTC());
+        MicroVmExecutor next = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel()), Clock.systemUTC());
         List<Leftover> leftovers = next.sweep();
         assertThat(leftovers).singleElement().satisfies(l -> assertThat(l.job()).isEqualTo(r.job.uuid()));
         assertThat(vms()).isEmpty();
@@ -208,7 +211,7 @@ class MicroVmExecutorTest {
 
     @Test
     void aGuestThatNeverBootsIsKilledRetriedOnceAndTheJobDeclinedAsAVmBootFailure() throws Exception {
-        executor = new MicroVmExecutor(options(new Paused(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg")), kernel)
+        executor = new MicroVmExecutor(options(new Paused(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg")), GUEST.kernel())
                 .withBootTimeout(Duration.ofSeconds(1)), Clock.systemUTC());
         Recorder r = run(job(spec(64 * MIB, false), List.of("true"), 1, List.of()));
         String reason = r.declined.get(150, TimeUnit.SECONDS);
@@ -246,7 +249,7 @@ class MicroVmExecutorTest {
     void theVmHasTheSpecsVcpusAndDiskRunsOnTheBenchmarkCpusAndTheWorkloadRunsAsTheImagesUser() throws Exception {
         image = TestImages.busybox(work.resolve("layout-user"), List.of("true"), List.of(), "bench");
         String benchmarkCpus = Runtime.getRuntime().availableProcessors() > 1 ? "1" : "0";
-        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), kernel)
+        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel())
                 .withBenchmarkCpus(Optional.of(benchmarkCpus)), Clock.systemUTC());
         String script = "nproc; id -u; id -g; touch mine && ls -ln mine | tr -s ' ' | cut -d' ' -f3,4; pwd;"
                 + " touch /not-mine 2>/dev/null || echo root-only;"

@@ -27,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,21 +37,21 @@ import org.junit.jupiter.api.Test;
  */
 class RuncExecutorTest {
     private static final long MIB = 1 << 20;
-    private static Optional<String> unavailable;
+    private static final Optional<String> UNAVAILABLE = whyUnavailable();
 
     private Path work;
     private TestImages.Image image;
     private RuncExecutor executor;
 
-    @BeforeAll
-    static void checkRunc() {
-        unavailable = RuncExecutor.unavailableReason("runc");
-        if (unavailable.isEmpty() && !Files.isExecutable(TestImages.BUSYBOX)) unavailable = Optional.of("no static busybox at /bin/busybox (apt-get install busybox-static)");
+    private static Optional<String> whyUnavailable() {
+        Optional<String> runc = RuncExecutor.unavailableReason("runc");
+        if (runc.isEmpty() && !Files.isExecutable(TestImages.BUSYBOX)) return Optional.of("no static busybox at /bin/busybox (apt-get install busybox-static)");
+        return runc;
     }
 
     @BeforeEach
     void setUp() throws IOException {
-        assumeTrue(unavailable.isEmpty(), () -> "runc tests skipped: " + unavailable.orElse(""));
+        assumeTrue(UNAVAILABLE.isEmpty(), () -> "runc tests skipped: " + UNAVAILABLE.orElse(""));
         // Not @TempDir (mode 700): a user-namespaced root must be able to reach the bundle.
         work = Files.createTempDirectory(Path.of("/tmp"), "baton-runc-test", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         image = TestImages.busybox(work.resolve("layout"), List.of("echo", "hello from the image"), List.of());

@@ -10,7 +10,9 @@ import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.http.TestServer;
-import dev.baton.server.output.DirectoryOutputStore;
+import dev.baton.server.blob.FileObjects;
+import dev.baton.server.output.ObjectOutputStore;
+import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
 import java.nio.file.Path;
@@ -102,7 +104,7 @@ class JobApiTest {
     }
 
     @Test
-    void getShowsTheJobAndItsStoredOutput() {
+    void getShowsTheJobAndItsStoredOutput() throws Exception {
         String uuid = submit("proj", "small");
         JsonNode job = s.get("/v0/projects/proj/jobs/" + uuid).json();
         assertThat(job.path("status").asText()).isEqualTo("pending");
@@ -110,8 +112,9 @@ class JobApiTest {
         assertThat(job.path("spec").asText()).isEqualTo(s.get("/v0/specs/small").json().path("uuid").asText());
 
         ProjectUuid project = ProjectUuid.parse(s.get("/v0/projects/proj").json().path("uuid").asText());
-        new DirectoryOutputStore(dir.resolve("storage")).put(project, JobUuid.parse(uuid),
-                new JobOutput(List.of(new IterationResult(0, "out", "err", Map.of("r.json", "{}"))), null));
+        // Stored at the job's one key, as before outputs were kept per attempt: still shown (the read fallback).
+        new FileObjects(dir.resolve("storage")).write(ObjectOutputStore.legacyKey(project, JobUuid.parse(uuid)), Wire.mapper().writeValueAsBytes(
+                new JobOutput(List.of(new IterationResult(0, "out", "err", Map.of("r.json", "{}"))), null)));
         JsonNode withOutput = s.get("/v0/projects/proj/jobs/" + uuid).json();
         assertThat(withOutput.path("output").path("results").get(0).path("stdout").asText()).isEqualTo("out");
         assertThat(withOutput.path("output").path("results").get(0).path("exit_code").asInt()).isZero();

@@ -40,6 +40,7 @@ class ArchitectureTest {
                 .layer("api").definedBy(pkg("api"))
                 .layer("registry").definedBy(pkg("registry"))
                 .layer("ojs").definedBy(pkg("ojs"))
+                .layer("broker").definedBy(pkg("broker"))
                 .layer("channel").definedBy(pkg("channel"))
                 .layer("dispatch").definedBy(pkg("dispatch"))
                 .layer("logs").definedBy(pkg("logs"))
@@ -54,14 +55,16 @@ class ArchitectureTest {
                 .whereLayer("api").mayOnlyBeAccessedByLayers("console", "assembly")
                 .whereLayer("registry").mayOnlyBeAccessedByLayers("api", "console", "assembly")
                 .whereLayer("ojs").mayOnlyBeAccessedByLayers("assembly")
-                .whereLayer("channel").mayOnlyBeAccessedByLayers("console", "assembly")
-                .whereLayer("dispatch").mayOnlyBeAccessedByLayers("channel", "api", "console", "assembly")
+                // Transport A (the broker module) sits beside the api, on the channel's lifecycle.
+                .whereLayer("broker").mayOnlyBeAccessedByLayers("assembly")
+                .whereLayer("channel").mayOnlyBeAccessedByLayers("broker", "console", "assembly")
+                .whereLayer("dispatch").mayOnlyBeAccessedByLayers("broker", "channel", "api", "console", "assembly")
                 .whereLayer("logs").mayOnlyBeAccessedByLayers("dispatch", "channel", "api", "console", "assembly")
                 .whereLayer("cluster").mayOnlyBeAccessedByLayers("dispatch", "channel", "api", "console", "assembly")
                 .whereLayer("output").mayOnlyBeAccessedByLayers("logs", "dispatch", "channel", "api", "console", "assembly")
-                .whereLayer("auth").mayOnlyBeAccessedByLayers("logs", "channel", "registry", "ojs", "api", "console", "assembly")
-                .whereLayer("http").mayOnlyBeAccessedByLayers("auth", "logs", "channel", "registry", "ojs", "api", "console", "assembly")
-                .whereLayer("store").mayOnlyBeAccessedByLayers("http", "auth", "output", "cluster", "logs", "dispatch", "channel",
+                .whereLayer("auth").mayOnlyBeAccessedByLayers("broker", "logs", "channel", "registry", "ojs", "api", "console", "assembly")
+                .whereLayer("http").mayOnlyBeAccessedByLayers("broker", "auth", "logs", "channel", "registry", "ojs", "api", "console", "assembly")
+                .whereLayer("store").mayOnlyBeAccessedByLayers("broker", "http", "auth", "output", "cluster", "logs", "dispatch", "channel",
                         "registry", "ojs", "api", "console", "assembly")
                 .because("a part may use the parts below it and never one above it (docs/architecture.md)");
         rule.check(classes);

@@ -3,11 +3,19 @@ package dev.baton.server.blob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.output.ObjectOutputStore;
+import dev.baton.server.output.OutputStore;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -200,5 +208,33 @@ abstract class BlobStorageContract {
         assertThat(b.delete("p/registry/img/_manifests/tags/v2")).isFalse();
         assertThat(a.exists("p/registry/img/_manifests/tags/v2")).isFalse();
         assertThat(a.list("p/registry/img/_manifests/tags/")).containsExactly("v1");
+    }
+    /**
+     * Job output (docs/protocol.md, "Job output"): each attempt's under its own key, so storing
+     * and removing one attempt's output (a refused late word) leaves another attempt's byte for
+     * byte; output stored at the job's one old key is still read for an attempt with none.
+     */
+    @Test
+    void jobOutputIsKeptPerAttemptAndTheOldJobKeyIsStillRead() throws Exception {
+        ProjectUuid project = ProjectUuid.random();
+        JobUuid job = JobUuid.random();
+        OutputStore onA = new ObjectOutputStore(nodeA.objects());
+        OutputStore onB = new ObjectOutputStore(nodeB.objects());
+        JobOutput accepted = new JobOutput(List.of(new IterationResult(0, "accepted", "err", Map.of("r.json", "{}"))), null);
+        JobOutput late = new JobOutput(List.of(new IterationResult(0, "late", "", Map.of())), null);
+
+        onB.put(project, job, 2, accepted);
+        byte[] stored = nodeA.objects().read(ObjectOutputStore.key(project, job, 2)).orElseThrow();
+        onA.put(project, job, 1, late); // the late word of attempt 1, then refused
+        onA.remove(project, job, 1);
+        assertThat(nodeB.objects().read(ObjectOutputStore.key(project, job, 2))).hasValueSatisfying(b -> assertThat(b).isEqualTo(stored));
+        assertThat(onA.get(project, job, 2)).contains(accepted);
+        assertThat(onA.get(project, job, 1)).isEmpty();
+
+        JobUuid old = JobUuid.random();
+        nodeA.objects().write(ObjectOutputStore.legacyKey(project, old), Wire.mapper().writeValueAsBytes(accepted));
+        assertThat(onB.get(project, old, 1)).as("the old key, read for an attempt without its own").contains(accepted);
+        onB.put(project, old, 2, late);
+        assertThat(onA.get(project, old, 2)).as("an attempt's own output comes first").contains(late);
     }
 }

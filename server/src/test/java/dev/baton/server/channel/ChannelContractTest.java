@@ -145,7 +145,7 @@ abstract class ChannelContractTest {
         assertThat(runner.expect(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
 
         awaitStatus(job, JobStatus.PROCESSED);
-        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid()).orElseThrow();
+        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
         assertThat(output.results()).hasSize(1);
         assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
     }
@@ -159,7 +159,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
         runner.expect(ServerMessage.Ack.class);
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid()).orElseThrow().error()).isEqualTo("exit code 3");
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow().error()).isEqualTo("exit code 3");
     }
 
     @Test
@@ -189,7 +189,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), results));
         runner.expect(ServerMessage.Ack.class);
         awaitStatus(job, JobStatus.PROCESSED);
-        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid()).orElseThrow();
+        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
         assertThat(output.results()).hasSize(2);
         assertThat(output.results().get(1).output()).containsEntry("out/result.json", "{\"n\":2}");
         assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
@@ -560,7 +560,7 @@ abstract class ChannelContractTest {
         bob.send(new RunnerMessage.Completed(claimed.uuid(), LeaseId.random(), List.of(iteration(0, "{}"))));
         assertThat(bob.expect(ServerMessage.Stale.class).reason()).isEqualTo("lease is not valid for this job");
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("nothing stored").isEmpty();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("nothing stored").isEmpty();
         heartbeat(runner, claimed); // the rightful runner is unaffected
     }
 
@@ -604,7 +604,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, huge))));
         assertThat(runner.awaitClose()).isEqualTo(1009);
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).isEmpty();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).isEmpty();
     }
 
     // ---- authentication and connections ----------------------------------------------------------
@@ -843,7 +843,7 @@ abstract class ChannelContractTest {
         server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
         complete(runner, claimed);
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("output of the refused completion").isEmpty();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("output of the refused completion").isEmpty();
     }
 
     /**
@@ -861,7 +861,7 @@ abstract class ChannelContractTest {
         runner.expect(ServerMessage.Ack.class);
         assertThat(server.beforeNextFail.get()).as("the other node's cancel ran").isNull();
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid())).as("output of the refused failure").isEmpty();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("output of the refused failure").isEmpty();
     }
 
     @Test
@@ -1162,7 +1162,7 @@ abstract class ChannelContractTest {
         var lease = LeaseId.random();
         server.store.claim(server.runner(spec).runner().id(), lease, server.clock.instant());
         server.store.complete(unprocessed.uuid(), lease, server.clock.instant());
-        server.outputs.put(server.project.uuid(), unprocessed.uuid(), new JobOutput(List.of(iteration(0, "{}")), null));
+        server.outputs.put(server.project.uuid(), unprocessed.uuid(), server.job(unprocessed).attempt(), new JobOutput(List.of(iteration(0, "{}")), null));
 
         server.clock.advance(ACCEPTANCE_TIMEOUT.plusSeconds(1));
         server.startServer();

@@ -85,6 +85,10 @@ class ConfigLoaderTest {
         flags.put("quarantine_window", "30m");
         flags.put("advertise_url", "http://10.0.0.11:7701/");
         flags.put("image_affinity", "off");
+        flags.put("nats_url", "nats://127.0.0.1:4222");
+        flags.put("dispatch_transport", "websocket");
+        flags.put("nats_specs", "x86-small, gpu");
+        flags.put("lease_ttl", "90s");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
@@ -93,14 +97,16 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(45), 30, Duration.ofDays(90),
                 new BlobSettings(BlobSettings.Kind.S3, Path.of("/srv/blobs"), "http://127.0.0.1:9000", "eu-central-1", "baton",
                         "cluster-a", "AKIDEXAMPLE", "wJalrXUtnFEMI", false, 16L * 1024 * 1024), 4, Duration.ofMinutes(30),
-                "http://10.0.0.11:7701", false));
+                "http://10.0.0.11:7701", false,
+                new BrokerSettings("nats://127.0.0.1:4222", "websocket", java.util.Set.of("x86-small", "gpu"), Duration.ofSeconds(90))));
     }
 
     @Test
     void keysCoverEveryComponentOfServerConfig() {
         // The blob storage settings are one component, a record of its own (BlobSettings).
         List<String> components = java.util.Arrays.stream(ServerConfig.class.getRecordComponents())
-                .flatMap(rc -> rc.getType() == BlobSettings.class ? java.util.Arrays.stream(BlobSettings.class.getRecordComponents()) : java.util.stream.Stream.of(rc))
+                .flatMap(rc -> rc.getType() == BlobSettings.class || rc.getType() == BrokerSettings.class
+                        ? java.util.Arrays.stream(rc.getType().getRecordComponents()) : java.util.stream.Stream.of(rc))
                 .map(rc -> rc.getName().replaceAll("([A-Z])", "_$1").toLowerCase())
                 .toList();
         assertThat(ConfigLoader.KEYS).containsExactlyElementsOf(components);

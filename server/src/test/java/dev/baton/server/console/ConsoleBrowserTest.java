@@ -12,7 +12,6 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,9 +28,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -45,14 +41,12 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-    static final Duration WAIT = Duration.ofSeconds(15);
     static final Path SHOTS = Path.of("target", "console-screenshots");
 
     Path dataDir;
     Path profile;
     ConsoleServer baton;
+    HeadlessChromium chromium;
     WebDriver browser;
     WebDriverWait wait;
     String[] runner;
@@ -61,30 +55,21 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     void start() throws Exception {
-        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        if (!present) System.err.println("ConsoleBrowserTest SKIPPED: no " + CHROMIUM + " and " + CHROMEDRIVER + " (apt-get install chromium chromium-driver)");
-        assumeTrue(present, "browser tests skipped: install Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER + ")");
+        boolean present = HeadlessChromium.present("ConsoleBrowserTest");
+        assumeTrue(present, "browser tests skipped: install Debian's chromium and chromium-driver");
         dataDir = Files.createTempDirectory("baton-console-test");
         profile = Files.createTempDirectory("baton-chromium-profile");
         baton = new ConsoleServer(dataDir);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                "--user-data-dir=" + profile, "--window-size=1280,900");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        browser = new ChromeDriver(service, options);
-        browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
-        wait = new WebDriverWait(browser, WAIT);
-        // htmx swaps fragments while a condition reads them: an element found just before a swap is stale, so look again
-        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        chromium = new HeadlessChromium(profile);
+        browser = chromium.browser;
+        wait = chromium.wait;
         Files.createDirectories(SHOTS);
     }
 
     @AfterAll
     void stop() throws Exception {
         if (runnerChannel != null) runnerChannel.crash();
-        if (browser != null) browser.quit();
+        if (chromium != null) chromium.close();
         if (baton != null) baton.close();
         if (profile != null) deleteTree(profile);
         if (dataDir != null) deleteTree(dataDir);
@@ -118,7 +103,7 @@ class ConsoleBrowserTest {
         runnerChannel = baton.connect(runner[0], runner[1]);
         runnerChannel.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 1));
         wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("idle"));
-        assertThat(browser.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText()).contains("waiting for work, 1 slot");
+        wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("waiting for work, 1 slot"));
         assertPageNotReloaded();
         shot("runners");
     }
@@ -147,6 +132,12 @@ class ConsoleBrowserTest {
 
         canceledJobPage = "/console/projects/bench/jobs/" + job;
         browser.findElement(By.id("cancel")).click();
+        // Cancel asks first; "keep" goes back to the job page, unchanged.
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("keep"))).click();
+        wait.until(d -> d.findElement(By.id("job-status")).getText().equals("running"));
+        assertThat(baton.status(job)).isEqualTo("running");
+        browser.findElement(By.id("cancel")).click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("confirm"))).click();
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("canceled"));
         ServerMessage message = runnerChannel.next();
         while (message instanceof ServerMessage.Ack) message = runnerChannel.next(); // the log messages' acks
@@ -171,10 +162,11 @@ class ConsoleBrowserTest {
         assertPageNotReloaded();
         shot("queue");
         browser.get(baton.url("/console/specs"));
-        assertThat(browser.findElement(By.cssSelector("tr[data-spec='small']")).getText()).contains("small");
+        // A live part fetches itself once when its stream opens: read it through a wait, which looks again after a swap.
+        wait.until(d -> d.findElement(By.cssSelector("tr[data-spec='small']")).getText().contains("small"));
         shot("specs");
         browser.get(baton.url("/console/projects/bench/jobs"));
-        assertThat(browser.findElement(By.id("jobs")).getText()).contains("canceled").contains("pending");
+        wait.until(d -> d.findElement(By.id("jobs")).getText().contains("canceled") && d.findElement(By.id("jobs")).getText().contains("pending"));
         shot("jobs");
         browser.get(baton.url("/console/projects/bench/registry"));
         assertThat(browser.findElement(By.id("repositories")).getText()).contains("v1");
@@ -225,21 +217,17 @@ class ConsoleBrowserTest {
         assertPageNotReloaded();
     }
 
-    /** Marks the current document; a reload would lose the mark. */
     private void markPage() {
-        ((JavascriptExecutor) browser).executeScript("window.__batonConsoleTestMark = 'kept';");
+        chromium.markPage();
     }
 
     private void assertPageNotReloaded() {
-        assertThat(((JavascriptExecutor) browser).executeScript("return window.__batonConsoleTestMark;")).as("no reload").isEqualTo("kept");
+        assertThat(chromium.pageKept()).as("no reload").isTrue();
     }
 
     /** htmx opens the page's event stream after load; changes before it is open would not be heard. */
     private void waitForEventStream() {
-        wait.until(d -> Boolean.TRUE.equals(((JavascriptExecutor) d).executeScript(
-                "var e = document.querySelector('[sse-connect]');"
-                        + "var s = e && e['htmx-internal-data'] && e['htmx-internal-data'].sseEventSource;"
-                        + "return !!s && s.readyState === 1;")));
+        wait.until(d -> chromium.eventStreamOpen());
     }
 
     private void shot(String name) throws Exception {

@@ -208,11 +208,11 @@ class ConsoleHttpTest {
         assertThat(postForm(jobPage + "/cancel", null, Map.of("_csrf", csrfOf(page.body()))).statusCode()).isEqualTo(401);
         assertThat(baton.status(job)).isEqualTo("pending");
 
-        var canceled = postForm(jobPage + "/cancel", session, Map.of("_csrf", csrfOf(page.body())));
+        var canceled = postForm(jobPage + "/cancel", session, Map.of("_csrf", csrfOf(page.body()), "confirm", "yes"));
         assertThat(canceled.statusCode()).isEqualTo(303);
         assertThat(baton.status(job)).isEqualTo("canceled");
         // The API's own refusal comes back to the page: a canceled job is not cancelable.
-        var again = postForm(jobPage + "/cancel", session, Map.of("_csrf", csrfOf(page.body())));
+        var again = postForm(jobPage + "/cancel", session, Map.of("_csrf", csrfOf(page.body()), "confirm", "yes"));
         assertThat(again.statusCode()).isEqualTo(409);
         assertThat(again.body()).contains("only pending, claimed or running jobs can be canceled");
     }
@@ -222,7 +222,7 @@ class ConsoleHttpTest {
         String session = signIn();
         String[] runner = baton.createRunner("box 1");
         String csrf = csrfOf(get("/console/runners", session).body());
-        var r = postForm("/console/runners/" + runner[0] + "/rotate", session, Map.of("_csrf", csrf));
+        var r = postForm("/console/runners/" + runner[0] + "/rotate", session, Map.of("_csrf", csrf, "confirm", "yes"));
         assertThat(r.statusCode()).isEqualTo(200);
         Matcher key = Pattern.compile("value=\"(baton_runner_[0-9a-f]{64})\"").matcher(r.body());
         assertThat(key.find()).isTrue();
@@ -244,7 +244,7 @@ class ConsoleHttpTest {
         String session = signIn();
         String[] runner = baton.createRunner("box 2");
         String csrf = csrfOf(get("/console/runners", session).body());
-        assertThat(postForm("/console/runners/" + runner[0] + "/archive", session, Map.of("_csrf", csrf, "archived", "true")).statusCode())
+        assertThat(postForm("/console/runners/" + runner[0] + "/archive", session, Map.of("_csrf", csrf, "archived", "true", "confirm", "yes")).statusCode())
                 .isEqualTo(303);
         assertThat(baton.get("/v0/runners/" + runner[0]).get("archived").isNull()).isFalse();
         assertThat(get("/console/runners", session).body()).contains("state-archived");
@@ -278,6 +278,88 @@ class ConsoleHttpTest {
         assertThat(postForm("/console/runners/" + runner[0] + "/release", session, Map.of("_csrf", csrf)).statusCode()).isEqualTo(303);
         assertThat(baton.get("/v0/runners/" + runner[0]).has("quarantined")).isFalse();
         assertThat(get("/console/runners", session).body()).doesNotContain("state-quarantined");
+    }
+
+    /** A lease is a capability: the page shows a fingerprint that differs per attempt and never the lease itself. */
+    @Test
+    void eachAttemptShowsItsOwnLeaseFingerprintAndNeverTheLease() throws Exception {
+        String session = signIn();
+        String[] runner = baton.createRunner("box 7");
+        String[] other = baton.createRunner("box 7b");
+        try (TestRunner r = baton.connect(runner[0], runner[1]); TestRunner o = baton.connect(other[0], other[1])) {
+            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            String job = baton.submit();
+            var first = r.expect(ServerMessage.Job.class).job();
+            // Declined: the job goes back to the queue for another runner, and a second attempt begins there.
+            r.send(new RunnerMessage.Declined(first.uuid(), first.lease(), "shutting down"));
+            r.expect(ServerMessage.Ack.class);
+            o.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            var second = o.expect(ServerMessage.Job.class).job();
+            assertThat(second.lease().value()).isNotEqualTo(first.lease().value());
+
+            String html = get("/console/projects/bench/jobs/" + job, session).body();
+            Matcher shown = Pattern.compile("<code title=\"[^\"]*lease[^\"]*\">([^<]+)</code>").matcher(html);
+            List<String> fingerprints = shown.results().map(m -> m.group(1)).toList();
+            assertThat(fingerprints).as("one lease fingerprint per attempt").hasSize(2).doesNotHaveDuplicates();
+            assertThat(html).doesNotContain(first.lease().value()).doesNotContain(second.lease().value());
+        }
+    }
+
+    /** A project viewer may not cancel: no button; a forced post is the API's refusal, with a way back it may follow. */
+    @Test
+    void aViewerIsShownNoCancelButtonAndARefusalLeadsOnlyToPagesItMaySee() throws Exception {
+        String job = baton.submit();
+        String jobPage = "/console/projects/bench/jobs/" + job;
+        String session = signIn(baton.viewerToken("watcher", "bench"), "/console/projects");
+        String page = get(jobPage, session).body();
+        assertThat(page).contains("state-pending").doesNotContain("Cancel job").doesNotContain(jobPage + "/cancel");
+
+        var refused = postForm(jobPage + "/cancel", session, Map.of("_csrf", csrfOf(page), "confirm", "yes"));
+        assertThat(refused.statusCode()).isEqualTo(403);
+        assertThat(baton.status(job)).isEqualTo("pending");
+        List<String> links = Pattern.compile("href=\"(/[^\"]*)\"").matcher(refused.body()).results().map(m -> m.group(1)).toList();
+        assertThat(links).as("the refusal page links somewhere").isNotEmpty();
+        for (String link : links) assertThat(get(link, session).statusCode()).as(link + " from the refusal page").isEqualTo(200);
+    }
+
+    /** A submitter may cancel the jobs it submitted, not others': the button follows the API's rule. */
+    @Test
+    void aSubmitterIsShownCancelOnlyOnItsOwnJobs() throws Exception {
+        String token = baton.tokenWithRole("dev", "bench", "submitter");
+        String own = baton.submitAs(token);
+        String others = baton.submit();
+        String session = signIn(token, "/console/projects");
+        assertThat(get("/console/projects/bench/jobs/" + own, session).body()).contains("Cancel job");
+        assertThat(get("/console/projects/bench/jobs/" + others, session).body()).contains("state-pending").doesNotContain("Cancel job");
+    }
+
+    /** Cancel, archive and rotate key first ask; a post without the confirmation's yes changes nothing. */
+    @Test
+    void destructiveActionsAskFirstAndChangeNothingUntilConfirmed() throws Exception {
+        String session = signIn();
+        String job = baton.submit();
+        String jobPage = "/console/projects/bench/jobs/" + job;
+        String[] runner = baton.createRunner("box 8");
+        String csrf = csrfOf(get(jobPage, session).body());
+
+        var cancel = postForm(jobPage + "/cancel", session, Map.of("_csrf", csrf));
+        assertThat(cancel.statusCode()).isEqualTo(200);
+        assertThat(cancel.body()).contains("Cancel job " + job.substring(0, 8) + "?").contains("name=\"confirm\" value=\"yes\"")
+                .contains("href=\"" + jobPage + "\"");
+        assertThat(baton.status(job)).isEqualTo("pending");
+
+        var archive = postForm("/console/runners/" + runner[0] + "/archive", session, Map.of("_csrf", csrf, "archived", "true"));
+        assertThat(archive.body()).contains("Archive runner " + runner[0] + "?").contains("name=\"archived\" value=\"true\"");
+        assertThat(baton.get("/v0/runners/" + runner[0]).path("archived").isTextual()).as("not archived").isFalse();
+
+        var rotate = postForm("/console/runners/" + runner[0] + "/rotate", session, Map.of("_csrf", csrf));
+        assertThat(rotate.body()).contains("Rotate the key of runner " + runner[0] + "?").doesNotContain("baton_runner_");
+        try (TestRunner stillValid = baton.connect(runner[0], runner[1])) {
+            assertThat(stillValid.welcome()).as("the old key still works").isNotNull();
+        }
+
+        assertThat(postForm(jobPage + "/cancel", session, Map.of("_csrf", csrf, "confirm", "yes")).statusCode()).isEqualTo(303);
+        assertThat(baton.status(job)).isEqualTo("canceled");
     }
 
     @Test

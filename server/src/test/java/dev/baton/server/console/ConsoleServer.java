@@ -84,6 +84,23 @@ final class ConsoleServer implements AutoCloseable {
         return post("/v0/tokens", Map.of("user", user, "project", slug, "role", "viewer"), 201).get("secret").asText();
     }
 
+    /** A user with {@code role} on project {@code slug}, and a token of theirs scoped to it with that role. */
+    String tokenWithRole(String user, String slug, String role) throws Exception {
+        post("/v0/users", Map.of("name", user), 201);
+        put("/v0/projects/" + slug + "/members/" + user, Map.of("role", role), 200);
+        return post("/v0/tokens", Map.of("user", user, "project", slug, "role", role), 201).get("secret").asText();
+    }
+
+    /** Submits a run as the holder of {@code token}; returns the job's UUID. */
+    String submitAs(String token) throws Exception {
+        String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
+        var response = http.send(HttpRequest.newBuilder(URI.create(url("/v0/run"))).header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Map.of("project", "bench", "image", image, "spec", "small",
+                        "adapter", "json", "cmd", List.of("bench"), "timeout", 120)))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("/v0/run: " + response.body()).isEqualTo(201);
+        return Wire.mapper().readTree(response.body()).at("/job/uuid").asText();
+    }
+
     JsonNode get(String path) throws Exception {
         var response = http.send(HttpRequest.newBuilder(URI.create(url(path))).header("Authorization", "Bearer " + admin).build(),
                 HttpResponse.BodyHandlers.ofString());

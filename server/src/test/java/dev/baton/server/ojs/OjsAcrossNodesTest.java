@@ -61,11 +61,11 @@ class OjsAcrossNodesTest {
                 workflows.add(wf.get("id").asText());
                 String first = wf.get("steps").get(0).get("job_id").asText();
                 OjsRow row = a.ojs().findJob(first).orElseThrow();
-                ObjectNode doc = OjsJobs.read(row.document());
+                ObjectNode doc = OjsJson.read(row.document());
                 doc.put("state", "completed");
                 doc.putObject("result").put("n", i);
                 assertThat(a.ojs().updateJob(new OjsRow(row.seq(), row.id(), row.queue(), "completed", row.priority(), null, null, null,
-                        row.version(), OjsJobs.write(doc)), clock.instant())).isTrue();
+                        row.version(), OjsJson.write(doc)), clock.instant())).isTrue();
             }
             ExecutorService pool = Executors.newFixedThreadPool(8);
             CountDownLatch start = new CountDownLatch(1);
@@ -91,10 +91,10 @@ class OjsAcrossNodesTest {
             for (int i = 0; i < workflows.size(); i++) {
                 String id = workflows.get(i);
                 JsonNode wf = nodeB.workflows().get(id);
-                List<OjsRow> stepOne = enqueued.stream().filter(r -> OjsJobs.read(r.document()).path("workflow_id").asText().equals(id)).toList();
+                List<OjsRow> stepOne = enqueued.stream().filter(r -> OjsJson.read(r.document()).path("workflow_id").asText().equals(id)).toList();
                 assertThat(stepOne).as("workflow %s: one job for step one", id).hasSize(1);
                 assertThat(stepOne.get(0).id()).isEqualTo(wf.get("steps").get(1).get("job_id").asText());
-                assertThat(OjsJobs.read(stepOne.get(0).document()).path("parent_results").get(0).path("n").asInt()).isEqualTo(i);
+                assertThat(OjsJson.read(stepOne.get(0).document()).path("parent_results").get(0).path("n").asInt()).isEqualTo(i);
                 assertThat(wf.get("steps").get(2).get("job_id").isNull()).isTrue();
                 assertThat(wf.get("steps_completed").asInt()).isEqualTo(1);
             }
@@ -114,7 +114,7 @@ class OjsAcrossNodesTest {
                 for (int key = 0; key < 10; key++) {
                     String body = "{\"type\":\"u.job\",\"args\":[" + key + "],\"options\":{\"queue\":\"u\",\"unique\":{\"on_conflict\":\"ignore\"}}}";
                     CountDownLatch start = new CountDownLatch(1);
-                    List<Future<OjsJobs.Pushed>> pushes = new ArrayList<>();
+                    List<Future<OjsPush.Pushed>> pushes = new ArrayList<>();
                     for (int i = 0; i < 8; i++) {
                         OjsJobs node = i % 2 == 0 ? nodeA : nodeB;
                         pushes.add(pool.submit(() -> {
@@ -123,11 +123,11 @@ class OjsAcrossNodesTest {
                         }));
                     }
                     start.countDown();
-                    List<OjsJobs.Pushed> answers = new ArrayList<>();
-                    for (Future<OjsJobs.Pushed> f : pushes) answers.add(f.get(60, TimeUnit.SECONDS));
-                    assertThat(answers).filteredOn(OjsJobs.Pushed::created).as("key %d: created once", key).hasSize(1);
+                    List<OjsPush.Pushed> answers = new ArrayList<>();
+                    for (Future<OjsPush.Pushed> f : pushes) answers.add(f.get(60, TimeUnit.SECONDS));
+                    assertThat(answers).filteredOn(OjsPush.Pushed::created).as("key %d: created once", key).hasSize(1);
                     assertThat(answers).extracting(p -> p.job().get("id").asText()).as("everyone got the one job").containsOnly(
-                            answers.stream().filter(OjsJobs.Pushed::created).findFirst().orElseThrow().job().get("id").asText());
+                            answers.stream().filter(OjsPush.Pushed::created).findFirst().orElseThrow().job().get("id").asText());
                 }
             } finally {
                 pool.shutdownNow();

@@ -1,6 +1,10 @@
 package dev.baton.server.ojs;
 
 import java.io.IOException;
+import java.util.Map;
+import java.nio.file.FileSystems;
+import java.nio.file.FileSystem;
+import java.net.URI;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -47,18 +51,31 @@ final class OjsTables {
         }
     }
 
-    /** The tables the dialect's OJS migrations ({@code db/migration/<dialect>/V*__ojs*.sql}) create. */
+    /**
+     * The tables the dialect's OJS migrations ({@code db/migration/<dialect>/V*__ojs*.sql}) create,
+     * read from the store module's classes: a directory in an IDE, a jar in a Maven build.
+     */
     static Set<String> created(String dialect) {
-        Set<String> tables = new TreeSet<>();
-        try (Stream<Path> files = Files.list(Path.of(OjsTables.class.getResource("/db/migration/" + dialect).toURI()))) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("V\\d+__ojs.*\\.sql")).toList()) {
-                Matcher m = CREATE_TABLE.matcher(Files.readString(file));
-                while (m.find()) tables.add(m.group(1).toLowerCase(Locale.ROOT));
+        try {
+            URI location = OjsTables.class.getResource("/db/migration/" + dialect).toURI();
+            if (!"jar".equals(location.getScheme())) return createdIn(Path.of(location));
+            try (FileSystem jar = FileSystems.newFileSystem(location, Map.of())) {
+                return createdIn(jar.provider().getPath(location));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    private static Set<String> createdIn(Path migrations) throws IOException {
+        Set<String> tables = new TreeSet<>();
+        try (Stream<Path> files = Files.list(migrations)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("V\\d+__ojs.*\\.sql")).toList()) {
+                Matcher m = CREATE_TABLE.matcher(Files.readString(file));
+                while (m.find()) tables.add(m.group(1).toLowerCase(Locale.ROOT));
+            }
         }
         return tables;
     }

@@ -35,11 +35,11 @@ class OjsWorkflowSweepTest {
                 ObjectNode wf = jobs.workflows().create(JSON.readTree("{\"type\":\"group\",\"jobs\":[{\"type\":\"g.only\",\"args\":[" + i + "]}]}"));
                 workflows.add(wf.get("id").asText());
                 OjsRow row = store.ojs().findJob(wf.get("jobs").get(0).get("job_id").asText()).orElseThrow();
-                ObjectNode doc = OjsJobs.read(row.document());
+                ObjectNode doc = OjsJson.read(row.document());
                 doc.put("state", "completed");
                 // Completed in the store directly: the ack's own advance never ran.
                 store.ojs().updateJob(new OjsRow(row.seq(), row.id(), row.queue(), "completed", row.priority(), null, null, null, row.version(),
-                        OjsJobs.write(doc)), clock.instant());
+                        OjsJson.write(doc)), clock.instant());
             }
             assertThat(jobs.workflows().get(workflows.get(0)).get("state").asText()).isEqualTo("running");
             jobs.workflows().advanceRunning();

@@ -57,16 +57,16 @@ class ResultProcessorTest {
     final AtomicInteger reads = new AtomicInteger();
     final OutputStore counting = new OutputStore() {
         @Override
-        public void put(ProjectUuid project, JobUuid job, JobOutput output) {}
+        public void put(ProjectUuid project, JobUuid job, int attempt, JobOutput output) {}
 
         @Override
-        public Optional<JobOutput> get(ProjectUuid project, JobUuid job) {
+        public Optional<JobOutput> get(ProjectUuid project, JobUuid job, int attempt) {
             reads.incrementAndGet();
             return Optional.of(OUTPUT);
         }
 
         @Override
-        public void remove(ProjectUuid project, JobUuid job) {}
+        public void remove(ProjectUuid project, JobUuid job, int attempt) {}
     };
 
     @BeforeEach

@@ -26,7 +26,7 @@ import org.jdbi.v3.core.statement.StatementExceptions;
  * statements use only syntax SQLite and PostgreSQL both accept. The SQL lives in one class per
  * aggregate ({@link JdbcOrganizations}, {@link JdbcRunners}, {@link JdbcSpecs}, {@link JdbcRuns},
  * {@link JdbcClaims}, {@link JdbcTransitions}, {@link JdbcJobLiveness}, {@link JdbcNodes},
- * {@link JdbcSchedules}, {@link JdbcRegistryUploads}, {@link JdbcAccessStore}, {@link JdbcOjsStore});
+ * {@link JdbcSchedules}, {@link JdbcRegistryUploads}, {@link JdbcAccessStore}, {@link JdbcOjsStore}, {@link JdbcLeaseOffers});
  * this class wires them to one {@link StoreContext} and answers for them. A dialect supplies how
  * a write transaction is entered, how a unique violation looks and, above all, how
  * {@link #claimIn a claim} is made atomic (see {@link SqliteStore} and {@link PostgresStore}).
@@ -50,6 +50,7 @@ abstract class JdbcStore implements Store {
     private final JdbcRegistryUploads registryUploads = new JdbcRegistryUploads(context);
     private final AccessStore access = new JdbcAccessStore(this);
     private final OjsStore ojs = new JdbcOjsStore(this);
+    private final LeaseOffers leaseOffers = new JdbcLeaseOffers(this);
 
     JdbcStore(HikariDataSource pool) {
         this.pool = pool;
@@ -134,6 +135,11 @@ abstract class JdbcStore implements Store {
     @Override
     public OjsStore ojs() {
         return ojs;
+    }
+
+    @Override
+    public LeaseOffers leaseOffers() {
+        return leaseOffers;
     }
 
     @Override

@@ -438,6 +438,11 @@ public interface Store extends AutoCloseable {
     /** The Open Job Spec binding's jobs, events, queues and cron schedules (docs/ojs.md). */
     OjsStore ojs();
 
+    /** Leases offered on a broker (transport A, docs/protocol.md); only the SQL stores have them. */
+    default LeaseOffers leaseOffers() {
+        throw new UnsupportedOperationException("this store keeps no lease offers");
+    }
+
     // ---- schedules (docs/api.md "Schedules") ------------------------------------------------
 
     /** Inserts a new schedule (version 0); a taken name is a CONFLICT. */

@@ -38,6 +38,11 @@ public final class RouteTable {
         add("POST /v0/runners/{runner}/drain", ADMIN, "runner.drained");
         add("POST /v0/runners/{runner}/update", ADMIN, "runner.update_sent");
         add("GET /v0/runners/{runner}/capabilities", ADMIN, null);
+        // Transport A's runner messages: the runner key is checked in the handler, as on the channel.
+        add("POST /v0/runners/{runner}/leases/ack", PUBLIC, null);
+        add("POST /v0/runners/{runner}/leases/heartbeat", PUBLIC, null);
+        add("POST /v0/runners/{runner}/leases/complete", PUBLIC, null);
+        add("POST /v0/runners/{runner}/leases/cancel-ack", PUBLIC, null);
         add("GET /v0/nodes", ADMIN, null);
         add("POST /v0/schedules", ADMIN, "schedule.created");
         add("GET /v0/schedules", ADMIN, null);

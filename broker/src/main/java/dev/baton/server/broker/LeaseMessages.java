@@ -1,0 +1,83 @@
+package dev.baton.server.broker;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.model.IterationResult;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Seed 003's messages, field for field, as transport A carries them in JSON (docs/protocol.md,
+ * "Transport A"). Where Baton needs more than the seed says, an optional field is added and named
+ * in the docs ({@code job_spec.baton}, {@code Complete.results}, {@code LeaseAccepted}).
+ */
+public final class LeaseMessages {
+    private LeaseMessages() {}
+
+    /** Published on {@code baton.leases.<spec>}: a lease offered to whichever runner of the spec acknowledges it first. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record LeaseGranted(String type, @JsonProperty("job_id") String jobId, @JsonProperty("run_id") String runId,
+            @JsonProperty("lease_id") String leaseId, @JsonProperty("lease_ttl_seconds") long leaseTtlSeconds,
+            @JsonProperty("heartbeat_interval_seconds") long heartbeatIntervalSeconds,
+            @JsonProperty("max_runtime_seconds") long maxRuntimeSeconds, @JsonProperty("job_spec") JobSpec jobSpec,
+            @JsonProperty("cancel_token") String cancelToken) {}
+
+    /** Seed 003's job_spec, filled from Baton's job; {@code baton} is Baton's own job as the runner channel sends it. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record JobSpec(String name, String workdir, String image, List<String> steps, Map<String, String> env, List<ArtifactRule> artifacts,
+            List<JsonNode> caches, JsonNode baton) {}
+
+    public record ArtifactRule(String type, @JsonProperty("path_glob") String pathGlob) {}
+
+    public record AckLease(String type, @JsonProperty("job_id") String jobId, @JsonProperty("lease_id") String leaseId,
+            @JsonProperty("runner_id") String runnerId, @JsonProperty("accepted_at") String acceptedAt) {}
+
+    /** The answer to an AckLease that bound the lease (the seed names none): what the runner needs beyond the offer. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record LeaseAccepted(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("job_id") String jobId,
+            int attempt, @JsonProperty("oci_token") String ociToken, @JsonProperty("lease_ttl_seconds") long leaseTtlSeconds) {}
+
+    public record Heartbeat(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
+            JsonNode progress, @JsonProperty("log_cursor") JsonNode logCursor, String ts) {}
+
+    public record HeartbeatAck(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("extend_lease") boolean extendLease,
+            @JsonProperty("new_lease_ttl_seconds") long newLeaseTtlSeconds, @JsonProperty("cancel_requested") boolean cancelRequested,
+            @JsonProperty("cancel_deadline_seconds") long cancelDeadlineSeconds) {}
+
+    public record Timings(@JsonProperty("started_at") String startedAt, @JsonProperty("finished_at") String finishedAt) {}
+
+    public record ArtifactRef(String type, String uri) {}
+
+    /** {@code results} is Baton's addition: per-iteration exit codes, output and files, as on the runner channel. */
+    public record Complete(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
+            String status, @JsonProperty("exit_code") Integer exitCode, Timings timings, List<ArtifactRef> artifacts, String summary,
+            List<IterationResult> results) {}
+
+    public record CompleteAck(String type, @JsonProperty("lease_id") String leaseId, boolean accepted) {}
+
+    public record CancelRequested(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("job_id") String jobId,
+            String reason, @JsonProperty("deadline_seconds") long deadlineSeconds, String ts) {}
+
+    public record CancelAck(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
+            @JsonProperty("final_status") String finalStatus, String ts, List<ArtifactRef> artifacts, String summary,
+            List<IterationResult> results) {}
+
+    public record StaleLease(String type, @JsonProperty("lease_id") String leaseId, String reason) {}
+
+    /** Why a lease is stale; the runner stops that work and does not send Complete again. */
+    public static final class Reasons {
+        private Reasons() {}
+
+        public static final String EXPIRED = "LEASE_EXPIRED";
+        public static final String REVOKED = "LEASE_REVOKED";
+        public static final String TAKEN = "LEASE_TAKEN";
+        public static final String SUPERSEDED = "LEASE_SUPERSEDED";
+        public static final String UNKNOWN = "UNKNOWN_LEASE";
+        public static final String FINISHED = "JOB_FINISHED";
+    }
+
+    public static StaleLease stale(String lease, String reason) {
+        return new StaleLease("StaleLease", lease, reason);
+    }
+}

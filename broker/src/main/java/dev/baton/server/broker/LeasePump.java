@@ -1,0 +1,127 @@
+package dev.baton.server.broker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.JobConfig;
+import dev.baton.server.config.BrokerSettings;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.LeaseOffer;
+import dev.baton.server.store.LeaseOffers;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves transport A's leases along, on every node: revokes offers not acknowledged within the
+ * acceptance window, expires bound leases whose heartbeats stopped (their jobs go back to the
+ * queue), offers pending jobs of the broker's specs (the outbox row, in a transaction that finds
+ * the job pending), and publishes the outbox to JetStream. Each step is a compare-and-set in the
+ * store, so several nodes pumping at once act once per lease.
+ */
+public final class LeasePump {
+    private static final Logger LOG = LoggerFactory.getLogger(LeasePump.class);
+    private static final int BATCH = 100;
+
+    private final Store store;
+    private final LeaseOffers offers;
+    private final NatsBroker broker;
+    private final BrokerSettings settings;
+    private final Clock clock;
+    private final Duration acceptance;
+    private final int maxRequeues;
+    private final BrokerMetrics metrics;
+    /** What follows an expiry outside the store: the lifecycle forgets the attempt, idle channel runners are woken. */
+    private final Consumer<LeaseOffers.Expired> expired;
+
+    LeasePump(Store store, NatsBroker broker, BrokerSettings settings, Clock clock, Duration acceptance, int maxRequeues, BrokerMetrics metrics,
+            Consumer<LeaseOffers.Expired> expired) {
+        this.store = store;
+        this.offers = store.leaseOffers();
+        this.broker = broker;
+        this.settings = settings;
+        this.clock = clock;
+        this.acceptance = acceptance;
+        this.maxRequeues = maxRequeues;
+        this.metrics = metrics;
+        this.expired = expired;
+    }
+
+    /** One round of every step; returns how many offers were published. */
+    public synchronized int pump() {
+        Instant now = clock.instant();
+        int revoked = offers.revokeDue(now);
+        if (revoked > 0) metrics.revoked(revoked);
+        for (LeaseOffers.Expired e : offers.expireDue(now, maxRequeues, null)) {
+            metrics.expired();
+            expired.accept(e);
+        }
+        grant(now);
+        return publish(now);
+    }
+
+    private void grant(Instant now) {
+        Set<Long> specIds = brokerSpecs();
+        if (specIds.isEmpty()) return;
+        Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
+        while (true) {
+            List<LeaseOffer> granted = offers.grant(specIds, now, now.plus(acceptance), BATCH, (job, lease) -> message(job, lease, specs.get(job.specId())));
+            if (granted.size() < BATCH) break;
+        }
+    }
+
+    private Set<Long> brokerSpecs() {
+        return store.listSpecs(false).stream().filter(s -> settings.offers(s.slug().value())).map(Spec::id).collect(Collectors.toSet());
+    }
+
+    private int publish(Instant now) {
+        int published = 0;
+        for (LeaseOffer o : offers.unpublished(BATCH)) {
+            try {
+                broker.publishOffer(o.subject(), o.lease().value(), o.payload());
+            } catch (Exception e) {
+                // The row stays in the outbox; the next round publishes it (any node's).
+                LOG.debug("offer of job {} not published yet: {}", o.job(), e.toString());
+                break;
+            }
+            offers.markPublished(o.lease(), now);
+            metrics.published();
+            published++;
+        }
+        return published;
+    }
+
+    /** The LeaseGranted of {@code job} under {@code lease}: seed 003's fields, Baton's job under job_spec.baton. */
+    LeaseOffers.Message message(Job job, LeaseId lease, Spec spec) {
+        JobConfig c = job.config();
+        ClaimedJob claimed = new ClaimedJob(job.uuid(), lease, job.attempt() + 1, spec.view(), c, null, job.timeout(), job.created());
+        JsonNode baton = Wire.mapper().valueToTree(claimed);
+        List<String> steps = new ArrayList<>();
+        if (c.entrypoint() != null) steps.addAll(c.entrypoint());
+        if (c.cmd() != null) steps.addAll(c.cmd());
+        String image = c.digest() == null ? null : c.registry() + "/" + c.project() + "@" + c.digest().value();
+        List<LeaseMessages.ArtifactRule> artifacts = c.filePaths() == null ? List.of()
+                : c.filePaths().stream().map(p -> new LeaseMessages.ArtifactRule("file", p)).toList();
+        var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(String.join(" ", steps)),
+                c.env(), artifacts, List.of(), baton);
+        var granted = new LeaseMessages.LeaseGranted("LeaseGranted", job.uuid().toString(), String.valueOf(reportUuid(job)), lease.value(),
+                settings.leaseTtl().toSeconds(), settings.heartbeatInterval().toSeconds(), job.timeout(), spec003, null);
+        return new LeaseOffers.Message(NatsBroker.leaseSubject(spec.slug().value()), Wire.encode(granted));
+    }
+
+    /** Seed 003's run: Baton's report, which a job belongs to (by its id here; the report's UUID is in the API). */
+    private static long reportUuid(Job job) {
+        return job.reportId();
+    }
+}

@@ -1,0 +1,269 @@
+package dev.baton.server.broker;
+
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.server.auth.RunnerAuthenticator;
+import dev.baton.server.config.BrokerSettings;
+import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.RunnerSession;
+import dev.baton.server.http.ApiException;
+import dev.baton.server.http.Json;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.LeaseOffer;
+import dev.baton.server.store.LeaseOffers;
+import dev.baton.server.store.Runner;
+import dev.baton.server.store.Store;
+import dev.baton.server.token.PullTokens;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Transport A's runner endpoints (docs/protocol.md, "Transport A"), authenticated with the
+ * runner key as the runner channel is: {@code POST /v0/runners/{runner}/leases/ack},
+ * {@code …/heartbeat}, {@code …/complete}, {@code …/cancel-ack}. The body and the answer are seed
+ * 003's messages. The first AckLease of a lease binds it; every message under a lease that is not
+ * the runner's current one is answered StaleLease and changes nothing. After the binding, the job
+ * goes through the same {@link JobLifecycle} as a channel runner's, so every rule of the lifecycle
+ * (fencing, hard timeout, cancel deadline, results applied once) holds for both transports.
+ */
+final class LeaseRoutes implements RouteModule {
+    private final Store store;
+    private final LeaseOffers offers;
+    private final JobLifecycle lifecycle;
+    private final RunnerAuthenticator runners;
+    private final PullTokens pullTokens;
+    private final BrokerSettings settings;
+    private final Clock clock;
+    private final Duration acceptance;
+    private final int maxRequeues;
+    private final long maxBody;
+    private final BrokerMetrics metrics;
+    private final Consumer<LeaseOffers.Expired> expired;
+
+    LeaseRoutes(Store store, JobLifecycle lifecycle, PullTokens pullTokens, BrokerSettings settings, Clock clock, Duration acceptance,
+            int maxRequeues, long maxBody, BrokerMetrics metrics, Consumer<LeaseOffers.Expired> expired) {
+        this.store = store;
+        this.offers = store.leaseOffers();
+        this.lifecycle = lifecycle;
+        this.runners = new RunnerAuthenticator(store);
+        this.pullTokens = pullTokens;
+        this.settings = settings;
+        this.clock = clock;
+        this.acceptance = acceptance;
+        this.maxRequeues = maxRequeues;
+        this.maxBody = maxBody;
+        this.metrics = metrics;
+        this.expired = expired;
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        config.routes.post("/v0/runners/{runner}/leases/ack", ctx -> answer(ctx, ack(runner(ctx), read(ctx, LeaseMessages.AckLease.class))));
+        config.routes.post("/v0/runners/{runner}/leases/heartbeat",
+                ctx -> answer(ctx, heartbeat(runner(ctx), read(ctx, LeaseMessages.Heartbeat.class))));
+        config.routes.post("/v0/runners/{runner}/leases/complete",
+                ctx -> answer(ctx, complete(runner(ctx), read(ctx, LeaseMessages.Complete.class))));
+        config.routes.post("/v0/runners/{runner}/leases/cancel-ack",
+                ctx -> answer(ctx, cancelAck(runner(ctx), read(ctx, LeaseMessages.CancelAck.class))));
+    }
+
+    // ---- the messages ------------------------------------------------------------------------------
+
+    Object ack(Runner runner, LeaseMessages.AckLease m) {
+        sameRunner(runner, m.runnerId());
+        Optional<LeaseId> lease = lease(m.leaseId());
+        if (lease.isEmpty()) return stale(m.leaseId(), LeaseMessages.Reasons.UNKNOWN);
+        Instant now = clock.instant();
+        LeaseOffers.Ack ack = offers.ack(lease.get(), runner.id(), now, now.plus(settings.leaseTtl()), now.plus(acceptance));
+        return switch (ack.result()) {
+            case BOUND -> {
+                metrics.acked();
+                // AckLease is "accepted and starting work" (seed 003): the attempt is running from here.
+                ServerMessage started = lifecycle.running(session(runner), new RunnerMessage.Running(ack.job().uuid(), lease.get()));
+                if (!(started instanceof ServerMessage.Ack)) yield staleFromLifecycle(m.leaseId(), started);
+                yield accepted(runner, ack.job(), lease.get());
+            }
+            case ALREADY_BOUND -> {
+                metrics.redelivered();
+                yield ack.job().holds(lease.get()) && ack.job().status().inFlight() ? accepted(runner, ack.job(), lease.get())
+                        : stale(m.leaseId(), LeaseMessages.Reasons.FINISHED);
+            }
+            case TAKEN -> {
+                metrics.redelivered();
+                yield stale(m.leaseId(), LeaseMessages.Reasons.TAKEN);
+            }
+            case REVOKED -> stale(m.leaseId(), LeaseMessages.Reasons.REVOKED);
+            case ENDED -> stale(m.leaseId(), LeaseMessages.Reasons.FINISHED);
+            case UNKNOWN -> stale(m.leaseId(), LeaseMessages.Reasons.UNKNOWN);
+            case NOT_SERVED -> throw new ApiException(403, "not_your_spec",
+                    "runner " + runner.slug().value() + " does not serve the spec of this lease's job (or is archived or quarantined)");
+        };
+    }
+
+    Object heartbeat(Runner runner, LeaseMessages.Heartbeat m) {
+        sameRunner(runner, m.runnerId());
+        Held held = held(runner, m.leaseId());
+        if (held.stale() != null) return held.stale();
+        LeaseId lease = held.offer().lease();
+        Instant now = clock.instant();
+        long ttl = settings.leaseTtl().toSeconds();
+        Optional<Instant> cancelBy = offers.cancelDeadline(lease);
+        if (cancelBy.isPresent() && cancelBy.get().isAfter(now)) {
+            offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()));
+            return new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, secondsUntil(now, cancelBy.get()));
+        }
+        ServerMessage reply = lifecycle.heartbeat(session(runner), new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
+        return switch (reply) {
+            case ServerMessage.Ack a -> offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()))
+                    ? new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, false, 0)
+                    : stale(m.leaseId(), LeaseMessages.Reasons.EXPIRED);
+            case ServerMessage.Cancel c -> {
+                offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()));
+                yield new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, c.deadlineSeconds());
+            }
+            default -> staleFromLifecycle(m.leaseId(), reply);
+        };
+    }
+
+    Object complete(Runner runner, LeaseMessages.Complete m) {
+        sameRunner(runner, m.runnerId());
+        if (m.status() == null) throw new ApiException(400, "invalid_message", "Complete needs status: SUCCEEDED, FAILED or CANCELED");
+        Held held = held(runner, m.leaseId());
+        if (held.stale() != null) return held.stale();
+        LeaseOffer o = held.offer();
+        List<IterationResult> results = m.results() != null ? m.results()
+                : List.of(new IterationResult(m.exitCode(), "", m.summary() == null ? "" : m.summary(), null));
+        RunnerMessage.Terminal word = switch (m.status()) {
+            case "SUCCEEDED" -> new RunnerMessage.Completed(o.job(), o.lease(), results);
+            case "FAILED" -> new RunnerMessage.Failed(o.job(), o.lease(), results,
+                    m.summary() != null && !m.summary().isBlank() ? m.summary() : "exit code " + m.exitCode());
+            case "CANCELED" -> new RunnerMessage.Canceled(o.job(), o.lease(), results);
+            default -> throw new ApiException(400, "invalid_message", "status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
+        };
+        return finalWord(runner, o, word, m.leaseId(), m.status());
+    }
+
+    Object cancelAck(Runner runner, LeaseMessages.CancelAck m) {
+        sameRunner(runner, m.runnerId());
+        Held held = held(runner, m.leaseId());
+        if (held.stale() != null) return held.stale();
+        LeaseOffer o = held.offer();
+        List<IterationResult> results = m.results() != null ? m.results() : List.of();
+        return finalWord(runner, o, new RunnerMessage.Canceled(o.job(), o.lease(), results), m.leaseId(), "CANCELED");
+    }
+
+    private Object finalWord(Runner runner, LeaseOffer o, RunnerMessage.Terminal word, String leaseText, String said) {
+        ServerMessage reply = lifecycle.terminal(session(runner), word);
+        if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(leaseText, reply);
+        offers.end(o.lease(), "ended");
+        Job now = store.findJob(o.job()).orElseThrow();
+        boolean accepted = now.holds(o.lease()) && switch (said) {
+            case "SUCCEEDED" -> now.status() == JobStatus.COMPLETED || now.status() == JobStatus.PROCESSED;
+            case "FAILED" -> now.status() == JobStatus.FAILED;
+            default -> now.status() == JobStatus.CANCELED;
+        };
+        return new LeaseMessages.CompleteAck("CompleteAck", leaseText, accepted);
+    }
+
+    // ---- leases --------------------------------------------------------------------------------------
+
+    /** A lease bound to this runner and alive, or the StaleLease that answers the message. */
+    private record Held(LeaseOffer offer, LeaseMessages.StaleLease stale) {}
+
+    private Held held(Runner runner, String leaseText) {
+        Optional<LeaseId> lease = lease(leaseText);
+        Optional<LeaseOffer> found = lease.flatMap(offers::find);
+        if (found.isEmpty()) return new Held(null, stale(leaseText, LeaseMessages.Reasons.UNKNOWN));
+        LeaseOffer o = found.get();
+        if (o.runnerId() == null) {
+            return new Held(null, stale(leaseText, o.state() == LeaseOffer.State.REVOKED ? LeaseMessages.Reasons.REVOKED : LeaseMessages.Reasons.UNKNOWN));
+        }
+        if (o.runnerId() != runner.id()) return new Held(null, stale(leaseText, LeaseMessages.Reasons.TAKEN));
+        if (o.state() == LeaseOffer.State.ENDED) {
+            boolean expiredLease = "lease_expired".equals(o.endReason());
+            // A resend of a final word already applied is answered as before; the lifecycle knows.
+            if (!expiredLease) return new Held(o, null);
+            return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
+        }
+        Instant now = clock.instant();
+        if (!o.expires().isAfter(now)) {
+            // Expired even if no pump has acted yet: the seed's rule holds at this very message.
+            offers.expireDue(now, maxRequeues, o.lease()).forEach(expired);
+            return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
+        }
+        return new Held(o, null);
+    }
+
+    private LeaseMessages.StaleLease staleFromLifecycle(String lease, ServerMessage reply) {
+        if (reply instanceof ServerMessage.Error e && e.code().equals("not_your_job")) return stale(lease, LeaseMessages.Reasons.TAKEN);
+        if (reply instanceof ServerMessage.Error e) throw new ApiException(400, e.code(), e.message());
+        if (reply instanceof ServerMessage.Stale s && s.reason() != null && s.reason().startsWith("lease")) return stale(lease, LeaseMessages.Reasons.SUPERSEDED);
+        return stale(lease, LeaseMessages.Reasons.FINISHED);
+    }
+
+    private LeaseMessages.StaleLease stale(String lease, String reason) {
+        metrics.stale();
+        return LeaseMessages.stale(lease, reason);
+    }
+
+    private LeaseMessages.LeaseAccepted accepted(Runner runner, Job job, LeaseId lease) {
+        String token = store.projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, clock.instant())).orElse(null);
+        return new LeaseMessages.LeaseAccepted("LeaseAccepted", lease.value(), job.uuid().toString(), job.attempt(), token,
+                settings.leaseTtl().toSeconds());
+    }
+
+    private static Optional<LeaseId> lease(String text) {
+        try {
+            return Optional.of(LeaseId.parse(text));
+        } catch (RuntimeException malformed) {
+            return Optional.empty();
+        }
+    }
+
+    private static long secondsUntil(Instant now, Instant then) {
+        return Math.max(0, Duration.between(now, then).toSeconds());
+    }
+
+    // ---- HTTP --------------------------------------------------------------------------------------
+
+    /** A session that stands for the runner in the lifecycle; it has no channel (sends go nowhere). */
+    private RunnerSession session(Runner runner) {
+        return new RunnerSession(runner, null, clock.instant());
+    }
+
+    private Runner runner(Context ctx) {
+        String name = ctx.pathParam("runner");
+        return runners.authenticate(name, ctx.header("Authorization"))
+                .orElseThrow(() -> new ApiException(401, "unauthorized", RunnerAuthenticator.refusal(name)));
+    }
+
+    /** The body's runner_id, when given, must name the authenticated runner (its slug or UUID). */
+    private static void sameRunner(Runner runner, String said) {
+        if (said == null || said.equals(runner.slug().value()) || said.equals(runner.uuid().toString())) return;
+        throw new ApiException(400, "runner_mismatch", "runner_id '" + said + "' is not the runner of this key (" + runner.slug().value() + ")");
+    }
+
+    private <T> T read(Context ctx, Class<T> type) {
+        byte[] body = Json.readBody(ctx, maxBody);
+        try {
+            return Wire.mapper().readValue(body, type);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new ApiException(400, "invalid_message", "not a valid " + type.getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private static void answer(Context ctx, Object message) {
+        ctx.status(200).contentType("application/json").result(Wire.encode(message));
+    }
+}

@@ -1,0 +1,138 @@
+package dev.baton.server.broker;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.RetentionPolicy;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import io.nats.client.api.StreamInfo;
+import io.nats.client.impl.Headers;
+import io.nats.client.impl.NatsMessage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's connection to NATS: the JetStream work-queue stream leases are offered on, and the
+ * per-runner control subjects. The connection reconnects by itself for ever; while it is down,
+ * offers wait in the outbox (the database), so nothing depends on the broker keeping anything.
+ */
+public final class NatsBroker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NatsBroker.class);
+
+    /** The stream of offers, and the subject prefix of each spec's work queue. */
+    public static final String STREAM = "BATON_LEASES";
+    public static final String LEASES = "baton.leases.";
+    public static final String CONTROL = "baton.control.";
+
+    private final Connection connection;
+    private final JetStream jetStream;
+    private final Duration maxAge;
+    private volatile boolean streamReady;
+
+    private NatsBroker(Connection connection, Duration maxAge) throws IOException {
+        this.connection = connection;
+        this.jetStream = connection.jetStream();
+        this.maxAge = maxAge;
+    }
+
+    /**
+     * Connects to {@code url} (waiting for it in the background when it is down). {@code maxAge}
+     * bounds how long an offer stays in the stream: one older than its acceptance window has been
+     * revoked and offered again under a new lease, so keeping it would only make runners pull stale
+     * leases.
+     */
+    public static NatsBroker connect(String url, Duration maxAge) {
+        Options options = new Options.Builder().server(url).connectionName("baton-server").maxReconnects(-1)
+                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5)).build();
+        try {
+            Connection c = Nats.connectReconnectOnConnect(options);
+            return new NatsBroker(c, maxAge);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot set up NATS client for " + url + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted connecting to NATS", e);
+        }
+    }
+
+    /** The subject a spec's offers go to (slugs are lower-case letters, digits and dashes). */
+    public static String leaseSubject(String specSlug) {
+        return LEASES + specSlug.toLowerCase(Locale.ROOT);
+    }
+
+    public static String controlSubject(String runnerSlug) {
+        return CONTROL + runnerSlug.toLowerCase(Locale.ROOT);
+    }
+
+    public boolean connected() {
+        return connection.getStatus() == Connection.Status.CONNECTED;
+    }
+
+    public String status() {
+        return connection.getStatus().name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Creates the work-queue stream when it is missing (a new broker, or one whose stream was
+     * deleted); called before publishing after any failure, so a broker that lost its state gets
+     * the stream back and the outbox fills it again.
+     */
+    void ensureStream() throws IOException, JetStreamApiException {
+        if (streamReady) return;
+        JetStreamManagement jsm = connection.jetStreamManagement();
+        StreamConfiguration config = StreamConfiguration.builder().name(STREAM).subjects(LEASES + ">")
+                .retentionPolicy(RetentionPolicy.WorkQueue).storageType(StorageType.File).maxAge(maxAge)
+                .duplicateWindow(maxAge).build();
+        try {
+            StreamInfo info = jsm.getStreamInfo(STREAM);
+            if (!info.getConfiguration().getMaxAge().equals(maxAge)) jsm.updateStream(config);
+        } catch (JetStreamApiException missing) {
+            if (missing.getApiErrorCode() != 10059) throw missing; // 10059: stream not found
+            jsm.addStream(config);
+            LOG.info("created NATS stream {} for subjects {}>", STREAM, LEASES);
+        }
+        streamReady = true;
+    }
+
+    /**
+     * Publishes one offer and waits for JetStream's acknowledgement (it is then stored). The lease
+     * is the message id, so a publish repeated within the duplicate window (a node that died after
+     * publishing and before marking the row) is stored once.
+     */
+    void publishOffer(String subject, String leaseId, String payload) throws IOException, JetStreamApiException {
+        try {
+            ensureStream();
+            Headers headers = new Headers().add("Nats-Msg-Id", leaseId);
+            jetStream.publish(NatsMessage.builder().subject(subject).headers(headers).data(payload, StandardCharsets.UTF_8).build());
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            streamReady = false;
+            throw e;
+        }
+    }
+
+    /** A control message (CancelRequested) to one runner: core NATS, at most once; the heartbeat answer repeats it. */
+    void publishControl(String runnerSlug, String payload) {
+        try {
+            connection.publish(controlSubject(runnerSlug), payload.getBytes(StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            LOG.debug("control message to runner {} not sent: {}", runnerSlug, e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.baton.server.broker;
+
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.channel.RunnerChannel;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.events.Changes;
+import dev.baton.server.http.RouteModule;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.LeaseOffer;
+import dev.baton.server.store.LeaseOffers;
+import dev.baton.server.store.Store;
+import dev.baton.server.token.PullTokens;
+import io.javalin.config.JavalinConfig;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Transport A assembled (docs/protocol.md, "Transport A"; docs/decisions/0025-transport-a-nats.md):
+ * the NATS connection, the lease pump (outbox → JetStream, revocation, expiry), the runners'
+ * HTTPS endpoints, and CancelRequested on each runner's control subject. Present only when
+ * {@code nats_url} is set; the runner channel (transport B) is unchanged beside it.
+ */
+public final class TransportA implements RouteModule, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransportA.class);
+    /** How often the pump runs without being woken (a due revocation or expiry waits at most this long). */
+    static final Duration PUMP_EVERY = Duration.ofMillis(250);
+
+    private final Store store;
+    private final NatsBroker broker;
+    private final LeasePump pump;
+    private final LeaseRoutes routes;
+    private final RunnerChannel channel;
+    private final Clock clock;
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "baton-lease-pump"));
+    private final ExecutorService control = Executors.newSingleThreadExecutor(r -> new Thread(r, "baton-lease-control"));
+    private final Changes.Subscription cancels;
+
+    public TransportA(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics) {
+        this.store = store;
+        this.channel = channel;
+        this.clock = clock;
+        this.broker = NatsBroker.connect(config.broker().natsUrl(), config.acceptanceTimeout());
+        BrokerMetrics counters = new BrokerMetrics(metrics, broker);
+        this.pump = new LeasePump(store, broker, config.broker(), clock, config.acceptanceTimeout(), config.maxRequeues(), counters, this::expired);
+        this.routes = new LeaseRoutes(store, channel.lifecycle(), pullTokens, config.broker(), clock, config.acceptanceTimeout(),
+                config.maxRequeues(), config.requestBodyMaxBytes(), counters, this::expired);
+        this.cancels = channel.changes().subscribe(change -> {
+            if (change instanceof Changes.JobChanged j) control.execute(() -> pushCancel(j.job()));
+        });
+        long every = PUMP_EVERY.toMillis();
+        loop.scheduleWithFixedDelay(this::pumpQuietly, every, every, TimeUnit.MILLISECONDS);
+        LOG.info("transport A: leases offered on NATS at {} for {}", config.broker().natsUrl(),
+                config.broker().allSpecs() ? "every spec" : "specs " + config.broker().natsSpecs());
+    }
+
+    /** One round of the pump now (tests, and a wake-up): revocations, expiries, new offers, the outbox. */
+    public int pump() {
+        return pump.pump();
+    }
+
+    public NatsBroker broker() {
+        return broker;
+    }
+
+    @Override
+    public void addRoutes(JavalinConfig config) {
+        routes.addRoutes(config);
+    }
+
+    /** A lease expired: the lifecycle forgets its attempt, and a job back in the queue is offered again. */
+    private void expired(LeaseOffers.Expired e) {
+        LeaseOffer o = e.offer();
+        LOG.info("lease of job {} expired without heartbeats (attempt {})", o.job(), e.before().attempt());
+        if (e.after() == null) return;
+        channel.lifecycle().attemptEnded(o.job(), e.before().attempt(), o.runnerId() == null ? -1 : o.runnerId(), null, o.lease());
+        if (e.after().status() == JobStatus.PENDING) channel.jobSubmitted(e.after());
+    }
+
+    /** A job canceled under a bound lease: CancelRequested on its runner's control subject (the HeartbeatAck says it too). */
+    private void pushCancel(dev.baton.protocol.id.JobUuid uuid) {
+        try {
+            Job job = store.findJob(uuid).orElse(null);
+            if (job == null || job.status() != JobStatus.CANCELED || job.lease() == null || job.runnerId() == null) return;
+            LeaseOffer o = store.leaseOffers().find(job.lease()).orElse(null);
+            if (o == null || o.state() != LeaseOffer.State.BOUND) return;
+            Instant deadline = store.leaseOffers().cancelDeadline(job.lease()).orElse(null);
+            if (deadline == null) return;
+            Instant now = clock.instant();
+            String runner = store.findRunner(job.runnerId()).map(r -> r.slug().value()).orElse(null);
+            if (runner == null) return;
+            broker.publishControl(runner, Wire.encode(new LeaseMessages.CancelRequested("CancelRequested", job.lease().value(),
+                    uuid.toString(), "RUN_CANCELED", Math.max(0, Duration.between(now, deadline).toSeconds()), now.toString())));
+        } catch (RuntimeException e) {
+            LOG.debug("CancelRequested for job {} not sent: {}", uuid, e.toString());
+        }
+    }
+
+    private void pumpQuietly() {
+        try {
+            pump.pump();
+        } catch (RuntimeException e) {
+            LOG.warn("lease pump failed; the next round retries: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        cancels.close();
+        loop.shutdownNow();
+        control.shutdownNow();
+        broker.close();
+    }
+}

@@ -1,0 +1,60 @@
+package dev.baton.server.dispatch;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.model.JobOutput;
+import dev.baton.server.output.ResultProcessor;
+import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.Transition;
+import java.time.Instant;
+
+/**
+ * A {@code completed} or {@code failed} that carries output: the output is stored under the
+ * attempt that sent it, then the transition runs. The output goes first so that a completed job
+ * always has it (a crash in between leaves output without the transition, which the runner's
+ * resend applies). If the store refuses the transition (another node canceled the job meanwhile,
+ * or the lease moved on) that attempt's output is removed again: an attempt shows only the output
+ * of a word that was applied; a reader may see it in between. A duplicate keeps it (a resend, or
+ * for {@code failed} the runner's own account of a timeout failure under the same lease). The
+ * output of any other attempt — the one a moved lease went to — is never touched: the key names
+ * the attempt (docs/decisions/0027-output-per-attempt.md).
+ */
+final class AttemptWords {
+    private final Store store;
+    private final ResultProcessor results;
+
+    AttemptWords(Store store, ResultProcessor results) {
+        this.store = store;
+        this.results = results;
+    }
+
+    Transition complete(ProjectUuid project, JobUuid job, int attempt, LeaseId lease, RunnerMessage.Completed c, Instant now) {
+        results.save(project, job, attempt, outputOf(c));
+        return takenBackIfRefused(project, job, attempt, store.complete(job, lease, now));
+    }
+
+    Transition fail(ProjectUuid project, int attempt, RunnerMessage.Failed f, Instant now) {
+        results.save(project, f.job(), attempt, new JobOutput(f.results(), errorOf(f)));
+        // A router reports a runner behind it as lost: the same outcome as a runner the
+        // server lost itself, so retry_when_runner_lost means the same through a router.
+        Transition t = store.fail(f.job(), f.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
+        return takenBackIfRefused(project, f.job(), attempt, t);
+    }
+
+    private Transition takenBackIfRefused(ProjectUuid project, JobUuid job, int attempt, Transition t) {
+        if (!t.applied() && t.result() != Transition.Result.DUPLICATE) results.discard(project, job, attempt);
+        return t;
+    }
+
+    /** The output a `completed` carries, as it is stored and then parsed. */
+    static JobOutput outputOf(RunnerMessage.Completed c) {
+        return new JobOutput(c.results(), null);
+    }
+
+    static String errorOf(RunnerMessage.Failed f) {
+        return f.error() == null || f.error().isBlank() ? "the runner reported failure" : f.error();
+    }
+}

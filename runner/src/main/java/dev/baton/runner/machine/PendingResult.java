@@ -1,0 +1,20 @@
+package dev.baton.runner.machine;
+
+import dev.baton.protocol.message.RunnerMessage;
+import java.time.Instant;
+
+/** A terminal result waiting for its ack; its outbox entry is deleted when the ack comes. */
+final class PendingResult {
+    final RunnerMessage.Terminal message;
+    /** How often it was sent, across agent restarts (persisted with the outbox entry). */
+    int sends;
+    /** Position among this connection's messages for the job whose ack acknowledges it; 0 = not sent yet. */
+    int ackAt;
+    /** When it was last sent; an ack that does not come within {@link Reporting#RESEND_AFTER} triggers a resend. */
+    Instant sentAt;
+
+    PendingResult(RunnerMessage.Terminal message, int sends) {
+        this.message = message;
+        this.sends = sends;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.baton.server.broker;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.baton.server.testing.TestDatabases;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+
+/** Transport A on PostgreSQL; skipped, saying so, when none is reachable. */
+class PostgresTransportATest extends TransportAContract {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL);
+    }
+
+    @Override
+    String databaseUrl(Path dataDir) {
+        return TestDatabases.freshPostgresSchema();
+    }
+}

@@ -1,0 +1,326 @@
+package dev.baton.server.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.config.BrokerSettings;
+import dev.baton.server.http.ErrorHandling;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.Spec;
+import dev.baton.server.testing.ChannelFixture;
+import io.javalin.Javalin;
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.Subscription;
+import io.nats.client.api.ConsumerConfiguration;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Transport A end to end against a real nats-server (one per test, on a free port) and the real
+ * store: offers from the outbox on the spec's JetStream work queue, runners pulling them, and
+ * AckLease, Heartbeat, Complete and CancelAck over HTTP with the runner key. Time is the
+ * fixture's clock, moved by hand; the pump is run by the test after each move.
+ */
+abstract class TransportAContract {
+    @TempDir
+    Path dataDir;
+
+    NatsServerProcess nats;
+    ChannelFixture server;
+    TransportA transport;
+    Javalin http;
+    Spec spec;
+    Connection client;
+    final HttpClient web = HttpClient.newHttpClient();
+
+    abstract String databaseUrl(Path dataDir);
+
+    @BeforeAll
+    static void requireNats() {
+        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        nats = new NatsServerProcess(dataDir.resolve("nats"));
+        server = new ChannelFixture(databaseUrl(dataDir), dataDir, c -> c.toBuilder()
+                .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
+        spec = server.spec("x86 small");
+        transport = new TransportA(server.config, server.store, server.clock, server.channel(),
+                (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics());
+        http = Javalin.create(cfg -> {
+            new ErrorHandling().addRoutes(cfg);
+            transport.addRoutes(cfg);
+        }).start("127.0.0.1", 0);
+        client = Nats.connect(nats.url());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (client != null) client.close();
+        if (http != null) http.stop();
+        if (transport != null) transport.close();
+        if (server != null) server.close();
+        if (nats != null) nats.close();
+    }
+
+    // ---- a runner of the seed, in the test ------------------------------------------------------
+
+    /** The spec's shared pull consumer (a work-queue stream allows one consumer per subject). */
+    JetStreamSubscription pull() throws Exception {
+        JetStream js = client.jetStream();
+        return js.subscribe(NatsBroker.leaseSubject("x86-small"), PullSubscribeOptions.builder().durable("baton-x86-small")
+                .configuration(ConsumerConfiguration.builder().ackWait(Duration.ofSeconds(30)).build()).build());
+    }
+
+    Message next(JetStreamSubscription sub) {
+        List<Message> got = sub.fetch(1, Duration.ofSeconds(10));
+        assertThat(got).as("a LeaseGranted on the spec's queue").hasSize(1);
+        return got.getFirst();
+    }
+
+    static JsonNode json(Message m) throws Exception {
+        return Wire.mapper().readTree(new String(m.getData(), StandardCharsets.UTF_8));
+    }
+
+    JsonNode post(ChannelFixture.RunnerHandle runner, String what, Map<String, Object> body) throws Exception {
+        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
+                        + runner.runner().slug().value() + "/leases/" + what))
+                .header("Authorization", "Bearer " + runner.key()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode answer = Wire.mapper().readTree(r.body());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return answer;
+    }
+
+    JsonNode ack(ChannelFixture.RunnerHandle runner, String lease, String job) throws Exception {
+        return post(runner, "ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "accepted_at", server.clock.instant().toString()));
+    }
+
+    JsonNode heartbeat(ChannelFixture.RunnerHandle runner, String lease) throws Exception {
+        return post(runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "progress", Map.of("percent", 50, "message", "halfway"), "ts", server.clock.instant().toString()));
+    }
+
+    JsonNode complete(ChannelFixture.RunnerHandle runner, String lease, String status, int exit) throws Exception {
+        return post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "status", status, "exit_code", exit, "summary", "done",
+                "results", List.of(Map.of("exit_code", exit, "stdout", "{\"sort\":{\"latency\":{\"value\":1.5}}}", "stderr", ""))));
+    }
+
+    // ---- the tests ----------------------------------------------------------------------------------
+
+    @Test
+    void aJobGoesFromTheOutboxThroughTheQueueToCompletion() throws Exception {
+        Job job = server.submit(spec);
+        assertThat(transport.pump()).as("one offer published from the outbox").isEqualTo(1);
+        JetStreamSubscription sub = pull();
+        Message m = next(sub);
+        JsonNode granted = json(m);
+        assertThat(granted.get("type").asText()).isEqualTo("LeaseGranted");
+        assertThat(granted.get("job_id").asText()).isEqualTo(job.uuid().toString());
+        assertThat(granted.get("lease_ttl_seconds").asLong()).isEqualTo(120);
+        assertThat(granted.get("heartbeat_interval_seconds").asLong()).isEqualTo(20);
+        assertThat(granted.get("max_runtime_seconds").asLong()).isEqualTo(600);
+        assertThat(granted.at("/job_spec/steps/0").asText()).isEqualTo("bench");
+        assertThat(granted.at("/job_spec/baton/config/cmd/0").asText()).isEqualTo("bench");
+        m.ack();
+        String lease = granted.get("lease_id").asText();
+
+        var runner = server.runner(spec);
+        JsonNode accepted = ack(runner, lease, job.uuid().toString());
+        assertThat(accepted.get("type").asText()).isEqualTo("LeaseAccepted");
+        assertThat(accepted.get("oci_token").asText()).startsWith("pull-token-for-");
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(server.job(job).runnerId()).isEqualTo(runner.runner().id());
+
+        server.clock.advance(Duration.ofSeconds(20));
+        JsonNode hb = heartbeat(runner, lease);
+        assertThat(hb.get("type").asText()).isEqualTo("HeartbeatAck");
+        assertThat(hb.get("extend_lease").asBoolean()).isTrue();
+        assertThat(hb.get("cancel_requested").asBoolean()).isFalse();
+
+        JsonNode done = complete(runner, lease, "SUCCEEDED", 0);
+        assertThat(done.get("type").asText()).isEqualTo("CompleteAck");
+        assertThat(done.get("accepted").asBoolean()).isTrue();
+        assertThat(server.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        assertThat(transport.pump()).as("a finished job is not offered again").isZero();
+    }
+
+    @Test
+    void aRedeliveredLeaseIsBoundByTheFirstAckLeaseOnly() throws Exception {
+        Job job = server.submit(spec);
+        transport.pump();
+        JetStreamSubscription sub = pull();
+        Message first = next(sub);
+        first.nak(); // the broker delivers it again: at-least-once
+        Message second = next(sub);
+        assertThat(json(second).get("lease_id").asText()).isEqualTo(json(first).get("lease_id").asText());
+        second.ack();
+        String lease = json(first).get("lease_id").asText();
+
+        var a = server.runner(spec);
+        var b = server.runner(spec);
+        assertThat(ack(a, lease, job.uuid().toString()).get("type").asText()).isEqualTo("LeaseAccepted");
+        JsonNode refused = ack(b, lease, job.uuid().toString());
+        assertThat(refused.get("type").asText()).isEqualTo("StaleLease");
+        assertThat(refused.get("reason").asText()).isEqualTo("LEASE_TAKEN");
+        assertThat(complete(b, lease, "SUCCEEDED", 0).get("reason").asText()).isEqualTo("LEASE_TAKEN");
+
+        Job now = server.job(job);
+        assertThat(now.status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(now.runnerId()).isEqualTo(a.runner().id());
+        assertThat(server.store.attempts(now.id())).singleElement().satisfies(at -> assertThat(at.runnerId()).isEqualTo(a.runner().id()));
+    }
+
+    @Test
+    void aLeaseNotAckedInTheWindowIsRevokedAndTheJobOfferedAgain() throws Exception {
+        Job job = server.submit(spec);
+        transport.pump();
+        JetStreamSubscription sub = pull();
+        Message pulled = next(sub);
+        pulled.ack(); // the runner took it from the queue and died before AckLease
+        String old = json(pulled).get("lease_id").asText();
+
+        server.clock.advance(ChannelFixture.ACCEPTANCE_TIMEOUT.plusSeconds(1));
+        assertThat(transport.pump()).as("offered again under a new lease").isEqualTo(1);
+        Message again = next(sub);
+        String fresh = json(again).get("lease_id").asText();
+        assertThat(fresh).isNotEqualTo(old);
+
+        var runner = server.runner(spec);
+        JsonNode late = ack(runner, old, job.uuid().toString());
+        assertThat(late.get("reason").asText()).isEqualTo("LEASE_REVOKED");
+        assertThat(server.job(job).status()).as("a revoked lease changes nothing").isEqualTo(JobStatus.PENDING);
+        assertThat(ack(runner, fresh, job.uuid().toString()).get("type").asText()).isEqualTo("LeaseAccepted");
+        assertThat(server.job(job).requeues()).as("an offer nobody took is no requeue").isZero();
+    }
+
+    @Test
+    void aLeaseWhoseHeartbeatsStopExpiresAndACompleteAfterwardsChangesNothing() throws Exception {
+        Job job = server.submit(spec);
+        transport.pump();
+        JetStreamSubscription sub = pull();
+        Message m = next(sub);
+        m.ack();
+        String lease = json(m).get("lease_id").asText();
+        var runner = server.runner(spec);
+        ack(runner, lease, job.uuid().toString());
+
+        server.clock.advance(Duration.ofSeconds(121));
+        transport.pump();
+        Job after = server.job(job);
+        assertThat(after.status()).as("back in the queue as a new attempt").isEqualTo(JobStatus.PENDING);
+        assertThat(server.store.attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
+        Message reoffered = next(sub);
+        assertThat(json(reoffered).get("lease_id").asText()).isNotEqualTo(lease);
+
+        JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
+        assertThat(late.get("type").asText()).isEqualTo("StaleLease");
+        assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
+        assertThat(heartbeat(runner, lease).get("reason").asText()).isEqualTo("LEASE_EXPIRED");
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void anExpiredLeaseIsStaleAtItsNextMessageEvenBeforeAPumpActs() throws Exception {
+        Job job = server.submit(spec);
+        transport.pump();
+        Message m = next(pull());
+        m.ack();
+        String lease = json(m).get("lease_id").asText();
+        var runner = server.runner(spec);
+        ack(runner, lease, job.uuid().toString());
+
+        server.clock.advance(Duration.ofSeconds(121));
+        JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
+        assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void aCancelReachesTheRunnerOnItsControlSubjectAndInTheHeartbeatAnswer() throws Exception {
+        Job job = server.submit(spec);
+        transport.pump();
+        Message m = next(pull());
+        m.ack();
+        String lease = json(m).get("lease_id").asText();
+        var runner = server.runner(spec);
+        Subscription control = client.subscribe(NatsBroker.controlSubject(runner.runner().slug().value()));
+        client.flush(Duration.ofSeconds(5));
+        ack(runner, lease, job.uuid().toString());
+
+        server.cancel(job);
+        Message pushed = control.nextMessage(Duration.ofSeconds(10));
+        assertThat(pushed).as("CancelRequested on the control subject").isNotNull();
+        JsonNode cancel = json(pushed);
+        assertThat(cancel.get("type").asText()).isEqualTo("CancelRequested");
+        assertThat(cancel.get("lease_id").asText()).isEqualTo(lease);
+        assertThat(cancel.get("deadline_seconds").asLong()).isEqualTo(30);
+
+        JsonNode hb = heartbeat(runner, lease);
+        assertThat(hb.get("cancel_requested").asBoolean()).isTrue();
+        assertThat(hb.get("cancel_deadline_seconds").asLong()).isEqualTo(30);
+
+        JsonNode acked = post(runner, "cancel-ack", Map.of("type", "CancelAck", "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "final_status", "CANCELED", "ts", server.clock.instant().toString(), "summary", "stopped"));
+        assertThat(acked.get("accepted").asBoolean()).isTrue();
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.CANCELED);
+    }
+
+    @Test
+    void aPurgedStreamIsFilledAgainFromTheDatabase() throws Exception {
+        Job job = server.submit(spec);
+        transport.pump();
+        client.jetStreamManagement().purgeStream(NatsBroker.STREAM);
+        JetStreamSubscription sub = pull();
+        assertThat(sub.fetch(1, Duration.ofMillis(500))).as("purged by hand").isEmpty();
+
+        server.clock.advance(ChannelFixture.ACCEPTANCE_TIMEOUT.plusSeconds(1));
+        assertThat(transport.pump()).isEqualTo(1);
+        Message again = next(sub);
+        assertThat(json(again).get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+
+    @Test
+    void offersWaitInTheOutboxWhileTheBrokerIsDownAndArePublishedWhenItIsBack() throws Exception {
+        transport.pump(); // the stream exists
+        nats.stop();
+        Job job = server.submit(spec);
+        assertThat(transport.pump()).as("nothing reaches a stopped broker").isZero();
+        assertThat(server.store.leaseOffers().unpublished(10)).singleElement()
+                .satisfies(o -> assertThat(o.job()).isEqualTo(job.uuid()));
+        nats.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        client.close();
+        client = Nats.connect(nats.url());
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.pump() == 1
+                || server.store.leaseOffers().unpublished(10).isEmpty());
+        Message m = next(pull());
+        assertThat(json(m).get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+}

@@ -1,0 +1,187 @@
+package dev.baton.server.store;
+
+import static dev.baton.server.store.Rows.micros;
+
+import dev.baton.protocol.id.LeaseId;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+
+/** {@link LeaseOffers} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
+final class JdbcLeaseOffers implements LeaseOffers {
+    private static final String COLUMNS = "lease, job_uuid, job_id, subject, payload, state, created, accept_deadline, published, runner_id, expires, end_reason";
+    private final JdbcStore store;
+
+    JdbcLeaseOffers(JdbcStore store) {
+        this.store = store;
+    }
+
+    private static LeaseOffer offer(ResultSet rs) throws SQLException {
+        long runner = rs.getLong("runner_id");
+        Long runnerId = rs.wasNull() ? null : runner;
+        return new LeaseOffer(new LeaseId(rs.getString("lease")), dev.baton.protocol.id.JobUuid.parse(rs.getString("job_uuid")), rs.getLong("job_id"), rs.getString("subject"), rs.getString("payload"),
+                LeaseOffer.State.of(rs.getInt("state")), Rows.instant(rs, "created"), Rows.instant(rs, "accept_deadline"),
+                Rows.instant(rs, "published"), runnerId, Rows.instant(rs, "expires"), rs.getString("end_reason"));
+    }
+
+    @Override
+    public List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message) {
+        if (specIds.isEmpty()) return List.of();
+        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+        List<Job> candidates = store.read(h -> store.statements.once(h, "SELECT " + Rows.JOB + " FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+                        + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+                        + " AND (j.decline_backoff_until IS NULL OR j.decline_backoff_until <= :now) AND j.canary_runner_id IS NULL"
+                        + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
+                        + " ORDER BY j.priority DESC, j.created, j.id LIMIT :limit")
+                .bind("now", micros(now)).bind("limit", limit).list(store.context.jobRows));
+        List<LeaseOffer> granted = new ArrayList<>();
+        for (Job job : candidates) {
+            LeaseId lease = LeaseId.random();
+            Message m = message.apply(job, lease);
+            // The job's own state decides, in the offer's transaction: still pending, no live offer
+            // (the unique index on live offers keeps two nodes from offering one job twice).
+            Optional<LeaseOffer> offered = store.write(h -> store.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline)"
+                            + " SELECT :lease, j.uuid, j.id, :subject, :payload, 0, :now, :until FROM job j WHERE j.id = :job AND j.status = 0"
+                            + " ON CONFLICT DO NOTHING RETURNING " + COLUMNS)
+                    .bind("lease", lease.value()).bind("subject", m.subject()).bind("payload", m.payload()).bind("now", micros(now))
+                    .bind("until", micros(acceptUntil)).bind("job", job.id()).findOne(JdbcLeaseOffers::offer));
+            offered.ifPresent(granted::add);
+        }
+        return granted;
+    }
+
+    @Override
+    public List<LeaseOffer> unpublished(int limit) {
+        return store.read(h -> store.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE published IS NULL AND state = 0 ORDER BY created LIMIT :limit")
+                .bind("limit", limit).list(JdbcLeaseOffers::offer));
+    }
+
+    @Override
+    public void markPublished(LeaseId lease, Instant now) {
+        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET published = :now WHERE lease = :lease AND published IS NULL")
+                .bind("now", micros(now)).bind("lease", lease.value()).execute());
+    }
+
+    @Override
+    public Optional<LeaseOffer> find(LeaseId lease) {
+        return store.read(h -> find(h, lease));
+    }
+
+    private static Optional<LeaseOffer> find(Handle h, LeaseId lease) {
+        return store.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE lease = :lease").bind("lease", lease.value()).findOne(JdbcLeaseOffers::offer);
+    }
+
+    @Override
+    public Ack ack(LeaseId lease, long runnerId, Instant now, Instant expires, Instant acceptUntil) {
+        return store.write(h -> {
+            Optional<LeaseOffer> found = find(h, lease);
+            if (found.isEmpty()) return new Ack(AckResult.UNKNOWN, null);
+            LeaseOffer o = found.get();
+            Job job = store.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(store.context.jobRows);
+            switch (o.state()) {
+                case BOUND -> {
+                    return new Ack(o.runnerId() != null && o.runnerId() == runnerId ? AckResult.ALREADY_BOUND : AckResult.TAKEN, job);
+                }
+                case REVOKED -> {
+                    return new Ack(AckResult.REVOKED, job);
+                }
+                case ENDED -> {
+                    return new Ack(o.runnerId() != null && o.runnerId() != runnerId ? AckResult.TAKEN : AckResult.ENDED, job);
+                }
+                case OFFERED -> { }
+            }
+            if (!o.acceptDeadline().isAfter(now)) return new Ack(AckResult.REVOKED, job);
+            boolean serves = store.statements.on(h, "SELECT 1 FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id AND rs.spec_id = :spec"
+                            + " WHERE r.id = :runner AND r.archived IS NULL AND r.quarantined IS NULL")
+                    .bind("spec", job.specId()).bind("runner", runnerId).exists();
+            if (!serves) return new Ack(AckResult.NOT_SERVED, job);
+            int bound = store.statements.on(h, "UPDATE lease_offer SET state = 1, runner_id = :runner, expires = :expires WHERE lease = :lease AND state = 0")
+                    .bind("runner", runnerId).bind("expires", micros(expires)).bind("lease", lease.value()).execute();
+            if (bound == 0) return new Ack(AckResult.TAKEN, job); // another node's AckLease won the row just now
+            Optional<Job> claimed = JdbcStore.applyClaim(h, o.jobId(), runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
+            if (claimed.isEmpty()) {
+                // Taken meanwhile over a runner channel, or canceled: this lease never runs.
+                store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE lease = :lease")
+                        .bind("lease", lease.value()).execute();
+                return new Ack(AckResult.ENDED, job);
+            }
+            return new Ack(AckResult.BOUND, claimed.get());
+        });
+    }
+
+    @Override
+    public int revokeDue(Instant now) {
+        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 2, end_reason = 'acceptance_timeout'"
+                        + " WHERE state = 0 AND accept_deadline <= :now").bind("now", micros(now)).execute()
+                + store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE state = 0"
+                        + " AND EXISTS (SELECT 1 FROM job j WHERE j.id = lease_offer.job_id AND j.status <> 0)").execute());
+    }
+
+    @Override
+    public boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires) {
+        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET expires = :expires WHERE lease = :lease AND state = 1 AND runner_id = :runner"
+                        + " AND expires > :now")
+                .bind("expires", micros(expires)).bind("lease", lease.value()).bind("runner", runnerId).bind("now", micros(now)).execute() > 0);
+    }
+
+    @Override
+    public List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only) {
+        List<LeaseId> due = store.read(h -> store.statements.once(h, "SELECT lease FROM lease_offer WHERE state = 1 AND expires <= :now"
+                        + (only != null ? " AND lease = '" + only.value() + "'" : "") + " ORDER BY expires LIMIT 100")
+                .bind("now", micros(now)).list(rs -> new LeaseId(rs.getString(1))));
+        List<Expired> expired = new ArrayList<>();
+        for (LeaseId lease : due) {
+            store.write(h -> expire(h, lease, now, maxRequeues)).ifPresent(expired::add);
+        }
+        return expired;
+    }
+
+    private static Optional<Expired> expire(Handle h, LeaseId lease, Instant now, int maxRequeues) {
+        Optional<LeaseOffer> ended = store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'lease_expired'"
+                        + " WHERE lease = :lease AND state = 1 AND expires <= :now RETURNING " + COLUMNS)
+                .bind("lease", lease.value()).bind("now", micros(now)).findOne(JdbcLeaseOffers::offer);
+        if (ended.isEmpty()) return Optional.empty(); // renewed, or expired by another node meanwhile
+        LeaseOffer o = ended.get();
+        Job before = store.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(store.context.jobRows);
+        String stillHeld = " WHERE id = :id AND lease = :lease AND status IN (1, 2)";
+        // Seed 003: no heartbeat, the lease expires and the job returns to the queue as a new attempt.
+        Optional<Job> after = store.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
+                        + " last_heartbeat = NULL, accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL,"
+                        + " requeues = requeues + 1, modified = :now" + stillHeld + " AND requeues < :max RETURNING " + Rows.JOB)
+                .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value()).bind("max", maxRequeues).findOne(store.context.jobRows);
+        if (after.isEmpty()) {
+            String error = "the lease expired without heartbeats and the job went back to the queue " + (maxRequeues + 1)
+                    + " times; max_requeues is " + maxRequeues;
+            after = store.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
+                            + " hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, requeues = requeues + 1, modified = :now"
+                            + stillHeld + " AND requeues >= :max RETURNING " + Rows.JOB)
+                    .bind("now", micros(now)).bind("error", error).bind("id", o.jobId()).bind("lease", lease.value())
+                    .bind("max", maxRequeues).findOne(store.context.jobRows);
+        }
+        if (after.isPresent()) {
+            store.statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease AND outcome IS NULL")
+                    .bind("now", micros(now)).bind("outcome", AttemptOutcome.LOST.code()).bind("job", o.jobId()).bind("lease", lease.value())
+                    .execute();
+        }
+        return Optional.of(new Expired(o, before, after.orElse(null)));
+    }
+
+    @Override
+    public void end(LeaseId lease, String reason) {
+        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease AND state IN (0, 1)")
+                .bind("reason", reason).bind("lease", lease.value()).execute());
+    }
+
+    @Override
+    public Optional<Instant> cancelDeadline(LeaseId lease) {
+        return store.read(h -> store.statements.on(h, "SELECT cancel_deadline FROM job WHERE lease = :lease AND status = 5 AND cancel_deadline IS NOT NULL")
+                .bind("lease", lease.value()).findOne(rs -> Rows.instant(rs, "cancel_deadline")));
+    }
+}

@@ -1,0 +1,87 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.LeaseId;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * The store's part for transport A (docs/protocol.md, "Transport A"): leases offered on a broker,
+ * the outbox they are published from, their binding by the first {@code AckLease} and their
+ * expiry. Every method is a compare-and-set in one transaction, so any node may call any of them
+ * for any lease: the database decides, never the broker.
+ */
+public interface LeaseOffers {
+
+    /** What a granted offer is published as: the subject and the {@code LeaseGranted} JSON. */
+    record Message(String subject, String payload) {}
+
+    /**
+     * Offers up to {@code limit} pending jobs of {@code specIds} that have no live offer, each with a
+     * new random lease, writing the offer (the outbox row, with the message {@code message} builds
+     * for the job and its lease) in a transaction that finds the job still pending. Jobs held back
+     * by a retry backoff or a decline back-off, and canary jobs, are not offered.
+     */
+    List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message);
+
+    /** Offers still waiting in the outbox, oldest first. */
+    List<LeaseOffer> unpublished(int limit);
+
+    void markPublished(LeaseId lease, Instant now);
+
+    Optional<LeaseOffer> find(LeaseId lease);
+
+    /** How an {@code AckLease} ended. */
+    enum AckResult {
+        /** This acknowledgement bound the lease and claimed the job for the runner. */
+        BOUND,
+        /** The lease was already bound to this runner (the acknowledgement was resent). */
+        ALREADY_BOUND,
+        /** Bound to another runner: the first AckLease won. */
+        TAKEN,
+        /** Not acknowledged within the acceptance window. */
+        REVOKED,
+        /** Its attempt is over, or its job was taken another way (canceled, claimed over a channel). */
+        ENDED,
+        /** No such lease. */
+        UNKNOWN,
+        /** The runner does not serve the job's spec (or is archived or quarantined). */
+        NOT_SERVED
+    }
+
+    record Ack(AckResult result, Job job) {}
+
+    /**
+     * The first {@code AckLease} for an offered lease, within its window: binds it to the runner
+     * (alive until {@code expires}) and claims the job for the runner under that very lease (a new
+     * attempt), in one transaction.
+     */
+    Ack ack(LeaseId lease, long runnerId, Instant now, Instant expires, Instant acceptUntil);
+
+    /**
+     * Revokes offers whose acceptance window passed and ends offers whose job is no longer pending
+     * (canceled, or claimed over a runner channel); returns how many changed.
+     */
+    int revokeDue(Instant now);
+
+    /** Renews a bound lease of this runner that has not expired; false when it is not (stale). */
+    boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires);
+
+    /** A bound lease that expired, and what became of its job (null when the attempt had ended already). */
+    record Expired(LeaseOffer offer, Job before, Job after) {}
+
+    /**
+     * Expires bound leases past {@code expires} (or just {@code only}, when given and due): the
+     * offer ends, and a job still in flight under it goes back to the queue as a new attempt (the
+     * attempt's outcome is {@code lost}), or fails once {@code maxRequeues} is spent.
+     */
+    List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only);
+
+    /** The attempt of a bound lease ended (Complete, CancelAck): the offer is over. */
+    void end(LeaseId lease, String reason);
+
+    /** The cancel deadline of a job canceled while {@code lease} was its lease, if the runner still owes its CancelAck. */
+    Optional<Instant> cancelDeadline(LeaseId lease);
+}
