@@ -74,7 +74,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
         return store.read(h -> find(h, lease));
     }
 
-    private static Optional<LeaseOffer> find(Handle h, LeaseId lease) {
+    private Optional<LeaseOffer> find(Handle h, LeaseId lease) {
         return store.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE lease = :lease").bind("lease", lease.value()).findOne(JdbcLeaseOffers::offer);
     }
 
@@ -105,7 +105,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
             int bound = store.statements.on(h, "UPDATE lease_offer SET state = 1, runner_id = :runner, expires = :expires WHERE lease = :lease AND state = 0")
                     .bind("runner", runnerId).bind("expires", micros(expires)).bind("lease", lease.value()).execute();
             if (bound == 0) return new Ack(AckResult.TAKEN, job); // another node's AckLease won the row just now
-            Optional<Job> claimed = JdbcStore.applyClaim(h, o.jobId(), runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
+            Optional<Job> claimed = store.applyClaim(h, o.jobId(), runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
             if (claimed.isEmpty()) {
                 // Taken meanwhile over a runner channel, or canceled: this lease never runs.
                 store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE lease = :lease")
@@ -143,7 +143,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
         return expired;
     }
 
-    private static Optional<Expired> expire(Handle h, LeaseId lease, Instant now, int maxRequeues) {
+    private Optional<Expired> expire(Handle h, LeaseId lease, Instant now, int maxRequeues) {
         Optional<LeaseOffer> ended = store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'lease_expired'"
                         + " WHERE lease = :lease AND state = 1 AND expires <= :now RETURNING " + COLUMNS)
                 .bind("lease", lease.value()).bind("now", micros(now)).findOne(JdbcLeaseOffers::offer);
