@@ -204,7 +204,10 @@ abstract class AccessContract {
         }
         Set<String> v0Documented = new TreeSet<>(documented);
         v0Documented.removeIf(k -> !k.contains(" /v0/"));
-        assertThat(v0Documented).as("documented /v0 routes = served /v0 routes").isEqualTo(routed);
+        // Transport A's lease routes are served only by a server with a broker (TransportAContract calls them).
+        Set<String> servedHere = new TreeSet<>(v0Documented);
+        servedHere.removeIf(k -> k.contains("/leases/"));
+        assertThat(servedHere).as("documented /v0 routes = served /v0 routes").isEqualTo(routed);
         assertThat(RouteTable.all().keySet()).as("RouteTable rows = documented /v0 rows").containsExactlyInAnyOrderElementsOf(v0Documented);
     }
 

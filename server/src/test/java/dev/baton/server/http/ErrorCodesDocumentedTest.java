@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -20,12 +21,19 @@ class ErrorCodesDocumentedTest {
     @Test
     void everyCodeInTheSourcesIsInTheDocs() throws IOException {
         Set<String> codes = new TreeSet<>();
-        Path sources = Path.of("src", "main", "java", "dev", "baton", "server");
-        try (Stream<Path> files = Files.walk(sources)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
-                Matcher m = CODE.matcher(Files.readString(file));
-                // a code built as prefix + status ("http_" + 418) is documented as http_<status>
-                while (m.find()) codes.add(m.group(1).endsWith("_") ? m.group(1) + "<status>" : m.group(1));
+        // Every server module's sources: the tests run in server/, beside the other modules.
+        List<Path> sources;
+        try (Stream<Path> modules = Files.list(Path.of(".."))) {
+            sources = modules.map(m -> m.resolve(Path.of("src", "main", "java", "dev", "baton", "server"))).filter(Files::isDirectory).toList();
+        }
+        assertThat(sources).as("server modules found").hasSizeGreaterThan(5);
+        for (Path root : sources) {
+            try (Stream<Path> files = Files.walk(root)) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                    Matcher m = CODE.matcher(Files.readString(file));
+                    // a code built as prefix + status ("http_" + 418) is documented as http_<status>
+                    while (m.find()) codes.add(m.group(1).endsWith("_") ? m.group(1) + "<status>" : m.group(1));
+                }
             }
         }
         // the helpers that fix their own code
