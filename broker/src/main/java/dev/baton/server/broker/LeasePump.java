@@ -33,6 +33,11 @@ import org.slf4j.LoggerFactory;
 public final class LeasePump {
     private static final Logger LOG = LoggerFactory.getLogger(LeasePump.class);
     private static final int BATCH = 100;
+    /**
+     * How long the broker waits for a runner's ack of a pulled offer before delivering it again. A
+     * runner acks after the server answered its AckLease (one HTTP round trip), so this is generous.
+     */
+    static final Duration CONSUMER_ACK_WAIT = Duration.ofSeconds(30);
 
     private final Store store;
     private final LeaseOffers offers;
@@ -75,9 +80,20 @@ public final class LeasePump {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
         Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
+        for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
             List<LeaseOffer> granted = offers.grant(specIds, now, now.plus(acceptance), BATCH, (job, lease) -> message(job, lease, specs.get(job.specId())));
             if (granted.size() < BATCH) break;
+        }
+    }
+
+    /** The spec's consumer on the broker; a broker that is down gets it on a later round. */
+    private void consumerOf(Spec spec) {
+        if (spec == null) return;
+        try {
+            broker.ensureConsumer(spec.slug().value(), CONSUMER_ACK_WAIT);
+        } catch (Exception e) {
+            LOG.debug("consumer for spec {} not made sure of yet: {}", spec.slug().value(), e.toString());
         }
     }
 
