@@ -129,11 +129,24 @@ public final class LeasePump {
         String image = c.digest() == null ? null : c.registry() + "/" + c.project() + "@" + c.digest().value();
         List<LeaseMessages.ArtifactRule> artifacts = c.filePaths() == null ? List.of()
                 : c.filePaths().stream().map(p -> new LeaseMessages.ArtifactRule("file", p)).toList();
-        var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(String.join(" ", steps)),
+        var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(shellLine(steps)),
                 c.env(), artifacts, List.of(), baton);
         var granted = new LeaseMessages.LeaseGranted("LeaseGranted", job.uuid().toString(), String.valueOf(reportUuid(job)), lease.value(),
                 settings.leaseTtl().toSeconds(), settings.heartbeatInterval().toSeconds(), job.timeout(), spec003, null);
         return new LeaseOffers.Message(NatsBroker.leaseSubject(spec.slug().value()), Wire.encode(granted));
+    }
+
+    /**
+     * The command as one line for a POSIX shell (seed 003's steps are shell lines): each word that
+     * is not plainly safe is single-quoted, so {@code sh -c "echo a; exit 3"} stays three words.
+     */
+    static String shellLine(List<String> words) {
+        StringBuilder line = new StringBuilder();
+        for (String w : words) {
+            if (!line.isEmpty()) line.append(' ');
+            line.append(!w.isEmpty() && w.matches("[A-Za-z0-9_@%+=:,./-]+") ? w : "'" + w.replace("'", "'\\''") + "'");
+        }
+        return line.toString();
     }
 
     /** Seed 003's run: Baton's report, which a job belongs to (by its id here; the report's UUID is in the API). */

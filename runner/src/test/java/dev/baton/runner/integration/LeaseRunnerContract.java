@@ -140,8 +140,10 @@ abstract class LeaseRunnerContract {
             JsonNode done = awaitStatus(uuid, "processed");
             assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
             assertThat(done.at("/output/results/0/stdout").asText()).contains("latency");
-            assertThat(done.get("attempts")).as("one attempt, completed").singleElement()
-                    .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
+            assertThat(done.get("attempts")).as("one attempt, completed, through the broker").singleElement().satisfies(a -> {
+                assertThat(a.get("outcome").asText()).isEqualTo("completed");
+                assertThat(a.get("transport").asText()).isEqualTo("nats");
+            });
         }
     }
 
