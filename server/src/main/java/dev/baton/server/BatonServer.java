@@ -20,6 +20,7 @@ import dev.baton.server.registry.Images;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
+import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.JsonErrorHandler;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.ObjectOutputStore;
@@ -100,11 +101,13 @@ public final class BatonServer implements AutoCloseable {
             ManagementApi management = new ManagementApi(api);
             this.management = management;
             toClose.add(management);
+            HealthRoutes health = new HealthRoutes(store);
             List<RouteModule> modules = new ArrayList<>(List.of(
-                    new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), new HealthRoutes(store), access, management));
+                    new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), health, access, management));
             for (Function<Wiring, RouteModule> factory : b.modules) {
                 RouteModule module = factory.apply(wiring);
                 if (module instanceof AutoCloseable c) toClose.add(c);
+                if (module instanceof ReadinessReport r) health.report(r);
                 modules.add(module);
             }
             for (RouteModule m : modules) if (m instanceof AfterHttpStart a) afterStart.add(a);

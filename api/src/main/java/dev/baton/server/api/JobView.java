@@ -63,5 +63,5 @@ public record JobView(
      * claimed it (image affinity), null when it reported no images.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
-            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm) {}
+            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport) {}
 }

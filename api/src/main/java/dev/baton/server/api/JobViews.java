@@ -96,7 +96,8 @@ final class JobViews {
 
     private JobView.AttemptView attempt(Attempt a) {
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
-                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm());
+                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm(),
+                dev.baton.server.store.AttemptTransport.of(store, a));
     }
 
     /**

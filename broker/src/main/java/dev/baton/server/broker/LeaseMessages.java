@@ -65,6 +65,16 @@ public final class LeaseMessages {
 
     public record StaleLease(String type, @JsonProperty("lease_id") String leaseId, String reason) {}
 
+    /**
+     * Baton's addition, the answer to {@code GET /v0/runners/{runner}/leases/subjects}: where this
+     * runner pulls its leases (one durable consumer per spec it serves on the broker) and the
+     * subject its CancelRequested arrive on.
+     */
+    public record LeaseSubjects(String type, @JsonProperty("runner_id") String runnerId, String stream, List<SpecQueue> specs,
+            @JsonProperty("control_subject") String controlSubject) {}
+
+    public record SpecQueue(String spec, String subject, String consumer) {}
+
     /** Why a lease is stale; the runner stops that work and does not send Complete again. */
     public static final class Reasons {
         private Reasons() {}

@@ -33,6 +33,11 @@ import org.slf4j.LoggerFactory;
 public final class LeasePump {
     private static final Logger LOG = LoggerFactory.getLogger(LeasePump.class);
     private static final int BATCH = 100;
+    /**
+     * How long the broker waits for a runner's ack of a pulled offer before delivering it again. A
+     * runner acks after the server answered its AckLease (one HTTP round trip), so this is generous.
+     */
+    static final Duration CONSUMER_ACK_WAIT = Duration.ofSeconds(30);
 
     private final Store store;
     private final LeaseOffers offers;
@@ -75,9 +80,20 @@ public final class LeasePump {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
         Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
+        for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
             List<LeaseOffer> granted = offers.grant(specIds, now, now.plus(acceptance), BATCH, (job, lease) -> message(job, lease, specs.get(job.specId())));
             if (granted.size() < BATCH) break;
+        }
+    }
+
+    /** The spec's consumer on the broker; a broker that is down gets it on a later round. */
+    private void consumerOf(Spec spec) {
+        if (spec == null) return;
+        try {
+            broker.ensureConsumer(spec.slug().value(), CONSUMER_ACK_WAIT);
+        } catch (Exception e) {
+            LOG.debug("consumer for spec {} not made sure of yet: {}", spec.slug().value(), e.toString());
         }
     }
 
@@ -113,11 +129,24 @@ public final class LeasePump {
         String image = c.digest() == null ? null : c.registry() + "/" + c.project() + "@" + c.digest().value();
         List<LeaseMessages.ArtifactRule> artifacts = c.filePaths() == null ? List.of()
                 : c.filePaths().stream().map(p -> new LeaseMessages.ArtifactRule("file", p)).toList();
-        var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(String.join(" ", steps)),
+        var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(shellLine(steps)),
                 c.env(), artifacts, List.of(), baton);
         var granted = new LeaseMessages.LeaseGranted("LeaseGranted", job.uuid().toString(), String.valueOf(reportUuid(job)), lease.value(),
                 settings.leaseTtl().toSeconds(), settings.heartbeatInterval().toSeconds(), job.timeout(), spec003, null);
         return new LeaseOffers.Message(NatsBroker.leaseSubject(spec.slug().value()), Wire.encode(granted));
+    }
+
+    /**
+     * The command as one line for a POSIX shell (seed 003's steps are shell lines): each word that
+     * is not plainly safe is single-quoted, so {@code sh -c "echo a; exit 3"} stays three words.
+     */
+    static String shellLine(List<String> words) {
+        StringBuilder line = new StringBuilder();
+        for (String w : words) {
+            if (!line.isEmpty()) line.append(' ');
+            line.append(!w.isEmpty() && w.matches("[A-Za-z0-9_@%+=:,./-]+") ? w : "'" + w.replace("'", "'\\''") + "'");
+        }
+        return line.toString();
     }
 
     /** Seed 003's run: Baton's report, which a job belongs to (by its id here; the report's UUID is in the API). */

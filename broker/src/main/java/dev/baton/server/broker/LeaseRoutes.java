@@ -69,6 +69,7 @@ final class LeaseRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
+        config.routes.get("/v0/runners/{runner}/leases/subjects", ctx -> answer(ctx, subjects(runner(ctx))));
         config.routes.post("/v0/runners/{runner}/leases/ack", ctx -> answer(ctx, ack(runner(ctx), read(ctx, LeaseMessages.AckLease.class))));
         config.routes.post("/v0/runners/{runner}/leases/heartbeat",
                 ctx -> answer(ctx, heartbeat(runner(ctx), read(ctx, LeaseMessages.Heartbeat.class))));
@@ -79,6 +80,17 @@ final class LeaseRoutes implements RouteModule {
     }
 
     // ---- the messages ------------------------------------------------------------------------------
+
+    /** Where the runner pulls: the specs it serves whose jobs are offered on the broker (none archived). */
+    LeaseMessages.LeaseSubjects subjects(Runner runner) {
+        List<LeaseMessages.SpecQueue> queues = store.runnerSpecs(runner.id()).stream()
+                .filter(s -> s.archived() == null && settings.offers(s.slug().value()))
+                .map(s -> new LeaseMessages.SpecQueue(s.slug().value(), NatsBroker.leaseSubject(s.slug().value()),
+                        NatsBroker.consumer(s.slug().value())))
+                .toList();
+        return new LeaseMessages.LeaseSubjects("LeaseSubjects", runner.slug().value(), NatsBroker.STREAM, queues,
+                NatsBroker.controlSubject(runner.slug().value()));
+    }
 
     Object ack(Runner runner, LeaseMessages.AckLease m) {
         sameRunner(runner, m.runnerId());

@@ -6,6 +6,8 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
@@ -36,6 +38,8 @@ public final class NatsBroker implements AutoCloseable {
     private final JetStream jetStream;
     private final Duration maxAge;
     private volatile boolean streamReady;
+    /** Specs whose consumer this node has made sure of since the stream was last (re)checked. */
+    private final java.util.Set<String> consumersReady = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private NatsBroker(Connection connection, Duration maxAge) throws IOException {
         this.connection = connection;
@@ -66,6 +70,11 @@ public final class NatsBroker implements AutoCloseable {
     /** The subject a spec's offers go to (slugs are lower-case letters, digits and dashes). */
     public static String leaseSubject(String specSlug) {
         return LEASES + specSlug.toLowerCase(Locale.ROOT);
+    }
+
+    /** The durable pull consumer a spec's runners share (a work-queue stream allows one consumer per subject). */
+    public static String consumer(String specSlug) {
+        return "baton-" + specSlug.toLowerCase(Locale.ROOT);
     }
 
     public static String controlSubject(String runnerSlug) {
@@ -103,6 +112,33 @@ public final class NatsBroker implements AutoCloseable {
     }
 
     /**
+     * Creates the spec's durable pull consumer when it is missing, so a runner needs no right to
+     * create consumers (docs/operations.md gives runners only MSG.NEXT, INFO and ACK): explicit
+     * acks, redelivery after {@code ackWait} of a message a runner pulled and never answered.
+     */
+    void ensureConsumer(String specSlug, Duration ackWait) throws IOException, JetStreamApiException {
+        if (streamReady && consumersReady.contains(specSlug)) return;
+        try {
+            ensureStream();
+            JetStreamManagement jsm = connection.jetStreamManagement();
+            String name = consumer(specSlug);
+            try {
+                jsm.getConsumerInfo(STREAM, name);
+            } catch (JetStreamApiException missing) {
+                if (missing.getApiErrorCode() != 10014) throw missing; // 10014: consumer not found
+                jsm.addOrUpdateConsumer(STREAM, ConsumerConfiguration.builder().durable(name).filterSubject(leaseSubject(specSlug))
+                        .ackPolicy(AckPolicy.Explicit).ackWait(ackWait).maxDeliver(-1).build());
+                LOG.info("created NATS consumer {} on {}", name, leaseSubject(specSlug));
+            }
+            consumersReady.add(specSlug);
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            streamReady = false;
+            consumersReady.clear();
+            throw e;
+        }
+    }
+
+    /**
      * Publishes one offer and waits for JetStream's acknowledgement (it is then stored). The lease
      * is the message id, so a publish repeated within the duplicate window (a node that died after
      * publishing and before marking the row) is stored once.
@@ -114,6 +150,7 @@ public final class NatsBroker implements AutoCloseable {
             jetStream.publish(NatsMessage.builder().subject(subject).headers(headers).data(payload, StandardCharsets.UTF_8).build());
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             streamReady = false;
+            consumersReady.clear();
             throw e;
         }
     }

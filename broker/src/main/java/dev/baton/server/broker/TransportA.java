@@ -5,6 +5,7 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.events.Changes;
+import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.Job;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * HTTPS endpoints, and CancelRequested on each runner's control subject. Present only when
  * {@code nats_url} is set; the runner channel (transport B) is unchanged beside it.
  */
-public final class TransportA implements RouteModule, AutoCloseable {
+public final class TransportA implements RouteModule, ReadinessReport, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportA.class);
     /** How often the pump runs without being woken (a due revocation or expiry waits at most this long). */
     static final Duration PUMP_EVERY = Duration.ofMillis(250);
@@ -74,6 +75,17 @@ public final class TransportA implements RouteModule, AutoCloseable {
     @Override
     public void addRoutes(JavalinConfig config) {
         routes.addRoutes(config);
+    }
+
+    /** {@code "broker"} in {@code /ready}: the connection's state (connected, reconnecting, …); offers wait in the database meanwhile. */
+    @Override
+    public String readinessName() {
+        return "broker";
+    }
+
+    @Override
+    public Object readiness() {
+        return java.util.Map.of("state", broker.status(), "connected", broker.connected());
     }
 
     /** A lease expired: the lifecycle forgets its attempt, and a job back in the queue is offered again. */

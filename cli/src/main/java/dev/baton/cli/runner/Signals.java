@@ -1,8 +1,8 @@
 package dev.baton.cli.runner;
 
-import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.machine.Input;
 import java.io.PrintWriter;
+import java.util.function.Consumer;
 import sun.misc.Signal;
 
 /**
@@ -14,16 +14,17 @@ import sun.misc.Signal;
 final class Signals {
     private Signals() {}
 
-    static void install(RunnerAgent agent, PrintWriter err) {
+    /** @param agent the runner agent of either transport ({@code RunnerAgent::signal}, {@code LeaseRunner::signal}) */
+    static void install(Consumer<Input.Signal> agent, PrintWriter err) {
         handle("TERM", Input.Signal.TERMINATE, agent, err);
         handle("INT", Input.Signal.TERMINATE, agent, err);
         handle("TSTP", Input.Signal.QUIET, agent, err);
         handle("CONT", Input.Signal.RESUME, agent, err);
     }
 
-    private static void handle(String name, Input.Signal meaning, RunnerAgent agent, PrintWriter err) {
+    private static void handle(String name, Input.Signal meaning, Consumer<Input.Signal> agent, PrintWriter err) {
         try {
-            Signal.handle(new Signal(name), s -> agent.signal(meaning));
+            Signal.handle(new Signal(name), s -> agent.accept(meaning));
         } catch (IllegalArgumentException e) {
             err.println("baton runner up: cannot handle SIG" + name + ": " + e.getMessage());
         }

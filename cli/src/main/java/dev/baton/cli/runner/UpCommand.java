@@ -9,6 +9,7 @@ import dev.baton.runner.executor.MicroVmSetup;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.executor.RuncExecutor;
+import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
 import dev.baton.runner.oci.RegistryBlobSource;
@@ -105,6 +106,14 @@ public final class UpCommand implements Callable<Integer> {
             + " spec's disk size (e.g. 20GiB; default: the spec's disk size alone)")
     String maxUnpackSize;
 
+    @Option(names = "--transport", defaultValue = "websocket",
+            description = "websocket (the runner channel, default) or nats: leases pulled from NATS JetStream (docs/runner.md, \"Transport A\")")
+    String transport;
+
+    @Option(names = "--nats-url", defaultValue = "${env:BATON_NATS_URL}",
+            description = "--transport nats: the NATS server, e.g. nats://127.0.0.1:4222 (env BATON_NATS_URL)")
+    String natsUrl;
+
     @Option(names = "--max-message-bytes", defaultValue = "8388608", description = "Largest channel message (default ${DEFAULT-VALUE})")
     int maxMessageBytes;
 
@@ -122,6 +131,8 @@ public final class UpCommand implements Callable<Integer> {
         if (maxMessageBytes < 64 << 10) return usage(err, "--max-message-bytes must be at least 65536");
         if (pollTimeout < PollTimeout.MIN || pollTimeout > PollTimeout.MAX) return usage(err, "--poll-timeout must be between 1 and 900");
         if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme())) return usage(err, "--server must be an http(s) URL");
+        if (!"websocket".equals(transport) && !"nats".equals(transport)) return usage(err, "--transport must be websocket or nats");
+        if ("nats".equals(transport) && (natsUrl == null || natsUrl.isBlank())) return usage(err, "--transport nats needs --nats-url (or BATON_NATS_URL)");
         Optional<Architecture> arch = Architecture.ofHost();
         if (arch.isEmpty()) return usage(err, "this machine's architecture (" + System.getProperty("os.arch") + ") is not supported");
 
@@ -145,9 +156,14 @@ public final class UpCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return usage(err, "--label: " + e.getMessage());
         }
+        if ("nats".equals(transport)) {
+            LeaseRunner leases = new LeaseRunner(config, new LeaseRunner.Target(server, runner, runnerKey, natsUrl), exec, dir, Clock.systemUTC());
+            Signals.install(leases::signal, err);
+            return leases.run();
+        }
         RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
                 new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
-        Signals.install(agent, err);
+        Signals.install(agent::signal, err);
         int status = agent.run();
         if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);
         return status;

@@ -251,7 +251,8 @@ public final class ConsolePages {
         JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
                 a.outcome() == null ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—") : a.outcome().name().toLowerCase(Locale.ROOT),
-                a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason())).toList();
+                a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason(),
+                dev.baton.server.store.AttemptTransport.of(store, a))).toList();
         boolean cancelable = (job.status() == JobStatus.PENDING || job.status().inFlight())
                 && CancelRight.mayCancel(viewer, project, () -> store.access().jobSubmitter(job.id()));
         return new JobPage(project.slug().value(), project.name(), row(project, job, names), job.errorCode(), job.error(),

@@ -50,7 +50,7 @@ public final class Views {
 
     /** One claim of a job; the lease is shown as a fingerprint: it identifies the attempt without handing out the capability. */
     public record AttemptRow(int number, String runner, String lease, String outcome, Instant claimed, Instant started, Instant ended,
-            String decline) {}
+            String decline, String transport) {}
 
     public record OutputFile(int iteration, String path, long size, String content, boolean truncated) {}
 

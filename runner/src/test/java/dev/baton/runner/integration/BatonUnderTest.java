@@ -29,6 +29,7 @@ final class BatonUnderTest implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
     private ServerConfig config;
     private BatonServer server;
+    private final Clock clock;
     final String adminToken;
 
     BatonUnderTest(Path dataDir) {
@@ -37,9 +38,15 @@ final class BatonUnderTest implements AutoCloseable {
 
     /** @param databaseUrl null for the SQLite file in {@code dataDir}, or a PostgreSQL URL ({@link PostgresSchemas#fresh()}) */
     BatonUnderTest(Path dataDir, String databaseUrl) {
+        this(dataDir, databaseUrl, b -> b, Clock.systemUTC());
+    }
+
+    /** With settings of its own ({@code settings} adds to the builder: a broker, say) and the server's clock. */
+    BatonUnderTest(Path dataDir, String databaseUrl, java.util.function.UnaryOperator<ServerConfig.Builder> settings, Clock clock) {
         this.dataDir = dataDir;
-        this.config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).build();
-        this.server = ServerAssembly.builder(config, Clock.systemUTC()).start();
+        this.clock = clock;
+        this.config = settings.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)).build();
+        this.server = ServerAssembly.builder(config, clock).start();
         this.config = config.withListen("127.0.0.1", server.port());
         try {
             this.adminToken = Files.readString(dataDir.resolve("admin-token")).strip();
@@ -58,7 +65,7 @@ final class BatonUnderTest implements AutoCloseable {
 
     void restart() {
         server.close();
-        server = ServerAssembly.builder(config, Clock.systemUTC()).start();
+        server = ServerAssembly.builder(config, clock).start();
     }
 
     JsonNode post(String path, Object body) {
@@ -67,6 +74,21 @@ final class BatonUnderTest implements AutoCloseable {
 
     JsonNode get(String path) {
         return send(HttpRequest.newBuilder(url().resolve(path)).GET(), 2);
+    }
+
+    /** A sample of {@code /metrics} (Prometheus text) by its name and labels, e.g. {@code x_total{event="a"}}; 0 when absent. */
+    double metric(String sample) {
+        var request = HttpRequest.newBuilder(url().resolve("/metrics")).header("Authorization", "Bearer " + adminToken).GET().build();
+        try {
+            String text = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+            return text.lines().filter(l -> l.startsWith(sample + " ")).mapToDouble(l -> Double.parseDouble(l.substring(sample.length() + 1).strip()))
+                    .findFirst().orElse(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** An OCI registry request with the admin token as basic-auth password; returns the status. */

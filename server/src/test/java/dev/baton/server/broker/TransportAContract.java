@@ -71,8 +71,11 @@ abstract class TransportAContract {
         spec = server.spec("x86 small");
         transport = new TransportA(server.config, server.store, server.clock, server.channel(),
                 (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics());
+        var health = new dev.baton.server.http.HealthRoutes(server.store);
+        health.report(transport);
         http = Javalin.create(cfg -> {
             new ErrorHandling().addRoutes(cfg);
+            health.addRoutes(cfg);
             transport.addRoutes(cfg);
         }).start("127.0.0.1", 0);
         client = Nats.connect(nats.url());
@@ -169,6 +172,28 @@ abstract class TransportAContract {
         assertThat(done.get("accepted").asBoolean()).isTrue();
         assertThat(server.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         assertThat(transport.pump()).as("a finished job is not offered again").isZero();
+    }
+
+    @Test
+    void aRunnerLearnsWhereToPullAndTheServerMadeTheConsumer() throws Exception {
+        var runner = server.runner(spec);
+        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
+                + runner.runner().slug().value() + "/leases/subjects")).header("Authorization", "Bearer " + runner.key()).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode subjects = Wire.mapper().readTree(r.body());
+        assertThat(subjects.get("type").asText()).isEqualTo("LeaseSubjects");
+        assertThat(subjects.get("stream").asText()).isEqualTo(NatsBroker.STREAM);
+        assertThat(subjects.at("/specs/0/subject").asText()).isEqualTo("baton.leases.x86-small");
+        assertThat(subjects.at("/specs/0/consumer").asText()).isEqualTo("baton-x86-small");
+        assertThat(subjects.get("control_subject").asText()).isEqualTo(NatsBroker.controlSubject(runner.runner().slug().value()));
+
+        server.submit(spec);
+        transport.pump();
+        // A runner that may not create consumers (docs/operations.md) binds to the one the server made.
+        JetStreamSubscription sub = client.jetStream().subscribe(NatsBroker.leaseSubject("x86-small"),
+                PullSubscribeOptions.bind(NatsBroker.STREAM, "baton-x86-small"));
+        assertThat(json(next(sub)).get("type").asText()).isEqualTo("LeaseGranted");
     }
 
     @Test
@@ -304,6 +329,24 @@ abstract class TransportAContract {
         assertThat(transport.pump()).isEqualTo(1);
         Message again = next(sub);
         assertThat(json(again).get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+
+    JsonNode ready() throws Exception {
+        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/ready")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("a broker down does not make the node unready (every node shares it): " + r.body()).isEqualTo(200);
+        return Wire.mapper().readTree(r.body());
+    }
+
+    @Test
+    void readySaysWhetherTheBrokerIsConnected() throws Exception {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        assertThat(ready().at("/broker/state").asText()).isEqualTo("connected");
+        assertThat(ready().at("/broker/connected").asBoolean()).isTrue();
+        nats.stop();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !ready().at("/broker/connected").asBoolean());
+        assertThat(ready().at("/broker/state").asText()).isNotEqualTo("connected");
+        assertThat(ready().get("status").asText()).isEqualTo("ready");
     }
 
     @Test

@@ -39,6 +39,7 @@ public final class RouteTable {
         add("POST /v0/runners/{runner}/update", ADMIN, "runner.update_sent");
         add("GET /v0/runners/{runner}/capabilities", ADMIN, null);
         // Transport A's runner messages: the runner key is checked in the handler, as on the channel.
+        add("GET /v0/runners/{runner}/leases/subjects", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/ack", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/heartbeat", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/complete", PUBLIC, null);

@@ -1,0 +1,459 @@
+package dev.baton.runner.lease;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.runner.WorkDirLock;
+import dev.baton.runner.executor.ExecutionEvents;
+import dev.baton.runner.executor.Executor;
+import dev.baton.runner.executor.Leftover;
+import dev.baton.runner.machine.ExecutionResult;
+import dev.baton.runner.machine.Input;
+import dev.baton.runner.machine.MachineConfig;
+import dev.baton.runner.machine.RunnerMachine;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runner agent on transport A (docs/runner.md, "Transport A"; docs/protocol.md): pulls
+ * {@code LeaseGranted} from its specs' JetStream queues while a slot is free, binds each with
+ * {@code AckLease} before it acks the broker message (an offer it does not take goes back to the
+ * queue for another runner), runs it with the same executors as the runner channel, heartbeats,
+ * stops on CancelRequested (control subject or HeartbeatAck) and answers with CancelAck, and ends
+ * with Complete. A StaleLease, or a whole lease TTL without a renewal, stops the work and nothing
+ * more is said under that lease. This is a driver beside {@link RunnerMachine}, not inside it: the
+ * channel's state machine has no notion of a broker.
+ */
+public final class LeaseRunner {
+    private static final Logger log = LoggerFactory.getLogger(LeaseRunner.class);
+    /** How long one pull waits for an offer before it looks at slots and signals again. */
+    static final Duration PULL_WAIT = Duration.ofSeconds(2);
+    /** How often the runner asks the server which specs it pulls (specs added to it later). */
+    static final Duration SUBJECTS_EVERY = Duration.ofSeconds(30);
+
+    /** Where the server and the broker are, and who this runner is. */
+    public record Target(URI server, String runner, RunnerKey key, String natsUrl) {
+        @Override
+        public String toString() {
+            return "Target[" + server + ", " + runner + ", " + natsUrl + "]"; // never the key
+        }
+    }
+
+    private final MachineConfig config;
+    private final Target target;
+    private final Executor executor;
+    private final Path workDir;
+    private final Clock clock;
+    private final LeaseServer server;
+    private final Map<String, LeasedJob> jobs = new ConcurrentHashMap<>();
+    private final Set<String> pulling = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService ticks = Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("baton-lease-tick").unstarted(r));
+    private final Object slots = new Object();
+    private int busy;
+    private boolean quiet;
+    private volatile Instant terminating;
+    private volatile Instant subjectsDue = Instant.MIN;
+    private volatile boolean controlListening;
+    private LeaseQueue queue;
+
+    public LeaseRunner(MachineConfig config, Target target, Executor executor, Path workDir, Clock clock) {
+        this.config = config;
+        this.target = target;
+        this.executor = executor;
+        this.workDir = workDir;
+        this.clock = clock;
+        this.server = new LeaseServer(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build(), target.server(),
+                target.runner(), target.key());
+    }
+
+    /** SIGTERM/SIGINT: take no more offers, let jobs finish within the grace period, then stop them. TSTP: quiet; CONT: resume. */
+    public void signal(Input.Signal signal) {
+        synchronized (slots) {
+            switch (signal) {
+                case TERMINATE -> {
+                    if (terminating == null) terminating = clock.instant();
+                }
+                case QUIET -> quiet = true;
+                case RESUME -> quiet = false;
+            }
+            slots.notifyAll();
+        }
+    }
+
+    /** Runs until terminated and every held job has ended (or the grace period and a last stop are over). */
+    public int run() throws InterruptedException {
+        WorkDirLock lock;
+        try {
+            lock = WorkDirLock.acquire(workDir);
+        } catch (WorkDirLock.HeldException e) {
+            log.error("not starting: {}", e.getMessage());
+            return dev.baton.runner.RunnerAgent.EXIT_WORK_DIR_LOCKED;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock the work directory " + workDir, e);
+        }
+        try (lock) {
+            return runLocked();
+        } catch (IOException e) {
+            log.warn("cannot release the work directory lock: {}", e.toString());
+            return RunnerMachine.EXIT_OK;
+        }
+    }
+
+    private int runLocked() throws InterruptedException {
+        try {
+            for (Leftover leftover : executor.sweep()) {
+                // Their leases are unknown here; the server expires them after lease_ttl and requeues the jobs.
+                log.warn("stopped what a previous agent left running for job {}: {}", leftover.job(), leftover.what());
+            }
+        } catch (RuntimeException e) {
+            log.error("the start-up sweep failed; what a previous agent left may still run", e);
+        }
+        try {
+            queue = LeaseQueue.connect(target.natsUrl(), target.runner());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot set up the NATS client for " + target.natsUrl(), e);
+        }
+        log.info("runner agent {} starting on transport A: {} slot(s), {} executor, server {}, broker {}", config.version(),
+                config.slots(), executor.name(), target.server(), target.natsUrl());
+        ticks.scheduleWithFixedDelay(this::tickQuietly, 0, 200, TimeUnit.MILLISECONDS);
+        try {
+            synchronized (slots) {
+                while (true) {
+                    Instant t = terminating;
+                    if (t != null && jobs.isEmpty()) break;
+                    if (t != null && clock.instant().isAfter(t.plus(config.grace()).plusSeconds(30))) {
+                        log.warn("{} job(s) still held 30 s after the grace period; exiting", jobs.size());
+                        break;
+                    }
+                    slots.wait(200);
+                }
+            }
+            log.info("runner agent exiting: terminated");
+            return RunnerMachine.EXIT_OK;
+        } finally {
+            ticks.shutdownNow();
+            jobs.values().forEach(j -> j.stop(LeaseOutcome.Stop.SHUTDOWN, Duration.ZERO));
+            queue.close();
+        }
+    }
+
+    // ---- pulling ------------------------------------------------------------------------------------
+
+    private void refreshSubjects() {
+        try {
+            var answer = server.subjects();
+            if (!answer.is("LeaseSubjects")) {
+                log.warn("the server refused to say where to pull: {} {}", answer.status(), answer.error());
+                subjectsDue = clock.instant().plusSeconds(5);
+                return;
+            }
+            JsonNode subjects = answer.body();
+            if (!controlListening) {
+                queue.listen(subjects.path("control_subject").asText(), this::control);
+                controlListening = true;
+            }
+            String stream = subjects.path("stream").asText();
+            for (JsonNode s : subjects.path("specs")) {
+                String spec = s.path("spec").asText();
+                if (pulling.add(spec)) {
+                    Thread.ofPlatform().daemon().name("baton-pull-" + spec)
+                            .start(() -> pull(spec, stream, s.path("subject").asText(), s.path("consumer").asText()));
+                }
+            }
+            if (subjects.path("specs").isEmpty()) log.info("no spec of this runner is offered on the broker yet");
+        } catch (IOException e) {
+            log.warn("cannot ask the server where to pull: {}", e.toString());
+            subjectsDue = clock.instant().plusSeconds(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One spec's pull loop: while a slot is free, wait for an offer; take it or leave it to another runner. */
+    private void pull(String spec, String stream, String subject, String consumer) {
+        JetStreamSubscription sub = null;
+        while (terminating == null) {
+            try {
+                if (!awaitFreeSlot()) continue;
+                if (sub == null) sub = queue.pull(stream, subject, consumer);
+                Message m = LeaseQueue.next(sub, PULL_WAIT);
+                if (m == null) continue;
+                if (!takeSlot()) {
+                    m.nak(); // filled by another spec's offer meanwhile: another runner takes this one
+                    continue;
+                }
+                take(m);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                log.debug("pull from {} failed (retrying): {}", subject, e.toString());
+                sub = null;
+                sleep(Duration.ofSeconds(1));
+            }
+        }
+        log.debug("stopped pulling spec {}", spec);
+    }
+
+    private boolean awaitFreeSlot() throws InterruptedException {
+        synchronized (slots) {
+            if (terminating == null && (quiet || busy >= config.slots())) slots.wait(1000);
+            return terminating == null && !quiet && busy < config.slots();
+        }
+    }
+
+    private boolean takeSlot() {
+        synchronized (slots) {
+            if (terminating != null || quiet || busy >= config.slots()) return false;
+            busy++;
+            return true;
+        }
+    }
+
+    private void freeSlot() {
+        synchronized (slots) {
+            busy--;
+            slots.notifyAll();
+        }
+    }
+
+    /** AckLease first, then the broker: the offer leaves the queue only once this runner holds the lease (or it is stale). */
+    private void take(Message m) throws InterruptedException {
+        LeaseGrant grant;
+        try {
+            grant = LeaseGrant.parse(m.getData());
+        } catch (IOException e) {
+            log.warn("dropped a message that is no Baton lease offer: {}", e.getMessage());
+            m.term();
+            freeSlot();
+            return;
+        }
+        if (jobs.containsKey(grant.leaseId())) { // the broker delivered an offer this runner already holds
+            m.ack();
+            freeSlot();
+            return;
+        }
+        LeaseServer.Answer answer;
+        try {
+            answer = server.post("ack", new SeedMessages.AckLease(grant.jobId(), grant.leaseId(), target.runner(), clock.instant().toString()));
+        } catch (IOException e) {
+            log.warn("AckLease for job {} not answered ({}); the offer goes back to the queue", grant.jobId(), e.toString());
+            m.nakWithDelay(Duration.ofSeconds(1));
+            freeSlot();
+            return;
+        }
+        if (answer.is("LeaseAccepted")) {
+            m.ack();
+            start(grant, answer.body());
+        } else if (answer.stale()) {
+            // Another runner bound it, or it was revoked or finished: never run it (seed 003).
+            log.info("job {}: lease offer is stale ({}); not running it", grant.jobId(), answer.body().path("reason").asText());
+            m.term();
+            freeSlot();
+        } else {
+            log.warn("job {}: AckLease refused ({} {}); the offer goes back to the queue", grant.jobId(), answer.status(), answer.error());
+            m.nakWithDelay(Duration.ofSeconds(1));
+            subjectsDue = clock.instant();
+            freeSlot();
+        }
+    }
+
+    private void start(LeaseGrant grant, JsonNode accepted) {
+        LeasedJob job = new LeasedJob(grant, grant.withPullToken(accepted.path("oci_token").asText(null)), clock.instant());
+        jobs.put(job.lease(), job);
+        log.info("job {} attempt {}: lease bound; {} on executor {}", grant.jobId(), accepted.path("attempt").asInt(), "preparing", executor.name());
+        try {
+            job.execution(executor.prepare(job.job, events(job)));
+        } catch (RuntimeException e) {
+            log.error("job {}: the executor could not take it", grant.jobId(), e);
+            finish(job, null, LeaseOutcome.notStarted(e.toString()));
+        }
+    }
+
+    private ExecutionEvents events(LeasedJob job) {
+        return new ExecutionEvents() {
+            @Override
+            public void progress(String message) {
+                log.debug("job {}: {}", job.grant.jobId(), message);
+            }
+
+            @Override
+            public void prepared() {
+                job.prepared();
+            }
+
+            @Override
+            public void declined(String reason) {
+                finish(job, null, LeaseOutcome.notStarted(reason));
+            }
+
+            @Override
+            public void declined(DeclineCode code, String reason) {
+                declined(reason);
+            }
+
+            @Override
+            public void started(Instant at) {
+                job.started(at);
+            }
+
+            @Override
+            public void finished(ExecutionResult result) {
+                finish(job, result, LeaseOutcome.of(result, job.stopReason(), job.grant.maxRuntimeSeconds(), config.grace()));
+            }
+        };
+    }
+
+    // ---- the final word -------------------------------------------------------------------------------
+
+    private void finish(LeasedJob job, ExecutionResult result, LeaseOutcome outcome) {
+        var results = result == null ? java.util.List.<dev.baton.protocol.model.IterationResult>of() : result.results();
+        String now = clock.instant().toString();
+        switch (job.ending()) {
+            case NOTHING -> {
+                log.info("job {}: stopped after a stale lease; nothing to report", job.grant.jobId());
+                end(job);
+                return;
+            }
+            case CANCEL_ACK -> job.finalWord("cancel-ack", new SeedMessages.CancelAck(job.lease(), target.runner(), now,
+                    "canceled" + (job.startedAt() == null ? " before it started" : ""), results));
+            case COMPLETE -> job.finalWord("complete", new SeedMessages.Complete(job.lease(), target.runner(), outcome,
+                    new SeedMessages.Timings(job.startedAt() == null ? null : job.startedAt().toString(), now), results));
+        }
+        sendFinalWord(job);
+    }
+
+    private void sendFinalWord(LeasedJob job) {
+        Object word = job.takeFinalWord();
+        if (word == null) return;
+        try {
+            LeaseServer.Answer a = server.post(job.finalPath(), word);
+            if (a.is("CompleteAck")) {
+                log.info("job {}: {} {}", job.grant.jobId(), job.finalPath(), a.body().path("accepted").asBoolean() ? "accepted" : "not accepted");
+            } else if (a.stale()) {
+                log.info("job {}: final word answered StaleLease ({}); not sent again", job.grant.jobId(), a.body().path("reason").asText());
+            } else {
+                log.error("job {}: final word refused: {} {}", job.grant.jobId(), a.status(), a.error());
+            }
+            end(job);
+        } catch (IOException e) {
+            // Resent by the tick until the lease is surely over; then the server has expired it anyway.
+            log.warn("job {}: final word not delivered yet: {}", job.grant.jobId(), e.toString());
+            job.sendFailed(clock.instant().plusSeconds(1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            job.sendFailed(clock.instant());
+        }
+    }
+
+    private void end(LeasedJob job) {
+        if (!job.end()) return;
+        jobs.remove(job.lease());
+        freeSlot();
+    }
+
+    // ---- the tick: heartbeats, timeouts, resends, shutdown ---------------------------------------------
+
+    private void tickQuietly() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            log.warn("lease tick failed: {}", e.toString());
+        }
+    }
+
+    private void tick() {
+        Instant now = clock.instant();
+        if (terminating == null && !now.isBefore(subjectsDue)) {
+            subjectsDue = now.plus(SUBJECTS_EVERY);
+            refreshSubjects();
+        }
+        Instant t = terminating;
+        boolean graceOver = t != null && !now.isBefore(t.plus(config.grace()));
+        for (LeasedJob job : jobs.values()) {
+            if (job.leaseSurelyExpired(now) && job.stale()) {
+                log.warn("job {}: no lease renewal for {} s; the lease has expired: stopping it", job.grant.jobId(),
+                        job.grant.leaseTtl().toSeconds());
+            }
+            if (job.pastTimeout(now)) job.stop(LeaseOutcome.Stop.TIMEOUT, config.grace());
+            if (graceOver) job.stop(LeaseOutcome.Stop.SHUTDOWN, Duration.ofSeconds(1));
+            if (job.heartbeatDue(now)) Thread.ofVirtual().name("baton-lease-heartbeat").start(() -> heartbeat(job));
+            if (!job.finalWordWaiting(now)) continue;
+            if (job.leaseSurelyExpired(now)) {
+                log.warn("job {}: final word undelivered for a whole lease TTL; the server has expired the lease", job.grant.jobId());
+                end(job);
+            } else {
+                Thread.ofVirtual().name("baton-lease-final").start(() -> sendFinalWord(job));
+            }
+        }
+    }
+
+    private void heartbeat(LeasedJob job) {
+        Instant sent = clock.instant();
+        try {
+            var progress = new SeedMessages.Progress(String.join(" ", job.job.config().cmd() == null ? java.util.List.of() : job.job.config().cmd()),
+                    job.phase());
+            LeaseServer.Answer a = server.post("heartbeat", new SeedMessages.Heartbeat(job.lease(), target.runner(), progress, sent.toString()));
+            if (a.is("HeartbeatAck")) {
+                JsonNode ack = a.body();
+                if (ack.path("extend_lease").asBoolean()) job.renewed(sent);
+                else job.heartbeatDone(clock.instant());
+                if (ack.path("cancel_requested").asBoolean()) cancel(job, ack.path("cancel_deadline_seconds").asLong());
+            } else if (a.stale()) {
+                job.heartbeatDone(clock.instant());
+                if (job.stale()) log.info("job {}: lease stale ({}); stopping it", job.grant.jobId(), a.body().path("reason").asText());
+            } else {
+                job.heartbeatDone(clock.instant());
+                log.warn("job {}: heartbeat refused: {} {}", job.grant.jobId(), a.status(), a.error());
+            }
+        } catch (IOException e) {
+            job.heartbeatDone(clock.instant());
+            log.warn("job {}: heartbeat not delivered: {}", job.grant.jobId(), e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A CancelRequested on the runner's control subject (core NATS: at most once; the HeartbeatAck repeats it). */
+    private void control(String text) {
+        try {
+            JsonNode m = Wire.mapper().readTree(text);
+            if (!"CancelRequested".equals(m.path("type").asText())) return;
+            LeasedJob job = jobs.get(m.path("lease_id").asText());
+            if (job != null) cancel(job, m.path("deadline_seconds").asLong());
+        } catch (IOException e) {
+            log.debug("unreadable control message: {}", e.toString());
+        }
+    }
+
+    private void cancel(LeasedJob job, long deadlineSeconds) {
+        Duration grace = Duration.ofSeconds(Math.max(0, Math.min(deadlineSeconds, config.grace().toSeconds())));
+        if (job.cancel(grace)) log.info("job {}: cancel requested; stopping it within {} s", job.grant.jobId(), grace.toSeconds());
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package dev.baton.runner.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.RunnerKey;
+import dev.baton.runner.executor.OutputLimits;
+import dev.baton.runner.executor.ProcessExecutor;
+import dev.baton.runner.lease.LeaseRunner;
+import dev.baton.runner.machine.Input;
+import dev.baton.runner.machine.MachineConfig;
+import dev.baton.server.config.BrokerSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Java runner on transport A ({@link LeaseRunner}, as {@code baton runner up --transport nats}
+ * runs it) against the real assembled server and a real nats-server: jobs offered on the broker,
+ * pulled, bound with AckLease, run by the process executor, heartbeated, canceled through the
+ * control subject, and stopped by a stale lease. The server's clock can be moved ahead to expire
+ * a lease or revoke an offer; the runner keeps the real one.
+ */
+abstract class LeaseRunnerContract {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    /** Short, so that heartbeats come every second (lease_ttl / 6). */
+    private static final Duration LEASE_TTL = Duration.ofSeconds(6);
+
+    @TempDir
+    Path dir;
+
+    NatsServerProcess nats;
+    BatonUnderTest baton;
+    final ShiftedClock serverClock = new ShiftedClock();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private final List<LeaseRunner> runners = new ArrayList<>();
+    private int registered;
+
+    abstract String databaseUrl();
+
+    @BeforeAll
+    static void requireNats() {
+        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        nats = new NatsServerProcess(dir.resolve("nats"));
+        baton = new BatonUnderTest(dir.resolve("server"), databaseUrl(),
+                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)), serverClock);
+        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
+        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        String host = Architecture.ofHost().orElseThrow().wireName();
+        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        runners.forEach(r -> r.signal(Input.Signal.TERMINATE));
+        threads.shutdown();
+        threads.awaitTermination(40, TimeUnit.SECONDS);
+        threads.shutdownNow();
+        if (baton != null) baton.close();
+        if (nats != null) nats.close();
+    }
+
+    /** A runner of the host spec on transport A with the process executor, running in the background. */
+    Future<Integer> runner(int slots) {
+        JsonNode created = baton.post("/v0/runners", Map.of("name", "lease runner " + (++registered)));
+        String slug = created.at("/runner/slug").asText();
+        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
+        Path home = dir.resolve(slug);
+        LeaseRunner runner = new LeaseRunner(MachineConfig.defaults("test").withSlots(slots).withGrace(Duration.ofSeconds(5)),
+                new LeaseRunner.Target(baton.url(), slug, RunnerKey.parse(created.get("key").asText()), nats.url()),
+                new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true), home, Clock.systemUTC());
+        runners.add(runner);
+        return threads.submit(runner::run);
+    }
+
+    String submit(List<String> cmd, int timeout) {
+        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", timeout, "adapter", "json"))
+                .at("/job/uuid").asText();
+    }
+
+    JsonNode job(String uuid) {
+        return baton.get("/v0/projects/bench/jobs/" + uuid);
+    }
+
+    JsonNode awaitStatus(String uuid, String... statuses) {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> List.of(statuses).contains(job(uuid).get("status").asText()));
+        return job(uuid);
+    }
+
+    /** A shell command that appends its process id to {@code file} and then runs {@code then}. */
+    static List<String> recordingPid(Path file, String then) {
+        return List.of("sh", "-c", "echo $$ >> " + file + "; " + then);
+    }
+
+    static List<Long> pids(Path file) throws Exception {
+        if (!Files.exists(file)) return List.of();
+        return Files.readAllLines(file).stream().filter(l -> !l.isBlank()).map(Long::parseLong).toList();
+    }
+
+    static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    // ---- the tests ----------------------------------------------------------------------------------
+
+    @Test
+    void jobsRunThroughTheBrokerAndComplete() {
+        runner(2);
+        List<String> jobs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            jobs.add(submit(List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":" + i + "}}}'"), 60));
+        }
+        for (String uuid : jobs) {
+            JsonNode done = awaitStatus(uuid, "processed");
+            assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
+            assertThat(done.at("/output/results/0/stdout").asText()).contains("latency");
+            assertThat(done.get("attempts")).as("one attempt, completed, through the broker").singleElement().satisfies(a -> {
+                assertThat(a.get("outcome").asText()).isEqualTo("completed");
+                assertThat(a.get("transport").asText()).isEqualTo("nats");
+            });
+        }
+    }
+
+    @Test
+    void aFailingJobIsReportedFailedWithItsExitCode() {
+        runner(1);
+        String uuid = submit(List.of("sh", "-c", "echo broken >&2; exit 3"), 60);
+        JsonNode failed = awaitStatus(uuid, "failed");
+        assertThat(failed.get("error").asText()).contains("exited with code 3");
+        assertThat(failed.at("/output/results/0/exit_code").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    void aCancelStopsTheWorkloadAndIsAcknowledged() throws Exception {
+        runner(1);
+        Path pids = dir.resolve("cancel-pids");
+        String uuid = submit(recordingPid(pids, "exec sleep 300"), 600);
+        awaitStatus(uuid, "running");
+        await().atMost(WAIT).until(() -> !pids(pids).isEmpty());
+        long pid = pids(pids).getFirst();
+        baton.post("/v0/projects/bench/jobs/" + uuid + "/cancel", Map.of());
+        await().atMost(WAIT).until(() -> !alive(pid));
+        await().atMost(WAIT).until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("canceled"));
+        assertThat(job(uuid).get("status").asText()).isEqualTo("canceled");
+    }
+
+    @Test
+    void aStaleLeaseStopsTheWorkAndNothingIsReportedUnderIt() throws Exception {
+        runner(1);
+        Path pids = dir.resolve("stale-pids");
+        String uuid = submit(recordingPid(pids, "exec sleep 300"), 600);
+        awaitStatus(uuid, "running");
+        await().atMost(WAIT).until(() -> !pids(pids).isEmpty());
+        long first = pids(pids).getFirst();
+
+        // The server's time jumps past the lease: it expires the lease and requeues the job; the
+        // runner's next heartbeat is answered StaleLease, and it must stop that very process.
+        serverClock.shift(LEASE_TTL.plusSeconds(1));
+        await().atMost(WAIT).until(() -> !alive(first));
+        await().atMost(WAIT).until(() -> job(uuid).get("attempts").size() == 2 && pids(pids).size() == 2);
+        JsonNode now = job(uuid);
+        assertThat(now.at("/attempts/0/outcome").asText()).as("the expired attempt stays lost: nothing said under its lease").isEqualTo("lost");
+        assertThat(now.get("status").asText()).isEqualTo("running");
+        baton.post("/v0/projects/bench/jobs/" + uuid + "/cancel", Map.of());
+        awaitStatus(uuid, "canceled");
+    }
+
+    @Test
+    void anOfferRevokedBeforeTheRunnerCameIsNeverRun() throws Exception {
+        Path pids = dir.resolve("revoked-pids");
+        String uuid = submit(recordingPid(pids, "echo '{}'"), 60);
+        // Offered with no runner up; the acceptance window passes on the server, which revokes the
+        // offer and offers the job again under a new lease: the stream now holds both.
+        await().atMost(WAIT).until(() -> baton.metric("baton_broker_leases_total{event=\"published\"}") >= 1);
+        serverClock.shift(Duration.ofSeconds(31));
+        await().atMost(WAIT).until(() -> baton.metric("baton_broker_leases_total{event=\"published\"}") >= 2);
+
+        runner(1);
+        JsonNode done = awaitStatus(uuid, "processed");
+        assertThat(done.get("attempts")).as("the revoked lease was never bound").singleElement()
+                .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
+        assertThat(pids(pids)).as("the job ran once").hasSize(1);
+        assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}")).as("the old offer was answered StaleLease").isGreaterThanOrEqualTo(1);
+    }
+
+    /** The server's clock, which a test moves ahead; the runner keeps real time. */
+    static final class ShiftedClock extends Clock {
+        private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
+
+        void shift(Duration by) {
+            offset.updateAndGet(o -> o.plus(by));
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.now().plus(offset.get());
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package dev.baton.runner.integration;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.BeforeAll;
+
+/** The Java runner on transport A against a server on PostgreSQL; skipped, saying so, when none is reachable. */
+class PostgresLeaseRunnerTest extends LeaseRunnerContract {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(PostgresSchemas.reachable(), "PostgreSQL not reachable at " + PostgresSchemas.URL);
+    }
+
+    @Override
+    String databaseUrl() {
+        return PostgresSchemas.fresh();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.baton.runner.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.protocol.model.IterationResult;
+import dev.baton.runner.machine.ExecutionResult;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The Complete a transport-A execution ends with: the runner channel's rules, in seed 003's words. */
+class LeaseOutcomeTest {
+    private static IterationResult exit(int code) {
+        return new IterationResult(code, "", "", null);
+    }
+
+    @Test
+    void everyIterationExitingZeroSucceeds() {
+        LeaseOutcome o = LeaseOutcome.of(ExecutionResult.exited(List.of(exit(0), exit(0))), null, 60, Duration.ofSeconds(25));
+        assertThat(o.status()).isEqualTo("SUCCEEDED");
+        assertThat(o.exitCode()).isZero();
+    }
+
+    @Test
+    void aNonZeroExitFailsNamingTheIterationFromZero() {
+        LeaseOutcome o = LeaseOutcome.of(ExecutionResult.exited(List.of(exit(0), exit(3))), null, 60, Duration.ofSeconds(25));
+        assertThat(o.status()).isEqualTo("FAILED");
+        assertThat(o.exitCode()).isEqualTo(3);
+        assertThat(o.summary()).isEqualTo("iteration 1 exited with code 3");
+    }
+
+    @Test
+    void theRunnersOwnStopsAndUnaskedStopsAreFailuresNeverSuccess() {
+        var stopped = ExecutionResult.stopped(List.of(exit(0)));
+        assertThat(LeaseOutcome.of(stopped, LeaseOutcome.Stop.TIMEOUT, 60, Duration.ofSeconds(25)).summary()).startsWith("timed out after 60 s");
+        assertThat(LeaseOutcome.of(stopped, LeaseOutcome.Stop.SHUTDOWN, 60, Duration.ofSeconds(25)).summary()).contains("grace period of 25 s");
+        assertThat(LeaseOutcome.of(stopped, null, 60, Duration.ofSeconds(25)).status()).isEqualTo("FAILED");
+        assertThat(LeaseOutcome.of(ExecutionResult.outOfMemory(List.of(), "137"), null, 60, Duration.ofSeconds(25)).summary()).startsWith("out of memory");
+        assertThat(LeaseOutcome.notStarted("image not found").summary()).isEqualTo("could not start: image not found");
+    }
+}
