@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * This node's timers, per key, measured on an injected {@link Clock}: the poll timeout and the
  * read timer (which concern a socket only this node has), back-off wake-ups, and wake-ups of the
  * store's deadline sweep at the exact time a job deadline falls due (the deadlines themselves are
- * columns in the store, acted on by whichever node sweeps first; see JobLifecycle#sweep).
+ * columns in the store, acted on by whichever node sweeps first; see DeadlineSweep).
  * Setting a key again replaces its deadline.
  *
  * <p>{@link #runDue()} fires everything whose time has come on the clock; a background loop

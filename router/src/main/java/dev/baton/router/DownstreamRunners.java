@@ -1,0 +1,213 @@
+package dev.baton.router;
+
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.ServerMessage;
+import dev.baton.router.HeldJob.State;
+import dev.baton.runner.outbox.Outbox;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runners behind the router, for which it is the server: their connections (a newer one
+ * replaces an older one; silence past the heartbeat timeout closes one), their {@code ready} and
+ * poll timeouts, and their words about jobs. A word about a job is accepted only from the runner
+ * the router gave the job to, and goes upstream unchanged under the server's lease.
+ */
+final class DownstreamRunners {
+    private static final Logger log = LoggerFactory.getLogger(DownstreamRunners.class);
+    /** Close codes, as the server uses them (docs/protocol.md). */
+    static final int CLOSE_REPLACED = 4001;
+    static final int CLOSE_HEARTBEAT_TIMEOUT = 4002;
+
+    private final RouterSettings settings;
+    private final Outbox outbox;
+    private final RouterMetrics metrics;
+    private final Clock clock;
+    private final RouterState state;
+    private final UpstreamLink link;
+    private final HeldJobs held;
+
+    DownstreamRunners(RouterSettings settings, Outbox outbox, RouterMetrics metrics, Clock clock, RouterState state, UpstreamLink link,
+            HeldJobs held) {
+        this.settings = settings;
+        this.outbox = outbox;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.state = state;
+        this.link = link;
+        this.held = held;
+    }
+
+    // ---- connections ------------------------------------------------------------------------------
+
+    /** A runner behind the router connected (its key checked): a newer connection replaces an older one. */
+    void connected(RunnerEntry entry, Link link) {
+        Instant now = clock.instant();
+        Downstream r = state.runners.computeIfAbsent(entry.name(), n -> new Downstream(n, entry.specs()));
+        r.specs = entry.specs();
+        if (r.link != null) r.link.close(CLOSE_REPLACED, "replaced by a newer connection of this runner");
+        r.link = link;
+        r.answers = new Answers(link);
+        r.lastValid = now;
+        r.waiting = false;
+        metrics.runnerConnected();
+        log.info("runner {} connected behind the router", entry.name());
+        link.send(new ServerMessage.Welcome(entry.name(), entry.name(), List.copyOf(new TreeSet<>(entry.specs()))));
+        for (HeldJob h : state.jobs.values()) {
+            if (!entry.name().equals(h.owner)) continue;
+            h.ownerGoneSince = null;
+            if (h.pendingCancel != null) {
+                link.send(h.pendingCancel);
+                h.pendingCancel = null;
+            }
+        }
+    }
+
+    void closed(String name, Link link) {
+        Downstream r = state.runners.get(name);
+        if (r == null || r.link != link) return;
+        r.link = null;
+        r.waiting = false;
+        Instant now = clock.instant();
+        for (HeldJob h : state.jobs.values()) if (name.equals(h.owner) && h.state != State.FINISHING) h.ownerGoneSince = now;
+        log.info("runner {} disconnected from the router", name);
+        this.link.askUpstream();
+    }
+
+    void invalid(String name, Link link, String reason) {
+        Downstream r = state.runners.get(name);
+        if (r != null && r.link == link) r.answers.answer(new ServerMessage.Error("invalid_message", reason));
+    }
+
+    int connectedCount() {
+        return (int) state.runners.values().stream().filter(r -> r.link != null).count();
+    }
+
+    // ---- what a runner says -------------------------------------------------------------------------
+
+    void received(String name, Link link, RunnerMessage message) {
+        Downstream r = state.runners.get(name);
+        if (r == null || r.link != link) return;
+        Instant now = clock.instant();
+        if (message instanceof RunnerMessage.Ready ready) {
+            ready(r, ready, now);
+            return;
+        }
+        r.lastValid = now;
+        if (message instanceof RunnerMessage.Heartbeat hb && hb.images() != null) {
+            r.images = hb.images();
+            this.link.askUpstream(); // a waiting runner's cache changed: the union advertised upstream may too
+        }
+        if (message instanceof RunnerMessage.Heartbeat hb && hb.job() == null) {
+            r.answers.answer(new ServerMessage.Ack(null));
+            return;
+        }
+        JobUuid job = RunnerMessages.job(message);
+        LeaseId lease = RunnerMessages.lease(message);
+        if (job == null || lease == null) {
+            r.answers.answer(new ServerMessage.Error("invalid_message", "a message about a job needs job and lease"));
+            return;
+        }
+        HeldJob h = state.jobs.get(job);
+        if (h == null) {
+            h = held.adopt(r, message, job, lease, now);
+            if (h == null) return;
+        }
+        if (!h.lease.equals(lease)) {
+            r.answers.answer(new ServerMessage.Stale(job, lease, "lease is not valid for this job"));
+            return;
+        }
+        if (!name.equals(h.owner)) {
+            // What a server says to a runner whose attempt went to another: its lease is not current for it.
+            r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+            return;
+        }
+        switch (message) {
+            case RunnerMessage.Preparing p -> {
+                h.windowStart = now;
+                h.lastKeepAlive = now;
+                this.link.forward(r, h, p);
+            }
+            case RunnerMessage.Running run -> {
+                if (h.state == State.OFFERED) {
+                    h.state = State.RUNNING;
+                    metrics.accepted(Duration.between(h.received, now), r.name);
+                }
+                this.link.forward(r, h, run);
+            }
+            // Its images are its own, not the router's: upstream they are part of the router's ready.
+            case RunnerMessage.Heartbeat hb -> this.link.forward(r, h, new RunnerMessage.Heartbeat(hb.job(), hb.lease()));
+            case RunnerMessage.Log l -> {
+                if (h.state != State.FINISHING) this.link.forward(r, h, l);
+                else r.answers.answer(new ServerMessage.Ack(job));
+            }
+            case RunnerMessage.Declined d -> held.declined(r, h, d);
+            case RunnerMessage.Terminal t -> {
+                if (h.state != State.FINISHING) {
+                    // On disk before it goes anywhere: from here the router owes the result upstream.
+                    outbox.writeResult(t, 1);
+                    state.usage.ended(h.id, now);
+                    h.state = State.FINISHING;
+                    this.link.forward(r, h, t);
+                } else {
+                    r.answers.answer(new ServerMessage.Ack(job)); // a resend: the first one is on its way
+                }
+                this.link.askUpstream();
+            }
+            case RunnerMessage.Ready ignored -> throw new IllegalStateException("handled above");
+        }
+    }
+
+    private void ready(Downstream r, RunnerMessage.Ready ready, Instant now) {
+        int slots = ready.slots() == null ? 1 : ready.slots();
+        if (slots < 1 || slots > 1024) {
+            r.answers.answer(new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots));
+            return;
+        }
+        int poll = ready.pollTimeout() == null ? 30 : ready.pollTimeout();
+        if (poll < 1 || poll > 900) {
+            r.answers.answer(new ServerMessage.Error("invalid_poll_timeout", "poll_timeout must be between 1 and 900, got " + poll));
+            return;
+        }
+        if (ready.labels() != null) r.labels = ready.labels();
+        if (ready.images() != null) r.images = ready.images();
+        if (r.waiting) {
+            link.askUpstream(); // a repeated ready is not activity, but may report other labels or images
+            return;
+        }
+        r.lastValid = now;
+        r.waiting = true;
+        r.free = slots;
+        r.pollDeadline = now.plusSeconds(poll);
+        held.offer();
+        link.askUpstream();
+    }
+
+    // ---- time ------------------------------------------------------------------------------------
+
+    /** Poll timeouts ({@code no_job}) and read timeouts (the channel closed; its jobs' owner is gone) at {@code now}. */
+    void tick(Instant now) {
+        Duration hbTimeout = settings.heartbeatTimeout();
+        for (Downstream r : state.runners.values()) {
+            if (r.link != null && r.waiting && !now.isBefore(r.pollDeadline)) {
+                r.waiting = false;
+                r.link.send(new ServerMessage.NoJob());
+            }
+            if (r.link != null && !now.isBefore(r.lastValid.plus(hbTimeout))) {
+                Link gone = r.link;
+                r.link = null;
+                r.waiting = false;
+                gone.close(CLOSE_HEARTBEAT_TIMEOUT, "no valid message within the heartbeat timeout");
+                log.warn("runner {} behind the router timed out", r.name);
+                for (HeldJob h : state.jobs.values()) if (r.name.equals(h.owner) && h.state != State.FINISHING) h.ownerGoneSince = now.minus(hbTimeout);
+            }
+        }
+    }
+}
