@@ -1,5 +1,7 @@
 package dev.baton.server;
 
+import dev.baton.server.alerts.Judge;
+import dev.baton.server.alerts.Judging;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.console.ConsoleEvents;
@@ -38,10 +40,14 @@ public final class ServerAssembly {
                 .jobEvents(w -> {
                     parts.tokens = RegistryTokens.open(w.config().dataDir(), w.config().pullTokenTtl());
                     parts.channel = new RunnerChannel(w.store(), w.config(), w.clock(), parts.tokens, w.outputs(), metrics);
+                    // Alerts (docs/alerts.md): every processed report is judged against its thresholds.
+                    parts.judging = new Judging(new Judge(w.store().alerts(), w.clock()), w.store().alerts(), java.time.Duration.ofMinutes(1));
+                    parts.channel.onReportProcessed(parts.judging::judgeSoon);
                     parts.channel.start();
                     return parts.channel;
                 })
                 .module(w -> parts.channel.routes())
+                .module(w -> new ClosingModule(parts.judging))
                 .module(w -> parts.channel.controlRoutes())
                 .module(w -> {
                     // Live logs from this node's tails or from the node holding the runner's channel
@@ -68,5 +74,17 @@ public final class ServerAssembly {
         RegistryTokens tokens;
         RunnerChannel channel;
         LogRoutes logs;
+        Judging judging;
+    }
+
+    /** Closes a part that serves no routes with the server. */
+    private record ClosingModule(AutoCloseable part) implements dev.baton.server.http.RouteModule, AutoCloseable {
+        @Override
+        public void addRoutes(io.javalin.config.JavalinConfig config) {}
+
+        @Override
+        public void close() throws Exception {
+            part.close();
+        }
     }
 }

@@ -128,6 +128,7 @@ abstract class JdbcStore implements Store {
     private final ReportFormats reportFormats = new ReportFormats(4096);
     private final AccessStore access = new JdbcAccessStore(this);
     private final OjsStore ojs = new JdbcOjsStore(this);
+    private final AlertStore alerts = new JdbcAlertStore(this);
     /** Most transactions one commit carries, and how many may queue before writers block. */
     private static final int MAX_BATCH = 64;
     private static final int QUEUE_CAPACITY = 4096;
@@ -185,6 +186,11 @@ abstract class JdbcStore implements Store {
     @Override
     public OjsStore ojs() {
         return ojs;
+    }
+
+    @Override
+    public AlertStore alerts() {
+        return alerts;
     }
 
     protected final <T> T read(HandleCallback<T, RuntimeException> work) {
