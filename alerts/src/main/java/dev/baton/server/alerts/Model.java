@@ -35,7 +35,8 @@ public enum Model {
     /** What a boundary of the model means, and so which values it may take. */
     public enum Kind { FIXED, FRACTION, CONFIDENCE, FACTOR }
 
-    private static final Quantile QUANTILE = Quantile.withDefaults().with(Quantile.EstimationMethod.HF7);
+    // withCopy: the baseline is the caller's array, and the default sorts it in place.
+    private static final Quantile QUANTILE = Quantile.withDefaults().withCopy(true).with(Quantile.EstimationMethod.HF7);
 
     private final String wireName;
     private final Kind kind;
