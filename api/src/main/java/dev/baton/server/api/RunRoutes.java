@@ -112,7 +112,9 @@ public final class RunRoutes implements RouteModule {
             case ValidRun.Direct d -> {
                 Report report = api.store().createReport(
                         new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
-                return new RunView(ReportView.of(report, d.project().uuid(), null), null);
+                // A direct run is processed as it is stored: judged now, so the answer carries its alerts.
+                Judgements.judge(api.store(), api.clock(), report.id());
+                return new RunView(Judgements.add(api.store(), report, ReportView.of(report, d.project().uuid(), null)), null);
             }
             case ValidRun.OnRunner r -> {
                 Organization org = api.store().findOrganization(r.project().organizationId())
