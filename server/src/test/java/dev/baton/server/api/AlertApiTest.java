@@ -198,4 +198,34 @@ class AlertApiTest {
         assertThat(judged.at("/alerts/0/baseline/size").asInt()).isEqualTo(5);
         assertThat(judged.at("/job/status").asText()).as("the job's outcome is unchanged").isEqualTo("processed");
     }
+
+    @Test
+    void aPullRequestsFirstRunIsJudgedAgainstItsStartPoint() {
+        tTestThreshold();
+        for (double v : new double[] {10, 12, 11, 13, 14}) direct("main", v);
+        Instant end = T0.plus(Duration.ofHours(++runs));
+        Map<String, Object> body = new HashMap<>(Map.of("project", "proj", "branch", "feature", "testbed", "box", "adapter", "json",
+                "start_time", end.minusSeconds(1).toString(), "end_time", end.toString(), "hash", "ABCDEF1",
+                "start_point", "main", "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", 16))))));
+        JsonNode run = Fixtures.created(s.post("/v0/run", body));
+        assertThat(run.at("/report/alerts/0/branch").asText()).isEqualTo("feature");
+        assertThat(run.at("/report/alerts/0/hash").asText()).as("stored in lower case").isEqualTo("abcdef1");
+        assertThat(run.at("/report/alerts/0/baseline/size").asInt()).isEqualTo(5);
+    }
+
+    @Test
+    void aMalformedHashOrAnUnknownStartPointCommitRefusesTheRun() {
+        Map<String, Object> body = new HashMap<>(Map.of("project", "proj", "branch", "feature", "adapter", "json",
+                "start_time", T0.toString(), "end_time", T0.toString(), "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", 1))))));
+        Map<String, Object> badHash = new HashMap<>(body);
+        badHash.put("hash", "not-a-hash");
+        assertThat(s.post("/v0/run", badHash).json().get("field").asText()).isEqualTo("hash");
+        Map<String, Object> unknownCommit = new HashMap<>(body);
+        unknownCommit.put("start_point", "main");
+        unknownCommit.put("start_point_hash", "abcdef1");
+        TestServer.Response r = s.post("/v0/run", unknownCommit);
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().get("field").asText()).isEqualTo("start_point_hash");
+        assertThat(s.get("/v0/projects/proj/metrics?benchmark=sort&measure=latency").json().get("metrics")).as("nothing stored").isEmpty();
+    }
 }

@@ -42,6 +42,12 @@ public interface AlertStore {
 
     Optional<StartPoint> startPoint(long projectId, String branch);
 
+    /** The newest report of the branch that measured this commit. */
+    Optional<Long> latestReport(long projectId, String branch, String hash);
+
+    /** Records the git commit a run measured. */
+    void setReportHash(long reportId, String hash);
+
     /**
      * Records the branch's start point unless it has one; returns the one in force. A start
      * report of another project or branch is refused (INVALID).

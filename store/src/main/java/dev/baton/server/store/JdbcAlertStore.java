@@ -169,6 +169,17 @@ final class JdbcAlertStore implements AlertStore {
     }
 
     @Override
+    public Optional<Long> latestReport(long projectId, String branch, String hash) {
+        return store.read(h -> h.createQuery("SELECT id FROM report WHERE project_id = :p AND branch = :b AND hash = :hash"
+                + " ORDER BY end_time DESC, id DESC LIMIT 1").bind("p", projectId).bind("b", branch).bind("hash", hash).mapTo(Long.class).findOne());
+    }
+
+    @Override
+    public void setReportHash(long reportId, String hash) {
+        store.write(h -> h.createUpdate("UPDATE report SET hash = :hash WHERE id = :id").bind("hash", hash).bind("id", reportId).execute());
+    }
+
+    @Override
     public StartPoint setStartPointIfAbsent(long projectId, String branch, String startBranch, Long startReportId, Instant now) {
         return store.write(h -> {
             if (startReportId != null && h.createQuery("SELECT COUNT(*) FROM report WHERE id = :id AND project_id = :p AND branch = :b")
