@@ -2,6 +2,7 @@ package dev.baton.server;
 
 import dev.baton.server.alerts.Judge;
 import dev.baton.server.alerts.Judging;
+import dev.baton.server.alerts.WebhookSender;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.console.ConsoleEvents;
@@ -43,11 +44,13 @@ public final class ServerAssembly {
                     // Alerts (docs/alerts.md): every processed report is judged against its thresholds.
                     parts.judging = new Judging(new Judge(w.store().alerts(), w.clock()), w.store().alerts(), java.time.Duration.ofMinutes(1));
                     parts.channel.onReportProcessed(parts.judging::judgeSoon);
+                    parts.webhooks = new WebhookSender(w.store(), w.clock(), java.time.Duration.ofSeconds(1));
                     parts.channel.start();
                     return parts.channel;
                 })
                 .module(w -> parts.channel.routes())
                 .module(w -> new ClosingModule(parts.judging))
+                .module(w -> new ClosingModule(parts.webhooks))
                 .module(w -> parts.channel.controlRoutes())
                 .module(w -> {
                     // Live logs from this node's tails or from the node holding the runner's channel
@@ -75,6 +78,7 @@ public final class ServerAssembly {
         RunnerChannel channel;
         LogRoutes logs;
         Judging judging;
+        WebhookSender webhooks;
     }
 
     /** Closes a part that serves no routes with the server. */

@@ -100,3 +100,33 @@ CREATE TABLE alert (
 );
 CREATE INDEX index_alert_project ON alert (project_id, created DESC, id DESC);
 CREATE INDEX index_alert_report ON alert (report_id);
+
+-- Where a project's new alerts are sent (docs/alerts.md, "Webhooks"). The secret signs each body
+-- (HMAC-SHA256); it is shown once, when the webhook is created.
+CREATE TABLE webhook (
+    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    uuid       TEXT    NOT NULL UNIQUE,
+    project_id BIGINT  NOT NULL REFERENCES project (id) ON DELETE CASCADE,
+    url        TEXT    NOT NULL,
+    secret     TEXT    NOT NULL,
+    created    BIGINT  NOT NULL,
+    deleted    BIGINT 
+);
+CREATE INDEX index_webhook_project ON webhook (project_id) WHERE deleted IS NULL;
+
+-- The outbox: one row per alert and webhook, written in the judgement's transaction, so a node
+-- that dies after the commit loses no delivery. next_attempt is when it is due (NULL: done,
+-- delivered or given up); a sender moves it forward before sending, so one node sends at a time.
+CREATE TABLE webhook_delivery (
+    id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id   BIGINT  NOT NULL REFERENCES webhook (id) ON DELETE CASCADE,
+    alert_id     BIGINT  NOT NULL REFERENCES alert (id) ON DELETE CASCADE,
+    attempts     INTEGER NOT NULL,
+    next_attempt BIGINT ,
+    delivered    BIGINT ,
+    last_status  INTEGER,
+    last_error   TEXT,
+    created      BIGINT  NOT NULL,
+    UNIQUE (webhook_id, alert_id)
+);
+CREATE INDEX index_webhook_delivery_due ON webhook_delivery (next_attempt) WHERE next_attempt IS NOT NULL;

@@ -222,4 +222,28 @@ abstract class JudgeContract {
         assertThat(alerts.setAlertStatus(project.id(), a.uuid(), Alert.ACTIVE, T0).orElseThrow().status()).isEqualTo(Alert.ACTIVE);
         assertThat(alerts.setAlertStatus(project.id(), "no-such-alert", Alert.ACTIVE, T0)).isEmpty();
     }
+
+    @Test
+    void eachNewAlertIsQueuedForEveryWebhookWithTheJudgementAndTakenByOneSender() {
+        tTest(null);
+        alerts.webhooks().createWebhook(project.id(), "http://127.0.0.1:9/a", "secret-a", T0);
+        alerts.webhooks().createWebhook(project.id(), "http://127.0.0.1:9/b", "secret-b", T0);
+        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
+        assertThat(alerts.webhooks().dueDeliveries(T0.plusSeconds(1), 10)).as("no alert, nothing queued").isEmpty();
+
+        Alert a = judge.judge(run("main", 16).id()).getFirst();
+
+        // Queued in the judgement's transaction: no sender ran, and a node dying now loses nothing.
+        List<dev.baton.server.store.WebhookDelivery> due = alerts.webhooks().dueDeliveries(T0, 10);
+        assertThat(due).hasSize(2).allSatisfy(d -> {
+            assertThat(d.alertUuid()).isEqualTo(a.uuid());
+            assertThat(d.attempts()).isZero();
+        });
+        dev.baton.server.store.WebhookDelivery d = due.getFirst();
+        assertThat(alerts.webhooks().takeDelivery(d.id(), d.nextAttempt(), T0.plusSeconds(120))).isTrue();
+        assertThat(alerts.webhooks().takeDelivery(d.id(), d.nextAttempt(), T0.plusSeconds(120))).as("another node").isFalse();
+        assertThat(alerts.webhooks().dueDeliveries(T0, 10)).hasSize(1);
+        // A node that died mid-send: the delivery is due again once the taking lapses.
+        assertThat(alerts.webhooks().dueDeliveries(T0.plusSeconds(120), 10)).hasSize(2);
+    }
 }

@@ -10,6 +10,9 @@ import java.util.Optional;
  */
 public interface AlertStore {
 
+    /** Alert webhooks and their outbox. */
+    WebhookStore webhooks();
+
     // ---- thresholds ---------------------------------------------------------------------------
 
     Threshold createThreshold(long projectId, ThresholdRule rule, Instant now);
@@ -57,7 +60,8 @@ public interface AlertStore {
     /**
      * Writes the report's judged metrics, boundaries and alerts in one transaction, once: when
      * the report was judged already (another node, a restart) nothing is written and the result
-     * is empty. Otherwise the alerts raised, in the order given.
+     * is empty. Otherwise the alerts raised, in the order given; each is queued for every webhook
+     * of the project in the same transaction (the outbox).
      */
     Optional<List<Alert>> recordJudgement(JudgedReport report, List<MetricJudgement> metrics, Instant now);
 

@@ -47,9 +47,16 @@ final class JdbcAlertStore implements AlertStore {
             rs.getDouble("value"), instant(rs, "at"), List.of());
 
     private final JdbcStore store;
+    private final WebhookStore webhooks;
 
     JdbcAlertStore(JdbcStore store) {
         this.store = store;
+        this.webhooks = new JdbcWebhookStore(store);
+    }
+
+    @Override
+    public WebhookStore webhooks() {
+        return webhooks;
     }
 
     static Double nullableDouble(ResultSet rs, String column) throws SQLException {
@@ -227,6 +234,12 @@ final class JdbcAlertStore implements AlertStore {
                 }
             }
             if (alertIds.isEmpty()) return Optional.of(List.<Alert>of());
+            // The outbox: every webhook of the project gets every new alert, committed with the alerts.
+            for (long alertId : alertIds) {
+                h.createUpdate("INSERT INTO webhook_delivery (webhook_id, alert_id, attempts, next_attempt, created)"
+                                + " SELECT id, :alert, 0, :now, :now FROM webhook WHERE project_id = :p AND deleted IS NULL")
+                        .bind("alert", alertId).bind("now", micros(now)).bind("p", report.projectId()).execute();
+            }
             return Optional.of(h.createQuery(ALERT + " WHERE a.id IN (<ids>) ORDER BY a.id").bindList("ids", alertIds).map(ALERT_MAPPER).list());
         });
     }

@@ -83,6 +83,10 @@ public final class RouteTable {
         add("POST /v0/projects/{project}/alerts/{alert}/dismiss", new AccessRule.OnProject(Role.SUBMITTER), "alert.dismissed");
         add("POST /v0/projects/{project}/alerts/{alert}/reopen", new AccessRule.OnProject(Role.SUBMITTER), "alert.reopened");
         add("GET /v0/projects/{project}/metrics", new AccessRule.OnProject(Role.VIEWER), null);
+        add("POST /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), "webhook.created");
+        add("GET /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), null);
+        add("DELETE /v0/projects/{project}/webhooks/{webhook}", new AccessRule.OnProject(Role.MAINTAINER), "webhook.deleted");
+        add("GET /v0/projects/{project}/webhooks/{webhook}/deliveries", new AccessRule.OnProject(Role.MAINTAINER), null);
         // People and tokens.
         add("POST /v0/users", ADMIN, "user.created");
         add("GET /v0/users", ADMIN, null);
