@@ -42,7 +42,7 @@ public final class ServerAssembly {
                     parts.tokens = RegistryTokens.open(w.config().dataDir(), w.config().pullTokenTtl());
                     parts.channel = new RunnerChannel(w.store(), w.config(), w.clock(), parts.tokens, w.outputs(), metrics);
                     // Alerts (docs/alerts.md): every processed report is judged against its thresholds.
-                    parts.judging = new Judging(new Judge(w.store().alerts(), w.clock()), w.store().alerts(), java.time.Duration.ofMinutes(1));
+                    parts.judging = new Judging(new Judge(w.store().alerts(), w.clock()), w.store().alerts(), w.clock(), java.time.Duration.ofMinutes(1));
                     parts.channel.onReportProcessed(parts.judging::judgeSoon);
                     parts.webhooks = new WebhookSender(w.store(), w.clock(), java.time.Duration.ofSeconds(1));
                     parts.channel.start();

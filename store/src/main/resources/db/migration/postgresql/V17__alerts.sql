@@ -40,6 +40,9 @@ CREATE TABLE threshold (
 );
 CREATE INDEX index_threshold_project ON threshold (project_id, testbed, measure) WHERE deleted IS NULL;
 
+-- The judging sweep looks at recently processed reports only (docs/alerts.md, "Judging").
+CREATE INDEX index_report_modified ON report (modified);
+
 -- A report is judged once: this row is written in the same transaction as its metrics and
 -- alerts, and a second judge (another node, a restart) finds it and writes nothing.
 CREATE TABLE report_judgement (

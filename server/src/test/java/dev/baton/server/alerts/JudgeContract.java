@@ -147,7 +147,7 @@ abstract class JudgeContract {
         tTest(null);
         for (double v : new double[] {10, 12, 11, 13, 14, 16}) run("main", v);
         assertThat(alerts.unjudgedReports(100)).hasSize(6);
-        try (Judging judging = new Judging(judge, alerts, Duration.ofHours(1))) {
+        try (Judging judging = new Judging(judge, alerts, Clock.fixed(T0, ZoneOffset.UTC), Duration.ofHours(1))) {
             // The first sweep runs at once on the sweeping thread; this one finds what is left.
             judging.sweep();
         }
@@ -245,5 +245,14 @@ abstract class JudgeContract {
         assertThat(alerts.webhooks().dueDeliveries(T0, 10)).hasSize(1);
         // A node that died mid-send: the delivery is due again once the taking lapses.
         assertThat(alerts.webhooks().dueDeliveries(T0.plusSeconds(120), 10)).hasSize(2);
+    }
+
+    @Test
+    void thePeriodicSweepLooksOnlyAtRecentlyProcessedReports() {
+        Report old = run("main", 10);
+        // run() stores each report at its end time: an hour apart, from T0 + 1 h.
+        assertThat(alerts.unjudgedReports(old.modified().plusSeconds(1), 10)).isEmpty();
+        assertThat(alerts.unjudgedReports(old.modified(), 10)).containsExactly(old.id());
+        assertThat(alerts.unjudgedReports(null, 10)).containsExactly(old.id());
     }
 }

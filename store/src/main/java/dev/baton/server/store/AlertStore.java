@@ -38,7 +38,12 @@ public interface AlertStore {
     Optional<JudgedReport> processedReport(long reportId);
 
     /** Processed reports not judged yet, oldest first (startup and sweep recovery). */
-    List<Long> unjudgedReports(int limit);
+    default List<Long> unjudgedReports(int limit) {
+        return unjudgedReports(null, limit);
+    }
+
+    /** As {@link #unjudgedReports(int)}, among reports changed since {@code modifiedSince} (null: all). */
+    List<Long> unjudgedReports(Instant modifiedSince, int limit);
 
     /** Values of a metric's history, newest first (see {@link BaselineQuery}). */
     List<Double> baseline(BaselineQuery query);

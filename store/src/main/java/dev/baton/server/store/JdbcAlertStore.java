@@ -139,10 +139,15 @@ final class JdbcAlertStore implements AlertStore {
     }
 
     @Override
-    public List<Long> unjudgedReports(int limit) {
-        return store.read(h -> h.createQuery("SELECT r.id FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE " + PROCESSED
-                        + " AND NOT EXISTS (SELECT 1 FROM report_judgement g WHERE g.report_id = r.id) ORDER BY r.end_time, r.id LIMIT :limit")
-                .bind("limit", limit).mapTo(Long.class).list());
+    public List<Long> unjudgedReports(Instant modifiedSince, int limit) {
+        return store.read(h -> {
+            Query q = h.createQuery("SELECT r.id FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE " + PROCESSED
+                    + (modifiedSince == null ? "" : " AND r.modified >= :since")
+                    + " AND NOT EXISTS (SELECT 1 FROM report_judgement g WHERE g.report_id = r.id) ORDER BY r.end_time, r.id LIMIT :limit")
+                    .bind("limit", limit);
+            if (modifiedSince != null) q.bind("since", micros(modifiedSince));
+            return q.mapTo(Long.class).list();
+        });
     }
 
     @Override
