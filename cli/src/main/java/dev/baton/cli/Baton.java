@@ -31,6 +31,7 @@ public final class Baton implements Runnable {
             ThresholdsCommand.class,
             AlertsCommand.class,
             MetricsCommand.class,
+            WebhooksCommand.class,
             SchedulesCommand.class,
             UsersCommand.class,
             MembersCommand.class,

@@ -119,4 +119,18 @@ class RunFailOnAlertTest {
         assertThat(r.err()).contains("upper_boundary").contains("strictly between 0.5 and 1");
         assertThat(baton("thresholds", "list", "--project", "local").out()).contains("(no thresholds)");
     }
+
+    @Test
+    void aWebhookIsCreatedWithItsSecretShownOnceListedAndDeleted() {
+        CliRun.Result created = baton("webhooks", "create", "--project", "local", "--url", "http://127.0.0.1:9/hook", "--json");
+        assertThat(created.exit()).as(created.err()).isZero();
+        String secret = created.json().get("secret").asText();
+        String uuid = created.json().at("/webhook/uuid").asText();
+        assertThat(created.err()).contains("shown only once");
+        CliRun.Result list = baton("webhooks", "list", "--project", "local");
+        assertThat(list.out()).containsPattern(uuid + " +http://127\\.0\\.0\\.1:9/hook").doesNotContain(secret);
+        assertThat(baton("webhooks", "deliveries", "--project", "local", uuid).out()).contains("(no deliveries)");
+        assertThat(baton("webhooks", "delete", "--project", "local", uuid).exit()).isZero();
+        assertThat(baton("webhooks", "list", "--project", "local").out()).contains("(no webhooks)");
+    }
 }
