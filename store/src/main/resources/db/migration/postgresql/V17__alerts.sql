@@ -66,7 +66,11 @@ CREATE TABLE metric (
     at         BIGINT  NOT NULL,
     UNIQUE (report_id, benchmark, measure)
 );
-CREATE INDEX index_metric_history ON metric (project_id, branch, testbed, benchmark, measure, at DESC);
+-- A baseline: one metric's newest values on a branch, in the order of the query (at, then id),
+-- so that LIMIT stops after the window instead of sorting the whole history.
+CREATE INDEX index_metric_history ON metric (project_id, branch, testbed, benchmark, measure, at DESC, id DESC);
+-- A metric's history page (GET /v0/projects/{p}/metrics), newest first by id.
+CREATE INDEX index_metric_series ON metric (project_id, benchmark, measure, id DESC);
 
 -- What one threshold made of one metric: the limits (NULL: that side not set, or the baseline
 -- was smaller than the threshold's minimum) and the baseline they came from.
