@@ -70,6 +70,12 @@ final class JudgeCost {
                 alerts.recordJudgement(judged, rows, t0);
             }
             System.out.printf("history: %d reports × %d metrics written in %.1f s%n", history, metrics, (System.nanoTime() - fill) / 1e9);
+            if (database != null) {
+                // As autovacuum would after a load this size: without statistics PostgreSQL may pick the wrong index.
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:" + database)) {
+                    c.createStatement().execute("ANALYZE metric");
+                }
+            }
             alerts.createThreshold(project.id(), ThresholdRules.check(new ThresholdRule(null, "bench", null, "latency", null, "t_test",
                     null, null, null, null, -1)), t0);
             Judge judge = new Judge(alerts, Clock.systemUTC());
