@@ -28,6 +28,10 @@ public final class Bench {
             Microbenchmarks.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("judge")) {
+            JudgeCost.run(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("affinity")) {
             System.out.println("results: " + AffinityBench.run(java.util.Arrays.copyOfRange(args, 1, args.length)).toAbsolutePath());
             System.exit(0);

@@ -528,6 +528,11 @@ final class CountingStore implements Store {
     }
 
     @Override
+    public dev.baton.server.store.AlertStore alerts() {
+        return delegate.alerts();
+    }
+
+    @Override
     public dev.baton.server.store.Schedule createSchedule(dev.baton.server.store.Schedule schedule) {
         wrote("createSchedule");
         return delegate.createSchedule(schedule);

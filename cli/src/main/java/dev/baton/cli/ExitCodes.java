@@ -23,6 +23,11 @@ final class ExitCodes {
      * a pipeline that needs the numbers must not pass.
      */
     static final int REPORT_ERROR = 7;
+    /**
+     * {@code run --wait --fail-on-alert} (and a direct run with {@code --fail-on-alert}): the job
+     * was processed, but a threshold raised an alert on its report (docs/alerts.md).
+     */
+    static final int ALERT = 8;
     /** {@code run --wait}: Ctrl-C, and the user chose to detach (the job goes on); 128 + SIGINT as shells expect. */
     static final int DETACHED = 130;
 }

@@ -24,6 +24,8 @@ final class JobWatch {
     private final String project;
     private final String job;
     private final String report;
+    /** The report as the job ended with it, once processed or left with an error. */
+    private volatile JsonNode finalReport;
     private final CliEnvironment env;
     private final PrintWriter out;
     private final PrintWriter err;
@@ -110,6 +112,11 @@ final class JobWatch {
         }
     }
 
+    /** The report the job ended with (its metrics, boundaries and alerts); null until then. */
+    JsonNode finalReport() {
+        return finalReport;
+    }
+
     /** The exit status when the job has ended (after printing why), or null while it goes on. */
     private Integer ended(String status, JsonNode current, StatusLine line, Thread follower) {
         switch (status) {
@@ -118,6 +125,9 @@ final class JobWatch {
                 // completed is also the moment between the runner's result and its processing;
                 // it is an end only when the report says the output could not be read.
                 if (status.equals("completed") && !rep.hasNonNull("error")) return null;
+                // Processed, but the project's thresholds have not judged it yet (a moment later, off the processing thread).
+                if (status.equals("processed") && rep.has("judged") && !rep.path("judged").asBoolean()) return null;
+                finalReport = rep;
                 line.finish();
                 awaitLog(follower);
                 if (settings.json()) {
@@ -128,6 +138,7 @@ final class JobWatch {
                 } else {
                     out.println("Job " + job + " " + status + ranFor(current) + ".");
                     Metrics.print(rep, out);
+                    Alerts.print(rep, out);
                 }
                 if (rep.hasNonNull("error")) {
                     err.println("baton: job " + job + " ran, but its output could not be read: " + rep.get("error").asText());

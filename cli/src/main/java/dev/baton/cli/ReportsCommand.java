@@ -34,6 +34,7 @@ final class ReportsCommand {
             t.print(out);
             out.println();
             Metrics.print(r, out);
+            Alerts.print(r, out);
             MachineText.print("measured on", r.path("job").get("fingerprint"), out);
         }
     }

@@ -18,7 +18,7 @@ import sun.misc.SignalHandler;
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Submit a run (runner mode: --spec, --image and/or a command after --; direct mode: --results).",
             "With --wait, follow the job until it ends and print its metrics; exit 0 processed, 3 failed, 4 canceled,"
-                + " 5 --wait-timeout passed, 6 server lost, 130 detached (Ctrl-C)."})
+                + " 5 --wait-timeout passed, 6 server lost, 8 an alert was raised (with --fail-on-alert), 130 detached (Ctrl-C)."})
 final class RunCommand extends ClientCommand {
     @Mixin RunOptions run;
     @Option(names = "--wait", description = "follow the job until it ends: a live status line, then its metrics") boolean wait;
@@ -27,6 +27,8 @@ final class RunCommand extends ClientCommand {
             description = "stop waiting after this long (e.g. 90s, 10m) and exit 5; the job goes on") Duration waitTimeout;
     @Option(names = "--reconnect-for", converter = DurationConverter.class, defaultValue = "30s",
             description = "how long to keep retrying an unreachable server before exit 6 (default ${DEFAULT-VALUE})") Duration reconnectFor;
+    @Option(names = "--fail-on-alert", description = "exit 8 when a threshold raised an alert on the run's report (the job itself succeeded)")
+    boolean failOnAlert;
     @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "500ms", hidden = true) Duration pollInterval;
 
     @Override
@@ -37,7 +39,7 @@ final class RunCommand extends ClientCommand {
         if (!follow) {
             if (json) Output.json(out(), submitted);
             else human(submitted, out());
-            return ExitCodes.OK;
+            return alertExit(submitted.path("report"));
         }
         String job = submitted.at("/job/uuid").asText();
         String report = submitted.at("/report/uuid").asText();
@@ -50,10 +52,22 @@ final class RunCommand extends ClientCommand {
                 new JobWatch.Settings(logs, json, waitTimeout, reconnectFor, pollInterval));
         SignalHandler previous = onInterrupt(watch);
         try {
-            return watch.run();
+            int code = watch.run();
+            return code == ExitCodes.OK ? alertExit(watch.finalReport()) : code;
         } finally {
             if (previous != null) Signal.handle(new Signal("INT"), previous);
         }
+    }
+
+    /** OK, or with --fail-on-alert {@link ExitCodes#ALERT} (saying why) when judging raised an alert on the report. */
+    private int alertExit(JsonNode report) {
+        if (!failOnAlert || !Alerts.raised(report)) return ExitCodes.OK;
+        int n = report.path("alerts").size();
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("baton: " + n + (n == 1 ? " alert was" : " alerts were") + " raised on report " + report.path("uuid").asText()
+                + " (--fail-on-alert)");
+        err.flush();
+        return ExitCodes.ALERT;
     }
 
     /** Ctrl-C asks the watch to stop (it asks cancel or detach) instead of ending the JVM; null when signals cannot be handled. */
@@ -82,6 +96,7 @@ final class RunCommand extends ClientCommand {
         } else {
             out.println("Stored report " + report.path("uuid").asText() + ".");
             Metrics.print(report, out);
+            Alerts.print(report, out);
         }
         out.flush();
     }

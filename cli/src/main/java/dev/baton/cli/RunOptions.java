@@ -29,6 +29,11 @@ final class RunOptions {
     @Option(names = "--prefer-label", description = "KEY=VALUE a runner that has it takes the job first; repeatable") Map<String, String> preferLabels;
     @Option(names = "--branch") String branch;
     @Option(names = "--testbed") String testbed;
+    @Option(names = "--hash", description = "the git commit the run measures") String hash;
+    @Option(names = "--start-point", description = "the branch this branch started from: its history judges the branch's first runs")
+    String startPoint;
+    @Option(names = "--start-point-hash", description = "with --start-point: that branch's history up to its report of this commit")
+    String startPointHash;
     @Option(names = "--adapter", description = "how output becomes metrics (default json)") String adapter;
     @Option(names = "--results", description = "BMF JSON file (direct mode); repeatable") List<Path> results;
     @Option(names = "--start-time", description = "ISO-8601 (direct mode)") String startTime;
@@ -51,6 +56,9 @@ final class RunOptions {
         put(body, "prefer_labels", preferLabels == null ? null : new HashMap<>(preferLabels));
         put(body, "branch", branch);
         put(body, "testbed", testbed);
+        put(body, "hash", hash);
+        put(body, "start_point", startPoint);
+        put(body, "start_point_hash", startPointHash);
         put(body, "adapter", adapter);
         put(body, "start_time", startTime);
         put(body, "end_time", endTime);

@@ -1,6 +1,9 @@
 package dev.baton.server;
 
 import dev.baton.server.broker.TransportA;
+import dev.baton.server.alerts.Judge;
+import dev.baton.server.alerts.Judging;
+import dev.baton.server.alerts.WebhookSender;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.console.ConsoleEvents;
@@ -39,10 +42,16 @@ public final class ServerAssembly {
                 .jobEvents(w -> {
                     parts.tokens = RegistryTokens.open(w.config().dataDir(), w.config().pullTokenTtl());
                     parts.channel = new RunnerChannel(w.store(), w.config(), w.clock(), parts.tokens, w.outputs(), metrics);
+                    // Alerts (docs/alerts.md): every processed report is judged against its thresholds.
+                    parts.judging = new Judging(new Judge(w.store().alerts(), w.clock()), w.store().alerts(), w.clock(), java.time.Duration.ofMinutes(1));
+                    parts.channel.onReportProcessed(parts.judging::judgeSoon);
+                    parts.webhooks = new WebhookSender(w.store(), w.clock(), java.time.Duration.ofSeconds(1));
                     parts.channel.start();
                     return parts.channel;
                 })
                 .module(w -> parts.channel.routes())
+                .module(w -> new ClosingModule(parts.judging))
+                .module(w -> new ClosingModule(parts.webhooks))
                 .module(w -> parts.channel.controlRoutes())
                 .module(w -> {
                     // Live logs from this node's tails or from the node holding the runner's channel
@@ -72,5 +81,18 @@ public final class ServerAssembly {
         RegistryTokens tokens;
         RunnerChannel channel;
         LogRoutes logs;
+        Judging judging;
+        WebhookSender webhooks;
+    }
+
+    /** Closes a part that serves no routes with the server. */
+    private record ClosingModule(AutoCloseable part) implements dev.baton.server.http.RouteModule, AutoCloseable {
+        @Override
+        public void addRoutes(io.javalin.config.JavalinConfig config) {}
+
+        @Override
+        public void close() throws Exception {
+            part.close();
+        }
     }
 }

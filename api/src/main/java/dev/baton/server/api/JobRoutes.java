@@ -60,7 +60,7 @@ public final class JobRoutes implements RouteModule {
         Report report = api.store().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
         // With the attempts: the report shows the machine fingerprint its numbers were measured on.
         JobView job = api.store().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null, true)).orElse(null);
-        Json.write(ctx, 200, ReportView.of(report, project.uuid(), job));
+        Json.write(ctx, 200, Judgements.add(api.store(), report, ReportView.of(report, project.uuid(), job)));
     }
 
     private static ApiException reportNotFound(String ref) {

@@ -21,6 +21,9 @@ public final class ManagementApi implements RouteModule, AutoCloseable {
                 new JobRoutes(api),
                 new AccessRoutes(api),
                 new MemberRoutes(api),
+                new ThresholdRoutes(api),
+                new AlertRoutes(api),
+                new WebhookRoutes(api),
                 new OpenApiRoutes());
     }
 

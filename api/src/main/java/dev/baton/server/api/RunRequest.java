@@ -28,7 +28,10 @@ record RunRequest(
         Retry retry,
         Integer queueTimeout,
         Map<String, String> requireLabels,
-        Map<String, String> preferLabels) {
+        Map<String, String> preferLabels,
+        String hash,
+        String startPoint,
+        String startPointHash) {
 
     /** Opt-in retry of a job that started and then failed (brief §1, OJS field names). */
     record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost) {}

@@ -71,7 +71,7 @@ public final class RunRoutes implements RouteModule {
             throw new dev.baton.server.http.ApiException(409, "spec_not_served", "runner '" + ref + "' does not serve spec '"
                     + onRunner.spec().slug() + "'; give the canary one of its specs", "spec");
         }
-        Json.write(ctx, 201, submit(run, ctx.ip(), null, runner.id()));
+        Json.write(ctx, 201, submit(run, ctx.ip(), null, runner.id(), RunLineage.of(request, api.store(), run.project().id())));
     }
 
     private void run(Context ctx) {
@@ -86,10 +86,11 @@ public final class RunRoutes implements RouteModule {
         ValidRun run = validator.validate(request);
         // A project that appeared between the check and validation is checked again on what validation resolved.
         AccessControl.requireProject(who, run.project(), Role.SUBMITTER, request.project(), "project");
+        RunLineage lineage = RunLineage.of(request, api.store(), run.project().id());
         // Only runs that would be stored count against the token's limit; a refused one changes nothing.
         api.submissions().acquire(who, ctx);
         NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
-        Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null));
+        Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null, lineage));
     }
 
     /** Checks a run body without submitting it (a schedule checks its run when it is created). */
@@ -102,17 +103,22 @@ public final class RunRoutes implements RouteModule {
      * no submitting user); {@code origin} is recorded on the job as where it came from.
      */
     RunView submit(RunRequest request, String origin) {
-        return submit(validator.validate(request), origin, null, null);
+        ValidRun run = validator.validate(request);
+        return submit(run, origin, null, null, RunLineage.of(request, api.store(), run.project().id()));
     }
 
     /** Stores one validated run, as {@code POST /v0/run} does, and tells dispatch about its job; {@code canaryRunner} pins it to that runner. */
-    private RunView submit(ValidRun run, String origin, NewJob.Submitter submitter, Long canaryRunner) {
+    private RunView submit(ValidRun run, String origin, NewJob.Submitter submitter, Long canaryRunner, RunLineage lineage) {
         Instant now = api.now();
+        lineage.recordStartPoint(api.store(), run.project().id(), run.branch(), now);
         switch (run) {
             case ValidRun.Direct d -> {
                 Report report = api.store().createReport(
                         new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
-                return new RunView(ReportView.of(report, d.project().uuid(), null), null);
+                lineage.recordHash(api.store(), report.id());
+                // A direct run is processed as it is stored: judged now, so the answer carries its alerts.
+                Judgements.judge(api.store(), api.clock(), report.id());
+                return new RunView(Judgements.add(api.store(), report, ReportView.of(report, d.project().uuid(), null)), null);
             }
             case ValidRun.OnRunner r -> {
                 Organization org = api.store().findOrganization(r.project().organizationId())
@@ -125,6 +131,7 @@ public final class RunRoutes implements RouteModule {
                         org.id(), now);
                 Job job = created.job();
                 Report report = created.report();
+                lineage.recordHash(api.store(), report.id());
                 try {
                     api.jobEvents().jobSubmitted(job);
                 } catch (RuntimeException e) {

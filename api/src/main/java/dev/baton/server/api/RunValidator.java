@@ -168,7 +168,7 @@ final class RunValidator {
         return new ApiException(400, "time_in_runner_run", field + " is set by the server for runner runs (from when the job really starts and ends)", field);
     }
 
-    private static String label(String field, String raw, String fallback) {
+    static String label(String field, String raw, String fallback) {
         if (raw == null) return fallback;
         if (raw.isBlank() || raw.length() > MAX_LABEL_LENGTH || raw.chars().anyMatch(Character::isISOControl)) {
             throw ApiException.invalidField(field, field + " must be 1-" + MAX_LABEL_LENGTH + " characters without control characters");

@@ -62,6 +62,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final Deadlines deadlines;
     private final Dispatcher dispatcher;
     private final JobLifecycle lifecycle;
+    private final ResultProcessor results;
     private final PendingExplainer explainer;
     private final ReadTimer readTimer;
     private final ChannelRoutes routes;
@@ -106,7 +107,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock,
                 config.acceptanceTimeout(), changes, specSets);
         dispatcher.imageAffinity(config.imageAffinity());
-        ResultProcessor results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
+        this.results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
         this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
                 LifecycleSettings.of(config), logs, explainer, bus, changes);
@@ -130,6 +131,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     /** The job lifecycle, which transport A's HTTPS messages go through too (docs/protocol.md, "Transport A"). */
     public dev.baton.server.dispatch.JobLifecycle lifecycle() {
         return lifecycle;
+    }
+
+    /** Hears the report id of each job this node marks processed (docs/alerts.md: judging). */
+    public void onReportProcessed(java.util.function.LongConsumer listener) {
+        results.onProcessed(listener);
     }
 
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */

@@ -43,6 +43,7 @@ public final class ResultProcessor {
     private final BatonMetrics metrics;
     private final Clock clock;
     private final Changes changes;
+    private final List<java.util.function.LongConsumer> processedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public ResultProcessor(Store store, OutputStore outputs, Adapters adapters, BatonMetrics metrics, Clock clock, Changes changes) {
         this.changes = changes;
@@ -51,6 +52,11 @@ public final class ResultProcessor {
         this.adapters = adapters;
         this.metrics = metrics;
         this.clock = clock;
+    }
+
+    /** Hears the report id of each job this processor marks processed (alerts judge the report); must only hand it on. */
+    public void onProcessed(java.util.function.LongConsumer listener) {
+        processedListeners.add(listener);
     }
 
     /** Stores what {@code attempt}'s final word carried, under that attempt (never over another attempt's). */
@@ -101,7 +107,10 @@ public final class ResultProcessor {
                     ? store.process(job.uuid(), outcome.results(), clock.instant())
                     : store.recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
             // An adapter error changes no state, so it is no transition.
-            if (t.applied() && outcome.error() == null) metrics.transition("process");
+            if (t.applied() && outcome.error() == null) {
+                metrics.transition("process");
+                processedListeners.forEach(l -> l.accept(job.reportId()));
+            }
             if (t.applied()) changes.job(job.uuid());
         } catch (RuntimeException e) {
             // Left completed without a report error: startup recovery processes it again.

@@ -38,6 +38,7 @@ class ArchitectureTest {
                 .layer("assembly").definedBy(SERVER)
                 .layer("console").definedBy(pkg("console"))
                 .layer("api").definedBy(pkg("api"))
+                .layer("alerts").definedBy(pkg("alerts"))
                 .layer("registry").definedBy(pkg("registry"))
                 .layer("ojs").definedBy(pkg("ojs"))
                 .layer("broker").definedBy(pkg("broker"))
@@ -53,6 +54,7 @@ class ArchitectureTest {
                 .whereLayer("assembly").mayNotBeAccessedByAnyLayer()
                 .whereLayer("console").mayOnlyBeAccessedByLayers("assembly")
                 .whereLayer("api").mayOnlyBeAccessedByLayers("console", "assembly")
+                .whereLayer("alerts").mayOnlyBeAccessedByLayers("api", "console", "assembly")
                 .whereLayer("registry").mayOnlyBeAccessedByLayers("api", "console", "assembly")
                 .whereLayer("ojs").mayOnlyBeAccessedByLayers("assembly")
                 // Transport A (the broker module) sits beside the api, on the channel's lifecycle.
@@ -65,7 +67,7 @@ class ArchitectureTest {
                 .whereLayer("auth").mayOnlyBeAccessedByLayers("broker", "logs", "channel", "registry", "ojs", "api", "console", "assembly")
                 .whereLayer("http").mayOnlyBeAccessedByLayers("broker", "auth", "logs", "channel", "registry", "ojs", "api", "console", "assembly")
                 .whereLayer("store").mayOnlyBeAccessedByLayers("broker", "http", "auth", "output", "cluster", "logs", "dispatch", "channel",
-                        "registry", "ojs", "api", "console", "assembly")
+                        "alerts", "registry", "ojs", "api", "console", "assembly")
                 .because("a part may use the parts below it and never one above it (docs/architecture.md)");
         rule.check(classes);
     }

@@ -267,7 +267,9 @@ abstract class AccessContract {
     private TestServer.Response request(Row row, Caller caller) {
         int n = unique.incrementAndGet();
         String path = row.path().replace("{runner}", "r1").replace("{organization}", "acme").replace("{project}", "web")
-                .replace("{report}", report).replace("{user}", "member-target");
+                .replace("{report}", report).replace("{user}", "member-target")
+                .replace("{threshold}", "no-such-threshold").replace("{alert}", "no-such-alert")
+                .replace("{webhook}", "no-such-webhook");
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN || (caller.role() != null && caller.role().includes(Role.SUBMITTER)
                     && (caller.scope() == Scope.PROJECT || caller.scope() == Scope.ORGANIZATION));

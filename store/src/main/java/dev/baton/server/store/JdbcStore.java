@@ -51,6 +51,7 @@ abstract class JdbcStore implements Store {
     private final AccessStore access = new JdbcAccessStore(this);
     private final OjsStore ojs = new JdbcOjsStore(this);
     private final LeaseOffers leaseOffers = new JdbcLeaseOffers(this);
+    private final AlertStore alerts = new JdbcAlertStore(this);
 
     JdbcStore(HikariDataSource pool) {
         this.pool = pool;
@@ -135,6 +136,11 @@ abstract class JdbcStore implements Store {
     @Override
     public OjsStore ojs() {
         return ojs;
+    }
+
+    @Override
+    public AlertStore alerts() {
+        return alerts;
     }
 
     @Override

@@ -468,6 +468,9 @@ public interface Store extends AutoCloseable {
     /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
     AccessStore access();
 
+    /** Thresholds, judged metrics with their boundaries, alerts and branch start points (docs/alerts.md). */
+    AlertStore alerts();
+
     // ---- Registry upload sessions (docs/registry.md) ---------------------------------------
 
     /** Records a new upload session (its id is fresh: a UUID the registry chose). */

@@ -78,6 +78,21 @@ public final class RouteTable {
         add("POST /v0/projects/{project}/jobs/{job}/cancel", new AccessRule.OnProject(Role.SUBMITTER), "job.canceled");
         add("GET /v0/projects/{project}/jobs/{job}/logs", new AccessRule.OnProject(Role.VIEWER), null);
         add("GET /v0/projects/{project}/reports/{report}", new AccessRule.OnProject(Role.VIEWER), null);
+        // Alerts (docs/alerts.md): thresholds are the maintainers'; alerts are triaged by whoever runs benchmarks.
+        add("POST /v0/projects/{project}/thresholds", new AccessRule.OnProject(Role.MAINTAINER), "threshold.created");
+        add("GET /v0/projects/{project}/thresholds", new AccessRule.OnProject(Role.VIEWER), null);
+        add("GET /v0/projects/{project}/thresholds/{threshold}", new AccessRule.OnProject(Role.VIEWER), null);
+        add("PUT /v0/projects/{project}/thresholds/{threshold}", new AccessRule.OnProject(Role.MAINTAINER), "threshold.updated");
+        add("DELETE /v0/projects/{project}/thresholds/{threshold}", new AccessRule.OnProject(Role.MAINTAINER), "threshold.deleted");
+        add("GET /v0/projects/{project}/alerts", new AccessRule.OnProject(Role.VIEWER), null);
+        add("GET /v0/projects/{project}/alerts/{alert}", new AccessRule.OnProject(Role.VIEWER), null);
+        add("POST /v0/projects/{project}/alerts/{alert}/dismiss", new AccessRule.OnProject(Role.SUBMITTER), "alert.dismissed");
+        add("POST /v0/projects/{project}/alerts/{alert}/reopen", new AccessRule.OnProject(Role.SUBMITTER), "alert.reopened");
+        add("GET /v0/projects/{project}/metrics", new AccessRule.OnProject(Role.VIEWER), null);
+        add("POST /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), "webhook.created");
+        add("GET /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), null);
+        add("DELETE /v0/projects/{project}/webhooks/{webhook}", new AccessRule.OnProject(Role.MAINTAINER), "webhook.deleted");
+        add("GET /v0/projects/{project}/webhooks/{webhook}/deliveries", new AccessRule.OnProject(Role.MAINTAINER), null);
         // People and tokens.
         add("POST /v0/users", ADMIN, "user.created");
         add("GET /v0/users", ADMIN, null);
