@@ -42,7 +42,7 @@ import java.util.function.Supplier;
  * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
  * GET  /console/specs, /console/queue, /console/projects
  * GET  /console/projects/{project}/jobs                 ?status, spec, runner, offset
- * GET  /console/projects/{project}/jobs/{job}           POST …/cancel; GET …/log (SSE)
+ * GET  /console/projects/{project}/jobs/{job}           POST …/cancel; GET …/log (SSE), …/log.txt (the whole log, text/plain)
  * GET  /console/projects/{project}/registry
  * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension
  * </pre>
@@ -54,6 +54,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final ConsolePages pages;
     private final ConsoleEvents events;
     private final ConsoleApi api = new ConsoleApi();
+    private final RawLog rawLog = new RawLog(api);
     private final Handler logStream;
     private final Supplier<String> publicUrl;
     private final Lookups find;
@@ -100,8 +101,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/projects/{project}/jobs/{job}", page((ctx, v) -> {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
-            render(ctx, 200, "job.jte", chrome("Job " + job.uuid().toString().substring(0, 8), "projects", v), "page", pages.job(project, job, v.principal()));
+            String name = "Job " + job.uuid().toString().substring(0, 8);
+            render(ctx, 200, "job.jte", chrome(name, "projects", v).withTab(job.status().wireName() + " · " + name), "page",
+                    pages.job(project, job, v.principal()));
         }));
+        r.get("/console/projects/{project}/jobs/{job}/log.txt", page((ctx, v) -> rawLog.serve(ctx, v)));
         r.get("/console/projects/{project}/jobs/{job}/log", ctx -> {
             Optional<Viewer> v = viewer(ctx);
             if (v.isEmpty()) {

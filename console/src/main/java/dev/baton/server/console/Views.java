@@ -8,11 +8,27 @@ import java.util.List;
 public final class Views {
     private Views() {}
 
-    /** The frame of every page: its title, the active section, and the CSRF token for its forms. */
-    public record Chrome(String title, String section, String csrf, boolean admin) {
+    /**
+     * The frame of every page: its title, the active section, the CSRF token for its forms, and the
+     * browser tab's title when it says more than the heading (a job's state).
+     */
+    public record Chrome(String title, String section, String csrf, boolean admin, String tab) {
         /** The sign-in page's chrome: nobody is signed in yet. */
         public Chrome(String title, String section, String csrf) {
             this(title, section, csrf, false);
+        }
+
+        public Chrome(String title, String section, String csrf, boolean admin) {
+            this(title, section, csrf, admin, null);
+        }
+
+        /** What the browser tab shows. */
+        public String tabTitle() {
+            return (tab == null ? title : tab) + " · Baton";
+        }
+
+        public Chrome withTab(String tab) {
+            return new Chrome(title, section, csrf, admin, tab);
         }
     }
 

@@ -95,8 +95,11 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.urlContains("/console/runners"));
         runner = baton.createRunner("bench box");
         browser.navigate().refresh();
-        WebElement row = wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-runner='" + runner[0] + "']")));
-        assertThat(row.getText()).contains("offline").contains("never connected");
+        // Read inside the wait: the page's first resync may swap the row between finding and reading it.
+        wait.until(d -> {
+            String text = d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText();
+            return text.contains("offline") && text.contains("never connected");
+        });
         markPage();
         waitForEventStream();
 

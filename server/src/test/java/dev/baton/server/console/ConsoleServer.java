@@ -36,8 +36,16 @@ final class ConsoleServer implements AutoCloseable {
     final Path dataDir;
     final String project;
 
+    final int requestBodyMaxBytes;
+
     ConsoleServer(Path dataDir) throws Exception {
+        this(dataDir, 1 << 20);
+    }
+
+    /** With room for runner messages up to {@code requestBodyMaxBytes} (a job's whole output in one message). */
+    ConsoleServer(Path dataDir, int requestBodyMaxBytes) throws Exception {
         this.dataDir = dataDir;
+        this.requestBodyMaxBytes = requestBodyMaxBytes;
         server = start(0);
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
         post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
@@ -46,7 +54,7 @@ final class ConsoleServer implements AutoCloseable {
     }
 
     private BatonServer start(int port) {
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(port).requestBodyMaxBytes(1 << 20).maxRequeues(3).build();
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(port).requestBodyMaxBytes(requestBodyMaxBytes).maxRequeues(3).build();
         return ServerAssembly.builder(config, clock).start();
     }
 
