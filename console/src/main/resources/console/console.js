@@ -21,6 +21,44 @@
     if (titled && titled.dataset.pageTitle) document.title = titled.dataset.pageTitle;
   });
 
+  // Times: the server writes the exact time; the page shows it relative ("3 min ago") with the
+  // exact time on hover, and counts a running job's elapsed time (data-elapsed-since) every
+  // second, in the same duration format as the server's (Format.duration).
+  function duration(ms) {
+    if (ms < 0) ms = 0;
+    if (ms < 1000) return Math.round(ms) + ' ms';
+    var s = Math.floor(ms / 1000);
+    if (s < 60) return (Math.floor(ms / 100) / 10).toFixed(1) + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+    return Math.floor(s / 3600) + ' h ' + Math.floor(s % 3600 / 60) + ' min';
+  }
+
+  function ago(ms) {
+    var s = Math.max(0, Math.floor(ms / 1000));
+    if (s < 60) return s + ' s ago';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    if (s < 86400) return Math.floor(s / 3600) + ' h ago';
+    return Math.floor(s / 86400) + ' d ago';
+  }
+
+  function liveTimes() {
+    var now = Date.now();
+    document.querySelectorAll('time[data-relative]').forEach(function (t) {
+      var at = Date.parse(t.getAttribute('datetime'));
+      if (!isNaN(at)) t.textContent = ago(now - at);
+    });
+    document.querySelectorAll('[data-elapsed-since]').forEach(function (e) {
+      var since = Date.parse(e.dataset.elapsedSince);
+      if (!isNaN(since)) e.textContent = duration(now - since);
+    });
+  }
+
+  document.addEventListener('htmx:afterSettle', liveTimes);
+  document.addEventListener('DOMContentLoaded', function () {
+    liveTimes();
+    setInterval(liveTimes, 1000);
+  });
+
   var logSource = null;
 
   document.addEventListener('DOMContentLoaded', function () {

@@ -128,6 +128,18 @@ final class ConsoleServer implements AutoCloseable {
         return TestRunner.connect(URI.create(url("/v0/runners/" + slug + "/channel").replace("http://", "ws://")), key);
     }
 
+    /** Submits a run of the test image on "small" as the holder of {@code token}, with {@code extra} fields (branch, testbed…); returns the job's UUID. */
+    String run(String token, Map<String, Object> extra) throws Exception {
+        String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
+        Map<String, Object> body = new java.util.HashMap<>(Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json",
+                "cmd", List.of("bench"), "timeout", 120));
+        body.putAll(extra);
+        var response = http.send(HttpRequest.newBuilder(URI.create(url("/v0/run"))).header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("/v0/run: " + response.body()).isEqualTo(201);
+        return Wire.mapper().readTree(response.body()).at("/job/uuid").asText();
+    }
+
     /** Submits a run of the test image on "small"; returns the job's UUID. */
     String submit() throws Exception {
         String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
