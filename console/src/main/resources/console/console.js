@@ -41,8 +41,15 @@
     return Math.floor(s / 86400) + ' d ago';
   }
 
+  // The server's clock, not the browser's: the page carries the time it was rendered at.
+  var skew = 0;
+  document.addEventListener('DOMContentLoaded', function () {
+    var server = Date.parse(document.body.dataset.now || '');
+    if (!isNaN(server)) skew = server - Date.now();
+  });
+
   function liveTimes() {
-    var now = Date.now();
+    var now = Date.now() + skew;
     document.querySelectorAll('time[data-relative]').forEach(function (t) {
       var at = Date.parse(t.getAttribute('datetime'));
       if (!isNaN(at)) t.textContent = ago(now - at);

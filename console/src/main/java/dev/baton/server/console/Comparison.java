@@ -18,7 +18,7 @@ import java.util.Optional;
 
 /**
  * A job's metrics beside those of the previous run on the same branch and testbed: the newest job
- * of the project submitted before it whose report has results. Each measure's value in both and
+ * of the project submitted before it (a smaller id) whose report has results. Each measure's value in both and
  * the change in percent. Alerts (thresholds) are not Baton's yet; the page keeps a marked place.
  */
 final class Comparison {
@@ -48,7 +48,7 @@ final class Comparison {
         while (read < SCAN) {
             List<Job> jobs = store.listJobs(project.id(), new JobFilter(null, null, null, batch, read));
             for (Job j : jobs) {
-                if (j.id() == job.id() || !j.created().isBefore(job.created())) continue;
+                if (j.id() >= job.id()) continue; // submitted after it (ids grow with submission; times may tie)
                 Optional<Report> r = store.findReport(j.reportId());
                 if (r.isPresent() && r.get().branch().equals(report.branch()) && r.get().testbed().equals(report.testbed())
                         && !metrics(r.get()).isEmpty()) {

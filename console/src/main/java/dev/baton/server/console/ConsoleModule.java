@@ -23,6 +23,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpStatus;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -58,6 +59,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final RawLog rawLog = new RawLog(api);
     private final Handler logStream;
     private final Supplier<String> publicUrl;
+    private final Clock clock;
     private final Lookups find;
     private final StaticAssets assets = new StaticAssets();
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
@@ -65,15 +67,17 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
      *     run here after the console's own sign-in check
+     * @param clock     the server's clock: pages carry its time, so live times do not depend on the browser's
      */
     public ConsoleModule(Store store, ConsoleSignIn signIn, ConsolePages pages, ConsoleEvents events, Handler logStream,
-            Supplier<String> publicUrl) {
+            Supplier<String> publicUrl, Clock clock) {
         this.store = store;
         this.signIn = signIn;
         this.pages = pages;
         this.events = events;
         this.logStream = logStream;
         this.publicUrl = publicUrl;
+        this.clock = clock;
         this.find = new Lookups(store);
     }
 
@@ -390,8 +394,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     // ---- rendering -------------------------------------------------------------------------------
 
-    private static Chrome chrome(String title, String section, Viewer viewer) {
-        return new Chrome(title, section, viewer.csrf(), viewer.admin());
+    private Chrome chrome(String title, String section, Viewer viewer) {
+        return new Chrome(title, section, viewer.csrf(), viewer.admin(), null, clock.instant());
     }
 
     /** A message with a way back to the viewer's first page, one it may see. */

@@ -9,17 +9,22 @@ public final class Views {
     private Views() {}
 
     /**
-     * The frame of every page: its title, the active section, the CSRF token for its forms, and the
-     * browser tab's title when it says more than the heading (a job's state).
+     * The frame of every page: its title, the active section, the CSRF token for its forms, the
+     * browser tab's title when it says more than the heading (a job's state), and the server's time.
      */
-    public record Chrome(String title, String section, String csrf, boolean admin, String tab) {
+    public record Chrome(String title, String section, String csrf, boolean admin, String tab, Instant now) {
         /** The sign-in page's chrome: nobody is signed in yet. */
         public Chrome(String title, String section, String csrf) {
             this(title, section, csrf, false);
         }
 
         public Chrome(String title, String section, String csrf, boolean admin) {
-            this(title, section, csrf, admin, null);
+            this(title, section, csrf, admin, null, null);
+        }
+
+        /** The server's time of the rendering, for the page's live times (the browser's clock may differ). */
+        public String nowIso() {
+            return now == null ? null : now.toString();
         }
 
         /** What the browser tab shows. */
@@ -28,7 +33,7 @@ public final class Views {
         }
 
         public Chrome withTab(String tab) {
-            return new Chrome(title, section, csrf, admin, tab);
+            return new Chrome(title, section, csrf, admin, tab, now);
         }
     }
 

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 
@@ -85,6 +84,27 @@ class ConsoleJobsTest {
         return job;
     }
 
+    // The page's live parts fetch themselves once its event stream opens and swap in: read and
+    // click inside waits, which look again when an element was swapped away.
+    private String text(By by) {
+        return chromium.wait.until(d -> d.findElement(by).getText());
+    }
+
+    private String attribute(By by, String name) {
+        return chromium.wait.until(d -> d.findElement(by).getAttribute(name));
+    }
+
+    private void click(By by) {
+        chromium.wait.until(d -> {
+            d.findElement(by).click();
+            return true;
+        });
+    }
+
+    private List<String> jobsListed() {
+        return chromium.wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).stream().map(e -> e.getAttribute("data-job")).toList());
+    }
+
     private String status(String job) {
         try {
             return baton.status(job);
@@ -101,9 +121,8 @@ class ConsoleJobsTest {
         String second = processedRun(12.5, Map.of("out/big.txt", big));
 
         chromium.browser.get(baton.url("/console/projects/bench/jobs/" + second));
-        chromium.browser.findElement(By.id("compare")).click();
-        WebElement row = chromium.wait.until(d -> d.findElement(By.cssSelector("#comparison tbody tr")));
-        assertThat(row.getText()).contains("sort").contains("latency").contains("10").contains("12.5").contains("+25.0 %");
+        click(By.id("compare"));
+        assertThat(text(By.cssSelector("#comparison tbody tr"))).contains("sort").contains("latency").contains("10").contains("12.5").contains("+25.0 %");
         assertThat(chromium.browser.findElement(By.id("previous")).getAttribute("href")).doesNotContain(second);
         assertThat(chromium.browser.findElement(By.id("alerts")).getText()).contains("Alerts");
     }
@@ -113,12 +132,12 @@ class ConsoleJobsTest {
     void collectedFilesAreListedAndDownloadWholeAndTheTabSaysTheState() throws Exception {
         String job = baton.get("/v0/projects/bench/jobs?status=processed").at("/jobs/0/uuid").asText();
         chromium.browser.get(baton.url("/console/projects/bench/jobs/" + job));
-        WebElement link = chromium.wait.until(d -> d.findElement(By.cssSelector("#files a[download]")));
-        assertThat(chromium.browser.findElement(By.id("files")).getText()).contains("out/big.txt").contains("19.5 KiB");
+        String href = attribute(By.cssSelector("#files a[download]"), "href");
+        assertThat(text(By.id("files"))).contains("out/big.txt").contains("19.5 KiB");
         String fetched = (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript(
                 "var done = arguments[arguments.length - 1]; fetch(arguments[0]).then(function (r) {"
                         + " return r.text().then(function (t) { done(r.headers.get('content-type') + '|' + r.headers.get('content-disposition') + '|' + t); }); });",
-                link.getAttribute("href"));
+                href);
         assertThat(fetched).isEqualTo("application/octet-stream|attachment; filename=\"big.txt\"|" + "x".repeat(20_000) + "\nthe end\n");
         assertThat(chromium.browser.getTitle()).startsWith("processed · Job " + job.substring(0, 8));
         String icon = (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript(
@@ -133,30 +152,28 @@ class ConsoleJobsTest {
         String mine = baton.run(baton.admin, Map.of());
         String hers = baton.run(alice, Map.of("branch", "feature-x", "testbed", "ci-box"));
         chromium.browser.get(baton.url("/console/projects/bench/jobs"));
-        WebElement herRow = chromium.wait.until(d -> d.findElement(By.cssSelector("tr[data-job='" + hers + "']")));
-        assertThat(herRow.getText()).contains("feature-x").contains("ci-box").contains("small").contains("bench").contains("alice").contains("pending");
-        assertThat(chromium.browser.findElement(By.cssSelector("tr[data-job='" + mine + "']")).getText()).contains("main").contains("admin");
+        assertThat(text(By.cssSelector("tr[data-job='" + hers + "']"))).contains("feature-x").contains("ci-box").contains("small").contains("bench").contains("alice").contains("pending");
+        assertThat(text(By.cssSelector("tr[data-job='" + mine + "']"))).contains("main").contains("admin");
         // A pending job's queue wait counts on the page; the submission time reads relative with the exact time on hover.
-        chromium.wait.until(d -> d.findElement(By.cssSelector("tr[data-job='" + hers + "'] [data-elapsed-since]")).getText().matches("[0-9.]+ (ms|s)|\\d+ min \\d+ s"));
-        WebElement submitted = chromium.browser.findElement(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]"));
-        assertThat(submitted.getText()).endsWith("ago");
-        assertThat(submitted.getAttribute("title")).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ");
+        By wait = By.cssSelector("tr[data-job='" + hers + "'] [data-elapsed-since]");
+        chromium.wait.withMessage(() -> "queue wait shows '" + text(wait) + "'; " + chromium.browserLog())
+                .until(d -> d.findElement(wait).getText().matches("[0-9.]+ (ms|s)|\\d+ min \\d+ s"));
+        assertThat(text(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]"))).endsWith("ago");
+        assertThat(attribute(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]"), "title")).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ");
 
         new Select(chromium.browser.findElement(By.name("submitter"))).selectByValue("alice");
         chromium.browser.findElement(By.name("branch")).sendKeys("feature-x");
         chromium.browser.findElement(By.cssSelector("form.filters button[type=submit]")).click();
         chromium.wait.until(ExpectedConditions.urlContains("submitter=alice"));
         assertThat(chromium.browser.getCurrentUrl()).contains("branch=feature-x");
-        assertThat(chromium.browser.findElements(By.cssSelector("#jobs tbody tr"))).hasSize(1);
-        assertThat(chromium.browser.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")).isEqualTo(hers);
+        assertThat(jobsListed()).containsExactly(hers);
 
         // The filters are the URL: opening it shows the same selection.
         chromium.browser.get(baton.url("/console/projects/bench/jobs?status=pending&submitter=admin"));
-        List<WebElement> rows = chromium.browser.findElements(By.cssSelector("#jobs tbody tr"));
-        assertThat(rows).extracting(e -> e.getAttribute("data-job")).containsExactly(mine);
+        assertThat(jobsListed()).containsExactly(mine);
         assertThat(new Select(chromium.browser.findElement(By.name("status"))).getFirstSelectedOption().getAttribute("value")).isEqualTo("pending");
         chromium.browser.get(baton.url("/console/projects/bench/jobs?spec=small&branch=perf"));
-        assertThat(chromium.browser.findElements(By.cssSelector("#jobs tbody tr"))).hasSize(2);
+        assertThat(jobsListed()).hasSize(2);
     }
 
     @Test
@@ -165,7 +182,7 @@ class ConsoleJobsTest {
         String hers = baton.get("/v0/projects/bench/jobs?status=pending").at("/jobs/0/uuid").asText();
         JsonNode original = baton.get("/v0/projects/bench/jobs/" + hers);
         chromium.browser.get(baton.url("/console/projects/bench/jobs/" + hers));
-        chromium.browser.findElement(By.id("rerun")).click();
+        click(By.id("rerun"));
         chromium.wait.until(d -> !d.getCurrentUrl().endsWith(hers) && d.getCurrentUrl().contains("/jobs/"));
         String again = chromium.browser.getCurrentUrl().substring(chromium.browser.getCurrentUrl().lastIndexOf('/') + 1);
         JsonNode copy = baton.get("/v0/projects/bench/jobs/" + again);
@@ -174,6 +191,6 @@ class ConsoleJobsTest {
         for (String field : List.of("spec", "timeout", "config")) assertThat(copy.get(field)).as(field).isEqualTo(original.get(field));
         assertThat(copy.get("report").asText()).isNotEqualTo(original.get("report").asText());
         chromium.wait.until(d -> d.findElement(By.id("job-state")).getText().contains("feature-x"));
-        assertThat(chromium.browser.findElement(By.id("job-state")).getText()).contains("ci-box");
+        assertThat(text(By.id("job-state"))).contains("ci-box");
     }
 }
