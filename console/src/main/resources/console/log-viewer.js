@@ -4,7 +4,8 @@
 // and is kept as lines in memory; only the rows in view are in the page (a virtual list with fixed
 // row height), so a log of tens of megabytes opens and scrolls without freezing. Each row: its
 // line number, a link (#L120) that opens the page at that line, and its text with ANSI colours and
-// styles turned into classes by anser (a library, not our parser). The text is set as text nodes,
+// styles turned into classes by anser (a library, not our parser); on demand, the time (UTC) the
+// line's chunk reached the server. The text is set as text nodes,
 // never as HTML, and control sequences that are not styles are removed. Styles end with their line.
 (function () {
   'use strict';
@@ -29,6 +30,8 @@
     this.texts = [];      // line text as the job printed it (escapes included)
     this.streams = [];    // 1 for stderr, 0 for stdout
     this.iters = [];      // iteration of each line
+    this.times = [];      // when the chunk that began the line reached the server (ms), or null
+    this.showTimes = false;
     this.open = {};       // stream/iteration → index of its last line while it has no newline yet
     this.rows = [];       // what is shown: line index (>= 0) or -(iteration + 1) for a section header
     this.iterations = []; // iterations seen, in order
@@ -49,6 +52,12 @@
       if (header) self.toggle(Number(header.dataset.iteration));
     });
     if (this.followButton) this.followButton.addEventListener('click', function () { self.setFollowing(!self.following); });
+    var timesButton = document.getElementById('log-times');
+    if (timesButton) timesButton.addEventListener('click', function () {
+      self.showTimes = !self.showTimes;
+      timesButton.setAttribute('aria-pressed', self.showTimes ? 'true' : 'false');
+      self.render();
+    });
     window.addEventListener('hashchange', function () { self.fromHash(); });
     this.fromHash();
     this.searchControls();
@@ -58,7 +67,8 @@
 
   // ---- the model ----------------------------------------------------------------------------------
 
-  Viewer.prototype.add = function (stream, iteration, text) {
+  Viewer.prototype.add = function (stream, iteration, text, at) {
+    var time = at ? Date.parse(at) : NaN;
     var key = stream + '/' + iteration;
     if (this.iterations.indexOf(iteration) < 0) {
       this.iterations.push(iteration);
@@ -76,6 +86,7 @@
         this.texts.push(part);
         this.streams.push(stream === 'stderr' ? 1 : 0);
         this.iters.push(iteration);
+        this.times.push(isNaN(time) ? null : time);
         if (!this.collapsed[iteration]) this.insertRow(this.texts.length - 1, iteration);
       }
       if (k < last) delete this.open[key];
@@ -183,6 +194,12 @@
     a.href = '#L' + n;
     a.textContent = n;
     div.appendChild(a);
+    if (this.showTimes) {
+      var time = document.createElement('span');
+      time.className = 'log-time';
+      time.textContent = this.times[row] === null ? '' : new Date(this.times[row]).toISOString().substring(11, 23);
+      div.appendChild(time);
+    }
     var text = document.createElement('span');
     text.className = 'log-text';
     this.styled(this.texts[row], text);
@@ -382,7 +399,7 @@
     source.addEventListener('log', function (e) {
       var entry = JSON.parse(e.data);
       var stream = String(entry.stream || 'stdout').toLowerCase();
-      self.add(stream, entry.iteration || 0, entry.dropped ? '[' + entry.dropped + ' bytes not kept]\n' : entry.text);
+      self.add(stream, entry.iteration || 0, entry.dropped ? '[' + entry.dropped + ' bytes not kept]\n' : entry.text, entry.at);
     });
     source.addEventListener('end', function (e) {
       source.close();

@@ -105,12 +105,24 @@ class ConsoleLogViewerTest {
         assertThat(line2).isEqualTo("a link cleared cursor charset");
         Object raw = chromium.script("return /[\\u0000-\\u0008\\u000b-\\u001f\\u007f]/.test(document.body.textContent);");
         assertThat(raw).as("no control character reaches the page").isEqualTo(false);
+        // Times on demand: when each line's chunk reached the server (the API's "at"), on the server's clock.
+        assertThat(chromium.browser.findElements(By.cssSelector("#log .log-time"))).isEmpty();
+        chromium.browser.findElement(By.id("log-times")).click();
+        chromium.wait.until(d -> d.findElement(By.cssSelector("#log .log-row[data-line='1'] .log-time")).getText().equals("00:00:00.000"));
+        assertThat(chromium.browser.findElement(By.id("log-times")).getAttribute("aria-pressed")).isEqualTo("true");
         // The log is high on the page: its box starts within the first screen at 1280×900.
         Number top = (Number) chromium.script("return document.getElementById('log').getBoundingClientRect().top;");
         assertThat(top.doubleValue()).isLessThan(900 - 200);
         // Only rows in view are in the page, yet the last line is there once scrolled to.
         chromium.script("var box = document.getElementById('log'); box.scrollTop = box.scrollHeight;");
         chromium.wait.until(d -> !d.findElements(By.cssSelector("#log .log-row[data-line='300']")).isEmpty());
+    }
+
+    @Test
+    @Order(2)
+    void eachLiveEntryCarriesWhenItsChunkArrived() throws Exception {
+        var entries = baton.get("/v0/projects/bench/jobs/" + job.uuid() + "/logs").get("entries");
+        assertThat(entries.get(0).get("at").asText()).isEqualTo(baton.clock.instant().toString());
     }
 
     @Test
