@@ -280,13 +280,20 @@
 
   Viewer.prototype.scrollToRow = function (r) {
     var g = this.geometry();
-    this.programmatic = true;
-    this.box.scrollTop = g.scaled ? (g.maxFirst > 0 ? r / g.maxFirst * g.maxScroll : 0) : Math.max(0, r * ROW - g.view / 3);
+    this.scrollTo(g.scaled ? (g.maxFirst > 0 ? r / g.maxFirst * g.maxScroll : 0) : Math.max(0, r * ROW - g.view / 3));
   };
 
   Viewer.prototype.scrollToEnd = function () {
+    this.scrollTo(this.box.scrollHeight);
+  };
+
+  // A scroll of ours is not the user's: its scroll event must not pause following. Only a move
+  // that really happens fires that event, so the mark is set only then.
+  Viewer.prototype.scrollTo = function (top) {
+    var target = Math.max(0, Math.min(Math.round(top), this.box.scrollHeight - this.box.clientHeight));
+    if (Math.abs(this.box.scrollTop - target) < 1) return;
     this.programmatic = true;
-    this.box.scrollTop = this.box.scrollHeight;
+    this.box.scrollTop = target;
   };
 
   Viewer.prototype.onScroll = function () {

@@ -125,6 +125,7 @@ class ConsoleBrowserTest {
         runnerChannel.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runnerChannel.expect(ServerMessage.Ack.class);
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("running"));
+        wait.until(d -> d.getTitle().equals("running · Job " + job.substring(0, 8) + " · Baton")); // the tab tells the state, live
         runnerChannel.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 1, LogStream.STDOUT, 0, "warming up\n", null));
         runnerChannel.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 2, LogStream.STDERR, 0, "<b>not markup</b>\n", null));
         wait.until(d -> d.findElement(By.id("log")).getText().contains("<b>not markup</b>"));

@@ -143,6 +143,32 @@ class ConsoleLogViewerTest {
 
     @Test
     @Order(3)
+    void scrollingUpPausesFollowingTheEndAndAnIterationCollapses() {
+        chromium.browser.get(jobPage);
+        chromium.wait.until(d -> !d.findElements(By.cssSelector("#log .log-row[data-line='300']")).isEmpty());
+        assertThat(chromium.browser.findElement(By.id("log-follow")).getAttribute("aria-pressed")).isEqualTo("true");
+        chromium.script("document.getElementById('log').scrollTop = 0;"); // the user scrolls up
+        chromium.wait.until(d -> d.findElement(By.id("log-follow")).getAttribute("aria-pressed").equals("false"));
+        String height = (String) chromium.script("return document.querySelector('#log .log-spacer').style.height;");
+        log("line 301\n");
+        chromium.wait.until(d -> !chromium.script("return document.querySelector('#log .log-spacer').style.height;").equals(height));
+        assertThat(((Number) chromium.script("return document.getElementById('log').scrollTop;")).intValue()).as("paused: it stays where the user is").isZero();
+        chromium.browser.findElement(By.id("log-follow")).click();
+        chromium.wait.until(d -> !d.findElements(By.cssSelector("#log .log-row[data-line='301']")).isEmpty());
+
+        chromium.script("document.getElementById('log').scrollTop = 0;");
+        chromium.wait.until(d -> {
+            d.findElement(By.cssSelector("#log .log-section[data-iteration='0']")).click();
+            return true;
+        });
+        chromium.wait.until(d -> d.findElements(By.cssSelector("#log .log-row[data-line]")).isEmpty());
+        assertThat(chromium.browser.findElement(By.cssSelector("#log .log-section")).getAttribute("aria-expanded")).isEqualTo("false");
+        chromium.browser.findElement(By.cssSelector("#log .log-section")).click();
+        chromium.wait.until(d -> !d.findElements(By.cssSelector("#log .log-row[data-line='1']")).isEmpty());
+    }
+
+    @Test
+    @Order(3)
     void searchHighlightsAndStepsThroughMatches() {
         chromium.browser.get(jobPage);
         chromium.wait.until(d -> d.findElement(By.id("log")).getText().contains("FAILED") || d.findElement(By.id("log")).getText().contains("line"));
