@@ -33,12 +33,12 @@
     return Math.floor(s / 3600) + ' h ' + Math.floor(s % 3600 / 60) + ' min';
   }
 
+  // "3 min ago", or "in 3 min" for a time to come (a predicted start).
   function ago(ms) {
-    var s = Math.max(0, Math.floor(ms / 1000));
-    if (s < 60) return s + ' s ago';
-    if (s < 3600) return Math.floor(s / 60) + ' min ago';
-    if (s < 86400) return Math.floor(s / 3600) + ' h ago';
-    return Math.floor(s / 86400) + ' d ago';
+    var future = ms < -999;
+    var s = Math.floor(Math.abs(ms) / 1000);
+    var span = s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min' : s < 86400 ? Math.floor(s / 3600) + ' h' : Math.floor(s / 86400) + ' d';
+    return future ? 'in ' + span : span + ' ago';
   }
 
   // The server's clock, not the browser's: the page carries the time it was rendered at.
