@@ -196,6 +196,19 @@ class ConsoleLogViewerTest {
         assertThat(chromium.browser.findElement(By.id("log-download")).getAttribute("download")).startsWith("job-");
     }
 
+    @Test
+    @Order(6)
+    void afterARestartTheRawLogAndTheViewerComeWholeFromTheStoredOutput() throws Exception {
+        runner.crash();
+        runner = null;
+        baton.restart(); // no node holds the log live any more: it is cut from the stored output
+        chromium.browser.get(jobPage);
+        chromium.wait.until(d -> d.findElement(By.id("log-state")).getText().contains("complete"));
+        assertThat(download()).isEqualTo("text/plain;charset=utf-8\n" + stdout);
+        chromium.browser.findElement(By.id("log-search")).sendKeys("needle", Keys.ENTER);
+        chromium.wait.until(d -> d.findElement(By.id("log-matches")).getText().equals("1 of 2 matches"));
+    }
+
     /** The raw log as the signed-in browser fetches it: its content type, a newline, its body. */
     private String download() {
         return (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript(
