@@ -1,32 +1,8 @@
-// Baton console: follows a job's log into <pre id="log"> from the API's own log stream (Server-Sent
-// Events; the browser reconnects by itself and resumes after the last entry it got, by Last-Event-ID).
-// Entries are added as text, never as HTML. Everything else live on the pages is htmx's SSE extension;
-// this script makes it come back to the truth whenever its stream (re)opens (see below).
+// Baton console: starts the job log viewer (log-viewer.js) on a job page. Everything else live on the
+// pages is htmx's SSE extension; this script makes it come back to the truth whenever its stream
+// (re)opens (see below).
 (function () {
   'use strict';
-
-  function follow(pre) {
-    var state = document.getElementById('log-state');
-    var source = new EventSource(pre.dataset.follow);
-    source.onopen = function () { state.textContent = 'Following the log.'; };
-    source.onerror = function () {
-      if (source.readyState !== EventSource.CLOSED) state.textContent = 'Log stream interrupted; reconnecting…';
-    };
-    source.addEventListener('log', function (e) {
-      var entry = JSON.parse(e.data);
-      var span = document.createElement('span');
-      span.className = 'log-' + String(entry.stream || 'stdout').toLowerCase();
-      span.textContent = entry.dropped ? '[' + entry.dropped + ' bytes not kept]\n' : entry.text;
-      var atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      pre.appendChild(span);
-      if (atBottom) pre.scrollTop = pre.scrollHeight;
-    });
-    source.addEventListener('end', function (e) {
-      source.close();
-      state.textContent = 'Log complete: the job is ' + JSON.parse(e.data).status + '.';
-    });
-    return source;
-  }
 
   // An event names what changed while the stream was open; a change made before it opened (while
   // the page loaded) or while it was away (cut, server restart) has no event. So each time the
@@ -39,11 +15,62 @@
     });
   });
 
+  // The tab says the job's state: a swapped job page brings its new title along.
+  document.addEventListener('htmx:afterSettle', function () {
+    var titled = document.querySelector('[data-page-title]');
+    if (titled && titled.dataset.pageTitle) document.title = titled.dataset.pageTitle;
+  });
+
+  // Times: the server writes the exact time; the page shows it relative ("3 min ago") with the
+  // exact time on hover, and counts a running job's elapsed time (data-elapsed-since) every
+  // second, in the same duration format as the server's (Format.duration).
+  function duration(ms) {
+    if (ms < 0) ms = 0;
+    if (ms < 1000) return Math.round(ms) + ' ms';
+    var s = Math.floor(ms / 1000);
+    if (s < 60) return (Math.floor(ms / 100) / 10).toFixed(1) + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+    return Math.floor(s / 3600) + ' h ' + Math.floor(s % 3600 / 60) + ' min';
+  }
+
+  // "3 min ago", or "in 3 min" for a time to come (a predicted start).
+  function ago(ms) {
+    var future = ms < -999;
+    var s = Math.floor(Math.abs(ms) / 1000);
+    var span = s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min' : s < 86400 ? Math.floor(s / 3600) + ' h' : Math.floor(s / 86400) + ' d';
+    return future ? 'in ' + span : span + ' ago';
+  }
+
+  // The server's clock, not the browser's: the page carries the time it was rendered at.
+  var skew = 0;
+  document.addEventListener('DOMContentLoaded', function () {
+    var server = Date.parse(document.body.dataset.now || '');
+    if (!isNaN(server)) skew = server - Date.now();
+  });
+
+  function liveTimes() {
+    var now = Date.now() + skew;
+    document.querySelectorAll('time[data-relative]').forEach(function (t) {
+      var at = Date.parse(t.getAttribute('datetime'));
+      if (!isNaN(at)) t.textContent = ago(now - at);
+    });
+    document.querySelectorAll('[data-elapsed-since]').forEach(function (e) {
+      var since = Date.parse(e.dataset.elapsedSince);
+      if (!isNaN(since)) e.textContent = duration(now - since);
+    });
+  }
+
+  document.addEventListener('htmx:afterSettle', liveTimes);
+  document.addEventListener('DOMContentLoaded', function () {
+    liveTimes();
+    setInterval(liveTimes, 1000);
+  });
+
   var logSource = null;
 
   document.addEventListener('DOMContentLoaded', function () {
-    var pre = document.getElementById('log');
-    if (pre && pre.dataset.follow) logSource = follow(pre);
+    var box = document.getElementById('log');
+    if (box && box.dataset.follow && window.BatonLog) logSource = new window.BatonLog.Viewer(box).followStream(box.dataset.follow);
   });
 
   // A page left for another keeps its streams open while the browser caches it for "back", and a

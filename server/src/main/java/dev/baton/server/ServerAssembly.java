@@ -73,7 +73,7 @@ public final class ServerAssembly {
                 .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.access().authenticator()),
                         new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),
                                 Images.in(w.storage())),
-                        new ConsoleEvents(parts.channel.changes(), w.store()), parts.logs.unguarded(), w.publicUrl()));
+                        new ConsoleEvents(parts.channel.changes(), w.store()), parts.logs.unguarded(), w.publicUrl(), w.clock()));
     }
 
     /** Objects made by one factory and used by the next, while BatonServer builds itself. */

@@ -23,6 +23,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpStatus;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -41,8 +42,9 @@ import java.util.function.Supplier;
  * GET  /console/events                                  SSE: runners, jobs, job-{uuid}
  * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
  * GET  /console/specs, /console/queue, /console/projects
- * GET  /console/projects/{project}/jobs                 ?status, spec, runner, offset
- * GET  /console/projects/{project}/jobs/{job}           POST …/cancel; GET …/log (SSE)
+ * GET  /console/projects/{project}/jobs                 ?status, spec, runner, branch, submitter, offset
+ * GET  /console/projects/{project}/jobs/{job}           POST …/cancel, …/rerun; GET …/log (SSE), …/log.txt (the whole log,
+ *                                                     text/plain), …/compare, …/files/{iteration}/{path} (a collected file)
  * GET  /console/projects/{project}/registry
  * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension
  * </pre>
@@ -54,8 +56,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final ConsolePages pages;
     private final ConsoleEvents events;
     private final ConsoleApi api = new ConsoleApi();
+    private final RawLog rawLog = new RawLog(api);
     private final Handler logStream;
     private final Supplier<String> publicUrl;
+    private final Clock clock;
     private final Lookups find;
     private final StaticAssets assets = new StaticAssets();
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
@@ -63,15 +67,17 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
      *     run here after the console's own sign-in check
+     * @param clock     the server's clock: pages carry its time, so live times do not depend on the browser's
      */
     public ConsoleModule(Store store, ConsoleSignIn signIn, ConsolePages pages, ConsoleEvents events, Handler logStream,
-            Supplier<String> publicUrl) {
+            Supplier<String> publicUrl, Clock clock) {
         this.store = store;
         this.signIn = signIn;
         this.pages = pages;
         this.events = events;
         this.logStream = logStream;
         this.publicUrl = publicUrl;
+        this.clock = clock;
         this.find = new Lookups(store);
     }
 
@@ -100,8 +106,19 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/projects/{project}/jobs/{job}", page((ctx, v) -> {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
-            render(ctx, 200, "job.jte", chrome("Job " + job.uuid().toString().substring(0, 8), "projects", v), "page", pages.job(project, job, v.principal()));
+            String name = "Job " + job.uuid().toString().substring(0, 8);
+            render(ctx, 200, "job.jte", chrome(name, "projects", v).withTab(job.status().wireName() + " · " + name), "page",
+                    pages.job(project, job, v.principal()));
         }));
+        r.get("/console/projects/{project}/jobs/{job}/log.txt", page((ctx, v) -> rawLog.serve(ctx, v)));
+        r.get("/console/projects/{project}/jobs/{job}/files/{iteration}/<path>", page(this::file));
+        r.get("/console/projects/{project}/jobs/{job}/compare", page((ctx, v) -> {
+            Project project = project(ctx, v);
+            Job job = find.job(project, ctx.pathParam("job"));
+            render(ctx, 200, "compare.jte", chrome("Compare job " + job.uuid().toString().substring(0, 8), "projects", v), "page",
+                    pages.compare(project, job));
+        }));
+        r.post("/console/projects/{project}/jobs/{job}/rerun", action(this::rerun));
         r.get("/console/projects/{project}/jobs/{job}/log", ctx -> {
             Optional<Viewer> v = viewer(ctx);
             if (v.isEmpty()) {
@@ -243,7 +260,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         } catch (NumberFormatException e) {
             offset = 0;
         }
-        render(ctx, 200, "jobs.jte", chrome("Jobs · " + project.name(), "projects", v), "page", pages.jobs(project, status, spec, runner, offset));
+        var filter = new JobListing.Filter(status, spec, runner, blank(ctx.queryParam("branch")), blank(ctx.queryParam("submitter")));
+        render(ctx, 200, "jobs.jte", chrome("Jobs · " + project.name(), "projects", v), "page", pages.jobs(project, filter, offset));
     }
 
     /** Server-wide pages (runners, specs, queue) are the admin's. */
@@ -288,6 +306,37 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);
+    }
+
+    /** Submits the job again with the same configuration (POST /v0/run with the viewer's token) and opens the new job. */
+    private void rerun(Context ctx, Viewer v) throws Exception {
+        Project project = project(ctx, v);
+        Job job = find.job(project, ctx.pathParam("job"));
+        String path = "/console/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job");
+        var answer = api.call(ctx, "POST", "/v0/run", pages.rerun(project, job), v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Not submitted", answer.message(), new Link(path, "Back to the job"));
+            return;
+        }
+        ctx.redirect("/console/projects/" + project.slug().value() + "/jobs/" + answer.body().at("/job/uuid").asText(), HttpStatus.SEE_OTHER);
+    }
+
+    /** A collected file, whole, as a download: never rendered by the browser (its content is the job's, not ours). */
+    private void file(Context ctx, Viewer v) {
+        Project project = project(ctx, v);
+        Job job = find.job(project, ctx.pathParam("job"));
+        int iteration;
+        try {
+            iteration = Integer.parseInt(ctx.pathParam("iteration"));
+        } catch (NumberFormatException e) {
+            throw ApiException.notFound("file_not_found", "no iteration '" + ctx.pathParam("iteration") + "'");
+        }
+        String path = ctx.pathParam("path");
+        String content = pages.file(project, job, iteration, path)
+                .orElseThrow(() -> ApiException.notFound("file_not_found", "no file '" + path + "' in iteration " + iteration));
+        String name = path.substring(path.lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
+        ctx.header("Content-Disposition", "attachment; filename=\"" + (name.isEmpty() ? "file" : name) + "\"");
+        ctx.contentType("application/octet-stream").result(content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private void drain(Context ctx, Viewer v) throws Exception {
@@ -345,8 +394,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     // ---- rendering -------------------------------------------------------------------------------
 
-    private static Chrome chrome(String title, String section, Viewer viewer) {
-        return new Chrome(title, section, viewer.csrf(), viewer.admin());
+    private Chrome chrome(String title, String section, Viewer viewer) {
+        return new Chrome(title, section, viewer.csrf(), viewer.admin(), null, clock.instant());
     }
 
     /** A message with a way back to the viewer's first page, one it may see. */

@@ -13,7 +13,7 @@ import dev.baton.server.auth.Principal;
 import dev.baton.server.channel.RunnerActivity;
 import dev.baton.server.console.Views.AttemptRow;
 import dev.baton.server.console.Views.Chart;
-import dev.baton.server.console.Views.Choice;
+import dev.baton.server.console.Views.ComparePage;
 import dev.baton.server.console.Views.IterationRow;
 import dev.baton.server.console.Views.JobPage;
 import dev.baton.server.console.Views.JobRef;
@@ -40,6 +40,7 @@ import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.RunnerFilter;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import java.nio.charset.StandardCharsets;
@@ -61,8 +62,6 @@ import java.util.function.LongFunction;
  * makes goes through the /v0 API ({@link ConsoleApi}).
  */
 public final class ConsolePages {
-    /** Jobs of one page of a project's job list. */
-    static final int PAGE = 50;
     /** Recent jobs per spec and project read for the spec page's medians. */
     static final int RECENT = 50;
     /** Output file text shown inline; the rest is in the API's job output. */
@@ -73,11 +72,15 @@ public final class ConsolePages {
     private final LongFunction<Optional<RunnerActivity>> activity;
     private final OutputStore outputs;
     private final Images images;
+    private final JobListing listing;
+    private final Comparison comparison;
 
     public ConsolePages(Store store, JobQueue queue, LongFunction<Optional<RunnerActivity>> activity, OutputStore outputs, Images images) {
         this.store = store;
         this.queue = queue;
         this.activity = activity;
+        this.listing = new JobListing(store);
+        this.comparison = new Comparison(store);
         this.outputs = outputs;
         this.images = images;
     }
@@ -202,48 +205,13 @@ public final class ConsolePages {
         return store.listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
     }
 
-    JobsPage jobs(Project project, JobStatus status, Spec spec, Runner runner, int offset) {
-        List<Job> jobs = store.listJobs(project.id(), new JobFilter(status, spec == null ? null : spec.id(), runner == null ? null : runner.id(),
-                PAGE + 1, offset));
-        boolean more = jobs.size() > PAGE;
-        Names names = new Names();
-        List<JobRow> rows = jobs.stream().limit(PAGE).map(j -> row(project, j, names)).toList();
-        List<Choice> statuses = new ArrayList<>();
-        for (JobStatus s : JobStatus.values()) statuses.add(new Choice(s.wireName(), s.wireName(), s == status));
-        List<Choice> specChoices = store.listSpecs(false).stream()
-                .map(s -> new Choice(s.slug().value(), s.name(), spec != null && spec.id() == s.id())).toList();
-        List<Choice> runnerChoices = store.listRunners(new RunnerFilter(null, null, true)).stream()
-                .map(r -> new Choice(r.slug().value(), r.name(), runner != null && runner.id() == r.id())).toList();
-        StringBuilder query = new StringBuilder();
-        if (status != null) query.append("&status=").append(status.wireName());
-        if (spec != null) query.append("&spec=").append(spec.slug().value());
-        if (runner != null) query.append("&runner=").append(runner.slug().value());
-        return new JobsPage(project.slug().value(), project.name(), rows, statuses, specChoices, runnerChoices, query.toString(),
-                offset > 0 ? Math.max(0, offset - PAGE) : null, more ? offset + PAGE : null, offset);
-    }
-
-    /** Spec and runner slugs looked up once per page. */
-    private final class Names {
-        final Map<Long, String> specs = new HashMap<>();
-        final Map<Long, String> runners = new HashMap<>();
-
-        String spec(long id) {
-            return specs.computeIfAbsent(id, s -> store.findSpec(s).map(x -> x.slug().value()).orElse("?"));
-        }
-
-        String runner(Long id) {
-            return id == null ? null : runners.computeIfAbsent(id, r -> store.findRunner(r).map(x -> x.slug().value()).orElse("?"));
-        }
-    }
-
-    private JobRow row(Project project, Job j, Names names) {
-        return new JobRow(new JobRef(project.slug().value(), j.uuid().toString()), j.status().wireName(), names.spec(j.specId()),
-                names.runner(j.runnerId()), j.priority(), j.attempt(), j.created(), j.started(), j.completed());
+    JobsPage jobs(Project project, JobListing.Filter filter, int offset) {
+        return listing.page(project, filter, offset);
     }
 
     /** The job's page as {@code viewer} sees it: a Cancel button only when the job can be canceled and the viewer may. */
     JobPage job(Project project, Job job, Principal viewer) {
-        Names names = new Names();
+        Names names = new Names(store);
         List<Attempt> attempts = store.attempts(job.id());
         Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
         Report report = store.findReport(job.reportId()).orElse(null);
@@ -255,11 +223,11 @@ public final class ConsolePages {
                 dev.baton.server.store.AttemptTransport.of(store, a))).toList();
         boolean cancelable = (job.status() == JobStatus.PENDING || job.status().inFlight())
                 && CancelRight.mayCancel(viewer, project, () -> store.access().jobSubmitter(job.id()));
-        return new JobPage(project.slug().value(), project.name(), row(project, job, names), job.errorCode(), job.error(),
+        return new JobPage(project.slug().value(), project.name(), listing.row(project, job, names), job.errorCode(), job.error(),
                 q.map(s -> s.reason().message()).orElse(null), q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
-                timeline(job, attempts, names), attemptRows, iterations(output, parsed), files(output),
+                timeline(job, attempts, names), attemptRows, iterations(output, parsed), files(output, ref(project, job) + "/files/"),
                 metrics(parsed == null ? null : parsed.results()), charts(parsed), report == null ? null : report.error(), cancelable,
-                job.config().digest() == null ? null : job.config().digest().toString(), command(job));
+                job.config().digest() == null ? null : job.config().digest().toString(), command(job), maySubmit(viewer, project));
     }
 
     private static List<String> command(Job job) {
@@ -305,7 +273,38 @@ public final class ConsolePages {
         return rows;
     }
 
-    private static List<OutputFile> files(JobOutput output) {
+    private static String ref(Project project, Job job) {
+        return new JobRef(project.slug().value(), job.uuid().toString()).href();
+    }
+
+    /** Whether the viewer may submit runs to the project (the API's rule for POST /v0/run): the admin, or a submitter or above. */
+    static boolean maySubmit(Principal viewer, Project project) {
+        return switch (viewer) {
+            case Principal.Admin a -> true;
+            case Principal.TokenHolder holder -> holder.roleOn(project).map(r -> r.includes(Role.SUBMITTER)).orElse(false);
+        };
+    }
+
+    /** A collected file of the job's final attempt, whole. */
+    Optional<String> file(Project project, Job job, int iteration, String path) {
+        return outputs.get(project.uuid(), job.uuid(), job.attempt())
+                .filter(o -> o.results() != null && iteration >= 0 && iteration < o.results().size())
+                .map(o -> o.results().get(iteration).output())
+                .map(files -> files == null ? null : files.get(path));
+    }
+
+    ComparePage compare(Project project, Job job) {
+        return comparison.compare(project, job);
+    }
+
+    /** The /v0/run body that submits the job again with the same configuration. */
+    Map<String, Object> rerun(Project project, Job job) {
+        Report report = store.findReport(job.reportId()).orElseThrow();
+        Spec spec = store.findSpec(job.specId()).orElseThrow();
+        return Rerun.body(project, job, report, spec);
+    }
+
+    private static List<OutputFile> files(JobOutput output, String href) {
         if (output == null || output.results() == null) return List.of();
         List<OutputFile> files = new ArrayList<>();
         for (int i = 0; i < output.results().size(); i++) {
@@ -315,7 +314,8 @@ public final class ConsolePages {
                 String content = e.getValue() == null ? "" : e.getValue();
                 long size = content.getBytes(StandardCharsets.UTF_8).length;
                 boolean truncated = content.length() > FILE_PREVIEW_BYTES;
-                files.add(new OutputFile(i, e.getKey(), size, truncated ? content.substring(0, FILE_PREVIEW_BYTES) : content, truncated));
+                files.add(new OutputFile(i, e.getKey(), size, truncated ? content.substring(0, FILE_PREVIEW_BYTES) : content, truncated,
+                        href + i + "/" + e.getKey()));
             }
         }
         return files;

@@ -42,8 +42,15 @@ public final class Format {
         return String.format(Locale.ROOT, "%.1f GiB", n / (1024.0 * 1024 * 1024));
     }
 
+    /**
+     * A metric as the console writes every number: digits grouped by thousands, never an
+     * exponent (so 22,211.5 and 22,211 read alike). Whole numbers without decimals; from 1,000 up
+     * one decimal; below, four significant digits.
+     */
     public static String number(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) return String.valueOf(v);
         if (v == Math.rint(v) && Math.abs(v) < 1e15) return String.format(Locale.ROOT, "%,d", (long) v);
-        return String.format(Locale.ROOT, "%,.4g", v);
+        if (Math.abs(v) >= 1000) return String.format(Locale.ROOT, "%,.1f", v);
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
     }
 }

@@ -8,19 +8,29 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The console's static files, all from the server's own jar: its stylesheet and script, and htmx
- * with its SSE extension from their webjars (Maven Central, vendored at build time). They are
+ * The console's static files, all from the server's own jar: its stylesheet, scripts and icon, htmx
+ * with its SSE extension from their webjars (Maven Central, vendored at build time), and anser from
+ * the npm registry (installed by the build with {@code npm ci}, docs/decisions/0028-console-log-viewer.md). They are
  * served under fixed names, the webjar version read from the jar's own pom.properties, so a
  * version bump in the pom needs no template change. Nothing is fetched from a CDN.
  */
 final class StaticAssets {
-    private record Asset(String resource, String contentType) {}
+    /** A file of the jar, served as it is or, for a CommonJS library, wrapped so that it sets a browser global. */
+    private record Asset(String resource, String contentType, String commonJsGlobal) {
+        Asset(String resource, String contentType) {
+            this(resource, contentType, null);
+        }
+    }
 
     private final Map<String, Asset> assets = Map.of(
             "console.css", new Asset("console/console.css", "text/css; charset=utf-8"),
             "console.js", new Asset("console/console.js", "text/javascript; charset=utf-8"),
             "htmx.min.js", new Asset(webjar("htmx.org", "dist/htmx.min.js"), "text/javascript; charset=utf-8"),
-            "htmx-sse.js", new Asset(webjar("htmx-ext-sse", "sse.js"), "text/javascript; charset=utf-8"));
+            "htmx-sse.js", new Asset(webjar("htmx-ext-sse", "sse.js"), "text/javascript; charset=utf-8"),
+            "log-viewer.js", new Asset("console/log-viewer.js", "text/javascript; charset=utf-8"),
+            "favicon.svg", new Asset("console/favicon.svg", "image/svg+xml"),
+            // anser (ANSI escapes to styled fragments) from the npm registry, copied in by the build (console/package.json)
+            "anser.js", new Asset("console/vendor/anser/lib/index.js", "text/javascript; charset=utf-8", "Anser"));
 
     void serve(Context ctx) throws IOException {
         Asset asset = assets.get(ctx.pathParam("file"));
@@ -32,8 +42,17 @@ final class StaticAssets {
             if (in == null) throw new IllegalStateException("missing from the jar: " + asset.resource());
             ctx.header("X-Content-Type-Options", "nosniff");
             ctx.header("Cache-Control", "public, max-age=300");
-            ctx.contentType(asset.contentType()).result(in.readAllBytes());
+            byte[] body = in.readAllBytes();
+            if (asset.commonJsGlobal() != null) body = commonJs(body, asset.commonJsGlobal());
+            ctx.contentType(asset.contentType()).result(body);
         }
+    }
+
+    /** Runs a CommonJS file (it assigns {@code module.exports}) in its own scope and exposes what it exports as {@code window.name}. */
+    private static byte[] commonJs(byte[] source, String name) {
+        String wrapped = "(function () {\nvar module = { exports: {} }; var exports = module.exports;\n"
+                + new String(source, java.nio.charset.StandardCharsets.UTF_8) + "\nwindow." + name + " = module.exports;\n})();\n";
+        return wrapped.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static String webjar(String artifact, String file) {

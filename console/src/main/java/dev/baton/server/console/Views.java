@@ -8,11 +8,32 @@ import java.util.List;
 public final class Views {
     private Views() {}
 
-    /** The frame of every page: its title, the active section, and the CSRF token for its forms. */
-    public record Chrome(String title, String section, String csrf, boolean admin) {
+    /**
+     * The frame of every page: its title, the active section, the CSRF token for its forms, the
+     * browser tab's title when it says more than the heading (a job's state), and the server's time.
+     */
+    public record Chrome(String title, String section, String csrf, boolean admin, String tab, Instant now) {
         /** The sign-in page's chrome: nobody is signed in yet. */
         public Chrome(String title, String section, String csrf) {
             this(title, section, csrf, false);
+        }
+
+        public Chrome(String title, String section, String csrf, boolean admin) {
+            this(title, section, csrf, admin, null, null);
+        }
+
+        /** The server's time of the rendering, for the page's live times (the browser's clock may differ). */
+        public String nowIso() {
+            return now == null ? null : now.toString();
+        }
+
+        /** What the browser tab shows. */
+        public String tabTitle() {
+            return (tab == null ? title : tab) + " · Baton";
+        }
+
+        public Chrome withTab(String tab) {
+            return new Chrome(title, section, csrf, admin, tab, now);
         }
     }
 
@@ -38,13 +59,46 @@ public final class Views {
     public record QueueRow(int order, JobRef job, String spec, int priority, Instant created, Integer position, Instant predictedStart,
             String reason) {}
 
+    /**
+     * A job as the list and its page show it: what ran (branch, commit hash when the run carries
+     * one, testbed, spec, image or command), who submitted it ({@code admin} for the admin
+     * token), its state and times. {@code queueWait} and {@code runTime} are null until they start.
+     */
     public record JobRow(JobRef ref, String status, String spec, String runner, int priority, int attempt, Instant created,
-            Instant started, Instant completed) {}
+            Instant started, Instant completed, String branch, String hash, String testbed, String what, String submitter) {
+        public boolean running() {
+            return started != null && completed == null && ("running".equals(status) || "claimed".equals(status));
+        }
+
+        public boolean pending() {
+            return "pending".equals(status);
+        }
+
+        /** Submitted → started; null while pending (the page counts it live). */
+        public Duration queueWait() {
+            return started == null ? null : Duration.between(created, started);
+        }
+
+        /** Started → ended; null while running (the page counts it live). */
+        public Duration runTime() {
+            return started == null || completed == null ? null : Duration.between(started, completed);
+        }
+
+        public String shortHash() {
+            return hash == null ? null : hash.length() > 7 ? hash.substring(0, 7) : hash;
+        }
+    }
 
     public record Choice(String value, String label, boolean selected) {}
 
+    /**
+     * One page of a project's jobs with its filters (all in the URL). {@code branch} is the text
+     * filter's value; {@code scanLimited} says the branch or submitter filter stopped after the
+     * newest jobs it may read ({@link JobListing#SCAN}).
+     */
     public record JobsPage(String project, String projectName, List<JobRow> jobs, List<Choice> statuses, List<Choice> specs,
-            List<Choice> runners, String query, Integer previousOffset, Integer nextOffset, int offset) {}
+            List<Choice> runners, List<Choice> submitters, String branch, String query, Integer previousOffset, Integer nextOffset,
+            int offset, boolean scanLimited) {}
 
     public record TimelineEntry(Instant at, String what) {}
 
@@ -52,7 +106,25 @@ public final class Views {
     public record AttemptRow(int number, String runner, String lease, String outcome, Instant claimed, Instant started, Instant ended,
             String decline, String transport) {}
 
-    public record OutputFile(int iteration, String path, long size, String content, boolean truncated) {}
+    /** A collected file: shown inline up to 16 KiB, and downloadable whole at {@link #href}. */
+    public record OutputFile(int iteration, String path, long size, String content, boolean truncated, String href) {}
+
+    /** One measure in a run and the previous run on its branch; {@code changePercent} null when either is missing or the previous is 0. */
+    public record CompareRow(String benchmark, String measure, Double previous, Double current, Double changePercent) {
+        public String change() {
+            if (changePercent == null) return "—";
+            if (Math.abs(changePercent) < 0.05) return "0.0 %";
+            return (changePercent > 0 ? "+" : "−") + String.format(java.util.Locale.ROOT, "%,.1f", Math.abs(changePercent)) + " %";
+        }
+
+        public String direction() {
+            return changePercent == null || Math.abs(changePercent) < 0.05 ? "same" : changePercent > 0 ? "up" : "down";
+        }
+    }
+
+    /** A job beside the previous run on the same branch and testbed ({@code previous} null when there is none). */
+    public record ComparePage(String project, String projectName, JobRef job, JobRef previous, String branch, String testbed,
+            List<CompareRow> rows) {}
 
     public record IterationRow(int iteration, Integer exitCode, String error) {}
 
@@ -70,7 +142,7 @@ public final class Views {
     public record JobPage(String project, String projectName, JobRow job, String errorCode, String error, String pendingReason,
             Integer queuePosition, Instant predictedStart, List<TimelineEntry> timeline, List<AttemptRow> attempts,
             List<IterationRow> iterations, List<OutputFile> files, List<MetricRow> metrics, List<Chart> charts, String adapterError,
-            boolean cancelable, String image, List<String> command) {
+            boolean cancelable, String image, List<String> command, boolean mayRerun) {
         public String logUrl() {
             return job.ref().href() + "/log?follow=true";
         }

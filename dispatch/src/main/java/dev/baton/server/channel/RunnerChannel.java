@@ -68,7 +68,8 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final ChannelRoutes routes;
     private final ServerConfig config;
     private final OutputStore outputs;
-    private final LiveLogs logs = new LiveLogs(job -> active.get(job).isPresent());
+    // Each entry carries when its chunk arrived, on the server's clock (assigned in the constructor, read later).
+    private final LiveLogs logs = new LiveLogs(job -> active.get(job).isPresent(), this::now);
     private final Changes changes = new Changes();
     private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-heartbeat-flush").daemon().factory());
@@ -83,6 +84,10 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final RunnerSpecSets specSets;
     /** Stops this node's listening to its store's spec changes. */
     private final Runnable specsListener;
+
+    private java.time.Instant now() {
+        return clock.instant();
+    }
 
     public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
         this(store, config, clock, pullTokens, outputs, metrics, ClusterBus.open(config.databaseUrl(), config.dataDir(), config.nodeId()));

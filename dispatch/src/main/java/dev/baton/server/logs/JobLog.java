@@ -68,6 +68,11 @@ final class JobLog {
     }
 
     Appended append(LeaseId lease, RunnerMessage.Log m) {
+        return append(lease, m, null);
+    }
+
+    /** @param at when the chunk arrived (null: no time), shown with its entry */
+    Appended append(LeaseId lease, RunnerMessage.Log m, java.time.Instant at) {
         lock.lock();
         try {
             if (sealed) return Appended.IGNORED;
@@ -91,11 +96,11 @@ final class JobLog {
             long seq = spans.size() + 1L;
             int attemptIndex = attempts.size() - 1;
             if (m.marksDrop()) {
-                spans.add(new LogSpan(seq, attemptIndex, m.iteration(), m.stream(), offset, 0, m.dropped(), null));
+                spans.add(new LogSpan(seq, attemptIndex, m.iteration(), m.stream(), offset, 0, m.dropped(), null, at));
                 a.covered.put(key, offset + m.dropped());
             } else {
                 int bytes = Utf8Chunks.length(m.text());
-                spans.add(new LogSpan(seq, attemptIndex, m.iteration(), m.stream(), offset, bytes, null, m.text()));
+                spans.add(new LogSpan(seq, attemptIndex, m.iteration(), m.stream(), offset, bytes, null, m.text(), at));
                 a.covered.put(key, offset + bytes);
                 retainedBytes += bytes;
                 retainedTexts++;
@@ -216,9 +221,9 @@ final class JobLog {
                 LogSpan s = spans.get(index++);
                 LogEntry e;
                 if (s.dropped != null) {
-                    e = new LogEntry(s.seq, s.stream, s.iteration, "", s.dropped);
+                    e = new LogEntry(s.seq, s.stream, s.iteration, "", s.dropped, s.at);
                 } else if (s.text != null) {
-                    e = new LogEntry(s.seq, s.stream, s.iteration, s.text, null);
+                    e = new LogEntry(s.seq, s.stream, s.iteration, s.text, null, s.at);
                 } else {
                     String text = null;
                     if (s.attempt == LogSpan.STORED || s.attempt == finalAttempt) {
@@ -227,8 +232,8 @@ final class JobLog {
                         if (source != null && s.offset < source.length) text = Utf8Chunks.slice(source, s.offset, s.offset + s.length);
                     }
                     // An earlier attempt's text is not in the stored output: say how much is missing.
-                    e = text == null || text.isEmpty() ? new LogEntry(s.seq, s.stream, s.iteration, "", (long) s.length)
-                            : new LogEntry(s.seq, s.stream, s.iteration, text, null);
+                    e = text == null || text.isEmpty() ? new LogEntry(s.seq, s.stream, s.iteration, "", (long) s.length, s.at)
+                            : new LogEntry(s.seq, s.stream, s.iteration, text, null, s.at);
                 }
                 entries.add(e);
                 bytes += e.text().length();

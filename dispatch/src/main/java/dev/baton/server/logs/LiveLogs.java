@@ -40,17 +40,21 @@ public final class LiveLogs implements AutoCloseable {
     private volatile boolean closed;
     private final Predicate<JobUuid> handedOutHere;
 
-    /** Logs of a node that hands out no attempts of its own (tests of the log alone). */
+    private final java.util.function.Supplier<java.time.Instant> now;
+
+    /** Logs of a node that hands out no attempts of its own (tests of the log alone); entries carry no times. */
     public LiveLogs() {
-        this(job -> false);
+        this(job -> false, () -> null);
     }
 
     /**
      * @param handedOutHere true while an attempt of the job is handed out on this node's channel
      *                      (claimed or running here), before any of its log arrived
+     * @param now           the server's clock: each entry carries when its chunk arrived
      */
-    public LiveLogs(Predicate<JobUuid> handedOutHere) {
+    public LiveLogs(Predicate<JobUuid> handedOutHere, java.util.function.Supplier<java.time.Instant> now) {
         this.handedOutHere = handedOutHere;
+        this.now = now;
     }
 
     /** Stores a log message whose lease the lifecycle has checked to be current. */
@@ -64,7 +68,7 @@ public final class LiveLogs implements AutoCloseable {
                 live.put(job, log);
             }
         }
-        return log.append(lease, message);
+        return log.append(lease, message, now.get());
     }
 
     /**

@@ -19,10 +19,17 @@ final class LogSpan {
     final long offset;
     final int length;
     final Long dropped;
+    /** When the runner's chunk arrived; null for entries cut from the stored output. */
+    final java.time.Instant at;
     /** Null once evicted from the tail, and always for entries cut from the stored output. */
     String text;
 
     LogSpan(long seq, int attempt, int iteration, LogStream stream, long offset, int length, Long dropped, String text) {
+        this(seq, attempt, iteration, stream, offset, length, dropped, text, null);
+    }
+
+    LogSpan(long seq, int attempt, int iteration, LogStream stream, long offset, int length, Long dropped, String text, java.time.Instant at) {
+        this.at = at;
         this.seq = seq;
         this.attempt = attempt;
         this.iteration = iteration;

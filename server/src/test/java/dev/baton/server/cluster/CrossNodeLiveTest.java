@@ -135,11 +135,11 @@ class CrossNodeLiveTest {
         log.send("iteration 1: 4.2 ms\n");
 
         SseLines follower = follow(nodeB, job.uuid(), null);
-        assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "warming up\n")));
-        assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "iteration 1: 4.2 ms\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("1", "log", entry(1, "warming up\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("2", "log", entry(2, "iteration 1: 4.2 ms\n")));
         // Entries the runner sends now reach the follower on the other node while the job runs.
         log.send("iteration 2: 4.1 ms\n");
-        assertThat(follower.nextEvent()).isEqualTo(new Event("3", "log", entry(3, "iteration 2: 4.1 ms\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("3", "log", entry(3, "iteration 2: 4.1 ms\n")));
         assertThat(store.findJob(job.uuid()).orElseThrow().status().wireName()).isEqualTo("running");
         follower.close();
 
@@ -147,10 +147,10 @@ class CrossNodeLiveTest {
         log.send("iteration 3: 4.0 ms\n");
         log.send("iteration 4: 4.3 ms\n");
         SseLines resumed = follow(nodeC, job.uuid(), "3");
-        assertThat(resumed.nextEvent()).isEqualTo(new Event("4", "log", entry(4, "iteration 3: 4.0 ms\n")));
-        assertThat(resumed.nextEvent()).isEqualTo(new Event("5", "log", entry(5, "iteration 4: 4.3 ms\n")));
+        assertThat(untimed(resumed.nextEvent())).isEqualTo(new Event("4", "log", entry(4, "iteration 3: 4.0 ms\n")));
+        assertThat(untimed(resumed.nextEvent())).isEqualTo(new Event("5", "log", entry(5, "iteration 4: 4.3 ms\n")));
         log.send("cooling down\n");
-        assertThat(resumed.nextEvent()).isEqualTo(new Event("6", "log", entry(6, "cooling down\n")));
+        assertThat(untimed(resumed.nextEvent())).isEqualTo(new Event("6", "log", entry(6, "cooling down\n")));
 
         // A page on the reader's node is the runner's node's page, seq for seq.
         JsonNode page = get(nodeB, logsPath(job.uuid()) + "?after=4");
@@ -162,7 +162,7 @@ class CrossNodeLiveTest {
         // The job ends: the output the runner never streamed follows as the next entry, then end, on the other node too.
         String streamed = "warming up\niteration 1: 4.2 ms\niteration 2: 4.1 ms\niteration 3: 4.0 ms\niteration 4: 4.3 ms\ncooling down\n";
         complete(runner, job, streamed + "summary: 4.15 ms\n");
-        assertThat(resumed.nextEvent()).isEqualTo(new Event("7", "log", entry(7, "summary: 4.15 ms\n")));
+        assertThat(untimed(resumed.nextEvent())).isEqualTo(new Event("7", "log", entry(7, "summary: 4.15 ms\n")));
         Event end = resumed.nextEvent();
         assertThat(end.event()).isEqualTo("end");
         assertThat(resumed.nextEvent()).as("the stream closes after end").isNull();
@@ -192,7 +192,7 @@ class CrossNodeLiveTest {
                 SseLines follower = follow(nodeB, job.uuid(), null);
                 await().atMost(WAIT).until(() -> proxy.asked(job.uuid()) > 0);
                 new Log(runner, job).send("first line\n");
-                assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "first line\n")));
+                assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("1", "log", entry(1, "first line\n")));
                 // Node e held the log from the hand-out: every request waited there (200), none was
                 // turned away with log_not_held (which leaves node b to poll once a second).
                 assertThat(proxy.statuses(job.uuid())).isNotEmpty().containsOnly(200);
@@ -226,7 +226,7 @@ class CrossNodeLiveTest {
         Log log = new Log(runner, job);
         log.send("before the move\n");
         SseLines follower = follow(nodeB, job.uuid(), null);
-        assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "before the move\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("1", "log", entry(1, "before the move\n")));
 
         // The runner's connection to node a breaks; it reconnects to node c and finishes there.
         runner.crash();
@@ -237,7 +237,7 @@ class CrossNodeLiveTest {
         complete(again, job, "before the move\nafter the move\n");
 
         // Node a still numbers the log (the follower keeps its seqs) and sees that no entry can come any more.
-        assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "after the move\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("2", "log", entry(2, "after the move\n")));
         assertThat(follower.nextEvent().event()).isEqualTo("end");
     }
 
@@ -248,7 +248,7 @@ class CrossNodeLiveTest {
         ClaimedJob job = runningJob(runner, nodeA);
         new Log(runner, job).send("numbered by node a\n");
         SseLines follower = follow(nodeB, job.uuid(), null);
-        assertThat(follower.nextEvent()).isEqualTo(new Event("1", "log", entry(1, "numbered by node a\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("1", "log", entry(1, "numbered by node a\n")));
 
         // The runner comes back on node b, the follower's own node, which now has the attempt but not node a's entries.
         runner.crash();
@@ -263,7 +263,7 @@ class CrossNodeLiveTest {
         complete(again, job, "numbered by node a\nthe rest\n");
 
         // Node b keeps asking node a, which numbered the log: the rest follows seq 1, nothing is skipped or repeated.
-        assertThat(follower.nextEvent()).isEqualTo(new Event("2", "log", entry(2, "the rest\n")));
+        assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("2", "log", entry(2, "the rest\n")));
         assertThat(follower.nextEvent().event()).isEqualTo("end");
         JsonNode onB = get(nodeB, logsPath(job.uuid()));
         assertThat(onB.path("entries").findValuesAsText("text")).containsExactly("numbered by node a\n", "the rest\n");
@@ -363,7 +363,12 @@ class CrossNodeLiveTest {
 
     record Event(String id, String event, String data) {}
 
-    /** The data of a log event as the API writes it. */
+    /** The event without its entry's receipt time ("at", the holder's clock), which these tests do not fix. */
+    static Event untimed(Event e) {
+        return e == null ? null : new Event(e.id(), e.event(), e.data().replaceFirst(",\"at\":\"[^\"]*\"", ""));
+    }
+
+    /** The data of a log event as the API writes it, without its time. */
     static String entry(long seq, String text) {
         return Wire.encode(new LogEntry(seq, LogStream.STDOUT, 0, text, null));
     }

@@ -95,8 +95,11 @@ class ConsoleBrowserTest {
         wait.until(ExpectedConditions.urlContains("/console/runners"));
         runner = baton.createRunner("bench box");
         browser.navigate().refresh();
-        WebElement row = wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-runner='" + runner[0] + "']")));
-        assertThat(row.getText()).contains("offline").contains("never connected");
+        // Read inside the wait: the page's first resync may swap the row between finding and reading it.
+        wait.until(d -> {
+            String text = d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText();
+            return text.contains("offline") && text.contains("never connected");
+        });
         markPage();
         waitForEventStream();
 
@@ -122,6 +125,7 @@ class ConsoleBrowserTest {
         runnerChannel.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runnerChannel.expect(ServerMessage.Ack.class);
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("running"));
+        wait.until(d -> d.getTitle().equals("running · Job " + job.substring(0, 8) + " · Baton")); // the tab tells the state, live
         runnerChannel.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 1, LogStream.STDOUT, 0, "warming up\n", null));
         runnerChannel.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 2, LogStream.STDERR, 0, "<b>not markup</b>\n", null));
         wait.until(d -> d.findElement(By.id("log")).getText().contains("<b>not markup</b>"));

@@ -322,6 +322,30 @@ class ConsoleHttpTest {
         for (String link : links) assertThat(get(link, session).statusCode()).as(link + " from the refusal page").isEqualTo(200);
     }
 
+    /** Re-run is a form post like Cancel: without the session's CSRF token, or by a viewer, it submits nothing. */
+    @Test
+    void aReRunWithoutTheCsrfTokenOrByAViewerSubmitsNothing() throws Exception {
+        String job = baton.submit();
+        String jobPage = "/console/projects/bench/jobs/" + job;
+        String session = signIn();
+        String page = get(jobPage, session).body();
+        assertThat(page).contains(jobPage + "/rerun");
+        int jobs = baton.get("/v0/projects/bench/jobs?limit=500").get("jobs").size();
+        assertThat(postForm(jobPage + "/rerun", session, Map.of()).statusCode()).isEqualTo(403);
+        assertThat(postForm(jobPage + "/rerun", session, Map.of("_csrf", "forged")).statusCode()).isEqualTo(403);
+        assertThat(postForm(jobPage + "/rerun", null, Map.of("_csrf", csrfOf(page))).statusCode()).isEqualTo(401);
+
+        String viewer = signIn(baton.viewerToken("onlooker", "bench"), "/console/projects");
+        String viewerPage = get(jobPage, viewer).body();
+        assertThat(viewerPage).contains("state-pending").doesNotContain(jobPage + "/rerun");
+        assertThat(postForm(jobPage + "/rerun", viewer, Map.of("_csrf", csrfOf(viewerPage))).statusCode()).isEqualTo(403);
+        assertThat(baton.get("/v0/projects/bench/jobs?limit=500").get("jobs").size()).as("no job was submitted").isEqualTo(jobs);
+
+        var rerun = postForm(jobPage + "/rerun", session, Map.of("_csrf", csrfOf(page)));
+        assertThat(rerun.statusCode()).isEqualTo(303);
+        assertThat(baton.get("/v0/projects/bench/jobs?limit=500").get("jobs").size()).isEqualTo(jobs + 1);
+    }
+
     /** A submitter may cancel the jobs it submitted, not others': the button follows the API's rule. */
     @Test
     void aSubmitterIsShownCancelOnlyOnItsOwnJobs() throws Exception {

@@ -36,8 +36,16 @@ final class ConsoleServer implements AutoCloseable {
     final Path dataDir;
     final String project;
 
+    final int requestBodyMaxBytes;
+
     ConsoleServer(Path dataDir) throws Exception {
+        this(dataDir, 1 << 20);
+    }
+
+    /** With room for runner messages up to {@code requestBodyMaxBytes} (a job's whole output in one message). */
+    ConsoleServer(Path dataDir, int requestBodyMaxBytes) throws Exception {
         this.dataDir = dataDir;
+        this.requestBodyMaxBytes = requestBodyMaxBytes;
         server = start(0);
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
         post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
@@ -46,7 +54,7 @@ final class ConsoleServer implements AutoCloseable {
     }
 
     private BatonServer start(int port) {
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(port).requestBodyMaxBytes(1 << 20).maxRequeues(3).build();
+        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(port).requestBodyMaxBytes(requestBodyMaxBytes).maxRequeues(3).build();
         return ServerAssembly.builder(config, clock).start();
     }
 
@@ -118,6 +126,18 @@ final class ConsoleServer implements AutoCloseable {
 
     TestRunner connect(String slug, String key) {
         return TestRunner.connect(URI.create(url("/v0/runners/" + slug + "/channel").replace("http://", "ws://")), key);
+    }
+
+    /** Submits a run of the test image on "small" as the holder of {@code token}, with {@code extra} fields (branch, testbed…); returns the job's UUID. */
+    String run(String token, Map<String, Object> extra) throws Exception {
+        String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
+        Map<String, Object> body = new java.util.HashMap<>(Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json",
+                "cmd", List.of("bench"), "timeout", 120));
+        body.putAll(extra);
+        var response = http.send(HttpRequest.newBuilder(URI.create(url("/v0/run"))).header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("/v0/run: " + response.body()).isEqualTo(201);
+        return Wire.mapper().readTree(response.body()).at("/job/uuid").asText();
     }
 
     /** Submits a run of the test image on "small"; returns the job's UUID. */

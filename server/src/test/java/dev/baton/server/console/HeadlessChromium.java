@@ -36,6 +36,7 @@ final class HeadlessChromium implements AutoCloseable {
         options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                 "--user-data-dir=" + profile, "--window-size=1280,900");
+        options.setCapability("goog:loggingPrefs", java.util.Map.of("browser", "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
         browser = new ChromeDriver(service, options);
         browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
@@ -62,6 +63,13 @@ final class HeadlessChromium implements AutoCloseable {
         return Boolean.TRUE.equals(script("var e = document.querySelector('[sse-connect]');"
                 + "var s = e && e['htmx-internal-data'] && e['htmx-internal-data'].sseEventSource;"
                 + "return !!s && s.readyState === 1;"));
+    }
+
+    /** What the page wrote to the browser's console (errors, CSP refusals), for a failing wait's message. */
+    String browserLog() {
+        StringBuilder out = new StringBuilder("browser console:");
+        browser.manage().logs().get("browser").forEach(e -> out.append("\n  ").append(e.getLevel()).append(' ').append(e.getMessage()));
+        return out.toString();
     }
 
     @Override

@@ -53,6 +53,22 @@ public final class TestRunner implements AutoCloseable {
         socket.sendText(text, true).join();
     }
 
+    /**
+     * Sends one message as several WebSocket frames of at most {@code frameChars} characters
+     * (continuation frames), as a client with a big message may: the JDK client garbles a single
+     * frame of tens of megabytes.
+     */
+    public void sendInFrames(RunnerMessage message, int frameChars) {
+        String text = Wire.encode(message);
+        int at = 0;
+        while (at < text.length()) {
+            int end = Math.min(text.length(), at + frameChars);
+            if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))) end--;
+            socket.sendText(text.substring(at, end), end == text.length()).join();
+            at = end;
+        }
+    }
+
     public void sendBinary(byte[] bytes) {
         socket.sendBinary(ByteBuffer.wrap(bytes), true).join();
     }

@@ -1,0 +1,420 @@
+// Baton console: the job log viewer (docs/console.md, "The log").
+//
+// The log arrives from the API's own log stream (Server-Sent Events, resumed by Last-Event-ID)
+// and is kept as lines in memory; only the rows in view are in the page (a virtual list with fixed
+// row height), so a log of tens of megabytes opens and scrolls without freezing. Each row: its
+// line number, a link (#L120) that opens the page at that line, and its text with ANSI colours and
+// styles turned into classes by anser (a library, not our parser); on demand, the time (UTC) the
+// line's chunk reached the server. The text is set as text nodes,
+// never as HTML, and control sequences that are not styles are removed. Styles end with their line.
+(function () {
+  'use strict';
+
+  var ROW = 20;            // px, the row height in console.css (.log-row)
+  var MAX_PX = 8000000;    // a scroll height browsers handle; taller logs scroll proportionally
+  var OVERSCAN = 10;       // rows rendered above and below the view
+  var MAX_MATCHES = 100000;
+
+  // Everything after anser that could still move a cursor or hide text: OSC strings (links,
+  // titles), two-character escapes, and any control character but tab.
+  var OSC = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
+  var LEFTOVER = /\x1b[()#][0-9A-Za-z]|\x1b[0-9A-Za-z=<>]|\x1b\[[0-9;?]*[ -\/]*[@-~]?|[\x00-\x08\x0a-\x1f\x7f]/g;
+  var SGR_ALL = /\x1b\[[0-9;:?]*[ -\/]*[@-~]/g;
+
+  function Viewer(box) {
+    this.box = box;
+    this.rowsEl = box.querySelector('.log-rows');
+    this.spacer = box.querySelector('.log-spacer');
+    this.state = document.getElementById('log-state');
+    this.followButton = document.getElementById('log-follow');
+    this.texts = [];      // line text as the job printed it (escapes included)
+    this.streams = [];    // 1 for stderr, 0 for stdout
+    this.iters = [];      // iteration of each line
+    this.times = [];      // when the chunk that began the line reached the server (ms), or null
+    this.showTimes = false;
+    this.open = {};       // stream/iteration → index of its last line while it has no newline yet
+    this.rows = [];       // what is shown: line index (>= 0) or -(iteration + 1) for a section header
+    this.iterations = []; // iterations seen, in order
+    this.collapsed = {};
+    this.following = true;
+    this.selected = -1;   // line index of #L…
+    this.wantedLine = 0;  // a #L… line not arrived yet
+    this.matches = [];
+    this.current = -1;
+    this.query = '';
+    this.scheduled = false;
+    this.programmatic = false;
+    var self = this;
+    box.addEventListener('scroll', function () { self.onScroll(); });
+    window.addEventListener('resize', function () { self.schedule(); });
+    box.addEventListener('click', function (e) {
+      var header = e.target.closest('.log-section');
+      if (header) self.toggle(Number(header.dataset.iteration));
+    });
+    if (this.followButton) this.followButton.addEventListener('click', function () { self.setFollowing(!self.following); });
+    var timesButton = document.getElementById('log-times');
+    if (timesButton) timesButton.addEventListener('click', function () {
+      self.showTimes = !self.showTimes;
+      timesButton.setAttribute('aria-pressed', self.showTimes ? 'true' : 'false');
+      self.render();
+    });
+    window.addEventListener('hashchange', function () { self.fromHash(); });
+    this.fromHash();
+    this.searchControls();
+  }
+
+  Viewer.prototype.lineCount = function () { return this.texts.length; };
+
+  // ---- the model ----------------------------------------------------------------------------------
+
+  Viewer.prototype.add = function (stream, iteration, text, at) {
+    var time = at ? Date.parse(at) : NaN;
+    var key = stream + '/' + iteration;
+    if (this.iterations.indexOf(iteration) < 0) {
+      this.iterations.push(iteration);
+      this.rows.push(-(iteration + 1));
+    }
+    var parts = text.split('\n');
+    var last = parts.length - 1;
+    for (var k = 0; k <= last; k++) {
+      var part = parts[k];
+      if (k === last && part === '') break; // the text ended with its newline
+      var open = this.open[key];
+      if (k === 0 && open !== undefined) {
+        this.texts[open] += part;
+      } else {
+        this.texts.push(part);
+        this.streams.push(stream === 'stderr' ? 1 : 0);
+        this.iters.push(iteration);
+        this.times.push(isNaN(time) ? null : time);
+        if (!this.collapsed[iteration]) this.insertRow(this.texts.length - 1, iteration);
+      }
+      if (k < last) delete this.open[key];
+      else this.open[key] = this.texts.length - 1;
+    }
+    this.schedule();
+  };
+
+  // Rows of one iteration stay together under their header even when stdout and stderr interleave.
+  Viewer.prototype.insertRow = function (line, iteration) {
+    var last = this.rows.length ? this.rows[this.rows.length - 1] : null;
+    var lastIter = last === null ? null : (last < 0 ? -last - 1 : this.iters[last]);
+    if (lastIter === iteration) this.rows.push(line);
+    else this.rebuildRows();
+  };
+
+  Viewer.prototype.rebuildRows = function () {
+    var rows = [];
+    var byIter = {};
+    for (var i = 0; i < this.texts.length; i++) (byIter[this.iters[i]] = byIter[this.iters[i]] || []).push(i);
+    for (var j = 0; j < this.iterations.length; j++) {
+      var it = this.iterations[j];
+      rows.push(-(it + 1));
+      if (!this.collapsed[it]) Array.prototype.push.apply(rows, byIter[it] || []);
+    }
+    this.rows = rows;
+  };
+
+  Viewer.prototype.toggle = function (iteration) {
+    this.collapsed[iteration] = !this.collapsed[iteration];
+    this.rebuildRows();
+    this.render();
+  };
+
+  Viewer.prototype.plain = function (i) {
+    var t = this.texts[i];
+    return t.indexOf('\x1b') < 0 && !/[\x00-\x08\x0b-\x1f\x7f]/.test(t) ? t : t.replace(OSC, '').replace(SGR_ALL, '').replace(LEFTOVER, '');
+  };
+
+  // ---- rendering ----------------------------------------------------------------------------------
+
+  Viewer.prototype.schedule = function () {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    var self = this;
+    requestAnimationFrame(function () {
+      self.scheduled = false;
+      self.spacer.style.height = self.geometry().height + 'px'; // before scrolling to where the rows will be
+      if (self.wantedLine && self.wantedLine <= self.lineCount()) self.select(self.wantedLine - 1, true);
+      if (self.following) self.scrollToEnd();
+      self.render();
+    });
+  };
+
+  Viewer.prototype.geometry = function () {
+    var total = this.rows.length * ROW;
+    var height = Math.min(total, MAX_PX);
+    var view = this.box.clientHeight;
+    var visible = Math.ceil(view / ROW);
+    var scaled = total > MAX_PX;
+    return { total: total, height: height, view: view, visible: visible, scaled: scaled,
+      maxScroll: Math.max(0, height - view), maxFirst: Math.max(0, this.rows.length - visible) };
+  };
+
+  Viewer.prototype.firstRow = function (g) {
+    var top = this.box.scrollTop;
+    if (!g.scaled) return Math.floor(top / ROW);
+    return g.maxScroll > 0 ? Math.round(top / g.maxScroll * g.maxFirst) : 0;
+  };
+
+  Viewer.prototype.render = function () {
+    var g = this.geometry();
+    this.spacer.style.height = g.height + 'px';
+    var first = this.firstRow(g);
+    var from = Math.max(0, first - OVERSCAN);
+    var to = Math.min(this.rows.length, first + g.visible + OVERSCAN);
+    // Unscaled, rows sit where they belong; scaled, the block follows the view.
+    var offset = g.scaled ? this.box.scrollTop - (first - from) * ROW : from * ROW;
+    this.rowsEl.style.transform = 'translateY(' + Math.max(0, offset) + 'px)';
+    var fragment = document.createDocumentFragment();
+    for (var r = from; r < to; r++) fragment.appendChild(this.rowElement(this.rows[r]));
+    this.rowsEl.replaceChildren(fragment);
+  };
+
+  Viewer.prototype.rowElement = function (row) {
+    var div = document.createElement('div');
+    if (row < 0) {
+      var iteration = -row - 1;
+      div.className = 'log-row log-header';
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'log-section';
+      button.dataset.iteration = iteration;
+      button.setAttribute('aria-expanded', this.collapsed[iteration] ? 'false' : 'true');
+      button.textContent = (this.collapsed[iteration] ? '▸' : '▾') + ' Iteration ' + iteration;
+      div.appendChild(button);
+      return div;
+    }
+    var n = row + 1;
+    div.className = 'log-row' + (this.streams[row] ? ' log-stderr' : '') + (row === this.selected ? ' log-selected' : '')
+        + (this.current >= 0 && this.matches[this.current] === row ? ' log-current' : '');
+    div.dataset.line = n;
+    var a = document.createElement('a');
+    a.className = 'log-n';
+    a.href = '#L' + n;
+    a.textContent = n;
+    div.appendChild(a);
+    if (this.showTimes) {
+      var time = document.createElement('span');
+      time.className = 'log-time';
+      time.textContent = this.times[row] === null ? '' : new Date(this.times[row]).toISOString().substring(11, 23);
+      div.appendChild(time);
+    }
+    var text = document.createElement('span');
+    text.className = 'log-text';
+    this.styled(this.texts[row], text);
+    div.appendChild(text);
+    return div;
+  };
+
+  // The line's text as spans: anser turns SGR escapes into classes; what anser leaves (cursor
+  // moves, links, titles, stray control characters) is removed, never shown raw.
+  Viewer.prototype.styled = function (raw, into) {
+    var t = raw.replace(/\r+$/, '');
+    var cr = t.lastIndexOf('\r'); // a progress bar redrawn with \r: its last state
+    if (cr >= 0) t = t.substring(cr + 1);
+    if (t.indexOf('\x1b') < 0 && !/[\x00-\x08\x0b-\x1f\x7f]/.test(t)) {
+      this.appendText(into, t);
+      return;
+    }
+    var fragments = window.Anser.ansiToJson(t.replace(OSC, ''), { use_classes: true, remove_empty: true });
+    for (var i = 0; i < fragments.length; i++) {
+      var f = fragments[i];
+      var content = f.content.replace(LEFTOVER, '');
+      if (!content) continue;
+      var classes = [];
+      if (f.fg) classes.push(f.fg + '-fg');
+      if (f.bg) classes.push(f.bg + '-bg');
+      (f.decorations || []).forEach(function (d) { classes.push('ansi-' + d); });
+      if (!classes.length) {
+        this.appendText(into, content);
+        continue;
+      }
+      var span = document.createElement('span');
+      span.className = classes.join(' ');
+      // Colours outside the 16 named ones are set through the CSS object model, which the CSP allows.
+      if (f.fg && f.fg !== 'ansi-truecolor' && f.fg.indexOf('ansi-palette-') === 0) span.style.color = palette(Number(f.fg.substring(13)));
+      else if (f.fg === 'ansi-truecolor' && f.fg_truecolor) span.style.color = 'rgb(' + f.fg_truecolor + ')';
+      if (f.bg && f.bg.indexOf('ansi-palette-') === 0) span.style.backgroundColor = palette(Number(f.bg.substring(13)));
+      else if (f.bg === 'ansi-truecolor' && f.bg_truecolor) span.style.backgroundColor = 'rgb(' + f.bg_truecolor + ')';
+      this.appendText(span, content);
+      into.appendChild(span);
+    }
+  };
+
+  // Text, with the search term marked.
+  Viewer.prototype.appendText = function (into, text) {
+    var q = this.query;
+    if (!q) {
+      into.appendChild(document.createTextNode(text));
+      return;
+    }
+    var lower = text.toLowerCase();
+    var at = 0;
+    var hit;
+    while ((hit = lower.indexOf(q, at)) >= 0) {
+      if (hit > at) into.appendChild(document.createTextNode(text.substring(at, hit)));
+      var mark = document.createElement('mark');
+      mark.textContent = text.substring(hit, hit + q.length);
+      into.appendChild(mark);
+      at = hit + q.length;
+    }
+    if (at < text.length) into.appendChild(document.createTextNode(text.substring(at)));
+  };
+
+  // xterm's 256 colours: 16 named, a 6×6×6 cube, 24 greys.
+  function palette(n) {
+    var named = ['0,0,0', '205,49,49', '13,188,121', '229,229,16', '36,114,200', '188,63,188', '17,168,205', '229,229,229',
+      '102,102,102', '241,76,76', '35,209,139', '245,245,67', '59,142,234', '214,112,214', '41,184,219', '255,255,255'];
+    if (n < 16) return 'rgb(' + named[n] + ')';
+    if (n < 232) {
+      var c = n - 16;
+      var level = function (v) { return v === 0 ? 0 : 55 + v * 40; };
+      return 'rgb(' + level(Math.floor(c / 36)) + ',' + level(Math.floor(c / 6) % 6) + ',' + level(c % 6) + ')';
+    }
+    var grey = 8 + (n - 232) * 10;
+    return 'rgb(' + grey + ',' + grey + ',' + grey + ')';
+  }
+
+  // ---- scrolling, following, line links -------------------------------------------------------------
+
+  Viewer.prototype.scrollToRow = function (r) {
+    var g = this.geometry();
+    this.scrollTo(g.scaled ? (g.maxFirst > 0 ? r / g.maxFirst * g.maxScroll : 0) : Math.max(0, r * ROW - g.view / 3));
+  };
+
+  Viewer.prototype.scrollToEnd = function () {
+    this.scrollTo(this.box.scrollHeight);
+  };
+
+  // A scroll of ours is not the user's: its scroll event must not pause following. Only a move
+  // that really happens fires that event, so the mark is set only then.
+  Viewer.prototype.scrollTo = function (top) {
+    var target = Math.max(0, Math.min(Math.round(top), this.box.scrollHeight - this.box.clientHeight));
+    if (Math.abs(this.box.scrollTop - target) < 1) return;
+    this.programmatic = true;
+    this.box.scrollTop = target;
+  };
+
+  Viewer.prototype.onScroll = function () {
+    if (this.programmatic) {
+      this.programmatic = false;
+    } else {
+      var atEnd = this.box.scrollTop + this.box.clientHeight >= this.box.scrollHeight - ROW;
+      if (atEnd !== this.following) this.setFollowing(atEnd);
+    }
+    this.render();
+  };
+
+  Viewer.prototype.setFollowing = function (on) {
+    this.following = on;
+    if (this.followButton) {
+      this.followButton.setAttribute('aria-pressed', on ? 'true' : 'false');
+      this.followButton.textContent = on ? 'Following the end' : 'Follow the end';
+    }
+    if (on) this.schedule();
+  };
+
+  Viewer.prototype.fromHash = function () {
+    var m = /^#L(\d+)$/.exec(window.location.hash);
+    if (!m) return;
+    this.setFollowing(false);
+    this.wantedLine = Number(m[1]);
+    if (this.wantedLine <= this.lineCount()) this.select(this.wantedLine - 1, true);
+  };
+
+  Viewer.prototype.select = function (line, scroll) {
+    this.selected = line;
+    this.wantedLine = 0;
+    this.reveal(line, scroll);
+  };
+
+  Viewer.prototype.reveal = function (line, scroll) {
+    if (this.collapsed[this.iters[line]]) {
+      this.collapsed[this.iters[line]] = false;
+      this.rebuildRows();
+    }
+    if (scroll) {
+      var r = this.rows.indexOf(line);
+      if (r >= 0) this.scrollToRow(r);
+    }
+    this.render();
+  };
+
+  // ---- search -----------------------------------------------------------------------------------------
+
+  Viewer.prototype.searchControls = function () {
+    var input = document.getElementById('log-search');
+    if (!input) return;
+    var self = this;
+    var timer = null;
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { self.search(input.value); }, 200);
+    });
+    input.addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      clearTimeout(timer);
+      if (input.value.toLowerCase() !== self.query) self.search(input.value);
+      self.step(e.shiftKey ? -1 : 1);
+    });
+    document.getElementById('log-next').addEventListener('click', function () { self.step(1); });
+    document.getElementById('log-prev').addEventListener('click', function () { self.step(-1); });
+  };
+
+  Viewer.prototype.search = function (text) {
+    this.query = text.toLowerCase();
+    this.matches = [];
+    this.current = -1;
+    if (this.query) {
+      for (var i = 0; i < this.texts.length && this.matches.length < MAX_MATCHES; i++) {
+        if (this.plain(i).toLowerCase().indexOf(this.query) >= 0) this.matches.push(i);
+      }
+    }
+    this.announce();
+    this.render();
+  };
+
+  Viewer.prototype.step = function (direction) {
+    if (!this.matches.length) return;
+    this.setFollowing(false);
+    this.current = (this.current + direction + this.matches.length) % this.matches.length;
+    if (this.current < 0) this.current = 0;
+    this.reveal(this.matches[this.current], true);
+    this.announce();
+  };
+
+  Viewer.prototype.announce = function () {
+    var out = document.getElementById('log-matches');
+    if (!out) return;
+    if (!this.query) out.textContent = '';
+    else if (!this.matches.length) out.textContent = 'No match';
+    else out.textContent = (this.current >= 0 ? (this.current + 1) + ' of ' : '') + this.matches.length
+        + (this.matches.length >= MAX_MATCHES ? '+' : '') + (this.matches.length === 1 ? ' match' : ' matches');
+  };
+
+  // ---- the stream ---------------------------------------------------------------------------------------
+
+  Viewer.prototype.followStream = function (url) {
+    var self = this;
+    var source = new EventSource(url);
+    source.onopen = function () { self.state.textContent = 'Following the log.'; };
+    source.onerror = function () {
+      if (source.readyState !== EventSource.CLOSED) self.state.textContent = 'Log stream interrupted; reconnecting…';
+    };
+    source.addEventListener('log', function (e) {
+      var entry = JSON.parse(e.data);
+      var stream = String(entry.stream || 'stdout').toLowerCase();
+      self.add(stream, entry.iteration || 0, entry.dropped ? '[' + entry.dropped + ' bytes not kept]\n' : entry.text, entry.at);
+    });
+    source.addEventListener('end', function (e) {
+      source.close();
+      self.state.textContent = 'Log complete: the job is ' + JSON.parse(e.data).status + ' (' + self.lineCount() + ' lines).';
+      if (self.query) self.search(self.query);
+    });
+    return source;
+  };
+
+  window.BatonLog = { Viewer: Viewer };
+})();
