@@ -19,16 +19,18 @@ import java.util.Optional;
 /**
  * A job's metrics beside those of the previous run on the same branch and testbed: the newest job
  * of the project submitted before it (a smaller id) whose report has results. Each measure's value in both and
- * the change in percent. Alerts (thresholds) are not Baton's yet; the page keeps a marked place.
+ * the change in percent, and the alerts the thresholds raised on the run (docs/alerts.md).
  */
 final class Comparison {
     /** The most earlier jobs read looking for the previous run. */
     static final int SCAN = 2_000;
 
     private final Store store;
+    private final AlertPages alerts;
 
-    Comparison(Store store) {
+    Comparison(Store store, AlertPages alerts) {
         this.store = store;
+        this.alerts = alerts;
     }
 
     ComparePage compare(Project project, Job job) {
@@ -39,7 +41,8 @@ final class Comparison {
         JobRef ref = new JobRef(project.slug().value(), job.uuid().toString());
         return new ComparePage(project.slug().value(), project.name(), ref,
                 previous.map(p -> new JobRef(project.slug().value(), p.uuid().toString())).orElse(null),
-                report == null ? null : report.branch(), report == null ? null : report.testbed(), rows(before, current));
+                report == null ? null : report.branch(), report == null ? null : report.testbed(), rows(before, current),
+                report == null ? List.of() : alerts.ofReport(project, report.uuid()));
     }
 
     private Optional<Job> previous(Project project, Job job, Report report) {

@@ -45,8 +45,10 @@ import java.util.function.Supplier;
  * GET  /console/projects/{project}/jobs                 ?status, spec, runner, branch, submitter, offset
  * GET  /console/projects/{project}/jobs/{job}           POST …/cancel, …/rerun; GET …/log (SSE), …/log.txt (the whole log,
  *                                                     text/plain), …/compare, …/files/{iteration}/{path} (a collected file)
+ * GET  /console/projects/{project}/alerts               POST …/alerts/{alert}/dismiss (confirmed), …/reopen
+ * GET  /console/projects/{project}/metrics              ?benchmark, measure, branch, testbed; …/metrics/data (the plot's JSON)
  * GET  /console/projects/{project}/registry
- * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension
+ * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension, uPlot
  * </pre>
  */
 public final class ConsoleModule implements RouteModule, AutoCloseable {
@@ -130,6 +132,25 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             logStream.handle(ctx);
         });
         r.post("/console/projects/{project}/jobs/{job}/cancel", action(this::cancel));
+        r.get("/console/projects/{project}/alerts", page((ctx, v) -> {
+            Project project = project(ctx, v);
+            render(ctx, 200, "alerts.jte", chrome("Alerts · " + project.name(), "projects", v), "page", pages.alerts(project, v.principal()));
+        }));
+        r.post("/console/projects/{project}/alerts/{alert}/dismiss", action((ctx, v) -> triage(ctx, v, "dismiss")));
+        r.post("/console/projects/{project}/alerts/{alert}/reopen", action((ctx, v) -> triage(ctx, v, "reopen")));
+        r.get("/console/projects/{project}/metrics", page((ctx, v) -> {
+            Project project = project(ctx, v);
+            render(ctx, 200, "metrics.jte", chrome("Metrics · " + project.name(), "projects", v), "page", pages.metrics(project,
+                    blank(ctx.queryParam("benchmark")), blank(ctx.queryParam("measure")), blank(ctx.queryParam("branch")), blank(ctx.queryParam("testbed"))));
+        }));
+        r.get("/console/projects/{project}/metrics/data", page((ctx, v) -> {
+            Project project = project(ctx, v);
+            String benchmark = blank(ctx.queryParam("benchmark"));
+            String measure = blank(ctx.queryParam("measure"));
+            if (benchmark == null || measure == null) throw new ApiException(400, "invalid_parameter", "benchmark and measure are required");
+            ctx.contentType("application/json").result(dev.baton.protocol.message.Wire.encode(
+                    pages.metricData(project, benchmark, measure, blank(ctx.queryParam("branch")), blank(ctx.queryParam("testbed")))));
+        }));
         r.get("/console/projects/{project}/registry", page((ctx, v) -> {
             Project project = project(ctx, v);
             render(ctx, 200, "registry.jte", chrome("Registry · " + project.name(), "projects", v), "page", pages.registry(project, publicUrl.get()));
@@ -306,6 +327,28 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);
+    }
+
+    /** Dismisses (after a confirmation) or reopens an alert through the API, as the viewer. */
+    private void triage(Context ctx, Viewer v, String verb) throws Exception {
+        String alert = ctx.pathParam("alert");
+        String path = "/console/projects/" + ctx.pathParam("project") + "/alerts";
+        Link back = new Link(path, "Back to the alerts");
+        if ("dismiss".equals(verb) && !confirmed(ctx, v, new Confirmation("Dismiss alert " + shortId(alert) + "?",
+                "It moves to the dismissed alerts and stops counting as active; Reopen brings it back.", path + "/" + alert + "/dismiss", Map.of(),
+                "Dismiss alert", back))) {
+            return;
+        }
+        var answer = api.call(ctx, "POST", "/v0/projects/" + encode(ctx.pathParam("project")) + "/alerts/" + encode(alert) + "/" + verb, null, v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "dismiss".equals(verb) ? "Not dismissed" : "Not reopened", answer.message(), back);
+            return;
+        }
+        ctx.redirect(path, HttpStatus.SEE_OTHER);
+    }
+
+    private static String encode(String pathSegment) {
+        return java.net.URLEncoder.encode(pathSegment, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /** Submits the job again with the same configuration (POST /v0/run with the viewer's token) and opens the new job. */

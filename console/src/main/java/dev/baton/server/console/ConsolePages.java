@@ -11,7 +11,10 @@ import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.auth.CancelRight;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.channel.RunnerActivity;
+import dev.baton.server.console.Views.AlertsPage;
 import dev.baton.server.console.Views.AttemptRow;
+import dev.baton.server.console.Views.MetricsPage;
+import dev.baton.server.console.Views.PlotData;
 import dev.baton.server.console.Views.Chart;
 import dev.baton.server.console.Views.ComparePage;
 import dev.baton.server.console.Views.IterationRow;
@@ -74,13 +77,17 @@ public final class ConsolePages {
     private final Images images;
     private final JobListing listing;
     private final Comparison comparison;
+    private final AlertPages alerts;
+    private final MetricHistory history;
 
     public ConsolePages(Store store, JobQueue queue, LongFunction<Optional<RunnerActivity>> activity, OutputStore outputs, Images images) {
         this.store = store;
         this.queue = queue;
         this.activity = activity;
         this.listing = new JobListing(store);
-        this.comparison = new Comparison(store);
+        this.alerts = new AlertPages(store);
+        this.comparison = new Comparison(store, alerts);
+        this.history = new MetricHistory(store, alerts);
         this.outputs = outputs;
         this.images = images;
     }
@@ -367,6 +374,24 @@ public final class ConsolePages {
 
     private static double round(double v) {
         return Math.round(v * 10) / 10.0;
+    }
+
+    // ---- alerts and metrics (docs/alerts.md) -----------------------------------------------------
+
+    AlertsPage alerts(Project project, Principal viewer) {
+        return alerts.page(project, viewer);
+    }
+
+    /** The metrics page; with a benchmark and measure, their points (the plot's table) and the plot's data URL. */
+    MetricsPage metrics(Project project, String benchmark, String measure, String branch, String testbed) {
+        boolean chosen = benchmark != null && measure != null;
+        return new MetricsPage(project.slug().value(), project.name(), history.choices(project, benchmark, measure), chosen ? benchmark : null,
+                chosen ? measure : null, branch, testbed, chosen ? MetricHistory.dataUrl(project, benchmark, measure, branch, testbed) : null,
+                chosen ? history.data(project, benchmark, measure, branch, testbed).points() : List.of());
+    }
+
+    PlotData metricData(Project project, String benchmark, String measure, String branch, String testbed) {
+        return history.data(project, benchmark, measure, branch, testbed);
     }
 
     // ---- registry --------------------------------------------------------------------------------

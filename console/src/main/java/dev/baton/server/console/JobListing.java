@@ -93,7 +93,7 @@ public final class JobListing {
         Optional<Report> report = store.findReport(j.reportId());
         return new JobRow(new JobRef(project.slug().value(), j.uuid().toString()), j.status().wireName(), names.spec(j.specId()),
                 names.runner(j.runnerId()), j.priority(), j.attempt(), j.created(), j.started(), j.completed(),
-                report.map(Report::branch).orElse(null), null /* a run's git hash, once runs carry one */,
+                report.map(Report::branch).orElse(null), report.flatMap(r -> store.alerts().reportHash(r.id())).orElse(null),
                 report.map(Report::testbed).orElse(null), what(j), names.submitter(j.id()));
     }
 

@@ -9,8 +9,8 @@ import java.util.Properties;
 
 /**
  * The console's static files, all from the server's own jar: its stylesheet, scripts and icon, htmx
- * with its SSE extension from their webjars (Maven Central, vendored at build time), and anser from
- * the npm registry (installed by the build with {@code npm ci}, docs/decisions/0028-console-log-viewer.md). They are
+ * with its SSE extension and uPlot (the metrics plot) from their webjars (Maven Central), and anser
+ * kept in the repository at a pinned version (docs/decisions/0028-console-log-viewer.md). They are
  * served under fixed names, the webjar version read from the jar's own pom.properties, so a
  * version bump in the pom needs no template change. Nothing is fetched from a CDN.
  */
@@ -22,15 +22,19 @@ final class StaticAssets {
         }
     }
 
-    private final Map<String, Asset> assets = Map.of(
-            "console.css", new Asset("console/console.css", "text/css; charset=utf-8"),
-            "console.js", new Asset("console/console.js", "text/javascript; charset=utf-8"),
-            "htmx.min.js", new Asset(webjar("htmx.org", "dist/htmx.min.js"), "text/javascript; charset=utf-8"),
-            "htmx-sse.js", new Asset(webjar("htmx-ext-sse", "sse.js"), "text/javascript; charset=utf-8"),
-            "log-viewer.js", new Asset("console/log-viewer.js", "text/javascript; charset=utf-8"),
-            "favicon.svg", new Asset("console/favicon.svg", "image/svg+xml"),
-            // anser (ANSI escapes to styled fragments) from the npm registry, copied in by the build (console/package.json)
-            "anser.js", new Asset("console/vendor/anser/lib/index.js", "text/javascript; charset=utf-8", "Anser"));
+    private final Map<String, Asset> assets = Map.ofEntries(
+            Map.entry("console.css", new Asset("console/console.css", "text/css; charset=utf-8")),
+            Map.entry("console.js", new Asset("console/console.js", "text/javascript; charset=utf-8")),
+            Map.entry("htmx.min.js", new Asset(webjar("htmx.org", "dist/htmx.min.js"), "text/javascript; charset=utf-8")),
+            Map.entry("htmx-sse.js", new Asset(webjar("htmx-ext-sse", "sse.js"), "text/javascript; charset=utf-8")),
+            Map.entry("log-viewer.js", new Asset("console/log-viewer.js", "text/javascript; charset=utf-8")),
+            Map.entry("favicon.svg", new Asset("console/favicon.svg", "image/svg+xml")),
+            // anser (ANSI escapes to styled fragments), kept in the repository at a pinned version (scripts/update-web-assets)
+            Map.entry("anser.js", new Asset("console/vendor/anser/lib/index.js", "text/javascript; charset=utf-8", "Anser")),
+            // uPlot draws the metrics history; its IIFE build sets window.uPlot
+            Map.entry("uplot.min.js", new Asset(webjar("uplot", "dist/uPlot.iife.min.js"), "text/javascript; charset=utf-8")),
+            Map.entry("uplot.min.css", new Asset(webjar("uplot", "dist/uPlot.min.css"), "text/css; charset=utf-8")),
+            Map.entry("metrics-plot.js", new Asset("console/metrics-plot.js", "text/javascript; charset=utf-8")));
 
     void serve(Context ctx) throws IOException {
         Asset asset = assets.get(ctx.pathParam("file"));

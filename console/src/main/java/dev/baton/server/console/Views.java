@@ -122,9 +122,70 @@ public final class Views {
         }
     }
 
-    /** A job beside the previous run on the same branch and testbed ({@code previous} null when there is none). */
+    /** A job beside the previous run on the same branch and testbed ({@code previous} null when there is none), with the alerts raised on it. */
     public record ComparePage(String project, String projectName, JobRef job, JobRef previous, String branch, String testbed,
-            List<CompareRow> rows) {}
+            List<CompareRow> rows, List<AlertRow> alerts) {}
+
+    /**
+     * An alert (docs/alerts.md) as the console shows it: which threshold, side, value, limit and
+     * baseline; {@code job} is the run's job, null for a direct run (then {@code report} names it).
+     */
+    public record AlertRow(String uuid, String branch, String testbed, String hash, String benchmark, String measure, String threshold,
+            String model, String side, double value, double limit, int baselineSize, Double baselineMean, Double baselineStddev, String status,
+            Instant created, JobRef job, String report) {
+        public String shortId() {
+            return uuid.substring(0, Math.min(8, uuid.length()));
+        }
+
+        public String shortThreshold() {
+            return threshold == null ? "—" : threshold.substring(0, Math.min(8, threshold.length()));
+        }
+
+        public String shortHash() {
+            return hash == null ? null : hash.length() > 7 ? hash.substring(0, 7) : hash;
+        }
+
+        /** "5 earlier results, mean 12 ± 1.58", as the CLI says it. */
+        public String baseline() {
+            String size = baselineSize == 1 ? "1 earlier result" : baselineSize + " earlier results";
+            if (baselineMean == null) return size;
+            return size + ", mean " + Format.number(baselineMean) + (baselineStddev == null ? "" : " ± " + Format.number(baselineStddev));
+        }
+
+        /** "above the upper limit" or "below the lower limit". */
+        public String sideText() {
+            return "upper".equals(side) ? "above the upper limit" : "below the lower limit";
+        }
+    }
+
+    /** A project's alerts, active and dismissed; {@code mayTriage}: the viewer may dismiss and reopen (the API's rule). */
+    public record AlertsPage(String project, String projectName, List<AlertRow> active, List<AlertRow> dismissed, boolean mayTriage) {}
+
+    /** A benchmark and measure with a link to its plot. */
+    public record MetricChoice(String benchmark, String measure, String href, boolean selected) {}
+
+    /**
+     * The metrics page: every benchmark and measure, and for the chosen one ({@code benchmark}
+     * null: none chosen) the plot's data URL and the same points as a table, the plot's text alternative.
+     */
+    public record MetricsPage(String project, String projectName, List<MetricChoice> choices, String benchmark, String measure, String branch,
+            String testbed, String dataUrl, List<PlotPoint> points) {}
+
+    /**
+     * One point of the plot: its series ("branch · testbed"), time, value, the boundary (when
+     * several thresholds judged it, the narrowest limits), the alert's side when it raised one,
+     * and the job that measured it (null for a direct run).
+     */
+    public record PlotPoint(String series, String branch, String testbed, Instant at, double value, Double lower, Double upper, String alert,
+            String hash, String report, String job) {
+        public String shortJob() {
+            return job == null ? null : job.substring(job.lastIndexOf('/') + 1, Math.min(job.length(), job.lastIndexOf('/') + 9));
+        }
+    }
+
+    /** What the plot's script fetches. */
+    public record PlotData(String benchmark, String measure, List<PlotPoint> points) {}
+
 
     public record IterationRow(int iteration, Integer exitCode, String error) {}
 

@@ -57,9 +57,19 @@ class ConsoleAccessibilityTest {
         runner.send(new RunnerMessage.Log(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0,
                 "\u001b[1;31mFAILED\u001b[0m \u001b[32mok\u001b[0m \u001b[33mwarn\u001b[0m \u001b[34mblue\u001b[0m \u001b[36mcyan\u001b[0m\nplain\n", null));
         runner.send(new RunnerMessage.Log(job.uuid(), job.lease(), 2, LogStream.STDERR, 0, "an error line\n", null));
+        // A threshold and judged direct runs, the last one raising an alert: the alerts and metrics pages have content.
+        baton.post("/v0/projects/bench/thresholds", Map.of("testbed", "lab", "measure", "latency", "model", "t_test", "upper_boundary", 0.95), 201);
+        double[] values = {10, 12, 11, 13, 14, 16};
+        for (int i = 0; i < values.length; i++) {
+            java.time.Instant end = java.time.Instant.parse("2025-12-01T00:00:00Z").plusSeconds(3600L * (i + 1));
+            baton.post("/v0/run", Map.of("project", "bench", "branch", "main", "testbed", "lab", "adapter", "json", "hash", "0123abc" + i,
+                    "start_time", end.minusSeconds(1).toString(), "end_time", end.toString(),
+                    "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", values[i]))))), 201);
+        }
         String jobPage = "/console/projects/bench/jobs/" + job.uuid();
         pages.addAll(List.of("/console/runners", "/console/specs", "/console/queue", "/console/projects", "/console/projects/bench/jobs",
-                "/console/projects/bench/jobs?status=running", jobPage, "/console/projects/bench/registry"));
+                "/console/projects/bench/jobs?status=running", jobPage, jobPage + "/compare", "/console/projects/bench/registry",
+                "/console/projects/bench/alerts", "/console/projects/bench/metrics", "/console/projects/bench/metrics?benchmark=sort&measure=latency"));
     }
 
     @AfterAll
@@ -101,7 +111,8 @@ class ConsoleAccessibilityTest {
     /** Opens a page and waits until its live parts and log have settled. */
     private void open(String page) {
         chromium.browser.get(baton.url(page));
-        if (page.contains("/jobs/")) chromium.wait.until(d -> d.findElement(By.id("log")).getText().contains("an error line"));
+        if (page.contains("benchmark=")) chromium.wait.until(d -> "true".equals(d.findElement(By.id("plot")).getAttribute("data-drawn")));
+        if (page.contains("/jobs/") && !page.endsWith("/compare")) chromium.wait.until(d -> d.findElement(By.id("log")).getText().contains("an error line"));
         chromium.wait.until(d -> chromium.eventStreamOpen() || d.findElements(By.cssSelector("[sse-connect]")).isEmpty());
     }
 

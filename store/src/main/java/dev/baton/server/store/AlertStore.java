@@ -77,6 +77,12 @@ public interface AlertStore {
 
     List<MetricPoint> history(HistoryQuery query);
 
+    /** Every benchmark and measure of the project's judged metrics, by benchmark then measure. */
+    List<MetricName> metricNames(long projectId);
+
+    /** The git commit the report measured, when its run named one. */
+    Optional<String> reportHash(long reportId);
+
     List<Alert> alerts(AlertFilter filter);
 
     Optional<Alert> findAlert(long projectId, String uuid);

@@ -274,6 +274,18 @@ final class JdbcAlertStore implements AlertStore {
         });
     }
 
+    @Override
+    public List<MetricName> metricNames(long projectId) {
+        return store.read(h -> h.createQuery("SELECT DISTINCT benchmark, measure FROM metric WHERE project_id = :p ORDER BY benchmark, measure")
+                .bind("p", projectId).map((rs, ctx) -> new MetricName(rs.getString("benchmark"), rs.getString("measure"))).list());
+    }
+
+    @Override
+    public Optional<String> reportHash(long reportId) {
+        return store.read(h -> h.createQuery("SELECT hash FROM report WHERE id = :id").bind("id", reportId).mapTo(String.class).list()
+                .stream().filter(hash -> hash != null).findFirst());
+    }
+
     private static List<MetricPoint> withBoundaries(Handle h, List<MetricPoint> points) {
         if (points.isEmpty()) return points;
         Map<Long, List<MetricPoint.StoredBoundary>> byMetric = new LinkedHashMap<>();
