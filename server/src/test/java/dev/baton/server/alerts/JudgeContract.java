@@ -108,6 +108,18 @@ abstract class JudgeContract {
     }
 
     @Test
+    void theConsoleReadsTheJudgedMetricNamesAndAReportsHash() {
+        judge.judge(run("main", 10).id());
+        Report hashed = run("feature", 11);
+        alerts.setReportHash(hashed.id(), "abc1234def");
+        judge.judge(hashed.id());
+
+        assertThat(alerts.metricNames(project.id())).containsExactly(new dev.baton.server.store.MetricName("sort", "latency"));
+        assertThat(alerts.reportHash(hashed.id())).contains("abc1234def");
+        assertThat(alerts.reportHash(hashed.id() - 1)).isEmpty();
+    }
+
+    @Test
     void aValueInsideRaisesNothingButItsBoundaryIsStored() {
         tTest("main");
         for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
