@@ -274,8 +274,10 @@ class ConsoleLogViewerTest {
         assertThat(rows).as("only the rows in view (and a few around) are in the page").isLessThan(200);
         // The middle of the log shows the line that belongs there.
         chromium.script("var box = document.getElementById('log'); box.scrollTop = (box.scrollHeight - box.clientHeight) / 2;");
+        // The rows are drawn on the next animation frame after the scroll: wait until the rows of
+        // the last scroll position (90 %) have been replaced.
         String middle = chromium.wait.until(d -> (String) chromium.script("var row = document.querySelector('#log .log-row[data-line]');"
-                + "return row ? row.dataset.line + ' ' + row.textContent : null;"));
+                + "return row && Math.abs(row.dataset.line - " + BIG_LINES / 2 + ") < " + BIG_LINES / 4 + " ? row.dataset.line + ' ' + row.textContent : null;"));
         int shown = Integer.parseInt(middle.substring(0, middle.indexOf(' ')));
         assertThat(shown).isBetween(BIG_LINES / 2 - 200, BIG_LINES / 2 + 200);
         assertThat(middle).contains(String.format(Locale.ROOT, "line %07d", shown));
