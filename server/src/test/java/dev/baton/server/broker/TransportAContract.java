@@ -359,6 +359,101 @@ abstract class TransportAContract {
         assertThat(json(again).get("job_id").asText()).isEqualTo(job.uuid().toString());
     }
 
+    // ---- the broker restarted with jobs in flight -------------------------------------------------
+
+    @Test
+    void aBrokerRestartedWithJobsInFlightLosesNoneAndRunsNoneTwice() throws Exception {
+        brokerRestartedWithJobsInFlight(false);
+    }
+
+    @Test
+    void aBrokerRestartedWithoutItsStoreLosesNoneAndRunsNoneTwice() throws Exception {
+        brokerRestartedWithJobsInFlight(true);
+    }
+
+    /**
+     * Seven jobs: two bound and running, two pulled by a runner that died before AckLease, two still
+     * on the queue, and one submitted while the broker is down. The broker restarts (with its store,
+     * or {@code wiped} of it). Heartbeats and Completes go to the server and never noticed; the
+     * rest comes back from the queue or, once the acceptance window passed, from the database
+     * under new leases. Each job runs exactly once: counted by the test's runner when the server
+     * accepts its AckLease, and in the server's attempts.
+     */
+    private void brokerRestartedWithJobsInFlight(boolean wiped) throws Exception {
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        var runner = server.runner(spec);
+        Map<String, Integer> executions = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Job> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) jobs.add(server.submit(spec));
+        transport.pump();
+        List<String> running = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Message m = next(sub);
+            JsonNode granted = json(m);
+            assertThat(ack(runner, granted.get("lease_id").asText(), granted.get("job_id").asText()).get("type").asText()).isEqualTo("LeaseAccepted");
+            executions.merge(granted.get("job_id").asText(), 1, Integer::sum);
+            m.ack();
+            running.add(granted.get("lease_id").asText());
+        }
+        for (int i = 0; i < 2; i++) next(sub); // pulled by a runner that died: never answered, never acked
+
+        nats.stop();
+        if (wiped) deleteTree(dataDir.resolve("nats"));
+        jobs.add(server.submit(spec)); // its offer waits in the outbox
+        for (String lease : running) {
+            assertThat(heartbeat(runner, lease).get("extend_lease").asBoolean()).as("heartbeats do not go through the broker").isTrue();
+        }
+        nats.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        client.close();
+        client = Nats.connect(nats.url());
+        // The server makes the stream again when the broker lost it (at the first publish that fails).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            transport.pump();
+            return client.jetStreamManagement().getStreamNames().contains(NatsBroker.STREAM);
+        });
+        sub = pull();
+        for (String lease : running) {
+            assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+        }
+
+        for (int round = 0; round < 20 && !jobs.stream().allMatch(j -> server.job(j).status().terminal()); round++) {
+            transport.pump();
+            List<Message> got = sub.fetch(10, Duration.ofSeconds(1));
+            if (got.isEmpty()) {
+                // What the dead runner held, or what the broker lost, is offered again once its acceptance window ends.
+                server.clock.advance(ChannelFixture.ACCEPTANCE_TIMEOUT.plusSeconds(1));
+                continue;
+            }
+            for (Message m : got) {
+                JsonNode granted = json(m);
+                String lease = granted.get("lease_id").asText();
+                JsonNode answer = ack(runner, lease, granted.get("job_id").asText());
+                if (answer.get("type").asText().equals("LeaseAccepted")) {
+                    executions.merge(granted.get("job_id").asText(), 1, Integer::sum);
+                    assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+                }
+                m.ack();
+            }
+        }
+
+        assertThat(executions.keySet()).as("none lost").containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.uuid().toString()).toList());
+        assertThat(executions.values()).as("none run twice").allSatisfy(n -> assertThat(n).isEqualTo(1));
+        for (Job j : jobs) {
+            Job after = server.job(j);
+            assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+            assertThat(server.store.attempts(after.id())).as("one attempt of " + j.uuid()).hasSize(1);
+        }
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(root)) return;
+        try (var paths = java.nio.file.Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
+        }
+    }
+
     JsonNode ready() throws Exception {
         HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/ready")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
