@@ -37,6 +37,11 @@ public final class Bench {
             TransportFloor.runAlone(options);
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("leases")) {
+            BenchOptions options = subcommandOptions(args);
+            System.out.println("results: " + LeaseBench.run(options).toAbsolutePath());
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("cluster")) {
             BenchOptions options = subcommandOptions(args);
             System.out.println("results: " + ClusterBench.run(options).toAbsolutePath());

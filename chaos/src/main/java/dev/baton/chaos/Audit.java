@@ -36,7 +36,8 @@ final class Audit {
      * The jobs' command always exits 0, so a job may fail only because its runner was lost or
      * killed under it (docs/protocol.md); any other failure is a wrong outcome.
      */
-    private static final List<String> EXPLAINED_FAILURES = List.of("lost contact with the runner", "runner restarted during execution");
+    private static final List<String> EXPLAINED_FAILURES = List.of("lost contact with the runner", "runner restarted during execution",
+            "the lease expired without heartbeats"); // transport A's runner lost past max_requeues
 
     private final Api api;
     private final Map<String, String> runnerSlugs;

@@ -23,8 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
  * results stored. The PostgreSQL form runs {@code baton.chaos.pg.nodes} nodes (chaos/pom.xml),
  * and is skipped when no PostgreSQL answers. A failure prints the run's figures, the violating
  * jobs and the seed ({@code scripts/chaos --seed} repeats the schedule, not the exact timing).
+ *
+ * <p>Both runs have both transports ({@code baton.chaos.transport}, default {@code mixed}): a
+ * nats-server the run starts, every job offered on it, two runners on transport A and one on
+ * the runner channel, all serving the one spec, so the two transports' claims race for every job,
+ * and the broker is killed and restarted among the faults. One run per store covers both
+ * transports, which keeps the suite's time in CI near what one transport took.
  */
 class ChaosSuiteTest {
+    private static final Transport TRANSPORT = Transport.parse(System.getProperty("baton.chaos.transport", "mixed"));
     private static final String PG_URL = System.getenv().getOrDefault("BATON_CHAOS_PG_URL", "postgresql://127.0.0.1:5432/test?user=postgres");
 
     @TempDir
@@ -34,6 +41,8 @@ class ChaosSuiteTest {
 
     @BeforeAll
     static void unpack() throws Exception {
+        if (TRANSPORT.broker()) assumeTrue(java.nio.file.Files.isExecutable(BrokerProcess.BINARY),
+                "no nats-server at " + BrokerProcess.BINARY + ": skipping the chaos runs with transport A");
         install = ChaosRun.unpack(Path.of(System.getProperty("baton.archive")), dir.resolve("install"));
     }
 
@@ -52,7 +61,7 @@ class ChaosSuiteTest {
         long seed = ThreadLocalRandom.current().nextLong();
         ChaosSettings settings = new ChaosSettings(database, nodes, 3, 2, Duration.ofSeconds(Integer.getInteger("baton.chaos.seconds", 35)),
                 Duration.ofSeconds(4), 2, Duration.ofSeconds(3), Duration.ofMinutes(2), seed, install,
-                dir.resolve(database.name().toLowerCase() + "-" + nodes), PG_URL, false);
+                dir.resolve(database.name().toLowerCase() + "-" + nodes), PG_URL, false, TRANSPORT);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         ChaosResult result = new ChaosRun(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         String report = "seed " + seed + "\n" + progress.toString(StandardCharsets.UTF_8) + result.describe();
@@ -64,7 +73,7 @@ class ChaosSuiteTest {
         // with several nodes that includes a node frozen past the node timeout, whose runners'
         // late final words must leave every completed attempt's output as its execution printed it.
         assertThat(result.faults().keySet()).as(report).containsExactlyInAnyOrderElementsOf(
-                FaultEvent.Kind.injected(nodes).stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
+                FaultEvent.Kind.injected(nodes, TRANSPORT.broker()).stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
         assertThat(result.lost()).as("jobs lost\n" + report).isZero();
         assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
         assertThat(result.doubleRuns()).as("executed twice under a valid lease\n" + report).isZero();
