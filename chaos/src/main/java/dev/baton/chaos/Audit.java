@@ -205,7 +205,13 @@ final class Audit {
             if (f.kind() == FaultEvent.Kind.CONNECTIONS_DROPPED) dropped += f.count();
         }
         if (quiescence == null) violations.add("jobs did not all reach a terminal state within the quiescence timeout");
-        return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(),
+        Map<String, Integer> completedByTransport = new TreeMap<>();
+        for (JsonNode j : jobs) {
+            for (JsonNode a : j.path("attempts")) {
+                if ("completed".equals(a.path("outcome").asText())) completedByTransport.merge(a.path("transport").asText("?"), 1, Integer::sum);
+            }
+        }
+        return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(), completedByTransport,
                 faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, wronglyFailed, outsideLease, finishedNotCompleted,
                 recovery(faults, jobs, runnerSlugs), quiescence, unexpectedExits, violations);
     }

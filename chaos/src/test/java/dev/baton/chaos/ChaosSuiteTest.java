@@ -74,6 +74,11 @@ class ChaosSuiteTest {
         // late final words must leave every completed attempt's output as its execution printed it.
         assertThat(result.faults().keySet()).as(report).containsExactlyInAnyOrderElementsOf(
                 FaultEvent.Kind.injected(nodes, TRANSPORT.broker()).stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
+        // Each transport of the run did work: a transport that served nothing would make the zeros below say nothing of it.
+        if (TRANSPORT.broker()) assertThat(result.completedByTransport().getOrDefault("nats", 0)).as("attempts completed on transport A\n" + report).isPositive();
+        if (TRANSPORT != Transport.NATS) {
+            assertThat(result.completedByTransport().getOrDefault("websocket", 0)).as("attempts completed on the runner channel\n" + report).isPositive();
+        }
         assertThat(result.lost()).as("jobs lost\n" + report).isZero();
         assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
         assertThat(result.doubleRuns()).as("executed twice under a valid lease\n" + report).isZero();
