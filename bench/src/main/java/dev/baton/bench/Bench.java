@@ -39,7 +39,12 @@ public final class Bench {
         }
         if (args.length > 0 && args[0].equals("leases")) {
             BenchOptions options = subcommandOptions(args);
-            System.out.println("results: " + LeaseBench.run(options).toAbsolutePath());
+            try {
+                System.out.println("results: " + LeaseBench.run(options).toAbsolutePath());
+            } catch (Exception e) {
+                e.printStackTrace(); // the broker clients' threads would keep the JVM alive
+                System.exit(1);
+            }
             System.exit(0);
         }
         if (args.length > 0 && args[0].equals("cluster")) {
