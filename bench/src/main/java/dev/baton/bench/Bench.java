@@ -41,6 +41,16 @@ public final class Bench {
             TransportFloor.runAlone(options);
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("leases")) {
+            BenchOptions options = subcommandOptions(args);
+            try {
+                System.out.println("results: " + LeaseBench.run(options).toAbsolutePath());
+            } catch (Exception e) {
+                e.printStackTrace(); // the broker clients' threads would keep the JVM alive
+                System.exit(1);
+            }
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("cluster")) {
             BenchOptions options = subcommandOptions(args);
             System.out.println("results: " + ClusterBench.run(options).toAbsolutePath());

@@ -45,8 +45,15 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
     }
 
     private BenchServer(Path dataDir, String databaseUrl, String nodeId, boolean imageAffinity) throws IOException {
+        this(dataDir, databaseUrl, nodeId, imageAffinity, null);
+    }
+
+    private BenchServer(Path dataDir, String databaseUrl, String nodeId, boolean imageAffinity, dev.baton.server.config.BrokerSettings broker)
+            throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(REQUEST_BODY_MAX_BYTES).build();
+        ServerConfig.Builder builder = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(REQUEST_BODY_MAX_BYTES);
+        if (broker != null) builder.broker(broker);
+        ServerConfig config = builder.build();
         if (nodeId != null) config = config.withNode(nodeId, d.nodeTimeout());
         config = config.withImageAffinity(imageAffinity);
         this.store = new CountingStore(StoreFactory.open(databaseUrl, dataDir), () -> {
@@ -65,6 +72,15 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
     /** A server with image affinity on or off (docs/scheduling.md; the affinity benchmark compares both). */
     static BenchServer start(Path dataDir, String databaseUrl, boolean imageAffinity) throws IOException {
         BenchServer s = new BenchServer(dataDir, databaseUrl, null, imageAffinity);
+        s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
+        s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
+        return s;
+    }
+
+    /** A server that also offers the jobs of {@code brokerSpecs} on the NATS broker at {@code natsUrl} (transport A, {@link LeaseBench}). */
+    static BenchServer startWithBroker(Path dataDir, String databaseUrl, String natsUrl, java.util.Set<String> brokerSpecs) throws IOException {
+        BenchServer s = new BenchServer(dataDir, databaseUrl, null, ServerConfig.DEFAULT_IMAGE_AFFINITY,
+                new dev.baton.server.config.BrokerSettings(natsUrl, "websocket", brokerSpecs, dev.baton.server.config.BrokerSettings.DEFAULT_LEASE_TTL));
         s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
         s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
         return s;
@@ -201,6 +217,11 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
+    }
+
+    /** The server's base URL as a string (transport A's runner messages are posted to it). */
+    String baseUrl() {
+        return server.publicUrl();
     }
 
     @Override

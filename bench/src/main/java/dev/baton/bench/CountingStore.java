@@ -527,6 +527,12 @@ final class CountingStore implements Store {
         return delegate.ojs();
     }
 
+    /** Transport A's offers (bench/run leases): passed on uncounted, as ojs() is; the figures compared are the lifecycle's. */
+    @Override
+    public dev.baton.server.store.LeaseOffers leaseOffers() {
+        return delegate.leaseOffers();
+    }
+
     @Override
     public dev.baton.server.store.AlertStore alerts() {
         return delegate.alerts();

@@ -36,7 +36,8 @@ final class Audit {
      * The jobs' command always exits 0, so a job may fail only because its runner was lost or
      * killed under it (docs/protocol.md); any other failure is a wrong outcome.
      */
-    private static final List<String> EXPLAINED_FAILURES = List.of("lost contact with the runner", "runner restarted during execution");
+    private static final List<String> EXPLAINED_FAILURES = List.of("lost contact with the runner", "runner restarted during execution",
+            "the lease expired without heartbeats"); // transport A's runner lost past max_requeues
 
     private final Api api;
     private final Map<String, String> runnerSlugs;
@@ -204,7 +205,13 @@ final class Audit {
             if (f.kind() == FaultEvent.Kind.CONNECTIONS_DROPPED) dropped += f.count();
         }
         if (quiescence == null) violations.add("jobs did not all reach a terminal state within the quiescence timeout");
-        return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(),
+        Map<String, Integer> completedByTransport = new TreeMap<>();
+        for (JsonNode j : jobs) {
+            for (JsonNode a : j.path("attempts")) {
+                if ("completed".equals(a.path("outcome").asText())) completedByTransport.merge(a.path("transport").asText("?"), 1, Integer::sum);
+            }
+        }
+        return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(), completedByTransport,
                 faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, wronglyFailed, outsideLease, finishedNotCompleted,
                 recovery(faults, jobs, runnerSlugs), quiescence, unexpectedExits, violations);
     }

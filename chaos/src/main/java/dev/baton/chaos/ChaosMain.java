@@ -60,6 +60,10 @@ public final class ChaosMain implements Callable<Integer> {
     @Option(names = "--keep", description = "keep the run's PostgreSQL schema")
     boolean keep;
 
+    @Option(names = "--transport", defaultValue = "websocket",
+            description = "the runners' transport: websocket, nats (transport A; starts /usr/sbin/nats-server -js), or mixed (both at once)")
+    String transport;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new ChaosMain()).execute(args));
     }
@@ -83,7 +87,7 @@ public final class ChaosMain implements Callable<Integer> {
             settings = new ChaosSettings(store, nodes, runners, slots,
                     Duration.ofMillis((long) (minutes * 60_000)), Duration.ofMillis((long) (faultEvery * 1000)), rate,
                     Duration.ofMillis((long) (heartbeatTimeout * 1000)), Duration.ofSeconds(quiesceTimeout),
-                    seed != null ? seed : ThreadLocalRandom.current().nextLong(), installed, work, pgUrl, keep);
+                    seed != null ? seed : ThreadLocalRandom.current().nextLong(), installed, work, pgUrl, keep, Transport.parse(transport));
         } catch (IllegalArgumentException e) { // a bad combination (--nodes 2 on SQLite): exit 2, like any wrong option
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }

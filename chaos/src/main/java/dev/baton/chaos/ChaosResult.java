@@ -13,6 +13,7 @@ import java.util.Map;
  * @param statuses           jobs by final status
  * @param failures           failed jobs by error message
  * @param executions         executions in the log (one per iteration run)
+ * @param completedByTransport completed attempts by the transport that carried them ({@code websocket}, {@code nats}): shows that each transport of the run did work
  * @param faults             faults by kind
  * @param lost               acknowledged jobs the server does not have
  * @param stuck              jobs not terminal after the quiescence timeout
@@ -32,6 +33,7 @@ record ChaosResult(
         Map<String, Integer> statuses,
         Map<String, Integer> failures,
         int executions,
+        Map<String, Integer> completedByTransport,
         Map<String, Integer> faults,
         int connectionsDropped,
         int lost,
@@ -59,6 +61,7 @@ record ChaosResult(
         s.append("final statuses: ").append(statuses).append('\n');
         failures.forEach((error, n) -> s.append("  failed ").append(n).append("x: ").append(error).append('\n'));
         s.append("executions logged by the jobs: ").append(executions).append('\n');
+        s.append("completed attempts by transport: ").append(completedByTransport).append('\n');
         s.append("faults: ").append(faults).append(", connections reset: ").append(connectionsDropped).append('\n');
         s.append("lost: ").append(lost).append('\n');
         s.append("stuck: ").append(stuck).append('\n');

@@ -19,6 +19,7 @@ import java.time.Duration;
  * @param workDir           where the run keeps data dirs, logs, the execution log and its summary
  * @param postgresUrl       the PostgreSQL server ({@code postgresql://host:port/db?user=…}); a fresh schema is made in it
  * @param keep              keep the run's PostgreSQL schema (it is dropped at the end otherwise)
+ * @param transport         the runners' transport: the runner channel, transport A (a nats-server the run starts), or both
  */
 public record ChaosSettings(
         Database database,
@@ -34,7 +35,8 @@ public record ChaosSettings(
         Path install,
         Path workDir,
         String postgresUrl,
-        boolean keep) {
+        boolean keep,
+        Transport transport) {
 
     public ChaosSettings {
         if (nodes < 1) throw new IllegalArgumentException("--nodes must be at least 1, got " + nodes);
@@ -44,5 +46,21 @@ public record ChaosSettings(
         if (runners < 1) throw new IllegalArgumentException("--runners must be at least 1, got " + runners);
         if (slots < 1) throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
         if (submitRate <= 0) throw new IllegalArgumentException("--rate must be above 0, got " + submitRate);
+        if (transport == null) transport = Transport.WEBSOCKET;
+    }
+
+    /**
+     * Transport A's {@code lease_ttl} on the nodes: twice the heartbeat timeout, and at least 6 s,
+     * so that the runners' heartbeat interval (a sixth of it, in whole seconds) is at least one.
+     */
+    Duration leaseTtl() {
+        Duration twice = heartbeatTimeout.multipliedBy(2);
+        return twice.compareTo(Duration.ofSeconds(6)) < 0 ? Duration.ofSeconds(6) : twice;
+    }
+
+    /** How long a frozen runner stays frozen: past the heartbeat timeout and, with a broker, past the lease's life. */
+    Duration runnerFreeze() {
+        Duration longest = transport.broker() && leaseTtl().compareTo(heartbeatTimeout) > 0 ? leaseTtl() : heartbeatTimeout;
+        return longest.plusSeconds(2);
     }
 }

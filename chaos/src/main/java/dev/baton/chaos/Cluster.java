@@ -17,7 +17,8 @@ import java.util.function.IntSupplier;
 /**
  * The system under test: {@code nodes} server processes on one store, a {@link FaultyBalancer}
  * in front of them for the runners, and {@code runners} agents with the process executor, all
- * real processes of the distribution. Also creates what the jobs need (an enterprise
+ * real processes of the distribution; with transport A, a nats-server the nodes offer the spec
+ * on and the transport-A runners pull from (directly: the balancer is for the server's side). Also creates what the jobs need (an enterprise
  * organization, so no tier limit holds jobs back, a project, a spec the runners serve).
  */
 final class Cluster implements AutoCloseable {
@@ -31,6 +32,7 @@ final class Cluster implements AutoCloseable {
     private final List<RunnerAgent> runners = new ArrayList<>();
     private final Api api;
     private FaultyBalancer balancer;
+    private BrokerProcess broker;
 
     /** @param databaseUrl null for SQLite in the (single) node's data directory */
     Cluster(ChaosSettings settings, String databaseUrl) {
@@ -55,6 +57,11 @@ final class Cluster implements AutoCloseable {
         return balancer;
     }
 
+    /** The NATS broker of transport A, null on a run without one. */
+    BrokerProcess broker() {
+        return broker;
+    }
+
     /** The node timeout every node runs with: a node silent this long is found dead by the others. */
     Duration nodeTimeout() {
         return settings.heartbeatTimeout().multipliedBy(2);
@@ -68,6 +75,10 @@ final class Cluster implements AutoCloseable {
 
     void start() throws IOException, InterruptedException {
         Path shared = Files.createDirectories(settings.workDir().resolve("storage"));
+        if (settings.transport().broker()) {
+            broker = new BrokerProcess(Files.createDirectories(settings.workDir().resolve("nats")));
+            broker.start();
+        }
         for (int i = 0; i < settings.nodes(); i++) {
             Path home = Files.createDirectories(settings.workDir().resolve("node-" + i));
             Path data = home.resolve("data");
@@ -83,6 +94,10 @@ final class Cluster implements AutoCloseable {
                     "--heartbeat-timeout", settings.heartbeatTimeout().toMillis() + "ms",
                     "--acceptance-timeout", "10s", "--job-timeout-grace", "5s", "--cancel-deadline", "5s"));
             if (databaseUrl != null) args.addAll(List.of("--database-url", databaseUrl));
+            if (broker != null) {
+                // Every spec is offered on the broker; channel runners of a mixed run claim the same jobs.
+                args.addAll(List.of("--nats-url", broker.url(), "--dispatch-transport", "nats", "--lease-ttl", settings.leaseTtl().toMillis() + "ms"));
+            }
             // A node restarted after a SIGKILL comes back under its own id and takes its runners back
             // at once; one that stays away is found dead by the others after the node timeout.
             args.addAll(List.of("--node-id", "chaos-node-" + i, "--node-timeout", nodeTimeout().toMillis() + "ms"));
@@ -111,12 +126,13 @@ final class Cluster implements AutoCloseable {
             Files.writeString(key, created.path("key").asText());
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
             Path work = home.resolve("work");
-            List<String> args = List.of("runner", "up", "--server", balancer.url(), "--runner", slug, "--key-file", key.toString(),
+            List<String> args = new ArrayList<>(List.of("runner", "up", "--server", balancer.url(), "--runner", slug, "--key-file", key.toString(),
                     "--executor", "process", "--allow-no-sandbox", "--work-dir", work.toString(),
-                    "--slots", Integer.toString(settings.slots()), "--poll-timeout", "5", "--no-cpu-pinning", "--grace-period", "2s");
+                    "--slots", Integer.toString(settings.slots()), "--poll-timeout", "5", "--no-cpu-pinning", "--grace-period", "2s"));
+            if (settings.transport().natsRunner(i)) args.addAll(List.of("--transport", "nats", "--nats-url", broker.url()));
             BatonProcess p = new BatonProcess(slug, settings.install(), args,
                     environment(home, "-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"), home.resolve("runner.log"));
-            runners.add(new RunnerAgent(slug, created.path("runner").path("uuid").asText(), work, p));
+            runners.add(new RunnerAgent(slug, created.path("runner").path("uuid").asText(), work, p, settings.transport().natsRunner(i)));
             p.start();
         }
         awaitRunnersConnected(Duration.ofMinutes(2));
@@ -136,18 +152,23 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    /** Every runner has heartbeated (its channel is open): the start line of the run. */
+    /**
+     * Every channel runner has heartbeated (its channel is open): the start line of the run. A
+     * transport-A runner says nothing to the server before its first AckLease; its process being
+     * up is all there is to wait for (its offers wait on the queue meanwhile).
+     */
     private void awaitRunnersConnected(Duration within) throws IOException, InterruptedException {
         Instant deadline = Instant.now().plus(within);
         while (true) {
             JsonNode list = api.retrying("GET", "/v0/runners", null, within);
             long connected = 0;
-            for (JsonNode r : list) if (r.path("slug").asText().startsWith("chaos-runner-") && r.hasNonNull("last_heartbeat")) connected++;
-            if (connected == runners.size()) return;
+            java.util.Set<String> viaChannel = runners.stream().filter(r -> !r.nats()).map(RunnerAgent::slug).collect(java.util.stream.Collectors.toSet());
+            for (JsonNode r : list) if (viaChannel.contains(r.path("slug").asText()) && r.hasNonNull("last_heartbeat")) connected++;
+            if (connected == viaChannel.size()) return;
             for (RunnerAgent r : runners) {
                 if (!r.process().alive()) throw new IOException(r.slug() + " exited; see " + r.process().log());
             }
-            if (Instant.now().isAfter(deadline)) throw new IOException(connected + " of " + runners.size() + " runners connected within " + within);
+            if (Instant.now().isAfter(deadline)) throw new IOException(connected + " of " + viaChannel.size() + " channel runners connected within " + within);
             Thread.sleep(500);
         }
     }
@@ -157,5 +178,6 @@ final class Cluster implements AutoCloseable {
         for (RunnerAgent r : runners) r.process().terminate(10);
         if (balancer != null) balancer.close();
         for (ServerNode n : nodes) n.process().terminate(20);
+        if (broker != null) broker.terminate();
     }
 }

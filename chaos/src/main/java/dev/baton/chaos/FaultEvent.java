@@ -23,11 +23,20 @@ record FaultEvent(Kind kind, String target, Instant at, Instant restored, int co
          * and run its jobs again, and the final words of the moved attempts, queued on its runners'
          * connections, reach it late. Only with more than one node (alone, nobody takes over).
          */
-        SERVER_SIGSTOP;
+        SERVER_SIGSTOP,
+        /**
+         * The NATS broker of transport A killed and started again on its store: offers it held
+         * are delivered again or, past their acceptance window, offered again from the database.
+         * Only when the run has a broker.
+         */
+        BROKER_SIGKILL;
 
-        /** The kinds a run on {@code nodes} server nodes injects. */
-        static List<Kind> injected(int nodes) {
-            return nodes > 1 ? List.of(values()) : List.of(RUNNER_SIGKILL, SERVER_SIGKILL, RUNNER_SIGSTOP, CONNECTIONS_DROPPED);
+        /** The kinds a run on {@code nodes} server nodes, with or without a broker, injects. */
+        static List<Kind> injected(int nodes, boolean broker) {
+            List<Kind> kinds = new java.util.ArrayList<>(List.of(RUNNER_SIGKILL, SERVER_SIGKILL, RUNNER_SIGSTOP, CONNECTIONS_DROPPED));
+            if (nodes > 1) kinds.add(SERVER_SIGSTOP);
+            if (broker) kinds.add(BROKER_SIGKILL);
+            return List.copyOf(kinds);
         }
     }
 }

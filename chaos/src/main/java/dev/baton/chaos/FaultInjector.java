@@ -12,7 +12,8 @@ import java.util.Random;
  * Injects one fault at a time at random intervals: SIGKILL of a runner or of a server node
  * (each started again shortly after), SIGSTOP of a runner for longer than the heartbeat timeout
  * (then SIGCONT), resets of connections at the balancer, and, with several nodes, SIGSTOP of a
- * server node for longer than the node timeout (then SIGCONT).
+ * server node for longer than the node timeout (then SIGCONT); with transport A, SIGKILL of the
+ * NATS broker (started again on its store).
  */
 final class FaultInjector {
     private final Cluster cluster;
@@ -42,7 +43,7 @@ final class FaultInjector {
      */
     void run(Instant until) throws IOException, InterruptedException {
         long mean = settings.faultInterval().toMillis();
-        List<FaultEvent.Kind> kinds = FaultEvent.Kind.injected(settings.nodes());
+        List<FaultEvent.Kind> kinds = FaultEvent.Kind.injected(settings.nodes(), settings.transport().broker());
         List<FaultEvent.Kind> round = new ArrayList<>();
         while (true) {
             Thread.sleep(mean / 2 + (long) (random.nextDouble() * mean));
@@ -59,6 +60,7 @@ final class FaultInjector {
                 case RUNNER_SIGSTOP -> stopRunner();
                 case CONNECTIONS_DROPPED -> dropConnections();
                 case SERVER_SIGSTOP -> freezeServer();
+                case BROKER_SIGKILL -> killBroker();
             }
         }
     }
@@ -90,7 +92,7 @@ final class FaultInjector {
         RunnerAgent r = someRunner();
         Instant at = Instant.now();
         r.process().freeze();
-        Thread.sleep(settings.heartbeatTimeout().toMillis() + 2000);
+        Thread.sleep(settings.runnerFreeze().toMillis());
         r.process().thaw();
         events.add(new FaultEvent(FaultEvent.Kind.RUNNER_SIGSTOP, r.slug(), at, Instant.now(), 1));
     }
@@ -110,6 +112,15 @@ final class FaultInjector {
         events.add(new FaultEvent(FaultEvent.Kind.SERVER_SIGSTOP, n.process().name(), at, Instant.now(), 1));
     }
 
+    private void killBroker() throws IOException, InterruptedException {
+        BrokerProcess b = cluster.broker();
+        Instant at = Instant.now();
+        b.kill();
+        Thread.sleep(500 + random.nextInt(1500));
+        b.start();
+        events.add(new FaultEvent(FaultEvent.Kind.BROKER_SIGKILL, "nats-server", at, Instant.now(), 1));
+    }
+
     private void dropConnections() {
         Instant at = Instant.now();
         int cut = cluster.balancer().drop(0.3 + random.nextDouble() * 0.7, random);
@@ -118,6 +129,11 @@ final class FaultInjector {
 
     /** Before the next fault and at the end: every process is up and not frozen. */
     void reviveUnexpectedExits() throws IOException, InterruptedException {
+        BrokerProcess broker = cluster.broker();
+        if (broker != null && !broker.alive()) {
+            unexpectedExits.add("nats-server at " + Instant.now());
+            broker.start();
+        }
         for (ServerNode n : cluster.nodes()) {
             if (n.process().stopped()) n.process().thaw();
             if (!n.process().alive()) {

@@ -23,8 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
  * results stored. The PostgreSQL form runs {@code baton.chaos.pg.nodes} nodes (chaos/pom.xml),
  * and is skipped when no PostgreSQL answers. A failure prints the run's figures, the violating
  * jobs and the seed ({@code scripts/chaos --seed} repeats the schedule, not the exact timing).
+ *
+ * <p>Both runs have both transports ({@code baton.chaos.transport}, default {@code mixed}): a
+ * nats-server the run starts, every job offered on it, two runners on transport A and one on
+ * the runner channel, all serving the one spec, so the two transports' claims race for every job,
+ * and the broker is killed and restarted among the faults. One run per store covers both
+ * transports, which keeps the suite's time in CI near what one transport took.
  */
 class ChaosSuiteTest {
+    /** The runs' transport; without a nats-server on this machine, the runner channel alone (said on the console), not no run at all. */
+    private static final Transport TRANSPORT = transport();
     private static final String PG_URL = System.getenv().getOrDefault("BATON_CHAOS_PG_URL", "postgresql://127.0.0.1:5432/test?user=postgres");
 
     @TempDir
@@ -52,7 +60,7 @@ class ChaosSuiteTest {
         long seed = ThreadLocalRandom.current().nextLong();
         ChaosSettings settings = new ChaosSettings(database, nodes, 3, 2, Duration.ofSeconds(Integer.getInteger("baton.chaos.seconds", 35)),
                 Duration.ofSeconds(4), 2, Duration.ofSeconds(3), Duration.ofMinutes(2), seed, install,
-                dir.resolve(database.name().toLowerCase() + "-" + nodes), PG_URL, false);
+                dir.resolve(database.name().toLowerCase() + "-" + nodes), PG_URL, false, TRANSPORT);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         ChaosResult result = new ChaosRun(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         String report = "seed " + seed + "\n" + progress.toString(StandardCharsets.UTF_8) + result.describe();
@@ -64,7 +72,12 @@ class ChaosSuiteTest {
         // with several nodes that includes a node frozen past the node timeout, whose runners'
         // late final words must leave every completed attempt's output as its execution printed it.
         assertThat(result.faults().keySet()).as(report).containsExactlyInAnyOrderElementsOf(
-                FaultEvent.Kind.injected(nodes).stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
+                FaultEvent.Kind.injected(nodes, TRANSPORT.broker()).stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
+        // Each transport of the run did work: a transport that served nothing would make the zeros below say nothing of it.
+        if (TRANSPORT.broker()) assertThat(result.completedByTransport().getOrDefault("nats", 0)).as("attempts completed on transport A\n" + report).isPositive();
+        if (TRANSPORT != Transport.NATS) {
+            assertThat(result.completedByTransport().getOrDefault("websocket", 0)).as("attempts completed on the runner channel\n" + report).isPositive();
+        }
         assertThat(result.lost()).as("jobs lost\n" + report).isZero();
         assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
         assertThat(result.doubleRuns()).as("executed twice under a valid lease\n" + report).isZero();
@@ -72,6 +85,13 @@ class ChaosSuiteTest {
         assertThat(result.missingResults()).as("processed jobs without their results\n" + report).isZero();
         assertThat(result.wronglyFailed()).as("jobs failed for no fault's sake\n" + report).isZero();
         assertThat(result.violations()).as(report).isEmpty();
+    }
+
+    private static Transport transport() {
+        Transport wanted = Transport.parse(System.getProperty("baton.chaos.transport", "mixed"));
+        if (!wanted.broker() || java.nio.file.Files.isExecutable(BrokerProcess.BINARY)) return wanted;
+        System.out.println("chaos: no nats-server at " + BrokerProcess.BINARY + ": running without transport A");
+        return Transport.WEBSOCKET;
     }
 
     private static boolean reachable() {

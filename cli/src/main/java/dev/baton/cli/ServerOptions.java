@@ -116,6 +116,18 @@ final class ServerOptions {
     @Option(names = "--s3-part-size", description = "multipart part size, 5MiB to 512MiB (default 8MiB)")
     String s3PartSize;
 
+    @Option(names = "--nats-url", description = "transport A's NATS server, nats://host:4222 (default none: the runner channel only)")
+    String natsUrl;
+
+    @Option(names = "--dispatch-transport", description = "websocket (default) or nats: every spec's jobs are offered on the broker too")
+    String dispatchTransport;
+
+    @Option(names = "--nats-specs", description = "spec slugs, comma-separated, whose jobs are offered on the broker")
+    String natsSpecs;
+
+    @Option(names = "--lease-ttl", description = "a transport-A lease lives this long without a heartbeat (default 120s)")
+    String leaseTtl;
+
     Map<String, String> flags() {
         Map<String, String> m = new HashMap<>();
         put(m, "host", host);
@@ -152,6 +164,10 @@ final class ServerOptions {
         put(m, "s3_secret_access_key", s3SecretAccessKey);
         put(m, "s3_path_style", s3PathStyle);
         put(m, "s3_part_size", s3PartSize);
+        put(m, "nats_url", natsUrl);
+        put(m, "dispatch_transport", dispatchTransport);
+        put(m, "nats_specs", natsSpecs);
+        put(m, "lease_ttl", leaseTtl);
         return m;
     }
 

@@ -3,6 +3,7 @@ package dev.baton.server.broker;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.channel.RunnerChannel;
+import dev.baton.server.config.BrokerSettings;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.events.Changes;
 import dev.baton.server.http.ReadinessReport;
@@ -17,10 +18,12 @@ import io.javalin.config.JavalinConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,21 +35,38 @@ import org.slf4j.LoggerFactory;
  */
 public final class TransportA implements RouteModule, ReadinessReport, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportA.class);
-    /** How often the pump runs without being woken (a due revocation or expiry waits at most this long). */
-    static final Duration PUMP_EVERY = Duration.ofMillis(250);
+    /**
+     * How often the pump runs without being woken: due revocations and expiries, an outbox the
+     * broker refused, and a wake-up that was lost wait at most this long. A job that becomes
+     * pending wakes the pump at once ({@link #wake}), so this is the fallback, as the runner
+     * channel's sweep is.
+     */
+    static final Duration FALLBACK_EVERY = Duration.ofSeconds(1);
 
     private final Store store;
+    private final BrokerSettings settings;
     private final NatsBroker broker;
     private final LeasePump pump;
     private final LeaseRoutes routes;
     private final RunnerChannel channel;
     private final Clock clock;
+    /** Every round of the pump runs here, one at a time, woken or timed: a test's {@link #pump()} too. */
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "baton-lease-pump"));
     private final ExecutorService control = Executors.newSingleThreadExecutor(r -> new Thread(r, "baton-lease-control"));
     private final Changes.Subscription cancels;
+    private final Runnable pendingListener;
+    /** A woken round is queued and has not started: further wake-ups are covered by it (it reads the store when it starts). */
+    private final AtomicBoolean woken = new AtomicBoolean();
 
     public TransportA(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics) {
+        this(config, store, clock, channel, pullTokens, metrics, FALLBACK_EVERY);
+    }
+
+    /** With the fallback round every {@code fallback}, or none when null (tests that run the pump by hand or rely on wake-ups alone). */
+    TransportA(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics,
+            Duration fallback) {
         this.store = store;
+        this.settings = config.broker();
         this.channel = channel;
         this.clock = clock;
         this.broker = NatsBroker.connect(config.broker().natsUrl(), config.acceptanceTimeout());
@@ -57,15 +77,57 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
         this.cancels = channel.changes().subscribe(change -> {
             if (change instanceof Changes.JobChanged j) control.execute(() -> pushCancel(j.job()));
         });
-        long every = PUMP_EVERY.toMillis();
-        loop.scheduleWithFixedDelay(this::pumpQuietly, every, every, TimeUnit.MILLISECONDS);
+        this.pendingListener = channel.onJobPending(this::jobPending);
+        if (fallback != null) {
+            long every = fallback.toMillis();
+            loop.scheduleWithFixedDelay(this::pumpQuietly, every, every, TimeUnit.MILLISECONDS);
+        }
         LOG.info("transport A: leases offered on NATS at {} for {}", config.broker().natsUrl(),
                 config.broker().allSpecs() ? "every spec" : "specs " + config.broker().natsSpecs());
     }
 
-    /** One round of the pump now (tests, and a wake-up): revocations, expiries, new offers, the outbox. */
+    /**
+     * One round of the pump now, after any round already queued (tests): revocations, expiries,
+     * new offers, the outbox. Returns how many offers this round published.
+     */
     public int pump() {
-        return pump.pump();
+        try {
+            return loop.submit(pump::pump).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for the lease pump", e);
+        }
+    }
+
+    /**
+     * A job of spec {@code specId} became pending, on this node or another (the cluster bus): when
+     * the broker offers that spec, a round of the pump is queued now, so the job is offered without
+     * waiting for the fallback round. Runs on the dispatcher's thread: it only looks the spec up
+     * (cached) and queues.
+     */
+    private void jobPending(long specId) {
+        try {
+            boolean offered = settings.allSpecs() || store.findSpec(specId).map(s -> settings.offers(s.slug().value())).orElse(false);
+            if (offered) wake();
+        } catch (RuntimeException e) {
+            LOG.debug("lease pump not woken for spec {} (the fallback round offers the job): {}", specId, e.toString());
+        }
+    }
+
+    /** Queues one round of the pump unless one is queued and not yet started. */
+    void wake() {
+        if (!woken.compareAndSet(false, true)) return;
+        try {
+            loop.execute(() -> {
+                woken.set(false);
+                pumpQuietly();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            woken.set(false);
+        }
     }
 
     public NatsBroker broker() {
@@ -126,6 +188,7 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
 
     @Override
     public void close() {
+        pendingListener.run();
         cancels.close();
         loop.shutdownNow();
         control.shutdownNow();

@@ -143,6 +143,15 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         results.onProcessed(listener);
     }
 
+    /**
+     * Tells {@code listener} the spec of every job that becomes pending (submitted, requeued,
+     * retried, declined back; on this node or, over the cluster bus, on another): transport A's
+     * pump offers it at once instead of at its next round. Returns what removes the listener.
+     */
+    public Runnable onJobPending(java.util.function.LongConsumer listener) {
+        return dispatcher.onPending(listener);
+    }
+
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */
     public Optional<RunnerActivity> activity(long runnerId) {
         return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),

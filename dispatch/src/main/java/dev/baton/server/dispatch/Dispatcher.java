@@ -102,6 +102,8 @@ public final class Dispatcher {
     private final Map<ProjectUuid, Long> projectIds = new ConcurrentHashMap<>();
     /** Which spec sets the store said have nothing pending, and what was heard since (ADR 0020). */
     private final PendingKnowledge pending;
+    /** Told the spec of every job heard of as pending, here or elsewhere (transport A's lease pump); they only hand it on. */
+    private final List<java.util.function.LongConsumer> pendingListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
             Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
@@ -198,6 +200,7 @@ public final class Dispatcher {
      */
     public void jobPending(long specId) {
         pending.pending(specId);
+        tellPending(specId);
         pump(specId, true);
     }
 
@@ -207,7 +210,28 @@ public final class Dispatcher {
      */
     public void jobPendingElsewhere(long specId) {
         pending.pending(specId);
+        tellPending(specId);
         pump(specId, false);
+    }
+
+    /**
+     * Adds a listener told the spec id of each job this dispatcher hears of as pending (on this
+     * node or, over the cluster bus, on another), before its runners are served; it runs on the
+     * caller's thread, so it must only hand the news on. Returns what removes it.
+     */
+    public Runnable onPending(java.util.function.LongConsumer listener) {
+        pendingListeners.add(listener);
+        return () -> pendingListeners.remove(listener);
+    }
+
+    private void tellPending(long specId) {
+        for (var l : pendingListeners) {
+            try {
+                l.accept(specId);
+            } catch (RuntimeException e) {
+                LOG.warn("pending listener failed: {}", e.toString());
+            }
+        }
     }
 
     /** A job left flight: a tier limit it held may be lifted. */

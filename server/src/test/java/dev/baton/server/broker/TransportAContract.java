@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Transport A end to end against a real nats-server (one per test, on a free port) and the real
  * store: offers from the outbox on the spec's JetStream work queue, runners pulling them, and
  * AckLease, Heartbeat, Complete and CancelAck over HTTP with the runner key. Time is the
- * fixture's clock, moved by hand; the pump is run by the test after each move.
+ * fixture's clock, moved by hand; the pump has no timed round here: a job becoming pending wakes
+ * it, and the test runs a round after each move of the clock.
  */
 abstract class TransportAContract {
     @TempDir
@@ -70,7 +71,7 @@ abstract class TransportAContract {
                 .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
         spec = server.spec("x86 small");
         transport = new TransportA(server.config, server.store, server.clock, server.channel(),
-                (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics());
+                (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics(), null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);
         http = Javalin.create(cfg -> {
@@ -140,7 +141,8 @@ abstract class TransportAContract {
     @Test
     void aJobGoesFromTheOutboxThroughTheQueueToCompletion() throws Exception {
         Job job = server.submit(spec);
-        assertThat(transport.pump()).as("one offer published from the outbox").isEqualTo(1);
+        transport.pump();
+        assertThat(server.store.leaseOffers().unpublished(10)).as("the offer left the outbox").isEmpty();
         JetStreamSubscription sub = pull();
         Message m = next(sub);
         JsonNode granted = json(m);
@@ -172,6 +174,32 @@ abstract class TransportAContract {
         assertThat(done.get("accepted").asBoolean()).isTrue();
         assertThat(server.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         assertThat(transport.pump()).as("a finished job is not offered again").isZero();
+    }
+
+    @Test
+    void aSubmittedJobIsOfferedAtOnceWithoutATimedRound() throws Exception {
+        // No fallback round runs in this test and the clock stands still: only the submission's wake-up can offer the job.
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        Job job = server.submit(spec);
+        JsonNode granted = json(next(sub));
+        assertThat(granted.get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+
+    @Test
+    void aJobBackInTheQueueAfterAnExpiredLeaseIsOfferedAgainAtOnce() throws Exception {
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        Job job = server.submit(spec);
+        Message m = next(sub);
+        m.ack();
+        var runner = server.runner(spec);
+        ack(runner, json(m).get("lease_id").asText(), job.uuid().toString());
+        server.clock.advance(Duration.ofSeconds(121));
+        // The lease expires at its next message; no round of the pump runs after it.
+        complete(runner, json(m).get("lease_id").asText(), "SUCCEEDED", 0);
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+        assertThat(json(next(sub)).get("job_id").asText()).isEqualTo(job.uuid().toString());
     }
 
     @Test
@@ -329,6 +357,101 @@ abstract class TransportAContract {
         assertThat(transport.pump()).isEqualTo(1);
         Message again = next(sub);
         assertThat(json(again).get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+
+    // ---- the broker restarted with jobs in flight -------------------------------------------------
+
+    @Test
+    void aBrokerRestartedWithJobsInFlightLosesNoneAndRunsNoneTwice() throws Exception {
+        brokerRestartedWithJobsInFlight(false);
+    }
+
+    @Test
+    void aBrokerRestartedWithoutItsStoreLosesNoneAndRunsNoneTwice() throws Exception {
+        brokerRestartedWithJobsInFlight(true);
+    }
+
+    /**
+     * Seven jobs: two bound and running, two pulled by a runner that died before AckLease, two still
+     * on the queue, and one submitted while the broker is down. The broker restarts (with its store,
+     * or {@code wiped} of it). Heartbeats and Completes go to the server and never noticed; the
+     * rest comes back from the queue or, once the acceptance window passed, from the database
+     * under new leases. Each job runs exactly once: counted by the test's runner when the server
+     * accepts its AckLease, and in the server's attempts.
+     */
+    private void brokerRestartedWithJobsInFlight(boolean wiped) throws Exception {
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        var runner = server.runner(spec);
+        Map<String, Integer> executions = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Job> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) jobs.add(server.submit(spec));
+        transport.pump();
+        List<String> running = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Message m = next(sub);
+            JsonNode granted = json(m);
+            assertThat(ack(runner, granted.get("lease_id").asText(), granted.get("job_id").asText()).get("type").asText()).isEqualTo("LeaseAccepted");
+            executions.merge(granted.get("job_id").asText(), 1, Integer::sum);
+            m.ack();
+            running.add(granted.get("lease_id").asText());
+        }
+        for (int i = 0; i < 2; i++) next(sub); // pulled by a runner that died: never answered, never acked
+
+        nats.stop();
+        if (wiped) deleteTree(dataDir.resolve("nats"));
+        jobs.add(server.submit(spec)); // its offer waits in the outbox
+        for (String lease : running) {
+            assertThat(heartbeat(runner, lease).get("extend_lease").asBoolean()).as("heartbeats do not go through the broker").isTrue();
+        }
+        nats.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        client.close();
+        client = Nats.connect(nats.url());
+        // The server makes the stream again when the broker lost it (at the first publish that fails).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            transport.pump();
+            return client.jetStreamManagement().getStreamNames().contains(NatsBroker.STREAM);
+        });
+        sub = pull();
+        for (String lease : running) {
+            assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+        }
+
+        for (int round = 0; round < 20 && !jobs.stream().allMatch(j -> server.job(j).status().terminal()); round++) {
+            transport.pump();
+            List<Message> got = sub.fetch(10, Duration.ofSeconds(1));
+            if (got.isEmpty()) {
+                // What the dead runner held, or what the broker lost, is offered again once its acceptance window ends.
+                server.clock.advance(ChannelFixture.ACCEPTANCE_TIMEOUT.plusSeconds(1));
+                continue;
+            }
+            for (Message m : got) {
+                JsonNode granted = json(m);
+                String lease = granted.get("lease_id").asText();
+                JsonNode answer = ack(runner, lease, granted.get("job_id").asText());
+                if (answer.get("type").asText().equals("LeaseAccepted")) {
+                    executions.merge(granted.get("job_id").asText(), 1, Integer::sum);
+                    assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+                }
+                m.ack();
+            }
+        }
+
+        assertThat(executions.keySet()).as("none lost").containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.uuid().toString()).toList());
+        assertThat(executions.values()).as("none run twice").allSatisfy(n -> assertThat(n).isEqualTo(1));
+        for (Job j : jobs) {
+            Job after = server.job(j);
+            assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+            assertThat(server.store.attempts(after.id())).as("one attempt of " + j.uuid()).hasSize(1);
+        }
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(root)) return;
+        try (var paths = java.nio.file.Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) java.nio.file.Files.delete(p);
+        }
     }
 
     JsonNode ready() throws Exception {

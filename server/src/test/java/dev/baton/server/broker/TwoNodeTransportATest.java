@@ -1,0 +1,222 @@
+package dev.baton.server.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.message.Wire;
+import dev.baton.server.channel.RunnerChannel;
+import dev.baton.server.config.BrokerSettings;
+import dev.baton.server.config.ServerConfig;
+import dev.baton.server.http.ErrorHandling;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.output.DirectoryOutputStore;
+import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.Job;
+import dev.baton.server.store.Spec;
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
+import dev.baton.server.testing.ChannelFixture;
+import dev.baton.server.testing.TestDatabases;
+import dev.baton.server.token.PullTokens;
+import io.javalin.Javalin;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.PullSubscribeOptions;
+import io.nats.client.api.ConsumerConfiguration;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Transport A on two server nodes sharing one PostgreSQL schema and one nats-server: node A is the
+ * fixture's (its store, runner channel and lease routes), node B has a store, runner channel,
+ * cluster bus and lease routes of its own. A runner's messages go to whichever node a balancer
+ * picked, so AckLease reaches one node and Heartbeat and Complete the other. Neither node has a
+ * timed round of the lease pump: only wake-ups and the test's own rounds run it. Time is the
+ * fixture's clock, which both nodes read.
+ */
+class TwoNodeTransportATest {
+    static final PullTokens TOKENS = (runner, project, now) -> "pull-token-for-" + project;
+
+    @TempDir
+    Path dataDir;
+
+    NatsServerProcess nats;
+    ChannelFixture nodeA;
+    Store storeB;
+    RunnerChannel channelB;
+    TransportA transportA;
+    TransportA transportB;
+    Javalin httpA;
+    Javalin httpB;
+    Spec spec;
+    Connection client;
+    final HttpClient web = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void requireNatsAndPostgres() {
+        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL);
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        String databaseUrl = TestDatabases.freshPostgresSchema();
+        nats = new NatsServerProcess(dataDir.resolve("nats"));
+        nodeA = new ChannelFixture(databaseUrl, dataDir, c -> c.toBuilder().nodeId("node-a")
+                .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
+        spec = nodeA.spec("x86 small");
+        ServerConfig configB = nodeA.config.toBuilder().nodeId("node-b").build();
+        storeB = StoreFactory.open(databaseUrl, dataDir);
+        channelB = new RunnerChannel(storeB, configB, nodeA.clock, TOKENS, new DirectoryOutputStore(dataDir.resolve("storage")), new BatonMetrics());
+        channelB.start();
+        transportA = new TransportA(nodeA.config, nodeA.store, nodeA.clock, nodeA.channel(), TOKENS, new BatonMetrics(), null);
+        transportB = new TransportA(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
+        httpA = http(transportA);
+        httpB = http(transportB);
+        client = Nats.connect(nats.url());
+    }
+
+    private static Javalin http(TransportA transport) {
+        return Javalin.create(cfg -> {
+            new ErrorHandling().addRoutes(cfg);
+            transport.addRoutes(cfg);
+        }).start("127.0.0.1", 0);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (client != null) client.close();
+        for (Javalin h : new Javalin[] {httpA, httpB}) if (h != null) h.stop();
+        for (TransportA t : new TransportA[] {transportA, transportB}) if (t != null) t.close();
+        if (channelB != null) channelB.close();
+        if (storeB != null) storeB.close();
+        if (nodeA != null) nodeA.close();
+        if (nats != null) nats.close();
+    }
+
+    JetStreamSubscription pull() throws Exception {
+        transportA.broker().ensureStream();
+        return client.jetStream().subscribe(NatsBroker.leaseSubject("x86-small"), PullSubscribeOptions.builder().durable("baton-x86-small")
+                .configuration(ConsumerConfiguration.builder().ackWait(Duration.ofSeconds(30)).build()).build());
+    }
+
+    static JsonNode next(JetStreamSubscription sub) throws Exception {
+        List<Message> got = sub.fetch(1, Duration.ofSeconds(10));
+        assertThat(got).as("a LeaseGranted on the spec's queue").hasSize(1);
+        got.getFirst().ack();
+        return Wire.mapper().readTree(new String(got.getFirst().getData(), StandardCharsets.UTF_8));
+    }
+
+    JsonNode post(Javalin node, ChannelFixture.RunnerHandle runner, String what, Map<String, Object> body) throws Exception {
+        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + "/v0/runners/"
+                        + runner.runner().slug().value() + "/leases/" + what))
+                .header("Authorization", "Bearer " + runner.key()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return Wire.mapper().readTree(r.body());
+    }
+
+    JsonNode ack(Javalin node, ChannelFixture.RunnerHandle runner, JsonNode granted) throws Exception {
+        return post(node, runner, "ack", Map.of("type", "AckLease", "job_id", granted.get("job_id").asText(),
+                "lease_id", granted.get("lease_id").asText(), "runner_id", runner.runner().slug().value(), "accepted_at", nodeA.clock.instant().toString()));
+    }
+
+    JsonNode heartbeat(Javalin node, ChannelFixture.RunnerHandle runner, String lease) throws Exception {
+        return post(node, runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "ts", nodeA.clock.instant().toString()));
+    }
+
+    JsonNode complete(Javalin node, ChannelFixture.RunnerHandle runner, String lease) throws Exception {
+        return post(node, runner, "complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "status", "SUCCEEDED", "exit_code", 0, "summary", "done",
+                "results", List.of(Map.of("exit_code", 0, "stdout", "{\"sort\":{\"latency\":{\"value\":1.5}}}", "stderr", ""))));
+    }
+
+    @Test
+    void ackLeaseOnOneNodeAndHeartbeatsAndCompleteOnTheOther() throws Exception {
+        JetStreamSubscription sub = pull();
+        Job job = nodeA.submit(spec);
+        JsonNode granted = next(sub);
+        String lease = granted.get("lease_id").asText();
+        var runner = nodeA.runner(spec);
+
+        assertThat(ack(httpA, runner, granted).get("type").asText()).isEqualTo("LeaseAccepted");
+        nodeA.clock.advance(Duration.ofSeconds(20));
+        JsonNode hb = heartbeat(httpB, runner, lease);
+        assertThat(hb.get("type").asText()).isEqualTo("HeartbeatAck");
+        assertThat(hb.get("extend_lease").asBoolean()).isTrue();
+        nodeA.clock.advance(Duration.ofSeconds(100)); // 120 s after AckLease: alive only because node B renewed it
+        transportA.pump();
+        transportB.pump();
+        assertThat(nodeA.job(job).status()).isEqualTo(JobStatus.RUNNING);
+
+        JsonNode done = complete(httpB, runner, lease);
+        assertThat(done.get("accepted").asBoolean()).isTrue();
+        assertThat(complete(httpA, runner, lease).get("accepted").asBoolean()).as("a resent Complete, to the other node: answered as the first").isTrue();
+
+        // Node A, where the attempt began, acts on none of its own deadlines for it afterwards.
+        nodeA.clock.advance(Duration.ofMinutes(30));
+        nodeA.channel().runDueDeadlines();
+        channelB.runDueDeadlines();
+        transportA.pump();
+        transportB.pump();
+        Job after = nodeA.job(job);
+        assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        assertThat(nodeA.store.attempts(after.id())).singleElement()
+                .satisfies(at -> assertThat(at.outcome()).isEqualTo(AttemptOutcome.COMPLETED));
+        assertThat(heartbeat(httpA, runner, lease).get("type").asText()).isEqualTo("StaleLease");
+    }
+
+    @Test
+    void aLeaseBoundOnOneNodeExpiresOnTheOtherAndItsLateCompleteIsStaleOnBoth() throws Exception {
+        JetStreamSubscription sub = pull();
+        Job job = nodeA.submit(spec);
+        JsonNode granted = next(sub);
+        String lease = granted.get("lease_id").asText();
+        var runner = nodeA.runner(spec);
+        assertThat(ack(httpA, runner, granted).get("type").asText()).isEqualTo("LeaseAccepted");
+
+        nodeA.clock.advance(Duration.ofSeconds(121));
+        transportB.pump(); // node B expires it: the job is pending again, offered under a new lease
+        assertThat(nodeA.job(job).status()).isEqualTo(JobStatus.PENDING);
+        JsonNode again = next(sub);
+        assertThat(again.get("job_id").asText()).isEqualTo(job.uuid().toString());
+        assertThat(again.get("lease_id").asText()).isNotEqualTo(lease);
+
+        for (Javalin node : new Javalin[] {httpA, httpB}) {
+            JsonNode late = complete(node, runner, lease);
+            assertThat(late.get("type").asText()).isEqualTo("StaleLease");
+            assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
+        }
+        assertThat(nodeA.job(job).status()).isEqualTo(JobStatus.PENDING);
+        assertThat(ack(httpB, runner, again).get("type").asText()).isEqualTo("LeaseAccepted");
+        assertThat(complete(httpA, runner, again.get("lease_id").asText()).get("accepted").asBoolean()).isTrue();
+        assertThat(nodeA.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+    }
+
+    @Test
+    void aJobSubmittedOnANodeWithoutTheBrokerIsOfferedByAnotherAtOnce() throws Exception {
+        JetStreamSubscription sub = pull();
+        transportA.close(); // node A no longer offers; node B hears of the job over the cluster bus
+        transportA = null;
+        Job job = nodeA.submit(spec);
+        assertThat(next(sub).get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+}
