@@ -321,7 +321,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 "Cancel job", back))) {
             return;
         }
-        var answer = api.call(ctx, "POST", "/v0/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job") + "/cancel", null, v.token());
+        var answer = api.call(ctx, "POST", "/v0/projects/" + encode(ctx.pathParam("project")) + "/jobs/" + encode(ctx.pathParam("job")) + "/cancel", null, v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Not canceled", answer.message(), back);
             return;
@@ -384,7 +384,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     private void drain(Context ctx, Viewer v) throws Exception {
         String state = Optional.ofNullable(ctx.formParam("state")).orElse("quiet");
-        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/drain", Map.of("state", state), v.token());
+        var answer = api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/drain", Map.of("state", state), v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Not drained", answer.message());
             return;
@@ -400,7 +400,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 Map.of("archived", "true"), "Archive", RUNNERS))) {
             return;
         }
-        var answer = api.call(ctx, "PATCH", "/v0/runners/" + ctx.pathParam("runner"), Map.of("archived", archived), v.token());
+        var answer = api.call(ctx, "PATCH", "/v0/runners/" + encode(ctx.pathParam("runner")), Map.of("archived", archived), v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
             return;
@@ -410,7 +410,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     /** Lifts a quarantine through POST /v0/runners/{runner}/release (admin only, audited there). */
     private void release(Context ctx, Viewer v) throws Exception {
-        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/release", null, v.token());
+        var answer = api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/release", null, v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Not released", answer.message());
             return;
@@ -426,7 +426,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 "/console/runners/" + runner + "/rotate", Map.of(), "Rotate key", RUNNERS))) {
             return;
         }
-        var answer = api.call(ctx, "POST", "/v0/runners/" + ctx.pathParam("runner") + "/token", null, v.token());
+        var answer = api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/token", null, v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Key not rotated", answer.message());
             return;
