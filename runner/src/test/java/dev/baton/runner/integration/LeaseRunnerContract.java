@@ -13,6 +13,11 @@ import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.server.config.BrokerSettings;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.api.ConsumerInfo;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -56,6 +61,7 @@ abstract class LeaseRunnerContract {
     final ShiftedClock serverClock = new ShiftedClock();
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final List<LeaseRunner> runners = new ArrayList<>();
+    final List<Path> homes = new ArrayList<>();
     private int registered;
 
     abstract String databaseUrl();
@@ -88,12 +94,18 @@ abstract class LeaseRunnerContract {
 
     /** A runner of the host spec on transport A with the process executor, running in the background. */
     Future<Integer> runner(int slots) {
+        return runner(slots, baton.url());
+    }
+
+    /** As {@link #runner(int)}, reaching the server at {@code server} (a proxy, say); its home is the last of {@link #homes}. */
+    Future<Integer> runner(int slots, URI server) {
         JsonNode created = baton.post("/v0/runners", Map.of("name", "lease runner " + (++registered)));
         String slug = created.at("/runner/slug").asText();
         baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
         Path home = dir.resolve(slug);
+        homes.add(home);
         LeaseRunner runner = new LeaseRunner(MachineConfig.defaults("test").withSlots(slots).withGrace(Duration.ofSeconds(5)),
-                new LeaseRunner.Target(baton.url(), slug, RunnerKey.parse(created.get("key").asText()), nats.url()),
+                new LeaseRunner.Target(server, slug, RunnerKey.parse(created.get("key").asText()), nats.url()),
                 new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true), home, Clock.systemUTC());
         runners.add(runner);
         return threads.submit(runner::run);
@@ -207,6 +219,50 @@ abstract class LeaseRunnerContract {
                 .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
         assertThat(pids(pids)).as("the job ran once").hasSize(1);
         assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}")).as("the old offer was answered StaleLease").isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void aRunnerCutFromTheServerGivesTheOfferBackAndNeverRunsIt() throws Exception {
+        try (CuttableProxy proxy = new CuttableProxy(baton.url());
+                Connection broker = Nats.connect(nats.url())) {
+            JetStreamManagement jsm = broker.jetStreamManagement();
+            runner(1, proxy.url());
+            Path partitionedWork = homes.getLast().resolve("work");
+            // The runner learned where to pull through the proxy and is waiting on the broker; then
+            // the server becomes unreachable for it, while the broker still reaches it.
+            await().atMost(WAIT).ignoreExceptions().until(() -> leaseConsumer(jsm).getNumWaiting() > 0);
+            proxy.cut();
+
+            Path pids = dir.resolve("partition-pids");
+            String uuid = submit(recordingPid(pids, "echo '{}'"), 60);
+            // It pulls the LeaseGranted, cannot AckLease, and gives the message back (-NAK): the
+            // broker delivers the same offer again, and nobody ever acked it.
+            await().atMost(WAIT).until(() -> leaseConsumer(jsm).getDelivered().getConsumerSequence() >= 3);
+            ConsumerInfo given = leaseConsumer(jsm);
+            assertThat(given.getRedelivered()).as("the offer went back to the queue").isGreaterThanOrEqualTo(1);
+            assertThat(given.getAckFloor().getConsumerSequence()).as("never acked on the broker").isZero();
+            assertThat(job(uuid).get("status").asText()).as("never bound without AckLease").isEqualTo("pending");
+            assertThat(pids(pids)).as("no process started without AckLease").isEmpty();
+            assertThat(workEntries(partitionedWork)).as("nothing prepared in the cut runner's work dir").isEmpty();
+
+            runner(1);
+            JsonNode done = awaitStatus(uuid, "processed");
+            assertThat(done.get("attempts")).as("one attempt, by the runner that reached the server").singleElement()
+                    .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
+            assertThat(pids(pids)).as("the job ran exactly once").hasSize(1);
+            assertThat(workEntries(partitionedWork)).as("the cut runner still started nothing").isEmpty();
+        }
+    }
+
+    private static ConsumerInfo leaseConsumer(JetStreamManagement jsm) throws Exception {
+        return jsm.getConsumerInfo("BATON_LEASES", "baton-host");
+    }
+
+    private static List<Path> workEntries(Path work) throws Exception {
+        if (!Files.exists(work)) return List.of();
+        try (var entries = Files.list(work)) {
+            return entries.toList();
+        }
     }
 
     /** The server's clock, which a test moves ahead; the runner keeps real time. */
