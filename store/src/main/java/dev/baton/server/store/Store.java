@@ -438,10 +438,8 @@ public interface Store extends AutoCloseable {
     /** The Open Job Spec binding's jobs, events, queues and cron schedules (docs/ojs.md). */
     OjsStore ojs();
 
-    /** Leases offered on a broker (transport A, docs/protocol.md); only the SQL stores have them. */
-    default LeaseOffers leaseOffers() {
-        throw new UnsupportedOperationException("this store keeps no lease offers");
-    }
+    /** Leases offered on a broker (transport A, docs/protocol.md): the outbox and each offer's state. */
+    LeaseOffers leaseOffers();
 
     // ---- schedules (docs/api.md "Schedules") ------------------------------------------------
 
