@@ -39,6 +39,33 @@ class SqliteStoreTest extends StoreContract {
     }
 
     /**
+     * Without preferred labels among the candidates the claim walks the pending index per spec in
+     * its order and stops at the first claimable job: no sort of the queue per claim (with one,
+     * every claim cost in proportion to the pending jobs of its specs). Only the few per-spec
+     * firsts are sorted, at the top. The probe that chooses the plain claim uses its own index.
+     */
+    @Test
+    void claimWithoutPreferredLabelsStopsAtTheFirstCandidateOfEachSpec() {
+        List<PlanStep> plain = plan(SqliteStore.PLAIN_CLAIM_QUERY);
+        PlanStep walk = plain.stream().filter(step -> step.detail().contains("SEARCH j USING INDEX index_job_pending (spec_id=?)")).findFirst().orElseThrow();
+        assertThat(walk.parent()).as("the walk runs per spec, inside the subquery").isNotZero();
+        assertThat(plain).filteredOn(step -> step.detail().contains("TEMP B-TREE")).allMatch(step -> step.parent() == 0);
+        assertThat(plan(SqliteStore.CLAIM_QUERY)).filteredOn(step -> step.parent() == 0).extracting(PlanStep::detail)
+                .contains("SEARCH j USING INDEX index_job_pending (spec_id=?)", "USE TEMP B-TREE FOR ORDER BY");
+        assertThat(plan(ClaimSql.ANY_PENDING_PREFERRED)).extracting(PlanStep::detail).anyMatch(d -> d.contains("index_job_pending_preferred"));
+    }
+
+    private record PlanStep(int parent, String detail) {}
+
+    private List<PlanStep> plan(String query) {
+        return ((JdbcStore) store).jdbi.withHandle(h -> {
+            var explain = h.createQuery("EXPLAIN QUERY PLAN " + query).bind("runner", 1);
+            if (query.contains(":now")) explain.bind("now", 0);
+            return explain.map((rs, ctx) -> new PlanStep(rs.getInt("parent"), rs.getString("detail"))).list();
+        });
+    }
+
+    /**
      * Two stores on one file share no in-process lock (like two processes): only BEGIN IMMEDIATE
      * and the busy timeout keep their claims apart. A deferred transaction would fail here with
      * SQLITE_BUSY when upgrading its read to a write.

@@ -498,6 +498,27 @@ abstract class StoreContract {
         assertThat(order).containsExactly(entLate.id(), sameA.id(), sameB.id(), teamOld.id(), teamNew.id());
     }
 
+    /**
+     * A runner of several specs takes the jobs of all of them in one order (the plain claim finds
+     * each spec's first job, then the first of those), and a job that is not claimable now (a
+     * retry's backoff) lets the next of its spec go first.
+     */
+    @Test
+    void claimOrderRunsAcrossTheRunnersSpecs() {
+        Spec a = spec();
+        Spec b = spec();
+        Runner r = runner(a, b);
+        Project ent = project(org(PlanTier.ENTERPRISE));
+        Job bOld = submit(ent, b, 200, "10.0.0.1", tick());
+        Job aOld = submit(ent, a, 200, "10.0.0.1", tick());
+        Job aHigh = submit(ent, a, 250, "10.0.0.1", tick());
+        Job bNew = submit(ent, b, 200, "10.0.0.1", tick());
+
+        List<Long> order = new ArrayList<>();
+        for (int i = 0; i < 4; i++) order.add(claimOne(r).job().id());
+        assertThat(order).containsExactly(aHigh.id(), bOld.id(), aOld.id(), bNew.id());
+    }
+
     @Test
     void aRunnerNeverClaimsAJobOfAnotherSpec() {
         Spec mine = spec();

@@ -47,6 +47,11 @@ public record ClaimFilter(Set<Long> specIds, List<Long> preferProjects, Set<Imag
         return specIds == null && preferProjects.isEmpty();
     }
 
+    /** Whether this filter puts some projects first, which changes the order within a spec. */
+    boolean prefersProjects() {
+        return !preferProjects.isEmpty();
+    }
+
     /** The SQL condition on {@code j} this filter adds (ids are longs, so they are inlined safely). */
     String condition() {
         if (specIds == null) return "";

@@ -26,14 +26,24 @@ final class ClaimSql {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM " + jobTable
                 + " WHERE j.status = 0"
                 + " AND j.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)"
-                + " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner))"
-                + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
-                + " AND (j.not_before IS NULL OR j.not_before <= :now)"
-                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
-                + " AND " + DECLINED_THIS_ROUND + ")"
-                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT " + RUNNER_HAS_LABEL + ")"
-                + " AND " + TIER_LIMITS;
+                + MAY_CLAIM;
     }
+
+    /**
+     * The same candidates as {@link #candidates} in {@link #PLAIN_CLAIM_ORDER}, found without
+     * sorting the queue: per spec of the runner, the first claimable job walking the pending index
+     * in its order (stopping there), then the first of those. Only for that order: a preferred
+     * label or project changes the order within a spec. {@code extra} is an added condition on
+     * {@code j} (a router's spec ids, candidates skipped).
+     */
+    static String plainClaim(String jobTable, String extra) {
+        String firstOfSpec = "SELECT j.id FROM " + jobTable + " WHERE j.status = 0 AND j.spec_id = rs.spec_id" + MAY_CLAIM + extra
+                + PLAIN_CLAIM_ORDER + " LIMIT 1";
+        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j"
+                + " WHERE j.id IN (SELECT (" + firstOfSpec + ") FROM runner_spec rs WHERE rs.runner_id = :runner)"
+                + PLAIN_CLAIM_ORDER + " LIMIT 1";
+    }
+
 
     /**
      * Whether runner {@code :runner} has label {@code jl} among its effective labels: set by the
@@ -60,6 +70,21 @@ final class ClaimSql {
     static final String DECLINED_THIS_ROUND =
             "(j.decline_backoff_until IS NULL OR j.decline_backoff_until > :now OR a.ended >= j.decline_backoff_until)";
 
+    /**
+     * The claim order when no candidate has a preferred label ({@link #CLAIM_ORDER} then ranks
+     * every candidate equal on labels): the pending index's own order, so a claim walks that
+     * index and stops at the first claimable row instead of sorting the whole queue of its specs.
+     */
+    static final String PLAIN_CLAIM_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
+
+    /**
+     * Whether any pending job of runner {@code :runner}'s specs has a preferred label: one probe of
+     * {@code index_job_pending_preferred}, which holds only such jobs (usually none). If none has,
+     * {@link #PLAIN_CLAIM_ORDER} picks the same job as {@link #CLAIM_ORDER}.
+     */
+    static final String ANY_PENDING_PREFERRED = "SELECT EXISTS (SELECT 1 FROM job k WHERE k.status = 0 AND k.preferred_labels > 0"
+            + " AND k.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)) AS any_preferred";
+
     /** Dispatch order without a runner: priority, then oldest first. */
     static final String QUEUE_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";
 
@@ -69,4 +94,14 @@ final class ClaimSql {
      */
     static final String CLAIM_ORDER = " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
             + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
+
+    /** What a pending job {@code j} of one of the runner's specs must also meet to be claimed by {@code :runner}. */
+    private static final String MAY_CLAIM =
+            " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner))"
+            + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
+            + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+            + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
+            + " AND " + DECLINED_THIS_ROUND + ")"
+            + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT " + runnerHasLabel(":runner") + ")"
+            + " AND " + TIER_LIMITS;
 }

@@ -67,15 +67,15 @@ final class JdbcRuns {
             Report stored = insertCheckedReport(h, report, now);
             long reportId = stored.id();
             Job inserted = statements.on(h, "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
-                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, created, modified)"
+                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, preferred_labels, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
-                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :now, :now) RETURNING " + Rows.JOB)
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :preferred, :now, :now) RETURNING " + Rows.JOB)
                     .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
                     .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
                     .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
                     .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
-                    .bind("now", micros(now))
+                    .bind("preferred", job.labels().preferred().size()).bind("now", micros(now))
                     .one(jobRows);
             long id = inserted.id();
             insertLabels(h, id, 1, job.labels().required());

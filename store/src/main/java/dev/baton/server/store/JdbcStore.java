@@ -84,9 +84,20 @@ abstract class JdbcStore implements Store {
      * One claim inside the caller's write transaction: the dialect picks the candidate and makes
      * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}), then calls
      * {@link #applyClaim}; the order of candidates, router preferences included, is
-     * {@link ClaimSql#CLAIM_ORDER} with {@link ClaimFilter#order}.
+     * {@link ClaimSql#CLAIM_ORDER} with {@link ClaimFilter#order}, or {@link ClaimSql#plainClaim}
+     * where that picks the same job ({@link #anyPendingPreferred}).
      */
     protected abstract Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
+
+    /**
+     * Whether a claim by this runner now must rank candidates by preferred labels
+     * ({@link ClaimSql#CLAIM_ORDER}, which sorts every candidate): only when a pending job of its
+     * specs has one. Otherwise {@link ClaimSql#plainClaim} picks the same job and stops early, so
+     * a claim does not cost in proportion to the queue.
+     */
+    protected final boolean anyPendingPreferred(Handle h, long runnerId) {
+        return statements.on(h, ClaimSql.ANY_PENDING_PREFERRED).bind("runner", runnerId).one(rs -> rs.getBoolean("any_preferred"));
+    }
 
     /** pending → claimed for a job the dialect has made sure the runner may take; see {@link JdbcClaims#applyClaim}. */
     protected final Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,

@@ -1,8 +1,9 @@
 package dev.baton.server.store;
 
-import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
 import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
+import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
 import static dev.baton.server.store.ClaimSql.candidates;
+import static dev.baton.server.store.ClaimSql.plainClaim;
 import static dev.baton.server.store.StoreContext.LIVENESS_ROWS_PER_STATEMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -199,16 +200,25 @@ final class PostgresStore extends JdbcStore {
     @Override
     protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         List<Long> skipped = new ArrayList<>();
+        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             String exclude = skipped.isEmpty() ? ""
                     : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-            String query = candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1 FOR UPDATE OF j SKIP LOCKED";
+            // The plain claim looks at the first job of each spec only; when another claim holds
+            // those rows (or one is skipped) the full candidate list looks past them.
+            boolean firstOfEachSpec = plain && skipped.isEmpty();
+            String query = (firstOfEachSpec ? plainClaim("job j", filter.condition())
+                    : candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1") + " FOR UPDATE OF j SKIP LOCKED";
             // Constant for a plain runner's first candidate; a router's filter or skipped ids make it per call.
             Sql statement = filter.addsNoSql() && skipped.isEmpty() ? statements.on(h, query) : statements.once(h, query);
             Optional<Candidate> candidate = statement
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .findOne(rs -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")));
-            if (candidate.isEmpty()) return Optional.empty();
+            if (candidate.isEmpty()) {
+                if (!firstOfEachSpec) return Optional.empty();
+                plain = false;
+                continue;
+            }
             Candidate c = candidate.get();
             boolean limited = c.priority() < 200;
             if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {

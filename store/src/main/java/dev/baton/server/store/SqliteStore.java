@@ -2,6 +2,7 @@ package dev.baton.server.store;
 
 import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
 import static dev.baton.server.store.ClaimSql.candidates;
+import static dev.baton.server.store.ClaimSql.plainClaim;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.LeaseId;
@@ -32,8 +33,11 @@ final class SqliteStore extends JdbcStore {
      * spec, finished ones included; the pending index holds only pending rows, in claim order
      * (brief §3). INDEXED BY makes the choice explicit, and fails loudly if it ever stops applying.
      */
-    static final String CLAIM_QUERY = candidates("job j INDEXED BY index_job_pending") + CLAIM_ORDER + " LIMIT 1";
-    private static final String CANDIDATES = candidates("job j INDEXED BY index_job_pending");
+    private static final String PENDING = "job j INDEXED BY index_job_pending";
+    static final String CLAIM_QUERY = candidates(PENDING) + CLAIM_ORDER + " LIMIT 1";
+    /** The same job when no candidate has a preferred label ({@link JdbcStore#anyPendingPreferred}), found without a sort. */
+    static final String PLAIN_CLAIM_QUERY = plainClaim(PENDING, "");
+    private static final String CANDIDATES = candidates(PENDING);
 
     SqliteStore(HikariDataSource pool) {
         super(pool);
@@ -69,8 +73,12 @@ final class SqliteStore extends JdbcStore {
     @Override
     protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         // A router's filter (spec ids, preferred projects) is built into the text per call.
-        Optional<Long> candidate = (filter.addsNoSql() ? statements.on(h, CLAIM_QUERY)
-                        : statements.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1"))
+        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
+        Sql query = plain ? (filter.addsNoSql() ? statements.on(h, PLAIN_CLAIM_QUERY)
+                        : statements.once(h, plainClaim(PENDING, filter.condition())))
+                : filter.addsNoSql() ? statements.on(h, CLAIM_QUERY)
+                : statements.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1");
+        Optional<Long> candidate = query
                 .bind("runner", runnerId).bind("now", Rows.micros(now))
                 .findOne(rs -> rs.getLong("id"));
         return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);
