@@ -74,6 +74,16 @@ final class FinalWords {
         return pending.size();
     }
 
+    /** No word is on its way (each waits for its next try, or none is left). */
+    boolean idle() {
+        for (Pending p : pending.values()) {
+            synchronized (p) {
+                if (p.sending) return false;
+            }
+        }
+        return true;
+    }
+
     /** Sends every word that is due and not on its way, each on a thread of its own. */
     void sendDue() {
         Instant now = clock.instant();
