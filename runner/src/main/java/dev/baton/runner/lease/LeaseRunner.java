@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * queue for another runner), runs it with the same executors as the runner channel, heartbeats,
  * stops on CancelRequested (control subject or HeartbeatAck) and answers with CancelAck, and ends
  * with Complete, which it keeps in the work directory's outbox until the server answers it (also
- * across restarts: see {@link FinalWords}). A StaleLease, or a whole lease TTL without a renewal, stops the work and nothing
- * more is said under that lease. This is a driver beside {@link RunnerMachine}, not inside it: the
+ * across restarts: see {@link FinalWordOutbox}). A StaleLease, or a whole lease TTL without a
+ * renewal, stops the work and nothing more is said under that lease. This is a driver beside {@link RunnerMachine}, not inside it: the
  * channel's state machine has no notion of a broker.
  */
 public final class LeaseRunner {
@@ -76,7 +76,7 @@ public final class LeaseRunner {
     private volatile Instant subjectsDue = Instant.MIN;
     private volatile boolean controlListening;
     private LeaseQueue queue;
-    private FinalWords finalWords;
+    private FinalWordOutbox finalWords;
 
     public LeaseRunner(MachineConfig config, Target target, Executor executor, Path workDir, Clock clock) {
         this.config = config;
@@ -130,9 +130,9 @@ public final class LeaseRunner {
         } catch (RuntimeException e) {
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
-        finalWords = new FinalWords(new Outbox(workDir.resolve("outbox")), server, clock, config.backoffBase(), config.backoffMax(),
+        finalWords = new FinalWordOutbox(new Outbox(workDir.resolve("outbox")), server, clock, config.backoffBase(), config.backoffMax(),
                 config.maxSends());
-        finalWords.recover(); // sent by the first tick, before any offer is pulled
+        finalWords.recover(); // sent from the first tick on
         try {
             queue = LeaseQueue.connect(target.natsUrl(), target.runner());
         } catch (IOException e) {
@@ -334,7 +334,7 @@ public final class LeaseRunner {
 
     /**
      * The attempt is over here: its final word goes to the outbox before the slot is free, and
-     * {@link FinalWords} delivers it from there, across restarts, until the server answers it.
+     * {@link FinalWordOutbox} delivers it from there, across restarts, until the server answers it.
      */
     private void finish(LeasedJob job, ExecutionResult result, LeaseOutcome outcome) {
         if (!job.end()) return; // reported already (a decline and then a finish of the same execution)

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * here, to answer what the real one answers only in rare states (the lease runner's contract
  * covers the real server's CompleteAck and StaleLease); time is a clock the test moves.
  */
-class FinalWordsTest {
+class FinalWordOutboxTest {
     private static final int MAX_REFUSALS = 3;
     private static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
 
@@ -45,7 +45,7 @@ class FinalWordsTest {
     private final AtomicReference<String> body = new AtomicReference<>("{\"code\":\"unavailable\"}");
     private final MovedClock clock = new MovedClock();
     private Outbox outbox;
-    private FinalWords words;
+    private FinalWordOutbox words;
 
     @BeforeEach
     void start() throws Exception {
@@ -62,7 +62,7 @@ class FinalWordsTest {
         outbox = new Outbox(dir.resolve("outbox"));
         var server = new LeaseServer(HttpClient.newHttpClient(), URI.create("http://127.0.0.1:" + http.getAddress().getPort()), "r1",
                 RunnerKey.generate());
-        words = new FinalWords(outbox, server, clock, Duration.ofMillis(500), BACKOFF_MAX, MAX_REFUSALS);
+        words = new FinalWordOutbox(outbox, server, clock, Duration.ofMillis(500), BACKOFF_MAX, MAX_REFUSALS);
     }
 
     @AfterEach
@@ -107,7 +107,7 @@ class FinalWordsTest {
         assertThat(outbox.leaseWords()).singleElement().satisfies(w -> assertThat(w.refusals()).isEqualTo(1));
 
         // A restarted agent knows how often it was refused already.
-        var again = new FinalWords(outbox, new LeaseServer(HttpClient.newHttpClient(),
+        var again = new FinalWordOutbox(outbox, new LeaseServer(HttpClient.newHttpClient(),
                 URI.create("http://127.0.0.1:" + http.getAddress().getPort()), "r1", RunnerKey.generate()), clock, Duration.ofMillis(500),
                 BACKOFF_MAX, MAX_REFUSALS);
         again.recover();

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * without end, backing off; a word the server refuses with an HTTP error (a key revoked, say) is
  * dropped after {@code maxSends} refusals, as the runner channel drops a result.
  */
-final class FinalWords {
-    private static final Logger log = LoggerFactory.getLogger(FinalWords.class);
+final class FinalWordOutbox {
+    private static final Logger log = LoggerFactory.getLogger(FinalWordOutbox.class);
 
     private final Outbox outbox;
     private final LeaseServer server;
@@ -44,7 +44,7 @@ final class FinalWords {
         }
     }
 
-    FinalWords(Outbox outbox, LeaseServer server, Clock clock, Duration backoffBase, Duration backoffMax, int maxRefusals) {
+    FinalWordOutbox(Outbox outbox, LeaseServer server, Clock clock, Duration backoffBase, Duration backoffMax, int maxRefusals) {
         this.outbox = outbox;
         this.server = server;
         this.clock = clock;
