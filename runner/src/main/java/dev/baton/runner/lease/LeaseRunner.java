@@ -12,6 +12,8 @@ import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
+import dev.baton.runner.outbox.LeaseWord;
+import dev.baton.runner.outbox.Outbox;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import java.io.IOException;
@@ -37,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * {@code AckLease} before it acks the broker message (an offer it does not take goes back to the
  * queue for another runner), runs it with the same executors as the runner channel, heartbeats,
  * stops on CancelRequested (control subject or HeartbeatAck) and answers with CancelAck, and ends
- * with Complete. A StaleLease, or a whole lease TTL without a renewal, stops the work and nothing
- * more is said under that lease. This is a driver beside {@link RunnerMachine}, not inside it: the
+ * with Complete, which it keeps in the work directory's outbox until the server answers it (also
+ * across restarts: see {@link FinalWordOutbox}). A StaleLease, or a whole lease TTL without a
+ * renewal, stops the work and nothing more is said under that lease. This is a driver beside {@link RunnerMachine}, not inside it: the
  * channel's state machine has no notion of a broker.
  */
 public final class LeaseRunner {
@@ -73,6 +76,7 @@ public final class LeaseRunner {
     private volatile Instant subjectsDue = Instant.MIN;
     private volatile boolean controlListening;
     private LeaseQueue queue;
+    private FinalWordOutbox finalWords;
 
     public LeaseRunner(MachineConfig config, Target target, Executor executor, Path workDir, Clock clock) {
         this.config = config;
@@ -126,6 +130,9 @@ public final class LeaseRunner {
         } catch (RuntimeException e) {
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
+        finalWords = new FinalWordOutbox(new Outbox(workDir.resolve("outbox")), server, clock, config.backoffBase(), config.backoffMax(),
+                config.maxSends());
+        finalWords.recover(); // sent from the first tick on
         try {
             queue = LeaseQueue.connect(target.natsUrl(), target.runner());
         } catch (IOException e) {
@@ -146,6 +153,7 @@ public final class LeaseRunner {
                     slots.wait(200);
                 }
             }
+            if (finalWords.size() > 0) log.warn("exiting with {} undelivered final word(s); they stay in the outbox for the next start", finalWords.size());
             log.info("runner agent exiting: terminated");
             return RunnerMachine.EXIT_OK;
         } finally {
@@ -324,50 +332,28 @@ public final class LeaseRunner {
 
     // ---- the final word -------------------------------------------------------------------------------
 
+    /**
+     * The attempt is over here: its final word goes to the outbox before the slot is free, and
+     * {@link FinalWordOutbox} delivers it from there, across restarts, until the server answers it.
+     */
     private void finish(LeasedJob job, ExecutionResult result, LeaseOutcome outcome) {
+        if (!job.end()) return; // reported already (a decline and then a finish of the same execution)
         var results = result == null ? java.util.List.<dev.baton.protocol.model.IterationResult>of() : result.results();
         String now = clock.instant().toString();
+        String jobId = job.grant.jobId();
+        int attempt = job.job.attempt();
         switch (job.ending()) {
-            case NOTHING -> {
-                log.info("job {}: stopped after a stale lease; nothing to report", job.grant.jobId());
-                end(job);
-                return;
-            }
-            case CANCEL_ACK -> job.finalWord("cancel-ack", new SeedMessages.CancelAck(job.lease(), target.runner(), now,
-                    "canceled" + (job.startedAt() == null ? " before it started" : ""), results));
-            case COMPLETE -> job.finalWord("complete", new SeedMessages.Complete(job.lease(), target.runner(), outcome,
-                    new SeedMessages.Timings(job.startedAt() == null ? null : job.startedAt().toString(), now), results));
+            case NOTHING -> log.info("job {}: stopped after a stale lease; nothing to report", jobId);
+            case CANCEL_ACK -> finalWords.add(new LeaseWord(jobId, attempt, "cancel-ack", Wire.mapper().valueToTree(
+                    new SeedMessages.CancelAck(job.lease(), target.runner(), now, "canceled" + (job.startedAt() == null ? " before it started" : ""),
+                            results)), 0));
+            case COMPLETE -> finalWords.add(new LeaseWord(jobId, attempt, "complete", Wire.mapper().valueToTree(
+                    new SeedMessages.Complete(job.lease(), target.runner(), outcome,
+                            new SeedMessages.Timings(job.startedAt() == null ? null : job.startedAt().toString(), now), results)), 0));
         }
-        sendFinalWord(job);
-    }
-
-    private void sendFinalWord(LeasedJob job) {
-        Object word = job.takeFinalWord();
-        if (word == null) return;
-        try {
-            LeaseServer.Answer a = server.post(job.finalPath(), word);
-            if (a.is("CompleteAck")) {
-                log.info("job {}: {} {}", job.grant.jobId(), job.finalPath(), a.body().path("accepted").asBoolean() ? "accepted" : "not accepted");
-            } else if (a.stale()) {
-                log.info("job {}: final word answered StaleLease ({}); not sent again", job.grant.jobId(), a.body().path("reason").asText());
-            } else {
-                log.error("job {}: final word refused: {} {}", job.grant.jobId(), a.status(), a.error());
-            }
-            end(job);
-        } catch (IOException e) {
-            // Resent by the tick until the lease is surely over; then the server has expired it anyway.
-            log.warn("job {}: final word not delivered yet: {}", job.grant.jobId(), e.toString());
-            job.sendFailed(clock.instant().plusSeconds(1));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            job.sendFailed(clock.instant());
-        }
-    }
-
-    private void end(LeasedJob job) {
-        if (!job.end()) return;
         jobs.remove(job.lease());
         freeSlot();
+        finalWords.sendDue();
     }
 
     // ---- the tick: heartbeats, timeouts, resends, shutdown ---------------------------------------------
@@ -396,14 +382,8 @@ public final class LeaseRunner {
             if (job.pastTimeout(now)) job.stop(LeaseOutcome.Stop.TIMEOUT, config.grace());
             if (graceOver) job.stop(LeaseOutcome.Stop.SHUTDOWN, Duration.ofSeconds(1));
             if (job.heartbeatDue(now)) Thread.ofVirtual().name("baton-lease-heartbeat").start(() -> heartbeat(job));
-            if (!job.finalWordWaiting(now)) continue;
-            if (job.leaseSurelyExpired(now)) {
-                log.warn("job {}: final word undelivered for a whole lease TTL; the server has expired the lease", job.grant.jobId());
-                end(job);
-            } else {
-                Thread.ofVirtual().name("baton-lease-final").start(() -> sendFinalWord(job));
-            }
         }
+        finalWords.sendDue();
     }
 
     private void heartbeat(LeasedJob job) {

@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * One job this runner holds under a bound lease, from LeaseAccepted to the server's answer to its
- * final word. Threads meet here (the execution's, the heartbeat tick, the control subject's), so
- * every method is synchronized; each decision ("stop now", "say CancelAck", "say nothing: the lease
+ * One job this runner holds under a bound lease, from LeaseAccepted until its final word is in the
+ * outbox ({@link FinalWordOutbox} delivers it from there). Threads meet here (the execution's,
+ * the heartbeat tick, the control subject's), so every method is synchronized; each decision ("stop now", "say CancelAck", "say nothing: the lease
  * is stale") is taken once.
  */
 final class LeasedJob {
@@ -28,10 +28,6 @@ final class LeasedJob {
     private boolean stale;
     private LeaseOutcome.Stop stop;
     private boolean stopAsked;
-    private Object finalWord;
-    private String finalPath;
-    private boolean sending;
-    private Instant nextTry = Instant.MIN;
     private boolean ended;
 
     LeasedJob(LeaseGrant grant, ClaimedJob job, Instant accepted) {
@@ -75,7 +71,7 @@ final class LeasedJob {
 
     /** True when a heartbeat is due now and none is on its way (the caller then sends one). */
     synchronized boolean heartbeatDue(Instant now) {
-        if (ended || finalWord != null || stale || heartbeating || now.isBefore(nextHeartbeat)) return false;
+        if (ended || stale || heartbeating || now.isBefore(nextHeartbeat)) return false;
         heartbeating = true;
         return true;
     }
@@ -110,7 +106,7 @@ final class LeasedJob {
     synchronized boolean stale() {
         if (stale || ended) return false;
         stale = true;
-        if (finalWord == null) stopExecution(Duration.ZERO);
+        stopExecution(Duration.ZERO);
         return true;
     }
 
@@ -144,41 +140,10 @@ final class LeasedJob {
         return started;
     }
 
-    // ---- the final word -----------------------------------------------------------------------------
-
-    /** Keeps the final word to (re)send until the server answers it. */
-    synchronized void finalWord(String path, Object message) {
-        finalPath = path;
-        finalWord = message;
-    }
-
-    /** The final word when it is waiting and not on its way; the caller sends it. */
-    synchronized Object takeFinalWord() {
-        if (finalWord == null || sending || ended) return null;
-        sending = true;
-        return finalWord;
-    }
-
-    synchronized String finalPath() {
-        return finalPath;
-    }
-
-    /** Not delivered (the server unreachable): the tick tries again from {@code retryAt}. */
-    synchronized void sendFailed(Instant retryAt) {
-        sending = false;
-        nextTry = retryAt;
-    }
-
-    /** A final word waits, is not on its way, and its next try is due. */
-    synchronized boolean finalWordWaiting(Instant now) {
-        return finalWord != null && !sending && !ended && !now.isBefore(nextTry);
-    }
-
     /** Returns true the first time: the slot is free again. */
     synchronized boolean end() {
         if (ended) return false;
         ended = true;
-        sending = false;
         return true;
     }
 

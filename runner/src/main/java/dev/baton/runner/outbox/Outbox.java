@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Terminal results and in-flight attempts on disk, so neither a dropped connection nor a crash of
- * the agent loses a result. One file per job and kind; every write goes to a temporary file that
+ * the agent loses a result; on transport A, the lease runner's final words ({@link LeaseWord}) the
+ * same way. One file per job (per attempt for final words) and kind; every write goes to a temporary file that
  * is fsynced and then renamed over the old one, so a reader sees the old or the new entry, never
  * half of one. A file that cannot be read is renamed to {@code *.corrupt} and reported.
  */
@@ -31,6 +32,7 @@ public final class Outbox {
     private static final Logger log = LoggerFactory.getLogger(Outbox.class);
     private static final String RESULT = ".result.json";
     private static final String INFLIGHT = ".inflight.json";
+    private static final String LEASE_WORD = ".lease.json";
 
     /** What is stored for a result: the message and how often it was sent. */
     record StoredResult(int sends, RunnerMessage message) {}
@@ -71,6 +73,32 @@ public final class Outbox {
 
     public void deleteInflight(JobUuid job) {
         delete(dir.resolve(job + INFLIGHT));
+    }
+
+    public void writeLeaseWord(LeaseWord word) {
+        write(dir.resolve(word.key() + LEASE_WORD), word);
+    }
+
+    public void deleteLeaseWord(LeaseWord word) {
+        delete(dir.resolve(word.key() + LEASE_WORD));
+    }
+
+    /** Final words of transport A the server has not answered yet, oldest file first. */
+    public List<LeaseWord> leaseWords() {
+        List<LeaseWord> out = new ArrayList<>();
+        for (Path p : files(LEASE_WORD)) {
+            try {
+                LeaseWord word = mapper.readValue(p.toFile(), LeaseWord.class);
+                if (word.job() == null || word.path() == null || word.message() == null || !p.getFileName().toString().equals(word.key() + LEASE_WORD)) {
+                    quarantine(p, "not a final word of its attempt");
+                } else {
+                    out.add(word);
+                }
+            } catch (IOException | RuntimeException e) {
+                quarantine(p, e.getMessage());
+            }
+        }
+        return out;
     }
 
     /** Results not yet acknowledged, with how often each was sent, oldest file first. */

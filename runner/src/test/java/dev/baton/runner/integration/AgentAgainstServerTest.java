@@ -146,7 +146,7 @@ class AgentAgainstServerTest {
         Path work = Files.createTempDirectory(Path.of("/tmp"), "baton-e2e", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         try {
             TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo from-image"), List.of());
-            pushToRegistry(image, "bench/busybox", "v1");
+            baton.pushImage(image, "bench/busybox", "v1");
 
             HttpClient http = HttpClient.newHttpClient();
             var executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
@@ -175,7 +175,7 @@ class AgentAgainstServerTest {
         try {
             // The README's sample image, smaller: a busybox shell loop that prints Bencher Metric Format JSON.
             TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo image-cmd"), List.of());
-            pushToRegistry(image, "bench/vm", "v1");
+            baton.pushImage(image, "bench/vm", "v1");
             HttpClient http = HttpClient.newHttpClient();
             var executor = new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"), work.resolve("r"),
                     Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
@@ -206,21 +206,6 @@ class AgentAgainstServerTest {
         } finally {
             new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
         }
-    }
-
-    /** Monolithic blob uploads and a manifest PUT, as any OCI client does. */
-    private void pushToRegistry(TestImages.Image image, String repository, String tag) throws Exception {
-        Path blobs = image.layout().resolve("blobs/sha256");
-        try (var files = Files.list(blobs)) {
-            for (Path blob : files.toList()) {
-                int status = baton.registry("POST", "/v2/" + repository + "/blobs/uploads/?digest=sha256:" + blob.getFileName(),
-                        "application/octet-stream", Files.readAllBytes(blob));
-                assertThat(status).as("upload of " + blob.getFileName()).isEqualTo(201);
-            }
-        }
-        byte[] manifest = Files.readAllBytes(blobs.resolve(image.digest().hex()));
-        assertThat(baton.registry("PUT", "/v2/" + repository + "/manifests/" + tag, "application/vnd.oci.image.manifest.v1+json", manifest))
-                .isEqualTo(201);
     }
 
     @Test

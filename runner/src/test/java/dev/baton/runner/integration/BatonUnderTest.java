@@ -106,6 +106,21 @@ final class BatonUnderTest implements AutoCloseable {
         }
     }
 
+    /** Pushes a test image into Baton's registry: monolithic blob uploads and a manifest PUT, as any OCI client does. */
+    void pushImage(dev.baton.runner.testing.TestImages.Image image, String repository, String tag) throws IOException {
+        Path blobs = image.layout().resolve("blobs/sha256");
+        try (var files = Files.list(blobs)) {
+            for (Path blob : files.toList()) {
+                int status = registry("POST", "/v2/" + repository + "/blobs/uploads/?digest=sha256:" + blob.getFileName(),
+                        "application/octet-stream", Files.readAllBytes(blob));
+                assertThat(status).as("upload of " + blob.getFileName()).isEqualTo(201);
+            }
+        }
+        byte[] manifest = Files.readAllBytes(blobs.resolve(image.digest().hex()));
+        assertThat(registry("PUT", "/v2/" + repository + "/manifests/" + tag, "application/vnd.oci.image.manifest.v1+json", manifest))
+                .isEqualTo(201);
+    }
+
     private JsonNode send(HttpRequest.Builder request, int expectedClass) {
         try {
             var response = http.send(request.header("Authorization", "Bearer " + adminToken).header("Content-Type", "application/json").build(),

@@ -13,21 +13,25 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A TCP proxy in front of the server that a test can {@link #cut}: from then on its port is
  * closed (a new connection is refused) and every connection through it is closed, as a network
- * partition between one runner and the server would look to that runner.
+ * partition between one runner and the server would look to that runner. {@link #heal} opens the
+ * same port again: the partition is over.
  */
 final class CuttableProxy implements AutoCloseable {
-    private final ServerSocket listener;
+    private volatile ServerSocket listener;
+    private final int port;
     private final URI upstream;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
     CuttableProxy(URI upstream) throws IOException {
         this.upstream = upstream;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread.ofVirtual().name("proxy-accept").start(this::accept);
+        this.port = listener.getLocalPort();
+        ServerSocket l = listener;
+        Thread.ofVirtual().name("proxy-accept").start(() -> accept(l));
     }
 
     URI url() {
-        return URI.create("http://127.0.0.1:" + listener.getLocalPort() + upstream.getRawPath());
+        return URI.create("http://127.0.0.1:" + port + upstream.getRawPath());
     }
 
     /** Closes the port and every connection through it; nothing reaches the server through this proxy again. */
@@ -36,12 +40,21 @@ final class CuttableProxy implements AutoCloseable {
         open.forEach(CuttableProxy::close);
     }
 
+    /** Listens on the same port again after {@link #cut}. */
+    void heal() throws IOException {
+        ServerSocket l = new ServerSocket();
+        l.setReuseAddress(true);
+        l.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+        listener = l;
+        Thread.ofVirtual().name("proxy-accept").start(() -> accept(l));
+    }
+
     @Override
     public void close() {
         cut();
     }
 
-    private void accept() {
+    private void accept(ServerSocket listener) {
         while (!listener.isClosed()) {
             try {
                 Socket client = listener.accept();

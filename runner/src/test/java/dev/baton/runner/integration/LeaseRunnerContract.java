@@ -63,6 +63,9 @@ abstract class LeaseRunnerContract {
     private final List<LeaseRunner> runners = new ArrayList<>();
     final List<Path> homes = new ArrayList<>();
     private int registered;
+    private final Map<String, RunnerKey> keys = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The agent {@link #runnerAs} started last. */
+    LeaseRunner last;
 
     abstract String databaseUrl();
 
@@ -104,10 +107,18 @@ abstract class LeaseRunnerContract {
         baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
         Path home = dir.resolve(slug);
         homes.add(home);
+        keys.put(slug, RunnerKey.parse(created.get("key").asText()));
+        return runnerAs(slug, slots, server);
+    }
+
+    /** A new agent of the registered runner {@code slug} on its home (the same work directory and outbox), as after a restart. */
+    Future<Integer> runnerAs(String slug, int slots, URI server) {
+        Path home = dir.resolve(slug);
         LeaseRunner runner = new LeaseRunner(MachineConfig.defaults("test").withSlots(slots).withGrace(Duration.ofSeconds(5)),
-                new LeaseRunner.Target(server, slug, RunnerKey.parse(created.get("key").asText()), nats.url()),
+                new LeaseRunner.Target(server, slug, keys.get(slug), nats.url()),
                 new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true), home, Clock.systemUTC());
         runners.add(runner);
+        last = runner;
         return threads.submit(runner::run);
     }
 
@@ -254,6 +265,118 @@ abstract class LeaseRunnerContract {
         }
     }
 
+    // ---- the Complete outbox -------------------------------------------------------------------------
+
+    @Test
+    void aCompleteTheServerCouldNotReceiveIsDeliveredOnceItIsBack() throws Exception {
+        try (CuttableProxy proxy = new CuttableProxy(baton.url())) {
+            runner(1, proxy.url());
+            Path outbox = homes.getLast().resolve("outbox");
+            Path go = dir.resolve("go-unreachable");
+            Path pids = dir.resolve("unreachable-pids");
+            String uuid = submit(recordingPid(pids, waitFor(go) + "echo '{\"r\":{\"t\":{\"value\":7}}}'"), 60);
+            awaitStatus(uuid, "running");
+            // The server's time stands still while it is unreachable, so the lease cannot expire:
+            // this test is about the Complete's way to the server, not the lease.
+            serverClock.freeze();
+            proxy.cut();
+            Files.createFile(go);
+            await().atMost(WAIT).until(() -> leaseWords(outbox).size() == 1);
+            assertThat(job(uuid).get("status").asText()).as("nothing reached the server").isEqualTo("running");
+
+            proxy.heal();
+            JsonNode done = awaitStatus(uuid, "processed");
+            assertThat(done.at("/output/results/0/stdout").asText()).contains("\"value\":7");
+            assertThat(done.get("attempts")).as("one attempt, completed under its lease").singleElement()
+                    .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
+            assertThat(pids(pids)).as("the job ran once").hasSize(1);
+            await().atMost(WAIT).until(() -> leaseWords(outbox).isEmpty());
+            serverClock.thaw();
+        }
+    }
+
+    @Test
+    void aCompleteLeftOnDiskByAStoppedRunnerIsDeliveredAtItsNextStartAndAppliedOnce() throws Exception {
+        Path go = dir.resolve("go-restart");
+        Path pids = dir.resolve("restart-pids");
+        String slug;
+        Path outbox;
+        String uuid;
+        try (CuttableProxy proxy = new CuttableProxy(baton.url())) {
+            Future<Integer> first = runner(1, proxy.url());
+            slug = homes.getLast().getFileName().toString();
+            outbox = homes.getLast().resolve("outbox");
+            uuid = submit(recordingPid(pids, waitFor(go) + "echo '{\"r\":{\"t\":{\"value\":8}}}'"), 60);
+            awaitStatus(uuid, "running");
+            serverClock.freeze(); // the lease stays valid while no runner of it is up
+            proxy.cut();
+            Files.createFile(go);
+            await().atMost(WAIT).until(() -> leaseWords(outbox).size() == 1);
+            last.signal(Input.Signal.TERMINATE);
+            assertThat(first.get(40, TimeUnit.SECONDS)).isZero();
+        }
+        assertThat(leaseWords(outbox)).as("the undelivered Complete outlives the agent").hasSize(1);
+        assertThat(job(uuid).get("status").asText()).isEqualTo("running");
+
+        runnerAs(slug, 1, baton.url()); // the same runner, restarted, reaching the server again
+        JsonNode done = awaitStatus(uuid, "processed");
+        assertThat(done.at("/output/results/0/stdout").asText()).contains("\"value\":8");
+        assertThat(done.get("attempts")).as("one attempt, completed under its lease").singleElement()
+                .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
+        assertThat(pids(pids)).as("the job ran once").hasSize(1);
+        await().atMost(WAIT).until(() -> leaseWords(outbox).isEmpty());
+        serverClock.thaw();
+    }
+
+    @Test
+    void aCompleteLeftOnDiskPastItsLeaseIsAnsweredStaleAndTheJobRunsAgain() throws Exception {
+        Path go = dir.resolve("go-expired");
+        Path pids = dir.resolve("expired-pids");
+        String slug;
+        Path outbox;
+        String uuid;
+        try (CuttableProxy proxy = new CuttableProxy(baton.url())) {
+            Future<Integer> first = runner(1, proxy.url());
+            slug = homes.getLast().getFileName().toString();
+            outbox = homes.getLast().resolve("outbox");
+            uuid = submit(recordingPid(pids, waitFor(go) + "echo '{\"r\":{\"t\":{\"value\":9}}}'"), 60);
+            awaitStatus(uuid, "running");
+            proxy.cut();
+            Files.createFile(go);
+            await().atMost(WAIT).until(() -> leaseWords(outbox).size() == 1);
+            last.signal(Input.Signal.TERMINATE);
+            assertThat(first.get(40, TimeUnit.SECONDS)).isZero();
+        }
+        // The runner stays away longer than the lease: the server expires it and queues the job again.
+        serverClock.shift(LEASE_TTL.plusSeconds(1));
+        await().atMost(WAIT).until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("lost"));
+        double staleBefore = baton.metric("baton_broker_leases_total{event=\"stale\"}");
+
+        runnerAs(slug, 1, baton.url());
+        await().atMost(WAIT).until(() -> leaseWords(outbox).isEmpty());
+        JsonNode done = awaitStatus(uuid, "processed");
+        assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}")).as("the late Complete was answered StaleLease")
+                .isGreaterThan(staleBefore);
+        assertThat(done.at("/attempts/0/outcome").asText()).as("the expired attempt stays lost: its late Complete changed nothing")
+                .isEqualTo("lost");
+        assertThat(done.at("/attempts/1/outcome").asText()).isEqualTo("completed");
+        assertThat(done.get("attempts")).hasSize(2);
+        assertThat(pids(pids)).as("the new attempt ran the job again").hasSize(2);
+    }
+
+    /** A shell fragment that waits until {@code file} exists (the test says when the job may end). */
+    static String waitFor(Path file) {
+        return "while [ ! -e " + file + " ]; do sleep 0.1; done; ";
+    }
+
+    /** The final words waiting in a lease runner's outbox. */
+    static List<Path> leaseWords(Path outbox) throws Exception {
+        if (!Files.exists(outbox)) return List.of();
+        try (var entries = Files.list(outbox)) {
+            return entries.filter(p -> p.getFileName().toString().endsWith(".lease.json")).toList();
+        }
+    }
+
     private static ConsumerInfo leaseConsumer(JetStreamManagement jsm) throws Exception {
         return jsm.getConsumerInfo("BATON_LEASES", "baton-host");
     }
@@ -265,12 +388,26 @@ abstract class LeaseRunnerContract {
         }
     }
 
-    /** The server's clock, which a test moves ahead; the runner keeps real time. */
+    /** The server's clock, which a test moves ahead or stops; the runner keeps real time. */
     static final class ShiftedClock extends Clock {
         private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
+        private final AtomicReference<Instant> frozen = new AtomicReference<>();
 
         void shift(Duration by) {
             offset.updateAndGet(o -> o.plus(by));
+            Instant f = frozen.get();
+            if (f != null) frozen.set(f.plus(by));
+        }
+
+        /** Stops the server's time (no lease can expire meanwhile) until {@link #thaw}. */
+        synchronized void freeze() {
+            frozen.compareAndSet(null, instant());
+        }
+
+        /** Time goes on from where it stopped. */
+        synchronized void thaw() {
+            Instant f = frozen.getAndSet(null);
+            if (f != null) offset.set(Duration.between(Instant.now(), f));
         }
 
         @Override
@@ -285,7 +422,8 @@ abstract class LeaseRunnerContract {
 
         @Override
         public Instant instant() {
-            return Instant.now().plus(offset.get());
+            Instant f = frozen.get();
+            return f != null ? f : Instant.now().plus(offset.get());
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.runner.machine.Effect;
 import dev.baton.runner.machine.InflightRecord;
@@ -66,6 +67,34 @@ class OutboxTest {
         assertThat(new Outbox(dir).results()).isEmpty();
         try (var files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString())).singleElement().asString().endsWith(".corrupt");
+        }
+    }
+
+    @Test
+    void leaseWordsSurviveAReopenPerAttemptUntilDeleted() throws Exception {
+        String job = JobUuid.random().toString();
+        var first = new LeaseWord(job, 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"a\"}"), 0);
+        var second = new LeaseWord(job, 2, "cancel-ack", Wire.mapper().readTree("{\"type\":\"CancelAck\",\"lease_id\":\"b\"}"), 0);
+        Outbox outbox = new Outbox(dir);
+        outbox.writeLeaseWord(first);
+        outbox.writeLeaseWord(second);
+        outbox.writeLeaseWord(first.withRefusals(3));
+        // Results of the runner channel are another kind: neither sees the other's entries.
+        assertThat(new Outbox(dir).results()).isEmpty();
+        assertThat(new Outbox(dir).leaseWords()).containsExactlyInAnyOrder(first.withRefusals(3), second);
+
+        outbox.deleteLeaseWord(first);
+        assertThat(new Outbox(dir).leaseWords()).containsExactly(second);
+    }
+
+    @Test
+    void corruptLeaseWordsAreMovedAsideNotFatal() throws Exception {
+        Files.writeString(dir.resolve(JobUuid.random() + ".1.lease.json"), "{not json");
+        // A readable entry whose name is not its own attempt's (copied by hand, say) is not trusted either.
+        Files.writeString(dir.resolve(JobUuid.random() + ".1.lease.json"), "{\"job\":\"x\",\"attempt\":1,\"path\":\"complete\",\"message\":{}}");
+        assertThat(new Outbox(dir).leaseWords()).isEmpty();
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).hasSize(2).allMatch(n -> n.endsWith(".corrupt"));
         }
     }
 
