@@ -44,7 +44,8 @@ final class CpuPinning {
         return allowedCpus(Path.of("/proc/self/status"));
     }
 
-    private static List<Integer> allowedCpus(Path status) {
+    /** The Cpus_allowed_list of a /proc status file (a process's or a thread's), or empty. */
+    static List<Integer> allowedCpus(Path status) {
         try {
             for (String line : Files.readAllLines(status)) {
                 if (line.startsWith("Cpus_allowed_list:")) return parseList(line.substring("Cpus_allowed_list:".length()));
