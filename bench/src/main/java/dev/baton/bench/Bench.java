@@ -17,8 +17,10 @@ import java.util.stream.Stream;
 /**
  * The benchmark harness (issue 6): starts a real Baton server on 127.0.0.1, drives it with
  * simulated runners over real WebSockets, and measures dispatch latency, lifecycle throughput
- * against the store's own ceiling, connection scale, and the 1-second polling baseline. Prints a
- * table and writes a JSON file. {@code bench jmh …} runs the JMH microbenchmarks instead.
+ * against the store's own ceiling, connection scale, and the 1-second polling baseline; then the
+ * lifecycle with the server on 1 and 2 cores ({@link CoreScaling}). Prints a table and the
+ * targets summary ({@link Targets}) and writes a JSON file. {@code bench jmh …} runs the JMH
+ * microbenchmarks instead.
  */
 public final class Bench {
     private Bench() {}
@@ -172,7 +174,7 @@ public final class Bench {
                 List<CoreScaling.Result> cores = null;
                 String coresMissing = CpuPinning.unavailable();
                 if (coresMissing == null) {
-                    cores = CoreScaling.run(database, work.resolve("cores"), o.runners(), o.slots(), o.jobs());
+                    cores = CoreScaling.run(database, work.resolve("cores"), o.runners(), o.slots(), o.jobs(), !o.smoke());
                     json.put("core_scaling", cores);
                     CoreScaling.addRows(table, cores);
                 } else {

@@ -40,7 +40,8 @@ final class CoreScaling {
 
     private CoreScaling() {}
 
-    static List<Result> run(BenchDatabase database, Path work, List<Integer> runnerCounts, int slots, int jobs) throws Exception {
+    /** Both runs for every R, after a warm-up run unless {@code warmUp} is false (the smoke run skips it). */
+    static List<Result> run(BenchDatabase database, Path work, List<Integer> runnerCounts, int slots, int jobs, boolean warmUp) throws Exception {
         List<Integer> allowed = CpuPinning.allowedCpus();
         List<Integer> oneCore = allowed.subList(0, 1);
         List<Integer> twoCores = allowed.subList(0, 2);
@@ -48,9 +49,11 @@ final class CoreScaling {
         List<Result> results = new ArrayList<>();
         try (Harness harness = Harness.start(harnessCpu)) {
             try {
-                int warmUp = Math.min(jobs, WARM_UP_JOBS);
-                Bench.log("cores: warm-up, server on CPUs " + CpuPinning.format(twoCores) + ", " + runnerCounts.getFirst() + " runners, " + warmUp + " jobs");
-                measure(harness, database, work.resolve("warm-up"), twoCores, runnerCounts.getFirst(), slots, warmUp);
+                if (warmUp) {
+                    int warmUpJobs = Math.min(jobs, WARM_UP_JOBS);
+                    Bench.log("cores: warm-up, server on CPUs " + CpuPinning.format(twoCores) + ", " + runnerCounts.getFirst() + " runners, " + warmUpJobs + " jobs");
+                    measure(harness, database, work.resolve("warm-up"), twoCores, runnerCounts.getFirst(), slots, warmUpJobs);
+                }
                 for (int r : runnerCounts) {
                     Bench.log("cores: server on CPU " + CpuPinning.format(oneCore) + ", harness on CPU " + harness.cpus + ", " + r + " runners x " + slots + " slots, " + jobs + " jobs");
                     Run one = measure(harness, database, work.resolve("one-" + r), oneCore, r, slots, jobs);
@@ -121,7 +124,7 @@ final class CoreScaling {
         List<String[]> table = new ArrayList<>();
         try (BenchDatabase database = new BenchDatabase(o.database(), o.pgUrl(), o.pgUser())) {
             json.put("database", database.describe(work));
-            List<Result> results = run(database, work, o.runners(), o.slots(), o.jobs());
+            List<Result> results = run(database, work, o.runners(), o.slots(), o.jobs(), !o.smoke());
             json.put("core_scaling", results);
             addRows(table, results);
         } finally {

@@ -67,16 +67,16 @@ final class LifecycleThroughput {
         return run(List.of(server), runnerCount, slots, jobs, atStart);
     }
 
-    static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs) throws Exception {
-        return run(nodes, runnerCount, slots, jobs, () -> {});
-    }
-
     /**
      * The same over the nodes of one cluster: runner i connects to node i mod n, submitter s
      * submits through node s mod n, and the jobs processed and store writes are summed over the
      * nodes (each node processes the jobs whose {@code completed} it received).
      */
-    static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs, Runnable atStart) throws Exception {
+    static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs) throws Exception {
+        return run(nodes, runnerCount, slots, jobs, () -> {});
+    }
+
+    private static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs, Runnable atStart) throws Exception {
         Target server = nodes.getFirst();
         String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "");
         server.createSpec(spec);
