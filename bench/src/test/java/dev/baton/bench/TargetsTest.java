@@ -58,6 +58,24 @@ class TargetsTest {
     }
 
     @Test
+    void aHarnessOnOneOfTheServersCoresIsSaid() {
+        ResourceUse u = new ResourceUse(1, 2, 0, 0, "0 0 0");
+        CoreScaling.Run one = new CoreScaling.Run("0", "1", 10, 1, 100, 10, 1, 100, 1, true, 0, 20, u, 0.3);
+        CoreScaling.Run shared = new CoreScaling.Run("0,1", "1", 10, 1, 100, 10, 1, 150, 1, true, 0, 20, u, 0.3);
+        CoreScaling.Run apart = new CoreScaling.Run("0,1", "2", 10, 1, 100, 10, 1, 150, 1, true, 0, 20, u, 0.3);
+        Targets.Round round = new Targets.Round(10, 0.6, 0.9, null);
+
+        Targets.Line onTwoCores = Targets.of(new Targets.Figures(BenchDatabase.Kind.SQLITE, List.of(round), FAST, null,
+                List.of(new CoreScaling.Result(10, one, shared, 1.5)), null)).get(4);
+        Targets.Line onThree = Targets.of(new Targets.Figures(BenchDatabase.Kind.SQLITE, List.of(round), FAST, null,
+                List.of(new CoreScaling.Result(10, one, apart, 1.5)), null)).get(4);
+
+        assertThat(onTwoCores.result()).contains("shared a core");
+        assertThat(onThree.result()).isEqualTo("SQLite 1.5 (R = 10)");
+        assertThat(onThree.met()).isFalse();
+    }
+
+    @Test
     void unmeasuredRowsSayWhereToLook() {
         List<Targets.Line> lines = Targets.of(new Targets.Figures(BenchDatabase.Kind.POSTGRESQL,
                 List.of(new Targets.Round(10, 0.2, -1, null)), FAST, null, List.of(), null));
