@@ -17,8 +17,10 @@ import java.util.stream.Stream;
 /**
  * The benchmark harness (issue 6): starts a real Baton server on 127.0.0.1, drives it with
  * simulated runners over real WebSockets, and measures dispatch latency, lifecycle throughput
- * against the store's own ceiling, connection scale, and the 1-second polling baseline. Prints a
- * table and writes a JSON file. {@code bench jmh …} runs the JMH microbenchmarks instead.
+ * against the store's own ceiling, connection scale, and the 1-second polling baseline; then the
+ * lifecycle with the server on 1 and 2 cores ({@link CoreScaling}). Prints a table and the
+ * targets summary ({@link Targets}) and writes a JSON file. {@code bench jmh …} runs the JMH
+ * microbenchmarks instead.
  */
 public final class Bench {
     private Bench() {}
@@ -51,6 +53,11 @@ public final class Bench {
             }
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("cores")) {
+            BenchOptions options = subcommandOptions(args);
+            System.out.println("results: " + CoreScaling.runAlone(options).toAbsolutePath());
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("cluster")) {
             BenchOptions options = subcommandOptions(args);
             System.out.println("results: " + ClusterBench.run(options).toAbsolutePath());
@@ -74,6 +81,7 @@ public final class Bench {
         Path work = Files.createTempDirectory("baton-bench-");
         Map<String, Object> json = header(o);
         List<String[]> table = new ArrayList<>();
+        List<Targets.Line> targets;
         try (BenchDatabase database = new BenchDatabase(o.database(), o.pgUrl(), o.pgUser())) {
             Path serverDir = work.resolve("server");
             json.put("database", database.describe(serverDir));
@@ -84,6 +92,13 @@ public final class Bench {
                 table.add(row("1 dispatch latency, submit→job (n=" + dispatch.submitToJob().count() + ")", summary(dispatch.submitToJob())));
                 table.add(row("  POST /v0/run round trip", summary(dispatch.postRoundTrip())));
                 table.add(row("  process during samples", use(dispatch.resources())));
+                DispatchLatency.Result across = null;
+                if (database.kind() == BenchDatabase.Kind.POSTGRESQL) {
+                    log("dispatch latency across nodes: two more nodes on a fresh schema, " + o.samples() + " samples");
+                    across = acrossNodes(database, work, o.samples());
+                    json.put("dispatch_latency_across_nodes", across);
+                    table.add(row("1c dispatch across nodes, submit on node 1 → runner on node 2 (n=" + across.submitToJob().count() + ")", summary(across.submitToJob())));
+                }
                 log("dispatch latency through a router: " + o.samples() + " samples");
                 DispatchLatency.Result routed = RouterDispatchLatency.run(server, work, o.samples(), Math.max(3, o.samples() / 10));
                 json.put("dispatch_latency_router", routed);
@@ -97,19 +112,31 @@ public final class Bench {
                 log("transport floor: sampling one real run answer and job message");
                 FloorServer.Sample floorSample = TransportFloor.capture(server);
                 List<Map<String, Object>> rounds = new ArrayList<>();
+                List<Targets.Round> targetRounds = new ArrayList<>();
                 for (int r : o.runners()) {
                     log("lifecycle throughput: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
-                    LifecycleThroughput.Result t = LifecycleThroughput.run(server, r, o.slots(), o.jobs());
+                    FlushedCommits.Meter flushMeter = database.kind() == BenchDatabase.Kind.POSTGRESQL ? new FlushedCommits.Meter(database) : null;
+                    LifecycleThroughput.Result t = LifecycleThroughput.run(server, r, o.slots(), o.jobs(), flushMeter == null ? () -> {} : flushMeter::start);
+                    long lifecycleEnded = System.nanoTime();
                     log("store reads/job by method, R=" + r + ": " + t.readsPerJobByMethod());
+                    // The floor right after the lifecycle: it does not touch the database, so on
+                    // PostgreSQL it runs while the backends' statistics settle (FlushedCommits).
+                    log("transport floor: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs, no store, no Baton server logic");
+                    TransportFloor.Result floor = TransportFloor.run(floorSample, r, o.slots(), o.jobs());
+                    FlushedCommits.Result flushes = null;
+                    if (flushMeter != null) {
+                        log("flushed commits: reading pg_stat_wal " + FlushedCommits.SETTLE_SECONDS + " s after the lifecycle's end");
+                        flushes = flushMeter.stop(t.jobs(), lifecycleEnded);
+                    }
                     log("store ceiling: " + StoreCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs");
                     StoreCeiling.Result c = StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
                     log("raw ceiling: " + RawCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs, 1 and " + RawCeiling.BATCH + " per transaction");
                     List<RawCeiling.Result> raw = RawCeiling.run(database, work.resolve("raw-" + r), r, o.slots(), o.jobs());
-                    log("transport floor: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs, no store, no Baton server logic");
-                    TransportFloor.Result floor = TransportFloor.run(floorSample, r, o.slots(), o.jobs());
                     double ratio = LifecycleThroughput.round(t.jobsPerSecond() / c.jobsPerSecond());
                     double rawPerStep = raw.get(0).jobsPerSecond();
                     double floorPerSecond = floor.floor().jobsPerSecond();
+                    double serverToFloor = LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond);
+                    double own = batonOwnMillisPerJob(t, floor.floor(), raw.get(1));
                     Map<String, Object> round = new LinkedHashMap<>();
                     round.put("server", t);
                     round.put("store_ceiling", c);
@@ -119,13 +146,17 @@ public final class Bench {
                     round.put("ratio_store_to_raw_per_step", LifecycleThroughput.round(c.jobsPerSecond() / rawPerStep));
                     round.put("transport_floor", floor);
                     round.put("ratio_floor_to_raw_per_step", LifecycleThroughput.round(floorPerSecond / rawPerStep));
-                    round.put("ratio_server_to_floor", LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond));
+                    round.put("ratio_server_to_floor", serverToFloor);
+                    round.put("baton_own_machine_cpu_ms_per_job", own);
+                    if (flushes != null) round.put("flushed_commits", flushes);
                     rounds.add(round);
+                    targetRounds.add(new Targets.Round(r, serverToFloor, own, flushes));
                     table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
                             + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job, "
                             + t.readsPerJobByMethod().getOrDefault(CountingStore.CLAIMS, 0.0) + " claims/job ("
                             + t.readsPerJobByMethod().getOrDefault(CountingStore.EMPTY_CLAIMS, 0.0) + " empty)"
                             + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources(), t.jobsPerSecond()) + ")"));
+                    if (flushes != null) table.add(row("2w flushed commits R=" + r + " (PostgreSQL, submit to processed)", FlushedCommits.describe(flushes)));
                     table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources(), c.jobsPerSecond()) + "); server/store = " + ratio));
                     for (RawCeiling.Result x : raw) {
                         table.add(row("3b raw ceiling, " + x.mode() + ", " + x.workers() + " workers", x.jobsPerSecond() + " jobs/s (" + use(x.resources(), x.jobsPerSecond())
@@ -134,9 +165,25 @@ public final class Bench {
                     }
                     table.add(row("3f transport floor R=" + r + " S=" + o.slots() + " (no store, no Baton logic)", TransportFloor.describe(floor)
                             + "; floor/raw 1 per step = " + LifecycleThroughput.round(floorPerSecond / rawPerStep)
-                            + ", server/floor = " + LifecycleThroughput.round(t.jobsPerSecond() / floorPerSecond)));
+                            + ", server/floor = " + serverToFloor));
+                    table.add(row("3c Baton's own machine CPU per job R=" + r, own < 0 ? "unknown (no /proc/stat)"
+                            : own + " ms (lifecycle minus floor minus raw at " + RawCeiling.BATCH + " jobs per transaction)"));
                 }
                 json.put("lifecycle_throughput", rounds);
+
+                List<CoreScaling.Result> cores = null;
+                String coresMissing = CpuPinning.unavailable();
+                if (coresMissing == null) {
+                    cores = CoreScaling.run(database, work.resolve("cores"), o.runners(), o.slots(), o.jobs(), !o.smoke());
+                    json.put("core_scaling", cores);
+                    CoreScaling.addRows(table, cores);
+                } else {
+                    log("cores: not measured: " + coresMissing);
+                    json.put("core_scaling", Map.of("not_measured", coresMissing));
+                    table.add(row("2p lifecycle, server on 1 and 2 cores", "not measured: " + coresMissing));
+                }
+                targets = Targets.of(new Targets.Figures(database.kind(), targetRounds, dispatch.submitToJob(),
+                        across == null ? null : across.submitToJob(), cores, coresMissing));
 
                 log("connection scale: " + o.connections() + " runners, " + o.warmupSeconds() + " s warm-up, " + o.durationSeconds() + " s measured");
                 ConnectionScale.Result s = ConnectionScale.run(server, database, work, o.connections(), o.warmupSeconds(), o.durationSeconds());
@@ -155,12 +202,42 @@ public final class Bench {
         }
         json.put("finished", Instant.now().toString());
         json.put("load_average_at_end", ResourceUse.currentLoadAverage());
+        json.put("targets", Targets.json(targets));
         printTable(table);
+        Targets.print(targets);
+        return write(o, o.database().name().toLowerCase(), json);
+    }
+
+    /** Writes {@code json} to {@code <out>/<prefix>-<UTC time>[-smoke].json}. */
+    static Path write(BenchOptions o, String prefix, Map<String, Object> json) throws IOException {
         Files.createDirectories(o.out());
         String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
-        Path file = o.out().resolve(o.database().name().toLowerCase() + "-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
+        Path file = o.out().resolve(prefix + "-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
         Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
         return file;
+    }
+
+    /**
+     * Baton's own machine CPU per job: the lifecycle's, minus what the transport floor costs (the
+     * HTTP and WebSocket stack and the harness) and what the raw statements cost at
+     * {@value RawCeiling#BATCH} jobs per transaction (the database's share at its cheapest). -1
+     * where the machine's CPU is unknown.
+     */
+    static double batonOwnMillisPerJob(LifecycleThroughput.Result lifecycle, LifecycleThroughput.Result floor, RawCeiling.Result raw) {
+        double l = lifecycle.resources().machineMillisPerJob(lifecycle.jobsPerSecond());
+        double f = floor.resources().machineMillisPerJob(floor.jobsPerSecond());
+        double r = raw.resources().machineMillisPerJob(raw.jobsPerSecond());
+        return l < 0 || f < 0 || r < 0 ? -1 : LifecycleThroughput.round(l - f - r);
+    }
+
+    /** Dispatch latency with the submission on one node and the runner on another: two cluster nodes on a fresh schema, as {@code bench cluster} does. */
+    private static DispatchLatency.Result acrossNodes(BenchDatabase database, Path work, int samples) throws Exception {
+        List<BenchServer> nodes = BenchServer.startCluster(work.resolve("cluster"), database.freshUrl(), 2);
+        try {
+            return DispatchLatency.run(nodes.get(0), nodes.get(1), "dispatch-cross", samples, Math.max(3, samples / 10));
+        } finally {
+            for (BenchServer n : nodes.reversed()) n.close();
+        }
     }
 
     /** What every results file starts with: when, with which options, on what machine under what load. */

@@ -66,6 +66,20 @@ final class BenchDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * The cluster's WAL flushes and writes (pg_stat_wal) and this database's committed
+     * transactions, in one reading ({@link FlushedCommits}); PostgreSQL only.
+     */
+    FlushedCommits.Counters walCounters() throws SQLException {
+        if (kind != Kind.POSTGRESQL) throw new IllegalStateException("pg_stat_wal is PostgreSQL's");
+        try (Connection c = connect();
+                ResultSet rs = c.createStatement().executeQuery("SELECT pg_stat_clear_snapshot(), w.wal_sync, w.wal_write, d.xact_commit"
+                        + " FROM pg_stat_wal w, pg_stat_database d WHERE d.datname = current_database()")) {
+            if (!rs.next()) throw new SQLException("no pg_stat_database row for the current database");
+            return new FlushedCommits.Counters(rs.getLong(2), rs.getLong(3), rs.getLong(4));
+        }
+    }
+
     private Connection connect() throws SQLException {
         return DriverManager.getConnection("jdbc:" + pgHostUrl, pgUser, "");
     }

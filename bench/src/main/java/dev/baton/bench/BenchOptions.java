@@ -15,7 +15,8 @@ record BenchOptions(BenchDatabase.Kind database, List<Integer> runners, int slot
                          [--warmup 5] [--out bench-results] [--pg-url postgresql://127.0.0.1:5432/test]
                          [--pg-user postgres] [--smoke]
                    bench jmh [JMH options]   (microbenchmarks; short settings by default)
-                   bench floor [--database …] [--runners …] [--jobs …]   (the transport floor alone, to profile it)""";
+                   bench floor [--database …] [--runners …] [--jobs …]   (the transport floor alone, to profile it)
+                   bench cores [--database …] [--runners …] [--jobs …]   (lifecycle with the server on 1 and 2 cores, the harness pinned apart)""";
 
     static BenchOptions parse(String... args) {
         BenchDatabase.Kind database = BenchDatabase.Kind.SQLITE;

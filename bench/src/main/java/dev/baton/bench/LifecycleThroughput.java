@@ -59,7 +59,12 @@ final class LifecycleThroughput {
     }
 
     static Result run(Target server, int runnerCount, int slots, int jobs) throws Exception {
-        return run(List.of(server), runnerCount, slots, jobs);
+        return run(List.of(server), runnerCount, slots, jobs, () -> {});
+    }
+
+    /** The same, calling {@code atStart} right before the first submission (after the runners wait), e.g. to read a database's counters. */
+    static Result run(Target server, int runnerCount, int slots, int jobs, Runnable atStart) throws Exception {
+        return run(List.of(server), runnerCount, slots, jobs, atStart);
     }
 
     /**
@@ -68,6 +73,10 @@ final class LifecycleThroughput {
      * nodes (each node processes the jobs whose {@code completed} it received).
      */
     static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs) throws Exception {
+        return run(nodes, runnerCount, slots, jobs, () -> {});
+    }
+
+    private static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs, Runnable atStart) throws Exception {
         Target server = nodes.getFirst();
         String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "");
         server.createSpec(spec);
@@ -85,6 +94,7 @@ final class LifecycleThroughput {
             Thread.sleep(500); // every ready has reached the dispatcher
 
             int submitterCount = submitters(runnerCount, slots);
+            atStart.run();
             long processedBefore = processed(nodes);
             long writesBefore = nodes.stream().mapToLong(Target::storeWrites).sum();
             long readsBefore = nodes.stream().mapToLong(Target::storeReads).sum();

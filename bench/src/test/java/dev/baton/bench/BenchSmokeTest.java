@@ -39,6 +39,9 @@ class BenchSmokeTest {
         latency(r.at("/dispatch_latency/post_round_trip"), 10);
         assertThat(r.at("/dispatch_latency/problems").asLong()).isZero();
         latency(r.at("/polling_baseline/submit_to_claim"), 2);
+        // Across nodes in the main run: PostgreSQL only (two cluster nodes on a fresh schema).
+        assertThat(r.has("dispatch_latency_across_nodes")).isEqualTo(postgres);
+        if (postgres) latency(r.at("/dispatch_latency_across_nodes/submit_to_job"), 10);
 
         JsonNode rounds = r.get("lifecycle_throughput");
         assertThat(rounds).hasSize(2);
@@ -66,7 +69,51 @@ class BenchSmokeTest {
             assertThat(round.at("/transport_floor/job_message_bytes").asInt()).isPositive();
             assertThat(round.at("/ratio_floor_to_raw_per_step").asDouble()).isPositive();
             assertThat(round.at("/ratio_server_to_floor").asDouble()).isPositive();
+            // Baton's own machine CPU per job: lifecycle minus floor minus raw at 25 per transaction (may be
+            // negative on a tiny, noisy run; -1 only without /proc/stat).
+            assertThat(round.get("baton_own_machine_cpu_ms_per_job").isNumber()).isTrue();
+            // Flushed commits (pg_stat_wal), PostgreSQL only: the lifecycle commits, so the cluster flushed.
+            assertThat(round.has("flushed_commits")).isEqualTo(postgres);
+            if (postgres) {
+                assertThat(round.at("/flushed_commits/jobs").asLong()).isEqualTo(30);
+                assertThat(round.at("/flushed_commits/wal_syncs").asLong()).isPositive();
+                assertThat(round.at("/flushed_commits/wal_syncs_per_job").asDouble()).isPositive();
+                assertThat(round.at("/flushed_commits/commits_per_job").asDouble()).isPositive();
+            }
         }
+
+        // Server on 1 and 2 cores, the harness in a pinned child JVM (where taskset and two CPUs exist).
+        JsonNode cores = r.get("core_scaling");
+        if (CpuPinning.unavailable() == null) {
+            assertThat(cores).hasSize(2);
+            for (JsonNode c : cores) {
+                for (String run : new String[] {"one_core", "two_cores"}) {
+                    assertThat(c.at("/" + run + "/finished").asBoolean()).as(run + ": every job processed").isTrue();
+                    assertThat(c.at("/" + run + "/problems").asLong()).isZero();
+                    assertThat(c.at("/" + run + "/jobs_per_second").asDouble()).isPositive();
+                    assertThat(c.at("/" + run + "/harness_cpus").asText()).isNotEqualTo(c.at("/" + run + "/server_cpus").asText());
+                }
+                assertThat(c.at("/one_core/server_cpus").asText()).doesNotContain(",");
+                assertThat(c.at("/two_cores/server_cpus").asText()).contains(",");
+                assertThat(c.get("ratio").asDouble()).isPositive();
+            }
+        } else {
+            assertThat(cores.get("not_measured").asText()).isNotEmpty();
+        }
+
+        // The summary: one line per row of the targets table, each with a figure from this run or why not.
+        JsonNode targets = r.get("targets");
+        assertThat(targets).hasSize(8);
+        for (JsonNode t : targets) {
+            assertThat(t.get("figure").asText()).isNotEmpty();
+            assertThat(t.get("target").asText()).isNotEmpty();
+            assertThat(t.get("result").asText()).isNotEmpty();
+        }
+        long judged = 0;
+        for (JsonNode t : targets) if (t.hasNonNull("met")) judged++;
+        // SQLite: lifecycle/floor, CPU, cores, dispatch; PostgreSQL: the same plus flushes and across nodes.
+        int coresJudged = CpuPinning.unavailable() == null ? 1 : 0;
+        assertThat(judged).isEqualTo((postgres ? 5 : 3) + coresJudged);
 
         JsonNode scale = r.get("connection_scale");
         assertThat(scale.get("connected").asInt()).isEqualTo(20);
