@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * machine it is the second, so in the 2-core run the harness shares a core with the server.
  * Every run gets a fresh server on a fresh database, started after the pinning (its own pools
  * see the pinned CPUs; the JVM's GC and JIT threads and the virtual-thread scheduler were sized
- * at start, for every allowed CPU). One unmeasured warm-up run comes first, so the JIT is warm
+ * at start, for every allowed CPU). Unmeasured warm-up runs come first ({@link WarmUp}), so the JIT is warm
  * for both. PostgreSQL's backends are not pinned: they run on any core.
  */
 final class CoreScaling {
@@ -35,8 +35,6 @@ final class CoreScaling {
 
     /** Both runs for one R and their ratio, 2 cores ÷ 1 core. */
     record Result(int runners, Run oneCore, Run twoCores, double ratio) {}
-
-    private static final int WARM_UP_JOBS = 1000;
 
     private CoreScaling() {}
 
@@ -50,9 +48,11 @@ final class CoreScaling {
         try (Harness harness = Harness.start(harnessCpu)) {
             try {
                 if (warmUp) {
-                    int warmUpJobs = Math.min(jobs, WARM_UP_JOBS);
-                    Bench.log("cores: warm-up, server on CPUs " + CpuPinning.format(twoCores) + ", " + runnerCounts.getFirst() + " runners, " + warmUpJobs + " jobs");
-                    measure(harness, database, work.resolve("warm-up"), twoCores, runnerCounts.getFirst(), slots, warmUpJobs);
+                    int[] rounds = {0};
+                    for (int r : runnerCounts) {
+                        WarmUp.untilCompiled("cores R=" + r + ", server on CPUs " + CpuPinning.format(twoCores),
+                                () -> measure(harness, database, work.resolve("warm-up-" + ++rounds[0]), twoCores, r, slots, jobs));
+                    }
                 }
                 for (int r : runnerCounts) {
                     Bench.log("cores: server on CPU " + CpuPinning.format(oneCore) + ", harness on CPU " + harness.cpus + ", " + r + " runners x " + slots + " slots, " + jobs + " jobs");

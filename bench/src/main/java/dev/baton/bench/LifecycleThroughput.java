@@ -52,6 +52,9 @@ final class LifecycleThroughput {
         Map<String, Long> storeReadsByMethod();
     }
 
+    /** Rounds run in this process: a repeated R (a warm-up round) gets a spec of its own. */
+    private static final AtomicInteger ROUNDS = new AtomicInteger();
+
     private LifecycleThroughput() {}
 
     static int submitters(int runners, int slots) {
@@ -78,7 +81,7 @@ final class LifecycleThroughput {
 
     private static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs, Runnable atStart) throws Exception {
         Target server = nodes.getFirst();
-        String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "");
+        String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "") + "-" + ROUNDS.incrementAndGet();
         server.createSpec(spec);
         List<SimRunner> runners = new ArrayList<>();
         try (Runners client = new Runners(2)) {
