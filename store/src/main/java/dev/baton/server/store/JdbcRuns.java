@@ -34,6 +34,25 @@ final class JdbcRuns {
     static final String IN_FLIGHT_ON_SERVING_RUNNERS = "(SELECT COALESCE(SUM((SELECT COUNT(*) FROM job o WHERE o.runner_id = rs.runner_id"
             + " AND o.status IN (1, 2))), 0) FROM runner_spec rs WHERE rs.spec_id = :spec)";
 
+    /**
+     * Every count of a pending job's queue status and the recent run times' sum in one statement
+     * (one round trip, one snapshot): this read runs on every submission. Jobs compete when a
+     * runner of this job's spec could take them: the job's own spec and every other spec those
+     * runners serve. The run times are summed rather than listed: the mean is all the estimate uses.
+     */
+    static final String PENDING_FACTS = "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros,"
+            + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND (o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2"
+            + " JOIN runner r2 ON r2.id = rs2.runner_id AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))"
+            + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
+            + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
+            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
+            + " FROM (SELECT COUNT(*) AS serving,"
+            + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
+            + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv,"
+            + " (SELECT COUNT(*) AS runs, COALESCE(SUM(d.completed - d.started), 0) AS run_micros FROM"
+            + " (SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6) AND started IS NOT NULL"
+            + " ORDER BY completed DESC LIMIT :n) d) rr";
+
     private final StoreContext context;
     private final Statements statements;
     private final JobRows jobRows;
@@ -182,24 +201,7 @@ final class JdbcRuns {
         // to the stored microsecond, so "at or after" means what Instant.isBefore means.
         long fresh = freshSince == null ? Long.MAX_VALUE : ceilMicros(freshSince);
         return context.readPlain(h -> {
-            // Jobs compete when a runner of this job's spec could take them: the job's own spec and
-            // every other spec those runners serve.
-            String competing = "(o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2 JOIN runner r2 ON r2.id = rs2.runner_id"
-                    + " AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))";
-            // Every count and the recent run times' sum in one statement (one round trip, one
-            // snapshot): this read runs on every submission. The run times are summed here rather
-            // than listed: the mean is all the estimate uses.
-            long[] counts = statements.on(h, "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros,"
-                            + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND " + competing
-                            + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
-                            + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
-                            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
-                            + " FROM (SELECT COUNT(*) AS serving,"
-                            + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
-                            + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv,"
-                            + " (SELECT COUNT(*) AS runs, COALESCE(SUM(d.completed - d.started), 0) AS run_micros FROM"
-                            + " (SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6) AND started IS NOT NULL"
-                            + " ORDER BY completed DESC LIMIT :n) d) rr")
+            long[] counts = statements.on(h, PENDING_FACTS)
                     .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
                     .bind("fresh", fresh).bind("n", recentRuns)
                     .one(rs -> new long[] {rs.getLong("serving"), rs.getLong("fresh"), rs.getLong("runs"), rs.getLong("run_micros"),

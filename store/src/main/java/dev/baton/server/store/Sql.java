@@ -35,14 +35,21 @@ final class Sql {
 
     private final Connection connection;
     private final Parsed parsed;
+    /** Where a constant statement is kept prepared between uses (SQLite), or null: prepared per use. */
+    private final KeptStatements kept;
     /** Each bound name's position in the lists: a heartbeat batch binds thousands of names, so no linear search. */
     private final Map<String, Integer> index = new HashMap<>();
     private final List<Object> values = new ArrayList<>(8);
     private final List<Integer> types = new ArrayList<>(8);
 
     Sql(Connection connection, Parsed parsed) {
+        this(connection, parsed, null);
+    }
+
+    Sql(Connection connection, Parsed parsed, KeptStatements kept) {
         this.connection = connection;
         this.parsed = parsed;
+        this.kept = kept;
     }
 
     Sql bind(String name, Long value) {
@@ -84,14 +91,12 @@ final class Sql {
 
     /** The only row, or empty; more than one row is a bug in the statement. */
     <T> Optional<T> findOne(Reader<T> reader) {
-        try (PreparedStatement ps = prepared(); ResultSet rs = ps.executeQuery()) {
+        return query(rs -> {
             if (!rs.next()) return Optional.empty();
             T row = reader.read(rs);
             if (rs.next()) throw new IllegalStateException("expected one row at most: " + parsed.jdbc());
             return Optional.of(row);
-        } catch (SQLException e) {
-            throw failed(e);
-        }
+        });
     }
 
     /** Exactly one row. */
@@ -101,34 +106,62 @@ final class Sql {
 
     /** Whether the query returns any row (its first column is not read). */
     boolean exists() {
-        try (PreparedStatement ps = prepared(); ResultSet rs = ps.executeQuery()) {
-            return rs.next();
-        } catch (SQLException e) {
-            throw failed(e);
-        }
+        return query(ResultSet::next);
     }
 
     <T> List<T> list(Reader<T> reader) {
-        try (PreparedStatement ps = prepared(); ResultSet rs = ps.executeQuery()) {
+        return query(rs -> {
             List<T> rows = new ArrayList<>();
             while (rs.next()) rows.add(reader.read(rs));
             return rows;
-        } catch (SQLException e) {
-            throw failed(e);
-        }
+        });
     }
 
     /** Runs an INSERT, UPDATE or DELETE without RETURNING; the rows it changed. */
     int execute() {
-        try (PreparedStatement ps = prepared()) {
-            return ps.executeUpdate();
+        try {
+            PreparedStatement ps = prepared();
+            boolean done = false;
+            try {
+                int changed = ps.executeUpdate();
+                done = true;
+                return changed;
+            } finally {
+                release(ps, done);
+            }
         } catch (SQLException e) {
             throw failed(e);
         }
     }
 
+    /** Runs the query and reads its result set, which is closed (and the statement released) after. */
+    private <T> T query(Reader<T> read) {
+        try {
+            PreparedStatement ps = prepared();
+            boolean done = false;
+            try {
+                T result;
+                try (ResultSet rs = ps.executeQuery()) {
+                    result = read.read(rs);
+                }
+                done = true;
+                return result;
+            } finally {
+                release(ps, done);
+            }
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+    }
+
+    /** Closes the statement, or gives it back to be kept when it completed (its result set closed). */
+    private void release(PreparedStatement ps, boolean completed) throws SQLException {
+        if (kept != null && completed) kept.giveBack(connection, parsed.jdbc(), ps);
+        else ps.close();
+    }
+
     private PreparedStatement prepared() throws SQLException {
-        PreparedStatement ps = connection.prepareStatement(parsed.jdbc());
+        PreparedStatement ps = kept == null ? connection.prepareStatement(parsed.jdbc()) : kept.take(connection, parsed.jdbc());
         try {
             String[] positions = parsed.positions();
             for (int p = 0; p < positions.length; p++) {

@@ -41,6 +41,7 @@ final class SqliteStore extends JdbcStore {
 
     SqliteStore(HikariDataSource pool) {
         super(pool);
+        statements.keepPrepared();
     }
 
     @Override

@@ -23,15 +23,29 @@ final class Statements {
     private final ConcurrentHashMap<String, Sql.Parsed> parsed = new ConcurrentHashMap<>();
     /** Rewrites done, remembered or not (a test counts them). */
     private final AtomicLong rewrites = new AtomicLong();
+    /** Set once by a dialect whose driver compiles on every prepare (SQLite), before the store is used. */
+    private volatile KeptStatements kept;
+
+    /** Keeps constant statements prepared per connection from now on ({@link KeptStatements}). */
+    void keepPrepared() {
+        kept = new KeptStatements();
+    }
+
+    /** The kept statements, or null when every use prepares its own. */
+    KeptStatements kept() {
+        return kept;
+    }
 
     /** A statement with {@code :name} parameters on the connection of {@code h} (its transaction, if any). */
     Sql on(Handle h, String sql) {
-        return new Sql(h.getConnection(), parse(sql));
+        return on(h.getConnection(), sql);
     }
 
-    /** A statement with {@code :name} parameters on {@code connection}. */
+    /** A statement with {@code :name} parameters on {@code connection}; kept prepared where the dialect keeps them. */
     Sql on(Connection connection, String sql) {
-        return new Sql(connection, parse(sql));
+        Sql.Parsed p = parse(sql);
+        // A text too long to remember is not kept prepared either: it is likely built per call.
+        return new Sql(connection, p, sql.length() > MAX_PARSED_LENGTH ? null : kept);
     }
 
     /**
