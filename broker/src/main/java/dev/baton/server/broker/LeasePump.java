@@ -32,7 +32,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeasePump {
     private static final Logger LOG = LoggerFactory.getLogger(LeasePump.class);
-    private static final int BATCH = 100;
+    /** Offers granted, or published, per transaction. */
+    static final int BATCH = 100;
+    /**
+     * How long the stream's acknowledgements of one published batch are awaited; those missing
+     * then are published again in a later round (the stream stores a repeat once).
+     */
+    static final Duration PUBLISH_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long a pump's claim on the offers it publishes keeps other nodes' pumps off them: longer
+     * than {@link #PUBLISH_WAIT}, so a live pump marks or releases them first; a node that died
+     * holding claims delays its offers by at most this.
+     */
+    static final Duration PUBLISH_CLAIM = Duration.ofSeconds(15);
     /**
      * How long the broker waits for a runner's ack of a pulled offer before delivering it again. A
      * runner acks after the server answered its AckLease (one HTTP round trip), so this is generous.
@@ -101,21 +113,32 @@ public final class LeasePump {
         return store.listSpecs(false).stream().filter(s -> settings.offers(s.slug().value())).map(Spec::id).collect(Collectors.toSet());
     }
 
+    /**
+     * The outbox, a batch at a time: claim up to {@link #BATCH} offers in one transaction, publish
+     * them all before awaiting any acknowledgement, then mark those the stream stored in one
+     * transaction. An offer is marked only after its acknowledgement; one whose publish failed is
+     * released for the next round (any node's). A node that dies between publish and mark leaves
+     * its rows claimed until {@link #PUBLISH_CLAIM} passes; then they are published again, and
+     * the stream's duplicate window (or else the first AckLease, which binds the lease) makes the
+     * repeat harmless.
+     */
     private int publish(Instant now) {
         int published = 0;
-        for (LeaseOffer o : offers.unpublished(BATCH)) {
-            try {
-                broker.publishOffer(o.subject(), o.lease().value(), o.payload());
-            } catch (Exception e) {
-                // The row stays in the outbox; the next round publishes it (any node's).
-                LOG.debug("offer of job {} not published yet: {}", o.job(), e.toString());
-                break;
+        while (true) {
+            List<LeaseOffer> due = offers.claimUnpublished(now, now.plus(PUBLISH_CLAIM), BATCH);
+            if (due.isEmpty()) return published;
+            NatsBroker.Published result = broker.publishOffers(due, PUBLISH_WAIT);
+            offers.markPublished(result.stored(), now);
+            metrics.published(result.stored().size());
+            published += result.stored().size();
+            if (!result.failed().isEmpty()) {
+                // The rows stay in the outbox; the next round publishes them (any node's).
+                offers.releaseClaims(result.failed());
+                LOG.debug("{} offers not published yet: {}", result.failed().size(), result.error());
+                return published;
             }
-            offers.markPublished(o.lease(), now);
-            metrics.published();
-            published++;
+            if (due.size() < BATCH) return published;
         }
-        return published;
     }
 
     /** The LeaseGranted of {@code job} under {@code lease}: seed 003's fields, Baton's job under job_spec.baton. */

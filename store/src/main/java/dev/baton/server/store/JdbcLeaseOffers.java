@@ -7,6 +7,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -64,9 +66,40 @@ final class JdbcLeaseOffers implements LeaseOffers {
     }
 
     @Override
-    public void markPublished(LeaseId lease, Instant now) {
-        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET published = :now WHERE lease = :lease AND published IS NULL")
-                .bind("now", micros(now)).bind("lease", lease.value()).execute());
+    public List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit) {
+        List<LeaseOffer> claimed = store.write(h -> store.statements.on(h, "UPDATE lease_offer SET publish_claim = :until WHERE lease IN ("
+                        + "SELECT lease FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
+                        + " AND (publish_claim IS NULL OR publish_claim <= :now) ORDER BY created LIMIT :limit" + store.context.sweepLock()
+                        + ") RETURNING " + COLUMNS)
+                .bind("until", micros(claimUntil)).bind("now", micros(now)).bind("limit", limit).list(JdbcLeaseOffers::offer));
+        // RETURNING keeps no order; the outbox is published oldest first.
+        return claimed.stream().sorted(Comparator.comparing(LeaseOffer::created).thenComparing(o -> o.lease().value())).toList();
+    }
+
+    @Override
+    public int markPublished(Collection<LeaseId> leases, Instant now) {
+        if (leases.isEmpty()) return 0;
+        return store.write(h -> leaseList(store.statements.once(h, "UPDATE lease_offer SET published = :now, publish_claim = NULL"
+                        + " WHERE published IS NULL AND lease IN (" + leaseParameters(leases.size()) + ")"), leases)
+                .bind("now", micros(now)).execute());
+    }
+
+    @Override
+    public void releaseClaims(Collection<LeaseId> leases) {
+        if (leases.isEmpty()) return;
+        store.write(h -> leaseList(store.statements.once(h, "UPDATE lease_offer SET publish_claim = NULL"
+                + " WHERE published IS NULL AND lease IN (" + leaseParameters(leases.size()) + ")"), leases).execute());
+    }
+
+    /** {@code :lease0, :lease1, …}: one parameter per lease of an IN list. */
+    private static String leaseParameters(int n) {
+        return java.util.stream.IntStream.range(0, n).mapToObj(i -> ":lease" + i).collect(Collectors.joining(", "));
+    }
+
+    private static Sql leaseList(Sql sql, Collection<LeaseId> leases) {
+        int i = 0;
+        for (LeaseId lease : leases) sql.bind("lease" + i++, lease.value());
+        return sql;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.baton.server.store;
 
 import dev.baton.protocol.id.LeaseId;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -26,10 +27,23 @@ public interface LeaseOffers {
      */
     List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message);
 
-    /** Offers still waiting in the outbox, oldest first. */
+    /** Offers still waiting in the outbox, oldest first, claimed by a pump or not. */
     List<LeaseOffer> unpublished(int limit);
 
-    void markPublished(LeaseId lease, Instant now);
+    /**
+     * Claims for this node's pump, until {@code claimUntil}, up to {@code limit} offers waiting in
+     * the outbox (oldest first) whose acceptance window is still open and that no other pump holds
+     * a live claim on, in one transaction. Another node's pump skips them until the claim passes
+     * or is released, so two nodes do not both publish them; should both publish anyway (a claim
+     * that ran out), the broker stores the offer once (the lease is the message id).
+     */
+    List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit);
+
+    /** The broker stored these offers: they leave the outbox, in one transaction. Returns how many left it now. */
+    int markPublished(Collection<LeaseId> leases, Instant now);
+
+    /** The broker did not store these offers: any node's pump may claim them again at once. */
+    void releaseClaims(Collection<LeaseId> leases);
 
     Optional<LeaseOffer> find(LeaseId lease);
 
