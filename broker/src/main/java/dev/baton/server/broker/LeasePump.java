@@ -84,18 +84,52 @@ public final class LeasePump {
             metrics.expired();
             expired.accept(e);
         }
-        grant(now);
-        return publish(now);
+        Round round = new Round(now);
+        grant(round);
+        publishOrphans(round);
+        return round.published;
     }
 
-    private void grant(Instant now) {
+    /** What a round published so far, and whether the broker failed it (then the rest waits for a later round). */
+    private static final class Round {
+        final Instant now;
+        int published;
+        boolean brokerFailed;
+
+        Round(Instant now) {
+            this.now = now;
+        }
+    }
+
+    /**
+     * Offers the pending jobs of the broker's specs, a batch per transaction, and publishes each
+     * batch at once: the offers are born claimed by this pump, so no other node's pump publishes
+     * them meanwhile and this one needs no claim of its own.
+     */
+    private void grant(Round round) {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
         Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
         for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
-            List<LeaseOffer> granted = offers.grant(specIds, now, now.plus(acceptance), BATCH, (job, lease) -> message(job, lease, specs.get(job.specId())));
+            List<LeaseOffer> granted = offers.grant(specIds, round.now, round.now.plus(acceptance), round.now.plus(PUBLISH_CLAIM), BATCH,
+                    (job, lease) -> message(job, lease, specs.get(job.specId())));
+            if (round.brokerFailed) offers.releaseClaims(granted.stream().map(LeaseOffer::lease).toList());
+            else publishClaimed(granted, round);
             if (granted.size() < BATCH) break;
+        }
+    }
+
+    /**
+     * Offers in the outbox that no pump holds: granted by a node that died or whose broker failed,
+     * or whose claim ran out. Claimed a batch per transaction, then published like a new batch.
+     */
+    private void publishOrphans(Round round) {
+        while (!round.brokerFailed) {
+            List<LeaseOffer> due = offers.claimUnpublished(round.now, round.now.plus(PUBLISH_CLAIM), BATCH);
+            if (due.isEmpty()) return;
+            publishClaimed(due, round);
+            if (due.size() < BATCH) return;
         }
     }
 
@@ -114,30 +148,23 @@ public final class LeasePump {
     }
 
     /**
-     * The outbox, a batch at a time: claim up to {@link #BATCH} offers in one transaction, publish
-     * them all before awaiting any acknowledgement, then mark those the stream stored in one
-     * transaction. An offer is marked only after its acknowledgement; one whose publish failed is
-     * released for the next round (any node's). A node that dies between publish and mark leaves
-     * its rows claimed until {@link #PUBLISH_CLAIM} passes; then they are published again, and
-     * the stream's duplicate window (or else the first AckLease, which binds the lease) makes the
-     * repeat harmless.
+     * Publishes offers this pump holds the claim on, all before awaiting any acknowledgement, then
+     * marks those the stream stored published in one transaction: an offer is marked only after
+     * its acknowledgement. Those it did not store are released for the next round (any node's). A
+     * node that dies between publish and mark leaves its offers claimed until
+     * {@link #PUBLISH_CLAIM} passes; another pump then publishes them again, and the stream's
+     * duplicate window (or else the first AckLease, which binds the lease) makes the repeat harmless.
      */
-    private int publish(Instant now) {
-        int published = 0;
-        while (true) {
-            List<LeaseOffer> due = offers.claimUnpublished(now, now.plus(PUBLISH_CLAIM), BATCH);
-            if (due.isEmpty()) return published;
-            NatsBroker.Published result = broker.publishOffers(due, PUBLISH_WAIT);
-            offers.markPublished(result.stored(), now);
-            metrics.published(result.stored().size());
-            published += result.stored().size();
-            if (!result.failed().isEmpty()) {
-                // The rows stay in the outbox; the next round publishes them (any node's).
-                offers.releaseClaims(result.failed());
-                LOG.debug("{} offers not published yet: {}", result.failed().size(), result.error());
-                return published;
-            }
-            if (due.size() < BATCH) return published;
+    private void publishClaimed(List<LeaseOffer> claimed, Round round) {
+        if (claimed.isEmpty()) return;
+        NatsBroker.Published result = broker.publishOffers(claimed, PUBLISH_WAIT);
+        offers.markPublished(result.stored(), round.now);
+        metrics.published(result.stored().size());
+        round.published += result.stored().size();
+        if (!result.failed().isEmpty()) {
+            offers.releaseClaims(result.failed());
+            round.brokerFailed = true;
+            LOG.debug("{} offers not published yet: {}", result.failed().size(), result.error());
         }
     }
 

@@ -177,7 +177,7 @@ abstract class TransportAContract {
     }
 
     @Test
-    void offersWaitingInTheOutboxArePublishedAsOneBatchAndMarkedInOneTransaction() throws Exception {
+    void pendingJobsAreOfferedAndPublishedAsOneBatchAndMarkedInOneTransaction() throws Exception {
         transport.close(); // no pump hears of the jobs: they wait for the next round together
         transport = null;
         List<Job> jobs = new java.util.ArrayList<>();
@@ -187,7 +187,7 @@ abstract class TransportAContract {
                 (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics(), null);
 
         assertThat(transport.pump()).as("one round publishes the five").isEqualTo(5);
-        assertThat(calls.of("claimUnpublished")).as("one claim of the outbox").hasSize(1);
+        assertThat(calls.of("grant")).as("one transaction writes the five offers").hasSize(1);
         assertThat(calls.of("markPublished")).as("one transaction marks all five published").singleElement()
                 .satisfies(c -> assertThat(c.size()).isEqualTo(5));
         assertThat(calls.of("releaseClaims")).as("the stream stored every one").isEmpty();

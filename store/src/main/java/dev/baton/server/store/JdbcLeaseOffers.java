@@ -34,7 +34,8 @@ final class JdbcLeaseOffers implements LeaseOffers {
     }
 
     @Override
-    public List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message) {
+    public List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, Instant publishClaimUntil, int limit,
+            BiFunction<Job, LeaseId, Message> message) {
         if (specIds.isEmpty()) return List.of();
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
         List<Job> candidates = store.read(h -> store.statements.once(h, "SELECT " + Rows.JOB + " FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
@@ -43,20 +44,29 @@ final class JdbcLeaseOffers implements LeaseOffers {
                         + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
                         + " ORDER BY j.priority DESC, j.created, j.id LIMIT :limit")
                 .bind("now", micros(now)).bind("limit", limit).list(store.context.jobRows));
-        List<LeaseOffer> granted = new ArrayList<>();
+        if (candidates.isEmpty()) return List.of();
+        List<LeaseId> leases = new ArrayList<>(candidates.size());
+        List<Message> messages = new ArrayList<>(candidates.size());
         for (Job job : candidates) {
             LeaseId lease = LeaseId.random();
-            Message m = message.apply(job, lease);
-            // The job's own state decides, in the offer's transaction: still pending, no live offer
-            // (the unique index on live offers keeps two nodes from offering one job twice).
-            Optional<LeaseOffer> offered = store.write(h -> store.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline)"
-                            + " SELECT :lease, j.uuid, j.id, :subject, :payload, 0, :now, :until FROM job j WHERE j.id = :job AND j.status = 0"
-                            + " ON CONFLICT DO NOTHING RETURNING " + COLUMNS)
-                    .bind("lease", lease.value()).bind("subject", m.subject()).bind("payload", m.payload()).bind("now", micros(now))
-                    .bind("until", micros(acceptUntil)).bind("job", job.id()).findOne(JdbcLeaseOffers::offer));
-            offered.ifPresent(granted::add);
+            leases.add(lease);
+            messages.add(message.apply(job, lease));
         }
-        return granted;
+        return store.write(h -> {
+            List<LeaseOffer> granted = new ArrayList<>();
+            for (int i = 0; i < candidates.size(); i++) {
+                Message m = messages.get(i);
+                // The job's own state decides, in the offer's transaction: still pending, no live offer
+                // (the unique index on live offers keeps two nodes from offering one job twice).
+                store.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline, publish_claim)"
+                                + " SELECT :lease, j.uuid, j.id, :subject, :payload, 0, :now, :until, :claim FROM job j WHERE j.id = :job AND j.status = 0"
+                                + " ON CONFLICT DO NOTHING RETURNING " + COLUMNS)
+                        .bind("lease", leases.get(i).value()).bind("subject", m.subject()).bind("payload", m.payload()).bind("now", micros(now))
+                        .bind("until", micros(acceptUntil)).bind("claim", micros(publishClaimUntil)).bind("job", candidates.get(i).id())
+                        .findOne(JdbcLeaseOffers::offer).ifPresent(granted::add);
+            }
+            return granted;
+        });
     }
 
     @Override
@@ -67,6 +77,11 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit) {
+        // Usually there is nothing to claim (the pump publishes what it granted itself): a read
+        // finds that out without taking the write path.
+        boolean any = store.read(h -> store.statements.on(h, "SELECT 1 FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
+                        + " AND (publish_claim IS NULL OR publish_claim <= :now) LIMIT 1").bind("now", micros(now)).exists());
+        if (!any) return List.of();
         List<LeaseOffer> claimed = store.write(h -> store.statements.on(h, "UPDATE lease_offer SET publish_claim = :until WHERE lease IN ("
                         + "SELECT lease FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
                         + " AND (publish_claim IS NULL OR publish_claim <= :now) ORDER BY created LIMIT :limit" + store.context.sweepLock()

@@ -21,11 +21,14 @@ public interface LeaseOffers {
 
     /**
      * Offers up to {@code limit} pending jobs of {@code specIds} that have no live offer, each with a
-     * new random lease, writing the offer (the outbox row, with the message {@code message} builds
-     * for the job and its lease) in a transaction that finds the job still pending. Jobs held back
-     * by a retry backoff or a decline back-off, and canary jobs, are not offered.
+     * new random lease, writing the offers (the outbox rows, with the message {@code message} builds
+     * for the job and its lease) in one transaction whose inserts each find the job still pending.
+     * Jobs held back by a retry backoff or a decline back-off, and canary jobs, are not offered.
+     * The offers returned are claimed for the caller's pump until {@code publishClaimUntil} (see
+     * {@link #claimUnpublished}): it publishes them next, and no other node's pump does meanwhile.
      */
-    List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message);
+    List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, Instant publishClaimUntil, int limit,
+            BiFunction<Job, LeaseId, Message> message);
 
     /** Offers still waiting in the outbox, oldest first, claimed by a pump or not. */
     List<LeaseOffer> unpublished(int limit);
@@ -33,9 +36,10 @@ public interface LeaseOffers {
     /**
      * Claims for this node's pump, until {@code claimUntil}, up to {@code limit} offers waiting in
      * the outbox (oldest first) whose acceptance window is still open and that no other pump holds
-     * a live claim on, in one transaction. Another node's pump skips them until the claim passes
-     * or is released, so two nodes do not both publish them; should both publish anyway (a claim
-     * that ran out), the broker stores the offer once (the lease is the message id).
+     * a live claim on, in one transaction (none when a read finds nothing to claim). Another
+     * node's pump skips them until the claim passes or is released, so two nodes do not both
+     * publish them; should both publish anyway (a claim that ran out), the broker stores the offer
+     * once (the lease is the message id).
      */
     List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit);
 
