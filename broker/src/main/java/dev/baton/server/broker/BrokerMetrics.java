@@ -32,8 +32,8 @@ final class BrokerMetrics {
         return Counter.builder("baton.broker.leases").description("Transport A leases by event").tag("event", event).register(registry);
     }
 
-    void published() {
-        published.increment();
+    void published(int n) {
+        if (n > 0) published.increment(n);
     }
 
     void acked() {

@@ -32,7 +32,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeasePump {
     private static final Logger LOG = LoggerFactory.getLogger(LeasePump.class);
-    private static final int BATCH = 100;
+    /** Offers granted, or published, per transaction. */
+    static final int BATCH = 100;
+    /**
+     * How long the stream's acknowledgements of one published batch are awaited; those missing
+     * then are published again in a later round (the stream stores a repeat once).
+     */
+    static final Duration PUBLISH_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long a pump's claim on the offers it publishes keeps other nodes' pumps off them: longer
+     * than {@link #PUBLISH_WAIT}, so a live pump marks or releases them first; a node that died
+     * holding claims delays its offers by at most this.
+     */
+    static final Duration PUBLISH_CLAIM = Duration.ofSeconds(15);
     /**
      * How long the broker waits for a runner's ack of a pulled offer before delivering it again. A
      * runner acks after the server answered its AckLease (one HTTP round trip), so this is generous.
@@ -72,18 +84,52 @@ public final class LeasePump {
             metrics.expired();
             expired.accept(e);
         }
-        grant(now);
-        return publish(now);
+        Round round = new Round(now);
+        grant(round);
+        publishOrphans(round);
+        return round.published;
     }
 
-    private void grant(Instant now) {
+    /** What a round published so far, and whether the broker failed it (then the rest waits for a later round). */
+    private static final class Round {
+        final Instant now;
+        int published;
+        boolean brokerFailed;
+
+        Round(Instant now) {
+            this.now = now;
+        }
+    }
+
+    /**
+     * Offers the pending jobs of the broker's specs, a batch per transaction, and publishes each
+     * batch at once: the offers are born claimed by this pump, so no other node's pump publishes
+     * them meanwhile and this one needs no claim of its own.
+     */
+    private void grant(Round round) {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
         Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
         for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
-            List<LeaseOffer> granted = offers.grant(specIds, now, now.plus(acceptance), BATCH, (job, lease) -> message(job, lease, specs.get(job.specId())));
+            List<LeaseOffer> granted = offers.grant(specIds, round.now, round.now.plus(acceptance), round.now.plus(PUBLISH_CLAIM), BATCH,
+                    (job, lease) -> message(job, lease, specs.get(job.specId())));
+            if (round.brokerFailed) offers.releaseClaims(granted.stream().map(LeaseOffer::lease).toList());
+            else publishClaimed(granted, round);
             if (granted.size() < BATCH) break;
+        }
+    }
+
+    /**
+     * Offers in the outbox that no pump holds: granted by a node that died or whose broker failed,
+     * or whose claim ran out. Claimed a batch per transaction, then published like a new batch.
+     */
+    private void publishOrphans(Round round) {
+        while (!round.brokerFailed) {
+            List<LeaseOffer> due = offers.claimUnpublished(round.now, round.now.plus(PUBLISH_CLAIM), BATCH);
+            if (due.isEmpty()) return;
+            publishClaimed(due, round);
+            if (due.size() < BATCH) return;
         }
     }
 
@@ -101,21 +147,25 @@ public final class LeasePump {
         return store.listSpecs(false).stream().filter(s -> settings.offers(s.slug().value())).map(Spec::id).collect(Collectors.toSet());
     }
 
-    private int publish(Instant now) {
-        int published = 0;
-        for (LeaseOffer o : offers.unpublished(BATCH)) {
-            try {
-                broker.publishOffer(o.subject(), o.lease().value(), o.payload());
-            } catch (Exception e) {
-                // The row stays in the outbox; the next round publishes it (any node's).
-                LOG.debug("offer of job {} not published yet: {}", o.job(), e.toString());
-                break;
-            }
-            offers.markPublished(o.lease(), now);
-            metrics.published();
-            published++;
+    /**
+     * Publishes offers this pump holds the claim on, all before awaiting any acknowledgement, then
+     * marks those the stream stored published in one transaction: an offer is marked only after
+     * its acknowledgement. Those it did not store are released for the next round (any node's). A
+     * node that dies between publish and mark leaves its offers claimed until
+     * {@link #PUBLISH_CLAIM} passes; another pump then publishes them again, and the stream's
+     * duplicate window (or else the first AckLease, which binds the lease) makes the repeat harmless.
+     */
+    private void publishClaimed(List<LeaseOffer> claimed, Round round) {
+        if (claimed.isEmpty()) return;
+        NatsBroker.Published result = broker.publishOffers(claimed, PUBLISH_WAIT);
+        offers.markPublished(result.stored(), round.now);
+        metrics.published(result.stored().size());
+        round.published += result.stored().size();
+        if (!result.failed().isEmpty()) {
+            offers.releaseClaims(result.failed());
+            round.brokerFailed = true;
+            LOG.debug("{} offers not published yet: {}", result.failed().size(), result.error());
         }
-        return published;
     }
 
     /** The LeaseGranted of {@code job} under {@code lease}: seed 003's fields, Baton's job under job_spec.baton. */

@@ -1,5 +1,7 @@
 package dev.baton.server.broker;
 
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.server.store.LeaseOffer;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
@@ -8,6 +10,7 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.PublishAck;
 import io.nats.client.api.RetentionPolicy;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
@@ -17,7 +20,14 @@ import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,27 +142,65 @@ public final class NatsBroker implements AutoCloseable {
             }
             consumersReady.add(specSlug);
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            streamReady = false;
-            consumersReady.clear();
+            forgetReadiness();
             throw e;
         }
     }
 
+    /** What a batch publish came to: the offers the stream stored (acknowledged), and the rest. */
+    record Published(List<LeaseId> stored, List<LeaseId> failed, String error) {}
+
     /**
-     * Publishes one offer and waits for JetStream's acknowledgement (it is then stored). The lease
-     * is the message id, so a publish repeated within the duplicate window (a node that died after
-     * publishing and before marking the row) is stored once.
+     * Publishes {@code offers} together (JetStream async publish: all are sent before any
+     * acknowledgement is awaited) and waits up to {@code wait} in all for the stream's
+     * acknowledgements; an acknowledged offer is stored. The lease is each message's id, so a
+     * publish repeated within the duplicate window (a node that died after publishing and before
+     * marking the rows, or a batch whose acknowledgements came too late) is stored once.
      */
-    void publishOffer(String subject, String leaseId, String payload) throws IOException, JetStreamApiException {
+    Published publishOffers(List<LeaseOffer> offers, Duration wait) {
         try {
             ensureStream();
-            Headers headers = new Headers().add("Nats-Msg-Id", leaseId);
-            jetStream.publish(NatsMessage.builder().subject(subject).headers(headers).data(payload, StandardCharsets.UTF_8).build());
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            streamReady = false;
-            consumersReady.clear();
-            throw e;
+            forgetReadiness();
+            return new Published(List.of(), offers.stream().map(LeaseOffer::lease).toList(), e.toString());
         }
+        List<CompletableFuture<PublishAck>> acks = new ArrayList<>(offers.size());
+        for (LeaseOffer o : offers) {
+            Headers headers = new Headers().add("Nats-Msg-Id", o.lease().value());
+            try {
+                acks.add(jetStream.publishAsync(NatsMessage.builder().subject(o.subject()).headers(headers).data(o.payload(), StandardCharsets.UTF_8).build()));
+            } catch (RuntimeException e) {
+                acks.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        List<LeaseId> stored = new ArrayList<>();
+        List<LeaseId> failed = new ArrayList<>();
+        String error = null;
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (int i = 0; i < offers.size(); i++) {
+            CompletableFuture<PublishAck> ack = acks.get(i);
+            try {
+                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                stored.add(offers.get(i).lease());
+            } catch (ExecutionException | TimeoutException | CancellationException e) {
+                ack.cancel(false);
+                failed.add(offers.get(i).lease());
+                if (error == null) error = (e instanceof ExecutionException x ? x.getCause() : e).toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                for (int j = i; j < offers.size(); j++) failed.add(offers.get(j).lease());
+                error = "interrupted waiting for the stream's acknowledgements";
+                break;
+            }
+        }
+        if (!failed.isEmpty()) forgetReadiness();
+        return new Published(stored, failed, error);
+    }
+
+    /** After a failure the stream and consumers are checked again (a broker that lost its state gets them back). */
+    private void forgetReadiness() {
+        streamReady = false;
+        consumersReady.clear();
     }
 
     /** A control message (CancelRequested) to one runner: core NATS, at most once; the heartbeat answer repeats it. */

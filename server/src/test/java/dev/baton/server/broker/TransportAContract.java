@@ -177,6 +177,33 @@ abstract class TransportAContract {
     }
 
     @Test
+    void pendingJobsAreOfferedAndPublishedAsOneBatchAndMarkedInOneTransaction() throws Exception {
+        transport.close(); // no pump hears of the jobs: they wait for the next round together
+        transport = null;
+        List<Job> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) jobs.add(server.submit(spec));
+        LeaseOfferCalls calls = new LeaseOfferCalls(server.store);
+        transport = new TransportA(server.config, calls.store(), server.clock, server.channel(),
+                (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics(), null);
+
+        assertThat(transport.pump()).as("one round publishes the five").isEqualTo(5);
+        assertThat(calls.of("grant")).as("one transaction writes the five offers").hasSize(1);
+        assertThat(calls.of("markPublished")).as("one transaction marks all five published").singleElement()
+                .satisfies(c -> assertThat(c.size()).isEqualTo(5));
+        assertThat(calls.of("releaseClaims")).as("the stream stored every one").isEmpty();
+        assertThat(server.store.leaseOffers().unpublished(10)).isEmpty();
+
+        List<Message> got = pull().fetch(10, Duration.ofSeconds(5));
+        assertThat(got.stream().map(m -> {
+            try {
+                return json(m).get("job_id").asText();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        })).as("each offer once on the queue").containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.uuid().toString()).toList());
+    }
+
+    @Test
     void aSubmittedJobIsOfferedAtOnceWithoutATimedRound() throws Exception {
         // No fallback round runs in this test and the clock stands still: only the submission's wake-up can offer the job.
         transport.broker().ensureStream();

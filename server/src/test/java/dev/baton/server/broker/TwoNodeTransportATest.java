@@ -14,6 +14,8 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.store.AttemptOutcome;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.LeaseOffer;
+import dev.baton.server.store.LeaseOffers;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
@@ -34,6 +36,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +63,7 @@ class TwoNodeTransportATest {
     NatsServerProcess nats;
     ChannelFixture nodeA;
     Store storeB;
+    ServerConfig configB;
     RunnerChannel channelB;
     TransportA transportA;
     TransportA transportB;
@@ -82,7 +86,7 @@ class TwoNodeTransportATest {
         nodeA = new ChannelFixture(databaseUrl, dataDir, c -> c.toBuilder().nodeId("node-a")
                 .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
         spec = nodeA.spec("x86 small");
-        ServerConfig configB = nodeA.config.toBuilder().nodeId("node-b").build();
+        configB = nodeA.config.toBuilder().nodeId("node-b").build();
         storeB = StoreFactory.open(databaseUrl, dataDir);
         channelB = new RunnerChannel(storeB, configB, nodeA.clock, TOKENS, new DirectoryOutputStore(dataDir.resolve("storage")), new BatonMetrics());
         channelB.start();
@@ -209,6 +213,41 @@ class TwoNodeTransportATest {
         assertThat(ack(httpB, runner, again).get("type").asText()).isEqualTo("LeaseAccepted");
         assertThat(complete(httpA, runner, again.get("lease_id").asText()).get("accepted").asBoolean()).isTrue();
         assertThat(nodeA.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+    }
+
+    /**
+     * Node A's pump claimed an offer, published it and died before marking it published. Node B's
+     * pump leaves the offer alone while A's claim lasts, then publishes it again; the stream keeps
+     * it once (the lease is the message id), and the job runs once.
+     */
+    @Test
+    void anOfferClaimedByANodeThatDiedBeforeMarkingItIsPublishedAgainByAnotherAndStoredOnce() throws Exception {
+        JetStreamSubscription sub = pull();
+        for (TransportA t : new TransportA[] {transportA, transportB}) t.close(); // no pump runs until the test starts one
+        transportA = null;
+        Job job = nodeA.submit(spec);
+        Instant now = nodeA.clock.instant();
+        // Node A, as its pump does: grants the offer (claimed for its pump), publishes it with the
+        // lease as message id, and dies before the mark.
+        LeaseOffer offer = nodeA.store.leaseOffers().grant(Set.of(spec.id()), now, now.plus(ChannelFixture.ACCEPTANCE_TIMEOUT),
+                now.plus(LeasePump.PUBLISH_CLAIM), 10, (j, lease) -> new LeaseOffers.Message(NatsBroker.leaseSubject("x86-small"),
+                        Wire.encode(Map.of("type", "LeaseGranted", "job_id", j.uuid().toString(), "lease_id", lease.value())))).getFirst();
+        client.jetStream().publish(io.nats.client.impl.NatsMessage.builder().subject(offer.subject())
+                .headers(new io.nats.client.impl.Headers().add("Nats-Msg-Id", offer.lease().value())).data(offer.payload(), StandardCharsets.UTF_8).build());
+
+        transportB = new TransportA(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
+        assertThat(transportB.pump()).as("node A's claim keeps node B off the offer").isZero();
+        nodeA.clock.advance(LeasePump.PUBLISH_CLAIM.plusSeconds(1));
+        assertThat(transportB.pump()).as("published again once the claim passed").isEqualTo(1);
+        assertThat(nodeA.store.leaseOffers().unpublished(10)).isEmpty();
+
+        JsonNode granted = next(sub);
+        assertThat(granted.get("lease_id").asText()).isEqualTo(offer.lease().value());
+        assertThat(sub.fetch(1, Duration.ofSeconds(1))).as("the stream stored the repeat once").isEmpty();
+        var runner = nodeA.runner(spec);
+        assertThat(ack(httpB, runner, granted).get("type").asText()).isEqualTo("LeaseAccepted");
+        assertThat(complete(httpA, runner, offer.lease().value()).get("accepted").asBoolean()).isTrue();
+        assertThat(nodeA.store.attempts(nodeA.job(job).id())).as("run once").hasSize(1);
     }
 
     @Test

@@ -7,6 +7,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -32,7 +34,8 @@ final class JdbcLeaseOffers implements LeaseOffers {
     }
 
     @Override
-    public List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message) {
+    public List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, Instant publishClaimUntil, int limit,
+            BiFunction<Job, LeaseId, Message> message) {
         if (specIds.isEmpty()) return List.of();
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
         List<Job> candidates = store.read(h -> store.statements.once(h, "SELECT " + Rows.JOB + " FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
@@ -41,20 +44,29 @@ final class JdbcLeaseOffers implements LeaseOffers {
                         + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
                         + " ORDER BY j.priority DESC, j.created, j.id LIMIT :limit")
                 .bind("now", micros(now)).bind("limit", limit).list(store.context.jobRows));
-        List<LeaseOffer> granted = new ArrayList<>();
+        if (candidates.isEmpty()) return List.of();
+        List<LeaseId> leases = new ArrayList<>(candidates.size());
+        List<Message> messages = new ArrayList<>(candidates.size());
         for (Job job : candidates) {
             LeaseId lease = LeaseId.random();
-            Message m = message.apply(job, lease);
-            // The job's own state decides, in the offer's transaction: still pending, no live offer
-            // (the unique index on live offers keeps two nodes from offering one job twice).
-            Optional<LeaseOffer> offered = store.write(h -> store.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline)"
-                            + " SELECT :lease, j.uuid, j.id, :subject, :payload, 0, :now, :until FROM job j WHERE j.id = :job AND j.status = 0"
-                            + " ON CONFLICT DO NOTHING RETURNING " + COLUMNS)
-                    .bind("lease", lease.value()).bind("subject", m.subject()).bind("payload", m.payload()).bind("now", micros(now))
-                    .bind("until", micros(acceptUntil)).bind("job", job.id()).findOne(JdbcLeaseOffers::offer));
-            offered.ifPresent(granted::add);
+            leases.add(lease);
+            messages.add(message.apply(job, lease));
         }
-        return granted;
+        return store.write(h -> {
+            List<LeaseOffer> granted = new ArrayList<>();
+            for (int i = 0; i < candidates.size(); i++) {
+                Message m = messages.get(i);
+                // The job's own state decides, in the offer's transaction: still pending, no live offer
+                // (the unique index on live offers keeps two nodes from offering one job twice).
+                store.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline, publish_claim)"
+                                + " SELECT :lease, j.uuid, j.id, :subject, :payload, 0, :now, :until, :claim FROM job j WHERE j.id = :job AND j.status = 0"
+                                + " ON CONFLICT DO NOTHING RETURNING " + COLUMNS)
+                        .bind("lease", leases.get(i).value()).bind("subject", m.subject()).bind("payload", m.payload()).bind("now", micros(now))
+                        .bind("until", micros(acceptUntil)).bind("claim", micros(publishClaimUntil)).bind("job", candidates.get(i).id())
+                        .findOne(JdbcLeaseOffers::offer).ifPresent(granted::add);
+            }
+            return granted;
+        });
     }
 
     @Override
@@ -64,9 +76,45 @@ final class JdbcLeaseOffers implements LeaseOffers {
     }
 
     @Override
-    public void markPublished(LeaseId lease, Instant now) {
-        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET published = :now WHERE lease = :lease AND published IS NULL")
-                .bind("now", micros(now)).bind("lease", lease.value()).execute());
+    public List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit) {
+        // Usually there is nothing to claim (the pump publishes what it granted itself): a read
+        // finds that out without taking the write path.
+        boolean any = store.read(h -> store.statements.on(h, "SELECT 1 FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
+                        + " AND (publish_claim IS NULL OR publish_claim <= :now) LIMIT 1").bind("now", micros(now)).exists());
+        if (!any) return List.of();
+        List<LeaseOffer> claimed = store.write(h -> store.statements.on(h, "UPDATE lease_offer SET publish_claim = :until WHERE lease IN ("
+                        + "SELECT lease FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
+                        + " AND (publish_claim IS NULL OR publish_claim <= :now) ORDER BY created LIMIT :limit" + store.context.sweepLock()
+                        + ") RETURNING " + COLUMNS)
+                .bind("until", micros(claimUntil)).bind("now", micros(now)).bind("limit", limit).list(JdbcLeaseOffers::offer));
+        // RETURNING keeps no order; the outbox is published oldest first.
+        return claimed.stream().sorted(Comparator.comparing(LeaseOffer::created).thenComparing(o -> o.lease().value())).toList();
+    }
+
+    @Override
+    public int markPublished(Collection<LeaseId> leases, Instant now) {
+        if (leases.isEmpty()) return 0;
+        return store.write(h -> leaseList(store.statements.once(h, "UPDATE lease_offer SET published = :now, publish_claim = NULL"
+                        + " WHERE published IS NULL AND lease IN (" + leaseParameters(leases.size()) + ")"), leases)
+                .bind("now", micros(now)).execute());
+    }
+
+    @Override
+    public void releaseClaims(Collection<LeaseId> leases) {
+        if (leases.isEmpty()) return;
+        store.write(h -> leaseList(store.statements.once(h, "UPDATE lease_offer SET publish_claim = NULL"
+                + " WHERE published IS NULL AND lease IN (" + leaseParameters(leases.size()) + ")"), leases).execute());
+    }
+
+    /** {@code :lease0, :lease1, …}: one parameter per lease of an IN list. */
+    private static String leaseParameters(int n) {
+        return java.util.stream.IntStream.range(0, n).mapToObj(i -> ":lease" + i).collect(Collectors.joining(", "));
+    }
+
+    private static Sql leaseList(Sql sql, Collection<LeaseId> leases) {
+        int i = 0;
+        for (LeaseId lease : leases) sql.bind("lease" + i++, lease.value());
+        return sql;
     }
 
     @Override

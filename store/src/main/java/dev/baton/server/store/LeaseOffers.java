@@ -2,6 +2,7 @@ package dev.baton.server.store;
 
 import dev.baton.protocol.id.LeaseId;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -20,16 +21,33 @@ public interface LeaseOffers {
 
     /**
      * Offers up to {@code limit} pending jobs of {@code specIds} that have no live offer, each with a
-     * new random lease, writing the offer (the outbox row, with the message {@code message} builds
-     * for the job and its lease) in a transaction that finds the job still pending. Jobs held back
-     * by a retry backoff or a decline back-off, and canary jobs, are not offered.
+     * new random lease, writing the offers (the outbox rows, with the message {@code message} builds
+     * for the job and its lease) in one transaction whose inserts each find the job still pending.
+     * Jobs held back by a retry backoff or a decline back-off, and canary jobs, are not offered.
+     * The offers returned are claimed for the caller's pump until {@code publishClaimUntil} (see
+     * {@link #claimUnpublished}): it publishes them next, and no other node's pump does meanwhile.
      */
-    List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, int limit, BiFunction<Job, LeaseId, Message> message);
+    List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, Instant publishClaimUntil, int limit,
+            BiFunction<Job, LeaseId, Message> message);
 
-    /** Offers still waiting in the outbox, oldest first. */
+    /** Offers still waiting in the outbox, oldest first, claimed by a pump or not. */
     List<LeaseOffer> unpublished(int limit);
 
-    void markPublished(LeaseId lease, Instant now);
+    /**
+     * Claims for this node's pump, until {@code claimUntil}, up to {@code limit} offers waiting in
+     * the outbox (oldest first) whose acceptance window is still open and that no other pump holds
+     * a live claim on, in one transaction (none when a read finds nothing to claim). Another
+     * node's pump skips them until the claim passes or is released, so two nodes do not both
+     * publish them; should both publish anyway (a claim that ran out), the broker stores the offer
+     * once (the lease is the message id).
+     */
+    List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit);
+
+    /** The broker stored these offers: they leave the outbox, in one transaction. Returns how many left it now. */
+    int markPublished(Collection<LeaseId> leases, Instant now);
+
+    /** The broker did not store these offers: any node's pump may claim them again at once. */
+    void releaseClaims(Collection<LeaseId> leases);
 
     Optional<LeaseOffer> find(LeaseId lease);
 
