@@ -3,6 +3,7 @@ package dev.baton.server.config;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
@@ -26,19 +27,36 @@ public final class PrivateFiles {
 
     private PrivateFiles() {}
 
-    /** Creates {@code dir} and missing parents below an existing ancestor with mode 0700. */
+    /**
+     * Creates {@code dir} and missing parents below an existing ancestor with mode 0700. The
+     * directory itself is tried first: on the write path (a new job's output directory) its parent
+     * usually exists, so that is one {@code mkdir} instead of a {@code stat} per level first.
+     */
     public static Path createDirectories(Path dir) throws IOException {
-        if (Files.isDirectory(dir)) return dir;
-        Path parent = dir.toAbsolutePath().getParent();
-        if (parent != null) createDirectories(parent);
+        try {
+            createDirectory(dir);
+        } catch (NoSuchFileException missingParent) {
+            Path parent = dir.toAbsolutePath().getParent();
+            if (parent == null) throw missingParent;
+            createDirectories(parent);
+            createDirectory(dir);
+        }
+        return dir;
+    }
+
+    /** One directory, mode 0700; one that exists already is fine. */
+    private static void createDirectory(Path dir) throws IOException {
         try {
             Files.createDirectory(dir, attribute(DIRECTORY));
         } catch (FileAlreadyExistsException e) {
             if (!Files.isDirectory(dir)) throw e;
         } catch (UnsupportedOperationException e) {
-            Files.createDirectory(dir);
+            try {
+                Files.createDirectory(dir);
+            } catch (FileAlreadyExistsException exists) {
+                if (!Files.isDirectory(dir)) throw exists;
+            }
         }
-        return dir;
     }
 
     /** Creates an empty file with mode 0600. */

@@ -2,12 +2,14 @@ package dev.baton.server.blob;
 
 import dev.baton.server.config.PrivateFiles;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 /**
@@ -35,12 +37,31 @@ public final class FileObjects implements NamedObjects {
     public void write(String key, byte[] content) throws IOException {
         Path file = path(key);
         PrivateFiles.createDirectories(file.getParent());
-        Path tmp = Files.createTempFile(file.getParent(), ".tmp-", "");
+        Path tmp = temporaryBeside(file);
+        boolean moved = false;
         try {
             Files.write(tmp, content);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            moved = true;
         } finally {
-            Files.deleteIfExists(tmp);
+            if (!moved) Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * A new empty file (mode 0600) beside {@code file} for its content. Named from a random long
+     * rather than by {@link Files#createTempFile}, whose {@code SecureRandom} name cost as much as
+     * the write on the job's path; it is created exclusively, so a clash (another node on a shared
+     * mount) only means another name.
+     */
+    private static Path temporaryBeside(Path file) throws IOException {
+        while (true) {
+            Path tmp = file.resolveSibling(".tmp-" + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36));
+            try {
+                return PrivateFiles.createFile(tmp);
+            } catch (FileAlreadyExistsException taken) {
+                // another writer's temporary file: draw again
+            }
         }
     }
 
