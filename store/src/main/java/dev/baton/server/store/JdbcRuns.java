@@ -38,11 +38,13 @@ final class JdbcRuns {
      * Every count of a pending job's queue status and the recent run times' sum in one statement
      * (one round trip, one snapshot): this read runs on every submission. Jobs compete when a
      * runner of this job's spec could take them: the job's own spec and every other spec those
-     * runners serve. The run times are summed rather than listed: the mean is all the estimate uses.
+     * runners serve, one list, so the jobs ahead are counted in one walk of the pending index per
+     * spec (an OR of the two made SQLite collect and deduplicate row ids). The run times are summed
+     * rather than listed: the mean is all the estimate uses.
      */
     static final String PENDING_FACTS = "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros,"
-            + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND (o.spec_id = :spec OR o.spec_id IN (SELECT rs2.spec_id FROM runner_spec rs2"
-            + " JOIN runner r2 ON r2.id = rs2.runner_id AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)))"
+            + " (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND o.spec_id IN (SELECT :spec UNION SELECT rs2.spec_id FROM runner_spec rs2"
+            + " JOIN runner r2 ON r2.id = rs2.runner_id AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec))"
             + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id))))) AS ahead,"
             + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
             + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
