@@ -44,7 +44,6 @@ final class ClaimSql {
                 + PLAIN_CLAIM_ORDER + " LIMIT 1";
     }
 
-
     /**
      * Whether runner {@code :runner} has label {@code jl} among its effective labels: set by the
      * admin, or reported by the runner with no admin label of that key hiding it.

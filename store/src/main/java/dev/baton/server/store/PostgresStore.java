@@ -1,7 +1,7 @@
 package dev.baton.server.store;
 
-import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
 import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
+import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
 import static dev.baton.server.store.ClaimSql.candidates;
 import static dev.baton.server.store.ClaimSql.plainClaim;
 import static dev.baton.server.store.StoreContext.LIVENESS_ROWS_PER_STATEMENT;
