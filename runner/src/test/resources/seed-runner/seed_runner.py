@@ -13,6 +13,13 @@ once it holds the lease (-NAK lets another runner have it, +TERM drops a stale o
 job_spec.steps with sh, heartbeats, obeys CancelRequested (control subject and HeartbeatAck) with
 CancelAck, stops on StaleLease without saying more, and ends with Complete. Only seed 003's
 fields are sent: no Baton extensions.
+
+It keeps pulling: a pull is over when it brings an offer or a status (408 expired, 404, 409, 503
+no responders), or when its expiry has passed without either. JetStream answers nothing at all
+to a pull on a consumer or stream that does not exist (yet: the server creates them on its lease
+pump's first round after the spec exists; again: a broker that lost its state), and a pull in
+flight is lost when the connection to the broker drops, so a runner that waited for an answer
+would wait for ever.
 """
 import argparse
 import json
@@ -152,17 +159,24 @@ class Runner:
         self.nats = Nats(host, int(port), "seed-runner-" + args.runner)
         self.inbox = "_INBOX.seed-%s-%d" % (args.runner, os.getpid())
         self.offers = []
-        self.waiting = False
+        self.pulls = 0
+        self.pulling = None  # the reply subject of the pull in flight, None when none is
+        self.pull_over_at = 0.0  # when the pull in flight counts as unanswered (time.monotonic())
+        self.unanswered = False  # the last pull got no answer (logged once until one is answered)
         self.cancel = None  # a CancelRequested for the job being run
         self.done = 0
         self.stopping = False
-        self.nats.subscribe(self.inbox, self.on_offer)
+        self.nats.subscribe(self.inbox + ".*", self.on_offer)
         self.nats.subscribe("baton.control." + args.runner, self.on_control)
 
     def on_offer(self, subject, reply, headers, data):
-        self.waiting = False
-        if headers.startswith(b"NATS/1.0 4") or not data:
-            return  # 404 No Messages / 408 Request Timeout: the pull expired empty
+        status = headers.startswith(b"NATS/1.0 ") and headers[9:10].isdigit()
+        if subject == self.pulling:
+            self.pulling = None
+            self.unanswered = False
+        if status or not data:
+            return  # 404 No Messages, 408 Request Timeout, 409, 503 No Responders: the pull ended empty
+        # An offer is taken even when it answers an earlier pull given up on: the broker delivered it.
         self.offers.append((reply, json.loads(data)))
 
     def on_control(self, subject, reply, headers, data):
@@ -170,13 +184,27 @@ class Runner:
         if message.get("type") == "CancelRequested":
             self.cancel = message
 
+    PULL_EXPIRES = 2.0
+    # How long past its expiry a pull's 408 may take to arrive before the pull counts as unanswered.
+    PULL_GRACE = 1.0
+
     def pull(self):
-        """One JetStream pull request for one message, expiring after 2 s."""
-        if self.waiting:
-            return
-        self.waiting = True
-        self.nats.publish("$JS.API.CONSUMER.MSG.NEXT.%s.baton-%s" % (STREAM, self.args.spec),
-                          json.dumps({"batch": 1, "expires": 2_000_000_000}), reply=self.inbox)
+        """One JetStream pull request for one message, expiring after 2 s; again when the last one
+        ended, or went unanswered past its expiry (each pull has its own reply subject, so a late
+        answer to an abandoned pull does not end the current one)."""
+        consumer = "baton-" + self.args.spec
+        if self.pulling is not None:
+            if time.monotonic() < self.pull_over_at:
+                return
+            if not self.unanswered:
+                log("pull from consumer", consumer, "got no answer (no such consumer or stream yet, or the broker lost it):",
+                    "pulling again")
+                self.unanswered = True
+        self.pulls += 1
+        self.pulling = "%s.%d" % (self.inbox, self.pulls)
+        self.pull_over_at = time.monotonic() + self.PULL_EXPIRES + self.PULL_GRACE
+        self.nats.publish("$JS.API.CONSUMER.MSG.NEXT.%s.%s" % (STREAM, consumer),
+                          json.dumps({"batch": 1, "expires": int(self.PULL_EXPIRES * 1e9)}), reply=self.pulling)
 
     def serve(self):
         while not self.stopping and (self.args.jobs == 0 or self.done < self.args.jobs):

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A runner written from seed 003 and docs/protocol.md alone, outside Baton's Java code
  * (src/test/resources/seed-runner/seed_runner.py: Python's standard library, NATS's text protocol
  * over a socket, urllib), run as its own process against the real server and a real nats-server:
- * jobs it takes complete, a failing one fails with its exit code, a cancel reaches it.
+ * jobs it takes complete, a failing one fails with its exit code, a cancel reaches it, and it keeps
+ * pulling when a pull gets no answer at all (JetStream's answer to a pull on a consumer that does
+ * not exist yet).
  */
 class SeedRunnerTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -43,6 +46,9 @@ class SeedRunnerTest {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "no /usr/bin/python3");
     }
 
+    private String runnerSlug;
+    private Path key;
+
     @BeforeEach
     void start() throws Exception {
         nats = new NatsServerProcess(dir.resolve("nats"));
@@ -50,16 +56,23 @@ class SeedRunnerTest {
                 b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6))), Clock.systemUTC());
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
-        String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
         JsonNode created = baton.post("/v0/runners", Map.of("name", "seed runner"));
-        String slug = created.at("/runner/slug").asText();
-        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
-        Path key = dir.resolve("key");
+        runnerSlug = created.at("/runner/slug").asText();
+        key = dir.resolve("key");
         Files.writeString(key, created.get("key").asText());
+    }
+
+    /** A spec of this host's architecture, served by the seed runner; the server offers its jobs on the broker. */
+    private void spec(String slug) {
+        String host = Architecture.ofHost().orElseThrow().wireName();
+        baton.post("/v0/specs", Map.of("name", slug, "slug", slug, "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post("/v0/runners/" + runnerSlug + "/specs", Map.of("spec", slug));
+    }
+
+    private void startRunner(String spec) throws Exception {
         Path script = Path.of(SeedRunnerTest.class.getResource("/seed-runner/seed_runner.py").toURI());
-        runner = new ProcessBuilder("/usr/bin/python3", script.toString(), "--server", baton.url().toString(), "--runner", slug,
-                "--key-file", key.toString(), "--nats", nats.url().substring("nats://".length()), "--spec", "host")
+        runner = new ProcessBuilder("/usr/bin/python3", script.toString(), "--server", baton.url().toString(), "--runner", runnerSlug,
+                "--key-file", key.toString(), "--nats", nats.url().substring("nats://".length()), "--spec", spec)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("seed-runner.log").toFile()).start();
     }
 
@@ -74,7 +87,11 @@ class SeedRunnerTest {
     }
 
     private String submit(List<String> cmd) {
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", 600, "adapter", "json"))
+        return submit("host", cmd);
+    }
+
+    private String submit(String spec, List<String> cmd) {
+        return baton.post("/v0/run", Map.of("project", "bench", "spec", spec, "cmd", cmd, "timeout", 600, "adapter", "json"))
                 .at("/job/uuid").asText();
     }
 
@@ -82,13 +99,20 @@ class SeedRunnerTest {
         return baton.get("/v0/projects/bench/jobs/" + uuid);
     }
 
-    private JsonNode awaitStatus(String uuid, String... statuses) {
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> List.of(statuses).contains(job(uuid).get("status").asText()));
+    /** Waits for the job to reach one of {@code statuses}; a failure shows the seed runner's log (the temporary directory goes). */
+    private JsonNode awaitStatus(String uuid, String... statuses) throws Exception {
+        try {
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> List.of(statuses).contains(job(uuid).get("status").asText()));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(e.getMessage() + "; job: " + job(uuid) + "\nseed runner's log:\n" + log(), e);
+        }
         return job(uuid);
     }
 
     @Test
     void theSeedRunnerTakesJobsFromTheQueueAndCompletesThem() throws Exception {
+        spec("host");
+        startRunner("host");
         String ok1 = submit(List.of("sh", "-c", "echo first"));
         String ok2 = submit(List.of("sh", "-c", "echo second"));
         String bad = submit(List.of("sh", "-c", "echo broken >&2; exit 3"));
@@ -109,6 +133,20 @@ class SeedRunnerTest {
         // Acknowledged by the runner (CancelAck), not finalized by the server's cancel deadline (30 s).
         await().atMost(Duration.ofSeconds(20)).until(() -> log().contains("CancelAck: {'type': 'CompleteAck'"));
         assertThat(log()).contains("Complete of job");
+    }
+
+    @Test
+    void theSeedRunnerKeepsPullingWhenAPullGetsNoAnswer() throws Exception {
+        // The runner starts before its spec exists, so its spec's consumer cannot exist: JetStream
+        // answers nothing at all to that pull, not even an expiry.
+        startRunner("late");
+        await().atMost(WAIT).until(() -> log().contains("pull from consumer baton-late got no answer"));
+
+        spec("late");
+        String ok = submit("late", List.of("sh", "-c", "echo late"));
+
+        JsonNode done = awaitStatus(ok, "completed", "processed");
+        assertThat(done.at("/output/results/0/exit_code").asInt()).as(log()).isZero();
     }
 
     private String log() throws Exception {
