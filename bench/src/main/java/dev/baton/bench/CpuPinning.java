@@ -90,7 +90,9 @@ final class CpuPinning {
         for (int attempt = 0; attempt < 3; attempt++) {
             Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", format(cpus), pid).redirectErrorStream(true).start();
             String output = new String(p.getInputStream().readAllBytes());
-            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("taskset -a -p -c " + format(cpus) + " " + pid + " failed: " + output);
+            if (!p.waitFor(30, TimeUnit.SECONDS)) throw new IOException("taskset -a -p -c " + format(cpus) + " " + pid + " did not finish: " + output);
+            // A non-zero exit is most often a thread that ended while taskset walked the list
+            // (no such process): what counts is whether every live thread is pinned, checked below.
             List<Path> threads = threads();
             escaped = new ArrayList<>();
             for (Path t : threads) {
