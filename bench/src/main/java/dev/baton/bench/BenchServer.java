@@ -60,7 +60,7 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
             lastProcessedNanos = System.nanoTime();
             processed.incrementAndGet();
         });
-        this.server = ServerAssembly.builder(config, Clock.systemUTC()).store(store).start();
+        this.server = ServerAssembly.builder(config, Clock.systemUTC()).store(store.store()).start();
         this.admin = Files.readString(dataDir.resolve("admin-token")).strip();
         this.http = newHttpClient();
     }

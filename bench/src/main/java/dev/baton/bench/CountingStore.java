@@ -1,31 +1,17 @@
 package dev.baton.bench;
 
-import dev.baton.protocol.id.JobUuid;
-import dev.baton.protocol.id.LeaseId;
-import dev.baton.protocol.id.ReportUuid;
-import dev.baton.protocol.id.ResourceId;
-import dev.baton.protocol.job.PlanTier;
-import dev.baton.protocol.value.Architecture;
-import dev.baton.protocol.value.Slug;
-import dev.baton.server.store.Attempt;
-import dev.baton.server.store.AttemptOutcome;
 import dev.baton.server.store.Job;
-import dev.baton.server.store.JobFilter;
-import dev.baton.server.store.NewJob;
-import dev.baton.server.store.NewReport;
-import dev.baton.server.store.Organization;
-import dev.baton.server.store.Project;
-import dev.baton.server.store.Report;
-import dev.baton.server.store.Runner;
-import dev.baton.server.store.RunnerFilter;
-import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.Transition;
-import java.time.Instant;
-import java.util.Collection;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -34,10 +20,17 @@ import java.util.concurrent.atomic.LongAdder;
  * SQLite, where no server-side counter exists), rows in the batched heartbeat writes, and jobs
  * that reached {@code processed} (the end of the lifecycle, which the server applies on a
  * background thread after acking {@code completed}), and read calls (each one a query or more, a
- * round trip on PostgreSQL) apart from the two lookups the store serves from memory after the
- * first read ({@code projectUuid}, {@code findSpec} by id), which are counted as cached.
+ * round trip on PostgreSQL) apart from the lookups the store serves from memory after the first
+ * read ({@code projectUuid}, {@code reportFormat}, {@code findSpec} by id), which are counted as
+ * cached.
+ *
+ * <p>The wrapper is a dynamic proxy of {@link Store} ({@link #store()}): every method is counted by
+ * its name as a write, a read, a cached lookup or passed through ({@link #WRITES}, {@link #READS},
+ * {@link #CACHED}, {@link #PASSED}). A default method of none of these runs its own body on the
+ * proxy, so the methods it calls are counted. An abstract method the tables do not name fails at
+ * its first call; {@code CountingStoreTest} checks every one is named.
  */
-final class CountingStore implements Store {
+final class CountingStore {
     /** Told about every applied completed → processed transition. */
     interface ProcessedListener {
         void onProcessed();
@@ -47,18 +40,51 @@ final class CountingStore implements Store {
     static final String CLAIMS = "claimEach (write)";
     static final String EMPTY_CLAIMS = "claimEach (write, empty)";
 
+    static final Set<String> WRITES = Set.of(
+            "addRunnerSpec", "attachRunner", "billMinutes", "cancel", "claim", "claimEach", "clearCancelDeadline",
+            "complete", "createOrganization", "createProject", "createReport", "createRun", "createRunner",
+            "createSchedule", "createSpec", "deleteSchedule", "deleteSpec", "detachRunner", "expireQueued",
+            "extendAcceptance", "fail", "markRunnerLost", "process", "quarantineIfFlaky", "reattach",
+            "recordAdapterError", "recordFingerprint", "recordJobHeartbeats", "recordLiveness",
+            "recordRunnerHeartbeats", "registerNode", "releaseRunner", "removeRunnerSpec", "requeue",
+            "rotateRunnerKey", "setPlan", "setRunnerLabels", "setSpecQueueTimeout", "setSpecRequireCleanFingerprint",
+            "start", "stopNode", "updateRunner", "updateSchedule", "updateSpec");
+    static final Set<String> READS = Set.of(
+            "attempts", "authenticateRunner", "billedMinutes", "clusterCounts", "completedUnprocessedJobs",
+            "countRegistryUploads", "dueSchedules", "expireNodes", "findAttempt", "findJob", "findJobOfReport",
+            "findOrganization", "findProject", "findRegistryUpload", "findReport", "findRunner", "findSchedule",
+            "findSpec", "hasPendingFor", "idleRegistryUploads", "inFlightJobs", "jobLabels", "listJobs",
+            "listOrganizations", "listProjects", "listRunners", "listSpecs", "liveNodeUrl", "nextImage", "nodes",
+            "pendingFacts", "pendingJobs", "pendingJobsWithQueueTimeout", "runnerLabels", "runnerNode", "runnerSpecs",
+            "runnersOn", "schedules");
+    /** Served from memory after the first read; {@code findSpec} only by id (by slug or uuid it is a read). */
+    static final Set<String> CACHED = Set.of("projectUuid", "reportFormat");
+    /** Neither written nor read here: the store's parts counted elsewhere or not at all, listeners, life cycle. */
+    static final Set<String> PASSED = Set.of(
+            "access", "advanceRegistryUpload", "advertiseNode", "alerts", "close", "createRegistryUpload",
+            "deleteRegistryUpload", "leaseOffers", "ojs", "onSpecsChange", "specsChangedElsewhere", "sweepDue");
+    /** Batched last_heartbeat writes, whose rows are counted. */
+    private static final Set<String> HEARTBEAT_BATCHES = Set.of("recordRunnerHeartbeats", "recordJobHeartbeats", "recordLiveness");
+
     private final Store delegate;
+    private final Store proxy;
     private final LongAdder writes = new LongAdder();
     private final LongAdder heartbeatRows = new LongAdder();
-    private final Map<String, LongAdder> writesByMethod = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, LongAdder> writesByMethod = new ConcurrentHashMap<>();
     private final LongAdder reads = new LongAdder();
-    private final Map<String, LongAdder> readsByMethod = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, LongAdder> readsByMethod = new ConcurrentHashMap<>();
     private final LongAdder cached = new LongAdder();
     private final ProcessedListener processed;
 
     CountingStore(Store delegate, ProcessedListener processed) {
         this.delegate = delegate;
         this.processed = processed;
+        this.proxy = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, new Counting());
+    }
+
+    /** The counting store, to hand to the server. */
+    Store store() {
+        return proxy;
     }
 
     /** Write calls so far (each is one transaction). */
@@ -68,14 +94,7 @@ final class CountingStore implements Store {
 
     /** Write calls so far per Store method, for saying which writes a phase made. */
     Map<String, Long> writesByMethod() {
-        Map<String, Long> m = new java.util.TreeMap<>();
-        writesByMethod.forEach((k, v) -> m.put(k, v.sum()));
-        return m;
-    }
-
-    private void wrote(String method) {
-        writes.increment();
-        writesByMethod.computeIfAbsent(method, k -> new LongAdder()).increment();
+        return sums(writesByMethod);
     }
 
     /** Read calls so far that reach the database (cached lookups not included). */
@@ -85,9 +104,7 @@ final class CountingStore implements Store {
 
     /** Read calls so far per Store method, cached lookups under their own name with " (cached)". */
     Map<String, Long> readsByMethod() {
-        Map<String, Long> m = new java.util.TreeMap<>();
-        readsByMethod.forEach((k, v) -> m.put(k, v.sum()));
-        return m;
+        return sums(readsByMethod);
     }
 
     /** Lookups the store serves from memory after their first read. */
@@ -95,628 +112,72 @@ final class CountingStore implements Store {
         return cached.sum();
     }
 
-    private void read(String method) {
-        reads.increment();
-        readsByMethod.computeIfAbsent(method, k -> new LongAdder()).increment();
-    }
-
-    private void cached(String method) {
-        cached.increment();
-        readsByMethod.computeIfAbsent(method + " (cached)", k -> new LongAdder()).increment();
-    }
-
     /** Rows passed to the batched last_heartbeat writes so far. */
     long heartbeatRows() {
         return heartbeatRows.sum();
     }
 
-    @Override
-    public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
-        wrote("createOrganization");
-        return delegate.createOrganization(name, slug, plan, now);
-    }
-
-    @Override
-    public Optional<Organization> findOrganization(ResourceId id) {
-        read("findOrganization");
-        return delegate.findOrganization(id);
-    }
-
-    @Override
-    public Optional<Organization> findOrganization(long id) {
-        read("findOrganization");
-        return delegate.findOrganization(id);
-    }
-
-    @Override
-    public List<Organization> listOrganizations() {
-        read("listOrganizations");
-        return delegate.listOrganizations();
-    }
-
-    @Override
-    public Organization setPlan(long organizationId, PlanTier plan, Instant now) {
-        wrote("setPlan");
-        return delegate.setPlan(organizationId, plan, now);
-    }
-
-    @Override
-    public Project createProject(long organizationId, String name, Slug slug, Instant now) {
-        wrote("createProject");
-        return delegate.createProject(organizationId, name, slug, now);
-    }
-
-    @Override
-    public Optional<Project> findProject(ResourceId id) {
-        read("findProject");
-        return delegate.findProject(id);
-    }
-
-    @Override
-    public Optional<Project> findProject(long id) {
-        read("findProject");
-        return delegate.findProject(id);
-    }
-
-    @Override
-    public List<Project> listProjects() {
-        read("listProjects");
-        return delegate.listProjects();
-    }
-
-    @Override
-    public Runner createRunner(String name, Slug slug, String keyHash, Instant now) {
-        wrote("createRunner");
-        return delegate.createRunner(name, slug, keyHash, now);
-    }
-
-    @Override
-    public Optional<Runner> findRunner(ResourceId id) {
-        read("findRunner");
-        return delegate.findRunner(id);
-    }
-
-    @Override
-    public Optional<Runner> findRunner(long id) {
-        read("findRunner");
-        return delegate.findRunner(id);
-    }
-
-    @Override
-    public List<Runner> listRunners(RunnerFilter filter) {
-        read("listRunners");
-        return delegate.listRunners(filter);
-    }
-
-    @Override
-    public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
-        wrote("updateRunner");
-        return delegate.updateRunner(runnerId, name, slug, archived, now);
-    }
-
-    @Override
-    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
-        wrote("quarantineIfFlaky");
-        return delegate.quarantineIfFlaky(runnerId, threshold, window, now);
-    }
-
-    @Override
-    public Runner releaseRunner(long runnerId, Instant now) {
-        wrote("releaseRunner");
-        return delegate.releaseRunner(runnerId, now);
-    }
-
-    @Override
-    public dev.baton.server.store.JobLabels jobLabels(long jobId) {
-        read("jobLabels");
-        return delegate.jobLabels(jobId);
-    }
-
-    @Override
-    public dev.baton.server.store.RunnerLabels runnerLabels(long runnerId) {
-        read("runnerLabels");
-        return delegate.runnerLabels(runnerId);
-    }
-
-    @Override
-    public void setRunnerLabels(long runnerId, boolean admin, java.util.Map<String, String> labels, Instant now) {
-        wrote("setRunnerLabels");
-        delegate.setRunnerLabels(runnerId, admin, labels, now);
-    }
-
-    @Override
-    public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
-        wrote("rotateRunnerKey");
-        return delegate.rotateRunnerKey(runnerId, keyHash, now);
-    }
-
-    @Override
-    public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) {
-        read("authenticateRunner");
-        return delegate.authenticateRunner(id, keyHash);
-    }
-
-    @Override
-    public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
-        wrote("recordRunnerHeartbeats");
-        heartbeatRows.add(lastSeen.size());
-        delegate.recordRunnerHeartbeats(lastSeen);
-    }
-
-    @Override
-    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
-        wrote("createSpec");
-        return delegate.createSpec(name, slug, architecture, cpu, memory, disk, network, now);
-    }
-
-    @Override
-    public Optional<Spec> findSpec(ResourceId id) {
-        read("findSpec");
-        return delegate.findSpec(id);
-    }
-
-    @Override
-    public Optional<Spec> findSpec(long id) {
-        cached("findSpec");
-        return delegate.findSpec(id);
-    }
-
-    @Override
-    public List<Spec> listSpecs(boolean archived) {
-        read("listSpecs");
-        return delegate.listSpecs(archived);
-    }
-
-    @Override
-    public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
-        wrote("updateSpec");
-        return delegate.updateSpec(specId, name, slug, archived, now);
-    }
-
-    @Override
-    public void deleteSpec(long specId) {
-        wrote("deleteSpec");
-        delegate.deleteSpec(specId);
-    }
-
-    @Override
-    public List<Spec> runnerSpecs(long runnerId) {
-        read("runnerSpecs");
-        return delegate.runnerSpecs(runnerId);
-    }
-
-    @Override
-    public void addRunnerSpec(long runnerId, long specId) {
-        wrote("addRunnerSpec");
-        delegate.addRunnerSpec(runnerId, specId);
-    }
-
-    @Override
-    public boolean removeRunnerSpec(long runnerId, long specId) {
-        wrote("removeRunnerSpec");
-        return delegate.removeRunnerSpec(runnerId, specId);
-    }
-
-    @Override
-    public Runnable onSpecsChange(Runnable listener) {
-        return delegate.onSpecsChange(listener);
-    }
-
-    @Override
-    public void specsChangedElsewhere() {
-        delegate.specsChangedElsewhere();
-    }
-
-    @Override
-    public Report createReport(NewReport report, Instant now) {
-        wrote("createReport");
-        return delegate.createReport(report, now);
-    }
-
-    @Override
-    public dev.baton.server.store.CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
-        wrote("createRun");
-        return delegate.createRun(report, job, organizationId, now);
-    }
-
-    @Override
-    public Optional<Report> findReport(long id) {
-        read("findReport");
-        return delegate.findReport(id);
-    }
-
-    @Override
-    public Optional<Report> findReport(ReportUuid uuid) {
-        read("findReport");
-        return delegate.findReport(uuid);
-    }
-
-    @Override
-    public Optional<Job> findJob(JobUuid uuid) {
-        read("findJob");
-        return delegate.findJob(uuid);
-    }
-
-    @Override
-    public Optional<Job> findJobOfReport(long reportId) {
-        read("findJobOfReport");
-        return delegate.findJobOfReport(reportId);
-    }
-
-    @Override
-    public List<Job> listJobs(long projectId, JobFilter filter) {
-        read("listJobs");
-        return delegate.listJobs(projectId, filter);
-    }
-
-    @Override
-    public Optional<Attempt> findAttempt(long jobId, int number) {
-        read("findAttempt");
-        return delegate.findAttempt(jobId, number);
-    }
-
-    @Override
-    public List<Attempt> attempts(long jobId) {
-        read("attempts");
-        return delegate.attempts(jobId);
-    }
-
-    @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, dev.baton.server.store.ClaimFilter filter) {
-        wrote("claim");
-        return delegate.claim(runnerId, lease, now, acceptUntil, filter);
-    }
-
-    @Override
-    public Optional<dev.baton.protocol.id.ProjectUuid> projectUuid(long id) {
-        cached("projectUuid");
-        return delegate.projectUuid(id);
-    }
-
-    @Override
-    public Optional<dev.baton.server.store.ReportFormat> reportFormat(long id) {
-        cached("reportFormat");
-        return delegate.reportFormat(id);
-    }
-
-    @Override
-    public List<List<Job>> claimEach(List<dev.baton.server.store.ClaimRequest> requests, Instant now, Instant acceptUntil) {
-        wrote("claimEach");
-        List<List<Job>> claimed = delegate.claimEach(requests, now, acceptUntil);
-        // Beside the reads by method but not counted as reads: how many claims (writes) found no job at all.
-        readsByMethod.computeIfAbsent(CLAIMS, k -> new LongAdder()).increment();
-        if (claimed.stream().allMatch(List::isEmpty)) readsByMethod.computeIfAbsent(EMPTY_CLAIMS, k -> new LongAdder()).increment();
-        return claimed;
-    }
-
-    @Override
-    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
-        wrote("start");
-        return delegate.start(job, lease, now, grace);
-    }
-
-    @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, dev.baton.server.store.Decline decline, int maxRequeues,
-            java.time.Duration declineBackoff, Instant now) {
-        wrote("requeue");
-        return delegate.requeue(job, lease, outcome, decline, maxRequeues, declineBackoff, now);
-    }
-
-    @Override
-    public Transition expireQueued(JobUuid job, String error, Instant now) {
-        wrote("expireQueued");
-        return delegate.expireQueued(job, error, now);
-    }
-
-    @Override
-    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
-        wrote("setSpecRequireCleanFingerprint");
-        return delegate.setSpecRequireCleanFingerprint(specId, required, now);
-    }
-
-    @Override
-    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
-        wrote("recordFingerprint");
-        return delegate.recordFingerprint(job, lease, fingerprint);
-    }
-
-    @Override
-    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
-        wrote("setSpecQueueTimeout");
-        return delegate.setSpecQueueTimeout(specId, queueTimeoutSeconds, now);
-    }
-
-    @Override
-    public List<Job> pendingJobsWithQueueTimeout() {
-        read("pendingJobsWithQueueTimeout");
-        return delegate.pendingJobsWithQueueTimeout();
-    }
-
-    @Override
-    public List<Job> pendingJobs() {
-        read("pendingJobs");
-        return delegate.pendingJobs();
-    }
-
-    @Override
-    public dev.baton.server.store.PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
-        read("pendingFacts");
-        return delegate.pendingFacts(job, recentRuns, freshSince);
-    }
-
-    @Override
-    public Transition complete(JobUuid job, LeaseId lease, Instant now) {
-        wrote("complete");
-        return delegate.complete(job, lease, now);
-    }
-
-    @Override
-    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
-        wrote("fail");
-        return delegate.fail(job, lease, error, outcome, now);
-    }
-
-    @Override
-    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
-        wrote("cancel");
-        return delegate.cancel(job, lease, reason, now, cancelDeadline);
-    }
-
-    @Override
-    public Transition process(JobUuid job, String results, Instant now) {
-        wrote("process");
-        Transition t = delegate.process(job, results, now);
-        if (t.applied()) processed.onProcessed();
-        return t;
-    }
-
-    @Override
-    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
-        wrote("recordAdapterError");
-        return delegate.recordAdapterError(job, results, error, now);
-    }
-
-    @Override
-    public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
-        wrote("recordJobHeartbeats");
-        heartbeatRows.add(lastSeen.size());
-        delegate.recordJobHeartbeats(lastSeen);
-    }
-
-    @Override
-    public int billMinutes(JobUuid job, int minute, Instant now) {
-        wrote("billMinutes");
-        return delegate.billMinutes(job, minute, now);
-    }
-
-    @Override
-    public long billedMinutes(long organizationId) {
-        read("billedMinutes");
-        return delegate.billedMinutes(organizationId);
-    }
-
-    @Override
-    public List<Job> inFlightJobs() {
-        read("inFlightJobs");
-        return delegate.inFlightJobs();
-    }
-
-    @Override
-    public List<Job> completedUnprocessedJobs() {
-        read("completedUnprocessedJobs");
-        return delegate.completedUnprocessedJobs();
-    }
-
-
-    @Override
-    public boolean hasPendingFor(Collection<Long> specIds) {
-        read("hasPendingFor");
-        return delegate.hasPendingFor(specIds);
-    }
-
-    @Override
-    public java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, dev.baton.server.store.ClaimFilter filter) {
-        read("nextImage");
-        return delegate.nextImage(runnerId, now, filter);
-    }
-
-    // Open Job Spec: not measured by the benchmark, passed through.
-
-    @Override
-    public dev.baton.server.store.OjsStore ojs() {
-        return delegate.ojs();
-    }
-
-    /** Transport A's offers (bench/run leases): passed on uncounted, as ojs() is; the figures compared are the lifecycle's. */
-    @Override
-    public dev.baton.server.store.LeaseOffers leaseOffers() {
-        return delegate.leaseOffers();
-    }
-
-    @Override
-    public dev.baton.server.store.AlertStore alerts() {
-        return delegate.alerts();
-    }
-
-    @Override
-    public dev.baton.server.store.Schedule createSchedule(dev.baton.server.store.Schedule schedule) {
-        wrote("createSchedule");
-        return delegate.createSchedule(schedule);
-    }
-
-    @Override
-    public List<dev.baton.server.store.Schedule> schedules() {
-        read("schedules");
-        return delegate.schedules();
-    }
-
-    @Override
-    public Optional<dev.baton.server.store.Schedule> findSchedule(String uuid) {
-        read("findSchedule");
-        return delegate.findSchedule(uuid);
-    }
-
-    @Override
-    public List<dev.baton.server.store.Schedule> dueSchedules(Instant now) {
-        read("dueSchedules");
-        return delegate.dueSchedules(now);
-    }
-
-    @Override
-    public boolean updateSchedule(dev.baton.server.store.Schedule next) {
-        wrote("updateSchedule");
-        return delegate.updateSchedule(next);
-    }
-
-    @Override
-    public boolean deleteSchedule(String uuid) {
-        wrote("deleteSchedule");
-        return delegate.deleteSchedule(uuid);
-    }
-
-    @Override
-    public dev.baton.server.store.AccessStore access() {
-        return delegate.access();
-    }
-
-    @Override
-    public void createRegistryUpload(dev.baton.server.store.RegistryUpload upload) {
-        delegate.createRegistryUpload(upload);
-    }
-
-    @Override
-    public Optional<dev.baton.server.store.RegistryUpload> findRegistryUpload(String id) {
-        read("findRegistryUpload");
-        return delegate.findRegistryUpload(id);
-    }
-
-    @Override
-    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
-        return delegate.advanceRegistryUpload(id, expectedSize, size, chunks, now);
-    }
-
-    @Override
-    public boolean deleteRegistryUpload(String id, long expectedSize) {
-        return delegate.deleteRegistryUpload(id, expectedSize);
-    }
-
-    @Override
-    public List<dev.baton.server.store.RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) {
-        read("idleRegistryUploads");
-        return delegate.idleRegistryUploads(cutoff, limit);
-    }
-
-    @Override
-    public long countRegistryUploads() {
-        read("countRegistryUploads");
-        return delegate.countRegistryUploads();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    // ---- cluster (issue 14) --------------------------------------------------------------------
-
-    @Override
-    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) {
-        wrote("extendAcceptance");
-        return delegate.extendAcceptance(job, lease, until);
-    }
-
-    @Override
-    public void clearCancelDeadline(JobUuid job, LeaseId lease) {
-        wrote("clearCancelDeadline");
-        delegate.clearCancelDeadline(job, lease);
-    }
-
-    @Override
-    public <R> List<R> sweepDue(dev.baton.server.store.Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
-        return delegate.sweepDue(deadline, now, limit, act); // a write only when something is due; counted by its transitions
-    }
-
-    @Override
-    public Optional<Job> reattach(JobUuid job, LeaseId lease) {
-        wrote("reattach");
-        return delegate.reattach(job, lease);
-    }
-
-    @Override
-    public void attachRunner(long runnerId, String node) {
-        wrote("attachRunner");
-        delegate.attachRunner(runnerId, node);
-    }
-
-    @Override
-    public void detachRunner(long runnerId, String node, Instant lostAt) {
-        wrote("detachRunner");
-        delegate.detachRunner(runnerId, node, lostAt);
-    }
-
-    @Override
-    public void markRunnerLost(long runnerId, Instant at) {
-        wrote("markRunnerLost");
-        delegate.markRunnerLost(runnerId, at);
-    }
-
-    @Override
-    public Optional<String> runnerNode(long runnerId) {
-        read("runnerNode");
-        return delegate.runnerNode(runnerId);
-    }
-
-    @Override
-    public List<Long> runnersOn(String node) {
-        read("runnersOn");
-        return delegate.runnersOn(node);
-    }
-
-    @Override
-    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
-        wrote("registerNode");
-        delegate.registerNode(node, now, lostAt, aliveSince);
-    }
-
-    @Override
-    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
-        wrote("recordLiveness");
-        heartbeatRows.add(jobs.size() + runners.size());
-        return delegate.recordLiveness(node, now, jobs, runners);
-    }
-
-    @Override
-    public void stopNode(String node, Instant now, Instant lostAt) {
-        wrote("stopNode");
-        delegate.stopNode(node, now, lostAt);
-    }
-
-    @Override
-    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
-        read("expireNodes");
-        return delegate.expireNodes(self, staleBefore, now, heartbeatTimeout);
-    }
-
-    @Override
-    public List<dev.baton.server.store.Node> nodes() {
-        read("nodes");
-        return delegate.nodes();
-    }
-
-    @Override
-    public void advertiseNode(String node, String url) {
-        delegate.advertiseNode(node, url);
-    }
-
-    @Override
-    public Optional<String> liveNodeUrl(String node, Instant aliveSince) {
-        read("liveNodeUrl");
-        return delegate.liveNodeUrl(node, aliveSince);
-    }
-
-    @Override
-    public dev.baton.server.store.ClusterCounts clusterCounts(String node, Instant aliveSince) {
-        read("clusterCounts");
-        return delegate.clusterCounts(node, aliveSince);
+    private static Map<String, Long> sums(Map<String, LongAdder> counts) {
+        Map<String, Long> m = new TreeMap<>();
+        counts.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
+    }
+
+    private static void count(Map<String, LongAdder> byMethod, String key) {
+        byMethod.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
+
+    private final class Counting implements InvocationHandler {
+        @Override
+        public Object invoke(Object self, Method method, Object[] args) throws Throwable {
+            String name = method.getName();
+            if (method.getDeclaringClass() == Object.class) return objectMethod(self, method, args);
+            if (CACHED.contains(name) || (name.equals("findSpec") && method.getParameterTypes()[0] == long.class)) {
+                cached.increment();
+                count(readsByMethod, name + " (cached)");
+            } else if (WRITES.contains(name)) {
+                writes.increment();
+                count(writesByMethod, name);
+                if (HEARTBEAT_BATCHES.contains(name)) heartbeatRows.add(heartbeatRows(name, args));
+            } else if (READS.contains(name)) {
+                reads.increment();
+                count(readsByMethod, name);
+            } else if (!PASSED.contains(name)) {
+                if (method.isDefault()) return InvocationHandler.invokeDefault(self, method, args);
+                throw new IllegalStateException("CountingStore does not say how to count Store." + name);
+            }
+            Object result = forward(method, args);
+            if (name.equals("claimEach")) countClaims(result);
+            if (name.equals("process") && ((Transition) result).applied()) processed.onProcessed();
+            return result;
+        }
+
+        private Object forward(Method method, Object[] args) throws Throwable {
+            try {
+                return method.invoke(delegate, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+
+        /** Beside the reads by method but not counted as reads: how many claims (writes) found no job at all. */
+        @SuppressWarnings("unchecked")
+        private void countClaims(Object claimed) {
+            count(readsByMethod, CLAIMS);
+            if (((List<List<Job>>) claimed).stream().allMatch(List::isEmpty)) count(readsByMethod, EMPTY_CLAIMS);
+        }
+
+        private static int heartbeatRows(String name, Object[] args) {
+            if (name.equals("recordLiveness")) return ((Map<?, ?>) args[2]).size() + ((Map<?, ?>) args[3]).size();
+            return ((Map<?, ?>) args[0]).size();
+        }
+
+        private Object objectMethod(Object self, Method method, Object[] args) {
+            return switch (method.getName()) {
+                case "equals" -> self == args[0];
+                case "hashCode" -> System.identityHashCode(self);
+                default -> "CountingStore(" + delegate + ")";
+            };
+        }
     }
 }

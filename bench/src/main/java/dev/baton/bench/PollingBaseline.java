@@ -26,7 +26,7 @@ final class PollingBaseline {
         String spec = "polling";
         server.createSpec(spec);
         BenchServer.Credentials creds = server.createRunner("polling", spec);
-        Store store = server.store();
+        Store store = server.store().store();
         long runnerId = store.findRunner(ResourceId.of(creds.slug())).orElseThrow().id();
         BlockingQueue<Long> claims = new LinkedBlockingQueue<>();
         Thread poller = Thread.ofPlatform().name("bench-poller").daemon().start(() -> {
