@@ -37,11 +37,26 @@ final class ClaimSql {
      * {@code j} (a router's spec ids, candidates skipped).
      */
     static String plainClaim(String jobTable, String extra) {
-        String firstOfSpec = "SELECT j.id FROM " + jobTable + " WHERE j.status = 0 AND j.spec_id = rs.spec_id" + MAY_CLAIM + extra
+        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j WHERE j.id IN (" + firstOfEachSpec(jobTable, extra, "") + ")"
                 + PLAIN_CLAIM_ORDER + " LIMIT 1";
-        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j"
-                + " WHERE j.id IN (SELECT (" + firstOfSpec + ") FROM runner_spec rs WHERE rs.runner_id = :runner)"
-                + PLAIN_CLAIM_ORDER + " LIMIT 1";
+    }
+
+    /**
+     * {@link #plainClaim(String, String)} for PostgreSQL. The first jobs come as an array, so the
+     * job rows are fetched by primary key: with {@code IN} and statistics the planner hashed them
+     * against a scan of the whole job table. {@code headLock} ends each spec's walk: with
+     * {@code FOR UPDATE OF j SKIP LOCKED} the walk passes rows another claim holds and locks the
+     * first free one, where without it a held first row hides the whole spec.
+     */
+    static String plainClaimByIds(String extra, String headLock) {
+        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j WHERE j.id = ANY (ARRAY("
+                + firstOfEachSpec("job j", extra, headLock) + "))" + PLAIN_CLAIM_ORDER + " LIMIT 1";
+    }
+
+    /** The first claimable job of each of the runner's specs, in {@link #PLAIN_CLAIM_ORDER} (null for a spec with none). */
+    private static String firstOfEachSpec(String jobTable, String extra, String headLock) {
+        return "SELECT (SELECT j.id FROM " + jobTable + " WHERE j.status = 0 AND j.spec_id = rs.spec_id" + MAY_CLAIM + extra
+                + PLAIN_CLAIM_ORDER + " LIMIT 1" + headLock + ") FROM runner_spec rs WHERE rs.runner_id = :runner";
     }
 
     /**

@@ -3,7 +3,7 @@ package dev.baton.server.store;
 import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
 import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
 import static dev.baton.server.store.ClaimSql.candidates;
-import static dev.baton.server.store.ClaimSql.plainClaim;
+import static dev.baton.server.store.ClaimSql.plainClaimByIds;
 import static dev.baton.server.store.StoreContext.LIVENESS_ROWS_PER_STATEMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -201,22 +201,24 @@ final class PostgresStore extends JdbcStore {
     protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         List<Long> skipped = new ArrayList<>();
         boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
+        boolean passHeldHeads = false;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             String exclude = skipped.isEmpty() ? ""
                     : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-            // The plain claim looks at the first job of each spec only; when another claim holds
-            // those rows (or one is skipped) the full candidate list looks past them.
+            // The plain claim looks at the first job of each spec. When another claim holds those
+            // rows, the same walk runs again passing held rows (it locks the first free one of each
+            // spec); sorting every candidate instead cost 8 ms a claim under a queue of thousands.
+            // A candidate skipped for its tier limit needs the full candidate list to look past it.
             boolean firstOfEachSpec = plain && skipped.isEmpty();
-            String query = (firstOfEachSpec ? plainClaim("job j", filter.condition())
-                    : candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1") + " FOR UPDATE OF j SKIP LOCKED";
+            String query = candidateQuery(firstOfEachSpec, passHeldHeads, filter, exclude);
             // Constant for a plain runner's first candidate; a router's filter or skipped ids make it per call.
             Sql statement = filter.addsNoSql() && skipped.isEmpty() ? statements.on(h, query) : statements.once(h, query);
             Optional<Candidate> candidate = statement
                     .bind("runner", runnerId).bind("now", Rows.micros(now))
                     .findOne(rs -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")));
             if (candidate.isEmpty()) {
-                if (!firstOfEachSpec) return Optional.empty();
-                plain = false;
+                if (!firstOfEachSpec || passHeldHeads) return Optional.empty();
+                passHeldHeads = true;
                 continue;
             }
             Candidate c = candidate.get();
@@ -228,6 +230,16 @@ final class PostgresStore extends JdbcStore {
             skipped.add(c.id());
         }
         return Optional.empty();
+    }
+
+    /**
+     * The statement that finds the next candidate: the plain walk of each spec's first jobs (with
+     * {@code passHeldHeads}, past rows other claims hold), or the full candidate list in claim
+     * order without the {@code exclude}d ids.
+     */
+    static String candidateQuery(boolean firstOfEachSpec, boolean passHeldHeads, ClaimFilter filter, String exclude) {
+        return (firstOfEachSpec ? plainClaimByIds(filter.condition(), passHeldHeads ? " FOR UPDATE OF j SKIP LOCKED" : "")
+                : candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1") + " FOR UPDATE OF j SKIP LOCKED";
     }
 
     record Candidate(long id, int priority, long organizationId, String sourceIp) {}
