@@ -46,11 +46,13 @@ final class ClaimSql {
      * job rows are fetched by primary key: with {@code IN} and statistics the planner hashed them
      * against a scan of the whole job table. {@code headLock} ends each spec's walk: with
      * {@code FOR UPDATE OF j SKIP LOCKED} the walk passes rows another claim holds and locks the
-     * first free one, where without it a held first row hides the whole spec.
+     * first free one, where without it a held first row hides the whole spec. The outer
+     * {@code status = 0} is what the row lock re-checks on a row another claim took meanwhile
+     * (the array was computed before): without it that job came back as a candidate.
      */
     static String plainClaimByIds(String extra, String headLock) {
         return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j WHERE j.id = ANY (ARRAY("
-                + firstOfEachSpec("job j", extra, headLock) + "))" + PLAIN_CLAIM_ORDER + " LIMIT 1";
+                + firstOfEachSpec("job j", extra, headLock) + ")) AND j.status = 0" + PLAIN_CLAIM_ORDER + " LIMIT 1";
     }
 
     /** The first claimable job of each of the runner's specs, in {@link #PLAIN_CLAIM_ORDER} (null for a spec with none). */
