@@ -86,9 +86,12 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public List<Threshold> thresholds(long projectId) {
-        return store.read(h -> h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND deleted IS NULL ORDER BY id")
-                .bind("p", projectId).map(THRESHOLD_MAPPER).list());
+        // Plain JDBC, as the next read: judging runs both for every processed report.
+        return store.context.readPlain(c -> store.context.statements.on(c, THRESHOLDS).bind("p", projectId)
+                .list(rs -> THRESHOLD_MAPPER.map(rs, null)));
     }
+
+    private static final String THRESHOLDS = "SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND deleted IS NULL ORDER BY id";
 
     @Override
     public Optional<Threshold> findThreshold(long projectId, String uuid) {
@@ -128,15 +131,16 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Optional<JudgedReport> processedReport(long reportId) {
-        return store.read(h -> h.createQuery("SELECT r.id, r.uuid, r.project_id, r.branch, r.testbed, j.spec_id, r.hash, r.end_time, r.results,"
-                        + " (SELECT COUNT(*) FROM report_judgement g WHERE g.report_id = r.id) AS judged"
-                        + " FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE r.id = :id AND " + PROCESSED)
-                .bind("id", reportId)
-                .map((rs, ctx) -> new JudgedReport(rs.getLong("id"), rs.getString("uuid"), rs.getLong("project_id"), rs.getString("branch"),
+        return store.context.readPlain(c -> store.context.statements.on(c, PROCESSED_REPORT).bind("id", reportId)
+                .list(rs -> new JudgedReport(rs.getLong("id"), rs.getString("uuid"), rs.getLong("project_id"), rs.getString("branch"),
                         rs.getString("testbed"), nullableLong(rs, "spec_id"), rs.getString("hash"), instant(rs, "end_time"),
                         rs.getString("results"), rs.getInt("judged") > 0))
-                .findFirst());
+                .stream().findFirst());
     }
+
+    private static final String PROCESSED_REPORT = "SELECT r.id, r.uuid, r.project_id, r.branch, r.testbed, j.spec_id, r.hash, r.end_time,"
+            + " r.results, (SELECT COUNT(*) FROM report_judgement g WHERE g.report_id = r.id) AS judged"
+            + " FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE r.id = :id AND " + PROCESSED;
 
     @Override
     public List<Long> unjudgedReports(Instant modifiedSince, int limit) {
