@@ -122,7 +122,8 @@ class EndToEndTest {
         assertThat(parsed.at("/iterations/0/results/sort/latency/value").asDouble()).isEqualTo(4.2);
         assertThat(parsed.at("/job/status").asText()).isEqualTo("processed");
         assertThat(parsed.get("start_time").asText()).as("real start replaces the placeholder").isEqualTo(view.get("started").asText());
-        assertThat(Files.exists(dataDir.resolve("storage").resolve(project).resolve("output/v1/jobs").resolve(job).resolve("attempts/1"))).isTrue();
+        assertThat(dataDir.resolve("storage").resolve(project).resolve("output/v2").resolve(job.substring(job.length() - 2)).resolve(job + ".1"))
+                .as("attempt 1's output in the job's shard").isRegularFile();
         runner.crash();
     }
 

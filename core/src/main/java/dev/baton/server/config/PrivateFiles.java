@@ -29,8 +29,9 @@ public final class PrivateFiles {
 
     /**
      * Creates {@code dir} and missing parents below an existing ancestor with mode 0700. The
-     * directory itself is tried first: on the write path (a new job's output directory) its parent
-     * usually exists, so that is one {@code mkdir} instead of a {@code stat} per level first.
+     * directory itself is tried first: on the write path (a project's new output shard directory,
+     * made when a write found it missing) its parent usually exists, so that is one {@code mkdir}
+     * instead of a {@code stat} per level first.
      */
     public static Path createDirectories(Path dir) throws IOException {
         try {

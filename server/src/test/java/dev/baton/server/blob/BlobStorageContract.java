@@ -237,4 +237,35 @@ abstract class BlobStorageContract {
         onB.put(project, old, 2, late);
         assertThat(onA.get(project, old, 2)).as("an attempt's own output comes first").contains(late);
     }
+
+    /**
+     * Output a node of the previous version stored per attempt under the v1 layout is still read
+     * for that attempt, comes after a v2 object of the same attempt, and is removed with it.
+     */
+    @Test
+    void jobOutputStoredUnderTheV1LayoutIsStillReadAndRemoved() throws Exception {
+        ProjectUuid project = ProjectUuid.random();
+        JobUuid job = JobUuid.random();
+        OutputStore onA = new ObjectOutputStore(nodeA.objects());
+        OutputStore onB = new ObjectOutputStore(nodeB.objects());
+        JobOutput older = new JobOutput(List.of(new IterationResult(0, "v1", "", Map.of())), null);
+        JobOutput legacy = new JobOutput(List.of(new IterationResult(0, "v0", "", Map.of())), null);
+        JobOutput newer = new JobOutput(List.of(new IterationResult(0, "v2", "", Map.of())), null);
+        assertThat(ObjectOutputStore.v1Key(project, job, 1)).isEqualTo(project + "/output/v1/jobs/" + job + "/attempts/1");
+
+        nodeA.objects().write(ObjectOutputStore.legacyKey(project, job), Wire.mapper().writeValueAsBytes(legacy));
+        nodeA.objects().write(ObjectOutputStore.v1Key(project, job, 1), Wire.mapper().writeValueAsBytes(older));
+        nodeA.objects().write(ObjectOutputStore.v1Key(project, job, 2), Wire.mapper().writeValueAsBytes(older));
+        assertThat(onB.get(project, job, 1)).as("the v1 key before the job's old one").contains(older);
+        onB.put(project, job, 2, newer);
+        assertThat(onA.get(project, job, 2)).as("the v2 key before the v1 one").contains(newer);
+
+        onB.remove(project, job, 1);
+        assertThat(nodeA.objects().exists(ObjectOutputStore.v1Key(project, job, 1))).as("v1 output removed").isFalse();
+        assertThat(onA.get(project, job, 1)).as("only the job's old output is left").contains(legacy);
+        onA.remove(project, job, 2);
+        assertThat(nodeB.objects().exists(ObjectOutputStore.key(project, job, 2))).as("v2 output removed").isFalse();
+        assertThat(nodeB.objects().exists(ObjectOutputStore.v1Key(project, job, 2))).as("v1 output of the same attempt removed").isFalse();
+        assertThat(nodeA.objects().exists(ObjectOutputStore.legacyKey(project, job))).as("the job's old key is never removed").isTrue();
+    }
 }

@@ -33,11 +33,23 @@ public final class FileObjects implements NamedObjects {
         }
     }
 
+    /**
+     * Optimistic about the directory: the temporary file is created straight away, and only when
+     * its parent is missing are the directories made (mode 0700) and the creation tried once more.
+     * Output keys are laid out so that their directories are nearly always there already
+     * (docs/decisions/0032-output-one-file-per-attempt.md); making them first cost every write a
+     * {@code mkdir}, which failed with an exception (and a {@code stat}) when the directory was there.
+     */
     @Override
     public void write(String key, byte[] content) throws IOException {
         Path file = path(key);
-        PrivateFiles.createDirectories(file.getParent());
-        Path tmp = temporaryBeside(file);
+        Path tmp;
+        try {
+            tmp = temporaryBeside(file);
+        } catch (NoSuchFileException missingParent) {
+            PrivateFiles.createDirectories(file.getParent());
+            tmp = temporaryBeside(file);
+        }
         boolean moved = false;
         try {
             Files.write(tmp, content);
