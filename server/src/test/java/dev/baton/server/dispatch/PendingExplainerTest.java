@@ -104,11 +104,15 @@ class PendingExplainerTest {
     }
 
     Job submit() {
+        return submit(spec, PlanTier.TEAM.priority());
+    }
+
+    Job submit(Spec of, int priority) {
         clock.advance(Duration.ofMillis(1));
         JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), null, List.of("/bin/sh"), List.of("-c", "true"), Map.of(),
                 new JobTimeout(60), null, 1);
         return real.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
-                new NewJob(spec.id(), "10.0.0.1", config, 60, PlanTier.TEAM.priority(), RetryPolicy.NONE), org.id(), clock.instant()).job();
+                new NewJob(of.id(), "10.0.0.1", config, 60, priority, RetryPolicy.NONE), org.id(), clock.instant()).job();
     }
 
     /** A finished job of the spec that ran {@code seconds} (history for the estimate). */
@@ -129,6 +133,51 @@ class PendingExplainerTest {
             assertThat(s.executeUpdate()).isEqualTo(1);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The jobs ahead are exact wherever a job stands in a long queue shared with another spec, after
+     * claims, requeues, cancels and queue timeouts: near the end of its queue SQLite reads them from
+     * the pending counts its triggers keep (and walks the few behind), further up it counts them;
+     * PostgreSQL always counts. Those counts must equal the pending jobs themselves.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void theJobsAheadAreExactAnywhereInALongQueue(String database) throws SQLException {
+        open(database);
+        Spec big = real.createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
+        Runner both = runner("both", null);
+        real.addRunnerSpec(both.id(), big.id());
+        Runner bigOnly = real.createRunner("big-only", Slug.of("big-only"), "hash-big-only", clock.instant());
+        real.addRunnerSpec(bigOnly.id(), big.id());
+        for (int i = 0; i < 300; i++) {
+            submit(i % 3 == 0 ? big : spec, i % 7 == 0 ? PlanTier.ENTERPRISE.priority() : PlanTier.TEAM.priority());
+        }
+        // Every way in and out of the queue: claims, a requeue, a cancel, a queue timeout.
+        List<Job> claimed = new ArrayList<>();
+        for (int i = 0; i < 12; i++) claimed.add(real.claim(i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
+        real.requeue(claimed.get(0).uuid(), claimed.get(0).lease(), dev.baton.server.store.AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
+        List<Job> pending = real.pendingJobs();
+        real.cancel(pending.get(40).uuid(), null, "test", clock.instant());
+        real.expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());
+
+        pending = real.pendingJobs(); // dispatch order
+        List<Job> ofSpec = pending.stream().filter(j -> j.specId() == spec.id()).toList();
+        assertThat(ofSpec.size()).as("long enough to walk past the counts").isGreaterThan(2 * 64);
+        for (Job job : ofSpec) {
+            // A job of "small" competes with every pending job of both specs ("both" serves them).
+            assertThat(real.pendingFacts(job, 20).ahead()).as("jobs ahead of pending job %d", pending.indexOf(job))
+                    .isEqualTo(pending.indexOf(job));
+        }
+        if (database.equals("sqlite")) {
+            try (Connection c = DriverManager.getConnection(jdbcUrl); var st = c.createStatement();
+                    var rs = st.executeQuery("SELECT (SELECT group_concat(spec_id || ':' || priority || '=' || n) FROM (SELECT * FROM pending_count"
+                            + " WHERE n <> 0 ORDER BY 1, 2)), (SELECT group_concat(spec_id || ':' || priority || '=' || n) FROM (SELECT spec_id,"
+                            + " priority, COUNT(*) AS n FROM job WHERE status = 0 GROUP BY 1, 2 ORDER BY 1, 2))")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).as("kept counts").isNotNull().isEqualTo(rs.getString(2));
+            }
         }
     }
 

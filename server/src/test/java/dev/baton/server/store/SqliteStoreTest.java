@@ -63,6 +63,18 @@ class SqliteStoreTest extends StoreContract {
         assertThat(plan(JdbcRuns.PENDING_FACTS)).extracting(PlanStep::detail).noneMatch(d -> d.contains("MULTI-INDEX OR"));
     }
 
+    /**
+     * SQLite's queue status reads the kept pending counts by their key and walks only the jobs at
+     * or behind the job, seeking to it in the pending index (a range, not a walk from the front).
+     */
+    @Test
+    void theJobsAheadComeFromTheKeptCountsAndAWalkOfTheJobsBehind() {
+        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream().map(PlanStep::detail).toList();
+        assertThat(plan).anyMatch(d -> d.startsWith("SEARCH pc USING PRIMARY KEY (spec_id=? AND priority>?)"));
+        assertThat(plan).anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created>?)"));
+        assertThat(plan).noneMatch(d -> d.contains("MULTI-INDEX OR"));
+    }
+
     private record PlanStep(int parent, String detail) {}
 
     private List<PlanStep> plan(String query) {

@@ -108,6 +108,11 @@ abstract class JdbcStore implements Store {
     /** How a dialect locks the rows a sweep acts on: SKIP LOCKED on PostgreSQL, nothing on SQLite (one writer). */
     protected abstract String sweepLock();
 
+    /** Whether the schema keeps pending jobs counted per spec and priority by triggers (the queue status reads them). */
+    protected boolean keepsPendingCounts() {
+        return false;
+    }
+
     /**
      * Sets {@code last_heartbeat} of each job still in flight to its time (never backwards);
      * returns the jobs left for the next write because another transaction held their rows. Here

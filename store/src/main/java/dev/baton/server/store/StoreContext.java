@@ -47,6 +47,11 @@ final class StoreContext {
         this.dialect = dialect;
     }
 
+    /** Whether the dialect's schema keeps pending jobs counted per spec and priority (SQLite's V21). */
+    boolean keepsPendingCounts() {
+        return dialect.keepsPendingCounts();
+    }
+
     /**
      * Runs {@code work} in a write transaction and returns after its commit; concurrent writes
      * share one commit (group commit, {@link GroupCommit}). The dialect's
