@@ -73,6 +73,10 @@ class SqliteStoreTest extends StoreContract {
         assertThat(plan).anyMatch(d -> d.startsWith("SEARCH pc USING PRIMARY KEY (spec_id=? AND priority>?)"));
         assertThat(plan).anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created>?)"));
         assertThat(plan).noneMatch(d -> d.contains("MULTI-INDEX OR"));
+        // Further from the end, only the jobs ahead are walked: two ranges, not the spec's whole queue.
+        assertThat(plan(JdbcRuns.AHEAD_WALKED)).extracting(PlanStep::detail)
+                .anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority>?)"))
+                .anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created<?)"));
     }
 
     private record PlanStep(int parent, String detail) {}

@@ -39,49 +39,62 @@ final class JdbcRuns {
      * runners of {@code :spec} serve, one list, so the jobs ahead are counted in one walk of the
      * pending index per spec (an OR of the two made SQLite collect and deduplicate row ids).
      */
-    private static final String COMPETING_SPECS = "(SELECT :spec UNION SELECT rs2.spec_id FROM runner_spec rs2"
-            + " JOIN runner r2 ON r2.id = rs2.runner_id AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec))";
+    private static final String COMPETING_SPECS = "SELECT :spec AS id UNION SELECT rs2.spec_id FROM runner_spec rs2"
+            + " JOIN runner r2 ON r2.id = rs2.runner_id AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)";
 
     /** The pending jobs before job {@code :id} in dispatch order, counted one by one. */
-    static final String AHEAD = "(SELECT COUNT(*) FROM job o WHERE o.status = 0 AND o.spec_id IN " + COMPETING_SPECS
+    static final String AHEAD = "(SELECT COUNT(*) FROM job o WHERE o.status = 0 AND o.spec_id IN (" + COMPETING_SPECS + ")"
             + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id)))))";
-
-    /** How far {@link #BEHIND} walks: a job further from the end of its queue is counted with {@link #AHEAD}. */
-    static final int BEHIND_WALK = 64;
-
-    /**
-     * SQLite: the pending jobs at {@code :priority} or above, from the counts its triggers keep
-     * (V21), and those of them at or behind job {@code :id} (the job itself included when pending),
-     * walked up to {@link #BEHIND_WALK}. The first minus the second is the jobs ahead: a new
-     * submission, last in its queue, walks only itself instead of every job before it.
-     */
-    static final String AT_OR_ABOVE = "(SELECT COALESCE(SUM(pc.n), 0) FROM pending_count pc WHERE pc.spec_id IN " + COMPETING_SPECS
-            + " AND pc.priority >= :priority)";
-    static final String BEHIND = "(SELECT COUNT(*) FROM (SELECT 1 FROM job o WHERE o.status = 0 AND o.spec_id IN " + COMPETING_SPECS
-            + " AND o.priority = :priority AND (o.created, o.id) >= (:created, :id) LIMIT " + BEHIND_WALK + "))";
 
     /**
      * Every count of a pending job's queue status and the recent run times' sum in one statement
-     * (one round trip, one snapshot): this read runs on every submission. {@code ahead} and
-     * {@code behind} are the dialect's ({@link #PENDING_FACTS}, {@link #PENDING_FACTS_FROM_COUNTS}).
-     * The run times are summed rather than listed: the mean is all the estimate uses.
+     * (one round trip, one snapshot): this read runs on every submission. Jobs compete when a
+     * runner of this job's spec could take them. The run times are summed rather than listed: the
+     * mean is all the estimate uses. PostgreSQL's form; SQLite's is {@link #PENDING_FACTS_FROM_COUNTS}.
      */
-    private static String pendingFacts(String ahead, String behind) {
-        return "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros, " + ahead + " AS ahead, " + behind + " AS behind,"
-                + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
-                + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
-                + " FROM (SELECT COUNT(*) AS serving,"
-                + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
-                + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv,"
-                + " (SELECT COUNT(*) AS runs, COALESCE(SUM(d.completed - d.started), 0) AS run_micros FROM"
-                + " (SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6) AND started IS NOT NULL"
-                + " ORDER BY completed DESC LIMIT :n) d) rr";
-    }
+    static final String PENDING_FACTS = "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros, " + AHEAD + " AS ahead, -1 AS behind,"
+            + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
+            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
+            + " FROM (SELECT COUNT(*) AS serving,"
+            + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
+            + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv,"
+            + " (SELECT COUNT(*) AS runs, COALESCE(SUM(d.completed - d.started), 0) AS run_micros FROM"
+            + " (SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6) AND started IS NOT NULL"
+            + " ORDER BY completed DESC LIMIT :n) d) rr";
 
-    /** The queue facts with the jobs ahead counted one by one (PostgreSQL; {@code behind} is -1). */
-    static final String PENDING_FACTS = pendingFacts(AHEAD, "-1");
-    /** The queue facts with the jobs ahead from the kept counts (SQLite). */
-    static final String PENDING_FACTS_FROM_COUNTS = pendingFacts(AT_OR_ABOVE, BEHIND);
+    /** How far SQLite walks the jobs behind a job: one further from the end of its queue has its jobs ahead walked instead. */
+    static final int BEHIND_WALK = 64;
+
+    private static final String SERVING = "FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL";
+    private static final String RECENT_RUNS = "(SELECT started, completed FROM job WHERE spec_id = :spec AND status IN (3, 6)"
+            + " AND started IS NOT NULL ORDER BY completed DESC LIMIT :n) d";
+
+    /**
+     * SQLite's queue facts (decision 0033). Per competing spec: its pending jobs at {@code :priority}
+     * or above from the counts V21's triggers keep, and those at {@code :priority} at or behind job
+     * {@code :id} (the job itself included when pending) walked in the pending index up to
+     * {@link #BEHIND_WALK} (a per-spec total of that many means "further from the end"). The first
+     * sum minus the second is the jobs ahead: a new submission, last in its queue, walks itself
+     * instead of every job before it. Everything else is a scalar subquery over one derived table:
+     * two derived tables in FROM made SQLite take about a millisecond for this statement.
+     */
+    static final String PENDING_FACTS_FROM_COUNTS = "SELECT (SELECT COUNT(*) " + SERVING + ") AS serving,"
+            + " (SELECT COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) " + SERVING + ") AS fresh,"
+            + " (SELECT COUNT(*) FROM " + RECENT_RUNS + ") AS runs, (SELECT COALESCE(SUM(d.completed - d.started), 0) FROM " + RECENT_RUNS + ") AS run_micros,"
+            + " q.ahead, q.behind, " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight,"
+            + " (SELECT COUNT(*) FROM job j WHERE j.id = :id AND NOT " + TIER_LIMITS + ") AS limited"
+            + " FROM (SELECT COALESCE(SUM((SELECT COALESCE(SUM(pc.n), 0) FROM pending_count pc WHERE pc.spec_id = cs.id AND pc.priority >= :priority)), 0) AS ahead,"
+            + " COALESCE(SUM((SELECT COUNT(*) FROM (SELECT 1 FROM job o WHERE o.status = 0 AND o.spec_id = cs.id AND o.priority = :priority"
+            + " AND (o.created, o.id) >= (:created, :id) LIMIT " + BEHIND_WALK + "))), 0) AS behind"
+            + " FROM (" + COMPETING_SPECS + ") cs) q";
+
+    /**
+     * SQLite: the jobs ahead of job {@code :id} walked, per competing spec, as two ranges of the
+     * pending index (higher priority; same priority and earlier), so only jobs ahead are read.
+     */
+    static final String AHEAD_WALKED = "SELECT COALESCE(SUM((SELECT COUNT(*) FROM job o WHERE o.status = 0 AND o.spec_id = cs.id AND o.priority > :priority)"
+            + " + (SELECT COUNT(*) FROM job o WHERE o.status = 0 AND o.spec_id = cs.id AND o.priority = :priority AND (o.created, o.id) < (:created, :id))), 0)"
+            + " AS ahead FROM (" + COMPETING_SPECS + ") cs";
 
     private final StoreContext context;
     private final Statements statements;
@@ -238,8 +251,8 @@ final class JdbcRuns {
                             rs.getLong("ahead"), rs.getLong("in_flight"), rs.getLong("limited"), rs.getLong("behind")});
             long behind = counts[7];
             if (behind >= BEHIND_WALK) {
-                // Far from the end of its queue: the jobs ahead are counted (a later snapshot, like the list below).
-                counts[4] = statements.on(h, "SELECT " + AHEAD + " AS ahead").bind("spec", job.specId()).bind("priority", job.priority())
+                // Far from the end of its queue: the jobs ahead are walked (a later snapshot, like the list below).
+                counts[4] = statements.on(h, AHEAD_WALKED).bind("spec", job.specId()).bind("priority", job.priority())
                         .bind("created", micros(job.created())).bind("id", job.id()).one(rs -> rs.getLong("ahead"));
             } else if (behind >= 0) {
                 counts[4] -= behind;
