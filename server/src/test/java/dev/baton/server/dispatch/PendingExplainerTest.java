@@ -9,6 +9,7 @@ import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.Slug;
+import dev.baton.server.store.AttemptOutcome;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;
@@ -157,7 +158,7 @@ class PendingExplainerTest {
         // Every way in and out of the queue: claims, a requeue, a cancel, a queue timeout.
         List<Job> claimed = new ArrayList<>();
         for (int i = 0; i < 12; i++) claimed.add(real.claim(i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
-        real.requeue(claimed.get(0).uuid(), claimed.get(0).lease(), dev.baton.server.store.AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
+        real.requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
         List<Job> pending = real.pendingJobs();
         real.cancel(pending.get(40).uuid(), null, "test", clock.instant());
         real.expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());

@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -174,7 +175,7 @@ class PostgresStoreTest extends StoreContract {
         Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
         store.addRunnerSpec(runner.id(), spec.id());
-        List<Job> jobs = new java.util.ArrayList<>();
+        List<Job> jobs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             jobs.add(store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job());
