@@ -23,6 +23,7 @@ import dev.baton.server.http.HealthRoutes;
 import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.JsonErrorHandler;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.output.AttemptOutputs;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.store.Store;
@@ -85,7 +86,8 @@ public final class BatonServer implements AutoCloseable {
             // Blobs, registry metadata and job output: a directory or an S3-compatible bucket.
             BlobStorage storage = BlobStorage.open(config.blobs(), dataDir);
             toClose.add(storage);
-            OutputStore outputs = new ObjectOutputStore(storage.objects());
+            // Small output on its attempt's row, the rest in the blob storage (decision 0034).
+            OutputStore outputs = new AttemptOutputs(store, new ObjectOutputStore(storage.objects()));
             AdminAuth admin = new AdminAuth(adminToken);
             // Who may call what, for the API, the registry, the OJS binding and the console (docs/api.md, "Access").
             AccessControl access = new AccessControl(new Authenticator(adminToken, store.access(), b.clock), store,

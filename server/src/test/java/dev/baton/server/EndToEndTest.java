@@ -122,8 +122,8 @@ class EndToEndTest {
         assertThat(parsed.at("/iterations/0/results/sort/latency/value").asDouble()).isEqualTo(4.2);
         assertThat(parsed.at("/job/status").asText()).isEqualTo("processed");
         assertThat(parsed.get("start_time").asText()).as("real start replaces the placeholder").isEqualTo(view.get("started").asText());
-        assertThat(dataDir.resolve("storage").resolve(project).resolve("output/v2").resolve(job.substring(job.length() - 2)).resolve(job + ".1"))
-                .as("attempt 1's output in the job's shard").isRegularFile();
+        assertThat(dataDir.resolve("storage").resolve(project).resolve("output"))
+                .as("a small output is kept on attempt 1's row, not as a file (decision 0034)").doesNotExist();
         runner.crash();
     }
 

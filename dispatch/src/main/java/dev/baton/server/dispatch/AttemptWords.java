@@ -12,9 +12,12 @@ import dev.baton.server.store.Transition;
 import java.time.Instant;
 
 /**
- * A {@code completed} or {@code failed} that carries output: the output is stored under the
- * attempt that sent it, then the transition runs. The output goes first so that a completed job
- * always has it (a crash in between leaves output without the transition, which the runner's
+ * A {@code completed} or {@code failed} that carries output, stored under the attempt that sent
+ * it. Small output is written by the transition itself, on the attempt's row: applied or
+ * refused, output and state change together (docs/decisions/0034-small-output-on-the-attempt.md).
+ *
+ * <p>Larger output goes to the blob storage first, then the transition runs, so that a completed
+ * job always has it (a crash in between leaves output without the transition, which the runner's
  * resend applies). If the store refuses the transition (another node canceled the job meanwhile,
  * or the lease moved on) that attempt's output is removed again: an attempt shows only the output
  * of a word that was applied; a reader may see it in between. A duplicate keeps it (a resend, or
@@ -32,16 +35,29 @@ final class AttemptWords {
     }
 
     Transition complete(ProjectUuid project, JobUuid job, int attempt, LeaseId lease, RunnerMessage.Completed c, Instant now) {
-        results.save(project, job, attempt, outputOf(c));
-        return takenBackIfRefused(project, job, attempt, store.complete(job, lease, now));
+        JobOutput output = outputOf(c);
+        byte[] onTheAttempt = results.onTheAttempt(output);
+        if (onTheAttempt != null) return store.complete(job, lease, now, onTheAttempt);
+        results.save(project, job, attempt, output);
+        return takenBackIfRefused(project, job, attempt, store.complete(job, lease, now, null));
     }
 
     Transition fail(ProjectUuid project, int attempt, RunnerMessage.Failed f, Instant now) {
-        results.save(project, f.job(), attempt, new JobOutput(f.results(), errorOf(f)));
+        JobOutput output = new JobOutput(f.results(), errorOf(f));
         // A router reports a runner behind it as lost: the same outcome as a runner the
         // server lost itself, so retry_when_runner_lost means the same through a router.
-        Transition t = store.fail(f.job(), f.lease(), errorOf(f), f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED, now);
-        return takenBackIfRefused(project, f.job(), attempt, t);
+        AttemptOutcome outcome = f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED;
+        byte[] onTheAttempt = results.onTheAttempt(output);
+        if (onTheAttempt != null) {
+            Transition t = store.fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt);
+            // A duplicate whose attempt keeps no output: a heartbeat timeout failed it under this
+            // lease just before. The runner's own account is kept, as FinalWords keeps it when the
+            // timeout was seen first; a plain resend finds its output already stored.
+            if (t.result() == Transition.Result.DUPLICATE && !results.hasOutput(project, t.job())) results.save(project, f.job(), attempt, output);
+            return t;
+        }
+        results.save(project, f.job(), attempt, output);
+        return takenBackIfRefused(project, f.job(), attempt, store.fail(f.job(), f.lease(), errorOf(f), outcome, now, null));
     }
 
     private Transition takenBackIfRefused(ProjectUuid project, JobUuid job, int attempt, Transition t) {

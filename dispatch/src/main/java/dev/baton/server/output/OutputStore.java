@@ -22,4 +22,13 @@ public interface OutputStore {
 
     /** Removes the attempt's output, if any (its final word stored it and was then refused). */
     void remove(ProjectUuid project, JobUuid job, int attempt);
+
+    /**
+     * The encoded {@code output} when this store keeps it on the attempt's row, to be written by
+     * the transition that ends the attempt ({@code Store.complete} and {@code Store.fail}); null
+     * when it must be {@link #put} before that transition. Only {@link AttemptOutputs} keeps any.
+     */
+    default byte[] onTheAttempt(JobOutput output) {
+        return null;
+    }
 }

@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Stores what runners report and runs the report's adapter on completed jobs. The output is
- * written, under the attempt that reported it, before the state change that refers to it, so a job marked completed always has its
- * output; a crash in between leaves a completed-unprocessed job that startup recovery processes
- * again.
+ * written under the attempt that reported it, by the state change that refers to it (small
+ * output, on the attempt's row) or before it (in the blob storage), so a job marked completed
+ * always has its output; a crash after the change leaves a completed-unprocessed job that startup
+ * recovery processes again.
  *
  * <p>Each iteration's input is its stdout, or the collected file the report names in
  * {@code results_file}. Every iteration is parsed and kept. When all parse, the report gets the
@@ -57,6 +58,14 @@ public final class ResultProcessor {
     /** Hears the report id of each job this processor marks processed (alerts judge the report); must only hand it on. */
     public void onProcessed(java.util.function.LongConsumer listener) {
         processedListeners.add(listener);
+    }
+
+    /**
+     * The encoded output for the transition that ends its attempt to keep on the attempt's row,
+     * or null when it is to be {@link #save saved} before that transition ({@link OutputStore#onTheAttempt}).
+     */
+    public byte[] onTheAttempt(JobOutput output) {
+        return outputs.onTheAttempt(output);
     }
 
     /** Stores what {@code attempt}'s final word carried, under that attempt (never over another attempt's). */

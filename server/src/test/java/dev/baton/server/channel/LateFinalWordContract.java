@@ -91,6 +91,7 @@ abstract class LateFinalWordContract {
 
         assertThat(snapshot(job)).isEqualTo(accepted);
         assertThat(objects().exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), 1))).as("attempt 1 keeps nothing").isFalse();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).as("not on its row either").isEmpty();
     }
 
     @ParameterizedTest
@@ -109,6 +110,7 @@ abstract class LateFinalWordContract {
         assertThat(accepted.status()).isEqualTo(JobStatus.PROCESSED);
         assertThat(accepted.output()).isEqualTo(json(elsewhereOutput()));
         assertThat(objects().exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), 1))).as("attempt 1 keeps nothing").isFalse();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).as("not on its row either").isEmpty();
     }
 
     /**

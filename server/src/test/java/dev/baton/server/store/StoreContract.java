@@ -836,6 +836,45 @@ abstract class StoreContract {
         assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.COMPLETED);
     }
 
+    /** Small output is written by the transition that ends the attempt, and only by an applied one (decision 0034). */
+    @Test
+    void theAttemptKeepsTheOutputOfTheWordThatEndedItAndOfNoOther() {
+        Leased j = claimedJob();
+        store.start(j.uuid(), j.lease(), tick());
+        assertThat(store.complete(j.uuid(), LeaseId.random(), tick(), bytes("stale")).result()).isEqualTo(Result.STALE);
+        assertThat(store.attemptOutput(j.uuid(), 1)).as("a refused word stores nothing").isEmpty();
+
+        assertThat(store.complete(j.uuid(), j.lease(), tick(), bytes("accepted")).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.attemptOutput(j.uuid(), 1)).map(String::new).contains("accepted");
+        assertThat(store.complete(j.uuid(), j.lease(), tick(), bytes("resent")).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.attemptOutput(j.uuid(), 1)).as("a duplicate changes nothing").map(String::new).contains("accepted");
+        assertThat(store.attemptOutput(j.uuid(), 2)).isEmpty();
+        assertThat(store.attemptOutput(JobUuid.random(), 1)).isEmpty();
+
+        // Failed, then completed under the same lease: the completion's word replaces the failure's,
+        // and one stored elsewhere (null) leaves the row without the failure's output.
+        Leased timedOut = claimedJob();
+        assertThat(store.fail(timedOut.uuid(), timedOut.lease(), "exit 1", AttemptOutcome.FAILED, tick(), bytes("failure")).applied()).isTrue();
+        assertThat(store.attemptOutput(timedOut.uuid(), 1)).map(String::new).contains("failure");
+        assertThat(store.complete(timedOut.uuid(), timedOut.lease(), tick(), null).applied()).isTrue();
+        assertThat(store.attemptOutput(timedOut.uuid(), 1)).isEmpty();
+
+        // A retried failure keeps its output on attempt 1; the next attempt starts without any.
+        Spec s = spec();
+        Runner r = runner(s);
+        Job retried = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, false));
+        Leased first = claimOne(r);
+        Transition t = store.fail(first.uuid(), first.lease(), "exit 2", AttemptOutcome.FAILED, tick(), bytes("first try"));
+        assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(store.attemptOutput(retried.uuid(), 1)).map(String::new).contains("first try");
+        assertThat(claimOne(r).job().attempt()).isEqualTo(2);
+        assertThat(store.attemptOutput(retried.uuid(), 2)).isEmpty();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     @Test
     void failIsAppliedThenDuplicateAndConflictsWithACompletedJob() {
         Leased j = claimedJob();

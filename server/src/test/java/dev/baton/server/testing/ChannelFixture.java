@@ -13,6 +13,7 @@ import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.http.MetricsRoutes;
+import dev.baton.server.output.AttemptOutputs;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.store.Job;
@@ -96,7 +97,8 @@ public final class ChannelFixture implements AutoCloseable {
     /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
     public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
         this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold, beforeNextFail);
-        this.outputs = new DirectoryOutputStore(dataDir.resolve("storage"));
+        // As the server wires it: small output on the attempt's row, the rest in the storage directory.
+        this.outputs = new AttemptOutputs(store, new DirectoryOutputStore(dataDir.resolve("storage")));
         this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
                 .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
                 .acceptanceTimeout(ACCEPTANCE_TIMEOUT).jobTimeoutGrace(GRACE).cancelDeadline(CANCEL_DEADLINE).maxRequeues(3).build());

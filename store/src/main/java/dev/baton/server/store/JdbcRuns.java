@@ -221,6 +221,12 @@ final class JdbcRuns {
                 .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
     }
 
+    Optional<byte[]> attemptOutput(JobUuid job, int attempt) {
+        return context.read(h -> h.createQuery("SELECT a.output FROM job_attempt a JOIN job j ON j.id = a.job_id"
+                        + " WHERE j.uuid = :uuid AND a.number = :number AND a.output IS NOT NULL")
+                .bind("uuid", job.toString()).bind("number", attempt).mapTo(byte[].class).findOne());
+    }
+
     boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
         Objects.requireNonNull(lease, "lease");
         return context.write(h -> statements.on(h, "UPDATE job_attempt SET fingerprint = :fingerprint"

@@ -290,6 +290,8 @@ abstract class JdbcStore implements Store {
     @Override
     public List<Attempt> attempts(long jobId) { return runs.attempts(jobId); }
     @Override
+    public Optional<byte[]> attemptOutput(JobUuid job, int attempt) { return runs.attemptOutput(job, attempt); }
+    @Override
     public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) { return runs.recordFingerprint(job, lease, fingerprint); }
     @Override
     public List<Job> pendingJobsWithQueueTimeout() { return runs.pendingJobsWithQueueTimeout(); }
@@ -325,10 +327,10 @@ abstract class JdbcStore implements Store {
     @Override
     public Transition expireQueued(JobUuid job, String error, Instant now) { return transitions.expireQueued(job, error, now); }
     @Override
-    public Transition complete(JobUuid job, LeaseId lease, Instant now) { return transitions.complete(job, lease, now); }
+    public Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output) { return transitions.complete(job, lease, now, output); }
     @Override
-    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
-        return transitions.fail(job, lease, error, outcome, now);
+    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
+        return transitions.fail(job, lease, error, outcome, now, output);
     }
     @Override
     public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {

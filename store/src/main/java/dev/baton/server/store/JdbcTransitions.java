@@ -76,7 +76,7 @@ final class JdbcTransitions {
             }
             if (requeued.isPresent()) {
                 Job after = requeued.get();
-                closeAttempt(h, after, lease, outcome, now, false);
+                closeAttempt(h, after, lease, outcome, now, false, null);
                 if (outcome == AttemptOutcome.DECLINED) {
                     Decline said = decline != null ? decline : new Decline("other", null);
                     statements.on(h, "UPDATE job_attempt SET decline_code = :code, decline_reason = :reason WHERE job_id = :job AND lease = :lease")
@@ -144,7 +144,7 @@ final class JdbcTransitions {
         });
     }
 
-    Transition complete(JobUuid job, LeaseId lease, Instant now) {
+    Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output) {
         Objects.requireNonNull(lease, "lease");
         return context.write(h -> {
             // From failed too, but only under the same lease: the runner, not the heartbeat
@@ -152,7 +152,7 @@ final class JdbcTransitions {
             Optional<Job> completed = cas(h, "status = 3, completed = :now, error = NULL", "status IN (1, 2, 4) AND lease = :lease", job, now,
                     q -> q.bind("lease", lease.value()));
             if (completed.isPresent()) {
-                closeAttempt(h, completed.get(), lease, AttemptOutcome.COMPLETED, now, true);
+                closeAttempt(h, completed.get(), lease, AttemptOutcome.COMPLETED, now, true, output);
                 return applied(completed.get());
             }
             // Processed has passed through completed: a resent `completed` is a duplicate.
@@ -160,7 +160,7 @@ final class JdbcTransitions {
         });
     }
 
-    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
+    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
         Objects.requireNonNull(lease, "lease");
         AttemptOutcome closing = outcome == null ? AttemptOutcome.FAILED : outcome;
         if (closing == AttemptOutcome.COMPLETED || closing == AttemptOutcome.CANCELED) {
@@ -170,7 +170,7 @@ final class JdbcTransitions {
             Optional<Job> failed = cas(h, "status = 4, completed = :now, error = :error", "status IN (1, 2) AND lease = :lease", job, now,
                     q -> q.bind("lease", lease.value()).bind("error", error));
             if (failed.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.FAILED));
-            closeAttempt(h, failed.get(), lease, closing, now, false);
+            closeAttempt(h, failed.get(), lease, closing, now, false, output);
             // Opt-in retry (RETRY: failed → pending, a new attempt later under a new lease). Only
             // a job whose policy allows another attempt, and for a lost runner only if it says so.
             if (closing == AttemptOutcome.FAILED || closing == AttemptOutcome.LOST) {
@@ -267,11 +267,16 @@ final class JdbcTransitions {
                 .bind("now", micros(now)).bind("job", job.id()).bind("lease", lease.value()).execute();
     }
 
-    /** Ends the attempt of {@code lease}; {@code override} also rewrites an attempt already closed (completed after failed). */
-    private void closeAttempt(Handle h, Job job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override) {
-        statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease"
+    /**
+     * Ends the attempt of {@code lease}, which keeps {@code output} (null: none on the row, it is
+     * in the blob storage); {@code override} also rewrites an attempt already closed (completed
+     * after failed), output included, so the row never keeps the overridden word's output.
+     */
+    private void closeAttempt(Handle h, Job job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override, byte[] output) {
+        statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome, output = :output WHERE job_id = :job AND lease = :lease"
                         + (override ? "" : " AND outcome IS NULL"))
-                .bind("now", micros(now)).bind("outcome", outcome.code()).bind("job", job.id()).bind("lease", lease.value()).execute();
+                .bind("now", micros(now)).bind("outcome", outcome.code()).bind("output", output).bind("job", job.id())
+                .bind("lease", lease.value()).execute();
     }
 
     private Optional<Attempt> attemptByLease(Handle h, JobUuid job, LeaseId lease) {

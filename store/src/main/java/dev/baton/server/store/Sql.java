@@ -76,6 +76,10 @@ final class Sql {
         return set(name, value, Types.BOOLEAN);
     }
 
+    Sql bind(String name, byte[] value) {
+        return set(name, value, Types.BINARY);
+    }
+
     private Sql set(String name, Object value, int type) {
         Integer i = index.get(name);
         if (i != null) {
@@ -173,6 +177,7 @@ final class Sql {
                 else if (v instanceof Long l) ps.setLong(p + 1, l);
                 else if (v instanceof Integer n) ps.setInt(p + 1, n);
                 else if (v instanceof Boolean b) ps.setBoolean(p + 1, b);
+                else if (v instanceof byte[] bytes) ps.setBytes(p + 1, bytes);
                 else ps.setString(p + 1, (String) v);
             }
             return ps;

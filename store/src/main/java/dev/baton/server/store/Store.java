@@ -146,6 +146,9 @@ public interface Store extends AutoCloseable {
 
     List<Attempt> attempts(long jobId);
 
+    /** The output attempt {@code attempt} of {@code job} keeps on its row (small output, see {@link #complete(JobUuid, LeaseId, Instant, byte[])}); empty when it keeps none. */
+    Optional<byte[]> attemptOutput(JobUuid job, int attempt);
+
     /**
      * Stores the runner's machine fingerprint (JSON) on the attempt holding {@code lease}; false
      * when no attempt of the job has that lease. Only the attempt's runner says it, under its lease.
@@ -268,7 +271,16 @@ public interface Store extends AutoCloseable {
     Transition expireQueued(JobUuid job, String error, Instant now);
 
     /** {claimed, running, failed} → completed under {@code lease}; completed already: DUPLICATE. */
-    Transition complete(JobUuid job, LeaseId lease, Instant now);
+    default Transition complete(JobUuid job, LeaseId lease, Instant now) {
+        return complete(job, lease, now, null);
+    }
+
+    /**
+     * As {@link #complete(JobUuid, LeaseId, Instant)}, and when applied the attempt of {@code lease}
+     * keeps {@code output} (the encoded output, or null when it is stored elsewhere) in the same
+     * transaction: a refused transition stores nothing (docs/decisions/0034-small-output-on-the-attempt.md).
+     */
+    Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output);
 
     /**
      * {claimed, running} → failed under {@code lease} with an error; failed already: DUPLICATE.
@@ -276,7 +288,12 @@ public interface Store extends AutoCloseable {
      * retry_when_runner_lost), the same transaction sends it on to pending (RETRY): the result
      * is APPLIED with a PENDING job, lease cleared, claimable after the backoff.
      */
-    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now);
+    default Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
+        return fail(job, lease, error, outcome, now, null);
+    }
+
+    /** As {@link #fail(JobUuid, LeaseId, String, AttemptOutcome, Instant)}, the attempt keeping {@code output} as {@link #complete(JobUuid, LeaseId, Instant, byte[])} does. */
+    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output);
 
     /**
      * → canceled. With a lease (runner acknowledgment, hard timeout): only under that lease.
