@@ -81,6 +81,19 @@ class SqliteStoreTest extends StoreContract {
                 .anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created<?)"));
     }
 
+    /**
+     * The queue status reads the serving runners and the recent runs once each (a derived table
+     * each), and is compiled once per kept statement: SQLite compiles a statement again on every
+     * use when its LIMIT is a bare parameter, which was about three quarters of its time.
+     */
+    @Test
+    void theQueueStatusReadsEachSourceOnceAndIsNotCompiledOnEveryUse() {
+        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream().map(PlanStep::detail).toList();
+        assertThat(plan).filteredOn(d -> d.contains("index_job_spec_finished")).hasSize(1);
+        assertThat(plan).filteredOn(d -> d.startsWith("SEARCH r USING INTEGER PRIMARY KEY")).hasSize(1);
+        assertThat(JdbcRuns.PENDING_FACTS_FROM_COUNTS).doesNotContainPattern("LIMIT :\\w++(?!\\s*[-+*/])");
+    }
+
     private record PlanStep(int parent, String detail) {}
 
     private List<PlanStep> plan(String query) {
