@@ -531,6 +531,14 @@ abstract class StoreContract {
         assertThat(store.hasPendingFor(List.of(mine.id()))).isFalse();
         assertThat(store.hasPendingFor(List.of(mine.id(), theirs.id()))).isTrue();
         assertThat(store.hasPendingFor(List.of())).isFalse();
+        // Up to 8 specs the ids are bound to a kept statement; more are written into a statement of their own.
+        List<Long> others = java.util.stream.LongStream.rangeClosed(1, 9).map(i -> mine.id() + 1000 * i).boxed().toList();
+        List<Long> withTheirs = new java.util.ArrayList<>(others);
+        withTheirs.add(7, theirs.id());
+        assertThat(store.hasPendingFor(withTheirs.subList(0, 8))).as("the eighth of 8 kept ids").isTrue();
+        assertThat(store.hasPendingFor(others.subList(0, 8))).isFalse();
+        assertThat(store.hasPendingFor(withTheirs)).as("10 ids").isTrue();
+        assertThat(store.hasPendingFor(others)).isFalse();
     }
 
     @Test

@@ -293,9 +293,27 @@ final class JdbcRuns {
 
     boolean hasPendingFor(Collection<Long> specIds) {
         if (specIds.isEmpty()) return false;
-        String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return context.readPlain(c -> statements.once(c, "SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1").exists());
+        if (specIds.size() > HAS_PENDING_KEPT.length) {
+            String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
+            return context.readPlain(c -> statements.once(c, "SELECT 1 FROM job WHERE status = 0 AND spec_id IN (" + ids + ") LIMIT 1").exists());
+        }
+        return context.readPlain(c -> {
+            Sql q = statements.on(c, HAS_PENDING_KEPT[specIds.size() - 1]);
+            int i = 0;
+            for (long id : specIds) q.bind("s" + i++, id);
+            return q.exists();
+        });
     }
+
+    /**
+     * {@link #hasPendingFor}'s statement for 1 to 8 specs, one text per count with the ids bound,
+     * so it is kept prepared: a runner's pump asks it before most claims, and with the ids in the
+     * text SQLite compiled it on every call (1.3 % of the server's samples, R = 10).
+     */
+    private static final String[] HAS_PENDING_KEPT = java.util.stream.IntStream.rangeClosed(1, 8)
+            .mapToObj(n -> "SELECT 1 FROM job WHERE status = 0 AND spec_id IN ("
+                    + java.util.stream.IntStream.range(0, n).mapToObj(i -> ":s" + i).collect(Collectors.joining(", ")) + ") LIMIT 1")
+            .toArray(String[]::new);
 
     private Report insertReport(Handle h, NewReport report, Instant now) {
         if (!statements.on(h, "SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).exists()) {
