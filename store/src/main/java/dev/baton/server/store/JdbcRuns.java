@@ -75,6 +75,16 @@ final class JdbcRuns {
     static final int BEHIND_WALK = 64;
 
     /**
+     * {@link #hasPendingFor}'s statement for 1 to 8 specs, one text per count with the ids bound,
+     * so it is kept prepared: a runner's pump asks it before most claims, and with the ids in the
+     * text SQLite compiled it on every call (1.3 % of the server's samples, R = 10).
+     */
+    private static final String[] HAS_PENDING_KEPT = java.util.stream.IntStream.rangeClosed(1, 8)
+            .mapToObj(n -> "SELECT 1 FROM job WHERE status = 0 AND spec_id IN ("
+                    + java.util.stream.IntStream.range(0, n).mapToObj(i -> ":s" + i).collect(Collectors.joining(", ")) + ") LIMIT 1")
+            .toArray(String[]::new);
+
+    /**
      * SQLite's queue facts (decision 0033): {@link #PENDING_FACTS} with the jobs ahead taken from
      * the kept counts. Per competing spec: its pending jobs at {@code :priority} or above from the
      * counts V21's triggers keep, and those at {@code :priority} at or behind job {@code :id} (the
@@ -304,16 +314,6 @@ final class JdbcRuns {
             return q.exists();
         });
     }
-
-    /**
-     * {@link #hasPendingFor}'s statement for 1 to 8 specs, one text per count with the ids bound,
-     * so it is kept prepared: a runner's pump asks it before most claims, and with the ids in the
-     * text SQLite compiled it on every call (1.3 % of the server's samples, R = 10).
-     */
-    private static final String[] HAS_PENDING_KEPT = java.util.stream.IntStream.rangeClosed(1, 8)
-            .mapToObj(n -> "SELECT 1 FROM job WHERE status = 0 AND spec_id IN ("
-                    + java.util.stream.IntStream.range(0, n).mapToObj(i -> ":s" + i).collect(Collectors.joining(", ")) + ") LIMIT 1")
-            .toArray(String[]::new);
 
     private Report insertReport(Handle h, NewReport report, Instant now) {
         if (!statements.on(h, "SELECT 1 FROM project WHERE id = :id").bind("id", report.projectId()).exists()) {
