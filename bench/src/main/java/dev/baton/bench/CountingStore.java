@@ -50,7 +50,7 @@ final class CountingStore {
             "rotateRunnerKey", "setPlan", "setRunnerLabels", "setSpecQueueTimeout", "setSpecRequireCleanFingerprint",
             "start", "stopNode", "updateRunner", "updateSchedule", "updateSpec");
     static final Set<String> READS = Set.of(
-            "attempts", "authenticateRunner", "billedMinutes", "clusterCounts", "completedUnprocessedJobs",
+            "attemptOutput", "attempts", "authenticateRunner", "billedMinutes", "clusterCounts", "completedUnprocessedJobs",
             "countRegistryUploads", "dueSchedules", "expireNodes", "findAttempt", "findJob", "findJobOfReport",
             "findOrganization", "findProject", "findRegistryUpload", "findReport", "findRunner", "findSchedule",
             "findSpec", "hasPendingFor", "idleRegistryUploads", "inFlightJobs", "jobLabels", "listJobs",
