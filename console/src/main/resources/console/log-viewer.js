@@ -65,6 +65,19 @@
 
   Viewer.prototype.lineCount = function () { return this.texts.length; };
 
+  Viewer.prototype.clear = function () {
+    this.texts = [];
+    this.streams = [];
+    this.iters = [];
+    this.times = [];
+    this.open = {};
+    this.rows = [];
+    this.iterations = [];
+    this.matches = [];
+    this.current = -1;
+    this.schedule();
+  };
+
   // ---- the model ----------------------------------------------------------------------------------
 
   Viewer.prototype.add = function (stream, iteration, text, at) {
@@ -399,6 +412,7 @@
   Viewer.prototype.followStream = function (url) {
     var self = this;
     var source = new EventSource(url);
+    this.source = source;
     source.onopen = function () { self.state.textContent = 'Following the log.'; };
     source.onerror = function () {
       if (source.readyState !== EventSource.CLOSED) self.state.textContent = 'Log stream interrupted; reconnecting…';
@@ -406,14 +420,25 @@
     source.addEventListener('log', function (e) {
       var entry = JSON.parse(e.data);
       var stream = String(entry.stream || 'stdout').toLowerCase();
+      if (entry.dropped) self.sawMarker = true;
       self.add(stream, entry.iteration || 0, entry.dropped ? '[' + entry.dropped + ' bytes not kept]\n' : entry.text, entry.at);
     });
     source.addEventListener('end', function (e) {
       source.close();
+      // Once the job ended, a marker's place holds the stored bytes it stood for (api.md, "Job
+      // logs"): a log that showed markers live is read once more from the start, so it is whole.
+      if (self.sawMarker && !self.reread) {
+        self.reread = true;
+        self.sawMarker = false;
+        self.clear();
+        self.followStream(url);
+        return;
+      }
       self.state.textContent = 'Log complete: the job is ' + JSON.parse(e.data).status + ' (' + self.lineCount() + ' lines).';
       if (self.query) self.search(self.query);
     });
-    return source;
+    // The handle closes whichever stream is current (a log read again has a new one).
+    return { close: function () { self.source.close(); } };
   };
 
   window.BatonLog = { Viewer: Viewer };

@@ -221,7 +221,15 @@ final class JobLog {
                 LogSpan s = spans.get(index++);
                 LogEntry e;
                 if (s.dropped != null) {
-                    e = new LogEntry(s.seq, s.stream, s.iteration, "", s.dropped, s.at);
+                    // Once the job ended, the bytes the runner could not send live are in the final
+                    // attempt's stored output: the marker's place shows them, so the log is whole.
+                    String text = null;
+                    if (sealed && s.attempt == finalAttempt) {
+                        if (stored == null) stored = streams(output);
+                        text = storedText(stored, s.iteration, s.stream, s.offset, s.offset + s.dropped);
+                    }
+                    e = text == null ? new LogEntry(s.seq, s.stream, s.iteration, "", s.dropped, s.at)
+                            : new LogEntry(s.seq, s.stream, s.iteration, text, null, s.at);
                 } else if (s.text != null) {
                     e = new LogEntry(s.seq, s.stream, s.iteration, s.text, null, s.at);
                 } else {
@@ -264,6 +272,13 @@ final class JobLog {
             out[2 * i + 1] = r.stderr() == null ? null : r.stderr().getBytes(StandardCharsets.UTF_8);
         }
         return out;
+    }
+
+    /** Bytes {@code [from, to)} of a stored stream as text, or null when the stored output does not hold them all. */
+    private static String storedText(byte[][] stored, int iteration, LogStream stream, long from, long to) {
+        byte[] source = source(stored, iteration, stream);
+        if (source == null || to > source.length || from >= to) return null;
+        return Utf8Chunks.slice(source, from, to);
     }
 
     private static byte[] source(byte[][] stored, int iteration, LogStream stream) {

@@ -190,10 +190,22 @@ class ConsoleLogViewerTest {
     void theRawLogDownloadsWholeAsPlainTextAlsoOnceTheJobEnded() throws Exception {
         chromium.browser.get(jobPage);
         assertThat(download()).isEqualTo("text/plain;charset=utf-8\n" + stdout);
+        // The runner could not send one line live: the viewer shows a marker until the job ends.
+        String notSent = "sent only in the result\n";
+        stdout.append(notSent);
+        runner.send(RunnerMessage.Log.dropped(job.uuid(), job.lease(), ++seq, LogStream.STDOUT, 0, notSent.length()));
+        chromium.wait.until(d -> d.findElement(By.id("log-download")) != null && download().contains("bytes not kept"));
         runner.send(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, stdout.toString(), "", Map.of()))));
         chromium.wait.until(d -> d.findElement(By.id("log-state")).getText().contains("complete"));
         assertThat(download()).as("from the stored output").isEqualTo("text/plain;charset=utf-8\n" + stdout);
         assertThat(chromium.browser.findElement(By.id("log-download")).getAttribute("download")).startsWith("job-");
+        // The viewer that followed the job live read it again: the marker's place holds the line.
+        chromium.browser.findElement(By.id("log-search")).sendKeys("only in the result", Keys.ENTER);
+        chromium.wait.until(d -> d.findElement(By.id("log-matches")).getText().equals("1 of 1 match"));
+        chromium.browser.findElement(By.id("log-search")).clear();
+        chromium.browser.findElement(By.id("log-search")).sendKeys("not kept", Keys.ENTER);
+        chromium.wait.until(d -> d.findElement(By.id("log-matches")).getText().equals("No match"));
+        chromium.browser.findElement(By.id("log-search")).clear();
     }
 
     @Test

@@ -61,6 +61,40 @@ class JobLogTest {
     }
 
     @Test
+    void theRunnersDropMarkersShowTheStoredBytesOnceTheJobEnded() {
+        JobLog log = new JobLog(1 << 20, 100, 1_000);
+        LeaseId lease = LeaseId.random();
+        String dropped = "é".repeat(100_000) + "\n";
+        int droppedBytes = dropped.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        log.append(lease, text(lease, 1, "start\n"));
+        log.append(lease, RunnerMessage.Log.dropped(JOB, lease, 2, LogStream.STDOUT, 0, droppedBytes));
+        log.append(lease, text(lease, 3, "end\n"));
+        JobLog.Read running = log.read(0, 100, 1 << 20, () -> null);
+        assertThat(running.entries().get(1).dropped()).as("live, the runner's marker").isEqualTo((long) droppedBytes);
+
+        String stdout = "start\n" + dropped + "end\n";
+        JobOutput output = new JobOutput(List.of(new IterationResult(0, stdout, null, Map.of())), null);
+        log.seal("completed", lease, output, 16 * 1024);
+        JobLog.Read whole = log.read(0, 100, 1 << 20, () -> output);
+        assertThat(whole.entries()).extracting(LogEntry::seq).as("the numbering a live reader saw is kept").containsExactly(1L, 2L, 3L);
+        assertThat(whole.entries()).extracting(LogEntry::dropped).containsOnlyNulls();
+        assertThat(joined(whole)).isEqualTo(stdout);
+        assertThat(whole.complete()).isTrue();
+    }
+
+    @Test
+    void aMarkerTheStoredOutputDoesNotHoldStaysAMarker() {
+        JobLog log = new JobLog(1 << 20, 100, 1_000);
+        LeaseId lease = LeaseId.random();
+        log.append(lease, text(lease, 1, "start\n"));
+        log.append(lease, RunnerMessage.Log.dropped(JOB, lease, 2, LogStream.STDOUT, 0, 50));
+        JobOutput truncated = new JobOutput(List.of(new IterationResult(0, "start\nonly twenty bytes..\n", null, Map.of())), null);
+        log.seal("completed", lease, truncated, 16 * 1024);
+        JobLog.Read read = log.read(0, 100, 1 << 20, () -> truncated);
+        assertThat(read.entries().get(1).dropped()).isEqualTo(50L);
+    }
+
+    @Test
     void anEarlierAttemptsEvictedTextIsAMarkerBecauseOnlyTheLastAttemptsOutputIsStored() {
         JobLog log = new JobLog(4, 100, 1_000);
         LeaseId first = LeaseId.random();
