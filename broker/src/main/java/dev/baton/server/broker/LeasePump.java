@@ -50,6 +50,12 @@ public final class LeasePump {
      * runner acks after the server answered its AckLease (one HTTP round trip), so this is generous.
      */
     static final Duration CONSUMER_ACK_WAIT = Duration.ofSeconds(30);
+    /**
+     * How often a round asks JetStream whether it is there ({@code $JS.API.INFO}) when no publish
+     * said so: a JetStream that went away while nothing was offered shows on /ready and /metrics,
+     * and in the log, within this. A failed publish says so at once.
+     */
+    static final Duration JETSTREAM_CHECK_EVERY = Duration.ofSeconds(5);
 
     private final Store store;
     private final LeaseOffers offers;
@@ -61,6 +67,7 @@ public final class LeasePump {
     private final BrokerMetrics metrics;
     /** What follows an expiry outside the store: the lifecycle forgets the attempt, idle channel runners are woken. */
     private final Consumer<LeaseOffers.Expired> expired;
+    private final PublishAlarm alarm = new PublishAlarm();
 
     LeasePump(Store store, NatsBroker broker, BrokerSettings settings, Clock clock, Duration acceptance, int maxRequeues, BrokerMetrics metrics,
             Consumer<LeaseOffers.Expired> expired) {
@@ -87,6 +94,11 @@ public final class LeasePump {
         Round round = new Round(now);
         grant(round);
         publishOrphans(round);
+        broker.checkJetStream(now, JETSTREAM_CHECK_EVERY);
+        NatsBroker.JetStreamHealth jetStream = broker.jetStream();
+        if (round.brokerFailed) alarm.failing(now, round.error);
+        else if (!jetStream.available()) alarm.failing(now, "JetStream does not answer: " + jetStream.error());
+        else alarm.ok(now);
         return round.published;
     }
 
@@ -95,6 +107,7 @@ public final class LeasePump {
         final Instant now;
         int published;
         boolean brokerFailed;
+        String error;
 
         Round(Instant now) {
             this.now = now;
@@ -157,13 +170,14 @@ public final class LeasePump {
      */
     private void publishClaimed(List<LeaseOffer> claimed, Round round) {
         if (claimed.isEmpty()) return;
-        NatsBroker.Published result = broker.publishOffers(claimed, PUBLISH_WAIT);
+        NatsBroker.Published result = broker.publishOffers(claimed, PUBLISH_WAIT, round.now);
         offers.markPublished(result.stored(), round.now);
         metrics.published(result.stored().size());
         round.published += result.stored().size();
         if (!result.failed().isEmpty()) {
             offers.releaseClaims(result.failed());
             round.brokerFailed = true;
+            round.error = result.error();
             LOG.debug("{} offers not published yet: {}", result.failed().size(), result.error());
         }
     }
