@@ -157,7 +157,7 @@ class NatsRunnerUserBrokerTest {
                     PullSubscribeOptions.builder().stream(NatsBroker.STREAM).durable(NatsBroker.consumer("gpu")).build());
             List<Message> got = pull.fetch(1, Duration.ofSeconds(10));
             assertThat(got).as("the box pulls its offer under its own grant").hasSize(1);
-            assertThat(got.get(0).getSubject()).startsWith(box.inboxPrefix() + ".");
+            assertThat(pull.getSubject()).as("its pulls are answered on its own inbox").startsWith(box.inboxPrefix() + ".");
             got.get(0).ackSync(Duration.ofSeconds(10));
             server.publish(NatsBroker.controlSubject("box"), "cancel".getBytes(StandardCharsets.UTF_8));
             assertThat(control.poll(10, TimeUnit.SECONDS)).isEqualTo("cancel");

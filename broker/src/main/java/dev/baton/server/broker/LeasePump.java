@@ -51,9 +51,10 @@ public final class LeasePump {
      */
     static final Duration CONSUMER_ACK_WAIT = Duration.ofSeconds(30);
     /**
-     * How often a round asks JetStream whether it is there ({@code $JS.API.INFO}) when no publish
-     * said so: a JetStream that went away while nothing was offered shows on /ready and /metrics,
-     * and in the log, within this. A failed publish says so at once.
+     * How often a round asks JetStream whether it is there ({@code $JS.API.INFO}) while it was seen
+     * available (a JetStream that went away while nothing was offered shows on /ready and /metrics,
+     * and in the log, within this; a failed publish says so at once). While it is not, every round
+     * asks, and publishes nothing until it answers.
      */
     static final Duration JETSTREAM_CHECK_EVERY = Duration.ofSeconds(5);
 
@@ -92,12 +93,16 @@ public final class LeasePump {
             expired.accept(e);
         }
         Round round = new Round(now);
-        grant(round);
-        publishOrphans(round);
         broker.checkJetStream(now, JETSTREAM_CHECK_EVERY);
         NatsBroker.JetStreamHealth jetStream = broker.jetStream();
+        if (!jetStream.available()) {
+            // New offers are still written (the outbox), but nothing is sent to a JetStream that does not answer.
+            round.brokerFailed = true;
+            round.error = "JetStream does not answer: " + jetStream.error();
+        }
+        grant(round);
+        publishOrphans(round);
         if (round.brokerFailed) alarm.failing(now, round.error);
-        else if (!jetStream.available()) alarm.failing(now, "JetStream does not answer: " + jetStream.error());
         else alarm.ok(now);
         return round.published;
     }
@@ -123,7 +128,7 @@ public final class LeasePump {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
         Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
-        for (long id : specIds) consumerOf(specs.get(id));
+        if (!round.brokerFailed) for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
             List<LeaseOffer> granted = offers.grant(specIds, round.now, round.now.plus(acceptance), round.now.plus(PUBLISH_CLAIM), BATCH,
                     (job, lease) -> message(job, lease, specs.get(job.specId())));

@@ -7,6 +7,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.AckPolicy;
@@ -137,17 +138,21 @@ public final class NatsBroker implements AutoCloseable {
         return health;
     }
 
+    /** How long {@link #checkJetStream} waits for JetStream's answer (a JetStream that was shut down does not answer at all). */
+    static final Duration CHECK_TIMEOUT = Duration.ofSeconds(2);
+
     /**
      * Asks JetStream for this account's statistics ({@code $JS.API.INFO}), which only a server
-     * with JetStream enabled answers, when the last word on it is older than {@code every} (or
-     * there is none). The pump calls this each round, so a JetStream gone while no offer is
-     * published is reported too.
+     * with JetStream enabled answers: while it was last seen available, when that is older than
+     * {@code every}; while it was not, every time (one bounded request, so offers flow again
+     * within a round of its return, and no publish is tried meanwhile). The pump calls this each
+     * round, so a JetStream gone while nothing is offered is reported too.
      */
     void checkJetStream(Instant now, Duration every) {
         JetStreamHealth last = health;
-        if (last.seen() != null && now.isBefore(last.seen().plus(every))) return;
+        if (last.available() && now.isBefore(last.seen().plus(every))) return;
         try {
-            connection.jetStreamManagement().getAccountStatistics();
+            connection.jetStreamManagement(JetStreamOptions.builder().requestTimeout(CHECK_TIMEOUT).build()).getAccountStatistics();
             health = new JetStreamHealth(true, null, now);
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             forgetReadiness();

@@ -157,7 +157,7 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
         var answer = new java.util.LinkedHashMap<String, Object>();
         answer.put("state", broker.status());
         answer.put("connected", broker.connected());
-        answer.put("jetstream", js.available() ? "available" : "unavailable");
+        answer.put("jetstream", js.available() ? "available" : js.seen() == null ? "unknown" : "unavailable");
         if (js.error() != null) answer.put("jetstream_error", js.error());
         if (js.seen() != null) answer.put("jetstream_checked", js.seen().toString());
         return answer;
