@@ -141,6 +141,11 @@ class Orchestrator:
         self.base = server.rstrip("/") + "/v0/runners/" + runner + "/leases/"
         self.key = key
 
+    def get(self, what):
+        request = urllib.request.Request(self.base + what, headers={"Authorization": "Bearer " + self.key})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return json.loads(r.read())
+
     def post(self, what, message):
         request = urllib.request.Request(self.base + what, data=json.dumps(message).encode(), method="POST",
                                          headers={"Authorization": "Bearer " + self.key, "Content-Type": "application/json"})
@@ -157,7 +162,13 @@ class Runner:
         self.api = Orchestrator(args.server, args.runner, key)
         host, port = args.nats.rsplit(":", 1)
         self.nats = Nats(host, int(port), "seed-runner-" + args.runner)
-        self.inbox = "_INBOX.seed-%s-%d" % (args.runner, os.getpid())
+        # Replies (pulled offers) come below the inbox prefix the server names: the runner's NATS user may read only there.
+        try:
+            prefix = self.api.get("subjects").get("inbox_prefix") or "_INBOX"
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            log("cannot ask the server for the inbox prefix, using _INBOX:", e)
+            prefix = "_INBOX"
+        self.inbox = "%s.seed-%d" % (prefix, os.getpid())
         self.offers = []
         self.pulls = 0
         self.pulling = None  # the reply subject of the pull in flight, None when none is

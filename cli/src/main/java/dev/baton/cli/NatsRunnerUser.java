@@ -1,36 +1,31 @@
 package dev.baton.cli;
 
-import dev.baton.server.broker.NatsBroker;
-import java.util.ArrayList;
+import dev.baton.server.broker.RunnerGrant;
 import java.util.List;
 
 /**
  * The nats-server user of one transport-A runner: it may pull and ack only on its specs' durable
- * consumers and read only its own control subject. The names come from {@link NatsBroker}, the
+ * consumers and read only its own control subject. The grant is {@link RunnerGrant}'s, whose names are the
  * same ones the server hands the runner in {@code LeaseSubjects}, so the grant matches what the
- * runner's LeaseQueue really uses (bind to the consumer: INFO; pull: MSG.NEXT with an
- * {@code _INBOX} reply; ack: the message's {@code $JS.ACK} reply subject).
+ * runner's LeaseQueue really uses (bind to the consumer: INFO; pull: MSG.NEXT with a reply below
+ * the runner's own inbox prefix, {@code _INBOX_baton.<runner>}; ack: the message's {@code $JS.ACK}
+ * reply subject). Publishing is only to those API subjects, so a runner cannot pull, ack or nak
+ * another spec's offers, nor publish on any control subject.
  */
-record NatsRunnerUser(String user, String password, List<String> publish, List<String> subscribe) {
+record NatsRunnerUser(String user, String password, String inboxPrefix, List<String> publish, List<String> subscribe) {
     static NatsRunnerUser of(String runnerSlug, List<String> specSlugs, String password) {
         if (!printableWithoutQuotes(password)) {
             throw new IllegalArgumentException("the password must be printable, without quotes, backslashes or spaces");
         }
-        List<String> publish = new ArrayList<>();
-        for (String spec : specSlugs) {
-            String consumer = NatsBroker.consumer(spec);
-            publish.add("$JS.API.CONSUMER.MSG.NEXT." + NatsBroker.STREAM + "." + consumer);
-            publish.add("$JS.API.CONSUMER.INFO." + NatsBroker.STREAM + "." + consumer);
-            publish.add("$JS.ACK." + NatsBroker.STREAM + "." + consumer + ".>");
-        }
-        return new NatsRunnerUser("runner-" + runnerSlug, password, List.copyOf(publish),
-                List.of("_INBOX.>", NatsBroker.controlSubject(runnerSlug)));
+        RunnerGrant grant = RunnerGrant.of(runnerSlug, specSlugs);
+        return new NatsRunnerUser("runner-" + runnerSlug, password, grant.inboxPrefix(), grant.publish(), grant.subscribe());
     }
 
     /** The {@code authorization} block for nats-server.conf (a server with several users merges the {@code users} lists). */
     String authorization() {
         return "authorization {\n"
                 + "  users = [\n"
+                + "    # " + user + " connects with the inbox prefix " + inboxPrefix + " (LeaseSubjects.inbox_prefix)\n"
                 + "    { user: " + quote(user) + ", password: " + quote(password) + ", permissions: {\n"
                 + "        publish: { allow: " + list(publish) + " },\n"
                 + "        subscribe: { allow: " + list(subscribe) + " } } }\n"

@@ -48,6 +48,7 @@ final class RunnersNatsUser extends ClientCommand {
         }
         ObjectNode answer = Wire.mapper().createObjectNode();
         answer.put("user", user.user());
+        answer.put("inbox_prefix", user.inboxPrefix());
         answer.set("publish", Wire.mapper().valueToTree(user.publish()));
         answer.set("subscribe", Wire.mapper().valueToTree(user.subscribe()));
         answer.put("authorization", user.authorization());

@@ -128,6 +128,10 @@ final class ServerOptions {
     @Option(names = "--lease-ttl", description = "a transport-A lease lives this long without a heartbeat (default 120s)")
     String leaseTtl;
 
+    @Option(names = "--nats-credentials", paramLabel = "FILE",
+            description = "the server's NATS credentials: a .creds file (user JWT and nkey seed) or an nkey seed file")
+    String natsCredentials;
+
     Map<String, String> flags() {
         Map<String, String> m = new HashMap<>();
         put(m, "host", host);
@@ -168,6 +172,7 @@ final class ServerOptions {
         put(m, "dispatch_transport", dispatchTransport);
         put(m, "nats_specs", natsSpecs);
         put(m, "lease_ttl", leaseTtl);
+        put(m, "nats_credentials", natsCredentials);
         return m;
     }
 

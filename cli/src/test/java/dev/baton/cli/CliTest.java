@@ -218,7 +218,8 @@ class CliTest {
                 "--s3-prefix", "p", "--s3-access-key-id", "i", "--s3-secret-access-key", "s", "--s3-path-style", "true",
                 "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h",
                 "--advertise-url", "http://a", "--image-affinity", "false",
-                "--nats-url", "nats://n:4222", "--dispatch-transport", "nats", "--nats-specs", "a,b", "--lease-ttl", "60s");
+                "--nats-url", "nats://n:4222", "--dispatch-transport", "nats", "--nats-specs", "a,b", "--lease-ttl", "60s",
+                "--nats-credentials", "/etc/baton/nats.nk");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -20,15 +20,18 @@ class NatsRunnerUserTest {
                 "$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-x86-small",
                 "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-x86-small",
                 "$JS.ACK.BATON_LEASES.baton-x86-small.>");
-        assertThat(user.subscribe()).containsExactly("_INBOX.>", "baton.control.gpu-box-1");
+        assertThat(user.subscribe()).as("its own inbox prefix, not the _INBOX.> every runner shares")
+                .containsExactly("_INBOX_baton.gpu-box-1.>", "baton.control.gpu-box-1");
+        assertThat(user.inboxPrefix()).isEqualTo("_INBOX_baton.gpu-box-1");
         assertThat(user.authorization()).isEqualTo("""
                 authorization {
                   users = [
+                    # runner-gpu-box-1 connects with the inbox prefix _INBOX_baton.gpu-box-1 (LeaseSubjects.inbox_prefix)
                     { user: "runner-gpu-box-1", password: "s3cret", permissions: {
                         publish: { allow: ["$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-gpu", "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-gpu", \
                 "$JS.ACK.BATON_LEASES.baton-gpu.>", "$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-x86-small", \
                 "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-x86-small", "$JS.ACK.BATON_LEASES.baton-x86-small.>"] },
-                        subscribe: { allow: ["_INBOX.>", "baton.control.gpu-box-1"] } } }
+                        subscribe: { allow: ["_INBOX_baton.gpu-box-1.>", "baton.control.gpu-box-1"] } } }
                   ]
                 }
                 """);

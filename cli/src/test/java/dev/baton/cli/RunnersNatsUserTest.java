@@ -78,7 +78,8 @@ class RunnersNatsUserTest {
         assertThat(json.json().path("user").asText()).isEqualTo("runner-box");
         assertThat(json.json().path("publish").toString()).contains("$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-gpu",
                 "$JS.ACK.BATON_LEASES.baton-small.>").doesNotContain("baton-other");
-        assertThat(json.json().path("subscribe").toString()).isEqualTo("[\"_INBOX.>\",\"baton.control.box\"]");
+        assertThat(json.json().path("subscribe").toString()).isEqualTo("[\"_INBOX_baton.box.>\",\"baton.control.box\"]");
+        assertThat(json.json().path("inbox_prefix").asText()).isEqualTo("_INBOX_baton.box");
         assertThat(Files.getPosixFilePermissions(passwordFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         String password = Files.readString(passwordFile).strip();
         assertThat(password).hasSizeGreaterThanOrEqualTo(32);

@@ -67,11 +67,12 @@ public final class LeaseMessages {
 
     /**
      * Baton's addition, the answer to {@code GET /v0/runners/{runner}/leases/subjects}: where this
-     * runner pulls its leases (one durable consumer per spec it serves on the broker) and the
-     * subject its CancelRequested arrive on.
+     * runner pulls its leases (one durable consumer per spec it serves on the broker), the
+     * subject its CancelRequested arrive on, and the inbox prefix its NATS connection must use for
+     * replies (pulled offers among them): its NATS user may subscribe only below it.
      */
     public record LeaseSubjects(String type, @JsonProperty("runner_id") String runnerId, String stream, List<SpecQueue> specs,
-            @JsonProperty("control_subject") String controlSubject) {}
+            @JsonProperty("control_subject") String controlSubject, @JsonProperty("inbox_prefix") String inboxPrefix) {}
 
     public record SpecQueue(String spec, String subject, String consumer) {}
 

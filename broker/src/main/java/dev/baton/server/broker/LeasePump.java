@@ -50,6 +50,13 @@ public final class LeasePump {
      * runner acks after the server answered its AckLease (one HTTP round trip), so this is generous.
      */
     static final Duration CONSUMER_ACK_WAIT = Duration.ofSeconds(30);
+    /**
+     * How often a round asks JetStream whether it is there ({@code $JS.API.INFO}) while it was seen
+     * available (a JetStream that went away while nothing was offered shows on /ready and /metrics,
+     * and in the log, within this; a failed publish says so at once). While it is not, every round
+     * asks, and publishes nothing until it answers.
+     */
+    static final Duration JETSTREAM_CHECK_EVERY = Duration.ofSeconds(5);
 
     private final Store store;
     private final LeaseOffers offers;
@@ -61,6 +68,7 @@ public final class LeasePump {
     private final BrokerMetrics metrics;
     /** What follows an expiry outside the store: the lifecycle forgets the attempt, idle channel runners are woken. */
     private final Consumer<LeaseOffers.Expired> expired;
+    private final PublishAlarm alarm = new PublishAlarm();
 
     LeasePump(Store store, NatsBroker broker, BrokerSettings settings, Clock clock, Duration acceptance, int maxRequeues, BrokerMetrics metrics,
             Consumer<LeaseOffers.Expired> expired) {
@@ -85,8 +93,17 @@ public final class LeasePump {
             expired.accept(e);
         }
         Round round = new Round(now);
+        broker.checkJetStream(now, JETSTREAM_CHECK_EVERY);
+        NatsBroker.JetStreamHealth jetStream = broker.jetStream();
+        if (!jetStream.available()) {
+            // New offers are still written (the outbox), but nothing is sent to a JetStream that does not answer.
+            round.brokerFailed = true;
+            round.error = "JetStream does not answer: " + jetStream.error();
+        }
         grant(round);
         publishOrphans(round);
+        if (round.brokerFailed) alarm.failing(now, round.error);
+        else alarm.ok(now);
         return round.published;
     }
 
@@ -95,6 +112,7 @@ public final class LeasePump {
         final Instant now;
         int published;
         boolean brokerFailed;
+        String error;
 
         Round(Instant now) {
             this.now = now;
@@ -110,7 +128,7 @@ public final class LeasePump {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
         Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
-        for (long id : specIds) consumerOf(specs.get(id));
+        if (!round.brokerFailed) for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
             List<LeaseOffer> granted = offers.grant(specIds, round.now, round.now.plus(acceptance), round.now.plus(PUBLISH_CLAIM), BATCH,
                     (job, lease) -> message(job, lease, specs.get(job.specId())));
@@ -157,13 +175,14 @@ public final class LeasePump {
      */
     private void publishClaimed(List<LeaseOffer> claimed, Round round) {
         if (claimed.isEmpty()) return;
-        NatsBroker.Published result = broker.publishOffers(claimed, PUBLISH_WAIT);
+        NatsBroker.Published result = broker.publishOffers(claimed, PUBLISH_WAIT, round.now);
         offers.markPublished(result.stored(), round.now);
         metrics.published(result.stored().size());
         round.published += result.stored().size();
         if (!result.failed().isEmpty()) {
             offers.releaseClaims(result.failed());
             round.brokerFailed = true;
+            round.error = result.error();
             LOG.debug("{} offers not published yet: {}", result.failed().size(), result.error());
         }
     }

@@ -89,7 +89,7 @@ final class LeaseRoutes implements RouteModule {
                         NatsBroker.consumer(s.slug().value())))
                 .toList();
         return new LeaseMessages.LeaseSubjects("LeaseSubjects", runner.slug().value(), NatsBroker.STREAM, queues,
-                NatsBroker.controlSubject(runner.slug().value()));
+                NatsBroker.controlSubject(runner.slug().value()), NatsBroker.inboxPrefix(runner.slug().value()));
     }
 
     Object ack(Runner runner, LeaseMessages.AckLease m) {

@@ -1,11 +1,13 @@
 package dev.baton.server.broker;
 
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.server.config.BrokerSettings;
 import dev.baton.server.store.LeaseOffer;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.AckPolicy;
@@ -19,7 +21,9 @@ import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +47,7 @@ public final class NatsBroker implements AutoCloseable {
     public static final String STREAM = "BATON_LEASES";
     public static final String LEASES = "baton.leases.";
     public static final String CONTROL = "baton.control.";
+    public static final String INBOX = "_INBOX_baton.";
 
     private final Connection connection;
     private final JetStream jetStream;
@@ -58,23 +63,29 @@ public final class NatsBroker implements AutoCloseable {
     }
 
     /**
-     * Connects to {@code url} (waiting for it in the background when it is down). {@code maxAge}
-     * bounds how long an offer stays in the stream: one older than its acceptance window has been
-     * revoked and offered again under a new lease, so keeping it would only make runners pull stale
-     * leases.
+     * Connects to {@code url} (waiting for it in the background when it is down), as the user in
+     * {@code credentials} when given (a {@code .creds} or nkey seed file: {@link NatsCredentials}),
+     * else as the URL's userinfo, if any. {@code maxAge} bounds how long an offer stays in the
+     * stream: one older than its acceptance window has been revoked and offered again under a new
+     * lease, so keeping it would only make runners pull stale leases.
      */
-    public static NatsBroker connect(String url, Duration maxAge) {
-        Options options = new Options.Builder().server(url).connectionName("baton-server").maxReconnects(-1)
-                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5)).build();
+    public static NatsBroker connect(String url, Path credentials, Duration maxAge) {
+        Options.Builder options = new Options.Builder().server(url).connectionName("baton-server").maxReconnects(-1)
+                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5));
+        if (credentials != null) options.authHandler(NatsCredentials.fromFile(credentials));
         try {
-            Connection c = Nats.connectReconnectOnConnect(options);
+            Connection c = Nats.connectReconnectOnConnect(options.build());
             return new NatsBroker(c, maxAge);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot set up NATS client for " + url + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot set up NATS client for " + BrokerSettings.redactUserinfo(url) + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted connecting to NATS", e);
         }
+    }
+
+    public static NatsBroker connect(String url, Duration maxAge) {
+        return connect(url, null, maxAge);
     }
 
     /** The subject a spec's offers go to (slugs are lower-case letters, digits and dashes). */
@@ -91,12 +102,62 @@ public final class NatsBroker implements AutoCloseable {
         return CONTROL + runnerSlug.toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * The prefix of a runner's reply subjects (jnats {@code Options.Builder.inboxPrefix}; a pull's
+     * offer arrives on {@code <prefix>.<random>}). Its NATS user may subscribe to
+     * {@code <prefix>.>} and to nothing of another runner's: with the shared {@code _INBOX.>} any
+     * runner could read every offer pulled by the others (lease id, job, env). A slug is lower-case
+     * letters, digits and single dashes, so it is one subject token; {@code _INBOX_baton} keeps it
+     * clear of clients' default {@code _INBOX} (the server's own replies among them).
+     */
+    public static String inboxPrefix(String runnerSlug) {
+        return INBOX + runnerSlug.toLowerCase(Locale.ROOT);
+    }
+
     public boolean connected() {
         return connection.getStatus() == Connection.Status.CONNECTED;
     }
 
     public String status() {
         return connection.getStatus().name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Whether JetStream itself answered, as last seen: the connection alone says nothing of it (a
+     * nats-server whose config reload dropped JetStream keeps every client connected while each
+     * publish of an offer fails). {@code error} is what failed, null while available; {@code seen}
+     * when it was last checked or learned from a publish.
+     */
+    public record JetStreamHealth(boolean available, String error, Instant seen) {
+        static final JetStreamHealth UNKNOWN = new JetStreamHealth(false, "not checked yet", null);
+    }
+
+    private volatile JetStreamHealth health = JetStreamHealth.UNKNOWN;
+
+    public JetStreamHealth jetStream() {
+        return health;
+    }
+
+    /** How long {@link #checkJetStream} waits for JetStream's answer (a JetStream that was shut down does not answer at all). */
+    static final Duration CHECK_TIMEOUT = Duration.ofSeconds(2);
+
+    /**
+     * Asks JetStream for this account's statistics ({@code $JS.API.INFO}), which only a server
+     * with JetStream enabled answers: while it was last seen available, when that is older than
+     * {@code every}; while it was not, every time (one bounded request, so offers flow again
+     * within a round of its return, and no publish is tried meanwhile). The pump calls this each
+     * round, so a JetStream gone while nothing is offered is reported too.
+     */
+    void checkJetStream(Instant now, Duration every) {
+        JetStreamHealth last = health;
+        if (last.available() && now.isBefore(last.seen().plus(every))) return;
+        try {
+            connection.jetStreamManagement(JetStreamOptions.builder().requestTimeout(CHECK_TIMEOUT).build()).getAccountStatistics();
+            health = new JetStreamHealth(true, null, now);
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            forgetReadiness();
+            health = new JetStreamHealth(false, e.toString(), now);
+        }
     }
 
     /**
@@ -157,11 +218,12 @@ public final class NatsBroker implements AutoCloseable {
      * publish repeated within the duplicate window (a node that died after publishing and before
      * marking the rows, or a batch whose acknowledgements came too late) is stored once.
      */
-    Published publishOffers(List<LeaseOffer> offers, Duration wait) {
+    Published publishOffers(List<LeaseOffer> offers, Duration wait, Instant now) {
         try {
             ensureStream();
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             forgetReadiness();
+            health = new JetStreamHealth(false, e.toString(), now);
             return new Published(List.of(), offers.stream().map(LeaseOffer::lease).toList(), e.toString());
         }
         List<CompletableFuture<PublishAck>> acks = new ArrayList<>(offers.size());
@@ -194,6 +256,9 @@ public final class NatsBroker implements AutoCloseable {
             }
         }
         if (!failed.isEmpty()) forgetReadiness();
+        // The stream's acknowledgements are JetStream's own word; a failure is taken as its absence until a check says otherwise.
+        if (!failed.isEmpty()) health = new JetStreamHealth(false, error, now);
+        else if (!stored.isEmpty()) health = new JetStreamHealth(true, null, now);
         return new Published(stored, failed, error);
     }
 

@@ -69,7 +69,8 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
         this.settings = config.broker();
         this.channel = channel;
         this.clock = clock;
-        this.broker = NatsBroker.connect(config.broker().natsUrl(), config.acceptanceTimeout());
+        this.broker = NatsBroker.connect(config.broker().natsUrl(),
+                config.broker().natsCredentials() == null ? null : java.nio.file.Path.of(config.broker().natsCredentials()), config.acceptanceTimeout());
         BrokerMetrics counters = new BrokerMetrics(metrics, broker);
         this.pump = new LeasePump(store, broker, config.broker(), clock, config.acceptanceTimeout(), config.maxRequeues(), counters, this::expired);
         this.routes = new LeaseRoutes(store, channel.lifecycle(), pullTokens, config.broker(), clock, config.acceptanceTimeout(),
@@ -82,7 +83,8 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
             long every = fallback.toMillis();
             loop.scheduleWithFixedDelay(this::pumpQuietly, every, every, TimeUnit.MILLISECONDS);
         }
-        LOG.info("transport A: leases offered on NATS at {} for {}", config.broker().natsUrl(),
+        // Never the URL's userinfo: it is the server's NATS password (docs/operations.md: prefer nats_credentials).
+        LOG.info("transport A: leases offered on NATS at {} for {}", config.broker().natsUrlForLogs(),
                 config.broker().allSpecs() ? "every spec" : "specs " + config.broker().natsSpecs());
     }
 
@@ -139,7 +141,11 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
         routes.addRoutes(config);
     }
 
-    /** {@code "broker"} in {@code /ready}: the connection's state (connected, reconnecting, …); offers wait in the database meanwhile. */
+    /**
+     * {@code "broker"} in {@code /ready}: the connection's state (connected, reconnecting, …) and
+     * JetStream's, since a connected broker whose JetStream is gone publishes no offer; offers wait
+     * in the database meanwhile, so neither makes the node unready (decision 0025).
+     */
     @Override
     public String readinessName() {
         return "broker";
@@ -147,7 +153,14 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
 
     @Override
     public Object readiness() {
-        return java.util.Map.of("state", broker.status(), "connected", broker.connected());
+        NatsBroker.JetStreamHealth js = broker.jetStream();
+        var answer = new java.util.LinkedHashMap<String, Object>();
+        answer.put("state", broker.status());
+        answer.put("connected", broker.connected());
+        answer.put("jetstream", js.available() ? "available" : js.seen() == null ? "unknown" : "unavailable");
+        if (js.error() != null) answer.put("jetstream_error", js.error());
+        if (js.seen() != null) answer.put("jetstream_checked", js.seen().toString());
+        return answer;
     }
 
     /** A lease expired: the lifecycle forgets its attempt, and a job back in the queue is offered again. */

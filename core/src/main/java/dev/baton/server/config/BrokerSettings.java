@@ -14,10 +14,18 @@ import java.util.stream.Collectors;
  * @param dispatchTransport "websocket" (the default) or "nats": every spec's jobs are offered on the broker
  * @param natsSpecs  {@code nats_specs}: the slugs of the specs whose jobs are, when not all
  * @param leaseTtl   a bound lease lives this long without a heartbeat ({@code lease_ttl}, seed 003: 120 s)
+ * @param natsCredentials {@code nats_credentials}: a file with the server's own NATS credentials (a
+ *                   {@code .creds} file, user JWT and nkey seed, or an nkey seed alone), or null
+ *                   when the URL's userinfo (or nothing) authenticates
  */
-public record BrokerSettings(String natsUrl, String dispatchTransport, Set<String> natsSpecs, Duration leaseTtl) {
+public record BrokerSettings(String natsUrl, String dispatchTransport, Set<String> natsSpecs, Duration leaseTtl, String natsCredentials) {
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(120);
     public static final BrokerSettings NONE = new BrokerSettings(null, "websocket", Set.of(), DEFAULT_LEASE_TTL);
+
+    /** Without a credentials file: the URL's userinfo, if any, authenticates. */
+    public BrokerSettings(String natsUrl, String dispatchTransport, Set<String> natsSpecs, Duration leaseTtl) {
+        this(natsUrl, dispatchTransport, natsSpecs, leaseTtl, null);
+    }
 
     public BrokerSettings {
         natsSpecs = Set.copyOf(natsSpecs);
@@ -27,6 +35,25 @@ public record BrokerSettings(String natsUrl, String dispatchTransport, Set<Strin
         if (natsUrl == null && (allSpecs || !natsSpecs.isEmpty())) {
             throw new IllegalArgumentException("dispatch_transport nats and nats_specs need nats_url");
         }
+        if (natsCredentials != null && natsCredentials.isBlank()) natsCredentials = null;
+        if (natsCredentials != null && natsUrl == null) throw new IllegalArgumentException("nats_credentials needs nats_url");
+    }
+
+    /** {@code natsUrl} fit for a log line: a password in its userinfo is a credential, so the userinfo is left out. */
+    public String natsUrlForLogs() {
+        return redactUserinfo(natsUrl);
+    }
+
+    /** {@code nats://user:secret@host:4222} → {@code nats://***@host:4222}, for each URL of a comma-separated list. */
+    public static String redactUserinfo(String url) {
+        return url == null ? null : url.replaceAll("//[^@/,]*@", "//***@");
+    }
+
+    /** Never the URL's password (a record's own toString would print it wherever the config is logged). */
+    @Override
+    public String toString() {
+        return "BrokerSettings[natsUrl=" + natsUrlForLogs() + ", dispatchTransport=" + dispatchTransport + ", natsSpecs=" + natsSpecs
+                + ", leaseTtl=" + leaseTtl + ", natsCredentials=" + natsCredentials + "]";
     }
 
     /** Every spec's jobs are offered on the broker. */

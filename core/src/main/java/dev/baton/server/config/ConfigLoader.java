@@ -39,7 +39,7 @@ public final class ConfigLoader {
             // Image affinity (docs/scheduling.md).
             "image_affinity",
             // Transport A (docs/protocol.md, "Transport A").
-            "nats_url", "dispatch_transport", "nats_specs", "lease_ttl");
+            "nats_url", "dispatch_transport", "nats_specs", "lease_ttl", "nats_credentials");
 
     private ConfigLoader() {}
 
@@ -144,7 +144,8 @@ public final class ConfigLoader {
             return new BrokerSettings(v.containsKey("nats_url") ? text(v.get("nats_url")) : null,
                     v.containsKey("dispatch_transport") ? text(v.get("dispatch_transport")) : null,
                     v.containsKey("nats_specs") ? BrokerSettings.slugs(text(v.get("nats_specs"))) : java.util.Set.of(),
-                    duration(v, "lease_ttl", BrokerSettings.DEFAULT_LEASE_TTL));
+                    duration(v, "lease_ttl", BrokerSettings.DEFAULT_LEASE_TTL),
+                    v.containsKey("nats_credentials") ? text(v.get("nats_credentials")) : null);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

@@ -28,10 +28,17 @@ final class LeaseQueue implements AutoCloseable {
         this.connection = connection;
     }
 
-    static LeaseQueue connect(String url, String runner) throws IOException, InterruptedException {
-        Options options = new Options.Builder().server(url).connectionName("baton-runner-" + runner).maxReconnects(-1)
-                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5)).build();
-        return new LeaseQueue(Nats.connectReconnectOnConnect(options));
+    /**
+     * Connects with {@code inboxPrefix} (the server's {@code LeaseSubjects.inbox_prefix}) for every
+     * reply this connection awaits, pulled offers among them: the runner's NATS user may subscribe
+     * only there, so no other runner can read its offers, and this one none of theirs
+     * (docs/operations.md). Null (a server that names none) keeps jnats's {@code _INBOX}.
+     */
+    static LeaseQueue connect(String url, String runner, String inboxPrefix) throws IOException, InterruptedException {
+        Options.Builder options = new Options.Builder().server(url).connectionName("baton-runner-" + runner).maxReconnects(-1)
+                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5));
+        if (inboxPrefix != null && !inboxPrefix.isBlank()) options.inboxPrefix(inboxPrefix);
+        return new LeaseQueue(Nats.connectReconnectOnConnect(options.build()));
     }
 
     /** Binds to the spec's consumer (the server creates it; a runner allowed to create one does when it is missing). */

@@ -55,7 +55,12 @@ public final class LeaseRunner {
     public record Target(URI server, String runner, RunnerKey key, String natsUrl) {
         @Override
         public String toString() {
-            return "Target[" + server + ", " + runner + ", " + natsUrl + "]"; // never the key
+            return "Target[" + server + ", " + runner + ", " + natsUrlForLogs() + "]"; // never the key, nor the broker password
+        }
+
+        /** The broker's URL without its userinfo, which holds the runner's NATS password. */
+        public String natsUrlForLogs() {
+            return natsUrl == null ? null : natsUrl.replaceAll("//[^@/,]*@", "//***@");
         }
     }
 
@@ -75,7 +80,8 @@ public final class LeaseRunner {
     private volatile Instant terminating;
     private volatile Instant subjectsDue = Instant.MIN;
     private volatile boolean controlListening;
-    private LeaseQueue queue;
+    /** Connected once the server named the inbox prefix this runner's NATS user may read (the first LeaseSubjects). */
+    private volatile LeaseQueue queue;
     private FinalWordOutbox finalWords;
 
     public LeaseRunner(MachineConfig config, Target target, Executor executor, Path workDir, Clock clock) {
@@ -133,13 +139,8 @@ public final class LeaseRunner {
         finalWords = new FinalWordOutbox(new Outbox(workDir.resolve("outbox")), server, clock, config.backoffBase(), config.backoffMax(),
                 config.maxSends());
         finalWords.recover(); // sent from the first tick on
-        try {
-            queue = LeaseQueue.connect(target.natsUrl(), target.runner());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot set up the NATS client for " + target.natsUrl(), e);
-        }
         log.info("runner agent {} starting on transport A: {} slot(s), {} executor, server {}, broker {}", config.version(),
-                config.slots(), executor.name(), target.server(), target.natsUrl());
+                config.slots(), executor.name(), target.server(), target.natsUrlForLogs());
         ticks.scheduleWithFixedDelay(this::tickQuietly, 0, 200, TimeUnit.MILLISECONDS);
         try {
             synchronized (slots) {
@@ -159,7 +160,7 @@ public final class LeaseRunner {
         } finally {
             ticks.shutdownNow();
             jobs.values().forEach(j -> j.stop(LeaseOutcome.Stop.SHUTDOWN, Duration.ZERO));
-            queue.close();
+            if (queue != null) queue.close();
         }
     }
 
@@ -174,6 +175,15 @@ public final class LeaseRunner {
                 return;
             }
             JsonNode subjects = answer.body();
+            if (queue == null) {
+                try {
+                    queue = LeaseQueue.connect(target.natsUrl(), target.runner(), subjects.path("inbox_prefix").asText(null));
+                } catch (IOException e) {
+                    log.warn("cannot set up the NATS client for {}: {}", target.natsUrlForLogs(), e.getMessage());
+                    subjectsDue = clock.instant().plusSeconds(5);
+                    return;
+                }
+            }
             if (!controlListening) {
                 queue.listen(subjects.path("control_subject").asText(), this::control);
                 controlListening = true;

@@ -242,6 +242,7 @@ abstract class TransportAContract {
         assertThat(subjects.at("/specs/0/subject").asText()).isEqualTo("baton.leases.x86-small");
         assertThat(subjects.at("/specs/0/consumer").asText()).isEqualTo("baton-x86-small");
         assertThat(subjects.get("control_subject").asText()).isEqualTo(NatsBroker.controlSubject(runner.runner().slug().value()));
+        assertThat(subjects.get("inbox_prefix").asText()).as("the only inbox its NATS user may read").isEqualTo("_INBOX_baton." + runner.runner().slug().value());
 
         server.submit(spec);
         transport.pump();

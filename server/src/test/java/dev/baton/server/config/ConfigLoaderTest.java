@@ -89,6 +89,7 @@ class ConfigLoaderTest {
         flags.put("dispatch_transport", "websocket");
         flags.put("nats_specs", "x86-small, gpu");
         flags.put("lease_ttl", "90s");
+        flags.put("nats_credentials", "/etc/baton/nats-server.nk");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
@@ -98,7 +99,8 @@ class ConfigLoaderTest {
                 new BlobSettings(BlobSettings.Kind.S3, Path.of("/srv/blobs"), "http://127.0.0.1:9000", "eu-central-1", "baton",
                         "cluster-a", "AKIDEXAMPLE", "wJalrXUtnFEMI", false, 16L * 1024 * 1024), 4, Duration.ofMinutes(30),
                 "http://10.0.0.11:7701", false,
-                new BrokerSettings("nats://127.0.0.1:4222", "websocket", java.util.Set.of("x86-small", "gpu"), Duration.ofSeconds(90))));
+                new BrokerSettings("nats://127.0.0.1:4222", "websocket", java.util.Set.of("x86-small", "gpu"), Duration.ofSeconds(90),
+                        "/etc/baton/nats-server.nk")));
     }
 
     @Test
