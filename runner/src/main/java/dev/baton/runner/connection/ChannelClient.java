@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChannelClient {
     private static final Logger log = LoggerFactory.getLogger(ChannelClient.class);
+    /** How long one fragment of a message may take to be written (progress, not the whole message: see FragmentedSender). */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+    private static final int LARGE_MESSAGE_BYTES = 1 << 20;
     /** The server's close code for a connection another connection of the same runner replaced (docs/protocol.md). */
     public static final int CLOSE_REPLACED = 4001;
 
@@ -88,22 +90,31 @@ public final class ChannelClient {
                 });
     }
 
-    /** Sends one message on the current connection; a failed send closes it (the machine reconnects). */
+    /**
+     * Sends one message on the current connection and returns once it is written; a failed send
+     * closes it (the machine reconnects). Safe to call from several threads: the connection's
+     * {@link FragmentedSender} writes one message at a time.
+     */
     public void send(RunnerMessage message) {
         Connection c = current;
-        if (c == null || c.socket == null || c.ended.get()) {
+        if (c == null || c.sender == null || c.ended.get()) {
             log.debug("not connected; {} not sent", message.getClass().getSimpleName());
             return;
         }
         String json = Wire.encode(message);
-        if (json.getBytes(StandardCharsets.UTF_8).length > maxMessageBytes) {
-            // Output is bounded by the executor, so this is a configuration mismatch; say so loudly.
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxMessageBytes) {
+            // The machine fits results to the limit (MessageBudget), so this is a bug; say so loudly.
             log.error("{} of {} bytes exceeds the message limit of {} bytes; not sent", message.getClass().getSimpleName(),
-                    json.length(), maxMessageBytes);
+                    bytes, maxMessageBytes);
             return;
         }
         try {
-            c.socket.sendText(json, true).get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            long started = System.nanoTime();
+            c.sender.send(json);
+            // Large messages are rare (results) and take seconds: worth a line when a delivery is slow.
+            if (bytes > LARGE_MESSAGE_BYTES) log.info("sent a {} of {} bytes in {} ms", message.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT), bytes,
+                    (System.nanoTime() - started) / 1_000_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
@@ -180,12 +191,14 @@ public final class ChannelClient {
     private final class Connection implements WebSocket.Listener {
         final AtomicBoolean ended = new AtomicBoolean();
         volatile WebSocket socket;
+        volatile FragmentedSender sender;
         private final StringBuilder text = new StringBuilder();
         private boolean oversized;
 
         @Override
         public void onOpen(WebSocket webSocket) {
             socket = webSocket;
+            sender = new FragmentedSender(webSocket, SEND_TIMEOUT);
             sink.accept(new Input.ConnectionOpened(clock.instant()));
             webSocket.request(1);
         }
