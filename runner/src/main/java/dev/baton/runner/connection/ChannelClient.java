@@ -36,6 +36,10 @@ public final class ChannelClient {
     private static final int LARGE_MESSAGE_BYTES = 1 << 20;
     /** The server's close code for a connection another connection of the same runner replaced (docs/protocol.md). */
     public static final int CLOSE_REPLACED = 4001;
+    /** The WebSocket close code for a message over the receiver's limit (RFC 6455): the server's word that a result was too big. */
+    public static final int CLOSE_TOO_BIG = 1009;
+    /** How long a failed send waits for the server's close frame, whose code says why (1009: too big). */
+    private static final Duration CLOSE_FRAME_WAIT = Duration.ofSeconds(1);
 
     private final HttpClient http;
     private final URI uri;
@@ -119,6 +123,9 @@ public final class ChannelClient {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             log.warn("send failed: {}", e.toString());
+            // A server that refuses a message as too big closes while it is still being written; the
+            // write fails first, but the close frame with the reason is on its way: let it report.
+            c.awaitEnd(CLOSE_FRAME_WAIT);
             c.socket.abort();
             c.closed("send failed: " + e.getMessage(), false);
         }
@@ -190,6 +197,7 @@ public final class ChannelClient {
     /** One connection's listener: assembles fragmented text, bounds its size, reports once. */
     private final class Connection implements WebSocket.Listener {
         final AtomicBoolean ended = new AtomicBoolean();
+        private final java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
         volatile WebSocket socket;
         volatile FragmentedSender sender;
         private final StringBuilder text = new StringBuilder();
@@ -246,7 +254,7 @@ public final class ChannelClient {
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
             closed("closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")", false,
-                    statusCode == CLOSE_REPLACED);
+                    statusCode == CLOSE_REPLACED, statusCode == CLOSE_TOO_BIG);
             return CompletableFuture.completedFuture(null);
         }
 
@@ -256,13 +264,23 @@ public final class ChannelClient {
         }
 
         void closed(String reason, boolean fatal) {
-            closed(reason, fatal, false);
+            closed(reason, fatal, false, false);
         }
 
-        void closed(String reason, boolean fatal, boolean replaced) {
+        void closed(String reason, boolean fatal, boolean replaced, boolean tooBig) {
             if (ended.compareAndSet(false, true)) {
                 if (socket != null) socket.abort();
-                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced));
+                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced, tooBig));
+                end.countDown();
+            }
+        }
+
+        /** Waits until this connection has reported its end, at most {@code wait}. */
+        void awaitEnd(Duration wait) {
+            try {
+                end.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

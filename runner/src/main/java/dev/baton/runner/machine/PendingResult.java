@@ -12,6 +12,8 @@ final class PendingResult {
     int ackAt;
     /** When it was last sent; an ack that does not come within {@link Reporting#RESEND_AFTER} triggers a resend. */
     Instant sentAt;
+    /** How long after {@link #sentAt} the ack may take before the result is resent. */
+    java.time.Duration patience = Reporting.RESEND_AFTER;
 
     PendingResult(RunnerMessage.Terminal message, int sends) {
         this.message = message;
