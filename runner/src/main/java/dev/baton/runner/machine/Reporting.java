@@ -203,10 +203,9 @@ final class Reporting {
      * so a result is never dropped for being too big: at worst it becomes a {@code failed} that says so.
      */
     void refusedAsTooBig(List<Effect> out) {
-        for (var e : s.pending.entrySet()) {
-            PendingResult p = e.getValue();
+        for (PendingResult p : s.pending.values()) {
             if (p.ackAt == 0) continue; // not sent on the connection that was refused
-            int size = MessageBudget.size(p.message);
+            int size = p.bytes();
             RunnerMessage.Terminal smaller = MessageBudget.fit(p.message, size / 2);
             int smallerSize = MessageBudget.size(smaller);
             if (smallerSize >= size) {
@@ -217,11 +216,24 @@ final class Reporting {
             log.warn("job {}: the server refused its {} of {} bytes as too big (close 1009); it goes again cut to {} bytes",
                     p.message.job(), MachineState.eventName(p.message), size, smallerSize);
             s.messageLimit = Math.min(s.messageLimit, smallerSize);
-            PendingResult cut = new PendingResult(smaller, Math.max(0, p.sends - 1));
-            cut.ackAt = p.ackAt;
-            e.setValue(cut);
-            out.add(new Effect.WriteOutbox(smaller, cut.sends));
+            p.replace(smaller);
+            p.sends = Math.max(0, p.sends - 1);
+            out.add(new Effect.WriteOutbox(smaller, p.sends));
         }
+    }
+
+    /**
+     * A result decided, or refused, under a larger limit than the one now known (a welcome with a
+     * lower {@code max_message_bytes} came since) is cut before it goes again: sending it as it is
+     * would only earn another 1009, and the close frame that says so does not always reach us
+     * before the broken connection does.
+     */
+    private void fitToLimit(PendingResult p) {
+        int size = p.bytes();
+        if (size <= s.messageLimit) return;
+        p.replace(MessageBudget.fit(p.message, s.messageLimit));
+        log.warn("job {}: its {} of {} bytes is over the server's limit of {} bytes; it goes cut to {} bytes", p.message.job(),
+                MachineState.eventName(p.message), size, s.messageLimit, p.bytes());
     }
 
     /** A decline goes out now if connected, else with the next connection (it is not persisted). */
@@ -231,6 +243,7 @@ final class Reporting {
     }
 
     private void sendResult(PendingResult p, List<Effect> out) {
+        fitToLimit(p);
         p.sends++;
         p.sentAt = s.now;
         p.patience = RESEND_AFTER;

@@ -47,15 +47,20 @@ final class FrameCheckingProxy implements AutoCloseable {
 
     private void accept() {
         while (!listener.isClosed()) {
+            Socket client;
             try {
-                Socket client = listener.accept();
+                client = listener.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            try {
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), upstream.getPort());
                 open.add(client);
                 open.add(server);
                 Thread.ofVirtual().start(() -> checkAndRelay(client, server));
                 Thread.ofVirtual().start(() -> relay(server, client));
-            } catch (IOException e) {
-                return; // closed
+            } catch (IOException serverDown) {
+                closeQuietly(client); // as a refused connection looks to the runner; the proxy stays up
             }
         }
     }

@@ -81,6 +81,30 @@ class LargeResultAgainstServerTest {
                 "iterations", iterations, "timeout", 600, "adapter", "raw")).at("/job/uuid").asText();
     }
 
+    /** Like {@link #bigJob}, but each iteration first waits for the release file. */
+    private String bigJobAfter(Path release, int iterations) {
+        String script = "while [ ! -f '" + release + "' ]; do sleep 0.05; done; head -c " + MIB + " /dev/zero | tr '\\0' x";
+        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", List.of("sh", "-c", script),
+                "iterations", iterations, "timeout", 600, "adapter", "raw")).at("/job/uuid").asText();
+    }
+
+    /** The job ended with every iteration, each cut to the same length with the marker, and the whole within {@code limit}. */
+    private static void assertCutToFit(JsonNode done, int iterations, long limit) {
+        assertThat(done.get("status").asText()).as(done.toString().substring(0, Math.min(2000, done.toString().length())))
+                .isEqualTo("processed");
+        JsonNode results = done.at("/output/results");
+        assertThat(results.size()).isEqualTo(iterations);
+        long total = 0;
+        int length = results.get(0).get("stdout").asText().length();
+        for (JsonNode r : results) {
+            String stdout = r.get("stdout").asText();
+            assertThat(r.get("exit_code").asInt()).isZero();
+            assertThat(stdout).startsWith("xxxx").endsWith("[baton: truncated to fit the message limit]\n").hasSize(length);
+            total += stdout.length();
+        }
+        assertThat(total).isLessThan(limit).isGreaterThan(limit / 2);
+    }
+
     /** A job that prints a line every 20 ms until the release file exists: live log chunks on the socket. */
     private String chattyJob(Path release) {
         String script = "i=0; while [ ! -f '" + release + "' ]; do i=$((i+1)); echo \"line $i of chatter\"; sleep 0.02; done";
@@ -130,5 +154,31 @@ class LargeResultAgainstServerTest {
         assertThat(job(chatty).get("status").asText()).isEqualTo("running");
         Files.writeString(release, "go");
         assertThat(awaitEnded(chatty).get("status").asText()).isEqualTo("processed");
+    }
+
+    @Test
+    void overTheServersLimitTheResultArrivesCutToItWithAMarker() throws Exception {
+        // The runner would send 64 MiB; the server's welcome says 16 MiB (the default), so it cuts first.
+        start(16L * MIB, 64 * MIB);
+        String big = bigJob(24);
+        assertCutToFit(awaitEnded(big), 24, 16L * MIB);
+    }
+
+    @Test
+    void aResultTheServerRefusesAsTooBigIsResentSmallerNotDropped() throws Exception {
+        start(64L * MIB, 64 * MIB);
+        Path release = dir.resolve("release");
+        String big = bigJobAfter(release, 24);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> job(big).get("status").asText().equals("running"));
+
+        // The job ends while the server is down, so its result waits in the outbox; the server comes
+        // back with a smaller limit, and the runner resends before it reads the new welcome: 1009.
+        baton.stop();
+        Files.writeString(release, "go");
+        Path outbox = dir.resolve("outbox").resolve(big + ".result.json");
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> Files.exists(outbox));
+        baton.startWith(b -> b.requestBodyMaxBytes(16L * MIB));
+
+        assertCutToFit(awaitEnded(big), 24, 16L * MIB);
     }
 }

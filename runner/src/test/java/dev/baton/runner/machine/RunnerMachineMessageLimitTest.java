@@ -112,4 +112,21 @@ class RunnerMachineMessageLimitTest {
         now = now.plusSeconds(5);
         assertThat(sent(in(new Input.Tick(now)))).anyMatch(RunnerMessage.Terminal.class::isInstance);
     }
+
+    @Test
+    void aWaitingResultIsCutToTheLimitAWelcomeSaidOnceItGoesAgain() {
+        connected(MachineConfig.defaults("test").withMaxMessageBytes(8 << 20));
+        RunnerMessage.Terminal first = result(finishBigJob(Jobs.claimed(60)));
+        assertThat(MessageBudget.size(first)).isGreaterThan(600_000);
+        // The welcome says 100 kB while the result is on the wire; the server breaks the connection
+        // (its 1009 lost with it, as happens when it closes in the middle of a large message).
+        in(new Input.Received(new ServerMessage.Welcome("r", "r", List.of("host"), 100_000L)));
+        in(new Input.ConnectionClosed(now, "connection error: Broken pipe", false));
+        now = now.plusSeconds(1);
+        in(new Input.ReconnectDue(now));
+        List<Effect> opened = in(new Input.ConnectionOpened(now));
+        RunnerMessage.Terminal resent = result(opened);
+        assertThat(MessageBudget.size(resent)).isLessThanOrEqualTo(100_000);
+        assertThat(opened).contains(new Effect.WriteOutbox(resent, 2)); // persisted as cut, before it is sent
+    }
 }
