@@ -3,6 +3,7 @@ package dev.baton.runner;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.LogStream;
+import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.MachineFingerprint;
@@ -243,7 +244,10 @@ public final class RunnerAgent {
             switch (effect) {
                 case Effect.Connect c -> channel.connect();
                 case Effect.Disconnect d -> channel.close();
-                case Effect.Send s -> channel.send(s.message());
+                case Effect.Send s -> {
+                    channel.send(s.message());
+                    if (s.message() instanceof RunnerMessage.Terminal t) post(new Input.ResultWritten(t.job(), clock.instant()));
+                }
                 case Effect.ScheduleReconnect r -> timers.schedule(() -> post(new Input.ReconnectDue(clock.instant())),
                         r.delay().toMillis(), TimeUnit.MILLISECONDS);
                 case Effect.StartPrepare p -> {

@@ -84,7 +84,15 @@ public final class ChannelRoutes implements RouteModule {
             ws.onBinaryMessage(ctx -> session(ctx).ifPresent(s -> s.send(
                     new ServerMessage.Error("binary_not_supported", "the channel carries JSON text messages only"))));
             ws.onClose(ctx -> closed(ctx));
-            ws.onError(ctx -> LOG.debug("channel error: {}", String.valueOf(ctx.error())));
+            ws.onError(ctx -> {
+                if (tooLarge(ctx.error())) {
+                    // Jetty closes with 1009 itself; say which runner, so a refused result is not a mystery.
+                    LOG.warn("runner {} sent a message over the channel's limit of {} bytes (request_body_max_bytes); closed with 1009,"
+                            + " the runner resends it smaller", session(ctx).map(x -> x.runner().slug().value()).orElse("?"), maxMessageBytes);
+                } else {
+                    LOG.debug("channel error: {}", String.valueOf(ctx.error()));
+                }
+            });
         });
     }
 
@@ -143,7 +151,8 @@ public final class ChannelRoutes implements RouteModule {
             LOG.warn("could not read the specs of runner {} for its welcome: {}", runner.slug(), e.toString());
             specs = List.of();
         }
-        return new ServerMessage.Welcome(runner.slug().value(), runner.name(), specs);
+        // The message limit lets the runner cut a result to fit before sending it, instead of after a 1009.
+        return new ServerMessage.Welcome(runner.slug().value(), runner.name(), specs, maxMessageBytes);
     }
 
     private void received(WsContext ctx, String text) {
@@ -221,6 +230,14 @@ public final class ChannelRoutes implements RouteModule {
                 lifecycle.connectionClosed(session);
             }
         });
+    }
+
+    /** Jetty's MessageTooLargeException (core or API flavour, either may reach here), by name to stay off Jetty's internals. */
+    private static boolean tooLarge(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t.getClass().getSimpleName().equals("MessageTooLargeException")) return true;
+        }
+        return false;
     }
 
     private static Optional<RunnerSession> session(WsContext ctx) {

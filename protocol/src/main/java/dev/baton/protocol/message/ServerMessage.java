@@ -48,12 +48,19 @@ public sealed interface ServerMessage {
 
     /**
      * The first message on every connection: who the server authenticated this runner as and the
-     * specs (slugs) it serves now, so the runner can say in its own log what it connected as.
-     * Informational: it changes no state on either side.
+     * specs (slugs) it serves now, so the runner can say in its own log what it connected as, and
+     * the largest message the server takes ({@code max_message_bytes}, its request_body_max_bytes;
+     * absent from a router or an older server), so the runner cuts a result to fit before sending
+     * it. It changes no state on the server.
      */
-    record Welcome(String runner, String name, List<String> specs) implements ServerMessage {
+    record Welcome(String runner, String name, List<String> specs, Long maxMessageBytes) implements ServerMessage {
         public Welcome {
             specs = specs == null ? List.of() : List.copyOf(specs);
+        }
+
+        /** Without the message limit (a router, or a server before it was sent). */
+        public Welcome(String runner, String name, List<String> specs) {
+            this(runner, name, specs, null);
         }
     }
 }

@@ -31,9 +31,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChannelClient {
     private static final Logger log = LoggerFactory.getLogger(ChannelClient.class);
+    /** How long one fragment of a message may take to be written (progress, not the whole message: see FragmentedSender). */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+    private static final int LARGE_MESSAGE_BYTES = 1 << 20;
     /** The server's close code for a connection another connection of the same runner replaced (docs/protocol.md). */
     public static final int CLOSE_REPLACED = 4001;
+    /** The WebSocket close code for a message over the receiver's limit (RFC 6455): the server's word that a result was too big. */
+    public static final int CLOSE_TOO_BIG = 1009;
+    /** How long a failed send waits for the server's close frame, whose code says why (1009: too big). */
+    private static final Duration CLOSE_FRAME_WAIT = Duration.ofSeconds(1);
 
     private final HttpClient http;
     private final URI uri;
@@ -88,26 +94,38 @@ public final class ChannelClient {
                 });
     }
 
-    /** Sends one message on the current connection; a failed send closes it (the machine reconnects). */
+    /**
+     * Sends one message on the current connection and returns once it is written; a failed send
+     * closes it (the machine reconnects). Safe to call from several threads: the connection's
+     * {@link FragmentedSender} writes one message at a time.
+     */
     public void send(RunnerMessage message) {
         Connection c = current;
-        if (c == null || c.socket == null || c.ended.get()) {
+        if (c == null || c.sender == null || c.ended.get()) {
             log.debug("not connected; {} not sent", message.getClass().getSimpleName());
             return;
         }
         String json = Wire.encode(message);
-        if (json.getBytes(StandardCharsets.UTF_8).length > maxMessageBytes) {
-            // Output is bounded by the executor, so this is a configuration mismatch; say so loudly.
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxMessageBytes) {
+            // The machine fits results to the limit (MessageBudget), so this is a bug; say so loudly.
             log.error("{} of {} bytes exceeds the message limit of {} bytes; not sent", message.getClass().getSimpleName(),
-                    json.length(), maxMessageBytes);
+                    bytes, maxMessageBytes);
             return;
         }
         try {
-            c.socket.sendText(json, true).get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            long started = System.nanoTime();
+            c.sender.send(json);
+            // Large messages are rare (results) and take seconds: worth a line when a delivery is slow.
+            if (bytes > LARGE_MESSAGE_BYTES) log.info("sent a {} of {} bytes in {} ms", message.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT), bytes,
+                    (System.nanoTime() - started) / 1_000_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             log.warn("send failed: {}", e.toString());
+            // A server that refuses a message as too big closes while it is still being written; the
+            // write fails first, but the close frame with the reason is on its way: let it report.
+            c.awaitEnd(CLOSE_FRAME_WAIT);
             c.socket.abort();
             c.closed("send failed: " + e.getMessage(), false);
         }
@@ -179,13 +197,16 @@ public final class ChannelClient {
     /** One connection's listener: assembles fragmented text, bounds its size, reports once. */
     private final class Connection implements WebSocket.Listener {
         final AtomicBoolean ended = new AtomicBoolean();
+        private final java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
         volatile WebSocket socket;
+        volatile FragmentedSender sender;
         private final StringBuilder text = new StringBuilder();
         private boolean oversized;
 
         @Override
         public void onOpen(WebSocket webSocket) {
             socket = webSocket;
+            sender = new FragmentedSender(webSocket, SEND_TIMEOUT);
             sink.accept(new Input.ConnectionOpened(clock.instant()));
             webSocket.request(1);
         }
@@ -233,7 +254,7 @@ public final class ChannelClient {
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
             closed("closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")", false,
-                    statusCode == CLOSE_REPLACED);
+                    statusCode == CLOSE_REPLACED, statusCode == CLOSE_TOO_BIG);
             return CompletableFuture.completedFuture(null);
         }
 
@@ -243,13 +264,23 @@ public final class ChannelClient {
         }
 
         void closed(String reason, boolean fatal) {
-            closed(reason, fatal, false);
+            closed(reason, fatal, false, false);
         }
 
-        void closed(String reason, boolean fatal, boolean replaced) {
+        void closed(String reason, boolean fatal, boolean replaced, boolean tooBig) {
             if (ended.compareAndSet(false, true)) {
                 if (socket != null) socket.abort();
-                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced));
+                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced, tooBig));
+                end.countDown();
+            }
+        }
+
+        /** Waits until this connection has reported its end, at most {@code wait}. */
+        void awaitEnd(Duration wait) {
+            try {
+                end.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

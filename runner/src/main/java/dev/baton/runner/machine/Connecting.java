@@ -81,6 +81,7 @@ final class Connecting {
         openedAt = null;
         s.link.moveTo(ServerLink.State.DISCONNECTED);
         claiming.linkLost();
+        if (c.tooBig()) reporting.refusedAsTooBig(out); // before linkLost forgets what was sent on this connection
         reporting.linkLost();
         if (c.fatal()) {
             log.error("the server refused this runner: {}", c.reason());

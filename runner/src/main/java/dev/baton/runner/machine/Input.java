@@ -24,16 +24,27 @@ public sealed interface Input {
      * (the server refused the key), so the agent exits instead of reconnecting. {@code replaced}
      * means the server closed it because another connection of this runner took its place (close
      * code 4001): someone else uses this runner's key, so the agent backs off instead of taking
-     * the channel back at once.
+     * the channel back at once. {@code tooBig} means the server closed it with 1009 (message too
+     * big): what was sent and not acknowledged on it is resent smaller.
      */
-    record ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced) implements Input {
+    record ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced, boolean tooBig) implements Input {
         public ConnectionClosed(Instant now, String reason, boolean fatal) {
-            this(now, reason, fatal, false);
+            this(now, reason, fatal, false, false);
+        }
+
+        public ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced) {
+            this(now, reason, fatal, replaced, false);
         }
     }
 
     /** The backoff delay of a {@link Effect.ScheduleReconnect} has passed. */
     record ReconnectDue(Instant now) implements Input {}
+
+    /**
+     * The driver finished writing a terminal result to the socket. A large result takes seconds to
+     * write, so the wait for its ack starts here, not when the machine decided to send it.
+     */
+    record ResultWritten(dev.baton.protocol.id.JobUuid job, Instant now) implements Input {}
 
     /** A valid message from the server. */
     record Received(ServerMessage message) implements Input {}

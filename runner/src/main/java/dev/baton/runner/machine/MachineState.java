@@ -42,8 +42,15 @@ final class MachineState {
     /** Declines that could not be sent yet (decided while disconnected, e.g. after a restart). */
     final List<RunnerMessage.Declined> unsentDeclines = new ArrayList<>();
 
+    /**
+     * The largest result to send: the runner's own limit, lowered to the server's when its
+     * {@code welcome} says it (and kept across connections, as the server's setting rarely changes).
+     */
+    int messageLimit;
+
     MachineState(MachineConfig config) {
         this.config = config;
+        this.messageLimit = config.maxMessageBytes();
     }
 
     /** The machine is done: close the channel if open, and tell the driver to exit with {@code status}. */

@@ -133,11 +133,24 @@ final class Reporting {
         return true;
     }
 
-    /** On the tick, while connected: results sent more than {@link #RESEND_AFTER} ago without an ack go again. */
+    /**
+     * The driver has written a result: the wait for its ack starts now, and is longer by as long as
+     * the write took, since a server reads and stores a large result for about as long again.
+     */
+    void onWritten(Input.ResultWritten w) {
+        s.now = w.now();
+        PendingResult p = s.pending.get(w.job());
+        if (p == null || p.ackAt == 0 || p.sentAt == null) return; // acknowledged already, or its connection is gone
+        Duration writing = Duration.between(p.sentAt, w.now());
+        p.patience = RESEND_AFTER.plus(writing.isNegative() ? Duration.ZERO : writing);
+        p.sentAt = w.now();
+    }
+
+    /** On the tick, while connected: results sent longer than their patience ago without an ack go again. */
     void resendOverdue(List<Effect> out) {
         for (var it = s.pending.values().iterator(); it.hasNext(); ) {
             PendingResult p = it.next();
-            if (p.ackAt == 0 || p.sentAt == null || s.now.isBefore(p.sentAt.plus(RESEND_AFTER))) continue;
+            if (p.ackAt == 0 || p.sentAt == null || s.now.isBefore(p.sentAt.plus(p.patience))) continue;
             if (p.sends >= s.config.maxSends()) {
                 log.error("dropping the {} result of job {}: sent {} times without an acknowledgement",
                         MachineState.eventName(p.message), p.message.job(), p.sends);
@@ -146,7 +159,7 @@ final class Reporting {
                 continue;
             }
             log.warn("job {}: no acknowledgement for {} after {} s; sending it again", p.message.job(),
-                    MachineState.eventName(p.message), RESEND_AFTER.toSeconds());
+                    MachineState.eventName(p.message), p.patience.toSeconds());
             // Whatever earlier message went unanswered will not be answered now: the next ack is the result's.
             s.link.giveUpOnEarlierAcks(p.message.job());
             sendResult(p, out);
@@ -159,12 +172,68 @@ final class Reporting {
 
     /** Persist, then send if connected; resent on reconnect until acknowledged. */
     void finish(RunnerMessage.Terminal result, List<Effect> out) {
-        RunnerMessage.Terminal terminal = MessageBudget.fit(result, s.config.maxMessageBytes());
+        RunnerMessage.Terminal terminal = MessageBudget.fit(result, s.messageLimit);
+        if (terminal != result) log.warn("job {}: its {} was cut to fit the message limit of {} bytes", result.job(),
+                MachineState.eventName(result), s.messageLimit);
         PendingResult p = new PendingResult(terminal, 0);
         s.pending.put(terminal.job(), p);
         log.info("job {}: {}", terminal.job(), MachineState.eventName(terminal));
         if (s.link.isConnected()) sendResult(p, out); // writes the outbox entry first
         else out.add(new Effect.WriteOutbox(terminal, 0));
+    }
+
+    /**
+     * The server's {@code welcome} said how large a message it takes (null: a server or router that
+     * does not say). Results finished from now on are cut to fit it, not only to the runner's own limit.
+     */
+    void onServerLimit(Long serverLimit) {
+        if (serverLimit == null || serverLimit <= 0) return;
+        int limit = (int) Math.min(s.config.maxMessageBytes(), serverLimit);
+        if (limit != s.messageLimit) {
+            if (limit < s.config.maxMessageBytes()) log.info("the server takes messages of at most {} bytes; results are cut to fit", limit);
+            s.messageLimit = limit;
+        }
+    }
+
+    /**
+     * The server closed the connection with 1009: a message sent on it was over its limit, and only
+     * a result can be that large. Each result sent on that connection and not acknowledged is cut to
+     * half its size (the server's limit is unknown here) and resent on the next connection; a refused
+     * send does not count against {@link MachineConfig#maxSends()} while the result can still shrink,
+     * so a result is never dropped for being too big: at worst it becomes a {@code failed} that says so.
+     */
+    void refusedAsTooBig(List<Effect> out) {
+        for (PendingResult p : s.pending.values()) {
+            if (p.ackAt == 0) continue; // not sent on the connection that was refused
+            int size = p.bytes();
+            RunnerMessage.Terminal smaller = MessageBudget.fit(p.message, size / 2);
+            int smallerSize = MessageBudget.size(smaller);
+            if (smallerSize >= size) {
+                log.error("job {}: the server refused its {} of {} bytes as too big, and it cannot be cut further",
+                        p.message.job(), MachineState.eventName(p.message), size);
+                continue;
+            }
+            log.warn("job {}: the server refused its {} of {} bytes as too big (close 1009); it goes again cut to {} bytes",
+                    p.message.job(), MachineState.eventName(p.message), size, smallerSize);
+            s.messageLimit = Math.min(s.messageLimit, smallerSize);
+            p.replace(smaller);
+            p.sends = Math.max(0, p.sends - 1);
+            out.add(new Effect.WriteOutbox(smaller, p.sends));
+        }
+    }
+
+    /**
+     * A result decided, or refused, under a larger limit than the one now known (a welcome with a
+     * lower {@code max_message_bytes} came since) is cut before it goes again: sending it as it is
+     * would only earn another 1009, and the close frame that says so does not always reach us
+     * before the broken connection does.
+     */
+    private void fitToLimit(PendingResult p) {
+        int size = p.bytes();
+        if (size <= s.messageLimit) return;
+        p.replace(MessageBudget.fit(p.message, s.messageLimit));
+        log.warn("job {}: its {} of {} bytes is over the server's limit of {} bytes; it goes cut to {} bytes", p.message.job(),
+                MachineState.eventName(p.message), size, s.messageLimit, p.bytes());
     }
 
     /** A decline goes out now if connected, else with the next connection (it is not persisted). */
@@ -174,8 +243,10 @@ final class Reporting {
     }
 
     private void sendResult(PendingResult p, List<Effect> out) {
+        fitToLimit(p);
         p.sends++;
         p.sentAt = s.now;
+        p.patience = RESEND_AFTER;
         // The count is persisted so that bounded retries survive an agent restart.
         out.add(new Effect.WriteOutbox(p.message, p.sends));
         s.link.send(p.message, out);

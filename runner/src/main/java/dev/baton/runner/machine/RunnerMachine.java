@@ -108,6 +108,7 @@ public final class RunnerMachine {
             case Input.ConnectionOpened o -> connecting.onOpened(o, out);
             case Input.ConnectionClosed c -> connecting.onClosed(c, out);
             case Input.ReconnectDue r -> connecting.onReconnectDue(r, out);
+            case Input.ResultWritten w -> reporting.onWritten(w);
             case Input.Received r -> onReceived(r.message(), out);
             case Input.Malformed m -> log.warn("server sent an invalid message: {}", m.reason());
             case Input.Tick t -> onTick(t, out);
@@ -151,7 +152,8 @@ public final class RunnerMachine {
             case ServerMessage.Drain d -> draining.onDrain(d.state(), out);
             case ServerMessage.Update u -> updating.onUpdate(u, out);
             case ServerMessage.Error e -> log.warn("server error {}: {}", e.code(), e.message());
-            case ServerMessage.Welcome w -> { } // logged by the driver, which knows the server and executor
+            // logged by the driver, which knows the server and executor; the machine takes the server's message limit
+            case ServerMessage.Welcome w -> reporting.onServerLimit(w.maxMessageBytes());
         }
     }
 

@@ -76,4 +76,22 @@ class ChannelClientTest {
                     c -> assertThat(c.replaced()).isFalse());
         }
     }
+
+    @Test
+    void aCloseWithCode1009IsReportedAsTooBig() throws Exception {
+        RunnerKey key = RunnerKey.generate();
+        try (ScriptedPeer peer = new ScriptedPeer(key.reveal(), (p, m) -> List.of())) {
+            BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+            var client = new ChannelClient(HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
+            client.connect();
+            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
+            peer.awaitConnections(1, java.time.Duration.ofSeconds(10));
+            peer.closeCurrent(ChannelClient.CLOSE_TOO_BIG, "Text message too large");
+            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class, c -> {
+                assertThat(c.tooBig()).isTrue();
+                assertThat(c.replaced()).isFalse();
+                assertThat(c.fatal()).isFalse();
+            });
+        }
+    }
 }

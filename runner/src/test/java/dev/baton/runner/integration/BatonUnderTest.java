@@ -68,6 +68,17 @@ final class BatonUnderTest implements AutoCloseable {
         server = ServerAssembly.builder(config, clock).start();
     }
 
+    /** Stops the server; {@link #startWith} starts it again on the same port and data. */
+    void stop() {
+        server.close();
+    }
+
+    /** Starts the stopped server again with changed settings (an operator editing its configuration). */
+    void startWith(java.util.function.UnaryOperator<ServerConfig.Builder> settings) {
+        config = settings.apply(config.toBuilder()).build();
+        server = ServerAssembly.builder(config, clock).start();
+    }
+
     JsonNode post(String path, Object body) {
         return send(HttpRequest.newBuilder(url().resolve(path)).POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))), 2);
     }

@@ -659,6 +659,8 @@ abstract class ChannelContractTest {
         assertThat(welcome.runner()).isEqualTo(alice.runner().slug().value());
         assertThat(welcome.name()).isEqualTo(alice.runner().name());
         assertThat(welcome.specs()).containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
+        // the runner cuts its results to this before sending them (issue 40)
+        assertThat(welcome.maxMessageBytes()).isEqualTo((long) ChannelFixture.MAX_MESSAGE_BYTES);
     }
 
     @Test
