@@ -123,10 +123,15 @@ final class DownstreamRunners {
             return;
         }
         if (!name.equals(h.owner)) {
-            // The router's own fence: it gave this attempt to another runner, so (as a server says to a
-            // runner whose attempt went to another) the lease is not current for this one. The server
-            // cannot tell, since every runner behind the router is one runner to it.
-            r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+            // The router's own fence, which the server cannot keep, since every runner behind the router is
+            // one runner to it. What the server says in its place: to a runner that had this attempt (it
+            // declined it, or was lost before starting it) the lease is no longer current; to one that never
+            // had it, the job is not leased to it, whatever lease it names.
+            if (h.declinedBy.contains(name)) {
+                r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+            } else {
+                r.answers.answer(new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner"));
+            }
             return;
         }
         switch (upward) {

@@ -44,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The runner channel and dispatch, end to end over real WebSockets against a real store, with a
- * test clock for every timeout. Runs once per database dialect (see the subclasses).
+ * test clock for every timeout. Runs once per database dialect (see the subclasses), and once with
+ * every runner behind a router (the router module's {@code RouterChannelTest}; the server's test
+ * classes are its test-jar).
  */
 abstract class ChannelContractTest {
     private static final Duration SHORT = Duration.ofMillis(300);
@@ -73,9 +75,23 @@ abstract class ChannelContractTest {
     }
 
     TestRunner connect(RunnerHandle handle) {
-        TestRunner r = server.connect(handle);
+        TestRunner r = open(handle);
         connections.add(r);
         return r;
+    }
+
+    /**
+     * How a runner of {@code handle} reaches the server: directly here; through a router in front of
+     * the same server in the router module's {@code RouterChannelTest}, which plays every case again
+     * (a runner behind a router must get what a runner gets from the server).
+     */
+    TestRunner open(RunnerHandle handle) {
+        return server.connect(handle);
+    }
+
+    /** Whether the server has seen every runner connection close (through a router: the router has). */
+    boolean runnerConnectionsGone() {
+        return server.channel().sessions().size() == 0;
     }
 
     static RunnerMessage.Ready ready() {
@@ -697,7 +713,7 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(first);
         start(first, claimed);
         first.crash();
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(this::runnerConnectionsGone);
         server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
         TestRunner again = connect(alice);
         heartbeat(again, claimed);
@@ -712,7 +728,7 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(first);
         start(first, claimed);
         first.crash();
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(this::runnerConnectionsGone);
         server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
     }
@@ -1080,7 +1096,7 @@ abstract class ChannelContractTest {
         TestRunner first = connect(alice);
         claim(first);
         first.crash();
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(this::runnerConnectionsGone);
         server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
         assertThat(status(job)).isEqualTo(JobStatus.PENDING);
         assertThat(server.job(job).requeues()).isEqualTo(1);
