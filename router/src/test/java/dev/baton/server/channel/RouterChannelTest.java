@@ -34,10 +34,14 @@ import org.junit.jupiter.api.Test;
  * of the runners behind it, and gives each runner a key of its own.
  *
  * <p>A case that cannot apply through a router is overridden here, disabled, with the reason. The
- * reasons are of three kinds: the case inspects the server's own view of the runner's connection
- * (its sessions, its claim transactions per runner, its keys), which through a router is the
- * router's one connection; it speaks to the server's socket directly; or it checks something the
- * router documents as its own choice (docs/router.md).
+ * reasons are of four kinds: the case inspects the server's own view of the runner's connection
+ * (its claim transactions and reads per runner, its keys, its stored heartbeat), which through a
+ * router is the router's one connection; it speaks to the server's socket directly or restarts
+ * the server on another port; it checks something the router documents as its own choice
+ * (docs/router.md); or it jumps the fixture's clock past the server's heartbeat timeout at once,
+ * which times out the router's own connection too, so the case would pass for the wrong reason.
+ * (The last kind could apply with a clock moved in steps, each after the router spoke at the new
+ * time and ran its timers; not done yet.)
  */
 class RouterChannelTest extends ChannelContractTest {
     private RunnerHandle routerRunner;
@@ -167,5 +171,35 @@ class RouterChannelTest extends ChannelContractTest {
     @Disabled("The fixture's clock jumps past the server's heartbeat timeout at once, which times out the router's own connection (the router heartbeats on real time): the job would be requeued because the server lost the router, not because the router lost the runner (RouterFaultTest covers that).")
     @Override
     void disconnectBeforeRunningRequeues() {
+    }
+
+    @Test
+    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does. RouterProtocolTest and RouterFaultTest check the router's own read timeout.")
+    @Override
+    void heartbeatTimeoutFailsARunningJob() {
+    }
+
+    @Test
+    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does.")
+    @Override
+    void pingDoesNotResetTheReadTimer() {
+    }
+
+    @Test
+    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does.")
+    @Override
+    void invalidJsonAndBinaryDoNotResetTheReadTimer() {
+    }
+
+    @Test
+    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does. A runner lost behind the router is reported failed with lost=true, which the server's retry_when_runner_lost honours (RouterFaultTest).")
+    @Override
+    void aLostRunnerRetriesOnlyWhenTheJobSaysSo() {
+    }
+
+    @Test
+    @Disabled("The fixture restarts the server on another port, where a router started with the first one cannot follow; RouterFaultTest restarts a server on its port behind a router.")
+    @Override
+    void startupRecoveryOfClaimedRunningAndCompletedUnprocessedJobs() {
     }
 }
