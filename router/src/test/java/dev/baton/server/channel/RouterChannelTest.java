@@ -3,6 +3,7 @@ package dev.baton.server.channel;
 import static dev.baton.server.testing.ChannelFixture.ACCEPTANCE_TIMEOUT;
 import static dev.baton.server.testing.ChannelFixture.HEARTBEAT_TIMEOUT;
 import static dev.baton.server.testing.ChannelFixture.MAX_MESSAGE_BYTES;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.router.Router;
@@ -16,6 +17,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -34,14 +37,11 @@ import org.junit.jupiter.api.Test;
  * of the runners behind it, and gives each runner a key of its own.
  *
  * <p>A case that cannot apply through a router is overridden here, disabled, with the reason. The
- * reasons are of four kinds: the case inspects the server's own view of the runner's connection
+ * reasons are of three kinds: the case inspects the server's own view of the runner's connection
  * (its claim transactions and reads per runner, its keys, its stored heartbeat), which through a
  * router is the router's one connection; it speaks to the server's socket directly or restarts
  * the server on another port; it checks something the router documents as its own choice
- * (docs/router.md); or it jumps the fixture's clock past the server's heartbeat timeout at once,
- * which times out the router's own connection too, so the case would pass for the wrong reason.
- * (The last kind could apply with a clock moved in steps, each after the router spoke at the new
- * time and ran its timers; not done yet.)
+ * (docs/router.md). The fixture's clock is moved in steps the router keeps up with ({@link #advance}).
  */
 class RouterChannelTest extends ChannelContractTest {
     private RunnerHandle routerRunner;
@@ -75,6 +75,29 @@ class RouterChannelTest extends ChannelContractTest {
         });
         return TestRunner.connect(URI.create("ws://127.0.0.1:" + router.port() + "/v0/runners/" + handle.runner().slug().value() + "/channel"),
                 key.reveal());
+    }
+
+    /**
+     * In steps of a third of the server's heartbeat timeout, each one first heard from the router at
+     * the new time (its own heartbeat, once a second): a jump past the server's heartbeat timeout
+     * would otherwise time out the router's own connection, and a case would pass because the server
+     * lost the router rather than because the router did what a server does. The router's timers
+     * run on its own ticks at the new time; what they say upstream is awaited by the cases.
+     */
+    @Override
+    void advance(Duration by) {
+        Duration left = by;
+        while (left.isPositive()) {
+            Duration step = left.compareTo(HEARTBEAT_TIMEOUT.dividedBy(3)) < 0 ? left : HEARTBEAT_TIMEOUT.dividedBy(3);
+            server.clock.advance(step);
+            left = left.minus(step);
+            if (router != null) {
+                Instant now = server.clock.instant();
+                await().atMost(Duration.ofSeconds(10)).until(() -> server.channel().sessions().of(routerRunner.runner().id())
+                        .map(session -> !session.lastValidMessage().isBefore(now)).orElse(true));
+            }
+            server.channel().runDueDeadlines();
+        }
     }
 
     @Override
@@ -153,48 +176,6 @@ class RouterChannelTest extends ChannelContractTest {
     @Disabled("The fixture restarts the server on another port, where a router started with the first one cannot follow; RouterFaultTest restarts a server on its port behind a router.")
     @Override
     void serverShutdownMidJobKeepsTheJob() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout at once, which times out the router's own connection too (the router heartbeats on real time), so the case would not test a runner's timeout behind the router. Also, a runner lost behind the router is reported failed with lost=true, which a later completed does not override at the server (left open in issue 40's notes).")
-    @Override
-    void completedOverridesAHeartbeatTimeoutFailure() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout at once, which times out the router's own connection (the router heartbeats on real time): the job would fail because the server lost the router, not because the router lost the runner (RouterFaultTest covers that).")
-    @Override
-    void disconnectOfARunningJobWithoutReconnectFailsIt() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout at once, which times out the router's own connection (the router heartbeats on real time): the job would be requeued because the server lost the router, not because the router lost the runner (RouterFaultTest covers that).")
-    @Override
-    void disconnectBeforeRunningRequeues() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does. RouterProtocolTest and RouterFaultTest check the router's own read timeout.")
-    @Override
-    void heartbeatTimeoutFailsARunningJob() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does.")
-    @Override
-    void pingDoesNotResetTheReadTimer() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does.")
-    @Override
-    void invalidJsonAndBinaryDoNotResetTheReadTimer() {
-    }
-
-    @Test
-    @Disabled("The fixture's clock jumps past the server's heartbeat timeout with no message of the router's at the new time (the router heartbeats on real time), which times out the router's own connection at the server: the case would pass because the server lost the router, not because the router did what a server does. A runner lost behind the router is reported failed with lost=true, which the server's retry_when_runner_lost honours (RouterFaultTest).")
-    @Override
-    void aLostRunnerRetriesOnlyWhenTheJobSaysSo() {
     }
 
     @Test
