@@ -39,16 +39,22 @@ final class Answers {
         give(reserve(), message);
     }
 
-    /**
-     * Gives the answer for {@code slot}. What the server says about the same message after its
-     * answer (a cancel pushed just then) follows it.
-     */
+    /** Gives the answer for {@code slot}: one message. */
     void give(Slot slot, ServerMessage message) {
+        give(slot, List.of(message));
+    }
+
+    /**
+     * Gives the answer for {@code slot}: everything the server said about the message, in its
+     * order (a cancel pushed while the message was on its way, then the message's own answer).
+     * What comes for a slot already sent follows it at once.
+     */
+    void give(Slot slot, List<ServerMessage> messages) {
         if (slot.sent) {
-            link.send(message);
+            messages.forEach(link::send);
             return;
         }
-        slot.messages.add(message);
+        slot.messages.addAll(messages);
         slot.given = true;
         while (!waiting.isEmpty() && waiting.peek().given) {
             Slot first = waiting.poll();

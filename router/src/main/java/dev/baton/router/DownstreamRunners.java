@@ -115,21 +115,26 @@ final class DownstreamRunners {
             r.answers.answer(new ServerMessage.Error("invalid_message", "a message about a job needs job and lease"));
             return;
         }
+        // Its images are its own, not the router's: upstream they are part of the router's ready.
+        RunnerMessage upward = message instanceof RunnerMessage.Heartbeat hb ? new RunnerMessage.Heartbeat(hb.job(), hb.lease()) : message;
         HeldJob h = state.jobs.get(job);
-        if (h == null) {
-            h = held.adopt(r, message, job, lease, now);
-            if (h == null) return;
-        }
-        if (!h.lease.equals(lease)) {
-            r.answers.answer(new ServerMessage.Stale(job, lease, "lease is not valid for this job"));
+        if (h == null || !h.lease.equals(lease)) {
+            unheld(r, upward, job, lease, h == null);
             return;
         }
         if (!name.equals(h.owner)) {
-            // What a server says to a runner whose attempt went to another: its lease is not current for it.
-            r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+            // The router's own fence, which the server cannot keep, since every runner behind the router is
+            // one runner to it. What the server says in its place: to a runner that had this attempt (it
+            // declined it, or was lost before starting it) the lease is no longer current; to one that never
+            // had it, the job is not leased to it, whatever lease it names.
+            if (h.declinedBy.contains(name)) {
+                r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+            } else {
+                r.answers.answer(new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner"));
+            }
             return;
         }
-        switch (message) {
+        switch (upward) {
             case RunnerMessage.Preparing p -> {
                 h.windowStart = now;
                 h.lastKeepAlive = now;
@@ -142,27 +147,44 @@ final class DownstreamRunners {
                 }
                 this.link.forward(r, h, run);
             }
-            // Its images are its own, not the router's: upstream they are part of the router's ready.
-            case RunnerMessage.Heartbeat hb -> this.link.forward(r, h, new RunnerMessage.Heartbeat(hb.job(), hb.lease()));
-            case RunnerMessage.Log l -> {
-                if (h.state != State.FINISHING) this.link.forward(r, h, l);
-                else r.answers.answer(new ServerMessage.Ack(job));
+            case RunnerMessage.Heartbeat hb -> this.link.forward(r, h, hb);
+            // Also once its result is on its way: the server, not the router, says what a late line gets (stale).
+            case RunnerMessage.Log l -> this.link.forward(r, h, l);
+            case RunnerMessage.Declined d -> {
+                // The router takes a decline of a job it offered; of a started or finished one the
+                // server says what it says (cannot_decline, stale).
+                if (h.state == State.OFFERED) held.declined(r, h, d);
+                else this.link.forward(r, h, d);
             }
-            case RunnerMessage.Declined d -> held.declined(r, h, d);
             case RunnerMessage.Terminal t -> {
                 if (h.state != State.FINISHING) {
                     // On disk before it goes anywhere: from here the router owes the result upstream.
                     outbox.writeResult(t, 1);
                     state.usage.ended(h.id, now);
                     h.state = State.FINISHING;
-                    this.link.forward(r, h, t);
-                } else {
-                    r.answers.answer(new ServerMessage.Ack(job)); // a resend: the first one is on its way
                 }
+                // A resend goes up too: the server answers it as it answers any resend (ack once it has a result).
+                this.link.forward(r, h, t);
                 this.link.askUpstream();
             }
             case RunnerMessage.Ready ignored -> throw new IllegalStateException("handled above");
         }
+    }
+
+    /**
+     * A message about an attempt the router does not hold: one that ended or moved (the router
+     * dropped it when the server said so, or an earlier attempt of a job it holds again), or one a
+     * runner carries on with after the router restarted. The router does not know its outcome, so
+     * the server answers it. A started job's message the server acknowledges makes the router take
+     * the attempt on again ({@link HeldJobs#adopt}); a result is first written to the outbox, as
+     * the router owes it upstream, unless the outbox holds a result of the attempt the router holds
+     * now (it keeps one result per job).
+     */
+    private void unheld(Downstream r, RunnerMessage message, JobUuid job, LeaseId lease, boolean nothingHeld) {
+        boolean started = message instanceof RunnerMessage.Running || message instanceof RunnerMessage.Heartbeat
+                || message instanceof RunnerMessage.Log;
+        if (message instanceof RunnerMessage.Terminal t && nothingHeld) outbox.writeResult(t, 1);
+        this.link.forward(r, job, lease, message, started && nothingHeld);
     }
 
     private void ready(Downstream r, RunnerMessage.Ready ready, Instant now) {

@@ -1,7 +1,5 @@
 package dev.baton.router;
 
-import dev.baton.protocol.id.JobUuid;
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
@@ -117,22 +115,20 @@ final class HeldJobs {
     // ---- what a runner behind the router does with a job ---------------------------------------------
 
     /**
-     * A message about a job the router does not hold: after a restart of the router, a runner
-     * carrying on with a job it had started. The router takes it on (the server still fences it
-     * by the lease) instead of making the runner stop good work.
+     * The server acknowledged a started job's message about an attempt the router does not hold:
+     * after a restart of the router, a runner carrying on with a job it had started. The router
+     * takes it on (the server still fences it by the lease) instead of making the runner stop good
+     * work. Only on the server's word: an attempt that ended (canceled, finished, moved) is answered
+     * otherwise, and taking it on would show it running and report it lost when its runner leaves.
      */
-    HeldJob adopt(Downstream r, RunnerMessage message, JobUuid job, LeaseId lease, Instant now) {
-        boolean started = message instanceof RunnerMessage.Running || message instanceof RunnerMessage.Heartbeat
-                || message instanceof RunnerMessage.Log || message instanceof RunnerMessage.Terminal;
-        if (!started) {
-            r.answers.answer(new ServerMessage.Stale(job, lease, "no such job at this router"));
-            return null;
-        }
-        HeldJob h = new HeldJob(job, lease, null, State.RUNNING, now);
-        h.owner = r.name;
-        state.jobs.put(job, h);
-        log.info("job {}: taken on from runner {} (held before a router restart)", job, r.name);
-        return h;
+    void adopt(UpstreamReplies.Sent s) {
+        if (state.jobs.containsKey(s.job)) return; // its result came meanwhile, or the server handed the job out again
+        Instant now = clock.instant();
+        HeldJob h = new HeldJob(s.job, s.lease, null, State.RUNNING, now);
+        h.owner = s.from.name;
+        if (s.from.link == null) h.ownerGoneSince = now;
+        state.jobs.put(s.job, h);
+        log.info("job {}: taken on from runner {} (held before a router restart)", s.job, s.from.name);
     }
 
     /** A runner declined the job it was offered: offered to another runner, or declined upstream when none is left. */

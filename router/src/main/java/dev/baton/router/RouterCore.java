@@ -69,6 +69,7 @@ public final class RouterCore {
             case ServerMessage.Ack a -> {
                 UpstreamReplies.Sent closed = upstream.acked(a);
                 if (closed != null && closed.terminal) held.resultTaken(closed);
+                if (closed != null && closed.adoptIfAcknowledged && closed.acknowledged()) held.adopt(closed);
             }
             case ServerMessage.Cancel c -> held.cancel(c, upstream.relay(c.job(), c.lease(), c));
             case ServerMessage.Stale s -> held.stale(s, upstream.relay(s.job(), s.lease(), s));

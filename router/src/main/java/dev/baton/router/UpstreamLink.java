@@ -213,9 +213,22 @@ final class UpstreamLink {
      * and a result is in its outbox).
      */
     void forward(Downstream r, HeldJob h, RunnerMessage message) {
+        forward(r, h.id, h.lease, message, false);
+    }
+
+    /**
+     * A runner's message about {@code job} under {@code lease}, passed upstream, with the server's
+     * answer as the runner's answer; {@code adoptIfAcknowledged}: the router takes the attempt on
+     * when the server acknowledges it (see {@link UpstreamReplies.Sent#adoptIfAcknowledged}).
+     */
+    void forward(Downstream r, JobUuid job, LeaseId lease, RunnerMessage message, boolean adoptIfAcknowledged) {
         Answers.Slot slot = r.answers.reserve();
-        if (open) replies.send(message, new UpstreamReplies.Sent(h.id, h.lease, message instanceof RunnerMessage.Terminal, r, r.answers, slot));
-        else r.answers.give(slot, new ServerMessage.Ack(h.id));
+        if (open) {
+            replies.send(message, new UpstreamReplies.Sent(job, lease, message instanceof RunnerMessage.Terminal, r, r.answers, slot,
+                    adoptIfAcknowledged));
+        } else {
+            r.answers.give(slot, new ServerMessage.Ack(job));
+        }
     }
 
     /**

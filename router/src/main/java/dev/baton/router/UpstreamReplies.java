@@ -5,7 +5,9 @@ import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 
 /**
  * Which message sent upstream the server is answering now, on the current upstream connection.
@@ -28,34 +30,54 @@ final class UpstreamReplies {
         final Downstream from;
         final Answers answers;
         final Answers.Slot slot;
-        /** Whether the server said anything about the job since it was sent. */
-        boolean answered;
+        /**
+         * Whether the router takes the job on when the server acknowledges this message: a started
+         * job's message about an attempt the router does not hold (a runner carrying on after a
+         * router restart). Only the server knows whether the attempt is still alive.
+         */
+        final boolean adoptIfAcknowledged;
+        /** What the server said about the job since the message was sent, in order, until it closed. */
+        private final List<ServerMessage> said = new ArrayList<>(1);
 
-        Sent(JobUuid job, LeaseId lease, boolean terminal, Downstream from, Answers answers, Answers.Slot slot) {
+        Sent(JobUuid job, LeaseId lease, boolean terminal, Downstream from, Answers answers, Answers.Slot slot, boolean adoptIfAcknowledged) {
             this.job = job;
             this.lease = lease;
             this.terminal = terminal;
             this.from = from;
             this.answers = answers;
             this.slot = slot;
+            this.adoptIfAcknowledged = adoptIfAcknowledged;
         }
 
         static Sent own(JobUuid job, LeaseId lease, boolean terminal) {
-            return new Sent(job, lease, terminal, null, null, null);
+            return new Sent(job, lease, terminal, null, null, null, false);
         }
 
         boolean forRunner() {
             return slot != null;
         }
 
-        void answer(ServerMessage message) {
-            answered = true;
-            answers.give(slot, message);
+        void hear(ServerMessage message) {
+            said.add(message);
+        }
+
+        /** The server acknowledged the message and said nothing that ends the attempt (no cancel, stale or error). */
+        boolean acknowledged() {
+            return said.stream().anyMatch(m -> m instanceof ServerMessage.Ack) && said.stream().allMatch(m -> m instanceof ServerMessage.Ack);
+        }
+
+        /**
+         * The message is closed: its runner gets all the server said, as its one answer. Not before,
+         * since a cancel or stale the server pushed while the message was on its way looks exactly
+         * like an answer, and the answer itself may still follow it.
+         */
+        void close() {
+            if (forRunner()) answers.give(slot, List.copyOf(said));
         }
     }
 
     private static final RunnerMessage BARE = new RunnerMessage.Heartbeat(null, null);
-    /** One entry per bare heartbeat not yet answered: the message it closes, or null for a liveness heartbeat. */
+    /** One entry per bare heartbeat not yet answered: the message it closes, or {@link #NOTHING} for a liveness heartbeat. */
     private final Deque<Sent> closing = new ArrayDeque<>();
     private static final Sent NOTHING = Sent.own(null, null, false);
     private final Upstream upstream;
@@ -90,46 +112,53 @@ final class UpstreamReplies {
     }
 
     /**
-     * An ack from the server. A job's ack answers the message about the job being answered now (its
-     * runner gets it); a job-less ack closes a message, which is returned (null if it closed nothing).
+     * An ack from the server. A job's ack is heard by the message about the job being answered
+     * now; a job-less ack closes a message (its runner gets what the server said), which is
+     * returned (null if it closed nothing).
      */
     Sent acked(ServerMessage.Ack ack) {
         if (ack.job() == null) {
             Sent first = closing.poll();
-            return first == NOTHING ? null : first;
+            if (first == null || first == NOTHING) return null;
+            first.close();
+            return first;
         }
         Sent s = answering(ack.job());
-        if (s != null && s.forRunner()) s.answer(ack);
-        else if (s != null) s.answered = true;
+        if (s != null) s.hear(ack);
         return null;
     }
 
     /**
      * A cancel or stale about {@code job} under {@code lease}: if the server is answering a runner's
-     * message about that attempt now, the runner gets it as (or with) the answer, and its name is
-     * returned, so that it needs no second copy as a push; otherwise null.
+     * message about that attempt now, the runner gets it with the answer when the message closes,
+     * and its name is returned, so that it needs no second copy as a push; otherwise null.
      */
     String relay(JobUuid job, LeaseId lease, ServerMessage message) {
         Sent s = answering(job);
-        if (s == null || !s.lease.equals(lease) || !s.forRunner()) return null;
-        s.answer(message);
-        return s.from.name;
+        if (s == null || !s.lease.equals(lease)) return null;
+        s.hear(message);
+        return s.forRunner() ? s.from.name : null;
     }
 
     /** An error (it names no job) answers the message being answered now; false if that is the router's own. */
     boolean relayError(ServerMessage.Error error) {
         Sent s = answering();
-        if (s == null || !s.forRunner()) return false;
-        s.answer(error);
-        return true;
+        if (s == null) return false;
+        s.hear(error);
+        return s.forRunner();
     }
 
     /**
      * The connection ended: the router answers what the server did not ({@code ack}: a result is in
-     * the router's outbox, and the router keeps its jobs alive itself until it is back).
+     * the router's outbox, and the router keeps its jobs alive itself until it is back); what the
+     * server had said about a message already is its answer.
      */
     void dropped() {
-        for (Sent s : closing) if (s != NOTHING && s.forRunner() && !s.answered) s.answer(new ServerMessage.Ack(s.job));
+        for (Sent s : closing) {
+            if (s == NOTHING || !s.forRunner()) continue;
+            if (s.said.isEmpty()) s.hear(new ServerMessage.Ack(s.job));
+            s.close();
+        }
         closing.clear();
     }
 }

@@ -44,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The runner channel and dispatch, end to end over real WebSockets against a real store, with a
- * test clock for every timeout. Runs once per database dialect (see the subclasses).
+ * test clock for every timeout. Runs once per database dialect (see the subclasses), and once with
+ * every runner behind a router (the router module's {@code RouterChannelTest}; the server's test
+ * classes are its test-jar).
  */
 abstract class ChannelContractTest {
     private static final Duration SHORT = Duration.ofMillis(300);
@@ -73,9 +75,31 @@ abstract class ChannelContractTest {
     }
 
     TestRunner connect(RunnerHandle handle) {
-        TestRunner r = server.connect(handle);
+        TestRunner r = open(handle);
         connections.add(r);
         return r;
+    }
+
+    /**
+     * How a runner of {@code handle} reaches the server: directly here; through a router in front of
+     * the same server in the router module's {@code RouterChannelTest}, which plays every case again
+     * (a runner behind a router must get what a runner gets from the server).
+     */
+    TestRunner open(RunnerHandle handle) {
+        return server.connect(handle);
+    }
+
+    /**
+     * Moves the test clock and fires whatever became due. Through a router, in steps the router
+     * keeps up with (it speaks at each new time before the server's timers run).
+     */
+    void advance(Duration by) {
+        server.advance(by);
+    }
+
+    /** Whether the server has seen every runner connection close (through a router: the router has). */
+    boolean runnerConnectionsGone() {
+        return server.channel().sessions().size() == 0;
     }
 
     static RunnerMessage.Ready ready() {
@@ -223,8 +247,8 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
-        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        awaitStatus(job, JobStatus.FAILED);
         assertThat(server.job(job).error()).contains("lost contact");
         assertThat(runner.awaitClose()).isEqualTo(RunnerSession.CLOSE_HEARTBEAT_TIMEOUT);
     }
@@ -235,10 +259,10 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
+        advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
         runner.sendPing();
-        server.advance(Duration.ofSeconds(12));
-        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        advance(Duration.ofSeconds(12));
+        awaitStatus(job, JobStatus.FAILED);
     }
 
     @Test
@@ -247,15 +271,15 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
+        advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
         runner.sendRaw("{not json");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
         runner.sendRaw("{\"event\":\"no_such_event\"}");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
         runner.sendBinary(new byte[] {1, 2, 3});
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("binary_not_supported");
-        server.advance(Duration.ofSeconds(12));
-        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        advance(Duration.ofSeconds(12));
+        awaitStatus(job, JobStatus.FAILED);
     }
 
     // ---- exact input (issue 12) --------------------------------------------------------------------
@@ -363,7 +387,7 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
         for (int i = 0; i < 10; i++) {
-            server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
+            advance(HEARTBEAT_TIMEOUT.dividedBy(2));
             heartbeat(runner, claimed);
         }
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
@@ -378,7 +402,7 @@ abstract class ChannelContractTest {
         start(runner, claimed);
         // Heartbeats keep the channel alive; only the hard timeout may stop this job.
         for (int elapsed = 0; elapsed <= 60 + GRACE.toSeconds(); elapsed += 30) {
-            server.advance(Duration.ofSeconds(30));
+            advance(Duration.ofSeconds(30));
             runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
             ServerMessage reply = runner.next();
             if (reply instanceof ServerMessage.Cancel cancel) {
@@ -430,7 +454,7 @@ abstract class ChannelContractTest {
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
         TestRunner runner = connect(alice);
         waitFor(runner, 1);
-        server.advance(Duration.ofSeconds(2));
+        advance(Duration.ofSeconds(2));
         runner.expect(ServerMessage.NoJob.class);
     }
 
@@ -453,7 +477,7 @@ abstract class ChannelContractTest {
         start(runner, claimed);
         server.cancel(job);
         runner.expect(ServerMessage.Cancel.class);
-        server.advance(CANCEL_DEADLINE.plusSeconds(1));
+        advance(CANCEL_DEADLINE.plusSeconds(1));
         ServerMessage.Stale stale = runner.expect(ServerMessage.Stale.class);
         assertThat(stale.reason()).isEqualTo("cancel_deadline_passed");
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
@@ -482,7 +506,7 @@ abstract class ChannelContractTest {
         TestRunner first = connect(alice);
         ClaimedJob claimed = claim(first);
         start(first, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
         first.awaitClose();
 
@@ -525,7 +549,7 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
         var started = server.job(job).started();
-        server.advance(Duration.ofSeconds(5));
+        advance(Duration.ofSeconds(5));
         start(runner, claimed);
         assertThat(server.job(job).started()).isEqualTo(started);
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
@@ -687,7 +711,7 @@ abstract class ChannelContractTest {
         server.startServer();
         TestRunner again = connect(alice);
         heartbeat(again, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.minusSeconds(1));
+        advance(HEARTBEAT_TIMEOUT.minusSeconds(1));
         complete(again, claimed);
         awaitStatus(job, JobStatus.PROCESSED);
     }
@@ -699,11 +723,11 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(first);
         start(first, claimed);
         first.crash();
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
-        server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
+        await().atMost(Duration.ofSeconds(5)).until(this::runnerConnectionsGone);
+        advance(HEARTBEAT_TIMEOUT.dividedBy(2));
         TestRunner again = connect(alice);
         heartbeat(again, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.dividedBy(2).plusSeconds(1));
+        advance(HEARTBEAT_TIMEOUT.dividedBy(2).plusSeconds(1));
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
     }
 
@@ -714,9 +738,9 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(first);
         start(first, claimed);
         first.crash();
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
-        assertThat(status(job)).isEqualTo(JobStatus.FAILED);
+        await().atMost(Duration.ofSeconds(5)).until(this::runnerConnectionsGone);
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
+        awaitStatus(job, JobStatus.FAILED);
     }
 
     // ---- dispatch --------------------------------------------------------------------------------
@@ -964,7 +988,7 @@ abstract class ChannelContractTest {
                     firsts.add(m);
                 }
             }
-            server.advance(Duration.ofSeconds(2));
+            advance(Duration.ofSeconds(2));
             for (int i = 0; i < runners.size(); i++) {
                 TestRunner r = runners.get(i);
                 ServerMessage m = firsts.get(i) != null ? firsts.get(i) : r.next();
@@ -985,7 +1009,7 @@ abstract class ChannelContractTest {
         Job job = server.submit(arm);
         TestRunner runner = connect(alice);
         waitFor(runner, 5);
-        server.advance(Duration.ofSeconds(6));
+        advance(Duration.ofSeconds(6));
         runner.expect(ServerMessage.NoJob.class);
         assertThat(status(job)).isEqualTo(JobStatus.PENDING);
     }
@@ -994,9 +1018,9 @@ abstract class ChannelContractTest {
     void pollTimeoutGivesNoJob() {
         TestRunner runner = connect(alice);
         waitFor(runner, 10);
-        server.advance(Duration.ofSeconds(9));
+        advance(Duration.ofSeconds(9));
         runner.expectSilence(SHORT);
-        server.advance(Duration.ofSeconds(2));
+        advance(Duration.ofSeconds(2));
         runner.expect(ServerMessage.NoJob.class);
     }
 
@@ -1042,7 +1066,7 @@ abstract class ChannelContractTest {
         b.send(new RunnerMessage.Declined(second.uuid(), second.lease(), "disk full"));
         b.expect(ServerMessage.Ack.class);
         waitFor(a, 1);
-        server.advance(Duration.ofSeconds(2));
+        advance(Duration.ofSeconds(2));
         a.expect(ServerMessage.NoJob.class);
     }
 
@@ -1051,12 +1075,12 @@ abstract class ChannelContractTest {
         Job job = server.submit(spec);
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
-        server.advance(Duration.ofSeconds(20));
+        advance(Duration.ofSeconds(20));
         runner.send(new RunnerMessage.Heartbeat(null, null)); // connection alive, but no acceptance
         runner.expect(ServerMessage.Ack.class);
-        server.advance(ACCEPTANCE_TIMEOUT.minusSeconds(19));
+        advance(ACCEPTANCE_TIMEOUT.minusSeconds(19));
         assertThat(runner.expect(ServerMessage.Stale.class).reason()).isEqualTo("acceptance_timeout");
-        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+        awaitStatus(job, JobStatus.PENDING);
         assertThat(server.job(job).started()).isNull();
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runner.expect(ServerMessage.Stale.class);
@@ -1068,7 +1092,7 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         for (int i = 0; i < 4; i++) {
-            server.advance(ACCEPTANCE_TIMEOUT.minusSeconds(5));
+            advance(ACCEPTANCE_TIMEOUT.minusSeconds(5));
             runner.send(new RunnerMessage.Preparing(claimed.uuid(), claimed.lease(), "pulling layer " + i));
             runner.expect(ServerMessage.Ack.class);
         }
@@ -1082,9 +1106,9 @@ abstract class ChannelContractTest {
         TestRunner first = connect(alice);
         claim(first);
         first.crash();
-        await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
-        assertThat(status(job)).isEqualTo(JobStatus.PENDING);
+        await().atMost(Duration.ofSeconds(5)).until(this::runnerConnectionsGone);
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
+        awaitStatus(job, JobStatus.PENDING);
         assertThat(server.job(job).requeues()).isEqualTo(1);
     }
 
@@ -1117,9 +1141,9 @@ abstract class ChannelContractTest {
         runner.expect(ServerMessage.Ack.class);
 
         waitFor(runner, 60);
-        server.advance(Duration.ofSeconds(9));
+        advance(Duration.ofSeconds(9));
         runner.expectSilence(SHORT); // still in its backoff
-        server.advance(Duration.ofSeconds(2));
+        advance(Duration.ofSeconds(2));
         ClaimedJob second = runner.expect(ServerMessage.Job.class).job();
         assertThat(second.attempt()).isEqualTo(2);
         start(runner, second);
@@ -1134,8 +1158,8 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
-        assertThat(status(retried)).isEqualTo(JobStatus.PENDING);
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        awaitStatus(retried, JobStatus.PENDING);
 
         Job notRetried = server.submit(spec, new RetryPolicy(3, 0, false));
         server.cancel(retried);
@@ -1143,8 +1167,8 @@ abstract class ChannelContractTest {
         ClaimedJob c2 = claim(again);
         assertThat(c2.uuid()).isEqualTo(notRetried.uuid());
         start(again, c2);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
-        assertThat(status(notRetried)).isEqualTo(JobStatus.FAILED);
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        awaitStatus(notRetried, JobStatus.FAILED);
     }
 
     // ---- recovery and usage ----------------------------------------------------------------------
@@ -1175,7 +1199,7 @@ abstract class ChannelContractTest {
         // running: kept while its runner comes back within the heartbeat timeout
         TestRunner back = connect(bobHandle);
         heartbeat(back, c2);
-        server.advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(1));
         assertThat(status(running)).isEqualTo(JobStatus.FAILED); // its channel went silent after the heartbeat
         assertThat(c1.uuid()).isEqualTo(stillInWindow.uuid());
     }
@@ -1185,10 +1209,10 @@ abstract class ChannelContractTest {
         Job job = server.submit(spec);
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
-        server.advance(Duration.ofSeconds(25)); // prepare time: never billed
+        advance(Duration.ofSeconds(25)); // prepare time: never billed
         start(runner, claimed);
         for (int i = 0; i < 7; i++) {
-            server.advance(Duration.ofSeconds(30));
+            advance(Duration.ofSeconds(30));
             heartbeat(runner, claimed);
             runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease())); // early duplicate
             runner.expect(ServerMessage.Ack.class);
