@@ -59,7 +59,7 @@ final class DownstreamRunners {
         r.waiting = false;
         metrics.runnerConnected();
         log.info("runner {} connected behind the router", entry.name());
-        link.send(new ServerMessage.Welcome(entry.name(), entry.name(), List.copyOf(new TreeSet<>(entry.specs()))));
+        link.send(new ServerMessage.Welcome(entry.name(), entry.name(), List.copyOf(new TreeSet<>(entry.specs())), this.link.maxMessageBytes()));
         for (HeldJob h : state.jobs.values()) {
             if (!entry.name().equals(h.owner)) continue;
             h.ownerGoneSince = null;

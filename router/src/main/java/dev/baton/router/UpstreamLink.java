@@ -51,6 +51,8 @@ final class UpstreamLink {
     private boolean open;
     private String name;
     private List<String> specs = List.of();
+    /** The message limit the server's welcome named (null: not said, or not yet connected). */
+    private Long serverMaxMessageBytes;
     /** The router's outstanding {@code ready} upstream: what it asked and how many jobs may still come. */
     private Asked asked;
     private boolean quiet;
@@ -108,11 +110,21 @@ final class UpstreamLink {
         return specs;
     }
 
+    /**
+     * The largest message a runner behind the router may send: the router's own bound, or the
+     * server's when its welcome named a smaller one, so a result the runner cuts to fit passes both.
+     */
+    long maxMessageBytes() {
+        Long server = serverMaxMessageBytes;
+        return server == null ? settings.maxMessageBytes() : Math.min(server, settings.maxMessageBytes());
+    }
+
     // ---- what the server says ---------------------------------------------------------------------
 
     void welcomed(ServerMessage.Welcome w) {
         name = w.runner();
         specs = w.specs();
+        serverMaxMessageBytes = w.maxMessageBytes();
         log.info("connected upstream as runner {}, serving {}", w.runner(), w.specs());
     }
 

@@ -85,7 +85,10 @@ class RouterFlowTest {
         URI url = Fleet.url(router);
         RunnerKey first = fleet.runnerKey("r1");
         try (var ok = new dev.baton.router.testing.RawRunner(url, "r1", first.reveal())) {
-            assertThat(ok.expect(dev.baton.protocol.message.ServerMessage.Welcome.class).specs()).containsExactly("host");
+            var welcome = ok.expect(dev.baton.protocol.message.ServerMessage.Welcome.class);
+            assertThat(welcome.specs()).containsExactly("host");
+            assertThat(welcome.maxMessageBytes()).as("the limit a runner cuts its results to, as a server's welcome says")
+                    .isNotNull().isPositive();
         }
         // the router's own upstream key is not a key of the router's runners
         assertRefused(url, "r1", fleet.routerKey.reveal());
