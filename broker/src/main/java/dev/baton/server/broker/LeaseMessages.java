@@ -63,7 +63,19 @@ public final class LeaseMessages {
             @JsonProperty("final_status") String finalStatus, String ts, List<ArtifactRef> artifacts, String summary,
             List<IterationResult> results) {}
 
-    public record StaleLease(String type, @JsonProperty("lease_id") String leaseId, String reason) {}
+    /**
+     * The seed's stale signal. As the answer to a Heartbeat it also carries the seed's
+     * {@code extend_lease=false} and {@code stale=true} ("Heartbeat", Semantics), so a runner that
+     * reads only HeartbeatAck's fields stops too; on the other routes both are absent.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record StaleLease(String type, @JsonProperty("lease_id") String leaseId, String reason,
+            @JsonProperty("extend_lease") Boolean extendLease, Boolean stale) {
+        /** This stale signal as the answer to a Heartbeat. */
+        public StaleLease toHeartbeat() {
+            return new StaleLease(type, leaseId, reason, false, true);
+        }
+    }
 
     /**
      * Baton's addition, the answer to {@code GET /v0/runners/{runner}/leases/subjects}: where this
@@ -88,6 +100,6 @@ public final class LeaseMessages {
     }
 
     public static StaleLease stale(String lease, String reason) {
-        return new StaleLease("StaleLease", lease, reason);
+        return new StaleLease("StaleLease", lease, reason, null, null);
     }
 }

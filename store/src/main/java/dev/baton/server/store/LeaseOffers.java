@@ -92,8 +92,11 @@ public interface LeaseOffers {
 
     /**
      * Expires bound leases past {@code expires} (or just {@code only}, when given and due): the
-     * offer ends, and a job still in flight under it goes back to the queue as a new attempt (the
-     * attempt's outcome is {@code lost}), or fails once {@code maxRequeues} is spent.
+     * offer ends. A job under it that never started (claimed) goes back to the queue as a new
+     * attempt (outcome {@code lost_before_start}), or fails once {@code maxRequeues} is spent. A
+     * running job lost its runner, and follows the runner channel's rule (brief §1): it fails with
+     * {@code error_code} {@code lease_expired} (outcome {@code lost}), and goes back to the queue
+     * only when it opted in with {@code retry_when_runner_lost} and has attempts left.
      */
     List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only);
 
