@@ -80,6 +80,7 @@ final class LeaseBodies {
         if (t == Integer.class || t == int.class || t == Long.class || t == long.class) return "a whole number";
         if (t == Double.class || t == double.class || t == Float.class || t == float.class) return "a number";
         if (t == Boolean.class || t == boolean.class) return "true or false";
+        if (t == java.time.Instant.class) return "an ISO-8601 instant such as 2026-01-04T08:00:05Z";
         if (Collection.class.isAssignableFrom(t) || t.isArray()) return "a list";
         if (Map.class.isAssignableFrom(t) || t.isRecord() || JsonNode.class.isAssignableFrom(t)) return "an object";
         return null;

@@ -149,18 +149,19 @@ final class LeaseRoutes implements RouteModule {
         LeaseId lease = held.offer().lease();
         Instant now = clock.instant();
         long ttl = settings.leaseTtl().toSeconds();
+        String progress = m.progress() == null ? null : Wire.encode(m.progress());
         Optional<Instant> cancelBy = offers.cancelDeadline(lease);
         if (cancelBy.isPresent() && cancelBy.get().isAfter(now)) {
-            offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()));
+            offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress);
             return new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, secondsUntil(now, cancelBy.get()));
         }
         ServerMessage reply = lifecycle.heartbeat(session(runner), new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
         return switch (reply) {
-            case ServerMessage.Ack a -> offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()))
+            case ServerMessage.Ack a -> offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress)
                     ? new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, false, 0)
                     : stale(m.leaseId(), LeaseMessages.Reasons.EXPIRED);
             case ServerMessage.Cancel c -> {
-                offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()));
+                offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress);
                 yield new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, c.deadlineSeconds());
             }
             default -> staleFromLifecycle(m.leaseId(), reply);
@@ -185,7 +186,7 @@ final class LeaseRoutes implements RouteModule {
             case "CANCELED" -> new RunnerMessage.Canceled(o.job(), o.lease(), results);
             default -> throw new ApiException(400, "invalid_message", "status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
         };
-        return finalWord(runner, o, word, m.leaseId(), m.status());
+        return finalWord(runner, o, word, m.leaseId(), m.status(), LeaseMessages.AttemptReport.of(m.artifacts(), m.timings()));
     }
 
     Object cancelAck(Runner runner, LeaseMessages.CancelAck m) {
@@ -194,12 +195,16 @@ final class LeaseRoutes implements RouteModule {
         if (held.stale() != null) return held.stale();
         LeaseOffer o = held.offer();
         List<IterationResult> results = m.results() != null ? m.results() : List.of();
-        return finalWord(runner, o, new RunnerMessage.Canceled(o.job(), o.lease(), results), m.leaseId(), "CANCELED");
+        return finalWord(runner, o, new RunnerMessage.Canceled(o.job(), o.lease(), results), m.leaseId(), "CANCELED",
+                LeaseMessages.AttemptReport.of(m.artifacts(), null));
     }
 
-    private Object finalWord(Runner runner, LeaseOffer o, RunnerMessage.Terminal word, String leaseText, String said) {
+    private Object finalWord(Runner runner, LeaseOffer o, RunnerMessage.Terminal word, String leaseText, String said,
+            LeaseMessages.AttemptReport report) {
         ServerMessage reply = lifecycle.terminal(session(runner), word);
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(leaseText, reply);
+        // The runner's account is kept by its first final word on the lease (a resend keeps nothing new).
+        if (report != null && o.state() == LeaseOffer.State.BOUND) offers.keepReport(o.lease(), Wire.encode(report));
         offers.end(o.lease(), RUNNER_ENDED + said);
         Job now = store.findJob(o.job()).orElseThrow();
         boolean accepted = now.holds(o.lease()) && switch (said) {

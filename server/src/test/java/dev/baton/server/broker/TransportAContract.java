@@ -567,6 +567,47 @@ abstract class TransportAContract {
         assertThat(granted.at("/job_spec/env").size()).isZero();
     }
 
+    // ---- what a seed runner sends is kept (issue 40) ---------------------------------------------------
+
+    @Test
+    void progressIsKeptOnTheLeaseAndArtifactsAndTimingsOnTheAttempt() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        dev.baton.protocol.id.LeaseId id = dev.baton.protocol.id.LeaseId.parse(lease);
+        heartbeat(runner, lease);
+        assertThat(server.store.leaseOffers().progress(id)).hasValueSatisfying(p -> assertThat(p).contains("\"percent\":50", "halfway"));
+        // A heartbeat without progress keeps what the last one said.
+        post(runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease));
+        assertThat(server.store.leaseOffers().progress(id)).hasValueSatisfying(p -> assertThat(p).contains("halfway"));
+
+        JsonNode done = post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "status", "SUCCEEDED", "exit_code", 0,
+                "timings", Map.of("started_at", "2026-01-04T08:00:05Z", "finished_at", "2026-01-04T08:03:12Z"),
+                "artifacts", List.of(Map.of("type", "log", "uri", "s3://a/log.txt")),
+                "results", List.of(Map.of("exit_code", 0, "stdout", "{}", "stderr", ""))));
+        assertThat(done.get("accepted").asBoolean()).isTrue();
+        Job after = server.job(job);
+        assertThat(server.store.leaseOffers().reports(after.id())).containsOnlyKeys(1)
+                .hasEntrySatisfying(1, r -> assertThat(r).contains("s3://a/log.txt", "2026-01-04T08:00:05Z", "2026-01-04T08:03:12Z"));
+        assertThat(server.store.leaseOffers().progress(id)).as("only while the lease is bound").isEmpty();
+
+        // A resend keeps nothing new.
+        post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "status", "SUCCEEDED", "exit_code", 0,
+                "artifacts", List.of(Map.of("type", "log", "uri", "s3://other"))));
+        assertThat(server.store.leaseOffers().reports(after.id()).get(1)).doesNotContain("s3://other");
+    }
+
+    @Test
+    void progressAndTimingsOfTheWrongShapeAreRefused() throws Exception {
+        var runner = server.runner(spec);
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":\"half\"}}"), 400,
+                "invalid_message", "Heartbeat", "progress.percent");
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":250}}"), 400,
+                "invalid_message", "Heartbeat", "percent");
+        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"timings\":{\"started_at\":\"yesterday\"}}"),
+                400, "invalid_message", "Complete", "timings.started_at");
+    }
+
     // ---- one rule for both transports: a started job is not retried by default (issue 40) --------------
 
     @Test

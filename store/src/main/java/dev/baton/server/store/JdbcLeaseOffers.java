@@ -173,10 +173,32 @@ final class JdbcLeaseOffers implements LeaseOffers {
     }
 
     @Override
-    public boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires) {
-        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET expires = :expires WHERE lease = :lease AND state = 1 AND runner_id = :runner"
-                        + " AND expires > :now")
-                .bind("expires", micros(expires)).bind("lease", lease.value()).bind("runner", runnerId).bind("now", micros(now)).execute() > 0);
+    public boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires, String progress) {
+        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET expires = :expires, progress = COALESCE(:progress, progress)"
+                        + " WHERE lease = :lease AND state = 1 AND runner_id = :runner AND expires > :now")
+                .bind("expires", micros(expires)).bind("progress", progress).bind("lease", lease.value()).bind("runner", runnerId)
+                .bind("now", micros(now)).execute() > 0);
+    }
+
+    @Override
+    public Optional<String> progress(LeaseId lease) {
+        return store.read(h -> store.statements.on(h, "SELECT progress FROM lease_offer WHERE lease = :lease AND state = 1 AND progress IS NOT NULL")
+                .bind("lease", lease.value()).findOne(rs -> rs.getString(1)));
+    }
+
+    @Override
+    public void keepReport(LeaseId lease, String report) {
+        store.write(h -> store.statements.on(h, "UPDATE job_attempt SET lease_report = :report WHERE lease = :lease AND lease_report IS NULL")
+                .bind("report", report).bind("lease", lease.value()).execute());
+    }
+
+    @Override
+    public java.util.Map<Integer, String> reports(long jobId) {
+        java.util.Map<Integer, String> byNumber = new java.util.TreeMap<>();
+        store.read(h -> store.statements.on(h, "SELECT number, lease_report FROM job_attempt WHERE job_id = :job AND lease_report IS NOT NULL")
+                        .bind("job", jobId).list(rs -> java.util.Map.entry(rs.getInt(1), rs.getString(2))))
+                .forEach(e -> byNumber.put(e.getKey(), e.getValue()));
+        return byNumber;
     }
 
     @Override

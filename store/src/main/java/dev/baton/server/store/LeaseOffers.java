@@ -85,7 +85,28 @@ public interface LeaseOffers {
     int revokeDue(Instant now);
 
     /** Renews a bound lease of this runner that has not expired; false when it is not (stale). */
-    boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires);
+    default boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires) {
+        return renew(lease, runnerId, now, expires, null);
+    }
+
+    /**
+     * As {@link #renew(LeaseId, long, Instant, Instant)}, keeping {@code progress} (the JSON of the
+     * Heartbeat's progress; null keeps what the last one said) in the same statement: a heartbeat
+     * stays one write.
+     */
+    boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires, String progress);
+
+    /** The progress the runner last reported under {@code lease} while it is bound, as JSON. */
+    Optional<String> progress(LeaseId lease);
+
+    /**
+     * Keeps the runner's account of the attempt of {@code lease} (the JSON of its artifacts and
+     * timings) on the attempt, once: a second call for the same attempt changes nothing.
+     */
+    void keepReport(LeaseId lease, String report);
+
+    /** The accounts {@link #keepReport} kept for the job's attempts, by attempt number. */
+    java.util.Map<Integer, String> reports(long jobId);
 
     /** A bound lease that expired, and what became of its job (null when the attempt had ended already). */
     record Expired(LeaseOffer offer, Job before, Job after) {}
