@@ -205,6 +205,10 @@ final class LeaseRoutes implements RouteModule {
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(leaseText, reply);
         // The runner's account is kept by its first final word on the lease (a resend keeps nothing new).
         if (report != null && o.state() == LeaseOffer.State.BOUND) offers.keepReport(o.lease(), Wire.encode(report));
+        // A resend racing this very request (between the lifecycle's commit and this line) finds
+        // the job finished under a bound offer and is answered StaleLease JOB_FINISHED instead of
+        // CompleteAck: only that answer differs, nothing is stored twice, and the runner stops
+        // either way. This end replaces the job_finished it wrote, so later resends get CompleteAck.
         offers.end(o.lease(), RUNNER_ENDED + said);
         Job now = store.findJob(o.job()).orElseThrow();
         boolean accepted = now.holds(o.lease()) && switch (said) {

@@ -283,8 +283,12 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public void end(LeaseId lease, String reason) {
-        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease AND state IN (0, 1)")
-                .bind("reason", reason).bind("lease", lease.value()).execute());
+        // The runner's own final word (end reason runner:…) also replaces a job_finished that a
+        // message racing it wrote once the word's transition had committed, so its resends are
+        // still answered as the first (transport A's LeaseRoutes).
+        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease"
+                        + " AND (state IN (0, 1) OR (state = 3 AND end_reason = 'job_finished' AND :runnerWord))")
+                .bind("reason", reason).bind("lease", lease.value()).bind("runnerWord", reason.startsWith("runner:")).execute());
     }
 
     @Override

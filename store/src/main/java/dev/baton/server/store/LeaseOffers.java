@@ -121,7 +121,11 @@ public interface LeaseOffers {
      */
     List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only);
 
-    /** The attempt of a bound lease ended (Complete, CancelAck): the offer is over. */
+    /**
+     * The attempt of a bound lease ended (Complete, CancelAck), or its job was found finished: the
+     * offer is over, with {@code reason}. A reason starting {@code runner:} (the runner's own final
+     * word was applied) also replaces {@code job_finished} on an offer already ended so.
+     */
     void end(LeaseId lease, String reason);
 
     /** The cancel deadline of a job canceled while {@code lease} was its lease, if the runner still owes its CancelAck. */
