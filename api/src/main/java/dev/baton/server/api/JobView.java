@@ -24,6 +24,9 @@ import java.util.Map;
  * (single job and report reads) is the machine state of the attempt that started, as its runner
  * read it just before the workload ran (docs/scheduling.md); each attempt also carries its own.
  * {@code canaryFor} is the quarantined runner a canary job is for (docs/scheduling.md, "Canary release").
+ * {@code progress} (single job read, while it runs under a transport-A lease) is what its runner
+ * last reported in a Heartbeat: seed 003's {@code percent}, {@code current_step},
+ * {@code step_index}, {@code message}.
  */
 public record JobView(
         JobUuid uuid,
@@ -54,14 +57,18 @@ public record JobView(
         MachineFingerprint fingerprint,
         Map<String, String> requireLabels,
         Map<String, String> preferLabels,
-        RunnerUuid canaryFor) {
+        RunnerUuid canaryFor,
+        com.fasterxml.jackson.databind.JsonNode progress) {
 
     /**
      * One claim of the job: its runner, how it ended, the runner's decline code and reason if it
      * declined, and the machine fingerprint its runner sent (with {@code running}, or with a
      * {@code noisy_machine} decline). {@code warm}: whether the runner held the job's image when it
-     * claimed it (image affinity), null when it reported no images.
+     * claimed it (image affinity), null when it reported no images. {@code artifacts} and
+     * {@code timings}: what a transport-A runner's Complete or CancelAck said of the attempt (seed
+     * 003's {@code [{"type", "uri"}]} and {@code {"started_at", "finished_at"}}), null otherwise.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
-            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport) {}
+            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport,
+            com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings) {}
 }

@@ -4,6 +4,7 @@ import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.id.SpecUuid;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.model.MachineFingerprint;
@@ -76,14 +77,18 @@ final class JobViews {
         JobLabels known = knownLabels.get(j.id());
         QueueStatus q = queue.status(j, knownSpecs.get(j.specId()), known).orElse(null);
         JobLabels labels = known != null ? known : store.jobLabels(j.id());
-        List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(this::attempt).toList() : null;
+        Map<Integer, String> reports = withAttempts ? store.leaseOffers().reports(j.id()) : Map.of();
+        List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()))).toList() : null;
+        // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
+        JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
+                ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null) : null;
         return new JobView(j.uuid(), project.uuid(), report, spec, runner, j.status(), j.priority(), j.timeout(), j.config(),
                 j.attempt(), j.requeues(), j.claimed(), j.started(), j.completed(), j.lastHeartbeat(), j.error(),
                 j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
                 q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
                 attempts == null ? null : startedFingerprint(attempts),
                 labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred(),
-                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()));
+                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()), progress);
     }
 
     /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */
@@ -94,10 +99,21 @@ final class JobViews {
         return null;
     }
 
-    private JobView.AttemptView attempt(Attempt a) {
+    private JobView.AttemptView attempt(Attempt a, String leaseReport) {
+        JsonNode report = leaseReport == null ? null : tree(leaseReport);
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm(),
-                dev.baton.server.store.AttemptTransport.of(store, a));
+                dev.baton.server.store.AttemptTransport.of(store, a),
+                report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"));
+    }
+
+    /** JSON the server wrote itself (from a validated transport-A message); unreadable text is left out rather than failing the read. */
+    private static JsonNode tree(String json) {
+        try {
+            return Wire.mapper().readTree(json);
+        } catch (JsonProcessingException e) {
+            return null;
+        }
     }
 
     /**

@@ -38,16 +38,50 @@ public final class LeaseMessages {
     public record LeaseAccepted(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("job_id") String jobId,
             int attempt, @JsonProperty("oci_token") String ociToken, @JsonProperty("lease_ttl_seconds") long leaseTtlSeconds) {}
 
+    /**
+     * {@code progress} is kept on the lease and shown on the job while it runs (docs/api.md);
+     * {@code log_cursor} is read and dropped (docs/protocol.md, "Differences from the reference protocols").
+     */
     public record Heartbeat(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
-            JsonNode progress, @JsonProperty("log_cursor") JsonNode logCursor, String ts) {}
+            Progress progress, @JsonProperty("log_cursor") JsonNode logCursor, String ts) {}
+
+    /** Seed 003's best-effort progress of a Heartbeat. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Progress(Integer percent, @JsonProperty("current_step") String currentStep, @JsonProperty("step_index") Integer stepIndex,
+            String message) {
+        public Progress {
+            if (percent != null && (percent < 0 || percent > 100)) throw new IllegalArgumentException("percent must be 0 to 100, not " + percent);
+            if (stepIndex != null && stepIndex < 0) throw new IllegalArgumentException("step_index must not be negative");
+        }
+    }
+
+    /**
+     * What a Complete or CancelAck says of the attempt beside its outcome, kept on the attempt
+     * (docs/api.md, a job's {@code attempts}): the artifacts the runner uploaded, as references, and
+     * its own timings. Absent parts are null.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record AttemptReport(List<ArtifactRef> artifacts, Timings timings) {
+        static AttemptReport of(List<ArtifactRef> artifacts, Timings timings) {
+            boolean none = (artifacts == null || artifacts.isEmpty()) && timings == null;
+            return none ? null : new AttemptReport(artifacts == null || artifacts.isEmpty() ? null : artifacts, timings);
+        }
+    }
 
     public record HeartbeatAck(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("extend_lease") boolean extendLease,
             @JsonProperty("new_lease_ttl_seconds") long newLeaseTtlSeconds, @JsonProperty("cancel_requested") boolean cancelRequested,
             @JsonProperty("cancel_deadline_seconds") long cancelDeadlineSeconds) {}
 
-    public record Timings(@JsonProperty("started_at") String startedAt, @JsonProperty("finished_at") String finishedAt) {}
+    /** The runner's own start and end of the execution, ISO-8601 instants as the seed shows them. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Timings(@JsonProperty("started_at") java.time.Instant startedAt, @JsonProperty("finished_at") java.time.Instant finishedAt) {}
 
-    public record ArtifactRef(String type, String uri) {}
+    /** An artifact the runner uploaded, by reference (seed 003: artifact storage is outside the protocol). */
+    public record ArtifactRef(String type, String uri) {
+        public ArtifactRef {
+            if (uri == null || uri.isBlank()) throw new IllegalArgumentException("an artifact needs its uri");
+        }
+    }
 
     /** {@code results} is Baton's addition: per-iteration exit codes, output and files, as on the runner channel. */
     public record Complete(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
@@ -63,7 +97,19 @@ public final class LeaseMessages {
             @JsonProperty("final_status") String finalStatus, String ts, List<ArtifactRef> artifacts, String summary,
             List<IterationResult> results) {}
 
-    public record StaleLease(String type, @JsonProperty("lease_id") String leaseId, String reason) {}
+    /**
+     * The seed's stale signal. As the answer to a Heartbeat it also carries the seed's
+     * {@code extend_lease=false} and {@code stale=true} ("Heartbeat", Semantics), so a runner that
+     * reads only HeartbeatAck's fields stops too; on the other routes both are absent.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record StaleLease(String type, @JsonProperty("lease_id") String leaseId, String reason,
+            @JsonProperty("extend_lease") Boolean extendLease, Boolean stale) {
+        /** This stale signal as the answer to a Heartbeat. */
+        public StaleLease toHeartbeat() {
+            return new StaleLease(type, leaseId, reason, false, true);
+        }
+    }
 
     /**
      * Baton's addition, the answer to {@code GET /v0/runners/{runner}/leases/subjects}: where this
@@ -89,6 +135,6 @@ public final class LeaseMessages {
     }
 
     public static StaleLease stale(String lease, String reason) {
-        return new StaleLease("StaleLease", lease, reason);
+        return new StaleLease("StaleLease", lease, reason, null, null);
     }
 }

@@ -198,8 +198,9 @@ public final class LeasePump {
         String image = c.digest() == null ? null : c.registry() + "/" + c.project() + "@" + c.digest().value();
         List<LeaseMessages.ArtifactRule> artifacts = c.filePaths() == null ? List.of()
                 : c.filePaths().stream().map(p -> new LeaseMessages.ArtifactRule("file", p)).toList();
+        // env is always sent, {} when the job has none: seed 003's job_spec always has it.
         var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(shellLine(steps)),
-                c.env(), artifacts, List.of(), baton);
+                c.env() == null ? Map.of() : c.env(), artifacts, List.of(), baton);
         var granted = new LeaseMessages.LeaseGranted("LeaseGranted", job.uuid().toString(), String.valueOf(reportUuid(job)), lease.value(),
                 settings.leaseTtl().toSeconds(), settings.heartbeatInterval().toSeconds(), job.timeout(), spec003, null);
         return new LeaseOffers.Message(NatsBroker.leaseSubject(spec.slug().value()), Wire.encode(granted));

@@ -70,13 +70,23 @@ final class LeaseRoutes implements RouteModule {
     @Override
     public void addRoutes(JavalinConfig config) {
         config.routes.get("/v0/runners/{runner}/leases/subjects", ctx -> answer(ctx, subjects(runner(ctx))));
-        config.routes.post("/v0/runners/{runner}/leases/ack", ctx -> answer(ctx, ack(runner(ctx), read(ctx, LeaseMessages.AckLease.class))));
-        config.routes.post("/v0/runners/{runner}/leases/heartbeat",
-                ctx -> answer(ctx, heartbeat(runner(ctx), read(ctx, LeaseMessages.Heartbeat.class))));
-        config.routes.post("/v0/runners/{runner}/leases/complete",
-                ctx -> answer(ctx, complete(runner(ctx), read(ctx, LeaseMessages.Complete.class))));
-        config.routes.post("/v0/runners/{runner}/leases/cancel-ack",
-                ctx -> answer(ctx, cancelAck(runner(ctx), read(ctx, LeaseMessages.CancelAck.class))));
+        // The runner is authenticated before its body is read: a stranger learns nothing from the body's refusal.
+        config.routes.post("/v0/runners/{runner}/leases/ack", ctx -> {
+            Runner runner = runner(ctx);
+            answer(ctx, ack(runner, read(ctx, LeaseMessages.AckLease.class)));
+        });
+        config.routes.post("/v0/runners/{runner}/leases/heartbeat", ctx -> {
+            Runner runner = runner(ctx);
+            answer(ctx, heartbeat(runner, read(ctx, LeaseMessages.Heartbeat.class)));
+        });
+        config.routes.post("/v0/runners/{runner}/leases/complete", ctx -> {
+            Runner runner = runner(ctx);
+            answer(ctx, complete(runner, read(ctx, LeaseMessages.Complete.class)));
+        });
+        config.routes.post("/v0/runners/{runner}/leases/cancel-ack", ctx -> {
+            Runner runner = runner(ctx);
+            answer(ctx, cancelAck(runner, read(ctx, LeaseMessages.CancelAck.class)));
+        });
     }
 
     // ---- the messages ------------------------------------------------------------------------------
@@ -108,6 +118,9 @@ final class LeaseRoutes implements RouteModule {
             }
             case ALREADY_BOUND -> {
                 metrics.redelivered();
+                // A resent AckLease is answered as the first only while the lease lives (not expired, its job not over).
+                Held held = held(runner, m.leaseId(), null);
+                if (held.stale() != null) yield held.stale();
                 yield ack.job().holds(lease.get()) && ack.job().status().inFlight() ? accepted(runner, ack.job(), lease.get())
                         : stale(m.leaseId(), LeaseMessages.Reasons.FINISHED);
             }
@@ -123,25 +136,32 @@ final class LeaseRoutes implements RouteModule {
         };
     }
 
+    /** A HeartbeatAck, or a StaleLease with the seed's {@code extend_lease=false} and {@code stale=true}. */
     Object heartbeat(Runner runner, LeaseMessages.Heartbeat m) {
+        Object answer = heartbeatAnswer(runner, m);
+        return answer instanceof LeaseMessages.StaleLease s ? s.toHeartbeat() : answer;
+    }
+
+    private Object heartbeatAnswer(Runner runner, LeaseMessages.Heartbeat m) {
         sameRunner(runner, m.runnerId());
-        Held held = held(runner, m.leaseId());
+        Held held = held(runner, m.leaseId(), null);
         if (held.stale() != null) return held.stale();
         LeaseId lease = held.offer().lease();
         Instant now = clock.instant();
         long ttl = settings.leaseTtl().toSeconds();
+        String progress = m.progress() == null ? null : Wire.encode(m.progress());
         Optional<Instant> cancelBy = offers.cancelDeadline(lease);
         if (cancelBy.isPresent() && cancelBy.get().isAfter(now)) {
-            offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()));
+            offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress);
             return new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, secondsUntil(now, cancelBy.get()));
         }
         ServerMessage reply = lifecycle.heartbeat(session(runner), new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
         return switch (reply) {
-            case ServerMessage.Ack a -> offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()))
+            case ServerMessage.Ack a -> offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress)
                     ? new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, false, 0)
                     : stale(m.leaseId(), LeaseMessages.Reasons.EXPIRED);
             case ServerMessage.Cancel c -> {
-                offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()));
+                offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress);
                 yield new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, c.deadlineSeconds());
             }
             default -> staleFromLifecycle(m.leaseId(), reply);
@@ -151,7 +171,10 @@ final class LeaseRoutes implements RouteModule {
     Object complete(Runner runner, LeaseMessages.Complete m) {
         sameRunner(runner, m.runnerId());
         if (m.status() == null) throw new ApiException(400, "invalid_message", "Complete needs status: SUCCEEDED, FAILED or CANCELED");
-        Held held = held(runner, m.leaseId());
+        if (!List.of("SUCCEEDED", "FAILED", "CANCELED").contains(m.status())) {
+            throw new ApiException(400, "invalid_message", "Complete: status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
+        }
+        Held held = held(runner, m.leaseId(), m.status());
         if (held.stale() != null) return held.stale();
         LeaseOffer o = held.offer();
         List<IterationResult> results = m.results() != null ? m.results()
@@ -163,22 +186,30 @@ final class LeaseRoutes implements RouteModule {
             case "CANCELED" -> new RunnerMessage.Canceled(o.job(), o.lease(), results);
             default -> throw new ApiException(400, "invalid_message", "status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
         };
-        return finalWord(runner, o, word, m.leaseId(), m.status());
+        return finalWord(runner, o, word, m.leaseId(), m.status(), LeaseMessages.AttemptReport.of(m.artifacts(), m.timings()));
     }
 
     Object cancelAck(Runner runner, LeaseMessages.CancelAck m) {
         sameRunner(runner, m.runnerId());
-        Held held = held(runner, m.leaseId());
+        Held held = held(runner, m.leaseId(), "CANCELED");
         if (held.stale() != null) return held.stale();
         LeaseOffer o = held.offer();
         List<IterationResult> results = m.results() != null ? m.results() : List.of();
-        return finalWord(runner, o, new RunnerMessage.Canceled(o.job(), o.lease(), results), m.leaseId(), "CANCELED");
+        return finalWord(runner, o, new RunnerMessage.Canceled(o.job(), o.lease(), results), m.leaseId(), "CANCELED",
+                LeaseMessages.AttemptReport.of(m.artifacts(), null));
     }
 
-    private Object finalWord(Runner runner, LeaseOffer o, RunnerMessage.Terminal word, String leaseText, String said) {
+    private Object finalWord(Runner runner, LeaseOffer o, RunnerMessage.Terminal word, String leaseText, String said,
+            LeaseMessages.AttemptReport report) {
         ServerMessage reply = lifecycle.terminal(session(runner), word);
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(leaseText, reply);
-        offers.end(o.lease(), "ended");
+        // The runner's account is kept by its first final word on the lease (a resend keeps nothing new).
+        if (report != null && o.state() == LeaseOffer.State.BOUND) offers.keepReport(o.lease(), Wire.encode(report));
+        // A resend racing this very request (between the lifecycle's commit and this line) finds
+        // the job finished under a bound offer and is answered StaleLease JOB_FINISHED instead of
+        // CompleteAck: only that answer differs, nothing is stored twice, and the runner stops
+        // either way. This end replaces the job_finished it wrote, so later resends get CompleteAck.
+        offers.end(o.lease(), RUNNER_ENDED + said);
         Job now = store.findJob(o.job()).orElseThrow();
         boolean accepted = now.holds(o.lease()) && switch (said) {
             case "SUCCEEDED" -> now.status() == JobStatus.COMPLETED || now.status() == JobStatus.PROCESSED;
@@ -190,10 +221,28 @@ final class LeaseRoutes implements RouteModule {
 
     // ---- leases --------------------------------------------------------------------------------------
 
+    /**
+     * The end reason of an offer whose attempt the runner's own final word ended, followed by the
+     * outcome it reported (SUCCEEDED, FAILED or CANCELED): only a resend of that word is still
+     * answered on the lease (as before, idempotently); every other message is stale.
+     */
+    static final String RUNNER_ENDED = "runner:";
+    /** Before RUNNER_ENDED named the outcome: any final word on such an offer went to the lifecycle, which knows. */
+    private static final String RUNNER_ENDED_BEFORE = "ended";
+    /** The server ended the attempt under a bound lease (cancel deadline passed, hard timeout, …): nothing more is taken on it. */
+    static final String SERVER_ENDED = "job_finished";
+
     /** A lease bound to this runner and alive, or the StaleLease that answers the message. */
     private record Held(LeaseOffer offer, LeaseMessages.StaleLease stale) {}
 
-    private Held held(Runner runner, String leaseText) {
+    /**
+     * Whether {@code leaseText} is a lease this runner may still speak under: bound to it, not
+     * expired, and its job still in flight under it, or canceled and still owed its CancelAck
+     * (the cancel deadline has not passed). {@code finalWord} is the outcome a Complete or
+     * CancelAck reports (null for other messages): on a lease the runner's own final word ended,
+     * only a resend of that word is let through, to be answered as before.
+     */
+    private Held held(Runner runner, String leaseText, String finalWord) {
         Optional<LeaseId> lease = lease(leaseText);
         Optional<LeaseOffer> found = lease.flatMap(offers::find);
         if (found.isEmpty()) return new Held(null, stale(leaseText, LeaseMessages.Reasons.UNKNOWN));
@@ -203,10 +252,9 @@ final class LeaseRoutes implements RouteModule {
         }
         if (o.runnerId() != runner.id()) return new Held(null, stale(leaseText, LeaseMessages.Reasons.TAKEN));
         if (o.state() == LeaseOffer.State.ENDED) {
-            boolean expiredLease = "lease_expired".equals(o.endReason());
-            // A resend of a final word already applied is answered as before; the lifecycle knows.
-            if (!expiredLease) return new Held(o, null);
-            return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
+            if ("lease_expired".equals(o.endReason())) return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
+            boolean resend = finalWord != null && ((RUNNER_ENDED + finalWord).equals(o.endReason()) || RUNNER_ENDED_BEFORE.equals(o.endReason()));
+            return resend ? new Held(o, null) : new Held(null, stale(leaseText, LeaseMessages.Reasons.FINISHED));
         }
         Instant now = clock.instant();
         if (!o.expires().isAfter(now)) {
@@ -214,7 +262,18 @@ final class LeaseRoutes implements RouteModule {
             offers.expireDue(now, maxRequeues, o.lease()).forEach(expired);
             return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
         }
-        return new Held(o, null);
+        Job job = store.findJob(o.job()).orElse(null);
+        if (job != null && job.holds(o.lease())) {
+            if (job.status().inFlight()) return new Held(o, null);
+            if (job.status() == JobStatus.CANCELED && offers.cancelDeadline(o.lease()).filter(now::isBefore).isPresent()) return new Held(o, null);
+        }
+        // The server finalized the job under this lease (the cancel deadline passed, a hard timeout,
+        // another transition), or it moved on to another lease: the lease is over, and no message
+        // under it changes anything from now on (seed 003, "Stale Lease Handling"). Ending the offer
+        // here makes that hold at once, and on every node, for every later message.
+        offers.end(o.lease(), SERVER_ENDED);
+        boolean moved = job == null || !job.holds(o.lease());
+        return new Held(null, stale(leaseText, moved ? LeaseMessages.Reasons.SUPERSEDED : LeaseMessages.Reasons.FINISHED));
     }
 
     private LeaseMessages.StaleLease staleFromLifecycle(String lease, ServerMessage reply) {
@@ -266,13 +325,9 @@ final class LeaseRoutes implements RouteModule {
         throw new ApiException(400, "runner_mismatch", "runner_id '" + said + "' is not the runner of this key (" + runner.slug().value() + ")");
     }
 
+    /** Every message on these routes carries its lease (seed 003): one without it is not the seed's shape. */
     private <T> T read(Context ctx, Class<T> type) {
-        byte[] body = Json.readBody(ctx, maxBody);
-        try {
-            return Wire.mapper().readValue(body, type);
-        } catch (java.io.IOException | RuntimeException e) {
-            throw new ApiException(400, "invalid_message", "not a valid " + type.getSimpleName() + ": " + e.getMessage());
-        }
+        return LeaseBodies.read(Json.readBody(ctx, maxBody), type, "lease_id");
     }
 
     private static void answer(Context ctx, Object message) {

@@ -108,14 +108,29 @@ final class FinalWords {
                 yield words.fail(project, attempt, f, now);
             }
             case RunnerMessage.Canceled c -> {
-                if (hasResults(c.results()) && !ctx.results.hasOutput(project, job)) {
+                // Its results are kept while the job runs (it cancels on its own) or while the server
+                // still waits for its answer to a cancel. Once the server finalized the job (the
+                // cancel deadline passed; a hard timeout is a cancel with the same deadline) a late
+                // canceled changes nothing, output included (issue 40).
+                boolean owed = job.status() == JobStatus.CANCELED && cancelStillOwed(m, now);
+                if ((job.status().inFlight() || owed) && hasResults(c.results()) && !ctx.results.hasOutput(project, job)) {
                     ctx.results.save(project, job.uuid(), attempt, new JobOutput(c.results(), "canceled"));
                 }
-                if (job.status() == JobStatus.CANCELED) ctx.store.clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
+                if (owed) ctx.store.clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
                 if (!job.status().inFlight()) yield null;
                 yield ctx.store.cancel(m.job(), m.lease(), "canceled by the runner", now);
             }
         };
+    }
+
+    /**
+     * Whether the job, canceled under {@code m}'s lease, still waits for its runner's answer: its
+     * cancel deadline is set and not passed (the sweep clears it when it passes, but may not have
+     * run yet). The store keeps the deadline on the job; {@code LeaseOffers.cancelDeadline} reads it
+     * by lease for either transport.
+     */
+    private boolean cancelStillOwed(RunnerMessage.Terminal m, Instant now) {
+        return ctx.store.leaseOffers().cancelDeadline(m.lease()).filter(now::isBefore).isPresent();
     }
 
     /** Whether the attempt of {@code m}'s lease ended with the outcome {@code m} reports: {@code m} is a resend. */

@@ -127,6 +127,16 @@ abstract class LeaseRunnerContract {
                 .at("/job/uuid").asText();
     }
 
+    /**
+     * A job that opted in to run again when its runner is lost: on transport A as on the channel,
+     * a started job whose lease expires fails unless it did (brief §1; docs/protocol.md, "Transport A").
+     */
+    String submitRetryingWhenLost(List<String> cmd, int timeout) {
+        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", timeout, "adapter", "json",
+                        "retry", Map.of("max_attempts", 2, "backoff_seconds", 0, "retry_when_runner_lost", true)))
+                .at("/job/uuid").asText();
+    }
+
     JsonNode job(String uuid) {
         return baton.get("/v0/projects/bench/jobs/" + uuid);
     }
@@ -197,12 +207,12 @@ abstract class LeaseRunnerContract {
     void aStaleLeaseStopsTheWorkAndNothingIsReportedUnderIt() throws Exception {
         runner(1);
         Path pids = dir.resolve("stale-pids");
-        String uuid = submit(recordingPid(pids, "exec sleep 300"), 600);
+        String uuid = submitRetryingWhenLost(recordingPid(pids, "exec sleep 300"), 600);
         awaitStatus(uuid, "running");
         await().atMost(WAIT).until(() -> !pids(pids).isEmpty());
         long first = pids(pids).getFirst();
 
-        // The server's time jumps past the lease: it expires the lease and requeues the job; the
+        // The server's time jumps past the lease: it expires the lease and (the job opted in) queues it again; the
         // runner's next heartbeat is answered StaleLease, and it must stop that very process.
         serverClock.shift(LEASE_TTL.plusSeconds(1));
         await().atMost(WAIT).until(() -> !alive(first));
@@ -339,7 +349,7 @@ abstract class LeaseRunnerContract {
             Future<Integer> first = runner(1, proxy.url());
             slug = homes.getLast().getFileName().toString();
             outbox = homes.getLast().resolve("outbox");
-            uuid = submit(recordingPid(pids, waitFor(go) + "echo '{\"r\":{\"t\":{\"value\":9}}}'"), 60);
+            uuid = submitRetryingWhenLost(recordingPid(pids, waitFor(go) + "echo '{\"r\":{\"t\":{\"value\":9}}}'"), 60);
             awaitStatus(uuid, "running");
             proxy.cut();
             Files.createFile(go);
@@ -347,7 +357,7 @@ abstract class LeaseRunnerContract {
             last.signal(Input.Signal.TERMINATE);
             assertThat(first.get(40, TimeUnit.SECONDS)).isZero();
         }
-        // The runner stays away longer than the lease: the server expires it and queues the job again.
+        // The runner stays away longer than the lease: the server expires it and (the job opted in) queues the job again.
         serverClock.shift(LEASE_TTL.plusSeconds(1));
         await().atMost(WAIT).until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("lost"));
         double staleBefore = baton.metric("baton_broker_leases_total{event=\"stale\"}");

@@ -217,7 +217,8 @@ abstract class TransportAContract {
     void aJobBackInTheQueueAfterAnExpiredLeaseIsOfferedAgainAtOnce() throws Exception {
         transport.broker().ensureStream();
         JetStreamSubscription sub = pull();
-        Job job = server.submit(spec);
+        // Only a job that opted in goes back to the queue once it started (brief §1).
+        Job job = server.submit(spec, new dev.baton.server.store.RetryPolicy(2, 0, true));
         Message m = next(sub);
         m.ack();
         var runner = server.runner(spec);
@@ -303,7 +304,8 @@ abstract class TransportAContract {
 
     @Test
     void aLeaseWhoseHeartbeatsStopExpiresAndACompleteAfterwardsChangesNothing() throws Exception {
-        Job job = server.submit(spec);
+        // Only a job that opted in goes back to the queue once it started (brief §1).
+        Job job = server.submit(spec, new dev.baton.server.store.RetryPolicy(2, 0, true));
         transport.pump();
         JetStreamSubscription sub = pull();
         Message m = next(sub);
@@ -340,7 +342,7 @@ abstract class TransportAContract {
         server.clock.advance(Duration.ofSeconds(121));
         JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
         assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
-        assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
+        assertThat(server.job(job).status()).as("it had started: runner lost, not retried by default").isEqualTo(JobStatus.FAILED);
     }
 
     @Test
@@ -385,6 +387,265 @@ abstract class TransportAContract {
         assertThat(transport.pump()).isEqualTo(1);
         Message again = next(sub);
         assertThat(json(again).get("job_id").asText()).isEqualTo(job.uuid().toString());
+    }
+
+    // ---- a lease that is over (issue 40) ---------------------------------------------------------------
+
+    /** A bound lease, acknowledged by {@code runner}: the job is running under it. */
+    String running(Job job, ChannelFixture.RunnerHandle runner) throws Exception {
+        transport.broker().ensureStream();
+        return running(job, runner, pull());
+    }
+
+    String running(Job job, ChannelFixture.RunnerHandle runner, JetStreamSubscription sub) throws Exception {
+        transport.pump();
+        Message m = next(sub);
+        m.ack();
+        String lease = json(m).get("lease_id").asText();
+        assertThat(ack(runner, lease, job.uuid().toString()).get("type").asText()).isEqualTo("LeaseAccepted");
+        return lease;
+    }
+
+    java.util.Optional<dev.baton.protocol.model.JobOutput> output(Job job, int attempt) {
+        return server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
+    }
+
+    JsonNode cancelAck(ChannelFixture.RunnerHandle runner, String lease, String stdout) throws Exception {
+        return post(runner, "cancel-ack", Map.of("type", "CancelAck", "lease_id", lease, "runner_id", runner.runner().slug().value(),
+                "final_status", "CANCELED", "ts", server.clock.instant().toString(), "summary", "stopped late",
+                "results", List.of(Map.of("exit_code", 143, "stdout", stdout, "stderr", ""))));
+    }
+
+    @Test
+    void aLeaseRevokedAtTheCancelDeadlineWritesNothingOnAnyRoute() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        server.cancel(job);
+        server.advance(ChannelFixture.CANCEL_DEADLINE.plusSeconds(1)); // the runner ignored the cancel
+        Job finalized = server.job(job);
+        assertThat(finalized.status()).isEqualTo(JobStatus.CANCELED);
+
+        JsonNode late = cancelAck(runner, lease, "LATE-CANCEL");
+        assertThat(late.get("type").asText()).as(late.toString()).isEqualTo("StaleLease");
+        assertThat(late.get("reason").asText()).isEqualTo("JOB_FINISHED");
+        assertThat(output(job, 1)).as("a CancelAck after the deadline stores no output").isEmpty();
+
+        JsonNode completed = complete(runner, lease, "SUCCEEDED", 0);
+        assertThat(completed.get("type").asText()).as(completed.toString()).isEqualTo("StaleLease");
+        assertThat(completed.get("reason").asText()).isEqualTo("JOB_FINISHED");
+
+        JsonNode hb = heartbeat(runner, lease);
+        assertThat(hb.get("type").asText()).isEqualTo("StaleLease");
+        assertThat(hb.get("reason").asText()).isEqualTo("JOB_FINISHED");
+        assertThat(hb.get("lease_id").asText()).isEqualTo(lease);
+        assertThat(hb.get("extend_lease").asBoolean(true)).as("seed 003: extend_lease=false on a stale heartbeat").isFalse();
+        assertThat(hb.get("stale").asBoolean(false)).as("seed 003: stale=true").isTrue();
+
+        JsonNode acked = ack(runner, lease, job.uuid().toString());
+        assertThat(acked.get("type").asText()).isEqualTo("StaleLease");
+        assertThat(acked.get("reason").asText()).isEqualTo("JOB_FINISHED");
+
+        Job after = server.job(job);
+        assertThat(after.status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(after.modified()).as("nothing changed the job").isEqualTo(finalized.modified());
+        assertThat(output(job, 1)).isEmpty();
+    }
+
+    @Test
+    void aLateCancelAckAfterTheDeadlineIsStaleEvenBeforeAHeartbeatSaysSo() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        server.cancel(job);
+        server.clock.advance(ChannelFixture.CANCEL_DEADLINE.plusSeconds(1)); // no sweep has run yet
+        JsonNode late = cancelAck(runner, lease, "LATE-CANCEL");
+        assertThat(late.get("type").asText()).as(late.toString()).isEqualTo("StaleLease");
+        assertThat(output(job, 1)).isEmpty();
+    }
+
+    @Test
+    void aCancelAckInTimeKeepsItsResultsAndItsResendIsAnsweredAsBefore() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        server.cancel(job);
+        server.clock.advance(Duration.ofSeconds(5));
+        assertThat(cancelAck(runner, lease, "IN-TIME").get("accepted").asBoolean()).isTrue();
+        assertThat(output(job, 1)).hasValueSatisfying(o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
+        server.advance(ChannelFixture.CANCEL_DEADLINE.plusSeconds(1));
+        JsonNode again = cancelAck(runner, lease, "IN-TIME");
+        assertThat(again.get("type").asText()).as("the runner's own final word, resent").isEqualTo("CompleteAck");
+        assertThat(again.get("accepted").asBoolean()).isTrue();
+        assertThat(heartbeat(runner, lease).get("reason").asText()).isEqualTo("JOB_FINISHED");
+    }
+
+    @Test
+    void aResentCompleteIsAnsweredAsTheFirstAndAnotherWordAfterItIsStale() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+        JsonNode again = complete(runner, lease, "SUCCEEDED", 0);
+        assertThat(again.get("type").asText()).isEqualTo("CompleteAck");
+        assertThat(again.get("accepted").asBoolean()).isTrue();
+        JsonNode cancel = cancelAck(runner, lease, "AFTER");
+        assertThat(cancel.get("type").asText()).isEqualTo("StaleLease");
+        assertThat(cancel.get("reason").asText()).isEqualTo("JOB_FINISHED");
+        assertThat(heartbeat(runner, lease).get("reason").asText()).isEqualTo("JOB_FINISHED");
+    }
+
+    // ---- input the rest of the API refuses (issue 40) ---------------------------------------------------
+
+    HttpResponse<String> postRaw(ChannelFixture.RunnerHandle runner, String what, String body) throws Exception {
+        return web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
+                        + runner.runner().slug().value() + "/leases/" + what))
+                .header("Authorization", "Bearer " + runner.key()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    void refused(HttpResponse<String> r, int status, String code, String... named) throws Exception {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        JsonNode error = Wire.mapper().readTree(r.body());
+        assertThat(error.get("code").asText()).as(r.body()).isEqualTo(code);
+        String message = error.get("message").asText();
+        assertThat(message).as("no Java internals").doesNotContain("dev.baton", "$", "Cannot deserialize", "java.", "through reference chain");
+        for (String n : named) assertThat(message).contains(n);
+    }
+
+    @Test
+    void aMessageWithoutItsLeaseIsRefusedAsNotTheSeedsShape() throws Exception {
+        var runner = server.runner(spec);
+        String me = runner.runner().slug().value();
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"runner_id\":\"" + me + "\"}"), 400, "invalid_message",
+                "Heartbeat", "lease_id");
+        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"status\":\"SUCCEEDED\",\"exit_code\":0}"), 400,
+                "invalid_message", "Complete", "lease_id");
+        refused(postRaw(runner, "cancel-ack", "{\"type\":\"CancelAck\",\"final_status\":\"CANCELED\"}"), 400, "invalid_message",
+                "CancelAck", "lease_id");
+        refused(postRaw(runner, "ack", "{\"type\":\"AckLease\",\"job_id\":\"x\"}"), 400, "invalid_message", "AckLease", "lease_id");
+    }
+
+    @Test
+    void aFieldOfTheWrongTypeIsNamedWithoutJavaInternals() throws Exception {
+        var runner = server.runner(spec);
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":[1]}"), 400, "invalid_message", "Heartbeat",
+                "lease_id");
+        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"exit_code\":\"zero\"}"),
+                400, "invalid_message", "Complete", "exit_code");
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Complete\",\"lease_id\":\"l\"}"), 400, "invalid_message", "Heartbeat", "type");
+        refused(postRaw(runner, "heartbeat", "[1]"), 400, "invalid_json");
+        refused(postRaw(runner, "heartbeat", "{\"type\":"), 400, "invalid_json");
+    }
+
+    @Test
+    void aLoneSurrogateIsRefusedAsTheRestOfTheApiDoes() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        String body = "{\"type\":\"Complete\",\"lease_id\":\"" + lease + "\",\"status\":\"FAILED\",\"exit_code\":1,"
+                + "\"summary\":\"bad \\ud800 text\"}";
+        refused(postRaw(runner, "complete", body), 400, "invalid_json", "surrogate");
+        assertThat(server.job(job).status()).as("nothing stored").isEqualTo(JobStatus.RUNNING);
+    }
+
+    // ---- the seed's shapes (issue 40) -----------------------------------------------------------------
+
+    @Test
+    void aLeaseGrantedAlwaysCarriesTheSeedsEnv() throws Exception {
+        // A run submitted without env (the API keeps it absent): seed 003's job_spec still has "env":{}.
+        java.time.Instant now = server.clock.instant();
+        var config = new dev.baton.protocol.model.JobConfig("http://127.0.0.1", server.project.uuid(),
+                dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("bench"), null,
+                dev.baton.protocol.value.JobTimeout.of(600), null, 1);
+        Job job = server.store.createRun(new dev.baton.server.store.NewReport(server.project.id(), "main", "localhost", "json", now, now, null),
+                new dev.baton.server.store.NewJob(spec.id(), "192.0.2.1", config, 600, server.organization.plan().priority(),
+                        dev.baton.server.store.RetryPolicy.NONE), server.organization.id(), now).job();
+        assertThat(job.config().env()).isNull();
+        transport.pump();
+        JsonNode granted = json(next(pull()));
+        assertThat(granted.at("/job_spec/env").isObject()).as(granted.toString()).isTrue();
+        assertThat(granted.at("/job_spec/env").size()).isZero();
+    }
+
+    // ---- what a seed runner sends is kept (issue 40) ---------------------------------------------------
+
+    @Test
+    void progressIsKeptOnTheLeaseAndArtifactsAndTimingsOnTheAttempt() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        String lease = running(job, runner);
+        dev.baton.protocol.id.LeaseId id = dev.baton.protocol.id.LeaseId.parse(lease);
+        heartbeat(runner, lease);
+        assertThat(server.store.leaseOffers().progress(id)).hasValueSatisfying(p -> assertThat(p).contains("\"percent\":50", "halfway"));
+        // A heartbeat without progress keeps what the last one said.
+        post(runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease));
+        assertThat(server.store.leaseOffers().progress(id)).hasValueSatisfying(p -> assertThat(p).contains("halfway"));
+
+        JsonNode done = post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "status", "SUCCEEDED", "exit_code", 0,
+                "timings", Map.of("started_at", "2026-01-04T08:00:05Z", "finished_at", "2026-01-04T08:03:12Z"),
+                "artifacts", List.of(Map.of("type", "log", "uri", "s3://a/log.txt")),
+                "results", List.of(Map.of("exit_code", 0, "stdout", "{}", "stderr", ""))));
+        assertThat(done.get("accepted").asBoolean()).isTrue();
+        Job after = server.job(job);
+        assertThat(server.store.leaseOffers().reports(after.id())).containsOnlyKeys(1)
+                .hasEntrySatisfying(1, r -> assertThat(r).contains("s3://a/log.txt", "2026-01-04T08:00:05Z", "2026-01-04T08:03:12Z"));
+        assertThat(server.store.leaseOffers().progress(id)).as("only while the lease is bound").isEmpty();
+
+        // A resend keeps nothing new.
+        post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "status", "SUCCEEDED", "exit_code", 0,
+                "artifacts", List.of(Map.of("type", "log", "uri", "s3://other"))));
+        assertThat(server.store.leaseOffers().reports(after.id()).get(1)).doesNotContain("s3://other");
+    }
+
+    @Test
+    void progressAndTimingsOfTheWrongShapeAreRefused() throws Exception {
+        var runner = server.runner(spec);
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":\"half\"}}"), 400,
+                "invalid_message", "Heartbeat", "progress.percent");
+        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":250}}"), 400,
+                "invalid_message", "Heartbeat", "percent");
+        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"timings\":{\"started_at\":\"yesterday\"}}"),
+                400, "invalid_message", "Complete", "timings.started_at");
+    }
+
+    // ---- one rule for both transports: a started job is not retried by default (issue 40) --------------
+
+    @Test
+    void aRunningJobWhoseLeaseExpiresFailsAsRunnerLostAndIsNotOfferedAgain() throws Exception {
+        Job job = server.submit(spec);
+        var runner = server.runner(spec);
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        String lease = running(job, runner, sub);
+        server.clock.advance(Duration.ofSeconds(121));
+        transport.pump();
+        Job after = server.job(job);
+        assertThat(after.status()).as("a failed benchmark is signal: no retry by default").isEqualTo(JobStatus.FAILED);
+        assertThat(after.errorCode()).isEqualTo("lease_expired");
+        assertThat(server.store.attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
+        assertThat(sub.fetch(1, Duration.ofMillis(500))).as("not offered again").isEmpty();
+        JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
+        assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
+        assertThat(server.job(job).status()).isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void aRunningJobThatOptedInIsRunAgainWhenItsLeaseExpires() throws Exception {
+        Job job = server.submit(spec, new dev.baton.server.store.RetryPolicy(2, 0, true));
+        var runner = server.runner(spec);
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        String lease = running(job, runner, sub);
+        server.clock.advance(Duration.ofSeconds(121));
+        transport.pump();
+        Job after = server.job(job);
+        assertThat(after.status()).isEqualTo(JobStatus.PENDING);
+        assertThat(server.store.attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
+        transport.pump();
+        JsonNode again = json(next(sub));
+        assertThat(again.get("job_id").asText()).isEqualTo(job.uuid().toString());
+        assertThat(again.get("lease_id").asText()).isNotEqualTo(lease);
     }
 
     // ---- the broker restarted with jobs in flight -------------------------------------------------

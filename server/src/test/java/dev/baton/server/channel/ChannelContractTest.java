@@ -485,6 +485,44 @@ abstract class ChannelContractTest {
         runner.expect(ServerMessage.Stale.class);
     }
 
+    /**
+     * The server finalized the job at the cancel deadline: a {@code canceled} that comes after it
+     * (the runner ignored the cancel) stores no output on the attempt (issue 40); one in time does.
+     */
+    @Test
+    void aCanceledAfterTheCancelDeadlineStoresNoOutput() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.cancel(job);
+        runner.expect(ServerMessage.Cancel.class);
+        server.advance(CANCEL_DEADLINE.plusSeconds(1));
+        runner.expect(ServerMessage.Stale.class);
+        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(143, "LATE-CANCEL"))));
+        runner.next(); // answered (the runner drops it from its outbox); what matters is what was stored
+        assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
+        assertThat(server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
+                .as("a word after the server finalized the job stores nothing").isEmpty();
+    }
+
+    @Test
+    void aCanceledBeforeTheCancelDeadlineKeepsItsOutput() {
+        Job job = server.submit(spec);
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        server.cancel(job);
+        runner.expect(ServerMessage.Cancel.class);
+        server.advance(Duration.ofSeconds(5));
+        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(143, "IN-TIME"))));
+        ServerMessage m = runner.next();
+        while (m instanceof ServerMessage.Cancel) m = runner.next();
+        assertThat(m).isInstanceOf(ServerMessage.Ack.class);
+        assertThat(server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
+                .hasValueSatisfying(o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
+    }
+
     @Test
     void completedAfterAConcurrentCancelKeepsTheCancel() {
         Job job = server.submit(spec);

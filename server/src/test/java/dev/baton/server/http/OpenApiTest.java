@@ -91,9 +91,19 @@ class OpenApiTest {
         return missing;
     }
 
+    /**
+     * Transport A's lease routes exist only on a server with {@code nats_url}, which this test's
+     * server has not: they are checked the other way round by {@code TransportAJobViewTest}, on a
+     * server with transport A on.
+     */
+    static boolean onlyWithTransportA(String path) {
+        return path.startsWith("/v0/runners/{runner}/leases/");
+    }
+
     private static List<String> documentedButNotRouted(List<BatonServer.Route> routes, JsonNode doc) {
         List<String> stale = new ArrayList<>();
         doc.path("paths").fields().forEachRemaining(p -> p.getValue().fieldNames().forEachRemaining(method -> {
+            if (onlyWithTransportA(p.getKey())) return;
             if (HTTP_METHODS.contains(method) && !routes.contains(new BatonServer.Route(method.toUpperCase(Locale.ROOT), p.getKey()))) {
                 stale.add(method + " " + p.getKey());
             }

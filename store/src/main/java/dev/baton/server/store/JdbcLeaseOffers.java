@@ -173,10 +173,32 @@ final class JdbcLeaseOffers implements LeaseOffers {
     }
 
     @Override
-    public boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires) {
-        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET expires = :expires WHERE lease = :lease AND state = 1 AND runner_id = :runner"
-                        + " AND expires > :now")
-                .bind("expires", micros(expires)).bind("lease", lease.value()).bind("runner", runnerId).bind("now", micros(now)).execute() > 0);
+    public boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires, String progress) {
+        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET expires = :expires, progress = COALESCE(:progress, progress)"
+                        + " WHERE lease = :lease AND state = 1 AND runner_id = :runner AND expires > :now")
+                .bind("expires", micros(expires)).bind("progress", progress).bind("lease", lease.value()).bind("runner", runnerId)
+                .bind("now", micros(now)).execute() > 0);
+    }
+
+    @Override
+    public Optional<String> progress(LeaseId lease) {
+        return store.read(h -> store.statements.on(h, "SELECT progress FROM lease_offer WHERE lease = :lease AND state = 1 AND progress IS NOT NULL")
+                .bind("lease", lease.value()).findOne(rs -> rs.getString(1)));
+    }
+
+    @Override
+    public void keepReport(LeaseId lease, String report) {
+        store.write(h -> store.statements.on(h, "UPDATE job_attempt SET lease_report = :report WHERE lease = :lease AND lease_report IS NULL")
+                .bind("report", report).bind("lease", lease.value()).execute());
+    }
+
+    @Override
+    public java.util.Map<Integer, String> reports(long jobId) {
+        java.util.Map<Integer, String> byNumber = new java.util.TreeMap<>();
+        store.read(h -> store.statements.on(h, "SELECT number, lease_report FROM job_attempt WHERE job_id = :job AND lease_report IS NOT NULL")
+                        .bind("job", jobId).list(rs -> java.util.Map.entry(rs.getInt(1), rs.getString(2))))
+                .forEach(e -> byNumber.put(e.getKey(), e.getValue()));
+        return byNumber;
     }
 
     @Override
@@ -198,33 +220,75 @@ final class JdbcLeaseOffers implements LeaseOffers {
         if (ended.isEmpty()) return Optional.empty(); // renewed, or expired by another node meanwhile
         LeaseOffer o = ended.get();
         Job before = store.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(store.context.jobRows);
-        String stillHeld = " WHERE id = :id AND lease = :lease AND status IN (1, 2)";
-        // Seed 003: no heartbeat, the lease expires and the job returns to the queue as a new attempt.
+        if (!before.holds(lease)) return Optional.of(new Expired(o, before, null));
+        Optional<Job> after = switch (before.status()) {
+            case CLAIMED -> notStarted(h, o, lease, now, maxRequeues);
+            case RUNNING -> runnerLost(h, o, lease, now);
+            default -> Optional.empty(); // the attempt had ended already (a final word, a cancel)
+        };
+        return Optional.of(new Expired(o, before, after.orElse(null)));
+    }
+
+    /**
+     * The lease expired before its job started (bound, but the attempt never reached running): as
+     * on the runner channel, a job that never started goes back to the queue as a new attempt
+     * (seed 003's "job returns to queued state"), or fails once {@code maxRequeues} is spent.
+     */
+    private Optional<Job> notStarted(Handle h, LeaseOffer o, LeaseId lease, Instant now, int maxRequeues) {
+        String stillHeld = " WHERE id = :id AND lease = :lease AND status = 1";
         Optional<Job> after = store.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
                         + " last_heartbeat = NULL, accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL,"
                         + " requeues = requeues + 1, modified = :now" + stillHeld + " AND requeues < :max RETURNING " + Rows.JOB)
                 .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value()).bind("max", maxRequeues).findOne(store.context.jobRows);
         if (after.isEmpty()) {
-            String error = "the lease expired without heartbeats and the job went back to the queue " + (maxRequeues + 1)
+            String error = "the lease expired before the job started and the job went back to the queue " + (maxRequeues + 1)
                     + " times; max_requeues is " + maxRequeues;
             after = store.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
-                            + " hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, requeues = requeues + 1, modified = :now"
-                            + stillHeld + " AND requeues >= :max RETURNING " + Rows.JOB)
+                            + " accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, requeues = requeues + 1,"
+                            + " modified = :now" + stillHeld + " AND requeues >= :max RETURNING " + Rows.JOB)
                     .bind("now", micros(now)).bind("error", error).bind("id", o.jobId()).bind("lease", lease.value())
                     .bind("max", maxRequeues).findOne(store.context.jobRows);
         }
-        if (after.isPresent()) {
-            store.statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease AND outcome IS NULL")
-                    .bind("now", micros(now)).bind("outcome", AttemptOutcome.LOST.code()).bind("job", o.jobId()).bind("lease", lease.value())
-                    .execute();
-        }
-        return Optional.of(new Expired(o, before, after.orElse(null)));
+        after.ifPresent(j -> closeAttempt(h, o, lease, AttemptOutcome.LOST_BEFORE_START, now));
+        return after;
+    }
+
+    /**
+     * The lease of a running job expired: its runner is lost, and the rule is the runner
+     * channel's (brief §1, "a failed benchmark is signal"): the job fails, outcome {@code lost},
+     * and goes back to the queue as a new attempt only when it opted in with
+     * {@code retry_when_runner_lost} and has attempts left (after its backoff), as
+     * {@code Store.fail} does for a channel runner lost past the heartbeat timeout.
+     */
+    private Optional<Job> runnerLost(Handle h, LeaseOffer o, LeaseId lease, Instant now) {
+        Optional<Job> failed = store.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
+                        + " accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, modified = :now"
+                        + " WHERE id = :id AND lease = :lease AND status = 2 RETURNING " + Rows.JOB)
+                .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value())
+                .bind("error", "lost the runner: its lease expired without heartbeats after the job started").findOne(store.context.jobRows);
+        if (failed.isEmpty()) return failed;
+        closeAttempt(h, o, lease, AttemptOutcome.LOST, now);
+        Optional<Job> retried = store.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
+                        + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000, modified = :now"
+                        + " WHERE id = :id AND lease = :lease AND status = 4 AND attempt < max_attempts AND retry_when_runner_lost = TRUE"
+                        + " RETURNING " + Rows.JOB)
+                .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value()).findOne(store.context.jobRows);
+        return retried.isPresent() ? retried : failed;
+    }
+
+    private void closeAttempt(Handle h, LeaseOffer o, LeaseId lease, AttemptOutcome outcome, Instant now) {
+        store.statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease AND outcome IS NULL")
+                .bind("now", micros(now)).bind("outcome", outcome.code()).bind("job", o.jobId()).bind("lease", lease.value()).execute();
     }
 
     @Override
     public void end(LeaseId lease, String reason) {
-        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease AND state IN (0, 1)")
-                .bind("reason", reason).bind("lease", lease.value()).execute());
+        // The runner's own final word (end reason runner:…) also replaces a job_finished that a
+        // message racing it wrote once the word's transition had committed, so its resends are
+        // still answered as the first (transport A's LeaseRoutes).
+        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease"
+                        + " AND (state IN (0, 1) OR (state = 3 AND end_reason = 'job_finished' AND :runnerWord))")
+                .bind("reason", reason).bind("lease", lease.value()).bind("runnerWord", reason.startsWith("runner:")).execute());
     }
 
     @Override

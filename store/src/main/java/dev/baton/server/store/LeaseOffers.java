@@ -85,19 +85,47 @@ public interface LeaseOffers {
     int revokeDue(Instant now);
 
     /** Renews a bound lease of this runner that has not expired; false when it is not (stale). */
-    boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires);
+    default boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires) {
+        return renew(lease, runnerId, now, expires, null);
+    }
+
+    /**
+     * As {@link #renew(LeaseId, long, Instant, Instant)}, keeping {@code progress} (the JSON of the
+     * Heartbeat's progress; null keeps what the last one said) in the same statement: a heartbeat
+     * stays one write.
+     */
+    boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires, String progress);
+
+    /** The progress the runner last reported under {@code lease} while it is bound, as JSON. */
+    Optional<String> progress(LeaseId lease);
+
+    /**
+     * Keeps the runner's account of the attempt of {@code lease} (the JSON of its artifacts and
+     * timings) on the attempt, once: a second call for the same attempt changes nothing.
+     */
+    void keepReport(LeaseId lease, String report);
+
+    /** The accounts {@link #keepReport} kept for the job's attempts, by attempt number. */
+    java.util.Map<Integer, String> reports(long jobId);
 
     /** A bound lease that expired, and what became of its job (null when the attempt had ended already). */
     record Expired(LeaseOffer offer, Job before, Job after) {}
 
     /**
      * Expires bound leases past {@code expires} (or just {@code only}, when given and due): the
-     * offer ends, and a job still in flight under it goes back to the queue as a new attempt (the
-     * attempt's outcome is {@code lost}), or fails once {@code maxRequeues} is spent.
+     * offer ends. A job under it that never started (claimed) goes back to the queue as a new
+     * attempt (outcome {@code lost_before_start}), or fails once {@code maxRequeues} is spent. A
+     * running job lost its runner, and follows the runner channel's rule (brief §1): it fails with
+     * {@code error_code} {@code lease_expired} (outcome {@code lost}), and goes back to the queue
+     * only when it opted in with {@code retry_when_runner_lost} and has attempts left.
      */
     List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only);
 
-    /** The attempt of a bound lease ended (Complete, CancelAck): the offer is over. */
+    /**
+     * The attempt of a bound lease ended (Complete, CancelAck), or its job was found finished: the
+     * offer is over, with {@code reason}. A reason starting {@code runner:} (the runner's own final
+     * word was applied) also replaces {@code job_finished} on an offer already ended so.
+     */
     void end(LeaseId lease, String reason);
 
     /** The cancel deadline of a job canceled while {@code lease} was its lease, if the runner still owes its CancelAck. */

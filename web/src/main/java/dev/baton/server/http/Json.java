@@ -84,6 +84,17 @@ public final class Json {
         return readText(reader, body);
     }
 
+    /**
+     * The body as text, refused as every API body is when it is not valid UTF-8 or holds a lone
+     * surrogate (400 {@code invalid_json}): for a route that reads the body its own way (transport
+     * A's lease messages, which tolerate unknown fields as the runner channel does).
+     */
+    public static String text(byte[] body) {
+        String text = strictUtf8(body);
+        checkSurrogates(text);
+        return text;
+    }
+
     /** Decodes the body strictly to text, checks it for lone surrogates and parses the text. */
     private static <T> T readText(ObjectReader reader, byte[] body) {
         String text = strictUtf8(body);
