@@ -3,6 +3,10 @@ package dev.baton.server.broker;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.LogStream;
+import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.model.IterationResult;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +100,23 @@ public final class LeaseMessages {
     public record CancelAck(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
             @JsonProperty("final_status") String finalStatus, String ts, List<ArtifactRef> artifacts, String summary,
             List<IterationResult> results) {}
+
+    /**
+     * Baton's addition (the seed's log goes to a store outside its protocol): a chunk of the job's
+     * live output, as the runner channel's {@code log} message carries it, so a queue runner's log
+     * is followed live too. {@code seq} counts the lease's chunks from 1; a chunk is text (at most
+     * 16 KiB of UTF-8) or a marker of {@code dropped} bytes not sent (docs/protocol.md, "log").
+     */
+    public record LogChunk(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
+            Long seq, LogStream stream, Integer iteration, String text, Long dropped) {
+        /** The runner channel's message for this chunk; a value out of its bounds is the client's error. */
+        public RunnerMessage.Log toLog(JobUuid job, LeaseId lease) {
+            return new RunnerMessage.Log(job, lease, seq, stream, iteration == null ? 0 : iteration, text == null ? "" : text, dropped);
+        }
+    }
+
+    /** The answer to a LogChunk under a live lease: {@code seq} is the chunk's, kept or (a resend) already kept. */
+    public record LogAck(String type, @JsonProperty("lease_id") String leaseId, long seq) {}
 
     /**
      * The seed's stale signal. As the answer to a Heartbeat it also carries the seed's

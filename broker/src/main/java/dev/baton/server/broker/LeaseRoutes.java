@@ -83,6 +83,10 @@ final class LeaseRoutes implements RouteModule {
             Runner runner = runner(ctx);
             answer(ctx, complete(runner, read(ctx, LeaseMessages.Complete.class)));
         });
+        config.routes.post("/v0/runners/{runner}/leases/log", ctx -> {
+            Runner runner = runner(ctx);
+            answer(ctx, log(runner, LeaseBodies.read(Json.readBody(ctx, maxBody), LeaseMessages.LogChunk.class, "lease_id", "seq", "stream")));
+        });
         config.routes.post("/v0/runners/{runner}/leases/cancel-ack", ctx -> {
             Runner runner = runner(ctx);
             answer(ctx, cancelAck(runner, read(ctx, LeaseMessages.CancelAck.class)));
@@ -166,6 +170,23 @@ final class LeaseRoutes implements RouteModule {
             }
             default -> staleFromLifecycle(m.leaseId(), reply);
         };
+    }
+
+    /** A chunk of live output under the runner's lease goes where a channel runner's {@code log} goes. */
+    Object log(Runner runner, LeaseMessages.LogChunk m) {
+        sameRunner(runner, m.runnerId());
+        Held held = held(runner, m.leaseId(), null);
+        if (held.stale() != null) return held.stale();
+        LeaseOffer o = held.offer();
+        RunnerMessage.Log chunk;
+        try {
+            chunk = m.toLog(o.job(), o.lease());
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(400, "invalid_message", "LogChunk: " + e.getMessage().replaceFirst("^log: ", ""));
+        }
+        ServerMessage reply = lifecycle.log(session(runner), chunk);
+        if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(m.leaseId(), reply);
+        return new LeaseMessages.LogAck("LogAck", m.leaseId(), m.seq());
     }
 
     Object complete(Runner runner, LeaseMessages.Complete m) {

@@ -36,6 +36,9 @@ class ProcessRecordTest {
         started.add(p);
         while (!Files.exists(ready)) Thread.sleep(10);
         Files.delete(ready);
+        // The mv that made the file is of the group too until it exits (seen under load): wait for
+        // the group to be its leader and the sleep alone, so each test counts only those two.
+        for (int i = 0; i < 500 && ProcessGroups.members(p.pid()).size() != 2; i++) Thread.sleep(10);
         return p;
     }
 

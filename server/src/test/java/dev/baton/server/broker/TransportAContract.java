@@ -214,6 +214,18 @@ abstract class TransportAContract {
     }
 
     @Test
+    void aJobThatRequiresLabelsIsNotOfferedOnTheQueueWhoseRunnersShowNone() throws Exception {
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        Job labelled = server.submit(spec, new dev.baton.server.store.JobLabels(java.util.Map.of("disk", "nvme"), java.util.Map.of()));
+        Job plain = server.submit(spec);
+        JsonNode granted = json(next(sub));
+        assertThat(granted.get("job_id").asText()).as("only the job any runner of the spec may take").isEqualTo(plain.uuid().toString());
+        assertThat(sub.fetch(1, Duration.ofSeconds(1))).as("the labelled job waits for a runner that shows its labels").isEmpty();
+        assertThat(server.store.findJob(labelled.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.PENDING);
+    }
+
+    @Test
     void aJobBackInTheQueueAfterAnExpiredLeaseIsOfferedAgainAtOnce() throws Exception {
         transport.broker().ensureStream();
         JetStreamSubscription sub = pull();

@@ -83,7 +83,7 @@ class TransportAJobViewTest {
                 .map(r -> r.method().toLowerCase(java.util.Locale.ROOT) + " " + r.path()).toList();
         assertThat(routed).containsExactlyInAnyOrder("get /v0/runners/{runner}/leases/subjects", "post /v0/runners/{runner}/leases/ack",
                 "post /v0/runners/{runner}/leases/heartbeat", "post /v0/runners/{runner}/leases/complete",
-                "post /v0/runners/{runner}/leases/cancel-ack");
+                "post /v0/runners/{runner}/leases/cancel-ack", "post /v0/runners/{runner}/leases/log");
         List<String> documented = new java.util.ArrayList<>();
         doc.path("paths").fields().forEachRemaining(p -> {
             if (p.getKey().startsWith("/v0/runners/{runner}/leases/")) p.getValue().fieldNames().forEachRemaining(m -> documented.add(m + " " + p.getKey()));
@@ -92,8 +92,10 @@ class TransportAJobViewTest {
         assertThat(doc.at("/paths/~1v0~1runners~1{runner}~1leases~1heartbeat/post/responses/200/description").asText()).contains("StaleLease is HTTP 200");
     }
 
-    @Test
-    void progressIsShownWhileTheJobRunsAndArtifactsAndTimingsOnItsAttempt() throws Exception {
+    record Leased(String job, String lease) {}
+
+    /** Submits a job and takes its LeaseGranted from the queue, as a seed runner would. */
+    Leased leaseOfNewJob() throws Exception {
         String job = ok(server.post("/v0/run", Map.of("project", "web", "spec", "s1", "adapter", "raw", "cmd", List.of("bench"))))
                 .path("job").path("uuid").asText();
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> client.jetStreamManagement().getStreamNames().contains(NatsBroker.STREAM));
@@ -102,8 +104,54 @@ class TransportAJobViewTest {
         assertThat(got).hasSize(1);
         JsonNode granted = Wire.mapper().readTree(new String(got.getFirst().getData(), StandardCharsets.UTF_8));
         got.getFirst().ack();
-        String lease = granted.path("lease_id").asText();
         assertThat(granted.path("job_id").asText()).isEqualTo(job);
+        return new Leased(job, granted.path("lease_id").asText());
+    }
+
+    @Test
+    void aQueueRunnersLogChunksAreFollowedLiveAndTheLogIsWholeAtTheEnd() throws Exception {
+        Leased leased = leaseOfNewJob();
+        String job = leased.job();
+        String lease = leased.lease();
+        runner("ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", "r1"));
+
+        JsonNode first = runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 1, "stream", "stdout", "text", "warming up\n"));
+        assertThat(first.path("type").asText()).isEqualTo("LogAck");
+        assertThat(first.path("seq").asLong()).isEqualTo(1);
+        runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 2, "stream", "stderr", "text", "cold cache\n"));
+        runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 2, "stream", "stderr", "text", "cold cache\n"));
+        runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 3, "stream", "stdout", "dropped", 6));
+
+        JsonNode live = ok(server.get("/v0/projects/web/jobs/" + job + "/logs"));
+        assertThat(live.path("complete").asBoolean()).isFalse();
+        assertThat(live.path("entries")).as("a resent chunk is kept once").hasSize(3);
+        assertThat(live.at("/entries/0/text").asText()).isEqualTo("warming up\n");
+        assertThat(live.at("/entries/1/stream").asText()).isEqualTo("stderr");
+        assertThat(live.at("/entries/2/dropped").asLong()).isEqualTo(6);
+
+        TestServer.Response both = server.send("POST", "/v0/runners/r1/leases/log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "stream", "stdout", "text", "x", "dropped", 5), runnerKey);
+        assertThat(both.status()).as(both.text()).isEqualTo(400);
+        assertThat(both.json().path("code").asText()).isEqualTo("invalid_message");
+        assertThat(both.json().path("message").asText()).isEqualTo("LogChunk: a dropped marker carries no text");
+        TestServer.Response noStream = server.send("POST", "/v0/runners/r1/leases/log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "text", "x"), runnerKey);
+        assertThat(noStream.status()).as(noStream.text()).isEqualTo(400);
+
+        runner("complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", "r1", "status", "SUCCEEDED", "exit_code", 0,
+                "results", List.of(Map.of("exit_code", 0, "stdout", "warming up\nhot 1\n", "stderr", "cold cache\n"))));
+        JsonNode whole = ok(server.get("/v0/projects/web/jobs/" + job + "/logs"));
+        assertThat(whole.path("complete").asBoolean()).isTrue();
+        assertThat(whole.at("/entries/2/text").asText()).as("the marker's bytes from the stored output").isEqualTo("hot 1\n");
+        JsonNode late = runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "stream", "stdout", "text", "late\n"));
+        assertThat(late.path("type").asText()).as("a lease that is over writes nothing").isEqualTo("StaleLease");
+    }
+
+    @Test
+    void progressIsShownWhileTheJobRunsAndArtifactsAndTimingsOnItsAttempt() throws Exception {
+        Leased leased = leaseOfNewJob();
+        String job = leased.job();
+        String lease = leased.lease();
 
         assertThat(runner("ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", "r1")).path("type").asText())
                 .isEqualTo("LeaseAccepted");

@@ -42,6 +42,11 @@ final class JdbcLeaseOffers implements LeaseOffers {
                         + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                         + " AND (j.decline_backoff_until IS NULL OR j.decline_backoff_until <= :now) AND j.canary_runner_id IS NULL"
                         + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
+                        // A queue's runner says nothing of its labels or its machine: a job that requires
+                        // labels, or a spec that requires a clean fingerprint, waits for a channel runner
+                        // that shows them rather than running on a machine nobody checked.
+                        + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)"
+                        + " AND NOT EXISTS (SELECT 1 FROM spec s WHERE s.id = j.spec_id AND s.require_clean_fingerprint)"
                         + " ORDER BY j.priority DESC, j.created, j.id LIMIT :limit")
                 .bind("now", micros(now)).bind("limit", limit).list(store.context.jobRows));
         if (candidates.isEmpty()) return List.of();

@@ -44,6 +44,7 @@ public final class RouteTable {
         add("POST /v0/runners/{runner}/leases/heartbeat", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/complete", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/cancel-ack", PUBLIC, null);
+        add("POST /v0/runners/{runner}/leases/log", PUBLIC, null);
         add("GET /v0/nodes", ADMIN, null);
         add("POST /v0/schedules", ADMIN, "schedule.created");
         add("GET /v0/schedules", ADMIN, null);
