@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * dialect against a real server, real WebSockets, a real SQLite file and the local PostgreSQL.
  * No thresholds: it checks that every measurement was produced with sane numbers.
  */
+@Tag("postgres")
 class BenchSmokeTest {
     @TempDir
     Path out;

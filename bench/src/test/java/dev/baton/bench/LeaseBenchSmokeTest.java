@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the real server offering on it, simulated runners of both transports. No thresholds: every
  * measurement is there, every job processed, no protocol problem. Skipped without nats-server.
  */
+@Tag("nats")
 class LeaseBenchSmokeTest {
     @TempDir
     Path out;

@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the broker is killed and restarted among the faults. One run per store covers both
  * transports, which keeps the suite's time in CI near what one transport took.
  */
+@Tag("chaos")
 class ChaosSuiteTest {
     /** The runs' transport; without a nats-server on this machine, the runner channel alone (said on the console), not no run at all. */
     private static final Transport TRANSPORT = transport();

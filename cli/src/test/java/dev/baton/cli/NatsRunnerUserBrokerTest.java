@@ -29,6 +29,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The generated grant on a real nats-server (Debian's binary): the runner pulls and acks on its
  * spec's consumer and hears its control subject, and cannot pull from another spec's consumer.
  */
+@Tag("nats")
 class NatsRunnerUserBrokerTest {
     static final Path BINARY = Path.of(System.getenv().getOrDefault("BATON_TEST_NATS_SERVER", "/usr/sbin/nats-server"));
 

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * itself killed with SIGKILL mid-run, and the server gone while a runner finishes (the router's
  * outbox). Jobs opt in to a retry when their runner is lost, as a user who wants that would.
  */
+@Tag("slow")
 class RouterFaultTest {
     private static final Map<String, Object> RETRY_WHEN_LOST = Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true));
     private static final Duration WAIT = Duration.ofSeconds(60);

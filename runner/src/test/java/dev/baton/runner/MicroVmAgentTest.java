@@ -35,6 +35,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * the server channel: the job's timeout kills the VM and is reported as a failure with the
  * partial output. Skipped, with the reason, where QEMU or the guest pieces are missing.
  */
+@Tag("microvm")
 class MicroVmAgentTest {
     private static final Duration WAIT = Duration.ofSeconds(150);
     private final RunnerKey key = RunnerKey.generate();

@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Test;
  * (which lands separately): the local timeout and a decline travel the whole way to the socket.
  * Skipped, with the reason, where runc cannot run.
  */
+@Tag("container")
 class RuncAgentTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private final RunnerKey key = RunnerKey.generate();

@@ -39,6 +39,7 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -48,6 +49,7 @@ import picocli.CommandLine;
  * (the server's registry module on its own Javalin, a real SQLite store). What comes back is read
  * as a tar, and unpacked by umoci where it is installed.
  */
+@Tag("container")
 class DirectoryImagePushTest {
     static final String ADMIN = "baton_admin_dir_push_test";
     static final ObjectMapper JSON = new ObjectMapper();

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.Test;
  * the server on another port; it checks something the router documents as its own choice
  * (docs/router.md). The fixture's clock is moved in steps the router keeps up with ({@link #advance}).
  */
+@Tag("slow")
 class RouterChannelTest extends ChannelContractTest {
     private RunnerHandle routerRunner;
     private Router router;

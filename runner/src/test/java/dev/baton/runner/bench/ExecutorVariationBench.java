@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,6 +48,8 @@ import org.junit.jupiter.api.Test;
  * -Dsurefire.failIfNoSpecifiedTests=false}; the table goes to stdout and
  * {@code runner/target/executor-variation.txt}.
  */
+@Tag("container")
+@Tag("microvm")
 class ExecutorVariationBench {
     private static final String LOOP = "read s _ < /proc/uptime; i=0; while [ $i -lt " + Integer.getInteger("baton.bench.turns", 100_000)
             + " ]; do i=$((i+1)); done; read e _ < /proc/uptime; echo $s $e";

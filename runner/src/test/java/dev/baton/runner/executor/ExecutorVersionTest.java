@@ -8,10 +8,13 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What each executor tells the machine fingerprint about itself, compared with what its tool prints here. */
+@Tag("container")
+@Tag("microvm")
 class ExecutorVersionTest {
     @TempDir
     Path work;

@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * depend on KVM; each test boots as few VMs as it can (a TCG boot takes seconds). Skipped, with
  * the reason, where QEMU, the kernel, busybox-static, mkfs.ext4 or cpio are missing.
  */
+@Tag("microvm")
 class MicroVmExecutorTest {
     private static final long MIB = 1 << 20;
     private static final Path KERNEL_DIR = Path.of("/boot");

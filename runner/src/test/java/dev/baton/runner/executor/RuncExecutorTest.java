@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * the registry client is tested over HTTP in ImagePullerTest). Skipped, with the reason, only
  * where runc cannot run (not installed, not root).
  */
+@Tag("container")
 class RuncExecutorTest {
     private static final long MIB = 1 << 20;
     private static final Optional<String> UNAVAILABLE = whyUnavailable();

@@ -40,6 +40,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * runner channel, executed by the process and runc executors (images pulled from Baton's own
  * registry with the job's pull token), and their results stored and processed.
  */
+@Tag("container")
+@Tag("microvm")
 class AgentAgainstServerTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

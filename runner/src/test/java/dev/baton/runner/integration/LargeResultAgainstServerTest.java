@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the result must arrive whole; over the server's limit the runner must send a smaller result
  * (truncated, with a marker) instead of resending the refused one until it gives up.
  */
+@Tag("slow")
 class LargeResultAgainstServerTest {
     private static final Duration WAIT = Duration.ofMinutes(3);
     private static final int MIB = 1 << 20;

@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * control subject, and stopped by a stale lease. The server's clock can be moved ahead to expire
  * a lease or revoke an offer; the runner keeps the real one.
  */
+@Tag("nats")
 abstract class LeaseRunnerContract {
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** Short, so that heartbeats come every second (lease_ttl / 6). */

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
  * its {@code Complete} carries every iteration and the collected files to the report. Each test is
  * skipped, with the reason, where its executor cannot run.
  */
+@Tag("nats")
+@Tag("container")
+@Tag("microvm")
 class LeaseRunnerExecutorsTest {
     private static final Duration LEASE_TTL = Duration.ofSeconds(30);
 

@@ -38,6 +38,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * runners exist. Baton's runner works under its grant (pull on its inbox prefix, ack, cancel on its
  * control subject), and another runner, with its own grant, reads none of it.
  */
+@Tag("nats")
 class LeaseRunnerPermissionsTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

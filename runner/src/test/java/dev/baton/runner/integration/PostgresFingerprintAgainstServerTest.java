@@ -3,8 +3,10 @@ package dev.baton.runner.integration;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** The fingerprint end to end on PostgreSQL; skipped, saying so, when none is reachable. */
+@Tag("postgres")
 class PostgresFingerprintAgainstServerTest extends FingerprintAgainstServerContract {
     @BeforeAll
     static void requirePostgres() {

@@ -19,6 +19,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * pulling when a pull gets no answer at all (JetStream's answer to a pull on a consumer that does
  * not exist yet).
  */
+@Tag("nats")
 class SeedRunnerTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 

@@ -7,9 +7,11 @@ import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.TestDatabases;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Judging on PostgreSQL, a fresh schema per test; skipped, saying so, when none is reachable. */
+@Tag("postgres")
 class PostgresJudgeTest extends JudgeContract {
     @TempDir
     Path dataDir;

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * submitted by exactly one of them, although both sweep (in the background every second, and
  * here also both at once on purpose); after both were down, the missed occurrences are one run.
  */
+@Tag("postgres")
 class PostgresScheduleTest {
     @TempDir
     Path dirA;

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,6 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What one {@code POST /v0/run} reads from the store, counted on a real server over a real store
  * (issue 13): its project once per node, not once or twice per submission (docs/decisions/0019).
  */
+@Tag("postgres")
 class SubmissionReadsTest {
     @TempDir
     Path dir;

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * or MinIO, reached over HTTP by the AWS SDK exactly as in production. Each test gets its own
  * key prefix in one bucket; two clients on it are the two nodes.
  */
+@Tag("s3")
 class S3BlobStorageTest extends BlobStorageContract {
     static S3rver s3;
 

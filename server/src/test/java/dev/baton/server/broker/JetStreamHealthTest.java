@@ -38,6 +38,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,7 @@ import org.slf4j.LoggerFactory;
  * surviving that reload; the server's own user from an nkey seed file; and no NATS password in
  * the log. SQLite; the fixture's clock, moved by hand, is the pump's.
  */
+@Tag("nats")
 class JetStreamHealthTest {
     private static final String SERVER_USER = "authorization {\n  users = [\n"
             + "    { user: \"baton-server\", password: \"s3cret-pw\", permissions: { publish: [\">\"], subscribe: [\">\"] } }\n"

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.baton.server.testing.TestDatabases;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** Transport A on PostgreSQL; skipped, saying so, when none is reachable. */
+@Tag("postgres")
 class PostgresTransportATest extends TransportAContract {
     @BeforeAll
     static void requirePostgres() {

@@ -35,6 +35,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fixture's clock, moved by hand; the pump has no timed round here: a job becoming pending wakes
  * it, and the test runs a round after each move of the clock.
  */
+@Tag("nats")
 abstract class TransportAContract {
     @TempDir
     Path dataDir;

@@ -22,6 +22,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * nats-server, the runner's calls over HTTP with its key. (The store's part runs on both dialects
  * in {@link TransportAContract}.)
  */
+@Tag("nats")
 class TransportAJobViewTest {
     @TempDir
     Path dir;

@@ -43,6 +43,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * timed round of the lease pump: only wake-ups and the test's own rounds run it. Time is the
  * fixture's clock, which both nodes read.
  */
+@Tag("postgres")
+@Tag("nats")
 class TwoNodeTransportATest {
     static final PullTokens TOKENS = (runner, project, now) -> "pull-token-for-" + project;
 

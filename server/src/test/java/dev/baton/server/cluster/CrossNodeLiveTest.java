@@ -55,6 +55,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,6 +68,7 @@ import org.junit.jupiter.api.io.TempDir;
  * over real HTTP, which fetches the log from the runner's node over real HTTP in turn.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("postgres")
 class CrossNodeLiveTest {
     static final String ADMIN = "cross-node-test-admin-token-0123456789";
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -39,6 +39,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * notification (or, for a change made on B, B's own store) can make B see the change.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("postgres")
 class CrossNodeSpecSetsTest {
     static final String ADMIN = "cross-node-specs-admin-token-0123456789";
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
@@ -31,6 +32,7 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
  * Also: no page scrolls sideways at phone width (390 px).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("browser")
 class ConsoleAccessibilityTest {
     Path dataDir;
     Path profile;

@@ -38,6 +38,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,6 +48,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * submission counts the serving runners that are live instead of reading them row by row, and
  * says exactly what reading every row says.
  */
+@Tag("postgres")
 class PendingExplainerTest {
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Two server nodes (two stores, each with its own connection pool, on one database) racing on the
  * same OJS work: they never both advance one workflow step, and never both enqueue one unique job.
  */
+@Tag("postgres")
 class OjsAcrossNodesTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.TestInstance;
  * Per-level results go to target/ojs-conformance.txt and the test output.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("postgres")
 class OjsConformanceTest {
     private static final Map<String, String> LEVEL_DIRS = Map.of(
             "0", "level-0-core", "1", "level-1-reliable", "2", "level-2-scheduled", "3", "level-3-workflows",

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code on_conflict: ignore}, and a push that is refused or ignored changing nothing, the
  * queue's rate limit included (docs/ojs.md, "Unique jobs and rate limits").
  */
+@Tag("postgres")
 class OjsPushTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String IGNORE = "\"unique\":{\"keys\":[\"type\",\"args\"],\"on_conflict\":\"ignore\"}";

@@ -11,11 +11,13 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The conformance harness's reset ({@link OjsTables}) empties every table the OJS migrations create, on both dialects. */
+@Tag("postgres")
 class OjsTablesTest {
     @TempDir
     Path dataDir;

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * cancelling a workflow that is still running (docs/ojs.md, "Workflows"). The conformance suite
  * checks these too, but only where its data is at hand.
  */
+@Tag("postgres")
 class OjsWorkflowTest {
     private static final String CALLBACKS = "\"callbacks\":{"
             + "\"on_complete\":{\"type\":\"cb.complete\",\"args\":[\"complete\"],\"options\":{\"queue\":\"callbacks\"}},"

@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -46,6 +47,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * started on A is continued and finished on B, survives a restart of A, and what one node stores
  * (images, job output) the other serves.
  */
+@Tag("postgres")
+@Tag("s3")
 class RegistryAcrossNodesTest {
     static final String ADMIN = "baton_admin_cluster_test_token";
 

@@ -5,11 +5,13 @@ import dev.baton.server.testing.S3rver;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The skopeo push and pull tests with blobs and registry metadata in an S3-compatible bucket: a
  * real s3rver process standing in for S3 or MinIO.
  */
+@Tag("s3")
 class RegistrySkopeoS3Test extends RegistrySkopeoTest {
     static S3rver s3;
 

@@ -7,10 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The registry against a real client: skopeo copies images in and out over HTTP. */
+@Tag("container")
 class RegistrySkopeoTest {
     @TempDir
     Path tmp;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.baton.server.testing.TestDatabases;
 import java.nio.file.Path;
 import java.sql.Connection;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * does from a statement's fifth use through its per-connection statement cache. This holds the
  * pool's settings to that.
  */
+@Tag("postgres")
 class PostgresPreparedStatementsTest {
     @TempDir
     Path dir;

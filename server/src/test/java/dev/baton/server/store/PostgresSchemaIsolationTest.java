@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * not make each other skip jobs: a claim in progress for organization 1 in one schema leaves
  * organization 1 of the other schema claimable.
  */
+@Tag("postgres")
 class PostgresSchemaIsolationTest {
     @TempDir
     Path dir;

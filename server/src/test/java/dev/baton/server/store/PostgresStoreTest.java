@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * a reachable server the tests are skipped with a message saying so; with {@code CI=true} (CI
  * starts one) they fail instead.
  */
+@Tag("postgres")
 class PostgresStoreTest extends StoreContract {
     private static final String BASE = System.getenv().getOrDefault("BATON_TEST_PG_URL", "postgresql://127.0.0.1:5432/test");
 
