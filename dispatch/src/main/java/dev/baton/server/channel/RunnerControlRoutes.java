@@ -141,7 +141,7 @@ final class RunnerControlRoutes implements RouteModule {
             Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", nodeId));
             return;
         }
-        String elsewhere = store.runnerNode(runner.id()).filter(this::alive)
+        String elsewhere = store.nodes().runnerNode(runner.id()).filter(this::alive)
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
         bus.publish(new ClusterEvent.ToRunner(runner.id(), Wire.encode(message)));
         Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", elsewhere));
@@ -149,13 +149,13 @@ final class RunnerControlRoutes implements RouteModule {
 
     private boolean alive(String node) {
         Instant since = clock.instant().minus(nodeTimeout);
-        return store.nodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
+        return store.nodes().listNodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
     }
 
     /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */
     private void nodes(Context ctx) {
         Instant since = clock.instant().minus(nodeTimeout);
-        List<Map<String, Object>> nodes = store.nodes().stream().map(n -> view(n, since)).toList();
+        List<Map<String, Object>> nodes = store.nodes().listNodes().stream().map(n -> view(n, since)).toList();
         Json.write(ctx, 200, Map.of("nodes", nodes, "self", nodeId));
     }
 

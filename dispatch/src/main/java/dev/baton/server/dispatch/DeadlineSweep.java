@@ -54,7 +54,7 @@ final class DeadlineSweep {
         sweeping.lock();
         try {
             Instant now = ctx.clock.instant();
-            for (String dead : ctx.store.expireNodes(ctx.settings.nodeId(), now.minus(ctx.settings.nodeTimeout()), now,
+            for (String dead : ctx.store.nodes().expireNodes(ctx.settings.nodeId(), now.minus(ctx.settings.nodeTimeout()), now,
                     ctx.settings.heartbeatTimeout())) {
                 LOG.warn("node {} missed its heartbeats for {}: its runners are treated as disconnected", dead, ctx.settings.nodeTimeout());
                 ctx.metrics.transition("node_lost");

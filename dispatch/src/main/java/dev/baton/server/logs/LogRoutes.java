@@ -105,7 +105,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         if (tokens == null) return;
         String url = advertiseUrl.get();
         try {
-            store.advertiseNode(nodeId, url);
+            store.nodes().advertiseNode(nodeId, url);
         } catch (RuntimeException e) {
             // Readers on other nodes then see this node's logs once the jobs ended, as before.
             LOG.warn("cannot advertise this node's address {}: {}", url, e.toString());
@@ -189,7 +189,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * job still live here, which a runner that stays connected leaves at once.
      */
     private boolean runnerMovedAway(Job job) {
-        return job.runnerId() != null && store.runnerNode(job.runnerId()).filter(nodeId::equals).isEmpty();
+        return job.runnerId() != null && store.nodes().runnerNode(job.runnerId()).filter(nodeId::equals).isEmpty();
     }
 
     /** Ended for a reader: nothing more will run. A retried job goes back to pending, which is not an end. */

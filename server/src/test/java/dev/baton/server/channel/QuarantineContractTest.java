@@ -101,7 +101,7 @@ abstract class QuarantineContractTest {
         assertThat(quarantined.isQuarantined()).isTrue();
         assertThat(quarantined.quarantined()).isEqualTo(server.clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
         assertThat(quarantined.quarantineReason()).contains("3 infrastructure failures").contains("declined executor_error");
-        assertThat(server.store.clusterCounts("n", server.clock.instant()).quarantinedRunners()).isEqualTo(1);
+        assertThat(server.store.nodes().clusterCounts("n", server.clock.instant()).quarantinedRunners()).isEqualTo(1);
         assertThat(server.metrics().scrape()).contains("baton_runner_quarantines_total 1.0");
 
         // It asks for work and gets none; the healthy runner finishes the whole queue, the
@@ -127,7 +127,7 @@ abstract class QuarantineContractTest {
         assertThat(List.of(waiting.uuid(), after.uuid())).contains(first.uuid());
         decline(flaky, first, DeclineCode.EXECUTOR_ERROR);
         assertThat(stored(flakyHandle).isQuarantined()).as("one failure since the release").isFalse();
-        assertThat(server.store.clusterCounts("n", server.clock.instant()).quarantinedRunners()).isZero();
+        assertThat(server.store.nodes().clusterCounts("n", server.clock.instant()).quarantinedRunners()).isZero();
     }
 
     @Test

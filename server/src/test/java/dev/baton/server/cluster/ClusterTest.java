@@ -208,12 +208,12 @@ class ClusterTest {
         first.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         first.expect(ServerMessage.Ack.class);
         first.crash();
-        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
 
         TestRunner again = connect(portC(), h);
         again.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease())); // resent on reconnect: liveness only
         again.expect(ServerMessage.Ack.class);
-        assertThat(store.runnerNode(h.runner().id())).contains("node-c");
+        assertThat(store.nodes().runnerNode(h.runner().id())).contains("node-c");
         complete(again, claimed);
         complete(again, claimed); // the outbox resends; acknowledged again, applied once
         Job done = store.findJob(job).orElseThrow();
@@ -273,7 +273,7 @@ class ClusterTest {
         ClaimedJob claimed = onA.expect(ServerMessage.Job.class).job();
         onA.send(new RunnerMessage.Preparing(claimed.uuid(), claimed.lease(), "pulling"));
         onA.expect(ServerMessage.Ack.class);
-        assertThat(store.runnerNode(held.id())).contains("node-a");
+        assertThat(store.nodes().runnerNode(held.id())).contains("node-a");
 
         // SIGKILL: no close frames, no stop mark in the store, no last heartbeat.
         ProcessHandle a = nodeA.toHandle();
@@ -300,7 +300,7 @@ class ClusterTest {
         // Requeued by B or C once A's heartbeats stopped: A's runner's attempt ended lost before start.
         Job after = store.findJob(job).orElseThrow();
         assertThat(store.attempts(after.id()).getFirst().outcome().name()).isEqualTo("LOST_BEFORE_START");
-        assertThat(store.nodes()).anySatisfy(n -> {
+        assertThat(store.nodes().listNodes()).anySatisfy(n -> {
             assertThat(n.id()).isEqualTo("node-a");
             assertThat(n.stopped()).as("found dead").isNotNull();
         });

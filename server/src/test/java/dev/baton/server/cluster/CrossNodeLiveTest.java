@@ -230,7 +230,7 @@ class CrossNodeLiveTest {
 
         // The runner's connection to node a breaks; it reconnects to node c and finishes there.
         runner.crash();
-        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
         TestRunner again = connect(nodeC, h);
         again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         again.expect(ServerMessage.Ack.class);
@@ -252,7 +252,7 @@ class CrossNodeLiveTest {
 
         // The runner comes back on node b, the follower's own node, which now has the attempt but not node a's entries.
         runner.crash();
-        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
         TestRunner again = connect(nodeB, h);
         again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         again.expect(ServerMessage.Ack.class);

@@ -21,6 +21,7 @@ import dev.baton.server.store.Runner;
 import dev.baton.server.store.ServingRunner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
 import dev.baton.server.testing.TestDatabases;
@@ -84,10 +85,10 @@ class PendingExplainerTest {
 
     /** The explainer over the real store; with {@code everyRow}, every serving runner is read by row, as before issue 13's fourth round. */
     PendingExplainer explainer(boolean everyRow) {
-        Store seen = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (p, method, args) -> {
+        Store seen = StoreCalls.intercept(real, (target, method, args) -> {
             if (method.getName().equals("pendingFacts") && args.length == 3 && everyRow) args[2] = null;
             try {
-                Object answer = method.invoke(real, args);
+                Object answer = method.invoke(target, args);
                 if (answer instanceof PendingFacts facts) answers.add(facts);
                 return answer;
             } catch (InvocationTargetException e) {

@@ -8,6 +8,7 @@ import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
 import java.lang.reflect.InvocationTargetException;
@@ -97,9 +98,9 @@ class RunnerSpecSetsTest {
     }
 
     private Store countingRunnerSpecReads(Store delegate) {
-        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+        return StoreCalls.intercept(delegate, (target, method, args) -> {
             try {
-                Object result = method.invoke(delegate, args);
+                Object result = method.invoke(target, args);
                 if (method.getName().equals("runnerSpecs")) {
                     reads.incrementAndGet();
                     Runnable hook = duringRead.getAndSet(null);

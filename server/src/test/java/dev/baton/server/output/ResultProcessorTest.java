@@ -27,6 +27,7 @@ import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -94,11 +95,11 @@ class ResultProcessorTest {
     void processingAJobWhoseReportThisStoreCreatedDoesNotReadTheReport() {
         Job job = completedJob();
         AtomicInteger reportReads = new AtomicInteger();
-        Store counted = (Store) java.lang.reflect.Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
-                (proxy, method, args) -> {
+        Store counted = StoreCalls.intercept(store,
+                (target, method, args) -> {
                     if (method.getName().equals("findReport")) reportReads.incrementAndGet();
                     try {
-                        return method.invoke(store, args);
+                        return method.invoke(target, args);
                     } catch (java.lang.reflect.InvocationTargetException e) {
                         throw e.getCause();
                     }

@@ -303,7 +303,7 @@ class PostgresStoreTest extends StoreContract {
         }
         assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
         store.complete(held.uuid(), held.lease(), seen.plusSeconds(2));
-        store.recordLiveness("node-a", seen.plusSeconds(3), Map.of(), Map.of());
+        store.nodes().recordLiveness("node-a", seen.plusSeconds(3), Map.of(), Map.of());
         assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
         assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
     }

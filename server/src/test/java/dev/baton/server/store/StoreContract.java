@@ -1385,25 +1385,25 @@ abstract class StoreContract {
     @Test
     void aRegistryUploadAdvancesByCompareAndSetAndEndsOnce() {
         Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
-        store.createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
-        store.createRegistryUpload(new RegistryUpload("u2", "p", "img", 0, "[]", t0, t0.plusSeconds(10)));
-        assertThat(store.findRegistryUpload("u1")).hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
-        assertThat(store.advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20))).isTrue();
+        store.uploads().createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
+        store.uploads().createRegistryUpload(new RegistryUpload("u2", "p", "img", 0, "[]", t0, t0.plusSeconds(10)));
+        assertThat(store.uploads().findRegistryUpload("u1")).hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
+        assertThat(store.uploads().advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20))).isTrue();
         // A second node read the session at 0 bytes too: its chunk is not recorded.
-        assertThat(store.advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21))).isFalse();
-        RegistryUpload u1 = store.findRegistryUpload("u1").orElseThrow();
+        assertThat(store.uploads().advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21))).isFalse();
+        RegistryUpload u1 = store.uploads().findRegistryUpload("u1").orElseThrow();
         assertThat(u1.size()).isEqualTo(5);
         assertThat(u1.chunks()).contains("\"a\"");
         assertThat(u1.updated()).isEqualTo(t0.plusSeconds(20));
-        assertThat(store.countRegistryUploads()).isEqualTo(2);
-        assertThat(store.idleRegistryUploads(t0.plusSeconds(15), 10)).extracting(RegistryUpload::id).containsExactly("u2");
+        assertThat(store.uploads().countRegistryUploads()).isEqualTo(2);
+        assertThat(store.uploads().idleRegistryUploads(t0.plusSeconds(15), 10)).extracting(RegistryUpload::id).containsExactly("u2");
 
-        assertThat(store.deleteRegistryUpload("u1", 4)).as("it holds 5 bytes by now").isFalse();
-        assertThat(store.deleteRegistryUpload("u1", 5)).isTrue();
-        assertThat(store.deleteRegistryUpload("u1", 5)).as("ended once").isFalse();
-        assertThat(store.deleteRegistryUpload("u2", -1)).isTrue();
-        assertThat(store.findRegistryUpload("u1")).isEmpty();
-        assertThat(store.countRegistryUploads()).isZero();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 4)).as("it holds 5 bytes by now").isFalse();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 5)).isTrue();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 5)).as("ended once").isFalse();
+        assertThat(store.uploads().deleteRegistryUpload("u2", -1)).isTrue();
+        assertThat(store.uploads().findRegistryUpload("u1")).isEmpty();
+        assertThat(store.uploads().countRegistryUploads()).isZero();
     }
 
     // ---- claims for several waiting runners in one transaction (issue 13) ----------------------

@@ -110,7 +110,7 @@ public final class ChannelFixture implements AutoCloseable {
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
     private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates, AtomicInteger pendingReads,
             java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold, java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
-        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+        return StoreCalls.intercept(real, (target, method, args) -> {
             if (method.getName().equals("hasPendingFor")) pendingReads.incrementAndGet();
             if (method.getName().equals("fail")) {
                 Runnable meanwhile = beforeNextFail.getAndSet(null);
@@ -137,7 +137,7 @@ public final class ChannelFixture implements AutoCloseable {
                 }
             }
             try {
-                return method.invoke(real, args);
+                return method.invoke(target, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }

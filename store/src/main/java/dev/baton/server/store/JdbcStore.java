@@ -64,7 +64,6 @@ abstract class JdbcStore implements Store {
         });
     }
 
-    // ---- what a dialect supplies -------------------------------------------------------------
 
     /** Runs {@code work} in one database transaction, committed on return, rolled back on exception. */
     protected abstract <T> T transaction(HandleCallback<T, RuntimeException> work);
@@ -123,7 +122,6 @@ abstract class JdbcStore implements Store {
         return Set.of();
     }
 
-    // ---- transactions, for the access and OJS stores ------------------------------------------
 
     /** A write transaction, committed with others (group commit, {@link StoreContext#write}). */
     protected final <T> T write(HandleCallback<T, RuntimeException> work) {
@@ -162,6 +160,21 @@ abstract class JdbcStore implements Store {
     @Override
     public LeaseOffers leaseOffers() {
         return leaseOffers;
+    }
+
+    @Override
+    public Nodes nodes() {
+        return nodes;
+    }
+
+    @Override
+    public RegistryUploads uploads() {
+        return registryUploads;
+    }
+
+    @Override
+    public Schedules schedules() {
+        return schedules;
     }
 
     @Override
@@ -364,66 +377,4 @@ abstract class JdbcStore implements Store {
     }
     @Override
     public Optional<Job> reattach(JobUuid job, LeaseId lease) { return jobLiveness.reattach(job, lease); }
-
-    // ---- cluster nodes -----------------------------------------------------------------
-    @Override
-    public void attachRunner(long runnerId, String node) { nodes.attachRunner(runnerId, node); }
-    @Override
-    public void detachRunner(long runnerId, String node, Instant lostAt) { nodes.detachRunner(runnerId, node, lostAt); }
-    @Override
-    public void markRunnerLost(long runnerId, Instant at) { nodes.markRunnerLost(runnerId, at); }
-    @Override
-    public Optional<String> runnerNode(long runnerId) { return nodes.runnerNode(runnerId); }
-    @Override
-    public List<Long> runnersOn(String node) { return nodes.runnersOn(node); }
-    @Override
-    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) { nodes.registerNode(node, now, lostAt, aliveSince); }
-    @Override
-    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
-        return nodes.recordLiveness(node, now, jobs, runners);
-    }
-    @Override
-    public void stopNode(String node, Instant now, Instant lostAt) { nodes.stopNode(node, now, lostAt); }
-    @Override
-    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
-        return nodes.expireNodes(self, staleBefore, now, heartbeatTimeout);
-    }
-    @Override
-    public List<Node> nodes() { return nodes.nodes(); }
-    @Override
-    public void advertiseNode(String node, String url) { nodes.advertiseNode(node, url); }
-    @Override
-    public Optional<String> liveNodeUrl(String node, Instant aliveSince) { return nodes.liveNodeUrl(node, aliveSince); }
-    @Override
-    public ClusterCounts clusterCounts(String node, Instant aliveSince) { return nodes.clusterCounts(node, aliveSince); }
-
-    // ---- schedules ---------------------------------------------------------------------
-    @Override
-    public Schedule createSchedule(Schedule s) { return schedules.createSchedule(s); }
-    @Override
-    public List<Schedule> schedules() { return schedules.schedules(); }
-    @Override
-    public Optional<Schedule> findSchedule(String uuid) { return schedules.findSchedule(uuid); }
-    @Override
-    public List<Schedule> dueSchedules(Instant now) { return schedules.dueSchedules(now); }
-    @Override
-    public boolean updateSchedule(Schedule s) { return schedules.updateSchedule(s); }
-    @Override
-    public boolean deleteSchedule(String uuid) { return schedules.deleteSchedule(uuid); }
-
-    // ---- registry upload sessions ------------------------------------------------------
-    @Override
-    public void createRegistryUpload(RegistryUpload upload) { registryUploads.createRegistryUpload(upload); }
-    @Override
-    public Optional<RegistryUpload> findRegistryUpload(String id) { return registryUploads.findRegistryUpload(id); }
-    @Override
-    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
-        return registryUploads.advanceRegistryUpload(id, expectedSize, size, chunks, now);
-    }
-    @Override
-    public boolean deleteRegistryUpload(String id, long expectedSize) { return registryUploads.deleteRegistryUpload(id, expectedSize); }
-    @Override
-    public List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) { return registryUploads.idleRegistryUploads(cutoff, limit); }
-    @Override
-    public long countRegistryUploads() { return registryUploads.countRegistryUploads(); }
 }

@@ -391,94 +391,11 @@ public interface Store extends AutoCloseable {
      */
     Optional<Job> reattach(JobUuid job, LeaseId lease);
 
-    /** The runner's channel is now on {@code node} (a runner's session records its node). */
-    void attachRunner(long runnerId, String node);
-
-    /**
-     * The runner's channel on {@code node} closed: unless it is attached elsewhere already, its
-     * jobs in flight are lost at {@code lostAt} unless it comes back (the earliest such time stays).
-     */
-    void detachRunner(long runnerId, String node, Instant lostAt);
-
-    /** The runner's channel went silent: its jobs in flight are lost at {@code at} (now). */
-    void markRunnerLost(long runnerId, Instant at);
-
-    /** The node holding the runner's channel, if any. */
-    Optional<String> runnerNode(long runnerId);
-
-    /** The runners whose channel the store records on {@code node}. */
-    List<Long> runnersOn(String node);
-
-    /**
-     * A node starts: its row is created or restarted. If a previous run of the same id did not
-     * stop cleanly, its runners are detached with their jobs lost at {@code lostAt}. If no other
-     * node has heartbeaten since {@code aliveSince}, the whole cluster was down and no runner could
-     * reach any node: every node not stopped is taken over the same way, and no lost deadline falls
-     * before {@code lostAt} (the runners get their heartbeat timeout from now to come back, as
-     * after any start).
-     */
-    void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince);
-
-    /**
-     * One liveness flush of a node, one transaction: the node's heartbeat, then each table's
-     * batched last_heartbeat (see {@link #recordJobHeartbeats}, {@link #recordRunnerHeartbeats}).
-     * False when the node is not registered, or was found dead by another node meanwhile (it was
-     * paused past the node timeout): it must register again and re-attach its runners.
-     */
-    boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners);
-
-    /** A clean stop: the node is marked stopped and its runners detached, their jobs lost at {@code lostAt} unless they come back. */
-    void stopNode(String node, Instant now, Instant lostAt);
-
-    /**
-     * Nodes other than {@code self} not stopped whose last heartbeat is before {@code staleBefore}: each is marked stopped
-     * and its runners detached, their jobs lost at the node's last heartbeat plus
-     * {@code heartbeatTimeout} (or now, if later) — as if each of its runners had disconnected
-     * when the node was last heard of. Row-locked like {@link #sweepDue}. Returns the nodes found dead.
-     */
-    List<String> expireNodes(String self, Instant staleBefore, Instant now, Duration heartbeatTimeout);
-
-    List<Node> nodes();
-
-    /** Where the other nodes reach {@code node} (its {@code advertise_url}), written once it listens. */
-    void advertiseNode(String node, String url);
-
-    /**
-     * The address {@code node} advertised, if it is alive (not stopped, heartbeat since
-     * {@code aliveSince}) and advertised one: a dead node is never asked (docs/decisions/0016-cross-node-live.md).
-     */
-    Optional<String> liveNodeUrl(String node, Instant aliveSince);
-
-    /** Cluster-wide figures computed from the store (metrics). */
-    ClusterCounts clusterCounts(String node, Instant aliveSince);
-
     /** The Open Job Spec binding's jobs, events, queues and cron schedules (docs/ojs.md). */
     OjsStore ojs();
 
     /** Leases offered on a broker (transport A, docs/protocol.md): the outbox and each offer's state. */
     LeaseOffers leaseOffers();
-
-    // ---- schedules (docs/api.md "Schedules") ------------------------------------------------
-
-    /** Inserts a new schedule (version 0); a taken name is a CONFLICT. */
-    Schedule createSchedule(Schedule schedule);
-
-    List<Schedule> schedules();
-
-    Optional<Schedule> findSchedule(String uuid);
-
-    /** Unpaused schedules whose next fire time is at or before {@code now}. */
-    List<Schedule> dueSchedules(Instant now);
-
-    /**
-     * Compare-and-set of one schedule on its version (everything but uuid, name and created is
-     * written; the version goes up by one); false when another change, or another node firing
-     * the same occurrence, came first.
-     */
-    boolean updateSchedule(Schedule next);
-
-    /** Deletes the schedule; false when there was none. */
-    boolean deleteSchedule(String uuid);
 
     /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
     AccessStore access();
@@ -486,30 +403,17 @@ public interface Store extends AutoCloseable {
     /** Thresholds, judged metrics with their boundaries, alerts and branch start points (docs/alerts.md). */
     AlertStore alerts();
 
-    // ---- Registry upload sessions (docs/registry.md) ---------------------------------------
+    /** Schedules: runs submitted on a cron (docs/api.md, "Schedules"). */
+    Schedules schedules();
 
-    /** Records a new upload session (its id is fresh: a UUID the registry chose). */
-    void createRegistryUpload(RegistryUpload upload);
+    /** The OCI registry's upload sessions (docs/registry.md). */
+    RegistryUploads uploads();
 
-    Optional<RegistryUpload> findRegistryUpload(String id);
+    /** Server nodes and which runner's channel each holds (docs/decisions/0006-cluster.md). */
+    Nodes nodes();
 
-    /**
-     * Compare-and-set: records the upload's new chunks and size if it still holds
-     * {@code expectedSize} bytes. False, nothing written, when another request changed or ended it.
-     */
-    boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now);
 
-    /**
-     * Ends the session if it still holds {@code expectedSize} bytes (negative: whatever it holds);
-     * true for the one caller that removed it, who then owns its data.
-     */
-    boolean deleteRegistryUpload(String id, long expectedSize);
 
-    /** Sessions not changed since {@code cutoff}, oldest first. */
-    List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit);
-
-    /** Open upload sessions, all nodes together. */
-    long countRegistryUploads();
 
     @Override
     void close();
