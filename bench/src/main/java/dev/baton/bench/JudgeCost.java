@@ -56,8 +56,8 @@ final class JudgeCost {
         Path dir = Files.createTempDirectory("baton-judge-cost");
         try (Store store = StoreFactory.open(database, dir)) {
             Instant t0 = Instant.parse("2020-01-01T00:00:00Z");
-            Organization org = store.createOrganization("Bench", Slug.of("bench"), PlanTier.TEAM, t0);
-            Project project = store.createProject(org.id(), "Bench", Slug.of("bench"), t0);
+            Organization org = store.organizations().createOrganization("Bench", Slug.of("bench"), PlanTier.TEAM, t0);
+            Project project = store.organizations().createProject(org.id(), "Bench", Slug.of("bench"), t0);
             AlertStore alerts = store.alerts();
             SplittableRandom random = new SplittableRandom(1);
             long fill = System.nanoTime();

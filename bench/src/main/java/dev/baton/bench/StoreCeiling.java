@@ -49,13 +49,13 @@ final class StoreCeiling {
     static Result run(BenchDatabase database, Path dataDir, int runnerCount, int slots, int jobs) throws Exception {
         try (Store store = StoreFactory.open(database.freshUrl(), dataDir)) {
             Instant now = Instant.now();
-            Organization org = store.createOrganization("Ceiling", Slug.of("ceiling"), PlanTier.parse("team"), now);
-            Project project = store.createProject(org.id(), "Ceiling", Slug.of("ceiling"), now);
-            Spec spec = store.createSpec("ceiling", Slug.of("ceiling"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
+            Organization org = store.organizations().createOrganization("Ceiling", Slug.of("ceiling"), PlanTier.parse("team"), now);
+            Project project = store.organizations().createProject(org.id(), "Ceiling", Slug.of("ceiling"), now);
+            Spec spec = store.specs().createSpec("ceiling", Slug.of("ceiling"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
             List<Long> runnerIds = new ArrayList<>();
             for (int i = 0; i < runnerCount; i++) {
-                long id = store.createRunner("ceiling " + i, Slug.of("ceiling-" + i), RunnerKey.generate().hash(), now).id();
-                store.addRunnerSpec(id, spec.id());
+                long id = store.runners().createRunner("ceiling " + i, Slug.of("ceiling-" + i), RunnerKey.generate().hash(), now).id();
+                store.specs().addRunnerSpec(id, spec.id());
                 runnerIds.add(id);
             }
             JobConfig config = new JobConfig("http://127.0.0.1:1", project.uuid(), ImageDigest.of("sha256:" + "b".repeat(64)), null,

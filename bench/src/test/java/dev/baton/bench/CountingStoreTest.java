@@ -57,14 +57,14 @@ class CountingStoreTest {
         CountingStore counting = new CountingStore(StoreFactory.open(null, dir), processed::incrementAndGet);
         try (Store store = counting.store()) {
             Instant now = Instant.parse("2026-11-27T00:00:00Z");
-            Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-            Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-            assertThat(store.findOrganization(org.id())).isPresent();
-            assertThat(store.findSpec(spec.id())).isPresent();
+            Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+            Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+            assertThat(store.organizations().findOrganization(org.id())).isPresent();
+            assertThat(store.specs().findSpec(spec.id())).isPresent();
             // A default method runs its body on the proxy: the overload it calls is counted, once.
             assertThat(store.claim(12345L, LeaseId.random(), now)).isEmpty();
             assertThat(store.claimEach(List.of(), now, now.plusSeconds(30))).isEmpty();
-            store.recordRunnerHeartbeats(Map.of(1L, now, 2L, now));
+            store.runners().recordRunnerHeartbeats(Map.of(1L, now, 2L, now));
 
             assertThat(counting.writesByMethod()).containsEntry("createOrganization", 1L).containsEntry("createSpec", 1L)
                     .containsEntry("claim", 1L).containsEntry("claimEach", 1L).containsEntry("recordRunnerHeartbeats", 1L);

@@ -71,7 +71,7 @@ final class JobViews {
 
     /** With {@code withAttempts}, the view lists the job's attempts (a single-job read). */
     JobView of(Job j, JobOutput output, boolean withAttempts) {
-        SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(Spec::uuid).orElse(null));
+        SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(Spec::uuid).orElse(null));
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
         ReportUuid report = reports.computeIfAbsent(j.reportId(), id -> store.findReport(id).map(Report::uuid).orElse(null));
         JobLabels known = knownLabels.get(j.id());
@@ -130,6 +130,6 @@ final class JobViews {
     }
 
     private RunnerUuid runner(long id) {
-        return runners.computeIfAbsent(id, r -> store.findRunner(r).map(Runner::uuid).orElse(null));
+        return runners.computeIfAbsent(id, r -> store.runners().findRunner(r).map(Runner::uuid).orElse(null));
     }
 }

@@ -67,7 +67,7 @@ public final class RunRoutes implements RouteModule {
         if (!runner.isQuarantined()) {
             throw dev.baton.server.http.ApiException.conflict("runner_not_quarantined", "runner '" + ref + "' is not quarantined; a canary lifts a quarantine");
         }
-        if (api.store().runnerSpecs(runner.id()).stream().noneMatch(spec -> spec.id() == onRunner.spec().id())) {
+        if (api.store().specs().runnerSpecs(runner.id()).stream().noneMatch(spec -> spec.id() == onRunner.spec().id())) {
             throw new dev.baton.server.http.ApiException(409, "spec_not_served", "runner '" + ref + "' does not serve spec '"
                     + onRunner.spec().slug() + "'; give the canary one of its specs", "spec");
         }
@@ -121,7 +121,7 @@ public final class RunRoutes implements RouteModule {
                 return new RunView(Judgements.add(api.store(), report, ReportView.of(report, d.project().uuid(), null)), null);
             }
             case ValidRun.OnRunner r -> {
-                Organization org = api.store().findOrganization(r.project().organizationId())
+                Organization org = api.store().organizations().findOrganization(r.project().organizationId())
                         .orElseThrow(() -> new IllegalStateException("project " + r.project().uuid() + " has no organization"));
                 JobConfig config = new JobConfig(api.publicUrl().get(), r.project().uuid(), r.image(), r.entrypoint(), r.cmd(), r.env(),
                         r.timeout(), r.filePaths(), r.iterations());

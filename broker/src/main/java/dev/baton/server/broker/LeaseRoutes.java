@@ -93,7 +93,7 @@ final class LeaseRoutes implements RouteModule {
 
     /** Where the runner pulls: the specs it serves whose jobs are offered on the broker (none archived). */
     LeaseMessages.LeaseSubjects subjects(Runner runner) {
-        List<LeaseMessages.SpecQueue> queues = store.runnerSpecs(runner.id()).stream()
+        List<LeaseMessages.SpecQueue> queues = store.specs().runnerSpecs(runner.id()).stream()
                 .filter(s -> s.archived() == null && settings.offers(s.slug().value()))
                 .map(s -> new LeaseMessages.SpecQueue(s.slug().value(), NatsBroker.leaseSubject(s.slug().value()),
                         NatsBroker.consumer(s.slug().value())))
@@ -289,7 +289,7 @@ final class LeaseRoutes implements RouteModule {
     }
 
     private LeaseMessages.LeaseAccepted accepted(Runner runner, Job job, LeaseId lease) {
-        String token = store.projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, clock.instant())).orElse(null);
+        String token = store.organizations().projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, clock.instant())).orElse(null);
         return new LeaseMessages.LeaseAccepted("LeaseAccepted", lease.value(), job.uuid().toString(), job.attempt(), token,
                 settings.leaseTtl().toSeconds());
     }

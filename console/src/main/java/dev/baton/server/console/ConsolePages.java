@@ -97,8 +97,8 @@ public final class ConsolePages {
     List<RunnerRow> runners() {
         List<RunnerRow> rows = new ArrayList<>();
         Map<Long, Project> projects = new HashMap<>();
-        for (Runner r : store.listRunners(new RunnerFilter(null, null, true))) {
-            String specs = String.join(", ", store.runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
+        for (Runner r : store.runners().listRunners(new RunnerFilter(null, null, true))) {
+            String specs = String.join(", ", store.specs().runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
             Optional<RunnerActivity> live = activity.apply(r.id());
             List<JobRef> jobs = live.map(a -> a.jobs().stream().map(j -> ref(j, projects)).flatMap(Optional::stream).toList()).orElse(List.of());
             String state;
@@ -128,7 +128,7 @@ public final class ConsolePages {
             }
             rows.add(new RunnerRow(r.slug().value(), r.name(), state, detail, jobs, specs, r.lastHeartbeat(),
                     live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent(), r.isQuarantined(),
-                    String.join(", ", store.runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
+                    String.join(", ", store.runners().runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
         }
         return rows;
     }
@@ -142,17 +142,17 @@ public final class ConsolePages {
     }
 
     private Project project(long id, Map<Long, Project> cache) {
-        return cache.computeIfAbsent(id, p -> store.findProject(p).orElseThrow());
+        return cache.computeIfAbsent(id, p -> store.organizations().findProject(p).orElseThrow());
     }
 
     // ---- specs -----------------------------------------------------------------------------------
 
     List<SpecRow> specs() {
-        List<Spec> specs = store.listSpecs(false);
+        List<Spec> specs = store.specs().listSpecs(false);
         Map<Long, long[]> serving = new HashMap<>(); // spec → {serving, connected}
-        for (Runner r : store.listRunners(new RunnerFilter(null, null, false))) {
+        for (Runner r : store.runners().listRunners(new RunnerFilter(null, null, false))) {
             boolean connected = activity.apply(r.id()).isPresent();
-            for (Spec s : store.runnerSpecs(r.id())) {
+            for (Spec s : store.specs().runnerSpecs(r.id())) {
                 long[] c = serving.computeIfAbsent(s.id(), k -> new long[2]);
                 c[0]++;
                 if (connected) c[1]++;
@@ -162,7 +162,7 @@ public final class ConsolePages {
         for (Job j : store.pendingJobs()) queued.merge(j.specId(), 1L, Long::sum);
         Map<Long, Long> running = new HashMap<>();
         for (Job j : store.inFlightJobs()) running.merge(j.specId(), 1L, Long::sum);
-        List<Project> projects = store.listProjects();
+        List<Project> projects = store.organizations().listProjects();
         List<SpecRow> rows = new ArrayList<>();
         for (Spec s : specs) {
             // Recent jobs of the spec, newest first across projects (the store lists jobs per project).
@@ -199,7 +199,7 @@ public final class ConsolePages {
         for (Job j : store.pendingJobs()) {
             Optional<QueueStatus> q = queue.status(j);
             rows.add(new QueueRow(++order, new JobRef(project(j.projectId(), projects).slug().value(), j.uuid().toString()),
-                    specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
+                    specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
                     q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
                     q.map(s -> s.reason().message()).orElse(null)));
         }
@@ -209,7 +209,7 @@ public final class ConsolePages {
     // ---- projects and jobs -----------------------------------------------------------------------
 
     List<ProjectRow> projects(java.util.function.Predicate<Project> readable) {
-        return store.listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
+        return store.organizations().listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
     }
 
     JobsPage jobs(Project project, JobListing.Filter filter, int offset) {
@@ -307,7 +307,7 @@ public final class ConsolePages {
     /** The /v0/run body that submits the job again with the same configuration. */
     Map<String, Object> rerun(Project project, Job job) {
         Report report = store.findReport(job.reportId()).orElseThrow();
-        Spec spec = store.findSpec(job.specId()).orElseThrow();
+        Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
         return Rerun.body(project, job, report, spec);
     }
 

@@ -116,11 +116,11 @@ public final class JobListing {
     }
 
     private List<Choice> specs(Filter f) {
-        return store.listSpecs(false).stream().map(s -> new Choice(s.slug().value(), s.name(), f.spec() != null && f.spec().id() == s.id())).toList();
+        return store.specs().listSpecs(false).stream().map(s -> new Choice(s.slug().value(), s.name(), f.spec() != null && f.spec().id() == s.id())).toList();
     }
 
     private List<Choice> runners(Filter f) {
-        return store.listRunners(new RunnerFilter(null, null, true)).stream()
+        return store.runners().listRunners(new RunnerFilter(null, null, true)).stream()
                 .map(r -> new Choice(r.slug().value(), r.name(), f.runner() != null && f.runner().id() == r.id())).toList();
     }
 

@@ -97,7 +97,7 @@ final class RunnerControlRoutes implements RouteModule {
     /** The path's runner and its open session on this node: 404 {@code runner_not_found}, 409 {@code runner_not_connected}. */
     private Connected connected(Context ctx) {
         String ref = ctx.pathParam("runner");
-        Runner runner = store.findRunner(ResourceId.of(ref))
+        Runner runner = store.runners().findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
         RunnerSession session = sessions.of(runner.id())
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
@@ -133,7 +133,7 @@ final class RunnerControlRoutes implements RouteModule {
 
     private void deliver(Context ctx, ServerMessage message) {
         String ref = ctx.pathParam("runner");
-        Runner runner = store.findRunner(ResourceId.of(ref))
+        Runner runner = store.runners().findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
         var session = sessions.of(runner.id());
         if (session.isPresent()) {
@@ -174,7 +174,7 @@ final class RunnerControlRoutes implements RouteModule {
 
     private void usage(Context ctx) {
         String ref = ctx.pathParam("organization");
-        Organization org = store.findOrganization(ResourceId.of(ref))
+        Organization org = store.organizations().findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
         Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.billedMinutes(org.id())));
     }

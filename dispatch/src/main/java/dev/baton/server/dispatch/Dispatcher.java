@@ -162,7 +162,7 @@ public final class Dispatcher {
         for (ProjectUuid project : preferProjects == null ? List.<ProjectUuid>of() : preferProjects) {
             Long id = projectIds.get(project);
             if (id == null) {
-                id = store.findProject(ResourceId.of(project.toString())).map(p -> p.id()).orElse(null);
+                id = store.organizations().findProject(ResourceId.of(project.toString())).map(p -> p.id()).orElse(null);
                 if (id != null) projectIds.put(project, id);
             }
             if (id != null) prefer.add(id);
@@ -432,8 +432,8 @@ public final class Dispatcher {
 
     /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */
     private Runnable hand(RunnerSession session, Job job, Instant now) {
-        Spec spec = store.findSpec(job.specId()).orElseThrow();
-        ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
+        Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
+        ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), job.projectId(), null, 0);
         active.put(attempt);
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.

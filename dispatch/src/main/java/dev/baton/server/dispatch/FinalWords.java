@@ -79,7 +79,7 @@ final class FinalWords {
 
     /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link AttemptWords}). */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        return words.complete(ctx.store.projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
+        return words.complete(ctx.store.organizations().projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
     }
 
     /**
@@ -91,7 +91,7 @@ final class FinalWords {
      */
     private Transition finalWord(RunnerMessage.Terminal m, Job job, Instant now) {
         if (!job.holds(m.lease())) return attemptEndedAs(m) ? null : new Transition(Transition.Result.STALE, job);
-        var project = ctx.store.projectUuid(job.projectId()).orElseThrow();
+        var project = ctx.store.organizations().projectUuid(job.projectId()).orElseThrow();
         int attempt = job.attempt(); // the lease's attempt: the job holds it
         return switch (m) {
             case RunnerMessage.Completed c -> {
@@ -157,7 +157,7 @@ final class FinalWords {
             return;
         }
         try {
-            var runner = ctx.store.releaseRunner(runnerId, now);
+            var runner = ctx.store.runners().releaseRunner(runnerId, now);
             LOG.info("canary job {} passed: runner {} released from quarantine", job.uuid(), runner.slug());
             ctx.changes.runners();
         } catch (RuntimeException e) {

@@ -189,7 +189,7 @@ final class LifecycleContext {
     void infrastructureFailure(Long runnerId) {
         if (settings.quarantineThreshold() == 0 || runnerId == null) return;
         try {
-            store.quarantineIfFlaky(runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant()).ifPresent(r -> {
+            store.runners().quarantineIfFlaky(runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant()).ifPresent(r -> {
                 LOG.warn("runner {} quarantined: {}; it gets no new jobs until an admin releases it (baton runners release {})",
                         r.slug(), r.quarantineReason(), r.slug());
                 metrics.quarantined();

@@ -54,7 +54,7 @@ public final class PendingExplainer implements JobQueue {
     public Optional<QueueStatus> status(Job job, Spec knownSpec, JobLabels knownLabels) {
         if (job.status() != JobStatus.PENDING) return Optional.empty();
         Instant now = clock.instant();
-        Spec spec = knownSpec != null && knownSpec.id() == job.specId() ? knownSpec : store.findSpec(job.specId()).orElse(null);
+        Spec spec = knownSpec != null && knownSpec.id() == job.specId() ? knownSpec : store.specs().findSpec(job.specId()).orElse(null);
         JobLabels wanted = knownLabels != null ? knownLabels : store.jobLabels(job.id());
         // Runners that heartbeated within the timeout and are not quarantined are connected
         // whoever they are, so the store only counts them, unless the answer needs them one by
@@ -65,7 +65,7 @@ public final class PendingExplainer implements JobQueue {
         PendingFacts all = store.pendingFacts(job, RECENT_RUNS, byRunner ? null : now.minus(heartbeatTimeout));
         // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
         PendingFacts facts = wanted.required().isEmpty() ? all : new PendingFacts(all.servingRunners().stream()
-                .filter(r -> wanted.satisfiedBy(store.runnerLabels(r.id()).effective())).toList(),
+                .filter(r -> wanted.satisfiedBy(store.runners().runnerLabels(r.id()).effective())).toList(),
                 0, all.ahead(), all.inFlightOnServingRunners(), all.tierLimited(), all.recentRuns(), all.recentRunMicros());
         if (all.serving() > 0 && facts.serving() == 0 && (spec == null || spec.archived() == null)) {
             String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
@@ -156,7 +156,7 @@ public final class PendingExplainer implements JobQueue {
         Map<Long, String> slugs = new HashMap<>();
         List<PendingReason.RunnerDecline> out = new ArrayList<>();
         for (Attempt a : latest.values()) {
-            String slug = slugs.computeIfAbsent(a.runnerId(), id -> store.findRunner(id).map(r -> r.slug().value()).orElse(String.valueOf(id)));
+            String slug = slugs.computeIfAbsent(a.runnerId(), id -> store.runners().findRunner(id).map(r -> r.slug().value()).orElse(String.valueOf(id)));
             out.add(new PendingReason.RunnerDecline(slug, a.declineCode() == null ? "other" : a.declineCode(), a.declineReason()));
         }
         return out;

@@ -63,7 +63,7 @@ public final class RunnerSpecSets {
         Instant now = clock.instant();
         Entry e = entries.get(runnerId);
         if (e != null && e.generation() == current && !now.isBefore(e.read()) && now.isBefore(e.read().plus(MAX_AGE))) return e;
-        List<Spec> specs = List.copyOf(store.runnerSpecs(runnerId));
+        List<Spec> specs = List.copyOf(store.specs().runnerSpecs(runnerId));
         Set<Long> active = new HashSet<>();
         for (Spec spec : specs) if (spec.archived() == null) active.add(spec.id());
         Entry read = new Entry(current, now, specs, Set.copyOf(active));

@@ -282,7 +282,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
             @Override
             public ProjectUuid get() {
                 if (uuid == null) {
-                    uuid = store.projectUuid(job.projectId())
+                    uuid = store.organizations().projectUuid(job.projectId())
                             .orElseThrow(() -> ApiException.notFound("project_not_found", "the project of job '" + job.uuid() + "' is gone"));
                 }
                 return uuid;

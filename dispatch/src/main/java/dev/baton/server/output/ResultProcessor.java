@@ -108,7 +108,7 @@ public final class ResultProcessor {
      */
     private void process(Job job, JobOutput saved) {
         try {
-            ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
+            ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
             // The adapter and results file never change: served from memory for reports created on this node.
             ReportFormat report = store.reportFormat(job.reportId()).orElseThrow();
             Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()));

@@ -51,8 +51,8 @@ abstract class JudgeContract {
     void open() {
         store = openStore();
         alerts = store.alerts();
-        Organization org = store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
-        project = store.createProject(org.id(), "P", Slug.of("p"), T0);
+        Organization org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
+        project = store.organizations().createProject(org.id(), "P", Slug.of("p"), T0);
         judge = new Judge(alerts, Clock.fixed(T0, ZoneOffset.UTC));
     }
 

@@ -57,7 +57,7 @@ class JobApiTest {
 
     /** Claims the oldest pending small job for r1 the way dispatch would, through the real store. */
     private Job claim() {
-        long runner = store.findRunner(ResourceId.of("r1")).orElseThrow().id();
+        long runner = store.runners().findRunner(ResourceId.of("r1")).orElseThrow().id();
         return store.claim(runner, LeaseId.random(), s.clock.instant()).orElseThrow();
     }
 

@@ -157,7 +157,7 @@ class RunApiTest {
     @MethodSource("rejected")
     void rejectedRunsWriteNothing(String name, Map<String, Object> body, int status, String code, String field) {
         assertField(s.post("/v0/run", body), status, code, field);
-        long projectId = s.server.store().findProject(dev.baton.protocol.id.ResourceId.of("p-tm")).orElseThrow().id();
+        long projectId = s.server.store().organizations().findProject(dev.baton.protocol.id.ResourceId.of("p-tm")).orElseThrow().id();
         assertThat(s.server.store().listJobs(projectId, new JobFilter(null, null, null, 10, 0))).isEmpty();
         assertThat(s.server.store().findReport(1)).as("no report was written").isEmpty();
         assertThat(s.submitted).isEmpty();

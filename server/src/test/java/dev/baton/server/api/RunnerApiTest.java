@@ -236,14 +236,14 @@ class RunnerApiTest {
 
         // One infrastructure failure recorded through the store, as the channel records a decline.
         var store = s.server.store();
-        long id = store.findRunner(dev.baton.protocol.id.ResourceId.of("flaky")).orElseThrow().id();
+        long id = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of("flaky")).orElseThrow().id();
         var lease = dev.baton.protocol.id.LeaseId.random();
         java.time.Instant now = s.clock.instant();
         assertThat(store.claim(id, lease, now)).isPresent();
         store.requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), now);
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).as("already quarantined").isEmpty();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).as("already quarantined").isEmpty();
 
         JsonNode shown = s.get("/v0/runners/flaky").json();
         assertThat(shown.path("quarantined").asText()).isEqualTo(now.toString());
@@ -257,7 +257,7 @@ class RunnerApiTest {
         assertThat(released.json().has("quarantine_reason")).isFalse();
         assertThat(s.get("/v0/runners/flaky").json().has("quarantined")).isFalse();
         // The failure before the release does not count again.
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), s.clock.instant())).isEmpty();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), s.clock.instant())).isEmpty();
         assertThat(s.get("/v0/audit?action=runner.released").json().path("events")).hasSize(1);
 
         var missing = s.post("/v0/runners/nope/release", null);
@@ -277,7 +277,7 @@ class RunnerApiTest {
         var failedAgain = store.claim(id, lease2, later).orElseThrow();
         store.requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), later);
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
         jobsBefore = s.get("/v0/projects/web/jobs").json().path("jobs").size();
         var nobody = s.post("/v0/runners/nope/canary", Fixtures.runBody("web", "small", Map.of()));
         assertThat(nobody.code()).isEqualTo("runner_not_found");
@@ -293,7 +293,7 @@ class RunnerApiTest {
         assertThat(job.has("canary_for")).as("an ordinary job is no canary").isFalse();
         assertThat(s.get("/v0/audit?action=runner.canary_submitted").json().path("events")).hasSize(1);
         // Only the quarantined runner can claim it, although it is quarantined.
-        long other = store.findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
+        long other = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
         created(s.post("/v0/runners/healthy/specs", Map.of("spec", "small")));
         for (int i = 0; i < 2; i++) {
             assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString()))

@@ -407,7 +407,7 @@ abstract class TransportAContract {
     }
 
     java.util.Optional<dev.baton.protocol.model.JobOutput> output(Job job, int attempt) {
-        return server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
+        return server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
     }
 
     JsonNode cancelAck(ChannelFixture.RunnerHandle runner, String lease, String stdout) throws Exception {

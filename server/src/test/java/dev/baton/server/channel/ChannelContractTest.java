@@ -502,7 +502,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(143, "LATE-CANCEL"))));
         runner.next(); // answered (the runner drops it from its outbox); what matters is what was stored
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
+        assertThat(server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
                 .as("a word after the server finalized the job stores nothing").isEmpty();
     }
 
@@ -519,7 +519,7 @@ abstract class ChannelContractTest {
         ServerMessage m = runner.next();
         while (m instanceof ServerMessage.Cancel) m = runner.next();
         assertThat(m).isInstanceOf(ServerMessage.Ack.class);
-        assertThat(server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
+        assertThat(server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
                 .hasValueSatisfying(o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
     }
 
@@ -677,7 +677,7 @@ abstract class ChannelContractTest {
         before.send(new RunnerMessage.Heartbeat(null, null));
         before.expect(ServerMessage.Ack.class);
         RunnerKey rotated = RunnerKey.generate();
-        server.store.rotateRunnerKey(alice.runner().id(), rotated.hash(), server.clock.instant());
+        server.store.runners().rotateRunnerKey(alice.runner().id(), rotated.hash(), server.clock.instant());
         assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
         TestRunner withNewKey = connect(new RunnerHandle(alice.runner(), rotated.reveal()));
         withNewKey.send(new RunnerMessage.Heartbeat(null, null));
@@ -688,7 +688,7 @@ abstract class ChannelContractTest {
     void archivedRunnerAndMalformedKeysCannotConnect() {
         assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), "baton_runner_nothex"))).isInstanceOf(CompletionException.class);
         assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), RunnerKey.generate().reveal()))).isInstanceOf(CompletionException.class);
-        server.store.updateRunner(alice.runner().id(), null, null, true, server.clock.instant());
+        server.store.runners().updateRunner(alice.runner().id(), null, null, true, server.clock.instant());
         assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
     }
 
@@ -716,7 +716,7 @@ abstract class ChannelContractTest {
     @Test
     void everyConnectionOpensWithAWelcomeNamingTheRunnerAndTheSpecsItServes() {
         Spec other = server.spec("arm big");
-        server.store.addRunnerSpec(alice.runner().id(), other.id());
+        server.store.specs().addRunnerSpec(alice.runner().id(), other.id());
         ServerMessage.Welcome welcome = connect(alice).welcome();
         assertThat(welcome.runner()).isEqualTo(alice.runner().slug().value());
         assertThat(welcome.name()).isEqualTo(alice.runner().name());
@@ -1274,7 +1274,7 @@ abstract class ChannelContractTest {
         assertThat(server.job(job).lastHeartbeat()).as("not written per heartbeat").isEqualTo(before);
         server.channel().flushHeartbeats();
         assertThat(server.job(job).lastHeartbeat()).isEqualTo(server.clock.instant());
-        assertThat(server.store.findRunner(alice.runner().id()).orElseThrow().lastHeartbeat()).isEqualTo(server.clock.instant());
+        assertThat(server.store.runners().findRunner(alice.runner().id()).orElseThrow().lastHeartbeat()).isEqualTo(server.clock.instant());
     }
 
     @Test

@@ -80,7 +80,7 @@ abstract class QuarantineContractTest {
     }
 
     private Runner stored(RunnerHandle h) {
-        return server.store.findRunner(h.runner().id()).orElseThrow();
+        return server.store.runners().findRunner(h.runner().id()).orElseThrow();
     }
 
     @Test
@@ -119,7 +119,7 @@ abstract class QuarantineContractTest {
         flaky.expectSilence(Duration.ofMillis(100));
 
         // Released, it takes work again at once; the failures before the release do not count again.
-        Runner released = server.store.releaseRunner(flakyHandle.runner().id(), server.clock.instant());
+        Runner released = server.store.runners().releaseRunner(flakyHandle.runner().id(), server.clock.instant());
         assertThat(released.isQuarantined()).isFalse();
         assertThat(released.quarantineReason()).isNull();
         Job after = server.submit(lonely);
@@ -145,20 +145,20 @@ abstract class QuarantineContractTest {
         decline(runner, claim(runner), DeclineCode.NOISY_MACHINE);
         decline(runner, claim(runner), DeclineCode.IMAGE_REFUSED);
         decline(runner, claim(runner), DeclineCode.NO_COMMAND);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
 
         // Two real failures, then a quiet spell longer than the window: the third is alone in it.
         decline(runner, claim(runner), DeclineCode.PULL_FAILED);
         decline(runner, claim(runner), DeclineCode.VM_BOOT_FAILED);
         server.advance(WINDOW.plusSeconds(1));
         decline(runner, claim(runner), DeclineCode.UNPACK_FAILED);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
         // Two more inside the window make three.
         decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
         server.submit(spec);
         decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().quarantineReason())
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().quarantineReason())
                 .startsWith("3 infrastructure failures within 1m (threshold 3; latest: declined executor_error)");
     }
     @Test

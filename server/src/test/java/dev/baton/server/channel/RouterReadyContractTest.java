@@ -98,7 +98,7 @@ abstract class RouterReadyContractTest {
         Organization team = server.organization(PlanTier.TEAM);
         Job older = server.submit(small, team, "192.0.2.7", 600, List.of());
         Job newer = server.submit(small, team, "192.0.2.7", 600, List.of());
-        var newerProject = server.store.findProject(newer.projectId()).orElseThrow().uuid();
+        var newerProject = server.store.organizations().findProject(newer.projectId()).orElseThrow().uuid();
 
         channel.send(ready(null, List.of(newerProject)));
         assertThat(channel.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(newer.uuid());

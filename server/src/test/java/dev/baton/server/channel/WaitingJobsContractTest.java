@@ -261,7 +261,7 @@ abstract class WaitingJobsContractTest {
         assertThat(queue(third).reason()).extracting(PendingReason::code, PendingReason::ahead).containsExactly("runners_busy", 1);
         assertThat(queue(third).position()).isEqualTo(2);
 
-        server.store.updateSpec(lonely.id(), null, null, true, server.clock.instant());
+        server.store.specs().updateSpec(lonely.id(), null, null, true, server.clock.instant());
         assertThat(reason(noRunner)).isEqualTo("spec_archived");
 
         // Metrics: pending jobs by reason, all codes present.
@@ -400,7 +400,7 @@ abstract class WaitingJobsContractTest {
     void positionAndPredictedStartOnAConstructedQueue() {
         RunnerHandle bob = server.runner(spec);
         Spec other = server.spec("other spec");
-        server.store.addRunnerSpec(bob.runner().id(), other.id()); // Bob's jobs of "other" compete too
+        server.store.specs().addRunnerSpec(bob.runner().id(), other.id()); // Bob's jobs of "other" compete too
         Spec unrelated = server.spec("unrelated");
         server.runner(unrelated);
         TestRunner a = connect(alice);

@@ -101,9 +101,9 @@ class ClusterTest {
         databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
         Instant now = Instant.now();
-        Organization org = store.createOrganization("Cluster", Slug.of("cluster"), PlanTier.ENTERPRISE, now);
-        project = store.createProject(org.id(), "Cluster", Slug.of("cluster-project"), now);
-        spec = store.createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        Organization org = store.organizations().createOrganization("Cluster", Slug.of("cluster"), PlanTier.ENTERPRISE, now);
+        project = store.organizations().createProject(org.id(), "Cluster", Slug.of("cluster-project"), now);
+        spec = store.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
         nodeA = startChild("node-a");
         portA = awaitPort(nodeA);
         nodeB = ServerAssembly.builder(nodeConfig(databaseUrl, dataDir, "node-b", ADMIN, HEARTBEAT_TIMEOUT, NODE_TIMEOUT), Clock.systemUTC()).start();
@@ -336,8 +336,8 @@ class ClusterTest {
     Runner newRunnerRecord() {
         RunnerKey key = RunnerKey.generate();
         String name = "runner " + names.incrementAndGet();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
-        store.addRunnerSpec(runner.id(), spec.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         keys.put(runner.id(), key.reveal());
         return runner;
     }

@@ -94,10 +94,10 @@ class CrossNodeLiveTest {
         databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
         Instant now = Instant.now();
-        Organization org = store.createOrganization("Cross", Slug.of("cross"), PlanTier.ENTERPRISE, now);
-        project = store.createProject(org.id(), "Cross", Slug.of("cross-project"), now);
-        spec = store.createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
-        unserved = store.createSpec("unserved", Slug.of("unserved"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        Organization org = store.organizations().createOrganization("Cross", Slug.of("cross"), PlanTier.ENTERPRISE, now);
+        project = store.organizations().createProject(org.id(), "Cross", Slug.of("cross-project"), now);
+        spec = store.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        unserved = store.specs().createSpec("unserved", Slug.of("unserved"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
         nodeA = node("node-a");
         nodeB = node("node-b");
         nodeC = node("node-c");
@@ -531,8 +531,8 @@ class CrossNodeLiveTest {
     Handle newRunner(Spec serves) {
         RunnerKey key = RunnerKey.generate();
         String name = "runner " + names.incrementAndGet();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
-        if (serves != null) store.addRunnerSpec(runner.id(), serves.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
+        if (serves != null) store.specs().addRunnerSpec(runner.id(), serves.id());
         return new Handle(runner, key.reveal());
     }
 

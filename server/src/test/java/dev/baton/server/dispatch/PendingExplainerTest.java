@@ -78,9 +78,9 @@ class PendingExplainerTest {
             real = StoreFactory.open("sqlite:" + dir.resolve("baton.db"), dir);
             jdbcUrl = "jdbc:sqlite:" + dir.resolve("baton.db");
         }
-        org = real.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
-        project = real.createProject(org.id(), "Project", Slug.of("project"), clock.instant());
-        spec = real.createSpec("small", Slug.of("small"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        org = real.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
+        project = real.organizations().createProject(org.id(), "Project", Slug.of("project"), clock.instant());
+        spec = real.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
     }
 
     /** The explainer over the real store; with {@code everyRow}, every serving runner is read by row, as before issue 13's fourth round. */
@@ -99,9 +99,9 @@ class PendingExplainerTest {
     }
 
     Runner runner(String name, Instant heartbeat) {
-        Runner r = real.createRunner(name, Slug.of(name), "hash-" + name, clock.instant());
-        real.addRunnerSpec(r.id(), spec.id());
-        if (heartbeat != null) real.recordRunnerHeartbeats(Map.of(r.id(), heartbeat));
+        Runner r = real.runners().createRunner(name, Slug.of(name), "hash-" + name, clock.instant());
+        real.specs().addRunnerSpec(r.id(), spec.id());
+        if (heartbeat != null) real.runners().recordRunnerHeartbeats(Map.of(r.id(), heartbeat));
         return r;
     }
 
@@ -148,11 +148,11 @@ class PendingExplainerTest {
     @ValueSource(strings = {"sqlite", "postgresql"})
     void theJobsAheadAreExactAnywhereInALongQueue(String database) throws SQLException {
         open(database);
-        Spec big = real.createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
+        Spec big = real.specs().createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
         Runner both = runner("both", null);
-        real.addRunnerSpec(both.id(), big.id());
-        Runner bigOnly = real.createRunner("big-only", Slug.of("big-only"), "hash-big-only", clock.instant());
-        real.addRunnerSpec(bigOnly.id(), big.id());
+        real.specs().addRunnerSpec(both.id(), big.id());
+        Runner bigOnly = real.runners().createRunner("big-only", Slug.of("big-only"), "hash-big-only", clock.instant());
+        real.specs().addRunnerSpec(bigOnly.id(), big.id());
         for (int i = 0; i < 300; i++) {
             submit(i % 3 == 0 ? big : spec, i % 7 == 0 ? PlanTier.ENTERPRISE.priority() : PlanTier.TEAM.priority());
         }
@@ -222,7 +222,7 @@ class PendingExplainerTest {
         Runner b = runner("b", null);
         finished(a, 100);
         finished(b, 200);
-        real.recordRunnerHeartbeats(Map.of(a.id(), clock.instant(), b.id(), clock.instant()));
+        real.runners().recordRunnerHeartbeats(Map.of(a.id(), clock.instant(), b.id(), clock.instant()));
         // Both busy: a job each in flight.
         Job busyA = submit();
         Job busyB = submit();
@@ -252,7 +252,7 @@ class PendingExplainerTest {
         Runner live = runner("live", null);
         Runner stale = runner("stale", null);
         finished(live, 60);
-        real.recordRunnerHeartbeats(Map.of(live.id(), clock.instant(), stale.id(), clock.instant().minus(TIMEOUT).minusSeconds(1)));
+        real.runners().recordRunnerHeartbeats(Map.of(live.id(), clock.instant(), stale.id(), clock.instant().minus(TIMEOUT).minusSeconds(1)));
         Job job = submit();
         assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))
                 .hasValueSatisfying(s -> assertThat(s.reason().message()).startsWith("all 1 connected runner of"));
@@ -263,7 +263,7 @@ class PendingExplainerTest {
                 .hasValueSatisfying(s -> assertThat(s.reason().message()).startsWith("2 runners serve spec 'small' but none is connected"));
 
         // Every runner quarantined, one of them with a live heartbeat: still listed, by slug.
-        real.recordRunnerHeartbeats(Map.of(live.id(), clock.instant()));
+        real.runners().recordRunnerHeartbeats(Map.of(live.id(), clock.instant()));
         quarantine(live);
         quarantine(stale);
         assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))

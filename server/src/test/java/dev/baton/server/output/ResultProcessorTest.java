@@ -123,11 +123,11 @@ class ResultProcessorTest {
 
     private Job completedJob() {
         Instant now = Instant.now();
-        var org = store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", Slug.of("p"), now);
-        Spec spec = store.createSpec("Spec", Slug.of("spec"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, now);
-        long runner = store.createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), now).id();
-        store.addRunnerSpec(runner, spec.id());
+        var org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", Slug.of("p"), now);
+        Spec spec = store.specs().createSpec("Spec", Slug.of("spec"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, now);
+        long runner = store.runners().createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), now).id();
+        store.specs().addRunnerSpec(runner, spec.id());
         JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
                 List.of("/bin/sh"), List.of("-c", "true"), Map.of(), new JobTimeout(60), List.of(), 1);
         store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),

@@ -37,9 +37,9 @@ abstract class NodeStoreContract {
     @BeforeEach
     void open() {
         store = openStore();
-        Organization org = store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
-        project = store.createProject(org.id(), "P", Slug.of("p"), T0);
-        spec = store.createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, T0);
+        Organization org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
+        project = store.organizations().createProject(org.id(), "P", Slug.of("p"), T0);
+        spec = store.specs().createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, T0);
     }
 
     @AfterEach
@@ -48,8 +48,8 @@ abstract class NodeStoreContract {
     }
 
     Runner runner() {
-        Runner r = store.createRunner("R" + (++names), Slug.of("r-" + names), RunnerKey.generate().hash(), T0);
-        store.addRunnerSpec(r.id(), spec.id());
+        Runner r = store.runners().createRunner("R" + (++names), Slug.of("r-" + names), RunnerKey.generate().hash(), T0);
+        store.specs().addRunnerSpec(r.id(), spec.id());
         return r;
     }
 
@@ -172,12 +172,12 @@ abstract class NodeStoreContract {
         Job job = claimed(holder);
         Instant t = T0.plusSeconds(7);
         for (int i = 0; i < 2500; i++) {
-            Runner r = store.createRunner("bulk " + i, Slug.of("bulk-" + i), "0".repeat(64), T0);
+            Runner r = store.runners().createRunner("bulk " + i, Slug.of("bulk-" + i), "0".repeat(64), T0);
             runners.put(r.id(), t);
         }
         runners.put(holder.id(), t);
         assertThat(store.nodes().recordLiveness("a", t, Map.of(job.uuid(), t, JobUuid.random(), t), runners)).isTrue();
-        assertThat(store.listRunners(new RunnerFilter(null, null, false))).allSatisfy(r -> assertThat(r.lastHeartbeat()).isEqualTo(t));
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).allSatisfy(r -> assertThat(r.lastHeartbeat()).isEqualTo(t));
         assertThat(store.findJob(job.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(t);
         store.cancel(job.uuid(), null, "user", t.plusSeconds(1));
         store.nodes().recordLiveness("a", t.plusSeconds(5), Map.of(job.uuid(), t.plusSeconds(5)), Map.of());

@@ -141,11 +141,11 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void claimWalksThePendingIndexWhenFinishedJobsPileUp() {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
@@ -170,11 +170,11 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void aClaimPassesAHeldFirstJobByWalkingThePendingIndex() throws SQLException {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         List<Job> jobs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             jobs.add(store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
@@ -211,11 +211,11 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void operationsSurviveKilledConnections() throws SQLException {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 3; i++) {
             store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
@@ -247,8 +247,8 @@ class PostgresStoreTest extends StoreContract {
         for (Connection c : all) c.close(); // back to the pool, each marked as used just now
         killConnections();
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        assertThat(store.findOrganization(org.id())).isPresent();
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        assertThat(store.organizations().findOrganization(org.id())).isPresent();
     }
 
     /**
@@ -260,11 +260,11 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void jobLivenessSkipsARowAnotherTransactionHoldsAndWritesItWithTheNextFlush() throws Exception {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 2; i++) {
             store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
@@ -325,12 +325,12 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void inFlightCountProbesTheRunnerIndexPerServingRunner() {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         for (int i = 0; i < 50; i++) {
-            Runner r = store.createRunner("R" + i, new Slug("r" + i), RunnerKey.generate().hash(), now);
-            store.addRunnerSpec(r.id(), spec.id());
+            Runner r = store.runners().createRunner("R" + i, new Slug("r" + i), RunnerKey.generate().hash(), now);
+            store.specs().addRunnerSpec(r.id(), spec.id());
         }
         Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();

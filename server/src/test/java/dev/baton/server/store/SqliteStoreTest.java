@@ -114,9 +114,9 @@ class SqliteStoreTest extends StoreContract {
     @Test
     void twoStoresOnOneFileNeverShareAJob() throws Exception {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         int jobs = 40;
         for (int i = 0; i < jobs; i++) {
             store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
@@ -124,8 +124,8 @@ class SqliteStoreTest extends StoreContract {
         }
         List<Runner> runners = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            Runner r = store.createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
-            store.addRunnerSpec(r.id(), spec.id());
+            Runner r = store.runners().createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
+            store.specs().addRunnerSpec(r.id(), spec.id());
             runners.add(r);
         }
         Map<Long, Integer> claims = new ConcurrentHashMap<>();

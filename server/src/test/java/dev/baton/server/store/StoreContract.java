@@ -71,20 +71,20 @@ abstract class StoreContract {
     }
 
     private Organization org(PlanTier plan) {
-        return store.createOrganization("Org", slug("org"), plan, tick());
+        return store.organizations().createOrganization("Org", slug("org"), plan, tick());
     }
 
     private Project project(Organization org) {
-        return store.createProject(org.id(), "Project", slug("project"), tick());
+        return store.organizations().createProject(org.id(), "Project", slug("project"), tick());
     }
 
     private Spec spec() {
-        return store.createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
+        return store.specs().createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
     }
 
     private Runner runner(Spec... specs) {
-        Runner r = store.createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
-        for (Spec s : specs) store.addRunnerSpec(r.id(), s.id());
+        Runner r = store.runners().createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
+        for (Spec s : specs) store.specs().addRunnerSpec(r.id(), s.id());
         return r;
     }
 
@@ -131,51 +131,51 @@ abstract class StoreContract {
 
     @Test
     void organizationsAndProjectsAreCreatedFoundAndListed() {
-        Organization org = store.createOrganization("Acme", new Slug("acme"), PlanTier.FREE, tick());
+        Organization org = store.organizations().createOrganization("Acme", new Slug("acme"), PlanTier.FREE, tick());
         assertThat(org.plan()).isEqualTo(PlanTier.FREE);
         assertThat(org.created()).isEqualTo(now);
-        assertThat(store.findOrganization(org.id())).contains(org);
-        assertThat(store.findOrganization(ResourceId.of("acme"))).contains(org);
-        assertThat(store.findOrganization(ResourceId.of(org.uuid().toString()))).contains(org);
-        assertThat(store.findOrganization(ResourceId.of("nope"))).isEmpty();
+        assertThat(store.organizations().findOrganization(org.id())).contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of("acme"))).contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of(org.uuid().toString()))).contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of("nope"))).isEmpty();
 
-        Organization upgraded = store.setPlan(org.id(), PlanTier.ENTERPRISE, tick());
+        Organization upgraded = store.organizations().setPlan(org.id(), PlanTier.ENTERPRISE, tick());
         assertThat(upgraded.plan()).isEqualTo(PlanTier.ENTERPRISE);
         assertThat(upgraded.modified()).isEqualTo(now);
-        assertThat(store.listOrganizations()).containsExactly(upgraded);
+        assertThat(store.organizations().listOrganizations()).containsExactly(upgraded);
 
-        Project p = store.createProject(org.id(), "Web", new Slug("web"), tick());
+        Project p = store.organizations().createProject(org.id(), "Web", new Slug("web"), tick());
         assertThat(p.organizationId()).isEqualTo(org.id());
-        assertThat(store.findProject(p.id())).contains(p);
-        assertThat(store.findProject(ResourceId.of("web"))).contains(p);
-        assertThat(store.findProject(ResourceId.of(p.uuid().toString()))).contains(p);
-        assertThat(store.listProjects()).containsExactly(p);
+        assertThat(store.organizations().findProject(p.id())).contains(p);
+        assertThat(store.organizations().findProject(ResourceId.of("web"))).contains(p);
+        assertThat(store.organizations().findProject(ResourceId.of(p.uuid().toString()))).contains(p);
+        assertThat(store.organizations().listProjects()).containsExactly(p);
     }
 
     @Test
     void everyPlanTierRoundTrips() {
         for (PlanTier tier : PlanTier.values()) {
             Organization org = org(tier);
-            assertThat(store.findOrganization(org.id()).orElseThrow().plan()).isEqualTo(tier);
+            assertThat(store.organizations().findOrganization(org.id()).orElseThrow().plan()).isEqualTo(tier);
         }
     }
 
     @Test
     void organizationAndProjectSlugsAreUnique() {
-        Organization org = store.createOrganization("A", new Slug("same"), PlanTier.TEAM, tick());
-        assertThatThrownBy(() -> store.createOrganization("B", new Slug("same"), PlanTier.TEAM, tick()))
+        Organization org = store.organizations().createOrganization("A", new Slug("same"), PlanTier.TEAM, tick());
+        assertThatThrownBy(() -> store.organizations().createOrganization("B", new Slug("same"), PlanTier.TEAM, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        store.createProject(org.id(), "P", new Slug("proj"), tick());
-        assertThatThrownBy(() -> store.createProject(org.id(), "Q", new Slug("proj"), tick()))
+        store.organizations().createProject(org.id(), "P", new Slug("proj"), tick());
+        assertThatThrownBy(() -> store.organizations().createProject(org.id(), "Q", new Slug("proj"), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThat(store.listProjects()).hasSize(1);
+        assertThat(store.organizations().listProjects()).hasSize(1);
     }
 
     @Test
     void unknownOrganizationIsNotFound() {
-        assertThatThrownBy(() -> store.setPlan(999, PlanTier.FREE, tick()))
+        assertThatThrownBy(() -> store.organizations().setPlan(999, PlanTier.FREE, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
-        assertThatThrownBy(() -> store.createProject(999, "P", new Slug("p"), tick()))
+        assertThatThrownBy(() -> store.organizations().createProject(999, "P", new Slug("p"), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -183,50 +183,50 @@ abstract class StoreContract {
 
     @Test
     void runnersAreCreatedFoundListedAndUpdated() {
-        Runner a = store.createRunner("Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
+        Runner a = store.runners().createRunner("Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
         assertThat(a.name()).isEqualTo("Bench Box");
         assertThat(a.isArchived()).isFalse();
         assertThat(a.lastHeartbeat()).isNull();
-        assertThat(store.findRunner(a.id())).contains(a);
-        assertThat(store.findRunner(ResourceId.of("bench-box"))).contains(a);
-        assertThat(store.findRunner(ResourceId.of(a.uuid().toString()))).contains(a);
+        assertThat(store.runners().findRunner(a.id())).contains(a);
+        assertThat(store.runners().findRunner(ResourceId.of("bench-box"))).contains(a);
+        assertThat(store.runners().findRunner(ResourceId.of(a.uuid().toString()))).contains(a);
 
-        Runner b = store.createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
-        assertThat(store.listRunners(new RunnerFilter(null, null, false))).containsExactly(a, b);
-        assertThat(store.listRunners(new RunnerFilter("Other", null, false))).containsExactly(b);
-        assertThat(store.listRunners(new RunnerFilter(null, "BENCH", false))).containsExactly(a);
-        assertThat(store.listRunners(new RunnerFilter(null, "oth", false))).containsExactly(b);
-        assertThat(store.listRunners(new RunnerFilter(null, "%", false))).isEmpty();
+        Runner b = store.runners().createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).containsExactly(a, b);
+        assertThat(store.runners().listRunners(new RunnerFilter("Other", null, false))).containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "BENCH", false))).containsExactly(a);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "oth", false))).containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "%", false))).isEmpty();
 
-        Runner renamed = store.updateRunner(a.id(), "Renamed", new Slug("renamed"), null, tick());
+        Runner renamed = store.runners().updateRunner(a.id(), "Renamed", new Slug("renamed"), null, tick());
         assertThat(renamed.name()).isEqualTo("Renamed");
         assertThat(renamed.slug()).isEqualTo(new Slug("renamed"));
         assertThat(renamed.modified()).isEqualTo(now);
-        assertThat(store.findRunner(ResourceId.of("bench-box"))).isEmpty();
+        assertThat(store.runners().findRunner(ResourceId.of("bench-box"))).isEmpty();
 
-        Runner archived = store.updateRunner(a.id(), null, null, true, tick());
+        Runner archived = store.runners().updateRunner(a.id(), null, null, true, tick());
         assertThat(archived.archived()).isEqualTo(now);
         assertThat(archived.name()).isEqualTo("Renamed");
         Instant archivedAt = now;
-        assertThat(store.updateRunner(a.id(), null, null, true, tick()).archived()).as("archiving again keeps the time").isEqualTo(archivedAt);
-        assertThat(store.listRunners(new RunnerFilter(null, null, false))).containsExactly(b);
-        assertThat(store.listRunners(new RunnerFilter(null, null, true))).extracting(Runner::id).containsExactly(a.id(), b.id());
+        assertThat(store.runners().updateRunner(a.id(), null, null, true, tick()).archived()).as("archiving again keeps the time").isEqualTo(archivedAt);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, true))).extracting(Runner::id).containsExactly(a.id(), b.id());
 
-        Runner restored = store.updateRunner(a.id(), null, null, false, tick());
+        Runner restored = store.runners().updateRunner(a.id(), null, null, false, tick());
         assertThat(restored.isArchived()).isFalse();
     }
 
     @Test
     void runnerSlugsAreUnique() {
-        store.createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
-        Runner b = store.createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
-        assertThatThrownBy(() -> store.createRunner("C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
+        store.runners().createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
+        Runner b = store.runners().createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
+        assertThatThrownBy(() -> store.runners().createRunner("C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
                 .isInstanceOf(StoreException.class).hasMessageContaining("taken")
                 .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThatThrownBy(() -> store.updateRunner(b.id(), null, new Slug("taken"), null, tick()))
+        assertThatThrownBy(() -> store.runners().updateRunner(b.id(), null, new Slug("taken"), null, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThat(store.findRunner(b.id()).orElseThrow().slug()).isEqualTo(new Slug("free"));
-        assertThatThrownBy(() -> store.updateRunner(12345, "x", null, null, tick()))
+        assertThat(store.runners().findRunner(b.id()).orElseThrow().slug()).isEqualTo(new Slug("free"));
+        assertThatThrownBy(() -> store.runners().updateRunner(12345, "x", null, null, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -234,42 +234,42 @@ abstract class StoreContract {
     void authenticateRunnerNeedsTheRightKeyForTheRightActiveRunner() {
         RunnerKey keyA = RunnerKey.generate();
         RunnerKey keyB = RunnerKey.generate();
-        Runner a = store.createRunner("A", new Slug("runner-a"), keyA.hash(), tick());
-        Runner b = store.createRunner("B", new Slug("runner-b"), keyB.hash(), tick());
+        Runner a = store.runners().createRunner("A", new Slug("runner-a"), keyA.hash(), tick());
+        Runner b = store.runners().createRunner("B", new Slug("runner-b"), keyB.hash(), tick());
 
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).map(Runner::id).contains(a.id());
-        assertThat(store.authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash())).map(Runner::id).contains(a.id());
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), RunnerKey.generate().hash())).as("wrong key").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyB.hash())).as("another runner's key").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash())).as("another runner's key").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("nobody"), keyA.hash())).isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), null)).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).map(Runner::id).contains(a.id());
+        assertThat(store.runners().authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash())).map(Runner::id).contains(a.id());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), RunnerKey.generate().hash())).as("wrong key").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyB.hash())).as("another runner's key").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash())).as("another runner's key").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("nobody"), keyA.hash())).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), null)).isEmpty();
 
-        store.updateRunner(a.id(), null, null, true, tick());
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).as("archived runner").isEmpty();
-        store.updateRunner(a.id(), null, null, false, tick());
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).isPresent();
+        store.runners().updateRunner(a.id(), null, null, true, tick());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).as("archived runner").isEmpty();
+        store.runners().updateRunner(a.id(), null, null, false, tick());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).isPresent();
     }
 
     @Test
     void rotationInvalidatesTheOldKeyAndArchivedRunnersCannotRotate() {
         RunnerKey oldKey = RunnerKey.generate();
-        Runner r = store.createRunner("R", new Slug("r"), oldKey.hash(), tick());
+        Runner r = store.runners().createRunner("R", new Slug("r"), oldKey.hash(), tick());
         RunnerKey newKey = RunnerKey.generate();
-        Runner rotated = store.rotateRunnerKey(r.id(), newKey.hash(), tick());
+        Runner rotated = store.runners().rotateRunnerKey(r.id(), newKey.hash(), tick());
         assertThat(rotated.modified()).isEqualTo(now);
-        assertThat(store.authenticateRunner(ResourceId.of("r"), oldKey.hash())).isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), oldKey.hash())).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
 
-        store.updateRunner(r.id(), null, null, true, tick());
+        store.runners().updateRunner(r.id(), null, null, true, tick());
         RunnerKey third = RunnerKey.generate();
-        assertThatThrownBy(() -> store.rotateRunnerKey(r.id(), third.hash(), tick()))
+        assertThatThrownBy(() -> store.runners().rotateRunnerKey(r.id(), third.hash(), tick()))
                 .isInstanceOf(StoreException.class).hasMessageContaining("archived")
                 .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        store.updateRunner(r.id(), null, null, false, tick());
-        assertThat(store.authenticateRunner(ResourceId.of("r"), third.hash())).as("refused rotation changed nothing").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
-        assertThatThrownBy(() -> store.rotateRunnerKey(4242, third.hash(), tick()))
+        store.runners().updateRunner(r.id(), null, null, false, tick());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), third.hash())).as("refused rotation changed nothing").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThatThrownBy(() -> store.runners().rotateRunnerKey(4242, third.hash(), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -279,44 +279,44 @@ abstract class StoreContract {
         Runner b = runner();
         Instant t1 = tick();
         Instant t2 = tick();
-        store.recordRunnerHeartbeats(Map.of(a.id(), t2, b.id(), t1));
-        assertThat(store.findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
-        assertThat(store.findRunner(b.id()).orElseThrow().lastHeartbeat()).isEqualTo(t1);
-        store.recordRunnerHeartbeats(Map.of(a.id(), t1));
-        assertThat(store.findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
-        store.recordRunnerHeartbeats(Map.of());
+        store.runners().recordRunnerHeartbeats(Map.of(a.id(), t2, b.id(), t1));
+        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        assertThat(store.runners().findRunner(b.id()).orElseThrow().lastHeartbeat()).isEqualTo(t1);
+        store.runners().recordRunnerHeartbeats(Map.of(a.id(), t1));
+        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        store.runners().recordRunnerHeartbeats(Map.of());
     }
 
     // ---- specs -------------------------------------------------------------------------------------
 
     @Test
     void specsAreCreatedFoundListedUpdatedAndDeleted() {
-        Spec s = store.createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
+        Spec s = store.specs().createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
         assertThat(s.architecture()).isEqualTo(Architecture.AARCH64);
         assertThat(s.cpu()).isEqualTo(64);
         assertThat(s.memory()).isEqualTo(Long.MAX_VALUE);
         assertThat(s.disk()).isEqualTo(1L << 40);
         assertThat(s.network()).isTrue();
-        assertThat(store.findSpec(s.id())).contains(s);
-        assertThat(store.findSpec(ResourceId.of("big"))).contains(s);
-        assertThat(store.findSpec(ResourceId.of(s.uuid().toString()))).contains(s);
+        assertThat(store.specs().findSpec(s.id())).contains(s);
+        assertThat(store.specs().findSpec(ResourceId.of("big"))).contains(s);
+        assertThat(store.specs().findSpec(ResourceId.of(s.uuid().toString()))).contains(s);
 
-        Spec small = store.createSpec("Small", new Slug("small"), Architecture.X86_64, 1, 1, 1, false, tick());
+        Spec small = store.specs().createSpec("Small", new Slug("small"), Architecture.X86_64, 1, 1, 1, false, tick());
         assertThat(small.network()).isFalse();
-        assertThatThrownBy(() -> store.createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
+        assertThatThrownBy(() -> store.specs().createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThatThrownBy(() -> store.updateSpec(small.id(), null, new Slug("big"), null, tick()))
+        assertThatThrownBy(() -> store.specs().updateSpec(small.id(), null, new Slug("big"), null, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
 
-        Spec archived = store.updateSpec(s.id(), "Bigger", null, true, tick());
+        Spec archived = store.specs().updateSpec(s.id(), "Bigger", null, true, tick());
         assertThat(archived.name()).isEqualTo("Bigger");
         assertThat(archived.archived()).isEqualTo(now);
-        assertThat(store.listSpecs(false)).containsExactly(small);
-        assertThat(store.listSpecs(true)).extracting(Spec::id).containsExactly(s.id(), small.id());
+        assertThat(store.specs().listSpecs(false)).containsExactly(small);
+        assertThat(store.specs().listSpecs(true)).extracting(Spec::id).containsExactly(s.id(), small.id());
 
-        store.deleteSpec(small.id());
-        assertThat(store.findSpec(small.id())).isEmpty();
-        assertThatThrownBy(() -> store.deleteSpec(small.id()))
+        store.specs().deleteSpec(small.id());
+        assertThat(store.specs().findSpec(small.id())).isEmpty();
+        assertThatThrownBy(() -> store.specs().deleteSpec(small.id()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -325,21 +325,21 @@ abstract class StoreContract {
         Spec s1 = spec();
         Spec s2 = spec();
         Runner r = runner();
-        store.addRunnerSpec(r.id(), s1.id());
-        store.addRunnerSpec(r.id(), s1.id());
-        store.addRunnerSpec(r.id(), s2.id());
-        assertThat(store.runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id(), s2.id());
-        assertThat(store.removeRunnerSpec(r.id(), s2.id())).isTrue();
-        assertThat(store.removeRunnerSpec(r.id(), s2.id())).isFalse();
-        assertThat(store.runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id());
+        store.specs().addRunnerSpec(r.id(), s1.id());
+        store.specs().addRunnerSpec(r.id(), s1.id());
+        store.specs().addRunnerSpec(r.id(), s2.id());
+        assertThat(store.specs().runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id(), s2.id());
+        assertThat(store.specs().removeRunnerSpec(r.id(), s2.id())).isTrue();
+        assertThat(store.specs().removeRunnerSpec(r.id(), s2.id())).isFalse();
+        assertThat(store.specs().runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id());
 
-        assertThatThrownBy(() -> store.addRunnerSpec(r.id(), 9999))
+        assertThatThrownBy(() -> store.specs().addRunnerSpec(r.id(), 9999))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
-        assertThatThrownBy(() -> store.addRunnerSpec(9999, s1.id()))
+        assertThatThrownBy(() -> store.specs().addRunnerSpec(9999, s1.id()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
 
-        store.deleteSpec(s1.id());
-        assertThat(store.runnerSpecs(r.id())).isEmpty();
+        store.specs().deleteSpec(s1.id());
+        assertThat(store.specs().runnerSpecs(r.id())).isEmpty();
     }
 
     @Test
@@ -348,11 +348,11 @@ abstract class StoreContract {
         Runner r = runner(s);
         Project p = project(org(PlanTier.TEAM));
         submit(p, s, 200);
-        assertThatThrownBy(() -> store.deleteSpec(s.id()))
+        assertThatThrownBy(() -> store.specs().deleteSpec(s.id()))
                 .isInstanceOf(StoreException.class).hasMessageContaining("1 job")
                 .extracting("reason").isEqualTo(StoreException.Reason.IN_USE);
-        assertThat(store.findSpec(s.id())).isPresent();
-        assertThat(store.runnerSpecs(r.id())).as("a refused delete keeps the associations").hasSize(1);
+        assertThat(store.specs().findSpec(s.id())).isPresent();
+        assertThat(store.specs().runnerSpecs(r.id())).as("a refused delete keeps the associations").hasSize(1);
     }
 
     // ---- runs, reports, jobs ---------------------------------------------------------------------
@@ -546,7 +546,7 @@ abstract class StoreContract {
         Spec s = spec();
         Runner r = runner(s);
         submit(project(org(PlanTier.TEAM)), s, 200);
-        store.updateRunner(r.id(), null, null, true, tick());
+        store.runners().updateRunner(r.id(), null, null, true, tick());
         assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
     }
 
@@ -1222,8 +1222,8 @@ abstract class StoreContract {
     @Test
     void timesRoundTripAtMicrosecondPrecision() {
         Instant precise = Instant.parse("2026-03-01T10:00:00.123456Z");
-        Organization org = store.createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
-        assertThat(store.findOrganization(org.id()).orElseThrow().created()).isEqualTo(precise);
+        Organization org = store.organizations().createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
+        assertThat(store.organizations().findOrganization(org.id()).orElseThrow().created()).isEqualTo(precise);
     }
 
     // ---- Open Job Spec jobs ------------------------------------------------------------------
@@ -1471,8 +1471,8 @@ abstract class StoreContract {
         Runner declining = runner(s);
         Runner unlabelled = runner(s);
         Runner labelled = runner(s);
-        store.updateRunner(archived.id(), null, null, true, tick());
-        store.setRunnerLabels(labelled.id(), true, Map.of("gpu", "a100"), tick());
+        store.runners().updateRunner(archived.id(), null, null, true, tick());
+        store.runners().setRunnerLabels(labelled.id(), true, Map.of("gpu", "a100"), tick());
         Project p = project(org(PlanTier.TEAM));
         Job plain = submit(p, s, 200);
         Job needsGpu = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
@@ -1547,10 +1547,10 @@ abstract class StoreContract {
     void projectUuidIsTheProjectsOwn() {
         Project p = project(org(PlanTier.TEAM));
         Project other = project(org(PlanTier.TEAM));
-        assertThat(store.projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
+        assertThat(store.organizations().projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
         for (int i = 0; i < 2; i++) {
-            assertThat(store.projectUuid(p.id())).contains(p.uuid());
-            assertThat(store.projectUuid(other.id())).contains(other.uuid());
+            assertThat(store.organizations().projectUuid(p.id())).contains(p.uuid());
+            assertThat(store.organizations().projectUuid(other.id())).contains(other.uuid());
         }
     }
 }

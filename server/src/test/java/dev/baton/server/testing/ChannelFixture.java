@@ -102,8 +102,8 @@ public final class ChannelFixture implements AutoCloseable {
         this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
                 .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
                 .acceptanceTimeout(ACCEPTANCE_TIMEOUT).jobTimeoutGrace(GRACE).cancelDeadline(CANCEL_DEADLINE).maxRequeues(3).build());
-        this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
-        this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
+        this.organization = store.organizations().createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
+        this.project = store.organizations().createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
     }
 
@@ -195,14 +195,14 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     public Spec spec(String name) {
-        return store.createSpec(name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
+        return store.specs().createSpec(name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
     }
 
     public RunnerHandle runner(Spec... specs) {
         RunnerKey key = RunnerKey.generate();
         String name = "runner " + names.incrementAndGet();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), clock.instant());
-        for (Spec s : specs) store.addRunnerSpec(runner.id(), s.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), clock.instant());
+        for (Spec s : specs) store.specs().addRunnerSpec(runner.id(), s.id());
         return new RunnerHandle(runner, key.reveal());
     }
 
@@ -234,7 +234,7 @@ public final class ChannelFixture implements AutoCloseable {
     public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths, RetryPolicy retry,
             Integer queueTimeoutSeconds) {
         Project p = org.id() == organization.id() ? project
-                : store.createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
+                : store.organizations().createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
@@ -292,7 +292,7 @@ public final class ChannelFixture implements AutoCloseable {
 
     public Organization organization(PlanTier plan) {
         int n = names.incrementAndGet();
-        return store.createOrganization("org " + n, Slug.of("org-" + n), plan, clock.instant());
+        return store.organizations().createOrganization("org " + n, Slug.of("org-" + n), plan, clock.instant());
     }
 
     /** What the management API does for a user cancel. */

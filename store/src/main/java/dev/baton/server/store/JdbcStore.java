@@ -163,6 +163,21 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Runners runners() {
+        return runners;
+    }
+
+    @Override
+    public Specs specs() {
+        return specs;
+    }
+
+    @Override
+    public Organizations organizations() {
+        return organizations;
+    }
+
+    @Override
     public Nodes nodes() {
         return nodes;
     }
@@ -182,100 +197,6 @@ abstract class JdbcStore implements Store {
         context.close();
         pool.close();
     }
-
-    // ---- organizations and projects ----------------------------------------------------
-    @Override
-    public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
-        return organizations.createOrganization(name, slug, plan, now);
-    }
-    @Override
-    public Optional<Organization> findOrganization(ResourceId id) { return organizations.findOrganization(id); }
-    @Override
-    public Optional<Organization> findOrganization(long id) { return organizations.findOrganization(id); }
-    @Override
-    public List<Organization> listOrganizations() { return organizations.listOrganizations(); }
-    @Override
-    public Organization setPlan(long organizationId, PlanTier plan, Instant now) { return organizations.setPlan(organizationId, plan, now); }
-    @Override
-    public Project createProject(long organizationId, String name, Slug slug, Instant now) {
-        return organizations.createProject(organizationId, name, slug, now);
-    }
-    @Override
-    public Optional<Project> findProject(ResourceId id) { return organizations.findProject(id); }
-    @Override
-    public Optional<Project> findProject(long id) { return organizations.findProject(id); }
-    @Override
-    public Optional<ProjectUuid> projectUuid(long id) { return organizations.projectUuid(id); }
-    @Override
-    public List<Project> listProjects() { return organizations.listProjects(); }
-
-    // ---- runners -----------------------------------------------------------------------
-    @Override
-    public Runner createRunner(String name, Slug slug, String keyHash, Instant now) { return runners.createRunner(name, slug, keyHash, now); }
-    @Override
-    public Optional<Runner> findRunner(ResourceId id) { return runners.findRunner(id); }
-    @Override
-    public Optional<Runner> findRunner(long id) { return runners.findRunner(id); }
-    @Override
-    public List<Runner> listRunners(RunnerFilter filter) { return runners.listRunners(filter); }
-    @Override
-    public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
-        return runners.updateRunner(runnerId, name, slug, archived, now);
-    }
-    @Override
-    public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) { return runners.rotateRunnerKey(runnerId, keyHash, now); }
-    @Override
-    public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) { return runners.authenticateRunner(id, keyHash); }
-    @Override
-    public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) { runners.recordRunnerHeartbeats(lastSeen); }
-    @Override
-    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
-        return runners.quarantineIfFlaky(runnerId, threshold, window, now);
-    }
-    @Override
-    public Runner releaseRunner(long runnerId, Instant now) { return runners.releaseRunner(runnerId, now); }
-    @Override
-    public RunnerLabels runnerLabels(long runnerId) { return runners.runnerLabels(runnerId); }
-    @Override
-    public void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now) {
-        runners.setRunnerLabels(runnerId, admin, labels, now);
-    }
-
-    // ---- specs -------------------------------------------------------------------------
-    @Override
-    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
-        return specs.createSpec(name, slug, architecture, cpu, memory, disk, network, now);
-    }
-    @Override
-    public Optional<Spec> findSpec(ResourceId id) { return specs.findSpec(id); }
-    @Override
-    public Optional<Spec> findSpec(long id) { return specs.findSpec(id); }
-    @Override
-    public List<Spec> listSpecs(boolean archived) { return specs.listSpecs(archived); }
-    @Override
-    public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
-        return specs.updateSpec(specId, name, slug, archived, now);
-    }
-    @Override
-    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
-        return specs.setSpecQueueTimeout(specId, queueTimeoutSeconds, now);
-    }
-    @Override
-    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
-        return specs.setSpecRequireCleanFingerprint(specId, required, now);
-    }
-    @Override
-    public void deleteSpec(long specId) { specs.deleteSpec(specId); }
-    @Override
-    public List<Spec> runnerSpecs(long runnerId) { return specs.runnerSpecs(runnerId); }
-    @Override
-    public void addRunnerSpec(long runnerId, long specId) { specs.addRunnerSpec(runnerId, specId); }
-    @Override
-    public boolean removeRunnerSpec(long runnerId, long specId) { return specs.removeRunnerSpec(runnerId, specId); }
-    @Override
-    public Runnable onSpecsChange(Runnable listener) { return specs.onSpecsChange(listener); }
-    @Override
-    public void specsChangedElsewhere() { specs.specsChangedElsewhere(); }
 
     // ---- runs: reports and jobs --------------------------------------------------------
     @Override

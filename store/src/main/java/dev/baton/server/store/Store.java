@@ -24,94 +24,6 @@ import java.util.Set;
  */
 public interface Store extends AutoCloseable {
 
-    // ---- organizations and projects -------------------------------------------------------
-
-    Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now);
-
-    Optional<Organization> findOrganization(ResourceId id);
-
-    Optional<Organization> findOrganization(long id);
-
-    List<Organization> listOrganizations();
-
-    Organization setPlan(long organizationId, PlanTier plan, Instant now);
-
-    Project createProject(long organizationId, String name, Slug slug, Instant now);
-
-    Optional<Project> findProject(ResourceId id);
-
-    Optional<Project> findProject(long id);
-
-    /** The project's uuid (never changes for an id); served from memory after the first read. */
-    Optional<ProjectUuid> projectUuid(long id);
-
-    List<Project> listProjects();
-
-    // ---- runners ---------------------------------------------------------------------------
-
-    /** Inserts a runner with the SHA-256 of its key; a taken slug is a CONFLICT. */
-    Runner createRunner(String name, Slug slug, String keyHash, Instant now);
-
-    Optional<Runner> findRunner(ResourceId id);
-
-    Optional<Runner> findRunner(long id);
-
-    List<Runner> listRunners(RunnerFilter filter);
-
-    /** Null arguments leave a field unchanged; {@code archived} true archives (now), false restores. */
-    Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now);
-
-    /** Replaces the key hash; the old key stops working at once. Refused (CONFLICT) for archived runners. */
-    Runner rotateRunnerKey(long runnerId, String keyHash, Instant now);
-
-    /** One query: the runner named by UUID or slug whose key hash matches, archived runners excluded. */
-    Optional<Runner> authenticateRunner(ResourceId id, String keyHash);
-
-    /** Batched liveness: sets each runner's last_heartbeat. */
-    void recordRunnerHeartbeats(Map<Long, Instant> lastSeen);
-
-    // ---- specs -----------------------------------------------------------------------------
-
-    Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now);
-
-    Optional<Spec> findSpec(ResourceId id);
-
-    Optional<Spec> findSpec(long id);
-
-    List<Spec> listSpecs(boolean archived);
-
-    Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now);
-
-    /** Sets (or with null clears) the spec's default queue timeout in seconds for jobs submitted from now on. */
-    Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now);
-
-    /** Whether the spec's jobs require a clean machine fingerprint (runners decline them on a noisy machine). */
-    Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now);
-
-    /** Deletes a spec; IN_USE while any job references it. Runner associations go with it. */
-    void deleteSpec(long specId);
-
-    List<Spec> runnerSpecs(long runnerId);
-
-    /** Idempotent: adding an existing association changes nothing. */
-    void addRunnerSpec(long runnerId, long specId);
-
-    /** Returns false when there was no such association. */
-    boolean removeRunnerSpec(long runnerId, long specId);
-
-    /**
-     * Runs {@code listener} after every change through this store to which specs a runner serves
-     * or to a spec (archived, renamed, deleted, settings), committed or not (issue 13: nodes cache
-     * runner spec sets; docs/decisions/0018). Returns what stops it. Other processes' changes are
-     * not seen here: nodes tell each other over the cluster bus.
-     */
-    default Runnable onSpecsChange(Runnable listener) {
-        return () -> {};
-    }
-
-    /** Another node changed specs or runner specs: forget what this store remembers of specs. */
-    default void specsChangedElsewhere() {}
-
     // ---- runs: reports and jobs --------------------------------------------------------------
 
     /** Direct mode: a report with results, no job. */
@@ -159,26 +71,6 @@ public interface Store extends AutoCloseable {
 
     /** The labels a job requires and prefers (docs/scheduling.md, "Label routing"). */
     JobLabels jobLabels(long jobId);
-
-    /** A runner's labels, as the admin set them and as it reported them. */
-    RunnerLabels runnerLabels(long runnerId);
-
-    /**
-     * Replaces the runner's labels of one source: the admin's ({@code admin} true) or those it
-     * reported in {@code ready}. NOT_FOUND if unknown.
-     */
-    void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now);
-
-    /**
-     * Quarantines the runner when its infrastructure failures (lost, accept timeout, declines of
-     * the machine: {@code JdbcStore.INFRASTRUCTURE_FAILURE}) that ended within {@code window}
-     * before {@code now}, and since its last release, number at least {@code threshold}. Returns
-     * the runner when this call quarantined it; empty when it stays or already was quarantined.
-     */
-    Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, Duration window, Instant now);
-
-    /** Lifts a runner's quarantine (a no-op if it has none); failures before {@code now} do not count again. NOT_FOUND if unknown. */
-    Runner releaseRunner(long runnerId, Instant now);
 
     /**
      * Atomically claims the best eligible pending job for this runner: spec among the runner's
@@ -411,6 +303,18 @@ public interface Store extends AutoCloseable {
 
     /** Server nodes and which runner's channel each holds (docs/decisions/0006-cluster.md). */
     Nodes nodes();
+
+    /** Organizations, their plans and their projects. */
+    Organizations organizations();
+
+    /** Specs (the machines jobs ask for) and which specs each runner serves. */
+    Specs specs();
+
+    /** Runners: their keys, labels, heartbeats and quarantine. */
+    Runners runners();
+
+
+
 
 
 
