@@ -65,7 +65,7 @@ final class CountingStore {
             "access", "advanceRegistryUpload", "advertiseNode", "alerts", "close", "createRegistryUpload",
             "deleteRegistryUpload", "leaseOffers", "ojs", "onSpecsChange", "specsChangedElsewhere", "sweepDue");
     /** The store's parts whose methods are counted as the store's own are (each part a proxy of its interface). */
-    static final Set<String> PARTS = Set.of("nodes", "organizations", "runners", "schedules", "specs", "uploads");
+    static final Set<String> PARTS = Set.of("liveness", "nodes", "organizations", "runners", "runs", "schedules", "specs", "transitions", "uploads");
     /** Batched last_heartbeat writes, whose rows are counted. */
     private static final Set<String> HEARTBEAT_BATCHES = Set.of("recordRunnerHeartbeats", "recordJobHeartbeats", "recordLiveness");
 

@@ -97,6 +97,6 @@ final class JudgeCost {
         Map<String, Map<String, Metric>> values = new LinkedHashMap<>();
         for (int m = 0; m < metrics; m++) values.put("bench-" + m, Map.of("latency", Metric.of(100 + 2 * random.nextGaussian())));
         String results = ReportResults.of(List.of(new IterationResults(0, new Metrics(values), null))).toJson();
-        return store.createReport(new NewReport(project.id(), "main", "bench", "json", end.minusSeconds(1), end, results), end);
+        return store.runs().createReport(new NewReport(project.id(), "main", "bench", "json", end.minusSeconds(1), end, results), end);
     }
 }

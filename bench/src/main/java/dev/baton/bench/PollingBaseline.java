@@ -40,9 +40,9 @@ final class PollingBaseline {
                     claims.add(System.nanoTime());
                     Job j = job.get();
                     // Finish it the way the seed runner would, so nothing stays in flight.
-                    store.start(j.uuid(), j.lease(), Instant.now());
-                    store.complete(j.uuid(), j.lease(), Instant.now());
-                    store.process(j.uuid(), "[]", Instant.now());
+                    store.transitions().start(j.uuid(), j.lease(), Instant.now());
+                    store.transitions().complete(j.uuid(), j.lease(), Instant.now());
+                    store.transitions().process(j.uuid(), "[]", Instant.now());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

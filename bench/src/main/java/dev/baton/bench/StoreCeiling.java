@@ -72,14 +72,14 @@ final class StoreCeiling {
                     running.add(pool.submit(() -> {
                         while (next.getAndIncrement() < jobs) {
                             Instant t = Instant.now();
-                            store.createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
+                            store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
                                     new NewJob(spec.id(), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
                             Optional<Job> claimed;
                             while ((claimed = store.claim(runnerId, LeaseId.random(), Instant.now())).isEmpty()) empty.incrementAndGet();
                             Job job = claimed.get();
-                            store.start(job.uuid(), job.lease(), Instant.now());
-                            store.complete(job.uuid(), job.lease(), Instant.now());
-                            store.process(job.uuid(), "[]", Instant.now());
+                            store.transitions().start(job.uuid(), job.lease(), Instant.now());
+                            store.transitions().complete(job.uuid(), job.lease(), Instant.now());
+                            store.transitions().process(job.uuid(), "[]", Instant.now());
                         }
                         return null;
                     }));

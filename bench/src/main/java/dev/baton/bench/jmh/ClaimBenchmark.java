@@ -76,7 +76,7 @@ public class ClaimBenchmark {
                 List.of("true"), Map.of(), JobTimeout.of(3600), List.of(), 1);
         for (int i = 0; i < pending; i++) {
             Instant t = now.plusMillis(i);
-            store.createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
+            store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
                     new NewJob(specs.get(i % 8), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
         }
     }
@@ -84,7 +84,7 @@ public class ClaimBenchmark {
     @Benchmark
     public Job claimAndRequeue() {
         Job job = store.claim(runner, LeaseId.random(), Instant.now()).orElseThrow();
-        store.requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
+        store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
         return job;
     }
 

@@ -210,7 +210,7 @@ final class LeaseRoutes implements RouteModule {
         // CompleteAck: only that answer differs, nothing is stored twice, and the runner stops
         // either way. This end replaces the job_finished it wrote, so later resends get CompleteAck.
         offers.end(o.lease(), RUNNER_ENDED + said);
-        Job now = store.findJob(o.job()).orElseThrow();
+        Job now = store.runs().findJob(o.job()).orElseThrow();
         boolean accepted = now.holds(o.lease()) && switch (said) {
             case "SUCCEEDED" -> now.status() == JobStatus.COMPLETED || now.status() == JobStatus.PROCESSED;
             case "FAILED" -> now.status() == JobStatus.FAILED;
@@ -262,7 +262,7 @@ final class LeaseRoutes implements RouteModule {
             offers.expireDue(now, maxRequeues, o.lease()).forEach(expired);
             return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
         }
-        Job job = store.findJob(o.job()).orElse(null);
+        Job job = store.runs().findJob(o.job()).orElse(null);
         if (job != null && job.holds(o.lease())) {
             if (job.status().inFlight()) return new Held(o, null);
             if (job.status() == JobStatus.CANCELED && offers.cancelDeadline(o.lease()).filter(now::isBefore).isPresent()) return new Held(o, null);

@@ -175,7 +175,7 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
     /** A job canceled under a bound lease: CancelRequested on its runner's control subject (the HeartbeatAck says it too). */
     private void pushCancel(dev.baton.protocol.id.JobUuid uuid) {
         try {
-            Job job = store.findJob(uuid).orElse(null);
+            Job job = store.runs().findJob(uuid).orElse(null);
             if (job == null || job.status() != JobStatus.CANCELED || job.lease() == null || job.runnerId() == null) return;
             LeaseOffer o = store.leaseOffers().find(job.lease()).orElse(null);
             if (o == null || o.state() != LeaseOffer.State.BOUND) return;

@@ -138,7 +138,7 @@ public final class ConsolePages {
     }
 
     private Optional<JobRef> ref(JobUuid uuid, Map<Long, Project> projects) {
-        return store.findJob(uuid).map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
+        return store.runs().findJob(uuid).map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
     }
 
     private Project project(long id, Map<Long, Project> cache) {
@@ -159,15 +159,15 @@ public final class ConsolePages {
             }
         }
         Map<Long, Long> queued = new HashMap<>();
-        for (Job j : store.pendingJobs()) queued.merge(j.specId(), 1L, Long::sum);
+        for (Job j : store.runs().pendingJobs()) queued.merge(j.specId(), 1L, Long::sum);
         Map<Long, Long> running = new HashMap<>();
-        for (Job j : store.inFlightJobs()) running.merge(j.specId(), 1L, Long::sum);
+        for (Job j : store.liveness().inFlightJobs()) running.merge(j.specId(), 1L, Long::sum);
         List<Project> projects = store.organizations().listProjects();
         List<SpecRow> rows = new ArrayList<>();
         for (Spec s : specs) {
             // Recent jobs of the spec, newest first across projects (the store lists jobs per project).
             List<Job> recent = new ArrayList<>();
-            for (Project p : projects) recent.addAll(store.listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
+            for (Project p : projects) recent.addAll(store.runs().listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
             recent.sort(Comparator.comparing(Job::created).reversed());
             List<Job> sample = recent.subList(0, Math.min(RECENT, recent.size()));
             List<Duration> waits = sample.stream().filter(j -> j.started() != null).map(j -> Duration.between(j.created(), j.started())).toList();
@@ -196,7 +196,7 @@ public final class ConsolePages {
         Map<Long, String> specs = new HashMap<>();
         List<QueueRow> rows = new ArrayList<>();
         int order = 0;
-        for (Job j : store.pendingJobs()) {
+        for (Job j : store.runs().pendingJobs()) {
             Optional<QueueStatus> q = queue.status(j);
             rows.add(new QueueRow(++order, new JobRef(project(j.projectId(), projects).slug().value(), j.uuid().toString()),
                     specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
@@ -219,9 +219,9 @@ public final class ConsolePages {
     /** The job's page as {@code viewer} sees it: a Cancel button only when the job can be canceled and the viewer may. */
     JobPage job(Project project, Job job, Principal viewer) {
         Names names = new Names(store);
-        List<Attempt> attempts = store.attempts(job.id());
+        List<Attempt> attempts = store.runs().attempts(job.id());
         Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
-        Report report = store.findReport(job.reportId()).orElse(null);
+        Report report = store.runs().findReport(job.reportId()).orElse(null);
         ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
         JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
@@ -306,7 +306,7 @@ public final class ConsolePages {
 
     /** The /v0/run body that submits the job again with the same configuration. */
     Map<String, Object> rerun(Project project, Job job) {
-        Report report = store.findReport(job.reportId()).orElseThrow();
+        Report report = store.runs().findReport(job.reportId()).orElseThrow();
         Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
         return Rerun.body(project, job, report, spec);
     }

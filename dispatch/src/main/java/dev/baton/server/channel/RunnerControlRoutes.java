@@ -176,6 +176,6 @@ final class RunnerControlRoutes implements RouteModule {
         String ref = ctx.pathParam("organization");
         Organization org = store.organizations().findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
-        Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.billedMinutes(org.id())));
+        Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.liveness().billedMinutes(org.id())));
     }
 }

@@ -368,7 +368,7 @@ public final class Dispatcher {
     private boolean mayHavePending(Set<Long> specIds, Long justPending, PendingKnowledge.Ticket ticket) {
         if (justPending != null && specIds.contains(justPending)) return true;
         if (pending.knownEmpty(specIds)) return false;
-        boolean any = store.hasPendingFor(specIds);
+        boolean any = store.runs().hasPendingFor(specIds);
         if (!any) pending.nothingPending(specIds, ticket);
         return any;
     }

@@ -89,7 +89,7 @@ final class Presence {
     void recover() {
         Instant now = ctx.clock.instant();
         ctx.store.nodes().registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
-        for (Job job : ctx.store.completedUnprocessedJobs()) ctx.results.process(job);
+        for (Job job : ctx.store.liveness().completedUnprocessedJobs()) ctx.results.process(job);
     }
 
     /**

@@ -240,7 +240,7 @@ class RunnerApiTest {
         var lease = dev.baton.protocol.id.LeaseId.random();
         java.time.Instant now = s.clock.instant();
         assertThat(store.claim(id, lease, now)).isPresent();
-        store.requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
+        store.transitions().requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), now);
         assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
         assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).as("already quarantined").isEmpty();
@@ -275,7 +275,7 @@ class RunnerApiTest {
         var lease2 = dev.baton.protocol.id.LeaseId.random();
         // (the first job's decline back-off is over: either pending job may be the one it takes)
         var failedAgain = store.claim(id, lease2, later).orElseThrow();
-        store.requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
+        store.transitions().requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), later);
         assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
         jobsBefore = s.get("/v0/projects/web/jobs").json().path("jobs").size();

@@ -171,7 +171,7 @@ abstract class ChannelContractTest {
         awaitStatus(job, JobStatus.PROCESSED);
         JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
         assertThat(output.results()).hasSize(1);
-        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
     }
 
     @Test
@@ -216,7 +216,7 @@ abstract class ChannelContractTest {
         JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
         assertThat(output.results()).hasSize(2);
         assertThat(output.results().get(1).output()).containsEntry("out/result.json", "{\"n\":2}");
-        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
     }
 
     @Test
@@ -567,7 +567,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(), "late failure"));
         runner.expect(ServerMessage.Ack.class);
         awaitStatus(job, JobStatus.PROCESSED);
-        assertThat(server.store.attempts(job.id())).hasSize(1);
+        assertThat(server.store.runs().attempts(job.id())).hasSize(1);
 
         Job second = server.submit(spec);
         ClaimedJob c2 = claim(runner);
@@ -904,7 +904,7 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
+        server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
         complete(runner, claimed);
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("output of the refused completion").isEmpty();
@@ -920,7 +920,7 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.beforeNextFail.set(() -> server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
+        server.beforeNextFail.set(() -> server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
         runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
         runner.expect(ServerMessage.Ack.class);
         assertThat(server.beforeNextFail.get()).as("the other node's cancel ran").isNull();
@@ -1225,7 +1225,7 @@ abstract class ChannelContractTest {
         Job unprocessed = server.submit(spec); // will be completed directly in the store
         var lease = LeaseId.random();
         server.store.claim(server.runner(spec).runner().id(), lease, server.clock.instant());
-        server.store.complete(unprocessed.uuid(), lease, server.clock.instant());
+        server.store.transitions().complete(unprocessed.uuid(), lease, server.clock.instant());
         server.outputs.put(server.project.uuid(), unprocessed.uuid(), server.job(unprocessed).attempt(), new JobOutput(List.of(iteration(0, "{}")), null));
 
         server.clock.advance(ACCEPTANCE_TIMEOUT.plusSeconds(1));
@@ -1257,7 +1257,7 @@ abstract class ChannelContractTest {
         }
         complete(runner, claimed);
         complete(runner, claimed);
-        assertThat(server.store.billedMinutes(server.organization.id())).isEqualTo(3);
+        assertThat(server.store.liveness().billedMinutes(server.organization.id())).isEqualTo(3);
         assertThat(server.job(job).lastBilledMinute()).isEqualTo(3);
     }
 

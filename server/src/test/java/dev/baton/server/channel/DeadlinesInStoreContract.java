@@ -98,7 +98,7 @@ abstract class DeadlinesInStoreContract {
         Job after = server.job(job);
         assertThat(after.status()).isEqualTo(JobStatus.PENDING);
         assertThat(after.requeues()).isEqualTo(1);
-        assertThat(server.store.attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
+        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
         assertThat(other.sweepDeadlines()).as("a deadline is acted on once").isZero();
     }
 

@@ -73,7 +73,7 @@ abstract class FingerprintContractTest {
     }
 
     private Attempt attempt(Job job, int number) {
-        return server.store.findAttempt(job.id(), number).orElseThrow();
+        return server.store.runs().findAttempt(job.id(), number).orElseThrow();
     }
 
     private static MachineFingerprint decoded(Attempt a) throws Exception {

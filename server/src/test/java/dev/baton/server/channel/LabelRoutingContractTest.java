@@ -65,7 +65,7 @@ abstract class LabelRoutingContractTest {
     }
 
     private String reason(Job job) {
-        return server.channel().status(server.store.findJob(job.uuid()).orElseThrow()).orElseThrow().reason().code();
+        return server.channel().status(server.store.runs().findJob(job.uuid()).orElseThrow()).orElseThrow().reason().code();
     }
 
     @Test
@@ -95,7 +95,7 @@ abstract class LabelRoutingContractTest {
         Job job = server.submit(spec, requires("gpu", "a100"));
         runner.send(ready(null));
         runner.expectSilence(SHORT);
-        var status = server.channel().status(server.store.findJob(job.uuid()).orElseThrow()).orElseThrow();
+        var status = server.channel().status(server.store.runs().findJob(job.uuid()).orElseThrow()).orElseThrow();
         assertThat(status.reason().code()).isEqualTo("labels_unmatched");
         assertThat(status.reason().message()).contains("gpu=a100");
 

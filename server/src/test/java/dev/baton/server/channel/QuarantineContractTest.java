@@ -109,12 +109,12 @@ abstract class QuarantineContractTest {
         flaky.send(new RunnerMessage.Ready(600, "linux", "x86_64", "test", 1));
         TestRunner healthy = connect(healthyHandle);
         for (int i = 0; i < jobs.size(); i++) complete(healthy, claim(healthy));
-        for (Job j : jobs) assertThat(server.store.findJob(j.uuid()).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        for (Job j : jobs) assertThat(server.store.runs().findJob(j.uuid()).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         flaky.expectSilence(Duration.ofMillis(200));
 
         // A job only the quarantined runner could take says why it waits.
         Job waiting = server.submit(lonely);
-        var status = server.channel().status(server.store.findJob(waiting.uuid()).orElseThrow()).orElseThrow();
+        var status = server.channel().status(server.store.runs().findJob(waiting.uuid()).orElseThrow()).orElseThrow();
         assertThat(status.reason().code()).isEqualTo("runners_quarantined");
         flaky.expectSilence(Duration.ofMillis(100));
 
@@ -179,7 +179,7 @@ abstract class QuarantineContractTest {
         first.crash();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
         server.advance(ChannelFixture.HEARTBEAT_TIMEOUT.plusSeconds(1));
-        assertThat(server.store.findJob(started.uuid()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(server.store.runs().findJob(started.uuid()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
         assertThat(stored(handle).isQuarantined()).isFalse();
 
         TestRunner second = server.connect(handle);

@@ -113,7 +113,7 @@ abstract class RouterReadyContractTest {
         channel.send(new RunnerMessage.Failed(first.uuid(), first.lease(), List.of(), "runner r1 behind the router was lost", true));
         channel.expect(ServerMessage.Ack.class);
         assertThat(server.job(retried).status()).isEqualTo(JobStatus.PENDING);
-        assertThat(server.store.attempts(server.job(retried).id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
+        assertThat(server.store.runs().attempts(server.job(retried).id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
 
         // Two attempts allowed but not for a lost runner: a plain failed would retry, a lost one does not.
         ClaimedJob again = claimAndStart();

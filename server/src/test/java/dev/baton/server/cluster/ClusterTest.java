@@ -149,7 +149,7 @@ class ClusterTest {
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runner.expect(ServerMessage.Ack.class);
         complete(runner, claimed);
-        assertThat(store.findJob(job).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        assertThat(store.runs().findJob(job).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         // Cluster-wide figures come from the store: every node reports the three nodes.
         for (int port : new int[] {portA, portB(), portC()}) {
             await().atMost(WAIT).untilAsserted(() -> assertThat(get(port, "/metrics").body()).contains("baton_cluster_nodes_alive 3.0"));
@@ -172,7 +172,7 @@ class ClusterTest {
         assertThat(cancel.reason()).isEqualTo("canceled_by_user");
         runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of()));
         runner.expect(ServerMessage.Ack.class);
-        assertThat(store.findJob(job).orElseThrow().status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(store.runs().findJob(job).orElseThrow().status()).isEqualTo(JobStatus.CANCELED);
     }
 
     @Test
@@ -216,7 +216,7 @@ class ClusterTest {
         assertThat(store.nodes().runnerNode(h.runner().id())).contains("node-c");
         complete(again, claimed);
         complete(again, claimed); // the outbox resends; acknowledged again, applied once
-        Job done = store.findJob(job).orElseThrow();
+        Job done = store.runs().findJob(job).orElseThrow();
         assertThat(done.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         assertThat(done.attempt()).isEqualTo(1);
     }
@@ -257,9 +257,9 @@ class ClusterTest {
         assertThat(handedOut.keySet()).containsExactlyInAnyOrderElementsOf(submitted);
         assertThat(handedOut.values()).allSatisfy(n -> assertThat(n.get()).as("times one job was handed out").isEqualTo(1));
         for (JobUuid uuid : submitted) {
-            Job job = store.findJob(uuid).orElseThrow();
+            Job job = store.runs().findJob(uuid).orElseThrow();
             assertThat(job.attempt()).as("claims of job " + uuid).isEqualTo(1);
-            assertThat(store.attempts(job.id())).hasSize(1);
+            assertThat(store.runs().attempts(job.id())).hasSize(1);
         }
     }
 
@@ -294,12 +294,12 @@ class ClusterTest {
             }
         });
         await().atMost(WAIT).untilAsserted(() -> {
-            Job now = store.findJob(job).orElseThrow();
+            Job now = store.runs().findJob(job).orElseThrow();
             assertThat(now.requeues()).as("requeued after node A died").isEqualTo(1);
         });
         // Requeued by B or C once A's heartbeats stopped: A's runner's attempt ended lost before start.
-        Job after = store.findJob(job).orElseThrow();
-        assertThat(store.attempts(after.id()).getFirst().outcome().name()).isEqualTo("LOST_BEFORE_START");
+        Job after = store.runs().findJob(job).orElseThrow();
+        assertThat(store.runs().attempts(after.id()).getFirst().outcome().name()).isEqualTo("LOST_BEFORE_START");
         assertThat(store.nodes().listNodes()).anySatisfy(n -> {
             assertThat(n.id()).isEqualTo("node-a");
             assertThat(n.stopped()).as("found dead").isNotNull();

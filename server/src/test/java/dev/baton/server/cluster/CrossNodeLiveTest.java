@@ -140,7 +140,7 @@ class CrossNodeLiveTest {
         // Entries the runner sends now reach the follower on the other node while the job runs.
         log.send("iteration 2: 4.1 ms\n");
         assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("3", "log", entry(3, "iteration 2: 4.1 ms\n")));
-        assertThat(store.findJob(job.uuid()).orElseThrow().status().wireName()).isEqualTo("running");
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status().wireName()).isEqualTo("running");
         follower.close();
 
         // Away for two entries; back through the third node with Last-Event-ID: exactly the two, then the live ones.

@@ -113,7 +113,7 @@ class PendingExplainerTest {
         clock.advance(Duration.ofMillis(1));
         JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), null, List.of("/bin/sh"), List.of("-c", "true"), Map.of(),
                 new JobTimeout(60), null, 1);
-        return real.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        return real.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(of.id(), "10.0.0.1", config, 60, priority, RetryPolicy.NONE), org.id(), clock.instant()).job();
     }
 
@@ -122,9 +122,9 @@ class PendingExplainerTest {
         Job job = submit();
         LeaseId lease = LeaseId.random();
         assertThat(real.claim(runner.id(), lease, clock.instant())).map(Job::uuid).contains(job.uuid());
-        real.start(job.uuid(), lease, clock.instant());
+        real.transitions().start(job.uuid(), lease, clock.instant());
         clock.advance(Duration.ofSeconds(seconds));
-        real.complete(job.uuid(), lease, clock.instant());
+        real.transitions().complete(job.uuid(), lease, clock.instant());
     }
 
     void quarantine(Runner r) {
@@ -159,17 +159,17 @@ class PendingExplainerTest {
         // Every way in and out of the queue: claims, a requeue, a cancel, a queue timeout.
         List<Job> claimed = new ArrayList<>();
         for (int i = 0; i < 12; i++) claimed.add(real.claim(i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
-        real.requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
-        List<Job> pending = real.pendingJobs();
-        real.cancel(pending.get(40).uuid(), null, "test", clock.instant());
-        real.expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());
+        real.transitions().requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
+        List<Job> pending = real.runs().pendingJobs();
+        real.transitions().cancel(pending.get(40).uuid(), null, "test", clock.instant());
+        real.transitions().expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());
 
-        pending = real.pendingJobs(); // dispatch order
+        pending = real.runs().pendingJobs(); // dispatch order
         List<Job> ofSpec = pending.stream().filter(j -> j.specId() == spec.id()).toList();
         assertThat(ofSpec.size()).as("long enough to walk past the counts").isGreaterThan(2 * 64);
         for (Job job : ofSpec) {
             // A job of "small" competes with every pending job of both specs ("both" serves them).
-            assertThat(real.pendingFacts(job, 20).ahead()).as("jobs ahead of pending job %d", pending.indexOf(job))
+            assertThat(real.runs().pendingFacts(job, 20).ahead()).as("jobs ahead of pending job %d", pending.indexOf(job))
                     .isEqualTo(pending.indexOf(job));
         }
         if (database.equals("sqlite")) {
@@ -197,17 +197,17 @@ class PendingExplainerTest {
         quarantine(quarantined);
         Job job = submit();
 
-        PendingFacts counted = real.pendingFacts(job, 20, cutoff);
+        PendingFacts counted = real.runs().pendingFacts(job, 20, cutoff);
         assertThat(counted.freshServing()).isEqualTo(2); // live, at-cutoff
         assertThat(counted.servingRunners()).extracting(ServingRunner::id).containsExactly(justBefore.id(), never.id(), quarantined.id());
         assertThat(counted.serving()).isEqualTo(5);
 
         // A cutoff a nanosecond after a stored heartbeat: that heartbeat is before it (rounded up, not down).
-        PendingFacts nanoLater = real.pendingFacts(job, 20, cutoff.plusNanos(1));
+        PendingFacts nanoLater = real.runs().pendingFacts(job, 20, cutoff.plusNanos(1));
         assertThat(nanoLater.freshServing()).isEqualTo(1);
         assertThat(nanoLater.servingRunners()).extracting(ServingRunner::id).contains(atCutoff.id()).doesNotContain(live.id());
 
-        PendingFacts listed = real.pendingFacts(job, 20);
+        PendingFacts listed = real.runs().pendingFacts(job, 20);
         assertThat(listed.freshServing()).isZero();
         assertThat(listed.servingRunners()).extracting(ServingRunner::id)
                 .containsExactly(live.id(), atCutoff.id(), justBefore.id(), never.id(), quarantined.id());

@@ -85,8 +85,8 @@ class ResultProcessorTest {
         Job job = completedJob();
         new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).processLater(job, OUTPUT);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
-        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.runs().findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
         assertThat(reads).as("the output store is not read").hasValue(0);
     }
 
@@ -106,9 +106,9 @@ class ResultProcessorTest {
                 });
         new ResultProcessor(counted, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
 
-        assertThat(store.findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
         assertThat(reportReads).as("report reads while processing").hasValue(0);
-        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
     }
 
     @Test
@@ -116,8 +116,8 @@ class ResultProcessorTest {
         Job job = completedJob();
         new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
 
-        assertThat(store.findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
-        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
         assertThat(reads).hasValue(1);
     }
 
@@ -130,11 +130,11 @@ class ResultProcessorTest {
         store.specs().addRunnerSpec(runner, spec.id());
         JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
                 List.of("/bin/sh"), List.of("-c", "true"), Map.of(), new JobTimeout(60), List.of(), 1);
-        store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", config, 60, 200, RetryPolicy.NONE), org.id(), now);
         Job claimed = store.claimEach(List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)), now,
                 now.plusSeconds(30)).getFirst().getFirst();
-        store.start(claimed.uuid(), claimed.lease(), now);
-        return store.complete(claimed.uuid(), claimed.lease(), now).job();
+        store.transitions().start(claimed.uuid(), claimed.lease(), now);
+        return store.transitions().complete(claimed.uuid(), claimed.lease(), now).job();
     }
 }

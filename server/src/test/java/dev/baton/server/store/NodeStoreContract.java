@@ -54,13 +54,13 @@ abstract class NodeStoreContract {
     }
 
     Job claimed(Runner runner) {
-        store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
         return store.claim(runner.id(), LeaseId.random(), T0, T0.plus(Duration.ofHours(1))).orElseThrow();
     }
 
     List<JobUuid> lostAt(Instant now) {
-        return store.sweepDue(Deadline.LOST, now, 100, Job::uuid);
+        return store.liveness().sweepDue(Deadline.LOST, now, 100, Job::uuid);
     }
 
     @Test
@@ -123,9 +123,9 @@ abstract class NodeStoreContract {
         store.nodes().detachRunner(r.id(), "a", T0.plusSeconds(90));
         store.nodes().detachRunner(r.id(), "a", T0.plusSeconds(120));
         store.nodes().attachRunner(r.id(), "b");
-        assertThat(store.reattach(job.uuid(), job.lease())).hasValueSatisfying(j -> assertThat(j.status()).isEqualTo(JobStatus.CLAIMED));
+        assertThat(store.liveness().reattach(job.uuid(), job.lease())).hasValueSatisfying(j -> assertThat(j.status()).isEqualTo(JobStatus.CLAIMED));
         assertThat(lostAt(T0.plusSeconds(200))).isEmpty();
-        assertThat(store.reattach(job.uuid(), LeaseId.random())).as("another lease").isEmpty();
+        assertThat(store.liveness().reattach(job.uuid(), LeaseId.random())).as("another lease").isEmpty();
     }
 
     @Test
@@ -178,10 +178,10 @@ abstract class NodeStoreContract {
         runners.put(holder.id(), t);
         assertThat(store.nodes().recordLiveness("a", t, Map.of(job.uuid(), t, JobUuid.random(), t), runners)).isTrue();
         assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).allSatisfy(r -> assertThat(r.lastHeartbeat()).isEqualTo(t));
-        assertThat(store.findJob(job.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(t);
-        store.cancel(job.uuid(), null, "user", t.plusSeconds(1));
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(t);
+        store.transitions().cancel(job.uuid(), null, "user", t.plusSeconds(1));
         store.nodes().recordLiveness("a", t.plusSeconds(5), Map.of(job.uuid(), t.plusSeconds(5)), Map.of());
-        assertThat(store.findJob(job.uuid()).orElseThrow().lastHeartbeat()).as("not in flight: untouched").isEqualTo(t);
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().lastHeartbeat()).as("not in flight: untouched").isEqualTo(t);
     }
 
     @Test
@@ -191,7 +191,7 @@ abstract class NodeStoreContract {
         Runner r = runner();
         store.nodes().attachRunner(r.id(), "a");
         claimed(r);
-        store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
         ClusterCounts c = store.nodes().clusterCounts("a", T0.minusSeconds(30));
         assertThat(c).isEqualTo(new ClusterCounts(1, 1, 1, 1, 1));

@@ -54,7 +54,7 @@ class PostgresSchemaIsolationTest {
         store.specs().addRunnerSpec(runner.id(), spec.id());
         JobConfig config = new JobConfig("http://x", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("b"),
                 Map.of(), JobTimeout.of(60), null, 1);
-        store.createRun(new NewReport(project.id(), "main", "t", "json", now, now, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "t", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 60, PlanTier.FREE.priority(), RetryPolicy.NONE), org.id(), now).job();
         assertThat(org.id()).isEqualTo(1);
         return runner.id();

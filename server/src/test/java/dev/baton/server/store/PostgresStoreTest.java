@@ -146,7 +146,7 @@ class PostgresStoreTest extends StoreContract {
         Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
         store.specs().addRunnerSpec(runner.id(), spec.id());
-        Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+        Job template = store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
             // 20,000 processed jobs of the same spec and a handful pending: the shape of a busy queue.
@@ -177,7 +177,7 @@ class PostgresStoreTest extends StoreContract {
         store.specs().addRunnerSpec(runner.id(), spec.id());
         List<Job> jobs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            jobs.add(store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            jobs.add(store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job());
         }
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
@@ -217,7 +217,7 @@ class PostgresStoreTest extends StoreContract {
         Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
         store.specs().addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 3; i++) {
-            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         }
         for (int round = 0; round < 3; round++) {
@@ -225,11 +225,11 @@ class PostgresStoreTest extends StoreContract {
             LeaseId lease = LeaseId.random();
             Job claimed = store.claim(runner.id(), lease, now).orElseThrow();
             killConnections();
-            assertThat(store.start(claimed.uuid(), lease, now).result()).isEqualTo(Transition.Result.APPLIED);
+            assertThat(store.transitions().start(claimed.uuid(), lease, now).result()).isEqualTo(Transition.Result.APPLIED);
             killConnections();
-            assertThat(store.findJob(claimed.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.RUNNING);
+            assertThat(store.runs().findJob(claimed.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.RUNNING);
         }
-        assertThat(store.inFlightJobs()).hasSize(3);
+        assertThat(store.liveness().inFlightJobs()).hasSize(3);
     }
 
     /**
@@ -266,7 +266,7 @@ class PostgresStoreTest extends StoreContract {
         Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
         store.specs().addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 2; i++) {
-            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
         }
         Job held = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
@@ -275,7 +275,7 @@ class PostgresStoreTest extends StoreContract {
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("UPDATE job SET modified = modified WHERE id = " + held.id());
-            CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> store.recordJobHeartbeats(Map.of(held.uuid(), seen, free.uuid(), seen)));
+            CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> store.liveness().recordJobHeartbeats(Map.of(held.uuid(), seen, free.uuid(), seen)));
             while (!flush.isDone()) {
                 if (storeWaitsForALock()) {
                     holder.rollback(); // lets the write finish before the test fails
@@ -287,25 +287,25 @@ class PostgresStoreTest extends StoreContract {
             flush.join();
             holder.rollback();
         }
-        assertThat(store.findJob(free.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(seen);
-        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("skipped for now").isEqualTo(now);
+        assertThat(store.runs().findJob(free.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(seen);
+        assertThat(store.runs().findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("skipped for now").isEqualTo(now);
         assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
-        store.recordJobHeartbeats(Map.of());
-        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("written with the next flush").isEqualTo(seen);
+        store.liveness().recordJobHeartbeats(Map.of());
+        assertThat(store.runs().findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("written with the next flush").isEqualTo(seen);
         assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
         // A skipped job that finished before the next flush is dropped, not kept forever.
-        store.complete(free.uuid(), free.lease(), seen);
+        store.transitions().complete(free.uuid(), free.lease(), seen);
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("UPDATE job SET modified = modified WHERE id = " + held.id());
-            CompletableFuture.runAsync(() -> store.recordJobHeartbeats(Map.of(held.uuid(), seen.plusSeconds(1)))).join();
+            CompletableFuture.runAsync(() -> store.liveness().recordJobHeartbeats(Map.of(held.uuid(), seen.plusSeconds(1)))).join();
             holder.rollback();
         }
         assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
-        store.complete(held.uuid(), held.lease(), seen.plusSeconds(2));
+        store.transitions().complete(held.uuid(), held.lease(), seen.plusSeconds(2));
         store.nodes().recordLiveness("node-a", seen.plusSeconds(3), Map.of(), Map.of());
         assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
-        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
+        assertThat(store.runs().findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
     }
 
     /** Whether a connection of this class's store is waiting for a lock. */
@@ -332,7 +332,7 @@ class PostgresStoreTest extends StoreContract {
             Runner r = store.runners().createRunner("R" + i, new Slug("r" + i), RunnerKey.generate().hash(), now);
             store.specs().addRunnerSpec(r.id(), spec.id());
         }
-        Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+        Job template = store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         String explain = "EXPLAIN SELECT " + JdbcRuns.IN_FLIGHT_ON_SERVING_RUNNERS;
         List<String> withoutStatistics = ((JdbcStore) store).jdbi.withHandle(h -> {
@@ -354,7 +354,7 @@ class PostgresStoreTest extends StoreContract {
             assertThat(String.join("\n", plan)).contains("using index_job_runner_in_flight").doesNotContain("Bitmap Heap Scan on job")
                     .doesNotContain("Seq Scan on job");
         }
-        assertThat(store.pendingFacts(template, 20).inFlightOnServingRunners()).isEqualTo(50);
+        assertThat(store.runs().pendingFacts(template, 20).inFlightOnServingRunners()).isEqualTo(50);
     }
 
     private static void killConnections() throws SQLException {

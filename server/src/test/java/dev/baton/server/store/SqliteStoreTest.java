@@ -119,7 +119,7 @@ class SqliteStoreTest extends StoreContract {
         Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         int jobs = 40;
         for (int i = 0; i < jobs; i++) {
-            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job();
         }
         List<Runner> runners = new ArrayList<>();

@@ -238,7 +238,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
-        Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now).job();
         channel.jobSubmitted(job);
         return job;
@@ -252,7 +252,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        return store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        return store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE), organization.id(), now).job();
     }
 
@@ -261,7 +261,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, labels),
                 organization.id(), now).job();
         channel.jobSubmitted(job);
@@ -272,7 +272,7 @@ public final class ChannelFixture implements AutoCloseable {
     public Job submit(Spec spec, ImageDigest image) {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), image, null, List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null), organization.id(), now).job();
         channel.jobSubmitted(job);
         return job;
@@ -283,7 +283,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "c".repeat(64)), null,
                 List.of("canary"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, null, runnerId),
                 organization.id(), now).job();
         channel.jobSubmitted(job);
@@ -298,13 +298,13 @@ public final class ChannelFixture implements AutoCloseable {
     /** What the management API does for a user cancel. */
     public Job cancel(Job job) {
         Job before = job(job);
-        Job after = store.cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
+        Job after = store.transitions().cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
         channel.jobCanceled(before, after);
         return after;
     }
 
     public Job job(Job job) {
-        return store.findJob(job.uuid()).orElseThrow();
+        return store.runs().findJob(job.uuid()).orElseThrow();
     }
 
     /** Moves the test clock and fires whatever became due. */

@@ -163,6 +163,21 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Transitions transitions() {
+        return transitions;
+    }
+
+    @Override
+    public JobLiveness liveness() {
+        return jobLiveness;
+    }
+
+    @Override
+    public Runs runs() {
+        return runs;
+    }
+
+    @Override
     public Runners runners() {
         return runners;
     }
@@ -198,44 +213,6 @@ abstract class JdbcStore implements Store {
         pool.close();
     }
 
-    // ---- runs: reports and jobs --------------------------------------------------------
-    @Override
-    public Report createReport(NewReport report, Instant now) { return runs.createReport(report, now); }
-    @Override
-    public CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
-        return runs.createRun(report, job, organizationId, now);
-    }
-    @Override
-    public JobLabels jobLabels(long jobId) { return runs.jobLabels(jobId); }
-    @Override
-    public Optional<Report> findReport(long id) { return runs.findReport(id); }
-    @Override
-    public Optional<ReportFormat> reportFormat(long id) { return runs.reportFormat(id); }
-    @Override
-    public Optional<Report> findReport(ReportUuid uuid) { return runs.findReport(uuid); }
-    @Override
-    public Optional<Job> findJob(JobUuid uuid) { return runs.findJob(uuid); }
-    @Override
-    public Optional<Job> findJobOfReport(long reportId) { return runs.findJobOfReport(reportId); }
-    @Override
-    public List<Job> listJobs(long projectId, JobFilter filter) { return runs.listJobs(projectId, filter); }
-    @Override
-    public Optional<Attempt> findAttempt(long jobId, int number) { return runs.findAttempt(jobId, number); }
-    @Override
-    public List<Attempt> attempts(long jobId) { return runs.attempts(jobId); }
-    @Override
-    public Optional<byte[]> attemptOutput(JobUuid job, int attempt) { return runs.attemptOutput(job, attempt); }
-    @Override
-    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) { return runs.recordFingerprint(job, lease, fingerprint); }
-    @Override
-    public List<Job> pendingJobsWithQueueTimeout() { return runs.pendingJobsWithQueueTimeout(); }
-    @Override
-    public List<Job> pendingJobs() { return runs.pendingJobs(); }
-    @Override
-    public PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) { return runs.pendingFacts(job, recentRuns, freshSince); }
-    @Override
-    public boolean hasPendingFor(Collection<Long> specIds) { return runs.hasPendingFor(specIds); }
-
     // ---- the claim ---------------------------------------------------------------------
     @Override
     public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
@@ -249,53 +226,4 @@ abstract class JdbcStore implements Store {
     public Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
         return claims.nextImage(runnerId, now, filter);
     }
-
-    // ---- transitions (compare-and-set) -------------------------------------------------
-    @Override
-    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) { return transitions.start(job, lease, now, grace); }
-    @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
-            java.time.Duration declineBackoff, Instant now) {
-        return transitions.requeue(job, lease, outcome, decline, maxRequeues, declineBackoff, now);
-    }
-    @Override
-    public Transition expireQueued(JobUuid job, String error, Instant now) { return transitions.expireQueued(job, error, now); }
-    @Override
-    public Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output) { return transitions.complete(job, lease, now, output); }
-    @Override
-    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
-        return transitions.fail(job, lease, error, outcome, now, output);
-    }
-    @Override
-    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
-        return transitions.cancel(job, lease, reason, now, cancelDeadline);
-    }
-    @Override
-    public Transition process(JobUuid job, String results, Instant now) { return transitions.process(job, results, now); }
-    @Override
-    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
-        return transitions.recordAdapterError(job, results, error, now);
-    }
-
-    // ---- jobs in flight: heartbeats, billing, deadlines --------------------------------
-    @Override
-    public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) { jobLiveness.recordJobHeartbeats(lastSeen); }
-    @Override
-    public int billMinutes(JobUuid job, int minute, Instant now) { return jobLiveness.billMinutes(job, minute, now); }
-    @Override
-    public long billedMinutes(long organizationId) { return jobLiveness.billedMinutes(organizationId); }
-    @Override
-    public List<Job> inFlightJobs() { return jobLiveness.inFlightJobs(); }
-    @Override
-    public List<Job> completedUnprocessedJobs() { return jobLiveness.completedUnprocessedJobs(); }
-    @Override
-    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) { return jobLiveness.extendAcceptance(job, lease, until); }
-    @Override
-    public void clearCancelDeadline(JobUuid job, LeaseId lease) { jobLiveness.clearCancelDeadline(job, lease); }
-    @Override
-    public <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
-        return jobLiveness.sweepDue(deadline, now, limit, act);
-    }
-    @Override
-    public Optional<Job> reattach(JobUuid job, LeaseId lease) { return jobLiveness.reattach(job, lease); }
 }

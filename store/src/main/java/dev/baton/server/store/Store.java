@@ -24,54 +24,6 @@ import java.util.Set;
  */
 public interface Store extends AutoCloseable {
 
-    // ---- runs: reports and jobs --------------------------------------------------------------
-
-    /** Direct mode: a report with results, no job. */
-    Report createReport(NewReport report, Instant now);
-
-    /**
-     * Runner mode: report and pending job in one transaction. {@code job.sourceIp()} and
-     * {@code job.config()} are required; a null {@code job.retry()} means {@link RetryPolicy#NONE}.
-     */
-    CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now);
-
-    Optional<Report> findReport(long id);
-
-    /**
-     * The adapter and results file of report {@code id} (result processing, once per job). They
-     * never change, so a store may answer from memory (JdbcStore does for the reports it created).
-     */
-    default Optional<ReportFormat> reportFormat(long id) {
-        return findReport(id).map(ReportFormat::of);
-    }
-
-    Optional<Report> findReport(ReportUuid uuid);
-
-    Optional<Job> findJob(JobUuid uuid);
-
-    /** The job of a runner run's report (seed 001: one job per report); empty for a direct run. */
-    Optional<Job> findJobOfReport(long reportId);
-
-    List<Job> listJobs(long projectId, JobFilter filter);
-
-    Optional<Attempt> findAttempt(long jobId, int number);
-
-    List<Attempt> attempts(long jobId);
-
-    /** The output attempt {@code attempt} of {@code job} keeps on its row (small output, see {@link #complete(JobUuid, LeaseId, Instant, byte[])}); empty when it keeps none. */
-    Optional<byte[]> attemptOutput(JobUuid job, int attempt);
-
-    /**
-     * Stores the runner's machine fingerprint (JSON) on the attempt holding {@code lease}; false
-     * when no attempt of the job has that lease. Only the attempt's runner says it, under its lease.
-     */
-    boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint);
-
-    // ---- dispatch and lifecycle (compare-and-set) -------------------------------------------
-
-    /** The labels a job requires and prefers (docs/scheduling.md, "Label routing"). */
-    JobLabels jobLabels(long jobId);
-
     /**
      * Atomically claims the best eligible pending job for this runner: spec among the runner's
      * specs, not declined by this runner before, ordered priority DESC, created ASC, id ASC,
@@ -118,144 +70,7 @@ public interface Store extends AutoCloseable {
     Duration DEFAULT_JOB_TIMEOUT_GRACE = Duration.ofSeconds(60);
     Duration DEFAULT_CANCEL_DEADLINE = Duration.ofSeconds(30);
 
-    /**
-     * The runner is still preparing (seed 004's keep-alive): the acceptance deadline moves to
-     * {@code until}. False when the job is not claimed under {@code lease} any more.
-     */
-    boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until);
-
-    /** claimed → running under {@code lease}; sets started. Running already under the same lease: DUPLICATE. */
-    default Transition start(JobUuid job, LeaseId lease, Instant now) {
-        return start(job, lease, now, DEFAULT_JOB_TIMEOUT_GRACE);
-    }
-
-    /** The start with its hard deadline ({@code started + timeout + grace}) written in the same transaction. */
-    Transition start(JobUuid job, LeaseId lease, Instant now, Duration grace);
-
-    /**
-     * claimed → pending under {@code lease} (decline, acceptance timeout, lost before start):
-     * closes the attempt with {@code outcome}, clears runner and lease, requeues+1. When requeues
-     * would exceed {@code maxRequeues} the job is failed instead, with a reason saying so.
-     * {@code outcome} is DECLINED, ACCEPT_TIMEOUT or LOST_BEFORE_START. The same requeue resent
-     * under the old lease is DUPLICATE. Without a decline back-off: see the full form.
-     */
-    default Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, int maxRequeues, Instant now) {
-        return requeue(job, lease, outcome, null, maxRequeues, DEFAULT_DECLINE_BACKOFF, now);
-    }
-
     Duration DEFAULT_DECLINE_BACKOFF = Duration.ofSeconds(30);
-
-    /**
-     * The full requeue. A DECLINED attempt stores {@code decline} (code and reason) on its
-     * attempt record; the runner is not offered the job again until the job's next back-off. When
-     * with this decline every non-archived runner serving the job's spec has declined in the
-     * current round, the job gets {@code decline_backoff_until = now + declineBackoff}: after it,
-     * every runner may try again (a decline may be transient). Running out of requeues after a decline fails
-     * the job with error_code {@code declined} and every runner's last reason in the error.
-     */
-    Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues, Duration declineBackoff,
-            Instant now);
-
-    /**
-     * pending → failed with error_code {@code queue_timeout} and {@code error}, only while the job
-     * is pending (a claimed job is not taken from its runner). CONFLICT when it is not pending.
-     */
-    Transition expireQueued(JobUuid job, String error, Instant now);
-
-    /** {claimed, running, failed} → completed under {@code lease}; completed already: DUPLICATE. */
-    default Transition complete(JobUuid job, LeaseId lease, Instant now) {
-        return complete(job, lease, now, null);
-    }
-
-    /**
-     * As {@link #complete(JobUuid, LeaseId, Instant)}, and when applied the attempt of {@code lease}
-     * keeps {@code output} (the encoded output, or null when it is stored elsewhere) in the same
-     * transaction: a refused transition stores nothing (docs/decisions/0034-small-output-on-the-attempt.md).
-     */
-    Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output);
-
-    /**
-     * {claimed, running} → failed under {@code lease} with an error; failed already: DUPLICATE.
-     * If the job opted in to retries and has attempts left (outcome FAILED, or LOST with
-     * retry_when_runner_lost), the same transaction sends it on to pending (RETRY): the result
-     * is APPLIED with a PENDING job, lease cleared, claimable after the backoff.
-     */
-    default Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
-        return fail(job, lease, error, outcome, now, null);
-    }
-
-    /** As {@link #fail(JobUuid, LeaseId, String, AttemptOutcome, Instant)}, the attempt keeping {@code output} as {@link #complete(JobUuid, LeaseId, Instant, byte[])} does. */
-    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output);
-
-    /**
-     * → canceled. With a lease (runner acknowledgment, hard timeout): only under that lease.
-     * Without (user cancel): from pending, claimed or running. Canceled already: DUPLICATE.
-     */
-    default Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now) {
-        return cancel(job, lease, reason, now, lease == null ? now.plus(DEFAULT_CANCEL_DEADLINE) : null);
-    }
-
-    /**
-     * The cancel; a job canceled while in flight also gets {@code cancel_deadline =
-     * cancelDeadline} (null: none, e.g. the runner's own {@code canceled}) in the same transaction:
-     * by then its runner must have answered, or it is told its lease is gone.
-     */
-    Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline);
-
-    /** The runner answered the cancel: no deadline is pending for this attempt any more. */
-    void clearCancelDeadline(JobUuid job, LeaseId lease);
-
-    /** completed → processed, writing the adapter's results and the job's real times to the report (clearing any error). */
-    Transition process(JobUuid job, String results, Instant now);
-
-    /**
-     * The output of a completed job did not parse: writes what did parse ({@code results}, may
-     * be null), the {@code error} and the job's real times to the report; the job stays
-     * completed (seed 001). APPLIED (with the unchanged job) when the job is completed; otherwise
-     * nothing is written and the job is classified (processed: DUPLICATE).
-     */
-    Transition recordAdapterError(JobUuid job, String results, String error, Instant now);
-
-    /** Batched liveness of jobs: sets last_heartbeat where the job is still in flight. */
-    void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen);
-
-    /** Raises last_billed_minute to {@code minute} if lower; returns the minutes newly billed (0 if none). */
-    int billMinutes(JobUuid job, int minute, Instant now);
-
-    /** Minutes billed per organization, summed over its jobs. */
-    long billedMinutes(long organizationId);
-
-    /** Jobs in claimed or running, for deadlines after a restart. */
-    List<Job> inFlightJobs();
-
-    /**
-     * Completed jobs not yet processed whose report has no adapter error, to process again after
-     * a restart. A job whose output did not parse stays completed with the error on its report
-     * and is not tried again (the same output would fail the same way on every restart).
-     */
-    List<Job> completedUnprocessedJobs();
-
-
-    /** Pending jobs that have a queue timeout, to re-arm their deadlines after a restart. */
-    List<Job> pendingJobsWithQueueTimeout();
-
-    /** Every pending job, in dispatch order (metrics: pending jobs by reason). */
-    List<Job> pendingJobs();
-
-    /** The queue facts of one pending job (see {@link PendingFacts}), every serving runner listed; {@code recentRuns} bounds the run times read. */
-    default PendingFacts pendingFacts(Job job, int recentRuns) {
-        return pendingFacts(job, recentRuns, null);
-    }
-
-    /**
-     * As {@link #pendingFacts(Job, int)}, but serving runners that are not quarantined and whose
-     * last heartbeat is at or after {@code freshSince} are only counted ({@link PendingFacts#freshServing}),
-     * not listed; {@code null} lists every one.
-     */
-    PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince);
-
-    /** True when some pending job could match one of these runners' specs (cheap wake-up check). */
-    boolean hasPendingFor(Collection<Long> specIds);
 
     /**
      * The image of the job a {@link #claim} by this runner with {@code filter} would take now, read
@@ -264,24 +79,6 @@ public interface Store extends AutoCloseable {
      * may take another job if the queue changed meanwhile.
      */
     java.util.Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter);
-
-    // ---- cluster: durable deadlines, nodes (docs/decisions/0006-cluster.md) ---------------
-
-    /**
-     * Runs {@code act} on each job whose {@code deadline} is due at {@code now} (at most
-     * {@code limit}), in one write transaction with the row locked ({@code FOR UPDATE SKIP
-     * LOCKED} on PostgreSQL; SQLite's single writer serializes), so that of several nodes
-     * sweeping at once exactly one acts on each job. {@code act} runs inside that transaction: it
-     * may call this store's transitions (they join it) but must leave messages and other effects
-     * to what it returns, run after the commit.
-     */
-    <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act);
-
-    /**
-     * The runner spoke of this attempt (on a new channel, perhaps on another node): a pending
-     * lost deadline is dropped. The job as it is when still in flight under {@code lease}, else empty.
-     */
-    Optional<Job> reattach(JobUuid job, LeaseId lease);
 
     /** The Open Job Spec binding's jobs, events, queues and cron schedules (docs/ojs.md). */
     OjsStore ojs();
@@ -312,6 +109,18 @@ public interface Store extends AutoCloseable {
 
     /** Runners: their keys, labels, heartbeats and quarantine. */
     Runners runners();
+
+    /** Runs: reports, their jobs and attempts, and the pending queue as it is read. */
+    Runs runs();
+
+    /** Jobs in flight: heartbeats, billing, durable deadlines and their sweep. */
+    JobLiveness liveness();
+
+    /** A job's state changes after its claim, each a compare-and-set reported as a {@link Transition}. */
+    Transitions transitions();
+
+
+
 
 
 

@@ -45,7 +45,7 @@ public final class Lookups {
         } catch (IllegalArgumentException e) {
             throw jobNotFound(ref);
         }
-        return store.findJob(uuid).filter(j -> j.projectId() == project.id()).orElseThrow(() -> jobNotFound(ref));
+        return store.runs().findJob(uuid).filter(j -> j.projectId() == project.id()).orElseThrow(() -> jobNotFound(ref));
     }
 
     public static ApiException jobNotFound(String ref) {
