@@ -42,7 +42,7 @@ final class CountingStore {
     static final String EMPTY_CLAIMS = "claimEach (write, empty)";
 
     static final Set<String> WRITES = Set.of(
-            "addRunnerSpec", "attachRunner", "billMinutes", "cancel", "claim", "claimEach", "clearCancelDeadline",
+            "addRunnerSpec", "attachRunner", "billMinutes", "cancel", "claimEach", "clearCancelDeadline",
             "complete", "createOrganization", "createProject", "createReport", "createRun", "createRunner",
             "createSchedule", "createSpec", "deleteSchedule", "deleteSpec", "detachRunner", "expireQueued",
             "extendAcceptance", "fail", "markRunnerLost", "process", "quarantineIfFlaky", "reattach",
@@ -65,7 +65,8 @@ final class CountingStore {
             "access", "advanceRegistryUpload", "advertiseNode", "alerts", "close", "createRegistryUpload",
             "deleteRegistryUpload", "leaseOffers", "ojs", "onSpecsChange", "specsChangedElsewhere", "sweepDue");
     /** The store's parts whose methods are counted as the store's own are (each part a proxy of its interface). */
-    static final Set<String> PARTS = Set.of("liveness", "nodes", "organizations", "runners", "runs", "schedules", "specs", "transitions", "uploads");
+    static final Set<String> PARTS = Set.of("claims", "liveness", "nodes", "organizations", "runners", "runs", "schedules", "specs", "transitions",
+            "uploads");
     /** Batched last_heartbeat writes, whose rows are counted. */
     private static final Set<String> HEARTBEAT_BATCHES = Set.of("recordRunnerHeartbeats", "recordJobHeartbeats", "recordLiveness");
 

@@ -1,6 +1,5 @@
 package dev.baton.bench;
 
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
@@ -32,7 +31,7 @@ final class PollingBaseline {
         Thread poller = Thread.ofPlatform().name("bench-poller").daemon().start(() -> {
             try {
                 while (!Thread.currentThread().isInterrupted()) {
-                    Optional<Job> job = store.claim(runnerId, LeaseId.random(), Instant.now());
+                    Optional<Job> job = OneClaim.claim(store, runnerId, Instant.now());
                     if (job.isEmpty()) {
                         Thread.sleep(INTERVAL_MS);
                         continue;

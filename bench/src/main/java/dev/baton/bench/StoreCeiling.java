@@ -1,6 +1,5 @@
 package dev.baton.bench;
 
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
@@ -75,7 +74,7 @@ final class StoreCeiling {
                             store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
                                     new NewJob(spec.id(), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
                             Optional<Job> claimed;
-                            while ((claimed = store.claim(runnerId, LeaseId.random(), Instant.now())).isEmpty()) empty.incrementAndGet();
+                            while ((claimed = OneClaim.claim(store, runnerId, Instant.now())).isEmpty()) empty.incrementAndGet();
                             Job job = claimed.get();
                             store.transitions().start(job.uuid(), job.lease(), Instant.now());
                             store.transitions().complete(job.uuid(), job.lease(), Instant.now());

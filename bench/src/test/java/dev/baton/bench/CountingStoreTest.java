@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Architecture;
@@ -10,6 +11,7 @@ import dev.baton.server.store.Organization;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
+import dev.baton.server.store.Transition;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
@@ -61,13 +63,13 @@ class CountingStoreTest {
             Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
             assertThat(store.organizations().findOrganization(org.id())).isPresent();
             assertThat(store.specs().findSpec(spec.id())).isPresent();
-            // A default method runs its body on the proxy: the overload it calls is counted, once.
-            assertThat(store.claim(12345L, LeaseId.random(), now)).isEmpty();
-            assertThat(store.claimEach(List.of(), now, now.plusSeconds(30))).isEmpty();
+            // A default method runs its body on the part's proxy: the overload it calls is counted, once.
+            assertThat(store.transitions().complete(JobUuid.random(), LeaseId.random(), now).result()).isEqualTo(Transition.Result.NOT_FOUND);
+            assertThat(store.claims().claimEach(List.of(), now, now.plusSeconds(30))).isEmpty();
             store.runners().recordRunnerHeartbeats(Map.of(1L, now, 2L, now));
 
             assertThat(counting.writesByMethod()).containsEntry("createOrganization", 1L).containsEntry("createSpec", 1L)
-                    .containsEntry("claim", 1L).containsEntry("claimEach", 1L).containsEntry("recordRunnerHeartbeats", 1L);
+                    .containsEntry("complete", 1L).containsEntry("claimEach", 1L).containsEntry("recordRunnerHeartbeats", 1L);
             assertThat(counting.writes()).isEqualTo(5);
             assertThat(counting.readsByMethod()).containsEntry("findOrganization", 1L).containsEntry("findSpec (cached)", 1L)
                     .containsEntry(CountingStore.CLAIMS, 1L).containsEntry(CountingStore.EMPTY_CLAIMS, 1L);

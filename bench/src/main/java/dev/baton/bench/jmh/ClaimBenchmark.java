@@ -1,6 +1,6 @@
 package dev.baton.bench.jmh;
 
-import dev.baton.protocol.id.LeaseId;
+import dev.baton.bench.OneClaim;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
@@ -83,14 +83,14 @@ public class ClaimBenchmark {
 
     @Benchmark
     public Job claimAndRequeue() {
-        Job job = store.claim(runner, LeaseId.random(), Instant.now()).orElseThrow();
+        Job job = OneClaim.claim(store, runner, Instant.now()).orElseThrow();
         store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
         return job;
     }
 
     @Benchmark
     public boolean claimNothing() {
-        return store.claim(idleRunner, LeaseId.random(), Instant.now()).isPresent();
+        return OneClaim.claim(store, idleRunner, Instant.now()).isPresent();
     }
 
     @TearDown(Level.Trial)

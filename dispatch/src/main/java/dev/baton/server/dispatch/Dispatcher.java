@@ -340,7 +340,7 @@ public final class Dispatcher {
             requests.add(new ClaimRequest(w.session.runnerId(), w.slots, w.specIds, claimFilter(w),
                     runnersThatDeclined.contains(w.session.runnerId())));
         }
-        List<List<Job>> claimed = store.claimEach(requests, now, now.plus(acceptanceTimeout));
+        List<List<Job>> claimed = store.claims().claimEach(requests, now, now.plus(acceptanceTimeout));
         Set<Long> served = new HashSet<>();
         Set<Long> warmSpecs = new HashSet<>();
         for (int i = 0; i < asking.size(); i++) {
@@ -388,7 +388,7 @@ public final class Dispatcher {
             List<ImageDigest> held = w.session.heldImages();
             if (affinity.due(runner)) {
                 due.add(w);
-            } else if (held != null && !held.isEmpty() && affinity.warm(held, store.nextImage(runner, now, claimFilter(w)))) {
+            } else if (held != null && !held.isEmpty() && affinity.warm(held, store.claims().nextImage(runner, now, claimFilter(w)))) {
                 warm.add(runner);
                 warmWaiters.add(w);
             } else {

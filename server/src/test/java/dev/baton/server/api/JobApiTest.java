@@ -14,6 +14,7 @@ import dev.baton.server.blob.FileObjects;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Store;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,7 +59,7 @@ class JobApiTest {
     /** Claims the oldest pending small job for r1 the way dispatch would, through the real store. */
     private Job claim() {
         long runner = store.runners().findRunner(ResourceId.of("r1")).orElseThrow().id();
-        return store.claim(runner, LeaseId.random(), s.clock.instant()).orElseThrow();
+        return TestClaims.claim(store, runner, LeaseId.random(), s.clock.instant()).orElseThrow();
     }
 
     private static List<String> uuids(JsonNode page) {

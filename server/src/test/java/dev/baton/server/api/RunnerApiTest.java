@@ -3,6 +3,7 @@ package dev.baton.server.api;
 import static dev.baton.server.api.Fixtures.created;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.server.store.TestClaims;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.auth.RunnerAuthenticator;
@@ -239,7 +240,7 @@ class RunnerApiTest {
         long id = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of("flaky")).orElseThrow().id();
         var lease = dev.baton.protocol.id.LeaseId.random();
         java.time.Instant now = s.clock.instant();
-        assertThat(store.claim(id, lease, now)).isPresent();
+        assertThat(TestClaims.claim(store, id, lease, now)).isPresent();
         store.transitions().requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), now);
         assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
@@ -274,7 +275,7 @@ class RunnerApiTest {
         java.time.Instant later = s.clock.instant().plus(Duration.ofMinutes(5));
         var lease2 = dev.baton.protocol.id.LeaseId.random();
         // (the first job's decline back-off is over: either pending job may be the one it takes)
-        var failedAgain = store.claim(id, lease2, later).orElseThrow();
+        var failedAgain = TestClaims.claim(store, id, lease2, later).orElseThrow();
         store.transitions().requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), later);
         assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
@@ -296,11 +297,11 @@ class RunnerApiTest {
         long other = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
         created(s.post("/v0/runners/healthy/specs", Map.of("spec", "small")));
         for (int i = 0; i < 2; i++) {
-            assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString()))
+            assertThat(TestClaims.claim(store, other, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString()))
                     .as("the healthy runner takes the ordinary jobs, never the canary").isPresent().get().isNotEqualTo(canary.path("uuid").asText());
         }
-        assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later)).isEmpty();
-        assertThat(store.claim(id, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString())).hasValue(canary.path("uuid").asText());
+        assertThat(TestClaims.claim(store, other, dev.baton.protocol.id.LeaseId.random(), later)).isEmpty();
+        assertThat(TestClaims.claim(store, id, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString())).hasValue(canary.path("uuid").asText());
     }
     /** Issue 19: the admin's labels replace each other, are shown, and malformed ones change nothing. */
     @Test

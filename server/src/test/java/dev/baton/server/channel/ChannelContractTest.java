@@ -20,6 +20,7 @@ import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -1224,7 +1225,7 @@ abstract class ChannelContractTest {
         server.stopServer();
         Job unprocessed = server.submit(spec); // will be completed directly in the store
         var lease = LeaseId.random();
-        server.store.claim(server.runner(spec).runner().id(), lease, server.clock.instant());
+        TestClaims.claim(server.store, server.runner(spec).runner().id(), lease, server.clock.instant());
         server.store.transitions().complete(unprocessed.uuid(), lease, server.clock.instant());
         server.outputs.put(server.project.uuid(), unprocessed.uuid(), server.job(unprocessed).attempt(), new JobOutput(List.of(iteration(0, "{}")), null));
 

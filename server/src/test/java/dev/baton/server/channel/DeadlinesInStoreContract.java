@@ -9,6 +9,7 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -182,7 +183,7 @@ abstract class DeadlinesInStoreContract {
         var handle = server.runner(spec);
         // As if the channel had closed while the database was unreachable: recorded here, no channel here.
         server.store.nodes().attachRunner(handle.runner().id(), server.config.nodeId());
-        server.store.claim(handle.runner().id(), LeaseId.random(), server.clock.instant(), server.clock.instant().plus(Duration.ofHours(1)));
+        TestClaims.claim(server.store, handle.runner().id(), LeaseId.random(), server.clock.instant(), server.clock.instant().plus(Duration.ofHours(1)));
         // (This node's own background loops may get there first; the outcome is what counts.)
         server.channel().detachStrayRunners();
         assertThat(server.store.nodes().runnerNode(handle.runner().id())).isEmpty();
@@ -249,7 +250,7 @@ abstract class DeadlinesInStoreContract {
         for (int i = 0; i < jobs; i++) {
             Job job = server.submit(spec);
             var runner = server.runner(spec);
-            claimed.add(server.store.claim(runner.runner().id(), LeaseId.random(), server.clock.instant()).orElseThrow());
+            claimed.add(TestClaims.claim(server.store, runner.runner().id(), LeaseId.random(), server.clock.instant()).orElseThrow());
             assertThat(claimed.getLast().uuid()).isEqualTo(job.uuid());
         }
         server.channel().halt();

@@ -16,6 +16,7 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -150,7 +151,7 @@ abstract class LateFinalWordContract {
         assertThat(server.store.transitions().fail(job.uuid(), first.lease(), "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
         assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
         LeaseId second = LeaseId.random();
-        Optional<Job> claimed = server.store.claim(server.runner(spec).runner().id(), second, server.clock.instant());
+        Optional<Job> claimed = TestClaims.claim(server.store, server.runner(spec).runner().id(), second, server.clock.instant());
         assertThat(claimed).map(Job::attempt).contains(2);
         assertThat(server.store.transitions().start(job.uuid(), second, server.clock.instant()).applied()).isTrue();
         return second;

@@ -10,6 +10,7 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;
@@ -121,7 +122,7 @@ class PendingExplainerTest {
     void finished(Runner runner, int seconds) {
         Job job = submit();
         LeaseId lease = LeaseId.random();
-        assertThat(real.claim(runner.id(), lease, clock.instant())).map(Job::uuid).contains(job.uuid());
+        assertThat(TestClaims.claim(real, runner.id(), lease, clock.instant())).map(Job::uuid).contains(job.uuid());
         real.transitions().start(job.uuid(), lease, clock.instant());
         clock.advance(Duration.ofSeconds(seconds));
         real.transitions().complete(job.uuid(), lease, clock.instant());
@@ -158,7 +159,7 @@ class PendingExplainerTest {
         }
         // Every way in and out of the queue: claims, a requeue, a cancel, a queue timeout.
         List<Job> claimed = new ArrayList<>();
-        for (int i = 0; i < 12; i++) claimed.add(real.claim(i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
+        for (int i = 0; i < 12; i++) claimed.add(TestClaims.claim(real, i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
         real.transitions().requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
         List<Job> pending = real.runs().pendingJobs();
         real.transitions().cancel(pending.get(40).uuid(), null, "test", clock.instant());
@@ -226,8 +227,8 @@ class PendingExplainerTest {
         // Both busy: a job each in flight.
         Job busyA = submit();
         Job busyB = submit();
-        assertThat(real.claim(a.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyA.uuid());
-        assertThat(real.claim(b.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyB.uuid());
+        assertThat(TestClaims.claim(real, a.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyA.uuid());
+        assertThat(TestClaims.claim(real, b.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyB.uuid());
         Job first = submit();
         Job second = submit();
 

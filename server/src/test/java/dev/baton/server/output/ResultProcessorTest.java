@@ -132,7 +132,7 @@ class ResultProcessorTest {
                 List.of("/bin/sh"), List.of("-c", "true"), Map.of(), new JobTimeout(60), List.of(), 1);
         store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", config, 60, 200, RetryPolicy.NONE), org.id(), now);
-        Job claimed = store.claimEach(List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)), now,
+        Job claimed = store.claims().claimEach(List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)), now,
                 now.plusSeconds(30)).getFirst().getFirst();
         store.transitions().start(claimed.uuid(), claimed.lease(), now);
         return store.transitions().complete(claimed.uuid(), claimed.lease(), now).job();

@@ -56,7 +56,7 @@ abstract class NodeStoreContract {
     Job claimed(Runner runner) {
         store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
-        return store.claim(runner.id(), LeaseId.random(), T0, T0.plus(Duration.ofHours(1))).orElseThrow();
+        return TestClaims.claim(store, runner.id(), LeaseId.random(), T0, T0.plus(Duration.ofHours(1))).orElseThrow();
     }
 
     List<JobUuid> lostAt(Instant now) {

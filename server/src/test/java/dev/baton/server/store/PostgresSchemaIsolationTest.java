@@ -41,7 +41,7 @@ class PostgresSchemaIsolationTest {
             jdbi.useTransaction(h -> {
                 // Schema A holds the exclusive organization lock a free-tier claim of organization 1 takes.
                 assertThat(((PostgresStore) a).lockLimitKeys(h, new PostgresStore.Candidate(1, 100, 1, "192.0.2.1"))).isTrue();
-                assertThat(b.claim(runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
+                assertThat(TestClaims.claim(b, runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
             });
         }
     }

@@ -159,7 +159,7 @@ class PostgresStoreTest extends StoreContract {
                     .bind("runner", runner.id()).bind("now", 0L).map((rs, ctx) -> rs.getString(1)).list();
         });
         assertThat(String.join("\n", plan)).contains("index_job_pending").doesNotContain("Seq Scan on job j");
-        assertThat(store.claim(runner.id(), LeaseId.random(), now)).isPresent();
+        assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now)).isPresent();
     }
 
     /**
@@ -183,10 +183,10 @@ class PostgresStoreTest extends StoreContract {
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("SELECT id FROM job WHERE id = " + jobs.get(0).id() + " FOR UPDATE");
-            assertThat(store.claim(runner.id(), LeaseId.random(), now.plusSeconds(5)).orElseThrow().id()).isEqualTo(jobs.get(1).id());
+            assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now.plusSeconds(5)).orElseThrow().id()).isEqualTo(jobs.get(1).id());
             holder.rollback();
         }
-        assertThat(store.claim(runner.id(), LeaseId.random(), now.plusSeconds(6)).orElseThrow().id()).as("freed again").isEqualTo(jobs.get(0).id());
+        assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now.plusSeconds(6)).orElseThrow().id()).as("freed again").isEqualTo(jobs.get(0).id());
 
         String passingHeld = PostgresStore.candidateQuery(true, true, ClaimFilter.NONE, "");
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
@@ -223,7 +223,7 @@ class PostgresStoreTest extends StoreContract {
         for (int round = 0; round < 3; round++) {
             killConnections();
             LeaseId lease = LeaseId.random();
-            Job claimed = store.claim(runner.id(), lease, now).orElseThrow();
+            Job claimed = TestClaims.claim(store, runner.id(), lease, now).orElseThrow();
             killConnections();
             assertThat(store.transitions().start(claimed.uuid(), lease, now).result()).isEqualTo(Transition.Result.APPLIED);
             killConnections();
@@ -269,8 +269,8 @@ class PostgresStoreTest extends StoreContract {
             store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
         }
-        Job held = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
-        Job free = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
+        Job held = TestClaims.claim(store, runner.id(), LeaseId.random(), now).orElseThrow();
+        Job free = TestClaims.claim(store, runner.id(), LeaseId.random(), now).orElseThrow();
         Instant seen = now.plusSeconds(5);
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);

@@ -139,7 +139,7 @@ class SqliteStoreTest extends StoreContract {
                     long runner = runners.get(i).id();
                     done.add(pool.submit(() -> {
                         go.await();
-                        for (Optional<Job> j = mine.claim(runner, LeaseId.random(), now); j.isPresent(); j = mine.claim(runner, LeaseId.random(), now)) {
+                        for (Optional<Job> j = TestClaims.claim(mine, runner, LeaseId.random(), now); j.isPresent(); j = TestClaims.claim(mine, runner, LeaseId.random(), now)) {
                             claims.merge(j.get().id(), 1, Integer::sum);
                         }
                         return null;

@@ -112,7 +112,7 @@ abstract class StoreContract {
     /** Claims and asserts that something was claimed. */
     private Leased claimOne(Runner runner) {
         LeaseId lease = LeaseId.random();
-        Optional<Job> job = store.claim(runner.id(), lease, tick());
+        Optional<Job> job = TestClaims.claim(store, runner.id(), lease, tick());
         assertThat(job).as("a job is claimed").isPresent();
         return new Leased(job.get(), lease);
     }
@@ -462,7 +462,7 @@ abstract class StoreContract {
         Runner r = runner(s);
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         LeaseId lease = LeaseId.random();
-        Job claimed = store.claim(r.id(), lease, tick()).orElseThrow();
+        Job claimed = TestClaims.claim(store, r.id(), lease, tick()).orElseThrow();
 
         assertThat(claimed.id()).isEqualTo(job.id());
         assertThat(claimed.status()).isEqualTo(JobStatus.CLAIMED);
@@ -478,7 +478,7 @@ abstract class StoreContract {
         assertThat(attempt.claimed()).isEqualTo(now);
         assertThat(attempt.outcome()).isNull();
         assertThat(store.runs().attempts(job.id())).containsExactly(attempt);
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).as("nothing left").isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).as("nothing left").isEmpty();
     }
 
     @Test
@@ -526,8 +526,8 @@ abstract class StoreContract {
         Runner r = runner(mine);
         Runner specless = runner();
         submit(project(org(PlanTier.ENTERPRISE)), theirs, 300);
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
-        assertThat(store.claim(specless.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, specless.id(), LeaseId.random(), tick())).isEmpty();
         assertThat(store.runs().hasPendingFor(List.of(mine.id()))).isFalse();
         assertThat(store.runs().hasPendingFor(List.of(mine.id(), theirs.id()))).isTrue();
         assertThat(store.runs().hasPendingFor(List.of())).isFalse();
@@ -547,7 +547,7 @@ abstract class StoreContract {
         Runner r = runner(s);
         submit(project(org(PlanTier.TEAM)), s, 200);
         store.runners().updateRunner(r.id(), null, null, true, tick());
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
     }
 
     @Test
@@ -563,10 +563,10 @@ abstract class StoreContract {
 
         Leased a = claimOne(r1);
         assertThat(a.job().id()).isEqualTo(first.id());
-        assertThat(store.claim(r2.id(), LeaseId.random(), tick())).as("same organization, other project and IP").isEmpty();
+        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick())).as("same organization, other project and IP").isEmpty();
 
         store.transitions().start(a.uuid(), a.lease(), tick());
-        assertThat(store.claim(r2.id(), LeaseId.random(), tick())).as("running counts too").isEmpty();
+        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick())).as("running counts too").isEmpty();
         assertThat(store.transitions().complete(a.uuid(), a.lease(), tick()).result()).isEqualTo(Result.APPLIED);
         assertThat(claimOne(r2).job().id()).as("completion unblocks the next").isEqualTo(second.id());
     }
@@ -584,7 +584,7 @@ abstract class StoreContract {
         assertThat(claimOne(r).job().id()).isEqualTo(a.id());
         Leased b = claimOne(r);
         assertThat(b.job().id()).as("the same IP is blocked even for another organization").isEqualTo(otherIp.id());
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
         store.transitions().cancel(a.uuid(), null, "user", tick());
         assertThat(claimOne(r).job().id()).isEqualTo(sameIp.id());
     }
@@ -603,7 +603,7 @@ abstract class StoreContract {
         assertThat(claimOne(r).job().id()).isEqualTo(team.id());
         assertThat(claimOne(r).job().id()).isEqualTo(aFirst.id());
         assertThat(claimOne(r).job().id()).as("the blocked older job is skipped, not waited for").isEqualTo(bFree.id());
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
         assertThat(reload(aBlocked).status()).isEqualTo(JobStatus.PENDING);
     }
 
@@ -615,7 +615,7 @@ abstract class StoreContract {
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         Leased first = claimOne(r1);
         assertThat(store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.claim(r1.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r1.id(), LeaseId.random(), tick())).isEmpty();
         Leased second = claimOne(r2);
         assertThat(second.job().id()).isEqualTo(job.id());
         assertThat(second.job().attempt()).isEqualTo(2);
@@ -655,7 +655,7 @@ abstract class StoreContract {
                     go.await();
                     int mine = 0;
                     while (true) {
-                        Optional<Job> job = store.claim(r.id(), LeaseId.random(), at);
+                        Optional<Job> job = TestClaims.claim(store, r.id(), LeaseId.random(), at);
                         if (job.isEmpty()) return mine;
                         claimsPerJob.merge(job.get().id(), 1, Integer::sum);
                         mine++;
@@ -695,7 +695,7 @@ abstract class StoreContract {
             for (Runner r : runners) {
                 results.add(pool.submit(() -> {
                     go.await();
-                    for (int i = 0; i < 3; i++) store.claim(r.id(), LeaseId.random(), at).ifPresent(claimed::add);
+                    for (int i = 0; i < 3; i++) TestClaims.claim(store, r.id(), LeaseId.random(), at).ifPresent(claimed::add);
                     return null;
                 }));
             }
@@ -710,7 +710,7 @@ abstract class StoreContract {
         assertThat(store.liveness().inFlightJobs()).hasSameSizeAs(claimed);
         // Nothing in flight was blocked by a racing claim for good: one of each is claimable now.
         Runner late = runner(s);
-        while (store.claim(late.id(), LeaseId.random(), tick()).isPresent()) {
+        while (TestClaims.claim(store, late.id(), LeaseId.random(), tick()).isPresent()) {
             assertThat(store.liveness().inFlightJobs()).hasSizeLessThanOrEqualTo(2);
         }
         assertThat(store.liveness().inFlightJobs()).extracting(Job::priority).containsExactlyInAnyOrder(100, 0);
@@ -743,7 +743,7 @@ abstract class StoreContract {
                 for (Runner r : runners) {
                     claims.add(pool.submit(() -> {
                         go.await();
-                        return store.claim(r.id(), LeaseId.random(), at);
+                        return TestClaims.claim(store, r.id(), LeaseId.random(), at);
                     }));
                 }
                 go.countDown();
@@ -1048,7 +1048,7 @@ abstract class StoreContract {
         assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(t.job().error()).contains("3 times without starting").contains("max_requeues is 2");
         assertThat(store.runs().attempts(job.id())).hasSize(3).allMatch(a -> a.outcome() == AttemptOutcome.LOST_BEFORE_START);
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
     }
 
     @Test
@@ -1064,7 +1064,7 @@ abstract class StoreContract {
         assertThat(t.job().lease()).isNull();
         assertThat(t.job().started()).isNull();
         assertThat(t.job().notBefore()).as("its backoff").isEqualTo(now.plusSeconds(30));
-        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
         now = now.plusSeconds(30);
         Leased second = claimOne(r);
         assertThat(second.job().id()).isEqualTo(job.id());
@@ -1083,8 +1083,8 @@ abstract class StoreContract {
         Leased first = claimOne(r);
         store.transitions().start(first.uuid(), first.lease(), tick());
         assertThat(store.transitions().fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.PENDING);
-        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
-        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
     }
 
     @Test
@@ -1426,7 +1426,7 @@ abstract class StoreContract {
         for (int i = 0; i < 4; i++) submitted.add(submit(p, s, 200).id());
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)), at, at.plusSeconds(30));
 
         assertThat(claimed).hasSize(4);
         assertThat(claimed.get(0)).hasSize(2);
@@ -1447,7 +1447,7 @@ abstract class StoreContract {
             }
         }
         assertThat(claimed.get(0).get(0).lease().matches(claimed.get(0).get(1).lease())).as("every job its own lease").isFalse();
-        assertThat(store.claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30)).getFirst()).isEmpty();
+        assertThat(store.claims().claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30)).getFirst()).isEmpty();
     }
 
     @Test
@@ -1459,7 +1459,7 @@ abstract class StoreContract {
         submit(project(free), s, 100, "10.0.0.1", tick());
         submit(project(free), s, 100, "10.0.0.2", tick());
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).hasSize(1);
         assertThat(claimed.get(1)).as("one job in flight per free organization, counted inside the same transaction").isEmpty();
     }
@@ -1484,7 +1484,7 @@ abstract class StoreContract {
         assertThat(store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(archived, 1, s),
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(archived, 1, s),
                 new ClaimRequest(declining.id(), 1, Set.of(s.id()), ClaimFilter.NONE, true),
                 request(unlabelled, 2, s), request(labelled, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).as("archived").isEmpty();
@@ -1504,7 +1504,7 @@ abstract class StoreContract {
                 p.organizationId(), tick()).job();
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).as("not its canary").isEmpty();
         assertThat(claimed.get(1)).as("its own canary, in the same batch").extracting(Job::id).containsExactly(canary.id());
     }
@@ -1527,7 +1527,7 @@ abstract class StoreContract {
                 List<Runner> mine = runners.subList(t * 2, t * 2 + 2);
                 done.add(pool.submit(() -> {
                     for (int round = 0; round < 10; round++) {
-                        for (List<Job> claimed : store.claimEach(List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)), at, at.plusSeconds(30))) {
+                        for (List<Job> claimed : store.claims().claimEach(List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)), at, at.plusSeconds(30))) {
                             for (Job job : claimed) if (!seen.add(job.id())) duplicates.incrementAndGet();
                         }
                     }

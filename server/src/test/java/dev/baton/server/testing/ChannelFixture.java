@@ -122,12 +122,10 @@ public final class ChannelFixture implements AutoCloseable {
                 hold.entered().countDown();
                 hold.release().await();
             }
-            // Dispatch claims for all the waiters a pump serves in one call (claimEach); a single claim is the same for one runner.
-            boolean one = method.getName().equals("claim");
-            if (one || method.getName().equals("claimEach")) {
+            // Dispatch claims for all the waiters a pump serves in one call (claimEach).
+            if (method.getName().equals("claimEach")) {
                 claims.incrementAndGet();
-                List<Long> runners = one ? List.of((Long) args[0])
-                        : ((List<?>) args[0]).stream().map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId()).toList();
+                List<Long> runners = ((List<?>) args[0]).stream().map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId()).toList();
                 for (Long runner : runners) {
                     ClaimGate gate = gates.get(runner);
                     if (gate != null) {

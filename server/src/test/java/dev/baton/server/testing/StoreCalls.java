@@ -20,6 +20,11 @@ public final class StoreCalls {
         Object invoke(Object target, Method method, Object[] args) throws Throwable;
     }
 
+    /** What every store {@link #intercept} returns also is: the way back to the real store (see {@code TestClaims}). */
+    public interface Wrapped {
+        Store real();
+    }
+
     private StoreCalls() {}
 
     /** Calls {@code method} on {@code target}, rethrowing what it throws. */
@@ -34,7 +39,8 @@ public final class StoreCalls {
     /** The store with every call to it and to its parts (not the part accessors themselves) passed to {@code handler}. */
     public static Store intercept(Store real, Handler handler) {
         Map<String, Object> parts = new ConcurrentHashMap<>();
-        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class, Wrapped.class}, (proxy, method, args) -> {
+            if (method.getDeclaringClass() == Wrapped.class) return real;
             if (isPart(method)) {
                 return parts.computeIfAbsent(method.getName(), name -> {
                     try {

@@ -27,7 +27,8 @@ import org.jdbi.v3.core.statement.StatementExceptions;
  * aggregate ({@link JdbcOrganizations}, {@link JdbcRunners}, {@link JdbcSpecs}, {@link JdbcRuns},
  * {@link JdbcClaims}, {@link JdbcTransitions}, {@link JdbcJobLiveness}, {@link JdbcNodes},
  * {@link JdbcSchedules}, {@link JdbcRegistryUploads}, {@link JdbcAccessStore}, {@link JdbcOjsStore}, {@link JdbcLeaseOffers});
- * this class wires them to one {@link StoreContext} and answers for them. A dialect supplies how
+ * this class wires them to one {@link StoreContext} and hands each out as its part of the
+ * {@link Store}. A dialect supplies how
  * a write transaction is entered, how a unique violation looks and, above all, how
  * {@link #claimIn a claim} is made atomic (see {@link SqliteStore} and {@link PostgresStore}).
  */
@@ -163,6 +164,11 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Claims claims() {
+        return claims;
+    }
+
+    @Override
     public Transitions transitions() {
         return transitions;
     }
@@ -211,19 +217,5 @@ abstract class JdbcStore implements Store {
     public void close() {
         context.close();
         pool.close();
-    }
-
-    // ---- the claim ---------------------------------------------------------------------
-    @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return claims.claim(runnerId, lease, now, acceptUntil, filter);
-    }
-    @Override
-    public List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil) {
-        return claims.claimEach(requests, now, acceptUntil);
-    }
-    @Override
-    public Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
-        return claims.nextImage(runnerId, now, filter);
     }
 }
