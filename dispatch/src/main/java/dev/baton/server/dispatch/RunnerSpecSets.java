@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The specs each runner serves, which every {@code ready} needs (issue 13; before, one read of
  * the store per ready). Kept per runner on this node and dropped, all at once, whenever specs or
- * runner specs change: through this node's store at once ({@link Store#onSpecsChange}), on
+ * runner specs change: through this node's store at once ({@link dev.baton.server.store.Specs#onSpecsChange}), on
  * another node when its notification arrives over the cluster bus, and after the bus's listener
  * reconnected. What no notification tells (a lost one, or a process writing the database without
  * a bus) is read again once an entry is {@link #MAX_AGE} old: a change is late, never lost

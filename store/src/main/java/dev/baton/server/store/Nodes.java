@@ -42,7 +42,7 @@ public interface Nodes {
 
     /**
      * One liveness flush of a node, one transaction: the node's heartbeat, then each table's
-     * batched last_heartbeat (see {@link #recordJobHeartbeats}, {@link #recordRunnerHeartbeats}).
+     * batched last_heartbeat (see {@link JobLiveness#recordJobHeartbeats}, {@link Runners#recordRunnerHeartbeats}).
      * False when the node is not registered, or was found dead by another node meanwhile (it was
      * paused past the node timeout): it must register again and re-attach its runners.
      */
@@ -55,7 +55,7 @@ public interface Nodes {
      * Nodes other than {@code self} not stopped whose last heartbeat is before {@code staleBefore}: each is marked stopped
      * and its runners detached, their jobs lost at the node's last heartbeat plus
      * {@code heartbeatTimeout} (or now, if later) — as if each of its runners had disconnected
-     * when the node was last heard of. Row-locked like {@link #sweepDue}. Returns the nodes found dead.
+     * when the node was last heard of. Row-locked like {@link JobLiveness#sweepDue}. Returns the nodes found dead.
      */
     List<String> expireNodes(String self, Instant staleBefore, Instant now, Duration heartbeatTimeout);
 

@@ -45,7 +45,7 @@ public interface Runs {
 
     List<Attempt> attempts(long jobId);
 
-    /** The output attempt {@code attempt} of {@code job} keeps on its row (small output, see {@link #complete(JobUuid, LeaseId, Instant, byte[])}); empty when it keeps none. */
+    /** The output attempt {@code attempt} of {@code job} keeps on its row (small output, see {@link Transitions#complete(JobUuid, LeaseId, Instant, byte[])}); empty when it keeps none. */
     Optional<byte[]> attemptOutput(JobUuid job, int attempt);
 
     /**
