@@ -32,7 +32,7 @@ final class JdbcClaims implements Claims {
      * ({@code TestClaims}) claims with this, to know the lease beforehand.
      */
     Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return context.write(h -> context.claimIn(h, runnerId, lease, now, acceptUntil, filter));
+        return context.write(h -> claimIn(h, runnerId, lease, now, acceptUntil, filter));
     }
 
     @Override
@@ -44,7 +44,7 @@ final class JdbcClaims implements Claims {
             for (ClaimRequest r : requests) {
                 List<Job> jobs = new ArrayList<>();
                 while (jobs.size() < r.slots() && !exhausted.contains(r.specIds())) {
-                    Optional<Job> job = context.claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
+                    Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
                     if (job.isEmpty()) {
                         if (emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
                         break;
@@ -55,6 +55,11 @@ final class JdbcClaims implements Claims {
             }
             return claimed;
         });
+    }
+
+    /** One claim in the caller's transaction: the dialect picks the candidate, this class applies it. */
+    private Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        return context.claimIn(h, runnerId, now, filter, jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
     }
 
     /**

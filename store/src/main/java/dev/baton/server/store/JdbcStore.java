@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongFunction;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
@@ -82,12 +83,14 @@ abstract class JdbcStore implements Store {
 
     /**
      * One claim inside the caller's write transaction: the dialect picks the candidate and makes
-     * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}), then calls
-     * {@link #applyClaim}; the order of candidates, router preferences included, is
+     * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}), handing each
+     * candidate it may take to {@code take} (pending → claimed, empty when the job is no longer
+     * pending: {@link JdbcClaims#applyClaim}, with the lease and deadline the dialect need not
+     * know); the order of candidates, router preferences included, is
      * {@link ClaimSql#CLAIM_ORDER} with {@link ClaimFilter#order}, or {@link ClaimSql#plainClaim}
      * where that picks the same job ({@link #anyPendingPreferred}).
      */
-    protected abstract Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
+    protected abstract Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take);
 
     /**
      * Whether a claim by this runner now must rank candidates by preferred labels
@@ -99,8 +102,8 @@ abstract class JdbcStore implements Store {
         return statements.on(h, ClaimSql.ANY_PENDING_PREFERRED).bind("runner", runnerId).one(rs -> rs.getBoolean("any_preferred"));
     }
 
-    /** pending → claimed for a job the dialect has made sure the runner may take; see {@link JdbcClaims#applyClaim}. */
-    protected final Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
+    /** pending → claimed for a job bound by a lease offer ({@link JdbcLeaseOffers}); see {@link JdbcClaims#applyClaim}. */
+    final Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
             ClaimFilter filter) {
         return claims.applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter);
     }
