@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.LongAdder;
  * read ({@code projectUuid}, {@code reportFormat}, {@code findSpec} by id), which are counted as
  * cached.
  *
- * <p>The wrapper is a dynamic proxy of {@link Store} ({@link #store()}): every method is counted by
- * its name as a write, a read, a cached lookup or passed through ({@link #WRITES}, {@link #READS},
+ * <p>The wrapper is a dynamic proxy of {@link Store} ({@link #store()}) and of each of its parts
+ * named in {@link #PARTS} ({@code runs()}, {@code nodes()}, …): every method is counted by its
+ * name as a write, a read, a cached lookup or passed through ({@link #WRITES}, {@link #READS},
  * {@link #CACHED}, {@link #PASSED}). A default method of none of these runs its own body on the
  * proxy, so the methods it calls are counted. An abstract method the tables do not name fails at
  * its first call; {@code CountingStoreTest} checks every one is named.
@@ -41,7 +42,7 @@ final class CountingStore {
     static final String EMPTY_CLAIMS = "claimEach (write, empty)";
 
     static final Set<String> WRITES = Set.of(
-            "addRunnerSpec", "attachRunner", "billMinutes", "cancel", "claim", "claimEach", "clearCancelDeadline",
+            "addRunnerSpec", "attachRunner", "billMinutes", "cancel", "claimEach", "clearCancelDeadline",
             "complete", "createOrganization", "createProject", "createReport", "createRun", "createRunner",
             "createSchedule", "createSpec", "deleteSchedule", "deleteSpec", "detachRunner", "expireQueued",
             "extendAcceptance", "fail", "markRunnerLost", "process", "quarantineIfFlaky", "reattach",
@@ -53,16 +54,19 @@ final class CountingStore {
             "attemptOutput", "attempts", "authenticateRunner", "billedMinutes", "clusterCounts", "completedUnprocessedJobs",
             "countRegistryUploads", "dueSchedules", "expireNodes", "findAttempt", "findJob", "findJobOfReport",
             "findOrganization", "findProject", "findRegistryUpload", "findReport", "findRunner", "findSchedule",
-            "findSpec", "hasPendingFor", "idleRegistryUploads", "inFlightJobs", "jobLabels", "listJobs",
-            "listOrganizations", "listProjects", "listRunners", "listSpecs", "liveNodeUrl", "nextImage", "nodes",
+            "findSpec", "hasPendingFor", "idleRegistryUploads", "inFlightJobs", "jobLabels", "listJobs", "listNodes",
+            "listOrganizations", "listProjects", "listRunners", "listSchedules", "listSpecs", "liveNodeUrl", "nextImage",
             "pendingFacts", "pendingJobs", "pendingJobsWithQueueTimeout", "runnerLabels", "runnerNode", "runnerSpecs",
-            "runnersOn", "schedules");
+            "runnersOn");
     /** Served from memory after the first read; {@code findSpec} only by id (by slug or uuid it is a read). */
     static final Set<String> CACHED = Set.of("projectUuid", "reportFormat");
     /** Neither written nor read here: the store's parts counted elsewhere or not at all, listeners, life cycle. */
     static final Set<String> PASSED = Set.of(
             "access", "advanceRegistryUpload", "advertiseNode", "alerts", "close", "createRegistryUpload",
             "deleteRegistryUpload", "leaseOffers", "ojs", "onSpecsChange", "specsChangedElsewhere", "sweepDue");
+    /** The store's parts whose methods are counted as the store's own are (each part a proxy of its interface). */
+    static final Set<String> PARTS = Set.of("claims", "liveness", "nodes", "organizations", "runners", "runs", "schedules", "specs", "transitions",
+            "uploads");
     /** Batched last_heartbeat writes, whose rows are counted. */
     private static final Set<String> HEARTBEAT_BATCHES = Set.of("recordRunnerHeartbeats", "recordJobHeartbeats", "recordLiveness");
 
@@ -79,7 +83,7 @@ final class CountingStore {
     CountingStore(Store delegate, ProcessedListener processed) {
         this.delegate = delegate;
         this.processed = processed;
-        this.proxy = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, new Counting());
+        this.proxy = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, new Counting(delegate));
     }
 
     /** The counting store, to hand to the server. */
@@ -127,11 +131,29 @@ final class CountingStore {
         byMethod.computeIfAbsent(key, k -> new LongAdder()).increment();
     }
 
+    /** Counts the calls to {@code target}: the store, or one of its {@link #PARTS}. */
     private final class Counting implements InvocationHandler {
+        private final Object target;
+        private final Map<String, Object> parts = new ConcurrentHashMap<>();
+
+        Counting(Object target) {
+            this.target = target;
+        }
+
         @Override
         public Object invoke(Object self, Method method, Object[] args) throws Throwable {
             String name = method.getName();
             if (method.getDeclaringClass() == Object.class) return objectMethod(self, method, args);
+            if (target == delegate && PARTS.contains(name) && method.getParameterCount() == 0) {
+                Object part = parts.get(name);
+                if (part == null) {
+                    Class<?> type = method.getReturnType();
+                    part = Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new Counting(forward(method, args)));
+                    Object raced = parts.putIfAbsent(name, part);
+                    if (raced != null) part = raced;
+                }
+                return part;
+            }
             if (CACHED.contains(name) || (name.equals("findSpec") && method.getParameterTypes()[0] == long.class)) {
                 cached.increment();
                 count(readsByMethod, name + " (cached)");
@@ -144,7 +166,7 @@ final class CountingStore {
                 count(readsByMethod, name);
             } else if (!PASSED.contains(name)) {
                 if (method.isDefault()) return InvocationHandler.invokeDefault(self, method, args);
-                throw new IllegalStateException("CountingStore does not say how to count Store." + name);
+                throw new IllegalStateException("CountingStore does not say how to count " + method.getDeclaringClass().getSimpleName() + "." + name);
             }
             Object result = forward(method, args);
             if (name.equals("claimEach")) countClaims(result);
@@ -154,7 +176,7 @@ final class CountingStore {
 
         private Object forward(Method method, Object[] args) throws Throwable {
             try {
-                return method.invoke(delegate, args);
+                return method.invoke(target, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }

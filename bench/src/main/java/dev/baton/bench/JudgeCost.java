@@ -56,8 +56,8 @@ final class JudgeCost {
         Path dir = Files.createTempDirectory("baton-judge-cost");
         try (Store store = StoreFactory.open(database, dir)) {
             Instant t0 = Instant.parse("2020-01-01T00:00:00Z");
-            Organization org = store.createOrganization("Bench", Slug.of("bench"), PlanTier.TEAM, t0);
-            Project project = store.createProject(org.id(), "Bench", Slug.of("bench"), t0);
+            Organization org = store.organizations().createOrganization("Bench", Slug.of("bench"), PlanTier.TEAM, t0);
+            Project project = store.organizations().createProject(org.id(), "Bench", Slug.of("bench"), t0);
             AlertStore alerts = store.alerts();
             SplittableRandom random = new SplittableRandom(1);
             long fill = System.nanoTime();
@@ -97,6 +97,6 @@ final class JudgeCost {
         Map<String, Map<String, Metric>> values = new LinkedHashMap<>();
         for (int m = 0; m < metrics; m++) values.put("bench-" + m, Map.of("latency", Metric.of(100 + 2 * random.nextGaussian())));
         String results = ReportResults.of(List.of(new IterationResults(0, new Metrics(values), null))).toJson();
-        return store.createReport(new NewReport(project.id(), "main", "bench", "json", end.minusSeconds(1), end, results), end);
+        return store.runs().createReport(new NewReport(project.id(), "main", "bench", "json", end.minusSeconds(1), end, results), end);
     }
 }

@@ -1,6 +1,5 @@
 package dev.baton.bench;
 
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Store;
@@ -27,12 +26,12 @@ final class PollingBaseline {
         server.createSpec(spec);
         BenchServer.Credentials creds = server.createRunner("polling", spec);
         Store store = server.store().store();
-        long runnerId = store.findRunner(ResourceId.of(creds.slug())).orElseThrow().id();
+        long runnerId = store.runners().findRunner(ResourceId.of(creds.slug())).orElseThrow().id();
         BlockingQueue<Long> claims = new LinkedBlockingQueue<>();
         Thread poller = Thread.ofPlatform().name("bench-poller").daemon().start(() -> {
             try {
                 while (!Thread.currentThread().isInterrupted()) {
-                    Optional<Job> job = store.claim(runnerId, LeaseId.random(), Instant.now());
+                    Optional<Job> job = OneClaim.claim(store, runnerId, Instant.now());
                     if (job.isEmpty()) {
                         Thread.sleep(INTERVAL_MS);
                         continue;
@@ -40,9 +39,9 @@ final class PollingBaseline {
                     claims.add(System.nanoTime());
                     Job j = job.get();
                     // Finish it the way the seed runner would, so nothing stays in flight.
-                    store.start(j.uuid(), j.lease(), Instant.now());
-                    store.complete(j.uuid(), j.lease(), Instant.now());
-                    store.process(j.uuid(), "[]", Instant.now());
+                    store.transitions().start(j.uuid(), j.lease(), Instant.now());
+                    store.transitions().complete(j.uuid(), j.lease(), Instant.now());
+                    store.transitions().process(j.uuid(), "[]", Instant.now());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -58,10 +58,10 @@ final class RawCeiling {
         long reportId;
         try (Store store = StoreFactory.open(url, dataDir)) {
             Instant now = Instant.now();
-            Organization org = store.createOrganization("Raw", Slug.of("raw"), PlanTier.parse("team"), now);
-            Project project = store.createProject(org.id(), "Raw", Slug.of("raw"), now);
-            Spec spec = store.createSpec("raw", Slug.of("raw"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
-            runnerId = store.createRunner("raw", Slug.of("raw"), RunnerKey.generate().hash(), now).id();
+            Organization org = store.organizations().createOrganization("Raw", Slug.of("raw"), PlanTier.parse("team"), now);
+            Project project = store.organizations().createProject(org.id(), "Raw", Slug.of("raw"), now);
+            Spec spec = store.specs().createSpec("raw", Slug.of("raw"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
+            runnerId = store.runners().createRunner("raw", Slug.of("raw"), RunnerKey.generate().hash(), now).id();
             orgId = org.id();
             projectId = project.id();
             specId = spec.id();

@@ -1,6 +1,5 @@
 package dev.baton.bench;
 
-import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
@@ -49,13 +48,13 @@ final class StoreCeiling {
     static Result run(BenchDatabase database, Path dataDir, int runnerCount, int slots, int jobs) throws Exception {
         try (Store store = StoreFactory.open(database.freshUrl(), dataDir)) {
             Instant now = Instant.now();
-            Organization org = store.createOrganization("Ceiling", Slug.of("ceiling"), PlanTier.parse("team"), now);
-            Project project = store.createProject(org.id(), "Ceiling", Slug.of("ceiling"), now);
-            Spec spec = store.createSpec("ceiling", Slug.of("ceiling"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
+            Organization org = store.organizations().createOrganization("Ceiling", Slug.of("ceiling"), PlanTier.parse("team"), now);
+            Project project = store.organizations().createProject(org.id(), "Ceiling", Slug.of("ceiling"), now);
+            Spec spec = store.specs().createSpec("ceiling", Slug.of("ceiling"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
             List<Long> runnerIds = new ArrayList<>();
             for (int i = 0; i < runnerCount; i++) {
-                long id = store.createRunner("ceiling " + i, Slug.of("ceiling-" + i), RunnerKey.generate().hash(), now).id();
-                store.addRunnerSpec(id, spec.id());
+                long id = store.runners().createRunner("ceiling " + i, Slug.of("ceiling-" + i), RunnerKey.generate().hash(), now).id();
+                store.specs().addRunnerSpec(id, spec.id());
                 runnerIds.add(id);
             }
             JobConfig config = new JobConfig("http://127.0.0.1:1", project.uuid(), ImageDigest.of("sha256:" + "b".repeat(64)), null,
@@ -72,14 +71,14 @@ final class StoreCeiling {
                     running.add(pool.submit(() -> {
                         while (next.getAndIncrement() < jobs) {
                             Instant t = Instant.now();
-                            store.createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
+                            store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
                                     new NewJob(spec.id(), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
                             Optional<Job> claimed;
-                            while ((claimed = store.claim(runnerId, LeaseId.random(), Instant.now())).isEmpty()) empty.incrementAndGet();
+                            while ((claimed = OneClaim.claim(store, runnerId, Instant.now())).isEmpty()) empty.incrementAndGet();
                             Job job = claimed.get();
-                            store.start(job.uuid(), job.lease(), Instant.now());
-                            store.complete(job.uuid(), job.lease(), Instant.now());
-                            store.process(job.uuid(), "[]", Instant.now());
+                            store.transitions().start(job.uuid(), job.lease(), Instant.now());
+                            store.transitions().complete(job.uuid(), job.lease(), Instant.now());
+                            store.transitions().process(job.uuid(), "[]", Instant.now());
                         }
                         return null;
                     }));

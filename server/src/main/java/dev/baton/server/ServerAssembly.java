@@ -61,7 +61,7 @@ public final class ServerAssembly {
                     return parts.logs;
                 })
                 .module(w -> RegistryModule.open(w.config(), w.storage(), w.store(), new PrincipalGrants(w.access().authenticator(), w.store()),
-                        id -> w.store().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
+                        id -> w.store().organizations().findProject(id).map(Project::uuid), parts.tokens, w.clock()))
                 .module(w -> new MetricsRoutes(metrics))
                 // Transport A (docs/protocol.md): leases offered on NATS, only when nats_url is set.
                 .module(w -> w.config().broker().enabled()

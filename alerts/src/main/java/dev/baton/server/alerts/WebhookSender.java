@@ -76,7 +76,7 @@ public final class WebhookSender implements AutoCloseable {
         String error = null;
         try {
             Optional<Alert> alert = store.alerts().findAlert(d.projectId(), d.alertUuid());
-            String project = store.projectUuid(d.projectId()).map(Object::toString).orElse(null);
+            String project = store.organizations().projectUuid(d.projectId()).map(Object::toString).orElse(null);
             if (alert.isEmpty() || project == null) {
                 webhooks.recordAttempt(d.id(), null, "the alert no longer exists", null, null);
                 return;

@@ -105,10 +105,10 @@ public final class AccessRoutes implements RouteModule {
         Project project = null;
         Organization org = null;
         if (body.project() != null) {
-            project = AccessControl.reachableProject(who, api.store().findProject(Fields.resourceId("project", body.project())),
+            project = AccessControl.reachableProject(who, api.store().organizations().findProject(Fields.resourceId("project", body.project())),
                     Role.OWNER, body.project(), "project");
         } else {
-            org = AccessControl.reachableOrganization(who, api.store().findOrganization(Fields.resourceId("organization", body.organization())),
+            org = AccessControl.reachableOrganization(who, api.store().organizations().findOrganization(Fields.resourceId("organization", body.organization())),
                     Role.OWNER, body.organization(), "organization");
         }
         String userRef = Fields.require("user", body.user());
@@ -170,7 +170,7 @@ public final class AccessRoutes implements RouteModule {
         if (!(who instanceof Principal.TokenHolder holder)) return true;
         if (holder.user().id() == t.userId()) return true;
         Optional<Role> role = t.projectId() != null
-                ? api.store().findProject(t.projectId()).flatMap(holder::roleOn)
+                ? api.store().organizations().findProject(t.projectId()).flatMap(holder::roleOn)
                 : holder.roleOnOrganization(t.organizationId());
         return role.filter(r -> r.includes(Role.OWNER)).isPresent();
     }

@@ -28,10 +28,10 @@ final class AccessViews {
     record ScopeView(OrganizationUuid organization, ProjectUuid project, String slug) {
         static ScopeView of(Store store, Long organizationId, Long projectId) {
             if (projectId != null) {
-                Project p = store.findProject(projectId).orElseThrow();
+                Project p = store.organizations().findProject(projectId).orElseThrow();
                 return new ScopeView(null, p.uuid(), p.slug().value());
             }
-            Organization o = store.findOrganization(organizationId).orElseThrow();
+            Organization o = store.organizations().findOrganization(organizationId).orElseThrow();
             return new ScopeView(o.uuid(), null, o.slug().value());
         }
     }

@@ -57,9 +57,9 @@ public final class JobRoutes implements RouteModule {
         } catch (IllegalArgumentException e) {
             throw reportNotFound(ref);
         }
-        Report report = api.store().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
+        Report report = api.store().runs().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
         // With the attempts: the report shows the machine fingerprint its numbers were measured on.
-        JobView job = api.store().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null, true)).orElse(null);
+        JobView job = api.store().runs().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null, true)).orElse(null);
         Json.write(ctx, 200, Judgements.add(api.store(), report, ReportView.of(report, project.uuid(), job)));
     }
 
@@ -75,7 +75,7 @@ public final class JobRoutes implements RouteModule {
         Long specId = ctx.queryParam("spec") == null ? null : find.spec(ctx.queryParam("spec")).id();
         Long runnerId = ctx.queryParam("runner") == null ? null : find.runner(ctx.queryParam("runner")).id();
         // One row more than asked tells whether another page exists, without a count query.
-        List<Job> jobs = api.store().listJobs(project.id(), new JobFilter(status, specId, runnerId, limit + 1, offset));
+        List<Job> jobs = api.store().runs().listJobs(project.id(), new JobFilter(status, specId, runnerId, limit + 1, offset));
         boolean more = jobs.size() > limit;
         JobViews views = new JobViews(api.store(), project, api.queue());
         List<JobView> page = jobs.stream().limit(limit).map(j -> views.of(j, null)).toList();
@@ -94,7 +94,7 @@ public final class JobRoutes implements RouteModule {
         Job before = find.job(project, ctx.pathParam("job"));
         requireCancelable(ctx, project, before);
         Instant at = api.now();
-        Transition t = api.store().cancel(before.uuid(), null, "canceled by user", at, api.jobEvents().cancelDeadline(at));
+        Transition t = api.store().transitions().cancel(before.uuid(), null, "canceled by user", at, api.jobEvents().cancelDeadline(at));
         switch (t.result()) {
             case APPLIED -> {
                 try {

@@ -71,14 +71,14 @@ final class JobViews {
 
     /** With {@code withAttempts}, the view lists the job's attempts (a single-job read). */
     JobView of(Job j, JobOutput output, boolean withAttempts) {
-        SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(Spec::uuid).orElse(null));
+        SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(Spec::uuid).orElse(null));
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
-        ReportUuid report = reports.computeIfAbsent(j.reportId(), id -> store.findReport(id).map(Report::uuid).orElse(null));
+        ReportUuid report = reports.computeIfAbsent(j.reportId(), id -> store.runs().findReport(id).map(Report::uuid).orElse(null));
         JobLabels known = knownLabels.get(j.id());
         QueueStatus q = queue.status(j, knownSpecs.get(j.specId()), known).orElse(null);
-        JobLabels labels = known != null ? known : store.jobLabels(j.id());
+        JobLabels labels = known != null ? known : store.runs().jobLabels(j.id());
         Map<Integer, String> reports = withAttempts ? store.leaseOffers().reports(j.id()) : Map.of();
-        List<JobView.AttemptView> attempts = withAttempts ? store.attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()))).toList() : null;
+        List<JobView.AttemptView> attempts = withAttempts ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()))).toList() : null;
         // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
         JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
                 ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null) : null;
@@ -130,6 +130,6 @@ final class JobViews {
     }
 
     private RunnerUuid runner(long id) {
-        return runners.computeIfAbsent(id, r -> store.findRunner(r).map(Runner::uuid).orElse(null));
+        return runners.computeIfAbsent(id, r -> store.runners().findRunner(r).map(Runner::uuid).orElse(null));
     }
 }

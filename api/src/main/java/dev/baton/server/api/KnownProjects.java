@@ -31,7 +31,7 @@ final class KnownProjects {
         Object key = ref.uuid().<Object>map(u -> u).orElse(ref.text());
         Project known = byReference.get(key);
         if (known != null) return Optional.of(known);
-        Optional<Project> read = store.findProject(ref);
+        Optional<Project> read = store.organizations().findProject(ref);
         read.ifPresent(p -> byReference.put(key, p));
         return read;
     }

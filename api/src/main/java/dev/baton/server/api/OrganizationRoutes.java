@@ -49,14 +49,14 @@ public final class OrganizationRoutes implements RouteModule {
         String name = Fields.name("name", Fields.require("name", body.name()));
         Slug slug = Fields.slug("slug", body.slug());
         PlanTier plan = body.plan() == null ? PlanTier.FREE : Fields.parse("plan", body.plan(), PlanTier::parse);
-        Organization org = Slugs.insert(name, slug, s -> api.store().createOrganization(name, s, plan, api.now()));
+        Organization org = Slugs.insert(name, slug, s -> api.store().organizations().createOrganization(name, s, plan, api.now()));
         Json.write(ctx, 201, OrganizationView.of(org));
     }
 
     /** The organizations the caller has a role on (all of them for the admin token). */
     private void listOrganizations(Context ctx) {
         Principal who = api.access().authenticate(ctx);
-        Json.write(ctx, 200, api.store().listOrganizations().stream()
+        Json.write(ctx, 200, api.store().organizations().listOrganizations().stream()
                 .filter(o -> AccessControl.roleOn(who, o).isPresent())
                 .map(OrganizationView::of).toList());
     }
@@ -69,7 +69,7 @@ public final class OrganizationRoutes implements RouteModule {
         UpdateOrganization body = api.body(ctx, UpdateOrganization.class);
         PlanTier plan = Fields.parse("plan", Fields.require("plan", body.plan()), PlanTier::parse);
         Organization org = find.organization(ctx.pathParam("organization"));
-        Json.write(ctx, 200, OrganizationView.of(api.store().setPlan(org.id(), plan, api.now())));
+        Json.write(ctx, 200, OrganizationView.of(api.store().organizations().setPlan(org.id(), plan, api.now())));
     }
 
     private void createProject(Context ctx) {
@@ -78,17 +78,17 @@ public final class OrganizationRoutes implements RouteModule {
         Slug slug = Fields.slug("slug", body.slug());
         String ref = Fields.require("organization", body.organization());
         Fields.resourceId("organization", ref);
-        Organization org = api.store().findOrganization(ResourceId.of(ref))
+        Organization org = api.store().organizations().findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "organization_not_found", "no organization '" + ref + "'", "organization"));
-        Project project = Slugs.insert(name, slug, s -> api.store().createProject(org.id(), name, s, api.now()));
+        Project project = Slugs.insert(name, slug, s -> api.store().organizations().createProject(org.id(), name, s, api.now()));
         Json.write(ctx, 201, ProjectView.of(project, org.uuid()));
     }
 
     private void listProjects(Context ctx) {
         Map<Long, Organization> orgs = new HashMap<>();
-        for (Organization o : api.store().listOrganizations()) orgs.put(o.id(), o);
+        for (Organization o : api.store().organizations().listOrganizations()) orgs.put(o.id(), o);
         Principal who = api.access().authenticate(ctx);
-        Json.write(ctx, 200, api.store().listProjects().stream()
+        Json.write(ctx, 200, api.store().organizations().listProjects().stream()
                 .filter(p -> AccessControl.roleOn(who, p).isPresent())
                 .map(p -> ProjectView.of(p, orgs.containsKey(p.organizationId()) ? orgs.get(p.organizationId()).uuid() : null))
                 .toList());
@@ -96,6 +96,6 @@ public final class OrganizationRoutes implements RouteModule {
 
     private void getProject(Context ctx) {
         Project p = find.project(ctx.pathParam("project"));
-        Json.write(ctx, 200, ProjectView.of(p, api.store().findOrganization(p.organizationId()).map(Organization::uuid).orElse(null)));
+        Json.write(ctx, 200, ProjectView.of(p, api.store().organizations().findOrganization(p.organizationId()).map(Organization::uuid).orElse(null)));
     }
 }

@@ -67,7 +67,7 @@ public final class RunRoutes implements RouteModule {
         if (!runner.isQuarantined()) {
             throw dev.baton.server.http.ApiException.conflict("runner_not_quarantined", "runner '" + ref + "' is not quarantined; a canary lifts a quarantine");
         }
-        if (api.store().runnerSpecs(runner.id()).stream().noneMatch(spec -> spec.id() == onRunner.spec().id())) {
+        if (api.store().specs().runnerSpecs(runner.id()).stream().noneMatch(spec -> spec.id() == onRunner.spec().id())) {
             throw new dev.baton.server.http.ApiException(409, "spec_not_served", "runner '" + ref + "' does not serve spec '"
                     + onRunner.spec().slug() + "'; give the canary one of its specs", "spec");
         }
@@ -113,7 +113,7 @@ public final class RunRoutes implements RouteModule {
         lineage.recordStartPoint(api.store(), run.project().id(), run.branch(), now);
         switch (run) {
             case ValidRun.Direct d -> {
-                Report report = api.store().createReport(
+                Report report = api.store().runs().createReport(
                         new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
                 lineage.recordHash(api.store(), report.id());
                 // A direct run is processed as it is stored: judged now, so the answer carries its alerts.
@@ -121,11 +121,11 @@ public final class RunRoutes implements RouteModule {
                 return new RunView(Judgements.add(api.store(), report, ReportView.of(report, d.project().uuid(), null)), null);
             }
             case ValidRun.OnRunner r -> {
-                Organization org = api.store().findOrganization(r.project().organizationId())
+                Organization org = api.store().organizations().findOrganization(r.project().organizationId())
                         .orElseThrow(() -> new IllegalStateException("project " + r.project().uuid() + " has no organization"));
                 JobConfig config = new JobConfig(api.publicUrl().get(), r.project().uuid(), r.image(), r.entrypoint(), r.cmd(), r.env(),
                         r.timeout(), r.filePaths(), r.iterations());
-                CreatedRun created = api.store().createRun(
+                CreatedRun created = api.store().runs().createRun(
                         new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
                         new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter, r.labels(), canaryRunner),
                         org.id(), now);

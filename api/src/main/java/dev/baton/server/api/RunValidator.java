@@ -152,7 +152,7 @@ final class RunValidator {
 
     private Spec spec(String ref) {
         Fields.resourceId("spec", ref);
-        Spec spec = store.findSpec(ResourceId.of(ref))
+        Spec spec = store.specs().findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
         if (spec.archived() != null) throw new ApiException(422, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
         return spec;

@@ -52,7 +52,7 @@ public final class RunnerRoutes implements RouteModule {
         Slug slug = Fields.slug("slug", body.slug());
         // A runner's name is how people tell runners apart (logs, `runners list`): a name in use is
         // refused rather than silently given a renamed slug.
-        List<Runner> same = api.store().listRunners(new RunnerFilter(name, null, true));
+        List<Runner> same = api.store().runners().listRunners(new RunnerFilter(name, null, true));
         if (!same.isEmpty()) {
             Runner other = same.getFirst();
             throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' is in use by runner '" + other.slug() + "'"
@@ -62,7 +62,7 @@ public final class RunnerRoutes implements RouteModule {
         Slug effective = slug != null ? slug : Slug.fromName(name);
         Runner runner;
         try {
-            runner = api.store().createRunner(name, effective, key.hash(), api.now());
+            runner = api.store().runners().createRunner(name, effective, key.hash(), api.now());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT) {
                 if (slug != null) throw Slugs.taken(slug);
@@ -78,7 +78,7 @@ public final class RunnerRoutes implements RouteModule {
         String name = ctx.queryParam("name");
         String search = ctx.queryParam("search");
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
-        List<RunnerView> runners = api.store().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
+        List<RunnerView> runners = api.store().runners().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
                 .stream().map(this::view).toList();
         Json.write(ctx, 200, runners);
     }
@@ -94,8 +94,8 @@ public final class RunnerRoutes implements RouteModule {
         var labels = Fields.parse("labels", body.labels(), dev.baton.protocol.value.Labels::of);
         Runner runner = find.runner(ctx.pathParam("runner"));
         try {
-            Runner updated = api.store().updateRunner(runner.id(), name, slug, body.archived(), api.now());
-            if (labels != null) api.store().setRunnerLabels(runner.id(), true, labels, api.now());
+            Runner updated = api.store().runners().updateRunner(runner.id(), name, slug, body.archived(), api.now());
+            if (labels != null) api.store().runners().setRunnerLabels(runner.id(), true, labels, api.now());
             Json.write(ctx, 200, view(updated));
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);
@@ -108,7 +108,7 @@ public final class RunnerRoutes implements RouteModule {
         if (runner.isArchived()) throw archived(runner);
         RunnerKey key = RunnerKey.generate();
         try {
-            Runner rotated = api.store().rotateRunnerKey(runner.id(), key.hash(), api.now());
+            Runner rotated = api.store().runners().rotateRunnerKey(runner.id(), key.hash(), api.now());
             Json.write(ctx, 200, new RunnerKeyView(view(rotated), key.reveal()));
         } catch (StoreException e) {
             // archived between our read and the update
@@ -120,7 +120,7 @@ public final class RunnerRoutes implements RouteModule {
     /** Lifts a quarantine (docs/scheduling.md); releasing a runner that is not quarantined changes nothing but its count's start. */
     private void release(Context ctx) {
         Runner runner = find.runner(ctx.pathParam("runner"));
-        Json.write(ctx, 200, view(api.store().releaseRunner(runner.id(), api.now())));
+        Json.write(ctx, 200, view(api.store().runners().releaseRunner(runner.id(), api.now())));
     }
 
     private static ApiException archived(Runner runner) {
@@ -129,7 +129,7 @@ public final class RunnerRoutes implements RouteModule {
 
     private void listSpecs(Context ctx) {
         Runner runner = find.runner(ctx.pathParam("runner"));
-        Json.write(ctx, 200, api.store().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+        Json.write(ctx, 200, api.store().specs().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
     }
 
     private void addSpec(Context ctx) {
@@ -137,26 +137,26 @@ public final class RunnerRoutes implements RouteModule {
         String ref = Fields.require("spec", body.spec());
         Fields.resourceId("spec", ref);
         Runner runner = find.runner(ctx.pathParam("runner"));
-        Spec spec = api.store().findSpec(ResourceId.of(ref))
+        Spec spec = api.store().specs().findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
         if (spec.archived() != null) {
             throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived", "spec");
         }
-        api.store().addRunnerSpec(runner.id(), spec.id());
-        Json.write(ctx, 201, api.store().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+        api.store().specs().addRunnerSpec(runner.id(), spec.id());
+        Json.write(ctx, 201, api.store().specs().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
     }
 
     private void removeSpec(Context ctx) {
         Runner runner = find.runner(ctx.pathParam("runner"));
         Spec spec = find.spec(ctx.pathParam("spec"));
-        if (!api.store().removeRunnerSpec(runner.id(), spec.id())) {
+        if (!api.store().specs().removeRunnerSpec(runner.id(), spec.id())) {
             throw ApiException.notFound("runner_spec_not_found", "runner '" + runner.slug() + "' does not serve spec '" + spec.slug() + "'");
         }
         ctx.status(204);
     }
 
     private RunnerView view(Runner r) {
-        return RunnerView.of(r, api.store().runnerLabels(r.id()));
+        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()));
     }
 
     private static String blankToNull(String s) {

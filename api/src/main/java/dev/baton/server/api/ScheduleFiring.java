@@ -39,12 +39,12 @@ final class ScheduleFiring {
     /** Fires every due schedule once; returns how many runs this node submitted. */
     int fireDue() {
         int fired = 0;
-        for (Schedule due : store.dueSchedules(clock.instant())) {
+        for (Schedule due : store.schedules().dueSchedules(clock.instant())) {
             Instant now = clock.instant();
             Schedule claimed = new Schedule(due.uuid(), due.name(), due.cron(), due.timezone(), due.run(), due.paused(), nextAfter(due, now),
                     due.version(), now, due.lastReport(), due.lastError(), due.created());
             // The compare-and-set: another node (or a pause) came first, and this one does nothing.
-            if (!store.updateSchedule(claimed)) continue;
+            if (!store.schedules().updateSchedule(claimed)) continue;
             fired++;
             String report = null;
             String error = null;
@@ -65,7 +65,7 @@ final class ScheduleFiring {
 
     /** Writes what the firing led to; a concurrent pause or delete in between wins (the outcome is not important enough to retry for). */
     private void recordOutcome(Schedule fired, String report, String error) {
-        store.updateSchedule(new Schedule(fired.uuid(), fired.name(), fired.cron(), fired.timezone(), fired.run(), fired.paused(),
+        store.schedules().updateSchedule(new Schedule(fired.uuid(), fired.name(), fired.cron(), fired.timezone(), fired.run(), fired.paused(),
                 fired.nextFire(), fired.version(), fired.lastFired(), report != null ? report : fired.lastReport(), error, fired.created()));
     }
 }

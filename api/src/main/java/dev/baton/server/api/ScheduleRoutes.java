@@ -94,7 +94,7 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
         Schedule schedule = new Schedule(UUID.randomUUID().toString(), name, body.cron(), timezone, body.run().toString(), false, first, 0,
                 null, null, null, now);
         try {
-            Json.write(ctx, 201, view(api.store().createSchedule(schedule)));
+            Json.write(ctx, 201, view(api.store().schedules().createSchedule(schedule)));
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT) throw ApiException.conflict("schedule_name_taken", "schedule name '" + name + "' is taken");
             throw e;
@@ -111,7 +111,7 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
     }
 
     private void list(Context ctx) {
-        Json.write(ctx, 200, api.store().schedules().stream().map(ScheduleRoutes::view).toList());
+        Json.write(ctx, 200, api.store().schedules().listSchedules().stream().map(ScheduleRoutes::view).toList());
     }
 
     private void get(Context ctx) {
@@ -119,7 +119,7 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
     }
 
     private void delete(Context ctx) {
-        if (!api.store().deleteSchedule(find(ctx).uuid())) throw notFound(ctx);
+        if (!api.store().schedules().deleteSchedule(find(ctx).uuid())) throw notFound(ctx);
         ctx.status(204);
     }
 
@@ -131,7 +131,7 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
             Instant next = !paused && s.paused() && s.cron() != null ? ScheduleFiring.nextAfter(s, api.now()) : s.nextFire();
             Schedule changed = new Schedule(s.uuid(), s.name(), s.cron(), s.timezone(), s.run(), paused, next, s.version(), s.lastFired(),
                     s.lastReport(), s.lastError(), s.created());
-            if (api.store().updateSchedule(changed)) {
+            if (api.store().schedules().updateSchedule(changed)) {
                 Json.write(ctx, 200, view(changed.withVersion(s.version() + 1)));
                 return;
             }
@@ -142,8 +142,8 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
     /** By uuid or by name. */
     private Schedule find(Context ctx) {
         String key = ctx.pathParam("schedule");
-        return api.store().findSchedule(key)
-                .or(() -> api.store().schedules().stream().filter(s -> s.name().equals(key)).findFirst())
+        return api.store().schedules().findSchedule(key)
+                .or(() -> api.store().schedules().listSchedules().stream().filter(s -> s.name().equals(key)).findFirst())
                 .orElseThrow(() -> notFound(ctx));
     }
 

@@ -55,15 +55,15 @@ public final class SpecRoutes implements RouteModule {
         boolean network = body.network() != null && body.network();
         Integer queueTimeout = body.queueTimeout() == null ? null : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of).seconds();
         Spec spec = Slugs.insert(name, slug, s -> api.store()
-                .createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
-        if (queueTimeout != null) spec = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
-        if (Boolean.TRUE.equals(body.requireCleanFingerprint())) spec = api.store().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
+                .specs().createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
+        if (queueTimeout != null) spec = api.store().specs().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+        if (Boolean.TRUE.equals(body.requireCleanFingerprint())) spec = api.store().specs().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
         Json.write(ctx, 201, spec.view());
     }
 
     private void list(Context ctx) {
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
-        Json.write(ctx, 200, api.store().listSpecs(archived).stream().map(Spec::view).toList());
+        Json.write(ctx, 200, api.store().specs().listSpecs(archived).stream().map(Spec::view).toList());
     }
 
     private void get(Context ctx) {
@@ -78,10 +78,10 @@ public final class SpecRoutes implements RouteModule {
                 : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of).seconds();
         Spec spec = find.spec(ctx.pathParam("spec"));
         try {
-            Spec updated = api.store().updateSpec(spec.id(), name, slug, body.archived(), api.now());
-            if (body.queueTimeout() != null) updated = api.store().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+            Spec updated = api.store().specs().updateSpec(spec.id(), name, slug, body.archived(), api.now());
+            if (body.queueTimeout() != null) updated = api.store().specs().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
             if (body.requireCleanFingerprint() != null) {
-                updated = api.store().setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
+                updated = api.store().specs().setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
             }
             Json.write(ctx, 200, updated.view());
         } catch (StoreException e) {
@@ -93,7 +93,7 @@ public final class SpecRoutes implements RouteModule {
     private void delete(Context ctx) {
         Spec spec = find.spec(ctx.pathParam("spec"));
         try {
-            api.store().deleteSpec(spec.id());
+            api.store().specs().deleteSpec(spec.id());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.IN_USE) {
                 throw ApiException.conflict("spec_in_use", "spec '" + spec.slug() + "' is referenced by jobs; archive it instead (PATCH archived=true)");

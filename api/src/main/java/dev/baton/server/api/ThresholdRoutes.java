@@ -102,7 +102,7 @@ final class ThresholdRoutes implements RouteModule {
         Long specId = null;
         if (b.spec() != null) {
             ResourceId id = Fields.resourceId("spec", b.spec());
-            specId = api.store().findSpec(id).map(Spec::id)
+            specId = api.store().specs().findSpec(id).map(Spec::id)
                     .orElseThrow(() -> ApiException.invalidField("spec", "no spec '" + b.spec() + "'"));
         }
         try {
@@ -114,7 +114,7 @@ final class ThresholdRoutes implements RouteModule {
     }
 
     private ThresholdView view(Project project, Threshold t) {
-        String spec = t.rule().specId() == null ? null : api.store().findSpec(t.rule().specId()).map(s -> s.slug().value()).orElse(null);
+        String spec = t.rule().specId() == null ? null : api.store().specs().findSpec(t.rule().specId()).map(s -> s.slug().value()).orElse(null);
         return ThresholdView.of(t, project.uuid(), spec);
     }
 

@@ -1,6 +1,6 @@
 package dev.baton.bench.jmh;
 
-import dev.baton.protocol.id.LeaseId;
+import dev.baton.bench.OneClaim;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
@@ -61,36 +61,36 @@ public class ClaimBenchmark {
         dir = Files.createTempDirectory("baton-jmh-claim-");
         store = StoreFactory.open(null, dir);
         Instant now = Instant.now();
-        Organization org = store.createOrganization("Jmh", Slug.of("jmh"), PlanTier.parse("team"), now);
-        Project project = store.createProject(org.id(), "Jmh", Slug.of("jmh"), now);
+        Organization org = store.organizations().createOrganization("Jmh", Slug.of("jmh"), PlanTier.parse("team"), now);
+        Project project = store.organizations().createProject(org.id(), "Jmh", Slug.of("jmh"), now);
         List<Long> specs = new ArrayList<>();
         for (int s = 0; s < 9; s++) {
-            specs.add(store.createSpec("spec " + s, Slug.of("spec-" + s), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now).id());
+            specs.add(store.specs().createSpec("spec " + s, Slug.of("spec-" + s), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now).id());
         }
-        runner = store.createRunner("jmh", Slug.of("jmh"), RunnerKey.generate().hash(), now).id();
-        store.addRunnerSpec(runner, specs.get(0));
-        store.addRunnerSpec(runner, specs.get(1));
-        idleRunner = store.createRunner("idle", Slug.of("idle"), RunnerKey.generate().hash(), now).id();
-        store.addRunnerSpec(idleRunner, specs.get(8));
+        runner = store.runners().createRunner("jmh", Slug.of("jmh"), RunnerKey.generate().hash(), now).id();
+        store.specs().addRunnerSpec(runner, specs.get(0));
+        store.specs().addRunnerSpec(runner, specs.get(1));
+        idleRunner = store.runners().createRunner("idle", Slug.of("idle"), RunnerKey.generate().hash(), now).id();
+        store.specs().addRunnerSpec(idleRunner, specs.get(8));
         JobConfig config = new JobConfig("http://127.0.0.1:1", project.uuid(), ImageDigest.of("sha256:" + "b".repeat(64)), null,
                 List.of("true"), Map.of(), JobTimeout.of(3600), List.of(), 1);
         for (int i = 0; i < pending; i++) {
             Instant t = now.plusMillis(i);
-            store.createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
+            store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
                     new NewJob(specs.get(i % 8), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
         }
     }
 
     @Benchmark
     public Job claimAndRequeue() {
-        Job job = store.claim(runner, LeaseId.random(), Instant.now()).orElseThrow();
-        store.requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
+        Job job = OneClaim.claim(store, runner, Instant.now()).orElseThrow();
+        store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
         return job;
     }
 
     @Benchmark
     public boolean claimNothing() {
-        return store.claim(idleRunner, LeaseId.random(), Instant.now()).isPresent();
+        return OneClaim.claim(store, idleRunner, Instant.now()).isPresent();
     }
 
     @TearDown(Level.Trial)

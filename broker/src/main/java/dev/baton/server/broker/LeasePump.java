@@ -127,7 +127,7 @@ public final class LeasePump {
     private void grant(Round round) {
         Set<Long> specIds = brokerSpecs();
         if (specIds.isEmpty()) return;
-        Map<Long, Spec> specs = store.listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
+        Map<Long, Spec> specs = store.specs().listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
         if (!round.brokerFailed) for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
             List<LeaseOffer> granted = offers.grant(specIds, round.now, round.now.plus(acceptance), round.now.plus(PUBLISH_CLAIM), BATCH,
@@ -162,7 +162,7 @@ public final class LeasePump {
     }
 
     private Set<Long> brokerSpecs() {
-        return store.listSpecs(false).stream().filter(s -> settings.offers(s.slug().value())).map(Spec::id).collect(Collectors.toSet());
+        return store.specs().listSpecs(false).stream().filter(s -> settings.offers(s.slug().value())).map(Spec::id).collect(Collectors.toSet());
     }
 
     /**

@@ -97,7 +97,7 @@ final class LeaseRoutes implements RouteModule {
 
     /** Where the runner pulls: the specs it serves whose jobs are offered on the broker (none archived). */
     LeaseMessages.LeaseSubjects subjects(Runner runner) {
-        List<LeaseMessages.SpecQueue> queues = store.runnerSpecs(runner.id()).stream()
+        List<LeaseMessages.SpecQueue> queues = store.specs().runnerSpecs(runner.id()).stream()
                 .filter(s -> s.archived() == null && settings.offers(s.slug().value()))
                 .map(s -> new LeaseMessages.SpecQueue(s.slug().value(), NatsBroker.leaseSubject(s.slug().value()),
                         NatsBroker.consumer(s.slug().value())))
@@ -231,7 +231,7 @@ final class LeaseRoutes implements RouteModule {
         // CompleteAck: only that answer differs, nothing is stored twice, and the runner stops
         // either way. This end replaces the job_finished it wrote, so later resends get CompleteAck.
         offers.end(o.lease(), RUNNER_ENDED + said);
-        Job now = store.findJob(o.job()).orElseThrow();
+        Job now = store.runs().findJob(o.job()).orElseThrow();
         boolean accepted = now.holds(o.lease()) && switch (said) {
             case "SUCCEEDED" -> now.status() == JobStatus.COMPLETED || now.status() == JobStatus.PROCESSED;
             case "FAILED" -> now.status() == JobStatus.FAILED;
@@ -283,7 +283,7 @@ final class LeaseRoutes implements RouteModule {
             offers.expireDue(now, maxRequeues, o.lease()).forEach(expired);
             return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
         }
-        Job job = store.findJob(o.job()).orElse(null);
+        Job job = store.runs().findJob(o.job()).orElse(null);
         if (job != null && job.holds(o.lease())) {
             if (job.status().inFlight()) return new Held(o, null);
             if (job.status() == JobStatus.CANCELED && offers.cancelDeadline(o.lease()).filter(now::isBefore).isPresent()) return new Held(o, null);
@@ -310,7 +310,7 @@ final class LeaseRoutes implements RouteModule {
     }
 
     private LeaseMessages.LeaseAccepted accepted(Runner runner, Job job, LeaseId lease) {
-        String token = store.projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, clock.instant())).orElse(null);
+        String token = store.organizations().projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, clock.instant())).orElse(null);
         return new LeaseMessages.LeaseAccepted("LeaseAccepted", lease.value(), job.uuid().toString(), job.attempt(), token,
                 settings.leaseTtl().toSeconds());
     }

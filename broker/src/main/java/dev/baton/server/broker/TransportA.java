@@ -112,7 +112,7 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
      */
     private void jobPending(long specId) {
         try {
-            boolean offered = settings.allSpecs() || store.findSpec(specId).map(s -> settings.offers(s.slug().value())).orElse(false);
+            boolean offered = settings.allSpecs() || store.specs().findSpec(specId).map(s -> settings.offers(s.slug().value())).orElse(false);
             if (offered) wake();
         } catch (RuntimeException e) {
             LOG.debug("lease pump not woken for spec {} (the fallback round offers the job): {}", specId, e.toString());
@@ -175,14 +175,14 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
     /** A job canceled under a bound lease: CancelRequested on its runner's control subject (the HeartbeatAck says it too). */
     private void pushCancel(dev.baton.protocol.id.JobUuid uuid) {
         try {
-            Job job = store.findJob(uuid).orElse(null);
+            Job job = store.runs().findJob(uuid).orElse(null);
             if (job == null || job.status() != JobStatus.CANCELED || job.lease() == null || job.runnerId() == null) return;
             LeaseOffer o = store.leaseOffers().find(job.lease()).orElse(null);
             if (o == null || o.state() != LeaseOffer.State.BOUND) return;
             Instant deadline = store.leaseOffers().cancelDeadline(job.lease()).orElse(null);
             if (deadline == null) return;
             Instant now = clock.instant();
-            String runner = store.findRunner(job.runnerId()).map(r -> r.slug().value()).orElse(null);
+            String runner = store.runners().findRunner(job.runnerId()).map(r -> r.slug().value()).orElse(null);
             if (runner == null) return;
             broker.publishControl(runner, Wire.encode(new LeaseMessages.CancelRequested("CancelRequested", job.lease().value(),
                     uuid.toString(), "RUN_CANCELED", Math.max(0, Duration.between(now, deadline).toSeconds()), now.toString())));

@@ -62,13 +62,13 @@ class ImagePushTest {
     void start() throws Exception {
         Path data = tmp.resolve("data");
         store = StoreFactory.open(null, data);
-        long org = store.createOrganization("Org", Slug.of("org"), PlanTier.FREE, Clock.systemUTC().instant()).id();
-        store.createProject(org, "Alpha", Slug.of("alpha"), Clock.systemUTC().instant());
+        long org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.FREE, Clock.systemUTC().instant()).id();
+        store.organizations().createProject(org, "Alpha", Slug.of("alpha"), Clock.systemUTC().instant());
         ServerConfig config = ServerConfig.defaults(data);
         RegistryTokens tokens = RegistryTokens.open(data, config.pullTokenTtl());
         RegistryModule module = RegistryModule.open(config, dev.baton.server.blob.BlobStorage.directory(data.resolve("storage")), store, dev.baton.server.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
                 ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
-                id -> store.findProject(id).map(Project::uuid), tokens, Clock.systemUTC());
+                id -> store.organizations().findProject(id).map(Project::uuid), tokens, Clock.systemUTC());
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 

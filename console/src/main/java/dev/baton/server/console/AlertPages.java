@@ -52,10 +52,10 @@ final class AlertPages {
     Optional<JobRef> jobOf(Project project, String reportUuid) {
         Optional<Report> report;
         try {
-            report = store.findReport(ReportUuid.parse(reportUuid));
+            report = store.runs().findReport(ReportUuid.parse(reportUuid));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
-        return report.flatMap(r -> store.findJobOfReport(r.id())).map(j -> new JobRef(project.slug().value(), j.uuid().toString()));
+        return report.flatMap(r -> store.runs().findJobOfReport(r.id())).map(j -> new JobRef(project.slug().value(), j.uuid().toString()));
     }
 }

@@ -34,10 +34,10 @@ final class Comparison {
     }
 
     ComparePage compare(Project project, Job job) {
-        Report report = store.findReport(job.reportId()).orElse(null);
+        Report report = store.runs().findReport(job.reportId()).orElse(null);
         Metrics current = metrics(report);
         Optional<Job> previous = report == null ? Optional.empty() : previous(project, job, report);
-        Metrics before = previous.flatMap(p -> store.findReport(p.reportId())).map(Comparison::metrics).orElse(Metrics.EMPTY);
+        Metrics before = previous.flatMap(p -> store.runs().findReport(p.reportId())).map(Comparison::metrics).orElse(Metrics.EMPTY);
         JobRef ref = new JobRef(project.slug().value(), job.uuid().toString());
         return new ComparePage(project.slug().value(), project.name(), ref,
                 previous.map(p -> new JobRef(project.slug().value(), p.uuid().toString())).orElse(null),
@@ -49,10 +49,10 @@ final class Comparison {
         int read = 0;
         int batch = 200;
         while (read < SCAN) {
-            List<Job> jobs = store.listJobs(project.id(), new JobFilter(null, null, null, batch, read));
+            List<Job> jobs = store.runs().listJobs(project.id(), new JobFilter(null, null, null, batch, read));
             for (Job j : jobs) {
                 if (j.id() >= job.id()) continue; // submitted after it (ids grow with submission; times may tie)
-                Optional<Report> r = store.findReport(j.reportId());
+                Optional<Report> r = store.runs().findReport(j.reportId());
                 if (r.isPresent() && r.get().branch().equals(report.branch()) && r.get().testbed().equals(report.testbed())
                         && !metrics(r.get()).isEmpty()) {
                     return Optional.of(j);

@@ -271,9 +271,9 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 throw new ApiException(400, "invalid_parameter", "no job status '" + s + "'");
             }
         }
-        Spec spec = Optional.ofNullable(blank(ctx.queryParam("spec"))).map(ref -> store.findSpec(resource(ref))
+        Spec spec = Optional.ofNullable(blank(ctx.queryParam("spec"))).map(ref -> store.specs().findSpec(resource(ref))
                 .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + ref + "'"))).orElse(null);
-        Runner runner = Optional.ofNullable(blank(ctx.queryParam("runner"))).map(ref -> store.findRunner(resource(ref))
+        Runner runner = Optional.ofNullable(blank(ctx.queryParam("runner"))).map(ref -> store.runners().findRunner(resource(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"))).orElse(null);
         int offset;
         try {

@@ -97,8 +97,8 @@ public final class ConsolePages {
     List<RunnerRow> runners() {
         List<RunnerRow> rows = new ArrayList<>();
         Map<Long, Project> projects = new HashMap<>();
-        for (Runner r : store.listRunners(new RunnerFilter(null, null, true))) {
-            String specs = String.join(", ", store.runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
+        for (Runner r : store.runners().listRunners(new RunnerFilter(null, null, true))) {
+            String specs = String.join(", ", store.specs().runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
             Optional<RunnerActivity> live = activity.apply(r.id());
             List<JobRef> jobs = live.map(a -> a.jobs().stream().map(j -> ref(j, projects)).flatMap(Optional::stream).toList()).orElse(List.of());
             String state;
@@ -128,7 +128,7 @@ public final class ConsolePages {
             }
             rows.add(new RunnerRow(r.slug().value(), r.name(), state, detail, jobs, specs, r.lastHeartbeat(),
                     live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent(), r.isQuarantined(),
-                    String.join(", ", store.runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
+                    String.join(", ", store.runners().runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
         }
         return rows;
     }
@@ -138,36 +138,36 @@ public final class ConsolePages {
     }
 
     private Optional<JobRef> ref(JobUuid uuid, Map<Long, Project> projects) {
-        return store.findJob(uuid).map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
+        return store.runs().findJob(uuid).map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
     }
 
     private Project project(long id, Map<Long, Project> cache) {
-        return cache.computeIfAbsent(id, p -> store.findProject(p).orElseThrow());
+        return cache.computeIfAbsent(id, p -> store.organizations().findProject(p).orElseThrow());
     }
 
     // ---- specs -----------------------------------------------------------------------------------
 
     List<SpecRow> specs() {
-        List<Spec> specs = store.listSpecs(false);
+        List<Spec> specs = store.specs().listSpecs(false);
         Map<Long, long[]> serving = new HashMap<>(); // spec → {serving, connected}
-        for (Runner r : store.listRunners(new RunnerFilter(null, null, false))) {
+        for (Runner r : store.runners().listRunners(new RunnerFilter(null, null, false))) {
             boolean connected = activity.apply(r.id()).isPresent();
-            for (Spec s : store.runnerSpecs(r.id())) {
+            for (Spec s : store.specs().runnerSpecs(r.id())) {
                 long[] c = serving.computeIfAbsent(s.id(), k -> new long[2]);
                 c[0]++;
                 if (connected) c[1]++;
             }
         }
         Map<Long, Long> queued = new HashMap<>();
-        for (Job j : store.pendingJobs()) queued.merge(j.specId(), 1L, Long::sum);
+        for (Job j : store.runs().pendingJobs()) queued.merge(j.specId(), 1L, Long::sum);
         Map<Long, Long> running = new HashMap<>();
-        for (Job j : store.inFlightJobs()) running.merge(j.specId(), 1L, Long::sum);
-        List<Project> projects = store.listProjects();
+        for (Job j : store.liveness().inFlightJobs()) running.merge(j.specId(), 1L, Long::sum);
+        List<Project> projects = store.organizations().listProjects();
         List<SpecRow> rows = new ArrayList<>();
         for (Spec s : specs) {
             // Recent jobs of the spec, newest first across projects (the store lists jobs per project).
             List<Job> recent = new ArrayList<>();
-            for (Project p : projects) recent.addAll(store.listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
+            for (Project p : projects) recent.addAll(store.runs().listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
             recent.sort(Comparator.comparing(Job::created).reversed());
             List<Job> sample = recent.subList(0, Math.min(RECENT, recent.size()));
             List<Duration> waits = sample.stream().filter(j -> j.started() != null).map(j -> Duration.between(j.created(), j.started())).toList();
@@ -196,10 +196,10 @@ public final class ConsolePages {
         Map<Long, String> specs = new HashMap<>();
         List<QueueRow> rows = new ArrayList<>();
         int order = 0;
-        for (Job j : store.pendingJobs()) {
+        for (Job j : store.runs().pendingJobs()) {
             Optional<QueueStatus> q = queue.status(j);
             rows.add(new QueueRow(++order, new JobRef(project(j.projectId(), projects).slug().value(), j.uuid().toString()),
-                    specs.computeIfAbsent(j.specId(), id -> store.findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
+                    specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
                     q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
                     q.map(s -> s.reason().message()).orElse(null)));
         }
@@ -209,7 +209,7 @@ public final class ConsolePages {
     // ---- projects and jobs -----------------------------------------------------------------------
 
     List<ProjectRow> projects(java.util.function.Predicate<Project> readable) {
-        return store.listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
+        return store.organizations().listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
     }
 
     JobsPage jobs(Project project, JobListing.Filter filter, int offset) {
@@ -219,9 +219,9 @@ public final class ConsolePages {
     /** The job's page as {@code viewer} sees it: a Cancel button only when the job can be canceled and the viewer may. */
     JobPage job(Project project, Job job, Principal viewer) {
         Names names = new Names(store);
-        List<Attempt> attempts = store.attempts(job.id());
+        List<Attempt> attempts = store.runs().attempts(job.id());
         Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
-        Report report = store.findReport(job.reportId()).orElse(null);
+        Report report = store.runs().findReport(job.reportId()).orElse(null);
         ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
         JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
@@ -306,8 +306,8 @@ public final class ConsolePages {
 
     /** The /v0/run body that submits the job again with the same configuration. */
     Map<String, Object> rerun(Project project, Job job) {
-        Report report = store.findReport(job.reportId()).orElseThrow();
-        Spec spec = store.findSpec(job.specId()).orElseThrow();
+        Report report = store.runs().findReport(job.reportId()).orElseThrow();
+        Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
         return Rerun.body(project, job, report, spec);
     }
 

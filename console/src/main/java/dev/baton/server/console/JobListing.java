@@ -53,7 +53,7 @@ public final class JobListing {
         List<JobRow> matched = new ArrayList<>();
         boolean limited = false;
         if (!f.scans()) {
-            for (Job j : store.listJobs(project.id(), withPage(query, PAGE + 1, offset))) matched.add(row(project, j, names));
+            for (Job j : store.runs().listJobs(project.id(), withPage(query, PAGE + 1, offset))) matched.add(row(project, j, names));
         } else {
             // Read newest first until a page and one more matched, or the scan limit.
             int read = 0;
@@ -63,7 +63,7 @@ public final class JobListing {
                     limited = true;
                     break;
                 }
-                List<Job> jobs = store.listJobs(project.id(), withPage(query, batch, read));
+                List<Job> jobs = store.runs().listJobs(project.id(), withPage(query, batch, read));
                 for (Job j : jobs) {
                     JobRow row = row(project, j, names);
                     if (matches(row, f)) matched.add(row);
@@ -90,7 +90,7 @@ public final class JobListing {
 
     /** A job's row: its report gives the branch and testbed, the job its image or command. */
     JobRow row(Project project, Job j, Names names) {
-        Optional<Report> report = store.findReport(j.reportId());
+        Optional<Report> report = store.runs().findReport(j.reportId());
         return new JobRow(new JobRef(project.slug().value(), j.uuid().toString()), j.status().wireName(), names.spec(j.specId()),
                 names.runner(j.runnerId()), j.priority(), j.attempt(), j.created(), j.started(), j.completed(),
                 report.map(Report::branch).orElse(null), report.flatMap(r -> store.alerts().reportHash(r.id())).orElse(null),
@@ -116,11 +116,11 @@ public final class JobListing {
     }
 
     private List<Choice> specs(Filter f) {
-        return store.listSpecs(false).stream().map(s -> new Choice(s.slug().value(), s.name(), f.spec() != null && f.spec().id() == s.id())).toList();
+        return store.specs().listSpecs(false).stream().map(s -> new Choice(s.slug().value(), s.name(), f.spec() != null && f.spec().id() == s.id())).toList();
     }
 
     private List<Choice> runners(Filter f) {
-        return store.listRunners(new RunnerFilter(null, null, true)).stream()
+        return store.runners().listRunners(new RunnerFilter(null, null, true)).stream()
                 .map(r -> new Choice(r.slug().value(), r.name(), f.runner() != null && f.runner().id() == r.id())).toList();
     }
 

@@ -16,11 +16,11 @@ final class Names {
     }
 
     String spec(long id) {
-        return specs.computeIfAbsent(id, s -> store.findSpec(s).map(x -> x.slug().value()).orElse("?"));
+        return specs.computeIfAbsent(id, s -> store.specs().findSpec(s).map(x -> x.slug().value()).orElse("?"));
     }
 
     String runner(Long id) {
-        return id == null ? null : runners.computeIfAbsent(id, r -> store.findRunner(r).map(x -> x.slug().value()).orElse("?"));
+        return id == null ? null : runners.computeIfAbsent(id, r -> store.runners().findRunner(r).map(x -> x.slug().value()).orElse("?"));
     }
 
     /** Who submitted the job: its user's name, or {@code admin} when the admin token did (no user is recorded then). */

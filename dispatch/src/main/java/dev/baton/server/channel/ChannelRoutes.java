@@ -198,7 +198,7 @@ public final class ChannelRoutes implements RouteModule {
         }
         if (session.labelsChanged(r.labels())) {
             // Before the wait starts, so this very ready already claims with the new labels.
-            store.setRunnerLabels(session.runnerId(), false, r.labels(), clock.instant());
+            store.runners().setRunnerLabels(session.runnerId(), false, r.labels(), clock.instant());
             session.labelsStored(r.labels());
             LOG.info("runner {} reports labels {}", session.runner().slug(), r.labels());
         }

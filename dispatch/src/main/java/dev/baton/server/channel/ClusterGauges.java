@@ -43,7 +43,7 @@ final class ClusterGauges {
         Instant now = clock.instant();
         if (last == null || readAt == null || !now.isBefore(readAt.plus(FRESH)) || now.isBefore(readAt)) {
             try {
-                last = store.clusterCounts(nodeId, now.minus(nodeTimeout));
+                last = store.nodes().clusterCounts(nodeId, now.minus(nodeTimeout));
                 readAt = now;
             } catch (RuntimeException e) {
                 if (last == null) return -1; // the database is unreachable: say so rather than 0

@@ -105,7 +105,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.deadlines = new Deadlines(clock);
         this.specSets = new RunnerSpecSets(store, clock);
         // A change through this node's store drops this node's sets now and the others' over the bus.
-        this.specsListener = store.onSpecsChange(() -> {
+        this.specsListener = store.specs().onSpecsChange(() -> {
             specSets.invalidate();
             bus.publish(new ClusterEvent.SpecsChanged());
         });
@@ -219,7 +219,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     /** Another node changed specs or runner specs (or may have): what this node caches of them is read again. */
     private void specsChangedElsewhere() {
         specSets.invalidate();
-        store.specsChangedElsewhere();
+        store.specs().specsChangedElsewhere();
     }
 
     @Override

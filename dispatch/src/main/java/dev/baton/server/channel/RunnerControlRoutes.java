@@ -97,7 +97,7 @@ final class RunnerControlRoutes implements RouteModule {
     /** The path's runner and its open session on this node: 404 {@code runner_not_found}, 409 {@code runner_not_connected}. */
     private Connected connected(Context ctx) {
         String ref = ctx.pathParam("runner");
-        Runner runner = store.findRunner(ResourceId.of(ref))
+        Runner runner = store.runners().findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
         RunnerSession session = sessions.of(runner.id())
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
@@ -133,7 +133,7 @@ final class RunnerControlRoutes implements RouteModule {
 
     private void deliver(Context ctx, ServerMessage message) {
         String ref = ctx.pathParam("runner");
-        Runner runner = store.findRunner(ResourceId.of(ref))
+        Runner runner = store.runners().findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
         var session = sessions.of(runner.id());
         if (session.isPresent()) {
@@ -141,7 +141,7 @@ final class RunnerControlRoutes implements RouteModule {
             Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", nodeId));
             return;
         }
-        String elsewhere = store.runnerNode(runner.id()).filter(this::alive)
+        String elsewhere = store.nodes().runnerNode(runner.id()).filter(this::alive)
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
         bus.publish(new ClusterEvent.ToRunner(runner.id(), Wire.encode(message)));
         Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", elsewhere));
@@ -149,13 +149,13 @@ final class RunnerControlRoutes implements RouteModule {
 
     private boolean alive(String node) {
         Instant since = clock.instant().minus(nodeTimeout);
-        return store.nodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
+        return store.nodes().listNodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
     }
 
     /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */
     private void nodes(Context ctx) {
         Instant since = clock.instant().minus(nodeTimeout);
-        List<Map<String, Object>> nodes = store.nodes().stream().map(n -> view(n, since)).toList();
+        List<Map<String, Object>> nodes = store.nodes().listNodes().stream().map(n -> view(n, since)).toList();
         Json.write(ctx, 200, Map.of("nodes", nodes, "self", nodeId));
     }
 
@@ -174,8 +174,8 @@ final class RunnerControlRoutes implements RouteModule {
 
     private void usage(Context ctx) {
         String ref = ctx.pathParam("organization");
-        Organization org = store.findOrganization(ResourceId.of(ref))
+        Organization org = store.organizations().findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
-        Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.billedMinutes(org.id())));
+        Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.liveness().billedMinutes(org.id())));
     }
 }

@@ -27,7 +27,7 @@ final class AttemptResolver {
             if (a.runnerId != session.runnerId()) return new Resolution.Forbidden();
             if (!a.reattach) return new Resolution.Current(a);
             // The runner came back: drop the store's lost deadline, unless the attempt ended meanwhile.
-            Optional<Job> current = ctx.store.reattach(a.job, a.lease);
+            Optional<Job> current = ctx.store.liveness().reattach(a.job, a.lease);
             if (current.isPresent()) {
                 a.reattach = false;
                 if (a.started == null && current.get().started() != null) a.started = current.get().started();
@@ -35,7 +35,7 @@ final class AttemptResolver {
             }
             ctx.forget(a);
         }
-        var stored = ctx.store.findJob(jobId);
+        var stored = ctx.store.runs().findJob(jobId);
         if (stored.isEmpty()) return new Resolution.Stale("no such job");
         Job job = stored.get();
         if (job.holds(lease)) {
@@ -43,14 +43,14 @@ final class AttemptResolver {
             if (job.status().inFlight()) {
                 ActiveJob adopted = adopt(job); // not in memory here yet: another node's runner, or a restart
                 if (adopted != null) return new Resolution.Current(adopted);
-                job = ctx.store.findJob(jobId).orElse(job);
+                job = ctx.store.runs().findJob(jobId).orElse(job);
                 if (!job.holds(lease)) return new Resolution.Stale("lease is no longer current");
             }
             return new Resolution.Finished(job);
         }
         // Any lease that is not the current one changes nothing and is answered stale, whether it
         // is an earlier attempt of this runner or one it never held.
-        List<Attempt> attempts = ctx.store.attempts(job.id());
+        List<Attempt> attempts = ctx.store.runs().attempts(job.id());
         boolean earlierAttemptOfThisRunner = attempts.stream().anyMatch(at -> at.lease().matches(lease) && at.runnerId() == session.runnerId());
         return new Resolution.Stale(earlierAttemptOfThisRunner ? "lease is no longer current" : "lease is not valid for this job");
     }
@@ -61,7 +61,7 @@ final class AttemptResolver {
      * keeps it in memory with wake-ups for its deadlines. Null when it ended meanwhile.
      */
     private ActiveJob adopt(Job stored) {
-        Optional<Job> current = ctx.store.reattach(stored.uuid(), stored.lease());
+        Optional<Job> current = ctx.store.liveness().reattach(stored.uuid(), stored.lease());
         if (current.isEmpty()) return null;
         Job job = current.get();
         ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.projectId(), job.started(),

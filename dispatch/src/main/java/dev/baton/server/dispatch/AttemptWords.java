@@ -37,9 +37,9 @@ final class AttemptWords {
     Transition complete(ProjectUuid project, JobUuid job, int attempt, LeaseId lease, RunnerMessage.Completed c, Instant now) {
         JobOutput output = outputOf(c);
         byte[] onTheAttempt = results.onTheAttempt(output);
-        if (onTheAttempt != null) return store.complete(job, lease, now, onTheAttempt);
+        if (onTheAttempt != null) return store.transitions().complete(job, lease, now, onTheAttempt);
         results.save(project, job, attempt, output);
-        return takenBackIfRefused(project, job, attempt, store.complete(job, lease, now, null));
+        return takenBackIfRefused(project, job, attempt, store.transitions().complete(job, lease, now, null));
     }
 
     Transition fail(ProjectUuid project, int attempt, RunnerMessage.Failed f, Instant now) {
@@ -49,7 +49,7 @@ final class AttemptWords {
         AttemptOutcome outcome = f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED;
         byte[] onTheAttempt = results.onTheAttempt(output);
         if (onTheAttempt != null) {
-            Transition t = store.fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt);
+            Transition t = store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt);
             // A duplicate whose attempt keeps no output: a heartbeat timeout failed it under this
             // lease just before. The runner's own account is kept, as FinalWords keeps it when the
             // timeout was seen first; a plain resend finds its output already stored.
@@ -57,7 +57,7 @@ final class AttemptWords {
             return t;
         }
         results.save(project, f.job(), attempt, output);
-        return takenBackIfRefused(project, f.job(), attempt, store.fail(f.job(), f.lease(), errorOf(f), outcome, now, null));
+        return takenBackIfRefused(project, f.job(), attempt, store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, null));
     }
 
     private Transition takenBackIfRefused(ProjectUuid project, JobUuid job, int attempt, Transition t) {

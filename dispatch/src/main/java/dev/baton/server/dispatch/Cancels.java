@@ -47,7 +47,7 @@ final class Cancels {
     /** A heartbeat of an attempt past its hard deadline: canceled in the store, the runner told to stop. */
     ServerMessage hardTimeout(ActiveJob a) {
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.cancel(a.job, a.lease, "hard timeout: ran longer than its timeout plus the grace period", now,
+        Transition t = ctx.store.transitions().cancel(a.job, a.lease, "hard timeout: ran longer than its timeout plus the grace period", now,
                 now.plus(ctx.settings.cancelDeadline()));
         if (t.applied()) ctx.metrics.transition("hard_timeout");
         return requestCancel(a, "timeout");

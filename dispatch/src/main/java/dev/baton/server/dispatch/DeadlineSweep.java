@@ -54,7 +54,7 @@ final class DeadlineSweep {
         sweeping.lock();
         try {
             Instant now = ctx.clock.instant();
-            for (String dead : ctx.store.expireNodes(ctx.settings.nodeId(), now.minus(ctx.settings.nodeTimeout()), now,
+            for (String dead : ctx.store.nodes().expireNodes(ctx.settings.nodeId(), now.minus(ctx.settings.nodeTimeout()), now,
                     ctx.settings.heartbeatTimeout())) {
                 LOG.warn("node {} missed its heartbeats for {}: its runners are treated as disconnected", dead, ctx.settings.nodeTimeout());
                 ctx.metrics.transition("node_lost");
@@ -93,7 +93,7 @@ final class DeadlineSweep {
     private int sweep(Deadline kind, Instant now, Function<Job, Runnable> act) {
         int acted = 0;
         while (true) {
-            List<Runnable> effects = ctx.store.sweepDue(kind, now, SWEEP_BATCH, job -> withChange(job, act.apply(job)));
+            List<Runnable> effects = ctx.store.liveness().sweepDue(kind, now, SWEEP_BATCH, job -> withChange(job, act.apply(job)));
             for (Runnable effect : effects) {
                 try {
                     effect.run();
@@ -120,7 +120,7 @@ final class DeadlineSweep {
 
     private Runnable acceptanceExpired(Job job) {
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, ctx.settings.maxRequeues(), now);
+        Transition t = ctx.store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, ctx.settings.maxRequeues(), now);
         if (!t.applied()) return NOTHING;
         return () -> {
             LOG.info("job {} not accepted within {}: back to the queue", job.uuid(), ctx.settings.acceptanceTimeout());
@@ -135,7 +135,7 @@ final class DeadlineSweep {
     private Runnable lostExpired(Job job) {
         Instant now = ctx.clock.instant();
         if (job.status() == JobStatus.CLAIMED) {
-            Transition t = ctx.store.requeue(job.uuid(), job.lease(), AttemptOutcome.LOST_BEFORE_START, ctx.settings.maxRequeues(), now);
+            Transition t = ctx.store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.LOST_BEFORE_START, ctx.settings.maxRequeues(), now);
             if (!t.applied()) return NOTHING;
             return () -> {
                 ctx.metrics.acceptance("requeued");
@@ -146,14 +146,14 @@ final class DeadlineSweep {
         }
         Instant hard = job.started().plusSeconds(job.timeout()).plus(ctx.settings.jobTimeoutGrace());
         if (now.isAfter(hard)) {
-            Transition t = ctx.store.cancel(job.uuid(), job.lease(), "hard timeout exceeded and lost contact with the runner", now, null);
+            Transition t = ctx.store.transitions().cancel(job.uuid(), job.lease(), "hard timeout exceeded and lost contact with the runner", now, null);
             return () -> {
                 if (t.applied()) ctx.metrics.transition("hard_timeout");
                 attemptEnded(job, null);
                 ctx.jobFinished();
             };
         }
-        Transition t = ctx.store.fail(job.uuid(), job.lease(), "lost contact with the runner (disconnected or silent past the heartbeat timeout)",
+        Transition t = ctx.store.transitions().fail(job.uuid(), job.lease(), "lost contact with the runner (disconnected or silent past the heartbeat timeout)",
                 AttemptOutcome.LOST, now);
         return () -> {
             if (t.applied()) ctx.metrics.transition("lost");
@@ -166,7 +166,7 @@ final class DeadlineSweep {
 
     private Runnable hardExpired(Job job) {
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.cancel(job.uuid(), job.lease(), "hard timeout: ran longer than its timeout plus the grace period", now,
+        Transition t = ctx.store.transitions().cancel(job.uuid(), job.lease(), "hard timeout: ran longer than its timeout plus the grace period", now,
                 now.plus(ctx.settings.cancelDeadline()));
         if (!t.applied()) return NOTHING;
         return () -> {
@@ -190,7 +190,7 @@ final class DeadlineSweep {
     private Runnable queueExpired(Job job) {
         String why = ctx.explainer.status(job).map(s -> "; it was waiting because: " + s.reason().message()).orElse("");
         String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout() + " s without starting" + why;
-        Transition t = ctx.store.expireQueued(job.uuid(), error, ctx.clock.instant());
+        Transition t = ctx.store.transitions().expireQueued(job.uuid(), error, ctx.clock.instant());
         if (!t.applied()) return NOTHING;
         return () -> {
             LOG.info("job {} failed: {}", job.uuid(), error);

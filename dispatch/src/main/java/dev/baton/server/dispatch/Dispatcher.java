@@ -162,7 +162,7 @@ public final class Dispatcher {
         for (ProjectUuid project : preferProjects == null ? List.<ProjectUuid>of() : preferProjects) {
             Long id = projectIds.get(project);
             if (id == null) {
-                id = store.findProject(ResourceId.of(project.toString())).map(p -> p.id()).orElse(null);
+                id = store.organizations().findProject(ResourceId.of(project.toString())).map(p -> p.id()).orElse(null);
                 if (id != null) projectIds.put(project, id);
             }
             if (id != null) prefer.add(id);
@@ -340,7 +340,7 @@ public final class Dispatcher {
             requests.add(new ClaimRequest(w.session.runnerId(), w.slots, w.specIds, claimFilter(w),
                     runnersThatDeclined.contains(w.session.runnerId())));
         }
-        List<List<Job>> claimed = store.claimEach(requests, now, now.plus(acceptanceTimeout));
+        List<List<Job>> claimed = store.claims().claimEach(requests, now, now.plus(acceptanceTimeout));
         Set<Long> served = new HashSet<>();
         Set<Long> warmSpecs = new HashSet<>();
         for (int i = 0; i < asking.size(); i++) {
@@ -368,7 +368,7 @@ public final class Dispatcher {
     private boolean mayHavePending(Set<Long> specIds, Long justPending, PendingKnowledge.Ticket ticket) {
         if (justPending != null && specIds.contains(justPending)) return true;
         if (pending.knownEmpty(specIds)) return false;
-        boolean any = store.hasPendingFor(specIds);
+        boolean any = store.runs().hasPendingFor(specIds);
         if (!any) pending.nothingPending(specIds, ticket);
         return any;
     }
@@ -388,7 +388,7 @@ public final class Dispatcher {
             List<ImageDigest> held = w.session.heldImages();
             if (affinity.due(runner)) {
                 due.add(w);
-            } else if (held != null && !held.isEmpty() && affinity.warm(held, store.nextImage(runner, now, claimFilter(w)))) {
+            } else if (held != null && !held.isEmpty() && affinity.warm(held, store.claims().nextImage(runner, now, claimFilter(w)))) {
                 warm.add(runner);
                 warmWaiters.add(w);
             } else {
@@ -432,8 +432,8 @@ public final class Dispatcher {
 
     /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */
     private Runnable hand(RunnerSession session, Job job, Instant now) {
-        Spec spec = store.findSpec(job.specId()).orElseThrow();
-        ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
+        Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
+        ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), job.projectId(), null, 0);
         active.put(attempt);
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.

@@ -54,7 +54,7 @@ final class FinalWords {
         // runner may answer completed after cancel) and attempts not held here read the job first.
         Transition t = attempt != null && !attempt.cancelRequested && m instanceof RunnerMessage.Completed c
                 ? completeHeld(attempt, c, now)
-                : finalWord(m, r instanceof Resolution.Finished(Job finished) ? finished : ctx.store.findJob(m.job()).orElseThrow(), now);
+                : finalWord(m, r instanceof Resolution.Finished(Job finished) ? finished : ctx.store.runs().findJob(m.job()).orElseThrow(), now);
         if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
         if (t != null && t.applied()) {
             ctx.changes.job(m.job());
@@ -79,7 +79,7 @@ final class FinalWords {
 
     /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link AttemptWords}). */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        return words.complete(ctx.store.projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
+        return words.complete(ctx.store.organizations().projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
     }
 
     /**
@@ -91,7 +91,7 @@ final class FinalWords {
      */
     private Transition finalWord(RunnerMessage.Terminal m, Job job, Instant now) {
         if (!job.holds(m.lease())) return attemptEndedAs(m) ? null : new Transition(Transition.Result.STALE, job);
-        var project = ctx.store.projectUuid(job.projectId()).orElseThrow();
+        var project = ctx.store.organizations().projectUuid(job.projectId()).orElseThrow();
         int attempt = job.attempt(); // the lease's attempt: the job holds it
         return switch (m) {
             case RunnerMessage.Completed c -> {
@@ -116,9 +116,9 @@ final class FinalWords {
                 if ((job.status().inFlight() || owed) && hasResults(c.results()) && !ctx.results.hasOutput(project, job)) {
                     ctx.results.save(project, job.uuid(), attempt, new JobOutput(c.results(), "canceled"));
                 }
-                if (owed) ctx.store.clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
+                if (owed) ctx.store.liveness().clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
                 if (!job.status().inFlight()) yield null;
-                yield ctx.store.cancel(m.job(), m.lease(), "canceled by the runner", now);
+                yield ctx.store.transitions().cancel(m.job(), m.lease(), "canceled by the runner", now);
             }
         };
     }
@@ -140,8 +140,8 @@ final class FinalWords {
             case RunnerMessage.Failed f -> AttemptOutcome.FAILED;
             case RunnerMessage.Canceled c -> AttemptOutcome.CANCELED;
         };
-        return ctx.store.findJob(m.job())
-                .map(job -> ctx.store.attempts(job.id()).stream().anyMatch(at -> at.lease().matches(m.lease()) && at.outcome() == said))
+        return ctx.store.runs().findJob(m.job())
+                .map(job -> ctx.store.runs().attempts(job.id()).stream().anyMatch(at -> at.lease().matches(m.lease()) && at.outcome() == said))
                 .orElse(false);
     }
 
@@ -157,7 +157,7 @@ final class FinalWords {
             return;
         }
         try {
-            var runner = ctx.store.releaseRunner(runnerId, now);
+            var runner = ctx.store.runners().releaseRunner(runnerId, now);
             LOG.info("canary job {} passed: runner {} released from quarantine", job.uuid(), runner.slug());
             ctx.changes.runners();
         } catch (RuntimeException e) {

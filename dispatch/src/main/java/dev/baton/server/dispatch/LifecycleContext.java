@@ -108,7 +108,7 @@ final class LifecycleContext {
         if (a.started == null) return;
         int minute = (int) Duration.between(a.started, now).toMinutes();
         if (minute > a.lastBilledMinute) {
-            store.billMinutes(a.job, minute, now);
+            store.liveness().billMinutes(a.job, minute, now);
             a.lastBilledMinute = minute;
         }
     }
@@ -132,12 +132,12 @@ final class LifecycleContext {
     }
 
     LeaseId leaseOf(JobUuid job, int attempt) {
-        return store.findJob(job).flatMap(j -> store.findAttempt(j.id(), attempt)).map(Attempt::lease).orElse(null);
+        return store.runs().findJob(job).flatMap(j -> store.runs().findAttempt(j.id(), attempt)).map(Attempt::lease).orElse(null);
     }
 
     /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
     void recordFingerprint(ActiveJob a, MachineFingerprint fingerprint) {
-        if (fingerprint != null) store.recordFingerprint(a.job, a.lease, Wire.encode(fingerprint));
+        if (fingerprint != null) store.runs().recordFingerprint(a.job, a.lease, Wire.encode(fingerprint));
     }
 
     // ---- after a transition: who is woken --------------------------------------------------------------
@@ -189,7 +189,7 @@ final class LifecycleContext {
     void infrastructureFailure(Long runnerId) {
         if (settings.quarantineThreshold() == 0 || runnerId == null) return;
         try {
-            store.quarantineIfFlaky(runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant()).ifPresent(r -> {
+            store.runners().quarantineIfFlaky(runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant()).ifPresent(r -> {
                 LOG.warn("runner {} quarantined: {}; it gets no new jobs until an admin releases it (baton runners release {})",
                         r.slug(), r.quarantineReason(), r.slug());
                 metrics.quarantined();

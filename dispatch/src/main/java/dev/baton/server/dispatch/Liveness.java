@@ -31,7 +31,7 @@ public final class Liveness {
     public boolean flush(Store store, String node, Instant now) {
         Map<JobUuid, Instant> jobBatch = drain(jobs);
         Map<Long, Instant> runnerBatch = drain(runners);
-        return store.recordLiveness(node, now, jobBatch, runnerBatch);
+        return store.nodes().recordLiveness(node, now, jobBatch, runnerBatch);
     }
 
     private static <K> Map<K, Instant> drain(ConcurrentHashMap<K, Instant> source) {

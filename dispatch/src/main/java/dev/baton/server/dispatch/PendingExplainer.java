@@ -54,18 +54,18 @@ public final class PendingExplainer implements JobQueue {
     public Optional<QueueStatus> status(Job job, Spec knownSpec, JobLabels knownLabels) {
         if (job.status() != JobStatus.PENDING) return Optional.empty();
         Instant now = clock.instant();
-        Spec spec = knownSpec != null && knownSpec.id() == job.specId() ? knownSpec : store.findSpec(job.specId()).orElse(null);
-        JobLabels wanted = knownLabels != null ? knownLabels : store.jobLabels(job.id());
+        Spec spec = knownSpec != null && knownSpec.id() == job.specId() ? knownSpec : store.specs().findSpec(job.specId()).orElse(null);
+        JobLabels wanted = knownLabels != null ? knownLabels : store.runs().jobLabels(job.id());
         // Runners that heartbeated within the timeout and are not quarantined are connected
         // whoever they are, so the store only counts them, unless the answer needs them one by
         // one: to match required labels, or to tell who declined (only a job claimed before,
         // attempt > 0, has declines). A submission is neither and reads no runner rows while its
         // runners are all live.
         boolean byRunner = !wanted.required().isEmpty() || job.attempt() > 0;
-        PendingFacts all = store.pendingFacts(job, RECENT_RUNS, byRunner ? null : now.minus(heartbeatTimeout));
+        PendingFacts all = store.runs().pendingFacts(job, RECENT_RUNS, byRunner ? null : now.minus(heartbeatTimeout));
         // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
         PendingFacts facts = wanted.required().isEmpty() ? all : new PendingFacts(all.servingRunners().stream()
-                .filter(r -> wanted.satisfiedBy(store.runnerLabels(r.id()).effective())).toList(),
+                .filter(r -> wanted.satisfiedBy(store.runners().runnerLabels(r.id()).effective())).toList(),
                 0, all.ahead(), all.inFlightOnServingRunners(), all.tierLimited(), all.recentRuns(), all.recentRunMicros());
         if (all.serving() > 0 && facts.serving() == 0 && (spec == null || spec.archived() == null)) {
             String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
@@ -96,7 +96,7 @@ public final class PendingExplainer implements JobQueue {
             return PendingReason.of(PendingReason.Code.SPEC_ARCHIVED, specName + " is archived: no runner takes its jobs; cancel the job or restore the spec");
         }
         List<Attempt> declinedAttempts = job.attempt() == 0 ? List.of()
-                : store.attempts(job.id()).stream().filter(a -> a.outcome() == AttemptOutcome.DECLINED).toList();
+                : store.runs().attempts(job.id()).stream().filter(a -> a.outcome() == AttemptOutcome.DECLINED).toList();
         if (job.notBefore() != null && job.notBefore().isAfter(now)) {
             return new PendingReason(PendingReason.Code.RETRY_BACKOFF.wireName(), "its last attempt failed and it opted in to a retry;"
                     + " it may start again from " + job.notBefore(), null, null, job.notBefore());
@@ -156,7 +156,7 @@ public final class PendingExplainer implements JobQueue {
         Map<Long, String> slugs = new HashMap<>();
         List<PendingReason.RunnerDecline> out = new ArrayList<>();
         for (Attempt a : latest.values()) {
-            String slug = slugs.computeIfAbsent(a.runnerId(), id -> store.findRunner(id).map(r -> r.slug().value()).orElse(String.valueOf(id)));
+            String slug = slugs.computeIfAbsent(a.runnerId(), id -> store.runners().findRunner(id).map(r -> r.slug().value()).orElse(String.valueOf(id)));
             out.add(new PendingReason.RunnerDecline(slug, a.declineCode() == null ? "other" : a.declineCode(), a.declineReason()));
         }
         return out;
@@ -194,7 +194,7 @@ public final class PendingExplainer implements JobQueue {
     public Map<String, Integer> pendingByReason() {
         Map<String, Integer> counts = new LinkedHashMap<>();
         for (PendingReason.Code c : PendingReason.Code.values()) counts.put(c.wireName(), 0);
-        for (Job job : store.pendingJobs()) {
+        for (Job job : store.runs().pendingJobs()) {
             status(job).ifPresent(s -> counts.merge(s.reason().code(), 1, Integer::sum));
         }
         return counts;

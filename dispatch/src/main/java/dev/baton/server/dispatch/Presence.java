@@ -29,7 +29,7 @@ final class Presence {
      * is checked with the store on their next message (another node may have ended them meanwhile).
      */
     void connectionOpened(RunnerSession session) {
-        ctx.store.attachRunner(session.runnerId(), ctx.settings.nodeId());
+        ctx.store.nodes().attachRunner(session.runnerId(), ctx.settings.nodeId());
         for (ActiveJob a : ctx.active.ofRunner(session.runnerId())) a.reattach = true;
     }
 
@@ -43,7 +43,7 @@ final class Presence {
         ctx.changes.runners();
         Instant lostAt = ctx.clock.instant().plus(ctx.settings.heartbeatTimeout());
         try {
-            ctx.store.detachRunner(session.runnerId(), ctx.settings.nodeId(), lostAt);
+            ctx.store.nodes().detachRunner(session.runnerId(), ctx.settings.nodeId(), lostAt);
         } catch (RuntimeException e) {
             LOG.warn("could not record that runner {} disconnected; the fallback sweep retries: {}", session.runner().slug(), e.toString());
         }
@@ -57,8 +57,8 @@ final class Presence {
     void readTimedOut(RunnerSession session) {
         LOG.warn("runner {} silent for {}: closing its channel", session.runner().slug(), ctx.settings.heartbeatTimeout());
         Instant now = ctx.clock.instant();
-        ctx.store.markRunnerLost(session.runnerId(), now);
-        ctx.store.detachRunner(session.runnerId(), ctx.settings.nodeId(), now);
+        ctx.store.nodes().markRunnerLost(session.runnerId(), now);
+        ctx.store.nodes().detachRunner(session.runnerId(), ctx.settings.nodeId(), now);
         ctx.sweepQuietly();
     }
 
@@ -71,9 +71,9 @@ final class Presence {
     int detachStrayRunners() {
         if (ctx.shuttingDown()) return 0;
         int detached = 0;
-        for (long runnerId : ctx.store.runnersOn(ctx.settings.nodeId())) {
+        for (long runnerId : ctx.store.nodes().runnersOn(ctx.settings.nodeId())) {
             if (ctx.sessions.of(runnerId).isPresent()) continue;
-            ctx.store.detachRunner(runnerId, ctx.settings.nodeId(), ctx.clock.instant().plus(ctx.settings.heartbeatTimeout()));
+            ctx.store.nodes().detachRunner(runnerId, ctx.settings.nodeId(), ctx.clock.instant().plus(ctx.settings.heartbeatTimeout()));
             detached++;
         }
         return detached;
@@ -88,8 +88,8 @@ final class Presence {
      */
     void recover() {
         Instant now = ctx.clock.instant();
-        ctx.store.registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
-        for (Job job : ctx.store.completedUnprocessedJobs()) ctx.results.process(job);
+        ctx.store.nodes().registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
+        for (Job job : ctx.store.liveness().completedUnprocessedJobs()) ctx.results.process(job);
     }
 
     /**
@@ -100,8 +100,8 @@ final class Presence {
     void rejoin() {
         Instant now = ctx.clock.instant();
         LOG.warn("node {} was found dead by another node while it was paused: registering again", ctx.settings.nodeId());
-        ctx.store.registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
-        for (RunnerSession s : ctx.sessions.all()) ctx.store.attachRunner(s.runnerId(), ctx.settings.nodeId());
+        ctx.store.nodes().registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
+        for (RunnerSession s : ctx.sessions.all()) ctx.store.nodes().attachRunner(s.runnerId(), ctx.settings.nodeId());
         for (ActiveJob a : ctx.active.all()) a.reattach = true;
     }
 
@@ -115,7 +115,7 @@ final class Presence {
         ctx.stopActing();
         Instant now = ctx.clock.instant();
         try {
-            ctx.store.stopNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()));
+            ctx.store.nodes().stopNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()));
         } catch (RuntimeException e) {
             LOG.warn("could not mark node {} stopped; the other nodes will find it dead: {}", ctx.settings.nodeId(), e.toString());
         }

@@ -46,9 +46,9 @@ final class RunWords {
                 ctx.touch(a);
                 if (!a.isRunning()) {
                     Instant until = ctx.clock.instant().plus(ctx.settings.acceptanceTimeout());
-                    if (!ctx.store.extendAcceptance(a.job, a.lease, until)) {
+                    if (!ctx.store.liveness().extendAcceptance(a.job, a.lease, until)) {
                         // Not claimed under this lease any more (running already, or ended by another node's sweep).
-                        Job now = ctx.store.findJob(a.job).orElse(null);
+                        Job now = ctx.store.runs().findJob(a.job).orElse(null);
                         if (now == null || !now.holds(a.lease) || !now.status().inFlight()) {
                             ctx.forget(a);
                             yield stale(m, "lease is no longer current");
@@ -79,7 +79,7 @@ final class RunWords {
         ctx.touch(a);
         if (a.isRunning()) return new ServerMessage.Ack(m.job()); // resent running: liveness only
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.start(a.job, a.lease, now, ctx.settings.jobTimeoutGrace());
+        Transition t = ctx.store.transitions().start(a.job, a.lease, now, ctx.settings.jobTimeoutGrace());
         switch (t.result()) {
             case APPLIED, DUPLICATE -> {
                 Job job = t.job();
@@ -153,7 +153,7 @@ final class RunWords {
                 LOG.info("runner {} declined job {} ({}): {}", session.runner().slug(), m.job(), code.wireName(), m.reason());
                 ctx.dispatcher.runnerDeclined(session.runnerId());
                 ctx.metrics.declined(code.wireName());
-                Transition t = ctx.store.requeue(a.job, a.lease, AttemptOutcome.DECLINED, new Decline(code.wireName(), bounded(m.reason())),
+                Transition t = ctx.store.transitions().requeue(a.job, a.lease, AttemptOutcome.DECLINED, new Decline(code.wireName(), bounded(m.reason())),
                         ctx.settings.maxRequeues(), ctx.settings.declineBackoff(), ctx.clock.instant());
                 yield switch (t.result()) {
                     case APPLIED -> {

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The specs each runner serves, which every {@code ready} needs (issue 13; before, one read of
  * the store per ready). Kept per runner on this node and dropped, all at once, whenever specs or
- * runner specs change: through this node's store at once ({@link Store#onSpecsChange}), on
+ * runner specs change: through this node's store at once ({@link dev.baton.server.store.Specs#onSpecsChange}), on
  * another node when its notification arrives over the cluster bus, and after the bus's listener
  * reconnected. What no notification tells (a lost one, or a process writing the database without
  * a bus) is read again once an entry is {@link #MAX_AGE} old: a change is late, never lost
@@ -63,7 +63,7 @@ public final class RunnerSpecSets {
         Instant now = clock.instant();
         Entry e = entries.get(runnerId);
         if (e != null && e.generation() == current && !now.isBefore(e.read()) && now.isBefore(e.read().plus(MAX_AGE))) return e;
-        List<Spec> specs = List.copyOf(store.runnerSpecs(runnerId));
+        List<Spec> specs = List.copyOf(store.specs().runnerSpecs(runnerId));
         Set<Long> active = new HashSet<>();
         for (Spec spec : specs) if (spec.archived() == null) active.add(spec.id());
         Entry read = new Entry(current, now, specs, Set.copyOf(active));

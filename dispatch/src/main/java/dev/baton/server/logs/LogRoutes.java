@@ -105,7 +105,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         if (tokens == null) return;
         String url = advertiseUrl.get();
         try {
-            store.advertiseNode(nodeId, url);
+            store.nodes().advertiseNode(nodeId, url);
         } catch (RuntimeException e) {
             // Readers on other nodes then see this node's logs once the jobs ended, as before.
             LOG.warn("cannot advertise this node's address {}: {}", url, e.toString());
@@ -154,7 +154,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * (waiting there up to {@code wait}), else from this node's.
      */
     private Snapshot read(Project project, JobUuid uuid, long after, Duration wait) {
-        Job job = store.findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
+        Job job = store.runs().findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
         // A log another node numbered for this node's readers stays theirs: switching to this
         // node's own (an attempt now runs here) would renumber it under them.
         if (peers != null && (peers.remembers(uuid) || !logs.heldLive(uuid))) {
@@ -189,7 +189,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * job still live here, which a runner that stays connected leaves at once.
      */
     private boolean runnerMovedAway(Job job) {
-        return job.runnerId() != null && store.runnerNode(job.runnerId()).filter(nodeId::equals).isEmpty();
+        return job.runnerId() != null && store.nodes().runnerNode(job.runnerId()).filter(nodeId::equals).isEmpty();
     }
 
     /** Ended for a reader: nothing more will run. A retried job goes back to pending, which is not an end. */
@@ -256,7 +256,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         if (logs.isClosed()) throw new ApiException(503, "shutting_down", "this node is stopping");
         // Only a node that numbers the log itself answers; a log cut from stored output is the same on every node.
         if (!logs.heldLive(uuid)) throw ApiException.notFound("log_not_held", "this node holds no live log of job '" + uuid + "'");
-        Job job = store.findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "'"));
+        Job job = store.runs().findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "'"));
         Supplier<ProjectUuid> project = projectOf(job);
         long after = seq("after", ctx.queryParam("after"), 0);
         long waitMillis = Math.min(seq("wait", ctx.queryParam("wait"), 0), MAX_PEER_WAIT.toMillis());
@@ -267,7 +267,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
             // the attempt may have ended (that wakes the wait too), so the job is read again.
             s = readHere(project, job, after);
             if (s.entries().isEmpty() && !s.complete()) {
-                job = store.findJob(uuid).orElse(job);
+                job = store.runs().findJob(uuid).orElse(job);
                 s = readHere(project, job, after);
             }
         }
@@ -282,7 +282,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
             @Override
             public ProjectUuid get() {
                 if (uuid == null) {
-                    uuid = store.projectUuid(job.projectId())
+                    uuid = store.organizations().projectUuid(job.projectId())
                             .orElseThrow(() -> ApiException.notFound("project_not_found", "the project of job '" + job.uuid() + "' is gone"));
                 }
                 return uuid;

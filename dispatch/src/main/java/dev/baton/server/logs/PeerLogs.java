@@ -62,7 +62,7 @@ final class PeerLogs implements AutoCloseable {
     Optional<PeerPage> read(Job job, long after, Duration wait) {
         String node = source(job);
         if (node == null) return Optional.empty();
-        Optional<String> url = store.liveNodeUrl(node, clock.instant().minus(nodeTimeout));
+        Optional<String> url = store.nodes().liveNodeUrl(node, clock.instant().minus(nodeTimeout));
         if (url.isEmpty()) return Optional.empty();
         URI uri = URI.create(url.get() + PATH.replace("{job}", job.uuid().toString()) + "?after=" + after + "&wait=" + wait.toMillis());
         HttpRequest request = HttpRequest.newBuilder(uri)
@@ -106,7 +106,7 @@ final class PeerLogs implements AutoCloseable {
             if (known != null) return known;
         }
         if (job.runnerId() == null) return null;
-        return store.runnerNode(job.runnerId()).filter(n -> !n.equals(self)).orElse(null);
+        return store.nodes().runnerNode(job.runnerId()).filter(n -> !n.equals(self)).orElse(null);
     }
 
     private void remember(JobUuid job, String node) {

@@ -49,7 +49,7 @@ public final class AttemptOutputs implements OutputStore {
 
     @Override
     public Optional<JobOutput> get(ProjectUuid project, JobUuid job, int attempt) {
-        Optional<byte[]> kept = attempt >= 1 ? store.attemptOutput(job, attempt) : Optional.empty();
+        Optional<byte[]> kept = attempt >= 1 ? store.runs().attemptOutput(job, attempt) : Optional.empty();
         return kept.isPresent() ? Optional.of(decode(kept.get(), job, attempt)) : blobs.get(project, job, attempt);
     }
 

@@ -108,13 +108,13 @@ public final class ResultProcessor {
      */
     private void process(Job job, JobOutput saved) {
         try {
-            ProjectUuid project = store.projectUuid(job.projectId()).orElseThrow();
+            ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
             // The adapter and results file never change: served from memory for reports created on this node.
-            ReportFormat report = store.reportFormat(job.reportId()).orElseThrow();
+            ReportFormat report = store.runs().reportFormat(job.reportId()).orElseThrow();
             Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()));
             Transition t = outcome.error() == null
-                    ? store.process(job.uuid(), outcome.results(), clock.instant())
-                    : store.recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
+                    ? store.transitions().process(job.uuid(), outcome.results(), clock.instant())
+                    : store.transitions().recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
             // An adapter error changes no state, so it is no transition.
             if (t.applied() && outcome.error() == null) {
                 metrics.transition("process");

@@ -41,7 +41,7 @@ public final class PrincipalGrants implements Credentials {
     private Grant grantOf(Principal principal) {
         if (principal instanceof Principal.Admin) return Grant.adminToken();
         List<Access> access = new ArrayList<>();
-        for (Project project : store.listProjects()) {
+        for (Project project : store.organizations().listProjects()) {
             AccessControl.roleOn(principal, project).ifPresent(role ->
                     access.add(new Access(Access.PROJECT, project.uuid().toString(), actions(role))));
         }

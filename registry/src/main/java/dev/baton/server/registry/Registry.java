@@ -97,7 +97,7 @@ public final class Registry {
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         // The row first: staging data without a row is what the orphan sweep removes.
-        sessions().createRegistryUpload(new RegistryUpload(id, repo.project().toString(), repo.path(), 0, "[]", now, now));
+        sessions().uploads().createRegistryUpload(new RegistryUpload(id, repo.project().toString(), repo.path(), 0, "[]", now, now));
         blobs.createStaging(id);
         hashes.put(id, new CachedHash(new RunningHash(), now));
         return new UploadStatus(id, 0);
@@ -145,7 +145,7 @@ public final class Registry {
         RegistryUpload session = session(repo, id);
         ChunkedUpload upload = expectedLength == null || expectedLength > 0 ? append(session, expectedLength, body) : resume(session);
         // Ending the session is the claim on its data: of two requests finishing it, one wins.
-        if (!sessions().deleteRegistryUpload(id, upload.size())) throw uploadUnknown(id);
+        if (!sessions().uploads().deleteRegistryUpload(id, upload.size())) throw uploadUnknown(id);
         hashes.remove(id);
         CommitOutcome outcome = upload.commit(digest);
         if (outcome == CommitOutcome.DIGEST_MISMATCH) throw digestMismatch(digest);
@@ -154,14 +154,14 @@ public final class Registry {
 
     public void cancelUpload(RepositoryKey repo, String id) throws IOException {
         session(repo, id);
-        if (!sessions().deleteRegistryUpload(id, -1)) throw uploadUnknown(id);
+        if (!sessions().uploads().deleteRegistryUpload(id, -1)) throw uploadUnknown(id);
         hashes.remove(id);
         blobs.discard(id);
     }
 
     /** Upload sessions open, on all nodes (observability and tests). */
     public int openUploads() {
-        return (int) sessions().countRegistryUploads();
+        return (int) sessions().uploads().countRegistryUploads();
     }
 
     private ChunkedUpload append(RegistryUpload session, Long expectedLength, InputStream body) throws IOException {
@@ -176,11 +176,11 @@ public final class Registry {
         try {
             written = upload.writeChunk(body, maxBlobBytes);
         } catch (BlobTooLargeException e) {
-            sessions().deleteRegistryUpload(id, -1); // the upload's data is already discarded
+            sessions().uploads().deleteRegistryUpload(id, -1); // the upload's data is already discarded
             hashes.remove(id);
             throw tooLarge();
         } catch (IOException | RuntimeException e) {
-            sessions().deleteRegistryUpload(id, -1);
+            sessions().uploads().deleteRegistryUpload(id, -1);
             hashes.remove(id);
             throw e;
         }
@@ -193,10 +193,10 @@ public final class Registry {
         if (written.chunk() == null) return upload; // nothing to record
         upload.record(written);
         Instant now = clock.instant();
-        if (!sessions().advanceRegistryUpload(id, before, upload.size(), JSON.writeValueAsString(upload.chunks()), now)) {
+        if (!sessions().uploads().advanceRegistryUpload(id, before, upload.size(), JSON.writeValueAsString(upload.chunks()), now)) {
             // Another request (on this node or another) appended, finished or cancelled meanwhile.
             blobs.deleteChunk(id, written.chunk());
-            Optional<RegistryUpload> current = sessions().findRegistryUpload(id);
+            Optional<RegistryUpload> current = sessions().uploads().findRegistryUpload(id);
             if (current.isEmpty()) throw uploadUnknown(id);
             throw rangeInvalid(id, before, current.get().size());
         }
@@ -207,7 +207,7 @@ public final class Registry {
 
     /** Ends a session whatever it holds and discards its data. */
     private void end(String id) throws IOException {
-        sessions().deleteRegistryUpload(id, -1);
+        sessions().uploads().deleteRegistryUpload(id, -1);
         hashes.remove(id);
         blobs.discard(id);
     }
@@ -220,7 +220,7 @@ public final class Registry {
 
     /** The session, if it belongs to this repository. */
     private RegistryUpload session(RepositoryKey repo, String id) {
-        return sessions().findRegistryUpload(id)
+        return sessions().uploads().findRegistryUpload(id)
                 .filter(s -> s.projectUuid().equals(repo.project().toString()) && s.repository().equals(repo.path()))
                 .orElseThrow(() -> uploadUnknown(id));
     }
@@ -238,16 +238,16 @@ public final class Registry {
     private void discardIdleUploads() throws IOException {
         Instant now = clock.instant();
         Instant cutoff = now.minus(UPLOAD_IDLE_LIMIT);
-        for (RegistryUpload idle : sessions().idleRegistryUploads(cutoff, IDLE_BATCH)) {
+        for (RegistryUpload idle : sessions().uploads().idleRegistryUploads(cutoff, IDLE_BATCH)) {
             // By size: a session that just received a chunk is no longer idle, and stays.
-            if (sessions().deleteRegistryUpload(idle.id(), idle.size())) blobs.discard(idle.id());
+            if (sessions().uploads().deleteRegistryUpload(idle.id(), idle.size())) blobs.discard(idle.id());
             hashes.remove(idle.id());
         }
         hashes.values().removeIf(h -> h.touched().isBefore(cutoff));
         if (now.isBefore(nextOrphanSweep)) return;
         nextOrphanSweep = now.plus(ORPHAN_SWEEP_INTERVAL);
         for (StagedUpload staged : blobs.stagedUploads()) {
-            if (staged.lastModified().isBefore(cutoff) && sessions().findRegistryUpload(staged.id()).isEmpty()) {
+            if (staged.lastModified().isBefore(cutoff) && sessions().uploads().findRegistryUpload(staged.id()).isEmpty()) {
                 blobs.discard(staged.id());
             }
         }

@@ -59,7 +59,7 @@ class RouterChannelTest extends ChannelContractTest {
     /** Through the router: started on first use, serving (upstream) every spec of the runners that connect behind it. */
     @Override
     TestRunner open(RunnerHandle handle) {
-        List<Spec> specs = server.store.runnerSpecs(handle.runner().id());
+        List<Spec> specs = server.store.specs().runnerSpecs(handle.runner().id());
         if (router == null) {
             routerRunner = server.runner();
             router = Router.start(new Router.Options(server.http(""), routerRunner.runner().slug().value(), RunnerKey.parse(routerRunner.key()),
@@ -67,7 +67,7 @@ class RouterChannelTest extends ChannelContractTest {
                     RouterSettings.defaults("router").withHeartbeatTimeout(HEARTBEAT_TIMEOUT).withAcceptanceWindow(ACCEPTANCE_TIMEOUT)
                             .withMaxMessageBytes((int) MAX_MESSAGE_BYTES)), server.clock);
         }
-        for (Spec s : specs) if (served.add(s.id())) server.store.addRunnerSpec(routerRunner.runner().id(), s.id());
+        for (Spec s : specs) if (served.add(s.id())) server.store.specs().addRunnerSpec(routerRunner.runner().id(), s.id());
         RunnerKey key = keys.computeIfAbsent(handle.runner().id(), id -> {
             try {
                 return RouterKeys.issue(dataDir.resolve("router-keys"), handle.runner().slug().value(), specs.stream().map(s -> s.slug().value()).toList());

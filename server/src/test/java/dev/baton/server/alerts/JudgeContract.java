@@ -51,8 +51,8 @@ abstract class JudgeContract {
     void open() {
         store = openStore();
         alerts = store.alerts();
-        Organization org = store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
-        project = store.createProject(org.id(), "P", Slug.of("p"), T0);
+        Organization org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
+        project = store.organizations().createProject(org.id(), "P", Slug.of("p"), T0);
         judge = new Judge(alerts, Clock.fixed(T0, ZoneOffset.UTC));
     }
 
@@ -66,7 +66,7 @@ abstract class JudgeContract {
         Instant end = T0.plus(Duration.ofHours(++reports));
         Metrics m = new Metrics(Map.of("sort", Map.of("latency", Metric.of(latency))));
         String results = ReportResults.of(List.of(new IterationResults(0, m, null))).toJson();
-        return store.createReport(new NewReport(project.id(), branch, "box", "json", end.minusSeconds(1), end, results), end);
+        return store.runs().createReport(new NewReport(project.id(), branch, "box", "json", end.minusSeconds(1), end, results), end);
     }
 
     Threshold tTest(String branch) {
@@ -171,7 +171,7 @@ abstract class JudgeContract {
 
     @Test
     void aReportWithAnAdapterErrorIsNotJudged() {
-        Report failed = store.createReport(new NewReport(project.id(), "main", "box", "json", T0, T0, null), T0);
+        Report failed = store.runs().createReport(new NewReport(project.id(), "main", "box", "json", T0, T0, null), T0);
         assertThat(alerts.processedReport(failed.id())).isEmpty();
         assertThat(judge.judge(failed.id())).isEmpty();
     }

@@ -14,6 +14,7 @@ import dev.baton.server.blob.FileObjects;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Store;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,8 +58,8 @@ class JobApiTest {
 
     /** Claims the oldest pending small job for r1 the way dispatch would, through the real store. */
     private Job claim() {
-        long runner = store.findRunner(ResourceId.of("r1")).orElseThrow().id();
-        return store.claim(runner, LeaseId.random(), s.clock.instant()).orElseThrow();
+        long runner = store.runners().findRunner(ResourceId.of("r1")).orElseThrow().id();
+        return TestClaims.claim(store, runner, LeaseId.random(), s.clock.instant()).orElseThrow();
     }
 
     private static List<String> uuids(JsonNode page) {
@@ -138,10 +139,10 @@ class JobApiTest {
 
         String runningUuid = submit("proj", "small");
         Job running = claim();
-        assertThat(store.start(running.uuid(), running.lease(), s.clock.instant()).applied()).isTrue();
+        assertThat(store.transitions().start(running.uuid(), running.lease(), s.clock.instant()).applied()).isTrue();
         assertThat(s.post("/v0/projects/proj/jobs/" + runningUuid + "/cancel", null).status()).isEqualTo(200);
         assertThat(s.canceled).hasSize(3);
-        assertThat(store.findJob(running.uuid()).orElseThrow().status().wireName()).isEqualTo("canceled");
+        assertThat(store.runs().findJob(running.uuid()).orElseThrow().status().wireName()).isEqualTo("canceled");
         Job before = s.canceledBefore.get(2);
         assertThat(before.status().wireName()).isEqualTo("running");
         assertThat(before.runnerId()).isEqualTo(running.runnerId());
@@ -153,12 +154,12 @@ class JobApiTest {
 
         String completedUuid = submit("proj", "small");
         Job done = claim();
-        store.start(done.uuid(), done.lease(), s.clock.instant());
-        assertThat(store.complete(done.uuid(), done.lease(), s.clock.instant()).applied()).isTrue();
+        store.transitions().start(done.uuid(), done.lease(), s.clock.instant());
+        assertThat(store.transitions().complete(done.uuid(), done.lease(), s.clock.instant()).applied()).isTrue();
         var finished = s.post("/v0/projects/proj/jobs/" + completedUuid + "/cancel", null);
         assertThat(finished.status()).isEqualTo(409);
         assertThat(finished.code()).isEqualTo("job_not_cancelable");
-        assertThat(store.findJob(done.uuid()).orElseThrow().status().wireName()).isEqualTo("completed");
+        assertThat(store.runs().findJob(done.uuid()).orElseThrow().status().wireName()).isEqualTo("completed");
         assertThat(s.canceled).hasSize(3);
 
         assertThat(s.post("/v0/projects/other/jobs/" + completedUuid + "/cancel", null).code()).isEqualTo("job_not_found");

@@ -157,9 +157,9 @@ class RunApiTest {
     @MethodSource("rejected")
     void rejectedRunsWriteNothing(String name, Map<String, Object> body, int status, String code, String field) {
         assertField(s.post("/v0/run", body), status, code, field);
-        long projectId = s.server.store().findProject(dev.baton.protocol.id.ResourceId.of("p-tm")).orElseThrow().id();
-        assertThat(s.server.store().listJobs(projectId, new JobFilter(null, null, null, 10, 0))).isEmpty();
-        assertThat(s.server.store().findReport(1)).as("no report was written").isEmpty();
+        long projectId = s.server.store().organizations().findProject(dev.baton.protocol.id.ResourceId.of("p-tm")).orElseThrow().id();
+        assertThat(s.server.store().runs().listJobs(projectId, new JobFilter(null, null, null, 10, 0))).isEmpty();
+        assertThat(s.server.store().runs().findReport(1)).as("no report was written").isEmpty();
         assertThat(s.submitted).isEmpty();
     }
 
@@ -194,7 +194,7 @@ class RunApiTest {
         assertThat(report.path("testbed").asText()).isEqualTo("box");
         assertThat(report.has("results")).isFalse();
 
-        Job stored = s.server.store().findJob(JobUuid.parse(job.path("uuid").asText())).orElseThrow();
+        Job stored = s.server.store().runs().findJob(JobUuid.parse(job.path("uuid").asText())).orElseThrow();
         assertThat(stored.status()).isEqualTo(JobStatus.PENDING);
         assertThat(stored.sourceIp()).isEqualTo("127.0.0.1");
         assertThat(s.submitted).extracting(Job::uuid).containsExactly(stored.uuid());
@@ -212,7 +212,7 @@ class RunApiTest {
         assertThat(byPathDigest.path("config").path("digest").asText()).isEqualTo(nested);
         // Re-tagging later does not move a submitted job: it keeps the digest resolved at submit.
         TestImages.push(dir, tm, "", "v1", TestImages.image(List.of("retagged")));
-        Job stored = s.server.store().findJob(JobUuid.parse(job.path("uuid").asText())).orElseThrow();
+        Job stored = s.server.store().runs().findJob(JobUuid.parse(job.path("uuid").asText())).orElseThrow();
         assertThat(stored.config().digest().value()).isEqualTo(DIGEST);
         TestImages.push(dir, tm, "", "v1", TestImages.BENCH);
     }

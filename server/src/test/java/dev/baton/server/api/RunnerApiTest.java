@@ -3,6 +3,7 @@ package dev.baton.server.api;
 import static dev.baton.server.api.Fixtures.created;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.server.store.TestClaims;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.auth.RunnerAuthenticator;
@@ -236,14 +237,14 @@ class RunnerApiTest {
 
         // One infrastructure failure recorded through the store, as the channel records a decline.
         var store = s.server.store();
-        long id = store.findRunner(dev.baton.protocol.id.ResourceId.of("flaky")).orElseThrow().id();
+        long id = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of("flaky")).orElseThrow().id();
         var lease = dev.baton.protocol.id.LeaseId.random();
         java.time.Instant now = s.clock.instant();
-        assertThat(store.claim(id, lease, now)).isPresent();
-        store.requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
+        assertThat(TestClaims.claim(store, id, lease, now)).isPresent();
+        store.transitions().requeue(dev.baton.protocol.id.JobUuid.parse(job.path("uuid").asText()), lease, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), now);
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).as("already quarantined").isEmpty();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).isPresent();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), now)).as("already quarantined").isEmpty();
 
         JsonNode shown = s.get("/v0/runners/flaky").json();
         assertThat(shown.path("quarantined").asText()).isEqualTo(now.toString());
@@ -257,7 +258,7 @@ class RunnerApiTest {
         assertThat(released.json().has("quarantine_reason")).isFalse();
         assertThat(s.get("/v0/runners/flaky").json().has("quarantined")).isFalse();
         // The failure before the release does not count again.
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), s.clock.instant())).isEmpty();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), s.clock.instant())).isEmpty();
         assertThat(s.get("/v0/audit?action=runner.released").json().path("events")).hasSize(1);
 
         var missing = s.post("/v0/runners/nope/release", null);
@@ -274,10 +275,10 @@ class RunnerApiTest {
         java.time.Instant later = s.clock.instant().plus(Duration.ofMinutes(5));
         var lease2 = dev.baton.protocol.id.LeaseId.random();
         // (the first job's decline back-off is over: either pending job may be the one it takes)
-        var failedAgain = store.claim(id, lease2, later).orElseThrow();
-        store.requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
+        var failedAgain = TestClaims.claim(store, id, lease2, later).orElseThrow();
+        store.transitions().requeue(failedAgain.uuid(), lease2, dev.baton.server.store.AttemptOutcome.DECLINED,
                 new dev.baton.server.store.Decline("executor_error", "runc: exec format error"), 5, Duration.ofSeconds(30), later);
-        assertThat(store.quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
+        assertThat(store.runners().quarantineIfFlaky(id, 1, Duration.ofHours(1), later)).isPresent();
         jobsBefore = s.get("/v0/projects/web/jobs").json().path("jobs").size();
         var nobody = s.post("/v0/runners/nope/canary", Fixtures.runBody("web", "small", Map.of()));
         assertThat(nobody.code()).isEqualTo("runner_not_found");
@@ -293,14 +294,14 @@ class RunnerApiTest {
         assertThat(job.has("canary_for")).as("an ordinary job is no canary").isFalse();
         assertThat(s.get("/v0/audit?action=runner.canary_submitted").json().path("events")).hasSize(1);
         // Only the quarantined runner can claim it, although it is quarantined.
-        long other = store.findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
+        long other = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of(Fixtures.runner(s, "healthy").path("runner").path("slug").asText())).orElseThrow().id();
         created(s.post("/v0/runners/healthy/specs", Map.of("spec", "small")));
         for (int i = 0; i < 2; i++) {
-            assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString()))
+            assertThat(TestClaims.claim(store, other, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString()))
                     .as("the healthy runner takes the ordinary jobs, never the canary").isPresent().get().isNotEqualTo(canary.path("uuid").asText());
         }
-        assertThat(store.claim(other, dev.baton.protocol.id.LeaseId.random(), later)).isEmpty();
-        assertThat(store.claim(id, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString())).hasValue(canary.path("uuid").asText());
+        assertThat(TestClaims.claim(store, other, dev.baton.protocol.id.LeaseId.random(), later)).isEmpty();
+        assertThat(TestClaims.claim(store, id, dev.baton.protocol.id.LeaseId.random(), later).map(j -> j.uuid().toString())).hasValue(canary.path("uuid").asText());
     }
     /** Issue 19: the admin's labels replace each other, are shown, and malformed ones change nothing. */
     @Test

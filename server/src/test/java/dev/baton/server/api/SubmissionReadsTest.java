@@ -8,6 +8,7 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
 import dev.baton.server.http.TestServer;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
 import dev.baton.server.testing.TestDatabases;
@@ -58,10 +59,10 @@ class SubmissionReadsTest {
             url = TestDatabases.freshPostgresSchema();
         }
         Store real = StoreFactory.open(url == null ? "sqlite:" + dir.resolve("baton.db") : url, dir);
-        Store counting = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (p, method, args) -> {
+        Store counting = StoreCalls.intercept(real, (target, method, args) -> {
             reads.computeIfAbsent(method.getName(), k -> new AtomicInteger()).incrementAndGet();
             try {
-                return method.invoke(real, args);
+                return method.invoke(target, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }

@@ -290,7 +290,7 @@ abstract class TransportAContract {
         Job now = server.job(job);
         assertThat(now.status()).isEqualTo(JobStatus.RUNNING);
         assertThat(now.runnerId()).isEqualTo(a.runner().id());
-        assertThat(server.store.attempts(now.id())).singleElement().satisfies(at -> assertThat(at.runnerId()).isEqualTo(a.runner().id()));
+        assertThat(server.store.runs().attempts(now.id())).singleElement().satisfies(at -> assertThat(at.runnerId()).isEqualTo(a.runner().id()));
     }
 
     @Test
@@ -332,7 +332,7 @@ abstract class TransportAContract {
         transport.pump();
         Job after = server.job(job);
         assertThat(after.status()).as("back in the queue as a new attempt").isEqualTo(JobStatus.PENDING);
-        assertThat(server.store.attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
+        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
         Message reoffered = next(sub);
         assertThat(json(reoffered).get("lease_id").asText()).isNotEqualTo(lease);
 
@@ -421,7 +421,7 @@ abstract class TransportAContract {
     }
 
     java.util.Optional<dev.baton.protocol.model.JobOutput> output(Job job, int attempt) {
-        return server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
+        return server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
     }
 
     JsonNode cancelAck(ChannelFixture.RunnerHandle runner, String lease, String stdout) throws Exception {
@@ -572,7 +572,7 @@ abstract class TransportAContract {
         var config = new dev.baton.protocol.model.JobConfig("http://127.0.0.1", server.project.uuid(),
                 dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("bench"), null,
                 dev.baton.protocol.value.JobTimeout.of(600), null, 1);
-        Job job = server.store.createRun(new dev.baton.server.store.NewReport(server.project.id(), "main", "localhost", "json", now, now, null),
+        Job job = server.store.runs().createRun(new dev.baton.server.store.NewReport(server.project.id(), "main", "localhost", "json", now, now, null),
                 new dev.baton.server.store.NewJob(spec.id(), "192.0.2.1", config, 600, server.organization.plan().priority(),
                         dev.baton.server.store.RetryPolicy.NONE), server.organization.id(), now).job();
         assertThat(job.config().env()).isNull();
@@ -637,7 +637,7 @@ abstract class TransportAContract {
         Job after = server.job(job);
         assertThat(after.status()).as("a failed benchmark is signal: no retry by default").isEqualTo(JobStatus.FAILED);
         assertThat(after.errorCode()).isEqualTo("lease_expired");
-        assertThat(server.store.attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
+        assertThat(server.store.runs().attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
         assertThat(sub.fetch(1, Duration.ofMillis(500))).as("not offered again").isEmpty();
         JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
         assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
@@ -655,7 +655,7 @@ abstract class TransportAContract {
         transport.pump();
         Job after = server.job(job);
         assertThat(after.status()).isEqualTo(JobStatus.PENDING);
-        assertThat(server.store.attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
+        assertThat(server.store.runs().attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
         transport.pump();
         JsonNode again = json(next(sub));
         assertThat(again.get("job_id").asText()).isEqualTo(job.uuid().toString());
@@ -746,7 +746,7 @@ abstract class TransportAContract {
         for (Job j : jobs) {
             Job after = server.job(j);
             assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
-            assertThat(server.store.attempts(after.id())).as("one attempt of " + j.uuid()).hasSize(1);
+            assertThat(server.store.runs().attempts(after.id())).as("one attempt of " + j.uuid()).hasSize(1);
         }
     }
 

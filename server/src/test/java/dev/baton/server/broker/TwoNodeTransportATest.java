@@ -186,7 +186,7 @@ class TwoNodeTransportATest {
         transportB.pump();
         Job after = nodeA.job(job);
         assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
-        assertThat(nodeA.store.attempts(after.id())).singleElement()
+        assertThat(nodeA.store.runs().attempts(after.id())).singleElement()
                 .satisfies(at -> assertThat(at.outcome()).isEqualTo(AttemptOutcome.COMPLETED));
         assertThat(heartbeat(httpA, runner, lease).get("type").asText()).isEqualTo("StaleLease");
     }
@@ -256,7 +256,7 @@ class TwoNodeTransportATest {
         var runner = nodeA.runner(spec);
         assertThat(ack(httpB, runner, granted).get("type").asText()).isEqualTo("LeaseAccepted");
         assertThat(complete(httpA, runner, offer.lease().value()).get("accepted").asBoolean()).isTrue();
-        assertThat(nodeA.store.attempts(nodeA.job(job).id())).as("run once").hasSize(1);
+        assertThat(nodeA.store.runs().attempts(nodeA.job(job).id())).as("run once").hasSize(1);
     }
 
     @Test

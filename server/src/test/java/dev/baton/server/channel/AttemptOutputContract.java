@@ -58,10 +58,10 @@ abstract class AttemptOutputContract {
         alice.expect(ServerMessage.Ack.class);
         await().atMost(Duration.ofSeconds(10)).until(() -> server.job(job).status() == JobStatus.PROCESSED);
 
-        assertThat(server.store.attemptOutput(job.uuid(), 1)).as("on the attempt's row").isPresent();
+        assertThat(server.store.runs().attemptOutput(job.uuid(), 1)).as("on the attempt's row").isPresent();
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).contains(sent);
         assertThat(blobExists(job, 1)).as("no file in the blob storage").isFalse();
-        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).as("parsed from it").contains("latency");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).as("parsed from it").contains("latency");
     }
 
     @Test
@@ -77,7 +77,7 @@ abstract class AttemptOutputContract {
         alice.expect(ServerMessage.Ack.class);
 
         assertThat(server.job(job).status()).isEqualTo(JobStatus.FAILED);
-        assertThat(server.store.attemptOutput(job.uuid(), 1)).isPresent();
+        assertThat(server.store.runs().attemptOutput(job.uuid(), 1)).isPresent();
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).contains(new JobOutput(results, "exit code 3"));
         assertThat(blobExists(job, 1)).isFalse();
     }
@@ -96,7 +96,7 @@ abstract class AttemptOutputContract {
         alice.expect(ServerMessage.Ack.class);
 
         assertThat(server.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
-        assertThat(server.store.attemptOutput(job.uuid(), 1)).as("too large for the row").isEmpty();
+        assertThat(server.store.runs().attemptOutput(job.uuid(), 1)).as("too large for the row").isEmpty();
         assertThat(blobExists(job, 1)).isTrue();
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).contains(sent);
     }

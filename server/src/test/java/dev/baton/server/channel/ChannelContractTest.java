@@ -20,6 +20,7 @@ import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -171,7 +172,7 @@ abstract class ChannelContractTest {
         awaitStatus(job, JobStatus.PROCESSED);
         JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
         assertThat(output.results()).hasSize(1);
-        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
     }
 
     @Test
@@ -216,7 +217,7 @@ abstract class ChannelContractTest {
         JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
         assertThat(output.results()).hasSize(2);
         assertThat(output.results().get(1).output()).containsEntry("out/result.json", "{\"n\":2}");
-        assertThat(server.store.findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
     }
 
     @Test
@@ -502,7 +503,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(143, "LATE-CANCEL"))));
         runner.next(); // answered (the runner drops it from its outbox); what matters is what was stored
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
+        assertThat(server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
                 .as("a word after the server finalized the job stores nothing").isEmpty();
     }
 
@@ -519,7 +520,7 @@ abstract class ChannelContractTest {
         ServerMessage m = runner.next();
         while (m instanceof ServerMessage.Cancel) m = runner.next();
         assertThat(m).isInstanceOf(ServerMessage.Ack.class);
-        assertThat(server.outputs.get(server.store.projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
+        assertThat(server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
                 .hasValueSatisfying(o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
     }
 
@@ -567,7 +568,7 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(), "late failure"));
         runner.expect(ServerMessage.Ack.class);
         awaitStatus(job, JobStatus.PROCESSED);
-        assertThat(server.store.attempts(job.id())).hasSize(1);
+        assertThat(server.store.runs().attempts(job.id())).hasSize(1);
 
         Job second = server.submit(spec);
         ClaimedJob c2 = claim(runner);
@@ -677,7 +678,7 @@ abstract class ChannelContractTest {
         before.send(new RunnerMessage.Heartbeat(null, null));
         before.expect(ServerMessage.Ack.class);
         RunnerKey rotated = RunnerKey.generate();
-        server.store.rotateRunnerKey(alice.runner().id(), rotated.hash(), server.clock.instant());
+        server.store.runners().rotateRunnerKey(alice.runner().id(), rotated.hash(), server.clock.instant());
         assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
         TestRunner withNewKey = connect(new RunnerHandle(alice.runner(), rotated.reveal()));
         withNewKey.send(new RunnerMessage.Heartbeat(null, null));
@@ -688,7 +689,7 @@ abstract class ChannelContractTest {
     void archivedRunnerAndMalformedKeysCannotConnect() {
         assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), "baton_runner_nothex"))).isInstanceOf(CompletionException.class);
         assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), RunnerKey.generate().reveal()))).isInstanceOf(CompletionException.class);
-        server.store.updateRunner(alice.runner().id(), null, null, true, server.clock.instant());
+        server.store.runners().updateRunner(alice.runner().id(), null, null, true, server.clock.instant());
         assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
     }
 
@@ -716,7 +717,7 @@ abstract class ChannelContractTest {
     @Test
     void everyConnectionOpensWithAWelcomeNamingTheRunnerAndTheSpecsItServes() {
         Spec other = server.spec("arm big");
-        server.store.addRunnerSpec(alice.runner().id(), other.id());
+        server.store.specs().addRunnerSpec(alice.runner().id(), other.id());
         ServerMessage.Welcome welcome = connect(alice).welcome();
         assertThat(welcome.runner()).isEqualTo(alice.runner().slug().value());
         assertThat(welcome.name()).isEqualTo(alice.runner().name());
@@ -904,7 +905,7 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
+        server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
         complete(runner, claimed);
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("output of the refused completion").isEmpty();
@@ -920,7 +921,7 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.beforeNextFail.set(() -> server.store.cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
+        server.beforeNextFail.set(() -> server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
         runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
         runner.expect(ServerMessage.Ack.class);
         assertThat(server.beforeNextFail.get()).as("the other node's cancel ran").isNull();
@@ -1224,8 +1225,8 @@ abstract class ChannelContractTest {
         server.stopServer();
         Job unprocessed = server.submit(spec); // will be completed directly in the store
         var lease = LeaseId.random();
-        server.store.claim(server.runner(spec).runner().id(), lease, server.clock.instant());
-        server.store.complete(unprocessed.uuid(), lease, server.clock.instant());
+        TestClaims.claim(server.store, server.runner(spec).runner().id(), lease, server.clock.instant());
+        server.store.transitions().complete(unprocessed.uuid(), lease, server.clock.instant());
         server.outputs.put(server.project.uuid(), unprocessed.uuid(), server.job(unprocessed).attempt(), new JobOutput(List.of(iteration(0, "{}")), null));
 
         server.clock.advance(ACCEPTANCE_TIMEOUT.plusSeconds(1));
@@ -1257,7 +1258,7 @@ abstract class ChannelContractTest {
         }
         complete(runner, claimed);
         complete(runner, claimed);
-        assertThat(server.store.billedMinutes(server.organization.id())).isEqualTo(3);
+        assertThat(server.store.liveness().billedMinutes(server.organization.id())).isEqualTo(3);
         assertThat(server.job(job).lastBilledMinute()).isEqualTo(3);
     }
 
@@ -1274,7 +1275,7 @@ abstract class ChannelContractTest {
         assertThat(server.job(job).lastHeartbeat()).as("not written per heartbeat").isEqualTo(before);
         server.channel().flushHeartbeats();
         assertThat(server.job(job).lastHeartbeat()).isEqualTo(server.clock.instant());
-        assertThat(server.store.findRunner(alice.runner().id()).orElseThrow().lastHeartbeat()).isEqualTo(server.clock.instant());
+        assertThat(server.store.runners().findRunner(alice.runner().id()).orElseThrow().lastHeartbeat()).isEqualTo(server.clock.instant());
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -98,7 +99,7 @@ abstract class DeadlinesInStoreContract {
         Job after = server.job(job);
         assertThat(after.status()).isEqualTo(JobStatus.PENDING);
         assertThat(after.requeues()).isEqualTo(1);
-        assertThat(server.store.attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
+        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
         assertThat(other.sweepDeadlines()).as("a deadline is acted on once").isZero();
     }
 
@@ -136,9 +137,9 @@ abstract class DeadlinesInStoreContract {
 
         server.clock.advance(Duration.ofSeconds(31));
         other.sweepDeadlines();
-        assertThat(server.store.nodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
+        assertThat(server.store.nodes().listNodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
                 .singleElement().satisfies(n -> assertThat(n.stopped()).as("found dead").isNotNull());
-        assertThat(server.store.runnerNode(server.job(plain).runnerId())).as("its runners are detached").isEmpty();
+        assertThat(server.store.nodes().runnerNode(server.job(plain).runnerId())).as("its runners are detached").isEmpty();
         assertThat(server.job(plain).status()).as("its runners get the heartbeat timeout to come back").isEqualTo(JobStatus.RUNNING);
 
         server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT);
@@ -160,12 +161,12 @@ abstract class DeadlinesInStoreContract {
         server.clock.advance(Duration.ofSeconds(31));
         other.sweepDeadlines();
         long runnerId = server.job(job).runnerId();
-        assertThat(server.store.runnerNode(runnerId)).as("detached by the node that found it dead").isEmpty();
+        assertThat(server.store.nodes().runnerNode(runnerId)).as("detached by the node that found it dead").isEmpty();
 
         // It resumes: its next heartbeat flush finds it stopped, so it registers and re-attaches its runners.
         server.channel().flushHeartbeats();
-        assertThat(server.store.runnerNode(runnerId)).contains(server.config.nodeId());
-        assertThat(server.store.nodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
+        assertThat(server.store.nodes().runnerNode(runnerId)).contains(server.config.nodeId());
+        assertThat(server.store.nodes().listNodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
                 .singleElement().satisfies(n -> assertThat(n.stopped()).isNull());
         // The runner speaks of its job: the lost deadline the other node left is dropped.
         runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
@@ -181,11 +182,11 @@ abstract class DeadlinesInStoreContract {
         Job job = server.submit(spec);
         var handle = server.runner(spec);
         // As if the channel had closed while the database was unreachable: recorded here, no channel here.
-        server.store.attachRunner(handle.runner().id(), server.config.nodeId());
-        server.store.claim(handle.runner().id(), LeaseId.random(), server.clock.instant(), server.clock.instant().plus(Duration.ofHours(1)));
+        server.store.nodes().attachRunner(handle.runner().id(), server.config.nodeId());
+        TestClaims.claim(server.store, handle.runner().id(), LeaseId.random(), server.clock.instant(), server.clock.instant().plus(Duration.ofHours(1)));
         // (This node's own background loops may get there first; the outcome is what counts.)
         server.channel().detachStrayRunners();
-        assertThat(server.store.runnerNode(handle.runner().id())).isEmpty();
+        assertThat(server.store.nodes().runnerNode(handle.runner().id())).isEmpty();
         server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT);
         server.channel().sweepDeadlines();
         assertThat(server.job(job).status()).as("lost before start: back to the queue").isEqualTo(JobStatus.PENDING);
@@ -249,7 +250,7 @@ abstract class DeadlinesInStoreContract {
         for (int i = 0; i < jobs; i++) {
             Job job = server.submit(spec);
             var runner = server.runner(spec);
-            claimed.add(server.store.claim(runner.runner().id(), LeaseId.random(), server.clock.instant()).orElseThrow());
+            claimed.add(TestClaims.claim(server.store, runner.runner().id(), LeaseId.random(), server.clock.instant()).orElseThrow());
             assertThat(claimed.getLast().uuid()).isEqualTo(job.uuid());
         }
         server.channel().halt();

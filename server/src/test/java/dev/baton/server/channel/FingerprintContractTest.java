@@ -73,7 +73,7 @@ abstract class FingerprintContractTest {
     }
 
     private Attempt attempt(Job job, int number) {
-        return server.store.findAttempt(job.id(), number).orElseThrow();
+        return server.store.runs().findAttempt(job.id(), number).orElseThrow();
     }
 
     private static MachineFingerprint decoded(Attempt a) throws Exception {
@@ -86,9 +86,9 @@ abstract class FingerprintContractTest {
         server.submit(spec);
         assertThat(claim(runner).spec().requireCleanFingerprint()).isFalse();
 
-        Spec strict = server.store.setSpecRequireCleanFingerprint(spec.id(), true, server.clock.instant());
+        Spec strict = server.store.specs().setSpecRequireCleanFingerprint(spec.id(), true, server.clock.instant());
         assertThat(strict.requireCleanFingerprint()).isTrue();
-        assertThat(server.store.findSpec(spec.id()).orElseThrow().requireCleanFingerprint()).isTrue();
+        assertThat(server.store.specs().findSpec(spec.id()).orElseThrow().requireCleanFingerprint()).isTrue();
         TestRunner bob = connect(server.runner(spec));
         server.submit(spec);
         assertThat(claim(bob).spec().requireCleanFingerprint()).isTrue();

@@ -30,7 +30,7 @@ class GracefulShutdownTest {
         TestRunner runner;
         try {
             RunnerKey key = RunnerKey.generate();
-            Runner r = server.store().createRunner("r1", Slug.of("r1"), key.hash(), Instant.now());
+            Runner r = server.store().runners().createRunner("r1", Slug.of("r1"), key.hash(), Instant.now());
             runner = TestRunner.connect(URI.create("ws://127.0.0.1:" + server.port() + "/v0/runners/r1/channel"), key.reveal());
             runner.send(new RunnerMessage.Heartbeat(null, null));
             runner.expect(ServerMessage.Ack.class);

@@ -79,7 +79,7 @@ abstract class ImageAffinityContractTest {
     }
 
     private Attempt lastAttempt(Job job) {
-        List<Attempt> attempts = server.store.attempts(job.id());
+        List<Attempt> attempts = server.store.runs().attempts(job.id());
         return attempts.get(attempts.size() - 1);
     }
 

@@ -65,14 +65,14 @@ abstract class LabelRoutingContractTest {
     }
 
     private String reason(Job job) {
-        return server.channel().status(server.store.findJob(job.uuid()).orElseThrow()).orElseThrow().reason().code();
+        return server.channel().status(server.store.runs().findJob(job.uuid()).orElseThrow()).orElseThrow().reason().code();
     }
 
     @Test
     void aJobThatRequiresLabelsGoesOnlyToARunnerThatHasThemAll() {
         RunnerHandle plain = server.runner(spec);
         RunnerHandle fast = server.runner(spec);
-        server.store.setRunnerLabels(fast.runner().id(), true, Map.of("disk", "nvme", "kernel", "6.8"), server.clock.instant());
+        server.store.runners().setRunnerLabels(fast.runner().id(), true, Map.of("disk", "nvme", "kernel", "6.8"), server.clock.instant());
         Job job = server.submit(spec, new JobLabels(Map.of("disk", "nvme", "kernel", "6.8"), Map.of()));
 
         TestRunner p = connect(plain);
@@ -95,11 +95,11 @@ abstract class LabelRoutingContractTest {
         Job job = server.submit(spec, requires("gpu", "a100"));
         runner.send(ready(null));
         runner.expectSilence(SHORT);
-        var status = server.channel().status(server.store.findJob(job.uuid()).orElseThrow()).orElseThrow();
+        var status = server.channel().status(server.store.runs().findJob(job.uuid()).orElseThrow()).orElseThrow();
         assertThat(status.reason().code()).isEqualTo("labels_unmatched");
         assertThat(status.reason().message()).contains("gpu=a100");
 
-        server.store.setRunnerLabels(handle.runner().id(), true, Map.of("gpu", "a100"), server.clock.instant());
+        server.store.runners().setRunnerLabels(handle.runner().id(), true, Map.of("gpu", "a100"), server.clock.instant());
         assertThat(reason(job)).isNotEqualTo("labels_unmatched");
         // The runner asks again (its next ready) and takes it.
         TestRunner again = connect(handle);
@@ -113,7 +113,7 @@ abstract class LabelRoutingContractTest {
         TestRunner runner = connect(handle);
         runner.send(ready(Map.of("kernel", "6.8", "arch-level", "v3")));
         runner.expectSilence(SHORT);
-        assertThat(server.store.runnerLabels(handle.runner().id()).reported()).isEqualTo(Map.of("kernel", "6.8", "arch-level", "v3"));
+        assertThat(server.store.runners().runnerLabels(handle.runner().id()).reported()).isEqualTo(Map.of("kernel", "6.8", "arch-level", "v3"));
         Job job = server.submit(spec, requires("kernel", "6.8"));
         ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
         assertThat(claimed.uuid()).isEqualTo(job.uuid());
@@ -121,8 +121,8 @@ abstract class LabelRoutingContractTest {
         runner.expect(ServerMessage.Ack.class);
 
         // The admin says otherwise: kernel=6.1 hides the reported 6.8.
-        server.store.setRunnerLabels(handle.runner().id(), true, Map.of("kernel", "6.1"), server.clock.instant());
-        assertThat(server.store.runnerLabels(handle.runner().id()).effective()).containsEntry("kernel", "6.1");
+        server.store.runners().setRunnerLabels(handle.runner().id(), true, Map.of("kernel", "6.1"), server.clock.instant());
+        assertThat(server.store.runners().runnerLabels(handle.runner().id()).effective()).containsEntry("kernel", "6.1");
         Job other = server.submit(spec, requires("kernel", "6.8"));
         runner.send(ready(Map.of("kernel", "6.8", "arch-level", "v3")));
         runner.expectSilence(SHORT);
@@ -135,7 +135,7 @@ abstract class LabelRoutingContractTest {
     void aRunnerTakesJobsThatPreferItsLabelsFirstButNeverLeavesOthersWaiting() {
         RunnerHandle zoned = server.runner(spec);
         RunnerHandle plain = server.runner(spec);
-        server.store.setRunnerLabels(zoned.runner().id(), true, Map.of("zone", "a"), server.clock.instant());
+        server.store.runners().setRunnerLabels(zoned.runner().id(), true, Map.of("zone", "a"), server.clock.instant());
         Job older = server.submit(spec);
         server.clock.advance(Duration.ofSeconds(1));
         Job preferring = server.submit(spec, new JobLabels(Map.of(), Map.of("zone", "a")));
@@ -159,6 +159,6 @@ abstract class LabelRoutingContractTest {
         TestRunner runner = connect(handle);
         runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":600,\"labels\":{\"bad key\":\"x\"}}");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
-        assertThat(server.store.runnerLabels(handle.runner().id()).reported()).isEmpty();
+        assertThat(server.store.runners().runnerLabels(handle.runner().id()).reported()).isEmpty();
     }
 }

@@ -16,6 +16,7 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -123,7 +124,7 @@ abstract class LateFinalWordContract {
         Job job = server.submit(spec, new RetryPolicy(2, 0, true));
         ClaimedJob first = runningFirstAttempt();
         LeaseId second = moveTheLease(job, first);
-        assertThat(server.store.fail(job.uuid(), second, "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store.transitions().fail(job.uuid(), second, "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
         assertThat(server.job(job).status()).isEqualTo(JobStatus.FAILED);
 
         alice.send(word.message(first));
@@ -147,12 +148,12 @@ abstract class LateFinalWordContract {
 
     /** Another node's sweep gives attempt 1 up (its node looked dead) and another runner claims and starts attempt 2. */
     private LeaseId moveTheLease(Job job, ClaimedJob first) {
-        assertThat(server.store.fail(job.uuid(), first.lease(), "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store.transitions().fail(job.uuid(), first.lease(), "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
         assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
         LeaseId second = LeaseId.random();
-        Optional<Job> claimed = server.store.claim(server.runner(spec).runner().id(), second, server.clock.instant());
+        Optional<Job> claimed = TestClaims.claim(server.store, server.runner(spec).runner().id(), second, server.clock.instant());
         assertThat(claimed).map(Job::attempt).contains(2);
-        assertThat(server.store.start(job.uuid(), second, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store.transitions().start(job.uuid(), second, server.clock.instant()).applied()).isTrue();
         return second;
     }
 
@@ -163,7 +164,7 @@ abstract class LateFinalWordContract {
     /** The other node stores attempt 2's output under its attempt, completes it and parses it into the report. */
     private void completeElsewhere(Job job, LeaseId second) {
         server.outputs.put(server.project.uuid(), job.uuid(), 2, elsewhereOutput());
-        assertThat(server.store.complete(job.uuid(), second, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store.transitions().complete(job.uuid(), second, server.clock.instant()).applied()).isTrue();
         new ResultProcessor(server.store, server.outputs, new Adapters(), new BatonMetrics(), server.clock, new Changes()).process(server.job(job));
         assertThat(server.job(job).status()).isEqualTo(JobStatus.PROCESSED);
     }
@@ -178,7 +179,7 @@ abstract class LateFinalWordContract {
     private Snapshot snapshot(Job job) throws Exception {
         Job now = server.job(job);
         var output = server.outputs.get(server.project.uuid(), job.uuid(), now.attempt());
-        var report = server.store.findReport(now.reportId()).orElseThrow();
+        var report = server.store.runs().findReport(now.reportId()).orElseThrow();
         return new Snapshot(now.status(), now.attempt(), output.isEmpty() ? null : json(output.get()), report.results(), report.error());
     }
 

@@ -80,7 +80,7 @@ abstract class QuarantineContractTest {
     }
 
     private Runner stored(RunnerHandle h) {
-        return server.store.findRunner(h.runner().id()).orElseThrow();
+        return server.store.runners().findRunner(h.runner().id()).orElseThrow();
     }
 
     @Test
@@ -101,7 +101,7 @@ abstract class QuarantineContractTest {
         assertThat(quarantined.isQuarantined()).isTrue();
         assertThat(quarantined.quarantined()).isEqualTo(server.clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
         assertThat(quarantined.quarantineReason()).contains("3 infrastructure failures").contains("declined executor_error");
-        assertThat(server.store.clusterCounts("n", server.clock.instant()).quarantinedRunners()).isEqualTo(1);
+        assertThat(server.store.nodes().clusterCounts("n", server.clock.instant()).quarantinedRunners()).isEqualTo(1);
         assertThat(server.metrics().scrape()).contains("baton_runner_quarantines_total 1.0");
 
         // It asks for work and gets none; the healthy runner finishes the whole queue, the
@@ -109,17 +109,17 @@ abstract class QuarantineContractTest {
         flaky.send(new RunnerMessage.Ready(600, "linux", "x86_64", "test", 1));
         TestRunner healthy = connect(healthyHandle);
         for (int i = 0; i < jobs.size(); i++) complete(healthy, claim(healthy));
-        for (Job j : jobs) assertThat(server.store.findJob(j.uuid()).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        for (Job j : jobs) assertThat(server.store.runs().findJob(j.uuid()).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         flaky.expectSilence(Duration.ofMillis(200));
 
         // A job only the quarantined runner could take says why it waits.
         Job waiting = server.submit(lonely);
-        var status = server.channel().status(server.store.findJob(waiting.uuid()).orElseThrow()).orElseThrow();
+        var status = server.channel().status(server.store.runs().findJob(waiting.uuid()).orElseThrow()).orElseThrow();
         assertThat(status.reason().code()).isEqualTo("runners_quarantined");
         flaky.expectSilence(Duration.ofMillis(100));
 
         // Released, it takes work again at once; the failures before the release do not count again.
-        Runner released = server.store.releaseRunner(flakyHandle.runner().id(), server.clock.instant());
+        Runner released = server.store.runners().releaseRunner(flakyHandle.runner().id(), server.clock.instant());
         assertThat(released.isQuarantined()).isFalse();
         assertThat(released.quarantineReason()).isNull();
         Job after = server.submit(lonely);
@@ -127,7 +127,7 @@ abstract class QuarantineContractTest {
         assertThat(List.of(waiting.uuid(), after.uuid())).contains(first.uuid());
         decline(flaky, first, DeclineCode.EXECUTOR_ERROR);
         assertThat(stored(flakyHandle).isQuarantined()).as("one failure since the release").isFalse();
-        assertThat(server.store.clusterCounts("n", server.clock.instant()).quarantinedRunners()).isZero();
+        assertThat(server.store.nodes().clusterCounts("n", server.clock.instant()).quarantinedRunners()).isZero();
     }
 
     @Test
@@ -145,20 +145,20 @@ abstract class QuarantineContractTest {
         decline(runner, claim(runner), DeclineCode.NOISY_MACHINE);
         decline(runner, claim(runner), DeclineCode.IMAGE_REFUSED);
         decline(runner, claim(runner), DeclineCode.NO_COMMAND);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
 
         // Two real failures, then a quiet spell longer than the window: the third is alone in it.
         decline(runner, claim(runner), DeclineCode.PULL_FAILED);
         decline(runner, claim(runner), DeclineCode.VM_BOOT_FAILED);
         server.advance(WINDOW.plusSeconds(1));
         decline(runner, claim(runner), DeclineCode.UNPACK_FAILED);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
         // Two more inside the window make three.
         decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
         server.submit(spec);
         decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
-        assertThat(server.store.findRunner(handle.runner().id()).orElseThrow().quarantineReason())
+        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().quarantineReason())
                 .startsWith("3 infrastructure failures within 1m (threshold 3; latest: declined executor_error)");
     }
     @Test
@@ -179,7 +179,7 @@ abstract class QuarantineContractTest {
         first.crash();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
         server.advance(ChannelFixture.HEARTBEAT_TIMEOUT.plusSeconds(1));
-        assertThat(server.store.findJob(started.uuid()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(server.store.runs().findJob(started.uuid()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
         assertThat(stored(handle).isQuarantined()).isFalse();
 
         TestRunner second = server.connect(handle);

@@ -152,7 +152,7 @@ abstract class WaitingJobsContractTest {
         assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
         assertThat(failed.errorCode()).isEqualTo("declined");
         assertThat(failed.error()).contains("max_requeues (3)").contains("runner-1 (image_refused: manifest digest mismatch)");
-        List<Attempt> attempts = server.store.attempts(job.id());
+        List<Attempt> attempts = server.store.runs().attempts(job.id());
         assertThat(attempts).hasSize(server.config.maxRequeues() + 1).allMatch(a -> a.outcome() == AttemptOutcome.DECLINED);
         assertThat(attempts.getFirst().declineCode()).isEqualTo("pull_failed");
         assertThat(attempts.getFirst().declineReason()).isEqualTo("registry answered HTTP 503");
@@ -233,7 +233,7 @@ abstract class WaitingJobsContractTest {
         ClaimedJob c = claim(a);
         a.send(new RunnerMessage.Declined(c.uuid(), c.lease(), "an old runner"));
         a.expect(ServerMessage.Ack.class);
-        assertThat(server.store.attempts(job.id()).getFirst()).extracting(Attempt::declineCode, Attempt::declineReason)
+        assertThat(server.store.runs().attempts(job.id()).getFirst()).extracting(Attempt::declineCode, Attempt::declineReason)
                 .containsExactly("other", "an old runner");
         assertThat(scrape()).contains("baton_job_declines_total{code=\"other\"} 1.0");
     }
@@ -261,7 +261,7 @@ abstract class WaitingJobsContractTest {
         assertThat(queue(third).reason()).extracting(PendingReason::code, PendingReason::ahead).containsExactly("runners_busy", 1);
         assertThat(queue(third).position()).isEqualTo(2);
 
-        server.store.updateSpec(lonely.id(), null, null, true, server.clock.instant());
+        server.store.specs().updateSpec(lonely.id(), null, null, true, server.clock.instant());
         assertThat(reason(noRunner)).isEqualTo("spec_archived");
 
         // Metrics: pending jobs by reason, all codes present.
@@ -400,7 +400,7 @@ abstract class WaitingJobsContractTest {
     void positionAndPredictedStartOnAConstructedQueue() {
         RunnerHandle bob = server.runner(spec);
         Spec other = server.spec("other spec");
-        server.store.addRunnerSpec(bob.runner().id(), other.id()); // Bob's jobs of "other" compete too
+        server.store.specs().addRunnerSpec(bob.runner().id(), other.id()); // Bob's jobs of "other" compete too
         Spec unrelated = server.spec("unrelated");
         server.runner(unrelated);
         TestRunner a = connect(alice);

@@ -103,9 +103,9 @@ class ClusterTest {
         databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
         Instant now = Instant.now();
-        Organization org = store.createOrganization("Cluster", Slug.of("cluster"), PlanTier.ENTERPRISE, now);
-        project = store.createProject(org.id(), "Cluster", Slug.of("cluster-project"), now);
-        spec = store.createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        Organization org = store.organizations().createOrganization("Cluster", Slug.of("cluster"), PlanTier.ENTERPRISE, now);
+        project = store.organizations().createProject(org.id(), "Cluster", Slug.of("cluster-project"), now);
+        spec = store.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
         nodeA = startChild("node-a");
         portA = awaitPort(nodeA);
         nodeB = ServerAssembly.builder(nodeConfig(databaseUrl, dataDir, "node-b", ADMIN, HEARTBEAT_TIMEOUT, NODE_TIMEOUT), Clock.systemUTC()).start();
@@ -151,7 +151,7 @@ class ClusterTest {
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runner.expect(ServerMessage.Ack.class);
         complete(runner, claimed);
-        assertThat(store.findJob(job).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        assertThat(store.runs().findJob(job).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         // Cluster-wide figures come from the store: every node reports the three nodes.
         for (int port : new int[] {portA, portB(), portC()}) {
             await().atMost(WAIT).untilAsserted(() -> assertThat(get(port, "/metrics").body()).contains("baton_cluster_nodes_alive 3.0"));
@@ -174,7 +174,7 @@ class ClusterTest {
         assertThat(cancel.reason()).isEqualTo("canceled_by_user");
         runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of()));
         runner.expect(ServerMessage.Ack.class);
-        assertThat(store.findJob(job).orElseThrow().status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(store.runs().findJob(job).orElseThrow().status()).isEqualTo(JobStatus.CANCELED);
     }
 
     @Test
@@ -210,15 +210,15 @@ class ClusterTest {
         first.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         first.expect(ServerMessage.Ack.class);
         first.crash();
-        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
 
         TestRunner again = connect(portC(), h);
         again.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease())); // resent on reconnect: liveness only
         again.expect(ServerMessage.Ack.class);
-        assertThat(store.runnerNode(h.runner().id())).contains("node-c");
+        assertThat(store.nodes().runnerNode(h.runner().id())).contains("node-c");
         complete(again, claimed);
         complete(again, claimed); // the outbox resends; acknowledged again, applied once
-        Job done = store.findJob(job).orElseThrow();
+        Job done = store.runs().findJob(job).orElseThrow();
         assertThat(done.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         assertThat(done.attempt()).isEqualTo(1);
     }
@@ -259,9 +259,9 @@ class ClusterTest {
         assertThat(handedOut.keySet()).containsExactlyInAnyOrderElementsOf(submitted);
         assertThat(handedOut.values()).allSatisfy(n -> assertThat(n.get()).as("times one job was handed out").isEqualTo(1));
         for (JobUuid uuid : submitted) {
-            Job job = store.findJob(uuid).orElseThrow();
+            Job job = store.runs().findJob(uuid).orElseThrow();
             assertThat(job.attempt()).as("claims of job " + uuid).isEqualTo(1);
-            assertThat(store.attempts(job.id())).hasSize(1);
+            assertThat(store.runs().attempts(job.id())).hasSize(1);
         }
     }
 
@@ -275,7 +275,7 @@ class ClusterTest {
         ClaimedJob claimed = onA.expect(ServerMessage.Job.class).job();
         onA.send(new RunnerMessage.Preparing(claimed.uuid(), claimed.lease(), "pulling"));
         onA.expect(ServerMessage.Ack.class);
-        assertThat(store.runnerNode(held.id())).contains("node-a");
+        assertThat(store.nodes().runnerNode(held.id())).contains("node-a");
 
         // SIGKILL: no close frames, no stop mark in the store, no last heartbeat.
         ProcessHandle a = nodeA.toHandle();
@@ -296,13 +296,13 @@ class ClusterTest {
             }
         });
         await().atMost(WAIT).untilAsserted(() -> {
-            Job now = store.findJob(job).orElseThrow();
+            Job now = store.runs().findJob(job).orElseThrow();
             assertThat(now.requeues()).as("requeued after node A died").isEqualTo(1);
         });
         // Requeued by B or C once A's heartbeats stopped: A's runner's attempt ended lost before start.
-        Job after = store.findJob(job).orElseThrow();
-        assertThat(store.attempts(after.id()).getFirst().outcome().name()).isEqualTo("LOST_BEFORE_START");
-        assertThat(store.nodes()).anySatisfy(n -> {
+        Job after = store.runs().findJob(job).orElseThrow();
+        assertThat(store.runs().attempts(after.id()).getFirst().outcome().name()).isEqualTo("LOST_BEFORE_START");
+        assertThat(store.nodes().listNodes()).anySatisfy(n -> {
             assertThat(n.id()).isEqualTo("node-a");
             assertThat(n.stopped()).as("found dead").isNotNull();
         });
@@ -338,8 +338,8 @@ class ClusterTest {
     Runner newRunnerRecord() {
         RunnerKey key = RunnerKey.generate();
         String name = "runner " + names.incrementAndGet();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
-        store.addRunnerSpec(runner.id(), spec.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         keys.put(runner.id(), key.reveal());
         return runner;
     }

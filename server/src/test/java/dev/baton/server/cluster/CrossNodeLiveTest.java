@@ -96,10 +96,10 @@ class CrossNodeLiveTest {
         databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
         Instant now = Instant.now();
-        Organization org = store.createOrganization("Cross", Slug.of("cross"), PlanTier.ENTERPRISE, now);
-        project = store.createProject(org.id(), "Cross", Slug.of("cross-project"), now);
-        spec = store.createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
-        unserved = store.createSpec("unserved", Slug.of("unserved"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        Organization org = store.organizations().createOrganization("Cross", Slug.of("cross"), PlanTier.ENTERPRISE, now);
+        project = store.organizations().createProject(org.id(), "Cross", Slug.of("cross-project"), now);
+        spec = store.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        unserved = store.specs().createSpec("unserved", Slug.of("unserved"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
         nodeA = node("node-a");
         nodeB = node("node-b");
         nodeC = node("node-c");
@@ -142,7 +142,7 @@ class CrossNodeLiveTest {
         // Entries the runner sends now reach the follower on the other node while the job runs.
         log.send("iteration 2: 4.1 ms\n");
         assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("3", "log", entry(3, "iteration 2: 4.1 ms\n")));
-        assertThat(store.findJob(job.uuid()).orElseThrow().status().wireName()).isEqualTo("running");
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status().wireName()).isEqualTo("running");
         follower.close();
 
         // Away for two entries; back through the third node with Last-Event-ID: exactly the two, then the live ones.
@@ -232,7 +232,7 @@ class CrossNodeLiveTest {
 
         // The runner's connection to node a breaks; it reconnects to node c and finishes there.
         runner.crash();
-        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
         TestRunner again = connect(nodeC, h);
         again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         again.expect(ServerMessage.Ack.class);
@@ -254,7 +254,7 @@ class CrossNodeLiveTest {
 
         // The runner comes back on node b, the follower's own node, which now has the attempt but not node a's entries.
         runner.crash();
-        await().atMost(WAIT).until(() -> store.runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
         TestRunner again = connect(nodeB, h);
         again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         again.expect(ServerMessage.Ack.class);
@@ -533,8 +533,8 @@ class CrossNodeLiveTest {
     Handle newRunner(Spec serves) {
         RunnerKey key = RunnerKey.generate();
         String name = "runner " + names.incrementAndGet();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
-        if (serves != null) store.addRunnerSpec(runner.id(), serves.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
+        if (serves != null) store.specs().addRunnerSpec(runner.id(), serves.id());
         return new Handle(runner, key.reveal());
     }
 

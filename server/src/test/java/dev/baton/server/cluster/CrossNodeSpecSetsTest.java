@@ -73,8 +73,8 @@ class CrossNodeSpecSetsTest {
         assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
         String databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
-        Organization org = store.createOrganization("Specs", Slug.of("specs"), PlanTier.ENTERPRISE, Instant.now());
-        project = store.createProject(org.id(), "Specs", Slug.of("specs-project"), Instant.now());
+        Organization org = store.organizations().createOrganization("Specs", Slug.of("specs"), PlanTier.ENTERPRISE, Instant.now());
+        project = store.organizations().createProject(org.id(), "Specs", Slug.of("specs-project"), Instant.now());
         // Node timeout 30 s: node B's clock stands still for a few seconds per test without A finding it dead.
         nodeA = ServerAssembly.builder(ClusterTest.nodeConfig(databaseUrl, dataDir, "node-a", ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
                 Clock.systemUTC()).start();
@@ -148,13 +148,13 @@ class CrossNodeSpecSetsTest {
     record Handle(Runner runner, String key) {}
 
     Spec spec(String slug) {
-        return store.createSpec(slug, Slug.of(slug), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, Instant.now());
+        return store.specs().createSpec(slug, Slug.of(slug), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, Instant.now());
     }
 
     Handle runner(String name, Spec... serves) {
         RunnerKey key = RunnerKey.generate();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
-        for (Spec s : serves) store.addRunnerSpec(runner.id(), s.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), Instant.now());
+        for (Spec s : serves) store.specs().addRunnerSpec(runner.id(), s.id());
         return new Handle(runner, key.reveal());
     }
 

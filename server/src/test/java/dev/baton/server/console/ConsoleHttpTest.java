@@ -260,7 +260,7 @@ class ConsoleHttpTest {
         String session = signIn();
         String[] runner = baton.createRunner("box 6");
         var store = baton.server.store();
-        long id = store.findRunner(dev.baton.protocol.id.ResourceId.of(runner[0])).orElseThrow().id();
+        long id = store.runners().findRunner(dev.baton.protocol.id.ResourceId.of(runner[0])).orElseThrow().id();
         try (TestRunner r = baton.connect(runner[0], runner[1])) {
             r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
             baton.submit();
@@ -269,8 +269,8 @@ class ConsoleHttpTest {
             r.expect(ServerMessage.Ack.class);
         }
         // The server's own threshold is off here; the store's decision is what the page reads.
-        assertThat(store.quarantineIfFlaky(id, 1, java.time.Duration.ofHours(1), baton.clock.instant())).isPresent();
-        store.setRunnerLabels(id, true, Map.of("disk", "nvme"), baton.clock.instant());
+        assertThat(store.runners().quarantineIfFlaky(id, 1, java.time.Duration.ofHours(1), baton.clock.instant())).isPresent();
+        store.runners().setRunnerLabels(id, true, Map.of("disk", "nvme"), baton.clock.instant());
         String page = get("/console/runners", session).body();
         assertThat(page).contains("state-quarantined").contains("1 infrastructure failure within 1h").contains("/release")
                 .contains("labels: disk=nvme");

@@ -10,6 +10,7 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;
@@ -21,6 +22,7 @@ import dev.baton.server.store.Runner;
 import dev.baton.server.store.ServingRunner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
 import dev.baton.server.testing.TestDatabases;
@@ -79,17 +81,17 @@ class PendingExplainerTest {
             real = StoreFactory.open("sqlite:" + dir.resolve("baton.db"), dir);
             jdbcUrl = "jdbc:sqlite:" + dir.resolve("baton.db");
         }
-        org = real.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
-        project = real.createProject(org.id(), "Project", Slug.of("project"), clock.instant());
-        spec = real.createSpec("small", Slug.of("small"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        org = real.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
+        project = real.organizations().createProject(org.id(), "Project", Slug.of("project"), clock.instant());
+        spec = real.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
     }
 
     /** The explainer over the real store; with {@code everyRow}, every serving runner is read by row, as before issue 13's fourth round. */
     PendingExplainer explainer(boolean everyRow) {
-        Store seen = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (p, method, args) -> {
+        Store seen = StoreCalls.intercept(real, (target, method, args) -> {
             if (method.getName().equals("pendingFacts") && args.length == 3 && everyRow) args[2] = null;
             try {
-                Object answer = method.invoke(real, args);
+                Object answer = method.invoke(target, args);
                 if (answer instanceof PendingFacts facts) answers.add(facts);
                 return answer;
             } catch (InvocationTargetException e) {
@@ -100,9 +102,9 @@ class PendingExplainerTest {
     }
 
     Runner runner(String name, Instant heartbeat) {
-        Runner r = real.createRunner(name, Slug.of(name), "hash-" + name, clock.instant());
-        real.addRunnerSpec(r.id(), spec.id());
-        if (heartbeat != null) real.recordRunnerHeartbeats(Map.of(r.id(), heartbeat));
+        Runner r = real.runners().createRunner(name, Slug.of(name), "hash-" + name, clock.instant());
+        real.specs().addRunnerSpec(r.id(), spec.id());
+        if (heartbeat != null) real.runners().recordRunnerHeartbeats(Map.of(r.id(), heartbeat));
         return r;
     }
 
@@ -114,7 +116,7 @@ class PendingExplainerTest {
         clock.advance(Duration.ofMillis(1));
         JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), null, List.of("/bin/sh"), List.of("-c", "true"), Map.of(),
                 new JobTimeout(60), null, 1);
-        return real.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        return real.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(of.id(), "10.0.0.1", config, 60, priority, RetryPolicy.NONE), org.id(), clock.instant()).job();
     }
 
@@ -122,10 +124,10 @@ class PendingExplainerTest {
     void finished(Runner runner, int seconds) {
         Job job = submit();
         LeaseId lease = LeaseId.random();
-        assertThat(real.claim(runner.id(), lease, clock.instant())).map(Job::uuid).contains(job.uuid());
-        real.start(job.uuid(), lease, clock.instant());
+        assertThat(TestClaims.claim(real, runner.id(), lease, clock.instant())).map(Job::uuid).contains(job.uuid());
+        real.transitions().start(job.uuid(), lease, clock.instant());
         clock.advance(Duration.ofSeconds(seconds));
-        real.complete(job.uuid(), lease, clock.instant());
+        real.transitions().complete(job.uuid(), lease, clock.instant());
     }
 
     void quarantine(Runner r) {
@@ -149,28 +151,28 @@ class PendingExplainerTest {
     @ValueSource(strings = {"sqlite", "postgresql"})
     void theJobsAheadAreExactAnywhereInALongQueue(String database) throws SQLException {
         open(database);
-        Spec big = real.createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
+        Spec big = real.specs().createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
         Runner both = runner("both", null);
-        real.addRunnerSpec(both.id(), big.id());
-        Runner bigOnly = real.createRunner("big-only", Slug.of("big-only"), "hash-big-only", clock.instant());
-        real.addRunnerSpec(bigOnly.id(), big.id());
+        real.specs().addRunnerSpec(both.id(), big.id());
+        Runner bigOnly = real.runners().createRunner("big-only", Slug.of("big-only"), "hash-big-only", clock.instant());
+        real.specs().addRunnerSpec(bigOnly.id(), big.id());
         for (int i = 0; i < 300; i++) {
             submit(i % 3 == 0 ? big : spec, i % 7 == 0 ? PlanTier.ENTERPRISE.priority() : PlanTier.TEAM.priority());
         }
         // Every way in and out of the queue: claims, a requeue, a cancel, a queue timeout.
         List<Job> claimed = new ArrayList<>();
-        for (int i = 0; i < 12; i++) claimed.add(real.claim(i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
-        real.requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
-        List<Job> pending = real.pendingJobs();
-        real.cancel(pending.get(40).uuid(), null, "test", clock.instant());
-        real.expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());
+        for (int i = 0; i < 12; i++) claimed.add(TestClaims.claim(real, i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
+        real.transitions().requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
+        List<Job> pending = real.runs().pendingJobs();
+        real.transitions().cancel(pending.get(40).uuid(), null, "test", clock.instant());
+        real.transitions().expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());
 
-        pending = real.pendingJobs(); // dispatch order
+        pending = real.runs().pendingJobs(); // dispatch order
         List<Job> ofSpec = pending.stream().filter(j -> j.specId() == spec.id()).toList();
         assertThat(ofSpec.size()).as("long enough to walk past the counts").isGreaterThan(2 * 64);
         for (Job job : ofSpec) {
             // A job of "small" competes with every pending job of both specs ("both" serves them).
-            assertThat(real.pendingFacts(job, 20).ahead()).as("jobs ahead of pending job %d", pending.indexOf(job))
+            assertThat(real.runs().pendingFacts(job, 20).ahead()).as("jobs ahead of pending job %d", pending.indexOf(job))
                     .isEqualTo(pending.indexOf(job));
         }
         if (database.equals("sqlite")) {
@@ -198,17 +200,17 @@ class PendingExplainerTest {
         quarantine(quarantined);
         Job job = submit();
 
-        PendingFacts counted = real.pendingFacts(job, 20, cutoff);
+        PendingFacts counted = real.runs().pendingFacts(job, 20, cutoff);
         assertThat(counted.freshServing()).isEqualTo(2); // live, at-cutoff
         assertThat(counted.servingRunners()).extracting(ServingRunner::id).containsExactly(justBefore.id(), never.id(), quarantined.id());
         assertThat(counted.serving()).isEqualTo(5);
 
         // A cutoff a nanosecond after a stored heartbeat: that heartbeat is before it (rounded up, not down).
-        PendingFacts nanoLater = real.pendingFacts(job, 20, cutoff.plusNanos(1));
+        PendingFacts nanoLater = real.runs().pendingFacts(job, 20, cutoff.plusNanos(1));
         assertThat(nanoLater.freshServing()).isEqualTo(1);
         assertThat(nanoLater.servingRunners()).extracting(ServingRunner::id).contains(atCutoff.id()).doesNotContain(live.id());
 
-        PendingFacts listed = real.pendingFacts(job, 20);
+        PendingFacts listed = real.runs().pendingFacts(job, 20);
         assertThat(listed.freshServing()).isZero();
         assertThat(listed.servingRunners()).extracting(ServingRunner::id)
                 .containsExactly(live.id(), atCutoff.id(), justBefore.id(), never.id(), quarantined.id());
@@ -223,12 +225,12 @@ class PendingExplainerTest {
         Runner b = runner("b", null);
         finished(a, 100);
         finished(b, 200);
-        real.recordRunnerHeartbeats(Map.of(a.id(), clock.instant(), b.id(), clock.instant()));
+        real.runners().recordRunnerHeartbeats(Map.of(a.id(), clock.instant(), b.id(), clock.instant()));
         // Both busy: a job each in flight.
         Job busyA = submit();
         Job busyB = submit();
-        assertThat(real.claim(a.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyA.uuid());
-        assertThat(real.claim(b.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyB.uuid());
+        assertThat(TestClaims.claim(real, a.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyA.uuid());
+        assertThat(TestClaims.claim(real, b.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyB.uuid());
         Job first = submit();
         Job second = submit();
 
@@ -253,7 +255,7 @@ class PendingExplainerTest {
         Runner live = runner("live", null);
         Runner stale = runner("stale", null);
         finished(live, 60);
-        real.recordRunnerHeartbeats(Map.of(live.id(), clock.instant(), stale.id(), clock.instant().minus(TIMEOUT).minusSeconds(1)));
+        real.runners().recordRunnerHeartbeats(Map.of(live.id(), clock.instant(), stale.id(), clock.instant().minus(TIMEOUT).minusSeconds(1)));
         Job job = submit();
         assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))
                 .hasValueSatisfying(s -> assertThat(s.reason().message()).startsWith("all 1 connected runner of"));
@@ -264,7 +266,7 @@ class PendingExplainerTest {
                 .hasValueSatisfying(s -> assertThat(s.reason().message()).startsWith("2 runners serve spec 'small' but none is connected"));
 
         // Every runner quarantined, one of them with a live heartbeat: still listed, by slug.
-        real.recordRunnerHeartbeats(Map.of(live.id(), clock.instant()));
+        real.runners().recordRunnerHeartbeats(Map.of(live.id(), clock.instant()));
         quarantine(live);
         quarantine(stale);
         assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))

@@ -8,6 +8,7 @@ import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
 import java.lang.reflect.InvocationTargetException;
@@ -43,12 +44,12 @@ class RunnerSpecSetsTest {
         real = StoreFactory.open("sqlite:" + dir.resolve("baton.db"), dir);
         store = countingRunnerSpecReads(real);
         sets = new RunnerSpecSets(store, clock);
-        store.onSpecsChange(sets::invalidate);
-        store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
-        first = store.createSpec("first", Slug.of("first"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
-        second = store.createSpec("second", Slug.of("second"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
-        runner = store.createRunner("r", Slug.of("r"), "hash", clock.instant());
-        store.addRunnerSpec(runner.id(), first.id());
+        store.specs().onSpecsChange(sets::invalidate);
+        store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
+        first = store.specs().createSpec("first", Slug.of("first"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        second = store.specs().createSpec("second", Slug.of("second"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        runner = store.runners().createRunner("r", Slug.of("r"), "hash", clock.instant());
+        store.specs().addRunnerSpec(runner.id(), first.id());
     }
 
     @AfterEach
@@ -62,12 +63,12 @@ class RunnerSpecSetsTest {
         assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(first.id());
         assertThat(reads).hasValue(1);
 
-        store.addRunnerSpec(runner.id(), second.id());
+        store.specs().addRunnerSpec(runner.id(), second.id());
         assertThat(sets.activeIds(runner.id())).containsExactlyInAnyOrder(first.id(), second.id());
-        store.updateSpec(second.id(), null, null, true, clock.instant()); // archived: still served by the runner, no longer active
+        store.specs().updateSpec(second.id(), null, null, true, clock.instant()); // archived: still served by the runner, no longer active
         assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(first.id(), second.id());
         assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
-        store.removeRunnerSpec(runner.id(), first.id());
+        store.specs().removeRunnerSpec(runner.id(), first.id());
         assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(second.id());
         assertThat(reads).hasValue(4);
     }
@@ -77,7 +78,7 @@ class RunnerSpecSetsTest {
         assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
         // Another process (or a node whose notification was lost) changes the runner's specs.
         try (Store elsewhere = StoreFactory.open("sqlite:" + dir.resolve("baton.db"), dir)) {
-            elsewhere.addRunnerSpec(runner.id(), second.id());
+            elsewhere.specs().addRunnerSpec(runner.id(), second.id());
         }
         clock.advance(RunnerSpecSets.MAX_AGE.minus(Duration.ofMillis(1)));
         assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
@@ -97,9 +98,9 @@ class RunnerSpecSetsTest {
     }
 
     private Store countingRunnerSpecReads(Store delegate) {
-        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+        return StoreCalls.intercept(delegate, (target, method, args) -> {
             try {
-                Object result = method.invoke(delegate, args);
+                Object result = method.invoke(target, args);
                 if (method.getName().equals("runnerSpecs")) {
                     reads.incrementAndGet();
                     Runnable hook = duringRead.getAndSet(null);

@@ -27,6 +27,7 @@ import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -84,8 +85,8 @@ class ResultProcessorTest {
         Job job = completedJob();
         new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).processLater(job, OUTPUT);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
-        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        await().atMost(Duration.ofSeconds(30)).until(() -> store.runs().findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
         assertThat(reads).as("the output store is not read").hasValue(0);
     }
 
@@ -94,20 +95,20 @@ class ResultProcessorTest {
     void processingAJobWhoseReportThisStoreCreatedDoesNotReadTheReport() {
         Job job = completedJob();
         AtomicInteger reportReads = new AtomicInteger();
-        Store counted = (Store) java.lang.reflect.Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
-                (proxy, method, args) -> {
+        Store counted = StoreCalls.intercept(store,
+                (target, method, args) -> {
                     if (method.getName().equals("findReport")) reportReads.incrementAndGet();
                     try {
-                        return method.invoke(store, args);
+                        return method.invoke(target, args);
                     } catch (java.lang.reflect.InvocationTargetException e) {
                         throw e.getCause();
                     }
                 });
         new ResultProcessor(counted, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
 
-        assertThat(store.findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
         assertThat(reportReads).as("report reads while processing").hasValue(0);
-        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
     }
 
     @Test
@@ -115,25 +116,25 @@ class ResultProcessorTest {
         Job job = completedJob();
         new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
 
-        assertThat(store.findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
-        assertThat(store.findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
         assertThat(reads).hasValue(1);
     }
 
     private Job completedJob() {
         Instant now = Instant.now();
-        var org = store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", Slug.of("p"), now);
-        Spec spec = store.createSpec("Spec", Slug.of("spec"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, now);
-        long runner = store.createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), now).id();
-        store.addRunnerSpec(runner, spec.id());
+        var org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", Slug.of("p"), now);
+        Spec spec = store.specs().createSpec("Spec", Slug.of("spec"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, now);
+        long runner = store.runners().createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), now).id();
+        store.specs().addRunnerSpec(runner, spec.id());
         JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
                 List.of("/bin/sh"), List.of("-c", "true"), Map.of(), new JobTimeout(60), List.of(), 1);
-        store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", config, 60, 200, RetryPolicy.NONE), org.id(), now);
-        Job claimed = store.claimEach(List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)), now,
+        Job claimed = store.claims().claimEach(List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)), now,
                 now.plusSeconds(30)).getFirst().getFirst();
-        store.start(claimed.uuid(), claimed.lease(), now);
-        return store.complete(claimed.uuid(), claimed.lease(), now).job();
+        store.transitions().start(claimed.uuid(), claimed.lease(), now);
+        return store.transitions().complete(claimed.uuid(), claimed.lease(), now).job();
     }
 }

@@ -154,7 +154,7 @@ class RegistryAcrossNodesTest {
         assertThat(put.statusCode()).as(new String(put.body())).isEqualTo(201);
         assertThat(registry(a, "GET", "/v2/alpha/img/blobs/" + digest, null).body()).isEqualTo(whole);
         assertThat(registry(a, "GET", location, null).statusCode()).as("the session is over on every node").isEqualTo(404);
-        assertThat(a.store().countRegistryUploads()).isZero();
+        assertThat(a.store().uploads().countRegistryUploads()).isZero();
 
         // A session outlives the node that started it.
         String second2 = registry(a, "POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
@@ -170,7 +170,7 @@ class RegistryAcrossNodesTest {
             assertThat(shared.blobs().stagedUploads()).as("nothing staged is left behind").isEmpty();
             assertThat(shared.blobs().size(wrong)).isEmpty();
         }
-        assertThat(b.store().countRegistryUploads()).isZero();
+        assertThat(b.store().uploads().countRegistryUploads()).isZero();
     }
 
     @ParameterizedTest(name = "blob store: {0}")

@@ -51,13 +51,13 @@ final class RegistryFixture implements AutoCloseable {
         this.storage = storage;
         store = StoreFactory.open(null, dataDir);
         Instant now = clock.instant();
-        long org = store.createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
-        alpha = store.createProject(org, "Alpha", Slug.of("alpha"), now).uuid();
-        beta = store.createProject(org, "Beta", Slug.of("beta"), now).uuid();
+        long org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
+        alpha = store.organizations().createProject(org, "Alpha", Slug.of("alpha"), now).uuid();
+        beta = store.organizations().createProject(org, "Beta", Slug.of("beta"), now).uuid();
         ServerConfig config = ServerConfig.builder(dataDir).port(0).registryMaxBodyBytes(maxBodyBytes).adminToken(ADMIN)
                 .pullTokenTtl(Duration.ofMinutes(10)).build();
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
-        ProjectLookup lookup = id -> store.findProject(id).map(Project::uuid);
+        ProjectLookup lookup = id -> store.organizations().findProject(id).map(Project::uuid);
         // The server passes its Authenticator (PrincipalGrants); here only the admin token, compared in constant time.
         module = RegistryModule.open(config, storage, store, Credentials.adminOnly(candidate -> java.security.MessageDigest.isEqual(
                 ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))), lookup, tokens, clock);

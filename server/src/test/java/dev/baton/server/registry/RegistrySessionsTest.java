@@ -142,7 +142,7 @@ class RegistrySessionsTest {
 
         clock.advance(Registry.UPLOAD_IDLE_LIMIT.plusSeconds(1));
         String fresh = nodeB.startUpload(repo).id();
-        assertThat(store.findRegistryUpload(idle)).isEmpty();
+        assertThat(store.uploads().findRegistryUpload(idle)).isEmpty();
         assertThat(nodeB.openUploads()).isEqualTo(1);
         assertThat(storage.blobs().stagedUploads()).extracting(StagedUpload::id).containsExactly(fresh);
     }

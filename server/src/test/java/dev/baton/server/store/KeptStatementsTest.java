@@ -95,9 +95,9 @@ class KeptStatementsTest {
     void theSqliteStoreKeepsItsStatementsPrepared() {
         try (JdbcStore store = (JdbcStore) StoreFactory.open(null, dir.resolve("store"))) {
             assertThat(store.statements.kept()).isNotNull();
-            assertThat(store.findJob(JobUuid.random())).isEmpty();
+            assertThat(store.runs().findJob(JobUuid.random())).isEmpty();
             long before = store.statements.kept().prepares();
-            for (int i = 0; i < 20; i++) assertThat(store.findJob(JobUuid.random())).isEmpty();
+            for (int i = 0; i < 20; i++) assertThat(store.runs().findJob(JobUuid.random())).isEmpty();
             assertThat(store.statements.kept().prepares() - before).isLessThanOrEqualTo(1);
         }
     }

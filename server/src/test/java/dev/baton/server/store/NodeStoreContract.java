@@ -37,9 +37,9 @@ abstract class NodeStoreContract {
     @BeforeEach
     void open() {
         store = openStore();
-        Organization org = store.createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
-        project = store.createProject(org.id(), "P", Slug.of("p"), T0);
-        spec = store.createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, T0);
+        Organization org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
+        project = store.organizations().createProject(org.id(), "P", Slug.of("p"), T0);
+        spec = store.specs().createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, T0);
     }
 
     @AfterEach
@@ -48,66 +48,66 @@ abstract class NodeStoreContract {
     }
 
     Runner runner() {
-        Runner r = store.createRunner("R" + (++names), Slug.of("r-" + names), RunnerKey.generate().hash(), T0);
-        store.addRunnerSpec(r.id(), spec.id());
+        Runner r = store.runners().createRunner("R" + (++names), Slug.of("r-" + names), RunnerKey.generate().hash(), T0);
+        store.specs().addRunnerSpec(r.id(), spec.id());
         return r;
     }
 
     Job claimed(Runner runner) {
-        store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
-        return store.claim(runner.id(), LeaseId.random(), T0, T0.plus(Duration.ofHours(1))).orElseThrow();
+        return TestClaims.claim(store, runner.id(), LeaseId.random(), T0, T0.plus(Duration.ofHours(1))).orElseThrow();
     }
 
     List<JobUuid> lostAt(Instant now) {
-        return store.sweepDue(Deadline.LOST, now, 100, Job::uuid);
+        return store.liveness().sweepDue(Deadline.LOST, now, 100, Job::uuid);
     }
 
     @Test
     void aNodesAdvertisedAddressIsGivenOnlyWhileItLives() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
-        assertThat(store.liveNodeUrl("a", T0.minusSeconds(30))).as("not advertised yet").isEmpty();
-        store.advertiseNode("a", "http://10.0.0.11:7701");
-        assertThat(store.liveNodeUrl("a", T0.minusSeconds(30))).contains("http://10.0.0.11:7701");
-        assertThat(store.liveNodeUrl("nobody", T0.minusSeconds(30))).isEmpty();
-        assertThat(store.liveNodeUrl("a", T0.plusSeconds(1))).as("no heartbeat since").isEmpty();
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        assertThat(store.nodes().liveNodeUrl("a", T0.minusSeconds(30))).as("not advertised yet").isEmpty();
+        store.nodes().advertiseNode("a", "http://10.0.0.11:7701");
+        assertThat(store.nodes().liveNodeUrl("a", T0.minusSeconds(30))).contains("http://10.0.0.11:7701");
+        assertThat(store.nodes().liveNodeUrl("nobody", T0.minusSeconds(30))).isEmpty();
+        assertThat(store.nodes().liveNodeUrl("a", T0.plusSeconds(1))).as("no heartbeat since").isEmpty();
         // A restart under the same id keeps the row's address until it advertises its own.
-        store.registerNode("a", T0.plusSeconds(10), T0.plusSeconds(10).plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(20));
-        assertThat(store.liveNodeUrl("a", T0)).contains("http://10.0.0.11:7701");
-        store.stopNode("a", T0.plusSeconds(11), T0.plusSeconds(11).plus(HEARTBEAT_TIMEOUT));
-        assertThat(store.liveNodeUrl("a", T0)).as("stopped").isEmpty();
+        store.nodes().registerNode("a", T0.plusSeconds(10), T0.plusSeconds(10).plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(20));
+        assertThat(store.nodes().liveNodeUrl("a", T0)).contains("http://10.0.0.11:7701");
+        store.nodes().stopNode("a", T0.plusSeconds(11), T0.plusSeconds(11).plus(HEARTBEAT_TIMEOUT));
+        assertThat(store.nodes().liveNodeUrl("a", T0)).as("stopped").isEmpty();
     }
 
     @Test
     void aRegisteredNodeHeartbeatsAndAnUnknownOneIsToldItIsNotRegistered() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
-        assertThat(store.recordLiveness("a", T0.plusSeconds(5), Map.of(), Map.of())).isTrue();
-        assertThat(store.recordLiveness("nobody", T0.plusSeconds(5), Map.of(), Map.of())).isFalse();
-        assertThat(store.nodes()).singleElement().satisfies(n -> {
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        assertThat(store.nodes().recordLiveness("a", T0.plusSeconds(5), Map.of(), Map.of())).isTrue();
+        assertThat(store.nodes().recordLiveness("nobody", T0.plusSeconds(5), Map.of(), Map.of())).isFalse();
+        assertThat(store.nodes().listNodes()).singleElement().satisfies(n -> {
             assertThat(n.id()).isEqualTo("a");
             assertThat(n.lastHeartbeat()).isEqualTo(T0.plusSeconds(5));
             assertThat(n.stopped()).isNull();
         });
-        assertThat(store.recordLiveness("a", T0.plusSeconds(3), Map.of(), Map.of())).as("a late flush").isTrue();
-        assertThat(store.nodes().getFirst().lastHeartbeat()).as("never goes back").isEqualTo(T0.plusSeconds(5));
+        assertThat(store.nodes().recordLiveness("a", T0.plusSeconds(3), Map.of(), Map.of())).as("a late flush").isTrue();
+        assertThat(store.nodes().listNodes().getFirst().lastHeartbeat()).as("never goes back").isEqualTo(T0.plusSeconds(5));
     }
 
     @Test
     void aSilentNodeIsFoundDeadByAnotherItsRunnersDetachedAndTheirJobsLostAHeartbeatTimeoutAfterItsLastHeartbeat() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
-        store.registerNode("b", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("b", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
-        store.attachRunner(r.id(), "a");
+        store.nodes().attachRunner(r.id(), "a");
         Job job = claimed(r);
         Instant now = T0.plusSeconds(31);
-        store.recordLiveness("b", now, Map.of(), Map.of());
+        store.nodes().recordLiveness("b", now, Map.of(), Map.of());
 
-        assertThat(store.expireNodes("a", now.minusSeconds(30), now, HEARTBEAT_TIMEOUT)).as("never itself").isEmpty();
-        assertThat(store.expireNodes("b", now.minusSeconds(30), now, HEARTBEAT_TIMEOUT)).containsExactly("a");
-        assertThat(store.expireNodes("b", now.minusSeconds(30), now, HEARTBEAT_TIMEOUT)).as("once").isEmpty();
-        assertThat(store.runnerNode(r.id())).isEmpty();
-        assertThat(store.nodes()).filteredOn(n -> n.id().equals("a")).singleElement().satisfies(n -> assertThat(n.stopped()).isEqualTo(now));
-        assertThat(store.recordLiveness("a", now, Map.of(), Map.of())).as("a paused node learns it was found dead").isFalse();
+        assertThat(store.nodes().expireNodes("a", now.minusSeconds(30), now, HEARTBEAT_TIMEOUT)).as("never itself").isEmpty();
+        assertThat(store.nodes().expireNodes("b", now.minusSeconds(30), now, HEARTBEAT_TIMEOUT)).containsExactly("a");
+        assertThat(store.nodes().expireNodes("b", now.minusSeconds(30), now, HEARTBEAT_TIMEOUT)).as("once").isEmpty();
+        assertThat(store.nodes().runnerNode(r.id())).isEmpty();
+        assertThat(store.nodes().listNodes()).filteredOn(n -> n.id().equals("a")).singleElement().satisfies(n -> assertThat(n.stopped()).isEqualTo(now));
+        assertThat(store.nodes().recordLiveness("a", now, Map.of(), Map.of())).as("a paused node learns it was found dead").isFalse();
 
         assertThat(lostAt(T0.plus(HEARTBEAT_TIMEOUT).minusSeconds(1))).isEmpty();
         assertThat(lostAt(T0.plus(HEARTBEAT_TIMEOUT))).containsExactly(job.uuid());
@@ -116,84 +116,84 @@ abstract class NodeStoreContract {
 
     @Test
     void aRunnerThatComesBackBeforeItsLostDeadlineKeepsItsJob() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
-        store.attachRunner(r.id(), "a");
+        store.nodes().attachRunner(r.id(), "a");
         Job job = claimed(r);
-        store.detachRunner(r.id(), "a", T0.plusSeconds(90));
-        store.detachRunner(r.id(), "a", T0.plusSeconds(120));
-        store.attachRunner(r.id(), "b");
-        assertThat(store.reattach(job.uuid(), job.lease())).hasValueSatisfying(j -> assertThat(j.status()).isEqualTo(JobStatus.CLAIMED));
+        store.nodes().detachRunner(r.id(), "a", T0.plusSeconds(90));
+        store.nodes().detachRunner(r.id(), "a", T0.plusSeconds(120));
+        store.nodes().attachRunner(r.id(), "b");
+        assertThat(store.liveness().reattach(job.uuid(), job.lease())).hasValueSatisfying(j -> assertThat(j.status()).isEqualTo(JobStatus.CLAIMED));
         assertThat(lostAt(T0.plusSeconds(200))).isEmpty();
-        assertThat(store.reattach(job.uuid(), LeaseId.random())).as("another lease").isEmpty();
+        assertThat(store.liveness().reattach(job.uuid(), LeaseId.random())).as("another lease").isEmpty();
     }
 
     @Test
     void aDisconnectOnTheOldNodeDoesNotTouchARunnerAttachedElsewhere() {
         Runner r = runner();
-        store.attachRunner(r.id(), "b");
+        store.nodes().attachRunner(r.id(), "b");
         Job job = claimed(r);
-        store.detachRunner(r.id(), "a", T0.plusSeconds(90));
-        assertThat(store.runnerNode(r.id())).contains("b");
+        store.nodes().detachRunner(r.id(), "a", T0.plusSeconds(90));
+        assertThat(store.nodes().runnerNode(r.id())).contains("b");
         assertThat(lostAt(T0.plusSeconds(200))).isEmpty();
-        store.markRunnerLost(r.id(), T0.plusSeconds(10));
+        store.nodes().markRunnerLost(r.id(), T0.plusSeconds(10));
         assertThat(lostAt(T0.plusSeconds(10))).as("a silent channel is lost at once").containsExactly(job.uuid());
     }
 
     @Test
     void aNodeRestartedUnderItsIdAfterACrashTakesOverItsPreviousRunsRunners() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
-        store.attachRunner(r.id(), "a");
+        store.nodes().attachRunner(r.id(), "a");
         Job job = claimed(r);
-        store.registerNode("a", T0.plusSeconds(5), T0.plusSeconds(95), T0.plusSeconds(5).minusSeconds(30));
-        assertThat(store.runnerNode(r.id())).isEmpty();
+        store.nodes().registerNode("a", T0.plusSeconds(5), T0.plusSeconds(95), T0.plusSeconds(5).minusSeconds(30));
+        assertThat(store.nodes().runnerNode(r.id())).isEmpty();
         assertThat(lostAt(T0.plusSeconds(94))).isEmpty();
         assertThat(lostAt(T0.plusSeconds(95))).containsExactly(job.uuid());
     }
 
     @Test
     void aCleanStopLeavesTheRunnersAHeartbeatTimeoutToReconnectElsewhere() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Runner r = runner();
-        store.attachRunner(r.id(), "a");
+        store.nodes().attachRunner(r.id(), "a");
         Job job = claimed(r);
-        store.stopNode("a", T0.plusSeconds(1), T0.plusSeconds(91));
-        assertThat(store.nodes().getFirst().stopped()).isEqualTo(T0.plusSeconds(1));
-        assertThat(store.expireNodes("b", T0.plusSeconds(100), T0.plusSeconds(100), HEARTBEAT_TIMEOUT)).as("stopped is not dead").isEmpty();
+        store.nodes().stopNode("a", T0.plusSeconds(1), T0.plusSeconds(91));
+        assertThat(store.nodes().listNodes().getFirst().stopped()).isEqualTo(T0.plusSeconds(1));
+        assertThat(store.nodes().expireNodes("b", T0.plusSeconds(100), T0.plusSeconds(100), HEARTBEAT_TIMEOUT)).as("stopped is not dead").isEmpty();
         assertThat(lostAt(T0.plusSeconds(91))).containsExactly(job.uuid());
     }
 
     @Test
     void livenessOfThousandsOfRunnersIsWrittenInOneFlushAndOnlyInFlightJobsAreTouched() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
         Map<Long, Instant> runners = new HashMap<>();
         Runner holder = runner();
         Job job = claimed(holder);
         Instant t = T0.plusSeconds(7);
         for (int i = 0; i < 2500; i++) {
-            Runner r = store.createRunner("bulk " + i, Slug.of("bulk-" + i), "0".repeat(64), T0);
+            Runner r = store.runners().createRunner("bulk " + i, Slug.of("bulk-" + i), "0".repeat(64), T0);
             runners.put(r.id(), t);
         }
         runners.put(holder.id(), t);
-        assertThat(store.recordLiveness("a", t, Map.of(job.uuid(), t, JobUuid.random(), t), runners)).isTrue();
-        assertThat(store.listRunners(new RunnerFilter(null, null, false))).allSatisfy(r -> assertThat(r.lastHeartbeat()).isEqualTo(t));
-        assertThat(store.findJob(job.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(t);
-        store.cancel(job.uuid(), null, "user", t.plusSeconds(1));
-        store.recordLiveness("a", t.plusSeconds(5), Map.of(job.uuid(), t.plusSeconds(5)), Map.of());
-        assertThat(store.findJob(job.uuid()).orElseThrow().lastHeartbeat()).as("not in flight: untouched").isEqualTo(t);
+        assertThat(store.nodes().recordLiveness("a", t, Map.of(job.uuid(), t, JobUuid.random(), t), runners)).isTrue();
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).allSatisfy(r -> assertThat(r.lastHeartbeat()).isEqualTo(t));
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(t);
+        store.transitions().cancel(job.uuid(), null, "user", t.plusSeconds(1));
+        store.nodes().recordLiveness("a", t.plusSeconds(5), Map.of(job.uuid(), t.plusSeconds(5)), Map.of());
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().lastHeartbeat()).as("not in flight: untouched").isEqualTo(t);
     }
 
     @Test
     void clusterCountsComeFromTheStore() {
-        store.registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
-        store.registerNode("b", T0.minusSeconds(100), T0, T0.minusSeconds(100).minusSeconds(30));
+        store.nodes().registerNode("a", T0, T0.plus(HEARTBEAT_TIMEOUT), T0.minusSeconds(30));
+        store.nodes().registerNode("b", T0.minusSeconds(100), T0, T0.minusSeconds(100).minusSeconds(30));
         Runner r = runner();
-        store.attachRunner(r.id(), "a");
+        store.nodes().attachRunner(r.id(), "a");
         claimed(r);
-        store.createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), T0).job();
-        ClusterCounts c = store.clusterCounts("a", T0.minusSeconds(30));
+        ClusterCounts c = store.nodes().clusterCounts("a", T0.minusSeconds(30));
         assertThat(c).isEqualTo(new ClusterCounts(1, 1, 1, 1, 1));
     }
 }

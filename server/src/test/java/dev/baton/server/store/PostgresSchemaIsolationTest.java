@@ -43,20 +43,20 @@ class PostgresSchemaIsolationTest {
             jdbi.useTransaction(h -> {
                 // Schema A holds the exclusive organization lock a free-tier claim of organization 1 takes.
                 assertThat(((PostgresStore) a).lockLimitKeys(h, new PostgresStore.Candidate(1, 100, 1, "192.0.2.1"))).isTrue();
-                assertThat(b.claim(runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
+                assertThat(TestClaims.claim(b, runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
             });
         }
     }
 
     private static long seedFreeJob(Store store, Instant now) {
-        Organization org = store.createOrganization("Free", Slug.of("free"), PlanTier.FREE, now);
-        Project project = store.createProject(org.id(), "P", Slug.of("p"), now);
-        Spec spec = store.createSpec("S", Slug.of("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", Slug.of("r"), "0".repeat(64), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("Free", Slug.of("free"), PlanTier.FREE, now);
+        Project project = store.organizations().createProject(org.id(), "P", Slug.of("p"), now);
+        Spec spec = store.specs().createSpec("S", Slug.of("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", Slug.of("r"), "0".repeat(64), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         JobConfig config = new JobConfig("http://x", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("b"),
                 Map.of(), JobTimeout.of(60), null, 1);
-        store.createRun(new NewReport(project.id(), "main", "t", "json", now, now, null),
+        store.runs().createRun(new NewReport(project.id(), "main", "t", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 60, PlanTier.FREE.priority(), RetryPolicy.NONE), org.id(), now).job();
         assertThat(org.id()).isEqualTo(1);
         return runner.id();

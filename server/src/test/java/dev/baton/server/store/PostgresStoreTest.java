@@ -143,12 +143,12 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void claimWalksThePendingIndexWhenFinishedJobsPileUp() {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
-        Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
+        Job template = store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
             // 20,000 processed jobs of the same spec and a handful pending: the shape of a busy queue.
@@ -161,7 +161,7 @@ class PostgresStoreTest extends StoreContract {
                     .bind("runner", runner.id()).bind("now", 0L).map((rs, ctx) -> rs.getString(1)).list();
         });
         assertThat(String.join("\n", plan)).contains("index_job_pending").doesNotContain("Seq Scan on job j");
-        assertThat(store.claim(runner.id(), LeaseId.random(), now)).isPresent();
+        assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now)).isPresent();
     }
 
     /**
@@ -172,23 +172,23 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void aClaimPassesAHeldFirstJobByWalkingThePendingIndex() throws SQLException {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         List<Job> jobs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            jobs.add(store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            jobs.add(store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job());
         }
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("SELECT id FROM job WHERE id = " + jobs.get(0).id() + " FOR UPDATE");
-            assertThat(store.claim(runner.id(), LeaseId.random(), now.plusSeconds(5)).orElseThrow().id()).isEqualTo(jobs.get(1).id());
+            assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now.plusSeconds(5)).orElseThrow().id()).isEqualTo(jobs.get(1).id());
             holder.rollback();
         }
-        assertThat(store.claim(runner.id(), LeaseId.random(), now.plusSeconds(6)).orElseThrow().id()).as("freed again").isEqualTo(jobs.get(0).id());
+        assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now.plusSeconds(6)).orElseThrow().id()).as("freed again").isEqualTo(jobs.get(0).id());
 
         String passingHeld = PostgresStore.candidateQuery(true, true, ClaimFilter.NONE, "");
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
@@ -213,25 +213,25 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void operationsSurviveKilledConnections() throws SQLException {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 3; i++) {
-            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         }
         for (int round = 0; round < 3; round++) {
             killConnections();
             LeaseId lease = LeaseId.random();
-            Job claimed = store.claim(runner.id(), lease, now).orElseThrow();
+            Job claimed = TestClaims.claim(store, runner.id(), lease, now).orElseThrow();
             killConnections();
-            assertThat(store.start(claimed.uuid(), lease, now).result()).isEqualTo(Transition.Result.APPLIED);
+            assertThat(store.transitions().start(claimed.uuid(), lease, now).result()).isEqualTo(Transition.Result.APPLIED);
             killConnections();
-            assertThat(store.findJob(claimed.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.RUNNING);
+            assertThat(store.runs().findJob(claimed.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.RUNNING);
         }
-        assertThat(store.inFlightJobs()).hasSize(3);
+        assertThat(store.liveness().inFlightJobs()).hasSize(3);
     }
 
     /**
@@ -249,8 +249,8 @@ class PostgresStoreTest extends StoreContract {
         for (Connection c : all) c.close(); // back to the pool, each marked as used just now
         killConnections();
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        assertThat(store.findOrganization(org.id())).isPresent();
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        assertThat(store.organizations().findOrganization(org.id())).isPresent();
     }
 
     /**
@@ -262,22 +262,22 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void jobLivenessSkipsARowAnotherTransactionHoldsAndWritesItWithTheNextFlush() throws Exception {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-        Runner runner = store.createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-        store.addRunnerSpec(runner.id(), spec.id());
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Runner runner = store.runners().createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
+        store.specs().addRunnerSpec(runner.id(), spec.id());
         for (int i = 0; i < 2; i++) {
-            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now);
         }
-        Job held = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
-        Job free = store.claim(runner.id(), LeaseId.random(), now).orElseThrow();
+        Job held = TestClaims.claim(store, runner.id(), LeaseId.random(), now).orElseThrow();
+        Job free = TestClaims.claim(store, runner.id(), LeaseId.random(), now).orElseThrow();
         Instant seen = now.plusSeconds(5);
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("UPDATE job SET modified = modified WHERE id = " + held.id());
-            CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> store.recordJobHeartbeats(Map.of(held.uuid(), seen, free.uuid(), seen)));
+            CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> store.liveness().recordJobHeartbeats(Map.of(held.uuid(), seen, free.uuid(), seen)));
             while (!flush.isDone()) {
                 if (storeWaitsForALock()) {
                     holder.rollback(); // lets the write finish before the test fails
@@ -289,25 +289,25 @@ class PostgresStoreTest extends StoreContract {
             flush.join();
             holder.rollback();
         }
-        assertThat(store.findJob(free.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(seen);
-        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("skipped for now").isEqualTo(now);
+        assertThat(store.runs().findJob(free.uuid()).orElseThrow().lastHeartbeat()).isEqualTo(seen);
+        assertThat(store.runs().findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("skipped for now").isEqualTo(now);
         assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
-        store.recordJobHeartbeats(Map.of());
-        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("written with the next flush").isEqualTo(seen);
+        store.liveness().recordJobHeartbeats(Map.of());
+        assertThat(store.runs().findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("written with the next flush").isEqualTo(seen);
         assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
         // A skipped job that finished before the next flush is dropped, not kept forever.
-        store.complete(free.uuid(), free.lease(), seen);
+        store.transitions().complete(free.uuid(), free.lease(), seen);
         try (Connection holder = DriverManager.getConnection(adminUrl + "&currentSchema=" + schema); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("UPDATE job SET modified = modified WHERE id = " + held.id());
-            CompletableFuture.runAsync(() -> store.recordJobHeartbeats(Map.of(held.uuid(), seen.plusSeconds(1)))).join();
+            CompletableFuture.runAsync(() -> store.liveness().recordJobHeartbeats(Map.of(held.uuid(), seen.plusSeconds(1)))).join();
             holder.rollback();
         }
         assertThat(((JdbcStore) store).skippedHeartbeats()).isEqualTo(1);
-        store.complete(held.uuid(), held.lease(), seen.plusSeconds(2));
-        store.recordLiveness("node-a", seen.plusSeconds(3), Map.of(), Map.of());
+        store.transitions().complete(held.uuid(), held.lease(), seen.plusSeconds(2));
+        store.nodes().recordLiveness("node-a", seen.plusSeconds(3), Map.of(), Map.of());
         assertThat(((JdbcStore) store).skippedHeartbeats()).isZero();
-        assertThat(store.findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
+        assertThat(store.runs().findJob(held.uuid()).orElseThrow().lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
     }
 
     /** Whether a connection of this class's store is waiting for a lock. */
@@ -327,14 +327,14 @@ class PostgresStoreTest extends StoreContract {
     @Test
     void inFlightCountProbesTheRunnerIndexPerServingRunner() {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         for (int i = 0; i < 50; i++) {
-            Runner r = store.createRunner("R" + i, new Slug("r" + i), RunnerKey.generate().hash(), now);
-            store.addRunnerSpec(r.id(), spec.id());
+            Runner r = store.runners().createRunner("R" + i, new Slug("r" + i), RunnerKey.generate().hash(), now);
+            store.specs().addRunnerSpec(r.id(), spec.id());
         }
-        Job template = store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+        Job template = store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                 new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now).job();
         String explain = "EXPLAIN SELECT " + JdbcRuns.IN_FLIGHT_ON_SERVING_RUNNERS;
         List<String> withoutStatistics = ((JdbcStore) store).jdbi.withHandle(h -> {
@@ -356,7 +356,7 @@ class PostgresStoreTest extends StoreContract {
             assertThat(String.join("\n", plan)).contains("using index_job_runner_in_flight").doesNotContain("Bitmap Heap Scan on job")
                     .doesNotContain("Seq Scan on job");
         }
-        assertThat(store.pendingFacts(template, 20).inFlightOnServingRunners()).isEqualTo(50);
+        assertThat(store.runs().pendingFacts(template, 20).inFlightOnServingRunners()).isEqualTo(50);
     }
 
     private static void killConnections() throws SQLException {

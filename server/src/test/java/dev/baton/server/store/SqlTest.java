@@ -84,15 +84,15 @@ class SqlTest {
                 JdbcStore b = (JdbcStore) StoreFactory.open(null, dir.resolve("b"))) {
             assertThat(a.statements).isNotSameAs(b.statements);
             assertThat(a.context.jobRows).isNotSameAs(b.context.jobRows);
-            assertThat(a.findJob(JobUuid.random())).isEmpty();
+            assertThat(a.runs().findJob(JobUuid.random())).isEmpty();
             long aBefore = a.statements.rewrites();
             long bBefore = b.statements.rewrites();
-            assertThat(b.findJob(JobUuid.random())).isEmpty();
+            assertThat(b.runs().findJob(JobUuid.random())).isEmpty();
             assertThat(b.statements.rewrites() - bBefore).as("the first lookup in b rewrites its text, whatever a did").isEqualTo(1);
             assertThat(a.statements.rewrites()).as("b's statements are none of a's business").isEqualTo(aBefore);
             for (int i = 0; i < 10; i++) {
-                assertThat(a.findJob(JobUuid.random())).isEmpty();
-                assertThat(b.findJob(JobUuid.random())).isEmpty();
+                assertThat(a.runs().findJob(JobUuid.random())).isEmpty();
+                assertThat(b.runs().findJob(JobUuid.random())).isEmpty();
             }
             assertThat(a.statements.rewrites()).isEqualTo(aBefore);
             assertThat(b.statements.rewrites() - bBefore).isEqualTo(1);

@@ -114,18 +114,18 @@ class SqliteStoreTest extends StoreContract {
     @Test
     void twoStoresOnOneFileNeverShareAJob() throws Exception {
         Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        Organization org = store.createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-        Project project = store.createProject(org.id(), "P", new Slug("p"), now);
-        Spec spec = store.createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
+        Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
+        Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
+        Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         int jobs = 40;
         for (int i = 0; i < jobs; i++) {
-            store.createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
+            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
                     new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job();
         }
         List<Runner> runners = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            Runner r = store.createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
-            store.addRunnerSpec(r.id(), spec.id());
+            Runner r = store.runners().createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
+            store.specs().addRunnerSpec(r.id(), spec.id());
             runners.add(r);
         }
         Map<Long, Integer> claims = new ConcurrentHashMap<>();
@@ -139,7 +139,7 @@ class SqliteStoreTest extends StoreContract {
                     long runner = runners.get(i).id();
                     done.add(pool.submit(() -> {
                         go.await();
-                        for (Optional<Job> j = mine.claim(runner, LeaseId.random(), now); j.isPresent(); j = mine.claim(runner, LeaseId.random(), now)) {
+                        for (Optional<Job> j = TestClaims.claim(mine, runner, LeaseId.random(), now); j.isPresent(); j = TestClaims.claim(mine, runner, LeaseId.random(), now)) {
                             claims.merge(j.get().id(), 1, Integer::sum);
                         }
                         return null;

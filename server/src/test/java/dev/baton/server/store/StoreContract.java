@@ -71,20 +71,20 @@ abstract class StoreContract {
     }
 
     private Organization org(PlanTier plan) {
-        return store.createOrganization("Org", slug("org"), plan, tick());
+        return store.organizations().createOrganization("Org", slug("org"), plan, tick());
     }
 
     private Project project(Organization org) {
-        return store.createProject(org.id(), "Project", slug("project"), tick());
+        return store.organizations().createProject(org.id(), "Project", slug("project"), tick());
     }
 
     private Spec spec() {
-        return store.createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
+        return store.specs().createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
     }
 
     private Runner runner(Spec... specs) {
-        Runner r = store.createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
-        for (Spec s : specs) store.addRunnerSpec(r.id(), s.id());
+        Runner r = store.runners().createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
+        for (Spec s : specs) store.specs().addRunnerSpec(r.id(), s.id());
         return r;
     }
 
@@ -98,7 +98,7 @@ abstract class StoreContract {
     }
 
     private Job submit(Project project, Spec spec, int priority, String ip, Instant at, RetryPolicy retry) {
-        return store.createRun(
+        return store.runs().createRun(
                 new NewReport(project.id(), "main", "bench-box", "json", null, null, null),
                 new NewJob(spec.id(), ip, config(project), 60, priority, retry),
                 project.organizationId(),
@@ -112,7 +112,7 @@ abstract class StoreContract {
     /** Claims and asserts that something was claimed. */
     private Leased claimOne(Runner runner) {
         LeaseId lease = LeaseId.random();
-        Optional<Job> job = store.claim(runner.id(), lease, tick());
+        Optional<Job> job = TestClaims.claim(store, runner.id(), lease, tick());
         assertThat(job).as("a job is claimed").isPresent();
         return new Leased(job.get(), lease);
     }
@@ -124,58 +124,58 @@ abstract class StoreContract {
     }
 
     private Job reload(Job job) {
-        return store.findJob(job.uuid()).orElseThrow();
+        return store.runs().findJob(job.uuid()).orElseThrow();
     }
 
     // ---- organizations and projects -----------------------------------------------------------
 
     @Test
     void organizationsAndProjectsAreCreatedFoundAndListed() {
-        Organization org = store.createOrganization("Acme", new Slug("acme"), PlanTier.FREE, tick());
+        Organization org = store.organizations().createOrganization("Acme", new Slug("acme"), PlanTier.FREE, tick());
         assertThat(org.plan()).isEqualTo(PlanTier.FREE);
         assertThat(org.created()).isEqualTo(now);
-        assertThat(store.findOrganization(org.id())).contains(org);
-        assertThat(store.findOrganization(ResourceId.of("acme"))).contains(org);
-        assertThat(store.findOrganization(ResourceId.of(org.uuid().toString()))).contains(org);
-        assertThat(store.findOrganization(ResourceId.of("nope"))).isEmpty();
+        assertThat(store.organizations().findOrganization(org.id())).contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of("acme"))).contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of(org.uuid().toString()))).contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of("nope"))).isEmpty();
 
-        Organization upgraded = store.setPlan(org.id(), PlanTier.ENTERPRISE, tick());
+        Organization upgraded = store.organizations().setPlan(org.id(), PlanTier.ENTERPRISE, tick());
         assertThat(upgraded.plan()).isEqualTo(PlanTier.ENTERPRISE);
         assertThat(upgraded.modified()).isEqualTo(now);
-        assertThat(store.listOrganizations()).containsExactly(upgraded);
+        assertThat(store.organizations().listOrganizations()).containsExactly(upgraded);
 
-        Project p = store.createProject(org.id(), "Web", new Slug("web"), tick());
+        Project p = store.organizations().createProject(org.id(), "Web", new Slug("web"), tick());
         assertThat(p.organizationId()).isEqualTo(org.id());
-        assertThat(store.findProject(p.id())).contains(p);
-        assertThat(store.findProject(ResourceId.of("web"))).contains(p);
-        assertThat(store.findProject(ResourceId.of(p.uuid().toString()))).contains(p);
-        assertThat(store.listProjects()).containsExactly(p);
+        assertThat(store.organizations().findProject(p.id())).contains(p);
+        assertThat(store.organizations().findProject(ResourceId.of("web"))).contains(p);
+        assertThat(store.organizations().findProject(ResourceId.of(p.uuid().toString()))).contains(p);
+        assertThat(store.organizations().listProjects()).containsExactly(p);
     }
 
     @Test
     void everyPlanTierRoundTrips() {
         for (PlanTier tier : PlanTier.values()) {
             Organization org = org(tier);
-            assertThat(store.findOrganization(org.id()).orElseThrow().plan()).isEqualTo(tier);
+            assertThat(store.organizations().findOrganization(org.id()).orElseThrow().plan()).isEqualTo(tier);
         }
     }
 
     @Test
     void organizationAndProjectSlugsAreUnique() {
-        Organization org = store.createOrganization("A", new Slug("same"), PlanTier.TEAM, tick());
-        assertThatThrownBy(() -> store.createOrganization("B", new Slug("same"), PlanTier.TEAM, tick()))
+        Organization org = store.organizations().createOrganization("A", new Slug("same"), PlanTier.TEAM, tick());
+        assertThatThrownBy(() -> store.organizations().createOrganization("B", new Slug("same"), PlanTier.TEAM, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        store.createProject(org.id(), "P", new Slug("proj"), tick());
-        assertThatThrownBy(() -> store.createProject(org.id(), "Q", new Slug("proj"), tick()))
+        store.organizations().createProject(org.id(), "P", new Slug("proj"), tick());
+        assertThatThrownBy(() -> store.organizations().createProject(org.id(), "Q", new Slug("proj"), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThat(store.listProjects()).hasSize(1);
+        assertThat(store.organizations().listProjects()).hasSize(1);
     }
 
     @Test
     void unknownOrganizationIsNotFound() {
-        assertThatThrownBy(() -> store.setPlan(999, PlanTier.FREE, tick()))
+        assertThatThrownBy(() -> store.organizations().setPlan(999, PlanTier.FREE, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
-        assertThatThrownBy(() -> store.createProject(999, "P", new Slug("p"), tick()))
+        assertThatThrownBy(() -> store.organizations().createProject(999, "P", new Slug("p"), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -183,50 +183,50 @@ abstract class StoreContract {
 
     @Test
     void runnersAreCreatedFoundListedAndUpdated() {
-        Runner a = store.createRunner("Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
+        Runner a = store.runners().createRunner("Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
         assertThat(a.name()).isEqualTo("Bench Box");
         assertThat(a.isArchived()).isFalse();
         assertThat(a.lastHeartbeat()).isNull();
-        assertThat(store.findRunner(a.id())).contains(a);
-        assertThat(store.findRunner(ResourceId.of("bench-box"))).contains(a);
-        assertThat(store.findRunner(ResourceId.of(a.uuid().toString()))).contains(a);
+        assertThat(store.runners().findRunner(a.id())).contains(a);
+        assertThat(store.runners().findRunner(ResourceId.of("bench-box"))).contains(a);
+        assertThat(store.runners().findRunner(ResourceId.of(a.uuid().toString()))).contains(a);
 
-        Runner b = store.createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
-        assertThat(store.listRunners(new RunnerFilter(null, null, false))).containsExactly(a, b);
-        assertThat(store.listRunners(new RunnerFilter("Other", null, false))).containsExactly(b);
-        assertThat(store.listRunners(new RunnerFilter(null, "BENCH", false))).containsExactly(a);
-        assertThat(store.listRunners(new RunnerFilter(null, "oth", false))).containsExactly(b);
-        assertThat(store.listRunners(new RunnerFilter(null, "%", false))).isEmpty();
+        Runner b = store.runners().createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).containsExactly(a, b);
+        assertThat(store.runners().listRunners(new RunnerFilter("Other", null, false))).containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "BENCH", false))).containsExactly(a);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "oth", false))).containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "%", false))).isEmpty();
 
-        Runner renamed = store.updateRunner(a.id(), "Renamed", new Slug("renamed"), null, tick());
+        Runner renamed = store.runners().updateRunner(a.id(), "Renamed", new Slug("renamed"), null, tick());
         assertThat(renamed.name()).isEqualTo("Renamed");
         assertThat(renamed.slug()).isEqualTo(new Slug("renamed"));
         assertThat(renamed.modified()).isEqualTo(now);
-        assertThat(store.findRunner(ResourceId.of("bench-box"))).isEmpty();
+        assertThat(store.runners().findRunner(ResourceId.of("bench-box"))).isEmpty();
 
-        Runner archived = store.updateRunner(a.id(), null, null, true, tick());
+        Runner archived = store.runners().updateRunner(a.id(), null, null, true, tick());
         assertThat(archived.archived()).isEqualTo(now);
         assertThat(archived.name()).isEqualTo("Renamed");
         Instant archivedAt = now;
-        assertThat(store.updateRunner(a.id(), null, null, true, tick()).archived()).as("archiving again keeps the time").isEqualTo(archivedAt);
-        assertThat(store.listRunners(new RunnerFilter(null, null, false))).containsExactly(b);
-        assertThat(store.listRunners(new RunnerFilter(null, null, true))).extracting(Runner::id).containsExactly(a.id(), b.id());
+        assertThat(store.runners().updateRunner(a.id(), null, null, true, tick()).archived()).as("archiving again keeps the time").isEqualTo(archivedAt);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, true))).extracting(Runner::id).containsExactly(a.id(), b.id());
 
-        Runner restored = store.updateRunner(a.id(), null, null, false, tick());
+        Runner restored = store.runners().updateRunner(a.id(), null, null, false, tick());
         assertThat(restored.isArchived()).isFalse();
     }
 
     @Test
     void runnerSlugsAreUnique() {
-        store.createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
-        Runner b = store.createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
-        assertThatThrownBy(() -> store.createRunner("C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
+        store.runners().createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
+        Runner b = store.runners().createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
+        assertThatThrownBy(() -> store.runners().createRunner("C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
                 .isInstanceOf(StoreException.class).hasMessageContaining("taken")
                 .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThatThrownBy(() -> store.updateRunner(b.id(), null, new Slug("taken"), null, tick()))
+        assertThatThrownBy(() -> store.runners().updateRunner(b.id(), null, new Slug("taken"), null, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThat(store.findRunner(b.id()).orElseThrow().slug()).isEqualTo(new Slug("free"));
-        assertThatThrownBy(() -> store.updateRunner(12345, "x", null, null, tick()))
+        assertThat(store.runners().findRunner(b.id()).orElseThrow().slug()).isEqualTo(new Slug("free"));
+        assertThatThrownBy(() -> store.runners().updateRunner(12345, "x", null, null, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -234,42 +234,42 @@ abstract class StoreContract {
     void authenticateRunnerNeedsTheRightKeyForTheRightActiveRunner() {
         RunnerKey keyA = RunnerKey.generate();
         RunnerKey keyB = RunnerKey.generate();
-        Runner a = store.createRunner("A", new Slug("runner-a"), keyA.hash(), tick());
-        Runner b = store.createRunner("B", new Slug("runner-b"), keyB.hash(), tick());
+        Runner a = store.runners().createRunner("A", new Slug("runner-a"), keyA.hash(), tick());
+        Runner b = store.runners().createRunner("B", new Slug("runner-b"), keyB.hash(), tick());
 
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).map(Runner::id).contains(a.id());
-        assertThat(store.authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash())).map(Runner::id).contains(a.id());
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), RunnerKey.generate().hash())).as("wrong key").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyB.hash())).as("another runner's key").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash())).as("another runner's key").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("nobody"), keyA.hash())).isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), null)).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).map(Runner::id).contains(a.id());
+        assertThat(store.runners().authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash())).map(Runner::id).contains(a.id());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), RunnerKey.generate().hash())).as("wrong key").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyB.hash())).as("another runner's key").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash())).as("another runner's key").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("nobody"), keyA.hash())).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), null)).isEmpty();
 
-        store.updateRunner(a.id(), null, null, true, tick());
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).as("archived runner").isEmpty();
-        store.updateRunner(a.id(), null, null, false, tick());
-        assertThat(store.authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).isPresent();
+        store.runners().updateRunner(a.id(), null, null, true, tick());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).as("archived runner").isEmpty();
+        store.runners().updateRunner(a.id(), null, null, false, tick());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).isPresent();
     }
 
     @Test
     void rotationInvalidatesTheOldKeyAndArchivedRunnersCannotRotate() {
         RunnerKey oldKey = RunnerKey.generate();
-        Runner r = store.createRunner("R", new Slug("r"), oldKey.hash(), tick());
+        Runner r = store.runners().createRunner("R", new Slug("r"), oldKey.hash(), tick());
         RunnerKey newKey = RunnerKey.generate();
-        Runner rotated = store.rotateRunnerKey(r.id(), newKey.hash(), tick());
+        Runner rotated = store.runners().rotateRunnerKey(r.id(), newKey.hash(), tick());
         assertThat(rotated.modified()).isEqualTo(now);
-        assertThat(store.authenticateRunner(ResourceId.of("r"), oldKey.hash())).isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), oldKey.hash())).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
 
-        store.updateRunner(r.id(), null, null, true, tick());
+        store.runners().updateRunner(r.id(), null, null, true, tick());
         RunnerKey third = RunnerKey.generate();
-        assertThatThrownBy(() -> store.rotateRunnerKey(r.id(), third.hash(), tick()))
+        assertThatThrownBy(() -> store.runners().rotateRunnerKey(r.id(), third.hash(), tick()))
                 .isInstanceOf(StoreException.class).hasMessageContaining("archived")
                 .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        store.updateRunner(r.id(), null, null, false, tick());
-        assertThat(store.authenticateRunner(ResourceId.of("r"), third.hash())).as("refused rotation changed nothing").isEmpty();
-        assertThat(store.authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
-        assertThatThrownBy(() -> store.rotateRunnerKey(4242, third.hash(), tick()))
+        store.runners().updateRunner(r.id(), null, null, false, tick());
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), third.hash())).as("refused rotation changed nothing").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThatThrownBy(() -> store.runners().rotateRunnerKey(4242, third.hash(), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -279,44 +279,44 @@ abstract class StoreContract {
         Runner b = runner();
         Instant t1 = tick();
         Instant t2 = tick();
-        store.recordRunnerHeartbeats(Map.of(a.id(), t2, b.id(), t1));
-        assertThat(store.findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
-        assertThat(store.findRunner(b.id()).orElseThrow().lastHeartbeat()).isEqualTo(t1);
-        store.recordRunnerHeartbeats(Map.of(a.id(), t1));
-        assertThat(store.findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
-        store.recordRunnerHeartbeats(Map.of());
+        store.runners().recordRunnerHeartbeats(Map.of(a.id(), t2, b.id(), t1));
+        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        assertThat(store.runners().findRunner(b.id()).orElseThrow().lastHeartbeat()).isEqualTo(t1);
+        store.runners().recordRunnerHeartbeats(Map.of(a.id(), t1));
+        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        store.runners().recordRunnerHeartbeats(Map.of());
     }
 
     // ---- specs -------------------------------------------------------------------------------------
 
     @Test
     void specsAreCreatedFoundListedUpdatedAndDeleted() {
-        Spec s = store.createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
+        Spec s = store.specs().createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
         assertThat(s.architecture()).isEqualTo(Architecture.AARCH64);
         assertThat(s.cpu()).isEqualTo(64);
         assertThat(s.memory()).isEqualTo(Long.MAX_VALUE);
         assertThat(s.disk()).isEqualTo(1L << 40);
         assertThat(s.network()).isTrue();
-        assertThat(store.findSpec(s.id())).contains(s);
-        assertThat(store.findSpec(ResourceId.of("big"))).contains(s);
-        assertThat(store.findSpec(ResourceId.of(s.uuid().toString()))).contains(s);
+        assertThat(store.specs().findSpec(s.id())).contains(s);
+        assertThat(store.specs().findSpec(ResourceId.of("big"))).contains(s);
+        assertThat(store.specs().findSpec(ResourceId.of(s.uuid().toString()))).contains(s);
 
-        Spec small = store.createSpec("Small", new Slug("small"), Architecture.X86_64, 1, 1, 1, false, tick());
+        Spec small = store.specs().createSpec("Small", new Slug("small"), Architecture.X86_64, 1, 1, 1, false, tick());
         assertThat(small.network()).isFalse();
-        assertThatThrownBy(() -> store.createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
+        assertThatThrownBy(() -> store.specs().createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
-        assertThatThrownBy(() -> store.updateSpec(small.id(), null, new Slug("big"), null, tick()))
+        assertThatThrownBy(() -> store.specs().updateSpec(small.id(), null, new Slug("big"), null, tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
 
-        Spec archived = store.updateSpec(s.id(), "Bigger", null, true, tick());
+        Spec archived = store.specs().updateSpec(s.id(), "Bigger", null, true, tick());
         assertThat(archived.name()).isEqualTo("Bigger");
         assertThat(archived.archived()).isEqualTo(now);
-        assertThat(store.listSpecs(false)).containsExactly(small);
-        assertThat(store.listSpecs(true)).extracting(Spec::id).containsExactly(s.id(), small.id());
+        assertThat(store.specs().listSpecs(false)).containsExactly(small);
+        assertThat(store.specs().listSpecs(true)).extracting(Spec::id).containsExactly(s.id(), small.id());
 
-        store.deleteSpec(small.id());
-        assertThat(store.findSpec(small.id())).isEmpty();
-        assertThatThrownBy(() -> store.deleteSpec(small.id()))
+        store.specs().deleteSpec(small.id());
+        assertThat(store.specs().findSpec(small.id())).isEmpty();
+        assertThatThrownBy(() -> store.specs().deleteSpec(small.id()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -325,21 +325,21 @@ abstract class StoreContract {
         Spec s1 = spec();
         Spec s2 = spec();
         Runner r = runner();
-        store.addRunnerSpec(r.id(), s1.id());
-        store.addRunnerSpec(r.id(), s1.id());
-        store.addRunnerSpec(r.id(), s2.id());
-        assertThat(store.runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id(), s2.id());
-        assertThat(store.removeRunnerSpec(r.id(), s2.id())).isTrue();
-        assertThat(store.removeRunnerSpec(r.id(), s2.id())).isFalse();
-        assertThat(store.runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id());
+        store.specs().addRunnerSpec(r.id(), s1.id());
+        store.specs().addRunnerSpec(r.id(), s1.id());
+        store.specs().addRunnerSpec(r.id(), s2.id());
+        assertThat(store.specs().runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id(), s2.id());
+        assertThat(store.specs().removeRunnerSpec(r.id(), s2.id())).isTrue();
+        assertThat(store.specs().removeRunnerSpec(r.id(), s2.id())).isFalse();
+        assertThat(store.specs().runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id());
 
-        assertThatThrownBy(() -> store.addRunnerSpec(r.id(), 9999))
+        assertThatThrownBy(() -> store.specs().addRunnerSpec(r.id(), 9999))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
-        assertThatThrownBy(() -> store.addRunnerSpec(9999, s1.id()))
+        assertThatThrownBy(() -> store.specs().addRunnerSpec(9999, s1.id()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
 
-        store.deleteSpec(s1.id());
-        assertThat(store.runnerSpecs(r.id())).isEmpty();
+        store.specs().deleteSpec(s1.id());
+        assertThat(store.specs().runnerSpecs(r.id())).isEmpty();
     }
 
     @Test
@@ -348,11 +348,11 @@ abstract class StoreContract {
         Runner r = runner(s);
         Project p = project(org(PlanTier.TEAM));
         submit(p, s, 200);
-        assertThatThrownBy(() -> store.deleteSpec(s.id()))
+        assertThatThrownBy(() -> store.specs().deleteSpec(s.id()))
                 .isInstanceOf(StoreException.class).hasMessageContaining("1 job")
                 .extracting("reason").isEqualTo(StoreException.Reason.IN_USE);
-        assertThat(store.findSpec(s.id())).isPresent();
-        assertThat(store.runnerSpecs(r.id())).as("a refused delete keeps the associations").hasSize(1);
+        assertThat(store.specs().findSpec(s.id())).isPresent();
+        assertThat(store.specs().runnerSpecs(r.id())).as("a refused delete keeps the associations").hasSize(1);
     }
 
     // ---- runs, reports, jobs ---------------------------------------------------------------------
@@ -362,13 +362,13 @@ abstract class StoreContract {
         Project p = project(org(PlanTier.FREE));
         Instant start = Instant.parse("2026-02-01T00:00:00Z");
         Instant end = Instant.parse("2026-02-01T00:05:00Z");
-        Report r = store.createReport(new NewReport(p.id(), "main", "tb", "json", start, end, "{\"bench\":1}"), tick());
+        Report r = store.runs().createReport(new NewReport(p.id(), "main", "tb", "json", start, end, "{\"bench\":1}"), tick());
         assertThat(r.projectId()).isEqualTo(p.id());
         assertThat(r.startTime()).isEqualTo(start);
         assertThat(r.endTime()).isEqualTo(end);
         assertThat(r.results()).isEqualTo("{\"bench\":1}");
-        assertThat(store.findReport(r.id())).contains(r);
-        assertThatThrownBy(() -> store.createReport(new NewReport(9999, "b", "t", "json", start, end, "[]"), tick()))
+        assertThat(store.runs().findReport(r.id())).contains(r);
+        assertThatThrownBy(() -> store.runs().createReport(new NewReport(9999, "b", "t", "json", start, end, "[]"), tick()))
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
@@ -394,13 +394,13 @@ abstract class StoreContract {
         assertThat(job.requeues()).isZero();
         assertThat(job.notBefore()).isNull();
         assertThat(job.created()).isEqualTo(now);
-        assertThat(store.findJob(job.uuid())).contains(job);
+        assertThat(store.runs().findJob(job.uuid())).contains(job);
 
-        Report report = store.findReport(job.reportId()).orElseThrow();
+        Report report = store.runs().findReport(job.reportId()).orElseThrow();
         assertThat(report.startTime()).isEqualTo(now);
         assertThat(report.endTime()).isEqualTo(now);
         assertThat(report.results()).isNull();
-        assertThat(store.findJob(JobUuid.random())).isEmpty();
+        assertThat(store.runs().findJob(JobUuid.random())).isEmpty();
     }
 
     /** A submission answers from what createRun returns, so it must be what the store holds. */
@@ -408,26 +408,26 @@ abstract class StoreContract {
     void createRunReturnsTheReportAndJobItStored() {
         Project p = project(org(PlanTier.TEAM));
         Instant now = tick();
-        CreatedRun created = store.createRun(new NewReport(p.id(), "feature", "box-9", "json", "/out.json", null, null, null),
+        CreatedRun created = store.runs().createRun(new NewReport(p.id(), "feature", "box-9", "json", "/out.json", null, null, null),
                 new NewJob(spec().id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), now);
 
         assertThat(created.job().reportId()).isEqualTo(created.report().id());
-        assertThat(store.findJob(created.job().uuid())).contains(created.job());
-        assertThat(store.findReport(created.report().id())).contains(created.report());
+        assertThat(store.runs().findJob(created.job().uuid())).contains(created.job());
+        assertThat(store.runs().findReport(created.report().id())).contains(created.report());
         assertThat(created.report().branch()).isEqualTo("feature");
         assertThat(created.report().resultsFile()).isEqualTo("/out.json");
         assertThat(created.report().startTime()).isEqualTo(now);
-        Report direct = store.createReport(new NewReport(p.id(), "main", "box", "json", now, now, "{}"), now);
-        assertThat(store.findReport(direct.id())).contains(direct);
+        Report direct = store.runs().createReport(new NewReport(p.id(), "main", "box", "json", now, now, "{}"), now);
+        assertThat(store.runs().findReport(direct.id())).contains(direct);
     }
 
     @Test
     void createRunWritesNothingWhenTheSpecDoesNotExist() {
         Project p = project(org(PlanTier.TEAM));
-        assertThatThrownBy(() -> store.createRun(new NewReport(p.id(), "b", "t", "json", null, null, null),
+        assertThatThrownBy(() -> store.runs().createRun(new NewReport(p.id(), "b", "t", "json", null, null, null),
                         new NewJob(9999, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), tick()).job())
                 .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
-        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 100, 0))).isEmpty();
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 100, 0))).isEmpty();
     }
 
     @Test
@@ -444,14 +444,14 @@ abstract class StoreContract {
         Leased claimed = claimOne(r); // a: oldest of s1
 
         assertThat(claimed.job().id()).isEqualTo(a.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id(), a.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 2, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(null, null, null, 2, 2))).extracting(Job::id).containsExactly(a.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(JobStatus.CLAIMED, null, null, 10, 0))).extracting(Job::id).containsExactly(a.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(null, s2.id(), null, 10, 0))).extracting(Job::id).containsExactly(b.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(null, null, r.id(), 10, 0))).extracting(Job::id).containsExactly(a.id());
-        assertThat(store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, s1.id(), null, 10, 0))).extracting(Job::id).containsExactly(c.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id(), a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 2, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 2, 2))).extracting(Job::id).containsExactly(a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.CLAIMED, null, null, 10, 0))).extracting(Job::id).containsExactly(a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, s2.id(), null, 10, 0))).extracting(Job::id).containsExactly(b.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, r.id(), 10, 0))).extracting(Job::id).containsExactly(a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, s1.id(), null, 10, 0))).extracting(Job::id).containsExactly(c.id());
     }
 
     // ---- claim --------------------------------------------------------------------------------------
@@ -462,7 +462,7 @@ abstract class StoreContract {
         Runner r = runner(s);
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         LeaseId lease = LeaseId.random();
-        Job claimed = store.claim(r.id(), lease, tick()).orElseThrow();
+        Job claimed = TestClaims.claim(store, r.id(), lease, tick()).orElseThrow();
 
         assertThat(claimed.id()).isEqualTo(job.id());
         assertThat(claimed.status()).isEqualTo(JobStatus.CLAIMED);
@@ -472,13 +472,13 @@ abstract class StoreContract {
         assertThat(claimed.claimed()).isEqualTo(now);
         assertThat(claimed.lastHeartbeat()).isEqualTo(now);
 
-        Attempt attempt = store.findAttempt(job.id(), 1).orElseThrow();
+        Attempt attempt = store.runs().findAttempt(job.id(), 1).orElseThrow();
         assertThat(attempt.lease().matches(lease)).isTrue();
         assertThat(attempt.runnerId()).isEqualTo(r.id());
         assertThat(attempt.claimed()).isEqualTo(now);
         assertThat(attempt.outcome()).isNull();
-        assertThat(store.attempts(job.id())).containsExactly(attempt);
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).as("nothing left").isEmpty();
+        assertThat(store.runs().attempts(job.id())).containsExactly(attempt);
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).as("nothing left").isEmpty();
     }
 
     @Test
@@ -526,19 +526,19 @@ abstract class StoreContract {
         Runner r = runner(mine);
         Runner specless = runner();
         submit(project(org(PlanTier.ENTERPRISE)), theirs, 300);
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
-        assertThat(store.claim(specless.id(), LeaseId.random(), tick())).isEmpty();
-        assertThat(store.hasPendingFor(List.of(mine.id()))).isFalse();
-        assertThat(store.hasPendingFor(List.of(mine.id(), theirs.id()))).isTrue();
-        assertThat(store.hasPendingFor(List.of())).isFalse();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, specless.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(store.runs().hasPendingFor(List.of(mine.id()))).isFalse();
+        assertThat(store.runs().hasPendingFor(List.of(mine.id(), theirs.id()))).isTrue();
+        assertThat(store.runs().hasPendingFor(List.of())).isFalse();
         // Up to 8 specs the ids are bound to a kept statement; more are written into a statement of their own.
         List<Long> others = java.util.stream.LongStream.rangeClosed(1, 9).map(i -> mine.id() + 1000 * i).boxed().toList();
         List<Long> withTheirs = new java.util.ArrayList<>(others);
         withTheirs.add(7, theirs.id());
-        assertThat(store.hasPendingFor(withTheirs.subList(0, 8))).as("the eighth of 8 kept ids").isTrue();
-        assertThat(store.hasPendingFor(others.subList(0, 8))).isFalse();
-        assertThat(store.hasPendingFor(withTheirs)).as("10 ids").isTrue();
-        assertThat(store.hasPendingFor(others)).isFalse();
+        assertThat(store.runs().hasPendingFor(withTheirs.subList(0, 8))).as("the eighth of 8 kept ids").isTrue();
+        assertThat(store.runs().hasPendingFor(others.subList(0, 8))).isFalse();
+        assertThat(store.runs().hasPendingFor(withTheirs)).as("10 ids").isTrue();
+        assertThat(store.runs().hasPendingFor(others)).isFalse();
     }
 
     @Test
@@ -546,8 +546,8 @@ abstract class StoreContract {
         Spec s = spec();
         Runner r = runner(s);
         submit(project(org(PlanTier.TEAM)), s, 200);
-        store.updateRunner(r.id(), null, null, true, tick());
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        store.runners().updateRunner(r.id(), null, null, true, tick());
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
     }
 
     @Test
@@ -563,11 +563,11 @@ abstract class StoreContract {
 
         Leased a = claimOne(r1);
         assertThat(a.job().id()).isEqualTo(first.id());
-        assertThat(store.claim(r2.id(), LeaseId.random(), tick())).as("same organization, other project and IP").isEmpty();
+        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick())).as("same organization, other project and IP").isEmpty();
 
-        store.start(a.uuid(), a.lease(), tick());
-        assertThat(store.claim(r2.id(), LeaseId.random(), tick())).as("running counts too").isEmpty();
-        assertThat(store.complete(a.uuid(), a.lease(), tick()).result()).isEqualTo(Result.APPLIED);
+        store.transitions().start(a.uuid(), a.lease(), tick());
+        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick())).as("running counts too").isEmpty();
+        assertThat(store.transitions().complete(a.uuid(), a.lease(), tick()).result()).isEqualTo(Result.APPLIED);
         assertThat(claimOne(r2).job().id()).as("completion unblocks the next").isEqualTo(second.id());
     }
 
@@ -584,8 +584,8 @@ abstract class StoreContract {
         assertThat(claimOne(r).job().id()).isEqualTo(a.id());
         Leased b = claimOne(r);
         assertThat(b.job().id()).as("the same IP is blocked even for another organization").isEqualTo(otherIp.id());
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
-        store.cancel(a.uuid(), null, "user", tick());
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
+        store.transitions().cancel(a.uuid(), null, "user", tick());
         assertThat(claimOne(r).job().id()).isEqualTo(sameIp.id());
     }
 
@@ -603,7 +603,7 @@ abstract class StoreContract {
         assertThat(claimOne(r).job().id()).isEqualTo(team.id());
         assertThat(claimOne(r).job().id()).isEqualTo(aFirst.id());
         assertThat(claimOne(r).job().id()).as("the blocked older job is skipped, not waited for").isEqualTo(bFree.id());
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
         assertThat(reload(aBlocked).status()).isEqualTo(JobStatus.PENDING);
     }
 
@@ -614,12 +614,12 @@ abstract class StoreContract {
         Runner r2 = runner(s);
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         Leased first = claimOne(r1);
-        assertThat(store.requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.claim(r1.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(TestClaims.claim(store, r1.id(), LeaseId.random(), tick())).isEmpty();
         Leased second = claimOne(r2);
         assertThat(second.job().id()).isEqualTo(job.id());
         assertThat(second.job().attempt()).isEqualTo(2);
-        assertThat(store.attempts(job.id())).extracting(Attempt::number, Attempt::runnerId, Attempt::outcome)
+        assertThat(store.runs().attempts(job.id())).extracting(Attempt::number, Attempt::runnerId, Attempt::outcome)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(1, r1.id(), AttemptOutcome.DECLINED),
                         org.assertj.core.groups.Tuple.tuple(2, r2.id(), null));
     }
@@ -630,7 +630,7 @@ abstract class StoreContract {
         Runner r = runner(s);
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         Leased first = claimOne(r);
-        store.requeue(first.uuid(), first.lease(), AttemptOutcome.LOST_BEFORE_START, 5, tick());
+        store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.LOST_BEFORE_START, 5, tick());
         assertThat(claimOne(r).job().id()).isEqualTo(job.id());
     }
 
@@ -655,7 +655,7 @@ abstract class StoreContract {
                     go.await();
                     int mine = 0;
                     while (true) {
-                        Optional<Job> job = store.claim(r.id(), LeaseId.random(), at);
+                        Optional<Job> job = TestClaims.claim(store, r.id(), LeaseId.random(), at);
                         if (job.isEmpty()) return mine;
                         claimsPerJob.merge(job.get().id(), 1, Integer::sum);
                         mine++;
@@ -671,7 +671,7 @@ abstract class StoreContract {
         }
         assertThat(claimsPerJob).hasSize(jobs);
         assertThat(claimsPerJob.values()).allMatch(n -> n == 1);
-        assertThat(store.inFlightJobs()).hasSize(jobs);
+        assertThat(store.liveness().inFlightJobs()).hasSize(jobs);
     }
 
     @Test
@@ -695,7 +695,7 @@ abstract class StoreContract {
             for (Runner r : runners) {
                 results.add(pool.submit(() -> {
                     go.await();
-                    for (int i = 0; i < 3; i++) store.claim(r.id(), LeaseId.random(), at).ifPresent(claimed::add);
+                    for (int i = 0; i < 3; i++) TestClaims.claim(store, r.id(), LeaseId.random(), at).ifPresent(claimed::add);
                     return null;
                 }));
             }
@@ -707,13 +707,13 @@ abstract class StoreContract {
         assertThat(claimed).as("at most one free job of the organization and one job of the IP").hasSizeLessThanOrEqualTo(2);
         assertThat(claimed.stream().filter(j -> j.priority() == 100)).hasSizeLessThanOrEqualTo(1);
         assertThat(claimed.stream().filter(j -> j.priority() == 0)).hasSizeLessThanOrEqualTo(1);
-        assertThat(store.inFlightJobs()).hasSameSizeAs(claimed);
+        assertThat(store.liveness().inFlightJobs()).hasSameSizeAs(claimed);
         // Nothing in flight was blocked by a racing claim for good: one of each is claimable now.
         Runner late = runner(s);
-        while (store.claim(late.id(), LeaseId.random(), tick()).isPresent()) {
-            assertThat(store.inFlightJobs()).hasSizeLessThanOrEqualTo(2);
+        while (TestClaims.claim(store, late.id(), LeaseId.random(), tick()).isPresent()) {
+            assertThat(store.liveness().inFlightJobs()).hasSizeLessThanOrEqualTo(2);
         }
-        assertThat(store.inFlightJobs()).extracting(Job::priority).containsExactlyInAnyOrder(100, 0);
+        assertThat(store.liveness().inFlightJobs()).extracting(Job::priority).containsExactlyInAnyOrder(100, 0);
     }
 
     /**
@@ -743,7 +743,7 @@ abstract class StoreContract {
                 for (Runner r : runners) {
                     claims.add(pool.submit(() -> {
                         go.await();
-                        return store.claim(r.id(), LeaseId.random(), at);
+                        return TestClaims.claim(store, r.id(), LeaseId.random(), at);
                     }));
                 }
                 go.countDown();
@@ -753,9 +753,9 @@ abstract class StoreContract {
                 // was claimed first (a team job is never limited). Never two limited jobs.
                 assertThat(won).as("round %d", round).isNotEmpty();
                 assertThat(won.stream().filter(j -> j.priority() < 200)).as("round %d: limited jobs in flight", round).hasSizeLessThanOrEqualTo(1);
-                for (Job j : won) store.cancel(j.uuid(), null, "next round", tick());
-                for (Job j : store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))) {
-                    store.cancel(j.uuid(), null, "next round", tick());
+                for (Job j : won) store.transitions().cancel(j.uuid(), null, "next round", tick());
+                for (Job j : store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))) {
+                    store.transitions().cancel(j.uuid(), null, "next round", tick());
                 }
             }
         } finally {
@@ -775,22 +775,22 @@ abstract class StoreContract {
     @Test
     void startIsAppliedOnceThenDuplicateAndFenced() {
         Leased j = claimedJob();
-        Transition t = store.start(j.uuid(), j.lease(), tick());
+        Transition t = store.transitions().start(j.uuid(), j.lease(), tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.RUNNING);
         assertThat(t.job().started()).isEqualTo(now);
-        assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().started()).isEqualTo(now);
+        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().started()).isEqualTo(now);
         Instant startedAt = now;
 
-        Transition again = store.start(j.uuid(), j.lease(), tick());
+        Transition again = store.transitions().start(j.uuid(), j.lease(), tick());
         assertThat(again.result()).isEqualTo(Result.DUPLICATE);
         assertThat(again.job().started()).as("a resent running keeps the start").isEqualTo(startedAt);
         assertThat(again.job().lastHeartbeat()).as("but refreshes liveness").isEqualTo(now);
 
-        assertThat(store.start(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
-        assertThat(store.start(JobUuid.random(), j.lease(), tick()).result()).isEqualTo(Result.NOT_FOUND);
-        store.complete(j.uuid(), j.lease(), tick());
-        Transition late = store.start(j.uuid(), j.lease(), tick());
+        assertThat(store.transitions().start(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions().start(JobUuid.random(), j.lease(), tick()).result()).isEqualTo(Result.NOT_FOUND);
+        store.transitions().complete(j.uuid(), j.lease(), tick());
+        Transition late = store.transitions().start(j.uuid(), j.lease(), tick());
         assertThat(late.result()).isEqualTo(Result.CONFLICT);
         assertThat(late.job().status()).isEqualTo(JobStatus.COMPLETED);
     }
@@ -799,84 +799,84 @@ abstract class StoreContract {
     void startOfAPendingJobIsStale() {
         Spec s = spec();
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
-        assertThat(store.start(job.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions().start(job.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
         assertThat(reload(job).status()).isEqualTo(JobStatus.PENDING);
     }
 
     @Test
     void completeIsAppliedFromClaimedOrRunningThenDuplicate() {
         Leased j = claimedJob();
-        store.start(j.uuid(), j.lease(), tick());
-        Transition t = store.complete(j.uuid(), j.lease(), tick());
+        store.transitions().start(j.uuid(), j.lease(), tick());
+        Transition t = store.transitions().complete(j.uuid(), j.lease(), tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(t.job().completed()).isEqualTo(now);
-        Attempt attempt = store.findAttempt(j.job().id(), 1).orElseThrow();
+        Attempt attempt = store.runs().findAttempt(j.job().id(), 1).orElseThrow();
         assertThat(attempt.outcome()).isEqualTo(AttemptOutcome.COMPLETED);
         assertThat(attempt.ended()).isEqualTo(now);
 
-        assertThat(store.complete(j.uuid(), j.lease(), tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
-        store.process(j.uuid(), "{}", tick());
-        assertThat(store.complete(j.uuid(), j.lease(), tick()).result()).as("a resend after processing").isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        store.transitions().process(j.uuid(), "{}", tick());
+        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick()).result()).as("a resend after processing").isEqualTo(Result.DUPLICATE);
 
         Leased fromClaimed = claimedJob();
-        assertThat(store.complete(fromClaimed.uuid(), fromClaimed.lease(), tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions().complete(fromClaimed.uuid(), fromClaimed.lease(), tick()).result()).isEqualTo(Result.APPLIED);
     }
 
     @Test
     void completeOverridesAHeartbeatTimeoutFailureOnlyUnderTheSameLease() {
         Leased j = claimedJob();
-        store.start(j.uuid(), j.lease(), tick());
-        Transition failed = store.fail(j.uuid(), j.lease(), "heartbeat timeout", AttemptOutcome.LOST, tick());
+        store.transitions().start(j.uuid(), j.lease(), tick());
+        Transition failed = store.transitions().fail(j.uuid(), j.lease(), "heartbeat timeout", AttemptOutcome.LOST, tick());
         assertThat(failed.result()).isEqualTo(Result.APPLIED);
         assertThat(failed.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(failed.job().error()).isEqualTo("heartbeat timeout");
-        assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.LOST);
+        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.LOST);
 
-        assertThat(store.complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions().complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.FAILED);
 
-        Transition overridden = store.complete(j.uuid(), j.lease(), tick());
+        Transition overridden = store.transitions().complete(j.uuid(), j.lease(), tick());
         assertThat(overridden.result()).isEqualTo(Result.APPLIED);
         assertThat(overridden.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(overridden.job().error()).isNull();
-        assertThat(store.findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.COMPLETED);
     }
 
     /** Small output is written by the transition that ends the attempt, and only by an applied one (decision 0034). */
     @Test
     void theAttemptKeepsTheOutputOfTheWordThatEndedItAndOfNoOther() {
         Leased j = claimedJob();
-        store.start(j.uuid(), j.lease(), tick());
-        assertThat(store.complete(j.uuid(), LeaseId.random(), tick(), bytes("stale")).result()).isEqualTo(Result.STALE);
-        assertThat(store.attemptOutput(j.uuid(), 1)).as("a refused word stores nothing").isEmpty();
+        store.transitions().start(j.uuid(), j.lease(), tick());
+        assertThat(store.transitions().complete(j.uuid(), LeaseId.random(), tick(), bytes("stale")).result()).isEqualTo(Result.STALE);
+        assertThat(store.runs().attemptOutput(j.uuid(), 1)).as("a refused word stores nothing").isEmpty();
 
-        assertThat(store.complete(j.uuid(), j.lease(), tick(), bytes("accepted")).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.attemptOutput(j.uuid(), 1)).map(String::new).contains("accepted");
-        assertThat(store.complete(j.uuid(), j.lease(), tick(), bytes("resent")).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.attemptOutput(j.uuid(), 1)).as("a duplicate changes nothing").map(String::new).contains("accepted");
-        assertThat(store.attemptOutput(j.uuid(), 2)).isEmpty();
-        assertThat(store.attemptOutput(JobUuid.random(), 1)).isEmpty();
+        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick(), bytes("accepted")).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.runs().attemptOutput(j.uuid(), 1)).map(String::new).contains("accepted");
+        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick(), bytes("resent")).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.runs().attemptOutput(j.uuid(), 1)).as("a duplicate changes nothing").map(String::new).contains("accepted");
+        assertThat(store.runs().attemptOutput(j.uuid(), 2)).isEmpty();
+        assertThat(store.runs().attemptOutput(JobUuid.random(), 1)).isEmpty();
 
         // Failed, then completed under the same lease: the completion's word replaces the failure's,
         // and one stored elsewhere (null) leaves the row without the failure's output.
         Leased timedOut = claimedJob();
-        assertThat(store.fail(timedOut.uuid(), timedOut.lease(), "exit 1", AttemptOutcome.FAILED, tick(), bytes("failure")).applied()).isTrue();
-        assertThat(store.attemptOutput(timedOut.uuid(), 1)).map(String::new).contains("failure");
-        assertThat(store.complete(timedOut.uuid(), timedOut.lease(), tick(), null).applied()).isTrue();
-        assertThat(store.attemptOutput(timedOut.uuid(), 1)).isEmpty();
+        assertThat(store.transitions().fail(timedOut.uuid(), timedOut.lease(), "exit 1", AttemptOutcome.FAILED, tick(), bytes("failure")).applied()).isTrue();
+        assertThat(store.runs().attemptOutput(timedOut.uuid(), 1)).map(String::new).contains("failure");
+        assertThat(store.transitions().complete(timedOut.uuid(), timedOut.lease(), tick(), null).applied()).isTrue();
+        assertThat(store.runs().attemptOutput(timedOut.uuid(), 1)).isEmpty();
 
         // A retried failure keeps its output on attempt 1; the next attempt starts without any.
         Spec s = spec();
         Runner r = runner(s);
         Job retried = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, false));
         Leased first = claimOne(r);
-        Transition t = store.fail(first.uuid(), first.lease(), "exit 2", AttemptOutcome.FAILED, tick(), bytes("first try"));
+        Transition t = store.transitions().fail(first.uuid(), first.lease(), "exit 2", AttemptOutcome.FAILED, tick(), bytes("first try"));
         assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
-        assertThat(store.attemptOutput(retried.uuid(), 1)).map(String::new).contains("first try");
+        assertThat(store.runs().attemptOutput(retried.uuid(), 1)).map(String::new).contains("first try");
         assertThat(claimOne(r).job().attempt()).isEqualTo(2);
-        assertThat(store.attemptOutput(retried.uuid(), 2)).isEmpty();
+        assertThat(store.runs().attemptOutput(retried.uuid(), 2)).isEmpty();
     }
 
     private static byte[] bytes(String s) {
@@ -886,17 +886,17 @@ abstract class StoreContract {
     @Test
     void failIsAppliedThenDuplicateAndConflictsWithACompletedJob() {
         Leased j = claimedJob();
-        Transition t = store.fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick());
+        Transition t = store.transitions().fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(t.job().completed()).isEqualTo(now);
-        assertThat(store.fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.fail(j.uuid(), LeaseId.random(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.STALE);
-        assertThat(store.fail(JobUuid.random(), j.lease(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions().fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().fail(j.uuid(), LeaseId.random(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions().fail(JobUuid.random(), j.lease(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.NOT_FOUND);
 
         Leased done = claimedJob();
-        store.complete(done.uuid(), done.lease(), tick());
-        Transition conflict = store.fail(done.uuid(), done.lease(), "late", AttemptOutcome.FAILED, tick());
+        store.transitions().complete(done.uuid(), done.lease(), tick());
+        Transition conflict = store.transitions().fail(done.uuid(), done.lease(), "late", AttemptOutcome.FAILED, tick());
         assertThat(conflict.result()).isEqualTo(Result.CONFLICT);
         assertThat(conflict.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(conflict.job().error()).isNull();
@@ -906,107 +906,107 @@ abstract class StoreContract {
     void userCancelWorksFromPendingClaimedAndRunning() {
         Spec s = spec();
         Job pending = submit(project(org(PlanTier.TEAM)), s, 200);
-        Transition t = store.cancel(pending.uuid(), null, "canceled by user", tick());
+        Transition t = store.transitions().cancel(pending.uuid(), null, "canceled by user", tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.CANCELED);
         assertThat(t.job().error()).isEqualTo("canceled by user");
-        assertThat(store.cancel(pending.uuid(), null, "again", tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.cancel(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions().cancel(pending.uuid(), null, "again", tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().cancel(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
 
         Leased claimed = claimedJob();
-        assertThat(store.cancel(claimed.uuid(), null, "user", tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.findAttempt(claimed.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.CANCELED);
-        assertThat(store.cancel(claimed.uuid(), claimed.lease(), "runner ack", tick()).result())
+        assertThat(store.transitions().cancel(claimed.uuid(), null, "user", tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.runs().findAttempt(claimed.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.CANCELED);
+        assertThat(store.transitions().cancel(claimed.uuid(), claimed.lease(), "runner ack", tick()).result())
                 .as("the runner's canceled after a user cancel").isEqualTo(Result.DUPLICATE);
 
         Leased running = claimedJob();
-        store.start(running.uuid(), running.lease(), tick());
-        assertThat(store.cancel(running.uuid(), null, "user", tick()).job().status()).isEqualTo(JobStatus.CANCELED);
+        store.transitions().start(running.uuid(), running.lease(), tick());
+        assertThat(store.transitions().cancel(running.uuid(), null, "user", tick()).job().status()).isEqualTo(JobStatus.CANCELED);
 
         Leased completed = claimedJob();
-        store.complete(completed.uuid(), completed.lease(), tick());
-        assertThat(store.cancel(completed.uuid(), null, "too late", tick()).result()).isEqualTo(Result.CONFLICT);
+        store.transitions().complete(completed.uuid(), completed.lease(), tick());
+        assertThat(store.transitions().cancel(completed.uuid(), null, "too late", tick()).result()).isEqualTo(Result.CONFLICT);
     }
 
     @Test
     void leasedCancelIsFenced() {
         Leased j = claimedJob();
-        store.start(j.uuid(), j.lease(), tick());
-        assertThat(store.cancel(j.uuid(), LeaseId.random(), "hard timeout", tick()).result()).isEqualTo(Result.STALE);
+        store.transitions().start(j.uuid(), j.lease(), tick());
+        assertThat(store.transitions().cancel(j.uuid(), LeaseId.random(), "hard timeout", tick()).result()).isEqualTo(Result.STALE);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.RUNNING);
-        assertThat(store.cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions().cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.DUPLICATE);
     }
 
     @Test
     void processWritesTheReportAndIsAppliedOnce() {
         Leased j = claimedJob();
         Instant started = tick();
-        store.start(j.uuid(), j.lease(), started);
-        assertThat(store.process(j.uuid(), "{}", tick()).result()).as("not completed yet").isEqualTo(Result.CONFLICT);
+        store.transitions().start(j.uuid(), j.lease(), started);
+        assertThat(store.transitions().process(j.uuid(), "{}", tick()).result()).as("not completed yet").isEqualTo(Result.CONFLICT);
         Instant completed = tick();
-        store.complete(j.uuid(), j.lease(), completed);
-        Transition t = store.process(j.uuid(), "{\"latency\":1}", tick());
+        store.transitions().complete(j.uuid(), j.lease(), completed);
+        Transition t = store.transitions().process(j.uuid(), "{\"latency\":1}", tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.PROCESSED);
-        Report report = store.findReport(j.job().reportId()).orElseThrow();
+        Report report = store.runs().findReport(j.job().reportId()).orElseThrow();
         assertThat(report.results()).isEqualTo("{\"latency\":1}");
         assertThat(report.startTime()).isEqualTo(started);
         assertThat(report.endTime()).isEqualTo(completed);
-        assertThat(store.process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.process(JobUuid.random(), "{}", tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions().process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().process(JobUuid.random(), "{}", tick()).result()).isEqualTo(Result.NOT_FOUND);
     }
 
     @Test
     void anAdapterErrorIsRecordedOnTheReportAndTheJobStaysCompleted() {
         Leased j = claimedJob();
         Instant started = tick();
-        store.start(j.uuid(), j.lease(), started);
-        assertThat(store.recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick()).result()).as("not completed yet")
+        store.transitions().start(j.uuid(), j.lease(), started);
+        assertThat(store.transitions().recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick()).result()).as("not completed yet")
                 .isEqualTo(Result.CONFLICT);
         Instant completed = tick();
-        store.complete(j.uuid(), j.lease(), completed);
-        Transition t = store.recordAdapterError(j.uuid(), "{\"partial\":true}", "iteration 1: not JSON", tick());
+        store.transitions().complete(j.uuid(), j.lease(), completed);
+        Transition t = store.transitions().recordAdapterError(j.uuid(), "{\"partial\":true}", "iteration 1: not JSON", tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.COMPLETED);
-        Report report = store.findReport(j.job().reportId()).orElseThrow();
+        Report report = store.runs().findReport(j.job().reportId()).orElseThrow();
         assertThat(report.error()).isEqualTo("iteration 1: not JSON");
         assertThat(report.results()).isEqualTo("{\"partial\":true}");
         assertThat(report.startTime()).isEqualTo(started);
         assertThat(report.endTime()).isEqualTo(completed);
-        assertThat(store.completedUnprocessedJobs()).as("startup recovery does not parse it again").isEmpty();
-        assertThat(store.recordAdapterError(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.liveness().completedUnprocessedJobs()).as("startup recovery does not parse it again").isEmpty();
+        assertThat(store.transitions().recordAdapterError(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
     }
 
     @Test
     void processingClearsAnEarlierAdapterError() {
         Leased j = claimedJob();
-        store.complete(j.uuid(), j.lease(), tick());
-        store.recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick());
-        assertThat(store.process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.findReport(j.job().reportId()).orElseThrow().error()).isNull();
-        assertThat(store.recordAdapterError(j.uuid(), null, "late", tick()).result()).as("processed already").isEqualTo(Result.DUPLICATE);
-        assertThat(store.findReport(j.job().reportId()).orElseThrow().error()).isNull();
+        store.transitions().complete(j.uuid(), j.lease(), tick());
+        store.transitions().recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick());
+        assertThat(store.transitions().process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.runs().findReport(j.job().reportId()).orElseThrow().error()).isNull();
+        assertThat(store.transitions().recordAdapterError(j.uuid(), null, "late", tick()).result()).as("processed already").isEqualTo(Result.DUPLICATE);
+        assertThat(store.runs().findReport(j.job().reportId()).orElseThrow().error()).isNull();
     }
 
     @Test
     void aReportKnowsItsJobAndKeepsItsResultsFile() {
         Leased j = claimedJob();
-        assertThat(store.findJobOfReport(j.job().reportId())).map(Job::id).contains(j.job().id());
+        assertThat(store.runs().findJobOfReport(j.job().reportId())).map(Job::id).contains(j.job().id());
         Project p = project(org(PlanTier.TEAM));
-        Report direct = store.createReport(new NewReport(p.id(), "main", "localhost", "json", tick(), tick(), "{}"), tick());
-        assertThat(store.findJobOfReport(direct.id())).isEmpty();
-        Report withFile = store.createReport(new NewReport(p.id(), "main", "localhost", "java_jmh", "out/jmh.json", tick(), tick(), "{}"), tick());
-        assertThat(store.findReport(withFile.id()).orElseThrow().resultsFile()).isEqualTo("out/jmh.json");
+        Report direct = store.runs().createReport(new NewReport(p.id(), "main", "localhost", "json", tick(), tick(), "{}"), tick());
+        assertThat(store.runs().findJobOfReport(direct.id())).isEmpty();
+        Report withFile = store.runs().createReport(new NewReport(p.id(), "main", "localhost", "java_jmh", "out/jmh.json", tick(), tick(), "{}"), tick());
+        assertThat(store.runs().findReport(withFile.id()).orElseThrow().resultsFile()).isEqualTo("out/jmh.json");
         assertThat(direct.resultsFile()).isNull();
     }
 
     @Test
     void requeueReturnsTheJobToTheQueueUnderItsLeaseOnly() {
         Leased j = claimedJob();
-        assertThat(store.requeue(j.uuid(), LeaseId.random(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.STALE);
-        Transition t = store.requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick());
+        assertThat(store.transitions().requeue(j.uuid(), LeaseId.random(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.STALE);
+        Transition t = store.transitions().requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
         assertThat(t.job().lease()).isNull();
@@ -1014,20 +1014,20 @@ abstract class StoreContract {
         assertThat(t.job().claimed()).isNull();
         assertThat(t.job().requeues()).isEqualTo(1);
         assertThat(t.job().attempt()).isEqualTo(1);
-        Attempt attempt = store.findAttempt(j.job().id(), 1).orElseThrow();
+        Attempt attempt = store.runs().findAttempt(j.job().id(), 1).orElseThrow();
         assertThat(attempt.outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
         assertThat(attempt.ended()).isEqualTo(now);
 
-        assertThat(store.requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick()).result())
+        assertThat(store.transitions().requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick()).result())
                 .as("the same requeue again").isEqualTo(Result.DUPLICATE);
-        assertThat(store.start(j.uuid(), j.lease(), tick()).result()).as("the old lease is dead").isEqualTo(Result.STALE);
-        assertThat(store.requeue(JobUuid.random(), j.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions().start(j.uuid(), j.lease(), tick()).result()).as("the old lease is dead").isEqualTo(Result.STALE);
+        assertThat(store.transitions().requeue(JobUuid.random(), j.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.NOT_FOUND);
 
         Leased running = claimedJob();
-        store.start(running.uuid(), running.lease(), tick());
-        assertThat(store.requeue(running.uuid(), running.lease(), AttemptOutcome.DECLINED, 5, tick()).result())
+        store.transitions().start(running.uuid(), running.lease(), tick());
+        assertThat(store.transitions().requeue(running.uuid(), running.lease(), AttemptOutcome.DECLINED, 5, tick()).result())
                 .as("a started job is never requeued").isEqualTo(Result.CONFLICT);
-        assertThatThrownBy(() -> store.requeue(running.uuid(), running.lease(), AttemptOutcome.FAILED, 5, tick()))
+        assertThatThrownBy(() -> store.transitions().requeue(running.uuid(), running.lease(), AttemptOutcome.FAILED, 5, tick()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -1038,17 +1038,17 @@ abstract class StoreContract {
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         for (int i = 1; i <= 2; i++) {
             Leased l = claimOne(r);
-            Transition t = store.requeue(l.uuid(), l.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
+            Transition t = store.transitions().requeue(l.uuid(), l.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
             assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
             assertThat(t.job().requeues()).isEqualTo(i);
         }
         Leased last = claimOne(r);
-        Transition t = store.requeue(last.uuid(), last.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
+        Transition t = store.transitions().requeue(last.uuid(), last.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(t.job().error()).contains("3 times without starting").contains("max_requeues is 2");
-        assertThat(store.attempts(job.id())).hasSize(3).allMatch(a -> a.outcome() == AttemptOutcome.LOST_BEFORE_START);
-        assertThat(store.claim(r.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(store.runs().attempts(job.id())).hasSize(3).allMatch(a -> a.outcome() == AttemptOutcome.LOST_BEFORE_START);
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
     }
 
     @Test
@@ -1057,21 +1057,21 @@ abstract class StoreContract {
         Runner r = runner(s);
         Job job = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 30, false));
         Leased first = claimOne(r);
-        store.start(first.uuid(), first.lease(), tick());
-        Transition t = store.fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick());
+        store.transitions().start(first.uuid(), first.lease(), tick());
+        Transition t = store.transitions().fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).as("retried").isEqualTo(JobStatus.PENDING);
         assertThat(t.job().lease()).isNull();
         assertThat(t.job().started()).isNull();
         assertThat(t.job().notBefore()).as("its backoff").isEqualTo(now.plusSeconds(30));
-        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
         now = now.plusSeconds(30);
         Leased second = claimOne(r);
         assertThat(second.job().id()).isEqualTo(job.id());
         assertThat(second.job().attempt()).isEqualTo(2);
-        assertThat(store.complete(first.uuid(), first.lease(), tick()).result()).as("the first attempt is fenced off").isEqualTo(Result.STALE);
-        store.start(second.uuid(), second.lease(), tick());
-        Transition last = store.fail(second.uuid(), second.lease(), "exit 1", AttemptOutcome.FAILED, tick());
+        assertThat(store.transitions().complete(first.uuid(), first.lease(), tick()).result()).as("the first attempt is fenced off").isEqualTo(Result.STALE);
+        store.transitions().start(second.uuid(), second.lease(), tick());
+        Transition last = store.transitions().fail(second.uuid(), second.lease(), "exit 1", AttemptOutcome.FAILED, tick());
         assertThat(last.job().status()).as("attempts exhausted").isEqualTo(JobStatus.FAILED);
     }
 
@@ -1081,17 +1081,17 @@ abstract class StoreContract {
         Runner r = runner(s);
         submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 86_400, false));
         Leased first = claimOne(r);
-        store.start(first.uuid(), first.lease(), tick());
-        assertThat(store.fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.PENDING);
-        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
-        assertThat(store.claim(r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
+        store.transitions().start(first.uuid(), first.lease(), tick());
+        assertThat(store.transitions().fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
     }
 
     @Test
     void failRefusesOutcomesThatAreNotFailures() {
         Leased j = claimedJob();
-        assertThatThrownBy(() -> store.fail(j.uuid(), j.lease(), "x", AttemptOutcome.COMPLETED, tick())).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.fail(j.uuid(), j.lease(), "x", AttemptOutcome.CANCELED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.transitions().fail(j.uuid(), j.lease(), "x", AttemptOutcome.COMPLETED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.transitions().fail(j.uuid(), j.lease(), "x", AttemptOutcome.CANCELED, tick())).isInstanceOf(IllegalArgumentException.class);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.CLAIMED);
     }
 
@@ -1102,20 +1102,20 @@ abstract class StoreContract {
         Project p = project(org(PlanTier.TEAM));
         submit(p, s, 200, "10.0.0.1", tick(), new RetryPolicy(3, 0, false));
         Leased a = claimOne(r);
-        store.start(a.uuid(), a.lease(), tick());
-        assertThat(store.fail(a.uuid(), a.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.FAILED);
+        store.transitions().start(a.uuid(), a.lease(), tick());
+        assertThat(store.transitions().fail(a.uuid(), a.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.FAILED);
 
         submit(p, s, 200, "10.0.0.1", tick(), new RetryPolicy(3, 0, true));
         Leased b = claimOne(r);
-        store.start(b.uuid(), b.lease(), tick());
-        assertThat(store.fail(b.uuid(), b.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.PENDING);
+        store.transitions().start(b.uuid(), b.lease(), tick());
+        assertThat(store.transitions().fail(b.uuid(), b.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.PENDING);
     }
 
     @Test
     void aFailedJobIsNotRetriedByDefault() {
         Leased j = claimedJob();
-        store.start(j.uuid(), j.lease(), tick());
-        assertThat(store.fail(j.uuid(), j.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.FAILED);
+        store.transitions().start(j.uuid(), j.lease(), tick());
+        assertThat(store.transitions().fail(j.uuid(), j.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.FAILED);
     }
 
     // ---- liveness, billing, recovery queries -------------------------------------------------------
@@ -1129,18 +1129,18 @@ abstract class StoreContract {
         Leased a = claimOne(r);
         Job pending2 = submit(p, s, 200);
         Leased b = claimOne(r);
-        store.start(b.uuid(), b.lease(), tick());
+        store.transitions().start(b.uuid(), b.lease(), tick());
         Job waiting = submit(p, s, 200);
         Instant seen = tick();
-        store.recordJobHeartbeats(Map.of(a.uuid(), seen, b.uuid(), seen, waiting.uuid(), seen));
+        store.liveness().recordJobHeartbeats(Map.of(a.uuid(), seen, b.uuid(), seen, waiting.uuid(), seen));
         assertThat(reload(a.job()).lastHeartbeat()).isEqualTo(seen);
         assertThat(reload(b.job()).lastHeartbeat()).isEqualTo(seen);
         assertThat(reload(waiting).lastHeartbeat()).as("pending jobs have no liveness").isNull();
-        store.recordJobHeartbeats(Map.of(a.uuid(), seen.minusSeconds(5)));
+        store.liveness().recordJobHeartbeats(Map.of(a.uuid(), seen.minusSeconds(5)));
         assertThat(reload(a.job()).lastHeartbeat()).as("never goes back").isEqualTo(seen);
-        store.complete(a.uuid(), a.lease(), tick());
+        store.transitions().complete(a.uuid(), a.lease(), tick());
         Instant after = tick();
-        store.recordJobHeartbeats(Map.of(a.uuid(), after));
+        store.liveness().recordJobHeartbeats(Map.of(a.uuid(), after));
         assertThat(reload(a.job()).lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
         assertThat(a.job().id()).isEqualTo(pending.id());
         assertThat(b.job().id()).isEqualTo(pending2.id());
@@ -1156,15 +1156,15 @@ abstract class StoreContract {
         submit(p, s, 200);
         Leased a = claimOne(r);
         Leased b = claimOne(r);
-        assertThat(store.billMinutes(a.uuid(), 3, tick())).isEqualTo(3);
-        assertThat(store.billMinutes(a.uuid(), 3, tick())).isZero();
-        assertThat(store.billMinutes(a.uuid(), 2, tick())).isZero();
-        assertThat(store.billMinutes(a.uuid(), 5, tick())).isEqualTo(2);
-        assertThat(store.billMinutes(b.uuid(), 1, tick())).isEqualTo(1);
-        assertThat(store.billMinutes(JobUuid.random(), 1, tick())).isZero();
+        assertThat(store.liveness().billMinutes(a.uuid(), 3, tick())).isEqualTo(3);
+        assertThat(store.liveness().billMinutes(a.uuid(), 3, tick())).isZero();
+        assertThat(store.liveness().billMinutes(a.uuid(), 2, tick())).isZero();
+        assertThat(store.liveness().billMinutes(a.uuid(), 5, tick())).isEqualTo(2);
+        assertThat(store.liveness().billMinutes(b.uuid(), 1, tick())).isEqualTo(1);
+        assertThat(store.liveness().billMinutes(JobUuid.random(), 1, tick())).isZero();
         assertThat(reload(a.job()).lastBilledMinute()).isEqualTo(5);
-        assertThat(store.billedMinutes(org.id())).isEqualTo(6);
-        assertThat(store.billedMinutes(org(PlanTier.FREE).id())).isZero();
+        assertThat(store.liveness().billedMinutes(org.id())).isEqualTo(6);
+        assertThat(store.liveness().billedMinutes(org(PlanTier.FREE).id())).isZero();
     }
 
     @Test
@@ -1176,7 +1176,7 @@ abstract class StoreContract {
             List<Future<?>> fs = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 fs.add(pool.submit(() -> {
-                    for (int m = 1; m <= 20; m++) billed.addAndGet(store.billMinutes(j.uuid(), m, now));
+                    for (int m = 1; m <= 20; m++) billed.addAndGet(store.liveness().billMinutes(j.uuid(), m, now));
                     return null;
                 }));
             }
@@ -1196,17 +1196,17 @@ abstract class StoreContract {
         for (int i = 0; i < 5; i++) submit(p, s, 200);
         Leased claimed = claimOne(r1);
         Leased running = claimOne(r2);
-        store.start(running.uuid(), running.lease(), tick());
+        store.transitions().start(running.uuid(), running.lease(), tick());
         Leased completed = claimOne(r1);
-        store.complete(completed.uuid(), completed.lease(), tick());
+        store.transitions().complete(completed.uuid(), completed.lease(), tick());
         Leased processed = claimOne(r1);
-        store.complete(processed.uuid(), processed.lease(), tick());
-        store.process(processed.uuid(), "{}", tick());
+        store.transitions().complete(processed.uuid(), processed.lease(), tick());
+        store.transitions().process(processed.uuid(), "{}", tick());
 
-        assertThat(store.inFlightJobs()).extracting(Job::id).containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
-        assertThat(store.completedUnprocessedJobs()).extracting(Job::id).containsExactly(completed.job().id());
+        assertThat(store.liveness().inFlightJobs()).extracting(Job::id).containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
+        assertThat(store.liveness().completedUnprocessedJobs()).extracting(Job::id).containsExactly(completed.job().id());
         Set<Long> pendingLeft = new HashSet<>();
-        store.listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)).forEach(j -> pendingLeft.add(j.id()));
+        store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)).forEach(j -> pendingLeft.add(j.id()));
         assertThat(pendingLeft).hasSize(1);
     }
 
@@ -1222,8 +1222,8 @@ abstract class StoreContract {
     @Test
     void timesRoundTripAtMicrosecondPrecision() {
         Instant precise = Instant.parse("2026-03-01T10:00:00.123456Z");
-        Organization org = store.createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
-        assertThat(store.findOrganization(org.id()).orElseThrow().created()).isEqualTo(precise);
+        Organization org = store.organizations().createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
+        assertThat(store.organizations().findOrganization(org.id()).orElseThrow().created()).isEqualTo(precise);
     }
 
     // ---- Open Job Spec jobs ------------------------------------------------------------------
@@ -1385,25 +1385,25 @@ abstract class StoreContract {
     @Test
     void aRegistryUploadAdvancesByCompareAndSetAndEndsOnce() {
         Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
-        store.createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
-        store.createRegistryUpload(new RegistryUpload("u2", "p", "img", 0, "[]", t0, t0.plusSeconds(10)));
-        assertThat(store.findRegistryUpload("u1")).hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
-        assertThat(store.advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20))).isTrue();
+        store.uploads().createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
+        store.uploads().createRegistryUpload(new RegistryUpload("u2", "p", "img", 0, "[]", t0, t0.plusSeconds(10)));
+        assertThat(store.uploads().findRegistryUpload("u1")).hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
+        assertThat(store.uploads().advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20))).isTrue();
         // A second node read the session at 0 bytes too: its chunk is not recorded.
-        assertThat(store.advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21))).isFalse();
-        RegistryUpload u1 = store.findRegistryUpload("u1").orElseThrow();
+        assertThat(store.uploads().advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21))).isFalse();
+        RegistryUpload u1 = store.uploads().findRegistryUpload("u1").orElseThrow();
         assertThat(u1.size()).isEqualTo(5);
         assertThat(u1.chunks()).contains("\"a\"");
         assertThat(u1.updated()).isEqualTo(t0.plusSeconds(20));
-        assertThat(store.countRegistryUploads()).isEqualTo(2);
-        assertThat(store.idleRegistryUploads(t0.plusSeconds(15), 10)).extracting(RegistryUpload::id).containsExactly("u2");
+        assertThat(store.uploads().countRegistryUploads()).isEqualTo(2);
+        assertThat(store.uploads().idleRegistryUploads(t0.plusSeconds(15), 10)).extracting(RegistryUpload::id).containsExactly("u2");
 
-        assertThat(store.deleteRegistryUpload("u1", 4)).as("it holds 5 bytes by now").isFalse();
-        assertThat(store.deleteRegistryUpload("u1", 5)).isTrue();
-        assertThat(store.deleteRegistryUpload("u1", 5)).as("ended once").isFalse();
-        assertThat(store.deleteRegistryUpload("u2", -1)).isTrue();
-        assertThat(store.findRegistryUpload("u1")).isEmpty();
-        assertThat(store.countRegistryUploads()).isZero();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 4)).as("it holds 5 bytes by now").isFalse();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 5)).isTrue();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 5)).as("ended once").isFalse();
+        assertThat(store.uploads().deleteRegistryUpload("u2", -1)).isTrue();
+        assertThat(store.uploads().findRegistryUpload("u1")).isEmpty();
+        assertThat(store.uploads().countRegistryUploads()).isZero();
     }
 
     // ---- claims for several waiting runners in one transaction (issue 13) ----------------------
@@ -1426,7 +1426,7 @@ abstract class StoreContract {
         for (int i = 0; i < 4; i++) submitted.add(submit(p, s, 200).id());
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)), at, at.plusSeconds(30));
 
         assertThat(claimed).hasSize(4);
         assertThat(claimed.get(0)).hasSize(2);
@@ -1441,13 +1441,13 @@ abstract class StoreContract {
                 assertThat(job.status()).isEqualTo(JobStatus.CLAIMED);
                 assertThat(job.runnerId()).isEqualTo(owners[i].id());
                 assertThat(reload(job).holds(job.lease())).isTrue();
-                Attempt attempt = store.findAttempt(job.id(), 1).orElseThrow();
+                Attempt attempt = store.runs().findAttempt(job.id(), 1).orElseThrow();
                 assertThat(attempt.runnerId()).isEqualTo(owners[i].id());
                 assertThat(attempt.lease().matches(job.lease())).as("the attempt carries the job's own lease").isTrue();
             }
         }
         assertThat(claimed.get(0).get(0).lease().matches(claimed.get(0).get(1).lease())).as("every job its own lease").isFalse();
-        assertThat(store.claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30)).getFirst()).isEmpty();
+        assertThat(store.claims().claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30)).getFirst()).isEmpty();
     }
 
     @Test
@@ -1459,7 +1459,7 @@ abstract class StoreContract {
         submit(project(free), s, 100, "10.0.0.1", tick());
         submit(project(free), s, 100, "10.0.0.2", tick());
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).hasSize(1);
         assertThat(claimed.get(1)).as("one job in flight per free organization, counted inside the same transaction").isEmpty();
     }
@@ -1471,20 +1471,20 @@ abstract class StoreContract {
         Runner declining = runner(s);
         Runner unlabelled = runner(s);
         Runner labelled = runner(s);
-        store.updateRunner(archived.id(), null, null, true, tick());
-        store.setRunnerLabels(labelled.id(), true, Map.of("gpu", "a100"), tick());
+        store.runners().updateRunner(archived.id(), null, null, true, tick());
+        store.runners().setRunnerLabels(labelled.id(), true, Map.of("gpu", "a100"), tick());
         Project p = project(org(PlanTier.TEAM));
         Job plain = submit(p, s, 200);
-        Job needsGpu = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+        Job needsGpu = store.runs().createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
                 new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, new JobLabels(Map.of("gpu", "a100"), Map.of())),
                 p.organizationId(), tick()).job();
         // The declining runner declined the plain job; it is still pending for the others.
         Leased first = claimOne(declining);
         assertThat(first.job().id()).isEqualTo(plain.id());
-        assertThat(store.requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(archived, 1, s),
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(archived, 1, s),
                 new ClaimRequest(declining.id(), 1, Set.of(s.id()), ClaimFilter.NONE, true),
                 request(unlabelled, 2, s), request(labelled, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).as("archived").isEmpty();
@@ -1499,12 +1499,12 @@ abstract class StoreContract {
         Runner first = runner(s);
         Runner canaryRunner = runner(s);
         Project p = project(org(PlanTier.TEAM));
-        Job canary = store.createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+        Job canary = store.runs().createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
                 new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, JobLabels.NONE, canaryRunner.id()),
                 p.organizationId(), tick()).job();
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims().claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).as("not its canary").isEmpty();
         assertThat(claimed.get(1)).as("its own canary, in the same batch").extracting(Job::id).containsExactly(canary.id());
     }
@@ -1527,7 +1527,7 @@ abstract class StoreContract {
                 List<Runner> mine = runners.subList(t * 2, t * 2 + 2);
                 done.add(pool.submit(() -> {
                     for (int round = 0; round < 10; round++) {
-                        for (List<Job> claimed : store.claimEach(List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)), at, at.plusSeconds(30))) {
+                        for (List<Job> claimed : store.claims().claimEach(List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)), at, at.plusSeconds(30))) {
                             for (Job job : claimed) if (!seen.add(job.id())) duplicates.incrementAndGet();
                         }
                     }
@@ -1540,17 +1540,17 @@ abstract class StoreContract {
         }
         assertThat(duplicates).hasValue(0);
         assertThat(seen).hasSize(jobs);
-        assertThat(store.hasPendingFor(List.of(s.id()))).isFalse();
+        assertThat(store.runs().hasPendingFor(List.of(s.id()))).isFalse();
     }
 
     @Test
     void projectUuidIsTheProjectsOwn() {
         Project p = project(org(PlanTier.TEAM));
         Project other = project(org(PlanTier.TEAM));
-        assertThat(store.projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
+        assertThat(store.organizations().projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
         for (int i = 0; i < 2; i++) {
-            assertThat(store.projectUuid(p.id())).contains(p.uuid());
-            assertThat(store.projectUuid(other.id())).contains(other.uuid());
+            assertThat(store.organizations().projectUuid(p.id())).contains(p.uuid());
+            assertThat(store.organizations().projectUuid(other.id())).contains(other.uuid());
         }
     }
 }

@@ -21,11 +21,11 @@ class StoreFactoryTest {
         Path data = dir.resolve("nested/data");
         try (Store store = StoreFactory.open(null, data)) {
             assertThat(store).isInstanceOf(SqliteStore.class);
-            store.createOrganization("A", new Slug("a"), PlanTier.FREE, Instant.EPOCH);
+            store.organizations().createOrganization("A", new Slug("a"), PlanTier.FREE, Instant.EPOCH);
         }
         assertThat(Files.exists(data.resolve("baton.db"))).isTrue();
         try (Store again = StoreFactory.open("", data)) {
-            assertThat(again.findOrganization(ResourceId.of("a"))).as("reopened and already migrated").isPresent();
+            assertThat(again.organizations().findOrganization(ResourceId.of("a"))).as("reopened and already migrated").isPresent();
         }
     }
 
@@ -46,7 +46,7 @@ class StoreFactoryTest {
     @Test
     void jdbcSqliteUrlsAreAccepted() {
         try (Store store = StoreFactory.open("jdbc:sqlite:" + dir.resolve("y.db"), null)) {
-            assertThat(store.listRunners(new RunnerFilter(null, null, true))).isEmpty();
+            assertThat(store.runners().listRunners(new RunnerFilter(null, null, true))).isEmpty();
         }
         assertThat(Files.exists(dir.resolve("y.db"))).isTrue();
     }

@@ -102,15 +102,15 @@ public final class ChannelFixture implements AutoCloseable {
         this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
                 .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
                 .acceptanceTimeout(ACCEPTANCE_TIMEOUT).jobTimeoutGrace(GRACE).cancelDeadline(CANCEL_DEADLINE).maxRequeues(3).build());
-        this.organization = store.createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
-        this.project = store.createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
+        this.organization = store.organizations().createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
+        this.project = store.organizations().createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
     }
 
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
     private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates, AtomicInteger pendingReads,
             java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold, java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
-        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+        return StoreCalls.intercept(real, (target, method, args) -> {
             if (method.getName().equals("hasPendingFor")) pendingReads.incrementAndGet();
             if (method.getName().equals("fail")) {
                 Runnable meanwhile = beforeNextFail.getAndSet(null);
@@ -122,12 +122,10 @@ public final class ChannelFixture implements AutoCloseable {
                 hold.entered().countDown();
                 hold.release().await();
             }
-            // Dispatch claims for all the waiters a pump serves in one call (claimEach); a single claim is the same for one runner.
-            boolean one = method.getName().equals("claim");
-            if (one || method.getName().equals("claimEach")) {
+            // Dispatch claims for all the waiters a pump serves in one call (claimEach).
+            if (method.getName().equals("claimEach")) {
                 claims.incrementAndGet();
-                List<Long> runners = one ? List.of((Long) args[0])
-                        : ((List<?>) args[0]).stream().map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId()).toList();
+                List<Long> runners = ((List<?>) args[0]).stream().map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId()).toList();
                 for (Long runner : runners) {
                     ClaimGate gate = gates.get(runner);
                     if (gate != null) {
@@ -137,7 +135,7 @@ public final class ChannelFixture implements AutoCloseable {
                 }
             }
             try {
-                return method.invoke(real, args);
+                return method.invoke(target, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
@@ -195,14 +193,14 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     public Spec spec(String name) {
-        return store.createSpec(name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
+        return store.specs().createSpec(name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
     }
 
     public RunnerHandle runner(Spec... specs) {
         RunnerKey key = RunnerKey.generate();
         String name = "runner " + names.incrementAndGet();
-        Runner runner = store.createRunner(name, Slug.fromName(name), key.hash(), clock.instant());
-        for (Spec s : specs) store.addRunnerSpec(runner.id(), s.id());
+        Runner runner = store.runners().createRunner(name, Slug.fromName(name), key.hash(), clock.instant());
+        for (Spec s : specs) store.specs().addRunnerSpec(runner.id(), s.id());
         return new RunnerHandle(runner, key.reveal());
     }
 
@@ -234,11 +232,11 @@ public final class ChannelFixture implements AutoCloseable {
     public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths, RetryPolicy retry,
             Integer queueTimeoutSeconds) {
         Project p = org.id() == organization.id() ? project
-                : store.createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
+                : store.organizations().createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
-        Job job = store.createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now).job();
         channel.jobSubmitted(job);
         return job;
@@ -252,7 +250,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        return store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        return store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE), organization.id(), now).job();
     }
 
@@ -261,7 +259,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
                 List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, labels),
                 organization.id(), now).job();
         channel.jobSubmitted(job);
@@ -272,7 +270,7 @@ public final class ChannelFixture implements AutoCloseable {
     public Job submit(Spec spec, ImageDigest image) {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), image, null, List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null), organization.id(), now).job();
         channel.jobSubmitted(job);
         return job;
@@ -283,7 +281,7 @@ public final class ChannelFixture implements AutoCloseable {
         Instant now = clock.instant();
         JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "c".repeat(64)), null,
                 List.of("canary"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
                 new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, null, runnerId),
                 organization.id(), now).job();
         channel.jobSubmitted(job);
@@ -292,19 +290,19 @@ public final class ChannelFixture implements AutoCloseable {
 
     public Organization organization(PlanTier plan) {
         int n = names.incrementAndGet();
-        return store.createOrganization("org " + n, Slug.of("org-" + n), plan, clock.instant());
+        return store.organizations().createOrganization("org " + n, Slug.of("org-" + n), plan, clock.instant());
     }
 
     /** What the management API does for a user cancel. */
     public Job cancel(Job job) {
         Job before = job(job);
-        Job after = store.cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
+        Job after = store.transitions().cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
         channel.jobCanceled(before, after);
         return after;
     }
 
     public Job job(Job job) {
-        return store.findJob(job.uuid()).orElseThrow();
+        return store.runs().findJob(job.uuid()).orElseThrow();
     }
 
     /** Moves the test clock and fires whatever became due. */

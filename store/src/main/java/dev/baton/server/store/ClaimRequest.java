@@ -3,7 +3,7 @@ package dev.baton.server.store;
 import java.util.Set;
 
 /**
- * One waiting runner in a claim made for several at once ({@link Store#claimEach}).
+ * One waiting runner in a claim made for several at once ({@link Claims#claimEach}).
  *
  * @param runnerId  the runner that takes the jobs
  * @param slots     the most jobs it takes

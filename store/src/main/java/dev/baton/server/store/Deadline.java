@@ -2,7 +2,7 @@ package dev.baton.server.store;
 
 /**
  * The deadlines kept on a job row (schema V4), each due when its time is at or before now. The
- * sweep acts on each kind under a row lock; see {@link Store#sweepDue}.
+ * sweep acts on each kind under a row lock; see {@link JobLiveness#sweepDue}.
  */
 public enum Deadline {
     /** claimed, not accepted in time: back to the queue. */

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 
 /** The claim: pending → claimed, one job or a pump's worth; the dialect picks the candidate (see {@link JdbcStore#claimIn}). */
-final class JdbcClaims {
+final class JdbcClaims implements Claims {
     private final StoreContext context;
     private final Statements statements;
     private final JobRows jobRows;
@@ -26,11 +26,17 @@ final class JdbcClaims {
         this.jobRows = context.jobRows;
     }
 
+    /**
+     * One claim with a lease the caller chose, in a write transaction of its own: what
+     * {@link #claimEach} does per job. Production claims with {@code claimEach}; the tests' fixture
+     * ({@code TestClaims}) claims with this, to know the lease beforehand.
+     */
     Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return context.write(h -> context.claimIn(h, runnerId, lease, now, acceptUntil, filter));
+        return context.write(h -> claimIn(h, runnerId, lease, now, acceptUntil, filter));
     }
 
-    List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil) {
+    @Override
+    public List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil) {
         if (requests.isEmpty()) return List.of();
         return context.write(h -> {
             Set<Set<Long>> exhausted = new HashSet<>();
@@ -38,7 +44,7 @@ final class JdbcClaims {
             for (ClaimRequest r : requests) {
                 List<Job> jobs = new ArrayList<>();
                 while (jobs.size() < r.slots() && !exhausted.contains(r.specIds())) {
-                    Optional<Job> job = context.claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
+                    Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
                     if (job.isEmpty()) {
                         if (emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
                         break;
@@ -49,6 +55,11 @@ final class JdbcClaims {
             }
             return claimed;
         });
+    }
+
+    /** One claim in the caller's transaction: the dialect picks the candidate, this class applies it. */
+    private Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        return context.claimIn(h, runnerId, now, filter, jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
     }
 
     /**
@@ -96,7 +107,8 @@ final class JdbcClaims {
         return warm == null ? null : warm ? 1 : 0;
     }
 
-    Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
+    @Override
+    public Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
         // The claim's own candidates and order, so the answer is the job the claim would take.
         String head = candidates("job j") + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
         return context.read(h -> h.createQuery("SELECT n.config FROM job n JOIN (" + head + ") c ON c.id = n.id")

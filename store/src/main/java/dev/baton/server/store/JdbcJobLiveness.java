@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** Jobs in flight: their heartbeats, billed minutes, durable deadlines and the sweeps that act on them. */
-final class JdbcJobLiveness {
+final class JdbcJobLiveness implements JobLiveness {
     private final StoreContext context;
     private final JobRows jobRows;
 
@@ -20,13 +20,15 @@ final class JdbcJobLiveness {
         this.jobRows = context.jobRows;
     }
 
-    void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
+    @Override
+    public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
         Map<JobUuid, Instant> due = context.skippedHeartbeats.takeWith(lastSeen);
         if (due.isEmpty()) return;
         context.skippedHeartbeats.keep(due, context.write(h -> context.jobHeartbeats(h, due)));
     }
 
-    int billMinutes(JobUuid job, int minute, Instant now) {
+    @Override
+    public int billMinutes(JobUuid job, int minute, Instant now) {
         return context.write(h -> {
             // Compare-and-set on the previous value: a minute is billed once however many
             // heartbeats (or server nodes) report it.
@@ -43,22 +45,26 @@ final class JdbcJobLiveness {
         });
     }
 
-    long billedMinutes(long organizationId) {
+    @Override
+    public long billedMinutes(long organizationId) {
         return context.read(h -> h.createQuery("SELECT COALESCE(SUM(last_billed_minute), 0) FROM job WHERE organization_id = :org")
                 .bind("org", organizationId).mapTo(Long.class).one());
     }
 
-    List<Job> inFlightJobs() {
+    @Override
+    public List<Job> inFlightJobs() {
         return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status IN (1, 2) ORDER BY id").map(jobRows.mapper).list());
     }
 
-    List<Job> completedUnprocessedJobs() {
+    @Override
+    public List<Job> completedUnprocessedJobs() {
         return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 3"
                         + " AND NOT EXISTS (SELECT 1 FROM report r WHERE r.id = job.report_id AND r.error IS NOT NULL) ORDER BY id")
                 .map(jobRows.mapper).list());
     }
 
-    boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) {
+    @Override
+    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) {
         return context.write(h -> h.createUpdate("UPDATE job SET accept_deadline = :until WHERE uuid = :uuid AND lease = :lease AND status = 1"
                         + " AND (accept_deadline IS NULL OR accept_deadline < :until)")
                 .bind("until", micros(until)).bind("uuid", job.toString()).bind("lease", lease.value()).execute() > 0
@@ -66,12 +72,14 @@ final class JdbcJobLiveness {
                         .bind("uuid", job.toString()).bind("lease", lease.value()).mapTo(Integer.class).findOne().isPresent());
     }
 
-    void clearCancelDeadline(JobUuid job, LeaseId lease) {
+    @Override
+    public void clearCancelDeadline(JobUuid job, LeaseId lease) {
         context.write(h -> h.createUpdate("UPDATE job SET cancel_deadline = NULL WHERE uuid = :uuid AND lease = :lease AND cancel_deadline IS NOT NULL")
                 .bind("uuid", job.toString()).bind("lease", lease.value()).execute());
     }
 
-    <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
+    @Override
+    public <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
         // A read first: nothing is due on most sweeps, and a write transaction would hold SQLite's one writer.
         if (context.read(h -> h.createQuery("SELECT 1 FROM job WHERE " + deadline.due + " LIMIT 1").bind("now", micros(now))
                 .mapTo(Integer.class).findOne()).isEmpty()) {
@@ -95,7 +103,8 @@ final class JdbcJobLiveness {
         });
     }
 
-    Optional<Job> reattach(JobUuid job, LeaseId lease) {
+    @Override
+    public Optional<Job> reattach(JobUuid job, LeaseId lease) {
         return context.write(h -> {
             h.createUpdate("UPDATE job SET lost_deadline = NULL WHERE uuid = :uuid AND lease = :lease AND status IN (1, 2)"
                             + " AND lost_deadline IS NOT NULL")

@@ -13,18 +13,20 @@ import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
 
 /** Server nodes sharing the database: registration, liveness, and the runners attached to each. */
-final class JdbcNodes {
+final class JdbcNodes implements Nodes {
     private final StoreContext context;
 
     JdbcNodes(StoreContext context) {
         this.context = context;
     }
 
-    void attachRunner(long runnerId, String node) {
+    @Override
+    public void attachRunner(long runnerId, String node) {
         context.write(h -> h.createUpdate("UPDATE runner SET node_id = :node WHERE id = :id").bind("node", node).bind("id", runnerId).execute());
     }
 
-    void detachRunner(long runnerId, String node, Instant lostAt) {
+    @Override
+    public void detachRunner(long runnerId, String node, Instant lostAt) {
         context.write(h -> {
             int detached = h.createUpdate("UPDATE runner SET node_id = NULL WHERE id = :id AND node_id = :node")
                     .bind("id", runnerId).bind("node", node).execute();
@@ -35,13 +37,15 @@ final class JdbcNodes {
         });
     }
 
-    void markRunnerLost(long runnerId, Instant at) {
+    @Override
+    public void markRunnerLost(long runnerId, Instant at) {
         context.write(h -> h.createUpdate("UPDATE job SET lost_deadline = :at WHERE runner_id = :id AND status IN (1, 2)"
                         + " AND (lost_deadline IS NULL OR lost_deadline > :at)")
                 .bind("at", micros(at)).bind("id", runnerId).execute());
     }
 
-    Optional<String> runnerNode(long runnerId) {
+    @Override
+    public Optional<String> runnerNode(long runnerId) {
         return context.read(h -> runnerNode(h, runnerId));
     }
 
@@ -50,11 +54,13 @@ final class JdbcNodes {
                 .mapTo(String.class).findOne();
     }
 
-    List<Long> runnersOn(String node) {
+    @Override
+    public List<Long> runnersOn(String node) {
         return context.read(h -> h.createQuery("SELECT id FROM runner WHERE node_id = :node ORDER BY id").bind("node", node).mapTo(Long.class).list());
     }
 
-    void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
+    @Override
+    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) {
         context.write(h -> {
             boolean crashed = h.createQuery("SELECT 1 FROM node WHERE id = :id AND stopped IS NULL").bind("id", node)
                     .mapTo(Integer.class).findOne().isPresent();
@@ -79,7 +85,8 @@ final class JdbcNodes {
         });
     }
 
-    boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
+    @Override
+    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
         Map<JobUuid, Instant> due = context.skippedHeartbeats.takeWith(jobs);
         record Written(boolean alive, Set<JobUuid> skipped) {}
         Written written = context.write(h -> {
@@ -94,14 +101,16 @@ final class JdbcNodes {
         return written.alive();
     }
 
-    void stopNode(String node, Instant now, Instant lostAt) {
+    @Override
+    public void stopNode(String node, Instant now, Instant lostAt) {
         context.write(h -> {
             detachNode(h, node, lostAt);
             return h.createUpdate("UPDATE node SET stopped = :now WHERE id = :id").bind("now", micros(now)).bind("id", node).execute();
         });
     }
 
-    List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
+    @Override
+    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
         String due = "SELECT id, last_heartbeat FROM node WHERE stopped IS NULL AND id <> :self AND last_heartbeat < :before";
         // A read first: the sweep runs every second on every node, and nodes are seldom dead.
         if (context.read(h -> h.createQuery(due + " LIMIT 1").bind("self", self).bind("before", micros(staleBefore)).mapToMap().findOne()).isEmpty()) {
@@ -130,7 +139,8 @@ final class JdbcNodes {
         h.createUpdate("UPDATE runner SET node_id = NULL WHERE node_id = :node").bind("node", node).execute();
     }
 
-    List<Node> nodes() {
+    @Override
+    public List<Node> listNodes() {
         return context.read(h -> h.createQuery("SELECT n.id, n.started, n.last_heartbeat, n.stopped, n.advertise_url,"
                         + " (SELECT COUNT(*) FROM runner r WHERE r.node_id = n.id) AS runners,"
                         + " (SELECT COUNT(*) FROM job j JOIN runner r ON r.id = j.runner_id WHERE r.node_id = n.id AND j.status IN (1, 2)) AS in_flight"
@@ -140,17 +150,20 @@ final class JdbcNodes {
                 .list());
     }
 
-    void advertiseNode(String node, String url) {
+    @Override
+    public void advertiseNode(String node, String url) {
         context.write(h -> h.createUpdate("UPDATE node SET advertise_url = :url WHERE id = :id").bind("url", url).bind("id", node).execute());
     }
 
-    Optional<String> liveNodeUrl(String node, Instant aliveSince) {
+    @Override
+    public Optional<String> liveNodeUrl(String node, Instant aliveSince) {
         return context.read(h -> h.createQuery("SELECT advertise_url FROM node WHERE id = :id AND stopped IS NULL AND last_heartbeat >= :since"
                         + " AND advertise_url IS NOT NULL")
                 .bind("id", node).bind("since", micros(aliveSince)).mapTo(String.class).findOne());
     }
 
-    ClusterCounts clusterCounts(String node, Instant aliveSince) {
+    @Override
+    public ClusterCounts clusterCounts(String node, Instant aliveSince) {
         return context.read(h -> h.createQuery("SELECT"
                         + " (SELECT COUNT(*) FROM job WHERE status = 0) AS pending,"
                         + " (SELECT COUNT(*) FROM job WHERE status IN (1, 2)) AS in_flight,"

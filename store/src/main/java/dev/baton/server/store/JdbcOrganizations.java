@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 /** Organizations and projects: the store's tenants. */
-final class JdbcOrganizations {
+final class JdbcOrganizations implements Organizations {
     private final StoreContext context;
     /**
      * A project's uuid by its id, read on every hand-out, completion and processing (issue 13).
@@ -28,7 +28,8 @@ final class JdbcOrganizations {
         this.context = context;
     }
 
-    Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
+    @Override
+    public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
         return context.unique("organization slug '" + slug + "' is taken", () -> context.write(h -> {
             long id = h.createQuery("INSERT INTO organization (uuid, name, slug, plan, created, modified)"
                             + " VALUES (:uuid, :name, :slug, :plan, :now, :now) RETURNING id")
@@ -39,19 +40,23 @@ final class JdbcOrganizations {
         }));
     }
 
-    Optional<Organization> findOrganization(ResourceId id) {
+    @Override
+    public Optional<Organization> findOrganization(ResourceId id) {
         return context.readPlain(c -> context.byResource(c, "organization", Rows.ORGANIZATION, id, Rows::organization));
     }
 
-    Optional<Organization> findOrganization(long id) {
+    @Override
+    public Optional<Organization> findOrganization(long id) {
         return context.readPlain(c -> context.byId(c, "organization", Rows.ORGANIZATION, id, Rows::organization));
     }
 
-    List<Organization> listOrganizations() {
+    @Override
+    public List<Organization> listOrganizations() {
         return context.read(h -> h.createQuery("SELECT " + Rows.ORGANIZATION + " FROM organization ORDER BY id").map(Rows.ORGANIZATION_MAPPER).list());
     }
 
-    Organization setPlan(long organizationId, PlanTier plan, Instant now) {
+    @Override
+    public Organization setPlan(long organizationId, PlanTier plan, Instant now) {
         return context.write(h -> {
             int rows = h.createUpdate("UPDATE organization SET plan = :plan, modified = :now WHERE id = :id")
                     .bind("plan", plan.priority()).bind("now", micros(now)).bind("id", organizationId).execute();
@@ -60,7 +65,8 @@ final class JdbcOrganizations {
         });
     }
 
-    Project createProject(long organizationId, String name, Slug slug, Instant now) {
+    @Override
+    public Project createProject(long organizationId, String name, Slug slug, Instant now) {
         return context.unique("project slug '" + slug + "' is taken", () -> context.write(h -> {
             if (context.organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);
             long id = h.createQuery("INSERT INTO project (uuid, organization_id, name, slug, created, modified)"
@@ -72,15 +78,18 @@ final class JdbcOrganizations {
         }));
     }
 
-    Optional<Project> findProject(ResourceId id) {
+    @Override
+    public Optional<Project> findProject(ResourceId id) {
         return context.readPlain(c -> context.byResource(c, "project", Rows.PROJECT, id, Rows::project));
     }
 
-    Optional<Project> findProject(long id) {
+    @Override
+    public Optional<Project> findProject(long id) {
         return context.readPlain(c -> context.byId(c, "project", Rows.PROJECT, id, Rows::project));
     }
 
-    Optional<ProjectUuid> projectUuid(long id) {
+    @Override
+    public Optional<ProjectUuid> projectUuid(long id) {
         ProjectUuid cached = projectUuids.get(id);
         if (cached != null) return Optional.of(cached);
         Optional<ProjectUuid> read = findProject(id).map(Project::uuid);
@@ -88,7 +97,8 @@ final class JdbcOrganizations {
         return read;
     }
 
-    List<Project> listProjects() {
+    @Override
+    public List<Project> listProjects() {
         return context.read(h -> h.createQuery("SELECT " + Rows.PROJECT + " FROM project ORDER BY id").map(Rows.PROJECT_MAPPER).list());
     }
 }

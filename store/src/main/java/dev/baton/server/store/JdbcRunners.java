@@ -16,7 +16,7 @@ import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.Update;
 
 /** Runners: registration, keys, labels, quarantine and their heartbeats. */
-final class JdbcRunners {
+final class JdbcRunners implements Runners {
     /**
      * An attempt {@code a} that ended through the runner's machine rather than the job: lost
      * (before or after it started), never answered, or declined for a reason of the machine.
@@ -34,7 +34,8 @@ final class JdbcRunners {
         this.context = context;
     }
 
-    Runner createRunner(String name, Slug slug, String keyHash, Instant now) {
+    @Override
+    public Runner createRunner(String name, Slug slug, String keyHash, Instant now) {
         Objects.requireNonNull(keyHash, "key hash");
         return context.unique("runner slug '" + slug + "' is taken", () -> context.write(h -> {
             long id = h.createQuery("INSERT INTO runner (uuid, name, slug, token_hash, created, modified)"
@@ -46,15 +47,18 @@ final class JdbcRunners {
         }));
     }
 
-    Optional<Runner> findRunner(ResourceId id) {
+    @Override
+    public Optional<Runner> findRunner(ResourceId id) {
         return context.readPlain(c -> context.byResource(c, "runner", Rows.RUNNER, id, Rows::runner));
     }
 
-    Optional<Runner> findRunner(long id) {
+    @Override
+    public Optional<Runner> findRunner(long id) {
         return context.read(h -> context.runner(h, id));
     }
 
-    List<Runner> listRunners(RunnerFilter filter) {
+    @Override
+    public List<Runner> listRunners(RunnerFilter filter) {
         StringBuilder sql = new StringBuilder("SELECT " + Rows.RUNNER + " FROM runner WHERE 1 = 1");
         if (!filter.archived()) sql.append(" AND archived IS NULL");
         if (filter.name() != null) sql.append(" AND name = :name");
@@ -68,7 +72,8 @@ final class JdbcRunners {
         });
     }
 
-    Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
+    @Override
+    public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
         return context.unique("runner slug '" + slug + "' is taken", () -> context.write(h -> {
             Update u = h.createUpdate("UPDATE runner SET modified = :now"
                     + (name != null ? ", name = :name" : "")
@@ -83,7 +88,8 @@ final class JdbcRunners {
         }));
     }
 
-    Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
+    @Override
+    public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) {
         Objects.requireNonNull(keyHash, "key hash");
         return context.write(h -> {
             int rows = h.createUpdate("UPDATE runner SET token_hash = :hash, modified = :now WHERE id = :id AND archived IS NULL")
@@ -96,7 +102,8 @@ final class JdbcRunners {
         });
     }
 
-    Optional<Runner> authenticateRunner(ResourceId id, String keyHash) {
+    @Override
+    public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) {
         if (keyHash == null) return Optional.empty();
         // One query by runner and hash together: a key only ever authenticates its own runner,
         // and a wrong runner or a wrong key look the same from outside.
@@ -108,12 +115,14 @@ final class JdbcRunners {
                 .map(Rows.RUNNER_MAPPER).findOne());
     }
 
-    void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
+    @Override
+    public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
         context.write(h -> context.latestTimes(h, "runner", "id", "", new TreeMap<>(lastSeen)));
     }
 
-    Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
+    @Override
+    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
         if (threshold < 1) throw new IllegalArgumentException("a quarantine threshold is at least 1");
         return context.write(h -> {
             long since = micros(now.minus(window));
@@ -138,7 +147,8 @@ final class JdbcRunners {
         });
     }
 
-    Runner releaseRunner(long runnerId, Instant now) {
+    @Override
+    public Runner releaseRunner(long runnerId, Instant now) {
         return context.write(h -> {
             int rows = h.createUpdate("UPDATE runner SET quarantined = NULL, quarantine_reason = NULL, quarantine_released = :now, modified = :now"
                             + " WHERE id = :id")
@@ -148,7 +158,8 @@ final class JdbcRunners {
         });
     }
 
-    RunnerLabels runnerLabels(long runnerId) {
+    @Override
+    public RunnerLabels runnerLabels(long runnerId) {
         return context.read(h -> {
             Map<String, String> admin = new java.util.TreeMap<>();
             Map<String, String> reported = new java.util.TreeMap<>();
@@ -158,7 +169,8 @@ final class JdbcRunners {
         });
     }
 
-    void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now) {
+    @Override
+    public void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now) {
         String source = admin ? "admin" : "runner";
         context.write(h -> {
             if (context.runner(h, runnerId).isEmpty()) throw notFound("runner", runnerId);

@@ -22,7 +22,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 
 /** A run's submission (its report and job) and the reads of jobs, reports and attempts outside the transitions. */
-final class JdbcRuns {
+final class JdbcRuns implements Runs {
     /**
      * Jobs in flight on the runners serving {@code :spec}, counted per serving runner (one
      * runner_spec row each) by a correlated count, so that each is a plain probe of
@@ -125,11 +125,13 @@ final class JdbcRuns {
         this.jobRows = context.jobRows;
     }
 
-    Report createReport(NewReport report, Instant now) {
+    @Override
+    public Report createReport(NewReport report, Instant now) {
         return context.write(h -> insertReport(h, report, now));
     }
 
-    CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+    @Override
+    public CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
         Objects.requireNonNull(job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
         Objects.requireNonNull(job.config(), "a job needs its config");
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
@@ -176,7 +178,8 @@ final class JdbcRuns {
         }
     }
 
-    JobLabels jobLabels(long jobId) {
+    @Override
+    public JobLabels jobLabels(long jobId) {
         return context.readPlain(c -> {
             Map<String, String> required = new java.util.TreeMap<>();
             Map<String, String> preferred = new java.util.TreeMap<>();
@@ -186,16 +189,19 @@ final class JdbcRuns {
         });
     }
 
-    Optional<Report> findReport(long id) {
+    @Override
+    public Optional<Report> findReport(long id) {
         return context.readPlain(c -> context.byId(c, "report", Rows.REPORT, id, Rows::report));
     }
 
-    Optional<Report> findReport(ReportUuid uuid) {
+    @Override
+    public Optional<Report> findReport(ReportUuid uuid) {
         return context.readPlain(c -> statements.on(c, "SELECT " + Rows.REPORT + " FROM report WHERE uuid = :uuid")
                 .bind("uuid", uuid.toString()).findOne(Rows::report));
     }
 
-    Optional<ReportFormat> reportFormat(long id) {
+    @Override
+    public Optional<ReportFormat> reportFormat(long id) {
         ReportFormat known = reportFormats.get(id);
         if (known != null) return Optional.of(known);
         Optional<Report> report = findReport(id);
@@ -203,16 +209,19 @@ final class JdbcRuns {
         return report.map(ReportFormat::of);
     }
 
-    Optional<Job> findJob(JobUuid uuid) {
+    @Override
+    public Optional<Job> findJob(JobUuid uuid) {
         return context.readPlain(c -> context.job(c, uuid));
     }
 
-    Optional<Job> findJobOfReport(long reportId) {
+    @Override
+    public Optional<Job> findJobOfReport(long reportId) {
         return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE report_id = :report ORDER BY id LIMIT 1")
                 .bind("report", reportId).map(jobRows.mapper).findOne());
     }
 
-    List<Job> listJobs(long projectId, JobFilter filter) {
+    @Override
+    public List<Job> listJobs(long projectId, JobFilter filter) {
         StringBuilder sql = new StringBuilder("SELECT " + Rows.JOB + " FROM job WHERE project_id = :project");
         if (filter.status() != null) sql.append(" AND status = :status");
         if (filter.specId() != null) sql.append(" AND spec_id = :spec");
@@ -228,40 +237,47 @@ final class JdbcRuns {
         });
     }
 
-    Optional<Attempt> findAttempt(long jobId, int number) {
+    @Override
+    public Optional<Attempt> findAttempt(long jobId, int number) {
         return context.read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job AND number = :number")
                 .bind("job", jobId).bind("number", number).map(Rows.ATTEMPT_MAPPER).findOne());
     }
 
-    List<Attempt> attempts(long jobId) {
+    @Override
+    public List<Attempt> attempts(long jobId) {
         return context.read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job ORDER BY number")
                 .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
     }
 
-    Optional<byte[]> attemptOutput(JobUuid job, int attempt) {
+    @Override
+    public Optional<byte[]> attemptOutput(JobUuid job, int attempt) {
         return context.read(h -> h.createQuery("SELECT a.output FROM job_attempt a JOIN job j ON j.id = a.job_id"
                         + " WHERE j.uuid = :uuid AND a.number = :number AND a.output IS NOT NULL")
                 .bind("uuid", job.toString()).bind("number", attempt).mapTo(byte[].class).findOne());
     }
 
-    boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
+    @Override
+    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) {
         Objects.requireNonNull(lease, "lease");
         return context.write(h -> statements.on(h, "UPDATE job_attempt SET fingerprint = :fingerprint"
                         + " WHERE lease = :lease AND job_id = (SELECT id FROM job WHERE uuid = :uuid)")
                 .bind("fingerprint", fingerprint).bind("lease", lease.value()).bind("uuid", job.toString()).execute() > 0);
     }
 
-    List<Job> pendingJobsWithQueueTimeout() {
+    @Override
+    public List<Job> pendingJobsWithQueueTimeout() {
         return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0 AND queue_timeout IS NOT NULL ORDER BY id")
                 .map(jobRows.mapper).list());
     }
 
-    List<Job> pendingJobs() {
+    @Override
+    public List<Job> pendingJobs() {
         return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE status = 0" + QUEUE_ORDER.replace("j.", ""))
                 .map(jobRows.mapper).list());
     }
 
-    PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
+    @Override
+    public PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) {
         // Runners at or after this heartbeat time (and not quarantined) are only counted; with no
         // time, none is (Long.MAX_VALUE: every serving runner is listed). The cutoff is rounded up
         // to the stored microsecond, so "at or after" means what Instant.isBefore means.
@@ -301,7 +317,8 @@ final class JdbcRuns {
         return instant.getNano() % 1000 == 0 ? micros : micros + 1;
     }
 
-    boolean hasPendingFor(Collection<Long> specIds) {
+    @Override
+    public boolean hasPendingFor(Collection<Long> specIds) {
         if (specIds.isEmpty()) return false;
         if (specIds.size() > HAS_PENDING_KEPT.length) {
             String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));

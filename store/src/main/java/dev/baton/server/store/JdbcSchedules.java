@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** Schedules: runs submitted on a cron, each update a compare-and-set on its version. */
-final class JdbcSchedules {
+final class JdbcSchedules implements Schedules {
     private static final String SCHEDULE = "uuid, name, cron, timezone, run, paused, next_fire, version, last_fired, last_report, last_error, created";
 
     private final StoreContext context;
@@ -23,7 +23,8 @@ final class JdbcSchedules {
                 rs.getString("last_report"), rs.getString("last_error"), Rows.instant(rs, "created"));
     }
 
-    Schedule createSchedule(Schedule s) {
+    @Override
+    public Schedule createSchedule(Schedule s) {
         return context.unique("schedule name '" + s.name() + "' is taken", () -> context.write(h -> {
             h.createUpdate("INSERT INTO schedule (" + SCHEDULE + ") VALUES (:uuid, :name, :cron, :timezone, :run, :paused, :next, 0, :lastFired,"
                             + " :lastReport, :lastError, :created)")
@@ -34,21 +35,25 @@ final class JdbcSchedules {
         }));
     }
 
-    List<Schedule> schedules() {
+    @Override
+    public List<Schedule> listSchedules() {
         return context.read(h -> h.createQuery("SELECT " + SCHEDULE + " FROM schedule ORDER BY name").map(JdbcSchedules::schedule).list());
     }
 
-    Optional<Schedule> findSchedule(String uuid) {
+    @Override
+    public Optional<Schedule> findSchedule(String uuid) {
         return context.read(h -> h.createQuery("SELECT " + SCHEDULE + " FROM schedule WHERE uuid = :uuid").bind("uuid", uuid)
                 .map(JdbcSchedules::schedule).findOne());
     }
 
-    List<Schedule> dueSchedules(Instant now) {
+    @Override
+    public List<Schedule> dueSchedules(Instant now) {
         return context.read(h -> h.createQuery("SELECT " + SCHEDULE + " FROM schedule WHERE paused = 0 AND next_fire <= :now ORDER BY next_fire")
                 .bind("now", micros(now)).map(JdbcSchedules::schedule).list());
     }
 
-    boolean updateSchedule(Schedule s) {
+    @Override
+    public boolean updateSchedule(Schedule s) {
         return context.write(h -> h.createUpdate("UPDATE schedule SET cron = :cron, timezone = :timezone, run = :run, paused = :paused, next_fire = :next,"
                         + " last_fired = :lastFired, last_report = :lastReport, last_error = :lastError, version = version + 1"
                         + " WHERE uuid = :uuid AND version = :version")
@@ -57,7 +62,8 @@ final class JdbcSchedules {
                 .bind("lastReport", s.lastReport()).bind("lastError", s.lastError()).bind("version", s.version()).execute() == 1);
     }
 
-    boolean deleteSchedule(String uuid) {
+    @Override
+    public boolean deleteSchedule(String uuid) {
         return context.write(h -> h.createUpdate("DELETE FROM schedule WHERE uuid = :uuid").bind("uuid", uuid).execute() == 1);
     }
 }

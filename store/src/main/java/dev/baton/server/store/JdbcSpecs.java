@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Specs, the specs each runner serves, and the cache of specs the hand-out reads. */
-final class JdbcSpecs {
+final class JdbcSpecs implements Specs {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSpecs.class);
 
     private static final String RUNNER_SPECS = "SELECT " + prefixed("s", Rows.SPEC) + " FROM spec s JOIN runner_spec rs ON rs.spec_id = s.id"
@@ -34,7 +34,8 @@ final class JdbcSpecs {
         this.statements = context.statements;
     }
 
-    Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
+    @Override
+    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
         return context.unique("spec slug '" + slug + "' is taken", () -> context.write(h -> {
             long id = h.createQuery("INSERT INTO spec (uuid, name, slug, architecture, cpu, memory, disk, network, created, modified)"
                             + " VALUES (:uuid, :name, :slug, :arch, :cpu, :memory, :disk, :network, :now, :now) RETURNING id")
@@ -46,20 +47,24 @@ final class JdbcSpecs {
         }));
     }
 
-    Optional<Spec> findSpec(ResourceId id) {
+    @Override
+    public Optional<Spec> findSpec(ResourceId id) {
         return context.readPlain(c -> context.byResource(c, "spec", Rows.SPEC, id, Rows::spec));
     }
 
-    Optional<Spec> findSpec(long id) {
+    @Override
+    public Optional<Spec> findSpec(long id) {
         return specs.get(id, key -> context.readPlain(c -> context.byId(c, "spec", Rows.SPEC, key, Rows::spec)));
     }
 
-    List<Spec> listSpecs(boolean archived) {
+    @Override
+    public List<Spec> listSpecs(boolean archived) {
         return context.read(h -> h.createQuery("SELECT " + Rows.SPEC + " FROM spec" + (archived ? "" : " WHERE archived IS NULL") + " ORDER BY created, id")
                 .map(Rows.SPEC_MAPPER).list());
     }
 
-    Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
+    @Override
+    public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
         try {
             return updateSpecRow(specId, name, slug, archived, now);
         } finally {
@@ -82,7 +87,8 @@ final class JdbcSpecs {
         }));
     }
 
-    Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
+    @Override
+    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
         try {
             return setSpecQueueTimeoutRow(specId, queueTimeoutSeconds, now);
         } finally {
@@ -99,7 +105,8 @@ final class JdbcSpecs {
         });
     }
 
-    Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
+    @Override
+    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
         try {
             return context.write(h -> {
                 int rows = h.createUpdate("UPDATE spec SET require_clean_fingerprint = :required, modified = :now WHERE id = :id")
@@ -112,7 +119,8 @@ final class JdbcSpecs {
         }
     }
 
-    void deleteSpec(long specId) {
+    @Override
+    public void deleteSpec(long specId) {
         try {
             deleteSpecRow(specId);
         } finally {
@@ -135,11 +143,13 @@ final class JdbcSpecs {
         });
     }
 
-    List<Spec> runnerSpecs(long runnerId) {
+    @Override
+    public List<Spec> runnerSpecs(long runnerId) {
         return context.readPlain(c -> statements.on(c, RUNNER_SPECS).bind("runner", runnerId).list(Rows::spec));
     }
 
-    void addRunnerSpec(long runnerId, long specId) {
+    @Override
+    public void addRunnerSpec(long runnerId, long specId) {
         try {
             addRunnerSpecRow(runnerId, specId);
         } finally {
@@ -157,7 +167,8 @@ final class JdbcSpecs {
         });
     }
 
-    boolean removeRunnerSpec(long runnerId, long specId) {
+    @Override
+    public boolean removeRunnerSpec(long runnerId, long specId) {
         try {
             return removeRunnerSpecRow(runnerId, specId);
         } finally {
@@ -170,12 +181,14 @@ final class JdbcSpecs {
                 .bind("runner", runnerId).bind("spec", specId).execute()) > 0;
     }
 
-    Runnable onSpecsChange(Runnable listener) {
+    @Override
+    public Runnable onSpecsChange(Runnable listener) {
         specListeners.add(listener);
         return () -> specListeners.remove(listener);
     }
 
-    void specsChangedElsewhere() {
+    @Override
+    public void specsChangedElsewhere() {
         specs.invalidate();
     }
 

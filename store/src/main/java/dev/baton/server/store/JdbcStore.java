@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongFunction;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
@@ -27,7 +28,8 @@ import org.jdbi.v3.core.statement.StatementExceptions;
  * aggregate ({@link JdbcOrganizations}, {@link JdbcRunners}, {@link JdbcSpecs}, {@link JdbcRuns},
  * {@link JdbcClaims}, {@link JdbcTransitions}, {@link JdbcJobLiveness}, {@link JdbcNodes},
  * {@link JdbcSchedules}, {@link JdbcRegistryUploads}, {@link JdbcAccessStore}, {@link JdbcOjsStore}, {@link JdbcLeaseOffers});
- * this class wires them to one {@link StoreContext} and answers for them. A dialect supplies how
+ * this class wires them to one {@link StoreContext} and hands each out as its part of the
+ * {@link Store}. A dialect supplies how
  * a write transaction is entered, how a unique violation looks and, above all, how
  * {@link #claimIn a claim} is made atomic (see {@link SqliteStore} and {@link PostgresStore}).
  */
@@ -64,7 +66,6 @@ abstract class JdbcStore implements Store {
         });
     }
 
-    // ---- what a dialect supplies -------------------------------------------------------------
 
     /** Runs {@code work} in one database transaction, committed on return, rolled back on exception. */
     protected abstract <T> T transaction(HandleCallback<T, RuntimeException> work);
@@ -82,12 +83,14 @@ abstract class JdbcStore implements Store {
 
     /**
      * One claim inside the caller's write transaction: the dialect picks the candidate and makes
-     * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}), then calls
-     * {@link #applyClaim}; the order of candidates, router preferences included, is
+     * the read-then-update atomic (see {@link SqliteStore} and {@link PostgresStore}), handing each
+     * candidate it may take to {@code take} (pending → claimed, empty when the job is no longer
+     * pending: {@link JdbcClaims#applyClaim}, with the lease and deadline the dialect need not
+     * know); the order of candidates, router preferences included, is
      * {@link ClaimSql#CLAIM_ORDER} with {@link ClaimFilter#order}, or {@link ClaimSql#plainClaim}
      * where that picks the same job ({@link #anyPendingPreferred}).
      */
-    protected abstract Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter);
+    protected abstract Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take);
 
     /**
      * Whether a claim by this runner now must rank candidates by preferred labels
@@ -99,8 +102,8 @@ abstract class JdbcStore implements Store {
         return statements.on(h, ClaimSql.ANY_PENDING_PREFERRED).bind("runner", runnerId).one(rs -> rs.getBoolean("any_preferred"));
     }
 
-    /** pending → claimed for a job the dialect has made sure the runner may take; see {@link JdbcClaims#applyClaim}. */
-    protected final Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
+    /** pending → claimed for a job bound by a lease offer ({@link JdbcLeaseOffers}); see {@link JdbcClaims#applyClaim}. */
+    final Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
             ClaimFilter filter) {
         return claims.applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter);
     }
@@ -123,7 +126,6 @@ abstract class JdbcStore implements Store {
         return Set.of();
     }
 
-    // ---- transactions, for the access and OJS stores ------------------------------------------
 
     /** A write transaction, committed with others (group commit, {@link StoreContext#write}). */
     protected final <T> T write(HandleCallback<T, RuntimeException> work) {
@@ -165,265 +167,58 @@ abstract class JdbcStore implements Store {
     }
 
     @Override
+    public Claims claims() {
+        return claims;
+    }
+
+    @Override
+    public Transitions transitions() {
+        return transitions;
+    }
+
+    @Override
+    public JobLiveness liveness() {
+        return jobLiveness;
+    }
+
+    @Override
+    public Runs runs() {
+        return runs;
+    }
+
+    @Override
+    public Runners runners() {
+        return runners;
+    }
+
+    @Override
+    public Specs specs() {
+        return specs;
+    }
+
+    @Override
+    public Organizations organizations() {
+        return organizations;
+    }
+
+    @Override
+    public Nodes nodes() {
+        return nodes;
+    }
+
+    @Override
+    public RegistryUploads uploads() {
+        return registryUploads;
+    }
+
+    @Override
+    public Schedules schedules() {
+        return schedules;
+    }
+
+    @Override
     public void close() {
         context.close();
         pool.close();
     }
-
-    // ---- organizations and projects ----------------------------------------------------
-    @Override
-    public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
-        return organizations.createOrganization(name, slug, plan, now);
-    }
-    @Override
-    public Optional<Organization> findOrganization(ResourceId id) { return organizations.findOrganization(id); }
-    @Override
-    public Optional<Organization> findOrganization(long id) { return organizations.findOrganization(id); }
-    @Override
-    public List<Organization> listOrganizations() { return organizations.listOrganizations(); }
-    @Override
-    public Organization setPlan(long organizationId, PlanTier plan, Instant now) { return organizations.setPlan(organizationId, plan, now); }
-    @Override
-    public Project createProject(long organizationId, String name, Slug slug, Instant now) {
-        return organizations.createProject(organizationId, name, slug, now);
-    }
-    @Override
-    public Optional<Project> findProject(ResourceId id) { return organizations.findProject(id); }
-    @Override
-    public Optional<Project> findProject(long id) { return organizations.findProject(id); }
-    @Override
-    public Optional<ProjectUuid> projectUuid(long id) { return organizations.projectUuid(id); }
-    @Override
-    public List<Project> listProjects() { return organizations.listProjects(); }
-
-    // ---- runners -----------------------------------------------------------------------
-    @Override
-    public Runner createRunner(String name, Slug slug, String keyHash, Instant now) { return runners.createRunner(name, slug, keyHash, now); }
-    @Override
-    public Optional<Runner> findRunner(ResourceId id) { return runners.findRunner(id); }
-    @Override
-    public Optional<Runner> findRunner(long id) { return runners.findRunner(id); }
-    @Override
-    public List<Runner> listRunners(RunnerFilter filter) { return runners.listRunners(filter); }
-    @Override
-    public Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now) {
-        return runners.updateRunner(runnerId, name, slug, archived, now);
-    }
-    @Override
-    public Runner rotateRunnerKey(long runnerId, String keyHash, Instant now) { return runners.rotateRunnerKey(runnerId, keyHash, now); }
-    @Override
-    public Optional<Runner> authenticateRunner(ResourceId id, String keyHash) { return runners.authenticateRunner(id, keyHash); }
-    @Override
-    public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) { runners.recordRunnerHeartbeats(lastSeen); }
-    @Override
-    public Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, java.time.Duration window, Instant now) {
-        return runners.quarantineIfFlaky(runnerId, threshold, window, now);
-    }
-    @Override
-    public Runner releaseRunner(long runnerId, Instant now) { return runners.releaseRunner(runnerId, now); }
-    @Override
-    public RunnerLabels runnerLabels(long runnerId) { return runners.runnerLabels(runnerId); }
-    @Override
-    public void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now) {
-        runners.setRunnerLabels(runnerId, admin, labels, now);
-    }
-
-    // ---- specs -------------------------------------------------------------------------
-    @Override
-    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
-        return specs.createSpec(name, slug, architecture, cpu, memory, disk, network, now);
-    }
-    @Override
-    public Optional<Spec> findSpec(ResourceId id) { return specs.findSpec(id); }
-    @Override
-    public Optional<Spec> findSpec(long id) { return specs.findSpec(id); }
-    @Override
-    public List<Spec> listSpecs(boolean archived) { return specs.listSpecs(archived); }
-    @Override
-    public Spec updateSpec(long specId, String name, Slug slug, Boolean archived, Instant now) {
-        return specs.updateSpec(specId, name, slug, archived, now);
-    }
-    @Override
-    public Spec setSpecQueueTimeout(long specId, Integer queueTimeoutSeconds, Instant now) {
-        return specs.setSpecQueueTimeout(specId, queueTimeoutSeconds, now);
-    }
-    @Override
-    public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
-        return specs.setSpecRequireCleanFingerprint(specId, required, now);
-    }
-    @Override
-    public void deleteSpec(long specId) { specs.deleteSpec(specId); }
-    @Override
-    public List<Spec> runnerSpecs(long runnerId) { return specs.runnerSpecs(runnerId); }
-    @Override
-    public void addRunnerSpec(long runnerId, long specId) { specs.addRunnerSpec(runnerId, specId); }
-    @Override
-    public boolean removeRunnerSpec(long runnerId, long specId) { return specs.removeRunnerSpec(runnerId, specId); }
-    @Override
-    public Runnable onSpecsChange(Runnable listener) { return specs.onSpecsChange(listener); }
-    @Override
-    public void specsChangedElsewhere() { specs.specsChangedElsewhere(); }
-
-    // ---- runs: reports and jobs --------------------------------------------------------
-    @Override
-    public Report createReport(NewReport report, Instant now) { return runs.createReport(report, now); }
-    @Override
-    public CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
-        return runs.createRun(report, job, organizationId, now);
-    }
-    @Override
-    public JobLabels jobLabels(long jobId) { return runs.jobLabels(jobId); }
-    @Override
-    public Optional<Report> findReport(long id) { return runs.findReport(id); }
-    @Override
-    public Optional<ReportFormat> reportFormat(long id) { return runs.reportFormat(id); }
-    @Override
-    public Optional<Report> findReport(ReportUuid uuid) { return runs.findReport(uuid); }
-    @Override
-    public Optional<Job> findJob(JobUuid uuid) { return runs.findJob(uuid); }
-    @Override
-    public Optional<Job> findJobOfReport(long reportId) { return runs.findJobOfReport(reportId); }
-    @Override
-    public List<Job> listJobs(long projectId, JobFilter filter) { return runs.listJobs(projectId, filter); }
-    @Override
-    public Optional<Attempt> findAttempt(long jobId, int number) { return runs.findAttempt(jobId, number); }
-    @Override
-    public List<Attempt> attempts(long jobId) { return runs.attempts(jobId); }
-    @Override
-    public Optional<byte[]> attemptOutput(JobUuid job, int attempt) { return runs.attemptOutput(job, attempt); }
-    @Override
-    public boolean recordFingerprint(JobUuid job, LeaseId lease, String fingerprint) { return runs.recordFingerprint(job, lease, fingerprint); }
-    @Override
-    public List<Job> pendingJobsWithQueueTimeout() { return runs.pendingJobsWithQueueTimeout(); }
-    @Override
-    public List<Job> pendingJobs() { return runs.pendingJobs(); }
-    @Override
-    public PendingFacts pendingFacts(Job job, int recentRuns, Instant freshSince) { return runs.pendingFacts(job, recentRuns, freshSince); }
-    @Override
-    public boolean hasPendingFor(Collection<Long> specIds) { return runs.hasPendingFor(specIds); }
-
-    // ---- the claim ---------------------------------------------------------------------
-    @Override
-    public Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return claims.claim(runnerId, lease, now, acceptUntil, filter);
-    }
-    @Override
-    public List<List<Job>> claimEach(List<ClaimRequest> requests, Instant now, Instant acceptUntil) {
-        return claims.claimEach(requests, now, acceptUntil);
-    }
-    @Override
-    public Optional<dev.baton.protocol.value.ImageDigest> nextImage(long runnerId, Instant now, ClaimFilter filter) {
-        return claims.nextImage(runnerId, now, filter);
-    }
-
-    // ---- transitions (compare-and-set) -------------------------------------------------
-    @Override
-    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) { return transitions.start(job, lease, now, grace); }
-    @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
-            java.time.Duration declineBackoff, Instant now) {
-        return transitions.requeue(job, lease, outcome, decline, maxRequeues, declineBackoff, now);
-    }
-    @Override
-    public Transition expireQueued(JobUuid job, String error, Instant now) { return transitions.expireQueued(job, error, now); }
-    @Override
-    public Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output) { return transitions.complete(job, lease, now, output); }
-    @Override
-    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
-        return transitions.fail(job, lease, error, outcome, now, output);
-    }
-    @Override
-    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
-        return transitions.cancel(job, lease, reason, now, cancelDeadline);
-    }
-    @Override
-    public Transition process(JobUuid job, String results, Instant now) { return transitions.process(job, results, now); }
-    @Override
-    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
-        return transitions.recordAdapterError(job, results, error, now);
-    }
-
-    // ---- jobs in flight: heartbeats, billing, deadlines --------------------------------
-    @Override
-    public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) { jobLiveness.recordJobHeartbeats(lastSeen); }
-    @Override
-    public int billMinutes(JobUuid job, int minute, Instant now) { return jobLiveness.billMinutes(job, minute, now); }
-    @Override
-    public long billedMinutes(long organizationId) { return jobLiveness.billedMinutes(organizationId); }
-    @Override
-    public List<Job> inFlightJobs() { return jobLiveness.inFlightJobs(); }
-    @Override
-    public List<Job> completedUnprocessedJobs() { return jobLiveness.completedUnprocessedJobs(); }
-    @Override
-    public boolean extendAcceptance(JobUuid job, LeaseId lease, Instant until) { return jobLiveness.extendAcceptance(job, lease, until); }
-    @Override
-    public void clearCancelDeadline(JobUuid job, LeaseId lease) { jobLiveness.clearCancelDeadline(job, lease); }
-    @Override
-    public <R> List<R> sweepDue(Deadline deadline, Instant now, int limit, java.util.function.Function<Job, R> act) {
-        return jobLiveness.sweepDue(deadline, now, limit, act);
-    }
-    @Override
-    public Optional<Job> reattach(JobUuid job, LeaseId lease) { return jobLiveness.reattach(job, lease); }
-
-    // ---- cluster nodes -----------------------------------------------------------------
-    @Override
-    public void attachRunner(long runnerId, String node) { nodes.attachRunner(runnerId, node); }
-    @Override
-    public void detachRunner(long runnerId, String node, Instant lostAt) { nodes.detachRunner(runnerId, node, lostAt); }
-    @Override
-    public void markRunnerLost(long runnerId, Instant at) { nodes.markRunnerLost(runnerId, at); }
-    @Override
-    public Optional<String> runnerNode(long runnerId) { return nodes.runnerNode(runnerId); }
-    @Override
-    public List<Long> runnersOn(String node) { return nodes.runnersOn(node); }
-    @Override
-    public void registerNode(String node, Instant now, Instant lostAt, Instant aliveSince) { nodes.registerNode(node, now, lostAt, aliveSince); }
-    @Override
-    public boolean recordLiveness(String node, Instant now, Map<JobUuid, Instant> jobs, Map<Long, Instant> runners) {
-        return nodes.recordLiveness(node, now, jobs, runners);
-    }
-    @Override
-    public void stopNode(String node, Instant now, Instant lostAt) { nodes.stopNode(node, now, lostAt); }
-    @Override
-    public List<String> expireNodes(String self, Instant staleBefore, Instant now, java.time.Duration heartbeatTimeout) {
-        return nodes.expireNodes(self, staleBefore, now, heartbeatTimeout);
-    }
-    @Override
-    public List<Node> nodes() { return nodes.nodes(); }
-    @Override
-    public void advertiseNode(String node, String url) { nodes.advertiseNode(node, url); }
-    @Override
-    public Optional<String> liveNodeUrl(String node, Instant aliveSince) { return nodes.liveNodeUrl(node, aliveSince); }
-    @Override
-    public ClusterCounts clusterCounts(String node, Instant aliveSince) { return nodes.clusterCounts(node, aliveSince); }
-
-    // ---- schedules ---------------------------------------------------------------------
-    @Override
-    public Schedule createSchedule(Schedule s) { return schedules.createSchedule(s); }
-    @Override
-    public List<Schedule> schedules() { return schedules.schedules(); }
-    @Override
-    public Optional<Schedule> findSchedule(String uuid) { return schedules.findSchedule(uuid); }
-    @Override
-    public List<Schedule> dueSchedules(Instant now) { return schedules.dueSchedules(now); }
-    @Override
-    public boolean updateSchedule(Schedule s) { return schedules.updateSchedule(s); }
-    @Override
-    public boolean deleteSchedule(String uuid) { return schedules.deleteSchedule(uuid); }
-
-    // ---- registry upload sessions ------------------------------------------------------
-    @Override
-    public void createRegistryUpload(RegistryUpload upload) { registryUploads.createRegistryUpload(upload); }
-    @Override
-    public Optional<RegistryUpload> findRegistryUpload(String id) { return registryUploads.findRegistryUpload(id); }
-    @Override
-    public boolean advanceRegistryUpload(String id, long expectedSize, long size, String chunks, Instant now) {
-        return registryUploads.advanceRegistryUpload(id, expectedSize, size, chunks, now);
-    }
-    @Override
-    public boolean deleteRegistryUpload(String id, long expectedSize) { return registryUploads.deleteRegistryUpload(id, expectedSize); }
-    @Override
-    public List<RegistryUpload> idleRegistryUploads(Instant cutoff, int limit) { return registryUploads.idleRegistryUploads(cutoff, limit); }
-    @Override
-    public long countRegistryUploads() { return registryUploads.countRegistryUploads(); }
 }

@@ -17,7 +17,7 @@ import java.util.Set;
 import org.jdbi.v3.core.Handle;
 
 /** A job's transitions after its claim, each a compare-and-set on its status and lease, and its attempts closed with them. */
-final class JdbcTransitions {
+final class JdbcTransitions implements Transitions {
     private static final Set<AttemptOutcome> REQUEUE_OUTCOMES =
             Set.of(AttemptOutcome.DECLINED, AttemptOutcome.ACCEPT_TIMEOUT, AttemptOutcome.LOST_BEFORE_START);
 
@@ -31,7 +31,8 @@ final class JdbcTransitions {
         this.jobRows = context.jobRows;
     }
 
-    Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
+    @Override
+    public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         Objects.requireNonNull(lease, "lease");
         return context.write(h -> {
             Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now,"
@@ -53,7 +54,8 @@ final class JdbcTransitions {
         });
     }
 
-    Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
+    @Override
+    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
             java.time.Duration declineBackoff, Instant now) {
         Objects.requireNonNull(lease, "lease");
         if (!REQUEUE_OUTCOMES.contains(outcome)) {
@@ -136,7 +138,8 @@ final class JdbcTransitions {
                 .bind("error", error).bind("now", micros(now)).bind("id", job.id()).map(jobRows.mapper).one();
     }
 
-    Transition expireQueued(JobUuid job, String error, Instant now) {
+    @Override
+    public Transition expireQueued(JobUuid job, String error, Instant now) {
         return context.write(h -> {
             Optional<Job> failed = cas(h, "status = 4, completed = :now, error = :error, error_code = 'queue_timeout'", "status = 0", job, now,
                     q -> q.bind("error", error));
@@ -144,7 +147,8 @@ final class JdbcTransitions {
         });
     }
 
-    Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output) {
+    @Override
+    public Transition complete(JobUuid job, LeaseId lease, Instant now, byte[] output) {
         Objects.requireNonNull(lease, "lease");
         return context.write(h -> {
             // From failed too, but only under the same lease: the runner, not the heartbeat
@@ -160,7 +164,8 @@ final class JdbcTransitions {
         });
     }
 
-    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
+    @Override
+    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
         Objects.requireNonNull(lease, "lease");
         AttemptOutcome closing = outcome == null ? AttemptOutcome.FAILED : outcome;
         if (closing == AttemptOutcome.COMPLETED || closing == AttemptOutcome.CANCELED) {
@@ -185,7 +190,8 @@ final class JdbcTransitions {
         });
     }
 
-    Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
+    @Override
+    public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
         // Only a job taken from a runner waits for that runner's answer (a pending one has none).
         String set = "cancel_deadline = CASE WHEN status IN (1, 2) THEN :cancelDeadline ELSE NULL END, status = 5, completed = :now, error = :reason";
         return context.write(h -> {
@@ -202,7 +208,8 @@ final class JdbcTransitions {
         });
     }
 
-    Transition process(JobUuid job, String results, Instant now) {
+    @Override
+    public Transition process(JobUuid job, String results, Instant now) {
         return context.write(h -> {
             Optional<Job> processed = cas(h, "status = 6", "status = 3", job, now, q -> {});
             if (processed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
@@ -211,7 +218,8 @@ final class JdbcTransitions {
         });
     }
 
-    Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
+    @Override
+    public Transition recordAdapterError(JobUuid job, String results, String error, Instant now) {
         Objects.requireNonNull(error, "an adapter error needs its message");
         return context.write(h -> {
             // Compare-and-set on the job's status without changing it: only a completed job's

@@ -8,7 +8,6 @@ import static dev.baton.server.store.StoreContext.LIVENESS_ROWS_PER_STATEMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.JobUuid;
-import dev.baton.protocol.id.LeaseId;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongFunction;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
@@ -198,7 +198,7 @@ final class PostgresStore extends JdbcStore {
     }
 
     @Override
-    protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+    protected Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take) {
         List<Long> skipped = new ArrayList<>();
         boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
         boolean passHeldHeads = false;
@@ -224,7 +224,7 @@ final class PostgresStore extends JdbcStore {
             Candidate c = candidate.get();
             boolean limited = c.priority() < 200;
             if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
-                Optional<Job> claimed = applyClaim(h, c.id(), runnerId, lease, now, acceptUntil, filter);
+                Optional<Job> claimed = take.apply(c.id());
                 if (claimed.isPresent()) return claimed;
             }
             skipped.add(c.id());

@@ -5,11 +5,11 @@ import static dev.baton.server.store.ClaimSql.candidates;
 import static dev.baton.server.store.ClaimSql.plainClaim;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.baton.protocol.id.LeaseId;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 
@@ -78,7 +78,7 @@ final class SqliteStore extends JdbcStore {
     }
 
     @Override
-    protected Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+    protected Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take) {
         // A router's filter (spec ids, preferred projects) is built into the text per call.
         boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
         Sql query = plain ? (filter.addsNoSql() ? statements.on(h, PLAIN_CLAIM_QUERY)
@@ -88,6 +88,6 @@ final class SqliteStore extends JdbcStore {
         Optional<Long> candidate = query
                 .bind("runner", runnerId).bind("now", Rows.micros(now))
                 .findOne(rs -> rs.getLong("id"));
-        return candidate.isEmpty() ? Optional.empty() : applyClaim(h, candidate.get(), runnerId, lease, now, acceptUntil, filter);
+        return candidate.isEmpty() ? Optional.empty() : take.apply(candidate.get());
     }
 }

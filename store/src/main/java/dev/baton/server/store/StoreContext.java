@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
@@ -119,8 +120,8 @@ final class StoreContext {
 
     // ---- the dialect's parts of the aggregates' work ---------------------------------------
 
-    Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return dialect.claimIn(h, runnerId, lease, now, acceptUntil, filter);
+    Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take) {
+        return dialect.claimIn(h, runnerId, now, filter, take);
     }
 
     Set<JobUuid> jobHeartbeats(Handle h, Map<JobUuid, Instant> times) {

@@ -70,11 +70,11 @@ public final class AccessControl implements RouteModule {
             // out of reach get the same 404 whatever else is wrong with the request (a query parameter, the body).
             case AccessRule.OnProject p -> {
                 String ref = PathParams.of(endpoint.path, ctx.path()).get("project");
-                reachableProject(principal, store.findProject(ResourceId.of(ref)), p.role(), ref, null);
+                reachableProject(principal, store.organizations().findProject(ResourceId.of(ref)), p.role(), ref, null);
             }
             case AccessRule.OnOrganization o -> {
                 String ref = PathParams.of(endpoint.path, ctx.path()).get("organization");
-                reachableOrganization(principal, store.findOrganization(ResourceId.of(ref)), o.role(), ref, null);
+                reachableOrganization(principal, store.organizations().findOrganization(ResourceId.of(ref)), o.role(), ref, null);
             }
         }
     }

@@ -42,6 +42,6 @@ public final class RunnerAuthenticator {
         } catch (IllegalArgumentException malformed) {
             return Optional.empty();
         }
-        return store.authenticateRunner(ResourceId.of(runner), key.hash());
+        return store.runners().authenticateRunner(ResourceId.of(runner), key.hash());
     }
 }

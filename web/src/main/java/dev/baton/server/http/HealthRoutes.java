@@ -30,7 +30,7 @@ public final class HealthRoutes implements RouteModule {
         config.routes.get("/health", ctx -> Json.write(ctx, 200, Map.of("status", "ok")));
         config.routes.get("/ready", ctx -> {
             try {
-                store.findOrganization(-1L);
+                store.organizations().findOrganization(-1L);
             } catch (RuntimeException e) {
                 throw new ApiException(503, "not_ready", "the database is not reachable");
             }

@@ -1,0 +1,56 @@
+package dev.baton.server.store;
+
+import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.value.Slug;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The store's part for runners: their keys (only SHA-256 hashes are stored), their labels,
+ * their batched heartbeats and their quarantine.
+ */
+public interface Runners {
+    /** Inserts a runner with the SHA-256 of its key; a taken slug is a CONFLICT. */
+    Runner createRunner(String name, Slug slug, String keyHash, Instant now);
+
+    Optional<Runner> findRunner(ResourceId id);
+
+    Optional<Runner> findRunner(long id);
+
+    List<Runner> listRunners(RunnerFilter filter);
+
+    /** Null arguments leave a field unchanged; {@code archived} true archives (now), false restores. */
+    Runner updateRunner(long runnerId, String name, Slug slug, Boolean archived, Instant now);
+
+    /** Replaces the key hash; the old key stops working at once. Refused (CONFLICT) for archived runners. */
+    Runner rotateRunnerKey(long runnerId, String keyHash, Instant now);
+
+    /** One query: the runner named by UUID or slug whose key hash matches, archived runners excluded. */
+    Optional<Runner> authenticateRunner(ResourceId id, String keyHash);
+
+    /** Batched liveness: sets each runner's last_heartbeat. */
+    void recordRunnerHeartbeats(Map<Long, Instant> lastSeen);
+
+    /** A runner's labels, as the admin set them and as it reported them. */
+    RunnerLabels runnerLabels(long runnerId);
+
+    /**
+     * Replaces the runner's labels of one source: the admin's ({@code admin} true) or those it
+     * reported in {@code ready}. NOT_FOUND if unknown.
+     */
+    void setRunnerLabels(long runnerId, boolean admin, Map<String, String> labels, Instant now);
+
+    /**
+     * Quarantines the runner when its infrastructure failures (lost, accept timeout, declines of
+     * the machine: {@code JdbcStore.INFRASTRUCTURE_FAILURE}) that ended within {@code window}
+     * before {@code now}, and since its last release, number at least {@code threshold}. Returns
+     * the runner when this call quarantined it; empty when it stays or already was quarantined.
+     */
+    Optional<Runner> quarantineIfFlaky(long runnerId, int threshold, Duration window, Instant now);
+
+    /** Lifts a runner's quarantine (a no-op if it has none); failures before {@code now} do not count again. NOT_FOUND if unknown. */
+    Runner releaseRunner(long runnerId, Instant now);
+}
