@@ -224,7 +224,7 @@ abstract class TransportAContract {
         JsonNode granted = json(next(sub));
         assertThat(granted.get("job_id").asText()).as("only the job any runner of the spec may take").isEqualTo(plain.uuid().toString());
         assertThat(sub.fetch(1, Duration.ofSeconds(1))).as("the labelled job waits for a runner that shows its labels").isEmpty();
-        assertThat(server.store.findJob(labelled.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.PENDING);
+        assertThat(server.store.runs().findJob(labelled.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.PENDING);
     }
 
     @Test
