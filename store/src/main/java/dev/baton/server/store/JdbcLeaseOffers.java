@@ -270,7 +270,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
                         + " accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, modified = :now"
                         + " WHERE id = :id AND lease = :lease AND status = 2 RETURNING " + Rows.JOB)
                 .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value())
-                .bind("error", "lost the runner: its lease expired without heartbeats after the job started").findOne(store.context.jobRows);
+                .bind("error", "lost contact with the runner: its lease expired without heartbeats after the job started").findOne(store.context.jobRows);
         if (failed.isEmpty()) return failed;
         closeAttempt(h, o, lease, AttemptOutcome.LOST, now);
         Optional<Job> retried = store.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
