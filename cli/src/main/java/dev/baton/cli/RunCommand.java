@@ -4,11 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.cli.runner.UpCommand.DurationConverter;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
 
 /**
  * {@code baton run}: submit a run. With --spec a runner executes it: the words after {@code --}
@@ -50,12 +49,14 @@ final class RunCommand extends ClientCommand {
         }
         JobWatch watch = new JobWatch(api, run.project, job, report, environment(), out(), err,
                 new JobWatch.Settings(logs, json, waitTimeout, reconnectFor, pollInterval));
-        SignalHandler previous = onInterrupt(watch);
+        // Ctrl-C asks the watch to stop (it asks cancel or detach) instead of ending the JVM; under -Xrs
+        // the JVM refuses the handler and Ctrl-C ends it as usual.
+        Optional<OsSignal> interrupt = OsSignal.tryHandle("INT", watch::interrupt);
         try {
             int code = watch.run();
             return code == ExitCodes.OK ? alertExit(watch.finalReport()) : code;
         } finally {
-            if (previous != null) Signal.handle(new Signal("INT"), previous);
+            interrupt.ifPresent(OsSignal::restore);
         }
     }
 
@@ -68,15 +69,6 @@ final class RunCommand extends ClientCommand {
                 + " (--fail-on-alert)");
         err.flush();
         return ExitCodes.ALERT;
-    }
-
-    /** Ctrl-C asks the watch to stop (it asks cancel or detach) instead of ending the JVM; null when signals cannot be handled. */
-    private static SignalHandler onInterrupt(JobWatch watch) {
-        try {
-            return Signal.handle(new Signal("INT"), s -> watch.interrupt());
-        } catch (IllegalArgumentException e) {
-            return null; // a JVM started with -Xrs: Ctrl-C ends it as usual
-        }
     }
 
     @Override

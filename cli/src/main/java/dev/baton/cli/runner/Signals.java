@@ -1,15 +1,14 @@
 package dev.baton.cli.runner;
 
+import dev.baton.cli.OsSignal;
 import dev.baton.runner.machine.Input;
 import java.io.PrintWriter;
 import java.util.function.Consumer;
-import sun.misc.Signal;
 
 /**
  * Maps operating-system signals to agent inputs (seed 002): TERM and INT begin the graceful
  * shutdown, TSTP makes the runner quiet (the JVM is not stopped), CONT makes it take jobs again.
- * Limits: {@code sun.misc.Signal} cannot catch SIGKILL or SIGSTOP (nothing can), and a JVM started
- * with {@code -Xrs} refuses TERM/INT handlers; a signal that cannot be handled is reported.
+ * Limits are {@link OsSignal}'s; a signal that cannot be handled is reported.
  */
 final class Signals {
     private Signals() {}
@@ -24,7 +23,7 @@ final class Signals {
 
     private static void handle(String name, Input.Signal meaning, Consumer<Input.Signal> agent, PrintWriter err) {
         try {
-            Signal.handle(new Signal(name), s -> agent.accept(meaning));
+            OsSignal.handle(name, () -> agent.accept(meaning));
         } catch (IllegalArgumentException e) {
             err.println("baton runner up: cannot handle SIG" + name + ": " + e.getMessage());
         }

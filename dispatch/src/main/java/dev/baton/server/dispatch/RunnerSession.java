@@ -73,7 +73,6 @@ public final class RunnerSession {
         lastValidMessage = now;
     }
 
-    /** What the runner last reported with {@code ready}, if anything (older runners say nothing). */
     /** True when a {@code ready}'s labels differ from what this connection last stored (worth a store write). */
     public boolean labelsChanged(java.util.Map<String, String> reported) {
         return reported != null && !reported.equals(labels);

@@ -35,7 +35,7 @@ final class InstantText {
         long seconds = instant.getEpochSecond();
         if (seconds < FIRST_SECOND || seconds > LAST_SECOND) return -1;
         LocalDate date = LocalDate.ofEpochDay(Math.floorDiv(seconds, SECONDS_PER_DAY));
-        int secondOfDay = (int) Math.floorMod(seconds, SECONDS_PER_DAY);
+        int secondOfDay = Math.floorMod(seconds, SECONDS_PER_DAY);
         digits(out, 0, date.getYear(), 4);
         out[4] = '-';
         digits(out, 5, date.getMonthValue(), 2);

@@ -145,9 +145,8 @@ public sealed interface RunnerMessage {
     /**
      * Liveness. With {@code job} and {@code lease} it keeps that attempt alive; without, it only
      * says the connection is alive (an idle runner).
-     */
-    /**
-     * {@code images} (optional, issue 19) is the runner's list of held images, sent only when it
+     *
+     * <p>{@code images} (optional, issue 19) is the runner's list of held images, sent only when it
      * changed since the last {@code ready} or heartbeat on this connection (same rules as in
      * {@link Ready}); absent means "unchanged".
      */

@@ -723,7 +723,7 @@ abstract class ChannelContractTest {
         assertThat(welcome.name()).isEqualTo(alice.runner().name());
         assertThat(welcome.specs()).containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
         // the runner cuts its results to this before sending them (issue 40)
-        assertThat(welcome.maxMessageBytes()).isEqualTo((long) ChannelFixture.MAX_MESSAGE_BYTES);
+        assertThat(welcome.maxMessageBytes()).isEqualTo(ChannelFixture.MAX_MESSAGE_BYTES);
     }
 
     @Test

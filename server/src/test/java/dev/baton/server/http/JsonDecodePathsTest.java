@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import dev.baton.protocol.message.UnicodeCheck;
 import dev.baton.protocol.message.Wire;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -125,8 +124,6 @@ class JsonDecodePathsTest {
             throw new ApiException(400, "invalid_json", what + " has the wrong type or shape: " + firstLine(e.getOriginalMessage()), field);
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("invalid_json", "malformed JSON: " + firstLine(e.getOriginalMessage()));
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -71,13 +71,6 @@ final class PostgresStore extends JdbcStore {
     private static final int MAX_TRIES = 8;
 
     /**
-     * One transaction, re-run when its body failed for a reason that a fresh try can cure: a
-     * connection killed under it (a database restart or failover hands the pool dead connections
-     * once), a deadlock or a serialization failure. A failure inside the body means the
-     * transaction was rolled back, so re-running it applies nothing twice; a failure at commit is
-     * ambiguous (it may have committed) and is never retried.
-     */
-    /**
      * Batches commit on several connections at once: while one waits for its flush, the next
      * runs. Claims never wait on each other (SKIP LOCKED, tried advisory locks); batches that
      * deadlock on rows are re-run like any transaction (below).
@@ -87,6 +80,13 @@ final class PostgresStore extends JdbcStore {
         return 4;
     }
 
+    /**
+     * One transaction, re-run when its body failed for a reason that a fresh try can cure: a
+     * connection killed under it (a database restart or failover hands the pool dead connections
+     * once), a deadlock or a serialization failure. A failure inside the body means the
+     * transaction was rolled back, so re-running it applies nothing twice; a failure at commit is
+     * ambiguous (it may have committed) and is never retried.
+     */
     @Override
     protected <T> T transaction(HandleCallback<T, RuntimeException> work) {
         for (int attempt = 1; ; attempt++) {
