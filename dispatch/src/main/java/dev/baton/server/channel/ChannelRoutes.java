@@ -15,6 +15,7 @@ import dev.baton.server.dispatch.Liveness;
 import dev.baton.server.dispatch.RunnerSpecSets;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
@@ -39,6 +40,7 @@ public final class ChannelRoutes implements RouteModule {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelRoutes.class);
     private static final String RUNNER_ATTRIBUTE = "baton.channel.runner";
     private static final String SESSION_ATTRIBUTE = "baton.channel.session";
+    private static final String CLIENT_ATTRIBUTE = "baton.channel.client";
 
     private final RunnerAuthenticator runners;
     private final Store store;
@@ -51,10 +53,15 @@ public final class ChannelRoutes implements RouteModule {
     private final PollTimeout defaultPollTimeout;
     private final Duration idleTimeout;
     private final RunnerSpecSets specSets;
+    private final ConnectLimiter connects;
+    private final BatonMetrics metrics;
 
     public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
-            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets) {
+            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets,
+            ConnectLimiter connects, BatonMetrics metrics) {
         this.runners = new RunnerAuthenticator(store);
+        this.connects = connects;
+        this.metrics = metrics;
         this.specSets = specSets;
         this.store = store;
         this.sessions = sessions;
@@ -114,6 +121,8 @@ public final class ChannelRoutes implements RouteModule {
             throw refused;
         }
         ctx.attribute(RUNNER_ATTRIBUTE, runner.get());
+        // The client behind trusted proxies (ClientAddress), known only on the upgrade request.
+        ctx.attribute(CLIENT_ATTRIBUTE, ctx.ip());
     }
 
     private void connected(WsContext ctx) {
@@ -122,7 +131,17 @@ public final class ChannelRoutes implements RouteModule {
             ctx.closeSession(1008, "unauthenticated");
             return;
         }
-        String remote = String.valueOf(ctx.session.getRemoteSocketAddress());
+        String remote = ctx.attribute(CLIENT_ATTRIBUTE);
+        // Before the session is registered: a refused connect must not replace the runner's open channel.
+        Optional<Duration> wait = connects.take(runner.id());
+        if (wait.isPresent()) {
+            metrics.connectRefused(ConnectLimiter.REASON);
+            LOG.warn("runner {} connected from {} too often (runner_connects_per_minute); closed with {}", runner.slug(), remote,
+                    RunnerSession.CLOSE_TOO_MANY_CONNECTS);
+            ctx.closeSession(RunnerSession.CLOSE_TOO_MANY_CONNECTS, "too many connects of this runner; retry in "
+                    + Math.max(1, (wait.get().toMillis() + 999) / 1000) + " s");
+            return;
+        }
         RunnerSession session = new RunnerSession(runner, ctx, clock.instant());
         ctx.attribute(SESSION_ATTRIBUTE, session);
         sessions.register(session).ifPresent(old -> {

@@ -118,7 +118,8 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 LifecycleSettings.of(config), logs, explainer, bus, changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
-                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets);
+                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets,
+                new ConnectLimiter(config.edge().runnerConnectsPerMinute(), config.edge().runnerConnectBurst(), clock), metrics);
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
