@@ -11,11 +11,13 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.dispatch.Liveness;
 import dev.baton.server.dispatch.RunnerSpecSets;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.store.Job;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
@@ -55,10 +57,12 @@ public final class ChannelRoutes implements RouteModule {
     private final RunnerSpecSets specSets;
     private final ConnectLimiter connects;
     private final BatonMetrics metrics;
+    private final JobPullTokens pullTokens;
 
     public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
             long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets,
-            ConnectLimiter connects, BatonMetrics metrics) {
+            ConnectLimiter connects, BatonMetrics metrics, JobPullTokens pullTokens) {
+        this.pullTokens = pullTokens;
         this.runners = new RunnerAuthenticator(store);
         this.connects = connects;
         this.metrics = metrics;
@@ -197,6 +201,7 @@ public final class ChannelRoutes implements RouteModule {
             }
             case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
             case RunnerMessage.Log l -> touchAnd(session, () -> lifecycle.log(session, l));
+            case RunnerMessage.PullToken p -> pullToken(session, p);
         };
         if (reply != null) session.send(reply);
     }
@@ -226,6 +231,23 @@ public final class ChannelRoutes implements RouteModule {
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
         if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
         return null;
+    }
+
+    /**
+     * A fresh pull token for an attempt this runner holds and that is still live (issue 41); a
+     * lease that is not current, or a job that ended, is {@code stale}. Not activity: it does not
+     * reset the read timer (the runner's {@code preparing} does).
+     */
+    private ServerMessage pullToken(RunnerSession session, RunnerMessage.PullToken request) {
+        Optional<Job> found = store.runs().findJob(request.job());
+        if (found.isEmpty()) return new ServerMessage.Error("job_not_found", "no job " + request.job());
+        Job job = found.get();
+        if (!job.holds(request.lease()) || job.runnerId() == null || job.runnerId() != session.runnerId()) {
+            return new ServerMessage.Stale(request.job(), request.lease(), "lease is no longer current");
+        }
+        if (!JobPullTokens.live(job)) return new ServerMessage.Stale(request.job(), request.lease(), "job is " + job.status().wireName());
+        var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
+        return new ServerMessage.PullToken(job.uuid(), request.lease(), pullTokens.issue(session.runner().uuid(), project, job, clock.instant()));
     }
 
     private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {
