@@ -51,7 +51,8 @@ final class LeaseRoutes implements RouteModule {
     private final BrokerMetrics metrics;
     private final Consumer<LeaseOffers.Expired> expired;
 
-    LeaseRoutes(Store store, JobLifecycle lifecycle, JobPullTokens pullTokens, BrokerSettings settings, Clock clock, Duration acceptance,
+    LeaseRoutes(Store store, JobLifecycle lifecycle, JobPullTokens pullTokens, BrokerSettings settings, Clock clock,
+            Duration acceptance,
             int maxRequeues, long maxBody, BrokerMetrics metrics, Consumer<LeaseOffers.Expired> expired) {
         this.store = store;
         this.offers = store.leaseOffers();
@@ -310,7 +311,8 @@ final class LeaseRoutes implements RouteModule {
     }
 
     private LeaseMessages.LeaseAccepted accepted(Runner runner, Job job, LeaseId lease) {
-        String token = store.organizations().projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, job, clock.instant())).orElse(null);
+        String token = store.organizations().projectUuid(job.projectId())
+                .map(p -> pullTokens.issue(runner.uuid(), p, job, clock.instant())).orElse(null);
         return new LeaseMessages.LeaseAccepted("LeaseAccepted", lease.value(), job.uuid().toString(), job.attempt(), token,
                 settings.leaseTtl().toSeconds());
     }

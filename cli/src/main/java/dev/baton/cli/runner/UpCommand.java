@@ -171,7 +171,7 @@ public final class UpCommand implements Callable<Integer> {
         return status;
     }
 
-    /** Fresh pull tokens over the channel for pulls that outlive the claim's (issue 41); transport A pulls with the claim's alone. */
+    /** Fresh pull tokens over the channel for pulls outliving the claim's (issue 41); transport A has none. */
     private final PullTokenRequests pullTokens = new PullTokenRequests();
 
     private Executor executor(Path dir, Architecture arch, Optional<String> benchmark) {
@@ -190,14 +190,16 @@ public final class UpCommand implements Callable<Integer> {
                 yield new RuncExecutor(new RuncExecutor.Options("runc", dir, arch, !noUserNamespace, 100_000, pidsLimit, benchmark,
                         OutputLimits.DEFAULT, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(), pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
+                        job.config().project().toString(),
+                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
                         unpackCap()), Clock.systemUTC());
             }
             case "microvm" -> {
                 HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
                 yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, benchmark, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(), pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
+                        job.config().project().toString(),
+                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
                         spec.commandLine().getErr()::println);
             }
             default -> throw new IllegalStateException("--executor must be runc, microvm or process, got '" + name + "'");

@@ -20,7 +20,9 @@ public record Cidr(InetAddress network, int prefix) {
 
     public Cidr {
         int bits = network.getAddress().length * 8;
-        if (prefix < 0 || prefix > bits) throw new IllegalArgumentException("prefix /" + prefix + " does not fit " + network.getHostAddress());
+        if (prefix < 0 || prefix > bits) {
+            throw new IllegalArgumentException("prefix /" + prefix + " does not fit " + network.getHostAddress());
+        }
         network = masked(network, prefix);
     }
 

@@ -159,10 +159,11 @@ public final class ConfigLoader {
                 throw new ConfigException(v.get("trusted_proxies").source() + ": " + e.getMessage());
             }
         }
-        return new EdgeSettings(proxies,
-                v.containsKey("runner_connects_per_minute") ? (int) number(v.get("runner_connects_per_minute"), 0, 1_000_000)
-                        : d.runnerConnectsPerMinute(),
-                v.containsKey("runner_connect_burst") ? (int) number(v.get("runner_connect_burst"), 1, 1_000_000) : d.runnerConnectBurst());
+        int perMinute = v.containsKey("runner_connects_per_minute")
+                ? (int) number(v.get("runner_connects_per_minute"), 0, 1_000_000) : d.runnerConnectsPerMinute();
+        int burst = v.containsKey("runner_connect_burst")
+                ? (int) number(v.get("runner_connect_burst"), 1, 1_000_000) : d.runnerConnectBurst();
+        return new EdgeSettings(proxies, perMinute, burst);
     }
 
     private static BrokerSettings broker(Map<String, Value> v) {

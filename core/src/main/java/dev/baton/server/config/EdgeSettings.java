@@ -21,11 +21,13 @@ public record EdgeSettings(List<Cidr> trustedProxies, int runnerConnectsPerMinut
 
     public EdgeSettings {
         trustedProxies = List.copyOf(trustedProxies);
-        if (runnerConnectsPerMinute < 0) throw new IllegalArgumentException("runner_connects_per_minute must be 0 (no limit) or more");
+        if (runnerConnectsPerMinute < 0) {
+            throw new IllegalArgumentException("runner_connects_per_minute must be 0 (no limit) or more");
+        }
         if (runnerConnectBurst < 1) throw new IllegalArgumentException("runner_connect_burst must be at least 1");
     }
 
-    /** {@code trusted_proxies} as written: CIDR blocks or addresses separated by commas or spaces; "off" or "none" for none. */
+    /** {@code trusted_proxies} as written: blocks or addresses, comma- or space-separated; "off" or "none" for none. */
     public static List<Cidr> cidrs(String text) {
         String t = text.strip();
         if (t.isEmpty() || t.equalsIgnoreCase("off") || t.equalsIgnoreCase("none")) return List.of();

@@ -140,8 +140,8 @@ public final class ChannelRoutes implements RouteModule {
         Optional<Duration> wait = connects.take(runner.id());
         if (wait.isPresent()) {
             metrics.connectRefused(ConnectLimiter.REASON);
-            LOG.warn("runner {} connected from {} too often (runner_connects_per_minute); closed with {}", runner.slug(), remote,
-                    RunnerSession.CLOSE_TOO_MANY_CONNECTS);
+            LOG.warn("runner {} connected from {} too often (runner_connects_per_minute); closed with {}",
+                    runner.slug(), remote, RunnerSession.CLOSE_TOO_MANY_CONNECTS);
             ctx.closeSession(RunnerSession.CLOSE_TOO_MANY_CONNECTS, "too many connects of this runner; retry in "
                     + Math.max(1, (wait.get().toMillis() + 999) / 1000) + " s");
             return;
@@ -245,9 +245,12 @@ public final class ChannelRoutes implements RouteModule {
         if (!job.holds(request.lease()) || job.runnerId() == null || job.runnerId() != session.runnerId()) {
             return new ServerMessage.Stale(request.job(), request.lease(), "lease is no longer current");
         }
-        if (!JobPullTokens.live(job)) return new ServerMessage.Stale(request.job(), request.lease(), "job is " + job.status().wireName());
+        if (!JobPullTokens.live(job)) {
+            return new ServerMessage.Stale(request.job(), request.lease(), "job is " + job.status().wireName());
+        }
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
-        return new ServerMessage.PullToken(job.uuid(), request.lease(), pullTokens.issue(session.runner().uuid(), project, job, clock.instant()));
+        String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
+        return new ServerMessage.PullToken(job.uuid(), request.lease(), token);
     }
 
     private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {

@@ -121,7 +121,8 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
                 PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets,
-                new ConnectLimiter(config.edge().runnerConnectsPerMinute(), config.edge().runnerConnectBurst(), clock), metrics, jobTokens);
+                new ConnectLimiter(config.edge().runnerConnectsPerMinute(), config.edge().runnerConnectBurst(), clock),
+                metrics, jobTokens);
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);

@@ -104,8 +104,8 @@ public final class Dispatcher {
     /** Told the spec of every job heard of as pending, here or elsewhere (transport A's lease pump); they only hand it on. */
     private final List<java.util.function.LongConsumer> pendingListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, JobPullTokens pullTokens, BatonMetrics metrics,
-            Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
+    public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, JobPullTokens pullTokens,
+            BatonMetrics metrics, Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
         this.changes = changes;
         this.specSets = specSets;
         this.store = store;

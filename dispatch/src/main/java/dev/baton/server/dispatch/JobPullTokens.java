@@ -33,7 +33,8 @@ public final class JobPullTokens {
         if (job.config().digest() == null) return null;
         Instant from = job.status() == JobStatus.RUNNING && job.started() != null ? job.started() : now;
         Instant hardTimeout = from.plusSeconds(job.timeout()).plus(grace);
-        return tokens.issue(new JobPull(runner, project, new PullScope(job.uuid(), job.attempt(), job.config().digest()), hardTimeout), now);
+        PullScope scope = new PullScope(job.uuid(), job.attempt(), job.config().digest());
+        return tokens.issue(new JobPull(runner, project, scope, hardTimeout), now);
     }
 
     /** True while {@code job}'s attempt may still pull: claimed or running (a pull token is refused after). */

@@ -71,12 +71,16 @@ final class JobPulls {
         Optional<Job> job = store.runs().findJob(scope.job());
         boolean live = job.isPresent() && job.get().attempt() == scope.attempt()
                 && (job.get().status() == JobStatus.CLAIMED || job.get().status() == JobStatus.RUNNING);
-        if (!live) throw refused("the pull token of job " + scope.job() + " attempt " + scope.attempt() + " ended with its attempt");
+        if (!live) {
+            throw refused("the pull token of job " + scope.job() + " attempt " + scope.attempt()
+                    + " ended with its attempt");
+        }
         return job.get();
     }
 
     private Contents contents(RepositoryKey key, PullScope scope) throws IOException {
-        Digest image = Digest.parse(scope.image().toString()).orElseThrow(() -> refused("the pull token names no valid image"));
+        Digest image = Digest.parse(scope.image().toString())
+                .orElseThrow(() -> refused("the pull token names no valid image"));
         synchronized (images) {
             Contents known = images.get(image);
             if (known != null) return known;
@@ -91,8 +95,9 @@ final class JobPulls {
         return contents;
     }
 
-    /** The manifest {@code digest} and what it references: children of an index (one level: an index of indexes is not an image). */
-    private void collect(RepositoryKey key, Digest digest, Set<Digest> manifests, Set<Digest> blobs, int depth) throws IOException {
+    /** The manifest {@code digest} and what it references: an index's children, one level deep. */
+    private void collect(RepositoryKey key, Digest digest, Set<Digest> manifests, Set<Digest> blobs, int depth)
+            throws IOException {
         manifests.add(digest);
         StoredManifest stored;
         try {
@@ -102,7 +107,10 @@ final class JobPulls {
         }
         ParsedManifest parsed = ParsedManifest.parse(stored.content(), stored.mediaType());
         parsed.blobs().forEach(b -> blobs.add(b.digest()));
-        if (depth == 0) for (ParsedManifest.Reference child : parsed.children()) collect(key, child.digest(), manifests, blobs, depth + 1);
+        if (depth > 0) return;
+        for (ParsedManifest.Reference child : parsed.children()) {
+            collect(key, child.digest(), manifests, blobs, depth + 1);
+        }
     }
 
     private void audit(Grant grant, PullScope scope, Job job, String address) {
@@ -111,11 +119,13 @@ final class JobPulls {
             if (audited.put(key, Boolean.TRUE) != null) return;
         }
         try {
+            String detail = "{\"runner\":\"" + grant.subject() + "\",\"job\":\"" + job.uuid() + "\",\"attempt\":"
+                    + scope.attempt() + ",\"image\":\"" + scope.image() + "\"}";
             store.access().appendAudit(clock.instant(), "runner:" + grant.subject(), null, AUDIT_ACTION, "/v0/jobs/" + job.uuid(),
-                    "{\"runner\":\"" + grant.subject() + "\",\"job\":\"" + job.uuid() + "\",\"attempt\":" + scope.attempt()
-                            + ",\"image\":\"" + scope.image() + "\"}", address);
+                    detail, address);
         } catch (RuntimeException e) {
-            LOG.warn("the pull of {} by runner {} for job {} was not audited", scope.image(), grant.subject(), job.uuid(), e);
+            LOG.warn("the pull of {} by runner {} for job {} was not audited", scope.image(), grant.subject(),
+                    job.uuid(), e);
         }
     }
 

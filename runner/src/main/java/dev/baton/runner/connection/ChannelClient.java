@@ -82,7 +82,7 @@ public final class ChannelClient {
         return uri;
     }
 
-    /** Also hands every server message to {@code listener}, before the machine gets it (pull token answers, issue 41). */
+    /** Also hands every server message to {@code listener}, before the machine (pull token answers, issue 41). */
     public void tap(Consumer<ServerMessage> listener) {
         this.tap = listener;
     }

@@ -80,7 +80,8 @@ public final class RegistryBlobSource implements BlobSource {
         }
     }
 
-    private HttpResponse<InputStream> send(String path, String accept, String token) throws IOException, InterruptedException {
+    private HttpResponse<InputStream> send(String path, String accept, String token)
+            throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofMinutes(10))
                 .header("Accept", accept)

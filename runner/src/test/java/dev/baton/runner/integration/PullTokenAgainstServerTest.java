@@ -53,30 +53,34 @@ class PullTokenAgainstServerTest {
     @Test
     void aPullOutlivingItsTokenGoesOnAndTheTokenPullsOnlyItsJobsImageWhileTheJobLives() throws Exception {
         var clock = new LeaseRunnerContract.ShiftedClock();
-        // Long acceptance and heartbeat timeouts: the test moves the server's clock past the token's life, not past those.
+        // Long acceptance and heartbeat timeouts: the test moves the server's clock past the token's life only.
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), null, b -> b.pullTokenTtl(TTL)
                 .acceptanceTimeout(Duration.ofHours(2)).heartbeatTimeout(Duration.ofHours(2)), clock)) {
             baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-            JsonNode bench = baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
-            JsonNode other = baton.post("/v0/projects", Map.of("name", "Other", "slug", "other", "organization", "acme"));
-            baton.post("/v0/specs", Map.of("name", "x86", "slug", "x86", "architecture", "x86_64", "cpu", 1, "memory", 256 << 20,
-                    "disk", 1L << 30));
+            JsonNode bench = baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench",
+                    "organization", "acme"));
+            JsonNode other = baton.post("/v0/projects", Map.of("name", "Other", "slug", "other",
+                    "organization", "acme"));
+            baton.post("/v0/specs", Map.of("name", "x86", "slug", "x86", "architecture", "x86_64", "cpu", 1,
+                    "memory", 256 << 20, "disk", 1L << 30));
             JsonNode created = baton.post("/v0/runners", Map.of("name", "puller"));
             String slug = created.at("/runner/slug").asText();
             baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "x86"));
 
             TestImages.Image image = TestImages.write(dir.resolve("a"), List.of("bench"),
                     List.of(bytes("first layer"), bytes("second layer")));
-            TestImages.Image sibling = TestImages.write(dir.resolve("b"), List.of("other"), List.of(bytes("sibling layer")));
-            TestImages.Image elsewhere = TestImages.write(dir.resolve("c"), List.of("else"), List.of(bytes("other project's layer")));
+            TestImages.Image sibling = TestImages.write(dir.resolve("b"), List.of("other"),
+                    List.of(bytes("sibling layer")));
+            TestImages.Image elsewhere = TestImages.write(dir.resolve("c"), List.of("else"),
+                    List.of(bytes("other project's layer")));
             baton.pushImage(image, "bench/a", "v1");
             baton.pushImage(sibling, "bench/b", "v1");
             baton.pushImage(elsewhere, "other/c", "v1");
-            String job = baton.post("/v0/run", Map.of("project", "bench", "spec", "x86", "image", image.digest().value(),
-                    "timeout", 600, "adapter", "json")).at("/job/uuid").asText();
+            String job = baton.post("/v0/run", Map.of("project", "bench", "spec", "x86",
+                    "image", image.digest().value(), "timeout", 600, "adapter", "json")).at("/job/uuid").asText();
 
-            ChannelClient channel = new ChannelClient(http, baton.url(), slug, RunnerKey.parse(created.get("key").asText()), 1 << 20,
-                    inputs::add, clock);
+            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            ChannelClient channel = new ChannelClient(http, baton.url(), slug, key, 1 << 20, inputs::add, clock);
             PullTokenRequests pullTokens = new PullTokenRequests();
             pullTokens.sendWith(channel::send);
             channel.tap(pullTokens::answer);
@@ -88,8 +92,9 @@ class PullTokenAgainstServerTest {
 
             // The pull takes longer than the token lives: after the manifest, the server's clock passes its expiry.
             PullCredentials credentials = pullTokens.credentials(claimed.uuid(), claimed.lease(), claimed.ociToken());
-            RegistryBlobSource registry = new RegistryBlobSource(http, claimed.config().registry(), claimed.config().project().toString(),
-                    credentials);
+            String registryUrl = claimed.config().registry();
+            String repository = claimed.config().project().toString();
+            RegistryBlobSource registry = new RegistryBlobSource(http, registryUrl, repository, credentials);
             BlobSource slowLink = new BlobSource() {
                 @Override
                 public InputStream manifest(String digest) throws IOException, PullDeniedException {
@@ -103,19 +108,21 @@ class PullTokenAgainstServerTest {
                     return registry.blob(digest);
                 }
             };
-            ImagePuller.PulledImage pulled = new ImagePuller(dir.resolve("cache"), Architecture.X86_64).pull(slowLink, claimed.config().digest(),
-                    progress -> { });
-            assertThat(pulled.layers()).extracting(ImagePuller.Layer::digest).containsExactlyElementsOf(image.layerDigests());
+            ImagePuller.PulledImage pulled = new ImagePuller(dir.resolve("cache"), Architecture.X86_64)
+                    .pull(slowLink, claimed.config().digest(), progress -> { });
+            assertThat(pulled.layers()).extracting(ImagePuller.Layer::digest)
+                    .containsExactlyElementsOf(image.layerDigests());
             String fresh = credentials.current();
             assertThat(fresh).as("refreshed over the channel").isNotEqualTo(claimed.ociToken());
-            assertThat(pullsWith(claimed.ociToken(), claimed, bench, image)).as("the claim's token has expired").isFalse();
+            assertThat(pullsWith(claimed.ociToken(), claimed, bench, image)).as("the claim's token expired").isFalse();
 
             // The job's token reaches its own image only: not another image of its project, nor another project's.
             assertThat(pullsWith(fresh, claimed, bench, image)).isTrue();
             assertThat(pullsWith(fresh, claimed, bench, sibling)).isFalse();
             assertThat(pullsWith(fresh, claimed, other, elsewhere)).isFalse();
-            RegistryBlobSource fixed = new RegistryBlobSource(http, claimed.config().registry(), bench.get("uuid").asText(), fresh);
-            assertThatThrownBy(() -> fixed.blob(sibling.layerDigests().getFirst())).isInstanceOf(PullDeniedException.class);
+            RegistryBlobSource fixed = new RegistryBlobSource(http, registryUrl, repository, fresh);
+            assertThatThrownBy(() -> fixed.blob(sibling.layerDigests().getFirst()))
+                    .isInstanceOf(PullDeniedException.class);
 
             // One audit entry for the pull (and for the refetch of the same attempt), not one per blob.
             List<JsonNode> pulls = new ArrayList<>();
@@ -130,20 +137,24 @@ class PullTokenAgainstServerTest {
             // The job ends: its tokens are refused at once, and a refresh is answered stale.
             channel.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             received(ServerMessage.Ack.class);
-            channel.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+            channel.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(),
+                    List.of(new IterationResult(0, "{}", "", Map.of()))));
             received(ServerMessage.Ack.class);
             assertThat(pullsWith(fresh, claimed, bench, image)).isFalse();
             assertThat(pullTokens.ask(claimed.uuid(), claimed.lease(), WAIT)).isEmpty();
-            RegistryBlobSource afterwards = new RegistryBlobSource(http, claimed.config().registry(), claimed.config().project().toString(),
+            RegistryBlobSource afterwards = new RegistryBlobSource(http, registryUrl, repository,
                     pullTokens.credentials(claimed.uuid(), claimed.lease(), fresh));
-            assertThatThrownBy(() -> afterwards.manifest(image.digest().value())).isInstanceOf(PullDeniedException.class);
+            assertThatThrownBy(() -> afterwards.manifest(image.digest().value()))
+                    .isInstanceOf(PullDeniedException.class);
             channel.close();
         }
     }
 
     /** True when {@code token} fetches {@code image}'s manifest from {@code project}'s repository. */
-    private boolean pullsWith(String token, ClaimedJob claimed, JsonNode project, TestImages.Image image) throws IOException {
-        RegistryBlobSource source = new RegistryBlobSource(http, claimed.config().registry(), project.get("uuid").asText(), token);
+    private boolean pullsWith(String token, ClaimedJob claimed, JsonNode project, TestImages.Image image)
+            throws IOException {
+        String repository = project.get("uuid").asText();
+        RegistryBlobSource source = new RegistryBlobSource(http, claimed.config().registry(), repository, token);
         try (InputStream in = source.manifest(image.digest().value())) {
             return in.readAllBytes().length > 0;
         } catch (PullDeniedException e) {

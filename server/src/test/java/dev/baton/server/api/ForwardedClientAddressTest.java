@@ -24,7 +24,7 @@ class ForwardedClientAddressTest {
     @TempDir
     Path dataDir;
 
-    /** A run submitted through a "proxy" at 127.0.0.1 that forwarded {@code forwardedFor}; the stored job's source IP. */
+    /** A run submitted through a "proxy" at 127.0.0.1 that forwarded {@code forwardedFor}; the job's source IP. */
     private static String submittedFrom(TestServer s, String forwardedFor) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(s.url("/v0/run")))
                 .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Fixtures.runBody("p-un", "small", Map.of()))))

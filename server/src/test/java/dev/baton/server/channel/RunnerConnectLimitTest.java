@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RunnerConnectLimitTest {
     static final int PER_MINUTE = 6;
     static final int BURST = 3;
+    static final String REFUSED = "baton_runner_connects_refused_total{reason=\"connect_rate\"}";
 
     @TempDir
     Path dataDir;
@@ -50,7 +51,7 @@ class RunnerConnectLimitTest {
         }
         TestRunner refused = server.connect(handle);
         assertThat(refused.awaitClose()).isEqualTo(RunnerSession.CLOSE_TOO_MANY_CONNECTS);
-        assertThat(server.metrics().scrape()).contains("baton_runner_connects_refused_total{reason=\"connect_rate\"} 1.0");
+        assertThat(server.metrics().scrape()).contains(REFUSED + " 1.0");
 
         // Another key has its own bucket.
         TestRunner neighbour = server.connect(other);
@@ -62,7 +63,7 @@ class RunnerConnectLimitTest {
         server.advance(Duration.ofSeconds(1));
         TestRunner back = server.connect(handle);
         assertThat(back.welcome().runner()).isEqualTo(handle.runner().slug().value());
-        assertThat(server.metrics().scrape()).contains("baton_runner_connects_refused_total{reason=\"connect_rate\"} 2.0");
+        assertThat(server.metrics().scrape()).contains(REFUSED + " 2.0");
 
         // A refused connect leaves the runner's open channel alone (it is not "replaced").
         assertThat(server.connect(handle).awaitClose()).isEqualTo(RunnerSession.CLOSE_TOO_MANY_CONNECTS);

@@ -82,9 +82,10 @@ final class RegistryFixture implements AutoCloseable {
         return "Basic " + Base64.getEncoder().encodeToString(("baton:" + password).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** A pull-only token for every repository of {@code project}, as /v2/token gives one (jobs' own tokens: JobPullTokenTest). */
+    /** A pull-only token for every repository of {@code project}, as /v2/token gives one (not a job's). */
     String pullToken(ProjectUuid project) {
-        return tokens.issueUserToken("runner", List.of(new Access(Access.PROJECT, project.toString(), Set.of("pull"))), clock.instant()).token();
+        List<Access> pull = List.of(new Access(Access.PROJECT, project.toString(), Set.of("pull")));
+        return tokens.issueUserToken("runner", pull, clock.instant()).token();
     }
 
     HttpResponse<byte[]> send(String method, String path, String authorization, byte[] body, String... headers) throws Exception {

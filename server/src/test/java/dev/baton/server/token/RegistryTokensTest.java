@@ -51,7 +51,7 @@ class RegistryTokensTest {
         assertThat(grant.admin()).isFalse();
         assertThat(grant.pull()).isEqualTo(pull.scope());
         assertThat(grant.allows(project.toString(), "", "x", "pull")).isTrue();
-        assertThat(grant.allows(project.toString(), "img", "x/img", "pull")).as("the project's root repository only").isFalse();
+        assertThat(grant.allows(project.toString(), "img", "x/img", "pull")).as("the project's root only").isFalse();
         assertThat(grant.allows(project.toString(), "", "x", "push")).isFalse();
         assertThat(grant.allows(ProjectUuid.random().toString(), "", "y", "pull")).isFalse();
 
@@ -69,7 +69,8 @@ class RegistryTokensTest {
         JobPull soon = new JobPull(RunnerUuid.random(), ProjectUuid.random(), new PullScope(JobUuid.random(), 1, IMAGE),
                 NOW.plus(Duration.ofMinutes(3)));
         String token = tokens.issue(soon, NOW);
-        assertThat(SignedJWT.parse(token).getJWTClaimsSet().getExpirationTime().toInstant()).isEqualTo(NOW.plus(Duration.ofMinutes(3)));
+        assertThat(SignedJWT.parse(token).getJWTClaimsSet().getExpirationTime().toInstant())
+                .isEqualTo(NOW.plus(Duration.ofMinutes(3)));
         assertThat(tokens.verify(token, NOW.plus(Duration.ofMinutes(3)))).isEmpty();
     }
 
@@ -134,7 +135,8 @@ class RegistryTokensTest {
 
     @Test
     void theKeyIsPersistedPrivatelyAndSurvivesARestart() throws Exception {
-        String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5)).issue(pull(RunnerUuid.random(), ProjectUuid.random()), NOW);
+        String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5))
+                .issue(pull(RunnerUuid.random(), ProjectUuid.random()), NOW);
         Path key = dataDir.resolve(RegistryTokens.KEY_FILE);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
         assertThat(RegistryTokens.open(dataDir, Duration.ofMinutes(5)).verify(token, NOW)).isPresent();

@@ -125,8 +125,8 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         if (pull.notAfter().isBefore(now.plus(ttl))) ttl = Duration.between(now, pull.notAfter());
         if (ttl.isNegative() || ttl.isZero()) ttl = Duration.ofSeconds(1);
         PullScope scope = pull.scope();
-        JWTClaimsSet claims = claims(pull.runner().toString(), List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull"))),
-                now, ttl)
+        List<Access> access = List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull")));
+        JWTClaimsSet claims = claims(pull.runner().toString(), access, now, ttl)
                 .claim(JOB_CLAIM, scope.job().toString())
                 .claim(ATTEMPT_CLAIM, scope.attempt())
                 .claim(IMAGE_CLAIM, scope.image().toString())
@@ -173,7 +173,8 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
             Object raw = claims.getClaim(ACCESS_CLAIM);
             if (!(raw instanceof List<?> entries)) return Optional.empty();
             for (Object entry : entries) access.add(Access.fromClaim(entry));
-            return Optional.of(new Grant(claims.getSubject(), access, false, claims.getExpirationTime().toInstant(), pullScope(claims)));
+            Instant expires = claims.getExpirationTime().toInstant();
+            return Optional.of(new Grant(claims.getSubject(), access, false, expires, pullScope(claims)));
         } catch (IllegalArgumentException | ClassCastException | ParseException e) {
             return Optional.empty();
         }
@@ -207,7 +208,9 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         if (job == null) return null;
         Integer attempt = claims.getIntegerClaim(ATTEMPT_CLAIM);
         String image = claims.getStringClaim(IMAGE_CLAIM);
-        if (attempt == null || image == null) throw new IllegalArgumentException("a job's pull token names its attempt and image");
+        if (attempt == null || image == null) {
+            throw new IllegalArgumentException("a job's pull token names its attempt and image");
+        }
         return new PullScope(JobUuid.parse(job), attempt, ImageDigest.of(image));
     }
 

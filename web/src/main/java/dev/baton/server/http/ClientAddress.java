@@ -58,7 +58,7 @@ public final class ClientAddress {
         return false;
     }
 
-    /** {@code [2001:db8::1]:443} → {@code 2001:db8::1}, {@code 10.1.2.3:5000} → {@code 10.1.2.3}: proxies may add a port. */
+    /** {@code [2001:db8::1]:443} → {@code 2001:db8::1}, {@code 10.1.2.3:5000} → {@code 10.1.2.3}. */
     private static String bare(String hop) {
         String h = hop.strip();
         if (h.startsWith("[")) {
