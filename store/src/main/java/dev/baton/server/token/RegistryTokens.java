@@ -37,8 +37,8 @@ import java.util.UUID;
  *
  * <ul>
  *   <li>runner pull tokens ({@link PullTokens}): subject the runner UUID, pull on the job's
- *       project repository, claims {@code job}, {@code attempt} and {@code image} limiting it to
- *       one attempt's image (issue 41), valid for the configured minutes at most;
+ *       project repository, claims {@code pull_job}, {@code pull_attempt} and {@code pull_image}
+ *       limiting it to one attempt's image (issue 41), valid for the configured minutes at most;
  *   <li>user tokens from {@code /v2/token}: subject {@code admin}, the requested repository
  *       scopes, valid for {@link #USER_TOKEN_TTL}.
  * </ul>
@@ -58,8 +58,10 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     public static final Duration USER_TOKEN_TTL = Duration.ofMinutes(15);
     static final String KEY_FILE = "registry-signing-key.jwk";
     private static final String ACCESS_CLAIM = "access";
-    private static final String ATTEMPT_CLAIM = "attempt";
-    private static final String IMAGE_CLAIM = "image";
+    /** A job's pull token (issue 41): names of their own, so that a node token's {@code job} never reads as one. */
+    private static final String PULL_JOB_CLAIM = "pull_job";
+    private static final String PULL_ATTEMPT_CLAIM = "pull_attempt";
+    private static final String PULL_IMAGE_CLAIM = "pull_image";
 
     private final ECKey key;
     private final JWSSigner signer;
@@ -127,9 +129,9 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         PullScope scope = pull.scope();
         List<Access> access = List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull")));
         JWTClaimsSet claims = claims(pull.runner().toString(), access, now, ttl)
-                .claim(JOB_CLAIM, scope.job().toString())
-                .claim(ATTEMPT_CLAIM, scope.attempt())
-                .claim(IMAGE_CLAIM, scope.image().toString())
+                .claim(PULL_JOB_CLAIM, scope.job().toString())
+                .claim(PULL_ATTEMPT_CLAIM, scope.attempt())
+                .claim(PULL_IMAGE_CLAIM, scope.image().toString())
                 .build();
         return signed(claims);
     }
@@ -204,10 +206,10 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
 
     /** The job a pull token is limited to, or null for a token of another kind. */
     private static PullScope pullScope(JWTClaimsSet claims) throws ParseException {
-        String job = claims.getStringClaim(JOB_CLAIM);
+        String job = claims.getStringClaim(PULL_JOB_CLAIM);
         if (job == null) return null;
-        Integer attempt = claims.getIntegerClaim(ATTEMPT_CLAIM);
-        String image = claims.getStringClaim(IMAGE_CLAIM);
+        Integer attempt = claims.getIntegerClaim(PULL_ATTEMPT_CLAIM);
+        String image = claims.getStringClaim(PULL_IMAGE_CLAIM);
         if (attempt == null || image == null) {
             throw new IllegalArgumentException("a job's pull token names its attempt and image");
         }
