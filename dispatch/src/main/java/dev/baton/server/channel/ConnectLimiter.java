@@ -14,7 +14,7 @@ import java.util.Optional;
  * cycle: within a connection a {@code ready} is already bounded (a repeated one is ignored, an
  * answered one waits its poll timeout), so churn can only come from reconnecting. In memory, per
  * node: a runner spreading its reconnects over nodes gets each node's allowance, which still
- * bounds it. Buckets that have filled up again are dropped, so idle runners cost nothing.
+ * bounds it. Once many runners have buckets, those that have filled up again are dropped.
  */
 public final class ConnectLimiter {
     /** The wire reason of the refusal and the label of {@code baton_runner_connects_refused_total}. */
