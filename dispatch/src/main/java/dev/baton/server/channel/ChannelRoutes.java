@@ -249,7 +249,8 @@ public final class ChannelRoutes implements RouteModule {
             return new ServerMessage.Stale(request.job(), request.lease(), "job is " + job.status().wireName());
         }
         if (job.config().digest() == null) {
-            return new ServerMessage.Error("no_image", "job " + job.uuid() + " runs a command and pulls no image: it has no pull token");
+            return new ServerMessage.Error("no_image", "job " + job.uuid() + " runs a command and pulls no image:"
+                    + " it has no pull token");
         }
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
