@@ -40,12 +40,15 @@ import org.junit.jupiter.api.io.TempDir;
  * channel and goes on; the token reaches only its job's image; it is refused once the job has
  * ended; the pull is audited once with the runner and the job.
  */
-class PullTokenAgainstServerTest {
+abstract class PullTokenAgainstServerContract {
     static final Duration TTL = Duration.ofMinutes(5);
     static final Duration WAIT = Duration.ofSeconds(10);
 
     @TempDir
     Path dir;
+
+    /** Null for the SQLite file, or a fresh PostgreSQL schema. */
+    abstract String databaseUrl();
 
     final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
@@ -54,7 +57,7 @@ class PullTokenAgainstServerTest {
     void aPullOutlivingItsTokenGoesOnAndTheTokenPullsOnlyItsJobsImageWhileTheJobLives() throws Exception {
         var clock = new LeaseRunnerContract.ShiftedClock();
         // Long acceptance and heartbeat timeouts: the test moves the server's clock past the token's life only.
-        try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), null, b -> b.pullTokenTtl(TTL)
+        try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl(), b -> b.pullTokenTtl(TTL)
                 .acceptanceTimeout(Duration.ofHours(2)).heartbeatTimeout(Duration.ofHours(2)), clock)) {
             baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
             JsonNode bench = baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench",
