@@ -75,8 +75,8 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
         BrokerMetrics counters = new BrokerMetrics(metrics, broker);
         this.pump = new LeasePump(store, broker, config.broker(), clock, config.acceptanceTimeout(), config.maxRequeues(), counters, this::expired);
         JobPullTokens jobTokens = new JobPullTokens(pullTokens, config.jobTimeoutGrace());
-        this.routes = new LeaseRoutes(store, channel.lifecycle(), jobTokens, config.broker(), clock, config.acceptanceTimeout(),
-                config.maxRequeues(), config.requestBodyMaxBytes(), counters, this::expired);
+        this.routes = new LeaseRoutes(store, channel.lifecycle(), jobTokens, config.broker(), clock,
+                config.acceptanceTimeout(), config.maxRequeues(), config.requestBodyMaxBytes(), counters, this::expired);
         this.cancels = channel.changes().subscribe(change -> {
             if (change instanceof Changes.JobChanged j) control.execute(() -> pushCancel(j.job()));
         });

@@ -121,8 +121,8 @@ final class JobPulls {
         try {
             String detail = "{\"runner\":\"" + grant.subject() + "\",\"job\":\"" + job.uuid() + "\",\"attempt\":"
                     + scope.attempt() + ",\"image\":\"" + scope.image() + "\"}";
-            store.access().appendAudit(clock.instant(), "runner:" + grant.subject(), null, AUDIT_ACTION, "/v0/jobs/" + job.uuid(),
-                    detail, address);
+            store.access().appendAudit(clock.instant(), "runner:" + grant.subject(), null, AUDIT_ACTION,
+                    "/v0/jobs/" + job.uuid(), detail, address);
         } catch (RuntimeException e) {
             LOG.warn("the pull of {} by runner {} for job {} was not audited", scope.image(), grant.subject(),
                     job.uuid(), e);

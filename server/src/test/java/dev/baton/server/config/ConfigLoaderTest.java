@@ -55,11 +55,14 @@ class ConfigLoaderTest {
         ServerConfig c = ConfigLoader.load(null, Map.of("BATON_DATA_DIR", dir.toString()), Map.of());
         assertThat(c.edge().trustedProxies()).containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("::1/128"));
         assertThat(Cidr.parse("10.1.2.3/8")).as("host bits cleared").isEqualTo(Cidr.parse("10.0.0.0/8"));
-        assertThat(ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "off"), Map.of()).edge().trustedProxies()).isEmpty();
+        assertThat(ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "off"), Map.of()).edge().trustedProxies())
+                .isEmpty();
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "10.0.0.0/33"), Map.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("BATON_TRUSTED_PROXIES").hasMessageContaining("/33");
+                .isInstanceOf(ConfigException.class).hasMessageContaining("BATON_TRUSTED_PROXIES")
+                .hasMessageContaining("/33");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("trusted_proxies", "proxy.internal")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("--trusted-proxies").hasMessageContaining("not an IP address");
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--trusted-proxies")
+                .hasMessageContaining("not an IP address");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("runner_connect_burst", "0")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("--runner-connect-burst");
     }
