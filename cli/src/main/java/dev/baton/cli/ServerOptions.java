@@ -57,6 +57,18 @@ final class ServerOptions {
     @Option(names = "--pull-token-ttl", description = "lifetime of OCI pull tokens (default 10m)")
     String pullTokenTtl;
 
+    @Option(names = "--trusted-proxies",
+            description = "CIDRs whose X-Forwarded-For is believed, comma-separated (default none)")
+    String trustedProxies;
+
+    @Option(names = "--runner-connects-per-minute",
+            description = "channel connects one runner key earns back a minute; 0 no limit (default 12)")
+    String runnerConnectsPerMinute;
+
+    @Option(names = "--runner-connect-burst",
+            description = "channel connects one runner key may make at once (default 20)")
+    String runnerConnectBurst;
+
     @Option(names = "--max-requeues", description = "returns to the queue before start, then the job fails (default 5)")
     String maxRequeues;
 
@@ -173,6 +185,9 @@ final class ServerOptions {
         put(m, "nats_specs", natsSpecs);
         put(m, "lease_ttl", leaseTtl);
         put(m, "nats_credentials", natsCredentials);
+        put(m, "trusted_proxies", trustedProxies);
+        put(m, "runner_connects_per_minute", runnerConnectsPerMinute);
+        put(m, "runner_connect_burst", runnerConnectBurst);
         return m;
     }
 

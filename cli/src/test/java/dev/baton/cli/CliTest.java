@@ -219,7 +219,8 @@ class CliTest {
                 "--s3-part-size", "8MiB", "--quarantine-threshold", "3", "--quarantine-window", "1h",
                 "--advertise-url", "http://a", "--image-affinity", "false",
                 "--nats-url", "nats://n:4222", "--dispatch-transport", "nats", "--nats-specs", "a,b", "--lease-ttl", "60s",
-                "--nats-credentials", "/etc/baton/nats.nk");
+                "--nats-credentials", "/etc/baton/nats.nk",
+                "--trusted-proxies", "10.0.0.0/8", "--runner-connects-per-minute", "6", "--runner-connect-burst", "3");
         assertThat(options.flags().keySet()).containsExactlyInAnyOrderElementsOf(dev.baton.server.config.ConfigLoader.KEYS);
     }
 

@@ -150,6 +150,8 @@ final class DownstreamRunners {
             case RunnerMessage.Heartbeat hb -> this.link.forward(r, h, hb);
             // Also once its result is on its way: the server, not the router, says what a late line gets (stale).
             case RunnerMessage.Log l -> this.link.forward(r, h, l);
+            // A fresh pull token (issue 41) is the server's to mint; its answer goes back to this runner.
+            case RunnerMessage.PullToken p -> this.link.forward(r, h, p);
             case RunnerMessage.Declined d -> {
                 // The router takes a decline of a job it offered; of a started or finished one the
                 // server says what it says (cannot_decline, stale).

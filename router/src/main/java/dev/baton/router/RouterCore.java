@@ -74,6 +74,7 @@ public final class RouterCore {
             case ServerMessage.Cancel c -> held.cancel(c, upstream.relay(c.job(), c.lease(), c));
             case ServerMessage.Stale s -> held.stale(s, upstream.relay(s.job(), s.lease(), s));
             case ServerMessage.Drain d -> upstream.drain(d);
+            case ServerMessage.PullToken p -> upstream.relay(p.job(), p.lease(), p);
             case ServerMessage.Update u -> log.info("the server offers runner version {}; a router does not self-update", u.version());
             case ServerMessage.Error e -> {
                 if (!upstream.relayError(e)) log.warn("upstream error {}: {}", e.code(), e.message());

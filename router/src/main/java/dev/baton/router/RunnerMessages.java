@@ -12,6 +12,7 @@ final class RunnerMessages {
         return switch (m) {
             case RunnerMessage.JobScoped s -> s.job();
             case RunnerMessage.Heartbeat h -> h.job();
+            case RunnerMessage.PullToken p -> p.job();
             case RunnerMessage.Ready r -> null;
         };
     }
@@ -20,6 +21,7 @@ final class RunnerMessages {
         return switch (m) {
             case RunnerMessage.JobScoped s -> s.lease();
             case RunnerMessage.Heartbeat h -> h.lease();
+            case RunnerMessage.PullToken p -> p.lease();
             case RunnerMessage.Ready r -> null;
         };
     }

@@ -3,6 +3,7 @@ package dev.baton.router;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.RunnerMessage;
@@ -11,6 +12,7 @@ import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.router.testing.Fleet;
 import dev.baton.router.testing.RawRunner;
+import dev.baton.server.testing.TestImages;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -110,6 +112,38 @@ abstract class RunnerChannelCases {
 
         runner.send(new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
         assertThat(answer(ServerMessage.Stale.class).job()).isEqualTo(job.uuid());
+    }
+
+    @Test
+    void aFreshPullTokenIsTheServersAnswerWhileTheJobLivesAndStaleAfter() {
+        ProjectUuid alpha = ProjectUuid.parse(fleet.server.get("/v0/projects/alpha").path("uuid").asText());
+        String image = TestImages.push(dir.resolve("server"), alpha, "", "v1", TestImages.BENCH);
+        runner.send(new RunnerMessage.Ready(900, "linux", "x86_64", "test", 1));
+        fleet.submit("alpha", List.of("true"), Map.of("image", image));
+        ClaimedJob job = runner.expect(ServerMessage.Job.class).job();
+
+        runner.send(new RunnerMessage.PullToken(job.uuid(), job.lease()));
+        ServerMessage.PullToken fresh = answer(ServerMessage.PullToken.class);
+        assertThat(fresh.job()).isEqualTo(job.uuid());
+        assertThat(fresh.token()).isNotBlank().isNotEqualTo(job.ociToken());
+
+        runner.send(new RunnerMessage.Running(job.uuid(), job.lease()));
+        assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
+        runner.send(completed(job));
+        assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
+        fleet.awaitStatus("alpha", job.uuid().toString(), "processed", Duration.ofSeconds(10));
+        runner.send(new RunnerMessage.PullToken(job.uuid(), job.lease()));
+        assertThat(answer(ServerMessage.Stale.class).job()).isEqualTo(job.uuid());
+    }
+
+    @Test
+    void aJobWithoutAnImageHasNoPullToken() {
+        ClaimedJob job = started();
+        assertThat(job.ociToken()).isNull();
+        runner.send(new RunnerMessage.PullToken(job.uuid(), job.lease()));
+        assertThat(answer(ServerMessage.Error.class).code()).isEqualTo("no_image");
+        runner.send(completed(job));
+        assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
     }
 
     /** The kinds of the next {@code n} messages, as {@code ack}, {@code stale}, {@code error:code}. */

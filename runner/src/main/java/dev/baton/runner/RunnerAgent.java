@@ -10,6 +10,7 @@ import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.ChannelClient;
+import dev.baton.runner.connection.PullTokenRequests;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
@@ -134,6 +135,12 @@ public final class RunnerAgent {
         this.channel = new ChannelClient(http, target.server(), target.runner(), target.key(), config.maxMessageBytes(),
                 this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
+    }
+
+    /** Lets image pulls ask for fresh pull tokens over this agent's channel (issue 41). */
+    public void answerPullTokens(PullTokenRequests requests) {
+        requests.sendWith(channel::send);
+        channel.tap(requests::answer);
     }
 
     /** Feed an input from any thread. */

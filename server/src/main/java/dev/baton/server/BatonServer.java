@@ -18,6 +18,7 @@ import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.dispatch.JobQueue;
 import dev.baton.server.registry.Images;
 import dev.baton.server.http.BodyLimit;
+import dev.baton.server.http.ClientAddress;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
 import dev.baton.server.http.ReadinessReport;
@@ -119,6 +120,10 @@ public final class BatonServer implements AutoCloseable {
                 cfg.jetty.host = config.host();
                 cfg.jetty.port = config.port();
                 cfg.http.maxRequestSize = config.requestBodyMaxBytes();
+                // ctx.ip() is the client behind trusted_proxies, for every module alike (issue 41).
+                ClientAddress clients = new ClientAddress(config.edge().trustedProxies());
+                cfg.contextResolver.ip = ctx -> clients.of(ctx.req().getRemoteAddr(),
+                        Collections.list(ctx.req().getHeaders(ClientAddress.FORWARDED_FOR)));
                 // Graceful stop: requests in progress get this long to finish.
                 cfg.jetty.modifyServer(server -> {
                     server.setStopTimeout(10_000);

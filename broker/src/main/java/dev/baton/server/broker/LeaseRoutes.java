@@ -9,6 +9,7 @@ import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.config.BrokerSettings;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.dispatch.RunnerSession;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
@@ -18,7 +19,6 @@ import dev.baton.server.store.LeaseOffer;
 import dev.baton.server.store.LeaseOffers;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
-import dev.baton.server.token.PullTokens;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -42,7 +42,7 @@ final class LeaseRoutes implements RouteModule {
     private final LeaseOffers offers;
     private final JobLifecycle lifecycle;
     private final RunnerAuthenticator runners;
-    private final PullTokens pullTokens;
+    private final JobPullTokens pullTokens;
     private final BrokerSettings settings;
     private final Clock clock;
     private final Duration acceptance;
@@ -51,7 +51,8 @@ final class LeaseRoutes implements RouteModule {
     private final BrokerMetrics metrics;
     private final Consumer<LeaseOffers.Expired> expired;
 
-    LeaseRoutes(Store store, JobLifecycle lifecycle, PullTokens pullTokens, BrokerSettings settings, Clock clock, Duration acceptance,
+    LeaseRoutes(Store store, JobLifecycle lifecycle, JobPullTokens pullTokens, BrokerSettings settings, Clock clock,
+            Duration acceptance,
             int maxRequeues, long maxBody, BrokerMetrics metrics, Consumer<LeaseOffers.Expired> expired) {
         this.store = store;
         this.offers = store.leaseOffers();
@@ -310,7 +311,8 @@ final class LeaseRoutes implements RouteModule {
     }
 
     private LeaseMessages.LeaseAccepted accepted(Runner runner, Job job, LeaseId lease) {
-        String token = store.organizations().projectUuid(job.projectId()).map(p -> pullTokens.issue(runner.uuid(), p, clock.instant())).orElse(null);
+        String token = store.organizations().projectUuid(job.projectId())
+                .map(p -> pullTokens.issue(runner.uuid(), p, job, clock.instant())).orElse(null);
         return new LeaseMessages.LeaseAccepted("LeaseAccepted", lease.value(), job.uuid().toString(), job.attempt(), token,
                 settings.leaseTtl().toSeconds());
     }

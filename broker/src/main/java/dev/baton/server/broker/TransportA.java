@@ -5,6 +5,7 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.BrokerSettings;
 import dev.baton.server.config.ServerConfig;
+import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.events.Changes;
 import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.RouteModule;
@@ -73,8 +74,9 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
                 config.broker().natsCredentials() == null ? null : java.nio.file.Path.of(config.broker().natsCredentials()), config.acceptanceTimeout());
         BrokerMetrics counters = new BrokerMetrics(metrics, broker);
         this.pump = new LeasePump(store, broker, config.broker(), clock, config.acceptanceTimeout(), config.maxRequeues(), counters, this::expired);
-        this.routes = new LeaseRoutes(store, channel.lifecycle(), pullTokens, config.broker(), clock, config.acceptanceTimeout(),
-                config.maxRequeues(), config.requestBodyMaxBytes(), counters, this::expired);
+        JobPullTokens jobTokens = new JobPullTokens(pullTokens, config.jobTimeoutGrace());
+        this.routes = new LeaseRoutes(store, channel.lifecycle(), jobTokens, config.broker(), clock,
+                config.acceptanceTimeout(), config.maxRequeues(), config.requestBodyMaxBytes(), counters, this::expired);
         this.cancels = channel.changes().subscribe(change -> {
             if (change instanceof Changes.JobChanged j) control.execute(() -> pushCancel(j.job()));
         });

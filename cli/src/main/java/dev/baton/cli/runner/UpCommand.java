@@ -4,6 +4,7 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
+import dev.baton.runner.connection.PullTokenRequests;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.MicroVmSetup;
 import dev.baton.runner.executor.OutputLimits;
@@ -163,11 +164,15 @@ public final class UpCommand implements Callable<Integer> {
         }
         RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
                 new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
+        agent.answerPullTokens(pullTokens);
         Signals.install(agent::signal, err);
         int status = agent.run();
         if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);
         return status;
     }
+
+    /** Fresh pull tokens over the channel for pulls outliving the claim's (issue 41); transport A has none. */
+    private final PullTokenRequests pullTokens = new PullTokenRequests();
 
     private Executor executor(Path dir, Architecture arch, Optional<String> benchmark) {
         String name = executor;
@@ -185,13 +190,17 @@ public final class UpCommand implements Callable<Integer> {
                 yield new RuncExecutor(new RuncExecutor.Options("runc", dir, arch, !noUserNamespace, 100_000, pidsLimit, benchmark,
                         OutputLimits.DEFAULT, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(), job.ociToken()), unpackCap()), Clock.systemUTC());
+                        job.config().project().toString(),
+                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
+                        unpackCap()), Clock.systemUTC());
             }
             case "microvm" -> {
                 HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
                 yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, benchmark, job -> new RegistryBlobSource(http,
                         job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(), job.ociToken()), spec.commandLine().getErr()::println);
+                        job.config().project().toString(),
+                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
+                        spec.commandLine().getErr()::println);
             }
             default -> throw new IllegalStateException("--executor must be runc, microvm or process, got '" + name + "'");
         };

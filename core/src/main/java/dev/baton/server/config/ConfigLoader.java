@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +40,9 @@ public final class ConfigLoader {
             // Image affinity (docs/scheduling.md).
             "image_affinity",
             // Transport A (docs/protocol.md, "Transport A").
-            "nats_url", "dispatch_transport", "nats_specs", "lease_ttl", "nats_credentials");
+            "nats_url", "dispatch_transport", "nats_specs", "lease_ttl", "nats_credentials",
+            // Trusted proxies and the runner connect limit (EdgeSettings, issue 41).
+            "trusted_proxies", "runner_connects_per_minute", "runner_connect_burst");
 
     private ConfigLoader() {}
 
@@ -100,6 +103,12 @@ public final class ConfigLoader {
             if (!KEYS.contains(key)) throw new ConfigException("config file " + file + ": unknown setting '" + key + "'; known: " + KEYS);
             JsonNode node = field.getValue();
             if (node.isNull()) continue;
+            if (node.isArray() && key.equals("trusted_proxies")) {
+                List<String> items = new ArrayList<>();
+                node.forEach(item -> items.add(item.asText()));
+                values.put(key, new Value(String.join(",", items), "config file " + file + " key '" + key + "'"));
+                continue;
+            }
             if (!node.isValueNode()) throw new ConfigException("config file " + file + ": '" + key + "' must be a string or a number");
             values.put(key, new Value(node.asText(), "config file " + file + " key '" + key + "'"));
         }
@@ -136,7 +145,25 @@ public final class ConfigLoader {
                 duration(v, "quarantine_window", d.quarantineWindow()),
                 v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl(),
                 v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity(),
-                broker(v));
+                broker(v),
+                edge(v));
+    }
+
+    private static EdgeSettings edge(Map<String, Value> v) {
+        EdgeSettings d = EdgeSettings.DEFAULTS;
+        List<Cidr> proxies = d.trustedProxies();
+        if (v.containsKey("trusted_proxies")) {
+            try {
+                proxies = EdgeSettings.cidrs(v.get("trusted_proxies").text());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(v.get("trusted_proxies").source() + ": " + e.getMessage());
+            }
+        }
+        int perMinute = v.containsKey("runner_connects_per_minute")
+                ? (int) number(v.get("runner_connects_per_minute"), 0, 1_000_000) : d.runnerConnectsPerMinute();
+        int burst = v.containsKey("runner_connect_burst")
+                ? (int) number(v.get("runner_connect_burst"), 1, 1_000_000) : d.runnerConnectBurst();
+        return new EdgeSettings(proxies, perMinute, burst);
     }
 
     private static BrokerSettings broker(Map<String, Value> v) {

@@ -2,6 +2,7 @@ package dev.baton.server.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Every setting of a Baton server, resolved from defaults, the config file, BATON_* environment
@@ -33,6 +34,7 @@ import java.time.Duration;
  * @param advertiseUrl           how the other nodes reach this one (live logs across nodes); null derives it from host and the bound port
  * @param imageAffinity          prefer a waiting runner that holds a job's image (docs/scheduling.md)
  * @param broker                 transport A: the NATS broker and the specs offered on it (docs/protocol.md)
+ * @param edge                   trusted proxies and the per-runner-key connect limit (issue 41)
  */
 public record ServerConfig(
         String host,
@@ -60,7 +62,8 @@ public record ServerConfig(
         Duration quarantineWindow,
         String advertiseUrl,
         boolean imageAffinity,
-        BrokerSettings broker) {
+        BrokerSettings broker,
+        EdgeSettings edge) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
@@ -73,6 +76,7 @@ public record ServerConfig(
     public static final boolean DEFAULT_IMAGE_AFFINITY = true;
 
     public ServerConfig {
+        if (edge == null) edge = EdgeSettings.DEFAULTS;
         if (quarantineThreshold < 0) throw new IllegalArgumentException("quarantine_threshold must be 0 (off) or more");
         if (quarantineWindow == null || quarantineWindow.isNegative() || quarantineWindow.isZero()) {
             throw new IllegalArgumentException("quarantine_window must be longer than zero");
@@ -110,7 +114,8 @@ public record ServerConfig(
                 DEFAULT_QUARANTINE_WINDOW,
                 null,
                 DEFAULT_IMAGE_AFFINITY,
-                BrokerSettings.NONE);
+                BrokerSettings.NONE,
+                EdgeSettings.DEFAULTS);
     }
 
     /** A builder holding this config's settings, to change some of them. */
@@ -141,6 +146,11 @@ public record ServerConfig(
     /** This config listening elsewhere (tests bind 127.0.0.1 and port 0). */
     public ServerConfig withListen(String host, int port) {
         return toBuilder().host(host).port(port).build();
+    }
+
+    /** This config believing {@code X-Forwarded-For} from these proxies (docs/operations.md). */
+    public ServerConfig withTrustedProxies(List<Cidr> proxies) {
+        return toBuilder().edge(edge.withTrustedProxies(proxies)).build();
     }
 
     /** This config with another submission limit per API token (0: none). */
@@ -179,6 +189,7 @@ public record ServerConfig(
         private String advertiseUrl;
         private boolean imageAffinity;
         private BrokerSettings broker;
+        private EdgeSettings edge;
 
         private Builder(ServerConfig c) {
             this.host = c.host;
@@ -207,6 +218,7 @@ public record ServerConfig(
             this.advertiseUrl = c.advertiseUrl;
             this.imageAffinity = c.imageAffinity;
             this.broker = c.broker;
+            this.edge = c.edge;
         }
 
         public Builder host(String host) {
@@ -334,6 +346,11 @@ public record ServerConfig(
             return this;
         }
 
+        public Builder edge(EdgeSettings edge) {
+            this.edge = edge;
+            return this;
+        }
+
         public Builder imageAffinity(boolean imageAffinity) {
             this.imageAffinity = imageAffinity;
             return this;
@@ -344,7 +361,7 @@ public record ServerConfig(
                 host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
                 heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl,
                 maxRequeues, heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity, broker);
+                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity, broker, edge);
         }
     }
 }

@@ -74,6 +74,12 @@ public final class BatonMetrics {
                 .increment();
     }
 
+    /** A runner's channel was closed on connect, by reason ({@code connect_rate}: over its connect limit, issue 41). */
+    public void connectRefused(String reason) {
+        Counter.builder("baton.runner.connects.refused").description("Runner channel connects refused, by reason")
+                .tag("reason", reason).register(registry).increment();
+    }
+
     public void claimed() {
         Counter.builder("baton.runner.job.claims").description("Jobs claimed by runners").register(registry).increment();
     }

@@ -11,10 +11,13 @@ import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.dispatch.Liveness;
 import dev.baton.server.dispatch.RunnerSpecSets;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.store.Job;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
@@ -39,6 +42,7 @@ public final class ChannelRoutes implements RouteModule {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelRoutes.class);
     private static final String RUNNER_ATTRIBUTE = "baton.channel.runner";
     private static final String SESSION_ATTRIBUTE = "baton.channel.session";
+    private static final String CLIENT_ATTRIBUTE = "baton.channel.client";
 
     private final RunnerAuthenticator runners;
     private final Store store;
@@ -51,10 +55,17 @@ public final class ChannelRoutes implements RouteModule {
     private final PollTimeout defaultPollTimeout;
     private final Duration idleTimeout;
     private final RunnerSpecSets specSets;
+    private final ConnectLimiter connects;
+    private final BatonMetrics metrics;
+    private final JobPullTokens pullTokens;
 
     public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
-            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets) {
+            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets,
+            ConnectLimiter connects, BatonMetrics metrics, JobPullTokens pullTokens) {
+        this.pullTokens = pullTokens;
         this.runners = new RunnerAuthenticator(store);
+        this.connects = connects;
+        this.metrics = metrics;
         this.specSets = specSets;
         this.store = store;
         this.sessions = sessions;
@@ -114,6 +125,8 @@ public final class ChannelRoutes implements RouteModule {
             throw refused;
         }
         ctx.attribute(RUNNER_ATTRIBUTE, runner.get());
+        // The client behind trusted proxies (ClientAddress), known only on the upgrade request.
+        ctx.attribute(CLIENT_ATTRIBUTE, ctx.ip());
     }
 
     private void connected(WsContext ctx) {
@@ -122,7 +135,17 @@ public final class ChannelRoutes implements RouteModule {
             ctx.closeSession(1008, "unauthenticated");
             return;
         }
-        String remote = String.valueOf(ctx.session.getRemoteSocketAddress());
+        String remote = ctx.attribute(CLIENT_ATTRIBUTE);
+        // Before the session is registered: a refused connect must not replace the runner's open channel.
+        Optional<Duration> wait = connects.take(runner.id());
+        if (wait.isPresent()) {
+            metrics.connectRefused(ConnectLimiter.REASON);
+            LOG.warn("runner {} connected from {} too often (runner_connects_per_minute); closed with {}",
+                    runner.slug(), remote, RunnerSession.CLOSE_TOO_MANY_CONNECTS);
+            ctx.closeSession(RunnerSession.CLOSE_TOO_MANY_CONNECTS, "too many connects of this runner; retry in "
+                    + Math.max(1, (wait.get().toMillis() + 999) / 1000) + " s");
+            return;
+        }
         RunnerSession session = new RunnerSession(runner, ctx, clock.instant());
         ctx.attribute(SESSION_ATTRIBUTE, session);
         sessions.register(session).ifPresent(old -> {
@@ -178,6 +201,7 @@ public final class ChannelRoutes implements RouteModule {
             }
             case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
             case RunnerMessage.Log l -> touchAnd(session, () -> lifecycle.log(session, l));
+            case RunnerMessage.PullToken p -> pullToken(session, p);
         };
         if (reply != null) session.send(reply);
     }
@@ -207,6 +231,30 @@ public final class ChannelRoutes implements RouteModule {
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
         if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
         return null;
+    }
+
+    /**
+     * A fresh pull token for an attempt this runner holds and that is still live (issue 41); a
+     * lease that is not current, or a job that ended, is {@code stale}. Not activity: it does not
+     * reset the read timer (the runner's {@code preparing} does).
+     */
+    private ServerMessage pullToken(RunnerSession session, RunnerMessage.PullToken request) {
+        Optional<Job> found = store.runs().findJob(request.job());
+        if (found.isEmpty()) return new ServerMessage.Error("job_not_found", "no job " + request.job());
+        Job job = found.get();
+        if (!job.holds(request.lease()) || job.runnerId() == null || job.runnerId() != session.runnerId()) {
+            return new ServerMessage.Stale(request.job(), request.lease(), "lease is no longer current");
+        }
+        if (!JobPullTokens.live(job)) {
+            return new ServerMessage.Stale(request.job(), request.lease(), "job is " + job.status().wireName());
+        }
+        if (job.config().digest() == null) {
+            return new ServerMessage.Error("no_image", "job " + job.uuid() + " runs a command and pulls no image:"
+                    + " it has no pull token");
+        }
+        var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
+        String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
+        return new ServerMessage.PullToken(job.uuid(), request.lease(), token);
     }
 
     private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {

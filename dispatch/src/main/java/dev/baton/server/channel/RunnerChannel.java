@@ -1,5 +1,6 @@
 package dev.baton.server.channel;
 
+import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.dispatch.Sessions;
 
 import dev.baton.protocol.value.PollTimeout;
@@ -33,7 +34,6 @@ import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
-import dev.baton.server.token.ReusedPullTokens;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
@@ -109,7 +109,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
             specSets.invalidate();
             bus.publish(new ClusterEvent.SpecsChanged());
         });
-        this.dispatcher = new Dispatcher(store, active, deadlines, new ReusedPullTokens(pullTokens, config.pullTokenTtl()), metrics, clock,
+        // One token per claim and per refresh, limited to the job (issue 41).
+        JobPullTokens jobTokens = new JobPullTokens(pullTokens, config.jobTimeoutGrace());
+        this.dispatcher = new Dispatcher(store, active, deadlines, jobTokens, metrics, clock,
                 config.acceptanceTimeout(), changes, specSets);
         dispatcher.imageAffinity(config.imageAffinity());
         this.results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
@@ -118,7 +120,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 LifecycleSettings.of(config), logs, explainer, bus, changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
-                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets);
+                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets,
+                new ConnectLimiter(config.edge().runnerConnectsPerMinute(), config.edge().runnerConnectBurst(), clock),
+                metrics, jobTokens);
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);

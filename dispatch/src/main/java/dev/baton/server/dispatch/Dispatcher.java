@@ -14,7 +14,6 @@ import dev.baton.server.store.ClaimRequest;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
-import dev.baton.server.token.PullTokens;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,7 +79,7 @@ public final class Dispatcher {
     private final Store store;
     private final ActiveJobs active;
     private final Deadlines deadlines;
-    private final PullTokens pullTokens;
+    private final JobPullTokens pullTokens;
     private final BatonMetrics metrics;
     private final Clock clock;
     private final Duration acceptanceTimeout;
@@ -105,8 +104,8 @@ public final class Dispatcher {
     /** Told the spec of every job heard of as pending, here or elsewhere (transport A's lease pump); they only hand it on. */
     private final List<java.util.function.LongConsumer> pendingListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, PullTokens pullTokens, BatonMetrics metrics,
-            Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
+    public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, JobPullTokens pullTokens,
+            BatonMetrics metrics, Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
         this.changes = changes;
         this.specSets = specSets;
         this.store = store;
@@ -439,7 +438,7 @@ public final class Dispatcher {
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
         deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));
         metrics.claimed();
-        String token = pullTokens.issue(session.runner().uuid(), project, now);
+        String token = pullTokens.issue(session.runner().uuid(), project, job, now);
         ClaimedJob claimed = new ClaimedJob(job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
         LOG.info("job {} attempt {} claimed by runner {}", job.uuid(), job.attempt(), session.runner().slug());
         return () -> {

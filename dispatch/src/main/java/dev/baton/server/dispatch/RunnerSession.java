@@ -25,6 +25,8 @@ public final class RunnerSession {
     public static final int CLOSE_REPLACED = 4001;
     public static final int CLOSE_HEARTBEAT_TIMEOUT = 4002;
     public static final int CLOSE_SHUTDOWN = 4003;
+    /** The runner opened its channel more often than runner_connects_per_minute allows (issue 41). */
+    public static final int CLOSE_TOO_MANY_CONNECTS = 4029;
 
     private final Runner runner;
     private final WsContext ws;

@@ -26,6 +26,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = RunnerMessage.Failed.class, name = "failed"),
     @JsonSubTypes.Type(value = RunnerMessage.Canceled.class, name = "canceled"),
     @JsonSubTypes.Type(value = RunnerMessage.Log.class, name = "log"),
+    @JsonSubTypes.Type(value = RunnerMessage.PullToken.class, name = "pull_token"),
 })
 public sealed interface RunnerMessage {
 
@@ -102,6 +103,16 @@ public sealed interface RunnerMessage {
             this(pollTimeout, os, arch, version, slots, null, null, null);
         }
     }
+
+    /**
+     * A Baton extension (issue 41): the runner asks for a fresh registry pull token for this
+     * attempt, because a pull outlives the one its {@code job} message carried. Answered with the
+     * server's {@code pull_token} while the lease is current and the job has not ended, else
+     * {@code stale}. Optional: a runner that never asks pulls with the claim's token alone. It is
+     * not activity (it does not reset the read timer): a runner that pulls still says
+     * {@code preparing}.
+     */
+    record PullToken(JobUuid job, LeaseId lease) implements RunnerMessage {}
 
     /** Keep-alive while a claimed job is being provisioned (pull, unpack, boot). */
     record Preparing(JobUuid job, LeaseId lease, String message) implements JobScoped {}

@@ -19,8 +19,16 @@ import java.util.List;
     @JsonSubTypes.Type(value = ServerMessage.Drain.class, name = "drain"),
     @JsonSubTypes.Type(value = ServerMessage.Error.class, name = "error"),
     @JsonSubTypes.Type(value = ServerMessage.Welcome.class, name = "welcome"),
+    @JsonSubTypes.Type(value = ServerMessage.PullToken.class, name = "pull_token"),
 })
 public sealed interface ServerMessage {
+
+    /**
+     * A Baton extension (issue 41), the answer to the runner's {@code pull_token}: a fresh registry
+     * pull token for this attempt ({@code token}), scoped like the claim's to the job's image and
+     * refused by the registry once the job has ended.
+     */
+    record PullToken(JobUuid job, LeaseId lease, String token) implements ServerMessage {}
 
     /** Acknowledges a runner message; {@code job} names the job it was about, if any. */
     record Ack(JobUuid job) implements ServerMessage {}

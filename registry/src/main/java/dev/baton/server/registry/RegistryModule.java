@@ -51,14 +51,16 @@ public final class RegistryModule implements RouteModule {
     private final TokenEndpoint tokenEndpoint;
     private final ProjectLookup projects;
     private final String publicUrl;
+    private final JobPulls jobPulls;
 
     /**
      * @param credentials  what the admin token or a user's API token grants (the passwords the token endpoint accepts)
      * @param publicUrl    base URL for the token realm; null derives it from each request's Host
      */
     public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Credentials credentials,
-            String publicUrl, Clock clock) {
+            String publicUrl, Clock clock, Store store) {
         this.registry = registry;
+        this.jobPulls = new JobPulls(registry, store, clock);
         this.auth = new RegistryAuth(tokens, credentials, clock);
         this.tokenEndpoint = new TokenEndpoint(auth, tokens, projects, clock);
         this.projects = projects;
@@ -73,7 +75,7 @@ public final class RegistryModule implements RouteModule {
             ProjectLookup projects, RegistryTokens tokens, Clock clock) {
         Registry registry = new Registry(storage.blobs(), new ObjectRepositories(storage.objects()), store,
                 config.registryMaxBodyBytes(), clock);
-        return new RegistryModule(registry, tokens, projects, credentials, config.publicUrl(), clock);
+        return new RegistryModule(registry, tokens, projects, credentials, config.publicUrl(), clock, store);
     }
 
     public Registry registry() {
@@ -144,6 +146,7 @@ public final class RegistryModule implements RouteModule {
         if (!delete && !method.equals("GET") && !method.equals("HEAD")) throw unsupported();
         Target target = authorize(ctx, p.name(), delete ? "delete" : "pull");
         Digest digest = digest(p.digest());
+        if (!delete) jobPulls.blob(target.grant, target.key, digest);
         if (delete) {
             registry.deleteBlob(target.key, digest);
             ctx.status(202);
@@ -253,6 +256,7 @@ public final class RegistryModule implements RouteModule {
         switch (method) {
             case "GET", "HEAD" -> {
                 Target target = authorize(ctx, p.name(), "pull");
+                jobPulls.manifest(target.grant, target.key, p.reference(), ctx.ip());
                 StoredManifest manifest = registry.getManifest(target.key, p.reference());
                 HttpServletResponse res = ctx.res();
                 res.setStatus(200);

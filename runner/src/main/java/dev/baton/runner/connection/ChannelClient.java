@@ -49,6 +49,7 @@ public final class ChannelClient {
     private final Consumer<Input> sink;
     private final Clock clock;
     private volatile Connection current;
+    private volatile Consumer<ServerMessage> tap = message -> { };
 
     /**
      * @param server base URL of the server (http, https, ws or wss)
@@ -79,6 +80,11 @@ public final class ChannelClient {
 
     public URI uri() {
         return uri;
+    }
+
+    /** Also hands every server message to {@code listener}, before the machine (pull token answers, issue 41). */
+    public void tap(Consumer<ServerMessage> listener) {
+        this.tap = listener;
     }
 
     /** Opens a connection in the background; reports {@link Input.ConnectionOpened} or {@link Input.ConnectionClosed}. */
@@ -238,6 +244,7 @@ public final class ChannelClient {
             if (ended.get()) return;
             try {
                 ServerMessage message = Wire.decodeServerMessage(json);
+                tap.accept(message);
                 sink.accept(new Input.Received(message));
             } catch (InvalidMessageException e) {
                 sink.accept(new Input.Malformed(e.getMessage()));

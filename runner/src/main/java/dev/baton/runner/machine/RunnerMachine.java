@@ -154,6 +154,8 @@ public final class RunnerMachine {
             case ServerMessage.Error e -> log.warn("server error {}: {}", e.code(), e.message());
             // logged by the driver, which knows the server and executor; the machine takes the server's message limit
             case ServerMessage.Welcome w -> reporting.onServerLimit(w.maxMessageBytes());
+            // Answered to the image pull that asked (ChannelClient hands it there, issue 41); no state here.
+            case ServerMessage.PullToken p -> { }
         }
     }
 

@@ -47,6 +47,8 @@ final class ServerLink {
             case RunnerMessage.JobScoped s -> s.job();
             case RunnerMessage.Heartbeat hb -> hb.job();
             case RunnerMessage.Ready r -> null;
+            // Answered with pull_token, never ack: not counted (pulls send it past the machine anyway).
+            case RunnerMessage.PullToken p -> null;
         };
         if (job != null) sent.merge(job, 1, Integer::sum);
         out.add(new Effect.Send(message));

@@ -10,8 +10,10 @@ import java.time.Duration;
 
 /**
  * Pulls from an OCI distribution registry ({@code /v2/{name}/manifests|blobs/{digest}}) with the
- * job's short-lived pull token as a bearer token. Redirects (to blob storage) are followed by the
- * client; the digest check of the caller makes any content from anywhere trustworthy or rejected.
+ * job's short-lived pull token as a bearer token. A token the registry refuses (401, 403) is
+ * refreshed once through {@link PullCredentials} and the request repeated (issue 41), so a pull
+ * that outlives its token goes on. Redirects (to blob storage) are followed by the client; the
+ * digest check of the caller makes any content from anywhere trustworthy or rejected.
  */
 public final class RegistryBlobSource implements BlobSource {
     static final String ACCEPT = String.join(", ",
@@ -23,18 +25,23 @@ public final class RegistryBlobSource implements BlobSource {
     private final HttpClient http;
     private final URI base;
     private final String repository;
-    private final String token;
+    private final PullCredentials credentials;
 
     /**
      * @param registry the job's {@code registry}: a base URL, or a host[:port] (then https)
      * @param repository the repository name (the project)
      */
     public RegistryBlobSource(HttpClient http, String registry, String repository, String token) {
+        this(http, registry, repository, PullCredentials.fixed(token));
+    }
+
+    /** With a token that is refreshed when the registry refuses it. */
+    public RegistryBlobSource(HttpClient http, String registry, String repository, PullCredentials credentials) {
         this.http = http;
         String b = registry.contains("://") ? registry : "https://" + registry;
         this.base = URI.create(b.replaceAll("/+$", ""));
         this.repository = repository;
-        this.token = token;
+        this.credentials = credentials;
     }
 
     @Override
@@ -48,14 +55,19 @@ public final class RegistryBlobSource implements BlobSource {
     }
 
     private InputStream get(String path, String accept) throws IOException, PullDeniedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-                .timeout(Duration.ofMinutes(10))
-                .header("Accept", accept)
-                .GET();
-        if (token != null && !token.isEmpty()) request.header("Authorization", "Bearer " + token);
+        String token = credentials.current();
         try {
-            HttpResponse<InputStream> response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = send(path, accept, token);
             int status = response.statusCode();
+            if ((status == 401 || status == 403) && token != null && !token.isEmpty()) {
+                // Expired, most likely: a fresh token for the same job, once; refused again, the pull is denied.
+                var fresh = credentials.refresh(token);
+                if (fresh.isPresent()) {
+                    response.body().close();
+                    response = send(path, accept, fresh.get());
+                    status = response.statusCode();
+                }
+            }
             if (status == 200) return response.body();
             response.body().close();
             if (status == 401 || status == 403 || status == 404) {
@@ -66,5 +78,15 @@ public final class RegistryBlobSource implements BlobSource {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         }
+    }
+
+    private HttpResponse<InputStream> send(String path, String accept, String token)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofMinutes(10))
+                .header("Accept", accept)
+                .GET();
+        if (token != null && !token.isEmpty()) request.header("Authorization", "Bearer " + token);
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
     }
 }

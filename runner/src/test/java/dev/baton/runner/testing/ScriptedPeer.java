@@ -66,6 +66,7 @@ public final class ScriptedPeer implements AutoCloseable {
             case RunnerMessage.JobScoped s -> new ServerMessage.Ack(s.job());
             case RunnerMessage.Heartbeat h -> new ServerMessage.Ack(h.job());
             case RunnerMessage.Ready r -> new ServerMessage.Ack(null);
+            case RunnerMessage.PullToken p -> new ServerMessage.Ack(p.job()); // no script here asks for a pull token
         };
     }
 

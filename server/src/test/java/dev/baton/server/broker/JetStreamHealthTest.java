@@ -97,7 +97,7 @@ class JetStreamHealthTest {
         spec = server.spec("x86 small");
         metrics = new BatonMetrics();
         transport = new TransportA(server.config, server.store, server.clock, server.channel(),
-                (runner, project, now) -> "pull-token-for-" + project, metrics, null);
+                (pull, now) -> "pull-token-for-" + pull.project(), metrics, null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);
         http = Javalin.create(cfg -> {

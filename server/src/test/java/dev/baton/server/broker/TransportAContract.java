@@ -73,7 +73,7 @@ abstract class TransportAContract {
                 .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
         spec = server.spec("x86 small");
         transport = new TransportA(server.config, server.store, server.clock, server.channel(),
-                (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics(), null);
+                (pull, now) -> "pull-token-for-" + pull.project(), new BatonMetrics(), null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);
         http = Javalin.create(cfg -> {
@@ -186,7 +186,7 @@ abstract class TransportAContract {
         for (int i = 0; i < 5; i++) jobs.add(server.submit(spec));
         LeaseOfferCalls calls = new LeaseOfferCalls(server.store);
         transport = new TransportA(server.config, calls.store(), server.clock, server.channel(),
-                (runner, project, now) -> "pull-token-for-" + project, new BatonMetrics(), null);
+                (pull, now) -> "pull-token-for-" + pull.project(), new BatonMetrics(), null);
 
         assertThat(transport.pump()).as("one round publishes the five").isEqualTo(5);
         assertThat(calls.of("grant")).as("one transaction writes the five offers").hasSize(1);

@@ -58,7 +58,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("postgres")
 @Tag("nats")
 class TwoNodeTransportATest {
-    static final PullTokens TOKENS = (runner, project, now) -> "pull-token-for-" + project;
+    static final PullTokens TOKENS = (pull, now) -> "pull-token-for-" + pull.project();
 
     @TempDir
     Path dataDir;

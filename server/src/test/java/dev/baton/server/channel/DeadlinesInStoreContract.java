@@ -62,7 +62,7 @@ abstract class DeadlinesInStoreContract {
     /** Another node on the same store and clock, not started: it acts only when the test sweeps. */
     RunnerChannel otherNode(String id, Duration nodeTimeout) {
         RunnerChannel node = new RunnerChannel(server.store, server.config.withNode(id, nodeTimeout), server.clock,
-                (runner, project, now) -> "pull-token", server.outputs, new BatonMetrics());
+                (pull, now) -> "pull-token", server.outputs, new BatonMetrics());
         others.add(node);
         return node;
     }
@@ -223,7 +223,7 @@ abstract class DeadlinesInStoreContract {
     void aLostWakeUpDelaysWorkButNeverLosesIt() {
         // A second node that hears nothing from the others (as if every notification were lost).
         RunnerChannel deaf = new RunnerChannel(server.store, server.config.withNode("node-deaf", Duration.ofHours(1)), server.clock,
-                (r, p, now) -> "pull-token", server.outputs, new BatonMetrics(), dev.baton.server.cluster.ClusterBus.LOCAL);
+                (pull, now) -> "pull-token", server.outputs, new BatonMetrics(), dev.baton.server.cluster.ClusterBus.LOCAL);
         others.add(deaf);
         deaf.start();
         io.javalin.Javalin app = io.javalin.Javalin.create(cfg -> deaf.routes().addRoutes(cfg)).start("127.0.0.1", 0);

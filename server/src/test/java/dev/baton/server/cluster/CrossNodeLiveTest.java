@@ -15,6 +15,7 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.value.Architecture;
+import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.BatonServer;
@@ -28,6 +29,8 @@ import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.TestDatabases;
 import dev.baton.server.testing.TestRunner;
+import dev.baton.server.token.JobPull;
+import dev.baton.server.token.PullScope;
 import dev.baton.server.token.RegistryTokens;
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -282,7 +285,8 @@ class CrossNodeLiveTest {
 
         assertThat(raw(nodeA, path, null).statusCode()).isEqualTo(401);
         assertThat(raw(nodeA, path, ADMIN).statusCode()).as("the admin token is no node token").isEqualTo(401);
-        String pull = keys.issue(RunnerUuid.random(), project.uuid(), now);
+        String pull = keys.issue(new JobPull(RunnerUuid.random(), project.uuid(), new PullScope(job.uuid(), 1,
+                ImageDigest.of("sha256:" + "a".repeat(64))), now.plusSeconds(3600)), now);
         assertThat(raw(nodeA, path, pull).statusCode()).as("a registry token is no node token").isEqualTo(401);
         assertThat(raw(nodeA, path, keys.issue("node-b", JobUuid.random(), now)).statusCode()).as("a token for another job").isEqualTo(401);
         assertThat(keys.verify(keys.issue("node-b", job.uuid(), now), now)).as("and a node token is no registry token").isEmpty();

@@ -49,6 +49,25 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void trustedProxiesAreAListInTheFileOrCommaSeparatedAndOffByDefault() throws Exception {
+        assertThat(ServerConfig.defaults(dir).edge().trustedProxies()).isEmpty();
+        Files.writeString(dir.resolve("baton.json"), "{\"trusted_proxies\": [\"10.0.0.0/8\", \"::1\"]}");
+        ServerConfig c = ConfigLoader.load(null, Map.of("BATON_DATA_DIR", dir.toString()), Map.of());
+        assertThat(c.edge().trustedProxies()).containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("::1/128"));
+        assertThat(Cidr.parse("10.1.2.3/8")).as("host bits cleared").isEqualTo(Cidr.parse("10.0.0.0/8"));
+        assertThat(ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "off"), Map.of()).edge().trustedProxies())
+                .isEmpty();
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "10.0.0.0/33"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("BATON_TRUSTED_PROXIES")
+                .hasMessageContaining("/33");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("trusted_proxies", "proxy.internal")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--trusted-proxies")
+                .hasMessageContaining("not an IP address");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("runner_connect_burst", "0")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--runner-connect-burst");
+    }
+
+    @Test
     void everyKeyCanBeSetByFlag() {
         Map<String, String> flags = new HashMap<>();
         flags.put("host", "::1");
@@ -90,6 +109,9 @@ class ConfigLoaderTest {
         flags.put("nats_specs", "x86-small, gpu");
         flags.put("lease_ttl", "90s");
         flags.put("nats_credentials", "/etc/baton/nats-server.nk");
+        flags.put("trusted_proxies", "10.0.0.0/8, 2001:db8::1");
+        flags.put("runner_connects_per_minute", "6");
+        flags.put("runner_connect_burst", "3");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
@@ -100,7 +122,8 @@ class ConfigLoaderTest {
                         "cluster-a", "AKIDEXAMPLE", "wJalrXUtnFEMI", false, 16L * 1024 * 1024), 4, Duration.ofMinutes(30),
                 "http://10.0.0.11:7701", false,
                 new BrokerSettings("nats://127.0.0.1:4222", "websocket", java.util.Set.of("x86-small", "gpu"), Duration.ofSeconds(90),
-                        "/etc/baton/nats-server.nk")));
+                        "/etc/baton/nats-server.nk"),
+                new EdgeSettings(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::1/128")), 6, 3)));
     }
 
     @Test
@@ -108,6 +131,7 @@ class ConfigLoaderTest {
         // The blob storage settings are one component, a record of its own (BlobSettings).
         List<String> components = java.util.Arrays.stream(ServerConfig.class.getRecordComponents())
                 .flatMap(rc -> rc.getType() == BlobSettings.class || rc.getType() == BrokerSettings.class
+                        || rc.getType() == EdgeSettings.class
                         ? java.util.Arrays.stream(rc.getType().getRecordComponents()) : java.util.stream.Stream.of(rc))
                 .map(rc -> rc.getName().replaceAll("([A-Z])", "_$1").toLowerCase())
                 .toList();

@@ -1,7 +1,6 @@
 package dev.baton.server.registry;
 
 import dev.baton.protocol.id.ProjectUuid;
-import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.blob.BlobStorage;
@@ -10,6 +9,7 @@ import dev.baton.server.store.Project;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
+import dev.baton.server.token.Access;
 import dev.baton.server.token.RegistryTokens;
 import io.javalin.Javalin;
 import java.net.URI;
@@ -21,6 +21,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
+import java.util.Set;
 
 /**
  * A real registry on 127.0.0.1 and an ephemeral port: its own Javalin with only the registry
@@ -80,8 +82,10 @@ final class RegistryFixture implements AutoCloseable {
         return "Basic " + Base64.getEncoder().encodeToString(("baton:" + password).getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A pull-only token for every repository of {@code project}, as /v2/token gives one (not a job's). */
     String pullToken(ProjectUuid project) {
-        return tokens.issue(RunnerUuid.random(), project, clock.instant());
+        List<Access> pull = List.of(new Access(Access.PROJECT, project.toString(), Set.of("pull")));
+        return tokens.issueUserToken("runner", pull, clock.instant()).token();
     }
 
     HttpResponse<byte[]> send(String method, String path, String authorization, byte[] body, String... headers) throws Exception {

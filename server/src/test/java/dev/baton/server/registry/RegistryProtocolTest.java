@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.server.blob.Digest;
+import dev.baton.server.token.RegistryTokens;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -138,7 +139,7 @@ class RegistryProtocolTest {
     }
 
     @Test
-    void runnerPullTokensPullOneProjectOnlyAndExpire() throws Exception {
+    void projectPullTokensPullOneProjectOnlyAndExpire() throws Exception {
         TestImage image = new TestImage("runner");
         pushImage("alpha/img", image, "v1");
         pushImage("beta/img", image, "v1");
@@ -162,7 +163,7 @@ class RegistryProtocolTest {
         assertThat(registry.send("GET", "/v2/alpha/img/manifests/v1",
                 RegistryFixture.basic(registry.pullToken(registry.alpha)), null).statusCode()).isEqualTo(200);
 
-        registry.clock.advance(Duration.ofMinutes(10));
+        registry.clock.advance(RegistryTokens.USER_TOKEN_TTL);
         assertThat(registry.send("GET", "/v2/alpha/img/manifests/v1", alphaToken, null).statusCode()).isEqualTo(401);
     }
 

@@ -1,7 +1,5 @@
 package dev.baton.server.testing;
 
-import dev.baton.protocol.id.ProjectUuid;
-import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
@@ -161,7 +159,7 @@ public final class ChannelFixture implements AutoCloseable {
     public void startServer() {
         metrics = new BatonMetrics();
         // Stand-in for the registry's JWT issuer, which the registry tests cover; here only its presence matters.
-        PullTokens tokens = (RunnerUuid runner, ProjectUuid project, Instant now) -> "pull-token-for-" + project;
+        PullTokens tokens = (pull, now) -> "pull-token-for-" + pull.project();
         channel = new RunnerChannel(store, config, clock, tokens, outputs, metrics);
         channel.start();
         app = Javalin.create(cfg -> {

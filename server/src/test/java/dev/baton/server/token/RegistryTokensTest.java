@@ -9,8 +9,10 @@ import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.RunnerUuid;
+import dev.baton.protocol.value.ImageDigest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -29,20 +31,29 @@ class RegistryTokensTest {
     @TempDir
     Path dataDir;
 
+    static final ImageDigest IMAGE = ImageDigest.of("sha256:" + "a".repeat(64));
+
+    /** A job's pull for {@code project}, its hard timeout an hour away. */
+    static JobPull pull(RunnerUuid runner, ProjectUuid project) {
+        return new JobPull(runner, project, new PullScope(JobUuid.random(), 2, IMAGE), NOW.plus(Duration.ofHours(1)));
+    }
+
     @Test
-    void pullTokensArePullOnlyForOneProjectAndExpire() throws Exception {
+    void pullTokensArePullOnlyForOneJobsImageInItsProjectAndExpire() throws Exception {
         RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
         RunnerUuid runner = RunnerUuid.random();
         ProjectUuid project = ProjectUuid.random();
-        String token = tokens.issue(runner, project, NOW);
+        JobPull pull = pull(runner, project);
+        String token = tokens.issue(pull, NOW);
 
         Grant grant = tokens.verify(token, NOW.plusSeconds(60)).orElseThrow();
         assertThat(grant.subject()).isEqualTo(runner.toString());
         assertThat(grant.admin()).isFalse();
-        assertThat(grant.allows(project.toString(), "img", "x/img", "pull")).isTrue();
+        assertThat(grant.pull()).isEqualTo(pull.scope());
         assertThat(grant.allows(project.toString(), "", "x", "pull")).isTrue();
-        assertThat(grant.allows(project.toString(), "img", "x/img", "push")).isFalse();
-        assertThat(grant.allows(ProjectUuid.random().toString(), "img", "y/img", "pull")).isFalse();
+        assertThat(grant.allows(project.toString(), "img", "x/img", "pull")).as("the project's root only").isFalse();
+        assertThat(grant.allows(project.toString(), "", "x", "push")).isFalse();
+        assertThat(grant.allows(ProjectUuid.random().toString(), "", "y", "pull")).isFalse();
 
         SignedJWT jwt = SignedJWT.parse(token);
         assertThat(jwt.getJWTClaimsSet().getAudience()).containsExactly(RegistryTokens.AUDIENCE);
@@ -50,6 +61,17 @@ class RegistryTokensTest {
 
         assertThat(tokens.verify(token, NOW.plus(Duration.ofMinutes(5)))).isEmpty();
         assertThat(tokens.verify(token, NOW.minusSeconds(1))).as("not before issue").isEmpty();
+    }
+
+    @Test
+    void aPullTokenNeverOutlivesItsJobsHardTimeout() throws Exception {
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(10));
+        JobPull soon = new JobPull(RunnerUuid.random(), ProjectUuid.random(), new PullScope(JobUuid.random(), 1, IMAGE),
+                NOW.plus(Duration.ofMinutes(3)));
+        String token = tokens.issue(soon, NOW);
+        assertThat(SignedJWT.parse(token).getJWTClaimsSet().getExpirationTime().toInstant())
+                .isEqualTo(NOW.plus(Duration.ofMinutes(3)));
+        assertThat(tokens.verify(token, NOW.plus(Duration.ofMinutes(3)))).isEmpty();
     }
 
     @Test
@@ -65,7 +87,8 @@ class RegistryTokensTest {
         assertThat(tokens.verify(token, job, NOW.minus(RegistryTokens.NODE_TOKEN_SLACK).minusSeconds(1))).as("not yet valid").isFalse();
         assertThat(tokens.verify(token, dev.baton.protocol.id.JobUuid.random(), NOW)).as("another job").isFalse();
         assertThat(tokens.verify(token, NOW)).as("no registry token").isEmpty();
-        assertThat(tokens.verify(tokens.issue(RunnerUuid.random(), ProjectUuid.random(), NOW), job, NOW)).as("a pull token is no node token").isFalse();
+        assertThat(tokens.verify(tokens.issue(pull(RunnerUuid.random(), ProjectUuid.random()), NOW), job, NOW))
+                .as("a pull token is no node token").isFalse();
         assertThat(RegistryTokens.open(otherDir, Duration.ofMinutes(5)).verify(token, job, NOW)).as("another cluster's key").isFalse();
         assertThat(tokens.verify("not a token", job, NOW)).isFalse();
     }
@@ -112,7 +135,8 @@ class RegistryTokensTest {
 
     @Test
     void theKeyIsPersistedPrivatelyAndSurvivesARestart() throws Exception {
-        String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5)).issue(RunnerUuid.random(), ProjectUuid.random(), NOW);
+        String token = RegistryTokens.open(dataDir, Duration.ofMinutes(5))
+                .issue(pull(RunnerUuid.random(), ProjectUuid.random()), NOW);
         Path key = dataDir.resolve(RegistryTokens.KEY_FILE);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
         assertThat(RegistryTokens.open(dataDir, Duration.ofMinutes(5)).verify(token, NOW)).isPresent();
@@ -126,7 +150,7 @@ class RegistryTokensTest {
     void forgedTamperedAndForeignTokensAreRefused() throws Exception {
         RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
         ProjectUuid project = ProjectUuid.random();
-        String token = tokens.issue(RunnerUuid.random(), project, NOW);
+        String token = tokens.issue(pull(RunnerUuid.random(), project), NOW);
 
         String[] parts = token.split("\\.");
         String otherPayload = SignedJWT.parse(tokens.issueUserToken(

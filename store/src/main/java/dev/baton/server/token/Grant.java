@@ -11,10 +11,16 @@ import java.util.List;
  * @param access   the resources and actions allowed
  * @param admin    true only for the admin token itself, which may do anything
  * @param expires  when the grant ends (null for the admin token)
+ * @param pull     for a job's pull token: the job, attempt and image it is limited to (issue 41); else null
  */
-public record Grant(String subject, List<Access> access, boolean admin, Instant expires) {
+public record Grant(String subject, List<Access> access, boolean admin, Instant expires, PullScope pull) {
     public Grant {
         access = List.copyOf(access);
+    }
+
+    /** A grant not limited to one job's pull. */
+    public Grant(String subject, List<Access> access, boolean admin, Instant expires) {
+        this(subject, access, admin, expires, null);
     }
 
     public static Grant adminToken() {

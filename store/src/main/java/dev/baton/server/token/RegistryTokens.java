@@ -12,8 +12,8 @@ import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import dev.baton.protocol.id.ProjectUuid;
-import dev.baton.protocol.id.RunnerUuid;
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.value.ImageDigest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,8 +36,9 @@ import java.util.UUID;
  * key file, accepts the others' tokens). Two kinds are issued:
  *
  * <ul>
- *   <li>runner pull tokens ({@link PullTokens}): subject the runner UUID, pull on one project,
- *       valid for the configured minutes;
+ *   <li>runner pull tokens ({@link PullTokens}): subject the runner UUID, pull on the job's
+ *       project repository, claims {@code pull_job}, {@code pull_attempt} and {@code pull_image}
+ *       limiting it to one attempt's image (issue 41), valid for the configured minutes at most;
  *   <li>user tokens from {@code /v2/token}: subject {@code admin}, the requested repository
  *       scopes, valid for {@link #USER_TOKEN_TTL}.
  * </ul>
@@ -57,6 +58,10 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     public static final Duration USER_TOKEN_TTL = Duration.ofMinutes(15);
     static final String KEY_FILE = "registry-signing-key.jwk";
     private static final String ACCESS_CLAIM = "access";
+    /** A job's pull token (issue 41): names of their own, so that a node token's {@code job} never reads as one. */
+    private static final String PULL_JOB_CLAIM = "pull_job";
+    private static final String PULL_ATTEMPT_CLAIM = "pull_attempt";
+    private static final String PULL_IMAGE_CLAIM = "pull_image";
 
     private final ECKey key;
     private final JWSSigner signer;
@@ -116,12 +121,23 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     }
 
     @Override
-    public String issue(RunnerUuid runner, ProjectUuid project, Instant now) {
-        return sign(runner.toString(), List.of(new Access(Access.PROJECT, project.toString(), Set.of("pull"))), now, pullTokenTtl);
+    public String issue(JobPull pull, Instant now) {
+        Duration ttl = pullTokenTtl;
+        // Never past the job's hard timeout: a token outliving its job is refused anyway, but need not exist.
+        if (pull.notAfter().isBefore(now.plus(ttl))) ttl = Duration.between(now, pull.notAfter());
+        if (ttl.isNegative() || ttl.isZero()) ttl = Duration.ofSeconds(1);
+        PullScope scope = pull.scope();
+        List<Access> access = List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull")));
+        JWTClaimsSet claims = claims(pull.runner().toString(), access, now, ttl)
+                .claim(PULL_JOB_CLAIM, scope.job().toString())
+                .claim(PULL_ATTEMPT_CLAIM, scope.attempt())
+                .claim(PULL_IMAGE_CLAIM, scope.image().toString())
+                .build();
+        return signed(claims);
     }
 
     @Override
-    public String issue(String fromNode, dev.baton.protocol.id.JobUuid job, Instant now) {
+    public String issue(String fromNode, JobUuid job, Instant now) {
         JWTClaimsSet claims = new JWTClaimsSet.Builder()
                 .issuer(ISSUER)
                 .audience(NODE_AUDIENCE)
@@ -135,7 +151,7 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     }
 
     @Override
-    public boolean verify(String token, dev.baton.protocol.id.JobUuid job, Instant now) {
+    public boolean verify(String token, JobUuid job, Instant now) {
         return verified(token, NODE_AUDIENCE, now).map(c -> job.toString().equals(c.getClaim(JOB_CLAIM))).orElse(false);
     }
 
@@ -159,8 +175,9 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
             Object raw = claims.getClaim(ACCESS_CLAIM);
             if (!(raw instanceof List<?> entries)) return Optional.empty();
             for (Object entry : entries) access.add(Access.fromClaim(entry));
-            return Optional.of(new Grant(claims.getSubject(), access, false, claims.getExpirationTime().toInstant()));
-        } catch (IllegalArgumentException | ClassCastException e) {
+            Instant expires = claims.getExpirationTime().toInstant();
+            return Optional.of(new Grant(claims.getSubject(), access, false, expires, pullScope(claims)));
+        } catch (IllegalArgumentException | ClassCastException | ParseException e) {
             return Optional.empty();
         }
     }
@@ -187,8 +204,24 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         }
     }
 
+    /** The job a pull token is limited to, or null for a token of another kind. */
+    private static PullScope pullScope(JWTClaimsSet claims) throws ParseException {
+        String job = claims.getStringClaim(PULL_JOB_CLAIM);
+        if (job == null) return null;
+        Integer attempt = claims.getIntegerClaim(PULL_ATTEMPT_CLAIM);
+        String image = claims.getStringClaim(PULL_IMAGE_CLAIM);
+        if (attempt == null || image == null) {
+            throw new IllegalArgumentException("a job's pull token names its attempt and image");
+        }
+        return new PullScope(JobUuid.parse(job), attempt, ImageDigest.of(image));
+    }
+
     private String sign(String subject, List<Access> access, Instant now, Duration ttl) {
-        JWTClaimsSet claims = new JWTClaimsSet.Builder()
+        return signed(claims(subject, access, now, ttl).build());
+    }
+
+    private static JWTClaimsSet.Builder claims(String subject, List<Access> access, Instant now, Duration ttl) {
+        return new JWTClaimsSet.Builder()
                 .issuer(ISSUER)
                 .audience(AUDIENCE)
                 .subject(subject)
@@ -196,9 +229,7 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
                 .notBeforeTime(Date.from(now))
                 .expirationTime(Date.from(now.plus(ttl)))
                 .jwtID(UUID.randomUUID().toString())
-                .claim(ACCESS_CLAIM, access.stream().map(Access::toClaim).toList())
-                .build();
-        return signed(claims);
+                .claim(ACCESS_CLAIM, access.stream().map(Access::toClaim).toList());
     }
 
     private String signed(JWTClaimsSet claims) {
