@@ -1,0 +1,31 @@
+package dev.baton.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+
+/**
+ * A job's attempts as text (issue 41): each claim's runner, why it ended and, for a started
+ * attempt that failed, whether it was retried or why not — what an operator asks after a retry.
+ */
+final class AttemptsText {
+    private AttemptsText() {}
+
+    /** Prints the attempts table; nothing when the job has no attempts (or the server sends none). */
+    static void print(JsonNode attempts, PrintWriter out) {
+        if (attempts == null || !attempts.isArray() || attempts.isEmpty()) return;
+        Table table = new Table("ATTEMPT", "RUNNER", "ENDED", "EXIT", "RETRIED");
+        for (JsonNode a : attempts) {
+            String ended = a.path("end_reason").asText(a.path("outcome").asText("running"));
+            if (a.hasNonNull("decline_code")) ended += " (" + a.get("decline_code").asText() + ")";
+            table.row(a.path("number").asText(), Output.text(a.get("runner")), ended,
+                    a.hasNonNull("exit_code") ? a.get("exit_code").asText() : "", retried(a));
+        }
+        table.print(out);
+    }
+
+    private static String retried(JsonNode a) {
+        if (!a.has("retried") || a.get("retried").isNull()) return "";
+        if (a.get("retried").asBoolean()) return "yes";
+        return "no (" + a.path("not_retried").asText("") + ")";
+    }
+}
