@@ -35,11 +35,14 @@ final class RunOptions {
     @Option(names = "--start-point-hash", description = "with --start-point: that branch's history up to its report of this commit")
     String startPointHash;
     @Option(names = "--adapter", description = "how output becomes metrics (default json)") String adapter;
-    @Option(names = "--retry", description = "retry a started job that failed: at most this many attempts in all, 1-10 (default 1: no retry)")
+    @Option(names = "--retry",
+            description = "retry a started job that failed: at most this many attempts in all, 1-10 (default 1: no retry)")
     Integer retry;
-    @Option(names = "--retry-backoff", description = "with --retry: seconds before each retry, 0-3600 (default 0)") Integer retryBackoff;
-    @Option(names = "--retry-on", split = ",", description = "with --retry: which failures retry, from runner_lost,infrastructure,failure"
-            + " (default infrastructure,failure)") List<String> retryOn;
+    @Option(names = "--retry-backoff", description = "with --retry: seconds before each retry, 0-3600 (default 0)")
+    Integer retryBackoff;
+    @Option(names = "--retry-on", split = ",",
+            description = "with --retry: which failures retry, from runner_lost,infrastructure,failure (default infrastructure,failure)")
+    List<String> retryOn;
     @Option(names = "--final-exit-codes", split = ",", description = "with --retry: exit codes that are never retried, e.g. 1,2")
     List<Integer> finalExitCodes;
     @Option(names = "--results", description = "BMF JSON file (direct mode); repeatable") List<Path> results;

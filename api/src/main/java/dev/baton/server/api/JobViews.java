@@ -83,8 +83,10 @@ final class JobViews {
         Map<Integer, String> reports = withAttempts ? store.leaseOffers().reports(j.id()) : Map.of();
         Map<Integer, AttemptEnd> ends = withAttempts ? store.runs().attemptEnds(j.id()) : Map.of();
         List<JobView.AttemptView> attempts = withAttempts
-                ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()), ends.get(a.number()))).toList() : null;
-        JobView.RetryView retry = withAttempts ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null) : null;
+                ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()), ends.get(a.number()))).toList()
+                : null;
+        JobView.RetryView retry = withAttempts
+                ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null) : null;
         // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
         JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
                 ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null) : null;
@@ -130,8 +132,8 @@ final class JobViews {
     }
 
     private static JobView.RetryView retryView(RetryPolicy p) {
-        return new JobView.RetryView(p.maxAttempts(), p.backoffSeconds(), p.on().stream().map(FailureKind::wireName).toList(),
-                List.copyOf(p.finalExitCodes()));
+        return new JobView.RetryView(p.maxAttempts(), p.backoffSeconds(),
+                p.on().stream().map(FailureKind::wireName).toList(), List.copyOf(p.finalExitCodes()));
     }
 
     /** JSON the server wrote itself (from a validated transport-A message); unreadable text is left out rather than failing the read. */

@@ -25,9 +25,11 @@ final class RerunRequest {
         RunRequest.Retry retryBody = retry == null || retry.maxAttempts() <= 1 ? null
                 : new RunRequest.Retry(retry.maxAttempts(), retry.backoffSeconds(), null,
                         retry.on().stream().map(FailureKind::wireName).toList(), List.copyOf(retry.finalExitCodes()));
-        return new RunRequest(project.slug().value(), c.digest() == null ? null : c.digest().toString(), spec.slug().value(), null, null, null,
+        String image = c.digest() == null ? null : c.digest().toString();
+        return new RunRequest(project.slug().value(), image, spec.slug().value(), null, null, null,
                 report.branch(), report.testbed(), report.adapter(), report.resultsFile(), job.timeout(), c.entrypoint(), c.cmd(),
-                c.env() == null || c.env().isEmpty() ? null : c.env(), c.filePaths() == null || c.filePaths().isEmpty() ? null : c.filePaths(),
+                c.env() == null || c.env().isEmpty() ? null : c.env(),
+                c.filePaths() == null || c.filePaths().isEmpty() ? null : c.filePaths(),
                 c.iterations(), retryBody, job.queueTimeout(), labels.required().isEmpty() ? null : labels.required(),
                 labels.preferred().isEmpty() ? null : labels.preferred(), null, null, null);
     }

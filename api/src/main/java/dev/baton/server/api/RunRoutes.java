@@ -65,14 +65,17 @@ public final class RunRoutes implements RouteModule {
         Job before = find.job(project, ctx.pathParam("job"));
         Report report = api.store().runs().findReport(before.reportId()).orElseThrow();
         Spec spec = api.store().specs().findSpec(before.specId())
-                .orElseThrow(() -> ApiException.conflict("spec_deleted", "the job's spec no longer exists; submit the run with another spec"));
+                .orElseThrow(() -> ApiException.conflict("spec_deleted",
+                        "the job's spec no longer exists; submit the run with another spec"));
         RunRequest request = RerunRequest.of(project, before, report, spec,
                 api.store().runs().retryPolicy(before.id()).orElse(null), api.store().runs().jobLabels(before.id()));
         Principal who = api.access().authenticate(ctx);
         ValidRun run = validator.validate(request);
         api.submissions().acquire(who, ctx);
-        NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
-        Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null, RunLineage.of(request, api.store(), run.project().id())));
+        NewJob.Submitter submitter = who instanceof Principal.TokenHolder t
+                ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
+        RunLineage lineage = RunLineage.of(request, api.store(), run.project().id());
+        Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null, lineage));
     }
 
     /**

@@ -299,7 +299,9 @@ final class RunValidator {
             throw ApiException.invalidField("retry.backoff_seconds", "retry.backoff_seconds must be between 0 and " + MAX_RETRY_BACKOFF_SECONDS);
         }
         boolean lost = raw.retryWhenRunnerLost() != null && raw.retryWhenRunnerLost();
-        if (raw.on() == null) return new RetryPolicy(attempts, backoff, RetryPolicy.legacyOn(lost), finalExitCodes(raw.finalExitCodes()));
+        if (raw.on() == null) {
+            return new RetryPolicy(attempts, backoff, RetryPolicy.legacyOn(lost), finalExitCodes(raw.finalExitCodes()));
+        }
         if (raw.retryWhenRunnerLost() != null) {
             throw ApiException.invalidField("retry.retry_when_runner_lost",
                     "give either retry.on or retry.retry_when_runner_lost (the older form, which maps onto on), not both");
@@ -309,13 +311,15 @@ final class RunValidator {
 
     private static Set<FailureKind> retryOn(List<String> raw) {
         if (raw.isEmpty()) {
-            throw ApiException.invalidField("retry.on", "retry.on needs at least one of " + RETRY_ON_NAMES + " (leave retry out for no retries)");
+            throw ApiException.invalidField("retry.on",
+                    "retry.on needs at least one of " + RETRY_ON_NAMES + " (leave retry out for no retries)");
         }
         Set<FailureKind> on = EnumSet.noneOf(FailureKind.class);
         for (int i = 0; i < raw.size(); i++) {
             FailureKind kind = FailureKind.parse(raw.get(i));
             if (kind == null) {
-                throw ApiException.invalidField("retry.on[" + i + "]", "retry.on[" + i + "] must be one of " + RETRY_ON_NAMES + ", got " + raw.get(i));
+                throw ApiException.invalidField("retry.on[" + i + "]",
+                        "retry.on[" + i + "] must be one of " + RETRY_ON_NAMES + ", got " + raw.get(i));
             }
             on.add(kind);
         }
@@ -325,7 +329,8 @@ final class RunValidator {
     private static Set<Integer> finalExitCodes(List<Integer> raw) {
         if (raw == null) return Set.of();
         if (raw.size() > MAX_FINAL_EXIT_CODES) {
-            throw ApiException.invalidField("retry.final_exit_codes", "retry.final_exit_codes lists at most " + MAX_FINAL_EXIT_CODES + " codes");
+            throw ApiException.invalidField("retry.final_exit_codes",
+                    "retry.final_exit_codes lists at most " + MAX_FINAL_EXIT_CODES + " codes");
         }
         Set<Integer> codes = new TreeSet<>();
         for (int i = 0; i < raw.size(); i++) {
