@@ -137,6 +137,8 @@ final class JobWatch {
                     Output.json(out, both);
                 } else {
                     out.println("Job " + job + " " + status + ranFor(current) + ".");
+                    // After a retry, which attempts failed and why (issue 41).
+                    if (current.path("attempts").size() > 1) AttemptsText.print(api, current.get("attempts"), out);
                     Metrics.print(rep, out);
                     Alerts.print(rep, out);
                 }
@@ -150,6 +152,7 @@ final class JobWatch {
                 line.finish();
                 awaitLog(follower);
                 if (settings.json()) Output.json(out, current);
+                else AttemptsText.print(api, current.get("attempts"), out);
                 return fail(ExitCodes.JOB_FAILED, "job " + job + " failed" + ranFor(current) + ": " + current.path("error").asText("no error given"));
             }
             case "canceled" -> {

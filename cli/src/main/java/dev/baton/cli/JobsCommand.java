@@ -11,8 +11,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "jobs", mixinStandardHelpOptions = true, description = "List, inspect, follow and cancel a project's jobs.",
-        subcommands = {JobsCommand.ListJobs.class, JobsCommand.Get.class, JobsCommand.Logs.class, JobsCommand.Cancel.class})
+@Command(name = "jobs", mixinStandardHelpOptions = true,
+        description = "List, inspect, follow, cancel and re-run a project's jobs.",
+        subcommands = {JobsCommand.ListJobs.class, JobsCommand.Get.class, JobsCommand.Logs.class,
+            JobsCommand.Cancel.class, RerunCommand.class})
 final class JobsCommand {
     @Command(name = "list", description = "List jobs, newest first.")
     static final class ListJobs extends ClientCommand {
@@ -90,6 +92,7 @@ final class JobsCommand {
             for (JsonNode d : declines) {
                 out.println("declined by " + d.path("runner").asText() + ": " + d.path("code").asText() + " " + d.path("reason").asText(""));
             }
+            AttemptsText.print(api, j.get("attempts"), out);
             MachineText.print("machine the job ran on", j.get("fingerprint"), out);
             String status = j.path("status").asText();
             if (status.equals("processed") || status.equals("completed")) {

@@ -35,6 +35,16 @@ final class RunOptions {
     @Option(names = "--start-point-hash", description = "with --start-point: that branch's history up to its report of this commit")
     String startPointHash;
     @Option(names = "--adapter", description = "how output becomes metrics (default json)") String adapter;
+    @Option(names = "--retry",
+            description = "retry a started job that failed: at most this many attempts in all, 1-10 (default 1: no retry)")
+    Integer retry;
+    @Option(names = "--retry-backoff", description = "with --retry: seconds before each retry, 0-3600 (default 0)")
+    Integer retryBackoff;
+    @Option(names = "--retry-on", split = ",",
+            description = "with --retry: which failures retry, from runner_lost,infrastructure,failure (default infrastructure,failure)")
+    List<String> retryOn;
+    @Option(names = "--final-exit-codes", split = ",", description = "with --retry: exit codes that are never retried, e.g. 1,2")
+    List<Integer> finalExitCodes;
     @Option(names = "--results", description = "BMF JSON file (direct mode); repeatable") List<Path> results;
     @Option(names = "--start-time", description = "ISO-8601 (direct mode)") String startTime;
     @Option(names = "--end-time", description = "ISO-8601 (direct mode)") String endTime;
@@ -62,6 +72,7 @@ final class RunOptions {
         put(body, "adapter", adapter);
         put(body, "start_time", startTime);
         put(body, "end_time", endTime);
+        put(body, "retry", retry());
         if (results != null) {
             List<String> docs = new ArrayList<>();
             for (Path p : results) {
@@ -74,6 +85,17 @@ final class RunOptions {
             body.put("results", docs);
         }
         return body;
+    }
+
+    /** The retry object (issue 41), or null when no retry option was given; the server checks the values. */
+    private Map<String, Object> retry() {
+        if (retry == null && retryBackoff == null && retryOn == null && finalExitCodes == null) return null;
+        Map<String, Object> r = new LinkedHashMap<>();
+        put(r, "max_attempts", retry);
+        put(r, "backoff_seconds", retryBackoff);
+        put(r, "on", retryOn);
+        put(r, "final_exit_codes", finalExitCodes);
+        return r;
     }
 
     private static void put(Map<String, Object> body, String key, Object value) {

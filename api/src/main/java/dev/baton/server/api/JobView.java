@@ -58,7 +58,14 @@ public record JobView(
         Map<String, String> requireLabels,
         Map<String, String> preferLabels,
         RunnerUuid canaryFor,
-        com.fasterxml.jackson.databind.JsonNode progress) {
+        com.fasterxml.jackson.databind.JsonNode progress,
+        RetryView retry) {
+
+    /**
+     * The job's retry policy (single job read, issue 41): as submitted, the older
+     * {@code retry_when_runner_lost} shown mapped onto {@code on}; a job without one shows one attempt.
+     */
+    public record RetryView(int maxAttempts, int backoffSeconds, List<String> on, List<Integer> finalExitCodes) {}
 
     /**
      * One claim of the job: its runner, how it ended, the runner's decline code and reason if it
@@ -67,8 +74,13 @@ public record JobView(
      * claimed it (image affinity), null when it reported no images. {@code artifacts} and
      * {@code timings}: what a transport-A runner's Complete or CancelAck said of the attempt (seed
      * 003's {@code [{"type", "uri"}]} and {@code {"started_at", "finished_at"}}), null otherwise.
+     * {@code endReason} says why it ended (issue 41: {@code runner_lost}, {@code infrastructure},
+     * {@code failure} for a started attempt that failed, else its outcome); a failed one says
+     * whether it was {@code retried} and, if not, why ({@code notRetried}), with the failing
+     * iteration's {@code exitCode}.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
             String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport,
-            com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings) {}
+            com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings,
+            String endReason, Integer exitCode, Boolean retried, String notRetried) {}
 }

@@ -11,10 +11,13 @@ import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.dispatch.JobQueue;
 import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.store.Attempt;
+import dev.baton.server.store.AttemptEnd;
+import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
+import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
@@ -78,7 +81,12 @@ final class JobViews {
         QueueStatus q = queue.status(j, knownSpecs.get(j.specId()), known).orElse(null);
         JobLabels labels = known != null ? known : store.runs().jobLabels(j.id());
         Map<Integer, String> reports = withAttempts ? store.leaseOffers().reports(j.id()) : Map.of();
-        List<JobView.AttemptView> attempts = withAttempts ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()))).toList() : null;
+        Map<Integer, AttemptEnd> ends = withAttempts ? store.runs().attemptEnds(j.id()) : Map.of();
+        List<JobView.AttemptView> attempts = withAttempts
+                ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()), ends.get(a.number()))).toList()
+                : null;
+        JobView.RetryView retry = withAttempts
+                ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null) : null;
         // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
         JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
                 ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null) : null;
@@ -88,7 +96,7 @@ final class JobViews {
                 q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
                 attempts == null ? null : startedFingerprint(attempts),
                 labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred(),
-                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()), progress);
+                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()), progress, retry);
     }
 
     /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */
@@ -99,12 +107,33 @@ final class JobViews {
         return null;
     }
 
-    private JobView.AttemptView attempt(Attempt a, String leaseReport) {
+    private JobView.AttemptView attempt(Attempt a, String leaseReport, AttemptEnd end) {
         JsonNode report = leaseReport == null ? null : tree(leaseReport);
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm(),
                 dev.baton.server.store.AttemptTransport.of(store, a),
-                report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"));
+                report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"),
+                endReason(a, end), end == null ? null : end.exitCode(), end == null ? null : end.retried(),
+                end == null || end.notRetried() == null ? null : end.notRetried().wireName());
+    }
+
+    /**
+     * Why an attempt ended: the kind of a failure the store judged (issue 41), else its outcome —
+     * a lost runner and a failure from before the judgement kept (V26) read as their kinds.
+     */
+    private static String endReason(Attempt a, AttemptEnd end) {
+        if (end != null && end.kind() != null) return end.kind().wireName();
+        if (a.outcome() == null) return null;
+        return switch (a.outcome()) {
+            case LOST -> FailureKind.RUNNER_LOST.wireName();
+            case FAILED -> FailureKind.FAILURE.wireName();
+            default -> a.outcome().name().toLowerCase(Locale.ROOT);
+        };
+    }
+
+    private static JobView.RetryView retryView(RetryPolicy p) {
+        return new JobView.RetryView(p.maxAttempts(), p.backoffSeconds(),
+                p.on().stream().map(FailureKind::wireName).toList(), List.copyOf(p.finalExitCodes()));
     }
 
     /** JSON the server wrote itself (from a validated transport-A message); unreadable text is left out rather than failing the read. */

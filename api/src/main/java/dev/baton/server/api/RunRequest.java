@@ -33,6 +33,11 @@ record RunRequest(
         String startPoint,
         String startPointHash) {
 
-    /** Opt-in retry of a job that started and then failed (brief §1, OJS field names). */
-    record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost) {}
+    /**
+     * Opt-in retry of a job that started and then failed (brief §1, OJS field names): {@code on}
+     * the kinds of failure retried and {@code finalExitCodes} the exit codes never retried (issue
+     * 41); {@code retryWhenRunnerLost} is the older form, mapped onto {@code on} (docs/api.md).
+     */
+    record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost, List<String> on,
+            List<Integer> finalExitCodes) {}
 }

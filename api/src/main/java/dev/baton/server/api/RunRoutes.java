@@ -8,6 +8,7 @@ import dev.baton.server.adapter.Adapters;
 import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.store.Role;
+import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.CreatedRun;
@@ -16,7 +17,9 @@ import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;
 import dev.baton.server.store.Organization;
+import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
+import dev.baton.server.store.Spec;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -48,6 +51,31 @@ public final class RunRoutes implements RouteModule {
     public void addRoutes(JavalinConfig config) {
         config.routes.post("/v0/run", this::run);
         config.routes.post("/v0/runners/{runner}/canary", this::canary);
+        config.routes.post("/v0/projects/{project}/jobs/{job}/rerun", this::rerun);
+    }
+
+    /**
+     * Submits a job again with its configuration ({@link RerunRequest}): a new report and job, as
+     * {@code POST /v0/run} with the same body would make, counted against the token's limit alike.
+     * A submitter of the project may (auth.RouteTable); the answer is the run's.
+     */
+    private void rerun(Context ctx) {
+        Lookups find = new Lookups(api.store());
+        Project project = find.project(ctx.pathParam("project"));
+        Job before = find.job(project, ctx.pathParam("job"));
+        Report report = api.store().runs().findReport(before.reportId()).orElseThrow();
+        Spec spec = api.store().specs().findSpec(before.specId())
+                .orElseThrow(() -> ApiException.conflict("spec_deleted",
+                        "the job's spec no longer exists; submit the run with another spec"));
+        RunRequest request = RerunRequest.of(project, before, report, spec,
+                api.store().runs().retryPolicy(before.id()).orElse(null), api.store().runs().jobLabels(before.id()));
+        Principal who = api.access().authenticate(ctx);
+        ValidRun run = validator.validate(request);
+        api.submissions().acquire(who, ctx);
+        NewJob.Submitter submitter = who instanceof Principal.TokenHolder t
+                ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
+        RunLineage lineage = RunLineage.of(request, api.store(), run.project().id());
+        Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null, lineage));
     }
 
     /**

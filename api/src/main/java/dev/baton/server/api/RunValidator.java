@@ -11,6 +11,7 @@ import dev.baton.server.adapter.ReportResults;
 import dev.baton.protocol.value.QueueTimeout;
 import dev.baton.server.registry.Images;
 import dev.baton.server.http.ApiException;
+import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
@@ -19,11 +20,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -44,6 +47,8 @@ final class RunValidator {
     static final int MAX_LABEL_LENGTH = 256;
     static final int MAX_RETRY_ATTEMPTS = 10;
     static final int MAX_RETRY_BACKOFF_SECONDS = 3600;
+    static final int MAX_FINAL_EXIT_CODES = 32;
+    private static final String RETRY_ON_NAMES = "runner_lost, infrastructure, failure";
     static final String DEFAULT_BRANCH = "main";
     static final String DEFAULT_TESTBED = "localhost";
     static final String DEFAULT_ADAPTER = Adapters.DEFAULT;
@@ -293,6 +298,49 @@ final class RunValidator {
         if (backoff < 0 || backoff > MAX_RETRY_BACKOFF_SECONDS) {
             throw ApiException.invalidField("retry.backoff_seconds", "retry.backoff_seconds must be between 0 and " + MAX_RETRY_BACKOFF_SECONDS);
         }
-        return new RetryPolicy(attempts, backoff, raw.retryWhenRunnerLost() != null && raw.retryWhenRunnerLost());
+        boolean lost = raw.retryWhenRunnerLost() != null && raw.retryWhenRunnerLost();
+        if (raw.on() == null) {
+            return new RetryPolicy(attempts, backoff, RetryPolicy.legacyOn(lost), finalExitCodes(raw.finalExitCodes()));
+        }
+        if (raw.retryWhenRunnerLost() != null) {
+            throw ApiException.invalidField("retry.retry_when_runner_lost",
+                    "give either retry.on or retry.retry_when_runner_lost (the older form, which maps onto on), not both");
+        }
+        return new RetryPolicy(attempts, backoff, retryOn(raw.on()), finalExitCodes(raw.finalExitCodes()));
+    }
+
+    private static Set<FailureKind> retryOn(List<String> raw) {
+        if (raw.isEmpty()) {
+            throw ApiException.invalidField("retry.on",
+                    "retry.on needs at least one of " + RETRY_ON_NAMES + " (leave retry out for no retries)");
+        }
+        Set<FailureKind> on = EnumSet.noneOf(FailureKind.class);
+        for (int i = 0; i < raw.size(); i++) {
+            FailureKind kind = FailureKind.parse(raw.get(i));
+            if (kind == null) {
+                throw ApiException.invalidField("retry.on[" + i + "]",
+                        "retry.on[" + i + "] must be one of " + RETRY_ON_NAMES + ", got " + raw.get(i));
+            }
+            on.add(kind);
+        }
+        return on;
+    }
+
+    private static Set<Integer> finalExitCodes(List<Integer> raw) {
+        if (raw == null) return Set.of();
+        if (raw.size() > MAX_FINAL_EXIT_CODES) {
+            throw ApiException.invalidField("retry.final_exit_codes",
+                    "retry.final_exit_codes lists at most " + MAX_FINAL_EXIT_CODES + " codes");
+        }
+        Set<Integer> codes = new TreeSet<>();
+        for (int i = 0; i < raw.size(); i++) {
+            Integer code = raw.get(i);
+            if (code == null || code < 1 || code > 255) {
+                throw ApiException.invalidField("retry.final_exit_codes[" + i + "]",
+                        "retry.final_exit_codes[" + i + "] must be an exit code from 1 to 255, got " + code);
+            }
+            codes.add(code);
+        }
+        return codes;
     }
 }

@@ -57,7 +57,7 @@ public class ProtocolJsonBenchmark {
             .getBytes(StandardCharsets.UTF_8);
 
     private final JobView submitted = new JobView(job, ProjectUuid.random(), ReportUuid.random(), SpecUuid.random(), null, JobStatus.PENDING,
-            0, 60, config, 0, 0, null, null, null, null, null, now, now, null, null, null, null, 3, now, null, null, null, null, null, null);
+            0, 60, config, 0, 0, null, null, null, null, null, now, now, null, null, null, null, 3, now, null, null, null, null, null, null, null);
 
     @Benchmark
     public byte[] encodeRunAnswer() throws Exception {

@@ -87,10 +87,14 @@ public final class LeaseMessages {
         }
     }
 
-    /** {@code results} is Baton's addition: per-iteration exit codes, output and files, as on the runner channel. */
+    /**
+     * {@code results} is Baton's addition: per-iteration exit codes, output and files, as on the
+     * runner channel; so is {@code failure} (issue 41): why a FAILED attempt failed, a FailureCode
+     * wire name as in the channel's {@code failed}, so the server classifies both transports alike.
+     */
     public record Complete(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId,
             String status, @JsonProperty("exit_code") Integer exitCode, Timings timings, List<ArtifactRef> artifacts, String summary,
-            List<IterationResult> results) {}
+            List<IterationResult> results, String failure) {}
 
     public record CompleteAck(String type, @JsonProperty("lease_id") String leaseId, boolean accepted) {}
 

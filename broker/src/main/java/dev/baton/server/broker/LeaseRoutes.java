@@ -204,7 +204,8 @@ final class LeaseRoutes implements RouteModule {
         RunnerMessage.Terminal word = switch (m.status()) {
             case "SUCCEEDED" -> new RunnerMessage.Completed(o.job(), o.lease(), results);
             case "FAILED" -> new RunnerMessage.Failed(o.job(), o.lease(), results,
-                    m.summary() != null && !m.summary().isBlank() ? m.summary() : "exit code " + m.exitCode());
+                    m.summary() != null && !m.summary().isBlank() ? m.summary() : "exit code " + m.exitCode(),
+                    null, m.failure());
             case "CANCELED" -> new RunnerMessage.Canceled(o.job(), o.lease(), results);
             default -> throw new ApiException(400, "invalid_message", "status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
         };

@@ -37,6 +37,7 @@ import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.output.OutputStore;
 import dev.baton.server.registry.Images;
 import dev.baton.server.store.Attempt;
+import dev.baton.server.store.AttemptEnd;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
 import dev.baton.server.store.Project;
@@ -224,10 +225,11 @@ public final class ConsolePages {
         Report report = store.runs().findReport(job.reportId()).orElse(null);
         ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
         JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
+        Map<Integer, AttemptEnd> ends = store.runs().attemptEnds(job.id());
         List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
                 a.outcome() == null ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—") : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason(),
-                dev.baton.server.store.AttemptTransport.of(store, a))).toList();
+                dev.baton.server.store.AttemptTransport.of(store, a), retryText(ends.get(a.number())))).toList();
         boolean cancelable = (job.status() == JobStatus.PENDING || job.status().inFlight())
                 && CancelRight.mayCancel(viewer, project, () -> store.access().jobSubmitter(job.id()));
         return new JobPage(project.slug().value(), project.name(), listing.row(project, job, names), job.errorCode(), job.error(),
@@ -304,11 +306,19 @@ public final class ConsolePages {
         return comparison.compare(project, job);
     }
 
+    /** How a failed attempt was judged (issue 41): "infrastructure · retried", "failure (exit 1) · not retried: not_in_retry_on". */
+    static String retryText(AttemptEnd end) {
+        if (end == null || end.kind() == null) return null;
+        String kind = end.kind().wireName() + (end.exitCode() == null ? "" : " (exit " + end.exitCode() + ")");
+        if (end.retried()) return kind + " · retried";
+        return kind + " · not retried" + (end.notRetried() == null ? "" : ": " + end.notRetried().wireName());
+    }
+
     /** The /v0/run body that submits the job again with the same configuration. */
     Map<String, Object> rerun(Project project, Job job) {
         Report report = store.runs().findReport(job.reportId()).orElseThrow();
         Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
-        return Rerun.body(project, job, report, spec);
+        return Rerun.body(project, job, report, spec, store.runs().retryPolicy(job.id()).orElse(null));
     }
 
     private static List<OutputFile> files(JobOutput output, String href) {

@@ -1,23 +1,26 @@
 package dev.baton.server.console;
 
 import dev.baton.protocol.model.JobConfig;
+import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
+import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The body of {@code POST /v0/run} that submits a job again with the same configuration: project,
  * branch, testbed, adapter and results file from its report; image (by digest, so a moved tag does
  * not change what runs), spec, command, environment, files, iterations and timeouts from the job.
- * A retry policy is not kept on the job, so a re-run has the default (one attempt).
+ * The retry policy is kept too (issue 41), as {@code POST /v0/projects/{p}/jobs/{j}/rerun} keeps it.
  */
 final class Rerun {
     private Rerun() {}
 
-    static Map<String, Object> body(Project project, Job job, Report report, Spec spec) {
+    static Map<String, Object> body(Project project, Job job, Report report, Spec spec, RetryPolicy retry) {
         JobConfig c = job.config();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("project", project.slug().value());
@@ -34,6 +37,14 @@ final class Rerun {
         if (c.iterations() != null) body.put("iterations", c.iterations());
         body.put("timeout", job.timeout());
         if (job.queueTimeout() != null) body.put("queue_timeout", job.queueTimeout());
+        if (retry != null && retry.maxAttempts() > 1) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("max_attempts", retry.maxAttempts());
+            r.put("backoff_seconds", retry.backoffSeconds());
+            r.put("on", retry.on().stream().map(FailureKind::wireName).toList());
+            if (!retry.finalExitCodes().isEmpty()) r.put("final_exit_codes", List.copyOf(retry.finalExitCodes()));
+            body.put("retry", r);
+        }
         return body;
     }
 }

@@ -102,9 +102,12 @@ public final class Views {
 
     public record TimelineEntry(Instant at, String what) {}
 
-    /** One claim of a job; the lease is shown as a fingerprint: it identifies the attempt without handing out the capability. */
+    /**
+     * One claim of a job; the lease is shown as a fingerprint: it identifies the attempt without handing out the capability.
+     * {@code retry} (issue 41), for a started attempt that failed: its kind and whether it was retried, or why not.
+     */
     public record AttemptRow(int number, String runner, String lease, String outcome, Instant claimed, Instant started, Instant ended,
-            String decline, String transport) {}
+            String decline, String transport, String retry) {}
 
     /** A collected file: shown inline up to 16 KiB, and downloadable whole at {@link #href}. */
     public record OutputFile(int iteration, String path, long size, String content, boolean truncated, String href) {}

@@ -4,8 +4,10 @@ import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.RunnerMessage;
+import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.output.ResultProcessor;
+import dev.baton.server.store.AttemptFailure;
 import dev.baton.server.store.AttemptOutcome;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.Transition;
@@ -45,11 +47,11 @@ final class AttemptWords {
     Transition fail(ProjectUuid project, int attempt, RunnerMessage.Failed f, Instant now) {
         JobOutput output = new JobOutput(f.results(), errorOf(f));
         // A router reports a runner behind it as lost: the same outcome as a runner the
-        // server lost itself, so retry_when_runner_lost means the same through a router.
+        // server lost itself, so a policy's runner_lost means the same through a router.
         AttemptOutcome outcome = f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED;
         byte[] onTheAttempt = results.onTheAttempt(output);
         if (onTheAttempt != null) {
-            Transition t = store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt);
+            Transition t = store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt, failureOf(f));
             // A duplicate whose attempt keeps no output: a heartbeat timeout failed it under this
             // lease just before. The runner's own account is kept, as FinalWords keeps it when the
             // timeout was seen first; a plain resend finds its output already stored.
@@ -57,7 +59,7 @@ final class AttemptWords {
             return t;
         }
         results.save(project, f.job(), attempt, output);
-        return takenBackIfRefused(project, f.job(), attempt, store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, null));
+        return takenBackIfRefused(project, f.job(), attempt, store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, null, failureOf(f)));
     }
 
     private Transition takenBackIfRefused(ProjectUuid project, JobUuid job, int attempt, Transition t) {
@@ -68,6 +70,23 @@ final class AttemptWords {
     /** The output a `completed` carries, as it is stored and then parsed. */
     static JobOutput outputOf(RunnerMessage.Completed c) {
         return new JobOutput(c.results(), null);
+    }
+
+    /**
+     * What the store classifies and decides a retry by (issue 41): the runner's failure code and
+     * the exit code of the first iteration that did not exit 0 (what {@code final_exit_codes} names).
+     */
+    static AttemptFailure failureOf(RunnerMessage.Failed f) {
+        Integer exit = null;
+        if (f.results() != null) {
+            for (IterationResult r : f.results()) {
+                if (r != null && r.exitCode() != null && r.exitCode() != 0) {
+                    exit = r.exitCode();
+                    break;
+                }
+            }
+        }
+        return new AttemptFailure(f.failureCode(), exit);
     }
 
     static String errorOf(RunnerMessage.Failed f) {

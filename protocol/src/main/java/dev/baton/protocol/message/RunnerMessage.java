@@ -176,11 +176,29 @@ public sealed interface RunnerMessage {
     /**
      * The attempt failed. {@code lost} (optional, a router's word) says the runner that executed
      * it was lost rather than the workload failing: the server then treats it as it treats a
-     * runner it lost itself (outcome {@code lost}, retried only under {@code retry_when_runner_lost}).
+     * runner it lost itself (outcome {@code lost}, retried only when its retry policy lists
+     * {@code runner_lost}). {@code failure} (optional, issue 41) is a {@link FailureCode} wire name:
+     * why it failed, so the server can tell the machine's fault from the job's; absent from older
+     * runners, which the server then counts as the job's own failure.
      */
-    record Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error, Boolean lost) implements Terminal {
+    record Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error, Boolean lost, String failure)
+            implements Terminal {
         public Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error) {
-            this(job, lease, results, error, null);
+            this(job, lease, results, error, null, null);
+        }
+
+        public Failed(JobUuid job, LeaseId lease, List<IterationResult> results, String error, Boolean lost) {
+            this(job, lease, results, error, lost, null);
+        }
+
+        /** A failure the runner reports with its code. */
+        public static Failed because(JobUuid job, LeaseId lease, List<IterationResult> results, String error, FailureCode failure) {
+            return new Failed(job, lease, results, error, null, failure == null ? null : failure.wireName());
+        }
+
+        /** The reported failure code: null when the runner sent none. */
+        public FailureCode failureCode() {
+            return FailureCode.parse(failure);
         }
 
         public boolean runnerLost() {

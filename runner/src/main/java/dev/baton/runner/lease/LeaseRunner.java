@@ -302,7 +302,7 @@ public final class LeaseRunner {
             job.execution(executor.prepare(job.job, events(job)));
         } catch (RuntimeException e) {
             log.error("job {}: the executor could not take it", grant.jobId(), e);
-            finish(job, null, LeaseOutcome.notStarted(e.toString()));
+            finish(job, null, LeaseOutcome.notStarted(DeclineCode.EXECUTOR_ERROR, e.toString()));
         }
     }
 
@@ -320,12 +320,12 @@ public final class LeaseRunner {
 
             @Override
             public void declined(String reason) {
-                finish(job, null, LeaseOutcome.notStarted(reason));
+                finish(job, null, LeaseOutcome.notStarted(DeclineCode.OTHER, reason));
             }
 
             @Override
             public void declined(DeclineCode code, String reason) {
-                declined(reason);
+                finish(job, null, LeaseOutcome.notStarted(code, reason));
             }
 
             @Override

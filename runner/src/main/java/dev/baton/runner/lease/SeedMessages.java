@@ -34,9 +34,11 @@ final class SeedMessages {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record Complete(String type, @JsonProperty("lease_id") String leaseId, @JsonProperty("runner_id") String runnerId, String status,
-            @JsonProperty("exit_code") Integer exitCode, Timings timings, List<Object> artifacts, String summary, List<IterationResult> results) {
+            @JsonProperty("exit_code") Integer exitCode, Timings timings, List<Object> artifacts, String summary, List<IterationResult> results,
+            String failure) {
         Complete(String leaseId, String runnerId, LeaseOutcome outcome, Timings timings, List<IterationResult> results) {
-            this("Complete", leaseId, runnerId, outcome.status(), outcome.exitCode(), timings, List.of(), outcome.summary(), results);
+            this("Complete", leaseId, runnerId, outcome.status(), outcome.exitCode(), timings, List.of(), outcome.summary(), results,
+                    outcome.failure() == null ? null : outcome.failure().wireName());
         }
     }
 

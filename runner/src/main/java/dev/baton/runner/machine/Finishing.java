@@ -1,6 +1,7 @@
 package dev.baton.runner.machine;
 
 import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.model.IterationResult;
 import java.util.List;
@@ -73,10 +74,11 @@ final class Finishing {
         RunnerMessage.Terminal terminal = switch (h.stop) {
             case STALE -> null;
             case CANCEL -> new RunnerMessage.Canceled(h.id(), h.lease(), results);
-            case TIMEOUT -> new RunnerMessage.Failed(h.id(), h.lease(), results,
-                    "timed out after " + h.job.timeout() + " s (the job's timeout); output is partial");
-            case SHUTDOWN -> new RunnerMessage.Failed(h.id(), h.lease(), results,
-                    "runner shut down: the job did not finish within the grace period of " + s.config.grace().toSeconds() + " s");
+            case TIMEOUT -> RunnerMessage.Failed.because(h.id(), h.lease(), results,
+                    "timed out after " + h.job.timeout() + " s (the job's timeout); output is partial", FailureCode.TIMEOUT);
+            case SHUTDOWN -> RunnerMessage.Failed.because(h.id(), h.lease(), results,
+                    "runner shut down: the job did not finish within the grace period of " + s.config.grace().toSeconds() + " s",
+                    FailureCode.RUNNER_SHUTDOWN);
             case null -> natural(h, r);
         };
         if (terminal == null) log.info("job {}: stopped after a stale lease; nothing to report", h.id());
@@ -93,17 +95,18 @@ final class Finishing {
                     Integer code = results.get(i).exitCode();
                     if (code == null || code != 0) {
                         // Iterations count from 0 everywhere (reports, logs, the API).
-                        yield new RunnerMessage.Failed(h.id(), h.lease(), results,
-                                "iteration " + i + " exited with code " + code);
+                        yield RunnerMessage.Failed.because(h.id(), h.lease(), results,
+                                "iteration " + i + " exited with code " + code, FailureCode.EXIT_CODE);
                     }
                 }
                 yield new RunnerMessage.Completed(h.id(), h.lease(), results);
             }
-            case OUT_OF_MEMORY -> new RunnerMessage.Failed(h.id(), h.lease(), results,
-                    "out of memory: the workload was killed at its memory limit" + (r.detail() == null ? "" : " (" + r.detail() + ")"));
-            case ERROR -> new RunnerMessage.Failed(h.id(), h.lease(), results, "executor error: " + r.detail());
+            case OUT_OF_MEMORY -> RunnerMessage.Failed.because(h.id(), h.lease(), results,
+                    "out of memory: the workload was killed at its memory limit" + (r.detail() == null ? "" : " (" + r.detail() + ")"),
+                    FailureCode.OUT_OF_MEMORY);
+            case ERROR -> RunnerMessage.Failed.because(h.id(), h.lease(), results, "executor error: " + r.detail(), FailureCode.EXECUTOR_ERROR);
             // Stopped although nobody asked: treat as a failure, never as success.
-            case STOPPED -> new RunnerMessage.Failed(h.id(), h.lease(), results, "workload stopped unexpectedly");
+            case STOPPED -> RunnerMessage.Failed.because(h.id(), h.lease(), results, "workload stopped unexpectedly", FailureCode.STOPPED);
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
@@ -118,10 +119,18 @@ final class MessageBudget {
             List<IterationResult> codes = original.stream()
                     .map(r -> new IterationResult(r.exitCode(), "", "", r.output() == null ? null : Map.<String, String>of()))
                     .toList();
-            RunnerMessage.Failed withCodes = new RunnerMessage.Failed(message.job(), message.lease(), codes, error);
+            RunnerMessage.Failed withCodes = new RunnerMessage.Failed(message.job(), message.lease(), codes, error, null, failureOf(message));
             if (size(withCodes) <= maxBytes) return withCodes;
         }
-        return new RunnerMessage.Failed(message.job(), message.lease(), List.of(), error);
+        return new RunnerMessage.Failed(message.job(), message.lease(), List.of(), error, null, failureOf(message));
+    }
+
+    /**
+     * Why the cut message failed, kept so the server classifies it as the original (issue 41); a
+     * completed that does not fit becomes a failure of the job's result itself.
+     */
+    private static String failureOf(RunnerMessage.Terminal message) {
+        return message instanceof RunnerMessage.Failed f && f.failure() != null ? f.failure() : FailureCode.OTHER.wireName();
     }
 
     private static List<IterationResult> results(RunnerMessage.Terminal t) {
@@ -135,7 +144,7 @@ final class MessageBudget {
     private static RunnerMessage.Terminal with(RunnerMessage.Terminal t, List<IterationResult> results) {
         return switch (t) {
             case RunnerMessage.Completed c -> new RunnerMessage.Completed(c.job(), c.lease(), results);
-            case RunnerMessage.Failed f -> new RunnerMessage.Failed(f.job(), f.lease(), results, f.error());
+            case RunnerMessage.Failed f -> new RunnerMessage.Failed(f.job(), f.lease(), results, f.error(), f.lost(), f.failure());
             case RunnerMessage.Canceled c -> new RunnerMessage.Canceled(c.job(), c.lease(), results);
         };
     }

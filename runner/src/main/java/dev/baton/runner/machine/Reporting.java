@@ -2,6 +2,7 @@ package dev.baton.runner.machine;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import java.time.Duration;
@@ -60,8 +61,8 @@ final class Reporting {
                 out.add(new Effect.DeleteInflight(record.job()));
             } else if (record.hasStarted()) {
                 // Lost: whatever it was doing is gone (and was killed at this start, if it still ran).
-                var failed = new RunnerMessage.Failed(record.job(), record.lease(), List.of(),
-                        "runner restarted during execution" + leftovers);
+                var failed = RunnerMessage.Failed.because(record.job(), record.lease(), List.of(),
+                        "runner restarted during execution" + leftovers, FailureCode.RUNNER_RESTARTED);
                 s.pending.put(record.job(), new PendingResult(failed, 0));
                 out.add(new Effect.WriteOutbox(failed, 0));
                 out.add(new Effect.DeleteInflight(record.job()));

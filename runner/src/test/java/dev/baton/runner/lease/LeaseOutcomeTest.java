@@ -2,6 +2,8 @@ package dev.baton.runner.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.runner.machine.ExecutionResult;
 import java.time.Duration;
@@ -36,6 +38,21 @@ class LeaseOutcomeTest {
         assertThat(LeaseOutcome.of(stopped, LeaseOutcome.Stop.SHUTDOWN, 60, Duration.ofSeconds(25)).summary()).contains("grace period of 25 s");
         assertThat(LeaseOutcome.of(stopped, null, 60, Duration.ofSeconds(25)).status()).isEqualTo("FAILED");
         assertThat(LeaseOutcome.of(ExecutionResult.outOfMemory(List.of(), "137"), null, 60, Duration.ofSeconds(25)).summary()).startsWith("out of memory");
-        assertThat(LeaseOutcome.notStarted("image not found").summary()).isEqualTo("could not start: image not found");
+        assertThat(LeaseOutcome.notStarted(DeclineCode.PULL_FAILED, "image not found").summary()).isEqualTo("could not start: image not found");
+    }
+
+    /** Why it failed goes with the Complete, so the server tells the machine's fault from the job's (issue 41). */
+    @Test
+    void eachFailureSaysWhyInTheChannelsCodes() {
+        assertThat(LeaseOutcome.of(ExecutionResult.exited(List.of(exit(1))), null, 60, Duration.ofSeconds(25)).failure())
+                .isEqualTo(FailureCode.EXIT_CODE);
+        assertThat(LeaseOutcome.of(ExecutionResult.exited(List.of(exit(0))), null, 60, Duration.ofSeconds(25)).failure()).isNull();
+        var stopped = ExecutionResult.stopped(List.of(exit(0)));
+        assertThat(LeaseOutcome.of(stopped, LeaseOutcome.Stop.TIMEOUT, 60, Duration.ofSeconds(25)).failure()).isEqualTo(FailureCode.TIMEOUT);
+        assertThat(LeaseOutcome.of(stopped, LeaseOutcome.Stop.SHUTDOWN, 60, Duration.ofSeconds(25)).failure())
+                .isEqualTo(FailureCode.RUNNER_SHUTDOWN);
+        assertThat(LeaseOutcome.notStarted(DeclineCode.PULL_FAILED, "registry answered 503").failure()).isEqualTo(FailureCode.PULL_FAILED);
+        assertThat(LeaseOutcome.notStarted(DeclineCode.UNPACK_FAILED, "disk full").failure()).isEqualTo(FailureCode.UNPACK_FAILED);
+        assertThat(LeaseOutcome.notStarted(DeclineCode.IMAGE_REFUSED, "bad digest").failure()).isEqualTo(FailureCode.IMAGE_REFUSED);
     }
 }

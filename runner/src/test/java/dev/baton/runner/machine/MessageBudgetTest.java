@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.model.IterationResult;
 import java.util.ArrayList;
@@ -49,11 +50,12 @@ class MessageBudgetTest {
     @Test
     void multiByteTextIsCutWithoutSplittingACharacterAndStillFits() {
         String emoji = "\uD83D\uDE00".repeat(300_000); // 4 bytes of UTF-8 per 2 chars
-        var failed = new RunnerMessage.Failed(job, lease, List.of(new IterationResult(1, emoji, "", Map.of())), "exit 1");
+        var failed = RunnerMessage.Failed.because(job, lease, List.of(new IterationResult(1, emoji, "", Map.of())), "exit 1", FailureCode.EXIT_CODE);
         RunnerMessage.Terminal fitted = MessageBudget.fit(failed, 200_000);
         assertThat(MessageBudget.size(fitted)).isLessThanOrEqualTo(200_000);
         assertThat(fitted).isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
             assertThat(f.error()).isEqualTo("exit 1");
+            assertThat(f.failureCode()).as("cut, it still says why it failed (issue 41)").isEqualTo(FailureCode.EXIT_CODE);
             String body = f.results().getFirst().stdout().replace(MessageBudget.MARKER, "");
             assertThat(body).isNotEmpty().matches("(\uD83D\uDE00)+");
         });

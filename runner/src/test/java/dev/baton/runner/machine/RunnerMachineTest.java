@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.DrainState;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
@@ -176,8 +177,21 @@ class RunnerMachineTest {
         runJob(job);
         var bad = new IterationResult(3, "", "boom", Map.of());
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK, bad))));
+        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
+            assertThat(f.error()).isEqualTo("iteration 1 exited with code 3"); // the second, counted from 0
+            assertThat(f.failureCode()).as("the job's own failure (issue 41)").isEqualTo(FailureCode.EXIT_CODE);
+        });
+    }
+
+    /** An executor that fails under a running job is the machine's fault, and says so (issue 41). */
+    @Test
+    void anExecutorErrorIsReportedWithItsCode() {
+        connected();
+        ClaimedJob job = Jobs.claimed(60);
+        runJob(job);
+        List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.error(List.of(), "runc exited 1")));
         assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> assertThat(f.error()).isEqualTo("iteration 1 exited with code 3") /* the second, counted from 0 */);
+                f -> assertThat(f.failureCode()).isEqualTo(FailureCode.EXECUTOR_ERROR));
     }
 
     @Test
@@ -187,7 +201,10 @@ class RunnerMachineTest {
         runJob(job);
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.outOfMemory(List.of(), "limit 64 MiB")));
         assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> assertThat(f.error()).startsWith("out of memory").contains("limit 64 MiB"));
+                f -> {
+                    assertThat(f.error()).startsWith("out of memory").contains("limit 64 MiB");
+                    assertThat(f.failureCode()).isEqualTo(FailureCode.OUT_OF_MEMORY);
+                });
     }
 
     @Test
@@ -280,8 +297,9 @@ class RunnerMachineTest {
         in(new Input.Start(now));
         List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
         assertThat(open).containsExactly(
-                new RunnerMessage.Failed(started, l1, List.of(),
-                        "runner restarted during execution; killed what it left running: process group 4242 (2 processes)"),
+                RunnerMessage.Failed.because(started, l1, List.of(),
+                        "runner restarted during execution; killed what it left running: process group 4242 (2 processes)",
+                        FailureCode.RUNNER_RESTARTED),
                 new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing; killed what it left running: container baton-x-1"));
     }
 
@@ -567,7 +585,8 @@ class RunnerMachineTest {
         machine = new RunnerMachine(MachineConfig.defaults("test"), new Random(1), Map.of(),
                 List.of(new InflightRecord(started, l1, T0), new InflightRecord(preparing, l2, null)));
         List<Effect> start = in(new Input.Start(now));
-        var failed = new RunnerMessage.Failed(started, l1, List.of(), "runner restarted during execution");
+        // Its failure code says the machine's agent broke, not the job (issue 41).
+        var failed = RunnerMessage.Failed.because(started, l1, List.of(), "runner restarted during execution", FailureCode.RUNNER_RESTARTED);
         assertThat(start).contains(new Effect.WriteOutbox(failed, 0), new Effect.DeleteInflight(started), new Effect.DeleteInflight(preparing));
         List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
         assertThat(open).containsExactly(failed, new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing"));

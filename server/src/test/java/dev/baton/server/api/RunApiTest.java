@@ -135,6 +135,15 @@ class RunApiTest {
                 Arguments.of("too many file paths", with(runner, body("file_paths", java.util.stream.IntStream.range(0, 65).mapToObj(i -> "f" + i).toList())), 400, "invalid_field", "file_paths"),
                 Arguments.of("start_time on runner run", with(runner, body("start_time", "2026-01-01T00:00:00Z")), 400, "time_in_runner_run", "start_time"),
                 Arguments.of("retry attempts 0", with(runner, body("retry", Map.of("max_attempts", 0))), 400, "invalid_field", "retry.max_attempts"),
+                // issue 41: which failures retry, and which exit codes never do
+                Arguments.of("retry on empty", with(runner, body("retry", Map.of("max_attempts", 2, "on", List.of()))), 400, "invalid_field", "retry.on"),
+                Arguments.of("retry on unknown", with(runner, body("retry", Map.of("max_attempts", 2, "on", List.of("failure", "disk")))), 400, "invalid_field", "retry.on[1]"),
+                Arguments.of("retry on with the older field", with(runner, body("retry", Map.of("max_attempts", 2, "on", List.of("failure"),
+                        "retry_when_runner_lost", true))), 400, "invalid_field", "retry.retry_when_runner_lost"),
+                Arguments.of("final exit code 0", with(runner, body("retry", Map.of("max_attempts", 2, "final_exit_codes", List.of(1, 0)))), 400, "invalid_field", "retry.final_exit_codes[1]"),
+                Arguments.of("final exit code 256", with(runner, body("retry", Map.of("max_attempts", 2, "final_exit_codes", List.of(256)))), 400, "invalid_field", "retry.final_exit_codes[0]"),
+                Arguments.of("too many final exit codes", with(runner, body("retry", Map.of("max_attempts", 2, "final_exit_codes",
+                        java.util.stream.IntStream.rangeClosed(1, 33).boxed().toList()))), 400, "invalid_field", "retry.final_exit_codes"),
                 Arguments.of("bad adapter", with(runner, body("adapter", "Not Valid")), 400, "invalid_field", "adapter"),
                 Arguments.of("blank branch", with(runner, body("branch", " ")), 400, "invalid_field", "branch"),
                 Arguments.of("testbed too long", with(runner, body("testbed", "t".repeat(257))), 400, "invalid_field", "testbed"),
@@ -161,6 +170,26 @@ class RunApiTest {
         assertThat(s.server.store().runs().listJobs(projectId, new JobFilter(null, null, null, 10, 0))).isEmpty();
         assertThat(s.server.store().runs().findReport(1)).as("no report was written").isEmpty();
         assertThat(s.submitted).isEmpty();
+    }
+
+    /** The older retry_when_runner_lost keeps working, shown mapped onto on; on and final_exit_codes are kept as given (issue 41). */
+    @Test
+    void zRetryPoliciesAreKeptAndTheOlderFieldShowsMappedOntoOn() {
+        JsonNode old = Fixtures.created(s.post("/v0/run", body("project", "p-ent", "image", DIGEST, "spec", "small",
+                "retry", Map.of("max_attempts", 3, "backoff_seconds", 5, "retry_when_runner_lost", true)))).path("job");
+        JsonNode oldRetry = s.get("/v0/projects/p-ent/jobs/" + old.path("uuid").asText()).json().path("retry");
+        assertThat(oldRetry.path("max_attempts").asInt()).isEqualTo(3);
+        assertThat(oldRetry.path("backoff_seconds").asInt()).isEqualTo(5);
+        assertThat(oldRetry.path("on").toString()).isEqualTo("[\"runner_lost\",\"infrastructure\",\"failure\"]");
+        JsonNode plain = Fixtures.created(s.post("/v0/run", body("project", "p-ent", "image", DIGEST, "spec", "small",
+                "retry", Map.of("max_attempts", 2)))).path("job");
+        assertThat(s.get("/v0/projects/p-ent/jobs/" + plain.path("uuid").asText()).json().at("/retry/on").toString())
+                .isEqualTo("[\"infrastructure\",\"failure\"]");
+        JsonNode chosen = Fixtures.created(s.post("/v0/run", body("project", "p-ent", "image", DIGEST, "spec", "small",
+                "retry", Map.of("max_attempts", 2, "on", List.of("infrastructure", "runner_lost"), "final_exit_codes", List.of(3, 1))))).path("job");
+        JsonNode chosenRetry = s.get("/v0/projects/p-ent/jobs/" + chosen.path("uuid").asText()).json().path("retry");
+        assertThat(chosenRetry.path("on").toString()).isEqualTo("[\"runner_lost\",\"infrastructure\"]");
+        assertThat(chosenRetry.path("final_exit_codes").toString()).isEqualTo("[1,3]");
     }
 
     @Test

@@ -9,8 +9,12 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.server.config.BrokerSettings;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.metrics.BatonMetrics;
+import dev.baton.server.store.AttemptEnd;
 import dev.baton.server.store.AttemptOutcome;
+import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.NotRetried;
+import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
 import dev.baton.server.testing.ChannelFixture;
 import io.javalin.Javalin;
@@ -29,6 +33,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -138,7 +143,61 @@ abstract class TransportAContract {
                 "results", List.of(Map.of("exit_code", exit, "stdout", "{\"sort\":{\"latency\":{\"value\":1.5}}}", "stderr", ""))));
     }
 
+    JsonNode failed(ChannelFixture.RunnerHandle runner, String lease, Integer exit, String failure) throws Exception {
+        Map<String, Object> body = new LinkedHashMap<>(Map.of("type", "Complete", "lease_id", lease,
+                "runner_id", runner.runner().slug().value(), "status", "FAILED", "summary", "failed: " + failure, "failure", failure));
+        if (exit != null) {
+            body.put("exit_code", exit);
+            body.put("results", List.of(Map.of("exit_code", exit, "stdout", "", "stderr", "")));
+        }
+        return post(runner, "complete", body);
+    }
+
     // ---- the tests ----------------------------------------------------------------------------------
+
+    /** Transport A's failures are classified as the channel's (issue 41): a pull failure is infrastructure, exit 1 the job's. */
+    @Test
+    void aPullFailureIsRetriedUnderRetryOnInfrastructureAndTheBenchmarksExitIsNot() throws Exception {
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        Job job = server.submit(spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
+        var runner = server.runner(spec);
+        Message first = next(sub);
+        first.ack();
+        String lease = json(first).get("lease_id").asText();
+        ack(runner, lease, job.uuid().toString());
+        assertThat(failed(runner, lease, null, "pull_failed").get("type").asText()).isEqualTo("CompleteAck");
+        assertThat(server.job(job).status()).as("the machine's fault: retried").isEqualTo(JobStatus.PENDING);
+
+        transport.pump();
+        Message second = next(sub);
+        second.ack();
+        String again = json(second).get("lease_id").asText();
+        ack(runner, again, job.uuid().toString());
+        failed(runner, again, 1, "exit_code");
+        assertThat(server.job(job).status()).as("the benchmark's own failure is signal").isEqualTo(JobStatus.FAILED);
+        assertThat(server.store.runs().attemptEnds(server.job(job).id())).containsExactly(
+                Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
+                Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
+    }
+
+    @Test
+    void anExpiredLeaseIsARunnerLostAndRetriedOnlyWhenRetryOnListsIt() throws Exception {
+        transport.broker().ensureStream();
+        JetStreamSubscription sub = pull();
+        Job job = server.submit(spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
+        var runner = server.runner(spec);
+        Message m = next(sub);
+        m.ack();
+        ack(runner, json(m).get("lease_id").asText(), job.uuid().toString());
+        server.clock.advance(Duration.ofSeconds(121));
+        transport.pump();
+        Job after = server.job(job);
+        assertThat(after.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(after.errorCode()).isEqualTo("lease_expired");
+        assertThat(server.store.runs().attemptEnds(after.id()).get(1))
+                .isEqualTo(new AttemptEnd(FailureKind.RUNNER_LOST, null, false, NotRetried.NOT_IN_RETRY_ON));
+    }
 
     @Test
     void aJobGoesFromTheOutboxThroughTheQueueToCompletion() throws Exception {

@@ -13,13 +13,17 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.store.AttemptEnd;
+import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.NotRetried;
 import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.RetryPolicy;
@@ -1208,6 +1212,47 @@ abstract class ChannelContractTest {
         start(again, c2);
         advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
         awaitStatus(notRetried, JobStatus.FAILED);
+    }
+
+    /**
+     * Over the real channel (issue 41): an executor that failed under the job is the machine's
+     * fault and retried under on: [infrastructure]; the benchmark's own exit 1 then ends the job.
+     */
+    @Test
+    void retryOnInfrastructureRetriesAnExecutorErrorAndNotTheBenchmarksExit() {
+        Job job = server.submit(spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
+        TestRunner runner = connect(alice);
+        ClaimedJob first = claim(runner);
+        start(runner, first);
+        runner.send(RunnerMessage.Failed.because(first.uuid(), first.lease(), List.of(), "executor error: runc exited 1",
+                FailureCode.EXECUTOR_ERROR));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).as("the machine's fault: retried").isEqualTo(JobStatus.PENDING);
+
+        ClaimedJob second = claim(runner); // a backoff of 0 s: at once
+        assertThat(second.attempt()).isEqualTo(2);
+        start(runner, second);
+        runner.send(RunnerMessage.Failed.because(second.uuid(), second.lease(), List.of(new IterationResult(1, "", "", Map.of())),
+                "iteration 0 exited with code 1", FailureCode.EXIT_CODE));
+        runner.expect(ServerMessage.Ack.class);
+        assertThat(status(job)).as("the benchmark's own failure is signal").isEqualTo(JobStatus.FAILED);
+        long id = server.store.runs().findJob(job.uuid()).orElseThrow().id();
+        assertThat(server.store.runs().attemptEnds(id)).containsExactly(
+                Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
+                Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
+    }
+
+    @Test
+    void aLostRunnerIsNotRetriedWhenRetryOnLeavesItOut() {
+        Job job = server.submit(spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
+        TestRunner runner = connect(alice);
+        ClaimedJob claimed = claim(runner);
+        start(runner, claimed);
+        advance(HEARTBEAT_TIMEOUT.plusSeconds(2));
+        awaitStatus(job, JobStatus.FAILED);
+        long id = server.store.runs().findJob(job.uuid()).orElseThrow().id();
+        assertThat(server.store.runs().attemptEnds(id).get(1))
+                .isEqualTo(new AttemptEnd(FailureKind.RUNNER_LOST, null, false, NotRetried.NOT_IN_RETRY_ON));
     }
 
     // ---- recovery and usage ----------------------------------------------------------------------

@@ -2,6 +2,7 @@ package dev.baton.server.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.server.testing.TestRunner;
@@ -422,6 +423,21 @@ class ConsoleHttpTest {
                 assertThat(readUntil(lines, "event: log")).isTrue();
                 assertThat(lines.readLine()).contains("hello log");
             }
+        }
+    }
+
+    /** The job page says why each failed attempt ended and whether it was retried (issue 41). */
+    @Test
+    void aFailedAttemptShowsItsKindAndWhyItWasNotRetried() throws Exception {
+        String session = signIn();
+        String[] runner = baton.createRunner("box 6");
+        try (TestRunner r = baton.connect(runner[0], runner[1])) {
+            var claimed = baton.runningJobOn(r);
+            r.send(RunnerMessage.Failed.because(claimed.uuid(), claimed.lease(), List.of(), "executor error: runc exited 1",
+                    FailureCode.EXECUTOR_ERROR));
+            r.expect(ServerMessage.Ack.class);
+            String page = get("/console/projects/bench/jobs/" + claimed.uuid(), session).body();
+            assertThat(page).contains("infrastructure · not retried: attempts_exhausted");
         }
     }
 

@@ -8,6 +8,7 @@ import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.ImageDigest;
@@ -1552,5 +1553,78 @@ abstract class StoreContract {
             assertThat(store.organizations().projectUuid(p.id())).contains(p.uuid());
             assertThat(store.organizations().projectUuid(other.id())).contains(other.uuid());
         }
+    }
+
+    // ---- retries that tell the machine from the job (issue 41) ----------------------------------------
+
+    /** A pull failure (the runner's own fault) is retried under on: [infrastructure]; the benchmark's exit 1 is not. */
+    @Test
+    void retryOnInfrastructureRetriesAPullFailureAndNotTheJobsOwnExit() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+                new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
+        Leased first = claimOne(r);
+        Transition pull = store.transitions().fail(first.uuid(), first.lease(), "could not start: registry answered 503", AttemptOutcome.FAILED,
+                tick(), null, new AttemptFailure(FailureCode.PULL_FAILED, null));
+        assertThat(pull.job().status()).as("retried").isEqualTo(JobStatus.PENDING);
+        Leased second = claimOne(r);
+        Transition exit = store.transitions().fail(second.uuid(), second.lease(), "iteration 0 exited with code 1", AttemptOutcome.FAILED,
+                tick(), null, new AttemptFailure(FailureCode.EXIT_CODE, 1));
+        assertThat(exit.job().status()).as("the benchmark's own failure is signal").isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(job.id())).containsExactly(
+                Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
+                Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
+        assertThat(store.runs().retryPolicy(job.id())).contains(new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
+    }
+
+    @Test
+    void aFinalExitCodeIsNeverRetriedAndOthersAreUntilTheAttemptsAreSpent() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job job = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+                new RetryPolicy(2, 0, Set.of(FailureKind.FAILURE), Set.of(2, 3)));
+        Leased first = claimOne(r);
+        assertThat(failWith(first, AttemptOutcome.FAILED, 1).job().status()).isEqualTo(JobStatus.PENDING);
+        Leased second = claimOne(r);
+        assertThat(failWith(second, AttemptOutcome.FAILED, 1).job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(job.id()).get(2).notRetried()).isEqualTo(NotRetried.ATTEMPTS_EXHAUSTED);
+
+        Job finalCode = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+                new RetryPolicy(2, 0, Set.of(FailureKind.FAILURE), Set.of(2, 3)));
+        assertThat(failWith(claimOne(r), AttemptOutcome.FAILED, 3).job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(finalCode.id()).get(1)).isEqualTo(new AttemptEnd(FailureKind.FAILURE, 3, false, NotRetried.FINAL_EXIT_CODE));
+    }
+
+    @Test
+    void aLostRunnerIsRetriedOnlyWhenTheRetryOnListsIt() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Job notListed = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+                new RetryPolicy(2, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
+        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(notListed.id()).get(1)).isEqualTo(new AttemptEnd(FailureKind.RUNNER_LOST, null, false, NotRetried.NOT_IN_RETRY_ON));
+        submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, Set.of(FailureKind.RUNNER_LOST), Set.of()));
+        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    /** The older retry_when_runner_lost maps onto on: failures of job and machine always, a lost runner when it says so. */
+    @Test
+    void theOlderFieldMapsOntoRetryOn() {
+        assertThat(new RetryPolicy(2, 0, false).on()).containsExactlyInAnyOrder(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE);
+        assertThat(new RetryPolicy(2, 0, true).on()).containsExactlyInAnyOrder(FailureKind.values());
+        Spec s = spec();
+        Runner r = runner(s);
+        Job old = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, false));
+        assertThat(failWith(claimOne(r), AttemptOutcome.FAILED, 1).job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().retryPolicy(old.id()).orElseThrow().retryWhenRunnerLost()).isFalse();
+        // A job stored before V26 (retry_on NULL) reads as the mapping of its retry_when_runner_lost.
+        assertThat(RetryPolicy.fromColumns(3, 5, true, null, null)).isEqualTo(new RetryPolicy(3, 5, true));
+    }
+
+    private Transition failWith(Leased attempt, AttemptOutcome outcome, Integer exitCode) {
+        var code = outcome == AttemptOutcome.LOST ? null : FailureCode.EXIT_CODE;
+        return store.transitions().fail(attempt.uuid(), attempt.lease(), "failed", outcome, tick(), null, new AttemptFailure(code, exitCode));
     }
 }

@@ -261,9 +261,9 @@ final class JdbcLeaseOffers implements LeaseOffers {
     /**
      * The lease of a running job expired: its runner is lost, and the rule is the runner
      * channel's (brief §1, "a failed benchmark is signal"): the job fails, outcome {@code lost},
-     * and goes back to the queue as a new attempt only when it opted in with
-     * {@code retry_when_runner_lost} and has attempts left (after its backoff), as
-     * {@code Store.fail} does for a channel runner lost past the heartbeat timeout.
+     * and goes back to the queue as a new attempt only when its retry policy lists
+     * {@code runner_lost} and it has attempts left (after its backoff), decided by
+     * {@link FailedAttempts} as for a channel runner lost past the heartbeat timeout.
      */
     private Optional<Job> runnerLost(Handle h, LeaseOffer o, LeaseId lease, Instant now) {
         Optional<Job> failed = store.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
@@ -273,11 +273,8 @@ final class JdbcLeaseOffers implements LeaseOffers {
                 .bind("error", "lost contact with the runner: its lease expired without heartbeats after the job started").findOne(store.context.jobRows);
         if (failed.isEmpty()) return failed;
         closeAttempt(h, o, lease, AttemptOutcome.LOST, now);
-        Optional<Job> retried = store.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
-                        + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000, modified = :now"
-                        + " WHERE id = :id AND lease = :lease AND status = 4 AND attempt < max_attempts AND retry_when_runner_lost = TRUE"
-                        + " RETURNING " + Rows.JOB)
-                .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value()).findOne(store.context.jobRows);
+        Optional<Job> retried = new FailedAttempts(store.statements, store.context.jobRows)
+                .decide(h, failed.get(), lease, FailureKind.RUNNER_LOST, null, now);
         return retried.isPresent() ? retried : failed;
     }
 

@@ -148,14 +148,17 @@ final class JdbcRuns implements Runs {
             Report stored = insertCheckedReport(h, report, now);
             long reportId = stored.id();
             Job inserted = statements.on(h, "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
-                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, queue_timeout, canary_runner_id, preferred_labels, created, modified)"
+                            + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, retry_on, final_exit_codes, queue_timeout,"
+                            + " canary_runner_id, preferred_labels, created, modified)"
                             + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
-                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :queueTimeout, :canary, :preferred, :now, :now) RETURNING " + Rows.JOB)
+                            + " :priority, 0, :maxAttempts, :backoff, :retryLost, :retryOn, :finalCodes, :queueTimeout, :canary, :preferred, :now, :now)"
+                            + " RETURNING " + Rows.JOB)
                     .bind("uuid", UUID.randomUUID().toString()).bind("report", reportId).bind("project", report.projectId())
                     .bind("org", organizationId).bind("ip", job.sourceIp()).bind("spec", job.specId())
                     .bind("config", Rows.json(job.config())).bind("timeout", job.timeout()).bind("priority", job.priority())
                     .bind("maxAttempts", Math.max(1, retry.maxAttempts())).bind("backoff", Math.max(0, retry.backoffSeconds()))
-                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
+                    .bind("retryLost", retry.retryWhenRunnerLost()).bind("retryOn", retry.onColumn())
+                    .bind("finalCodes", retry.finalExitCodesColumn()).bind("queueTimeout", job.queueTimeout()).bind("canary", job.canaryRunnerId())
                     .bind("preferred", job.labels().preferred().size()).bind("now", micros(now))
                     .one(jobRows);
             long id = inserted.id();
@@ -247,6 +250,28 @@ final class JdbcRuns implements Runs {
     public List<Attempt> attempts(long jobId) {
         return context.read(h -> h.createQuery("SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = :job ORDER BY number")
                 .bind("job", jobId).map(Rows.ATTEMPT_MAPPER).list());
+    }
+
+    @Override
+    public Map<Integer, AttemptEnd> attemptEnds(long jobId) {
+        Map<Integer, AttemptEnd> ends = new TreeMap<>();
+        context.read(h -> statements.on(h, "SELECT number, end_reason, exit_code, retry_decision FROM job_attempt"
+                        + " WHERE job_id = :job AND end_reason IS NOT NULL")
+                .bind("job", jobId).list(rs -> {
+                    String decision = rs.getString("retry_decision");
+                    int exit = rs.getInt("exit_code");
+                    Integer exitCode = rs.wasNull() ? null : exit;
+                    boolean retried = FailedAttempts.RETRIED.equals(decision);
+                    return ends.put(rs.getInt("number"), new AttemptEnd(FailureKind.parse(rs.getString("end_reason")), exitCode, retried,
+                            retried ? null : NotRetried.parse(decision)));
+                }));
+        return ends;
+    }
+
+    @Override
+    public Optional<RetryPolicy> retryPolicy(long jobId) {
+        return context.read(h -> statements.on(h, "SELECT COUNT(*) AS n FROM job WHERE id = :id").bind("id", jobId).one(rs -> rs.getLong("n")) == 0
+                ? Optional.empty() : Optional.of(new FailedAttempts(statements, jobRows).policy(h, jobId)));
     }
 
     @Override

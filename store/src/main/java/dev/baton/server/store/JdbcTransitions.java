@@ -24,11 +24,13 @@ final class JdbcTransitions implements Transitions {
     private final StoreContext context;
     private final Statements statements;
     private final JobRows jobRows;
+    private final FailedAttempts failedAttempts;
 
     JdbcTransitions(StoreContext context) {
         this.context = context;
         this.statements = context.statements;
         this.jobRows = context.jobRows;
+        this.failedAttempts = new FailedAttempts(context.statements, context.jobRows);
     }
 
     @Override
@@ -157,6 +159,7 @@ final class JdbcTransitions implements Transitions {
                     q -> q.bind("lease", lease.value()));
             if (completed.isPresent()) {
                 closeAttempt(h, completed.get(), lease, AttemptOutcome.COMPLETED, now, true, output);
+                failedAttempts.forget(h, completed.get().id(), lease);
                 return applied(completed.get());
             }
             // Processed has passed through completed: a resent `completed` is a duplicate.
@@ -165,7 +168,9 @@ final class JdbcTransitions implements Transitions {
     }
 
     @Override
-    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
+    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output,
+            AttemptFailure failure) {
+        AttemptFailure said = failure == null ? AttemptFailure.UNKNOWN : failure;
         Objects.requireNonNull(lease, "lease");
         AttemptOutcome closing = outcome == null ? AttemptOutcome.FAILED : outcome;
         if (closing == AttemptOutcome.COMPLETED || closing == AttemptOutcome.CANCELED) {
@@ -176,14 +181,11 @@ final class JdbcTransitions implements Transitions {
                     q -> q.bind("lease", lease.value()).bind("error", error));
             if (failed.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.FAILED));
             closeAttempt(h, failed.get(), lease, closing, now, false, output);
-            // Opt-in retry (RETRY: failed → pending, a new attempt later under a new lease). Only
-            // a job whose policy allows another attempt, and for a lost runner only if it says so.
+            // Opt-in retry (RETRY: failed → pending, a new attempt later under a new lease): only
+            // the kinds of failure and exit codes the job's policy retries, while it has attempts left.
             if (closing == AttemptOutcome.FAILED || closing == AttemptOutcome.LOST) {
-                String lostClause = closing == AttemptOutcome.LOST ? " AND retry_when_runner_lost = TRUE" : "";
-                Optional<Job> retried = cas(h, "status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
-                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000",
-                        "status = 4 AND lease = :lease AND attempt < max_attempts" + lostClause, job, now,
-                        q -> q.bind("lease", lease.value()));
+                FailureKind kind = FailureKind.classify(closing, said.code());
+                Optional<Job> retried = failedAttempts.decide(h, failed.get(), lease, kind, said.exitCode(), now);
                 if (retried.isPresent()) return applied(retried.get());
             }
             return applied(failed.get());

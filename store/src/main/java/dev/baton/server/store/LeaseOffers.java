@@ -117,7 +117,7 @@ public interface LeaseOffers {
      * attempt (outcome {@code lost_before_start}), or fails once {@code maxRequeues} is spent. A
      * running job lost its runner, and follows the runner channel's rule (brief §1): it fails with
      * {@code error_code} {@code lease_expired} (outcome {@code lost}), and goes back to the queue
-     * only when it opted in with {@code retry_when_runner_lost} and has attempts left.
+     * only when its retry policy lists {@code runner_lost} and it has attempts left.
      */
     List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only);
 

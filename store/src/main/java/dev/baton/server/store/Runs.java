@@ -6,6 +6,7 @@ import dev.baton.protocol.id.ReportUuid;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -44,6 +45,12 @@ public interface Runs {
     Optional<Attempt> findAttempt(long jobId, int number);
 
     List<Attempt> attempts(long jobId);
+
+    /** How each failed attempt of the job was judged, by attempt number (issue 41); attempts that did not fail are absent. */
+    Map<Integer, AttemptEnd> attemptEnds(long jobId);
+
+    /** The job's retry policy as submitted (the older form mapped onto {@code on}); empty when there is no such job. */
+    Optional<RetryPolicy> retryPolicy(long jobId);
 
     /** The output attempt {@code attempt} of {@code job} keeps on its row (small output, see {@link Transitions#complete(JobUuid, LeaseId, Instant, byte[])}); empty when it keeps none. */
     Optional<byte[]> attemptOutput(JobUuid job, int attempt);

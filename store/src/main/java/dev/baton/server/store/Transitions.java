@@ -61,16 +61,22 @@ public interface Transitions {
 
     /**
      * {claimed, running} → failed under {@code lease} with an error; failed already: DUPLICATE.
-     * If the job opted in to retries and has attempts left (outcome FAILED, or LOST with
-     * retry_when_runner_lost), the same transaction sends it on to pending (RETRY): the result
-     * is APPLIED with a PENDING job, lease cleared, claimable after the backoff.
+     * The failure is classified ({@link FailureKind}: LOST is runner_lost) and, if the job's retry
+     * policy retries that kind and exit code and it has attempts left, the same transaction sends
+     * it on to pending (RETRY): the result is APPLIED with a PENDING job, lease cleared, claimable
+     * after the backoff. The attempt keeps its kind and the decision (issue 41).
      */
     default Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now) {
         return fail(job, lease, error, outcome, now, null);
     }
 
     /** As {@link #fail(JobUuid, LeaseId, String, AttemptOutcome, Instant)}, the attempt keeping {@code output} as {@link #complete(JobUuid, LeaseId, Instant, byte[])} does. */
-    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output);
+    default Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
+        return fail(job, lease, error, outcome, now, output, AttemptFailure.UNKNOWN);
+    }
+
+    /** As above, with what the runner said about the failure: its code and the failing exit code (issue 41). */
+    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output, AttemptFailure failure);
 
     /**
      * → canceled. With a lease (runner acknowledgment, hard timeout): only under that lease.

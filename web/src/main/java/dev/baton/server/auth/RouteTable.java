@@ -77,6 +77,7 @@ public final class RouteTable {
         add("GET /v0/projects/{project}/jobs", new AccessRule.OnProject(Role.VIEWER), null);
         add("GET /v0/projects/{project}/jobs/{job}", new AccessRule.OnProject(Role.VIEWER), null);
         add("POST /v0/projects/{project}/jobs/{job}/cancel", new AccessRule.OnProject(Role.SUBMITTER), "job.canceled");
+        add("POST /v0/projects/{project}/jobs/{job}/rerun", new AccessRule.OnProject(Role.SUBMITTER), "job.rerun");
         add("GET /v0/projects/{project}/jobs/{job}/logs", new AccessRule.OnProject(Role.VIEWER), null);
         add("GET /v0/projects/{project}/reports/{report}", new AccessRule.OnProject(Role.VIEWER), null);
         // Alerts (docs/alerts.md): thresholds are the maintainers'; alerts are triaged by whoever runs benchmarks.
