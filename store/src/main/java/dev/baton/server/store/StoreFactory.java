@@ -34,7 +34,8 @@ public final class StoreFactory {
                     .locations("classpath:db/migration/" + (url.dialect() == DatabaseUrl.Dialect.SQLITE ? "sqlite" : "postgresql"))
                     .load()
                     .migrate();
-            return url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteStore(pool) : new PostgresStore(pool);
+            SqlDialect dialect = url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteDialect() : new PostgresDialect(pool);
+            return new JdbcStore(pool, dialect);
         } catch (RuntimeException e) {
             pool.close();
             throw new IllegalStateException("cannot migrate the database at " + url.describe() + ": " + rootMessage(e), e);
@@ -78,7 +79,7 @@ public final class StoreFactory {
         config.setPoolName("baton-sqlite");
         config.setJdbcUrl(url.jdbcUrl());
         // WAL: readers never block the writer. busy_timeout covers other processes on the file;
-        // in this process SqliteStore serializes writers itself. IMMEDIATE makes every write
+        // in this process SqliteDialect serializes writers itself. IMMEDIATE makes every write
         // transaction take the write lock at BEGIN, so a read-then-update (claim) is atomic and
         // never fails with SQLITE_BUSY on a lock upgrade.
         config.addDataSourceProperty("journal_mode", "WAL");
