@@ -1,6 +1,6 @@
 package dev.baton.cli.runner;
 
-import dev.baton.runner.machine.Input;
+import dev.baton.channelclient.machine.Input;
 import java.io.PrintWriter;
 import java.util.function.Consumer;
 import sun.misc.Signal;

@@ -1,7 +1,7 @@
 package dev.baton.runner.lease;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.model.IterationResult;
-import dev.baton.runner.machine.ExecutionResult;
 import java.time.Duration;
 import java.util.List;
 

@@ -2,8 +2,8 @@ package dev.baton.runner.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.model.IterationResult;
-import dev.baton.runner.machine.ExecutionResult;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
