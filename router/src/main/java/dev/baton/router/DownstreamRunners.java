@@ -1,11 +1,11 @@
 package dev.baton.router;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.router.HeldJob.State;
-import dev.baton.runner.outbox.Outbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

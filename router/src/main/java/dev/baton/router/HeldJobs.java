@@ -1,5 +1,6 @@
 package dev.baton.router;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
@@ -7,7 +8,6 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.router.HeldJob.State;
 import dev.baton.router.policy.SchedulingPolicy;
-import dev.baton.runner.outbox.Outbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

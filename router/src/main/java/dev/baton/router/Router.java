@@ -1,11 +1,11 @@
 package dev.baton.router;
 
+import dev.baton.channelclient.machine.Input;
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.router.net.DownstreamServer;
 import dev.baton.router.net.UpstreamConnection;
 import dev.baton.router.policy.SchedulingPolicy;
-import dev.baton.runner.machine.Input;
-import dev.baton.runner.outbox.Outbox;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,9 +1,9 @@
 package dev.baton.router;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.router.policy.SchedulingPolicy;
-import dev.baton.runner.outbox.Outbox;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Objects;

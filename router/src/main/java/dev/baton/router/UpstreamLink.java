@@ -1,5 +1,6 @@
 package dev.baton.router;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
@@ -9,7 +10,6 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.router.HeldJob.State;
 import dev.baton.router.policy.SchedulingPolicy;
-import dev.baton.runner.outbox.Outbox;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

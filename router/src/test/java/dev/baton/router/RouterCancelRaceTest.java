@@ -2,6 +2,7 @@ package dev.baton.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
@@ -15,7 +16,6 @@ import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.router.policy.FirstCome;
-import dev.baton.runner.outbox.Outbox;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

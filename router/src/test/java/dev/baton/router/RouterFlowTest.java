@@ -109,7 +109,7 @@ class RouterFlowTest {
             assertThat(((WebSocketHandshakeException) e.getCause()).getResponse().statusCode()).isEqualTo(401);
             // so that the runner names the router's command for a new key, not the server's
             assertThat(((WebSocketHandshakeException) e.getCause()).getResponse().headers()
-                    .firstValue(dev.baton.runner.connection.ChannelClient.REFUSED_BY)).contains("router");
+                    .firstValue(dev.baton.channelclient.connection.ChannelClient.REFUSED_BY)).contains("router");
         }
     }
 

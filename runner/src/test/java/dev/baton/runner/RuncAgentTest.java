@@ -3,6 +3,7 @@ package dev.baton.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
@@ -17,7 +18,6 @@ import dev.baton.runner.executor.RuncExecutor;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.oci.LayoutBlobSource;
-import dev.baton.runner.outbox.Outbox;
 import dev.baton.runner.testing.ScriptedPeer;
 import dev.baton.runner.testing.TestImages;
 import dev.baton.runner.update.Updater;

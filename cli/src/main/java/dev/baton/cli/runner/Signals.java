@@ -1,7 +1,7 @@
 package dev.baton.cli.runner;
 
+import dev.baton.channelclient.machine.Input;
 import dev.baton.cli.OsSignal;
-import dev.baton.runner.machine.Input;
 import java.io.PrintWriter;
 import java.util.function.Consumer;
 

@@ -1,5 +1,6 @@
 package dev.baton.cli.runner;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.protocol.value.RunnerKey;
@@ -14,7 +15,6 @@ import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
 import dev.baton.runner.oci.RegistryBlobSource;
-import dev.baton.runner.outbox.Outbox;
 import dev.baton.runner.update.SelfUpdater;
 import dev.baton.runner.update.Updater;
 import java.io.IOException;

@@ -112,7 +112,7 @@ public final class DownstreamServer implements AutoCloseable {
         }
         try {
             ctx.res().setStatus(401);
-            ctx.res().setHeader(dev.baton.runner.connection.ChannelClient.REFUSED_BY, "router"); // the runner names the router's command
+            ctx.res().setHeader(dev.baton.channelclient.connection.ChannelClient.REFUSED_BY, "router"); // the runner names the router's command
             ctx.res().setContentType("application/json");
             ctx.res().getOutputStream().write(Wire.mapper().writeValueAsBytes(Map.of("code", "unauthorized",
                     "message", "runner key refused for runner '" + runner + "' by this router: give it a key with 'baton router keys rotate "

@@ -1,10 +1,10 @@
 package dev.baton.router.net;
 
+import dev.baton.channelclient.connection.ChannelClient;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.router.Upstream;
-import dev.baton.runner.connection.ChannelClient;
-import dev.baton.runner.machine.Input;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;

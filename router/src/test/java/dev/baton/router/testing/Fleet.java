@@ -3,6 +3,7 @@ package dev.baton.router.testing;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.router.Router;
@@ -10,7 +11,6 @@ import dev.baton.router.RouterKeys;
 import dev.baton.router.RouterSettings;
 import dev.baton.router.policy.SchedulingPolicy;
 import dev.baton.runner.RunnerAgent;
-import dev.baton.runner.machine.Input;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

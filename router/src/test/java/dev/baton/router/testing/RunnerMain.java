@@ -1,11 +1,11 @@
 package dev.baton.router.testing;
 
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.machine.MachineConfig;
-import dev.baton.runner.outbox.Outbox;
 import dev.baton.runner.update.Updater;
 import java.net.URI;
 import java.nio.file.Path;

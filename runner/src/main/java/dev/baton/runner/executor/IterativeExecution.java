@@ -1,10 +1,10 @@
 package dev.baton.runner.executor;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
-import dev.baton.runner.machine.ExecutionResult;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

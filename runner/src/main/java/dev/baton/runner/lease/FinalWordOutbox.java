@@ -1,7 +1,7 @@
 package dev.baton.runner.lease;
 
-import dev.baton.runner.outbox.LeaseWord;
-import dev.baton.runner.outbox.Outbox;
+import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.Outbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;

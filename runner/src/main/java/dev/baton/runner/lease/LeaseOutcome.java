@@ -1,9 +1,9 @@
 package dev.baton.runner.lease;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.model.IterationResult;
-import dev.baton.runner.machine.ExecutionResult;
 import java.time.Duration;
 import java.util.List;
 

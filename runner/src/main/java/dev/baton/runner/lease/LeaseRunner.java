@@ -1,6 +1,10 @@
 package dev.baton.runner.lease;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.channelclient.machine.Input;
+import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.RunnerKey;
@@ -8,12 +12,8 @@ import dev.baton.runner.WorkDirLock;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.Leftover;
-import dev.baton.runner.machine.ExecutionResult;
-import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
-import dev.baton.runner.outbox.LeaseWord;
-import dev.baton.runner.outbox.Outbox;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import java.io.IOException;

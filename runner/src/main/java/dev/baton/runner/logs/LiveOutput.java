@@ -1,8 +1,8 @@
 package dev.baton.runner.logs;
 
+import dev.baton.channelclient.machine.OutputChunk;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.RunnerMessage;
-import dev.baton.runner.machine.OutputChunk;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

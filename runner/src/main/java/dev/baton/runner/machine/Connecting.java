@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.RunnerMessage;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.channelclient.machine.InflightRecord;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;

@@ -1,5 +1,7 @@
 package dev.baton.runner.machine;
 
+import dev.baton.channelclient.machine.InflightRecord;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.RunnerMessage;
 import java.util.List;
 

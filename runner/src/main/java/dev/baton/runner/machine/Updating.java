@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.ServerMessage;
 import java.util.List;
 import org.slf4j.Logger;

@@ -2,6 +2,7 @@ package dev.baton.runner.bench;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
@@ -18,7 +19,6 @@ import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.executor.QemuMicrovm;
 import dev.baton.runner.executor.RuncExecutor;
-import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TestImages;

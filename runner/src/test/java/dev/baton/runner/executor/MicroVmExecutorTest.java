@@ -3,6 +3,7 @@ package dev.baton.runner.executor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
@@ -10,7 +11,6 @@ import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
-import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TestImages;

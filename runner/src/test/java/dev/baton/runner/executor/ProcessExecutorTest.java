@@ -2,10 +2,10 @@ package dev.baton.runner.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Jobs;
 import java.nio.file.Files;
 import java.nio.file.Path;

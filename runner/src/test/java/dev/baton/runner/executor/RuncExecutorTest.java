@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.message.DeclineCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -9,7 +10,6 @@ import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
-import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TarWriter;

@@ -2,9 +2,9 @@ package dev.baton.runner.executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.runner.machine.ExecutionResult;
 import dev.baton.runner.machine.Jobs;
 import java.nio.file.Path;
 import java.time.Clock;

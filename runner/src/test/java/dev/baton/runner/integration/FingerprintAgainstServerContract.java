@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.channelclient.machine.Input;
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.NoiseCode;
 import dev.baton.runner.testing.HostFacts;
@@ -15,9 +17,7 @@ import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.fingerprint.CpuList;
 import dev.baton.runner.fingerprint.MachineInspector;
-import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
-import dev.baton.runner.outbox.Outbox;
 import dev.baton.runner.update.Updater;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.executor.Executor;
@@ -15,7 +16,6 @@ import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.QemuMicrovm;
 import dev.baton.runner.executor.RuncExecutor;
 import dev.baton.runner.lease.LeaseRunner;
-import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.oci.RegistryBlobSource;
 import dev.baton.runner.testing.TestImages;

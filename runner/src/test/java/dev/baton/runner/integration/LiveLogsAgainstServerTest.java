@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.channelclient.machine.Input;
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
-import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
-import dev.baton.runner.outbox.Outbox;
 import dev.baton.runner.update.Updater;
 import java.nio.file.Files;
 import java.nio.file.Path;

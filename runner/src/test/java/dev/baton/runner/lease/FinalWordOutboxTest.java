@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.runner.outbox.LeaseWord;
-import dev.baton.runner.outbox.Outbox;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;

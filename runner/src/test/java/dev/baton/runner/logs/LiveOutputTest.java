@@ -2,8 +2,8 @@ package dev.baton.runner.logs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.OutputChunk;
 import dev.baton.protocol.message.LogStream;
-import dev.baton.runner.machine.OutputChunk;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;

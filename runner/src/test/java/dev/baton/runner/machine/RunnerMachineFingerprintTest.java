@@ -2,6 +2,7 @@ package dev.baton.runner.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;

@@ -2,6 +2,9 @@ package dev.baton.runner.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.channelclient.machine.Input;
+import dev.baton.channelclient.machine.OutputChunk;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;

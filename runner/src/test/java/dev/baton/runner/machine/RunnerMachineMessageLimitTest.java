@@ -2,6 +2,8 @@ package dev.baton.runner.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;

@@ -1,5 +1,8 @@
 package dev.baton.runner.machine;
 
+import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.channelclient.machine.InflightRecord;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.DeclineCode;
 import static org.assertj.core.api.Assertions.assertThat;
 

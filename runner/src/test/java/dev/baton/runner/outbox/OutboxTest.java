@@ -2,14 +2,16 @@ package dev.baton.runner.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.channelclient.machine.InflightRecord;
+import dev.baton.channelclient.machine.Input;
+import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.runner.machine.Effect;
-import dev.baton.runner.machine.InflightRecord;
-import dev.baton.runner.machine.Input;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
 import java.nio.file.Files;

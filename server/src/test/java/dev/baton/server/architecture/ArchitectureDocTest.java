@@ -77,6 +77,21 @@ class ArchitectureDocTest {
         assertThat(missing).isEmpty();
     }
 
+    /**
+     * The doc says the router stands beside the runner, both on `channel-client`: no main class of
+     * the router imports the runner (its tests may, to run real runners behind it).
+     */
+    @Test
+    void theRouterUsesTheChannelClientNotTheRunner() throws IOException {
+        List<String> importing = new ArrayList<>();
+        for (Path p : sources) {
+            String path = p.toString().replace('\\', '/');
+            if (path.contains("/router/src/main/") && Files.readString(p).contains("dev.baton.runner.")) importing.add(path);
+        }
+        assertThat(sources).anyMatch(p -> p.toString().replace('\\', '/').contains("/channel-client/src/main/"));
+        assertThat(importing).as("router classes that use the runner").isEmpty();
+    }
+
     private static boolean anyDeclares(List<Path> files, String method) throws IOException {
         for (Path f : files) {
             if (Pattern.compile("\\b" + method + "\\(").matcher(Files.readString(f)).find()) return true;

@@ -52,12 +52,19 @@ final class OjsTables {
     }
 
     /**
-     * The tables the dialect's OJS migrations ({@code db/migration/<dialect>/V*__ojs*.sql}) create,
-     * read from the store module's classes: a directory in an IDE, a jar in a Maven build.
+     * The tables the dialect's OJS migrations ({@code db/migration/<dialect>/V*__ojs*.sql}, and any
+     * in {@code db/migration/common}) create, read from the store module's classes.
      */
     static Set<String> created(String dialect) {
+        Set<String> tables = new TreeSet<>(createdIn("common"));
+        tables.addAll(createdIn(dialect));
+        return tables;
+    }
+
+    /** The tables the OJS migrations of one folder create: a directory in an IDE, a jar in a Maven build. */
+    private static Set<String> createdIn(String folder) {
         try {
-            URI location = OjsTables.class.getResource("/db/migration/" + dialect).toURI();
+            URI location = OjsTables.class.getResource("/db/migration/" + folder).toURI();
             if (!"jar".equals(location.getScheme())) return createdIn(Path.of(location));
             try (FileSystem jar = FileSystems.newFileSystem(location, Map.of())) {
                 return createdIn(jar.provider().getPath(location));

@@ -42,7 +42,8 @@ class PostgresSchemaIsolationTest {
             Jdbi jdbi = Jdbi.create("jdbc:" + schemaA);
             jdbi.useTransaction(h -> {
                 // Schema A holds the exclusive organization lock a free-tier claim of organization 1 takes.
-                assertThat(((PostgresStore) a).lockLimitKeys(h, new PostgresStore.Candidate(1, 100, 1, "192.0.2.1"))).isTrue();
+                PostgresDialect.Candidate freeJob = new PostgresDialect.Candidate(1, 100, 1, "192.0.2.1");
+                assertThat(PostgresDialect.lockLimitKeys(((JdbcStore) a).statements, h, freeJob)).isTrue();
                 assertThat(TestClaims.claim(b, runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
             });
         }

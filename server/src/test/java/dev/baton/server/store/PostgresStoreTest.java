@@ -190,7 +190,7 @@ class PostgresStoreTest extends StoreContract {
         }
         assertThat(TestClaims.claim(store, runner.id(), LeaseId.random(), now.plusSeconds(6)).orElseThrow().id()).as("freed again").isEqualTo(jobs.get(0).id());
 
-        String passingHeld = PostgresStore.candidateQuery(true, true, ClaimFilter.NONE, "");
+        String passingHeld = PostgresDialect.candidateQuery(true, true, ClaimFilter.NONE, "");
         List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> {
             // A queue of thousands, as when submitters outrun the runners.
             h.execute("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"

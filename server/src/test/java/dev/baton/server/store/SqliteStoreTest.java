@@ -33,7 +33,7 @@ class SqliteStoreTest extends StoreContract {
 
     @Test
     void claimWalksThePendingIndex() {
-        List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> h.createQuery("EXPLAIN QUERY PLAN " + SqliteStore.CLAIM_QUERY)
+        List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> h.createQuery("EXPLAIN QUERY PLAN " + SqliteDialect.CLAIM_QUERY)
                 .bind("runner", 1).bind("now", 0).map((rs, ctx) -> rs.getString("detail")).list());
         assertThat(plan.get(0)).contains("SEARCH j USING INDEX index_job_pending (spec_id=?)");
     }
@@ -46,11 +46,11 @@ class SqliteStoreTest extends StoreContract {
      */
     @Test
     void claimWithoutPreferredLabelsStopsAtTheFirstCandidateOfEachSpec() {
-        List<PlanStep> plain = plan(SqliteStore.PLAIN_CLAIM_QUERY);
+        List<PlanStep> plain = plan(SqliteDialect.PLAIN_CLAIM_QUERY);
         PlanStep walk = plain.stream().filter(step -> step.detail().contains("SEARCH j USING INDEX index_job_pending (spec_id=?)")).findFirst().orElseThrow();
         assertThat(walk.parent()).as("the walk runs per spec, inside the subquery").isNotZero();
         assertThat(plain).filteredOn(step -> step.detail().contains("TEMP B-TREE")).allMatch(step -> step.parent() == 0);
-        assertThat(plan(SqliteStore.CLAIM_QUERY)).filteredOn(step -> step.parent() == 0).extracting(PlanStep::detail)
+        assertThat(plan(SqliteDialect.CLAIM_QUERY)).filteredOn(step -> step.parent() == 0).extracting(PlanStep::detail)
                 .contains("SEARCH j USING INDEX index_job_pending (spec_id=?)", "USE TEMP B-TREE FOR ORDER BY");
         assertThat(plan(ClaimSql.ANY_PENDING_PREFERRED)).extracting(PlanStep::detail).anyMatch(d -> d.contains("index_job_pending_preferred"));
     }

@@ -20,7 +20,7 @@ class StoreFactoryTest {
     void noUrlMeansTheSqliteFileInTheDataDirectory() {
         Path data = dir.resolve("nested/data");
         try (Store store = StoreFactory.open(null, data)) {
-            assertThat(store).isInstanceOf(SqliteStore.class);
+            assertThat(((JdbcStore) store).dialect).isInstanceOf(SqliteDialect.class);
             store.organizations().createOrganization("A", new Slug("a"), PlanTier.FREE, Instant.EPOCH);
         }
         assertThat(Files.exists(data.resolve("baton.db"))).isTrue();

@@ -1,5 +1,7 @@
 package dev.baton.server.store;
 
+import org.jdbi.v3.core.Handle;
+
 /**
  * The SQL that decides which pending jobs a runner may claim and in which order, shared by both
  * dialects' claims, the transitions that count a spec's serving runners, and the queue status.
@@ -100,6 +102,17 @@ final class ClaimSql {
      */
     static final String ANY_PENDING_PREFERRED = "SELECT EXISTS (SELECT 1 FROM job k WHERE k.status = 0 AND k.preferred_labels > 0"
             + " AND k.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)) AS any_preferred";
+
+    /**
+     * Whether a claim by this runner now must rank candidates by preferred labels
+     * ({@link #CLAIM_ORDER}, which sorts every candidate): only when a pending job of its specs
+     * has one. Otherwise {@link #plainClaim} picks the same job and stops early, so a claim does
+     * not cost in proportion to the queue.
+     */
+    static boolean anyPendingPreferred(Statements statements, Handle h, long runnerId) {
+        return statements.on(h, ANY_PENDING_PREFERRED).bind("runner", runnerId)
+                .one(rs -> rs.getBoolean("any_preferred"));
+    }
 
     /** Dispatch order without a runner: priority, then oldest first. */
     static final String QUEUE_ORDER = " ORDER BY j.priority DESC, j.created ASC, j.id ASC";

@@ -20,7 +20,7 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.Update;
 
-/** {@link AlertStore} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
+/** {@link AlertStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
 final class JdbcAlertStore implements AlertStore {
     private static final String THRESHOLD = "id, uuid, project_id, branch, testbed, spec_id, measure, benchmark, model, lower_boundary,"
             + " upper_boundary, max_samples, max_days, min_samples, created, modified, deleted";
@@ -46,12 +46,12 @@ final class JdbcAlertStore implements AlertStore {
             rs.getString("branch"), rs.getString("testbed"), rs.getString("hash"), rs.getString("benchmark"), rs.getString("measure"),
             rs.getDouble("value"), instant(rs, "at"), List.of());
 
-    private final JdbcStore store;
+    private final StoreContext context;
     private final WebhookStore webhooks;
 
-    JdbcAlertStore(JdbcStore store) {
-        this.store = store;
-        this.webhooks = new JdbcWebhookStore(store);
+    JdbcAlertStore(StoreContext context) {
+        this.context = context;
+        this.webhooks = new JdbcWebhookStore(context);
     }
 
     @Override
@@ -68,7 +68,7 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Threshold createThreshold(long projectId, ThresholdRule rule, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             Query insert = h.createQuery("INSERT INTO threshold (uuid, project_id, branch, testbed, spec_id, measure, benchmark, model,"
                     + " lower_boundary, upper_boundary, max_samples, max_days, min_samples, created, modified) VALUES (:uuid, :project,"
                     + " :branch, :testbed, :spec, :measure, :benchmark, :model, :lower, :upper, :maxSamples, :maxDays, :minSamples, :now, :now) RETURNING id");
@@ -87,7 +87,7 @@ final class JdbcAlertStore implements AlertStore {
     @Override
     public List<Threshold> thresholds(long projectId) {
         // Plain JDBC, as the next read: judging runs both for every processed report.
-        return store.context.readPlain(c -> store.context.statements.on(c, THRESHOLDS).bind("p", projectId)
+        return context.readPlain(c -> context.statements.on(c, THRESHOLDS).bind("p", projectId)
                 .list(rs -> THRESHOLD_MAPPER.map(rs, null)));
     }
 
@@ -95,13 +95,13 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Optional<Threshold> findThreshold(long projectId, String uuid) {
-        return store.read(h -> h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
+        return context.read(h -> h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
                 .bind("p", projectId).bind("uuid", uuid).map(THRESHOLD_MAPPER).findOne());
     }
 
     @Override
     public Optional<Threshold> updateThreshold(long projectId, String uuid, ThresholdRule rule, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             Update update = h.createUpdate("UPDATE threshold SET branch = :branch, testbed = :testbed, spec_id = :spec, measure = :measure,"
                     + " benchmark = :benchmark, model = :model, lower_boundary = :lower, upper_boundary = :upper, max_samples = :maxSamples,"
                     + " max_days = :maxDays, min_samples = :minSamples, modified = :now WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL");
@@ -114,13 +114,13 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public boolean deleteThreshold(long projectId, String uuid, Instant now) {
-        return store.write(h -> h.createUpdate("UPDATE threshold SET deleted = :now, modified = :now WHERE project_id = :p AND uuid = :uuid"
+        return context.write(h -> h.createUpdate("UPDATE threshold SET deleted = :now, modified = :now WHERE project_id = :p AND uuid = :uuid"
                 + " AND deleted IS NULL").bind("p", projectId).bind("uuid", uuid).bind("now", micros(now)).execute() > 0);
     }
 
     @Override
     public List<String> measuresSeen(long projectId) {
-        return store.read(h -> h.createQuery("SELECT DISTINCT measure FROM metric WHERE project_id = :p ORDER BY measure")
+        return context.read(h -> h.createQuery("SELECT DISTINCT measure FROM metric WHERE project_id = :p ORDER BY measure")
                 .bind("p", projectId).mapTo(String.class).list());
     }
 
@@ -131,7 +131,7 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Optional<JudgedReport> processedReport(long reportId) {
-        return store.context.readPlain(c -> store.context.statements.on(c, PROCESSED_REPORT).bind("id", reportId)
+        return context.readPlain(c -> context.statements.on(c, PROCESSED_REPORT).bind("id", reportId)
                 .list(rs -> new JudgedReport(rs.getLong("id"), rs.getString("uuid"), rs.getLong("project_id"), rs.getString("branch"),
                         rs.getString("testbed"), nullableLong(rs, "spec_id"), rs.getString("hash"), instant(rs, "end_time"),
                         rs.getString("results"), rs.getInt("judged") > 0))
@@ -144,7 +144,7 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public List<Long> unjudgedReports(Instant modifiedSince, int limit) {
-        return store.read(h -> {
+        return context.read(h -> {
             Query q = h.createQuery("SELECT r.id FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE " + PROCESSED
                     + (modifiedSince == null ? "" : " AND r.modified >= :since")
                     + " AND NOT EXISTS (SELECT 1 FROM report_judgement g WHERE g.report_id = r.id) ORDER BY r.end_time, r.id LIMIT :limit")
@@ -156,7 +156,7 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public List<Double> baseline(BaselineQuery q) {
-        return store.read(h -> {
+        return context.read(h -> {
             StringBuilder sql = new StringBuilder("SELECT value FROM metric WHERE project_id = :p AND branch = :branch AND testbed = :testbed"
                     + " AND benchmark = :benchmark AND measure = :measure AND at <= :until AND report_id <> :exclude");
             if (q.specId() != null) sql.append(" AND spec_id = :spec");
@@ -180,24 +180,24 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Optional<StartPoint> startPoint(long projectId, String branch) {
-        return store.read(h -> h.createQuery(START + " WHERE s.project_id = :p AND s.branch = :b").bind("p", projectId).bind("b", branch)
+        return context.read(h -> h.createQuery(START + " WHERE s.project_id = :p AND s.branch = :b").bind("p", projectId).bind("b", branch)
                 .map(START_MAPPER).findOne());
     }
 
     @Override
     public Optional<Long> latestReport(long projectId, String branch, String hash) {
-        return store.read(h -> h.createQuery("SELECT id FROM report WHERE project_id = :p AND branch = :b AND hash = :hash"
+        return context.read(h -> h.createQuery("SELECT id FROM report WHERE project_id = :p AND branch = :b AND hash = :hash"
                 + " ORDER BY end_time DESC, id DESC LIMIT 1").bind("p", projectId).bind("b", branch).bind("hash", hash).mapTo(Long.class).findOne());
     }
 
     @Override
     public void setReportHash(long reportId, String hash) {
-        store.write(h -> h.createUpdate("UPDATE report SET hash = :hash WHERE id = :id").bind("hash", hash).bind("id", reportId).execute());
+        context.write(h -> h.createUpdate("UPDATE report SET hash = :hash WHERE id = :id").bind("hash", hash).bind("id", reportId).execute());
     }
 
     @Override
     public StartPoint setStartPointIfAbsent(long projectId, String branch, String startBranch, Long startReportId, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             if (startReportId != null && h.createQuery("SELECT COUNT(*) FROM report WHERE id = :id AND project_id = :p AND branch = :b")
                     .bind("id", startReportId).bind("p", projectId).bind("b", startBranch).mapTo(Integer.class).one() == 0) {
                 throw new StoreException(StoreException.Reason.NOT_FOUND, "the start point's report is not on branch '" + startBranch + "'");
@@ -212,7 +212,7 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Optional<List<Alert>> recordJudgement(JudgedReport report, List<MetricJudgement> metrics, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             int claimed = h.createUpdate("INSERT INTO report_judgement (report_id, judged) VALUES (:r, :now) ON CONFLICT DO NOTHING")
                     .bind("r", report.id()).bind("now", micros(now)).execute();
             if (claimed == 0) return Optional.<List<Alert>>empty();
@@ -257,13 +257,13 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public List<MetricPoint> reportMetrics(long reportId) {
-        return store.read(h -> withBoundaries(h, h.createQuery(POINT + " WHERE m.report_id = :r ORDER BY m.id").bind("r", reportId)
+        return context.read(h -> withBoundaries(h, h.createQuery(POINT + " WHERE m.report_id = :r ORDER BY m.id").bind("r", reportId)
                 .map(POINT_MAPPER).list()));
     }
 
     @Override
     public List<MetricPoint> history(HistoryQuery q) {
-        return store.read(h -> {
+        return context.read(h -> {
             StringBuilder sql = new StringBuilder(POINT + " WHERE m.project_id = :p AND m.benchmark = :benchmark AND m.measure = :measure");
             if (q.branch() != null) sql.append(" AND m.branch = :branch");
             if (q.testbed() != null) sql.append(" AND m.testbed = :testbed");
@@ -280,13 +280,13 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public List<MetricName> metricNames(long projectId) {
-        return store.read(h -> h.createQuery("SELECT DISTINCT benchmark, measure FROM metric WHERE project_id = :p ORDER BY benchmark, measure")
+        return context.read(h -> h.createQuery("SELECT DISTINCT benchmark, measure FROM metric WHERE project_id = :p ORDER BY benchmark, measure")
                 .bind("p", projectId).map((rs, ctx) -> new MetricName(rs.getString("benchmark"), rs.getString("measure"))).list());
     }
 
     @Override
     public Optional<String> reportHash(long reportId) {
-        return store.read(h -> h.createQuery("SELECT hash FROM report WHERE id = :id").bind("id", reportId).mapTo(String.class).list()
+        return context.read(h -> h.createQuery("SELECT hash FROM report WHERE id = :id").bind("id", reportId).mapTo(String.class).list()
                 .stream().filter(hash -> hash != null).findFirst());
     }
 
@@ -308,7 +308,7 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public List<Alert> alerts(AlertFilter f) {
-        return store.read(h -> {
+        return context.read(h -> {
             StringBuilder sql = new StringBuilder(ALERT + " WHERE a.project_id = :p");
             if (f.status() != null) sql.append(" AND a.status = :status");
             if (f.branch() != null) sql.append(" AND m.branch = :branch");
@@ -328,13 +328,13 @@ final class JdbcAlertStore implements AlertStore {
 
     @Override
     public Optional<Alert> findAlert(long projectId, String uuid) {
-        return store.read(h -> h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid").bind("p", projectId).bind("uuid", uuid)
+        return context.read(h -> h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid").bind("p", projectId).bind("uuid", uuid)
                 .map(ALERT_MAPPER).findOne());
     }
 
     @Override
     public Optional<Alert> setAlertStatus(long projectId, String uuid, String status, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             int n = h.createUpdate("UPDATE alert SET status = :status, modified = :now WHERE project_id = :p AND uuid = :uuid")
                     .bind("status", status).bind("now", micros(now)).bind("p", projectId).bind("uuid", uuid).execute();
             if (n == 0) return Optional.<Alert>empty();

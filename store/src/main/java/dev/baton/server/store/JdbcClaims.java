@@ -14,14 +14,19 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 
-/** The claim: pending → claimed, one job or a pump's worth; the dialect picks the candidate (see {@link JdbcStore#claimIn}). */
+/**
+ * The claim: pending → claimed, one job or a pump's worth; the dialect picks the candidate (see
+ * {@link SqlDialect#claim}) and hands it back to {@link #applyClaim}.
+ */
 final class JdbcClaims implements Claims {
     private final StoreContext context;
+    private final SqlDialect dialect;
     private final Statements statements;
     private final JobRows jobRows;
 
-    JdbcClaims(StoreContext context) {
+    JdbcClaims(StoreContext context, SqlDialect dialect) {
         this.context = context;
+        this.dialect = dialect;
         this.statements = context.statements;
         this.jobRows = context.jobRows;
     }
@@ -59,7 +64,8 @@ final class JdbcClaims implements Claims {
 
     /** One claim in the caller's transaction: the dialect picks the candidate, this class applies it. */
     private Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return context.claimIn(h, runnerId, now, filter, jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
+        return dialect.claim(statements, h, runnerId, now, filter,
+                jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
     }
 
     /**

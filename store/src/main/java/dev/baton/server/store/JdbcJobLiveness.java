@@ -13,10 +13,12 @@ import java.util.Optional;
 /** Jobs in flight: their heartbeats, billed minutes, durable deadlines and the sweeps that act on them. */
 final class JdbcJobLiveness implements JobLiveness {
     private final StoreContext context;
+    private final SqlDialect dialect;
     private final JobRows jobRows;
 
-    JdbcJobLiveness(StoreContext context) {
+    JdbcJobLiveness(StoreContext context, SqlDialect dialect) {
         this.context = context;
+        this.dialect = dialect;
         this.jobRows = context.jobRows;
     }
 
@@ -24,7 +26,7 @@ final class JdbcJobLiveness implements JobLiveness {
     public void recordJobHeartbeats(Map<JobUuid, Instant> lastSeen) {
         Map<JobUuid, Instant> due = context.skippedHeartbeats.takeWith(lastSeen);
         if (due.isEmpty()) return;
-        context.skippedHeartbeats.keep(due, context.write(h -> context.jobHeartbeats(h, due)));
+        context.skippedHeartbeats.keep(due, context.write(h -> dialect.jobHeartbeats(context.statements, h, due)));
     }
 
     @Override
@@ -87,7 +89,7 @@ final class JdbcJobLiveness implements JobLiveness {
         }
         return context.write(h -> {
             List<Job> due = h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE " + deadline.due
-                            + " ORDER BY " + deadline.order + ", id LIMIT :limit" + context.sweepLock())
+                            + " ORDER BY " + deadline.order + ", id LIMIT :limit" + dialect.sweepLock())
                     .bind("now", micros(now)).bind("limit", limit).map(jobRows.mapper).list();
             List<R> results = new ArrayList<>(due.size());
             for (Job job : due) {

@@ -16,13 +16,20 @@ import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 
-/** {@link LeaseOffers} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
+/**
+ * {@link LeaseOffers} in SQL both dialects accept, on the store's transactions ({@link StoreContext});
+ * an offer accepted binds its job through the claim's own update ({@link JdbcClaims#applyClaim}).
+ */
 final class JdbcLeaseOffers implements LeaseOffers {
     private static final String COLUMNS = "lease, job_uuid, job_id, subject, payload, state, created, accept_deadline, published, runner_id, expires, end_reason";
-    private final JdbcStore store;
+    private final StoreContext context;
+    private final SqlDialect dialect;
+    private final JdbcClaims claims;
 
-    JdbcLeaseOffers(JdbcStore store) {
-        this.store = store;
+    JdbcLeaseOffers(StoreContext context, SqlDialect dialect, JdbcClaims claims) {
+        this.context = context;
+        this.dialect = dialect;
+        this.claims = claims;
     }
 
     private static LeaseOffer offer(ResultSet rs) throws SQLException {
@@ -38,7 +45,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
             BiFunction<Job, LeaseId, Message> message) {
         if (specIds.isEmpty()) return List.of();
         String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
-        List<Job> candidates = store.read(h -> store.statements.once(h, "SELECT " + Rows.JOB + " FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+        List<Job> candidates = context.read(h -> context.statements.once(h, "SELECT " + Rows.JOB + " FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
                         + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                         + " AND (j.decline_backoff_until IS NULL OR j.decline_backoff_until <= :now) AND j.canary_runner_id IS NULL"
                         + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
@@ -48,7 +55,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
                         + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)"
                         + " AND NOT EXISTS (SELECT 1 FROM spec s WHERE s.id = j.spec_id AND s.require_clean_fingerprint)"
                         + " ORDER BY j.priority DESC, j.created, j.id LIMIT :limit")
-                .bind("now", micros(now)).bind("limit", limit).list(store.context.jobRows));
+                .bind("now", micros(now)).bind("limit", limit).list(context.jobRows));
         if (candidates.isEmpty()) return List.of();
         List<LeaseId> leases = new ArrayList<>(candidates.size());
         List<Message> messages = new ArrayList<>(candidates.size());
@@ -57,13 +64,13 @@ final class JdbcLeaseOffers implements LeaseOffers {
             leases.add(lease);
             messages.add(message.apply(job, lease));
         }
-        return store.write(h -> {
+        return context.write(h -> {
             List<LeaseOffer> granted = new ArrayList<>();
             for (int i = 0; i < candidates.size(); i++) {
                 Message m = messages.get(i);
                 // The job's own state decides, in the offer's transaction: still pending, no live offer
                 // (the unique index on live offers keeps two nodes from offering one job twice).
-                store.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline, publish_claim)"
+                context.statements.on(h, "INSERT INTO lease_offer (lease, job_uuid, job_id, subject, payload, state, created, accept_deadline, publish_claim)"
                                 + " SELECT :lease, j.uuid, j.id, :subject, :payload, 0, :now, :until, :claim FROM job j WHERE j.id = :job AND j.status = 0"
                                 + " ON CONFLICT DO NOTHING RETURNING " + COLUMNS)
                         .bind("lease", leases.get(i).value()).bind("subject", m.subject()).bind("payload", m.payload()).bind("now", micros(now))
@@ -76,7 +83,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public List<LeaseOffer> unpublished(int limit) {
-        return store.read(h -> store.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE published IS NULL AND state = 0 ORDER BY created LIMIT :limit")
+        return context.read(h -> context.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE published IS NULL AND state = 0 ORDER BY created LIMIT :limit")
                 .bind("limit", limit).list(JdbcLeaseOffers::offer));
     }
 
@@ -84,12 +91,12 @@ final class JdbcLeaseOffers implements LeaseOffers {
     public List<LeaseOffer> claimUnpublished(Instant now, Instant claimUntil, int limit) {
         // Usually there is nothing to claim (the pump publishes what it granted itself): a read
         // finds that out without taking the write path.
-        boolean any = store.read(h -> store.statements.on(h, "SELECT 1 FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
+        boolean any = context.read(h -> context.statements.on(h, "SELECT 1 FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
                         + " AND (publish_claim IS NULL OR publish_claim <= :now) LIMIT 1").bind("now", micros(now)).exists());
         if (!any) return List.of();
-        List<LeaseOffer> claimed = store.write(h -> store.statements.on(h, "UPDATE lease_offer SET publish_claim = :until WHERE lease IN ("
+        List<LeaseOffer> claimed = context.write(h -> context.statements.on(h, "UPDATE lease_offer SET publish_claim = :until WHERE lease IN ("
                         + "SELECT lease FROM lease_offer WHERE published IS NULL AND state = 0 AND accept_deadline > :now"
-                        + " AND (publish_claim IS NULL OR publish_claim <= :now) ORDER BY created LIMIT :limit" + store.context.sweepLock()
+                        + " AND (publish_claim IS NULL OR publish_claim <= :now) ORDER BY created LIMIT :limit" + dialect.sweepLock()
                         + ") RETURNING " + COLUMNS)
                 .bind("until", micros(claimUntil)).bind("now", micros(now)).bind("limit", limit).list(JdbcLeaseOffers::offer));
         // RETURNING keeps no order; the outbox is published oldest first.
@@ -99,7 +106,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
     @Override
     public int markPublished(Collection<LeaseId> leases, Instant now) {
         if (leases.isEmpty()) return 0;
-        return store.write(h -> leaseList(store.statements.once(h, "UPDATE lease_offer SET published = :now, publish_claim = NULL"
+        return context.write(h -> leaseList(context.statements.once(h, "UPDATE lease_offer SET published = :now, publish_claim = NULL"
                         + " WHERE published IS NULL AND lease IN (" + leaseParameters(leases.size()) + ")"), leases)
                 .bind("now", micros(now)).execute());
     }
@@ -107,7 +114,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
     @Override
     public void releaseClaims(Collection<LeaseId> leases) {
         if (leases.isEmpty()) return;
-        store.write(h -> leaseList(store.statements.once(h, "UPDATE lease_offer SET publish_claim = NULL"
+        context.write(h -> leaseList(context.statements.once(h, "UPDATE lease_offer SET publish_claim = NULL"
                 + " WHERE published IS NULL AND lease IN (" + leaseParameters(leases.size()) + ")"), leases).execute());
     }
 
@@ -124,20 +131,20 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public Optional<LeaseOffer> find(LeaseId lease) {
-        return store.read(h -> find(h, lease));
+        return context.read(h -> find(h, lease));
     }
 
     private Optional<LeaseOffer> find(Handle h, LeaseId lease) {
-        return store.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE lease = :lease").bind("lease", lease.value()).findOne(JdbcLeaseOffers::offer);
+        return context.statements.on(h, "SELECT " + COLUMNS + " FROM lease_offer WHERE lease = :lease").bind("lease", lease.value()).findOne(JdbcLeaseOffers::offer);
     }
 
     @Override
     public Ack ack(LeaseId lease, long runnerId, Instant now, Instant expires, Instant acceptUntil) {
-        return store.write(h -> {
+        return context.write(h -> {
             Optional<LeaseOffer> found = find(h, lease);
             if (found.isEmpty()) return new Ack(AckResult.UNKNOWN, null);
             LeaseOffer o = found.get();
-            Job job = store.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(store.context.jobRows);
+            Job job = context.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(context.jobRows);
             switch (o.state()) {
                 case BOUND -> {
                     return new Ack(o.runnerId() != null && o.runnerId() == runnerId ? AckResult.ALREADY_BOUND : AckResult.TAKEN, job);
@@ -151,17 +158,17 @@ final class JdbcLeaseOffers implements LeaseOffers {
                 case OFFERED -> { }
             }
             if (!o.acceptDeadline().isAfter(now)) return new Ack(AckResult.REVOKED, job);
-            boolean serves = store.statements.on(h, "SELECT 1 FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id AND rs.spec_id = :spec"
+            boolean serves = context.statements.on(h, "SELECT 1 FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id AND rs.spec_id = :spec"
                             + " WHERE r.id = :runner AND r.archived IS NULL AND r.quarantined IS NULL")
                     .bind("spec", job.specId()).bind("runner", runnerId).exists();
             if (!serves) return new Ack(AckResult.NOT_SERVED, job);
-            int bound = store.statements.on(h, "UPDATE lease_offer SET state = 1, runner_id = :runner, expires = :expires WHERE lease = :lease AND state = 0")
+            int bound = context.statements.on(h, "UPDATE lease_offer SET state = 1, runner_id = :runner, expires = :expires WHERE lease = :lease AND state = 0")
                     .bind("runner", runnerId).bind("expires", micros(expires)).bind("lease", lease.value()).execute();
             if (bound == 0) return new Ack(AckResult.TAKEN, job); // another node's AckLease won the row just now
-            Optional<Job> claimed = store.applyClaim(h, o.jobId(), runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
+            Optional<Job> claimed = claims.applyClaim(h, o.jobId(), runnerId, lease, now, acceptUntil, ClaimFilter.NONE);
             if (claimed.isEmpty()) {
                 // Taken meanwhile over a runner channel, or canceled: this lease never runs.
-                store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE lease = :lease")
+                context.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE lease = :lease")
                         .bind("lease", lease.value()).execute();
                 return new Ack(AckResult.ENDED, job);
             }
@@ -171,15 +178,15 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public int revokeDue(Instant now) {
-        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 2, end_reason = 'acceptance_timeout'"
+        return context.write(h -> context.statements.on(h, "UPDATE lease_offer SET state = 2, end_reason = 'acceptance_timeout'"
                         + " WHERE state = 0 AND accept_deadline <= :now").bind("now", micros(now)).execute()
-                + store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE state = 0"
+                + context.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'job_not_pending' WHERE state = 0"
                         + " AND EXISTS (SELECT 1 FROM job j WHERE j.id = lease_offer.job_id AND j.status <> 0)").execute());
     }
 
     @Override
     public boolean renew(LeaseId lease, long runnerId, Instant now, Instant expires, String progress) {
-        return store.write(h -> store.statements.on(h, "UPDATE lease_offer SET expires = :expires, progress = COALESCE(:progress, progress)"
+        return context.write(h -> context.statements.on(h, "UPDATE lease_offer SET expires = :expires, progress = COALESCE(:progress, progress)"
                         + " WHERE lease = :lease AND state = 1 AND runner_id = :runner AND expires > :now")
                 .bind("expires", micros(expires)).bind("progress", progress).bind("lease", lease.value()).bind("runner", runnerId)
                 .bind("now", micros(now)).execute() > 0);
@@ -187,20 +194,20 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public Optional<String> progress(LeaseId lease) {
-        return store.read(h -> store.statements.on(h, "SELECT progress FROM lease_offer WHERE lease = :lease AND state = 1 AND progress IS NOT NULL")
+        return context.read(h -> context.statements.on(h, "SELECT progress FROM lease_offer WHERE lease = :lease AND state = 1 AND progress IS NOT NULL")
                 .bind("lease", lease.value()).findOne(rs -> rs.getString(1)));
     }
 
     @Override
     public void keepReport(LeaseId lease, String report) {
-        store.write(h -> store.statements.on(h, "UPDATE job_attempt SET lease_report = :report WHERE lease = :lease AND lease_report IS NULL")
+        context.write(h -> context.statements.on(h, "UPDATE job_attempt SET lease_report = :report WHERE lease = :lease AND lease_report IS NULL")
                 .bind("report", report).bind("lease", lease.value()).execute());
     }
 
     @Override
     public java.util.Map<Integer, String> reports(long jobId) {
         java.util.Map<Integer, String> byNumber = new java.util.TreeMap<>();
-        store.read(h -> store.statements.on(h, "SELECT number, lease_report FROM job_attempt WHERE job_id = :job AND lease_report IS NOT NULL")
+        context.read(h -> context.statements.on(h, "SELECT number, lease_report FROM job_attempt WHERE job_id = :job AND lease_report IS NOT NULL")
                         .bind("job", jobId).list(rs -> java.util.Map.entry(rs.getInt(1), rs.getString(2))))
                 .forEach(e -> byNumber.put(e.getKey(), e.getValue()));
         return byNumber;
@@ -208,23 +215,23 @@ final class JdbcLeaseOffers implements LeaseOffers {
 
     @Override
     public List<Expired> expireDue(Instant now, int maxRequeues, LeaseId only) {
-        List<LeaseId> due = store.read(h -> store.statements.once(h, "SELECT lease FROM lease_offer WHERE state = 1 AND expires <= :now"
+        List<LeaseId> due = context.read(h -> context.statements.once(h, "SELECT lease FROM lease_offer WHERE state = 1 AND expires <= :now"
                         + (only != null ? " AND lease = '" + only.value() + "'" : "") + " ORDER BY expires LIMIT 100")
                 .bind("now", micros(now)).list(rs -> new LeaseId(rs.getString(1))));
         List<Expired> expired = new ArrayList<>();
         for (LeaseId lease : due) {
-            store.write(h -> expire(h, lease, now, maxRequeues)).ifPresent(expired::add);
+            context.write(h -> expire(h, lease, now, maxRequeues)).ifPresent(expired::add);
         }
         return expired;
     }
 
     private Optional<Expired> expire(Handle h, LeaseId lease, Instant now, int maxRequeues) {
-        Optional<LeaseOffer> ended = store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'lease_expired'"
+        Optional<LeaseOffer> ended = context.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = 'lease_expired'"
                         + " WHERE lease = :lease AND state = 1 AND expires <= :now RETURNING " + COLUMNS)
                 .bind("lease", lease.value()).bind("now", micros(now)).findOne(JdbcLeaseOffers::offer);
         if (ended.isEmpty()) return Optional.empty(); // renewed, or expired by another node meanwhile
         LeaseOffer o = ended.get();
-        Job before = store.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(store.context.jobRows);
+        Job before = context.statements.on(h, "SELECT " + Rows.JOB + " FROM job WHERE id = :id").bind("id", o.jobId()).one(context.jobRows);
         if (!before.holds(lease)) return Optional.of(new Expired(o, before, null));
         Optional<Job> after = switch (before.status()) {
             case CLAIMED -> notStarted(h, o, lease, now, maxRequeues);
@@ -241,18 +248,18 @@ final class JdbcLeaseOffers implements LeaseOffers {
      */
     private Optional<Job> notStarted(Handle h, LeaseOffer o, LeaseId lease, Instant now, int maxRequeues) {
         String stillHeld = " WHERE id = :id AND lease = :lease AND status = 1";
-        Optional<Job> after = store.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
+        Optional<Job> after = context.statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
                         + " last_heartbeat = NULL, accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL,"
                         + " requeues = requeues + 1, modified = :now" + stillHeld + " AND requeues < :max RETURNING " + Rows.JOB)
-                .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value()).bind("max", maxRequeues).findOne(store.context.jobRows);
+                .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value()).bind("max", maxRequeues).findOne(context.jobRows);
         if (after.isEmpty()) {
             String error = "the lease expired before the job started and the job went back to the queue " + (maxRequeues + 1)
                     + " times; max_requeues is " + maxRequeues;
-            after = store.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
+            after = context.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
                             + " accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, requeues = requeues + 1,"
                             + " modified = :now" + stillHeld + " AND requeues >= :max RETURNING " + Rows.JOB)
                     .bind("now", micros(now)).bind("error", error).bind("id", o.jobId()).bind("lease", lease.value())
-                    .bind("max", maxRequeues).findOne(store.context.jobRows);
+                    .bind("max", maxRequeues).findOne(context.jobRows);
         }
         after.ifPresent(j -> closeAttempt(h, o, lease, AttemptOutcome.LOST_BEFORE_START, now));
         return after;
@@ -266,20 +273,20 @@ final class JdbcLeaseOffers implements LeaseOffers {
      * {@link FailedAttempts} as for a channel runner lost past the heartbeat timeout.
      */
     private Optional<Job> runnerLost(Handle h, LeaseOffer o, LeaseId lease, Instant now) {
-        Optional<Job> failed = store.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
+        Optional<Job> failed = context.statements.on(h, "UPDATE job SET status = 4, completed = :now, error = :error, error_code = 'lease_expired',"
                         + " accept_deadline = NULL, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL, modified = :now"
                         + " WHERE id = :id AND lease = :lease AND status = 2 RETURNING " + Rows.JOB)
                 .bind("now", micros(now)).bind("id", o.jobId()).bind("lease", lease.value())
-                .bind("error", "lost contact with the runner: its lease expired without heartbeats after the job started").findOne(store.context.jobRows);
+                .bind("error", "lost contact with the runner: its lease expired without heartbeats after the job started").findOne(context.jobRows);
         if (failed.isEmpty()) return failed;
         closeAttempt(h, o, lease, AttemptOutcome.LOST, now);
-        Optional<Job> retried = new FailedAttempts(store.statements, store.context.jobRows)
+        Optional<Job> retried = new FailedAttempts(context.statements, context.jobRows)
                 .decide(h, failed.get(), lease, FailureKind.RUNNER_LOST, null, now);
         return retried.isPresent() ? retried : failed;
     }
 
     private void closeAttempt(Handle h, LeaseOffer o, LeaseId lease, AttemptOutcome outcome, Instant now) {
-        store.statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease AND outcome IS NULL")
+        context.statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND lease = :lease AND outcome IS NULL")
                 .bind("now", micros(now)).bind("outcome", outcome.code()).bind("job", o.jobId()).bind("lease", lease.value()).execute();
     }
 
@@ -288,14 +295,14 @@ final class JdbcLeaseOffers implements LeaseOffers {
         // The runner's own final word (end reason runner:…) also replaces a job_finished that a
         // message racing it wrote once the word's transition had committed, so its resends are
         // still answered as the first (transport A's LeaseRoutes).
-        store.write(h -> store.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease"
+        context.write(h -> context.statements.on(h, "UPDATE lease_offer SET state = 3, end_reason = :reason WHERE lease = :lease"
                         + " AND (state IN (0, 1) OR (state = 3 AND end_reason = 'job_finished' AND :runnerWord))")
                 .bind("reason", reason).bind("lease", lease.value()).bind("runnerWord", reason.startsWith("runner:")).execute());
     }
 
     @Override
     public Optional<Instant> cancelDeadline(LeaseId lease) {
-        return store.read(h -> store.statements.on(h, "SELECT cancel_deadline FROM job WHERE lease = :lease AND status = 5 AND cancel_deadline IS NOT NULL")
+        return context.read(h -> context.statements.on(h, "SELECT cancel_deadline FROM job WHERE lease = :lease AND status = 5 AND cancel_deadline IS NOT NULL")
                 .bind("lease", lease.value()).findOne(rs -> Rows.instant(rs, "cancel_deadline")));
     }
 }

@@ -15,9 +15,11 @@ import org.jdbi.v3.core.Handle;
 /** Server nodes sharing the database: registration, liveness, and the runners attached to each. */
 final class JdbcNodes implements Nodes {
     private final StoreContext context;
+    private final SqlDialect dialect;
 
-    JdbcNodes(StoreContext context) {
+    JdbcNodes(StoreContext context, SqlDialect dialect) {
         this.context = context;
+        this.dialect = dialect;
     }
 
     @Override
@@ -93,8 +95,10 @@ final class JdbcNodes implements Nodes {
             int alive = h.createUpdate("UPDATE node SET last_heartbeat = CASE WHEN last_heartbeat < :now THEN :now ELSE last_heartbeat END"
                             + " WHERE id = :id AND stopped IS NULL")
                     .bind("now", micros(now)).bind("id", node).execute();
-            Set<JobUuid> skipped = due.isEmpty() ? Set.of() : context.jobHeartbeats(h, due);
-            if (!runners.isEmpty()) context.latestTimes(h, "runner", "id", "", new TreeMap<>(runners));
+            Set<JobUuid> skipped = due.isEmpty() ? Set.of() : dialect.jobHeartbeats(context.statements, h, due);
+            if (!runners.isEmpty()) {
+                LatestTimes.write(context.statements, h, "runner", "id", "", new TreeMap<>(runners));
+            }
             return new Written(alive > 0, skipped);
         });
         context.skippedHeartbeats.keep(due, written.skipped());
@@ -117,7 +121,7 @@ final class JdbcNodes implements Nodes {
             return List.of();
         }
         return context.write(h -> {
-            List<Map.Entry<String, Long>> dead = h.createQuery(due + " ORDER BY id" + context.sweepLock())
+            List<Map.Entry<String, Long>> dead = h.createQuery(due + " ORDER BY id" + dialect.sweepLock())
                     .bind("self", self).bind("before", micros(staleBefore))
                     .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getLong("last_heartbeat"))).list();
             List<String> ids = new ArrayList<>();

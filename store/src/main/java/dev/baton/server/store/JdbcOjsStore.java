@@ -13,12 +13,12 @@ import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 
-/** {@link OjsStore} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
+/** {@link OjsStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
 final class JdbcOjsStore implements OjsStore {
-    private final JdbcStore store;
+    private final StoreContext context;
 
-    JdbcOjsStore(JdbcStore store) {
-        this.store = store;
+    JdbcOjsStore(StoreContext context) {
+        this.context = context;
     }
 
 
@@ -33,7 +33,7 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public boolean insertJob(OjsRow row, RateLimit rate, Instant now) {
         try {
-            store.write(h -> {
+            context.write(h -> {
                 insert(h, row, null, now);
                 if (rate != null) setRate(h, row.queue(), rate.max(), rate.window());
                 return null;
@@ -43,7 +43,7 @@ final class JdbcOjsStore implements OjsStore {
             // The primary key decides: an existing id (two nodes pushing one client-chosen id at
             // once included) makes the insert violate it, and nothing is written.
             for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof SQLException sql && store.isUniqueViolation(sql)) return false;
+                if (t instanceof SQLException sql && context.isUniqueViolation(sql)) return false;
             }
             throw e;
         }
@@ -70,17 +70,17 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Optional<OjsRow> findJob(String id) {
-        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id = :id").bind("id", id).map(JdbcOjsStore::ojsRow).findOne());
+        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id = :id").bind("id", id).map(JdbcOjsStore::ojsRow).findOne());
     }
 
     @Override
     public boolean updateJob(OjsRow next, Instant now) {
-        return store.write(h -> update(h, next, now));
+        return context.write(h -> update(h, next, now));
     }
 
     @Override
     public List<OjsRow> jobs(String queue, String state, int limit) {
-        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE queue = :queue AND state = :state"
+        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE queue = :queue AND state = :state"
                         + " ORDER BY priority DESC, seq ASC LIMIT :limit")
                 .bind("queue", queue).bind("state", state).bind("limit", limit).map(JdbcOjsStore::ojsRow).list());
     }
@@ -88,26 +88,26 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public List<OjsRow> jobsInStates(Collection<String> states, int limit) {
         if (states.isEmpty()) return List.of();
-        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE state IN (<states>) ORDER BY seq ASC LIMIT :limit")
+        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE state IN (<states>) ORDER BY seq ASC LIMIT :limit")
                 .bindList("states", List.copyOf(states)).bind("limit", limit).map(JdbcOjsStore::ojsRow).list());
     }
 
     @Override
     public List<OjsRow> dueJobs(Instant now, int limit) {
-        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE (run_at IS NOT NULL AND run_at <= :now)"
+        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE (run_at IS NOT NULL AND run_at <= :now)"
                         + " OR (deadline IS NOT NULL AND deadline <= :now) ORDER BY seq ASC LIMIT :limit")
                 .bind("now", micros(now)).bind("limit", limit).map(JdbcOjsStore::ojsRow).list());
     }
 
     @Override
     public boolean deleteJob(String id, long version) {
-        return store.write(h -> h.createUpdate("DELETE FROM ojs_job WHERE id = :id AND version = :version")
+        return context.write(h -> h.createUpdate("DELETE FROM ojs_job WHERE id = :id AND version = :version")
                 .bind("id", id).bind("version", version).execute() == 1);
     }
 
     @Override
     public Map<String, Map<String, Long>> counts() {
-        return store.read(h -> {
+        return context.read(h -> {
             Map<String, Map<String, Long>> counts = new TreeMap<>();
             h.createQuery("SELECT queue, state, COUNT(*) AS n FROM ojs_job GROUP BY queue, state")
                     .map((rs, ctx) -> Map.entry(rs.getString("queue"), Map.entry(rs.getString("state"), rs.getLong("n"))))
@@ -120,14 +120,14 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public void appendEvent(String type, String queue, String jobId, String data, Instant now) {
-        store.write(h -> h.createUpdate("INSERT INTO ojs_event (type, queue, job_id, data, created) VALUES (:type, :queue, :job, :data, :now)")
+        context.write(h -> h.createUpdate("INSERT INTO ojs_event (type, queue, job_id, data, created) VALUES (:type, :queue, :job, :data, :now)")
                 .bind("type", type).bind("queue", queue).bind("job", jobId).bind("data", data).bind("now", micros(now))
                 .execute());
     }
 
     @Override
     public List<OjsEvent> events(Collection<String> types, Collection<String> queues, int limit) {
-        return store.read(h -> {
+        return context.read(h -> {
             StringBuilder sql = new StringBuilder("SELECT seq, type, queue, job_id, data, created FROM ojs_event WHERE 1 = 1");
             if (!types.isEmpty()) sql.append(" AND type IN (<types>)");
             if (!queues.isEmpty()) sql.append(" AND queue IN (<queues>)");
@@ -142,14 +142,14 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public void setQueuePaused(String queue, boolean paused) {
-        store.write(h -> h.createUpdate("INSERT INTO ojs_queue (name, paused) VALUES (:name, :paused)"
+        context.write(h -> h.createUpdate("INSERT INTO ojs_queue (name, paused) VALUES (:name, :paused)"
                         + " ON CONFLICT (name) DO UPDATE SET paused = excluded.paused")
                 .bind("name", queue).bind("paused", paused ? 1 : 0).execute());
     }
 
     @Override
     public Set<String> pausedQueues() {
-        return store.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE paused = 1").mapTo(String.class).list()));
+        return context.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE paused = 1").mapTo(String.class).list()));
     }
 
     private static OjsCron ojsCron(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
@@ -158,7 +158,7 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public void putCron(OjsCron cron, Instant now) {
-        store.write(h -> h.createUpdate("INSERT INTO ojs_cron (name, next_run, version, document, created) VALUES (:name, :next, 0, :document, :now)"
+        context.write(h -> h.createUpdate("INSERT INTO ojs_cron (name, next_run, version, document, created) VALUES (:name, :next, 0, :document, :now)"
                         + " ON CONFLICT (name) DO UPDATE SET next_run = excluded.next_run, version = 0, document = excluded.document")
                 .bind("name", cron.name()).bind("next", micros(cron.nextRun())).bind("document", cron.document()).bind("now", micros(now))
                 .execute());
@@ -166,17 +166,17 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public List<OjsCron> crons() {
-        return store.read(h -> h.createQuery("SELECT name, next_run, version, document FROM ojs_cron ORDER BY name").map(JdbcOjsStore::ojsCron).list());
+        return context.read(h -> h.createQuery("SELECT name, next_run, version, document FROM ojs_cron ORDER BY name").map(JdbcOjsStore::ojsCron).list());
     }
 
     @Override
     public boolean deleteCron(String name) {
-        return store.write(h -> h.createUpdate("DELETE FROM ojs_cron WHERE name = :name").bind("name", name).execute() == 1);
+        return context.write(h -> h.createUpdate("DELETE FROM ojs_cron WHERE name = :name").bind("name", name).execute() == 1);
     }
 
     @Override
     public boolean updateCron(OjsCron next) {
-        return store.write(h -> h.createUpdate("UPDATE ojs_cron SET next_run = :next, document = :document, version = version + 1"
+        return context.write(h -> h.createUpdate("UPDATE ojs_cron SET next_run = :next, document = :document, version = version + 1"
                         + " WHERE name = :name AND version = :version")
                 .bind("name", next.name()).bind("next", micros(next.nextRun())).bind("document", next.document())
                 .bind("version", next.version()).execute() == 1);
@@ -187,14 +187,14 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public List<OjsRow> jobsById(Collection<String> ids) {
         if (ids.isEmpty()) return List.of();
-        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
+        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
                 .bindList("ids", List.copyOf(ids)).map(JdbcOjsStore::ojsRow).list());
     }
 
     @Override
     public Optional<OjsRow> insertUnique(OjsRow row, OjsUnique unique, RateLimit rate, Instant now) {
         // An existing id violates the primary key: the transaction (a replace's cancel included) rolls back.
-        return store.unique("a job with id " + row.id() + " exists", () -> store.write(h -> {
+        return context.unique("a job with id " + row.id() + " exists", () -> context.write(h -> {
             // The key's row: on PostgreSQL the upsert holds its row lock until this transaction
             // commits, so a concurrent push of the same key (any node) waits here, and its next
             // statement (READ COMMITTED: a new snapshot) sees this one's job. SQLite has one writer.
@@ -213,12 +213,12 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public int pruneUniqueKeys(Instant before) {
-        return store.write(h -> h.createUpdate("DELETE FROM ojs_unique WHERE touched < :before").bind("before", micros(before)).execute());
+        return context.write(h -> h.createUpdate("DELETE FROM ojs_unique WHERE touched < :before").bind("before", micros(before)).execute());
     }
 
     @Override
     public Optional<OjsRow> uniqueConflict(OjsUnique unique) {
-        return store.read(h -> conflict(h, unique));
+        return context.read(h -> conflict(h, unique));
     }
 
     private static Optional<OjsRow> conflict(Handle h, OjsUnique unique) {
@@ -238,7 +238,7 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public void insertWorkflow(OjsWorkflow workflow, List<OjsRow> jobs, Instant now) {
-        store.unique("a workflow with id " + workflow.id() + " exists", () -> store.write(h -> {
+        context.unique("a workflow with id " + workflow.id() + " exists", () -> context.write(h -> {
             h.createUpdate("INSERT INTO ojs_workflow (id, state, version, document, created, modified) VALUES (:id, :state, 0, :document, :now, :now)")
                     .bind("id", workflow.id()).bind("state", workflow.state()).bind("document", workflow.document()).bind("now", micros(now))
                     .execute();
@@ -249,13 +249,13 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Optional<OjsWorkflow> findWorkflow(String id) {
-        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE id = :id").bind("id", id)
+        return context.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE id = :id").bind("id", id)
                 .map(JdbcOjsStore::workflow).findOne());
     }
 
     @Override
     public boolean advanceWorkflow(OjsWorkflow next, List<OjsRow> newJobs, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             int changed = h.createUpdate("UPDATE ojs_workflow SET state = :state, document = :document, version = version + 1, modified = :now"
                             + " WHERE id = :id AND version = :version")
                     .bind("id", next.id()).bind("state", next.state()).bind("document", next.document()).bind("version", next.version())
@@ -268,14 +268,14 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public List<OjsWorkflow> workflowsInState(String state, String afterId, int limit) {
-        return store.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE state = :state AND id > :after"
+        return context.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE state = :state AND id > :after"
                         + " ORDER BY id LIMIT :limit")
                 .bind("state", state).bind("after", afterId == null ? "" : afterId).bind("limit", limit).map(JdbcOjsStore::workflow).list());
     }
 
     @Override
     public void setQueueRateLimit(String queue, Integer max, java.time.Duration window) {
-        store.write(h -> setRate(h, queue, max, window));
+        context.write(h -> setRate(h, queue, max, window));
     }
 
     private static int setRate(Handle h, String queue, Integer max, java.time.Duration window) {
@@ -286,12 +286,12 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Set<String> rateLimitedQueues() {
-        return store.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE rate_max IS NOT NULL").mapTo(String.class).list()));
+        return context.read(h -> Set.copyOf(h.createQuery("SELECT name FROM ojs_queue WHERE rate_max IS NOT NULL").mapTo(String.class).list()));
     }
 
     @Override
     public boolean takeRateSlot(String queue, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             // Two conditional updates, each atomic on its row (PostgreSQL re-checks the WHERE of a
             // row another transaction changed meanwhile): open a new window, or count into this one.
             int opened = h.createUpdate("UPDATE ojs_queue SET window_start = :now, window_count = 1 WHERE name = :name AND rate_max >= 1"
@@ -312,7 +312,7 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public void putWorker(OjsWorker worker) {
-        store.write(h -> h.createUpdate("INSERT INTO ojs_worker (id, state, last_beat, document) VALUES (:id, :state, :beat, :document)"
+        context.write(h -> h.createUpdate("INSERT INTO ojs_worker (id, state, last_beat, document) VALUES (:id, :state, :beat, :document)"
                         + " ON CONFLICT (id) DO UPDATE SET state = excluded.state, last_beat = excluded.last_beat, document = excluded.document")
                 .bind("id", worker.id()).bind("state", worker.state()).bind("beat", micros(worker.lastBeat())).bind("document", worker.document())
                 .execute());
@@ -320,7 +320,7 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Optional<OjsWorker> findWorker(String id) {
-        return store.read(h -> h.createQuery("SELECT id, state, last_beat, document FROM ojs_worker WHERE id = :id").bind("id", id)
+        return context.read(h -> h.createQuery("SELECT id, state, last_beat, document FROM ojs_worker WHERE id = :id").bind("id", id)
                 .map((rs, ctx) -> new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"), rs.getString("document")))
                 .findOne());
     }

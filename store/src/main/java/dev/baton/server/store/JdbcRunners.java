@@ -118,7 +118,7 @@ final class JdbcRunners implements Runners {
     @Override
     public void recordRunnerHeartbeats(Map<Long, Instant> lastSeen) {
         if (lastSeen.isEmpty()) return;
-        context.write(h -> context.latestTimes(h, "runner", "id", "", new TreeMap<>(lastSeen)));
+        context.write(h -> LatestTimes.write(context.statements, h, "runner", "id", "", new TreeMap<>(lastSeen)));
     }
 
     @Override

@@ -114,13 +114,15 @@ final class JdbcRuns implements Runs {
             + " AS ahead FROM (" + COMPETING_SPECS + ") cs";
 
     private final StoreContext context;
+    private final SqlDialect dialect;
     private final Statements statements;
     private final JobRows jobRows;
     /** The adapter and results file of reports created lately, by id (result processing; see {@link ReportFormats}). */
     private final ReportFormats reportFormats = new ReportFormats(4096);
 
-    JdbcRuns(StoreContext context) {
+    JdbcRuns(StoreContext context, SqlDialect dialect) {
         this.context = context;
+        this.dialect = dialect;
         this.statements = context.statements;
         this.jobRows = context.jobRows;
     }
@@ -308,7 +310,7 @@ final class JdbcRuns implements Runs {
         // to the stored microsecond, so "at or after" means what Instant.isBefore means.
         long fresh = freshSince == null ? Long.MAX_VALUE : ceilMicros(freshSince);
         return context.readPlain(h -> {
-            long[] counts = statements.on(h, context.keepsPendingCounts() ? PENDING_FACTS_FROM_COUNTS : PENDING_FACTS)
+            long[] counts = statements.on(h, dialect.keepsPendingCounts() ? PENDING_FACTS_FROM_COUNTS : PENDING_FACTS)
                     .bind("spec", job.specId()).bind("priority", job.priority()).bind("created", micros(job.created())).bind("id", job.id())
                     .bind("fresh", fresh).bind("n", recentRuns)
                     .one(rs -> new long[] {rs.getLong("serving"), rs.getLong("fresh"), rs.getLong("runs"), rs.getLong("run_micros"),

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.mapper.RowMapper;
 
-/** {@link WebhookStore} in SQL both dialects accept, on its {@link JdbcStore}'s transactions. */
+/** {@link WebhookStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
 final class JdbcWebhookStore implements WebhookStore {
     private static final String WEBHOOK = "id, uuid, project_id, url, secret, created";
     private static final String DELIVERY = "SELECT d.id, w.project_id, d.webhook_id, w.uuid AS webhook_uuid, w.url, w.secret, d.alert_id, a.uuid AS alert_uuid,"
@@ -24,15 +24,15 @@ final class JdbcWebhookStore implements WebhookStore {
             rs.getString("alert_uuid"), rs.getInt("attempts"), instant(rs, "next_attempt"), instant(rs, "delivered"),
             nullableInt(rs, "last_status"), rs.getString("last_error"), instant(rs, "created"));
 
-    private final JdbcStore store;
+    private final StoreContext context;
 
-    JdbcWebhookStore(JdbcStore store) {
-        this.store = store;
+    JdbcWebhookStore(StoreContext context) {
+        this.context = context;
     }
 
     @Override
     public Webhook createWebhook(long projectId, String url, String secret, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             long id = h.createQuery("INSERT INTO webhook (uuid, project_id, url, secret, created) VALUES (:uuid, :p, :url, :secret, :now)"
                             + " RETURNING id")
                     .bind("uuid", UUID.randomUUID().toString()).bind("p", projectId).bind("url", url).bind("secret", secret)
@@ -43,19 +43,19 @@ final class JdbcWebhookStore implements WebhookStore {
 
     @Override
     public List<Webhook> webhooks(long projectId) {
-        return store.read(h -> h.createQuery("SELECT " + WEBHOOK + " FROM webhook WHERE project_id = :p AND deleted IS NULL ORDER BY id")
+        return context.read(h -> h.createQuery("SELECT " + WEBHOOK + " FROM webhook WHERE project_id = :p AND deleted IS NULL ORDER BY id")
                 .bind("p", projectId).map(WEBHOOK_MAPPER).list());
     }
 
     @Override
     public Optional<Webhook> findWebhook(long projectId, String uuid) {
-        return store.read(h -> h.createQuery("SELECT " + WEBHOOK + " FROM webhook WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
+        return context.read(h -> h.createQuery("SELECT " + WEBHOOK + " FROM webhook WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
                 .bind("p", projectId).bind("uuid", uuid).map(WEBHOOK_MAPPER).findOne());
     }
 
     @Override
     public boolean deleteWebhook(long projectId, String uuid, Instant now) {
-        return store.write(h -> {
+        return context.write(h -> {
             int n = h.createUpdate("UPDATE webhook SET deleted = :now WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
                     .bind("now", micros(now)).bind("p", projectId).bind("uuid", uuid).execute();
             h.createUpdate("UPDATE webhook_delivery SET next_attempt = NULL WHERE webhook_id IN (SELECT id FROM webhook WHERE uuid = :uuid)")
@@ -66,19 +66,19 @@ final class JdbcWebhookStore implements WebhookStore {
 
     @Override
     public List<WebhookDelivery> dueDeliveries(Instant now, int limit) {
-        return store.read(h -> h.createQuery(DELIVERY + " WHERE d.next_attempt IS NOT NULL AND d.next_attempt <= :now AND w.deleted IS NULL"
+        return context.read(h -> h.createQuery(DELIVERY + " WHERE d.next_attempt IS NOT NULL AND d.next_attempt <= :now AND w.deleted IS NULL"
                 + " ORDER BY d.next_attempt, d.id LIMIT :limit").bind("now", micros(now)).bind("limit", limit).map(DELIVERY_MAPPER).list());
     }
 
     @Override
     public boolean takeDelivery(long id, Instant due, Instant retryAt) {
-        return store.write(h -> h.createUpdate("UPDATE webhook_delivery SET next_attempt = :retry WHERE id = :id AND next_attempt = :due")
+        return context.write(h -> h.createUpdate("UPDATE webhook_delivery SET next_attempt = :retry WHERE id = :id AND next_attempt = :due")
                 .bind("retry", micros(retryAt)).bind("id", id).bind("due", micros(due)).execute() > 0);
     }
 
     @Override
     public void recordAttempt(long id, Integer status, String error, Instant delivered, Instant nextAttempt) {
-        store.write(h -> h.createUpdate("UPDATE webhook_delivery SET attempts = attempts + 1, last_status = :status, last_error = :error,"
+        context.write(h -> h.createUpdate("UPDATE webhook_delivery SET attempts = attempts + 1, last_status = :status, last_error = :error,"
                         + " delivered = :delivered, next_attempt = :next WHERE id = :id")
                 .bind("status", status).bind("error", error).bind("delivered", micros(delivered)).bind("next", micros(nextAttempt))
                 .bind("id", id).execute());
@@ -86,7 +86,7 @@ final class JdbcWebhookStore implements WebhookStore {
 
     @Override
     public List<WebhookDelivery> deliveries(long webhookId, int limit) {
-        return store.read(h -> h.createQuery(DELIVERY + " WHERE d.webhook_id = :w ORDER BY d.id DESC LIMIT :limit")
+        return context.read(h -> h.createQuery(DELIVERY + " WHERE d.webhook_id = :w ORDER BY d.id DESC LIMIT :limit")
                 .bind("w", webhookId).bind("limit", limit).map(DELIVERY_MAPPER).list());
     }
 }

@@ -14,6 +14,9 @@ import org.flywaydb.core.Flyway;
  * the dialect's {@link Store}. See docs/decisions/0001-store-dialects.md.
  */
 public final class StoreFactory {
+    /** The classpath folder of the migrations both dialects share. */
+    static final String COMMON_MIGRATIONS = "db/migration/common";
+
     private StoreFactory() {}
 
     /**
@@ -31,14 +34,31 @@ public final class StoreFactory {
         try {
             Flyway.configure()
                     .dataSource(pool)
-                    .locations("classpath:db/migration/" + (url.dialect() == DatabaseUrl.Dialect.SQLITE ? "sqlite" : "postgresql"))
+                    .locations(migrationLocations(url.dialect()))
                     .load()
                     .migrate();
-            return url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteStore(pool) : new PostgresStore(pool);
+            SqlDialect dialect = url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteDialect() : new PostgresDialect(pool);
+            return new JdbcStore(pool, dialect);
         } catch (RuntimeException e) {
             pool.close();
             throw new IllegalStateException("cannot migrate the database at " + url.describe() + ": " + rootMessage(e), e);
         }
+    }
+
+    /**
+     * Where the dialect's migrations are: the scripts both dialects share byte for byte, and the
+     * dialect's own. Each version is in exactly one of the two (Flyway refuses two different
+     * scripts of one version; MigrationLocationsTest refuses a version in both folders at all); a
+     * script's checksum is its content, not its folder, so moving a script between them leaves
+     * the databases it already migrated valid (docs/decisions/0042-sql-dialect-strategy.md).
+     */
+    static String[] migrationLocations(DatabaseUrl.Dialect dialect) {
+        return new String[] {"classpath:" + COMMON_MIGRATIONS, "classpath:" + dialectMigrations(dialect)};
+    }
+
+    /** The classpath folder of the migrations that differ between the dialects. */
+    static String dialectMigrations(DatabaseUrl.Dialect dialect) {
+        return "db/migration/" + (dialect == DatabaseUrl.Dialect.SQLITE ? "sqlite" : "postgresql");
     }
 
     /**
@@ -78,7 +98,7 @@ public final class StoreFactory {
         config.setPoolName("baton-sqlite");
         config.setJdbcUrl(url.jdbcUrl());
         // WAL: readers never block the writer. busy_timeout covers other processes on the file;
-        // in this process SqliteStore serializes writers itself. IMMEDIATE makes every write
+        // in this process SqliteDialect serializes writers itself. IMMEDIATE makes every write
         // transaction take the write lock at BEGIN, so a read-then-update (claim) is atomic and
         // never fails with SQLITE_BUSY on a lock upgrade.
         config.addDataSourceProperty("journal_mode", "WAL");

@@ -1,4 +1,4 @@
-package dev.baton.runner.connection;
+package dev.baton.channelclient.connection;
 
 import java.net.http.WebSocket;
 import java.time.Duration;

@@ -1,11 +1,11 @@
-package dev.baton.runner.connection;
+package dev.baton.channelclient.connection;
 
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.InvalidMessageException;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.runner.machine.Input;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;

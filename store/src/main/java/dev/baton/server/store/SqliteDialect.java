@@ -1,27 +1,31 @@
 package dev.baton.server.store;
 
 import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
+import static dev.baton.server.store.ClaimSql.anyPendingPreferred;
 import static dev.baton.server.store.ClaimSql.candidates;
 import static dev.baton.server.store.ClaimSql.plainClaim;
 
-import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.protocol.id.JobUuid;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
 
 /**
- * The embedded store: one SQLite file in WAL mode. SQLite allows one writer at a time; this
- * class makes that explicit with a fair in-process lock around every write transaction, and the
- * pool opens every transaction with BEGIN IMMEDIATE (the write lock at BEGIN, see
+ * The embedded store's dialect: one SQLite file in WAL mode. SQLite allows one writer at a time;
+ * this dialect makes that explicit with a fair in-process lock around every write transaction,
+ * and the pool opens every transaction with BEGIN IMMEDIATE (the write lock at BEGIN, see
  * {@link StoreFactory}), which also covers another process on the same file. A claim's
  * read-then-update therefore runs with no other writer in between: no job is handed out twice
  * and the tier limits see every committed claim. Readers never wait (WAL).
  */
-final class SqliteStore extends JdbcStore {
+final class SqliteDialect implements SqlDialect {
     /**
      * Waiting here is cheaper and fairer than SQLite's busy handler, which sleeps and retries;
      * dispatch latency depends on a claim not sleeping behind a heartbeat batch.
@@ -35,28 +39,29 @@ final class SqliteStore extends JdbcStore {
      */
     private static final String PENDING = "job j INDEXED BY index_job_pending";
     static final String CLAIM_QUERY = candidates(PENDING) + CLAIM_ORDER + " LIMIT 1";
-    /** The same job when no candidate has a preferred label ({@link JdbcStore#anyPendingPreferred}), found without a sort. */
+    /** The same job when no candidate has a preferred label ({@link ClaimSql#anyPendingPreferred}), without a sort. */
     static final String PLAIN_CLAIM_QUERY = plainClaim(PENDING, "");
     private static final String CANDIDATES = candidates(PENDING);
 
-    SqliteStore(HikariDataSource pool) {
-        super(pool);
-        statements.keepPrepared();
+    /** The driver compiles on every prepare: the store keeps its constant statements prepared. */
+    @Override
+    public boolean keepsStatementsPrepared() {
+        return true;
     }
 
     /** V21's triggers: SQLite's one writer makes the hot count rows cost no waiting (decision 0033). */
     @Override
-    protected boolean keepsPendingCounts() {
+    public boolean keepsPendingCounts() {
         return true;
     }
 
     @Override
-    protected int committers() {
+    public int committers() {
         return 1;
     }
 
     @Override
-    protected <T> T transaction(HandleCallback<T, RuntimeException> work) {
+    public <T> T transaction(Jdbi jdbi, HandleCallback<T, RuntimeException> work) {
         writer.lock();
         try {
             return jdbi.inTransaction(work);
@@ -67,20 +72,28 @@ final class SqliteStore extends JdbcStore {
 
     /** One writer at a time (and one node on a SQLite file): the write transaction itself excludes other sweeps. */
     @Override
-    protected String sweepLock() {
+    public String sweepLock() {
         return "";
     }
 
     @Override
-    protected boolean isUniqueViolation(SQLException e) {
+    public boolean isUniqueViolation(SQLException e) {
         String message = e.getMessage();
         return message != null && (message.contains("UNIQUE constraint failed") || message.contains("SQLITE_CONSTRAINT_UNIQUE"));
     }
 
+    /** Every job row in one statement per chunk: SQLite has one writer, so no row is ever held by another. */
     @Override
-    protected Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take) {
+    public Set<JobUuid> jobHeartbeats(Statements statements, Handle h, Map<JobUuid, Instant> times) {
+        LatestTimes.write(statements, h, "job", "uuid", " AND job.status IN (1, 2)", times);
+        return Set.of();
+    }
+
+    @Override
+    public Optional<Job> claim(Statements statements, Handle h, long runnerId, Instant now, ClaimFilter filter,
+            LongFunction<Optional<Job>> take) {
         // A router's filter (spec ids, preferred projects) is built into the text per call.
-        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
+        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(statements, h, runnerId);
         Sql query = plain ? (filter.addsNoSql() ? statements.on(h, PLAIN_CLAIM_QUERY)
                         : statements.once(h, plainClaim(PENDING, filter.condition())))
                 : filter.addsNoSql() ? statements.on(h, CLAIM_QUERY)

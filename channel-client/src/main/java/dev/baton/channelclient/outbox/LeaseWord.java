@@ -1,4 +1,4 @@
-package dev.baton.runner.outbox;
+package dev.baton.channelclient.outbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 

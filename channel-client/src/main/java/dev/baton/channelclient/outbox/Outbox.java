@@ -1,10 +1,10 @@
-package dev.baton.runner.outbox;
+package dev.baton.channelclient.outbox;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.channelclient.machine.InflightRecord;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
-import dev.baton.runner.machine.InflightRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

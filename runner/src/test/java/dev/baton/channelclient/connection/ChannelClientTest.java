@@ -1,11 +1,11 @@
-package dev.baton.runner.connection;
+package dev.baton.channelclient.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.runner.machine.Input;
 import dev.baton.runner.testing.ScriptedPeer;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,4 +1,4 @@
-package dev.baton.runner.machine;
+package dev.baton.channelclient.machine;
 
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;

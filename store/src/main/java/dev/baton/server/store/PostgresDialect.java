@@ -2,9 +2,9 @@ package dev.baton.server.store;
 
 import static dev.baton.server.store.ClaimSql.CLAIM_ORDER;
 import static dev.baton.server.store.ClaimSql.TIER_LIMITS;
+import static dev.baton.server.store.ClaimSql.anyPendingPreferred;
 import static dev.baton.server.store.ClaimSql.candidates;
 import static dev.baton.server.store.ClaimSql.plainClaimByIds;
-import static dev.baton.server.store.StoreContext.LIVENESS_ROWS_PER_STATEMENT;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.protocol.id.JobUuid;
@@ -17,13 +17,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
 
 /**
- * The production store on PostgreSQL (READ COMMITTED), safe for several server nodes sharing
- * one database.
+ * The production store's dialect: PostgreSQL (READ COMMITTED), safe for several server nodes
+ * sharing one database.
  *
  * <p>Claim atomicity has two parts. Exclusivity: the candidate row is locked with
  * {@code FOR UPDATE SKIP LOCKED}, and the update is a compare-and-set on status pending, so two
@@ -51,15 +53,18 @@ import org.jdbi.v3.core.HandleCallback;
  * and the next candidate is tried. Hash collisions of keys can only cause such a skip, never a
  * breach. See docs/decisions/0001-store-dialects.md.
  */
-final class PostgresStore extends JdbcStore {
+final class PostgresDialect implements SqlDialect {
     /** Advisory lock class ids (first int of the two-int key), distinct per limit kind. */
     private static final int ORGANIZATION_LOCK = 0x42540001;
     private static final int SOURCE_IP_LOCK = 0x42540002;
     /** Candidates tried per claim before giving up; only concurrent claims make a candidate fail. */
     private static final int MAX_CANDIDATES = 16;
 
-    PostgresStore(HikariDataSource pool) {
-        super(pool);
+    /** The store's pool: a connection lost under a transaction evicts its idle siblings. */
+    private final HikariDataSource pool;
+
+    PostgresDialect(HikariDataSource pool) {
+        this.pool = pool;
     }
 
     /**
@@ -76,7 +81,7 @@ final class PostgresStore extends JdbcStore {
      * deadlock on rows are re-run like any transaction (below).
      */
     @Override
-    protected int committers() {
+    public int committers() {
         return 4;
     }
 
@@ -88,7 +93,7 @@ final class PostgresStore extends JdbcStore {
      * ambiguous (it may have committed) and is never retried.
      */
     @Override
-    protected <T> T transaction(HandleCallback<T, RuntimeException> work) {
+    public <T> T transaction(Jdbi jdbi, HandleCallback<T, RuntimeException> work) {
         for (int attempt = 1; ; attempt++) {
             boolean[] inBody = {false};
             try {
@@ -107,7 +112,7 @@ final class PostgresStore extends JdbcStore {
 
     /** Reads (Jdbi's and plain ones) are retried on a dead connection the same way (they change nothing). */
     @Override
-    protected <T> T reading(java.util.function.Supplier<T> read) {
+    public <T> T reading(Supplier<T> read) {
         for (int attempt = 1; ; attempt++) {
             try {
                 return read.get();
@@ -152,13 +157,13 @@ final class PostgresStore extends JdbcStore {
     }
 
     @Override
-    protected boolean isUniqueViolation(SQLException e) {
+    public boolean isUniqueViolation(SQLException e) {
         return "23505".equals(e.getSQLState());
     }
 
     /** A row another node's sweep holds is its to act on; this sweep takes the next. */
     @Override
-    protected String sweepLock() {
+    public String sweepLock() {
         return " FOR UPDATE SKIP LOCKED";
     }
 
@@ -175,11 +180,12 @@ final class PostgresStore extends JdbcStore {
      * flush, where it is no longer in flight.
      */
     @Override
-    protected Set<JobUuid> jobHeartbeats(Handle h, Map<JobUuid, Instant> times) {
+    public Set<JobUuid> jobHeartbeats(Statements statements, Handle h, Map<JobUuid, Instant> times) {
         List<Map.Entry<JobUuid, Instant>> rows = new ArrayList<>(times.entrySet());
         Set<JobUuid> skipped = new HashSet<>();
-        for (int from = 0; from < rows.size(); from += LIVENESS_ROWS_PER_STATEMENT) {
-            List<Map.Entry<JobUuid, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + LIVENESS_ROWS_PER_STATEMENT));
+        for (int from = 0; from < rows.size(); from += LatestTimes.ROWS_PER_STATEMENT) {
+            List<Map.Entry<JobUuid, Instant>> chunk =
+                    rows.subList(from, Math.min(rows.size(), from + LatestTimes.ROWS_PER_STATEMENT));
             StringBuilder values = new StringBuilder();
             for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
             Sql q = statements.once(h, "WITH v (k, t) AS (VALUES " + values + "),"
@@ -198,9 +204,10 @@ final class PostgresStore extends JdbcStore {
     }
 
     @Override
-    protected Optional<Job> claimIn(Handle h, long runnerId, Instant now, ClaimFilter filter, LongFunction<Optional<Job>> take) {
+    public Optional<Job> claim(Statements statements, Handle h, long runnerId, Instant now, ClaimFilter filter,
+            LongFunction<Optional<Job>> take) {
         List<Long> skipped = new ArrayList<>();
-        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(h, runnerId);
+        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(statements, h, runnerId);
         boolean passHeldHeads = false;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
             String exclude = skipped.isEmpty() ? ""
@@ -223,7 +230,7 @@ final class PostgresStore extends JdbcStore {
             }
             Candidate c = candidate.get();
             boolean limited = c.priority() < 200;
-            if (lockLimitKeys(h, c) && (!limited || limitStillHolds(h, c.id()))) {
+            if (lockLimitKeys(statements, h, c) && (!limited || limitStillHolds(statements, h, c.id()))) {
                 Optional<Job> claimed = take.apply(c.id());
                 if (claimed.isPresent()) return claimed;
             }
@@ -245,7 +252,7 @@ final class PostgresStore extends JdbcStore {
     record Candidate(long id, int priority, long organizationId, String sourceIp) {}
 
     /** Tries the candidate's organization and IP locks: exclusive where its own limit reads, shared elsewhere. */
-    boolean lockLimitKeys(Handle h, Candidate c) {
+    static boolean lockLimitKeys(Statements statements, Handle h, Candidate c) {
         boolean orgExclusive = c.priority() >= 100 && c.priority() < 200;
         boolean ipExclusive = c.priority() < 100;
         // Advisory locks are database-wide: the schema is part of the key, so Baton installations
@@ -262,7 +269,7 @@ final class PostgresStore extends JdbcStore {
     }
 
     /** The tier limit re-read in a new statement, i.e. a new snapshot taken after the advisory lock. */
-    private boolean limitStillHolds(Handle h, long jobId) {
+    private static boolean limitStillHolds(Statements statements, Handle h, long jobId) {
         return statements.on(h, "SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
                 .bind("id", jobId).exists();
     }

@@ -1,4 +1,4 @@
-package dev.baton.runner.connection;
+package dev.baton.channelclient.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
