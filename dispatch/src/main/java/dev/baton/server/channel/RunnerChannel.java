@@ -122,6 +122,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
+        metrics.runnerInfo(() -> RunnerInfo.rows(sessions.all()));
         this.clusterGauges = new ClusterGauges(store, config.nodeId(), config.nodeTimeout(), clock);
         clusterGauges.register(metrics);
         metrics.pendingByReason(java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
