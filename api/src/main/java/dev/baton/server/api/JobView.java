@@ -67,8 +67,10 @@ public record JobView(
      * claimed it (image affinity), null when it reported no images. {@code artifacts} and
      * {@code timings}: what a transport-A runner's Complete or CancelAck said of the attempt (seed
      * 003's {@code [{"type", "uri"}]} and {@code {"started_at", "finished_at"}}), null otherwise.
+     * {@code machine}: the machine that ran the attempt (issue 41; behind a router, the runner behind
+     * it), null for attempts from before machines were recorded.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
             String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport,
-            com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings) {}
+            com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings, MachineView machine) {}
 }

@@ -11,6 +11,7 @@ import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.server.dispatch.JobQueue;
 import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.store.Attempt;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.Project;
@@ -78,7 +79,9 @@ final class JobViews {
         QueueStatus q = queue.status(j, knownSpecs.get(j.specId()), known).orElse(null);
         JobLabels labels = known != null ? known : store.runs().jobLabels(j.id());
         Map<Integer, String> reports = withAttempts ? store.leaseOffers().reports(j.id()) : Map.of();
-        List<JobView.AttemptView> attempts = withAttempts ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()))).toList() : null;
+        Map<Integer, KnownMachine> machines = withAttempts ? store.runners().attemptMachines(j.id()) : Map.of();
+        List<JobView.AttemptView> attempts = withAttempts ? store.runs().attempts(j.id()).stream()
+                .map(a -> attempt(a, reports.get(a.number()), machines.get(a.number()))).toList() : null;
         // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
         JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
                 ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null) : null;
@@ -99,12 +102,12 @@ final class JobViews {
         return null;
     }
 
-    private JobView.AttemptView attempt(Attempt a, String leaseReport) {
+    private JobView.AttemptView attempt(Attempt a, String leaseReport, KnownMachine machine) {
         JsonNode report = leaseReport == null ? null : tree(leaseReport);
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm(),
                 dev.baton.server.store.AttemptTransport.of(store, a),
-                report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"));
+                report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"), MachineView.of(machine));
     }
 
     /** JSON the server wrote itself (from a validated transport-A message); unreadable text is left out rather than failing the read. */

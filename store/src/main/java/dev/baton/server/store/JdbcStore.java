@@ -54,6 +54,7 @@ abstract class JdbcStore implements Store {
     private final OjsStore ojs = new JdbcOjsStore(this);
     private final LeaseOffers leaseOffers = new JdbcLeaseOffers(this);
     private final AlertStore alerts = new JdbcAlertStore(this);
+    private final RunnerRolls rolls = new JdbcRunnerRolls(context);
 
     JdbcStore(HikariDataSource pool) {
         this.pool = pool;
@@ -189,6 +190,11 @@ abstract class JdbcStore implements Store {
     @Override
     public Runners runners() {
         return runners;
+    }
+
+    @Override
+    public RunnerRolls rolls() {
+        return rolls;
     }
 
     @Override
