@@ -269,7 +269,7 @@ abstract class AccessContract {
         String path = row.path().replace("{runner}", "r1").replace("{organization}", "acme").replace("{project}", "web")
                 .replace("{report}", report).replace("{user}", "member-target")
                 .replace("{threshold}", "no-such-threshold").replace("{alert}", "no-such-alert")
-                .replace("{webhook}", "no-such-webhook");
+                .replace("{webhook}", "no-such-webhook").replace("{roll}", UUID.randomUUID().toString());
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN || (caller.role() != null && caller.role().includes(Role.SUBMITTER)
                     && (caller.scope() == Scope.PROJECT || caller.scope() == Scope.ORGANIZATION));
