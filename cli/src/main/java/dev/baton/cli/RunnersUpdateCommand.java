@@ -28,6 +28,8 @@ final class RunnersUpdateCommand extends ClientCommand {
         @Option(names = "--runner", required = true, paramLabel = "RUNNER", description = "this runner only") String runner;
     }
 
+    /** Its own help option: the standard mixin would also add {@code --version}, which here names the version to roll to. */
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.") boolean help;
     @ArgGroup(exclusive = true, multiplicity = "1") Target target;
     @Option(names = "--version", paramLabel = "V", description = "the version to run (default: the one this server ships)") String version;
     @Option(names = "--url", required = true, description = "where runners download the runner jar of that version") String url;
