@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
             RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
             RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
             RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Canary.class, RunnersCommand.Label.class,
-            RunnersNatsUser.class
+            RunnersUpdateCommand.class, RunnersRollsCommand.class, RunnersNatsUser.class
         })
 final class RunnersCommand {
     @Command(name = "create", description = {"Register a runner; prints its key once,",
@@ -98,7 +98,19 @@ final class RunnersCommand {
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
-            Output.list(out, answer, "slug", "name", "uuid", "last_heartbeat", "archived", "labels", "quarantined", "quarantine_reason");
+            // The machine each runner last connected as, a column each (issue 41); --json has it all.
+            Table table = new Table("SLUG", "NAME", "UUID", "VERSION", "BEHIND", "OS", "ARCH", "HOST", "PID", "AGENT_STARTED", "ADDRESS",
+                    "LAST_HEARTBEAT", "ARCHIVED", "LABELS", "QUARANTINED", "QUARANTINE_REASON");
+            for (JsonNode r : answer) {
+                JsonNode m = r.path("machine");
+                table.row(Output.text(r.get("slug")), Output.text(r.get("name")), Output.text(r.get("uuid")), Output.text(r.get("version")),
+                        Output.text(r.get("behind")), Output.text(m.get("os")), Output.text(m.get("arch")), Output.text(m.get("host")),
+                        Output.text(m.get("pid")), Output.text(m.get("agent_started")), Output.text(m.get("address")),
+                        Output.text(r.get("last_heartbeat")), Output.text(r.get("archived")), Output.text(r.get("labels")),
+                        Output.text(r.get("quarantined")), Output.text(r.get("quarantine_reason")));
+            }
+            if (table.isEmpty()) out.println("(none)");
+            else table.print(out);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.baton.router;
 
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.value.ImageDigest;
 import java.time.Instant;
 import java.util.List;
@@ -22,6 +23,8 @@ final class Downstream {
     Map<String, String> labels = Map.of();
     /** The images it last reported holding, most recent first; null when it reports none (image affinity). */
     List<ImageDigest> images;
+    /** Its machine as its last {@code ready} described it, with the address it connected from; passed upstream with {@code running} (issue 41). */
+    RunnerHost machine;
 
     Downstream(String name, Set<String> specs) {
         this.name = name;

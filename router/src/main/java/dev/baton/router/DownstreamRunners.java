@@ -145,7 +145,8 @@ final class DownstreamRunners {
                     h.state = State.RUNNING;
                     metrics.accepted(Duration.between(h.received, now), r.name);
                 }
-                this.link.forward(r, h, run);
+                // The server records the machine behind the router on the attempt, not the router's (issue 41).
+                this.link.forward(r, h, r.machine == null ? run : run.withMachine(r.machine));
             }
             case RunnerMessage.Heartbeat hb -> this.link.forward(r, h, hb);
             // Also once its result is on its way: the server, not the router, says what a late line gets (stale).
@@ -201,6 +202,7 @@ final class DownstreamRunners {
             return;
         }
         if (ready.labels() != null) r.labels = ready.labels();
+        r.machine = ready.machine(r.link.remoteAddress());
         if (ready.images() != null) r.images = ready.images();
         if (r.waiting) {
             link.askUpstream(); // a repeated ready is not activity, but may report other labels or images

@@ -7,4 +7,9 @@ public interface Link {
     void send(ServerMessage message);
 
     void close(int code, String reason);
+
+    /** Where the runner connected from, as the router sees it ({@code ip:port}), or null when unknown (issue 41). */
+    default String remoteAddress() {
+        return null;
+    }
 }

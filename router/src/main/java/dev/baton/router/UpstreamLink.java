@@ -10,6 +10,9 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.router.HeldJob.State;
 import dev.baton.router.policy.SchedulingPolicy;
+import dev.baton.runner.outbox.Outbox;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,8 +33,15 @@ import org.slf4j.LoggerFactory;
 final class UpstreamLink {
     private static final Logger log = LoggerFactory.getLogger(UpstreamLink.class);
 
-    /** Informational in {@code ready}: the router's own machine (its runners may differ). */
-    private static final String ARCH = dev.baton.protocol.value.Architecture.ofHost().map(a -> a.wireName()).orElse(System.getProperty("os.arch"));
+    /**
+     * The router's own version in {@code ready} (the distribution's, as a runner's; "router" when
+     * run from classes). Its {@code ready} sends no {@code arch}: it stands for runners of any
+     * architecture, so the server's architecture check (issue 41) is theirs, not the router's.
+     */
+    private static final String VERSION = Objects.requireNonNullElse(UpstreamLink.class.getPackage().getImplementationVersion(), "router");
+    private static final String HOST = hostName();
+    private static final Long PID = ProcessHandle.current().pid();
+    private static final Instant STARTED = ProcessHandle.current().info().startInstant().orElse(null);
 
     /** What the outstanding ready asked: also the labels and images it advertised for the runners behind the router. */
     private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots, Map<String, String> labels, List<ImageDigest> images) {
@@ -190,7 +200,7 @@ final class UpstreamLink {
                 // Nobody behind the router waits any more (a runner left, or held jobs cover them):
                 // withdraw the wait, so that the server hands out nothing no runner can take.
                 asked = new Asked(Set.of(), List.of(), 1, Map.of(), null);
-                upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", ARCH, "router", 1, List.of(), null));
+                upstream.send(ready(1, List.of(), null, null, null));
             }
             return;
         }
@@ -202,8 +212,21 @@ final class UpstreamLink {
                 && Objects.equals(asked.images(), images)) return;
         asked = new Asked(specs, prefer, slots, labels, images);
         // Labels always (an empty map clears the last report); images when some runner reports them.
-        upstream.send(new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", ARCH, "router",
-                slots, List.copyOf(specs), prefer.isEmpty() ? null : prefer, null, labels, images));
+        upstream.send(ready(slots, List.copyOf(specs), prefer.isEmpty() ? null : prefer, labels, images));
+    }
+
+    private RunnerMessage.Ready ready(int slots, List<String> specs, List<ProjectUuid> prefer, Map<String, String> labels,
+            List<ImageDigest> images) {
+        return new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", null, VERSION, slots, specs, prefer, null, labels, images,
+                HOST, PID, STARTED);
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return null;
+        }
     }
 
     /** A held job no runner has started yet: the router says {@code preparing} itself, so the server keeps it alive. */

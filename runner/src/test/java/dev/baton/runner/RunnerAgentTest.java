@@ -96,6 +96,10 @@ class RunnerAgentTest {
         RunnerMessage.Ready ready = peer.await(RunnerMessage.Ready.class, WAIT);
         assertThat(ready.slots()).isEqualTo(1);
         assertThat(ready.version()).isEqualTo("test");
+        // Issue 41: the agent's own process, so the server can tell which machine and which run took a job.
+        assertThat(ready.pid()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(ready.host()).isNotBlank();
+        assertThat(ready.agentStarted()).isEqualTo(ProcessHandle.current().info().startInstant().orElseThrow());
         peer.await(RunnerMessage.Preparing.class, WAIT);
         peer.await(RunnerMessage.Running.class, WAIT);
         RunnerMessage.Completed done = peer.await(RunnerMessage.Completed.class, WAIT);

@@ -53,6 +53,7 @@ public final class ServerAssembly {
                 .module(w -> new ClosingModule(parts.judging))
                 .module(w -> new ClosingModule(parts.webhooks))
                 .module(w -> parts.channel.controlRoutes())
+                .module(w -> parts.channel.rollRoutes())
                 .module(w -> {
                     // Live logs from this node's tails or from the node holding the runner's channel
                     // (asked with node tokens when nodes share a bus), whole logs from stored output.

@@ -77,10 +77,11 @@ public record JobView(
      * {@code endReason} says why it ended (issue 41: {@code runner_lost}, {@code infrastructure},
      * {@code failure} for a started attempt that failed, else its outcome); a failed one says
      * whether it was {@code retried} and, if not, why ({@code notRetried}), with the failing
-     * iteration's {@code exitCode}.
+     * iteration's {@code exitCode}. {@code machine}: the machine that ran the attempt (issue 41;
+     * behind a router, the runner behind it), null for attempts from before machines were recorded.
      */
     public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
             String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport,
             com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings,
-            String endReason, Integer exitCode, Boolean retried, String notRetried) {}
+            MachineView machine, String endReason, Integer exitCode, Boolean retried, String notRetried) {}
 }

@@ -13,6 +13,7 @@ import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.store.Attempt;
 import dev.baton.server.store.AttemptEnd;
 import dev.baton.server.store.FailureKind;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
 import dev.baton.server.store.Project;
@@ -82,8 +83,11 @@ final class JobViews {
         JobLabels labels = known != null ? known : store.runs().jobLabels(j.id());
         Map<Integer, String> reports = withAttempts ? store.leaseOffers().reports(j.id()) : Map.of();
         Map<Integer, AttemptEnd> ends = withAttempts ? store.runs().attemptEnds(j.id()) : Map.of();
+        Map<Integer, KnownMachine> machines = withAttempts ? store.runners().attemptMachines(j.id()) : Map.of();
         List<JobView.AttemptView> attempts = withAttempts
-                ? store.runs().attempts(j.id()).stream().map(a -> attempt(a, reports.get(a.number()), ends.get(a.number()))).toList()
+                ? store.runs().attempts(j.id()).stream()
+                        .map(a -> attempt(a, reports.get(a.number()), ends.get(a.number()), machines.get(a.number())))
+                        .toList()
                 : null;
         JobView.RetryView retry = withAttempts
                 ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null) : null;
@@ -107,12 +111,13 @@ final class JobViews {
         return null;
     }
 
-    private JobView.AttemptView attempt(Attempt a, String leaseReport, AttemptEnd end) {
+    private JobView.AttemptView attempt(Attempt a, String leaseReport, AttemptEnd end, KnownMachine machine) {
         JsonNode report = leaseReport == null ? null : tree(leaseReport);
         return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
                 a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm(),
                 dev.baton.server.store.AttemptTransport.of(store, a),
                 report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"),
+                MachineView.of(machine),
                 endReason(a, end), end == null ? null : end.exitCode(), end == null ? null : end.retried(),
                 end == null || end.notRetried() == null ? null : end.notRetried().wireName());
     }

@@ -5,9 +5,11 @@ import dev.baton.server.http.Lookups;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
+import dev.baton.server.config.ShippedVersion;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.RunnerFilter;
 import dev.baton.server.store.Spec;
@@ -15,6 +17,7 @@ import dev.baton.server.store.StoreException;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.List;
+import java.util.Map;
 
 /** Runner management and runner–spec association (seed 001, server scoped; who may call what: auth.RouteTable). */
 public final class RunnerRoutes implements RouteModule {
@@ -78,8 +81,9 @@ public final class RunnerRoutes implements RouteModule {
         String name = ctx.queryParam("name");
         String search = ctx.queryParam("search");
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
+        Map<Long, KnownMachine> machines = api.store().runners().latestMachines();
         List<RunnerView> runners = api.store().runners().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
-                .stream().map(this::view).toList();
+                .stream().map(r -> view(r, machines.get(r.id()))).toList();
         Json.write(ctx, 200, runners);
     }
 
@@ -156,7 +160,11 @@ public final class RunnerRoutes implements RouteModule {
     }
 
     private RunnerView view(Runner r) {
-        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()));
+        return view(r, api.store().runners().latestMachine(r.id()).orElse(null));
+    }
+
+    private RunnerView view(Runner r, KnownMachine machine) {
+        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()), machine, ShippedVersion.value());
     }
 
     private static String blankToNull(String s) {

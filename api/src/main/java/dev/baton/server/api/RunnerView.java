@@ -1,6 +1,8 @@
 package dev.baton.server.api;
 
 import dev.baton.protocol.id.RunnerUuid;
+import dev.baton.server.config.ShippedVersion;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.RunnerLabels;
 import java.time.Instant;
@@ -9,13 +11,19 @@ import java.util.Map;
 /**
  * A runner as the API shows it; its key hash never leaves the store. {@code quarantined} and
  * {@code quarantineReason} are present while it is quarantined (docs/scheduling.md).
+ * {@code machine} is the machine it last connected as (issue 41), {@code version} the agent version
+ * that machine reported and {@code behind} whether that is not the version this server ships
+ * ({@code shippedVersion}); all three are null for a runner that never said {@code ready} since
+ * machines are recorded.
  */
 public record RunnerView(RunnerUuid uuid, String name, String slug, Instant lastHeartbeat, Instant created, Instant modified, Instant archived,
         Instant quarantined, String quarantineReason, Map<String, String> labels, Map<String, String> labelsSet,
-        Map<String, String> labelsReported) {
+        Map<String, String> labelsReported, MachineView machine, String version, Boolean behind, String shippedVersion) {
     /** {@code labels} is the effective set the claim matches; the other two say where each came from. */
-    static RunnerView of(Runner r, RunnerLabels l) {
+    static RunnerView of(Runner r, RunnerLabels l, KnownMachine m, String shipped) {
+        String version = m == null ? null : m.host().version();
         return new RunnerView(r.uuid(), r.name(), r.slug().value(), r.lastHeartbeat(), r.created(), r.modified(), r.archived(),
-                r.quarantined(), r.quarantineReason(), l.effective(), l.admin(), l.reported());
+                r.quarantined(), r.quarantineReason(), l.effective(), l.admin(), l.reported(), MachineView.of(m), version,
+                ShippedVersion.behind(version, shipped), shipped);
     }
 }

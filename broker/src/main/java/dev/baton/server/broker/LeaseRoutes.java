@@ -5,6 +5,7 @@ import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.config.BrokerSettings;
@@ -74,7 +75,7 @@ final class LeaseRoutes implements RouteModule {
         // The runner is authenticated before its body is read: a stranger learns nothing from the body's refusal.
         config.routes.post("/v0/runners/{runner}/leases/ack", ctx -> {
             Runner runner = runner(ctx);
-            answer(ctx, ack(runner, read(ctx, LeaseMessages.AckLease.class)));
+            answer(ctx, ack(runner, read(ctx, LeaseMessages.AckLease.class), ctx.ip()));
         });
         config.routes.post("/v0/runners/{runner}/leases/heartbeat", ctx -> {
             Runner runner = runner(ctx);
@@ -107,7 +108,12 @@ final class LeaseRoutes implements RouteModule {
                 NatsBroker.controlSubject(runner.slug().value()), NatsBroker.inboxPrefix(runner.slug().value()));
     }
 
-    Object ack(Runner runner, LeaseMessages.AckLease m) {
+    /**
+     * {@code address}: where the AckLease came from, as this server sees it; all that transport A
+     * knows of the runner's machine (seed 003's messages carry no os, version or host), recorded as
+     * the runner's machine and the attempt's (issue 41).
+     */
+    Object ack(Runner runner, LeaseMessages.AckLease m, String address) {
         sameRunner(runner, m.runnerId());
         Optional<LeaseId> lease = lease(m.leaseId());
         if (lease.isEmpty()) return stale(m.leaseId(), LeaseMessages.Reasons.UNKNOWN);
@@ -117,7 +123,9 @@ final class LeaseRoutes implements RouteModule {
             case BOUND -> {
                 metrics.acked();
                 // AckLease is "accepted and starting work" (seed 003): the attempt is running from here.
-                ServerMessage started = lifecycle.running(session(runner), new RunnerMessage.Running(ack.job().uuid(), lease.get()));
+                RunnerHost machine = new RunnerHost(null, null, null, null, null, null, address).bounded();
+                store.runners().recordMachine(runner.id(), machine, now);
+                ServerMessage started = lifecycle.running(session(runner), new RunnerMessage.Running(ack.job().uuid(), lease.get(), null, machine));
                 if (!(started instanceof ServerMessage.Ack)) yield staleFromLifecycle(m.leaseId(), started);
                 yield accepted(runner, ack.job(), lease.get());
             }

@@ -11,6 +11,7 @@ import dev.baton.server.adapter.ReportResults;
 import dev.baton.server.auth.CancelRight;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.channel.RunnerActivity;
+import dev.baton.server.config.ShippedVersion;
 import dev.baton.server.console.Views.AlertsPage;
 import dev.baton.server.console.Views.AttemptRow;
 import dev.baton.server.console.Views.MetricsPage;
@@ -42,6 +43,7 @@ import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.RunnerFilter;
 import dev.baton.server.store.Role;
@@ -98,6 +100,7 @@ public final class ConsolePages {
     List<RunnerRow> runners() {
         List<RunnerRow> rows = new ArrayList<>();
         Map<Long, Project> projects = new HashMap<>();
+        Map<Long, KnownMachine> machines = store.runners().latestMachines();
         for (Runner r : store.runners().listRunners(new RunnerFilter(null, null, true))) {
             String specs = String.join(", ", store.specs().runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
             Optional<RunnerActivity> live = activity.apply(r.id());
@@ -129,7 +132,8 @@ public final class ConsolePages {
             }
             rows.add(new RunnerRow(r.slug().value(), r.name(), state, detail, jobs, specs, r.lastHeartbeat(),
                     live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent(), r.isQuarantined(),
-                    String.join(", ", store.runners().runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
+                    String.join(", ", store.runners().runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()),
+                    MachineText.of(machines.get(r.id()), ShippedVersion.value())));
         }
         return rows;
     }

@@ -50,7 +50,8 @@ public final class Views {
 
     /** A runner: {@code state} is idle, busy, draining, connected, offline, quarantined or archived. */
     public record RunnerRow(String slug, String name, String state, String detail, List<JobRef> jobs, String specs,
-            Instant lastHeartbeat, Instant connectedSince, boolean archived, boolean connected, boolean quarantined, String labels) {}
+            Instant lastHeartbeat, Instant connectedSince, boolean archived, boolean connected, boolean quarantined, String labels,
+            MachineText machine) {}
 
     public record SpecRow(String slug, String name, String shape, long serving, long connected, long queued, long running,
             Duration medianWait, Duration medianRun, int sample) {}

@@ -110,6 +110,25 @@ public final class BatonMetrics {
         });
     }
 
+    /**
+     * {@code baton_runner_info{runner,os,arch,version,host} 1}: one row per runner connected to this
+     * node, with the machine its agent reported (issue 41), read from {@code runners} at each scrape.
+     * Each row is a map of those five tags; a tag the runner did not report is empty.
+     */
+    public void runnerInfo(Supplier<List<Map<String, String>>> runners) {
+        MultiGauge gauge = MultiGauge.builder("baton.runner.info").description("Runners connected to this node and the machine each reported")
+                .register(registry);
+        beforeScrape.add(() -> {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            for (Map<String, String> r : runners.get()) {
+                Tags tags = Tags.empty();
+                for (String key : List.of("runner", "os", "arch", "version", "host")) tags = tags.and(key, r.getOrDefault(key, ""));
+                rows.add(MultiGauge.Row.of(tags, 1));
+            }
+            gauge.register(rows, true);
+        });
+    }
+
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);
     }

@@ -7,6 +7,7 @@ import dev.baton.protocol.message.InvalidMessageException;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.dispatch.Dispatcher;
@@ -147,6 +148,7 @@ public final class ChannelRoutes implements RouteModule {
             return;
         }
         RunnerSession session = new RunnerSession(runner, ctx, clock.instant());
+        session.remoteAddress(RunnerHost.address(ctx.session.getRemoteSocketAddress()));
         ctx.attribute(SESSION_ATTRIBUTE, session);
         sessions.register(session).ifPresent(old -> {
             dispatcher.forget(old);
@@ -215,6 +217,7 @@ public final class ChannelRoutes implements RouteModule {
         }
         int slots = r.slots() == null ? 1 : r.slots();
         if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
+        if (!knowMachine(session, r)) return null;
         if (r.capabilities() != null && session.report(r.capabilities().bounded())) {
             var c = session.capabilities().orElseThrow();
             LOG.info("runner {} runs jobs with executor {}{}", session.runner().slug(), c.executor(),
@@ -255,6 +258,32 @@ public final class ChannelRoutes implements RouteModule {
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
         return new ServerMessage.PullToken(job.uuid(), request.lease(), token);
+    }
+
+    /**
+     * Records the machine this {@code ready} describes (issue 41) when it differs from what the
+     * connection last stored, before the wait starts (so the attempts it claims carry it), then
+     * checks its architecture against the runner's specs: a runner on another architecture is
+     * answered {@code error} {@code wrong_architecture} and closed (4009). False when refused.
+     */
+    private boolean knowMachine(RunnerSession session, RunnerMessage.Ready r) {
+        RunnerHost machine = r.machine(session.remoteAddress());
+        if (session.machineChanged(machine)) {
+            try {
+                session.machineStored(store.runners().recordMachine(session.runnerId(), machine, clock.instant()));
+                LOG.info("runner {} is {} {} {}, agent {} (pid {}), from {}", session.runner().slug(), machine.host(), machine.os(),
+                        machine.arch(), machine.version(), machine.pid(), machine.address());
+            } catch (RuntimeException e) {
+                // Informational: a database hiccup must not cost the runner its wait; the next ready records it.
+                LOG.warn("could not record the machine of runner {}: {}", session.runner().slug(), e.toString());
+            }
+        }
+        String refusal = ArchitectureCheck.refusal(r.arch(), session.runner().slug().value(), specSets.of(session.runnerId()));
+        if (refusal == null) return true;
+        LOG.warn("{}: closing its channel", refusal);
+        session.send(new ServerMessage.Error("wrong_architecture", refusal));
+        session.close(ArchitectureCheck.CLOSE_WRONG_ARCHITECTURE, "wrong architecture for its specs");
+        return false;
     }
 
     private ServerMessage touchAnd(RunnerSession session, java.util.function.Supplier<ServerMessage> handler) {

@@ -82,6 +82,8 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final ClusterGauges clusterGauges;
     private final ClusterChanges clusterChanges;
     private final RunnerSpecSets specSets;
+    /** Fleet upgrades (issue 41): this node drives the running roll while it holds its lease. */
+    private final FleetRolls rolls;
     /** Stops this node's listening to its store's spec changes. */
     private final Runnable specsListener;
 
@@ -126,6 +128,10 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
+        metrics.runnerInfo(() -> RunnerInfo.rows(sessions.all()));
+        // A dead node's roll is taken over once its lease (one node timeout) ran out.
+        this.rolls = new FleetRolls(store, new RunnerDirectives(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout()),
+                config.nodeId(), clock, config.nodeTimeout());
         this.clusterGauges = new ClusterGauges(store, config.nodeId(), config.nodeTimeout(), clock);
         clusterGauges.register(metrics);
         metrics.pendingByReason(java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
@@ -169,6 +175,16 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     /** Admin routes that talk to connected runners: drain, update, and per-organization usage. */
     public RouteModule controlRoutes() {
         return new RunnerControlRoutes(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout());
+    }
+
+    /** Fleet upgrades: {@code /v0/rolls} (issue 41). */
+    public RouteModule rollRoutes() {
+        return new RollRoutes(store, rolls);
+    }
+
+    /** The roll driver, for a test to tick on its clock. */
+    public FleetRolls rolls() {
+        return rolls;
     }
 
     /** The live tails of the jobs whose runners this node holds (the log routes read them). */
@@ -286,6 +302,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         // The fallback: a lost notification or a back-off that ended on another node delays work by this much at most.
         long sweep = SWEEP_INTERVAL.toMillis();
         sweeper.scheduleWithFixedDelay(this::fallbackSweep, sweep, sweep, TimeUnit.MILLISECONDS);
+        rolls.start();
     }
 
     private void fallbackSweep() {
@@ -330,6 +347,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
      */
     @Override
     public void close() {
+        rolls.close();
         sessions.shutdown(SHUTDOWN_WAIT); // no-op when beforeHttpStop ran
         sweeper.shutdownNow();
         flusher.shutdownNow();

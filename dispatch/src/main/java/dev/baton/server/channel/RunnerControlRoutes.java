@@ -6,9 +6,7 @@ import dev.baton.server.dispatch.Sessions;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
-import dev.baton.protocol.message.Wire;
 import dev.baton.server.cluster.ClusterBus;
-import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.store.Node;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
@@ -49,18 +47,18 @@ final class RunnerControlRoutes implements RouteModule {
 
     private final Store store;
     private final Sessions sessions;
-    private final ClusterBus bus;
     private final String nodeId;
     private final Clock clock;
     private final Duration nodeTimeout;
+    private final RunnerDirectives directives;
 
     RunnerControlRoutes(Store store, Sessions sessions, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
         this.store = store;
         this.sessions = sessions;
-        this.bus = bus;
         this.nodeId = nodeId;
         this.clock = clock;
         this.nodeTimeout = nodeTimeout;
+        this.directives = new RunnerDirectives(store, sessions, bus, nodeId, clock, nodeTimeout);
     }
 
     record DrainRequest(String state) {}
@@ -135,21 +133,9 @@ final class RunnerControlRoutes implements RouteModule {
         String ref = ctx.pathParam("runner");
         Runner runner = store.runners().findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
-        var session = sessions.of(runner.id());
-        if (session.isPresent()) {
-            session.get().send(message);
-            Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", nodeId));
-            return;
-        }
-        String elsewhere = store.nodes().runnerNode(runner.id()).filter(this::alive)
+        String node = directives.deliver(runner.id(), message)
                 .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
-        bus.publish(new ClusterEvent.ToRunner(runner.id(), Wire.encode(message)));
-        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", elsewhere));
-    }
-
-    private boolean alive(String node) {
-        Instant since = clock.instant().minus(nodeTimeout);
-        return store.nodes().listNodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
+        Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", node));
     }
 
     /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */

@@ -7,6 +7,7 @@ import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.MachineFingerprint;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.server.cluster.ClusterBus;
 import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.events.Changes;
@@ -136,6 +137,11 @@ final class LifecycleContext {
     }
 
     /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
+    /** A router's word for the machine behind it that runs the attempt (issue 41), recorded instead of the router's own. */
+    void recordMachine(ActiveJob a, RunnerHost machine) {
+        if (machine != null) store.runners().recordAttemptMachine(a.runnerId, a.job, a.lease, machine.bounded(), clock.instant());
+    }
+
     void recordFingerprint(ActiveJob a, MachineFingerprint fingerprint) {
         if (fingerprint != null) store.runs().recordFingerprint(a.job, a.lease, Wire.encode(fingerprint));
     }

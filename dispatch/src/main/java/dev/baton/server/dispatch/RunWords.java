@@ -84,6 +84,7 @@ final class RunWords {
             case APPLIED, DUPLICATE -> {
                 Job job = t.job();
                 ctx.recordFingerprint(a, m.fingerprint());
+                ctx.recordMachine(a, m.machine());
                 a.started = job.started() == null ? now : job.started();
                 ctx.deadlines.clear(DeadlineKeys.accept(a.job));
                 ctx.hardTimeoutWake(a);

@@ -3,7 +3,9 @@ package dev.baton.server.dispatch;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.RunnerCapabilities;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.message.Wire;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Runner;
 import io.javalin.websocket.WsContext;
 import org.eclipse.jetty.websocket.api.Callback;
@@ -100,6 +102,34 @@ public final class RunnerSession {
     }
 
     private volatile java.util.List<dev.baton.protocol.value.ImageDigest> heldImages;
+
+    /** The machine this connection last reported in {@code ready}, once the store holds it (issue 41); null before. */
+    private volatile KnownMachine machine;
+
+    /** Where the connection came from, as this server sees it (an IP address), or null. */
+    private volatile String remoteAddress;
+
+    public KnownMachine machine() {
+        return machine;
+    }
+
+    /** True when {@code reported} differs from what the store holds for this connection (worth a store write). */
+    public boolean machineChanged(RunnerHost reported) {
+        KnownMachine m = machine;
+        return m == null || !m.host().equals(reported);
+    }
+
+    public void machineStored(KnownMachine stored) {
+        machine = stored;
+    }
+
+    public String remoteAddress() {
+        return remoteAddress;
+    }
+
+    public void remoteAddress(String address) {
+        remoteAddress = address;
+    }
 
     public java.util.Optional<RunnerCapabilities> capabilities() {
         return java.util.Optional.ofNullable(capabilities);

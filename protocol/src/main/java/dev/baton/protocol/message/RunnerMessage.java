@@ -9,8 +9,10 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.RunnerCapabilities;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.value.ImageDigest;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -53,7 +55,7 @@ public sealed interface RunnerMessage {
      */
     record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
                  List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels,
-                 List<ImageDigest> images) implements RunnerMessage {
+                 List<ImageDigest> images, String host, Long pid, Instant agentStarted) implements RunnerMessage {
         public static final int MAX_LIST = 1024;
 
         /**
@@ -63,6 +65,10 @@ public sealed interface RunnerMessage {
          *
          * <p>{@code images} (optional, issue 19): the image digests the runner holds ready to run,
          * most recently used first, at most {@link HeldImages#MAX}; see {@link HeldImages}.
+         *
+         * <p>{@code host}, {@code pid} and {@code agentStarted} (optional, issue 41): the agent's host
+         * name, process id and start time, recorded with {@code os}, {@code arch} and {@code version}
+         * as the machine of the connection and of the attempts it claims.
          */
         public Ready {
             labels = labels == null ? null : dev.baton.protocol.value.Labels.of(labels);
@@ -73,6 +79,18 @@ public sealed interface RunnerMessage {
             }
             specs = specs == null ? null : List.copyOf(specs);
             preferProjects = preferProjects == null ? null : List.copyOf(preferProjects);
+        }
+
+        /** A ready without the agent's host, pid and start time (as runners before issue 41 sent it). */
+        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
+                     List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels,
+                     List<ImageDigest> images) {
+            this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, labels, images, null, null, null);
+        }
+
+        /** What this ready says of the machine, seen from {@code address}. */
+        public RunnerHost machine(String address) {
+            return new RunnerHost(os, arch, version, host, pid, agentStarted, address).bounded();
         }
 
         /** A ready without labels (as runners before them sent it). */
@@ -147,9 +165,24 @@ public sealed interface RunnerMessage {
      * Execution really started: starts the clock. {@code fingerprint} (optional; absent from
      * runners before it) is the machine's state read just before the workload started.
      */
-    record Running(JobUuid job, LeaseId lease, MachineFingerprint fingerprint) implements JobScoped {
+    /**
+     * {@code machine} (optional, issue 41): a router's word for the machine behind it that runs the
+     * job (what that runner said in {@code ready}, and its address as the router saw it); the
+     * server records it on the attempt instead of the router's own. Runners leave it out.
+     */
+    record Running(JobUuid job, LeaseId lease, MachineFingerprint fingerprint, RunnerHost machine)
+            implements JobScoped {
         public Running(JobUuid job, LeaseId lease) {
-            this(job, lease, null);
+            this(job, lease, null, null);
+        }
+
+        public Running(JobUuid job, LeaseId lease, MachineFingerprint fingerprint) {
+            this(job, lease, fingerprint, null);
+        }
+
+        /** The same word, with the machine behind the router that says it. */
+        public Running withMachine(RunnerHost m) {
+            return new Running(job, lease, fingerprint, m);
         }
     }
 

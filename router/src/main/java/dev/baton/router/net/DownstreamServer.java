@@ -4,6 +4,7 @@ import dev.baton.protocol.message.InvalidMessageException;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.router.Link;
 import dev.baton.router.RouterKeys;
 import dev.baton.router.RouterStatus;
@@ -143,6 +144,11 @@ public final class DownstreamServer implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+        }
+
+        @Override
+        public String remoteAddress() {
+            return RunnerHost.address(ctx.session.getRemoteSocketAddress());
         }
 
         @Override

@@ -101,7 +101,7 @@ final class Claiming {
         readyRemaining = free;
         s.link.send(new RunnerMessage.Ready(config.pollTimeoutSeconds(), config.os(),
                 config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, null, null, config.capabilities(), config.labels().isEmpty() ? null : config.labels(),
-                heldImages), out);
+                heldImages, AgentProcess.HOST, AgentProcess.PID, AgentProcess.STARTED), out);
         heldImagesUnsent = false;
     }
 

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -269,7 +270,7 @@ abstract class AccessContract {
         String path = row.path().replace("{runner}", "r1").replace("{organization}", "acme").replace("{project}", "web")
                 .replace("{report}", report).replace("{user}", "member-target")
                 .replace("{threshold}", "no-such-threshold").replace("{alert}", "no-such-alert")
-                .replace("{webhook}", "no-such-webhook");
+                .replace("{webhook}", "no-such-webhook").replace("{roll}", UUID.randomUUID().toString());
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN || (caller.role() != null && caller.role().includes(Role.SUBMITTER)
                     && (caller.scope() == Scope.PROJECT || caller.scope() == Scope.ORGANIZATION));

@@ -223,6 +223,9 @@ abstract class TransportAContract {
         assertThat(accepted.get("oci_token").asText()).startsWith("pull-token-for-");
         assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
         assertThat(server.job(job).runnerId()).isEqualTo(runner.runner().id());
+        // Issue 41: all transport A knows of the machine is the address its AckLease came from.
+        assertThat(server.store.runners().attemptMachines(server.job(job).id()).get(1).host().address()).isEqualTo("127.0.0.1");
+        assertThat(server.store.runners().latestMachine(runner.runner().id()).orElseThrow().host().version()).isNull();
 
         server.clock.advance(Duration.ofSeconds(20));
         JsonNode hb = heartbeat(runner, lease);

@@ -281,6 +281,21 @@ class ConsoleHttpTest {
         assertThat(get("/console/runners", session).body()).doesNotContain("state-quarantined");
     }
 
+    /** Issue 41: the runners page says which machine each runner last connected as, and whether its agent is behind. */
+    @Test
+    void theRunnersPageShowsEachRunnersMachineAndWhetherItIsBehind() throws Exception {
+        String session = signIn();
+        String[] runner = baton.createRunner("box 41");
+        try (TestRunner r = baton.connect(runner[0], runner[1])) {
+            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "0.0.1-old", 1, null, null, null, null, null, "rack4-node7", 4242L,
+                    java.time.Instant.parse("2026-11-29T05:00:00Z")));
+            org.awaitility.Awaitility.await().until(() -> baton.get("/v0/runners/" + runner[0]).has("machine"));
+            String page = get("/console/runners", session).body();
+            assertThat(page).contains("rack4-node7").contains("linux/x86_64").contains("agent 0.0.1-old").contains("data-behind")
+                    .contains("pid 4242").contains("from 127.0.0.1");
+        }
+    }
+
     /** A lease is a capability: the page shows a fingerprint that differs per attempt and never the lease itself. */
     @Test
     void eachAttemptShowsItsOwnLeaseFingerprintAndNeverTheLease() throws Exception {

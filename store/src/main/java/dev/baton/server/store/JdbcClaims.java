@@ -101,8 +101,9 @@ final class JdbcClaims implements Claims {
                 .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
                 .bind("acceptUntil", micros(acceptUntil))
                 .findOne(jobRows);
-        job.ifPresent(j -> statements.on(h, "INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm)"
-                        + " VALUES (:job, :number, :lease, :runner, :now, :warm)")
+        // The runner's latest machine (issue 41), recorded when its connection said ready.
+        job.ifPresent(j -> statements.on(h, "INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm, machine_id)"
+                        + " VALUES (:job, :number, :lease, :runner, :now, :warm, (SELECT machine_id FROM runner WHERE id = :runner))")
                 .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
                 .bind("now", micros(now)).bind("warm", warmCode(filter.warm(j.config().digest()))).execute());
         return job;

@@ -3,8 +3,13 @@ package dev.baton.server.store;
 import static dev.baton.server.store.Rows.micros;
 import static dev.baton.server.store.StoreContext.notFound;
 
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.value.Slug;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.Update;
 
@@ -188,5 +194,82 @@ final class JdbcRunners implements Runners {
     private static String likePattern(String search) {
         String escaped = search.toLowerCase(java.util.Locale.ROOT).replace("!", "!!").replace("%", "!%").replace("_", "!_");
         return "%" + escaped + "%";
+    }
+
+    // ---- machines (issue 41) ----------------------------------------------------------------------
+
+    private static final String MACHINE = "m.id, m.runner_id, m.os, m.arch, m.version, m.host, m.pid, m.agent_started, m.address, m.seen";
+
+    @Override
+    public KnownMachine recordMachine(long runnerId, RunnerHost machine, Instant now) {
+        return context.write(h -> machineIn(h, runnerId, machine, now, true));
+    }
+
+    /** The runner's latest machine when identical, else a new row; {@code latest}: it becomes the runner's latest. */
+    private KnownMachine machineIn(Handle h, long runnerId, RunnerHost machine, Instant now, boolean latest) {
+        Optional<KnownMachine> current = h.createQuery("SELECT " + MACHINE + " FROM runner_machine m JOIN runner r ON r.machine_id = m.id"
+                        + " WHERE r.id = :runner")
+                .bind("runner", runnerId).map((rs, c) -> machine(rs)).findOne();
+        if (current.isPresent() && current.get().host().equals(machine)) return current.get();
+        long id = h.createQuery("INSERT INTO runner_machine (runner_id, os, arch, version, host, pid, agent_started, address, seen)"
+                        + " VALUES (:runner, :os, :arch, :version, :host, :pid, :started, :address, :now) RETURNING id")
+                .bind("runner", runnerId).bind("os", machine.os()).bind("arch", machine.arch()).bind("version", machine.version())
+                .bind("host", machine.host()).bind("pid", machine.pid()).bind("started", micros(machine.agentStarted()))
+                .bind("address", machine.address()).bind("now", micros(now))
+                .mapTo(Long.class).one();
+        if (latest) h.createUpdate("UPDATE runner SET machine_id = :id WHERE id = :runner").bind("id", id).bind("runner", runnerId).execute();
+        return new KnownMachine(id, runnerId, machine, now);
+    }
+
+    @Override
+    public Optional<KnownMachine> latestMachine(long runnerId) {
+        return context.read(h -> h.createQuery("SELECT " + MACHINE + " FROM runner_machine m JOIN runner r ON r.machine_id = m.id"
+                        + " WHERE r.id = :runner")
+                .bind("runner", runnerId).map((rs, c) -> machine(rs)).findOne());
+    }
+
+    @Override
+    public Map<Long, KnownMachine> latestMachines() {
+        return context.read(h -> {
+            Map<Long, KnownMachine> machines = new TreeMap<>();
+            h.createQuery("SELECT " + MACHINE + " FROM runner_machine m JOIN runner r ON r.machine_id = m.id")
+                    .map((rs, c) -> machine(rs)).forEach(m -> machines.put(m.runnerId(), m));
+            return machines;
+        });
+    }
+
+    @Override
+    public boolean recordAttemptMachine(long runnerId, JobUuid job, LeaseId lease, RunnerHost machine, Instant now) {
+        return context.write(h -> {
+            // A machine behind the router seen before is found again; the router's latest stays its own.
+            Optional<KnownMachine> seen = h.createQuery("SELECT " + MACHINE + " FROM runner_machine m WHERE m.runner_id = :runner"
+                            + " ORDER BY m.seen DESC, m.id DESC LIMIT 256")
+                    .bind("runner", runnerId).map((rs, c) -> machine(rs)).list().stream()
+                    .filter(m -> m.host().equals(machine)).findFirst();
+            long id = seen.isPresent() ? seen.get().id() : machineIn(h, runnerId, machine, now, false).id();
+            return h.createUpdate("UPDATE job_attempt SET machine_id = :machine"
+                            + " WHERE lease = :lease AND job_id = (SELECT id FROM job WHERE uuid = :uuid)")
+                    .bind("machine", id).bind("lease", lease.value()).bind("uuid", job.toString()).execute() > 0;
+        });
+    }
+
+    @Override
+    public Map<Integer, KnownMachine> attemptMachines(long jobId) {
+        return context.read(h -> {
+            Map<Integer, KnownMachine> machines = new TreeMap<>();
+            h.createQuery("SELECT a.number, " + MACHINE + " FROM job_attempt a JOIN runner_machine m ON m.id = a.machine_id"
+                            + " WHERE a.job_id = :job")
+                    .bind("job", jobId).map((rs, c) -> Map.entry(rs.getInt("number"), machine(rs)))
+                    .forEach(e -> machines.put(e.getKey(), e.getValue()));
+            return machines;
+        });
+    }
+
+    private static KnownMachine machine(ResultSet rs) throws SQLException {
+        long pid = rs.getLong("pid");
+        Long boxedPid = rs.wasNull() ? null : pid;
+        RunnerHost host = new RunnerHost(rs.getString("os"), rs.getString("arch"), rs.getString("version"), rs.getString("host"), boxedPid,
+                Rows.instant(rs, "agent_started"), rs.getString("address"));
+        return new KnownMachine(rs.getLong("id"), rs.getLong("runner_id"), host, Rows.instant(rs, "seen"));
     }
 }

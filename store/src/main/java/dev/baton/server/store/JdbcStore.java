@@ -38,6 +38,7 @@ final class JdbcStore implements Store {
     private final OjsStore ojs;
     private final LeaseOffers leaseOffers;
     private final AlertStore alerts;
+    private final RunnerRolls rolls;
 
     JdbcStore(HikariDataSource pool, SqlDialect dialect) {
         this.pool = pool;
@@ -65,6 +66,7 @@ final class JdbcStore implements Store {
         this.ojs = new JdbcOjsStore(context);
         this.leaseOffers = new JdbcLeaseOffers(context, dialect, claims);
         this.alerts = new JdbcAlertStore(context);
+        this.rolls = new JdbcRunnerRolls(context);
     }
 
     /** Heartbeat times of jobs whose rows a liveness write found held (PostgreSQL), for the next write. */
@@ -115,6 +117,11 @@ final class JdbcStore implements Store {
     @Override
     public Runners runners() {
         return runners;
+    }
+
+    @Override
+    public RunnerRolls rolls() {
+        return rolls;
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.baton.server.store;
 
+import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.value.Slug;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,4 +56,28 @@ public interface Runners {
 
     /** Lifts a runner's quarantine (a no-op if it has none); failures before {@code now} do not count again. NOT_FOUND if unknown. */
     Runner releaseRunner(long runnerId, Instant now);
+
+    /**
+     * Records the machine a runner's connection describes (issue 41) as the runner's latest: the
+     * runner's latest row again when nothing differs (a reconnect of the same process from the same
+     * address), else a new row, seen {@code now}. Claims record the runner's latest machine on the
+     * attempt they open. Returns the machine.
+     */
+    KnownMachine recordMachine(long runnerId, RunnerHost machine, Instant now);
+
+    /** The runner's latest machine, if it ever said {@code ready} since machines are recorded. */
+    Optional<KnownMachine> latestMachine(long runnerId);
+
+    /** Every runner's latest machine, by runner id (one query, for the runner list and metrics). */
+    Map<Long, KnownMachine> latestMachines();
+
+    /**
+     * A router's word for the machine behind it that runs the attempt ({@code running} with
+     * {@code machine}): recorded as a machine of the router's runner row and set on the attempt
+     * under {@code lease}, instead of the router's own. False if no such attempt.
+     */
+    boolean recordAttemptMachine(long runnerId, JobUuid job, LeaseId lease, RunnerHost machine, Instant now);
+
+    /** The machine of each of the job's attempts that has one, by attempt number. */
+    Map<Integer, KnownMachine> attemptMachines(long jobId);
 }

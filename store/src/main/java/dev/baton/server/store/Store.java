@@ -23,6 +23,9 @@ public interface Store extends AutoCloseable {
     /** Runners: their keys, labels, heartbeats and quarantine. */
     Runners runners();
 
+    /** Fleet upgrades: rolls over runners, resumable by any node, one at a time (issue 41). */
+    RunnerRolls rolls();
+
     /** Specs (the machines jobs ask for) and which specs each runner serves. */
     Specs specs();
 

@@ -88,6 +88,11 @@ public final class AccessControl implements RouteModule {
                 .ifPresent(action -> audit.record(principal, action, ctx.path(), AuditLog.detailOf(ctx), ctx.ip()));
     }
 
+    /** The caller this request was authenticated as, if it was (recorded with what it started, e.g. a fleet roll). */
+    public static Optional<Principal> caller(Context ctx) {
+        return Optional.ofNullable(ctx.attribute(PRINCIPAL));
+    }
+
     /** The caller of this request (authenticated once, then remembered on the request); 401 without valid credentials. */
     public Principal authenticate(Context ctx) {
         Principal known = ctx.attribute(PRINCIPAL);

@@ -38,6 +38,10 @@ public final class RouteTable {
         add("POST /v0/runners/{runner}/drain", ADMIN, "runner.drained");
         add("POST /v0/runners/{runner}/update", ADMIN, "runner.update_sent");
         add("GET /v0/runners/{runner}/capabilities", ADMIN, null);
+        // Fleet upgrades (issue 41): started by the admin; the driver audits how each roll ended.
+        add("POST /v0/rolls", ADMIN, "runner_roll.started");
+        add("GET /v0/rolls", ADMIN, null);
+        add("GET /v0/rolls/{roll}", ADMIN, null);
         // Transport A's runner messages: the runner key is checked in the handler, as on the channel.
         add("GET /v0/runners/{runner}/leases/subjects", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/ack", PUBLIC, null);
