@@ -39,19 +39,12 @@ final class FleetForms {
     private static final Link RUNNERS = new Link("/console/runners", "Back to the runners");
     private static final Link SPECS = new Link("/console/specs", "Back to the specs");
 
-    /** How the forms reach the console's rendering (ConsoleModule owns templates and chrome). */
-    interface Screen {
-        void show(Context ctx, int status, String template, String title, String section, Viewer viewer, Object... params);
-
-        void message(Context ctx, int status, Viewer viewer, String title, String text, Link back);
-    }
-
     private final Store store;
     private final ConsoleApi api;
-    private final Screen screen;
+    private final ConsoleScreen screen;
     private final Lookups find;
 
-    FleetForms(Store store, ConsoleApi api, Screen screen) {
+    FleetForms(Store store, ConsoleApi api, ConsoleScreen screen) {
         this.store = store;
         this.api = api;
         this.screen = screen;
