@@ -37,6 +37,7 @@ public final class Baton implements Runnable {
             MembersCommand.class,
             TokensCommand.class,
             AuditCommand.class,
+            UsageCommand.class,
             LoginCommand.class,
             WhoAmICommand.class,
             dev.baton.cli.image.ImageCommand.class,

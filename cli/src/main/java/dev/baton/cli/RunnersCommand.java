@@ -18,7 +18,8 @@ import picocli.CommandLine.Parameters;
             RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
             RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
             RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Canary.class, RunnersCommand.Label.class,
-            RunnersUpdateCommand.class, RunnersRollsCommand.class, RunnersNatsUser.class
+            RunnersUpdateCommand.class, RunnersRollsCommand.class, RunnersNatsUser.class, RunnersDrain.class,
+            RunnersResume.class, RunnersCapabilities.class
         })
 final class RunnersCommand {
     @Command(name = "create", description = {"Register a runner; prints its key once,",

@@ -41,7 +41,11 @@ import java.util.function.Supplier;
  * GET  /console/sign-in, POST /console/sign-in, POST /console/sign-out
  * GET  /console/events                                  SSE: runners, jobs, job-{uuid}
  * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
+ * GET  /console/runners/new, POST /console/runners         a new runner; its key shown once (FleetForms)
+ * GET  /console/runners/{runner}/specs                  POST the same: the specs it serves (FleetForms)
  * GET  /console/specs, /console/queue, /console/projects
+ * GET  /console/organizations, /console/organizations/{organization}   ?from, to: usage per project (UsagePages)
+ * GET  /console/specs/new, POST /console/specs; GET /console/specs/{spec}/edit, POST /console/specs/{spec}  (FleetForms)
  * GET  /console/projects/{project}/jobs                 ?status, spec, runner, branch, submitter, offset
  * GET  /console/projects/{project}/jobs/{job}           POST …/cancel, …/rerun; GET …/log (SSE), …/log.txt (the whole log,
  *                                                     text/plain), …/compare, …/files/{iteration}/{path} (a collected file)
@@ -65,6 +69,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final Lookups find;
     private final StaticAssets assets = new StaticAssets();
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
+    private final FleetForms fleet;
+    private final UsagePages usage;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -81,6 +87,19 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.publicUrl = publicUrl;
         this.clock = clock;
         this.find = new Lookups(store);
+        ConsoleScreen screen = new ConsoleScreen() {
+            @Override
+            public void show(Context ctx, int status, String template, String title, String section, Viewer viewer, Object... params) {
+                render(ctx, status, template, chrome(title, section, viewer), params);
+            }
+
+            @Override
+            public void message(Context ctx, int status, Viewer viewer, String title, String text, Link back) {
+                ConsoleModule.this.message(ctx, status, viewer, title, text, back);
+            }
+        };
+        this.fleet = new FleetForms(store, api, screen);
+        this.usage = new UsagePages(api, screen);
     }
 
     @Override
@@ -100,6 +119,16 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/runners/{runner}/archive", action(this::archive));
         r.post("/console/runners/{runner}/rotate", action(this::rotate));
         r.post("/console/runners/{runner}/release", action(this::release));
+        r.get("/console/runners/new", page(fleet::newRunner));
+        r.post("/console/runners", action(fleet::createRunner));
+        r.get("/console/runners/{runner}/specs", page(fleet::runnerSpecs));
+        r.post("/console/runners/{runner}/specs", action(fleet::assignSpecs));
+        r.get("/console/specs/new", page(fleet::newSpec));
+        r.post("/console/specs", action(fleet::createSpec));
+        r.get("/console/specs/{spec}/edit", page(fleet::editSpec));
+        r.post("/console/specs/{spec}", action(fleet::updateSpec));
+        r.get("/console/organizations", page(usage::organizations));
+        r.get("/console/organizations/{organization}", page(usage::organization));
         r.get("/console/specs", page((ctx, v) -> render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
         r.get("/console/queue", page((ctx, v) -> render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
         r.get("/console/projects", page((ctx, v) -> render(ctx, 200, "projects.jte", chrome("Projects", "projects", v), "projects",

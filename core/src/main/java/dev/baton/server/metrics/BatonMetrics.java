@@ -53,6 +53,16 @@ public final class BatonMetrics {
         }
     }
 
+    /**
+     * {@code baton.job.minutes}: minutes of run time billed, by organization and project slug
+     * (issue 41). Counted by the node whose billing raised the job's minutes, so each minute once
+     * across nodes: sum over instances.
+     */
+    public void jobMinutes(String organization, String project, int minutes) {
+        Counter.builder("baton.job.minutes").description("Minutes of run time billed, by organization and project")
+                .tag("organization", organization).tag("project", project).register(registry).increment(minutes);
+    }
+
     /** A runner declined a job, by decline code. */
     public void declined(String code) {
         Counter.builder("baton.job.declines").description("Declines by runners, by decline code").tag("code", code).register(registry).increment();

@@ -12,6 +12,7 @@ import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Organization;
+import dev.baton.server.store.ProjectMinutes;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
@@ -31,7 +32,7 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
- *   <li>{@code GET /v0/organizations/{organization}/usage}
+ *   <li>{@code GET /v0/organizations/{organization}/usage} {@code ?from=&to=}: minutes billed in a period, per project
  *   <li>{@code GET /v0/runners/{runner}/capabilities}: what the connected runner reported with {@code ready}
  *   <li>{@code GET /v0/nodes}: the server nodes sharing the database (docs/operations.md)
  * </ul>
@@ -158,10 +159,36 @@ final class RunnerControlRoutes implements RouteModule {
         return v;
     }
 
+    /**
+     * Minutes billed in a period ({@code ?from=&to=}, the current calendar month by default; see
+     * {@link UsagePeriod}), in all and per project, beside the organization's all-time total.
+     */
     private void usage(Context ctx) {
         String ref = ctx.pathParam("organization");
         Organization org = store.organizations().findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
-        Json.write(ctx, 200, Map.of("organization", org.uuid().toString(), "minutes", store.liveness().billedMinutes(org.id())));
+        UsagePeriod period = UsagePeriod.of(ctx.queryParam("from"), ctx.queryParam("to"), clock.instant());
+        List<Map<String, Object>> projects = new java.util.ArrayList<>();
+        long minutes = 0;
+        for (ProjectMinutes p : store.liveness().billedMinutes(org.id(), period.from(), period.to())) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            store.organizations().findProject(p.projectId()).ifPresent(project -> {
+                row.put("project", project.uuid().toString());
+                row.put("slug", project.slug().value());
+                row.put("name", project.name());
+            });
+            row.put("minutes", p.minutes());
+            projects.add(row);
+            minutes += p.minutes();
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("organization", org.uuid().toString());
+        body.put("slug", org.slug().value());
+        body.put("from", period.from().toString());
+        body.put("to", period.to().toString());
+        body.put("minutes", minutes);
+        body.put("projects", projects);
+        body.put("all_time_minutes", store.liveness().billedMinutes(org.id()));
+        Json.write(ctx, 200, body);
     }
 }

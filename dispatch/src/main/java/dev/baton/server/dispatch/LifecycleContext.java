@@ -109,9 +109,16 @@ final class LifecycleContext {
         if (a.started == null) return;
         int minute = (int) Duration.between(a.started, now).toMinutes();
         if (minute > a.lastBilledMinute) {
-            store.liveness().billMinutes(a.job, minute, now);
+            int billed = store.liveness().billMinutes(a.job, minute, now);
             a.lastBilledMinute = minute;
+            if (billed > 0) countMinutes(a.projectId, billed);
         }
+    }
+
+    /** The Prometheus counter of billed minutes, labelled with the project's and its organization's slugs. */
+    private void countMinutes(long projectId, int minutes) {
+        store.organizations().findProject(projectId).ifPresent(project -> store.organizations().findOrganization(project.organizationId())
+                .ifPresent(org -> metrics.jobMinutes(org.slug().value(), project.slug().value(), minutes)));
     }
 
     /** The attempt is over: bill its last minutes, drop it from memory and its deadlines, free its slot. */

@@ -71,7 +71,9 @@ class ConsoleAccessibilityTest {
         String jobPage = "/console/projects/bench/jobs/" + job.uuid();
         pages.addAll(List.of("/console/runners", "/console/specs", "/console/queue", "/console/projects", "/console/projects/bench/jobs",
                 "/console/projects/bench/jobs?status=running", jobPage, jobPage + "/compare", "/console/projects/bench/registry",
-                "/console/projects/bench/alerts", "/console/projects/bench/metrics", "/console/projects/bench/metrics?benchmark=sort&measure=latency"));
+                "/console/projects/bench/alerts", "/console/projects/bench/metrics", "/console/projects/bench/metrics?benchmark=sort&measure=latency",
+                "/console/runners/new", "/console/specs/new", "/console/specs/small/edit", "/console/runners/" + r[0] + "/specs",
+                "/console/organizations", "/console/organizations/acme"));
     }
 
     @AfterAll

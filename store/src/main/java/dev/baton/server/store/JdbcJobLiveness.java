@@ -42,9 +42,23 @@ final class JdbcJobLiveness implements JobLiveness {
                                 + " WHERE uuid = :uuid AND COALESCE(last_billed_minute, 0) = :previous")
                         .bind("minute", minute).bind("now", micros(now)).bind("uuid", job.toString()).bind("previous", billed.get())
                         .execute();
-                if (rows == 1) return minute - billed.get();
+                if (rows == 1) {
+                    // The ledger behind usage per period, in the same transaction: billed once, counted once.
+                    h.createUpdate("INSERT INTO usage_minute (organization_id, project_id, job_id, minutes, billed)"
+                                    + " SELECT organization_id, project_id, id, :minutes, :now FROM job WHERE uuid = :uuid")
+                            .bind("minutes", minute - billed.get()).bind("now", micros(now)).bind("uuid", job.toString()).execute();
+                    return minute - billed.get();
+                }
             }
         });
+    }
+
+    @Override
+    public List<ProjectMinutes> billedMinutes(long organizationId, Instant from, Instant to) {
+        return context.read(h -> h.createQuery("SELECT project_id, SUM(minutes) FROM usage_minute"
+                        + " WHERE organization_id = :org AND billed >= :from AND billed < :to GROUP BY project_id ORDER BY project_id")
+                .bind("org", organizationId).bind("from", micros(from)).bind("to", micros(to))
+                .map((rs, ctx) -> new ProjectMinutes(rs.getLong(1), rs.getLong(2))).list());
     }
 
     @Override

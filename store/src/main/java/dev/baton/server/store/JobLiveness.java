@@ -31,6 +31,13 @@ public interface JobLiveness {
     /** Minutes billed per organization, summed over its jobs. */
     long billedMinutes(long organizationId);
 
+    /**
+     * Minutes billed to the organization's jobs in {@code [from, to)}, per project (only projects
+     * with minutes in the period, by project id): a minute counts in the period in which it was
+     * billed (issue 41).
+     */
+    List<ProjectMinutes> billedMinutes(long organizationId, Instant from, Instant to);
+
     /** Jobs in claimed or running, for deadlines after a restart. */
     List<Job> inFlightJobs();
 
