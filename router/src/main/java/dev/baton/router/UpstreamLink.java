@@ -10,7 +10,7 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.router.HeldJob.State;
 import dev.baton.router.policy.SchedulingPolicy;
-import dev.baton.runner.outbox.Outbox;
+import dev.baton.channelclient.outbox.Outbox;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;

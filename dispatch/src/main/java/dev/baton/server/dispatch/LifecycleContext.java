@@ -143,12 +143,12 @@ final class LifecycleContext {
         return store.runs().findJob(job).flatMap(j -> store.runs().findAttempt(j.id(), attempt)).map(Attempt::lease).orElse(null);
     }
 
-    /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
     /** A router's word for the machine behind it that runs the attempt (issue 41), recorded instead of the router's own. */
     void recordMachine(ActiveJob a, RunnerHost machine) {
         if (machine != null) store.runners().recordAttemptMachine(a.runnerId, a.job, a.lease, machine.bounded(), clock.instant());
     }
 
+    /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
     void recordFingerprint(ActiveJob a, MachineFingerprint fingerprint) {
         if (fingerprint != null) store.runs().recordFingerprint(a.job, a.lease, Wire.encode(fingerprint));
     }

@@ -164,9 +164,8 @@ public sealed interface RunnerMessage {
     /**
      * Execution really started: starts the clock. {@code fingerprint} (optional; absent from
      * runners before it) is the machine's state read just before the workload started.
-     */
-    /**
-     * {@code machine} (optional, issue 41): a router's word for the machine behind it that runs the
+     *
+     * <p>{@code machine} (optional, issue 41): a router's word for the machine behind it that runs the
      * job (what that runner said in {@code ready}, and its address as the router saw it); the
      * server records it on the attempt instead of the router's own. Runners leave it out.
      */
