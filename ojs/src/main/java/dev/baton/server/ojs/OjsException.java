@@ -51,4 +51,10 @@ final class OjsException extends RuntimeException {
     static OjsException unauthorized(String message) {
         return new OjsException(401, "unauthorized", "authentication_error", message);
     }
+
+    /** The worker was terminated (its heartbeat timed out, issue 47): it must register again. */
+    static OjsException workerTerminated(String id) {
+        return new OjsException(409, "worker_terminated", "conflict", "worker " + id
+                + " was terminated (its heartbeat timed out) and its jobs went back to their queues; register again with POST /ojs/v1/workers/register");
+    }
 }

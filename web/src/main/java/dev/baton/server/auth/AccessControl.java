@@ -43,6 +43,11 @@ public final class AccessControl implements RouteModule {
         return authenticator;
     }
 
+    /** The audit log, for doors that are not {@code /v0} and record their own actions (the OJS binding's worker directions). */
+    public AuditLog audit() {
+        return audit;
+    }
+
     @Override
     public void addRoutes(JavalinConfig config) {
         config.routes.beforeMatched("/v0/*", this::before);
