@@ -52,9 +52,10 @@ final class OjsException extends RuntimeException {
         return new OjsException(401, "unauthorized", "authentication_error", message);
     }
 
-    /** The worker was terminated (its heartbeat timed out, issue 47): it must register again. */
+    /** A registered worker that is terminated (its heartbeat timed out, or it said so; issue 47) registers again. */
     static OjsException workerTerminated(String id) {
         return new OjsException(409, "worker_terminated", "conflict", "worker " + id
-                + " was terminated (its heartbeat timed out) and its jobs went back to their queues; register again with POST /ojs/v1/workers/register");
+                + " is terminated (its heartbeat timed out, or it reported terminated);"
+                + " register again with POST /ojs/v1/workers/register");
     }
 }

@@ -35,8 +35,9 @@ final class OjsReservations {
     /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         // A worker that said it is draining (or was told to stop) takes no new jobs.
-        if (workerId != null && store.findWorker(workerId)
-                .map(w -> OjsWorkers.STOPPING.contains(w.state()) || w.directive() != null).orElse(false)) return List.of();
+        boolean stopping = workerId != null && store.findWorker(workerId)
+                .map(w -> OjsWorkers.STOPPING.contains(w.state()) || w.directive() != null).orElse(false);
+        if (stopping) return List.of();
         Set<String> paused = store.pausedQueues();
         Set<String> limited = store.rateLimitedQueues();
         List<ObjectNode> taken = new ArrayList<>();

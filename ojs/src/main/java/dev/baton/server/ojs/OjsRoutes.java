@@ -75,8 +75,8 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
      * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
      * job is enqueued while no OJS client is asking.
      */
-    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator, AuditLog audit,
-            BatonMetrics metrics) {
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator,
+            AuditLog audit, BatonMetrics metrics) {
         this.authenticator = authenticator;
         this.audit = audit;
         this.jobs = new OjsJobs(store, clock);
@@ -120,7 +120,8 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         config.routes.post("/ojs/v1/jobs/{id}/ack", guarded(this::ackByPath));
         config.routes.post("/ojs/v1/workers/register", guarded(ctx -> ok(ctx, 200, jobs.register(body(ctx)))));
         config.routes.get("/ojs/v1/workers", guarded(ctx -> ok(ctx, 200, Map.of("workers", jobs.workers()))));
-        config.routes.get("/ojs/v1/workers/{id}", guarded(ctx -> ok(ctx, 200, Map.of("worker", jobs.workerView(ctx.pathParam("id"))))));
+        config.routes.get("/ojs/v1/workers/{id}",
+                guarded(ctx -> ok(ctx, 200, Map.of("worker", jobs.workerView(ctx.pathParam("id"))))));
         for (String state : List.of("quiet", "terminate", "resume")) {
             String directed = state.equals("resume") ? "running" : state;
             config.routes.post("/ojs/v1/workers/{id}/" + state, guarded(ctx -> {

@@ -55,19 +55,26 @@ final class OjsWorkers {
         int concurrency = DEFAULT_CONCURRENCY;
         if (body.has("concurrency")) {
             JsonNode c = body.get("concurrency");
-            if (!c.isIntegralNumber() || c.asInt() < 1) throw OjsException.invalid("concurrency must be a positive integer");
+            if (!c.isIntegralNumber() || c.asInt() < 1) {
+                throw OjsException.invalid("concurrency must be a positive integer");
+            }
             concurrency = c.asInt();
         }
         Duration timeout = DEFAULT_HEARTBEAT_TIMEOUT;
         if (body.has("heartbeat_timeout_ms")) {
             JsonNode t = body.get("heartbeat_timeout_ms");
             if (!t.isIntegralNumber() || t.asLong() < HEARTBEAT_INTERVAL.toMillis()) {
-                throw OjsException.invalid("heartbeat_timeout_ms must be an integer of at least " + HEARTBEAT_INTERVAL.toMillis());
+                throw OjsException.invalid("heartbeat_timeout_ms must be an integer of at least "
+                        + HEARTBEAT_INTERVAL.toMillis());
             }
             timeout = Duration.ofMillis(t.asLong());
         }
-        if (body.has("pid") && !body.get("pid").isIntegralNumber()) throw OjsException.invalid("pid must be an integer");
-        if (body.has("hostname") && !body.get("hostname").isTextual()) throw OjsException.invalid("hostname must be a string");
+        if (body.has("pid") && !body.get("pid").isIntegralNumber()) {
+            throw OjsException.invalid("pid must be an integer");
+        }
+        if (body.has("hostname") && !body.get("hostname").isTextual()) {
+            throw OjsException.invalid("hostname must be a string");
+        }
         Instant now = clock.instant();
         ObjectNode doc = JsonNodeFactory.instance.objectNode();
         doc.put("worker_id", id);
@@ -97,13 +104,15 @@ final class OjsWorkers {
         if (!body.has(field) || body.get(field).isNull()) return out;
         if (!body.get(field).isArray()) throw OjsException.invalid(field + " must be an array of strings");
         for (JsonNode n : body.get(field)) {
-            if (!n.isTextual() || n.asText().isBlank()) throw OjsException.invalid(field + " must be an array of strings");
+            if (!n.isTextual() || n.asText().isBlank()) {
+                throw OjsException.invalid(field + " must be an array of strings");
+            }
             out.add(n.asText());
         }
         return out;
     }
 
-    /** Refuses a registered worker the sweep terminated; a worker that never registered is not checked (the 1.0 binding). */
+    /** Refuses a terminated registered worker; a worker that never registered is not checked (the 1.0 binding). */
     void requireAlive(String workerId) {
         if (workerId == null) return;
         store.findWorker(workerId).filter(w -> w.registered() && w.state().equals("terminated")).ifPresent(w -> {
@@ -150,9 +159,10 @@ final class OjsWorkers {
         String state = normalized(body.path("state").asText("running"));
         Instant now = clock.instant();
         OjsWorker known = store.findWorker(id.asText()).orElse(null);
-        if (known != null && known.registered() && known.state().equals("terminated")) throw OjsException.workerTerminated(id.asText());
+        boolean registered = known != null && known.registered();
+        if (registered && known.state().equals("terminated")) throw OjsException.workerTerminated(id.asText());
         // A registered worker keeps what it registered with; a beat only updates its state.
-        ObjectNode doc = known != null && known.registered() ? OjsJson.read(known.document()) : JsonNodeFactory.instance.objectNode();
+        ObjectNode doc = registered ? OjsJson.read(known.document()) : JsonNodeFactory.instance.objectNode();
         doc.put("worker_id", id.asText());
         doc.put("state", state);
         doc.set("active_jobs", body.path("active_jobs").isMissingNode() ? JsonNodeFactory.instance.nullNode() : body.get("active_jobs"));

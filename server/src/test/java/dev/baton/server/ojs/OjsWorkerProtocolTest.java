@@ -21,8 +21,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("postgres")
 class OjsWorkerProtocolTest {
-    private static final String REGISTER = "{\"worker_id\":\"worker-abc-123\",\"hostname\":\"web-01.example.com\",\"pid\":12345,"
-            + "\"queues\":[\"default\",\"emails\",\"payments\"],\"concurrency\":10,\"labels\":[\"region:us-east-1\",\"pool:critical\"]}";
+    /** Seed 002's registration, as it writes it. */
+    private static final String REGISTER = "{\"worker_id\":\"worker-abc-123\",\"hostname\":\"web-01.example.com\","
+            + "\"pid\":12345,\"queues\":[\"default\",\"emails\",\"payments\"],\"concurrency\":10,"
+            + "\"labels\":[\"region:us-east-1\",\"pool:critical\"]}";
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
     @TempDir
     Path dataDir;
@@ -46,15 +48,21 @@ class OjsWorkerProtocolTest {
     }
 
     private String push(String queue, int priority) throws Exception {
-        return server.push("{\"type\":\"email.send\",\"args\":[1],\"options\":{\"queue\":\"" + queue + "\",\"priority\":" + priority + "}}");
+        return server.push("{\"type\":\"email.send\",\"args\":[1],\"options\":{\"queue\":\"" + queue
+                + "\",\"priority\":" + priority + "}}");
+    }
+
+    /** Seed 002's fetch path; {@code body} without braces. */
+    private JsonNode fetch(String body) throws Exception {
+        return ok("POST", "/ojs/v1/jobs/fetch", "{" + body + "}").body().path("jobs");
     }
 
     private JsonNode heartbeat(String activeIds) throws Exception {
-        return ok("POST", "/ojs/v1/workers/heartbeat",
-                "{\"worker_id\":\"worker-abc-123\",\"state\":\"running\",\"active_job_ids\":[" + activeIds + "]}").body();
+        return ok("POST", "/ojs/v1/workers/heartbeat", "{\"worker_id\":\"worker-abc-123\",\"state\":\"running\","
+                + "\"active_job_ids\":[" + activeIds + "]}").body();
     }
 
-    /** The seed's "normal flow": register, fetch two, heartbeat, ack both; the worker is visible with what it registered. */
+    /** The seed's "normal flow": register, fetch two, heartbeat, ack both; the worker shows what it registered. */
     @ParameterizedTest
     @ValueSource(strings = {"sqlite", "postgresql"})
     void aWorkerFollowsTheSeedsNormalFlow(String dialect) throws Exception {
@@ -66,7 +74,7 @@ class OjsWorkerProtocolTest {
         String job1 = push("emails", 0);
         String job2 = push("emails", 0);
 
-        JsonNode jobs = ok("POST", "/ojs/v1/jobs/fetch", "{\"queues\":[\"emails\"],\"count\":5,\"worker_id\":\"worker-abc-123\"}").body().path("jobs");
+        JsonNode jobs = fetch("\"queues\":[\"emails\"],\"count\":5,\"worker_id\":\"worker-abc-123\"");
         assertThat(jobs).extracting(j -> j.path("id").asText()).containsExactly(job1, job2);
         JsonNode beat = heartbeat("\"" + job1 + "\",\"" + job2 + "\"");
         assertThat(beat.path("state").asText()).isEqualTo("running");
@@ -77,17 +85,21 @@ class OjsWorkerProtocolTest {
         assertThat(worker.path("pid").asInt()).isEqualTo(12345);
         assertThat(worker.path("concurrency").asInt()).isEqualTo(10);
         assertThat(worker.path("queues")).extracting(JsonNode::asText).containsExactly("default", "emails", "payments");
-        assertThat(worker.path("labels")).extracting(JsonNode::asText).containsExactly("region:us-east-1", "pool:critical");
+        assertThat(worker.path("labels")).extracting(JsonNode::asText)
+                .containsExactly("region:us-east-1", "pool:critical");
         assertThat(worker.path("state").asText()).isEqualTo("running");
         assertThat(worker.path("active_jobs").asInt()).isEqualTo(2);
         assertThat(worker.path("active_job_ids")).extracting(JsonNode::asText).containsExactly(job1, job2);
 
-        assertThat(ok("POST", "/ojs/v1/jobs/" + job1 + "/ack", "{\"worker_id\":\"worker-abc-123\",\"result\":{\"ok\":true}}")
-                .body().path("state").asText()).isEqualTo("completed");
-        assertThat(ok("POST", "/ojs/v1/jobs/" + job2 + "/ack", null).body().path("state").asText()).isEqualTo("completed");
+        String ack = "{\"worker_id\":\"worker-abc-123\",\"result\":{\"ok\":true}}";
+        assertThat(ok("POST", "/ojs/v1/jobs/" + job1 + "/ack", ack).body().path("state").asText())
+                .isEqualTo("completed");
+        assertThat(ok("POST", "/ojs/v1/jobs/" + job2 + "/ack", null).body().path("state").asText())
+                .as("the seed's ack needs no body").isEqualTo("completed");
         assertThat(server.state(job1)).isEqualTo("completed");
         assertThat(ok("GET", "/ojs/v1/workers", null).body().path("workers"))
-                .extracting(w -> w.path("worker_id").asText() + "/" + w.path("active_jobs").asInt()).containsExactly("worker-abc-123/0");
+                .extracting(w -> w.path("worker_id").asText() + "/" + w.path("active_jobs").asInt())
+                .containsExactly("worker-abc-123/0");
     }
 
     /** The seed's and the 1.0 binding's paths are one handler: the same answer, and an unknown job is 404 on both. */
@@ -98,7 +110,8 @@ class OjsWorkerProtocolTest {
         String a = push("q", 0);
         String b = push("q", 0);
         server.fetch("q", "w", 2);
-        JsonNode viaBinding = ok("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + a + "\",\"worker_id\":\"w\"}").body();
+        JsonNode viaBinding = ok("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + a + "\",\"worker_id\":\"w\"}")
+                .body();
         JsonNode viaSeed = ok("POST", "/ojs/v1/jobs/" + b + "/ack", "{\"worker_id\":\"w\"}").body();
         assertThat(viaSeed.properties().stream().map(e -> e.getKey()).toList())
                 .containsExactlyInAnyOrderElementsOf(viaBinding.properties().stream().map(e -> e.getKey()).toList());
@@ -113,13 +126,13 @@ class OjsWorkerProtocolTest {
         server = OjsTestServer.start(dialect, dataDir, clock);
         String low = push("critical", 0);
         String high = push("default", 100);
-        JsonNode first = ok("POST", "/ojs/v1/jobs/fetch", "{\"queues\":[\"critical\",\"default\"],\"count\":1}").body().path("jobs");
+        JsonNode first = fetch("\"queues\":[\"critical\",\"default\"],\"count\":1");
         assertThat(first).extracting(j -> j.path("id").asText()).containsExactly(low);
-        JsonNode second = ok("POST", "/ojs/v1/jobs/fetch", "{\"queues\":[\"critical\",\"default\"],\"count\":5}").body().path("jobs");
+        JsonNode second = fetch("\"queues\":[\"critical\",\"default\"],\"count\":5");
         assertThat(second).extracting(j -> j.path("id").asText()).containsExactly(high);
     }
 
-    /** The default reservation is the seed's 30 minutes: a job is still the worker's at 29, back in its queue after 30. */
+    /** The default reservation is the seed's 30 minutes: still the worker's at 29, back in its queue at 30. */
     @ParameterizedTest
     @ValueSource(strings = {"sqlite"})
     void aReservationLastsTheSeedsThirtyMinutes(String dialect) throws Exception {
@@ -144,14 +157,15 @@ class OjsWorkerProtocolTest {
         JsonNode quiet = ok("POST", "/ojs/v1/workers/worker-abc-123/quiet", "{}").body().path("worker");
         assertThat(quiet.path("directed_state").asText()).isEqualTo("quiet");
         assertThat(heartbeat("").path("state").asText()).isEqualTo("quiet");
-        assertThat(ok("POST", "/ojs/v1/jobs/fetch", "{\"queues\":[\"emails\"],\"worker_id\":\"worker-abc-123\"}").body().path("jobs"))
+        assertThat(fetch("\"queues\":[\"emails\"],\"worker_id\":\"worker-abc-123\""))
                 .as("a quieted worker is handed nothing").isEmpty();
         assertThat(server.state(id)).isEqualTo("available");
 
         JsonNode byQueue = ok("POST", "/ojs/v1/queues/payments/workers/terminate", "{}").body();
         assertThat(byQueue.path("workers")).extracting(JsonNode::asText).containsExactly("worker-abc-123");
         assertThat(heartbeat("").path("state").asText()).isEqualTo("terminate");
-        assertThat(ok("GET", "/ojs/v1/workers/other", null).body().path("worker").path("directed_state").isNull()).isTrue();
+        assertThat(ok("GET", "/ojs/v1/workers/other", null).body().path("worker").path("directed_state").isNull())
+                .as("another queue's worker").isTrue();
 
         ok("POST", "/ojs/v1/workers/worker-abc-123/resume", "{}");
         assertThat(heartbeat("").path("state").asText()).isEqualTo("running");
@@ -178,7 +192,7 @@ class OjsWorkerProtocolTest {
         ok("POST", "/ojs/v1/workers/register", REGISTER);
         String id = push("emails", 0);
         String kept = push("emails", 0);
-        ok("POST", "/ojs/v1/jobs/fetch", "{\"queues\":[\"emails\"],\"count\":2,\"worker_id\":\"worker-abc-123\"}");
+        fetch("\"queues\":[\"emails\"],\"count\":2,\"worker_id\":\"worker-abc-123\"");
         ok("POST", "/ojs/v1/jobs/" + kept + "/ack", "{\"worker_id\":\"worker-abc-123\"}");
 
         clock.advance(Duration.ofSeconds(29));
@@ -192,7 +206,8 @@ class OjsWorkerProtocolTest {
         assertThat(worker.path("state").asText()).isEqualTo("terminated");
         assertThat(worker.path("terminated_reason").asText()).isEqualTo("heartbeat_timeout");
 
-        Answer beat = call("POST", "/ojs/v1/workers/heartbeat", "{\"worker_id\":\"worker-abc-123\",\"active_job_ids\":[\"" + id + "\"]}");
+        Answer beat = call("POST", "/ojs/v1/workers/heartbeat",
+                "{\"worker_id\":\"worker-abc-123\",\"active_job_ids\":[\"" + id + "\"]}");
         assertThat(beat.status()).isEqualTo(409);
         assertThat(beat.body().path("error").path("code").asText()).isEqualTo("worker_terminated");
         Answer ack = call("POST", "/ojs/v1/jobs/" + id + "/ack", "{\"worker_id\":\"worker-abc-123\"}");
@@ -201,7 +216,7 @@ class OjsWorkerProtocolTest {
         assertThat(call("POST", "/ojs/v1/workers/worker-abc-123/quiet", "{}").status()).isEqualTo(409);
 
         ok("POST", "/ojs/v1/workers/register", REGISTER);
-        assertThat(ok("POST", "/ojs/v1/jobs/fetch", "{\"queues\":[\"emails\"],\"worker_id\":\"worker-abc-123\"}").body().path("jobs"))
+        assertThat(fetch("\"queues\":[\"emails\"],\"worker_id\":\"worker-abc-123\""))
                 .extracting(j -> j.path("id").asText()).containsExactly(id);
     }
 
@@ -209,8 +224,9 @@ class OjsWorkerProtocolTest {
     @ValueSource(strings = {"sqlite"})
     void aBadRegistrationIsRefusedAndChangesNothing(String dialect) throws Exception {
         server = OjsTestServer.start(dialect, dataDir, clock);
-        for (String bad : new String[] {"{\"worker_id\":\"w\",\"concurrency\":0}", "{\"worker_id\":\"w\",\"queues\":\"q\"}",
-            "{\"worker_id\":\"w\",\"pid\":\"x\"}", "{\"worker_id\":\"w\",\"heartbeat_timeout_ms\":10}"}) {
+        for (String bad : new String[] {"{\"worker_id\":\"w\",\"concurrency\":0}",
+            "{\"worker_id\":\"w\",\"queues\":\"q\"}", "{\"worker_id\":\"w\",\"pid\":\"x\"}",
+            "{\"worker_id\":\"w\",\"heartbeat_timeout_ms\":10}"}) {
             Answer a = call("POST", "/ojs/v1/workers/register", bad);
             assertThat(a.status()).as(bad).isEqualTo(400);
             assertThat(a.body().path("error").path("code").asText()).isEqualTo("invalid_request");

@@ -1391,12 +1391,14 @@ abstract class StoreContract {
         store.ojs().putWorker(new OjsWorker("beats-only", "running", now, "{}"));
         assertThat(store.ojs().directWorker("w", "quiet")).isTrue();
         store.ojs().putWorker(new OjsWorker("w", "running", now.plusSeconds(10), "{\"b\":1}"));
-        assertThat(store.ojs().findWorker("w")).contains(new OjsWorker("w", "running", now.plusSeconds(10), "{\"b\":1}", "quiet", timeout));
+        assertThat(store.ojs().findWorker("w"))
+                .contains(new OjsWorker("w", "running", now.plusSeconds(10), "{\"b\":1}", "quiet", timeout));
         assertThat(store.ojs().workers()).extracting(OjsWorker::id).containsExactly("beats-only", "w");
 
         assertThat(store.ojs().silentWorkers(now.plusSeconds(39))).isEmpty();
         List<OjsWorker> silent = store.ojs().silentWorkers(now.plusSeconds(40));
-        assertThat(silent).extracting(OjsWorker::id).as("a worker that never registered is never found silent").containsExactly("w");
+        assertThat(silent).extracting(OjsWorker::id).as("a worker that never registered is never silent")
+                .containsExactly("w");
         store.ojs().putWorker(new OjsWorker("w", "running", now.plusSeconds(41), "{}"));
         assertThat(store.ojs().terminateWorker(silent.get(0), "{}")).as("a beat since the read wins").isFalse();
         OjsWorker again = store.ojs().silentWorkers(now.plusSeconds(80)).get(0);
@@ -1410,7 +1412,8 @@ abstract class StoreContract {
         assertThat(store.ojs().silentWorkers(now.plusSeconds(200))).isEmpty();
 
         store.ojs().registerWorker(new OjsWorker("w", "running", now.plusSeconds(300), "{}", null, timeout));
-        assertThat(store.ojs().findWorker("w").orElseThrow().state()).as("registering again revives it").isEqualTo("running");
+        assertThat(store.ojs().findWorker("w").orElseThrow().state()).as("registering again revives it")
+                .isEqualTo("running");
     }
 
     @Test

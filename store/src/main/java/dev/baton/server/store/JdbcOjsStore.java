@@ -323,7 +323,8 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Optional<OjsWorker> findWorker(String id) {
-        return store.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker WHERE id = :id").bind("id", id)
+        return store.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker WHERE id = :id")
+                .bind("id", id)
                 .map(JdbcOjsStore::worker)
                 .findOne());
     }
@@ -333,8 +334,8 @@ final class JdbcOjsStore implements OjsStore {
     private static OjsWorker worker(ResultSet rs, StatementContext ctx) throws SQLException {
         long timeout = rs.getLong("heartbeat_timeout_ms");
         Duration heartbeatTimeout = rs.wasNull() ? null : Duration.ofMillis(timeout);
-        return new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"), rs.getString("document"),
-                rs.getString("directive"), heartbeatTimeout);
+        return new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"),
+                rs.getString("document"), rs.getString("directive"), heartbeatTimeout);
     }
 
     @Override
@@ -342,7 +343,8 @@ final class JdbcOjsStore implements OjsStore {
         store.write(h -> h.createUpdate("INSERT INTO ojs_worker (" + WORKER_COLUMNS + ")"
                         + " VALUES (:id, :state, :beat, :document, NULL, :timeout)"
                         + " ON CONFLICT (id) DO UPDATE SET state = excluded.state, last_beat = excluded.last_beat,"
-                        + " document = excluded.document, directive = NULL, heartbeat_timeout_ms = excluded.heartbeat_timeout_ms")
+                        + " document = excluded.document, directive = NULL,"
+                        + " heartbeat_timeout_ms = excluded.heartbeat_timeout_ms")
                 .bind("id", worker.id()).bind("state", worker.state()).bind("beat", micros(worker.lastBeat()))
                 .bind("document", worker.document()).bind("timeout", worker.heartbeatTimeout().toMillis())
                 .execute());
@@ -350,33 +352,39 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public List<OjsWorker> workers() {
-        return store.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker ORDER BY id").map(JdbcOjsStore::worker).list());
+        return store.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker ORDER BY id")
+                .map(JdbcOjsStore::worker).list());
     }
 
     @Override
     public boolean directWorker(String id, String directive) {
-        return store.write(h -> h.createUpdate("UPDATE ojs_worker SET directive = :directive WHERE id = :id AND state <> 'terminated'")
+        return store.write(h -> h.createUpdate("UPDATE ojs_worker SET directive = :directive"
+                        + " WHERE id = :id AND state <> 'terminated'")
                 .bind("id", id).bind("directive", directive).execute()) == 1;
     }
 
     @Override
     public List<OjsWorker> silentWorkers(Instant now) {
-        return store.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker WHERE heartbeat_timeout_ms IS NOT NULL"
-                        + " AND state <> 'terminated' AND last_beat + heartbeat_timeout_ms * 1000 <= :now")
+        return store.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker"
+                        + " WHERE heartbeat_timeout_ms IS NOT NULL AND state <> 'terminated'"
+                        + " AND last_beat + heartbeat_timeout_ms * 1000 <= :now")
                 .bind("now", micros(now)).map(JdbcOjsStore::worker).list());
     }
 
     @Override
     public boolean terminateWorker(OjsWorker seen, String document) {
-        return store.write(h -> h.createUpdate("UPDATE ojs_worker SET state = 'terminated', directive = NULL, document = :document"
+        return store.write(h -> h.createUpdate("UPDATE ojs_worker"
+                        + " SET state = 'terminated', directive = NULL, document = :document"
                         + " WHERE id = :id AND state = :state AND last_beat = :beat")
-                .bind("id", seen.id()).bind("state", seen.state()).bind("beat", micros(seen.lastBeat())).bind("document", document)
+                .bind("id", seen.id()).bind("state", seen.state()).bind("beat", micros(seen.lastBeat()))
+                .bind("document", document)
                 .execute()) == 1;
     }
 
     @Override
     public List<OjsRow> jobsOfWorker(String workerId, String state) {
-        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE worker_id = :worker AND state = :state ORDER BY seq")
+        return store.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job"
+                        + " WHERE worker_id = :worker AND state = :state ORDER BY seq")
                 .bind("worker", workerId).bind("state", state).map(JdbcOjsStore::ojsRow).list());
     }
 }

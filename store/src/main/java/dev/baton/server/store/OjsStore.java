@@ -138,7 +138,10 @@ public interface OjsStore {
     /** Every worker, registered or known from beats, by id. */
     List<OjsWorker> workers();
 
-    /** Sets the state an operator directs ({@code quiet}, {@code terminate}, null for none); false for an unknown or terminated worker. */
+    /**
+     * Sets the state an operator directs ({@code quiet}, {@code terminate}, null for none); false
+     * for an unknown or terminated worker.
+     */
     boolean directWorker(String id, String directive);
 
     /** Registered workers not terminated whose last beat is older than their heartbeat timeout at {@code now}. */

@@ -43,7 +43,7 @@ public final class AccessControl implements RouteModule {
         return authenticator;
     }
 
-    /** The audit log, for doors that are not {@code /v0} and record their own actions (the OJS binding's worker directions). */
+    /** The audit log, for doors that are not {@code /v0} that record their own actions (OJS worker directions). */
     public AuditLog audit() {
         return audit;
     }
