@@ -5,10 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.server.ojs.OjsTestServer.Answer;
 import dev.baton.server.testing.MutableClock;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -233,5 +238,38 @@ class OjsWorkerProtocolTest {
         }
         assertThat(ok("GET", "/ojs/v1/workers", null).body().path("workers")).isEmpty();
         assertThat(call("GET", "/ojs/v1/workers/w", null).status()).isEqualTo(404);
+    }
+
+    /** Issue 47: a worker written from the seed alone, outside Baton's Java code (a script), runs the normal flow. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite"})
+    void aWorkerScriptWrittenFromTheSeedAloneRunsTheNormalFlow(String dialect) throws Exception {
+        Path script = Path.of(OjsWorkerProtocolTest.class.getResource("/ojs/seed_worker.py").toURI());
+        Assumptions.assumeTrue(pythonPresent(), "python3 not on PATH: skipping");
+        server = OjsTestServer.start(dialect, dataDir, clock);
+        String job1 = push("emails", 0);
+        String job2 = push("emails", 0);
+        String token = Files.readString(dataDir.resolve("admin-token")).strip();
+        String base = "http://127.0.0.1:" + server.port();
+        Process p = new ProcessBuilder("python3", script.toString(), base, token, "emails")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out).contains("register ok", "fetch 2 ok", "heartbeat ok", "ack " + job1 + " ok",
+                "ack " + job2 + " ok");
+        assertThat(server.state(job1)).isEqualTo("completed");
+        assertThat(server.state(job2)).isEqualTo("completed");
+    }
+
+    private static boolean pythonPresent() {
+        try {
+            return new ProcessBuilder("python3", "--version").start().waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }
