@@ -69,7 +69,7 @@ public final class ServerAssembly {
                         ? new TransportA(w.config(), w.store(), w.clock(), parts.channel, parts.tokens, metrics) : cfg -> { })
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
-                        java.time.Duration.ofSeconds(1), w.access().authenticator(), metrics))
+                        java.time.Duration.ofSeconds(1), w.access().authenticator(), w.access().audit(), metrics))
                 // The web console (docs/console.md) at /, reading the same store and dispatch.
                 .module(w -> new ConsoleModule(w.store(), new ConsoleSignIn(w.access().authenticator()),
                         new ConsolePages(w.store(), parts.channel, parts.channel::activity, w.outputs(),

@@ -51,4 +51,11 @@ final class OjsException extends RuntimeException {
     static OjsException unauthorized(String message) {
         return new OjsException(401, "unauthorized", "authentication_error", message);
     }
+
+    /** A registered worker that is terminated (its heartbeat timed out, or it said so; issue 47) registers again. */
+    static OjsException workerTerminated(String id) {
+        return new OjsException(409, "worker_terminated", "conflict", "worker " + id
+                + " is terminated (its heartbeat timed out, or it reported terminated);"
+                + " register again with POST /ojs/v1/workers/register");
+    }
 }

@@ -119,11 +119,13 @@ final class OjsJobs {
 
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         sweep();
+        workers.requireAlive(workerId);
         return reservations.fetch(queues, count, workerId, visibility);
     }
 
     ObjectNode ack(String id, String workerId, JsonNode result) {
         sweep();
+        workers.requireAlive(workerId);
         return outcomes.ack(id, workerId, result);
     }
 
@@ -132,9 +134,38 @@ final class OjsJobs {
         return outcomes.nack(id, workerId, error, requeue);
     }
 
-    ObjectNode heartbeat(String workerId, List<String> activeJobs, Duration visibility) {
+    /** Extends the named jobs' reservations; the answer's state is the strongest of the directed ones (issue 47). */
+    ObjectNode heartbeat(String workerId, String reportedState, List<String> activeJobs, Duration visibility) {
         sweep();
-        return reservations.heartbeat(workerId, activeJobs, visibility);
+        String directed = workers.heartbeat(workerId, reportedState, activeJobs);
+        ObjectNode answer = reservations.heartbeat(workerId, activeJobs, visibility);
+        answer.put("state", OjsWorkers.stronger(answer.path("state").asText(), directed));
+        return answer;
+    }
+
+    ObjectNode register(JsonNode body) {
+        sweep();
+        return workers.register(body);
+    }
+
+    List<ObjectNode> workers() {
+        sweep();
+        return workers.list();
+    }
+
+    ObjectNode workerView(String id) {
+        sweep();
+        return workers.view(id);
+    }
+
+    ObjectNode direct(String id, String state) {
+        sweep();
+        return workers.direct(id, state);
+    }
+
+    List<String> directQueue(String queue, String state) {
+        sweep();
+        return workers.directQueue(queue, state);
     }
 
     /** Records the beat first; it sweeps only when it names jobs to extend (as a heartbeat). */

@@ -19,8 +19,8 @@ import java.util.Set;
  * extends the leases of the jobs a worker holds. An expired job met by a fetch is discarded.
  */
 final class OjsReservations {
-    /** Without visibility_timeout_ms from the job or the fetch: long enough for a job between heartbeats. */
-    static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(5);
+    /** Without visibility_timeout_ms from the job or the fetch: seed 002's default of 1800 s (issue 47). */
+    static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(30);
 
     private final OjsStore store;
     private final Clock clock;
@@ -35,7 +35,9 @@ final class OjsReservations {
     /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         // A worker that said it is draining (or was told to stop) takes no new jobs.
-        if (workerId != null && store.findWorker(workerId).map(w -> OjsWorkers.STOPPING.contains(w.state())).orElse(false)) return List.of();
+        boolean stopping = workerId != null && store.findWorker(workerId)
+                .map(w -> OjsWorkers.STOPPING.contains(w.state()) || w.directive() != null).orElse(false);
+        if (stopping) return List.of();
         Set<String> paused = store.pausedQueues();
         Set<String> limited = store.rateLimitedQueues();
         List<ObjectNode> taken = new ArrayList<>();
@@ -130,6 +132,7 @@ final class OjsReservations {
         }
         ObjectNode answer = JsonNodeFactory.instance.objectNode();
         answer.put("state", directive);
+        answer.put("visibility_timeout", visibility.toSeconds());
         answer.set("jobs_extended", extended);
         answer.put("server_time", OjsJson.format(now));
         return answer;

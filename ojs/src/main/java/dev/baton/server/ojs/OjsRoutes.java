@@ -12,6 +12,7 @@ import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.auth.AuditLog;
 import dev.baton.server.auth.Authenticator;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.auth.BearerToken;
@@ -53,6 +54,9 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
      * (docs/decisions/0010-access.md). A user's token is known but refused (403).
      */
     private final Authenticator authenticator;
+    /** Records the operator's directions to workers (quiet, terminate, resume), as the API records its actions. */
+    private final AuditLog audit;
+    private static final String PRINCIPAL = "baton.ojs.principal";
 
     private final ScheduledExecutorService sweeper;
     /** Background sweeps between two prunes of unused unique-key rows (about a minute). */
@@ -71,8 +75,10 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
      * {@code sweepEvery}; every request sweeps too, so the period only bounds how late a cron
      * job is enqueued while no OJS client is asking.
      */
-    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator, BatonMetrics metrics) {
+    public OjsRoutes(Store store, Clock clock, String backend, Duration sweepEvery, Authenticator authenticator,
+            AuditLog audit, BatonMetrics metrics) {
         this.authenticator = authenticator;
+        this.audit = audit;
         this.jobs = new OjsJobs(store, clock);
         // Counted in the store, so every node reports the same OJS queue (like the cluster gauges).
         metrics.ojsJobs(Arrays.stream(OjsState.values()).map(OjsState::wire).toList(), store.ojs()::counts);
@@ -109,6 +115,26 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         config.routes.delete("/ojs/v1/jobs/{id}", guarded(ctx -> ok(ctx, 200, Map.of("job", jobs.cancel(ctx.pathParam("id"))))));
         config.routes.post("/ojs/v1/workers/fetch", guarded(this::fetch));
         config.routes.post("/ojs/v1/workers/ack", guarded(this::ack));
+        // Seed 002's paths for the same two operations (issue 47): one handler each, the same answers.
+        config.routes.post("/ojs/v1/jobs/fetch", guarded(this::fetch));
+        config.routes.post("/ojs/v1/jobs/{id}/ack", guarded(this::ackByPath));
+        config.routes.post("/ojs/v1/workers/register", guarded(ctx -> ok(ctx, 200, jobs.register(body(ctx)))));
+        config.routes.get("/ojs/v1/workers", guarded(ctx -> ok(ctx, 200, Map.of("workers", jobs.workers()))));
+        config.routes.get("/ojs/v1/workers/{id}",
+                guarded(ctx -> ok(ctx, 200, Map.of("worker", jobs.workerView(ctx.pathParam("id"))))));
+        for (String state : List.of("quiet", "terminate", "resume")) {
+            String directed = state.equals("resume") ? "running" : state;
+            config.routes.post("/ojs/v1/workers/{id}/" + state, guarded(ctx -> {
+                ObjectNode worker = jobs.direct(ctx.pathParam("id"), directed);
+                audited(ctx, "ojs.worker." + state, Map.of("worker_id", worker.path("worker_id").asText()));
+                ok(ctx, 200, Map.of("worker", worker));
+            }));
+            config.routes.post("/ojs/v1/queues/{name}/workers/" + state, guarded(ctx -> {
+                List<String> ids = jobs.directQueue(ctx.pathParam("name"), directed);
+                audited(ctx, "ojs.queue_workers." + state, Map.of("queue", ctx.pathParam("name"), "workers", ids));
+                ok(ctx, 200, Map.of("queue", ctx.pathParam("name"), "state", directed, "workers", ids));
+            }));
+        }
         config.routes.post("/ojs/v1/workers/nack", guarded(this::nack));
         config.routes.post("/ojs/v1/workers/heartbeat", guarded(this::heartbeat));
         config.routes.get("/ojs/v1/queues", guarded(this::queues));
@@ -184,6 +210,17 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         ok(ctx, 200, jobs.ack(jobId(body), text(body, "worker_id"), body.get("result")));
     }
 
+    /** Seed 002's {@code POST /jobs/{id}/ack}: the job from the path; the body (worker_id, result) is optional. */
+    private void ackByPath(Context ctx) {
+        JsonNode body = ctx.bodyAsBytes().length == 0 ? JsonNodeFactory.instance.objectNode() : body(ctx);
+        ok(ctx, 200, jobs.ack(ctx.pathParam("id"), text(body, "worker_id"), body.get("result")));
+    }
+
+    private void audited(Context ctx, String action, Map<String, Object> detail) throws IOException {
+        Principal who = ctx.attribute(PRINCIPAL);
+        if (who != null) audit.record(who, action, ctx.path(), JSON.writeValueAsString(detail), ctx.ip());
+    }
+
     private void nack(Context ctx) {
         JsonNode body = body(ctx);
         JsonNode error = body.get("error");
@@ -198,7 +235,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         JsonNode active = body.path("active_jobs").isArray() ? body.get("active_jobs") : body.path("active_job_ids");
         if (active.isArray()) active.forEach(id -> ids.add(id.asText()));
         Duration visibility = millis(body, "visibility_timeout_ms", OjsReservations.DEFAULT_VISIBILITY);
-        ok(ctx, 200, jobs.heartbeat(text(body, "worker_id"), ids, visibility));
+        ok(ctx, 200, jobs.heartbeat(text(body, "worker_id"), text(body, "state"), ids, visibility));
     }
 
     private void queues(Context ctx) {
@@ -338,6 +375,7 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
             Principal who = authenticator.authenticate(presented)
                     .orElseThrow(() -> OjsException.unauthorized("unknown, revoked or expired token (the OJS binding needs the admin token)"));
             if (!(who instanceof Principal.Admin)) throw OjsException.forbidden("the OJS binding is server-wide: it needs the admin token");
+            ctx.attribute(PRINCIPAL, who);
             handler.handle(ctx);
         });
     }

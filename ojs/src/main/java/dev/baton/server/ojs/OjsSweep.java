@@ -11,7 +11,8 @@ import java.time.Instant;
  * The sweep, run before most requests read (see {@link OjsJobs}) and on the binding's timer:
  * due cron schedules fire; waiting jobs whose time has come become available; active jobs past
  * their deadline either fail (the execution timeout: the retry policy decides) or, when only the
- * visibility timeout passed (the worker went quiet), return to available for another worker.
+ * visibility timeout passed (the worker went quiet), return to available for another worker;
+ * registered workers silent past their heartbeat timeout are terminated ({@link OjsDeadWorkers}).
  * Each is a compare-and-set, so requests and nodes sweeping at once never act twice.
  */
 final class OjsSweep {
@@ -20,6 +21,7 @@ final class OjsSweep {
     private final OjsChanges changes;
     private final OjsOutcomes outcomes;
     private final OjsCrons crons;
+    private final OjsDeadWorkers deadWorkers;
 
     OjsSweep(OjsStore store, Clock clock, OjsChanges changes, OjsOutcomes outcomes, OjsCrons crons) {
         this.store = store;
@@ -27,11 +29,13 @@ final class OjsSweep {
         this.changes = changes;
         this.outcomes = outcomes;
         this.crons = crons;
+        this.deadWorkers = new OjsDeadWorkers(store, changes);
     }
 
     void sweep() {
         Instant now = clock.instant();
         crons.fire(now);
+        deadWorkers.reap(now);
         for (OjsRow row : store.dueJobs(now, 100)) {
             ObjectNode doc = OjsJson.read(row.document());
             OjsState state = OjsChanges.state(row);

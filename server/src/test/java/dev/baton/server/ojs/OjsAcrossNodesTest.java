@@ -12,6 +12,7 @@ import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
 import dev.baton.server.testing.TestDatabases;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,6 +136,43 @@ class OjsAcrossNodesTest {
                 pool.shutdownNow();
             }
             assertThat(a.ojs().jobs("u", "available", 100)).hasSize(10);
+        }
+    }
+
+    /** Issue 47: two nodes sweeping a dead worker at once terminate it once and return each of its jobs once. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void twoNodesReturnADeadWorkersJobsOnce(String dialect) throws Exception {
+        String url = databaseUrl(dialect);
+        try (Store a = StoreFactory.open(url, dataDir); Store b = StoreFactory.open(url, dataDir)) {
+            OjsJobs nodeA = new OjsJobs(a, clock);
+            OjsJobs nodeB = new OjsJobs(b, clock);
+            nodeA.register(JSON.readTree("{\"worker_id\":\"w\",\"queues\":[\"d\"]}"));
+            for (int i = 0; i < 10; i++) {
+                nodeA.push(List.of(JSON.readTree("{\"type\":\"d.job\",\"args\":[" + i + "],\"options\":{\"queue\":\"d\"}}")));
+            }
+            assertThat(nodeB.fetch(List.of("d"), 10, "w", Duration.ofMinutes(30))).hasSize(10);
+            clock.advance(Duration.ofSeconds(30));
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<?>> sweeps = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    OjsJobs node = i % 2 == 0 ? nodeA : nodeB;
+                    sweeps.add(pool.submit(() -> {
+                        start.await();
+                        node.sweep();
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<?> f : sweeps) f.get(60, TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(a.ojs().jobs("d", "available", 100)).hasSize(10);
+            assertThat(a.ojs().findWorker("w").orElseThrow().state()).isEqualTo("terminated");
+            assertThat(a.ojs().events(List.of("job.enqueued"), List.of("d"), 1000)).as("pushed once, returned once").hasSize(20);
         }
     }
 }

@@ -16,6 +16,7 @@ import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.Transition.Result;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -1381,6 +1382,39 @@ abstract class StoreContract {
         store.ojs().putWorker(new OjsWorker("w", "running", now, "{}"));
         store.ojs().putWorker(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
         assertThat(store.ojs().findWorker("w")).contains(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
+    }
+
+    /** Issue 47: registration, directions a beat does not erase, silence found and terminated by compare-and-set. */
+    @Test
+    void aRegisteredOjsWorkerIsDirectedAndTerminatedWhenSilent() {
+        Duration timeout = Duration.ofSeconds(30);
+        store.ojs().registerWorker(new OjsWorker("w", "running", now, "{}", null, timeout));
+        store.ojs().putWorker(new OjsWorker("beats-only", "running", now, "{}"));
+        assertThat(store.ojs().directWorker("w", "quiet")).isTrue();
+        store.ojs().putWorker(new OjsWorker("w", "running", now.plusSeconds(10), "{\"b\":1}"));
+        assertThat(store.ojs().findWorker("w"))
+                .contains(new OjsWorker("w", "running", now.plusSeconds(10), "{\"b\":1}", "quiet", timeout));
+        assertThat(store.ojs().workers()).extracting(OjsWorker::id).containsExactly("beats-only", "w");
+
+        assertThat(store.ojs().silentWorkers(now.plusSeconds(39))).isEmpty();
+        List<OjsWorker> silent = store.ojs().silentWorkers(now.plusSeconds(40));
+        assertThat(silent).extracting(OjsWorker::id).as("a worker that never registered is never silent")
+                .containsExactly("w");
+        store.ojs().putWorker(new OjsWorker("w", "running", now.plusSeconds(41), "{}"));
+        assertThat(store.ojs().terminateWorker(silent.get(0), "{}")).as("a beat since the read wins").isFalse();
+        OjsWorker again = store.ojs().silentWorkers(now.plusSeconds(80)).get(0);
+        assertThat(store.ojs().terminateWorker(again, "{\"t\":1}")).isTrue();
+        assertThat(store.ojs().terminateWorker(again, "{}")).as("once").isFalse();
+        assertThat(store.ojs().findWorker("w")).hasValueSatisfying(w -> {
+            assertThat(w.state()).isEqualTo("terminated");
+            assertThat(w.directive()).isNull();
+        });
+        assertThat(store.ojs().directWorker("w", "terminate")).as("a terminated worker takes no direction").isFalse();
+        assertThat(store.ojs().silentWorkers(now.plusSeconds(200))).isEmpty();
+
+        store.ojs().registerWorker(new OjsWorker("w", "running", now.plusSeconds(300), "{}", null, timeout));
+        assertThat(store.ojs().findWorker("w").orElseThrow().state()).as("registering again revives it")
+                .isEqualTo("running");
     }
 
     @Test

@@ -2,7 +2,9 @@ package dev.baton.server.store;
 
 import static dev.baton.server.store.Rows.micros;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -12,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.StatementContext;
 
 /** {@link OjsStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
 final class JdbcOjsStore implements OjsStore {
@@ -320,8 +323,68 @@ final class JdbcOjsStore implements OjsStore {
 
     @Override
     public Optional<OjsWorker> findWorker(String id) {
-        return context.read(h -> h.createQuery("SELECT id, state, last_beat, document FROM ojs_worker WHERE id = :id").bind("id", id)
-                .map((rs, ctx) -> new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"), rs.getString("document")))
+        return context.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker WHERE id = :id")
+                .bind("id", id)
+                .map(JdbcOjsStore::worker)
                 .findOne());
+    }
+
+    private static final String WORKER_COLUMNS = "id, state, last_beat, document, directive, heartbeat_timeout_ms";
+
+    private static OjsWorker worker(ResultSet rs, StatementContext ctx) throws SQLException {
+        long timeout = rs.getLong("heartbeat_timeout_ms");
+        Duration heartbeatTimeout = rs.wasNull() ? null : Duration.ofMillis(timeout);
+        return new OjsWorker(rs.getString("id"), rs.getString("state"), Rows.instant(rs, "last_beat"),
+                rs.getString("document"), rs.getString("directive"), heartbeatTimeout);
+    }
+
+    @Override
+    public void registerWorker(OjsWorker worker) {
+        context.write(h -> h.createUpdate("INSERT INTO ojs_worker (" + WORKER_COLUMNS + ")"
+                        + " VALUES (:id, :state, :beat, :document, NULL, :timeout)"
+                        + " ON CONFLICT (id) DO UPDATE SET state = excluded.state, last_beat = excluded.last_beat,"
+                        + " document = excluded.document, directive = NULL,"
+                        + " heartbeat_timeout_ms = excluded.heartbeat_timeout_ms")
+                .bind("id", worker.id()).bind("state", worker.state()).bind("beat", micros(worker.lastBeat()))
+                .bind("document", worker.document()).bind("timeout", worker.heartbeatTimeout().toMillis())
+                .execute());
+    }
+
+    @Override
+    public List<OjsWorker> workers() {
+        return context.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker ORDER BY id")
+                .map(JdbcOjsStore::worker).list());
+    }
+
+    @Override
+    public boolean directWorker(String id, String directive) {
+        return context.write(h -> h.createUpdate("UPDATE ojs_worker SET directive = :directive"
+                        + " WHERE id = :id AND state <> 'terminated'")
+                .bind("id", id).bind("directive", directive).execute()) == 1;
+    }
+
+    @Override
+    public List<OjsWorker> silentWorkers(Instant now) {
+        return context.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker"
+                        + " WHERE heartbeat_timeout_ms IS NOT NULL AND state <> 'terminated'"
+                        + " AND last_beat + heartbeat_timeout_ms * 1000 <= :now")
+                .bind("now", micros(now)).map(JdbcOjsStore::worker).list());
+    }
+
+    @Override
+    public boolean terminateWorker(OjsWorker seen, String document) {
+        return context.write(h -> h.createUpdate("UPDATE ojs_worker"
+                        + " SET state = 'terminated', directive = NULL, document = :document"
+                        + " WHERE id = :id AND state = :state AND last_beat = :beat")
+                .bind("id", seen.id()).bind("state", seen.state()).bind("beat", micros(seen.lastBeat()))
+                .bind("document", document)
+                .execute()) == 1;
+    }
+
+    @Override
+    public List<OjsRow> jobsOfWorker(String workerId, String state) {
+        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job"
+                        + " WHERE worker_id = :worker AND state = :state ORDER BY seq")
+                .bind("worker", workerId).bind("state", state).map(JdbcOjsStore::ojsRow).list());
     }
 }

@@ -131,4 +131,28 @@ public interface OjsStore {
     void putWorker(OjsWorker worker);
 
     Optional<OjsWorker> findWorker(String id);
+
+    /** Registers a worker (issue 47): all its columns, its directive cleared, whether or not it was known. */
+    void registerWorker(OjsWorker worker);
+
+    /** Every worker, registered or known from beats, by id. */
+    List<OjsWorker> workers();
+
+    /**
+     * Sets the state an operator directs ({@code quiet}, {@code terminate}, null for none); false
+     * for an unknown or terminated worker.
+     */
+    boolean directWorker(String id, String directive);
+
+    /** Registered workers not terminated whose last beat is older than their heartbeat timeout at {@code now}. */
+    List<OjsWorker> silentWorkers(Instant now);
+
+    /**
+     * Marks the worker terminated if its row is still as read ({@code lastBeat} and state unchanged):
+     * a beat that arrives meanwhile wins. The new document replaces the old one.
+     */
+    boolean terminateWorker(OjsWorker seen, String document);
+
+    /** The worker's jobs in {@code state} (its reservations when {@code active}). */
+    List<OjsRow> jobsOfWorker(String workerId, String state);
 }

@@ -43,6 +43,11 @@ public final class AccessControl implements RouteModule {
         return authenticator;
     }
 
+    /** The audit log, for doors that are not {@code /v0} that record their own actions (OJS worker directions). */
+    public AuditLog audit() {
+        return audit;
+    }
+
     @Override
     public void addRoutes(JavalinConfig config) {
         config.routes.beforeMatched("/v0/*", this::before);
