@@ -1,6 +1,6 @@
 package dev.baton.server;
 
-import dev.baton.server.broker.TransportA;
+import dev.baton.server.broker.NatsLeaseTransport;
 import dev.baton.server.alerts.Judge;
 import dev.baton.server.alerts.Judging;
 import dev.baton.server.alerts.WebhookSender;
@@ -66,7 +66,7 @@ public final class ServerAssembly {
                 .module(w -> new MetricsRoutes(metrics))
                 // Transport A (docs/protocol.md): leases offered on NATS, only when nats_url is set.
                 .module(w -> w.config().broker().enabled()
-                        ? new TransportA(w.config(), w.store(), w.clock(), parts.channel, parts.tokens, metrics) : cfg -> { })
+                        ? new NatsLeaseTransport(w.config(), w.store(), w.clock(), parts.channel, parts.tokens, metrics) : cfg -> { })
                 // The Open Job Spec door to the same store (docs/ojs.md).
                 .module(w -> new OjsRoutes(w.store(), w.clock(), w.config().databaseUrl() == null ? "sqlite" : "postgresql",
                         java.time.Duration.ofSeconds(1), w.access().authenticator(), w.access().audit(), metrics))

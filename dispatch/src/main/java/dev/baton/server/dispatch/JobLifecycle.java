@@ -21,10 +21,10 @@ import java.time.Clock;
  * in the part that owns it:
  *
  * <ul>
- *   <li>{@link RunWords}: the runner's words during an attempt ({@code preparing}, {@code running},
+ *   <li>{@link RunningMessages}: the runner's words during an attempt ({@code preparing}, {@code running},
  *       {@code heartbeat}, {@code log}, {@code declined});
- *   <li>{@link FinalWords}: its final word ({@code completed}, {@code failed}, {@code canceled}),
- *       storing output through {@link AttemptWords};
+ *   <li>{@link FinalMessages}: its final word ({@code completed}, {@code failed}, {@code canceled}),
+ *       storing output through {@link FinalOutput};
  *   <li>{@link Cancels}: a user's cancel, a hard timeout seen at a heartbeat, a cancel from another node;
  *   <li>{@link DeadlineSweep}: every deadline in the store and the sweep that acts on them, the
  *       queue timeout, and an attempt ended by another node's sweep;
@@ -48,8 +48,8 @@ import java.time.Clock;
  * the {@link ClusterBus}.
  */
 public final class JobLifecycle {
-    private final RunWords runWords;
-    private final FinalWords finalWords;
+    private final RunningMessages runWords;
+    private final FinalMessages finalWords;
     private final Cancels cancels;
     private final DeadlineSweep sweep;
     private final Presence presence;
@@ -62,8 +62,8 @@ public final class JobLifecycle {
                 settings, logs, explainer, bus, changes, this::sweepQuietly);
         AttemptResolver resolver = new AttemptResolver(ctx);
         this.cancels = new Cancels(ctx);
-        this.runWords = new RunWords(ctx, resolver, cancels);
-        this.finalWords = new FinalWords(ctx, resolver);
+        this.runWords = new RunningMessages(ctx, resolver, cancels);
+        this.finalWords = new FinalMessages(ctx, resolver);
         this.sweep = new DeadlineSweep(ctx, cancels);
         this.presence = new Presence(ctx);
         dispatcher.onAcceptanceTimeout(a -> sweepQuietly());

@@ -205,7 +205,7 @@ abstract class AccessContract {
         }
         Set<String> v0Documented = new TreeSet<>(documented);
         v0Documented.removeIf(k -> !k.contains(" /v0/"));
-        // Transport A's lease routes are served only by a server with a broker (TransportAContract calls them).
+        // Transport A's lease routes are served only by a server with a broker (NatsLeasesContract calls them).
         Set<String> servedHere = new TreeSet<>(v0Documented);
         servedHere.removeIf(k -> k.contains("/leases/"));
         assertThat(servedHere).as("documented /v0 routes = served /v0 routes").isEqualTo(routed);

@@ -62,7 +62,7 @@ class JetStreamHealthTest {
 
     NatsServerProcess nats;
     ChannelFixture server;
-    TransportA transport;
+    NatsLeaseTransport transport;
     BatonMetrics metrics;
     Javalin http;
     Spec spec;
@@ -96,7 +96,7 @@ class JetStreamHealthTest {
                 .broker(new BrokerSettings(natsUrl, "websocket", Set.of("x86-small"), Duration.ofSeconds(120), credentials)).build());
         spec = server.spec("x86 small");
         metrics = new BatonMetrics();
-        transport = new TransportA(server.config, server.store, server.clock, server.channel(),
+        transport = new NatsLeaseTransport(server.config, server.store, server.clock, server.channel(),
                 (pull, now) -> "pull-token-for-" + pull.project(), metrics, null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);

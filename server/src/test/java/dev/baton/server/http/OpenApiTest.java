@@ -93,7 +93,7 @@ class OpenApiTest {
 
     /**
      * Transport A's lease routes exist only on a server with {@code nats_url}, which this test's
-     * server has not: they are checked the other way round by {@code TransportAJobViewTest}, on a
+     * server has not: they are checked the other way round by {@code NatsLeasesJobViewTest}, on a
      * server with transport A on.
      */
     static boolean onlyWithTransportA(String path) {

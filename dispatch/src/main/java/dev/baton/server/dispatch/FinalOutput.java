@@ -27,11 +27,11 @@ import java.time.Instant;
  * output of any other attempt — the one a moved lease went to — is never touched: the key names
  * the attempt (docs/decisions/0027-output-per-attempt.md).
  */
-final class AttemptWords {
+final class FinalOutput {
     private final Store store;
     private final ResultProcessor results;
 
-    AttemptWords(Store store, ResultProcessor results) {
+    FinalOutput(Store store, ResultProcessor results) {
         this.store = store;
         this.results = results;
     }
@@ -53,7 +53,7 @@ final class AttemptWords {
         if (onTheAttempt != null) {
             Transition t = store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt, failureOf(f));
             // A duplicate whose attempt keeps no output: a heartbeat timeout failed it under this
-            // lease just before. The runner's own account is kept, as FinalWords keeps it when the
+            // lease just before. The runner's own account is kept, as FinalMessages keeps it when the
             // timeout was seen first; a plain resend finds its output already stored.
             if (t.result() == Transition.Result.DUPLICATE && !results.hasOutput(project, t.job())) results.save(project, f.job(), attempt, output);
             return t;

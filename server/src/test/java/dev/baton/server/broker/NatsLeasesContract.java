@@ -52,13 +52,13 @@ import org.junit.jupiter.api.io.TempDir;
  * it, and the test runs a round after each move of the clock.
  */
 @Tag("nats")
-abstract class TransportAContract {
+abstract class NatsLeasesContract {
     @TempDir
     Path dataDir;
 
     NatsServerProcess nats;
     ChannelFixture server;
-    TransportA transport;
+    NatsLeaseTransport transport;
     Javalin http;
     Spec spec;
     Connection client;
@@ -77,7 +77,7 @@ abstract class TransportAContract {
         server = new ChannelFixture(databaseUrl(dataDir), dataDir, c -> c.toBuilder()
                 .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
         spec = server.spec("x86 small");
-        transport = new TransportA(server.config, server.store, server.clock, server.channel(),
+        transport = new NatsLeaseTransport(server.config, server.store, server.clock, server.channel(),
                 (pull, now) -> "pull-token-for-" + pull.project(), new BatonMetrics(), null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);
@@ -247,7 +247,7 @@ abstract class TransportAContract {
         List<Job> jobs = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) jobs.add(server.submit(spec));
         LeaseOfferCalls calls = new LeaseOfferCalls(server.store);
-        transport = new TransportA(server.config, calls.store(), server.clock, server.channel(),
+        transport = new NatsLeaseTransport(server.config, calls.store(), server.clock, server.channel(),
                 (pull, now) -> "pull-token-for-" + pull.project(), new BatonMetrics(), null);
 
         assertThat(transport.pump()).as("one round publishes the five").isEqualTo(5);

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * Each is first resolved against the current lease ({@link AttemptResolver}); a word of an
  * attempt told to stop is answered {@code cancel} again.
  */
-final class RunWords {
-    private static final Logger LOG = LoggerFactory.getLogger(RunWords.class);
+final class RunningMessages {
+    private static final Logger LOG = LoggerFactory.getLogger(RunningMessages.class);
 
     /** A runner's decline reason as stored: at most this many characters (the message itself is size-bounded). */
     static final int MAX_DECLINE_REASON = 1024;
@@ -33,7 +33,7 @@ final class RunWords {
     private final AttemptResolver resolver;
     private final Cancels cancels;
 
-    RunWords(LifecycleContext ctx, AttemptResolver resolver, Cancels cancels) {
+    RunningMessages(LifecycleContext ctx, AttemptResolver resolver, Cancels cancels) {
         this.ctx = ctx;
         this.resolver = resolver;
         this.cancels = cancels;

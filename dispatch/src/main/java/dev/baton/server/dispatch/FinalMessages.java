@@ -18,22 +18,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The runner's final word on an attempt — {@code completed}, {@code failed} or {@code canceled}:
- * applied once under the current lease (the output stored first, by {@link AttemptWords}), and
+ * applied once under the current lease (the output stored first, by {@link FinalOutput}), and
  * acknowledged every time it is resent, even after the job has moved on to another attempt. Also
  * what follows it: output processing, a retry, quarantine of a runner that lost the job, and the
  * end of a canary job.
  */
-final class FinalWords {
-    private static final Logger LOG = LoggerFactory.getLogger(FinalWords.class);
+final class FinalMessages {
+    private static final Logger LOG = LoggerFactory.getLogger(FinalMessages.class);
 
     private final LifecycleContext ctx;
     private final AttemptResolver resolver;
-    private final AttemptWords words;
+    private final FinalOutput words;
 
-    FinalWords(LifecycleContext ctx, AttemptResolver resolver) {
+    FinalMessages(LifecycleContext ctx, AttemptResolver resolver) {
         this.ctx = ctx;
         this.resolver = resolver;
-        this.words = new AttemptWords(ctx.store, ctx.results);
+        this.words = new FinalOutput(ctx.store, ctx.results);
     }
 
     /** {@code completed}, {@code failed} or {@code canceled}: applied once, acknowledged every time it is resent. */
@@ -64,7 +64,7 @@ final class FinalWords {
                 case RunnerMessage.Canceled c -> "cancel";
             });
             // Only a `completed` completes a job, and it stored its output just before the transition.
-            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) ctx.results.processLater(t.job(), AttemptWords.outputOf(c));
+            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) ctx.results.processLater(t.job(), FinalOutput.outputOf(c));
             if (t.job().status() == JobStatus.PENDING) ctx.retryLater(t.job(), now);
             // The job's runner: resolve refused any other (not_your_job).
             if (m instanceof RunnerMessage.Failed f && f.runnerLost()) ctx.infrastructureFailure(session.runnerId());
@@ -77,7 +77,7 @@ final class FinalWords {
         return new ServerMessage.Ack(m.job());
     }
 
-    /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link AttemptWords}). */
+    /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link FinalOutput}). */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
         return words.complete(ctx.store.organizations().projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
     }
@@ -102,7 +102,7 @@ final class FinalWords {
             case RunnerMessage.Failed f -> {
                 if (job.status() == JobStatus.FAILED && !ctx.results.hasOutput(project, job)) {
                     // A heartbeat-timeout failure, now with the runner's own account: keep it.
-                    ctx.results.save(project, job.uuid(), attempt, new JobOutput(f.results(), AttemptWords.errorOf(f)));
+                    ctx.results.save(project, job.uuid(), attempt, new JobOutput(f.results(), FinalOutput.errorOf(f)));
                 }
                 if (!job.status().inFlight()) yield null;
                 yield words.fail(project, attempt, f, now);

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 
 /** Transport A on PostgreSQL; skipped, saying so, when none is reachable. */
 @Tag("postgres")
-class PostgresTransportATest extends TransportAContract {
+class PostgresNatsLeasesTest extends NatsLeasesContract {
     @BeforeAll
     static void requirePostgres() {
         assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL);

@@ -31,10 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  * its last Heartbeat on the job while it runs, and the artifacts and timings of its Complete on
  * the attempt. The whole server as {@code baton server} assembles it with transport A on, a real
  * nats-server, the runner's calls over HTTP with its key. (The store's part runs on both dialects
- * in {@link TransportAContract}.)
+ * in {@link NatsLeasesContract}.)
  */
 @Tag("nats")
-class TransportAJobViewTest {
+class NatsLeasesJobViewTest {
     @TempDir
     Path dir;
 

@@ -3,7 +3,7 @@ package dev.baton.server.broker;
 import java.nio.file.Path;
 
 /** Transport A on SQLite. */
-class SqliteTransportATest extends TransportAContract {
+class SqliteNatsLeasesTest extends NatsLeasesContract {
     @Override
     String databaseUrl(Path dataDir) {
         return null;

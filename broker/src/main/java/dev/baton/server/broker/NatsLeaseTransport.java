@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * HTTPS endpoints, and CancelRequested on each runner's control subject. Present only when
  * {@code nats_url} is set; the runner channel (transport B) is unchanged beside it.
  */
-public final class TransportA implements RouteModule, ReadinessReport, AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(TransportA.class);
+public final class NatsLeaseTransport implements RouteModule, ReadinessReport, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(NatsLeaseTransport.class);
     /**
      * How often the pump runs without being woken: due revocations and expiries, an outbox the
      * broker refused, and a wake-up that was lost wait at most this long. A job that becomes
@@ -59,12 +59,12 @@ public final class TransportA implements RouteModule, ReadinessReport, AutoClose
     /** A woken round is queued and has not started: further wake-ups are covered by it (it reads the store when it starts). */
     private final AtomicBoolean woken = new AtomicBoolean();
 
-    public TransportA(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics) {
+    public NatsLeaseTransport(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics) {
         this(config, store, clock, channel, pullTokens, metrics, FALLBACK_EVERY);
     }
 
     /** With the fallback round every {@code fallback}, or none when null (tests that run the pump by hand or rely on wake-ups alone). */
-    TransportA(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics,
+    NatsLeaseTransport(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics,
             Duration fallback) {
         this.store = store;
         this.settings = config.broker();

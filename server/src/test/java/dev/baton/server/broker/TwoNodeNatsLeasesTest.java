@@ -57,7 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("postgres")
 @Tag("nats")
-class TwoNodeTransportATest {
+class TwoNodeNatsLeasesTest {
     static final PullTokens TOKENS = (pull, now) -> "pull-token-for-" + pull.project();
 
     @TempDir
@@ -68,8 +68,8 @@ class TwoNodeTransportATest {
     Store storeB;
     ServerConfig configB;
     RunnerChannel channelB;
-    TransportA transportA;
-    TransportA transportB;
+    NatsLeaseTransport transportA;
+    NatsLeaseTransport transportB;
     Javalin httpA;
     Javalin httpB;
     Spec spec;
@@ -93,14 +93,14 @@ class TwoNodeTransportATest {
         storeB = StoreFactory.open(databaseUrl, dataDir);
         channelB = new RunnerChannel(storeB, configB, nodeA.clock, TOKENS, new DirectoryOutputStore(dataDir.resolve("storage")), new BatonMetrics());
         channelB.start();
-        transportA = new TransportA(nodeA.config, nodeA.store, nodeA.clock, nodeA.channel(), TOKENS, new BatonMetrics(), null);
-        transportB = new TransportA(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
+        transportA = new NatsLeaseTransport(nodeA.config, nodeA.store, nodeA.clock, nodeA.channel(), TOKENS, new BatonMetrics(), null);
+        transportB = new NatsLeaseTransport(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
         httpA = http(transportA);
         httpB = http(transportB);
         client = Nats.connect(nats.url());
     }
 
-    private static Javalin http(TransportA transport) {
+    private static Javalin http(NatsLeaseTransport transport) {
         return Javalin.create(cfg -> {
             new ErrorHandling().addRoutes(cfg);
             transport.addRoutes(cfg);
@@ -111,7 +111,7 @@ class TwoNodeTransportATest {
     void stop() throws Exception {
         if (client != null) client.close();
         for (Javalin h : new Javalin[] {httpA, httpB}) if (h != null) h.stop();
-        for (TransportA t : new TransportA[] {transportA, transportB}) if (t != null) t.close();
+        for (NatsLeaseTransport t : new NatsLeaseTransport[] {transportA, transportB}) if (t != null) t.close();
         if (channelB != null) channelB.close();
         if (storeB != null) storeB.close();
         if (nodeA != null) nodeA.close();
@@ -227,7 +227,7 @@ class TwoNodeTransportATest {
     @Test
     void anOfferClaimedByANodeThatDiedBeforeMarkingItIsPublishedAgainByAnotherAndStoredOnce() throws Exception {
         JetStreamSubscription sub = pull();
-        for (TransportA t : new TransportA[] {transportA, transportB}) t.close(); // no pump runs until the test starts one
+        for (NatsLeaseTransport t : new NatsLeaseTransport[] {transportA, transportB}) t.close(); // no pump runs until the test starts one
         transportA = null;
         Job job = nodeA.submit(spec);
         Instant now = nodeA.clock.instant();
@@ -239,7 +239,7 @@ class TwoNodeTransportATest {
         client.jetStream().publish(io.nats.client.impl.NatsMessage.builder().subject(offer.subject())
                 .headers(new io.nats.client.impl.Headers().add("Nats-Msg-Id", offer.lease().value())).data(offer.payload(), StandardCharsets.UTF_8).build());
 
-        transportB = new TransportA(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
+        transportB = new NatsLeaseTransport(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
         // Checked on the outbox, not on what this round returns: a round that a wake-up queued on
         // node B's loop (a job change it heard of) may run first and publish instead; pump() runs
         // after any round already queued, so the outbox says what node B has done by then.
