@@ -67,12 +67,14 @@ final class AffinityBench {
                     case "--per-wave" -> perWave = Integer.parseInt(v);
                     case "--payload-mib" -> payload = Integer.parseInt(v);
                     case "--out" -> out = Path.of(v);
-                    default -> throw new IllegalArgumentException("unknown option " + args[i]
-                            + " (bench affinity [--waves N] [--per-wave N] [--payload-mib N] [--out DIR])");
+                    default ->
+                        throw new IllegalArgumentException("unknown option " + args[i]
+                                + " (bench affinity [--waves N] [--per-wave N] [--payload-mib N] [--out DIR])");
                 }
                 i++;
             }
-            if (waves < 1 || perWave < 1 || perWave > RUNNERS || payload < 1) throw new IllegalArgumentException("bad options");
+            if (waves < 1 || perWave < 1 || perWave > RUNNERS || payload < 1)
+                throw new IllegalArgumentException("bad options");
             return new Options(waves, perWave, payload, out);
         }
     }
@@ -80,20 +82,48 @@ final class AffinityBench {
     /** One job: its image (index), who ran it, whether the claim was warm, and claim → running. */
     record JobTiming(int image, String runner, Boolean warm, long claimToRunningMicros) {}
 
-    record ModeResult(boolean affinity, int jobs, long warmClaims, Summary claimToRunning, Summary warm, Summary cold,
-                      double meanMs, double wallSeconds, List<JobTiming> timings) {}
+    record ModeResult(
+            boolean affinity,
+            int jobs,
+            long warmClaims,
+            Summary claimToRunning,
+            Summary warm,
+            Summary cold,
+            double meanMs,
+            double wallSeconds,
+            List<JobTiming> timings) {}
 
     static Path run(String[] args) throws Exception {
         Options o = Options.parse(args);
         Optional<String> runc = RuncExecutor.unavailableReason("runc");
-        if (runc.isPresent()) throw new IllegalStateException("the affinity benchmark needs runc as root: " + runc.get());
+        if (runc.isPresent())
+            throw new IllegalStateException("the affinity benchmark needs runc as root: " + runc.get());
         Path work = Files.createTempDirectory(Path.of("/tmp"), "baton-affinity-");
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("started", Instant.now().toString());
-        json.put("options", Map.of("runners", RUNNERS, "images", IMAGES, "waves", o.waves(), "per_wave", o.perWave(), "payload_mib", o.payloadMib()));
+        json.put(
+                "options",
+                Map.of(
+                        "runners",
+                        RUNNERS,
+                        "images",
+                        IMAGES,
+                        "waves",
+                        o.waves(),
+                        "per_wave",
+                        o.perWave(),
+                        "payload_mib",
+                        o.payloadMib()));
         json.put("load_average_at_start", ResourceUse.currentLoadAverage());
-        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
-                "os", System.getProperty("os.name") + " " + System.getProperty("os.version")));
+        json.put(
+                "machine",
+                Map.of(
+                        "cores",
+                        Runtime.getRuntime().availableProcessors(),
+                        "java",
+                        System.getProperty("java.version"),
+                        "os",
+                        System.getProperty("os.name") + " " + System.getProperty("os.version")));
         try {
             List<Path> layouts = new ArrayList<>();
             for (int i = 0; i < IMAGES; i++) layouts.add(image(work.resolve("image-" + i), i, o.payloadMib()));
@@ -110,28 +140,51 @@ final class AffinityBench {
             List<String[]> table = new ArrayList<>();
             for (ModeResult r : results) {
                 String mode = "affinity " + (r.affinity() ? "on " : "off");
-                table.add(Bench.row(mode + ": claim→running, all " + r.jobs() + " jobs", Bench.summary(r.claimToRunning()) + ", mean " + r.meanMs() + " ms"));
-                table.add(Bench.row(mode + ":   warm claims " + r.warmClaims() + "/" + r.jobs(), Bench.summary(r.warm())));
-                table.add(Bench.row(mode + ":   cold claims " + (r.jobs() - r.warmClaims()) + "/" + r.jobs(), Bench.summary(r.cold())));
+                table.add(Bench.row(
+                        mode + ": claim→running, all " + r.jobs() + " jobs",
+                        Bench.summary(r.claimToRunning()) + ", mean " + r.meanMs() + " ms"));
+                table.add(Bench.row(
+                        mode + ":   warm claims " + r.warmClaims() + "/" + r.jobs(), Bench.summary(r.warm())));
+                table.add(Bench.row(
+                        mode + ":   cold claims " + (r.jobs() - r.warmClaims()) + "/" + r.jobs(),
+                        Bench.summary(r.cold())));
                 table.add(Bench.row(mode + ":   wall time", r.wallSeconds() + " s"));
             }
             Bench.printTable(table);
             Files.createDirectories(o.out());
-            String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+            String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                    .withZone(ZoneOffset.UTC)
+                    .format(Instant.now());
             Path file = o.out().resolve("affinity-" + stamp + ".json");
-            Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
+            Files.writeString(
+                    file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
             return file;
         } finally {
             Bench.deleteQuietly(work);
         }
     }
 
-    private static ModeResult runMode(Path dir, boolean affinity, List<Path> layouts, List<Integer> sequence, Options o) throws Exception {
+    private static ModeResult runMode(Path dir, boolean affinity, List<Path> layouts, List<Integer> sequence, Options o)
+            throws Exception {
         ExecutorService threads = Executors.newCachedThreadPool();
         List<RunnerAgent> agents = new ArrayList<>();
         try (BenchServer server = BenchServer.start(dir.resolve("server"), null, affinity)) {
             String host = Architecture.ofHost().orElseThrow().wireName();
-            server.post("/v0/specs", Map.of("name", SPEC, "slug", SPEC, "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+            server.post(
+                    "/v0/specs",
+                    Map.of(
+                            "name",
+                            SPEC,
+                            "slug",
+                            SPEC,
+                            "architecture",
+                            host,
+                            "cpu",
+                            1,
+                            "memory",
+                            256 << 20,
+                            "disk",
+                            1L << 30));
             List<String> digests = new ArrayList<>();
             for (int i = 0; i < layouts.size(); i++) digests.add(push(server, layouts.get(i), "img" + i));
             HttpClient http = HttpClient.newHttpClient();
@@ -140,13 +193,33 @@ final class AffinityBench {
                 BenchServer.Credentials c = server.createRunner("runc-" + i, SPEC);
                 slugs.add(c.slug());
                 Path runnerDir = dir.resolve("runner-" + i);
-                var executor = new RuncExecutor(new RuncExecutor.Options("runc", runnerDir.resolve("work"), Architecture.ofHost().orElseThrow(),
-                        false, 100_000, 256, Optional.empty(), OutputLimits.DEFAULT,
-                        job -> new RegistryBlobSource(http, job.config().registry() == null ? server.url().toString() : job.config().registry(),
-                                job.config().project().toString(), job.ociToken())), Clock.systemUTC());
-                RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("bench").withPollTimeout(60),
-                        new RunnerAgent.Target(server.url(), c.slug(), RunnerKey.parse(c.key())), executor,
-                        new Outbox(runnerDir.resolve("outbox")), Updater.unsupported("bench"), Clock.systemUTC(), Duration.ofMillis(500), runnerDir);
+                var executor = new RuncExecutor(
+                        new RuncExecutor.Options(
+                                "runc",
+                                runnerDir.resolve("work"),
+                                Architecture.ofHost().orElseThrow(),
+                                false,
+                                100_000,
+                                256,
+                                Optional.empty(),
+                                OutputLimits.DEFAULT,
+                                job -> new RegistryBlobSource(
+                                        http,
+                                        job.config().registry() == null
+                                                ? server.url().toString()
+                                                : job.config().registry(),
+                                        job.config().project().toString(),
+                                        job.ociToken())),
+                        Clock.systemUTC());
+                RunnerAgent agent = new RunnerAgent(
+                        MachineConfig.defaults("bench").withPollTimeout(60),
+                        new RunnerAgent.Target(server.url(), c.slug(), RunnerKey.parse(c.key())),
+                        executor,
+                        new Outbox(runnerDir.resolve("outbox")),
+                        Updater.unsupported("bench"),
+                        Clock.systemUTC(),
+                        Duration.ofMillis(500),
+                        runnerDir);
                 agents.add(agent);
                 threads.submit(agent::run);
             }
@@ -158,8 +231,23 @@ final class AffinityBench {
                 List<String> wave = new ArrayList<>();
                 for (int j = 0; j < o.perWave(); j++) {
                     int image = sequence.get(w * o.perWave() + j);
-                    String uuid = server.post("/v0/run", Map.of("project", BenchServer.PROJECT, "spec", SPEC, "image", digests.get(image),
-                            "cmd", List.of("true"), "timeout", 600, "adapter", "raw")).at("/job/uuid").asText();
+                    String uuid = server.post(
+                                    "/v0/run",
+                                    Map.of(
+                                            "project",
+                                            BenchServer.PROJECT,
+                                            "spec",
+                                            SPEC,
+                                            "image",
+                                            digests.get(image),
+                                            "cmd",
+                                            List.of("true"),
+                                            "timeout",
+                                            600,
+                                            "adapter",
+                                            "raw"))
+                            .at("/job/uuid")
+                            .asText();
                     wave.add(uuid);
                     images.add(image);
                 }
@@ -175,7 +263,11 @@ final class AffinityBench {
                 if (last.path("started").isMissingNode() || last.get("started").isNull()) {
                     throw new IllegalStateException("job " + jobs.get(i) + " never started: " + job);
                 }
-                long micros = Duration.between(Instant.parse(last.get("claimed").asText()), Instant.parse(last.get("started").asText())).toNanos() / 1000;
+                long micros = Duration.between(
+                                        Instant.parse(last.get("claimed").asText()),
+                                        Instant.parse(last.get("started").asText()))
+                                .toNanos()
+                        / 1000;
                 Boolean warm = last.path("warm").isBoolean() ? last.get("warm").asBoolean() : null;
                 timings.add(new JobTiming(images.get(i), last.get("runner").asText(), warm, micros));
             }
@@ -188,11 +280,27 @@ final class AffinityBench {
     }
 
     private static ModeResult summarize(boolean affinity, List<JobTiming> timings, double wall) {
-        long[] all = timings.stream().mapToLong(t -> t.claimToRunningMicros() * 1000).toArray();
-        long[] warm = timings.stream().filter(t -> Boolean.TRUE.equals(t.warm())).mapToLong(t -> t.claimToRunningMicros() * 1000).toArray();
-        long[] cold = timings.stream().filter(t -> !Boolean.TRUE.equals(t.warm())).mapToLong(t -> t.claimToRunningMicros() * 1000).toArray();
+        long[] all =
+                timings.stream().mapToLong(t -> t.claimToRunningMicros() * 1000).toArray();
+        long[] warm = timings.stream()
+                .filter(t -> Boolean.TRUE.equals(t.warm()))
+                .mapToLong(t -> t.claimToRunningMicros() * 1000)
+                .toArray();
+        long[] cold = timings.stream()
+                .filter(t -> !Boolean.TRUE.equals(t.warm()))
+                .mapToLong(t -> t.claimToRunningMicros() * 1000)
+                .toArray();
         double mean = Math.round(java.util.Arrays.stream(all).average().orElse(0) / 1000.0) / 1000.0;
-        return new ModeResult(affinity, timings.size(), warm.length, Summary.ofNanos(all), Summary.ofNanos(warm), Summary.ofNanos(cold), mean, wall, timings);
+        return new ModeResult(
+                affinity,
+                timings.size(),
+                warm.length,
+                Summary.ofNanos(all),
+                Summary.ofNanos(warm),
+                Summary.ofNanos(cold),
+                mean,
+                wall,
+                timings);
     }
 
     /** Until every runner has an open channel and has said ready (its capabilities are known then). */
@@ -202,7 +310,9 @@ final class AffinityBench {
             int connected = 0;
             for (String slug : slugs) {
                 try {
-                    if (!server.get("/v0/runners/" + slug + "/capabilities").path("capabilities").isNull()) connected++;
+                    if (!server.get("/v0/runners/" + slug + "/capabilities")
+                            .path("capabilities")
+                            .isNull()) connected++;
                 } catch (IllegalStateException notYet) {
                     // 409 runner_not_connected
                 }
@@ -216,9 +326,15 @@ final class AffinityBench {
     private static void awaitEnded(BenchServer server, String uuid) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
         while (System.nanoTime() < deadline) {
-            String status = server.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + uuid).get("status").asText();
-            if (status.equals("processed") || status.equals("failed") || status.equals("canceled") || status.equals("completed")) {
-                if (!status.equals("processed") && !status.equals("completed")) throw new IllegalStateException("job " + uuid + " ended " + status);
+            String status = server.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + uuid)
+                    .get("status")
+                    .asText();
+            if (status.equals("processed")
+                    || status.equals("failed")
+                    || status.equals("canceled")
+                    || status.equals("completed")) {
+                if (!status.equals("processed") && !status.equals("completed"))
+                    throw new IllegalStateException("job " + uuid + " ended " + status);
                 return;
             }
             Thread.sleep(50); // waiting for the wave to end; the measured times are the server's own claim/start stamps
@@ -229,8 +345,17 @@ final class AffinityBench {
     /** Pushes an OCI layout into the server's registry with skopeo (the admin token as password); returns its digest. */
     private static String push(BenchServer server, Path layout, String name) throws IOException, InterruptedException {
         String target = "docker://" + server.url().getAuthority() + "/" + BenchServer.PROJECT + "/" + name + ":v1";
-        Process p = new ProcessBuilder("skopeo", "copy", "--quiet", "--dest-tls-verify=false", "--dest-creds", "bench:" + server.adminToken(),
-                "oci:" + layout, target).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "skopeo",
+                        "copy",
+                        "--quiet",
+                        "--dest-tls-verify=false",
+                        "--dest-creds",
+                        "bench:" + server.adminToken(),
+                        "oci:" + layout,
+                        target)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         if (p.waitFor() != 0) throw new IllegalStateException("skopeo copy failed: " + out);
         return "sha256:" + sha256(Files.readAllBytes(layout.resolve("manifest.json")));
@@ -272,19 +397,27 @@ final class AffinityBench {
         byte[] configBytes = JSON.writeValueAsBytes(config);
         ObjectNode manifest = JSON.createObjectNode();
         manifest.put("schemaVersion", 2).put("mediaType", "application/vnd.oci.image.manifest.v1+json");
-        manifest.putObject("config").put("mediaType", "application/vnd.oci.image.config.v1+json")
-                .put("digest", blob(layout, configBytes)).put("size", configBytes.length);
+        manifest.putObject("config")
+                .put("mediaType", "application/vnd.oci.image.config.v1+json")
+                .put("digest", blob(layout, configBytes))
+                .put("size", configBytes.length);
         var layers = manifest.putArray("layers");
         for (byte[] layer : List.of(base, payload)) {
-            layers.addObject().put("mediaType", "application/vnd.oci.image.layer.v1.tar+gzip").put("digest", blob(layout, layer)).put("size", layer.length);
+            layers.addObject()
+                    .put("mediaType", "application/vnd.oci.image.layer.v1.tar+gzip")
+                    .put("digest", blob(layout, layer))
+                    .put("size", layer.length);
         }
         byte[] manifestBytes = JSON.writeValueAsBytes(manifest);
         String manifestDigest = blob(layout, manifestBytes);
         Files.write(layout.resolve("manifest.json"), manifestBytes);
         ObjectNode top = JSON.createObjectNode();
         top.put("schemaVersion", 2);
-        top.putArray("manifests").addObject().put("mediaType", "application/vnd.oci.image.manifest.v1+json")
-                .put("digest", manifestDigest).put("size", manifestBytes.length);
+        top.putArray("manifests")
+                .addObject()
+                .put("mediaType", "application/vnd.oci.image.manifest.v1+json")
+                .put("digest", manifestDigest)
+                .put("size", manifestBytes.length);
         Files.write(layout.resolve("index.json"), JSON.writeValueAsBytes(top));
         Files.writeString(layout.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
         return layout;
@@ -296,7 +429,8 @@ final class AffinityBench {
 
     private static byte[] tarGz(TarBody body) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (GZIPOutputStream gz = new GZIPOutputStream(bytes, 1 << 16); TarArchiveOutputStream tar = new TarArchiveOutputStream(gz)) {
+        try (GZIPOutputStream gz = new GZIPOutputStream(bytes, 1 << 16);
+                TarArchiveOutputStream tar = new TarArchiveOutputStream(gz)) {
             tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
             body.write(tar);
         }

@@ -35,7 +35,9 @@ public final class Bench {
             System.exit(0);
         }
         if (args.length > 0 && args[0].equals("affinity")) {
-            System.out.println("results: " + AffinityBench.run(java.util.Arrays.copyOfRange(args, 1, args.length)).toAbsolutePath());
+            System.out.println("results: "
+                    + AffinityBench.run(java.util.Arrays.copyOfRange(args, 1, args.length))
+                            .toAbsolutePath());
             System.exit(0);
         }
         if (args.length > 0 && args[0].equals("floor")) {
@@ -87,9 +89,13 @@ public final class Bench {
             json.put("database", database.describe(serverDir));
             try (BenchServer server = BenchServer.start(serverDir, database.freshUrl())) {
                 log("dispatch latency: " + o.samples() + " samples");
-                DispatchLatency.Result dispatch = DispatchLatency.run(server, o.samples(), Math.max(3, o.samples() / 10));
+                DispatchLatency.Result dispatch =
+                        DispatchLatency.run(server, o.samples(), Math.max(3, o.samples() / 10));
                 json.put("dispatch_latency", dispatch);
-                table.add(row("1 dispatch latency, submit→job (n=" + dispatch.submitToJob().count() + ")", summary(dispatch.submitToJob())));
+                table.add(row(
+                        "1 dispatch latency, submit→job (n="
+                                + dispatch.submitToJob().count() + ")",
+                        summary(dispatch.submitToJob())));
                 table.add(row("  POST /v0/run round trip", summary(dispatch.postRoundTrip())));
                 table.add(row("  process during samples", use(dispatch.resources())));
                 DispatchLatency.Result across = null;
@@ -97,17 +103,27 @@ public final class Bench {
                     log("dispatch latency across nodes: two more nodes on a fresh schema, " + o.samples() + " samples");
                     across = acrossNodes(database, work, o.samples());
                     json.put("dispatch_latency_across_nodes", across);
-                    table.add(row("1c dispatch across nodes, submit on node 1 → runner on node 2 (n=" + across.submitToJob().count() + ")", summary(across.submitToJob())));
+                    table.add(row(
+                            "1c dispatch across nodes, submit on node 1 → runner on node 2 (n="
+                                    + across.submitToJob().count() + ")",
+                            summary(across.submitToJob())));
                 }
                 log("dispatch latency through a router: " + o.samples() + " samples");
-                DispatchLatency.Result routed = RouterDispatchLatency.run(server, work, o.samples(), Math.max(3, o.samples() / 10));
+                DispatchLatency.Result routed =
+                        RouterDispatchLatency.run(server, work, o.samples(), Math.max(3, o.samples() / 10));
                 json.put("dispatch_latency_router", routed);
-                table.add(row("1r dispatch through a router, submit→job (n=" + routed.submitToJob().count() + ")", summary(routed.submitToJob())));
+                table.add(row(
+                        "1r dispatch through a router, submit→job (n="
+                                + routed.submitToJob().count() + ")",
+                        summary(routed.submitToJob())));
 
                 log("polling baseline: " + o.baselineSamples() + " samples");
                 Summary polling = PollingBaseline.run(server, o.baselineSamples());
-                json.put("polling_baseline", Map.of("interval_ms", PollingBaseline.INTERVAL_MS, "submit_to_claim", polling));
-                table.add(row("5 baseline: 1 s polling claim, submit→claim (n=" + polling.count() + ")", summary(polling)));
+                json.put(
+                        "polling_baseline",
+                        Map.of("interval_ms", PollingBaseline.INTERVAL_MS, "submit_to_claim", polling));
+                table.add(row(
+                        "5 baseline: 1 s polling claim, submit→claim (n=" + polling.count() + ")", summary(polling)));
 
                 log("transport floor: sampling one real run answer and job message");
                 FloorServer.Sample floorSample = TransportFloor.capture(server);
@@ -115,27 +131,37 @@ public final class Bench {
                 List<Targets.Round> targetRounds = new ArrayList<>();
                 for (int r : o.runners()) {
                     if (!o.smoke()) {
-                        WarmUp.untilCompiled("lifecycle R=" + r, () -> LifecycleThroughput.run(server, r, o.slots(), o.jobs()));
-                        WarmUp.untilCompiled("floor R=" + r, () -> TransportFloor.run(floorSample, r, o.slots(), o.jobs()));
+                        WarmUp.untilCompiled(
+                                "lifecycle R=" + r, () -> LifecycleThroughput.run(server, r, o.slots(), o.jobs()));
+                        WarmUp.untilCompiled(
+                                "floor R=" + r, () -> TransportFloor.run(floorSample, r, o.slots(), o.jobs()));
                     }
                     log("lifecycle throughput: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
-                    FlushedCommits.Meter flushMeter = database.kind() == BenchDatabase.Kind.POSTGRESQL ? new FlushedCommits.Meter(database) : null;
-                    LifecycleThroughput.Result t = LifecycleThroughput.run(server, r, o.slots(), o.jobs(), flushMeter == null ? () -> {} : flushMeter::start);
+                    FlushedCommits.Meter flushMeter = database.kind() == BenchDatabase.Kind.POSTGRESQL
+                            ? new FlushedCommits.Meter(database)
+                            : null;
+                    LifecycleThroughput.Result t = LifecycleThroughput.run(
+                            server, r, o.slots(), o.jobs(), flushMeter == null ? () -> {} : flushMeter::start);
                     long lifecycleEnded = System.nanoTime();
                     log("store reads/job by method, R=" + r + ": " + t.readsPerJobByMethod());
                     // The floor right after the lifecycle: it does not touch the database, so on
                     // PostgreSQL it runs while the backends' statistics settle (FlushedCommits).
-                    log("transport floor: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs, no store, no Baton server logic");
+                    log("transport floor: " + r + " runners x " + o.slots() + " slots, " + o.jobs()
+                            + " jobs, no store, no Baton server logic");
                     TransportFloor.Result floor = TransportFloor.run(floorSample, r, o.slots(), o.jobs());
                     FlushedCommits.Result flushes = null;
                     if (flushMeter != null) {
-                        log("flushed commits: reading pg_stat_wal " + FlushedCommits.SETTLE_SECONDS + " s after the lifecycle's end");
+                        log("flushed commits: reading pg_stat_wal " + FlushedCommits.SETTLE_SECONDS
+                                + " s after the lifecycle's end");
                         flushes = flushMeter.stop(t.jobs(), lifecycleEnded);
                     }
                     log("store ceiling: " + StoreCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs");
-                    StoreCeiling.Result c = StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
-                    log("raw ceiling: " + RawCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs, 1 and " + RawCeiling.BATCH + " per transaction");
-                    List<RawCeiling.Result> raw = RawCeiling.run(database, work.resolve("raw-" + r), r, o.slots(), o.jobs());
+                    StoreCeiling.Result c =
+                            StoreCeiling.run(database, work.resolve("ceiling-" + r), r, o.slots(), o.jobs());
+                    log("raw ceiling: " + RawCeiling.workers(r, o.slots()) + " workers, " + o.jobs() + " jobs, 1 and "
+                            + RawCeiling.BATCH + " per transaction");
+                    List<RawCeiling.Result> raw =
+                            RawCeiling.run(database, work.resolve("raw-" + r), r, o.slots(), o.jobs());
                     double ratio = LifecycleThroughput.round(t.jobsPerSecond() / c.jobsPerSecond());
                     double rawPerStep = raw.get(0).jobsPerSecond();
                     double floorPerSecond = floor.floor().jobsPerSecond();
@@ -146,7 +172,8 @@ public final class Bench {
                     round.put("store_ceiling", c);
                     round.put("ratio_server_to_store", ratio);
                     round.put("raw_ceiling", raw);
-                    round.put("ratio_server_to_raw_per_step", LifecycleThroughput.round(t.jobsPerSecond() / rawPerStep));
+                    round.put(
+                            "ratio_server_to_raw_per_step", LifecycleThroughput.round(t.jobsPerSecond() / rawPerStep));
                     round.put("ratio_store_to_raw_per_step", LifecycleThroughput.round(c.jobsPerSecond() / rawPerStep));
                     round.put("transport_floor", floor);
                     round.put("ratio_floor_to_raw_per_step", LifecycleThroughput.round(floorPerSecond / rawPerStep));
@@ -155,30 +182,53 @@ public final class Bench {
                     if (flushes != null) round.put("flushed_commits", flushes);
                     rounds.add(round);
                     targetRounds.add(new Targets.Round(r, serverToFloor, own, flushes));
-                    table.add(row("2 lifecycle throughput R=" + r + " S=" + o.slots(), t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
-                            + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job, "
-                            + t.readsPerJobByMethod().getOrDefault(CountingStore.CLAIMS, 0.0) + " claims/job ("
-                            + t.readsPerJobByMethod().getOrDefault(CountingStore.EMPTY_CLAIMS, 0.0) + " empty)"
-                            + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + use(t.resources(), t.jobsPerSecond()) + ")"));
-                    if (flushes != null) table.add(row("2w flushed commits R=" + r + " (PostgreSQL, submit to processed)", FlushedCommits.describe(flushes)));
-                    table.add(row("3 store ceiling, " + c.workers() + " workers", c.jobsPerSecond() + " jobs/s (" + use(c.resources(), c.jobsPerSecond()) + "); server/store = " + ratio));
+                    table.add(row(
+                            "2 lifecycle throughput R=" + r + " S=" + o.slots(),
+                            t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in "
+                                    + t.seconds() + " s, " + t.submitters() + " submitters, " + t.writesPerJob()
+                                    + " store writes/job, " + t.readsPerJob() + " store reads/job, "
+                                    + t.readsPerJobByMethod().getOrDefault(CountingStore.CLAIMS, 0.0) + " claims/job ("
+                                    + t.readsPerJobByMethod().getOrDefault(CountingStore.EMPTY_CLAIMS, 0.0) + " empty)"
+                                    + (t.finished() ? "" : ", UNFINISHED")
+                                    + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; "
+                                    + use(t.resources(), t.jobsPerSecond()) + ")"));
+                    if (flushes != null)
+                        table.add(row(
+                                "2w flushed commits R=" + r + " (PostgreSQL, submit to processed)",
+                                FlushedCommits.describe(flushes)));
+                    table.add(row(
+                            "3 store ceiling, " + c.workers() + " workers",
+                            c.jobsPerSecond() + " jobs/s (" + use(c.resources(), c.jobsPerSecond())
+                                    + "); server/store = " + ratio));
                     for (RawCeiling.Result x : raw) {
-                        table.add(row("3b raw ceiling, " + x.mode() + ", " + x.workers() + " workers", x.jobsPerSecond() + " jobs/s (" + use(x.resources(), x.jobsPerSecond())
-                                + "); server/raw = " + LifecycleThroughput.round(t.jobsPerSecond() / x.jobsPerSecond())
-                                + ", store/raw = " + LifecycleThroughput.round(c.jobsPerSecond() / x.jobsPerSecond())));
+                        table.add(row(
+                                "3b raw ceiling, " + x.mode() + ", " + x.workers() + " workers",
+                                x.jobsPerSecond() + " jobs/s (" + use(x.resources(), x.jobsPerSecond())
+                                        + "); server/raw = "
+                                        + LifecycleThroughput.round(t.jobsPerSecond() / x.jobsPerSecond())
+                                        + ", store/raw = "
+                                        + LifecycleThroughput.round(c.jobsPerSecond() / x.jobsPerSecond())));
                     }
-                    table.add(row("3f transport floor R=" + r + " S=" + o.slots() + " (no store, no Baton logic)", TransportFloor.describe(floor)
-                            + "; floor/raw 1 per step = " + LifecycleThroughput.round(floorPerSecond / rawPerStep)
-                            + ", server/floor = " + serverToFloor));
-                    table.add(row("3c Baton's own machine CPU per job R=" + r, own < 0 ? "unknown (no /proc/stat)"
-                            : own + " ms (lifecycle minus floor minus raw at " + RawCeiling.BATCH + " jobs per transaction)"));
+                    table.add(row(
+                            "3f transport floor R=" + r + " S=" + o.slots() + " (no store, no Baton logic)",
+                            TransportFloor.describe(floor)
+                                    + "; floor/raw 1 per step = "
+                                    + LifecycleThroughput.round(floorPerSecond / rawPerStep)
+                                    + ", server/floor = " + serverToFloor));
+                    table.add(row(
+                            "3c Baton's own machine CPU per job R=" + r,
+                            own < 0
+                                    ? "unknown (no /proc/stat)"
+                                    : own + " ms (lifecycle minus floor minus raw at " + RawCeiling.BATCH
+                                            + " jobs per transaction)"));
                 }
                 json.put("lifecycle_throughput", rounds);
 
                 List<CoreScaling.Result> cores = null;
                 String coresMissing = CpuPinning.unavailable();
                 if (coresMissing == null) {
-                    cores = CoreScaling.run(database, work.resolve("cores"), o.runners(), o.slots(), o.jobs(), !o.smoke());
+                    cores = CoreScaling.run(
+                            database, work.resolve("cores"), o.runners(), o.slots(), o.jobs(), !o.smoke());
                     json.put("core_scaling", cores);
                     CoreScaling.addRows(table, cores);
                 } else {
@@ -186,20 +236,40 @@ public final class Bench {
                     json.put("core_scaling", Map.of("not_measured", coresMissing));
                     table.add(row("2p lifecycle, server on 1 and 2 cores", "not measured: " + coresMissing));
                 }
-                targets = Targets.of(new Targets.Figures(database.kind(), targetRounds, dispatch.submitToJob(),
-                        across == null ? null : across.submitToJob(), cores, coresMissing));
+                targets = Targets.of(new Targets.Figures(
+                        database.kind(),
+                        targetRounds,
+                        dispatch.submitToJob(),
+                        across == null ? null : across.submitToJob(),
+                        cores,
+                        coresMissing));
 
-                log("connection scale: " + o.connections() + " runners, " + o.warmupSeconds() + " s warm-up, " + o.durationSeconds() + " s measured");
-                ConnectionScale.Result s = ConnectionScale.run(server, database, work, o.connections(), o.warmupSeconds(), o.durationSeconds());
+                log("connection scale: " + o.connections() + " runners, " + o.warmupSeconds() + " s warm-up, "
+                        + o.durationSeconds() + " s measured");
+                ConnectionScale.Result s = ConnectionScale.run(
+                        server, database, work, o.connections(), o.warmupSeconds(), o.durationSeconds());
                 json.put("connection_scale", s);
-                table.add(row("4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job; " + s.ackedInWindow()
-                        + " acked in the window, " + s.openAtEnd() + " open at the end), heartbeat ack",
+                table.add(row(
+                        "4 connection scale: " + s.connected() + " runners (" + s.holdingJobs() + " with a job; "
+                                + s.ackedInWindow() + " acked in the window, " + s.openAtEnd()
+                                + " open at the end), heartbeat ack",
                         summary(s.ackLatency()) + ", " + s.acksPerSecond() + " acks/s"));
-                table.add(row("  server process (fleet in a child JVM)", s.server().cpuCores() + " cores CPU, GC " + s.server().gcMillis() + " ms, RSS " + s.serverRssMib() + " MiB (peak "
-                        + s.serverPeakRssMib() + "), heap used " + s.serverHeapUsedMib() + " MiB"));
-                table.add(row("  database writes", s.storeWritesPerSecond() + " store write calls/s " + s.storeWritesByMethod() + " in " + s.seconds() + " s (" + s.heartbeatRowsPerSecond()
-                        + " heartbeat rows/s)" + (s.pgCommitsPerSecond() != null ? ", " + s.pgCommitsPerSecond() + " pg commits/s (whole database)" : "")));
-                table.add(row("  fleet client", s.clientCpuCores() + " cores CPU, RSS " + s.clientRssMib() + " MiB, " + s.problems() + " protocol problems"));
+                table.add(row(
+                        "  server process (fleet in a child JVM)",
+                        s.server().cpuCores() + " cores CPU, GC " + s.server().gcMillis() + " ms, RSS "
+                                + s.serverRssMib() + " MiB (peak " + s.serverPeakRssMib() + "), heap used "
+                                + s.serverHeapUsedMib() + " MiB"));
+                table.add(row(
+                        "  database writes",
+                        s.storeWritesPerSecond() + " store write calls/s " + s.storeWritesByMethod() + " in "
+                                + s.seconds() + " s (" + s.heartbeatRowsPerSecond() + " heartbeat rows/s)"
+                                + (s.pgCommitsPerSecond() != null
+                                        ? ", " + s.pgCommitsPerSecond() + " pg commits/s (whole database)"
+                                        : "")));
+                table.add(row(
+                        "  fleet client",
+                        s.clientCpuCores() + " cores CPU, RSS " + s.clientRssMib() + " MiB, " + s.problems()
+                                + " protocol problems"));
             }
         } finally {
             deleteQuietly(work);
@@ -215,7 +285,9 @@ public final class Bench {
     /** Writes {@code json} to {@code <out>/<prefix>-<UTC time>[-smoke].json}. */
     static Path write(BenchOptions o, String prefix, Map<String, Object> json) throws IOException {
         Files.createDirectories(o.out());
-        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC)
+                .format(Instant.now());
         Path file = o.out().resolve(prefix + "-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
         Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
         return file;
@@ -227,7 +299,8 @@ public final class Bench {
      * {@value RawCeiling#BATCH} jobs per transaction (the database's share at its cheapest). -1
      * where the machine's CPU is unknown.
      */
-    static double batonOwnMillisPerJob(LifecycleThroughput.Result lifecycle, LifecycleThroughput.Result floor, RawCeiling.Result raw) {
+    static double batonOwnMillisPerJob(
+            LifecycleThroughput.Result lifecycle, LifecycleThroughput.Result floor, RawCeiling.Result raw) {
         double l = lifecycle.resources().machineMillisPerJob(lifecycle.jobsPerSecond());
         double f = floor.resources().machineMillisPerJob(floor.jobsPerSecond());
         double r = raw.resources().machineMillisPerJob(raw.jobsPerSecond());
@@ -238,7 +311,8 @@ public final class Bench {
     private static DispatchLatency.Result acrossNodes(BenchDatabase database, Path work, int samples) throws Exception {
         List<BenchServer> nodes = BenchServer.startCluster(work.resolve("cluster"), database.freshUrl(), 2);
         try {
-            return DispatchLatency.run(nodes.get(0), nodes.get(1), "dispatch-cross", samples, Math.max(3, samples / 10));
+            return DispatchLatency.run(
+                    nodes.get(0), nodes.get(1), "dispatch-cross", samples, Math.max(3, samples / 10));
         } finally {
             for (BenchServer n : nodes.reversed()) n.close();
         }
@@ -250,8 +324,17 @@ public final class Bench {
         json.put("started", Instant.now().toString());
         json.put("options", o.describe());
         json.put("load_average_at_start", ResourceUse.currentLoadAverage());
-        json.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(), "java", System.getProperty("java.version"),
-                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"), "max_heap_mib", Runtime.getRuntime().maxMemory() >> 20));
+        json.put(
+                "machine",
+                Map.of(
+                        "cores",
+                        Runtime.getRuntime().availableProcessors(),
+                        "java",
+                        System.getProperty("java.version"),
+                        "os",
+                        System.getProperty("os.name") + " " + System.getProperty("os.version"),
+                        "max_heap_mib",
+                        Runtime.getRuntime().maxMemory() >> 20));
         return json;
     }
 
@@ -267,12 +350,13 @@ public final class Bench {
     }
 
     static String summary(Summary s) {
-        return "median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs() + " ms";
+        return "median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs()
+                + " ms";
     }
 
     static String use(ResourceUse u) {
-        return u.cpuCores() + " cores CPU" + (u.machineCores() < 0 ? "" : " (machine " + u.machineCores() + ")") + ", GC " + u.gcCount() + "×/" + u.gcMillis()
-                + " ms, load " + u.loadAverage();
+        return u.cpuCores() + " cores CPU" + (u.machineCores() < 0 ? "" : " (machine " + u.machineCores() + ")")
+                + ", GC " + u.gcCount() + "×/" + u.gcMillis() + " ms, load " + u.loadAverage();
     }
 
     /** The same with the machine's CPU per job at this rate: the budget issue 13's targets are weighed in. */

@@ -15,7 +15,10 @@ import java.util.UUID;
  * the local PostgreSQL (dropped again on close), so every part of a run starts empty.
  */
 final class BenchDatabase implements AutoCloseable {
-    enum Kind { SQLITE, POSTGRESQL }
+    enum Kind {
+        SQLITE,
+        POSTGRESQL
+    }
 
     private final Kind kind;
     private final String pgHostUrl;
@@ -35,7 +38,8 @@ final class BenchDatabase implements AutoCloseable {
     /** A Baton database_url for an empty database: null (SQLite file in dataDir) or a new schema. */
     String freshUrl() {
         if (kind == Kind.SQLITE) return null;
-        String schema = "baton_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String schema =
+                "baton_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (Connection c = connect()) {
             c.createStatement().execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {
@@ -58,8 +62,9 @@ final class BenchDatabase implements AutoCloseable {
     OptionalLong commits() {
         if (kind != Kind.POSTGRESQL) return OptionalLong.empty();
         try (Connection c = connect();
-                ResultSet rs = c.createStatement().executeQuery(
-                        "SELECT pg_stat_clear_snapshot(), xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                ResultSet rs = c.createStatement()
+                        .executeQuery(
+                                "SELECT pg_stat_clear_snapshot(), xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
             return rs.next() ? OptionalLong.of(rs.getLong(2)) : OptionalLong.empty();
         } catch (SQLException e) {
             return OptionalLong.empty();
@@ -73,8 +78,9 @@ final class BenchDatabase implements AutoCloseable {
     FlushedCommits.Counters walCounters() throws SQLException {
         if (kind != Kind.POSTGRESQL) throw new IllegalStateException("pg_stat_wal is PostgreSQL's");
         try (Connection c = connect();
-                ResultSet rs = c.createStatement().executeQuery("SELECT pg_stat_clear_snapshot(), w.wal_sync, w.wal_write, d.xact_commit"
-                        + " FROM pg_stat_wal w, pg_stat_database d WHERE d.datname = current_database()")) {
+                ResultSet rs = c.createStatement()
+                        .executeQuery("SELECT pg_stat_clear_snapshot(), w.wal_sync, w.wal_write, d.xact_commit"
+                                + " FROM pg_stat_wal w, pg_stat_database d WHERE d.datname = current_database()")) {
             if (!rs.next()) throw new SQLException("no pg_stat_database row for the current database");
             return new FlushedCommits.Counters(rs.getLong(2), rs.getLong(3), rs.getLong(4));
         }

@@ -14,7 +14,8 @@ import java.time.Instant;
  * temporary directory. Stopped on close.
  */
 final class BenchNats implements AutoCloseable {
-    static final Path BINARY = Path.of(System.getenv().getOrDefault("BATON_BENCH_NATS_SERVER", "/usr/sbin/nats-server"));
+    static final Path BINARY =
+            Path.of(System.getenv().getOrDefault("BATON_BENCH_NATS_SERVER", "/usr/sbin/nats-server"));
 
     private final Process process;
     private final int port;
@@ -25,14 +26,26 @@ final class BenchNats implements AutoCloseable {
     }
 
     static BenchNats start(Path dir) throws IOException, InterruptedException {
-        if (!Files.isExecutable(BINARY)) throw new IOException("no nats-server at " + BINARY + " (Debian's nats-server package; BATON_BENCH_NATS_SERVER)");
+        if (!Files.isExecutable(BINARY))
+            throw new IOException(
+                    "no nats-server at " + BINARY + " (Debian's nats-server package; BATON_BENCH_NATS_SERVER)");
         Files.createDirectories(dir);
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        Process p = new ProcessBuilder(BINARY.toString(), "-a", "127.0.0.1", "-p", Integer.toString(port), "-js", "-sd", dir.resolve("store").toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("nats.log").toFile()).start();
+        Process p = new ProcessBuilder(
+                        BINARY.toString(),
+                        "-a",
+                        "127.0.0.1",
+                        "-p",
+                        Integer.toString(port),
+                        "-js",
+                        "-sd",
+                        dir.resolve("store").toString())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("nats.log").toFile())
+                .start();
         Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
         while (true) {
             try (Socket ignored = new Socket("127.0.0.1", port)) {

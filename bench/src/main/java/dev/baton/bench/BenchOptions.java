@@ -6,8 +6,20 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Command-line flags of the harness; --smoke shrinks everything to a seconds-long run. */
-record BenchOptions(BenchDatabase.Kind database, List<Integer> runners, int slots, int jobs, int samples, int baselineSamples,
-        int connections, int durationSeconds, int warmupSeconds, Path out, String pgUrl, String pgUser, boolean smoke) {
+record BenchOptions(
+        BenchDatabase.Kind database,
+        List<Integer> runners,
+        int slots,
+        int jobs,
+        int samples,
+        int baselineSamples,
+        int connections,
+        int durationSeconds,
+        int warmupSeconds,
+        Path out,
+        String pgUrl,
+        String pgUser,
+        boolean smoke) {
 
     static final String USAGE = """
             usage: bench [--database sqlite|postgresql] [--runners 1,10,100] [--slots 1] [--jobs 2000]
@@ -21,7 +33,13 @@ record BenchOptions(BenchDatabase.Kind database, List<Integer> runners, int slot
     static BenchOptions parse(String... args) {
         BenchDatabase.Kind database = BenchDatabase.Kind.SQLITE;
         List<Integer> runners = null;
-        Integer slots = null, jobs = null, samples = null, baseline = null, connections = null, duration = null, warmup = null;
+        Integer slots = null,
+                jobs = null,
+                samples = null,
+                baseline = null,
+                connections = null,
+                duration = null,
+                warmup = null;
         Path out = Path.of("bench-results");
         String pgUrl = System.getenv().getOrDefault("BATON_BENCH_PG_URL", "postgresql://127.0.0.1:5432/test");
         String pgUser = System.getenv().getOrDefault("BATON_BENCH_PG_USER", "postgres");
@@ -36,12 +54,17 @@ record BenchOptions(BenchDatabase.Kind database, List<Integer> runners, int slot
             if (i + 1 >= args.length) throw new IllegalArgumentException("missing value for " + flag + "\n" + USAGE);
             String v = args[++i];
             switch (flag) {
-                case "--database" -> database = switch (v) {
-                    case "sqlite" -> BenchDatabase.Kind.SQLITE;
-                    case "postgresql", "postgres" -> BenchDatabase.Kind.POSTGRESQL;
-                    default -> throw new IllegalArgumentException("--database must be sqlite or postgresql, got " + v);
-                };
-                case "--runners" -> runners = Arrays.stream(v.split(",")).map(s -> positive(flag, s)).toList();
+                case "--database" ->
+                    database = switch (v) {
+                        case "sqlite" -> BenchDatabase.Kind.SQLITE;
+                        case "postgresql", "postgres" -> BenchDatabase.Kind.POSTGRESQL;
+                        default ->
+                            throw new IllegalArgumentException("--database must be sqlite or postgresql, got " + v);
+                    };
+                case "--runners" ->
+                    runners = Arrays.stream(v.split(","))
+                            .map(s -> positive(flag, s))
+                            .toList();
                 case "--slots" -> slots = positive(flag, v);
                 case "--jobs" -> jobs = positive(flag, v);
                 case "--samples" -> samples = positive(flag, v);
@@ -55,11 +78,22 @@ record BenchOptions(BenchDatabase.Kind database, List<Integer> runners, int slot
                 default -> throw new IllegalArgumentException("unknown flag " + flag + "\n" + USAGE);
             }
         }
-        if (connections != null && connections > 10_000) throw new IllegalArgumentException("--connections is at most 10000");
-        return new BenchOptions(database,
+        if (connections != null && connections > 10_000)
+            throw new IllegalArgumentException("--connections is at most 10000");
+        return new BenchOptions(
+                database,
                 runners != null ? runners : smoke ? List.of(1, 3) : List.of(1, 10, 100),
-                or(slots, 1), or(jobs, smoke ? 30 : 2000), or(samples, smoke ? 10 : 1000), or(baseline, smoke ? 2 : 30),
-                or(connections, smoke ? 20 : 1000), or(duration, smoke ? 2 : 20), or(warmup, smoke ? 1 : 5), out, pgUrl, pgUser, smoke);
+                or(slots, 1),
+                or(jobs, smoke ? 30 : 2000),
+                or(samples, smoke ? 10 : 1000),
+                or(baseline, smoke ? 2 : 30),
+                or(connections, smoke ? 20 : 1000),
+                or(duration, smoke ? 2 : 20),
+                or(warmup, smoke ? 1 : 5),
+                out,
+                pgUrl,
+                pgUser,
+                smoke);
     }
 
     List<String> describe() {

@@ -48,10 +48,19 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
         this(dataDir, databaseUrl, nodeId, imageAffinity, null);
     }
 
-    private BenchServer(Path dataDir, String databaseUrl, String nodeId, boolean imageAffinity, dev.baton.server.config.BrokerSettings broker)
+    private BenchServer(
+            Path dataDir,
+            String databaseUrl,
+            String nodeId,
+            boolean imageAffinity,
+            dev.baton.server.config.BrokerSettings broker)
             throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
-        ServerConfig.Builder builder = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(REQUEST_BODY_MAX_BYTES);
+        ServerConfig.Builder builder = ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(REQUEST_BODY_MAX_BYTES);
         if (broker != null) builder.broker(broker);
         ServerConfig config = builder.build();
         if (nodeId != null) config = config.withNode(nodeId, d.nodeTimeout());
@@ -60,7 +69,9 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
             lastProcessedNanos = System.nanoTime();
             processed.incrementAndGet();
         });
-        this.server = ServerAssembly.builder(config, Clock.systemUTC()).store(store.store()).start();
+        this.server = ServerAssembly.builder(config, Clock.systemUTC())
+                .store(store.store())
+                .start();
         this.admin = Files.readString(dataDir.resolve("admin-token")).strip();
         this.http = newHttpClient();
     }
@@ -78,9 +89,15 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
     }
 
     /** A server that also offers the jobs of {@code brokerSpecs} on the NATS broker at {@code natsUrl} (transport A, {@link LeaseBench}). */
-    static BenchServer startWithBroker(Path dataDir, String databaseUrl, String natsUrl, java.util.Set<String> brokerSpecs) throws IOException {
-        BenchServer s = new BenchServer(dataDir, databaseUrl, null, ServerConfig.DEFAULT_IMAGE_AFFINITY,
-                new dev.baton.server.config.BrokerSettings(natsUrl, "websocket", brokerSpecs, dev.baton.server.config.BrokerSettings.DEFAULT_LEASE_TTL));
+    static BenchServer startWithBroker(
+            Path dataDir, String databaseUrl, String natsUrl, java.util.Set<String> brokerSpecs) throws IOException {
+        BenchServer s = new BenchServer(
+                dataDir,
+                databaseUrl,
+                null,
+                ServerConfig.DEFAULT_IMAGE_AFFINITY,
+                new dev.baton.server.config.BrokerSettings(
+                        natsUrl, "websocket", brokerSpecs, dev.baton.server.config.BrokerSettings.DEFAULT_LEASE_TTL));
         s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
         s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
         return s;
@@ -134,7 +151,21 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
 
     @Override
     public void createSpec(String slug) {
-        post("/v0/specs", Map.of("name", slug, "slug", slug, "architecture", "x86_64", "cpu", 1, "memory", 1 << 30, "disk", 1L << 33));
+        post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        slug,
+                        "slug",
+                        slug,
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        1,
+                        "memory",
+                        1 << 30,
+                        "disk",
+                        1L << 33));
     }
 
     /** Creates a runner and, when {@code spec} is not null, assigns it that spec. */
@@ -175,9 +206,13 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
 
     JsonNode get(String path) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
-                    .header("Authorization", "Bearer " + admin).build(), HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) throw new IllegalStateException("GET " + path + " → " + response.statusCode() + ": " + response.body());
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                            .header("Authorization", "Bearer " + admin)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200)
+                throw new IllegalStateException("GET " + path + " → " + response.statusCode() + ": " + response.body());
             return Wire.mapper().readTree(response.body());
         } catch (IOException e) {
             throw new IllegalStateException("GET " + path + " failed: " + e, e);
@@ -189,7 +224,10 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
 
     /** A GET answered as a stream (Server-Sent Events), with the admin token. */
     HttpResponse<java.io.InputStream> stream(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path)).header("Authorization", "Bearer " + admin).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                        .header("Authorization", "Bearer " + admin)
+                        .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
     }
 
@@ -199,17 +237,25 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
 
     /** An HTTP client as the benchmarks use it (HTTP/1.1, the transport floor's too). */
     static HttpClient newHttpClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
     }
 
     /** A JSON POST with a bearer token, as a user would send it; shared with the transport floor so both are driven alike. */
     static JsonNode post(HttpClient http, String baseUrl, String token, String path, Object body) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl + path))
-                    .header("Authorization", "Bearer " + token)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() / 100 != 2) throw new IllegalStateException("POST " + path + " → " + response.statusCode() + ": " + response.body());
+            HttpResponse<String> response = http.send(
+                    HttpRequest.newBuilder(URI.create(baseUrl + path))
+                            .header("Authorization", "Bearer " + token)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() / 100 != 2)
+                throw new IllegalStateException(
+                        "POST " + path + " → " + response.statusCode() + ": " + response.body());
             return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
         } catch (IOException e) {
             throw new IllegalStateException("POST " + path + " failed: " + e, e);

@@ -36,32 +36,48 @@ final class ClusterBench {
             try {
                 int warmup = Math.max(3, o.samples() / 10);
                 Bench.log("dispatch latency across nodes: " + o.samples() + " samples");
-                DispatchLatency.Result cross = DispatchLatency.run(nodes.get(0), nodes.get(1), "dispatch-cross", o.samples(), warmup);
+                DispatchLatency.Result cross =
+                        DispatchLatency.run(nodes.get(0), nodes.get(1), "dispatch-cross", o.samples(), warmup);
                 json.put("dispatch_latency_across_nodes", cross);
-                table.add(Bench.row("dispatch, submit on node 1 → runner on node 2 (n=" + cross.submitToJob().count() + ")",
+                table.add(Bench.row(
+                        "dispatch, submit on node 1 → runner on node 2 (n="
+                                + cross.submitToJob().count() + ")",
                         Bench.summary(cross.submitToJob())));
                 table.add(Bench.row("  process during samples", Bench.use(cross.resources())));
                 Bench.log("dispatch latency on one node of the cluster: " + o.samples() + " samples");
-                DispatchLatency.Result same = DispatchLatency.run(nodes.get(1), nodes.get(1), "dispatch-same", o.samples(), warmup);
+                DispatchLatency.Result same =
+                        DispatchLatency.run(nodes.get(1), nodes.get(1), "dispatch-same", o.samples(), warmup);
                 json.put("dispatch_latency_same_node", same);
-                table.add(Bench.row("dispatch, submit and runner on node 2 (n=" + same.submitToJob().count() + ")", Bench.summary(same.submitToJob())));
+                table.add(Bench.row(
+                        "dispatch, submit and runner on node 2 (n="
+                                + same.submitToJob().count() + ")",
+                        Bench.summary(same.submitToJob())));
 
-                Bench.log("lifecycle throughput, " + NODES + " nodes: " + runners + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
+                Bench.log("lifecycle throughput, " + NODES + " nodes: " + runners + " runners x " + o.slots()
+                        + " slots, " + o.jobs() + " jobs");
                 LifecycleThroughput.Result three = LifecycleThroughput.run(nodes, runners, o.slots(), o.jobs());
                 json.put("lifecycle_throughput_three_nodes", three);
-                table.add(Bench.row("lifecycle, " + NODES + " nodes, R=" + runners + " S=" + o.slots(), describe(three)));
+                table.add(
+                        Bench.row("lifecycle, " + NODES + " nodes, R=" + runners + " S=" + o.slots(), describe(three)));
 
-                Bench.log("live log latency, runner on node 1, followers on nodes 1 and 2: " + o.samples() + " entries");
+                Bench.log(
+                        "live log latency, runner on node 1, followers on nodes 1 and 2: " + o.samples() + " entries");
                 LiveLogLatency.Result logs = LiveLogLatency.run(nodes.get(0), nodes.get(1), o.samples(), warmup);
                 json.put("live_log_latency", logs);
-                table.add(Bench.row("live log, runner and follower on node 1 (n=" + logs.sameNode().count() + ")", Bench.summary(logs.sameNode())));
-                table.add(Bench.row("live log, runner on node 1, follower on node 2 (n=" + logs.acrossNodes().count() + ")",
+                table.add(Bench.row(
+                        "live log, runner and follower on node 1 (n="
+                                + logs.sameNode().count() + ")",
+                        Bench.summary(logs.sameNode())));
+                table.add(Bench.row(
+                        "live log, runner on node 1, follower on node 2 (n="
+                                + logs.acrossNodes().count() + ")",
                         Bench.summary(logs.acrossNodes())));
             } finally {
                 for (BenchServer n : nodes.reversed()) n.close();
             }
             try (BenchServer single = BenchServer.start(work.resolve("single"), database.freshUrl())) {
-                Bench.log("lifecycle throughput, 1 node: " + runners + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
+                Bench.log("lifecycle throughput, 1 node: " + runners + " runners x " + o.slots() + " slots, " + o.jobs()
+                        + " jobs");
                 LifecycleThroughput.Result one = LifecycleThroughput.run(single, runners, o.slots(), o.jobs());
                 json.put("lifecycle_throughput_one_node", one);
                 table.add(Bench.row("lifecycle, 1 node, R=" + runners + " S=" + o.slots(), describe(one)));
@@ -73,15 +89,20 @@ final class ClusterBench {
         json.put("load_average_at_end", ResourceUse.currentLoadAverage());
         Bench.printTable(table);
         Files.createDirectories(o.out());
-        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC)
+                .format(Instant.now());
         Path file = o.out().resolve("cluster-postgresql-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
         Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
         return file;
     }
 
     private static String describe(LifecycleThroughput.Result t) {
-        return t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in " + t.seconds() + " s, " + t.submitters() + " submitters, "
-                + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job" + (t.finished() ? "" : ", UNFINISHED")
-                + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; " + Bench.use(t.resources(), t.jobsPerSecond()) + ")";
+        return t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in " + t.seconds() + " s, " + t.submitters()
+                + " submitters, "
+                + t.writesPerJob() + " store writes/job, " + t.readsPerJob() + " store reads/job"
+                + (t.finished() ? "" : ", UNFINISHED")
+                + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "") + "; "
+                + Bench.use(t.resources(), t.jobsPerSecond()) + ")";
     }
 }

@@ -26,14 +26,33 @@ import java.util.concurrent.atomic.AtomicInteger;
  * xact_commit delta.
  */
 final class ConnectionScale {
-    record Result(int connections, int holdingJobs, int connected, int openAtEnd, int ackedInWindow, double seconds, double acksPerSecond, Summary ackLatency,
-            ResourceUse server, double serverRssMib, double serverPeakRssMib, double serverHeapUsedMib,
-            double storeWritesPerSecond, Map<String, Long> storeWritesByMethod, double heartbeatRowsPerSecond, Double pgCommitsPerSecond,
-            double clientCpuCores, double clientRssMib, long problems, String lastProblem) {}
+    record Result(
+            int connections,
+            int holdingJobs,
+            int connected,
+            int openAtEnd,
+            int ackedInWindow,
+            double seconds,
+            double acksPerSecond,
+            Summary ackLatency,
+            ResourceUse server,
+            double serverRssMib,
+            double serverPeakRssMib,
+            double serverHeapUsedMib,
+            double storeWritesPerSecond,
+            Map<String, Long> storeWritesByMethod,
+            double heartbeatRowsPerSecond,
+            Double pgCommitsPerSecond,
+            double clientCpuCores,
+            double clientRssMib,
+            long problems,
+            String lastProblem) {}
 
     private ConnectionScale() {}
 
-    static Result run(BenchServer server, BenchDatabase database, Path work, int connections, int warmupSeconds, int seconds) throws Exception {
+    static Result run(
+            BenchServer server, BenchDatabase database, Path work, int connections, int warmupSeconds, int seconds)
+            throws Exception {
         String spec = "scale";
         server.createSpec(spec);
         int holders = Math.max(1, connections / 10);
@@ -60,13 +79,23 @@ final class ConnectionScale {
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String base = server.channel("x").toString().replaceFirst("/v0/runners/x/channel$", "");
-        Process child = new ProcessBuilder(java, "-Xmx2g", "-cp", System.getProperty("java.class.path"), Fleet.class.getName(),
-                base, credentials.toString(), String.valueOf(warmupSeconds), String.valueOf(seconds))
+        Process child = new ProcessBuilder(
+                        java,
+                        "-Xmx2g",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Fleet.class.getName(),
+                        base,
+                        credentials.toString(),
+                        String.valueOf(warmupSeconds),
+                        String.valueOf(seconds))
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line = out.readLine();
-            if (line == null || !line.startsWith("CONNECTED")) throw new IllegalStateException("fleet did not connect: " + line);
+            if (line == null || !line.startsWith("CONNECTED"))
+                throw new IllegalStateException("fleet did not connect: " + line);
             int connected = Integer.parseInt(line.split(" ")[1]);
             line = out.readLine();
             if (!"MEASURING".equals(line)) throw new IllegalStateException("fleet said " + line);
@@ -88,15 +117,32 @@ final class ConnectionScale {
             });
             double rows = (server.store().heartbeatRows() - rows0) / wall;
             OptionalLong commits1 = database.commits();
-            Double commits = commits0.isPresent() && commits1.isPresent() ? (commits1.getAsLong() - commits0.getAsLong()) / wall : null;
+            Double commits = commits0.isPresent() && commits1.isPresent()
+                    ? (commits1.getAsLong() - commits0.getAsLong()) / wall
+                    : null;
             JsonNode r = Wire.mapper().readTree(line);
             if (!child.waitFor(60, TimeUnit.SECONDS)) child.destroyForcibly();
-            return new Result(connections, r.get("holding_jobs").asInt(), connected, r.get("open_at_end").asInt(), r.get("acked_in_window").asInt(), round(r.get("seconds").asDouble()),
-                    round(r.get("acks_per_second").asDouble()), Wire.mapper().treeToValue(r.get("ack_latency"), Summary.class),
-                    used, round(ProcessStats.rssMiB()), round(ProcessStats.peakRssMiB()), ProcessStats.heapUsedMiB(),
-                    round(writes), byMethod, round(rows), commits == null ? null : round(commits),
-                    round(r.get("client_cpu_cores").asDouble()), round(r.get("client_rss_mib").asDouble()),
-                    r.get("problems").asLong(), r.hasNonNull("last_problem") ? r.get("last_problem").asText() : null);
+            return new Result(
+                    connections,
+                    r.get("holding_jobs").asInt(),
+                    connected,
+                    r.get("open_at_end").asInt(),
+                    r.get("acked_in_window").asInt(),
+                    round(r.get("seconds").asDouble()),
+                    round(r.get("acks_per_second").asDouble()),
+                    Wire.mapper().treeToValue(r.get("ack_latency"), Summary.class),
+                    used,
+                    round(ProcessStats.rssMiB()),
+                    round(ProcessStats.peakRssMiB()),
+                    ProcessStats.heapUsedMiB(),
+                    round(writes),
+                    byMethod,
+                    round(rows),
+                    commits == null ? null : round(commits),
+                    round(r.get("client_cpu_cores").asDouble()),
+                    round(r.get("client_rss_mib").asDouble()),
+                    r.get("problems").asLong(),
+                    r.hasNonNull("last_problem") ? r.get("last_problem").asText() : null);
         } finally {
             if (child.isAlive()) child.destroyForcibly();
         }

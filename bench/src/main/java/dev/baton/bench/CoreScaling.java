@@ -30,8 +30,21 @@ import java.util.concurrent.TimeUnit;
  */
 final class CoreScaling {
     /** One run: where the server and the harness ran, and the lifecycle's figures. */
-    record Run(String serverCpus, String harnessCpus, int runners, int slots, int jobs, int submitters, double seconds, double jobsPerSecond,
-            double submitSeconds, boolean finished, long problems, int serverThreadsPinned, ResourceUse server, double harnessCpuCores) {}
+    record Run(
+            String serverCpus,
+            String harnessCpus,
+            int runners,
+            int slots,
+            int jobs,
+            int submitters,
+            double seconds,
+            double jobsPerSecond,
+            double submitSeconds,
+            boolean finished,
+            long problems,
+            int serverThreadsPinned,
+            ResourceUse server,
+            double harnessCpuCores) {}
 
     /** Both runs for one R and their ratio, 2 cores ÷ 1 core. */
     record Result(int runners, Run oneCore, Run twoCores, double ratio) {}
@@ -39,7 +52,9 @@ final class CoreScaling {
     private CoreScaling() {}
 
     /** Both runs for every R, after a warm-up run unless {@code warmUp} is false (the smoke run skips it). */
-    static List<Result> run(BenchDatabase database, Path work, List<Integer> runnerCounts, int slots, int jobs, boolean warmUp) throws Exception {
+    static List<Result> run(
+            BenchDatabase database, Path work, List<Integer> runnerCounts, int slots, int jobs, boolean warmUp)
+            throws Exception {
         List<Integer> allowed = CpuPinning.allowedCpus();
         List<Integer> oneCore = allowed.subList(0, 1);
         List<Integer> twoCores = allowed.subList(0, 2);
@@ -50,16 +65,27 @@ final class CoreScaling {
                 if (warmUp) {
                     int[] rounds = {0};
                     for (int r : runnerCounts) {
-                        WarmUp.untilCompiled("cores R=" + r + ", server on CPUs " + CpuPinning.format(twoCores),
-                                () -> measure(harness, database, work.resolve("warm-up-" + ++rounds[0]), twoCores, r, slots, jobs));
+                        WarmUp.untilCompiled(
+                                "cores R=" + r + ", server on CPUs " + CpuPinning.format(twoCores),
+                                () -> measure(
+                                        harness,
+                                        database,
+                                        work.resolve("warm-up-" + ++rounds[0]),
+                                        twoCores,
+                                        r,
+                                        slots,
+                                        jobs));
                     }
                 }
                 for (int r : runnerCounts) {
-                    Bench.log("cores: server on CPU " + CpuPinning.format(oneCore) + ", harness on CPU " + harness.cpus + ", " + r + " runners x " + slots + " slots, " + jobs + " jobs");
+                    Bench.log("cores: server on CPU " + CpuPinning.format(oneCore) + ", harness on CPU " + harness.cpus
+                            + ", " + r + " runners x " + slots + " slots, " + jobs + " jobs");
                     Run one = measure(harness, database, work.resolve("one-" + r), oneCore, r, slots, jobs);
-                    Bench.log("cores: server on CPUs " + CpuPinning.format(twoCores) + ", harness on CPU " + harness.cpus + ", " + r + " runners x " + slots + " slots, " + jobs + " jobs");
+                    Bench.log("cores: server on CPUs " + CpuPinning.format(twoCores) + ", harness on CPU "
+                            + harness.cpus + ", " + r + " runners x " + slots + " slots, " + jobs + " jobs");
                     Run two = measure(harness, database, work.resolve("two-" + r), twoCores, r, slots, jobs);
-                    results.add(new Result(r, one, two, LifecycleThroughput.round(two.jobsPerSecond() / one.jobsPerSecond())));
+                    results.add(new Result(
+                            r, one, two, LifecycleThroughput.round(two.jobsPerSecond() / one.jobsPerSecond())));
                 }
             } finally {
                 CpuPinning.pinProcess(allowed);
@@ -68,7 +94,14 @@ final class CoreScaling {
         return results;
     }
 
-    private static Run measure(Harness harness, BenchDatabase database, Path dataDir, List<Integer> serverCpus, int runnerCount, int slots, int jobs)
+    private static Run measure(
+            Harness harness,
+            BenchDatabase database,
+            Path dataDir,
+            List<Integer> serverCpus,
+            int runnerCount,
+            int slots,
+            int jobs)
             throws Exception {
         int pinned = CpuPinning.pinProcess(serverCpus);
         try (BenchServer server = BenchServer.start(dataDir, database.freshUrl())) {
@@ -100,18 +133,34 @@ final class CoreScaling {
             ResourceUse used = meter.stop();
             boolean finished = done >= jobs;
             long end = finished ? server.lastProcessedNanos() : System.nanoTime();
-            double submitSeconds = Double.parseDouble(harness.expect("SUBMITTED").substring("SUBMITTED ".length()));
-            JsonNode result = Wire.mapper().readTree(harness.command("FINISH", "RESULT").substring("RESULT ".length()));
+            double submitSeconds =
+                    Double.parseDouble(harness.expect("SUBMITTED").substring("SUBMITTED ".length()));
+            JsonNode result =
+                    Wire.mapper().readTree(harness.command("FINISH", "RESULT").substring("RESULT ".length()));
             double seconds = (end - t0) / 1e9;
-            return new Run(CpuPinning.format(serverCpus), harness.cpus, runnerCount, slots, jobs, result.get("submitters").asInt(),
-                    LifecycleThroughput.round(seconds), LifecycleThroughput.round(done / seconds), submitSeconds, finished,
-                    result.get("problems").asLong(), pinned, used, result.get("cpu_cores").asDouble());
+            return new Run(
+                    CpuPinning.format(serverCpus),
+                    harness.cpus,
+                    runnerCount,
+                    slots,
+                    jobs,
+                    result.get("submitters").asInt(),
+                    LifecycleThroughput.round(seconds),
+                    LifecycleThroughput.round(done / seconds),
+                    submitSeconds,
+                    finished,
+                    result.get("problems").asLong(),
+                    pinned,
+                    used,
+                    result.get("cpu_cores").asDouble());
         }
     }
 
     static String describe(Run r) {
-        return r.jobsPerSecond() + " jobs/s (" + r.jobs() + " jobs in " + r.seconds() + " s, " + r.submitters() + " submitters" + (r.finished() ? "" : ", UNFINISHED")
-                + (r.problems() > 0 ? ", " + r.problems() + " protocol problems" : "") + "; server on CPU " + r.serverCpus() + ": " + Bench.use(r.server(), r.jobsPerSecond())
+        return r.jobsPerSecond() + " jobs/s (" + r.jobs() + " jobs in " + r.seconds() + " s, " + r.submitters()
+                + " submitters" + (r.finished() ? "" : ", UNFINISHED")
+                + (r.problems() > 0 ? ", " + r.problems() + " protocol problems" : "") + "; server on CPU "
+                + r.serverCpus() + ": " + Bench.use(r.server(), r.jobsPerSecond())
                 + "; harness on CPU " + r.harnessCpus() + ": " + r.harnessCpuCores() + " cores CPU)";
     }
 
@@ -138,7 +187,9 @@ final class CoreScaling {
 
     static void addRows(List<String[]> table, List<Result> results) {
         for (Result x : results) {
-            table.add(Bench.row("2p lifecycle R=" + x.runners() + ", server on 1 core, harness in a child JVM", describe(x.oneCore())));
+            table.add(Bench.row(
+                    "2p lifecycle R=" + x.runners() + ", server on 1 core, harness in a child JVM",
+                    describe(x.oneCore())));
             table.add(Bench.row("2p lifecycle R=" + x.runners() + ", server on 2 cores", describe(x.twoCores())));
             table.add(Bench.row("2p   2 cores ÷ 1 core, R=" + x.runners(), String.valueOf(x.ratio())));
         }
@@ -160,9 +211,17 @@ final class CoreScaling {
 
         static Harness start(List<Integer> cpus) throws IOException {
             List<String> command = new ArrayList<>(CpuPinning.command(cpus));
-            command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+            command.addAll(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx1g",
+                    "-cp",
+                    System.getProperty("java.class.path"),
                     PinnedHarness.class.getName()));
-            return new Harness(CpuPinning.format(cpus), new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            return new Harness(
+                    CpuPinning.format(cpus),
+                    new ProcessBuilder(command)
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start());
         }
 
         void send(String line) throws IOException {
@@ -177,7 +236,8 @@ final class CoreScaling {
                 if (line.startsWith(prefix)) return line;
                 System.err.println("bench: harness: " + line);
             }
-            throw new IOException("the harness process ended (exit " + (process.isAlive() ? "?" : process.exitValue()) + ") before answering " + prefix);
+            throw new IOException("the harness process ended (exit " + (process.isAlive() ? "?" : process.exitValue())
+                    + ") before answering " + prefix);
         }
 
         String command(String line, String answer) throws IOException {

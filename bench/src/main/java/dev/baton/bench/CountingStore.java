@@ -39,36 +39,124 @@ final class CountingStore {
 
     /** Not reads: claim transactions, and those that claimed no job, listed with the reads by method (printed per job). */
     static final String CLAIMS = "claimEach (write)";
+
     static final String EMPTY_CLAIMS = "claimEach (write, empty)";
 
     static final Set<String> WRITES = Set.of(
-            "addRunnerSpec", "attachRunner", "billMinutes", "cancel", "claimEach", "clearCancelDeadline",
-            "complete", "createOrganization", "createProject", "createReport", "createRun", "createRunner",
-            "createSchedule", "createSpec", "deleteSchedule", "deleteSpec", "detachRunner", "expireQueued",
-            "extendAcceptance", "fail", "markRunnerLost", "process", "quarantineIfFlaky", "reattach",
-            "recordAdapterError", "recordFingerprint", "recordJobHeartbeats", "recordLiveness",
-            "recordRunnerHeartbeats", "registerNode", "releaseRunner", "removeRunnerSpec", "requeue",
-            "rotateRunnerKey", "setPlan", "setRunnerLabels", "setSpecQueueTimeout", "setSpecRequireCleanFingerprint",
-            "start", "stopNode", "updateRunner", "updateSchedule", "updateSpec");
+            "addRunnerSpec",
+            "attachRunner",
+            "billMinutes",
+            "cancel",
+            "claimEach",
+            "clearCancelDeadline",
+            "complete",
+            "createOrganization",
+            "createProject",
+            "createReport",
+            "createRun",
+            "createRunner",
+            "createSchedule",
+            "createSpec",
+            "deleteSchedule",
+            "deleteSpec",
+            "detachRunner",
+            "expireQueued",
+            "extendAcceptance",
+            "fail",
+            "markRunnerLost",
+            "process",
+            "quarantineIfFlaky",
+            "reattach",
+            "recordAdapterError",
+            "recordFingerprint",
+            "recordJobHeartbeats",
+            "recordLiveness",
+            "recordRunnerHeartbeats",
+            "registerNode",
+            "releaseRunner",
+            "removeRunnerSpec",
+            "requeue",
+            "rotateRunnerKey",
+            "setPlan",
+            "setRunnerLabels",
+            "setSpecQueueTimeout",
+            "setSpecRequireCleanFingerprint",
+            "start",
+            "stopNode",
+            "updateRunner",
+            "updateSchedule",
+            "updateSpec");
     static final Set<String> READS = Set.of(
-            "attemptOutput", "attempts", "authenticateRunner", "billedMinutes", "clusterCounts", "completedUnprocessedJobs",
-            "countRegistryUploads", "dueSchedules", "expireNodes", "findAttempt", "findJob", "findJobOfReport",
-            "findOrganization", "findProject", "findRegistryUpload", "findReport", "findRunner", "findSchedule",
-            "findSpec", "hasPendingFor", "idleRegistryUploads", "inFlightJobs", "jobLabels", "listJobs", "listNodes",
-            "listOrganizations", "listProjects", "listRunners", "listSchedules", "listSpecs", "liveNodeUrl", "nextImage",
-            "pendingFacts", "pendingJobs", "pendingJobsWithQueueTimeout", "runnerLabels", "runnerNode", "runnerSpecs",
+            "attemptOutput",
+            "attempts",
+            "authenticateRunner",
+            "billedMinutes",
+            "clusterCounts",
+            "completedUnprocessedJobs",
+            "countRegistryUploads",
+            "dueSchedules",
+            "expireNodes",
+            "findAttempt",
+            "findJob",
+            "findJobOfReport",
+            "findOrganization",
+            "findProject",
+            "findRegistryUpload",
+            "findReport",
+            "findRunner",
+            "findSchedule",
+            "findSpec",
+            "hasPendingFor",
+            "idleRegistryUploads",
+            "inFlightJobs",
+            "jobLabels",
+            "listJobs",
+            "listNodes",
+            "listOrganizations",
+            "listProjects",
+            "listRunners",
+            "listSchedules",
+            "listSpecs",
+            "liveNodeUrl",
+            "nextImage",
+            "pendingFacts",
+            "pendingJobs",
+            "pendingJobsWithQueueTimeout",
+            "runnerLabels",
+            "runnerNode",
+            "runnerSpecs",
             "runnersOn");
     /** Served from memory after the first read; {@code findSpec} only by id (by slug or uuid it is a read). */
     static final Set<String> CACHED = Set.of("projectUuid", "reportFormat");
     /** Neither written nor read here: the store's parts counted elsewhere or not at all, listeners, life cycle. */
     static final Set<String> PASSED = Set.of(
-            "access", "advanceRegistryUpload", "advertiseNode", "alerts", "close", "createRegistryUpload",
-            "deleteRegistryUpload", "leaseOffers", "ojs", "onSpecsChange", "specsChangedElsewhere", "sweepDue");
+            "access",
+            "advanceRegistryUpload",
+            "advertiseNode",
+            "alerts",
+            "close",
+            "createRegistryUpload",
+            "deleteRegistryUpload",
+            "leaseOffers",
+            "ojs",
+            "onSpecsChange",
+            "specsChangedElsewhere",
+            "sweepDue");
     /** The store's parts whose methods are counted as the store's own are (each part a proxy of its interface). */
-    static final Set<String> PARTS = Set.of("claims", "liveness", "nodes", "organizations", "runners", "runs", "schedules", "specs", "transitions",
+    static final Set<String> PARTS = Set.of(
+            "claims",
+            "liveness",
+            "nodes",
+            "organizations",
+            "runners",
+            "runs",
+            "schedules",
+            "specs",
+            "transitions",
             "uploads");
     /** Batched last_heartbeat writes, whose rows are counted. */
-    private static final Set<String> HEARTBEAT_BATCHES = Set.of("recordRunnerHeartbeats", "recordJobHeartbeats", "recordLiveness");
+    private static final Set<String> HEARTBEAT_BATCHES =
+            Set.of("recordRunnerHeartbeats", "recordJobHeartbeats", "recordLiveness");
 
     private final Store delegate;
     private final Store proxy;
@@ -83,7 +171,8 @@ final class CountingStore {
     CountingStore(Store delegate, ProcessedListener processed) {
         this.delegate = delegate;
         this.processed = processed;
-        this.proxy = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, new Counting(delegate));
+        this.proxy = (Store) Proxy.newProxyInstance(
+                Store.class.getClassLoader(), new Class<?>[] {Store.class}, new Counting(delegate));
     }
 
     /** The counting store, to hand to the server. */
@@ -148,7 +237,8 @@ final class CountingStore {
                 Object part = parts.get(name);
                 if (part == null) {
                     Class<?> type = method.getReturnType();
-                    part = Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, new Counting(forward(method, args)));
+                    part = Proxy.newProxyInstance(
+                            type.getClassLoader(), new Class<?>[] {type}, new Counting(forward(method, args)));
                     Object raced = parts.putIfAbsent(name, part);
                     if (raced != null) part = raced;
                 }
@@ -166,7 +256,8 @@ final class CountingStore {
                 count(readsByMethod, name);
             } else if (!PASSED.contains(name)) {
                 if (method.isDefault()) return InvocationHandler.invokeDefault(self, method, args);
-                throw new IllegalStateException("CountingStore does not say how to count " + method.getDeclaringClass().getSimpleName() + "." + name);
+                throw new IllegalStateException("CountingStore does not say how to count "
+                        + method.getDeclaringClass().getSimpleName() + "." + name);
             }
             Object result = forward(method, args);
             if (name.equals("claimEach")) countClaims(result);

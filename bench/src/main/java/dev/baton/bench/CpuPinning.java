@@ -27,7 +27,9 @@ final class CpuPinning {
         if (cpus.isEmpty()) return "no /proc/self/status (not Linux?)";
         if (cpus.size() < 2) return "this process may use only CPU " + format(cpus);
         try {
-            Process p = new ProcessBuilder("taskset", "-V").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("taskset", "-V")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return "taskset -V failed";
         } catch (IOException e) {
@@ -48,7 +50,8 @@ final class CpuPinning {
     static List<Integer> allowedCpus(Path status) {
         try {
             for (String line : Files.readAllLines(status)) {
-                if (line.startsWith("Cpus_allowed_list:")) return parseList(line.substring("Cpus_allowed_list:".length()));
+                if (line.startsWith("Cpus_allowed_list:"))
+                    return parseList(line.substring("Cpus_allowed_list:".length()));
             }
         } catch (IOException | RuntimeException e) {
             return List.of();
@@ -88,9 +91,12 @@ final class CpuPinning {
         String pid = String.valueOf(ProcessHandle.current().pid());
         List<String> escaped = List.of();
         for (int attempt = 0; attempt < 3; attempt++) {
-            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", format(cpus), pid).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", format(cpus), pid)
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(p.getInputStream().readAllBytes());
-            if (!p.waitFor(30, TimeUnit.SECONDS)) throw new IOException("taskset -a -p -c " + format(cpus) + " " + pid + " did not finish: " + output);
+            if (!p.waitFor(30, TimeUnit.SECONDS))
+                throw new IOException("taskset -a -p -c " + format(cpus) + " " + pid + " did not finish: " + output);
             // A non-zero exit is most often a thread that ended while taskset walked the list
             // (no such process): what counts is whether every live thread is pinned, checked below.
             List<Path> threads = threads();

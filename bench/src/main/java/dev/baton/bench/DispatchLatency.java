@@ -24,7 +24,8 @@ final class DispatchLatency {
      * The same with the submission on {@code submitTo} and the runner connected to {@code runnerOn}:
      * two nodes of one cluster, the job reaching the runner's node by NOTIFY.
      */
-    static Result run(BenchServer submitTo, BenchServer runnerOn, String spec, int samples, int warmup) throws Exception {
+    static Result run(BenchServer submitTo, BenchServer runnerOn, String spec, int samples, int warmup)
+            throws Exception {
         BenchServer server = runnerOn;
         server.createSpec(spec);
         BenchServer.Credentials creds = server.createRunner(spec, spec);
@@ -35,13 +36,21 @@ final class DispatchLatency {
      * The samples, with the runner on {@code channel}: the server's own channel, or a router's
      * ({@link RouterDispatchLatency}) that stands between the server and the runner.
      */
-    static Result measure(BenchServer server, String spec, java.net.URI channel, String key, int samples, int warmup) throws Exception {
+    static Result measure(BenchServer server, String spec, java.net.URI channel, String key, int samples, int warmup)
+            throws Exception {
         return measure(server, server, spec, channel, key, samples, warmup);
     }
 
     /** The samples, submitted to {@code submitTo} (another node of the cluster, or {@code server} itself). */
-    static Result measure(BenchServer submitTo, BenchServer server, String spec, java.net.URI channel, String key, int samples,
-            int warmup) throws Exception {
+    static Result measure(
+            BenchServer submitTo,
+            BenchServer server,
+            String spec,
+            java.net.URI channel,
+            String key,
+            int samples,
+            int warmup)
+            throws Exception {
         BlockingQueue<SimRunner.Arrival> arrivals = new LinkedBlockingQueue<>();
         try (Runners runners = new Runners(1)) {
             SimRunner runner = new SimRunner(SimRunner.Mode.COMPLETE, 1, arrivals::add, null);
@@ -60,9 +69,13 @@ final class DispatchLatency {
                 long t1 = System.nanoTime();
                 SimRunner.Arrival arrival = arrivals.poll(30, TimeUnit.SECONDS);
                 if (arrival == null) {
-                    throw new IllegalStateException("sample " + i + ": job " + job + " did not reach the waiting runner within 30 s; the job is "
-                            + server.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + job).get("status").asText()
-                            + ", runner completed " + runner.completed() + " jobs, open " + runner.isOpen() + ", last problem " + runner.lastProblem());
+                    throw new IllegalStateException("sample " + i + ": job " + job
+                            + " did not reach the waiting runner within 30 s; the job is "
+                            + server.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + job)
+                                    .get("status")
+                                    .asText()
+                            + ", runner completed " + runner.completed() + " jobs, open " + runner.isOpen()
+                            + ", last problem " + runner.lastProblem());
                 }
                 awaitAtLeast(runner::completed, doneBefore + 1);
                 awaitAtLeast(server::processed, processedBefore + 1);
@@ -80,7 +93,8 @@ final class DispatchLatency {
     static void awaitAtLeast(java.util.function.LongSupplier value, long target) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (value.getAsLong() < target) {
-            if (System.nanoTime() > deadline) throw new IllegalStateException("timed out waiting for " + target + " (at " + value.getAsLong() + ")");
+            if (System.nanoTime() > deadline)
+                throw new IllegalStateException("timed out waiting for " + target + " (at " + value.getAsLong() + ")");
             Thread.sleep(1);
         }
     }

@@ -51,23 +51,30 @@ public final class Fleet {
                 fleet.add(r);
                 batch.add(r.connect(runners.client(), URI.create(base + "/v0/runners/" + f[0] + "/channel"), f[1])
                         .thenApply(x -> {
-                            ticks.scheduleAtFixedRate(x::heartbeat, ThreadLocalRandom.current().nextLong(1000), 1000, TimeUnit.MILLISECONDS);
+                            ticks.scheduleAtFixedRate(
+                                    x::heartbeat,
+                                    ThreadLocalRandom.current().nextLong(1000),
+                                    1000,
+                                    TimeUnit.MILLISECONDS);
                             if (hold) x.ready();
                             return x;
                         }));
                 if (batch.size() == 256) {
-                    CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+                    CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new))
+                            .get(120, TimeUnit.SECONDS);
                     batch.clear();
                 }
             }
             CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
             long heldDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (fleet.stream().mapToInt(SimRunner::held).sum() < holders && System.nanoTime() < heldDeadline) Thread.sleep(50);
+            while (fleet.stream().mapToInt(SimRunner::held).sum() < holders && System.nanoTime() < heldDeadline)
+                Thread.sleep(50);
             int held = fleet.stream().mapToInt(SimRunner::held).sum();
             System.out.println("CONNECTED " + fleet.size() + " " + held);
 
             Thread.sleep(warmup * 1000L);
-            long[] acksBeforeEach = fleet.stream().mapToLong(SimRunner::acksReceived).toArray();
+            long[] acksBeforeEach =
+                    fleet.stream().mapToLong(SimRunner::acksReceived).toArray();
             long acksBefore = java.util.Arrays.stream(acksBeforeEach).sum();
             long cpuBefore = ProcessStats.cpuNanos();
             fleet.forEach(r -> r.recordHeartbeats(true));
@@ -90,7 +97,13 @@ public final class Fleet {
             result.put("acks_per_second", (acksAfter - acksBefore) / seconds);
             result.put("ack_latency", Summary.ofNanos(acks.snapshot()));
             result.put("problems", fleet.stream().mapToLong(SimRunner::problems).sum());
-            result.put("last_problem", fleet.stream().map(SimRunner::lastProblem).filter(p -> p != null).findFirst().orElse(null));
+            result.put(
+                    "last_problem",
+                    fleet.stream()
+                            .map(SimRunner::lastProblem)
+                            .filter(p -> p != null)
+                            .findFirst()
+                            .orElse(null));
             result.put("client_cpu_cores", cpu);
             result.put("client_rss_mib", ProcessStats.rssMiB());
             System.out.println(Wire.encode(result));

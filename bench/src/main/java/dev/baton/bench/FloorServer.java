@@ -50,6 +50,7 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
      * floor then decodes exactly what the server decodes, strict mapper included.
      */
     private static final Class<?> RUN_REQUEST = runRequestClass();
+
     private static final String SESSION = "floor.session";
     private static final String SLUG = "floor.slug";
 
@@ -144,11 +145,16 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
     }
 
     private void run(Context ctx) {
-        Json.decode(Json.readBody(ctx, maxBytes), RUN_REQUEST); // decoded as the server decodes it; nothing is validated
-        if (!admin.equals(ctx.header("Authorization"))) throw new ApiException(401, "unauthorized", "admin token required");
+        Json.decode(
+                Json.readBody(ctx, maxBytes), RUN_REQUEST); // decoded as the server decodes it; nothing is validated
+        if (!admin.equals(ctx.header("Authorization")))
+            throw new ApiException(401, "unauthorized", "admin token required");
         JobUuid job = JobUuid.random();
         submitted(job);
-        Json.write(ctx, 201, answer(sample.runAnswer(), sample.jobUuid(), job.value().toString()));
+        Json.write(
+                ctx,
+                201,
+                answer(sample.runAnswer(), sample.jobUuid(), job.value().toString()));
     }
 
     /** A fresh copy of the real answer with this job's uuid where the sample's was (Jackson encodes a tree of the same shape and size). */
@@ -207,7 +213,8 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
     private void dispatch(Session session, JobUuid job) {
         ClaimedJob s = sample.job();
         dispatched.put(job, Boolean.TRUE);
-        session.send(new ServerMessage.Job(new ClaimedJob(job, LeaseId.random(), 1, s.spec(), s.config(), s.ociToken(), s.timeout(), Instant.now())));
+        session.send(new ServerMessage.Job(new ClaimedJob(
+                job, LeaseId.random(), 1, s.spec(), s.config(), s.ociToken(), s.timeout(), Instant.now())));
     }
 
     private void authenticate(Context ctx) {
@@ -224,7 +231,8 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
         String slug = ctx.attribute(SLUG);
         Session session = new Session(ctx, slug);
         ctx.attribute(SESSION, session);
-        session.send(new ServerMessage.Welcome(slug, slug, List.of(sample.job().spec().slug())));
+        session.send(new ServerMessage.Welcome(
+                slug, slug, List.of(sample.job().spec().slug())));
     }
 
     private void received(WsContext ctx, String text) {
@@ -247,7 +255,9 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
                     processed.incrementAndGet();
                 }
             }
-            default -> session.send(new ServerMessage.Error("unsupported", "the transport floor serves ready, running and completed only"));
+            default ->
+                session.send(new ServerMessage.Error(
+                        "unsupported", "the transport floor serves ready, running and completed only"));
         }
     }
 
@@ -267,7 +277,8 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
 
     @Override
     public BenchServer.Credentials createRunner(String name, String spec) {
-        String slug = "floor-" + runnerKeys.size() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        String slug = "floor-" + runnerKeys.size() + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
         String key = UUID.randomUUID().toString();
         runnerKeys.put(slug, "Bearer " + key);
         return new BenchServer.Credentials(slug, key);
@@ -280,7 +291,10 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
 
     @Override
     public String submit(String spec) {
-        return BenchServer.post(http, baseUrl(), admin.substring("Bearer ".length()), "/v0/run", BenchServer.runBody(spec)).at("/job/uuid").asText();
+        return BenchServer.post(
+                        http, baseUrl(), admin.substring("Bearer ".length()), "/v0/run", BenchServer.runBody(spec))
+                .at("/job/uuid")
+                .asText();
     }
 
     @Override
@@ -318,7 +332,8 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
         try {
             return Class.forName("dev.baton.server.api.RunRequest");
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("the server's RunRequest moved; the transport floor decodes the same class", e);
+            throw new IllegalStateException(
+                    "the server's RunRequest moved; the transport floor decodes the same class", e);
         }
     }
 }

@@ -23,7 +23,14 @@ final class FlushedCommits {
 
     record Counters(long walSyncs, long walWrites, long commits) {}
 
-    record Result(long jobs, long walSyncs, long walWrites, long commits, double walSyncsPerJob, double walWritesPerJob, double commitsPerJob,
+    record Result(
+            long jobs,
+            long walSyncs,
+            long walWrites,
+            long commits,
+            double walSyncsPerJob,
+            double walWritesPerJob,
+            double commitsPerJob,
             String scope) {}
 
     /** A phase being counted: {@link #start} right before its first submission, {@link #stop} after its end. */
@@ -54,8 +61,15 @@ final class FlushedCommits {
         long writes = after.walWrites() - before.walWrites();
         long commits = after.commits() - before.commits();
         double perJob = Math.max(1, jobs);
-        return new Result(jobs, syncs, writes, commits, LifecycleThroughput.round(syncs / perJob), LifecycleThroughput.round(writes / perJob),
-                LifecycleThroughput.round(commits / perJob), "WAL flushes and writes: the whole PostgreSQL cluster; commits: the whole database");
+        return new Result(
+                jobs,
+                syncs,
+                writes,
+                commits,
+                LifecycleThroughput.round(syncs / perJob),
+                LifecycleThroughput.round(writes / perJob),
+                LifecycleThroughput.round(commits / perJob),
+                "WAL flushes and writes: the whole PostgreSQL cluster; commits: the whole database");
     }
 
     static Counters read(BenchDatabase database) {
@@ -67,7 +81,8 @@ final class FlushedCommits {
     }
 
     static String describe(Result r) {
-        return r.walSyncsPerJob() + " WAL flushes/job (" + r.walSyncs() + " over " + r.jobs() + " jobs), " + r.walWritesPerJob() + " WAL writes/job, "
-                + r.commitsPerJob() + " commits/job in the database (reads included); whole cluster, only meaningful when nothing else uses it";
+        return r.walSyncsPerJob() + " WAL flushes/job (" + r.walSyncs() + " over " + r.jobs() + " jobs), "
+                + r.walWritesPerJob() + " WAL writes/job, " + r.commitsPerJob()
+                + " commits/job in the database (reads included); whole cluster, only meaningful when nothing else uses it";
     }
 }

@@ -66,18 +66,24 @@ final class JudgeCost {
                 Report report = report(store, project, t0.plus(Duration.ofMinutes(r)), metrics, random);
                 JudgedReport judged = alerts.processedReport(report.id()).orElseThrow();
                 List<MetricJudgement> rows = new ArrayList<>();
-                for (int m = 0; m < metrics; m++) rows.add(new MetricJudgement("bench-" + m, "latency", 100 + 2 * random.nextGaussian(), List.of()));
+                for (int m = 0; m < metrics; m++)
+                    rows.add(new MetricJudgement("bench-" + m, "latency", 100 + 2 * random.nextGaussian(), List.of()));
                 alerts.recordJudgement(judged, rows, t0);
             }
-            System.out.printf("history: %d reports × %d metrics written in %.1f s%n", history, metrics, (System.nanoTime() - fill) / 1e9);
+            System.out.printf(
+                    "history: %d reports × %d metrics written in %.1f s%n",
+                    history, metrics, (System.nanoTime() - fill) / 1e9);
             if (database != null) {
                 // As autovacuum would after a load this size: without statistics PostgreSQL may pick the wrong index.
                 try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:" + database)) {
                     c.createStatement().execute("ANALYZE metric");
                 }
             }
-            alerts.createThreshold(project.id(), ThresholdRules.check(new ThresholdRule(null, "bench", null, "latency", null, "t_test",
-                    null, null, null, null, -1)), t0);
+            alerts.createThreshold(
+                    project.id(),
+                    ThresholdRules.check(new ThresholdRule(
+                            null, "bench", null, "latency", null, "t_test", null, null, null, null, -1)),
+                    t0);
             Judge judge = new Judge(alerts, Clock.systemUTC());
             double[] ms = new double[samples];
             for (int s = 0; s < samples; s++) {
@@ -87,16 +93,26 @@ final class JudgeCost {
                 ms[s] = (System.nanoTime() - start) / 1e6;
             }
             Arrays.sort(ms);
-            System.out.printf("judging one report of %d metrics against %d earlier reports (%s), n = %d: median %.1f ms, p90 %.1f ms, max %.1f ms%n",
-                    metrics, history, database == null ? "sqlite" : "postgresql", samples, ms[samples / 2], ms[(int) (samples * 0.9)],
+            System.out.printf(
+                    "judging one report of %d metrics against %d earlier reports (%s), n = %d: median %.1f ms, p90 %.1f ms, max %.1f ms%n",
+                    metrics,
+                    history,
+                    database == null ? "sqlite" : "postgresql",
+                    samples,
+                    ms[samples / 2],
+                    ms[(int) (samples * 0.9)],
                     ms[samples - 1]);
         }
     }
 
     private static Report report(Store store, Project project, Instant end, int metrics, SplittableRandom random) {
         Map<String, Map<String, Metric>> values = new LinkedHashMap<>();
-        for (int m = 0; m < metrics; m++) values.put("bench-" + m, Map.of("latency", Metric.of(100 + 2 * random.nextGaussian())));
-        String results = ReportResults.of(List.of(new IterationResults(0, new Metrics(values), null))).toJson();
-        return store.runs().createReport(new NewReport(project.id(), "main", "bench", "json", end.minusSeconds(1), end, results), end);
+        for (int m = 0; m < metrics; m++)
+            values.put("bench-" + m, Map.of("latency", Metric.of(100 + 2 * random.nextGaussian())));
+        String results = ReportResults.of(List.of(new IterationResults(0, new Metrics(values), null)))
+                .toJson();
+        return store.runs()
+                .createReport(
+                        new NewReport(project.id(), "main", "bench", "json", end.minusSeconds(1), end, results), end);
     }
 }

@@ -42,17 +42,21 @@ final class LeaseBench {
         try (BenchNats nats = BenchNats.start(work.resolve("nats"));
                 BenchDatabase database = new BenchDatabase(o.database(), o.pgUrl(), o.pgUser())) {
             json.put("database", database.describe(work.resolve("server")));
-            try (BenchServer server = BenchServer.startWithBroker(work.resolve("server"), database.freshUrl(), nats.url(),
-                    Set.of(LATENCY_SPEC, LIFECYCLE_SPEC))) {
+            try (BenchServer server = BenchServer.startWithBroker(
+                    work.resolve("server"), database.freshUrl(), nats.url(), Set.of(LATENCY_SPEC, LIFECYCLE_SPEC))) {
                 Bench.log("transport A, submit → LeaseGranted at an idle runner: " + o.samples() + " samples");
                 Latency a = latency(server, nats.url(), o.samples(), warmup);
                 json.put("transport_a_submit_to_lease_granted", a.summary());
-                table.add(Bench.row("A submit → LeaseGranted, idle runner (n=" + a.summary().count() + ")", Bench.summary(a.summary())));
+                table.add(Bench.row(
+                        "A submit → LeaseGranted, idle runner (n=" + a.summary().count() + ")",
+                        Bench.summary(a.summary())));
                 table.add(Bench.row("  process during samples", Bench.use(a.resources())));
                 Bench.log("transport B, submit → job at an idle runner: " + o.samples() + " samples");
                 DispatchLatency.Result b = DispatchLatency.run(server, o.samples(), warmup);
                 json.put("transport_b_submit_to_job", b);
-                table.add(Bench.row("B submit → job, idle runner (n=" + b.submitToJob().count() + ")", Bench.summary(b.submitToJob())));
+                table.add(Bench.row(
+                        "B submit → job, idle runner (n=" + b.submitToJob().count() + ")",
+                        Bench.summary(b.submitToJob())));
                 table.add(Bench.row("  process during samples", Bench.use(b.resources())));
 
                 Bench.log("transport A lifecycle: " + runners + " runners x 1 slot, " + o.jobs() + " jobs");
@@ -62,8 +66,11 @@ final class LeaseBench {
                 Bench.log("transport B lifecycle: " + runners + " runners x 1 slot, " + o.jobs() + " jobs");
                 LifecycleThroughput.Result tb = LifecycleThroughput.run(server, runners, 1, o.jobs());
                 json.put("transport_b_lifecycle", tb);
-                table.add(Bench.row("B lifecycle R=" + runners + " S=1", tb.jobsPerSecond() + " jobs/s (" + tb.jobs() + " jobs in " + tb.seconds() + " s"
-                        + (tb.finished() ? "" : ", UNFINISHED") + "; " + Bench.use(tb.resources(), tb.jobsPerSecond()) + ")"));
+                table.add(Bench.row(
+                        "B lifecycle R=" + runners + " S=1",
+                        tb.jobsPerSecond() + " jobs/s (" + tb.jobs() + " jobs in " + tb.seconds() + " s"
+                                + (tb.finished() ? "" : ", UNFINISHED") + "; "
+                                + Bench.use(tb.resources(), tb.jobsPerSecond()) + ")"));
             }
         } finally {
             Bench.deleteQuietly(work);
@@ -72,8 +79,12 @@ final class LeaseBench {
         json.put("load_average_at_end", ResourceUse.currentLoadAverage());
         Bench.printTable(table);
         Files.createDirectories(o.out());
-        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
-        Path file = o.out().resolve("leases-" + o.database().name().toLowerCase(java.util.Locale.ROOT) + "-" + stamp + (o.smoke() ? "-smoke" : "") + ".json");
+        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC)
+                .format(Instant.now());
+        Path file = o.out()
+                .resolve("leases-" + o.database().name().toLowerCase(java.util.Locale.ROOT) + "-" + stamp
+                        + (o.smoke() ? "-smoke" : "") + ".json");
         Files.writeString(file, Wire.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(json) + "\n");
         return file;
     }
@@ -99,7 +110,9 @@ final class LeaseBench {
                 long t0 = System.nanoTime();
                 String job = server.submit(LATENCY_SPEC);
                 Long arrived = arrivals.poll(30, TimeUnit.SECONDS);
-                if (arrived == null) throw new IllegalStateException("sample " + i + ": job " + job + " was not offered to the waiting runner within 30 s");
+                if (arrived == null)
+                    throw new IllegalStateException(
+                            "sample " + i + ": job " + job + " was not offered to the waiting runner within 30 s");
                 DispatchLatency.awaitAtLeast(server::processed, processedBefore + 1);
                 if (i >= 0) latency[i] = arrived - t0;
             }
@@ -107,7 +120,14 @@ final class LeaseBench {
         }
     }
 
-    record Throughput(int runners, int jobs, int submitters, double seconds, double jobsPerSecond, long problems, boolean finished,
+    record Throughput(
+            int runners,
+            int jobs,
+            int submitters,
+            double seconds,
+            double jobsPerSecond,
+            long problems,
+            boolean finished,
             ResourceUse resources) {
         Map<String, Object> asMap() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -124,7 +144,8 @@ final class LeaseBench {
 
         String describe() {
             return jobsPerSecond + " jobs/s (" + jobs + " jobs in " + seconds + " s, " + submitters + " submitters"
-                    + (finished ? "" : ", UNFINISHED") + (problems > 0 ? ", " + problems + " protocol problems" : "") + "; "
+                    + (finished ? "" : ", UNFINISHED") + (problems > 0 ? ", " + problems + " protocol problems" : "")
+                    + "; "
                     + Bench.use(resources, jobsPerSecond) + ")";
         }
     }
@@ -140,7 +161,12 @@ final class LeaseBench {
         int submitters = LifecycleThroughput.submitters(runnerCount, 1);
         try {
             for (int i = 0; i < runnerCount; i++) {
-                sims.add(LeaseSim.start(server, natsUrl, LIFECYCLE_SPEC, server.createRunner(LIFECYCLE_SPEC + "-" + i, LIFECYCLE_SPEC), t -> { }));
+                sims.add(LeaseSim.start(
+                        server,
+                        natsUrl,
+                        LIFECYCLE_SPEC,
+                        server.createRunner(LIFECYCLE_SPEC + "-" + i, LIFECYCLE_SPEC),
+                        t -> {}));
             }
             long processedBefore = server.processed();
             AtomicInteger next = new AtomicInteger();
@@ -166,8 +192,15 @@ final class LeaseBench {
             ResourceUse used = meter.stop();
             double seconds = (t1 - t0) / 1e9;
             long problems = sims.stream().mapToLong(LeaseSim::problems).sum();
-            return new Throughput(runnerCount, jobs, submitters, LifecycleThroughput.round(seconds),
-                    LifecycleThroughput.round((server.processed() - processedBefore) / seconds), problems, finished, used);
+            return new Throughput(
+                    runnerCount,
+                    jobs,
+                    submitters,
+                    LifecycleThroughput.round(seconds),
+                    LifecycleThroughput.round((server.processed() - processedBefore) / seconds),
+                    problems,
+                    finished,
+                    used);
         } finally {
             for (LeaseSim s : sims) s.close();
         }

@@ -35,28 +35,42 @@ final class LeaseSim implements AutoCloseable {
     private final Thread loop;
     private volatile boolean closed;
 
-    private LeaseSim(Connection nats, JetStreamSubscription sub, String baseUrl, BenchServer.Credentials runner, LongConsumer arrival) {
+    private LeaseSim(
+            Connection nats,
+            JetStreamSubscription sub,
+            String baseUrl,
+            BenchServer.Credentials runner,
+            LongConsumer arrival) {
         this.nats = nats;
         this.sub = sub;
         this.baseUrl = baseUrl;
         this.runner = runner;
         this.arrival = arrival;
-        this.loop = Thread.ofPlatform().daemon().name("lease-sim-" + runner.slug()).start(this::run);
+        this.loop =
+                Thread.ofPlatform().daemon().name("lease-sim-" + runner.slug()).start(this::run);
     }
 
     /** Connects and binds to the spec's consumer, which the server makes once the spec exists (waits up to 30 s for it). */
-    static LeaseSim start(BenchServer server, String natsUrl, String spec, BenchServer.Credentials runner, LongConsumer arrival) throws Exception {
-        Connection nats = Nats.connect(new Options.Builder().server(natsUrl).connectionName("bench-" + runner.slug()).build());
+    static LeaseSim start(
+            BenchServer server, String natsUrl, String spec, BenchServer.Credentials runner, LongConsumer arrival)
+            throws Exception {
+        Connection nats = Nats.connect(new Options.Builder()
+                .server(natsUrl)
+                .connectionName("bench-" + runner.slug())
+                .build());
         Instant deadline = Instant.now().plusSeconds(30);
         while (true) {
             try {
-                JetStreamSubscription sub = nats.jetStream().subscribe(NatsBroker.leaseSubject(spec),
-                        PullSubscribeOptions.bind(NatsBroker.STREAM, NatsBroker.consumer(spec)));
+                JetStreamSubscription sub = nats.jetStream()
+                        .subscribe(
+                                NatsBroker.leaseSubject(spec),
+                                PullSubscribeOptions.bind(NatsBroker.STREAM, NatsBroker.consumer(spec)));
                 return new LeaseSim(nats, sub, server.baseUrl(), runner, arrival);
             } catch (Exception notYet) {
                 if (Instant.now().isAfter(deadline)) {
                     nats.close();
-                    throw new IllegalStateException("the server made no consumer for spec " + spec + " within 30 s", notYet);
+                    throw new IllegalStateException(
+                            "the server made no consumer for spec " + spec + " within 30 s", notYet);
                 }
                 Thread.sleep(100);
             }
@@ -91,17 +105,48 @@ final class LeaseSim implements AutoCloseable {
     private void handle(Message m) {
         JsonNode granted = readTree(m);
         String lease = granted.get("lease_id").asText();
-        JsonNode answer = BenchServer.post(http, baseUrl, runner.key(), path("ack"), Map.of("type", "AckLease", "job_id", granted.get("job_id").asText(),
-                "lease_id", lease, "runner_id", runner.slug(), "accepted_at", Instant.now().toString()));
+        JsonNode answer = BenchServer.post(
+                http,
+                baseUrl,
+                runner.key(),
+                path("ack"),
+                Map.of(
+                        "type",
+                        "AckLease",
+                        "job_id",
+                        granted.get("job_id").asText(),
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.slug(),
+                        "accepted_at",
+                        Instant.now().toString()));
         if (!"LeaseAccepted".equals(answer.path("type").asText())) {
             problems.incrementAndGet();
             m.term();
             return;
         }
         m.ack();
-        JsonNode done = BenchServer.post(http, baseUrl, runner.key(), path("complete"), Map.of("type", "Complete", "lease_id", lease,
-                "runner_id", runner.slug(), "status", "SUCCEEDED", "exit_code", 0, "summary", "bench",
-                "results", List.of(Map.of("exit_code", 0, "stdout", "", "stderr", ""))));
+        JsonNode done = BenchServer.post(
+                http,
+                baseUrl,
+                runner.key(),
+                path("complete"),
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.slug(),
+                        "status",
+                        "SUCCEEDED",
+                        "exit_code",
+                        0,
+                        "summary",
+                        "bench",
+                        "results",
+                        List.of(Map.of("exit_code", 0, "stdout", "", "stderr", ""))));
         if (!done.path("accepted").asBoolean()) problems.incrementAndGet();
     }
 

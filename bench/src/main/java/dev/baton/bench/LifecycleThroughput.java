@@ -20,9 +20,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code completed}, seen through the counting store).
  */
 final class LifecycleThroughput {
-    record Result(int runners, int slots, int jobs, int submitters, double seconds, double jobsPerSecond,
-            double submitPerSecond, double writesPerJob, double readsPerJob, Map<String, Double> readsPerJobByMethod, long problems,
-            boolean finished, ResourceUse resources) {}
+    record Result(
+            int runners,
+            int slots,
+            int jobs,
+            int submitters,
+            double seconds,
+            double jobsPerSecond,
+            double submitPerSecond,
+            double writesPerJob,
+            double readsPerJob,
+            Map<String, Double> readsPerJobByMethod,
+            long problems,
+            boolean finished,
+            ResourceUse resources) {}
 
     /**
      * What the phase drives: the real server ({@link BenchServer}) or the transport floor's minimal
@@ -79,9 +90,11 @@ final class LifecycleThroughput {
         return run(nodes, runnerCount, slots, jobs, () -> {});
     }
 
-    private static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs, Runnable atStart) throws Exception {
+    private static Result run(List<? extends Target> nodes, int runnerCount, int slots, int jobs, Runnable atStart)
+            throws Exception {
         Target server = nodes.getFirst();
-        String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "") + "-" + ROUNDS.incrementAndGet();
+        String spec = "throughput-" + runnerCount + "x" + slots + (nodes.size() > 1 ? "-" + nodes.size() + "nodes" : "")
+                + "-" + ROUNDS.incrementAndGet();
         server.createSpec(spec);
         List<SimRunner> runners = new ArrayList<>();
         try (Runners client = new Runners(2)) {
@@ -90,9 +103,11 @@ final class LifecycleThroughput {
                 BenchServer.Credentials c = server.createRunner(spec + "-" + i, spec);
                 SimRunner r = new SimRunner(SimRunner.Mode.COMPLETE, slots, null, null);
                 runners.add(r);
-                connecting.add(r.connect(client.client(), nodes.get(i % nodes.size()).channel(c.slug()), c.key()));
+                connecting.add(
+                        r.connect(client.client(), nodes.get(i % nodes.size()).channel(c.slug()), c.key()));
             }
-            CompletableFuture.allOf(connecting.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(connecting.toArray(CompletableFuture[]::new))
+                    .get(60, TimeUnit.SECONDS);
             runners.forEach(SimRunner::ready);
             Thread.sleep(500); // every ready has reached the dispatcher
 
@@ -123,7 +138,9 @@ final class LifecycleThroughput {
             long done = processed(nodes) - processedBefore;
             ResourceUse used = meter.stop();
             boolean finished = done >= jobs;
-            long end = finished ? nodes.stream().mapToLong(Target::lastProcessedNanos).max().orElseThrow() : System.nanoTime();
+            long end = finished
+                    ? nodes.stream().mapToLong(Target::lastProcessedNanos).max().orElseThrow()
+                    : System.nanoTime();
             double seconds = (end - t0) / 1e9;
             long writes = nodes.stream().mapToLong(Target::storeWrites).sum() - writesBefore;
             long reads = nodes.stream().mapToLong(Target::storeReads).sum() - readsBefore;
@@ -135,9 +152,20 @@ final class LifecycleThroughput {
             });
             long problems = runners.stream().mapToLong(SimRunner::problems).sum();
             runners.forEach(SimRunner::close);
-            return new Result(runnerCount, slots, jobs, submitterCount, round(seconds), round(done / seconds),
-                    round(jobs / ((lastSubmit[0] - t0) / 1e9)), round((double) writes / Math.max(1, done)),
-                    round(reads / perJob), readsByMethod, problems, finished, used);
+            return new Result(
+                    runnerCount,
+                    slots,
+                    jobs,
+                    submitterCount,
+                    round(seconds),
+                    round(done / seconds),
+                    round(jobs / ((lastSubmit[0] - t0) / 1e9)),
+                    round((double) writes / Math.max(1, done)),
+                    round(reads / perJob),
+                    readsByMethod,
+                    problems,
+                    finished,
+                    used);
         }
     }
 

@@ -30,7 +30,8 @@ final class LiveLogLatency {
         BlockingQueue<SimRunner.Arrival> arrivals = new LinkedBlockingQueue<>();
         try (Runners runners = new Runners(1)) {
             SimRunner runner = new SimRunner(SimRunner.Mode.HOLD, 1, arrivals::add, null);
-            runner.connect(runners.client(), runnerNode.channel(creds.slug()), creds.key()).get(30, TimeUnit.SECONDS);
+            runner.connect(runners.client(), runnerNode.channel(creds.slug()), creds.key())
+                    .get(30, TimeUnit.SECONDS);
             runner.ready();
             String job = runnerNode.submit("logs");
             SimRunner.Arrival arrival = arrivals.poll(30, TimeUnit.SECONDS);
@@ -66,10 +67,12 @@ final class LiveLogLatency {
         private final Map<Long, Long> arrived = new ConcurrentHashMap<>();
 
         Follower(HttpResponse<InputStream> response) {
-            if (response.statusCode() != 200) throw new IllegalStateException("follow answered " + response.statusCode());
+            if (response.statusCode() != 200)
+                throw new IllegalStateException("follow answered " + response.statusCode());
             this.response = response;
             Thread.ofPlatform().daemon().name("bench-log-follower").start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+                try (BufferedReader r =
+                        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
                     for (String line; (line = r.readLine()) != null; ) {
                         if (line.startsWith("id: ")) arrived.put(Long.parseLong(line.substring(4)), System.nanoTime());
                     }
@@ -83,7 +86,8 @@ final class LiveLogLatency {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             Long at;
             while ((at = arrived.get(seq)) == null) {
-                if (System.nanoTime() > deadline) throw new IllegalStateException("log entry " + seq + " did not reach a follower within 30 s");
+                if (System.nanoTime() > deadline)
+                    throw new IllegalStateException("log entry " + seq + " did not reach a follower within 30 s");
                 Thread.onSpinWait();
             }
             return at;

@@ -18,7 +18,8 @@ final class MachineCpu {
     /** Busy CPU time of the machine since boot, in nanoseconds, or -1 where /proc/stat is missing. */
     static long busyNanos() {
         try {
-            return busyTicks(Files.readAllLines(Path.of("/proc/stat")).getFirst()) * (1_000_000_000L / TICKS_PER_SECOND);
+            return busyTicks(Files.readAllLines(Path.of("/proc/stat")).getFirst())
+                    * (1_000_000_000L / TICKS_PER_SECOND);
         } catch (IOException | RuntimeException e) {
             return -1;
         }

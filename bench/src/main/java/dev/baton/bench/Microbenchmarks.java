@@ -13,7 +13,8 @@ final class Microbenchmarks {
 
     static void main(String[] args) throws Exception {
         List<String> jmh = new ArrayList<>(List.of(args));
-        if (jmh.isEmpty()) jmh.addAll(List.of("-f", "1", "-wi", "2", "-w", "1s", "-i", "3", "-r", "1s", "dev.baton.bench.jmh"));
+        if (jmh.isEmpty())
+            jmh.addAll(List.of("-f", "1", "-wi", "2", "-w", "1s", "-i", "3", "-r", "1s", "dev.baton.bench.jmh"));
         org.openjdk.jmh.Main.main(jmh.toArray(String[]::new));
     }
 }

@@ -18,8 +18,11 @@ public final class OneClaim {
     private OneClaim() {}
 
     public static Optional<Job> claim(Store store, long runnerId, Instant now) {
-        List<List<Job>> claimed = store.claims().claimEach(List.of(new ClaimRequest(runnerId, 1, Set.of(), ClaimFilter.NONE, false)), now,
-                now.plus(Store.DEFAULT_ACCEPTANCE_TIMEOUT));
+        List<List<Job>> claimed = store.claims()
+                .claimEach(
+                        List.of(new ClaimRequest(runnerId, 1, Set.of(), ClaimFilter.NONE, false)),
+                        now,
+                        now.plus(Store.DEFAULT_ACCEPTANCE_TIMEOUT));
         return claimed.getFirst().stream().findFirst();
     }
 }

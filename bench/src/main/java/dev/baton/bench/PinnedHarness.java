@@ -87,7 +87,8 @@ public final class PinnedHarness {
             this.token = plan.get("token").asText();
             this.spec = plan.get("spec").asText();
             this.jobs = plan.get("jobs").asInt();
-            this.submitters = LifecycleThroughput.submitters(runners.size(), plan.get("slots").asInt());
+            this.submitters = LifecycleThroughput.submitters(
+                    runners.size(), plan.get("slots").asInt());
             this.runners = runners;
         }
 
@@ -99,9 +100,13 @@ public final class PinnedHarness {
             for (JsonNode r : plan.get("runners")) {
                 SimRunner runner = new SimRunner(SimRunner.Mode.COMPLETE, slots, null, null);
                 runners.add(runner);
-                connecting.add(runner.connect(client.client(), URI.create(ws + "/v0/runners/" + r.get(0).asText() + "/channel"), r.get(1).asText()));
+                connecting.add(runner.connect(
+                        client.client(),
+                        URI.create(ws + "/v0/runners/" + r.get(0).asText() + "/channel"),
+                        r.get(1).asText()));
             }
-            CompletableFuture.allOf(connecting.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(connecting.toArray(CompletableFuture[]::new))
+                    .get(60, TimeUnit.SECONDS);
             runners.forEach(SimRunner::ready);
             Thread.sleep(500); // every ready has reached the dispatcher, as in LifecycleThroughput
             return new Round(http, plan, runners);
@@ -116,7 +121,8 @@ public final class PinnedHarness {
                 List<Future<?>> running = new ArrayList<>();
                 for (int s = 0; s < submitters; s++) {
                     running.add(pool.submit(() -> {
-                        while (submitted.getAndIncrement() < jobs) BenchServer.post(http, baseUrl, token, "/v0/run", BenchServer.runBody(spec));
+                        while (submitted.getAndIncrement() < jobs)
+                            BenchServer.post(http, baseUrl, token, "/v0/run", BenchServer.runBody(spec));
                         return null;
                     }));
                 }
@@ -130,7 +136,13 @@ public final class PinnedHarness {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("completed", runners.stream().mapToLong(SimRunner::completed).sum());
             r.put("problems", runners.stream().mapToLong(SimRunner::problems).sum());
-            r.put("last_problem", runners.stream().map(SimRunner::lastProblem).filter(p -> p != null).findFirst().orElse(null));
+            r.put(
+                    "last_problem",
+                    runners.stream()
+                            .map(SimRunner::lastProblem)
+                            .filter(p -> p != null)
+                            .findFirst()
+                            .orElse(null));
             r.put("submitters", submitters);
             r.put("cpu_cores", LifecycleThroughput.round((ProcessStats.cpuNanos() - cpuAtGo) / 1e9 / wall));
             r.put("available_processors", Runtime.getRuntime().availableProcessors());

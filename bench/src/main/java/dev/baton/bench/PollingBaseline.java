@@ -26,7 +26,10 @@ final class PollingBaseline {
         server.createSpec(spec);
         BenchServer.Credentials creds = server.createRunner("polling", spec);
         Store store = server.store().store();
-        long runnerId = store.runners().findRunner(ResourceId.of(creds.slug())).orElseThrow().id();
+        long runnerId = store.runners()
+                .findRunner(ResourceId.of(creds.slug()))
+                .orElseThrow()
+                .id();
         BlockingQueue<Long> claims = new LinkedBlockingQueue<>();
         Thread poller = Thread.ofPlatform().name("bench-poller").daemon().start(() -> {
             try {

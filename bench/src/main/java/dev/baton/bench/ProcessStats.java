@@ -11,7 +11,8 @@ final class ProcessStats {
 
     /** CPU time of the whole process (all threads, GC and JIT included), in nanoseconds. */
     static long cpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** Resident set size in MiB (VmRSS), or -1 where /proc is missing. */
@@ -32,7 +33,8 @@ final class ProcessStats {
     private static long statusKiB(String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith(field)) return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]);
+                if (line.startsWith(field))
+                    return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]);
             }
         } catch (IOException | RuntimeException e) {
             return -1024;

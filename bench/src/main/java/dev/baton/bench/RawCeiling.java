@@ -40,7 +40,14 @@ import java.util.concurrent.locks.ReentrantLock;
 final class RawCeiling {
     static final int BATCH = 25;
 
-    record Result(String mode, int jobsPerTransaction, int workers, int jobs, double seconds, double jobsPerSecond, ResourceUse resources) {}
+    record Result(
+            String mode,
+            int jobsPerTransaction,
+            int workers,
+            int jobs,
+            double seconds,
+            double jobsPerSecond,
+            ResourceUse resources) {}
 
     private RawCeiling() {}
 
@@ -58,10 +65,14 @@ final class RawCeiling {
         long reportId;
         try (Store store = StoreFactory.open(url, dataDir)) {
             Instant now = Instant.now();
-            Organization org = store.organizations().createOrganization("Raw", Slug.of("raw"), PlanTier.parse("team"), now);
+            Organization org =
+                    store.organizations().createOrganization("Raw", Slug.of("raw"), PlanTier.parse("team"), now);
             Project project = store.organizations().createProject(org.id(), "Raw", Slug.of("raw"), now);
-            Spec spec = store.specs().createSpec("raw", Slug.of("raw"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
-            runnerId = store.runners().createRunner("raw", Slug.of("raw"), RunnerKey.generate().hash(), now).id();
+            Spec spec = store.specs()
+                    .createSpec("raw", Slug.of("raw"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
+            runnerId = store.runners()
+                    .createRunner("raw", Slug.of("raw"), RunnerKey.generate().hash(), now)
+                    .id();
             orgId = org.id();
             projectId = project.id();
             specId = spec.id();
@@ -81,8 +92,9 @@ final class RawCeiling {
         }
         try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
             // One report row shared by every job: the raw path measures the job's own statements.
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO report (uuid, project_id, start_time, end_time, created, modified)"
-                    + " VALUES (?, ?, 0, 0, 0, 0) RETURNING id")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO report (uuid, project_id, start_time, end_time, created, modified)"
+                            + " VALUES (?, ?, 0, 0, 0, 0) RETURNING id")) {
                 ps.setString(1, UUID.randomUUID().toString());
                 ps.setLong(2, projectId);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -101,12 +113,14 @@ final class RawCeiling {
 
     private record Ids(long report, long project, long organization, long spec, long runner) {}
 
-    private static Result measure(String mode, int batch, int workers, int jobs, String url, Properties props, boolean sqlite, Ids ids)
+    private static Result measure(
+            String mode, int batch, int workers, int jobs, String url, Properties props, boolean sqlite, Ids ids)
             throws Exception {
         // SQLite has one writer; waiting on an in-process lock beats its sleeping busy handler.
         ReentrantLock writer = sqlite ? new ReentrantLock(true) : null;
-        String claimSelect = "SELECT id FROM job WHERE status = 0 AND spec_id = ? ORDER BY priority DESC, created ASC, id ASC LIMIT ?"
-                + (sqlite ? "" : " FOR UPDATE SKIP LOCKED");
+        String claimSelect =
+                "SELECT id FROM job WHERE status = 0 AND spec_id = ? ORDER BY priority DESC, created ASC, id ASC LIMIT ?"
+                        + (sqlite ? "" : " FOR UPDATE SKIP LOCKED");
         AtomicInteger next = new AtomicInteger();
         ResourceUse.Meter meter = ResourceUse.start();
         long t0 = System.nanoTime();
@@ -145,7 +159,14 @@ final class RawCeiling {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         ResourceUse used = meter.stop();
-        return new Result(mode, batch, workers, jobs, LifecycleThroughput.round(seconds), LifecycleThroughput.round(jobs / seconds), used);
+        return new Result(
+                mode,
+                batch,
+                workers,
+                jobs,
+                LifecycleThroughput.round(seconds),
+                LifecycleThroughput.round(jobs / seconds),
+                used);
     }
 
     private interface SqlWork {
@@ -188,13 +209,17 @@ final class RawCeiling {
         long leases;
 
         Statements(Connection c, String claimSql) throws SQLException {
-            insert = c.prepareStatement("INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
-                    + " priority, status, created, modified) VALUES (?, ?, ?, ?, '127.0.0.1', ?, '{}', 3600, 200, 0, ?, ?)");
+            insert = c.prepareStatement(
+                    "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
+                            + " priority, status, created, modified) VALUES (?, ?, ?, ?, '127.0.0.1', ?, '{}', 3600, 200, 0, ?, ?)");
             claimSelect = c.prepareStatement(claimSql);
-            claimUpdate = c.prepareStatement("UPDATE job SET status = 1, runner_id = ?, lease = ?, claimed = ?, attempt = attempt + 1,"
-                    + " modified = ? WHERE id = ? AND status = 0");
-            running = c.prepareStatement("UPDATE job SET status = 2, started = ?, modified = ? WHERE id = ? AND status = 1 AND lease = ?");
-            completed = c.prepareStatement("UPDATE job SET status = 3, completed = ?, modified = ? WHERE id = ? AND status = 2 AND lease = ?");
+            claimUpdate = c.prepareStatement(
+                    "UPDATE job SET status = 1, runner_id = ?, lease = ?, claimed = ?, attempt = attempt + 1,"
+                            + " modified = ? WHERE id = ? AND status = 0");
+            running = c.prepareStatement(
+                    "UPDATE job SET status = 2, started = ?, modified = ? WHERE id = ? AND status = 1 AND lease = ?");
+            completed = c.prepareStatement(
+                    "UPDATE job SET status = 3, completed = ?, modified = ? WHERE id = ? AND status = 2 AND lease = ?");
             processed = c.prepareStatement("UPDATE job SET status = 6, modified = ? WHERE id = ? AND status = 3");
         }
 
@@ -235,13 +260,15 @@ final class RawCeiling {
             ps.setLong(2, now);
             ps.setLong(3, job[0]);
             ps.setString(4, Long.toHexString(job[1]));
-            if (ps.executeUpdate() != 1) throw new IllegalStateException("raw transition of job " + job[0] + " changed no row");
+            if (ps.executeUpdate() != 1)
+                throw new IllegalStateException("raw transition of job " + job[0] + " changed no row");
         }
 
         void processed(long id) throws SQLException {
             processed.setLong(1, micros());
             processed.setLong(2, id);
-            if (processed.executeUpdate() != 1) throw new IllegalStateException("raw processing of job " + id + " changed no row");
+            if (processed.executeUpdate() != 1)
+                throw new IllegalStateException("raw processing of job " + id + " changed no row");
         }
 
         private static long micros() {

@@ -28,8 +28,13 @@ record ResourceUse(double cpuCores, double machineCores, long gcCount, long gcMi
             double wall = (System.nanoTime() - wall0) / 1e9;
             long[] gc1 = gc();
             long machine1 = MachineCpu.busyNanos();
-            double machine = machine0 < 0 || machine1 < 0 ? -1 : Math.round((machine1 - machine0) / 1e9 / wall * 100) / 100.0;
-            return new ResourceUse(Math.round((ProcessStats.cpuNanos() - cpu0) / 1e9 / wall * 100) / 100.0, machine, gc1[0] - gc0[0], gc1[1] - gc0[1],
+            double machine =
+                    machine0 < 0 || machine1 < 0 ? -1 : Math.round((machine1 - machine0) / 1e9 / wall * 100) / 100.0;
+            return new ResourceUse(
+                    Math.round((ProcessStats.cpuNanos() - cpu0) / 1e9 / wall * 100) / 100.0,
+                    machine,
+                    gc1[0] - gc0[0],
+                    gc1[1] - gc0[1],
                     currentLoadAverage());
         }
     }
@@ -40,7 +45,9 @@ record ResourceUse(double cpuCores, double machineCores, long gcCount, long gcMi
 
     /** Milliseconds of the machine's CPU per job at this rate (every process), or -1 where unknown. */
     double machineMillisPerJob(double jobsPerSecond) {
-        return machineCores < 0 || jobsPerSecond <= 0 ? -1 : Math.round(machineCores / jobsPerSecond * 1000 * 100) / 100.0;
+        return machineCores < 0 || jobsPerSecond <= 0
+                ? -1
+                : Math.round(machineCores / jobsPerSecond * 1000 * 100) / 100.0;
     }
 
     private static long[] gc() {

@@ -27,8 +27,18 @@ final class RouterDispatchLatency {
         BenchServer.Credentials router = server.createRunner("router", spec);
         Path keys = work.resolve("router-keys");
         RunnerKey runnerKey = RouterKeys.issue(keys, "sim", List.of(spec));
-        try (Router r = Router.start(new Router.Options(server.url(), router.slug(), RunnerKey.parse(router.key()), "127.0.0.1", 0, keys,
-                work.resolve("router-state"), new FirstCome(), RouterSettings.defaults(router.slug())), Clock.systemUTC())) {
+        try (Router r = Router.start(
+                new Router.Options(
+                        server.url(),
+                        router.slug(),
+                        RunnerKey.parse(router.key()),
+                        "127.0.0.1",
+                        0,
+                        keys,
+                        work.resolve("router-state"),
+                        new FirstCome(),
+                        RouterSettings.defaults(router.slug())),
+                Clock.systemUTC())) {
             URI channel = URI.create("ws://127.0.0.1:" + r.port() + "/v0/runners/sim/channel");
             return DispatchLatency.measure(server, spec, channel, runnerKey.reveal(), samples, warmup);
         }
@@ -40,13 +50,16 @@ final class RouterDispatchLatency {
         try (BenchServer server = BenchServer.start(work.resolve("server"), null)) {
             var direct = DispatchLatency.run(server, samples, Math.max(3, samples / 10));
             var routed = run(server, work, samples, Math.max(3, samples / 10));
-            System.out.println("direct  submit->job " + line(direct.submitToJob()) + "; load " + direct.resources().loadAverage());
-            System.out.println("routed  submit->job " + line(routed.submitToJob()) + "; load " + routed.resources().loadAverage());
+            System.out.println("direct  submit->job " + line(direct.submitToJob()) + "; load "
+                    + direct.resources().loadAverage());
+            System.out.println("routed  submit->job " + line(routed.submitToJob()) + "; load "
+                    + routed.resources().loadAverage());
         }
         System.exit(0);
     }
 
     private static String line(Summary s) {
-        return "n=" + s.count() + " median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms() + " ms, max " + s.maxMs() + " ms";
+        return "n=" + s.count() + " median " + s.medianMs() + " ms, p90 " + s.p90Ms() + " ms, p99 " + s.p99Ms()
+                + " ms, max " + s.maxMs() + " ms";
     }
 }

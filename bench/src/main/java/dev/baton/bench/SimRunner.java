@@ -30,12 +30,19 @@ import java.util.function.Consumer;
  * matches each heartbeat ack to its heartbeat.
  */
 final class SimRunner implements WebSocket.Listener {
-    enum Mode { COMPLETE, HOLD }
+    enum Mode {
+        COMPLETE,
+        HOLD
+    }
 
     /** A {@code job} message and when it arrived (System.nanoTime). */
     record Arrival(long nanos, ClaimedJob job) {}
 
-    private enum Step { RUNNING_SENT, COMPLETED_SENT, HELD }
+    private enum Step {
+        RUNNING_SENT,
+        COMPLETED_SENT,
+        HELD
+    }
 
     private static final class Attempt {
         final LeaseId lease;
@@ -107,7 +114,8 @@ final class SimRunner implements WebSocket.Listener {
 
     /** Sends a line of stdout for a held job (its ack is matched like a heartbeat's, with nothing timed). */
     synchronized void log(ClaimedJob job, long seq, String text) {
-        send(RunnerMessage.Log.text(job.uuid(), job.lease(), seq, dev.baton.protocol.message.LogStream.STDOUT, 0, text));
+        send(RunnerMessage.Log.text(
+                job.uuid(), job.lease(), seq, dev.baton.protocol.message.LogStream.STDOUT, 0, text));
     }
 
     /** Whether heartbeat ack latencies go to the recorder (off during warm-up). */
@@ -146,7 +154,8 @@ final class SimRunner implements WebSocket.Listener {
             w = ws;
         }
         if (w == null) return;
-        w.sendClose(WebSocket.NORMAL_CLOSURE, "bench done").orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
+        w.sendClose(WebSocket.NORMAL_CLOSURE, "bench done")
+                .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
                 .whenComplete((r, e) -> w.abort());
     }
 
@@ -219,7 +228,7 @@ final class SimRunner implements WebSocket.Listener {
                 outstanding = 0;
                 ready();
             }
-            case ServerMessage.Welcome w -> { } // informational, first on every connection
+            case ServerMessage.Welcome w -> {} // informational, first on every connection
             default -> {
                 problems.incrementAndGet();
                 lastProblem = Wire.encode(message);

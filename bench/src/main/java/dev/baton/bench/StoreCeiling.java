@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * left is what the database can commit.
  */
 final class StoreCeiling {
-    record Result(int workers, int jobs, double seconds, double jobsPerSecond, long emptyClaims, ResourceUse resources) {}
+    record Result(
+            int workers, int jobs, double seconds, double jobsPerSecond, long emptyClaims, ResourceUse resources) {}
 
     private StoreCeiling() {}
 
@@ -48,17 +49,41 @@ final class StoreCeiling {
     static Result run(BenchDatabase database, Path dataDir, int runnerCount, int slots, int jobs) throws Exception {
         try (Store store = StoreFactory.open(database.freshUrl(), dataDir)) {
             Instant now = Instant.now();
-            Organization org = store.organizations().createOrganization("Ceiling", Slug.of("ceiling"), PlanTier.parse("team"), now);
+            Organization org = store.organizations()
+                    .createOrganization("Ceiling", Slug.of("ceiling"), PlanTier.parse("team"), now);
             Project project = store.organizations().createProject(org.id(), "Ceiling", Slug.of("ceiling"), now);
-            Spec spec = store.specs().createSpec("ceiling", Slug.of("ceiling"), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now);
+            Spec spec = store.specs()
+                    .createSpec(
+                            "ceiling",
+                            Slug.of("ceiling"),
+                            Architecture.parse("x86_64"),
+                            1,
+                            1L << 30,
+                            1L << 33,
+                            false,
+                            now);
             List<Long> runnerIds = new ArrayList<>();
             for (int i = 0; i < runnerCount; i++) {
-                long id = store.runners().createRunner("ceiling " + i, Slug.of("ceiling-" + i), RunnerKey.generate().hash(), now).id();
+                long id = store.runners()
+                        .createRunner(
+                                "ceiling " + i,
+                                Slug.of("ceiling-" + i),
+                                RunnerKey.generate().hash(),
+                                now)
+                        .id();
                 store.specs().addRunnerSpec(id, spec.id());
                 runnerIds.add(id);
             }
-            JobConfig config = new JobConfig("http://127.0.0.1:1", project.uuid(), ImageDigest.of("sha256:" + "b".repeat(64)), null,
-                    List.of("true"), Map.of(), JobTimeout.of(3600), List.of(), 1);
+            JobConfig config = new JobConfig(
+                    "http://127.0.0.1:1",
+                    project.uuid(),
+                    ImageDigest.of("sha256:" + "b".repeat(64)),
+                    null,
+                    List.of("true"),
+                    Map.of(),
+                    JobTimeout.of(3600),
+                    List.of(),
+                    1);
             int workerCount = workers(runnerCount, slots);
             AtomicInteger next = new AtomicInteger();
             AtomicLong empty = new AtomicLong();
@@ -71,10 +96,22 @@ final class StoreCeiling {
                     running.add(pool.submit(() -> {
                         while (next.getAndIncrement() < jobs) {
                             Instant t = Instant.now();
-                            store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
-                                    new NewJob(spec.id(), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
+                            store.runs()
+                                    .createRun(
+                                            new NewReport(project.id(), null, null, "raw", t, t, null),
+                                            new NewJob(
+                                                    spec.id(),
+                                                    "127.0.0.1",
+                                                    config,
+                                                    3600,
+                                                    org.plan().priority(),
+                                                    RetryPolicy.NONE),
+                                            org.id(),
+                                            t)
+                                    .job();
                             Optional<Job> claimed;
-                            while ((claimed = OneClaim.claim(store, runnerId, Instant.now())).isEmpty()) empty.incrementAndGet();
+                            while ((claimed = OneClaim.claim(store, runnerId, Instant.now())).isEmpty())
+                                empty.incrementAndGet();
                             Job job = claimed.get();
                             store.transitions().start(job.uuid(), job.lease(), Instant.now());
                             store.transitions().complete(job.uuid(), job.lease(), Instant.now());
@@ -87,7 +124,13 @@ final class StoreCeiling {
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             ResourceUse used = meter.stop();
-            return new Result(workerCount, jobs, LifecycleThroughput.round(seconds), LifecycleThroughput.round(jobs / seconds), empty.get(), used);
+            return new Result(
+                    workerCount,
+                    jobs,
+                    LifecycleThroughput.round(seconds),
+                    LifecycleThroughput.round(jobs / seconds),
+                    empty.get(),
+                    used);
         }
     }
 }

@@ -9,7 +9,12 @@ record Summary(int count, double medianMs, double p90Ms, double p99Ms, double ma
         if (nanos.length == 0) return new Summary(0, 0, 0, 0, 0);
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
-        return new Summary(sorted.length, ms(rank(sorted, 0.50)), ms(rank(sorted, 0.90)), ms(rank(sorted, 0.99)), ms(sorted[sorted.length - 1]));
+        return new Summary(
+                sorted.length,
+                ms(rank(sorted, 0.50)),
+                ms(rank(sorted, 0.90)),
+                ms(rank(sorted, 0.99)),
+                ms(sorted[sorted.length - 1]));
     }
 
     private static long rank(long[] sorted, double q) {

@@ -48,7 +48,8 @@ final class TransportFloor {
             while (server.processed() <= processedBefore && System.nanoTime() < deadline) Thread.sleep(2);
             runner.close();
             if (!answer.at("/job/uuid").asText().equals(job.uuid().value().toString())) {
-                throw new IllegalStateException("the sampled job is not the submitted one: " + answer.at("/job/uuid") + " vs " + job.uuid());
+                throw new IllegalStateException(
+                        "the sampled job is not the submitted one: " + answer.at("/job/uuid") + " vs " + job.uuid());
             }
             return new FloorServer.Sample(answer, job);
         }
@@ -57,7 +58,9 @@ final class TransportFloor {
     static Result run(FloorServer.Sample sample, int runners, int slots, int jobs) throws Exception {
         try (FloorServer floor = FloorServer.start(sample, BenchServer.REQUEST_BODY_MAX_BYTES)) {
             LifecycleThroughput.Result r = LifecycleThroughput.run(floor, runners, slots, jobs);
-            return new Result(r, Wire.mapper().writeValueAsBytes(sample.runAnswer()).length,
+            return new Result(
+                    r,
+                    Wire.mapper().writeValueAsBytes(sample.runAnswer()).length,
                     Wire.encode(new ServerMessage.Job(sample.job())).getBytes(StandardCharsets.UTF_8).length);
         }
     }
@@ -74,7 +77,9 @@ final class TransportFloor {
             FloorServer.Sample sample = capture(server);
             for (int r : o.runners()) {
                 Bench.log("transport floor: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
-                table.add(Bench.row("2f transport floor R=" + r + " S=" + o.slots(), describe(run(sample, r, o.slots(), o.jobs()))));
+                table.add(Bench.row(
+                        "2f transport floor R=" + r + " S=" + o.slots(),
+                        describe(run(sample, r, o.slots(), o.jobs()))));
             }
         } finally {
             Bench.deleteQuietly(work);
@@ -84,8 +89,11 @@ final class TransportFloor {
 
     static String describe(Result f) {
         LifecycleThroughput.Result t = f.floor();
-        return t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in " + t.seconds() + " s, " + t.submitters() + " submitters"
-                + (t.finished() ? "" : ", UNFINISHED") + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "")
-                + "; answers of " + f.runAnswerBytes() + " B and job messages of " + f.jobMessageBytes() + " B; " + Bench.use(t.resources(), t.jobsPerSecond()) + ")";
+        return t.jobsPerSecond() + " jobs/s (" + t.jobs() + " jobs in " + t.seconds() + " s, " + t.submitters()
+                + " submitters"
+                + (t.finished() ? "" : ", UNFINISHED")
+                + (t.problems() > 0 ? ", " + t.problems() + " protocol problems" : "")
+                + "; answers of " + f.runAnswerBytes() + " B and job messages of " + f.jobMessageBytes() + " B; "
+                + Bench.use(t.resources(), t.jobsPerSecond()) + ")";
     }
 }

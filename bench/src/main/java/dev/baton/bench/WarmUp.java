@@ -13,6 +13,7 @@ import java.lang.management.ManagementFactory;
 final class WarmUp {
     /** Settled when the round's compile time is at most this share of its wall time. */
     static final double SETTLED_SHARE = 0.10;
+
     static final int MAX_ROUNDS = 10;
 
     interface Round {
@@ -31,7 +32,8 @@ final class WarmUp {
             long wallMillis = (System.nanoTime() - started) / 1_000_000;
             long compileMillis = jit.getTotalCompilationTime() - compilingBefore;
             boolean settled = compileMillis <= SETTLED_SHARE * wallMillis;
-            Bench.log("warm-up " + what + ", round " + i + ": " + wallMillis + " ms, JIT compiling " + compileMillis + " ms" + (settled ? " (settled)" : ""));
+            Bench.log("warm-up " + what + ", round " + i + ": " + wallMillis + " ms, JIT compiling " + compileMillis
+                    + " ms" + (settled ? " (settled)" : ""));
             if (settled) return i;
         }
         return MAX_ROUNDS;

@@ -18,7 +18,8 @@ class BenchOptionsTest {
 
     @Test
     void flagsOverrideAndSmokeShrinks() {
-        BenchOptions o = BenchOptions.parse("--database", "postgresql", "--runners", "2,4", "--slots", "3", "--connections", "10000", "--smoke");
+        BenchOptions o = BenchOptions.parse(
+                "--database", "postgresql", "--runners", "2,4", "--slots", "3", "--connections", "10000", "--smoke");
         assertThat(o.database()).isEqualTo(BenchDatabase.Kind.POSTGRESQL);
         assertThat(o.runners()).isEqualTo(List.of(2, 4));
         assertThat(o.slots()).isEqualTo(3);
@@ -28,8 +29,10 @@ class BenchOptionsTest {
 
     @Test
     void badFlagsAreRefusedWithTheReason() {
-        assertThatThrownBy(() -> BenchOptions.parse("--database", "mysql")).hasMessageContaining("sqlite or postgresql");
-        assertThatThrownBy(() -> BenchOptions.parse("--jobs", "0")).hasMessageContaining("--jobs must be a positive integer");
+        assertThatThrownBy(() -> BenchOptions.parse("--database", "mysql"))
+                .hasMessageContaining("sqlite or postgresql");
+        assertThatThrownBy(() -> BenchOptions.parse("--jobs", "0"))
+                .hasMessageContaining("--jobs must be a positive integer");
         assertThatThrownBy(() -> BenchOptions.parse("--connections", "10001")).hasMessageContaining("at most 10000");
         assertThatThrownBy(() -> BenchOptions.parse("--nope", "1")).hasMessageContaining("unknown flag --nope");
         assertThatThrownBy(() -> BenchOptions.parse("--slots")).hasMessageContaining("missing value");

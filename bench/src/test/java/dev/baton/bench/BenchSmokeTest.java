@@ -48,25 +48,35 @@ class BenchSmokeTest {
         JsonNode rounds = r.get("lifecycle_throughput");
         assertThat(rounds).hasSize(2);
         for (JsonNode round : rounds) {
-            assertThat(round.at("/server/finished").asBoolean()).as("every job processed").isTrue();
+            assertThat(round.at("/server/finished").asBoolean())
+                    .as("every job processed")
+                    .isTrue();
             assertThat(round.at("/server/problems").asLong()).isZero();
             assertThat(round.at("/server/jobs_per_second").asDouble()).isPositive();
             // createRun, start, complete and process once per job, plus the claims: one claim
             // transaction may serve several waiting runners (Store.claimEach, issue 13).
-            assertThat(round.at("/server/writes_per_job").asDouble()).as("createRun, start, complete, process, and claims").isGreaterThan(4);
+            assertThat(round.at("/server/writes_per_job").asDouble())
+                    .as("createRun, start, complete, process, and claims")
+                    .isGreaterThan(4);
             assertThat(round.at("/store_ceiling/jobs_per_second").asDouble()).isPositive();
             assertThat(round.at("/ratio_server_to_store").asDouble()).isPositive();
             // The raw ceiling (issue 13): plain JDBC, one transaction per step and 25 jobs per transaction.
             assertThat(round.get("raw_ceiling")).hasSize(2);
             assertThat(round.at("/raw_ceiling/0/jobs_per_transaction").asInt()).isEqualTo(1);
             assertThat(round.at("/raw_ceiling/1/jobs_per_transaction").asInt()).isEqualTo(RawCeiling.BATCH);
-            for (JsonNode raw : round.get("raw_ceiling")) assertThat(raw.at("/jobs_per_second").asDouble()).isPositive();
+            for (JsonNode raw : round.get("raw_ceiling"))
+                assertThat(raw.at("/jobs_per_second").asDouble()).isPositive();
             assertThat(round.at("/ratio_server_to_raw_per_step").asDouble()).isPositive();
             // The transport floor (issue 13): the same harness against a server with no store and no Baton logic.
-            assertThat(round.at("/transport_floor/floor/finished").asBoolean()).as("every floor job completed").isTrue();
+            assertThat(round.at("/transport_floor/floor/finished").asBoolean())
+                    .as("every floor job completed")
+                    .isTrue();
             assertThat(round.at("/transport_floor/floor/problems").asLong()).isZero();
-            assertThat(round.at("/transport_floor/floor/jobs_per_second").asDouble()).isPositive();
-            assertThat(round.at("/transport_floor/floor/writes_per_job").asDouble()).as("no store behind the floor").isZero();
+            assertThat(round.at("/transport_floor/floor/jobs_per_second").asDouble())
+                    .isPositive();
+            assertThat(round.at("/transport_floor/floor/writes_per_job").asDouble())
+                    .as("no store behind the floor")
+                    .isZero();
             assertThat(round.at("/transport_floor/run_answer_bytes").asInt()).isPositive();
             assertThat(round.at("/transport_floor/job_message_bytes").asInt()).isPositive();
             assertThat(round.at("/ratio_floor_to_raw_per_step").asDouble()).isPositive();
@@ -79,8 +89,10 @@ class BenchSmokeTest {
             if (postgres) {
                 assertThat(round.at("/flushed_commits/jobs").asLong()).isEqualTo(30);
                 assertThat(round.at("/flushed_commits/wal_syncs").asLong()).isPositive();
-                assertThat(round.at("/flushed_commits/wal_syncs_per_job").asDouble()).isPositive();
-                assertThat(round.at("/flushed_commits/commits_per_job").asDouble()).isPositive();
+                assertThat(round.at("/flushed_commits/wal_syncs_per_job").asDouble())
+                        .isPositive();
+                assertThat(round.at("/flushed_commits/commits_per_job").asDouble())
+                        .isPositive();
             }
         }
 
@@ -90,10 +102,13 @@ class BenchSmokeTest {
             assertThat(cores).hasSize(2);
             for (JsonNode c : cores) {
                 for (String run : new String[] {"one_core", "two_cores"}) {
-                    assertThat(c.at("/" + run + "/finished").asBoolean()).as(run + ": every job processed").isTrue();
+                    assertThat(c.at("/" + run + "/finished").asBoolean())
+                            .as(run + ": every job processed")
+                            .isTrue();
                     assertThat(c.at("/" + run + "/problems").asLong()).isZero();
                     assertThat(c.at("/" + run + "/jobs_per_second").asDouble()).isPositive();
-                    assertThat(c.at("/" + run + "/harness_cpus").asText()).isNotEqualTo(c.at("/" + run + "/server_cpus").asText());
+                    assertThat(c.at("/" + run + "/harness_cpus").asText())
+                            .isNotEqualTo(c.at("/" + run + "/server_cpus").asText());
                 }
                 assertThat(c.at("/one_core/server_cpus").asText()).doesNotContain(",");
                 assertThat(c.at("/two_cores/server_cpus").asText()).contains(",");
@@ -120,7 +135,9 @@ class BenchSmokeTest {
         JsonNode scale = r.get("connection_scale");
         assertThat(scale.get("connected").asInt()).isEqualTo(20);
         assertThat(scale.get("open_at_end").asInt()).isEqualTo(20);
-        assertThat(scale.get("acked_in_window").asInt()).as("every runner heartbeat was acked").isEqualTo(20);
+        assertThat(scale.get("acked_in_window").asInt())
+                .as("every runner heartbeat was acked")
+                .isEqualTo(20);
         assertThat(scale.get("holding_jobs").asInt()).isEqualTo(2);
         assertThat(scale.get("problems").asLong()).isZero();
         assertThat(scale.get("acks_per_second").asDouble()).isPositive();
@@ -137,7 +154,9 @@ class BenchSmokeTest {
         double median = s.get("median_ms").asDouble();
         assertThat(median).isPositive();
         assertThat(s.get("p90_ms").asDouble()).isGreaterThanOrEqualTo(median);
-        assertThat(s.get("p99_ms").asDouble()).isGreaterThanOrEqualTo(s.get("p90_ms").asDouble());
-        assertThat(s.get("max_ms").asDouble()).isGreaterThanOrEqualTo(s.get("p99_ms").asDouble());
+        assertThat(s.get("p99_ms").asDouble())
+                .isGreaterThanOrEqualTo(s.get("p90_ms").asDouble());
+        assertThat(s.get("max_ms").asDouble())
+                .isGreaterThanOrEqualTo(s.get("p99_ms").asDouble());
     }
 }

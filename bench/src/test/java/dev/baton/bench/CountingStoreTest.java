@@ -42,12 +42,18 @@ class CountingStoreTest {
         for (Method m : Store.class.getMethods()) {
             if (!CountingStore.PARTS.contains(m.getName())) methods.add(m);
         }
-        for (String part : CountingStore.PARTS) methods.addAll(Arrays.asList(Store.class.getMethod(part).getReturnType().getMethods()));
+        for (String part : CountingStore.PARTS)
+            methods.addAll(
+                    Arrays.asList(Store.class.getMethod(part).getReturnType().getMethods()));
         Set<String> abstractMethods = methods.stream()
-                .filter(m -> Modifier.isAbstract(m.getModifiers())).map(Method::getName).collect(Collectors.toSet());
+                .filter(m -> Modifier.isAbstract(m.getModifiers()))
+                .map(Method::getName)
+                .collect(Collectors.toSet());
         Set<String> allMethods = methods.stream().map(Method::getName).collect(Collectors.toSet());
         List<String> named = new ArrayList<>();
-        for (Set<String> table : List.of(CountingStore.WRITES, CountingStore.READS, CountingStore.CACHED, CountingStore.PASSED)) named.addAll(table);
+        for (Set<String> table :
+                List.of(CountingStore.WRITES, CountingStore.READS, CountingStore.CACHED, CountingStore.PASSED))
+            named.addAll(table);
         assertThat(named).doesNotHaveDuplicates();
         assertThat(new HashSet<>(named)).containsAll(abstractMethods);
         assertThat(allMethods).containsAll(named);
@@ -64,15 +70,26 @@ class CountingStoreTest {
             assertThat(store.organizations().findOrganization(org.id())).isPresent();
             assertThat(store.specs().findSpec(spec.id())).isPresent();
             // A default method runs its body on the part's proxy: the overload it calls is counted, once.
-            assertThat(store.transitions().complete(JobUuid.random(), LeaseId.random(), now).result()).isEqualTo(Transition.Result.NOT_FOUND);
-            assertThat(store.claims().claimEach(List.of(), now, now.plusSeconds(30))).isEmpty();
+            assertThat(store.transitions()
+                            .complete(JobUuid.random(), LeaseId.random(), now)
+                            .result())
+                    .isEqualTo(Transition.Result.NOT_FOUND);
+            assertThat(store.claims().claimEach(List.of(), now, now.plusSeconds(30)))
+                    .isEmpty();
             store.runners().recordRunnerHeartbeats(Map.of(1L, now, 2L, now));
 
-            assertThat(counting.writesByMethod()).containsEntry("createOrganization", 1L).containsEntry("createSpec", 1L)
-                    .containsEntry("complete", 1L).containsEntry("claimEach", 1L).containsEntry("recordRunnerHeartbeats", 1L);
+            assertThat(counting.writesByMethod())
+                    .containsEntry("createOrganization", 1L)
+                    .containsEntry("createSpec", 1L)
+                    .containsEntry("complete", 1L)
+                    .containsEntry("claimEach", 1L)
+                    .containsEntry("recordRunnerHeartbeats", 1L);
             assertThat(counting.writes()).isEqualTo(5);
-            assertThat(counting.readsByMethod()).containsEntry("findOrganization", 1L).containsEntry("findSpec (cached)", 1L)
-                    .containsEntry(CountingStore.CLAIMS, 1L).containsEntry(CountingStore.EMPTY_CLAIMS, 1L);
+            assertThat(counting.readsByMethod())
+                    .containsEntry("findOrganization", 1L)
+                    .containsEntry("findSpec (cached)", 1L)
+                    .containsEntry(CountingStore.CLAIMS, 1L)
+                    .containsEntry(CountingStore.EMPTY_CLAIMS, 1L);
             assertThat(counting.reads()).isEqualTo(1);
             assertThat(counting.cachedLookups()).isEqualTo(1);
             assertThat(counting.heartbeatRows()).isEqualTo(2);

@@ -27,7 +27,8 @@ class CpuPinningTest {
             assertThat(CpuPinning.allowedCpus()).containsExactly(allowed.getFirst());
             // a thread started now inherits the set, and the JVM sees one processor
             AtomicReference<List<Integer>> seen = new AtomicReference<>();
-            Thread t = Thread.ofPlatform().start(() -> seen.set(CpuPinning.allowedCpus(Path.of("/proc/thread-self/status"))));
+            Thread t = Thread.ofPlatform()
+                    .start(() -> seen.set(CpuPinning.allowedCpus(Path.of("/proc/thread-self/status"))));
             t.join();
             assertThat(seen.get()).containsExactly(allowed.getFirst());
             assertThat(Runtime.getRuntime().availableProcessors()).isEqualTo(1);

@@ -23,14 +23,20 @@ class LeaseBenchSmokeTest {
 
     @Test
     void smokeRunMeasuresBothTransports() throws Exception {
-        assumeTrue(Files.isExecutable(BenchNats.BINARY), "no nats-server at " + BenchNats.BINARY + ": skipping the transport A bench smoke run");
+        assumeTrue(
+                Files.isExecutable(BenchNats.BINARY),
+                "no nats-server at " + BenchNats.BINARY + ": skipping the transport A bench smoke run");
         Path file = LeaseBench.run(BenchOptions.parse("--smoke", "--database", "sqlite", "--out", out.toString()));
         JsonNode r = Wire.mapper().readTree(Files.readString(file));
 
         assertThat(r.at("/transport_a_submit_to_lease_granted/count").asInt()).isPositive();
-        assertThat(r.at("/transport_a_submit_to_lease_granted/median_ms").asDouble()).isPositive();
-        assertThat(r.at("/transport_b_submit_to_job/submit_to_job/count").asInt()).isPositive();
-        assertThat(r.at("/transport_a_lifecycle/finished").asBoolean()).as("every transport-A job processed").isTrue();
+        assertThat(r.at("/transport_a_submit_to_lease_granted/median_ms").asDouble())
+                .isPositive();
+        assertThat(r.at("/transport_b_submit_to_job/submit_to_job/count").asInt())
+                .isPositive();
+        assertThat(r.at("/transport_a_lifecycle/finished").asBoolean())
+                .as("every transport-A job processed")
+                .isTrue();
         assertThat(r.at("/transport_a_lifecycle/problems").asLong()).isZero();
         assertThat(r.at("/transport_a_lifecycle/jobs_per_second").asDouble()).isPositive();
         assertThat(r.at("/transport_b_lifecycle/finished").asBoolean()).isTrue();

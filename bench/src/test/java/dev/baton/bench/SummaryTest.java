@@ -15,7 +15,8 @@ class SummaryTest {
 
     @Test
     void orderOfSamplesDoesNotMatterAndEmptyIsZero() {
-        assertThat(Summary.ofNanos(new long[] {3_000_000, 1_000_000, 2_000_000})).isEqualTo(new Summary(3, 2.0, 3.0, 3.0, 3.0));
+        assertThat(Summary.ofNanos(new long[] {3_000_000, 1_000_000, 2_000_000}))
+                .isEqualTo(new Summary(3, 2.0, 3.0, 3.0, 3.0));
         assertThat(Summary.ofNanos(new long[0]).count()).isZero();
     }
 }

@@ -23,7 +23,8 @@ import java.util.function.Supplier;
 final class Api {
     static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Supplier<List<String>> nodes;
     private final String token;
 
@@ -67,7 +68,8 @@ final class Api {
     }
 
     /** A read (or an idempotent write) retried across nodes and failures until {@code within} passes. */
-    JsonNode retrying(String method, String path, Object body, Duration within) throws IOException, InterruptedException {
+    JsonNode retrying(String method, String path, Object body, Duration within)
+            throws IOException, InterruptedException {
         Instant deadline = Instant.now().plus(within);
         while (true) {
             try {
@@ -81,12 +83,17 @@ final class Api {
         }
     }
 
-    private JsonNode send(String url, String method, String path, Object body) throws IOException, InterruptedException {
-        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
+    private JsonNode send(String url, String method, String path, Object body)
+            throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher publisher = body == null
+                ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body));
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(20))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                .method(method, publisher).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url + path))
+                .timeout(Duration.ofSeconds(20))
+                .header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json")
+                .method(method, publisher)
+                .build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -104,7 +111,9 @@ final class Api {
     /** Whether a node answers {@code GET /ready} with 200 (its database is reachable). */
     boolean ready(String url) {
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/ready")).timeout(Duration.ofSeconds(2)).build();
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/ready"))
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
             return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (IOException e) {
             return false;

@@ -36,7 +36,9 @@ final class Audit {
      * The jobs' command always exits 0, so a job may fail only because its runner was lost or
      * killed under it (docs/protocol.md); any other failure is a wrong outcome.
      */
-    private static final List<String> EXPLAINED_FAILURES = List.of("lost contact with the runner", "runner restarted during execution",
+    private static final List<String> EXPLAINED_FAILURES = List.of(
+            "lost contact with the runner",
+            "runner restarted during execution",
             "the lease expired without heartbeats"); // transport A's runner lost past max_requeues
 
     private final Api api;
@@ -53,7 +55,8 @@ final class Audit {
         List<JsonNode> jobs = new ArrayList<>();
         int offset = 0;
         while (true) {
-            JsonNode page = api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/jobs?limit=500&offset=" + offset, null, PATIENCE);
+            JsonNode page = api.retrying(
+                    "GET", "/v0/projects/" + Cluster.PROJECT + "/jobs?limit=500&offset=" + offset, null, PATIENCE);
             page.path("jobs").forEach(jobs::add);
             if (!page.hasNonNull("next_offset")) return jobs;
             offset = page.path("next_offset").asInt();
@@ -64,7 +67,8 @@ final class Audit {
     Duration quiesce(Duration within) throws IOException, InterruptedException {
         Instant start = Instant.now();
         while (true) {
-            boolean settled = listJobs().stream().allMatch(j -> TERMINAL.contains(j.path("status").asText()));
+            boolean settled = listJobs().stream()
+                    .allMatch(j -> TERMINAL.contains(j.path("status").asText()));
             if (settled) return Duration.between(start, Instant.now());
             if (Duration.between(start, Instant.now()).compareTo(within) > 0) return null;
             Thread.sleep(1000);
@@ -72,16 +76,29 @@ final class Audit {
     }
 
     /** Reads every job (with attempts and output) and the report of every processed one, then {@link #assess}es. */
-    ChaosResult judge(List<Submission> submissions, List<Execution> executions, List<FaultEvent> faults,
-            Duration quiescence, List<String> unexpectedExits, Path dump) throws IOException, InterruptedException {
+    ChaosResult judge(
+            List<Submission> submissions,
+            List<Execution> executions,
+            List<FaultEvent> faults,
+            Duration quiescence,
+            List<String> unexpectedExits,
+            Path dump)
+            throws IOException, InterruptedException {
         List<JsonNode> fetched = new ArrayList<>();
         Map<String, JsonNode> reports = new HashMap<>();
         for (JsonNode listed : listJobs()) {
-            JsonNode job = api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/jobs/" + listed.path("uuid").asText(), null, PATIENCE);
+            JsonNode job = api.retrying(
+                    "GET",
+                    "/v0/projects/" + Cluster.PROJECT + "/jobs/"
+                            + listed.path("uuid").asText(),
+                    null,
+                    PATIENCE);
             fetched.add(job);
             if (job.path("status").asText().equals("processed")) {
                 String report = job.path("report").asText();
-                reports.put(report, api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/reports/" + report, null, PATIENCE));
+                reports.put(
+                        report,
+                        api.retrying("GET", "/v0/projects/" + Cluster.PROJECT + "/reports/" + report, null, PATIENCE));
             }
         }
         // Every job as the server had it, for the post-mortem of a failed run.
@@ -96,13 +113,21 @@ final class Audit {
      * @param reports      report UUID → report, for the processed jobs
      * @param runnerSlugs  runner UUID → slug
      */
-    static ChaosResult assess(List<Submission> submissions, List<Execution> executions, List<FaultEvent> faults,
-            Duration quiescence, List<String> unexpectedExits, List<JsonNode> jobs, Map<String, JsonNode> reports,
+    static ChaosResult assess(
+            List<Submission> submissions,
+            List<Execution> executions,
+            List<FaultEvent> faults,
+            Duration quiescence,
+            List<String> unexpectedExits,
+            List<JsonNode> jobs,
+            Map<String, JsonNode> reports,
             Map<String, String> runnerSlugs) {
         List<String> violations = new ArrayList<>();
         Map<String, List<JsonNode>> byChaosId = new HashMap<>();
-        for (JsonNode job : jobs) byChaosId.computeIfAbsent(chaosId(job), k -> new ArrayList<>()).add(job);
-        Map<String, List<Execution>> executionsByJob = executions.stream().collect(Collectors.groupingBy(Execution::jobUuid));
+        for (JsonNode job : jobs)
+            byChaosId.computeIfAbsent(chaosId(job), k -> new ArrayList<>()).add(job);
+        Map<String, List<Execution>> executionsByJob =
+                executions.stream().collect(Collectors.groupingBy(Execution::jobUuid));
 
         int submitted = 0;
         int lost = 0;
@@ -124,7 +149,8 @@ final class Audit {
                     if (!found.isEmpty()) uncertainCreated++;
                 }
                 case NOT_SUBMITTED -> {
-                    if (!found.isEmpty()) violations.add(s.chaosId() + ": no node took the submission, yet the job exists");
+                    if (!found.isEmpty())
+                        violations.add(s.chaosId() + ": no node took the submission, yet the job exists");
                 }
             }
         }
@@ -147,7 +173,8 @@ final class Audit {
                 failures.merge(error, 1, Integer::sum);
                 if (EXPLAINED_FAILURES.stream().noneMatch(error::startsWith)) {
                     wronglyFailed++;
-                    violations.add(uuid + ": failed (" + error + "), but its command cannot fail and no fault explains that");
+                    violations.add(
+                            uuid + ": failed (" + error + "), but its command cannot fail and no fault explains that");
                 }
             }
             if (!TERMINAL.contains(status)) {
@@ -159,7 +186,8 @@ final class Audit {
                 for (int k = i + 1; k < leases.size(); k++) {
                     if (leases.get(i).overlaps(leases.get(k))) {
                         overlapping++;
-                        violations.add(uuid + ": attempts " + leases.get(i).number + " and " + leases.get(k).number + " held leases at the same time");
+                        violations.add(uuid + ": attempts " + leases.get(i).number + " and " + leases.get(k).number
+                                + " held leases at the same time");
                     }
                 }
             }
@@ -177,11 +205,13 @@ final class Audit {
                 String key = lease.get().number + "/" + e.iteration();
                 if (perLease.merge(key, 1, Integer::sum) == 2) {
                     doubleRuns++;
-                    violations.add(uuid + ": iteration " + e.iteration() + " executed twice under attempt " + lease.get().number + " (runner " + e.runner() + ")");
+                    violations.add(uuid + ": iteration " + e.iteration() + " executed twice under attempt "
+                            + lease.get().number + " (runner " + e.runner() + ")");
                 }
             }
             if (status.equals("processed")) {
-                String missing = resultsProblem(job, leases, ran, reports.get(job.path("report").asText()));
+                String missing = resultsProblem(
+                        job, leases, ran, reports.get(job.path("report").asText()));
                 if (missing != null) {
                     missingResults++;
                     violations.add(uuid + ": " + missing);
@@ -193,7 +223,8 @@ final class Audit {
         jobs.forEach(j -> chaosIdOf.put(j.path("uuid").asText(), chaosId(j)));
         for (Execution e : executions) {
             if (!e.chaosId().equals(chaosIdOf.get(e.jobUuid()))) {
-                violations.add(e.chaosId() + ": executed in the directory of job " + e.jobUuid() + ", which is not that job");
+                violations.add(
+                        e.chaosId() + ": executed in the directory of job " + e.jobUuid() + ", which is not that job");
             }
         }
         unexpectedExits.forEach(x -> violations.add("process exited without being killed: " + x));
@@ -208,12 +239,31 @@ final class Audit {
         Map<String, Integer> completedByTransport = new TreeMap<>();
         for (JsonNode j : jobs) {
             for (JsonNode a : j.path("attempts")) {
-                if ("completed".equals(a.path("outcome").asText())) completedByTransport.merge(a.path("transport").asText("?"), 1, Integer::sum);
+                if ("completed".equals(a.path("outcome").asText()))
+                    completedByTransport.merge(a.path("transport").asText("?"), 1, Integer::sum);
             }
         }
-        return new ChaosResult(submitted, uncertain + " (" + uncertainCreated + " created)", statuses, failures, executions.size(), completedByTransport,
-                faultCounts, dropped, lost, stuck, doubleRuns, overlapping, missingResults, wronglyFailed, outsideLease, finishedNotCompleted,
-                recovery(faults, jobs, runnerSlugs), quiescence, unexpectedExits, violations);
+        return new ChaosResult(
+                submitted,
+                uncertain + " (" + uncertainCreated + " created)",
+                statuses,
+                failures,
+                executions.size(),
+                completedByTransport,
+                faultCounts,
+                dropped,
+                lost,
+                stuck,
+                doubleRuns,
+                overlapping,
+                missingResults,
+                wronglyFailed,
+                outsideLease,
+                finishedNotCompleted,
+                recovery(faults, jobs, runnerSlugs),
+                quiescence,
+                unexpectedExits,
+                violations);
     }
 
     private static String chaosId(JsonNode job) {
@@ -224,7 +274,9 @@ final class Audit {
     /** One attempt's lease: held by {@code runner} from {@code claimed} until {@code ended} (null: still held). */
     private record Lease(int number, String runner, String outcome, Instant claimed, Instant ended) {
         boolean covers(Execution e) {
-            return e.runner().equals(runner) && !e.start().isBefore(claimed) && (ended == null || !e.start().isAfter(ended));
+            return e.runner().equals(runner)
+                    && !e.start().isBefore(claimed)
+                    && (ended == null || !e.start().isAfter(ended));
         }
 
         boolean overlaps(Lease o) {
@@ -237,8 +289,12 @@ final class Audit {
     private static List<Lease> leases(JsonNode job, Map<String, String> runnerSlugs) {
         List<Lease> leases = new ArrayList<>();
         for (JsonNode a : job.path("attempts")) {
-            leases.add(new Lease(a.path("number").asInt(), runnerSlugs.getOrDefault(a.path("runner").asText(), a.path("runner").asText()),
-                    a.path("outcome").asText(null), Instant.parse(a.path("claimed").asText()),
+            leases.add(new Lease(
+                    a.path("number").asInt(),
+                    runnerSlugs.getOrDefault(
+                            a.path("runner").asText(), a.path("runner").asText()),
+                    a.path("outcome").asText(null),
+                    Instant.parse(a.path("claimed").asText()),
                     a.hasNonNull("ended") ? Instant.parse(a.path("ended").asText()) : null));
         }
         return leases;
@@ -255,55 +311,111 @@ final class Audit {
         int iterations = job.path("config").path("iterations").asInt(1);
         JsonNode output = job.path("output");
         if (output.isMissingNode() || output.isNull()) return "processed without stored output";
-        if (output.path("results").size() != iterations) return "stored output has " + output.path("results").size() + " of " + iterations + " iterations";
-        List<Lease> completed = leases.stream().filter(l -> "completed".equals(l.outcome)).toList();
+        if (output.path("results").size() != iterations)
+            return "stored output has " + output.path("results").size() + " of " + iterations + " iterations";
+        List<Lease> completed =
+                leases.stream().filter(l -> "completed".equals(l.outcome)).toList();
         if (completed.size() != 1) return completed.size() + " attempts completed";
         Lease lease = completed.get(0);
         if (report == null || !report.hasNonNull("results")) return "report without results";
         for (int i = 0; i < iterations; i++) {
             JsonNode out = output.path("results").get(i);
-            if (out.path("exit_code").asInt(-1) != 0) return "iteration " + i + " stored exit code " + out.path("exit_code");
-            JsonNode metric = report.path("iterations").path(i).path("results").path("chaos").path("nonce").path("value");
+            if (out.path("exit_code").asInt(-1) != 0)
+                return "iteration " + i + " stored exit code " + out.path("exit_code");
+            JsonNode metric = report.path("iterations")
+                    .path(i)
+                    .path("results")
+                    .path("chaos")
+                    .path("nonce")
+                    .path("value");
             if (!metric.isNumber()) return "report has no metric for iteration " + i;
             long nonce = metric.asLong();
             // The stored stdout is what that execution printed (its one line), not only something holding its number.
-            if (!out.path("stdout").asText().strip().equals(Workload.printed(nonce).strip())) {
-                return "iteration " + i + ": the stored stdout is not what the execution that printed the reported metric printed";
+            if (!out.path("stdout")
+                    .asText()
+                    .strip()
+                    .equals(Workload.printed(nonce).strip())) {
+                return "iteration " + i
+                        + ": the stored stdout is not what the execution that printed the reported metric printed";
             }
             int iteration = i;
-            boolean traced = ran.stream().anyMatch(e -> e.iteration() == iteration && e.nonce() == nonce && e.end() != null && lease.covers(e));
-            if (!traced) return "iteration " + i + ": the reported metric " + nonce + " comes from no finished execution of the completing attempt " + lease.number;
+            boolean traced = ran.stream()
+                    .anyMatch(e ->
+                            e.iteration() == iteration && e.nonce() == nonce && e.end() != null && lease.covers(e));
+            if (!traced)
+                return "iteration " + i + ": the reported metric " + nonce
+                        + " comes from no finished execution of the completing attempt " + lease.number;
         }
         return null;
     }
 
     /** Median and max per fault kind, in the terms docs/reliability.md defines. */
-    private static Map<String, String> recovery(List<FaultEvent> faults, List<JsonNode> jobs, Map<String, String> runnerSlugs) {
-        List<Instant> completions = jobs.stream().filter(j -> j.hasNonNull("completed"))
-                .map(j -> Instant.parse(j.path("completed").asText())).sorted().toList();
+    private static Map<String, String> recovery(
+            List<FaultEvent> faults, List<JsonNode> jobs, Map<String, String> runnerSlugs) {
+        List<Instant> completions = jobs.stream()
+                .filter(j -> j.hasNonNull("completed"))
+                .map(j -> Instant.parse(j.path("completed").asText()))
+                .sorted()
+                .toList();
         List<Lease> all = new ArrayList<>();
         for (JsonNode j : jobs) all.addAll(leases(j, runnerSlugs));
         Map<String, String> out = new TreeMap<>();
         // Server killed: until the next job completes anywhere (nothing completes on a dead single node).
-        out.put("server_sigkill_to_next_completion", stats(faults, FaultEvent.Kind.SERVER_SIGKILL,
-                f -> completions.stream().filter(c -> c.isAfter(f.at())).findFirst().map(c -> Duration.between(f.at(), c))));
-        out.put("server_sigkill_to_ready", stats(faults, FaultEvent.Kind.SERVER_SIGKILL, f -> Optional.of(Duration.between(f.at(), f.restored()))));
+        out.put(
+                "server_sigkill_to_next_completion",
+                stats(
+                        faults,
+                        FaultEvent.Kind.SERVER_SIGKILL,
+                        f -> completions.stream()
+                                .filter(c -> c.isAfter(f.at()))
+                                .findFirst()
+                                .map(c -> Duration.between(f.at(), c))));
+        out.put(
+                "server_sigkill_to_ready",
+                stats(
+                        faults,
+                        FaultEvent.Kind.SERVER_SIGKILL,
+                        f -> Optional.of(Duration.between(f.at(), f.restored()))));
         // Runner killed: until it claims again (it restarted, swept, reconnected and got work).
-        out.put("runner_sigkill_to_next_claim", stats(faults, FaultEvent.Kind.RUNNER_SIGKILL,
-                f -> all.stream().filter(l -> l.runner.equals(f.target()) && l.claimed.isAfter(f.at())).map(l -> l.claimed)
-                        .min(Comparator.naturalOrder()).map(c -> Duration.between(f.at(), c))));
+        out.put(
+                "runner_sigkill_to_next_claim",
+                stats(
+                        faults,
+                        FaultEvent.Kind.RUNNER_SIGKILL,
+                        f -> all.stream()
+                                .filter(l -> l.runner.equals(f.target()) && l.claimed.isAfter(f.at()))
+                                .map(l -> l.claimed)
+                                .min(Comparator.naturalOrder())
+                                .map(c -> Duration.between(f.at(), c))));
         // Runner frozen: until the server gave up the leases it held (heartbeat timeout at work).
-        out.put("runner_sigstop_to_lease_revoked", stats(faults, FaultEvent.Kind.RUNNER_SIGSTOP,
-                f -> all.stream().filter(l -> l.runner.equals(f.target()) && l.claimed.isBefore(f.at()) && l.ended != null
-                        && l.ended.isAfter(f.at()) && l.ended.isBefore(f.restored()))
-                        .map(l -> l.ended).max(Comparator.naturalOrder()).map(e -> Duration.between(f.at(), e))));
+        out.put(
+                "runner_sigstop_to_lease_revoked",
+                stats(
+                        faults,
+                        FaultEvent.Kind.RUNNER_SIGSTOP,
+                        f -> all.stream()
+                                .filter(l -> l.runner.equals(f.target())
+                                        && l.claimed.isBefore(f.at())
+                                        && l.ended != null
+                                        && l.ended.isAfter(f.at())
+                                        && l.ended.isBefore(f.restored()))
+                                .map(l -> l.ended)
+                                .max(Comparator.naturalOrder())
+                                .map(e -> Duration.between(f.at(), e))));
         return out;
     }
 
-    private static String stats(List<FaultEvent> faults, FaultEvent.Kind kind, Function<FaultEvent, Optional<Duration>> measure) {
-        List<Duration> values = faults.stream().filter(f -> f.kind() == kind).map(measure).flatMap(Optional::stream).sorted().toList();
+    private static String stats(
+            List<FaultEvent> faults, FaultEvent.Kind kind, Function<FaultEvent, Optional<Duration>> measure) {
+        List<Duration> values = faults.stream()
+                .filter(f -> f.kind() == kind)
+                .map(measure)
+                .flatMap(Optional::stream)
+                .sorted()
+                .toList();
         if (values.isEmpty()) return "-";
-        return "median " + seconds(values.get((values.size() - 1) / 2)) + ", max " + seconds(values.get(values.size() - 1)) + " (n=" + values.size() + ")";
+        return "median " + seconds(values.get((values.size() - 1) / 2)) + ", max "
+                + seconds(values.get(values.size() - 1)) + " (n=" + values.size() + ")";
     }
 
     static String seconds(Duration d) {

@@ -44,9 +44,13 @@ final class BatonProcess {
         List<String> command = new ArrayList<>();
         command.add(launcher.toString());
         command.addAll(args);
-        Files.writeString(log, "---- chaos: start " + String.join(" ", args) + "\n",
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        Files.writeString(
+                log,
+                "---- chaos: start " + String.join(" ", args) + "\n",
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().keySet().removeIf(k -> k.startsWith("BATON_"));
         pb.environment().putAll(env);
@@ -83,7 +87,9 @@ final class BatonProcess {
 
     private void signal(String sig) throws IOException, InterruptedException {
         if (process == null || !process.isAlive()) return;
-        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) throw new IOException("kill -" + sig + " " + process.pid() + " failed");
     }
 

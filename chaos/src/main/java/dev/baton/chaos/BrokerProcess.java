@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * started again keeps the stream it had written (as a broker on a disk of its own would).
  */
 final class BrokerProcess {
-    static final Path BINARY = Path.of(System.getenv().getOrDefault("BATON_CHAOS_NATS_SERVER", "/usr/sbin/nats-server"));
+    static final Path BINARY =
+            Path.of(System.getenv().getOrDefault("BATON_CHAOS_NATS_SERVER", "/usr/sbin/nats-server"));
 
     private final int port;
     private final Path store;
@@ -38,17 +39,30 @@ final class BrokerProcess {
     }
 
     synchronized void start() throws IOException, InterruptedException {
-        if (!Files.isExecutable(BINARY)) throw new IOException("no nats-server at " + BINARY + " (Debian's nats-server package; BATON_CHAOS_NATS_SERVER)");
+        if (!Files.isExecutable(BINARY))
+            throw new IOException(
+                    "no nats-server at " + BINARY + " (Debian's nats-server package; BATON_CHAOS_NATS_SERVER)");
         Files.writeString(log, "---- chaos: start nats-server\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        process = new ProcessBuilder(List.of(BINARY.toString(), "-a", "127.0.0.1", "-p", Integer.toString(port), "-js", "-sd", store.toString()))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        process = new ProcessBuilder(List.of(
+                        BINARY.toString(),
+                        "-a",
+                        "127.0.0.1",
+                        "-p",
+                        Integer.toString(port),
+                        "-js",
+                        "-sd",
+                        store.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
         while (true) {
             try (Socket ignored = new Socket("127.0.0.1", port)) {
                 return;
             } catch (IOException notYet) {
                 if (!process.isAlive()) throw new IOException("nats-server exited; see " + log);
-                if (Instant.now().isAfter(deadline)) throw new IOException("nats-server not listening on " + port + "; see " + log);
+                if (Instant.now().isAfter(deadline))
+                    throw new IOException("nats-server not listening on " + port + "; see " + log);
                 Thread.sleep(50);
             }
         }

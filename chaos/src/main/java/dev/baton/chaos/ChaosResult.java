@@ -59,20 +59,38 @@ record ChaosResult(
         s.append("jobs submitted (acknowledged): ").append(submitted).append('\n');
         s.append("submissions with a lost response: ").append(uncertain).append('\n');
         s.append("final statuses: ").append(statuses).append('\n');
-        failures.forEach((error, n) -> s.append("  failed ").append(n).append("x: ").append(error).append('\n'));
+        failures.forEach((error, n) ->
+                s.append("  failed ").append(n).append("x: ").append(error).append('\n'));
         s.append("executions logged by the jobs: ").append(executions).append('\n');
-        s.append("completed attempts by transport: ").append(completedByTransport).append('\n');
-        s.append("faults: ").append(faults).append(", connections reset: ").append(connectionsDropped).append('\n');
+        s.append("completed attempts by transport: ")
+                .append(completedByTransport)
+                .append('\n');
+        s.append("faults: ")
+                .append(faults)
+                .append(", connections reset: ")
+                .append(connectionsDropped)
+                .append('\n');
         s.append("lost: ").append(lost).append('\n');
         s.append("stuck: ").append(stuck).append('\n');
         s.append("executed twice under one valid lease: ").append(doubleRuns).append('\n');
         s.append("overlapping leases: ").append(overlappingLeases).append('\n');
-        s.append("processed without output/results traced to an execution: ").append(missingResults).append('\n');
-        s.append("failed for another reason than a lost or killed runner: ").append(wronglyFailed).append('\n');
-        s.append("executions started outside any lease (fenced): ").append(outsideLease).append('\n');
-        s.append("executions that finished under an attempt that did not complete, by its outcome: ").append(finishedNotCompleted).append('\n');
-        recovery.forEach((what, v) -> s.append("recovery ").append(what).append(": ").append(v).append('\n'));
-        s.append("quiescence after the last fault: ").append(quiescence == null ? "timed out" : Audit.seconds(quiescence)).append('\n');
+        s.append("processed without output/results traced to an execution: ")
+                .append(missingResults)
+                .append('\n');
+        s.append("failed for another reason than a lost or killed runner: ")
+                .append(wronglyFailed)
+                .append('\n');
+        s.append("executions started outside any lease (fenced): ")
+                .append(outsideLease)
+                .append('\n');
+        s.append("executions that finished under an attempt that did not complete, by its outcome: ")
+                .append(finishedNotCompleted)
+                .append('\n');
+        recovery.forEach((what, v) ->
+                s.append("recovery ").append(what).append(": ").append(v).append('\n'));
+        s.append("quiescence after the last fault: ")
+                .append(quiescence == null ? "timed out" : Audit.seconds(quiescence))
+                .append('\n');
         if (!violations.isEmpty()) {
             s.append("VIOLATIONS (").append(violations.size()).append("):\n");
             violations.forEach(v -> s.append("  ").append(v).append('\n'));

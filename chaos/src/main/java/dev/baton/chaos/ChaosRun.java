@@ -40,19 +40,23 @@ final class ChaosRun {
         if (settings.database() == Database.POSTGRESQL) {
             schema = "baton_chaos_" + HexFormat.of().formatHex(new SecureRandom().generateSeed(8));
             execute(settings.postgresUrl(), "CREATE SCHEMA " + schema);
-            databaseUrl = settings.postgresUrl() + (settings.postgresUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema;
+            databaseUrl = settings.postgresUrl() + (settings.postgresUrl().contains("?") ? "&" : "?") + "currentSchema="
+                    + schema;
             say("PostgreSQL schema " + schema);
         }
         Random random = new Random(settings.seed());
         ChaosResult result;
         boolean dropSchema = false;
         try (Cluster cluster = new Cluster(settings, databaseUrl)) {
-            say("starting " + settings.nodes() + " node(s) on " + settings.database().name().toLowerCase(Locale.ROOT) + " and " + settings.runners() + " runner(s)");
+            say("starting " + settings.nodes() + " node(s) on "
+                    + settings.database().name().toLowerCase(Locale.ROOT) + " and " + settings.runners()
+                    + " runner(s)");
             cluster.start();
             Workload workload = new Workload(cluster.api(), new Random(random.nextLong()), settings.workDir());
             FaultInjector faults = new FaultInjector(cluster, settings, new Random(random.nextLong()));
             Instant until = Instant.now().plus(settings.faultPhase());
-            say("fault phase: " + settings.faultPhase().toSeconds() + " s, a job every " + Math.round(1000 / settings.submitRate()) + " ms, a fault every ~"
+            say("fault phase: " + settings.faultPhase().toSeconds() + " s, a job every "
+                    + Math.round(1000 / settings.submitRate()) + " ms, a fault every ~"
                     + settings.faultInterval().toSeconds() + " s (seed " + settings.seed() + ")");
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 Future<?> submitting = threads.submit(() -> {
@@ -68,16 +72,30 @@ final class ChaosRun {
             }
             faults.reviveUnexpectedExits();
             // The schedule as it happened, beside the processes' logs, for the post-mortem.
-            Files.write(settings.workDir().resolve("faults.log"), faults.events().stream()
-                    .map(f -> f.at() + " " + f.kind() + " " + f.target() + " restored " + f.restored() + " count " + f.count()).toList());
-            say("faults: " + faults.events().stream().collect(Collectors.groupingBy(f -> f.kind().name(), Collectors.counting()))
-                    + "; waiting for every job to end (up to " + settings.quiesceTimeout().toSeconds() + " s)");
-            Audit audit = new Audit(cluster.api(), cluster.runners().stream().collect(Collectors.toMap(RunnerAgent::uuid, RunnerAgent::slug)));
+            Files.write(
+                    settings.workDir().resolve("faults.log"),
+                    faults.events().stream()
+                            .map(f -> f.at() + " " + f.kind() + " " + f.target() + " restored " + f.restored()
+                                    + " count " + f.count())
+                            .toList());
+            say("faults: "
+                    + faults.events().stream()
+                            .collect(Collectors.groupingBy(f -> f.kind().name(), Collectors.counting()))
+                    + "; waiting for every job to end (up to "
+                    + settings.quiesceTimeout().toSeconds() + " s)");
+            Audit audit = new Audit(
+                    cluster.api(),
+                    cluster.runners().stream().collect(Collectors.toMap(RunnerAgent::uuid, RunnerAgent::slug)));
             Duration quiescence = audit.quiesce(settings.quiesceTimeout());
             // The jobs' own processes may still write an `end` line after their job was failed: let them.
             Thread.sleep(2000);
             List<Execution> executions = Execution.read(workload.executionLog());
-            result = audit.judge(workload.submissions(), executions, faults.events(), quiescence, faults.unexpectedExits(),
+            result = audit.judge(
+                    workload.submissions(),
+                    executions,
+                    faults.events(),
+                    quiescence,
+                    faults.unexpectedExits(),
                     settings.workDir().resolve("jobs.json"));
             dropSchema = !settings.keep();
         } finally {
@@ -93,16 +111,21 @@ final class ChaosRun {
 
     /** One statement on the PostgreSQL server (only on the run's own schema). */
     private static void execute(String url, String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:" + url); Statement st = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection("jdbc:" + url);
+                Statement st = c.createStatement()) {
             st.execute(sql);
         }
     }
 
     /** Unpacks the distribution archive as docs/runner.md says and returns its top directory. */
     static Path unpack(Path archive, Path into) throws IOException, InterruptedException {
-        if (!Files.isRegularFile(archive)) throw new IOException("no distribution archive at " + archive + " (built by ./mvnw package)");
+        if (!Files.isRegularFile(archive))
+            throw new IOException("no distribution archive at " + archive + " (built by ./mvnw package)");
         Files.createDirectories(into);
-        Process tar = new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", into.toString(), "--strip-components=1").inheritIO().start();
+        Process tar = new ProcessBuilder(
+                        "tar", "-xzf", archive.toString(), "-C", into.toString(), "--strip-components=1")
+                .inheritIO()
+                .start();
         if (tar.waitFor() != 0) throw new IOException("tar -xzf " + archive + " failed");
         return into;
     }

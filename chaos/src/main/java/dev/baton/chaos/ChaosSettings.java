@@ -41,7 +41,8 @@ public record ChaosSettings(
     public ChaosSettings {
         if (nodes < 1) throw new IllegalArgumentException("--nodes must be at least 1, got " + nodes);
         if (database == Database.SQLITE && nodes != 1) {
-            throw new IllegalArgumentException("SQLite is the single-node store: --nodes must be 1 with --database sqlite");
+            throw new IllegalArgumentException(
+                    "SQLite is the single-node store: --nodes must be 1 with --database sqlite");
         }
         if (runners < 1) throw new IllegalArgumentException("--runners must be at least 1, got " + runners);
         if (slots < 1) throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
@@ -60,7 +61,8 @@ public record ChaosSettings(
 
     /** How long a frozen runner stays frozen: past the heartbeat timeout and, with a broker, past the lease's life. */
     Duration runnerFreeze() {
-        Duration longest = transport.broker() && leaseTtl().compareTo(heartbeatTimeout) > 0 ? leaseTtl() : heartbeatTimeout;
+        Duration longest =
+                transport.broker() && leaseTtl().compareTo(heartbeatTimeout) > 0 ? leaseTtl() : heartbeatTimeout;
         return longest.plusSeconds(2);
     }
 }

@@ -69,14 +69,18 @@ final class Cluster implements AutoCloseable {
 
     /** Nodes whose process is up (a killed or frozen node is skipped until it is started again or continued). */
     List<String> nodeUrls() {
-        List<String> up = nodes.stream().filter(n -> n.process().alive() && !n.process().stopped()).map(ServerNode::url).toList();
+        List<String> up = nodes.stream()
+                .filter(n -> n.process().alive() && !n.process().stopped())
+                .map(ServerNode::url)
+                .toList();
         return up.isEmpty() ? nodes.stream().map(ServerNode::url).toList() : up;
     }
 
     void start() throws IOException, InterruptedException {
         Path shared = Files.createDirectories(settings.workDir().resolve("storage"));
         if (settings.transport().broker()) {
-            broker = new BrokerProcess(Files.createDirectories(settings.workDir().resolve("nats")));
+            broker =
+                    new BrokerProcess(Files.createDirectories(settings.workDir().resolve("nats")));
             broker.start();
         }
         for (int i = 0; i < settings.nodes(); i++) {
@@ -89,20 +93,48 @@ final class Cluster implements AutoCloseable {
                 Files.createSymbolicLink(data.resolve("storage"), shared);
             }
             int port = ServerNode.freePort();
-            List<String> args = new ArrayList<>(List.of("server", "--host", "127.0.0.1", "--port", Integer.toString(port),
-                    "--data-dir", data.toString(), "--admin-token", token,
-                    "--heartbeat-timeout", settings.heartbeatTimeout().toMillis() + "ms",
-                    "--acceptance-timeout", "10s", "--job-timeout-grace", "5s", "--cancel-deadline", "5s"));
+            List<String> args = new ArrayList<>(List.of(
+                    "server",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    Integer.toString(port),
+                    "--data-dir",
+                    data.toString(),
+                    "--admin-token",
+                    token,
+                    "--heartbeat-timeout",
+                    settings.heartbeatTimeout().toMillis() + "ms",
+                    "--acceptance-timeout",
+                    "10s",
+                    "--job-timeout-grace",
+                    "5s",
+                    "--cancel-deadline",
+                    "5s"));
             if (databaseUrl != null) args.addAll(List.of("--database-url", databaseUrl));
             if (broker != null) {
                 // Every spec is offered on the broker; channel runners of a mixed run claim the same jobs.
-                args.addAll(List.of("--nats-url", broker.url(), "--dispatch-transport", "nats", "--lease-ttl", settings.leaseTtl().toMillis() + "ms"));
+                args.addAll(List.of(
+                        "--nats-url",
+                        broker.url(),
+                        "--dispatch-transport",
+                        "nats",
+                        "--lease-ttl",
+                        settings.leaseTtl().toMillis() + "ms"));
             }
             // A node restarted after a SIGKILL comes back under its own id and takes its runners back
             // at once; one that stays away is found dead by the others after the node timeout.
-            args.addAll(List.of("--node-id", "chaos-node-" + i, "--node-timeout", nodeTimeout().toMillis() + "ms"));
-            BatonProcess p = new BatonProcess("node-" + i, settings.install(), args,
-                    environment(home, "-Xmx384m -XX:+UseSerialGC"), home.resolve("server.log"));
+            args.addAll(List.of(
+                    "--node-id",
+                    "chaos-node-" + i,
+                    "--node-timeout",
+                    nodeTimeout().toMillis() + "ms"));
+            BatonProcess p = new BatonProcess(
+                    "node-" + i,
+                    settings.install(),
+                    args,
+                    environment(home, "-Xmx384m -XX:+UseSerialGC"),
+                    home.resolve("server.log"));
             ServerNode node = new ServerNode(i, port, p);
             nodes.add(node);
             p.start();
@@ -113,26 +145,71 @@ final class Cluster implements AutoCloseable {
         balancer = new FaultyBalancer(ports);
 
         Duration setup = Duration.ofSeconds(30);
-        api.retrying("POST", "/v0/organizations", Map.of("name", "chaos", "slug", "chaos", "plan", "enterprise"), setup);
+        api.retrying(
+                "POST", "/v0/organizations", Map.of("name", "chaos", "slug", "chaos", "plan", "enterprise"), setup);
         api.retrying("POST", "/v0/projects", Map.of("name", PROJECT, "slug", PROJECT, "organization", "chaos"), setup);
-        api.retrying("POST", "/v0/specs", Map.of("name", SPEC, "slug", SPEC, "architecture", "x86_64", "cpu", 1,
-                "memory", 1L << 30, "disk", 1L << 30), setup);
+        api.retrying(
+                "POST",
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        SPEC,
+                        "slug",
+                        SPEC,
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        1,
+                        "memory",
+                        1L << 30,
+                        "disk",
+                        1L << 30),
+                setup);
         for (int i = 0; i < settings.runners(); i++) {
             String slug = "chaos-runner-" + i;
             JsonNode created = api.retrying("POST", "/v0/runners", Map.of("name", slug, "slug", slug), setup);
             api.retrying("POST", "/v0/runners/" + slug + "/specs", Map.of("spec", SPEC), setup);
-            Path home = Files.createDirectories(settings.workDir().resolve("runners").resolve(slug));
+            Path home = Files.createDirectories(
+                    settings.workDir().resolve("runners").resolve(slug));
             Path key = home.resolve("key");
             Files.writeString(key, created.path("key").asText());
             Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
             Path work = home.resolve("work");
-            List<String> args = new ArrayList<>(List.of("runner", "up", "--server", balancer.url(), "--runner", slug, "--key-file", key.toString(),
-                    "--executor", "process", "--allow-no-sandbox", "--work-dir", work.toString(),
-                    "--slots", Integer.toString(settings.slots()), "--poll-timeout", "5", "--no-cpu-pinning", "--grace-period", "2s"));
-            if (settings.transport().natsRunner(i)) args.addAll(List.of("--transport", "nats", "--nats-url", broker.url()));
-            BatonProcess p = new BatonProcess(slug, settings.install(), args,
-                    environment(home, "-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"), home.resolve("runner.log"));
-            runners.add(new RunnerAgent(slug, created.path("runner").path("uuid").asText(), work, p, settings.transport().natsRunner(i)));
+            List<String> args = new ArrayList<>(List.of(
+                    "runner",
+                    "up",
+                    "--server",
+                    balancer.url(),
+                    "--runner",
+                    slug,
+                    "--key-file",
+                    key.toString(),
+                    "--executor",
+                    "process",
+                    "--allow-no-sandbox",
+                    "--work-dir",
+                    work.toString(),
+                    "--slots",
+                    Integer.toString(settings.slots()),
+                    "--poll-timeout",
+                    "5",
+                    "--no-cpu-pinning",
+                    "--grace-period",
+                    "2s"));
+            if (settings.transport().natsRunner(i))
+                args.addAll(List.of("--transport", "nats", "--nats-url", broker.url()));
+            BatonProcess p = new BatonProcess(
+                    slug,
+                    settings.install(),
+                    args,
+                    environment(home, "-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"),
+                    home.resolve("runner.log"));
+            runners.add(new RunnerAgent(
+                    slug,
+                    created.path("runner").path("uuid").asText(),
+                    work,
+                    p,
+                    settings.transport().natsRunner(i)));
             p.start();
         }
         awaitRunnersConnected(Duration.ofMinutes(2));
@@ -146,8 +223,12 @@ final class Cluster implements AutoCloseable {
     void awaitReady(ServerNode node, Duration within) throws IOException, InterruptedException {
         Instant deadline = Instant.now().plus(within);
         while (!api.ready(node.url())) {
-            if (!node.process().alive()) throw new IOException(node.process().name() + " exited; see " + node.process().log());
-            if (Instant.now().isAfter(deadline)) throw new IOException(node.process().name() + " not ready within " + within + "; see " + node.process().log());
+            if (!node.process().alive())
+                throw new IOException(
+                        node.process().name() + " exited; see " + node.process().log());
+            if (Instant.now().isAfter(deadline))
+                throw new IOException(node.process().name() + " not ready within " + within + "; see "
+                        + node.process().log());
             Thread.sleep(200);
         }
     }
@@ -162,13 +243,21 @@ final class Cluster implements AutoCloseable {
         while (true) {
             JsonNode list = api.retrying("GET", "/v0/runners", null, within);
             long connected = 0;
-            java.util.Set<String> viaChannel = runners.stream().filter(r -> !r.nats()).map(RunnerAgent::slug).collect(java.util.stream.Collectors.toSet());
-            for (JsonNode r : list) if (viaChannel.contains(r.path("slug").asText()) && r.hasNonNull("last_heartbeat")) connected++;
+            java.util.Set<String> viaChannel = runners.stream()
+                    .filter(r -> !r.nats())
+                    .map(RunnerAgent::slug)
+                    .collect(java.util.stream.Collectors.toSet());
+            for (JsonNode r : list)
+                if (viaChannel.contains(r.path("slug").asText()) && r.hasNonNull("last_heartbeat")) connected++;
             if (connected == viaChannel.size()) return;
             for (RunnerAgent r : runners) {
-                if (!r.process().alive()) throw new IOException(r.slug() + " exited; see " + r.process().log());
+                if (!r.process().alive())
+                    throw new IOException(
+                            r.slug() + " exited; see " + r.process().log());
             }
-            if (Instant.now().isAfter(deadline)) throw new IOException(connected + " of " + viaChannel.size() + " channel runners connected within " + within);
+            if (Instant.now().isAfter(deadline))
+                throw new IOException(
+                        connected + " of " + viaChannel.size() + " channel runners connected within " + within);
             Thread.sleep(500);
         }
     }

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  */
 record Execution(String chaosId, int iteration, String runner, String jobUuid, Instant start, Instant end, long nonce) {
     /** The process executor runs iteration i of a job in WORK_DIR/process/JOB/iteration-i (docs/runner.md). */
-    private static final Pattern DIR = Pattern.compile(".*/runners/([^/]+)/work/process/([0-9a-f-]{36})/iteration-(\\d+)");
+    private static final Pattern DIR =
+            Pattern.compile(".*/runners/([^/]+)/work/process/([0-9a-f-]{36})/iteration-(\\d+)");
 
     static List<Execution> read(Path log) throws IOException {
         Map<String, Execution> byKey = new LinkedHashMap<>();
@@ -44,7 +45,16 @@ record Execution(String chaosId, int iteration, String runner, String jobUuid, I
             String key = f[1] + " " + f[2] + " " + f[3] + " " + f[5];
             Instant t = nanos(Long.parseLong(f[4]));
             if (f[0].equals("start")) {
-                byKey.put(key, new Execution(f[1], Integer.parseInt(f[2]) - 1, m.group(1), m.group(2), t, null, Long.parseLong(f[5])));
+                byKey.put(
+                        key,
+                        new Execution(
+                                f[1],
+                                Integer.parseInt(f[2]) - 1,
+                                m.group(1),
+                                m.group(2),
+                                t,
+                                null,
+                                Long.parseLong(f[5])));
             } else {
                 Execution e = byKey.get(key);
                 if (e == null) malformed.add(line);

@@ -33,7 +33,8 @@ record FaultEvent(Kind kind, String target, Instant at, Instant restored, int co
 
         /** The kinds a run on {@code nodes} server nodes, with or without a broker, injects. */
         static List<Kind> injected(int nodes, boolean broker) {
-            List<Kind> kinds = new java.util.ArrayList<>(List.of(RUNNER_SIGKILL, SERVER_SIGKILL, RUNNER_SIGSTOP, CONNECTIONS_DROPPED));
+            List<Kind> kinds = new java.util.ArrayList<>(
+                    List.of(RUNNER_SIGKILL, SERVER_SIGKILL, RUNNER_SIGSTOP, CONNECTIONS_DROPPED));
             if (nodes > 1) kinds.add(SERVER_SIGSTOP);
             if (broker) kinds.add(BROKER_SIGKILL);
             return List.copyOf(kinds);

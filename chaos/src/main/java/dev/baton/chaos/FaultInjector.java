@@ -43,7 +43,8 @@ final class FaultInjector {
      */
     void run(Instant until) throws IOException, InterruptedException {
         long mean = settings.faultInterval().toMillis();
-        List<FaultEvent.Kind> kinds = FaultEvent.Kind.injected(settings.nodes(), settings.transport().broker());
+        List<FaultEvent.Kind> kinds =
+                FaultEvent.Kind.injected(settings.nodes(), settings.transport().broker());
         List<FaultEvent.Kind> round = new ArrayList<>();
         while (true) {
             Thread.sleep(mean / 2 + (long) (random.nextDouble() * mean));

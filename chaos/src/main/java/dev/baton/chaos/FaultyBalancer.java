@@ -106,7 +106,8 @@ final class FaultyBalancer implements AutoCloseable {
 
     private void pipe(Link link, Socket from, Socket to) {
         byte[] buf = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
                 out.write(buf, 0, n);

@@ -28,7 +28,8 @@ enum Transport {
             case "websocket" -> WEBSOCKET;
             case "nats" -> NATS;
             case "mixed" -> MIXED;
-            default -> throw new IllegalArgumentException("--transport must be websocket, nats or mixed, got '" + name + "'");
+            default ->
+                throw new IllegalArgumentException("--transport must be websocket, nats or mixed, got '" + name + "'");
         };
     }
 }

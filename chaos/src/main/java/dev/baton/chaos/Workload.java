@@ -97,7 +97,8 @@ final class Workload {
             } catch (Api.Uncertain e) {
                 outcome = Submission.Outcome.UNCERTAIN;
             } catch (Api.Refused e) {
-                if (e.status < 500) throw new IllegalStateException("the server refused a chaos job: " + e.getMessage(), e);
+                if (e.status < 500)
+                    throw new IllegalStateException("the server refused a chaos job: " + e.getMessage(), e);
                 // 503: the HTTP layer is starting or stopping and took nothing; another 5xx may
                 // have failed after the commit, so it is not sent again (that could make two jobs).
                 if (e.status != 503) outcome = Submission.Outcome.UNCERTAIN;

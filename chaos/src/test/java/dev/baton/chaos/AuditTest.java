@@ -23,8 +23,8 @@ class AuditTest {
     private static final String REPORT = "22222222-2222-4222-8222-222222222222";
     private static final Map<String, String> SLUGS = Map.of("uuid-a", "runner-a", "uuid-b", "runner-b");
 
-    private final List<Submission> submissions = new ArrayList<>(List.of(
-            new Submission("c1", JOB, Submission.Outcome.ACKNOWLEDGED, T0, false, 1)));
+    private final List<Submission> submissions =
+            new ArrayList<>(List.of(new Submission("c1", JOB, Submission.Outcome.ACKNOWLEDGED, T0, false, 1)));
     private final List<Execution> executions = new ArrayList<>();
     private final List<JsonNode> jobs = new ArrayList<>();
     private final Map<String, JsonNode> reports = new HashMap<>();
@@ -48,9 +48,12 @@ class AuditTest {
         return j;
     }
 
-    private static void attempt(ObjectNode job, int number, String runnerUuid, String outcome, double claimed, Double ended) {
+    private static void attempt(
+            ObjectNode job, int number, String runnerUuid, String outcome, double claimed, Double ended) {
         ObjectNode a = ((ArrayNode) job.get("attempts")).addObject();
-        a.put("number", number).put("runner", runnerUuid).put("claimed", at(claimed).toString());
+        a.put("number", number)
+                .put("runner", runnerUuid)
+                .put("claimed", at(claimed).toString());
         if (outcome != null) a.put("outcome", outcome);
         if (ended != null) a.put("ended", at(ended).toString());
     }
@@ -58,11 +61,20 @@ class AuditTest {
     /** Stored output and a report whose metric is {@code nonce}, as the server keeps a processed job. */
     private void processedWith(ObjectNode job, long nonce) {
         job.put("completed", at(3).toString());
-        job.putObject("output").putArray("results").addObject().put("exit_code", 0)
+        job.putObject("output")
+                .putArray("results")
+                .addObject()
+                .put("exit_code", 0)
                 .put("stdout", "{\"chaos\": {\"nonce\": {\"value\": " + nonce + "}}}\n");
         ObjectNode report = Api.JSON.createObjectNode();
         report.putObject("results");
-        report.putArray("iterations").addObject().put("iteration", 0).putObject("results").putObject("chaos").putObject("nonce").put("value", nonce);
+        report.putArray("iterations")
+                .addObject()
+                .put("iteration", 0)
+                .putObject("results")
+                .putObject("chaos")
+                .putObject("nonce")
+                .put("value", nonce);
         reports.put(REPORT, report);
         jobs.add(job);
     }
@@ -142,7 +154,8 @@ class AuditTest {
         ran("runner-a", 1.1, 1.9, 41);
         ran("runner-b", 2.6, 3.5, 42);
         processedWith(j, 42);
-        ((ObjectNode) j.path("output").path("results").get(0)).put("stdout", Workload.printed(41) + Workload.printed(42));
+        ((ObjectNode) j.path("output").path("results").get(0))
+                .put("stdout", Workload.printed(41) + Workload.printed(42));
         assertThat(assess().missingResults()).as("output replaced").isEqualTo(1);
 
         j.remove("output");
@@ -164,7 +177,8 @@ class AuditTest {
 
     @Test
     void anAcknowledgedJobTheServerDoesNotHaveIsLost() {
-        submissions.add(new Submission("c2", "33333333-3333-4333-8333-333333333333", Submission.Outcome.ACKNOWLEDGED, T0, false, 1));
+        submissions.add(new Submission(
+                "c2", "33333333-3333-4333-8333-333333333333", Submission.Outcome.ACKNOWLEDGED, T0, false, 1));
         ObjectNode j = job("processed", null);
         attempt(j, 1, "uuid-a", "completed", 1, 3.0);
         ran("runner-a", 1.1, 2.0, 42);

@@ -35,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 class ChaosSuiteTest {
     /** The runs' transport; without a nats-server on this machine, the runner channel alone (said on the console), not no run at all. */
     private static final Transport TRANSPORT = transport();
-    private static final String PG_URL = System.getenv().getOrDefault("BATON_CHAOS_PG_URL", "postgresql://127.0.0.1:5432/test?user=postgres");
+
+    private static final String PG_URL =
+            System.getenv().getOrDefault("BATON_CHAOS_PG_URL", "postgresql://127.0.0.1:5432/test?user=postgres");
 
     @TempDir
     static Path dir;
@@ -60,9 +62,22 @@ class ChaosSuiteTest {
 
     private void audit(Database database, int nodes) throws Exception {
         long seed = ThreadLocalRandom.current().nextLong();
-        ChaosSettings settings = new ChaosSettings(database, nodes, 3, 2, Duration.ofSeconds(Integer.getInteger("baton.chaos.seconds", 35)),
-                Duration.ofSeconds(4), 2, Duration.ofSeconds(3), Duration.ofMinutes(2), seed, install,
-                dir.resolve(database.name().toLowerCase() + "-" + nodes), PG_URL, false, TRANSPORT);
+        ChaosSettings settings = new ChaosSettings(
+                database,
+                nodes,
+                3,
+                2,
+                Duration.ofSeconds(Integer.getInteger("baton.chaos.seconds", 35)),
+                Duration.ofSeconds(4),
+                2,
+                Duration.ofSeconds(3),
+                Duration.ofMinutes(2),
+                seed,
+                install,
+                dir.resolve(database.name().toLowerCase() + "-" + nodes),
+                PG_URL,
+                false,
+                TRANSPORT);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         ChaosResult result = new ChaosRun(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         String report = "seed " + seed + "\n" + progress.toString(StandardCharsets.UTF_8) + result.describe();
@@ -73,19 +88,36 @@ class ChaosSuiteTest {
         // Every kind of fault happened (the injector's rounds guarantee it in the first round):
         // with several nodes that includes a node frozen past the node timeout, whose runners'
         // late final words must leave every completed attempt's output as its execution printed it.
-        assertThat(result.faults().keySet()).as(report).containsExactlyInAnyOrderElementsOf(
-                FaultEvent.Kind.injected(nodes, TRANSPORT.broker()).stream().map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
-        // Each transport of the run did work: a transport that served nothing would make the zeros below say nothing of it.
-        if (TRANSPORT.broker()) assertThat(result.completedByTransport().getOrDefault("nats", 0)).as("attempts completed on transport A\n" + report).isPositive();
+        assertThat(result.faults().keySet())
+                .as(report)
+                .containsExactlyInAnyOrderElementsOf(FaultEvent.Kind.injected(nodes, TRANSPORT.broker()).stream()
+                        .map(k -> k.name().toLowerCase(java.util.Locale.ROOT))
+                        .toList());
+        // Each transport of the run did work: a transport that served nothing would make the zeros below say nothing of
+        // it.
+        if (TRANSPORT.broker())
+            assertThat(result.completedByTransport().getOrDefault("nats", 0))
+                    .as("attempts completed on transport A\n" + report)
+                    .isPositive();
         if (TRANSPORT != Transport.NATS) {
-            assertThat(result.completedByTransport().getOrDefault("websocket", 0)).as("attempts completed on the runner channel\n" + report).isPositive();
+            assertThat(result.completedByTransport().getOrDefault("websocket", 0))
+                    .as("attempts completed on the runner channel\n" + report)
+                    .isPositive();
         }
         assertThat(result.lost()).as("jobs lost\n" + report).isZero();
         assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
-        assertThat(result.doubleRuns()).as("executed twice under a valid lease\n" + report).isZero();
-        assertThat(result.overlappingLeases()).as("two valid leases at once\n" + report).isZero();
-        assertThat(result.missingResults()).as("processed jobs without their results\n" + report).isZero();
-        assertThat(result.wronglyFailed()).as("jobs failed for no fault's sake\n" + report).isZero();
+        assertThat(result.doubleRuns())
+                .as("executed twice under a valid lease\n" + report)
+                .isZero();
+        assertThat(result.overlappingLeases())
+                .as("two valid leases at once\n" + report)
+                .isZero();
+        assertThat(result.missingResults())
+                .as("processed jobs without their results\n" + report)
+                .isZero();
+        assertThat(result.wronglyFailed())
+                .as("jobs failed for no fault's sake\n" + report)
+                .isZero();
         assertThat(result.violations()).as(report).isEmpty();
     }
 

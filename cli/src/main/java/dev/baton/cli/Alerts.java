@@ -12,15 +12,23 @@ final class Alerts {
 
     /** True when judging raised at least one alert on the report. */
     static boolean raised(JsonNode report) {
-        return report != null && report.path("alerts").isArray() && !report.path("alerts").isEmpty();
+        return report != null
+                && report.path("alerts").isArray()
+                && !report.path("alerts").isEmpty();
     }
 
     static void print(JsonNode report, PrintWriter out) {
         Table bounds = new Table("BENCHMARK", "MEASURE", "VALUE", "LOWER LIMIT", "UPPER LIMIT", "MODEL", "BASELINE");
         for (JsonNode m : report.path("metrics")) {
             for (JsonNode b : m.path("boundaries")) {
-                bounds.row(m.path("benchmark").asText(), m.path("measure").asText(), Metrics.number(m.get("value")),
-                        limit(b.get("lower_limit")), limit(b.get("upper_limit")), b.path("model").asText(), baseline(b.path("baseline")));
+                bounds.row(
+                        m.path("benchmark").asText(),
+                        m.path("measure").asText(),
+                        Metrics.number(m.get("value")),
+                        limit(b.get("lower_limit")),
+                        limit(b.get("upper_limit")),
+                        b.path("model").asText(),
+                        baseline(b.path("baseline")));
             }
         }
         if (!bounds.isEmpty()) {
@@ -34,15 +42,19 @@ final class Alerts {
     /** One alert as a sentence: which metric, which side, by how much, against what. */
     static String line(JsonNode a) {
         String side = a.path("side").asText();
-        return "ALERT " + a.path("uuid").asText() + ": " + a.path("benchmark").asText() + " " + a.path("measure").asText() + " = "
-                + Metrics.number(a.get("value")) + (side.equals("upper") ? " is above " : " is below ") + "the " + side + " limit "
-                + Metrics.number(a.get("limit")) + " (" + a.path("model").asText() + " over " + baseline(a.path("baseline")) + ")";
+        return "ALERT " + a.path("uuid").asText() + ": " + a.path("benchmark").asText() + " "
+                + a.path("measure").asText() + " = "
+                + Metrics.number(a.get("value")) + (side.equals("upper") ? " is above " : " is below ") + "the " + side
+                + " limit "
+                + Metrics.number(a.get("limit")) + " (" + a.path("model").asText() + " over "
+                + baseline(a.path("baseline")) + ")";
     }
 
     static String baseline(JsonNode b) {
         String n = b.path("size").asText() + " earlier results";
         if (!b.hasNonNull("mean")) return n;
-        return n + ", mean " + Metrics.number(b.get("mean")) + (b.hasNonNull("stddev") ? " ± " + Metrics.number(b.get("stddev")) : "");
+        return n + ", mean " + Metrics.number(b.get("mean"))
+                + (b.hasNonNull("stddev") ? " ± " + Metrics.number(b.get("stddev")) : "");
     }
 
     private static String limit(JsonNode n) {

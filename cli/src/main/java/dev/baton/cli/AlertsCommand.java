@@ -11,18 +11,31 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "alerts", mixinStandardHelpOptions = true,
+@Command(
+        name = "alerts",
+        mixinStandardHelpOptions = true,
         description = "Metrics that fell outside a threshold's boundary (docs/alerts.md): list, dismiss, reopen.",
         subcommands = {AlertsCommand.ListAlerts.class, AlertsCommand.Dismiss.class, AlertsCommand.Reopen.class})
 final class AlertsCommand {
     @Command(name = "list", description = "List a project's alerts, newest first.")
     static final class ListAlerts extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Option(names = "--status", description = "active or dismissed (default: both)") String status;
-        @Option(names = "--branch") String branch;
-        @Option(names = "--benchmark") String benchmark;
-        @Option(names = "--report", description = "only this report's alerts") String report;
-        @Option(names = "--limit", description = "1-500 (default 50)") Integer limit;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Option(names = "--status", description = "active or dismissed (default: both)")
+        String status;
+
+        @Option(names = "--branch")
+        String branch;
+
+        @Option(names = "--benchmark")
+        String benchmark;
+
+        @Option(names = "--report", description = "only this report's alerts")
+        String report;
+
+        @Option(names = "--limit", description = "1-500 (default 50)")
+        Integer limit;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -37,11 +50,20 @@ final class AlertsCommand {
 
         @Override
         void human(JsonNode answer, PrintWriter out) {
-            Table t = new Table("ALERT", "STATUS", "BRANCH", "BENCHMARK", "MEASURE", "VALUE", "SIDE", "LIMIT", "MODEL", "CREATED");
+            Table t = new Table(
+                    "ALERT", "STATUS", "BRANCH", "BENCHMARK", "MEASURE", "VALUE", "SIDE", "LIMIT", "MODEL", "CREATED");
             for (JsonNode a : answer.path("alerts")) {
-                t.row(a.path("uuid").asText(), a.path("status").asText(), a.path("branch").asText(), a.path("benchmark").asText(),
-                        a.path("measure").asText(), Metrics.number(a.get("value")), a.path("side").asText(), Metrics.number(a.get("limit")),
-                        a.path("model").asText(), a.path("created").asText());
+                t.row(
+                        a.path("uuid").asText(),
+                        a.path("status").asText(),
+                        a.path("branch").asText(),
+                        a.path("benchmark").asText(),
+                        a.path("measure").asText(),
+                        Metrics.number(a.get("value")),
+                        a.path("side").asText(),
+                        Metrics.number(a.get("limit")),
+                        a.path("model").asText(),
+                        a.path("created").asText());
             }
             if (t.isEmpty()) out.println("(no alerts)");
             else t.print(out);
@@ -50,8 +72,11 @@ final class AlertsCommand {
 
     @Command(name = "dismiss", description = "Dismiss an alert (submitter and up).")
     static final class Dismiss extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Parameters(paramLabel = "ALERT", description = "alert UUID") String alert;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Parameters(paramLabel = "ALERT", description = "alert UUID")
+        String alert;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -66,8 +91,11 @@ final class AlertsCommand {
 
     @Command(name = "reopen", description = "Make a dismissed alert active again (submitter and up).")
     static final class Reopen extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Parameters(paramLabel = "ALERT", description = "alert UUID") String alert;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Parameters(paramLabel = "ALERT", description = "alert UUID")
+        String alert;
 
         @Override
         JsonNode call(ApiClient api) {

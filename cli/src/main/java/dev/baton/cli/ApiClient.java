@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
 final class ApiClient {
     private final String base;
     private final String token;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     ApiClient(String base, String token) {
         this.base = base;
@@ -61,9 +62,11 @@ final class ApiClient {
             if (v != null) present.put(k, v);
         });
         if (present.isEmpty()) return "";
-        return "?" + present.entrySet().stream()
-                .map(e -> e.getKey() + "=" + URLEncoder.encode(String.valueOf(e.getValue()), StandardCharsets.UTF_8))
-                .collect(Collectors.joining("&"));
+        return "?"
+                + present.entrySet().stream()
+                        .map(e -> e.getKey() + "="
+                                + URLEncoder.encode(String.valueOf(e.getValue()), StandardCharsets.UTF_8))
+                        .collect(Collectors.joining("&"));
     }
 
     /** The base URL (no trailing slash), for messages that say where. */
@@ -78,7 +81,8 @@ final class ApiClient {
      * {@link ClientException}, as for the JSON calls.
      */
     void events(String path, String lastEventId, java.util.function.Predicate<ServerSentEvent> events) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).GET()
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .GET()
                 .header("Authorization", "Bearer " + token)
                 .header("Accept", "text/event-stream")
                 .timeout(Duration.ofSeconds(60));
@@ -94,7 +98,8 @@ final class ApiClient {
         }
         try (InputStream body = response.body();
                 BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-            if (response.statusCode() >= 400) throw refusal(response.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
+            if (response.statusCode() >= 400)
+                throw refusal(response.statusCode(), new String(body.readAllBytes(), StandardCharsets.UTF_8));
             ServerSentEvent.Parser parser = new ServerSentEvent.Parser();
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                 ServerSentEvent event = parser.line(line);
@@ -107,7 +112,8 @@ final class ApiClient {
 
     private ServerUnreachableException unreachable(IOException e) {
         if (e instanceof ConnectException) {
-            return new ServerUnreachableException("cannot connect to " + base + " (is the server running? start it with ./baton up)");
+            return new ServerUnreachableException(
+                    "cannot connect to " + base + " (is the server running? start it with ./baton up)");
         }
         return new ServerUnreachableException("request to " + base + " failed: "
                 + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
@@ -124,12 +130,15 @@ final class ApiClient {
         String fallback = "http_" + status;
         String code = json == null ? fallback : json.path("code").asText(fallback);
         String message = json == null ? "" : json.path("message").asText("");
-        String field = json == null || !json.has("field") ? "" : " (field " + json.path("field").asText() + ")";
+        String field = json == null || !json.has("field")
+                ? ""
+                : " (field " + json.path("field").asText() + ")";
         return new ClientException(status, code, code + (message.isEmpty() ? "" : ": " + message) + field);
     }
 
     private JsonNode send(String method, String path, Object body) {
-        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
+        HttpRequest.BodyPublisher publisher = body == null
+                ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(Wire.encode(body));
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + path))
                 .method(method, publisher)
@@ -152,7 +161,10 @@ final class ApiClient {
             try {
                 json = Wire.mapper().readTree(response.body());
             } catch (IOException e) {
-                throw new ClientException(response.statusCode(), null, "server answered " + response.statusCode() + " with a body that is not JSON");
+                throw new ClientException(
+                        response.statusCode(),
+                        null,
+                        "server answered " + response.statusCode() + " with a body that is not JSON");
             }
         }
         return json;

@@ -20,9 +20,14 @@ final class AttemptsText {
         Table table = new Table("ATTEMPT", "RUNNER", "ENDED", "EXIT", "RETRIED");
         for (JsonNode a : attempts) {
             String ended = a.path("end_reason").asText(a.path("outcome").asText("running"));
-            if (a.hasNonNull("decline_code")) ended += " (" + a.get("decline_code").asText() + ")";
-            table.row(a.path("number").asText(), runner(api, a.path("runner").asText(null), names), ended,
-                    a.hasNonNull("exit_code") ? a.get("exit_code").asText() : "", retried(a));
+            if (a.hasNonNull("decline_code"))
+                ended += " (" + a.get("decline_code").asText() + ")";
+            table.row(
+                    a.path("number").asText(),
+                    runner(api, a.path("runner").asText(null), names),
+                    ended,
+                    a.hasNonNull("exit_code") ? a.get("exit_code").asText() : "",
+                    retried(a));
         }
         table.print(out);
     }

@@ -53,7 +53,9 @@ public final class Baton implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     /** Inherited by every subcommand: stack traces on errors, and (baton up) the server log on the console. */
-    @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+    @Option(
+            names = "--verbose",
+            scope = CommandLine.ScopeType.INHERIT,
             description = "show stack traces of errors; 'up' also logs to the console instead of data/server.log")
     boolean verbose;
 
@@ -88,10 +90,12 @@ public final class Baton implements Runnable {
      * help and suggestions for a mistyped command still see them all.
      */
     static CommandLine commandLine(CliEnvironment environment, String[] args) {
-        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) return configure(environment, List.of());
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))
+            return configure(environment, List.of());
         if (args.length > 0 && !NEED_THE_WHOLE_TREE.contains(args[0])) {
             for (Class<?> command : SUBCOMMANDS) {
-                if (command.getAnnotation(Command.class).name().equals(args[0])) return configure(environment, List.of(command));
+                if (command.getAnnotation(Command.class).name().equals(args[0]))
+                    return configure(environment, List.of(command));
             }
         }
         return commandLine(environment);

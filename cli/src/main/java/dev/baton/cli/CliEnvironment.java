@@ -15,8 +15,12 @@ import java.util.Map;
 record CliEnvironment(Map<String, String> env, Path home, Clock clock, BufferedReader stdin, boolean terminal) {
 
     static CliEnvironment system() {
-        return new CliEnvironment(System.getenv(), home(System.getenv(), System.getProperty("user.home", ".")), Clock.systemUTC(),
-                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.console() != null);
+        return new CliEnvironment(
+                System.getenv(),
+                home(System.getenv(), System.getProperty("user.home", ".")),
+                Clock.systemUTC(),
+                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
+                System.console() != null);
     }
 
     /**

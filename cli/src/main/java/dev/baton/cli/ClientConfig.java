@@ -33,8 +33,9 @@ record ClientConfig(Map<String, String> values) {
             int eq = line.indexOf('=');
             String key = eq < 0 ? line : line.substring(0, eq).strip();
             if (eq < 0 || !KEYS.contains(key)) {
-                throw new ClientException(file + " line " + (i + 1) + ": expected one of " + String.join(", ", KEYS.stream().sorted().toList())
-                        + " as 'key = value', got '" + (eq < 0 ? line : key) + "'");
+                throw new ClientException(file + " line " + (i + 1) + ": expected one of "
+                        + String.join(", ", KEYS.stream().sorted().toList()) + " as 'key = value', got '"
+                        + (eq < 0 ? line : key) + "'");
             }
             values.put(key, unquote(line.substring(eq + 1).strip()));
         }

@@ -14,13 +14,21 @@ import picocli.CommandLine.Option;
 final class ClientOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:7700";
 
-    @Option(names = "--server", description = "server URL (env BATON_SERVER, config 'server'; default " + DEFAULT_SERVER + ")")
+    @Option(
+            names = "--server",
+            description = "server URL (env BATON_SERVER, config 'server'; default " + DEFAULT_SERVER + ")")
     String server;
 
-    @Option(names = "--token", description = "API token or admin token (env BATON_TOKEN, config 'token' as 'baton login' writes it; default: read --token-file)")
+    @Option(
+            names = "--token",
+            description =
+                    "API token or admin token (env BATON_TOKEN, config 'token' as 'baton login' writes it; default: read --token-file)")
     String token;
 
-    @Option(names = "--token-file", description = "file holding the token (config 'token_file'; default {BATON_DATA_DIR or ./data}/admin-token)")
+    @Option(
+            names = "--token-file",
+            description =
+                    "file holding the token (config 'token_file'; default {BATON_DATA_DIR or ./data}/admin-token)")
     Path tokenFile;
 
     @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
@@ -39,7 +47,8 @@ final class ClientOptions {
         if (tokenFile != null) return read(env, tokenFile);
         String direct = first(env.env("BATON_TOKEN"), env.env("BATON_ADMIN_TOKEN"), config.get("token"), null);
         if (direct != null) return direct;
-        Path file = config.get("token_file") != null ? Path.of(config.get("token_file"))
+        Path file = config.get("token_file") != null
+                ? Path.of(config.get("token_file"))
                 : Path.of(first(env.env("BATON_DATA_DIR"), "data", null, null)).resolve("admin-token");
         return read(env, file);
     }

@@ -7,15 +7,24 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code baton completion bash|zsh|fish}: a completion script generated from the command model. */
-@Command(name = "completion", mixinStandardHelpOptions = true,
-        description = {"Print a shell completion script.",
+@Command(
+        name = "completion",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Print a shell completion script.",
             "bash:  source <(baton completion bash)      (or save it in /etc/bash_completion.d/baton)",
             "zsh:   source <(baton completion zsh)       (in ~/.zshrc)",
-            "fish:  baton completion fish > ~/.config/fish/completions/baton.fish"})
+            "fish:  baton completion fish > ~/.config/fish/completions/baton.fish"
+        })
 final class CompletionCommand implements Callable<Integer> {
-    enum Shell { bash, zsh, fish }
+    enum Shell {
+        bash,
+        zsh,
+        fish
+    }
 
-    @Parameters(paramLabel = "SHELL", description = "bash, zsh or fish") Shell shell;
+    @Parameters(paramLabel = "SHELL", description = "bash, zsh or fish")
+    Shell shell;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -26,7 +35,9 @@ final class CompletionCommand implements Callable<Integer> {
         String script = switch (shell) {
             case bash -> AutoComplete.bash("baton", root);
             // zsh runs bash completion functions through bashcompinit.
-            case zsh -> "autoload -U +X compinit && compinit\nautoload -U +X bashcompinit && bashcompinit\n" + AutoComplete.bash("baton", root);
+            case zsh ->
+                "autoload -U +X compinit && compinit\nautoload -U +X bashcompinit && bashcompinit\n"
+                        + AutoComplete.bash("baton", root);
             case fish -> FishCompletion.script("baton", root.getCommandSpec());
         };
         spec.commandLine().getOut().print(script);

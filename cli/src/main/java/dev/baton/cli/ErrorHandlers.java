@@ -25,7 +25,8 @@ final class ErrorHandlers {
     private static int usageError(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        List<String> unmatched = ex instanceof UnmatchedArgumentException u ? u.getUnmatched() : cmd.getUnmatchedArguments();
+        List<String> unmatched =
+                ex instanceof UnmatchedArgumentException u ? u.getUnmatched() : cmd.getUnmatchedArguments();
         String line = unmatched.isEmpty() ? ex.getMessage() : unmatchedMessage(cmd, unmatched);
         err.println("baton: " + line);
         err.println("See '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
@@ -41,12 +42,16 @@ final class ErrorHandlers {
         String word = option && first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
         List<String> candidates = new ArrayList<>();
         if (option) {
-            for (CommandLine.Model.OptionSpec o : spec.options()) if (!o.hidden()) candidates.addAll(List.of(o.names()));
+            for (CommandLine.Model.OptionSpec o : spec.options())
+                if (!o.hidden()) candidates.addAll(List.of(o.names()));
         } else {
             candidates.addAll(spec.subcommands().keySet());
         }
-        String kind = option ? "unknown option" : spec.subcommands().isEmpty() ? "unexpected argument" : "unknown command";
-        String hint = NearestMatch.of(word, candidates).map(m -> " (did you mean '" + m + "'?)").orElse("");
+        String kind =
+                option ? "unknown option" : spec.subcommands().isEmpty() ? "unexpected argument" : "unknown command";
+        String hint = NearestMatch.of(word, candidates)
+                .map(m -> " (did you mean '" + m + "'?)")
+                .orElse("");
         return kind + " '" + word + "' for '" + spec.qualifiedName() + "'" + hint;
     }
 
@@ -61,7 +66,8 @@ final class ErrorHandlers {
             err.println("baton: " + e.getMessage());
             status = ExitCodes.USAGE;
         } else {
-            err.println("baton: unexpected error: " + ServerCommand.reason(e) + (verbose ? "" : " (run again with --verbose for details)"));
+            err.println("baton: unexpected error: " + ServerCommand.reason(e)
+                    + (verbose ? "" : " (run again with --verbose for details)"));
             status = ExitCodes.CLIENT_ERROR;
         }
         if (verbose) e.printStackTrace(err);

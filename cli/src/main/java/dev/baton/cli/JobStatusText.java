@@ -18,7 +18,8 @@ final class JobStatusText {
         StringBuilder b = new StringBuilder(status);
         switch (status) {
             case "pending" -> {
-                if (job.hasNonNull("queue_position")) b.append(" · #").append(job.get("queue_position").asInt()).append(" in queue");
+                if (job.hasNonNull("queue_position"))
+                    b.append(" · #").append(job.get("queue_position").asInt()).append(" in queue");
                 Instant predicted = instant(job.get("predicted_start"));
                 if (predicted != null) {
                     Duration in = Duration.between(now, predicted);
@@ -26,11 +27,15 @@ final class JobStatusText {
                 }
                 JsonNode reason = job.get("pending_reason");
                 if (reason != null && reason.isObject()) {
-                    b.append(" · ").append(reason.path("message").asText(reason.path("code").asText()));
+                    b.append(" · ")
+                            .append(reason.path("message")
+                                    .asText(reason.path("code").asText()));
                 }
-                if (job.path("requeues").asInt() > 0) b.append(" · requeued ").append(job.get("requeues").asInt()).append("×");
+                if (job.path("requeues").asInt() > 0)
+                    b.append(" · requeued ").append(job.get("requeues").asInt()).append("×");
             }
-            case "claimed" -> b.append(runnerName == null ? "" : " by " + runnerName).append(" · preparing");
+            case "claimed" ->
+                b.append(runnerName == null ? "" : " by " + runnerName).append(" · preparing");
             case "running" -> {
                 if (runnerName != null) b.append(" on ").append(runnerName);
                 Instant started = instant(job.get("started"));
@@ -38,7 +43,7 @@ final class JobStatusText {
                 if (lastLogLine != null) b.append(" · ").append(lastLogLine);
             }
             case "completed" -> b.append(" · reading results");
-            default -> { }
+            default -> {}
         }
         return b.toString();
     }

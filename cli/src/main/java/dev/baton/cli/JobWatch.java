@@ -26,6 +26,7 @@ final class JobWatch {
     private final String report;
     /** The report as the job ended with it, once processed or left with an error. */
     private volatile JsonNode finalReport;
+
     private final CliEnvironment env;
     private final PrintWriter out;
     private final PrintWriter err;
@@ -37,7 +38,15 @@ final class JobWatch {
     private boolean logsUnavailable;
     private long logNext;
 
-    JobWatch(ApiClient api, String project, String job, String report, CliEnvironment env, PrintWriter out, PrintWriter err, Settings settings) {
+    JobWatch(
+            ApiClient api,
+            String project,
+            String job,
+            String report,
+            CliEnvironment env,
+            PrintWriter out,
+            PrintWriter err,
+            Settings settings) {
         this.api = api;
         this.project = project;
         this.job = job;
@@ -80,8 +89,10 @@ final class JobWatch {
                     if (interruptRequested) continue;
                     if (Duration.between(lastAnswer, env.clock().instant()).compareTo(settings.reconnectFor()) >= 0) {
                         line.finish();
-                        return fail(ExitCodes.LOST_SERVER, "lost the server while waiting for job " + job + " (" + e.getMessage()
-                                + "); the job may still run: " + followHint());
+                        return fail(
+                                ExitCodes.LOST_SERVER,
+                                "lost the server while waiting for job " + job + " (" + e.getMessage()
+                                        + "); the job may still run: " + followHint());
                     }
                     pause();
                     continue;
@@ -94,14 +105,18 @@ final class JobWatch {
                 if (!quiet) {
                     if (status.equals("running") && follower == null) pollLogTail();
                     String runner = runnerName(current);
-                    String text = JobStatusText.describe(current, runner, tail.lastLine(), env.clock().instant());
+                    String text = JobStatusText.describe(
+                            current, runner, tail.lastLine(), env.clock().instant());
                     line.show(settings.logs() ? "baton: job " + job + " is " + text : text, key(current, runner));
                 }
                 if (deadline != null && !env.clock().instant().isBefore(deadline)) {
                     line.finish();
                     String why = current.path("pending_reason").path("message").asText("");
-                    return fail(ExitCodes.WAIT_TIMEOUT, "gave up waiting after " + JobStatusText.duration(settings.timeout()) + ": job " + job
-                            + " is still " + status + (why.isEmpty() ? "" : " (" + why + ")") + "; it goes on: " + followHint());
+                    return fail(
+                            ExitCodes.WAIT_TIMEOUT,
+                            "gave up waiting after " + JobStatusText.duration(settings.timeout()) + ": job " + job
+                                    + " is still " + status + (why.isEmpty() ? "" : " (" + why + ")") + "; it goes on: "
+                                    + followHint());
                 }
                 pause();
             }
@@ -125,8 +140,11 @@ final class JobWatch {
                 // completed is also the moment between the runner's result and its processing;
                 // it is an end only when the report says the output could not be read.
                 if (status.equals("completed") && !rep.hasNonNull("error")) return null;
-                // Processed, but the project's thresholds have not judged it yet (a moment later, off the processing thread).
-                if (status.equals("processed") && rep.has("judged") && !rep.path("judged").asBoolean()) return null;
+                // Processed, but the project's thresholds have not judged it yet (a moment later, off the processing
+                // thread).
+                if (status.equals("processed")
+                        && rep.has("judged")
+                        && !rep.path("judged").asBoolean()) return null;
                 finalReport = rep;
                 line.finish();
                 awaitLog(follower);
@@ -143,7 +161,8 @@ final class JobWatch {
                     Alerts.print(rep, out);
                 }
                 if (rep.hasNonNull("error")) {
-                    err.println("baton: job " + job + " ran, but its output could not be read: " + rep.get("error").asText());
+                    err.println("baton: job " + job + " ran, but its output could not be read: "
+                            + rep.get("error").asText());
                     return ExitCodes.REPORT_ERROR;
                 }
                 return ExitCodes.OK;
@@ -153,7 +172,10 @@ final class JobWatch {
                 awaitLog(follower);
                 if (settings.json()) Output.json(out, current);
                 else AttemptsText.print(api, current.get("attempts"), out);
-                return fail(ExitCodes.JOB_FAILED, "job " + job + " failed" + ranFor(current) + ": " + current.path("error").asText("no error given"));
+                return fail(
+                        ExitCodes.JOB_FAILED,
+                        "job " + job + " failed" + ranFor(current) + ": "
+                                + current.path("error").asText("no error given"));
             }
             case "canceled" -> {
                 line.finish();
@@ -181,7 +203,8 @@ final class JobWatch {
             } catch (IOException e) {
                 answer = null;
             }
-            if (answer != null && answer.strip().toLowerCase(java.util.Locale.ROOT).startsWith("y")) {
+            if (answer != null
+                    && answer.strip().toLowerCase(java.util.Locale.ROOT).startsWith("y")) {
                 try {
                     api.post(jobPath() + "/cancel", null);
                     err.println("baton: canceling job " + job + "…");
@@ -205,7 +228,8 @@ final class JobWatch {
     }
 
     private String followHint() {
-        return "follow it with 'baton jobs get --project " + project + " " + job + "' or 'baton jobs logs --project " + project + " -f " + job + "'";
+        return "follow it with 'baton jobs get --project " + project + " " + job + "' or 'baton jobs logs --project "
+                + project + " -f " + job + "'";
     }
 
     private String jobPath() {
@@ -285,7 +309,8 @@ final class JobWatch {
     /** What must change for a new status line when the line is not rewritten in place. */
     private static String key(JsonNode job, String runner) {
         return job.path("status").asText() + "|" + job.path("queue_position").asText() + "|"
-                + job.path("pending_reason").path("code").asText() + "|" + job.path("pending_reason").path("message").asText() + "|" + runner;
+                + job.path("pending_reason").path("code").asText() + "|"
+                + job.path("pending_reason").path("message").asText() + "|" + runner;
     }
 
     private int terminalWidth() {

@@ -11,19 +11,37 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "jobs", mixinStandardHelpOptions = true,
+@Command(
+        name = "jobs",
+        mixinStandardHelpOptions = true,
         description = "List, inspect, follow, cancel and re-run a project's jobs.",
-        subcommands = {JobsCommand.ListJobs.class, JobsCommand.Get.class, JobsCommand.Logs.class,
-            JobsCommand.Cancel.class, RerunCommand.class})
+        subcommands = {
+            JobsCommand.ListJobs.class,
+            JobsCommand.Get.class,
+            JobsCommand.Logs.class,
+            JobsCommand.Cancel.class,
+            RerunCommand.class
+        })
 final class JobsCommand {
     @Command(name = "list", description = "List jobs, newest first.")
     static final class ListJobs extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Option(names = "--status", description = "pending, claimed, running, completed, failed, canceled, processed") String status;
-        @Option(names = "--spec") String specRef;
-        @Option(names = "--runner") String runner;
-        @Option(names = "--limit") Integer limit;
-        @Option(names = "--offset") Integer offset;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Option(names = "--status", description = "pending, claimed, running, completed, failed, canceled, processed")
+        String status;
+
+        @Option(names = "--spec")
+        String specRef;
+
+        @Option(names = "--runner")
+        String runner;
+
+        @Option(names = "--limit")
+        Integer limit;
+
+        @Option(names = "--offset")
+        Integer offset;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -40,12 +58,19 @@ final class JobsCommand {
         void human(JsonNode answer, PrintWriter out) {
             Table table = new Table("JOB", "STATUS", "CREATED", "WHY / ERROR");
             for (JsonNode j : answer.path("jobs")) {
-                String why = j.hasNonNull("error") ? j.get("error").asText() : j.path("pending_reason").path("message").asText("");
-                table.row(j.path("uuid").asText(), j.path("status").asText(), j.path("created").asText(), why);
+                String why = j.hasNonNull("error")
+                        ? j.get("error").asText()
+                        : j.path("pending_reason").path("message").asText("");
+                table.row(
+                        j.path("uuid").asText(),
+                        j.path("status").asText(),
+                        j.path("created").asText(),
+                        why);
             }
             if (table.isEmpty()) out.println("(no jobs)");
             else table.print(out);
-            if (answer.hasNonNull("next_offset")) out.println("more: --offset " + answer.get("next_offset").asInt());
+            if (answer.hasNonNull("next_offset"))
+                out.println("more: --offset " + answer.get("next_offset").asInt());
         }
     }
 
@@ -55,15 +80,23 @@ final class JobsCommand {
     /** The UUID that {@code job} names: itself, or for {@code latest} the project's newest job. */
     static String resolve(ApiClient api, String project, String job) {
         if (!LATEST.equals(job)) return job;
-        JsonNode newest = api.get("/v0/projects/" + seg(project) + "/jobs?limit=1").path("jobs");
-        if (newest.isEmpty()) throw new ClientException(404, "job_not_found", "project " + project + " has no jobs yet");
+        JsonNode newest =
+                api.get("/v0/projects/" + seg(project) + "/jobs?limit=1").path("jobs");
+        if (newest.isEmpty())
+            throw new ClientException(404, "job_not_found", "project " + project + " has no jobs yet");
         return newest.get(0).path("uuid").asText();
     }
 
-    @Command(name = "get", description = "Show a job: its status, why it waits, and its report's metrics once processed.")
+    @Command(
+            name = "get",
+            description = "Show a job: its status, why it waits, and its report's metrics once processed.")
     static final class Get extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job") String job;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job")
+        String job;
+
         private ApiClient api;
 
         @Override
@@ -76,7 +109,9 @@ final class JobsCommand {
         void human(JsonNode j, PrintWriter out) {
             Table t = new Table("FIELD", "VALUE");
             t.row("job", j.path("uuid").asText());
-            t.row("status", JobStatusText.describe(j, null, null, environment().clock().instant()));
+            t.row(
+                    "status",
+                    JobStatusText.describe(j, null, null, environment().clock().instant()));
             if (j.hasNonNull("error")) t.row("error", j.get("error").asText());
             t.row("report", j.path("report").asText());
             t.row("spec", Output.text(j.get("spec")));
@@ -90,26 +125,46 @@ final class JobsCommand {
             t.print(out);
             JsonNode declines = j.path("pending_reason").path("declines");
             for (JsonNode d : declines) {
-                out.println("declined by " + d.path("runner").asText() + ": " + d.path("code").asText() + " " + d.path("reason").asText(""));
+                out.println("declined by " + d.path("runner").asText() + ": "
+                        + d.path("code").asText() + " " + d.path("reason").asText(""));
             }
             AttemptsText.print(api, j.get("attempts"), out);
             MachineText.print("machine the job ran on", j.get("fingerprint"), out);
             String status = j.path("status").asText();
             if (status.equals("processed") || status.equals("completed")) {
                 out.println();
-                Metrics.print(api.get("/v0/projects/" + seg(project) + "/reports/" + seg(j.path("report").asText())), out);
+                Metrics.print(
+                        api.get("/v0/projects/" + seg(project) + "/reports/"
+                                + seg(j.path("report").asText())),
+                        out);
             }
         }
     }
 
-    @Command(name = "logs", description = {"Print a job's log (its stdout on stdout, its stderr on stderr).",
-        "With -f, follow it live until the job ends (reconnecting without gaps)."})
+    @Command(
+            name = "logs",
+            description = {
+                "Print a job's log (its stdout on stdout, its stderr on stderr).",
+                "With -f, follow it live until the job ends (reconnecting without gaps)."
+            })
     static final class Logs extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Option(names = {"-f", "--follow"}, description = "keep printing as the job writes, until it ends") boolean follow;
-        @Option(names = "--reconnect-for", converter = dev.baton.cli.runner.UpCommand.DurationConverter.class, defaultValue = "30s",
-                description = "how long to retry an unreachable server while following (default ${DEFAULT-VALUE})") Duration reconnectFor;
-        @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job") String job;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Option(
+                names = {"-f", "--follow"},
+                description = "keep printing as the job writes, until it ends")
+        boolean follow;
+
+        @Option(
+                names = "--reconnect-for",
+                converter = dev.baton.cli.runner.UpCommand.DurationConverter.class,
+                defaultValue = "30s",
+                description = "how long to retry an unreachable server while following (default ${DEFAULT-VALUE})")
+        Duration reconnectFor;
+
+        @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job")
+        String job;
 
         @Override
         public Integer call() {
@@ -117,8 +172,11 @@ final class JobsCommand {
                 return super.call();
             } catch (ClientException e) {
                 if (!"route_not_found".equals(e.code())) throw e;
-                throw new ClientException(e.status(), e.code(), "this server has no live logs (it predates them); the job's output is in"
-                        + " 'baton jobs get --json --project " + project + " " + job + "' once it has ended");
+                throw new ClientException(
+                        e.status(),
+                        e.code(),
+                        "this server has no live logs (it predates them); the job's output is in"
+                                + " 'baton jobs get --json --project " + project + " " + job + "' once it has ended");
             }
         }
 
@@ -133,7 +191,8 @@ final class JobsCommand {
         private void print(ApiClient api, PrintWriter err) {
             if (follow) {
                 LogPrinter printer = new LogPrinter(out(), err);
-                LogFollower follower = new LogFollower(api, project, job, reconnectFor, environment().clock());
+                LogFollower follower = new LogFollower(
+                        api, project, job, reconnectFor, environment().clock());
                 try {
                     String end = follower.follow(json ? e -> Output.jsonLine(out(), e) : printer::accept);
                     if (!json) note("baton: job " + job + " ended: " + end);
@@ -144,7 +203,8 @@ final class JobsCommand {
             }
             long after = 0;
             JsonNode page;
-            com.fasterxml.jackson.databind.node.ArrayNode all = dev.baton.protocol.message.Wire.mapper().createArrayNode();
+            com.fasterxml.jackson.databind.node.ArrayNode all =
+                    dev.baton.protocol.message.Wire.mapper().createArrayNode();
             LogPrinter printer = new LogPrinter(out(), err);
             do {
                 page = LogFollower.page(api, project, job, after);
@@ -166,8 +226,11 @@ final class JobsCommand {
 
     @Command(name = "cancel", description = "Cancel a pending, claimed or running job.")
     static final class Cancel extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Parameters(paramLabel = "JOB") String job;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Parameters(paramLabel = "JOB")
+        String job;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -176,7 +239,8 @@ final class JobsCommand {
 
         @Override
         void human(JsonNode j, PrintWriter out) {
-            out.println("Job " + j.path("uuid").asText() + " is " + j.path("status").asText() + ".");
+            out.println(
+                    "Job " + j.path("uuid").asText() + " is " + j.path("status").asText() + ".");
         }
     }
 }

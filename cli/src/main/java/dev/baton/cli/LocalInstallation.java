@@ -50,20 +50,50 @@ final class LocalInstallation implements AutoCloseable {
     /** Creates (or reuses) the local organization, project, spec and runner, and starts the runner. */
     static LocalInstallation start(String serverUrl, String adminToken, Path dataDir) {
         ApiClient api = new ApiClient(serverUrl, adminToken);
-        ensure(api, "/v0/organizations/" + NAME, "/v0/organizations", Map.of("name", "Local", "slug", NAME, "plan", "team"));
-        ensure(api, "/v0/projects/" + NAME, "/v0/projects", Map.of("name", "Local", "slug", NAME, "organization", NAME));
+        ensure(
+                api,
+                "/v0/organizations/" + NAME,
+                "/v0/organizations",
+                Map.of("name", "Local", "slug", NAME, "plan", "team"));
+        ensure(
+                api,
+                "/v0/projects/" + NAME,
+                "/v0/projects",
+                Map.of("name", "Local", "slug", NAME, "organization", NAME));
         Architecture arch = Architecture.ofHost()
-                .orElseThrow(() -> new ClientException("this machine's architecture (" + System.getProperty("os.arch") + ") is not supported"));
-        ensure(api, "/v0/specs/" + NAME, "/v0/specs", Map.of("name", "This machine", "slug", NAME, "architecture", arch.wireName(),
-                "cpu", Runtime.getRuntime().availableProcessors(), "memory", physicalMemory(), "disk", 10L << 30));
+                .orElseThrow(() -> new ClientException(
+                        "this machine's architecture (" + System.getProperty("os.arch") + ") is not supported"));
+        ensure(
+                api,
+                "/v0/specs/" + NAME,
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "This machine",
+                        "slug",
+                        NAME,
+                        "architecture",
+                        arch.wireName(),
+                        "cpu",
+                        Runtime.getRuntime().availableProcessors(),
+                        "memory",
+                        physicalMemory(),
+                        "disk",
+                        10L << 30));
         RunnerKey key = runnerKey(api);
         api.post("/v0/runners/" + NAME + "/specs", Map.of("spec", NAME));
 
         Path home = dataDir.toAbsolutePath().resolve("runner");
-        var executor = new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        RunnerAgent agent = new RunnerAgent(MachineConfig.defaults(dev.baton.cli.runner.UpCommand.version()),
-                new RunnerAgent.Target(URI.create(serverUrl), NAME, key), executor, new Outbox(home.resolve("outbox")),
-                Updater.unsupported("the local runner is updated with the server"), Clock.systemUTC(), Duration.ofSeconds(1));
+        var executor = new ProcessExecutor(
+                home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
+        RunnerAgent agent = new RunnerAgent(
+                MachineConfig.defaults(dev.baton.cli.runner.UpCommand.version()),
+                new RunnerAgent.Target(URI.create(serverUrl), NAME, key),
+                executor,
+                new Outbox(home.resolve("outbox")),
+                Updater.unsupported("the local runner is updated with the server"),
+                Clock.systemUTC(),
+                Duration.ofSeconds(1));
         Thread thread = Thread.ofPlatform().name("baton-local-runner").daemon().start(() -> {
             try {
                 agent.run();
@@ -79,14 +109,28 @@ final class LocalInstallation implements AutoCloseable {
         String script = "i=0; start=$(date +%s%N); while [ $i -lt 20000 ]; do i=$((i+1)); done; end=$(date +%s%N);"
                 + " echo \"{\\\"sample\\\":{\\\"shell-loop-20k\\\":{\\\"value\\\":$(( (end-start)/1000 ))}}}\"";
         Instant submitted = Instant.now();
-        Map<String, Object> body = new java.util.HashMap<>(Map.of("project", NAME, "spec", NAME, "adapter", "json",
-                "branch", "main", "testbed", NAME, "cmd", List.of("sh", "-c", script), "timeout", 60));
+        Map<String, Object> body = new java.util.HashMap<>(Map.of(
+                "project",
+                NAME,
+                "spec",
+                NAME,
+                "adapter",
+                "json",
+                "branch",
+                "main",
+                "testbed",
+                NAME,
+                "cmd",
+                List.of("sh", "-c", script),
+                "timeout",
+                60));
         // A command-only run: the local runner's process executor needs no image.
         JsonNode run = api.post("/v0/run", body);
         String job = run.at("/job/uuid").asText();
         Instant deadline = submitted.plus(SAMPLE_WAIT);
         JsonNode view = api.get("/v0/projects/" + NAME + "/jobs/" + job);
-        String reportPath = "/v0/projects/" + NAME + "/reports/" + run.at("/report/uuid").asText();
+        String reportPath =
+                "/v0/projects/" + NAME + "/reports/" + run.at("/report/uuid").asText();
         JsonNode report = api.get(reportPath);
         while (!isFinal(view.path("status").asText(), report) && Instant.now().isBefore(deadline)) {
             sleep(Duration.ofMillis(100));
@@ -96,9 +140,16 @@ final class LocalInstallation implements AutoCloseable {
         String status = view.path("status").asText();
         report = api.get(reportPath);
         String results = report.hasNonNull("results") ? report.get("results").toString() : null;
-        String error = view.hasNonNull("error") ? view.get("error").asText() : report.path("error").asText(null);
-        return new SampleResult(job, status, Duration.between(submitted, Instant.now()),
-                view.at("/output/results/0/stdout").asText("").strip(), results, error);
+        String error = view.hasNonNull("error")
+                ? view.get("error").asText()
+                : report.path("error").asText(null);
+        return new SampleResult(
+                job,
+                status,
+                Duration.between(submitted, Instant.now()),
+                view.at("/output/results/0/stdout").asText("").strip(),
+                results,
+                error);
     }
 
     @Override

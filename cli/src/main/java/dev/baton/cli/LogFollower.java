@@ -45,8 +45,11 @@ final class LogFollower {
                             if (event.id() != null) lastId = event.id();
                             entries.accept(parse(event.data()));
                         }
-                        case "end" -> end[0] = parse(event.data()).path("status").asText("ended");
-                        default -> { /* unknown event types are for newer clients */ }
+                        case "end" ->
+                            end[0] = parse(event.data()).path("status").asText("ended");
+                        default -> {
+                            /* unknown event types are for newer clients */
+                        }
                     }
                     return end[0] == null;
                 });

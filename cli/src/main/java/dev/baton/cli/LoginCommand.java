@@ -15,12 +15,21 @@ import picocli.CommandLine.Option;
  * Stores the server and a token in the client's config file (mode 0600) after checking them with
  * {@code GET /v0/whoami}, so that every client command uses them without flags.
  */
-@Command(name = "login", mixinStandardHelpOptions = true,
-        description = {"Store a server and a token in the config file (mode 0600) for every client command.",
-                "The token comes from --token-file, or standard input (one line), never from a flag visible to other users."})
+@Command(
+        name = "login",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Store a server and a token in the config file (mode 0600) for every client command.",
+            "The token comes from --token-file, or standard input (one line), never from a flag visible to other users."
+        })
 final class LoginCommand implements Callable<Integer> {
-    @Option(names = "--server", required = true, description = "server URL, e.g. https://baton.example.com") String server;
-    @Option(names = "--token-file", paramLabel = "FILE", description = "file holding the token (default: read one line from standard input)")
+    @Option(names = "--server", required = true, description = "server URL, e.g. https://baton.example.com")
+    String server;
+
+    @Option(
+            names = "--token-file",
+            paramLabel = "FILE",
+            description = "file holding the token (default: read one line from standard input)")
     Path tokenFile;
 
     @CommandLine.Spec
@@ -30,15 +39,23 @@ final class LoginCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         CliEnvironment env = Baton.environment(spec);
         String token = tokenFile != null ? Files.readString(tokenFile).strip() : readLine(env);
-        if (token == null || token.isEmpty()) throw new ClientException("no token: give --token-file or a token on standard input");
+        if (token == null || token.isEmpty())
+            throw new ClientException("no token: give --token-file or a token on standard input");
         String url = server.replaceAll("/+$", "");
         JsonNode me = new ApiClient(url, token).get("/v0/whoami");
         Path file = env.configFile();
         write(file, "# written by 'baton login'\nserver = " + url + "\ntoken = " + token + "\n");
-        spec.commandLine().getOut().println("Logged in to " + url + " as " + me.path("actor").asText()
-                + (me.path("admin").asBoolean() ? "" : " (" + me.path("token").path("role").asText() + " on "
-                        + me.path("token").path("scope").path("slug").asText() + ")")
-                + "; saved in " + file + " (mode 0600).");
+        spec.commandLine()
+                .getOut()
+                .println("Logged in to " + url + " as " + me.path("actor").asText()
+                        + (me.path("admin").asBoolean()
+                                ? ""
+                                : " (" + me.path("token").path("role").asText() + " on "
+                                        + me.path("token")
+                                                .path("scope")
+                                                .path("slug")
+                                                .asText() + ")")
+                        + "; saved in " + file + " (mode 0600).");
         spec.commandLine().getOut().flush();
         return ExitCodes.OK;
     }
@@ -56,7 +73,11 @@ final class LoginCommand implements Callable<Integer> {
             Files.deleteIfExists(tmp);
             Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(tmp, text);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    tmp,
+                    file,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }

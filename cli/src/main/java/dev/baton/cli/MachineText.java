@@ -21,24 +21,40 @@ final class MachineText {
         Table t = new Table("MACHINE", "VALUE");
         t.row("cpu", known(fingerprint.get("cpu_model")) + ", " + known(fingerprint.get("cpus")) + " CPUs");
         String busy = fingerprint.hasNonNull("job_cpus_busy")
-                ? String.format(Locale.ROOT, " (%.0f%% busy before start)", fingerprint.get("job_cpus_busy").asDouble() * 100) : "";
+                ? String.format(
+                        Locale.ROOT,
+                        " (%.0f%% busy before start)",
+                        fingerprint.get("job_cpus_busy").asDouble() * 100)
+                : "";
         t.row("job cpus", known(fingerprint.get("job_cpus")) + busy);
         t.row("governor", known(fingerprint.get("governor")));
         t.row("turbo", onOff(fingerprint.get("turbo")));
         t.row("smt", known(fingerprint.get("smt")));
         t.row("kernel", known(fingerprint.get("kernel")));
-        t.row("memory", bytes(fingerprint.get("memory_total")) + " (" + bytes(fingerprint.get("memory_available")) + " available), swap "
-                + (fingerprint.hasNonNull("swap_total") && fingerprint.get("swap_total").asLong() == 0 ? "off" : bytes(fingerprint.get("swap_total"))));
+        t.row(
+                "memory",
+                bytes(fingerprint.get("memory_total")) + " (" + bytes(fingerprint.get("memory_available"))
+                        + " available), swap "
+                        + (fingerprint.hasNonNull("swap_total")
+                                        && fingerprint.get("swap_total").asLong() == 0
+                                ? "off"
+                                : bytes(fingerprint.get("swap_total"))));
         t.row("load", load(fingerprint.get("load_average")));
-        t.row("executor", known(fingerprint.get("executor"))
-                + (fingerprint.hasNonNull("executor_version") ? " (" + fingerprint.get("executor_version").asText() + ")" : "")
-                + ", runner " + known(fingerprint.get("runner_version")));
+        t.row(
+                "executor",
+                known(fingerprint.get("executor"))
+                        + (fingerprint.hasNonNull("executor_version")
+                                ? " (" + fingerprint.get("executor_version").asText() + ")"
+                                : "")
+                        + ", runner " + known(fingerprint.get("runner_version")));
         t.print(out);
         JsonNode warnings = fingerprint.path("warnings");
         if (warnings.isEmpty()) {
             out.println("clean: no setting that adds noise was found");
         } else {
-            for (JsonNode w : warnings) out.println("warning " + w.path("code").asText() + ": " + w.path("message").asText());
+            for (JsonNode w : warnings)
+                out.println("warning " + w.path("code").asText() + ": "
+                        + w.path("message").asText());
         }
     }
 

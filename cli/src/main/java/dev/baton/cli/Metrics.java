@@ -24,7 +24,9 @@ final class Metrics {
         JsonNode iterations = report.path("iterations");
         if (iterations.isArray() && !iterations.isEmpty()) {
             for (JsonNode it : iterations) {
-                list.add(new Iteration(it.path("iteration").asInt(list.size()), it.get("results"),
+                list.add(new Iteration(
+                        it.path("iteration").asInt(list.size()),
+                        it.get("results"),
                         it.hasNonNull("error") ? it.get("error").asText() : null));
             }
             return list;
@@ -42,19 +44,24 @@ final class Metrics {
     static void print(JsonNode report, PrintWriter out) {
         List<Iteration> iterations = iterations(report);
         boolean several = iterations.size() > 1;
-        Table table = several ? new Table("ITERATION", "BENCHMARK", "MEASURE", "VALUE", "LOWER", "UPPER")
+        Table table = several
+                ? new Table("ITERATION", "BENCHMARK", "MEASURE", "VALUE", "LOWER", "UPPER")
                 : new Table("BENCHMARK", "MEASURE", "VALUE", "LOWER", "UPPER");
         for (Iteration it : iterations) {
             if (it.results() == null || !it.results().isObject()) continue;
             for (Iterator<Map.Entry<String, JsonNode>> b = it.results().fields(); b.hasNext(); ) {
                 Map.Entry<String, JsonNode> benchmark = b.next();
-                for (Iterator<Map.Entry<String, JsonNode>> m = benchmark.getValue().fields(); m.hasNext(); ) {
+                for (Iterator<Map.Entry<String, JsonNode>> m =
+                                benchmark.getValue().fields();
+                        m.hasNext(); ) {
                     Map.Entry<String, JsonNode> measure = m.next();
                     JsonNode v = measure.getValue();
                     String value = number(v.isObject() ? v.get("value") : v);
                     String lower = number(v.get("lower_value"));
                     String upper = number(v.get("upper_value"));
-                    if (several) table.row(String.valueOf(it.number()), benchmark.getKey(), measure.getKey(), value, lower, upper);
+                    if (several)
+                        table.row(
+                                String.valueOf(it.number()), benchmark.getKey(), measure.getKey(), value, lower, upper);
                     else table.row(benchmark.getKey(), measure.getKey(), value, lower, upper);
                 }
             }
@@ -64,7 +71,8 @@ final class Metrics {
         for (Iteration it : iterations) {
             if (it.error() != null) out.println("iteration " + it.number() + ": " + it.error());
         }
-        if (report.hasNonNull("error")) out.println("report error: " + report.get("error").asText());
+        if (report.hasNonNull("error"))
+            out.println("report error: " + report.get("error").asText());
         out.flush();
     }
 

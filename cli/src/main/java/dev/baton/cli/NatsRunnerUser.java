@@ -18,7 +18,8 @@ record NatsRunnerUser(String user, String password, String inboxPrefix, List<Str
             throw new IllegalArgumentException("the password must be printable, without quotes, backslashes or spaces");
         }
         RunnerGrant grant = RunnerGrant.of(runnerSlug, specSlugs);
-        return new NatsRunnerUser("runner-" + runnerSlug, password, grant.inboxPrefix(), grant.publish(), grant.subscribe());
+        return new NatsRunnerUser(
+                "runner-" + runnerSlug, password, grant.inboxPrefix(), grant.publish(), grant.subscribe());
     }
 
     /** The {@code authorization} block for nats-server.conf (a server with several users merges the {@code users} lists). */
@@ -34,7 +35,8 @@ record NatsRunnerUser(String user, String password, String inboxPrefix, List<Str
     }
 
     private static String list(List<String> subjects) {
-        return "[" + String.join(", ", subjects.stream().map(NatsRunnerUser::quote).toList()) + "]";
+        return "["
+                + String.join(", ", subjects.stream().map(NatsRunnerUser::quote).toList()) + "]";
     }
 
     /** Quoted, since an unquoted {@code $JS…} would be read as a variable. */

@@ -9,14 +9,27 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "orgs", mixinStandardHelpOptions = true, description = "Manage organizations and their plan tier.",
-        subcommands = {OrganizationsCommand.Create.class, OrganizationsCommand.ListOrgs.class, OrganizationsCommand.Get.class, OrganizationsCommand.SetPlan.class})
+@Command(
+        name = "orgs",
+        mixinStandardHelpOptions = true,
+        description = "Manage organizations and their plan tier.",
+        subcommands = {
+            OrganizationsCommand.Create.class,
+            OrganizationsCommand.ListOrgs.class,
+            OrganizationsCommand.Get.class,
+            OrganizationsCommand.SetPlan.class
+        })
 final class OrganizationsCommand {
     @Command(name = "create", description = "Create an organization.")
     static final class Create extends ClientCommand {
-        @Option(names = "--name", required = true) String name;
-        @Option(names = "--slug") String slug;
-        @Option(names = "--plan", description = "enterprise, team, free (default) or unclaimed") String plan;
+        @Option(names = "--name", required = true)
+        String name;
+
+        @Option(names = "--slug")
+        String slug;
+
+        @Option(names = "--plan", description = "enterprise, team, free (default) or unclaimed")
+        String plan;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -43,7 +56,8 @@ final class OrganizationsCommand {
 
     @Command(name = "get", description = "Show one organization.")
     static final class Get extends ClientCommand {
-        @Parameters(paramLabel = "ORG") String org;
+        @Parameters(paramLabel = "ORG")
+        String org;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -53,8 +67,11 @@ final class OrganizationsCommand {
 
     @Command(name = "set-plan", description = "Change the plan tier (priority of jobs submitted from now on).")
     static final class SetPlan extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "ORG") String org;
-        @Parameters(index = "1", paramLabel = "PLAN") String plan;
+        @Parameters(index = "0", paramLabel = "ORG")
+        String org;
+
+        @Parameters(index = "1", paramLabel = "PLAN")
+        String plan;
 
         @Override
         JsonNode call(ApiClient api) {

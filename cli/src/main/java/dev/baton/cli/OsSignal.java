@@ -35,7 +35,8 @@ public final class OsSignal {
             Object signal = signalClass.getConstructor(String.class).newInstance(name);
             Object handler = Proxy.newProxyInstance(
                     OsSignal.class.getClassLoader(), new Class<?>[] {handlerClass}, onSignal(action));
-            Object previous = signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, signal, handler);
+            Object previous =
+                    signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, signal, handler);
             return new OsSignal(signal, previous);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof IllegalArgumentException refused) throw refused;

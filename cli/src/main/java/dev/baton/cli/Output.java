@@ -91,16 +91,22 @@ final class Output {
             v /= 1024;
             u++;
         }
-        return (v == Math.rint(v) ? String.valueOf((long) v) : String.format(java.util.Locale.ROOT, "%.1f", v)) + units[u];
+        return (v == Math.rint(v) ? String.valueOf((long) v) : String.format(java.util.Locale.ROOT, "%.1f", v))
+                + units[u];
     }
 
     /** A value as a table cell: strings without quotes, anything else as compact JSON; null as "-". */
     static String text(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) return "-";
         if (node.isObject() && node.size() == 0) return "-";
-        if (node.isObject() && node.properties().stream().allMatch(e -> e.getValue().isTextual())) {
+        if (node.isObject()
+                && node.properties().stream().allMatch(e -> e.getValue().isTextual())) {
             // Labels and the like read as on the command line: disk=nvme,kernel=6.8
-            return String.join(",", node.properties().stream().map(e -> e.getKey() + "=" + e.getValue().asText()).toList());
+            return String.join(
+                    ",",
+                    node.properties().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue().asText())
+                            .toList());
         }
         return node.isValueNode() ? node.asText() : node.toString();
     }

@@ -9,14 +9,22 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "projects", mixinStandardHelpOptions = true, description = "Manage projects.",
+@Command(
+        name = "projects",
+        mixinStandardHelpOptions = true,
+        description = "Manage projects.",
         subcommands = {ProjectsCommand.Create.class, ProjectsCommand.ListProjects.class, ProjectsCommand.Get.class})
 final class ProjectsCommand {
     @Command(name = "create", description = "Create a project in an organization.")
     static final class Create extends ClientCommand {
-        @Option(names = "--name", required = true) String name;
-        @Option(names = "--slug") String slug;
-        @Option(names = "--org", required = true, description = "organization UUID or slug") String org;
+        @Option(names = "--name", required = true)
+        String name;
+
+        @Option(names = "--slug")
+        String slug;
+
+        @Option(names = "--org", required = true, description = "organization UUID or slug")
+        String org;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -43,7 +51,8 @@ final class ProjectsCommand {
 
     @Command(name = "get", description = "Show one project.")
     static final class Get extends ClientCommand {
-        @Parameters(paramLabel = "PROJECT") String project;
+        @Parameters(paramLabel = "PROJECT")
+        String project;
 
         @Override
         JsonNode call(ApiClient api) {

@@ -8,13 +8,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "reports", mixinStandardHelpOptions = true, description = "Read reports (the metrics of runs).",
+@Command(
+        name = "reports",
+        mixinStandardHelpOptions = true,
+        description = "Read reports (the metrics of runs).",
         subcommands = {ReportsCommand.Get.class})
 final class ReportsCommand {
-    @Command(name = "get", description = "Show a report: its adapter, its metrics per benchmark and measure, and any parse error.")
+    @Command(
+            name = "get",
+            description = "Show a report: its adapter, its metrics per benchmark and measure, and any parse error.")
     static final class Get extends ClientCommand {
-        @Option(names = "--project", required = true) String project;
-        @Parameters(paramLabel = "REPORT", description = "report UUID (baton run and baton jobs get show it)") String report;
+        @Option(names = "--project", required = true)
+        String project;
+
+        @Parameters(paramLabel = "REPORT", description = "report UUID (baton run and baton jobs get show it)")
+        String report;
 
         @Override
         JsonNode call(ApiClient api) {

@@ -15,21 +15,37 @@ import picocli.CommandLine.Parameters;
  * ({@code POST /v0/projects/{p}/jobs/{j}/rerun}) and prints the new job's id; with --wait it
  * follows the new job as {@code baton run --wait} does, with the same exit codes.
  */
-@Command(name = "rerun", description = {"Submit a job again with the same configuration (image by digest, spec, command,"
-        + " environment, files, iterations, timeouts, labels, retry policy); prints the new job.",
-    "With --wait, follow the new job until it ends: exit 0 processed, 3 failed, 4 canceled,"
-        + " 5 --wait-timeout passed, 6 server lost."})
+@Command(
+        name = "rerun",
+        description = {
+            "Submit a job again with the same configuration (image by digest, spec, command,"
+                    + " environment, files, iterations, timeouts, labels, retry policy); prints the new job.",
+            "With --wait, follow the new job until it ends: exit 0 processed, 3 failed, 4 canceled,"
+                    + " 5 --wait-timeout passed, 6 server lost."
+        })
 final class RerunCommand extends ClientCommand {
-    @Option(names = "--project", required = true) String project;
-    @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job") String job;
+    @Option(names = "--project", required = true)
+    String project;
+
+    @Parameters(paramLabel = "JOB", description = "job UUID, or 'latest' for the project's newest job")
+    String job;
+
     @Option(names = "--wait", description = "follow the new job until it ends: a live status line, then its metrics")
     boolean wait;
-    @Option(names = "--wait-timeout", converter = DurationConverter.class,
+
+    @Option(
+            names = "--wait-timeout",
+            converter = DurationConverter.class,
             description = "stop waiting after this long (e.g. 90s, 10m) and exit 5; the job goes on")
     Duration waitTimeout;
-    @Option(names = "--reconnect-for", converter = DurationConverter.class, defaultValue = "30s",
+
+    @Option(
+            names = "--reconnect-for",
+            converter = DurationConverter.class,
+            defaultValue = "30s",
             description = "how long to keep retrying an unreachable server before exit 6 (default ${DEFAULT-VALUE})")
     Duration reconnectFor;
+
     @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "500ms", hidden = true)
     Duration pollInterval;
 
@@ -46,7 +62,16 @@ final class RerunCommand extends ClientCommand {
         }
         JobWatch.Settings settings = new JobWatch.Settings(false, json, waitTimeout, reconnectFor, pollInterval);
         String report = submitted.at("/report/uuid").asText();
-        return new JobWatch(api, project, newJob, report, environment(), out(), spec.commandLine().getErr(), settings).run();
+        return new JobWatch(
+                        api,
+                        project,
+                        newJob,
+                        report,
+                        environment(),
+                        out(),
+                        spec.commandLine().getErr(),
+                        settings)
+                .run();
     }
 
     @Override

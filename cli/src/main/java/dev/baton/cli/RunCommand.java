@@ -14,21 +14,44 @@ import picocli.CommandLine.Option;
  * become its cmd, --image names the image (optional for runners with the process executor). With
  * --results the given BMF files are stored at once. --wait follows the job to its end.
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Submit a run (runner mode: --spec, --image and/or a command after --; direct mode: --results).",
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Submit a run (runner mode: --spec, --image and/or a command after --; direct mode: --results).",
             "With --wait, follow the job until it ends and print its metrics; exit 0 processed, 3 failed, 4 canceled,"
-                + " 5 --wait-timeout passed, 6 server lost, 8 an alert was raised (with --fail-on-alert), 130 detached (Ctrl-C)."})
+                    + " 5 --wait-timeout passed, 6 server lost, 8 an alert was raised (with --fail-on-alert), 130 detached (Ctrl-C)."
+        })
 final class RunCommand extends ClientCommand {
-    @Mixin RunOptions run;
-    @Option(names = "--wait", description = "follow the job until it ends: a live status line, then its metrics") boolean wait;
-    @Option(names = "--logs", description = "with --wait (implied): stream the job's log instead of the status line") boolean logs;
-    @Option(names = "--wait-timeout", converter = DurationConverter.class,
-            description = "stop waiting after this long (e.g. 90s, 10m) and exit 5; the job goes on") Duration waitTimeout;
-    @Option(names = "--reconnect-for", converter = DurationConverter.class, defaultValue = "30s",
-            description = "how long to keep retrying an unreachable server before exit 6 (default ${DEFAULT-VALUE})") Duration reconnectFor;
-    @Option(names = "--fail-on-alert", description = "exit 8 when a threshold raised an alert on the run's report (the job itself succeeded)")
+    @Mixin
+    RunOptions run;
+
+    @Option(names = "--wait", description = "follow the job until it ends: a live status line, then its metrics")
+    boolean wait;
+
+    @Option(names = "--logs", description = "with --wait (implied): stream the job's log instead of the status line")
+    boolean logs;
+
+    @Option(
+            names = "--wait-timeout",
+            converter = DurationConverter.class,
+            description = "stop waiting after this long (e.g. 90s, 10m) and exit 5; the job goes on")
+    Duration waitTimeout;
+
+    @Option(
+            names = "--reconnect-for",
+            converter = DurationConverter.class,
+            defaultValue = "30s",
+            description = "how long to keep retrying an unreachable server before exit 6 (default ${DEFAULT-VALUE})")
+    Duration reconnectFor;
+
+    @Option(
+            names = "--fail-on-alert",
+            description = "exit 8 when a threshold raised an alert on the run's report (the job itself succeeded)")
     boolean failOnAlert;
-    @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "500ms", hidden = true) Duration pollInterval;
+
+    @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "500ms", hidden = true)
+    Duration pollInterval;
 
     @Override
     public Integer call() {
@@ -47,7 +70,14 @@ final class RunCommand extends ClientCommand {
             err.println("Submitted job " + job + " (report " + report + ").");
             err.flush();
         }
-        JobWatch watch = new JobWatch(api, run.project, job, report, environment(), out(), err,
+        JobWatch watch = new JobWatch(
+                api,
+                run.project,
+                job,
+                report,
+                environment(),
+                out(),
+                err,
                 new JobWatch.Settings(logs, json, waitTimeout, reconnectFor, pollInterval));
         // Ctrl-C asks the watch to stop (it asks cancel or detach) instead of ending the JVM; under -Xrs
         // the JVM refuses the handler and Ctrl-C ends it as usual.
@@ -65,8 +95,8 @@ final class RunCommand extends ClientCommand {
         if (!failOnAlert || !Alerts.raised(report)) return ExitCodes.OK;
         int n = report.path("alerts").size();
         PrintWriter err = spec.commandLine().getErr();
-        err.println("baton: " + n + (n == 1 ? " alert was" : " alerts were") + " raised on report " + report.path("uuid").asText()
-                + " (--fail-on-alert)");
+        err.println("baton: " + n + (n == 1 ? " alert was" : " alerts were") + " raised on report "
+                + report.path("uuid").asText() + " (--fail-on-alert)");
         err.flush();
         return ExitCodes.ALERT;
     }
@@ -81,10 +111,10 @@ final class RunCommand extends ClientCommand {
         JsonNode job = answer.path("job");
         JsonNode report = answer.path("report");
         if (job.isObject()) {
-            out.println("Submitted job " + job.path("uuid").asText() + " (report " + report.path("uuid").asText() + "): "
-                    + job.path("status").asText() + ".");
-            out.println("Follow it: baton jobs get --project " + run.project + " " + job.path("uuid").asText()
-                    + "   (or submit with --wait next time)");
+            out.println("Submitted job " + job.path("uuid").asText() + " (report "
+                    + report.path("uuid").asText() + "): " + job.path("status").asText() + ".");
+            out.println("Follow it: baton jobs get --project " + run.project + " "
+                    + job.path("uuid").asText() + "   (or submit with --wait next time)");
         } else {
             out.println("Stored report " + report.path("uuid").asText() + ".");
             Metrics.print(report, out);
@@ -92,5 +122,4 @@ final class RunCommand extends ClientCommand {
         }
         out.flush();
     }
-
 }

@@ -16,39 +16,98 @@ import picocli.CommandLine.Parameters;
  * {@code baton schedules create} (a schedule submits the same body on its occurrences).
  */
 final class RunOptions {
-    @Option(names = "--project", required = true, description = "project UUID or slug") String project;
-    @Option(names = "--image", description = "image digest sha256:… or a tag of the project's repository (optional for process-executor runners)") String image;
-    @Option(names = "--spec", description = "spec UUID or slug") String specRef;
-    @Option(names = "--timeout", description = "the job's own time limit in seconds (default 3600); see --wait-timeout for how long to wait") Integer timeout;
-    @Option(names = "--iterations", description = "1-100 (default 1)") Integer iterations;
-    @Option(names = "--entrypoint", description = "entrypoint override; repeat for each word") List<String> entrypoint;
-    @Option(names = "--env", description = "NAME=VALUE; repeatable") Map<String, String> env;
-    @Option(names = "--file-path", description = "file to collect after the run; repeatable") List<String> filePaths;
-    @Option(names = "--require-label", description = "KEY=VALUE a runner must have to take the job; repeatable (all must match)")
+    @Option(names = "--project", required = true, description = "project UUID or slug")
+    String project;
+
+    @Option(
+            names = "--image",
+            description =
+                    "image digest sha256:… or a tag of the project's repository (optional for process-executor runners)")
+    String image;
+
+    @Option(names = "--spec", description = "spec UUID or slug")
+    String specRef;
+
+    @Option(
+            names = "--timeout",
+            description = "the job's own time limit in seconds (default 3600); see --wait-timeout for how long to wait")
+    Integer timeout;
+
+    @Option(names = "--iterations", description = "1-100 (default 1)")
+    Integer iterations;
+
+    @Option(names = "--entrypoint", description = "entrypoint override; repeat for each word")
+    List<String> entrypoint;
+
+    @Option(names = "--env", description = "NAME=VALUE; repeatable")
+    Map<String, String> env;
+
+    @Option(names = "--file-path", description = "file to collect after the run; repeatable")
+    List<String> filePaths;
+
+    @Option(
+            names = "--require-label",
+            description = "KEY=VALUE a runner must have to take the job; repeatable (all must match)")
     Map<String, String> requireLabels;
-    @Option(names = "--prefer-label", description = "KEY=VALUE a runner that has it takes the job first; repeatable") Map<String, String> preferLabels;
-    @Option(names = "--branch") String branch;
-    @Option(names = "--testbed") String testbed;
-    @Option(names = "--hash", description = "the git commit the run measures") String hash;
-    @Option(names = "--start-point", description = "the branch this branch started from: its history judges the branch's first runs")
+
+    @Option(names = "--prefer-label", description = "KEY=VALUE a runner that has it takes the job first; repeatable")
+    Map<String, String> preferLabels;
+
+    @Option(names = "--branch")
+    String branch;
+
+    @Option(names = "--testbed")
+    String testbed;
+
+    @Option(names = "--hash", description = "the git commit the run measures")
+    String hash;
+
+    @Option(
+            names = "--start-point",
+            description = "the branch this branch started from: its history judges the branch's first runs")
     String startPoint;
-    @Option(names = "--start-point-hash", description = "with --start-point: that branch's history up to its report of this commit")
+
+    @Option(
+            names = "--start-point-hash",
+            description = "with --start-point: that branch's history up to its report of this commit")
     String startPointHash;
-    @Option(names = "--adapter", description = "how output becomes metrics (default json)") String adapter;
-    @Option(names = "--retry",
-            description = "retry a started job that failed: at most this many attempts in all, 1-10 (default 1: no retry)")
+
+    @Option(names = "--adapter", description = "how output becomes metrics (default json)")
+    String adapter;
+
+    @Option(
+            names = "--retry",
+            description =
+                    "retry a started job that failed: at most this many attempts in all, 1-10 (default 1: no retry)")
     Integer retry;
+
     @Option(names = "--retry-backoff", description = "with --retry: seconds before each retry, 0-3600 (default 0)")
     Integer retryBackoff;
-    @Option(names = "--retry-on", split = ",",
-            description = "with --retry: which failures retry, from runner_lost,infrastructure,failure (default infrastructure,failure)")
+
+    @Option(
+            names = "--retry-on",
+            split = ",",
+            description =
+                    "with --retry: which failures retry, from runner_lost,infrastructure,failure (default infrastructure,failure)")
     List<String> retryOn;
-    @Option(names = "--final-exit-codes", split = ",", description = "with --retry: exit codes that are never retried, e.g. 1,2")
+
+    @Option(
+            names = "--final-exit-codes",
+            split = ",",
+            description = "with --retry: exit codes that are never retried, e.g. 1,2")
     List<Integer> finalExitCodes;
-    @Option(names = "--results", description = "BMF JSON file (direct mode); repeatable") List<Path> results;
-    @Option(names = "--start-time", description = "ISO-8601 (direct mode)") String startTime;
-    @Option(names = "--end-time", description = "ISO-8601 (direct mode)") String endTime;
-    @Parameters(paramLabel = "CMD", description = "command for the job (after --)") List<String> cmd;
+
+    @Option(names = "--results", description = "BMF JSON file (direct mode); repeatable")
+    List<Path> results;
+
+    @Option(names = "--start-time", description = "ISO-8601 (direct mode)")
+    String startTime;
+
+    @Option(names = "--end-time", description = "ISO-8601 (direct mode)")
+    String endTime;
+
+    @Parameters(paramLabel = "CMD", description = "command for the job (after --)")
+    List<String> cmd;
 
     /** The {@code POST /v0/run} body these options describe. */
     Map<String, Object> body() {

@@ -24,15 +24,24 @@ import picocli.CommandLine.Parameters;
  * /v0/runners/{r}/capabilities}) is the machine's to say; which specs it serves, the only thing
  * dispatch matches on, is the admin's to set, and {@code --spec} sets exactly that list.
  */
-@Command(name = "capabilities", description = {"Show what a runner can run: what its executor detected (while it is connected)",
-        "and the specs it serves; with --spec (repeatable) or --no-specs, set exactly the specs it serves."})
+@Command(
+        name = "capabilities",
+        description = {
+            "Show what a runner can run: what its executor detected (while it is connected)",
+            "and the specs it serves; with --spec (repeatable) or --no-specs, set exactly the specs it serves."
+        })
 final class RunnersCapabilities extends ClientCommand {
-    @Parameters(paramLabel = "RUNNER", description = "UUID or slug") String runner;
+    @Parameters(paramLabel = "RUNNER", description = "UUID or slug")
+    String runner;
 
-    @ArgGroup(exclusive = true) SpecSet set;
+    @ArgGroup(exclusive = true)
+    SpecSet set;
 
     static final class SpecSet {
-        @Option(names = "--spec", paramLabel = "SPEC", description = "a spec (UUID or slug) the runner is to serve; repeatable")
+        @Option(
+                names = "--spec",
+                paramLabel = "SPEC",
+                description = "a spec (UUID or slug) the runner is to serve; repeatable")
         List<String> specs;
 
         @Option(names = "--no-specs", description = "the runner is to serve no spec (it then takes no jobs)")
@@ -103,12 +112,19 @@ final class RunnersCapabilities extends ClientCommand {
 
     @Override
     void human(JsonNode answer, PrintWriter out) {
-        Table t = new Table("runner", answer.path("slug").asText() + " (" + answer.path("runner").asText() + ")");
-        t.row("connected", answer.path("connected").asBoolean() ? "yes" : "no (what it detected is known only while it is connected)");
+        Table t = new Table(
+                "runner",
+                answer.path("slug").asText() + " (" + answer.path("runner").asText() + ")");
+        t.row(
+                "connected",
+                answer.path("connected").asBoolean()
+                        ? "yes"
+                        : "no (what it detected is known only while it is connected)");
         if (answer.path("connected").asBoolean()) {
             JsonNode c = answer.path("capabilities");
             if (c.isObject()) {
-                for (String field : List.of("executor", "hypervisor", "accelerator")) if (c.hasNonNull(field)) t.row(field, c.get(field).asText());
+                for (String field : List.of("executor", "hypervisor", "accelerator"))
+                    if (c.hasNonNull(field)) t.row(field, c.get(field).asText());
             } else {
                 t.row("executor", "- (the runner reports none)");
             }
@@ -116,7 +132,8 @@ final class RunnersCapabilities extends ClientCommand {
             t.row("images held", images.isArray() ? String.valueOf(images.size()) : "-");
         }
         List<String> specs = new ArrayList<>();
-        for (JsonNode s : answer.path("specs")) specs.add(s.path("slug").asText() + (s.hasNonNull("archived") ? " (archived)" : ""));
+        for (JsonNode s : answer.path("specs"))
+            specs.add(s.path("slug").asText() + (s.hasNonNull("archived") ? " (archived)" : ""));
         t.row("specs", specs.isEmpty() ? "none: it takes no jobs" : String.join(", ", specs));
         if (answer.has("added")) t.row("added", words((ArrayNode) answer.get("added")));
         if (answer.has("removed")) t.row("removed", words((ArrayNode) answer.get("removed")));

@@ -13,23 +13,42 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "runners", mixinStandardHelpOptions = true, description = "Manage runners (machines that execute jobs).",
+@Command(
+        name = "runners",
+        mixinStandardHelpOptions = true,
+        description = "Manage runners (machines that execute jobs).",
         subcommands = {
-            RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class, RunnersCommand.RotateKey.class,
-            RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class, RunnersCommand.AddSpec.class,
-            RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Canary.class, RunnersCommand.Label.class,
+            RunnersCommand.Create.class, RunnersCommand.ListRunners.class, RunnersCommand.Get.class,
+                    RunnersCommand.RotateKey.class,
+            RunnersCommand.Archive.class, RunnersCommand.Restore.class, RunnersCommand.Specs.class,
+                    RunnersCommand.AddSpec.class,
+            RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Canary.class,
+                    RunnersCommand.Label.class,
             RunnersUpdateCommand.class, RunnersRollsCommand.class, RunnersNatsUser.class, RunnersDrain.class,
             RunnersResume.class, RunnersCapabilities.class
         })
 final class RunnersCommand {
-    @Command(name = "create", description = {"Register a runner; prints its key once,",
-            "or with --key-file writes it to a new file (mode 0600) and prints where."})
+    @Command(
+            name = "create",
+            description = {
+                "Register a runner; prints its key once,",
+                "or with --key-file writes it to a new file (mode 0600) and prints where."
+            })
     static final class Create extends ClientCommand {
-        @Option(names = "--name", required = true) String name;
-        @Option(names = "--slug") String slug;
-        @Option(names = "--spec", description = "spec (UUID or slug) this runner serves; repeatable") List<String> specs;
-        @Option(names = "--key-file", paramLabel = "FILE",
-                description = "write the key to FILE, created with mode 0600 (never overwritten), instead of printing it")
+        @Option(names = "--name", required = true)
+        String name;
+
+        @Option(names = "--slug")
+        String slug;
+
+        @Option(names = "--spec", description = "spec (UUID or slug) this runner serves; repeatable")
+        List<String> specs;
+
+        @Option(
+                names = "--key-file",
+                paramLabel = "FILE",
+                description =
+                        "write the key to FILE, created with mode 0600 (never overwritten), instead of printing it")
         Path keyFile;
 
         @Override
@@ -48,8 +67,11 @@ final class RunnersCommand {
                 note("Save the key now: it is shown only once (rotate it with 'baton runners rotate-key').");
                 return created;
             }
-            SecretFile.write(keyFile, created.path("key").asText(), "rotate it with 'baton runners rotate-key "
-                    + created.path("runner").path("slug").asText() + "'");
+            SecretFile.write(
+                    keyFile,
+                    created.path("key").asText(),
+                    "rotate it with 'baton runners rotate-key "
+                            + created.path("runner").path("slug").asText() + "'");
             ObjectNode shown = ((ObjectNode) created).deepCopy();
             shown.remove("key");
             shown.put("key_file", keyFile.toAbsolutePath().toString());
@@ -66,27 +88,38 @@ final class RunnersCommand {
             } catch (ClientException e) {
                 if (e.status() != 409) throw e;
                 // The name or slug belongs to a runner already: say which and what to do instead.
-                throw new ClientException(e.status(), e.code(), e.getMessage() + "; choose another --name"
-                        + (slug == null ? "" : " or --slug") + ", or see the existing runner with 'baton runners list --search " + name + "'");
+                throw new ClientException(
+                        e.status(),
+                        e.code(),
+                        e.getMessage() + "; choose another --name" + (slug == null ? "" : " or --slug")
+                                + ", or see the existing runner with 'baton runners list --search " + name + "'");
             }
             String runner = created.path("runner").path("uuid").asText();
-            if (specs != null) for (String s : specs) api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", s));
+            if (specs != null)
+                for (String s : specs) api.post("/v0/runners/" + seg(runner) + "/specs", Map.of("spec", s));
             return created;
         }
 
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
-            out.println("Runner " + answer.path("runner").path("slug").asText() + " (" + answer.path("runner").path("uuid").asText() + ") created.");
-            if (answer.has("key_file")) out.println("key written to " + answer.path("key_file").asText() + " (mode 0600)");
+            out.println("Runner " + answer.path("runner").path("slug").asText() + " ("
+                    + answer.path("runner").path("uuid").asText() + ") created.");
+            if (answer.has("key_file"))
+                out.println("key written to " + answer.path("key_file").asText() + " (mode 0600)");
             else out.println("key: " + answer.path("key").asText());
         }
     }
 
     @Command(name = "list", description = "List runners.")
     static final class ListRunners extends ClientCommand {
-        @Option(names = "--name", description = "exact name") String name;
-        @Option(names = "--search", description = "substring of name or slug") String search;
-        @Option(names = "--archived", description = "include archived runners") boolean archived;
+        @Option(names = "--name", description = "exact name")
+        String name;
+
+        @Option(names = "--search", description = "substring of name or slug")
+        String search;
+
+        @Option(names = "--archived", description = "include archived runners")
+        boolean archived;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -100,15 +133,42 @@ final class RunnersCommand {
         @Override
         void human(JsonNode answer, java.io.PrintWriter out) {
             // The machine each runner last connected as, a column each (issue 41); --json has it all.
-            Table table = new Table("SLUG", "NAME", "UUID", "VERSION", "BEHIND", "OS", "ARCH", "HOST", "PID", "AGENT_STARTED", "ADDRESS",
-                    "LAST_HEARTBEAT", "ARCHIVED", "LABELS", "QUARANTINED", "QUARANTINE_REASON");
+            Table table = new Table(
+                    "SLUG",
+                    "NAME",
+                    "UUID",
+                    "VERSION",
+                    "BEHIND",
+                    "OS",
+                    "ARCH",
+                    "HOST",
+                    "PID",
+                    "AGENT_STARTED",
+                    "ADDRESS",
+                    "LAST_HEARTBEAT",
+                    "ARCHIVED",
+                    "LABELS",
+                    "QUARANTINED",
+                    "QUARANTINE_REASON");
             for (JsonNode r : answer) {
                 JsonNode m = r.path("machine");
-                table.row(Output.text(r.get("slug")), Output.text(r.get("name")), Output.text(r.get("uuid")), Output.text(r.get("version")),
-                        Output.text(r.get("behind")), Output.text(m.get("os")), Output.text(m.get("arch")), Output.text(m.get("host")),
-                        Output.text(m.get("pid")), Output.text(m.get("agent_started")), Output.text(m.get("address")),
-                        Output.text(r.get("last_heartbeat")), Output.text(r.get("archived")), Output.text(r.get("labels")),
-                        Output.text(r.get("quarantined")), Output.text(r.get("quarantine_reason")));
+                table.row(
+                        Output.text(r.get("slug")),
+                        Output.text(r.get("name")),
+                        Output.text(r.get("uuid")),
+                        Output.text(r.get("version")),
+                        Output.text(r.get("behind")),
+                        Output.text(m.get("os")),
+                        Output.text(m.get("arch")),
+                        Output.text(m.get("host")),
+                        Output.text(m.get("pid")),
+                        Output.text(m.get("agent_started")),
+                        Output.text(m.get("address")),
+                        Output.text(r.get("last_heartbeat")),
+                        Output.text(r.get("archived")),
+                        Output.text(r.get("labels")),
+                        Output.text(r.get("quarantined")),
+                        Output.text(r.get("quarantine_reason")));
             }
             if (table.isEmpty()) out.println("(none)");
             else table.print(out);
@@ -117,7 +177,8 @@ final class RunnersCommand {
 
     @Command(name = "get", description = "Show one runner.")
     static final class Get extends ClientCommand {
-        @Parameters(paramLabel = "RUNNER", description = "UUID or slug") String runner;
+        @Parameters(paramLabel = "RUNNER", description = "UUID or slug")
+        String runner;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -127,7 +188,8 @@ final class RunnersCommand {
 
     @Command(name = "rotate-key", description = "Issue a new key; the old one stops working at once.")
     static final class RotateKey extends ClientCommand {
-        @Parameters(paramLabel = "RUNNER") String runner;
+        @Parameters(paramLabel = "RUNNER")
+        String runner;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -142,10 +204,15 @@ final class RunnersCommand {
         }
     }
 
-    @Command(name = "release", description = {"Lift a runner's quarantine for infrastructure failures:",
-            "it takes jobs again, and only later failures count (docs/scheduling.md)."})
+    @Command(
+            name = "release",
+            description = {
+                "Lift a runner's quarantine for infrastructure failures:",
+                "it takes jobs again, and only later failures count (docs/scheduling.md)."
+            })
     static final class Release extends ClientCommand {
-        @Parameters(paramLabel = "RUNNER") String runner;
+        @Parameters(paramLabel = "RUNNER")
+        String runner;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -153,15 +220,31 @@ final class RunnersCommand {
         }
     }
 
-    @Command(name = "canary", description = {"Submit a canary job for a quarantined runner: only it takes the job, and when the",
-            "job passes (every iteration exits 0) the quarantine lifts; when it fails, it stays (docs/scheduling.md).",
-            "The job is a run like `baton run`: an image of the project, or a command after --."})
+    @Command(
+            name = "canary",
+            description = {
+                "Submit a canary job for a quarantined runner: only it takes the job, and when the",
+                "job passes (every iteration exits 0) the quarantine lifts; when it fails, it stays (docs/scheduling.md).",
+                "The job is a run like `baton run`: an image of the project, or a command after --."
+            })
     static final class Canary extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
-        @Option(names = "--project", required = true, description = "the project the canary runs in (its image registry)") String project;
-        @Option(names = "--spec", required = true, description = "one of the runner's specs") String spec;
-        @Option(names = "--image", description = "an image of the project (digest or tag)") String image;
-        @Parameters(index = "1..*", paramLabel = "CMD", arity = "0..*", description = "the command (after --)") List<String> cmd;
+        @Parameters(index = "0", paramLabel = "RUNNER")
+        String runner;
+
+        @Option(
+                names = "--project",
+                required = true,
+                description = "the project the canary runs in (its image registry)")
+        String project;
+
+        @Option(names = "--spec", required = true, description = "one of the runner's specs")
+        String spec;
+
+        @Option(names = "--image", description = "an image of the project (digest or tag)")
+        String image;
+
+        @Parameters(index = "1..*", paramLabel = "CMD", arity = "0..*", description = "the command (after --)")
+        List<String> cmd;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -174,16 +257,26 @@ final class RunnersCommand {
         }
     }
 
-    @Command(name = "label", description = {"Set the labels the admin gives a runner (replacing the previous ones);",
-            "labels the runner reports stay, but one of the same key is hidden (docs/scheduling.md)."})
+    @Command(
+            name = "label",
+            description = {
+                "Set the labels the admin gives a runner (replacing the previous ones);",
+                "labels the runner reports stay, but one of the same key is hidden (docs/scheduling.md)."
+            })
     static final class Label extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
-        @Parameters(index = "1..*", paramLabel = "KEY=VALUE", arity = "0..*") List<String> labels;
-        @Option(names = "--clear", description = "remove every label the admin set") boolean clear;
+        @Parameters(index = "0", paramLabel = "RUNNER")
+        String runner;
+
+        @Parameters(index = "1..*", paramLabel = "KEY=VALUE", arity = "0..*")
+        List<String> labels;
+
+        @Option(names = "--clear", description = "remove every label the admin set")
+        boolean clear;
 
         @Override
         JsonNode call(ApiClient api) {
-            if (!clear && (labels == null || labels.isEmpty())) throw new ClientException("give KEY=VALUE labels, or --clear to remove them");
+            if (!clear && (labels == null || labels.isEmpty()))
+                throw new ClientException("give KEY=VALUE labels, or --clear to remove them");
             if (clear && labels != null && !labels.isEmpty()) throw new ClientException("--clear takes no labels");
             Map<String, String> set = new LinkedHashMap<>();
             for (String l : labels == null ? List.<String>of() : labels) {
@@ -200,7 +293,8 @@ final class RunnersCommand {
 
     @Command(name = "archive", description = "Archive a runner (its key stops working).")
     static final class Archive extends ClientCommand {
-        @Parameters(paramLabel = "RUNNER") String runner;
+        @Parameters(paramLabel = "RUNNER")
+        String runner;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -210,7 +304,8 @@ final class RunnersCommand {
 
     @Command(name = "restore", description = "Restore an archived runner.")
     static final class Restore extends ClientCommand {
-        @Parameters(paramLabel = "RUNNER") String runner;
+        @Parameters(paramLabel = "RUNNER")
+        String runner;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -220,7 +315,8 @@ final class RunnersCommand {
 
     @Command(name = "specs", description = "List the specs a runner serves.")
     static final class Specs extends ClientCommand {
-        @Parameters(paramLabel = "RUNNER") String runner;
+        @Parameters(paramLabel = "RUNNER")
+        String runner;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -235,8 +331,11 @@ final class RunnersCommand {
 
     @Command(name = "add-spec", description = "Let a runner serve a spec.")
     static final class AddSpec extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
-        @Parameters(index = "1", paramLabel = "SPEC") String spec;
+        @Parameters(index = "0", paramLabel = "RUNNER")
+        String runner;
+
+        @Parameters(index = "1", paramLabel = "SPEC")
+        String spec;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -246,8 +345,11 @@ final class RunnersCommand {
 
     @Command(name = "remove-spec", description = "Stop a runner serving a spec.")
     static final class RemoveSpec extends ClientCommand {
-        @Parameters(index = "0", paramLabel = "RUNNER") String runner;
-        @Parameters(index = "1", paramLabel = "SPEC") String spec;
+        @Parameters(index = "0", paramLabel = "RUNNER")
+        String runner;
+
+        @Parameters(index = "1", paramLabel = "SPEC")
+        String spec;
 
         @Override
         JsonNode call(ApiClient api) {

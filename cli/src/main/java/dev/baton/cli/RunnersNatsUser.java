@@ -23,13 +23,21 @@ import picocli.CommandLine.Option;
  * runner's specs on the server, so it is regenerated (same password with --password-file) after
  * {@code add-spec} or {@code remove-spec}.
  */
-@Command(name = "nats-user", description = {"Print the nats-server authorization block of a transport-A runner:",
-        "it may pull only from its specs' consumers and read only its own control subject."})
+@Command(
+        name = "nats-user",
+        description = {
+            "Print the nats-server authorization block of a transport-A runner:",
+            "it may pull only from its specs' consumers and read only its own control subject."
+        })
 final class RunnersNatsUser extends ClientCommand {
-    @Option(names = "--runner", required = true, description = "UUID or slug") String runner;
+    @Option(names = "--runner", required = true, description = "UUID or slug")
+    String runner;
 
-    @Option(names = "--password-file", paramLabel = "FILE",
-            description = "the user's password: read from FILE, or generated into a new FILE (mode 0600) when it is missing; without it a new password is generated")
+    @Option(
+            names = "--password-file",
+            paramLabel = "FILE",
+            description =
+                    "the user's password: read from FILE, or generated into a new FILE (mode 0600) when it is missing; without it a new password is generated")
     Path passwordFile;
 
     @Override
@@ -37,14 +45,16 @@ final class RunnersNatsUser extends ClientCommand {
         String slug = api.get("/v0/runners/" + seg(runner)).path("slug").asText();
         List<String> specs = new ArrayList<>();
         for (JsonNode s : api.get("/v0/runners/" + seg(runner) + "/specs")) {
-            if (s.path("archived").isMissingNode() || s.path("archived").isNull()) specs.add(s.path("slug").asText());
+            if (s.path("archived").isMissingNode() || s.path("archived").isNull())
+                specs.add(s.path("slug").asText());
         }
         if (specs.isEmpty()) note("Runner " + slug + " serves no spec: this user can only read its control subject.");
         NatsRunnerUser user;
         try {
             user = NatsRunnerUser.of(slug, specs, password());
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--password-file " + passwordFile + ": " + e.getMessage());
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--password-file " + passwordFile + ": " + e.getMessage());
         }
         ObjectNode answer = Wire.mapper().createObjectNode();
         answer.put("user", user.user());
@@ -66,7 +76,8 @@ final class RunnersNatsUser extends ClientCommand {
             try {
                 return Files.readString(passwordFile).strip();
             } catch (IOException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--password-file " + passwordFile + " cannot be read: " + e);
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--password-file " + passwordFile + " cannot be read: " + e);
             }
         }
         SecretFile.create(passwordFile, "--password-file", spec.commandLine());

@@ -11,7 +11,8 @@ import picocli.CommandLine.Parameters;
 /** {@code baton runners resume}: the drain directive's {@code running} state, so a quiet runner takes jobs again. */
 @Command(name = "resume", description = "Let a drained (quiet) runner take jobs again.")
 final class RunnersResume extends ClientCommand {
-    @Parameters(paramLabel = "RUNNER", description = "UUID or slug") String runner;
+    @Parameters(paramLabel = "RUNNER", description = "UUID or slug")
+    String runner;
 
     @Override
     JsonNode call(ApiClient api) {
@@ -20,6 +21,7 @@ final class RunnersResume extends ClientCommand {
 
     @Override
     void human(JsonNode answer, PrintWriter out) {
-        out.println("Runner " + runner + " told to resume (through node " + answer.path("node").asText() + ").");
+        out.println("Runner " + runner + " told to resume (through node "
+                + answer.path("node").asText() + ").");
     }
 }

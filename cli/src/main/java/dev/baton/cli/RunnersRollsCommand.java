@@ -8,9 +8,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code baton runners rolls [ROLL]}: the recent fleet upgrades, or one with each runner's step (issue 41). */
-@Command(name = "rolls", description = "List recent fleet upgrades ('runners update'), or show one with each runner's step.")
+@Command(
+        name = "rolls",
+        description = "List recent fleet upgrades ('runners update'), or show one with each runner's step.")
 final class RunnersRollsCommand extends ClientCommand {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "ROLL", description = "a roll's UUID") String roll;
+    @Parameters(index = "0", arity = "0..1", paramLabel = "ROLL", description = "a roll's UUID")
+    String roll;
 
     @Override
     JsonNode call(ApiClient api) {

@@ -19,28 +19,69 @@ import picocli.CommandLine.Option;
  * polls the roll, until it ends. Exit 0 when every runner rejoined at the version (or already ran it),
  * 3 when the roll failed (a runner did not come back: the message names it).
  */
-@Command(name = "update", description = {"Upgrade runners one after the other: drain each, tell it to update, wait until it",
-        "rejoins at the new version, resume it, next. Stops at a runner that does not come back (exit 3)."})
+@Command(
+        name = "update",
+        description = {
+            "Upgrade runners one after the other: drain each, tell it to update, wait until it",
+            "rejoins at the new version, resume it, next. Stops at a runner that does not come back (exit 3)."
+        })
 final class RunnersUpdateCommand extends ClientCommand {
     static final class Target {
-        @Option(names = "--all", required = true, description = "every runner that is not archived") boolean all;
-        @Option(names = "--spec", required = true, paramLabel = "SPEC", description = "the runners that serve this spec") String spec;
-        @Option(names = "--runner", required = true, paramLabel = "RUNNER", description = "this runner only") String runner;
+        @Option(names = "--all", required = true, description = "every runner that is not archived")
+        boolean all;
+
+        @Option(
+                names = "--spec",
+                required = true,
+                paramLabel = "SPEC",
+                description = "the runners that serve this spec")
+        String spec;
+
+        @Option(names = "--runner", required = true, paramLabel = "RUNNER", description = "this runner only")
+        String runner;
     }
 
     /** Its own help option: the standard mixin would also add {@code --version}, which here names the version to roll to. */
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.") boolean help;
-    @ArgGroup(exclusive = true, multiplicity = "1") Target target;
-    @Option(names = "--version", paramLabel = "V", description = "the version to run (default: the one this server ships)") String version;
-    @Option(names = "--url", required = true, description = "where runners download the runner jar of that version") String url;
-    @Option(names = "--checksum", required = true, description = "the jar's SHA-256 (64 hex digits)") String checksum;
-    @Option(names = "--max-unavailable", paramLabel = "N", defaultValue = "1", description = "runners updating at once (default 1)")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help message and exit.")
+    boolean help;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Target target;
+
+    @Option(
+            names = "--version",
+            paramLabel = "V",
+            description = "the version to run (default: the one this server ships)")
+    String version;
+
+    @Option(names = "--url", required = true, description = "where runners download the runner jar of that version")
+    String url;
+
+    @Option(names = "--checksum", required = true, description = "the jar's SHA-256 (64 hex digits)")
+    String checksum;
+
+    @Option(
+            names = "--max-unavailable",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "runners updating at once (default 1)")
     int maxUnavailable;
-    @Option(names = "--timeout", converter = DurationConverter.class, defaultValue = "10m",
+
+    @Option(
+            names = "--timeout",
+            converter = DurationConverter.class,
+            defaultValue = "10m",
             description = "how long each runner has to rejoin at the new version (default 10m; cover its longest job)")
     Duration timeout;
-    @Option(names = "--detach", description = "start the roll and return; see it with 'baton runners rolls ROLL'") boolean detach;
-    @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "2s", hidden = true) Duration pollInterval;
+
+    @Option(names = "--detach", description = "start the roll and return; see it with 'baton runners rolls ROLL'")
+    boolean detach;
+
+    @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "2s", hidden = true)
+    Duration pollInterval;
 
     /** Starts the roll and, unless detached, polls it until it ends; the roll as it ended (or as it started). */
     @Override
@@ -56,7 +97,8 @@ final class RunnersUpdateCommand extends ClientCommand {
         body.put("rejoin_timeout_seconds", Math.max(1, timeout.toSeconds()));
         JsonNode roll = api.post("/v0/rolls", body);
         String id = roll.get("uuid").asText();
-        note("Roll " + id + ": " + roll.get("runners").size() + " runner(s) to version " + roll.get("version").asText() + ", "
+        note("Roll " + id + ": " + roll.get("runners").size() + " runner(s) to version "
+                + roll.get("version").asText() + ", "
                 + roll.get("max_unavailable").asInt() + " at a time.");
         Map<String, String> seen = new LinkedHashMap<>();
         PrintWriter err = spec.commandLine().getErr();
@@ -86,7 +128,8 @@ final class RunnersUpdateCommand extends ClientCommand {
             return ExitCodes.JOB_FAILED;
         }
         if (!json) {
-            out().println("Roll " + id + " " + state + ("running".equals(state) ? "; see it with 'baton runners rolls " + id + "'" : "") + ".");
+            out().println("Roll " + id + " " + state
+                    + ("running".equals(state) ? "; see it with 'baton runners rolls " + id + "'" : "") + ".");
             out().flush();
         }
         return ExitCodes.OK;
@@ -96,7 +139,8 @@ final class RunnersUpdateCommand extends ClientCommand {
     private static void progress(JsonNode roll, Map<String, String> seen, PrintWriter err) {
         for (JsonNode step : roll.get("runners")) {
             String runner = step.get("runner").asText();
-            String line = step.get("state").asText() + (step.hasNonNull("message") ? ": " + step.get("message").asText() : "");
+            String line = step.get("state").asText()
+                    + (step.hasNonNull("message") ? ": " + step.get("message").asText() : "");
             if (line.equals(seen.put(runner, line))) continue;
             err.println("  " + runner + " " + line);
         }

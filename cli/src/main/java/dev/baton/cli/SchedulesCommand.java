@@ -10,19 +10,41 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "schedules", mixinStandardHelpOptions = true,
-        description = "Manage schedules: a run submitted on a cron expression (e.g. a nightly benchmark), or once later.",
-        subcommands = {SchedulesCommand.Create.class, SchedulesCommand.ListSchedules.class, SchedulesCommand.Get.class,
-                SchedulesCommand.Pause.class, SchedulesCommand.Resume.class, SchedulesCommand.Delete.class})
+@Command(
+        name = "schedules",
+        mixinStandardHelpOptions = true,
+        description =
+                "Manage schedules: a run submitted on a cron expression (e.g. a nightly benchmark), or once later.",
+        subcommands = {
+            SchedulesCommand.Create.class,
+            SchedulesCommand.ListSchedules.class,
+            SchedulesCommand.Get.class,
+            SchedulesCommand.Pause.class,
+            SchedulesCommand.Resume.class,
+            SchedulesCommand.Delete.class
+        })
 final class SchedulesCommand {
-    @Command(name = "create", description = {"Create a schedule: --cron (with --timezone) or --at, and the run as 'baton run' takes it.",
-        "Example: baton schedules create --name nightly --cron '0 3 * * *' --timezone Europe/Berlin --project p --spec s --image v1"})
+    @Command(
+            name = "create",
+            description = {
+                "Create a schedule: --cron (with --timezone) or --at, and the run as 'baton run' takes it.",
+                "Example: baton schedules create --name nightly --cron '0 3 * * *' --timezone Europe/Berlin --project p --spec s --image v1"
+            })
     static final class Create extends ClientCommand {
-        @Option(names = "--name", required = true) String name;
-        @Option(names = "--cron", description = "five fields (minute hour day month weekday) or @daily, @hourly, …") String cron;
-        @Option(names = "--timezone", description = "the cron's time zone, e.g. Europe/Berlin (default UTC)") String timezone;
-        @Option(names = "--at", description = "instead of --cron: run once at this ISO-8601 instant") String at;
-        @Mixin RunOptions run;
+        @Option(names = "--name", required = true)
+        String name;
+
+        @Option(names = "--cron", description = "five fields (minute hour day month weekday) or @daily, @hourly, …")
+        String cron;
+
+        @Option(names = "--timezone", description = "the cron's time zone, e.g. Europe/Berlin (default UTC)")
+        String timezone;
+
+        @Option(names = "--at", description = "instead of --cron: run once at this ISO-8601 instant")
+        String at;
+
+        @Mixin
+        RunOptions run;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -48,8 +70,14 @@ final class SchedulesCommand {
         void human(JsonNode schedules, java.io.PrintWriter out) {
             Table t = new Table("NAME", "WHEN", "TIMEZONE", "STATE", "NEXT", "LAST REPORT", "LAST ERROR");
             for (JsonNode s : schedules) {
-                t.row(s.path("name").asText(), s.path("cron").isNull() ? "once" : s.path("cron").asText(), s.path("timezone").asText(),
-                        s.path("state").asText(), Output.text(s.get("next_fire")), Output.text(s.get("last_report")), Output.text(s.get("last_error")));
+                t.row(
+                        s.path("name").asText(),
+                        s.path("cron").isNull() ? "once" : s.path("cron").asText(),
+                        s.path("timezone").asText(),
+                        s.path("state").asText(),
+                        Output.text(s.get("next_fire")),
+                        Output.text(s.get("last_report")),
+                        Output.text(s.get("last_error")));
             }
             if (t.isEmpty()) out.println("(no schedules)");
             else t.print(out);
@@ -58,7 +86,8 @@ final class SchedulesCommand {
 
     @Command(name = "get", description = "Show one schedule.")
     static final class Get extends ClientCommand {
-        @Parameters(paramLabel = "SCHEDULE", description = "UUID or name") String schedule;
+        @Parameters(paramLabel = "SCHEDULE", description = "UUID or name")
+        String schedule;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -68,7 +97,8 @@ final class SchedulesCommand {
 
     @Command(name = "pause", description = "Pause a schedule (it submits nothing until resumed).")
     static final class Pause extends ClientCommand {
-        @Parameters(paramLabel = "SCHEDULE") String schedule;
+        @Parameters(paramLabel = "SCHEDULE")
+        String schedule;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -76,9 +106,12 @@ final class SchedulesCommand {
         }
     }
 
-    @Command(name = "resume", description = "Resume a paused schedule from now (occurrences while paused are not caught up).")
+    @Command(
+            name = "resume",
+            description = "Resume a paused schedule from now (occurrences while paused are not caught up).")
     static final class Resume extends ClientCommand {
-        @Parameters(paramLabel = "SCHEDULE") String schedule;
+        @Parameters(paramLabel = "SCHEDULE")
+        String schedule;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -88,7 +121,8 @@ final class SchedulesCommand {
 
     @Command(name = "delete", description = "Delete a schedule (runs it already submitted stay).")
     static final class Delete extends ClientCommand {
-        @Parameters(paramLabel = "SCHEDULE") String schedule;
+        @Parameters(paramLabel = "SCHEDULE")
+        String schedule;
 
         @Override
         JsonNode call(ApiClient api) {

@@ -21,7 +21,10 @@ final class SecretFile {
         try {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (FileAlreadyExistsException e) {
-            throw new CommandLine.ParameterException(commandLine, option + " " + file + " exists already; it is never overwritten (remove it or choose another path)");
+            throw new CommandLine.ParameterException(
+                    commandLine,
+                    option + " " + file
+                            + " exists already; it is never overwritten (remove it or choose another path)");
         } catch (IOException e) {
             throw new CommandLine.ParameterException(commandLine, option + " " + file + " cannot be created: " + e);
         }

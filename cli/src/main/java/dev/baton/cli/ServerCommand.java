@@ -20,7 +20,11 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        return serve(options.load(System.getenv()), spec.commandLine().getOut(), spec.commandLine().getErr(), server -> null);
+        return serve(
+                options.load(System.getenv()),
+                spec.commandLine().getOut(),
+                spec.commandLine().getErr(),
+                server -> null);
     }
 
     /** What to do once the server listens (after its banner); returns what else to close on stop, or null. */
@@ -30,7 +34,8 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     /** Starts the server, prints where it is, runs {@code afterStart}, and blocks until the JVM is asked to stop. */
-    static int serve(ServerConfig config, PrintWriter out, PrintWriter err, AfterStart afterStart) throws InterruptedException {
+    static int serve(ServerConfig config, PrintWriter out, PrintWriter err, AfterStart afterStart)
+            throws InterruptedException {
         BatonServer server;
         try {
             server = ServerAssembly.start(config);
@@ -44,15 +49,18 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
         AutoCloseable extra = afterStart.run(server);
         out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                if (extra != null) extra.close();
-            } catch (Exception e) {
-                err.println("baton: stopping: " + reason(e));
-            }
-            server.close();
-            stopped.countDown();
-        }, "baton-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                if (extra != null) extra.close();
+                            } catch (Exception e) {
+                                err.println("baton: stopping: " + reason(e));
+                            }
+                            server.close();
+                            stopped.countDown();
+                        },
+                        "baton-shutdown"));
         stopped.await();
         return 0;
     }
@@ -61,7 +69,9 @@ final class ServerCommand implements java.util.concurrent.Callable<Integer> {
     static String portHint(Throwable e, ServerConfig config) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
-            if (t instanceof java.net.BindException || m.contains("address already in use") || m.contains("port already in use")) {
+            if (t instanceof java.net.BindException
+                    || m.contains("address already in use")
+                    || m.contains("port already in use")) {
                 return " (port " + config.port() + " on " + config.host() + " is taken: another Baton may be running;"
                         + " pick another with --port, or --port 0 for any free one)";
             }

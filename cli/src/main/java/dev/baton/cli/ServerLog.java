@@ -29,7 +29,8 @@ final class ServerLog {
     /** The root logger's appenders replaced by one that appends to {@code file}; close to undo. */
     static Redirect toFile(Path file, boolean json) {
         try {
-            if (file.toAbsolutePath().getParent() != null) Files.createDirectories(file.toAbsolutePath().getParent());
+            if (file.toAbsolutePath().getParent() != null)
+                Files.createDirectories(file.toAbsolutePath().getParent());
         } catch (IOException e) {
             throw new ClientException("cannot create the directory of " + file + ": " + e.getMessage());
         }
@@ -63,7 +64,8 @@ final class ServerLog {
     }
 
     /** An applied redirection; closing it restores the appenders it replaced. */
-    record Redirect(Logger root, FileAppender<ILoggingEvent> appender, List<Appender<ILoggingEvent>> replaced) implements AutoCloseable {
+    record Redirect(Logger root, FileAppender<ILoggingEvent> appender, List<Appender<ILoggingEvent>> replaced)
+            implements AutoCloseable {
         @Override
         public void close() {
             root.detachAppender(appender);

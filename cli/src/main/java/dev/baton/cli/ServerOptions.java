@@ -12,7 +12,9 @@ import picocli.CommandLine.Option;
  * docs/configuration.md). Flags override the environment, which overrides the file.
  */
 final class ServerOptions {
-    @Option(names = "--config", description = "JSON config file (default: {data_dir}/baton.json if present; env BATON_CONFIG)")
+    @Option(
+            names = "--config",
+            description = "JSON config file (default: {data_dir}/baton.json if present; env BATON_CONFIG)")
     Path config;
 
     @Option(names = "--host", description = "listen address (default 127.0.0.1)")
@@ -27,10 +29,14 @@ final class ServerOptions {
     @Option(names = "--database-url", description = "postgresql://… (default: SQLite in the data dir)")
     String databaseUrl;
 
-    @Option(names = "--public-url", description = "how runners and clients reach this server (default http://host:port)")
+    @Option(
+            names = "--public-url",
+            description = "how runners and clients reach this server (default http://host:port)")
     String publicUrl;
 
-    @Option(names = "--request-body-max-bytes", description = "bound of any API body and runner message (default 16MiB)")
+    @Option(
+            names = "--request-body-max-bytes",
+            description = "bound of any API body and runner message (default 16MiB)")
     String requestBodyMaxBytes;
 
     @Option(names = "--registry-max-body-bytes", description = "bound of one OCI blob upload (default 1GiB)")
@@ -57,51 +63,77 @@ final class ServerOptions {
     @Option(names = "--pull-token-ttl", description = "lifetime of OCI pull tokens (default 10m)")
     String pullTokenTtl;
 
-    @Option(names = "--trusted-proxies",
+    @Option(
+            names = "--trusted-proxies",
             description = "CIDRs whose X-Forwarded-For is believed, comma-separated (default none)")
     String trustedProxies;
 
-    @Option(names = "--runner-connects-per-minute",
+    @Option(
+            names = "--runner-connects-per-minute",
             description = "channel connects one runner key earns back a minute; 0 no limit (default 12)")
     String runnerConnectsPerMinute;
 
-    @Option(names = "--runner-connect-burst",
+    @Option(
+            names = "--runner-connect-burst",
             description = "channel connects one runner key may make at once (default 20)")
     String runnerConnectBurst;
 
     @Option(names = "--max-requeues", description = "returns to the queue before start, then the job fails (default 5)")
     String maxRequeues;
 
-    @Option(names = "--heartbeat-flush-interval", description = "how often liveness is written to the database (default 1s)")
+    @Option(
+            names = "--heartbeat-flush-interval",
+            description = "how often liveness is written to the database (default 1s)")
     String heartbeatFlushInterval;
 
-    @Option(names = "--node-id", description = "this server's name among the nodes sharing one database (default <hostname>-<pid>)")
+    @Option(
+            names = "--node-id",
+            description = "this server's name among the nodes sharing one database (default <hostname>-<pid>)")
     String nodeId;
 
-    @Option(names = "--node-timeout", description = "a node silent this long is dead; the others take over its runners' jobs (default 30s)")
+    @Option(
+            names = "--node-timeout",
+            description = "a node silent this long is dead; the others take over its runners' jobs (default 30s)")
     String nodeTimeout;
 
-    @Option(names = "--token-submissions-per-minute", description = "runs one API token may submit a minute, 0 for no limit (default 120)")
+    @Option(
+            names = "--token-submissions-per-minute",
+            description = "runs one API token may submit a minute, 0 for no limit (default 120)")
     String tokenSubmissionsPerMinute;
 
     @Option(names = "--audit-retention", description = "how long audit events are kept (default 365d)")
     String auditRetention;
 
-    @Option(names = "--quarantine-threshold", description = "infrastructure failures within the window that quarantine a runner, 0 for never (default 0)")
+    @Option(
+            names = "--quarantine-threshold",
+            description = "infrastructure failures within the window that quarantine a runner, 0 for never (default 0)")
     String quarantineThreshold;
 
-    @Option(names = "--quarantine-window", description = "the sliding window quarantine counts failures in (default 1h)")
+    @Option(
+            names = "--quarantine-window",
+            description = "the sliding window quarantine counts failures in (default 1h)")
     String quarantineWindow;
 
-    @Option(names = "--advertise-url", description = "how the other server nodes reach this one (default http://host:port; live logs across nodes)")
+    @Option(
+            names = "--advertise-url",
+            description =
+                    "how the other server nodes reach this one (default http://host:port; live logs across nodes)")
     String advertiseUrl;
-    @Option(names = "--image-affinity", description = "prefer a waiting runner that holds a job's image: true (default) or false (docs/scheduling.md)")
+
+    @Option(
+            names = "--image-affinity",
+            description =
+                    "prefer a waiting runner that holds a job's image: true (default) or false (docs/scheduling.md)")
     String imageAffinity;
 
-    @Option(names = "--blob-store", description = "directory (default) or s3: where blobs, registry metadata and job output live")
+    @Option(
+            names = "--blob-store",
+            description = "directory (default) or s3: where blobs, registry metadata and job output live")
     String blobStore;
 
-    @Option(names = "--blob-dir", description = "the blob directory (default {data_dir}/storage; a shared mount serves several nodes)")
+    @Option(
+            names = "--blob-dir",
+            description = "the blob directory (default {data_dir}/storage; a shared mount serves several nodes)")
     String blobDir;
 
     @Option(names = "--s3-endpoint", description = "S3-compatible service URL, e.g. http://minio:9000 (default: AWS)")
@@ -116,31 +148,45 @@ final class ServerOptions {
     @Option(names = "--s3-prefix", description = "key prefix inside the bucket (default none)")
     String s3Prefix;
 
-    @Option(names = "--s3-access-key-id", description = "S3 access key id (default: the AWS SDK's chain, e.g. AWS_ACCESS_KEY_ID)")
+    @Option(
+            names = "--s3-access-key-id",
+            description = "S3 access key id (default: the AWS SDK's chain, e.g. AWS_ACCESS_KEY_ID)")
     String s3AccessKeyId;
 
-    @Option(names = "--s3-secret-access-key", description = "S3 secret key (prefer BATON_S3_SECRET_ACCESS_KEY: flags show in ps)")
+    @Option(
+            names = "--s3-secret-access-key",
+            description = "S3 secret key (prefer BATON_S3_SECRET_ACCESS_KEY: flags show in ps)")
     String s3SecretAccessKey;
 
-    @Option(names = "--s3-path-style", description = "path-style bucket addressing, true (default; MinIO, Ceph) or false")
+    @Option(
+            names = "--s3-path-style",
+            description = "path-style bucket addressing, true (default; MinIO, Ceph) or false")
     String s3PathStyle;
 
     @Option(names = "--s3-part-size", description = "multipart part size, 5MiB to 512MiB (default 8MiB)")
     String s3PartSize;
 
-    @Option(names = "--nats-url", description = "transport A's NATS server, nats://host:4222 (default none: the runner channel only)")
+    @Option(
+            names = "--nats-url",
+            description = "transport A's NATS server, nats://host:4222 (default none: the runner channel only)")
     String natsUrl;
 
-    @Option(names = "--dispatch-transport", description = "websocket (default) or nats: every spec's jobs are offered on the broker too")
+    @Option(
+            names = "--dispatch-transport",
+            description = "websocket (default) or nats: every spec's jobs are offered on the broker too")
     String dispatchTransport;
 
     @Option(names = "--nats-specs", description = "spec slugs, comma-separated, whose jobs are offered on the broker")
     String natsSpecs;
 
-    @Option(names = "--lease-ttl", description = "a transport-A lease lives this long without a heartbeat (default 120s)")
+    @Option(
+            names = "--lease-ttl",
+            description = "a transport-A lease lives this long without a heartbeat (default 120s)")
     String leaseTtl;
 
-    @Option(names = "--nats-credentials", paramLabel = "FILE",
+    @Option(
+            names = "--nats-credentials",
+            paramLabel = "FILE",
             description = "the server's NATS credentials: a .creds file (user JWT and nkey seed) or an nkey seed file")
     String natsCredentials;
 

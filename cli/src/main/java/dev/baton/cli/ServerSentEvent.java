@@ -16,7 +16,8 @@ record ServerSentEvent(String id, String event, String data) {
         ServerSentEvent line(String line) {
             if (line.isEmpty()) {
                 if (data == null && event == null && id == null) return null;
-                ServerSentEvent done = new ServerSentEvent(id, event == null ? "message" : event, data == null ? "" : data.toString());
+                ServerSentEvent done =
+                        new ServerSentEvent(id, event == null ? "message" : event, data == null ? "" : data.toString());
                 id = null;
                 event = null;
                 data = null;
@@ -34,7 +35,9 @@ record ServerSentEvent(String id, String event, String data) {
                     if (data == null) data = new StringBuilder(value);
                     else data.append('\n').append(value);
                 }
-                default -> { /* retry and unknown fields: nothing to do for a CLI */ }
+                default -> {
+                    /* retry and unknown fields: nothing to do for a CLI */
+                }
             }
             return null;
         }

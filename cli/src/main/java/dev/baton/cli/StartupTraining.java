@@ -18,7 +18,8 @@ import java.util.List;
  * against a stub API on a loopback port and prints nothing.
  */
 public final class StartupTraining {
-    private static final byte[] LIST = "{\"jobs\":[],\"runners\":[],\"limit\":50,\"offset\":0}".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] LIST =
+            "{\"jobs\":[],\"runners\":[],\"limit\":50,\"offset\":0}".getBytes(StandardCharsets.UTF_8);
 
     private StartupTraining() {}
 
@@ -50,9 +51,7 @@ public final class StartupTraining {
                 cli.setOut(nowhere);
                 cli.setErr(nowhere);
                 boolean client = !call.getFirst().startsWith("-");
-                String[] withServer = client
-                        ? concat(args1, "--server", server, "--token", "training")
-                        : args1;
+                String[] withServer = client ? concat(args1, "--server", server, "--token", "training") : args1;
                 cli.execute(withServer);
             }
         } finally {

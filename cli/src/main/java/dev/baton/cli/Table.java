@@ -14,7 +14,8 @@ final class Table {
     }
 
     Table row(String... cells) {
-        if (cells.length != headers.size()) throw new IllegalArgumentException("expected " + headers.size() + " cells, got " + cells.length);
+        if (cells.length != headers.size())
+            throw new IllegalArgumentException("expected " + headers.size() + " cells, got " + cells.length);
         List<String> row = new ArrayList<>();
         for (String c : cells) row.add(c == null ? "-" : c.replaceAll("\\R", " "));
         rows.add(row);
@@ -28,7 +29,9 @@ final class Table {
     void print(PrintWriter out) {
         int[] width = new int[headers.size()];
         for (int i = 0; i < width.length; i++) width[i] = headers.get(i).length();
-        for (List<String> row : rows) for (int i = 0; i < width.length; i++) width[i] = Math.max(width[i], row.get(i).length());
+        for (List<String> row : rows)
+            for (int i = 0; i < width.length; i++)
+                width[i] = Math.max(width[i], row.get(i).length());
         line(out, headers, width);
         for (List<String> row : rows) line(out, row, width);
         out.flush();

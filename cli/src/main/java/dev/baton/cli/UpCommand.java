@@ -17,7 +17,9 @@ import picocli.CommandLine.Option;
  * through the API and followed until it is processed; prints where everything is, then serves
  * until Ctrl-C.
  */
-@Command(name = "up", mixinStandardHelpOptions = true,
+@Command(
+        name = "up",
+        mixinStandardHelpOptions = true,
         description = "Start Baton locally: server on SQLite in ./data, a local runner, and a sample job.")
 final class UpCommand implements Callable<Integer> {
     @Mixin
@@ -40,25 +42,32 @@ final class UpCommand implements Callable<Integer> {
         // The banner and the sample's result are for a person; the server's log goes to a file
         // (its path is printed) unless --verbose asks for it here.
         java.nio.file.Path logFile = config.dataDir().resolve("server.log");
-        try (ServerLog.Redirect redirect = Baton.verbose(spec) ? null : ServerLog.toFile(logFile, "json".equals(System.getenv("BATON_LOG_FORMAT")))) {
+        try (ServerLog.Redirect redirect = Baton.verbose(spec)
+                ? null
+                : ServerLog.toFile(logFile, "json".equals(System.getenv("BATON_LOG_FORMAT")))) {
             return serve(config, out, err, logFile);
         }
     }
 
-    private int serve(ServerConfig config, PrintWriter out, PrintWriter err, java.nio.file.Path logFile) throws InterruptedException {
+    private int serve(ServerConfig config, PrintWriter out, PrintWriter err, java.nio.file.Path logFile)
+            throws InterruptedException {
         return ServerCommand.serve(config, out, err, server -> {
-            if (!Baton.verbose(spec)) out.println("  server log:  " + logFile.toAbsolutePath() + " (--verbose: log here instead)");
+            if (!Baton.verbose(spec))
+                out.println("  server log:  " + logFile.toAbsolutePath() + " (--verbose: log here instead)");
             LocalInstallation local = null;
             if (!noRunner) {
                 try {
                     local = LocalInstallation.start(server.publicUrl(), adminToken(server), config.dataDir());
-                    out.println("Local runner 'local' connected (process executor: it runs your own jobs as this user, without a sandbox).");
+                    out.println(
+                            "Local runner 'local' connected (process executor: it runs your own jobs as this user, without a sandbox).");
                     if (!noSample) printSample(local.runSample(), out);
                 } catch (RuntimeException e) {
-                    err.println("baton: the local runner could not start: " + ServerCommand.reason(e) + " (the server keeps running)");
+                    err.println("baton: the local runner could not start: " + ServerCommand.reason(e)
+                            + " (the server keeps running)");
                 }
             }
-            out.println(String.join(System.lineSeparator(),
+            out.println(String.join(
+                    System.lineSeparator(),
                     "",
                     "Next, in another terminal (the CLI finds ./data/admin-token by itself):",
                     "  ./baton jobs list --project local",
@@ -70,7 +79,8 @@ final class UpCommand implements Callable<Integer> {
     }
 
     private static void printSample(LocalInstallation.SampleResult sample, PrintWriter out) {
-        out.println("Sample job " + sample.job() + ": " + sample.status() + " after " + sample.took().toMillis() + " ms");
+        out.println("Sample job " + sample.job() + ": " + sample.status() + " after "
+                + sample.took().toMillis() + " ms");
         if (!sample.stdout().isEmpty()) out.println("  output:  " + sample.stdout());
         if (sample.results() != null) out.println("  results: " + sample.results());
         if (sample.error() != null) out.println("  error:   " + sample.error());

@@ -18,17 +18,33 @@ import picocli.CommandLine.Option;
  * (issue 41), read from {@code GET /v0/organizations/{o}/usage}; the server decides the default
  * period (this calendar month on its clock), so every client and the console agree.
  */
-@Command(name = "usage", mixinStandardHelpOptions = true, description = {"Minutes of run time billed per organization and project in a period",
-        "(this calendar month, UTC, by default); of every organization whose usage you may read unless --org names some."})
+@Command(
+        name = "usage",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Minutes of run time billed per organization and project in a period",
+            "(this calendar month, UTC, by default); of every organization whose usage you may read unless --org names some."
+        })
 final class UsageCommand extends ClientCommand {
-    @Option(names = "--org", paramLabel = "ORG", description = "an organization (UUID or slug); repeatable") List<String> orgs;
+    @Option(names = "--org", paramLabel = "ORG", description = "an organization (UUID or slug); repeatable")
+    List<String> orgs;
 
-    @Option(names = "--from", paramLabel = "DATE", description = "start, inclusive: 2026-11-01 (midnight UTC) or 2026-11-01T12:00:00Z")
+    @Option(
+            names = "--from",
+            paramLabel = "DATE",
+            description = "start, inclusive: 2026-11-01 (midnight UTC) or 2026-11-01T12:00:00Z")
     String from;
 
-    @Option(names = "--to", paramLabel = "DATE", description = "end, exclusive (default: a calendar month after --from)") String to;
+    @Option(
+            names = "--to",
+            paramLabel = "DATE",
+            description = "end, exclusive (default: a calendar month after --from)")
+    String to;
 
-    @Option(names = "--csv", description = "print organization,project,from,to,minutes rows (one per project with minutes)") boolean csv;
+    @Option(
+            names = "--csv",
+            description = "print organization,project,from,to,minutes rows (one per project with minutes)")
+    boolean csv;
 
     @Override
     JsonNode call(ApiClient api) {
@@ -63,8 +79,13 @@ final class UsageCommand extends ClientCommand {
             out.println("organization,project,from,to,minutes");
             for (JsonNode org : answer) {
                 for (JsonNode p : org.path("projects")) {
-                    out.println(String.join(",", org.path("slug").asText(), p.path("slug").asText(), org.path("from").asText(),
-                            org.path("to").asText(), p.path("minutes").asText()));
+                    out.println(String.join(
+                            ",",
+                            org.path("slug").asText(),
+                            p.path("slug").asText(),
+                            org.path("from").asText(),
+                            org.path("to").asText(),
+                            p.path("minutes").asText()));
                 }
             }
             return;
@@ -73,10 +94,15 @@ final class UsageCommand extends ClientCommand {
             out.println("(no organization)");
             return;
         }
-        out.println("From " + answer.get(0).path("from").asText() + " to " + answer.get(0).path("to").asText() + " (to excluded):");
+        out.println("From " + answer.get(0).path("from").asText() + " to "
+                + answer.get(0).path("to").asText() + " (to excluded):");
         Table t = new Table("ORGANIZATION", "PROJECT", "MINUTES");
         for (JsonNode org : answer) {
-            for (JsonNode p : org.path("projects")) t.row(org.path("slug").asText(), p.path("slug").asText(), p.path("minutes").asText());
+            for (JsonNode p : org.path("projects"))
+                t.row(
+                        org.path("slug").asText(),
+                        p.path("slug").asText(),
+                        p.path("minutes").asText());
             t.row(org.path("slug").asText(), "(all)", org.path("minutes").asText());
         }
         t.print(out);

@@ -8,12 +8,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "users", mixinStandardHelpOptions = true, description = "Manage users: people and pipelines that hold API tokens (admin).",
+@Command(
+        name = "users",
+        mixinStandardHelpOptions = true,
+        description = "Manage users: people and pipelines that hold API tokens (admin).",
         subcommands = {UsersCommand.Create.class, UsersCommand.ListUsers.class, UsersCommand.Get.class})
 final class UsersCommand {
-    @Command(name = "create", description = "Create a user; give it roles with 'baton members set' and tokens with 'baton tokens create'.")
+    @Command(
+            name = "create",
+            description =
+                    "Create a user; give it roles with 'baton members set' and tokens with 'baton tokens create'.")
     static final class Create extends ClientCommand {
-        @Option(names = "--name", required = true) String name;
+        @Option(names = "--name", required = true)
+        String name;
 
         @Override
         JsonNode call(ApiClient api) {
@@ -36,7 +43,8 @@ final class UsersCommand {
 
     @Command(name = "get", description = "Show one user.")
     static final class Get extends ClientCommand {
-        @Parameters(paramLabel = "USER", description = "name or UUID") String user;
+        @Parameters(paramLabel = "USER", description = "name or UUID")
+        String user;
 
         @Override
         JsonNode call(ApiClient api) {

@@ -47,40 +47,74 @@ class AccessCommandsTest {
     /** As the admin (its token file), unless the arguments name another token. */
     CliRun.Result admin(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--server", url, "--token-file", dir.resolve("data").resolve("admin-token").toString()));
+        all.addAll(List.of(
+                "--server",
+                url,
+                "--token-file",
+                dir.resolve("data").resolve("admin-token").toString()));
         return CliRun.run(CliRun.environment(home, Map.of()), all.toArray(String[]::new));
     }
 
     /** With whatever 'baton login' left in the config file. */
     CliRun.Result asLoggedIn(String stdin, String... args) {
-        return CliRun.run(new CliEnvironment(Map.of(), home, Clock.systemUTC(), new BufferedReader(new StringReader(stdin)), false), args);
+        return CliRun.run(
+                new CliEnvironment(
+                        Map.of(), home, Clock.systemUTC(), new BufferedReader(new StringReader(stdin)), false),
+                args);
     }
 
     @Test
     void aPipelineTokenFromCreationToRevocation() throws Exception {
         assertThat(admin("orgs", "create", "--name", "acme").exit()).isZero();
-        assertThat(admin("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
+        assertThat(admin("projects", "create", "--name", "web", "--org", "acme").exit())
+                .isZero();
         CliRun.Result user = admin("users", "create", "--name", "ci");
         assertThat(user.exit()).as(user.err()).isZero();
-        assertThat(admin("members", "set", "--project", "web", "--user", "ci", "--role", "submitter").exit()).isZero();
+        assertThat(admin("members", "set", "--project", "web", "--user", "ci", "--role", "submitter")
+                        .exit())
+                .isZero();
         CliRun.Result members = admin("members", "list", "--project", "web");
         assertThat(members.out()).contains("ci").contains("submitter");
 
         // A role above the user's own is refused, and no file is left behind.
         Path refused = dir.resolve("refused.token");
-        CliRun.Result tooHigh = admin("tokens", "create", "--user", "ci", "--project", "web", "--role", "owner", "--secret-file", refused.toString());
+        CliRun.Result tooHigh = admin(
+                "tokens",
+                "create",
+                "--user",
+                "ci",
+                "--project",
+                "web",
+                "--role",
+                "owner",
+                "--secret-file",
+                refused.toString());
         assertThat(tooHigh.exit()).isNotZero();
         assertThat(tooHigh.err()).contains("role_exceeds_membership");
         assertThat(refused).doesNotExist();
 
         Path secretFile = dir.resolve("web.token");
-        CliRun.Result created = admin("tokens", "create", "--user", "ci", "--project", "web", "--role", "submitter", "--expires", "30d",
-                "--secret-file", secretFile.toString());
+        CliRun.Result created = admin(
+                "tokens",
+                "create",
+                "--user",
+                "ci",
+                "--project",
+                "web",
+                "--role",
+                "submitter",
+                "--expires",
+                "30d",
+                "--secret-file",
+                secretFile.toString());
         assertThat(created.exit()).as(created.err()).isZero();
         String secret = Files.readString(secretFile).strip();
         assertThat(secret).startsWith("baton_token_");
         assertThat(Files.getPosixFilePermissions(secretFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
-        assertThat(created.out() + created.err()).doesNotContain(secret).contains("web.token").contains("submitter on web");
+        assertThat(created.out() + created.err())
+                .doesNotContain(secret)
+                .contains("web.token")
+                .contains("submitter on web");
 
         CliRun.Result login = asLoggedIn(secret + "\n", "login", "--server", url);
         assertThat(login.exit()).as(login.err()).isZero();

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class CliHomeTest {
     @Test
     void homeIsDollarHomeFirst() {
-        assertThat(CliEnvironment.home(Map.of("HOME", "/tmp/elsewhere"), "/root")).isEqualTo(Path.of("/tmp/elsewhere"));
+        assertThat(CliEnvironment.home(Map.of("HOME", "/tmp/elsewhere"), "/root"))
+                .isEqualTo(Path.of("/tmp/elsewhere"));
         assertThat(CliEnvironment.home(Map.of("HOME", " "), "/root")).isEqualTo(Path.of("/root"));
         assertThat(CliEnvironment.home(Map.of(), "/root")).isEqualTo(Path.of("/root"));
     }

@@ -52,7 +52,8 @@ class JobLogsTest {
 
     private void handle(HttpExchange ex) throws IOException {
         String path = ex.getRequestURI().getPath();
-        String query = ex.getRequestURI().getQuery() == null ? "" : ex.getRequestURI().getQuery();
+        String query =
+                ex.getRequestURI().getQuery() == null ? "" : ex.getRequestURI().getQuery();
         if (path.equals(LOGS) && query.contains("follow=true")) {
             String last = ex.getRequestHeaders().getFirst("Last-Event-ID");
             followRequests.add(last == null ? "-" : last);
@@ -79,25 +80,35 @@ class JobLogsTest {
                             + "{\"seq\":2,\"stream\":\"stdout\",\"iteration\":0,\"dropped\":4096},"
                             + "{\"seq\":3,\"stream\":\"stdout\",\"iteration\":0,\"text\":\"world\\n\"}]"
                     : "[]";
-            json(ex, 200, "{\"job\":\"" + JOB + "\",\"status\":\"" + jobStatus + "\",\"entries\":" + entries
-                    + ",\"next\":" + (after == 0 ? 4 : after) + ",\"complete\":" + (after != 0) + "}");
+            json(
+                    ex,
+                    200,
+                    "{\"job\":\"" + JOB + "\",\"status\":\"" + jobStatus + "\",\"entries\":" + entries + ",\"next\":"
+                            + (after == 0 ? 4 : after) + ",\"complete\":" + (after != 0) + "}");
             return;
         }
         if (path.equals("/v0/projects/p/jobs/" + JOB)) {
-            json(ex, 200, "{\"uuid\":\"" + JOB + "\",\"report\":\"" + REPORT + "\",\"status\":\"" + jobStatus + "\","
-                    + "\"started\":\"2026-01-01T00:00:00Z\",\"completed\":\"2026-01-01T00:00:02Z\"}");
+            json(
+                    ex,
+                    200,
+                    "{\"uuid\":\"" + JOB + "\",\"report\":\"" + REPORT + "\",\"status\":\"" + jobStatus + "\","
+                            + "\"started\":\"2026-01-01T00:00:00Z\",\"completed\":\"2026-01-01T00:00:02Z\"}");
             return;
         }
         if (path.equals("/v0/projects/p/reports/" + REPORT)) {
-            json(ex, 200, "{\"uuid\":\"" + REPORT + "\",\"adapter\":\"json\",\"results\":{\"b\":{\"m\":{\"value\":1}}},"
-                    + "\"iterations\":[{\"iteration\":0,\"results\":{\"b\":{\"m\":{\"value\":1}}},\"error\":null}]}");
+            json(
+                    ex,
+                    200,
+                    "{\"uuid\":\"" + REPORT + "\",\"adapter\":\"json\",\"results\":{\"b\":{\"m\":{\"value\":1}}},"
+                            + "\"iterations\":[{\"iteration\":0,\"results\":{\"b\":{\"m\":{\"value\":1}}},\"error\":null}]}");
             return;
         }
         json(ex, 404, "{\"code\":\"route_not_found\",\"message\":\"no such endpoint\"}");
     }
 
     private static byte[] event(int seq, String stream, String text) {
-        String data = "{\"seq\":" + seq + ",\"stream\":\"" + stream + "\",\"iteration\":0,\"text\":" + dev.baton.protocol.message.Wire.encode(text) + "}";
+        String data = "{\"seq\":" + seq + ",\"stream\":\"" + stream + "\",\"iteration\":0,\"text\":"
+                + dev.baton.protocol.message.Wire.encode(text) + "}";
         return ("id: " + seq + "\nevent: log\ndata: " + data + "\n\n").getBytes(StandardCharsets.UTF_8);
     }
 
@@ -130,7 +141,8 @@ class JobLogsTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines).hasSize(3);
-        assertThat(lines.stream().map(l -> CliRun.parse(l).path("seq").asInt()).toList()).containsExactly(1, 2, 3);
+        assertThat(lines.stream().map(l -> CliRun.parse(l).path("seq").asInt()).toList())
+                .containsExactly(1, 2, 3);
     }
 
     @Test
@@ -153,12 +165,21 @@ class JobLogsTest {
             while (followRequests.size() < 2) LockSupport.parkNanos(1_000_000);
             jobStatus = "processed";
         });
-        JobWatch watch = new JobWatch(new ApiClient("http://127.0.0.1:" + http.getAddress().getPort(), "t"), "p", JOB, REPORT,
-                CliRun.environment(dir, Map.of()), new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true),
-                new JobWatch.Settings(true, false, null, java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(20)));
+        JobWatch watch = new JobWatch(
+                new ApiClient("http://127.0.0.1:" + http.getAddress().getPort(), "t"),
+                "p",
+                JOB,
+                REPORT,
+                CliRun.environment(dir, Map.of()),
+                new java.io.PrintWriter(out, true),
+                new java.io.PrintWriter(err, true),
+                new JobWatch.Settings(
+                        true, false, null, java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(20)));
         assertThat(watch.run()).isEqualTo(ExitCodes.OK);
         ender.interrupt();
-        assertThat(out.toString()).startsWith("compiling\nline 3\n").contains("Job " + JOB + " processed (ran 2000 ms)")
+        assertThat(out.toString())
+                .startsWith("compiling\nline 3\n")
+                .contains("Job " + JOB + " processed (ran 2000 ms)")
                 .containsPattern("(?m)^b +m +1 +- +-$");
         assertThat(err.toString()).contains("warning: slow").contains("is running");
     }
@@ -170,6 +191,9 @@ class JobLogsTest {
     void aServerWithoutTheLogsRouteIsSaidOnce() {
         CliRun.Result r = baton("jobs", "logs", "--project", "p", "00000000-0000-4000-8000-000000000000");
         assertThat(r.exit()).isEqualTo(ExitCodes.CLIENT_ERROR);
-        assertThat(r.err().strip()).startsWith("baton: this server has no live logs").contains("baton jobs get --json").doesNotContain("\n");
+        assertThat(r.err().strip())
+                .startsWith("baton: this server has no live logs")
+                .contains("baton jobs get --json")
+                .doesNotContain("\n");
     }
 }

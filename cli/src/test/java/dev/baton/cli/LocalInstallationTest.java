@@ -24,11 +24,16 @@ class LocalInstallationTest {
     void theSampleJobIsProcessedOnFirstAndLaterStarts() throws Exception {
         for (int start = 1; start <= 2; start++) {
             ServerConfig config = ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0);
-            try (BatonServer server = ServerAssembly.builder(config, Clock.systemUTC()).start();
-                    LocalInstallation local = LocalInstallation.start(server.publicUrl(),
-                            Files.readString(dataDir.resolve("admin-token")).strip(), dataDir)) {
+            try (BatonServer server =
+                            ServerAssembly.builder(config, Clock.systemUTC()).start();
+                    LocalInstallation local = LocalInstallation.start(
+                            server.publicUrl(),
+                            Files.readString(dataDir.resolve("admin-token")).strip(),
+                            dataDir)) {
                 LocalInstallation.SampleResult sample = local.runSample();
-                assertThat(sample.status()).as("start " + start + ": " + sample.error()).isEqualTo("processed");
+                assertThat(sample.status())
+                        .as("start " + start + ": " + sample.error())
+                        .isEqualTo("processed");
                 assertThat(sample.stdout()).contains("shell-loop-20k");
                 assertThat(sample.results()).contains("\"shell-loop-20k\"").contains("\"value\"");
             }

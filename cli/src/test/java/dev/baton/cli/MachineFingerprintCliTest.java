@@ -29,7 +29,9 @@ class MachineFingerprintCliTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), Clock.systemUTC()).start();
+        server = ServerAssembly.builder(
+                        ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), Clock.systemUTC())
+                .start();
         String token = Files.readString(dir.resolve("data/admin-token")).strip();
         local = LocalInstallation.start(server.publicUrl(), token, dir.resolve("data"));
         environment = CliRun.environment(dir, Map.of("BATON_SERVER", server.publicUrl(), "BATON_TOKEN", token));
@@ -47,8 +49,19 @@ class MachineFingerprintCliTest {
 
     @Test
     void jobsGetAndReportsGetShowTheMachineTheNumbersCameFrom() throws Exception {
-        CliRun.Result run = baton("run", "--project", "local", "--spec", "local", "--wait", "--poll-interval", "50ms", "--",
-                "sh", "-c", "echo '{\"parse\":{\"latency\":{\"value\":1}}}'");
+        CliRun.Result run = baton(
+                "run",
+                "--project",
+                "local",
+                "--spec",
+                "local",
+                "--wait",
+                "--poll-interval",
+                "50ms",
+                "--",
+                "sh",
+                "-c",
+                "echo '{\"parse\":{\"latency\":{\"value\":1}}}'");
         assertThat(run.exit()).as(run.err()).isEqualTo(ExitCodes.OK);
 
         var job = baton("jobs", "get", "--project", "local", "latest", "--json").json();
@@ -59,28 +72,49 @@ class MachineFingerprintCliTest {
 
         CliRun.Result get = baton("jobs", "get", "--project", "local", "latest");
         assertThat(get.exit()).as(get.err()).isZero();
-        assertThat(get.out()).contains("machine the job ran on").containsPattern("kernel +" + java.util.regex.Pattern.quote(kernel))
+        assertThat(get.out())
+                .contains("machine the job ran on")
+                .containsPattern("kernel +" + java.util.regex.Pattern.quote(kernel))
                 .containsPattern("executor +process, runner ");
         if (fingerprint.path("warnings").isEmpty()) {
             assertThat(get.out()).contains("clean: no setting that adds noise was found");
         } else {
-            for (var w : fingerprint.path("warnings")) assertThat(get.out()).contains("warning " + w.path("code").asText() + ": ");
+            for (var w : fingerprint.path("warnings"))
+                assertThat(get.out()).contains("warning " + w.path("code").asText() + ": ");
         }
         boolean cpufreq = Files.exists(Path.of("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"));
-        if (!cpufreq) assertThat(get.out()).as("no cpufreq here: said so, not guessed").containsPattern("governor +unknown");
+        if (!cpufreq)
+            assertThat(get.out()).as("no cpufreq here: said so, not guessed").containsPattern("governor +unknown");
 
-        CliRun.Result report = baton("reports", "get", "--project", "local", job.path("report").asText());
-        assertThat(report.out()).contains("measured on").containsPattern("kernel +" + java.util.regex.Pattern.quote(kernel));
+        CliRun.Result report =
+                baton("reports", "get", "--project", "local", job.path("report").asText());
+        assertThat(report.out())
+                .contains("measured on")
+                .containsPattern("kernel +" + java.util.regex.Pattern.quote(kernel));
     }
 
     @Test
     void specsTakeTheCleanFingerprintRequirement() {
-        var created = baton("specs", "create", "--name", "Bare metal", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB",
-                "--require-clean-fingerprint", "--json");
+        var created = baton(
+                "specs",
+                "create",
+                "--name",
+                "Bare metal",
+                "--cpu",
+                "1",
+                "--memory",
+                "1GiB",
+                "--disk",
+                "1GiB",
+                "--require-clean-fingerprint",
+                "--json");
         assertThat(created.exit()).as(created.err()).isZero();
         assertThat(created.json().path("require_clean_fingerprint").asBoolean()).isTrue();
-        assertThat(baton("specs", "update", "bare-metal", "--require-clean-fingerprint", "false", "--json").json()
-                .path("require_clean_fingerprint").asBoolean()).isFalse();
+        assertThat(baton("specs", "update", "bare-metal", "--require-clean-fingerprint", "false", "--json")
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
+                .isFalse();
         CliRun.Result nothing = baton("specs", "update", "bare-metal");
         assertThat(nothing.exit()).isNotZero();
         assertThat(nothing.err()).contains("--require-clean-fingerprint");

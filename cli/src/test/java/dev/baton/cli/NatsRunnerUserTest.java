@@ -13,14 +13,16 @@ class NatsRunnerUserTest {
         NatsRunnerUser user = NatsRunnerUser.of("gpu-box-1", List.of("gpu", "x86-small"), "s3cret");
 
         assertThat(user.user()).isEqualTo("runner-gpu-box-1");
-        assertThat(user.publish()).containsExactly(
-                "$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-gpu",
-                "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-gpu",
-                "$JS.ACK.BATON_LEASES.baton-gpu.>",
-                "$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-x86-small",
-                "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-x86-small",
-                "$JS.ACK.BATON_LEASES.baton-x86-small.>");
-        assertThat(user.subscribe()).as("its own inbox prefix, not the _INBOX.> every runner shares")
+        assertThat(user.publish())
+                .containsExactly(
+                        "$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-gpu",
+                        "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-gpu",
+                        "$JS.ACK.BATON_LEASES.baton-gpu.>",
+                        "$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-x86-small",
+                        "$JS.API.CONSUMER.INFO.BATON_LEASES.baton-x86-small",
+                        "$JS.ACK.BATON_LEASES.baton-x86-small.>");
+        assertThat(user.subscribe())
+                .as("its own inbox prefix, not the _INBOX.> every runner shares")
                 .containsExactly("_INBOX_baton.gpu-box-1.>", "baton.control.gpu-box-1");
         assertThat(user.inboxPrefix()).isEqualTo("_INBOX_baton.gpu-box-1");
         assertThat(user.authorization()).isEqualTo("""
@@ -39,7 +41,9 @@ class NatsRunnerUserTest {
 
     @Test
     void aPasswordThatWouldBreakTheConfigIsRefused() {
-        assertThatThrownBy(() -> NatsRunnerUser.of("box", List.of("gpu"), "a\"b")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> NatsRunnerUser.of("box", List.of("gpu"), "")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NatsRunnerUser.of("box", List.of("gpu"), "a\"b"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NatsRunnerUser.of("box", List.of("gpu"), ""))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -15,7 +15,9 @@ class OsSignalTest {
         OsSignal handled = OsSignal.handle("WINCH", delivered::countDown);
         try {
             kill("WINCH");
-            assertThat(delivered.await(30, TimeUnit.SECONDS)).as("the handler ran").isTrue();
+            assertThat(delivered.await(30, TimeUnit.SECONDS))
+                    .as("the handler ran")
+                    .isTrue();
         } finally {
             handled.restore();
         }
@@ -23,7 +25,9 @@ class OsSignalTest {
         OsSignal again = OsSignal.handle("WINCH", second::countDown);
         again.restore();
         kill("WINCH");
-        assertThat(second.await(300, TimeUnit.MILLISECONDS)).as("a restored handler no longer runs").isFalse();
+        assertThat(second.await(300, TimeUnit.MILLISECONDS))
+                .as("a restored handler no longer runs")
+                .isFalse();
     }
 
     @Test
@@ -35,7 +39,10 @@ class OsSignalTest {
     }
 
     private static void kill(String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(ProcessHandle.current().pid()))
+        Process kill = new ProcessBuilder(
+                        "kill",
+                        "-" + signal,
+                        Long.toString(ProcessHandle.current().pid()))
                 .inheritIO()
                 .start();
         assertThat(kill.waitFor()).isZero();

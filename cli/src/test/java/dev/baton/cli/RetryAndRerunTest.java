@@ -34,13 +34,24 @@ class RetryAndRerunTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), Clock.systemUTC()).start();
+        server = ServerAssembly.builder(
+                        ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), Clock.systemUTC())
+                .start();
         String url = server.publicUrl();
         String token = Files.readString(dir.resolve("data/admin-token")).strip();
         local = LocalInstallation.start(url, token, dir.resolve("data"));
         environment = CliRun.environment(dir, Map.of("BATON_SERVER", url, "BATON_TOKEN", token));
         Path layout = TestImages.layout(Files.createDirectories(dir.resolve("image")), "retry");
-        CliRun.Result pushed = CliRun.run(environment, "image", "push", layout.toString(), "local/sample:latest", "--token", token, "--server", url);
+        CliRun.Result pushed = CliRun.run(
+                environment,
+                "image",
+                "push",
+                layout.toString(),
+                "local/sample:latest",
+                "--token",
+                token,
+                "--server",
+                url);
         assertThat(pushed.exit()).as(pushed.err()).isZero();
         image = pushed.out().strip();
     }
@@ -56,7 +67,8 @@ class RetryAndRerunTest {
     }
 
     CliRun.Result run(String... tail) {
-        List<String> args = new ArrayList<>(List.of("run", "--project", "local", "--spec", "local", "--image", image, "--poll-interval", "50ms"));
+        List<String> args = new ArrayList<>(
+                List.of("run", "--project", "local", "--spec", "local", "--image", image, "--poll-interval", "50ms"));
         args.addAll(List.of(tail));
         return baton(args.toArray(String[]::new));
     }
@@ -67,7 +79,8 @@ class RetryAndRerunTest {
 
     @Test
     void theBenchmarksOwnExitIsNotRetriedWhenOnlyTheMachinesFaultsAre() {
-        CliRun.Result r = run("--wait", "--retry", "3", "--retry-on", "runner_lost,infrastructure", "--", "sh", "-c", "exit 1");
+        CliRun.Result r =
+                run("--wait", "--retry", "3", "--retry-on", "runner_lost,infrastructure", "--", "sh", "-c", "exit 1");
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.JOB_FAILED);
         assertThat(r.out()).containsPattern("(?m)^1 +local +failure +1 +no \\(not_in_retry_on\\)$");
         JsonNode job = job("latest");
@@ -79,12 +92,34 @@ class RetryAndRerunTest {
 
     @Test
     void aFailureIsRetriedUntilTheAttemptsAreSpentAndAFinalExitCodeNever() {
-        CliRun.Result r = run("--wait", "--retry", "2", "--retry-on", "failure", "--final-exit-codes", "7", "--", "sh", "-c", "exit 1");
+        CliRun.Result r = run(
+                "--wait",
+                "--retry",
+                "2",
+                "--retry-on",
+                "failure",
+                "--final-exit-codes",
+                "7",
+                "--",
+                "sh",
+                "-c",
+                "exit 1");
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.JOB_FAILED);
         assertThat(r.out()).containsPattern("(?m)^1 +local +failure +1 +yes$");
         assertThat(r.out()).containsPattern("(?m)^2 +local +failure +1 +no \\(attempts_exhausted\\)$");
 
-        CliRun.Result last = run("--wait", "--retry", "2", "--retry-on", "failure", "--final-exit-codes", "2,7", "--", "sh", "-c", "exit 7");
+        CliRun.Result last = run(
+                "--wait",
+                "--retry",
+                "2",
+                "--retry-on",
+                "failure",
+                "--final-exit-codes",
+                "2,7",
+                "--",
+                "sh",
+                "-c",
+                "exit 7");
         assertThat(last.exit()).as(last.out() + last.err()).isEqualTo(ExitCodes.JOB_FAILED);
         JsonNode job = job("latest");
         assertThat(job.path("attempts").size()).isEqualTo(1);
@@ -97,13 +132,25 @@ class RetryAndRerunTest {
         CliRun.Result r = run("--json", "--retry", "2", "--retry-on", "disk", "--", "true");
         assertThat(r.exit()).isNotZero();
         assertThat(r.out() + r.err()).contains("invalid_field").contains("retry.on[0]");
-        assertThat(baton("jobs", "list", "--project", "local", "--json").json().path("jobs")).as("nothing stored").isEmpty();
+        assertThat(baton("jobs", "list", "--project", "local", "--json").json().path("jobs"))
+                .as("nothing stored")
+                .isEmpty();
     }
 
     @Test
     void rerunSubmitsTheJobAgainWithItsConfigurationAndWaitsForIt() {
-        CliRun.Result first = run("--wait", "--retry", "2", "--retry-on", "infrastructure", "--iterations", "2", "--",
-                "sh", "-c", "echo '{\"parse\":{\"latency\":{\"value\":41.7}}}'");
+        CliRun.Result first = run(
+                "--wait",
+                "--retry",
+                "2",
+                "--retry-on",
+                "infrastructure",
+                "--iterations",
+                "2",
+                "--",
+                "sh",
+                "-c",
+                "echo '{\"parse\":{\"latency\":{\"value\":41.7}}}'");
         assertThat(first.exit()).as(first.err()).isZero();
         String original = job("latest").path("uuid").asText();
 
@@ -113,12 +160,14 @@ class RetryAndRerunTest {
         String again = rerun.out().substring("Submitted job ".length()).split(" ")[0];
         assertThat(again).isNotEqualTo(original);
         JsonNode copy = job(again);
-        assertThat(copy.at("/config/cmd").toString()).isEqualTo(job(original).at("/config/cmd").toString());
+        assertThat(copy.at("/config/cmd").toString())
+                .isEqualTo(job(original).at("/config/cmd").toString());
         assertThat(copy.at("/config/iterations").asInt()).isEqualTo(2);
         assertThat(copy.at("/retry/max_attempts").asInt()).isEqualTo(2);
         assertThat(copy.at("/retry/on").toString()).isEqualTo("[\"infrastructure\"]");
 
-        CliRun.Result waited = baton("jobs", "rerun", "--project", "local", "--wait", "--poll-interval", "50ms", "latest");
+        CliRun.Result waited =
+                baton("jobs", "rerun", "--project", "local", "--wait", "--poll-interval", "50ms", "latest");
         assertThat(waited.exit()).as(waited.err()).isZero();
         assertThat(waited.out()).contains("processed").containsPattern("(?m)^0 +parse +latency +41\\.7");
         assertThat(waited.err()).contains("a re-run of " + again);

@@ -26,21 +26,33 @@ class RouterCliTest {
     @Test
     void keysAreAddedListedRotatedAndRemovedAndOnlyTheirHashesAreKept() throws Exception {
         Path file = dir.resolve("keys");
-        CliRun.Result added = baton("router", "keys", "add", "gpu-1", "--spec", "large", "--spec", "small", "--keys-file", file.toString());
+        CliRun.Result added = baton(
+                "router", "keys", "add", "gpu-1", "--spec", "large", "--spec", "small", "--keys-file", file.toString());
         assertThat(added.exit()).as(added.err()).isZero();
         RunnerKey key = RunnerKey.parse(added.out().strip());
         assertThat(Files.readString(file)).contains(key.hash()).doesNotContain(key.reveal());
 
-        assertThat(baton("router", "keys", "list", "--keys-file", file.toString()).out()).contains("gpu-1  large,small");
+        assertThat(baton("router", "keys", "list", "--keys-file", file.toString())
+                        .out())
+                .contains("gpu-1  large,small");
 
         CliRun.Result rotated = baton("router", "keys", "rotate", "gpu-1", "--keys-file", file.toString());
         RunnerKey next = RunnerKey.parse(rotated.out().strip());
-        assertThat(Files.readString(file)).contains(next.hash()).doesNotContain(key.hash()).contains("large,small");
+        assertThat(Files.readString(file))
+                .contains(next.hash())
+                .doesNotContain(key.hash())
+                .contains("large,small");
 
-        assertThat(baton("router", "keys", "rotate", "nobody", "--keys-file", file.toString()).exit()).isEqualTo(1);
-        assertThat(baton("router", "keys", "remove", "gpu-1", "--keys-file", file.toString()).exit()).isZero();
+        assertThat(baton("router", "keys", "rotate", "nobody", "--keys-file", file.toString())
+                        .exit())
+                .isEqualTo(1);
+        assertThat(baton("router", "keys", "remove", "gpu-1", "--keys-file", file.toString())
+                        .exit())
+                .isZero();
         assertThat(Files.readString(file)).doesNotContain("gpu-1");
-        assertThat(baton("router", "keys", "add", "Bad Name", "--spec", "x", "--keys-file", file.toString()).exit()).isEqualTo(2);
+        assertThat(baton("router", "keys", "add", "Bad Name", "--spec", "x", "--keys-file", file.toString())
+                        .exit())
+                .isEqualTo(2);
     }
 
     @Test
@@ -48,22 +60,49 @@ class RouterCliTest {
         Path keys = dir.resolve("keys");
         baton("router", "keys", "add", "r1", "--spec", "host", "--keys-file", keys.toString());
         // No server: the router keeps trying upstream and says so.
-        try (Router router = Router.start(new Router.Options(URI.create("http://127.0.0.1:9"), "router", RunnerKey.generate(), "127.0.0.1", 0,
-                keys, dir.resolve("state"), new FirstCome(), RouterSettings.defaults("router")), Clock.systemUTC())) {
+        try (Router router = Router.start(
+                new Router.Options(
+                        URI.create("http://127.0.0.1:9"),
+                        "router",
+                        RunnerKey.generate(),
+                        "127.0.0.1",
+                        0,
+                        keys,
+                        dir.resolve("state"),
+                        new FirstCome(),
+                        RouterSettings.defaults("router")),
+                Clock.systemUTC())) {
             CliRun.Result status = baton("router", "status", "--router", "http://127.0.0.1:" + router.port());
             assertThat(status.exit()).as(status.err()).isZero();
-            assertThat(status.out()).contains("DISCONNECTED").contains("first-come").contains("RUNNER");
+            assertThat(status.out())
+                    .contains("DISCONNECTED")
+                    .contains("first-come")
+                    .contains("RUNNER");
         }
-        assertThat(baton("router", "status", "--router", "http://127.0.0.1:9").exit()).isEqualTo(6);
+        assertThat(baton("router", "status", "--router", "http://127.0.0.1:9").exit())
+                .isEqualTo(6);
     }
 
     @Test
     void upRefusesToStartWithoutAKeyOrKeysFile() {
-        CliRun.Result noKey = baton("router", "up", "--runner", "router", "--keys-file", dir.resolve("none").toString());
+        CliRun.Result noKey = baton(
+                "router",
+                "up",
+                "--runner",
+                "router",
+                "--keys-file",
+                dir.resolve("none").toString());
         assertThat(noKey.exit()).isEqualTo(2);
         assertThat(noKey.err()).contains("BATON_ROUTER_KEY");
-        CliRun.Result noKeys = baton("router", "up", "--runner", "router", "--key", RunnerKey.generate().reveal(),
-                "--keys-file", dir.resolve("none").toString());
+        CliRun.Result noKeys = baton(
+                "router",
+                "up",
+                "--runner",
+                "router",
+                "--key",
+                RunnerKey.generate().reveal(),
+                "--keys-file",
+                dir.resolve("none").toString());
         assertThat(noKeys.exit()).isEqualTo(2);
         assertThat(noKeys.err()).contains("baton router keys add");
     }

@@ -43,13 +43,24 @@ class RunWaitTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), Clock.systemUTC()).start();
+        server = ServerAssembly.builder(
+                        ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), Clock.systemUTC())
+                .start();
         url = server.publicUrl();
         token = Files.readString(dir.resolve("data/admin-token")).strip();
         local = LocalInstallation.start(url, token, dir.resolve("data"));
         environment = CliRun.environment(dir, Map.of("BATON_SERVER", url, "BATON_TOKEN", token));
         Path layout = TestImages.layout(Files.createDirectories(dir.resolve("image")), "run-wait");
-        CliRun.Result pushed = CliRun.run(environment, "image", "push", layout.toString(), "local/sample:latest", "--token", token, "--server", url);
+        CliRun.Result pushed = CliRun.run(
+                environment,
+                "image",
+                "push",
+                layout.toString(),
+                "local/sample:latest",
+                "--token",
+                token,
+                "--server",
+                url);
         assertThat(pushed.exit()).as(pushed.err()).isZero();
         image = pushed.out().strip();
     }
@@ -65,15 +76,23 @@ class RunWaitTest {
     }
 
     List<String> run(String... tail) {
-        List<String> args = new ArrayList<>(List.of("run", "--project", "local", "--spec", "local", "--image", image, "--poll-interval", "50ms"));
+        List<String> args = new ArrayList<>(
+                List.of("run", "--project", "local", "--spec", "local", "--image", image, "--poll-interval", "50ms"));
         args.addAll(List.of(tail));
         return args;
     }
 
     @Test
     void aProcessedJobPrintsItsMetricsAndExitsZero() {
-        CliRun.Result r = baton(run("--wait", "--iterations", "2", "--", "sh", "-c",
-                "echo '{\"parse\":{\"latency\":{\"value\":42.5,\"lower_value\":40,\"upper_value\":45}}}'").toArray(String[]::new));
+        CliRun.Result r = baton(run(
+                        "--wait",
+                        "--iterations",
+                        "2",
+                        "--",
+                        "sh",
+                        "-c",
+                        "echo '{\"parse\":{\"latency\":{\"value\":42.5,\"lower_value\":40,\"upper_value\":45}}}'")
+                .toArray(String[]::new));
         assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
         assertThat(r.out()).contains("processed");
         // one row per iteration, counted from 0, aligned under the headers
@@ -89,7 +108,8 @@ class RunWaitTest {
         // JMH's JSON result format (-rf json): an array of runs with a primaryMetric per benchmark.
         String jmh = "[{\"jmhVersion\":\"1.37\",\"benchmark\":\"org.example.Sort.quick\",\"mode\":\"avgt\",\"forks\":1,"
                 + "\"primaryMetric\":{\"score\":2.5,\"scoreError\":0.25,\"scoreConfidence\":[2.25,2.75],\"scoreUnit\":\"us/op\"}}]";
-        CliRun.Result r = baton(run("--wait", "--adapter", "java_jmh", "--", "sh", "-c", "echo '" + jmh + "'").toArray(String[]::new));
+        CliRun.Result r = baton(run("--wait", "--adapter", "java_jmh", "--", "sh", "-c", "echo '" + jmh + "'")
+                .toArray(String[]::new));
         assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
         assertThat(r.out()).contains("processed");
         // 2.5 us/op is 2,500 ns of latency; the confidence interval gives the bounds.
@@ -98,17 +118,20 @@ class RunWaitTest {
 
     @Test
     void withJsonTheJobAndReportAreOneDocument() {
-        CliRun.Result r = baton(run("--wait", "--json", "--", "sh", "-c", "echo '{\"b\":{\"m\":{\"value\":7}}}'").toArray(String[]::new));
+        CliRun.Result r = baton(run("--wait", "--json", "--", "sh", "-c", "echo '{\"b\":{\"m\":{\"value\":7}}}'")
+                .toArray(String[]::new));
         assertThat(r.exit()).as(r.err()).isZero();
         JsonNode both = r.json();
         assertThat(both.at("/job/status").asText()).isEqualTo("processed");
-        assertThat(both.at("/report/uuid").asText()).isEqualTo(both.at("/job/report").asText());
+        assertThat(both.at("/report/uuid").asText())
+                .isEqualTo(both.at("/job/report").asText());
         assertThat(r.err()).isEmpty();
     }
 
     @Test
     void aFailedJobExitsThreeWithItsError() {
-        CliRun.Result r = baton(run("--wait", "--", "sh", "-c", "echo oops >&2; exit 7").toArray(String[]::new));
+        CliRun.Result r =
+                baton(run("--wait", "--", "sh", "-c", "echo oops >&2; exit 7").toArray(String[]::new));
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.JOB_FAILED);
         String last = r.err().strip().lines().reduce((a, b) -> b).orElseThrow();
         assertThat(last).startsWith("baton: job ").contains(" failed").contains("exited with code 7");
@@ -116,7 +139,8 @@ class RunWaitTest {
 
     @Test
     void aJobWhoseOutputDoesNotParseExitsSevenWithTheReportError() {
-        CliRun.Result r = baton(run("--wait", "--", "sh", "-c", "echo 'not a metric'").toArray(String[]::new));
+        CliRun.Result r =
+                baton(run("--wait", "--", "sh", "-c", "echo 'not a metric'").toArray(String[]::new));
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.REPORT_ERROR);
         assertThat(r.out()).contains("completed");
         String last = r.err().strip().lines().reduce((a, b) -> b).orElseThrow();
@@ -125,7 +149,8 @@ class RunWaitTest {
 
     @Test
     void aJobCanceledWhileRunningExitsFourAndSaysSo() throws Exception {
-        CompletableFuture<CliRun.Result> waiting = CompletableFuture.supplyAsync(() -> baton(run("--wait", "--", "sleep", "60").toArray(String[]::new)));
+        CompletableFuture<CliRun.Result> waiting = CompletableFuture.supplyAsync(
+                () -> baton(run("--wait", "--", "sleep", "60").toArray(String[]::new)));
         String job = await().atMost(Duration.ofSeconds(60)).until(() -> runningJob(), j -> j != null);
         CliRun.Result cancel = baton("jobs", "cancel", "--project", "local", job);
         assertThat(cancel.exit()).as(cancel.err()).isZero();
@@ -136,26 +161,86 @@ class RunWaitTest {
     }
 
     private String runningJob() {
-        JsonNode jobs = baton("jobs", "list", "--project", "local", "--status", "running", "--json").json().path("jobs");
+        JsonNode jobs = baton("jobs", "list", "--project", "local", "--status", "running", "--json")
+                .json()
+                .path("jobs");
         return jobs.isEmpty() ? null : jobs.get(0).path("uuid").asText();
     }
 
     @Test
     void aJobNoRunnerServesTimesOutWithExitFiveAndSaysWhereItIs() {
-        assertThat(baton("specs", "create", "--name", "nobody", "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB").exit()).isZero();
-        CliRun.Result r = baton("run", "--project", "local", "--spec", "nobody", "--image", image, "--wait", "--wait-timeout", "300ms",
-                "--poll-interval", "50ms", "--", "true");
+        assertThat(baton(
+                                "specs",
+                                "create",
+                                "--name",
+                                "nobody",
+                                "--architecture",
+                                "x86_64",
+                                "--cpu",
+                                "1",
+                                "--memory",
+                                "1GiB",
+                                "--disk",
+                                "1GiB")
+                        .exit())
+                .isZero();
+        CliRun.Result r = baton(
+                "run",
+                "--project",
+                "local",
+                "--spec",
+                "nobody",
+                "--image",
+                image,
+                "--wait",
+                "--wait-timeout",
+                "300ms",
+                "--poll-interval",
+                "50ms",
+                "--",
+                "true");
         assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.WAIT_TIMEOUT);
-        assertThat(r.err()).contains("gave up waiting").contains("is still pending").contains("baton jobs get --project local");
+        assertThat(r.err())
+                .contains("gave up waiting")
+                .contains("is still pending")
+                .contains("baton jobs get --project local");
     }
 
     @Test
     void aServerThatGoesAwayExitsSix() throws Exception {
-        baton("specs", "create", "--name", "nobody", "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB");
-        CompletableFuture<CliRun.Result> waiting = CompletableFuture.supplyAsync(() -> baton("run", "--project", "local", "--spec", "nobody",
-                "--image", image, "--wait", "--reconnect-for", "200ms", "--poll-interval", "50ms", "--", "true"));
-        await().atMost(Duration.ofSeconds(60)).until(() -> !baton("jobs", "list", "--project", "local", "--status", "pending", "--json")
-                .json().path("jobs").isEmpty());
+        baton(
+                "specs",
+                "create",
+                "--name",
+                "nobody",
+                "--architecture",
+                "x86_64",
+                "--cpu",
+                "1",
+                "--memory",
+                "1GiB",
+                "--disk",
+                "1GiB");
+        CompletableFuture<CliRun.Result> waiting = CompletableFuture.supplyAsync(() -> baton(
+                "run",
+                "--project",
+                "local",
+                "--spec",
+                "nobody",
+                "--image",
+                image,
+                "--wait",
+                "--reconnect-for",
+                "200ms",
+                "--poll-interval",
+                "50ms",
+                "--",
+                "true"));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> !baton("jobs", "list", "--project", "local", "--status", "pending", "--json")
+                        .json()
+                        .path("jobs")
+                        .isEmpty());
         local.close();
         local = null;
         server.close();
@@ -166,34 +251,84 @@ class RunWaitTest {
 
     @Test
     void ctrlCWithoutATerminalDetachesAndSaysHowToFollow() throws Exception {
-        baton("specs", "create", "--name", "nobody", "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB");
-        JsonNode submitted = baton("run", "--project", "local", "--spec", "nobody", "--image", image, "--json", "--", "true").json();
+        baton(
+                "specs",
+                "create",
+                "--name",
+                "nobody",
+                "--architecture",
+                "x86_64",
+                "--cpu",
+                "1",
+                "--memory",
+                "1GiB",
+                "--disk",
+                "1GiB");
+        JsonNode submitted = baton(
+                        "run", "--project", "local", "--spec", "nobody", "--image", image, "--json", "--", "true")
+                .json();
         JobWatch watch = watch(submitted, environment);
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(watch::run);
         awaitWatching(watch, exit);
         assertThat(exit.get()).isEqualTo(ExitCodes.DETACHED);
-        assertThat(err.toString()).contains("detached from job").contains("it goes on").contains("baton jobs get --project local");
-        assertThat(baton("jobs", "get", "--project", "local", "--json", submitted.at("/job/uuid").asText()).json().path("status").asText())
+        assertThat(err.toString())
+                .contains("detached from job")
+                .contains("it goes on")
+                .contains("baton jobs get --project local");
+        assertThat(baton(
+                                "jobs",
+                                "get",
+                                "--project",
+                                "local",
+                                "--json",
+                                submitted.at("/job/uuid").asText())
+                        .json()
+                        .path("status")
+                        .asText())
                 .isEqualTo("pending");
     }
 
     @Test
     void ctrlCAtATerminalAsksAndCancelsOnYes() throws Exception {
-        baton("specs", "create", "--name", "nobody", "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB");
-        JsonNode submitted = baton("run", "--project", "local", "--spec", "nobody", "--image", image, "--json", "--", "true").json();
-        CliEnvironment terminal = new CliEnvironment(environment.env(), dir, Clock.systemUTC(), new BufferedReader(new StringReader("y\n")), true);
+        baton(
+                "specs",
+                "create",
+                "--name",
+                "nobody",
+                "--architecture",
+                "x86_64",
+                "--cpu",
+                "1",
+                "--memory",
+                "1GiB",
+                "--disk",
+                "1GiB");
+        JsonNode submitted = baton(
+                        "run", "--project", "local", "--spec", "nobody", "--image", image, "--json", "--", "true")
+                .json();
+        CliEnvironment terminal = new CliEnvironment(
+                environment.env(), dir, Clock.systemUTC(), new BufferedReader(new StringReader("y\n")), true);
         JobWatch watch = watch(submitted, terminal);
         CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(watch::run);
         awaitWatching(watch, exit);
         assertThat(exit.get()).isEqualTo(ExitCodes.JOB_CANCELED);
-        assertThat(err.toString()).contains("Cancel job").contains("canceling job").contains("was canceled");
+        assertThat(err.toString())
+                .contains("Cancel job")
+                .contains("canceling job")
+                .contains("was canceled");
     }
 
     private final StringWriter err = new StringWriter();
 
     private JobWatch watch(JsonNode submitted, CliEnvironment env) {
-        return new JobWatch(new ApiClient(url, token), "local", submitted.at("/job/uuid").asText(), submitted.at("/report/uuid").asText(),
-                env, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
+        return new JobWatch(
+                new ApiClient(url, token),
+                "local",
+                submitted.at("/job/uuid").asText(),
+                submitted.at("/report/uuid").asText(),
+                env,
+                new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true),
                 new JobWatch.Settings(false, false, null, Duration.ofSeconds(30), Duration.ofMillis(50)));
     }
 

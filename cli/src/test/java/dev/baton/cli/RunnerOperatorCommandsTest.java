@@ -13,7 +13,6 @@ import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.testing.TestRunner;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,11 +41,35 @@ class RunnerOperatorCommandsTest {
         server = ServerAssembly.start(ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0));
         url = "http://127.0.0.1:" + server.port();
         home = dir.resolve("home");
-        CliRun.Result small = admin("specs", "create", "--name", "small", "--architecture", "x86_64", "--cpu", "2", "--memory", "1GiB",
-                "--disk", "8GiB");
+        CliRun.Result small = admin(
+                "specs",
+                "create",
+                "--name",
+                "small",
+                "--architecture",
+                "x86_64",
+                "--cpu",
+                "2",
+                "--memory",
+                "1GiB",
+                "--disk",
+                "8GiB");
         assertThat(small.exit()).as(small.err()).isZero();
-        assertThat(admin("specs", "create", "--name", "large", "--architecture", "x86_64", "--cpu", "8", "--memory", "8GiB",
-                "--disk", "8GiB").exit()).isZero();
+        assertThat(admin(
+                                "specs",
+                                "create",
+                                "--name",
+                                "large",
+                                "--architecture",
+                                "x86_64",
+                                "--cpu",
+                                "8",
+                                "--memory",
+                                "8GiB",
+                                "--disk",
+                                "8GiB")
+                        .exit())
+                .isZero();
     }
 
     @AfterEach
@@ -71,7 +94,8 @@ class RunnerOperatorCommandsTest {
         assertThat(created.exit()).as(created.err()).isZero();
         JsonNode json = created.json();
         String slug = json.at("/runner/slug").asText();
-        TestRunner runner = TestRunner.connect(URI.create(url.replace("http://", "ws://") + "/v0/runners/" + slug + "/channel"),
+        TestRunner runner = TestRunner.connect(
+                URI.create(url.replace("http://", "ws://") + "/v0/runners/" + slug + "/channel"),
                 json.get("key").asText());
         runners.add(runner);
         runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1, capabilities));
@@ -84,11 +108,24 @@ class RunnerOperatorCommandsTest {
     /** An owner of organization and project "web" (not the admin), its token in a file. */
     Path ownerToken() {
         assertThat(admin("orgs", "create", "--name", "acme").exit()).isZero();
-        assertThat(admin("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
+        assertThat(admin("projects", "create", "--name", "web", "--org", "acme").exit())
+                .isZero();
         assertThat(admin("users", "create", "--name", "lead").exit()).isZero();
-        assertThat(admin("members", "set", "--project", "web", "--user", "lead", "--role", "owner").exit()).isZero();
+        assertThat(admin("members", "set", "--project", "web", "--user", "lead", "--role", "owner")
+                        .exit())
+                .isZero();
         Path file = dir.resolve("lead.token");
-        CliRun.Result token = admin("tokens", "create", "--user", "lead", "--project", "web", "--role", "owner", "--secret-file", file.toString());
+        CliRun.Result token = admin(
+                "tokens",
+                "create",
+                "--user",
+                "lead",
+                "--project",
+                "web",
+                "--role",
+                "owner",
+                "--secret-file",
+                file.toString());
         assertThat(token.exit()).as(token.err()).isZero();
         return file;
     }
@@ -110,7 +147,10 @@ class RunnerOperatorCommandsTest {
         assertThat(admin("runners", "drain", "box-1", "--terminate").exit()).isZero();
         assertThat(runner.expect(ServerMessage.Drain.class).state()).isEqualTo(DrainState.TERMINATE);
 
-        assertThat(admin("audit", "list", "--action", "runner.drained", "--json").json().path("events")).hasSize(3);
+        assertThat(admin("audit", "list", "--action", "runner.drained", "--json")
+                        .json()
+                        .path("events"))
+                .hasSize(3);
     }
 
     @Test
@@ -130,7 +170,9 @@ class RunnerOperatorCommandsTest {
         TestRunner runner = connected("box 3", null);
         Path owner = ownerToken();
 
-        for (String[] args : List.of(new String[] {"runners", "drain", "box-3"}, new String[] {"runners", "resume", "box-3"},
+        for (String[] args : List.of(
+                new String[] {"runners", "drain", "box-3"},
+                new String[] {"runners", "resume", "box-3"},
                 new String[] {"runners", "capabilities", "box-3", "--spec", "large"})) {
             CliRun.Result refused = as(owner, args);
             assertThat(refused.exit()).as(String.join(" ", args)).isEqualTo(ExitCodes.CLIENT_ERROR);
@@ -139,7 +181,8 @@ class RunnerOperatorCommandsTest {
         // The first directive the runner sees is the admin's, later: the refused ones sent nothing.
         assertThat(admin("runners", "drain", "box-3", "--terminate").exit()).isZero();
         assertThat(runner.expect(ServerMessage.Drain.class).state()).isEqualTo(DrainState.TERMINATE);
-        assertThat(admin("runners", "specs", "box-3", "--json").json().findValuesAsText("slug")).containsExactly("small");
+        assertThat(admin("runners", "specs", "box-3", "--json").json().findValuesAsText("slug"))
+                .containsExactly("small");
     }
 
     @Test
@@ -149,16 +192,28 @@ class RunnerOperatorCommandsTest {
         JsonNode before = admin("runners", "capabilities", "box-4", "--json").json();
         assertThat(before.path("connected").asBoolean()).isFalse();
         assertThat(before.path("specs").findValuesAsText("slug")).containsExactly("small");
-        assertThat(admin("runners", "capabilities", "box-4").out()).contains("no (what it detected is known only while it is connected)");
+        assertThat(admin("runners", "capabilities", "box-4").out())
+                .contains("no (what it detected is known only while it is connected)");
 
         connected("vm box", new RunnerCapabilities("microvm", "qemu-microvm", "tcg"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> admin("runners", "capabilities", "vm-box", "--json").json()
-                .path("capabilities").path("executor").asText().equals("microvm"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> admin("runners", "capabilities", "vm-box", "--json")
+                        .json()
+                        .path("capabilities")
+                        .path("executor")
+                        .asText()
+                        .equals("microvm"));
         CliRun.Result shown = admin("runners", "capabilities", "vm-box");
         assertThat(shown.exit()).as(shown.err()).isZero();
-        assertThat(shown.out()).contains("connected").contains("yes").contains("accelerator").contains("tcg").contains("small");
+        assertThat(shown.out())
+                .contains("connected")
+                .contains("yes")
+                .contains("accelerator")
+                .contains("tcg")
+                .contains("small");
 
-        JsonNode set = admin("runners", "capabilities", "vm-box", "--spec", "large", "--json").json();
+        JsonNode set = admin("runners", "capabilities", "vm-box", "--spec", "large", "--json")
+                .json();
         assertThat(set.path("added").toString()).isEqualTo("[\"large\"]");
         assertThat(set.path("removed").toString()).isEqualTo("[\"small\"]");
         assertThat(set.path("specs").findValuesAsText("slug")).containsExactly("large");
@@ -169,9 +224,11 @@ class RunnerOperatorCommandsTest {
         CliRun.Result misspelt = admin("runners", "capabilities", "vm-box", "--spec", "small", "--spec", "lagre");
         assertThat(misspelt.exit()).isEqualTo(ExitCodes.CLIENT_ERROR);
         assertThat(misspelt.err()).contains("spec_not_found");
-        assertThat(admin("runners", "specs", "vm-box", "--json").json().findValuesAsText("slug")).containsExactly("large");
+        assertThat(admin("runners", "specs", "vm-box", "--json").json().findValuesAsText("slug"))
+                .containsExactly("large");
 
-        JsonNode none = admin("runners", "capabilities", "vm-box", "--no-specs", "--json").json();
+        JsonNode none = admin("runners", "capabilities", "vm-box", "--no-specs", "--json")
+                .json();
         assertThat(none.path("specs")).isEmpty();
         assertThat(admin("runners", "capabilities", "vm-box").out()).contains("none: it takes no jobs");
         CliRun.Result both = admin("runners", "capabilities", "vm-box", "--no-specs", "--spec", "small");

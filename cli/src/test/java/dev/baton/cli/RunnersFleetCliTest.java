@@ -64,7 +64,9 @@ class RunnersFleetCliTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), clock).start();
+        server = ServerAssembly.builder(
+                        ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), clock)
+                .start();
         String token = Files.readString(dir.resolve("data/admin-token")).strip();
         local = LocalInstallation.start(server.publicUrl(), token, dir.resolve("data"));
         environment = CliRun.environment(dir, Map.of("BATON_SERVER", server.publicUrl(), "BATON_TOKEN", token));
@@ -81,7 +83,8 @@ class RunnersFleetCliTest {
     }
 
     private JsonNode localRunner() {
-        for (JsonNode r : baton("runners", "list", "--json").json()) if ("local".equals(r.path("slug").asText())) return r;
+        for (JsonNode r : baton("runners", "list", "--json").json())
+            if ("local".equals(r.path("slug").asText())) return r;
         throw new AssertionError("no local runner");
     }
 
@@ -90,32 +93,54 @@ class RunnersFleetCliTest {
         await().until(() -> localRunner().hasNonNull("machine"));
         JsonNode runner = localRunner();
         long pid = ProcessHandle.current().pid();
-        assertThat(runner.at("/machine/pid").asLong()).as("the agent runs in this JVM").isEqualTo(pid);
+        assertThat(runner.at("/machine/pid").asLong())
+                .as("the agent runs in this JVM")
+                .isEqualTo(pid);
         assertThat(runner.at("/machine/address").asText()).isEqualTo("127.0.0.1");
         assertThat(runner.get("version").asText()).isEqualTo(ShippedVersion.value());
-        assertThat(runner.get("behind").asBoolean()).as("the agent of this distribution is not behind").isFalse();
+        assertThat(runner.get("behind").asBoolean())
+                .as("the agent of this distribution is not behind")
+                .isFalse();
 
         CliRun.Result list = baton("runners", "list");
         assertThat(list.exit()).as(list.err()).isZero();
-        assertThat(list.out()).containsPattern("SLUG +NAME +UUID +VERSION +BEHIND +OS +ARCH +HOST +PID +AGENT_STARTED +ADDRESS")
-                .contains(runner.at("/machine/host").asText()).contains(" " + pid + " ").contains("127.0.0.1");
+        assertThat(list.out())
+                .containsPattern("SLUG +NAME +UUID +VERSION +BEHIND +OS +ARCH +HOST +PID +AGENT_STARTED +ADDRESS")
+                .contains(runner.at("/machine/host").asText())
+                .contains(" " + pid + " ")
+                .contains("127.0.0.1");
     }
 
     @Test
     void runnersUpdatePrintsProgressAndExitsNonZeroNamingTheRunnerThatDidNotComeBack() throws Exception {
         await().until(() -> localRunner().hasNonNull("machine"));
-        CompletableFuture<CliRun.Result> update = CompletableFuture.supplyAsync(() -> baton("runners", "update", "--runner", "local",
-                "--version", "9.9.9", "--url", "https://downloads.invalid/baton.jar", "--checksum", "c".repeat(64), "--timeout", "5m",
-                "--poll-interval", "50ms"));
+        CompletableFuture<CliRun.Result> update = CompletableFuture.supplyAsync(() -> baton(
+                "runners",
+                "update",
+                "--runner",
+                "local",
+                "--version",
+                "9.9.9",
+                "--url",
+                "https://downloads.invalid/baton.jar",
+                "--checksum",
+                "c".repeat(64),
+                "--timeout",
+                "5m",
+                "--poll-interval",
+                "50ms"));
         // The local agent cannot update itself (it is updated with the server), so it never rejoins at 9.9.9.
         await().until(() -> {
             JsonNode rolls = baton("runners", "rolls", "--json").json();
-            return rolls.size() == 1 && "updating".equals(rolls.at("/0/runners/0/state").asText());
+            return rolls.size() == 1
+                    && "updating".equals(rolls.at("/0/runners/0/state").asText());
         });
         clock.advance(Duration.ofMinutes(5));
         CliRun.Result result = update.get(60, TimeUnit.SECONDS);
         assertThat(result.exit()).as(result.out() + result.err()).isEqualTo(ExitCodes.JOB_FAILED);
-        assertThat(result.err()).contains("1 runner(s) to version 9.9.9").contains("local updating: drained and told to update")
+        assertThat(result.err())
+                .contains("1 runner(s) to version 9.9.9")
+                .contains("local updating: drained and told to update")
                 .contains("failed: runner local did not rejoin at version 9.9.9");
 
         JsonNode roll = baton("runners", "rolls", "--json").json().get(0);

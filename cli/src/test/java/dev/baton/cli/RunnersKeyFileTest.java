@@ -52,7 +52,8 @@ class RunnersKeyFileTest {
 
     Result baton(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--server", url, "--token-file", dir.resolve("admin-token").toString()));
+        all.addAll(List.of(
+                "--server", url, "--token-file", dir.resolve("admin-token").toString()));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = Baton.commandLine();
@@ -64,28 +65,54 @@ class RunnersKeyFileTest {
 
     /** Opens the runner's channel with {@code key}: the server upgrades only for the runner's current key. */
     void connect(String runner, String key) {
-        WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().header("Authorization", "Bearer " + key)
-                .buildAsync(URI.create("ws://127.0.0.1:" + server.port() + "/v0/runners/" + runner + "/channel"), new WebSocket.Listener() {})
-                .orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> {
+        WebSocket ws = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
+                .header("Authorization", "Bearer " + key)
+                .buildAsync(
+                        URI.create("ws://127.0.0.1:" + server.port() + "/v0/runners/" + runner + "/channel"),
+                        new WebSocket.Listener() {})
+                .orTimeout(30, TimeUnit.SECONDS)
+                .exceptionally(e -> {
                     throw new CompletionException("channel of " + runner + ": " + e, e);
-                }).join();
+                })
+                .join();
         ws.abort();
     }
 
     @Test
     void writesTheKeyToANewPrivateFileAndPrintsWhereItIs() throws Exception {
-        assertThat(baton("specs", "create", "--name", "small", "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB").exit())
+        assertThat(baton(
+                                "specs",
+                                "create",
+                                "--name",
+                                "small",
+                                "--architecture",
+                                "x86_64",
+                                "--cpu",
+                                "1",
+                                "--memory",
+                                "1GiB",
+                                "--disk",
+                                "1GiB")
+                        .exit())
                 .isZero();
         Path keyFile = dir.resolve("box.key");
-        Result created = baton("runners", "create", "--name", "box", "--spec", "small", "--key-file", keyFile.toString());
+        Result created =
+                baton("runners", "create", "--name", "box", "--spec", "small", "--key-file", keyFile.toString());
         assertThat(created.exit()).as(created.err()).isZero();
         assertThat(Files.getPosixFilePermissions(keyFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         String key = Files.readString(keyFile).strip();
         assertThat(key).startsWith("baton_runner_");
-        assertThat(created.out()).contains("Runner box").contains("key written to " + keyFile.toAbsolutePath()).doesNotContain(key);
+        assertThat(created.out())
+                .contains("Runner box")
+                .contains("key written to " + keyFile.toAbsolutePath())
+                .doesNotContain(key);
         assertThat(created.err()).doesNotContain(key);
 
-        String uuid = Wire.mapper().readTree(baton("runners", "get", "box", "--json").out()).path("uuid").asText();
+        String uuid = Wire.mapper()
+                .readTree(baton("runners", "get", "box", "--json").out())
+                .path("uuid")
+                .asText();
         connect(uuid, key);
         assertThatThrownBy(() -> connect(uuid, key.substring(0, key.length() - 1) + (key.endsWith("0") ? "1" : "0")))
                 .isInstanceOf(CompletionException.class);
@@ -96,9 +123,12 @@ class RunnersKeyFileTest {
         assertThat(json.exit()).as(json.err()).isZero();
         JsonNode answer = Wire.mapper().readTree(json.out());
         assertThat(answer.has("key")).isFalse();
-        assertThat(answer.path("key_file").asText()).isEqualTo(jsonKeyFile.toAbsolutePath().toString());
+        assertThat(answer.path("key_file").asText())
+                .isEqualTo(jsonKeyFile.toAbsolutePath().toString());
         assertThat(answer.path("runner").path("slug").asText()).isEqualTo("box2");
-        connect(answer.path("runner").path("uuid").asText(), Files.readString(jsonKeyFile).strip());
+        connect(
+                answer.path("runner").path("uuid").asText(),
+                Files.readString(jsonKeyFile).strip());
     }
 
     @Test

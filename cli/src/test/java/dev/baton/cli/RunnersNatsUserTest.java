@@ -39,7 +39,8 @@ class RunnersNatsUserTest {
 
     @BeforeEach
     void start() {
-        server = BatonServer.builder(ServerConfig.defaults(dir).withListen("127.0.0.1", 0)).start();
+        server = BatonServer.builder(ServerConfig.defaults(dir).withListen("127.0.0.1", 0))
+                .start();
         url = "http://127.0.0.1:" + server.port();
     }
 
@@ -50,7 +51,8 @@ class RunnersNatsUserTest {
 
     Result baton(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--server", url, "--token-file", dir.resolve("admin-token").toString()));
+        all.addAll(List.of(
+                "--server", url, "--token-file", dir.resolve("admin-token").toString()));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = Baton.commandLine();
@@ -61,7 +63,19 @@ class RunnersNatsUserTest {
     }
 
     void spec(String name) {
-        Result r = baton("specs", "create", "--name", name, "--architecture", "x86_64", "--cpu", "1", "--memory", "1GiB", "--disk", "1GiB");
+        Result r = baton(
+                "specs",
+                "create",
+                "--name",
+                name,
+                "--architecture",
+                "x86_64",
+                "--cpu",
+                "1",
+                "--memory",
+                "1GiB",
+                "--disk",
+                "1GiB");
         assertThat(r.exit()).as(r.err()).isZero();
     }
 
@@ -70,15 +84,20 @@ class RunnersNatsUserTest {
         spec("gpu");
         spec("small");
         spec("other");
-        assertThat(baton("runners", "create", "--name", "box", "--spec", "gpu", "--spec", "small").exit()).isZero();
+        assertThat(baton("runners", "create", "--name", "box", "--spec", "gpu", "--spec", "small")
+                        .exit())
+                .isZero();
         Path passwordFile = dir.resolve("box.nats-password");
 
-        Result json = baton("runners", "nats-user", "--runner", "box", "--password-file", passwordFile.toString(), "--json");
+        Result json =
+                baton("runners", "nats-user", "--runner", "box", "--password-file", passwordFile.toString(), "--json");
         assertThat(json.exit()).as(json.err()).isZero();
         assertThat(json.json().path("user").asText()).isEqualTo("runner-box");
-        assertThat(json.json().path("publish").toString()).contains("$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-gpu",
-                "$JS.ACK.BATON_LEASES.baton-small.>").doesNotContain("baton-other");
-        assertThat(json.json().path("subscribe").toString()).isEqualTo("[\"_INBOX_baton.box.>\",\"baton.control.box\"]");
+        assertThat(json.json().path("publish").toString())
+                .contains("$JS.API.CONSUMER.MSG.NEXT.BATON_LEASES.baton-gpu", "$JS.ACK.BATON_LEASES.baton-small.>")
+                .doesNotContain("baton-other");
+        assertThat(json.json().path("subscribe").toString())
+                .isEqualTo("[\"_INBOX_baton.box.>\",\"baton.control.box\"]");
         assertThat(json.json().path("inbox_prefix").asText()).isEqualTo("_INBOX_baton.box");
         assertThat(Files.getPosixFilePermissions(passwordFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         String password = Files.readString(passwordFile).strip();
@@ -88,8 +107,11 @@ class RunnersNatsUserTest {
         assertThat(baton("runners", "remove-spec", "box", "small").exit()).isZero();
         Result text = baton("runners", "nats-user", "--runner", "box", "--password-file", passwordFile.toString());
         assertThat(text.exit()).as(text.err()).isZero();
-        assertThat(text.out()).startsWith("authorization {").contains("password: \"" + password + "\"")
-                .contains("\"$JS.API.CONSUMER.INFO.BATON_LEASES.baton-gpu\"").doesNotContain("baton-small");
+        assertThat(text.out())
+                .startsWith("authorization {")
+                .contains("password: \"" + password + "\"")
+                .contains("\"$JS.API.CONSUMER.INFO.BATON_LEASES.baton-gpu\"")
+                .doesNotContain("baton-small");
     }
 
     @Test

@@ -14,18 +14,24 @@ import org.junit.jupiter.api.Test;
 class StartupTest {
     @Test
     void aCallBuildsOnlyTheSubcommandItNames() {
-        assertThat(Baton.commandLine(new String[] {"jobs", "list", "--project", "p"}).getSubcommands()).containsOnlyKeys("jobs");
-        assertThat(Baton.commandLine(new String[] {"runners", "--help"}).getSubcommands()).containsOnlyKeys("runners");
-        assertThat(Baton.commandLine(new String[] {"--version"}).getSubcommands()).isEmpty();
+        assertThat(Baton.commandLine(new String[] {"jobs", "list", "--project", "p"})
+                        .getSubcommands())
+                .containsOnlyKeys("jobs");
+        assertThat(Baton.commandLine(new String[] {"runners", "--help"}).getSubcommands())
+                .containsOnlyKeys("runners");
+        assertThat(Baton.commandLine(new String[] {"--version"}).getSubcommands())
+                .isEmpty();
     }
 
     @Test
     void helpNoCommandAndUnknownCommandsSeeEveryCommand() {
         int all = Baton.SUBCOMMANDS.size();
         assertThat(Baton.commandLine(new String[] {}).getSubcommands()).hasSize(all);
-        assertThat(Baton.commandLine(new String[] {"help", "jobs"}).getSubcommands()).hasSize(all);
+        assertThat(Baton.commandLine(new String[] {"help", "jobs"}).getSubcommands())
+                .hasSize(all);
         assertThat(Baton.commandLine(new String[] {"jbos"}).getSubcommands()).hasSize(all);
-        assertThat(Baton.commandLine(new String[] {"--verbose", "jobs"}).getSubcommands()).hasSize(all);
+        assertThat(Baton.commandLine(new String[] {"--verbose", "jobs"}).getSubcommands())
+                .hasSize(all);
     }
 
     @Test

@@ -40,13 +40,29 @@ class UsageCommandTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), clock).start();
+        server = ServerAssembly.builder(
+                        ServerConfig.defaults(dir.resolve("data")).withListen("127.0.0.1", 0), clock)
+                .start();
         url = server.publicUrl();
         assertThat(admin("orgs", "create", "--name", "acme").exit()).isZero();
         assertThat(admin("orgs", "create", "--name", "quiet").exit()).isZero();
-        assertThat(admin("projects", "create", "--name", "web", "--org", "acme").exit()).isZero();
-        assertThat(admin("specs", "create", "--name", "small", "--architecture", "x86_64", "--cpu", "2", "--memory", "1GiB", "--disk", "8GiB")
-                .exit()).isZero();
+        assertThat(admin("projects", "create", "--name", "web", "--org", "acme").exit())
+                .isZero();
+        assertThat(admin(
+                                "specs",
+                                "create",
+                                "--name",
+                                "small",
+                                "--architecture",
+                                "x86_64",
+                                "--cpu",
+                                "2",
+                                "--memory",
+                                "1GiB",
+                                "--disk",
+                                "8GiB")
+                        .exit())
+                .isZero();
     }
 
     @AfterEach
@@ -67,14 +83,18 @@ class UsageCommandTest {
 
     /** A job of project web runs three minutes (heartbeats every 20 s of the injected clock bill them). */
     void threeMinutesOfWeb() throws Exception {
-        JsonNode runner = admin("runners", "create", "--name", "box", "--spec", "small", "--json").json();
-        String project = admin("projects", "get", "web", "--json").json().get("uuid").asText();
-        TestRunner channel = TestRunner.connect(URI.create(url.replace("http://", "ws://") + "/v0/runners/box/channel"),
+        JsonNode runner = admin("runners", "create", "--name", "box", "--spec", "small", "--json")
+                .json();
+        String project =
+                admin("projects", "get", "web", "--json").json().get("uuid").asText();
+        TestRunner channel = TestRunner.connect(
+                URI.create(url.replace("http://", "ws://") + "/v0/runners/box/channel"),
                 runner.get("key").asText());
         try {
             channel.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
             String image = TestImages.push(dir.resolve("data"), ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
-            CliRun.Result run = admin("run", "--project", "web", "--spec", "small", "--image", image, "--adapter", "json", "--", "bench");
+            CliRun.Result run = admin(
+                    "run", "--project", "web", "--spec", "small", "--image", image, "--adapter", "json", "--", "bench");
             assertThat(run.exit()).as(run.err()).isZero();
             ClaimedJob job = channel.expect(ServerMessage.Job.class).job();
             channel.send(new RunnerMessage.Running(job.uuid(), job.lease()));
@@ -95,8 +115,11 @@ class UsageCommandTest {
 
         CliRun.Result table = admin("usage");
         assertThat(table.exit()).as(table.err()).isZero();
-        assertThat(table.out()).contains("From 2026-11-01T00:00:00Z to 2026-12-01T00:00:00Z").containsPattern("acme +web +3")
-                .containsPattern("acme +\\(all\\) +3").containsPattern("quiet +\\(all\\) +0");
+        assertThat(table.out())
+                .contains("From 2026-11-01T00:00:00Z to 2026-12-01T00:00:00Z")
+                .containsPattern("acme +web +3")
+                .containsPattern("acme +\\(all\\) +3")
+                .containsPattern("quiet +\\(all\\) +0");
 
         JsonNode json = admin("usage", "--org", "acme", "--json").json();
         assertThat(json).hasSize(1);
@@ -104,13 +127,16 @@ class UsageCommandTest {
         assertThat(json.get(0).at("/projects/0/slug").asText()).isEqualTo("web");
 
         CliRun.Result csv = admin("usage", "--csv");
-        assertThat(csv.out()).isEqualTo("organization,project,from,to,minutes\n"
-                + "acme,web,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,3\n");
+        assertThat(csv.out())
+                .isEqualTo("organization,project,from,to,minutes\n"
+                        + "acme,web,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,3\n");
 
-        JsonNode october = admin("usage", "--org", "acme", "--from", "2026-10-01", "--to", "2026-11-01", "--json").json();
+        JsonNode october = admin("usage", "--org", "acme", "--from", "2026-10-01", "--to", "2026-11-01", "--json")
+                .json();
         assertThat(october.get(0).get("minutes").asLong()).isZero();
         assertThat(october.get(0).get("all_time_minutes").asLong()).isEqualTo(3);
-        JsonNode december = admin("usage", "--org", "acme", "--from", "2026-12-01", "--json").json();
+        JsonNode december = admin("usage", "--org", "acme", "--from", "2026-12-01", "--json")
+                .json();
         assertThat(december.get(0).get("to").asText()).isEqualTo("2027-01-01T00:00:00Z");
 
         CliRun.Result bad = admin("usage", "--from", "yesterday");
@@ -123,10 +149,23 @@ class UsageCommandTest {
     @Test
     void onlyTheOrganizationsOwnersMayReadItsUsage() {
         assertThat(admin("users", "create", "--name", "dev").exit()).isZero();
-        assertThat(admin("members", "set", "--project", "web", "--user", "dev", "--role", "maintainer").exit()).isZero();
+        assertThat(admin("members", "set", "--project", "web", "--user", "dev", "--role", "maintainer")
+                        .exit())
+                .isZero();
         Path file = dir.resolve("dev.token");
-        assertThat(admin("tokens", "create", "--user", "dev", "--project", "web", "--role", "maintainer", "--secret-file", file.toString())
-                .exit()).isZero();
+        assertThat(admin(
+                                "tokens",
+                                "create",
+                                "--user",
+                                "dev",
+                                "--project",
+                                "web",
+                                "--role",
+                                "maintainer",
+                                "--secret-file",
+                                file.toString())
+                        .exit())
+                .isZero();
 
         CliRun.Result named = as(file, "usage", "--org", "acme");
         assertThat(named.exit()).isEqualTo(ExitCodes.CLIENT_ERROR);

@@ -33,7 +33,8 @@ class JavaHomeTest {
 
     private Found find(String javaHome) throws Exception {
         Path script = Path.of(System.getProperty("baton.root"), "scripts", "java-home.sh");
-        ProcessBuilder pb = new ProcessBuilder("bash", "-c", ". \"$1\"; baton_find_java && echo \"$JAVA_HOME\"", "find", script.toString());
+        ProcessBuilder pb = new ProcessBuilder(
+                "bash", "-c", ". \"$1\"; baton_find_java && echo \"$JAVA_HOME\"", "find", script.toString());
         Map<String, String> env = pb.environment();
         env.remove("JAVA_HOME");
         if (javaHome != null) env.put("JAVA_HOME", javaHome);
@@ -67,7 +68,10 @@ class JavaHomeTest {
         Found found = find(jdk17.toString());
         assertThat(found.exit()).isEqualTo(1);
         assertThat(found.javaHome()).isEmpty();
-        assertThat(found.err()).contains("no Java 21 or newer found").contains(jdk17.toString())
-                .contains(dir.resolve("jvm").toString()).contains("JAVA_HOME");
+        assertThat(found.err())
+                .contains("no Java 21 or newer found")
+                .contains(jdk17.toString())
+                .contains(dir.resolve("jvm").toString())
+                .contains("JAVA_HOME");
     }
 }

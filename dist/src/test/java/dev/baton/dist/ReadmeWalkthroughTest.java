@@ -50,44 +50,61 @@ class ReadmeWalkthroughTest {
     void theReadmeWalkthroughRunsAsWritten() throws Exception {
         Path readme = Path.of(System.getProperty("baton.readme"));
         WalkthroughBlocks blocks = WalkthroughBlocks.of(Files.readString(readme));
-        assertThat(blocks.blocks()).as("blocks marked " + WalkthroughBlocks.MARKER + " in " + readme).isNotEmpty();
+        assertThat(blocks.blocks())
+                .as("blocks marked " + WalkthroughBlocks.MARKER + " in " + readme)
+                .isNotEmpty();
 
         Path install = unpack(Path.of(System.getProperty("baton.archive")));
         Path work = Files.createDirectories(dir.resolve("work"));
-        Path launcher = Files.writeString(work.resolve("baton"), "#!/bin/sh\nexec '" + install.resolve("bin/baton") + "' \"$@\"\n");
+        Path launcher = Files.writeString(
+                work.resolve("baton"), "#!/bin/sh\nexec '" + install.resolve("bin/baton") + "' \"$@\"\n");
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path data = work.resolve("data");
 
         String url = startServer(install, data);
         String token = Files.readString(data.resolve("admin-token")).strip();
 
-        Path script = Files.writeString(dir.resolve("walkthrough.sh"), blocks.script(readme.getFileName().toString()));
+        Path script = Files.writeString(
+                dir.resolve("walkthrough.sh"),
+                blocks.script(readme.getFileName().toString()));
         Path output = dir.resolve("walkthrough.log");
-        ProcessBuilder session = new ProcessBuilder("bash", script.toString()).directory(work.toFile())
-                .redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder session = new ProcessBuilder("bash", script.toString())
+                .directory(work.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile());
         Map<String, String> env = quietEnvironment(session.environment());
         env.put("PATH", install.resolve("bin") + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("BATON_SERVER", url);
         env.put("BATON_ADMIN_TOKEN", token);
         env.put("BATON_TOKEN", token);
         env.put("BATON_DATA_DIR", data.toString());
-        env.put("WALKTHROUGH_TMP", Files.createDirectories(dir.resolve("scratch")).toString());
+        env.put(
+                "WALKTHROUGH_TMP",
+                Files.createDirectories(dir.resolve("scratch")).toString());
         Process bash = session.start();
         boolean ended = bash.waitFor(10, TimeUnit.MINUTES);
         if (!ended) bash.descendants().forEach(ProcessHandle::destroyForcibly);
         if (!ended) bash.destroyForcibly();
 
         String log = Files.readString(output);
-        assertThat(ended).as("the walkthrough ended within 10 minutes:\n" + tail(log)).isTrue();
-        assertThat(bash.exitValue()).as("the walkthrough's exit status; its session:\n" + tail(log)).isZero();
+        assertThat(ended)
+                .as("the walkthrough ended within 10 minutes:\n" + tail(log))
+                .isTrue();
+        assertThat(bash.exitValue())
+                .as("the walkthrough's exit status; its session:\n" + tail(log))
+                .isZero();
     }
 
     /** Unpacks the archive as docs/runner.md says (tar, one top directory) and returns that directory. */
     private Path unpack(Path archive) throws IOException, InterruptedException {
-        assertThat(archive).as("the distribution archive (built by `./mvnw package`)").isRegularFile();
+        assertThat(archive)
+                .as("the distribution archive (built by `./mvnw package`)")
+                .isRegularFile();
         Path into = Files.createDirectories(dir.resolve("opt-baton"));
-        Process tar = new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", into.toString(), "--strip-components=1")
-                .inheritIO().start();
+        Process tar = new ProcessBuilder(
+                        "tar", "-xzf", archive.toString(), "-C", into.toString(), "--strip-components=1")
+                .inheritIO()
+                .start();
         assertThat(tar.waitFor()).as("tar -xzf " + archive).isZero();
         assertThat(into.resolve("bin/baton")).isExecutable();
         return into;
@@ -96,14 +113,19 @@ class ReadmeWalkthroughTest {
     /** `baton server` from the archive on a free port; returns its URL once it listens. */
     private String startServer(Path install, Path data) throws IOException, InterruptedException {
         Path log = dir.resolve("server.log");
-        ProcessBuilder pb = new ProcessBuilder(install.resolve("bin/baton").toString(), "server", "--port", "0", "--data-dir", data.toString())
-                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        install.resolve("bin/baton").toString(), "server", "--port", "0", "--data-dir", data.toString())
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
         quietEnvironment(pb.environment());
         server = pb.start();
         for (int i = 0; i < 1200; i++) { // up to 2 minutes on a loaded machine
             Matcher m = LISTENING.matcher(Files.readString(log));
             if (m.find() && Files.exists(data.resolve("admin-token"))) return m.group(1);
-            assertThat(server.isAlive()).as("the server is running:\n" + Files.readString(log)).isTrue();
+            assertThat(server.isAlive())
+                    .as("the server is running:\n" + Files.readString(log))
+                    .isTrue();
             Thread.sleep(100);
         }
         throw new AssertionError("the server did not say where it listens:\n" + Files.readString(log));

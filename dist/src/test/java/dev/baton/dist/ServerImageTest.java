@@ -56,8 +56,10 @@ class ServerImageTest {
             container.waitFor(30, TimeUnit.SECONDS);
         }
         // Gone already when it stopped cleanly (runc run deletes it): the outcome does not matter.
-        Process delete = new ProcessBuilder("runc", "delete", "--force", id).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process delete = new ProcessBuilder("runc", "delete", "--force", id)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (!delete.waitFor(30, TimeUnit.SECONDS)) delete.destroyForcibly();
     }
 
@@ -81,17 +83,22 @@ class ServerImageTest {
 
         Path serverLog = dir.resolve("server.log");
         container = new ProcessBuilder("runc", "run", "--bundle", bundle.toString(), id)
-                .redirectErrorStream(true).redirectOutput(serverLog.toFile()).start();
+                .redirectErrorStream(true)
+                .redirectOutput(serverLog.toFile())
+                .start();
         String url = "http://127.0.0.1:" + port;
         awaitReady(url, serverLog);
-        assertThat(data.resolve("admin-token")).as("the admin token, in the mounted data directory").isRegularFile();
+        assertThat(data.resolve("admin-token"))
+                .as("the admin token, in the mounted data directory")
+                .isRegularFile();
 
         String log = firstJob(url, data);
         assertThat(log).as("the first job's metrics, printed by run --wait").contains("shell-loop-200k");
 
         container.destroy(); // SIGTERM, passed on by runc to the server, which shuts down gracefully
         assertThat(container.waitFor(60, TimeUnit.SECONDS))
-                .as("the container stopped on SIGTERM:\n" + Files.readString(serverLog)).isTrue();
+                .as("the container stopped on SIGTERM:\n" + Files.readString(serverLog))
+                .isTrue();
         assertThat(Files.readString(serverLog)).as("the server's log").contains("listening on " + url);
     }
 
@@ -128,10 +135,15 @@ class ServerImageTest {
     }
 
     private void awaitReady(String url, Path serverLog) throws IOException, InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create(url + "/ready")).timeout(Duration.ofSeconds(5)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(url + "/ready"))
+                .timeout(Duration.ofSeconds(5))
+                .build();
         for (int i = 0; i < 1200; i++) { // up to 2 minutes on a loaded machine
-            assertThat(container.isAlive()).as("the container is running:\n" + Files.readString(serverLog)).isTrue();
+            assertThat(container.isAlive())
+                    .as("the container is running:\n" + Files.readString(serverLog))
+                    .isTrue();
             try {
                 if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) return;
             } catch (IOException notYet) {
@@ -149,7 +161,8 @@ class ServerImageTest {
     private String firstJob(String url, Path data) throws IOException, InterruptedException {
         Path readme = Path.of(System.getProperty("baton.readme"));
         List<WalkthroughBlocks.Block> blocks = new ArrayList<>();
-        for (WalkthroughBlocks.Block block : WalkthroughBlocks.of(Files.readString(readme)).blocks()) {
+        for (WalkthroughBlocks.Block block :
+                WalkthroughBlocks.of(Files.readString(readme)).blocks()) {
             blocks.add(block);
             if (block.code().contains("baton run ")) break;
         }
@@ -157,35 +170,46 @@ class ServerImageTest {
 
         Path install = unpackDistribution(Path.of(System.getProperty("baton.archive")));
         Path work = data.getParent();
-        Path launcher = Files.writeString(work.resolve("baton"),
-                "#!/bin/sh\nexec '" + install.resolve("bin/baton") + "' \"$@\"\n");
+        Path launcher = Files.writeString(
+                work.resolve("baton"), "#!/bin/sh\nexec '" + install.resolve("bin/baton") + "' \"$@\"\n");
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         String token = Files.readString(data.resolve("admin-token")).strip();
 
-        Path script = Files.writeString(dir.resolve("first-job.sh"),
+        Path script = Files.writeString(
+                dir.resolve("first-job.sh"),
                 new WalkthroughBlocks(blocks).script(readme.getFileName().toString()));
         Path output = dir.resolve("first-job.log");
-        ProcessBuilder session = new ProcessBuilder("bash", script.toString()).directory(work.toFile())
-                .redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder session = new ProcessBuilder("bash", script.toString())
+                .directory(work.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile());
         Map<String, String> env = quietEnvironment(session.environment());
         env.put("PATH", install.resolve("bin") + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("BATON_SERVER", url);
         env.put("BATON_ADMIN_TOKEN", token);
         env.put("BATON_TOKEN", token);
         env.put("BATON_DATA_DIR", data.toString());
-        env.put("WALKTHROUGH_TMP", Files.createDirectories(dir.resolve("scratch")).toString());
+        env.put(
+                "WALKTHROUGH_TMP",
+                Files.createDirectories(dir.resolve("scratch")).toString());
         Process bash = session.start();
         boolean ended = bash.waitFor(10, TimeUnit.MINUTES);
         if (!ended) bash.descendants().forEach(ProcessHandle::destroyForcibly);
         if (!ended) bash.destroyForcibly();
         String log = Files.readString(output);
-        assertThat(ended).as("the README's first job ended within 10 minutes:\n" + log).isTrue();
-        assertThat(bash.exitValue()).as("the exit status of the README's first job; its session:\n" + log).isZero();
+        assertThat(ended)
+                .as("the README's first job ended within 10 minutes:\n" + log)
+                .isTrue();
+        assertThat(bash.exitValue())
+                .as("the exit status of the README's first job; its session:\n" + log)
+                .isZero();
         return log;
     }
 
     private Path unpackDistribution(Path archive) throws IOException, InterruptedException {
-        assertThat(archive).as("the distribution archive (built by `./mvnw package`)").isRegularFile();
+        assertThat(archive)
+                .as("the distribution archive (built by `./mvnw package`)")
+                .isRegularFile();
         Path into = Files.createDirectories(dir.resolve("opt-baton"));
         run(Duration.ofMinutes(1), "tar", "-xzf", archive.toString(), "-C", into.toString(), "--strip-components=1");
         return into;
@@ -201,10 +225,15 @@ class ServerImageTest {
 
     private void run(Duration limit, String... command) throws IOException, InterruptedException {
         Path log = Files.createTempFile(dir, "command", ".log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         boolean ended = p.waitFor(limit.toSeconds(), TimeUnit.SECONDS);
         if (!ended) p.destroyForcibly();
-        assertThat(ended && p.exitValue() == 0).as(String.join(" ", command) + ":\n" + Files.readString(log)).isTrue();
+        assertThat(ended && p.exitValue() == 0)
+                .as(String.join(" ", command) + ":\n" + Files.readString(log))
+                .isTrue();
     }
 
     private static boolean isRoot() throws IOException, InterruptedException {

@@ -25,7 +25,11 @@ record WalkthroughBlocks(List<Block> blocks) {
         Matcher m = MARKED.matcher(markdown.replace("\r\n", "\n"));
         String text = markdown.replace("\r\n", "\n");
         while (m.find()) {
-            int line = (int) text.substring(0, m.start(1)).chars().filter(c -> c == '\n').count() + 1;
+            int line = (int) text.substring(0, m.start(1))
+                            .chars()
+                            .filter(c -> c == '\n')
+                            .count()
+                    + 1;
             found.add(new Block(line, m.group(1)));
         }
         return new WalkthroughBlocks(List.copyOf(found));
@@ -43,7 +47,11 @@ record WalkthroughBlocks(List<Block> blocks) {
                 set -x
                 """);
         for (Block b : blocks) {
-            s.append(": walkthrough block at ").append(document).append(" line ").append(b.line()).append('\n');
+            s.append(": walkthrough block at ")
+                    .append(document)
+                    .append(" line ")
+                    .append(b.line())
+                    .append('\n');
             s.append(b.code());
             if (!b.code().endsWith("\n")) s.append('\n');
         }

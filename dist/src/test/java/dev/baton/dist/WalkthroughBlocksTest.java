@@ -33,13 +33,18 @@ class WalkthroughBlocksTest {
                 ```
                 """;
         var blocks = WalkthroughBlocks.of(md).blocks();
-        assertThat(blocks).extracting(WalkthroughBlocks.Block::code).containsExactly("echo one\necho two\n", "echo three\n");
+        assertThat(blocks)
+                .extracting(WalkthroughBlocks.Block::code)
+                .containsExactly("echo one\necho two\n", "echo three\n");
         assertThat(blocks).extracting(WalkthroughBlocks.Block::line).containsExactly(9, 16);
     }
 
     @Test
     void theScriptStopsAtTheFirstFailureAndNamesEachBlock() {
-        String script = WalkthroughBlocks.of("<!-- walkthrough -->\n```sh\ntrue\n```\n").script("README.md");
-        assertThat(script).startsWith("set -euo pipefail\n").contains(": walkthrough block at README.md line 3\ntrue\n");
+        String script =
+                WalkthroughBlocks.of("<!-- walkthrough -->\n```sh\ntrue\n```\n").script("README.md");
+        assertThat(script)
+                .startsWith("set -euo pipefail\n")
+                .contains(": walkthrough block at README.md line 3\ntrue\n");
     }
 }

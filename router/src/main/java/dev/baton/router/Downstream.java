@@ -14,9 +14,11 @@ final class Downstream {
     Link link;
     /** The answers owed on {@link #link}, in the order of its messages. */
     Answers answers;
+
     Instant lastValid;
     /** Jobs it asked for with its current {@code ready} and has not been handed yet. */
     int free;
+
     boolean waiting;
     Instant pollDeadline;
     /** The labels it reported in its last {@code ready} (docs/scheduling.md, "Label routing"). */
@@ -32,12 +34,19 @@ final class Downstream {
     }
 
     boolean canTake(HeldJob job) {
-        return link != null && waiting && free > 0 && specs.contains(job.spec()) && !job.declinedBy.contains(name)
+        return link != null
+                && waiting
+                && free > 0
+                && specs.contains(job.spec())
+                && !job.declinedBy.contains(name)
                 && labels.entrySet().containsAll(job.labels.entrySet());
     }
 
     /** Whether it holds the job's image (image affinity: such a runner is offered the job first). */
     boolean holds(HeldJob job) {
-        return images != null && job.claimed != null && job.claimed.config() != null && images.contains(job.claimed.config().digest());
+        return images != null
+                && job.claimed != null
+                && job.claimed.config() != null
+                && images.contains(job.claimed.config().digest());
     }
 }

@@ -24,6 +24,7 @@ final class DownstreamRunners {
     private static final Logger log = LoggerFactory.getLogger(DownstreamRunners.class);
     /** Close codes, as the server uses them (docs/protocol.md). */
     static final int CLOSE_REPLACED = 4001;
+
     static final int CLOSE_HEARTBEAT_TIMEOUT = 4002;
 
     private final RouterSettings settings;
@@ -34,7 +35,13 @@ final class DownstreamRunners {
     private final UpstreamLink link;
     private final HeldJobs held;
 
-    DownstreamRunners(RouterSettings settings, Outbox outbox, RouterMetrics metrics, Clock clock, RouterState state, UpstreamLink link,
+    DownstreamRunners(
+            RouterSettings settings,
+            Outbox outbox,
+            RouterMetrics metrics,
+            Clock clock,
+            RouterState state,
+            UpstreamLink link,
             HeldJobs held) {
         this.settings = settings;
         this.outbox = outbox;
@@ -59,7 +66,8 @@ final class DownstreamRunners {
         r.waiting = false;
         metrics.runnerConnected();
         log.info("runner {} connected behind the router", entry.name());
-        link.send(new ServerMessage.Welcome(entry.name(), entry.name(), List.copyOf(new TreeSet<>(entry.specs())), this.link.maxMessageBytes()));
+        link.send(new ServerMessage.Welcome(
+                entry.name(), entry.name(), List.copyOf(new TreeSet<>(entry.specs())), this.link.maxMessageBytes()));
         for (HeldJob h : state.jobs.values()) {
             if (!entry.name().equals(h.owner)) continue;
             h.ownerGoneSince = null;
@@ -76,7 +84,8 @@ final class DownstreamRunners {
         r.link = null;
         r.waiting = false;
         Instant now = clock.instant();
-        for (HeldJob h : state.jobs.values()) if (name.equals(h.owner) && h.state != State.FINISHING) h.ownerGoneSince = now;
+        for (HeldJob h : state.jobs.values())
+            if (name.equals(h.owner) && h.state != State.FINISHING) h.ownerGoneSince = now;
         log.info("runner {} disconnected from the router", name);
         this.link.askUpstream();
     }
@@ -116,7 +125,9 @@ final class DownstreamRunners {
             return;
         }
         // Its images are its own, not the router's: upstream they are part of the router's ready.
-        RunnerMessage upward = message instanceof RunnerMessage.Heartbeat hb ? new RunnerMessage.Heartbeat(hb.job(), hb.lease()) : message;
+        RunnerMessage upward = message instanceof RunnerMessage.Heartbeat hb
+                ? new RunnerMessage.Heartbeat(hb.job(), hb.lease())
+                : message;
         HeldJob h = state.jobs.get(job);
         if (h == null || !h.lease.equals(lease)) {
             unheld(r, upward, job, lease, h == null);
@@ -128,9 +139,11 @@ final class DownstreamRunners {
             // declined it, or was lost before starting it) the lease is no longer current; to one that never
             // had it, the job is not leased to it, whatever lease it names.
             if (h.declinedBy.contains(name)) {
-                r.answers.answer(new ServerMessage.Stale(job, lease, "job is no longer yours (the router gave it to another runner)"));
+                r.answers.answer(new ServerMessage.Stale(
+                        job, lease, "job is no longer yours (the router gave it to another runner)"));
             } else {
-                r.answers.answer(new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner"));
+                r.answers.answer(
+                        new ServerMessage.Error("not_your_job", "job " + job + " is not leased to this runner"));
             }
             return;
         }
@@ -184,7 +197,8 @@ final class DownstreamRunners {
      * now (it keeps one result per job).
      */
     private void unheld(Downstream r, RunnerMessage message, JobUuid job, LeaseId lease, boolean nothingHeld) {
-        boolean started = message instanceof RunnerMessage.Running || message instanceof RunnerMessage.Heartbeat
+        boolean started = message instanceof RunnerMessage.Running
+                || message instanceof RunnerMessage.Heartbeat
                 || message instanceof RunnerMessage.Log;
         if (message instanceof RunnerMessage.Terminal t && nothingHeld) outbox.writeResult(t, 1);
         this.link.forward(r, job, lease, message, started && nothingHeld);
@@ -193,12 +207,14 @@ final class DownstreamRunners {
     private void ready(Downstream r, RunnerMessage.Ready ready, Instant now) {
         int slots = ready.slots() == null ? 1 : ready.slots();
         if (slots < 1 || slots > 1024) {
-            r.answers.answer(new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots));
+            r.answers.answer(
+                    new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots));
             return;
         }
         int poll = ready.pollTimeout() == null ? 30 : ready.pollTimeout();
         if (poll < 1 || poll > 900) {
-            r.answers.answer(new ServerMessage.Error("invalid_poll_timeout", "poll_timeout must be between 1 and 900, got " + poll));
+            r.answers.answer(new ServerMessage.Error(
+                    "invalid_poll_timeout", "poll_timeout must be between 1 and 900, got " + poll));
             return;
         }
         if (ready.labels() != null) r.labels = ready.labels();
@@ -232,7 +248,8 @@ final class DownstreamRunners {
                 r.waiting = false;
                 gone.close(CLOSE_HEARTBEAT_TIMEOUT, "no valid message within the heartbeat timeout");
                 log.warn("runner {} behind the router timed out", r.name);
-                for (HeldJob h : state.jobs.values()) if (r.name.equals(h.owner) && h.state != State.FINISHING) h.ownerGoneSince = now.minus(hbTimeout);
+                for (HeldJob h : state.jobs.values())
+                    if (r.name.equals(h.owner) && h.state != State.FINISHING) h.ownerGoneSince = now.minus(hbTimeout);
             }
         }
     }

@@ -13,17 +13,24 @@ import java.util.Set;
 
 /** One upstream attempt the router holds, under the server's lease. Touched only by the event loop. */
 final class HeldJob {
-    enum State { QUEUED, OFFERED, RUNNING, FINISHING }
+    enum State {
+        QUEUED,
+        OFFERED,
+        RUNNING,
+        FINISHING
+    }
 
     final JobUuid id;
     final LeaseId lease;
     /** Null for an attempt the router adopted after its own restart (a runner came back with it). */
     final ClaimedJob claimed;
+
     State state;
     String owner;
     final Set<String> declinedBy = new HashSet<>();
     /** Start of the acceptance window (restarted by the owner's {@code preparing}). */
     Instant windowStart;
+
     final Instant received;
     Instant lastKeepAlive;
     DeclineCode lastDeclineCode = DeclineCode.OTHER;
@@ -52,7 +59,9 @@ final class HeldJob {
     }
 
     ProjectUuid project() {
-        return claimed == null || claimed.config() == null ? null : claimed.config().project();
+        return claimed == null || claimed.config() == null
+                ? null
+                : claimed.config().project();
     }
 
     String spec() {

@@ -37,7 +37,13 @@ final class HeldJobs {
     private final RouterState state;
     private final UpstreamLink link;
 
-    HeldJobs(RouterSettings settings, SchedulingPolicy policy, Outbox outbox, RouterMetrics metrics, Clock clock, RouterState state,
+    HeldJobs(
+            RouterSettings settings,
+            SchedulingPolicy policy,
+            Outbox outbox,
+            RouterMetrics metrics,
+            Clock clock,
+            RouterState state,
             UpstreamLink link) {
         this.settings = settings;
         this.policy = policy;
@@ -58,7 +64,11 @@ final class HeldJobs {
         if (labels != null) h.labels = labels;
         state.jobs.put(h.id, h);
         metrics.received();
-        log.info("job {} attempt {} ({}) held for a runner", claimed.uuid(), claimed.attempt(), claimed.spec().slug());
+        log.info(
+                "job {} attempt {} ({}) held for a runner",
+                claimed.uuid(),
+                claimed.attempt(),
+                claimed.spec().slug());
         offer();
         link.askUpstream();
     }
@@ -93,7 +103,7 @@ final class HeldJobs {
                 if (owner != null && owner.link != null) owner.link.send(c);
                 else h.pendingCancel = c;
             }
-            case FINISHING -> { }
+            case FINISHING -> {}
         }
     }
 
@@ -106,7 +116,8 @@ final class HeldJobs {
         if (h.state == State.RUNNING) state.usage.ended(h.id, clock.instant());
         else state.usage.forget(h.id);
         Downstream owner = h.owner == null ? null : state.runners.get(h.owner);
-        if (owner != null && owner.link != null && h.state != State.FINISHING && !owner.name.equals(relayedTo)) owner.link.send(s);
+        if (owner != null && owner.link != null && h.state != State.FINISHING && !owner.name.equals(relayedTo))
+            owner.link.send(s);
         log.info("job {}: lease no longer current upstream ({})", s.job(), s.reason());
         offer();
         link.askUpstream();
@@ -135,7 +146,8 @@ final class HeldJobs {
     void declined(Downstream r, HeldJob h, RunnerMessage.Declined d) {
         if (h.state != State.OFFERED) {
             // Started (or finished): as the server answers a decline of a running job.
-            r.answers.answer(new ServerMessage.Error("cannot_decline", "job " + h.id + " is already running; report failed instead"));
+            r.answers.answer(new ServerMessage.Error(
+                    "cannot_decline", "job " + h.id + " is already running; report failed instead"));
             return;
         }
         r.answers.answer(new ServerMessage.Ack(h.id));
@@ -148,8 +160,11 @@ final class HeldJobs {
         h.state = State.QUEUED;
         h.owner = null;
         if (noRunnerLeftFor(h)) {
-            declineUpstream(h, h.lastDeclineCode, "every runner behind router " + settings.name() + " for this spec declined it ("
-                    + h.lastDeclineReason + ")");
+            declineUpstream(
+                    h,
+                    h.lastDeclineCode,
+                    "every runner behind router " + settings.name() + " for this spec declined it ("
+                            + h.lastDeclineReason + ")");
         } else {
             offer();
         }
@@ -187,20 +202,28 @@ final class HeldJobs {
     void tick(Instant now) {
         Duration hbTimeout = settings.heartbeatTimeout();
         for (HeldJob h : List.copyOf(state.jobs.values())) {
-            if (h.ownerGoneSince != null && !now.isBefore(h.ownerGoneSince.plus(hbTimeout)) && h.state != State.FINISHING) {
+            if (h.ownerGoneSince != null
+                    && !now.isBefore(h.ownerGoneSince.plus(hbTimeout))
+                    && h.state != State.FINISHING) {
                 lost(h, now);
                 continue;
             }
-            if ((h.state == State.QUEUED || h.state == State.OFFERED) && h.claimed != null
+            if ((h.state == State.QUEUED || h.state == State.OFFERED)
+                    && h.claimed != null
                     && !now.isBefore(h.windowStart.plus(settings.acceptanceWindow()))) {
                 Downstream owner = h.owner == null ? null : state.runners.get(h.owner);
-                if (owner != null && owner.link != null) owner.link.send(new ServerMessage.Stale(h.id, h.lease, "acceptance_timeout"));
-                declineUpstream(h, h.lastDeclineReason == null ? DeclineCode.OTHER : h.lastDeclineCode,
-                        "no runner behind router " + settings.name() + " accepted it within " + settings.acceptanceWindow().toSeconds() + " s"
+                if (owner != null && owner.link != null)
+                    owner.link.send(new ServerMessage.Stale(h.id, h.lease, "acceptance_timeout"));
+                declineUpstream(
+                        h,
+                        h.lastDeclineReason == null ? DeclineCode.OTHER : h.lastDeclineCode,
+                        "no runner behind router " + settings.name() + " accepted it within "
+                                + settings.acceptanceWindow().toSeconds() + " s"
                                 + (h.lastDeclineReason == null ? "" : " (last decline: " + h.lastDeclineReason + ")"));
                 continue;
             }
-            if ((h.state == State.QUEUED || h.state == State.OFFERED) && !now.isBefore(h.lastKeepAlive.plus(settings.keepAlive()))) {
+            if ((h.state == State.QUEUED || h.state == State.OFFERED)
+                    && !now.isBefore(h.lastKeepAlive.plus(settings.keepAlive()))) {
                 link.keepAlive(h, now);
             }
         }
@@ -223,13 +246,21 @@ final class HeldJobs {
             h.owner = null;
             h.pendingCancel = null;
             log.warn("job {}: runner {} lost before starting it; offered again", h.id, runner);
-            if (noRunnerLeftFor(h)) declineUpstream(h, DeclineCode.OTHER, "the runner behind router " + settings.name() + " was lost before it started the job");
+            if (noRunnerLeftFor(h))
+                declineUpstream(
+                        h,
+                        DeclineCode.OTHER,
+                        "the runner behind router " + settings.name() + " was lost before it started the job");
             else offer();
             return;
         }
         log.warn("job {}: runner {} behind the router lost while running it; reported lost upstream", h.id, runner);
-        RunnerMessage.Failed failed = new RunnerMessage.Failed(h.id, h.lease, List.of(),
-                "lost contact with runner " + runner + " behind router " + settings.name(), true);
+        RunnerMessage.Failed failed = new RunnerMessage.Failed(
+                h.id,
+                h.lease,
+                List.of(),
+                "lost contact with runner " + runner + " behind router " + settings.name(),
+                true);
         state.usage.ended(h.id, now);
         outbox.writeResult(failed, 1);
         h.state = State.FINISHING;

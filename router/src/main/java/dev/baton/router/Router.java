@@ -33,8 +33,16 @@ public final class Router implements AutoCloseable {
      * @param keysFile  the runners' hashed keys ({@link RouterKeys})
      * @param stateDir  the outbox of results owed upstream lives here
      */
-    public record Options(URI server, String runner, RunnerKey key, String host, int port, Path keysFile, Path stateDir,
-                          SchedulingPolicy policy, RouterSettings settings) {
+    public record Options(
+            URI server,
+            String runner,
+            RunnerKey key,
+            String host,
+            int port,
+            Path keysFile,
+            Path stateDir,
+            SchedulingPolicy policy,
+            RouterSettings settings) {
         @Override
         public String toString() {
             return "Options[" + server + ", " + runner + ", " + host + ":" + port + "]"; // never the key
@@ -51,37 +59,54 @@ public final class Router implements AutoCloseable {
     private Router(Options o, Clock clock, Duration tick) {
         RouterMetrics metrics = new RouterMetrics();
         Outbox outbox = new Outbox(o.stateDir().resolve("outbox"));
-        this.upstream = new UpstreamConnection(o.server(), o.runner(), o.key(), o.settings().maxMessageBytes(), this::upstreamEvent, clock);
+        this.upstream = new UpstreamConnection(
+                o.server(), o.runner(), o.key(), o.settings().maxMessageBytes(), this::upstreamEvent, clock);
         this.core = new RouterCore(o.settings(), o.policy(), outbox, metrics, clock, upstream);
-        metrics.gauges(() -> loop.call(core::connectedRunners), () -> loop.call(core::heldJobs),
+        metrics.gauges(
+                () -> loop.call(core::connectedRunners),
+                () -> loop.call(core::heldJobs),
                 () -> loop.call(() -> core.upstreamConnected() ? 1 : 0));
         RouterKeys keys = new RouterKeys(o.keysFile());
-        this.downstream = new DownstreamServer(o.host(), o.port(), o.settings().maxMessageBytes(), keys, new DownstreamServer.Events() {
-            @Override
-            public void connected(RunnerEntry entry, Link link) {
-                loop.post(() -> core.runnerConnected(entry, link));
-            }
+        this.downstream = new DownstreamServer(
+                o.host(),
+                o.port(),
+                o.settings().maxMessageBytes(),
+                keys,
+                new DownstreamServer.Events() {
+                    @Override
+                    public void connected(RunnerEntry entry, Link link) {
+                        loop.post(() -> core.runnerConnected(entry, link));
+                    }
 
-            @Override
-            public void received(String runner, Link link, dev.baton.protocol.message.RunnerMessage message) {
-                loop.post(() -> core.runnerReceived(runner, link, message));
-            }
+                    @Override
+                    public void received(String runner, Link link, dev.baton.protocol.message.RunnerMessage message) {
+                        loop.post(() -> core.runnerReceived(runner, link, message));
+                    }
 
-            @Override
-            public void invalid(String runner, Link link, String reason) {
-                loop.post(() -> core.runnerInvalid(runner, link, reason));
-            }
+                    @Override
+                    public void invalid(String runner, Link link, String reason) {
+                        loop.post(() -> core.runnerInvalid(runner, link, reason));
+                    }
 
-            @Override
-            public void closed(String runner, Link link) {
-                loop.post(() -> core.runnerClosed(runner, link));
-            }
-        }, () -> loop.call(core::status), metrics::scrape);
-        ticker.scheduleAtFixedRate(() -> loop.post(core::tick), tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+                    @Override
+                    public void closed(String runner, Link link) {
+                        loop.post(() -> core.runnerClosed(runner, link));
+                    }
+                },
+                () -> loop.call(core::status),
+                metrics::scrape);
+        ticker.scheduleAtFixedRate(
+                () -> loop.post(core::tick), tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
         ticker.scheduleAtFixedRate(() -> loop.post(core::heartbeat), 1, 1, TimeUnit.SECONDS);
         upstream.start();
-        log.info("Baton router {} listening on {}:{} for runners; upstream {} as runner {}; policy {}", o.settings().name(), o.host(),
-                downstream.port(), o.server(), o.runner(), o.policy().describe());
+        log.info(
+                "Baton router {} listening on {}:{} for runners; upstream {} as runner {}; policy {}",
+                o.settings().name(),
+                o.host(),
+                downstream.port(),
+                o.server(),
+                o.runner(),
+                o.policy().describe());
     }
 
     public static Router start(Options options, Clock clock) {
@@ -94,7 +119,7 @@ public final class Router implements AutoCloseable {
             case Input.ConnectionClosed c -> loop.post(() -> core.upstreamClosed(c.reason()));
             case Input.Received r -> loop.post(() -> core.upstreamReceived(r.message()));
             case Input.Malformed m -> log.warn("malformed message from the server: {}", m.reason());
-            default -> { }
+            default -> {}
         }
     }
 

@@ -41,7 +41,13 @@ public final class RouterCore {
     private final HeldJobs held;
     private final DownstreamRunners runners;
 
-    public RouterCore(RouterSettings settings, SchedulingPolicy policy, Outbox outbox, RouterMetrics metrics, Clock clock, Upstream upstream) {
+    public RouterCore(
+            RouterSettings settings,
+            SchedulingPolicy policy,
+            Outbox outbox,
+            RouterMetrics metrics,
+            Clock clock,
+            Upstream upstream) {
         this.settings = settings;
         this.policy = policy;
         this.clock = clock;
@@ -75,7 +81,8 @@ public final class RouterCore {
             case ServerMessage.Stale s -> held.stale(s, upstream.relay(s.job(), s.lease(), s));
             case ServerMessage.Drain d -> upstream.drain(d);
             case ServerMessage.PullToken p -> upstream.relay(p.job(), p.lease(), p);
-            case ServerMessage.Update u -> log.info("the server offers runner version {}; a router does not self-update", u.version());
+            case ServerMessage.Update u ->
+                log.info("the server offers runner version {}; a router does not self-update", u.version());
             case ServerMessage.Error e -> {
                 if (!upstream.relayError(e)) log.warn("upstream error {}: {}", e.code(), e.message());
             }
@@ -124,8 +131,15 @@ public final class RouterCore {
     // ---- status --------------------------------------------------------------------------------
 
     public RouterStatus status() {
-        return RouterStatus.of(state.runners.values(), state.jobs.values(), state.usage, clock.instant(), upstream.isOpen(),
-                Objects.requireNonNullElse(upstream.name(), settings.name()), upstream.specs(), policy.describe());
+        return RouterStatus.of(
+                state.runners.values(),
+                state.jobs.values(),
+                state.usage,
+                clock.instant(),
+                upstream.isOpen(),
+                Objects.requireNonNullElse(upstream.name(), settings.name()),
+                upstream.specs(),
+                policy.describe());
     }
 
     public int heldJobs() {

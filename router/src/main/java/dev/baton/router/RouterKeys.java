@@ -33,6 +33,7 @@ public final class RouterKeys {
     private final Path file;
     /** What the loaded file was: its modification time and file key (a rewrite is a new inode, seen even within one timestamp tick). */
     private List<Object> loaded;
+
     private Map<String, RunnerEntry> entries = Map.of();
 
     public RouterKeys(Path file) {
@@ -47,11 +48,13 @@ public final class RouterKeys {
         if (entry == null || authorization == null || !authorization.startsWith("Bearer ")) return Optional.empty();
         String hash;
         try {
-            hash = RunnerKey.parse(authorization.substring("Bearer ".length()).strip()).hash();
+            hash = RunnerKey.parse(authorization.substring("Bearer ".length()).strip())
+                    .hash();
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
-        boolean same = MessageDigest.isEqual(hash.getBytes(StandardCharsets.US_ASCII), entry.keyHash().getBytes(StandardCharsets.US_ASCII));
+        boolean same = MessageDigest.isEqual(
+                hash.getBytes(StandardCharsets.US_ASCII), entry.keyHash().getBytes(StandardCharsets.US_ASCII));
         return same ? Optional.of(entry) : Optional.empty();
     }
 
@@ -83,13 +86,17 @@ public final class RouterKeys {
             String line = raw.replaceFirst("#.*", "").strip();
             if (line.isEmpty()) continue;
             String[] parts = line.split("\\s+");
-            if (parts.length != 3 || !NAME.matcher(parts[0]).matches() || !HASH.matcher(parts[1]).matches()) {
-                throw new IllegalArgumentException("keys file line " + n + ": expected '<name> <sha256 hex> <spec>[,<spec>…]'");
+            if (parts.length != 3
+                    || !NAME.matcher(parts[0]).matches()
+                    || !HASH.matcher(parts[1]).matches()) {
+                throw new IllegalArgumentException(
+                        "keys file line " + n + ": expected '<name> <sha256 hex> <spec>[,<spec>…]'");
             }
             var specs = new LinkedHashSet<>(Arrays.asList(parts[2].split(",")));
             specs.remove("");
             if (out.put(parts[0], new RunnerEntry(parts[0], parts[1], specs)) != null) {
-                throw new IllegalArgumentException("keys file line " + n + ": runner '" + parts[0] + "' is listed twice");
+                throw new IllegalArgumentException(
+                        "keys file line " + n + ": runner '" + parts[0] + "' is listed twice");
             }
         }
         return out;
@@ -100,11 +107,14 @@ public final class RouterKeys {
      * {@code specs} (the existing ones when empty on rotation) and returns the new key, shown once.
      */
     public static RunnerKey issue(Path file, String name, List<String> specs) throws IOException {
-        if (!NAME.matcher(name).matches()) throw new IllegalArgumentException("runner name must be lowercase letters, digits and '-'");
-        Map<String, RunnerEntry> current = Files.exists(file) ? parse(Files.readAllLines(file, StandardCharsets.UTF_8)) : new LinkedHashMap<>();
+        if (!NAME.matcher(name).matches())
+            throw new IllegalArgumentException("runner name must be lowercase letters, digits and '-'");
+        Map<String, RunnerEntry> current =
+                Files.exists(file) ? parse(Files.readAllLines(file, StandardCharsets.UTF_8)) : new LinkedHashMap<>();
         RunnerEntry old = current.get(name);
         List<String> serving = !specs.isEmpty() ? specs : old == null ? List.of() : List.copyOf(old.specs());
-        if (serving.isEmpty()) throw new IllegalArgumentException("runner '" + name + "' needs at least one spec (--spec)");
+        if (serving.isEmpty())
+            throw new IllegalArgumentException("runner '" + name + "' needs at least one spec (--spec)");
         RunnerKey key = RunnerKey.generate();
         Map<String, RunnerEntry> next = new LinkedHashMap<>(current);
         next.put(name, new RunnerEntry(name, key.hash(), new LinkedHashSet<>(serving)));
@@ -122,7 +132,8 @@ public final class RouterKeys {
     }
 
     private static void write(Path file, Iterable<RunnerEntry> entries) throws IOException {
-        List<String> lines = new ArrayList<>(List.of("# runners behind this Baton router: <name> <sha256 of key> <specs>",
+        List<String> lines = new ArrayList<>(List.of(
+                "# runners behind this Baton router: <name> <sha256 of key> <specs>",
                 "# managed by 'baton router keys'; only hashes are kept"));
         for (RunnerEntry e : entries) lines.add(e.name() + " " + e.keyHash() + " " + String.join(",", e.specs()));
         Path parent = file.toAbsolutePath().getParent();

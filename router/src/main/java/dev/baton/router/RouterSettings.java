@@ -17,10 +17,16 @@ import java.time.Duration;
  * @param maxMessageBytes     bound on a message in either direction; the server's {@code request_body_max_bytes}
  *                            (16 MiB by default), so that a runner's message the server would take passes the router
  */
-public record RouterSettings(String name, Duration acceptanceWindow, Duration heartbeatTimeout, Duration keepAlive,
-                             int upstreamPollSeconds, int maxMessageBytes) {
+public record RouterSettings(
+        String name,
+        Duration acceptanceWindow,
+        Duration heartbeatTimeout,
+        Duration keepAlive,
+        int upstreamPollSeconds,
+        int maxMessageBytes) {
     public static RouterSettings defaults(String name) {
-        return new RouterSettings(name, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(10), 30, 16 * 1024 * 1024);
+        return new RouterSettings(
+                name, Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(10), 30, 16 * 1024 * 1024);
     }
 
     public RouterSettings withAcceptanceWindow(Duration d) {

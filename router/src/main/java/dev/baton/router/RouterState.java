@@ -15,5 +15,6 @@ final class RouterState {
     final Map<String, Downstream> runners = new LinkedHashMap<>();
     /** By job, in the order they came from upstream. */
     final Map<JobUuid, HeldJob> jobs = new LinkedHashMap<>();
+
     final ProjectUsage usage = new ProjectUsage();
 }

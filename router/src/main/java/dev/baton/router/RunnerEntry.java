@@ -8,6 +8,7 @@ import java.util.Set;
  */
 public record RunnerEntry(String name, String keyHash, Set<String> specs) {
     public RunnerEntry {
-        specs = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(specs)); // a stable order in files and lists
+        specs = java.util.Collections.unmodifiableSortedSet(
+                new java.util.TreeSet<>(specs)); // a stable order in files and lists
     }
 }

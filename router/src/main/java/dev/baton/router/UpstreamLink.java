@@ -10,7 +10,6 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.router.HeldJob.State;
 import dev.baton.router.policy.SchedulingPolicy;
-import dev.baton.channelclient.outbox.Outbox;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
@@ -38,13 +37,21 @@ final class UpstreamLink {
      * run from classes). Its {@code ready} sends no {@code arch}: it stands for runners of any
      * architecture, so the server's architecture check (issue 41) is theirs, not the router's.
      */
-    private static final String VERSION = Objects.requireNonNullElse(UpstreamLink.class.getPackage().getImplementationVersion(), "router");
+    private static final String VERSION =
+            Objects.requireNonNullElse(UpstreamLink.class.getPackage().getImplementationVersion(), "router");
+
     private static final String HOST = hostName();
     private static final Long PID = ProcessHandle.current().pid();
-    private static final Instant STARTED = ProcessHandle.current().info().startInstant().orElse(null);
+    private static final Instant STARTED =
+            ProcessHandle.current().info().startInstant().orElse(null);
 
     /** What the outstanding ready asked: also the labels and images it advertised for the runners behind the router. */
-    private record Asked(Set<String> specs, List<ProjectUuid> prefer, int slots, Map<String, String> labels, List<ImageDigest> images) {
+    private record Asked(
+            Set<String> specs,
+            List<ProjectUuid> prefer,
+            int slots,
+            Map<String, String> labels,
+            List<ImageDigest> images) {
         Asked less() {
             return slots <= 1 ? null : new Asked(specs, prefer, slots - 1, labels, images);
         }
@@ -65,9 +72,16 @@ final class UpstreamLink {
     private Long serverMaxMessageBytes;
     /** The router's outstanding {@code ready} upstream: what it asked and how many jobs may still come. */
     private Asked asked;
+
     private boolean quiet;
 
-    UpstreamLink(RouterSettings settings, SchedulingPolicy policy, Outbox outbox, RouterMetrics metrics, Clock clock, Upstream upstream,
+    UpstreamLink(
+            RouterSettings settings,
+            SchedulingPolicy policy,
+            Outbox outbox,
+            RouterMetrics metrics,
+            Clock clock,
+            Upstream upstream,
             RouterState state) {
         this.settings = settings;
         this.policy = policy;
@@ -96,7 +110,8 @@ final class UpstreamLink {
             metrics.resent();
         }
         Instant now = clock.instant();
-        for (HeldJob h : state.jobs.values()) if (h.state == State.QUEUED || h.state == State.OFFERED) keepAlive(h, now);
+        for (HeldJob h : state.jobs.values())
+            if (h.state == State.QUEUED || h.state == State.OFFERED) keepAlive(h, now);
         askUpstream();
     }
 
@@ -193,7 +208,9 @@ final class UpstreamLink {
             free += r.free;
             waiting.add(r);
         }
-        long queued = state.jobs.values().stream().filter(h -> h.state == State.QUEUED).count();
+        long queued = state.jobs.values().stream()
+                .filter(h -> h.state == State.QUEUED)
+                .count();
         int want = (int) Math.max(0, free - queued);
         if (want == 0 || specs.isEmpty()) {
             if (asked != null && !asked.specs().isEmpty()) {
@@ -208,17 +225,36 @@ final class UpstreamLink {
         List<ProjectUuid> prefer = policy.preferProjects(state.usage, clock.instant());
         Map<String, String> labels = UpstreamView.labels(waiting);
         List<ImageDigest> images = UpstreamView.images(waiting);
-        if (asked != null && asked.specs().equals(specs) && asked.prefer().equals(prefer) && asked.labels().equals(labels)
+        if (asked != null
+                && asked.specs().equals(specs)
+                && asked.prefer().equals(prefer)
+                && asked.labels().equals(labels)
                 && Objects.equals(asked.images(), images)) return;
         asked = new Asked(specs, prefer, slots, labels, images);
         // Labels always (an empty map clears the last report); images when some runner reports them.
         upstream.send(ready(slots, List.copyOf(specs), prefer.isEmpty() ? null : prefer, labels, images));
     }
 
-    private RunnerMessage.Ready ready(int slots, List<String> specs, List<ProjectUuid> prefer, Map<String, String> labels,
+    private RunnerMessage.Ready ready(
+            int slots,
+            List<String> specs,
+            List<ProjectUuid> prefer,
+            Map<String, String> labels,
             List<ImageDigest> images) {
-        return new RunnerMessage.Ready(settings.upstreamPollSeconds(), "linux", null, VERSION, slots, specs, prefer, null, labels, images,
-                HOST, PID, STARTED);
+        return new RunnerMessage.Ready(
+                settings.upstreamPollSeconds(),
+                "linux",
+                null,
+                VERSION,
+                slots,
+                specs,
+                prefer,
+                null,
+                labels,
+                images,
+                HOST,
+                PID,
+                STARTED);
     }
 
     private static String hostName() {
@@ -232,14 +268,16 @@ final class UpstreamLink {
     /** A held job no runner has started yet: the router says {@code preparing} itself, so the server keeps it alive. */
     void keepAlive(HeldJob h, Instant now) {
         h.lastKeepAlive = now;
-        String what = h.state == State.QUEUED ? "waiting for a runner behind router " + settings.name()
+        String what = h.state == State.QUEUED
+                ? "waiting for a runner behind router " + settings.name()
                 : "offered to runner " + h.owner + " behind router " + settings.name();
         sendUp(h, new RunnerMessage.Preparing(h.id, h.lease, what));
     }
 
     /** The router's own word about a job (a keep-alive, a decline, a result of its own). */
     void sendUp(HeldJob h, RunnerMessage message) {
-        if (open) replies.send(message, UpstreamReplies.Sent.own(h.id, h.lease, message instanceof RunnerMessage.Terminal));
+        if (open)
+            replies.send(message, UpstreamReplies.Sent.own(h.id, h.lease, message instanceof RunnerMessage.Terminal));
     }
 
     /**
@@ -259,8 +297,16 @@ final class UpstreamLink {
     void forward(Downstream r, JobUuid job, LeaseId lease, RunnerMessage message, boolean adoptIfAcknowledged) {
         Answers.Slot slot = r.answers.reserve();
         if (open) {
-            replies.send(message, new UpstreamReplies.Sent(job, lease, message instanceof RunnerMessage.Terminal, r, r.answers, slot,
-                    adoptIfAcknowledged));
+            replies.send(
+                    message,
+                    new UpstreamReplies.Sent(
+                            job,
+                            lease,
+                            message instanceof RunnerMessage.Terminal,
+                            r,
+                            r.answers,
+                            slot,
+                            adoptIfAcknowledged));
         } else {
             r.answers.give(slot, new ServerMessage.Ack(job));
         }

@@ -39,7 +39,14 @@ final class UpstreamReplies {
         /** What the server said about the job since the message was sent, in order, until it closed. */
         private final List<ServerMessage> said = new ArrayList<>(1);
 
-        Sent(JobUuid job, LeaseId lease, boolean terminal, Downstream from, Answers answers, Answers.Slot slot, boolean adoptIfAcknowledged) {
+        Sent(
+                JobUuid job,
+                LeaseId lease,
+                boolean terminal,
+                Downstream from,
+                Answers answers,
+                Answers.Slot slot,
+                boolean adoptIfAcknowledged) {
             this.job = job;
             this.lease = lease;
             this.terminal = terminal;
@@ -63,7 +70,8 @@ final class UpstreamReplies {
 
         /** The server acknowledged the message and said nothing that ends the attempt (no cancel, stale or error). */
         boolean acknowledged() {
-            return said.stream().anyMatch(m -> m instanceof ServerMessage.Ack) && said.stream().allMatch(m -> m instanceof ServerMessage.Ack);
+            return said.stream().anyMatch(m -> m instanceof ServerMessage.Ack)
+                    && said.stream().allMatch(m -> m instanceof ServerMessage.Ack);
         }
 
         /**
@@ -79,6 +87,7 @@ final class UpstreamReplies {
     private static final RunnerMessage BARE = new RunnerMessage.Heartbeat(null, null);
     /** One entry per bare heartbeat not yet answered: the message it closes, or {@link #NOTHING} for a liveness heartbeat. */
     private final Deque<Sent> closing = new ArrayDeque<>();
+
     private static final Sent NOTHING = Sent.own(null, null, false);
     private final Upstream upstream;
 

@@ -47,7 +47,8 @@ final class UpstreamView {
         if (!reported) return null;
         for (int i = 0; i < longest && union.size() < HeldImages.MAX; i++) {
             for (Downstream r : waiting) {
-                if (r.images != null && i < r.images.size() && union.size() < HeldImages.MAX) union.add(r.images.get(i));
+                if (r.images != null && i < r.images.size() && union.size() < HeldImages.MAX)
+                    union.add(r.images.get(i));
             }
         }
         return List.copyOf(union);

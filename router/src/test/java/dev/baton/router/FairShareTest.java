@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FairShareTest {
     /** The window: the first jobs to start, while both projects still have plenty pending. */
     private static final int WINDOW = 16;
+
     private static final int PER_PROJECT = 18;
 
     @TempDir
@@ -51,7 +52,8 @@ class FairShareTest {
 
     @Test
     void weightsOneAndThreeGiveAboutAQuarterAndThreeQuartersOfTheRunnerTime() {
-        var weights = Map.of(ProjectUuid.parse(fleet.projectUuid("alpha")), 1.0, ProjectUuid.parse(fleet.projectUuid("beta")), 3.0);
+        var weights = Map.of(
+                ProjectUuid.parse(fleet.projectUuid("alpha")), 1.0, ProjectUuid.parse(fleet.projectUuid("beta")), 3.0);
         double beta = betaShare(new FairShare(weights, 1.0));
         assertThat(beta).as("beta's share of the runner time").isBetween(0.6, 0.9);
     }
@@ -68,7 +70,9 @@ class FairShareTest {
         List<String[]> jobs = new ArrayList<>();
         for (String project : List.of("alpha", "beta")) {
             for (int i = 0; i < PER_PROJECT; i++) {
-                jobs.add(new String[] {project, fleet.submit(project, List.of("sh", "-c", "sleep 0.3; echo '{}'"), Map.of())});
+                jobs.add(new String[] {
+                    project, fleet.submit(project, List.of("sh", "-c", "sleep 0.3; echo '{}'"), Map.of())
+                });
             }
         }
         Router router = fleet.router(policy, RouterSettings.defaults("router"), Clock.systemUTC());
@@ -77,18 +81,23 @@ class FairShareTest {
 
         record Ran(String project, Instant started, Instant ended) {}
         List<Ran> ran = new ArrayList<>();
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            ran.clear();
-            for (String[] j : jobs) {
-                JsonNode job = fleet.job(j[0], j[1]);
-                JsonNode attempts = job.get("attempts");
-                if (attempts == null || attempts.isEmpty()) continue;
-                JsonNode last = attempts.get(attempts.size() - 1);
-                if (!last.hasNonNull("started") || !last.hasNonNull("ended")) continue;
-                ran.add(new Ran(j[0], Instant.parse(last.get("started").asText()), Instant.parse(last.get("ended").asText())));
-            }
-            return ran.size() >= WINDOW + 3;
-        });
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    ran.clear();
+                    for (String[] j : jobs) {
+                        JsonNode job = fleet.job(j[0], j[1]);
+                        JsonNode attempts = job.get("attempts");
+                        if (attempts == null || attempts.isEmpty()) continue;
+                        JsonNode last = attempts.get(attempts.size() - 1);
+                        if (!last.hasNonNull("started") || !last.hasNonNull("ended")) continue;
+                        ran.add(new Ran(
+                                j[0],
+                                Instant.parse(last.get("started").asText()),
+                                Instant.parse(last.get("ended").asText())));
+                    }
+                    return ran.size() >= WINDOW + 3;
+                });
         ran.sort(Comparator.comparing(Ran::started));
         double alpha = 0, beta = 0;
         for (Ran r : ran.subList(0, WINDOW)) {
@@ -98,7 +107,8 @@ class FairShareTest {
         }
         double share = beta / (alpha + beta);
         // the figure docs/router.md quotes
-        System.out.printf("%s: beta had %.2f of the runner time of the first %d jobs%n", policy.describe(), share, WINDOW);
+        System.out.printf(
+                "%s: beta had %.2f of the runner time of the first %d jobs%n", policy.describe(), share, WINDOW);
         return share;
     }
 }

@@ -52,7 +52,8 @@ class RouterCancelRaceTest {
 
     static List<Point> points() {
         List<Point> points = new ArrayList<>();
-        // The server's stream after the runner's heartbeat: [answer to heartbeat, its close, answer to result, its close].
+        // The server's stream after the runner's heartbeat: [answer to heartbeat, its close, answer to result, its
+        // close].
         // The cancel is pushed before any of the first three (once the result is taken the job is over, and
         // there is nothing to cancel); the result reaches the router before any of the server's messages up
         // to its own answer.
@@ -90,8 +91,13 @@ class RouterCancelRaceTest {
         Server server = new Server();
         Outbox outbox = new Outbox(dir.resolve("outbox"));
         RouterMetrics metrics = new RouterMetrics();
-        RouterCore core = new RouterCore(RouterSettings.defaults("router"), new FirstCome(), outbox, metrics,
-                new RouterProtocolTest.HandClock(), server);
+        RouterCore core = new RouterCore(
+                RouterSettings.defaults("router"),
+                new FirstCome(),
+                outbox,
+                metrics,
+                new RouterProtocolTest.HandClock(),
+                server);
         RunnerLink link = new RunnerLink();
         core.upstreamOpened();
         core.runnerConnected(new RunnerEntry("r1", "hash", Set.of("test")), link);
@@ -101,19 +107,26 @@ class RouterCancelRaceTest {
         core.runnerReceived("r1", link, new RunnerMessage.Running(job.uuid(), job.lease()));
         core.upstreamReceived(new ServerMessage.Ack(job.uuid()));
         core.upstreamReceived(new ServerMessage.Ack(null));
-        assertThat(link.received.getLast()).as("running, answered by the server").isEqualTo(new ServerMessage.Ack(job.uuid()));
+        assertThat(link.received.getLast())
+                .as("running, answered by the server")
+                .isEqualTo(new ServerMessage.Ack(job.uuid()));
         link.received.clear();
 
         core.runnerReceived("r1", link, new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
         ServerMessage.Cancel cancel = new ServerMessage.Cancel(job.uuid(), job.lease(), "canceled_by_user", 30);
         // A server that had the job canceled before it read the heartbeat answers it with cancel.
         ServerMessage heartbeatAnswer = point.cancelAt() == 0 ? cancel : new ServerMessage.Ack(job.uuid());
-        List<Object> events = new ArrayList<>(List.of(heartbeatAnswer, new ServerMessage.Ack(null),
-                new ServerMessage.Ack(job.uuid()), new ServerMessage.Ack(null)));
+        List<Object> events = new ArrayList<>(List.of(
+                heartbeatAnswer,
+                new ServerMessage.Ack(null),
+                new ServerMessage.Ack(job.uuid()),
+                new ServerMessage.Ack(null)));
         events.add(point.cancelAt(), cancel);
-        // The runner's result reaches the router before the server can answer it (the answer after the heartbeat's close).
+        // The runner's result reaches the router before the server can answer it (the answer after the heartbeat's
+        // close).
         int answerToResult = events.indexOf(new ServerMessage.Ack(null)) + 1;
-        RunnerMessage.Completed result = new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of())));
+        RunnerMessage.Completed result = new RunnerMessage.Completed(
+                job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of())));
         events.add(Math.min(point.resultAt(), answerToResult), result);
 
         List<ServerMessage> aboutTheJob = new ArrayList<>();
@@ -139,8 +152,10 @@ class RouterCancelRaceTest {
 
     static ClaimedJob claimed() {
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
-        SpecView spec = new SpecView(SpecUuid.random(), "test", "test", Architecture.X86_64, 1, 256L << 20, 1L << 30, false, t, t, null);
-        JobConfig config = new JobConfig(null, ProjectUuid.random(), null, null, List.of("true"), Map.of(), JobTimeout.of(60), List.of(), 1);
+        SpecView spec = new SpecView(
+                SpecUuid.random(), "test", "test", Architecture.X86_64, 1, 256L << 20, 1L << 30, false, t, t, null);
+        JobConfig config = new JobConfig(
+                null, ProjectUuid.random(), null, null, List.of("true"), Map.of(), JobTimeout.of(60), List.of(), 1);
         return new ClaimedJob(JobUuid.random(), LeaseId.random(), 1, spec, config, "pull-token", 60, t);
     }
 }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("slow")
 class RouterFaultTest {
-    private static final Map<String, Object> RETRY_WHEN_LOST = Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true));
+    private static final Map<String, Object> RETRY_WHEN_LOST =
+            Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true));
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     @TempDir
@@ -46,20 +47,35 @@ class RouterFaultTest {
     }
 
     private static List<String> sleepingJob(double seconds, String marker) {
-        return List.of("sh", "-c", "sleep " + seconds + "; echo '{\"bench\":{\"t\":{\"value\":1}}}'; echo " + marker + " > out.txt");
+        return List.of(
+                "sh",
+                "-c",
+                "sleep " + seconds + "; echo '{\"bench\":{\"t\":{\"value\":1}}}'; echo " + marker + " > out.txt");
     }
 
     @Test
     void aRunnerKilledMidRunIsReportedLostAndItsJobIsFinishedByAnother() throws Exception {
-        Router router = fleet.router(new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofSeconds(2)), Clock.systemUTC());
+        Router router = fleet.router(
+                new FirstCome(),
+                RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofSeconds(2)),
+                Clock.systemUTC());
         URI url = Fleet.url(router);
         Process doomed = fleet.agentProcess(url, "r1");
         // The first attempt runs long (and is killed); the second, seeing the first's marker, is quick.
         Path marker = dir.resolve("first-attempt-started");
-        List<String> cmd = List.of("sh", "-c", "if [ -e " + marker + " ]; then echo '{\"bench\":{\"t\":{\"value\":1}}}'; echo done > out.txt;"
-                + " else touch " + marker + "; sleep 60; fi");
-        String job = fleet.submit("alpha", cmd, Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true),
-                "file_paths", List.of("out.txt")));
+        List<String> cmd = List.of(
+                "sh",
+                "-c",
+                "if [ -e " + marker + " ]; then echo '{\"bench\":{\"t\":{\"value\":1}}}'; echo done > out.txt;"
+                        + " else touch " + marker + "; sleep 60; fi");
+        String job = fleet.submit(
+                "alpha",
+                cmd,
+                Map.of(
+                        "retry",
+                        Map.of("max_attempts", 2, "retry_when_runner_lost", true),
+                        "file_paths",
+                        List.of("out.txt")));
         fleet.awaitStatus("alpha", job, "running", WAIT);
 
         doomed.destroyForcibly().waitFor();
@@ -75,10 +91,14 @@ class RouterFaultTest {
 
     @Test
     void aRunnerKilledBeforeItStartsHasItsJobOfferedToAnotherWithoutFailingIt() throws Exception {
-        Router router = fleet.router(new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofSeconds(2)), Clock.systemUTC());
+        Router router = fleet.router(
+                new FirstCome(),
+                RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofSeconds(2)),
+                Clock.systemUTC());
         URI url = Fleet.url(router);
         Process doomed = fleet.agentProcess(url, "r1");
-        await().atMost(WAIT).until(() -> router.status().runners().stream().anyMatch(r -> r.connected() && r.free() > 0));
+        await().atMost(WAIT)
+                .until(() -> router.status().runners().stream().anyMatch(r -> r.connected() && r.free() > 0));
         doomed.destroyForcibly().waitFor();
         // r1's ready is still counted until its connection is seen closed; a job may reach it dead
         String job = fleet.submit("alpha", sleepingJob(0.1, "ok"), Map.of("file_paths", List.of("out.txt")));
@@ -93,16 +113,24 @@ class RouterFaultTest {
         var routerProcess = fleet.routerProcess(0);
         URI url = URI.create("http://127.0.0.1:" + routerProcess.getValue());
         fleet.agent(url, "r1");
-        String job = fleet.submit("alpha", sleepingJob(4, "second"), Map.of("retry", Map.of("max_attempts", 2, "retry_when_runner_lost", true),
-                "file_paths", List.of("out.txt")));
+        String job = fleet.submit(
+                "alpha",
+                sleepingJob(4, "second"),
+                Map.of(
+                        "retry",
+                        Map.of("max_attempts", 2, "retry_when_runner_lost", true),
+                        "file_paths",
+                        List.of("out.txt")));
         fleet.awaitStatus("alpha", job, "running", WAIT);
 
         routerProcess.getKey().destroyForcibly().waitFor();
         // The server's own rules: the router's channel went silent, its running job is lost and
         // (opted in) goes back to the queue as a new attempt.
-        await().atMost(WAIT).until(() -> fleet.job("alpha", job).get("attempts").size() == 2
-                || fleet.job("alpha", job).get("status").asText().equals("pending"));
-        assertThat(fleet.job("alpha", job).get("attempts").get(0).get("outcome").asText()).isEqualTo("lost");
+        await().atMost(WAIT)
+                .until(() -> fleet.job("alpha", job).get("attempts").size() == 2
+                        || fleet.job("alpha", job).get("status").asText().equals("pending"));
+        assertThat(fleet.job("alpha", job).get("attempts").get(0).get("outcome").asText())
+                .isEqualTo("lost");
 
         // A router started again on the same port: its runner reconnects and runs the new attempt.
         fleet.routerProcess(routerProcess.getValue());
@@ -126,7 +154,9 @@ class RouterFaultTest {
                 return files.anyMatch(p -> p.getFileName().toString().equals(job + ".result.json"));
             }
         });
-        assertThat(router.status().jobs()).singleElement().satisfies(j -> assertThat(j.state()).isEqualTo("finishing"));
+        assertThat(router.status().jobs())
+                .singleElement()
+                .satisfies(j -> assertThat(j.state()).isEqualTo("finishing"));
 
         fleet.server.start();
         JsonNode done = fleet.awaitStatus("alpha", job, "processed", WAIT);

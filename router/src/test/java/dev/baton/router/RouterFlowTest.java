@@ -16,10 +16,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,28 +51,43 @@ class RouterFlowTest {
     void jobsFlowThroughTheRouterToThreeRunnersWithTheirResults() throws Exception {
         URI url = Fleet.url(router);
         for (int i = 1; i <= 3; i++) fleet.agent(url, "r" + i);
-        await().atMost(Duration.ofSeconds(20)).until(() -> router.status().runners().stream().filter(RouterStatus.RunnerRow::connected).count() == 3);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> router.status().runners().stream()
+                                .filter(RouterStatus.RunnerRow::connected)
+                                .count()
+                        == 3);
 
         List<String> jobs = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
-            jobs.add(fleet.submit(i % 2 == 0 ? "alpha" : "beta",
-                    List.of("sh", "-c", "sleep 0.3; echo '{\"bench\":{\"latency\":{\"value\":" + i + "}}}'; echo out-" + i + " > out.txt"),
+            jobs.add(fleet.submit(
+                    i % 2 == 0 ? "alpha" : "beta",
+                    List.of(
+                            "sh",
+                            "-c",
+                            "sleep 0.3; echo '{\"bench\":{\"latency\":{\"value\":" + i + "}}}'; echo out-" + i
+                                    + " > out.txt"),
                     Map.of("file_paths", List.of("out.txt"))));
         }
         for (int i = 0; i < jobs.size(); i++) {
-            JsonNode done = fleet.awaitStatus(i % 2 == 0 ? "alpha" : "beta", jobs.get(i), "processed", Duration.ofSeconds(60));
+            JsonNode done =
+                    fleet.awaitStatus(i % 2 == 0 ? "alpha" : "beta", jobs.get(i), "processed", Duration.ofSeconds(60));
             assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
             assertThat(done.at("/output/results/0/output/out.txt").asText()).isEqualTo("out-" + i + "\n");
             assertThat(done.get("started").asText()).isNotEmpty();
             // the server sees one runner: the router
             assertThat(done.at("/runner").asText()).isEqualTo(fleet.routerUuid);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> router.status().jobs().isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> router.status().jobs().isEmpty());
         String metrics = http(url.resolve("/metrics"));
         // Three runners behind the router ran them; upstream they were all the router's.
-        for (String r : List.of("r1", "r2", "r3")) assertThat(metrics).containsPattern("baton_router_jobs_started_total\\{runner=\"" + r + "\"} [1-9]");
-        assertThat(metrics).contains("baton_router_jobs_received_total 9.0").contains("baton_router_results_acknowledged_total 9.0")
-                .contains("baton_router_runners_connected 3.0").contains("baton_router_upstream_connected 1.0");
+        for (String r : List.of("r1", "r2", "r3"))
+            assertThat(metrics).containsPattern("baton_router_jobs_started_total\\{runner=\"" + r + "\"} [1-9]");
+        assertThat(metrics)
+                .contains("baton_router_jobs_received_total 9.0")
+                .contains("baton_router_results_acknowledged_total 9.0")
+                .contains("baton_router_runners_connected 3.0")
+                .contains("baton_router_upstream_connected 1.0");
         String status = http(url.resolve("/status"));
         assertThat(status).contains("\"upstream_connected\":true").contains("\"name\":\"r1\"");
         assertThat(status + metrics + http(url.resolve("/"))).doesNotContain(fleet.routerKey.reveal());
@@ -87,8 +100,10 @@ class RouterFlowTest {
         try (var ok = new dev.baton.router.testing.RawRunner(url, "r1", first.reveal())) {
             var welcome = ok.expect(dev.baton.protocol.message.ServerMessage.Welcome.class);
             assertThat(welcome.specs()).containsExactly("host");
-            assertThat(welcome.maxMessageBytes()).as("the limit a runner cuts its results to, as a server's welcome says")
-                    .isNotNull().isPositive();
+            assertThat(welcome.maxMessageBytes())
+                    .as("the limit a runner cuts its results to, as a server's welcome says")
+                    .isNotNull()
+                    .isPositive();
         }
         // the router's own upstream key is not a key of the router's runners
         assertRefused(url, "r1", fleet.routerKey.reveal());
@@ -106,16 +121,23 @@ class RouterFlowTest {
             throw new AssertionError("connected with a refused key");
         } catch (CompletionException e) {
             assertThat(e.getCause()).isInstanceOf(WebSocketHandshakeException.class);
-            assertThat(((WebSocketHandshakeException) e.getCause()).getResponse().statusCode()).isEqualTo(401);
+            assertThat(((WebSocketHandshakeException) e.getCause())
+                            .getResponse()
+                            .statusCode())
+                    .isEqualTo(401);
             // so that the runner names the router's command for a new key, not the server's
-            assertThat(((WebSocketHandshakeException) e.getCause()).getResponse().headers()
-                    .firstValue(dev.baton.channelclient.connection.ChannelClient.REFUSED_BY)).contains("router");
+            assertThat(((WebSocketHandshakeException) e.getCause())
+                            .getResponse()
+                            .headers()
+                            .firstValue(dev.baton.channelclient.connection.ChannelClient.REFUSED_BY))
+                    .contains("router");
         }
     }
 
     private static String http(URI uri) throws Exception {
         try (HttpClient client = HttpClient.newHttpClient()) {
-            return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString())
+                    .body();
         }
     }
 }

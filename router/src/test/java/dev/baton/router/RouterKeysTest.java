@@ -20,7 +20,9 @@ class RouterKeysTest {
         Path file = dir.resolve("keys");
         RunnerKey first = RouterKeys.issue(file, "r1", List.of("small"));
         RouterKeys keys = new RouterKeys(file);
-        assertThat(keys.authenticate("r1", "Bearer " + first.reveal())).get().satisfies(e -> assertThat(e.specs()).containsExactly("small"));
+        assertThat(keys.authenticate("r1", "Bearer " + first.reveal()))
+                .get()
+                .satisfies(e -> assertThat(e.specs()).containsExactly("small"));
         assertThat(keys.authenticate("r2", "Bearer " + first.reveal())).isEmpty();
         assertThat(keys.authenticate("r1", first.reveal())).isEmpty();
         assertThat(keys.authenticate("r1", "Bearer baton_runner_short")).isEmpty();
@@ -34,9 +36,12 @@ class RouterKeysTest {
 
     @Test
     void malformedLinesAreRefusedWithTheirNumber() {
-        assertThatThrownBy(() -> RouterKeys.parse(List.of("# comment", "r1 nothex small"))).hasMessageContaining("line 2");
-        assertThatThrownBy(() -> RouterKeys.parse(List.of("r1 " + "a".repeat(64) + " s", "r1 " + "b".repeat(64) + " s")))
+        assertThatThrownBy(() -> RouterKeys.parse(List.of("# comment", "r1 nothex small")))
+                .hasMessageContaining("line 2");
+        assertThatThrownBy(
+                        () -> RouterKeys.parse(List.of("r1 " + "a".repeat(64) + " s", "r1 " + "b".repeat(64) + " s")))
                 .hasMessageContaining("listed twice");
-        assertThat(RouterKeys.parse(List.of("", "r1 " + "a".repeat(64) + " s1,s2  # trailing comment"))).containsKey("r1");
+        assertThat(RouterKeys.parse(List.of("", "r1 " + "a".repeat(64) + " s1,s2  # trailing comment")))
+                .containsKey("r1");
     }
 }

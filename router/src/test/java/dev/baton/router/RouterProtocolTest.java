@@ -67,7 +67,8 @@ class RouterProtocolTest {
     @BeforeEach
     void start() {
         fleet = new Fleet(dir);
-        router = fleet.router(new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofMinutes(10)), clock);
+        router = fleet.router(
+                new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofMinutes(10)), clock);
         url = Fleet.url(router);
     }
 
@@ -102,10 +103,12 @@ class RouterProtocolTest {
             clock.advance(Duration.ofSeconds(31));
             ServerMessage.Stale stale = r1.expectSkippingAcks(ServerMessage.Stale.class);
             assertThat(stale.reason()).isEqualTo("acceptance_timeout");
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("attempts").get(0).hasNonNull("outcome"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("attempts").get(0).hasNonNull("outcome"));
             JsonNode attempt = fleet.job("alpha", job).get("attempts").get(0);
             assertThat(attempt.get("outcome").asText()).isEqualTo("declined");
-            assertThat(attempt.get("decline_reason").asText()).contains("no runner behind router router accepted it within 30 s");
+            assertThat(attempt.get("decline_reason").asText())
+                    .contains("no runner behind router router accepted it within 30 s");
         }
     }
 
@@ -122,17 +125,20 @@ class RouterProtocolTest {
             }
             r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             assertThat(r1.expect(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
         }
     }
 
     @Test
     void aDeclinedJobGoesToAnotherRunnerUnderTheSameLeaseAndOnlyItsHolderMaySpeakForIt() {
-        try (RawRunner r1 = runner("r1"); RawRunner r2 = runner("r2")) {
+        try (RawRunner r1 = runner("r1");
+                RawRunner r2 = runner("r2")) {
             r1.send(ready());
             String job = submit();
             ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
-            r1.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), DeclineCode.PULL_FAILED, "registry down"));
+            r1.send(new RunnerMessage.Declined(
+                    claimed.uuid(), claimed.lease(), DeclineCode.PULL_FAILED, "registry down"));
             r1.expect(ServerMessage.Ack.class);
 
             r2.send(ready());
@@ -150,9 +156,11 @@ class RouterProtocolTest {
 
             r2.send(new RunnerMessage.Running(again.uuid(), again.lease()));
             r2.expect(ServerMessage.Ack.class);
-            r2.send(new RunnerMessage.Completed(again.uuid(), again.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+            r2.send(new RunnerMessage.Completed(
+                    again.uuid(), again.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
             assertThat(r2.expect(ServerMessage.Ack.class).job()).isEqualTo(again.uuid());
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("processed"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("status").asText().equals("processed"));
             assertThat(fleet.job("alpha", job).get("attempts")).hasSize(1);
         }
     }
@@ -164,11 +172,33 @@ class RouterProtocolTest {
             String job = submit();
             ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
             // the runner's machine fingerprint travels upstream with the router's decline
-            var fingerprint = new dev.baton.protocol.model.MachineFingerprint(java.time.Instant.parse("2026-11-24T07:00:00Z"),
-                    "Router Test CPU", 2, "0-1", null, null, null, "6.1.0", null, null, null, null, null, "process", null, "test", List.of());
-            r1.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), DeclineCode.IMAGE_REFUSED.wireName(), "wrong architecture", fingerprint));
+            var fingerprint = new dev.baton.protocol.model.MachineFingerprint(
+                    java.time.Instant.parse("2026-11-24T07:00:00Z"),
+                    "Router Test CPU",
+                    2,
+                    "0-1",
+                    null,
+                    null,
+                    null,
+                    "6.1.0",
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    "process",
+                    null,
+                    "test",
+                    List.of());
+            r1.send(new RunnerMessage.Declined(
+                    claimed.uuid(),
+                    claimed.lease(),
+                    DeclineCode.IMAGE_REFUSED.wireName(),
+                    "wrong architecture",
+                    fingerprint));
             r1.expect(ServerMessage.Ack.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("attempts").get(0).hasNonNull("outcome"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("attempts").get(0).hasNonNull("outcome"));
             JsonNode attempt = fleet.job("alpha", job).get("attempts").get(0);
             assertThat(attempt.get("decline_code").asText()).isEqualTo("image_refused");
             assertThat(attempt.get("decline_reason").asText()).contains("r1: wrong architecture");
@@ -184,18 +214,29 @@ class RouterProtocolTest {
             ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
             r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             r1.expect(ServerMessage.Ack.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
             // live output passes through to the server's tail of the job
-            r1.send(RunnerMessage.Log.text(claimed.uuid(), claimed.lease(), 1, dev.baton.protocol.message.LogStream.STDOUT, 0, "through the router\n"));
+            r1.send(RunnerMessage.Log.text(
+                    claimed.uuid(),
+                    claimed.lease(),
+                    1,
+                    dev.baton.protocol.message.LogStream.STDOUT,
+                    0,
+                    "through the router\n"));
             assertThat(r1.expect(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.server.get("/v0/projects/alpha/jobs/" + job + "/logs").toString()
-                    .contains("through the router"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.server
+                            .get("/v0/projects/alpha/jobs/" + job + "/logs")
+                            .toString()
+                            .contains("through the router"));
             fleet.server.post("/v0/projects/alpha/jobs/" + job + "/cancel", Map.of());
             ServerMessage.Cancel cancel = r1.expectSkippingAcks(ServerMessage.Cancel.class);
             assertThat(cancel.lease()).isEqualTo(claimed.lease());
             r1.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of()));
             r1.expectSkippingAcks(ServerMessage.Ack.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> router.status().jobs().isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> router.status().jobs().isEmpty());
             assertThat(fleet.job("alpha", job).get("status").asText()).isEqualTo("canceled");
         }
     }
@@ -208,11 +249,13 @@ class RouterProtocolTest {
             ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
             r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             r1.expect(ServerMessage.Ack.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
 
             clock.advance(Duration.ofMinutes(10)); // the router's heartbeat timeout, with no word from r1
             await().atMost(Duration.ofSeconds(10)).until(() -> r1.closeCode() == 4002);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("failed"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("status").asText().equals("failed"));
             JsonNode failed = fleet.job("alpha", job);
             assertThat(failed.get("attempts").get(0).get("outcome").asText()).isEqualTo("lost");
             assertThat(failed.get("error").asText()).contains("lost contact with runner r1 behind router router");
@@ -227,19 +270,26 @@ class RouterProtocolTest {
         ClaimedJob claimed = r1.expect(ServerMessage.Job.class).job();
         r1.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         r1.expect(ServerMessage.Ack.class);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fleet.job("alpha", job).get("status").asText().equals("running"));
 
         int port = router.port();
         router.close();
         r1.close();
         // a new router on the same port and state, within the server's heartbeat timeout (3 s)
-        router = fleet.router(new FirstCome(), RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofMinutes(10)), clock, port);
+        router = fleet.router(
+                new FirstCome(),
+                RouterSettings.defaults("router").withHeartbeatTimeout(Duration.ofMinutes(10)),
+                clock,
+                port);
         try (RawRunner back = runner("r1")) {
             back.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
             assertThat(back.expect(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
-            back.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+            back.send(new RunnerMessage.Completed(
+                    claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
             assertThat(back.expectSkippingAcks(ServerMessage.Ack.class).job()).isEqualTo(claimed.uuid());
-            await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job).get("status").asText().equals("processed"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fleet.job("alpha", job).get("status").asText().equals("processed"));
             assertThat(fleet.job("alpha", job).get("attempts")).hasSize(1);
 
             // a made-up lease for a job the router does not hold is not taken on: the server says stale

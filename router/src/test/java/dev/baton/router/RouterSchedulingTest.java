@@ -10,7 +10,6 @@ import dev.baton.protocol.value.ImageDigest;
 import dev.baton.router.policy.FirstCome;
 import dev.baton.router.testing.Fleet;
 import dev.baton.router.testing.RawRunner;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,7 +48,8 @@ class RouterSchedulingTest {
     }
 
     private RawRunner behind(String name) {
-        RawRunner r = new RawRunner(Fleet.url(router), name, fleet.runnerKey(name).reveal());
+        RawRunner r =
+                new RawRunner(Fleet.url(router), name, fleet.runnerKey(name).reveal());
         r.expect(ServerMessage.Welcome.class);
         return r;
     }
@@ -66,20 +66,28 @@ class RouterSchedulingTest {
     void aJobThatRequiresLabelsReachesTheLabelledRunnerBehindTheRouter() {
         RawRunner nvme = behind("nvme");
         nvme.send(ready(Map.of("disk", "nvme", "zone", "a"), null));
-        await().atMost(Duration.ofSeconds(10)).until(() -> "nvme".equals(routerRunner().at("/labels_reported/disk").asText()));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        "nvme".equals(routerRunner().at("/labels_reported/disk").asText()));
 
         String job = fleet.submit("alpha", List.of("true"), Map.of("require_labels", Map.of("disk", "nvme")));
-        assertThat(nvme.expectSkippingAcks(ServerMessage.Job.class).job().uuid().toString()).isEqualTo(job);
+        assertThat(nvme.expectSkippingAcks(ServerMessage.Job.class).job().uuid().toString())
+                .isEqualTo(job);
 
         // Only a plain runner waits now: the router advertises no labels, and the job that
         // requires them waits instead of going to a runner that lacks them.
         RawRunner plain = behind("plain");
         plain.send(ready(Map.of("zone", "a"), null));
-        await().atMost(Duration.ofSeconds(10)).until(() -> routerRunner().at("/labels_reported/disk").isMissingNode()
-                && "a".equals(routerRunner().at("/labels_reported/zone").asText()));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> routerRunner().at("/labels_reported/disk").isMissingNode()
+                        && "a".equals(routerRunner().at("/labels_reported/zone").asText()));
         String waits = fleet.submit("alpha", List.of("true"), Map.of("require_labels", Map.of("disk", "nvme")));
         String runs = fleet.submit("alpha", List.of("true"), Map.of("require_labels", Map.of("zone", "a")));
-        assertThat(plain.expectSkippingAcks(ServerMessage.Job.class).job().uuid().toString()).isEqualTo(runs);
+        assertThat(plain.expectSkippingAcks(ServerMessage.Job.class)
+                        .job()
+                        .uuid()
+                        .toString())
+                .isEqualTo(runs);
         assertThat(fleet.job("alpha", waits).get("status").asText()).isEqualTo("pending");
         nvme.close();
         plain.close();
@@ -92,15 +100,21 @@ class RouterSchedulingTest {
         a.send(ready(null, List.of(X)));
         b.send(ready(null, List.of(Y)));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            JsonNode images = fleet.server.get("/v0/runners/" + fleet.routerSlug + "/capabilities").get("images");
+            JsonNode images = fleet.server
+                    .get("/v0/runners/" + fleet.routerSlug + "/capabilities")
+                    .get("images");
             assertThat(images).isNotNull();
             assertThat(images.toString()).contains(X.value()).contains(Y.value());
         });
         // A waiting runner's heartbeat reports another cache: the router's next ready says so.
         a.send(new RunnerMessage.Heartbeat(null, null, List.of()));
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                fleet.server.get("/v0/runners/" + fleet.routerSlug + "/capabilities").get("images").toString())
-                .doesNotContain(X.value()).contains(Y.value()));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(fleet.server
+                                .get("/v0/runners/" + fleet.routerSlug + "/capabilities")
+                                .get("images")
+                                .toString())
+                        .doesNotContain(X.value())
+                        .contains(Y.value()));
         a.close();
         b.close();
     }
@@ -120,11 +134,21 @@ class RouterSchedulingTest {
         java.util.List<ImageDigest> many = new java.util.ArrayList<>();
         for (int i = 0; i < 100; i++) many.add(ImageDigest.of(String.format("sha256:%064x", i)));
         b.images = many;
-        assertThat(UpstreamView.images(List.of(a, b))).hasSize(dev.baton.protocol.message.HeldImages.MAX).startsWith(X, many.get(0));
+        assertThat(UpstreamView.images(List.of(a, b)))
+                .hasSize(dev.baton.protocol.message.HeldImages.MAX)
+                .startsWith(X, many.get(0));
 
-        var claimed = new dev.baton.protocol.model.ClaimedJob(dev.baton.protocol.id.JobUuid.random(), dev.baton.protocol.id.LeaseId.random(), 1,
-                null, new dev.baton.protocol.model.JobConfig("r", null, X, null, null, null, null, null, 1), null, 60, null);
-        HeldJob job = new HeldJob(claimed.uuid(), claimed.lease(), claimed, HeldJob.State.QUEUED, java.time.Instant.now());
+        var claimed = new dev.baton.protocol.model.ClaimedJob(
+                dev.baton.protocol.id.JobUuid.random(),
+                dev.baton.protocol.id.LeaseId.random(),
+                1,
+                null,
+                new dev.baton.protocol.model.JobConfig("r", null, X, null, null, null, null, null, 1),
+                null,
+                60,
+                null);
+        HeldJob job =
+                new HeldJob(claimed.uuid(), claimed.lease(), claimed, HeldJob.State.QUEUED, java.time.Instant.now());
         b.images = List.of(Y);
         assertThat(UpstreamView.warmFirst(List.of(b, a), job)).containsExactly(a, b);
     }

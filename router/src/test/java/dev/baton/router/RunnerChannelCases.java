@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class RunnerChannelCases {
     @TempDir
     Path dir;
+
     Fleet fleet;
     RawRunner runner;
 
@@ -56,7 +57,9 @@ abstract class RunnerChannelCases {
     <T extends ServerMessage> T answer(Class<T> type) {
         T answer = runner.expect(type);
         runner.send(new RunnerMessage.Heartbeat(null, null));
-        assertThat(runner.expect(ServerMessage.Ack.class).job()).as("the bare heartbeat's ack, next").isNull();
+        assertThat(runner.expect(ServerMessage.Ack.class).job())
+                .as("the bare heartbeat's ack, next")
+                .isNull();
         return answer;
     }
 
@@ -70,7 +73,8 @@ abstract class RunnerChannelCases {
     }
 
     static RunnerMessage.Completed completed(ClaimedJob job) {
-        return new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of())));
+        return new RunnerMessage.Completed(
+                job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of())));
     }
 
     @Test
@@ -108,7 +112,11 @@ abstract class RunnerChannelCases {
         assertThat(answer(ServerMessage.Cancel.class).job()).isEqualTo(job.uuid());
         runner.send(new RunnerMessage.Canceled(job.uuid(), job.lease(), List.of()));
         assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
-        await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job.uuid().toString()).get("status").asText().equals("canceled"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fleet.job("alpha", job.uuid().toString())
+                        .get("status")
+                        .asText()
+                        .equals("canceled"));
 
         runner.send(new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
         assertThat(answer(ServerMessage.Stale.class).job()).isEqualTo(job.uuid());
@@ -116,7 +124,8 @@ abstract class RunnerChannelCases {
 
     @Test
     void aFreshPullTokenIsTheServersAnswerWhileTheJobLivesAndStaleAfter() {
-        ProjectUuid alpha = ProjectUuid.parse(fleet.server.get("/v0/projects/alpha").path("uuid").asText());
+        ProjectUuid alpha = ProjectUuid.parse(
+                fleet.server.get("/v0/projects/alpha").path("uuid").asText());
         String image = TestImages.push(dir.resolve("server"), alpha, "", "v1", TestImages.BENCH);
         runner.send(new RunnerMessage.Ready(900, "linux", "x86_64", "test", 1));
         fleet.submit("alpha", List.of("true"), Map.of("image", image));
@@ -192,7 +201,8 @@ abstract class RunnerChannelCases {
         ClaimedJob first = runner.expect(ServerMessage.Job.class).job();
         runner.send(new RunnerMessage.Running(first.uuid(), first.lease()));
         assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(first.uuid());
-        RunnerMessage.Failed failed = new RunnerMessage.Failed(first.uuid(), first.lease(), List.of(new IterationResult(1, "", "", Map.of())), "exit 1");
+        RunnerMessage.Failed failed = new RunnerMessage.Failed(
+                first.uuid(), first.lease(), List.of(new IterationResult(1, "", "", Map.of())), "exit 1");
         runner.send(failed);
         assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(first.uuid());
 
@@ -218,7 +228,11 @@ abstract class RunnerChannelCases {
         assertThat(runner.expect(ServerMessage.Cancel.class).lease()).isEqualTo(job.lease());
         runner.send(new RunnerMessage.Canceled(job.uuid(), job.lease(), List.of()));
         assertThat(answer(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
-        await().atMost(Duration.ofSeconds(10)).until(() -> fleet.job("alpha", job.uuid().toString()).get("status").asText().equals("canceled"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fleet.job("alpha", job.uuid().toString())
+                        .get("status")
+                        .asText()
+                        .equals("canceled"));
 
         runner.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         runner.send(new RunnerMessage.Heartbeat(null, null));
@@ -252,14 +266,21 @@ abstract class RunnerChannelCases {
             runner.send(completed(job));
             runner.send(new RunnerMessage.Heartbeat(null, null));
             List<String> got = new ArrayList<>();
-            while (got.isEmpty() || !got.getLast().equals("ack(bare)")) got.add(kind(runner.next(Duration.ofSeconds(20))));
+            while (got.isEmpty() || !got.getLast().equals("ack(bare)"))
+                got.add(kind(runner.next(Duration.ofSeconds(20))));
             cancel.join();
-            // A pushed cancel may come anywhere (the server sends it when the cancel happens); the answers keep their order.
-            assertThat(got.stream().filter(k -> !k.equals("cancel")).toList()).as("trial %d: %s", trial, got).containsExactly("ack", "ack(bare)");
+            // A pushed cancel may come anywhere (the server sends it when the cancel happens); the answers keep their
+            // order.
+            assertThat(got.stream().filter(k -> !k.equals("cancel")).toList())
+                    .as("trial %d: %s", trial, got)
+                    .containsExactly("ack", "ack(bare)");
             runner.send(new RunnerMessage.Heartbeat(null, null));
             List<String> after = new ArrayList<>();
-            while (after.isEmpty() || !after.getLast().equals("ack(bare)")) after.add(kind(runner.next(Duration.ofSeconds(20))));
-            assertThat(after.stream().filter(k -> !k.equals("cancel")).toList()).as("trial %d: %s then %s", trial, got, after).containsExactly("ack(bare)");
+            while (after.isEmpty() || !after.getLast().equals("ack(bare)"))
+                after.add(kind(runner.next(Duration.ofSeconds(20))));
+            assertThat(after.stream().filter(k -> !k.equals("cancel")).toList())
+                    .as("trial %d: %s then %s", trial, got, after)
+                    .containsExactly("ack(bare)");
         }
     }
 }

@@ -34,21 +34,36 @@ class RunnerChannelCasesRouterTest extends RunnerChannelCases {
         ClaimedJob job = canceledAndAnsweredThenLateRunning();
         assertThat(router.status().jobs()).as("jobs the router holds").isEmpty();
 
-        // A silent second runner: its read timeout closing it shows that the router's timer ran past the first one's heartbeat timeout.
-        try (RawRunner silent = new RawRunner(Fleet.url(router), "r2", fleet.runnerKey("r2").reveal())) {
+        // A silent second runner: its read timeout closing it shows that the router's timer ran past the first one's
+        // heartbeat timeout.
+        try (RawRunner silent =
+                new RawRunner(Fleet.url(router), "r2", fleet.runnerKey("r2").reveal())) {
             runner.close();
-            await().atMost(Duration.ofSeconds(10)).until(() -> router.status().runners().stream().filter(r -> r.connected()).count() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> router.status().runners().stream()
+                                    .filter(r -> r.connected())
+                                    .count()
+                            == 1);
             clock.advance(RouterSettings.defaults("router").heartbeatTimeout().plusSeconds(1));
-            await().atMost(Duration.ofSeconds(10)).until(() -> silent.closeCode() == DownstreamRunners.CLOSE_HEARTBEAT_TIMEOUT);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> silent.closeCode() == DownstreamRunners.CLOSE_HEARTBEAT_TIMEOUT);
         }
         assertThat(router.status().jobs()).as("jobs the router holds").isEmpty();
-        assertThat(metric("baton_router_runner_jobs_lost_total")).as("jobs reported lost, job %s", job.uuid()).isZero();
+        assertThat(metric("baton_router_runner_jobs_lost_total"))
+                .as("jobs reported lost, job %s", job.uuid())
+                .isZero();
     }
 
     private double metric(String name) throws Exception {
-        String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(Fleet.url(router) + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        return text.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{")).mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        String text = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(Fleet.url(router) + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        return text.lines()
+                .filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                 .sum();
     }
 }

@@ -4,8 +4,8 @@ import dev.baton.channelclient.connection.ChannelClient;
 import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.channelclient.machine.Input;
 import dev.baton.channelclient.outbox.Outbox;
-import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
@@ -88,6 +88,7 @@ public final class RunnerAgent {
     private final ScheduledExecutorService timers;
     /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
+
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final MachineInspector inspector;
 
@@ -95,8 +96,14 @@ public final class RunnerAgent {
     public static final int EXIT_WORK_DIR_LOCKED = 3;
 
     /** With the outbox's parent directory as the work directory (where {@code baton runner up} puts it). */
-    public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
-                       Clock clock, Duration tickInterval) {
+    public RunnerAgent(
+            MachineConfig config,
+            Target target,
+            Executor executor,
+            Outbox outbox,
+            Updater updater,
+            Clock clock,
+            Duration tickInterval) {
         this(config, target, executor, outbox, updater, clock, tickInterval, defaultWorkDir(outbox));
     }
 
@@ -104,9 +111,25 @@ public final class RunnerAgent {
      * @param workDir the directory this agent locks for its lifetime (see {@link WorkDirLock}); it
      *     should contain the outbox and the executor's work directory
      */
-    public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
-                       Clock clock, Duration tickInterval, Path workDir) {
-        this(config, target, executor, outbox, updater, clock, tickInterval, workDir, MachineInspector.ofHost(jobCpus(executor), clock));
+    public RunnerAgent(
+            MachineConfig config,
+            Target target,
+            Executor executor,
+            Outbox outbox,
+            Updater updater,
+            Clock clock,
+            Duration tickInterval,
+            Path workDir) {
+        this(
+                config,
+                target,
+                executor,
+                outbox,
+                updater,
+                clock,
+                tickInterval,
+                workDir,
+                MachineInspector.ofHost(jobCpus(executor), clock));
     }
 
     /** The CPUs the executor pins jobs to, as the fingerprint watches them; all online CPUs when it does not pin. */
@@ -114,14 +137,24 @@ public final class RunnerAgent {
         try {
             return executor.workloadCpus().map(CpuList::parse);
         } catch (IllegalArgumentException e) {
-            log.warn("the executor's CPU list is not a kernel cpu list ({}); the fingerprint watches every online CPU", e.getMessage());
+            log.warn(
+                    "the executor's CPU list is not a kernel cpu list ({}); the fingerprint watches every online CPU",
+                    e.getMessage());
             return Optional.empty();
         }
     }
 
     /** @param inspector reads the machine's fingerprint before each job starts (the job's CPUs are its business) */
-    public RunnerAgent(MachineConfig config, Target target, Executor executor, Outbox outbox, Updater updater,
-                       Clock clock, Duration tickInterval, Path workDir, MachineInspector inspector) {
+    public RunnerAgent(
+            MachineConfig config,
+            Target target,
+            Executor executor,
+            Outbox outbox,
+            Updater updater,
+            Clock clock,
+            Duration tickInterval,
+            Path workDir,
+            MachineInspector inspector) {
         this.inspector = inspector;
         this.workDir = workDir;
         this.config = config;
@@ -131,10 +164,12 @@ public final class RunnerAgent {
         this.clock = clock;
         this.tickInterval = tickInterval;
         this.server = target.server();
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        this.channel = new ChannelClient(http, target.server(), target.runner(), target.key(), config.maxMessageBytes(),
-                this::post, clock);
-        this.timers = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        this.channel = new ChannelClient(
+                http, target.server(), target.runner(), target.key(), config.maxMessageBytes(), this::post, clock);
+        this.timers = Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
     }
 
     /** Lets image pulls ask for fresh pull tokens over this agent's channel (issue 41). */
@@ -189,20 +224,38 @@ public final class RunnerAgent {
     private int runLocked() throws InterruptedException {
         Map<JobUuid, String> killed = new LinkedHashMap<>();
         try {
-            for (Leftover leftover : executor.sweep()) killed.merge(leftover.job(), leftover.what(), (a, b) -> a + ", " + b);
+            for (Leftover leftover : executor.sweep())
+                killed.merge(leftover.job(), leftover.what(), (a, b) -> a + ", " + b);
         } catch (RuntimeException e) {
             // Not fatal: the agent is still better at reporting what it knows than not running at all.
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
         RunnerCapabilities capabilities = executor.capabilities();
-        RunnerMachine machine = new RunnerMachine(config.withCapabilities(capabilities), new Random(), outbox.results(), outbox.inflight(),
-                killed, LogBudget.DEFAULT);
-        log.info("runner agent {} starting: {} slot(s), {} executor{}, channel {}", config.version(), config.slots(),
-                executor.name(), capabilities.hypervisor() == null ? "" : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
+        RunnerMachine machine = new RunnerMachine(
+                config.withCapabilities(capabilities),
+                new Random(),
+                outbox.results(),
+                outbox.inflight(),
+                killed,
+                LogBudget.DEFAULT);
+        log.info(
+                "runner agent {} starting: {} slot(s), {} executor{}, channel {}",
+                config.version(),
+                config.slots(),
+                executor.name(),
+                capabilities.hypervisor() == null
+                        ? ""
+                        : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
                 channel.uri());
-        timers.scheduleAtFixedRate(() -> post(new Input.Tick(clock.instant())), tickInterval.toMillis(),
-                tickInterval.toMillis(), TimeUnit.MILLISECONDS);
-        timers.scheduleWithFixedDelay(this::pumpOutput, LiveOutput.FLUSH_INTERVAL.toMillis(), LiveOutput.FLUSH_INTERVAL.toMillis(),
+        timers.scheduleAtFixedRate(
+                () -> post(new Input.Tick(clock.instant())),
+                tickInterval.toMillis(),
+                tickInterval.toMillis(),
+                TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(
+                this::pumpOutput,
+                LiveOutput.FLUSH_INTERVAL.toMillis(),
+                LiveOutput.FLUSH_INTERVAL.toMillis(),
                 TimeUnit.MILLISECONDS);
         post(new Input.Start(clock.instant()));
         reportHeldImages();
@@ -214,7 +267,10 @@ public final class RunnerAgent {
                 try {
                     effects = machine.handle(input);
                 } catch (RuntimeException e) {
-                    log.error("state machine failed on {}; input dropped", input.getClass().getSimpleName(), e);
+                    log.error(
+                            "state machine failed on {}; input dropped",
+                            input.getClass().getSimpleName(),
+                            e);
                     continue;
                 } finally {
                     if (input instanceof Input.Output o) {
@@ -243,7 +299,8 @@ public final class RunnerAgent {
         String specs = welcome.specs().isEmpty()
                 ? "no spec yet (add one with 'baton runners add-spec " + welcome.runner() + " SPEC')"
                 : String.join(", ", welcome.specs());
-        return "connected to " + server + " as " + welcome.runner() + ", serving " + specs + ", executor " + executor.name();
+        return "connected to " + server + " as " + welcome.runner() + ", serving " + specs + ", executor "
+                + executor.name();
     }
 
     private void apply(Effect effect) {
@@ -253,10 +310,14 @@ public final class RunnerAgent {
                 case Effect.Disconnect d -> channel.close();
                 case Effect.Send s -> {
                     channel.send(s.message());
-                    if (s.message() instanceof RunnerMessage.Terminal t) post(new Input.ResultWritten(t.job(), clock.instant()));
+                    if (s.message() instanceof RunnerMessage.Terminal t)
+                        post(new Input.ResultWritten(t.job(), clock.instant()));
                 }
-                case Effect.ScheduleReconnect r -> timers.schedule(() -> post(new Input.ReconnectDue(clock.instant())),
-                        r.delay().toMillis(), TimeUnit.MILLISECONDS);
+                case Effect.ScheduleReconnect r ->
+                    timers.schedule(
+                            () -> post(new Input.ReconnectDue(clock.instant())),
+                            r.delay().toMillis(),
+                            TimeUnit.MILLISECONDS);
                 case Effect.StartPrepare p -> {
                     liveOutput.put(p.job().uuid(), new LiveOutput());
                     executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
@@ -271,16 +332,17 @@ public final class RunnerAgent {
                     executions.remove(d.job());
                     liveOutput.remove(d.job());
                 }
-                case Effect.ApplyUpdate u -> Thread.ofVirtual().name("baton-update").start(() -> {
-                    try {
-                        updater.install(u.update());
-                        post(new Input.UpdateInstalled(u.update().version()));
-                    } catch (UpdateException e) {
-                        post(new Input.UpdateFailed(u.update().version(), e.getMessage()));
-                    } catch (RuntimeException e) {
-                        post(new Input.UpdateFailed(u.update().version(), e.toString()));
-                    }
-                });
+                case Effect.ApplyUpdate u ->
+                    Thread.ofVirtual().name("baton-update").start(() -> {
+                        try {
+                            updater.install(u.update());
+                            post(new Input.UpdateInstalled(u.update().version()));
+                        } catch (UpdateException e) {
+                            post(new Input.UpdateFailed(u.update().version(), e.getMessage()));
+                        } catch (RuntimeException e) {
+                            post(new Input.UpdateFailed(u.update().version(), e.toString()));
+                        }
+                    });
                 case Effect.Exit e -> throw new IllegalStateException("handled by the loop");
             }
         } catch (RuntimeException e) {
@@ -302,7 +364,8 @@ public final class RunnerAgent {
      */
     private void pumpOutput() {
         for (var e : liveOutput.entrySet()) {
-            if (e.getValue().claim()) post(new Input.Output(e.getKey(), e.getValue().drain(), clock.instant()));
+            if (e.getValue().claim())
+                post(new Input.Output(e.getKey(), e.getValue().drain(), clock.instant()));
         }
     }
 
@@ -322,9 +385,11 @@ public final class RunnerAgent {
     /** The machine's state now, or null when it cannot be read (logged: a job never fails for it). */
     private MachineFingerprint fingerprint(JobUuid job) throws InterruptedException {
         try {
-            MachineFingerprint fp = inspector.read(new MachineInspector.ExecutorInfo(executor.name(), executor.version(), config.version()));
+            MachineFingerprint fp = inspector.read(
+                    new MachineInspector.ExecutorInfo(executor.name(), executor.version(), config.version()));
             // The operator sees on the runner itself why its numbers (or its declines) are what they are.
-            fp.warnings().forEach(w -> log.info("job {}: machine fingerprint warns {}: {}", job, w.code(), w.message()));
+            fp.warnings()
+                    .forEach(w -> log.info("job {}: machine fingerprint warns {}: {}", job, w.code(), w.message()));
             return fp;
         } catch (RuntimeException e) {
             log.warn("job {}: cannot read the machine fingerprint", job, e);
@@ -361,7 +426,8 @@ public final class RunnerAgent {
 
             @Override
             public void declined(DeclineCode code, String reason) {
-                post(new Input.PrepareDeclined(id, code, reason, code == DeclineCode.NOISY_MACHINE ? taken.get() : null));
+                post(new Input.PrepareDeclined(
+                        id, code, reason, code == DeclineCode.NOISY_MACHINE ? taken.get() : null));
             }
 
             @Override

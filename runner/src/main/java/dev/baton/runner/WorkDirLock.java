@@ -26,8 +26,8 @@ public final class WorkDirLock implements AutoCloseable {
         private final long holderPid;
 
         HeldException(Path dir, long holderPid) {
-            super("another runner agent (PID " + (holderPid > 0 ? Long.toString(holderPid) : "unknown") + ") holds the work directory "
-                    + dir + "; stop it first, or give this agent its own --work-dir");
+            super("another runner agent (PID " + (holderPid > 0 ? Long.toString(holderPid) : "unknown")
+                    + ") holds the work directory " + dir + "; stop it first, or give this agent its own --work-dir");
             this.holderPid = holderPid;
         }
 
@@ -53,7 +53,8 @@ public final class WorkDirLock implements AutoCloseable {
     public static WorkDirLock acquire(Path dir) throws HeldException, IOException {
         Files.createDirectories(dir);
         Path file = dir.resolve(FILE);
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel channel =
+                FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileLock lock;
         try {
             lock = channel.tryLock();
@@ -70,7 +71,8 @@ public final class WorkDirLock implements AutoCloseable {
         }
         try {
             channel.truncate(0);
-            channel.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+            channel.write(
+                    ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
             channel.force(true);
         } catch (IOException e) {
             channel.close();

@@ -44,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
 class AgentWorkDirTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    @TempDir Path work;
+    @TempDir
+    Path work;
+
     private final RunnerKey key = RunnerKey.generate();
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final ConcurrentLinkedQueue<ClaimedJob> queue = new ConcurrentLinkedQueue<>();
@@ -70,12 +72,23 @@ class AgentWorkDirTest {
 
     private RunnerAgent agent() {
         var executor = new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        return new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1), new RunnerAgent.Target(peer.url(), "runner-1", key),
-                executor, new Outbox(work.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200), work);
+        return new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(peer.url(), "runner-1", key),
+                executor,
+                new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200),
+                work);
     }
 
     private Process lockHolder() throws IOException {
-        Process p = ChildJvm.start(LockHolder.class, work.resolveSibling(work.getFileName() + "-holder.log"), List.of(work.toString()), Map.of());
+        Process p = ChildJvm.start(
+                LockHolder.class,
+                work.resolveSibling(work.getFileName() + "-holder.log"),
+                List.of(work.toString()),
+                Map.of());
         children.add(p);
         return p;
     }
@@ -86,11 +99,15 @@ class AgentWorkDirTest {
         assertThat(ChildJvm.awaitLine(holder, "locked ")).isEqualTo("locked " + holder.pid());
 
         assertThatThrownBy(() -> WorkDirLock.acquire(work))
-                .isInstanceOfSatisfying(WorkDirLock.HeldException.class, e -> assertThat(e.holderPid()).isEqualTo(holder.pid()))
+                .isInstanceOfSatisfying(
+                        WorkDirLock.HeldException.class,
+                        e -> assertThat(e.holderPid()).isEqualTo(holder.pid()))
                 .hasMessageContaining("PID " + holder.pid());
         peer = new ScriptedPeer(key.reveal(), this::server);
         assertThat(agent().run()).isEqualTo(RunnerAgent.EXIT_WORK_DIR_LOCKED);
-        assertThat(peer.connections()).as("it never connected, so it cannot replace the holder's channel").isZero();
+        assertThat(peer.connections())
+                .as("it never connected, so it cannot replace the holder's channel")
+                .isZero();
 
         // The kernel drops the lock with its holder, however it dies.
         holder.destroyForcibly();
@@ -104,8 +121,10 @@ class AgentWorkDirTest {
     void twoAgentsInOneProcessAreRefusedToo() throws Exception {
         try (WorkDirLock first = WorkDirLock.acquire(work)) {
             assertThatThrownBy(() -> WorkDirLock.acquire(work))
-                    .isInstanceOfSatisfying(WorkDirLock.HeldException.class,
-                            e -> assertThat(e.holderPid()).isEqualTo(ProcessHandle.current().pid()));
+                    .isInstanceOfSatisfying(
+                            WorkDirLock.HeldException.class,
+                            e -> assertThat(e.holderPid())
+                                    .isEqualTo(ProcessHandle.current().pid()));
         }
     }
 
@@ -120,11 +139,15 @@ class AgentWorkDirTest {
         Files.createDirectories(pids);
         String script = "sleep 600 & echo $! > " + pids + "/bg.tmp && mv " + pids + "/bg.tmp " + pids + "/bg; "
                 + "echo $$ > " + pids + "/fg.tmp && mv " + pids + "/fg.tmp " + pids + "/fg; wait";
-        ClaimedJob job = Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
+        ClaimedJob job = Jobs.claimed(
+                Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
                 Jobs.command(List.of("sh", "-c", script), 900, 1, List.of()));
         queue.add(job);
-        Process first = ChildJvm.start(AgentMain.class, work.resolveSibling(work.getFileName() + "-agent.log"),
-                List.of(peer.url().toString(), work.toString()), Map.of("BATON_TEST_RUNNER_KEY", key.reveal()));
+        Process first = ChildJvm.start(
+                AgentMain.class,
+                work.resolveSibling(work.getFileName() + "-agent.log"),
+                List.of(peer.url().toString(), work.toString()),
+                Map.of("BATON_TEST_RUNNER_KEY", key.reveal()));
         children.add(first);
         peer.await(RunnerMessage.Running.class, WAIT);
         long fg = awaitPid(pids.resolve("fg"));
@@ -144,7 +167,8 @@ class AgentWorkDirTest {
         // The sweep ran before the agent connected, so both are gone by now.
         assertThat(alive(fg)).as("the job's shell").isFalse();
         assertThat(alive(bg)).as("its background child").isFalse();
-        assertThat(Files.exists(work.resolve("process").resolve(job.uuid().toString()))).isFalse();
+        assertThat(Files.exists(work.resolve("process").resolve(job.uuid().toString())))
+                .isFalse();
         peer.await(RunnerMessage.Ready.class, WAIT);
         assertThat(new Outbox(work.resolve("outbox")).inflight()).isEmpty();
         second.cancel(true);
@@ -155,9 +179,17 @@ class AgentWorkDirTest {
         peer = new ScriptedPeer(key.reveal(), this::server);
         Path bgFile = work.resolveSibling(work.getFileName() + "-bg");
         // The shell exits at once; its background child would run for ten minutes.
-        ClaimedJob job = Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
-                Jobs.command(List.of("sh", "-c", "sleep 600 >/dev/null 2>&1 & echo $! > " + bgFile + ".tmp && mv " + bgFile + ".tmp " + bgFile),
-                        60, 1, List.of()));
+        ClaimedJob job = Jobs.claimed(
+                Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
+                Jobs.command(
+                        List.of(
+                                "sh",
+                                "-c",
+                                "sleep 600 >/dev/null 2>&1 & echo $! > " + bgFile + ".tmp && mv " + bgFile + ".tmp "
+                                        + bgFile),
+                        60,
+                        1,
+                        List.of()));
         queue.add(job);
         RunnerAgent agent = agent();
         Future<Integer> exit = threads.submit(agent::run);

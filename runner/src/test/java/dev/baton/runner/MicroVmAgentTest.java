@@ -13,9 +13,9 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.MicroVmExecutor;
 import dev.baton.runner.executor.MicroVmKernels;
+import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.QemuMicrovm;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.machine.MachineConfig;
@@ -57,9 +57,12 @@ class MicroVmAgentTest {
     @BeforeEach
     void setUp() throws Exception {
         Optional<Path> kernel = MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
-        assumeTrue(kernel.isPresent(), "microVM agent tests skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
+        assumeTrue(
+                kernel.isPresent(),
+                "microVM agent tests skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
         Path modules = MicroVmKernels.modulesFor(kernel.get(), Path.of("/lib/modules"));
-        Optional<String> unavailable = MicroVmExecutor.unavailableReason("qemu-system-x86_64", kernel.get(), modules, TestImages.BUSYBOX);
+        Optional<String> unavailable =
+                MicroVmExecutor.unavailableReason("qemu-system-x86_64", kernel.get(), modules, TestImages.BUSYBOX);
         assumeTrue(unavailable.isEmpty(), () -> "microVM agent tests skipped: " + unavailable.orElse(""));
         work = Files.createTempDirectory(Path.of("/tmp"), "bvma");
         image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
@@ -70,12 +73,26 @@ class MicroVmAgentTest {
             }
             return List.of(ScriptedPeer.ackFor(m));
         });
-        executor = new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), work.resolve("r"),
-                Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
-                job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE), Clock.systemUTC());
-        RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
-                new RunnerAgent.Target(peer.url(), "runner-1", key), executor, new Outbox(work.resolve("outbox")),
-                Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        executor = new MicroVmExecutor(
+                new MicroVmExecutor.Options(
+                        QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"),
+                        work.resolve("r"),
+                        Architecture.X86_64,
+                        kernel.get(),
+                        modules,
+                        TestImages.BUSYBOX,
+                        OutputLimits.DEFAULT,
+                        job -> new LayoutBlobSource(image.layout()),
+                        Long.MAX_VALUE),
+                Clock.systemUTC());
+        RunnerAgent agent = new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(peer.url(), "runner-1", key),
+                executor,
+                new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
         threads.submit(agent::run);
     }
 
@@ -84,12 +101,23 @@ class MicroVmAgentTest {
         threads.shutdownNow();
         if (executor != null) executor.sweep();
         if (peer != null) peer.close();
-        if (work != null) new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
+        if (work != null)
+            new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
     }
 
     private ClaimedJob job(ImageDigest digest, List<String> cmd, int timeout) {
-        return Jobs.claimed(Jobs.spec(Architecture.X86_64, 1, 128 << 20, false), new JobConfig("local", ProjectUuid.random(), digest,
-                null, cmd, Map.of(), JobTimeout.of(timeout), List.of(), 1));
+        return Jobs.claimed(
+                Jobs.spec(Architecture.X86_64, 1, 128 << 20, false),
+                new JobConfig(
+                        "local",
+                        ProjectUuid.random(),
+                        digest,
+                        null,
+                        cmd,
+                        Map.of(),
+                        JobTimeout.of(timeout),
+                        List.of(),
+                        1));
     }
 
     @Test
@@ -103,7 +131,9 @@ class MicroVmAgentTest {
         assertThat(failed.error()).contains("timed out after 20 s");
         assertThat(failed.results().getFirst().stdout()).isEqualTo("begun\n");
         String marker = work.toString();
-        assertThat(ProcessHandle.allProcesses().filter(h -> String.join(" ", h.info().arguments().orElse(new String[0])).contains(marker)))
+        assertThat(ProcessHandle.allProcesses()
+                        .filter(h -> String.join(" ", h.info().arguments().orElse(new String[0]))
+                                .contains(marker)))
                 .isEmpty();
     }
 }

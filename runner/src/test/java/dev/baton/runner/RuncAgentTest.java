@@ -56,7 +56,10 @@ class RuncAgentTest {
     void setUp() throws Exception {
         Optional<String> unavailable = RuncExecutor.unavailableReason("runc");
         assumeTrue(unavailable.isEmpty(), () -> "runc agent tests skipped: " + unavailable.orElse(""));
-        work = Files.createTempDirectory(Path.of("/tmp"), "baton-runc-agent", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        work = Files.createTempDirectory(
+                Path.of("/tmp"),
+                "baton-runc-agent",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
         peer = new ScriptedPeer(key.reveal(), (p, m) -> {
             if (m instanceof RunnerMessage.Ready) {
@@ -65,11 +68,26 @@ class RuncAgentTest {
             }
             return List.of(ScriptedPeer.ackFor(m));
         });
-        var executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000,
-                256, Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
-        RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
-                new RunnerAgent.Target(peer.url(), "runner-1", key), executor, new Outbox(work.resolve("outbox")),
-                Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        var executor = new RuncExecutor(
+                new RuncExecutor.Options(
+                        "runc",
+                        work.resolve("runner"),
+                        Architecture.X86_64,
+                        true,
+                        100_000,
+                        256,
+                        Optional.empty(),
+                        OutputLimits.DEFAULT,
+                        job -> new LayoutBlobSource(image.layout())),
+                Clock.systemUTC());
+        RunnerAgent agent = new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(peer.url(), "runner-1", key),
+                executor,
+                new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
         threads.submit(agent::run);
     }
 
@@ -77,12 +95,23 @@ class RuncAgentTest {
     void tearDown() throws Exception {
         threads.shutdownNow();
         if (peer != null) peer.close();
-        if (work != null) new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
+        if (work != null)
+            new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
     }
 
     private ClaimedJob job(ImageDigest digest, List<String> cmd, int timeout) {
-        return Jobs.claimed(Jobs.spec(Architecture.X86_64, 1, 128 << 20, false), new JobConfig("local", ProjectUuid.random(), digest,
-                null, cmd, Map.of(), JobTimeout.of(timeout), List.of(), 1));
+        return Jobs.claimed(
+                Jobs.spec(Architecture.X86_64, 1, 128 << 20, false),
+                new JobConfig(
+                        "local",
+                        ProjectUuid.random(),
+                        digest,
+                        null,
+                        cmd,
+                        Map.of(),
+                        JobTimeout.of(timeout),
+                        List.of(),
+                        1));
     }
 
     @Test

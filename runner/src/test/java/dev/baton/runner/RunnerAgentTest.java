@@ -39,7 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
 class RunnerAgentTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    @TempDir Path work;
+    @TempDir
+    Path work;
+
     private final RunnerKey key = RunnerKey.generate();
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final ConcurrentLinkedQueue<ClaimedJob> queue = new ConcurrentLinkedQueue<>();
@@ -60,7 +62,8 @@ class RunnerAgentTest {
             // As the server does: up to the ready's slots jobs for one ready (no no_job: the tests' queues end).
             List<ServerMessage> jobs = new java.util.ArrayList<>();
             int slots = ready.slots() == null ? 1 : ready.slots();
-            for (ClaimedJob job; jobs.size() < slots && (job = queue.poll()) != null; ) jobs.add(new ServerMessage.Job(job));
+            for (ClaimedJob job; jobs.size() < slots && (job = queue.poll()) != null; )
+                jobs.add(new ServerMessage.Job(job));
             return jobs;
         }
         return List.of(ScriptedPeer.ackFor(m));
@@ -72,8 +75,14 @@ class RunnerAgentTest {
 
     private RunnerAgent agent(MachineConfig config, Path dir, Updater updater) {
         var executor = new ProcessExecutor(dir, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        return new RunnerAgent(config.withPollTimeout(1), new RunnerAgent.Target(peer.url(), "runner-1", key), executor,
-                new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofMillis(200));
+        return new RunnerAgent(
+                config.withPollTimeout(1),
+                new RunnerAgent.Target(peer.url(), "runner-1", key),
+                executor,
+                new Outbox(dir.resolve("outbox")),
+                updater,
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
     }
 
     private Future<Integer> run(RunnerAgent agent) {
@@ -81,7 +90,8 @@ class RunnerAgentTest {
     }
 
     private static ClaimedJob shellJob(String script, int timeout, List<String> files) {
-        return Jobs.claimed(Jobs.spec(dev.baton.protocol.value.Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
+        return Jobs.claimed(
+                Jobs.spec(dev.baton.protocol.value.Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
                 Jobs.command(List.of("sh", "-c", script), timeout, 1, files));
     }
 
@@ -99,7 +109,8 @@ class RunnerAgentTest {
         // Issue 41: the agent's own process, so the server can tell which machine and which run took a job.
         assertThat(ready.pid()).isEqualTo(ProcessHandle.current().pid());
         assertThat(ready.host()).isNotBlank();
-        assertThat(ready.agentStarted()).isEqualTo(ProcessHandle.current().info().startInstant().orElseThrow());
+        assertThat(ready.agentStarted())
+                .isEqualTo(ProcessHandle.current().info().startInstant().orElseThrow());
         peer.await(RunnerMessage.Preparing.class, WAIT);
         peer.await(RunnerMessage.Running.class, WAIT);
         RunnerMessage.Completed done = peer.await(RunnerMessage.Completed.class, WAIT);
@@ -140,7 +151,8 @@ class RunnerAgentTest {
         RunnerMessage.Completed resent = peer.await(RunnerMessage.Completed.class, WAIT);
         assertThat(resent.job()).isEqualTo(job.uuid());
         peer.await(RunnerMessage.Ready.class, WAIT);
-        List<RunnerMessage> afterReconnect = peer.all().subList(before, peer.all().size());
+        List<RunnerMessage> afterReconnect =
+                peer.all().subList(before, peer.all().size());
         List<String> order = new ArrayList<>();
         for (RunnerMessage m : afterReconnect) {
             if (m instanceof RunnerMessage.Completed) order.add("completed");
@@ -163,7 +175,10 @@ class RunnerAgentTest {
         assertThat(done.results().getFirst().stdout()).isEqualTo("done\n");
         assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
         // no ready after the signal
-        assertThat(peer.all().stream().filter(m -> m instanceof RunnerMessage.Ready).count()).isEqualTo(1);
+        assertThat(peer.all().stream()
+                        .filter(m -> m instanceof RunnerMessage.Ready)
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
@@ -202,12 +217,32 @@ class RunnerAgentTest {
         peer = new ScriptedPeer(key.reveal(), this::server);
         Path gate = work.resolve("gate");
         // Each job waits until both have started, so they can only finish if they run together.
-        String script = "touch " + gate + ".$BATON_JOB; while [ $(ls " + work + " | grep -c '^gate\\.') -lt 2 ]; do sleep 0.05; done; echo together";
-        ClaimedJob a = Jobs.claimed(Jobs.spec(dev.baton.protocol.value.Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
-                new dev.baton.protocol.model.JobConfig(null, dev.baton.protocol.id.ProjectUuid.random(), null, null,
-                        List.of("sh", "-c", script), java.util.Map.of("BATON_JOB", "a"), dev.baton.protocol.value.JobTimeout.of(30), null, 1));
-        ClaimedJob b = Jobs.claimed(a.spec(), new dev.baton.protocol.model.JobConfig(null, a.config().project(), null, null,
-                List.of("sh", "-c", script), java.util.Map.of("BATON_JOB", "b"), dev.baton.protocol.value.JobTimeout.of(30), null, 1));
+        String script = "touch " + gate + ".$BATON_JOB; while [ $(ls " + work
+                + " | grep -c '^gate\\.') -lt 2 ]; do sleep 0.05; done; echo together";
+        ClaimedJob a = Jobs.claimed(
+                Jobs.spec(dev.baton.protocol.value.Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
+                new dev.baton.protocol.model.JobConfig(
+                        null,
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        null,
+                        null,
+                        List.of("sh", "-c", script),
+                        java.util.Map.of("BATON_JOB", "a"),
+                        dev.baton.protocol.value.JobTimeout.of(30),
+                        null,
+                        1));
+        ClaimedJob b = Jobs.claimed(
+                a.spec(),
+                new dev.baton.protocol.model.JobConfig(
+                        null,
+                        a.config().project(),
+                        null,
+                        null,
+                        List.of("sh", "-c", script),
+                        java.util.Map.of("BATON_JOB", "b"),
+                        dev.baton.protocol.value.JobTimeout.of(30),
+                        null,
+                        1));
         queue.add(a);
         queue.add(b);
         Future<Integer> exit = run(agent(MachineConfig.defaults("test").withSlots(2), work.resolve("agent")));
@@ -240,7 +275,8 @@ class RunnerAgentTest {
         // agent's job cleanup over the same directory, failed, and ended the agent silently.)
         first.interrupt();
         first.join();
-        assertThat(new Outbox(work.resolve("outbox")).inflight()).singleElement()
+        assertThat(new Outbox(work.resolve("outbox")).inflight())
+                .singleElement()
                 .satisfies(r -> assertThat(r.hasStarted()).isTrue());
 
         Future<Integer> second = run(agent(MachineConfig.defaults("test"), work));
@@ -266,7 +302,8 @@ class RunnerAgentTest {
             }
 
             @Override
-            public dev.baton.runner.executor.Execution prepare(ClaimedJob job, dev.baton.runner.executor.ExecutionEvents events) {
+            public dev.baton.runner.executor.Execution prepare(
+                    ClaimedJob job, dev.baton.runner.executor.ExecutionEvents events) {
                 return process.prepare(job, events);
             }
 
@@ -277,9 +314,14 @@ class RunnerAgentTest {
         };
         ClaimedJob job = shellJob("echo ok", 60, List.of());
         queue.add(job);
-        RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
-                new RunnerAgent.Target(peer.url(), "runner-1", key), failingSweep, new Outbox(work.resolve("outbox")),
-                Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        RunnerAgent agent = new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(peer.url(), "runner-1", key),
+                failingSweep,
+                new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
         Future<Integer> exit = run(agent);
         assertThat(peer.await(RunnerMessage.Completed.class, WAIT).job()).isEqualTo(job.uuid());
         agent.signal(Input.Signal.TERMINATE);
@@ -289,11 +331,13 @@ class RunnerAgentTest {
     @Test
     void aFailedUpdateKeepsTheAgentRunningAndAnInstalledOneExitsForARestart() throws Exception {
         // The scripted server answers ready only when told to, like a real one waiting for work.
-        peer = new ScriptedPeer(key.reveal(), (p, m) -> m instanceof RunnerMessage.Ready ? List.of() : List.of(ScriptedPeer.ackFor(m)));
+        peer = new ScriptedPeer(
+                key.reveal(), (p, m) -> m instanceof RunnerMessage.Ready ? List.of() : List.of(ScriptedPeer.ackFor(m)));
         List<String> installs = new java.util.concurrent.CopyOnWriteArrayList<>();
         Updater updater = update -> {
             installs.add(update.version());
-            if (!update.checksum().equals("0".repeat(64))) throw new dev.baton.runner.update.UpdateException("checksum mismatch");
+            if (!update.checksum().equals("0".repeat(64)))
+                throw new dev.baton.runner.update.UpdateException("checksum mismatch");
         };
         Future<Integer> exit = run(agent(MachineConfig.defaults("test"), work, updater));
         peer.await(RunnerMessage.Ready.class, WAIT);
@@ -318,7 +362,8 @@ class RunnerAgentTest {
 
     @Test
     void theProcessExecutorRefusesToExistWithoutPermission() {
-        assertThatThrownBy(() -> new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), false))
+        assertThatThrownBy(() ->
+                        new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), false))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("--allow-no-sandbox");
     }

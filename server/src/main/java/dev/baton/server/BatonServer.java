@@ -1,38 +1,36 @@
 package dev.baton.server;
 
-import dev.baton.server.http.AfterHttpStart;
-import dev.baton.server.http.BeforeHttpStop;
-
 import dev.baton.server.api.ApiContext;
 import dev.baton.server.api.ManagementApi;
 import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.AdminAuth;
+import dev.baton.server.auth.AdminToken;
 import dev.baton.server.auth.AuditLog;
 import dev.baton.server.auth.Authenticator;
 import dev.baton.server.auth.SubmissionLimiter;
-import dev.baton.server.auth.AdminToken;
 import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.config.PrivateFiles;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.dispatch.JobQueue;
-import dev.baton.server.registry.Images;
+import dev.baton.server.http.AfterHttpStart;
+import dev.baton.server.http.BeforeHttpStop;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ClientAddress;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
-import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.JsonErrorHandler;
+import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.AttemptOutputs;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.OutputStore;
+import dev.baton.server.registry.Images;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.StoreFactory;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -56,8 +54,15 @@ public final class BatonServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BatonServer.class);
 
     /** What modules are built from. {@code publicUrl} is known once the port is bound. */
-    public record Wiring(ServerConfig config, Store store, Clock clock, OutputStore outputs, AdminAuth admin, Supplier<String> publicUrl,
-            AccessControl access, BlobStorage storage) {}
+    public record Wiring(
+            ServerConfig config,
+            Store store,
+            Clock clock,
+            OutputStore outputs,
+            AdminAuth admin,
+            Supplier<String> publicUrl,
+            AccessControl access,
+            BlobStorage storage) {}
 
     /** One registered HTTP route, as Javalin holds it (path with {params}). */
     public record Route(String method, String path) {}
@@ -91,15 +96,26 @@ public final class BatonServer implements AutoCloseable {
             OutputStore outputs = new AttemptOutputs(store, new ObjectOutputStore(storage.objects()));
             AdminAuth admin = new AdminAuth(adminToken);
             // Who may call what, for the API, the registry, the OJS binding and the console (docs/api.md, "Access").
-            AccessControl access = new AccessControl(new Authenticator(adminToken, store.access(), b.clock), store,
+            AccessControl access = new AccessControl(
+                    new Authenticator(adminToken, store.access(), b.clock),
+                    store,
                     new AuditLog(store.access(), b.clock, config.auditRetention()));
             Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl, access, storage);
             JobEvents events = b.jobEvents.apply(wiring);
             if (events instanceof AutoCloseable c) toClose.add(c);
             // Dispatch, when present, also answers what the API asks about queued jobs.
             JobQueue queue = events instanceof JobQueue q ? q : JobQueue.UNKNOWN;
-            ApiContext api = new ApiContext(store, b.clock, access, new SubmissionLimiter(config.tokenSubmissionsPerMinute(), b.clock),
-                    config.requestBodyMaxBytes(), events, outputs, this::publicUrl, queue, Images.in(storage));
+            ApiContext api = new ApiContext(
+                    store,
+                    b.clock,
+                    access,
+                    new SubmissionLimiter(config.tokenSubmissionsPerMinute(), b.clock),
+                    config.requestBodyMaxBytes(),
+                    events,
+                    outputs,
+                    this::publicUrl,
+                    queue,
+                    Images.in(storage));
 
             ManagementApi management = new ManagementApi(api);
             this.management = management;
@@ -122,8 +138,8 @@ public final class BatonServer implements AutoCloseable {
                 cfg.http.maxRequestSize = config.requestBodyMaxBytes();
                 // ctx.ip() is the client behind trusted_proxies, for every module alike (issue 41).
                 ClientAddress clients = new ClientAddress(config.edge().trustedProxies());
-                cfg.contextResolver.ip = ctx -> clients.of(ctx.req().getRemoteAddr(),
-                        Collections.list(ctx.req().getHeaders(ClientAddress.FORWARDED_FOR)));
+                cfg.contextResolver.ip = ctx -> clients.of(
+                        ctx.req().getRemoteAddr(), Collections.list(ctx.req().getHeaders(ClientAddress.FORWARDED_FOR)));
                 // Graceful stop: requests in progress get this long to finish.
                 cfg.jetty.modifyServer(server -> {
                     server.setStopTimeout(10_000);
@@ -142,7 +158,8 @@ public final class BatonServer implements AutoCloseable {
         }
         Collections.reverse(toClose);
         this.closeables = List.copyOf(toClose);
-        this.publicUrl = config.publicUrl() != null ? config.publicUrl() : "http://" + urlHost(config.host()) + ":" + app.port();
+        this.publicUrl =
+                config.publicUrl() != null ? config.publicUrl() : "http://" + urlHost(config.host()) + ":" + app.port();
         LOG.info("Baton server listening on {}:{} (public URL {})", config.host(), app.port(), publicUrl);
     }
 
@@ -193,10 +210,14 @@ public final class BatonServer implements AutoCloseable {
         String database = config.databaseUrl() == null
                 ? "SQLite in " + config.dataDir().toAbsolutePath()
                 : redact(config.databaseUrl());
-        return String.join(System.lineSeparator(),
+        return String.join(
+                System.lineSeparator(),
                 "Baton server listening on " + url,
                 "  database:    " + database,
-                "  admin token: " + (adminToken.file() != null ? adminToken.file() + " (generated on first start, mode 0600)" : "configured (admin_token)"),
+                "  admin token: "
+                        + (adminToken.file() != null
+                                ? adminToken.file() + " (generated on first start, mode 0600)"
+                                : "configured (admin_token)"),
                 "  try:         curl -H \"Authorization: Bearer " + token + "\" " + url + "/v0/runners",
                 "  API docs:    " + url + "/v0/openapi.json",
                 "  console:     " + url + "/ (sign in with the admin token)",

@@ -51,10 +51,15 @@ public final class Judge {
         Optional<JudgedReport> found = store.processedReport(reportId);
         if (found.isEmpty() || found.get().judged()) return List.of();
         JudgedReport report = found.get();
-        Metrics metrics = ReportResults.fromJson(report.results()).map(ReportResults::results).orElse(Metrics.EMPTY);
+        Metrics metrics = ReportResults.fromJson(report.results())
+                .map(ReportResults::results)
+                .orElse(Metrics.EMPTY);
         if (metrics == null) metrics = Metrics.EMPTY;
-        List<Threshold> thresholds = store.thresholds(report.projectId()).stream().filter(t -> matchesReport(t.rule(), report)).toList();
-        Optional<StartPoint> start = thresholds.isEmpty() ? Optional.empty() : store.startPoint(report.projectId(), report.branch());
+        List<Threshold> thresholds = store.thresholds(report.projectId()).stream()
+                .filter(t -> matchesReport(t.rule(), report))
+                .toList();
+        Optional<StartPoint> start =
+                thresholds.isEmpty() ? Optional.empty() : store.startPoint(report.projectId(), report.branch());
         List<MetricJudgement> judged = new ArrayList<>();
         for (Map.Entry<String, Map<String, Metric>> bench : metrics.benchmarks().entrySet()) {
             for (Map.Entry<String, Metric> measure : bench.getValue().entrySet()) {
@@ -62,12 +67,20 @@ public final class Judge {
                 List<MetricJudgement.Boundary> boundaries = new ArrayList<>();
                 for (Threshold t : thresholds) {
                     ThresholdRule r = t.rule();
-                    if (!r.measure().equals(measure.getKey()) || (r.benchmark() != null && !r.benchmark().equals(bench.getKey()))) continue;
+                    if (!r.measure().equals(measure.getKey())
+                            || (r.benchmark() != null && !r.benchmark().equals(bench.getKey()))) continue;
                     Model model = Model.of(r.model()).orElseThrow();
                     double[] baseline = baseline(report, r, bench.getKey(), measure.getKey(), start);
                     Limits limits = model.limits(baseline, r.lowerBoundary(), r.upperBoundary(), r.minSamples());
-                    boundaries.add(new MetricJudgement.Boundary(t.id(), model.wireName(), limits.lower(), limits.upper(), limits.baselineSize(),
-                            limits.mean(), limits.stddev(), limits.breached(value)));
+                    boundaries.add(new MetricJudgement.Boundary(
+                            t.id(),
+                            model.wireName(),
+                            limits.lower(),
+                            limits.upper(),
+                            limits.baselineSize(),
+                            limits.mean(),
+                            limits.stddev(),
+                            limits.breached(value)));
                 }
                 judged.add(new MetricJudgement(bench.getKey(), measure.getKey(), value, boundaries));
             }
@@ -79,7 +92,8 @@ public final class Judge {
     }
 
     private static boolean matchesReport(ThresholdRule r, JudgedReport report) {
-        return (r.branch() == null || r.branch().equals(report.branch())) && r.testbed().equals(report.testbed())
+        return (r.branch() == null || r.branch().equals(report.branch()))
+                && r.testbed().equals(report.testbed())
                 && (r.specId() == null || r.specId().equals(report.specId()));
     }
 
@@ -87,15 +101,34 @@ public final class Judge {
      * The metric's history on the report's branch, newest first, continued with the start
      * point's branch up to the start point while the window has room; returned oldest first.
      */
-    private double[] baseline(JudgedReport report, ThresholdRule r, String benchmark, String measure, Optional<StartPoint> start) {
+    private double[] baseline(
+            JudgedReport report, ThresholdRule r, String benchmark, String measure, Optional<StartPoint> start) {
         Instant since = r.maxDays() == null ? null : report.endTime().minus(Duration.ofDays(r.maxDays()));
-        List<Double> values = new ArrayList<>(store.baseline(new BaselineQuery(report.projectId(), report.branch(), report.testbed(),
-                r.specId(), benchmark, measure, report.endTime(), report.id(), since, r.maxSamples())));
+        List<Double> values = new ArrayList<>(store.baseline(new BaselineQuery(
+                report.projectId(),
+                report.branch(),
+                report.testbed(),
+                r.specId(),
+                benchmark,
+                measure,
+                report.endTime(),
+                report.id(),
+                since,
+                r.maxSamples())));
         if (start.isPresent() && (r.maxSamples() == null || values.size() < r.maxSamples())) {
             StartPoint sp = start.get();
             Instant until = sp.until().isBefore(report.endTime()) ? sp.until() : report.endTime();
-            values.addAll(store.baseline(new BaselineQuery(report.projectId(), sp.startBranch(), report.testbed(), r.specId(), benchmark,
-                    measure, until, report.id(), since, r.maxSamples() == null ? null : r.maxSamples() - values.size())));
+            values.addAll(store.baseline(new BaselineQuery(
+                    report.projectId(),
+                    sp.startBranch(),
+                    report.testbed(),
+                    r.specId(),
+                    benchmark,
+                    measure,
+                    until,
+                    report.id(),
+                    since,
+                    r.maxSamples() == null ? null : r.maxSamples() - values.size())));
         }
         double[] oldestFirst = new double[values.size()];
         for (int i = 0; i < oldestFirst.length; i++) oldestFirst[i] = values.get(values.size() - 1 - i);

@@ -29,9 +29,10 @@ public final class Judging implements AutoCloseable {
     private final java.time.Clock clock;
     private volatile boolean sweptAll;
     // One thread: reports of one branch are judged in the order they were processed.
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("baton-judge").daemon().factory());
-    private final ScheduledExecutorService sweeper =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("baton-judge-sweep").daemon().factory());
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("baton-judge").daemon().factory());
+    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("baton-judge-sweep").daemon().factory());
 
     public Judging(Judge judge, dev.baton.server.store.AlertStore store, java.time.Clock clock, Duration sweepEvery) {
         this.judge = judge;

@@ -33,10 +33,16 @@ public enum Model {
     DELTA_IQR("delta_iqr", Kind.FACTOR, 3);
 
     /** What a boundary of the model means, and so which values it may take. */
-    public enum Kind { FIXED, FRACTION, CONFIDENCE, FACTOR }
+    public enum Kind {
+        FIXED,
+        FRACTION,
+        CONFIDENCE,
+        FACTOR
+    }
 
     // withCopy: the baseline is the caller's array, and the default sorts it in place.
-    private static final Quantile QUANTILE = Quantile.withDefaults().withCopy(true).with(Quantile.EstimationMethod.HF7);
+    private static final Quantile QUANTILE =
+            Quantile.withDefaults().withCopy(true).with(Quantile.EstimationMethod.HF7);
 
     private final String wireName;
     private final Kind kind;
@@ -77,19 +83,40 @@ public enum Model {
         if (this == STATIC) return new Limits(lower, upper, n, mean, sd);
         if (n < Math.max(minSamples, minimumBaseline)) return new Limits(null, null, n, mean, sd);
         return switch (this) {
-            case PERCENTAGE -> new Limits(lower == null ? null : mean * (1 - lower), upper == null ? null : mean * (1 + upper), n, mean, sd);
-            case Z_SCORE -> new Limits(lower == null ? null : mean - z(lower) * sd, upper == null ? null : mean + z(upper) * sd, n, mean, sd);
+            case PERCENTAGE ->
+                new Limits(
+                        lower == null ? null : mean * (1 - lower),
+                        upper == null ? null : mean * (1 + upper),
+                        n,
+                        mean,
+                        sd);
+            case Z_SCORE ->
+                new Limits(
+                        lower == null ? null : mean - z(lower) * sd,
+                        upper == null ? null : mean + z(upper) * sd,
+                        n,
+                        mean,
+                        sd);
             case T_TEST -> {
                 TDistribution t = TDistribution.of(n - 1);
                 double spread = sd * Math.sqrt(1 + 1.0 / n);
-                yield new Limits(lower == null ? null : mean - t.inverseCumulativeProbability(lower) * spread,
-                        upper == null ? null : mean + t.inverseCumulativeProbability(upper) * spread, n, mean, sd);
+                yield new Limits(
+                        lower == null ? null : mean - t.inverseCumulativeProbability(lower) * spread,
+                        upper == null ? null : mean + t.inverseCumulativeProbability(upper) * spread,
+                        n,
+                        mean,
+                        sd);
             }
             case LOG_NORMAL -> logNormal(baseline, lower, upper, mean, sd);
             case IQR -> {
                 double[] q = QUANTILE.evaluate(baseline, 0.25, 0.75);
                 double iqr = q[1] - q[0];
-                yield new Limits(lower == null ? null : q[0] - lower * iqr, upper == null ? null : q[1] + upper * iqr, n, mean, sd);
+                yield new Limits(
+                        lower == null ? null : q[0] - lower * iqr,
+                        upper == null ? null : q[1] + upper * iqr,
+                        n,
+                        mean,
+                        sd);
             }
             case DELTA_IQR -> deltaIqr(baseline, lower, upper, mean, sd);
             case STATIC -> throw new AssertionError("handled above");
@@ -110,10 +137,15 @@ public enum Model {
         }
         double sigma = StandardDeviation.of(logs).getAsDouble();
         double mu = Mean.of(logs).getAsDouble();
-        if (sigma == 0) return new Limits(lower == null ? null : Math.exp(mu), upper == null ? null : Math.exp(mu), n, mean, sd);
+        if (sigma == 0)
+            return new Limits(lower == null ? null : Math.exp(mu), upper == null ? null : Math.exp(mu), n, mean, sd);
         LogNormalDistribution d = LogNormalDistribution.of(mu, sigma);
-        return new Limits(lower == null ? null : d.inverseCumulativeProbability(1 - lower),
-                upper == null ? null : d.inverseCumulativeProbability(upper), n, mean, sd);
+        return new Limits(
+                lower == null ? null : d.inverseCumulativeProbability(1 - lower),
+                upper == null ? null : d.inverseCumulativeProbability(upper),
+                n,
+                mean,
+                sd);
     }
 
     private static Limits deltaIqr(double[] baseline, Double lower, Double upper, Double mean, Double sd) {
@@ -127,7 +159,11 @@ public enum Model {
         double[] q = QUANTILE.evaluate(deltas, 0.25, 0.75);
         double median = QUANTILE.evaluate(baseline, 0.5);
         double iqr = q[1] - q[0];
-        return new Limits(lower == null ? null : median * (1 - (q[1] + lower * iqr)),
-                upper == null ? null : median * (1 + (q[1] + upper * iqr)), n, mean, sd);
+        return new Limits(
+                lower == null ? null : median * (1 - (q[1] + lower * iqr)),
+                upper == null ? null : median * (1 + (q[1] + upper * iqr)),
+                n,
+                mean,
+                sd);
     }
 }

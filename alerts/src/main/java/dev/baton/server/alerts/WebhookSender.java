@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -36,21 +35,26 @@ public final class WebhookSender implements AutoCloseable {
     static final Duration MAX_BACKOFF = Duration.ofHours(1);
     /** How long a taken delivery waits before another node may try it (longer than one request may take). */
     static final Duration TAKEN_FOR = Duration.ofMinutes(2);
+
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
     private static final int BATCH = 50;
 
     private final Store store;
     private final WebhookStore webhooks;
     private final Clock clock;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).followRedirects(HttpClient.Redirect.NEVER).build();
-    private final ScheduledExecutorService poller =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("baton-webhooks").daemon().factory());
+    private final HttpClient http = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("baton-webhooks").daemon().factory());
 
     public WebhookSender(Store store, Clock clock, Duration pollEvery) {
         this.store = store;
         this.webhooks = store.alerts().webhooks();
         this.clock = clock;
-        poller.scheduleWithFixedDelay(this::sendDueQuietly, pollEvery.toMillis(), pollEvery.toMillis(), TimeUnit.MILLISECONDS);
+        poller.scheduleWithFixedDelay(
+                this::sendDueQuietly, pollEvery.toMillis(), pollEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The wait before attempt {@code attempts + 1}, after {@code attempts} failed ones. */
@@ -76,19 +80,24 @@ public final class WebhookSender implements AutoCloseable {
         String error = null;
         try {
             Optional<Alert> alert = store.alerts().findAlert(d.projectId(), d.alertUuid());
-            String project = store.organizations().projectUuid(d.projectId()).map(Object::toString).orElse(null);
+            String project = store.organizations()
+                    .projectUuid(d.projectId())
+                    .map(Object::toString)
+                    .orElse(null);
             if (alert.isEmpty() || project == null) {
                 webhooks.recordAttempt(d.id(), null, "the alert no longer exists", null, null);
                 return;
             }
             byte[] body = Wire.encode(AlertEvent.created(project, alert.get())).getBytes(StandardCharsets.UTF_8);
-            HttpRequest request = HttpRequest.newBuilder(URI.create(d.url())).timeout(REQUEST_TIMEOUT)
+            HttpRequest request = HttpRequest.newBuilder(URI.create(d.url()))
+                    .timeout(REQUEST_TIMEOUT)
                     .header("Content-Type", "application/json")
                     .header("User-Agent", "baton-webhooks")
                     .header("X-Baton-Event", AlertEvent.CREATED)
                     .header("X-Baton-Delivery", String.valueOf(d.id()))
                     .header(WebhookSignature.HEADER, WebhookSignature.of(d.secret(), body))
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                    .build();
             status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
             if (status / 100 == 2) {
                 webhooks.recordAttempt(d.id(), status, null, clock.instant(), null);

@@ -1,7 +1,5 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.id.TokenUuid;
 import dev.baton.server.api.AccessViews.AuditEventView;
@@ -14,10 +12,10 @@ import dev.baton.server.api.AccessViews.WhoAmI;
 import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.ApiTokenSecret;
 import dev.baton.server.auth.Principal;
-import dev.baton.server.store.Role;
 import dev.baton.server.config.Durations;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.AuditEvent;
 import dev.baton.server.store.AuditFilter;
@@ -25,6 +23,7 @@ import dev.baton.server.store.Membership;
 import dev.baton.server.store.NewToken;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.Project;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.StoredToken;
 import dev.baton.server.store.User;
 import io.javalin.config.JavalinConfig;
@@ -58,8 +57,16 @@ public final class AccessRoutes implements RouteModule {
     public void addRoutes(JavalinConfig config) {
         config.routes.get("/v0/whoami", this::whoami);
         config.routes.post("/v0/users", this::createUser);
-        config.routes.get("/v0/users", ctx -> Json.write(ctx, 200, api.store().access().listUsers().stream().map(UserView::of).toList()));
-        config.routes.get("/v0/users/{user}", ctx -> Json.write(ctx, 200, UserView.of(user(ctx.pathParam("user"), null))));
+        config.routes.get(
+                "/v0/users",
+                ctx -> Json.write(
+                        ctx,
+                        200,
+                        api.store().access().listUsers().stream()
+                                .map(UserView::of)
+                                .toList()));
+        config.routes.get(
+                "/v0/users/{user}", ctx -> Json.write(ctx, 200, UserView.of(user(ctx.pathParam("user"), null))));
         config.routes.post("/v0/tokens", this::createToken);
         config.routes.get("/v0/tokens", this::listTokens);
         config.routes.delete("/v0/tokens/{token}", this::revokeToken);
@@ -70,34 +77,48 @@ public final class AccessRoutes implements RouteModule {
         Principal who = api.access().authenticate(ctx);
         switch (who) {
             case Principal.Admin a -> Json.write(ctx, 200, new WhoAmI(who.actor(), true, null, List.of()));
-            case Principal.TokenHolder t -> Json.write(ctx, 200, new WhoAmI(who.actor(), false, TokenView.of(api.store(), t.token(), api.now()),
-                    t.memberships().stream().map(m -> MemberView.of(api.store(), m)).toList()));
+            case Principal.TokenHolder t ->
+                Json.write(
+                        ctx,
+                        200,
+                        new WhoAmI(
+                                who.actor(),
+                                false,
+                                TokenView.of(api.store(), t.token(), api.now()),
+                                t.memberships().stream()
+                                        .map(m -> MemberView.of(api.store(), m))
+                                        .toList()));
         }
     }
 
     private void createUser(Context ctx) {
         CreateUser body = api.body(ctx, CreateUser.class);
         String name = Fields.name("name", Fields.require("name", body.name()));
-        if (name.startsWith(ApiTokenSecret.PREFIX)) throw ApiException.invalidField("name", "a user name must not look like a token");
+        if (name.startsWith(ApiTokenSecret.PREFIX))
+            throw ApiException.invalidField("name", "a user name must not look like a token");
         try {
             Json.write(ctx, 201, UserView.of(api.store().access().createUser(name, api.now())));
         } catch (dev.baton.server.store.StoreException e) {
             if (e.reason() == dev.baton.server.store.StoreException.Reason.CONFLICT) {
-                throw new ApiException(409, "user_name_taken", "user name '" + name + "' is in use; choose another name", "name");
+                throw new ApiException(
+                        409, "user_name_taken", "user name '" + name + "' is in use; choose another name", "name");
             }
             throw e;
         }
     }
 
     private User user(String ref, String field) {
-        return api.store().access().findUser(ResourceId.of(ref))
+        return api.store()
+                .access()
+                .findUser(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "user_not_found", "no user '" + ref + "'", field));
     }
 
     private void createToken(Context ctx) {
         CreateToken body = api.body(ctx, CreateToken.class);
         if ((body.project() == null) == (body.organization() == null)) {
-            throw ApiException.invalidField("project", "give exactly one of project and organization: the token's scope");
+            throw ApiException.invalidField(
+                    "project", "give exactly one of project and organization: the token's scope");
         }
         // The scope before anything else in the body: a caller who is not its owner learns nothing
         // more (missing and out of reach: the same 404, field and all; a smaller role: 403).
@@ -105,11 +126,21 @@ public final class AccessRoutes implements RouteModule {
         Project project = null;
         Organization org = null;
         if (body.project() != null) {
-            project = AccessControl.reachableProject(who, api.store().organizations().findProject(Fields.resourceId("project", body.project())),
-                    Role.OWNER, body.project(), "project");
+            project = AccessControl.reachableProject(
+                    who,
+                    api.store().organizations().findProject(Fields.resourceId("project", body.project())),
+                    Role.OWNER,
+                    body.project(),
+                    "project");
         } else {
-            org = AccessControl.reachableOrganization(who, api.store().organizations().findOrganization(Fields.resourceId("organization", body.organization())),
-                    Role.OWNER, body.organization(), "organization");
+            org = AccessControl.reachableOrganization(
+                    who,
+                    api.store()
+                            .organizations()
+                            .findOrganization(Fields.resourceId("organization", body.organization())),
+                    Role.OWNER,
+                    body.organization(),
+                    "organization");
         }
         String userRef = Fields.require("user", body.user());
         Role role = Fields.parse("role", Fields.require("role", body.role()), Role::parse);
@@ -125,13 +156,21 @@ public final class AccessRoutes implements RouteModule {
         User user = user(userRef, "user");
         Long orgId = org == null ? null : org.id();
         Long projectId = project == null ? null : project.id();
-        Role member = project != null ? memberRole(user, project.organizationId(), project.id()) : memberRole(user, org.id(), null);
+        Role member = project != null
+                ? memberRole(user, project.organizationId(), project.id())
+                : memberRole(user, org.id(), null);
         if (member == null || !member.includes(role)) {
-            throw new ApiException(409, "role_exceeds_membership", "user '" + user.name() + "' has " + (member == null ? "no role" : "role " + member.wireName())
-                    + " there; a token cannot have more than its user (add the user as a member first)", "role");
+            throw new ApiException(
+                    409,
+                    "role_exceeds_membership",
+                    "user '" + user.name() + "' has " + (member == null ? "no role" : "role " + member.wireName())
+                            + " there; a token cannot have more than its user (add the user as a member first)",
+                    "role");
         }
         ApiTokenSecret secret = ApiTokenSecret.generate();
-        StoredToken token = api.store().access().createToken(new NewToken(user.id(), name, secret.hash(), orgId, projectId, role, expires), api.now());
+        StoredToken token = api.store()
+                .access()
+                .createToken(new NewToken(user.id(), name, secret.hash(), orgId, projectId, role, expires), api.now());
         Json.write(ctx, 201, new CreatedToken(TokenView.of(api.store(), token, api.now()), secret.reveal()));
     }
 
@@ -139,7 +178,9 @@ public final class AccessRoutes implements RouteModule {
     private Role memberRole(User user, long organizationId, Long projectId) {
         Role best = null;
         for (Membership m : api.store().access().membershipsOf(user.id())) {
-            boolean here = m.organizationId() != null ? m.organizationId() == organizationId : projectId != null && m.projectId().equals(projectId);
+            boolean here = m.organizationId() != null
+                    ? m.organizationId() == organizationId
+                    : projectId != null && m.projectId().equals(projectId);
             if (here && (best == null || m.role().includes(best))) best = m.role();
         }
         return best;
@@ -152,7 +193,8 @@ public final class AccessRoutes implements RouteModule {
         if (userRef != null && !userRef.isBlank()) {
             // Only the admin learns whether a user exists; anyone else sees no tokens of an unknown user.
             Optional<User> user = api.store().access().findUser(ResourceId.of(userRef));
-            if (user.isEmpty() && !(who instanceof Principal.TokenHolder)) throw new ApiException(404, "user_not_found", "no user '" + userRef + "'", "user");
+            if (user.isEmpty() && !(who instanceof Principal.TokenHolder))
+                throw new ApiException(404, "user_not_found", "no user '" + userRef + "'", "user");
             if (user.isEmpty()) {
                 Json.write(ctx, 200, List.of());
                 return;
@@ -160,9 +202,13 @@ public final class AccessRoutes implements RouteModule {
             userId = user.get().id();
         }
         Instant now = api.now();
-        Json.write(ctx, 200, api.store().access().listTokens(userId).stream()
-                .filter(t -> visible(who, t))
-                .map(t -> TokenView.of(api.store(), t, now)).toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().access().listTokens(userId).stream()
+                        .filter(t -> visible(who, t))
+                        .map(t -> TokenView.of(api.store(), t, now))
+                        .toList());
     }
 
     /** A token is visible to the admin, to its own user, and to owners of its scope; to anyone else it does not exist. */
@@ -180,12 +226,22 @@ public final class AccessRoutes implements RouteModule {
         String ref = ctx.pathParam("token");
         StoredToken token;
         try {
-            token = api.store().access().findToken(TokenUuid.parse(ref)).filter(t -> visible(who, t)).orElseThrow(() -> tokenNotFound(ref));
+            token = api.store()
+                    .access()
+                    .findToken(TokenUuid.parse(ref))
+                    .filter(t -> visible(who, t))
+                    .orElseThrow(() -> tokenNotFound(ref));
         } catch (IllegalArgumentException e) {
             throw tokenNotFound(ref);
         }
         api.store().access().revokeToken(token.id(), api.now());
-        Json.write(ctx, 200, TokenView.of(api.store(), api.store().access().findToken(token.uuid()).orElseThrow(), api.now()));
+        Json.write(
+                ctx,
+                200,
+                TokenView.of(
+                        api.store(),
+                        api.store().access().findToken(token.uuid()).orElseThrow(),
+                        api.now()));
     }
 
     private static ApiException tokenNotFound(String ref) {
@@ -194,12 +250,20 @@ public final class AccessRoutes implements RouteModule {
 
     private void audit(Context ctx) {
         int limit = Fields.intParam("limit", ctx.queryParam("limit"), DEFAULT_AUDIT_LIMIT, 1, MAX_AUDIT_LIMIT);
-        Long before = ctx.queryParam("before") == null ? null : (long) Fields.intParam("before", ctx.queryParam("before"), 0, 1, Integer.MAX_VALUE);
-        AuditFilter filter = new AuditFilter(blankToNull(ctx.queryParam("actor")), blankToNull(ctx.queryParam("action")),
-                time("since", ctx.queryParam("since")), time("until", ctx.queryParam("until")), before, limit + 1);
+        Long before = ctx.queryParam("before") == null
+                ? null
+                : (long) Fields.intParam("before", ctx.queryParam("before"), 0, 1, Integer.MAX_VALUE);
+        AuditFilter filter = new AuditFilter(
+                blankToNull(ctx.queryParam("actor")),
+                blankToNull(ctx.queryParam("action")),
+                time("since", ctx.queryParam("since")),
+                time("until", ctx.queryParam("until")),
+                before,
+                limit + 1);
         List<AuditEvent> events = api.store().access().audit(filter);
         boolean more = events.size() > limit;
-        List<AuditEventView> page = events.stream().limit(limit).map(AuditEventView::of).toList();
+        List<AuditEventView> page =
+                events.stream().limit(limit).map(AuditEventView::of).toList();
         Json.write(ctx, 200, new AuditPage(page, more ? page.getLast().id() : null));
     }
 
@@ -208,7 +272,11 @@ public final class AccessRoutes implements RouteModule {
         try {
             return Instant.parse(raw);
         } catch (DateTimeParseException e) {
-            throw new ApiException(400, "invalid_parameter", name + " must be an ISO-8601 UTC time such as 2026-01-01T00:00:00Z", name);
+            throw new ApiException(
+                    400,
+                    "invalid_parameter",
+                    name + " must be an ISO-8601 UTC time such as 2026-01-01T00:00:00Z",
+                    name);
         }
     }
 

@@ -31,26 +31,47 @@ final class AccessViews {
                 Project p = store.organizations().findProject(projectId).orElseThrow();
                 return new ScopeView(null, p.uuid(), p.slug().value());
             }
-            Organization o = store.organizations().findOrganization(organizationId).orElseThrow();
+            Organization o =
+                    store.organizations().findOrganization(organizationId).orElseThrow();
             return new ScopeView(o.uuid(), null, o.slug().value());
         }
     }
 
     record MemberView(UserView user, ScopeView scope, String role, Instant created) {
         static MemberView of(Store store, Membership m) {
-            return new MemberView(UserView.of(store.access().findUser(m.userId()).orElseThrow()), ScopeView.of(store, m.organizationId(), m.projectId()),
-                    m.role().wireName(), m.created());
+            return new MemberView(
+                    UserView.of(store.access().findUser(m.userId()).orElseThrow()),
+                    ScopeView.of(store, m.organizationId(), m.projectId()),
+                    m.role().wireName(),
+                    m.created());
         }
     }
 
     /** {@code status}: active, expired or revoked at the time of the answer. */
-    record TokenView(TokenUuid uuid, String name, UserView user, ScopeView scope, String role, String status, Instant created,
-            Instant expires, Instant lastUsed, Instant revoked) {
+    record TokenView(
+            TokenUuid uuid,
+            String name,
+            UserView user,
+            ScopeView scope,
+            String role,
+            String status,
+            Instant created,
+            Instant expires,
+            Instant lastUsed,
+            Instant revoked) {
         static TokenView of(Store store, StoredToken t, Instant now) {
             String status = t.revoked() != null ? "revoked" : t.activeAt(now) ? "active" : "expired";
-            return new TokenView(t.uuid(), t.name(), UserView.of(store.access().findUser(t.userId()).orElseThrow()),
-                    ScopeView.of(store, t.organizationId(), t.projectId()), t.role().wireName(), status, t.created(), t.expires(),
-                    t.lastUsed(), t.revoked());
+            return new TokenView(
+                    t.uuid(),
+                    t.name(),
+                    UserView.of(store.access().findUser(t.userId()).orElseThrow()),
+                    ScopeView.of(store, t.organizationId(), t.projectId()),
+                    t.role().wireName(),
+                    status,
+                    t.created(),
+                    t.expires(),
+                    t.lastUsed(),
+                    t.revoked());
         }
     }
 
@@ -60,9 +81,18 @@ final class AccessViews {
     /** Who the caller is: the admin token, or a user's token with its scope and the roles it has. */
     record WhoAmI(String actor, boolean admin, TokenView token, List<MemberView> roles) {}
 
-    record AuditEventView(long id, Instant at, String actor, String token, String action, String target, String detail, String address) {
+    record AuditEventView(
+            long id,
+            Instant at,
+            String actor,
+            String token,
+            String action,
+            String target,
+            String detail,
+            String address) {
         static AuditEventView of(AuditEvent e) {
-            return new AuditEventView(e.id(), e.at(), e.actor(), e.token(), e.action(), e.target(), e.detail(), e.address());
+            return new AuditEventView(
+                    e.id(), e.at(), e.actor(), e.token(), e.action(), e.target(), e.detail(), e.address());
         }
     }
 

@@ -55,8 +55,16 @@ final class AlertRoutes implements RouteModule {
         int limit = Fields.intParam("limit", ctx.queryParam("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
         Long before = cursor(ctx);
         Project project = find.project(ctx.pathParam("project"));
-        List<Alert> alerts = api.store().alerts().alerts(new AlertFilter(project.id(), status, ctx.queryParam("branch"),
-                ctx.queryParam("benchmark"), ctx.queryParam("report"), before, limit));
+        List<Alert> alerts = api.store()
+                .alerts()
+                .alerts(new AlertFilter(
+                        project.id(),
+                        status,
+                        ctx.queryParam("branch"),
+                        ctx.queryParam("benchmark"),
+                        ctx.queryParam("report"),
+                        before,
+                        limit));
         Long next = alerts.size() == limit ? alerts.getLast().id() : null;
         Json.write(ctx, 200, new AlertPage(alerts.stream().map(AlertView::of).toList(), next));
     }
@@ -64,13 +72,19 @@ final class AlertRoutes implements RouteModule {
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("alert");
-        Json.write(ctx, 200, AlertView.of(api.store().alerts().findAlert(project.id(), ref).orElseThrow(() -> notFound(ref))));
+        Json.write(
+                ctx,
+                200,
+                AlertView.of(api.store().alerts().findAlert(project.id(), ref).orElseThrow(() -> notFound(ref))));
     }
 
     private void setStatus(Context ctx, String status) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("alert");
-        Alert a = api.store().alerts().setAlertStatus(project.id(), ref, status, api.now()).orElseThrow(() -> notFound(ref));
+        Alert a = api.store()
+                .alerts()
+                .setAlertStatus(project.id(), ref, status, api.now())
+                .orElseThrow(() -> notFound(ref));
         Json.write(ctx, 200, AlertView.of(a));
     }
 
@@ -82,8 +96,16 @@ final class AlertRoutes implements RouteModule {
         int limit = Fields.intParam("limit", ctx.queryParam("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
         Long before = cursor(ctx);
         Project project = find.project(ctx.pathParam("project"));
-        List<MetricPoint> points = api.store().alerts().history(new HistoryQuery(project.id(), benchmark, measure, ctx.queryParam("branch"),
-                ctx.queryParam("testbed"), before, limit));
+        List<MetricPoint> points = api.store()
+                .alerts()
+                .history(new HistoryQuery(
+                        project.id(),
+                        benchmark,
+                        measure,
+                        ctx.queryParam("branch"),
+                        ctx.queryParam("testbed"),
+                        before,
+                        limit));
         Long next = points.size() == limit ? points.getLast().id() : null;
         Json.write(ctx, 200, new MetricPage(points.stream().map(MetricView::of).toList(), next));
     }

@@ -27,11 +27,28 @@ public record AlertView(
         Instant modified) {
 
     /** The history the limit was computed from. */
-    public record Baseline(int size, @JsonInclude(JsonInclude.Include.ALWAYS) Double mean, @JsonInclude(JsonInclude.Include.ALWAYS) Double stddev) {}
+    public record Baseline(
+            int size,
+            @JsonInclude(JsonInclude.Include.ALWAYS) Double mean,
+            @JsonInclude(JsonInclude.Include.ALWAYS) Double stddev) {}
 
     static AlertView of(Alert a) {
-        return new AlertView(a.uuid(), a.reportUuid(), a.branch(), a.testbed(), a.hash(), a.benchmark(), a.measure(), a.thresholdUuid(),
-                a.model(), a.side(), a.value(), a.limit(), new Baseline(a.baselineSize(), a.baselineMean(), a.baselineStddev()), a.status(),
-                a.created(), a.modified());
+        return new AlertView(
+                a.uuid(),
+                a.reportUuid(),
+                a.branch(),
+                a.testbed(),
+                a.hash(),
+                a.benchmark(),
+                a.measure(),
+                a.thresholdUuid(),
+                a.model(),
+                a.side(),
+                a.value(),
+                a.limit(),
+                new Baseline(a.baselineSize(), a.baselineMean(), a.baselineStddev()),
+                a.status(),
+                a.created(),
+                a.modified());
     }
 }

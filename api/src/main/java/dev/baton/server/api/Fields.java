@@ -56,6 +56,7 @@ final class Fields {
         } catch (NumberFormatException ignored) {
             // reported below with the allowed range
         }
-        throw new ApiException(400, "invalid_parameter", name + " must be a whole number between " + min + " and " + max, name);
+        throw new ApiException(
+                400, "invalid_parameter", name + " must be a whole number between " + min + " and " + max, name);
     }
 }

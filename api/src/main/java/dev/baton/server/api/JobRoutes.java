@@ -1,13 +1,12 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.auth.CancelRight;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
@@ -16,8 +15,8 @@ import dev.baton.server.store.Report;
 import dev.baton.server.store.Transition;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
-import java.util.List;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,9 +56,17 @@ public final class JobRoutes implements RouteModule {
         } catch (IllegalArgumentException e) {
             throw reportNotFound(ref);
         }
-        Report report = api.store().runs().findReport(uuid).filter(r -> r.projectId() == project.id()).orElseThrow(() -> reportNotFound(ref));
+        Report report = api.store()
+                .runs()
+                .findReport(uuid)
+                .filter(r -> r.projectId() == project.id())
+                .orElseThrow(() -> reportNotFound(ref));
         // With the attempts: the report shows the machine fingerprint its numbers were measured on.
-        JobView job = api.store().runs().findJobOfReport(report.id()).map(j -> new JobViews(api.store(), project).of(j, null, true)).orElse(null);
+        JobView job = api.store()
+                .runs()
+                .findJobOfReport(report.id())
+                .map(j -> new JobViews(api.store(), project).of(j, null, true))
+                .orElse(null);
         Json.write(ctx, 200, Judgements.add(api.store(), report, ReportView.of(report, project.uuid(), job)));
     }
 
@@ -68,24 +75,33 @@ public final class JobRoutes implements RouteModule {
     }
 
     private void list(Context ctx) {
-        JobStatus status = ctx.queryParam("status") == null ? null : parseParam("status", ctx.queryParam("status"), JobStatus::parse);
+        JobStatus status = ctx.queryParam("status") == null
+                ? null
+                : parseParam("status", ctx.queryParam("status"), JobStatus::parse);
         int limit = Fields.intParam("limit", ctx.queryParam("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT);
         int offset = Fields.intParam("offset", ctx.queryParam("offset"), 0, 0, Integer.MAX_VALUE - MAX_LIMIT - 1);
         Project project = find.project(ctx.pathParam("project"));
-        Long specId = ctx.queryParam("spec") == null ? null : find.spec(ctx.queryParam("spec")).id();
-        Long runnerId = ctx.queryParam("runner") == null ? null : find.runner(ctx.queryParam("runner")).id();
+        Long specId = ctx.queryParam("spec") == null
+                ? null
+                : find.spec(ctx.queryParam("spec")).id();
+        Long runnerId = ctx.queryParam("runner") == null
+                ? null
+                : find.runner(ctx.queryParam("runner")).id();
         // One row more than asked tells whether another page exists, without a count query.
-        List<Job> jobs = api.store().runs().listJobs(project.id(), new JobFilter(status, specId, runnerId, limit + 1, offset));
+        List<Job> jobs =
+                api.store().runs().listJobs(project.id(), new JobFilter(status, specId, runnerId, limit + 1, offset));
         boolean more = jobs.size() > limit;
         JobViews views = new JobViews(api.store(), project, api.queue());
-        List<JobView> page = jobs.stream().limit(limit).map(j -> views.of(j, null)).toList();
+        List<JobView> page =
+                jobs.stream().limit(limit).map(j -> views.of(j, null)).toList();
         Json.write(ctx, 200, new JobPage(page, limit, offset, more ? offset + limit : null));
     }
 
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         Job job = find.job(project, ctx.pathParam("job"));
-        var output = api.outputs().get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
+        var output =
+                api.outputs().get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         Json.write(ctx, 200, new JobViews(api.store(), project, api.queue()).of(job, output, true));
     }
 
@@ -94,7 +110,14 @@ public final class JobRoutes implements RouteModule {
         Job before = find.job(project, ctx.pathParam("job"));
         requireCancelable(ctx, project, before);
         Instant at = api.now();
-        Transition t = api.store().transitions().cancel(before.uuid(), null, "canceled by user", at, api.jobEvents().cancelDeadline(at));
+        Transition t = api.store()
+                .transitions()
+                .cancel(
+                        before.uuid(),
+                        null,
+                        "canceled by user",
+                        at,
+                        api.jobEvents().cancelDeadline(at));
         switch (t.result()) {
             case APPLIED -> {
                 try {
@@ -107,7 +130,9 @@ public final class JobRoutes implements RouteModule {
             case NOT_FOUND -> throw Lookups.jobNotFound(ctx.pathParam("job"));
             case DUPLICATE, CONFLICT, STALE -> {
                 JobStatus now = t.job() == null ? before.status() : t.job().status();
-                throw ApiException.conflict("job_not_cancelable", "job is " + now.wireName() + "; only pending, claimed or running jobs can be canceled");
+                throw ApiException.conflict(
+                        "job_not_cancelable",
+                        "job is " + now.wireName() + "; only pending, claimed or running jobs can be canceled");
             }
         }
     }
@@ -116,7 +141,10 @@ public final class JobRoutes implements RouteModule {
     private void requireCancelable(Context ctx, Project project, Job job) {
         Principal who = api.access().authenticate(ctx);
         if (!CancelRight.mayCancel(who, project, () -> api.store().access().jobSubmitter(job.id()))) {
-            throw new ApiException(403, "forbidden", "a submitter cancels only the jobs its user submitted; canceling others' jobs needs role maintainer");
+            throw new ApiException(
+                    403,
+                    "forbidden",
+                    "a submitter cancels only the jobs its user submitted; canceling others' jobs needs role maintainer");
         }
     }
 

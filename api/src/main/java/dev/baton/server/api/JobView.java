@@ -80,8 +80,23 @@ public record JobView(
      * iteration's {@code exitCode}. {@code machine}: the machine that ran the attempt (issue 41;
      * behind a router, the runner behind it), null for attempts from before machines were recorded.
      */
-    public record AttemptView(int number, RunnerUuid runner, String outcome, Instant claimed, Instant started, Instant ended,
-            String declineCode, String declineReason, MachineFingerprint fingerprint, Boolean warm, String transport,
-            com.fasterxml.jackson.databind.JsonNode artifacts, com.fasterxml.jackson.databind.JsonNode timings,
-            MachineView machine, String endReason, Integer exitCode, Boolean retried, String notRetried) {}
+    public record AttemptView(
+            int number,
+            RunnerUuid runner,
+            String outcome,
+            Instant claimed,
+            Instant started,
+            Instant ended,
+            String declineCode,
+            String declineReason,
+            MachineFingerprint fingerprint,
+            Boolean warm,
+            String transport,
+            com.fasterxml.jackson.databind.JsonNode artifacts,
+            com.fasterxml.jackson.databind.JsonNode timings,
+            MachineView machine,
+            String endReason,
+            Integer exitCode,
+            Boolean retried,
+            String notRetried) {}
 }

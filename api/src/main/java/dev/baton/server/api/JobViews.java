@@ -1,10 +1,10 @@
 package dev.baton.server.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.id.ReportUuid;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.protocol.id.SpecUuid;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.model.MachineFingerprint;
@@ -13,9 +13,9 @@ import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.store.Attempt;
 import dev.baton.server.store.AttemptEnd;
 import dev.baton.server.store.FailureKind;
-import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
 import dev.baton.server.store.RetryPolicy;
@@ -62,7 +62,8 @@ final class JobViews {
      * nor the queue status reads them again.
      */
     JobViews knowing(Job job, Spec spec, JobLabels labels) {
-        if (spec.id() != job.specId()) throw new IllegalArgumentException("spec " + spec.id() + " is not the spec of job " + job.uuid());
+        if (spec.id() != job.specId())
+            throw new IllegalArgumentException("spec " + spec.id() + " is not the spec of job " + job.uuid());
         specs.put(spec.id(), spec.uuid());
         knownSpecs.put(spec.id(), spec);
         knownLabels.put(job.id(), labels);
@@ -75,9 +76,12 @@ final class JobViews {
 
     /** With {@code withAttempts}, the view lists the job's attempts (a single-job read). */
     JobView of(Job j, JobOutput output, boolean withAttempts) {
-        SpecUuid spec = specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(Spec::uuid).orElse(null));
+        SpecUuid spec = specs.computeIfAbsent(
+                j.specId(), id -> store.specs().findSpec(id).map(Spec::uuid).orElse(null));
         RunnerUuid runner = j.runnerId() == null ? null : runner(j.runnerId());
-        ReportUuid report = reports.computeIfAbsent(j.reportId(), id -> store.runs().findReport(id).map(Report::uuid).orElse(null));
+        ReportUuid report = reports.computeIfAbsent(
+                j.reportId(),
+                id -> store.runs().findReport(id).map(Report::uuid).orElse(null));
         JobLabels known = knownLabels.get(j.id());
         QueueStatus q = queue.status(j, knownSpecs.get(j.specId()), known).orElse(null);
         JobLabels labels = known != null ? known : store.runs().jobLabels(j.id());
@@ -90,17 +94,44 @@ final class JobViews {
                         .toList()
                 : null;
         JobView.RetryView retry = withAttempts
-                ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null) : null;
+                ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null)
+                : null;
         // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
         JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
-                ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null) : null;
-        return new JobView(j.uuid(), project.uuid(), report, spec, runner, j.status(), j.priority(), j.timeout(), j.config(),
-                j.attempt(), j.requeues(), j.claimed(), j.started(), j.completed(), j.lastHeartbeat(), j.error(),
-                j.created(), j.modified(), output, j.errorCode(), j.queueTimeout(),
-                q == null ? null : q.reason(), q == null ? null : q.position(), q == null ? null : q.predictedStart(), attempts,
+                ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null)
+                : null;
+        return new JobView(
+                j.uuid(),
+                project.uuid(),
+                report,
+                spec,
+                runner,
+                j.status(),
+                j.priority(),
+                j.timeout(),
+                j.config(),
+                j.attempt(),
+                j.requeues(),
+                j.claimed(),
+                j.started(),
+                j.completed(),
+                j.lastHeartbeat(),
+                j.error(),
+                j.created(),
+                j.modified(),
+                output,
+                j.errorCode(),
+                j.queueTimeout(),
+                q == null ? null : q.reason(),
+                q == null ? null : q.position(),
+                q == null ? null : q.predictedStart(),
+                attempts,
                 attempts == null ? null : startedFingerprint(attempts),
-                labels.required().isEmpty() ? null : labels.required(), labels.preferred().isEmpty() ? null : labels.preferred(),
-                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()), progress, retry);
+                labels.required().isEmpty() ? null : labels.required(),
+                labels.preferred().isEmpty() ? null : labels.preferred(),
+                j.canaryRunnerId() == null ? null : runner(j.canaryRunnerId()),
+                progress,
+                retry);
     }
 
     /** The fingerprint of the latest attempt that started: the machine the job's numbers come from. */
@@ -113,13 +144,27 @@ final class JobViews {
 
     private JobView.AttemptView attempt(Attempt a, String leaseReport, AttemptEnd end, KnownMachine machine) {
         JsonNode report = leaseReport == null ? null : tree(leaseReport);
-        return new JobView.AttemptView(a.number(), runner(a.runnerId()), a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
-                a.claimed(), a.started(), a.ended(), a.declineCode(), a.declineReason(), fingerprint(a), a.warm(),
+        return new JobView.AttemptView(
+                a.number(),
+                runner(a.runnerId()),
+                a.outcome() == null ? null : a.outcome().name().toLowerCase(Locale.ROOT),
+                a.claimed(),
+                a.started(),
+                a.ended(),
+                a.declineCode(),
+                a.declineReason(),
+                fingerprint(a),
+                a.warm(),
                 dev.baton.server.store.AttemptTransport.of(store, a),
-                report == null ? null : report.get("artifacts"), report == null ? null : report.get("timings"),
+                report == null ? null : report.get("artifacts"),
+                report == null ? null : report.get("timings"),
                 MachineView.of(machine),
-                endReason(a, end), end == null ? null : end.exitCode(), end == null ? null : end.retried(),
-                end == null || end.notRetried() == null ? null : end.notRetried().wireName());
+                endReason(a, end),
+                end == null ? null : end.exitCode(),
+                end == null ? null : end.retried(),
+                end == null || end.notRetried() == null
+                        ? null
+                        : end.notRetried().wireName());
     }
 
     /**
@@ -137,8 +182,11 @@ final class JobViews {
     }
 
     private static JobView.RetryView retryView(RetryPolicy p) {
-        return new JobView.RetryView(p.maxAttempts(), p.backoffSeconds(),
-                p.on().stream().map(FailureKind::wireName).toList(), List.copyOf(p.finalExitCodes()));
+        return new JobView.RetryView(
+                p.maxAttempts(),
+                p.backoffSeconds(),
+                p.on().stream().map(FailureKind::wireName).toList(),
+                List.copyOf(p.finalExitCodes()));
     }
 
     /** JSON the server wrote itself (from a validated transport-A message); unreadable text is left out rather than failing the read. */
@@ -164,6 +212,7 @@ final class JobViews {
     }
 
     private RunnerUuid runner(long id) {
-        return runners.computeIfAbsent(id, r -> store.runners().findRunner(r).map(Runner::uuid).orElse(null));
+        return runners.computeIfAbsent(
+                id, r -> store.runners().findRunner(r).map(Runner::uuid).orElse(null));
     }
 }

@@ -27,9 +27,25 @@ final class Judgements {
 
     /** The view with the report's judged metrics, their boundaries and its alerts (judged false and none while not judged). */
     static ReportView add(Store store, Report report, ReportView view) {
-        boolean judged = store.alerts().processedReport(report.id()).map(r -> r.judged()).orElse(false);
-        return view.withJudgement(judged, store.alerts().reportMetrics(report.id()).stream().map(MetricView::of).toList(),
-                store.alerts().alerts(new AlertFilter(report.projectId(), null, null, null, report.uuid().toString(), null, ALL))
-                        .stream().map(AlertView::of).toList());
+        boolean judged =
+                store.alerts().processedReport(report.id()).map(r -> r.judged()).orElse(false);
+        return view.withJudgement(
+                judged,
+                store.alerts().reportMetrics(report.id()).stream()
+                        .map(MetricView::of)
+                        .toList(),
+                store
+                        .alerts()
+                        .alerts(new AlertFilter(
+                                report.projectId(),
+                                null,
+                                null,
+                                null,
+                                report.uuid().toString(),
+                                null,
+                                ALL))
+                        .stream()
+                        .map(AlertView::of)
+                        .toList());
     }
 }

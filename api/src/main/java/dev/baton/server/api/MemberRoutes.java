@@ -1,13 +1,12 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.server.api.AccessViews.MemberView;
-import dev.baton.server.store.Role;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.User;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -40,19 +39,27 @@ public final class MemberRoutes implements RouteModule {
     }
 
     private Scope scope(Context ctx) {
-        if (ctx.pathParamMap().containsKey("project")) return new Scope(null, find.project(ctx.pathParam("project")).id());
+        if (ctx.pathParamMap().containsKey("project"))
+            return new Scope(null, find.project(ctx.pathParam("project")).id());
         return new Scope(find.organization(ctx.pathParam("organization")).id(), null);
     }
 
     private User user(Context ctx) {
         String ref = ctx.pathParam("user");
-        return api.store().access().findUser(ResourceId.of(ref)).orElseThrow(() -> ApiException.notFound("user_not_found", "no user '" + ref + "'"));
+        return api.store()
+                .access()
+                .findUser(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("user_not_found", "no user '" + ref + "'"));
     }
 
     private void list(Context ctx) {
         Scope s = scope(ctx);
-        Json.write(ctx, 200, api.store().access().members(s.organizationId(), s.projectId()).stream()
-                .map(m -> MemberView.of(api.store(), m)).toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().access().members(s.organizationId(), s.projectId()).stream()
+                        .map(m -> MemberView.of(api.store(), m))
+                        .toList());
     }
 
     private void set(Context ctx) {
@@ -60,7 +67,14 @@ public final class MemberRoutes implements RouteModule {
         Role role = Fields.parse("role", Fields.require("role", body.role()), Role::parse);
         Scope s = scope(ctx);
         User user = user(ctx);
-        Json.write(ctx, 200, MemberView.of(api.store(), api.store().access().setMembership(user.id(), s.organizationId(), s.projectId(), role, api.now())));
+        Json.write(
+                ctx,
+                200,
+                MemberView.of(
+                        api.store(),
+                        api.store()
+                                .access()
+                                .setMembership(user.id(), s.organizationId(), s.projectId(), role, api.now())));
     }
 
     private void remove(Context ctx) {

@@ -26,8 +26,22 @@ public record MetricView(
             AlertView.Baseline baseline) {}
 
     static MetricView of(MetricPoint p) {
-        return new MetricView(p.reportUuid(), p.branch(), p.testbed(), p.hash(), p.benchmark(), p.measure(), p.value(), p.at(),
-                p.boundaries().stream().map(b -> new BoundaryView(b.thresholdUuid(), b.model(), b.lowerLimit(), b.upperLimit(),
-                        new AlertView.Baseline(b.baselineSize(), b.baselineMean(), b.baselineStddev()))).toList());
+        return new MetricView(
+                p.reportUuid(),
+                p.branch(),
+                p.testbed(),
+                p.hash(),
+                p.benchmark(),
+                p.measure(),
+                p.value(),
+                p.at(),
+                p.boundaries().stream()
+                        .map(b -> new BoundaryView(
+                                b.thresholdUuid(),
+                                b.model(),
+                                b.lowerLimit(),
+                                b.upperLimit(),
+                                new AlertView.Baseline(b.baselineSize(), b.baselineMean(), b.baselineStddev())))
+                        .toList());
     }
 }

@@ -25,6 +25,7 @@ public final class OpenApiRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/v0/openapi.json", ctx -> ctx.contentType("application/json").result(document));
+        config.routes.get(
+                "/v0/openapi.json", ctx -> ctx.contentType("application/json").result(document));
     }
 }

@@ -1,7 +1,5 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
@@ -9,6 +7,7 @@ import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.Project;
@@ -49,16 +48,21 @@ public final class OrganizationRoutes implements RouteModule {
         String name = Fields.name("name", Fields.require("name", body.name()));
         Slug slug = Fields.slug("slug", body.slug());
         PlanTier plan = body.plan() == null ? PlanTier.FREE : Fields.parse("plan", body.plan(), PlanTier::parse);
-        Organization org = Slugs.insert(name, slug, s -> api.store().organizations().createOrganization(name, s, plan, api.now()));
+        Organization org =
+                Slugs.insert(name, slug, s -> api.store().organizations().createOrganization(name, s, plan, api.now()));
         Json.write(ctx, 201, OrganizationView.of(org));
     }
 
     /** The organizations the caller has a role on (all of them for the admin token). */
     private void listOrganizations(Context ctx) {
         Principal who = api.access().authenticate(ctx);
-        Json.write(ctx, 200, api.store().organizations().listOrganizations().stream()
-                .filter(o -> AccessControl.roleOn(who, o).isPresent())
-                .map(OrganizationView::of).toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().organizations().listOrganizations().stream()
+                        .filter(o -> AccessControl.roleOn(who, o).isPresent())
+                        .map(OrganizationView::of)
+                        .toList());
     }
 
     private void getOrganization(Context ctx) {
@@ -78,9 +82,13 @@ public final class OrganizationRoutes implements RouteModule {
         Slug slug = Fields.slug("slug", body.slug());
         String ref = Fields.require("organization", body.organization());
         Fields.resourceId("organization", ref);
-        Organization org = api.store().organizations().findOrganization(ResourceId.of(ref))
-                .orElseThrow(() -> new ApiException(404, "organization_not_found", "no organization '" + ref + "'", "organization"));
-        Project project = Slugs.insert(name, slug, s -> api.store().organizations().createProject(org.id(), name, s, api.now()));
+        Organization org = api.store()
+                .organizations()
+                .findOrganization(ResourceId.of(ref))
+                .orElseThrow(() -> new ApiException(
+                        404, "organization_not_found", "no organization '" + ref + "'", "organization"));
+        Project project =
+                Slugs.insert(name, slug, s -> api.store().organizations().createProject(org.id(), name, s, api.now()));
         Json.write(ctx, 201, ProjectView.of(project, org.uuid()));
     }
 
@@ -88,14 +96,30 @@ public final class OrganizationRoutes implements RouteModule {
         Map<Long, Organization> orgs = new HashMap<>();
         for (Organization o : api.store().organizations().listOrganizations()) orgs.put(o.id(), o);
         Principal who = api.access().authenticate(ctx);
-        Json.write(ctx, 200, api.store().organizations().listProjects().stream()
-                .filter(p -> AccessControl.roleOn(who, p).isPresent())
-                .map(p -> ProjectView.of(p, orgs.containsKey(p.organizationId()) ? orgs.get(p.organizationId()).uuid() : null))
-                .toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().organizations().listProjects().stream()
+                        .filter(p -> AccessControl.roleOn(who, p).isPresent())
+                        .map(p -> ProjectView.of(
+                                p,
+                                orgs.containsKey(p.organizationId())
+                                        ? orgs.get(p.organizationId()).uuid()
+                                        : null))
+                        .toList());
     }
 
     private void getProject(Context ctx) {
         Project p = find.project(ctx.pathParam("project"));
-        Json.write(ctx, 200, ProjectView.of(p, api.store().organizations().findOrganization(p.organizationId()).map(Organization::uuid).orElse(null)));
+        Json.write(
+                ctx,
+                200,
+                ProjectView.of(
+                        p,
+                        api.store()
+                                .organizations()
+                                .findOrganization(p.organizationId())
+                                .map(Organization::uuid)
+                                .orElse(null)));
     }
 }

@@ -38,14 +38,45 @@ public record ReportView(
 
     static ReportView of(Report r, ProjectUuid project, JobView job) {
         ReportResults parsed = ReportResults.fromJson(r.results()).orElse(null);
-        return new ReportView(r.uuid(), project, r.branch(), r.testbed(), r.adapter(), r.resultsFile(), r.startTime(), r.endTime(),
-                parsed == null ? null : parsed.results(), parsed == null ? null : parsed.iterations(), r.error(), job, r.created(), r.modified(),
-                null, null, null);
+        return new ReportView(
+                r.uuid(),
+                project,
+                r.branch(),
+                r.testbed(),
+                r.adapter(),
+                r.resultsFile(),
+                r.startTime(),
+                r.endTime(),
+                parsed == null ? null : parsed.results(),
+                parsed == null ? null : parsed.iterations(),
+                r.error(),
+                job,
+                r.created(),
+                r.modified(),
+                null,
+                null,
+                null);
     }
 
     /** This view with what judging made of the report: nothing yet ({@code judged} false), or its metrics' boundaries and its alerts. */
     ReportView withJudgement(boolean judged, List<MetricView> metrics, List<AlertView> alerts) {
-        return new ReportView(uuid, project, branch, testbed, adapter, resultsFile, startTime, endTime, results, iterations, error, job, created,
-                modified, judged, metrics, alerts);
+        return new ReportView(
+                uuid,
+                project,
+                branch,
+                testbed,
+                adapter,
+                resultsFile,
+                startTime,
+                endTime,
+                results,
+                iterations,
+                error,
+                job,
+                created,
+                modified,
+                judged,
+                metrics,
+                alerts);
     }
 }

@@ -22,15 +22,38 @@ final class RerunRequest {
 
     static RunRequest of(Project project, Job job, Report report, Spec spec, RetryPolicy retry, JobLabels labels) {
         JobConfig c = job.config();
-        RunRequest.Retry retryBody = retry == null || retry.maxAttempts() <= 1 ? null
-                : new RunRequest.Retry(retry.maxAttempts(), retry.backoffSeconds(), null,
-                        retry.on().stream().map(FailureKind::wireName).toList(), List.copyOf(retry.finalExitCodes()));
+        RunRequest.Retry retryBody = retry == null || retry.maxAttempts() <= 1
+                ? null
+                : new RunRequest.Retry(
+                        retry.maxAttempts(),
+                        retry.backoffSeconds(),
+                        null,
+                        retry.on().stream().map(FailureKind::wireName).toList(),
+                        List.copyOf(retry.finalExitCodes()));
         String image = c.digest() == null ? null : c.digest().toString();
-        return new RunRequest(project.slug().value(), image, spec.slug().value(), null, null, null,
-                report.branch(), report.testbed(), report.adapter(), report.resultsFile(), job.timeout(), c.entrypoint(), c.cmd(),
+        return new RunRequest(
+                project.slug().value(),
+                image,
+                spec.slug().value(),
+                null,
+                null,
+                null,
+                report.branch(),
+                report.testbed(),
+                report.adapter(),
+                report.resultsFile(),
+                job.timeout(),
+                c.entrypoint(),
+                c.cmd(),
                 c.env() == null || c.env().isEmpty() ? null : c.env(),
                 c.filePaths() == null || c.filePaths().isEmpty() ? null : c.filePaths(),
-                c.iterations(), retryBody, job.queueTimeout(), labels.required().isEmpty() ? null : labels.required(),
-                labels.preferred().isEmpty() ? null : labels.preferred(), null, null, null);
+                c.iterations(),
+                retryBody,
+                job.queueTimeout(),
+                labels.required().isEmpty() ? null : labels.required(),
+                labels.preferred().isEmpty() ? null : labels.preferred(),
+                null,
+                null,
+                null);
     }
 }

@@ -24,12 +24,16 @@ record RunLineage(String hash, String startPoint, String startPointHash, Long st
         String startPoint = r.startPoint() == null ? null : RunValidator.label("start_point", r.startPoint(), null);
         String startPointHash = hash("start_point_hash", r.startPointHash());
         if (startPointHash != null && startPoint == null) {
-            throw ApiException.invalidField("start_point_hash", "start_point_hash needs start_point (the branch the hash is on)");
+            throw ApiException.invalidField(
+                    "start_point_hash", "start_point_hash needs start_point (the branch the hash is on)");
         }
         Long startReport = null;
         if (startPointHash != null) {
-            startReport = store.alerts().latestReport(projectId, startPoint, startPointHash).orElseThrow(() -> ApiException.invalidField(
-                    "start_point_hash", "no report of branch '" + startPoint + "' measured commit " + startPointHash));
+            startReport = store.alerts()
+                    .latestReport(projectId, startPoint, startPointHash)
+                    .orElseThrow(() -> ApiException.invalidField(
+                            "start_point_hash",
+                            "no report of branch '" + startPoint + "' measured commit " + startPointHash));
         }
         return new RunLineage(hash, startPoint, startPointHash, startReport);
     }
@@ -37,7 +41,8 @@ record RunLineage(String hash, String startPoint, String startPointHash, Long st
     private static String hash(String field, String raw) {
         if (raw == null) return null;
         String h = raw.toLowerCase(java.util.Locale.ROOT);
-        if (!HASH.matcher(h).matches()) throw ApiException.invalidField(field, field + " must be a git commit hash: 7 to 64 hexadecimal digits");
+        if (!HASH.matcher(h).matches())
+            throw ApiException.invalidField(field, field + " must be a git commit hash: 7 to 64 hexadecimal digits");
         return h;
     }
 

@@ -38,6 +38,10 @@ record RunRequest(
      * the kinds of failure retried and {@code finalExitCodes} the exit codes never retried (issue
      * 41); {@code retryWhenRunnerLost} is the older form, mapped onto {@code on} (docs/api.md).
      */
-    record Retry(Integer maxAttempts, Integer backoffSeconds, Boolean retryWhenRunnerLost, List<String> on,
+    record Retry(
+            Integer maxAttempts,
+            Integer backoffSeconds,
+            Boolean retryWhenRunnerLost,
+            List<String> on,
             List<Integer> finalExitCodes) {}
 }

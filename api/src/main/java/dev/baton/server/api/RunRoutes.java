@@ -1,15 +1,13 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
-import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.model.JobConfig;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.Principal;
-import dev.baton.server.store.Role;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.CreatedRun;
 import dev.baton.server.store.Job;
@@ -19,6 +17,7 @@ import dev.baton.server.store.NewReport;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.Spec;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -64,16 +63,24 @@ public final class RunRoutes implements RouteModule {
         Project project = find.project(ctx.pathParam("project"));
         Job before = find.job(project, ctx.pathParam("job"));
         Report report = api.store().runs().findReport(before.reportId()).orElseThrow();
-        Spec spec = api.store().specs().findSpec(before.specId())
-                .orElseThrow(() -> ApiException.conflict("spec_deleted",
-                        "the job's spec no longer exists; submit the run with another spec"));
-        RunRequest request = RerunRequest.of(project, before, report, spec,
-                api.store().runs().retryPolicy(before.id()).orElse(null), api.store().runs().jobLabels(before.id()));
+        Spec spec = api.store()
+                .specs()
+                .findSpec(before.specId())
+                .orElseThrow(() -> ApiException.conflict(
+                        "spec_deleted", "the job's spec no longer exists; submit the run with another spec"));
+        RunRequest request = RerunRequest.of(
+                project,
+                before,
+                report,
+                spec,
+                api.store().runs().retryPolicy(before.id()).orElse(null),
+                api.store().runs().jobLabels(before.id()));
         Principal who = api.access().authenticate(ctx);
         ValidRun run = validator.validate(request);
         api.submissions().acquire(who, ctx);
         NewJob.Submitter submitter = who instanceof Principal.TokenHolder t
-                ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
+                ? new NewJob.Submitter(t.user().id(), t.token().id())
+                : null;
         RunLineage lineage = RunLineage.of(request, api.store(), run.project().id());
         Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null, lineage));
     }
@@ -89,17 +96,34 @@ public final class RunRoutes implements RouteModule {
         RunRequest request = api.body(ctx, RunRequest.class);
         ValidRun run = validator.validate(request);
         if (!(run instanceof ValidRun.OnRunner onRunner)) {
-            throw new dev.baton.server.http.ApiException(400, "canary_needs_runner",
-                    "a canary is a run on the runner (an image or a cmd with a spec), not results", "results");
+            throw new dev.baton.server.http.ApiException(
+                    400,
+                    "canary_needs_runner",
+                    "a canary is a run on the runner (an image or a cmd with a spec), not results",
+                    "results");
         }
         if (!runner.isQuarantined()) {
-            throw dev.baton.server.http.ApiException.conflict("runner_not_quarantined", "runner '" + ref + "' is not quarantined; a canary lifts a quarantine");
+            throw dev.baton.server.http.ApiException.conflict(
+                    "runner_not_quarantined", "runner '" + ref + "' is not quarantined; a canary lifts a quarantine");
         }
-        if (api.store().specs().runnerSpecs(runner.id()).stream().noneMatch(spec -> spec.id() == onRunner.spec().id())) {
-            throw new dev.baton.server.http.ApiException(409, "spec_not_served", "runner '" + ref + "' does not serve spec '"
-                    + onRunner.spec().slug() + "'; give the canary one of its specs", "spec");
+        if (api.store().specs().runnerSpecs(runner.id()).stream()
+                .noneMatch(spec -> spec.id() == onRunner.spec().id())) {
+            throw new dev.baton.server.http.ApiException(
+                    409,
+                    "spec_not_served",
+                    "runner '" + ref + "' does not serve spec '"
+                            + onRunner.spec().slug() + "'; give the canary one of its specs",
+                    "spec");
         }
-        Json.write(ctx, 201, submit(run, ctx.ip(), null, runner.id(), RunLineage.of(request, api.store(), run.project().id())));
+        Json.write(
+                ctx,
+                201,
+                submit(
+                        run,
+                        ctx.ip(),
+                        null,
+                        runner.id(),
+                        RunLineage.of(request, api.store(), run.project().id())));
     }
 
     private void run(Context ctx) {
@@ -107,8 +131,11 @@ public final class RunRoutes implements RouteModule {
         // The project is decided before anything else is looked at: missing and out of reach get the
         // same 404 whatever else is wrong with the run, so a token learns nothing about others' projects.
         Principal who = api.access().authenticate(ctx);
-        if (who instanceof Principal.TokenHolder && request.project() != null && !request.project().isBlank()) {
-            AccessControl.reachableProject(who, projects.find(ResourceId.of(request.project())), Role.SUBMITTER, request.project(), "project");
+        if (who instanceof Principal.TokenHolder
+                && request.project() != null
+                && !request.project().isBlank()) {
+            AccessControl.reachableProject(
+                    who, projects.find(ResourceId.of(request.project())), Role.SUBMITTER, request.project(), "project");
         }
         // Validation resolves the same reference from the same per-node map: no second read.
         ValidRun run = validator.validate(request);
@@ -117,7 +144,9 @@ public final class RunRoutes implements RouteModule {
         RunLineage lineage = RunLineage.of(request, api.store(), run.project().id());
         // Only runs that would be stored count against the token's limit; a refused one changes nothing.
         api.submissions().acquire(who, ctx);
-        NewJob.Submitter submitter = who instanceof Principal.TokenHolder t ? new NewJob.Submitter(t.user().id(), t.token().id()) : null;
+        NewJob.Submitter submitter = who instanceof Principal.TokenHolder t
+                ? new NewJob.Submitter(t.user().id(), t.token().id())
+                : null;
         Json.write(ctx, 201, submit(run, ctx.ip(), submitter, null, lineage));
     }
 
@@ -132,31 +161,84 @@ public final class RunRoutes implements RouteModule {
      */
     RunView submit(RunRequest request, String origin) {
         ValidRun run = validator.validate(request);
-        return submit(run, origin, null, null, RunLineage.of(request, api.store(), run.project().id()));
+        return submit(
+                run,
+                origin,
+                null,
+                null,
+                RunLineage.of(request, api.store(), run.project().id()));
     }
 
     /** Stores one validated run, as {@code POST /v0/run} does, and tells dispatch about its job; {@code canaryRunner} pins it to that runner. */
-    private RunView submit(ValidRun run, String origin, NewJob.Submitter submitter, Long canaryRunner, RunLineage lineage) {
+    private RunView submit(
+            ValidRun run, String origin, NewJob.Submitter submitter, Long canaryRunner, RunLineage lineage) {
         Instant now = api.now();
         lineage.recordStartPoint(api.store(), run.project().id(), run.branch(), now);
         switch (run) {
             case ValidRun.Direct d -> {
-                Report report = api.store().runs().createReport(
-                        new NewReport(d.project().id(), d.branch(), d.testbed(), d.adapter(), d.startTime(), d.endTime(), d.results()), now);
+                Report report = api.store()
+                        .runs()
+                        .createReport(
+                                new NewReport(
+                                        d.project().id(),
+                                        d.branch(),
+                                        d.testbed(),
+                                        d.adapter(),
+                                        d.startTime(),
+                                        d.endTime(),
+                                        d.results()),
+                                now);
                 lineage.recordHash(api.store(), report.id());
                 // A direct run is processed as it is stored: judged now, so the answer carries its alerts.
                 Judgements.judge(api.store(), api.clock(), report.id());
-                return new RunView(Judgements.add(api.store(), report, ReportView.of(report, d.project().uuid(), null)), null);
+                return new RunView(
+                        Judgements.add(
+                                api.store(),
+                                report,
+                                ReportView.of(report, d.project().uuid(), null)),
+                        null);
             }
             case ValidRun.OnRunner r -> {
-                Organization org = api.store().organizations().findOrganization(r.project().organizationId())
-                        .orElseThrow(() -> new IllegalStateException("project " + r.project().uuid() + " has no organization"));
-                JobConfig config = new JobConfig(api.publicUrl().get(), r.project().uuid(), r.image(), r.entrypoint(), r.cmd(), r.env(),
-                        r.timeout(), r.filePaths(), r.iterations());
-                CreatedRun created = api.store().runs().createRun(
-                        new NewReport(r.project().id(), r.branch(), r.testbed(), r.adapter(), r.resultsFile(), now, now, null),
-                        new NewJob(r.spec().id(), origin, config, r.timeout().seconds(), org.plan().priority(), r.retry(), r.queueTimeout(), submitter, r.labels(), canaryRunner),
-                        org.id(), now);
+                Organization org = api.store()
+                        .organizations()
+                        .findOrganization(r.project().organizationId())
+                        .orElseThrow(() -> new IllegalStateException(
+                                "project " + r.project().uuid() + " has no organization"));
+                JobConfig config = new JobConfig(
+                        api.publicUrl().get(),
+                        r.project().uuid(),
+                        r.image(),
+                        r.entrypoint(),
+                        r.cmd(),
+                        r.env(),
+                        r.timeout(),
+                        r.filePaths(),
+                        r.iterations());
+                CreatedRun created = api.store()
+                        .runs()
+                        .createRun(
+                                new NewReport(
+                                        r.project().id(),
+                                        r.branch(),
+                                        r.testbed(),
+                                        r.adapter(),
+                                        r.resultsFile(),
+                                        now,
+                                        now,
+                                        null),
+                                new NewJob(
+                                        r.spec().id(),
+                                        origin,
+                                        config,
+                                        r.timeout().seconds(),
+                                        org.plan().priority(),
+                                        r.retry(),
+                                        r.queueTimeout(),
+                                        submitter,
+                                        r.labels(),
+                                        canaryRunner),
+                                org.id(),
+                                now);
                 Job job = created.job();
                 Report report = created.report();
                 lineage.recordHash(api.store(), report.id());
@@ -167,7 +249,10 @@ public final class RunRoutes implements RouteModule {
                     LOG.warn("dispatch was not told about job {}", job.uuid(), e);
                 }
                 JobLabels labels = r.labels() == null ? JobLabels.NONE : r.labels();
-                JobView view = new JobViews(api.store(), r.project(), api.queue()).knowing(report).knowing(job, r.spec(), labels).of(job, null);
+                JobView view = new JobViews(api.store(), r.project(), api.queue())
+                        .knowing(report)
+                        .knowing(job, r.spec(), labels)
+                        .of(job, null);
                 return new RunView(ReportView.of(report, r.project().uuid(), view), view);
             }
         }

@@ -4,13 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
+import dev.baton.protocol.value.QueueTimeout;
 import dev.baton.server.adapter.Adapter;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.adapter.IterationResults;
 import dev.baton.server.adapter.ReportResults;
-import dev.baton.protocol.value.QueueTimeout;
-import dev.baton.server.registry.Images;
 import dev.baton.server.http.ApiException;
+import dev.baton.server.registry.Images;
 import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
@@ -74,13 +74,32 @@ final class RunValidator {
         boolean results = r.results() != null && !r.results().isEmpty();
         // A command without an image is a run for a trusted runner's process executor.
         boolean command = r.cmd() != null || r.entrypoint() != null;
-        if (image && !spec) throw new ApiException(400, "spec_required", "spec required for runner execution: give the spec (UUID or slug) that should run the image", "spec");
+        if (image && !spec)
+            throw new ApiException(
+                    400,
+                    "spec_required",
+                    "spec required for runner execution: give the spec (UUID or slug) that should run the image",
+                    "spec");
         if (!image && spec && (results || !command)) {
-            throw new ApiException(400, "image_required", "image required for runner execution: give the image (digest sha256:… or a tag"
-                    + " of the project's registry) to run on the spec, or a cmd for a trusted runner's process executor", "image");
+            throw new ApiException(
+                    400,
+                    "image_required",
+                    "image required for runner execution: give the image (digest sha256:… or a tag"
+                            + " of the project's registry) to run on the spec, or a cmd for a trusted runner's process executor",
+                    "image");
         }
-        if (image && results) throw new ApiException(400, "results_with_image", "cannot provide both results and image: results are for direct runs, image and spec for runner runs", "results");
-        if (!image && !spec && !results) throw new ApiException(400, "results_required", "nothing to run: give results (direct run) or image and spec (runner run)", "results");
+        if (image && results)
+            throw new ApiException(
+                    400,
+                    "results_with_image",
+                    "cannot provide both results and image: results are for direct runs, image and spec for runner runs",
+                    "results");
+        if (!image && !spec && !results)
+            throw new ApiException(
+                    400,
+                    "results_required",
+                    "nothing to run: give results (direct run) or image and spec (runner run)",
+                    "results");
 
         String branch = label("branch", r.branch(), DEFAULT_BRANCH);
         String testbed = label("testbed", r.testbed(), DEFAULT_TESTBED);
@@ -112,10 +131,14 @@ final class RunValidator {
         if (r.startTime() != null) throw timeSetByServer("start_time");
         if (r.endTime() != null) throw timeSetByServer("end_time");
         if (r.image() != null && !Images.isReference(r.image())) {
-            throw ApiException.invalidField("image", "image must be a digest (sha256: and 64 lowercase hex digits) or a tag of the"
-                    + " project's registry ('v1', or 'path:v1' for a repository inside the project), got '" + r.image() + "'");
+            throw ApiException.invalidField(
+                    "image",
+                    "image must be a digest (sha256: and 64 lowercase hex digits) or a tag of the"
+                            + " project's registry ('v1', or 'path:v1' for a repository inside the project), got '"
+                            + r.image() + "'");
         }
-        JobTimeout timeout = r.timeout() == null ? JobTimeout.DEFAULT : Fields.parse("timeout", r.timeout(), JobTimeout::of);
+        JobTimeout timeout =
+                r.timeout() == null ? JobTimeout.DEFAULT : Fields.parse("timeout", r.timeout(), JobTimeout::of);
         List<String> entrypoint = args("entrypoint", r.entrypoint());
         List<String> cmd = args("cmd", r.cmd());
         Map<String, String> env = env(r.env());
@@ -123,8 +146,12 @@ final class RunValidator {
         String resultsFile = resultsFile(r.resultsFile(), filePaths);
         int iterations = iterations(r.iterations());
         RetryPolicy retry = retry(r.retry());
-        Integer queueTimeout = r.queueTimeout() == null ? null : Fields.parse("queue_timeout", r.queueTimeout(), QueueTimeout::of).seconds();
-        var labels = new dev.baton.server.store.JobLabels(Fields.parse("require_labels", r.requireLabels(), dev.baton.protocol.value.Labels::of),
+        Integer queueTimeout = r.queueTimeout() == null
+                ? null
+                : Fields.parse("queue_timeout", r.queueTimeout(), QueueTimeout::of)
+                        .seconds();
+        var labels = new dev.baton.server.store.JobLabels(
+                Fields.parse("require_labels", r.requireLabels(), dev.baton.protocol.value.Labels::of),
                 Fields.parse("prefer_labels", r.preferLabels(), dev.baton.protocol.value.Labels::of));
         Project project = project(r.project());
         Spec spec = spec(r.spec());
@@ -132,21 +159,48 @@ final class RunValidator {
         // hold, and a job with nothing to execute.
         ImageDigest digest = null;
         if (r.image() != null) {
-            Images.Resolved image = images.find(project.uuid(), r.image()).orElseThrow(() -> new ApiException(422, "image_not_found",
-                    "image '" + r.image() + "' is not in the registry of project '" + project.slug() + "': push it first"
-                            + " (baton image push) and give its digest or tag", "image"));
+            Images.Resolved image = images.find(project.uuid(), r.image())
+                    .orElseThrow(() -> new ApiException(
+                            422,
+                            "image_not_found",
+                            "image '" + r.image() + "' is not in the registry of project '" + project.slug()
+                                    + "': push it first" + " (baton image push) and give its digest or tag",
+                            "image"));
             digest = ImageDigest.of(image.digest());
             boolean jobCommand = (entrypoint != null && !entrypoint.isEmpty()) || (cmd != null && !cmd.isEmpty());
             if (image.commandKnown() && !image.hasCommand() && !jobCommand) {
-                throw new ApiException(422, "no_command", "image '" + r.image() + "' names no Entrypoint or Cmd in its config and the"
-                        + " run gives no cmd: give cmd (or entrypoint) so the runner knows what to execute", "cmd");
+                throw new ApiException(
+                        422,
+                        "no_command",
+                        "image '" + r.image() + "' names no Entrypoint or Cmd in its config and the"
+                                + " run gives no cmd: give cmd (or entrypoint) so the runner knows what to execute",
+                        "cmd");
             }
         } else if ((entrypoint == null || entrypoint.isEmpty()) && (cmd == null || cmd.isEmpty())) {
-            throw new ApiException(422, "no_command", "a run without an image needs a non-empty cmd (or entrypoint) to execute", "cmd");
+            throw new ApiException(
+                    422,
+                    "no_command",
+                    "a run without an image needs a non-empty cmd (or entrypoint) to execute",
+                    "cmd");
         }
         if (queueTimeout == null) queueTimeout = spec.queueTimeout();
-        return new ValidRun.OnRunner(project, branch, testbed, adapter.name(), resultsFile, spec, digest, timeout, entrypoint, cmd, env, filePaths, iterations, retry,
-                queueTimeout, labels);
+        return new ValidRun.OnRunner(
+                project,
+                branch,
+                testbed,
+                adapter.name(),
+                resultsFile,
+                spec,
+                digest,
+                timeout,
+                entrypoint,
+                cmd,
+                env,
+                filePaths,
+                iterations,
+                retry,
+                queueTimeout,
+                labels);
     }
 
     private Project project(String ref) {
@@ -157,42 +211,57 @@ final class RunValidator {
 
     private Spec spec(String ref) {
         Fields.resourceId("spec", ref);
-        Spec spec = store.specs().findSpec(ResourceId.of(ref))
+        Spec spec = store.specs()
+                .findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
-        if (spec.archived() != null) throw new ApiException(422, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
+        if (spec.archived() != null)
+            throw new ApiException(
+                    422, "spec_archived", "spec '" + spec.slug() + "' is archived and takes no new jobs", "spec");
         return spec;
     }
 
     private static void rejectInDirectRun(String field, Object value) {
         if (value != null) {
-            throw new ApiException(400, "runner_field_in_direct_run", field + " applies only to runner runs (image and spec); this run gives results", field);
+            throw new ApiException(
+                    400,
+                    "runner_field_in_direct_run",
+                    field + " applies only to runner runs (image and spec); this run gives results",
+                    field);
         }
     }
 
     private static ApiException timeSetByServer(String field) {
-        return new ApiException(400, "time_in_runner_run", field + " is set by the server for runner runs (from when the job really starts and ends)", field);
+        return new ApiException(
+                400,
+                "time_in_runner_run",
+                field + " is set by the server for runner runs (from when the job really starts and ends)",
+                field);
     }
 
     static String label(String field, String raw, String fallback) {
         if (raw == null) return fallback;
         if (raw.isBlank() || raw.length() > MAX_LABEL_LENGTH || raw.chars().anyMatch(Character::isISOControl)) {
-            throw ApiException.invalidField(field, field + " must be 1-" + MAX_LABEL_LENGTH + " characters without control characters");
+            throw ApiException.invalidField(
+                    field, field + " must be 1-" + MAX_LABEL_LENGTH + " characters without control characters");
         }
         return raw;
     }
 
     private Adapter adapter(String raw) {
         String name = raw == null ? DEFAULT_ADAPTER : raw;
-        if (!ADAPTER.matcher(name).matches()) throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
-        return adapters.find(name).orElseThrow(() -> ApiException.invalidField("adapter",
-                "unknown adapter '" + name + "'; one of " + String.join(", ", adapters.names())));
+        if (!ADAPTER.matcher(name).matches())
+            throw ApiException.invalidField("adapter", "adapter must be a lowercase name like 'json'");
+        return adapters.find(name)
+                .orElseThrow(() -> ApiException.invalidField(
+                        "adapter", "unknown adapter '" + name + "'; one of " + String.join(", ", adapters.names())));
     }
 
     /** The collected file the adapter reads instead of stdout: it must be one the runner collects. */
     private static String resultsFile(String raw, List<String> filePaths) {
         if (raw == null) return null;
         if (filePaths == null || !filePaths.contains(raw)) {
-            throw ApiException.invalidField("results_file", "results_file must be one of file_paths, so the runner collects it");
+            throw ApiException.invalidField(
+                    "results_file", "results_file must be one of file_paths, so the runner collects it");
         }
         return raw;
     }
@@ -201,7 +270,8 @@ final class RunValidator {
         try {
             return OffsetDateTime.parse(raw).toInstant();
         } catch (DateTimeParseException e) {
-            throw ApiException.invalidField(field, field + " must be an ISO-8601 date-time with offset, e.g. 2024-05-01T12:00:00Z");
+            throw ApiException.invalidField(
+                    field, field + " must be an ISO-8601 date-time with offset, e.g. 2024-05-01T12:00:00Z");
         }
     }
 
@@ -211,16 +281,20 @@ final class RunValidator {
      * adapter cannot parse refuses the run, naming the entry, and nothing is stored.
      */
     private static String results(List<JsonNode> raw, Adapter adapter) {
-        if (raw.size() > MAX_RESULTS) throw ApiException.invalidField("results", "at most " + MAX_RESULTS + " results per run");
+        if (raw.size() > MAX_RESULTS)
+            throw ApiException.invalidField("results", "at most " + MAX_RESULTS + " results per run");
         List<IterationResults> iterations = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             JsonNode node = raw.get(i);
             String field = "results[" + i + "]";
             if (node == null || !(node.isTextual() || node.isObject())) {
-                throw ApiException.invalidField(field, field + " must be a JSON object or a string (one iteration's output)");
+                throw ApiException.invalidField(
+                        field, field + " must be a JSON object or a string (one iteration's output)");
             }
-            IterationResults parsed = IterationResults.parse(i, adapter, node.isTextual() ? node.textValue() : node.toString());
-            if (!parsed.parsed()) throw ApiException.invalidField(field, field + ": adapter " + adapter.name() + ": " + parsed.error());
+            IterationResults parsed =
+                    IterationResults.parse(i, adapter, node.isTextual() ? node.textValue() : node.toString());
+            if (!parsed.parsed())
+                throw ApiException.invalidField(field, field + ": adapter " + adapter.name() + ": " + parsed.error());
             iterations.add(parsed);
         }
         return ReportResults.of(iterations).toJson();
@@ -228,12 +302,16 @@ final class RunValidator {
 
     private static List<String> args(String field, List<String> raw) {
         if (raw == null) return null;
-        if (raw.size() > MAX_ARGS) throw ApiException.invalidField(field, field + " has at most " + MAX_ARGS + " entries");
+        if (raw.size() > MAX_ARGS)
+            throw ApiException.invalidField(field, field + " has at most " + MAX_ARGS + " entries");
         for (int i = 0; i < raw.size(); i++) {
             String arg = raw.get(i);
             if (arg == null) throw ApiException.invalidField(field + "[" + i + "]", field + " entries must be strings");
-            if (arg.length() > MAX_ARG_LENGTH) throw ApiException.invalidField(field + "[" + i + "]", field + " entries are at most " + MAX_ARG_LENGTH + " characters");
-            if (arg.indexOf('\0') >= 0) throw ApiException.invalidField(field + "[" + i + "]", field + " entries must not contain NUL");
+            if (arg.length() > MAX_ARG_LENGTH)
+                throw ApiException.invalidField(
+                        field + "[" + i + "]", field + " entries are at most " + MAX_ARG_LENGTH + " characters");
+            if (arg.indexOf('\0') >= 0)
+                throw ApiException.invalidField(field + "[" + i + "]", field + " entries must not contain NUL");
         }
         return List.copyOf(raw);
     }
@@ -245,11 +323,15 @@ final class RunValidator {
         for (var e : raw.entrySet()) {
             String field = "env." + e.getKey();
             if (!ENV_NAME.matcher(e.getKey()).matches()) {
-                throw ApiException.invalidField(field, "env names are letters, digits and '_', not starting with a digit, at most 256 characters");
+                throw ApiException.invalidField(
+                        field,
+                        "env names are letters, digits and '_', not starting with a digit, at most 256 characters");
             }
             String value = e.getValue();
             if (value == null) throw ApiException.invalidField(field, "env values must be strings");
-            if (value.length() > MAX_ENV_VALUE_LENGTH) throw ApiException.invalidField(field, "env values are at most " + MAX_ENV_VALUE_LENGTH + " characters");
+            if (value.length() > MAX_ENV_VALUE_LENGTH)
+                throw ApiException.invalidField(
+                        field, "env values are at most " + MAX_ENV_VALUE_LENGTH + " characters");
             if (value.indexOf('\0') >= 0) throw ApiException.invalidField(field, "env values must not contain NUL");
             env.put(e.getKey(), value);
         }
@@ -263,14 +345,18 @@ final class RunValidator {
      */
     private static List<String> filePaths(List<String> raw) {
         if (raw == null) return null;
-        if (raw.size() > MAX_FILE_PATHS) throw ApiException.invalidField("file_paths", "file_paths has at most " + MAX_FILE_PATHS + " entries");
+        if (raw.size() > MAX_FILE_PATHS)
+            throw ApiException.invalidField("file_paths", "file_paths has at most " + MAX_FILE_PATHS + " entries");
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < raw.size(); i++) {
             String path = raw.get(i);
             String field = "file_paths[" + i + "]";
             if (path == null || path.isEmpty()) throw ApiException.invalidField(field, "file paths must not be empty");
-            if (path.length() > MAX_FILE_PATH_LENGTH) throw ApiException.invalidField(field, "file paths are at most " + MAX_FILE_PATH_LENGTH + " characters");
-            if (path.indexOf('\0') >= 0 || path.indexOf('\\') >= 0) throw ApiException.invalidField(field, "file paths must not contain NUL or backslashes");
+            if (path.length() > MAX_FILE_PATH_LENGTH)
+                throw ApiException.invalidField(
+                        field, "file paths are at most " + MAX_FILE_PATH_LENGTH + " characters");
+            if (path.indexOf('\0') >= 0 || path.indexOf('\\') >= 0)
+                throw ApiException.invalidField(field, "file paths must not contain NUL or backslashes");
             for (String segment : path.split("/", -1)) {
                 if (segment.equals("..")) throw ApiException.invalidField(field, "file paths must not contain '..'");
             }
@@ -283,7 +369,9 @@ final class RunValidator {
     private static int iterations(Integer raw) {
         if (raw == null) return 1;
         if (raw < MIN_ITERATIONS || raw > MAX_ITERATIONS) {
-            throw ApiException.invalidField("iterations", "iterations must be between " + MIN_ITERATIONS + " and " + MAX_ITERATIONS + ", got " + raw);
+            throw ApiException.invalidField(
+                    "iterations",
+                    "iterations must be between " + MIN_ITERATIONS + " and " + MAX_ITERATIONS + ", got " + raw);
         }
         return raw;
     }
@@ -292,18 +380,22 @@ final class RunValidator {
         if (raw == null) return RetryPolicy.NONE;
         int attempts = raw.maxAttempts() == null ? 1 : raw.maxAttempts();
         if (attempts < 1 || attempts > MAX_RETRY_ATTEMPTS) {
-            throw ApiException.invalidField("retry.max_attempts", "retry.max_attempts must be between 1 and " + MAX_RETRY_ATTEMPTS);
+            throw ApiException.invalidField(
+                    "retry.max_attempts", "retry.max_attempts must be between 1 and " + MAX_RETRY_ATTEMPTS);
         }
         int backoff = raw.backoffSeconds() == null ? 0 : raw.backoffSeconds();
         if (backoff < 0 || backoff > MAX_RETRY_BACKOFF_SECONDS) {
-            throw ApiException.invalidField("retry.backoff_seconds", "retry.backoff_seconds must be between 0 and " + MAX_RETRY_BACKOFF_SECONDS);
+            throw ApiException.invalidField(
+                    "retry.backoff_seconds",
+                    "retry.backoff_seconds must be between 0 and " + MAX_RETRY_BACKOFF_SECONDS);
         }
         boolean lost = raw.retryWhenRunnerLost() != null && raw.retryWhenRunnerLost();
         if (raw.on() == null) {
             return new RetryPolicy(attempts, backoff, RetryPolicy.legacyOn(lost), finalExitCodes(raw.finalExitCodes()));
         }
         if (raw.retryWhenRunnerLost() != null) {
-            throw ApiException.invalidField("retry.retry_when_runner_lost",
+            throw ApiException.invalidField(
+                    "retry.retry_when_runner_lost",
                     "give either retry.on or retry.retry_when_runner_lost (the older form, which maps onto on), not both");
         }
         return new RetryPolicy(attempts, backoff, retryOn(raw.on()), finalExitCodes(raw.finalExitCodes()));
@@ -311,14 +403,16 @@ final class RunValidator {
 
     private static Set<FailureKind> retryOn(List<String> raw) {
         if (raw.isEmpty()) {
-            throw ApiException.invalidField("retry.on",
+            throw ApiException.invalidField(
+                    "retry.on",
                     "retry.on needs at least one of " + RETRY_ON_NAMES + " (leave retry out for no retries)");
         }
         Set<FailureKind> on = EnumSet.noneOf(FailureKind.class);
         for (int i = 0; i < raw.size(); i++) {
             FailureKind kind = FailureKind.parse(raw.get(i));
             if (kind == null) {
-                throw ApiException.invalidField("retry.on[" + i + "]",
+                throw ApiException.invalidField(
+                        "retry.on[" + i + "]",
                         "retry.on[" + i + "] must be one of " + RETRY_ON_NAMES + ", got " + raw.get(i));
             }
             on.add(kind);
@@ -329,14 +423,16 @@ final class RunValidator {
     private static Set<Integer> finalExitCodes(List<Integer> raw) {
         if (raw == null) return Set.of();
         if (raw.size() > MAX_FINAL_EXIT_CODES) {
-            throw ApiException.invalidField("retry.final_exit_codes",
+            throw ApiException.invalidField(
+                    "retry.final_exit_codes",
                     "retry.final_exit_codes lists at most " + MAX_FINAL_EXIT_CODES + " codes");
         }
         Set<Integer> codes = new TreeSet<>();
         for (int i = 0; i < raw.size(); i++) {
             Integer code = raw.get(i);
             if (code == null || code < 1 || code > 255) {
-                throw ApiException.invalidField("retry.final_exit_codes[" + i + "]",
+                throw ApiException.invalidField(
+                        "retry.final_exit_codes[" + i + "]",
                         "retry.final_exit_codes[" + i + "] must be an exit code from 1 to 255, got " + code);
             }
             codes.add(code);

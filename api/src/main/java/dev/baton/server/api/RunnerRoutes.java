@@ -1,13 +1,12 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.config.ShippedVersion;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Runner;
@@ -58,8 +57,12 @@ public final class RunnerRoutes implements RouteModule {
         List<Runner> same = api.store().runners().listRunners(new RunnerFilter(name, null, true));
         if (!same.isEmpty()) {
             Runner other = same.getFirst();
-            throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' is in use by runner '" + other.slug() + "'"
-                    + (other.isArchived() ? " (archived)" : "") + "; choose another name", "name");
+            throw new ApiException(
+                    409,
+                    "runner_name_taken",
+                    "runner name '" + name + "' is in use by runner '" + other.slug() + "'"
+                            + (other.isArchived() ? " (archived)" : "") + "; choose another name",
+                    "name");
         }
         RunnerKey key = RunnerKey.generate();
         Slug effective = slug != null ? slug : Slug.fromName(name);
@@ -69,8 +72,12 @@ public final class RunnerRoutes implements RouteModule {
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT) {
                 if (slug != null) throw Slugs.taken(slug);
-                throw new ApiException(409, "runner_name_taken", "runner name '" + name + "' gives slug '" + effective
-                        + "', which another runner has; choose another name or give a slug", "name");
+                throw new ApiException(
+                        409,
+                        "runner_name_taken",
+                        "runner name '" + name + "' gives slug '" + effective
+                                + "', which another runner has; choose another name or give a slug",
+                        "name");
             }
             throw e;
         }
@@ -82,8 +89,13 @@ public final class RunnerRoutes implements RouteModule {
         String search = ctx.queryParam("search");
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
         Map<Long, KnownMachine> machines = api.store().runners().latestMachines();
-        List<RunnerView> runners = api.store().runners().listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
-                .stream().map(r -> view(r, machines.get(r.id()))).toList();
+        List<RunnerView> runners = api
+                .store()
+                .runners()
+                .listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
+                .stream()
+                .map(r -> view(r, machines.get(r.id())))
+                .toList();
         Json.write(ctx, 200, runners);
     }
 
@@ -128,12 +140,20 @@ public final class RunnerRoutes implements RouteModule {
     }
 
     private static ApiException archived(Runner runner) {
-        return ApiException.conflict("runner_archived", "runner '" + runner.slug() + "' is archived; restore it (PATCH archived=false) before rotating its key");
+        return ApiException.conflict(
+                "runner_archived",
+                "runner '" + runner.slug()
+                        + "' is archived; restore it (PATCH archived=false) before rotating its key");
     }
 
     private void listSpecs(Context ctx) {
         Runner runner = find.runner(ctx.pathParam("runner"));
-        Json.write(ctx, 200, api.store().specs().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().specs().runnerSpecs(runner.id()).stream()
+                        .map(Spec::view)
+                        .toList());
     }
 
     private void addSpec(Context ctx) {
@@ -141,20 +161,29 @@ public final class RunnerRoutes implements RouteModule {
         String ref = Fields.require("spec", body.spec());
         Fields.resourceId("spec", ref);
         Runner runner = find.runner(ctx.pathParam("runner"));
-        Spec spec = api.store().specs().findSpec(ResourceId.of(ref))
+        Spec spec = api.store()
+                .specs()
+                .findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> new ApiException(404, "spec_not_found", "no spec '" + ref + "'", "spec"));
         if (spec.archived() != null) {
             throw new ApiException(409, "spec_archived", "spec '" + spec.slug() + "' is archived", "spec");
         }
         api.store().specs().addRunnerSpec(runner.id(), spec.id());
-        Json.write(ctx, 201, api.store().specs().runnerSpecs(runner.id()).stream().map(Spec::view).toList());
+        Json.write(
+                ctx,
+                201,
+                api.store().specs().runnerSpecs(runner.id()).stream()
+                        .map(Spec::view)
+                        .toList());
     }
 
     private void removeSpec(Context ctx) {
         Runner runner = find.runner(ctx.pathParam("runner"));
         Spec spec = find.spec(ctx.pathParam("spec"));
         if (!api.store().specs().removeRunnerSpec(runner.id(), spec.id())) {
-            throw ApiException.notFound("runner_spec_not_found", "runner '" + runner.slug() + "' does not serve spec '" + spec.slug() + "'");
+            throw ApiException.notFound(
+                    "runner_spec_not_found",
+                    "runner '" + runner.slug() + "' does not serve spec '" + spec.slug() + "'");
         }
         ctx.status(204);
     }

@@ -16,14 +16,42 @@ import java.util.Map;
  * ({@code shippedVersion}); all three are null for a runner that never said {@code ready} since
  * machines are recorded.
  */
-public record RunnerView(RunnerUuid uuid, String name, String slug, Instant lastHeartbeat, Instant created, Instant modified, Instant archived,
-        Instant quarantined, String quarantineReason, Map<String, String> labels, Map<String, String> labelsSet,
-        Map<String, String> labelsReported, MachineView machine, String version, Boolean behind, String shippedVersion) {
+public record RunnerView(
+        RunnerUuid uuid,
+        String name,
+        String slug,
+        Instant lastHeartbeat,
+        Instant created,
+        Instant modified,
+        Instant archived,
+        Instant quarantined,
+        String quarantineReason,
+        Map<String, String> labels,
+        Map<String, String> labelsSet,
+        Map<String, String> labelsReported,
+        MachineView machine,
+        String version,
+        Boolean behind,
+        String shippedVersion) {
     /** {@code labels} is the effective set the claim matches; the other two say where each came from. */
     static RunnerView of(Runner r, RunnerLabels l, KnownMachine m, String shipped) {
         String version = m == null ? null : m.host().version();
-        return new RunnerView(r.uuid(), r.name(), r.slug().value(), r.lastHeartbeat(), r.created(), r.modified(), r.archived(),
-                r.quarantined(), r.quarantineReason(), l.effective(), l.admin(), l.reported(), MachineView.of(m), version,
-                ShippedVersion.behind(version, shipped), shipped);
+        return new RunnerView(
+                r.uuid(),
+                r.name(),
+                r.slug().value(),
+                r.lastHeartbeat(),
+                r.created(),
+                r.modified(),
+                r.archived(),
+                r.quarantined(),
+                r.quarantineReason(),
+                l.effective(),
+                l.admin(),
+                l.reported(),
+                MachineView.of(m),
+                version,
+                ShippedVersion.behind(version, shipped),
+                shipped);
     }
 }

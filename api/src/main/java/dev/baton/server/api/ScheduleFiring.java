@@ -41,8 +41,19 @@ final class ScheduleFiring {
         int fired = 0;
         for (Schedule due : store.schedules().dueSchedules(clock.instant())) {
             Instant now = clock.instant();
-            Schedule claimed = new Schedule(due.uuid(), due.name(), due.cron(), due.timezone(), due.run(), due.paused(), nextAfter(due, now),
-                    due.version(), now, due.lastReport(), due.lastError(), due.created());
+            Schedule claimed = new Schedule(
+                    due.uuid(),
+                    due.name(),
+                    due.cron(),
+                    due.timezone(),
+                    due.run(),
+                    due.paused(),
+                    nextAfter(due, now),
+                    due.version(),
+                    now,
+                    due.lastReport(),
+                    due.lastError(),
+                    due.created());
             // The compare-and-set: another node (or a pause) came first, and this one does nothing.
             if (!store.schedules().updateSchedule(claimed)) continue;
             fired++;
@@ -50,7 +61,10 @@ final class ScheduleFiring {
             String error = null;
             try {
                 RunRequest request = Json.decode(due.run().getBytes(StandardCharsets.UTF_8), RunRequest.class);
-                report = runs.submit(request, "schedule:" + due.uuid()).report().uuid().toString();
+                report = runs.submit(request, "schedule:" + due.uuid())
+                        .report()
+                        .uuid()
+                        .toString();
             } catch (ApiException e) {
                 // The run no longer validates (its project or spec went away): kept on the schedule.
                 error = e.getMessage();
@@ -65,7 +79,19 @@ final class ScheduleFiring {
 
     /** Writes what the firing led to; a concurrent pause or delete in between wins (the outcome is not important enough to retry for). */
     private void recordOutcome(Schedule fired, String report, String error) {
-        store.schedules().updateSchedule(new Schedule(fired.uuid(), fired.name(), fired.cron(), fired.timezone(), fired.run(), fired.paused(),
-                fired.nextFire(), fired.version(), fired.lastFired(), report != null ? report : fired.lastReport(), error, fired.created()));
+        store.schedules()
+                .updateSchedule(new Schedule(
+                        fired.uuid(),
+                        fired.name(),
+                        fired.cron(),
+                        fired.timezone(),
+                        fired.run(),
+                        fired.paused(),
+                        fired.nextFire(),
+                        fired.version(),
+                        fired.lastFired(),
+                        report != null ? report : fired.lastReport(),
+                        error,
+                        fired.created()));
     }
 }

@@ -44,8 +44,10 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
         this.api = api;
         this.runs = runs;
         this.firing = new ScheduleFiring(api.store(), api.clock(), runs);
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("baton-schedules").daemon().factory());
-        sweeper.scheduleWithFixedDelay(this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("baton-schedules").daemon().factory());
+        sweeper.scheduleWithFixedDelay(
+                this::sweep, sweepEvery.toMillis(), sweepEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void sweep() {
@@ -72,9 +74,11 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
         CreateSchedule body = api.body(ctx, CreateSchedule.class);
         String name = Fields.name("name", body.name());
         if (name == null) throw ApiException.missingField("name");
-        if ((body.cron() == null) == (body.at() == null)) throw ApiException.badRequest("invalid_schedule", "give either cron or at");
+        if ((body.cron() == null) == (body.at() == null))
+            throw ApiException.badRequest("invalid_schedule", "give either cron or at");
         String timezone = body.timezone() == null ? "UTC" : body.timezone();
-        if (body.run() == null || !body.run().isObject()) throw ApiException.invalidField("run", "run must be a POST /v0/run body (an object)");
+        if (body.run() == null || !body.run().isObject())
+            throw ApiException.invalidField("run", "run must be a POST /v0/run body (an object)");
         Instant now = api.now();
         Instant first;
         try {
@@ -83,7 +87,9 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
             throw ApiException.invalidField("timezone", e.getMessage());
         }
         try {
-            first = body.cron() != null ? CronExpression.parse(body.cron()).next(now, CronExpression.zone(timezone)) : Instant.parse(body.at());
+            first = body.cron() != null
+                    ? CronExpression.parse(body.cron()).next(now, CronExpression.zone(timezone))
+                    : Instant.parse(body.at());
         } catch (IllegalArgumentException e) {
             throw ApiException.invalidField("cron", e.getMessage());
         } catch (DateTimeParseException e) {
@@ -91,12 +97,24 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
         }
         // The run is checked now, so a schedule that could never submit is refused at once.
         runs.validate(decodeRun(body.run().toString()));
-        Schedule schedule = new Schedule(UUID.randomUUID().toString(), name, body.cron(), timezone, body.run().toString(), false, first, 0,
-                null, null, null, now);
+        Schedule schedule = new Schedule(
+                UUID.randomUUID().toString(),
+                name,
+                body.cron(),
+                timezone,
+                body.run().toString(),
+                false,
+                first,
+                0,
+                null,
+                null,
+                null,
+                now);
         try {
             Json.write(ctx, 201, view(api.store().schedules().createSchedule(schedule)));
         } catch (StoreException e) {
-            if (e.reason() == StoreException.Reason.CONFLICT) throw ApiException.conflict("schedule_name_taken", "schedule name '" + name + "' is taken");
+            if (e.reason() == StoreException.Reason.CONFLICT)
+                throw ApiException.conflict("schedule_name_taken", "schedule name '" + name + "' is taken");
             throw e;
         }
     }
@@ -106,12 +124,18 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
             return Json.decode(run.getBytes(StandardCharsets.UTF_8), RunRequest.class);
         } catch (ApiException e) {
             String field = e.error().field();
-            throw new ApiException(e.status(), e.error().code(), "run: " + e.getMessage(), field == null ? "run" : "run." + field);
+            throw new ApiException(
+                    e.status(), e.error().code(), "run: " + e.getMessage(), field == null ? "run" : "run." + field);
         }
     }
 
     private void list(Context ctx) {
-        Json.write(ctx, 200, api.store().schedules().listSchedules().stream().map(ScheduleRoutes::view).toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().schedules().listSchedules().stream()
+                        .map(ScheduleRoutes::view)
+                        .toList());
     }
 
     private void get(Context ctx) {
@@ -128,9 +152,21 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
         for (int i = 0; i < 10; i++) {
             Schedule s = find(ctx);
             // Resuming a cron schedule starts from now: occurrences while paused are not caught up.
-            Instant next = !paused && s.paused() && s.cron() != null ? ScheduleFiring.nextAfter(s, api.now()) : s.nextFire();
-            Schedule changed = new Schedule(s.uuid(), s.name(), s.cron(), s.timezone(), s.run(), paused, next, s.version(), s.lastFired(),
-                    s.lastReport(), s.lastError(), s.created());
+            Instant next =
+                    !paused && s.paused() && s.cron() != null ? ScheduleFiring.nextAfter(s, api.now()) : s.nextFire();
+            Schedule changed = new Schedule(
+                    s.uuid(),
+                    s.name(),
+                    s.cron(),
+                    s.timezone(),
+                    s.run(),
+                    paused,
+                    next,
+                    s.version(),
+                    s.lastFired(),
+                    s.lastReport(),
+                    s.lastError(),
+                    s.created());
             if (api.store().schedules().updateSchedule(changed)) {
                 Json.write(ctx, 200, view(changed.withVersion(s.version() + 1)));
                 return;
@@ -142,13 +178,18 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
     /** By uuid or by name. */
     private Schedule find(Context ctx) {
         String key = ctx.pathParam("schedule");
-        return api.store().schedules().findSchedule(key)
-                .or(() -> api.store().schedules().listSchedules().stream().filter(s -> s.name().equals(key)).findFirst())
+        return api.store()
+                .schedules()
+                .findSchedule(key)
+                .or(() -> api.store().schedules().listSchedules().stream()
+                        .filter(s -> s.name().equals(key))
+                        .findFirst())
                 .orElseThrow(() -> notFound(ctx));
     }
 
     private static ApiException notFound(Context ctx) {
-        return ApiException.notFound("schedule_not_found", "schedule '" + ctx.pathParam("schedule") + "' does not exist");
+        return ApiException.notFound(
+                "schedule_not_found", "schedule '" + ctx.pathParam("schedule") + "' does not exist");
     }
 
     private static ScheduleView view(Schedule s) {

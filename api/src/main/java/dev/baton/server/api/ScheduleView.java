@@ -24,7 +24,17 @@ record ScheduleView(
 
     static ScheduleView of(Schedule s, JsonNode run) {
         String state = s.nextFire() == null ? "done" : s.paused() ? "paused" : "active";
-        return new ScheduleView(s.uuid(), s.name(), s.cron(), s.timezone(), run, state, s.nextFire(), s.lastFired(), s.lastReport(),
-                s.lastError(), s.created());
+        return new ScheduleView(
+                s.uuid(),
+                s.name(),
+                s.cron(),
+                s.timezone(),
+                run,
+                state,
+                s.nextFire(),
+                s.lastFired(),
+                s.lastReport(),
+                s.lastError(),
+                s.created());
     }
 }

@@ -1,7 +1,5 @@
 package dev.baton.server.api;
 
-import dev.baton.server.http.Lookups;
-
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.Cpu;
 import dev.baton.protocol.value.Disk;
@@ -10,6 +8,7 @@ import dev.baton.protocol.value.QueueTimeout;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.StoreException;
@@ -26,14 +25,23 @@ public final class SpecRoutes implements RouteModule {
         this.find = new Lookups(api.store());
     }
 
-    record CreateSpec(String name, String slug, String architecture, Integer cpu, Long memory, Long disk, Boolean network,
-            Integer queueTimeout, Boolean requireCleanFingerprint) {}
+    record CreateSpec(
+            String name,
+            String slug,
+            String architecture,
+            Integer cpu,
+            Long memory,
+            Long disk,
+            Boolean network,
+            Integer queueTimeout,
+            Boolean requireCleanFingerprint) {}
 
     /**
      * {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is;
      * {@code requireCleanFingerprint}: absent to leave as is.
      */
-    record UpdateSpec(String name, String slug, Boolean archived, Integer queueTimeout, Boolean requireCleanFingerprint) {}
+    record UpdateSpec(
+            String name, String slug, Boolean archived, Integer queueTimeout, Boolean requireCleanFingerprint) {}
 
     @Override
     public void addRoutes(JavalinConfig config) {
@@ -48,22 +56,34 @@ public final class SpecRoutes implements RouteModule {
         CreateSpec body = api.body(ctx, CreateSpec.class);
         String name = Fields.name("name", Fields.require("name", body.name()));
         Slug slug = Fields.slug("slug", body.slug());
-        Architecture arch = Fields.parse("architecture", Fields.require("architecture", body.architecture()), Architecture::parse);
+        Architecture arch =
+                Fields.parse("architecture", Fields.require("architecture", body.architecture()), Architecture::parse);
         Cpu cpu = Fields.parse("cpu", Fields.require("cpu", body.cpu()), Cpu::of);
         Memory memory = Fields.parse("memory", Fields.require("memory", body.memory()), Memory::of);
         Disk disk = Fields.parse("disk", Fields.require("disk", body.disk()), Disk::of);
         boolean network = body.network() != null && body.network();
-        Integer queueTimeout = body.queueTimeout() == null ? null : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of).seconds();
-        Spec spec = Slugs.insert(name, slug, s -> api.store()
-                .specs().createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
+        Integer queueTimeout = body.queueTimeout() == null
+                ? null
+                : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of)
+                        .seconds();
+        Spec spec = Slugs.insert(
+                name,
+                slug,
+                s -> api.store()
+                        .specs()
+                        .createSpec(name, s, arch, cpu.count(), memory.bytes(), disk.bytes(), network, api.now()));
         if (queueTimeout != null) spec = api.store().specs().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
-        if (Boolean.TRUE.equals(body.requireCleanFingerprint())) spec = api.store().specs().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
+        if (Boolean.TRUE.equals(body.requireCleanFingerprint()))
+            spec = api.store().specs().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
         Json.write(ctx, 201, spec.view());
     }
 
     private void list(Context ctx) {
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
-        Json.write(ctx, 200, api.store().specs().listSpecs(archived).stream().map(Spec::view).toList());
+        Json.write(
+                ctx,
+                200,
+                api.store().specs().listSpecs(archived).stream().map(Spec::view).toList());
     }
 
     private void get(Context ctx) {
@@ -74,14 +94,19 @@ public final class SpecRoutes implements RouteModule {
         UpdateSpec body = api.body(ctx, UpdateSpec.class);
         String name = Fields.name("name", body.name());
         Slug slug = Fields.slug("slug", body.slug());
-        Integer queueTimeout = body.queueTimeout() == null || body.queueTimeout() == 0 ? null
-                : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of).seconds();
+        Integer queueTimeout = body.queueTimeout() == null || body.queueTimeout() == 0
+                ? null
+                : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of)
+                        .seconds();
         Spec spec = find.spec(ctx.pathParam("spec"));
         try {
             Spec updated = api.store().specs().updateSpec(spec.id(), name, slug, body.archived(), api.now());
-            if (body.queueTimeout() != null) updated = api.store().specs().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
+            if (body.queueTimeout() != null)
+                updated = api.store().specs().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
             if (body.requireCleanFingerprint() != null) {
-                updated = api.store().specs().setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
+                updated = api.store()
+                        .specs()
+                        .setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
             }
             Json.write(ctx, 200, updated.view());
         } catch (StoreException e) {
@@ -96,7 +121,9 @@ public final class SpecRoutes implements RouteModule {
             api.store().specs().deleteSpec(spec.id());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.IN_USE) {
-                throw ApiException.conflict("spec_in_use", "spec '" + spec.slug() + "' is referenced by jobs; archive it instead (PATCH archived=true)");
+                throw ApiException.conflict(
+                        "spec_in_use",
+                        "spec '" + spec.slug() + "' is referenced by jobs; archive it instead (PATCH archived=true)");
             }
             throw e;
         }

@@ -27,15 +27,25 @@ import java.util.regex.Pattern;
  */
 final class ThresholdRoutes implements RouteModule {
     private static final Pattern MEASURE = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
-    private static final Set<String> BUILT_IN_MEASURES =
-            Set.of(Measures.LATENCY, Measures.THROUGHPUT, Measures.BANDWIDTH, Measures.ALLOCATED_BYTES, Measures.ALLOCATIONS);
+    private static final Set<String> BUILT_IN_MEASURES = Set.of(
+            Measures.LATENCY, Measures.THROUGHPUT, Measures.BANDWIDTH, Measures.ALLOCATED_BYTES, Measures.ALLOCATIONS);
 
     private final ApiContext api;
     private final Lookups find;
 
     /** The body of a create or a replace; absent window and boundaries take the defaults of docs/alerts.md. */
-    record ThresholdBody(String branch, String testbed, String spec, String measure, String benchmark, String model, Double lowerBoundary,
-            Double upperBoundary, Integer maxSamples, Integer maxDays, Integer minSamples) {}
+    record ThresholdBody(
+            String branch,
+            String testbed,
+            String spec,
+            String measure,
+            String benchmark,
+            String model,
+            Double lowerBoundary,
+            Double upperBoundary,
+            Integer maxSamples,
+            Integer maxDays,
+            Integer minSamples) {}
 
     /** A list of thresholds. */
     record ThresholdList(List<ThresholdView> thresholds) {}
@@ -62,13 +72,23 @@ final class ThresholdRoutes implements RouteModule {
 
     private void list(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
-        Json.write(ctx, 200, new ThresholdList(api.store().alerts().thresholds(project.id()).stream().map(t -> view(project, t)).toList()));
+        Json.write(
+                ctx,
+                200,
+                new ThresholdList(api.store().alerts().thresholds(project.id()).stream()
+                        .map(t -> view(project, t))
+                        .toList()));
     }
 
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("threshold");
-        Json.write(ctx, 200, view(project, api.store().alerts().findThreshold(project.id(), ref).orElseThrow(() -> notFound(ref))));
+        Json.write(
+                ctx,
+                200,
+                view(
+                        project,
+                        api.store().alerts().findThreshold(project.id(), ref).orElseThrow(() -> notFound(ref))));
     }
 
     private void replace(Context ctx) {
@@ -76,7 +96,10 @@ final class ThresholdRoutes implements RouteModule {
         String ref = ctx.pathParam("threshold");
         if (api.store().alerts().findThreshold(project.id(), ref).isEmpty()) throw notFound(ref);
         ThresholdRule rule = rule(project, api.body(ctx, ThresholdBody.class));
-        Threshold t = api.store().alerts().updateThreshold(project.id(), ref, rule, api.now()).orElseThrow(() -> notFound(ref));
+        Threshold t = api.store()
+                .alerts()
+                .updateThreshold(project.id(), ref, rule, api.now())
+                .orElseThrow(() -> notFound(ref));
         Json.write(ctx, 200, view(project, t));
     }
 
@@ -92,29 +115,50 @@ final class ThresholdRoutes implements RouteModule {
         String testbed = RunValidator.label("testbed", Fields.require("testbed", b.testbed()), null);
         String measure = Fields.require("measure", b.measure());
         Fields.require("model", b.model());
-        if (!MEASURE.matcher(measure).matches()) throw ApiException.invalidField("measure", "measure must be a measure's slug such as latency");
+        if (!MEASURE.matcher(measure).matches())
+            throw ApiException.invalidField("measure", "measure must be a measure's slug such as latency");
         Set<String> known = new TreeSet<>(BUILT_IN_MEASURES);
         known.addAll(api.store().alerts().measuresSeen(project.id()));
         if (!known.contains(measure)) {
-            throw ApiException.invalidField("measure", "unknown measure '" + measure + "': the project knows " + String.join(", ", known));
+            throw ApiException.invalidField(
+                    "measure", "unknown measure '" + measure + "': the project knows " + String.join(", ", known));
         }
         String benchmark = b.benchmark() == null ? null : RunValidator.label("benchmark", b.benchmark(), null);
         Long specId = null;
         if (b.spec() != null) {
             ResourceId id = Fields.resourceId("spec", b.spec());
-            specId = api.store().specs().findSpec(id).map(Spec::id)
+            specId = api.store()
+                    .specs()
+                    .findSpec(id)
+                    .map(Spec::id)
                     .orElseThrow(() -> ApiException.invalidField("spec", "no spec '" + b.spec() + "'"));
         }
         try {
-            return ThresholdRules.check(new ThresholdRule(branch, testbed, specId, measure, benchmark, b.model(), b.lowerBoundary(),
-                    b.upperBoundary(), b.maxSamples(), b.maxDays(), b.minSamples() == null ? -1 : b.minSamples()));
+            return ThresholdRules.check(new ThresholdRule(
+                    branch,
+                    testbed,
+                    specId,
+                    measure,
+                    benchmark,
+                    b.model(),
+                    b.lowerBoundary(),
+                    b.upperBoundary(),
+                    b.maxSamples(),
+                    b.maxDays(),
+                    b.minSamples() == null ? -1 : b.minSamples()));
         } catch (InvalidThreshold e) {
             throw ApiException.invalidField(e.field(), e.getMessage());
         }
     }
 
     private ThresholdView view(Project project, Threshold t) {
-        String spec = t.rule().specId() == null ? null : api.store().specs().findSpec(t.rule().specId()).map(s -> s.slug().value()).orElse(null);
+        String spec = t.rule().specId() == null
+                ? null
+                : api.store()
+                        .specs()
+                        .findSpec(t.rule().specId())
+                        .map(s -> s.slug().value())
+                        .orElse(null);
         return ThresholdView.of(t, project.uuid(), spec);
     }
 

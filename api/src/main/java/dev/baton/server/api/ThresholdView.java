@@ -29,7 +29,21 @@ public record ThresholdView(
 
     static ThresholdView of(Threshold t, ProjectUuid project, String specSlug) {
         ThresholdRule r = t.rule();
-        return new ThresholdView(t.uuid(), project, r.branch(), r.testbed(), specSlug, r.measure(), r.benchmark(), r.model(),
-                r.lowerBoundary(), r.upperBoundary(), r.maxSamples(), r.maxDays(), r.minSamples(), t.created(), t.modified());
+        return new ThresholdView(
+                t.uuid(),
+                project,
+                r.branch(),
+                r.testbed(),
+                specSlug,
+                r.measure(),
+                r.benchmark(),
+                r.model(),
+                r.lowerBoundary(),
+                r.upperBoundary(),
+                r.maxSamples(),
+                r.maxDays(),
+                r.minSamples(),
+                t.created(),
+                t.modified());
     }
 }

@@ -20,7 +20,14 @@ sealed interface ValidRun {
     String adapter();
 
     /** Results given by the caller, parsed by the adapter at once ({@code results}: ReportResults JSON); no job. */
-    record Direct(Project project, String branch, String testbed, String adapter, Instant startTime, Instant endTime, String results)
+    record Direct(
+            Project project,
+            String branch,
+            String testbed,
+            String adapter,
+            Instant startTime,
+            Instant endTime,
+            String results)
             implements ValidRun {}
 
     /**

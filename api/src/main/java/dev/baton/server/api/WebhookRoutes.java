@@ -42,11 +42,24 @@ final class WebhookRoutes implements RouteModule {
 
     record WebhookList(List<WebhookView> webhooks) {}
 
-    record DeliveryView(long id, String alert, int attempts, @JsonInclude(JsonInclude.Include.ALWAYS) Instant nextAttempt,
-            @JsonInclude(JsonInclude.Include.ALWAYS) Instant delivered, @JsonInclude(JsonInclude.Include.ALWAYS) Integer lastStatus,
-            @JsonInclude(JsonInclude.Include.ALWAYS) String lastError, Instant created) {
+    record DeliveryView(
+            long id,
+            String alert,
+            int attempts,
+            @JsonInclude(JsonInclude.Include.ALWAYS) Instant nextAttempt,
+            @JsonInclude(JsonInclude.Include.ALWAYS) Instant delivered,
+            @JsonInclude(JsonInclude.Include.ALWAYS) Integer lastStatus,
+            @JsonInclude(JsonInclude.Include.ALWAYS) String lastError,
+            Instant created) {
         static DeliveryView of(WebhookDelivery d) {
-            return new DeliveryView(d.id(), d.alertUuid(), d.attempts(), d.nextAttempt(), d.delivered(), d.lastStatus(), d.lastError(),
+            return new DeliveryView(
+                    d.id(),
+                    d.alertUuid(),
+                    d.attempts(),
+                    d.nextAttempt(),
+                    d.delivered(),
+                    d.lastStatus(),
+                    d.lastError(),
                     d.created());
         }
     }
@@ -80,9 +93,13 @@ final class WebhookRoutes implements RouteModule {
         if (raw == null) throw ApiException.missingField("url");
         try {
             URI uri = new URI(raw);
-            if (raw.length() > MAX_URL_LENGTH || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                    || uri.getUserInfo() != null || uri.getFragment() != null) {
-                throw ApiException.invalidField("url", "url must be an http or https URL with a host, without user info or fragment");
+            if (raw.length() > MAX_URL_LENGTH
+                    || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+                    || uri.getHost() == null
+                    || uri.getUserInfo() != null
+                    || uri.getFragment() != null) {
+                throw ApiException.invalidField(
+                        "url", "url must be an http or https URL with a host, without user info or fragment");
             }
             return raw;
         } catch (URISyntaxException e) {
@@ -92,7 +109,12 @@ final class WebhookRoutes implements RouteModule {
 
     private void list(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
-        Json.write(ctx, 200, new WebhookList(api.store().alerts().webhooks().webhooks(project.id()).stream().map(WebhookView::of).toList()));
+        Json.write(
+                ctx,
+                200,
+                new WebhookList(api.store().alerts().webhooks().webhooks(project.id()).stream()
+                        .map(WebhookView::of)
+                        .toList()));
     }
 
     private void delete(Context ctx) {
@@ -103,11 +125,18 @@ final class WebhookRoutes implements RouteModule {
     }
 
     private void deliveries(Context ctx) {
-        int limit = Fields.intParam("limit", ctx.queryParam("limit"), AlertRoutes.DEFAULT_LIMIT, 1, AlertRoutes.MAX_LIMIT);
+        int limit =
+                Fields.intParam("limit", ctx.queryParam("limit"), AlertRoutes.DEFAULT_LIMIT, 1, AlertRoutes.MAX_LIMIT);
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("webhook");
-        Webhook w = api.store().alerts().webhooks().findWebhook(project.id(), ref).orElseThrow(() -> notFound(ref));
-        Json.write(ctx, 200, new DeliveryList(api.store().alerts().webhooks().deliveries(w.id(), limit).stream().map(DeliveryView::of).toList()));
+        Webhook w =
+                api.store().alerts().webhooks().findWebhook(project.id(), ref).orElseThrow(() -> notFound(ref));
+        Json.write(
+                ctx,
+                200,
+                new DeliveryList(api.store().alerts().webhooks().deliveries(w.id(), limit).stream()
+                        .map(DeliveryView::of)
+                        .toList()));
     }
 
     private static ApiException notFound(String ref) {

@@ -65,26 +65,60 @@ public class ClaimBenchmark {
         Project project = store.organizations().createProject(org.id(), "Jmh", Slug.of("jmh"), now);
         List<Long> specs = new ArrayList<>();
         for (int s = 0; s < 9; s++) {
-            specs.add(store.specs().createSpec("spec " + s, Slug.of("spec-" + s), Architecture.parse("x86_64"), 1, 1L << 30, 1L << 33, false, now).id());
+            specs.add(store.specs()
+                    .createSpec(
+                            "spec " + s,
+                            Slug.of("spec-" + s),
+                            Architecture.parse("x86_64"),
+                            1,
+                            1L << 30,
+                            1L << 33,
+                            false,
+                            now)
+                    .id());
         }
-        runner = store.runners().createRunner("jmh", Slug.of("jmh"), RunnerKey.generate().hash(), now).id();
+        runner = store.runners()
+                .createRunner("jmh", Slug.of("jmh"), RunnerKey.generate().hash(), now)
+                .id();
         store.specs().addRunnerSpec(runner, specs.get(0));
         store.specs().addRunnerSpec(runner, specs.get(1));
-        idleRunner = store.runners().createRunner("idle", Slug.of("idle"), RunnerKey.generate().hash(), now).id();
+        idleRunner = store.runners()
+                .createRunner("idle", Slug.of("idle"), RunnerKey.generate().hash(), now)
+                .id();
         store.specs().addRunnerSpec(idleRunner, specs.get(8));
-        JobConfig config = new JobConfig("http://127.0.0.1:1", project.uuid(), ImageDigest.of("sha256:" + "b".repeat(64)), null,
-                List.of("true"), Map.of(), JobTimeout.of(3600), List.of(), 1);
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1:1",
+                project.uuid(),
+                ImageDigest.of("sha256:" + "b".repeat(64)),
+                null,
+                List.of("true"),
+                Map.of(),
+                JobTimeout.of(3600),
+                List.of(),
+                1);
         for (int i = 0; i < pending; i++) {
             Instant t = now.plusMillis(i);
-            store.runs().createRun(new NewReport(project.id(), null, null, "raw", t, t, null),
-                    new NewJob(specs.get(i % 8), "127.0.0.1", config, 3600, org.plan().priority(), RetryPolicy.NONE), org.id(), t).job();
+            store.runs()
+                    .createRun(
+                            new NewReport(project.id(), null, null, "raw", t, t, null),
+                            new NewJob(
+                                    specs.get(i % 8),
+                                    "127.0.0.1",
+                                    config,
+                                    3600,
+                                    org.plan().priority(),
+                                    RetryPolicy.NONE),
+                            org.id(),
+                            t)
+                    .job();
         }
     }
 
     @Benchmark
     public Job claimAndRequeue() {
         Job job = OneClaim.claim(store, runner, Instant.now()).orElseThrow();
-        store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
+        store.transitions()
+                .requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, Integer.MAX_VALUE, Instant.now());
         return job;
     }
 

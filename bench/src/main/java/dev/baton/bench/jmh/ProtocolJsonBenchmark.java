@@ -43,21 +43,87 @@ public class ProtocolJsonBenchmark {
     private final JobUuid job = JobUuid.random();
     private final LeaseId lease = LeaseId.random();
     private final Instant now = Instant.parse("2026-11-24T12:00:00.123456Z");
-    private final JobConfig config = new JobConfig("http://127.0.0.1:7700", ProjectUuid.random(), ImageDigest.of("sha256:" + "b".repeat(64)),
-            null, List.of("bench", "--iterations", "1"), Map.of("MODE", "fast"), JobTimeout.of(60), List.of("out/result.json"), 1);
-    private final ServerMessage.Job jobMessage = new ServerMessage.Job(new ClaimedJob(job, lease, 1,
-            new SpecView(SpecUuid.random(), "bench", "bench", Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now, now, null),
-            config, "token-" + "x".repeat(40), 60, now));
+    private final JobConfig config = new JobConfig(
+            "http://127.0.0.1:7700",
+            ProjectUuid.random(),
+            ImageDigest.of("sha256:" + "b".repeat(64)),
+            null,
+            List.of("bench", "--iterations", "1"),
+            Map.of("MODE", "fast"),
+            JobTimeout.of(60),
+            List.of("out/result.json"),
+            1);
+    private final ServerMessage.Job jobMessage = new ServerMessage.Job(new ClaimedJob(
+            job,
+            lease,
+            1,
+            new SpecView(
+                    SpecUuid.random(),
+                    "bench",
+                    "bench",
+                    Architecture.X86_64,
+                    2,
+                    1L << 30,
+                    10L << 30,
+                    false,
+                    now,
+                    now,
+                    null),
+            config,
+            "token-" + "x".repeat(40),
+            60,
+            now));
     private final String jobJson = Wire.encode(jobMessage);
-    private final RunnerMessage.Completed completed = new RunnerMessage.Completed(job, lease,
-            List.of(new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":12.5}}}", "", Map.of("out/result.json", "{\"a\":1}"))));
+    private final RunnerMessage.Completed completed = new RunnerMessage.Completed(
+            job,
+            lease,
+            List.of(new IterationResult(
+                    0, "{\"sort\":{\"latency\":{\"value\":12.5}}}", "", Map.of("out/result.json", "{\"a\":1}"))));
     private final byte[] configBody = Wire.encode(config).getBytes(StandardCharsets.UTF_8);
-    private final byte[] configBodyNonAscii = Wire.encode(new JobConfig("http://127.0.0.1:7700", config.project(), config.digest(), null,
-            List.of("bench", "--label", "Grüße"), Map.of("MODE", "fast"), JobTimeout.of(60), List.of("out/result.json"), 1))
+    private final byte[] configBodyNonAscii = Wire.encode(new JobConfig(
+                    "http://127.0.0.1:7700",
+                    config.project(),
+                    config.digest(),
+                    null,
+                    List.of("bench", "--label", "Grüße"),
+                    Map.of("MODE", "fast"),
+                    JobTimeout.of(60),
+                    List.of("out/result.json"),
+                    1))
             .getBytes(StandardCharsets.UTF_8);
 
-    private final JobView submitted = new JobView(job, ProjectUuid.random(), ReportUuid.random(), SpecUuid.random(), null, JobStatus.PENDING,
-            0, 60, config, 0, 0, null, null, null, null, null, now, now, null, null, null, null, 3, now, null, null, null, null, null, null, null);
+    private final JobView submitted = new JobView(
+            job,
+            ProjectUuid.random(),
+            ReportUuid.random(),
+            SpecUuid.random(),
+            null,
+            JobStatus.PENDING,
+            0,
+            60,
+            config,
+            0,
+            0,
+            null,
+            null,
+            null,
+            null,
+            null,
+            now,
+            now,
+            null,
+            null,
+            null,
+            null,
+            3,
+            now,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null);
 
     @Benchmark
     public byte[] encodeRunAnswer() throws Exception {

@@ -25,8 +25,11 @@ public class WireBenchmark {
     private final LeaseId lease = LeaseId.random();
     private final String bareHeartbeat = "{\"event\":\"heartbeat\"}";
     private final String jobHeartbeat = Wire.encode(new RunnerMessage.Heartbeat(job, lease));
-    private final String completed = Wire.encode(new RunnerMessage.Completed(job, lease,
-            List.of(new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":12.5}}}", "", Map.of("out/result.json", "{\"a\":1}")))));
+    private final String completed = Wire.encode(new RunnerMessage.Completed(
+            job,
+            lease,
+            List.of(new IterationResult(
+                    0, "{\"sort\":{\"latency\":{\"value\":12.5}}}", "", Map.of("out/result.json", "{\"a\":1}")))));
     private final ServerMessage.Ack ack = new ServerMessage.Ack(job);
 
     @Benchmark

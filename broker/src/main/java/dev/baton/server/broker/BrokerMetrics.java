@@ -26,14 +26,21 @@ final class BrokerMetrics {
         stale = counter(registry, "stale");
         revoked = counter(registry, "revoked");
         expired = counter(registry, "expired");
-        metrics.gauge("baton.broker.connected", "1 while the server is connected to the NATS broker (transport A)", () -> broker.connected() ? 1 : 0);
-        metrics.gauge("baton.broker.jetstream.available",
+        metrics.gauge(
+                "baton.broker.connected",
+                "1 while the server is connected to the NATS broker (transport A)",
+                () -> broker.connected() ? 1 : 0);
+        metrics.gauge(
+                "baton.broker.jetstream.available",
                 "1 while JetStream answers (a publish or $JS.API.INFO succeeded last); 0 while offers cannot be published",
                 () -> broker.jetStream().available() ? 1 : 0);
     }
 
     private static Counter counter(io.micrometer.core.instrument.MeterRegistry registry, String event) {
-        return Counter.builder("baton.broker.leases").description("Transport A leases by event").tag("event", event).register(registry);
+        return Counter.builder("baton.broker.leases")
+                .description("Transport A leases by event")
+                .tag("event", event)
+                .register(registry);
     }
 
     void published(int n) {

@@ -32,12 +32,15 @@ final class LeaseBodies {
         String name = type.getSimpleName();
         JsonNode tree = tree(Json.text(body));
         JsonNode said = tree.get("type");
-        if (said != null && !said.isNull() && !(said.isTextual() && said.asText().equals(name))) {
+        if (said != null
+                && !said.isNull()
+                && !(said.isTextual() && said.asText().equals(name))) {
             throw invalid(name + ": type must be \"" + name + "\" on this route, not " + said);
         }
         for (String field : required) {
             JsonNode v = tree.get(field);
-            if (v == null || v.isNull() || (v.isTextual() && v.asText().isBlank())) throw invalid(name + " needs " + field + " (seed 003)");
+            if (v == null || v.isNull() || (v.isTextual() && v.asText().isBlank()))
+                throw invalid(name + " needs " + field + " (seed 003)");
         }
         try {
             return Wire.mapper().treeToValue(tree, type);
@@ -51,7 +54,8 @@ final class LeaseBodies {
     private static JsonNode tree(String text) {
         try {
             JsonNode tree = Wire.mapper().readTree(text);
-            if (tree == null || !tree.isObject()) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
+            if (tree == null || !tree.isObject())
+                throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
             return tree;
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
@@ -71,7 +75,8 @@ final class LeaseBodies {
             return (field.isEmpty() ? "" : "field " + field + ": ") + bad.getMessage();
         }
         if (field.isEmpty()) return "not the seed's shape";
-        String expected = e instanceof MismatchedInputException m && m.getTargetType() != null ? kind(m.getTargetType()) : null;
+        String expected =
+                e instanceof MismatchedInputException m && m.getTargetType() != null ? kind(m.getTargetType()) : null;
         return "field " + field + (expected == null ? " has the wrong type" : " must be " + expected);
     }
 

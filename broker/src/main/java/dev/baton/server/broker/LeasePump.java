@@ -68,9 +68,17 @@ public final class LeasePump {
     private final BrokerMetrics metrics;
     /** What follows an expiry outside the store: the lifecycle forgets the attempt, idle channel runners are woken. */
     private final Consumer<LeaseOffers.Expired> expired;
+
     private final PublishAlarm alarm = new PublishAlarm();
 
-    LeasePump(Store store, NatsBroker broker, BrokerSettings settings, Clock clock, Duration acceptance, int maxRequeues, BrokerMetrics metrics,
+    LeasePump(
+            Store store,
+            NatsBroker broker,
+            BrokerSettings settings,
+            Clock clock,
+            Duration acceptance,
+            int maxRequeues,
+            BrokerMetrics metrics,
             Consumer<LeaseOffers.Expired> expired) {
         this.store = store;
         this.offers = store.leaseOffers();
@@ -130,9 +138,15 @@ public final class LeasePump {
         Map<Long, Spec> specs = store.specs().listSpecs(false).stream().collect(Collectors.toMap(Spec::id, s -> s));
         if (!round.brokerFailed) for (long id : specIds) consumerOf(specs.get(id));
         while (true) {
-            List<LeaseOffer> granted = offers.grant(specIds, round.now, round.now.plus(acceptance), round.now.plus(PUBLISH_CLAIM), BATCH,
+            List<LeaseOffer> granted = offers.grant(
+                    specIds,
+                    round.now,
+                    round.now.plus(acceptance),
+                    round.now.plus(PUBLISH_CLAIM),
+                    BATCH,
                     (job, lease) -> message(job, lease, specs.get(job.specId())));
-            if (round.brokerFailed) offers.releaseClaims(granted.stream().map(LeaseOffer::lease).toList());
+            if (round.brokerFailed)
+                offers.releaseClaims(granted.stream().map(LeaseOffer::lease).toList());
             else publishClaimed(granted, round);
             if (granted.size() < BATCH) break;
         }
@@ -157,12 +171,16 @@ public final class LeasePump {
         try {
             broker.ensureConsumer(spec.slug().value(), CONSUMER_ACK_WAIT);
         } catch (Exception e) {
-            LOG.debug("consumer for spec {} not made sure of yet: {}", spec.slug().value(), e.toString());
+            LOG.debug(
+                    "consumer for spec {} not made sure of yet: {}", spec.slug().value(), e.toString());
         }
     }
 
     private Set<Long> brokerSpecs() {
-        return store.specs().listSpecs(false).stream().filter(s -> settings.offers(s.slug().value())).map(Spec::id).collect(Collectors.toSet());
+        return store.specs().listSpecs(false).stream()
+                .filter(s -> settings.offers(s.slug().value()))
+                .map(Spec::id)
+                .collect(Collectors.toSet());
     }
 
     /**
@@ -190,19 +208,40 @@ public final class LeasePump {
     /** The LeaseGranted of {@code job} under {@code lease}: seed 003's fields, Baton's job under job_spec.baton. */
     LeaseOffers.Message message(Job job, LeaseId lease, Spec spec) {
         JobConfig c = job.config();
-        ClaimedJob claimed = new ClaimedJob(job.uuid(), lease, job.attempt() + 1, spec.view(), c, null, job.timeout(), job.created());
+        ClaimedJob claimed = new ClaimedJob(
+                job.uuid(), lease, job.attempt() + 1, spec.view(), c, null, job.timeout(), job.created());
         JsonNode baton = Wire.mapper().valueToTree(claimed);
         List<String> steps = new ArrayList<>();
         if (c.entrypoint() != null) steps.addAll(c.entrypoint());
         if (c.cmd() != null) steps.addAll(c.cmd());
-        String image = c.digest() == null ? null : c.registry() + "/" + c.project() + "@" + c.digest().value();
-        List<LeaseMessages.ArtifactRule> artifacts = c.filePaths() == null ? List.of()
-                : c.filePaths().stream().map(p -> new LeaseMessages.ArtifactRule("file", p)).toList();
+        String image = c.digest() == null
+                ? null
+                : c.registry() + "/" + c.project() + "@" + c.digest().value();
+        List<LeaseMessages.ArtifactRule> artifacts = c.filePaths() == null
+                ? List.of()
+                : c.filePaths().stream()
+                        .map(p -> new LeaseMessages.ArtifactRule("file", p))
+                        .toList();
         // env is always sent, {} when the job has none: seed 003's job_spec always has it.
-        var spec003 = new LeaseMessages.JobSpec(spec.slug().value(), ".", image, steps.isEmpty() ? List.of() : List.of(shellLine(steps)),
-                c.env() == null ? Map.of() : c.env(), artifacts, List.of(), baton);
-        var granted = new LeaseMessages.LeaseGranted("LeaseGranted", job.uuid().toString(), String.valueOf(reportUuid(job)), lease.value(),
-                settings.leaseTtl().toSeconds(), settings.heartbeatInterval().toSeconds(), job.timeout(), spec003, null);
+        var spec003 = new LeaseMessages.JobSpec(
+                spec.slug().value(),
+                ".",
+                image,
+                steps.isEmpty() ? List.of() : List.of(shellLine(steps)),
+                c.env() == null ? Map.of() : c.env(),
+                artifacts,
+                List.of(),
+                baton);
+        var granted = new LeaseMessages.LeaseGranted(
+                "LeaseGranted",
+                job.uuid().toString(),
+                String.valueOf(reportUuid(job)),
+                lease.value(),
+                settings.leaseTtl().toSeconds(),
+                settings.heartbeatInterval().toSeconds(),
+                job.timeout(),
+                spec003,
+                null);
         return new LeaseOffers.Message(NatsBroker.leaseSubject(spec.slug().value()), Wire.encode(granted));
     }
 

@@ -1,12 +1,12 @@
 package dev.baton.server.broker;
 
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.RunnerHost;
-import dev.baton.protocol.job.JobStatus;
 import dev.baton.server.auth.RunnerAuthenticator;
 import dev.baton.server.config.BrokerSettings;
 import dev.baton.server.dispatch.JobLifecycle;
@@ -52,9 +52,17 @@ final class LeaseRoutes implements RouteModule {
     private final BrokerMetrics metrics;
     private final Consumer<LeaseOffers.Expired> expired;
 
-    LeaseRoutes(Store store, JobLifecycle lifecycle, JobPullTokens pullTokens, BrokerSettings settings, Clock clock,
+    LeaseRoutes(
+            Store store,
+            JobLifecycle lifecycle,
+            JobPullTokens pullTokens,
+            BrokerSettings settings,
+            Clock clock,
             Duration acceptance,
-            int maxRequeues, long maxBody, BrokerMetrics metrics, Consumer<LeaseOffers.Expired> expired) {
+            int maxRequeues,
+            long maxBody,
+            BrokerMetrics metrics,
+            Consumer<LeaseOffers.Expired> expired) {
         this.store = store;
         this.offers = store.leaseOffers();
         this.lifecycle = lifecycle;
@@ -87,7 +95,16 @@ final class LeaseRoutes implements RouteModule {
         });
         config.routes.post("/v0/runners/{runner}/leases/log", ctx -> {
             Runner runner = runner(ctx);
-            answer(ctx, log(runner, LeaseBodies.read(Json.readBody(ctx, maxBody), LeaseMessages.LogChunk.class, "lease_id", "seq", "stream")));
+            answer(
+                    ctx,
+                    log(
+                            runner,
+                            LeaseBodies.read(
+                                    Json.readBody(ctx, maxBody),
+                                    LeaseMessages.LogChunk.class,
+                                    "lease_id",
+                                    "seq",
+                                    "stream")));
         });
         config.routes.post("/v0/runners/{runner}/leases/cancel-ack", ctx -> {
             Runner runner = runner(ctx);
@@ -101,11 +118,18 @@ final class LeaseRoutes implements RouteModule {
     LeaseMessages.LeaseSubjects subjects(Runner runner) {
         List<LeaseMessages.SpecQueue> queues = store.specs().runnerSpecs(runner.id()).stream()
                 .filter(s -> s.archived() == null && settings.offers(s.slug().value()))
-                .map(s -> new LeaseMessages.SpecQueue(s.slug().value(), NatsBroker.leaseSubject(s.slug().value()),
+                .map(s -> new LeaseMessages.SpecQueue(
+                        s.slug().value(),
+                        NatsBroker.leaseSubject(s.slug().value()),
                         NatsBroker.consumer(s.slug().value())))
                 .toList();
-        return new LeaseMessages.LeaseSubjects("LeaseSubjects", runner.slug().value(), NatsBroker.STREAM, queues,
-                NatsBroker.controlSubject(runner.slug().value()), NatsBroker.inboxPrefix(runner.slug().value()));
+        return new LeaseMessages.LeaseSubjects(
+                "LeaseSubjects",
+                runner.slug().value(),
+                NatsBroker.STREAM,
+                queues,
+                NatsBroker.controlSubject(runner.slug().value()),
+                NatsBroker.inboxPrefix(runner.slug().value()));
     }
 
     /**
@@ -118,23 +142,27 @@ final class LeaseRoutes implements RouteModule {
         Optional<LeaseId> lease = lease(m.leaseId());
         if (lease.isEmpty()) return stale(m.leaseId(), LeaseMessages.Reasons.UNKNOWN);
         Instant now = clock.instant();
-        LeaseOffers.Ack ack = offers.ack(lease.get(), runner.id(), now, now.plus(settings.leaseTtl()), now.plus(acceptance));
+        LeaseOffers.Ack ack =
+                offers.ack(lease.get(), runner.id(), now, now.plus(settings.leaseTtl()), now.plus(acceptance));
         return switch (ack.result()) {
             case BOUND -> {
                 metrics.acked();
                 // AckLease is "accepted and starting work" (seed 003): the attempt is running from here.
                 RunnerHost machine = new RunnerHost(null, null, null, null, null, null, address).bounded();
                 store.runners().recordMachine(runner.id(), machine, now);
-                ServerMessage started = lifecycle.running(session(runner), new RunnerMessage.Running(ack.job().uuid(), lease.get(), null, machine));
+                ServerMessage started = lifecycle.running(
+                        session(runner), new RunnerMessage.Running(ack.job().uuid(), lease.get(), null, machine));
                 if (!(started instanceof ServerMessage.Ack)) yield staleFromLifecycle(m.leaseId(), started);
                 yield accepted(runner, ack.job(), lease.get());
             }
             case ALREADY_BOUND -> {
                 metrics.redelivered();
-                // A resent AckLease is answered as the first only while the lease lives (not expired, its job not over).
+                // A resent AckLease is answered as the first only while the lease lives (not expired, its job not
+                // over).
                 Held held = held(runner, m.leaseId(), null);
                 if (held.stale() != null) yield held.stale();
-                yield ack.job().holds(lease.get()) && ack.job().status().inFlight() ? accepted(runner, ack.job(), lease.get())
+                yield ack.job().holds(lease.get()) && ack.job().status().inFlight()
+                        ? accepted(runner, ack.job(), lease.get())
                         : stale(m.leaseId(), LeaseMessages.Reasons.FINISHED);
             }
             case TAKEN -> {
@@ -144,8 +172,12 @@ final class LeaseRoutes implements RouteModule {
             case REVOKED -> stale(m.leaseId(), LeaseMessages.Reasons.REVOKED);
             case ENDED -> stale(m.leaseId(), LeaseMessages.Reasons.FINISHED);
             case UNKNOWN -> stale(m.leaseId(), LeaseMessages.Reasons.UNKNOWN);
-            case NOT_SERVED -> throw new ApiException(403, "not_your_spec",
-                    "runner " + runner.slug().value() + " does not serve the spec of this lease's job (or is archived or quarantined)");
+            case NOT_SERVED ->
+                throw new ApiException(
+                        403,
+                        "not_your_spec",
+                        "runner " + runner.slug().value()
+                                + " does not serve the spec of this lease's job (or is archived or quarantined)");
         };
     }
 
@@ -166,13 +198,16 @@ final class LeaseRoutes implements RouteModule {
         Optional<Instant> cancelBy = offers.cancelDeadline(lease);
         if (cancelBy.isPresent() && cancelBy.get().isAfter(now)) {
             offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress);
-            return new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, secondsUntil(now, cancelBy.get()));
+            return new LeaseMessages.HeartbeatAck(
+                    "HeartbeatAck", m.leaseId(), true, ttl, true, secondsUntil(now, cancelBy.get()));
         }
-        ServerMessage reply = lifecycle.heartbeat(session(runner), new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
+        ServerMessage reply = lifecycle.heartbeat(
+                session(runner), new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
         return switch (reply) {
-            case ServerMessage.Ack a -> offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress)
-                    ? new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, false, 0)
-                    : stale(m.leaseId(), LeaseMessages.Reasons.EXPIRED);
+            case ServerMessage.Ack a ->
+                offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress)
+                        ? new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, false, 0)
+                        : stale(m.leaseId(), LeaseMessages.Reasons.EXPIRED);
             case ServerMessage.Cancel c -> {
                 offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress);
                 yield new LeaseMessages.HeartbeatAck("HeartbeatAck", m.leaseId(), true, ttl, true, c.deadlineSeconds());
@@ -191,7 +226,8 @@ final class LeaseRoutes implements RouteModule {
         try {
             chunk = m.toLog(o.job(), o.lease());
         } catch (IllegalArgumentException e) {
-            throw new ApiException(400, "invalid_message", "LogChunk: " + e.getMessage().replaceFirst("^log: ", ""));
+            throw new ApiException(
+                    400, "invalid_message", "LogChunk: " + e.getMessage().replaceFirst("^log: ", ""));
         }
         ServerMessage reply = lifecycle.log(session(runner), chunk);
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(m.leaseId(), reply);
@@ -200,24 +236,37 @@ final class LeaseRoutes implements RouteModule {
 
     Object complete(Runner runner, LeaseMessages.Complete m) {
         sameRunner(runner, m.runnerId());
-        if (m.status() == null) throw new ApiException(400, "invalid_message", "Complete needs status: SUCCEEDED, FAILED or CANCELED");
+        if (m.status() == null)
+            throw new ApiException(400, "invalid_message", "Complete needs status: SUCCEEDED, FAILED or CANCELED");
         if (!List.of("SUCCEEDED", "FAILED", "CANCELED").contains(m.status())) {
-            throw new ApiException(400, "invalid_message", "Complete: status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
+            throw new ApiException(
+                    400,
+                    "invalid_message",
+                    "Complete: status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
         }
         Held held = held(runner, m.leaseId(), m.status());
         if (held.stale() != null) return held.stale();
         LeaseOffer o = held.offer();
-        List<IterationResult> results = m.results() != null ? m.results()
+        List<IterationResult> results = m.results() != null
+                ? m.results()
                 : List.of(new IterationResult(m.exitCode(), "", m.summary() == null ? "" : m.summary(), null));
         RunnerMessage.Terminal word = switch (m.status()) {
             case "SUCCEEDED" -> new RunnerMessage.Completed(o.job(), o.lease(), results);
-            case "FAILED" -> new RunnerMessage.Failed(o.job(), o.lease(), results,
-                    m.summary() != null && !m.summary().isBlank() ? m.summary() : "exit code " + m.exitCode(),
-                    null, m.failure());
+            case "FAILED" ->
+                new RunnerMessage.Failed(
+                        o.job(),
+                        o.lease(),
+                        results,
+                        m.summary() != null && !m.summary().isBlank() ? m.summary() : "exit code " + m.exitCode(),
+                        null,
+                        m.failure());
             case "CANCELED" -> new RunnerMessage.Canceled(o.job(), o.lease(), results);
-            default -> throw new ApiException(400, "invalid_message", "status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
+            default ->
+                throw new ApiException(
+                        400, "invalid_message", "status must be SUCCEEDED, FAILED or CANCELED, not " + m.status());
         };
-        return finalWord(runner, o, word, m.leaseId(), m.status(), LeaseMessages.AttemptReport.of(m.artifacts(), m.timings()));
+        return finalWord(
+                runner, o, word, m.leaseId(), m.status(), LeaseMessages.AttemptReport.of(m.artifacts(), m.timings()));
     }
 
     Object cancelAck(Runner runner, LeaseMessages.CancelAck m) {
@@ -226,11 +275,21 @@ final class LeaseRoutes implements RouteModule {
         if (held.stale() != null) return held.stale();
         LeaseOffer o = held.offer();
         List<IterationResult> results = m.results() != null ? m.results() : List.of();
-        return finalWord(runner, o, new RunnerMessage.Canceled(o.job(), o.lease(), results), m.leaseId(), "CANCELED",
+        return finalWord(
+                runner,
+                o,
+                new RunnerMessage.Canceled(o.job(), o.lease(), results),
+                m.leaseId(),
+                "CANCELED",
                 LeaseMessages.AttemptReport.of(m.artifacts(), null));
     }
 
-    private Object finalWord(Runner runner, LeaseOffer o, RunnerMessage.Terminal word, String leaseText, String said,
+    private Object finalWord(
+            Runner runner,
+            LeaseOffer o,
+            RunnerMessage.Terminal word,
+            String leaseText,
+            String said,
             LeaseMessages.AttemptReport report) {
         ServerMessage reply = lifecycle.terminal(session(runner), word);
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(leaseText, reply);
@@ -242,11 +301,12 @@ final class LeaseRoutes implements RouteModule {
         // either way. This end replaces the job_finished it wrote, so later resends get CompleteAck.
         offers.end(o.lease(), RUNNER_ENDED + said);
         Job now = store.runs().findJob(o.job()).orElseThrow();
-        boolean accepted = now.holds(o.lease()) && switch (said) {
-            case "SUCCEEDED" -> now.status() == JobStatus.COMPLETED || now.status() == JobStatus.PROCESSED;
-            case "FAILED" -> now.status() == JobStatus.FAILED;
-            default -> now.status() == JobStatus.CANCELED;
-        };
+        boolean accepted = now.holds(o.lease())
+                && switch (said) {
+                    case "SUCCEEDED" -> now.status() == JobStatus.COMPLETED || now.status() == JobStatus.PROCESSED;
+                    case "FAILED" -> now.status() == JobStatus.FAILED;
+                    default -> now.status() == JobStatus.CANCELED;
+                };
         return new LeaseMessages.CompleteAck("CompleteAck", leaseText, accepted);
     }
 
@@ -279,12 +339,20 @@ final class LeaseRoutes implements RouteModule {
         if (found.isEmpty()) return new Held(null, stale(leaseText, LeaseMessages.Reasons.UNKNOWN));
         LeaseOffer o = found.get();
         if (o.runnerId() == null) {
-            return new Held(null, stale(leaseText, o.state() == LeaseOffer.State.REVOKED ? LeaseMessages.Reasons.REVOKED : LeaseMessages.Reasons.UNKNOWN));
+            return new Held(
+                    null,
+                    stale(
+                            leaseText,
+                            o.state() == LeaseOffer.State.REVOKED
+                                    ? LeaseMessages.Reasons.REVOKED
+                                    : LeaseMessages.Reasons.UNKNOWN));
         }
         if (o.runnerId() != runner.id()) return new Held(null, stale(leaseText, LeaseMessages.Reasons.TAKEN));
         if (o.state() == LeaseOffer.State.ENDED) {
-            if ("lease_expired".equals(o.endReason())) return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
-            boolean resend = finalWord != null && ((RUNNER_ENDED + finalWord).equals(o.endReason()) || RUNNER_ENDED_BEFORE.equals(o.endReason()));
+            if ("lease_expired".equals(o.endReason()))
+                return new Held(null, stale(leaseText, LeaseMessages.Reasons.EXPIRED));
+            boolean resend = finalWord != null
+                    && ((RUNNER_ENDED + finalWord).equals(o.endReason()) || RUNNER_ENDED_BEFORE.equals(o.endReason()));
             return resend ? new Held(o, null) : new Held(null, stale(leaseText, LeaseMessages.Reasons.FINISHED));
         }
         Instant now = clock.instant();
@@ -296,7 +364,8 @@ final class LeaseRoutes implements RouteModule {
         Job job = store.runs().findJob(o.job()).orElse(null);
         if (job != null && job.holds(o.lease())) {
             if (job.status().inFlight()) return new Held(o, null);
-            if (job.status() == JobStatus.CANCELED && offers.cancelDeadline(o.lease()).filter(now::isBefore).isPresent()) return new Held(o, null);
+            if (job.status() == JobStatus.CANCELED
+                    && offers.cancelDeadline(o.lease()).filter(now::isBefore).isPresent()) return new Held(o, null);
         }
         // The server finalized the job under this lease (the cancel deadline passed, a hard timeout,
         // another transition), or it moved on to another lease: the lease is over, and no message
@@ -304,13 +373,17 @@ final class LeaseRoutes implements RouteModule {
         // here makes that hold at once, and on every node, for every later message.
         offers.end(o.lease(), SERVER_ENDED);
         boolean moved = job == null || !job.holds(o.lease());
-        return new Held(null, stale(leaseText, moved ? LeaseMessages.Reasons.SUPERSEDED : LeaseMessages.Reasons.FINISHED));
+        return new Held(
+                null, stale(leaseText, moved ? LeaseMessages.Reasons.SUPERSEDED : LeaseMessages.Reasons.FINISHED));
     }
 
     private LeaseMessages.StaleLease staleFromLifecycle(String lease, ServerMessage reply) {
-        if (reply instanceof ServerMessage.Error e && e.code().equals("not_your_job")) return stale(lease, LeaseMessages.Reasons.TAKEN);
+        if (reply instanceof ServerMessage.Error e && e.code().equals("not_your_job"))
+            return stale(lease, LeaseMessages.Reasons.TAKEN);
         if (reply instanceof ServerMessage.Error e) throw new ApiException(400, e.code(), e.message());
-        if (reply instanceof ServerMessage.Stale s && s.reason() != null && s.reason().startsWith("lease")) return stale(lease, LeaseMessages.Reasons.SUPERSEDED);
+        if (reply instanceof ServerMessage.Stale s
+                && s.reason() != null
+                && s.reason().startsWith("lease")) return stale(lease, LeaseMessages.Reasons.SUPERSEDED);
         return stale(lease, LeaseMessages.Reasons.FINISHED);
     }
 
@@ -320,9 +393,16 @@ final class LeaseRoutes implements RouteModule {
     }
 
     private LeaseMessages.LeaseAccepted accepted(Runner runner, Job job, LeaseId lease) {
-        String token = store.organizations().projectUuid(job.projectId())
-                .map(p -> pullTokens.issue(runner.uuid(), p, job, clock.instant())).orElse(null);
-        return new LeaseMessages.LeaseAccepted("LeaseAccepted", lease.value(), job.uuid().toString(), job.attempt(), token,
+        String token = store.organizations()
+                .projectUuid(job.projectId())
+                .map(p -> pullTokens.issue(runner.uuid(), p, job, clock.instant()))
+                .orElse(null);
+        return new LeaseMessages.LeaseAccepted(
+                "LeaseAccepted",
+                lease.value(),
+                job.uuid().toString(),
+                job.attempt(),
+                token,
                 settings.leaseTtl().toSeconds());
     }
 
@@ -353,8 +433,14 @@ final class LeaseRoutes implements RouteModule {
 
     /** The body's runner_id, when given, must name the authenticated runner (its slug or UUID). */
     private static void sameRunner(Runner runner, String said) {
-        if (said == null || said.equals(runner.slug().value()) || said.equals(runner.uuid().toString())) return;
-        throw new ApiException(400, "runner_mismatch", "runner_id '" + said + "' is not the runner of this key (" + runner.slug().value() + ")");
+        if (said == null
+                || said.equals(runner.slug().value())
+                || said.equals(runner.uuid().toString())) return;
+        throw new ApiException(
+                400,
+                "runner_mismatch",
+                "runner_id '" + said + "' is not the runner of this key ("
+                        + runner.slug().value() + ")");
     }
 
     /** Every message on these routes carries its lease (seed 003): one without it is not the seed's shape. */

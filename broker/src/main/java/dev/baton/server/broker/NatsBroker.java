@@ -45,6 +45,7 @@ public final class NatsBroker implements AutoCloseable {
 
     /** The stream of offers, and the subject prefix of each spec's work queue. */
     public static final String STREAM = "BATON_LEASES";
+
     public static final String LEASES = "baton.leases.";
     public static final String CONTROL = "baton.control.";
     public static final String INBOX = "_INBOX_baton.";
@@ -70,14 +71,19 @@ public final class NatsBroker implements AutoCloseable {
      * lease, so keeping it would only make runners pull stale leases.
      */
     public static NatsBroker connect(String url, Path credentials, Duration maxAge) {
-        Options.Builder options = new Options.Builder().server(url).connectionName("baton-server").maxReconnects(-1)
-                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5));
+        Options.Builder options = new Options.Builder()
+                .server(url)
+                .connectionName("baton-server")
+                .maxReconnects(-1)
+                .reconnectWait(Duration.ofMillis(500))
+                .connectionTimeout(Duration.ofSeconds(5));
         if (credentials != null) options.authHandler(NatsCredentials.fromFile(credentials));
         try {
             Connection c = Nats.connectReconnectOnConnect(options.build());
             return new NatsBroker(c, maxAge);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot set up NATS client for " + BrokerSettings.redactUserinfo(url) + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot set up NATS client for " + BrokerSettings.redactUserinfo(url) + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted connecting to NATS", e);
@@ -152,7 +158,11 @@ public final class NatsBroker implements AutoCloseable {
         JetStreamHealth last = health;
         if (last.available() && now.isBefore(last.seen().plus(every))) return;
         try {
-            connection.jetStreamManagement(JetStreamOptions.builder().requestTimeout(CHECK_TIMEOUT).build()).getAccountStatistics();
+            connection
+                    .jetStreamManagement(JetStreamOptions.builder()
+                            .requestTimeout(CHECK_TIMEOUT)
+                            .build())
+                    .getAccountStatistics();
             health = new JetStreamHealth(true, null, now);
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             forgetReadiness();
@@ -168,9 +178,14 @@ public final class NatsBroker implements AutoCloseable {
     void ensureStream() throws IOException, JetStreamApiException {
         if (streamReady) return;
         JetStreamManagement jsm = connection.jetStreamManagement();
-        StreamConfiguration config = StreamConfiguration.builder().name(STREAM).subjects(LEASES + ">")
-                .retentionPolicy(RetentionPolicy.WorkQueue).storageType(StorageType.File).maxAge(maxAge)
-                .duplicateWindow(maxAge).build();
+        StreamConfiguration config = StreamConfiguration.builder()
+                .name(STREAM)
+                .subjects(LEASES + ">")
+                .retentionPolicy(RetentionPolicy.WorkQueue)
+                .storageType(StorageType.File)
+                .maxAge(maxAge)
+                .duplicateWindow(maxAge)
+                .build();
         try {
             StreamInfo info = jsm.getStreamInfo(STREAM);
             if (!info.getConfiguration().getMaxAge().equals(maxAge)) jsm.updateStream(config);
@@ -197,8 +212,15 @@ public final class NatsBroker implements AutoCloseable {
                 jsm.getConsumerInfo(STREAM, name);
             } catch (JetStreamApiException missing) {
                 if (missing.getApiErrorCode() != 10014) throw missing; // 10014: consumer not found
-                jsm.addOrUpdateConsumer(STREAM, ConsumerConfiguration.builder().durable(name).filterSubject(leaseSubject(specSlug))
-                        .ackPolicy(AckPolicy.Explicit).ackWait(ackWait).maxDeliver(-1).build());
+                jsm.addOrUpdateConsumer(
+                        STREAM,
+                        ConsumerConfiguration.builder()
+                                .durable(name)
+                                .filterSubject(leaseSubject(specSlug))
+                                .ackPolicy(AckPolicy.Explicit)
+                                .ackWait(ackWait)
+                                .maxDeliver(-1)
+                                .build());
                 LOG.info("created NATS consumer {} on {}", name, leaseSubject(specSlug));
             }
             consumersReady.add(specSlug);
@@ -224,13 +246,18 @@ public final class NatsBroker implements AutoCloseable {
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             forgetReadiness();
             health = new JetStreamHealth(false, e.toString(), now);
-            return new Published(List.of(), offers.stream().map(LeaseOffer::lease).toList(), e.toString());
+            return new Published(
+                    List.of(), offers.stream().map(LeaseOffer::lease).toList(), e.toString());
         }
         List<CompletableFuture<PublishAck>> acks = new ArrayList<>(offers.size());
         for (LeaseOffer o : offers) {
             Headers headers = new Headers().add("Nats-Msg-Id", o.lease().value());
             try {
-                acks.add(jetStream.publishAsync(NatsMessage.builder().subject(o.subject()).headers(headers).data(o.payload(), StandardCharsets.UTF_8).build()));
+                acks.add(jetStream.publishAsync(NatsMessage.builder()
+                        .subject(o.subject())
+                        .headers(headers)
+                        .data(o.payload(), StandardCharsets.UTF_8)
+                        .build()));
             } catch (RuntimeException e) {
                 acks.add(CompletableFuture.failedFuture(e));
             }
@@ -256,7 +283,8 @@ public final class NatsBroker implements AutoCloseable {
             }
         }
         if (!failed.isEmpty()) forgetReadiness();
-        // The stream's acknowledgements are JetStream's own word; a failure is taken as its absence until a check says otherwise.
+        // The stream's acknowledgements are JetStream's own word; a failure is taken as its absence until a check says
+        // otherwise.
         if (!failed.isEmpty()) health = new JetStreamHealth(false, error, now);
         else if (!stored.isEmpty()) health = new JetStreamHealth(true, null, now);
         return new Published(stored, failed, error);

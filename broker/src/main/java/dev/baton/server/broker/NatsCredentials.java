@@ -28,9 +28,14 @@ final class NatsCredentials {
             throw new UncheckedIOException("cannot read nats_credentials " + file, e);
         }
         if (text.contains("BEGIN NATS USER JWT")) return Nats.credentials(file.toString());
-        String seed = text.lines().map(String::strip).filter(l -> l.startsWith("SU")).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("nats_credentials " + file
-                        + " holds neither a .creds file (user JWT and seed) nor an nkey user seed (a line starting with SU)"));
+        String seed = text.lines()
+                .map(String::strip)
+                .filter(l -> l.startsWith("SU"))
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalArgumentException(
+                                "nats_credentials " + file
+                                        + " holds neither a .creds file (user JWT and seed) nor an nkey user seed (a line starting with SU)"));
         NKey key;
         try {
             key = NKey.fromSeed(seed.toCharArray());

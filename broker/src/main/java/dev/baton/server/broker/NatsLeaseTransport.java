@@ -52,31 +52,67 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
     private final RunnerChannel channel;
     private final Clock clock;
     /** Every round of the pump runs here, one at a time, woken or timed: a test's {@link #pump()} too. */
-    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "baton-lease-pump"));
-    private final ExecutorService control = Executors.newSingleThreadExecutor(r -> new Thread(r, "baton-lease-control"));
+    private final ScheduledExecutorService loop =
+            Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "baton-lease-pump"));
+
+    private final ExecutorService control =
+            Executors.newSingleThreadExecutor(r -> new Thread(r, "baton-lease-control"));
     private final Changes.Subscription cancels;
     private final Runnable pendingListener;
     /** A woken round is queued and has not started: further wake-ups are covered by it (it reads the store when it starts). */
     private final AtomicBoolean woken = new AtomicBoolean();
 
-    public NatsLeaseTransport(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics) {
+    public NatsLeaseTransport(
+            ServerConfig config,
+            Store store,
+            Clock clock,
+            RunnerChannel channel,
+            PullTokens pullTokens,
+            BatonMetrics metrics) {
         this(config, store, clock, channel, pullTokens, metrics, FALLBACK_EVERY);
     }
 
     /** With the fallback round every {@code fallback}, or none when null (tests that run the pump by hand or rely on wake-ups alone). */
-    NatsLeaseTransport(ServerConfig config, Store store, Clock clock, RunnerChannel channel, PullTokens pullTokens, BatonMetrics metrics,
+    NatsLeaseTransport(
+            ServerConfig config,
+            Store store,
+            Clock clock,
+            RunnerChannel channel,
+            PullTokens pullTokens,
+            BatonMetrics metrics,
             Duration fallback) {
         this.store = store;
         this.settings = config.broker();
         this.channel = channel;
         this.clock = clock;
-        this.broker = NatsBroker.connect(config.broker().natsUrl(),
-                config.broker().natsCredentials() == null ? null : java.nio.file.Path.of(config.broker().natsCredentials()), config.acceptanceTimeout());
+        this.broker = NatsBroker.connect(
+                config.broker().natsUrl(),
+                config.broker().natsCredentials() == null
+                        ? null
+                        : java.nio.file.Path.of(config.broker().natsCredentials()),
+                config.acceptanceTimeout());
         BrokerMetrics counters = new BrokerMetrics(metrics, broker);
-        this.pump = new LeasePump(store, broker, config.broker(), clock, config.acceptanceTimeout(), config.maxRequeues(), counters, this::expired);
+        this.pump = new LeasePump(
+                store,
+                broker,
+                config.broker(),
+                clock,
+                config.acceptanceTimeout(),
+                config.maxRequeues(),
+                counters,
+                this::expired);
         JobPullTokens jobTokens = new JobPullTokens(pullTokens, config.jobTimeoutGrace());
-        this.routes = new LeaseRoutes(store, channel.lifecycle(), jobTokens, config.broker(), clock,
-                config.acceptanceTimeout(), config.maxRequeues(), config.requestBodyMaxBytes(), counters, this::expired);
+        this.routes = new LeaseRoutes(
+                store,
+                channel.lifecycle(),
+                jobTokens,
+                config.broker(),
+                clock,
+                config.acceptanceTimeout(),
+                config.maxRequeues(),
+                config.requestBodyMaxBytes(),
+                counters,
+                this::expired);
         this.cancels = channel.changes().subscribe(change -> {
             if (change instanceof Changes.JobChanged j) control.execute(() -> pushCancel(j.job()));
         });
@@ -86,8 +122,12 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
             loop.scheduleWithFixedDelay(this::pumpQuietly, every, every, TimeUnit.MILLISECONDS);
         }
         // Never the URL's userinfo: it is the server's NATS password (docs/operations.md: prefer nats_credentials).
-        LOG.info("transport A: leases offered on NATS at {} for {}", config.broker().natsUrlForLogs(),
-                config.broker().allSpecs() ? "every spec" : "specs " + config.broker().natsSpecs());
+        LOG.info(
+                "transport A: leases offered on NATS at {} for {}",
+                config.broker().natsUrlForLogs(),
+                config.broker().allSpecs()
+                        ? "every spec"
+                        : "specs " + config.broker().natsSpecs());
     }
 
     /**
@@ -114,7 +154,11 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
      */
     private void jobPending(long specId) {
         try {
-            boolean offered = settings.allSpecs() || store.specs().findSpec(specId).map(s -> settings.offers(s.slug().value())).orElse(false);
+            boolean offered = settings.allSpecs()
+                    || store.specs()
+                            .findSpec(specId)
+                            .map(s -> settings.offers(s.slug().value()))
+                            .orElse(false);
             if (offered) wake();
         } catch (RuntimeException e) {
             LOG.debug("lease pump not woken for spec {} (the fallback round offers the job): {}", specId, e.toString());
@@ -168,9 +212,13 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
     /** A lease expired: the lifecycle forgets its attempt, and a job back in the queue is offered again. */
     private void expired(LeaseOffers.Expired e) {
         LeaseOffer o = e.offer();
-        LOG.info("lease of job {} expired without heartbeats (attempt {})", o.job(), e.before().attempt());
+        LOG.info(
+                "lease of job {} expired without heartbeats (attempt {})",
+                o.job(),
+                e.before().attempt());
         if (e.after() == null) return;
-        channel.lifecycle().attemptEnded(o.job(), e.before().attempt(), o.runnerId() == null ? -1 : o.runnerId(), null, o.lease());
+        channel.lifecycle()
+                .attemptEnded(o.job(), e.before().attempt(), o.runnerId() == null ? -1 : o.runnerId(), null, o.lease());
         if (e.after().status() == JobStatus.PENDING) channel.jobSubmitted(e.after());
     }
 
@@ -178,16 +226,27 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
     private void pushCancel(dev.baton.protocol.id.JobUuid uuid) {
         try {
             Job job = store.runs().findJob(uuid).orElse(null);
-            if (job == null || job.status() != JobStatus.CANCELED || job.lease() == null || job.runnerId() == null) return;
+            if (job == null || job.status() != JobStatus.CANCELED || job.lease() == null || job.runnerId() == null)
+                return;
             LeaseOffer o = store.leaseOffers().find(job.lease()).orElse(null);
             if (o == null || o.state() != LeaseOffer.State.BOUND) return;
             Instant deadline = store.leaseOffers().cancelDeadline(job.lease()).orElse(null);
             if (deadline == null) return;
             Instant now = clock.instant();
-            String runner = store.runners().findRunner(job.runnerId()).map(r -> r.slug().value()).orElse(null);
+            String runner = store.runners()
+                    .findRunner(job.runnerId())
+                    .map(r -> r.slug().value())
+                    .orElse(null);
             if (runner == null) return;
-            broker.publishControl(runner, Wire.encode(new LeaseMessages.CancelRequested("CancelRequested", job.lease().value(),
-                    uuid.toString(), "RUN_CANCELED", Math.max(0, Duration.between(now, deadline).toSeconds()), now.toString())));
+            broker.publishControl(
+                    runner,
+                    Wire.encode(new LeaseMessages.CancelRequested(
+                            "CancelRequested",
+                            job.lease().value(),
+                            uuid.toString(),
+                            "RUN_CANCELED",
+                            Math.max(0, Duration.between(now, deadline).toSeconds()),
+                            now.toString())));
         } catch (RuntimeException e) {
             LOG.debug("CancelRequested for job {} not sent: {}", uuid, e.toString());
         }

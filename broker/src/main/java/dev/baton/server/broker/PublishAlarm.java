@@ -24,16 +24,20 @@ final class PublishAlarm {
         if (since == null) since = now;
         if (lastWarned != null && now.isBefore(lastWarned.plus(EVERY))) return;
         lastWarned = now;
-        LOG.warn("transport A: offers cannot be published on NATS for {}s: {}. Jobs of the broker's specs stay pending (their offers wait "
-                + "in the database) until JetStream answers again; check that nats-server runs with JetStream (a config reload of a server "
-                + "started with -js but without a jetstream block in its config file shuts JetStream down: docs/operations.md)",
-                Duration.between(since, now).toSeconds(), error);
+        LOG.warn(
+                "transport A: offers cannot be published on NATS for {}s: {}. Jobs of the broker's specs stay pending (their offers wait "
+                        + "in the database) until JetStream answers again; check that nats-server runs with JetStream (a config reload of a server "
+                        + "started with -js but without a jetstream block in its config file shuts JetStream down: docs/operations.md)",
+                Duration.between(since, now).toSeconds(),
+                error);
     }
 
     /** This round published, or JetStream answered. */
     synchronized void ok(Instant now) {
         if (since == null) return;
-        LOG.info("transport A: offers are published on NATS again, after {}s", Duration.between(since, now).toSeconds());
+        LOG.info(
+                "transport A: offers are published on NATS again, after {}s",
+                Duration.between(since, now).toSeconds());
         since = null;
         lastWarned = null;
     }

@@ -33,6 +33,7 @@ public record RunnerGrant(String runnerSlug, String inboxPrefix, List<String> pu
             publish.add("$JS.ACK." + NatsBroker.STREAM + "." + consumer + ".>");
         }
         String inbox = NatsBroker.inboxPrefix(runnerSlug);
-        return new RunnerGrant(runnerSlug, inbox, publish, List.of(inbox + ".>", NatsBroker.controlSubject(runnerSlug)));
+        return new RunnerGrant(
+                runnerSlug, inbox, publish, List.of(inbox + ".>", NatsBroker.controlSubject(runnerSlug)));
     }
 }

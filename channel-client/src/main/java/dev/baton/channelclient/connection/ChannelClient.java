@@ -33,6 +33,7 @@ public final class ChannelClient {
     private static final Logger log = LoggerFactory.getLogger(ChannelClient.class);
     /** How long one fragment of a message may take to be written (progress, not the whole message: see FragmentedSender). */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
+
     private static final int LARGE_MESSAGE_BYTES = 1 << 20;
     /** The server's close code for a connection another connection of the same runner replaced (docs/protocol.md). */
     public static final int CLOSE_REPLACED = 4001;
@@ -49,15 +50,21 @@ public final class ChannelClient {
     private final Consumer<Input> sink;
     private final Clock clock;
     private volatile Connection current;
-    private volatile Consumer<ServerMessage> tap = message -> { };
+    private volatile Consumer<ServerMessage> tap = message -> {};
 
     /**
      * @param server base URL of the server (http, https, ws or wss)
      * @param runner the runner's UUID or slug
      * @param maxMessageBytes bound on a message in either direction; larger ones are not sent or accepted
      */
-    public ChannelClient(HttpClient http, URI server, String runner, RunnerKey key, int maxMessageBytes,
-                         Consumer<Input> sink, Clock clock) {
+    public ChannelClient(
+            HttpClient http,
+            URI server,
+            String runner,
+            RunnerKey key,
+            int maxMessageBytes,
+            Consumer<Input> sink,
+            Clock clock) {
         this.http = http;
         this.uri = channelUri(server, runner);
         this.runner = runner;
@@ -71,7 +78,8 @@ public final class ChannelClient {
         String scheme = switch (server.getScheme() == null ? "" : server.getScheme()) {
             case "http", "ws" -> "ws";
             case "https", "wss" -> "wss";
-            default -> throw new IllegalArgumentException("server URL must start with http:// or https://, got " + server);
+            default ->
+                throw new IllegalArgumentException("server URL must start with http:// or https://, got " + server);
         };
         String base = server.getRawPath() == null ? "" : server.getRawPath().replaceAll("/+$", "");
         return URI.create(scheme + "://" + server.getRawAuthority() + base + "/v0/runners/"
@@ -115,16 +123,23 @@ public final class ChannelClient {
         int bytes = json.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > maxMessageBytes) {
             // The machine fits results to the limit (MessageBudget), so this is a bug; say so loudly.
-            log.error("{} of {} bytes exceeds the message limit of {} bytes; not sent", message.getClass().getSimpleName(),
-                    bytes, maxMessageBytes);
+            log.error(
+                    "{} of {} bytes exceeds the message limit of {} bytes; not sent",
+                    message.getClass().getSimpleName(),
+                    bytes,
+                    maxMessageBytes);
             return;
         }
         try {
             long started = System.nanoTime();
             c.sender.send(json);
             // Large messages are rare (results) and take seconds: worth a line when a delivery is slow.
-            if (bytes > LARGE_MESSAGE_BYTES) log.info("sent a {} of {} bytes in {} ms", message.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT), bytes,
-                    (System.nanoTime() - started) / 1_000_000);
+            if (bytes > LARGE_MESSAGE_BYTES)
+                log.info(
+                        "sent a {} of {} bytes in {} ms",
+                        message.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT),
+                        bytes,
+                        (System.nanoTime() - started) / 1_000_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
@@ -168,7 +183,11 @@ public final class ChannelClient {
         Throwable t = error;
         while (t != null) {
             if (t instanceof WebSocketHandshakeException h) {
-                boolean router = h.getResponse().headers().firstValue(REFUSED_BY).map("router"::equals).orElse(false);
+                boolean router = h.getResponse()
+                        .headers()
+                        .firstValue(REFUSED_BY)
+                        .map("router"::equals)
+                        .orElse(false);
                 return describeRefusal(h.getResponse().statusCode(), runner, router);
             }
             if (t.getCause() == null) break;
@@ -186,16 +205,21 @@ public final class ChannelClient {
      */
     static String describeRefusal(int status, String runner, boolean router) {
         if ((status == 401 || status == 403) && router) {
-            return "HTTP " + status + ": the router refused the key of runner '" + runner + "' (wrong, rotated or malformed key, or not"
-                    + " in its keys file). Give it a new key with 'baton router keys rotate " + runner + " --keys-file <file>' (or 'baton"
+            return "HTTP " + status + ": the router refused the key of runner '" + runner
+                    + "' (wrong, rotated or malformed key, or not"
+                    + " in its keys file). Give it a new key with 'baton router keys rotate " + runner
+                    + " --keys-file <file>' (or 'baton"
                     + " router keys add') where the router's keys file is, put the key in the key file (or BATON_RUNNER_KEY) and start the"
                     + " runner again";
         }
         return switch (status) {
-            case 401, 403 -> "HTTP " + status + ": the server refused the key of runner '" + runner + "' (wrong, rotated or"
-                    + " malformed key, or no such active runner). Give it a new key with 'baton runners rotate-key " + runner
-                    + "' (where the admin token is), put the key in the key file (or BATON_RUNNER_KEY) and start the runner again";
-            case 404 -> "HTTP 404: no runner channel at this address; check --server (the Baton server's URL) and --runner";
+            case 401, 403 ->
+                "HTTP " + status + ": the server refused the key of runner '" + runner + "' (wrong, rotated or"
+                        + " malformed key, or no such active runner). Give it a new key with 'baton runners rotate-key "
+                        + runner
+                        + "' (where the admin token is), put the key in the key file (or BATON_RUNNER_KEY) and start the runner again";
+            case 404 ->
+                "HTTP 404: no runner channel at this address; check --server (the Baton server's URL) and --runner";
             default -> "HTTP " + status;
         };
     }
@@ -260,8 +284,11 @@ public final class ChannelClient {
 
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-            closed("closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")", false,
-                    statusCode == CLOSE_REPLACED, statusCode == CLOSE_TOO_BIG);
+            closed(
+                    "closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")",
+                    false,
+                    statusCode == CLOSE_REPLACED,
+                    statusCode == CLOSE_TOO_BIG);
             return CompletableFuture.completedFuture(null);
         }
 

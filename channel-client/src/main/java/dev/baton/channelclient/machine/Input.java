@@ -1,7 +1,7 @@
 package dev.baton.channelclient.machine;
 
-import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.id.JobUuid;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.MachineFingerprint;
 import java.time.Instant;
@@ -27,7 +27,8 @@ public sealed interface Input {
      * the channel back at once. {@code tooBig} means the server closed it with 1009 (message too
      * big): what was sent and not acknowledged on it is resent smaller.
      */
-    record ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced, boolean tooBig) implements Input {
+    record ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced, boolean tooBig)
+            implements Input {
         public ConnectionClosed(Instant now, String reason, boolean fatal) {
             this(now, reason, fatal, false, false);
         }
@@ -86,7 +87,8 @@ public sealed interface Input {
      * for a spec that requires a clean one, …). Final. {@code fingerprint} goes with the decline when
      * it is why.
      */
-    record PrepareDeclined(JobUuid job, DeclineCode code, String reason, MachineFingerprint fingerprint) implements Input {
+    record PrepareDeclined(JobUuid job, DeclineCode code, String reason, MachineFingerprint fingerprint)
+            implements Input {
         public PrepareDeclined(JobUuid job, String reason) {
             this(job, DeclineCode.OTHER, reason, null);
         }

@@ -46,7 +46,8 @@ public final class Outbox {
             Files.createDirectories(dir);
             // Entries hold lease ids, which are capabilities: only the agent's user may read them.
             try {
-                Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+                Files.setPosixFilePermissions(
+                        dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
             } catch (UnsupportedOperationException e) {
                 log.debug("no POSIX permissions on {}", dir);
             }
@@ -89,7 +90,10 @@ public final class Outbox {
         for (Path p : files(LEASE_WORD)) {
             try {
                 LeaseWord word = mapper.readValue(p.toFile(), LeaseWord.class);
-                if (word.job() == null || word.path() == null || word.message() == null || !p.getFileName().toString().equals(word.key() + LEASE_WORD)) {
+                if (word.job() == null
+                        || word.path() == null
+                        || word.message() == null
+                        || !p.getFileName().toString().equals(word.key() + LEASE_WORD)) {
                     quarantine(p, "not a final word of its attempt");
                 } else {
                     out.add(word);
@@ -149,8 +153,8 @@ public final class Outbox {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
         try {
             byte[] bytes = mapper.writeValueAsBytes(value);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch = FileChannel.open(
+                    tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 ByteBuffer buf = ByteBuffer.wrap(bytes);
                 while (buf.hasRemaining()) ch.write(buf);
                 ch.force(true);

@@ -25,7 +25,8 @@ public record ContainerConfig(List<String> entrypoint, List<String> cmd, List<St
             if (eq <= 0) throw new IllegalArgumentException("--env takes KEY=VALUE, got '" + e + "'");
         }
         if (workdir != null && !workdir.startsWith("/")) {
-            throw new IllegalArgumentException("--workdir must be an absolute path inside the image, got '" + workdir + "'");
+            throw new IllegalArgumentException(
+                    "--workdir must be an absolute path inside the image, got '" + workdir + "'");
         }
     }
 

@@ -37,9 +37,12 @@ final class DockerArchive {
                 if (ref != null && (tag.asText().equals(ref) || tag.asText().endsWith("/" + ref))) chosen = entry;
             }
         }
-        if (ref != null && chosen == null) throw new ImageSourceException("no image tagged " + ref + " in the archive; it has " + tags);
+        if (ref != null && chosen == null)
+            throw new ImageSourceException("no image tagged " + ref + " in the archive; it has " + tags);
         if (chosen == null) {
-            if (entries.size() > 1) throw new ImageSourceException("the archive holds " + entries.size() + " images " + tags + "; pick one with --ref");
+            if (entries.size() > 1)
+                throw new ImageSourceException(
+                        "the archive holds " + entries.size() + " images " + tags + "; pick one with --ref");
             chosen = entries.get(0);
         }
         Map<String, LocalImage.Blob> blobs = new LinkedHashMap<>();
@@ -47,7 +50,9 @@ final class DockerArchive {
         if (configPath == null) throw new ImageSourceException("manifest.json names no Config");
         byte[] config = files.read(configPath, OciLayout.MAX_MANIFEST_BYTES);
         String configDigest = OciLayout.digest("sha256", config);
-        blobs.put(configDigest, new LocalImage.Blob(configDigest, config.length, () -> new java.io.ByteArrayInputStream(config)));
+        blobs.put(
+                configDigest,
+                new LocalImage.Blob(configDigest, config.length, () -> new java.io.ByteArrayInputStream(config)));
 
         ObjectNode manifest = JSON.createObjectNode();
         manifest.put("schemaVersion", 2);
@@ -69,7 +74,8 @@ final class DockerArchive {
             blobs.putIfAbsent(digest, new LocalImage.Blob(digest, size, () -> files.open(path)));
         }
         byte[] content = JSON.writeValueAsBytes(manifest);
-        LocalImage.Manifest top = new LocalImage.Manifest(OciLayout.digest("sha256", content), ImagePusher.OCI_MANIFEST, content);
+        LocalImage.Manifest top =
+                new LocalImage.Manifest(OciLayout.digest("sha256", content), ImagePusher.OCI_MANIFEST, content);
         return new LocalImage(blobs, List.of(top));
     }
 
@@ -87,7 +93,10 @@ final class DockerArchive {
         if (magic.length >= 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) {
             return "application/vnd.oci.image.layer.v1.tar+gzip";
         }
-        if (magic.length == 4 && (magic[0] & 0xff) == 0x28 && (magic[1] & 0xff) == 0xb5 && (magic[2] & 0xff) == 0x2f
+        if (magic.length == 4
+                && (magic[0] & 0xff) == 0x28
+                && (magic[1] & 0xff) == 0xb5
+                && (magic[2] & 0xff) == 0x2f
                 && (magic[3] & 0xff) == 0xfd) {
             return "application/vnd.oci.image.layer.v1.tar+zstd";
         }

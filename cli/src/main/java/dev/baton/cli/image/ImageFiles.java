@@ -13,7 +13,8 @@ interface ImageFiles {
 
     default byte[] read(String path, long max) throws IOException {
         long size = size(path).orElseThrow(() -> new ImageSourceException("missing file " + path));
-        if (size > max) throw new ImageSourceException(path + " is " + size + " bytes, more than the " + max + " allowed");
+        if (size > max)
+            throw new ImageSourceException(path + " is " + size + " bytes, more than the " + max + " allowed");
         try (InputStream in = open(path)) {
             return in.readAllBytes();
         }

@@ -41,7 +41,8 @@ public final class ImagePusher {
     /**
      * @param container what an image made from a plain directory runs; empty for a layout or archive
      */
-    public String push(Path source, String ref, ContainerConfig container, String destination, String server, String token)
+    public String push(
+            Path source, String ref, ContainerConfig container, String destination, String server, String token)
             throws IOException, InterruptedException {
         ImageReference target = ImageReference.parse(destination, server);
         Path scratch = Files.createTempDirectory("baton-image-");
@@ -57,12 +58,14 @@ public final class ImagePusher {
                     client.uploadBlob(blob);
                 }
             }
-            for (LocalImage.Manifest child : image.manifests().subList(0, image.manifests().size() - 1)) {
+            for (LocalImage.Manifest child :
+                    image.manifests().subList(0, image.manifests().size() - 1)) {
                 client.putManifest(child.digest(), child);
             }
             String digest = client.putManifest(target.tag(), image.top());
             if (!digest.equals(image.top().digest())) {
-                throw new RegistryClientException("the registry stored the manifest as " + digest + ", expected " + image.top().digest());
+                throw new RegistryClientException("the registry stored the manifest as " + digest + ", expected "
+                        + image.top().digest());
             }
             progress.printf("pushed %s@%s%n", target, digest);
             progress.flush();

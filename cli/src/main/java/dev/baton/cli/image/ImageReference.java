@@ -31,8 +31,9 @@ record ImageReference(URI server, String repository, String tag) {
         }
         if (!TAG.matcher(tag).matches()) throw new IllegalArgumentException("invalid tag '" + tag + "'");
         String repository = rest;
-        RepositoryName name = RepositoryName.parse(repository).orElseThrow(() -> new IllegalArgumentException(
-                "invalid repository '" + repository + "': expected <project>/<name> in lowercase letters, digits and separators"));
+        RepositoryName name = RepositoryName.parse(repository)
+                .orElseThrow(() -> new IllegalArgumentException("invalid repository '" + repository
+                        + "': expected <project>/<name> in lowercase letters, digits and separators"));
         if (name.path().isEmpty()) {
             throw new IllegalArgumentException("destination needs <project>/<name>, got only '" + rest + "'");
         }

@@ -23,18 +23,22 @@ final class ImageSources {
      */
     static LocalImage open(Path source, String ref, ContainerConfig container, Path scratch) throws IOException {
         if (RootFilesystem.looksLikeRootFilesystem(source)) {
-            if (ref != null) throw new ImageSourceException("--ref picks an image inside a layout or archive; " + source + " is a plain directory (a root filesystem)");
+            if (ref != null)
+                throw new ImageSourceException("--ref picks an image inside a layout or archive; " + source
+                        + " is a plain directory (a root filesystem)");
             return RootFilesystem.read(source, container, scratch);
         }
         if (!container.isEmpty()) {
-            throw new ImageSourceException("--entrypoint, --cmd, --env and --workdir apply only to a plain directory (a root filesystem); "
-                    + source + " is an OCI layout or archive, whose image config already says what it runs");
+            throw new ImageSourceException(
+                    "--entrypoint, --cmd, --env and --workdir apply only to a plain directory (a root filesystem); "
+                            + source + " is an OCI layout or archive, whose image config already says what it runs");
         }
         if (Files.isDirectory(source)) {
             DirectoryFiles files = new DirectoryFiles(source);
             if (!OciLayout.looksLikeLayout(files)) {
-                throw new ImageSourceException(source + " has only one of oci-layout and index.json: an incomplete OCI image layout, "
-                        + "not an OCI image layout nor a plain directory to push as a root filesystem");
+                throw new ImageSourceException(
+                        source + " has only one of oci-layout and index.json: an incomplete OCI image layout, "
+                                + "not an OCI image layout nor a plain directory to push as a root filesystem");
             }
             return OciLayout.read(files, ref);
         }

@@ -39,13 +39,20 @@ final class OciLayout {
         for (JsonNode d : manifests) {
             String name = d.path("annotations").path(REF_NAME).asText(null);
             if (name != null) names.add(name);
-            if (ref != null && (ref.equals(name) || ref.equals(d.path("annotations").path("io.containerd.image.name").asText(null)))) {
+            if (ref != null
+                    && (ref.equals(name)
+                            || ref.equals(d.path("annotations")
+                                    .path("io.containerd.image.name")
+                                    .asText(null)))) {
                 chosen = d;
             }
         }
-        if (ref != null && chosen == null) throw new ImageSourceException("no image named " + ref + " in the layout; it has " + names);
+        if (ref != null && chosen == null)
+            throw new ImageSourceException("no image named " + ref + " in the layout; it has " + names);
         if (chosen == null) {
-            if (manifests.size() > 1) throw new ImageSourceException("the layout holds " + manifests.size() + " images " + names + "; pick one with --ref");
+            if (manifests.size() > 1)
+                throw new ImageSourceException(
+                        "the layout holds " + manifests.size() + " images " + names + "; pick one with --ref");
             chosen = manifests.get(0);
         }
         Map<String, LocalImage.Blob> blobs = new LinkedHashMap<>();
@@ -54,8 +61,13 @@ final class OciLayout {
         return new LocalImage(blobs, ordered);
     }
 
-    private static void collect(ImageFiles files, JsonNode descriptor, Map<String, LocalImage.Blob> blobs,
-            List<LocalImage.Manifest> ordered, int depth) throws IOException {
+    private static void collect(
+            ImageFiles files,
+            JsonNode descriptor,
+            Map<String, LocalImage.Blob> blobs,
+            List<LocalImage.Manifest> ordered,
+            int depth)
+            throws IOException {
         if (depth > 4) throw new ImageSourceException("image indexes nest too deeply");
         String digest = digestOf(descriptor);
         byte[] content = files.read(blobPath(digest), MAX_MANIFEST_BYTES);
@@ -63,8 +75,11 @@ final class OciLayout {
             throw new ImageSourceException("manifest " + digest + " does not match its digest");
         }
         JsonNode manifest = JSON.readTree(content);
-        String mediaType = manifest.hasNonNull("mediaType") ? manifest.get("mediaType").asText()
-                : descriptor.path("mediaType").asText(manifest.has("manifests") ? ImagePusher.OCI_INDEX : ImagePusher.OCI_MANIFEST);
+        String mediaType = manifest.hasNonNull("mediaType")
+                ? manifest.get("mediaType").asText()
+                : descriptor
+                        .path("mediaType")
+                        .asText(manifest.has("manifests") ? ImagePusher.OCI_INDEX : ImagePusher.OCI_MANIFEST);
         if (manifest.has("manifests")) {
             for (JsonNode child : manifest.get("manifests")) collect(files, child, blobs, ordered, depth + 1);
         } else {
@@ -75,7 +90,8 @@ final class OciLayout {
                 if (d.has("urls")) continue; // foreign layers are not pushed
                 String blobDigest = digestOf(d);
                 String path = blobPath(blobDigest);
-                long size = files.size(path).orElseThrow(() -> new ImageSourceException("the layout lacks blob " + blobDigest));
+                long size = files.size(path)
+                        .orElseThrow(() -> new ImageSourceException("the layout lacks blob " + blobDigest));
                 blobs.putIfAbsent(blobDigest, new LocalImage.Blob(blobDigest, size, () -> files.open(path)));
             }
         }
@@ -84,7 +100,8 @@ final class OciLayout {
 
     private static String digestOf(JsonNode descriptor) {
         String digest = descriptor.path("digest").asText("");
-        if (!DIGEST.matcher(digest).matches()) throw new ImageSourceException("invalid digest '" + digest + "' in the layout");
+        if (!DIGEST.matcher(digest).matches())
+            throw new ImageSourceException("invalid digest '" + digest + "' in the layout");
         return digest;
     }
 

@@ -48,7 +48,8 @@ final class RootFilesystem {
 
     /** True for a directory that is not (even partly) an OCI image layout. */
     static boolean looksLikeRootFilesystem(Path dir) {
-        return Files.isDirectory(dir) && !Files.exists(dir.resolve("oci-layout"), LinkOption.NOFOLLOW_LINKS)
+        return Files.isDirectory(dir)
+                && !Files.exists(dir.resolve("oci-layout"), LinkOption.NOFOLLOW_LINKS)
                 && !Files.exists(dir.resolve("index.json"), LinkOption.NOFOLLOW_LINKS);
     }
 
@@ -86,8 +87,10 @@ final class RootFilesystem {
 
         Map<String, LocalImage.Blob> blobs = new LinkedHashMap<>();
         blobs.put(layerDigest, new LocalImage.Blob(layerDigest, layerSize, () -> Files.newInputStream(layerFile)));
-        blobs.put(configDigest, new LocalImage.Blob(configDigest, config.length, () -> new ByteArrayInputStream(config)));
-        LocalImage.Manifest top = new LocalImage.Manifest(OciLayout.digest("sha256", manifestBytes), ImagePusher.OCI_MANIFEST, manifestBytes);
+        blobs.put(
+                configDigest, new LocalImage.Blob(configDigest, config.length, () -> new ByteArrayInputStream(config)));
+        LocalImage.Manifest top = new LocalImage.Manifest(
+                OciLayout.digest("sha256", manifestBytes), ImagePusher.OCI_MANIFEST, manifestBytes);
         return new LocalImage(blobs, List.of(top));
     }
 
@@ -98,17 +101,23 @@ final class RootFilesystem {
             children = new ArrayList<>(list.toList());
         }
         // Sorted by the name's string so the order does not depend on the file system's.
-        children.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
+        children.sort(
+                (a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
         for (Path child : children) {
             Path inImage = relative.resolve(child.getFileName().toString());
             String name = inImage.toString().replace('\\', '/');
-            BasicFileAttributes attributes = Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            BasicFileAttributes attributes =
+                    Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (attributes.isSymbolicLink()) {
                 String target = Files.readSymbolicLink(child).toString();
-                if (!target.startsWith("/") && (inImage.getParent() == null ? Path.of("") : inImage.getParent())
-                        .resolve(target).normalize().startsWith("..")) {
-                    throw new ImageSourceException("symlink " + name + " -> " + target + " points outside the directory; "
-                            + "make it absolute (relative to the image root) or point it inside");
+                if (!target.startsWith("/")
+                        && (inImage.getParent() == null ? Path.of("") : inImage.getParent())
+                                .resolve(target)
+                                .normalize()
+                                .startsWith("..")) {
+                    throw new ImageSourceException(
+                            "symlink " + name + " -> " + target + " points outside the directory; "
+                                    + "make it absolute (relative to the image root) or point it inside");
                 }
                 TarArchiveEntry entry = entry(name, TarConstants.LF_SYMLINK, TYPE_SYMLINK | 0777);
                 entry.setLinkName(target);
@@ -127,8 +136,9 @@ final class RootFilesystem {
                 }
                 tar.closeArchiveEntry();
             } else {
-                throw new ImageSourceException(name + " is a device file, FIFO or socket; an image directory may hold only "
-                        + "files, directories and symlinks (leave /dev empty: the runtime provides it)");
+                throw new ImageSourceException(
+                        name + " is a device file, FIFO or socket; an image directory may hold only "
+                                + "files, directories and symlinks (leave /dev empty: the runtime provides it)");
             }
         }
     }

@@ -61,7 +61,10 @@ final class TarFiles implements ImageFiles {
         Entry entry = resolve(path).orElseThrow(() -> new ImageSourceException("archive has no entry " + path));
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         channel.position(entry.offset());
-        return BoundedInputStream.builder().setInputStream(Channels.newInputStream(channel)).setMaxCount(entry.size()).get();
+        return BoundedInputStream.builder()
+                .setInputStream(Channels.newInputStream(channel))
+                .setMaxCount(entry.size())
+                .get();
     }
 
     private Optional<Entry> resolve(String path) {

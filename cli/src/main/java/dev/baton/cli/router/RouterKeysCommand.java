@@ -16,8 +16,16 @@ import picocli.CommandLine.Parameters;
  * file keeps only SHA-256 hashes; a new key is printed once. A running router reads the file again
  * when it changes, so rotation needs no restart.
  */
-@Command(name = "keys", mixinStandardHelpOptions = true, description = "Manage the keys of the runners behind a router.",
-        subcommands = {RouterKeysCommand.Add.class, RouterKeysCommand.Rotate.class, RouterKeysCommand.Remove.class, RouterKeysCommand.ListKeys.class})
+@Command(
+        name = "keys",
+        mixinStandardHelpOptions = true,
+        description = "Manage the keys of the runners behind a router.",
+        subcommands = {
+            RouterKeysCommand.Add.class,
+            RouterKeysCommand.Rotate.class,
+            RouterKeysCommand.Remove.class,
+            RouterKeysCommand.ListKeys.class
+        })
 public final class RouterKeysCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -29,11 +37,17 @@ public final class RouterKeysCommand implements Runnable {
 
     /** Options every keys subcommand shares. */
     static class FileOption {
-        @Option(names = "--keys-file", defaultValue = "router-keys", description = "The router's keys file (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--keys-file",
+                defaultValue = "router-keys",
+                description = "The router's keys file (default ${DEFAULT-VALUE})")
         Path keysFile;
     }
 
-    @Command(name = "add", mixinStandardHelpOptions = true, description = "Add a runner (name and specs) and print its new key once.")
+    @Command(
+            name = "add",
+            mixinStandardHelpOptions = true,
+            description = "Add a runner (name and specs) and print its new key once.")
     static final class Add extends FileOption implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -50,7 +64,10 @@ public final class RouterKeysCommand implements Runnable {
         }
     }
 
-    @Command(name = "rotate", mixinStandardHelpOptions = true, description = "Give a runner a new key (the old one is refused at once).")
+    @Command(
+            name = "rotate",
+            mixinStandardHelpOptions = true,
+            description = "Give a runner a new key (the old one is refused at once).")
     static final class Rotate extends FileOption implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -60,16 +77,22 @@ public final class RouterKeysCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            boolean known = new RouterKeys(keysFile).entries().stream().anyMatch(e -> e.name().equals(name));
+            boolean known = new RouterKeys(keysFile)
+                    .entries().stream().anyMatch(e -> e.name().equals(name));
             if (!known) {
-                spec.commandLine().getErr().println("baton router keys rotate: no runner '" + name + "' in " + keysFile);
+                spec.commandLine()
+                        .getErr()
+                        .println("baton router keys rotate: no runner '" + name + "' in " + keysFile);
                 return 1;
             }
             return issue(spec, keysFile, name, List.of());
         }
     }
 
-    @Command(name = "remove", mixinStandardHelpOptions = true, description = "Remove a runner: its key is refused from now on.")
+    @Command(
+            name = "remove",
+            mixinStandardHelpOptions = true,
+            description = "Remove a runner: its key is refused from now on.")
     static final class Remove extends FileOption implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -85,7 +108,10 @@ public final class RouterKeysCommand implements Runnable {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the runners and their specs (never keys).")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List the runners and their specs (never keys).")
     static final class ListKeys extends FileOption implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -93,7 +119,8 @@ public final class RouterKeysCommand implements Runnable {
         @Override
         public Integer call() {
             var out = spec.commandLine().getOut();
-            for (RunnerEntry e : new RouterKeys(keysFile).entries()) out.println(e.name() + "  " + String.join(",", e.specs()));
+            for (RunnerEntry e : new RouterKeys(keysFile).entries())
+                out.println(e.name() + "  " + String.join(",", e.specs()));
             out.flush();
             return 0;
         }
@@ -105,7 +132,9 @@ public final class RouterKeysCommand implements Runnable {
             var out = spec.commandLine().getOut();
             out.println(key.reveal());
             out.flush();
-            spec.commandLine().getErr().println("key of runner '" + name + "' (shown once; only its hash is in " + keysFile + ")");
+            spec.commandLine()
+                    .getErr()
+                    .println("key of runner '" + name + "' (shown once; only its hash is in " + keysFile + ")");
             return 0;
         } catch (IllegalArgumentException | java.io.IOException e) {
             spec.commandLine().getErr().println("baton router keys: " + e.getMessage());

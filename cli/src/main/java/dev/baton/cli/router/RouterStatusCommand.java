@@ -20,38 +20,60 @@ public final class RouterStatusCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--router", defaultValue = "http://127.0.0.1:7710", description = "The router's URL (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--router",
+            defaultValue = "http://127.0.0.1:7710",
+            description = "The router's URL (default ${DEFAULT-VALUE})")
     URI router;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         JsonNode s;
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-            var response = http.send(HttpRequest.newBuilder(router.resolve("/status")).timeout(Duration.ofSeconds(10)).build(),
+        try (HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+            var response = http.send(
+                    HttpRequest.newBuilder(router.resolve("/status"))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
-                spec.commandLine().getErr().println("baton router status: " + router + " answered HTTP " + response.statusCode());
+                spec.commandLine()
+                        .getErr()
+                        .println("baton router status: " + router + " answered HTTP " + response.statusCode());
                 return 1;
             }
             s = Wire.mapper().readTree(response.body());
         } catch (IOException e) {
-            spec.commandLine().getErr().println("baton router status: cannot reach the router at " + router + ": " + e.getMessage());
+            spec.commandLine()
+                    .getErr()
+                    .println("baton router status: cannot reach the router at " + router + ": " + e.getMessage());
             return 6;
         }
-        out.println("upstream: runner " + s.path("upstream_runner").asText() + ", " + (s.path("upstream_connected").asBoolean() ? "connected" : "DISCONNECTED")
-                + ", policy " + s.path("policy").asText());
+        out.println("upstream: runner " + s.path("upstream_runner").asText() + ", "
+                + (s.path("upstream_connected").asBoolean() ? "connected" : "DISCONNECTED") + ", policy "
+                + s.path("policy").asText());
         out.println();
         out.println(String.format("%-20s %-20s %-10s %-8s %s", "RUNNER", "SPECS", "CONNECTED", "WAITING", "JOBS"));
         for (JsonNode r : s.path("runners")) {
-            out.println(String.format("%-20s %-20s %-10s %-8d %d", r.path("name").asText(), join(r.path("specs")),
-                    r.path("connected").asBoolean() ? "yes" : "no", r.path("free").asInt(), r.path("jobs").asInt()));
+            out.println(String.format(
+                    "%-20s %-20s %-10s %-8d %d",
+                    r.path("name").asText(),
+                    join(r.path("specs")),
+                    r.path("connected").asBoolean() ? "yes" : "no",
+                    r.path("free").asInt(),
+                    r.path("jobs").asInt()));
         }
         out.println();
         out.println(String.format("%-36s %-10s %-10s %-10s %s", "JOB", "SPEC", "STATE", "RUNNER", "HELD"));
         for (JsonNode j : s.path("jobs")) {
-            out.println(String.format("%-36s %-10s %-10s %-10s %ds", j.path("job").asText(), j.path("spec").asText("-"), j.path("state").asText(),
-                    j.path("runner").asText("-"), j.path("held_seconds").asLong()));
+            out.println(String.format(
+                    "%-36s %-10s %-10s %-10s %ds",
+                    j.path("job").asText(),
+                    j.path("spec").asText("-"),
+                    j.path("state").asText(),
+                    j.path("runner").asText("-"),
+                    j.path("held_seconds").asLong()));
         }
         out.flush();
         return 0;

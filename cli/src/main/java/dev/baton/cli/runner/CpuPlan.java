@@ -23,10 +23,19 @@ record CpuPlan(Optional<String> housekeeping, Optional<String> benchmark) {
     void pinAgent(PrintWriter err) {
         if (housekeeping.isEmpty()) return;
         try {
-            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", housekeeping.get(), Long.toString(ProcessHandle.current().pid()))
-                    .redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            "taskset",
+                            "-a",
+                            "-p",
+                            "-c",
+                            housekeeping.get(),
+                            Long.toString(ProcessHandle.current().pid()))
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes());
-            if (p.waitFor() != 0) err.println("baton runner up: could not pin the agent to CPU " + housekeeping.get() + ": " + out.strip());
+            if (p.waitFor() != 0)
+                err.println(
+                        "baton runner up: could not pin the agent to CPU " + housekeeping.get() + ": " + out.strip());
         } catch (Exception e) {
             err.println("baton runner up: could not pin the agent (taskset: " + e.getMessage() + ")");
         }

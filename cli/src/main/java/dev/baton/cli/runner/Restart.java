@@ -18,7 +18,8 @@ final class Restart {
         if (System.getenv("INVOCATION_ID") != null) return RunnerMachine.EXIT_RESTART;
         ProcessHandle.Info info = ProcessHandle.current().info();
         if (info.command().isEmpty() || info.arguments().isEmpty()) {
-            err.println("baton runner up: updated; start the runner again (the command line is not available to restart it)");
+            err.println(
+                    "baton runner up: updated; start the runner again (the command line is not available to restart it)");
             return RunnerMachine.EXIT_RESTART;
         }
         List<String> command = new ArrayList<>();

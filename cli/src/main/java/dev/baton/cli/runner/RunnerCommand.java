@@ -4,7 +4,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code baton runner}: the runner agent. Register this class as a subcommand of the {@code baton} command. */
-@Command(name = "runner", mixinStandardHelpOptions = true, description = "Run a runner agent on this machine.",
+@Command(
+        name = "runner",
+        mixinStandardHelpOptions = true,
+        description = "Run a runner agent on this machine.",
         subcommands = {UpCommand.class})
 public final class RunnerCommand implements Runnable {
     @CommandLine.Spec

@@ -36,10 +36,14 @@ import picocli.CommandLine.Option;
  * The key comes from {@code --key-file}, {@code BATON_RUNNER_KEY} or {@code --key} (in that order
  * of preference; {@code --key} is visible in the process list) and is never printed.
  */
-@Command(name = "up", mixinStandardHelpOptions = true, description = {
-        "Connect to a Baton server and run jobs until SIGTERM/SIGINT.",
-        "Signals: SIGTERM/SIGINT finish in-flight jobs within the grace period, then cancel and report the rest, then exit;",
-        "SIGTSTP takes no new jobs; SIGCONT takes jobs again."})
+@Command(
+        name = "up",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Connect to a Baton server and run jobs until SIGTERM/SIGINT.",
+            "Signals: SIGTERM/SIGINT finish in-flight jobs within the grace period, then cancel and report the rest, then exit;",
+            "SIGTSTP takes no new jobs; SIGCONT takes jobs again."
+        })
 public final class UpCommand implements Callable<Integer> {
     /** Exit status for bad arguments (picocli's convention). */
     static final int USAGE = 2;
@@ -47,14 +51,18 @@ public final class UpCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--server", defaultValue = "${env:BATON_SERVER:-http://127.0.0.1:7700}",
+    @Option(
+            names = "--server",
+            defaultValue = "${env:BATON_SERVER:-http://127.0.0.1:7700}",
             description = "Server URL, e.g. https://baton.example.com (env BATON_SERVER; default ${DEFAULT-VALUE})")
     URI server;
 
     @Option(names = "--runner", required = true, description = "This runner's name (slug) or UUID")
     String runner;
 
-    @Option(names = "--key", description = "Runner key (prefer --key-file or BATON_RUNNER_KEY: arguments are visible to other users)")
+    @Option(
+            names = "--key",
+            description = "Runner key (prefer --key-file or BATON_RUNNER_KEY: arguments are visible to other users)")
     String key;
 
     @Option(names = "--key-file", description = "File holding the runner key")
@@ -63,59 +71,97 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--slots", defaultValue = "1", description = "Jobs run at once (default ${DEFAULT-VALUE})")
     int slots;
 
-    @Option(names = "--label", description = "KEY=VALUE this runner reports of itself in ready (e.g. disk=nvme); repeatable (docs/scheduling.md)")
+    @Option(
+            names = "--label",
+            description =
+                    "KEY=VALUE this runner reports of itself in ready (e.g. disk=nvme); repeatable (docs/scheduling.md)")
     java.util.Map<String, String> labels;
 
     @Option(names = "--executor", description = "runc (default where runc is installed), microvm or process")
     String executor;
 
-    @Option(names = "--vm-kernel", description = "microvm: guest kernel (default: the newest /boot/vmlinuz-* with its modules)")
+    @Option(
+            names = "--vm-kernel",
+            description = "microvm: guest kernel (default: the newest /boot/vmlinuz-* with its modules)")
     Path vmKernel;
 
-    @Option(names = "--vm-accel", defaultValue = "auto", description = "microvm: auto (KVM if a guest boots with it, else TCG), kvm or tcg")
+    @Option(
+            names = "--vm-accel",
+            defaultValue = "auto",
+            description = "microvm: auto (KVM if a guest boots with it, else TCG), kvm or tcg")
     String vmAccel;
 
-    @Option(names = "--allow-no-sandbox", description = "Allow the process executor: jobs run as this user, without isolation")
+    @Option(
+            names = "--allow-no-sandbox",
+            description = "Allow the process executor: jobs run as this user, without isolation")
     boolean allowNoSandbox;
 
-    @Option(names = "--work-dir", defaultValue = ".baton/runner", description = "Outbox, image cache and bundles (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--work-dir",
+            defaultValue = ".baton/runner",
+            description = "Outbox, image cache and bundles (default ${DEFAULT-VALUE})")
     Path workDir;
 
-    @Option(names = "--grace-period", defaultValue = "25s", converter = DurationConverter.class,
+    @Option(
+            names = "--grace-period",
+            defaultValue = "25s",
+            converter = DurationConverter.class,
             description = "Time in-flight jobs get to finish after SIGTERM (default ${DEFAULT-VALUE})")
     Duration grace;
 
-    @Option(names = "--poll-timeout", defaultValue = "30", description = "Seconds a ready waits for a job (1-900, default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--poll-timeout",
+            defaultValue = "30",
+            description = "Seconds a ready waits for a job (1-900, default ${DEFAULT-VALUE})")
     int pollTimeout;
 
-    @Option(names = "--housekeeping-cpu", description = "CPU list for the agent itself (default: 0 on machines with more than one CPU)")
+    @Option(
+            names = "--housekeeping-cpu",
+            description = "CPU list for the agent itself (default: 0 on machines with more than one CPU)")
     String housekeepingCpus;
 
-    @Option(names = "--benchmark-cpus", description = "CPU list for the workload (default: all but the housekeeping CPU)")
+    @Option(
+            names = "--benchmark-cpus",
+            description = "CPU list for the workload (default: all but the housekeeping CPU)")
     String benchmarkCpus;
 
     @Option(names = "--no-cpu-pinning", description = "Do not pin the agent and the workload to separate CPUs")
     boolean noPinning;
 
-    @Option(names = "--no-user-namespace", description = "runc: do not map container root to an unprivileged host range")
+    @Option(
+            names = "--no-user-namespace",
+            description = "runc: do not map container root to an unprivileged host range")
     boolean noUserNamespace;
 
-    @Option(names = "--pids-limit", defaultValue = "1024", description = "runc: most processes a job may have (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--pids-limit",
+            defaultValue = "1024",
+            description = "runc: most processes a job may have (default ${DEFAULT-VALUE})")
     int pidsLimit;
 
-    @Option(names = "--max-unpack-size", description = "runc: the most any image may unpack to on this runner, beside each"
-            + " spec's disk size (e.g. 20GiB; default: the spec's disk size alone)")
+    @Option(
+            names = "--max-unpack-size",
+            description = "runc: the most any image may unpack to on this runner, beside each"
+                    + " spec's disk size (e.g. 20GiB; default: the spec's disk size alone)")
     String maxUnpackSize;
 
-    @Option(names = "--transport", defaultValue = "websocket",
-            description = "websocket (the runner channel, default) or nats: leases pulled from NATS JetStream (docs/runner.md, \"Transport A\")")
+    @Option(
+            names = "--transport",
+            defaultValue = "websocket",
+            description =
+                    "websocket (the runner channel, default) or nats: leases pulled from NATS JetStream (docs/runner.md, \"Transport A\")")
     String transport;
 
-    @Option(names = "--nats-url", defaultValue = "${env:BATON_NATS_URL}",
+    @Option(
+            names = "--nats-url",
+            defaultValue = "${env:BATON_NATS_URL}",
             description = "--transport nats: the NATS server, e.g. nats://127.0.0.1:4222 (env BATON_NATS_URL)")
     String natsUrl;
 
-    @Option(names = "--max-message-bytes", defaultValue = "8388608", description = "Largest channel message (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-message-bytes",
+            defaultValue = "8388608",
+            description = "Largest channel message (default ${DEFAULT-VALUE})")
     int maxMessageBytes;
 
     @Override
@@ -130,14 +176,20 @@ public final class UpCommand implements Callable<Integer> {
         }
         if (slots < 1) return usage(err, "--slots must be at least 1");
         if (maxMessageBytes < 64 << 10) return usage(err, "--max-message-bytes must be at least 65536");
-        if (pollTimeout < PollTimeout.MIN || pollTimeout > PollTimeout.MAX) return usage(err, "--poll-timeout must be between 1 and 900");
-        if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme())) return usage(err, "--server must be an http(s) URL");
-        if (!"websocket".equals(transport) && !"nats".equals(transport)) return usage(err, "--transport must be websocket or nats");
-        if ("nats".equals(transport) && (natsUrl == null || natsUrl.isBlank())) return usage(err, "--transport nats needs --nats-url (or BATON_NATS_URL)");
+        if (pollTimeout < PollTimeout.MIN || pollTimeout > PollTimeout.MAX)
+            return usage(err, "--poll-timeout must be between 1 and 900");
+        if (!"http".equals(server.getScheme()) && !"https".equals(server.getScheme()))
+            return usage(err, "--server must be an http(s) URL");
+        if (!"websocket".equals(transport) && !"nats".equals(transport))
+            return usage(err, "--transport must be websocket or nats");
+        if ("nats".equals(transport) && (natsUrl == null || natsUrl.isBlank()))
+            return usage(err, "--transport nats needs --nats-url (or BATON_NATS_URL)");
         Optional<Architecture> arch = Architecture.ofHost();
-        if (arch.isEmpty()) return usage(err, "this machine's architecture (" + System.getProperty("os.arch") + ") is not supported");
+        if (arch.isEmpty())
+            return usage(err, "this machine's architecture (" + System.getProperty("os.arch") + ") is not supported");
 
-        CpuPlan cpus = CpuPlan.of(Runtime.getRuntime().availableProcessors(), noPinning, housekeepingCpus, benchmarkCpus);
+        CpuPlan cpus =
+                CpuPlan.of(Runtime.getRuntime().availableProcessors(), noPinning, housekeepingCpus, benchmarkCpus);
         cpus.pinAgent(err);
         Files.createDirectories(workDir);
         Path dir = workDir.toAbsolutePath();
@@ -148,22 +200,38 @@ public final class UpCommand implements Callable<Integer> {
             return usage(err, e.getMessage());
         }
         Updater updater = SelfUpdater.runningJar()
-                .<Updater>map(jar -> new SelfUpdater(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build(), jar, 512L << 20))
+                .<Updater>map(jar -> new SelfUpdater(
+                        HttpClient.newBuilder()
+                                .followRedirects(HttpClient.Redirect.NORMAL)
+                                .build(),
+                        jar,
+                        512L << 20))
                 .orElse(Updater.unsupported("not running from a jar; cannot self-update"));
         MachineConfig config;
         try {
-            config = MachineConfig.defaults(version()).withSlots(slots).withGrace(grace).withPollTimeout(pollTimeout)
-                    .withMaxMessageBytes(maxMessageBytes).withLabels(labels);
+            config = MachineConfig.defaults(version())
+                    .withSlots(slots)
+                    .withGrace(grace)
+                    .withPollTimeout(pollTimeout)
+                    .withMaxMessageBytes(maxMessageBytes)
+                    .withLabels(labels);
         } catch (IllegalArgumentException e) {
             return usage(err, "--label: " + e.getMessage());
         }
         if ("nats".equals(transport)) {
-            LeaseRunner leases = new LeaseRunner(config, new LeaseRunner.Target(server, runner, runnerKey, natsUrl), exec, dir, Clock.systemUTC());
+            LeaseRunner leases = new LeaseRunner(
+                    config, new LeaseRunner.Target(server, runner, runnerKey, natsUrl), exec, dir, Clock.systemUTC());
             Signals.install(leases::signal, err);
             return leases.run();
         }
-        RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(server, runner, runnerKey), exec,
-                new Outbox(dir.resolve("outbox")), updater, Clock.systemUTC(), Duration.ofSeconds(1));
+        RunnerAgent agent = new RunnerAgent(
+                config,
+                new RunnerAgent.Target(server, runner, runnerKey),
+                exec,
+                new Outbox(dir.resolve("outbox")),
+                updater,
+                Clock.systemUTC(),
+                Duration.ofSeconds(1));
         agent.answerPullTokens(pullTokens);
         Signals.install(agent::signal, err);
         int status = agent.run();
@@ -179,30 +247,59 @@ public final class UpCommand implements Callable<Integer> {
         Optional<String> runcMissing = RuncExecutor.unavailableReason("runc");
         if (name == null) {
             if (runcMissing.isEmpty()) name = "runc";
-            else throw new IllegalStateException("runc cannot run here (" + runcMissing.get()
-                    + "); install runc or use --executor process --allow-no-sandbox for trusted jobs");
+            else
+                throw new IllegalStateException("runc cannot run here (" + runcMissing.get()
+                        + "); install runc or use --executor process --allow-no-sandbox for trusted jobs");
         }
         return switch (name) {
-            case "process" -> new ProcessExecutor(dir, OutputLimits.DEFAULT, benchmark, Clock.systemUTC(), allowNoSandbox);
+            case "process" ->
+                new ProcessExecutor(dir, OutputLimits.DEFAULT, benchmark, Clock.systemUTC(), allowNoSandbox);
             case "runc" -> {
                 if (runcMissing.isPresent()) throw new IllegalStateException("--executor runc: " + runcMissing.get());
-                HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
-                yield new RuncExecutor(new RuncExecutor.Options("runc", dir, arch, !noUserNamespace, 100_000, pidsLimit, benchmark,
-                        OutputLimits.DEFAULT, job -> new RegistryBlobSource(http,
-                        job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(),
-                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
-                        unpackCap()), Clock.systemUTC());
+                HttpClient http = HttpClient.newBuilder()
+                        .followRedirects(HttpClient.Redirect.NORMAL)
+                        .build();
+                yield new RuncExecutor(
+                        new RuncExecutor.Options(
+                                "runc",
+                                dir,
+                                arch,
+                                !noUserNamespace,
+                                100_000,
+                                pidsLimit,
+                                benchmark,
+                                OutputLimits.DEFAULT,
+                                job -> new RegistryBlobSource(
+                                        http,
+                                        job.config().registry() == null
+                                                ? server.toString()
+                                                : job.config().registry(),
+                                        job.config().project().toString(),
+                                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
+                                unpackCap()),
+                        Clock.systemUTC());
             }
             case "microvm" -> {
-                HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
-                yield MicroVmSetup.create(dir, arch, Optional.ofNullable(vmKernel), vmAccel, benchmark, job -> new RegistryBlobSource(http,
-                        job.config().registry() == null ? server.toString() : job.config().registry(),
-                        job.config().project().toString(),
-                        pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
+                HttpClient http = HttpClient.newBuilder()
+                        .followRedirects(HttpClient.Redirect.NORMAL)
+                        .build();
+                yield MicroVmSetup.create(
+                        dir,
+                        arch,
+                        Optional.ofNullable(vmKernel),
+                        vmAccel,
+                        benchmark,
+                        job -> new RegistryBlobSource(
+                                http,
+                                job.config().registry() == null
+                                        ? server.toString()
+                                        : job.config().registry(),
+                                job.config().project().toString(),
+                                pullTokens.credentials(job.uuid(), job.lease(), job.ociToken())),
                         spec.commandLine().getErr()::println);
             }
-            default -> throw new IllegalStateException("--executor must be runc, microvm or process, got '" + name + "'");
+            default ->
+                throw new IllegalStateException("--executor must be runc, microvm or process, got '" + name + "'");
         };
     }
 
@@ -210,13 +307,18 @@ public final class UpCommand implements Callable<Integer> {
     long unpackCap() {
         if (maxUnpackSize == null) return RuncExecutor.Options.NO_UNPACK_CAP;
         long bytes = dev.baton.server.config.Sizes.parse(maxUnpackSize);
-        if (bytes <= 0) throw new IllegalArgumentException("--max-unpack-size must be positive, got '" + maxUnpackSize + "'");
+        if (bytes <= 0)
+            throw new IllegalArgumentException("--max-unpack-size must be positive, got '" + maxUnpackSize + "'");
         return bytes;
     }
 
     /** --key-file, then BATON_RUNNER_KEY, then --key. Errors never include the key. */
     RunnerKey readKey() {
-        return readKey(keyFile, "BATON_RUNNER_KEY", key, warning -> spec.commandLine().getErr().println("baton runner up: " + warning));
+        return readKey(
+                keyFile,
+                "BATON_RUNNER_KEY",
+                key,
+                warning -> spec.commandLine().getErr().println("baton runner up: " + warning));
     }
 
     /**
@@ -284,7 +386,8 @@ public final class UpCommand implements Callable<Integer> {
                 if (v.endsWith("m")) return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
                 return Duration.ofSeconds(Long.parseLong(v));
             } catch (NumberFormatException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration like 25s, 2m or 500ms");
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a duration like 25s, 2m or 500ms");
             }
         }
     }

@@ -65,13 +65,23 @@ class DirectoryImagePushTest {
     void start() throws Exception {
         Path data = tmp.resolve("data");
         store = StoreFactory.open(null, data);
-        long org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.FREE, Clock.systemUTC().instant()).id();
-        store.organizations().createProject(org, "Alpha", Slug.of("alpha"), Clock.systemUTC().instant());
+        long org = store.organizations()
+                .createOrganization(
+                        "Org", Slug.of("org"), PlanTier.FREE, Clock.systemUTC().instant())
+                .id();
+        store.organizations()
+                .createProject(org, "Alpha", Slug.of("alpha"), Clock.systemUTC().instant());
         ServerConfig config = ServerConfig.defaults(data);
         RegistryTokens tokens = RegistryTokens.open(data, config.pullTokenTtl());
-        RegistryModule module = RegistryModule.open(config, dev.baton.server.blob.BlobStorage.directory(data.resolve("storage")), store, dev.baton.server.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
-                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
-                id -> store.organizations().findProject(id).map(Project::uuid), tokens, Clock.systemUTC());
+        RegistryModule module = RegistryModule.open(
+                config,
+                dev.baton.server.blob.BlobStorage.directory(data.resolve("storage")),
+                store,
+                dev.baton.server.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
+                        ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
+                id -> store.organizations().findProject(id).map(Project::uuid),
+                tokens,
+                Clock.systemUTC());
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 
@@ -86,8 +96,13 @@ class DirectoryImagePushTest {
     }
 
     HttpResponse<byte[]> get(String path) throws Exception {
-        String basic = "Basic " + Base64.getEncoder().encodeToString(("baton:" + ADMIN).getBytes(StandardCharsets.UTF_8));
-        return http.send(HttpRequest.newBuilder(URI.create(server() + path)).header("Authorization", basic).GET().build(),
+        String basic =
+                "Basic " + Base64.getEncoder().encodeToString(("baton:" + ADMIN).getBytes(StandardCharsets.UTF_8));
+        return http.send(
+                HttpRequest.newBuilder(URI.create(server() + path))
+                        .header("Authorization", basic)
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
     }
 
@@ -128,8 +143,21 @@ class DirectoryImagePushTest {
     @Test
     void pushesADirectoryAsAOneLayerImageWithItsConfig() throws Exception {
         Path dir = tree(tmp.resolve("img"));
-        Result result = push("--entrypoint", "/bin/tool", "--cmd", "run", "--cmd", "-c", "--env", "A=1", "--env", "B=x=y",
-                "--workdir", "/data", dir.toString(), "alpha/tools:v1");
+        Result result = push(
+                "--entrypoint",
+                "/bin/tool",
+                "--cmd",
+                "run",
+                "--cmd",
+                "-c",
+                "--env",
+                "A=1",
+                "--env",
+                "B=x=y",
+                "--workdir",
+                "/data",
+                dir.toString(),
+                "alpha/tools:v1");
         assertThat(result.exit()).as(result.err()).isZero();
         String digest = result.out().strip();
 
@@ -141,18 +169,25 @@ class DirectoryImagePushTest {
         JsonNode layerDescriptor = manifest.path("layers").get(0);
         assertThat(layerDescriptor.path("mediaType").asText()).isEqualTo("application/vnd.oci.image.layer.v1.tar+gzip");
 
-        byte[] configBytes = get("/v2/alpha/tools/blobs/" + manifest.path("config").path("digest").asText()).body();
-        assertThat(Digest.sha256(configBytes).toString()).isEqualTo(manifest.path("config").path("digest").asText());
+        byte[] configBytes = get("/v2/alpha/tools/blobs/"
+                        + manifest.path("config").path("digest").asText())
+                .body();
+        assertThat(Digest.sha256(configBytes).toString())
+                .isEqualTo(manifest.path("config").path("digest").asText());
         JsonNode config = JSON.readTree(configBytes);
         assertThat(config.path("os").asText()).isEqualTo("linux");
-        assertThat(config.path("architecture").asText()).isEqualTo(RootFilesystem.hostArchitecture()).isIn("amd64", "arm64");
+        assertThat(config.path("architecture").asText())
+                .isEqualTo(RootFilesystem.hostArchitecture())
+                .isIn("amd64", "arm64");
         assertThat(config.path("config").path("Entrypoint").toString()).isEqualTo("[\"/bin/tool\"]");
         assertThat(config.path("config").path("Cmd").toString()).isEqualTo("[\"run\",\"-c\"]");
         assertThat(config.path("config").path("Env").toString())
                 .isEqualTo("[\"" + ContainerConfig.DEFAULT_PATH + "\",\"A=1\",\"B=x=y\"]");
         assertThat(config.path("config").path("WorkingDir").asText()).isEqualTo("/data");
 
-        byte[] layer = get("/v2/alpha/tools/blobs/" + layerDescriptor.path("digest").asText()).body();
+        byte[] layer = get("/v2/alpha/tools/blobs/"
+                        + layerDescriptor.path("digest").asText())
+                .body();
         assertThat(layer).hasSize(layerDescriptor.path("size").asInt());
         byte[] tar;
         try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(layer))) {
@@ -170,18 +205,31 @@ class DirectoryImagePushTest {
                 switch (e.getName()) {
                     case "bin/tool" -> {
                         assertThat(e.getMode() & 07777).isEqualTo(0755);
-                        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).contains("echo tool");
+                        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                                .contains("echo tool");
                     }
                     case "etc-hello" -> assertThat(e.getMode() & 07777).isEqualTo(0644);
-                    case "bin/link" -> assertThat(e.isSymbolicLink() && e.getLinkName().equals("tool")).isTrue();
-                    case "data/abs" -> assertThat(e.isSymbolicLink() && e.getLinkName().equals("/bin/tool")).isTrue();
+                    case "bin/link" ->
+                        assertThat(e.isSymbolicLink() && e.getLinkName().equals("tool"))
+                                .isTrue();
+                    case "data/abs" ->
+                        assertThat(e.isSymbolicLink() && e.getLinkName().equals("/bin/tool"))
+                                .isTrue();
                     case "data/nested/" -> assertThat(e.isDirectory()).isTrue();
-                    default -> { }
+                    default -> {}
                 }
             }
         }
-        assertThat(names).containsExactly("bin/", "bin/link", "bin/tool", "data/", "data/abs", "data/nested/",
-                "data/nested/input.txt", "etc-hello");
+        assertThat(names)
+                .containsExactly(
+                        "bin/",
+                        "bin/link",
+                        "bin/tool",
+                        "data/",
+                        "data/abs",
+                        "data/nested/",
+                        "data/nested/input.txt",
+                        "etc-hello");
     }
 
     @Test
@@ -197,12 +245,21 @@ class DirectoryImagePushTest {
         Path copy = tree(tmp.resolve("two"));
         Files.setLastModifiedTime(copy.resolve("bin/tool"), FileTime.fromMillis(1_000_000_000_000L));
         Files.setLastModifiedTime(copy.resolve("data"), FileTime.fromMillis(1_000_000_000_000L));
-        assertThat(push("--cmd", "/bin/tool", copy.toString(), "alpha/same:v3").out().strip()).isEqualTo(first.out().strip());
+        assertThat(push("--cmd", "/bin/tool", copy.toString(), "alpha/same:v3")
+                        .out()
+                        .strip())
+                .isEqualTo(first.out().strip());
 
         // Whereas a changed mode, or other options, make another image.
         Files.setPosixFilePermissions(copy.resolve("etc-hello"), PosixFilePermissions.fromString("rw-------"));
-        assertThat(push("--cmd", "/bin/tool", copy.toString(), "alpha/same:v4").out().strip()).isNotEqualTo(first.out().strip());
-        assertThat(push("--cmd", "/bin/sh", dir.toString(), "alpha/same:v5").out().strip()).isNotEqualTo(first.out().strip());
+        assertThat(push("--cmd", "/bin/tool", copy.toString(), "alpha/same:v4")
+                        .out()
+                        .strip())
+                .isNotEqualTo(first.out().strip());
+        assertThat(push("--cmd", "/bin/sh", dir.toString(), "alpha/same:v5")
+                        .out()
+                        .strip())
+                .isNotEqualTo(first.out().strip());
     }
 
     @Test
@@ -220,7 +277,10 @@ class DirectoryImagePushTest {
         assertThat(push(inside.toString(), "alpha/ok:v1").exit()).isZero();
 
         Path fifo = tree(tmp.resolve("fifo"));
-        assertThat(new ProcessBuilder("mkfifo", fifo.resolve("data/pipe").toString()).start().waitFor()).isZero();
+        assertThat(new ProcessBuilder("mkfifo", fifo.resolve("data/pipe").toString())
+                        .start()
+                        .waitFor())
+                .isZero();
         Result special = push(fifo.toString(), "alpha/bad:v2");
         assertThat(special.exit()).isEqualTo(1);
         assertThat(special.err()).contains("data/pipe is a device file, FIFO or socket");
@@ -228,7 +288,10 @@ class DirectoryImagePushTest {
         // A device node needs root (or CAP_MKNOD) to make; where this runs as root it is checked too.
         Path device = tree(tmp.resolve("device"));
         Files.createDirectories(device.resolve("dev"));
-        if (new ProcessBuilder("mknod", device.resolve("dev/null").toString(), "c", "1", "3").start().waitFor() == 0) {
+        if (new ProcessBuilder("mknod", device.resolve("dev/null").toString(), "c", "1", "3")
+                        .start()
+                        .waitFor()
+                == 0) {
             Result refusedDevice = push(device.toString(), "alpha/bad:v3");
             assertThat(refusedDevice.exit()).isEqualTo(1);
             assertThat(refusedDevice.err()).contains("dev/null is a device file");
@@ -247,8 +310,10 @@ class DirectoryImagePushTest {
         assertThat(withRef.exit()).isEqualTo(1);
         assertThat(withRef.err()).contains("--ref").contains("plain directory");
 
-        assertThat(push("--env", "NOVALUE", dir.toString(), "alpha/img:v1").err()).contains("--env takes KEY=VALUE");
-        assertThat(push("--workdir", "data", dir.toString(), "alpha/img:v1").err()).contains("--workdir must be an absolute path");
+        assertThat(push("--env", "NOVALUE", dir.toString(), "alpha/img:v1").err())
+                .contains("--env takes KEY=VALUE");
+        assertThat(push("--workdir", "data", dir.toString(), "alpha/img:v1").err())
+                .contains("--workdir must be an absolute path");
         assertThat(get("/v2/alpha/img/manifests/v1").statusCode()).isEqualTo(404);
     }
 
@@ -260,7 +325,8 @@ class DirectoryImagePushTest {
     void umociUnpacksThePushedImage() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(installed("umoci"), "umoci is not installed");
         Path dir = tree(tmp.resolve("img"));
-        Result pushed = push("--cmd", "/bin/tool", "--env", "A=1", "--workdir", "/data", dir.toString(), "alpha/real:v1");
+        Result pushed =
+                push("--cmd", "/bin/tool", "--env", "A=1", "--workdir", "/data", dir.toString(), "alpha/real:v1");
         assertThat(pushed.exit()).as(pushed.err()).isZero();
 
         Path oci = Files.createDirectories(tmp.resolve("oci/blobs/sha256"));
@@ -271,12 +337,16 @@ class DirectoryImagePushTest {
         manifest.path("layers").forEach(blobs::add);
         for (JsonNode blob : blobs) {
             String digest = blob.path("digest").asText();
-            Files.write(oci.resolve(digest.substring("sha256:".length())), get("/v2/alpha/real/blobs/" + digest).body());
+            Files.write(
+                    oci.resolve(digest.substring("sha256:".length())),
+                    get("/v2/alpha/real/blobs/" + digest).body());
         }
         Files.writeString(tmp.resolve("oci/oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
-        Files.writeString(tmp.resolve("oci/index.json"), "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
-                + "\"digest\":\"" + Digest.sha256(manifestBytes) + "\",\"size\":" + manifestBytes.length
-                + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"v1\"}}]}");
+        Files.writeString(
+                tmp.resolve("oci/index.json"),
+                "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+                        + "\"digest\":\"" + Digest.sha256(manifestBytes) + "\",\"size\":" + manifestBytes.length
+                        + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"v1\"}}]}");
         Path bundle = tmp.resolve("bundle");
         exec("umoci", "unpack", "--rootless", "--image", tmp.resolve("oci") + ":v1", bundle.toString());
         Path rootfs = bundle.resolve("rootfs");
@@ -292,14 +362,21 @@ class DirectoryImagePushTest {
 
     static boolean installed(String tool) {
         try {
-            return new ProcessBuilder(tool, "--version").redirectErrorStream(true).start().waitFor() == 0;
+            return new ProcessBuilder(tool, "--version")
+                            .redirectErrorStream(true)
+                            .start()
+                            .waitFor()
+                    == 0;
         } catch (IOException | InterruptedException e) {
             return false;
         }
     }
 
     static void exec(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(String.join(" ", command) + "\n" + out).isZero();

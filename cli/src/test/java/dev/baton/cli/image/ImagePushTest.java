@@ -62,13 +62,23 @@ class ImagePushTest {
     void start() throws Exception {
         Path data = tmp.resolve("data");
         store = StoreFactory.open(null, data);
-        long org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.FREE, Clock.systemUTC().instant()).id();
-        store.organizations().createProject(org, "Alpha", Slug.of("alpha"), Clock.systemUTC().instant());
+        long org = store.organizations()
+                .createOrganization(
+                        "Org", Slug.of("org"), PlanTier.FREE, Clock.systemUTC().instant())
+                .id();
+        store.organizations()
+                .createProject(org, "Alpha", Slug.of("alpha"), Clock.systemUTC().instant());
         ServerConfig config = ServerConfig.defaults(data);
         RegistryTokens tokens = RegistryTokens.open(data, config.pullTokenTtl());
-        RegistryModule module = RegistryModule.open(config, dev.baton.server.blob.BlobStorage.directory(data.resolve("storage")), store, dev.baton.server.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
-                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
-                id -> store.organizations().findProject(id).map(Project::uuid), tokens, Clock.systemUTC());
+        RegistryModule module = RegistryModule.open(
+                config,
+                dev.baton.server.blob.BlobStorage.directory(data.resolve("storage")),
+                store,
+                dev.baton.server.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
+                        ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
+                id -> store.organizations().findProject(id).map(Project::uuid),
+                tokens,
+                Clock.systemUTC());
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 
@@ -83,8 +93,13 @@ class ImagePushTest {
     }
 
     HttpResponse<byte[]> get(String path) throws Exception {
-        String basic = "Basic " + Base64.getEncoder().encodeToString(("baton:" + ADMIN).getBytes(StandardCharsets.UTF_8));
-        return http.send(HttpRequest.newBuilder(URI.create(server() + path)).header("Authorization", basic).GET().build(),
+        String basic =
+                "Basic " + Base64.getEncoder().encodeToString(("baton:" + ADMIN).getBytes(StandardCharsets.UTF_8));
+        return http.send(
+                HttpRequest.newBuilder(URI.create(server() + path))
+                        .header("Authorization", basic)
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
     }
 
@@ -137,7 +152,8 @@ class ImagePushTest {
     }
 
     static String descriptor(String mediaType, byte[] content) {
-        return "{\"mediaType\":\"" + mediaType + "\",\"digest\":\"" + Digest.sha256(content) + "\",\"size\":" + content.length + "}";
+        return "{\"mediaType\":\"" + mediaType + "\",\"digest\":\"" + Digest.sha256(content) + "\",\"size\":"
+                + content.length + "}";
     }
 
     record Image(byte[] config, List<byte[]> layers, byte[] manifest) {}
@@ -145,13 +161,18 @@ class ImagePushTest {
     static Image image(String seed) throws IOException {
         byte[] layer1 = tar(Map.of("etc/hello", ("hello " + seed).getBytes(StandardCharsets.UTF_8)));
         byte[] layer2 = tar(Map.of("bin/tool", ("tool " + seed).repeat(100).getBytes(StandardCharsets.UTF_8)));
-        byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Cmd\":[\"/bin/tool\"]},\"rootfs\":{\"type\":\"layers\","
-                + "\"diff_ids\":[\"" + Digest.sha256(layer1) + "\",\"" + Digest.sha256(layer2) + "\"]}}").getBytes(StandardCharsets.UTF_8);
+        byte[] config =
+                ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Cmd\":[\"/bin/tool\"]},\"rootfs\":{\"type\":\"layers\","
+                                + "\"diff_ids\":[\"" + Digest.sha256(layer1) + "\",\"" + Digest.sha256(layer2)
+                                + "\"]}}")
+                        .getBytes(StandardCharsets.UTF_8);
         byte[] gz2 = gzip(layer2);
-        byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":"
-                + descriptor("application/vnd.oci.image.config.v1+json", config) + ",\"layers\":["
-                + descriptor("application/vnd.oci.image.layer.v1.tar", layer1) + ","
-                + descriptor("application/vnd.oci.image.layer.v1.tar+gzip", gz2) + "]}").getBytes(StandardCharsets.UTF_8);
+        byte[] manifest =
+                ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":"
+                                + descriptor("application/vnd.oci.image.config.v1+json", config) + ",\"layers\":["
+                                + descriptor("application/vnd.oci.image.layer.v1.tar", layer1) + ","
+                                + descriptor("application/vnd.oci.image.layer.v1.tar+gzip", gz2) + "]}")
+                        .getBytes(StandardCharsets.UTF_8);
         return new Image(config, List.of(layer1, gz2), manifest);
     }
 
@@ -169,8 +190,12 @@ class ImagePushTest {
             if (!first) index.append(',');
             first = false;
             index.append("{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"")
-                    .append(Digest.sha256(image.manifest)).append("\",\"size\":").append(image.manifest.length)
-                    .append(",\"annotations\":{\"org.opencontainers.image.ref.name\":\"").append(e.getKey()).append("\"}}");
+                    .append(Digest.sha256(image.manifest))
+                    .append("\",\"size\":")
+                    .append(image.manifest.length)
+                    .append(",\"annotations\":{\"org.opencontainers.image.ref.name\":\"")
+                    .append(e.getKey())
+                    .append("\"}}");
         }
         files.put("index.json", index.append("]}").toString().getBytes(StandardCharsets.UTF_8));
         return files;
@@ -189,9 +214,13 @@ class ImagePushTest {
         HttpResponse<byte[]> manifest = get("/v2/" + repository + "/manifests/" + tag);
         assertThat(manifest.statusCode()).isEqualTo(200);
         assertThat(manifest.body()).isEqualTo(image.manifest);
-        assertThat(get("/v2/" + repository + "/blobs/" + Digest.sha256(image.config)).body()).isEqualTo(image.config);
+        assertThat(get("/v2/" + repository + "/blobs/" + Digest.sha256(image.config))
+                        .body())
+                .isEqualTo(image.config);
         for (byte[] layer : image.layers) {
-            assertThat(get("/v2/" + repository + "/blobs/" + Digest.sha256(layer)).body()).isEqualTo(layer);
+            assertThat(get("/v2/" + repository + "/blobs/" + Digest.sha256(layer))
+                            .body())
+                    .isEqualTo(layer);
         }
     }
 
@@ -202,7 +231,8 @@ class ImagePushTest {
         Image image = image("layout");
         Path layout = writeDirectory(tmp.resolve("layout"), layoutFiles(Map.of("v1", image)));
 
-        String[] result = run("push", "--server", server(), "--token", ADMIN, layout.toString(), "alpha/tools/bench:v1");
+        String[] result =
+                run("push", "--server", server(), "--token", ADMIN, layout.toString(), "alpha/tools/bench:v1");
         assertThat(result[0]).as(result[2]).isEqualTo("0");
         assertThat(result[1].strip()).isEqualTo(Digest.sha256(image.manifest).toString());
         assertPulledBack("alpha/tools/bench", "v1", image);
@@ -222,7 +252,8 @@ class ImagePushTest {
         assertThat(ambiguous[0]).isEqualTo("1");
         assertThat(ambiguous[2]).contains("--ref").contains("[a, b]");
 
-        String[] picked = run("push", "--server", server(), "--token", ADMIN, "--ref", "b", layout.toString(), "alpha/img:x");
+        String[] picked =
+                run("push", "--server", server(), "--token", ADMIN, "--ref", "b", layout.toString(), "alpha/img:x");
         assertThat(picked[0]).as(picked[2]).isEqualTo("0");
         assertThat(picked[1].strip()).isEqualTo(Digest.sha256(b.manifest).toString());
         assertPulledBack("alpha/img", "x", b);
@@ -234,12 +265,16 @@ class ImagePushTest {
         Image arm64 = image("arm64");
         Map<String, byte[]> files = layoutFiles(new TreeMap<>(Map.of("a", amd64, "b", arm64)));
         byte[] index = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.index.v1+json\",\"manifests\":["
-                + descriptor("application/vnd.oci.image.manifest.v1+json", amd64.manifest) + ","
-                + descriptor("application/vnd.oci.image.manifest.v1+json", arm64.manifest) + "]}").getBytes(StandardCharsets.UTF_8);
+                        + descriptor("application/vnd.oci.image.manifest.v1+json", amd64.manifest) + ","
+                        + descriptor("application/vnd.oci.image.manifest.v1+json", arm64.manifest) + "]}")
+                .getBytes(StandardCharsets.UTF_8);
         files.put("blobs/sha256/" + Digest.sha256(index).hex(), index);
-        files.put("index.json", ("{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.index.v1+json\","
-                + "\"digest\":\"" + Digest.sha256(index) + "\",\"size\":" + index.length
-                + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"multi\"}}]}").getBytes(StandardCharsets.UTF_8));
+        files.put(
+                "index.json",
+                ("{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"application/vnd.oci.image.index.v1+json\","
+                                + "\"digest\":\"" + Digest.sha256(index) + "\",\"size\":" + index.length
+                                + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"multi\"}}]}")
+                        .getBytes(StandardCharsets.UTF_8));
         Path layout = writeDirectory(tmp.resolve("layout"), files);
 
         String[] result = run("push", "--server", server(), "--token", ADMIN, layout.toString(), "alpha/multi:v1");
@@ -258,7 +293,14 @@ class ImagePushTest {
         Path archive = tmp.resolve("image.tar.gz");
         Files.write(archive, gzip(tar(layoutFiles(Map.of("latest", image)))));
         Path tokenFile = Files.writeString(tmp.resolve("admin-token"), ADMIN + "\n");
-        String[] result = run("push", "--server", server(), "--token-file", tokenFile.toString(), archive.toString(), "alpha/archived");
+        String[] result = run(
+                "push",
+                "--server",
+                server(),
+                "--token-file",
+                tokenFile.toString(),
+                archive.toString(),
+                "alpha/archived");
         assertThat(result[0]).as(result[2]).isEqualTo("0");
         assertThat(result[1].strip()).isEqualTo(Digest.sha256(image.manifest).toString());
         assertPulledBack("alpha/archived", "latest", image);
@@ -269,13 +311,26 @@ class ImagePushTest {
         byte[] layer1 = tar(Map.of("etc/os-release", "ID=test\n".getBytes(StandardCharsets.UTF_8)));
         byte[] layer2 = tar(Map.of("app/run.sh", "#!/bin/sh\necho bench\n".getBytes(StandardCharsets.UTF_8)));
         byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Cmd\":[\"/app/run.sh\"]},"
-                + "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"" + Digest.sha256(layer1) + "\",\"" + Digest.sha256(layer2)
-                + "\"]},\"history\":[{\"created_by\":\"test\"},{\"created_by\":\"test\"}]}").getBytes(StandardCharsets.UTF_8);
+                        + "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"" + Digest.sha256(layer1) + "\",\""
+                        + Digest.sha256(layer2)
+                        + "\"]},\"history\":[{\"created_by\":\"test\"},{\"created_by\":\"test\"}]}")
+                .getBytes(StandardCharsets.UTF_8);
         String configName = Digest.sha256(config).hex() + ".json";
-        String manifestJson = "[{\"Config\":\"" + configName + "\",\"RepoTags\":[\"bench:latest\"],\"Layers\":[\"aaa/layer.tar\",\"bbb/layer.tar\"]}]";
+        String manifestJson = "[{\"Config\":\"" + configName
+                + "\",\"RepoTags\":[\"bench:latest\"],\"Layers\":[\"aaa/layer.tar\",\"bbb/layer.tar\"]}]";
         // Legacy docker save layout, with the second layer stored once and linked (as docker does for repeats).
-        byte[] archive = tar(Map.of("manifest.json", manifestJson.getBytes(StandardCharsets.UTF_8), configName, config,
-                "aaa/layer.tar", layer1, "ccc/layer.tar", layer2, "repositories", "{}".getBytes(StandardCharsets.UTF_8)),
+        byte[] archive = tar(
+                Map.of(
+                        "manifest.json",
+                        manifestJson.getBytes(StandardCharsets.UTF_8),
+                        configName,
+                        config,
+                        "aaa/layer.tar",
+                        layer1,
+                        "ccc/layer.tar",
+                        layer2,
+                        "repositories",
+                        "{}".getBytes(StandardCharsets.UTF_8)),
                 Map.of("bbb/layer.tar", "../ccc/layer.tar"));
         Path file = tmp.resolve("docker-save.tar");
         Files.write(file, archive);
@@ -289,19 +344,31 @@ class ImagePushTest {
         assertThat(Digest.sha256(manifest.body()).toString()).isEqualTo(digest);
         JsonNode m = JSON.readTree(manifest.body());
         assertThat(m.get("mediaType").asText()).isEqualTo("application/vnd.oci.image.manifest.v1+json");
-        assertThat(m.get("config").get("digest").asText()).isEqualTo(Digest.sha256(config).toString());
+        assertThat(m.get("config").get("digest").asText())
+                .isEqualTo(Digest.sha256(config).toString());
         assertThat(m.get("config").get("mediaType").asText()).isEqualTo("application/vnd.oci.image.config.v1+json");
         assertThat(m.get("layers")).hasSize(2);
-        assertThat(m.get("layers").get(0).get("digest").asText()).isEqualTo(Digest.sha256(layer1).toString());
-        assertThat(m.get("layers").get(1).get("digest").asText()).isEqualTo(Digest.sha256(layer2).toString());
-        assertThat(m.get("layers").get(1).get("mediaType").asText()).isEqualTo("application/vnd.oci.image.layer.v1.tar");
+        assertThat(m.get("layers").get(0).get("digest").asText())
+                .isEqualTo(Digest.sha256(layer1).toString());
+        assertThat(m.get("layers").get(1).get("digest").asText())
+                .isEqualTo(Digest.sha256(layer2).toString());
+        assertThat(m.get("layers").get(1).get("mediaType").asText())
+                .isEqualTo("application/vnd.oci.image.layer.v1.tar");
         assertThat(get("/v2/alpha/bench/blobs/" + Digest.sha256(layer2)).body()).isEqualTo(layer2);
 
         // A real client reads the converted image, config included.
         if (skopeoPresent()) {
-            Process p = new ProcessBuilder("skopeo", "--insecure-policy", "inspect", "--tls-verify=false", "--creds", "baton:" + ADMIN,
-                    "docker://127.0.0.1:" + app.port() + "/alpha/bench:v1").redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            Process p = new ProcessBuilder(
+                            "skopeo",
+                            "--insecure-policy",
+                            "inspect",
+                            "--tls-verify=false",
+                            "--creds",
+                            "baton:" + ADMIN,
+                            "docker://127.0.0.1:" + app.port() + "/alpha/bench:v1")
+                    .redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as(out).isZero();

@@ -10,6 +10,7 @@ public final class TestImages {
 
     /** Writes an OCI layout holding one image (tag {@code latest}) into {@code dir}. */
     public static Path layout(Path dir, String seed) throws IOException {
-        return ImagePushTest.writeDirectory(dir, ImagePushTest.layoutFiles(Map.of("latest", ImagePushTest.image(seed))));
+        return ImagePushTest.writeDirectory(
+                dir, ImagePushTest.layoutFiles(Map.of("latest", ImagePushTest.image(seed))));
     }
 }

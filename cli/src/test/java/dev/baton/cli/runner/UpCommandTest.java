@@ -15,7 +15,9 @@ import picocli.CommandLine;
 
 /** Argument handling of {@code baton runner up}; the agent itself is tested in the runner module. */
 class UpCommandTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
@@ -47,7 +49,8 @@ class UpCommandTest {
     @Test
     void aMalformedKeyFileIsRejectedWithoutEchoingIt() throws Exception {
         Path file = Files.writeString(dir.resolve("key"), "baton_runner_not-really-secret-value\n");
-        assertThat(run("up", "--server", "http://127.0.0.1:1", "--runner", "r", "--key-file", file.toString())).isEqualTo(2);
+        assertThat(run("up", "--server", "http://127.0.0.1:1", "--runner", "r", "--key-file", file.toString()))
+                .isEqualTo(2);
         assertThat(err.toString()).contains("is not a runner key").doesNotContain("not-really-secret-value");
     }
 
@@ -63,8 +66,19 @@ class UpCommandTest {
     void theProcessExecutorNeedsExplicitPermission() throws Exception {
         Path file = Files.writeString(dir.resolve("key"), RunnerKey.generate().reveal());
         Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        int status = run("up", "--server", "http://127.0.0.1:1", "--runner", "r", "--key-file", file.toString(),
-                "--executor", "process", "--work-dir", dir.resolve("work").toString(), "--no-cpu-pinning");
+        int status = run(
+                "up",
+                "--server",
+                "http://127.0.0.1:1",
+                "--runner",
+                "r",
+                "--key-file",
+                file.toString(),
+                "--executor",
+                "process",
+                "--work-dir",
+                dir.resolve("work").toString(),
+                "--no-cpu-pinning");
         assertThat(status).isEqualTo(2);
         assertThat(err.toString()).contains("--allow-no-sandbox");
     }
@@ -72,9 +86,21 @@ class UpCommandTest {
     @Test
     void badValuesAreRejected() throws Exception {
         Path file = Files.writeString(dir.resolve("key"), RunnerKey.generate().reveal());
-        assertThat(run("up", "--server", "http://h", "--runner", "r", "--key-file", file.toString(), "--slots", "0")).isEqualTo(2);
-        assertThat(run("up", "--server", "ftp://h", "--runner", "r", "--key-file", file.toString())).isEqualTo(2);
-        assertThat(run("up", "--server", "http://h", "--runner", "r", "--key-file", file.toString(), "--poll-timeout", "901")).isEqualTo(2);
+        assertThat(run("up", "--server", "http://h", "--runner", "r", "--key-file", file.toString(), "--slots", "0"))
+                .isEqualTo(2);
+        assertThat(run("up", "--server", "ftp://h", "--runner", "r", "--key-file", file.toString()))
+                .isEqualTo(2);
+        assertThat(run(
+                        "up",
+                        "--server",
+                        "http://h",
+                        "--runner",
+                        "r",
+                        "--key-file",
+                        file.toString(),
+                        "--poll-timeout",
+                        "901"))
+                .isEqualTo(2);
         assertThat(err.toString()).contains("--slots").contains("http(s)").contains("--poll-timeout");
     }
 

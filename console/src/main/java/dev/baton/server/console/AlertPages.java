@@ -32,8 +32,12 @@ final class AlertPages {
 
     AlertsPage page(Project project, Principal viewer) {
         Map<String, Optional<JobRef>> jobs = new HashMap<>();
-        return new AlertsPage(project.slug().value(), project.name(), rows(project, Alert.ACTIVE, null, jobs),
-                rows(project, Alert.DISMISSED, null, jobs), AlertRight.mayTriage(viewer, project));
+        return new AlertsPage(
+                project.slug().value(),
+                project.name(),
+                rows(project, Alert.ACTIVE, null, jobs),
+                rows(project, Alert.DISMISSED, null, jobs),
+                AlertRight.mayTriage(viewer, project));
     }
 
     /** The alerts raised on one report, whatever their status. */
@@ -42,10 +46,30 @@ final class AlertPages {
     }
 
     private List<AlertRow> rows(Project project, String status, String report, Map<String, Optional<JobRef>> jobs) {
-        List<Alert> alerts = store.alerts().alerts(new AlertFilter(project.id(), status, null, null, report, null, SHOWN));
-        return alerts.stream().map(a -> new AlertRow(a.uuid(), a.branch(), a.testbed(), a.hash(), a.benchmark(), a.measure(), a.thresholdUuid(),
-                a.model(), a.side(), a.value(), a.limit(), a.baselineSize(), a.baselineMean(), a.baselineStddev(), a.status(), a.created(),
-                jobs.computeIfAbsent(a.reportUuid(), r -> jobOf(project, r)).orElse(null), a.reportUuid())).toList();
+        List<Alert> alerts =
+                store.alerts().alerts(new AlertFilter(project.id(), status, null, null, report, null, SHOWN));
+        return alerts.stream()
+                .map(a -> new AlertRow(
+                        a.uuid(),
+                        a.branch(),
+                        a.testbed(),
+                        a.hash(),
+                        a.benchmark(),
+                        a.measure(),
+                        a.thresholdUuid(),
+                        a.model(),
+                        a.side(),
+                        a.value(),
+                        a.limit(),
+                        a.baselineSize(),
+                        a.baselineMean(),
+                        a.baselineStddev(),
+                        a.status(),
+                        a.created(),
+                        jobs.computeIfAbsent(a.reportUuid(), r -> jobOf(project, r))
+                                .orElse(null),
+                        a.reportUuid()))
+                .toList();
     }
 
     /** The job whose report this is; empty for a direct run's report. */
@@ -56,6 +80,7 @@ final class AlertPages {
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
-        return report.flatMap(r -> store.runs().findJobOfReport(r.id())).map(j -> new JobRef(project.slug().value(), j.uuid().toString()));
+        return report.flatMap(r -> store.runs().findJobOfReport(r.id()))
+                .map(j -> new JobRef(project.slug().value(), j.uuid().toString()));
     }
 }

@@ -15,9 +15,11 @@ final class AlertRight {
     private AlertRight() {}
 
     static boolean mayTriage(Principal viewer, Project project) {
-        AccessRule rule = RouteTable.of("POST", "/v0/projects/{project}/alerts/{alert}/dismiss").map(RouteTable.Entry::rule)
+        AccessRule rule = RouteTable.of("POST", "/v0/projects/{project}/alerts/{alert}/dismiss")
+                .map(RouteTable.Entry::rule)
                 .orElseThrow(() -> new IllegalStateException("the alert routes are missing from the route table"));
-        if (!(rule instanceof AccessRule.OnProject(var role))) throw new IllegalStateException("alerts are triaged per project, not " + rule);
+        if (!(rule instanceof AccessRule.OnProject(var role)))
+            throw new IllegalStateException("alerts are triaged per project, not " + rule);
         return AccessControl.roleOn(viewer, project).map(r -> r.includes(role)).orElse(false);
     }
 }

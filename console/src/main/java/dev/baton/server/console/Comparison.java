@@ -2,8 +2,8 @@ package dev.baton.server.console;
 
 import dev.baton.server.adapter.Metrics;
 import dev.baton.server.adapter.ReportResults;
-import dev.baton.server.console.Views.CompareRow;
 import dev.baton.server.console.Views.ComparePage;
+import dev.baton.server.console.Views.CompareRow;
 import dev.baton.server.console.Views.JobRef;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
@@ -37,11 +37,19 @@ final class Comparison {
         Report report = store.runs().findReport(job.reportId()).orElse(null);
         Metrics current = metrics(report);
         Optional<Job> previous = report == null ? Optional.empty() : previous(project, job, report);
-        Metrics before = previous.flatMap(p -> store.runs().findReport(p.reportId())).map(Comparison::metrics).orElse(Metrics.EMPTY);
+        Metrics before = previous.flatMap(p -> store.runs().findReport(p.reportId()))
+                .map(Comparison::metrics)
+                .orElse(Metrics.EMPTY);
         JobRef ref = new JobRef(project.slug().value(), job.uuid().toString());
-        return new ComparePage(project.slug().value(), project.name(), ref,
-                previous.map(p -> new JobRef(project.slug().value(), p.uuid().toString())).orElse(null),
-                report == null ? null : report.branch(), report == null ? null : report.testbed(), rows(before, current),
+        return new ComparePage(
+                project.slug().value(),
+                project.name(),
+                ref,
+                previous.map(p -> new JobRef(project.slug().value(), p.uuid().toString()))
+                        .orElse(null),
+                report == null ? null : report.branch(),
+                report == null ? null : report.testbed(),
+                rows(before, current),
                 report == null ? List.of() : alerts.ofReport(project, report.uuid()));
     }
 
@@ -53,7 +61,9 @@ final class Comparison {
             for (Job j : jobs) {
                 if (j.id() >= job.id()) continue; // submitted after it (ids grow with submission; times may tie)
                 Optional<Report> r = store.runs().findReport(j.reportId());
-                if (r.isPresent() && r.get().branch().equals(report.branch()) && r.get().testbed().equals(report.testbed())
+                if (r.isPresent()
+                        && r.get().branch().equals(report.branch())
+                        && r.get().testbed().equals(report.testbed())
                         && !metrics(r.get()).isEmpty()) {
                     return Optional.of(j);
                 }
@@ -66,16 +76,21 @@ final class Comparison {
 
     static Metrics metrics(Report report) {
         if (report == null || report.results() == null) return Metrics.EMPTY;
-        return ReportResults.fromJson(report.results()).map(ReportResults::results).filter(m -> m != null).orElse(Metrics.EMPTY);
+        return ReportResults.fromJson(report.results())
+                .map(ReportResults::results)
+                .filter(m -> m != null)
+                .orElse(Metrics.EMPTY);
     }
 
     /** Every measure of either run, in the current run's order first. */
     static List<CompareRow> rows(Metrics before, Metrics current) {
         Map<String, Double[]> values = new LinkedHashMap<>();
-        current.benchmarks().forEach((b, measures) -> measures.forEach((m, metric) ->
-                values.computeIfAbsent(b + "\u0000" + m, k -> new Double[2])[1] = metric.value()));
-        before.benchmarks().forEach((b, measures) -> measures.forEach((m, metric) ->
-                values.computeIfAbsent(b + "\u0000" + m, k -> new Double[2])[0] = metric.value()));
+        current.benchmarks()
+                .forEach((b, measures) -> measures.forEach((m, metric) ->
+                        values.computeIfAbsent(b + "\u0000" + m, k -> new Double[2])[1] = metric.value()));
+        before.benchmarks()
+                .forEach((b, measures) -> measures.forEach((m, metric) ->
+                        values.computeIfAbsent(b + "\u0000" + m, k -> new Double[2])[0] = metric.value()));
         List<CompareRow> rows = new ArrayList<>();
         values.forEach((key, v) -> {
             String[] names = key.split("\u0000", 2);

@@ -19,7 +19,8 @@ import java.time.Duration;
 final class ConsoleApi implements AutoCloseable {
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** The API's answer: its status and JSON body (null when empty or not JSON). */
     record Answer(int status, JsonNode body) {
@@ -36,8 +37,10 @@ final class ConsoleApi implements AutoCloseable {
         }
     }
 
-    Answer call(Context ctx, String method, String path, Object body, String token) throws IOException, InterruptedException {
-        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
+    Answer call(Context ctx, String method, String path, Object body, String token)
+            throws IOException, InterruptedException {
+        HttpRequest.BodyPublisher publisher = body == null
+                ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(Wire.encode(body));
         HttpRequest request = HttpRequest.newBuilder(URI.create(selfUrl(ctx) + path))
                 .timeout(TIMEOUT)

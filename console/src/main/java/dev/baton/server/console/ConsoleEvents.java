@@ -1,8 +1,8 @@
 package dev.baton.server.console;
 
-import dev.baton.server.events.Changes;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.server.auth.Principal;
+import dev.baton.server.events.Changes;
 import dev.baton.server.http.EventStreams;
 import dev.baton.server.store.Store;
 import io.javalin.http.Context;
@@ -14,9 +14,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,7 +98,8 @@ public final class ConsoleEvents implements AutoCloseable {
         ReadableJobs readable = new ReadableJobs(store);
         // Subscribed before the client sees the stream open, so no change after "open" is missed.
         Pending pending = new Pending();
-        Changes.Subscription subscription = changes.subscribe(pending::add); // only hands on: the stream's thread filters
+        Changes.Subscription subscription =
+                changes.subscribe(pending::add); // only hands on: the stream's thread filters
         try {
             OutputStream out = EventStreams.open(ctx);
             out.write(("retry: " + RETRY_MILLIS + "\n: console events\n\n").getBytes(StandardCharsets.UTF_8));
@@ -110,7 +111,8 @@ public final class ConsoleEvents implements AutoCloseable {
                 Taken taken = pending.take(Duration.ofNanos(Math.max(0, KEEP_ALIVE.toNanos() - quiet)));
                 if (closed) return;
                 Set<String> names = new LinkedHashSet<>();
-                if (taken.runners() && principal instanceof Principal.Admin) names.add("runners"); // only the admin's pages show runners
+                if (taken.runners() && principal instanceof Principal.Admin)
+                    names.add("runners"); // only the admin's pages show runners
                 if (!taken.jobs().isEmpty() && !(principal instanceof Principal.Admin)) {
                     // Memberships as they are now: a viewer removed from a project stops hearing of its jobs.
                     Optional<Principal> now = viewer.get();
@@ -128,7 +130,12 @@ public final class ConsoleEvents implements AutoCloseable {
                 if (names.isEmpty() && !keepAliveDue) continue;
                 StringBuilder events = new StringBuilder();
                 if (names.isEmpty()) events.append(": keep-alive\n\n");
-                for (String name : names) events.append("event: ").append(name).append("\ndata: ").append(name).append("\n\n");
+                for (String name : names)
+                    events.append("event: ")
+                            .append(name)
+                            .append("\ndata: ")
+                            .append(name)
+                            .append("\n\n");
                 out.write(events.toString().getBytes(StandardCharsets.UTF_8));
                 out.flush();
                 lastWrite = System.nanoTime();

@@ -2,14 +2,14 @@ package dev.baton.server.console;
 
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.job.JobStatus;
-import dev.baton.server.http.Lookups;
-import dev.baton.server.console.ConsoleSignIn.Outcome;
 import dev.baton.server.auth.AccessControl;
+import dev.baton.server.console.ConsoleSignIn.Outcome;
 import dev.baton.server.console.ConsoleSignIn.Viewer;
 import dev.baton.server.console.Views.Chrome;
 import dev.baton.server.console.Views.Confirmation;
 import dev.baton.server.console.Views.Link;
 import dev.baton.server.http.ApiException;
+import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.Project;
@@ -77,8 +77,14 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
      *     run here after the console's own sign-in check
      * @param clock     the server's clock: pages carry its time, so live times do not depend on the browser's
      */
-    public ConsoleModule(Store store, ConsoleSignIn signIn, ConsolePages pages, ConsoleEvents events, Handler logStream,
-            Supplier<String> publicUrl, Clock clock) {
+    public ConsoleModule(
+            Store store,
+            ConsoleSignIn signIn,
+            ConsolePages pages,
+            ConsoleEvents events,
+            Handler logStream,
+            Supplier<String> publicUrl,
+            Clock clock) {
         this.store = store;
         this.signIn = signIn;
         this.pages = pages;
@@ -89,7 +95,14 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.find = new Lookups(store);
         ConsoleScreen screen = new ConsoleScreen() {
             @Override
-            public void show(Context ctx, int status, String template, String title, String section, Viewer viewer, Object... params) {
+            public void show(
+                    Context ctx,
+                    int status,
+                    String template,
+                    String title,
+                    String section,
+                    Viewer viewer,
+                    Object... params) {
                 render(ctx, status, template, chrome(title, section, viewer), params);
             }
 
@@ -114,7 +127,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
         }));
         r.get("/console/events", ctx -> events.stream(ctx, () -> viewer(ctx).map(Viewer::principal)));
-        r.get("/console/runners", page((ctx, v) -> render(ctx, 200, "runners.jte", chrome("Runners", "runners", admin(v)), "runners", pages.runners())));
+        r.get(
+                "/console/runners",
+                page((ctx, v) -> render(
+                        ctx, 200, "runners.jte", chrome("Runners", "runners", admin(v)), "runners", pages.runners())));
         r.post("/console/runners/{runner}/drain", action(this::drain));
         r.post("/console/runners/{runner}/archive", action(this::archive));
         r.post("/console/runners/{runner}/rotate", action(this::rotate));
@@ -129,16 +145,34 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/specs/{spec}", action(fleet::updateSpec));
         r.get("/console/organizations", page(usage::organizations));
         r.get("/console/organizations/{organization}", page(usage::organization));
-        r.get("/console/specs", page((ctx, v) -> render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
-        r.get("/console/queue", page((ctx, v) -> render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
-        r.get("/console/projects", page((ctx, v) -> render(ctx, 200, "projects.jte", chrome("Projects", "projects", v), "projects",
-                pages.projects(v::mayRead))));
+        r.get(
+                "/console/specs",
+                page((ctx, v) ->
+                        render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
+        r.get(
+                "/console/queue",
+                page((ctx, v) ->
+                        render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
+        r.get(
+                "/console/projects",
+                page((ctx, v) -> render(
+                        ctx,
+                        200,
+                        "projects.jte",
+                        chrome("Projects", "projects", v),
+                        "projects",
+                        pages.projects(v::mayRead))));
         r.get("/console/projects/{project}/jobs", page(this::jobs));
         r.get("/console/projects/{project}/jobs/{job}", page((ctx, v) -> {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
             String name = "Job " + job.uuid().toString().substring(0, 8);
-            render(ctx, 200, "job.jte", chrome(name, "projects", v).withTab(job.status().wireName() + " · " + name), "page",
+            render(
+                    ctx,
+                    200,
+                    "job.jte",
+                    chrome(name, "projects", v).withTab(job.status().wireName() + " · " + name),
+                    "page",
                     pages.job(project, job, v.principal()));
         }));
         r.get("/console/projects/{project}/jobs/{job}/log.txt", page((ctx, v) -> rawLog.serve(ctx, v)));
@@ -146,7 +180,12 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/projects/{project}/jobs/{job}/compare", page((ctx, v) -> {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
-            render(ctx, 200, "compare.jte", chrome("Compare job " + job.uuid().toString().substring(0, 8), "projects", v), "page",
+            render(
+                    ctx,
+                    200,
+                    "compare.jte",
+                    chrome("Compare job " + job.uuid().toString().substring(0, 8), "projects", v),
+                    "page",
                     pages.compare(project, job));
         }));
         r.post("/console/projects/{project}/jobs/{job}/rerun", action(this::rerun));
@@ -157,32 +196,62 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 return;
             }
             project(ctx, v.get()); // a project the viewer may not read is not found
-            if (!v.get().admin()) AccessControl.reauthenticateWith(ctx, () -> viewer(ctx).map(Viewer::principal)); // a follower who loses the project stops
+            if (!v.get().admin())
+                AccessControl.reauthenticateWith(
+                        ctx, () -> viewer(ctx).map(Viewer::principal)); // a follower who loses the project stops
             logStream.handle(ctx);
         });
         r.post("/console/projects/{project}/jobs/{job}/cancel", action(this::cancel));
         r.get("/console/projects/{project}/alerts", page((ctx, v) -> {
             Project project = project(ctx, v);
-            render(ctx, 200, "alerts.jte", chrome("Alerts · " + project.name(), "projects", v), "page", pages.alerts(project, v.principal()));
+            render(
+                    ctx,
+                    200,
+                    "alerts.jte",
+                    chrome("Alerts · " + project.name(), "projects", v),
+                    "page",
+                    pages.alerts(project, v.principal()));
         }));
         r.post("/console/projects/{project}/alerts/{alert}/dismiss", action((ctx, v) -> triage(ctx, v, "dismiss")));
         r.post("/console/projects/{project}/alerts/{alert}/reopen", action((ctx, v) -> triage(ctx, v, "reopen")));
         r.get("/console/projects/{project}/metrics", page((ctx, v) -> {
             Project project = project(ctx, v);
-            render(ctx, 200, "metrics.jte", chrome("Metrics · " + project.name(), "projects", v), "page", pages.metrics(project,
-                    blank(ctx.queryParam("benchmark")), blank(ctx.queryParam("measure")), blank(ctx.queryParam("branch")), blank(ctx.queryParam("testbed"))));
+            render(
+                    ctx,
+                    200,
+                    "metrics.jte",
+                    chrome("Metrics · " + project.name(), "projects", v),
+                    "page",
+                    pages.metrics(
+                            project,
+                            blank(ctx.queryParam("benchmark")),
+                            blank(ctx.queryParam("measure")),
+                            blank(ctx.queryParam("branch")),
+                            blank(ctx.queryParam("testbed"))));
         }));
         r.get("/console/projects/{project}/metrics/data", page((ctx, v) -> {
             Project project = project(ctx, v);
             String benchmark = blank(ctx.queryParam("benchmark"));
             String measure = blank(ctx.queryParam("measure"));
-            if (benchmark == null || measure == null) throw new ApiException(400, "invalid_parameter", "benchmark and measure are required");
-            ctx.contentType("application/json").result(dev.baton.protocol.message.Wire.encode(
-                    pages.metricData(project, benchmark, measure, blank(ctx.queryParam("branch")), blank(ctx.queryParam("testbed")))));
+            if (benchmark == null || measure == null)
+                throw new ApiException(400, "invalid_parameter", "benchmark and measure are required");
+            ctx.contentType("application/json")
+                    .result(dev.baton.protocol.message.Wire.encode(pages.metricData(
+                            project,
+                            benchmark,
+                            measure,
+                            blank(ctx.queryParam("branch")),
+                            blank(ctx.queryParam("testbed")))));
         }));
         r.get("/console/projects/{project}/registry", page((ctx, v) -> {
             Project project = project(ctx, v);
-            render(ctx, 200, "registry.jte", chrome("Registry · " + project.name(), "projects", v), "page", pages.registry(project, publicUrl.get()));
+            render(
+                    ctx,
+                    200,
+                    "registry.jte",
+                    chrome("Registry · " + project.name(), "projects", v),
+                    "page",
+                    pages.registry(project, publicUrl.get()));
         }));
         r.get("/console/static/{file}", assets::serve);
         // The event streams must not hold up a graceful stop.
@@ -268,7 +337,12 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 return;
             }
             if (!Csrf.matches(viewer.get().csrf(), ctx.formParam(Csrf.FIELD))) {
-                message(ctx, 403, viewer.get(), "Refused", "The form's CSRF token is missing or wrong, so nothing was changed. Reload the page and try again.");
+                message(
+                        ctx,
+                        403,
+                        viewer.get(),
+                        "Refused",
+                        "The form's CSRF token is missing or wrong, so nothing was changed. Reload the page and try again.");
                 return;
             }
             run(ctx, viewer.get(), handler);
@@ -300,18 +374,34 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 throw new ApiException(400, "invalid_parameter", "no job status '" + s + "'");
             }
         }
-        Spec spec = Optional.ofNullable(blank(ctx.queryParam("spec"))).map(ref -> store.specs().findSpec(resource(ref))
-                .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + ref + "'"))).orElse(null);
-        Runner runner = Optional.ofNullable(blank(ctx.queryParam("runner"))).map(ref -> store.runners().findRunner(resource(ref))
-                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"))).orElse(null);
+        Spec spec = Optional.ofNullable(blank(ctx.queryParam("spec")))
+                .map(ref -> store.specs()
+                        .findSpec(resource(ref))
+                        .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + ref + "'")))
+                .orElse(null);
+        Runner runner = Optional.ofNullable(blank(ctx.queryParam("runner")))
+                .map(ref -> store.runners()
+                        .findRunner(resource(ref))
+                        .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'")))
+                .orElse(null);
         int offset;
         try {
-            offset = Math.max(0, Integer.parseInt(Optional.ofNullable(ctx.queryParam("offset")).orElse("0")));
+            offset = Math.max(
+                    0,
+                    Integer.parseInt(
+                            Optional.ofNullable(ctx.queryParam("offset")).orElse("0")));
         } catch (NumberFormatException e) {
             offset = 0;
         }
-        var filter = new JobListing.Filter(status, spec, runner, blank(ctx.queryParam("branch")), blank(ctx.queryParam("submitter")));
-        render(ctx, 200, "jobs.jte", chrome("Jobs · " + project.name(), "projects", v), "page", pages.jobs(project, filter, offset));
+        var filter = new JobListing.Filter(
+                status, spec, runner, blank(ctx.queryParam("branch")), blank(ctx.queryParam("submitter")));
+        render(
+                ctx,
+                200,
+                "jobs.jte",
+                chrome("Jobs · " + project.name(), "projects", v),
+                "page",
+                pages.jobs(project, filter, offset));
     }
 
     /** Server-wide pages (runners, specs, queue) are the admin's. */
@@ -345,12 +435,25 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private void cancel(Context ctx, Viewer v) throws Exception {
         String path = "/console/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job");
         Link back = new Link(path, "Back to the job");
-        if (!confirmed(ctx, v, new Confirmation("Cancel job " + shortId(ctx.pathParam("job")) + "?",
-                "A pending job will not run; a running one is stopped on its runner. This cannot be undone.", path + "/cancel", Map.of(),
-                "Cancel job", back))) {
+        if (!confirmed(
+                ctx,
+                v,
+                new Confirmation(
+                        "Cancel job " + shortId(ctx.pathParam("job")) + "?",
+                        "A pending job will not run; a running one is stopped on its runner. This cannot be undone.",
+                        path + "/cancel",
+                        Map.of(),
+                        "Cancel job",
+                        back))) {
             return;
         }
-        var answer = api.call(ctx, "POST", "/v0/projects/" + encode(ctx.pathParam("project")) + "/jobs/" + encode(ctx.pathParam("job")) + "/cancel", null, v.token());
+        var answer = api.call(
+                ctx,
+                "POST",
+                "/v0/projects/" + encode(ctx.pathParam("project")) + "/jobs/" + encode(ctx.pathParam("job"))
+                        + "/cancel",
+                null,
+                v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Not canceled", answer.message(), back);
             return;
@@ -363,21 +466,41 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         String alert = ctx.pathParam("alert");
         String path = "/console/projects/" + ctx.pathParam("project") + "/alerts";
         Link back = new Link(path, "Back to the alerts");
-        if ("dismiss".equals(verb) && !confirmed(ctx, v, new Confirmation("Dismiss alert " + shortId(alert) + "?",
-                "It moves to the dismissed alerts and stops counting as active; Reopen brings it back.", path + "/" + alert + "/dismiss", Map.of(),
-                "Dismiss alert", back))) {
+        if ("dismiss".equals(verb)
+                && !confirmed(
+                        ctx,
+                        v,
+                        new Confirmation(
+                                "Dismiss alert " + shortId(alert) + "?",
+                                "It moves to the dismissed alerts and stops counting as active; Reopen brings it back.",
+                                path + "/" + alert + "/dismiss",
+                                Map.of(),
+                                "Dismiss alert",
+                                back))) {
             return;
         }
-        var answer = api.call(ctx, "POST", "/v0/projects/" + encode(ctx.pathParam("project")) + "/alerts/" + encode(alert) + "/" + verb, null, v.token());
+        var answer = api.call(
+                ctx,
+                "POST",
+                "/v0/projects/" + encode(ctx.pathParam("project")) + "/alerts/" + encode(alert) + "/" + verb,
+                null,
+                v.token());
         if (!answer.ok()) {
-            message(ctx, answer.status(), v, "dismiss".equals(verb) ? "Not dismissed" : "Not reopened", answer.message(), back);
+            message(
+                    ctx,
+                    answer.status(),
+                    v,
+                    "dismiss".equals(verb) ? "Not dismissed" : "Not reopened",
+                    answer.message(),
+                    back);
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);
     }
 
     private static String encode(String pathSegment) {
-        return java.net.URLEncoder.encode(pathSegment, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return java.net.URLEncoder.encode(pathSegment, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20");
     }
 
     /** Submits the job again with the same configuration (POST /v0/run with the viewer's token) and opens the new job. */
@@ -390,7 +513,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             message(ctx, answer.status(), v, "Not submitted", answer.message(), new Link(path, "Back to the job"));
             return;
         }
-        ctx.redirect("/console/projects/" + project.slug().value() + "/jobs/" + answer.body().at("/job/uuid").asText(), HttpStatus.SEE_OTHER);
+        ctx.redirect(
+                "/console/projects/" + project.slug().value() + "/jobs/"
+                        + answer.body().at("/job/uuid").asText(),
+                HttpStatus.SEE_OTHER);
     }
 
     /** A collected file, whole, as a download: never rendered by the browser (its content is the job's, not ours). */
@@ -405,7 +531,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         }
         String path = ctx.pathParam("path");
         String content = pages.file(project, job, iteration, path)
-                .orElseThrow(() -> ApiException.notFound("file_not_found", "no file '" + path + "' in iteration " + iteration));
+                .orElseThrow(() ->
+                        ApiException.notFound("file_not_found", "no file '" + path + "' in iteration " + iteration));
         String name = path.substring(path.lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
         ctx.header("Content-Disposition", "attachment; filename=\"" + (name.isEmpty() ? "file" : name) + "\"");
         ctx.contentType("application/octet-stream").result(content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -413,7 +540,12 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     private void drain(Context ctx, Viewer v) throws Exception {
         String state = Optional.ofNullable(ctx.formParam("state")).orElse("quiet");
-        var answer = api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/drain", Map.of("state", state), v.token());
+        var answer = api.call(
+                ctx,
+                "POST",
+                "/v0/runners/" + encode(ctx.pathParam("runner")) + "/drain",
+                Map.of("state", state),
+                v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Not drained", answer.message());
             return;
@@ -424,12 +556,25 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private void archive(Context ctx, Viewer v) throws Exception {
         boolean archived = !"false".equals(ctx.formParam("archived"));
         String runner = ctx.pathParam("runner");
-        if (archived && !confirmed(ctx, v, new Confirmation("Archive runner " + runner + "?",
-                "It can no longer connect or take jobs until it is restored; its history stays.", "/console/runners/" + runner + "/archive",
-                Map.of("archived", "true"), "Archive", RUNNERS))) {
+        if (archived
+                && !confirmed(
+                        ctx,
+                        v,
+                        new Confirmation(
+                                "Archive runner " + runner + "?",
+                                "It can no longer connect or take jobs until it is restored; its history stays.",
+                                "/console/runners/" + runner + "/archive",
+                                Map.of("archived", "true"),
+                                "Archive",
+                                RUNNERS))) {
             return;
         }
-        var answer = api.call(ctx, "PATCH", "/v0/runners/" + encode(ctx.pathParam("runner")), Map.of("archived", archived), v.token());
+        var answer = api.call(
+                ctx,
+                "PATCH",
+                "/v0/runners/" + encode(ctx.pathParam("runner")),
+                Map.of("archived", archived),
+                v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
             return;
@@ -439,7 +584,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     /** Lifts a quarantine through POST /v0/runners/{runner}/release (admin only, audited there). */
     private void release(Context ctx, Viewer v) throws Exception {
-        var answer = api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/release", null, v.token());
+        var answer =
+                api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/release", null, v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Not released", answer.message());
             return;
@@ -450,18 +596,33 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     /** The new key is shown on this one response and never again (only its hash is stored). */
     private void rotate(Context ctx, Viewer v) throws Exception {
         String runner = ctx.pathParam("runner");
-        if (!confirmed(ctx, v, new Confirmation("Rotate the key of runner " + runner + "?",
-                "Its current key stops working at once: the runner is disconnected until it is given the new key.",
-                "/console/runners/" + runner + "/rotate", Map.of(), "Rotate key", RUNNERS))) {
+        if (!confirmed(
+                ctx,
+                v,
+                new Confirmation(
+                        "Rotate the key of runner " + runner + "?",
+                        "Its current key stops working at once: the runner is disconnected until it is given the new key.",
+                        "/console/runners/" + runner + "/rotate",
+                        Map.of(),
+                        "Rotate key",
+                        RUNNERS))) {
             return;
         }
-        var answer = api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/token", null, v.token());
+        var answer =
+                api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/token", null, v.token());
         if (!answer.ok()) {
             message(ctx, answer.status(), v, "Key not rotated", answer.message());
             return;
         }
-        render(ctx, 200, "key.jte", chrome("New runner key", "runners", v), "runner", answer.body().path("runner").path("slug").asText(),
-                "key", answer.body().path("key").asText());
+        render(
+                ctx,
+                200,
+                "key.jte",
+                chrome("New runner key", "runners", v),
+                "runner",
+                answer.body().path("runner").path("slug").asText(),
+                "key",
+                answer.body().path("key").asText());
     }
 
     // ---- rendering -------------------------------------------------------------------------------
@@ -472,7 +633,13 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
 
     /** A message with a way back to the viewer's first page, one it may see. */
     private void message(Context ctx, int status, Viewer viewer, String title, String text) {
-        message(ctx, status, viewer, title, text, new Link(viewer.home(), viewer.admin() ? "Back to the runners" : "Back to the projects"));
+        message(
+                ctx,
+                status,
+                viewer,
+                title,
+                text,
+                new Link(viewer.home(), viewer.admin() ? "Back to the runners" : "Back to the projects"));
     }
 
     private void message(Context ctx, int status, Viewer viewer, String title, String text, Link back) {

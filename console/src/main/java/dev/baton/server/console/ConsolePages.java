@@ -14,17 +14,16 @@ import dev.baton.server.channel.RunnerActivity;
 import dev.baton.server.config.ShippedVersion;
 import dev.baton.server.console.Views.AlertsPage;
 import dev.baton.server.console.Views.AttemptRow;
-import dev.baton.server.console.Views.MetricsPage;
-import dev.baton.server.console.Views.PlotData;
 import dev.baton.server.console.Views.Chart;
 import dev.baton.server.console.Views.ComparePage;
 import dev.baton.server.console.Views.IterationRow;
 import dev.baton.server.console.Views.JobPage;
 import dev.baton.server.console.Views.JobRef;
-import dev.baton.server.console.Views.JobRow;
 import dev.baton.server.console.Views.JobsPage;
 import dev.baton.server.console.Views.MetricRow;
+import dev.baton.server.console.Views.MetricsPage;
 import dev.baton.server.console.Views.OutputFile;
+import dev.baton.server.console.Views.PlotData;
 import dev.baton.server.console.Views.Point;
 import dev.baton.server.console.Views.ProjectRow;
 import dev.baton.server.console.Views.QueueRow;
@@ -41,12 +40,12 @@ import dev.baton.server.store.Attempt;
 import dev.baton.server.store.AttemptEnd;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobFilter;
+import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
-import dev.baton.server.store.KnownMachine;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.RunnerFilter;
-import dev.baton.server.store.Role;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import java.nio.charset.StandardCharsets;
@@ -83,7 +82,12 @@ public final class ConsolePages {
     private final AlertPages alerts;
     private final MetricHistory history;
 
-    public ConsolePages(Store store, JobQueue queue, LongFunction<Optional<RunnerActivity>> activity, OutputStore outputs, Images images) {
+    public ConsolePages(
+            Store store,
+            JobQueue queue,
+            LongFunction<Optional<RunnerActivity>> activity,
+            OutputStore outputs,
+            Images images) {
         this.store = store;
         this.queue = queue;
         this.activity = activity;
@@ -102,9 +106,17 @@ public final class ConsolePages {
         Map<Long, Project> projects = new HashMap<>();
         Map<Long, KnownMachine> machines = store.runners().latestMachines();
         for (Runner r : store.runners().listRunners(new RunnerFilter(null, null, true))) {
-            String specs = String.join(", ", store.specs().runnerSpecs(r.id()).stream().map(s -> s.slug().value()).toList());
+            String specs = String.join(
+                    ", ",
+                    store.specs().runnerSpecs(r.id()).stream()
+                            .map(s -> s.slug().value())
+                            .toList());
             Optional<RunnerActivity> live = activity.apply(r.id());
-            List<JobRef> jobs = live.map(a -> a.jobs().stream().map(j -> ref(j, projects)).flatMap(Optional::stream).toList()).orElse(List.of());
+            List<JobRef> jobs = live.map(a -> a.jobs().stream()
+                            .map(j -> ref(j, projects))
+                            .flatMap(Optional::stream)
+                            .toList())
+                    .orElse(List.of());
             String state;
             String detail;
             if (r.isArchived()) {
@@ -113,16 +125,19 @@ public final class ConsolePages {
             } else if (r.isQuarantined()) {
                 // Before connected/busy: it takes no new jobs whatever its channel says (docs/scheduling.md).
                 state = "quarantined";
-                detail = "since " + Format.time(r.quarantined()) + ": " + r.quarantineReason() + (jobs.isEmpty() ? "" : "; finishing " + jobs.size() + " job(s)");
+                detail = "since " + Format.time(r.quarantined()) + ": " + r.quarantineReason()
+                        + (jobs.isEmpty() ? "" : "; finishing " + jobs.size() + " job(s)");
             } else if (live.isEmpty()) {
                 state = "offline";
                 detail = r.lastHeartbeat() == null ? "never connected" : "since " + Format.time(r.lastHeartbeat());
             } else if (live.get().drainState() != DrainState.RUNNING) {
                 state = "draining";
-                detail = live.get().drainState().name().toLowerCase(Locale.ROOT) + (jobs.isEmpty() ? "" : ", finishing " + jobs.size() + " job(s)");
+                detail = live.get().drainState().name().toLowerCase(Locale.ROOT)
+                        + (jobs.isEmpty() ? "" : ", finishing " + jobs.size() + " job(s)");
             } else if (!jobs.isEmpty()) {
                 state = "busy";
-                detail = jobs.size() + " job(s)" + (live.get().freeSlots() > 0 ? ", " + slots(live.get().freeSlots()) + " free" : "");
+                detail = jobs.size() + " job(s)"
+                        + (live.get().freeSlots() > 0 ? ", " + slots(live.get().freeSlots()) + " free" : "");
             } else if (live.get().freeSlots() > 0) {
                 state = "idle";
                 detail = "waiting for work, " + slots(live.get().freeSlots());
@@ -130,9 +145,23 @@ public final class ConsolePages {
                 state = "connected";
                 detail = "not asking for work";
             }
-            rows.add(new RunnerRow(r.slug().value(), r.name(), state, detail, jobs, specs, r.lastHeartbeat(),
-                    live.map(RunnerActivity::connected).orElse(null), r.isArchived(), live.isPresent(), r.isQuarantined(),
-                    String.join(", ", store.runners().runnerLabels(r.id()).effective().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()),
+            rows.add(new RunnerRow(
+                    r.slug().value(),
+                    r.name(),
+                    state,
+                    detail,
+                    jobs,
+                    specs,
+                    r.lastHeartbeat(),
+                    live.map(RunnerActivity::connected).orElse(null),
+                    r.isArchived(),
+                    live.isPresent(),
+                    r.isQuarantined(),
+                    String.join(
+                            ", ",
+                            store.runners().runnerLabels(r.id()).effective().entrySet().stream()
+                                    .map(e -> e.getKey() + "=" + e.getValue())
+                                    .toList()),
                     MachineText.of(machines.get(r.id()), ShippedVersion.value())));
         }
         return rows;
@@ -143,11 +172,14 @@ public final class ConsolePages {
     }
 
     private Optional<JobRef> ref(JobUuid uuid, Map<Long, Project> projects) {
-        return store.runs().findJob(uuid).map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
+        return store.runs()
+                .findJob(uuid)
+                .map(j -> new JobRef(project(j.projectId(), projects).slug().value(), uuid.toString()));
     }
 
     private Project project(long id, Map<Long, Project> cache) {
-        return cache.computeIfAbsent(id, p -> store.organizations().findProject(p).orElseThrow());
+        return cache.computeIfAbsent(
+                id, p -> store.organizations().findProject(p).orElseThrow());
     }
 
     // ---- specs -----------------------------------------------------------------------------------
@@ -172,17 +204,32 @@ public final class ConsolePages {
         for (Spec s : specs) {
             // Recent jobs of the spec, newest first across projects (the store lists jobs per project).
             List<Job> recent = new ArrayList<>();
-            for (Project p : projects) recent.addAll(store.runs().listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
+            for (Project p : projects)
+                recent.addAll(store.runs().listJobs(p.id(), new JobFilter(null, s.id(), null, RECENT, 0)));
             recent.sort(Comparator.comparing(Job::created).reversed());
             List<Job> sample = recent.subList(0, Math.min(RECENT, recent.size()));
-            List<Duration> waits = sample.stream().filter(j -> j.started() != null).map(j -> Duration.between(j.created(), j.started())).toList();
-            List<Duration> runs = sample.stream().filter(j -> j.started() != null && j.completed() != null)
-                    .map(j -> Duration.between(j.started(), j.completed())).toList();
+            List<Duration> waits = sample.stream()
+                    .filter(j -> j.started() != null)
+                    .map(j -> Duration.between(j.created(), j.started()))
+                    .toList();
+            List<Duration> runs = sample.stream()
+                    .filter(j -> j.started() != null && j.completed() != null)
+                    .map(j -> Duration.between(j.started(), j.completed()))
+                    .toList();
             long[] c = serving.getOrDefault(s.id(), new long[2]);
-            String shape = s.architecture() + " · " + s.cpu() + " CPU · " + Format.bytes(s.memory()) + " memory · " + Format.bytes(s.disk()) + " disk"
-                    + (s.network() ? " · network" : "");
-            rows.add(new SpecRow(s.slug().value(), s.name(), shape, c[0], c[1], queued.getOrDefault(s.id(), 0L), running.getOrDefault(s.id(), 0L),
-                    median(waits), median(runs), sample.size()));
+            String shape = s.architecture() + " · " + s.cpu() + " CPU · " + Format.bytes(s.memory()) + " memory · "
+                    + Format.bytes(s.disk()) + " disk" + (s.network() ? " · network" : "");
+            rows.add(new SpecRow(
+                    s.slug().value(),
+                    s.name(),
+                    shape,
+                    c[0],
+                    c[1],
+                    queued.getOrDefault(s.id(), 0L),
+                    running.getOrDefault(s.id(), 0L),
+                    median(waits),
+                    median(runs),
+                    sample.size()));
         }
         return rows;
     }
@@ -191,7 +238,9 @@ public final class ConsolePages {
         if (values.isEmpty()) return null;
         List<Duration> sorted = values.stream().sorted().toList();
         int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
+        return n % 2 == 1
+                ? sorted.get(n / 2)
+                : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
     }
 
     // ---- queue -----------------------------------------------------------------------------------
@@ -203,9 +252,21 @@ public final class ConsolePages {
         int order = 0;
         for (Job j : store.runs().pendingJobs()) {
             Optional<QueueStatus> q = queue.status(j);
-            rows.add(new QueueRow(++order, new JobRef(project(j.projectId(), projects).slug().value(), j.uuid().toString()),
-                    specs.computeIfAbsent(j.specId(), id -> store.specs().findSpec(id).map(s -> s.slug().value()).orElse("?")), j.priority(), j.created(),
-                    q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
+            rows.add(new QueueRow(
+                    ++order,
+                    new JobRef(
+                            project(j.projectId(), projects).slug().value(),
+                            j.uuid().toString()),
+                    specs.computeIfAbsent(
+                            j.specId(),
+                            id -> store.specs()
+                                    .findSpec(id)
+                                    .map(s -> s.slug().value())
+                                    .orElse("?")),
+                    j.priority(),
+                    j.created(),
+                    q.map(QueueStatus::position).orElse(null),
+                    q.map(QueueStatus::predictedStart).orElse(null),
                     q.map(s -> s.reason().message()).orElse(null)));
         }
         return rows;
@@ -214,7 +275,10 @@ public final class ConsolePages {
     // ---- projects and jobs -----------------------------------------------------------------------
 
     List<ProjectRow> projects(java.util.function.Predicate<Project> readable) {
-        return store.organizations().listProjects().stream().filter(readable).map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString())).toList();
+        return store.organizations().listProjects().stream()
+                .filter(readable)
+                .map(p -> new ProjectRow(p.slug().value(), p.name(), p.uuid().toString()))
+                .toList();
     }
 
     JobsPage jobs(Project project, JobListing.Filter filter, int offset) {
@@ -227,20 +291,48 @@ public final class ConsolePages {
         List<Attempt> attempts = store.runs().attempts(job.id());
         Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
         Report report = store.runs().findReport(job.reportId()).orElse(null);
-        ReportResults parsed = report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
-        JobOutput output = outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
+        ReportResults parsed =
+                report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
+        JobOutput output =
+                outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
         Map<Integer, AttemptEnd> ends = store.runs().attemptEnds(job.id());
-        List<AttemptRow> attemptRows = attempts.stream().map(a -> new AttemptRow(a.number(), names.runner(a.runnerId()), LeaseFingerprint.of(a.lease()),
-                a.outcome() == null ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—") : a.outcome().name().toLowerCase(Locale.ROOT),
-                a.claimed(), a.started(), a.ended(), a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason(),
-                dev.baton.server.store.AttemptTransport.of(store, a), retryText(ends.get(a.number())))).toList();
+        List<AttemptRow> attemptRows = attempts.stream()
+                .map(a -> new AttemptRow(
+                        a.number(),
+                        names.runner(a.runnerId()),
+                        LeaseFingerprint.of(a.lease()),
+                        a.outcome() == null
+                                ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—")
+                                : a.outcome().name().toLowerCase(Locale.ROOT),
+                        a.claimed(),
+                        a.started(),
+                        a.ended(),
+                        a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason(),
+                        dev.baton.server.store.AttemptTransport.of(store, a),
+                        retryText(ends.get(a.number()))))
+                .toList();
         boolean cancelable = (job.status() == JobStatus.PENDING || job.status().inFlight())
                 && CancelRight.mayCancel(viewer, project, () -> store.access().jobSubmitter(job.id()));
-        return new JobPage(project.slug().value(), project.name(), listing.row(project, job, names), job.errorCode(), job.error(),
-                q.map(s -> s.reason().message()).orElse(null), q.map(QueueStatus::position).orElse(null), q.map(QueueStatus::predictedStart).orElse(null),
-                timeline(job, attempts, names), attemptRows, iterations(output, parsed), files(output, ref(project, job) + "/files/"),
-                metrics(parsed == null ? null : parsed.results()), charts(parsed), report == null ? null : report.error(), cancelable,
-                job.config().digest() == null ? null : job.config().digest().toString(), command(job), maySubmit(viewer, project));
+        return new JobPage(
+                project.slug().value(),
+                project.name(),
+                listing.row(project, job, names),
+                job.errorCode(),
+                job.error(),
+                q.map(s -> s.reason().message()).orElse(null),
+                q.map(QueueStatus::position).orElse(null),
+                q.map(QueueStatus::predictedStart).orElse(null),
+                timeline(job, attempts, names),
+                attemptRows,
+                iterations(output, parsed),
+                files(output, ref(project, job) + "/files/"),
+                metrics(parsed == null ? null : parsed.results()),
+                charts(parsed),
+                report == null ? null : report.error(),
+                cancelable,
+                job.config().digest() == null ? null : job.config().digest().toString(),
+                command(job),
+                maySubmit(viewer, project));
     }
 
     private static List<String> command(Job job) {
@@ -260,14 +352,20 @@ public final class ConsolePages {
         for (Attempt a : attempts) {
             String runner = names.runner(a.runnerId());
             t.add(new TimelineEntry(a.claimed(), "attempt " + a.number() + " claimed by " + runner));
-            if (a.started() != null) t.add(new TimelineEntry(a.started(), "attempt " + a.number() + " running on " + runner));
+            if (a.started() != null)
+                t.add(new TimelineEntry(a.started(), "attempt " + a.number() + " running on " + runner));
             if (a.ended() != null && a.outcome() != null) {
-                t.add(new TimelineEntry(a.ended(), "attempt " + a.number() + " ended: " + a.outcome().name().toLowerCase(Locale.ROOT)));
+                t.add(new TimelineEntry(
+                        a.ended(),
+                        "attempt " + a.number() + " ended: "
+                                + a.outcome().name().toLowerCase(Locale.ROOT)));
             }
         }
         if (!job.status().inFlight() && job.status() != JobStatus.PENDING) {
-            Instant end = job.completed() != null && (job.status() == JobStatus.COMPLETED) ? job.completed() : job.modified();
-            if (job.status() == JobStatus.PROCESSED && job.completed() != null) t.add(new TimelineEntry(job.completed(), "completed"));
+            Instant end =
+                    job.completed() != null && (job.status() == JobStatus.COMPLETED) ? job.completed() : job.modified();
+            if (job.status() == JobStatus.PROCESSED && job.completed() != null)
+                t.add(new TimelineEntry(job.completed(), "completed"));
             t.add(new TimelineEntry(end, job.status().wireName() + (job.error() == null ? "" : ": " + job.error())));
         }
         t.sort(Comparator.comparing(TimelineEntry::at, Comparator.nullsLast(Comparator.naturalOrder())));
@@ -280,7 +378,10 @@ public final class ConsolePages {
         for (int i = 0; i < output.results().size(); i++) {
             IterationResult r = output.results().get(i);
             String error = null;
-            if (parsed != null && parsed.iterations() != null && i < parsed.iterations().size()) error = parsed.iterations().get(i).error();
+            if (parsed != null
+                    && parsed.iterations() != null
+                    && i < parsed.iterations().size())
+                error = parsed.iterations().get(i).error();
             rows.add(new IterationRow(i, r.exitCode(), error));
         }
         return rows;
@@ -294,14 +395,17 @@ public final class ConsolePages {
     static boolean maySubmit(Principal viewer, Project project) {
         return switch (viewer) {
             case Principal.Admin a -> true;
-            case Principal.TokenHolder holder -> holder.roleOn(project).map(r -> r.includes(Role.SUBMITTER)).orElse(false);
+            case Principal.TokenHolder holder ->
+                holder.roleOn(project).map(r -> r.includes(Role.SUBMITTER)).orElse(false);
         };
     }
 
     /** A collected file of the job's final attempt, whole. */
     Optional<String> file(Project project, Job job, int iteration, String path) {
         return outputs.get(project.uuid(), job.uuid(), job.attempt())
-                .filter(o -> o.results() != null && iteration >= 0 && iteration < o.results().size())
+                .filter(o -> o.results() != null
+                        && iteration >= 0
+                        && iteration < o.results().size())
                 .map(o -> o.results().get(iteration).output())
                 .map(files -> files == null ? null : files.get(path));
     }
@@ -315,14 +419,16 @@ public final class ConsolePages {
         if (end == null || end.kind() == null) return null;
         String kind = end.kind().wireName() + (end.exitCode() == null ? "" : " (exit " + end.exitCode() + ")");
         if (end.retried()) return kind + " · retried";
-        return kind + " · not retried" + (end.notRetried() == null ? "" : ": " + end.notRetried().wireName());
+        return kind + " · not retried"
+                + (end.notRetried() == null ? "" : ": " + end.notRetried().wireName());
     }
 
     /** The /v0/run body that submits the job again with the same configuration. */
     Map<String, Object> rerun(Project project, Job job) {
         Report report = store.runs().findReport(job.reportId()).orElseThrow();
         Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
-        return Rerun.body(project, job, report, spec, store.runs().retryPolicy(job.id()).orElse(null));
+        return Rerun.body(
+                project, job, report, spec, store.runs().retryPolicy(job.id()).orElse(null));
     }
 
     private static List<OutputFile> files(JobOutput output, String href) {
@@ -335,7 +441,12 @@ public final class ConsolePages {
                 String content = e.getValue() == null ? "" : e.getValue();
                 long size = content.getBytes(StandardCharsets.UTF_8).length;
                 boolean truncated = content.length() > FILE_PREVIEW_BYTES;
-                files.add(new OutputFile(i, e.getKey(), size, truncated ? content.substring(0, FILE_PREVIEW_BYTES) : content, truncated,
+                files.add(new OutputFile(
+                        i,
+                        e.getKey(),
+                        size,
+                        truncated ? content.substring(0, FILE_PREVIEW_BYTES) : content,
+                        truncated,
                         href + i + "/" + e.getKey()));
             }
         }
@@ -345,8 +456,9 @@ public final class ConsolePages {
     private static List<MetricRow> metrics(Metrics results) {
         if (results == null) return List.of();
         List<MetricRow> rows = new ArrayList<>();
-        results.benchmarks().forEach((benchmark, measures) -> measures.forEach((measure, m) ->
-                rows.add(new MetricRow(benchmark, measure, m.value(), m.lowerValue(), m.upperValue()))));
+        results.benchmarks()
+                .forEach((benchmark, measures) -> measures.forEach((measure, m) ->
+                        rows.add(new MetricRow(benchmark, measure, m.value(), m.lowerValue(), m.upperValue()))));
         return rows;
     }
 
@@ -356,8 +468,11 @@ public final class ConsolePages {
         Map<String, Map<Integer, Double>> series = new LinkedHashMap<>();
         for (IterationResults it : parsed.iterations()) {
             if (it.results() == null) continue;
-            it.results().benchmarks().forEach((b, measures) -> measures.forEach((m, metric) ->
-                    series.computeIfAbsent(b + "\u0000" + m, k -> new LinkedHashMap<>()).put(it.iteration(), metric.value())));
+            it.results()
+                    .benchmarks()
+                    .forEach((b, measures) -> measures.forEach(
+                            (m, metric) -> series.computeIfAbsent(b + "\u0000" + m, k -> new LinkedHashMap<>())
+                                    .put(it.iteration(), metric.value())));
         }
         List<Chart> charts = new ArrayList<>();
         series.forEach((key, values) -> {
@@ -368,8 +483,10 @@ public final class ConsolePages {
     }
 
     static Chart chart(String benchmark, String measure, Map<Integer, Double> values) {
-        double min = values.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
-        double max = values.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        double min =
+                values.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        double max =
+                values.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
         int last = values.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
         double pad = 10;
         double w = Chart.WIDTH - 2 * pad;
@@ -399,9 +516,19 @@ public final class ConsolePages {
     /** The metrics page; with a benchmark and measure, their points (the plot's table) and the plot's data URL. */
     MetricsPage metrics(Project project, String benchmark, String measure, String branch, String testbed) {
         boolean chosen = benchmark != null && measure != null;
-        return new MetricsPage(project.slug().value(), project.name(), history.choices(project, benchmark, measure), chosen ? benchmark : null,
-                chosen ? measure : null, branch, testbed, chosen ? MetricHistory.dataUrl(project, benchmark, measure, branch, testbed) : null,
-                chosen ? history.data(project, benchmark, measure, branch, testbed).points() : List.of());
+        return new MetricsPage(
+                project.slug().value(),
+                project.name(),
+                history.choices(project, benchmark, measure),
+                chosen ? benchmark : null,
+                chosen ? measure : null,
+                branch,
+                testbed,
+                chosen ? MetricHistory.dataUrl(project, benchmark, measure, branch, testbed) : null,
+                chosen
+                        ? history.data(project, benchmark, measure, branch, testbed)
+                                .points()
+                        : List.of());
     }
 
     PlotData metricData(Project project, String benchmark, String measure, String branch, String testbed) {
@@ -412,7 +539,8 @@ public final class ConsolePages {
 
     RegistryPage registry(Project project, String publicUrl) {
         List<RepositoryRow> repos = new ArrayList<>();
-        images.repositories(project.uuid()).forEach((path, tags) -> repos.add(new RepositoryRow(path.isEmpty() ? "(root)" : path, tags)));
+        images.repositories(project.uuid())
+                .forEach((path, tags) -> repos.add(new RepositoryRow(path.isEmpty() ? "(root)" : path, tags)));
         String host = publicUrl.replaceFirst("^https?://", "");
         return new RegistryPage(project.slug().value(), project.name(), host + "/" + project.uuid(), repos);
     }

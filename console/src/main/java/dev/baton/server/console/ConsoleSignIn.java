@@ -78,7 +78,8 @@ public final class ConsoleSignIn {
         String t = token.strip();
         Optional<Principal> principal = authenticator.authenticate(t);
         if (principal.isPresent()) return new Outcome.Accepted(new Viewer(t, Csrf.ofSession(t), principal.get()));
-        if (t.startsWith(RunnerKey.PREFIX)) return new Outcome.Refused("a runner key cannot sign in; use the admin token or an API token");
+        if (t.startsWith(RunnerKey.PREFIX))
+            return new Outcome.Refused("a runner key cannot sign in; use the admin token or an API token");
         return new Outcome.Refused("that token is not valid");
     }
 

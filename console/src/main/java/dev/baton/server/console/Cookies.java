@@ -7,7 +7,10 @@ final class Cookies {
     private Cookies() {}
 
     static void set(Context ctx, String name, String value, String path, int maxAgeSeconds, boolean secure) {
-        ctx.res().addHeader("Set-Cookie", name + "=" + value + "; Path=" + path + "; Max-Age=" + maxAgeSeconds
-                + "; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : ""));
+        ctx.res()
+                .addHeader(
+                        "Set-Cookie",
+                        name + "=" + value + "; Path=" + path + "; Max-Age=" + maxAgeSeconds
+                                + "; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : ""));
     }
 }

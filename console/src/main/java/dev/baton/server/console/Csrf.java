@@ -25,7 +25,9 @@ final class Csrf {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(sessionSecret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal("baton console csrf v1".getBytes(StandardCharsets.US_ASCII)));
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(mac.doFinal("baton console csrf v1".getBytes(StandardCharsets.US_ASCII)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is required by every JDK", e);
         }
@@ -40,6 +42,7 @@ final class Csrf {
     /** Constant-time; a missing side never matches. */
     static boolean matches(String expected, String presented) {
         if (expected == null || presented == null || expected.isEmpty()) return false;
-        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII), presented.getBytes(StandardCharsets.US_ASCII));
+        return MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.US_ASCII), presented.getBytes(StandardCharsets.US_ASCII));
     }
 }

@@ -17,8 +17,18 @@ public final class FleetFormViews {
      * so only name, slug, queue timeout and the clean-fingerprint rule are editable);
      * null for a new spec. Sizes are in GiB as typed; {@code error} is the API's refusal.
      */
-    public record SpecForm(String editing, String name, String slug, String architecture, String cpu, String memoryGib, String diskGib,
-            boolean network, String queueTimeout, boolean requireCleanFingerprint, String error) {
+    public record SpecForm(
+            String editing,
+            String name,
+            String slug,
+            String architecture,
+            String cpu,
+            String memoryGib,
+            String diskGib,
+            boolean network,
+            String queueTimeout,
+            boolean requireCleanFingerprint,
+            String error) {
         public String action() {
             return editing == null ? "/console/specs" : "/console/specs/" + editing;
         }

@@ -57,7 +57,8 @@ final class FleetForms {
      */
     static void permit(Viewer viewer, String route) {
         String[] parts = route.split(" ", 2);
-        AccessRule rule = RouteTable.of(parts[0], parts[1]).map(RouteTable.Entry::rule).orElse(new AccessRule.AdminOnly());
+        AccessRule rule =
+                RouteTable.of(parts[0], parts[1]).map(RouteTable.Entry::rule).orElse(new AccessRule.AdminOnly());
         if (rule instanceof AccessRule.AdminOnly && !viewer.admin()) {
             throw new ApiException(403, "forbidden", "this is a server-wide action: it needs the admin token");
         }
@@ -92,7 +93,8 @@ final class FleetForms {
         List<String> served = new ArrayList<>();
         List<String> failed = new ArrayList<>();
         for (String spec : specs) {
-            var added = api.call(ctx, "POST", "/v0/runners/" + encode(uuid) + "/specs", Map.of("spec", spec), v.token());
+            var added =
+                    api.call(ctx, "POST", "/v0/runners/" + encode(uuid) + "/specs", Map.of("spec", spec), v.token());
             if (!added.ok()) {
                 failed.add(spec + " (" + added.message() + ")");
                 continue;
@@ -102,9 +104,23 @@ final class FleetForms {
             for (var s : added.body()) served.add(s.path("slug").asText());
         }
         // The key is shown even when a spec could not be added: it exists only in this response.
-        String warning = failed.isEmpty() ? null : "Not added: " + String.join(", ", failed) + ". Choose its specs again from the runners page.";
-        screen.show(ctx, 201, "runner-created.jte", "Runner created", "runners", v, "created",
-                new CreatedRunner(runnerSlug, created.body().at("/runner/name").asText(), created.body().path("key").asText(), served, warning));
+        String warning = failed.isEmpty()
+                ? null
+                : "Not added: " + String.join(", ", failed) + ". Choose its specs again from the runners page.";
+        screen.show(
+                ctx,
+                201,
+                "runner-created.jte",
+                "Runner created",
+                "runners",
+                v,
+                "created",
+                new CreatedRunner(
+                        runnerSlug,
+                        created.body().at("/runner/name").asText(),
+                        created.body().path("key").asText(),
+                        served,
+                        warning));
     }
 
     private void showRunnerForm(Context ctx, int status, Viewer v, RunnerForm form) {
@@ -117,8 +133,16 @@ final class FleetForms {
         permit(v, "POST /v0/runners/{runner}/specs");
         Runner runner = find.runner(ctx.pathParam("runner"));
         Set<String> served = new LinkedHashSet<>();
-        for (Spec s : store.specs().runnerSpecs(runner.id())) served.add(s.uuid().toString());
-        screen.show(ctx, 200, "runner-specs.jte", "Specs of " + runner.name(), "runners", v, "page",
+        for (Spec s : store.specs().runnerSpecs(runner.id()))
+            served.add(s.uuid().toString());
+        screen.show(
+                ctx,
+                200,
+                "runner-specs.jte",
+                "Specs of " + runner.name(),
+                "runners",
+                v,
+                "page",
                 new RunnerSpecs(runner.slug().value(), runner.name(), choices(served)));
     }
 
@@ -130,7 +154,8 @@ final class FleetForms {
         String path = "/v0/runners/" + encode(runner.uuid().toString()) + "/specs";
         Set<String> wanted = new LinkedHashSet<>(ctx.formParams("spec"));
         Set<String> served = new LinkedHashSet<>();
-        for (Spec s : store.specs().runnerSpecs(runner.id())) served.add(s.uuid().toString());
+        for (Spec s : store.specs().runnerSpecs(runner.id()))
+            served.add(s.uuid().toString());
         Link back = new Link("/console/runners/" + runner.slug().value() + "/specs", "Back to the runner's specs");
         for (String spec : wanted) {
             if (served.contains(spec)) continue;
@@ -184,9 +209,22 @@ final class FleetForms {
     void editSpec(Context ctx, Viewer v) {
         permit(v, "PATCH /v0/specs/{spec}");
         Spec s = find.spec(ctx.pathParam("spec"));
-        showSpecForm(ctx, 200, v, new SpecForm(s.slug().value(), s.name(), s.slug().value(), s.architecture().wireName(), String.valueOf(s.cpu()),
-                gibText(s.memory()), gibText(s.disk()), s.network(), s.queueTimeout() == null ? "" : String.valueOf(s.queueTimeout()),
-                s.requireCleanFingerprint(), null));
+        showSpecForm(
+                ctx,
+                200,
+                v,
+                new SpecForm(
+                        s.slug().value(),
+                        s.name(),
+                        s.slug().value(),
+                        s.architecture().wireName(),
+                        String.valueOf(s.cpu()),
+                        gibText(s.memory()),
+                        gibText(s.disk()),
+                        s.network(),
+                        s.queueTimeout() == null ? "" : String.valueOf(s.queueTimeout()),
+                        s.requireCleanFingerprint(),
+                        null));
     }
 
     void updateSpec(Context ctx, Viewer v) throws Exception {
@@ -194,8 +232,18 @@ final class FleetForms {
         Spec s = find.spec(ctx.pathParam("spec"));
         SpecForm sent = specForm(ctx, s.slug().value());
         // The shape is not editable: the form shows the stored one again, whatever was posted.
-        SpecForm form = new SpecForm(sent.editing(), sent.name(), sent.slug(), s.architecture().wireName(), String.valueOf(s.cpu()),
-                gibText(s.memory()), gibText(s.disk()), s.network(), sent.queueTimeout(), sent.requireCleanFingerprint(), null);
+        SpecForm form = new SpecForm(
+                sent.editing(),
+                sent.name(),
+                sent.slug(),
+                s.architecture().wireName(),
+                String.valueOf(s.cpu()),
+                gibText(s.memory()),
+                gibText(s.disk()),
+                s.network(),
+                sent.queueTimeout(),
+                sent.requireCleanFingerprint(),
+                null);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", form.name());
         body.put("slug", form.slug());
@@ -222,18 +270,45 @@ final class FleetForms {
     }
 
     private void showSpecForm(Context ctx, int status, Viewer v, SpecForm form) {
-        screen.show(ctx, status, "spec-form.jte", form.editing() == null ? "New spec" : "Edit spec " + form.editing(), "specs", v, "form", form);
+        screen.show(
+                ctx,
+                status,
+                "spec-form.jte",
+                form.editing() == null ? "New spec" : "Edit spec " + form.editing(),
+                "specs",
+                v,
+                "form",
+                form);
     }
 
     private static SpecForm specForm(Context ctx, String editing) {
-        return new SpecForm(editing, text(ctx.formParam("name")), text(ctx.formParam("slug")), text(ctx.formParam("architecture")),
-                text(ctx.formParam("cpu")), text(ctx.formParam("memory")), text(ctx.formParam("disk")), ctx.formParam("network") != null,
-                text(ctx.formParam("queue_timeout")), ctx.formParam("require_clean_fingerprint") != null, null);
+        return new SpecForm(
+                editing,
+                text(ctx.formParam("name")),
+                text(ctx.formParam("slug")),
+                text(ctx.formParam("architecture")),
+                text(ctx.formParam("cpu")),
+                text(ctx.formParam("memory")),
+                text(ctx.formParam("disk")),
+                ctx.formParam("network") != null,
+                text(ctx.formParam("queue_timeout")),
+                ctx.formParam("require_clean_fingerprint") != null,
+                null);
     }
 
     private static SpecForm withError(SpecForm f, String error) {
-        return new SpecForm(f.editing(), f.name(), f.slug(), f.architecture(), f.cpu(), f.memoryGib(), f.diskGib(), f.network(), f.queueTimeout(),
-                f.requireCleanFingerprint(), error);
+        return new SpecForm(
+                f.editing(),
+                f.name(),
+                f.slug(),
+                f.architecture(),
+                f.cpu(),
+                f.memoryGib(),
+                f.diskGib(),
+                f.network(),
+                f.queueTimeout(),
+                f.requireCleanFingerprint(),
+                error);
     }
 
     // ---- helpers ---------------------------------------------------------------------------------
@@ -242,8 +317,14 @@ final class FleetForms {
     private List<SpecChoice> choices(Set<String> chosen) {
         List<SpecChoice> all = new ArrayList<>();
         for (Spec s : store.specs().listSpecs(false)) {
-            String shape = s.architecture().wireName() + " · " + s.cpu() + " CPU · " + Format.bytes(s.memory()) + " memory";
-            all.add(new SpecChoice(s.uuid().toString(), s.slug().value(), s.name(), shape, chosen.contains(s.uuid().toString())));
+            String shape =
+                    s.architecture().wireName() + " · " + s.cpu() + " CPU · " + Format.bytes(s.memory()) + " memory";
+            all.add(new SpecChoice(
+                    s.uuid().toString(),
+                    s.slug().value(),
+                    s.name(),
+                    shape,
+                    chosen.contains(s.uuid().toString())));
         }
         return all;
     }

@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /** How the console writes times, durations and sizes (UTC, to the second, as the API's times are read). */
 public final class Format {
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     private Format() {}
 
@@ -51,6 +52,9 @@ public final class Format {
         if (Double.isNaN(v) || Double.isInfinite(v)) return String.valueOf(v);
         if (v == Math.rint(v) && Math.abs(v) < 1e15) return String.format(Locale.ROOT, "%,d", (long) v);
         if (Math.abs(v) >= 1000) return String.format(Locale.ROOT, "%,.1f", v);
-        return new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
+        return new java.math.BigDecimal(v)
+                .round(new java.math.MathContext(4))
+                .stripTrailingZeros()
+                .toPlainString();
     }
 }

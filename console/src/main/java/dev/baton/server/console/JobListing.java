@@ -49,11 +49,17 @@ public final class JobListing {
 
     JobsPage page(Project project, Filter f, int offset) {
         Names names = new Names(store);
-        JobFilter query = new JobFilter(f.status(), f.spec() == null ? null : f.spec().id(), f.runner() == null ? null : f.runner().id(), 0, 0);
+        JobFilter query = new JobFilter(
+                f.status(),
+                f.spec() == null ? null : f.spec().id(),
+                f.runner() == null ? null : f.runner().id(),
+                0,
+                0);
         List<JobRow> matched = new ArrayList<>();
         boolean limited = false;
         if (!f.scans()) {
-            for (Job j : store.runs().listJobs(project.id(), withPage(query, PAGE + 1, offset))) matched.add(row(project, j, names));
+            for (Job j : store.runs().listJobs(project.id(), withPage(query, PAGE + 1, offset)))
+                matched.add(row(project, j, names));
         } else {
             // Read newest first until a page and one more matched, or the scan limit.
             int read = 0;
@@ -75,8 +81,19 @@ public final class JobListing {
         }
         boolean more = matched.size() > PAGE;
         List<JobRow> rows = matched.subList(0, Math.min(PAGE, matched.size()));
-        return new JobsPage(project.slug().value(), project.name(), List.copyOf(rows), statuses(f), specs(f), runners(f), submitters(f),
-                f.branch() == null ? "" : f.branch(), query(f), offset > 0 ? Math.max(0, offset - PAGE) : null, more ? offset + PAGE : null, offset,
+        return new JobsPage(
+                project.slug().value(),
+                project.name(),
+                List.copyOf(rows),
+                statuses(f),
+                specs(f),
+                runners(f),
+                submitters(f),
+                f.branch() == null ? "" : f.branch(),
+                query(f),
+                offset > 0 ? Math.max(0, offset - PAGE) : null,
+                more ? offset + PAGE : null,
+                offset,
                 limited);
     }
 
@@ -85,16 +102,28 @@ public final class JobListing {
     }
 
     private static boolean matches(JobRow row, Filter f) {
-        return (f.branch() == null || f.branch().equals(row.branch())) && (f.submitter() == null || f.submitter().equals(row.submitter()));
+        return (f.branch() == null || f.branch().equals(row.branch()))
+                && (f.submitter() == null || f.submitter().equals(row.submitter()));
     }
 
     /** A job's row: its report gives the branch and testbed, the job its image or command. */
     JobRow row(Project project, Job j, Names names) {
         Optional<Report> report = store.runs().findReport(j.reportId());
-        return new JobRow(new JobRef(project.slug().value(), j.uuid().toString()), j.status().wireName(), names.spec(j.specId()),
-                names.runner(j.runnerId()), j.priority(), j.attempt(), j.created(), j.started(), j.completed(),
-                report.map(Report::branch).orElse(null), report.flatMap(r -> store.alerts().reportHash(r.id())).orElse(null),
-                report.map(Report::testbed).orElse(null), what(j), names.submitter(j.id()));
+        return new JobRow(
+                new JobRef(project.slug().value(), j.uuid().toString()),
+                j.status().wireName(),
+                names.spec(j.specId()),
+                names.runner(j.runnerId()),
+                j.priority(),
+                j.attempt(),
+                j.created(),
+                j.started(),
+                j.completed(),
+                report.map(Report::branch).orElse(null),
+                report.flatMap(r -> store.alerts().reportHash(r.id())).orElse(null),
+                report.map(Report::testbed).orElse(null),
+                what(j),
+                names.submitter(j.id()));
     }
 
     /** The image (repository and short digest) or, for a command run, the command. */
@@ -116,12 +145,19 @@ public final class JobListing {
     }
 
     private List<Choice> specs(Filter f) {
-        return store.specs().listSpecs(false).stream().map(s -> new Choice(s.slug().value(), s.name(), f.spec() != null && f.spec().id() == s.id())).toList();
+        return store.specs().listSpecs(false).stream()
+                .map(s -> new Choice(
+                        s.slug().value(), s.name(), f.spec() != null && f.spec().id() == s.id()))
+                .toList();
     }
 
     private List<Choice> runners(Filter f) {
         return store.runners().listRunners(new RunnerFilter(null, null, true)).stream()
-                .map(r -> new Choice(r.slug().value(), r.name(), f.runner() != null && f.runner().id() == r.id())).toList();
+                .map(r -> new Choice(
+                        r.slug().value(),
+                        r.name(),
+                        f.runner() != null && f.runner().id() == r.id()))
+                .toList();
     }
 
     private List<Choice> submitters(Filter f) {
@@ -140,7 +176,8 @@ public final class JobListing {
         if (f.spec() != null) q.append("&spec=").append(f.spec().slug().value());
         if (f.runner() != null) q.append("&runner=").append(f.runner().slug().value());
         if (f.branch() != null) q.append("&branch=").append(URLEncoder.encode(f.branch(), StandardCharsets.UTF_8));
-        if (f.submitter() != null) q.append("&submitter=").append(URLEncoder.encode(f.submitter(), StandardCharsets.UTF_8));
+        if (f.submitter() != null)
+            q.append("&submitter=").append(URLEncoder.encode(f.submitter(), StandardCharsets.UTF_8));
         return q.toString();
     }
 }

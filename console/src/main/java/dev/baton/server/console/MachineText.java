@@ -10,12 +10,21 @@ import dev.baton.server.store.KnownMachine;
  * {@code started}) and which version, {@code behind} when that is not the one the server ships.
  * Null fields were not reported; a runner that never said {@code ready} has no MachineText.
  */
-public record MachineText(String host, String platform, String version, boolean behind, String pid, String started, String address) {
+public record MachineText(
+        String host, String platform, String version, boolean behind, String pid, String started, String address) {
     static MachineText of(KnownMachine m, String shipped) {
         if (m == null) return null;
         RunnerHost h = m.host();
-        String platform = h.os() == null && h.arch() == null ? null : (h.os() == null ? "?" : h.os()) + "/" + (h.arch() == null ? "?" : h.arch());
-        return new MachineText(h.host(), platform, h.version(), Boolean.TRUE.equals(ShippedVersion.behind(h.version(), shipped)),
-                h.pid() == null ? null : String.valueOf(h.pid()), h.agentStarted() == null ? null : Format.time(h.agentStarted()), h.address());
+        String platform = h.os() == null && h.arch() == null
+                ? null
+                : (h.os() == null ? "?" : h.os()) + "/" + (h.arch() == null ? "?" : h.arch());
+        return new MachineText(
+                h.host(),
+                platform,
+                h.version(),
+                Boolean.TRUE.equals(ShippedVersion.behind(h.version(), shipped)),
+                h.pid() == null ? null : String.valueOf(h.pid()),
+                h.agentStarted() == null ? null : Format.time(h.agentStarted()),
+                h.address());
     }
 }

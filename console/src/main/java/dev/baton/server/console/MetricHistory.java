@@ -12,7 +12,6 @@ import dev.baton.server.store.Project;
 import dev.baton.server.store.Store;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,16 +37,24 @@ final class MetricHistory {
     }
 
     List<MetricChoice> choices(Project project, String benchmark, String measure) {
-        return store.alerts().metricNames(project.id()).stream().map(n -> new MetricChoice(n.benchmark(), n.measure(),
-                "/console/projects/" + project.slug().value() + "/metrics?benchmark=" + encode(n.benchmark()) + "&measure=" + encode(n.measure()),
-                n.benchmark().equals(benchmark) && n.measure().equals(measure))).toList();
+        return store.alerts().metricNames(project.id()).stream()
+                .map(n -> new MetricChoice(
+                        n.benchmark(),
+                        n.measure(),
+                        "/console/projects/" + project.slug().value() + "/metrics?benchmark=" + encode(n.benchmark())
+                                + "&measure=" + encode(n.measure()),
+                        n.benchmark().equals(benchmark) && n.measure().equals(measure)))
+                .toList();
     }
 
     PlotData data(Project project, String benchmark, String measure, String branch, String testbed) {
-        List<MetricPoint> history = store.alerts().history(new HistoryQuery(project.id(), benchmark, measure, branch, testbed, null, POINTS));
+        List<MetricPoint> history = store.alerts()
+                .history(new HistoryQuery(project.id(), benchmark, measure, branch, testbed, null, POINTS));
         Map<String, String> alerted = new HashMap<>(); // report → side
-        for (Alert a : store.alerts().alerts(new AlertFilter(project.id(), null, branch, benchmark, null, null, POINTS))) {
-            if (a.measure().equals(measure) && (testbed == null || testbed.equals(a.testbed()))) alerted.putIfAbsent(a.reportUuid(), a.side());
+        for (Alert a :
+                store.alerts().alerts(new AlertFilter(project.id(), null, branch, benchmark, null, null, POINTS))) {
+            if (a.measure().equals(measure) && (testbed == null || testbed.equals(a.testbed())))
+                alerted.putIfAbsent(a.reportUuid(), a.side());
         }
         Map<String, Optional<JobRef>> jobs = new HashMap<>();
         List<PlotPoint> points = new ArrayList<>();
@@ -58,16 +65,29 @@ final class MetricHistory {
                 if (b.lowerLimit() != null) lower = lower == null ? b.lowerLimit() : Math.max(lower, b.lowerLimit());
                 if (b.upperLimit() != null) upper = upper == null ? b.upperLimit() : Math.min(upper, b.upperLimit());
             }
-            String job = jobs.computeIfAbsent(p.reportUuid(), r -> alerts.jobOf(project, r)).map(JobRef::href).orElse(null);
-            points.add(new PlotPoint(p.branch() + " · " + p.testbed(), p.branch(), p.testbed(), p.at(), p.value(), lower, upper,
-                    alerted.get(p.reportUuid()), p.hash(), p.reportUuid(), job));
+            String job = jobs.computeIfAbsent(p.reportUuid(), r -> alerts.jobOf(project, r))
+                    .map(JobRef::href)
+                    .orElse(null);
+            points.add(new PlotPoint(
+                    p.branch() + " · " + p.testbed(),
+                    p.branch(),
+                    p.testbed(),
+                    p.at(),
+                    p.value(),
+                    lower,
+                    upper,
+                    alerted.get(p.reportUuid()),
+                    p.hash(),
+                    p.reportUuid(),
+                    job));
         }
         return new PlotData(benchmark, measure, points);
     }
 
     static String dataUrl(Project project, String benchmark, String measure, String branch, String testbed) {
-        return "/console/projects/" + project.slug().value() + "/metrics/data?benchmark=" + encode(benchmark) + "&measure=" + encode(measure)
-                + (branch == null ? "" : "&branch=" + encode(branch)) + (testbed == null ? "" : "&testbed=" + encode(testbed));
+        return "/console/projects/" + project.slug().value() + "/metrics/data?benchmark=" + encode(benchmark)
+                + "&measure=" + encode(measure) + (branch == null ? "" : "&branch=" + encode(branch))
+                + (testbed == null ? "" : "&testbed=" + encode(testbed));
     }
 
     private static String encode(String s) {

@@ -16,16 +16,27 @@ final class Names {
     }
 
     String spec(long id) {
-        return specs.computeIfAbsent(id, s -> store.specs().findSpec(s).map(x -> x.slug().value()).orElse("?"));
+        return specs.computeIfAbsent(
+                id, s -> store.specs().findSpec(s).map(x -> x.slug().value()).orElse("?"));
     }
 
     String runner(Long id) {
-        return id == null ? null : runners.computeIfAbsent(id, r -> store.runners().findRunner(r).map(x -> x.slug().value()).orElse("?"));
+        return id == null
+                ? null
+                : runners.computeIfAbsent(
+                        id,
+                        r -> store.runners()
+                                .findRunner(r)
+                                .map(x -> x.slug().value())
+                                .orElse("?"));
     }
 
     /** Who submitted the job: its user's name, or {@code admin} when the admin token did (no user is recorded then). */
     String submitter(long jobId) {
-        return store.access().jobSubmitter(jobId).map(u -> users.computeIfAbsent(u, id -> store.access().findUser(id).map(x -> x.name()).orElse("?")))
+        return store.access()
+                .jobSubmitter(jobId)
+                .map(u -> users.computeIfAbsent(
+                        u, id -> store.access().findUser(id).map(x -> x.name()).orElse("?")))
                 .orElse(JobListing.ADMIN);
     }
 }

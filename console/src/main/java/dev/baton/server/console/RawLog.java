@@ -37,12 +37,14 @@ final class RawLog {
             JsonNode body = page.body();
             JsonNode entries = body.path("entries");
             for (JsonNode e : entries) {
-                String text = e.has("dropped") && !e.get("dropped").isNull() ? "[" + e.get("dropped").asLong() + " bytes not kept]\n"
+                String text = e.has("dropped") && !e.get("dropped").isNull()
+                        ? "[" + e.get("dropped").asLong() + " bytes not kept]\n"
                         : e.path("text").asText("");
                 out.write(text.getBytes(StandardCharsets.UTF_8));
             }
             long next = body.path("next").asLong();
-            // "complete": the job ended and this page reached the end; an empty page: all there is now (a running job's log goes on).
+            // "complete": the job ended and this page reached the end; an empty page: all there is now (a running job's
+            // log goes on).
             if (entries.isEmpty() || body.path("complete").asBoolean(false)) break;
             page = api.call(ctx, "GET", path + next, null, viewer.token());
             if (!page.ok()) break;

@@ -37,7 +37,8 @@ final class ReadableJobs {
         if (principal instanceof Principal.Admin) return true;
         Project project = projects.get(job);
         if (project == null) {
-            Optional<Project> found = store.runs().findJob(job).flatMap(j -> store.organizations().findProject(j.projectId()));
+            Optional<Project> found =
+                    store.runs().findJob(job).flatMap(j -> store.organizations().findProject(j.projectId()));
             if (found.isEmpty()) return false;
             project = found.get();
             projects.put(job, project);

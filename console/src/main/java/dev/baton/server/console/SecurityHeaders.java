@@ -8,8 +8,9 @@ import io.javalin.http.Context;
  * nowhere; htmx is configured (layout) not to inject inline styles or evaluate code.
  */
 final class SecurityHeaders {
-    static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+    static final String CSP =
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+                    + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
     private SecurityHeaders() {}
 

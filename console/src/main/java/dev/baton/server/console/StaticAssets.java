@@ -25,14 +25,20 @@ final class StaticAssets {
     private final Map<String, Asset> assets = Map.ofEntries(
             Map.entry("console.css", new Asset("console/console.css", "text/css; charset=utf-8")),
             Map.entry("console.js", new Asset("console/console.js", "text/javascript; charset=utf-8")),
-            Map.entry("htmx.min.js", new Asset(webjar("htmx.org", "dist/htmx.min.js"), "text/javascript; charset=utf-8")),
+            Map.entry(
+                    "htmx.min.js", new Asset(webjar("htmx.org", "dist/htmx.min.js"), "text/javascript; charset=utf-8")),
             Map.entry("htmx-sse.js", new Asset(webjar("htmx-ext-sse", "sse.js"), "text/javascript; charset=utf-8")),
             Map.entry("log-viewer.js", new Asset("console/log-viewer.js", "text/javascript; charset=utf-8")),
             Map.entry("favicon.svg", new Asset("console/favicon.svg", "image/svg+xml")),
-            // anser (ANSI escapes to styled fragments), kept in the repository at a pinned version (scripts/update-web-assets)
-            Map.entry("anser.js", new Asset("console/vendor/anser/lib/index.js", "text/javascript; charset=utf-8", "Anser")),
+            // anser (ANSI escapes to styled fragments), kept in the repository at a pinned version
+            // (scripts/update-web-assets)
+            Map.entry(
+                    "anser.js",
+                    new Asset("console/vendor/anser/lib/index.js", "text/javascript; charset=utf-8", "Anser")),
             // uPlot draws the metrics history; its IIFE build sets window.uPlot
-            Map.entry("uplot.min.js", new Asset(webjar("uplot", "dist/uPlot.iife.min.js"), "text/javascript; charset=utf-8")),
+            Map.entry(
+                    "uplot.min.js",
+                    new Asset(webjar("uplot", "dist/uPlot.iife.min.js"), "text/javascript; charset=utf-8")),
             Map.entry("uplot.min.css", new Asset(webjar("uplot", "dist/uPlot.min.css"), "text/css; charset=utf-8")),
             Map.entry("metrics-plot.js", new Asset("console/metrics-plot.js", "text/javascript; charset=utf-8")));
 
@@ -55,14 +61,16 @@ final class StaticAssets {
     /** Runs a CommonJS file (it assigns {@code module.exports}) in its own scope and exposes what it exports as {@code window.name}. */
     private static byte[] commonJs(byte[] source, String name) {
         String wrapped = "(function () {\nvar module = { exports: {} }; var exports = module.exports;\n"
-                + new String(source, java.nio.charset.StandardCharsets.UTF_8) + "\nwindow." + name + " = module.exports;\n})();\n";
+                + new String(source, java.nio.charset.StandardCharsets.UTF_8) + "\nwindow." + name
+                + " = module.exports;\n})();\n";
         return wrapped.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static String webjar(String artifact, String file) {
         String props = "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties";
         try (InputStream in = StaticAssets.class.getClassLoader().getResourceAsStream(props)) {
-            if (in == null) throw new IllegalStateException("the " + artifact + " webjar is missing from the classpath");
+            if (in == null)
+                throw new IllegalStateException("the " + artifact + " webjar is missing from the classpath");
             Properties p = new Properties();
             p.load(in);
             return "META-INF/resources/webjars/" + artifact + "/" + p.getProperty("version") + "/" + file;

@@ -42,7 +42,9 @@ final class UsagePages {
             return;
         }
         List<OrganizationLink> orgs = new ArrayList<>();
-        for (var o : answer.body()) orgs.add(new OrganizationLink(o.path("slug").asText(), o.path("name").asText()));
+        for (var o : answer.body())
+            orgs.add(
+                    new OrganizationLink(o.path("slug").asText(), o.path("name").asText()));
         screen.show(ctx, 200, "organizations.jte", "Organizations", "organizations", v, "organizations", orgs);
     }
 
@@ -53,22 +55,46 @@ final class UsagePages {
             String value = ctx.queryParam(p);
             if (value != null && !value.isBlank()) period.put(p, value.strip());
         }
-        String query = period.isEmpty() ? "" : "?" + period.entrySet().stream().map(e -> e.getKey() + "=" + encode(e.getValue()))
-                .collect(Collectors.joining("&"));
+        String query = period.isEmpty()
+                ? ""
+                : "?"
+                        + period.entrySet().stream()
+                                .map(e -> e.getKey() + "=" + encode(e.getValue()))
+                                .collect(Collectors.joining("&"));
         var org = api.call(ctx, "GET", "/v0/organizations/" + encode(ref), null, v.token());
-        var usage = org.ok() ? api.call(ctx, "GET", "/v0/organizations/" + encode(ref) + "/usage" + query, null, v.token()) : org;
+        var usage = org.ok()
+                ? api.call(ctx, "GET", "/v0/organizations/" + encode(ref) + "/usage" + query, null, v.token())
+                : org;
         if (!usage.ok()) {
-            screen.message(ctx, usage.status(), v, usage.status() == 404 ? "Not found" : "Refused", usage.message(), ORGANIZATIONS);
+            screen.message(
+                    ctx,
+                    usage.status(),
+                    v,
+                    usage.status() == 404 ? "Not found" : "Refused",
+                    usage.message(),
+                    ORGANIZATIONS);
             return;
         }
         var u = usage.body();
         List<ProjectUsage> projects = new ArrayList<>();
-        for (var p : u.path("projects")) projects.add(new ProjectUsage(p.path("slug").asText(), p.path("name").asText(), p.path("minutes").asLong()));
+        for (var p : u.path("projects"))
+            projects.add(new ProjectUsage(
+                    p.path("slug").asText(),
+                    p.path("name").asText(),
+                    p.path("minutes").asLong()));
         String slug = u.path("slug").asText();
         Instant from = Instant.parse(u.path("from").asText());
         Instant to = Instant.parse(u.path("to").asText());
-        var view = new OrganizationUsage(slug, org.body().path("name").asText(slug), u.path("from").asText(), u.path("to").asText(),
-                u.path("minutes").asLong(), u.path("all_time_minutes").asLong(), projects, monthLink(slug, from, -1), monthLink(slug, to, 0));
+        var view = new OrganizationUsage(
+                slug,
+                org.body().path("name").asText(slug),
+                u.path("from").asText(),
+                u.path("to").asText(),
+                u.path("minutes").asLong(),
+                u.path("all_time_minutes").asLong(),
+                projects,
+                monthLink(slug, from, -1),
+                monthLink(slug, to, 0));
         screen.show(ctx, 200, "organization.jte", "Usage · " + view.name(), "organizations", v, "usage", view);
     }
 

@@ -13,6 +13,14 @@ public final class UsageViews {
     public record ProjectUsage(String slug, String name, long minutes) {}
 
     /** An organization's usage in {@code [from, to)}, with the links to the months before and after. */
-    public record OrganizationUsage(String slug, String name, String from, String to, long minutes, long allTime, List<ProjectUsage> projects,
-            String previous, String next) {}
+    public record OrganizationUsage(
+            String slug,
+            String name,
+            String from,
+            String to,
+            long minutes,
+            long allTime,
+            List<ProjectUsage> projects,
+            String previous,
+            String next) {}
 }

@@ -49,15 +49,42 @@ public final class Views {
     }
 
     /** A runner: {@code state} is idle, busy, draining, connected, offline, quarantined or archived. */
-    public record RunnerRow(String slug, String name, String state, String detail, List<JobRef> jobs, String specs,
-            Instant lastHeartbeat, Instant connectedSince, boolean archived, boolean connected, boolean quarantined, String labels,
+    public record RunnerRow(
+            String slug,
+            String name,
+            String state,
+            String detail,
+            List<JobRef> jobs,
+            String specs,
+            Instant lastHeartbeat,
+            Instant connectedSince,
+            boolean archived,
+            boolean connected,
+            boolean quarantined,
+            String labels,
             MachineText machine) {}
 
-    public record SpecRow(String slug, String name, String shape, long serving, long connected, long queued, long running,
-            Duration medianWait, Duration medianRun, int sample) {}
+    public record SpecRow(
+            String slug,
+            String name,
+            String shape,
+            long serving,
+            long connected,
+            long queued,
+            long running,
+            Duration medianWait,
+            Duration medianRun,
+            int sample) {}
 
     /** A pending job in dispatch order: {@code order} over all specs, {@code position} among the jobs competing for its runners. */
-    public record QueueRow(int order, JobRef job, String spec, int priority, Instant created, Integer position, Instant predictedStart,
+    public record QueueRow(
+            int order,
+            JobRef job,
+            String spec,
+            int priority,
+            Instant created,
+            Integer position,
+            Instant predictedStart,
             String reason) {}
 
     /**
@@ -65,8 +92,21 @@ public final class Views {
      * one, testbed, spec, image or command), who submitted it ({@code admin} for the admin
      * token), its state and times. {@code queueWait} and {@code runTime} are null until they start.
      */
-    public record JobRow(JobRef ref, String status, String spec, String runner, int priority, int attempt, Instant created,
-            Instant started, Instant completed, String branch, String hash, String testbed, String what, String submitter) {
+    public record JobRow(
+            JobRef ref,
+            String status,
+            String spec,
+            String runner,
+            int priority,
+            int attempt,
+            Instant created,
+            Instant started,
+            Instant completed,
+            String branch,
+            String hash,
+            String testbed,
+            String what,
+            String submitter) {
         public boolean running() {
             return started != null && completed == null && ("running".equals(status) || "claimed".equals(status));
         }
@@ -97,9 +137,20 @@ public final class Views {
      * filter's value; {@code scanLimited} says the branch or submitter filter stopped after the
      * newest jobs it may read ({@link JobListing#SCAN}).
      */
-    public record JobsPage(String project, String projectName, List<JobRow> jobs, List<Choice> statuses, List<Choice> specs,
-            List<Choice> runners, List<Choice> submitters, String branch, String query, Integer previousOffset, Integer nextOffset,
-            int offset, boolean scanLimited) {}
+    public record JobsPage(
+            String project,
+            String projectName,
+            List<JobRow> jobs,
+            List<Choice> statuses,
+            List<Choice> specs,
+            List<Choice> runners,
+            List<Choice> submitters,
+            String branch,
+            String query,
+            Integer previousOffset,
+            Integer nextOffset,
+            int offset,
+            boolean scanLimited) {}
 
     public record TimelineEntry(Instant at, String what) {}
 
@@ -107,8 +158,17 @@ public final class Views {
      * One claim of a job; the lease is shown as a fingerprint: it identifies the attempt without handing out the capability.
      * {@code retry} (issue 41), for a started attempt that failed: its kind and whether it was retried, or why not.
      */
-    public record AttemptRow(int number, String runner, String lease, String outcome, Instant claimed, Instant started, Instant ended,
-            String decline, String transport, String retry) {}
+    public record AttemptRow(
+            int number,
+            String runner,
+            String lease,
+            String outcome,
+            Instant claimed,
+            Instant started,
+            Instant ended,
+            String decline,
+            String transport,
+            String retry) {}
 
     /** A collected file: shown inline up to 16 KiB, and downloadable whole at {@link #href}. */
     public record OutputFile(int iteration, String path, long size, String content, boolean truncated, String href) {}
@@ -118,7 +178,8 @@ public final class Views {
         public String change() {
             if (changePercent == null) return "—";
             if (Math.abs(changePercent) < 0.05) return "0.0 %";
-            return (changePercent > 0 ? "+" : "−") + String.format(java.util.Locale.ROOT, "%,.1f", Math.abs(changePercent)) + " %";
+            return (changePercent > 0 ? "+" : "−")
+                    + String.format(java.util.Locale.ROOT, "%,.1f", Math.abs(changePercent)) + " %";
         }
 
         public String direction() {
@@ -127,16 +188,39 @@ public final class Views {
     }
 
     /** A job beside the previous run on the same branch and testbed ({@code previous} null when there is none), with the alerts raised on it. */
-    public record ComparePage(String project, String projectName, JobRef job, JobRef previous, String branch, String testbed,
-            List<CompareRow> rows, List<AlertRow> alerts) {}
+    public record ComparePage(
+            String project,
+            String projectName,
+            JobRef job,
+            JobRef previous,
+            String branch,
+            String testbed,
+            List<CompareRow> rows,
+            List<AlertRow> alerts) {}
 
     /**
      * An alert (docs/alerts.md) as the console shows it: which threshold, side, value, limit and
      * baseline; {@code job} is the run's job, null for a direct run (then {@code report} names it).
      */
-    public record AlertRow(String uuid, String branch, String testbed, String hash, String benchmark, String measure, String threshold,
-            String model, String side, double value, double limit, int baselineSize, Double baselineMean, Double baselineStddev, String status,
-            Instant created, JobRef job, String report) {
+    public record AlertRow(
+            String uuid,
+            String branch,
+            String testbed,
+            String hash,
+            String benchmark,
+            String measure,
+            String threshold,
+            String model,
+            String side,
+            double value,
+            double limit,
+            int baselineSize,
+            Double baselineMean,
+            Double baselineStddev,
+            String status,
+            Instant created,
+            JobRef job,
+            String report) {
         public String shortId() {
             return uuid.substring(0, Math.min(8, uuid.length()));
         }
@@ -153,7 +237,8 @@ public final class Views {
         public String baseline() {
             String size = baselineSize == 1 ? "1 earlier result" : baselineSize + " earlier results";
             if (baselineMean == null) return size;
-            return size + ", mean " + Format.number(baselineMean) + (baselineStddev == null ? "" : " ± " + Format.number(baselineStddev));
+            return size + ", mean " + Format.number(baselineMean)
+                    + (baselineStddev == null ? "" : " ± " + Format.number(baselineStddev));
         }
 
         /** "above the upper limit" or "below the lower limit". */
@@ -163,7 +248,8 @@ public final class Views {
     }
 
     /** A project's alerts, active and dismissed; {@code mayTriage}: the viewer may dismiss and reopen (the API's rule). */
-    public record AlertsPage(String project, String projectName, List<AlertRow> active, List<AlertRow> dismissed, boolean mayTriage) {}
+    public record AlertsPage(
+            String project, String projectName, List<AlertRow> active, List<AlertRow> dismissed, boolean mayTriage) {}
 
     /** A benchmark and measure with a link to its plot. */
     public record MetricChoice(String benchmark, String measure, String href, boolean selected) {}
@@ -172,24 +258,43 @@ public final class Views {
      * The metrics page: every benchmark and measure, and for the chosen one ({@code benchmark}
      * null: none chosen) the plot's data URL and the same points as a table, the plot's text alternative.
      */
-    public record MetricsPage(String project, String projectName, List<MetricChoice> choices, String benchmark, String measure, String branch,
-            String testbed, String dataUrl, List<PlotPoint> points) {}
+    public record MetricsPage(
+            String project,
+            String projectName,
+            List<MetricChoice> choices,
+            String benchmark,
+            String measure,
+            String branch,
+            String testbed,
+            String dataUrl,
+            List<PlotPoint> points) {}
 
     /**
      * One point of the plot: its series ("branch · testbed"), time, value, the boundary (when
      * several thresholds judged it, the narrowest limits), the alert's side when it raised one,
      * and the job that measured it (null for a direct run).
      */
-    public record PlotPoint(String series, String branch, String testbed, Instant at, double value, Double lower, Double upper, String alert,
-            String hash, String report, String job) {
+    public record PlotPoint(
+            String series,
+            String branch,
+            String testbed,
+            Instant at,
+            double value,
+            Double lower,
+            Double upper,
+            String alert,
+            String hash,
+            String report,
+            String job) {
         public String shortJob() {
-            return job == null ? null : job.substring(job.lastIndexOf('/') + 1, Math.min(job.length(), job.lastIndexOf('/') + 9));
+            return job == null
+                    ? null
+                    : job.substring(job.lastIndexOf('/') + 1, Math.min(job.length(), job.lastIndexOf('/') + 9));
         }
     }
 
     /** What the plot's script fetches. */
     public record PlotData(String benchmark, String measure, List<PlotPoint> points) {}
-
 
     public record IterationRow(int iteration, Integer exitCode, String error) {}
 
@@ -204,10 +309,26 @@ public final class Views {
         public static final int HEIGHT = 200;
     }
 
-    public record JobPage(String project, String projectName, JobRow job, String errorCode, String error, String pendingReason,
-            Integer queuePosition, Instant predictedStart, List<TimelineEntry> timeline, List<AttemptRow> attempts,
-            List<IterationRow> iterations, List<OutputFile> files, List<MetricRow> metrics, List<Chart> charts, String adapterError,
-            boolean cancelable, String image, List<String> command, boolean mayRerun) {
+    public record JobPage(
+            String project,
+            String projectName,
+            JobRow job,
+            String errorCode,
+            String error,
+            String pendingReason,
+            Integer queuePosition,
+            Instant predictedStart,
+            List<TimelineEntry> timeline,
+            List<AttemptRow> attempts,
+            List<IterationRow> iterations,
+            List<OutputFile> files,
+            List<MetricRow> metrics,
+            List<Chart> charts,
+            String adapterError,
+            boolean cancelable,
+            String image,
+            List<String> command,
+            boolean mayRerun) {
         public String logUrl() {
             return job.ref().href() + "/log?follow=true";
         }
@@ -220,12 +341,18 @@ public final class Views {
      * A destructive action waiting for a yes: the question, what follows, the form that does it
      * ({@code action} with its {@code fields}, plus {@code confirm=yes}) and the way back without it.
      */
-    public record Confirmation(String question, String consequence, String action, java.util.Map<String, String> fields, String button,
+    public record Confirmation(
+            String question,
+            String consequence,
+            String action,
+            java.util.Map<String, String> fields,
+            String button,
             Link back) {}
 
     public record ProjectRow(String slug, String name, String uuid) {}
 
     public record RepositoryRow(String name, List<String> tags) {}
 
-    public record RegistryPage(String project, String projectName, String pullPrefix, List<RepositoryRow> repositories) {}
+    public record RegistryPage(
+            String project, String projectName, String pullPrefix, List<RepositoryRow> repositories) {}
 }

@@ -8,8 +8,16 @@ public final class Adapters {
     /** Bencher Metric Format on the output, like Bencher's {@code json} (the API's one default). */
     public static final String DEFAULT = JsonAdapter.NAME;
 
-    private final List<Adapter> all = List.of(new JsonAdapter(), new JmhAdapter(), new GoBenchAdapter(), new CriterionAdapter(),
-            new HyperfineAdapter(), new PytestBenchmarkAdapter(), new GoogleBenchmarkAdapter(), new MagicAdapter(), new RawAdapter());
+    private final List<Adapter> all = List.of(
+            new JsonAdapter(),
+            new JmhAdapter(),
+            new GoBenchAdapter(),
+            new CriterionAdapter(),
+            new HyperfineAdapter(),
+            new PytestBenchmarkAdapter(),
+            new GoogleBenchmarkAdapter(),
+            new MagicAdapter(),
+            new RawAdapter());
 
     /** The named adapter ({@link #DEFAULT} for a null or blank name). */
     public Optional<Adapter> find(String name) {

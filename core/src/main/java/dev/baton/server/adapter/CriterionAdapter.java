@@ -41,7 +41,8 @@ public final class CriterionAdapter implements Adapter {
             if (time.matches()) {
                 String name = time.group(1).strip();
                 if (name.isEmpty()) name = previous;
-                if (name == null || name.isEmpty()) throw new AdapterException(where + ": a time line without a benchmark name");
+                if (name == null || name.isEmpty())
+                    throw new AdapterException(where + ": a time line without a benchmark name");
                 current = name;
                 Triple t = triple(time.group(2), where);
                 out.add(name, Measures.LATENCY, new Metric(t.estimate, t.low, t.high).scaled(nanos(t.unit, where)));
@@ -62,7 +63,8 @@ public final class CriterionAdapter implements Adapter {
             }
             if (!line.isBlank()) previous = line.strip();
         }
-        if (out.isEmpty()) throw new AdapterException("no Criterion result lines (<name> time: [<low> <estimate> <high>])");
+        if (out.isEmpty())
+            throw new AdapterException("no Criterion result lines (<name> time: [<low> <estimate> <high>])");
         return out.build();
     }
 
@@ -71,7 +73,8 @@ public final class CriterionAdapter implements Adapter {
     /** "2.5094 ms 2.5306 ms 2.5553 ms": three values, one unit (Criterion prints the same unit thrice). */
     private static Triple triple(String inside, String where) {
         String[] t = inside.strip().split("\\s+");
-        if (t.length != 6) throw new AdapterException(where + ": expected [<low> <unit> <estimate> <unit> <high> <unit>]");
+        if (t.length != 6)
+            throw new AdapterException(where + ": expected [<low> <unit> <estimate> <unit> <high> <unit>]");
         try {
             double low = Units.number(t[0]) * factor(t[1], t[5]);
             double estimate = Units.number(t[2]) * factor(t[3], t[5]);

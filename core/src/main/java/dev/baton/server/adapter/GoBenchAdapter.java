@@ -54,7 +54,8 @@ public final class GoBenchAdapter implements Adapter {
                 }
             }
         }
-        if (out.isEmpty()) throw new AdapterException("no Go benchmark result lines (Benchmark<Name> <iterations> <value> <unit> …)");
+        if (out.isEmpty())
+            throw new AdapterException("no Go benchmark result lines (Benchmark<Name> <iterations> <value> <unit> …)");
         return out.build();
     }
 }

@@ -31,7 +31,8 @@ public final class GoogleBenchmarkAdapter extends JsonFormat {
 
     @Override
     Metrics parse(JsonNode document) {
-        if (!document.isObject()) throw new AdapterException("Google Benchmark JSON must be an object with 'benchmarks'");
+        if (!document.isObject())
+            throw new AdapterException("Google Benchmark JSON must be an object with 'benchmarks'");
         JsonNode benchmarks = array(document, "benchmarks");
         Set<String> withIterations = new HashSet<>();
         for (JsonNode b : benchmarks) {
@@ -43,7 +44,9 @@ public final class GoogleBenchmarkAdapter extends JsonFormat {
             String where = "benchmark " + i;
             if (b.path("error_occurred").asBoolean(false)) continue;
             boolean aggregate = "aggregate".equals(b.path("run_type").asText());
-            if (aggregate && (withIterations.contains(runName(b)) || !"mean".equals(b.path("aggregate_name").asText()))) continue;
+            if (aggregate
+                    && (withIterations.contains(runName(b))
+                            || !"mean".equals(b.path("aggregate_name").asText()))) continue;
             String name = aggregate ? runName(b) : text(b, "name", where);
             String unit = b.hasNonNull("time_unit") ? text(b, "time_unit", where) : "ns";
             double nanos;
@@ -62,6 +65,8 @@ public final class GoogleBenchmarkAdapter extends JsonFormat {
     }
 
     private static String runName(JsonNode b) {
-        return b.hasNonNull("run_name") ? b.get("run_name").asText() : b.path("name").asText();
+        return b.hasNonNull("run_name")
+                ? b.get("run_name").asText()
+                : b.path("name").asText();
     }
 }

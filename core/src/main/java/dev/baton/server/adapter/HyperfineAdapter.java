@@ -19,8 +19,12 @@ public final class HyperfineAdapter extends JsonFormat {
     @Override
     boolean recognizes(JsonNode document) {
         JsonNode results = document.get("results");
-        return document.isObject() && results != null && results.isArray() && !results.isEmpty()
-                && results.get(0).has("command") && results.get(0).has("mean");
+        return document.isObject()
+                && results != null
+                && results.isArray()
+                && !results.isEmpty()
+                && results.get(0).has("command")
+                && results.get(0).has("mean");
     }
 
     @Override
@@ -32,7 +36,10 @@ public final class HyperfineAdapter extends JsonFormat {
             JsonNode r = results.get(i);
             String where = "result " + i;
             double mean = required(r, "mean", where);
-            out.add(text(r, "command", where), Measures.LATENCY, new Metric(mean, number(r, "min"), number(r, "max")).scaled(1e9));
+            out.add(
+                    text(r, "command", where),
+                    Measures.LATENCY,
+                    new Metric(mean, number(r, "min"), number(r, "max")).scaled(1e9));
         }
         return out.build();
     }

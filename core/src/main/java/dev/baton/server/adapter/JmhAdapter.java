@@ -38,7 +38,8 @@ public final class JmhAdapter extends JsonFormat {
             String where = "run " + i;
             String name = text(run, "benchmark", where) + params(run.get("params"));
             JsonNode primary = run.get("primaryMetric");
-            if (primary == null || !primary.isObject()) throw new AdapterException(where + ": 'primaryMetric' is missing");
+            if (primary == null || !primary.isObject())
+                throw new AdapterException(where + ": 'primaryMetric' is missing");
             double score = required(primary, "score", where);
             Double low = null;
             Double high = null;
@@ -69,7 +70,8 @@ public final class JmhAdapter extends JsonFormat {
         if (parts.length == 2 && parts[1].equals("op") && Units.nanos(parts[0]).isPresent()) {
             return new Scale(Measures.LATENCY, Units.nanos(parts[0]).get());
         }
-        throw new AdapterException(where + ": unsupported score unit '" + unit + "' (expected <time>/op or ops/<time>)");
+        throw new AdapterException(
+                where + ": unsupported score unit '" + unit + "' (expected <time>/op or ops/<time>)");
     }
 
     private static Double number(JsonNode array, int index) {

@@ -36,15 +36,21 @@ public final class JsonAdapter extends JsonFormat {
         Metrics.Builder out = new Metrics.Builder();
         for (Iterator<Map.Entry<String, JsonNode>> b = document.fields(); b.hasNext(); ) {
             var bench = b.next();
-            if (!bench.getValue().isObject()) throw new AdapterException("benchmark '" + bench.getKey() + "' must be an object of measures");
+            if (!bench.getValue().isObject())
+                throw new AdapterException("benchmark '" + bench.getKey() + "' must be an object of measures");
             for (Iterator<Map.Entry<String, JsonNode>> m = bench.getValue().fields(); m.hasNext(); ) {
                 var measure = m.next();
                 String where = "'" + bench.getKey() + "' → '" + measure.getKey() + "'";
                 JsonNode metric = measure.getValue();
                 if (!metric.isObject()) throw new AdapterException(where + " must be an object with a value");
                 try {
-                    out.add(bench.getKey(), measure.getKey(),
-                            new Metric(required(metric, "value", where), number(metric, "lower_value"), number(metric, "upper_value")));
+                    out.add(
+                            bench.getKey(),
+                            measure.getKey(),
+                            new Metric(
+                                    required(metric, "value", where),
+                                    number(metric, "lower_value"),
+                                    number(metric, "upper_value")));
                 } catch (AdapterException e) {
                     throw e.getMessage().startsWith(where) ? e : new AdapterException(where + ": " + e.getMessage());
                 }

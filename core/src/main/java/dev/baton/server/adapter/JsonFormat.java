@@ -27,8 +27,9 @@ abstract class JsonFormat implements Adapter {
             if (node == null) throw new AdapterException("the output is empty");
             return node;
         } catch (JsonProcessingException e) {
-            throw new AdapterException("the output is not valid JSON (line " + e.getLocation().getLineNr() + ", column "
-                    + e.getLocation().getColumnNr() + ")");
+            throw new AdapterException(
+                    "the output is not valid JSON (line " + e.getLocation().getLineNr() + ", column "
+                            + e.getLocation().getColumnNr() + ")");
         }
     }
 
@@ -49,7 +50,8 @@ abstract class JsonFormat implements Adapter {
 
     static String text(JsonNode parent, String field, String where) {
         JsonNode n = parent.get(field);
-        if (n == null || !n.isTextual() || n.textValue().isBlank()) throw new AdapterException(where + ": '" + field + "' is missing");
+        if (n == null || !n.isTextual() || n.textValue().isBlank())
+            throw new AdapterException(where + ": '" + field + "' is missing");
         return n.textValue();
     }
 

@@ -17,8 +17,12 @@ import java.util.Optional;
 public final class MagicAdapter implements Adapter {
     public static final String NAME = "magic";
 
-    private final List<JsonFormat> json = List.of(new JmhAdapter(), new GoogleBenchmarkAdapter(), new PytestBenchmarkAdapter(),
-            new HyperfineAdapter(), new JsonAdapter());
+    private final List<JsonFormat> json = List.of(
+            new JmhAdapter(),
+            new GoogleBenchmarkAdapter(),
+            new PytestBenchmarkAdapter(),
+            new HyperfineAdapter(),
+            new JsonAdapter());
     private final GoBenchAdapter go = new GoBenchAdapter();
     private final CriterionAdapter criterion = new CriterionAdapter();
 
@@ -29,8 +33,10 @@ public final class MagicAdapter implements Adapter {
 
     @Override
     public Metrics parse(String text) {
-        Adapter found = detect(text).orElseThrow(() -> new AdapterException(
-                "no adapter recognises this output (tried java_jmh, cpp_google, python_pytest, shell_hyperfine, json, go_bench, rust_criterion)"));
+        Adapter found = detect(text)
+                .orElseThrow(
+                        () -> new AdapterException(
+                                "no adapter recognises this output (tried java_jmh, cpp_google, python_pytest, shell_hyperfine, json, go_bench, rust_criterion)"));
         return found.parse(text);
     }
 

@@ -18,7 +18,10 @@ public record Metric(double value, Double lowerValue, Double upperValue) {
 
     /** This metric with every number multiplied by {@code factor} (a unit conversion). */
     Metric scaled(double factor) {
-        return new Metric(value * factor, lowerValue == null ? null : lowerValue * factor, upperValue == null ? null : upperValue * factor);
+        return new Metric(
+                value * factor,
+                lowerValue == null ? null : lowerValue * factor,
+                upperValue == null ? null : upperValue * factor);
     }
 
     private static void requireFinite(String field, double v) {

@@ -40,7 +40,8 @@ public record Metrics(Map<String, Map<String, Metric>> benchmarks) {
      */
     public static Metrics merge(List<Metrics> documents) {
         Builder b = new Builder();
-        for (Metrics d : documents) d.benchmarks.forEach((bench, measures) -> measures.forEach((m, metric) -> b.add(bench, m, metric)));
+        for (Metrics d : documents)
+            d.benchmarks.forEach((bench, measures) -> measures.forEach((m, metric) -> b.add(bench, m, metric)));
         return b.build();
     }
 
@@ -50,7 +51,9 @@ public record Metrics(Map<String, Map<String, Metric>> benchmarks) {
 
         public Builder add(String benchmark, String measure, Metric metric) {
             if (benchmark == null || benchmark.isBlank()) throw new AdapterException("a benchmark has no name");
-            samples.computeIfAbsent(benchmark, k -> new LinkedHashMap<>()).computeIfAbsent(measure, k -> new ArrayList<>()).add(metric);
+            samples.computeIfAbsent(benchmark, k -> new LinkedHashMap<>())
+                    .computeIfAbsent(measure, k -> new ArrayList<>())
+                    .add(metric);
             return this;
         }
 

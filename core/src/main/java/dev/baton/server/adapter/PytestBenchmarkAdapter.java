@@ -19,13 +19,17 @@ public final class PytestBenchmarkAdapter extends JsonFormat {
     @Override
     boolean recognizes(JsonNode document) {
         JsonNode benchmarks = document.get("benchmarks");
-        return document.isObject() && benchmarks != null && benchmarks.isArray()
-                && (document.has("machine_info") || (!benchmarks.isEmpty() && benchmarks.get(0).has("stats")));
+        return document.isObject()
+                && benchmarks != null
+                && benchmarks.isArray()
+                && (document.has("machine_info")
+                        || (!benchmarks.isEmpty() && benchmarks.get(0).has("stats")));
     }
 
     @Override
     Metrics parse(JsonNode document) {
-        if (!document.isObject()) throw new AdapterException("pytest-benchmark JSON must be an object with 'benchmarks'");
+        if (!document.isObject())
+            throw new AdapterException("pytest-benchmark JSON must be an object with 'benchmarks'");
         JsonNode benchmarks = array(document, "benchmarks");
         Metrics.Builder out = new Metrics.Builder();
         for (int i = 0; i < benchmarks.size(); i++) {

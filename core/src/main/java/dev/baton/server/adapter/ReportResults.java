@@ -19,14 +19,20 @@ public record ReportResults(Metrics results, List<IterationResults> iterations) 
     }
 
     public static ReportResults of(List<IterationResults> iterations) {
-        List<Metrics> parsed = iterations.stream().filter(IterationResults::parsed).map(IterationResults::results).toList();
+        List<Metrics> parsed = iterations.stream()
+                .filter(IterationResults::parsed)
+                .map(IterationResults::results)
+                .toList();
         return new ReportResults(parsed.isEmpty() ? null : Metrics.merge(parsed), iterations);
     }
 
     /** The report's error: the first iteration that did not parse, or none. */
     public Optional<String> error() {
         if (iterations.isEmpty()) return Optional.of("the job produced no iterations");
-        return iterations.stream().filter(i -> !i.parsed()).findFirst().map(i -> "iteration " + i.iteration() + ": " + i.error());
+        return iterations.stream()
+                .filter(i -> !i.parsed())
+                .findFirst()
+                .map(i -> "iteration " + i.iteration() + ": " + i.error());
     }
 
     public String toJson() {
@@ -41,10 +47,12 @@ public record ReportResults(Metrics results, List<IterationResults> iterations) 
         if (json == null) return Optional.empty();
         try {
             JsonNode node = Wire.mapper().readTree(json);
-            if (node != null && node.isObject() && node.has("iterations")) return Optional.of(Wire.mapper().treeToValue(node, ReportResults.class));
+            if (node != null && node.isObject() && node.has("iterations"))
+                return Optional.of(Wire.mapper().treeToValue(node, ReportResults.class));
             if (node != null && node.isArray()) {
                 List<IterationResults> iterations = new java.util.ArrayList<>();
-                for (JsonNode doc : node) iterations.add(IterationResults.parse(iterations.size(), new JsonAdapter(), doc.toString()));
+                for (JsonNode doc : node)
+                    iterations.add(IterationResults.parse(iterations.size(), new JsonAdapter(), doc.toString()));
                 return Optional.of(of(iterations));
             }
             return Optional.empty();

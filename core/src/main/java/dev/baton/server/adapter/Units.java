@@ -6,15 +6,28 @@ import java.util.Optional;
 /** Conversions into the measures' base units: nanoseconds for time, per second for rates. */
 final class Units {
     private static final Map<String, Double> NANOS_PER = Map.ofEntries(
-            Map.entry("ps", 1e-3), Map.entry("ns", 1.0), Map.entry("us", 1e3), Map.entry("µs", 1e3), Map.entry("μs", 1e3),
-            Map.entry("ms", 1e6), Map.entry("s", 1e9), Map.entry("min", 60e9));
+            Map.entry("ps", 1e-3),
+            Map.entry("ns", 1.0),
+            Map.entry("us", 1e3),
+            Map.entry("µs", 1e3),
+            Map.entry("μs", 1e3),
+            Map.entry("ms", 1e6),
+            Map.entry("s", 1e9),
+            Map.entry("min", 60e9));
 
     private static final Map<String, Double> BYTES_PER = Map.ofEntries(
-            Map.entry("B", 1.0), Map.entry("KB", 1e3), Map.entry("MB", 1e6), Map.entry("GB", 1e9), Map.entry("TB", 1e12),
-            Map.entry("KiB", 1024.0), Map.entry("MiB", 1024.0 * 1024), Map.entry("GiB", 1024.0 * 1024 * 1024),
+            Map.entry("B", 1.0),
+            Map.entry("KB", 1e3),
+            Map.entry("MB", 1e6),
+            Map.entry("GB", 1e9),
+            Map.entry("TB", 1e12),
+            Map.entry("KiB", 1024.0),
+            Map.entry("MiB", 1024.0 * 1024),
+            Map.entry("GiB", 1024.0 * 1024 * 1024),
             Map.entry("TiB", 1024.0 * 1024 * 1024 * 1024));
 
-    private static final Map<String, Double> ELEMENTS_PER = Map.of("elem", 1.0, "Kelem", 1e3, "Melem", 1e6, "Gelem", 1e9);
+    private static final Map<String, Double> ELEMENTS_PER =
+            Map.of("elem", 1.0, "Kelem", 1e3, "Melem", 1e6, "Gelem", 1e9);
 
     private Units() {}
 

@@ -30,17 +30,22 @@ public record BlobSettings(
         boolean s3PathStyle,
         long s3PartSize) {
 
-    public enum Kind { DIRECTORY, S3 }
+    public enum Kind {
+        DIRECTORY,
+        S3
+    }
 
     public static final String DEFAULT_REGION = "us-east-1";
     /** Parts of 8 MiB keep a 1 GiB layer at 128 parts and one writer's memory small. */
     public static final long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
+
     public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
     public static final long MAX_PART_SIZE = 512L * 1024 * 1024;
 
     /** The default: {@code {data_dir}/storage}. */
     public static BlobSettings directoryDefault() {
-        return new BlobSettings(Kind.DIRECTORY, null, null, DEFAULT_REGION, null, "", null, null, true, DEFAULT_PART_SIZE);
+        return new BlobSettings(
+                Kind.DIRECTORY, null, null, DEFAULT_REGION, null, "", null, null, true, DEFAULT_PART_SIZE);
     }
 
     /** The directory blobs live in when {@link #blobStore} is DIRECTORY. */

@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
  *                   {@code .creds} file, user JWT and nkey seed, or an nkey seed alone), or null
  *                   when the URL's userinfo (or nothing) authenticates
  */
-public record BrokerSettings(String natsUrl, String dispatchTransport, Set<String> natsSpecs, Duration leaseTtl, String natsCredentials) {
+public record BrokerSettings(
+        String natsUrl, String dispatchTransport, Set<String> natsSpecs, Duration leaseTtl, String natsCredentials) {
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(120);
     public static final BrokerSettings NONE = new BrokerSettings(null, "websocket", Set.of(), DEFAULT_LEASE_TTL);
 
@@ -31,12 +32,14 @@ public record BrokerSettings(String natsUrl, String dispatchTransport, Set<Strin
         natsSpecs = Set.copyOf(natsSpecs);
         dispatchTransport = dispatchTransport == null ? "websocket" : dispatchTransport.strip();
         boolean allSpecs = allSpecs(dispatchTransport);
-        if (leaseTtl == null || leaseTtl.toSeconds() < 2) throw new IllegalArgumentException("lease_ttl must be at least 2 seconds");
+        if (leaseTtl == null || leaseTtl.toSeconds() < 2)
+            throw new IllegalArgumentException("lease_ttl must be at least 2 seconds");
         if (natsUrl == null && (allSpecs || !natsSpecs.isEmpty())) {
             throw new IllegalArgumentException("dispatch_transport nats and nats_specs need nats_url");
         }
         if (natsCredentials != null && natsCredentials.isBlank()) natsCredentials = null;
-        if (natsCredentials != null && natsUrl == null) throw new IllegalArgumentException("nats_credentials needs nats_url");
+        if (natsCredentials != null && natsUrl == null)
+            throw new IllegalArgumentException("nats_credentials needs nats_url");
     }
 
     /** {@code natsUrl} fit for a log line: a password in its userinfo is a credential, so the userinfo is left out. */
@@ -52,8 +55,8 @@ public record BrokerSettings(String natsUrl, String dispatchTransport, Set<Strin
     /** Never the URL's password (a record's own toString would print it wherever the config is logged). */
     @Override
     public String toString() {
-        return "BrokerSettings[natsUrl=" + natsUrlForLogs() + ", dispatchTransport=" + dispatchTransport + ", natsSpecs=" + natsSpecs
-                + ", leaseTtl=" + leaseTtl + ", natsCredentials=" + natsCredentials + "]";
+        return "BrokerSettings[natsUrl=" + natsUrlForLogs() + ", dispatchTransport=" + dispatchTransport
+                + ", natsSpecs=" + natsSpecs + ", leaseTtl=" + leaseTtl + ", natsCredentials=" + natsCredentials + "]";
     }
 
     /** Every spec's jobs are offered on the broker. */
@@ -79,12 +82,17 @@ public record BrokerSettings(String natsUrl, String dispatchTransport, Set<Strin
         return switch (transport) {
             case "websocket" -> false;
             case "nats" -> true;
-            default -> throw new IllegalArgumentException("dispatch_transport must be 'websocket' or 'nats', not '" + transport + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "dispatch_transport must be 'websocket' or 'nats', not '" + transport + "'");
         };
     }
 
     /** {@code nats_specs}: spec slugs separated by commas. */
     public static Set<String> slugs(String list) {
-        return Arrays.stream(list.split(",")).map(String::strip).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        return Arrays.stream(list.split(","))
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
     }
 }

@@ -26,23 +26,54 @@ public final class ConfigLoader {
 
     /** Every setting, in the order of {@link ServerConfig}'s components. */
     public static final List<String> KEYS = List.of(
-            "host", "port", "data_dir", "database_url", "public_url", "request_body_max_bytes", "registry_max_body_bytes",
-            "admin_token", "heartbeat_timeout", "acceptance_timeout", "job_timeout_grace", "cancel_deadline",
-            "default_poll_timeout", "pull_token_ttl", "max_requeues", "heartbeat_flush_interval", "node_id", "node_timeout",
-            "token_submissions_per_minute", "audit_retention",
+            "host",
+            "port",
+            "data_dir",
+            "database_url",
+            "public_url",
+            "request_body_max_bytes",
+            "registry_max_body_bytes",
+            "admin_token",
+            "heartbeat_timeout",
+            "acceptance_timeout",
+            "job_timeout_grace",
+            "cancel_deadline",
+            "default_poll_timeout",
+            "pull_token_ttl",
+            "max_requeues",
+            "heartbeat_flush_interval",
+            "node_id",
+            "node_timeout",
+            "token_submissions_per_minute",
+            "audit_retention",
             // Blob storage (BlobSettings), in its order.
-            "blob_store", "blob_dir", "s3_endpoint", "s3_region", "s3_bucket", "s3_prefix", "s3_access_key_id",
-            "s3_secret_access_key", "s3_path_style", "s3_part_size",
+            "blob_store",
+            "blob_dir",
+            "s3_endpoint",
+            "s3_region",
+            "s3_bucket",
+            "s3_prefix",
+            "s3_access_key_id",
+            "s3_secret_access_key",
+            "s3_path_style",
+            "s3_part_size",
             // Flaky-runner quarantine (docs/scheduling.md).
-            "quarantine_threshold", "quarantine_window",
+            "quarantine_threshold",
+            "quarantine_window",
             // Live logs across nodes (docs/decisions/0016-cross-node-live.md).
             "advertise_url",
             // Image affinity (docs/scheduling.md).
             "image_affinity",
             // Transport A (docs/protocol.md, "Transport A").
-            "nats_url", "dispatch_transport", "nats_specs", "lease_ttl", "nats_credentials",
+            "nats_url",
+            "dispatch_transport",
+            "nats_specs",
+            "lease_ttl",
+            "nats_credentials",
             // Trusted proxies and the runner connect limit (EdgeSettings, issue 41).
-            "trusted_proxies", "runner_connects_per_minute", "runner_connect_burst");
+            "trusted_proxies",
+            "runner_connects_per_minute",
+            "runner_connect_burst");
 
     private ConfigLoader() {}
 
@@ -94,13 +125,15 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
         }
-        if (root == null || !root.isObject()) throw new ConfigException("config file " + file + " must hold a JSON object");
+        if (root == null || !root.isObject())
+            throw new ConfigException("config file " + file + " must hold a JSON object");
         Map<String, Value> values = new LinkedHashMap<>();
         var fields = root.fields();
         while (fields.hasNext()) {
             var field = fields.next();
             String key = field.getKey();
-            if (!KEYS.contains(key)) throw new ConfigException("config file " + file + ": unknown setting '" + key + "'; known: " + KEYS);
+            if (!KEYS.contains(key))
+                throw new ConfigException("config file " + file + ": unknown setting '" + key + "'; known: " + KEYS);
             JsonNode node = field.getValue();
             if (node.isNull()) continue;
             if (node.isArray() && key.equals("trusted_proxies")) {
@@ -109,7 +142,8 @@ public final class ConfigLoader {
                 values.put(key, new Value(String.join(",", items), "config file " + file + " key '" + key + "'"));
                 continue;
             }
-            if (!node.isValueNode()) throw new ConfigException("config file " + file + ": '" + key + "' must be a string or a number");
+            if (!node.isValueNode())
+                throw new ConfigException("config file " + file + ": '" + key + "' must be a string or a number");
             values.put(key, new Value(node.asText(), "config file " + file + " key '" + key + "'"));
         }
         return values;
@@ -124,8 +158,12 @@ public final class ConfigLoader {
                 dataDir,
                 v.containsKey("database_url") ? text(v.get("database_url")) : d.databaseUrl(),
                 v.containsKey("public_url") ? url(v.get("public_url")) : d.publicUrl(),
-                v.containsKey("request_body_max_bytes") ? size(v.get("request_body_max_bytes"), 1024) : d.requestBodyMaxBytes(),
-                v.containsKey("registry_max_body_bytes") ? size(v.get("registry_max_body_bytes"), 1024) : d.registryMaxBodyBytes(),
+                v.containsKey("request_body_max_bytes")
+                        ? size(v.get("request_body_max_bytes"), 1024)
+                        : d.requestBodyMaxBytes(),
+                v.containsKey("registry_max_body_bytes")
+                        ? size(v.get("registry_max_body_bytes"), 1024)
+                        : d.registryMaxBodyBytes(),
                 v.containsKey("admin_token") ? adminToken(v.get("admin_token")) : d.adminToken(),
                 duration(v, "heartbeat_timeout", d.heartbeatTimeout()),
                 duration(v, "acceptance_timeout", d.acceptanceTimeout()),
@@ -137,11 +175,14 @@ public final class ConfigLoader {
                 duration(v, "heartbeat_flush_interval", d.heartbeatFlushInterval()),
                 v.containsKey("node_id") ? nodeId(v.get("node_id")) : d.nodeId(),
                 duration(v, "node_timeout", d.nodeTimeout()),
-                v.containsKey("token_submissions_per_minute") ? (int) number(v.get("token_submissions_per_minute"), 0, 1_000_000)
+                v.containsKey("token_submissions_per_minute")
+                        ? (int) number(v.get("token_submissions_per_minute"), 0, 1_000_000)
                         : d.tokenSubmissionsPerMinute(),
                 duration(v, "audit_retention", d.auditRetention()),
                 blobs(v),
-                v.containsKey("quarantine_threshold") ? (int) number(v.get("quarantine_threshold"), 0, 10_000) : d.quarantineThreshold(),
+                v.containsKey("quarantine_threshold")
+                        ? (int) number(v.get("quarantine_threshold"), 0, 10_000)
+                        : d.quarantineThreshold(),
                 duration(v, "quarantine_window", d.quarantineWindow()),
                 v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl(),
                 v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity(),
@@ -160,15 +201,18 @@ public final class ConfigLoader {
             }
         }
         int perMinute = v.containsKey("runner_connects_per_minute")
-                ? (int) number(v.get("runner_connects_per_minute"), 0, 1_000_000) : d.runnerConnectsPerMinute();
+                ? (int) number(v.get("runner_connects_per_minute"), 0, 1_000_000)
+                : d.runnerConnectsPerMinute();
         int burst = v.containsKey("runner_connect_burst")
-                ? (int) number(v.get("runner_connect_burst"), 1, 1_000_000) : d.runnerConnectBurst();
+                ? (int) number(v.get("runner_connect_burst"), 1, 1_000_000)
+                : d.runnerConnectBurst();
         return new EdgeSettings(proxies, perMinute, burst);
     }
 
     private static BrokerSettings broker(Map<String, Value> v) {
         try {
-            return new BrokerSettings(v.containsKey("nats_url") ? text(v.get("nats_url")) : null,
+            return new BrokerSettings(
+                    v.containsKey("nats_url") ? text(v.get("nats_url")) : null,
                     v.containsKey("dispatch_transport") ? text(v.get("dispatch_transport")) : null,
                     v.containsKey("nats_specs") ? BrokerSettings.slugs(text(v.get("nats_specs"))) : java.util.Set.of(),
                     duration(v, "lease_ttl", BrokerSettings.DEFAULT_LEASE_TTL),
@@ -193,8 +237,9 @@ public final class ConfigLoader {
             kind = switch (text(v.get("blob_store")).toLowerCase(Locale.ROOT)) {
                 case "directory" -> BlobSettings.Kind.DIRECTORY;
                 case "s3" -> BlobSettings.Kind.S3;
-                default -> throw new ConfigException(v.get("blob_store").source() + " must be 'directory' or 's3', got '"
-                        + v.get("blob_store").text() + "'");
+                default ->
+                    throw new ConfigException(v.get("blob_store").source() + " must be 'directory' or 's3', got '"
+                            + v.get("blob_store").text() + "'");
             };
         }
         String bucket = v.containsKey("s3_bucket") ? text(v.get("s3_bucket")) : null;
@@ -204,7 +249,8 @@ public final class ConfigLoader {
         String keyId = v.containsKey("s3_access_key_id") ? text(v.get("s3_access_key_id")) : null;
         String secret = v.containsKey("s3_secret_access_key") ? text(v.get("s3_secret_access_key")) : null;
         if ((keyId == null) != (secret == null)) {
-            throw new ConfigException("s3_access_key_id and s3_secret_access_key go together (or neither, for the AWS default chain)");
+            throw new ConfigException(
+                    "s3_access_key_id and s3_secret_access_key go together (or neither, for the AWS default chain)");
         }
         boolean pathStyle = d.s3PathStyle();
         if (v.containsKey("s3_path_style")) {
@@ -214,7 +260,8 @@ public final class ConfigLoader {
                 default -> throw new ConfigException(v.get("s3_path_style").source() + " must be true or false");
             };
         }
-        return new BlobSettings(kind,
+        return new BlobSettings(
+                kind,
                 v.containsKey("blob_dir") ? Path.of(text(v.get("blob_dir"))) : d.blobDir(),
                 v.containsKey("s3_endpoint") ? url(v.get("s3_endpoint")) : d.s3Endpoint(),
                 v.containsKey("s3_region") ? text(v.get("s3_region")) : d.s3Region(),
@@ -228,7 +275,8 @@ public final class ConfigLoader {
 
     private static long partSize(Value v) {
         long n = size(v, BlobSettings.MIN_PART_SIZE);
-        if (n > BlobSettings.MAX_PART_SIZE) throw new ConfigException(v.source() + " must be at most 512MiB (one part is held in memory)");
+        if (n > BlobSettings.MAX_PART_SIZE)
+            throw new ConfigException(v.source() + " must be at most 512MiB (one part is held in memory)");
         return n;
     }
 
@@ -237,7 +285,8 @@ public final class ConfigLoader {
     private static String nodeId(Value v) {
         String id = text(v);
         if (!NodeIds.VALID.matcher(id).matches()) {
-            throw new ConfigException(v.source() + " must be 1-63 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
+            throw new ConfigException(v.source()
+                    + " must be 1-63 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
         }
         return id;
     }
@@ -251,7 +300,8 @@ public final class ConfigLoader {
     private static long number(Value v, long min, long max) {
         try {
             long n = Long.parseLong(v.text().strip());
-            if (n < min || n > max) throw new ConfigException(v.source() + " must be between " + min + " and " + max + ", got " + n);
+            if (n < min || n > max)
+                throw new ConfigException(v.source() + " must be between " + min + " and " + max + ", got " + n);
             return n;
         } catch (NumberFormatException e) {
             throw new ConfigException(v.source() + " must be a whole number, got '" + v.text() + "'");

@@ -16,8 +16,8 @@ import java.util.List;
 public record EdgeSettings(List<Cidr> trustedProxies, int runnerConnectsPerMinute, int runnerConnectBurst) {
     public static final int DEFAULT_RUNNER_CONNECTS_PER_MINUTE = 12;
     public static final int DEFAULT_RUNNER_CONNECT_BURST = 20;
-    public static final EdgeSettings DEFAULTS = new EdgeSettings(List.of(), DEFAULT_RUNNER_CONNECTS_PER_MINUTE,
-            DEFAULT_RUNNER_CONNECT_BURST);
+    public static final EdgeSettings DEFAULTS =
+            new EdgeSettings(List.of(), DEFAULT_RUNNER_CONNECTS_PER_MINUTE, DEFAULT_RUNNER_CONNECT_BURST);
 
     public EdgeSettings {
         trustedProxies = List.copyOf(trustedProxies);
@@ -31,7 +31,10 @@ public record EdgeSettings(List<Cidr> trustedProxies, int runnerConnectsPerMinut
     public static List<Cidr> cidrs(String text) {
         String t = text.strip();
         if (t.isEmpty() || t.equalsIgnoreCase("off") || t.equalsIgnoreCase("none")) return List.of();
-        return Arrays.stream(t.split("[,\\s]+")).filter(s -> !s.isEmpty()).map(Cidr::parse).toList();
+        return Arrays.stream(t.split("[,\\s]+"))
+                .filter(s -> !s.isEmpty())
+                .map(Cidr::parse)
+                .toList();
     }
 
     public EdgeSettings withTrustedProxies(List<Cidr> cidrs) {

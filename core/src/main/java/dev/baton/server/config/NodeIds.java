@@ -20,8 +20,11 @@ public final class NodeIds {
         } catch (Exception e) {
             host = "baton";
         }
-        String id = host.replaceAll("[^A-Za-z0-9._-]", "-") + "-" + ProcessHandle.current().pid();
+        String id = host.replaceAll("[^A-Za-z0-9._-]", "-") + "-"
+                + ProcessHandle.current().pid();
         if (id.length() > 63) id = id.substring(id.length() - 63);
-        return VALID.matcher(id).matches() ? id : "baton-" + ProcessHandle.current().pid();
+        return VALID.matcher(id).matches()
+                ? id
+                : "baton-" + ProcessHandle.current().pid();
     }
 }

@@ -3,8 +3,8 @@ package dev.baton.server.config;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
@@ -95,8 +95,11 @@ public final class PrivateFiles {
             }
         }
         if (changed == 0) return;
-        LOG.warn("data directory {} was {}; tightened {} entries to owner-only (directories 0700, files 0600)",
-                dataDir, PosixFilePermissions.toString(before), changed);
+        LOG.warn(
+                "data directory {} was {}; tightened {} entries to owner-only (directories 0700, files 0600)",
+                dataDir,
+                PosixFilePermissions.toString(before),
+                changed);
     }
 
     private static boolean posix(Path p) throws IOException {

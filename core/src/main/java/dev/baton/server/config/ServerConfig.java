@@ -70,6 +70,7 @@ public record ServerConfig(
     public static final Duration DEFAULT_AUDIT_RETENTION = Duration.ofDays(365);
     /** Quarantine is off unless configured: 0 infrastructure failures never quarantine (docs/scheduling.md). */
     public static final int DEFAULT_QUARANTINE_THRESHOLD = 0;
+
     public static final Duration DEFAULT_QUARANTINE_WINDOW = Duration.ofHours(1);
 
     /** Image affinity is on unless turned off (docs/scheduling.md, "Image affinity"). */
@@ -135,7 +136,10 @@ public record ServerConfig(
 
     /** This config quarantining a runner after {@code threshold} infrastructure failures within {@code window} (0: off). */
     public ServerConfig withQuarantine(int threshold, Duration window) {
-        return toBuilder().quarantineThreshold(threshold).quarantineWindow(window).build();
+        return toBuilder()
+                .quarantineThreshold(threshold)
+                .quarantineWindow(window)
+                .build();
     }
 
     /** This config with image affinity on or off. */
@@ -358,10 +362,33 @@ public record ServerConfig(
 
         public ServerConfig build() {
             return new ServerConfig(
-                host, port, dataDir, databaseUrl, publicUrl, requestBodyMaxBytes, registryMaxBodyBytes, adminToken,
-                heartbeatTimeout, acceptanceTimeout, jobTimeoutGrace, cancelDeadline, defaultPollTimeout, pullTokenTtl,
-                maxRequeues, heartbeatFlushInterval, nodeId, nodeTimeout, tokenSubmissionsPerMinute, auditRetention, blobs,
-                quarantineThreshold, quarantineWindow, advertiseUrl, imageAffinity, broker, edge);
+                    host,
+                    port,
+                    dataDir,
+                    databaseUrl,
+                    publicUrl,
+                    requestBodyMaxBytes,
+                    registryMaxBodyBytes,
+                    adminToken,
+                    heartbeatTimeout,
+                    acceptanceTimeout,
+                    jobTimeoutGrace,
+                    cancelDeadline,
+                    defaultPollTimeout,
+                    pullTokenTtl,
+                    maxRequeues,
+                    heartbeatFlushInterval,
+                    nodeId,
+                    nodeTimeout,
+                    tokenSubmissionsPerMinute,
+                    auditRetention,
+                    blobs,
+                    quarantineThreshold,
+                    quarantineWindow,
+                    advertiseUrl,
+                    imageAffinity,
+                    broker,
+                    edge);
         }
     }
 }

@@ -12,7 +12,8 @@ public final class ShippedVersion {
     /** What the agent reports when it runs from classes, not from the distribution's jar. */
     public static final String UNPACKAGED = "0.1.0-SNAPSHOT";
 
-    private static final String VALUE = Objects.requireNonNullElse(ShippedVersion.class.getPackage().getImplementationVersion(), UNPACKAGED);
+    private static final String VALUE =
+            Objects.requireNonNullElse(ShippedVersion.class.getPackage().getImplementationVersion(), UNPACKAGED);
 
     private ShippedVersion() {}
 

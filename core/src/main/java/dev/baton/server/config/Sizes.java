@@ -11,7 +11,8 @@ public final class Sizes {
 
     public static long parse(String text) {
         Matcher m = SHAPE.matcher(text.strip());
-        if (!m.matches()) throw new IllegalArgumentException("'" + text + "' is not a size; use bytes or e.g. 512KiB, 16MiB, 1GiB");
+        if (!m.matches())
+            throw new IllegalArgumentException("'" + text + "' is not a size; use bytes or e.g. 512KiB, 16MiB, 1GiB");
         long n = Long.parseLong(m.group(1));
         long unit = switch (m.group(2) == null ? "B" : m.group(2)) {
             case "KB" -> 1000L;

@@ -49,7 +49,9 @@ public final class BatonMetrics {
         for (String code : codes) {
             pendingByReason.putIfAbsent(code, 0);
             Gauge.builder("baton.jobs.pending", () -> pendingByReason.getOrDefault(code, 0))
-                    .description("Pending jobs by the reason they wait (pending_reason.code)").tag("reason", code).register(registry);
+                    .description("Pending jobs by the reason they wait (pending_reason.code)")
+                    .tag("reason", code)
+                    .register(registry);
         }
     }
 
@@ -59,13 +61,21 @@ public final class BatonMetrics {
      * across nodes: sum over instances.
      */
     public void jobMinutes(String organization, String project, int minutes) {
-        Counter.builder("baton.job.minutes").description("Minutes of run time billed, by organization and project")
-                .tag("organization", organization).tag("project", project).register(registry).increment(minutes);
+        Counter.builder("baton.job.minutes")
+                .description("Minutes of run time billed, by organization and project")
+                .tag("organization", organization)
+                .tag("project", project)
+                .register(registry)
+                .increment(minutes);
     }
 
     /** A runner declined a job, by decline code. */
     public void declined(String code) {
-        Counter.builder("baton.job.declines").description("Declines by runners, by decline code").tag("code", code).register(registry).increment();
+        Counter.builder("baton.job.declines")
+                .description("Declines by runners, by decline code")
+                .tag("code", code)
+                .register(registry)
+                .increment();
     }
 
     public void queueDuration(int priority, Duration queued) {
@@ -80,28 +90,44 @@ public final class BatonMetrics {
 
     /** This node quarantined a runner (docs/scheduling.md); the gauge baton_cluster_runners_quarantined says how many are. */
     public void quarantined() {
-        Counter.builder("baton.runner.quarantines").description("Runners quarantined by this node for infrastructure failures").register(registry)
+        Counter.builder("baton.runner.quarantines")
+                .description("Runners quarantined by this node for infrastructure failures")
+                .register(registry)
                 .increment();
     }
 
     /** A runner's channel was closed on connect, by reason ({@code connect_rate}: over its connect limit, issue 41). */
     public void connectRefused(String reason) {
-        Counter.builder("baton.runner.connects.refused").description("Runner channel connects refused, by reason")
-                .tag("reason", reason).register(registry).increment();
+        Counter.builder("baton.runner.connects.refused")
+                .description("Runner channel connects refused, by reason")
+                .tag("reason", reason)
+                .register(registry)
+                .increment();
     }
 
     public void claimed() {
-        Counter.builder("baton.runner.job.claims").description("Jobs claimed by runners").register(registry).increment();
+        Counter.builder("baton.runner.job.claims")
+                .description("Jobs claimed by runners")
+                .register(registry)
+                .increment();
     }
 
     /** A job state change, by kind (start, complete, fail, cancel, requeue, process, timeout_…). */
     public void transition(String kind) {
-        Counter.builder("baton.job.transitions").description("Job state transitions by kind").tag("kind", kind).register(registry).increment();
+        Counter.builder("baton.job.transitions")
+                .description("Job state transitions by kind")
+                .tag("kind", kind)
+                .register(registry)
+                .increment();
     }
 
     /** What became of a claim: accepted (running), requeued (declined/lost), acceptance_timeout. */
     public void acceptance(String result) {
-        Counter.builder("baton.job.acceptance").description("Outcome of claimed jobs").tag("result", result).register(registry).increment();
+        Counter.builder("baton.job.acceptance")
+                .description("Outcome of claimed jobs")
+                .tag("result", result)
+                .register(registry)
+                .increment();
     }
 
     /**
@@ -110,12 +136,14 @@ public final class BatonMetrics {
      * known queue is reported, zero included.
      */
     public void ojsJobs(List<String> states, Supplier<Map<String, Map<String, Long>>> counts) {
-        MultiGauge gauge = MultiGauge.builder("baton.ojs.jobs").description("Open Job Spec jobs in the store (all nodes), by queue and state")
+        MultiGauge gauge = MultiGauge.builder("baton.ojs.jobs")
+                .description("Open Job Spec jobs in the store (all nodes), by queue and state")
                 .register(registry);
         beforeScrape.add(() -> {
             List<MultiGauge.Row<?>> rows = new ArrayList<>();
-            counts.get().forEach((queue, byState) -> states.forEach(state ->
-                    rows.add(MultiGauge.Row.of(Tags.of("queue", queue, "state", state), byState.getOrDefault(state, 0L)))));
+            counts.get()
+                    .forEach((queue, byState) -> states.forEach(state -> rows.add(MultiGauge.Row.of(
+                            Tags.of("queue", queue, "state", state), byState.getOrDefault(state, 0L)))));
             gauge.register(rows, true);
         });
     }
@@ -126,13 +154,15 @@ public final class BatonMetrics {
      * Each row is a map of those five tags; a tag the runner did not report is empty.
      */
     public void runnerInfo(Supplier<List<Map<String, String>>> runners) {
-        MultiGauge gauge = MultiGauge.builder("baton.runner.info").description("Runners connected to this node and the machine each reported")
+        MultiGauge gauge = MultiGauge.builder("baton.runner.info")
+                .description("Runners connected to this node and the machine each reported")
                 .register(registry);
         beforeScrape.add(() -> {
             List<MultiGauge.Row<?>> rows = new ArrayList<>();
             for (Map<String, String> r : runners.get()) {
                 Tags tags = Tags.empty();
-                for (String key : List.of("runner", "os", "arch", "version", "host")) tags = tags.and(key, r.getOrDefault(key, ""));
+                for (String key : List.of("runner", "os", "arch", "version", "host"))
+                    tags = tags.and(key, r.getOrDefault(key, ""));
                 rows.add(MultiGauge.Row.of(tags, 1));
             }
             gauge.register(rows, true);

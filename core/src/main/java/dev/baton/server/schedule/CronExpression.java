@@ -16,20 +16,41 @@ import java.util.Map;
  * time zone. When both day fields are restricted a day matching either fires (as in cron).
  * The one cron implementation of the server: OJS cron jobs and Baton schedules both use it.
  */
-public record CronExpression(BitSet minutes, BitSet hours, BitSet days, BitSet months, BitSet weekdays, boolean anyDay, boolean anyWeekday) {
+public record CronExpression(
+        BitSet minutes, BitSet hours, BitSet days, BitSet months, BitSet weekdays, boolean anyDay, boolean anyWeekday) {
     private static final Map<String, String> SHORTHANDS = Map.of(
-            "@yearly", "0 0 1 1 *", "@annually", "0 0 1 1 *", "@monthly", "0 0 1 * *", "@weekly", "0 0 * * 0",
-            "@daily", "0 0 * * *", "@midnight", "0 0 * * *", "@hourly", "0 * * * *");
+            "@yearly",
+            "0 0 1 1 *",
+            "@annually",
+            "0 0 1 1 *",
+            "@monthly",
+            "0 0 1 * *",
+            "@weekly",
+            "0 0 * * 0",
+            "@daily",
+            "0 0 * * *",
+            "@midnight",
+            "0 0 * * *",
+            "@hourly",
+            "0 * * * *");
 
     /** Parses or throws IllegalArgumentException saying which field is wrong. */
     public static CronExpression parse(String text) {
         String expanded = SHORTHANDS.getOrDefault(text.strip().toLowerCase(Locale.ROOT), text.strip());
         String[] f = expanded.split("\\s+");
-        if (f.length != 5) throw new IllegalArgumentException("a cron expression has five fields (minute hour day month weekday), got " + f.length);
+        if (f.length != 5)
+            throw new IllegalArgumentException(
+                    "a cron expression has five fields (minute hour day month weekday), got " + f.length);
         BitSet weekdays = field(f[4], 0, 7, "day of week");
         if (weekdays.get(7)) weekdays.set(0);
-        return new CronExpression(field(f[0], 0, 59, "minute"), field(f[1], 0, 23, "hour"), field(f[2], 1, 31, "day of month"),
-                field(f[3], 1, 12, "month"), weekdays, f[2].equals("*"), f[4].equals("*"));
+        return new CronExpression(
+                field(f[0], 0, 59, "minute"),
+                field(f[1], 0, 23, "hour"),
+                field(f[2], 1, 31, "day of month"),
+                field(f[3], 1, 12, "month"),
+                weekdays,
+                f[2].equals("*"),
+                f[4].equals("*"));
     }
 
     private static BitSet field(String text, int min, int max, String name) {
@@ -55,7 +76,8 @@ public record CronExpression(BitSet minutes, BitSet hours, BitSet days, BitSet m
                 lo = number(range, name);
                 hi = slash >= 0 ? max : lo;
             }
-            if (lo < min || hi > max || lo > hi) throw new IllegalArgumentException(name + " must be within " + min + "-" + max + ": " + part);
+            if (lo < min || hi > max || lo > hi)
+                throw new IllegalArgumentException(name + " must be within " + min + "-" + max + ": " + part);
             for (int v = lo; v <= hi; v += step) set.set(v);
         }
         return set;

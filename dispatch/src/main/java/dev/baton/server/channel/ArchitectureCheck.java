@@ -22,10 +22,16 @@ final class ArchitectureCheck {
     static String refusal(String reported, String runner, List<Spec> specs) {
         if (reported == null || reported.isBlank()) return null;
         String arch = normalized(reported);
-        List<Spec> other = specs.stream().filter(s -> s.archived() == null && !s.architecture().wireName().equals(arch)).toList();
+        List<Spec> other = specs.stream()
+                .filter(s ->
+                        s.archived() == null && !s.architecture().wireName().equals(arch))
+                .toList();
         if (other.isEmpty()) return null;
         return "runner " + runner + " reports architecture " + arch + " but serves "
-                + other.stream().map(s -> "spec " + s.slug().value() + " (" + s.architecture().wireName() + ")").collect(Collectors.joining(", "))
+                + other.stream()
+                        .map(s -> "spec " + s.slug().value() + " ("
+                                + s.architecture().wireName() + ")")
+                        .collect(Collectors.joining(", "))
                 + "; run it on a machine of that architecture or remove the spec from it";
     }
 

@@ -1,8 +1,5 @@
 package dev.baton.server.channel;
 
-import dev.baton.server.dispatch.RunnerSession;
-import dev.baton.server.dispatch.Sessions;
-
 import dev.baton.protocol.message.InvalidMessageException;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
@@ -14,7 +11,9 @@ import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobLifecycle;
 import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.dispatch.RunnerSession;
 import dev.baton.server.dispatch.RunnerSpecSets;
+import dev.baton.server.dispatch.Sessions;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.metrics.BatonMetrics;
@@ -60,9 +59,20 @@ public final class ChannelRoutes implements RouteModule {
     private final BatonMetrics metrics;
     private final JobPullTokens pullTokens;
 
-    public ChannelRoutes(Store store, Sessions sessions, Dispatcher dispatcher, JobLifecycle lifecycle, Liveness liveness, Clock clock,
-            long maxMessageBytes, PollTimeout defaultPollTimeout, Duration heartbeatTimeout, RunnerSpecSets specSets,
-            ConnectLimiter connects, BatonMetrics metrics, JobPullTokens pullTokens) {
+    public ChannelRoutes(
+            Store store,
+            Sessions sessions,
+            Dispatcher dispatcher,
+            JobLifecycle lifecycle,
+            Liveness liveness,
+            Clock clock,
+            long maxMessageBytes,
+            PollTimeout defaultPollTimeout,
+            Duration heartbeatTimeout,
+            RunnerSpecSets specSets,
+            ConnectLimiter connects,
+            BatonMetrics metrics,
+            JobPullTokens pullTokens) {
         this.pullTokens = pullTokens;
         this.runners = new RunnerAuthenticator(store);
         this.connects = connects;
@@ -78,7 +88,9 @@ public final class ChannelRoutes implements RouteModule {
         this.defaultPollTimeout = defaultPollTimeout;
         // Jetty's own idle timeout is only a backstop for dead TCP connections; the protocol's
         // read timer (valid messages only) is enforced by ReadTimer on the injected clock.
-        this.idleTimeout = heartbeatTimeout.multipliedBy(4).compareTo(Duration.ofMinutes(5)) > 0 ? heartbeatTimeout.multipliedBy(4) : Duration.ofMinutes(5);
+        this.idleTimeout = heartbeatTimeout.multipliedBy(4).compareTo(Duration.ofMinutes(5)) > 0
+                ? heartbeatTimeout.multipliedBy(4)
+                : Duration.ofMinutes(5);
     }
 
     @Override
@@ -93,14 +105,18 @@ public final class ChannelRoutes implements RouteModule {
         config.routes.ws(PATH, ws -> {
             ws.onConnect(this::connected);
             ws.onMessage(ctx -> received(ctx, ctx.message()));
-            ws.onBinaryMessage(ctx -> session(ctx).ifPresent(s -> s.send(
-                    new ServerMessage.Error("binary_not_supported", "the channel carries JSON text messages only"))));
+            ws.onBinaryMessage(ctx -> session(ctx)
+                    .ifPresent(s -> s.send(new ServerMessage.Error(
+                            "binary_not_supported", "the channel carries JSON text messages only"))));
             ws.onClose(ctx -> closed(ctx));
             ws.onError(ctx -> {
                 if (tooLarge(ctx.error())) {
                     // Jetty closes with 1009 itself; say which runner, so a refused result is not a mystery.
-                    LOG.warn("runner {} sent a message over the channel's limit of {} bytes (request_body_max_bytes); closed with 1009,"
-                            + " the runner resends it smaller", session(ctx).map(x -> x.runner().slug().value()).orElse("?"), maxMessageBytes);
+                    LOG.warn(
+                            "runner {} sent a message over the channel's limit of {} bytes (request_body_max_bytes); closed with 1009,"
+                                    + " the runner resends it smaller",
+                            session(ctx).map(x -> x.runner().slug().value()).orElse("?"),
+                            maxMessageBytes);
                 } else {
                     LOG.debug("channel error: {}", String.valueOf(ctx.error()));
                 }
@@ -141,10 +157,15 @@ public final class ChannelRoutes implements RouteModule {
         Optional<Duration> wait = connects.take(runner.id());
         if (wait.isPresent()) {
             metrics.connectRefused(ConnectLimiter.REASON);
-            LOG.warn("runner {} connected from {} too often (runner_connects_per_minute); closed with {}",
-                    runner.slug(), remote, RunnerSession.CLOSE_TOO_MANY_CONNECTS);
-            ctx.closeSession(RunnerSession.CLOSE_TOO_MANY_CONNECTS, "too many connects of this runner; retry in "
-                    + Math.max(1, (wait.get().toMillis() + 999) / 1000) + " s");
+            LOG.warn(
+                    "runner {} connected from {} too often (runner_connects_per_minute); closed with {}",
+                    runner.slug(),
+                    remote,
+                    RunnerSession.CLOSE_TOO_MANY_CONNECTS);
+            ctx.closeSession(
+                    RunnerSession.CLOSE_TOO_MANY_CONNECTS,
+                    "too many connects of this runner; retry in "
+                            + Math.max(1, (wait.get().toMillis() + 999) / 1000) + " s");
             return;
         }
         RunnerSession session = new RunnerSession(runner, ctx, clock.instant());
@@ -170,7 +191,10 @@ public final class ChannelRoutes implements RouteModule {
     private ServerMessage.Welcome welcome(Runner runner) {
         List<String> specs;
         try {
-            specs = specSets.of(runner.id()).stream().filter(spec -> spec.archived() == null).map(spec -> spec.slug().value()).toList();
+            specs = specSets.of(runner.id()).stream()
+                    .filter(spec -> spec.archived() == null)
+                    .map(spec -> spec.slug().value())
+                    .toList();
         } catch (RuntimeException e) {
             // Informational only: a database hiccup must not cost the runner its connection.
             LOG.warn("could not read the specs of runner {} for its welcome: {}", runner.slug(), e.toString());
@@ -216,11 +240,15 @@ public final class ChannelRoutes implements RouteModule {
             return new ServerMessage.Error("invalid_poll_timeout", e.getMessage());
         }
         int slots = r.slots() == null ? 1 : r.slots();
-        if (slots < 1 || slots > 1024) return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
+        if (slots < 1 || slots > 1024)
+            return new ServerMessage.Error("invalid_slots", "slots must be between 1 and 1024, got " + slots);
         if (!knowMachine(session, r)) return null;
         if (r.capabilities() != null && session.report(r.capabilities().bounded())) {
             var c = session.capabilities().orElseThrow();
-            LOG.info("runner {} runs jobs with executor {}{}", session.runner().slug(), c.executor(),
+            LOG.info(
+                    "runner {} runs jobs with executor {}{}",
+                    session.runner().slug(),
+                    c.executor(),
                     c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")");
         }
         if (session.labelsChanged(r.labels())) {
@@ -249,11 +277,12 @@ public final class ChannelRoutes implements RouteModule {
             return new ServerMessage.Stale(request.job(), request.lease(), "lease is no longer current");
         }
         if (!JobPullTokens.live(job)) {
-            return new ServerMessage.Stale(request.job(), request.lease(), "job is " + job.status().wireName());
+            return new ServerMessage.Stale(
+                    request.job(), request.lease(), "job is " + job.status().wireName());
         }
         if (job.config().digest() == null) {
-            return new ServerMessage.Error("no_image", "job " + job.uuid() + " runs a command and pulls no image:"
-                    + " it has no pull token");
+            return new ServerMessage.Error(
+                    "no_image", "job " + job.uuid() + " runs a command and pulls no image:" + " it has no pull token");
         }
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
@@ -271,14 +300,25 @@ public final class ChannelRoutes implements RouteModule {
         if (session.machineChanged(machine)) {
             try {
                 session.machineStored(store.runners().recordMachine(session.runnerId(), machine, clock.instant()));
-                LOG.info("runner {} is {} {} {}, agent {} (pid {}), from {}", session.runner().slug(), machine.host(), machine.os(),
-                        machine.arch(), machine.version(), machine.pid(), machine.address());
+                LOG.info(
+                        "runner {} is {} {} {}, agent {} (pid {}), from {}",
+                        session.runner().slug(),
+                        machine.host(),
+                        machine.os(),
+                        machine.arch(),
+                        machine.version(),
+                        machine.pid(),
+                        machine.address());
             } catch (RuntimeException e) {
                 // Informational: a database hiccup must not cost the runner its wait; the next ready records it.
-                LOG.warn("could not record the machine of runner {}: {}", session.runner().slug(), e.toString());
+                LOG.warn(
+                        "could not record the machine of runner {}: {}",
+                        session.runner().slug(),
+                        e.toString());
             }
         }
-        String refusal = ArchitectureCheck.refusal(r.arch(), session.runner().slug().value(), specSets.of(session.runnerId()));
+        String refusal =
+                ArchitectureCheck.refusal(r.arch(), session.runner().slug().value(), specSets.of(session.runnerId()));
         if (refusal == null) return true;
         LOG.warn("{}: closing its channel", refusal);
         session.send(new ServerMessage.Error("wrong_architecture", refusal));

@@ -30,13 +30,30 @@ final class ClusterGauges {
     }
 
     void register(BatonMetrics metrics) {
-        metrics.gauge("baton.cluster.jobs.pending", "Jobs pending in the store (all nodes)", () -> read(ClusterCounts::pending));
-        metrics.gauge("baton.cluster.jobs.in_flight", "Jobs claimed or running in the store (all nodes)", () -> read(ClusterCounts::inFlight));
-        metrics.gauge("baton.cluster.nodes.alive", "Server nodes that heartbeat within the node timeout", () -> read(ClusterCounts::nodesAlive));
-        metrics.gauge("baton.node.runners", "Runners whose channel the store records on this node", () -> read(ClusterCounts::nodeRunners));
-        metrics.gauge("baton.cluster.runners.quarantined", "Runners quarantined for infrastructure failures (all nodes)",
+        metrics.gauge(
+                "baton.cluster.jobs.pending",
+                "Jobs pending in the store (all nodes)",
+                () -> read(ClusterCounts::pending));
+        metrics.gauge(
+                "baton.cluster.jobs.in_flight",
+                "Jobs claimed or running in the store (all nodes)",
+                () -> read(ClusterCounts::inFlight));
+        metrics.gauge(
+                "baton.cluster.nodes.alive",
+                "Server nodes that heartbeat within the node timeout",
+                () -> read(ClusterCounts::nodesAlive));
+        metrics.gauge(
+                "baton.node.runners",
+                "Runners whose channel the store records on this node",
+                () -> read(ClusterCounts::nodeRunners));
+        metrics.gauge(
+                "baton.cluster.runners.quarantined",
+                "Runners quarantined for infrastructure failures (all nodes)",
                 () -> read(ClusterCounts::quarantinedRunners));
-        metrics.gauge("baton.node.jobs.in_flight", "Jobs in flight on runners connected to this node", () -> read(ClusterCounts::nodeInFlight));
+        metrics.gauge(
+                "baton.node.jobs.in_flight",
+                "Jobs in flight on runners connected to this node",
+                () -> read(ClusterCounts::nodeInFlight));
     }
 
     private synchronized long read(ToLongFunction<ClusterCounts> figure) {

@@ -36,6 +36,7 @@ public final class FleetRolls implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FleetRolls.class);
     /** How often the node looks at the running roll. */
     static final Duration TICK = Duration.ofSeconds(1);
+
     static final String SYSTEM_ACTOR = "server";
 
     private final Store store;
@@ -55,7 +56,8 @@ public final class FleetRolls implements AutoCloseable {
 
     /** Looks at the running roll every {@link #TICK} from now on. */
     void start() {
-        ticker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("baton-fleet-roll").daemon().factory());
+        ticker = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("baton-fleet-roll").daemon().factory());
         ticker.scheduleWithFixedDelay(this::tickQuietly, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -66,9 +68,15 @@ public final class FleetRolls implements AutoCloseable {
 
     /** Starts a roll over {@code runners} (CONFLICT when one runs already) and takes its first steps at once. */
     public Roll start(NewRoll roll, List<Runner> runners) {
-        Roll created = store.rolls().createRoll(roll, runners.stream().map(Runner::id).toList(), clock.instant());
-        LOG.info("roll {} started: {} runner(s) ({}) to version {}, {} at a time", created.uuid(), runners.size(), roll.target(),
-                roll.version(), roll.maxUnavailable());
+        Roll created =
+                store.rolls().createRoll(roll, runners.stream().map(Runner::id).toList(), clock.instant());
+        LOG.info(
+                "roll {} started: {} runner(s) ({}) to version {}, {} at a time",
+                created.uuid(),
+                runners.size(),
+                roll.target(),
+                roll.version(),
+                roll.maxUnavailable());
         tickQuietly();
         return store.rolls().findRoll(created.uuid()).orElse(created);
     }
@@ -93,12 +101,24 @@ public final class FleetRolls implements AutoCloseable {
             if (!RollStep.UPDATING.equals(step.state())) continue;
             if (rejoined(roll, step)) {
                 directives.deliver(step.runnerId(), new ServerMessage.Drain(DrainState.RUNNING));
-                store.rolls().updateStep(roll.id(), step.position(), RollStep.DONE, step.fromVersion(), step.started(), now,
-                        "rejoined at " + roll.version(), now);
+                store.rolls()
+                        .updateStep(
+                                roll.id(),
+                                step.position(),
+                                RollStep.DONE,
+                                step.fromVersion(),
+                                step.started(),
+                                now,
+                                "rejoined at " + roll.version(),
+                                now);
                 LOG.info("roll {}: runner {} rejoined at version {}", roll.uuid(), step.runnerSlug(), roll.version());
             } else if (!now.isBefore(step.started().plus(roll.rejoinTimeout()))) {
-                fail(roll, step, "runner " + step.runnerSlug() + " did not rejoin at version " + roll.version() + " within "
-                        + roll.rejoinTimeout().toSeconds() + " s of being told to update", now);
+                fail(
+                        roll,
+                        step,
+                        "runner " + step.runnerSlug() + " did not rejoin at version " + roll.version() + " within "
+                                + roll.rejoinTimeout().toSeconds() + " s of being told to update",
+                        now);
                 return;
             } else {
                 updating++;
@@ -111,7 +131,9 @@ public final class FleetRolls implements AutoCloseable {
         }
         Roll after = store.rolls().findRoll(roll.uuid()).orElseThrow();
         if (after.isRunning() && after.steps().stream().allMatch(RollStep::isFinished)) {
-            long done = after.steps().stream().filter(s -> RollStep.DONE.equals(s.state())).count();
+            long done = after.steps().stream()
+                    .filter(s -> RollStep.DONE.equals(s.state()))
+                    .count();
             String summary = done + " of " + after.steps().size() + " runner(s) updated to " + after.version();
             if (store.rolls().endRoll(after.id(), Roll.SUCCEEDED, null, now)) {
                 LOG.info("roll {} succeeded: {}", after.uuid(), summary);
@@ -125,20 +147,45 @@ public final class FleetRolls implements AutoCloseable {
         Optional<KnownMachine> machine = store.runners().latestMachine(step.runnerId());
         String from = machine.map(m -> m.host().version()).orElse(null);
         if (roll.version().equals(from)) {
-            store.rolls().updateStep(roll.id(), step.position(), RollStep.SKIPPED, from, now, now, "already at " + roll.version(), now);
+            store.rolls()
+                    .updateStep(
+                            roll.id(),
+                            step.position(),
+                            RollStep.SKIPPED,
+                            from,
+                            now,
+                            now,
+                            "already at " + roll.version(),
+                            now);
             return false;
         }
         if (directives.connectedNode(step.runnerId()).isEmpty()) {
-            store.rolls().updateStep(roll.id(), step.position(), RollStep.SKIPPED, from, now, now,
-                    "not connected: not updated (update it when it is back)", now);
+            store.rolls()
+                    .updateStep(
+                            roll.id(),
+                            step.position(),
+                            RollStep.SKIPPED,
+                            from,
+                            now,
+                            now,
+                            "not connected: not updated (update it when it is back)",
+                            now);
             LOG.warn("roll {}: runner {} is not connected; skipped", roll.uuid(), step.runnerSlug());
             return false;
         }
         // Drained first, so that it takes no new job while the update waits for the running ones.
         directives.deliver(step.runnerId(), new ServerMessage.Drain(DrainState.QUIET));
         directives.deliver(step.runnerId(), new ServerMessage.Update(roll.version(), roll.url(), roll.checksum()));
-        store.rolls().updateStep(roll.id(), step.position(), RollStep.UPDATING, from, now, null,
-                "drained and told to update from " + (from == null ? "an unknown version" : from), now);
+        store.rolls()
+                .updateStep(
+                        roll.id(),
+                        step.position(),
+                        RollStep.UPDATING,
+                        from,
+                        now,
+                        null,
+                        "drained and told to update from " + (from == null ? "an unknown version" : from),
+                        now);
         LOG.info("roll {}: runner {} drained and told to update to {}", roll.uuid(), step.runnerSlug(), roll.version());
         return true;
     }
@@ -146,12 +193,23 @@ public final class FleetRolls implements AutoCloseable {
     /** Rejoined: connected now, as a machine the server first saw after the update was sent, reporting the roll's version. */
     private boolean rejoined(Roll roll, RollStep step) {
         Optional<KnownMachine> machine = store.runners().latestMachine(step.runnerId());
-        return machine.isPresent() && roll.version().equals(machine.get().host().version()) && !machine.get().seen().isBefore(step.started())
+        return machine.isPresent()
+                && roll.version().equals(machine.get().host().version())
+                && !machine.get().seen().isBefore(step.started())
                 && directives.connectedNode(step.runnerId()).isPresent();
     }
 
     private void fail(Roll roll, RollStep step, String reason, Instant now) {
-        store.rolls().updateStep(roll.id(), step.position(), RollStep.FAILED, step.fromVersion(), step.started(), now, reason, now);
+        store.rolls()
+                .updateStep(
+                        roll.id(),
+                        step.position(),
+                        RollStep.FAILED,
+                        step.fromVersion(),
+                        step.started(),
+                        now,
+                        reason,
+                        now);
         if (!store.rolls().endRoll(roll.id(), Roll.FAILED, reason, now)) return;
         // Not left drained: if it is (still, or again) connected, it takes jobs again.
         directives.deliver(step.runnerId(), new ServerMessage.Drain(DrainState.RUNNING));
@@ -161,8 +219,17 @@ public final class FleetRolls implements AutoCloseable {
 
     private void audit(Roll roll, String action, String detail, Instant now) {
         try {
-            store.access().appendAudit(now, SYSTEM_ACTOR, null, action, "/v0/runners/rolls/" + roll.uuid(),
-                    Wire.mapper().writeValueAsString(Map.of("uuid", roll.uuid().toString(), "reason", detail)), null);
+            store.access()
+                    .appendAudit(
+                            now,
+                            SYSTEM_ACTOR,
+                            null,
+                            action,
+                            "/v0/runners/rolls/" + roll.uuid(),
+                            Wire.mapper()
+                                    .writeValueAsString(
+                                            Map.of("uuid", roll.uuid().toString(), "reason", detail)),
+                            null);
         } catch (JsonProcessingException | RuntimeException e) {
             LOG.warn("audit event {} of roll {} was not recorded: {}", action, roll.uuid(), e.toString());
         }

@@ -1,10 +1,9 @@
 package dev.baton.server.channel;
 
-import dev.baton.server.dispatch.RunnerSession;
-import dev.baton.server.dispatch.Sessions;
-
 import dev.baton.server.dispatch.Deadlines;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.RunnerSession;
+import dev.baton.server.dispatch.Sessions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +23,8 @@ public final class ReadTimer {
     private final Clock clock;
     private final Duration heartbeatTimeout;
 
-    public ReadTimer(Sessions sessions, JobLifecycle lifecycle, Deadlines deadlines, Clock clock, Duration heartbeatTimeout) {
+    public ReadTimer(
+            Sessions sessions, JobLifecycle lifecycle, Deadlines deadlines, Clock clock, Duration heartbeatTimeout) {
         this.sessions = sessions;
         this.lifecycle = lifecycle;
         this.deadlines = deadlines;

@@ -49,16 +49,47 @@ final class RollRoutes implements RouteModule {
         this.rolls = rolls;
     }
 
-    record StartRoll(Boolean all, String spec, String runner, String version, String url, String checksum, Integer maxUnavailable,
+    record StartRoll(
+            Boolean all,
+            String spec,
+            String runner,
+            String version,
+            String url,
+            String checksum,
+            Integer maxUnavailable,
             Long rejoinTimeoutSeconds) {}
 
     /** A roll as the API shows it. */
-    record RollView(UUID uuid, String state, String target, String version, String url, String checksum, int maxUnavailable,
-            long rejoinTimeoutSeconds, String reason, String createdBy, Instant created, Instant modified, Instant ended,
+    record RollView(
+            UUID uuid,
+            String state,
+            String target,
+            String version,
+            String url,
+            String checksum,
+            int maxUnavailable,
+            long rejoinTimeoutSeconds,
+            String reason,
+            String createdBy,
+            Instant created,
+            Instant modified,
+            Instant ended,
             List<StepView> runners) {
         static RollView of(Roll r) {
-            return new RollView(r.uuid(), r.state(), r.target(), r.version(), r.url(), r.checksum(), r.maxUnavailable(),
-                    r.rejoinTimeout().toSeconds(), r.reason(), r.createdBy(), r.created(), r.modified(), r.ended(),
+            return new RollView(
+                    r.uuid(),
+                    r.state(),
+                    r.target(),
+                    r.version(),
+                    r.url(),
+                    r.checksum(),
+                    r.maxUnavailable(),
+                    r.rejoinTimeout().toSeconds(),
+                    r.reason(),
+                    r.createdBy(),
+                    r.created(),
+                    r.modified(),
+                    r.ended(),
                     r.steps().stream().map(StepView::of).toList());
         }
     }
@@ -79,39 +110,55 @@ final class RollRoutes implements RouteModule {
 
     private void start(Context ctx) {
         StartRoll body = Json.decode(Json.readBody(ctx, 16 * 1024), StartRoll.class);
-        int chosen = (Boolean.TRUE.equals(body.all()) ? 1 : 0) + (body.spec() != null ? 1 : 0) + (body.runner() != null ? 1 : 0);
-        if (chosen != 1) throw ApiException.badRequest("invalid_target", "say which runners: exactly one of all (true), spec or runner");
+        int chosen = (Boolean.TRUE.equals(body.all()) ? 1 : 0)
+                + (body.spec() != null ? 1 : 0)
+                + (body.runner() != null ? 1 : 0);
+        if (chosen != 1)
+            throw ApiException.badRequest(
+                    "invalid_target", "say which runners: exactly one of all (true), spec or runner");
         String version = body.version() == null || body.version().isBlank() ? ShippedVersion.value() : body.version();
         if (version.length() > RunnerControlRoutes.MAX_VERSION) {
-            throw ApiException.invalidField("version", "version must be at most " + RunnerControlRoutes.MAX_VERSION + " characters");
+            throw ApiException.invalidField(
+                    "version", "version must be at most " + RunnerControlRoutes.MAX_VERSION + " characters");
         }
-        if (body.url() == null || !(body.url().startsWith("https://") || body.url().startsWith("http://"))
+        if (body.url() == null
+                || !(body.url().startsWith("https://") || body.url().startsWith("http://"))
                 || body.url().length() > RunnerControlRoutes.MAX_URL) {
-            throw ApiException.invalidField("url", "url must be an http(s) URL of at most " + RunnerControlRoutes.MAX_URL + " characters");
+            throw ApiException.invalidField(
+                    "url", "url must be an http(s) URL of at most " + RunnerControlRoutes.MAX_URL + " characters");
         }
         if (body.checksum() == null || !SHA256_HEX.matcher(body.checksum()).matches()) {
             throw ApiException.invalidField("checksum", "checksum must be a SHA-256 in 64 lowercase hex digits");
         }
         int maxUnavailable = body.maxUnavailable() == null ? 1 : body.maxUnavailable();
         if (maxUnavailable < 1 || maxUnavailable > MAX_UNAVAILABLE) {
-            throw ApiException.invalidField("max_unavailable", "max_unavailable must be between 1 and " + MAX_UNAVAILABLE);
+            throw ApiException.invalidField(
+                    "max_unavailable", "max_unavailable must be between 1 and " + MAX_UNAVAILABLE);
         }
-        long timeout = body.rejoinTimeoutSeconds() == null ? DEFAULT_REJOIN_TIMEOUT.toSeconds() : body.rejoinTimeoutSeconds();
+        long timeout =
+                body.rejoinTimeoutSeconds() == null ? DEFAULT_REJOIN_TIMEOUT.toSeconds() : body.rejoinTimeoutSeconds();
         if (timeout < 1 || timeout > MAX_REJOIN_TIMEOUT_SECONDS) {
-            throw ApiException.invalidField("rejoin_timeout_seconds", "rejoin_timeout_seconds must be between 1 and " + MAX_REJOIN_TIMEOUT_SECONDS);
+            throw ApiException.invalidField(
+                    "rejoin_timeout_seconds",
+                    "rejoin_timeout_seconds must be between 1 and " + MAX_REJOIN_TIMEOUT_SECONDS);
         }
         String target;
         List<Runner> runners;
         if (body.runner() != null) {
-            Runner r = store.runners().findRunner(ResourceId.of(body.runner())).filter(x -> !x.isArchived())
+            Runner r = store.runners()
+                    .findRunner(ResourceId.of(body.runner()))
+                    .filter(x -> !x.isArchived())
                     .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + body.runner() + "'"));
             target = "runner:" + r.slug().value();
             runners = List.of(r);
         } else if (body.spec() != null) {
-            Spec spec = store.specs().findSpec(ResourceId.of(body.spec()))
+            Spec spec = store.specs()
+                    .findSpec(ResourceId.of(body.spec()))
                     .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + body.spec() + "'"));
             target = "spec:" + spec.slug().value();
-            runners = active().stream().filter(r -> store.specs().runnerSpecs(r.id()).stream().anyMatch(s -> s.id() == spec.id())).toList();
+            runners = active().stream()
+                    .filter(r -> store.specs().runnerSpecs(r.id()).stream().anyMatch(s -> s.id() == spec.id()))
+                    .toList();
         } else {
             target = "all";
             runners = active();
@@ -120,10 +167,20 @@ final class RollRoutes implements RouteModule {
         String by = AccessControl.caller(ctx).map(Principal::actor).orElse(null);
         Roll roll;
         try {
-            roll = rolls.start(new NewRoll(target, version, body.url(), body.checksum(), maxUnavailable, Duration.ofSeconds(timeout), by), runners);
+            roll = rolls.start(
+                    new NewRoll(
+                            target,
+                            version,
+                            body.url(),
+                            body.checksum(),
+                            maxUnavailable,
+                            Duration.ofSeconds(timeout),
+                            by),
+                    runners);
         } catch (StoreException e) {
             if (e.reason() != StoreException.Reason.CONFLICT) throw e;
-            throw ApiException.conflict("roll_in_progress", "a roll is running already (GET /v0/rolls); one roll runs at a time");
+            throw ApiException.conflict(
+                    "roll_in_progress", "a roll is running already (GET /v0/rolls); one roll runs at a time");
         }
         Json.write(ctx, 201, RollView.of(roll));
     }
@@ -133,7 +190,10 @@ final class RollRoutes implements RouteModule {
     }
 
     private void list(Context ctx) {
-        Json.write(ctx, 200, store.rolls().listRolls(LISTED).stream().map(RollView::of).toList());
+        Json.write(
+                ctx,
+                200,
+                store.rolls().listRolls(LISTED).stream().map(RollView::of).toList());
     }
 
     private void get(Context ctx) {
@@ -144,7 +204,9 @@ final class RollRoutes implements RouteModule {
         } catch (IllegalArgumentException e) {
             throw ApiException.notFound("roll_not_found", "no roll '" + ref + "'");
         }
-        Roll roll = store.rolls().findRoll(uuid).orElseThrow(() -> ApiException.notFound("roll_not_found", "no roll '" + ref + "'"));
+        Roll roll = store.rolls()
+                .findRoll(uuid)
+                .orElseThrow(() -> ApiException.notFound("roll_not_found", "no roll '" + ref + "'"));
         Json.write(ctx, 200, RollView.of(roll));
     }
 }

@@ -1,29 +1,28 @@
 package dev.baton.server.channel;
 
-import dev.baton.server.dispatch.JobPullTokens;
-import dev.baton.server.dispatch.Sessions;
-
-import dev.baton.protocol.value.PollTimeout;
-import dev.baton.server.http.BeforeHttpStop;
-import dev.baton.server.adapter.Adapters;
 import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.PollTimeout;
+import dev.baton.server.adapter.Adapters;
 import dev.baton.server.cluster.ClusterBus;
 import dev.baton.server.cluster.ClusterChanges;
 import dev.baton.server.cluster.ClusterEvent;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.ActiveJob;
 import dev.baton.server.dispatch.ActiveJobs;
-import dev.baton.server.events.Changes;
 import dev.baton.server.dispatch.Deadlines;
 import dev.baton.server.dispatch.Dispatcher;
 import dev.baton.server.dispatch.JobEvents;
 import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.JobPullTokens;
 import dev.baton.server.dispatch.JobQueue;
-import dev.baton.server.dispatch.PendingExplainer;
-import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.dispatch.LifecycleSettings;
 import dev.baton.server.dispatch.Liveness;
+import dev.baton.server.dispatch.PendingExplainer;
+import dev.baton.server.dispatch.QueueStatus;
 import dev.baton.server.dispatch.RunnerSpecSets;
+import dev.baton.server.dispatch.Sessions;
+import dev.baton.server.events.Changes;
+import dev.baton.server.http.BeforeHttpStop;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.logs.LiveLogs;
 import dev.baton.server.metrics.BatonMetrics;
@@ -35,9 +34,9 @@ import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.PullTokens;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +76,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
             Thread.ofPlatform().name("baton-deadline-sweep").daemon().factory());
     /** How often every node sweeps the store's deadlines and offers pending work to its waiting runners, whatever it heard. */
     private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
+
     private final ClusterBus bus;
     private final Clock clock;
     private final ClusterGauges clusterGauges;
@@ -91,12 +91,31 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return clock.instant();
     }
 
-    public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics) {
-        this(store, config, clock, pullTokens, outputs, metrics, ClusterBus.open(config.databaseUrl(), config.dataDir(), config.nodeId()));
+    public RunnerChannel(
+            Store store,
+            ServerConfig config,
+            Clock clock,
+            PullTokens pullTokens,
+            OutputStore outputs,
+            BatonMetrics metrics) {
+        this(
+                store,
+                config,
+                clock,
+                pullTokens,
+                outputs,
+                metrics,
+                ClusterBus.open(config.databaseUrl(), config.dataDir(), config.nodeId()));
     }
 
     /** With this node's {@code bus} to the others (LISTEN/NOTIFY on PostgreSQL, {@link ClusterBus#LOCAL} on SQLite). */
-    public RunnerChannel(Store store, ServerConfig config, Clock clock, PullTokens pullTokens, OutputStore outputs, BatonMetrics metrics,
+    public RunnerChannel(
+            Store store,
+            ServerConfig config,
+            Clock clock,
+            PullTokens pullTokens,
+            OutputStore outputs,
+            BatonMetrics metrics,
             ClusterBus bus) {
         this.store = store;
         this.config = config;
@@ -113,29 +132,60 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         });
         // One token per claim and per refresh, limited to the job (issue 41).
         JobPullTokens jobTokens = new JobPullTokens(pullTokens, config.jobTimeoutGrace());
-        this.dispatcher = new Dispatcher(store, active, deadlines, jobTokens, metrics, clock,
-                config.acceptanceTimeout(), changes, specSets);
+        this.dispatcher = new Dispatcher(
+                store, active, deadlines, jobTokens, metrics, clock, config.acceptanceTimeout(), changes, specSets);
         dispatcher.imageAffinity(config.imageAffinity());
         this.results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
-        this.lifecycle = new JobLifecycle(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                LifecycleSettings.of(config), logs, explainer, bus, changes);
+        this.lifecycle = new JobLifecycle(
+                store,
+                active,
+                deadlines,
+                dispatcher,
+                sessions,
+                liveness,
+                results,
+                metrics,
+                clock,
+                LifecycleSettings.of(config),
+                logs,
+                explainer,
+                bus,
+                changes);
         this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
-        this.routes = new ChannelRoutes(store, sessions, dispatcher, lifecycle, liveness, clock, config.requestBodyMaxBytes(),
-                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()), config.heartbeatTimeout(), specSets,
-                new ConnectLimiter(config.edge().runnerConnectsPerMinute(), config.edge().runnerConnectBurst(), clock),
-                metrics, jobTokens);
+        this.routes = new ChannelRoutes(
+                store,
+                sessions,
+                dispatcher,
+                lifecycle,
+                liveness,
+                clock,
+                config.requestBodyMaxBytes(),
+                PollTimeout.of((int) config.defaultPollTimeout().toSeconds()),
+                config.heartbeatTimeout(),
+                specSets,
+                new ConnectLimiter(
+                        config.edge().runnerConnectsPerMinute(), config.edge().runnerConnectBurst(), clock),
+                metrics,
+                jobTokens);
         metrics.gauge("baton.runners.connected", "Runners with an open channel", sessions::size);
         metrics.gauge("baton.runners.waiting", "Runners waiting for a job", dispatcher::waiting);
         metrics.gauge("baton.jobs.in_flight", "Claimed or running attempts", active::size);
         metrics.runnerInfo(() -> RunnerInfo.rows(sessions.all()));
         // A dead node's roll is taken over once its lease (one node timeout) ran out.
-        this.rolls = new FleetRolls(store, new RunnerDirectives(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout()),
-                config.nodeId(), clock, config.nodeTimeout());
+        this.rolls = new FleetRolls(
+                store,
+                new RunnerDirectives(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout()),
+                config.nodeId(),
+                clock,
+                config.nodeTimeout());
         this.clusterGauges = new ClusterGauges(store, config.nodeId(), config.nodeTimeout(), clock);
         clusterGauges.register(metrics);
-        metrics.pendingByReason(java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
-                .map(dev.baton.server.dispatch.PendingReason.Code::wireName).toList(), explainer::pendingByReason);
+        metrics.pendingByReason(
+                java.util.Arrays.stream(dev.baton.server.dispatch.PendingReason.Code.values())
+                        .map(dev.baton.server.dispatch.PendingReason.Code::wireName)
+                        .toList(),
+                explainer::pendingByReason);
     }
 
     /** What watchers (the console) hear: the changes dispatch sees, on this node and (relayed over the bus) on the others. */
@@ -164,8 +214,12 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
 
     /** The runner's open channel and what it does now, empty when it is not connected to this node. */
     public Optional<RunnerActivity> activity(long runnerId) {
-        return sessions.of(runnerId).map(s -> new RunnerActivity(s.connected(), s.drainState(),
-                active.ofRunner(runnerId).stream().map(ActiveJob::job).toList(), dispatcher.freeSlots(runnerId)));
+        return sessions.of(runnerId)
+                .map(s -> new RunnerActivity(
+                        s.connected(),
+                        s.drainState(),
+                        active.ofRunner(runnerId).stream().map(ActiveJob::job).toList(),
+                        dispatcher.freeSlots(runnerId)));
     }
 
     public RouteModule routes() {
@@ -217,9 +271,12 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 switch (event) {
                     case ClusterEvent.Pending p -> dispatcher.jobPendingElsewhere(p.specId());
                     case ClusterEvent.Finished f -> dispatcher.jobFinished();
-                    case ClusterEvent.AttemptEnded e -> lifecycle.attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
-                    case ClusterEvent.CancelRunner c -> lifecycle.runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
-                    case ClusterEvent.ToRunner t -> sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
+                    case ClusterEvent.AttemptEnded e ->
+                        lifecycle.attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
+                    case ClusterEvent.CancelRunner c ->
+                        lifecycle.runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
+                    case ClusterEvent.ToRunner t ->
+                        sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
                     case ClusterEvent.Watching w -> clusterChanges.heard(w);
                     case ClusterEvent.Changed c -> clusterChanges.heard(c);
                     case ClusterEvent.SpecsChanged c -> specsChangedElsewhere();
@@ -317,6 +374,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
 
     /** Every this many fallback sweeps, runners recorded here without a channel here are detached. */
     private static final int STRAY_CHECK_EVERY = 10;
+
     private int fallbackSweeps;
 
     /** This node's id among the nodes sharing the database. */

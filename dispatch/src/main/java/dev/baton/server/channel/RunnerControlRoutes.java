@@ -1,16 +1,15 @@
 package dev.baton.server.channel;
 
-import dev.baton.server.dispatch.RunnerSession;
-import dev.baton.server.dispatch.Sessions;
-
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.server.cluster.ClusterBus;
-import dev.baton.server.store.Node;
+import dev.baton.server.dispatch.RunnerSession;
+import dev.baton.server.dispatch.Sessions;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.Json;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Node;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.ProjectMinutes;
 import dev.baton.server.store.Runner;
@@ -53,7 +52,8 @@ final class RunnerControlRoutes implements RouteModule {
     private final Duration nodeTimeout;
     private final RunnerDirectives directives;
 
-    RunnerControlRoutes(Store store, Sessions sessions, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
+    RunnerControlRoutes(
+            Store store, Sessions sessions, ClusterBus bus, String nodeId, Clock clock, Duration nodeTimeout) {
         this.store = store;
         this.sessions = sessions;
         this.nodeId = nodeId;
@@ -96,10 +96,12 @@ final class RunnerControlRoutes implements RouteModule {
     /** The path's runner and its open session on this node: 404 {@code runner_not_found}, 409 {@code runner_not_connected}. */
     private Connected connected(Context ctx) {
         String ref = ctx.pathParam("runner");
-        Runner runner = store.runners().findRunner(ResourceId.of(ref))
+        Runner runner = store.runners()
+                .findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
         RunnerSession session = sessions.of(runner.id())
-                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+                .orElseThrow(() ->
+                        ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
         return new Connected(runner, session);
     }
 
@@ -119,9 +121,12 @@ final class RunnerControlRoutes implements RouteModule {
         UpdateRequest body = Json.decode(Json.readBody(ctx, 16 * 1024), UpdateRequest.class);
         if (body.version() == null || body.version().isBlank()) throw ApiException.missingField("version");
         // Bounded so that the directive fits a cluster notification (PostgreSQL NOTIFY carries < 8000 bytes).
-        if (body.version().length() > MAX_VERSION) throw ApiException.invalidField("version", "version must be at most " + MAX_VERSION + " characters");
-        if (body.url() != null && body.url().length() > MAX_URL) throw ApiException.invalidField("url", "url must be at most " + MAX_URL + " characters");
-        if (body.url() == null || !(body.url().startsWith("https://") || body.url().startsWith("http://"))) {
+        if (body.version().length() > MAX_VERSION)
+            throw ApiException.invalidField("version", "version must be at most " + MAX_VERSION + " characters");
+        if (body.url() != null && body.url().length() > MAX_URL)
+            throw ApiException.invalidField("url", "url must be at most " + MAX_URL + " characters");
+        if (body.url() == null
+                || !(body.url().startsWith("https://") || body.url().startsWith("http://"))) {
             throw ApiException.invalidField("url", "url must be an http(s) URL");
         }
         if (body.checksum() == null || !SHA256_HEX.matcher(body.checksum()).matches()) {
@@ -132,17 +137,21 @@ final class RunnerControlRoutes implements RouteModule {
 
     private void deliver(Context ctx, ServerMessage message) {
         String ref = ctx.pathParam("runner");
-        Runner runner = store.runners().findRunner(ResourceId.of(ref))
+        Runner runner = store.runners()
+                .findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
-        String node = directives.deliver(runner.id(), message)
-                .orElseThrow(() -> ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+        String node = directives
+                .deliver(runner.id(), message)
+                .orElseThrow(() ->
+                        ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
         Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", node));
     }
 
     /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */
     private void nodes(Context ctx) {
         Instant since = clock.instant().minus(nodeTimeout);
-        List<Map<String, Object>> nodes = store.nodes().listNodes().stream().map(n -> view(n, since)).toList();
+        List<Map<String, Object>> nodes =
+                store.nodes().listNodes().stream().map(n -> view(n, since)).toList();
         Json.write(ctx, 200, Map.of("nodes", nodes, "self", nodeId));
     }
 
@@ -165,7 +174,8 @@ final class RunnerControlRoutes implements RouteModule {
      */
     private void usage(Context ctx) {
         String ref = ctx.pathParam("organization");
-        Organization org = store.organizations().findOrganization(ResourceId.of(ref))
+        Organization org = store.organizations()
+                .findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
         UsagePeriod period = UsagePeriod.of(ctx.queryParam("from"), ctx.queryParam("to"), clock.instant());
         List<Map<String, Object>> projects = new java.util.ArrayList<>();

@@ -54,6 +54,9 @@ final class RunnerDirectives {
 
     boolean alive(String node) {
         Instant since = clock.instant().minus(nodeTimeout);
-        return store.nodes().listNodes().stream().anyMatch(n -> n.id().equals(node) && n.stopped() == null && !n.lastHeartbeat().isBefore(since));
+        return store.nodes().listNodes().stream()
+                .anyMatch(n -> n.id().equals(node)
+                        && n.stopped() == null
+                        && !n.lastHeartbeat().isBefore(since));
     }
 }

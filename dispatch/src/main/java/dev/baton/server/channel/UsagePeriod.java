@@ -31,10 +31,14 @@ record UsagePeriod(Instant from, Instant to) {
 
     private static Instant parse(String name, String text) {
         try {
-            if (text.length() == 10) return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+            if (text.length() == 10)
+                return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
             return Instant.parse(text);
         } catch (DateTimeParseException e) {
-            throw new ApiException(400, "invalid_parameter", name + " must be a date such as 2026-11-01 or a UTC time such as 2026-11-01T00:00:00Z",
+            throw new ApiException(
+                    400,
+                    "invalid_parameter",
+                    name + " must be a date such as 2026-11-01 or a UTC time such as 2026-11-01T00:00:00Z",
                     name);
         }
     }

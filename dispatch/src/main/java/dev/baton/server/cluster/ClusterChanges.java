@@ -44,6 +44,7 @@ public final class ClusterChanges implements AutoCloseable {
     private Instant announced = Instant.MIN;
     /** Changes not sent yet; guarded by this. */
     private final Set<JobUuid> jobs = new LinkedHashSet<>();
+
     private boolean runners;
 
     public ClusterChanges(Changes local, ClusterBus bus, Clock clock) {
@@ -89,7 +90,7 @@ public final class ClusterChanges implements AutoCloseable {
             }
             // Events missed while the listener was away: whatever the pages show may be old.
             case ClusterEvent.Resync r -> watched.runners();
-            default -> { }
+            default -> {}
         }
     }
 

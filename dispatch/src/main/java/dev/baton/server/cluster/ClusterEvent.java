@@ -60,11 +60,20 @@ public sealed interface ClusterEvent {
         switch (event) {
             case Pending p -> o.put("type", "pending").put("spec", p.specId());
             case Finished f -> o.put("type", "finished");
-            case AttemptEnded e -> o.put("type", "ended").put("job", e.job().toString()).put("attempt", e.attempt())
-                    .put("runner", e.runnerId()).put("reason", e.reason());
-            case CancelRunner c -> o.put("type", "cancel").put("job", c.job().toString()).put("attempt", c.attempt())
-                    .put("runner", c.runnerId()).put("reason", c.reason());
-            case ToRunner t -> o.put("type", "to_runner").put("runner", t.runnerId()).put("message", t.message());
+            case AttemptEnded e ->
+                o.put("type", "ended")
+                        .put("job", e.job().toString())
+                        .put("attempt", e.attempt())
+                        .put("runner", e.runnerId())
+                        .put("reason", e.reason());
+            case CancelRunner c ->
+                o.put("type", "cancel")
+                        .put("job", c.job().toString())
+                        .put("attempt", c.attempt())
+                        .put("runner", c.runnerId())
+                        .put("reason", c.reason());
+            case ToRunner t ->
+                o.put("type", "to_runner").put("runner", t.runnerId()).put("message", t.message());
             case Watching w -> o.put("type", "watching");
             case Changed c -> {
                 o.put("type", "changed").put("runners", c.runners());
@@ -85,11 +94,20 @@ public sealed interface ClusterEvent {
             ClusterEvent event = switch (o.path("type").asText()) {
                 case "pending" -> new Pending(o.path("spec").asLong());
                 case "finished" -> new Finished();
-                case "ended" -> new AttemptEnded(JobUuid.parse(o.path("job").asText()), o.path("attempt").asInt(),
-                        o.path("runner").asLong(), o.path("reason").isNull() ? null : o.path("reason").asText(null));
-                case "cancel" -> new CancelRunner(JobUuid.parse(o.path("job").asText()), o.path("attempt").asInt(),
-                        o.path("runner").asLong(), o.path("reason").asText());
-                case "to_runner" -> new ToRunner(o.path("runner").asLong(), o.path("message").asText());
+                case "ended" ->
+                    new AttemptEnded(
+                            JobUuid.parse(o.path("job").asText()),
+                            o.path("attempt").asInt(),
+                            o.path("runner").asLong(),
+                            o.path("reason").isNull() ? null : o.path("reason").asText(null));
+                case "cancel" ->
+                    new CancelRunner(
+                            JobUuid.parse(o.path("job").asText()),
+                            o.path("attempt").asInt(),
+                            o.path("runner").asLong(),
+                            o.path("reason").asText());
+                case "to_runner" ->
+                    new ToRunner(o.path("runner").asLong(), o.path("message").asText());
                 case "watching" -> new Watching();
                 case "changed" -> new Changed(o.path("runners").asBoolean(), jobs(o.path("jobs")));
                 case "specs" -> new SpecsChanged();

@@ -33,6 +33,7 @@ final class PostgresBus implements ClusterBus {
     private static final int MAX_PER_STATEMENT = 64;
     /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
     static final int MAX_PAYLOAD_BYTES = 7900;
+
     private static final long RECONNECT_MILLIS = 1000;
 
     private final Supplier<Connection> connections;
@@ -134,7 +135,8 @@ final class PostgresBus implements ClusterBus {
             } catch (SQLException | RuntimeException e) {
                 if (closed) break;
                 if (!connectionLost(e)) {
-                    // Not the connection: the same statement would fail again. The store holds the truth; the fallback sweep catches up.
+                    // Not the connection: the same statement would fail again. The store holds the truth; the fallback
+                    // sweep catches up.
                     LOG.warn("dropping {} cluster events that could not be sent: {}", batch.size(), e.toString());
                     batch.clear();
                     continue;
@@ -160,7 +162,9 @@ final class PostgresBus implements ClusterBus {
         for (ClusterEvent e : batch) {
             String payload = ClusterEvent.encode(nodeId, e);
             if (payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES) {
-                LOG.warn("cluster event too large for NOTIFY, not sent: {}", e.getClass().getSimpleName());
+                LOG.warn(
+                        "cluster event too large for NOTIFY, not sent: {}",
+                        e.getClass().getSimpleName());
                 continue;
             }
             payloads.add(payload);

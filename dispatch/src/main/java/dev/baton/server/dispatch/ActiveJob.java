@@ -15,9 +15,11 @@ public final class ActiveJob {
     final long runnerId;
     /** The attempt number: how other nodes name this attempt (never by its lease). */
     final int attempt;
+
     final int timeoutSeconds;
     /** The job's project (never changes): where its output is stored, without reading the job again. */
     final long projectId;
+
     volatile Instant started;
     volatile int lastBilledMinute;
     /** Set once the job is canceled and the runner was told; the lease stays valid for its {@code canceled}. */
@@ -28,7 +30,15 @@ public final class ActiveJob {
      */
     volatile boolean reattach;
 
-    ActiveJob(JobUuid job, LeaseId lease, long runnerId, int attempt, int timeoutSeconds, long projectId, Instant started, int lastBilledMinute) {
+    ActiveJob(
+            JobUuid job,
+            LeaseId lease,
+            long runnerId,
+            int attempt,
+            int timeoutSeconds,
+            long projectId,
+            Instant started,
+            int lastBilledMinute) {
         this.job = job;
         this.lease = lease;
         this.runnerId = runnerId;

@@ -30,7 +30,8 @@ final class AttemptResolver {
             Optional<Job> current = ctx.store.liveness().reattach(a.job, a.lease);
             if (current.isPresent()) {
                 a.reattach = false;
-                if (a.started == null && current.get().started() != null) a.started = current.get().started();
+                if (a.started == null && current.get().started() != null)
+                    a.started = current.get().started();
                 return new Resolution.Current(a);
             }
             ctx.forget(a);
@@ -51,8 +52,10 @@ final class AttemptResolver {
         // Any lease that is not the current one changes nothing and is answered stale, whether it
         // is an earlier attempt of this runner or one it never held.
         List<Attempt> attempts = ctx.store.runs().attempts(job.id());
-        boolean earlierAttemptOfThisRunner = attempts.stream().anyMatch(at -> at.lease().matches(lease) && at.runnerId() == session.runnerId());
-        return new Resolution.Stale(earlierAttemptOfThisRunner ? "lease is no longer current" : "lease is not valid for this job");
+        boolean earlierAttemptOfThisRunner =
+                attempts.stream().anyMatch(at -> at.lease().matches(lease) && at.runnerId() == session.runnerId());
+        return new Resolution.Stale(
+                earlierAttemptOfThisRunner ? "lease is no longer current" : "lease is not valid for this job");
     }
 
     /**
@@ -64,7 +67,14 @@ final class AttemptResolver {
         Optional<Job> current = ctx.store.liveness().reattach(stored.uuid(), stored.lease());
         if (current.isEmpty()) return null;
         Job job = current.get();
-        ActiveJob a = new ActiveJob(job.uuid(), job.lease(), job.runnerId(), job.attempt(), job.timeout(), job.projectId(), job.started(),
+        ActiveJob a = new ActiveJob(
+                job.uuid(),
+                job.lease(),
+                job.runnerId(),
+                job.attempt(),
+                job.timeout(),
+                job.projectId(),
+                job.started(),
                 job.lastBilledMinute() == null ? 0 : job.lastBilledMinute());
         ctx.active.put(a);
         if (a.isRunning()) ctx.hardTimeoutWake(a);

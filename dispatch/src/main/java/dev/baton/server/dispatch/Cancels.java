@@ -26,7 +26,8 @@ final class Cancels {
     void userCanceled(Job before) {
         if (before.status().inFlight() && before.lease() != null && before.runnerId() != null) {
             runnerCancel(before.uuid(), before.attempt(), before.runnerId(), "canceled_by_user", before.lease());
-            ctx.bus.publish(new ClusterEvent.CancelRunner(before.uuid(), before.attempt(), before.runnerId(), "canceled_by_user"));
+            ctx.bus.publish(new ClusterEvent.CancelRunner(
+                    before.uuid(), before.attempt(), before.runnerId(), "canceled_by_user"));
         }
         ctx.jobFinished();
     }
@@ -41,14 +42,22 @@ final class Cancels {
         Optional<RunnerSession> session = ctx.sessions.of(runnerId);
         if (session.isEmpty()) return;
         LeaseId known = lease != null ? lease : ctx.leaseOf(job, attempt);
-        if (known != null) session.get().send(new ServerMessage.Cancel(job, known, reason, (int) ctx.settings.cancelDeadline().toSeconds()));
+        if (known != null)
+            session.get().send(new ServerMessage.Cancel(job, known, reason, (int)
+                    ctx.settings.cancelDeadline().toSeconds()));
     }
 
     /** A heartbeat of an attempt past its hard deadline: canceled in the store, the runner told to stop. */
     ServerMessage hardTimeout(ActiveJob a) {
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.transitions().cancel(a.job, a.lease, "hard timeout: ran longer than its timeout plus the grace period", now,
-                now.plus(ctx.settings.cancelDeadline()));
+        Transition t = ctx.store
+                .transitions()
+                .cancel(
+                        a.job,
+                        a.lease,
+                        "hard timeout: ran longer than its timeout plus the grace period",
+                        now,
+                        now.plus(ctx.settings.cancelDeadline()));
         if (t.applied()) ctx.metrics.transition("hard_timeout");
         return requestCancel(a, "timeout");
     }

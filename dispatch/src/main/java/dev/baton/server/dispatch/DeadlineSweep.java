@@ -30,6 +30,7 @@ final class DeadlineSweep {
 
     /** Jobs one sweep transaction acts on at most, per kind of deadline; a sweep takes batches until none are due. */
     private static final int SWEEP_BATCH = 100;
+
     private static final Runnable NOTHING = () -> {};
 
     private final LifecycleContext ctx;
@@ -54,9 +55,17 @@ final class DeadlineSweep {
         sweeping.lock();
         try {
             Instant now = ctx.clock.instant();
-            for (String dead : ctx.store.nodes().expireNodes(ctx.settings.nodeId(), now.minus(ctx.settings.nodeTimeout()), now,
-                    ctx.settings.heartbeatTimeout())) {
-                LOG.warn("node {} missed its heartbeats for {}: its runners are treated as disconnected", dead, ctx.settings.nodeTimeout());
+            for (String dead : ctx.store
+                    .nodes()
+                    .expireNodes(
+                            ctx.settings.nodeId(),
+                            now.minus(ctx.settings.nodeTimeout()),
+                            now,
+                            ctx.settings.heartbeatTimeout())) {
+                LOG.warn(
+                        "node {} missed its heartbeats for {}: its runners are treated as disconnected",
+                        dead,
+                        ctx.settings.nodeTimeout());
                 ctx.metrics.transition("node_lost");
             }
             int acted = 0;
@@ -93,7 +102,8 @@ final class DeadlineSweep {
     private int sweep(Deadline kind, Instant now, Function<Job, Runnable> act) {
         int acted = 0;
         while (true) {
-            List<Runnable> effects = ctx.store.liveness().sweepDue(kind, now, SWEEP_BATCH, job -> withChange(job, act.apply(job)));
+            List<Runnable> effects =
+                    ctx.store.liveness().sweepDue(kind, now, SWEEP_BATCH, job -> withChange(job, act.apply(job)));
             for (Runnable effect : effects) {
                 try {
                     effect.run();
@@ -120,7 +130,9 @@ final class DeadlineSweep {
 
     private Runnable acceptanceExpired(Job job) {
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, ctx.settings.maxRequeues(), now);
+        Transition t = ctx.store
+                .transitions()
+                .requeue(job.uuid(), job.lease(), AttemptOutcome.ACCEPT_TIMEOUT, ctx.settings.maxRequeues(), now);
         if (!t.applied()) return NOTHING;
         return () -> {
             LOG.info("job {} not accepted within {}: back to the queue", job.uuid(), ctx.settings.acceptanceTimeout());
@@ -135,7 +147,10 @@ final class DeadlineSweep {
     private Runnable lostExpired(Job job) {
         Instant now = ctx.clock.instant();
         if (job.status() == JobStatus.CLAIMED) {
-            Transition t = ctx.store.transitions().requeue(job.uuid(), job.lease(), AttemptOutcome.LOST_BEFORE_START, ctx.settings.maxRequeues(), now);
+            Transition t = ctx.store
+                    .transitions()
+                    .requeue(
+                            job.uuid(), job.lease(), AttemptOutcome.LOST_BEFORE_START, ctx.settings.maxRequeues(), now);
             if (!t.applied()) return NOTHING;
             return () -> {
                 ctx.metrics.acceptance("requeued");
@@ -146,15 +161,28 @@ final class DeadlineSweep {
         }
         Instant hard = job.started().plusSeconds(job.timeout()).plus(ctx.settings.jobTimeoutGrace());
         if (now.isAfter(hard)) {
-            Transition t = ctx.store.transitions().cancel(job.uuid(), job.lease(), "hard timeout exceeded and lost contact with the runner", now, null);
+            Transition t = ctx.store
+                    .transitions()
+                    .cancel(
+                            job.uuid(),
+                            job.lease(),
+                            "hard timeout exceeded and lost contact with the runner",
+                            now,
+                            null);
             return () -> {
                 if (t.applied()) ctx.metrics.transition("hard_timeout");
                 attemptEnded(job, null);
                 ctx.jobFinished();
             };
         }
-        Transition t = ctx.store.transitions().fail(job.uuid(), job.lease(), "lost contact with the runner (disconnected or silent past the heartbeat timeout)",
-                AttemptOutcome.LOST, now);
+        Transition t = ctx.store
+                .transitions()
+                .fail(
+                        job.uuid(),
+                        job.lease(),
+                        "lost contact with the runner (disconnected or silent past the heartbeat timeout)",
+                        AttemptOutcome.LOST,
+                        now);
         return () -> {
             if (t.applied()) ctx.metrics.transition("lost");
             attemptEnded(job, null);
@@ -166,8 +194,14 @@ final class DeadlineSweep {
 
     private Runnable hardExpired(Job job) {
         Instant now = ctx.clock.instant();
-        Transition t = ctx.store.transitions().cancel(job.uuid(), job.lease(), "hard timeout: ran longer than its timeout plus the grace period", now,
-                now.plus(ctx.settings.cancelDeadline()));
+        Transition t = ctx.store
+                .transitions()
+                .cancel(
+                        job.uuid(),
+                        job.lease(),
+                        "hard timeout: ran longer than its timeout plus the grace period",
+                        now,
+                        now.plus(ctx.settings.cancelDeadline()));
         if (!t.applied()) return NOTHING;
         return () -> {
             ctx.metrics.transition("hard_timeout");
@@ -188,8 +222,12 @@ final class DeadlineSweep {
 
     /** Fails the job with queue_timeout; the store selected it only while pending and never started. */
     private Runnable queueExpired(Job job) {
-        String why = ctx.explainer.status(job).map(s -> "; it was waiting because: " + s.reason().message()).orElse("");
-        String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout() + " s without starting" + why;
+        String why = ctx.explainer
+                .status(job)
+                .map(s -> "; it was waiting because: " + s.reason().message())
+                .orElse("");
+        String error = "queue_timeout: the job waited longer than its queue timeout of " + job.queueTimeout()
+                + " s without starting" + why;
         Transition t = ctx.store.transitions().expireQueued(job.uuid(), error, ctx.clock.instant());
         if (!t.applied()) return NOTHING;
         return () -> {

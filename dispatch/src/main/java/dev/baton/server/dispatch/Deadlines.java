@@ -73,7 +73,8 @@ public final class Deadlines implements AutoCloseable {
             }
         }
         // Drop superseded entries lazily so the queue does not grow with replaced deadlines.
-        if (queue.size() > 4 * current.size() + 1024) queue.removeIf(e -> !Long.valueOf(e.generation).equals(current.get(e.key)));
+        if (queue.size() > 4 * current.size() + 1024)
+            queue.removeIf(e -> !Long.valueOf(e.generation).equals(current.get(e.key)));
         return due;
     }
 

@@ -1,13 +1,12 @@
 package dev.baton.server.dispatch;
 
-import dev.baton.server.events.Changes;
-
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.PollTimeout;
+import dev.baton.server.events.Changes;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.ClaimFilter;
 import dev.baton.server.store.ClaimRequest;
@@ -86,9 +85,11 @@ public final class Dispatcher {
     private final Map<Long, Waiter> waiters = new LinkedHashMap<>();
     /** Runners that declined a job: their empty claim says nothing about other runners of the same specs. */
     private final Set<Long> runnersThatDeclined = ConcurrentHashMap.newKeySet();
+
     private AcceptanceTimeouts acceptanceTimeouts = job -> {};
     /** Which waiting runner goes first (docs/scheduling.md, "Image affinity"); on unless the server setting turns it off. */
     private volatile ImageAffinity affinity = new ImageAffinity(true);
+
     private final Changes changes;
 
     /** The specs each runner serves, read on a ready only when not cached (issue 13). */
@@ -102,10 +103,19 @@ public final class Dispatcher {
     /** Which spec sets the store said have nothing pending, and what was heard since (ADR 0020). */
     private final PendingKnowledge pending;
     /** Told the spec of every job heard of as pending, here or elsewhere (transport A's lease pump); they only hand it on. */
-    private final List<java.util.function.LongConsumer> pendingListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<java.util.function.LongConsumer> pendingListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public Dispatcher(Store store, ActiveJobs active, Deadlines deadlines, JobPullTokens pullTokens,
-            BatonMetrics metrics, Clock clock, Duration acceptanceTimeout, Changes changes, RunnerSpecSets specSets) {
+    public Dispatcher(
+            Store store,
+            ActiveJobs active,
+            Deadlines deadlines,
+            JobPullTokens pullTokens,
+            BatonMetrics metrics,
+            Clock clock,
+            Duration acceptanceTimeout,
+            Changes changes,
+            RunnerSpecSets specSets) {
         this.changes = changes;
         this.specSets = specSets;
         this.store = store;
@@ -147,7 +157,12 @@ public final class Dispatcher {
      * changes either replaces the current wait (a router's free runners changed); one that
      * changes neither is a repeat as above.
      */
-    public boolean ready(RunnerSession session, PollTimeout pollTimeout, int slots, List<String> specSlugs, List<ProjectUuid> preferProjects) {
+    public boolean ready(
+            RunnerSession session,
+            PollTimeout pollTimeout,
+            int slots,
+            List<String> specSlugs,
+            List<ProjectUuid> preferProjects) {
         Set<Long> specIds;
         if (specSlugs == null) {
             specIds = specSets.activeIds(session.runnerId());
@@ -161,19 +176,26 @@ public final class Dispatcher {
         for (ProjectUuid project : preferProjects == null ? List.<ProjectUuid>of() : preferProjects) {
             Long id = projectIds.get(project);
             if (id == null) {
-                id = store.organizations().findProject(ResourceId.of(project.toString())).map(p -> p.id()).orElse(null);
+                id = store.organizations()
+                        .findProject(ResourceId.of(project.toString()))
+                        .map(p -> p.id())
+                        .orElse(null);
                 if (id != null) projectIds.put(project, id);
             }
             if (id != null) prefer.add(id);
         }
-        ClaimFilter filter = specSlugs == null && prefer.isEmpty() ? ClaimFilter.NONE
+        ClaimFilter filter = specSlugs == null && prefer.isEmpty()
+                ? ClaimFilter.NONE
                 : new ClaimFilter(specSlugs == null ? null : specIds, prefer);
         synchronized (this) {
             Waiter existing = waiters.get(session.runnerId());
             if (existing != null && existing.session == session && existing.filter.equals(filter)) return false;
             waiters.put(session.runnerId(), new Waiter(session, specIds, filter, slots));
         }
-        deadlines.set(pollKey(session.runnerId()), clock.instant().plusSeconds(pollTimeout.seconds()), () -> pollExpired(session));
+        deadlines.set(
+                pollKey(session.runnerId()),
+                clock.instant().plusSeconds(pollTimeout.seconds()),
+                () -> pollExpired(session));
         changes.runners();
         pump(null, false);
         return true;
@@ -326,7 +348,8 @@ public final class Dispatcher {
         List<Waiter> asking = new ArrayList<>();
         for (Waiter w : taken) {
             if (w.slots <= 0 || !w.session.isOpen()) continue;
-            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, justPending, ticket))) asking.add(w);
+            if (pendingFor.computeIfAbsent(w.specIds, specs -> mayHavePending(specs, justPending, ticket)))
+                asking.add(w);
         }
         if (asking.isEmpty()) return;
         Instant now = clock.instant();
@@ -336,7 +359,11 @@ public final class Dispatcher {
         List<ClaimRequest> requests = new ArrayList<>(asking.size());
         for (Waiter w : asking) {
             // Declines exclude jobs for that runner only: the next waiter with the same specs may still claim.
-            requests.add(new ClaimRequest(w.session.runnerId(), w.slots, w.specIds, claimFilter(w),
+            requests.add(new ClaimRequest(
+                    w.session.runnerId(),
+                    w.slots,
+                    w.specIds,
+                    claimFilter(w),
                     runnersThatDeclined.contains(w.session.runnerId())));
         }
         List<List<Job>> claimed = store.claims().claimEach(requests, now, now.plus(acceptanceTimeout));
@@ -387,7 +414,9 @@ public final class Dispatcher {
             List<ImageDigest> held = w.session.heldImages();
             if (affinity.due(runner)) {
                 due.add(w);
-            } else if (held != null && !held.isEmpty() && affinity.warm(held, store.claims().nextImage(runner, now, claimFilter(w)))) {
+            } else if (held != null
+                    && !held.isEmpty()
+                    && affinity.warm(held, store.claims().nextImage(runner, now, claimFilter(w)))) {
                 warm.add(runner);
                 warmWaiters.add(w);
             } else {
@@ -433,14 +462,23 @@ public final class Dispatcher {
     private Runnable hand(RunnerSession session, Job job, Instant now) {
         Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
         ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
-        ActiveJob attempt = new ActiveJob(job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), job.projectId(), null, 0);
+        ActiveJob attempt = new ActiveJob(
+                job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), job.projectId(), null, 0);
         active.put(attempt);
         // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
-        deadlines.set(DeadlineKeys.accept(job.uuid()), now.plus(acceptanceTimeout), () -> acceptanceTimeouts.expired(attempt));
+        deadlines.set(
+                DeadlineKeys.accept(job.uuid()),
+                now.plus(acceptanceTimeout),
+                () -> acceptanceTimeouts.expired(attempt));
         metrics.claimed();
         String token = pullTokens.issue(session.runner().uuid(), project, job, now);
-        ClaimedJob claimed = new ClaimedJob(job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
-        LOG.info("job {} attempt {} claimed by runner {}", job.uuid(), job.attempt(), session.runner().slug());
+        ClaimedJob claimed = new ClaimedJob(
+                job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
+        LOG.info(
+                "job {} attempt {} claimed by runner {}",
+                job.uuid(),
+                job.attempt(),
+                session.runner().slug());
         return () -> {
             session.send(new ServerMessage.Job(claimed));
             changes.job(job.uuid());

@@ -54,21 +54,30 @@ final class FinalMessages {
         // runner may answer completed after cancel) and attempts not held here read the job first.
         Transition t = attempt != null && !attempt.cancelRequested && m instanceof RunnerMessage.Completed c
                 ? completeHeld(attempt, c, now)
-                : finalWord(m, r instanceof Resolution.Finished(Job finished) ? finished : ctx.store.runs().findJob(m.job()).orElseThrow(), now);
+                : finalWord(
+                        m,
+                        r instanceof Resolution.Finished(Job finished)
+                                ? finished
+                                : ctx.store.runs().findJob(m.job()).orElseThrow(),
+                        now);
         if (t != null && t.result() == Transition.Result.STALE) return stale(m, "lease is no longer current");
         if (t != null && t.applied()) {
             ctx.changes.job(m.job());
-            ctx.metrics.transition(switch (m) {
-                case RunnerMessage.Completed c -> "complete";
-                case RunnerMessage.Failed f -> "fail";
-                case RunnerMessage.Canceled c -> "cancel";
-            });
+            ctx.metrics.transition(
+                    switch (m) {
+                        case RunnerMessage.Completed c -> "complete";
+                        case RunnerMessage.Failed f -> "fail";
+                        case RunnerMessage.Canceled c -> "cancel";
+                    });
             // Only a `completed` completes a job, and it stored its output just before the transition.
-            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c) ctx.results.processLater(t.job(), FinalOutput.outputOf(c));
+            if (t.job().status() == JobStatus.COMPLETED && m instanceof RunnerMessage.Completed c)
+                ctx.results.processLater(t.job(), FinalOutput.outputOf(c));
             if (t.job().status() == JobStatus.PENDING) ctx.retryLater(t.job(), now);
             // The job's runner: resolve refused any other (not_your_job).
             if (m instanceof RunnerMessage.Failed f && f.runnerLost()) ctx.infrastructureFailure(session.runnerId());
-            if (t.job().canaryRunnerId() != null && !t.job().status().inFlight() && t.job().status() != JobStatus.PENDING) {
+            if (t.job().canaryRunnerId() != null
+                    && !t.job().status().inFlight()
+                    && t.job().status() != JobStatus.PENDING) {
                 canaryEnded(t.job(), m instanceof RunnerMessage.Completed c && passed(c.results()), now);
             }
         }
@@ -79,7 +88,8 @@ final class FinalMessages {
 
     /** A completed of the attempt this node holds (not told to cancel): its output under its attempt, then the transition ({@link FinalOutput}). */
     private Transition completeHeld(ActiveJob a, RunnerMessage.Completed c, Instant now) {
-        return words.complete(ctx.store.organizations().projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
+        return words.complete(
+                ctx.store.organizations().projectUuid(a.projectId).orElseThrow(), a.job, a.attempt, a.lease, c, now);
     }
 
     /**
@@ -96,7 +106,9 @@ final class FinalMessages {
         return switch (m) {
             case RunnerMessage.Completed c -> {
                 // Under its own lease a completed overrides a heartbeat-timeout failure (docs/protocol.md).
-                if (job.status() == JobStatus.COMPLETED || job.status() == JobStatus.PROCESSED || job.status() == JobStatus.CANCELED) yield null;
+                if (job.status() == JobStatus.COMPLETED
+                        || job.status() == JobStatus.PROCESSED
+                        || job.status() == JobStatus.CANCELED) yield null;
                 yield words.complete(project, m.job(), attempt, m.lease(), c, now);
             }
             case RunnerMessage.Failed f -> {
@@ -113,7 +125,9 @@ final class FinalMessages {
                 // cancel deadline passed; a hard timeout is a cancel with the same deadline) a late
                 // canceled changes nothing, output included (issue 40).
                 boolean owed = job.status() == JobStatus.CANCELED && cancelStillOwed(m, now);
-                if ((job.status().inFlight() || owed) && hasResults(c.results()) && !ctx.results.hasOutput(project, job)) {
+                if ((job.status().inFlight() || owed)
+                        && hasResults(c.results())
+                        && !ctx.results.hasOutput(project, job)) {
                     ctx.results.save(project, job.uuid(), attempt, new JobOutput(c.results(), "canceled"));
                 }
                 if (owed) ctx.store.liveness().clearCancelDeadline(m.job(), m.lease()); // the runner answered in time
@@ -130,7 +144,11 @@ final class FinalMessages {
      * by lease for either transport.
      */
     private boolean cancelStillOwed(RunnerMessage.Terminal m, Instant now) {
-        return ctx.store.leaseOffers().cancelDeadline(m.lease()).filter(now::isBefore).isPresent();
+        return ctx.store
+                .leaseOffers()
+                .cancelDeadline(m.lease())
+                .filter(now::isBefore)
+                .isPresent();
     }
 
     /** Whether the attempt of {@code m}'s lease ended with the outcome {@code m} reports: {@code m} is a resend. */
@@ -140,8 +158,11 @@ final class FinalMessages {
             case RunnerMessage.Failed f -> AttemptOutcome.FAILED;
             case RunnerMessage.Canceled c -> AttemptOutcome.CANCELED;
         };
-        return ctx.store.runs().findJob(m.job())
-                .map(job -> ctx.store.runs().attempts(job.id()).stream().anyMatch(at -> at.lease().matches(m.lease()) && at.outcome() == said))
+        return ctx.store
+                .runs()
+                .findJob(m.job())
+                .map(job -> ctx.store.runs().attempts(job.id()).stream()
+                        .anyMatch(at -> at.lease().matches(m.lease()) && at.outcome() == said))
                 .orElse(false);
     }
 
@@ -153,7 +174,11 @@ final class FinalMessages {
     private void canaryEnded(Job job, boolean passed, Instant now) {
         long runnerId = job.canaryRunnerId();
         if (!passed) {
-            LOG.warn("canary job {} for runner {} did not pass ({}); the runner stays quarantined", job.uuid(), runnerId, job.status().wireName());
+            LOG.warn(
+                    "canary job {} for runner {} did not pass ({}); the runner stays quarantined",
+                    job.uuid(),
+                    runnerId,
+                    job.status().wireName());
             return;
         }
         try {
@@ -161,7 +186,8 @@ final class FinalMessages {
             LOG.info("canary job {} passed: runner {} released from quarantine", job.uuid(), runner.slug());
             ctx.changes.runners();
         } catch (RuntimeException e) {
-            LOG.warn("canary job {} passed but runner {} could not be released: {}", job.uuid(), runnerId, e.toString());
+            LOG.warn(
+                    "canary job {} passed but runner {} could not be released: {}", job.uuid(), runnerId, e.toString());
         }
     }
 

@@ -36,7 +36,8 @@ final class FinalOutput {
         this.results = results;
     }
 
-    Transition complete(ProjectUuid project, JobUuid job, int attempt, LeaseId lease, RunnerMessage.Completed c, Instant now) {
+    Transition complete(
+            ProjectUuid project, JobUuid job, int attempt, LeaseId lease, RunnerMessage.Completed c, Instant now) {
         JobOutput output = outputOf(c);
         byte[] onTheAttempt = results.onTheAttempt(output);
         if (onTheAttempt != null) return store.transitions().complete(job, lease, now, onTheAttempt);
@@ -51,15 +52,21 @@ final class FinalOutput {
         AttemptOutcome outcome = f.runnerLost() ? AttemptOutcome.LOST : AttemptOutcome.FAILED;
         byte[] onTheAttempt = results.onTheAttempt(output);
         if (onTheAttempt != null) {
-            Transition t = store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt, failureOf(f));
+            Transition t =
+                    store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, onTheAttempt, failureOf(f));
             // A duplicate whose attempt keeps no output: a heartbeat timeout failed it under this
             // lease just before. The runner's own account is kept, as FinalMessages keeps it when the
             // timeout was seen first; a plain resend finds its output already stored.
-            if (t.result() == Transition.Result.DUPLICATE && !results.hasOutput(project, t.job())) results.save(project, f.job(), attempt, output);
+            if (t.result() == Transition.Result.DUPLICATE && !results.hasOutput(project, t.job()))
+                results.save(project, f.job(), attempt, output);
             return t;
         }
         results.save(project, f.job(), attempt, output);
-        return takenBackIfRefused(project, f.job(), attempt, store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, null, failureOf(f)));
+        return takenBackIfRefused(
+                project,
+                f.job(),
+                attempt,
+                store.transitions().fail(f.job(), f.lease(), errorOf(f), outcome, now, null, failureOf(f)));
     }
 
     private Transition takenBackIfRefused(ProjectUuid project, JobUuid job, int attempt, Transition t) {

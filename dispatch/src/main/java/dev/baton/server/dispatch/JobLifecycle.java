@@ -54,12 +54,38 @@ public final class JobLifecycle {
     private final DeadlineSweep sweep;
     private final Presence presence;
 
-    public JobLifecycle(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions,
-            Liveness liveness, ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings,
-            LiveLogs logs, PendingExplainer explainer, ClusterBus bus, Changes changes) {
+    public JobLifecycle(
+            Store store,
+            ActiveJobs active,
+            Deadlines deadlines,
+            Dispatcher dispatcher,
+            Sessions sessions,
+            Liveness liveness,
+            ResultProcessor results,
+            BatonMetrics metrics,
+            Clock clock,
+            LifecycleSettings settings,
+            LiveLogs logs,
+            PendingExplainer explainer,
+            ClusterBus bus,
+            Changes changes) {
         // The parts' timers wake the sweep through this door (the sweep is built after the context it uses).
-        LifecycleContext ctx = new LifecycleContext(store, active, deadlines, dispatcher, sessions, liveness, results, metrics, clock,
-                settings, logs, explainer, bus, changes, this::sweepQuietly);
+        LifecycleContext ctx = new LifecycleContext(
+                store,
+                active,
+                deadlines,
+                dispatcher,
+                sessions,
+                liveness,
+                results,
+                metrics,
+                clock,
+                settings,
+                logs,
+                explainer,
+                bus,
+                changes,
+                this::sweepQuietly);
         AttemptResolver resolver = new AttemptResolver(ctx);
         this.cancels = new Cancels(ctx);
         this.runWords = new RunningMessages(ctx, resolver, cancels);

@@ -48,11 +48,25 @@ final class LifecycleContext {
     final Changes changes;
     /** The store's deadline sweep, run now (its failures logged): what this node's timers wake. */
     private final Runnable sweepSoon;
+
     private volatile boolean shuttingDown;
 
-    LifecycleContext(Store store, ActiveJobs active, Deadlines deadlines, Dispatcher dispatcher, Sessions sessions, Liveness liveness,
-            ResultProcessor results, BatonMetrics metrics, Clock clock, LifecycleSettings settings, LiveLogs logs,
-            PendingExplainer explainer, ClusterBus bus, Changes changes, Runnable sweepSoon) {
+    LifecycleContext(
+            Store store,
+            ActiveJobs active,
+            Deadlines deadlines,
+            Dispatcher dispatcher,
+            Sessions sessions,
+            Liveness liveness,
+            ResultProcessor results,
+            BatonMetrics metrics,
+            Clock clock,
+            LifecycleSettings settings,
+            LiveLogs logs,
+            PendingExplainer explainer,
+            ClusterBus bus,
+            Changes changes,
+            Runnable sweepSoon) {
         this.store = store;
         this.active = active;
         this.deadlines = deadlines;
@@ -117,8 +131,12 @@ final class LifecycleContext {
 
     /** The Prometheus counter of billed minutes, labelled with the project's and its organization's slugs. */
     private void countMinutes(long projectId, int minutes) {
-        store.organizations().findProject(projectId).ifPresent(project -> store.organizations().findOrganization(project.organizationId())
-                .ifPresent(org -> metrics.jobMinutes(org.slug().value(), project.slug().value(), minutes)));
+        store.organizations()
+                .findProject(projectId)
+                .ifPresent(project -> store.organizations()
+                        .findOrganization(project.organizationId())
+                        .ifPresent(org -> metrics.jobMinutes(
+                                org.slug().value(), project.slug().value(), minutes)));
     }
 
     /** The attempt is over: bill its last minutes, drop it from memory and its deadlines, free its slot. */
@@ -140,12 +158,17 @@ final class LifecycleContext {
     }
 
     LeaseId leaseOf(JobUuid job, int attempt) {
-        return store.runs().findJob(job).flatMap(j -> store.runs().findAttempt(j.id(), attempt)).map(Attempt::lease).orElse(null);
+        return store.runs()
+                .findJob(job)
+                .flatMap(j -> store.runs().findAttempt(j.id(), attempt))
+                .map(Attempt::lease)
+                .orElse(null);
     }
 
     /** A router's word for the machine behind it that runs the attempt (issue 41), recorded instead of the router's own. */
     void recordMachine(ActiveJob a, RunnerHost machine) {
-        if (machine != null) store.runners().recordAttemptMachine(a.runnerId, a.job, a.lease, machine.bounded(), clock.instant());
+        if (machine != null)
+            store.runners().recordAttemptMachine(a.runnerId, a.job, a.lease, machine.bounded(), clock.instant());
     }
 
     /** Keeps the runner's machine fingerprint on its attempt (docs/scheduling.md); runners before it send none. */
@@ -178,7 +201,10 @@ final class LifecycleContext {
             }
             if (job.declineBackoffUntil() != null && job.declineBackoffUntil().isAfter(now)) {
                 // Declined by every runner of its spec: wake them when the back-off ends (there is no poll).
-                deadlines.set(DeadlineKeys.retry(job.uuid()), job.declineBackoffUntil(), () -> dispatcher.jobPending(job.specId()));
+                deadlines.set(
+                        DeadlineKeys.retry(job.uuid()),
+                        job.declineBackoffUntil(),
+                        () -> dispatcher.jobPending(job.specId()));
             }
             dispatcher.jobPending(job.specId());
             bus.publish(new ClusterEvent.Pending(job.specId()));
@@ -202,12 +228,18 @@ final class LifecycleContext {
     void infrastructureFailure(Long runnerId) {
         if (settings.quarantineThreshold() == 0 || runnerId == null) return;
         try {
-            store.runners().quarantineIfFlaky(runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant()).ifPresent(r -> {
-                LOG.warn("runner {} quarantined: {}; it gets no new jobs until an admin releases it (baton runners release {})",
-                        r.slug(), r.quarantineReason(), r.slug());
-                metrics.quarantined();
-                changes.runners();
-            });
+            store.runners()
+                    .quarantineIfFlaky(
+                            runnerId, settings.quarantineThreshold(), settings.quarantineWindow(), clock.instant())
+                    .ifPresent(r -> {
+                        LOG.warn(
+                                "runner {} quarantined: {}; it gets no new jobs until an admin releases it (baton runners release {})",
+                                r.slug(),
+                                r.quarantineReason(),
+                                r.slug());
+                        metrics.quarantined();
+                        changes.runners();
+                    });
         } catch (RuntimeException e) {
             // The next failure counts this one again (the count reads the attempts), so nothing is lost.
             LOG.warn("could not check runner {} for quarantine: {}", runnerId, e.toString());
@@ -217,7 +249,8 @@ final class LifecycleContext {
     // ---- the answers to a runner --------------------------------------------------------------------
 
     ServerMessage cancelMessage(ActiveJob a, String reason) {
-        return new ServerMessage.Cancel(a.job, a.lease, reason, (int) settings.cancelDeadline().toSeconds());
+        return new ServerMessage.Cancel(
+                a.job, a.lease, reason, (int) settings.cancelDeadline().toSeconds());
     }
 
     static ServerMessage stale(RunnerMessage.JobScoped m, String reason) {

@@ -13,12 +13,28 @@ import java.time.Duration;
  * failures of a runner within {@code quarantineWindow} quarantine it (0: never; docs/scheduling.md).
  */
 public record LifecycleSettings(
-        Duration heartbeatTimeout, Duration acceptanceTimeout, Duration jobTimeoutGrace, Duration cancelDeadline, int maxRequeues,
-        Duration declineBackoff, String nodeId, Duration nodeTimeout, int quarantineThreshold, Duration quarantineWindow) {
+        Duration heartbeatTimeout,
+        Duration acceptanceTimeout,
+        Duration jobTimeoutGrace,
+        Duration cancelDeadline,
+        int maxRequeues,
+        Duration declineBackoff,
+        String nodeId,
+        Duration nodeTimeout,
+        int quarantineThreshold,
+        Duration quarantineWindow) {
 
     public static LifecycleSettings of(ServerConfig config) {
-        return new LifecycleSettings(config.heartbeatTimeout(), config.acceptanceTimeout(), config.jobTimeoutGrace(),
-                config.cancelDeadline(), config.maxRequeues(), Store.DEFAULT_DECLINE_BACKOFF, config.nodeId(), config.nodeTimeout(),
-                config.quarantineThreshold(), config.quarantineWindow());
+        return new LifecycleSettings(
+                config.heartbeatTimeout(),
+                config.acceptanceTimeout(),
+                config.jobTimeoutGrace(),
+                config.cancelDeadline(),
+                config.maxRequeues(),
+                Store.DEFAULT_DECLINE_BACKOFF,
+                config.nodeId(),
+                config.nodeTimeout(),
+                config.quarantineThreshold(),
+                config.quarantineWindow());
     }
 }

@@ -45,7 +45,10 @@ final class Presence {
         try {
             ctx.store.nodes().detachRunner(session.runnerId(), ctx.settings.nodeId(), lostAt);
         } catch (RuntimeException e) {
-            LOG.warn("could not record that runner {} disconnected; the fallback sweep retries: {}", session.runner().slug(), e.toString());
+            LOG.warn(
+                    "could not record that runner {} disconnected; the fallback sweep retries: {}",
+                    session.runner().slug(),
+                    e.toString());
         }
         for (ActiveJob a : ctx.active.ofRunner(session.runnerId())) {
             a.reattach = true;
@@ -55,7 +58,10 @@ final class Presence {
 
     /** The channel has been silent for the heartbeat timeout: its attempts are lost now. */
     void readTimedOut(RunnerSession session) {
-        LOG.warn("runner {} silent for {}: closing its channel", session.runner().slug(), ctx.settings.heartbeatTimeout());
+        LOG.warn(
+                "runner {} silent for {}: closing its channel",
+                session.runner().slug(),
+                ctx.settings.heartbeatTimeout());
         Instant now = ctx.clock.instant();
         ctx.store.nodes().markRunnerLost(session.runnerId(), now);
         ctx.store.nodes().detachRunner(session.runnerId(), ctx.settings.nodeId(), now);
@@ -73,7 +79,10 @@ final class Presence {
         int detached = 0;
         for (long runnerId : ctx.store.nodes().runnersOn(ctx.settings.nodeId())) {
             if (ctx.sessions.of(runnerId).isPresent()) continue;
-            ctx.store.nodes().detachRunner(runnerId, ctx.settings.nodeId(), ctx.clock.instant().plus(ctx.settings.heartbeatTimeout()));
+            ctx.store
+                    .nodes()
+                    .detachRunner(
+                            runnerId, ctx.settings.nodeId(), ctx.clock.instant().plus(ctx.settings.heartbeatTimeout()));
             detached++;
         }
         return detached;
@@ -88,7 +97,13 @@ final class Presence {
      */
     void recover() {
         Instant now = ctx.clock.instant();
-        ctx.store.nodes().registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
+        ctx.store
+                .nodes()
+                .registerNode(
+                        ctx.settings.nodeId(),
+                        now,
+                        now.plus(ctx.settings.heartbeatTimeout()),
+                        now.minus(ctx.settings.nodeTimeout()));
         for (Job job : ctx.store.liveness().completedUnprocessedJobs()) ctx.results.process(job);
     }
 
@@ -99,8 +114,15 @@ final class Presence {
      */
     void rejoin() {
         Instant now = ctx.clock.instant();
-        LOG.warn("node {} was found dead by another node while it was paused: registering again", ctx.settings.nodeId());
-        ctx.store.nodes().registerNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()), now.minus(ctx.settings.nodeTimeout()));
+        LOG.warn(
+                "node {} was found dead by another node while it was paused: registering again", ctx.settings.nodeId());
+        ctx.store
+                .nodes()
+                .registerNode(
+                        ctx.settings.nodeId(),
+                        now,
+                        now.plus(ctx.settings.heartbeatTimeout()),
+                        now.minus(ctx.settings.nodeTimeout()));
         for (RunnerSession s : ctx.sessions.all()) ctx.store.nodes().attachRunner(s.runnerId(), ctx.settings.nodeId());
         for (ActiveJob a : ctx.active.all()) a.reattach = true;
     }
@@ -117,7 +139,10 @@ final class Presence {
         try {
             ctx.store.nodes().stopNode(ctx.settings.nodeId(), now, now.plus(ctx.settings.heartbeatTimeout()));
         } catch (RuntimeException e) {
-            LOG.warn("could not mark node {} stopped; the other nodes will find it dead: {}", ctx.settings.nodeId(), e.toString());
+            LOG.warn(
+                    "could not mark node {} stopped; the other nodes will find it dead: {}",
+                    ctx.settings.nodeId(),
+                    e.toString());
         }
     }
 }

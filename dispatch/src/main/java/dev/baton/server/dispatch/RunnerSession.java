@@ -2,17 +2,17 @@ package dev.baton.server.dispatch;
 
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.model.RunnerHost;
-import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.KnownMachine;
 import dev.baton.server.store.Runner;
 import io.javalin.websocket.WsContext;
-import org.eclipse.jetty.websocket.api.Callback;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import org.eclipse.jetty.websocket.api.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +25,7 @@ public final class RunnerSession {
 
     /** Close codes Baton uses (4000–4999 are private-use in RFC 6455). */
     public static final int CLOSE_REPLACED = 4001;
+
     public static final int CLOSE_HEARTBEAT_TIMEOUT = 4002;
     public static final int CLOSE_SHUTDOWN = 4003;
     /** The runner opened its channel more often than runner_connects_per_minute allows (issue 41). */
@@ -38,6 +39,7 @@ public final class RunnerSession {
     private final Instant connected;
     /** The last drain directive sent on this channel (the console shows it); RUNNING until one is. */
     private volatile DrainState drainState = DrainState.RUNNING;
+
     private volatile RunnerCapabilities capabilities;
     /** The labels this connection last reported in {@code ready} (null: none reported yet). */
     private volatile java.util.Map<String, String> labels;

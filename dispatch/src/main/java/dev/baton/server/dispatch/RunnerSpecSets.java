@@ -62,7 +62,10 @@ public final class RunnerSpecSets {
         long current = generation.get();
         Instant now = clock.instant();
         Entry e = entries.get(runnerId);
-        if (e != null && e.generation() == current && !now.isBefore(e.read()) && now.isBefore(e.read().plus(MAX_AGE))) return e;
+        if (e != null
+                && e.generation() == current
+                && !now.isBefore(e.read())
+                && now.isBefore(e.read().plus(MAX_AGE))) return e;
         List<Spec> specs = List.copyOf(store.specs().runnerSpecs(runnerId));
         Set<Long> active = new HashSet<>();
         for (Spec spec : specs) if (spec.archived() == null) active.add(spec.id());

@@ -67,8 +67,10 @@ final class RunningMessages {
     ServerMessage running(RunnerSession session, RunnerMessage.Running m) {
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> start(a, m);
-            case Resolution.Finished(Job j) -> j.status() == JobStatus.CANCELED ? new ServerMessage.Cancel(m.job(), m.lease(), "canceled", 0)
-                    : stale(m, "job is " + j.status().wireName());
+            case Resolution.Finished(Job j) ->
+                j.status() == JobStatus.CANCELED
+                        ? new ServerMessage.Cancel(m.job(), m.lease(), "canceled", 0)
+                        : stale(m, "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> stale(m, reason);
             case Resolution.Forbidden() -> notYours(m.job());
         };
@@ -110,7 +112,8 @@ final class RunningMessages {
 
     ServerMessage heartbeat(RunnerSession session, RunnerMessage.Heartbeat m) {
         if (m.job() == null) return new ServerMessage.Ack(null);
-        if (m.lease() == null) return new ServerMessage.Error("invalid_message", "a heartbeat naming a job must carry its lease");
+        if (m.lease() == null)
+            return new ServerMessage.Error("invalid_message", "a heartbeat naming a job must carry its lease");
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> {
                 if (a.cancelRequested) yield ctx.cancelMessage(a, "canceled");
@@ -122,7 +125,9 @@ final class RunningMessages {
                 }
                 yield new ServerMessage.Ack(m.job());
             }
-            case Resolution.Finished(Job j) -> new ServerMessage.Stale(m.job(), m.lease(), "job is " + j.status().wireName());
+            case Resolution.Finished(Job j) ->
+                new ServerMessage.Stale(
+                        m.job(), m.lease(), "job is " + j.status().wireName());
             case Resolution.Stale(String reason) -> new ServerMessage.Stale(m.job(), m.lease(), reason);
             case Resolution.Forbidden() -> notYours(m.job());
         };
@@ -149,13 +154,28 @@ final class RunningMessages {
     ServerMessage declined(RunnerSession session, RunnerMessage.Declined m) {
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> {
-                if (a.isRunning()) yield new ServerMessage.Error("cannot_decline", "job " + m.job() + " is already running; report failed instead");
+                if (a.isRunning())
+                    yield new ServerMessage.Error(
+                            "cannot_decline", "job " + m.job() + " is already running; report failed instead");
                 DeclineCode code = m.declineCode();
-                LOG.info("runner {} declined job {} ({}): {}", session.runner().slug(), m.job(), code.wireName(), m.reason());
+                LOG.info(
+                        "runner {} declined job {} ({}): {}",
+                        session.runner().slug(),
+                        m.job(),
+                        code.wireName(),
+                        m.reason());
                 ctx.dispatcher.runnerDeclined(session.runnerId());
                 ctx.metrics.declined(code.wireName());
-                Transition t = ctx.store.transitions().requeue(a.job, a.lease, AttemptOutcome.DECLINED, new Decline(code.wireName(), bounded(m.reason())),
-                        ctx.settings.maxRequeues(), ctx.settings.declineBackoff(), ctx.clock.instant());
+                Transition t = ctx.store
+                        .transitions()
+                        .requeue(
+                                a.job,
+                                a.lease,
+                                AttemptOutcome.DECLINED,
+                                new Decline(code.wireName(), bounded(m.reason())),
+                                ctx.settings.maxRequeues(),
+                                ctx.settings.declineBackoff(),
+                                ctx.clock.instant());
                 yield switch (t.result()) {
                     case APPLIED -> {
                         ctx.forget(a);
@@ -166,7 +186,9 @@ final class RunningMessages {
                     }
                     case CONFLICT -> {
                         if (t.job().status() == JobStatus.CANCELED) yield new ServerMessage.Ack(m.job());
-                        yield new ServerMessage.Error("cannot_decline", "job " + m.job() + " is " + t.job().status().wireName());
+                        yield new ServerMessage.Error(
+                                "cannot_decline",
+                                "job " + m.job() + " is " + t.job().status().wireName());
                     }
                     default -> {
                         ctx.forget(a);

@@ -29,7 +29,11 @@ import java.util.function.Supplier;
  */
 final class JobLog {
     /** What became of a runner's log message. */
-    enum Appended { STORED, DUPLICATE, IGNORED }
+    enum Appended {
+        STORED,
+        DUPLICATE,
+        IGNORED
+    }
 
     private record StreamKey(int iteration, LogStream stream) {}
 
@@ -53,6 +57,7 @@ final class JobLog {
     private final int maxEntries;
     /** Spans below this index have had their text evicted (or never had any). */
     private int evictedBelow;
+
     private long retainedBytes;
     private int retainedTexts;
     private long version;
@@ -170,7 +175,8 @@ final class JobLog {
                     long from = covered.getOrDefault(new StreamKey(i, stream), 0L);
                     if (from >= bytes.length) continue;
                     for (long[] c : Utf8Chunks.cut(bytes, (int) from, maxEntryBytes)) {
-                        spans.add(new LogSpan(spans.size() + 1L, LogSpan.STORED, i, stream, c[0], (int) (c[1] - c[0]), null, null));
+                        spans.add(new LogSpan(
+                                spans.size() + 1L, LogSpan.STORED, i, stream, c[0], (int) (c[1] - c[0]), null, null));
                     }
                 }
             }
@@ -196,8 +202,13 @@ final class JobLog {
             if (s.attempt != finalAttempt || s.text == null) continue;
             byte[] source = source(stored, s.iteration, s.stream);
             if (source == null || s.offset + s.length > source.length) continue;
-            if (java.util.Arrays.equals(s.text.getBytes(StandardCharsets.UTF_8), 0, s.length,
-                    source, (int) s.offset, (int) s.offset + s.length)) {
+            if (java.util.Arrays.equals(
+                    s.text.getBytes(StandardCharsets.UTF_8),
+                    0,
+                    s.length,
+                    source,
+                    (int) s.offset,
+                    (int) s.offset + s.length)) {
                 s.text = null;
                 retainedBytes -= s.length;
                 retainedTexts--;
@@ -228,7 +239,8 @@ final class JobLog {
                         if (stored == null) stored = streams(output);
                         text = storedText(stored, s.iteration, s.stream, s.offset, s.offset + s.dropped);
                     }
-                    e = text == null ? new LogEntry(s.seq, s.stream, s.iteration, "", s.dropped, s.at)
+                    e = text == null
+                            ? new LogEntry(s.seq, s.stream, s.iteration, "", s.dropped, s.at)
                             : new LogEntry(s.seq, s.stream, s.iteration, text, null, s.at);
                 } else if (s.text != null) {
                     e = new LogEntry(s.seq, s.stream, s.iteration, s.text, null, s.at);
@@ -237,16 +249,20 @@ final class JobLog {
                     if (s.attempt == LogSpan.STORED || s.attempt == finalAttempt) {
                         if (stored == null) stored = streams(output);
                         byte[] source = source(stored, s.iteration, s.stream);
-                        if (source != null && s.offset < source.length) text = Utf8Chunks.slice(source, s.offset, s.offset + s.length);
+                        if (source != null && s.offset < source.length)
+                            text = Utf8Chunks.slice(source, s.offset, s.offset + s.length);
                     }
                     // An earlier attempt's text is not in the stored output: say how much is missing.
-                    e = text == null || text.isEmpty() ? new LogEntry(s.seq, s.stream, s.iteration, "", (long) s.length, s.at)
+                    e = text == null || text.isEmpty()
+                            ? new LogEntry(s.seq, s.stream, s.iteration, "", (long) s.length, s.at)
                             : new LogEntry(s.seq, s.stream, s.iteration, text, null, s.at);
                 }
                 entries.add(e);
                 bytes += e.text().length();
             }
-            long next = entries.isEmpty() ? Math.max(after, 0) : entries.get(entries.size() - 1).seq();
+            long next = entries.isEmpty()
+                    ? Math.max(after, 0)
+                    : entries.get(entries.size() - 1).seq();
             return new Read(entries, next, sealed && index >= spans.size(), endStatus, version);
         } finally {
             lock.unlock();
@@ -307,5 +323,4 @@ final class JobLog {
             lock.unlock();
         }
     }
-
 }

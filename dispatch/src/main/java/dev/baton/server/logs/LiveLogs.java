@@ -31,6 +31,7 @@ public final class LiveLogs implements AutoCloseable {
 
     /** Both maps are guarded by {@code idle}'s monitor, so a log is in exactly one of them. */
     private final Map<JobUuid, JobLog> live = new ConcurrentHashMap<>();
+
     private final Map<JobUuid, JobLog> idle = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<JobUuid, JobLog> eldest) {

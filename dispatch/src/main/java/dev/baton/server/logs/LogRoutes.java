@@ -5,12 +5,10 @@ import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
-import dev.baton.protocol.model.JobOutput;
 import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.BearerToken;
-import dev.baton.server.http.AfterHttpStart;
 import dev.baton.server.auth.Principal;
-import dev.baton.server.http.Lookups;
+import dev.baton.server.http.AfterHttpStart;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.EventStreams;
 import dev.baton.server.http.Json;
@@ -62,6 +60,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
     public static final int PAGE_ENTRIES = 1_000;
     /** Text in one JSON page (at least one entry is always returned). */
     public static final int PAGE_BYTES = 1 << 20;
+
     static final Duration RECHECK = Duration.ofSeconds(1);
     static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
     /** The longest another node may make this one wait for news of a log. */
@@ -80,13 +79,21 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * @param tokens      the credential between nodes; null on a single node (SQLite), where no
      *                    other node holds a log and none is asked
      */
-    public LogRoutes(Store store, OutputStore outputs, LiveLogs logs, NodeTokens tokens, String nodeId, Duration nodeTimeout, Clock clock) {
+    public LogRoutes(
+            Store store,
+            OutputStore outputs,
+            LiveLogs logs,
+            NodeTokens tokens,
+            String nodeId,
+            Duration nodeTimeout,
+            Clock clock) {
         this.store = store;
         this.outputs = outputs;
         this.logs = logs;
         this.find = new Lookups(store);
         this.tokens = tokens;
-        this.peers = tokens == null ? null : new PeerLogs(store, new ReusedNodeTokens(tokens), nodeId, nodeTimeout, clock);
+        this.peers =
+                tokens == null ? null : new PeerLogs(store, new ReusedNodeTokens(tokens), nodeId, nodeTimeout, clock);
         this.nodeId = nodeId;
         this.clock = clock;
     }
@@ -131,7 +138,8 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         Job job = find.job(project, ctx.pathParam("job"));
         boolean follow = flag("follow", ctx.queryParam("follow"));
         long after = seq("after", ctx.queryParam("after"), 0);
-        if (follow && ctx.header("Last-Event-ID") != null) after = seq("Last-Event-ID", ctx.header("Last-Event-ID").strip(), after);
+        if (follow && ctx.header("Last-Event-ID") != null)
+            after = seq("Last-Event-ID", ctx.header("Last-Event-ID").strip(), after);
         if (follow) follow(ctx, project, job.uuid(), after);
         else {
             Snapshot s = read(project, job.uuid(), after, Duration.ZERO);
@@ -143,9 +151,17 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * A page of a log: {@code log} is this node's when it served it (a follower waits on it), null
      * when the node holding the log answered (it waited already).
      */
-    private record Snapshot(String status, JobLog log, List<LogEntry> entries, long next, boolean complete, String endStatus, long version) {
+    private record Snapshot(
+            String status,
+            JobLog log,
+            List<LogEntry> entries,
+            long next,
+            boolean complete,
+            String endStatus,
+            long version) {
         static Snapshot of(String status, JobLog log, JobLog.Read read) {
-            return new Snapshot(status, log, read.entries(), read.next(), read.complete(), read.endStatus(), read.version());
+            return new Snapshot(
+                    status, log, read.entries(), read.next(), read.complete(), read.endStatus(), read.version());
         }
     }
 
@@ -154,7 +170,9 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * (waiting there up to {@code wait}), else from this node's.
      */
     private Snapshot read(Project project, JobUuid uuid, long after, Duration wait) {
-        Job job = store.runs().findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
+        Job job = store.runs()
+                .findJob(uuid)
+                .orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "' in this project"));
         // A log another node numbered for this node's readers stays theirs: switching to this
         // node's own (an attempt now runs here) would renumber it under them.
         if (peers != null && (peers.remembers(uuid) || !logs.heldLive(uuid))) {
@@ -176,9 +194,17 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         JobUuid uuid = job.uuid();
         JobLog log = logs.logFor(uuid);
         if (ended(job.status()) && !log.isSealed() && (!logs.isLive(uuid) || runnerMovedAway(job))) {
-            log.seal(job.status().wireName(), job.lease(), outputs.get(project.get(), uuid, job.attempt()).orElse(null), RunnerMessage.Log.MAX_TEXT_BYTES);
+            log.seal(
+                    job.status().wireName(),
+                    job.lease(),
+                    outputs.get(project.get(), uuid, job.attempt()).orElse(null),
+                    RunnerMessage.Log.MAX_TEXT_BYTES);
         }
-        JobLog.Read read = log.read(after, PAGE_ENTRIES, PAGE_BYTES, () -> outputs.get(project.get(), uuid, job.attempt()).orElse(null));
+        JobLog.Read read = log.read(
+                after,
+                PAGE_ENTRIES,
+                PAGE_BYTES,
+                () -> outputs.get(project.get(), uuid, job.attempt()).orElse(null));
         return Snapshot.of(job.status().wireName(), log, read);
     }
 
@@ -189,7 +215,11 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
      * job still live here, which a runner that stays connected leaves at once.
      */
     private boolean runnerMovedAway(Job job) {
-        return job.runnerId() != null && store.nodes().runnerNode(job.runnerId()).filter(nodeId::equals).isEmpty();
+        return job.runnerId() != null
+                && store.nodes()
+                        .runnerNode(job.runnerId())
+                        .filter(nodeId::equals)
+                        .isEmpty();
     }
 
     /** Ended for a reader: nothing more will run. A retried job goes back to pending, which is not an end. */
@@ -197,7 +227,8 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         return !status.inFlight() && status != JobStatus.PENDING;
     }
 
-    private void follow(Context ctx, Project project, JobUuid job, long after) throws IOException, InterruptedException {
+    private void follow(Context ctx, Project project, JobUuid job, long after)
+            throws IOException, InterruptedException {
         OutputStream out = EventStreams.open(ctx);
         out.write(": following job log\n\n".getBytes(StandardCharsets.UTF_8));
         out.flush();
@@ -212,15 +243,23 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
                 // project (removed, token revoked or expired) gets nothing more; a reconnect gets 404.
                 if (reader != null && !clock.instant().isBefore(checked.plus(RECHECK))) {
                     checked = clock.instant();
-                    if (reader.get().flatMap(p -> AccessControl.roleOn(p, project)).isEmpty()) return;
+                    if (reader.get()
+                            .flatMap(p -> AccessControl.roleOn(p, project))
+                            .isEmpty()) return;
                 }
                 StringBuilder events = new StringBuilder();
                 for (LogEntry e : s.entries()) {
-                    events.append("id: ").append(e.seq()).append("\nevent: log\ndata: ").append(Wire.encode(e)).append("\n\n");
+                    events.append("id: ")
+                            .append(e.seq())
+                            .append("\nevent: log\ndata: ")
+                            .append(Wire.encode(e))
+                            .append("\n\n");
                     position = e.seq();
                 }
                 if (s.complete()) {
-                    events.append("event: end\ndata: ").append(Wire.encode(Map.of("status", s.endStatus()))).append("\n\n");
+                    events.append("event: end\ndata: ")
+                            .append(Wire.encode(Map.of("status", s.endStatus())))
+                            .append("\n\n");
                 }
                 if (!events.isEmpty()) {
                     out.write(events.toString().getBytes(StandardCharsets.UTF_8));
@@ -255,8 +294,11 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         }
         if (logs.isClosed()) throw new ApiException(503, "shutting_down", "this node is stopping");
         // Only a node that numbers the log itself answers; a log cut from stored output is the same on every node.
-        if (!logs.heldLive(uuid)) throw ApiException.notFound("log_not_held", "this node holds no live log of job '" + uuid + "'");
-        Job job = store.runs().findJob(uuid).orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "'"));
+        if (!logs.heldLive(uuid))
+            throw ApiException.notFound("log_not_held", "this node holds no live log of job '" + uuid + "'");
+        Job job = store.runs()
+                .findJob(uuid)
+                .orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + uuid + "'"));
         Supplier<ProjectUuid> project = projectOf(job);
         long after = seq("after", ctx.queryParam("after"), 0);
         long waitMillis = Math.min(seq("wait", ctx.queryParam("wait"), 0), MAX_PEER_WAIT.toMillis());
@@ -282,8 +324,10 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
             @Override
             public ProjectUuid get() {
                 if (uuid == null) {
-                    uuid = store.organizations().projectUuid(job.projectId())
-                            .orElseThrow(() -> ApiException.notFound("project_not_found", "the project of job '" + job.uuid() + "' is gone"));
+                    uuid = store.organizations()
+                            .projectUuid(job.projectId())
+                            .orElseThrow(() -> ApiException.notFound(
+                                    "project_not_found", "the project of job '" + job.uuid() + "' is gone"));
                 }
                 return uuid;
             }
@@ -307,6 +351,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
         } catch (NumberFormatException ignored) {
             // reported below
         }
-        throw new ApiException(400, "invalid_parameter", name + " must be a whole number of at least 0 (a log seq)", name);
+        throw new ApiException(
+                400, "invalid_parameter", name + " must be a whole number of at least 0 (a log seq)", name);
     }
 }

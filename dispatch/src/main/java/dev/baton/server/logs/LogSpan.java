@@ -24,11 +24,28 @@ final class LogSpan {
     /** Null once evicted from the tail, and always for entries cut from the stored output. */
     String text;
 
-    LogSpan(long seq, int attempt, int iteration, LogStream stream, long offset, int length, Long dropped, String text) {
+    LogSpan(
+            long seq,
+            int attempt,
+            int iteration,
+            LogStream stream,
+            long offset,
+            int length,
+            Long dropped,
+            String text) {
         this(seq, attempt, iteration, stream, offset, length, dropped, text, null);
     }
 
-    LogSpan(long seq, int attempt, int iteration, LogStream stream, long offset, int length, Long dropped, String text, java.time.Instant at) {
+    LogSpan(
+            long seq,
+            int attempt,
+            int iteration,
+            LogStream stream,
+            long offset,
+            int length,
+            Long dropped,
+            String text,
+            java.time.Instant at) {
         this.at = at;
         this.seq = seq;
         this.attempt = attempt;

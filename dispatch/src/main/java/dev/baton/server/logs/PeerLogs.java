@@ -42,7 +42,10 @@ final class PeerLogs implements AutoCloseable {
     private final String self;
     private final Duration nodeTimeout;
     private final Clock clock;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(CONNECT_TIMEOUT)
+            .build();
     private final Map<JobUuid, String> sources = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<JobUuid, String> eldest) {
@@ -64,11 +67,13 @@ final class PeerLogs implements AutoCloseable {
         if (node == null) return Optional.empty();
         Optional<String> url = store.nodes().liveNodeUrl(node, clock.instant().minus(nodeTimeout));
         if (url.isEmpty()) return Optional.empty();
-        URI uri = URI.create(url.get() + PATH.replace("{job}", job.uuid().toString()) + "?after=" + after + "&wait=" + wait.toMillis());
+        URI uri = URI.create(url.get() + PATH.replace("{job}", job.uuid().toString()) + "?after=" + after + "&wait="
+                + wait.toMillis());
         HttpRequest request = HttpRequest.newBuilder(uri)
                 .header("Authorization", "Bearer " + tokens.issue(self, job.uuid(), clock.instant()))
                 .timeout(wait.plus(ANSWER_TIMEOUT))
-                .GET().build();
+                .GET()
+                .build();
         try {
             HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 200) {
@@ -106,7 +111,10 @@ final class PeerLogs implements AutoCloseable {
             if (known != null) return known;
         }
         if (job.runnerId() == null) return null;
-        return store.nodes().runnerNode(job.runnerId()).filter(n -> !n.equals(self)).orElse(null);
+        return store.nodes()
+                .runnerNode(job.runnerId())
+                .filter(n -> !n.equals(self))
+                .orElse(null);
     }
 
     private void remember(JobUuid job, String node) {

@@ -38,7 +38,9 @@ final class Utf8Chunks {
             char c = text.charAt(i);
             if (c < 0x80) n += 1;
             else if (c < 0x800) n += 2;
-            else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+            else if (Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
                 n += 4;
                 i++;
             } else n += 3;

@@ -49,7 +49,9 @@ public final class ObjectOutputStore implements OutputStore {
                 if (content.isEmpty()) content = objects.read(v1Key(project, job, attempt));
             }
             if (content.isEmpty()) content = objects.read(legacyKey(project, job));
-            return content.isEmpty() ? Optional.empty() : Optional.of(Wire.mapper().readValue(content.get(), JobOutput.class));
+            return content.isEmpty()
+                    ? Optional.empty()
+                    : Optional.of(Wire.mapper().readValue(content.get(), JobOutput.class));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read output of job " + job + " attempt " + attempt, e);
         }

@@ -1,6 +1,5 @@
 package dev.baton.server.output;
 
-import dev.baton.server.events.Changes;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
@@ -9,6 +8,7 @@ import dev.baton.server.adapter.Adapter;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.adapter.IterationResults;
 import dev.baton.server.adapter.ReportResults;
+import dev.baton.server.events.Changes;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.ReportFormat;
@@ -44,9 +44,11 @@ public final class ResultProcessor {
     private final BatonMetrics metrics;
     private final Clock clock;
     private final Changes changes;
-    private final List<java.util.function.LongConsumer> processedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<java.util.function.LongConsumer> processedListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    public ResultProcessor(Store store, OutputStore outputs, Adapters adapters, BatonMetrics metrics, Clock clock, Changes changes) {
+    public ResultProcessor(
+            Store store, OutputStore outputs, Adapters adapters, BatonMetrics metrics, Clock clock, Changes changes) {
         this.changes = changes;
         this.store = store;
         this.outputs = outputs;
@@ -108,13 +110,16 @@ public final class ResultProcessor {
      */
     private void process(Job job, JobOutput saved) {
         try {
-            ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
+            ProjectUuid project =
+                    store.organizations().projectUuid(job.projectId()).orElseThrow();
             // The adapter and results file never change: served from memory for reports created on this node.
             ReportFormat report = store.runs().reportFormat(job.reportId()).orElseThrow();
-            Outcome outcome = parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()));
+            Outcome outcome =
+                    parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()));
             Transition t = outcome.error() == null
                     ? store.transitions().process(job.uuid(), outcome.results(), clock.instant())
-                    : store.transitions().recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
+                    : store.transitions()
+                            .recordAdapterError(job.uuid(), outcome.results(), outcome.error(), clock.instant());
             // An adapter error changes no state, so it is no transition.
             if (t.applied() && outcome.error() == null) {
                 metrics.transition("process");
@@ -134,7 +139,8 @@ public final class ResultProcessor {
         Optional<Adapter> adapter = adapters.find(report.adapter());
         if (adapter.isEmpty()) return new Outcome(null, "unknown adapter '" + report.adapter() + "'");
         if (output.isEmpty()) return new Outcome(null, "the job's output is missing from storage");
-        List<IterationResult> iterations = output.get().results() == null ? List.of() : output.get().results();
+        List<IterationResult> iterations =
+                output.get().results() == null ? List.of() : output.get().results();
         List<IterationResults> parsed = new ArrayList<>();
         for (int i = 0; i < iterations.size(); i++) {
             IterationResult r = iterations.get(i);
@@ -148,7 +154,9 @@ public final class ResultProcessor {
             }
         }
         ReportResults results = ReportResults.of(parsed);
-        String error = results.error().map(e -> "adapter " + adapter.get().name() + ": " + e).orElse(null);
+        String error = results.error()
+                .map(e -> "adapter " + adapter.get().name() + ": " + e)
+                .orElse(null);
         return new Outcome(results.toJson(), error);
     }
 }

@@ -15,12 +15,16 @@ final class OjsCancellation {
     }
 
     ObjectNode cancel(String id) {
-        return changes.change(id, (row, doc) -> {
-            if (OjsChanges.state(row).terminal()) throw OjsException.conflict("job " + id + " is " + row.state() + "; it cannot be cancelled");
-            Instant now = clock.instant();
-            doc.put("state", OjsState.CANCELLED.wire());
-            doc.put("cancelled_at", OjsJson.format(now));
-            return OjsChanges.next(row, OjsState.CANCELLED, null, null, row.workerId(), doc);
-        }, "job.cancelled");
+        return changes.change(
+                id,
+                (row, doc) -> {
+                    if (OjsChanges.state(row).terminal())
+                        throw OjsException.conflict("job " + id + " is " + row.state() + "; it cannot be cancelled");
+                    Instant now = clock.instant();
+                    doc.put("state", OjsState.CANCELLED.wire());
+                    doc.put("cancelled_at", OjsJson.format(now));
+                    return OjsChanges.next(row, OjsState.CANCELLED, null, null, row.workerId(), doc);
+                },
+                "job.cancelled");
     }
 }

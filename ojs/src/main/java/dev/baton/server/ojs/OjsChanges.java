@@ -17,6 +17,7 @@ import java.time.Instant;
 final class OjsChanges {
     /** Compare-and-set rounds before a request gives up with 409 (the job kept changing under it). */
     static final int CAS_TRIES = 20;
+
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OjsChanges.class);
 
     private final OjsStore store;
@@ -63,11 +64,15 @@ final class OjsChanges {
      */
     void changed(String eventType, ObjectNode doc, Instant now) {
         event(eventType, doc, now);
-        if (!doc.hasNonNull("workflow_id") || !OjsState.of(doc.path("state").asText()).terminal()) return;
+        if (!doc.hasNonNull("workflow_id")
+                || !OjsState.of(doc.path("state").asText()).terminal()) return;
         try {
             workflows.advance(doc.get("workflow_id").asText());
         } catch (RuntimeException e) {
-            LOG.warn("advancing OJS workflow {} failed; the sweep tries again: {}", doc.get("workflow_id").asText(), e.toString());
+            LOG.warn(
+                    "advancing OJS workflow {} failed; the sweep tries again: {}",
+                    doc.get("workflow_id").asText(),
+                    e.toString());
         }
     }
 
@@ -92,7 +97,10 @@ final class OjsChanges {
         data.put("attempt", doc.path("attempt").asInt());
         data.put("state", doc.path("state").asText());
         if (type.equals("job.completed") && doc.has("started_at")) {
-            data.put("duration_ms", Duration.between(Instant.parse(doc.get("started_at").asText()), now).toMillis());
+            data.put(
+                    "duration_ms",
+                    Duration.between(Instant.parse(doc.get("started_at").asText()), now)
+                            .toMillis());
         }
         if (doc.has("error")) data.set("error", doc.get("error"));
         store.appendEvent(type, doc.path("queue").asText(), doc.path("id").asText(), OjsJson.write(data), now);
@@ -100,7 +108,17 @@ final class OjsChanges {
 
     /** The job's row in its next state, at the version read (the compare-and-set's expectation). */
     static OjsRow next(OjsRow row, OjsState state, Instant runAt, Instant deadline, String worker, ObjectNode doc) {
-        return new OjsRow(row.seq(), row.id(), row.queue(), state.wire(), row.priority(), runAt, deadline, worker, row.version(), OjsJson.write(doc));
+        return new OjsRow(
+                row.seq(),
+                row.id(),
+                row.queue(),
+                state.wire(),
+                row.priority(),
+                runAt,
+                deadline,
+                worker,
+                row.version(),
+                OjsJson.write(doc));
     }
 
     static OjsState state(OjsRow row) {

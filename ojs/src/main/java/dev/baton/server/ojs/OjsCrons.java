@@ -32,7 +32,8 @@ final class OjsCrons {
     ObjectNode put(JsonNode body) {
         Instant now = clock.instant();
         String name = body.path("name").asText("");
-        if (!OjsEnvelope.QUEUE.matcher(name).matches()) throw OjsException.invalid("name must be lowercase letters, digits, '.', '-' or '_'");
+        if (!OjsEnvelope.QUEUE.matcher(name).matches())
+            throw OjsException.invalid("name must be lowercase letters, digits, '.', '-' or '_'");
         if (!body.path("expression").isTextual()) throw OjsException.invalid("expression is required");
         String expression = body.get("expression").asText();
         String timezone = body.path("timezone").asText("UTC");
@@ -47,7 +48,8 @@ final class OjsCrons {
         JsonNode template = body.get("job_template");
         OjsEnvelope.parse(template, now);
         String overlap = body.path("overlap_policy").asText("allow");
-        if (!overlap.equals("allow") && !overlap.equals("skip")) throw OjsException.invalid("overlap_policy must be allow or skip");
+        if (!overlap.equals("allow") && !overlap.equals("skip"))
+            throw OjsException.invalid("overlap_policy must be allow or skip");
         Instant next = cron.next(now, zone);
         ObjectNode doc = JsonNodeFactory.instance.objectNode();
         doc.put("name", name);
@@ -67,7 +69,9 @@ final class OjsCrons {
     }
 
     ObjectNode delete(String name) {
-        OjsCron cron = store.crons().stream().filter(c -> c.name().equals(name)).findFirst()
+        OjsCron cron = store.crons().stream()
+                .filter(c -> c.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> OjsException.notFound("cron " + name));
         if (!store.deleteCron(name)) throw OjsException.notFound("cron " + name);
         return OjsJson.read(cron.document());
@@ -81,13 +85,16 @@ final class OjsCrons {
         for (OjsCron cron : store.crons()) {
             if (cron.nextRun().isAfter(now)) continue;
             ObjectNode doc = OjsJson.read(cron.document());
-            Instant next = CronExpression.parse(doc.get("expression").asText()).next(now, CronExpression.zone(doc.get("timezone").asText()));
+            Instant next = CronExpression.parse(doc.get("expression").asText())
+                    .next(now, CronExpression.zone(doc.get("timezone").asText()));
             doc.put("next_run_at", OjsJson.format(next));
             doc.put("last_run_at", OjsJson.format(now));
             boolean fire = doc.path("enabled").asBoolean(true);
             if (fire && doc.path("overlap_policy").asText().equals("skip") && doc.hasNonNull("last_job_id")) {
                 // skip: the previous run's job has not finished yet
-                boolean running = store.findJob(doc.get("last_job_id").asText()).map(r -> !OjsChanges.state(r).terminal()).orElse(false);
+                boolean running = store.findJob(doc.get("last_job_id").asText())
+                        .map(r -> !OjsChanges.state(r).terminal())
+                        .orElse(false);
                 fire = !running;
             }
             String jobId = fire ? ids.next() : null;

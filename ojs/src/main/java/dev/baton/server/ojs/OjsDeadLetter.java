@@ -20,19 +20,31 @@ final class OjsDeadLetter {
     }
 
     List<ObjectNode> list(int limit) {
-        return store.jobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream().map(OjsJson::document).toList();
+        return store.jobsInStates(List.of(OjsState.DISCARDED.wire()), limit).stream()
+                .map(OjsJson::document)
+                .toList();
     }
 
     ObjectNode retry(String id) {
-        return changes.change(id, (row, d) -> {
-            if (!row.state().equals(OjsState.DISCARDED.wire())) throw OjsException.notFound("dead letter job " + id);
-            Instant now = clock.instant();
-            d.put("state", OjsState.AVAILABLE.wire());
-            d.put("attempt", 0);
-            d.put("enqueued_at", OjsJson.format(now));
-            for (String f : List.of("error", "completed_at", "discarded_at", "next_attempt_at", "dead_letter", "discard_reason")) d.remove(f);
-            return OjsChanges.next(row, OjsState.AVAILABLE, null, null, null, d);
-        }, "job.enqueued");
+        return changes.change(
+                id,
+                (row, d) -> {
+                    if (!row.state().equals(OjsState.DISCARDED.wire()))
+                        throw OjsException.notFound("dead letter job " + id);
+                    Instant now = clock.instant();
+                    d.put("state", OjsState.AVAILABLE.wire());
+                    d.put("attempt", 0);
+                    d.put("enqueued_at", OjsJson.format(now));
+                    for (String f : List.of(
+                            "error",
+                            "completed_at",
+                            "discarded_at",
+                            "next_attempt_at",
+                            "dead_letter",
+                            "discard_reason")) d.remove(f);
+                    return OjsChanges.next(row, OjsState.AVAILABLE, null, null, null, d);
+                },
+                "job.enqueued");
     }
 
     /** Deletes the discarded job (a compare-and-set on its version, like every change). */

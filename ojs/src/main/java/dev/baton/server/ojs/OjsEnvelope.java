@@ -21,8 +21,17 @@ final class OjsEnvelope {
     private static final Set<String> KNOWN = Set.of("type", "args", "id", "meta", "options", "specversion");
 
     /** What a push resolved to, before it has an id or a state. */
-    record Parsed(String id, String type, String queue, int priority, Instant scheduledAt, Instant expiresAt, OjsRetry retry,
-                  OjsUniquePolicy unique, OjsRateLimit rateLimit, ObjectNode document) {}
+    record Parsed(
+            String id,
+            String type,
+            String queue,
+            int priority,
+            Instant scheduledAt,
+            Instant expiresAt,
+            OjsRetry retry,
+            OjsUniquePolicy unique,
+            OjsRateLimit rateLimit,
+            ObjectNode document) {}
 
     private OjsEnvelope() {}
 
@@ -39,17 +48,20 @@ final class OjsEnvelope {
         String id = null;
         if (body.has("id")) {
             JsonNode i = body.get("id");
-            if (!i.isTextual() || !UuidV7.FORMAT.matcher(i.asText()).matches()) throw OjsException.invalid("id must be a lowercase UUIDv7");
+            if (!i.isTextual() || !UuidV7.FORMAT.matcher(i.asText()).matches())
+                throw OjsException.invalid("id must be a lowercase UUIDv7");
             id = i.asText();
         }
         if (body.has("meta") && !body.get("meta").isObject()) throw OjsException.invalid("meta must be an object");
         JsonNode options = body.path("options");
-        if (!options.isMissingNode() && !options.isNull() && !options.isObject()) throw OjsException.invalid("options must be an object");
+        if (!options.isMissingNode() && !options.isNull() && !options.isObject())
+            throw OjsException.invalid("options must be an object");
         String queue = "default";
         if (options.has("queue")) {
             JsonNode q = options.get("queue");
             if (!q.isTextual() || !QUEUE.matcher(q.asText()).matches()) {
-                throw OjsException.invalid("options.queue must be lowercase letters, digits, '.', '-' or '_', starting with a letter or digit");
+                throw OjsException.invalid(
+                        "options.queue must be lowercase letters, digits, '.', '-' or '_', starting with a letter or digit");
             }
             queue = q.asText();
         }
@@ -99,7 +111,8 @@ final class OjsEnvelope {
     private static Long positiveMillis(JsonNode options, String field) {
         if (!options.has(field)) return null;
         JsonNode v = options.get(field);
-        if (!v.isIntegralNumber() || v.asLong() <= 0) throw OjsException.invalid("options." + field + " must be a positive integer");
+        if (!v.isIntegralNumber() || v.asLong() <= 0)
+            throw OjsException.invalid("options." + field + " must be a positive integer");
         return v.asLong();
     }
 

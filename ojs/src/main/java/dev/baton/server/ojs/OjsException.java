@@ -54,8 +54,12 @@ final class OjsException extends RuntimeException {
 
     /** A registered worker that is terminated (its heartbeat timed out, or it said so; issue 47) registers again. */
     static OjsException workerTerminated(String id) {
-        return new OjsException(409, "worker_terminated", "conflict", "worker " + id
-                + " is terminated (its heartbeat timed out, or it reported terminated);"
-                + " register again with POST /ojs/v1/workers/register");
+        return new OjsException(
+                409,
+                "worker_terminated",
+                "conflict",
+                "worker " + id
+                        + " is terminated (its heartbeat timed out, or it reported terminated);"
+                        + " register again with POST /ojs/v1/workers/register");
     }
 }

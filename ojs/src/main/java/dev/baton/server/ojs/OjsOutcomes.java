@@ -28,15 +28,18 @@ final class OjsOutcomes {
     }
 
     ObjectNode ack(String id, String workerId, JsonNode result) {
-        ObjectNode doc = changes.change(id, (row, d) -> {
-            requireHeld(row, workerId);
-            Instant now = clock.instant();
-            d.put("state", OjsState.COMPLETED.wire());
-            d.put("completed_at", OjsJson.format(now));
-            d.remove("error");
-            if (result != null && !result.isNull()) d.set("result", result);
-            return OjsChanges.next(row, OjsState.COMPLETED, null, null, row.workerId(), d);
-        }, "job.completed");
+        ObjectNode doc = changes.change(
+                id,
+                (row, d) -> {
+                    requireHeld(row, workerId);
+                    Instant now = clock.instant();
+                    d.put("state", OjsState.COMPLETED.wire());
+                    d.put("completed_at", OjsJson.format(now));
+                    d.remove("error");
+                    if (result != null && !result.isNull()) d.set("result", result);
+                    return OjsChanges.next(row, OjsState.COMPLETED, null, null, row.workerId(), d);
+                },
+                "job.completed");
         ObjectNode answer = JsonNodeFactory.instance.objectNode();
         answer.put("acknowledged", true);
         answer.put("id", id);
@@ -47,19 +50,33 @@ final class OjsOutcomes {
     }
 
     ObjectNode nack(String id, String workerId, JsonNode error, boolean requeue) {
-        ObjectNode doc = changes.change(id, (row, d) -> {
-            requireHeld(row, workerId);
-            Instant now = clock.instant();
-            if (requeue) {
-                d.put("state", OjsState.AVAILABLE.wire());
-                d.put("enqueued_at", OjsJson.format(now));
-                return OjsChanges.next(row, OjsState.AVAILABLE, null, null, null, d);
-            }
-            return fail(row, d, error == null || error.isNull() ? JsonNodeFactory.instance.objectNode() : error, now);
-        }, null);
+        ObjectNode doc = changes.change(
+                id,
+                (row, d) -> {
+                    requireHeld(row, workerId);
+                    Instant now = clock.instant();
+                    if (requeue) {
+                        d.put("state", OjsState.AVAILABLE.wire());
+                        d.put("enqueued_at", OjsJson.format(now));
+                        return OjsChanges.next(row, OjsState.AVAILABLE, null, null, null, d);
+                    }
+                    return fail(
+                            row,
+                            d,
+                            error == null || error.isNull() ? JsonNodeFactory.instance.objectNode() : error,
+                            now);
+                },
+                null);
         ObjectNode answer = JsonNodeFactory.instance.objectNode();
         answer.put("id", id);
-        for (String f : List.of("state", "attempt", "max_attempts", "next_attempt_at", "retry_delay_ms", "discarded_at", "completed_at")) {
+        for (String f : List.of(
+                "state",
+                "attempt",
+                "max_attempts",
+                "next_attempt_at",
+                "retry_delay_ms",
+                "discarded_at",
+                "completed_at")) {
             if (doc.has(f)) answer.set(f, doc.get(f));
         }
         answer.set("job", doc);
@@ -75,8 +92,11 @@ final class OjsOutcomes {
         ObjectNode recorded = JsonNodeFactory.instance.objectNode();
         String code = error.path("code").asText("error");
         recorded.put("code", code);
-        String type = error.hasNonNull("type") ? error.get("type").asText()
-                : error.path("details").hasNonNull("error_class") ? error.path("details").get("error_class").asText() : code;
+        String type = error.hasNonNull("type")
+                ? error.get("type").asText()
+                : error.path("details").hasNonNull("error_class")
+                        ? error.path("details").get("error_class").asText()
+                        : code;
         recorded.put("type", type);
         recorded.put("message", error.path("message").asText(""));
         recorded.put("retryable", error.path("retryable").asBoolean(true));
@@ -84,11 +104,13 @@ final class OjsOutcomes {
         recorded.put("attempt", attempt);
         recorded.put("occurred_at", OjsJson.format(now));
         d.set("error", recorded);
-        ArrayNode history = d.has("errors") && d.get("errors").isArray() ? (ArrayNode) d.get("errors") : d.putArray("errors");
+        ArrayNode history =
+                d.has("errors") && d.get("errors").isArray() ? (ArrayNode) d.get("errors") : d.putArray("errors");
         history.add(recorded.deepCopy());
         d.remove("next_attempt_at");
         OjsRetry retry = OjsRetry.parse(d.get("retry"));
-        boolean retryable = error.path("retryable").asBoolean(true) && !retry.nonRetryable(error) && attempt < retry.maxAttempts();
+        boolean retryable =
+                error.path("retryable").asBoolean(true) && !retry.nonRetryable(error) && attempt < retry.maxAttempts();
         if (retryable) {
             Duration delay = retry.delay(Math.max(attempt, 1), random);
             Instant at = now.plus(delay);

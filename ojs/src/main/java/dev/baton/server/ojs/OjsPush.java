@@ -53,7 +53,8 @@ final class OjsPush {
      */
     List<Pushed> push(List<JsonNode> bodies) {
         Instant now = clock.instant();
-        List<OjsEnvelope.Parsed> parsed = bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
+        List<OjsEnvelope.Parsed> parsed =
+                bodies.stream().map(b -> OjsEnvelope.parse(b, now)).toList();
         if (parsed.size() > 1) refuseDuplicates(parsed, now);
         List<Pushed> pushed = new ArrayList<>();
         for (OjsEnvelope.Parsed p : parsed) {
@@ -70,8 +71,10 @@ final class OjsPush {
         Set<String> batchIds = new HashSet<>();
         Set<String> batchKeys = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            if (p.id() != null && !batchIds.add(p.id())) throw OjsException.duplicate("the batch names id " + p.id() + " twice");
-            if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+            if (p.id() != null && !batchIds.add(p.id()))
+                throw OjsException.duplicate("the batch names id " + p.id() + " twice");
+            if (p.id() != null && store.findJob(p.id()).isPresent())
+                throw OjsException.duplicate("a job with id " + p.id() + " exists");
             if (p.unique() != null && p.unique().onConflict().equals("reject")) {
                 OjsUnique u = unique(p, now, null);
                 if (!batchKeys.add(u.key()) || store.uniqueConflict(u).isPresent()) throw duplicateKey(p);
@@ -80,13 +83,16 @@ final class OjsPush {
     }
 
     private static OjsException duplicateKey(OjsEnvelope.Parsed p) {
-        return OjsException.duplicate("a job of type " + p.type() + " with the same unique key (" + String.join(", ", p.unique().keys())
-                + ") is in one of the states " + p.unique().states() + (p.unique().period() != null ? " within " + p.unique().period() : ""));
+        return OjsException.duplicate("a job of type " + p.type() + " with the same unique key ("
+                + String.join(", ", p.unique().keys()) + ") is in one of the states "
+                + p.unique().states()
+                + (p.unique().period() != null ? " within " + p.unique().period() : ""));
     }
 
     private OjsUnique unique(OjsEnvelope.Parsed p, Instant now, UnaryOperator<OjsRow> replace) {
         OjsUniquePolicy u = p.unique();
-        return new OjsUnique(u.key(p.document()), u.states(), u.period() == null ? null : now.minus(u.period()), replace);
+        return new OjsUnique(
+                u.key(p.document()), u.states(), u.period() == null ? null : now.minus(u.period()), replace);
     }
 
     /** A job ready to insert: its row and its document. */
@@ -103,7 +109,10 @@ final class OjsPush {
         doc.put("state", state.wire());
         if (!later) doc.put("enqueued_at", OjsJson.format(now));
         if (extra != null) doc.setAll(extra);
-        return new Prepared(OjsRow.fresh(id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, OjsJson.write(doc)), doc);
+        return new Prepared(
+                OjsRow.fresh(
+                        id, p.queue(), state.wire(), p.priority(), later ? p.scheduledAt() : null, OjsJson.write(doc)),
+                doc);
     }
 
     private Pushed insert(OjsEnvelope.Parsed p, Instant now) {
@@ -118,19 +127,31 @@ final class OjsPush {
         boolean replace = p.unique().onConflict().equals("replace");
         for (int i = 0; i < OjsChanges.CAS_TRIES; i++) {
             Optional<OjsRow> conflict;
-            // The job a replace cancelled, if it did: the store may run the transaction more than once, the last run counts.
+            // The job a replace cancelled, if it did: the store may run the transaction more than once, the last run
+            // counts.
             AtomicReference<String> cancelled = new AtomicReference<>();
             try {
-                conflict = store.insertUnique(job.row(), unique(p, now, replace ? row -> {
-                    cancelled.set(row.id());
-                    return replaced(row, id, now);
-                } : null), rate, now);
+                conflict = store.insertUnique(
+                        job.row(),
+                        unique(
+                                p,
+                                now,
+                                replace
+                                        ? row -> {
+                                            cancelled.set(row.id());
+                                            return replaced(row, id, now);
+                                        }
+                                        : null),
+                        rate,
+                        now);
             } catch (StoreException e) {
                 throw OjsException.duplicate(e.getMessage());
             }
             if (conflict.isEmpty()) {
                 if (cancelled.get() != null) {
-                    store.findJob(cancelled.get()).map(r -> OjsJson.read(r.document())).filter(d -> id.equals(d.path("replaced_by").asText()))
+                    store.findJob(cancelled.get())
+                            .map(r -> OjsJson.read(r.document()))
+                            .filter(d -> id.equals(d.path("replaced_by").asText()))
                             .ifPresent(d -> changes.changed("job.cancelled", d, now));
                 }
                 changes.event("job.enqueued", job.doc(), now);

@@ -35,8 +35,10 @@ final class OjsReservations {
     /** Reserves up to {@code count} available jobs, queue by queue in the order given. */
     List<ObjectNode> fetch(List<String> queues, int count, String workerId, Duration visibility) {
         // A worker that said it is draining (or was told to stop) takes no new jobs.
-        boolean stopping = workerId != null && store.findWorker(workerId)
-                .map(w -> OjsWorkers.STOPPING.contains(w.state()) || w.directive() != null).orElse(false);
+        boolean stopping = workerId != null
+                && store.findWorker(workerId)
+                        .map(w -> OjsWorkers.STOPPING.contains(w.state()) || w.directive() != null)
+                        .orElse(false);
         if (stopping) return List.of();
         Set<String> paused = store.pausedQueues();
         Set<String> limited = store.rateLimitedQueues();
@@ -84,7 +86,9 @@ final class OjsReservations {
         doc.put("started_at", OjsJson.format(now));
         if (workerId != null) doc.put("worker_id", workerId);
         else doc.remove("worker_id");
-        Duration vis = doc.has("visibility_timeout_ms") ? Duration.ofMillis(doc.get("visibility_timeout_ms").asLong()) : visibility;
+        Duration vis = doc.has("visibility_timeout_ms")
+                ? Duration.ofMillis(doc.get("visibility_timeout_ms").asLong())
+                : visibility;
         doc.put("reserved_visibility_ms", vis.toMillis());
         OjsRow next = OjsChanges.next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), workerId, doc);
         if (!store.updateJob(next, now)) return Optional.empty();
@@ -96,14 +100,16 @@ final class OjsReservations {
     private static Instant deadline(ObjectNode doc, Instant now, Duration visibility) {
         Instant d = now.plus(visibility);
         if (doc.has("timeout_ms") && doc.has("started_at")) {
-            Instant timeout = Instant.parse(doc.get("started_at").asText()).plusMillis(doc.get("timeout_ms").asLong());
+            Instant timeout = Instant.parse(doc.get("started_at").asText())
+                    .plusMillis(doc.get("timeout_ms").asLong());
             if (timeout.isBefore(d)) d = timeout;
         }
         return d;
     }
 
     private static boolean expired(ObjectNode doc, Instant now) {
-        return doc.has("expires_at") && !Instant.parse(doc.get("expires_at").asText()).isAfter(now);
+        return doc.has("expires_at")
+                && !Instant.parse(doc.get("expires_at").asText()).isAfter(now);
     }
 
     /**
@@ -123,8 +129,11 @@ final class OjsReservations {
                 ObjectNode doc = OjsJson.read(row.document());
                 String d = doc.path("metadata").path("test_directive").asText("");
                 if (d.equals("terminate") || (d.equals("quiet") && !directive.equals("terminate"))) directive = d;
-                Duration vis = Duration.ofMillis(doc.path("reserved_visibility_ms").asLong(visibility.toMillis()));
-                if (store.updateJob(OjsChanges.next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc), now)) {
+                Duration vis =
+                        Duration.ofMillis(doc.path("reserved_visibility_ms").asLong(visibility.toMillis()));
+                if (store.updateJob(
+                        OjsChanges.next(row, OjsState.ACTIVE, null, deadline(doc, now, vis), row.workerId(), doc),
+                        now)) {
                     extended.add(id);
                     break;
                 }

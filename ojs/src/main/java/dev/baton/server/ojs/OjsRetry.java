@@ -18,9 +18,17 @@ import java.util.regex.PatternSyntaxException;
  * linear or constant from {@code initial_interval}, capped at {@code max_interval}, optionally
  * jittered by ±50%), which errors are never retried, and what happens on exhaustion.
  */
-record OjsRetry(int maxAttempts, Duration initial, double coefficient, String strategy, Duration maxInterval,
-                boolean jitter, List<String> nonRetryable, String onExhaustion) {
-    static final OjsRetry DEFAULT = new OjsRetry(3, Duration.ofSeconds(1), 2.0, "exponential", Duration.ofMinutes(5), true, List.of(), "discard");
+record OjsRetry(
+        int maxAttempts,
+        Duration initial,
+        double coefficient,
+        String strategy,
+        Duration maxInterval,
+        boolean jitter,
+        List<String> nonRetryable,
+        String onExhaustion) {
+    static final OjsRetry DEFAULT = new OjsRetry(
+            3, Duration.ofSeconds(1), 2.0, "exponential", Duration.ofMinutes(5), true, List.of(), "discard");
 
     /** Reads {@code options.retry}; a value outside its bounds is a 422 naming the field. */
     static OjsRetry parse(JsonNode node) {
@@ -38,7 +46,8 @@ record OjsRetry(int maxAttempts, Duration initial, double coefficient, String st
         double coefficient = DEFAULT.coefficient;
         if (node.has("backoff_coefficient")) {
             JsonNode c = node.get("backoff_coefficient");
-            if (!c.isNumber() || c.asDouble() < 1.0) throw OjsException.unprocessable("options.retry.backoff_coefficient must be a number >= 1");
+            if (!c.isNumber() || c.asDouble() < 1.0)
+                throw OjsException.unprocessable("options.retry.backoff_coefficient must be a number >= 1");
             coefficient = c.asDouble();
         }
         String strategy = node.path("backoff_strategy").asText("exponential").toLowerCase(Locale.ROOT);
@@ -49,14 +58,16 @@ record OjsRetry(int maxAttempts, Duration initial, double coefficient, String st
         boolean jitter = node.path("jitter").asBoolean(DEFAULT.jitter);
         List<String> nonRetryable = new ArrayList<>();
         if (node.has("non_retryable_errors")) {
-            if (!node.get("non_retryable_errors").isArray()) throw OjsException.unprocessable("options.retry.non_retryable_errors must be an array");
+            if (!node.get("non_retryable_errors").isArray())
+                throw OjsException.unprocessable("options.retry.non_retryable_errors must be an array");
             node.get("non_retryable_errors").forEach(e -> nonRetryable.add(e.asText()));
         }
         String onExhaustion = node.path("on_exhaustion").asText("discard");
         if (!onExhaustion.equals("discard") && !onExhaustion.equals("dead_letter")) {
             throw OjsException.unprocessable("options.retry.on_exhaustion must be discard or dead_letter");
         }
-        return new OjsRetry(max, initial, coefficient, strategy, maxInterval, jitter, List.copyOf(nonRetryable), onExhaustion);
+        return new OjsRetry(
+                max, initial, coefficient, strategy, maxInterval, jitter, List.copyOf(nonRetryable), onExhaustion);
     }
 
     private static Duration duration(JsonNode node, String field, Duration fallback) {
@@ -87,8 +98,10 @@ record OjsRetry(int maxAttempts, Duration initial, double coefficient, String st
     /** True when the error's class, type or code matches a non_retryable_errors entry (regex, so "Auth.*" is a prefix). */
     boolean nonRetryable(JsonNode error) {
         List<String> names = new ArrayList<>();
-        for (String f : List.of("type", "code")) if (error.hasNonNull(f)) names.add(error.get(f).asText());
-        if (error.path("details").hasNonNull("error_class")) names.add(error.path("details").get("error_class").asText());
+        for (String f : List.of("type", "code"))
+            if (error.hasNonNull(f)) names.add(error.get(f).asText());
+        if (error.path("details").hasNonNull("error_class"))
+            names.add(error.path("details").get("error_class").asText());
         for (String pattern : nonRetryable) {
             for (String name : names) {
                 if (name.equals(pattern)) return true;

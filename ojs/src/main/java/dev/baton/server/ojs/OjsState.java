@@ -8,7 +8,14 @@ import java.util.Set;
  * accept no further transition: ack, nack and cancel of a terminal job are 409 conflict.
  */
 enum OjsState {
-    PENDING, SCHEDULED, AVAILABLE, ACTIVE, COMPLETED, RETRYABLE, CANCELLED, DISCARDED;
+    PENDING,
+    SCHEDULED,
+    AVAILABLE,
+    ACTIVE,
+    COMPLETED,
+    RETRYABLE,
+    CANCELLED,
+    DISCARDED;
 
     static final Set<OjsState> TERMINAL = Set.of(COMPLETED, CANCELLED, DISCARDED);
 

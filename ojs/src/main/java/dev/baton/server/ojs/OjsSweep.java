@@ -45,13 +45,19 @@ final class OjsSweep {
                 doc.put("enqueued_at", OjsJson.format(now));
                 next = OjsChanges.next(row, OjsState.AVAILABLE, null, null, null, doc);
             } else if (state == OjsState.ACTIVE) {
-                boolean timedOut = doc.has("timeout_ms") && doc.has("started_at")
-                        && !Instant.parse(doc.get("started_at").asText()).plusMillis(doc.get("timeout_ms").asLong()).isAfter(now);
+                boolean timedOut = doc.has("timeout_ms")
+                        && doc.has("started_at")
+                        && !Instant.parse(doc.get("started_at").asText())
+                                .plusMillis(doc.get("timeout_ms").asLong())
+                                .isAfter(now);
                 if (timedOut) {
                     ObjectNode error = JsonNodeFactory.instance.objectNode();
                     error.put("code", "timeout");
                     error.put("type", "timeout");
-                    error.put("message", "the job ran longer than its timeout_ms of " + doc.get("timeout_ms").asLong() + " ms");
+                    error.put(
+                            "message",
+                            "the job ran longer than its timeout_ms of "
+                                    + doc.get("timeout_ms").asLong() + " ms");
                     next = outcomes.fail(row, doc, error, now);
                 } else {
                     doc.put("state", OjsState.AVAILABLE.wire());

@@ -25,7 +25,8 @@ import java.util.TreeSet;
  */
 record OjsUniquePolicy(List<String> keys, List<String> states, Duration period, String onConflict) {
     private static final Set<String> KEYS = Set.of("type", "args", "queue", "meta");
-    private static final List<String> NON_TERMINAL = List.of("pending", "scheduled", "available", "active", "retryable");
+    private static final List<String> NON_TERMINAL =
+            List.of("pending", "scheduled", "available", "active", "retryable");
     private static final Set<String> CONFLICTS = Set.of("reject", "ignore", "replace");
 
     /** Null when the job has no {@code options.unique}; a malformed policy is a 400 naming the field. */
@@ -34,9 +35,11 @@ record OjsUniquePolicy(List<String> keys, List<String> states, Duration period, 
         if (!node.isObject()) throw OjsException.invalid("options.unique must be an object");
         List<String> keys = new ArrayList<>();
         if (node.has("keys")) {
-            if (!node.get("keys").isArray() || node.get("keys").isEmpty()) throw OjsException.invalid("options.unique.keys must be a non-empty array");
+            if (!node.get("keys").isArray() || node.get("keys").isEmpty())
+                throw OjsException.invalid("options.unique.keys must be a non-empty array");
             for (JsonNode k : node.get("keys")) {
-                if (!KEYS.contains(k.asText())) throw OjsException.invalid("options.unique.keys may hold type, args, queue and meta");
+                if (!KEYS.contains(k.asText()))
+                    throw OjsException.invalid("options.unique.keys may hold type, args, queue and meta");
                 keys.add(k.asText());
             }
         } else {
@@ -44,7 +47,8 @@ record OjsUniquePolicy(List<String> keys, List<String> states, Duration period, 
         }
         List<String> states = new ArrayList<>();
         if (node.has("states")) {
-            if (!node.get("states").isArray()) throw OjsException.invalid("options.unique.states must be an array of job states");
+            if (!node.get("states").isArray())
+                throw OjsException.invalid("options.unique.states must be an array of job states");
             for (JsonNode s : node.get("states")) {
                 try {
                     states.add(OjsState.of(s.asText()).wire());
@@ -62,10 +66,12 @@ record OjsUniquePolicy(List<String> keys, List<String> states, Duration period, 
             } catch (DateTimeParseException e) {
                 throw OjsException.invalid("options.unique.period must be an ISO-8601 duration such as PT1H");
             }
-            if (period.isNegative() || period.isZero()) throw OjsException.invalid("options.unique.period must be positive");
+            if (period.isNegative() || period.isZero())
+                throw OjsException.invalid("options.unique.period must be positive");
         }
         String onConflict = node.path("on_conflict").asText("reject");
-        if (!CONFLICTS.contains(onConflict)) throw OjsException.invalid("options.unique.on_conflict must be reject, ignore or replace");
+        if (!CONFLICTS.contains(onConflict))
+            throw OjsException.invalid("options.unique.on_conflict must be reject, ignore or replace");
         return new OjsUniquePolicy(List.copyOf(new TreeSet<>(keys)), List.copyOf(states), period, onConflict);
     }
 
@@ -74,7 +80,8 @@ record OjsUniquePolicy(List<String> keys, List<String> states, Duration period, 
         ObjectNode parts = JsonNodeFactory.instance.objectNode();
         for (String k : keys) parts.set(k, canonical(doc.path(k)));
         try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(OjsJson.write(parts).getBytes(StandardCharsets.UTF_8));
+            byte[] hash = MessageDigest.getInstance("SHA-256")
+                    .digest(OjsJson.write(parts).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(hash);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);

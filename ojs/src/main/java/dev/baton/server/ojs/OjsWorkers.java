@@ -28,6 +28,7 @@ final class OjsWorkers {
     static final Set<String> STOPPING = Set.of("draining", "quiet", "terminate", "terminated");
     /** Seed 002's defaults: a beat every 5 s; silent for 30 s means dead. */
     static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
+
     static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(30);
     static final int DEFAULT_CONCURRENCY = 10;
     /** The states an operator may direct, weakest first (a heartbeat answers the strongest one in force). */
@@ -64,8 +65,8 @@ final class OjsWorkers {
         if (body.has("heartbeat_timeout_ms")) {
             JsonNode t = body.get("heartbeat_timeout_ms");
             if (!t.isIntegralNumber() || t.asLong() < HEARTBEAT_INTERVAL.toMillis()) {
-                throw OjsException.invalid("heartbeat_timeout_ms must be an integer of at least "
-                        + HEARTBEAT_INTERVAL.toMillis());
+                throw OjsException.invalid(
+                        "heartbeat_timeout_ms must be an integer of at least " + HEARTBEAT_INTERVAL.toMillis());
             }
             timeout = Duration.ofMillis(t.asLong());
         }
@@ -115,9 +116,11 @@ final class OjsWorkers {
     /** Refuses a terminated registered worker; a worker that never registered is not checked (the 1.0 binding). */
     void requireAlive(String workerId) {
         if (workerId == null) return;
-        store.findWorker(workerId).filter(w -> w.registered() && w.state().equals("terminated")).ifPresent(w -> {
-            throw OjsException.workerTerminated(workerId);
-        });
+        store.findWorker(workerId)
+                .filter(w -> w.registered() && w.state().equals("terminated"))
+                .ifPresent(w -> {
+                    throw OjsException.workerTerminated(workerId);
+                });
     }
 
     /**
@@ -165,7 +168,11 @@ final class OjsWorkers {
         ObjectNode doc = registered ? OjsJson.read(known.document()) : JsonNodeFactory.instance.objectNode();
         doc.put("worker_id", id.asText());
         doc.put("state", state);
-        doc.set("active_jobs", body.path("active_jobs").isMissingNode() ? JsonNodeFactory.instance.nullNode() : body.get("active_jobs"));
+        doc.set(
+                "active_jobs",
+                body.path("active_jobs").isMissingNode()
+                        ? JsonNodeFactory.instance.nullNode()
+                        : body.get("active_jobs"));
         if (body.has("shutdown")) doc.set("shutdown", body.get("shutdown"));
         doc.put("last_beat_at", OjsJson.format(now));
         store.putWorker(new OjsWorker(id.asText(), state, now, OjsJson.write(doc)));
@@ -179,7 +186,11 @@ final class OjsWorkers {
             List<String> ids = new ArrayList<>();
             named.forEach(j -> ids.add(j.asText()));
             sweep.sweep(); // as a heartbeat does, before it reads the jobs
-            answer.set("jobs_extended", reservations.heartbeat(id.asText(), ids, OjsReservations.DEFAULT_VISIBILITY).get("jobs_extended"));
+            answer.set(
+                    "jobs_extended",
+                    reservations
+                            .heartbeat(id.asText(), ids, OjsReservations.DEFAULT_VISIBILITY)
+                            .get("jobs_extended"));
         }
         if (known != null && known.directive() != null) answer.put("directive", known.directive());
         answer.put("server_time", OjsJson.format(now));
@@ -232,7 +243,8 @@ final class OjsWorkers {
         for (OjsWorker w : store.workers()) {
             if (w.state().equals("terminated")) continue;
             boolean consumes = false;
-            for (JsonNode q : OjsJson.read(w.document()).path("queues")) consumes |= q.asText().equals(queue);
+            for (JsonNode q : OjsJson.read(w.document()).path("queues"))
+                consumes |= q.asText().equals(queue);
             if (consumes && store.directWorker(w.id(), state.equals("running") ? null : state)) directed.add(w.id());
         }
         return directed;

@@ -44,6 +44,7 @@ final class OjsWorkflows {
     private final OjsJobs jobs;
     /** Where the background sweep continues (only the sweep's thread uses it; null: from the start). */
     private String sweepCursor;
+
     private final UuidV7 ids;
 
     OjsWorkflows(OjsStore store, OjsJobs jobs, UuidV7 ids) {
@@ -61,7 +62,8 @@ final class OjsWorkflows {
         if (name != null && !name.isNull() && !name.isTextual()) throw OjsException.invalid("name must be a string");
         String field = type.equals("chain") ? "steps" : "jobs";
         JsonNode list = body.has(field) ? body.get(field) : body.get(type.equals("chain") ? "jobs" : "steps");
-        if (list == null || !list.isArray() || list.isEmpty()) throw OjsException.invalid(field + " must be a non-empty array of jobs");
+        if (list == null || !list.isArray() || list.isEmpty())
+            throw OjsException.invalid(field + " must be a non-empty array of jobs");
         if (list.size() > MAX_JOBS) throw OjsException.invalid(field + " holds at most " + MAX_JOBS + " jobs");
         List<OjsEnvelope.Parsed> parsed = new ArrayList<>();
         for (JsonNode job : list) parsed.add(OjsEnvelope.parse(job, now));
@@ -72,7 +74,8 @@ final class OjsWorkflows {
             if (!type.equals("batch")) throw OjsException.invalid("callbacks are for batch workflows");
             for (var it = c.fieldNames(); it.hasNext(); ) {
                 String k = it.next();
-                if (!CALLBACKS.contains(k)) throw OjsException.invalid("callbacks may hold on_complete, on_success and on_failure");
+                if (!CALLBACKS.contains(k))
+                    throw OjsException.invalid("callbacks may hold on_complete, on_success and on_failure");
                 OjsEnvelope.parse(c.get(k), now);
                 callbacks.set(k, c.get(k));
             }
@@ -80,8 +83,10 @@ final class OjsWorkflows {
         // Later chain steps are inserted only when their turn comes, so every id is looked for now.
         Set<String> named = new HashSet<>();
         for (OjsEnvelope.Parsed p : parsed) {
-            if (p.id() != null && !named.add(p.id())) throw OjsException.duplicate("the workflow names id " + p.id() + " twice");
-            if (p.id() != null && store.findJob(p.id()).isPresent()) throw OjsException.duplicate("a job with id " + p.id() + " exists");
+            if (p.id() != null && !named.add(p.id()))
+                throw OjsException.duplicate("the workflow names id " + p.id() + " twice");
+            if (p.id() != null && store.findJob(p.id()).isPresent())
+                throw OjsException.duplicate("a job with id " + p.id() + " exists");
         }
         String id = ids.next();
         ObjectNode doc = JsonNodeFactory.instance.objectNode();
@@ -102,7 +107,10 @@ final class OjsWorkflows {
         }
         if (!callbacks.isEmpty()) doc.set("callbacks", callbacks);
         count(doc, Map.of());
-        store.insertWorkflow(new OjsWorkflow(id, "running", 0, OjsJson.write(doc)), first.stream().map(OjsPush.Prepared::row).toList(), now);
+        store.insertWorkflow(
+                new OjsWorkflow(id, "running", 0, OjsJson.write(doc)),
+                first.stream().map(OjsPush.Prepared::row).toList(),
+                now);
         for (OjsPush.Prepared job : first) jobs.enqueued(job.doc(), now);
         return served(doc);
     }
@@ -119,11 +127,14 @@ final class OjsWorkflows {
     ObjectNode cancel(String id) {
         for (int i = 0; i < CAS_TRIES; i++) {
             OjsWorkflow wf = find(id);
-            if (!wf.state().equals("running")) throw OjsException.conflict("workflow " + id + " is " + wf.state() + "; it cannot be cancelled");
+            if (!wf.state().equals("running"))
+                throw OjsException.conflict("workflow " + id + " is " + wf.state() + "; it cannot be cancelled");
             ObjectNode doc = OjsJson.read(wf.document());
             doc.put("state", "cancelled");
             doc.put("cancelled_at", OjsJson.format(jobs.now()));
-            if (!store.advanceWorkflow(new OjsWorkflow(id, "cancelled", wf.version(), OjsJson.write(doc)), List.of(), jobs.now())) continue;
+            if (!store.advanceWorkflow(
+                    new OjsWorkflow(id, "cancelled", wf.version(), OjsJson.write(doc)), List.of(), jobs.now()))
+                continue;
             // The workflow is cancelled first, so no advance enqueues another step meanwhile.
             for (JsonNode n : doc.get("nodes")) {
                 if (n.hasNonNull("job_id")) jobs.cancelIfRunning(n.get("job_id").asText());
@@ -150,12 +161,14 @@ final class OjsWorkflows {
             });
             store.jobsById(jobIds).forEach(r -> rows.put(r.id(), r));
             Instant now = jobs.now();
-            List<OjsPush.Prepared> enqueue = doc.get("type").asText().equals("chain") ? chain(doc, rows, now) : together(doc, rows, now);
+            List<OjsPush.Prepared> enqueue =
+                    doc.get("type").asText().equals("chain") ? chain(doc, rows, now) : together(doc, rows, now);
             count(doc, rows);
             if (!doc.get("state").asText().equals("running")) doc.put("completed_at", OjsJson.format(now));
             if (doc.equals(OjsJson.read(wf.document()))) return;
             OjsWorkflow next = new OjsWorkflow(id, doc.get("state").asText(), wf.version(), OjsJson.write(doc));
-            if (store.advanceWorkflow(next, enqueue.stream().map(OjsPush.Prepared::row).toList(), now)) {
+            if (store.advanceWorkflow(
+                    next, enqueue.stream().map(OjsPush.Prepared::row).toList(), now)) {
                 for (OjsPush.Prepared job : enqueue) jobs.enqueued(job.doc(), now);
                 return;
             }
@@ -169,7 +182,9 @@ final class OjsWorkflows {
      */
     void advanceRunning() {
         List<OjsWorkflow> running = store.workflowsInState("running", sweepCursor, SWEEP_BATCH);
-        sweepCursor = running.size() < SWEEP_BATCH ? null : running.get(running.size() - 1).id();
+        sweepCursor = running.size() < SWEEP_BATCH
+                ? null
+                : running.get(running.size() - 1).id();
         for (OjsWorkflow wf : running) advance(wf.id());
     }
 
@@ -182,13 +197,17 @@ final class OjsWorkflows {
             if (!n.hasNonNull("job_id")) {
                 ArrayNode parents = JsonNodeFactory.instance.arrayNode();
                 if (previousResult != null) parents.add(previousResult);
-                OjsPush.Prepared job = jobs.prepare(OjsEnvelope.parse(n.get("spec"), now), now, membership(doc.get("id").asText(), i, parents));
+                OjsPush.Prepared job = jobs.prepare(
+                        OjsEnvelope.parse(n.get("spec"), now),
+                        now,
+                        membership(doc.get("id").asText(), i, parents));
                 n.put("job_id", job.row().id());
                 return List.of(job);
             }
             OjsState state = state(rows.get(n.get("job_id").asText()));
             if (state == OjsState.COMPLETED) {
-                previousResult = OjsJson.read(rows.get(n.get("job_id").asText()).document()).get("result");
+                previousResult = OjsJson.read(rows.get(n.get("job_id").asText()).document())
+                        .get("result");
                 continue;
             }
             if (state.terminal()) doc.put("state", "failed"); // the steps after it never run
@@ -221,7 +240,8 @@ final class OjsWorkflows {
             of.put("workflow_id", doc.get("id").asText());
             of.put("callback", kind);
             OjsPush.Prepared job = jobs.prepare(OjsEnvelope.parse(defined.get(kind), now), now, extra);
-            ObjectNode fired = doc.has("callback_jobs") ? (ObjectNode) doc.get("callback_jobs") : doc.putObject("callback_jobs");
+            ObjectNode fired =
+                    doc.has("callback_jobs") ? (ObjectNode) doc.get("callback_jobs") : doc.putObject("callback_jobs");
             fired.put(kind, job.row().id());
             callbacks.add(job);
         }

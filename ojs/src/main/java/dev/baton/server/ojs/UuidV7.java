@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  */
 final class UuidV7 {
     /** The canonical lowercase form OJS requires of client-provided ids. */
-    static final Pattern FORMAT = Pattern.compile("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+    static final Pattern FORMAT =
+            Pattern.compile("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
 
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();

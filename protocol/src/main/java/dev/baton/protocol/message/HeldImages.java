@@ -20,8 +20,10 @@ public final class HeldImages {
         if (images == null) return null;
         if (images.size() > MAX) throw new IllegalArgumentException(message + ": at most " + MAX + " images");
         // (List.of().contains(null) would throw: immutable lists refuse null queries.)
-        if (images.stream().anyMatch(java.util.Objects::isNull)) throw new IllegalArgumentException(message + ": images must be digests");
-        if (new LinkedHashSet<>(images).size() != images.size()) throw new IllegalArgumentException(message + ": images must not repeat");
+        if (images.stream().anyMatch(java.util.Objects::isNull))
+            throw new IllegalArgumentException(message + ": images must be digests");
+        if (new LinkedHashSet<>(images).size() != images.size())
+            throw new IllegalArgumentException(message + ": images must not repeat");
         return List.copyOf(images);
     }
 }

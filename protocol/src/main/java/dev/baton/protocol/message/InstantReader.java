@@ -23,7 +23,8 @@ final class InstantReader extends InstantDeserializer<Instant> {
     public Instant deserialize(JsonParser parser, DeserializationContext context) throws IOException {
         if (parser.hasToken(JsonToken.VALUE_STRING)) {
             char[] text = parser.getTextCharacters(); // the parser's buffer, no String built
-            Instant fast = text == null ? null : InstantText.parse(text, parser.getTextOffset(), parser.getTextLength());
+            Instant fast =
+                    text == null ? null : InstantText.parse(text, parser.getTextOffset(), parser.getTextLength());
             if (fast != null) return fast;
         }
         return super.deserialize(parser, context);

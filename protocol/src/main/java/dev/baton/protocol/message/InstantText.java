@@ -80,10 +80,18 @@ final class InstantText {
         int minute = number(text, offset + 14, 2);
         int second = number(text, offset + 17, 2);
         if ((year | month | day | hour | minute | second) < 0) return null;
-        if (text[offset + 4] != '-' || text[offset + 7] != '-' || text[offset + 10] != 'T'
-                || text[offset + 13] != ':' || text[offset + 16] != ':') return null;
-        if (month < 1 || month > 12 || day < 1 || day > lengthOfMonth(year, month)
-                || hour > 23 || minute > 59 || second > 59) return null;
+        if (text[offset + 4] != '-'
+                || text[offset + 7] != '-'
+                || text[offset + 10] != 'T'
+                || text[offset + 13] != ':'
+                || text[offset + 16] != ':') return null;
+        if (month < 1
+                || month > 12
+                || day < 1
+                || day > lengthOfMonth(year, month)
+                || hour > 23
+                || minute > 59
+                || second > 59) return null;
         int nanos = 0;
         if (length > 20) {
             int fractionDigits = length - 21; // between the '.' at 19 and the 'Z'

@@ -19,7 +19,8 @@ final class InstantWriter extends InstantSerializer {
         super();
     }
 
-    private InstantWriter(InstantWriter base, Boolean useTimestamp, DateTimeFormatter formatter, JsonFormat.Shape shape) {
+    private InstantWriter(
+            InstantWriter base, Boolean useTimestamp, DateTimeFormatter formatter, JsonFormat.Shape shape) {
         super(base, useTimestamp, formatter, shape);
     }
 
@@ -34,7 +35,9 @@ final class InstantWriter extends InstantSerializer {
 
     @Override
     public void serialize(Instant value, JsonGenerator generator, SerializerProvider provider) throws IOException {
-        if (_formatter == null && !useTimestamp(provider) && !provider.getConfig().hasExplicitTimeZone()) {
+        if (_formatter == null
+                && !useTimestamp(provider)
+                && !provider.getConfig().hasExplicitTimeZone()) {
             char[] text = new char[InstantText.MAX_LENGTH];
             int length = InstantText.format(value, text);
             if (length > 0) {

@@ -39,11 +39,12 @@ final class LogDeserializer extends JsonDeserializer<RunnerMessage.Log> {
     private static long integer(JsonNode node, String field) {
         JsonNode v = node.get(field);
         if (v == null || v.isNull()) throw new IllegalArgumentException("log: " + field + " is required");
-        if (!v.isIntegralNumber() || !v.canConvertToLong()) throw new IllegalArgumentException("log: " + field + " must be an integer");
+        if (!v.isIntegralNumber() || !v.canConvertToLong())
+            throw new IllegalArgumentException("log: " + field + " must be an integer");
         long value = v.longValue();
         if (field.equals("iteration") && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
-            throw new IllegalArgumentException("log: iteration must be between " + RunnerMessage.Log.MIN_ITERATION + " and "
-                    + RunnerMessage.Log.MAX_ITERATION + ", got " + value);
+            throw new IllegalArgumentException("log: iteration must be between " + RunnerMessage.Log.MIN_ITERATION
+                    + " and " + RunnerMessage.Log.MAX_ITERATION + ", got " + value);
         }
         return value;
     }

@@ -24,6 +24,7 @@ public enum LogStream {
         for (LogStream s : values()) {
             if (s.wireName.equals(text)) return s;
         }
-        throw new IllegalArgumentException("stream must be \"stdout\" or \"stderr\", got " + (text == null ? "null" : "\"" + text + "\""));
+        throw new IllegalArgumentException(
+                "stream must be \"stdout\" or \"stderr\", got " + (text == null ? "null" : "\"" + text + "\""));
     }
 }

@@ -53,9 +53,21 @@ public sealed interface RunnerMessage {
      * (UUIDs, most preferred first; other projects after them), which is how a router applies
      * fair share. Absent, a ready means what it always meant.
      */
-    record Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                 List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels,
-                 List<ImageDigest> images, String host, Long pid, Instant agentStarted) implements RunnerMessage {
+    record Ready(
+            Integer pollTimeout,
+            String os,
+            String arch,
+            String version,
+            Integer slots,
+            List<String> specs,
+            List<ProjectUuid> preferProjects,
+            RunnerCapabilities capabilities,
+            Map<String, String> labels,
+            List<ImageDigest> images,
+            String host,
+            Long pid,
+            Instant agentStarted)
+            implements RunnerMessage {
         public static final int MAX_LIST = 1024;
 
         /**
@@ -73,7 +85,8 @@ public sealed interface RunnerMessage {
         public Ready {
             labels = labels == null ? null : dev.baton.protocol.value.Labels.of(labels);
             images = HeldImages.check("ready", images);
-            if (specs != null && specs.size() > MAX_LIST) throw new IllegalArgumentException("ready: at most " + MAX_LIST + " specs");
+            if (specs != null && specs.size() > MAX_LIST)
+                throw new IllegalArgumentException("ready: at most " + MAX_LIST + " specs");
             if (preferProjects != null && preferProjects.size() > MAX_LIST) {
                 throw new IllegalArgumentException("ready: at most " + MAX_LIST + " prefer_projects");
             }
@@ -82,10 +95,31 @@ public sealed interface RunnerMessage {
         }
 
         /** A ready without the agent's host, pid and start time (as runners before issue 41 sent it). */
-        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                     List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels,
-                     List<ImageDigest> images) {
-            this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, labels, images, null, null, null);
+        public Ready(
+                Integer pollTimeout,
+                String os,
+                String arch,
+                String version,
+                Integer slots,
+                List<String> specs,
+                List<ProjectUuid> preferProjects,
+                RunnerCapabilities capabilities,
+                Map<String, String> labels,
+                List<ImageDigest> images) {
+            this(
+                    pollTimeout,
+                    os,
+                    arch,
+                    version,
+                    slots,
+                    specs,
+                    preferProjects,
+                    capabilities,
+                    labels,
+                    images,
+                    null,
+                    null,
+                    null);
         }
 
         /** What this ready says of the machine, seen from {@code address}. */
@@ -94,25 +128,52 @@ public sealed interface RunnerMessage {
         }
 
         /** A ready without labels (as runners before them sent it). */
-        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                     List<ProjectUuid> preferProjects, RunnerCapabilities capabilities) {
+        public Ready(
+                Integer pollTimeout,
+                String os,
+                String arch,
+                String version,
+                Integer slots,
+                List<String> specs,
+                List<ProjectUuid> preferProjects,
+                RunnerCapabilities capabilities) {
             this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, null, null);
         }
 
         /** A ready without held images (as runners before image affinity sent it). */
-        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                     List<ProjectUuid> preferProjects, RunnerCapabilities capabilities, Map<String, String> labels) {
+        public Ready(
+                Integer pollTimeout,
+                String os,
+                String arch,
+                String version,
+                Integer slots,
+                List<String> specs,
+                List<ProjectUuid> preferProjects,
+                RunnerCapabilities capabilities,
+                Map<String, String> labels) {
             this(pollTimeout, os, arch, version, slots, specs, preferProjects, capabilities, labels, null);
         }
 
         /** A ready as a runner sends it: for all its specs, in the server's own order, with what its executor detected. */
-        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, RunnerCapabilities capabilities) {
+        public Ready(
+                Integer pollTimeout,
+                String os,
+                String arch,
+                String version,
+                Integer slots,
+                RunnerCapabilities capabilities) {
             this(pollTimeout, os, arch, version, slots, null, null, capabilities);
         }
 
         /** A router's ready: narrowed to some specs and ordered by project preference. */
-        public Ready(Integer pollTimeout, String os, String arch, String version, Integer slots, List<String> specs,
-                     List<ProjectUuid> preferProjects) {
+        public Ready(
+                Integer pollTimeout,
+                String os,
+                String arch,
+                String version,
+                Integer slots,
+                List<String> specs,
+                List<ProjectUuid> preferProjects) {
             this(pollTimeout, os, arch, version, slots, specs, preferProjects, null);
         }
 
@@ -141,7 +202,8 @@ public sealed interface RunnerMessage {
      * {@code other}); {@code reason} is one human sentence. {@code fingerprint} (optional) is the
      * machine state that made the runner decline ({@code noisy_machine}); it is stored on the attempt.
      */
-    record Declined(JobUuid job, LeaseId lease, String code, String reason, MachineFingerprint fingerprint) implements JobScoped {
+    record Declined(JobUuid job, LeaseId lease, String code, String reason, MachineFingerprint fingerprint)
+            implements JobScoped {
         /** A decline without a code (as runners before decline codes sent it). */
         public Declined(JobUuid job, LeaseId lease, String reason) {
             this(job, lease, (String) null, reason, null);
@@ -224,7 +286,8 @@ public sealed interface RunnerMessage {
         }
 
         /** A failure the runner reports with its code. */
-        public static Failed because(JobUuid job, LeaseId lease, List<IterationResult> results, String error, FailureCode failure) {
+        public static Failed because(
+                JobUuid job, LeaseId lease, List<IterationResult> results, String error, FailureCode failure) {
             return new Failed(job, lease, results, error, null, failure == null ? null : failure.wireName());
         }
 
@@ -249,15 +312,18 @@ public sealed interface RunnerMessage {
      * (over the runner's rate or queue budget), and {@code text} is empty.
      */
     @JsonDeserialize(using = LogDeserializer.class)
-    record Log(JobUuid job, LeaseId lease, long seq, LogStream stream, int iteration, String text, Long dropped) implements JobScoped {
+    record Log(JobUuid job, LeaseId lease, long seq, LogStream stream, int iteration, String text, Long dropped)
+            implements JobScoped {
         public static final long MIN_SEQ = 1;
         /** Leaves room for counting several log messages a second for years. */
         public static final long MAX_SEQ = Long.MAX_VALUE / 2;
+
         public static final int MIN_ITERATION = 0;
         /** Iterations count from 0; a run has at most 100 (POST /v0/run), with head room. */
         public static final int MAX_ITERATION = 9_999;
         /** One message carries at most this much text (UTF-8 bytes); runners cut their chunks to it. */
         public static final int MAX_TEXT_BYTES = 16 * 1024;
+
         public static final long MIN_DROPPED = 1;
         public static final long MAX_DROPPED = Long.MAX_VALUE / 2;
 
@@ -296,7 +362,8 @@ public sealed interface RunnerMessage {
 
         private static void range(String name, long value, long min, long max) {
             if (value < min || value > max) {
-                throw new IllegalArgumentException("log: " + name + " must be between " + min + " and " + max + ", got " + value);
+                throw new IllegalArgumentException(
+                        "log: " + name + " must be between " + min + " and " + max + ", got " + value);
             }
         }
     }

@@ -33,6 +33,7 @@ public final class Wire {
      * decoding a heartbeat. Same settings as the mapper, which nobody reconfigures after this.
      */
     private static final ObjectReader RUNNER_MESSAGES = MAPPER.readerFor(RunnerMessage.class);
+
     private static final ObjectReader SERVER_MESSAGES = MAPPER.readerFor(ServerMessage.class);
 
     private Wire() {}
@@ -77,7 +78,8 @@ public final class Wire {
         try {
             return MAPPER.writeValueAsString(message);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot encode " + message.getClass().getSimpleName(), e);
+            throw new IllegalStateException(
+                    "cannot encode " + message.getClass().getSimpleName(), e);
         }
     }
 
@@ -108,6 +110,8 @@ public final class Wire {
         Throwable cause = e.getCause();
         if (cause instanceof IllegalArgumentException) return cause.getMessage();
         String message = e.getOriginalMessage();
-        return message == null ? "malformed message" : message.lines().findFirst().orElse("malformed message");
+        return message == null
+                ? "malformed message"
+                : message.lines().findFirst().orElse("malformed message");
     }
 }

@@ -50,21 +50,27 @@ public record MachineFingerprint(
 
     /** The longest text field a fingerprint carries (the runner cuts longer values). */
     public static final int MAX_TEXT = 256;
+
     public static final int MAX_WARNINGS = 16;
 
     public MachineFingerprint {
         if (taken == null) throw new IllegalArgumentException("fingerprint: taken is required");
-        for (String text : new String[] {cpuModel, jobCpus, governor, smt, kernel, executor, executorVersion, runnerVersion}) {
-            if (text != null && text.length() > MAX_TEXT) throw new IllegalArgumentException("fingerprint: a text field is longer than " + MAX_TEXT);
+        for (String text :
+                new String[] {cpuModel, jobCpus, governor, smt, kernel, executor, executorVersion, runnerVersion}) {
+            if (text != null && text.length() > MAX_TEXT)
+                throw new IllegalArgumentException("fingerprint: a text field is longer than " + MAX_TEXT);
         }
         if (cpus != null && cpus < 1) throw new IllegalArgumentException("fingerprint: cpus must be at least 1");
         for (Long bytes : new Long[] {memoryTotal, memoryAvailable, swapTotal}) {
-            if (bytes != null && bytes < 0) throw new IllegalArgumentException("fingerprint: sizes must not be negative");
+            if (bytes != null && bytes < 0)
+                throw new IllegalArgumentException("fingerprint: sizes must not be negative");
         }
         if (loadAverage != null) {
-            if (loadAverage.size() != 3) throw new IllegalArgumentException("fingerprint: load_average has three values");
+            if (loadAverage.size() != 3)
+                throw new IllegalArgumentException("fingerprint: load_average has three values");
             for (Double l : loadAverage) {
-                if (l == null || l < 0 || l.isNaN()) throw new IllegalArgumentException("fingerprint: load averages are non-negative numbers");
+                if (l == null || l < 0 || l.isNaN())
+                    throw new IllegalArgumentException("fingerprint: load averages are non-negative numbers");
             }
             loadAverage = List.copyOf(loadAverage);
         }
@@ -72,7 +78,8 @@ public record MachineFingerprint(
             throw new IllegalArgumentException("fingerprint: job_cpus_busy must be between 0 and 1");
         }
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
-        if (warnings.size() > MAX_WARNINGS) throw new IllegalArgumentException("fingerprint: at most " + MAX_WARNINGS + " warnings");
+        if (warnings.size() > MAX_WARNINGS)
+            throw new IllegalArgumentException("fingerprint: at most " + MAX_WARNINGS + " warnings");
     }
 
     /** True when nothing on the machine was found to add noise. */
@@ -86,8 +93,11 @@ public record MachineFingerprint(
      */
     public record Warning(String code, String message) {
         public Warning {
-            if (code == null || code.isBlank() || code.length() > 64) throw new IllegalArgumentException("fingerprint: a warning needs a code of at most 64 characters");
-            if (message == null || message.length() > MAX_TEXT) throw new IllegalArgumentException("fingerprint: a warning needs a message of at most " + MAX_TEXT + " characters");
+            if (code == null || code.isBlank() || code.length() > 64)
+                throw new IllegalArgumentException("fingerprint: a warning needs a code of at most 64 characters");
+            if (message == null || message.length() > MAX_TEXT)
+                throw new IllegalArgumentException(
+                        "fingerprint: a warning needs a message of at most " + MAX_TEXT + " characters");
         }
 
         public Warning(NoiseCode code, String message) {

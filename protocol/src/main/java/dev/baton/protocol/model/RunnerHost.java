@@ -12,13 +12,21 @@ import java.time.Instant;
  * since it is only recorded and shown. A router passes the one of the runner behind it with
  * {@code running} (docs/protocol.md, "Routers").
  */
-public record RunnerHost(String os, String arch, String version, String host, Long pid, Instant agentStarted, String address) {
+public record RunnerHost(
+        String os, String arch, String version, String host, Long pid, Instant agentStarted, String address) {
     /** Longest kept value of any text field. */
     public static final int MAX_LENGTH = 128;
 
     /** The same with every text field cut to {@link #MAX_LENGTH} and a negative pid dropped. */
     public RunnerHost bounded() {
-        return new RunnerHost(cut(os), cut(arch), cut(version), cut(host), pid == null || pid < 0 ? null : pid, agentStarted, cut(address));
+        return new RunnerHost(
+                cut(os),
+                cut(arch),
+                cut(version),
+                cut(host),
+                pid == null || pid < 0 ? null : pid,
+                agentStarted,
+                cut(address));
     }
 
     /** The same machine seen from another address (the server's view of a connection). */
@@ -31,7 +39,8 @@ public record RunnerHost(String os, String arch, String version, String host, Lo
      * so that a runner reconnecting from the same process and address is the same machine.
      */
     public static String address(SocketAddress peer) {
-        if (peer instanceof InetSocketAddress inet && inet.getAddress() != null) return inet.getAddress().getHostAddress();
+        if (peer instanceof InetSocketAddress inet && inet.getAddress() != null)
+            return inet.getAddress().getHostAddress();
         return peer == null ? null : peer.toString();
     }
 

@@ -25,13 +25,47 @@ public record SpecView(
         Integer queueTimeout,
         boolean requireCleanFingerprint) {
 
-    public SpecView(SpecUuid uuid, String name, String slug, Architecture architecture, int cpu, long memory, long disk, boolean network,
-            Instant created, Instant modified, Instant archived) {
+    public SpecView(
+            SpecUuid uuid,
+            String name,
+            String slug,
+            Architecture architecture,
+            int cpu,
+            long memory,
+            long disk,
+            boolean network,
+            Instant created,
+            Instant modified,
+            Instant archived) {
         this(uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, null, false);
     }
 
-    public SpecView(SpecUuid uuid, String name, String slug, Architecture architecture, int cpu, long memory, long disk, boolean network,
-            Instant created, Instant modified, Instant archived, Integer queueTimeout) {
-        this(uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queueTimeout, false);
+    public SpecView(
+            SpecUuid uuid,
+            String name,
+            String slug,
+            Architecture architecture,
+            int cpu,
+            long memory,
+            long disk,
+            boolean network,
+            Instant created,
+            Instant modified,
+            Instant archived,
+            Integer queueTimeout) {
+        this(
+                uuid,
+                name,
+                slug,
+                architecture,
+                cpu,
+                memory,
+                disk,
+                network,
+                created,
+                modified,
+                archived,
+                queueTimeout,
+                false);
     }
 }

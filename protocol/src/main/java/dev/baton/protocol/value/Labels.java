@@ -23,16 +23,19 @@ public final class Labels {
     /** The labels checked and sorted by key; null is none. */
     public static Map<String, String> of(Map<String, String> labels) {
         if (labels == null) return Map.of();
-        if (labels.size() > MAX_LABELS) throw new IllegalArgumentException("at most " + MAX_LABELS + " labels, got " + labels.size());
+        if (labels.size() > MAX_LABELS)
+            throw new IllegalArgumentException("at most " + MAX_LABELS + " labels, got " + labels.size());
         Map<String, String> sorted = new TreeMap<>();
         for (var e : labels.entrySet()) {
             String key = e.getKey();
             String value = e.getValue();
             if (key == null || !KEY.matcher(key).matches()) {
-                throw new IllegalArgumentException("label key '" + key + "' must be 1–63 letters, digits, '.', '_', '/' or '-', starting with a letter or digit");
+                throw new IllegalArgumentException("label key '" + key
+                        + "' must be 1–63 letters, digits, '.', '_', '/' or '-', starting with a letter or digit");
             }
             if (value == null || !VALUE.matcher(value).matches()) {
-                throw new IllegalArgumentException("label " + key + " has value '" + value + "': values are 1–128 letters, digits, '.', '_', ':', '/', '+' or '-'");
+                throw new IllegalArgumentException("label " + key + " has value '" + value
+                        + "': values are 1–128 letters, digits, '.', '_', ':', '/', '+' or '-'");
             }
             sorted.put(key, value);
         }

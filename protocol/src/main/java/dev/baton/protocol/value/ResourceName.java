@@ -9,8 +9,10 @@ public record ResourceName(@JsonValue String value) {
 
     public ResourceName {
         if (value == null || value.isBlank()) throw new IllegalArgumentException("name must not be empty");
-        if (value.length() > MAX_LENGTH) throw new IllegalArgumentException("name must be at most " + MAX_LENGTH + " characters");
-        if (value.chars().anyMatch(Character::isISOControl)) throw new IllegalArgumentException("name must not contain control characters");
+        if (value.length() > MAX_LENGTH)
+            throw new IllegalArgumentException("name must be at most " + MAX_LENGTH + " characters");
+        if (value.chars().anyMatch(Character::isISOControl))
+            throw new IllegalArgumentException("name must not contain control characters");
     }
 
     @JsonCreator

@@ -32,7 +32,8 @@ public final class RunnerKey {
     /** Checks prefix, length and alphabet before anything is hashed or looked up. */
     public static RunnerKey parse(String text) {
         if (text == null || text.length() != LENGTH || !SHAPE.matcher(text).matches()) {
-            throw new IllegalArgumentException("runner key must be '" + PREFIX + "' followed by 64 lowercase hex digits");
+            throw new IllegalArgumentException(
+                    "runner key must be '" + PREFIX + "' followed by 64 lowercase hex digits");
         }
         return new RunnerKey(text);
     }

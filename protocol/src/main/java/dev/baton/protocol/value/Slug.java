@@ -12,14 +12,16 @@ import java.util.regex.Pattern;
  */
 public record Slug(@JsonValue String value) {
     public static final int MAX_LENGTH = 64;
-    private static final Pattern UUID_SHAPE = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final Pattern UUID_SHAPE =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     public Slug {
         if (value == null || value.isEmpty() || value.length() > MAX_LENGTH || !wellShaped(value)) {
             throw new IllegalArgumentException(
                     "slug must be 1-" + MAX_LENGTH + " lowercase letters, digits and single hyphens");
         }
-        if (value.length() == 36 && UUID_SHAPE.matcher(value).matches()) throw new IllegalArgumentException("slug must not look like a UUID");
+        if (value.length() == 36 && UUID_SHAPE.matcher(value).matches())
+            throw new IllegalArgumentException("slug must not look like a UUID");
     }
 
     /**
@@ -45,15 +47,19 @@ public record Slug(@JsonValue String value) {
     /** The slug a name suggests ("My Runner #1" → "my-runner-1"); callers add a suffix on collision. */
     public static Slug fromName(String name) {
         String ascii = Normalizer.normalize(name, Normalizer.Form.NFD).replaceAll("\\p{M}", "");
-        String slug = ascii.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-+|-+$)", "");
-        if (slug.length() > MAX_LENGTH - 9) slug = slug.substring(0, MAX_LENGTH - 9).replaceAll("-+$", "");
+        String slug =
+                ascii.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("(^-+|-+$)", "");
+        if (slug.length() > MAX_LENGTH - 9)
+            slug = slug.substring(0, MAX_LENGTH - 9).replaceAll("-+$", "");
         if (slug.isEmpty() || UUID_SHAPE.matcher(slug).matches()) slug = "r-" + Integer.toHexString(name.hashCode());
         return new Slug(slug);
     }
 
     /** This slug with a suffix, kept within the length limit. */
     public Slug withSuffix(String suffix) {
-        String base = value.length() + 1 + suffix.length() > MAX_LENGTH ? value.substring(0, MAX_LENGTH - 1 - suffix.length()) : value;
+        String base = value.length() + 1 + suffix.length() > MAX_LENGTH
+                ? value.substring(0, MAX_LENGTH - 1 - suffix.length())
+                : value;
         return new Slug(base.replaceAll("-+$", "") + "-" + suffix);
     }
 

@@ -21,12 +21,19 @@ class IdsTest {
         LeaseId lease = LeaseId.random();
         assertThat(lease.toString()).doesNotContain(lease.value());
         assertThat(Wire.mapper().writeValueAsString(lease)).isEqualTo("\"" + lease.value() + "\"");
-        assertThat(Wire.mapper().readValue("\"" + lease.value() + "\"", LeaseId.class)).isEqualTo(lease);
+        assertThat(Wire.mapper().readValue("\"" + lease.value() + "\"", LeaseId.class))
+                .isEqualTo(lease);
         assertThat(lease.matches(new LeaseId(lease.value()))).isTrue();
         assertThat(lease.matches(LeaseId.random())).isFalse();
         assertThat(lease.matches(null)).isFalse();
-        for (String bad : new String[] {null, "", lease.value().substring(1), lease.value() + "A", lease.value().substring(1) + "+",
-                lease.value().substring(1) + "="}) {
+        for (String bad : new String[] {
+            null,
+            "",
+            lease.value().substring(1),
+            lease.value() + "A",
+            lease.value().substring(1) + "+",
+            lease.value().substring(1) + "="
+        }) {
             assertThatThrownBy(() -> new LeaseId(bad)).isInstanceOf(IllegalArgumentException.class);
         }
     }
@@ -36,7 +43,8 @@ class IdsTest {
         UUID u = UUID.randomUUID();
         assertThat(JobUuid.parse(u.toString()).value()).isEqualTo(u);
         assertThat(RunnerUuid.parse(u.toString()).toString()).isEqualTo(u.toString());
-        assertThatThrownBy(() -> JobUuid.parse("not-a-uuid")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> JobUuid.parse("not-a-uuid"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("job uuid must be a UUID");
         assertThatThrownBy(() -> SpecUuid.parse(null)).isInstanceOf(IllegalArgumentException.class);
     }

@@ -16,8 +16,11 @@ class JobStatusTest {
         assertThat(JobStatus.FAILED.code()).isEqualTo(4);
         assertThat(JobStatus.CANCELED.code()).isEqualTo(5);
         assertThat(JobStatus.PROCESSED.code()).isEqualTo(6);
-        for (JobStatus s : JobStatus.values()) assertThat(JobStatus.ofCode(s.code())).isSameAs(s);
-        assertThatThrownBy(() -> JobStatus.ofCode(7)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("7");
+        for (JobStatus s : JobStatus.values())
+            assertThat(JobStatus.ofCode(s.code())).isSameAs(s);
+        assertThatThrownBy(() -> JobStatus.ofCode(7))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("7");
         assertThatThrownBy(() -> JobStatus.ofCode(-1)).isInstanceOf(IllegalArgumentException.class);
     }
 

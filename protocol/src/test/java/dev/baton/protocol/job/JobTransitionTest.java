@@ -34,7 +34,9 @@ class JobTransitionTest {
         int allowed = 0;
         for (JobStatus from : JobStatus.values()) {
             for (JobStatus to : JobStatus.values()) {
-                assertThat(JobTransition.allowed(from, to)).as("%s -> %s", from, to).isEqualTo(expected(from, to));
+                assertThat(JobTransition.allowed(from, to))
+                        .as("%s -> %s", from, to)
+                        .isEqualTo(expected(from, to));
                 if (expected(from, to)) allowed++;
             }
         }
@@ -49,11 +51,13 @@ class JobTransitionTest {
         assertThat(JobTransition.REQUEUE.to()).isEqualTo(JobStatus.PENDING);
         assertThat(JobTransition.START.from()).containsExactly(JobStatus.CLAIMED);
         assertThat(JobTransition.START.to()).isEqualTo(JobStatus.RUNNING);
-        assertThat(JobTransition.COMPLETE.from()).containsExactlyInAnyOrder(JobStatus.CLAIMED, JobStatus.RUNNING, JobStatus.FAILED);
+        assertThat(JobTransition.COMPLETE.from())
+                .containsExactlyInAnyOrder(JobStatus.CLAIMED, JobStatus.RUNNING, JobStatus.FAILED);
         assertThat(JobTransition.COMPLETE.to()).isEqualTo(JobStatus.COMPLETED);
         assertThat(JobTransition.FAIL.from()).containsExactlyInAnyOrder(JobStatus.CLAIMED, JobStatus.RUNNING);
         assertThat(JobTransition.FAIL.to()).isEqualTo(JobStatus.FAILED);
-        assertThat(JobTransition.CANCEL.from()).containsExactlyInAnyOrder(JobStatus.PENDING, JobStatus.CLAIMED, JobStatus.RUNNING);
+        assertThat(JobTransition.CANCEL.from())
+                .containsExactlyInAnyOrder(JobStatus.PENDING, JobStatus.CLAIMED, JobStatus.RUNNING);
         assertThat(JobTransition.CANCEL.to()).isEqualTo(JobStatus.CANCELED);
         assertThat(JobTransition.PROCESS.from()).containsExactly(JobStatus.COMPLETED);
         assertThat(JobTransition.PROCESS.to()).isEqualTo(JobStatus.PROCESSED);
@@ -68,7 +72,9 @@ class JobTransitionTest {
     void allowedFromAgreesWithFrom() {
         for (JobTransition t : JobTransition.values()) {
             for (JobStatus s : JobStatus.values()) {
-                assertThat(t.allowedFrom(s)).as("%s from %s", t, s).isEqualTo(t.from().contains(s));
+                assertThat(t.allowedFrom(s))
+                        .as("%s from %s", t, s)
+                        .isEqualTo(t.from().contains(s));
             }
         }
     }

@@ -27,12 +27,16 @@ class PlanTierTest {
         assertThat(PlanTier.ofPriority(200)).isEqualTo(PlanTier.TEAM);
         assertThat(PlanTier.ofPriority(299)).isEqualTo(PlanTier.TEAM);
         assertThat(PlanTier.ofPriority(300)).isEqualTo(PlanTier.ENTERPRISE);
-        for (PlanTier t : PlanTier.values()) assertThat(PlanTier.ofPriority(t.priority())).isSameAs(t);
+        for (PlanTier t : PlanTier.values())
+            assertThat(PlanTier.ofPriority(t.priority())).isSameAs(t);
     }
 
     @Test
     void wireNames() {
-        for (PlanTier t : PlanTier.values()) assertThat(PlanTier.parse(t.wireName())).isSameAs(t);
-        assertThatThrownBy(() -> PlanTier.parse("gold")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enterprise");
+        for (PlanTier t : PlanTier.values())
+            assertThat(PlanTier.parse(t.wireName())).isSameAs(t);
+        assertThatThrownBy(() -> PlanTier.parse("gold"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("enterprise");
     }
 }

@@ -14,7 +14,8 @@ class FailedWireTest {
 
     @Test
     void aFailureCarriesItsCode() {
-        String json = Wire.encode(RunnerMessage.Failed.because(job, lease, List.of(), "executor error: runc exited 1", FailureCode.EXECUTOR_ERROR));
+        String json = Wire.encode(RunnerMessage.Failed.because(
+                job, lease, List.of(), "executor error: runc exited 1", FailureCode.EXECUTOR_ERROR));
         assertThat(json).contains("\"event\":\"failed\"").contains("\"failure\":\"executor_error\"");
         RunnerMessage.Failed back = (RunnerMessage.Failed) Wire.decodeRunnerMessage(json);
         assertThat(back.failureCode()).isEqualTo(FailureCode.EXECUTOR_ERROR);
@@ -23,18 +24,21 @@ class FailedWireTest {
 
     @Test
     void withoutACodeItIsNullAndAnUnknownOneIsOther() {
-        String old = "{\"event\":\"failed\",\"job\":\"" + job + "\",\"lease\":\"" + lease.value() + "\",\"error\":\"exit code 3\"}";
+        String old = "{\"event\":\"failed\",\"job\":\"" + job + "\",\"lease\":\"" + lease.value()
+                + "\",\"error\":\"exit code 3\"}";
         RunnerMessage.Failed f = (RunnerMessage.Failed) Wire.decodeRunnerMessage(old);
         assertThat(f.failure()).isNull();
         assertThat(f.failureCode()).isNull();
         String future = old.replace("\"error\"", "\"failure\":\"gpu_fell_off\",\"error\"");
-        assertThat(((RunnerMessage.Failed) Wire.decodeRunnerMessage(future)).failureCode()).isEqualTo(FailureCode.OTHER);
+        assertThat(((RunnerMessage.Failed) Wire.decodeRunnerMessage(future)).failureCode())
+                .isEqualTo(FailureCode.OTHER);
     }
 
     @Test
     void aPreparationFailureOnTransportANamesTheDeclineItReplaces() {
         assertThat(FailureCode.ofDecline(DeclineCode.PULL_FAILED)).isEqualTo(FailureCode.PULL_FAILED);
         assertThat(FailureCode.ofDecline(DeclineCode.SHUTTING_DOWN)).isEqualTo(FailureCode.RUNNER_SHUTDOWN);
-        for (DeclineCode d : DeclineCode.values()) assertThat(FailureCode.ofDecline(d)).isNotNull();
+        for (DeclineCode d : DeclineCode.values())
+            assertThat(FailureCode.ofDecline(d)).isNotNull();
     }
 }

@@ -16,8 +16,13 @@ class LogMessageTest {
 
     private static ObjectNode valid() {
         ObjectNode n = Wire.mapper().createObjectNode();
-        n.put("event", "log").put("job", JOB.toString()).put("lease", LEASE.value()).put("seq", 1).put("stream", "stdout")
-                .put("iteration", 0).put("text", "hello\n");
+        n.put("event", "log")
+                .put("job", JOB.toString())
+                .put("lease", LEASE.value())
+                .put("seq", 1)
+                .put("stream", "stdout")
+                .put("iteration", 0)
+                .put("text", "hello\n");
         return n;
     }
 
@@ -28,22 +33,27 @@ class LogMessageTest {
     }
 
     private static void refused(Consumer<ObjectNode> edit, String reason) {
-        assertThatThrownBy(() -> decode(edit)).as(reason).isInstanceOf(InvalidMessageException.class).hasMessageContaining(reason);
+        assertThatThrownBy(() -> decode(edit))
+                .as(reason)
+                .isInstanceOf(InvalidMessageException.class)
+                .hasMessageContaining(reason);
     }
 
     @Test
     void aLogRoundTripsWithTheDocumentedFieldNames() {
         var log = RunnerMessage.Log.text(JOB, LEASE, 7, LogStream.STDERR, 2, "line\n");
         String json = Wire.encode(log);
-        assertThat(json).isEqualTo("{\"event\":\"log\",\"job\":\"" + JOB + "\",\"lease\":\"" + LEASE.value()
-                + "\",\"seq\":7,\"stream\":\"stderr\",\"iteration\":2,\"text\":\"line\\n\"}");
+        assertThat(json)
+                .isEqualTo("{\"event\":\"log\",\"job\":\"" + JOB + "\",\"lease\":\"" + LEASE.value()
+                        + "\",\"seq\":7,\"stream\":\"stderr\",\"iteration\":2,\"text\":\"line\\n\"}");
         assertThat(Wire.decodeRunnerMessage(json)).isEqualTo(log);
 
         var marker = RunnerMessage.Log.dropped(JOB, LEASE, 8, LogStream.STDOUT, 0, 123_456);
         String markerJson = Wire.encode(marker);
         assertThat(markerJson).contains("\"dropped\":123456").contains("\"text\":\"\"");
         assertThat(Wire.decodeRunnerMessage(markerJson)).isEqualTo(marker);
-        assertThat(((RunnerMessage.Log) Wire.decodeRunnerMessage(markerJson)).marksDrop()).isTrue();
+        assertThat(((RunnerMessage.Log) Wire.decodeRunnerMessage(markerJson)).marksDrop())
+                .isTrue();
     }
 
     @Test
@@ -72,7 +82,8 @@ class LogMessageTest {
         assertThat(decode(n -> n.put("seq", RunnerMessage.Log.MIN_SEQ))).isInstanceOf(RunnerMessage.Log.class);
         refused(n -> n.put("seq", RunnerMessage.Log.MIN_SEQ - 1), "seq must be between 1");
         refused(n -> n.put("seq", RunnerMessage.Log.MAX_SEQ + 1), "seq must be between 1");
-        assertThat(decode(n -> n.put("iteration", RunnerMessage.Log.MAX_ITERATION))).isInstanceOf(RunnerMessage.Log.class);
+        assertThat(decode(n -> n.put("iteration", RunnerMessage.Log.MAX_ITERATION)))
+                .isInstanceOf(RunnerMessage.Log.class);
         refused(n -> n.put("iteration", -1), "iteration must be between 0");
         refused(n -> n.put("iteration", RunnerMessage.Log.MAX_ITERATION + 1), "iteration must be between 0");
         refused(n -> n.put("iteration", 1L << 40), "iteration must be between 0");
@@ -87,7 +98,8 @@ class LogMessageTest {
     @Test
     void textIsBoundedInUtf8Bytes() {
         String atLimit = "a".repeat(RunnerMessage.Log.MAX_TEXT_BYTES);
-        assertThat(((RunnerMessage.Log) decode(n -> n.put("text", atLimit))).text()).hasSize(RunnerMessage.Log.MAX_TEXT_BYTES);
+        assertThat(((RunnerMessage.Log) decode(n -> n.put("text", atLimit))).text())
+                .hasSize(RunnerMessage.Log.MAX_TEXT_BYTES);
         refused(n -> n.put("text", atLimit + "a"), "text must be at most 16384 bytes");
         // 6,000 characters of three bytes each: fewer characters than the limit, more bytes.
         refused(n -> n.put("text", "€".repeat(6_000)), "text must be at most 16384 bytes");

@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
 class JobConfigTest {
     private static final String DIGEST = "sha256:" + "ab".repeat(32);
     private static final String PROJECT = "6d1c2e0a-3f4b-4c5d-8e9f-0a1b2c3d4e5f";
-    private static final String JSON = "{\"registry\":\"http://127.0.0.1:7700\",\"project\":\"" + PROJECT + "\",\"digest\":\"" + DIGEST + "\","
-            + "\"entrypoint\":[\"/bin/sh\",\"-c\"],\"cmd\":[\"run\"],\"env\":{\"ZED\":\"1\",\"ALPHA\":\"2\",\"MID\":\"3\"},"
-            + "\"timeout\":60,\"file_paths\":[\"out/a.json\"],\"iterations\":2}";
+    private static final String JSON =
+            "{\"registry\":\"http://127.0.0.1:7700\",\"project\":\"" + PROJECT + "\",\"digest\":\"" + DIGEST + "\","
+                    + "\"entrypoint\":[\"/bin/sh\",\"-c\"],\"cmd\":[\"run\"],\"env\":{\"ZED\":\"1\",\"ALPHA\":\"2\",\"MID\":\"3\"},"
+                    + "\"timeout\":60,\"file_paths\":[\"out/a.json\"],\"iterations\":2}";
 
     @Test
     void decodedCollectionsCannotBeChanged() throws Exception {
@@ -29,7 +30,8 @@ class JobConfigTest {
         assertThatThrownBy(() -> config.entrypoint().add("x")).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> config.cmd().set(0, "x")).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> config.env().put("X", "y")).isInstanceOf(UnsupportedOperationException.class);
-        assertThatThrownBy(() -> config.env().entrySet().iterator().next().setValue("y")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> config.env().entrySet().iterator().next().setValue("y"))
+                .isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> config.filePaths().clear()).isInstanceOf(UnsupportedOperationException.class);
     }
 
@@ -37,7 +39,8 @@ class JobConfigTest {
     void theCallersCollectionsAreCopied() {
         List<String> cmd = new ArrayList<>(List.of("run"));
         Map<String, String> env = new LinkedHashMap<>(Map.of("A", "1"));
-        JobConfig config = new JobConfig("r", ProjectUuid.random(), ImageDigest.of(DIGEST), null, cmd, env, JobTimeout.of(60), null, null);
+        JobConfig config = new JobConfig(
+                "r", ProjectUuid.random(), ImageDigest.of(DIGEST), null, cmd, env, JobTimeout.of(60), null, null);
         cmd.add("more");
         env.put("B", "2");
         assertThat(config.cmd()).containsExactly("run");
@@ -51,7 +54,8 @@ class JobConfigTest {
     void nullElementsAndValuesAreKept() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("A", null);
-        JobConfig config = new JobConfig("r", ProjectUuid.random(), null, Arrays.asList("a", null), null, env, null, null, null);
+        JobConfig config =
+                new JobConfig("r", ProjectUuid.random(), null, Arrays.asList("a", null), null, env, null, null, null);
         assertThat(config.entrypoint()).containsExactly("a", null);
         assertThat(config.env()).containsEntry("A", null);
     }
@@ -61,8 +65,18 @@ class JobConfigTest {
         JobConfig config = Wire.mapper().readValue(JSON, JobConfig.class);
         assertThat(config.env().keySet()).containsExactly("ZED", "ALPHA", "MID");
         assertThat(Wire.encode(config)).isEqualTo(JSON);
-        assertThat(config).isEqualTo(new JobConfig("http://127.0.0.1:7700", new ProjectUuid(UUID.fromString(PROJECT)), ImageDigest.of(DIGEST),
-                List.of("/bin/sh", "-c"), List.of("run"), Map.of("ZED", "1", "ALPHA", "2", "MID", "3"), JobTimeout.of(60), List.of("out/a.json"), 2));
-        assertThat(Wire.encode(new JobConfig("r", null, null, null, null, null, null, null, null))).isEqualTo("{\"registry\":\"r\"}");
+        assertThat(config)
+                .isEqualTo(new JobConfig(
+                        "http://127.0.0.1:7700",
+                        new ProjectUuid(UUID.fromString(PROJECT)),
+                        ImageDigest.of(DIGEST),
+                        List.of("/bin/sh", "-c"),
+                        List.of("run"),
+                        Map.of("ZED", "1", "ALPHA", "2", "MID", "3"),
+                        JobTimeout.of(60),
+                        List.of("out/a.json"),
+                        2));
+        assertThat(Wire.encode(new JobConfig("r", null, null, null, null, null, null, null, null)))
+                .isEqualTo("{\"registry\":\"r\"}");
     }
 }

@@ -3,9 +3,9 @@ package dev.baton.server.registry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.id.ProjectUuid;
+import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.blob.BlobStore;
 import dev.baton.server.blob.Digest;
-import dev.baton.server.blob.BlobStorage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -53,10 +53,14 @@ public final class Images {
         if (DIGEST.matcher(reference).matches()) return true;
         if (reference.startsWith("sha256:")) return false; // a digest, but not a valid one
         int at = reference.indexOf('@');
-        if (at > 0) return RepositoryName.parse(reference.substring(0, at)).isPresent() && DIGEST.matcher(reference.substring(at + 1)).matches();
+        if (at > 0)
+            return RepositoryName.parse(reference.substring(0, at)).isPresent()
+                    && DIGEST.matcher(reference.substring(at + 1)).matches();
         int colon = reference.lastIndexOf(':');
         if (colon < 0) return TAG.matcher(reference).matches();
-        return colon > 0 && RepositoryName.parse(reference.substring(0, colon)).isPresent() && TAG.matcher(reference.substring(colon + 1)).matches();
+        return colon > 0
+                && RepositoryName.parse(reference.substring(0, colon)).isPresent()
+                && TAG.matcher(reference.substring(colon + 1)).matches();
     }
 
     /** The image {@code reference} names in {@code project}'s registry, or empty when there is no such manifest. */
@@ -74,7 +78,8 @@ public final class Images {
     public java.util.Map<String, List<String>> repositories(ProjectUuid project) {
         try {
             java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
-            for (String path : repositories.repositories(project)) out.put(path, repositories.tags(new RepositoryKey(project, path)));
+            for (String path : repositories.repositories(project))
+                out.put(path, repositories.tags(new RepositoryKey(project, path)));
             return out;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the registry of project " + project, e);
@@ -84,7 +89,10 @@ public final class Images {
     private Optional<Digest> resolve(ProjectUuid project, String reference) throws IOException {
         if (DIGEST.matcher(reference).matches()) {
             Optional<Digest> d = Digest.parse(reference);
-            return d.isPresent() && repositories.projectManifest(project, d.get()).isPresent() ? d : Optional.empty();
+            return d.isPresent()
+                            && repositories.projectManifest(project, d.get()).isPresent()
+                    ? d
+                    : Optional.empty();
         }
         int at = reference.indexOf('@');
         if (at > 0) {
@@ -101,8 +109,10 @@ public final class Images {
     /** Reads the manifest and, for an image manifest, its config's Entrypoint and Cmd. An index's command is not known. */
     private Resolved inspect(Digest digest) throws IOException {
         JsonNode manifest = readJson(digest);
-        if (manifest == null || !manifest.has("config")) return new Resolved(digest.toString(), false, List.of(), List.of());
-        Optional<Digest> configDigest = Digest.parse(manifest.path("config").path("digest").asText(null));
+        if (manifest == null || !manifest.has("config"))
+            return new Resolved(digest.toString(), false, List.of(), List.of());
+        Optional<Digest> configDigest =
+                Digest.parse(manifest.path("config").path("digest").asText(null));
         JsonNode config = configDigest.isPresent() ? readJson(configDigest.get()) : null;
         if (config == null) return new Resolved(digest.toString(), false, List.of(), List.of());
         JsonNode c = config.path("config");

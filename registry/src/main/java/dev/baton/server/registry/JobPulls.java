@@ -69,11 +69,12 @@ final class JobPulls {
 
     private Job liveAttempt(PullScope scope) {
         Optional<Job> job = store.runs().findJob(scope.job());
-        boolean live = job.isPresent() && job.get().attempt() == scope.attempt()
+        boolean live = job.isPresent()
+                && job.get().attempt() == scope.attempt()
                 && (job.get().status() == JobStatus.CLAIMED || job.get().status() == JobStatus.RUNNING);
         if (!live) {
-            throw refused("the pull token of job " + scope.job() + " attempt " + scope.attempt()
-                    + " ended with its attempt");
+            throw refused(
+                    "the pull token of job " + scope.job() + " attempt " + scope.attempt() + " ended with its attempt");
         }
         return job.get();
     }
@@ -121,11 +122,22 @@ final class JobPulls {
         try {
             String detail = "{\"runner\":\"" + grant.subject() + "\",\"job\":\"" + job.uuid() + "\",\"attempt\":"
                     + scope.attempt() + ",\"image\":\"" + scope.image() + "\"}";
-            store.access().appendAudit(clock.instant(), "runner:" + grant.subject(), null, AUDIT_ACTION,
-                    "/v0/jobs/" + job.uuid(), detail, address);
+            store.access()
+                    .appendAudit(
+                            clock.instant(),
+                            "runner:" + grant.subject(),
+                            null,
+                            AUDIT_ACTION,
+                            "/v0/jobs/" + job.uuid(),
+                            detail,
+                            address);
         } catch (RuntimeException e) {
-            LOG.warn("the pull of {} by runner {} for job {} was not audited", scope.image(), grant.subject(),
-                    job.uuid(), e);
+            LOG.warn(
+                    "the pull of {} by runner {} for job {} was not audited",
+                    scope.image(),
+                    grant.subject(),
+                    job.uuid(),
+                    e);
         }
     }
 

@@ -108,7 +108,8 @@ public final class ObjectRepositories implements Repositories {
             int at = key.indexOf("_manifests/");
             if (at < 0) continue;
             String path = at == 0 ? "" : key.substring(0, at - 1);
-            if (path.isEmpty() || java.util.Arrays.stream(path.split("/")).noneMatch(c -> c.startsWith("_"))) paths.add(path);
+            if (path.isEmpty() || java.util.Arrays.stream(path.split("/")).noneMatch(c -> c.startsWith("_")))
+                paths.add(path);
         }
         return List.copyOf(paths);
     }

@@ -46,13 +46,15 @@ record ParsedManifest(
         if (declared != null && header != null && !declared.equals(header)) {
             throw invalid("Content-Type " + header + " does not match the manifest's mediaType " + declared);
         }
-        String mediaType = declared != null ? declared : header != null ? header
-                : root.has("manifests") ? MediaTypes.OCI_INDEX : MediaTypes.OCI_MANIFEST;
+        String mediaType = declared != null
+                ? declared
+                : header != null ? header : root.has("manifests") ? MediaTypes.OCI_INDEX : MediaTypes.OCI_MANIFEST;
         if (!MediaTypes.MANIFESTS.contains(mediaType)) throw invalid("unsupported manifest media type " + mediaType);
 
         List<Reference> blobs = new ArrayList<>();
         List<Reference> children = new ArrayList<>();
-        String artifactType = root.hasNonNull("artifactType") ? root.get("artifactType").asText() : null;
+        String artifactType =
+                root.hasNonNull("artifactType") ? root.get("artifactType").asText() : null;
         if (MediaTypes.INDEXES.contains(mediaType)) {
             JsonNode manifests = root.get("manifests");
             if (manifests == null || !manifests.isArray()) throw invalid("an index needs a manifests array");
@@ -69,7 +71,8 @@ record ParsedManifest(
             if (artifactType == null) artifactType = configRef.mediaType();
         }
         Optional<Digest> subject = Optional.empty();
-        if (root.hasNonNull("subject")) subject = Optional.of(reference(root.get("subject"), "subject").digest());
+        if (root.hasNonNull("subject"))
+            subject = Optional.of(reference(root.get("subject"), "subject").digest());
         Map<String, String> annotations = null;
         if (root.has("annotations") && root.get("annotations").isObject()) {
             annotations = new LinkedHashMap<>();
@@ -83,9 +86,11 @@ record ParsedManifest(
     private static Reference reference(JsonNode node, String where) {
         if (node == null || !node.isObject()) throw invalid(where + " must be a descriptor object");
         Digest digest = Digest.parse(node.path("digest").asText(null))
-                .orElseThrow(() -> invalid(where + " has an invalid digest " + node.path("digest").asText("")));
+                .orElseThrow(() -> invalid(
+                        where + " has an invalid digest " + node.path("digest").asText("")));
         JsonNode size = node.get("size");
-        if (size == null || !size.canConvertToLong() || size.asLong() < 0) throw invalid(where + " needs a non-negative size");
+        if (size == null || !size.canConvertToLong() || size.asLong() < 0)
+            throw invalid(where + " needs a non-negative size");
         String mediaType = node.hasNonNull("mediaType") ? node.get("mediaType").asText() : null;
         boolean foreign = MediaTypes.foreignLayer(mediaType) && node.has("urls");
         return new Reference(digest, size.asLong(), mediaType, foreign);

@@ -4,8 +4,8 @@ import dev.baton.server.auth.AccessControl;
 import dev.baton.server.auth.ApiTokenSecret;
 import dev.baton.server.auth.Authenticator;
 import dev.baton.server.auth.Principal;
-import dev.baton.server.store.Role;
 import dev.baton.server.store.Project;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.Store;
 import dev.baton.server.token.Access;
 import dev.baton.server.token.Grant;
@@ -42,8 +42,9 @@ public final class PrincipalGrants implements Credentials {
         if (principal instanceof Principal.Admin) return Grant.adminToken();
         List<Access> access = new ArrayList<>();
         for (Project project : store.organizations().listProjects()) {
-            AccessControl.roleOn(principal, project).ifPresent(role ->
-                    access.add(new Access(Access.PROJECT, project.uuid().toString(), actions(role))));
+            AccessControl.roleOn(principal, project)
+                    .ifPresent(role ->
+                            access.add(new Access(Access.PROJECT, project.uuid().toString(), actions(role))));
         }
         return new Grant(principal.actor(), access, false, null);
     }

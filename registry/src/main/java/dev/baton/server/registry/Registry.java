@@ -38,6 +38,7 @@ public final class Registry {
     public static final Duration UPLOAD_IDLE_LIMIT = Duration.ofHours(1);
     /** How often a node looks for staging data no session owns (left by a crash). */
     static final Duration ORPHAN_SWEEP_INTERVAL = Duration.ofMinutes(10);
+
     private static final int IDLE_BATCH = 100;
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -54,6 +55,7 @@ public final class Registry {
      * (or a stale one, ignored because its size differs) and is hashed from its chunks.
      */
     private final Map<String, CachedHash> hashes = new ConcurrentHashMap<>();
+
     private volatile Instant nextOrphanSweep = Instant.MIN;
 
     /**
@@ -76,7 +78,8 @@ public final class Registry {
 
     /** Size of a blob this repository may read; BLOB_UNKNOWN otherwise (also for other projects' blobs). */
     public long blobSize(RepositoryKey repo, Digest digest) throws IOException {
-        boolean readable = repositories.hasBlob(repo, digest) || repositories.manifest(repo, digest).isPresent()
+        boolean readable = repositories.hasBlob(repo, digest)
+                || repositories.manifest(repo, digest).isPresent()
                 || (repo.path().isEmpty() && repositories.projectHasContent(repo.project(), digest));
         if (!readable) throw blobUnknown(digest);
         return blobs.size(digest).orElseThrow(() -> blobUnknown(digest));
@@ -97,7 +100,10 @@ public final class Registry {
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         // The row first: staging data without a row is what the orphan sweep removes.
-        sessions().uploads().createRegistryUpload(new RegistryUpload(id, repo.project().toString(), repo.path(), 0, "[]", now, now));
+        sessions()
+                .uploads()
+                .createRegistryUpload(
+                        new RegistryUpload(id, repo.project().toString(), repo.path(), 0, "[]", now, now));
         blobs.createStaging(id);
         hashes.put(id, new CachedHash(new RunningHash(), now));
         return new UploadStatus(id, 0);
@@ -131,8 +137,8 @@ public final class Registry {
      * Appends a chunk. {@code rangeStart} (from Content-Range) must equal the bytes received so far;
      * {@code expectedLength} (from Content-Length or the range) is checked before anything is written.
      */
-    public UploadStatus appendChunk(RepositoryKey repo, String id, Long rangeStart, Long expectedLength, InputStream body)
-            throws IOException {
+    public UploadStatus appendChunk(
+            RepositoryKey repo, String id, Long rangeStart, Long expectedLength, InputStream body) throws IOException {
         RegistryUpload session = session(repo, id);
         if (rangeStart != null && rangeStart != session.size()) throw rangeInvalid(id, rangeStart, session.size());
         ChunkedUpload upload = append(session, expectedLength, body);
@@ -143,7 +149,8 @@ public final class Registry {
     public void finishUpload(RepositoryKey repo, String id, Digest digest, Long expectedLength, InputStream body)
             throws IOException {
         RegistryUpload session = session(repo, id);
-        ChunkedUpload upload = expectedLength == null || expectedLength > 0 ? append(session, expectedLength, body) : resume(session);
+        ChunkedUpload upload =
+                expectedLength == null || expectedLength > 0 ? append(session, expectedLength, body) : resume(session);
         // Ending the session is the claim on its data: of two requests finishing it, one wins.
         if (!sessions().uploads().deleteRegistryUpload(id, upload.size())) throw uploadUnknown(id);
         hashes.remove(id);
@@ -187,13 +194,16 @@ public final class Registry {
         long received = written.chunk() == null ? 0 : written.chunk().size();
         if (expectedLength != null && received != expectedLength) {
             end(id);
-            throw new RegistryException(ErrorCode.SIZE_INVALID,
+            throw new RegistryException(
+                    ErrorCode.SIZE_INVALID,
                     "received " + received + " bytes where " + expectedLength + " were announced; upload discarded");
         }
         if (written.chunk() == null) return upload; // nothing to record
         upload.record(written);
         Instant now = clock.instant();
-        if (!sessions().uploads().advanceRegistryUpload(id, before, upload.size(), JSON.writeValueAsString(upload.chunks()), now)) {
+        if (!sessions()
+                .uploads()
+                .advanceRegistryUpload(id, before, upload.size(), JSON.writeValueAsString(upload.chunks()), now)) {
             // Another request (on this node or another) appended, finished or cancelled meanwhile.
             blobs.deleteChunk(id, written.chunk());
             Optional<RegistryUpload> current = sessions().uploads().findRegistryUpload(id);
@@ -214,14 +224,17 @@ public final class Registry {
 
     private ChunkedUpload resume(RegistryUpload session) throws IOException {
         CachedHash cached = hashes.get(session.id());
-        return ChunkedUpload.resume(blobs, session.id(), JSON.readValue(session.chunks(), CHUNKS),
-                cached == null ? null : cached.hash());
+        return ChunkedUpload.resume(
+                blobs, session.id(), JSON.readValue(session.chunks(), CHUNKS), cached == null ? null : cached.hash());
     }
 
     /** The session, if it belongs to this repository. */
     private RegistryUpload session(RepositoryKey repo, String id) {
-        return sessions().uploads().findRegistryUpload(id)
-                .filter(s -> s.projectUuid().equals(repo.project().toString()) && s.repository().equals(repo.path()))
+        return sessions()
+                .uploads()
+                .findRegistryUpload(id)
+                .filter(s -> s.projectUuid().equals(repo.project().toString())
+                        && s.repository().equals(repo.path()))
                 .orElseThrow(() -> uploadUnknown(id));
     }
 
@@ -247,7 +260,8 @@ public final class Registry {
         if (now.isBefore(nextOrphanSweep)) return;
         nextOrphanSweep = now.plus(ORPHAN_SWEEP_INTERVAL);
         for (StagedUpload staged : blobs.stagedUploads()) {
-            if (staged.lastModified().isBefore(cutoff) && sessions().uploads().findRegistryUpload(staged.id()).isEmpty()) {
+            if (staged.lastModified().isBefore(cutoff)
+                    && sessions().uploads().findRegistryUpload(staged.id()).isEmpty()) {
                 blobs.discard(staged.id());
             }
         }
@@ -261,7 +275,8 @@ public final class Registry {
         Digest digest = resolve(repo, reference);
         Optional<String> own = repositories.manifest(repo, digest);
         // The root repository answers by digest for the whole project (see Repositories.projectHasContent).
-        if (own.isEmpty() && repo.path().isEmpty() && reference.contains(":")) own = repositories.projectManifest(repo.project(), digest);
+        if (own.isEmpty() && repo.path().isEmpty() && reference.contains(":"))
+            own = repositories.projectManifest(repo.project(), digest);
         String mediaType = own.orElseThrow(() -> manifestUnknown(reference));
         try (InputStream in = blobs.open(digest, 0)) {
             return new StoredManifest(digest, mediaType, in.readNBytes((int) MAX_MANIFEST_BYTES));
@@ -274,17 +289,20 @@ public final class Registry {
         Digest digest = Digest.sha256(body);
         boolean byDigest = reference.contains(":");
         if (byDigest) {
-            Digest claimed = Digest.parse(reference).orElseThrow(() -> new RegistryException(ErrorCode.DIGEST_INVALID,
-                    "invalid digest " + reference));
+            Digest claimed = Digest.parse(reference)
+                    .orElseThrow(() -> new RegistryException(ErrorCode.DIGEST_INVALID, "invalid digest " + reference));
             if (!claimed.algorithm().equals("sha256")) {
                 digest = Digest.of(claimed.algorithm(), updated(claimed.hasher(), body));
             }
             if (!claimed.equals(digest)) {
-                throw new RegistryException(ErrorCode.DIGEST_INVALID, "manifest content has digest " + digest
-                        + ", not " + claimed, Map.of("digest", reference));
+                throw new RegistryException(
+                        ErrorCode.DIGEST_INVALID,
+                        "manifest content has digest " + digest + ", not " + claimed,
+                        Map.of("digest", reference));
             }
         } else if (!TAG.matcher(reference).matches()) {
-            throw new RegistryException(ErrorCode.MANIFEST_INVALID, "invalid tag " + reference, Map.of("tag", reference));
+            throw new RegistryException(
+                    ErrorCode.MANIFEST_INVALID, "invalid tag " + reference, Map.of("tag", reference));
         }
         ParsedManifest manifest = ParsedManifest.parse(body, contentType);
         for (ParsedManifest.Reference blob : manifest.blobs()) {
@@ -308,8 +326,15 @@ public final class Registry {
         repositories.putManifest(repo, digest, manifest.mediaType());
         if (!byDigest) repositories.putTag(repo, reference, digest);
         if (manifest.subject().isPresent()) {
-            repositories.addReferrer(repo, manifest.subject().get(), new Descriptor(
-                    manifest.mediaType(), digest.toString(), body.length, manifest.artifactType(), manifest.annotations()));
+            repositories.addReferrer(
+                    repo,
+                    manifest.subject().get(),
+                    new Descriptor(
+                            manifest.mediaType(),
+                            digest.toString(),
+                            body.length,
+                            manifest.artifactType(),
+                            manifest.annotations()));
         }
         return new PutManifestResult(digest, manifest.subject());
     }
@@ -317,7 +342,8 @@ public final class Registry {
     /** By tag: removes the tag. By digest: removes the manifest, every tag on it, and its referrer entry. */
     public void deleteManifest(RepositoryKey repo, String reference) throws IOException {
         if (!reference.contains(":")) {
-            if (!TAG.matcher(reference).matches() || !repositories.deleteTag(repo, reference)) throw manifestUnknown(reference);
+            if (!TAG.matcher(reference).matches() || !repositories.deleteTag(repo, reference))
+                throw manifestUnknown(reference);
             return;
         }
         Digest digest = digestReference(reference);
@@ -327,7 +353,8 @@ public final class Registry {
             if (repositories.tag(repo, tag).filter(digest::equals).isPresent()) repositories.deleteTag(repo, tag);
         }
         try {
-            ParsedManifest.parse(stored.content(), stored.mediaType()).subject()
+            ParsedManifest.parse(stored.content(), stored.mediaType())
+                    .subject()
                     .ifPresent(subject -> removeReferrer(repo, subject, digest));
         } catch (RegistryException e) {
             // A stored manifest was valid when accepted; nothing to unlink if it no longer parses.
@@ -358,7 +385,8 @@ public final class Registry {
     private Digest resolve(RepositoryKey repo, String reference) throws IOException {
         if (reference.contains(":")) return digestReference(reference);
         if (!TAG.matcher(reference).matches()) {
-            throw new RegistryException(ErrorCode.MANIFEST_INVALID, "invalid tag " + reference, Map.of("tag", reference));
+            throw new RegistryException(
+                    ErrorCode.MANIFEST_INVALID, "invalid tag " + reference, Map.of("tag", reference));
         }
         return repositories.tag(repo, reference).orElseThrow(() -> manifestUnknown(reference));
     }
@@ -383,29 +411,41 @@ public final class Registry {
 
     private static void checkSize(ParsedManifest.Reference ref, long actual) {
         if (ref.size() != actual) {
-            throw new RegistryException(ErrorCode.MANIFEST_INVALID, "descriptor " + ref.digest() + " says size "
-                    + ref.size() + " but the blob has " + actual + " bytes", Map.of("digest", ref.digest().toString()));
+            throw new RegistryException(
+                    ErrorCode.MANIFEST_INVALID,
+                    "descriptor " + ref.digest() + " says size " + ref.size() + " but the blob has " + actual
+                            + " bytes",
+                    Map.of("digest", ref.digest().toString()));
         }
     }
 
     private static RegistryException blobMissing(ParsedManifest.Reference ref) {
-        return new RegistryException(ErrorCode.MANIFEST_BLOB_UNKNOWN, "manifest references " + ref.digest()
-                + ", which this repository does not hold", Map.of("digest", ref.digest().toString()));
+        return new RegistryException(
+                ErrorCode.MANIFEST_BLOB_UNKNOWN,
+                "manifest references " + ref.digest() + ", which this repository does not hold",
+                Map.of("digest", ref.digest().toString()));
     }
 
     private static RegistryException blobUnknown(Digest digest) {
-        return new RegistryException(ErrorCode.BLOB_UNKNOWN, "blob " + digest + " is unknown to this repository",
+        return new RegistryException(
+                ErrorCode.BLOB_UNKNOWN,
+                "blob " + digest + " is unknown to this repository",
                 Map.of("digest", digest.toString()));
     }
 
     private static RegistryException manifestUnknown(String reference) {
-        return new RegistryException(ErrorCode.MANIFEST_UNKNOWN, "manifest " + reference + " is unknown to this repository",
+        return new RegistryException(
+                ErrorCode.MANIFEST_UNKNOWN,
+                "manifest " + reference + " is unknown to this repository",
                 Map.of("reference", reference));
     }
 
     private RegistryException tooLarge() {
-        return new RegistryException(ErrorCode.SIZE_INVALID, 413, "blob exceeds the registry's limit of "
-                + maxBlobBytes + " bytes; upload discarded", Map.of("limit", maxBlobBytes));
+        return new RegistryException(
+                ErrorCode.SIZE_INVALID,
+                413,
+                "blob exceeds the registry's limit of " + maxBlobBytes + " bytes; upload discarded",
+                Map.of("limit", maxBlobBytes));
     }
 
     private static RegistryException uploadUnknown(String id) {
@@ -413,14 +453,18 @@ public final class Registry {
     }
 
     private static RegistryException rangeInvalid(String id, long start, long size) {
-        return new RegistryException(ErrorCode.BLOB_UPLOAD_INVALID, 416,
+        return new RegistryException(
+                ErrorCode.BLOB_UPLOAD_INVALID,
+                416,
                 "chunk starts at " + start + " but the upload holds " + size + " bytes",
                 Map.of("range", new UploadStatus(id, size).range()));
     }
 
     private static RegistryException digestMismatch(Digest digest) {
-        return new RegistryException(ErrorCode.DIGEST_INVALID, "uploaded content does not match " + digest
-                + "; upload discarded", Map.of("digest", digest.toString()));
+        return new RegistryException(
+                ErrorCode.DIGEST_INVALID,
+                "uploaded content does not match " + digest + "; upload discarded",
+                Map.of("digest", digest.toString()));
     }
 
     /** Result of storing a manifest. */

@@ -51,7 +51,8 @@ final class RegistryAuth {
     static Optional<String> basicPassword(String authorization) {
         if (authorization == null || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) return Optional.empty();
         try {
-            String decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            String decoded = new String(
+                    Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
             int colon = decoded.indexOf(':');
             return colon < 0 ? Optional.empty() : Optional.of(decoded.substring(colon + 1));
         } catch (IllegalArgumentException e) {

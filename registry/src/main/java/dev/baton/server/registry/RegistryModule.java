@@ -7,8 +7,8 @@ import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.blob.BlobStorageException;
 import dev.baton.server.blob.Digest;
 import dev.baton.server.config.ServerConfig;
-import dev.baton.server.store.Store;
 import dev.baton.server.http.RouteModule;
+import dev.baton.server.store.Store;
 import dev.baton.server.token.Grant;
 import dev.baton.server.token.RegistryTokens;
 import io.javalin.config.JavalinConfig;
@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
 public final class RegistryModule implements RouteModule {
     private static final Logger log = LoggerFactory.getLogger(RegistryModule.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern UUID_SHAPE = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final Pattern UUID_SHAPE =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
     private static final Pattern CONTENT_RANGE = Pattern.compile("(?:bytes[ =])?(\\d+)-(\\d+)(?:/.*)?");
     private static final int MAX_TAGS_PAGE = 10_000;
@@ -57,8 +58,14 @@ public final class RegistryModule implements RouteModule {
      * @param credentials  what the admin token or a user's API token grants (the passwords the token endpoint accepts)
      * @param publicUrl    base URL for the token realm; null derives it from each request's Host
      */
-    public RegistryModule(Registry registry, RegistryTokens tokens, ProjectLookup projects, Credentials credentials,
-            String publicUrl, Clock clock, Store store) {
+    public RegistryModule(
+            Registry registry,
+            RegistryTokens tokens,
+            ProjectLookup projects,
+            Credentials credentials,
+            String publicUrl,
+            Clock clock,
+            Store store) {
         this.registry = registry;
         this.jobPulls = new JobPulls(registry, store, clock);
         this.auth = new RegistryAuth(tokens, credentials, clock);
@@ -71,10 +78,20 @@ public final class RegistryModule implements RouteModule {
      * The registry as a server runs it: blobs and metadata in the server's blob storage, upload
      * sessions in its store (so any node continues them), the body bound from the config.
      */
-    public static RegistryModule open(ServerConfig config, BlobStorage storage, Store store, Credentials credentials,
-            ProjectLookup projects, RegistryTokens tokens, Clock clock) {
-        Registry registry = new Registry(storage.blobs(), new ObjectRepositories(storage.objects()), store,
-                config.registryMaxBodyBytes(), clock);
+    public static RegistryModule open(
+            ServerConfig config,
+            BlobStorage storage,
+            Store store,
+            Credentials credentials,
+            ProjectLookup projects,
+            RegistryTokens tokens,
+            Clock clock) {
+        Registry registry = new Registry(
+                storage.blobs(),
+                new ObjectRepositories(storage.objects()),
+                store,
+                config.registryMaxBodyBytes(),
+                clock);
         return new RegistryModule(registry, tokens, projects, credentials, config.publicUrl(), clock, store);
     }
 
@@ -97,7 +114,9 @@ public final class RegistryModule implements RouteModule {
 
     private void handle(Context ctx) {
         ctx.header("Docker-Distribution-API-Version", "registry/2.0");
-        String rest = ctx.path().substring(Math.min(ctx.path().length(), "/v2".length())).replaceFirst("^/", "");
+        String rest = ctx.path()
+                .substring(Math.min(ctx.path().length(), "/v2".length()))
+                .replaceFirst("^/", "");
         String method = ctx.req().getMethod();
         try {
             if (rest.equals("token")) {
@@ -106,7 +125,8 @@ public final class RegistryModule implements RouteModule {
                 return;
             }
             RegistryPath path = RegistryPath.parse(rest)
-                    .orElseThrow(() -> new RegistryException(ErrorCode.NAME_UNKNOWN, 404, "no such registry endpoint", Map.of()));
+                    .orElseThrow(() ->
+                            new RegistryException(ErrorCode.NAME_UNKNOWN, 404, "no such registry endpoint", Map.of()));
             switch (path) {
                 case RegistryPath.Base b -> base(ctx, method);
                 case RegistryPath.Blob b -> blob(ctx, method, b);
@@ -121,12 +141,18 @@ public final class RegistryModule implements RouteModule {
         } catch (BlobStorageException e) {
             log.error("registry request {} {}: blob storage failed", method, ctx.path(), e);
             if (!ctx.res().isCommitted()) {
-                writeError(ctx, new RegistryException(ErrorCode.UNAVAILABLE, "the blob storage is unavailable; try again later"));
+                writeError(
+                        ctx,
+                        new RegistryException(
+                                ErrorCode.UNAVAILABLE, "the blob storage is unavailable; try again later"));
             }
         } catch (Exception e) {
             log.error("registry request {} {} failed", method, ctx.path(), e);
             if (!ctx.res().isCommitted()) {
-                writeError(ctx, new RegistryException(ErrorCode.UNKNOWN, "the registry failed to handle this request; see the server log"));
+                writeError(
+                        ctx,
+                        new RegistryException(
+                                ErrorCode.UNKNOWN, "the registry failed to handle this request; see the server log"));
             }
         }
     }
@@ -167,8 +193,11 @@ public final class RegistryModule implements RouteModule {
             }
             if (start >= size || start > end) {
                 ctx.header("Content-Range", "bytes */" + size);
-                throw new RegistryException(ErrorCode.BLOB_UNKNOWN, 416, "range " + range + " is not satisfiable for "
-                        + size + " bytes", Map.of("size", size));
+                throw new RegistryException(
+                        ErrorCode.BLOB_UNKNOWN,
+                        416,
+                        "range " + range + " is not satisfiable for " + size + " bytes",
+                        Map.of("size", size));
             }
             status = 206;
             ctx.header("Content-Range", "bytes " + start + "-" + end + "/" + size);
@@ -182,7 +211,8 @@ public final class RegistryModule implements RouteModule {
         res.setContentType("application/octet-stream");
         res.setContentLengthLong(length);
         if (method.equals("HEAD") || length == 0) return;
-        try (InputStream in = registry.openBlob(digest, start); OutputStream out = res.getOutputStream()) {
+        try (InputStream in = registry.openBlob(digest, start);
+                OutputStream out = res.getOutputStream()) {
             byte[] buffer = new byte[64 * 1024];
             long remaining = length;
             while (remaining > 0) {
@@ -235,7 +265,8 @@ public final class RegistryModule implements RouteModule {
             }
             case "PATCH" -> {
                 Chunk chunk = chunk(ctx, id, target);
-                uploadAccepted(ctx, target, registry.appendChunk(target.key, id, chunk.start, chunk.length, body(ctx)), 202);
+                uploadAccepted(
+                        ctx, target, registry.appendChunk(target.key, id, chunk.start, chunk.length, body(ctx)), 202);
             }
             case "PUT" -> {
                 String digestParam = ctx.queryParam("digest");
@@ -276,7 +307,8 @@ public final class RegistryModule implements RouteModule {
                 // sending is not cut off mid-request and does see the 413.
                 byte[] body = body(ctx).readNBytes((int) Registry.MAX_MANIFEST_BYTES + 1);
                 if (body.length > Registry.MAX_MANIFEST_BYTES) throw manifestTooLarge();
-                Registry.PutManifestResult result = registry.putManifest(target.key, p.reference(), body, ctx.header("Content-Type"));
+                Registry.PutManifestResult result =
+                        registry.putManifest(target.key, p.reference(), body, ctx.header("Content-Type"));
                 ctx.header("Location", "/v2/" + target.name.text() + "/manifests/" + result.digest());
                 ctx.header("Docker-Content-Digest", result.digest().toString());
                 result.subject().ifPresent(subject -> ctx.header("OCI-Subject", subject.toString()));
@@ -302,13 +334,18 @@ public final class RegistryModule implements RouteModule {
             } catch (NumberFormatException e) {
                 n = -1;
             }
-            if (n < 0) throw new RegistryException(ErrorCode.PAGINATION_NUMBER_INVALID, "n must be a non-negative integer");
+            if (n < 0)
+                throw new RegistryException(ErrorCode.PAGINATION_NUMBER_INVALID, "n must be a non-negative integer");
         }
         String last = ctx.queryParam("last");
         TagsPage page = registry.tags(target.key, n, last);
         if (page.more()) {
-            String lastTag = page.tags().isEmpty() ? (last == null ? "" : last) : page.tags().getLast();
-            ctx.header("Link", "</v2/" + target.name.text() + "/tags/list?n=" + n + "&last=" + lastTag + ">; rel=\"next\"");
+            String lastTag = page.tags().isEmpty()
+                    ? (last == null ? "" : last)
+                    : page.tags().getLast();
+            ctx.header(
+                    "Link",
+                    "</v2/" + target.name.text() + "/tags/list?n=" + n + "&last=" + lastTag + ">; rel=\"next\"");
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", target.name.text());
@@ -343,15 +380,17 @@ public final class RegistryModule implements RouteModule {
      */
     private Target authorize(Context ctx, String rawName, String action) {
         RepositoryName name = RepositoryName.parse(rawName)
-                .orElseThrow(() -> new RegistryException(ErrorCode.NAME_INVALID, "invalid repository name " + rawName,
-                        Map.of("name", rawName)));
+                .orElseThrow(() -> new RegistryException(
+                        ErrorCode.NAME_INVALID, "invalid repository name " + rawName, Map.of("name", rawName)));
         String scopeActions = action.equals("push") ? "pull,push" : action;
         Grant grant = auth.authenticate(ctx.header("Authorization"))
                 .orElseThrow(() -> challenge(ctx, name, scopeActions, false, "authentication required"));
         Optional<ProjectUuid> project = projects.find(ResourceId.of(name.project()));
         if (project.isEmpty()) {
             if (grant.allows(name.project(), name.path(), name.text(), action)) {
-                throw new RegistryException(ErrorCode.NAME_UNKNOWN, "project " + name.project() + " does not exist",
+                throw new RegistryException(
+                        ErrorCode.NAME_UNKNOWN,
+                        "project " + name.project() + " does not exist",
                         Map.of("name", name.text()));
             }
             throw challenge(ctx, name, scopeActions, true, "access to " + name + " denied");
@@ -368,13 +407,24 @@ public final class RegistryModule implements RouteModule {
         if (name.isEmpty()) return Optional.empty();
         Optional<ProjectUuid> project = projects.find(ResourceId.of(name.get().project()));
         if (project.isEmpty() || !project.get().equals(target.key.project())) return Optional.empty();
-        if (!target.grant.allows(project.get().toString(), name.get().path(), name.get().text(), "pull")) return Optional.empty();
+        if (!target.grant.allows(
+                project.get().toString(), name.get().path(), name.get().text(), "pull")) return Optional.empty();
         return Optional.of(new RepositoryKey(project.get(), name.get().path()));
     }
 
-    private RegistryException challenge(Context ctx, RepositoryName name, String actions, boolean insufficient, String message) {
-        StringBuilder header = new StringBuilder("Bearer realm=\"").append(realm(ctx)).append("\",service=\"").append(SERVICE).append('"');
-        if (name != null) header.append(",scope=\"repository:").append(name.text()).append(':').append(actions).append('"');
+    private RegistryException challenge(
+            Context ctx, RepositoryName name, String actions, boolean insufficient, String message) {
+        StringBuilder header = new StringBuilder("Bearer realm=\"")
+                .append(realm(ctx))
+                .append("\",service=\"")
+                .append(SERVICE)
+                .append('"');
+        if (name != null)
+            header.append(",scope=\"repository:")
+                    .append(name.text())
+                    .append(':')
+                    .append(actions)
+                    .append('"');
         if (insufficient) header.append(",error=\"insufficient_scope\"");
         ctx.header("WWW-Authenticate", header.toString());
         return new RegistryException(ErrorCode.UNAUTHORIZED, message);
@@ -397,14 +447,20 @@ public final class RegistryModule implements RouteModule {
         if (contentRange == null) return new Chunk(null, length);
         Matcher m = CONTENT_RANGE.matcher(contentRange.trim());
         if (!m.matches()) {
-            throw new RegistryException(ErrorCode.BLOB_UPLOAD_INVALID, 416, "invalid Content-Range " + contentRange,
+            throw new RegistryException(
+                    ErrorCode.BLOB_UPLOAD_INVALID,
+                    416,
+                    "invalid Content-Range " + contentRange,
                     Map.of("range", registry.uploadStatus(target.key, id).range()));
         }
         long start = Long.parseLong(m.group(1));
         long end = Long.parseLong(m.group(2));
         if (end < start || (length != null && length != end - start + 1)) {
-            throw new RegistryException(ErrorCode.BLOB_UPLOAD_INVALID, 416, "Content-Range " + contentRange
-                    + " does not match Content-Length " + length, Map.of("range", registry.uploadStatus(target.key, id).range()));
+            throw new RegistryException(
+                    ErrorCode.BLOB_UPLOAD_INVALID,
+                    416,
+                    "Content-Range " + contentRange + " does not match Content-Length " + length,
+                    Map.of("range", registry.uploadStatus(target.key, id).range()));
         }
         return new Chunk(start, end - start + 1);
     }
@@ -412,8 +468,12 @@ public final class RegistryModule implements RouteModule {
     private void checkDeclaredLength(Context ctx) {
         long declared = ctx.req().getContentLengthLong();
         if (declared > registry.maxBlobBytes()) {
-            throw new RegistryException(ErrorCode.SIZE_INVALID, 413, "blob of " + declared + " bytes exceeds the registry's limit of "
-                    + registry.maxBlobBytes() + " bytes", Map.of("limit", registry.maxBlobBytes()));
+            throw new RegistryException(
+                    ErrorCode.SIZE_INVALID,
+                    413,
+                    "blob of " + declared + " bytes exceeds the registry's limit of " + registry.maxBlobBytes()
+                            + " bytes",
+                    Map.of("limit", registry.maxBlobBytes()));
         }
     }
 
@@ -422,8 +482,11 @@ public final class RegistryModule implements RouteModule {
     }
 
     private static Digest digest(String text) {
-        return Digest.parse(text).orElseThrow(() -> new RegistryException(ErrorCode.DIGEST_INVALID,
-                "invalid digest " + text + " (expected sha256:<64 hex> or sha512:<128 hex>)", Map.of("digest", text)));
+        return Digest.parse(text)
+                .orElseThrow(() -> new RegistryException(
+                        ErrorCode.DIGEST_INVALID,
+                        "invalid digest " + text + " (expected sha256:<64 hex> or sha512:<128 hex>)",
+                        Map.of("digest", text)));
     }
 
     private static void blobCreated(Context ctx, Target target, Digest digest) {
@@ -444,7 +507,10 @@ public final class RegistryModule implements RouteModule {
     }
 
     private static RegistryException manifestTooLarge() {
-        return new RegistryException(ErrorCode.MANIFEST_INVALID, 413, "manifest exceeds " + Registry.MAX_MANIFEST_BYTES + " bytes",
+        return new RegistryException(
+                ErrorCode.MANIFEST_INVALID,
+                413,
+                "manifest exceeds " + Registry.MAX_MANIFEST_BYTES + " bytes",
                 Map.of("limit", Registry.MAX_MANIFEST_BYTES));
     }
 
@@ -454,7 +520,8 @@ public final class RegistryModule implements RouteModule {
         error.put("message", e.getMessage());
         error.put("detail", e.detail());
         try {
-            ctx.status(e.status()).contentType("application/json")
+            ctx.status(e.status())
+                    .contentType("application/json")
                     .result(JSON.writeValueAsBytes(Map.of("errors", List.of(error))));
         } catch (IOException io) {
             throw new java.io.UncheckedIOException(io);

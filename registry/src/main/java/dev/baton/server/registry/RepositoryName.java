@@ -17,9 +17,10 @@ public record RepositoryName(String text, String project, String path) {
     public static Optional<RepositoryName> parse(String text) {
         if (text == null || text.length() > MAX_LENGTH || !GRAMMAR.matcher(text).matches()) return Optional.empty();
         int slash = text.indexOf('/');
-        return Optional.of(slash < 0
-                ? new RepositoryName(text, text, "")
-                : new RepositoryName(text, text.substring(0, slash), text.substring(slash + 1)));
+        return Optional.of(
+                slash < 0
+                        ? new RepositoryName(text, text, "")
+                        : new RepositoryName(text, text.substring(0, slash), text.substring(slash + 1)));
     }
 
     @Override

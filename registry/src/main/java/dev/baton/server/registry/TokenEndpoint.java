@@ -64,10 +64,17 @@ final class TokenEndpoint {
         if (grant.isEmpty()) {
             ctx.header("WWW-Authenticate", "Basic realm=\"baton\"");
             if (oauth) {
-                oauthError(ctx, 401, "invalid_grant", "the password must be an API token, the admin token or a registry token");
+                oauthError(
+                        ctx,
+                        401,
+                        "invalid_grant",
+                        "the password must be an API token, the admin token or a registry token");
             } else {
-                RegistryModule.writeError(ctx, new RegistryException(ErrorCode.UNAUTHORIZED,
-                        "the password must be an API token, the admin token or a registry token"));
+                RegistryModule.writeError(
+                        ctx,
+                        new RegistryException(
+                                ErrorCode.UNAUTHORIZED,
+                                "the password must be an API token, the admin token or a registry token"));
             }
             return;
         }
@@ -76,7 +83,8 @@ final class TokenEndpoint {
         Instant issuedAt;
         Duration expiresIn;
         if (grant.get().admin() || PrincipalGrants.isApiToken(password.get())) {
-            // No wider than the caller: the admin gets what it asks; a user's token what it asks of what its role allows.
+            // No wider than the caller: the admin gets what it asks; a user's token what it asks of what its role
+            // allows.
             List<Access> access = grant.get().admin() ? requested(scopes) : narrowed(requested(scopes), grant.get());
             IssuedToken issued = tokens.issueUserToken(grant.get().subject(), access, now);
             token = issued.token();
@@ -106,10 +114,12 @@ final class TokenEndpoint {
                 if (first < 0 || last <= first || !scope.substring(0, first).equals("repository")) continue;
                 Optional<RepositoryName> name = RepositoryName.parse(scope.substring(first + 1, last));
                 if (name.isEmpty()) continue;
-                Set<String> actions = new HashSet<>(Arrays.asList(scope.substring(last + 1).split(",")));
+                Set<String> actions =
+                        new HashSet<>(Arrays.asList(scope.substring(last + 1).split(",")));
                 actions.retainAll(Access.KNOWN_ACTIONS);
                 if (actions.isEmpty()) continue;
-                byName.computeIfAbsent(canonical(name.get()), k -> new HashSet<>()).addAll(actions);
+                byName.computeIfAbsent(canonical(name.get()), k -> new HashSet<>())
+                        .addAll(actions);
             }
         }
         List<Access> access = new ArrayList<>();
@@ -140,7 +150,8 @@ final class TokenEndpoint {
     }
 
     private void oauthError(Context ctx, int status, String error, String description) throws Exception {
-        ctx.status(status).contentType("application/json")
+        ctx.status(status)
+                .contentType("application/json")
                 .result(json.writeValueAsBytes(Map.of("error", error, "error_description", description)));
     }
 }

@@ -45,8 +45,14 @@ public final class DownstreamServer implements AutoCloseable {
 
     private final Javalin app;
 
-    public DownstreamServer(String host, int port, int maxMessageBytes, RouterKeys keys, Events events,
-                            Supplier<RouterStatus> status, Supplier<String> metrics) {
+    public DownstreamServer(
+            String host,
+            int port,
+            int maxMessageBytes,
+            RouterKeys keys,
+            Events events,
+            Supplier<RouterStatus> status,
+            Supplier<String> metrics) {
         this.app = Javalin.create(cfg -> {
             cfg.concurrency.useVirtualThreads = true;
             cfg.startup.showJavalinBanner = false;
@@ -83,7 +89,9 @@ public final class DownstreamServer implements AutoCloseable {
                 });
                 ws.onBinaryMessage(ctx -> {
                     SessionLink link = ctx.attribute(LINK);
-                    if (link != null) link.send(new ServerMessage.Error("binary_not_supported", "the channel carries JSON text messages only"));
+                    if (link != null)
+                        link.send(new ServerMessage.Error(
+                                "binary_not_supported", "the channel carries JSON text messages only"));
                 });
                 ws.onClose(ctx -> {
                     SessionLink link = ctx.attribute(LINK);
@@ -92,7 +100,10 @@ public final class DownstreamServer implements AutoCloseable {
                 });
                 ws.onError(ctx -> log.debug("runner channel error: {}", String.valueOf(ctx.error())));
             });
-            cfg.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.get()));
+            cfg.routes.get(
+                    "/metrics",
+                    ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                            .result(metrics.get()));
             cfg.routes.get("/status", ctx -> ctx.contentType("application/json").result(Wire.encode(status.get())));
             cfg.routes.get("/", ctx -> ctx.html(StatusPage.render(status.get())));
         });
@@ -113,11 +124,22 @@ public final class DownstreamServer implements AutoCloseable {
         }
         try {
             ctx.res().setStatus(401);
-            ctx.res().setHeader(dev.baton.channelclient.connection.ChannelClient.REFUSED_BY, "router"); // the runner names the router's command
+            ctx.res()
+                    .setHeader(
+                            dev.baton.channelclient.connection.ChannelClient.REFUSED_BY,
+                            "router"); // the runner names the router's command
             ctx.res().setContentType("application/json");
-            ctx.res().getOutputStream().write(Wire.mapper().writeValueAsBytes(Map.of("code", "unauthorized",
-                    "message", "runner key refused for runner '" + runner + "' by this router: give it a key with 'baton router keys rotate "
-                            + runner + "' (or 'baton router keys add " + runner + " --spec <spec>') where the router's keys file is")));
+            ctx.res()
+                    .getOutputStream()
+                    .write(Wire.mapper()
+                            .writeValueAsBytes(Map.of(
+                                    "code",
+                                    "unauthorized",
+                                    "message",
+                                    "runner key refused for runner '" + runner
+                                            + "' by this router: give it a key with 'baton router keys rotate " + runner
+                                            + "' (or 'baton router keys add " + runner
+                                            + " --spec <spec>') where the router's keys file is")));
             ctx.res().flushBuffer();
         } catch (IOException e) {
             log.debug("could not write the refusal: {}", e.toString());

@@ -34,9 +34,11 @@ public final class UpstreamConnection implements Upstream, AutoCloseable {
     private Duration backoff = FIRST_BACKOFF;
 
     /** @param sink receives {@link Input.ConnectionOpened}, {@link Input.Received}, {@link Input.Malformed} and {@link Input.ConnectionClosed} */
-    public UpstreamConnection(URI server, String runner, RunnerKey key, int maxMessageBytes, Consumer<Input> sink, Clock clock) {
+    public UpstreamConnection(
+            URI server, String runner, RunnerKey key, int maxMessageBytes, Consumer<Input> sink, Clock clock) {
         this.sink = sink;
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         this.client = new ChannelClient(http, server, runner, key, maxMessageBytes, this::event, clock);
     }
 
@@ -58,9 +60,12 @@ public final class UpstreamConnection implements Upstream, AutoCloseable {
                 wait = c.fatal() ? MAX_BACKOFF : backoff;
                 backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             }
-            timer.schedule(() -> {
-                if (!closed) client.connect();
-            }, wait.toMillis(), TimeUnit.MILLISECONDS);
+            timer.schedule(
+                    () -> {
+                        if (!closed) client.connect();
+                    },
+                    wait.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -68,7 +73,6 @@ public final class UpstreamConnection implements Upstream, AutoCloseable {
     public void send(RunnerMessage message) {
         client.send(message);
     }
-
 
     @Override
     public void close() {

@@ -17,7 +17,8 @@ import java.util.Map;
 public record FairShare(Map<ProjectUuid, Double> weights, double defaultWeight) implements SchedulingPolicy {
     public FairShare {
         weights = Map.copyOf(weights);
-        for (double w : weights.values()) if (!(w > 0)) throw new IllegalArgumentException("fair-share weights must be positive");
+        for (double w : weights.values())
+            if (!(w > 0)) throw new IllegalArgumentException("fair-share weights must be positive");
         if (!(defaultWeight > 0)) throw new IllegalArgumentException("the default weight must be positive");
     }
 
@@ -35,7 +36,8 @@ public record FairShare(Map<ProjectUuid, Double> weights, double defaultWeight) 
     @Override
     public Comparator<ProjectUuid> order(ProjectUsage usage, Instant now) {
         Comparator<ProjectUuid> byShare = Comparator.comparingDouble(p -> usage.seconds(p, now) / weight(p));
-        return byShare.thenComparing(Comparator.comparingDouble((ProjectUuid p) -> weight(p)).reversed())
+        return byShare.thenComparing(
+                        Comparator.comparingDouble((ProjectUuid p) -> weight(p)).reversed())
                 .thenComparing(ProjectUuid::toString);
     }
 

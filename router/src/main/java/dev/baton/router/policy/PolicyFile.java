@@ -41,7 +41,8 @@ public final class PolicyFile {
                 }
                 yield new FairShare(weights, p.containsKey("default_weight") ? number(p, "default_weight") : 1.0);
             }
-            default -> throw new IllegalArgumentException("policy must be first-come or fair-share, got '" + policy + "'");
+            default ->
+                throw new IllegalArgumentException("policy must be first-come or fair-share, got '" + policy + "'");
         };
     }
 

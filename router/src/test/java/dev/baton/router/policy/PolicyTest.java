@@ -26,12 +26,16 @@ class PolicyTest {
     @Test
     void theFileNamesThePolicyAndTheWeights() throws Exception {
         assertThat(parse("")).isInstanceOf(FirstCome.class);
-        SchedulingPolicy fair = parse("policy = fair-share\nweight." + A + " = 1\nweight." + B + " = 3\ndefault_weight = 2\n");
+        SchedulingPolicy fair =
+                parse("policy = fair-share\nweight." + A + " = 1\nweight." + B + " = 3\ndefault_weight = 2\n");
         assertThat(fair).isEqualTo(new FairShare(Map.of(A, 1.0, B, 3.0), 2.0));
         assertThatThrownBy(() -> parse("policy = round-robin")).hasMessageContaining("first-come or fair-share");
-        assertThatThrownBy(() -> parse("policy = fair-share\nweight." + A + " = 0")).hasMessageContaining("positive");
-        assertThatThrownBy(() -> parse("policy = fair-share\nweight." + A + " = lots")).hasMessageContaining("must be a number");
-        assertThatThrownBy(() -> parse("policy = fair-share\nweight.not-a-uuid = 1")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> parse("policy = fair-share\nweight." + A + " = 0"))
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> parse("policy = fair-share\nweight." + A + " = lots"))
+                .hasMessageContaining("must be a number");
+        assertThatThrownBy(() -> parse("policy = fair-share\nweight.not-a-uuid = 1"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -60,6 +64,9 @@ class PolicyTest {
         SchedulingPolicy first = new FirstCome();
         assertThat(first.preferProjects(new ProjectUsage(), T0)).isEmpty();
         assertThat(first.slotsPerAsk(5)).isEqualTo(5);
-        assertThat(List.of(B, A).stream().sorted(first.order(new ProjectUsage(), T0)).toList()).containsExactly(B, A);
+        assertThat(List.of(B, A).stream()
+                        .sorted(first.order(new ProjectUsage(), T0))
+                        .toList())
+                .containsExactly(B, A);
     }
 }

@@ -54,7 +54,21 @@ public final class Fleet implements AutoCloseable {
         server.post("/v0/projects", Map.of("name", "Alpha", "slug", "alpha", "organization", "acme"));
         server.post("/v0/projects", Map.of("name", "Beta", "slug", "beta", "organization", "acme"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        server.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        server.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "host",
+                        "slug",
+                        "host",
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
         JsonNode created = server.post("/v0/runners", Map.of("name", "router"));
         this.routerSlug = created.at("/runner/slug").asText();
         this.routerUuid = created.at("/runner/uuid").asText();
@@ -84,8 +98,18 @@ public final class Fleet implements AutoCloseable {
 
     /** A router in this JVM on {@code port} (0: any), with the fleet's state directory. */
     public Router router(SchedulingPolicy policy, RouterSettings settings, Clock clock, int port) {
-        Router r = Router.start(new Router.Options(server.url(), routerSlug, routerKey, "127.0.0.1", port, keysFile, dir.resolve("router-state"),
-                policy, settings), clock);
+        Router r = Router.start(
+                new Router.Options(
+                        server.url(),
+                        routerSlug,
+                        routerKey,
+                        "127.0.0.1",
+                        port,
+                        keysFile,
+                        dir.resolve("router-state"),
+                        policy,
+                        settings),
+                clock);
         routers.add(r);
         return r;
     }
@@ -106,27 +130,47 @@ public final class Fleet implements AutoCloseable {
     /** A runner agent in a JVM of its own (killable). */
     public Process agentProcess(URI router, String name) throws IOException {
         RunnerKey key = runnerKeys.containsKey(name) ? runnerKeys.get(name) : runnerKey(name);
-        Process p = java(RunnerMain.class, List.of(router.toString(), name, dir.resolve("runner-" + name).toString()),
-                Map.of("BATON_TEST_RUNNER_KEY", key.reveal()), dir.resolve("runner-" + name + ".log"));
+        Process p = java(
+                RunnerMain.class,
+                List.of(router.toString(), name, dir.resolve("runner-" + name).toString()),
+                Map.of("BATON_TEST_RUNNER_KEY", key.reveal()),
+                dir.resolve("runner-" + name + ".log"));
         processes.add(p);
         return p;
     }
 
     /** A router in a JVM of its own (killable) on {@code port} (0: any); returns it with its port. */
     public Map.Entry<Process, Integer> routerProcess(int port) throws IOException {
-        Process p = java(RouterMain.class, List.of(server.url().toString(), routerSlug, Integer.toString(port), keysFile.toString(),
-                dir.resolve("router-state").toString()), Map.of("BATON_TEST_ROUTER_KEY", routerKey.reveal()), dir.resolve("router.log"));
+        Process p = java(
+                RouterMain.class,
+                List.of(
+                        server.url().toString(),
+                        routerSlug,
+                        Integer.toString(port),
+                        keysFile.toString(),
+                        dir.resolve("router-state").toString()),
+                Map.of("BATON_TEST_ROUTER_KEY", routerKey.reveal()),
+                dir.resolve("router.log"));
         processes.add(p);
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         for (String line = out.readLine(); line != null; line = out.readLine()) {
-            if (line.startsWith("listening ")) return Map.entry(p, Integer.parseInt(line.substring("listening ".length()).strip()));
+            if (line.startsWith("listening "))
+                return Map.entry(
+                        p,
+                        Integer.parseInt(line.substring("listening ".length()).strip()));
         }
         throw new AssertionError("the router process ended before listening; see " + dir.resolve("router.log"));
     }
 
-    private static Process java(Class<?> main, List<String> args, Map<String, String> env, Path log) throws IOException {
+    private static Process java(Class<?> main, List<String> args, Map<String, String> env, Path log)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx128m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
                 main.getName()));
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(log.toFile());
@@ -136,7 +180,8 @@ public final class Fleet implements AutoCloseable {
 
     /** A command-only run in {@code project} (the process executor takes them). */
     public String submit(String project, List<String> cmd, Map<String, Object> extra) {
-        Map<String, Object> run = new HashMap<>(Map.of("project", project, "spec", "host", "cmd", cmd, "timeout", 120, "adapter", "json"));
+        Map<String, Object> run = new HashMap<>(
+                Map.of("project", project, "spec", "host", "cmd", cmd, "timeout", 120, "adapter", "json"));
         run.putAll(extra);
         return server.post("/v0/run", run).at("/job/uuid").asText();
     }
@@ -146,7 +191,9 @@ public final class Fleet implements AutoCloseable {
     }
 
     public JsonNode awaitStatus(String project, String uuid, String status, Duration within) {
-        await().atMost(within).pollInterval(Duration.ofMillis(100)).until(() -> job(project, uuid).get("status").asText().equals(status));
+        await().atMost(within)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> job(project, uuid).get("status").asText().equals(status));
         return job(project, uuid);
     }
 

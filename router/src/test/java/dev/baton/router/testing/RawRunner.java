@@ -22,25 +22,30 @@ public final class RawRunner implements AutoCloseable {
 
     public RawRunner(URI base, String runner, String key) {
         StringBuilder text = new StringBuilder();
-        this.socket = HttpClient.newHttpClient().newWebSocketBuilder().header("Authorization", "Bearer " + key)
-                .buildAsync(URI.create("ws://" + base.getRawAuthority() + "/v0/runners/" + runner + "/channel"), new WebSocket.Listener() {
-                    @Override
-                    public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-                        text.append(data);
-                        if (last) {
-                            inbox.add(Wire.decodeServerMessage(text.toString()));
-                            text.setLength(0);
-                        }
-                        ws.request(1);
-                        return null;
-                    }
+        this.socket = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
+                .header("Authorization", "Bearer " + key)
+                .buildAsync(
+                        URI.create("ws://" + base.getRawAuthority() + "/v0/runners/" + runner + "/channel"),
+                        new WebSocket.Listener() {
+                            @Override
+                            public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+                                text.append(data);
+                                if (last) {
+                                    inbox.add(Wire.decodeServerMessage(text.toString()));
+                                    text.setLength(0);
+                                }
+                                ws.request(1);
+                                return null;
+                            }
 
-                    @Override
-                    public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
-                        closeCode = statusCode;
-                        return null;
-                    }
-                }).join();
+                            @Override
+                            public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
+                                closeCode = statusCode;
+                                return null;
+                            }
+                        })
+                .join();
     }
 
     public void send(RunnerMessage message) {

@@ -17,8 +17,18 @@ import java.time.Duration;
 public final class RouterMain {
     public static void main(String[] args) throws Exception {
         var settings = RouterSettings.defaults(args[1]).withHeartbeatTimeout(Duration.ofSeconds(3));
-        Router router = Router.start(new Router.Options(URI.create(args[0]), args[1], RunnerKey.parse(System.getenv("BATON_TEST_ROUTER_KEY")),
-                "127.0.0.1", Integer.parseInt(args[2]), Path.of(args[3]), Path.of(args[4]), new FirstCome(), settings), Clock.systemUTC());
+        Router router = Router.start(
+                new Router.Options(
+                        URI.create(args[0]),
+                        args[1],
+                        RunnerKey.parse(System.getenv("BATON_TEST_ROUTER_KEY")),
+                        "127.0.0.1",
+                        Integer.parseInt(args[2]),
+                        Path.of(args[3]),
+                        Path.of(args[4]),
+                        new FirstCome(),
+                        settings),
+                Clock.systemUTC());
         System.out.println("listening " + router.port());
         System.out.flush();
         Thread.currentThread().join();

@@ -20,13 +20,26 @@ import java.util.Optional;
  */
 public final class RunnerMain {
     public static void main(String[] args) throws Exception {
-        System.exit(agent(URI.create(args[0]), args[1], RunnerKey.parse(System.getenv("BATON_TEST_RUNNER_KEY")), Path.of(args[2])).run());
+        System.exit(agent(
+                        URI.create(args[0]),
+                        args[1],
+                        RunnerKey.parse(System.getenv("BATON_TEST_RUNNER_KEY")),
+                        Path.of(args[2]))
+                .run());
     }
 
     /** The agent as {@code baton runner up --executor process} builds it, with a 1 s poll timeout. */
     public static RunnerAgent agent(URI server, String name, RunnerKey key, Path work) {
-        var executor = new ProcessExecutor(work.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        return new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(5), new RunnerAgent.Target(server, name, key), executor,
-                new Outbox(work.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200), work);
+        var executor = new ProcessExecutor(
+                work.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
+        return new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(5),
+                new RunnerAgent.Target(server, name, key),
+                executor,
+                new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200),
+                work);
     }
 }

@@ -30,7 +30,11 @@ public final class ServerUnderTest implements AutoCloseable {
     public final String adminToken;
 
     public ServerUnderTest(Path dataDir, Duration heartbeatTimeout) {
-        this.config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).heartbeatTimeout(heartbeatTimeout).build();
+        this.config = ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .heartbeatTimeout(heartbeatTimeout)
+                .build();
         this.server = ServerAssembly.builder(config, Clock.systemUTC()).start();
         this.config = config.withListen("127.0.0.1", server.port());
         try {
@@ -53,7 +57,8 @@ public final class ServerUnderTest implements AutoCloseable {
     }
 
     public JsonNode post(String path, Object body) {
-        return send(HttpRequest.newBuilder(url().resolve(path)).POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))));
+        return send(HttpRequest.newBuilder(url().resolve(path))
+                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))));
     }
 
     public JsonNode get(String path) {
@@ -62,7 +67,10 @@ public final class ServerUnderTest implements AutoCloseable {
 
     private JsonNode send(HttpRequest.Builder request) {
         try {
-            var response = http.send(request.header("Authorization", "Bearer " + adminToken).header("Content-Type", "application/json").build(),
+            var response = http.send(
+                    request.header("Authorization", "Bearer " + adminToken)
+                            .header("Content-Type", "application/json")
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode() / 100).as(response.body()).isEqualTo(2);
             return Wire.mapper().readTree(response.body());

@@ -62,20 +62,38 @@ class RouterChannelTest extends ChannelContractTest {
         List<Spec> specs = server.store.specs().runnerSpecs(handle.runner().id());
         if (router == null) {
             routerRunner = server.runner();
-            router = Router.start(new Router.Options(server.http(""), routerRunner.runner().slug().value(), RunnerKey.parse(routerRunner.key()),
-                    "127.0.0.1", 0, dataDir.resolve("router-keys"), dataDir.resolve("router-state"), new FirstCome(),
-                    RouterSettings.defaults("router").withHeartbeatTimeout(HEARTBEAT_TIMEOUT).withAcceptanceWindow(ACCEPTANCE_TIMEOUT)
-                            .withMaxMessageBytes((int) MAX_MESSAGE_BYTES)), server.clock);
+            router = Router.start(
+                    new Router.Options(
+                            server.http(""),
+                            routerRunner.runner().slug().value(),
+                            RunnerKey.parse(routerRunner.key()),
+                            "127.0.0.1",
+                            0,
+                            dataDir.resolve("router-keys"),
+                            dataDir.resolve("router-state"),
+                            new FirstCome(),
+                            RouterSettings.defaults("router")
+                                    .withHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+                                    .withAcceptanceWindow(ACCEPTANCE_TIMEOUT)
+                                    .withMaxMessageBytes((int) MAX_MESSAGE_BYTES)),
+                    server.clock);
         }
-        for (Spec s : specs) if (served.add(s.id())) server.store.specs().addRunnerSpec(routerRunner.runner().id(), s.id());
+        for (Spec s : specs)
+            if (served.add(s.id()))
+                server.store.specs().addRunnerSpec(routerRunner.runner().id(), s.id());
         RunnerKey key = keys.computeIfAbsent(handle.runner().id(), id -> {
             try {
-                return RouterKeys.issue(dataDir.resolve("router-keys"), handle.runner().slug().value(), specs.stream().map(s -> s.slug().value()).toList());
+                return RouterKeys.issue(
+                        dataDir.resolve("router-keys"),
+                        handle.runner().slug().value(),
+                        specs.stream().map(s -> s.slug().value()).toList());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         });
-        return TestRunner.connect(URI.create("ws://127.0.0.1:" + router.port() + "/v0/runners/" + handle.runner().slug().value() + "/channel"),
+        return TestRunner.connect(
+                URI.create("ws://127.0.0.1:" + router.port() + "/v0/runners/"
+                        + handle.runner().slug().value() + "/channel"),
                 key.reveal());
     }
 
@@ -95,8 +113,12 @@ class RouterChannelTest extends ChannelContractTest {
             left = left.minus(step);
             if (router != null) {
                 Instant now = server.clock.instant();
-                await().atMost(Duration.ofSeconds(10)).until(() -> server.channel().sessions().of(routerRunner.runner().id())
-                        .map(session -> !session.lastValidMessage().isBefore(now)).orElse(true));
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> server.channel()
+                                .sessions()
+                                .of(routerRunner.runner().id())
+                                .map(session -> !session.lastValidMessage().isBefore(now))
+                                .orElse(true));
             }
             server.channel().runDueDeadlines();
         }
@@ -115,74 +137,74 @@ class RouterChannelTest extends ChannelContractTest {
     // ---- cases that cannot apply through a router, with the reason --------------------------------
 
     @Test
-    @Disabled("Server keys: a runner behind a router holds a key of the router's, which the server never sees; RouterKeysTest and docs/router.md cover the router's keys (rotation refuses the old key at once).")
+    @Disabled(
+            "Server keys: a runner behind a router holds a key of the router's, which the server never sees; RouterKeysTest and docs/router.md cover the router's keys (rotation refuses the old key at once).")
     @Override
-    void keyRotationClosesTheOldKeysAccess() {
-    }
+    void keyRotationClosesTheOldKeysAccess() {}
 
     @Test
-    @Disabled("Server keys and the server's runner records: a runner behind a router is known to the router's keys file only (RouterKeysTest).")
+    @Disabled(
+            "Server keys and the server's runner records: a runner behind a router is known to the router's keys file only (RouterKeysTest).")
     @Override
-    void archivedRunnerAndMalformedKeysCannotConnect() {
-    }
+    void archivedRunnerAndMalformedKeysCannotConnect() {}
 
     @Test
-    @Disabled("Speaks to the server's socket with a server key, and the refusal names the server's command (baton runners rotate-key); a router's refusal names its own (baton router keys rotate, docs/router.md).")
+    @Disabled(
+            "Speaks to the server's socket with a server key, and the refusal names the server's command (baton runners rotate-key); a router's refusal names its own (baton router keys rotate, docs/router.md).")
     @Override
-    void aRefusedUpgradeAnswers401WithTheJsonErrorShape() {
-    }
+    void aRefusedUpgradeAnswers401WithTheJsonErrorShape() {}
 
     @Test
-    @Disabled("Speaks to the server's socket directly (raw frames to the server's port), so it would not test the router.")
+    @Disabled(
+            "Speaks to the server's socket directly (raw frames to the server's port), so it would not test the router.")
     @Override
-    void overlongUtf8FailsTheConnectionWith1007() {
-    }
+    void overlongUtf8FailsTheConnectionWith1007() {}
 
     @Test
-    @Disabled("The welcome names the runner by its name in the router's keys file, which is also its display name there; the server's display name of a runner record does not exist behind a router.")
+    @Disabled(
+            "The welcome names the runner by its name in the router's keys file, which is also its display name there; the server's display name of a runner record does not exist behind a router.")
     @Override
-    void everyConnectionOpensWithAWelcomeNamingTheRunnerAndTheSpecsItServes() {
-    }
+    void everyConnectionOpensWithAWelcomeNamingTheRunnerAndTheSpecsItServes() {}
 
     @Test
-    @Disabled("Counts the server's claim transactions per waiting runner: through a router the server sees one runner, whose waits the router combines in its own ready.")
+    @Disabled(
+            "Counts the server's claim transactions per waiting runner: through a router the server sees one runner, whose waits the router combines in its own ready.")
     @Override
-    void onePumpClaimsForAllItsWaitersInOneTransaction() {
-    }
+    void onePumpClaimsForAllItsWaitersInOneTransaction() {}
 
     @Test
-    @Disabled("Counts the server's pending reads per waiting runner connection: through a router the server sees one runner connection, whose ready the router renews on its own schedule.")
+    @Disabled(
+            "Counts the server's pending reads per waiting runner connection: through a router the server sees one runner connection, whose ready the router renews on its own schedule.")
     @Override
-    void dispatchAsksWhetherAnythingIsPendingOnlyWhenItCannotKnow() {
-    }
+    void dispatchAsksWhetherAnythingIsPendingOnlyWhenItCannotKnow() {}
 
     @Test
-    @Disabled("Reads the server's stored last_heartbeat of the runner's own record: through a router the server keeps the router's.")
+    @Disabled(
+            "Reads the server's stored last_heartbeat of the runner's own record: through a router the server keeps the router's.")
     @Override
-    void heartbeatsLiveInMemoryAndReachTheDatabaseInBatches() {
-    }
+    void heartbeatsLiveInMemoryAndReachTheDatabaseInBatches() {}
 
     @Test
-    @Disabled("A router offers a job a runner declined to another runner behind it under the same attempt and lease (docs/router.md, 'How a job passes through'), so the second runner sees attempt 1, not 2; the server's decline rules apply when the router declines upstream (RouterProtocolTest).")
+    @Disabled(
+            "A router offers a job a runner declined to another runner behind it under the same attempt and lease (docs/router.md, 'How a job passes through'), so the second runner sees attempt 1, not 2; the server's decline rules apply when the router declines upstream (RouterProtocolTest).")
     @Override
-    void aDeclinedJobGoesToAnotherRunner() {
-    }
+    void aDeclinedJobGoesToAnotherRunner() {}
 
     @Test
-    @Disabled("Needs the declined job handed back to the runners that declined it one by one: the server does not hand a job back to the runner (the router) that declined it, so through one router the bound is never reached (protocol.md, 'Declines').")
+    @Disabled(
+            "Needs the declined job handed back to the runners that declined it one by one: the server does not hand a job back to the runner (the router) that declined it, so through one router the bound is never reached (protocol.md, 'Declines').")
     @Override
-    void requeuesAreBounded() {
-    }
+    void requeuesAreBounded() {}
 
     @Test
-    @Disabled("The fixture restarts the server on another port, where a router started with the first one cannot follow; RouterFaultTest restarts a server on its port behind a router.")
+    @Disabled(
+            "The fixture restarts the server on another port, where a router started with the first one cannot follow; RouterFaultTest restarts a server on its port behind a router.")
     @Override
-    void serverShutdownMidJobKeepsTheJob() {
-    }
+    void serverShutdownMidJobKeepsTheJob() {}
 
     @Test
-    @Disabled("The fixture restarts the server on another port, where a router started with the first one cannot follow; RouterFaultTest restarts a server on its port behind a router.")
+    @Disabled(
+            "The fixture restarts the server on another port, where a router started with the first one cannot follow; RouterFaultTest restarts a server on its port behind a router.")
     @Override
-    void startupRecoveryOfClaimedRunningAndCompletedUnprocessedJobs() {
-    }
+    void startupRecoveryOfClaimedRunningAndCompletedUnprocessedJobs() {}
 }

@@ -60,25 +60,45 @@ class RouterMachineTest {
     void theAttemptRecordsTheMachineBehindTheRouter() throws Exception {
         Spec spec = server.spec("bench box");
         RunnerHandle routerRunner = server.runner(spec);
-        router = Router.start(new Router.Options(server.http(""), routerRunner.runner().slug().value(), RunnerKey.parse(routerRunner.key()),
-                "127.0.0.1", 0, dataDir.resolve("router-keys"), dataDir.resolve("router-state"), new FirstCome(),
-                RouterSettings.defaults("router").withHeartbeatTimeout(HEARTBEAT_TIMEOUT).withAcceptanceWindow(ACCEPTANCE_TIMEOUT)),
+        router = Router.start(
+                new Router.Options(
+                        server.http(""),
+                        routerRunner.runner().slug().value(),
+                        RunnerKey.parse(routerRunner.key()),
+                        "127.0.0.1",
+                        0,
+                        dataDir.resolve("router-keys"),
+                        dataDir.resolve("router-state"),
+                        new FirstCome(),
+                        RouterSettings.defaults("router")
+                                .withHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+                                .withAcceptanceWindow(ACCEPTANCE_TIMEOUT)),
                 server.clock);
-        RunnerKey key = RouterKeys.issue(dataDir.resolve("router-keys"), "bench-7", List.of(spec.slug().value()));
-        runner = TestRunner.connect(URI.create("ws://127.0.0.1:" + router.port() + "/v0/runners/bench-7/channel"), key.reveal());
+        RunnerKey key = RouterKeys.issue(
+                dataDir.resolve("router-keys"), "bench-7", List.of(spec.slug().value()));
+        runner = TestRunner.connect(
+                URI.create("ws://127.0.0.1:" + router.port() + "/v0/runners/bench-7/channel"), key.reveal());
         runner.welcome();
         Job job = server.submit(spec);
-        runner.send(new RunnerMessage.Ready(600, "linux", "x86_64", "1.2.3", 1, null, null, null, null, null, "bench-7.lab", 777L, STARTED));
+        runner.send(new RunnerMessage.Ready(
+                600, "linux", "x86_64", "1.2.3", 1, null, null, null, null, null, "bench-7.lab", 777L, STARTED));
         ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runner.expect(ServerMessage.Ack.class);
 
         assertThat(server.store.runners().attemptMachines(job.id()).get(1).host())
                 .isEqualTo(new RunnerHost("linux", "x86_64", "1.2.3", "bench-7.lab", 777L, STARTED, "127.0.0.1"));
-        await().until(() -> server.store.runners().latestMachine(routerRunner.runner().id()).isPresent());
-        RunnerHost own = server.store.runners().latestMachine(routerRunner.runner().id()).orElseThrow().host();
+        await().until(() ->
+                server.store.runners().latestMachine(routerRunner.runner().id()).isPresent());
+        RunnerHost own = server.store
+                .runners()
+                .latestMachine(routerRunner.runner().id())
+                .orElseThrow()
+                .host();
         assertThat(own.host()).as("the router's own machine").isNotEqualTo("bench-7.lab");
         assertThat(own.pid()).isEqualTo(ProcessHandle.current().pid());
-        assertThat(own.arch()).as("a router stands for runners of any architecture").isNull();
+        assertThat(own.arch())
+                .as("a router stands for runners of any architecture")
+                .isNull();
     }
 }

@@ -46,7 +46,7 @@ public final class PullTokenRequests {
                 var request = waiting.remove(s.job());
                 if (request != null) request.complete(Optional.empty());
             }
-            default -> { }
+            default -> {}
         }
     }
 

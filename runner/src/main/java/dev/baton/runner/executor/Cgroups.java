@@ -31,7 +31,9 @@ final class Cgroups {
                 String[] f = line.split(":", 3);
                 if (f.length < 3) continue;
                 for (String controller : f[1].split(",")) {
-                    if (controller.equals("memory")) return existing(ROOT.resolve("memory").resolve(rel(f[2])).resolve(containerId));
+                    if (controller.equals("memory"))
+                        return existing(
+                                ROOT.resolve("memory").resolve(rel(f[2])).resolve(containerId));
                 }
                 if (f[0].equals("0") && f[1].isEmpty()) unified = f[2];
             }
@@ -137,7 +139,8 @@ final class Cgroups {
             if (!Files.isRegularFile(p)) continue;
             try {
                 for (String line : Files.readAllLines(p)) {
-                    if (line.startsWith("oom_kill ")) return Long.parseLong(line.substring(9).strip());
+                    if (line.startsWith("oom_kill "))
+                        return Long.parseLong(line.substring(9).strip());
                 }
             } catch (IOException | NumberFormatException e) {
                 return 0;

@@ -22,7 +22,8 @@ record ContainerCommand(List<String> argv, Map<String, String> env) {
         List<String> argv = new ArrayList<>();
         if (entrypoint != null) argv.addAll(entrypoint);
         if (cmd != null) argv.addAll(cmd);
-        if (argv.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
+        if (argv.isEmpty())
+            throw new DeclinedException(DeclineCode.NO_COMMAND, "neither the image nor the job names a command");
         Map<String, String> env = new LinkedHashMap<>();
         env.put("PATH", DEFAULT_PATH);
         if (image.env() != null) {

@@ -1,8 +1,8 @@
 package dev.baton.runner.executor;
 
 import dev.baton.channelclient.machine.ExecutionResult;
-import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.message.LogStream;
 import java.time.Instant;
 
 /** What an execution reports. Exactly one of {@link #declined} and {@link #finished} ends it. */

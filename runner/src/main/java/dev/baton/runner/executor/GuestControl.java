@@ -18,7 +18,8 @@ import java.util.OptionalInt;
  *
  * @param exitCode the workload's exit status, or empty when the guest never said (killed, crashed)
  */
-record GuestControl(OptionalInt exitCode, long oomKills, Map<String, String> files, List<String> refused, String error) {
+record GuestControl(
+        OptionalInt exitCode, long oomKills, Map<String, String> files, List<String> refused, String error) {
     private static final int MAX_LINE = 200;
 
     static GuestControl read(Path control, List<String> requested, OutputLimits limits) {
@@ -26,15 +27,19 @@ record GuestControl(OptionalInt exitCode, long oomKills, Map<String, String> fil
         List<String> refused = new ArrayList<>();
         Map<String, String> files = new LinkedHashMap<>();
         for (String name : names) {
-            if (name == null || name.isEmpty() || name.indexOf('\0') >= 0) refused.add("'" + name + "': not a valid path");
+            if (name == null || name.isEmpty() || name.indexOf('\0') >= 0)
+                refused.add("'" + name + "': not a valid path");
             else if (FileCollector.hasParentSegment(name)) refused.add(name + ": escapes its directory (..)");
         }
         byte[] data;
         try {
-            long cap = (long) limits.totalFileBytes() + (long) names.size() * (limits.fileBytes() + MAX_LINE) + 4 * MAX_LINE;
+            long cap = (long) limits.totalFileBytes()
+                    + (long) names.size() * (limits.fileBytes() + MAX_LINE)
+                    + 4 * MAX_LINE;
             data = Files.exists(control) ? readAtMost(control, cap) : new byte[0];
         } catch (IOException e) {
-            return new GuestControl(OptionalInt.empty(), 0, files, refused, "cannot read the control channel: " + e.getMessage());
+            return new GuestControl(
+                    OptionalInt.empty(), 0, files, refused, "cannot read the control channel: " + e.getMessage());
         }
         OptionalInt exit = OptionalInt.empty();
         long oom = 0;
@@ -48,7 +53,7 @@ record GuestControl(OptionalInt exitCode, long oomKills, Map<String, String> fil
             pos = nl + 1;
             try {
                 switch (f[0]) {
-                    case "booted" -> { }
+                    case "booted" -> {}
                     case "exit" -> exit = OptionalInt.of(Integer.parseInt(f[1]));
                     case "oom" -> oom = Long.parseLong(f[1]);
                     case "error" -> error = String.join(" ", Arrays.asList(f).subList(1, f.length));
@@ -57,7 +62,8 @@ record GuestControl(OptionalInt exitCode, long oomKills, Map<String, String> fil
                         String name = names.get(Integer.parseInt(f[1]));
                         long size = Long.parseLong(f[2]);
                         int sent = (int) Math.min(size, limits.fileBytes());
-                        if (sent < 0 || pos + sent > data.length) return new GuestControl(exit, oom, files, refused, "control channel cut short");
+                        if (sent < 0 || pos + sent > data.length)
+                            return new GuestControl(exit, oom, files, refused, "control channel cut short");
                         if (files.size() >= limits.files()) {
                             refused.add(name + ": more than " + limits.files() + " files requested");
                         } else {

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class GuestInitramfs {
     /** Modules to load; their dependencies come first. Missing ones are skipped (they may be built in). */
-    static final List<String> MODULES = List.of("virtio_mmio", "virtio_blk", "virtio_console", "crc32c_generic", "ext4", "virtio_net");
+    static final List<String> MODULES =
+            List.of("virtio_mmio", "virtio_blk", "virtio_console", "crc32c_generic", "ext4", "virtio_net");
 
     /**
      * The guest's PID 1. Finds the virtio-serial ports by name, mounts the job's disk, puts the
@@ -84,16 +85,28 @@ final class GuestInitramfs {
         init.toFile().setExecutable(true, false);
         List<String> order = new ArrayList<>();
         for (Path module : loadOrder(modulesDir, MODULES)) {
-            Files.copy(modulesDir.resolve(module), staging.resolve("modules").resolve(module.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(
+                    modulesDir.resolve(module),
+                    staging.resolve("modules").resolve(module.getFileName()),
+                    StandardCopyOption.REPLACE_EXISTING);
             order.add(module.getFileName().toString());
         }
         Files.write(staging.resolve("modules/order"), order);
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        Process p = new ProcessBuilder("sh", "-c", "cd \"$1\" && find . | \"$2\" -o -H newc --quiet > \"$3\"", "sh",
-                staging.toString(), cpio.toString(), tmp.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "sh",
+                        "-c",
+                        "cd \"$1\" && find . | \"$2\" -o -H newc --quiet > \"$3\"",
+                        "sh",
+                        staging.toString(),
+                        cpio.toString(),
+                        tmp.toString())
+                .redirectErrorStream(true)
+                .start();
         try {
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) throw new IOException("cpio failed: " + out.strip());
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
+                throw new IOException("cpio failed: " + out.strip());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
@@ -129,7 +142,8 @@ final class GuestInitramfs {
         return ordered.stream().map(Path::of).toList();
     }
 
-    private static void visit(String module, Map<String, List<String>> deps, Set<String> ordered, Set<String> visiting) {
+    private static void visit(
+            String module, Map<String, List<String>> deps, Set<String> ordered, Set<String> visiting) {
         if (ordered.contains(module) || !visiting.add(module)) return;
         for (String dep : deps.getOrDefault(module, List.of())) visit(dep, deps, ordered, visiting);
         ordered.add(module);

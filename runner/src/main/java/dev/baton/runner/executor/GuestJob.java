@@ -17,13 +17,23 @@ import java.util.Map;
  * requested path in order {@code file <index> <size>} followed by at most the file byte limit of
  * its content, or {@code notregular <index>}; absent files send nothing.
  */
-record GuestJob(List<String> argv, Map<String, String> env, String cwd, List<String> filePaths, List<String> runAs, String cwdOwner) {
+record GuestJob(
+        List<String> argv,
+        Map<String, String> env,
+        String cwd,
+        List<String> filePaths,
+        List<String> runAs,
+        String cwdOwner) {
 
     String script(int fileByteLimit) {
         StringBuilder s = new StringBuilder();
         s.append("B=/.baton/busybox\n");
         s.append("it=$1; out=$2; err=$3\n");
-        s.append("$B mkdir -p ").append(quote(cwd)).append(" && cd ").append(quote(cwd)).append(" || exit 1\n");
+        s.append("$B mkdir -p ")
+                .append(quote(cwd))
+                .append(" && cd ")
+                .append(quote(cwd))
+                .append(" || exit 1\n");
         if (cwdOwner != null) s.append("$B chown ").append(quote(cwdOwner)).append(" . || exit 1\n");
         s.append("$B env -i");
         env.forEach((k, v) -> s.append(' ').append(quote(k + "=" + v)));
@@ -33,12 +43,15 @@ record GuestJob(List<String> argv, Map<String, String> env, String cwd, List<Str
         s.append(" </dev/null 2>\"$err\" >\"$out\"\n");
         s.append("echo \"exit $?\" >&3\n");
         s.append("collect() {\n");
-        s.append("  if [ -f \"$2\" ]; then echo \"file $1 $($B wc -c < \"$2\")\" >&3; $B head -c ").append(fileByteLimit).append(" \"$2\" >&3\n");
+        s.append("  if [ -f \"$2\" ]; then echo \"file $1 $($B wc -c < \"$2\")\" >&3; $B head -c ")
+                .append(fileByteLimit)
+                .append(" \"$2\" >&3\n");
         s.append("  elif [ -e \"$2\" ]; then echo \"notregular $1\" >&3; fi\n");
         s.append("}\n");
         for (int i = 0; i < filePaths.size(); i++) {
             String p = filePaths.get(i);
-            if (p == null || p.isEmpty() || p.indexOf('\0') >= 0 || FileCollector.hasParentSegment(p)) continue; // refused on the host
+            if (p == null || p.isEmpty() || p.indexOf('\0') >= 0 || FileCollector.hasParentSegment(p))
+                continue; // refused on the host
             s.append("collect ").append(i).append(' ').append(quote(p)).append('\n');
         }
         s.append("$B sync\n");

@@ -30,8 +30,11 @@ record GuestUserSwitch(Path chroot, Optional<Path> loader, List<Path> libraries)
 
     /** Finds the libraries of {@code chroot} with {@code ldd}. */
     static GuestUserSwitch of(Path chroot) throws IOException {
-        if (!Files.isExecutable(chroot)) throw new IOException("no " + chroot + " (coreutils) to switch to the image's user");
-        Process p = new ProcessBuilder("ldd", chroot.toString()).redirectErrorStream(true).start();
+        if (!Files.isExecutable(chroot))
+            throw new IOException("no " + chroot + " (coreutils) to switch to the image's user");
+        Process p = new ProcessBuilder("ldd", chroot.toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -73,14 +76,20 @@ record GuestUserSwitch(Path chroot, Optional<Path> loader, List<Path> libraries)
         Path lib = Files.createDirectories(baton.resolve("lib"));
         Files.copy(loader.get(), lib.resolve("ld.so"), StandardCopyOption.REPLACE_EXISTING);
         lib.resolve("ld.so").toFile().setExecutable(true, false);
-        for (Path l : libraries) Files.copy(l, lib.resolve(l.getFileName().toString()), StandardCopyOption.REPLACE_EXISTING);
+        for (Path l : libraries)
+            Files.copy(l, lib.resolve(l.getFileName().toString()), StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** The words put before the workload's argv to run it as {@code user}, with only its group. */
     List<String> command(ImageUser user) {
         List<String> c = new ArrayList<>();
         if (loader.isPresent()) c.addAll(List.of(DIR + "/lib/ld.so", "--library-path", DIR + "/lib"));
-        c.addAll(List.of(DIR + "/chroot", "--userspec=" + user.uid() + ":" + user.gid(), "--groups=" + user.gid(), "--skip-chdir", "/"));
+        c.addAll(List.of(
+                DIR + "/chroot",
+                "--userspec=" + user.uid() + ":" + user.gid(),
+                "--groups=" + user.gid(),
+                "--skip-chdir",
+                "/"));
         return c;
     }
 }

@@ -32,6 +32,17 @@ public interface Hypervisor {
      *
      * @param name a marker in the command line, so that leftovers can be found and killed at start-up
      */
-    record Vm(String name, Path kernel, Path initramfs, String cmdline, int cpus, long memoryMib, Path disk,
-              boolean network, Path stdout, Path stderr, Path control, Path console) {}
+    record Vm(
+            String name,
+            Path kernel,
+            Path initramfs,
+            String cmdline,
+            int cpus,
+            long memoryMib,
+            Path disk,
+            boolean network,
+            Path stdout,
+            Path stderr,
+            Path control,
+            Path console) {}
 }

@@ -26,7 +26,8 @@ record ImageUser(long uid, long gid) {
             if (parts[0].matches("\\d+")) uid = Long.parseLong(parts[0]);
             else {
                 String[] entry = lookup(rootfs.resolve("etc/passwd"), parts[0]);
-                if (entry == null || entry.length < 4) throw new DeclinedException("image user " + parts[0] + " not found in /etc/passwd");
+                if (entry == null || entry.length < 4)
+                    throw new DeclinedException("image user " + parts[0] + " not found in /etc/passwd");
                 uid = Long.parseLong(entry[2]);
                 gid = Long.parseLong(entry[3]);
             }
@@ -34,7 +35,8 @@ record ImageUser(long uid, long gid) {
                 if (parts[1].matches("\\d+")) gid = Long.parseLong(parts[1]);
                 else {
                     String[] entry = lookup(rootfs.resolve("etc/group"), parts[1]);
-                    if (entry == null || entry.length < 3) throw new DeclinedException("image group " + parts[1] + " not found in /etc/group");
+                    if (entry == null || entry.length < 3)
+                        throw new DeclinedException("image group " + parts[1] + " not found in /etc/group");
                     gid = Long.parseLong(entry[2]);
                 }
             }

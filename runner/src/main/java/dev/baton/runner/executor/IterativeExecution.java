@@ -1,8 +1,8 @@
 package dev.baton.runner.executor;
 
 import dev.baton.channelclient.machine.ExecutionResult;
-import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.message.DeclineCode;
+import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import java.io.IOException;
@@ -75,7 +75,10 @@ abstract class IterativeExecution implements Execution {
     protected abstract void cleanup();
 
     final void begin() {
-        Thread.ofPlatform().name("baton-job-" + job.uuid().toString().substring(0, 8)).daemon().start(this::lifecycle);
+        Thread.ofPlatform()
+                .name("baton-job-" + job.uuid().toString().substring(0, 8))
+                .daemon()
+                .start(this::lifecycle);
     }
 
     @Override
@@ -191,9 +194,15 @@ abstract class IterativeExecution implements Execution {
                 return ExecutionResult.error(results, "cannot start iteration " + i + ": " + e.getMessage());
             }
             int iteration = i - 1; // the wire counts iterations from 0
-            BoundedCapture out = new BoundedCapture(p.getInputStream(), limits.streamBytes(), "baton-stdout",
+            BoundedCapture out = new BoundedCapture(
+                    p.getInputStream(),
+                    limits.streamBytes(),
+                    "baton-stdout",
                     (b, off, len) -> events.output(iteration, LogStream.STDOUT, b, off, len));
-            BoundedCapture err = new BoundedCapture(p.getErrorStream(), limits.streamBytes(), "baton-stderr",
+            BoundedCapture err = new BoundedCapture(
+                    p.getErrorStream(),
+                    limits.streamBytes(),
+                    "baton-stderr",
                     (b, off, len) -> events.output(iteration, LogStream.STDERR, b, off, len));
             Duration pendingStop;
             synchronized (lock) {

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class MicroVmExecutor implements Executor {
     /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
-    private final dev.baton.runner.oci.RecentImages held = new dev.baton.runner.oci.RecentImages(dev.baton.protocol.message.HeldImages.MAX);
+    private final dev.baton.runner.oci.RecentImages held =
+            new dev.baton.runner.oci.RecentImages(dev.baton.protocol.message.HeldImages.MAX);
 
     @Override
     public java.util.Optional<dev.baton.runner.oci.RecentImages> heldImages() {
@@ -54,11 +55,13 @@ public final class MicroVmExecutor implements Executor {
     static final String PREFIX = "baton-vm-";
     /** Guest kernel, initramfs and page cache beside the job's own memory. */
     static final long OVERHEAD_MIB = 160;
+
     static final long DEFAULT_DISK = 1L << 30;
     static final long MIN_DISK = 16L << 20;
     private static final String WORK = "/work";
     /** A TCG boot takes 4-7 s here, 15 s on a machine loaded with other builds. */
     static final Duration BOOT_TIMEOUT = Duration.ofSeconds(60);
+
     static final int BOOT_ATTEMPTS = 2;
     /**
      * The guest kernel's command line. {@code no_timer_check} and a fixed {@code lpj} skip the
@@ -76,21 +79,71 @@ public final class MicroVmExecutor implements Executor {
      *                      {@code taskset}, away from the agent's housekeeping CPU
      * @param bootTimeout how long a guest may take to report {@code booted} before it is killed
      */
-    public record Options(Hypervisor hypervisor, Path workDir, Architecture arch, Path kernel, Path modules, Path busybox,
-                          OutputLimits limits, Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes,
-                          Optional<String> benchmarkCpus, Duration bootTimeout) {
+    public record Options(
+            Hypervisor hypervisor,
+            Path workDir,
+            Architecture arch,
+            Path kernel,
+            Path modules,
+            Path busybox,
+            OutputLimits limits,
+            Function<ClaimedJob, BlobSource> sources,
+            long maxUnpackBytes,
+            Optional<String> benchmarkCpus,
+            Duration bootTimeout) {
         /** Unpinned, with the default boot timeout. */
-        public Options(Hypervisor hypervisor, Path workDir, Architecture arch, Path kernel, Path modules, Path busybox,
-                       OutputLimits limits, Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes) {
-            this(hypervisor, workDir, arch, kernel, modules, busybox, limits, sources, maxUnpackBytes, Optional.empty(), BOOT_TIMEOUT);
+        public Options(
+                Hypervisor hypervisor,
+                Path workDir,
+                Architecture arch,
+                Path kernel,
+                Path modules,
+                Path busybox,
+                OutputLimits limits,
+                Function<ClaimedJob, BlobSource> sources,
+                long maxUnpackBytes) {
+            this(
+                    hypervisor,
+                    workDir,
+                    arch,
+                    kernel,
+                    modules,
+                    busybox,
+                    limits,
+                    sources,
+                    maxUnpackBytes,
+                    Optional.empty(),
+                    BOOT_TIMEOUT);
         }
 
         public Options withBenchmarkCpus(Optional<String> cpus) {
-            return new Options(hypervisor, workDir, arch, kernel, modules, busybox, limits, sources, maxUnpackBytes, cpus, bootTimeout);
+            return new Options(
+                    hypervisor,
+                    workDir,
+                    arch,
+                    kernel,
+                    modules,
+                    busybox,
+                    limits,
+                    sources,
+                    maxUnpackBytes,
+                    cpus,
+                    bootTimeout);
         }
 
         public Options withBootTimeout(Duration timeout) {
-            return new Options(hypervisor, workDir, arch, kernel, modules, busybox, limits, sources, maxUnpackBytes, benchmarkCpus, timeout);
+            return new Options(
+                    hypervisor,
+                    workDir,
+                    arch,
+                    kernel,
+                    modules,
+                    busybox,
+                    limits,
+                    sources,
+                    maxUnpackBytes,
+                    benchmarkCpus,
+                    timeout);
         }
     }
 
@@ -105,20 +158,27 @@ public final class MicroVmExecutor implements Executor {
         this.options = options;
         this.clock = clock;
         this.root = options.workDir().resolve("microvm");
-        log.info("microvm executor: {} (kernel {}, vCPUs pinned to {})", options.hypervisor().describe(), options.kernel(),
+        log.info(
+                "microvm executor: {} (kernel {}, vCPUs pinned to {})",
+                options.hypervisor().describe(),
+                options.kernel(),
                 options.benchmarkCpus().orElse("any CPU"));
     }
 
     /** Why the microVM executor cannot run here, if it cannot: a missing tool or guest piece. */
     public static Optional<String> unavailableReason(String qemu, Path kernel, Path modules, Path busybox) {
-        if (!Files.isReadable(kernel)) return Optional.of("no guest kernel at " + kernel + " (apt-get install linux-image-amd64)");
+        if (!Files.isReadable(kernel))
+            return Optional.of("no guest kernel at " + kernel + " (apt-get install linux-image-amd64)");
         if (!Files.isRegularFile(modules.resolve("modules.dep"))) return Optional.of("no kernel modules at " + modules);
-        if (!Files.isExecutable(busybox)) return Optional.of("no static busybox at " + busybox + " (apt-get install busybox-static)");
-        for (List<String> tool : List.of(List.of(qemu, "--version"), List.of("mkfs.ext4", "-V"), List.of("cpio", "--version"))) {
+        if (!Files.isExecutable(busybox))
+            return Optional.of("no static busybox at " + busybox + " (apt-get install busybox-static)");
+        for (List<String> tool :
+                List.of(List.of(qemu, "--version"), List.of("mkfs.ext4", "-V"), List.of("cpio", "--version"))) {
             try {
                 Process p = new ProcessBuilder(tool).redirectErrorStream(true).start();
                 p.getInputStream().readAllBytes();
-                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.of(String.join(" ", tool) + " failed");
+                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0)
+                    return Optional.of(String.join(" ", tool) + " failed");
             } catch (IOException e) {
                 return Optional.of(tool.getFirst() + " not found (apt-get install qemu-system-x86 e2fsprogs cpio)");
             } catch (InterruptedException e) {
@@ -138,7 +198,9 @@ public final class MicroVmExecutor implements Executor {
     @Override
     public String version() {
         String v = hypervisorVersion;
-        if (v == null) hypervisorVersion = v = options.hypervisor().version() + " (" + options.hypervisor().accelerator() + ")";
+        if (v == null)
+            hypervisorVersion = v =
+                    options.hypervisor().version() + " (" + options.hypervisor().accelerator() + ")";
         return v;
     }
 
@@ -156,7 +218,8 @@ public final class MicroVmExecutor implements Executor {
 
     @Override
     public RunnerCapabilities capabilities() {
-        return new RunnerCapabilities(name(), options.hypervisor().name(), options.hypervisor().accelerator());
+        return new RunnerCapabilities(
+                name(), options.hypervisor().name(), options.hypervisor().accelerator());
     }
 
     @Override
@@ -177,13 +240,18 @@ public final class MicroVmExecutor implements Executor {
         ProcessHandle.allProcesses().forEach(h -> {
             String[] args = h.info().arguments().orElse(new String[0]);
             String name = null;
-            for (int i = 0; i + 1 < args.length; i++) if (args[i].equals("-name") && args[i + 1].startsWith(PREFIX)) name = args[i + 1];
+            for (int i = 0; i + 1 < args.length; i++)
+                if (args[i].equals("-name") && args[i + 1].startsWith(PREFIX)) name = args[i + 1];
             if (name != null && String.join(" ", args).contains(marker)) {
                 log.info("killing leftover VM {} (pid {})", name, h.pid());
                 h.destroyForcibly();
-                h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> null).join();
+                h.onExit()
+                        .orTimeout(10, TimeUnit.SECONDS)
+                        .exceptionally(t -> null)
+                        .join();
                 String vm = name;
-                Leftover.jobOf(vm, PREFIX).ifPresent(job -> found.add(new Leftover(job, "VM " + vm + " (pid " + h.pid() + ")")));
+                Leftover.jobOf(vm, PREFIX)
+                        .ifPresent(job -> found.add(new Leftover(job, "VM " + vm + " (pid " + h.pid() + ")")));
             }
         });
         try {
@@ -251,13 +319,17 @@ public final class MicroVmExecutor implements Executor {
         @Override
         protected void prepare() throws DeclinedException, IOException {
             if (job.config().digest() == null) {
-                throw new DeclinedException(DeclineCode.IMAGE_REQUIRED, "the microvm executor runs images; this job has no image digest");
+                throw new DeclinedException(
+                        DeclineCode.IMAGE_REQUIRED, "the microvm executor runs images; this job has no image digest");
             }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
             long diskBytes = job.spec().disk() > 0 ? job.spec().disk() : DEFAULT_DISK;
-            if (diskBytes < MIN_DISK) throw new DeclinedException(DeclineCode.OTHER, "the spec's disk is below the microvm minimum of " + MIN_DISK + " bytes");
+            if (diskBytes < MIN_DISK)
+                throw new DeclinedException(
+                        DeclineCode.OTHER, "the spec's disk is below the microvm minimum of " + MIN_DISK + " bytes");
             if (jobDir.resolve("i9/stdout").toString().length() > 100) {
-                throw new DeclinedException(DeclineCode.EXECUTOR_ERROR, "work directory path too long for Unix sockets: " + jobDir);
+                throw new DeclinedException(
+                        DeclineCode.EXECUTOR_ERROR, "work directory path too long for Unix sockets: " + jobDir);
             }
             initramfs(); // a broken guest build declines before the pull
             ImagePuller.PulledImage image;
@@ -269,26 +341,32 @@ public final class MicroVmExecutor implements Executor {
             } catch (LayerException e) {
                 throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
             } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
+                if (DiskFullException.isDiskFull(e))
+                    throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
                 throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
             }
             checkStopped();
             try {
                 Trees.deleteTree(jobDir);
-                Files.createDirectories(jobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(
+                        jobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 Files.createDirectories(rootfs);
-                LayerUnpacker unpacker = new LayerUnpacker(rootfs, new LayerUnpacker.IdShift(0, true, false),
+                LayerUnpacker unpacker = new LayerUnpacker(
+                        rootfs,
+                        new LayerUnpacker.IdShift(0, true, false),
                         Math.min(diskBytes, options.maxUnpackBytes()));
                 int i = 0;
                 for (ImagePuller.Layer layer : image.layers()) {
-                    events.progress("unpacking layer " + (++i) + "/" + image.layers().size());
+                    events.progress(
+                            "unpacking layer " + (++i) + "/" + image.layers().size());
                     unpacker.apply(layer.blob(), layer.mediaType());
                     checkStopped();
                 }
             } catch (LayerException e) {
                 throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
             } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
+                if (DiskFullException.isDiskFull(e))
+                    throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
                 throw e;
             }
             held.used(job.config().digest()); // every layer is verified in the blob cache now
@@ -300,7 +378,8 @@ public final class MicroVmExecutor implements Executor {
             Files.copy(options.busybox(), baton.resolve("busybox"), StandardCopyOption.REPLACE_EXISTING);
             baton.resolve("busybox").toFile().setExecutable(true, false);
             if (!user.isRoot()) userSwitch().install(baton);
-            Files.writeString(baton.resolve("job.sh"), guestJob.script(options.limits().fileBytes()), StandardCharsets.UTF_8);
+            Files.writeString(
+                    baton.resolve("job.sh"), guestJob.script(options.limits().fileBytes()), StandardCharsets.UTF_8);
             events.progress("building the VM disk");
             makeDisk(diskBytes);
             Trees.deleteTree(rootfs); // everything is in the disk image now
@@ -312,25 +391,32 @@ public final class MicroVmExecutor implements Executor {
             List<String> args = command.argv();
             Map<String, String> env = new LinkedHashMap<>(command.env());
             env.putIfAbsent("HOME", "/root");
-            boolean ownDir = image.workingDir() == null || image.workingDir().isEmpty() || image.workingDir().equals("/");
+            boolean ownDir = image.workingDir() == null
+                    || image.workingDir().isEmpty()
+                    || image.workingDir().equals("/");
             String cwd = ownDir ? WORK : image.workingDir();
             List<String> files = config.filePaths() == null ? List.of() : config.filePaths();
             if (user.isRoot()) return new GuestJob(args, env, cwd, files, List.of(), null);
-            return new GuestJob(args, env, cwd, files, userSwitch().command(user), ownDir ? user.uid() + ":" + user.gid() : null);
+            return new GuestJob(
+                    args, env, cwd, files, userSwitch().command(user), ownDir ? user.uid() + ":" + user.gid() : null);
         }
 
         private void makeDisk(long bytes) throws IOException, DeclinedException {
             try (RandomAccessFile f = new RandomAccessFile(disk.toFile(), "rw")) {
                 f.setLength(bytes);
             }
-            Process p = new ProcessBuilder("mkfs.ext4", "-q", "-F", "-E", "root_owner=0:0", "-d", rootfs.toString(), disk.toString())
-                    .redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            "mkfs.ext4", "-q", "-F", "-E", "root_owner=0:0", "-d", rootfs.toString(), disk.toString())
+                    .redirectErrorStream(true)
+                    .start();
             try {
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
                     p.destroyForcibly();
                     if (out.contains("No space") || out.contains("Could not allocate")) {
-                        throw new DeclinedException(DeclineCode.UNPACK_FAILED, "the image does not fit the spec's disk of " + bytes + " bytes");
+                        throw new DeclinedException(
+                                DeclineCode.UNPACK_FAILED,
+                                "the image does not fit the spec's disk of " + bytes + " bytes");
                     }
                     throw new IOException("mkfs.ext4 failed: " + out.strip());
                 }
@@ -349,11 +435,21 @@ public final class MicroVmExecutor implements Executor {
             Path dir = Files.createDirectories(iterationDir(iteration));
             long memory = job.spec().memory();
             long memoryMib = (memory > 0 ? (memory + (1 << 20) - 1) >> 20 : 512) + OVERHEAD_MIB;
-            String cmdline = GUEST_CMDLINE + " baton.iteration=" + iteration
-                    + " baton.memory=" + Math.max(0, memory) + " baton.network=" + (job.spec().network() ? 1 : 0);
-            var vm = new Hypervisor.Vm(PREFIX + job.uuid() + "-" + iteration, options.kernel(), initramfs(), cmdline,
-                    job.spec().cpu(), memoryMib, disk, job.spec().network(),
-                    dir.resolve("stdout"), dir.resolve("stderr"), dir.resolve("control"), dir.resolve("console"));
+            String cmdline = GUEST_CMDLINE + " baton.iteration=" + iteration + " baton.memory=" + Math.max(0, memory)
+                    + " baton.network=" + (job.spec().network() ? 1 : 0);
+            var vm = new Hypervisor.Vm(
+                    PREFIX + job.uuid() + "-" + iteration,
+                    options.kernel(),
+                    initramfs(),
+                    cmdline,
+                    job.spec().cpu(),
+                    memoryMib,
+                    disk,
+                    job.spec().network(),
+                    dir.resolve("stdout"),
+                    dir.resolve("stderr"),
+                    dir.resolve("control"),
+                    dir.resolve("console"));
             List<String> command = new ArrayList<>();
             options.benchmarkCpus().ifPresent(cpus -> command.addAll(List.of("taskset", "-c", cpus)));
             command.addAll(options.hypervisor().command(vm));
@@ -375,8 +471,10 @@ public final class MicroVmExecutor implements Executor {
                 }
                 Files.deleteIfExists(vm.control());
             }
-            throw new DeclinedException(DeclineCode.VM_BOOT_FAILED, "the VM did not boot (" + options.hypervisor().describe() + ", "
-                    + BOOT_ATTEMPTS + " attempts): " + String.join("; ", failures));
+            throw new DeclinedException(
+                    DeclineCode.VM_BOOT_FAILED,
+                    "the VM did not boot (" + options.hypervisor().describe() + ", " + BOOT_ATTEMPTS + " attempts): "
+                            + String.join("; ", failures));
         }
 
         /**
@@ -390,7 +488,8 @@ public final class MicroVmExecutor implements Executor {
                 if (stopRequested()) return null;
                 if (Files.exists(vm.control()) && Files.size(vm.control()) > 0) return null;
                 if (!p.isAlive()) {
-                    return "the hypervisor exited before the guest booted: " + lastLine(qemuLog).orElse(lastLine(vm.console()).orElse("no output"));
+                    return "the hypervisor exited before the guest booted: "
+                            + lastLine(qemuLog).orElse(lastLine(vm.console()).orElse("no output"));
                 }
                 try {
                     Thread.sleep(50);
@@ -412,11 +511,14 @@ public final class MicroVmExecutor implements Executor {
 
         @Override
         protected String outOfMemory(int iteration) {
-            return control(iteration).oomKills() > 0 ? "memory limit " + job.spec().memory() + " bytes" : null;
+            return control(iteration).oomKills() > 0
+                    ? "memory limit " + job.spec().memory() + " bytes"
+                    : null;
         }
 
         private GuestControl control(int iteration) {
-            return GuestControl.read(iterationDir(iteration).resolve("control"), job.config().filePaths(), options.limits());
+            return GuestControl.read(
+                    iterationDir(iteration).resolve("control"), job.config().filePaths(), options.limits());
         }
 
         @Override
@@ -430,12 +532,18 @@ public final class MicroVmExecutor implements Executor {
             Path dir = iterationDir(iteration);
             try {
                 Path console = dir.resolve("console");
-                // A VM that ended without reporting an exit (and was not stopped) crashed or hung: keep its console in the log.
+                // A VM that ended without reporting an exit (and was not stopped) crashed or hung: keep its console in
+                // the log.
                 boolean silent = control(iteration).exitCode().isEmpty() && !stopRequested();
                 if ((silent || log.isDebugEnabled()) && Files.exists(console)) {
                     String text = Files.readString(console);
                     String tail = text.substring(Math.max(0, text.length() - 4000));
-                    if (silent) log.warn("job {} iteration {}: the VM ended without an exit status; console:\n{}", job.uuid(), iteration, tail);
+                    if (silent)
+                        log.warn(
+                                "job {} iteration {}: the VM ended without an exit status; console:\n{}",
+                                job.uuid(),
+                                iteration,
+                                tail);
                     else log.debug("job {} iteration {} console:\n{}", job.uuid(), iteration, tail);
                 }
                 Trees.deleteTree(dir);

@@ -34,20 +34,31 @@ public final class MicroVmSetup {
      * @param benchmarkCpus host CPUs the VMs run on (QEMU under {@code taskset})
      * @throws IllegalStateException when the executor cannot run here, with what to install
      */
-    public static MicroVmExecutor create(Path workDir, Architecture arch, Optional<Path> kernelOption, String accel,
-                                         Optional<String> benchmarkCpus, Function<ClaimedJob, BlobSource> sources, Consumer<String> say) {
-        if (arch != Architecture.X86_64) throw new IllegalStateException("the microvm executor supports x86_64 hosts only");
+    public static MicroVmExecutor create(
+            Path workDir,
+            Architecture arch,
+            Optional<Path> kernelOption,
+            String accel,
+            Optional<String> benchmarkCpus,
+            Function<ClaimedJob, BlobSource> sources,
+            Consumer<String> say) {
+        if (arch != Architecture.X86_64)
+            throw new IllegalStateException("the microvm executor supports x86_64 hosts only");
         Path kernel;
         try {
-            kernel = kernelOption.or(() -> {
-                try {
-                    return MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).orElseThrow(() -> new IllegalStateException("no guest kernel: apt-get install linux-image-amd64, or pass --vm-kernel"));
+            kernel = kernelOption
+                    .or(() -> {
+                        try {
+                            return MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .orElseThrow(() -> new IllegalStateException(
+                            "no guest kernel: apt-get install linux-image-amd64, or pass --vm-kernel"));
         } catch (UncheckedIOException e) {
-            throw new IllegalStateException("cannot look for a guest kernel: " + e.getCause().getMessage());
+            throw new IllegalStateException(
+                    "cannot look for a guest kernel: " + e.getCause().getMessage());
         }
         Path modules = MicroVmKernels.modulesFor(kernel, Path.of("/lib/modules"));
         MicroVmExecutor.unavailableReason(QEMU, kernel, modules, BUSYBOX).ifPresent(reason -> {
@@ -60,13 +71,26 @@ public final class MicroVmSetup {
             default -> throw new IllegalStateException("--vm-accel must be auto, kvm or tcg, got '" + accel + "'");
         };
         QemuMicrovm qemu = QemuMicrovm.onThisHost(QEMU, probe.accelerator());
-        String clock = !probe.accelerator().equals("tcg") ? ""
-                : qemu.tscKhz().isPresent() ? ", guest TSC " + qemu.tscKhz().getAsLong() + " kHz (the host's)"
-                : ", guest TSC rate unknown (the guest calibrates it; a boot may hang and is retried)";
-        say.accept("microvm executor: QEMU microvm with " + probe.accelerator() + " (" + probe.reason() + "), kernel " + kernel + clock
-                + ", vCPUs on CPUs " + benchmarkCpus.orElse("any"));
-        return new MicroVmExecutor(new MicroVmExecutor.Options(qemu, workDir, arch, kernel, modules,
-                BUSYBOX, OutputLimits.DEFAULT, sources, Long.MAX_VALUE).withBenchmarkCpus(benchmarkCpus), Clock.systemUTC());
+        String clock = !probe.accelerator().equals("tcg")
+                ? ""
+                : qemu.tscKhz().isPresent()
+                        ? ", guest TSC " + qemu.tscKhz().getAsLong() + " kHz (the host's)"
+                        : ", guest TSC rate unknown (the guest calibrates it; a boot may hang and is retried)";
+        say.accept("microvm executor: QEMU microvm with " + probe.accelerator() + " (" + probe.reason() + "), kernel "
+                + kernel + clock + ", vCPUs on CPUs " + benchmarkCpus.orElse("any"));
+        return new MicroVmExecutor(
+                new MicroVmExecutor.Options(
+                                qemu,
+                                workDir,
+                                arch,
+                                kernel,
+                                modules,
+                                BUSYBOX,
+                                OutputLimits.DEFAULT,
+                                sources,
+                                Long.MAX_VALUE)
+                        .withBenchmarkCpus(benchmarkCpus),
+                Clock.systemUTC());
     }
 
     /**
@@ -75,7 +99,8 @@ public final class MicroVmSetup {
      * guest kernel with {@code baton.probe=1}, whose init powers off at once, and waits
      * {@code timeout} for it. Returns the accelerator and why.
      */
-    private static Probe probeAccelerator(String qemu, Path kernel, Path modules, Path busybox, Path workDir, Duration timeout) {
+    private static Probe probeAccelerator(
+            String qemu, Path kernel, Path modules, Path busybox, Path workDir, Duration timeout) {
         Path kvm = Path.of("/dev/kvm");
         if (!Files.isReadable(kvm) || !Files.isWritable(kvm)) return new Probe("tcg", "/dev/kvm is not accessible");
         Path dir = workDir.resolve("microvm").resolve("probe");
@@ -85,10 +110,34 @@ public final class MicroVmSetup {
             Path initrd = dir.resolve("initramfs.cpio");
             GuestInitramfs.build(initrd, busybox, modules, Path.of("cpio"));
             Path console = dir.resolve("console");
-            Process p = new ProcessBuilder(qemu, "-name", MicroVmExecutor.PREFIX + "probe", "-accel", "kvm", "-M", "microvm", "-cpu", "host", "-m", "128M",
-                    "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-kernel", kernel.toString(), "-initrd", initrd.toString(),
-                    "-append", MicroVmExecutor.GUEST_CMDLINE + " baton.probe=1", "-serial", "file:" + console)
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("qemu.log").toFile()).start();
+            Process p = new ProcessBuilder(
+                            qemu,
+                            "-name",
+                            MicroVmExecutor.PREFIX + "probe",
+                            "-accel",
+                            "kvm",
+                            "-M",
+                            "microvm",
+                            "-cpu",
+                            "host",
+                            "-m",
+                            "128M",
+                            "-nodefaults",
+                            "-no-user-config",
+                            "-display",
+                            "none",
+                            "-no-reboot",
+                            "-kernel",
+                            kernel.toString(),
+                            "-initrd",
+                            initrd.toString(),
+                            "-append",
+                            MicroVmExecutor.GUEST_CMDLINE + " baton.probe=1",
+                            "-serial",
+                            "file:" + console)
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("qemu.log").toFile())
+                    .start();
             try {
                 if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     p.destroyForcibly();
@@ -100,10 +149,12 @@ public final class MicroVmSetup {
                 Thread.currentThread().interrupt();
                 return new Probe("tcg", "interrupted");
             }
-            if (Files.exists(console) && Files.readString(console).contains("baton-probe-ok")) return new Probe("kvm", "a KVM guest booted");
+            if (Files.exists(console) && Files.readString(console).contains("baton-probe-ok"))
+                return new Probe("kvm", "a KVM guest booted");
             // One line for the start-up message: QEMU's error, and an assertion after it, come on several.
             String error = Files.readString(dir.resolve("qemu.log")).strip().replaceAll("\\s*\\R\\s*", " / ");
-            return new Probe("tcg", "a KVM guest failed: " + (error.length() > 300 ? error.substring(0, 300) + "…" : error));
+            return new Probe(
+                    "tcg", "a KVM guest failed: " + (error.length() > 300 ? error.substring(0, 300) + "…" : error));
         } catch (IOException e) {
             return new Probe("tcg", "KVM probe failed: " + e.getMessage());
         } finally {

@@ -44,9 +44,11 @@ public final class ProcessExecutor implements Executor {
     private final Optional<Path> cgroupParent;
 
     /** @throws IllegalStateException unless the operator explicitly allowed running without a sandbox */
-    public ProcessExecutor(Path workDir, OutputLimits limits, Optional<String> benchmarkCpus, Clock clock, boolean allowNoSandbox) {
+    public ProcessExecutor(
+            Path workDir, OutputLimits limits, Optional<String> benchmarkCpus, Clock clock, boolean allowNoSandbox) {
         if (!allowNoSandbox) {
-            throw new IllegalStateException("the process executor runs jobs without any sandbox; start the runner with --allow-no-sandbox to allow it (trusted jobs only)");
+            throw new IllegalStateException(
+                    "the process executor runs jobs without any sandbox; start the runner with --allow-no-sandbox to allow it (trusted jobs only)");
         }
         this.workDir = workDir;
         this.limits = limits;
@@ -55,10 +57,15 @@ public final class ProcessExecutor implements Executor {
         this.setsid = onPath("setsid");
         this.cgroupParent = Cgroups.jobParent();
         if (setsid.isEmpty()) {
-            log.warn("setsid not found on PATH: jobs share the agent's process group, and a killed agent leaves them running (install util-linux)");
+            log.warn(
+                    "setsid not found on PATH: jobs share the agent's process group, and a killed agent leaves them running (install util-linux)");
         }
-        log.info("process executor: jobs run in {}{}", setsid.isPresent() ? "a process group of their own" : "the agent's process group",
-                cgroupParent.map(p -> " and a cgroup under " + p).orElse(" (no cgroup: this process may not create one)"));
+        log.info(
+                "process executor: jobs run in {}{}",
+                setsid.isPresent() ? "a process group of their own" : "the agent's process group",
+                cgroupParent
+                        .map(p -> " and a cgroup under " + p)
+                        .orElse(" (no cgroup: this process may not create one)"));
     }
 
     private static Optional<String> onPath(String program) {
@@ -133,8 +140,11 @@ public final class ProcessExecutor implements Executor {
             List<String> command = new ArrayList<>();
             if (job.config().entrypoint() != null) command.addAll(job.config().entrypoint());
             if (job.config().cmd() != null) command.addAll(job.config().cmd());
-            if (command.isEmpty()) throw new DeclinedException(DeclineCode.NO_COMMAND, "the process executor needs an entrypoint or cmd");
-            if (job.config().digest() != null && job.config().entrypoint() == null && job.config().cmd() == null) {
+            if (command.isEmpty())
+                throw new DeclinedException(DeclineCode.NO_COMMAND, "the process executor needs an entrypoint or cmd");
+            if (job.config().digest() != null
+                    && job.config().entrypoint() == null
+                    && job.config().cmd() == null) {
                 throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "the process executor cannot run images");
             }
             List<String> full = new ArrayList<>();
@@ -155,13 +165,20 @@ public final class ProcessExecutor implements Executor {
                 // One cgroup per execution, not per job: another agent on this host (same parent
                 // cgroup) may run a later attempt of the same job, and this one's cleanup must not
                 // kill it. The record keeps the full path for the sweep.
-                Path c = cgroupParent.get().resolve("baton-job-" + job.uuid() + "-"
-                        + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()));
+                Path c = cgroupParent
+                        .get()
+                        .resolve("baton-job-" + job.uuid() + "-"
+                                + HexFormat.of()
+                                        .toHexDigits(ThreadLocalRandom.current().nextInt()));
                 try {
                     Files.createDirectories(c);
                     cgroup = c;
                 } catch (IOException e) {
-                    log.warn("job {}: cannot create cgroup {} ({}); running in a process group only", job.uuid(), c, e.getMessage());
+                    log.warn(
+                            "job {}: cannot create cgroup {} ({}); running in a process group only",
+                            job.uuid(),
+                            c,
+                            e.getMessage());
                 }
             }
             String boot = ProcessGroups.bootId();
@@ -171,7 +188,9 @@ public final class ProcessExecutor implements Executor {
             if (setsid.isPresent()) command.add(setsid.get());
             if (cgroup != null) {
                 // The shell joins the cgroup and becomes the workload (exec): same pid, same group.
-                command.addAll(List.of("/bin/sh", "-c",
+                command.addAll(List.of(
+                        "/bin/sh",
+                        "-c",
                         "echo $$ 2>/dev/null >\"$0\" || echo \"baton: could not join cgroup $0\" >&2; exec \"$@\"",
                         cgroup.resolve("cgroup.procs").toString()));
             }
@@ -187,8 +206,13 @@ public final class ProcessExecutor implements Executor {
             if (setsid.isPresent()) {
                 // setsid execs in place (the child is no group leader), so the pid is the group id.
                 pgid = p.pid();
-                new ProcessRecord(job.uuid().toString(), pgid, ProcessGroups.startTicks(pgid).orElse(-1), boot,
-                        cgroup == null ? null : cgroup.toString()).write(jobDir);
+                new ProcessRecord(
+                                job.uuid().toString(),
+                                pgid,
+                                ProcessGroups.startTicks(pgid).orElse(-1),
+                                boot,
+                                cgroup == null ? null : cgroup.toString())
+                        .write(jobDir);
             }
             return p;
         }
@@ -198,10 +222,11 @@ public final class ProcessExecutor implements Executor {
             // The whole group and cgroup, so nothing the workload started in the background survives.
             if (pgid > 0) ProcessGroups.signal(pgid, kill);
             if (cgroup != null) {
-                Cgroups.procs(cgroup).forEach(pid -> ProcessHandle.of(pid).ifPresent(h -> {
-                    if (kill) h.destroyForcibly();
-                    else h.destroy();
-                }));
+                Cgroups.procs(cgroup)
+                        .forEach(pid -> ProcessHandle.of(pid).ifPresent(h -> {
+                            if (kill) h.destroyForcibly();
+                            else h.destroy();
+                        }));
             }
             // Children first, so a shell cannot respawn them after it goes.
             process.descendants().forEach(h -> {
@@ -235,7 +260,8 @@ public final class ProcessExecutor implements Executor {
                 procs.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
                 left += procs.size();
             }
-            if (left > 0) log.info("job {}: killed {} process(es) iteration {} left running", job.uuid(), left, iteration);
+            if (left > 0)
+                log.info("job {}: killed {} process(es) iteration {} left running", job.uuid(), left, iteration);
         }
 
         @Override

@@ -28,7 +28,8 @@ final class ProcessGroups {
             String line = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"));
             // comm (field 2) is in parentheses and may itself contain spaces and parentheses.
             String[] f = line.substring(line.lastIndexOf(')') + 2).split(" ");
-            return Optional.of(new Stat(pid, f[0].charAt(0), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[19])));
+            return Optional.of(
+                    new Stat(pid, f[0].charAt(0), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[19])));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
@@ -51,7 +52,8 @@ final class ProcessGroups {
     /** Living members (zombies excluded) of process group {@code pgid} that are also in session {@code pgid}. */
     static List<Long> members(long pgid) {
         List<Long> out = new ArrayList<>();
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(
+                PROC, p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
             for (Path dir : dirs) {
                 stat(Long.parseLong(dir.getFileName().toString()))
                         .filter(s -> s.pgrp() == pgid && s.session() == pgid && s.state() != 'Z')

@@ -19,8 +19,12 @@ import java.nio.file.StandardCopyOption;
  * @param leaderStart the leader's start in clock ticks since boot, -1 if unknown
  * @param cgroup the job's cgroup directory, or null
  */
-record ProcessRecord(String job, long pgid, @JsonProperty("leader_start") long leaderStart,
-                     @JsonProperty("boot_id") String bootId, String cgroup) {
+record ProcessRecord(
+        String job,
+        long pgid,
+        @JsonProperty("leader_start") long leaderStart,
+        @JsonProperty("boot_id") String bootId,
+        String cgroup) {
     static final String FILE = "processes.json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -49,13 +53,22 @@ record ProcessRecord(String job, long pgid, @JsonProperty("leader_start") long l
         StringBuilder what = new StringBuilder();
         if (cgroup != null) {
             int n = Cgroups.killAndRemove(Path.of(cgroup));
-            if (n > 0) what.append("cgroup ").append(cgroup).append(" (").append(n).append(n == 1 ? " process)" : " processes)");
+            if (n > 0)
+                what.append("cgroup ")
+                        .append(cgroup)
+                        .append(" (")
+                        .append(n)
+                        .append(n == 1 ? " process)" : " processes)");
         }
         if (pgid > 0 && bootId.equals(ProcessGroups.bootId()) && ProcessGroups.sameGroup(pgid, leaderStart)) {
             int n = ProcessGroups.signal(pgid, true);
             if (n > 0) {
                 if (!what.isEmpty()) what.append(", ");
-                what.append("process group ").append(pgid).append(" (").append(n).append(n == 1 ? " process)" : " processes)");
+                what.append("process group ")
+                        .append(pgid)
+                        .append(" (")
+                        .append(n)
+                        .append(n == 1 ? " process)" : " processes)");
             }
         }
         return what.isEmpty() ? null : what.toString();

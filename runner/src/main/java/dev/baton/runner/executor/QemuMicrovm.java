@@ -16,7 +16,8 @@ import java.util.OptionalLong;
 public record QemuMicrovm(String binary, String accelerator, OptionalLong tscKhz) implements Hypervisor {
 
     public QemuMicrovm {
-        if (!accelerator.equals("kvm") && !accelerator.equals("tcg")) throw new IllegalArgumentException("accelerator must be kvm or tcg");
+        if (!accelerator.equals("kvm") && !accelerator.equals("tcg"))
+            throw new IllegalArgumentException("accelerator must be kvm or tcg");
     }
 
     /** With this machine's TSC rate (read from /proc/cpuinfo when it can be trusted). */
@@ -52,26 +53,49 @@ public record QemuMicrovm(String binary, String accelerator, OptionalLong tscKhz
 
     @Override
     public List<String> command(Vm vm) {
-        List<String> c = new ArrayList<>(List.of(binary,
-                "-name", vm.name(),
-                "-accel", accelerator,
-                "-M", "microvm",
-                "-smp", Integer.toString(Math.max(1, vm.cpus())),
-                "-m", vm.memoryMib() + "M",
-                "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
-                "-kernel", vm.kernel().toString(),
-                "-initrd", vm.initramfs().toString(),
-                "-append", vm.cmdline() + timekeeping(),
-                "-serial", "file:" + vm.console(),
-                "-drive", "id=root,file=" + vm.disk() + ",format=raw,if=none,cache=unsafe",
-                "-device", "virtio-blk-device,drive=root",
-                "-device", "virtio-serial-device",
-                "-chardev", "socket,id=out,path=" + vm.stdout(),
-                "-device", "virtserialport,chardev=out,name=baton.stdout",
-                "-chardev", "socket,id=err,path=" + vm.stderr(),
-                "-device", "virtserialport,chardev=err,name=baton.stderr",
-                "-chardev", "file,id=ctl,path=" + vm.control(),
-                "-device", "virtserialport,chardev=ctl,name=baton.control"));
+        List<String> c = new ArrayList<>(List.of(
+                binary,
+                "-name",
+                vm.name(),
+                "-accel",
+                accelerator,
+                "-M",
+                "microvm",
+                "-smp",
+                Integer.toString(Math.max(1, vm.cpus())),
+                "-m",
+                vm.memoryMib() + "M",
+                "-nodefaults",
+                "-no-user-config",
+                "-display",
+                "none",
+                "-no-reboot",
+                "-kernel",
+                vm.kernel().toString(),
+                "-initrd",
+                vm.initramfs().toString(),
+                "-append",
+                vm.cmdline() + timekeeping(),
+                "-serial",
+                "file:" + vm.console(),
+                "-drive",
+                "id=root,file=" + vm.disk() + ",format=raw,if=none,cache=unsafe",
+                "-device",
+                "virtio-blk-device,drive=root",
+                "-device",
+                "virtio-serial-device",
+                "-chardev",
+                "socket,id=out,path=" + vm.stdout(),
+                "-device",
+                "virtserialport,chardev=out,name=baton.stdout",
+                "-chardev",
+                "socket,id=err,path=" + vm.stderr(),
+                "-device",
+                "virtserialport,chardev=err,name=baton.stderr",
+                "-chardev",
+                "file,id=ctl,path=" + vm.control(),
+                "-device",
+                "virtserialport,chardev=ctl,name=baton.control"));
         // Under TCG the default CPU model: with "-cpu max" the guest's TSC calibration can hang on a loaded host.
         if (accelerator.equals("kvm")) c.addAll(List.of("-cpu", "host"));
         if (vm.network()) {

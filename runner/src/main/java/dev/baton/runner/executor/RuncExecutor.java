@@ -1,7 +1,7 @@
 package dev.baton.runner.executor;
 
-import dev.baton.protocol.message.DeclineCode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
@@ -20,7 +20,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,7 +38,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RuncExecutor implements Executor {
     /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
-    private final dev.baton.runner.oci.RecentImages held = new dev.baton.runner.oci.RecentImages(dev.baton.protocol.message.HeldImages.MAX);
+    private final dev.baton.runner.oci.RecentImages held =
+            new dev.baton.runner.oci.RecentImages(dev.baton.protocol.message.HeldImages.MAX);
 
     @Override
     public java.util.Optional<dev.baton.runner.oci.RecentImages> heldImages() {
@@ -58,9 +58,17 @@ public final class RuncExecutor implements Executor {
      * @param sources how to reach a job's image (its registry with its pull token, or a local layout)
      * @param maxUnpackBytes runner-wide cap on a job's unpacked image, beside the spec's disk size
      */
-    public record Options(String runc, Path workDir, Architecture arch, boolean userNamespace, long idOffset,
-                          int pidsLimit, Optional<String> benchmarkCpus, OutputLimits limits,
-                          Function<ClaimedJob, BlobSource> sources, long maxUnpackBytes) {
+    public record Options(
+            String runc,
+            Path workDir,
+            Architecture arch,
+            boolean userNamespace,
+            long idOffset,
+            int pidsLimit,
+            Optional<String> benchmarkCpus,
+            OutputLimits limits,
+            Function<ClaimedJob, BlobSource> sources,
+            long maxUnpackBytes) {
         /** No runner-wide cap on unpacked images: only the spec's disk size and free space limit them. */
         public static final long NO_UNPACK_CAP = Long.MAX_VALUE;
 
@@ -68,10 +76,27 @@ public final class RuncExecutor implements Executor {
             if (maxUnpackBytes <= 0) throw new IllegalArgumentException("maxUnpackBytes must be positive");
         }
 
-        public Options(String runc, Path workDir, Architecture arch, boolean userNamespace, long idOffset,
-                       int pidsLimit, Optional<String> benchmarkCpus, OutputLimits limits,
-                       Function<ClaimedJob, BlobSource> sources) {
-            this(runc, workDir, arch, userNamespace, idOffset, pidsLimit, benchmarkCpus, limits, sources, NO_UNPACK_CAP);
+        public Options(
+                String runc,
+                Path workDir,
+                Architecture arch,
+                boolean userNamespace,
+                long idOffset,
+                int pidsLimit,
+                Optional<String> benchmarkCpus,
+                OutputLimits limits,
+                Function<ClaimedJob, BlobSource> sources) {
+            this(
+                    runc,
+                    workDir,
+                    arch,
+                    userNamespace,
+                    idOffset,
+                    pidsLimit,
+                    benchmarkCpus,
+                    limits,
+                    sources,
+                    NO_UNPACK_CAP);
         }
     }
 
@@ -104,7 +129,8 @@ public final class RuncExecutor implements Executor {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot create runc's state directory " + stateDirectory(), e);
         }
-        List<String> command = new ArrayList<>(List.of(options.runc(), "--root", stateDirectory().toString()));
+        List<String> command = new ArrayList<>(
+                List.of(options.runc(), "--root", stateDirectory().toString()));
         command.addAll(List.of(args));
         return command;
     }
@@ -112,7 +138,9 @@ public final class RuncExecutor implements Executor {
     /** True when runc can run here: the binary answers and we are root (rootless runc is not supported yet). */
     public static Optional<String> unavailableReason(String runc) {
         try {
-            Process p = new ProcessBuilder(runc, "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(runc, "--version")
+                    .redirectErrorStream(true)
+                    .start();
             p.getInputStream().readAllBytes();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.of(runc + " --version failed");
         } catch (IOException e) {
@@ -134,7 +162,9 @@ public final class RuncExecutor implements Executor {
     @Override
     public String version() {
         String v = runcVersion;
-        if (v == null) runcVersion = v = java.util.Objects.requireNonNullElse(ToolVersion.of(List.of(options.runc(), "--version")), "unknown");
+        if (v == null)
+            runcVersion = v = java.util.Objects.requireNonNullElse(
+                    ToolVersion.of(List.of(options.runc(), "--version")), "unknown");
         return v;
     }
 
@@ -202,10 +232,14 @@ public final class RuncExecutor implements Executor {
     /** runc init, as the mapped root, must be able to reach the bundle: every ancestor needs o+x. */
     private static boolean userNamespacesUsable(Path workDir) {
         try {
-            if (Long.parseLong(Files.readString(Path.of("/proc/sys/user/max_user_namespaces")).strip()) <= 0) return false;
+            if (Long.parseLong(Files.readString(Path.of("/proc/sys/user/max_user_namespaces"))
+                            .strip())
+                    <= 0) return false;
             for (Path p = workDir.toAbsolutePath(); p != null; p = p.getParent()) {
                 if (Files.exists(p) && !Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
-                    log.warn("user namespaces disabled: {} is not searchable by others (chmod o+x) so a mapped root cannot reach the bundle", p);
+                    log.warn(
+                            "user namespaces disabled: {} is not searchable by others (chmod o+x) so a mapped root cannot reach the bundle",
+                            p);
                     return false;
                 }
             }
@@ -223,7 +257,8 @@ public final class RuncExecutor implements Executor {
 
         ContainerExecution(ClaimedJob job, ExecutionEvents events) {
             super(job, events, RuncExecutor.this.options.limits(), RuncExecutor.this.clock);
-            this.bundle = options.workDir().resolve("bundles").resolve(job.uuid().toString());
+            this.bundle =
+                    options.workDir().resolve("bundles").resolve(job.uuid().toString());
             this.rootfs = bundle.resolve("rootfs");
             this.deleted = new boolean[job.config().iterationsOrDefault() + 1];
         }
@@ -235,7 +270,8 @@ public final class RuncExecutor implements Executor {
         @Override
         protected void prepare() throws DeclinedException, IOException {
             if (job.config().digest() == null) {
-                throw new DeclinedException(DeclineCode.IMAGE_REQUIRED, "the runc executor runs images; this job has no image digest");
+                throw new DeclinedException(
+                        DeclineCode.IMAGE_REQUIRED, "the runc executor runs images; this job has no image digest");
             }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
             ImagePuller.PulledImage image;
@@ -247,7 +283,8 @@ public final class RuncExecutor implements Executor {
             } catch (LayerException e) {
                 throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
             } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
+                if (DiskFullException.isDiskFull(e))
+                    throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
                 throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
             }
             checkStopped();
@@ -256,12 +293,16 @@ public final class RuncExecutor implements Executor {
                 privateDirectory(bundle.getParent());
                 privateDirectory(bundle);
                 Files.createDirectories(rootfs);
-                LayerUnpacker unpacker = new LayerUnpacker(rootfs, userns
-                        ? new LayerUnpacker.IdShift(options.idOffset(), true, true) : new LayerUnpacker.IdShift(0, true, false),
+                LayerUnpacker unpacker = new LayerUnpacker(
+                        rootfs,
+                        userns
+                                ? new LayerUnpacker.IdShift(options.idOffset(), true, true)
+                                : new LayerUnpacker.IdShift(0, true, false),
                         unpackLimit());
                 int i = 0;
                 for (ImagePuller.Layer layer : image.layers()) {
-                    events.progress("unpacking layer " + (++i) + "/" + image.layers().size());
+                    events.progress(
+                            "unpacking layer " + (++i) + "/" + image.layers().size());
                     unpacker.apply(layer.blob(), layer.mediaType());
                     checkStopped();
                 }
@@ -271,7 +312,8 @@ public final class RuncExecutor implements Executor {
             } catch (LayerException e) {
                 throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
             } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e)) throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
+                if (DiskFullException.isDiskFull(e))
+                    throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
                 throw e;
             }
         }
@@ -304,7 +346,8 @@ public final class RuncExecutor implements Executor {
             Map<String, String> env = command.env();
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
-            String cwd = image.workingDir() == null || image.workingDir().equals("/") ? RuncSpec.WORK : image.workingDir();
+            String cwd =
+                    image.workingDir() == null || image.workingDir().equals("/") ? RuncSpec.WORK : image.workingDir();
             ImageUser user = ImageUser.resolve(image.user(), rootfs);
             return new RuncSpec.Process(args, envList, cwd, user.uid(), user.gid());
         }
@@ -318,8 +361,13 @@ public final class RuncExecutor implements Executor {
             Path work = Files.createDirectories(workDir(iteration));
             long shift = userns ? options.idOffset() : 0;
             chown(work, shift + process.uid(), shift + process.gid());
-            var config = RuncSpec.build(job.spec(), withIteration(process, iteration), work, options.benchmarkCpus(),
-                    options.pidsLimit(), userns ? Optional.of(new RuncSpec.UserNamespace(options.idOffset(), 65536)) : Optional.empty());
+            var config = RuncSpec.build(
+                    job.spec(),
+                    withIteration(process, iteration),
+                    work,
+                    options.benchmarkCpus(),
+                    options.pidsLimit(),
+                    userns ? Optional.of(new RuncSpec.UserNamespace(options.idOffset(), 65536)) : Optional.empty());
             Files.writeString(bundle.resolve("config.json"), JSON.writeValueAsString(config));
             Process p = new ProcessBuilder(runc("run", "--keep", "--bundle", bundle.toString(), id(iteration)))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
@@ -358,9 +406,12 @@ public final class RuncExecutor implements Executor {
             return new FileCollector(limits).collect(job.config().filePaths(), name -> {
                 String path = name.startsWith("/") ? name : (cwd.endsWith("/") ? cwd + name : cwd + "/" + name);
                 if (path.equals(RuncSpec.WORK) || path.startsWith(RuncSpec.WORK + "/")) {
-                    return Optional.of(new FileCollector.Location(work, work.resolve(path.substring(RuncSpec.WORK.length()).replaceFirst("^/", ""))));
+                    return Optional.of(new FileCollector.Location(
+                            work,
+                            work.resolve(path.substring(RuncSpec.WORK.length()).replaceFirst("^/", ""))));
                 }
-                if (path.equals("/tmp") || path.startsWith("/tmp/")) return Optional.empty(); // a tmpfs, gone with the container
+                if (path.equals("/tmp") || path.startsWith("/tmp/"))
+                    return Optional.empty(); // a tmpfs, gone with the container
                 return Optional.of(new FileCollector.Location(rootfs, rootfs.resolve(path.substring(1))));
             });
         }
@@ -372,7 +423,8 @@ public final class RuncExecutor implements Executor {
             try {
                 run(runc("delete", "--force", id(iteration)));
             } catch (IOException e) {
-                if (!e.getMessage().contains("does not exist")) log.warn("runc delete {}: {}", id(iteration), e.getMessage());
+                if (!e.getMessage().contains("does not exist"))
+                    log.warn("runc delete {}: {}", id(iteration), e.getMessage());
             }
         }
 

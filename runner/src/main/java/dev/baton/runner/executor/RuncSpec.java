@@ -29,8 +29,13 @@ final class RuncSpec {
 
     private RuncSpec() {}
 
-    static ObjectNode build(SpecView spec, Process process, Path workDir, Optional<String> cpuset, int pidsLimit,
-                            Optional<UserNamespace> userns) {
+    static ObjectNode build(
+            SpecView spec,
+            Process process,
+            Path workDir,
+            Optional<String> cpuset,
+            int pidsLimit,
+            Optional<UserNamespace> userns) {
         ObjectNode root = JSON.createObjectNode();
         root.put("ociVersion", "1.0.2");
 
@@ -44,7 +49,11 @@ final class RuncSpec {
         for (String set : List.of("bounding", "effective", "permitted")) {
             strings(caps.putArray(set), List.of("CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"));
         }
-        p.putArray("rlimits").addObject().put("type", "RLIMIT_NOFILE").put("hard", 1024).put("soft", 1024);
+        p.putArray("rlimits")
+                .addObject()
+                .put("type", "RLIMIT_NOFILE")
+                .put("hard", 1024)
+                .put("soft", 1024);
         p.put("noNewPrivileges", true);
 
         root.putObject("root").put("path", "rootfs").put("readonly", true);
@@ -53,7 +62,12 @@ final class RuncSpec {
         ArrayNode mounts = root.putArray("mounts");
         mount(mounts, "/proc", "proc", "proc", List.of());
         mount(mounts, "/dev", "tmpfs", "tmpfs", List.of("nosuid", "strictatime", "mode=755", "size=65536k"));
-        mount(mounts, "/dev/pts", "devpts", "devpts", List.of("nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"));
+        mount(
+                mounts,
+                "/dev/pts",
+                "devpts",
+                "devpts",
+                List.of("nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"));
         mount(mounts, "/dev/shm", "tmpfs", "shm", List.of("nosuid", "noexec", "nodev", "mode=1777", "size=65536k"));
         mount(mounts, "/dev/mqueue", "mqueue", "mqueue", List.of("nosuid", "noexec", "nodev"));
         if (spec.network()) {
@@ -69,12 +83,21 @@ final class RuncSpec {
 
         ObjectNode linux = root.putObject("linux");
         ArrayNode ns = linux.putArray("namespaces");
-        for (String type : List.of("pid", "ipc", "uts", "mount", "cgroup")) ns.addObject().put("type", type);
+        for (String type : List.of("pid", "ipc", "uts", "mount", "cgroup"))
+            ns.addObject().put("type", type);
         if (!spec.network()) ns.addObject().put("type", "network"); // a fresh one: loopback only
         userns.ifPresent(u -> {
             ns.addObject().put("type", "user");
-            linux.putArray("uidMappings").addObject().put("containerID", 0).put("hostID", u.hostId()).put("size", u.size());
-            linux.putArray("gidMappings").addObject().put("containerID", 0).put("hostID", u.hostId()).put("size", u.size());
+            linux.putArray("uidMappings")
+                    .addObject()
+                    .put("containerID", 0)
+                    .put("hostID", u.hostId())
+                    .put("size", u.size());
+            linux.putArray("gidMappings")
+                    .addObject()
+                    .put("containerID", 0)
+                    .put("hostID", u.hostId())
+                    .put("size", u.size());
         });
         ObjectNode resources = linux.putObject("resources");
         resources.putArray("devices").addObject().put("allow", false).put("access", "rwm");
@@ -85,10 +108,22 @@ final class RuncSpec {
         if (spec.cpu() > 0) cpu.put("quota", spec.cpu() * PERIOD).put("period", PERIOD);
         cpuset.ifPresent(c -> cpu.put("cpus", c));
         resources.putObject("pids").put("limit", pidsLimit);
-        strings(linux.putArray("maskedPaths"), List.of("/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
-                "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware",
-                "/proc/scsi"));
-        strings(linux.putArray("readonlyPaths"), List.of("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"));
+        strings(
+                linux.putArray("maskedPaths"),
+                List.of(
+                        "/proc/acpi",
+                        "/proc/asound",
+                        "/proc/kcore",
+                        "/proc/keys",
+                        "/proc/latency_stats",
+                        "/proc/timer_list",
+                        "/proc/timer_stats",
+                        "/proc/sched_debug",
+                        "/sys/firmware",
+                        "/proc/scsi"));
+        strings(
+                linux.putArray("readonlyPaths"),
+                List.of("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"));
         return root;
     }
 

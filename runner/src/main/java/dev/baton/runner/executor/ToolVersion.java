@@ -18,7 +18,12 @@ final class ToolVersion {
                 p.destroyForcibly();
                 return null;
             }
-            return new String(out, StandardCharsets.UTF_8).lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst().orElse(null);
+            return new String(out, StandardCharsets.UTF_8)
+                    .lines()
+                    .map(String::strip)
+                    .filter(l -> !l.isEmpty())
+                    .findFirst()
+                    .orElse(null);
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {

@@ -46,7 +46,9 @@ final class VmProcess extends Process {
         try {
             p = new ProcessBuilder(command)
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .redirectOutput(log.toFile()).redirectErrorStream(true).start();
+                    .redirectOutput(log.toFile())
+                    .redirectErrorStream(true)
+                    .start();
         } catch (IOException e) {
             out.close();
             err.close();
@@ -142,7 +144,9 @@ final class VmProcess extends Process {
     @Override
     public int exitValue() {
         hypervisor.exitValue(); // throws while running
-        return GuestControl.read(vm.control(), List.of(), OutputLimits.DEFAULT).exitCode().orElse(KILLED);
+        return GuestControl.read(vm.control(), List.of(), OutputLimits.DEFAULT)
+                .exitCode()
+                .orElse(KILLED);
     }
 
     @Override

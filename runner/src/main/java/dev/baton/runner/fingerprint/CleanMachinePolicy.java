@@ -18,11 +18,17 @@ public final class CleanMachinePolicy {
     public static StartCheck check(SpecView spec, MachineFingerprint fingerprint) {
         if (spec == null || !spec.requireCleanFingerprint()) return StartCheck.GO;
         if (fingerprint == null) {
-            return StartCheck.decline(DeclineCode.NOISY_MACHINE, "spec " + spec.slug()
-                    + " requires a clean machine fingerprint and this runner could not read its machine");
+            return StartCheck.decline(
+                    DeclineCode.NOISY_MACHINE,
+                    "spec " + spec.slug()
+                            + " requires a clean machine fingerprint and this runner could not read its machine");
         }
         if (fingerprint.clean()) return StartCheck.GO;
-        return StartCheck.decline(DeclineCode.NOISY_MACHINE, "spec " + spec.slug() + " requires a clean machine fingerprint: "
-                + fingerprint.warnings().stream().map(w -> w.code() + ": " + w.message()).collect(Collectors.joining("; ")));
+        return StartCheck.decline(
+                DeclineCode.NOISY_MACHINE,
+                "spec " + spec.slug() + " requires a clean machine fingerprint: "
+                        + fingerprint.warnings().stream()
+                                .map(w -> w.code() + ": " + w.message())
+                                .collect(Collectors.joining("; ")));
     }
 }

@@ -32,7 +32,8 @@ public record CpuList(SortedSet<Integer> cpus) {
     private static int number(String s, String text) {
         try {
             int n = Integer.parseInt(s.strip());
-            if (n < 0 || n > MAX_CPU) throw new IllegalArgumentException("CPU " + n + " out of range in '" + text + "'");
+            if (n < 0 || n > MAX_CPU)
+                throw new IllegalArgumentException("CPU " + n + " out of range in '" + text + "'");
             return n;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a cpu list: '" + text + "'");

@@ -75,12 +75,12 @@ public final class MachineInspector {
         Boolean turbo = turbo();
         if (Boolean.TRUE.equals(turbo)) warnings.add(warning(NoiseCode.TURBO, "turbo/boost is on"));
         String smt = text("sys/devices/system/cpu/smt/control").orElse(null);
-        if (smtActive(job)) warnings.add(warning(NoiseCode.SMT,
-                "SMT is on: sibling threads share the job's cores"));
+        if (smtActive(job)) warnings.add(warning(NoiseCode.SMT, "SMT is on: sibling threads share the job's cores"));
         Map<String, Long> meminfo = meminfo();
         Long swap = meminfo.get("SwapTotal");
-        if (swap != null && swap > 0) warnings.add(warning(NoiseCode.SWAP,
-                "swap is on (" + swap / (1024 * 1024) + " MiB): job memory may be paged out"));
+        if (swap != null && swap > 0)
+            warnings.add(warning(
+                    NoiseCode.SWAP, "swap is on (" + swap / (1024 * 1024) + " MiB): job memory may be paged out"));
         List<Double> load = loadAverage();
 
         Double busy = null;
@@ -88,11 +88,24 @@ public final class MachineInspector {
             pause.pause(sample);
             busy = busy(job, before, cpuTimes(), warnings);
         }
-        return new MachineFingerprint(taken, cpuModel(), online.map(CpuList::size).orElse(null), job == null ? null : cut(job.toString()),
-                governor, turbo, smt == null ? null : cut(smt), text("proc/sys/kernel/osrelease").map(MachineInspector::cut).orElse(null),
-                meminfo.get("MemTotal"), meminfo.get("MemAvailable"), swap, load, busy,
-                cut(executor.name()), executor.version() == null ? null : cut(executor.version()),
-                executor.runnerVersion() == null ? null : cut(executor.runnerVersion()), warnings);
+        return new MachineFingerprint(
+                taken,
+                cpuModel(),
+                online.map(CpuList::size).orElse(null),
+                job == null ? null : cut(job.toString()),
+                governor,
+                turbo,
+                smt == null ? null : cut(smt),
+                text("proc/sys/kernel/osrelease").map(MachineInspector::cut).orElse(null),
+                meminfo.get("MemTotal"),
+                meminfo.get("MemAvailable"),
+                swap,
+                load,
+                busy,
+                cut(executor.name()),
+                executor.version() == null ? null : cut(executor.version()),
+                executor.runnerVersion() == null ? null : cut(executor.runnerVersion()),
+                warnings);
     }
 
     // ---- what each file says -----------------------------------------------------------------
@@ -100,7 +113,8 @@ public final class MachineInspector {
     private String cpuModel() {
         for (String line : lines("proc/cpuinfo")) {
             int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).strip().equals("model name")) return cut(line.substring(colon + 1).strip());
+            if (colon > 0 && line.substring(0, colon).strip().equals("model name"))
+                return cut(line.substring(colon + 1).strip());
         }
         return null;
     }
@@ -115,13 +129,19 @@ public final class MachineInspector {
             else without.add(cpu);
         }
         if (!without.isEmpty()) {
-            warnings.add(warning(NoiseCode.FREQUENCY_UNKNOWN, "no cpufreq on CPU " + cpus(without)
-                    + ": the frequency governor cannot be read (a VM or no cpufreq driver)"));
+            warnings.add(warning(
+                    NoiseCode.FREQUENCY_UNKNOWN,
+                    "no cpufreq on CPU " + cpus(without)
+                            + ": the frequency governor cannot be read (a VM or no cpufreq driver)"));
             return null;
         }
-        List<String> noisy = governors.stream().filter(g -> !g.equals("performance")).toList();
-        if (!noisy.isEmpty()) warnings.add(warning(NoiseCode.GOVERNOR,
-                "frequency governor " + String.join(", ", noisy) + " (not performance): the clock changes with the load"));
+        List<String> noisy =
+                governors.stream().filter(g -> !g.equals("performance")).toList();
+        if (!noisy.isEmpty())
+            warnings.add(warning(
+                    NoiseCode.GOVERNOR,
+                    "frequency governor " + String.join(", ", noisy)
+                            + " (not performance): the clock changes with the load"));
         return cut(String.join(",", governors));
     }
 
@@ -129,7 +149,9 @@ public final class MachineInspector {
     private Boolean turbo() {
         Optional<String> noTurbo = text("sys/devices/system/cpu/intel_pstate/no_turbo");
         if (noTurbo.isPresent()) return noTurbo.get().equals("0");
-        return text("sys/devices/system/cpu/cpufreq/boost").map(b -> b.equals("1")).orElse(null);
+        return text("sys/devices/system/cpu/cpufreq/boost")
+                .map(b -> b.equals("1"))
+                .orElse(null);
     }
 
     /** The kernel's SMT switch, or where it is absent, a job CPU whose core has more than one thread. */
@@ -138,7 +160,8 @@ public final class MachineInspector {
         if (active.isPresent()) return active.get().equals("1");
         if (job == null) return false;
         for (int cpu : job.cpus()) {
-            Optional<CpuList> siblings = text("sys/devices/system/cpu/cpu" + cpu + "/topology/thread_siblings_list").flatMap(MachineInspector::cpuList);
+            Optional<CpuList> siblings = text("sys/devices/system/cpu/cpu" + cpu + "/topology/thread_siblings_list")
+                    .flatMap(MachineInspector::cpuList);
             if (siblings.isPresent() && siblings.get().size() > 1) return true;
         }
         return false;
@@ -162,15 +185,17 @@ public final class MachineInspector {
     }
 
     private List<Double> loadAverage() {
-        return text("proc/loadavg").map(l -> {
-            String[] f = l.split("\\s+");
-            if (f.length < 3) return null;
-            try {
-                return List.of(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]));
-            } catch (NumberFormatException e) {
-                return null;
-            }
-        }).orElse(null);
+        return text("proc/loadavg")
+                .map(l -> {
+                    String[] f = l.split("\\s+");
+                    if (f.length < 3) return null;
+                    try {
+                        return List.of(Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]));
+                    } catch (NumberFormatException e) {
+                        return null;
+                    }
+                })
+                .orElse(null);
     }
 
     /** Per CPU from /proc/stat: {busy, total} jiffies (idle and iowait are not busy). */
@@ -194,7 +219,11 @@ public final class MachineInspector {
         return times;
     }
 
-    private static Double busy(CpuList job, Map<Integer, long[]> before, Map<Integer, long[]> after, List<MachineFingerprint.Warning> warnings) {
+    private static Double busy(
+            CpuList job,
+            Map<Integer, long[]> before,
+            Map<Integer, long[]> after,
+            List<MachineFingerprint.Warning> warnings) {
         long busy = 0;
         long total = 0;
         List<String> hot = new ArrayList<>();
@@ -210,8 +239,10 @@ public final class MachineInspector {
         }
         if (total == 0) return null; // the sample was shorter than a clock tick: nothing measured
         double share = Math.min(1.0, (double) busy / total);
-        if (!hot.isEmpty()) warnings.add(warning(NoiseCode.BUSY_CPUS,
-                "other processes kept the job's CPUs busy just before it started: " + String.join(", ", hot)));
+        if (!hot.isEmpty())
+            warnings.add(warning(
+                    NoiseCode.BUSY_CPUS,
+                    "other processes kept the job's CPUs busy just before it started: " + String.join(", ", hot)));
         return share;
     }
 
@@ -219,7 +250,9 @@ public final class MachineInspector {
 
     private Optional<String> text(String relative) {
         try {
-            return Optional.of(Files.readString(root.resolve(relative), StandardCharsets.UTF_8).strip()).filter(s -> !s.isEmpty());
+            return Optional.of(Files.readString(root.resolve(relative), StandardCharsets.UTF_8)
+                            .strip())
+                    .filter(s -> !s.isEmpty());
         } catch (IOException | SecurityException e) {
             return Optional.empty(); // absent (or unreadable): unknown
         }

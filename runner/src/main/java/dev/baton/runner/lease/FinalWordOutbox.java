@@ -44,7 +44,13 @@ final class FinalWordOutbox {
         }
     }
 
-    FinalWordOutbox(Outbox outbox, LeaseServer server, Clock clock, Duration backoffBase, Duration backoffMax, int maxRefusals) {
+    FinalWordOutbox(
+            Outbox outbox,
+            LeaseServer server,
+            Clock clock,
+            Duration backoffBase,
+            Duration backoffMax,
+            int maxRefusals) {
         this.outbox = outbox;
         this.server = server;
         this.clock = clock;
@@ -105,13 +111,27 @@ final class FinalWordOutbox {
         try {
             LeaseServer.Answer a = server.post(w.path(), w.message());
             if (a.is("CompleteAck")) {
-                log.info("job {}: {} {}", w.job(), w.path(), a.body().path("accepted").asBoolean() ? "accepted" : "not accepted");
+                log.info(
+                        "job {}: {} {}",
+                        w.job(),
+                        w.path(),
+                        a.body().path("accepted").asBoolean() ? "accepted" : "not accepted");
                 done(p);
             } else if (a.stale()) {
-                log.info("job {}: {} answered StaleLease ({}); not sent again", w.job(), w.path(), a.body().path("reason").asText());
+                log.info(
+                        "job {}: {} answered StaleLease ({}); not sent again",
+                        w.job(),
+                        w.path(),
+                        a.body().path("reason").asText());
                 done(p);
             } else if (w.refusals() + 1 >= maxRefusals) {
-                log.error("job {}: dropping the {}: refused {} times, last {} {}", w.job(), w.path(), w.refusals() + 1, a.status(), a.error());
+                log.error(
+                        "job {}: dropping the {}: refused {} times, last {} {}",
+                        w.job(),
+                        w.path(),
+                        w.refusals() + 1,
+                        a.status(),
+                        a.error());
                 done(p);
             } else {
                 log.error("job {}: {} refused ({} {}); trying again", w.job(), w.path(), a.status(), a.error());

@@ -20,15 +20,23 @@ record LeaseOutcome(String status, Integer exitCode, String summary, FailureCode
     static final String FAILED = "FAILED";
 
     /** Why the runner itself stopped a job before it ended, when it did. */
-    enum Stop { TIMEOUT, SHUTDOWN }
+    enum Stop {
+        TIMEOUT,
+        SHUTDOWN
+    }
 
     static LeaseOutcome of(ExecutionResult r, Stop stop, long timeoutSeconds, Duration grace) {
         Integer last = lastExit(r.results());
         if (stop == Stop.TIMEOUT) {
-            return failed(last, "timed out after " + timeoutSeconds + " s (the job's timeout); output is partial", FailureCode.TIMEOUT);
+            return failed(
+                    last,
+                    "timed out after " + timeoutSeconds + " s (the job's timeout); output is partial",
+                    FailureCode.TIMEOUT);
         }
         if (stop == Stop.SHUTDOWN) {
-            return failed(last, "runner shut down: the job did not finish within the grace period of " + grace.toSeconds() + " s",
+            return failed(
+                    last,
+                    "runner shut down: the job did not finish within the grace period of " + grace.toSeconds() + " s",
                     FailureCode.RUNNER_SHUTDOWN);
         }
         return switch (r.kind()) {
@@ -37,12 +45,18 @@ record LeaseOutcome(String status, Integer exitCode, String summary, FailureCode
                 for (int i = 0; i < results.size(); i++) {
                     Integer code = results.get(i).exitCode();
                     // Iterations count from 0 everywhere (reports, logs, the API).
-                    if (code == null || code != 0) yield failed(code, "iteration " + i + " exited with code " + code, FailureCode.EXIT_CODE);
+                    if (code == null || code != 0)
+                        yield failed(code, "iteration " + i + " exited with code " + code, FailureCode.EXIT_CODE);
                 }
-                yield new LeaseOutcome(SUCCEEDED, last == null ? 0 : last, "all " + results.size() + " iteration(s) exited 0", null);
+                yield new LeaseOutcome(
+                        SUCCEEDED, last == null ? 0 : last, "all " + results.size() + " iteration(s) exited 0", null);
             }
-            case OUT_OF_MEMORY -> failed(last, "out of memory: the workload was killed at its memory limit"
-                    + (r.detail() == null ? "" : " (" + r.detail() + ")"), FailureCode.OUT_OF_MEMORY);
+            case OUT_OF_MEMORY ->
+                failed(
+                        last,
+                        "out of memory: the workload was killed at its memory limit"
+                                + (r.detail() == null ? "" : " (" + r.detail() + ")"),
+                        FailureCode.OUT_OF_MEMORY);
             case ERROR -> failed(last, "executor error: " + r.detail(), FailureCode.EXECUTOR_ERROR);
             case STOPPED -> failed(last, "workload stopped unexpectedly", FailureCode.STOPPED);
         };

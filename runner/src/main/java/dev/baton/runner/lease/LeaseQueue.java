@@ -35,15 +35,26 @@ final class LeaseQueue implements AutoCloseable {
      * (docs/operations.md). Null (a server that names none) keeps jnats's {@code _INBOX}.
      */
     static LeaseQueue connect(String url, String runner, String inboxPrefix) throws IOException, InterruptedException {
-        Options.Builder options = new Options.Builder().server(url).connectionName("baton-runner-" + runner).maxReconnects(-1)
-                .reconnectWait(Duration.ofMillis(500)).connectionTimeout(Duration.ofSeconds(5));
+        Options.Builder options = new Options.Builder()
+                .server(url)
+                .connectionName("baton-runner-" + runner)
+                .maxReconnects(-1)
+                .reconnectWait(Duration.ofMillis(500))
+                .connectionTimeout(Duration.ofSeconds(5));
         if (inboxPrefix != null && !inboxPrefix.isBlank()) options.inboxPrefix(inboxPrefix);
         return new LeaseQueue(Nats.connectReconnectOnConnect(options.build()));
     }
 
     /** Binds to the spec's consumer (the server creates it; a runner allowed to create one does when it is missing). */
-    JetStreamSubscription pull(String stream, String subject, String consumer) throws IOException, JetStreamApiException {
-        return connection.jetStream().subscribe(subject, PullSubscribeOptions.builder().stream(stream).durable(consumer).build());
+    JetStreamSubscription pull(String stream, String subject, String consumer)
+            throws IOException, JetStreamApiException {
+        return connection
+                .jetStream()
+                .subscribe(
+                        subject,
+                        PullSubscribeOptions.builder().stream(stream)
+                                .durable(consumer)
+                                .build());
     }
 
     /** At most one offer, waiting up to {@code wait} for one. */

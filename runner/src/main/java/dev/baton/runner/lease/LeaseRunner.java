@@ -55,7 +55,8 @@ public final class LeaseRunner {
     public record Target(URI server, String runner, RunnerKey key, String natsUrl) {
         @Override
         public String toString() {
-            return "Target[" + server + ", " + runner + ", " + natsUrlForLogs() + "]"; // never the key, nor the broker password
+            return "Target[" + server + ", " + runner + ", " + natsUrlForLogs()
+                    + "]"; // never the key, nor the broker password
         }
 
         /** The broker's URL without its userinfo, which holds the runner's NATS password. */
@@ -82,6 +83,7 @@ public final class LeaseRunner {
     private volatile boolean controlListening;
     /** Connected once the server named the inbox prefix this runner's NATS user may read (the first LeaseSubjects). */
     private volatile LeaseQueue queue;
+
     private FinalWordOutbox finalWords;
 
     public LeaseRunner(MachineConfig config, Target target, Executor executor, Path workDir, Clock clock) {
@@ -90,8 +92,11 @@ public final class LeaseRunner {
         this.executor = executor;
         this.workDir = workDir;
         this.clock = clock;
-        this.server = new LeaseServer(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build(), target.server(),
-                target.runner(), target.key());
+        this.server = new LeaseServer(
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build(),
+                target.server(),
+                target.runner(),
+                target.key());
     }
 
     /** SIGTERM/SIGINT: take no more offers, let jobs finish within the grace period, then stop them. TSTP: quiet; CONT: resume. */
@@ -136,25 +141,39 @@ public final class LeaseRunner {
         } catch (RuntimeException e) {
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
-        finalWords = new FinalWordOutbox(new Outbox(workDir.resolve("outbox")), server, clock, config.backoffBase(), config.backoffMax(),
+        finalWords = new FinalWordOutbox(
+                new Outbox(workDir.resolve("outbox")),
+                server,
+                clock,
+                config.backoffBase(),
+                config.backoffMax(),
                 config.maxSends());
         finalWords.recover(); // sent from the first tick on
-        log.info("runner agent {} starting on transport A: {} slot(s), {} executor, server {}, broker {}", config.version(),
-                config.slots(), executor.name(), target.server(), target.natsUrlForLogs());
+        log.info(
+                "runner agent {} starting on transport A: {} slot(s), {} executor, server {}, broker {}",
+                config.version(),
+                config.slots(),
+                executor.name(),
+                target.server(),
+                target.natsUrlForLogs());
         ticks.scheduleWithFixedDelay(this::tickQuietly, 0, 200, TimeUnit.MILLISECONDS);
         try {
             synchronized (slots) {
                 while (true) {
                     Instant t = terminating;
                     if (t != null && jobs.isEmpty()) break;
-                    if (t != null && clock.instant().isAfter(t.plus(config.grace()).plusSeconds(30))) {
+                    if (t != null
+                            && clock.instant().isAfter(t.plus(config.grace()).plusSeconds(30))) {
                         log.warn("{} job(s) still held 30 s after the grace period; exiting", jobs.size());
                         break;
                     }
                     slots.wait(200);
                 }
             }
-            if (finalWords.size() > 0) log.warn("exiting with {} undelivered final word(s); they stay in the outbox for the next start", finalWords.size());
+            if (finalWords.size() > 0)
+                log.warn(
+                        "exiting with {} undelivered final word(s); they stay in the outbox for the next start",
+                        finalWords.size());
             log.info("runner agent exiting: terminated");
             return RunnerMachine.EXIT_OK;
         } finally {
@@ -177,7 +196,10 @@ public final class LeaseRunner {
             JsonNode subjects = answer.body();
             if (queue == null) {
                 try {
-                    queue = LeaseQueue.connect(target.natsUrl(), target.runner(), subjects.path("inbox_prefix").asText(null));
+                    queue = LeaseQueue.connect(
+                            target.natsUrl(),
+                            target.runner(),
+                            subjects.path("inbox_prefix").asText(null));
                 } catch (IOException e) {
                     log.warn("cannot set up the NATS client for {}: {}", target.natsUrlForLogs(), e.getMessage());
                     subjectsDue = clock.instant().plusSeconds(5);
@@ -192,8 +214,14 @@ public final class LeaseRunner {
             for (JsonNode s : subjects.path("specs")) {
                 String spec = s.path("spec").asText();
                 if (pulling.add(spec)) {
-                    Thread.ofPlatform().daemon().name("baton-pull-" + spec)
-                            .start(() -> pull(spec, stream, s.path("subject").asText(), s.path("consumer").asText()));
+                    Thread.ofPlatform()
+                            .daemon()
+                            .name("baton-pull-" + spec)
+                            .start(() -> pull(
+                                    spec,
+                                    stream,
+                                    s.path("subject").asText(),
+                                    s.path("consumer").asText()));
                 }
             }
             if (subjects.path("specs").isEmpty()) log.info("no spec of this runner is offered on the broker yet");
@@ -271,9 +299,18 @@ public final class LeaseRunner {
         }
         LeaseServer.Answer answer;
         try {
-            answer = server.post("ack", new SeedMessages.AckLease(grant.jobId(), grant.leaseId(), target.runner(), clock.instant().toString()));
+            answer = server.post(
+                    "ack",
+                    new SeedMessages.AckLease(
+                            grant.jobId(),
+                            grant.leaseId(),
+                            target.runner(),
+                            clock.instant().toString()));
         } catch (IOException e) {
-            log.warn("AckLease for job {} not answered ({}); the offer goes back to the queue", grant.jobId(), e.toString());
+            log.warn(
+                    "AckLease for job {} not answered ({}); the offer goes back to the queue",
+                    grant.jobId(),
+                    e.toString());
             m.nakWithDelay(Duration.ofSeconds(1));
             freeSlot();
             return;
@@ -283,11 +320,18 @@ public final class LeaseRunner {
             start(grant, answer.body());
         } else if (answer.stale()) {
             // Another runner bound it, or it was revoked or finished: never run it (seed 003).
-            log.info("job {}: lease offer is stale ({}); not running it", grant.jobId(), answer.body().path("reason").asText());
+            log.info(
+                    "job {}: lease offer is stale ({}); not running it",
+                    grant.jobId(),
+                    answer.body().path("reason").asText());
             m.term();
             freeSlot();
         } else {
-            log.warn("job {}: AckLease refused ({} {}); the offer goes back to the queue", grant.jobId(), answer.status(), answer.error());
+            log.warn(
+                    "job {}: AckLease refused ({} {}); the offer goes back to the queue",
+                    grant.jobId(),
+                    answer.status(),
+                    answer.error());
             m.nakWithDelay(Duration.ofSeconds(1));
             subjectsDue = clock.instant();
             freeSlot();
@@ -295,9 +339,15 @@ public final class LeaseRunner {
     }
 
     private void start(LeaseGrant grant, JsonNode accepted) {
-        LeasedJob job = new LeasedJob(grant, grant.withPullToken(accepted.path("oci_token").asText(null)), clock.instant());
+        LeasedJob job = new LeasedJob(
+                grant, grant.withPullToken(accepted.path("oci_token").asText(null)), clock.instant());
         jobs.put(job.lease(), job);
-        log.info("job {} attempt {}: lease bound; {} on executor {}", grant.jobId(), accepted.path("attempt").asInt(), "preparing", executor.name());
+        log.info(
+                "job {} attempt {}: lease bound; {} on executor {}",
+                grant.jobId(),
+                accepted.path("attempt").asInt(),
+                "preparing",
+                executor.name());
         try {
             job.execution(executor.prepare(job.job, events(job)));
         } catch (RuntimeException e) {
@@ -335,7 +385,10 @@ public final class LeaseRunner {
 
             @Override
             public void finished(ExecutionResult result) {
-                finish(job, result, LeaseOutcome.of(result, job.stopReason(), job.grant.maxRuntimeSeconds(), config.grace()));
+                finish(
+                        job,
+                        result,
+                        LeaseOutcome.of(result, job.stopReason(), job.grant.maxRuntimeSeconds(), config.grace()));
             }
         };
     }
@@ -354,12 +407,36 @@ public final class LeaseRunner {
         int attempt = job.job.attempt();
         switch (job.ending()) {
             case NOTHING -> log.info("job {}: stopped after a stale lease; nothing to report", jobId);
-            case CANCEL_ACK -> finalWords.add(new LeaseWord(jobId, attempt, "cancel-ack", Wire.mapper().valueToTree(
-                    new SeedMessages.CancelAck(job.lease(), target.runner(), now, "canceled" + (job.startedAt() == null ? " before it started" : ""),
-                            results)), 0));
-            case COMPLETE -> finalWords.add(new LeaseWord(jobId, attempt, "complete", Wire.mapper().valueToTree(
-                    new SeedMessages.Complete(job.lease(), target.runner(), outcome,
-                            new SeedMessages.Timings(job.startedAt() == null ? null : job.startedAt().toString(), now), results)), 0));
+            case CANCEL_ACK ->
+                finalWords.add(new LeaseWord(
+                        jobId,
+                        attempt,
+                        "cancel-ack",
+                        Wire.mapper()
+                                .valueToTree(new SeedMessages.CancelAck(
+                                        job.lease(),
+                                        target.runner(),
+                                        now,
+                                        "canceled" + (job.startedAt() == null ? " before it started" : ""),
+                                        results)),
+                        0));
+            case COMPLETE ->
+                finalWords.add(new LeaseWord(
+                        jobId,
+                        attempt,
+                        "complete",
+                        Wire.mapper()
+                                .valueToTree(new SeedMessages.Complete(
+                                        job.lease(),
+                                        target.runner(),
+                                        outcome,
+                                        new SeedMessages.Timings(
+                                                job.startedAt() == null
+                                                        ? null
+                                                        : job.startedAt().toString(),
+                                                now),
+                                        results)),
+                        0));
         }
         jobs.remove(job.lease());
         freeSlot();
@@ -386,12 +463,15 @@ public final class LeaseRunner {
         boolean graceOver = t != null && !now.isBefore(t.plus(config.grace()));
         for (LeasedJob job : jobs.values()) {
             if (job.leaseSurelyExpired(now) && job.stale()) {
-                log.warn("job {}: no lease renewal for {} s; the lease has expired: stopping it", job.grant.jobId(),
+                log.warn(
+                        "job {}: no lease renewal for {} s; the lease has expired: stopping it",
+                        job.grant.jobId(),
                         job.grant.leaseTtl().toSeconds());
             }
             if (job.pastTimeout(now)) job.stop(LeaseOutcome.Stop.TIMEOUT, config.grace());
             if (graceOver) job.stop(LeaseOutcome.Stop.SHUTDOWN, Duration.ofSeconds(1));
-            if (job.heartbeatDue(now)) Thread.ofVirtual().name("baton-lease-heartbeat").start(() -> heartbeat(job));
+            if (job.heartbeatDue(now))
+                Thread.ofVirtual().name("baton-lease-heartbeat").start(() -> heartbeat(job));
         }
         finalWords.sendDue();
     }
@@ -399,17 +479,28 @@ public final class LeaseRunner {
     private void heartbeat(LeasedJob job) {
         Instant sent = clock.instant();
         try {
-            var progress = new SeedMessages.Progress(String.join(" ", job.job.config().cmd() == null ? java.util.List.of() : job.job.config().cmd()),
+            var progress = new SeedMessages.Progress(
+                    String.join(
+                            " ",
+                            job.job.config().cmd() == null
+                                    ? java.util.List.of()
+                                    : job.job.config().cmd()),
                     job.phase());
-            LeaseServer.Answer a = server.post("heartbeat", new SeedMessages.Heartbeat(job.lease(), target.runner(), progress, sent.toString()));
+            LeaseServer.Answer a = server.post(
+                    "heartbeat", new SeedMessages.Heartbeat(job.lease(), target.runner(), progress, sent.toString()));
             if (a.is("HeartbeatAck")) {
                 JsonNode ack = a.body();
                 if (ack.path("extend_lease").asBoolean()) job.renewed(sent);
                 else job.heartbeatDone(clock.instant());
-                if (ack.path("cancel_requested").asBoolean()) cancel(job, ack.path("cancel_deadline_seconds").asLong());
+                if (ack.path("cancel_requested").asBoolean())
+                    cancel(job, ack.path("cancel_deadline_seconds").asLong());
             } else if (a.stale()) {
                 job.heartbeatDone(clock.instant());
-                if (job.stale()) log.info("job {}: lease stale ({}); stopping it", job.grant.jobId(), a.body().path("reason").asText());
+                if (job.stale())
+                    log.info(
+                            "job {}: lease stale ({}); stopping it",
+                            job.grant.jobId(),
+                            a.body().path("reason").asText());
             } else {
                 job.heartbeatDone(clock.instant());
                 log.warn("job {}: heartbeat refused: {} {}", job.grant.jobId(), a.status(), a.error());
@@ -435,8 +526,10 @@ public final class LeaseRunner {
     }
 
     private void cancel(LeasedJob job, long deadlineSeconds) {
-        Duration grace = Duration.ofSeconds(Math.max(0, Math.min(deadlineSeconds, config.grace().toSeconds())));
-        if (job.cancel(grace)) log.info("job {}: cancel requested; stopping it within {} s", job.grant.jobId(), grace.toSeconds());
+        Duration grace = Duration.ofSeconds(
+                Math.max(0, Math.min(deadlineSeconds, config.grace().toSeconds())));
+        if (job.cancel(grace))
+            log.info("job {}: cancel requested; stopping it within {} s", job.grant.jobId(), grace.toSeconds());
     }
 
     private static void sleep(Duration d) {

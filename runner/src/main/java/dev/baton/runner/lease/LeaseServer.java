@@ -57,12 +57,16 @@ final class LeaseServer {
     }
 
     Answer post(String what, Object message) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(base.resolve(what)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(base.resolve(what))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(message))));
     }
 
     private Answer send(HttpRequest.Builder request) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(request.header("Authorization", "Bearer " + key.reveal()).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse<String> r = http.send(
+                request.header("Authorization", "Bearer " + key.reveal())
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() >= 500) throw new IOException("server answered " + r.statusCode() + ": " + r.body());
         JsonNode body;

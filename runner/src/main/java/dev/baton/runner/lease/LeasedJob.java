@@ -13,7 +13,11 @@ import java.time.Instant;
  */
 final class LeasedJob {
     /** How the runner ends the attempt with the server. */
-    enum Ending { COMPLETE, CANCEL_ACK, NOTHING }
+    enum Ending {
+        COMPLETE,
+        CANCEL_ACK,
+        NOTHING
+    }
 
     final LeaseGrant grant;
     final ClaimedJob job;

@@ -132,7 +132,10 @@ public final class LiveOutput {
             while (start < bytes.length) {
                 int end = Math.min(bytes.length, start + chunkBytes);
                 while (end < bytes.length && end > start + 1 && isContinuation(bytes[end])) end--;
-                out.add(OutputChunk.text(s.key.iteration(), s.key.stream(), new String(bytes, start, end - start, StandardCharsets.UTF_8),
+                out.add(OutputChunk.text(
+                        s.key.iteration(),
+                        s.key.stream(),
+                        new String(bytes, start, end - start, StandardCharsets.UTF_8),
                         end - start));
                 start = end;
             }

@@ -35,7 +35,8 @@ final class Canceling {
         }
         if (h.stop != null) {
             log.debug("job {} already stopping ({})", h.id(), h.stop);
-            if (h.stop == HeldJob.StopReason.SHUTDOWN || h.stop == HeldJob.StopReason.TIMEOUT) h.stop = HeldJob.StopReason.CANCEL;
+            if (h.stop == HeldJob.StopReason.SHUTDOWN || h.stop == HeldJob.StopReason.TIMEOUT)
+                h.stop = HeldJob.StopReason.CANCEL;
             return;
         }
         log.info("job {}: cancel requested ({})", h.id(), c.reason());

@@ -79,7 +79,8 @@ final class Claiming {
     /** Why this runner will not take the job, or null. Declining puts it back in the queue. */
     private String refusal(ClaimedJob job) {
         if (s.jobs.containsKey(job.uuid()) || s.pending.containsKey(job.uuid())) return "runner already holds this job";
-        if (s.mode != MachineState.Mode.RUNNING || s.shuttingDown) return "runner is " + (s.shuttingDown ? "shutting down" : "quiet");
+        if (s.mode != MachineState.Mode.RUNNING || s.shuttingDown)
+            return "runner is " + (s.shuttingDown ? "shutting down" : "quiet");
         if (s.updating || s.pendingUpdate != null) return "runner is updating";
         if (s.jobs.size() >= s.config.slots()) return "no free slot (slots=" + s.config.slots() + ")";
         if (job.spec() != null && job.spec().architecture() != null) {
@@ -93,15 +94,29 @@ final class Claiming {
 
     /** Ask for work when connected, running, not updating, with a free slot and no result waiting. */
     void maybeReady(List<Effect> out) {
-        if (!s.link.isConnected() || readyRemaining > 0 || s.mode != MachineState.Mode.RUNNING || s.shuttingDown) return;
+        if (!s.link.isConnected() || readyRemaining > 0 || s.mode != MachineState.Mode.RUNNING || s.shuttingDown)
+            return;
         if (s.updating || s.pendingUpdate != null || !s.pending.isEmpty()) return;
         MachineConfig config = s.config;
         int free = config.slots() - s.jobs.size();
         if (free <= 0) return;
         readyRemaining = free;
-        s.link.send(new RunnerMessage.Ready(config.pollTimeoutSeconds(), config.os(),
-                config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")), config.version(), free, null, null, config.capabilities(), config.labels().isEmpty() ? null : config.labels(),
-                heldImages, AgentProcess.HOST, AgentProcess.PID, AgentProcess.STARTED), out);
+        s.link.send(
+                new RunnerMessage.Ready(
+                        config.pollTimeoutSeconds(),
+                        config.os(),
+                        config.arch().map(a -> a.wireName()).orElse(System.getProperty("os.arch")),
+                        config.version(),
+                        free,
+                        null,
+                        null,
+                        config.capabilities(),
+                        config.labels().isEmpty() ? null : config.labels(),
+                        heldImages,
+                        AgentProcess.HOST,
+                        AgentProcess.PID,
+                        AgentProcess.STARTED),
+                out);
         heldImagesUnsent = false;
     }
 

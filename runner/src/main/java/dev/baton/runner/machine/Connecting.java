@@ -59,7 +59,8 @@ final class Connecting {
         // Tell the server which attempts are still alive here (running again is idempotent).
         for (HeldJob h : s.jobs.values()) {
             if (h.stop == HeldJob.StopReason.STALE) continue;
-            if (h.phase == HeldJob.Phase.RUNNING) s.link.send(new RunnerMessage.Running(h.id(), h.lease(), h.fingerprint), out);
+            if (h.phase == HeldJob.Phase.RUNNING)
+                s.link.send(new RunnerMessage.Running(h.id(), h.lease(), h.fingerprint), out);
             else s.link.send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
         }
         claiming.maybeReady(out);
@@ -101,13 +102,21 @@ final class Connecting {
             // more after every replacement; a connection that stayed up long enough starts over.
             replacements++;
             Duration delay = backoff(replacements);
-            log.warn("channel replaced by another connection of this runner ({}; {} time(s) in a row): is another agent "
-                    + "running with this runner's key? Reconnecting in {} ms", c.reason(), replacements, delay.toMillis());
+            log.warn(
+                    "channel replaced by another connection of this runner ({}; {} time(s) in a row): is another agent "
+                            + "running with this runner's key? Reconnecting in {} ms",
+                    c.reason(),
+                    replacements,
+                    delay.toMillis());
             out.add(new Effect.ScheduleReconnect(delay));
             return;
         }
         Duration delay = backoff(reconnectAttempt++);
-        log.info("channel {}: {}; reconnecting in {} ms", wasConnected ? "closed" : "not opened", c.reason(), delay.toMillis());
+        log.info(
+                "channel {}: {}; reconnecting in {} ms",
+                wasConnected ? "closed" : "not opened",
+                c.reason(),
+                delay.toMillis());
         out.add(new Effect.ScheduleReconnect(delay));
     }
 

@@ -72,7 +72,10 @@ final class Draining {
         graceDeadline = s.now.plus(s.config.grace());
         // After the grace period: stop time, then a little time for the results to be acknowledged.
         exitDeadline = graceDeadline.plus(s.config.stopGrace()).plus(Duration.ofSeconds(5));
-        log.info("shutting down: {} job(s) in flight may finish within {} s", s.jobs.size(), s.config.grace().toSeconds());
+        log.info(
+                "shutting down: {} job(s) in flight may finish within {} s",
+                s.jobs.size(),
+                s.config.grace().toSeconds());
         // Attempts that never started lose nothing by going back to the queue now.
         for (HeldJob h : s.jobs.values()) {
             if (h.phase != HeldJob.Phase.RUNNING && h.stop == null) {
@@ -97,7 +100,8 @@ final class Draining {
         }
         if (s.shuttingDown && exitDeadline != null && !s.now.isBefore(exitDeadline)) {
             if (!s.jobs.isEmpty()) log.error("exiting with {} job(s) that did not stop", s.jobs.size());
-            if (!s.pending.isEmpty()) log.warn("exiting with {} unacknowledged result(s); they stay in the outbox", s.pending.size());
+            if (!s.pending.isEmpty())
+                log.warn("exiting with {} unacknowledged result(s); they stay in the outbox", s.pending.size());
             s.exit(RunnerMachine.EXIT_OK, "shut down after the grace period", out);
             return;
         }

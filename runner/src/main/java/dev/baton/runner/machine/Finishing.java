@@ -46,7 +46,9 @@ final class Finishing {
             reporting.finish(new RunnerMessage.Canceled(h.id(), h.lease(), List.of()), out);
         } else {
             log.info("job {}: declined: {}", h.id(), d.reason());
-            reporting.sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), d.code().wireName(), d.reason(), d.fingerprint()), out);
+            reporting.sendOrKeep(
+                    new RunnerMessage.Declined(h.id(), h.lease(), d.code().wireName(), d.reason(), d.fingerprint()),
+                    out);
         }
         afterJobEnded(out);
     }
@@ -62,13 +64,21 @@ final class Finishing {
         out.add(new Effect.DeleteInflight(h.id()));
         if (h.phase != HeldJob.Phase.RUNNING) {
             // It never started: no run time, no failure. Cancel is answered, anything else declined.
-            if (h.stop == HeldJob.StopReason.CANCEL) reporting.finish(new RunnerMessage.Canceled(h.id(), h.lease(), List.of()), out);
+            if (h.stop == HeldJob.StopReason.CANCEL)
+                reporting.finish(new RunnerMessage.Canceled(h.id(), h.lease(), List.of()), out);
             else if (h.stop != HeldJob.StopReason.STALE) {
                 boolean shutdown = h.stop == HeldJob.StopReason.SHUTDOWN;
-                String reason = shutdown ? "runner shutting down"
-                        : "could not start: " + (r.detail() == null ? r.kind().name().toLowerCase() : r.detail());
-                reporting.sendOrKeep(new RunnerMessage.Declined(h.id(), h.lease(), shutdown ? DeclineCode.SHUTTING_DOWN : DeclineCode.EXECUTOR_ERROR,
-                        reason), out);
+                String reason = shutdown
+                        ? "runner shutting down"
+                        : "could not start: "
+                                + (r.detail() == null ? r.kind().name().toLowerCase() : r.detail());
+                reporting.sendOrKeep(
+                        new RunnerMessage.Declined(
+                                h.id(),
+                                h.lease(),
+                                shutdown ? DeclineCode.SHUTTING_DOWN : DeclineCode.EXECUTOR_ERROR,
+                                reason),
+                        out);
             }
             afterJobEnded(out);
             return;
@@ -76,11 +86,21 @@ final class Finishing {
         RunnerMessage.Terminal terminal = switch (h.stop) {
             case STALE -> null;
             case CANCEL -> new RunnerMessage.Canceled(h.id(), h.lease(), results);
-            case TIMEOUT -> RunnerMessage.Failed.because(h.id(), h.lease(), results,
-                    "timed out after " + h.job.timeout() + " s (the job's timeout); output is partial", FailureCode.TIMEOUT);
-            case SHUTDOWN -> RunnerMessage.Failed.because(h.id(), h.lease(), results,
-                    "runner shut down: the job did not finish within the grace period of " + s.config.grace().toSeconds() + " s",
-                    FailureCode.RUNNER_SHUTDOWN);
+            case TIMEOUT ->
+                RunnerMessage.Failed.because(
+                        h.id(),
+                        h.lease(),
+                        results,
+                        "timed out after " + h.job.timeout() + " s (the job's timeout); output is partial",
+                        FailureCode.TIMEOUT);
+            case SHUTDOWN ->
+                RunnerMessage.Failed.because(
+                        h.id(),
+                        h.lease(),
+                        results,
+                        "runner shut down: the job did not finish within the grace period of "
+                                + s.config.grace().toSeconds() + " s",
+                        FailureCode.RUNNER_SHUTDOWN);
             case null -> natural(h, r);
         };
         if (terminal == null) log.info("job {}: stopped after a stale lease; nothing to report", h.id());
@@ -97,18 +117,31 @@ final class Finishing {
                     Integer code = results.get(i).exitCode();
                     if (code == null || code != 0) {
                         // Iterations count from 0 everywhere (reports, logs, the API).
-                        yield RunnerMessage.Failed.because(h.id(), h.lease(), results,
-                                "iteration " + i + " exited with code " + code, FailureCode.EXIT_CODE);
+                        yield RunnerMessage.Failed.because(
+                                h.id(),
+                                h.lease(),
+                                results,
+                                "iteration " + i + " exited with code " + code,
+                                FailureCode.EXIT_CODE);
                     }
                 }
                 yield new RunnerMessage.Completed(h.id(), h.lease(), results);
             }
-            case OUT_OF_MEMORY -> RunnerMessage.Failed.because(h.id(), h.lease(), results,
-                    "out of memory: the workload was killed at its memory limit" + (r.detail() == null ? "" : " (" + r.detail() + ")"),
-                    FailureCode.OUT_OF_MEMORY);
-            case ERROR -> RunnerMessage.Failed.because(h.id(), h.lease(), results, "executor error: " + r.detail(), FailureCode.EXECUTOR_ERROR);
+            case OUT_OF_MEMORY ->
+                RunnerMessage.Failed.because(
+                        h.id(),
+                        h.lease(),
+                        results,
+                        "out of memory: the workload was killed at its memory limit"
+                                + (r.detail() == null ? "" : " (" + r.detail() + ")"),
+                        FailureCode.OUT_OF_MEMORY);
+            case ERROR ->
+                RunnerMessage.Failed.because(
+                        h.id(), h.lease(), results, "executor error: " + r.detail(), FailureCode.EXECUTOR_ERROR);
             // Stopped although nobody asked: treat as a failure, never as success.
-            case STOPPED -> RunnerMessage.Failed.because(h.id(), h.lease(), results, "workload stopped unexpectedly", FailureCode.STOPPED);
+            case STOPPED ->
+                RunnerMessage.Failed.because(
+                        h.id(), h.lease(), results, "workload stopped unexpectedly", FailureCode.STOPPED);
         };
     }
 

@@ -9,10 +9,19 @@ import java.time.Instant;
 /** One job this runner holds, from the claim until the executor says it finished. */
 final class HeldJob {
     /** Where the attempt is: preparing (pull, unpack), prepared (may start), running (the clock runs). */
-    enum Phase { PREPARING, PREPARED, RUNNING }
+    enum Phase {
+        PREPARING,
+        PREPARED,
+        RUNNING
+    }
 
     /** Why the runner asked the executor to stop the job; decides what is reported when it finishes. */
-    enum StopReason { CANCEL, STALE, TIMEOUT, SHUTDOWN }
+    enum StopReason {
+        CANCEL,
+        STALE,
+        TIMEOUT,
+        SHUTDOWN
+    }
 
     final ClaimedJob job;
     Phase phase = Phase.PREPARING;
@@ -20,9 +29,11 @@ final class HeldJob {
     StopReason stop;
     /** The job's local timeout, from the moment the workload started. */
     Instant deadline;
+
     String progress = "claimed";
     /** The machine's state read before the workload started; sent with every {@code running}. */
     MachineFingerprint fingerprint;
+
     final LiveLog live = new LiveLog();
 
     HeldJob(ClaimedJob job) {

@@ -36,9 +36,33 @@ public record MachineConfig(
         Map<String, String> labels) {
 
     /** Without labels (as before label routing). */
-    public MachineConfig(int slots, int pollTimeoutSeconds, String os, Optional<Architecture> arch, String version, Duration grace,
-            Duration stopGrace, int maxSends, Duration backoffBase, Duration backoffMax, int maxMessageBytes, RunnerCapabilities capabilities) {
-        this(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, Map.of());
+    public MachineConfig(
+            int slots,
+            int pollTimeoutSeconds,
+            String os,
+            Optional<Architecture> arch,
+            String version,
+            Duration grace,
+            Duration stopGrace,
+            int maxSends,
+            Duration backoffBase,
+            Duration backoffMax,
+            int maxMessageBytes,
+            RunnerCapabilities capabilities) {
+        this(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                Map.of());
     }
 
     public MachineConfig {
@@ -48,37 +72,137 @@ public record MachineConfig(
     }
 
     public static MachineConfig defaults(String version) {
-        return new MachineConfig(1, 30, System.getProperty("os.name", "linux").toLowerCase(java.util.Locale.ROOT),
-                Architecture.ofHost(), version, Duration.ofSeconds(25), Duration.ofSeconds(5), 10,
-                Duration.ofMillis(500), Duration.ofSeconds(30), 8 << 20, null);
+        return new MachineConfig(
+                1,
+                30,
+                System.getProperty("os.name", "linux").toLowerCase(java.util.Locale.ROOT),
+                Architecture.ofHost(),
+                version,
+                Duration.ofSeconds(25),
+                Duration.ofSeconds(5),
+                10,
+                Duration.ofMillis(500),
+                Duration.ofSeconds(30),
+                8 << 20,
+                null);
     }
 
     public MachineConfig withSlots(int n) {
-        return new MachineConfig(n, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
+        return new MachineConfig(
+                n,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                labels);
     }
 
     public MachineConfig withGrace(Duration g) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, g, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
+        return new MachineConfig(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                g,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                labels);
     }
 
     public MachineConfig withMaxSends(int n) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, n, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
+        return new MachineConfig(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                n,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                labels);
     }
 
     public MachineConfig withMaxMessageBytes(int n) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, n, capabilities, labels);
+        return new MachineConfig(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                n,
+                capabilities,
+                labels);
     }
 
     public MachineConfig withPollTimeout(int seconds) {
-        return new MachineConfig(slots, seconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, capabilities, labels);
+        return new MachineConfig(
+                slots,
+                seconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                labels);
     }
 
     public MachineConfig withCapabilities(RunnerCapabilities c) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes, c, labels);
+        return new MachineConfig(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                c,
+                labels);
     }
 
     public MachineConfig withLabels(Map<String, String> l) {
-        return new MachineConfig(slots, pollTimeoutSeconds, os, arch, version, grace, stopGrace, maxSends, backoffBase, backoffMax, maxMessageBytes,
-                capabilities, l);
+        return new MachineConfig(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                l);
     }
 }

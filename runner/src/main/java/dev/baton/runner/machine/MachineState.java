@@ -22,12 +22,17 @@ final class MachineState {
     private static final Logger log = LoggerFactory.getLogger(RunnerMachine.class);
 
     /** Whether the runner takes jobs (seed 002): running, quiet, or terminating after the grace period. */
-    enum Mode { RUNNING, QUIET, TERMINATE }
+    enum Mode {
+        RUNNING,
+        QUIET,
+        TERMINATE
+    }
 
     final MachineConfig config;
     final ServerLink link = new ServerLink();
     /** The time of the last input that carried one. */
     Instant now = Instant.EPOCH;
+
     Mode mode = Mode.RUNNING;
     boolean shuttingDown;
     boolean exited;

@@ -95,7 +95,8 @@ final class MessageBudget {
                 files.forEach((name, text) -> cutFiles.put(name, cut(text, cap, marker)));
                 files = cutFiles;
             }
-            out.add(new IterationResult(r.exitCode(), cut(r.stdout(), cap, marker), cut(r.stderr(), cap, marker), files));
+            out.add(new IterationResult(
+                    r.exitCode(), cut(r.stdout(), cap, marker), cut(r.stderr(), cap, marker), files));
         }
         return out;
     }
@@ -117,9 +118,11 @@ final class MessageBudget {
         List<IterationResult> original = results(message);
         if (original != null) {
             List<IterationResult> codes = original.stream()
-                    .map(r -> new IterationResult(r.exitCode(), "", "", r.output() == null ? null : Map.<String, String>of()))
+                    .map(r -> new IterationResult(
+                            r.exitCode(), "", "", r.output() == null ? null : Map.<String, String>of()))
                     .toList();
-            RunnerMessage.Failed withCodes = new RunnerMessage.Failed(message.job(), message.lease(), codes, error, null, failureOf(message));
+            RunnerMessage.Failed withCodes =
+                    new RunnerMessage.Failed(message.job(), message.lease(), codes, error, null, failureOf(message));
             if (size(withCodes) <= maxBytes) return withCodes;
         }
         return new RunnerMessage.Failed(message.job(), message.lease(), List.of(), error, null, failureOf(message));
@@ -130,7 +133,9 @@ final class MessageBudget {
      * completed that does not fit becomes a failure of the job's result itself.
      */
     private static String failureOf(RunnerMessage.Terminal message) {
-        return message instanceof RunnerMessage.Failed f && f.failure() != null ? f.failure() : FailureCode.OTHER.wireName();
+        return message instanceof RunnerMessage.Failed f && f.failure() != null
+                ? f.failure()
+                : FailureCode.OTHER.wireName();
     }
 
     private static List<IterationResult> results(RunnerMessage.Terminal t) {
@@ -144,7 +149,8 @@ final class MessageBudget {
     private static RunnerMessage.Terminal with(RunnerMessage.Terminal t, List<IterationResult> results) {
         return switch (t) {
             case RunnerMessage.Completed c -> new RunnerMessage.Completed(c.job(), c.lease(), results);
-            case RunnerMessage.Failed f -> new RunnerMessage.Failed(f.job(), f.lease(), results, f.error(), f.lost(), f.failure());
+            case RunnerMessage.Failed f ->
+                new RunnerMessage.Failed(f.job(), f.lease(), results, f.error(), f.lost(), f.failure());
             case RunnerMessage.Canceled c -> new RunnerMessage.Canceled(c.job(), c.lease(), results);
         };
     }

@@ -25,7 +25,8 @@ final class Preparing {
             return;
         }
         h.progress = p.message();
-        if (s.link.isConnected() && h.stop == null) s.link.send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
+        if (s.link.isConnected() && h.stop == null)
+            s.link.send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
     }
 
     void onPrepared(Input.Prepared p, List<Effect> out) {
@@ -49,6 +50,7 @@ final class Preparing {
         h.phase = HeldJob.Phase.RUNNING;
         h.deadline = started.now().plusSeconds(h.job.timeout());
         out.add(new Effect.WriteInflight(new InflightRecord(h.id(), h.lease(), started.now())));
-        if (h.stop == null && s.link.isConnected()) s.link.send(new RunnerMessage.Running(h.id(), h.lease(), h.fingerprint), out);
+        if (h.stop == null && s.link.isConnected())
+            s.link.send(new RunnerMessage.Running(h.id(), h.lease(), h.fingerprint), out);
     }
 }

@@ -42,8 +42,13 @@ final class Reporting {
      * @param recoveredInflight attempts a previous agent held when it stopped
      * @param killedLeftovers what the executor's start-up sweep killed, per job
      */
-    Reporting(MachineState state, Claiming claiming, Draining draining, Map<RunnerMessage.Terminal, Integer> recoveredResults,
-              List<InflightRecord> recoveredInflight, Map<JobUuid, String> killedLeftovers) {
+    Reporting(
+            MachineState state,
+            Claiming claiming,
+            Draining draining,
+            Map<RunnerMessage.Terminal, Integer> recoveredResults,
+            List<InflightRecord> recoveredInflight,
+            Map<JobUuid, String> killedLeftovers) {
         this.s = state;
         this.claiming = claiming;
         this.draining = draining;
@@ -63,14 +68,21 @@ final class Reporting {
                 out.add(new Effect.DeleteInflight(record.job()));
             } else if (record.hasStarted()) {
                 // Lost: whatever it was doing is gone (and was killed at this start, if it still ran).
-                var failed = RunnerMessage.Failed.because(record.job(), record.lease(), List.of(),
-                        "runner restarted during execution" + leftovers, FailureCode.RUNNER_RESTARTED);
+                var failed = RunnerMessage.Failed.because(
+                        record.job(),
+                        record.lease(),
+                        List.of(),
+                        "runner restarted during execution" + leftovers,
+                        FailureCode.RUNNER_RESTARTED);
                 s.pending.put(record.job(), new PendingResult(failed, 0));
                 out.add(new Effect.WriteOutbox(failed, 0));
                 out.add(new Effect.DeleteInflight(record.job()));
             } else {
                 // Never started as far as the server knows: nothing to fail, the job goes back to the queue.
-                s.unsentDeclines.add(new RunnerMessage.Declined(record.job(), record.lease(), DeclineCode.OTHER,
+                s.unsentDeclines.add(new RunnerMessage.Declined(
+                        record.job(),
+                        record.lease(),
+                        DeclineCode.OTHER,
                         "runner restarted while preparing" + leftovers));
                 out.add(new Effect.DeleteInflight(record.job()));
             }
@@ -78,10 +90,14 @@ final class Reporting {
         for (var leftover : killedLeftovers.entrySet()) {
             boolean known = s.pending.containsKey(leftover.getKey())
                     || recoveredInflight.stream().anyMatch(r -> r.job().equals(leftover.getKey()));
-            if (!known) log.warn("job {}: killed {} left running by a previous agent; no attempt of it is recorded here",
-                    leftover.getKey(), leftover.getValue());
+            if (!known)
+                log.warn(
+                        "job {}: killed {} left running by a previous agent; no attempt of it is recorded here",
+                        leftover.getKey(),
+                        leftover.getValue());
         }
-        if (!recoveredResults.isEmpty()) log.info("{} result(s) from a previous run wait to be delivered", recoveredResults.size());
+        if (!recoveredResults.isEmpty())
+            log.info("{} result(s) from a previous run wait to be delivered", recoveredResults.size());
     }
 
     /** On a new connection, first (seed 000): every waiting result and decline, before anything else. */
@@ -89,8 +105,11 @@ final class Reporting {
         for (var it = s.pending.values().iterator(); it.hasNext(); ) {
             PendingResult p = it.next();
             if (p.sends >= s.config.maxSends()) {
-                log.error("dropping the {} result of job {}: sent {} times without an acknowledgement",
-                        MachineState.eventName(p.message), p.message.job(), p.sends);
+                log.error(
+                        "dropping the {} result of job {}: sent {} times without an acknowledgement",
+                        MachineState.eventName(p.message),
+                        p.message.job(),
+                        p.sends);
                 it.remove();
                 out.add(new Effect.DeleteOutbox(p.message.job()));
                 continue;
@@ -128,7 +147,8 @@ final class Reporting {
     boolean onStale(ServerMessage.Stale stale, List<Effect> out) {
         PendingResult p = s.pending.get(stale.job());
         if (p == null || !p.message.lease().matches(stale.lease())) return false;
-        log.warn("job {}: the server calls the lease stale ({}); not resending its result", stale.job(), stale.reason());
+        log.warn(
+                "job {}: the server calls the lease stale ({}); not resending its result", stale.job(), stale.reason());
         s.pending.remove(stale.job());
         out.add(new Effect.DeleteOutbox(stale.job()));
         claiming.maybeReady(out);
@@ -155,14 +175,20 @@ final class Reporting {
             PendingResult p = it.next();
             if (p.ackAt == 0 || p.sentAt == null || s.now.isBefore(p.sentAt.plus(p.patience))) continue;
             if (p.sends >= s.config.maxSends()) {
-                log.error("dropping the {} result of job {}: sent {} times without an acknowledgement",
-                        MachineState.eventName(p.message), p.message.job(), p.sends);
+                log.error(
+                        "dropping the {} result of job {}: sent {} times without an acknowledgement",
+                        MachineState.eventName(p.message),
+                        p.message.job(),
+                        p.sends);
                 it.remove();
                 out.add(new Effect.DeleteOutbox(p.message.job()));
                 continue;
             }
-            log.warn("job {}: no acknowledgement for {} after {} s; sending it again", p.message.job(),
-                    MachineState.eventName(p.message), p.patience.toSeconds());
+            log.warn(
+                    "job {}: no acknowledgement for {} after {} s; sending it again",
+                    p.message.job(),
+                    MachineState.eventName(p.message),
+                    p.patience.toSeconds());
             // Whatever earlier message went unanswered will not be answered now: the next ack is the result's.
             s.link.giveUpOnEarlierAcks(p.message.job());
             sendResult(p, out);
@@ -176,8 +202,12 @@ final class Reporting {
     /** Persist, then send if connected; resent on reconnect until acknowledged. */
     void finish(RunnerMessage.Terminal result, List<Effect> out) {
         RunnerMessage.Terminal terminal = MessageBudget.fit(result, s.messageLimit);
-        if (terminal != result) log.warn("job {}: its {} was cut to fit the message limit of {} bytes", result.job(),
-                MachineState.eventName(result), s.messageLimit);
+        if (terminal != result)
+            log.warn(
+                    "job {}: its {} was cut to fit the message limit of {} bytes",
+                    result.job(),
+                    MachineState.eventName(result),
+                    s.messageLimit);
         PendingResult p = new PendingResult(terminal, 0);
         s.pending.put(terminal.job(), p);
         log.info("job {}: {}", terminal.job(), MachineState.eventName(terminal));
@@ -193,7 +223,8 @@ final class Reporting {
         if (serverLimit == null || serverLimit <= 0) return;
         int limit = (int) Math.min(s.config.maxMessageBytes(), serverLimit);
         if (limit != s.messageLimit) {
-            if (limit < s.config.maxMessageBytes()) log.info("the server takes messages of at most {} bytes; results are cut to fit", limit);
+            if (limit < s.config.maxMessageBytes())
+                log.info("the server takes messages of at most {} bytes; results are cut to fit", limit);
             s.messageLimit = limit;
         }
     }
@@ -212,12 +243,19 @@ final class Reporting {
             RunnerMessage.Terminal smaller = MessageBudget.fit(p.message, size / 2);
             int smallerSize = MessageBudget.size(smaller);
             if (smallerSize >= size) {
-                log.error("job {}: the server refused its {} of {} bytes as too big, and it cannot be cut further",
-                        p.message.job(), MachineState.eventName(p.message), size);
+                log.error(
+                        "job {}: the server refused its {} of {} bytes as too big, and it cannot be cut further",
+                        p.message.job(),
+                        MachineState.eventName(p.message),
+                        size);
                 continue;
             }
-            log.warn("job {}: the server refused its {} of {} bytes as too big (close 1009); it goes again cut to {} bytes",
-                    p.message.job(), MachineState.eventName(p.message), size, smallerSize);
+            log.warn(
+                    "job {}: the server refused its {} of {} bytes as too big (close 1009); it goes again cut to {} bytes",
+                    p.message.job(),
+                    MachineState.eventName(p.message),
+                    size,
+                    smallerSize);
             s.messageLimit = Math.min(s.messageLimit, smallerSize);
             p.replace(smaller);
             p.sends = Math.max(0, p.sends - 1);
@@ -235,8 +273,13 @@ final class Reporting {
         int size = p.bytes();
         if (size <= s.messageLimit) return;
         p.replace(MessageBudget.fit(p.message, s.messageLimit));
-        log.warn("job {}: its {} of {} bytes is over the server's limit of {} bytes; it goes cut to {} bytes", p.message.job(),
-                MachineState.eventName(p.message), size, s.messageLimit, p.bytes());
+        log.warn(
+                "job {}: its {} of {} bytes is over the server's limit of {} bytes; it goes cut to {} bytes",
+                p.message.job(),
+                MachineState.eventName(p.message),
+                size,
+                s.messageLimit,
+                p.bytes());
     }
 
     /** A decline goes out now if connected, else with the next connection (it is not persisted). */

@@ -56,15 +56,21 @@ public final class RunnerMachine {
      * @param recoveredResults terminal results found in the outbox, with how often each was sent
      * @param recoveredInflight attempts a previous agent held when it stopped
      */
-    public RunnerMachine(MachineConfig config, RandomGenerator random,
-                         Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight) {
+    public RunnerMachine(
+            MachineConfig config,
+            RandomGenerator random,
+            Map<RunnerMessage.Terminal, Integer> recoveredResults,
+            List<InflightRecord> recoveredInflight) {
         this(config, random, recoveredResults, recoveredInflight, LogBudget.DEFAULT);
     }
 
     /** @param logBudget how much live output is streamed; see {@link LogBudget} */
-    public RunnerMachine(MachineConfig config, RandomGenerator random,
-                         Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight,
-                         LogBudget logBudget) {
+    public RunnerMachine(
+            MachineConfig config,
+            RandomGenerator random,
+            Map<RunnerMessage.Terminal, Integer> recoveredResults,
+            List<InflightRecord> recoveredInflight,
+            LogBudget logBudget) {
         this(config, random, recoveredResults, recoveredInflight, Map.of(), logBudget);
     }
 
@@ -72,9 +78,13 @@ public final class RunnerMachine {
      * @param killedLeftovers what the executor's start-up sweep found still running and killed,
      *     per job (e.g. "process group 4242"); named in what is reported for the job
      */
-    public RunnerMachine(MachineConfig config, RandomGenerator random,
-                         Map<RunnerMessage.Terminal, Integer> recoveredResults, List<InflightRecord> recoveredInflight,
-                         Map<JobUuid, String> killedLeftovers, LogBudget logBudget) {
+    public RunnerMachine(
+            MachineConfig config,
+            RandomGenerator random,
+            Map<RunnerMessage.Terminal, Integer> recoveredResults,
+            List<InflightRecord> recoveredInflight,
+            Map<JobUuid, String> killedLeftovers,
+            LogBudget logBudget) {
         state = new MachineState(config);
         claiming = new Claiming(state);
         draining = new Draining(state, claiming);
@@ -157,7 +167,7 @@ public final class RunnerMachine {
             // logged by the driver, which knows the server and executor; the machine takes the server's message limit
             case ServerMessage.Welcome w -> reporting.onServerLimit(w.maxMessageBytes());
             // Answered to the image pull that asked (ChannelClient hands it there, issue 41); no state here.
-            case ServerMessage.PullToken p -> { }
+            case ServerMessage.PullToken p -> {}
         }
     }
 

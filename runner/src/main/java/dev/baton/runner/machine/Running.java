@@ -32,7 +32,8 @@ final class Running {
         }
         for (HeldJob h : s.jobs.values()) {
             if (h.stop == HeldJob.StopReason.STALE) continue;
-            if (h.phase == HeldJob.Phase.RUNNING) s.link.send(new RunnerMessage.Heartbeat(h.id(), h.lease(), claiming.imagesToReport()), out);
+            if (h.phase == HeldJob.Phase.RUNNING)
+                s.link.send(new RunnerMessage.Heartbeat(h.id(), h.lease(), claiming.imagesToReport()), out);
             else s.link.send(new RunnerMessage.Preparing(h.id(), h.lease(), h.progress), out);
         }
     }
@@ -40,7 +41,10 @@ final class Running {
     /** On the tick: a running job past its own timeout is stopped (reported failed when it finishes). */
     void enforceTimeouts(List<Effect> out) {
         for (HeldJob h : s.jobs.values()) {
-            if (h.phase == HeldJob.Phase.RUNNING && h.stop == null && h.deadline != null && !s.now.isBefore(h.deadline)) {
+            if (h.phase == HeldJob.Phase.RUNNING
+                    && h.stop == null
+                    && h.deadline != null
+                    && !s.now.isBefore(h.deadline)) {
                 log.info("job {}: local timeout of {} s reached; stopping it", h.id(), h.job.timeout());
                 h.stop = HeldJob.StopReason.TIMEOUT;
                 out.add(new Effect.StopWorkload(h.id(), s.config.stopGrace()));
@@ -71,7 +75,9 @@ final class Running {
             if (canStream(h) && live.take(c.bytes())) {
                 // The marker goes right before the stream's next text, so entries stay in stream order.
                 if (live.hasDrop(key)) announceDrop(h, key, out);
-                s.link.send(RunnerMessage.Log.text(h.id(), h.lease(), live.takeSeq(), c.stream(), c.iteration(), c.text()), out);
+                s.link.send(
+                        RunnerMessage.Log.text(h.id(), h.lease(), live.takeSeq(), c.stream(), c.iteration(), c.text()),
+                        out);
             } else {
                 live.drop(key, c.bytes());
             }
@@ -79,7 +85,8 @@ final class Running {
     }
 
     private boolean canStream(HeldJob h) {
-        if (!s.link.isConnected() || h.phase != HeldJob.Phase.RUNNING || h.stop == HeldJob.StopReason.STALE) return false;
+        if (!s.link.isConnected() || h.phase != HeldJob.Phase.RUNNING || h.stop == HeldJob.StopReason.STALE)
+            return false;
         return s.link.unacknowledged(h.id()) < logBudget.maxUnacked();
     }
 
@@ -103,6 +110,8 @@ final class Running {
 
     private void announceDrop(HeldJob h, LiveLog.Key key, List<Effect> out) {
         long bytes = h.live.takeDrop(key);
-        s.link.send(RunnerMessage.Log.dropped(h.id(), h.lease(), h.live.takeSeq(), key.stream(), key.iteration(), bytes), out);
+        s.link.send(
+                RunnerMessage.Log.dropped(h.id(), h.lease(), h.live.takeSeq(), key.stream(), key.iteration(), bytes),
+                out);
     }
 }

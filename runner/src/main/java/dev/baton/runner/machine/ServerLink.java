@@ -13,7 +13,11 @@ import java.util.Map;
  * knows which ack is its own. The counts start over with every connection.
  */
 final class ServerLink {
-    enum State { DISCONNECTED, CONNECTING, CONNECTED }
+    enum State {
+        DISCONNECTED,
+        CONNECTING,
+        CONNECTED
+    }
 
     private State state = State.DISCONNECTED;
     private final Map<JobUuid, Integer> sent = new LinkedHashMap<>();

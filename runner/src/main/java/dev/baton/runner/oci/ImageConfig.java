@@ -5,13 +5,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The parts of an image's config that decide how its process starts (Docker semantics). */
-public record ImageConfig(String architecture, List<String> entrypoint, List<String> cmd, List<String> env,
-                          String workingDir, String user) {
+public record ImageConfig(
+        String architecture,
+        List<String> entrypoint,
+        List<String> cmd,
+        List<String> env,
+        String workingDir,
+        String user) {
 
     static ImageConfig parse(JsonNode root) {
         JsonNode c = root.path("config");
-        return new ImageConfig(text(root.path("architecture")), strings(c.path("Entrypoint")), strings(c.path("Cmd")),
-                strings(c.path("Env")), text(c.path("WorkingDir")), text(c.path("User")));
+        return new ImageConfig(
+                text(root.path("architecture")),
+                strings(c.path("Entrypoint")),
+                strings(c.path("Cmd")),
+                strings(c.path("Env")),
+                text(c.path("WorkingDir")),
+                text(c.path("User")));
     }
 
     private static String text(JsonNode n) {

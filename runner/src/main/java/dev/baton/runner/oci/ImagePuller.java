@@ -54,12 +54,14 @@ public final class ImagePuller {
         for (JsonNode l : layers) needed += l.path("size").asLong();
         Files.createDirectories(cache);
         long usable = Files.getFileStore(cache).getUsableSpace();
-        if (usable < needed) throw new DiskFullException("disk full: image needs " + needed + " bytes, " + usable + " free");
+        if (usable < needed)
+            throw new DiskFullException("disk full: image needs " + needed + " bytes, " + usable + " free");
 
         Path configBlob = fetch(source, configDescriptor);
         ImageConfig config = ImageConfig.parse(JSON.readTree(configBlob.toFile()));
         if (config.architecture() != null && !config.architecture().equals(ociArch(arch))) {
-            throw new LayerException("image architecture " + config.architecture() + " does not match this runner (" + ociArch(arch) + ")");
+            throw new LayerException("image architecture " + config.architecture() + " does not match this runner ("
+                    + ociArch(arch) + ")");
         }
         List<Layer> out = new ArrayList<>();
         int i = 0;
@@ -80,21 +82,24 @@ public final class ImagePuller {
     private String choosePlatform(JsonNode index) throws LayerException {
         for (JsonNode m : index.path("manifests")) {
             JsonNode p = m.path("platform");
-            if ("linux".equals(p.path("os").asText()) && ociArch(arch).equals(p.path("architecture").asText())) {
+            if ("linux".equals(p.path("os").asText())
+                    && ociArch(arch).equals(p.path("architecture").asText())) {
                 return m.path("digest").asText();
             }
         }
         throw new LayerException("the image has no linux/" + ociArch(arch) + " variant");
     }
 
-    private JsonNode manifest(BlobSource source, String digest) throws IOException, PullDeniedException, LayerException {
+    private JsonNode manifest(BlobSource source, String digest)
+            throws IOException, PullDeniedException, LayerException {
         byte[] bytes;
         try (InputStream in = source.manifest(digest)) {
             bytes = in.readNBytes(MAX_MANIFEST + 1);
         }
         if (bytes.length > MAX_MANIFEST) throw new LayerException("manifest larger than " + MAX_MANIFEST + " bytes");
         String actual = "sha256:" + sha256(bytes);
-        if (!actual.equals(digest)) throw new LayerException("manifest digest mismatch: expected " + digest + ", got " + actual);
+        if (!actual.equals(digest))
+            throw new LayerException("manifest digest mismatch: expected " + digest + ", got " + actual);
         return JSON.readTree(bytes);
     }
 
@@ -109,24 +114,29 @@ public final class ImagePuller {
         try {
             MessageDigest sha = sha();
             long total = 0;
-            try (InputStream in = source.blob(digest); OutputStream out = Files.newOutputStream(tmp)) {
+            try (InputStream in = source.blob(digest);
+                    OutputStream out = Files.newOutputStream(tmp)) {
                 byte[] buf = new byte[1 << 16];
                 int n;
                 while ((n = in.read(buf)) >= 0) {
                     total += n;
-                    if (total > size) throw new LayerException("blob " + digest + " is larger than its descriptor says (" + size + ")");
+                    if (total > size)
+                        throw new LayerException(
+                                "blob " + digest + " is larger than its descriptor says (" + size + ")");
                     sha.update(buf, 0, n);
                     out.write(buf, 0, n);
                 }
             }
             String actual = "sha256:" + HexFormat.of().formatHex(sha.digest());
             if (total != size || !actual.equals(digest)) {
-                throw new LayerException("blob digest mismatch: expected " + digest + " (" + size + " bytes), got " + actual + " (" + total + " bytes)");
+                throw new LayerException("blob digest mismatch: expected " + digest + " (" + size + " bytes), got "
+                        + actual + " (" + total + " bytes)");
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return target;
         } catch (IOException e) {
-            if (DiskFullException.isDiskFull(e) && !(e instanceof DiskFullException)) throw new DiskFullException("disk full while pulling " + digest);
+            if (DiskFullException.isDiskFull(e) && !(e instanceof DiskFullException))
+                throw new DiskFullException("disk full while pulling " + digest);
             throw e;
         } finally {
             Files.deleteIfExists(tmp);

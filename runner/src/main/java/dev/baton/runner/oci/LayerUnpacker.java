@@ -79,14 +79,17 @@ public final class LayerUnpacker {
     /** Applies one layer blob; {@code mediaType} says how it is compressed (gzip, zstd or none). */
     public void apply(Path blob, String mediaType) throws IOException, LayerException {
         try (InputStream raw = new BufferedInputStream(Files.newInputStream(blob), 1 << 16);
-             InputStream tar = decompress(raw, mediaType)) {
+                InputStream tar = decompress(raw, mediaType)) {
             apply(tar);
         }
     }
 
     private static InputStream decompress(InputStream raw, String mediaType) throws IOException, LayerException {
         if (mediaType == null || mediaType.endsWith("tar+gzip") || mediaType.endsWith(".tar.gzip")) {
-            return GzipCompressorInputStream.builder().setInputStream(raw).setDecompressConcatenated(true).get();
+            return GzipCompressorInputStream.builder()
+                    .setInputStream(raw)
+                    .setDecompressConcatenated(true)
+                    .get();
         }
         if (mediaType.endsWith("tar+zstd")) return new ZstdCompressorInputStream(raw);
         if (mediaType.endsWith(".tar") || mediaType.endsWith("layer.v1.tar")) return raw;
@@ -103,12 +106,14 @@ public final class LayerUnpacker {
             throw e.getCause();
         } catch (IOException e) {
             if (!overBudget(e)) throw e;
-            throw new LayerException("the image unpacks to more than " + maxBytes + " bytes (the limit is the spec's disk size"
-                    + " or the runner's unpack cap, whichever is smaller); unpacking stopped");
+            throw new LayerException(
+                    "the image unpacks to more than " + maxBytes + " bytes (the limit is the spec's disk size"
+                            + " or the runner's unpack cap, whichever is smaller); unpacking stopped");
         }
     }
 
-    private void apply(InputStream content, TarArchiveEntry e, Set<Path> createdHere) throws IOException, LayerException {
+    private void apply(InputStream content, TarArchiveEntry e, Set<Path> createdHere)
+            throws IOException, LayerException {
         String name = clean(e.getName());
         if (name.isEmpty()) return; // "./" itself
         Path target = resolve(name);
@@ -121,18 +126,23 @@ public final class LayerUnpacker {
         }
         if (base.startsWith(WHITEOUT)) {
             Path victim = parent.resolve(base.substring(WHITEOUT.length()));
-            if (!victim.normalize().startsWith(root)) throw new LayerException("whiteout escapes the rootfs: " + e.getName());
+            if (!victim.normalize().startsWith(root))
+                throw new LayerException("whiteout escapes the rootfs: " + e.getName());
             deleteTree(victim);
             return;
         }
         Files.createDirectories(parent);
         byte type = e.getLinkFlag();
         if (type == TarArchiveEntry.LF_DIR) {
-            if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) deleteTree(target);
+            if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)
+                    && !Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) deleteTree(target);
             if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) Files.createDirectory(target);
-        } else if (type == TarArchiveEntry.LF_NORMAL || type == TarArchiveEntry.LF_OLDNORM || type == TarArchiveEntry.LF_CONTIG) {
+        } else if (type == TarArchiveEntry.LF_NORMAL
+                || type == TarArchiveEntry.LF_OLDNORM
+                || type == TarArchiveEntry.LF_CONTIG) {
             replace(target);
-            try (OutputStream out = Files.newOutputStream(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (OutputStream out = Files.newOutputStream(
+                    target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 content.transferTo(out);
             }
         } else if (type == TarArchiveEntry.LF_SYMLINK) {
@@ -142,7 +152,8 @@ public final class LayerUnpacker {
             String linkName = clean(e.getLinkName());
             Path source = resolve(linkName);
             ensureNoSymlinkParents(source.getParent(), e.getLinkName());
-            if (!Files.exists(source, LinkOption.NOFOLLOW_LINKS)) throw new LayerException("hard link to a missing file: " + e.getLinkName());
+            if (!Files.exists(source, LinkOption.NOFOLLOW_LINKS))
+                throw new LayerException("hard link to a missing file: " + e.getLinkName());
             replace(target);
             Files.createLink(target, source);
         } else {
@@ -170,7 +181,8 @@ public final class LayerUnpacker {
         @Override
         protected boolean isEOFRecord(byte[] record) {
             boolean eof = super.isEOFRecord(record);
-            if (!eof && !TarUtils.verifyCheckSum(record)) throw new UncheckedIOException(new IOException("tar header checksum mismatch"));
+            if (!eof && !TarUtils.verifyCheckSum(record))
+                throw new UncheckedIOException(new IOException("tar header checksum mismatch"));
             return eof;
         }
     }
@@ -248,8 +260,10 @@ public final class LayerUnpacker {
     private void setOwnerAndMode(Path target, TarArchiveEntry e) throws IOException {
         if (ids.chown()) {
             try {
-                Files.setAttribute(target, "unix:uid", (int) (e.getLongUserId() + ids.offset()), LinkOption.NOFOLLOW_LINKS);
-                Files.setAttribute(target, "unix:gid", (int) (e.getLongGroupId() + ids.offset()), LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(
+                        target, "unix:uid", (int) (e.getLongUserId() + ids.offset()), LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(
+                        target, "unix:gid", (int) (e.getLongGroupId() + ids.offset()), LinkOption.NOFOLLOW_LINKS);
             } catch (UnsupportedOperationException | IOException ex) {
                 // not root: files stay the agent's, which the container's root maps to without a user namespace
             }

@@ -16,7 +16,8 @@ import java.time.Duration;
  * digest check of the caller makes any content from anywhere trustworthy or rejected.
  */
 public final class RegistryBlobSource implements BlobSource {
-    static final String ACCEPT = String.join(", ",
+    static final String ACCEPT = String.join(
+            ", ",
             "application/vnd.oci.image.manifest.v1+json",
             "application/vnd.oci.image.index.v1+json",
             "application/vnd.docker.distribution.manifest.v2+json",
@@ -71,7 +72,8 @@ public final class RegistryBlobSource implements BlobSource {
             if (status == 200) return response.body();
             response.body().close();
             if (status == 401 || status == 403 || status == 404) {
-                throw new PullDeniedException("image pull denied: " + path.substring(path.lastIndexOf('/') + 1) + " answered HTTP " + status);
+                throw new PullDeniedException(
+                        "image pull denied: " + path.substring(path.lastIndexOf('/') + 1) + " answered HTTP " + status);
             }
             throw new IOException("registry answered HTTP " + status + " for " + path);
         } catch (InterruptedException e) {

@@ -57,22 +57,27 @@ public final class SelfUpdater implements Updater {
     @Override
     public void install(ServerMessage.Update update) throws UpdateException {
         String expected = update.checksum() == null ? "" : update.checksum().toLowerCase(Locale.ROOT);
-        if (!SHA256.matcher(expected).matches()) throw new UpdateException("checksum must be a SHA-256 in hex, got '" + update.checksum() + "'");
+        if (!SHA256.matcher(expected).matches())
+            throw new UpdateException("checksum must be a SHA-256 in hex, got '" + update.checksum() + "'");
         expected = expected.replaceFirst("^sha256:", "");
         URI url;
         try {
             url = URI.create(update.url());
-            if (!"https".equals(url.getScheme()) && !"http".equals(url.getScheme())) throw new IllegalArgumentException("not http(s)");
+            if (!"https".equals(url.getScheme()) && !"http".equals(url.getScheme()))
+                throw new IllegalArgumentException("not http(s)");
         } catch (RuntimeException e) {
             throw new UpdateException("update url is not an http(s) URL: " + update.url());
         }
-        Path tmp = jar.resolveSibling("." + jar.getFileName() + ".update-" + ProcessHandle.current().pid() + ".tmp");
+        Path tmp = jar.resolveSibling(
+                "." + jar.getFileName() + ".update-" + ProcessHandle.current().pid() + ".tmp");
         try {
             String actual = download(url, tmp);
             if (!actual.equals(expected)) {
-                throw new UpdateException("checksum mismatch for version " + update.version() + ": expected " + expected + ", downloaded " + actual);
+                throw new UpdateException("checksum mismatch for version " + update.version() + ": expected " + expected
+                        + ", downloaded " + actual);
             }
-            if (!isJar(tmp)) throw new UpdateException("the download for version " + update.version() + " is not a jar");
+            if (!isJar(tmp))
+                throw new UpdateException("the download for version " + update.version() + " is not a jar");
             try {
                 Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(jar));
             } catch (IOException e) {
@@ -97,10 +102,12 @@ public final class SelfUpdater implements Updater {
     }
 
     private String download(URI url, Path tmp) throws IOException, InterruptedException, UpdateException {
-        HttpRequest request = HttpRequest.newBuilder(url).timeout(Duration.ofMinutes(5)).GET().build();
+        HttpRequest request =
+                HttpRequest.newBuilder(url).timeout(Duration.ofMinutes(5)).GET().build();
         HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = response.body()) {
-            if (response.statusCode() != 200) throw new UpdateException("download of " + url + " answered HTTP " + response.statusCode());
+            if (response.statusCode() != 200)
+                throw new UpdateException("download of " + url + " answered HTTP " + response.statusCode());
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             long total = 0;
             byte[] buf = new byte[65536];

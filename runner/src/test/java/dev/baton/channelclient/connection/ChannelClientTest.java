@@ -20,16 +20,23 @@ import org.junit.jupiter.api.Test;
 class ChannelClientTest {
     @Test
     void aRefusedKeyNamesTheCommandOfWhoeverRefusedIt() {
-        assertThat(ChannelClient.describeRefusal(401, "bench-1", false)).contains("the server refused").contains("baton runners rotate-key bench-1");
-        assertThat(ChannelClient.describeRefusal(401, "bench-1", true)).contains("the router refused")
-                .contains("baton router keys rotate bench-1").doesNotContain("rotate-key");
+        assertThat(ChannelClient.describeRefusal(401, "bench-1", false))
+                .contains("the server refused")
+                .contains("baton runners rotate-key bench-1");
+        assertThat(ChannelClient.describeRefusal(401, "bench-1", true))
+                .contains("the router refused")
+                .contains("baton router keys rotate bench-1")
+                .doesNotContain("rotate-key");
     }
 
     @Test
     void channelUriFromServerUrl() {
-        assertThat(ChannelClient.channelUri(URI.create("http://h:8080"), "r-1")).hasToString("ws://h:8080/v0/runners/r-1/channel");
-        assertThat(ChannelClient.channelUri(URI.create("https://h/base/"), "r 1")).hasToString("wss://h/base/v0/runners/r+1/channel");
-        assertThatThrownBy(() -> ChannelClient.channelUri(URI.create("ftp://h"), "r")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ChannelClient.channelUri(URI.create("http://h:8080"), "r-1"))
+                .hasToString("ws://h:8080/v0/runners/r-1/channel");
+        assertThat(ChannelClient.channelUri(URI.create("https://h/base/"), "r 1"))
+                .hasToString("wss://h/base/v0/runners/r+1/channel");
+        assertThatThrownBy(() -> ChannelClient.channelUri(URI.create("ftp://h"), "r"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -37,18 +44,24 @@ class ChannelClientTest {
         RunnerKey key = RunnerKey.generate();
         try (ScriptedPeer peer = new ScriptedPeer(key.reveal(), (p, m) -> List.of())) {
             BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
-            var client = new ChannelClient(HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
+            var client = new ChannelClient(
+                    HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
             client.connect();
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
             peer.send(new ServerMessage.NoJob());
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isEqualTo(new Input.Received(new ServerMessage.NoJob()));
             peer.send(new ServerMessage.Error("x".repeat(2000), "too big"));
-            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.Malformed.class,
-                    m -> assertThat(m.reason()).contains("larger than 1024"));
+            assertThat(inputs.poll(10, TimeUnit.SECONDS))
+                    .isInstanceOfSatisfying(
+                            Input.Malformed.class, m -> assertThat(m.reason()).contains("larger than 1024"));
             peer.stop();
-            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class,
-                    c -> assertThat(c.fatal()).isFalse());
-            assertThat(inputs.poll(500, TimeUnit.MILLISECONDS)).as("closed is reported once").isNull();
+            assertThat(inputs.poll(10, TimeUnit.SECONDS))
+                    .isInstanceOfSatisfying(
+                            Input.ConnectionClosed.class,
+                            c -> assertThat(c.fatal()).isFalse());
+            assertThat(inputs.poll(500, TimeUnit.MILLISECONDS))
+                    .as("closed is reported once")
+                    .isNull();
         }
     }
 
@@ -57,7 +70,8 @@ class ChannelClientTest {
         RunnerKey key = RunnerKey.generate();
         try (ScriptedPeer peer = new ScriptedPeer(key.reveal(), (p, m) -> List.of())) {
             BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
-            var client = new ChannelClient(HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
+            var client = new ChannelClient(
+                    HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
             client.connect();
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
             peer.awaitConnections(1, java.time.Duration.ofSeconds(10));
@@ -72,8 +86,10 @@ class ChannelClientTest {
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
             peer.awaitConnections(2, java.time.Duration.ofSeconds(10));
             peer.closeCurrent(4003, "server shutting down");
-            assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Input.ConnectionClosed.class,
-                    c -> assertThat(c.replaced()).isFalse());
+            assertThat(inputs.poll(10, TimeUnit.SECONDS))
+                    .isInstanceOfSatisfying(
+                            Input.ConnectionClosed.class,
+                            c -> assertThat(c.replaced()).isFalse());
         }
     }
 
@@ -82,7 +98,8 @@ class ChannelClientTest {
         RunnerKey key = RunnerKey.generate();
         try (ScriptedPeer peer = new ScriptedPeer(key.reveal(), (p, m) -> List.of())) {
             BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
-            var client = new ChannelClient(HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
+            var client = new ChannelClient(
+                    HttpClient.newHttpClient(), peer.url(), "r", key, 1024, inputs::add, Clock.systemUTC());
             client.connect();
             assertThat(inputs.poll(10, TimeUnit.SECONDS)).isInstanceOf(Input.ConnectionOpened.class);
             peer.awaitConnections(1, java.time.Duration.ofSeconds(10));

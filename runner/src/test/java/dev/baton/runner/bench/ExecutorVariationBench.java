@@ -51,29 +51,54 @@ import org.junit.jupiter.api.Test;
 @Tag("container")
 @Tag("microvm")
 class ExecutorVariationBench {
-    private static final String LOOP = "read s _ < /proc/uptime; i=0; while [ $i -lt " + Integer.getInteger("baton.bench.turns", 100_000)
-            + " ]; do i=$((i+1)); done; read e _ < /proc/uptime; echo $s $e";
+    private static final String LOOP =
+            "read s _ < /proc/uptime; i=0; while [ $i -lt " + Integer.getInteger("baton.bench.turns", 100_000)
+                    + " ]; do i=$((i+1)); done; read e _ < /proc/uptime; echo $s $e";
 
     @Test
     void measure() throws Exception {
         assumeTrue(Boolean.getBoolean("baton.bench"), "a measurement, not a test: run with -Dbaton.bench=true");
         int runs = Integer.getInteger("baton.bench.runs", 10);
-        Path work = Files.createTempDirectory(Path.of("/tmp"), "bvb", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path work = Files.createTempDirectory(
+                Path.of("/tmp"),
+                "bvb",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
-        StringBuilder table = new StringBuilder(String.format("%-8s %5s %10s %10s %8s %14s %14s%n", "executor", "runs", "loop mean", "loop sd",
-                "loop CV", "wall median", "overhead med."));
+        StringBuilder table = new StringBuilder(String.format(
+                "%-8s %5s %10s %10s %8s %14s %14s%n",
+                "executor", "runs", "loop mean", "loop sd", "loop CV", "wall median", "overhead med."));
         List<Executor> executors = new ArrayList<>();
-        executors.add(new ProcessExecutor(work.resolve("p"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true));
+        executors.add(new ProcessExecutor(
+                work.resolve("p"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true));
         if (RuncExecutor.unavailableReason("runc").isEmpty()) {
-            executors.add(new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("r"), Architecture.X86_64, true, 100_000, 256,
-                    Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC()));
+            executors.add(new RuncExecutor(
+                    new RuncExecutor.Options(
+                            "runc",
+                            work.resolve("r"),
+                            Architecture.X86_64,
+                            true,
+                            100_000,
+                            256,
+                            Optional.empty(),
+                            OutputLimits.DEFAULT,
+                            job -> new LayoutBlobSource(image.layout())),
+                    Clock.systemUTC()));
         }
         Optional<Path> kernel = MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
         if (kernel.isPresent()) {
             Path modules = MicroVmKernels.modulesFor(kernel.get(), Path.of("/lib/modules"));
-            executors.add(new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"), work.resolve("v"),
-                    Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
-                    job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE), Clock.systemUTC()));
+            executors.add(new MicroVmExecutor(
+                    new MicroVmExecutor.Options(
+                            QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"),
+                            work.resolve("v"),
+                            Architecture.X86_64,
+                            kernel.get(),
+                            modules,
+                            TestImages.BUSYBOX,
+                            OutputLimits.DEFAULT,
+                            job -> new LayoutBlobSource(image.layout()),
+                            Long.MAX_VALUE),
+                    Clock.systemUTC()));
         }
         try {
             for (Executor executor : executors) {
@@ -81,18 +106,30 @@ class ExecutorVariationBench {
                 List<Double> wall = new ArrayList<>();
                 for (int i = 0; i < runs; i++) {
                     boolean command = executor instanceof ProcessExecutor;
-                    ClaimedJob job = Jobs.claimed(Jobs.spec(Architecture.X86_64, 1, 128L << 20, false), new JobConfig(null, ProjectUuid.random(),
-                            command ? null : image.digest(), null, List.of("sh", "-c", LOOP), Map.of(), JobTimeout.of(600), List.of(), 1));
+                    ClaimedJob job = Jobs.claimed(
+                            Jobs.spec(Architecture.X86_64, 1, 128L << 20, false),
+                            new JobConfig(
+                                    null,
+                                    ProjectUuid.random(),
+                                    command ? null : image.digest(),
+                                    null,
+                                    List.of("sh", "-c", LOOP),
+                                    Map.of(),
+                                    JobTimeout.of(600),
+                                    List.of(),
+                                    1));
                     double[] one = once(executor, job);
                     loop.add(one[0]);
                     wall.add(one[1]);
                 }
                 double mean = loop.stream().mapToDouble(d -> d).average().orElseThrow();
-                double sd = Math.sqrt(loop.stream().mapToDouble(d -> (d - mean) * (d - mean)).sum() / (loop.size() - 1));
+                double sd = Math.sqrt(
+                        loop.stream().mapToDouble(d -> (d - mean) * (d - mean)).sum() / (loop.size() - 1));
                 List<Double> overhead = new ArrayList<>();
                 for (int i = 0; i < runs; i++) overhead.add(wall.get(i) - loop.get(i));
-                table.append(String.format("%-8s %5d %9.3fs %9.3fs %7.1f%% %13.3fs %13.3fs%n", executor.name(), runs, mean, sd, 100 * sd / mean,
-                        median(wall), median(overhead)));
+                table.append(String.format(
+                        "%-8s %5d %9.3fs %9.3fs %7.1f%% %13.3fs %13.3fs%n",
+                        executor.name(), runs, mean, sd, 100 * sd / mean, median(wall), median(overhead)));
                 System.out.println(executor.name() + " loop seconds: " + loop + " wall seconds: " + wall);
             }
         } finally {
@@ -115,22 +152,40 @@ class ExecutorVariationBench {
         long[] startedAt = new long[1];
         Execution[] execution = new Execution[1];
         ExecutionEvents events = new ExecutionEvents() {
-            @Override public void progress(String message) {}
-            @Override public void prepared() {
+            @Override
+            public void progress(String message) {}
+
+            @Override
+            public void prepared() {
                 while (execution[0] == null) Thread.onSpinWait();
                 startedAt[0] = System.nanoTime();
                 execution[0].start();
             }
-            @Override public void declined(String reason) { finished.completeExceptionally(new IllegalStateException(reason)); }
-            @Override public void declined(DeclineCode code, String reason) { declined(code.wireName() + ": " + reason); }
-            @Override public void started(Instant at) {}
-            @Override public void finished(ExecutionResult result) { finished.complete(result); }
+
+            @Override
+            public void declined(String reason) {
+                finished.completeExceptionally(new IllegalStateException(reason));
+            }
+
+            @Override
+            public void declined(DeclineCode code, String reason) {
+                declined(code.wireName() + ": " + reason);
+            }
+
+            @Override
+            public void started(Instant at) {}
+
+            @Override
+            public void finished(ExecutionResult result) {
+                finished.complete(result);
+            }
         };
         execution[0] = executor.prepare(job, events);
         ExecutionResult result = finished.get(600, TimeUnit.SECONDS);
         double wall = (System.nanoTime() - startedAt[0]) / 1e9;
         String[] times = result.results().getFirst().stdout().strip().split(" ");
-        if (result.kind() != ExecutionResult.Kind.EXITED || times.length != 2) throw new IllegalStateException(executor.name() + ": " + result);
+        if (result.kind() != ExecutionResult.Kind.EXITED || times.length != 2)
+            throw new IllegalStateException(executor.name() + ": " + result);
         return new double[] {Double.parseDouble(times[1]) - Double.parseDouble(times[0]), wall};
     }
 }

@@ -3,9 +3,9 @@ package dev.baton.runner.executor;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.machine.Jobs;
+import dev.baton.runner.oci.ImagePuller;
 import dev.baton.runner.oci.LayerUnpacker;
 import dev.baton.runner.oci.LayoutBlobSource;
-import dev.baton.runner.oci.ImagePuller;
 import dev.baton.runner.testing.TestImages;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,10 +30,14 @@ import java.util.Optional;
 public final class ContainerStartBenchmark {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 50;
-        Path work = Files.createTempDirectory(Path.of("/tmp"), "baton-bench", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path work = Files.createTempDirectory(
+                Path.of("/tmp"),
+                "baton-bench",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         try {
             var image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
-            var pulled = new ImagePuller(work.resolve("blobs"), Architecture.X86_64).pull(new LayoutBlobSource(image.layout()), image.digest(), m -> { });
+            var pulled = new ImagePuller(work.resolve("blobs"), Architecture.X86_64)
+                    .pull(new LayoutBlobSource(image.layout()), image.digest(), m -> {});
             Path bundle = Files.createDirectories(work.resolve("bundle"));
             Path rootfs = Files.createDirectories(bundle.resolve("rootfs"));
             var unpacker = new LayerUnpacker(rootfs, new LayerUnpacker.IdShift(100_000, true, true));
@@ -42,8 +46,12 @@ public final class ContainerStartBenchmark {
             Files.setAttribute(rootfs, "unix:gid", 100_000);
             Path workDir = Files.createDirectories(bundle.resolve("work"));
             Files.setAttribute(workDir, "unix:uid", 100_000);
-            var config = RuncSpec.build(Jobs.spec(Architecture.X86_64, 1, 256L << 20, false),
-                    new RuncSpec.Process(List.of("/bin/true"), List.of("PATH=/bin"), "/work", 0, 0), workDir, Optional.empty(), 256,
+            var config = RuncSpec.build(
+                    Jobs.spec(Architecture.X86_64, 1, 256L << 20, false),
+                    new RuncSpec.Process(List.of("/bin/true"), List.of("PATH=/bin"), "/work", 0, 0),
+                    workDir,
+                    Optional.empty(),
+                    256,
                     Optional.of(new RuncSpec.UserNamespace(100_000, 65536)));
             Files.writeString(bundle.resolve("config.json"), new ObjectMapper().writeValueAsString(config));
 
@@ -65,7 +73,9 @@ public final class ContainerStartBenchmark {
             double bareMedian = percentile(bare, 50);
             double runcMedian = percentile(runc, 50);
             System.out.printf("bare process: median %.1f ms, p90 %.1f ms%n", bareMedian, percentile(bare, 90));
-            System.out.printf("runc container (run --keep + delete): median %.1f ms, p90 %.1f ms%n", runcMedian, percentile(runc, 90));
+            System.out.printf(
+                    "runc container (run --keep + delete): median %.1f ms, p90 %.1f ms%n",
+                    runcMedian, percentile(runc, 90));
             System.out.printf("container start overhead: median %.1f ms (n=%d)%n", runcMedian - bareMedian, n);
         } finally {
             Trees.deleteTree(work);
@@ -73,8 +83,10 @@ public final class ContainerStartBenchmark {
     }
 
     private static void run(List<String> command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(command)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (p.waitFor() != 0) throw new IllegalStateException(command + " exited " + p.exitValue());
     }
 

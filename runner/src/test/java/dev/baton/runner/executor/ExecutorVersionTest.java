@@ -28,8 +28,20 @@ class ExecutorVersionTest {
     @Test
     void runcSaysRuncsVersionAndItsPinnedCpus() {
         String expected = firstLine("runc", "--version");
-        var runc = new RuncExecutor(new RuncExecutor.Options("runc", work, Architecture.X86_64, true, 100_000, 256, Optional.of("1"),
-                OutputLimits.DEFAULT, job -> { throw new AssertionError("no job here"); }), Clock.systemUTC());
+        var runc = new RuncExecutor(
+                new RuncExecutor.Options(
+                        "runc",
+                        work,
+                        Architecture.X86_64,
+                        true,
+                        100_000,
+                        256,
+                        Optional.of("1"),
+                        OutputLimits.DEFAULT,
+                        job -> {
+                            throw new AssertionError("no job here");
+                        }),
+                Clock.systemUTC());
         assertThat(runc.version()).isEqualTo(expected).startsWith("runc version");
         assertThat(runc.workloadCpus()).contains("1");
     }
@@ -37,7 +49,9 @@ class ExecutorVersionTest {
     @Test
     void qemuSaysItsVersion() {
         String expected = firstLine("qemu-system-x86_64", "--version");
-        assertThat(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg").version()).isEqualTo(expected).startsWith("QEMU emulator version");
+        assertThat(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg").version())
+                .isEqualTo(expected)
+                .startsWith("QEMU emulator version");
     }
 
     @Test
@@ -49,6 +63,7 @@ class ExecutorVersionTest {
 
     @Test
     void aToolThatIsNotThereHasNoVersion() {
-        assertThat(ToolVersion.of(List.of(work.resolve("no-such-tool").toString(), "--version"))).isNull();
+        assertThat(ToolVersion.of(List.of(work.resolve("no-such-tool").toString(), "--version")))
+                .isNull();
     }
 }

@@ -21,12 +21,30 @@ class GuestUserSwitchTest {
         assertThat(baton.resolve("chroot")).isExecutable();
         if (s.loader().isPresent()) {
             assertThat(baton.resolve("lib/ld.so")).isExecutable();
-            assertThat(s.libraries()).isNotEmpty().allSatisfy(l -> assertThat(baton.resolve("lib").resolve(l.getFileName().toString())).exists());
-            assertThat(s.command(new ImageUser(1000, 1001))).containsExactly("/.baton/lib/ld.so", "--library-path", "/.baton/lib",
-                    "/.baton/chroot", "--userspec=1000:1001", "--groups=1001", "--skip-chdir", "/");
+            assertThat(s.libraries())
+                    .isNotEmpty()
+                    .allSatisfy(l -> assertThat(
+                                    baton.resolve("lib").resolve(l.getFileName().toString()))
+                            .exists());
+            assertThat(s.command(new ImageUser(1000, 1001)))
+                    .containsExactly(
+                            "/.baton/lib/ld.so",
+                            "--library-path",
+                            "/.baton/lib",
+                            "/.baton/chroot",
+                            "--userspec=1000:1001",
+                            "--groups=1001",
+                            "--skip-chdir",
+                            "/");
             // The copied pieces work from their new place: the loader runs the copied chroot with the copied libc.
-            Process p = new ProcessBuilder(baton.resolve("lib/ld.so").toString(), "--library-path", baton.resolve("lib").toString(),
-                    baton.resolve("chroot").toString(), "--version").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            baton.resolve("lib/ld.so").toString(),
+                            "--library-path",
+                            baton.resolve("lib").toString(),
+                            baton.resolve("chroot").toString(),
+                            "--version")
+                    .redirectErrorStream(true)
+                    .start();
             assertThat(new String(p.getInputStream().readAllBytes())).contains("chroot (GNU coreutils)");
             assertThat(p.waitFor()).isZero();
         }

@@ -15,7 +15,8 @@ class ImageUserTest {
     @Test
     void numericIdsNamesAndGroupsResolveAgainstTheImagesOwnFiles() throws Exception {
         Files.createDirectories(rootfs.resolve("etc"));
-        Files.writeString(rootfs.resolve("etc/passwd"), "root:x:0:0::/root:/bin/sh\nbench:x:1000:1001::/home:/bin/sh\n");
+        Files.writeString(
+                rootfs.resolve("etc/passwd"), "root:x:0:0::/root:/bin/sh\nbench:x:1000:1001::/home:/bin/sh\n");
         Files.writeString(rootfs.resolve("etc/group"), "root:x:0:\nstaff:x:50:\n");
         assertThat(ImageUser.resolve(null, rootfs)).isEqualTo(ImageUser.ROOT);
         assertThat(ImageUser.resolve("", rootfs).isRoot()).isTrue();
@@ -23,7 +24,9 @@ class ImageUserTest {
         assertThat(ImageUser.resolve("4242:4343", rootfs)).isEqualTo(new ImageUser(4242, 4343));
         assertThat(ImageUser.resolve("bench", rootfs)).isEqualTo(new ImageUser(1000, 1001));
         assertThat(ImageUser.resolve("bench:staff", rootfs)).isEqualTo(new ImageUser(1000, 50));
-        assertThatThrownBy(() -> ImageUser.resolve("nobody", rootfs)).isInstanceOf(DeclinedException.class).hasMessageContaining("not found");
+        assertThatThrownBy(() -> ImageUser.resolve("nobody", rootfs))
+                .isInstanceOf(DeclinedException.class)
+                .hasMessageContaining("not found");
         assertThatThrownBy(() -> ImageUser.resolve("bench:wheel", rootfs)).isInstanceOf(DeclinedException.class);
     }
 

@@ -58,25 +58,45 @@ class MicroVmExecutorTest {
                 throw new UncheckedIOException(e);
             }
             if (k.isEmpty()) {
-                return new Guest(Optional.of("no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)"), null, null);
+                return new Guest(
+                        Optional.of(
+                                "no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)"),
+                        null,
+                        null);
             }
             Path modules = MicroVmKernels.modulesFor(k.get(), Path.of("/lib/modules"));
-            return new Guest(MicroVmExecutor.unavailableReason("qemu-system-x86_64", k.get(), modules, TestImages.BUSYBOX), k.get(), modules);
+            return new Guest(
+                    MicroVmExecutor.unavailableReason("qemu-system-x86_64", k.get(), modules, TestImages.BUSYBOX),
+                    k.get(),
+                    modules);
         }
     }
 
     @BeforeEach
     void setUp() throws IOException {
-        assumeTrue(GUEST.unavailable().isEmpty(), () -> "microVM tests skipped: " + GUEST.unavailable().orElse(""));
-        assumeTrue(Files.isReadable(GUEST.kernel()), "the guest kernel is not readable (run as root or make /boot/vmlinuz-* readable)");
+        assumeTrue(
+                GUEST.unavailable().isEmpty(),
+                () -> "microVM tests skipped: " + GUEST.unavailable().orElse(""));
+        assumeTrue(
+                Files.isReadable(GUEST.kernel()),
+                "the guest kernel is not readable (run as root or make /boot/vmlinuz-* readable)");
         work = Files.createTempDirectory(Path.of("/tmp"), "bvm");
         image = TestImages.busybox(work.resolve("layout"), List.of("echo", "hello from the vm"), List.of());
-        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel()), Clock.systemUTC());
+        executor = new MicroVmExecutor(
+                options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel()), Clock.systemUTC());
     }
 
     private MicroVmExecutor.Options options(Hypervisor hypervisor, Path guestKernel) {
-        return new MicroVmExecutor.Options(hypervisor, work.resolve("r"), Architecture.X86_64, guestKernel, GUEST.modules(), TestImages.BUSYBOX,
-                OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout()), Long.MAX_VALUE);
+        return new MicroVmExecutor.Options(
+                hypervisor,
+                work.resolve("r"),
+                Architecture.X86_64,
+                guestKernel,
+                GUEST.modules(),
+                TestImages.BUSYBOX,
+                OutputLimits.DEFAULT,
+                job -> new LayoutBlobSource(image.layout()),
+                Long.MAX_VALUE);
     }
 
     @AfterEach
@@ -91,12 +111,23 @@ class MicroVmExecutorTest {
 
     private static SpecView spec(int cpus, long memory, boolean network) {
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
-        return new SpecView(SpecUuid.random(), "vm", "vm", Architecture.X86_64, cpus, memory, 64 * MIB, network, t, t, null);
+        return new SpecView(
+                SpecUuid.random(), "vm", "vm", Architecture.X86_64, cpus, memory, 64 * MIB, network, t, t, null);
     }
 
     private ClaimedJob job(SpecView spec, List<String> cmd, int iterations, List<String> files) {
-        return Jobs.claimed(spec, new JobConfig("local", dev.baton.protocol.id.ProjectUuid.random(), image.digest(), null, cmd,
-                Map.of("JOB_VAR", "from 'the' job"), JobTimeout.of(120), files, iterations));
+        return Jobs.claimed(
+                spec,
+                new JobConfig(
+                        "local",
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        image.digest(),
+                        null,
+                        cmd,
+                        Map.of("JOB_VAR", "from 'the' job"),
+                        JobTimeout.of(120),
+                        files,
+                        iterations));
     }
 
     /** Records events; start() is called as soon as the execution is prepared. */
@@ -108,19 +139,38 @@ class MicroVmExecutorTest {
         volatile Execution execution;
         volatile ClaimedJob job;
 
-        @Override public void progress(String message) {}
-        @Override public void prepared() {
+        @Override
+        public void progress(String message) {}
+
+        @Override
+        public void prepared() {
             while (execution == null) Thread.onSpinWait();
             execution.start();
         }
-        @Override public void declined(String reason) {
+
+        @Override
+        public void declined(String reason) {
             declined.complete(reason);
             finished.completeExceptionally(new AssertionError("declined: " + reason));
         }
-        @Override public void declined(DeclineCode code, String reason) { declined(code.wireName() + ": " + reason); }
-        @Override public void started(Instant at) { started.complete(at); }
-        @Override public void finished(ExecutionResult result) { finished.complete(result); }
-        @Override public void output(int iteration, dev.baton.protocol.message.LogStream stream, byte[] b, int off, int len) {
+
+        @Override
+        public void declined(DeclineCode code, String reason) {
+            declined(code.wireName() + ": " + reason);
+        }
+
+        @Override
+        public void started(Instant at) {
+            started.complete(at);
+        }
+
+        @Override
+        public void finished(ExecutionResult result) {
+            finished.complete(result);
+        }
+
+        @Override
+        public void output(int iteration, dev.baton.protocol.message.LogStream stream, byte[] b, int off, int len) {
             live.append(new String(b, off, len, StandardCharsets.UTF_8));
         }
     }
@@ -138,15 +188,22 @@ class MicroVmExecutorTest {
 
     /** QEMU processes of this test's executor still alive. */
     private List<ProcessHandle> vms() {
-        return ProcessHandle.allProcesses().filter(h -> String.join(" ", h.info().arguments().orElse(new String[0]))
-                .contains(work.toString())).toList();
+        return ProcessHandle.allProcesses()
+                .filter(h -> String.join(" ", h.info().arguments().orElse(new String[0]))
+                        .contains(work.toString()))
+                .toList();
     }
 
     @Test
     void aJobRunsInTheVmWithItsStdoutStderrExitCodeFilesAndNoNetwork() throws Exception {
-        String script = "echo out $JOB_VAR $BATON_ITERATION; echo err >&2; pwd; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ';"
-                + " echo collected > result.txt; ln -s /etc/passwd link.txt; exit 3";
-        Recorder r = run(job(spec(64 * MIB, false), List.of("sh", "-c", script), 2, List.of("result.txt", "/etc/group", "missing", "link.txt")));
+        String script =
+                "echo out $JOB_VAR $BATON_ITERATION; echo err >&2; pwd; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ';"
+                        + " echo collected > result.txt; ln -s /etc/passwd link.txt; exit 3";
+        Recorder r = run(job(
+                spec(64 * MIB, false),
+                List.of("sh", "-c", script),
+                2,
+                List.of("result.txt", "/etc/group", "missing", "link.txt")));
         ExecutionResult result = result(r);
         assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
         // a non-zero exit ends the job after its first iteration
@@ -155,8 +212,11 @@ class MicroVmExecutorTest {
         assertThat(it.exitCode()).isEqualTo(3);
         assertThat(it.stdout()).isEqualTo("out from 'the' job 1\n/work\nlo\n");
         assertThat(it.stderr()).isEqualTo("err\n");
-        assertThat(it.output()).containsEntry("result.txt", "collected\n").containsEntry("/etc/group", "root:x:0:\nbench:x:1000:\n")
-                .containsEntry("link.txt", "root:x:0:0:root:/root:/bin/sh\nbench:x:1000:1000::/home:/bin/sh\n").doesNotContainKey("missing");
+        assertThat(it.output())
+                .containsEntry("result.txt", "collected\n")
+                .containsEntry("/etc/group", "root:x:0:\nbench:x:1000:\n")
+                .containsEntry("link.txt", "root:x:0:0:root:/root:/bin/sh\nbench:x:1000:1000::/home:/bin/sh\n")
+                .doesNotContainKey("missing");
         assertThat(r.live.toString()).contains("out from 'the' job 1").contains("err");
         assertThat(vms()).isEmpty();
         assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
@@ -181,7 +241,8 @@ class MicroVmExecutorTest {
         r.started.get(150, TimeUnit.SECONDS);
         assertThat(vms()).hasSize(1);
         // The next agent on the same work directory, as after a crash of this one.
-        MicroVmExecutor next = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel()), Clock.systemUTC());
+        MicroVmExecutor next = new MicroVmExecutor(
+                options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel()), Clock.systemUTC());
         List<Leftover> leftovers = next.sweep();
         assertThat(leftovers).singleElement().satisfies(l -> assertThat(l.job()).isEqualTo(r.job.uuid()));
         assertThat(vms()).isEmpty();
@@ -200,11 +261,28 @@ class MicroVmExecutorTest {
 
     /** QEMU itself, started paused ({@code -S}): a guest that never boots, as a hung early boot looks from outside. */
     private record Paused(Hypervisor real) implements Hypervisor {
-        @Override public String name() { return real.name(); }
-        @Override public String describe() { return real.describe(); }
-        @Override public String accelerator() { return real.accelerator(); }
-        @Override public String version() { return real.version(); }
-        @Override public List<String> command(Vm vm) {
+        @Override
+        public String name() {
+            return real.name();
+        }
+
+        @Override
+        public String describe() {
+            return real.describe();
+        }
+
+        @Override
+        public String accelerator() {
+            return real.accelerator();
+        }
+
+        @Override
+        public String version() {
+            return real.version();
+        }
+
+        @Override
+        public List<String> command(Vm vm) {
             List<String> c = new java.util.ArrayList<>(real.command(vm));
             c.add("-S");
             return c;
@@ -213,11 +291,14 @@ class MicroVmExecutorTest {
 
     @Test
     void aGuestThatNeverBootsIsKilledRetriedOnceAndTheJobDeclinedAsAVmBootFailure() throws Exception {
-        executor = new MicroVmExecutor(options(new Paused(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg")), GUEST.kernel())
-                .withBootTimeout(Duration.ofSeconds(1)), Clock.systemUTC());
+        executor = new MicroVmExecutor(
+                options(new Paused(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg")), GUEST.kernel())
+                        .withBootTimeout(Duration.ofSeconds(1)),
+                Clock.systemUTC());
         Recorder r = run(job(spec(64 * MIB, false), List.of("true"), 1, List.of()));
         String reason = r.declined.get(150, TimeUnit.SECONDS);
-        assertThat(reason).startsWith("vm_boot_failed: the VM did not boot (qemu-microvm/tcg, 2 attempts)")
+        assertThat(reason)
+                .startsWith("vm_boot_failed: the VM did not boot (qemu-microvm/tcg, 2 attempts)")
                 .contains("the guest did not boot within 1 s (console: silent); the guest did not boot within 1 s");
         assertThat(r.started).isNotDone(); // never reported as running: the job goes back to the queue
         assertThat(vms()).isEmpty();
@@ -227,10 +308,13 @@ class MicroVmExecutorTest {
     @Test
     void aHypervisorThatExitsBeforeTheGuestBootsDeclinesTheJobWithItsError() throws Exception {
         Path notAKernel = Files.writeString(work.resolve("not-a-kernel"), "this is not a kernel image\n");
-        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), notAKernel), Clock.systemUTC());
+        executor = new MicroVmExecutor(
+                options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), notAKernel), Clock.systemUTC());
         Recorder r = run(job(spec(64 * MIB, false), List.of("true"), 1, List.of()));
         String reason = r.declined.get(150, TimeUnit.SECONDS);
-        assertThat(reason).startsWith("vm_boot_failed: the VM did not boot").contains("the hypervisor exited before the guest booted: ")
+        assertThat(reason)
+                .startsWith("vm_boot_failed: the VM did not boot")
+                .contains("the hypervisor exited before the guest booted: ")
                 .contains("qemu");
         assertThat(vms()).isEmpty();
     }
@@ -243,7 +327,9 @@ class MicroVmExecutorTest {
         ExecutionResult result = result(run(job(spec(48 * MIB, false), List.of("sh", "-c", script), 1, List.of())));
         assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.OUT_OF_MEMORY);
         assertThat(result.detail()).isEqualTo("memory limit " + 48 * MIB + " bytes");
-        assertThat(result.results().getFirst().stdout()).startsWith("within-ok\n").contains("after-over 137");
+        assertThat(result.results().getFirst().stdout())
+                .startsWith("within-ok\n")
+                .contains("after-over 137");
         assertThat(vms()).isEmpty();
     }
 
@@ -251,8 +337,10 @@ class MicroVmExecutorTest {
     void theVmHasTheSpecsVcpusAndDiskRunsOnTheBenchmarkCpusAndTheWorkloadRunsAsTheImagesUser() throws Exception {
         image = TestImages.busybox(work.resolve("layout-user"), List.of("true"), List.of(), "bench");
         String benchmarkCpus = Runtime.getRuntime().availableProcessors() > 1 ? "1" : "0";
-        executor = new MicroVmExecutor(options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel())
-                .withBenchmarkCpus(Optional.of(benchmarkCpus)), Clock.systemUTC());
+        executor = new MicroVmExecutor(
+                options(QemuMicrovm.onThisHost("qemu-system-x86_64", "tcg"), GUEST.kernel())
+                        .withBenchmarkCpus(Optional.of(benchmarkCpus)),
+                Clock.systemUTC());
         String script = "nproc; id -u; id -g; touch mine && ls -ln mine | tr -s ' ' | cut -d' ' -f3,4; pwd;"
                 + " touch /not-mine 2>/dev/null || echo root-only;"
                 + " dd if=/dev/zero of=big bs=1M count=80 2>/dev/null || echo disk-full; rm -f big; sleep 2";
@@ -260,16 +348,19 @@ class MicroVmExecutorTest {
         r.started.get(150, TimeUnit.SECONDS);
         List<ProcessHandle> running = vms();
         assertThat(running).hasSize(1);
-        String status = Files.readString(Path.of("/proc", Long.toString(running.getFirst().pid()), "status"));
+        String status = Files.readString(
+                Path.of("/proc", Long.toString(running.getFirst().pid()), "status"));
         assertThat(status).containsPattern("Cpus_allowed_list:\\s+" + benchmarkCpus + "\n");
         ExecutionResult result = result(r);
         assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
-        assertThat(result.results().getFirst().stdout()).isEqualTo("2\n1000\n1000\n1000 1000\n/work\nroot-only\ndisk-full\n");
+        assertThat(result.results().getFirst().stdout())
+                .isEqualTo("2\n1000\n1000\n1000 1000\n/work\nroot-only\ndisk-full\n");
         assertThat(result.results().getFirst().exitCode()).isZero();
     }
 
     @Test
     void reportsItsHypervisorAndAcceleratorAsCapabilities() {
-        assertThat(executor.capabilities()).isEqualTo(new dev.baton.protocol.model.RunnerCapabilities("microvm", "qemu-microvm", "tcg"));
+        assertThat(executor.capabilities())
+                .isEqualTo(new dev.baton.protocol.model.RunnerCapabilities("microvm", "qemu-microvm", "tcg"));
     }
 }

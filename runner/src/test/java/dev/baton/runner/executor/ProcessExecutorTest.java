@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The process executor with real child processes: bounds, file collection, environment. */
 class ProcessExecutorTest {
-    @TempDir Path work;
+    @TempDir
+    Path work;
 
     private ExecutionResult run(OutputLimits limits, ClaimedJob job) throws Exception {
         return run(limits, Optional.empty(), job);
@@ -32,11 +33,26 @@ class ProcessExecutorTest {
         Execution[] e = new Execution[1];
         CompletableFuture<Void> prepared = new CompletableFuture<>();
         e[0] = executor.prepare(job, new ExecutionEvents() {
-            @Override public void progress(String message) {}
-            @Override public void prepared() { prepared.complete(null); }
-            @Override public void declined(String reason) { done.completeExceptionally(new AssertionError(reason)); }
-            @Override public void started(Instant at) {}
-            @Override public void finished(ExecutionResult result) { done.complete(result); }
+            @Override
+            public void progress(String message) {}
+
+            @Override
+            public void prepared() {
+                prepared.complete(null);
+            }
+
+            @Override
+            public void declined(String reason) {
+                done.completeExceptionally(new AssertionError(reason));
+            }
+
+            @Override
+            public void started(Instant at) {}
+
+            @Override
+            public void finished(ExecutionResult result) {
+                done.complete(result);
+            }
         });
         prepared.get(10, TimeUnit.SECONDS);
         e[0].start();
@@ -44,19 +60,27 @@ class ProcessExecutorTest {
     }
 
     private static ClaimedJob job(String script, int iterations, List<String> files) {
-        return Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
+        return Jobs.claimed(
+                Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false),
                 Jobs.command(List.of("sh", "-c", script), 60, iterations, files));
     }
 
     @Test
     void streamsAndFilesAreBoundedWithAMarker() throws Exception {
         var limits = new OutputLimits(10, 2, 4, 6);
-        ExecutionResult r = run(limits, job("printf 0123456789abcdef; printf 0123456789ABCDEF >&2; "
-                + "printf 123456 > a; printf xy > b; printf z > c", 1, List.of("a", "b", "c")));
+        ExecutionResult r = run(
+                limits,
+                job(
+                        "printf 0123456789abcdef; printf 0123456789ABCDEF >&2; "
+                                + "printf 123456 > a; printf xy > b; printf z > c",
+                        1,
+                        List.of("a", "b", "c")));
         IterationResult it = r.results().getFirst();
         assertThat(it.stdout()).isEqualTo("0123456789" + BoundedCapture.MARKER.formatted(6));
         assertThat(it.stderr()).isEqualTo("0123456789" + BoundedCapture.MARKER.formatted(6));
-        assertThat(it.output()).containsEntry("a", "1234" + BoundedCapture.MARKER.formatted(2)).containsEntry("b", "xy");
+        assertThat(it.output())
+                .containsEntry("a", "1234" + BoundedCapture.MARKER.formatted(2))
+                .containsEntry("b", "xy");
         assertThat(r.kind()).isEqualTo(ExecutionResult.Kind.ERROR);
         assertThat(r.detail()).contains("c: more than 2 files");
     }
@@ -66,13 +90,15 @@ class ProcessExecutorTest {
         int cpus = Runtime.getRuntime().availableProcessors();
         org.junit.jupiter.api.Assumptions.assumeTrue(cpus > 1, "needs more than one CPU");
         String last = Integer.toString(cpus - 1);
-        ExecutionResult r = run(OutputLimits.DEFAULT, Optional.of(last), job("grep Cpus_allowed_list /proc/self/status", 1, List.of()));
+        ExecutionResult r = run(
+                OutputLimits.DEFAULT, Optional.of(last), job("grep Cpus_allowed_list /proc/self/status", 1, List.of()));
         assertThat(r.results().getFirst().stdout().strip()).matches("Cpus_allowed_list:\\s+" + last);
     }
 
     @Test
     void iterationsStopAtTheFirstFailure() throws Exception {
-        ExecutionResult r = run(OutputLimits.DEFAULT, job("echo $BATON_ITERATION; [ $BATON_ITERATION -lt 2 ]", 5, List.of()));
+        ExecutionResult r =
+                run(OutputLimits.DEFAULT, job("echo $BATON_ITERATION; [ $BATON_ITERATION -lt 2 ]", 5, List.of()));
         assertThat(r.results()).extracting(IterationResult::exitCode).containsExactly(0, 1);
         assertThat(r.results()).extracting(IterationResult::stdout).containsExactly("1\n", "2\n");
     }
@@ -82,16 +108,26 @@ class ProcessExecutorTest {
         ExecutionResult r = run(OutputLimits.DEFAULT, job("env | sort", 1, List.of()));
         String env = r.results().getFirst().stdout();
         assertThat(env).contains("PATH=").contains("BATON_ITERATION=1");
-        assertThat(env).doesNotContain("JAVA_HOME").doesNotContain("BATON_RUNNER_KEY").doesNotContain("MAVEN");
+        assertThat(env)
+                .doesNotContain("JAVA_HOME")
+                .doesNotContain("BATON_RUNNER_KEY")
+                .doesNotContain("MAVEN");
     }
 
     @Test
     void filesOutsideTheWorkDirAreRefused() throws Exception {
         Path secret = Files.writeString(work.resolve("secret"), "s");
-        ExecutionResult r = run(OutputLimits.DEFAULT, job("ln -s " + secret + " link; mkfifo fifo; echo ok > ok",
-                1, List.of("link", "/etc/hostname", "../secret", "fifo", "ok")));
+        ExecutionResult r = run(
+                OutputLimits.DEFAULT,
+                job(
+                        "ln -s " + secret + " link; mkfifo fifo; echo ok > ok",
+                        1,
+                        List.of("link", "/etc/hostname", "../secret", "fifo", "ok")));
         assertThat(r.kind()).isEqualTo(ExecutionResult.Kind.ERROR);
-        assertThat(r.detail()).contains("link: escapes").contains("/etc/hostname: escapes").contains("../secret: escapes")
+        assertThat(r.detail())
+                .contains("link: escapes")
+                .contains("/etc/hostname: escapes")
+                .contains("../secret: escapes")
                 .contains("fifo: not a regular file");
         assertThat(r.results().getFirst().output()).containsOnlyKeys("ok");
     }
@@ -106,22 +142,51 @@ class ProcessExecutorTest {
      */
     @Test
     void anotherAgentsAttemptOfTheSameJobSurvivesThisOnesCleanup() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Cgroups.jobParent().isPresent(),
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Cgroups.jobParent().isPresent(),
                 "this process may not create cgroups: process groups alone never collide");
         ClaimedJob longer = job("sleep 3; echo survived", 1, List.of());
-        ClaimedJob stale = new ClaimedJob(longer.uuid(), dev.baton.protocol.id.LeaseId.random(), 2, longer.spec(),
-                job("true", 1, List.of()).config(), longer.ociToken(), longer.timeout(), longer.created());
+        ClaimedJob stale = new ClaimedJob(
+                longer.uuid(),
+                dev.baton.protocol.id.LeaseId.random(),
+                2,
+                longer.spec(),
+                job("true", 1, List.of()).config(),
+                longer.ociToken(),
+                longer.timeout(),
+                longer.created());
         CompletableFuture<Instant> started = new CompletableFuture<>();
         CompletableFuture<Void> prepared = new CompletableFuture<>();
         CompletableFuture<ExecutionResult> current = new CompletableFuture<>();
-        var other = new ProcessExecutor(Files.createDirectories(work.resolve("other-agent")), OutputLimits.DEFAULT, Optional.empty(),
-                Clock.systemUTC(), true);
+        var other = new ProcessExecutor(
+                Files.createDirectories(work.resolve("other-agent")),
+                OutputLimits.DEFAULT,
+                Optional.empty(),
+                Clock.systemUTC(),
+                true);
         Execution running = other.prepare(longer, new ExecutionEvents() {
-            @Override public void progress(String message) {}
-            @Override public void prepared() { prepared.complete(null); }
-            @Override public void declined(String reason) { current.completeExceptionally(new AssertionError(reason)); }
-            @Override public void started(Instant at) { started.complete(at); }
-            @Override public void finished(ExecutionResult result) { current.complete(result); }
+            @Override
+            public void progress(String message) {}
+
+            @Override
+            public void prepared() {
+                prepared.complete(null);
+            }
+
+            @Override
+            public void declined(String reason) {
+                current.completeExceptionally(new AssertionError(reason));
+            }
+
+            @Override
+            public void started(Instant at) {
+                started.complete(at);
+            }
+
+            @Override
+            public void finished(ExecutionResult result) {
+                current.complete(result);
+            }
         });
         prepared.get(10, TimeUnit.SECONDS);
         running.start();
@@ -132,7 +197,9 @@ class ProcessExecutorTest {
 
         assertThat(mine.kind()).isEqualTo(ExecutionResult.Kind.EXITED);
         ExecutionResult theirs = current.get(30, TimeUnit.SECONDS);
-        assertThat(theirs.results().getFirst().exitCode()).as("the other agent's attempt was not killed").isZero();
+        assertThat(theirs.results().getFirst().exitCode())
+                .as("the other agent's attempt was not killed")
+                .isZero();
         assertThat(theirs.results().getFirst().stdout()).contains("survived");
     }
 
@@ -142,10 +209,12 @@ class ProcessExecutorTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             try (var dirs = Files.list(parent)) {
-                boolean populated = dirs.filter(d -> d.getFileName().toString().startsWith("baton-job-" + job.uuid() + "-"))
+                boolean populated = dirs.filter(
+                                d -> d.getFileName().toString().startsWith("baton-job-" + job.uuid() + "-"))
                         .anyMatch(d -> {
                             try {
-                                return !Files.readString(d.resolve("cgroup.procs")).isBlank();
+                                return !Files.readString(d.resolve("cgroup.procs"))
+                                        .isBlank();
                             } catch (java.io.IOException e) {
                                 return false;
                             }

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  * not create cgroups relies on), and the guards that keep a stale record from killing strangers.
  */
 class ProcessRecordTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     private final List<Process> started = new ArrayList<>();
 
     @AfterEach
@@ -31,8 +33,14 @@ class ProcessRecordTest {
     /** A session leader (setsid) with a background child that left the leader's process tree view: it waits forever. */
     private Process group() throws IOException, InterruptedException {
         Path ready = dir.resolve("ready");
-        Process p = new ProcessBuilder("setsid", "sh", "-c", "sleep 600 & echo $! > " + ready + ".tmp && mv " + ready + ".tmp " + ready + "; wait")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(
+                        "setsid",
+                        "sh",
+                        "-c",
+                        "sleep 600 & echo $! > " + ready + ".tmp && mv " + ready + ".tmp " + ready + "; wait")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         started.add(p);
         while (!Files.exists(ready)) Thread.sleep(10);
         Files.delete(ready);
@@ -65,7 +73,9 @@ class ProcessRecordTest {
         Process p = group();
         long start = ProcessGroups.startTicks(p.pid()).orElseThrow();
         assertThat(record(p, start, "another-boot").kill()).isNull();
-        assertThat(record(p, start + 1, ProcessGroups.bootId()).kill()).as("the leader is not the recorded one").isNull();
+        assertThat(record(p, start + 1, ProcessGroups.bootId()).kill())
+                .as("the leader is not the recorded one")
+                .isNull();
         assertThat(ProcessGroups.members(p.pid())).hasSize(2);
     }
 }

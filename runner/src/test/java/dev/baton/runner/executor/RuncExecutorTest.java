@@ -1,10 +1,10 @@
 package dev.baton.runner.executor;
 
-import dev.baton.channelclient.machine.ExecutionResult;
-import dev.baton.protocol.message.DeclineCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.model.SpecView;
@@ -47,7 +47,8 @@ class RuncExecutorTest {
 
     private static Optional<String> whyUnavailable() {
         Optional<String> runc = RuncExecutor.unavailableReason("runc");
-        if (runc.isEmpty() && !Files.isExecutable(TestImages.BUSYBOX)) return Optional.of("no static busybox at /bin/busybox (apt-get install busybox-static)");
+        if (runc.isEmpty() && !Files.isExecutable(TestImages.BUSYBOX))
+            return Optional.of("no static busybox at /bin/busybox (apt-get install busybox-static)");
         return runc;
     }
 
@@ -55,14 +56,27 @@ class RuncExecutorTest {
     void setUp() throws IOException {
         assumeTrue(UNAVAILABLE.isEmpty(), () -> "runc tests skipped: " + UNAVAILABLE.orElse(""));
         // Not @TempDir (mode 700): a user-namespaced root must be able to reach the bundle.
-        work = Files.createTempDirectory(Path.of("/tmp"), "baton-runc-test", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        work = Files.createTempDirectory(
+                Path.of("/tmp"),
+                "baton-runc-test",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         image = TestImages.busybox(work.resolve("layout"), List.of("echo", "hello from the image"), List.of());
         executor = executor(image.layout());
     }
 
     private RuncExecutor executor(Path layout) {
-        return new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
-                Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(layout)), Clock.systemUTC());
+        return new RuncExecutor(
+                new RuncExecutor.Options(
+                        "runc",
+                        work.resolve("runner"),
+                        Architecture.X86_64,
+                        true,
+                        100_000,
+                        256,
+                        Optional.empty(),
+                        OutputLimits.DEFAULT,
+                        job -> new LayoutBlobSource(layout)),
+                Clock.systemUTC());
     }
 
     @AfterEach
@@ -74,9 +88,20 @@ class RuncExecutorTest {
         return job(spec, image, cmd, iterations, files);
     }
 
-    private static ClaimedJob job(SpecView spec, TestImages.Image img, List<String> cmd, int iterations, List<String> files) {
-        return Jobs.claimed(spec, new JobConfig("local", dev.baton.protocol.id.ProjectUuid.random(), img.digest(), null, cmd,
-                Map.of("JOB_VAR", "from-job"), JobTimeout.of(60), files, iterations));
+    private static ClaimedJob job(
+            SpecView spec, TestImages.Image img, List<String> cmd, int iterations, List<String> files) {
+        return Jobs.claimed(
+                spec,
+                new JobConfig(
+                        "local",
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        img.digest(),
+                        null,
+                        cmd,
+                        Map.of("JOB_VAR", "from-job"),
+                        JobTimeout.of(60),
+                        files,
+                        iterations));
     }
 
     private static SpecView spec(long memory, boolean network) {
@@ -93,16 +118,39 @@ class RuncExecutorTest {
         volatile Execution execution;
         final CompletableFuture<Void> prepared = new CompletableFuture<>();
 
-        @Override public void progress(String message) { progress.add(message); }
-        @Override public void prepared() {
+        @Override
+        public void progress(String message) {
+            progress.add(message);
+        }
+
+        @Override
+        public void prepared() {
             prepared.complete(null);
             while (execution == null) Thread.onSpinWait();
             execution.start();
         }
-        @Override public void declined(String reason) { declined.complete(reason); finished.completeExceptionally(new AssertionError("declined: " + reason)); }
-        @Override public void declined(DeclineCode code, String reason) { declineCode.complete(code); declined(reason); }
-        @Override public void started(Instant at) { started.complete(at); }
-        @Override public void finished(ExecutionResult result) { finished.complete(result); }
+
+        @Override
+        public void declined(String reason) {
+            declined.complete(reason);
+            finished.completeExceptionally(new AssertionError("declined: " + reason));
+        }
+
+        @Override
+        public void declined(DeclineCode code, String reason) {
+            declineCode.complete(code);
+            declined(reason);
+        }
+
+        @Override
+        public void started(Instant at) {
+            started.complete(at);
+        }
+
+        @Override
+        public void finished(ExecutionResult result) {
+            finished.complete(result);
+        }
     }
 
     private Recorder run(ClaimedJob job) {
@@ -117,7 +165,8 @@ class RuncExecutorTest {
 
     private List<String> containers() throws Exception {
         // This executor's state directory only: other agents' (and test runs') containers are not ours.
-        Process p = new ProcessBuilder("runc", "--root", executor.stateDirectory().toString(), "list", "-q").start();
+        Process p =
+                new ProcessBuilder("runc", "--root", executor.stateDirectory().toString(), "list", "-q").start();
         String out = new String(p.getInputStream().readAllBytes());
         p.waitFor();
         return out.lines().filter(l -> l.startsWith("baton-")).toList();
@@ -125,7 +174,9 @@ class RuncExecutorTest {
 
     @Test
     void echoJobUsesTheImageCommandAndRunsEveryIteration() throws Exception {
-        assertThat(executor.heldImages().orElseThrow().mostRecentFirst()).as("nothing prepared yet").isEmpty();
+        assertThat(executor.heldImages().orElseThrow().mostRecentFirst())
+                .as("nothing prepared yet")
+                .isEmpty();
         Recorder r = run(job(spec(256 * MIB, false), null, 2, List.of()));
         ExecutionResult result = result(r);
         assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.EXITED);
@@ -154,9 +205,15 @@ class RuncExecutorTest {
 
     @Test
     void noNetworkButLoopback() throws Exception {
-        ExecutionResult result = result(run(job(spec(256 * MIB, false), List.of("cat", "/proc/net/dev"), 1, List.of())));
-        List<String> interfaces = result.results().getFirst().stdout().lines().skip(2)
-                .map(l -> l.strip().split(":")[0]).toList();
+        ExecutionResult result =
+                result(run(job(spec(256 * MIB, false), List.of("cat", "/proc/net/dev"), 1, List.of())));
+        List<String> interfaces = result.results()
+                .getFirst()
+                .stdout()
+                .lines()
+                .skip(2)
+                .map(l -> l.strip().split(":")[0])
+                .toList();
         assertThat(interfaces).containsExactly("lo");
     }
 
@@ -165,24 +222,49 @@ class RuncExecutorTest {
         int cpus = Runtime.getRuntime().availableProcessors();
         assumeTrue(cpus > 1, "needs more than one CPU");
         String last = Integer.toString(cpus - 1);
-        executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
-                Optional.of(last), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
-        ExecutionResult result = result(run(job(spec(256 * MIB, false), List.of("grep", "Cpus_allowed_list", "/proc/self/status"), 1, List.of())));
-        assertThat(result.results().getFirst().stdout().strip()).endsWith("\t" + last).matches("Cpus_allowed_list:\\s+" + last);
+        executor = new RuncExecutor(
+                new RuncExecutor.Options(
+                        "runc",
+                        work.resolve("runner"),
+                        Architecture.X86_64,
+                        true,
+                        100_000,
+                        256,
+                        Optional.of(last),
+                        OutputLimits.DEFAULT,
+                        job -> new LayoutBlobSource(image.layout())),
+                Clock.systemUTC());
+        ExecutionResult result = result(run(
+                job(spec(256 * MIB, false), List.of("grep", "Cpus_allowed_list", "/proc/self/status"), 1, List.of())));
+        assertThat(result.results().getFirst().stdout().strip())
+                .endsWith("\t" + last)
+                .matches("Cpus_allowed_list:\\s+" + last);
     }
 
     @Test
     void aSpecWithNetworkSharesTheHostNetwork() throws Exception {
-        List<String> host = Files.readAllLines(Path.of("/proc/net/dev")).stream().skip(2).map(l -> l.strip().split(":")[0]).toList();
+        List<String> host = Files.readAllLines(Path.of("/proc/net/dev")).stream()
+                .skip(2)
+                .map(l -> l.strip().split(":")[0])
+                .toList();
         ExecutionResult result = result(run(job(spec(256 * MIB, true), List.of("cat", "/proc/net/dev"), 1, List.of())));
-        List<String> inside = result.results().getFirst().stdout().lines().skip(2).map(l -> l.strip().split(":")[0]).toList();
+        List<String> inside = result.results()
+                .getFirst()
+                .stdout()
+                .lines()
+                .skip(2)
+                .map(l -> l.strip().split(":")[0])
+                .toList();
         assertThat(inside).containsExactlyInAnyOrderElementsOf(host);
     }
 
     @Test
     void memoryLimitOomKillIsReportedAsSuch() throws Exception {
-        ExecutionResult result = result(run(job(spec(32 * MIB, false),
-                List.of("sh", "-c", "echo before; x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo after ${#x}"), 1, List.of())));
+        ExecutionResult result = result(run(job(
+                spec(32 * MIB, false),
+                List.of("sh", "-c", "echo before; x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo after ${#x}"),
+                1,
+                List.of())));
         assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.OUT_OF_MEMORY);
         assertThat(result.detail()).contains(Long.toString(32 * MIB));
         assertThat(result.results().getFirst().stdout()).startsWith("before");
@@ -191,8 +273,10 @@ class RuncExecutorTest {
 
     @Test
     void outputFilesAreCollected() throws Exception {
-        ExecutionResult result = result(run(job(spec(256 * MIB, false),
-                List.of("sh", "-c", "echo abs > /work/a.txt; mkdir sub; echo rel > sub/b.txt"), 1,
+        ExecutionResult result = result(run(job(
+                spec(256 * MIB, false),
+                List.of("sh", "-c", "echo abs > /work/a.txt; mkdir sub; echo rel > sub/b.txt"),
+                1,
                 List.of("/work/a.txt", "sub/b.txt", "/etc/group", "missing.txt"))));
         assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.EXITED);
         assertThat(result.results().getFirst().output())
@@ -205,11 +289,15 @@ class RuncExecutorTest {
     @Test
     void pathEscapesAreRefusedIncludingThroughSymlinks() throws Exception {
         Path secret = Files.writeString(work.resolve("host-secret"), "do not leak");
-        ExecutionResult result = result(run(job(spec(256 * MIB, false),
-                List.of("sh", "-c", "ln -s " + secret + " /work/leak; ln -s ../../../../../../.. /work/up"), 1,
+        ExecutionResult result = result(run(job(
+                spec(256 * MIB, false),
+                List.of("sh", "-c", "ln -s " + secret + " /work/leak; ln -s ../../../../../../.. /work/up"),
+                1,
                 List.of("/work/leak", "../../host-secret", "/work/up/etc/passwd"))));
         assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.ERROR);
-        assertThat(result.detail()).contains("/work/leak: escapes").contains("../../host-secret: escapes")
+        assertThat(result.detail())
+                .contains("/work/leak: escapes")
+                .contains("../../host-secret: escapes")
                 .contains("/work/up/etc/passwd: escapes");
         assertThat(result.results().getFirst().output()).isEmpty();
         assertThat(result.results().getFirst().output().values()).noneMatch(v -> v.contains("do not leak"));
@@ -217,19 +305,33 @@ class RuncExecutorTest {
 
     @Test
     void aLayerThatEscapesIsDeclined() throws Exception {
-        TestImages.Image evil = TestImages.busybox(work.resolve("evil"), List.of("true"),
+        TestImages.Image evil = TestImages.busybox(
+                work.resolve("evil"),
+                List.of("true"),
                 List.of(new TarWriter().file("../../escaped", "x").tarGz()));
         executor = executor(evil.layout());
         Recorder r = run(job(spec(256 * MIB, false), evil, null, 1, List.of()));
-        assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("image refused").contains("escapes");
+        assertThat(r.declined.get(60, TimeUnit.SECONDS))
+                .contains("image refused")
+                .contains("escapes");
         assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.UNPACK_FAILED);
         assertThat(work.resolve("runner/escaped")).doesNotExist();
     }
 
     @Test
     void aJobWithoutAnImageIsDeclinedAsImageRequired() throws Exception {
-        ClaimedJob noImage = Jobs.claimed(spec(256 * MIB, false), new JobConfig("local", dev.baton.protocol.id.ProjectUuid.random(), null, null,
-                List.of("true"), Map.of(), JobTimeout.of(60), null, 1));
+        ClaimedJob noImage = Jobs.claimed(
+                spec(256 * MIB, false),
+                new JobConfig(
+                        "local",
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        null,
+                        null,
+                        List.of("true"),
+                        Map.of(),
+                        JobTimeout.of(60),
+                        null,
+                        1));
         Recorder r = run(noImage);
         assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isEqualTo(DeclineCode.IMAGE_REQUIRED);
         assertThat(r.declined.get()).contains("no image");
@@ -246,36 +348,80 @@ class RuncExecutorTest {
     @Test
     void anImageLargerThanTheSpecsDiskIsDeclinedAndCleanedUp() throws Exception {
         // 64 MiB of zeros: a few tens of KiB compressed, more than the 32 MiB disk of the spec.
-        TestImages.Image bomb = TestImages.busybox(work.resolve("bomb"), List.of("true"),
+        TestImages.Image bomb = TestImages.busybox(
+                work.resolve("bomb"),
+                List.of("true"),
                 List.of(new TarWriter().zeros("big", 64 * (int) MIB).tarGz()));
-        assertThat(Files.size(work.resolve("bomb/blobs/sha256").resolve(bomb.layerDigests().getLast().substring(7)))).isLessThan(MIB);
+        assertThat(Files.size(work.resolve("bomb/blobs/sha256")
+                        .resolve(bomb.layerDigests().getLast().substring(7))))
+                .isLessThan(MIB);
         executor = executor(bomb.layout());
         SpecView base = spec(256 * MIB, false);
-        SpecView small = new SpecView(base.uuid(), base.name(), base.slug(), base.architecture(), base.cpu(), base.memory(), 32 * MIB,
-                base.network(), base.created(), base.modified(), base.archived());
+        SpecView small = new SpecView(
+                base.uuid(),
+                base.name(),
+                base.slug(),
+                base.architecture(),
+                base.cpu(),
+                base.memory(),
+                32 * MIB,
+                base.network(),
+                base.created(),
+                base.modified(),
+                base.archived());
         Recorder r = run(job(small, bomb, null, 1, List.of()));
-        assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("unpacks to more than " + 32 * MIB + " bytes").contains("disk size");
+        assertThat(r.declined.get(60, TimeUnit.SECONDS))
+                .contains("unpacks to more than " + 32 * MIB + " bytes")
+                .contains("disk size");
         assertThat(r.started).isNotDone();
         try (var bundles = Files.list(work.resolve("runner/bundles"))) {
-            assertThat(bundles.toList()).as("the partly unpacked bundle is removed").isEmpty();
+            assertThat(bundles.toList())
+                    .as("the partly unpacked bundle is removed")
+                    .isEmpty();
         }
     }
 
     @Test
     void theRunnersUnpackCapAppliesBesideTheSpec() throws Exception {
-        executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
-                Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout()), 256 * 1024), Clock.systemUTC());
+        executor = new RuncExecutor(
+                new RuncExecutor.Options(
+                        "runc",
+                        work.resolve("runner"),
+                        Architecture.X86_64,
+                        true,
+                        100_000,
+                        256,
+                        Optional.empty(),
+                        OutputLimits.DEFAULT,
+                        job -> new LayoutBlobSource(image.layout()),
+                        256 * 1024),
+                Clock.systemUTC());
         Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
         assertThat(r.declined.get(60, TimeUnit.SECONDS)).contains("unpacks to more than 262144 bytes");
     }
 
     @Test
     void bundlesArePrivateAndSetuidBitsAreDroppedWithoutAUserNamespace() throws Exception {
-        TestImages.Image suid = TestImages.busybox(work.resolve("suid"), List.of("sleep", "30"),
-                List.of(new TarWriter().file("bin/rootshell", 04755, "#!/bin/sh\n".getBytes()).file("bin/groupy", 02755, "x".getBytes()).tarGz()));
+        TestImages.Image suid = TestImages.busybox(
+                work.resolve("suid"),
+                List.of("sleep", "30"),
+                List.of(new TarWriter()
+                        .file("bin/rootshell", 04755, "#!/bin/sh\n".getBytes())
+                        .file("bin/groupy", 02755, "x".getBytes())
+                        .tarGz()));
         for (boolean userNamespace : new boolean[] {false, true}) {
-            executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, userNamespace, 100_000, 256,
-                    Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(suid.layout())), Clock.systemUTC());
+            executor = new RuncExecutor(
+                    new RuncExecutor.Options(
+                            "runc",
+                            work.resolve("runner"),
+                            Architecture.X86_64,
+                            userNamespace,
+                            100_000,
+                            256,
+                            Optional.empty(),
+                            OutputLimits.DEFAULT,
+                            job -> new LayoutBlobSource(suid.layout())),
+                    Clock.systemUTC());
             ClaimedJob job = job(spec(256 * MIB, false), suid, null, 1, List.of());
             Recorder r = run(job);
             r.started.get(60, TimeUnit.SECONDS);
@@ -298,15 +444,28 @@ class RuncExecutorTest {
     void aFullDiskDeclines() throws Exception {
         // A real full disk: a 256 KiB tmpfs as the work dir, smaller than the busybox layer.
         Path small = Files.createDirectories(work.resolve("small"));
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString()).redirectErrorStream(true).start();
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(mount.getInputStream().readAllBytes());
         assumeTrue(mount.waitFor() == 0, () -> "cannot mount a tmpfs here: " + out);
         try {
-            executor = new RuncExecutor(new RuncExecutor.Options("runc", small, Architecture.X86_64, true, 100_000, 256,
-                    Optional.empty(), OutputLimits.DEFAULT, job -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
+            executor = new RuncExecutor(
+                    new RuncExecutor.Options(
+                            "runc",
+                            small,
+                            Architecture.X86_64,
+                            true,
+                            100_000,
+                            256,
+                            Optional.empty(),
+                            OutputLimits.DEFAULT,
+                            job -> new LayoutBlobSource(image.layout())),
+                    Clock.systemUTC());
             Recorder r = run(job(spec(256 * MIB, false), null, 1, List.of()));
             assertThat(r.declined.get(60, TimeUnit.SECONDS)).startsWith("disk full");
-            assertThat(r.declineCode.get(60, TimeUnit.SECONDS)).isIn(DeclineCode.PULL_FAILED, DeclineCode.UNPACK_FAILED);
+            assertThat(r.declineCode.get(60, TimeUnit.SECONDS))
+                    .isIn(DeclineCode.PULL_FAILED, DeclineCode.UNPACK_FAILED);
             assertThat(r.started).isNotDone();
         } finally {
             new ProcessBuilder("umount", small.toString()).start().waitFor();
@@ -329,13 +488,31 @@ class RuncExecutorTest {
     @Test
     void stopWhilePreparingNeverStarts() throws Exception {
         Recorder r = new Recorder();
-        Execution e = executor.prepare(job(spec(256 * MIB, false), List.of("true"), 1, List.of()), new ExecutionEvents() {
-            @Override public void progress(String message) {}
-            @Override public void prepared() { r.prepared.complete(null); }
-            @Override public void declined(String reason) { r.declined.complete(reason); }
-            @Override public void started(Instant at) { r.started.complete(at); }
-            @Override public void finished(ExecutionResult result) { r.finished.complete(result); }
-        });
+        Execution e =
+                executor.prepare(job(spec(256 * MIB, false), List.of("true"), 1, List.of()), new ExecutionEvents() {
+                    @Override
+                    public void progress(String message) {}
+
+                    @Override
+                    public void prepared() {
+                        r.prepared.complete(null);
+                    }
+
+                    @Override
+                    public void declined(String reason) {
+                        r.declined.complete(reason);
+                    }
+
+                    @Override
+                    public void started(Instant at) {
+                        r.started.complete(at);
+                    }
+
+                    @Override
+                    public void finished(ExecutionResult result) {
+                        r.finished.complete(result);
+                    }
+                });
         e.stop(Duration.ZERO);
         ExecutionResult result = r.finished.get(60, TimeUnit.SECONDS);
         assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.STOPPED);
@@ -350,7 +527,8 @@ class RuncExecutorTest {
         Recorder r = run(job);
         r.started.get(60, TimeUnit.SECONDS);
         waitUntilListed();
-        assertThat(executor.sweep()).as("reported against its job, so the agent can report the job lost")
+        assertThat(executor.sweep())
+                .as("reported against its job, so the agent can report the job lost")
                 .containsExactly(new Leftover(job.uuid(), "container baton-" + job.uuid() + "-1"));
         assertThat(containers()).isEmpty();
         ExecutionResult result = result(r);
@@ -364,8 +542,18 @@ class RuncExecutorTest {
         Recorder r = run(job);
         r.started.get(60, TimeUnit.SECONDS);
         waitUntilListed();
-        RuncExecutor other = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("other-runner"), Architecture.X86_64, true,
-                100_000, 256, Optional.empty(), OutputLimits.DEFAULT, j -> new LayoutBlobSource(image.layout())), Clock.systemUTC());
+        RuncExecutor other = new RuncExecutor(
+                new RuncExecutor.Options(
+                        "runc",
+                        work.resolve("other-runner"),
+                        Architecture.X86_64,
+                        true,
+                        100_000,
+                        256,
+                        Optional.empty(),
+                        OutputLimits.DEFAULT,
+                        j -> new LayoutBlobSource(image.layout())),
+                Clock.systemUTC());
         assertThat(other.sweep()).isEmpty();
         assertThat(containers()).containsExactly("baton-" + job.uuid() + "-1");
         r.execution.stop(Duration.ZERO);

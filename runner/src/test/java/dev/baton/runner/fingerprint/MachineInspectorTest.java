@@ -24,13 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
  * SMT for a test.
  */
 class MachineInspectorTest {
-    private static final MachineInspector.ExecutorInfo PROCESS = new MachineInspector.ExecutorInfo("process", null, "test");
+    private static final MachineInspector.ExecutorInfo PROCESS =
+            new MachineInspector.ExecutorInfo("process", null, "test");
     private static final Path SYS_CPU = Path.of("/sys/devices/system/cpu");
 
     @TempDir
     Path tree;
-
-
 
     private static List<String> codes(MachineFingerprint fp) {
         return fp.warnings().stream().map(MachineFingerprint.Warning::code).toList();
@@ -38,14 +37,20 @@ class MachineInspectorTest {
 
     @Test
     void thisMachinesFingerprintIsWhatProcAndSysSay() throws Exception {
-        MachineFingerprint fp = MachineInspector.ofHost(Optional.empty(), Clock.systemUTC()).read(PROCESS);
+        MachineFingerprint fp =
+                MachineInspector.ofHost(Optional.empty(), Clock.systemUTC()).read(PROCESS);
 
-        String model = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse(null);
+        String model = Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
+                .filter(l -> l.startsWith("model name"))
+                .map(l -> l.substring(l.indexOf(':') + 1).strip())
+                .findFirst()
+                .orElse(null);
         assertThat(fp.cpuModel()).isEqualTo(model);
         CpuList online = CpuList.parse(HostFacts.read(SYS_CPU.resolve("online")));
         assertThat(fp.cpus()).isEqualTo(online.size());
-        assertThat(fp.jobCpus()).as("no benchmark CPUs configured: the job may run on every online CPU").isEqualTo(online.toString());
+        assertThat(fp.jobCpus())
+                .as("no benchmark CPUs configured: the job may run on every online CPU")
+                .isEqualTo(online.toString());
         assertThat(fp.kernel()).isEqualTo(HostFacts.read(Path.of("/proc/sys/kernel/osrelease")));
         // Free memory moves; the total does not.
         assertThat(fp.memoryTotal()).isEqualTo(HostFacts.meminfo("MemTotal"));
@@ -55,7 +60,8 @@ class MachineInspectorTest {
         assertThat(codes(fp).contains("swap")).isEqualTo(HostFacts.meminfo("SwapTotal") > 0);
 
         // cpufreq: the governor is reported exactly when every online CPU has one, else unknown with a warning.
-        boolean cpufreq = online.cpus().stream().allMatch(c -> Files.exists(SYS_CPU.resolve("cpu" + c + "/cpufreq/scaling_governor")));
+        boolean cpufreq = online.cpus().stream()
+                .allMatch(c -> Files.exists(SYS_CPU.resolve("cpu" + c + "/cpufreq/scaling_governor")));
         if (cpufreq) {
             assertThat(fp.governor()).isNotNull();
             assertThat(codes(fp)).doesNotContain("frequency_unknown");
@@ -67,12 +73,19 @@ class MachineInspectorTest {
         Path smt = SYS_CPU.resolve("smt/control");
         assertThat(fp.smt()).isEqualTo(Files.exists(smt) ? HostFacts.read(smt) : null);
         Path active = SYS_CPU.resolve("smt/active");
-        if (Files.exists(active)) assertThat(codes(fp).contains("smt")).isEqualTo(HostFacts.read(active).equals("1"));
+        if (Files.exists(active))
+            assertThat(codes(fp).contains("smt"))
+                    .isEqualTo(HostFacts.read(active).equals("1"));
         Path noTurbo = SYS_CPU.resolve("intel_pstate/no_turbo");
         Path boost = SYS_CPU.resolve("cpufreq/boost");
-        if (Files.exists(noTurbo)) assertThat(fp.turbo()).isEqualTo(HostFacts.read(noTurbo).equals("0"));
-        else if (Files.exists(boost)) assertThat(fp.turbo()).isEqualTo(HostFacts.read(boost).equals("1"));
-        else assertThat(fp.turbo()).as("no turbo control here: unknown, not guessed").isNull();
+        if (Files.exists(noTurbo))
+            assertThat(fp.turbo()).isEqualTo(HostFacts.read(noTurbo).equals("0"));
+        else if (Files.exists(boost))
+            assertThat(fp.turbo()).isEqualTo(HostFacts.read(boost).equals("1"));
+        else
+            assertThat(fp.turbo())
+                    .as("no turbo control here: unknown, not guessed")
+                    .isNull();
 
         assertThat(fp.jobCpusBusy()).isBetween(0.0, 1.0);
         if (codes(fp).contains("busy_cpus")) assertThat(fp.jobCpusBusy()).isPositive();
@@ -85,7 +98,8 @@ class MachineInspectorTest {
     void benchmarkCpusAreTheOnesWatched() throws Exception {
         CpuList online = CpuList.parse(HostFacts.read(SYS_CPU.resolve("online")));
         CpuList last = new CpuList(new java.util.TreeSet<>(List.of(online.cpus().last())));
-        MachineFingerprint fp = MachineInspector.ofHost(Optional.of(last), Clock.systemUTC()).read(PROCESS);
+        MachineFingerprint fp =
+                MachineInspector.ofHost(Optional.of(last), Clock.systemUTC()).read(PROCESS);
         assertThat(fp.jobCpus()).isEqualTo(last.toString());
         assertThat(fp.cpus()).isEqualTo(online.size());
     }
@@ -107,7 +121,9 @@ class MachineInspectorTest {
     }
 
     private void noisyMachine() throws IOException {
-        write("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU @ 3.00GHz\n\nprocessor\t: 1\nmodel name\t: Test CPU @ 3.00GHz\n");
+        write(
+                "proc/cpuinfo",
+                "processor\t: 0\nmodel name\t: Test CPU @ 3.00GHz\n\nprocessor\t: 1\nmodel name\t: Test CPU @ 3.00GHz\n");
         write("sys/devices/system/cpu/online", "0-1\n");
         write("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
         write("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave\n");
@@ -115,7 +131,9 @@ class MachineInspectorTest {
         write("sys/devices/system/cpu/smt/control", "on\n");
         write("sys/devices/system/cpu/smt/active", "1\n");
         write("proc/sys/kernel/osrelease", "6.1.0-test\n");
-        write("proc/meminfo", "MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    8192000 kB\nSwapTotal:       2097148 kB\n");
+        write(
+                "proc/meminfo",
+                "MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    8192000 kB\nSwapTotal:       2097148 kB\n");
         write("proc/loadavg", "3.10 2.05 1.00 4/300 12345\n");
         write("proc/stat", stat(100, 1000));
     }
@@ -135,7 +153,8 @@ class MachineInspectorTest {
     @Test
     void everyNoisySettingIsNamed() throws Exception {
         noisyMachine();
-        MachineFingerprint fp = inspector(Optional.of(CpuList.parse("1"))).read(new MachineInspector.ExecutorInfo("runc", "runc version 1.1.5", "0.1.0"));
+        MachineFingerprint fp = inspector(Optional.of(CpuList.parse("1")))
+                .read(new MachineInspector.ExecutorInfo("runc", "runc version 1.1.5", "0.1.0"));
         assertThat(fp.cpuModel()).isEqualTo("Test CPU @ 3.00GHz");
         assertThat(fp.cpus()).isEqualTo(2);
         assertThat(fp.jobCpus()).isEqualTo("1");
@@ -149,8 +168,13 @@ class MachineInspectorTest {
         assertThat(fp.loadAverage()).containsExactly(3.10, 2.05, 1.00);
         assertThat(fp.jobCpusBusy()).isEqualTo(0.6);
         assertThat(fp.executorVersion()).isEqualTo("runc version 1.1.5");
-        assertThat(codes(fp)).containsExactly(NoiseCode.GOVERNOR.wireName(), NoiseCode.TURBO.wireName(), NoiseCode.SMT.wireName(),
-                NoiseCode.SWAP.wireName(), NoiseCode.BUSY_CPUS.wireName());
+        assertThat(codes(fp))
+                .containsExactly(
+                        NoiseCode.GOVERNOR.wireName(),
+                        NoiseCode.TURBO.wireName(),
+                        NoiseCode.SMT.wireName(),
+                        NoiseCode.SWAP.wireName(),
+                        NoiseCode.BUSY_CPUS.wireName());
         assertThat(fp.warnings().getLast().message()).contains("CPU 1 60%");
     }
 
@@ -160,14 +184,17 @@ class MachineInspectorTest {
         write("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
         write("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
         write("sys/devices/system/cpu/smt/active", "0\n");
-        write("proc/meminfo", "MemTotal:       16384000 kB\nMemAvailable:    8192000 kB\nSwapTotal:             0 kB\n");
-        MachineInspector quiet = new MachineInspector(tree, Optional.of(CpuList.parse("1")), Duration.ofMillis(100), Clock.systemUTC(), d -> {
-            try {
-                write("proc/stat", stat(101, 1099)); // 1 of 100 ticks busy: below the threshold
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-        });
+        write(
+                "proc/meminfo",
+                "MemTotal:       16384000 kB\nMemAvailable:    8192000 kB\nSwapTotal:             0 kB\n");
+        MachineInspector quiet = new MachineInspector(
+                tree, Optional.of(CpuList.parse("1")), Duration.ofMillis(100), Clock.systemUTC(), d -> {
+                    try {
+                        write("proc/stat", stat(101, 1099)); // 1 of 100 ticks busy: below the threshold
+                    } catch (IOException e) {
+                        throw new AssertionError(e);
+                    }
+                });
         MachineFingerprint fp = quiet.read(PROCESS);
         assertThat(fp.warnings()).isEmpty();
         assertThat(fp.clean()).isTrue();

@@ -11,11 +11,11 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.Executor;
-import dev.baton.runner.executor.OutputLimits;
-import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.executor.MicroVmExecutor;
 import dev.baton.runner.executor.MicroVmKernels;
 import dev.baton.runner.executor.MicroVmSetup;
+import dev.baton.runner.executor.OutputLimits;
+import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.executor.QemuMicrovm;
 import dev.baton.runner.executor.RuncExecutor;
 import dev.baton.runner.machine.MachineConfig;
@@ -68,8 +68,36 @@ class AgentAgainstServerTest {
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
-        baton.post("/v0/specs", Map.of("name", "arm", "slug", "arm", "architecture", "aarch64", "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "host",
+                        "slug",
+                        "host",
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "arm",
+                        "slug",
+                        "arm",
+                        "architecture",
+                        "aarch64",
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
     }
 
     @AfterEach
@@ -92,15 +120,24 @@ class AgentAgainstServerTest {
     private RunnerAgent agent(String spec, MachineConfig config, Executor executor) {
         var registered = register(spec);
         Path home = dir.resolve(registered.getKey());
-        RunnerAgent agent = new RunnerAgent(config, new RunnerAgent.Target(baton.url(), registered.getKey(), registered.getValue()),
-                executor, new Outbox(home.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        RunnerAgent agent = new RunnerAgent(
+                config,
+                new RunnerAgent.Target(baton.url(), registered.getKey(), registered.getValue()),
+                executor,
+                new Outbox(home.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
         agents.add(agent);
         return agent;
     }
 
     private RunnerAgent processAgent(String spec, MachineConfig config) {
         Path work = dir.resolve("work-" + (runners + 1));
-        return agent(spec, config, new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true));
+        return agent(
+                spec,
+                config,
+                new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true));
     }
 
     private Future<Integer> run(RunnerAgent agent) {
@@ -109,8 +146,8 @@ class AgentAgainstServerTest {
 
     /** A run for {@code spec}; {@code image} null is a command-only run, as the process executor takes them. */
     private String submit(String spec, String image, List<String> cmd, int timeout, List<String> files) {
-        Map<String, Object> run = new HashMap<>(Map.of("project", "bench", "spec", spec, "cmd", cmd,
-                "timeout", timeout, "adapter", "json"));
+        Map<String, Object> run = new HashMap<>(
+                Map.of("project", "bench", "spec", spec, "cmd", cmd, "timeout", timeout, "adapter", "json"));
         if (image != null) run.put("image", image);
         if (!files.isEmpty()) run.put("file_paths", files);
         return baton.post("/v0/run", run).at("/job/uuid").asText();
@@ -125,15 +162,21 @@ class AgentAgainstServerTest {
     }
 
     private JsonNode awaitStatus(String uuid, String status) {
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> job(uuid).get("status").asText().equals(status));
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> job(uuid).get("status").asText().equals(status));
         return job(uuid);
     }
 
     @Test
     void aJobRunsEndToEndWithTheProcessExecutor() {
         run(processAgent("host", MachineConfig.defaults("test")));
-        String job = submit("host", null,
-                List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":3}}}'; echo saved > result.txt"), 60, List.of("result.txt"));
+        String job = submit(
+                "host",
+                null,
+                List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":3}}}'; echo saved > result.txt"),
+                60,
+                List.of("result.txt"));
         JsonNode done = awaitStatus(job, "processed");
         assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
         assertThat(done.at("/output/results/0/output/result.txt").asText()).isEqualTo("saved\n");
@@ -144,21 +187,44 @@ class AgentAgainstServerTest {
     void aJobPulledFromBatonsRegistryRunsInRunc() throws Exception {
         Optional<String> unavailable = RuncExecutor.unavailableReason("runc");
         assumeTrue(unavailable.isEmpty(), () -> "runc end-to-end test skipped: " + unavailable.orElse(""));
-        assumeTrue(Files.isExecutable(TestImages.BUSYBOX), "runc end-to-end test skipped: no static busybox at /bin/busybox");
+        assumeTrue(
+                Files.isExecutable(TestImages.BUSYBOX),
+                "runc end-to-end test skipped: no static busybox at /bin/busybox");
         // runc needs a work directory other users can traverse (user namespaces).
-        Path work = Files.createTempDirectory(Path.of("/tmp"), "baton-e2e", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path work = Files.createTempDirectory(
+                Path.of("/tmp"),
+                "baton-e2e",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         try {
-            TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo from-image"), List.of());
+            TestImages.Image image =
+                    TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo from-image"), List.of());
             baton.pushImage(image, "bench/busybox", "v1");
 
             HttpClient http = HttpClient.newHttpClient();
-            var executor = new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256,
-                    Optional.empty(), OutputLimits.DEFAULT,
-                    claimed -> new RegistryBlobSource(http, claimed.config().registry(), claimed.config().project().toString(), claimed.ociToken())),
+            var executor = new RuncExecutor(
+                    new RuncExecutor.Options(
+                            "runc",
+                            work.resolve("runner"),
+                            Architecture.X86_64,
+                            true,
+                            100_000,
+                            256,
+                            Optional.empty(),
+                            OutputLimits.DEFAULT,
+                            claimed -> new RegistryBlobSource(
+                                    http,
+                                    claimed.config().registry(),
+                                    claimed.config().project().toString(),
+                                    claimed.ociToken())),
                     Clock.systemUTC());
             run(agent("host", MachineConfig.defaults("test"), executor));
             // stdout is the BMF the json adapter parses; the image's own file goes to stderr.
-            String job = submit("host", image.digest().value(), List.of("sh", "-c", "echo '{\"a\":{\"b\":{\"value\":1}}}'; cat /etc/group | head -1 >&2"), 60, List.of());
+            String job = submit(
+                    "host",
+                    image.digest().value(),
+                    List.of("sh", "-c", "echo '{\"a\":{\"b\":{\"value\":1}}}'; cat /etc/group | head -1 >&2"),
+                    60,
+                    List.of());
             JsonNode done = awaitStatus(job, "processed");
             assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
             assertThat(done.at("/output/results/0/stderr").asText()).contains("root:x:0:");
@@ -170,40 +236,69 @@ class AgentAgainstServerTest {
     @Test
     void aJobPulledFromBatonsRegistryRunsInAMicroVmAndItsReportIsStored() throws Exception {
         Optional<Path> kernel = MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
-        assumeTrue(kernel.isPresent(), "microVM end-to-end test skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
+        assumeTrue(
+                kernel.isPresent(),
+                "microVM end-to-end test skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
         Path modules = MicroVmKernels.modulesFor(kernel.get(), Path.of("/lib/modules"));
-        Optional<String> unavailable = MicroVmExecutor.unavailableReason(MicroVmSetup.QEMU, kernel.get(), modules, TestImages.BUSYBOX);
+        Optional<String> unavailable =
+                MicroVmExecutor.unavailableReason(MicroVmSetup.QEMU, kernel.get(), modules, TestImages.BUSYBOX);
         assumeTrue(unavailable.isEmpty(), () -> "microVM end-to-end test skipped: " + unavailable.orElse(""));
         Path work = Files.createTempDirectory(Path.of("/tmp"), "bvme"); // short: the VM's Unix socket paths must fit
         try {
             // The README's sample image, smaller: a busybox shell loop that prints Bencher Metric Format JSON.
-            TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo image-cmd"), List.of());
+            TestImages.Image image =
+                    TestImages.busybox(work.resolve("layout"), List.of("sh", "-c", "echo image-cmd"), List.of());
             baton.pushImage(image, "bench/vm", "v1");
             HttpClient http = HttpClient.newHttpClient();
-            var executor = new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"), work.resolve("r"),
-                    Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
-                    claimed -> new RegistryBlobSource(http, claimed.config().registry(), claimed.config().project().toString(), claimed.ociToken()),
-                    Long.MAX_VALUE), Clock.systemUTC());
+            var executor = new MicroVmExecutor(
+                    new MicroVmExecutor.Options(
+                            QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"),
+                            work.resolve("r"),
+                            Architecture.X86_64,
+                            kernel.get(),
+                            modules,
+                            TestImages.BUSYBOX,
+                            OutputLimits.DEFAULT,
+                            claimed -> new RegistryBlobSource(
+                                    http,
+                                    claimed.config().registry(),
+                                    claimed.config().project().toString(),
+                                    claimed.ociToken()),
+                            Long.MAX_VALUE),
+                    Clock.systemUTC());
             var registered = register("host");
             Path home = dir.resolve(registered.getKey());
-            RunnerAgent agent = new RunnerAgent(MachineConfig.defaults("test"), new RunnerAgent.Target(baton.url(), registered.getKey(),
-                    registered.getValue()), executor, new Outbox(home.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(),
+            RunnerAgent agent = new RunnerAgent(
+                    MachineConfig.defaults("test"),
+                    new RunnerAgent.Target(baton.url(), registered.getKey(), registered.getValue()),
+                    executor,
+                    new Outbox(home.resolve("outbox")),
+                    Updater.unsupported("test"),
+                    Clock.systemUTC(),
                     Duration.ofMillis(200));
             agents.add(agent);
             run(agent);
-            String loop = "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; echo \"{\\\"shell-loop-2k\\\": {\\\"turns\\\": {\\\"value\\\": $i}}}\";"
-                    + " echo saved > result.txt";
+            String loop =
+                    "i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; echo \"{\\\"shell-loop-2k\\\": {\\\"turns\\\": {\\\"value\\\": $i}}}\";"
+                            + " echo saved > result.txt";
             String job = submit("host", image.digest().value(), List.of("sh", "-c", loop), 120, List.of("result.txt"));
             // A TCG boot takes seconds, tens of seconds on a machine busy with other builds.
-            await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(200))
+            await().atMost(Duration.ofSeconds(240))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> job(job).get("status").asText().equals("processed"));
             JsonNode done = job(job);
             assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
-            assertThat(done.at("/output/results/0/stdout").asText()).isEqualTo("{\"shell-loop-2k\": {\"turns\": {\"value\": 2000}}}\n");
+            assertThat(done.at("/output/results/0/stdout").asText())
+                    .isEqualTo("{\"shell-loop-2k\": {\"turns\": {\"value\": 2000}}}\n");
             assertThat(done.at("/output/results/0/output/result.txt").asText()).isEqualTo("saved\n");
-            JsonNode report = baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
-            assertThat(report.toString()).contains("shell-loop-2k").contains("turns").contains("2000");
-            JsonNode capabilities = baton.get("/v0/runners/" + registered.getKey() + "/capabilities").get("capabilities");
+            JsonNode report =
+                    baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
+            assertThat(report.toString())
+                    .contains("shell-loop-2k")
+                    .contains("turns")
+                    .contains("2000");
+            JsonNode capabilities = baton.get("/v0/runners/" + registered.getKey() + "/capabilities")
+                    .get("capabilities");
             assertThat(capabilities.get("executor").asText()).isEqualTo("microvm");
             assertThat(capabilities.get("accelerator").asText()).isEqualTo("tcg");
         } finally {
@@ -219,8 +314,19 @@ class AgentAgainstServerTest {
         await().atMost(WAIT).until(() -> job(job).get("requeues").asInt() >= 1);
 
         MachineConfig arm = MachineConfig.defaults("test");
-        arm = new MachineConfig(arm.slots(), arm.pollTimeoutSeconds(), arm.os(), Optional.of(Architecture.AARCH64), arm.version(), arm.grace(),
-                arm.stopGrace(), arm.maxSends(), arm.backoffBase(), arm.backoffMax(), arm.maxMessageBytes(), arm.capabilities());
+        arm = new MachineConfig(
+                arm.slots(),
+                arm.pollTimeoutSeconds(),
+                arm.os(),
+                Optional.of(Architecture.AARCH64),
+                arm.version(),
+                arm.grace(),
+                arm.stopGrace(),
+                arm.maxSends(),
+                arm.backoffBase(),
+                arm.backoffMax(),
+                arm.maxMessageBytes(),
+                arm.capabilities());
         run(processAgent("arm", arm));
         JsonNode done = awaitStatus(job, "processed");
         assertThat(done.get("attempt").asInt()).isGreaterThanOrEqualTo(2);
@@ -255,7 +361,8 @@ class AgentAgainstServerTest {
         awaitStatus(job, "running");
         baton.post("/v0/projects/bench/jobs/" + job + "/cancel", Map.of());
         // The runner answers canceled with its partial output, stored with the job.
-        await().atMost(WAIT).until(() -> job(job).at("/output/results/0/stdout").asText().equals("partial\n"));
+        await().atMost(WAIT)
+                .until(() -> job(job).at("/output/results/0/stdout").asText().equals("partial\n"));
         assertThat(job(job).get("status").asText()).isEqualTo("canceled");
     }
 
@@ -272,7 +379,9 @@ class AgentAgainstServerTest {
         run(processAgent("host", MachineConfig.defaults("test").withSlots(2)));
         String a = submit(List.of("sh", "-c", "sleep 3; echo '{}'"), 60);
         String b = submit(List.of("sh", "-c", "sleep 3; echo '{}'"), 60);
-        await().atMost(WAIT).until(() -> job(a).get("status").asText().equals("running") && job(b).get("status").asText().equals("running"));
+        await().atMost(WAIT)
+                .until(() -> job(a).get("status").asText().equals("running")
+                        && job(b).get("status").asText().equals("running"));
         awaitStatus(a, "processed");
         awaitStatus(b, "processed");
     }

@@ -42,10 +42,16 @@ final class BatonUnderTest implements AutoCloseable {
     }
 
     /** With settings of its own ({@code settings} adds to the builder: a broker, say) and the server's clock. */
-    BatonUnderTest(Path dataDir, String databaseUrl, java.util.function.UnaryOperator<ServerConfig.Builder> settings, Clock clock) {
+    BatonUnderTest(
+            Path dataDir,
+            String databaseUrl,
+            java.util.function.UnaryOperator<ServerConfig.Builder> settings,
+            Clock clock) {
         this.dataDir = dataDir;
         this.clock = clock;
-        this.config = settings.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)).build();
+        this.config = settings.apply(
+                        ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl))
+                .build();
         this.server = ServerAssembly.builder(config, clock).start();
         this.config = config.withListen("127.0.0.1", server.port());
         try {
@@ -80,7 +86,10 @@ final class BatonUnderTest implements AutoCloseable {
     }
 
     JsonNode post(String path, Object body) {
-        return send(HttpRequest.newBuilder(url().resolve(path)).POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))), 2);
+        return send(
+                HttpRequest.newBuilder(url().resolve(path))
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))),
+                2);
     }
 
     JsonNode get(String path) {
@@ -89,11 +98,19 @@ final class BatonUnderTest implements AutoCloseable {
 
     /** A sample of {@code /metrics} (Prometheus text) by its name and labels, e.g. {@code x_total{event="a"}}; 0 when absent. */
     double metric(String sample) {
-        var request = HttpRequest.newBuilder(url().resolve("/metrics")).header("Authorization", "Bearer " + adminToken).GET().build();
+        var request = HttpRequest.newBuilder(url().resolve("/metrics"))
+                .header("Authorization", "Bearer " + adminToken)
+                .GET()
+                .build();
         try {
-            String text = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-            return text.lines().filter(l -> l.startsWith(sample + " ")).mapToDouble(l -> Double.parseDouble(l.substring(sample.length() + 1).strip()))
-                    .findFirst().orElse(0);
+            String text =
+                    http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+            return text.lines()
+                    .filter(l -> l.startsWith(sample + " "))
+                    .mapToDouble(l ->
+                            Double.parseDouble(l.substring(sample.length() + 1).strip()))
+                    .findFirst()
+                    .orElse(0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -105,8 +122,11 @@ final class BatonUnderTest implements AutoCloseable {
     /** An OCI registry request with the admin token as basic-auth password; returns the status. */
     int registry(String method, String path, String contentType, byte[] body) {
         String basic = Base64.getEncoder().encodeToString(("admin:" + adminToken).getBytes(StandardCharsets.UTF_8));
-        var request = HttpRequest.newBuilder(url().resolve(path)).header("Authorization", "Basic " + basic)
-                .header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        var request = HttpRequest.newBuilder(url().resolve(path))
+                .header("Authorization", "Basic " + basic)
+                .header("Content-Type", contentType)
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
         try {
             return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
@@ -122,19 +142,29 @@ final class BatonUnderTest implements AutoCloseable {
         Path blobs = image.layout().resolve("blobs/sha256");
         try (var files = Files.list(blobs)) {
             for (Path blob : files.toList()) {
-                int status = registry("POST", "/v2/" + repository + "/blobs/uploads/?digest=sha256:" + blob.getFileName(),
-                        "application/octet-stream", Files.readAllBytes(blob));
+                int status = registry(
+                        "POST",
+                        "/v2/" + repository + "/blobs/uploads/?digest=sha256:" + blob.getFileName(),
+                        "application/octet-stream",
+                        Files.readAllBytes(blob));
                 assertThat(status).as("upload of " + blob.getFileName()).isEqualTo(201);
             }
         }
         byte[] manifest = Files.readAllBytes(blobs.resolve(image.digest().hex()));
-        assertThat(registry("PUT", "/v2/" + repository + "/manifests/" + tag, "application/vnd.oci.image.manifest.v1+json", manifest))
+        assertThat(registry(
+                        "PUT",
+                        "/v2/" + repository + "/manifests/" + tag,
+                        "application/vnd.oci.image.manifest.v1+json",
+                        manifest))
                 .isEqualTo(201);
     }
 
     private JsonNode send(HttpRequest.Builder request, int expectedClass) {
         try {
-            var response = http.send(request.header("Authorization", "Bearer " + adminToken).header("Content-Type", "application/json").build(),
+            var response = http.send(
+                    request.header("Authorization", "Bearer " + adminToken)
+                            .header("Content-Type", "application/json")
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode() / 100).as(response.body()).isEqualTo(expectedClass);
             return Wire.mapper().readTree(response.body());

@@ -53,7 +53,21 @@ class ConnectionLogTest {
         root.addAppender(log);
         baton = new BatonUnderTest(dir.resolve("server"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", "small", "slug", "small", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "small",
+                        "slug",
+                        "small",
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
     }
 
     @AfterEach
@@ -65,9 +79,16 @@ class ConnectionLogTest {
     }
 
     private RunnerAgent agent(String runner, RunnerKey key) {
-        var executor = new ProcessExecutor(dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        return new RunnerAgent(MachineConfig.defaults("test"), new RunnerAgent.Target(baton.url(), runner, key), executor,
-                new Outbox(dir.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        var executor = new ProcessExecutor(
+                dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
+        return new RunnerAgent(
+                MachineConfig.defaults("test"),
+                new RunnerAgent.Target(baton.url(), runner, key),
+                executor,
+                new Outbox(dir.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
     }
 
     private List<String> lines() {
@@ -94,7 +115,10 @@ class ConnectionLogTest {
         Future<Integer> exit = threads.submit(agent("bench-2", RunnerKey.generate())::run);
 
         assertThat(exit.get(30, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_REFUSED);
-        assertThat(lines()).anySatisfy(line -> assertThat(line)
-                .contains("HTTP 401").contains("runner 'bench-2'").contains("baton runners rotate-key bench-2"));
+        assertThat(lines())
+                .anySatisfy(line -> assertThat(line)
+                        .contains("HTTP 401")
+                        .contains("runner 'bench-2'")
+                        .contains("baton runners rotate-key bench-2"));
     }
 }

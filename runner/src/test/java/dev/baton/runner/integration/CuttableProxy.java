@@ -70,7 +70,8 @@ final class CuttableProxy implements AutoCloseable {
     }
 
     private void relay(Socket from, Socket to) {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             in.transferTo(out);
         } catch (IOException closed) {
             // one side went away: both close below

@@ -66,7 +66,8 @@ final class FrameCheckingProxy implements AutoCloseable {
     }
 
     private void relay(Socket from, Socket to) {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             in.transferTo(out);
         } catch (IOException closed) {
             // one side went away
@@ -78,7 +79,8 @@ final class FrameCheckingProxy implements AutoCloseable {
 
     /** Relays the upgrade request as is, then frame by frame, checking each header. */
     private void checkAndRelay(Socket client, Socket server) {
-        try (InputStream raw = client.getInputStream(); OutputStream out = server.getOutputStream()) {
+        try (InputStream raw = client.getInputStream();
+                OutputStream out = server.getOutputStream()) {
             InputStream in = new BufferedInputStream(raw, 1 << 16);
             int matched = 0; // of "\r\n\r\n"
             while (matched < 4) {

@@ -49,20 +49,41 @@ class LargeResultAgainstServerTest {
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     private void start(long serverLimit, int runnerLimit) throws Exception {
-        baton = new BatonUnderTest(dir.resolve("server"), null, b -> b.requestBodyMaxBytes(serverLimit), Clock.systemUTC());
+        baton = new BatonUnderTest(
+                dir.resolve("server"), null, b -> b.requestBodyMaxBytes(serverLimit), Clock.systemUTC());
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "host",
+                        "slug",
+                        "host",
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
         JsonNode created = baton.post("/v0/runners", Map.of("name", "agent"));
         String slug = created.at("/runner/slug").asText();
         baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
         // Through a proxy that checks the runner's framing: a broken channel is then blamed on the right side.
         proxy = new FrameCheckingProxy(baton.url());
-        agent = new RunnerAgent(MachineConfig.defaults("test").withSlots(2).withMaxMessageBytes(runnerLimit),
-                new RunnerAgent.Target(proxy.url(), slug, RunnerKey.parse(created.get("key").asText())),
-                new ProcessExecutor(dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
-                new Outbox(dir.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        agent = new RunnerAgent(
+                MachineConfig.defaults("test").withSlots(2).withMaxMessageBytes(runnerLimit),
+                new RunnerAgent.Target(
+                        proxy.url(), slug, RunnerKey.parse(created.get("key").asText())),
+                new ProcessExecutor(
+                        dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
+                new Outbox(dir.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
         threads.submit(agent::run);
     }
 
@@ -79,20 +100,52 @@ class LargeResultAgainstServerTest {
     /** A job that prints exactly 1 MiB of 'x' per iteration (the executor's per-stream bound). */
     private String bigJob(int iterations) {
         String script = "head -c " + MIB + " /dev/zero | tr '\\0' x";
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", List.of("sh", "-c", script),
-                "iterations", iterations, "timeout", 600, "adapter", "raw")).at("/job/uuid").asText();
+        return baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "cmd",
+                                List.of("sh", "-c", script),
+                                "iterations",
+                                iterations,
+                                "timeout",
+                                600,
+                                "adapter",
+                                "raw"))
+                .at("/job/uuid")
+                .asText();
     }
 
     /** Like {@link #bigJob}, but each iteration first waits for the release file. */
     private String bigJobAfter(Path release, int iterations) {
-        String script = "while [ ! -f '" + release + "' ]; do sleep 0.05; done; head -c " + MIB + " /dev/zero | tr '\\0' x";
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", List.of("sh", "-c", script),
-                "iterations", iterations, "timeout", 600, "adapter", "raw")).at("/job/uuid").asText();
+        String script =
+                "while [ ! -f '" + release + "' ]; do sleep 0.05; done; head -c " + MIB + " /dev/zero | tr '\\0' x";
+        return baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "cmd",
+                                List.of("sh", "-c", script),
+                                "iterations",
+                                iterations,
+                                "timeout",
+                                600,
+                                "adapter",
+                                "raw"))
+                .at("/job/uuid")
+                .asText();
     }
 
     /** The job ended with every iteration, each cut to the same length with the marker, and the whole within {@code limit}. */
     private static void assertCutToFit(JsonNode done, int iterations, long limit) {
-        assertThat(done.get("status").asText()).as(done.toString().substring(0, Math.min(2000, done.toString().length())))
+        assertThat(done.get("status").asText())
+                .as(done.toString().substring(0, Math.min(2000, done.toString().length())))
                 .isEqualTo("processed");
         JsonNode results = done.at("/output/results");
         assertThat(results.size()).isEqualTo(iterations);
@@ -101,7 +154,10 @@ class LargeResultAgainstServerTest {
         for (JsonNode r : results) {
             String stdout = r.get("stdout").asText();
             assertThat(r.get("exit_code").asInt()).isZero();
-            assertThat(stdout).startsWith("xxxx").endsWith("[baton: truncated to fit the message limit]\n").hasSize(length);
+            assertThat(stdout)
+                    .startsWith("xxxx")
+                    .endsWith("[baton: truncated to fit the message limit]\n")
+                    .hasSize(length);
             total += stdout.length();
         }
         assertThat(total).isLessThan(limit).isGreaterThan(limit / 2);
@@ -109,9 +165,23 @@ class LargeResultAgainstServerTest {
 
     /** A job that prints a line every 20 ms until the release file exists: live log chunks on the socket. */
     private String chattyJob(Path release) {
-        String script = "i=0; while [ ! -f '" + release + "' ]; do i=$((i+1)); echo \"line $i of chatter\"; sleep 0.02; done";
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", List.of("sh", "-c", script),
-                "timeout", 600, "adapter", "raw")).at("/job/uuid").asText();
+        String script =
+                "i=0; while [ ! -f '" + release + "' ]; do i=$((i+1)); echo \"line $i of chatter\"; sleep 0.02; done";
+        return baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "cmd",
+                                List.of("sh", "-c", script),
+                                "timeout",
+                                600,
+                                "adapter",
+                                "raw"))
+                .at("/job/uuid")
+                .asText();
     }
 
     private JsonNode job(String uuid) {
@@ -135,7 +205,9 @@ class LargeResultAgainstServerTest {
         start(64L * MIB, 64 * MIB);
         Path release = dir.resolve("release");
         String chatty = chattyJob(release);
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> logs(chatty).contains("line 3 of chatter"));
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> logs(chatty).contains("line 3 of chatter"));
 
         long t0 = System.nanoTime();
         String big = bigJob(48);
@@ -144,7 +216,9 @@ class LargeResultAgainstServerTest {
         System.out.println("[issue-40] 48 x 1 MiB job submitted to processed in " + millis + " ms");
 
         assertThat(proxy.faults()).as("framing faults in what the runner sent").isEmpty();
-        assertThat(done.get("status").asText()).as(done.path("error").toString()).isEqualTo("processed");
+        assertThat(done.get("status").asText())
+                .as(done.path("error").toString())
+                .isEqualTo("processed");
         JsonNode results = done.at("/output/results");
         assertThat(results.size()).isEqualTo(48);
         String whole = "x".repeat(MIB);
@@ -171,7 +245,9 @@ class LargeResultAgainstServerTest {
         start(64L * MIB, 64 * MIB);
         Path release = dir.resolve("release");
         String big = bigJobAfter(release, 24);
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> job(big).get("status").asText().equals("running"));
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> job(big).get("status").asText().equals("running"));
 
         // The job ends while the server is down, so its result waits in the outbox; the server comes
         // back with a smaller limit, and the runner resends before it reads the new welcome: 1009.

@@ -73,18 +73,37 @@ abstract class LeaseRunnerContract {
 
     @BeforeAll
     static void requireNats() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
     }
 
     @BeforeEach
     void start() throws Exception {
         nats = new NatsServerProcess(dir.resolve("nats"));
-        baton = new BatonUnderTest(dir.resolve("server"), databaseUrl(),
-                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)), serverClock);
+        baton = new BatonUnderTest(
+                dir.resolve("server"),
+                databaseUrl(),
+                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)),
+                serverClock);
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "host",
+                        "slug",
+                        "host",
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
     }
 
     @AfterEach
@@ -116,17 +135,24 @@ abstract class LeaseRunnerContract {
     /** A new agent of the registered runner {@code slug} on its home (the same work directory and outbox), as after a restart. */
     Future<Integer> runnerAs(String slug, int slots, URI server) {
         Path home = dir.resolve(slug);
-        LeaseRunner runner = new LeaseRunner(MachineConfig.defaults("test").withSlots(slots).withGrace(Duration.ofSeconds(5)),
+        LeaseRunner runner = new LeaseRunner(
+                MachineConfig.defaults("test").withSlots(slots).withGrace(Duration.ofSeconds(5)),
                 new LeaseRunner.Target(server, slug, keys.get(slug), nats.url()),
-                new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true), home, Clock.systemUTC());
+                new ProcessExecutor(
+                        home.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
+                home,
+                Clock.systemUTC());
         runners.add(runner);
         last = runner;
         return threads.submit(runner::run);
     }
 
     String submit(List<String> cmd, int timeout) {
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", timeout, "adapter", "json"))
-                .at("/job/uuid").asText();
+        return baton.post(
+                        "/v0/run",
+                        Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", timeout, "adapter", "json"))
+                .at("/job/uuid")
+                .asText();
     }
 
     /**
@@ -134,9 +160,23 @@ abstract class LeaseRunnerContract {
      * a started job whose lease expires fails unless it did (brief §1; docs/protocol.md, "Transport A").
      */
     String submitRetryingWhenLost(List<String> cmd, int timeout) {
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", timeout, "adapter", "json",
-                        "retry", Map.of("max_attempts", 2, "backoff_seconds", 0, "retry_when_runner_lost", true)))
-                .at("/job/uuid").asText();
+        return baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "cmd",
+                                cmd,
+                                "timeout",
+                                timeout,
+                                "adapter",
+                                "json",
+                                "retry",
+                                Map.of("max_attempts", 2, "backoff_seconds", 0, "retry_when_runner_lost", true)))
+                .at("/job/uuid")
+                .asText();
     }
 
     JsonNode job(String uuid) {
@@ -144,7 +184,9 @@ abstract class LeaseRunnerContract {
     }
 
     JsonNode awaitStatus(String uuid, String... statuses) {
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> List.of(statuses).contains(job(uuid).get("status").asText()));
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> List.of(statuses).contains(job(uuid).get("status").asText()));
         return job(uuid);
     }
 
@@ -155,7 +197,10 @@ abstract class LeaseRunnerContract {
 
     static List<Long> pids(Path file) throws Exception {
         if (!Files.exists(file)) return List.of();
-        return Files.readAllLines(file).stream().filter(l -> !l.isBlank()).map(Long::parseLong).toList();
+        return Files.readAllLines(file).stream()
+                .filter(l -> !l.isBlank())
+                .map(Long::parseLong)
+                .toList();
     }
 
     static boolean alive(long pid) {
@@ -175,10 +220,13 @@ abstract class LeaseRunnerContract {
             JsonNode done = awaitStatus(uuid, "processed");
             assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
             assertThat(done.at("/output/results/0/stdout").asText()).contains("latency");
-            assertThat(done.get("attempts")).as("one attempt, completed, through the broker").singleElement().satisfies(a -> {
-                assertThat(a.get("outcome").asText()).isEqualTo("completed");
-                assertThat(a.get("transport").asText()).isEqualTo("nats");
-            });
+            assertThat(done.get("attempts"))
+                    .as("one attempt, completed, through the broker")
+                    .singleElement()
+                    .satisfies(a -> {
+                        assertThat(a.get("outcome").asText()).isEqualTo("completed");
+                        assertThat(a.get("transport").asText()).isEqualTo("nats");
+                    });
         }
     }
 
@@ -201,7 +249,8 @@ abstract class LeaseRunnerContract {
         long pid = pids(pids).getFirst();
         baton.post("/v0/projects/bench/jobs/" + uuid + "/cancel", Map.of());
         await().atMost(WAIT).until(() -> !alive(pid));
-        await().atMost(WAIT).until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("canceled"));
+        await().atMost(WAIT)
+                .until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("canceled"));
         assertThat(job(uuid).get("status").asText()).isEqualTo("canceled");
     }
 
@@ -218,9 +267,12 @@ abstract class LeaseRunnerContract {
         // runner's next heartbeat is answered StaleLease, and it must stop that very process.
         serverClock.shift(LEASE_TTL.plusSeconds(1));
         await().atMost(WAIT).until(() -> !alive(first));
-        await().atMost(WAIT).until(() -> job(uuid).get("attempts").size() == 2 && pids(pids).size() == 2);
+        await().atMost(WAIT)
+                .until(() -> job(uuid).get("attempts").size() == 2 && pids(pids).size() == 2);
         JsonNode now = job(uuid);
-        assertThat(now.at("/attempts/0/outcome").asText()).as("the expired attempt stays lost: nothing said under its lease").isEqualTo("lost");
+        assertThat(now.at("/attempts/0/outcome").asText())
+                .as("the expired attempt stays lost: nothing said under its lease")
+                .isEqualTo("lost");
         assertThat(now.get("status").asText()).isEqualTo("running");
         baton.post("/v0/projects/bench/jobs/" + uuid + "/cancel", Map.of());
         awaitStatus(uuid, "canceled");
@@ -238,10 +290,14 @@ abstract class LeaseRunnerContract {
 
         runner(1);
         JsonNode done = awaitStatus(uuid, "processed");
-        assertThat(done.get("attempts")).as("the revoked lease was never bound").singleElement()
+        assertThat(done.get("attempts"))
+                .as("the revoked lease was never bound")
+                .singleElement()
                 .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
         assertThat(pids(pids)).as("the job ran once").hasSize(1);
-        assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}")).as("the old offer was answered StaleLease").isGreaterThanOrEqualTo(1);
+        assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}"))
+                .as("the old offer was answered StaleLease")
+                .isGreaterThanOrEqualTo(1);
     }
 
     @Test
@@ -253,7 +309,9 @@ abstract class LeaseRunnerContract {
             Path partitionedWork = homes.getLast().resolve("work");
             // The runner learned where to pull through the proxy and is waiting on the broker; then
             // the server becomes unreachable for it, while the broker still reaches it.
-            await().atMost(WAIT).ignoreExceptions().until(() -> leaseConsumer(jsm).getNumWaiting() > 0);
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> leaseConsumer(jsm).getNumWaiting() > 0);
             proxy.cut();
 
             Path pids = dir.resolve("partition-pids");
@@ -262,18 +320,30 @@ abstract class LeaseRunnerContract {
             // broker delivers the same offer again, and nobody ever acked it.
             await().atMost(WAIT).until(() -> leaseConsumer(jsm).getDelivered().getConsumerSequence() >= 3);
             ConsumerInfo given = leaseConsumer(jsm);
-            assertThat(given.getRedelivered()).as("the offer went back to the queue").isGreaterThanOrEqualTo(1);
-            assertThat(given.getAckFloor().getConsumerSequence()).as("never acked on the broker").isZero();
-            assertThat(job(uuid).get("status").asText()).as("never bound without AckLease").isEqualTo("pending");
+            assertThat(given.getRedelivered())
+                    .as("the offer went back to the queue")
+                    .isGreaterThanOrEqualTo(1);
+            assertThat(given.getAckFloor().getConsumerSequence())
+                    .as("never acked on the broker")
+                    .isZero();
+            assertThat(job(uuid).get("status").asText())
+                    .as("never bound without AckLease")
+                    .isEqualTo("pending");
             assertThat(pids(pids)).as("no process started without AckLease").isEmpty();
-            assertThat(workEntries(partitionedWork)).as("nothing prepared in the cut runner's work dir").isEmpty();
+            assertThat(workEntries(partitionedWork))
+                    .as("nothing prepared in the cut runner's work dir")
+                    .isEmpty();
 
             runner(1);
             JsonNode done = awaitStatus(uuid, "processed");
-            assertThat(done.get("attempts")).as("one attempt, by the runner that reached the server").singleElement()
+            assertThat(done.get("attempts"))
+                    .as("one attempt, by the runner that reached the server")
+                    .singleElement()
                     .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
             assertThat(pids(pids)).as("the job ran exactly once").hasSize(1);
-            assertThat(workEntries(partitionedWork)).as("the cut runner still started nothing").isEmpty();
+            assertThat(workEntries(partitionedWork))
+                    .as("the cut runner still started nothing")
+                    .isEmpty();
         }
     }
 
@@ -294,12 +364,16 @@ abstract class LeaseRunnerContract {
             proxy.cut();
             Files.createFile(go);
             await().atMost(WAIT).until(() -> leaseWords(outbox).size() == 1);
-            assertThat(job(uuid).get("status").asText()).as("nothing reached the server").isEqualTo("running");
+            assertThat(job(uuid).get("status").asText())
+                    .as("nothing reached the server")
+                    .isEqualTo("running");
 
             proxy.heal();
             JsonNode done = awaitStatus(uuid, "processed");
             assertThat(done.at("/output/results/0/stdout").asText()).contains("\"value\":7");
-            assertThat(done.get("attempts")).as("one attempt, completed under its lease").singleElement()
+            assertThat(done.get("attempts"))
+                    .as("one attempt, completed under its lease")
+                    .singleElement()
                     .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
             assertThat(pids(pids)).as("the job ran once").hasSize(1);
             await().atMost(WAIT).until(() -> leaseWords(outbox).isEmpty());
@@ -327,13 +401,17 @@ abstract class LeaseRunnerContract {
             last.signal(Input.Signal.TERMINATE);
             assertThat(first.get(40, TimeUnit.SECONDS)).isZero();
         }
-        assertThat(leaseWords(outbox)).as("the undelivered Complete outlives the agent").hasSize(1);
+        assertThat(leaseWords(outbox))
+                .as("the undelivered Complete outlives the agent")
+                .hasSize(1);
         assertThat(job(uuid).get("status").asText()).isEqualTo("running");
 
         runnerAs(slug, 1, baton.url()); // the same runner, restarted, reaching the server again
         JsonNode done = awaitStatus(uuid, "processed");
         assertThat(done.at("/output/results/0/stdout").asText()).contains("\"value\":8");
-        assertThat(done.get("attempts")).as("one attempt, completed under its lease").singleElement()
+        assertThat(done.get("attempts"))
+                .as("one attempt, completed under its lease")
+                .singleElement()
                 .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
         assertThat(pids(pids)).as("the job ran once").hasSize(1);
         await().atMost(WAIT).until(() -> leaseWords(outbox).isEmpty());
@@ -359,17 +437,21 @@ abstract class LeaseRunnerContract {
             last.signal(Input.Signal.TERMINATE);
             assertThat(first.get(40, TimeUnit.SECONDS)).isZero();
         }
-        // The runner stays away longer than the lease: the server expires it and (the job opted in) queues the job again.
+        // The runner stays away longer than the lease: the server expires it and (the job opted in) queues the job
+        // again.
         serverClock.shift(LEASE_TTL.plusSeconds(1));
-        await().atMost(WAIT).until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("lost"));
+        await().atMost(WAIT)
+                .until(() -> job(uuid).at("/attempts/0/outcome").asText().equals("lost"));
         double staleBefore = baton.metric("baton_broker_leases_total{event=\"stale\"}");
 
         runnerAs(slug, 1, baton.url());
         await().atMost(WAIT).until(() -> leaseWords(outbox).isEmpty());
         JsonNode done = awaitStatus(uuid, "processed");
-        assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}")).as("the late Complete was answered StaleLease")
+        assertThat(baton.metric("baton_broker_leases_total{event=\"stale\"}"))
+                .as("the late Complete was answered StaleLease")
                 .isGreaterThan(staleBefore);
-        assertThat(done.at("/attempts/0/outcome").asText()).as("the expired attempt stays lost: its late Complete changed nothing")
+        assertThat(done.at("/attempts/0/outcome").asText())
+                .as("the expired attempt stays lost: its late Complete changed nothing")
                 .isEqualTo("lost");
         assertThat(done.at("/attempts/1/outcome").asText()).isEqualTo("completed");
         assertThat(done.get("attempts")).hasSize(2);
@@ -385,7 +467,8 @@ abstract class LeaseRunnerContract {
     static List<Path> leaseWords(Path outbox) throws Exception {
         if (!Files.exists(outbox)) return List.of();
         try (var entries = Files.list(outbox)) {
-            return entries.filter(p -> p.getFileName().toString().endsWith(".lease.json")).toList();
+            return entries.filter(p -> p.getFileName().toString().endsWith(".lease.json"))
+                    .toList();
         }
     }
 

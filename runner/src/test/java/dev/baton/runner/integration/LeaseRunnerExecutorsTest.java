@@ -64,19 +64,39 @@ class LeaseRunnerExecutorsTest {
 
     @BeforeAll
     static void requireNats() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
     }
 
     @BeforeEach
     void start() throws Exception {
-        assumeTrue(Files.isExecutable(TestImages.BUSYBOX), "no static busybox at " + TestImages.BUSYBOX + " (apt-get install busybox-static)");
+        assumeTrue(
+                Files.isExecutable(TestImages.BUSYBOX),
+                "no static busybox at " + TestImages.BUSYBOX + " (apt-get install busybox-static)");
         nats = new NatsServerProcess(dir.resolve("nats"));
-        baton = new BatonUnderTest(dir.resolve("server"), null, b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)),
+        baton = new BatonUnderTest(
+                dir.resolve("server"),
+                null,
+                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)),
                 Clock.systemUTC());
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
-        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", Architecture.X86_64.wireName(), "cpu", 1,
-                "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "host",
+                        "slug",
+                        "host",
+                        "architecture",
+                        Architecture.X86_64.wireName(),
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
     }
 
     @AfterEach
@@ -87,7 +107,8 @@ class LeaseRunnerExecutorsTest {
         threads.shutdownNow();
         if (baton != null) baton.close();
         if (nats != null) nats.close();
-        if (work != null) new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
+        if (work != null)
+            new ProcessBuilder("rm", "-rf", work.toString()).start().waitFor();
     }
 
     @Test
@@ -95,52 +116,96 @@ class LeaseRunnerExecutorsTest {
         Optional<String> unavailable = RuncExecutor.unavailableReason("runc");
         assumeTrue(unavailable.isEmpty(), () -> "runc over transport A skipped: " + unavailable.orElse(""));
         // runc needs a work directory other users can traverse (user namespaces).
-        work = Files.createTempDirectory(Path.of("/tmp"), "baton-lease-runc", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        work = Files.createTempDirectory(
+                Path.of("/tmp"),
+                "baton-lease-runc",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
         baton.pushImage(image, "bench/busybox", "v1");
         HttpClient http = HttpClient.newHttpClient();
-        start(new RuncExecutor(new RuncExecutor.Options("runc", work.resolve("runner"), Architecture.X86_64, true, 100_000, 256, Optional.empty(),
-                OutputLimits.DEFAULT, job -> new RegistryBlobSource(http, job.config().registry(), job.config().project().toString(), job.ociToken())),
-                Clock.systemUTC()), work.resolve("home"));
+        start(
+                new RuncExecutor(
+                        new RuncExecutor.Options(
+                                "runc",
+                                work.resolve("runner"),
+                                Architecture.X86_64,
+                                true,
+                                100_000,
+                                256,
+                                Optional.empty(),
+                                OutputLimits.DEFAULT,
+                                job -> new RegistryBlobSource(
+                                        http,
+                                        job.config().registry(),
+                                        job.config().project().toString(),
+                                        job.ociToken())),
+                        Clock.systemUTC()),
+                work.resolve("home"));
 
-        String cmd = "echo \"{\\\"lease-runc\\\": {\\\"iteration\\\": {\\\"value\\\": $BATON_ITERATION}}}\"; echo file-$BATON_ITERATION > result.txt";
+        String cmd =
+                "echo \"{\\\"lease-runc\\\": {\\\"iteration\\\": {\\\"value\\\": $BATON_ITERATION}}}\"; echo file-$BATON_ITERATION > result.txt";
         String uuid = submit(image, cmd, 2, 120);
         JsonNode done = awaitProcessed(uuid, Duration.ofSeconds(120));
         JsonNode results = done.at("/output/results");
         assertThat(results).as("both iterations travelled in Complete.results").hasSize(2);
         for (int i = 0; i < 2; i++) {
             JsonNode it = results.get(i);
-            String n = it.at("/stdout").asText().replaceAll("(?s).*\"value\": (\\d+).*", "$1").strip();
+            String n = it.at("/stdout")
+                    .asText()
+                    .replaceAll("(?s).*\"value\": (\\d+).*", "$1")
+                    .strip();
             assertThat(it.get("exit_code").asInt()).isZero();
-            assertThat(it.at("/output/result.txt").asText()).as("iteration %d's collected file", i).isEqualTo("file-" + n + "\n");
+            assertThat(it.at("/output/result.txt").asText())
+                    .as("iteration %d's collected file", i)
+                    .isEqualTo("file-" + n + "\n");
         }
-        assertThat(results.get(0).at("/output/result.txt").asText()).isNotEqualTo(results.get(1).at("/output/result.txt").asText());
+        assertThat(results.get(0).at("/output/result.txt").asText())
+                .isNotEqualTo(results.get(1).at("/output/result.txt").asText());
         assertThat(done.get("attempts")).singleElement().satisfies(a -> {
             assertThat(a.get("outcome").asText()).isEqualTo("completed");
             assertThat(a.get("transport").asText()).isEqualTo("nats");
         });
-        JsonNode report = baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
+        JsonNode report =
+                baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
         assertThat(report.toString()).contains("lease-runc");
     }
 
     @Test
     void aMicroVmRunsAnImageFromTheRegistryAndReportsItsFile() throws Exception {
         Optional<Path> kernel = MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
-        assumeTrue(kernel.isPresent(), "microVM over transport A skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
+        assumeTrue(
+                kernel.isPresent(),
+                "microVM over transport A skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
         Path modules = MicroVmKernels.modulesFor(kernel.get(), Path.of("/lib/modules"));
-        Optional<String> unavailable = MicroVmExecutor.unavailableReason(MicroVmSetup.QEMU, kernel.get(), modules, TestImages.BUSYBOX);
+        Optional<String> unavailable =
+                MicroVmExecutor.unavailableReason(MicroVmSetup.QEMU, kernel.get(), modules, TestImages.BUSYBOX);
         assumeTrue(unavailable.isEmpty(), () -> "microVM over transport A skipped: " + unavailable.orElse(""));
         work = Files.createTempDirectory(Path.of("/tmp"), "bvml"); // short: the VM's Unix socket paths must fit
         TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
         baton.pushImage(image, "bench/vm", "v1");
         HttpClient http = HttpClient.newHttpClient();
-        start(new MicroVmExecutor(new MicroVmExecutor.Options(QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"), work.resolve("r"),
-                Architecture.X86_64, kernel.get(), modules, TestImages.BUSYBOX, OutputLimits.DEFAULT,
-                job -> new RegistryBlobSource(http, job.config().registry(), job.config().project().toString(), job.ociToken()), Long.MAX_VALUE),
-                Clock.systemUTC()), work.resolve("h"));
+        start(
+                new MicroVmExecutor(
+                        new MicroVmExecutor.Options(
+                                QemuMicrovm.onThisHost(MicroVmSetup.QEMU, "tcg"),
+                                work.resolve("r"),
+                                Architecture.X86_64,
+                                kernel.get(),
+                                modules,
+                                TestImages.BUSYBOX,
+                                OutputLimits.DEFAULT,
+                                job -> new RegistryBlobSource(
+                                        http,
+                                        job.config().registry(),
+                                        job.config().project().toString(),
+                                        job.ociToken()),
+                                Long.MAX_VALUE),
+                        Clock.systemUTC()),
+                work.resolve("h"));
 
         // One small job: a TCG boot takes seconds, tens of seconds on a machine busy with other builds.
-        String uuid = submit(image, "echo '{\"lease-vm\": {\"turns\": {\"value\": 1}}}'; echo saved > result.txt", 1, 180);
+        String uuid =
+                submit(image, "echo '{\"lease-vm\": {\"turns\": {\"value\": 1}}}'; echo saved > result.txt", 1, 180);
         JsonNode done = awaitProcessed(uuid, Duration.ofSeconds(300));
         assertThat(done.at("/output/results/0/exit_code").asInt()).isZero();
         assertThat(done.at("/output/results/0/output/result.txt").asText()).isEqualTo("saved\n");
@@ -148,7 +213,8 @@ class LeaseRunnerExecutorsTest {
             assertThat(a.get("outcome").asText()).isEqualTo("completed");
             assertThat(a.get("transport").asText()).isEqualTo("nats");
         });
-        JsonNode report = baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
+        JsonNode report =
+                baton.get("/v0/projects/bench/reports/" + done.get("report").asText());
         assertThat(report.toString()).contains("lease-vm");
     }
 
@@ -156,14 +222,38 @@ class LeaseRunnerExecutorsTest {
         JsonNode created = baton.post("/v0/runners", Map.of("name", "lease runner"));
         String slug = created.at("/runner/slug").asText();
         baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
-        runner = new LeaseRunner(MachineConfig.defaults("test").withGrace(Duration.ofSeconds(5)),
-                new LeaseRunner.Target(baton.url(), slug, RunnerKey.parse(created.get("key").asText()), nats.url()), executor, home, Clock.systemUTC());
+        runner = new LeaseRunner(
+                MachineConfig.defaults("test").withGrace(Duration.ofSeconds(5)),
+                new LeaseRunner.Target(
+                        baton.url(), slug, RunnerKey.parse(created.get("key").asText()), nats.url()),
+                executor,
+                home,
+                Clock.systemUTC());
         threads.submit(runner::run);
     }
 
     private String submit(TestImages.Image image, String shell, int iterations, int timeout) {
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "image", image.digest().value(), "cmd", List.of("sh", "-c", shell),
-                "timeout", timeout, "adapter", "json", "iterations", iterations, "file_paths", List.of("result.txt"))).at("/job/uuid").asText();
+        return baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "image",
+                                image.digest().value(),
+                                "cmd",
+                                List.of("sh", "-c", shell),
+                                "timeout",
+                                timeout,
+                                "adapter",
+                                "json",
+                                "iterations",
+                                iterations,
+                                "file_paths",
+                                List.of("result.txt")))
+                .at("/job/uuid")
+                .asText();
     }
 
     private JsonNode awaitProcessed(String uuid, Duration atMost) {

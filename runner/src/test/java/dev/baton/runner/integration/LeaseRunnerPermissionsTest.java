@@ -63,7 +63,9 @@ class LeaseRunnerPermissionsTest {
 
     @BeforeAll
     static void requireNats() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
     }
 
     @AfterEach
@@ -83,7 +85,8 @@ class LeaseRunnerPermissionsTest {
     }
 
     static String quoted(List<String> subjects) {
-        return "[" + String.join(", ", subjects.stream().map(s -> "\"" + s + "\"").toList()) + "]";
+        return "["
+                + String.join(", ", subjects.stream().map(s -> "\"" + s + "\"").toList()) + "]";
     }
 
     @Test
@@ -91,16 +94,36 @@ class LeaseRunnerPermissionsTest {
         NKey serverKey = NKey.createUser(new SecureRandom());
         Path seed = dir.resolve("baton-server.nk");
         Files.writeString(seed, new String(serverKey.getSeed()) + "\n");
-        String serverUser = "    { nkey: \"" + new String(serverKey.getPublicKey()) + "\", permissions: { publish: [\">\"], subscribe: [\">\"] } }\n";
-        nats = new NatsServerProcess(dir.resolve("nats"), NatsServerProcess.JetStreamIn.CONFIG_FILE,
+        String serverUser = "    { nkey: \"" + new String(serverKey.getPublicKey())
+                + "\", permissions: { publish: [\">\"], subscribe: [\">\"] } }\n";
+        nats = new NatsServerProcess(
+                dir.resolve("nats"),
+                NatsServerProcess.JetStreamIn.CONFIG_FILE,
                 "authorization {\n  users = [\n" + serverUser + "  ]\n}\n");
-        baton = new BatonUnderTest(dir.resolve("server"), null,
-                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6), seed.toString())), Clock.systemUTC());
+        baton = new BatonUnderTest(
+                dir.resolve("server"),
+                null,
+                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6), seed.toString())),
+                Clock.systemUTC());
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
         String host = Architecture.ofHost().orElseThrow().wireName();
         for (String spec : List.of("host", "other")) {
-            baton.post("/v0/specs", Map.of("name", spec, "slug", spec, "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+            baton.post(
+                    "/v0/specs",
+                    Map.of(
+                            "name",
+                            spec,
+                            "slug",
+                            spec,
+                            "architecture",
+                            host,
+                            "cpu",
+                            1,
+                            "memory",
+                            256 << 20,
+                            "disk",
+                            1L << 30));
         }
         JsonNode box = baton.post("/v0/runners", Map.of("name", "box"));
         baton.post("/v0/runners/box/specs", Map.of("spec", "host"));
@@ -115,47 +138,72 @@ class LeaseRunnerPermissionsTest {
 
         List<String> violations = new CopyOnWriteArrayList<>();
         BlockingQueue<String> spied = new LinkedBlockingQueue<>();
-        List<String> others = List.of("_INBOX.>", "_INBOX_baton.>", boxGrant.inboxPrefix() + ".>", NatsBroker.controlSubject("box"), ">");
-        try (Connection spy = Nats.connect(new Options.Builder().server(nats.url()).userInfo("runner-spy", "spypw")
-                .inboxPrefix(spyGrant.inboxPrefix()).errorListener(new ErrorListener() {
+        List<String> others = List.of(
+                "_INBOX.>", "_INBOX_baton.>", boxGrant.inboxPrefix() + ".>", NatsBroker.controlSubject("box"), ">");
+        try (Connection spy = Nats.connect(new Options.Builder()
+                .server(nats.url())
+                .userInfo("runner-spy", "spypw")
+                .inboxPrefix(spyGrant.inboxPrefix())
+                .errorListener(new ErrorListener() {
                     @Override
                     public void errorOccurred(Connection conn, String error) {
                         violations.add(error);
                     }
-                }).build())) {
-            var listening = spy.createDispatcher(m -> spied.add(m.getSubject() + " " + new String(m.getData(), StandardCharsets.UTF_8)));
+                })
+                .build())) {
+            var listening = spy.createDispatcher(
+                    m -> spied.add(m.getSubject() + " " + new String(m.getData(), StandardCharsets.UTF_8)));
             for (String subject : others) listening.subscribe(subject);
             spy.flush(Duration.ofSeconds(10));
 
-            runner = new LeaseRunner(MachineConfig.defaults("test").withSlots(1).withGrace(Duration.ofSeconds(5)),
-                    new LeaseRunner.Target(baton.url(), "box", RunnerKey.parse(box.get("key").asText()),
+            runner = new LeaseRunner(
+                    MachineConfig.defaults("test").withSlots(1).withGrace(Duration.ofSeconds(5)),
+                    new LeaseRunner.Target(
+                            baton.url(),
+                            "box",
+                            RunnerKey.parse(box.get("key").asText()),
                             "nats://runner-box:boxpw@127.0.0.1:" + nats.port()),
-                    new ProcessExecutor(dir.resolve("box-work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
-                    dir.resolve("box"), Clock.systemUTC());
+                    new ProcessExecutor(
+                            dir.resolve("box-work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
+                    dir.resolve("box"),
+                    Clock.systemUTC());
             threads.submit(runner::run);
 
             String done = submit(List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":1}}}'"));
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> status(done).equals("processed"));
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> status(done).equals("processed"));
             assertThat(job(done).at("/attempts/0/transport").asText()).isEqualTo("nats");
 
             // A cancel reaches the box on its control subject (and in its heartbeat answers); the spy hears none of it.
             String canceled = submit(List.of("sh", "-c", "exec sleep 300"));
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> status(canceled).equals("running"));
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> status(canceled).equals("running"));
             baton.post("/v0/projects/bench/jobs/" + canceled + "/cancel", Map.of());
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> job(canceled).at("/attempts/0/outcome").asText().equals("canceled"));
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() ->
+                            job(canceled).at("/attempts/0/outcome").asText().equals("canceled"));
             spy.flush(Duration.ofSeconds(10));
 
-            assertThat(spied).as("the spy read nothing: no offer, reply or cancel of the box's").isEmpty();
+            assertThat(spied)
+                    .as("the spy read nothing: no offer, reply or cancel of the box's")
+                    .isEmpty();
             for (String subject : others) {
-                assertThat(violations).as("nats-server refused the spy's subscription to " + subject)
+                assertThat(violations)
+                        .as("nats-server refused the spy's subscription to " + subject)
                         .anyMatch(v -> v.contains("Permissions Violation for Subscription to \"" + subject + "\""));
             }
         }
     }
 
     String submit(List<String> cmd) {
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", 600, "adapter", "json"))
-                .at("/job/uuid").asText();
+        return baton.post(
+                        "/v0/run",
+                        Map.of("project", "bench", "spec", "host", "cmd", cmd, "timeout", 600, "adapter", "json"))
+                .at("/job/uuid")
+                .asText();
     }
 
     JsonNode job(String uuid) {

@@ -49,13 +49,34 @@ class LiveLogsAgainstServerTest {
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", "host", "slug", "host", "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "host",
+                        "slug",
+                        "host",
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
         JsonNode created = baton.post("/v0/runners", Map.of("name", "agent"));
         String slug = created.at("/runner/slug").asText();
         baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
-        agent = new RunnerAgent(MachineConfig.defaults("test"), new RunnerAgent.Target(baton.url(), slug, RunnerKey.parse(created.get("key").asText())),
-                new ProcessExecutor(dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
-                new Outbox(dir.resolve("outbox")), Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200));
+        agent = new RunnerAgent(
+                MachineConfig.defaults("test"),
+                new RunnerAgent.Target(
+                        baton.url(), slug, RunnerKey.parse(created.get("key").asText())),
+                new ProcessExecutor(
+                        dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
+                new Outbox(dir.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200));
         threads.submit(agent::run);
     }
 
@@ -70,38 +91,61 @@ class LiveLogsAgainstServerTest {
 
     private static String text(JsonNode page, String stream) {
         StringBuilder b = new StringBuilder();
-        for (JsonNode e : page.get("entries")) if (e.get("stream").asText().equals(stream)) b.append(e.get("text").asText());
+        for (JsonNode e : page.get("entries"))
+            if (e.get("stream").asText().equals(stream)) b.append(e.get("text").asText());
         return b.toString();
     }
 
     @Test
     void linesAJobPrintsAppearInItsLogWhileItRunsAndTheEndedLogIsWhole() throws Exception {
         Path release = dir.resolve("release");
-        String script = "echo 'warming up'; echo 'cold cache' >&2; echo 'iteration 1: 4.2 ms';"
-                + " while [ ! -f '" + release + "' ]; do sleep 0.05; done; echo '{\"sort\":{\"latency\":{\"value\":4.2}}}'";
+        String script = "echo 'warming up'; echo 'cold cache' >&2; echo 'iteration 1: 4.2 ms';" + " while [ ! -f '"
+                + release + "' ]; do sleep 0.05; done; echo '{\"sort\":{\"latency\":{\"value\":4.2}}}'";
         // Command-only (the process executor pulls nothing); raw, since the printed lines are no metrics.
-        String job = baton.post("/v0/run", Map.of("project", "bench", "spec", "host",
-                "cmd", List.of("sh", "-c", script), "timeout", 120, "adapter", "raw")).at("/job/uuid").asText();
+        String job = baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "cmd",
+                                List.of("sh", "-c", script),
+                                "timeout",
+                                120,
+                                "adapter",
+                                "raw"))
+                .at("/job/uuid")
+                .asText();
         String logs = "/v0/projects/bench/jobs/" + job + "/logs";
 
         // The job blocks on the release file: everything asserted here was streamed live.
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> text(baton.get(logs), "stdout").equals("warming up\niteration 1: 4.2 ms\n")
                         && text(baton.get(logs), "stderr").equals("cold cache\n"));
         JsonNode live = baton.get(logs);
         assertThat(live.get("status").asText()).isEqualTo("running");
         assertThat(live.get("complete").asBoolean()).isFalse();
-        assertThat(baton.get("/v0/projects/bench/jobs/" + job).get("status").asText()).isEqualTo("running");
+        assertThat(baton.get("/v0/projects/bench/jobs/" + job).get("status").asText())
+                .isEqualTo("running");
         long next = live.get("next").asLong();
 
         Files.writeString(release, "go");
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
-                .until(() -> baton.get("/v0/projects/bench/jobs/" + job).get("status").asText().equals("processed"));
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> baton.get("/v0/projects/bench/jobs/" + job)
+                        .get("status")
+                        .asText()
+                        .equals("processed"));
         JsonNode whole = baton.get(logs);
         assertThat(whole.get("complete").asBoolean()).isTrue();
-        assertThat(text(whole, "stdout")).isEqualTo("warming up\niteration 1: 4.2 ms\n{\"sort\":{\"latency\":{\"value\":4.2}}}\n");
+        assertThat(text(whole, "stdout"))
+                .isEqualTo("warming up\niteration 1: 4.2 ms\n{\"sort\":{\"latency\":{\"value\":4.2}}}\n");
         assertThat(text(whole, "stderr")).isEqualTo("cold cache\n");
         JsonNode rest = baton.get(logs + "?after=" + next);
-        assertThat(text(rest, "stdout")).as("only what came after the live read").isEqualTo("{\"sort\":{\"latency\":{\"value\":4.2}}}\n");
+        assertThat(text(rest, "stdout"))
+                .as("only what came after the live read")
+                .isEqualTo("{\"sort\":{\"latency\":{\"value\":4.2}}}\n");
     }
 }

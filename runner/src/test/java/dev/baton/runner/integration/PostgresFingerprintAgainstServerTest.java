@@ -10,7 +10,10 @@ import org.junit.jupiter.api.Tag;
 class PostgresFingerprintAgainstServerTest extends FingerprintAgainstServerContract {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(PostgresSchemas.reachable(), "PostgreSQL not reachable at " + PostgresSchemas.URL + ": skipping the PostgreSQL fingerprint end-to-end tests");
+        assumeTrue(
+                PostgresSchemas.reachable(),
+                "PostgreSQL not reachable at " + PostgresSchemas.URL
+                        + ": skipping the PostgreSQL fingerprint end-to-end tests");
     }
 
     @Override

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Tag;
 class PostgresPullTokenAgainstServerTest extends PullTokenAgainstServerContract {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(PostgresSchemas.reachable(), "PostgreSQL not reachable at " + PostgresSchemas.URL
-                + ": skipping the PostgreSQL pull token end-to-end tests");
+        assumeTrue(
+                PostgresSchemas.reachable(),
+                "PostgreSQL not reachable at " + PostgresSchemas.URL
+                        + ": skipping the PostgreSQL pull token end-to-end tests");
     }
 
     @Override

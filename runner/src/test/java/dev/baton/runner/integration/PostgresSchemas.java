@@ -26,7 +26,8 @@ final class PostgresSchemas {
 
     /** A new empty schema, as a Baton database URL. */
     static String fresh() {
-        String schema = "baton_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        String schema =
+                "baton_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         try (Connection c = DriverManager.getConnection("jdbc:" + URL, USER, "")) {
             c.createStatement().execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {

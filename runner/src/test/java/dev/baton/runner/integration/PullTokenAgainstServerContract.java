@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.channelclient.connection.ChannelClient;
+import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.channelclient.connection.ChannelClient;
 import dev.baton.runner.connection.PullTokenRequests;
-import dev.baton.channelclient.machine.Input;
 import dev.baton.runner.oci.BlobSource;
 import dev.baton.runner.oci.ImagePuller;
 import dev.baton.runner.oci.PullCredentials;
@@ -51,36 +51,66 @@ abstract class PullTokenAgainstServerContract {
     abstract String databaseUrl();
 
     final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
-    final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
+    final HttpClient http =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL).build();
 
     @Test
     void aPullOutlivingItsTokenGoesOnAndTheTokenPullsOnlyItsJobsImageWhileTheJobLives() throws Exception {
         var clock = new LeaseRunnerContract.ShiftedClock();
         // Long acceptance and heartbeat timeouts: the test moves the server's clock past the token's life only.
-        try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl(), b -> b.pullTokenTtl(TTL)
-                .acceptanceTimeout(Duration.ofHours(2)).heartbeatTimeout(Duration.ofHours(2)), clock)) {
+        try (BatonUnderTest baton = new BatonUnderTest(
+                dir.resolve("server"),
+                databaseUrl(),
+                b -> b.pullTokenTtl(TTL).acceptanceTimeout(Duration.ofHours(2)).heartbeatTimeout(Duration.ofHours(2)),
+                clock)) {
             baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-            JsonNode bench = baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench",
-                    "organization", "acme"));
-            JsonNode other = baton.post("/v0/projects", Map.of("name", "Other", "slug", "other",
-                    "organization", "acme"));
-            baton.post("/v0/specs", Map.of("name", "x86", "slug", "x86", "architecture", "x86_64", "cpu", 1,
-                    "memory", 256 << 20, "disk", 1L << 30));
+            JsonNode bench =
+                    baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+            JsonNode other =
+                    baton.post("/v0/projects", Map.of("name", "Other", "slug", "other", "organization", "acme"));
+            baton.post(
+                    "/v0/specs",
+                    Map.of(
+                            "name",
+                            "x86",
+                            "slug",
+                            "x86",
+                            "architecture",
+                            "x86_64",
+                            "cpu",
+                            1,
+                            "memory",
+                            256 << 20,
+                            "disk",
+                            1L << 30));
             JsonNode created = baton.post("/v0/runners", Map.of("name", "puller"));
             String slug = created.at("/runner/slug").asText();
             baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "x86"));
 
-            TestImages.Image image = TestImages.write(dir.resolve("a"), List.of("bench"),
-                    List.of(bytes("first layer"), bytes("second layer")));
-            TestImages.Image sibling = TestImages.write(dir.resolve("b"), List.of("other"),
-                    List.of(bytes("sibling layer")));
-            TestImages.Image elsewhere = TestImages.write(dir.resolve("c"), List.of("else"),
-                    List.of(bytes("other project's layer")));
+            TestImages.Image image = TestImages.write(
+                    dir.resolve("a"), List.of("bench"), List.of(bytes("first layer"), bytes("second layer")));
+            TestImages.Image sibling =
+                    TestImages.write(dir.resolve("b"), List.of("other"), List.of(bytes("sibling layer")));
+            TestImages.Image elsewhere =
+                    TestImages.write(dir.resolve("c"), List.of("else"), List.of(bytes("other project's layer")));
             baton.pushImage(image, "bench/a", "v1");
             baton.pushImage(sibling, "bench/b", "v1");
             baton.pushImage(elsewhere, "other/c", "v1");
-            String job = baton.post("/v0/run", Map.of("project", "bench", "spec", "x86",
-                    "image", image.digest().value(), "timeout", 600, "adapter", "json")).at("/job/uuid").asText();
+            String job = baton.post(
+                            "/v0/run",
+                            Map.of(
+                                    "project",
+                                    "bench",
+                                    "spec",
+                                    "x86",
+                                    "image",
+                                    image.digest().value(),
+                                    "timeout",
+                                    600,
+                                    "adapter",
+                                    "json"))
+                    .at("/job/uuid")
+                    .asText();
 
             RunnerKey key = RunnerKey.parse(created.get("key").asText());
             ChannelClient channel = new ChannelClient(http, baton.url(), slug, key, 1 << 20, inputs::add, clock);
@@ -112,12 +142,15 @@ abstract class PullTokenAgainstServerContract {
                 }
             };
             ImagePuller.PulledImage pulled = new ImagePuller(dir.resolve("cache"), Architecture.X86_64)
-                    .pull(slowLink, claimed.config().digest(), progress -> { });
-            assertThat(pulled.layers()).extracting(ImagePuller.Layer::digest)
+                    .pull(slowLink, claimed.config().digest(), progress -> {});
+            assertThat(pulled.layers())
+                    .extracting(ImagePuller.Layer::digest)
                     .containsExactlyElementsOf(image.layerDigests());
             String fresh = credentials.current();
             assertThat(fresh).as("refreshed over the channel").isNotEqualTo(claimed.ociToken());
-            assertThat(pullsWith(claimed.ociToken(), claimed, bench, image)).as("the claim's token expired").isFalse();
+            assertThat(pullsWith(claimed.ociToken(), claimed, bench, image))
+                    .as("the claim's token expired")
+                    .isFalse();
 
             // The job's token reaches its own image only: not another image of its project, nor another project's.
             assertThat(pullsWith(fresh, claimed, bench, image)).isTrue();
@@ -135,18 +168,19 @@ abstract class PullTokenAgainstServerContract {
             assertThat(pulls).hasSize(1);
             assertThat(pulls.getFirst().path("target").asText()).isEqualTo("/v0/jobs/" + job);
             assertThat(pulls.getFirst().path("actor").asText()).startsWith("runner:");
-            assertThat(pulls.getFirst().path("detail").asText()).contains(job, image.digest().value(), "\"attempt\":1");
+            assertThat(pulls.getFirst().path("detail").asText())
+                    .contains(job, image.digest().value(), "\"attempt\":1");
 
             // The job ends: its tokens are refused at once, and a refresh is answered stale.
             channel.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             received(ServerMessage.Ack.class);
-            channel.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(),
-                    List.of(new IterationResult(0, "{}", "", Map.of()))));
+            channel.send(new RunnerMessage.Completed(
+                    claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
             received(ServerMessage.Ack.class);
             assertThat(pullsWith(fresh, claimed, bench, image)).isFalse();
             assertThat(pullTokens.ask(claimed.uuid(), claimed.lease(), WAIT)).isEmpty();
-            RegistryBlobSource afterwards = new RegistryBlobSource(http, registryUrl, repository,
-                    pullTokens.credentials(claimed.uuid(), claimed.lease(), fresh));
+            RegistryBlobSource afterwards = new RegistryBlobSource(
+                    http, registryUrl, repository, pullTokens.credentials(claimed.uuid(), claimed.lease(), fresh));
             assertThatThrownBy(() -> afterwards.manifest(image.digest().value()))
                     .isInstanceOf(PullDeniedException.class);
             channel.close();
@@ -157,7 +191,8 @@ abstract class PullTokenAgainstServerContract {
     private boolean pullsWith(String token, ClaimedJob claimed, JsonNode project, TestImages.Image image)
             throws IOException {
         String repository = project.get("uuid").asText();
-        RegistryBlobSource source = new RegistryBlobSource(http, claimed.config().registry(), repository, token);
+        RegistryBlobSource source =
+                new RegistryBlobSource(http, claimed.config().registry(), repository, token);
         try (InputStream in = source.manifest(image.digest().value())) {
             return in.readAllBytes().length > 0;
         } catch (PullDeniedException e) {

@@ -54,8 +54,11 @@ class SeedRunnerTest {
     @BeforeEach
     void start() throws Exception {
         nats = new NatsServerProcess(dir.resolve("nats"));
-        baton = new BatonUnderTest(dir.resolve("server"), null,
-                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6))), Clock.systemUTC());
+        baton = new BatonUnderTest(
+                dir.resolve("server"),
+                null,
+                b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6))),
+                Clock.systemUTC());
         baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
         baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
         JsonNode created = baton.post("/v0/runners", Map.of("name", "seed runner"));
@@ -67,15 +70,43 @@ class SeedRunnerTest {
     /** A spec of this host's architecture, served by the seed runner; the server offers its jobs on the broker. */
     private void spec(String slug) {
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post("/v0/specs", Map.of("name", slug, "slug", slug, "architecture", host, "cpu", 1, "memory", 256 << 20, "disk", 1L << 30));
+        baton.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        slug,
+                        "slug",
+                        slug,
+                        "architecture",
+                        host,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
         baton.post("/v0/runners/" + runnerSlug + "/specs", Map.of("spec", slug));
     }
 
     private void startRunner(String spec) throws Exception {
-        Path script = Path.of(SeedRunnerTest.class.getResource("/seed-runner/seed_runner.py").toURI());
-        runner = new ProcessBuilder("/usr/bin/python3", script.toString(), "--server", baton.url().toString(), "--runner", runnerSlug,
-                "--key-file", key.toString(), "--nats", nats.url().substring("nats://".length()), "--spec", spec)
-                .redirectErrorStream(true).redirectOutput(dir.resolve("seed-runner.log").toFile()).start();
+        Path script = Path.of(
+                SeedRunnerTest.class.getResource("/seed-runner/seed_runner.py").toURI());
+        runner = new ProcessBuilder(
+                        "/usr/bin/python3",
+                        script.toString(),
+                        "--server",
+                        baton.url().toString(),
+                        "--runner",
+                        runnerSlug,
+                        "--key-file",
+                        key.toString(),
+                        "--nats",
+                        nats.url().substring("nats://".length()),
+                        "--spec",
+                        spec)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("seed-runner.log").toFile())
+                .start();
     }
 
     @AfterEach
@@ -93,8 +124,11 @@ class SeedRunnerTest {
     }
 
     private String submit(String spec, List<String> cmd) {
-        return baton.post("/v0/run", Map.of("project", "bench", "spec", spec, "cmd", cmd, "timeout", 600, "adapter", "json"))
-                .at("/job/uuid").asText();
+        return baton.post(
+                        "/v0/run",
+                        Map.of("project", "bench", "spec", spec, "cmd", cmd, "timeout", 600, "adapter", "json"))
+                .at("/job/uuid")
+                .asText();
     }
 
     private JsonNode job(String uuid) {
@@ -104,7 +138,10 @@ class SeedRunnerTest {
     /** Waits for the job to reach one of {@code statuses}; a failure shows the seed runner's log (the temporary directory goes). */
     private JsonNode awaitStatus(String uuid, String... statuses) throws Exception {
         try {
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> List.of(statuses).contains(job(uuid).get("status").asText()));
+            await().atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() ->
+                            List.of(statuses).contains(job(uuid).get("status").asText()));
         } catch (ConditionTimeoutException e) {
             throw new AssertionError(e.getMessage() + "; job: " + job(uuid) + "\nseed runner's log:\n" + log(), e);
         }
@@ -122,7 +159,9 @@ class SeedRunnerTest {
         for (String uuid : List.of(ok1, ok2)) {
             JsonNode done = awaitStatus(uuid, "completed", "processed");
             assertThat(done.at("/output/results/0/exit_code").asInt()).as(log()).isZero();
-            assertThat(done.get("attempts")).singleElement().satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
+            assertThat(done.get("attempts"))
+                    .singleElement()
+                    .satisfies(a -> assertThat(a.get("outcome").asText()).isEqualTo("completed"));
         }
         JsonNode failed = awaitStatus(bad, "failed");
         assertThat(failed.at("/output/results/0/exit_code").asInt()).isEqualTo(3);
@@ -131,7 +170,8 @@ class SeedRunnerTest {
         String long_ = submit(List.of("sh", "-c", "sleep 300"));
         awaitStatus(long_, "running");
         baton.post("/v0/projects/bench/jobs/" + long_ + "/cancel", Map.of());
-        await().atMost(WAIT).until(() -> job(long_).at("/attempts/0/outcome").asText().equals("canceled"));
+        await().atMost(WAIT)
+                .until(() -> job(long_).at("/attempts/0/outcome").asText().equals("canceled"));
         // Acknowledged by the runner (CancelAck), not finalized by the server's cancel deadline (30 s).
         await().atMost(Duration.ofSeconds(20)).until(() -> log().contains("CancelAck: {'type': 'CompleteAck'"));
         assertThat(log()).contains("Complete of job");

@@ -60,7 +60,10 @@ class FinalWordOutboxTest {
         });
         http.start();
         outbox = new Outbox(dir.resolve("outbox"));
-        var server = new LeaseServer(HttpClient.newHttpClient(), URI.create("http://127.0.0.1:" + http.getAddress().getPort()), "r1",
+        var server = new LeaseServer(
+                HttpClient.newHttpClient(),
+                URI.create("http://127.0.0.1:" + http.getAddress().getPort()),
+                "r1",
                 RunnerKey.generate());
         words = new FinalWordOutbox(outbox, server, clock, Duration.ofMillis(500), BACKOFF_MAX, MAX_REFUSALS);
     }
@@ -71,7 +74,8 @@ class FinalWordOutboxTest {
     }
 
     private LeaseWord complete() throws Exception {
-        return new LeaseWord("job-1", 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"x\"}"), 0);
+        return new LeaseWord(
+                "job-1", 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"x\"}"), 0);
     }
 
     /** One round: sends what is due and waits for the server to have answered it. */
@@ -104,17 +108,29 @@ class FinalWordOutboxTest {
         body.set("{\"code\":\"invalid_message\",\"message\":\"no\"}");
         words.add(complete());
         round();
-        assertThat(outbox.leaseWords()).singleElement().satisfies(w -> assertThat(w.refusals()).isEqualTo(1));
+        assertThat(outbox.leaseWords())
+                .singleElement()
+                .satisfies(w -> assertThat(w.refusals()).isEqualTo(1));
 
         // A restarted agent knows how often it was refused already.
-        var again = new FinalWordOutbox(outbox, new LeaseServer(HttpClient.newHttpClient(),
-                URI.create("http://127.0.0.1:" + http.getAddress().getPort()), "r1", RunnerKey.generate()), clock, Duration.ofMillis(500),
-                BACKOFF_MAX, MAX_REFUSALS);
+        var again = new FinalWordOutbox(
+                outbox,
+                new LeaseServer(
+                        HttpClient.newHttpClient(),
+                        URI.create("http://127.0.0.1:" + http.getAddress().getPort()),
+                        "r1",
+                        RunnerKey.generate()),
+                clock,
+                Duration.ofMillis(500),
+                BACKOFF_MAX,
+                MAX_REFUSALS);
         again.recover();
         words = again;
         for (int i = 1; i < MAX_REFUSALS; i++) round();
         await().atMost(Duration.ofSeconds(10)).until(() -> words.size() == 0);
-        assertThat(outbox.leaseWords()).as("dropped after %d refusals", MAX_REFUSALS).isEmpty();
+        assertThat(outbox.leaseWords())
+                .as("dropped after %d refusals", MAX_REFUSALS)
+                .isEmpty();
         assertThat(posts.get()).isEqualTo(MAX_REFUSALS);
     }
 

@@ -23,10 +23,11 @@ class LiveOutputTest {
         write(o, LogStream.STDOUT, "c\n".getBytes());
         assertThat(o.claim()).isTrue();
         assertThat(o.claim()).as("one batch at a time").isFalse();
-        assertThat(o.drain()).containsExactly(
-                OutputChunk.text(0, LogStream.STDOUT, "ab\n", 3),
-                OutputChunk.text(0, LogStream.STDERR, "e\n", 2),
-                OutputChunk.text(0, LogStream.STDOUT, "c\n", 2));
+        assertThat(o.drain())
+                .containsExactly(
+                        OutputChunk.text(0, LogStream.STDOUT, "ab\n", 3),
+                        OutputChunk.text(0, LogStream.STDERR, "e\n", 2),
+                        OutputChunk.text(0, LogStream.STDOUT, "c\n", 2));
         o.consumed();
         assertThat(o.claim()).as("nothing waiting").isFalse();
     }
@@ -48,10 +49,11 @@ class LiveOutputTest {
         byte[] more = ("9" + "€").getBytes(StandardCharsets.UTF_8); // 4 bytes: over the bound of 10
         assertThat(write(o, LogStream.STDOUT, more)).as("a flush is due").isTrue();
         List<OutputChunk> chunks = o.drain();
-        assertThat(chunks).containsExactly(
-                OutputChunk.text(0, LogStream.STDOUT, "1234", 4),
-                OutputChunk.text(0, LogStream.STDOUT, "5678", 4),
-                OutputChunk.dropped(0, LogStream.STDOUT, 4));
+        assertThat(chunks)
+                .containsExactly(
+                        OutputChunk.text(0, LogStream.STDOUT, "1234", 4),
+                        OutputChunk.text(0, LogStream.STDOUT, "5678", 4),
+                        OutputChunk.dropped(0, LogStream.STDOUT, 4));
         // A character cut by the drop: its remaining bytes are dropped too, so counts stay exact.
         byte[] ae = "äb".getBytes(StandardCharsets.UTF_8);
         o.write(0, LogStream.STDOUT, ae, 0, 1);
@@ -61,7 +63,9 @@ class LiveOutputTest {
         small.write(0, LogStream.STDOUT, ae, 0, 1); // dropped: the buffer is full
         small.drain();
         small.write(0, LogStream.STDOUT, ae, 1, 2); // the rest of 'ä', then 'b'
-        assertThat(small.drain()).containsExactly(OutputChunk.dropped(0, LogStream.STDOUT, 1), OutputChunk.text(0, LogStream.STDOUT, "b", 1));
+        assertThat(small.drain())
+                .containsExactly(
+                        OutputChunk.dropped(0, LogStream.STDOUT, 1), OutputChunk.text(0, LogStream.STDOUT, "b", 1));
     }
 
     @Test

@@ -23,17 +23,33 @@ public final class Jobs {
     }
 
     public static ClaimedJob claimed(int timeoutSeconds) {
-        return claimed(spec(Architecture.ofHost().orElseThrow(), 1, 256L << 20, false),
+        return claimed(
+                spec(Architecture.ofHost().orElseThrow(), 1, 256L << 20, false),
                 command(List.of("sh", "-c", "echo hi"), timeoutSeconds, 1, List.of()));
     }
 
     public static ClaimedJob claimed(SpecView spec, JobConfig config) {
-        return new ClaimedJob(JobUuid.random(), LeaseId.random(), 1, spec, config, "pull-token",
-                config.timeout().seconds(), Instant.parse("2026-01-01T00:00:00Z"));
+        return new ClaimedJob(
+                JobUuid.random(),
+                LeaseId.random(),
+                1,
+                spec,
+                config,
+                "pull-token",
+                config.timeout().seconds(),
+                Instant.parse("2026-01-01T00:00:00Z"));
     }
 
     public static JobConfig command(List<String> cmd, int timeoutSeconds, int iterations, List<String> filePaths) {
-        return new JobConfig(null, ProjectUuid.random(), null, null, cmd, Map.of(), JobTimeout.of(timeoutSeconds),
-                filePaths, iterations);
+        return new JobConfig(
+                null,
+                ProjectUuid.random(),
+                null,
+                null,
+                cmd,
+                Map.of(),
+                JobTimeout.of(timeoutSeconds),
+                filePaths,
+                iterations);
     }
 }

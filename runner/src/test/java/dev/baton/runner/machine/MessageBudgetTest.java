@@ -50,12 +50,15 @@ class MessageBudgetTest {
     @Test
     void multiByteTextIsCutWithoutSplittingACharacterAndStillFits() {
         String emoji = "\uD83D\uDE00".repeat(300_000); // 4 bytes of UTF-8 per 2 chars
-        var failed = RunnerMessage.Failed.because(job, lease, List.of(new IterationResult(1, emoji, "", Map.of())), "exit 1", FailureCode.EXIT_CODE);
+        var failed = RunnerMessage.Failed.because(
+                job, lease, List.of(new IterationResult(1, emoji, "", Map.of())), "exit 1", FailureCode.EXIT_CODE);
         RunnerMessage.Terminal fitted = MessageBudget.fit(failed, 200_000);
         assertThat(MessageBudget.size(fitted)).isLessThanOrEqualTo(200_000);
         assertThat(fitted).isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
             assertThat(f.error()).isEqualTo("exit 1");
-            assertThat(f.failureCode()).as("cut, it still says why it failed (issue 41)").isEqualTo(FailureCode.EXIT_CODE);
+            assertThat(f.failureCode())
+                    .as("cut, it still says why it failed (issue 41)")
+                    .isEqualTo(FailureCode.EXIT_CODE);
             String body = f.results().getFirst().stdout().replace(MessageBudget.MARKER, "");
             assertThat(body).isNotEmpty().matches("(\uD83D\uDE00)+");
         });
@@ -68,7 +71,9 @@ class MessageBudgetTest {
         assertThat(MessageBudget.size(fitted)).isLessThanOrEqualTo(1000);
         assertThat(fitted).isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
             assertThat(f.job()).isEqualTo(job);
-            assertThat(f.error()).contains("does not fit the channel's message limit of 1000 bytes").contains("output was dropped");
+            assertThat(f.error())
+                    .contains("does not fit the channel's message limit of 1000 bytes")
+                    .contains("output was dropped");
         });
     }
 }

@@ -17,16 +17,50 @@ import org.junit.jupiter.api.Test;
 /** The fingerprint taken before a job starts travels with its {@code running}, also when resent, and with a noisy decline. */
 class RunnerMachineFingerprintTest {
     private static final Instant T0 = Instant.parse("2026-11-24T06:00:00Z");
-    private static final MachineFingerprint FP = new MachineFingerprint(T0, "Test CPU", 2, "1", "performance", false, "off", "6.1.0",
-            1L << 30, 1L << 29, 0L, List.of(0.1, 0.1, 0.1), 0.0, "process", null, "test", List.of());
-    private static final MachineFingerprint NOISY = new MachineFingerprint(T0, "Test CPU", 2, "1", "powersave", true, "on", "6.1.0",
-            1L << 30, 1L << 29, 0L, List.of(0.1, 0.1, 0.1), 0.0, "process", null, "test",
+    private static final MachineFingerprint FP = new MachineFingerprint(
+            T0,
+            "Test CPU",
+            2,
+            "1",
+            "performance",
+            false,
+            "off",
+            "6.1.0",
+            1L << 30,
+            1L << 29,
+            0L,
+            List.of(0.1, 0.1, 0.1),
+            0.0,
+            "process",
+            null,
+            "test",
+            List.of());
+    private static final MachineFingerprint NOISY = new MachineFingerprint(
+            T0,
+            "Test CPU",
+            2,
+            "1",
+            "powersave",
+            true,
+            "on",
+            "6.1.0",
+            1L << 30,
+            1L << 29,
+            0L,
+            List.of(0.1, 0.1, 0.1),
+            0.0,
+            "process",
+            null,
+            "test",
             List.of(new MachineFingerprint.Warning(NoiseCode.GOVERNOR, "powersave")));
 
     private final RunnerMachine machine = RunnerMachine.fresh(MachineConfig.defaults("test"), new Random(1));
 
     private static List<RunnerMessage> sent(List<Effect> effects) {
-        return effects.stream().filter(Effect.Send.class::isInstance).map(e -> ((Effect.Send) e).message()).toList();
+        return effects.stream()
+                .filter(Effect.Send.class::isInstance)
+                .map(e -> ((Effect.Send) e).message())
+                .toList();
     }
 
     private ClaimedJob connectedWithJob() {
@@ -53,7 +87,10 @@ class RunnerMachineFingerprintTest {
     @Test
     void aNoisyDeclineCarriesTheFingerprintThatMadeIt() {
         ClaimedJob job = connectedWithJob();
-        List<RunnerMessage> out = sent(machine.handle(new Input.PrepareDeclined(job.uuid(), DeclineCode.NOISY_MACHINE, "noisy", NOISY)));
-        assertThat(out).first().isEqualTo(new RunnerMessage.Declined(job.uuid(), job.lease(), "noisy_machine", "noisy", NOISY));
+        List<RunnerMessage> out =
+                sent(machine.handle(new Input.PrepareDeclined(job.uuid(), DeclineCode.NOISY_MACHINE, "noisy", NOISY)));
+        assertThat(out)
+                .first()
+                .isEqualTo(new RunnerMessage.Declined(job.uuid(), job.lease(), "noisy_machine", "noisy", NOISY));
     }
 }

@@ -10,7 +10,6 @@ import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,8 @@ class RunnerMachineLogTest {
 
     private static List<RunnerMessage.Log> logs(List<Effect> effects) {
         List<RunnerMessage.Log> out = new ArrayList<>();
-        for (Effect e : effects) if (e instanceof Effect.Send s && s.message() instanceof RunnerMessage.Log l) out.add(l);
+        for (Effect e : effects)
+            if (e instanceof Effect.Send s && s.message() instanceof RunnerMessage.Log l) out.add(l);
         return out;
     }
 
@@ -63,11 +63,13 @@ class RunnerMachineLogTest {
     @Test
     void outputOfARunningJobIsStreamedInOrderWithSeqsFromOne() {
         running();
-        List<RunnerMessage.Log> sent = logs(output(out("a\n"), OutputChunk.text(0, LogStream.STDERR, "warn\n", 5), out("b\n")));
-        assertThat(sent).containsExactly(
-                RunnerMessage.Log.text(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0, "a\n"),
-                RunnerMessage.Log.text(job.uuid(), job.lease(), 2, LogStream.STDERR, 0, "warn\n"),
-                RunnerMessage.Log.text(job.uuid(), job.lease(), 3, LogStream.STDOUT, 0, "b\n"));
+        List<RunnerMessage.Log> sent =
+                logs(output(out("a\n"), OutputChunk.text(0, LogStream.STDERR, "warn\n", 5), out("b\n")));
+        assertThat(sent)
+                .containsExactly(
+                        RunnerMessage.Log.text(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0, "a\n"),
+                        RunnerMessage.Log.text(job.uuid(), job.lease(), 2, LogStream.STDERR, 0, "warn\n"),
+                        RunnerMessage.Log.text(job.uuid(), job.lease(), 3, LogStream.STDOUT, 0, "b\n"));
     }
 
     @Test
@@ -77,14 +79,17 @@ class RunnerMachineLogTest {
         assertThat(logs(output(out(big)))).hasSize(1); // 10,000 of 16,384 tokens
         // The next two chunks do not fit: both are counted, nothing is sent, not even a marker yet.
         assertThat(logs(output(out(big), out(big)))).isEmpty();
-        assertThat(logs(in(new Input.Tick(now)))).as("no marker while the budget is spent").isEmpty();
+        assertThat(logs(in(new Input.Tick(now))))
+                .as("no marker while the budget is spent")
+                .isEmpty();
         ack(2); // the log and the heartbeat
         // A second later the bucket has refilled: first the one marker for all dropped bytes, then the text.
         now = now.plusSeconds(1);
         List<RunnerMessage.Log> resumed = logs(output(out("next\n")));
-        assertThat(resumed).containsExactly(
-                RunnerMessage.Log.dropped(job.uuid(), job.lease(), 2, LogStream.STDOUT, 0, 20_000),
-                RunnerMessage.Log.text(job.uuid(), job.lease(), 3, LogStream.STDOUT, 0, "next\n"));
+        assertThat(resumed)
+                .containsExactly(
+                        RunnerMessage.Log.dropped(job.uuid(), job.lease(), 2, LogStream.STDOUT, 0, 20_000),
+                        RunnerMessage.Log.text(job.uuid(), job.lease(), 3, LogStream.STDOUT, 0, "next\n"));
         // The terminal result still carries everything.
         var all = new IterationResult(0, big + big + big + "next\n", "", Map.of());
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(all))));
@@ -94,7 +99,8 @@ class RunnerMachineLogTest {
     @Test
     void aSlowServerNeverQueuesMoreThanTheUnackedBound() {
         running();
-        for (int i = 0; i < 4; i++) assertThat(logs(output(out("line " + i + "\n")))).hasSize(1);
+        for (int i = 0; i < 4; i++)
+            assertThat(logs(output(out("line " + i + "\n")))).hasSize(1);
         // Four unacknowledged: the fifth and sixth are dropped, not queued.
         assertThat(logs(output(out("line 4\n"), out("line 5\n")))).isEmpty();
         // Still no acks: the tick cannot announce the drop either (but heartbeats go on).
@@ -103,22 +109,25 @@ class RunnerMachineLogTest {
         ack(5); // the four logs and the heartbeat
         // Output stopped: once the budget is full again, the tick announces the drop.
         List<RunnerMessage.Log> marker = logs(in(new Input.Tick(now = now.plusSeconds(1))));
-        assertThat(marker).containsExactly(RunnerMessage.Log.dropped(job.uuid(), job.lease(), 5, LogStream.STDOUT, 0, 14));
+        assertThat(marker)
+                .containsExactly(RunnerMessage.Log.dropped(job.uuid(), job.lease(), 5, LogStream.STDOUT, 0, 14));
     }
 
     @Test
     void whileDisconnectedOutputIsCountedAndAnnouncedAfterTheReconnect() {
         running();
         in(new Input.ConnectionClosed(now, "network", false));
-        assertThat(logs(output(out("lost\n"), OutputChunk.dropped(0, LogStream.STDERR, 100)))).isEmpty();
+        assertThat(logs(output(out("lost\n"), OutputChunk.dropped(0, LogStream.STDERR, 100))))
+                .isEmpty();
         in(new Input.ReconnectDue(now));
         List<Effect> reopened = in(new Input.ConnectionOpened(now));
         assertThat(logs(reopened)).as("logs are not resent from an outbox").isEmpty();
         ack(1); // running, resent on the new connection
         List<RunnerMessage.Log> markers = logs(in(new Input.Tick(now = now.plusSeconds(1))));
-        assertThat(markers).containsExactly(
-                RunnerMessage.Log.dropped(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0, 5),
-                RunnerMessage.Log.dropped(job.uuid(), job.lease(), 2, LogStream.STDERR, 0, 100));
+        assertThat(markers)
+                .containsExactly(
+                        RunnerMessage.Log.dropped(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0, 5),
+                        RunnerMessage.Log.dropped(job.uuid(), job.lease(), 2, LogStream.STDERR, 0, 100));
     }
 
     @Test
@@ -132,10 +141,12 @@ class RunnerMachineLogTest {
         assertThat(logs(output(out("early\n")))).isEmpty();
         in(new Input.Started(job.uuid(), now));
         ack(2);
-        assertThat(logs(output(out("later\n")))).containsExactly(
-                RunnerMessage.Log.dropped(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0, 6),
-                RunnerMessage.Log.text(job.uuid(), job.lease(), 2, LogStream.STDOUT, 0, "later\n"));
-        in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(new IterationResult(0, "early\nlater\n", "", Map.of())))));
+        assertThat(logs(output(out("later\n"))))
+                .containsExactly(
+                        RunnerMessage.Log.dropped(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0, 6),
+                        RunnerMessage.Log.text(job.uuid(), job.lease(), 2, LogStream.STDOUT, 0, "later\n"));
+        in(new Input.Finished(
+                job.uuid(), ExecutionResult.exited(List.of(new IterationResult(0, "early\nlater\n", "", Map.of())))));
         assertThat(output(out("straggler\n"))).isEmpty();
     }
 

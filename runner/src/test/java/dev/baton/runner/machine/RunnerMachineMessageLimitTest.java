@@ -8,7 +8,6 @@ import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,8 +38,11 @@ class RunnerMachineMessageLimitTest {
     }
 
     private static RunnerMessage.Terminal result(List<Effect> effects) {
-        return sent(effects).stream().filter(RunnerMessage.Terminal.class::isInstance).map(RunnerMessage.Terminal.class::cast)
-                .findFirst().orElseThrow(() -> new AssertionError("no result sent in " + effects));
+        return sent(effects).stream()
+                .filter(RunnerMessage.Terminal.class::isInstance)
+                .map(RunnerMessage.Terminal.class::cast)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no result sent in " + effects));
     }
 
     private void connected(MachineConfig config) {
@@ -54,7 +56,9 @@ class RunnerMachineMessageLimitTest {
         in(new Input.Received(new ServerMessage.Job(job)));
         in(new Input.Prepared(job.uuid()));
         in(new Input.Started(job.uuid(), now));
-        List<IterationResult> three = List.of(new IterationResult(0, BIG, "", Map.of()), new IterationResult(0, BIG, "", Map.of()),
+        List<IterationResult> three = List.of(
+                new IterationResult(0, BIG, "", Map.of()),
+                new IterationResult(0, BIG, "", Map.of()),
                 new IterationResult(0, BIG, "", Map.of()));
         return in(new Input.Finished(job.uuid(), ExecutionResult.exited(three)));
     }
@@ -67,7 +71,8 @@ class RunnerMachineMessageLimitTest {
         assertThat(MessageBudget.size(sent)).isLessThanOrEqualTo(100_000);
         assertThat(sent).isInstanceOfSatisfying(RunnerMessage.Completed.class, c -> {
             assertThat(c.results()).hasSize(3);
-            assertThat(c.results()).allSatisfy(r -> assertThat(r.stdout()).startsWith("xxx").endsWith(MessageBudget.MARKER));
+            assertThat(c.results())
+                    .allSatisfy(r -> assertThat(r.stdout()).startsWith("xxx").endsWith(MessageBudget.MARKER));
         });
     }
 
@@ -83,14 +88,18 @@ class RunnerMachineMessageLimitTest {
         RunnerMessage.Terminal last = first;
         for (int refusal = 0; refusal < 4; refusal++) {
             List<Effect> closed = in(new Input.ConnectionClosed(now, "closed by server (1009)", false, false, true));
-            RunnerMessage.Terminal cut = closed.stream().filter(Effect.WriteOutbox.class::isInstance).map(e -> ((Effect.WriteOutbox) e).message())
-                    .findFirst().orElseThrow(() -> new AssertionError("the cut result is persisted before it is resent"));
+            RunnerMessage.Terminal cut = closed.stream()
+                    .filter(Effect.WriteOutbox.class::isInstance)
+                    .map(e -> ((Effect.WriteOutbox) e).message())
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("the cut result is persisted before it is resent"));
             now = now.plusSeconds(1);
             in(new Input.ReconnectDue(now));
             RunnerMessage.Terminal resent = result(in(new Input.ConnectionOpened(now)));
             assertThat(resent).isEqualTo(cut);
             assertThat(MessageBudget.size(resent)).isLessThanOrEqualTo(MessageBudget.size(last) / 2);
-            assertThat(((RunnerMessage.Completed) resent).results()).hasSize(3)
+            assertThat(((RunnerMessage.Completed) resent).results())
+                    .hasSize(3)
                     .allSatisfy(r -> assertThat(r.stdout()).endsWith(MessageBudget.MARKER));
             last = resent;
         }

@@ -1,13 +1,13 @@
 package dev.baton.runner.machine;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.channelclient.machine.InflightRecord;
 import dev.baton.channelclient.machine.Input;
-import dev.baton.protocol.message.DeclineCode;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
@@ -69,10 +69,15 @@ class RunnerMachineTest {
 
     @Test
     void readyCarriesTheRunnersOwnLabelsAndNoneWhenItHasNone() {
-        assertThat(sent(connected())).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.labels()).isNull());
+        assertThat(sent(connected()))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class, r -> assertThat(r.labels()).isNull());
         machine = RunnerMachine.fresh(MachineConfig.defaults("test").withLabels(Map.of("disk", "nvme")), new Random(1));
-        assertThat(sent(connected())).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class,
-                r -> assertThat(r.labels()).isEqualTo(Map.of("disk", "nvme")));
+        assertThat(sent(connected()))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class, r -> assertThat(r.labels()).isEqualTo(Map.of("disk", "nvme")));
     }
 
     @Test
@@ -87,33 +92,40 @@ class RunnerMachineTest {
 
         ClaimedJob job = Jobs.claimed(60);
         List<Effect> onJob = received(new ServerMessage.Job(job));
-        assertThat(onJob).containsExactly(
-                new Effect.WriteInflight(new InflightRecord(job.uuid(), job.lease(), null)),
-                new Effect.Send(new RunnerMessage.Preparing(job.uuid(), job.lease(), "claimed")),
-                new Effect.StartPrepare(job));
+        assertThat(onJob)
+                .containsExactly(
+                        new Effect.WriteInflight(new InflightRecord(job.uuid(), job.lease(), null)),
+                        new Effect.Send(new RunnerMessage.Preparing(job.uuid(), job.lease(), "claimed")),
+                        new Effect.StartPrepare(job));
 
         assertThat(in(new Input.PrepareProgress(job.uuid(), "pulling 1/2")))
                 .containsExactly(new Effect.Send(new RunnerMessage.Preparing(job.uuid(), job.lease(), "pulling 1/2")));
         // While preparing, the tick keeps the claim alive with preparing, not heartbeat.
-        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Preparing(job.uuid(), job.lease(), "pulling 1/2"));
+        assertThat(sent(tick(Duration.ofSeconds(1))))
+                .containsExactly(new RunnerMessage.Preparing(job.uuid(), job.lease(), "pulling 1/2"));
         assertThat(in(new Input.Prepared(job.uuid()))).containsExactly(new Effect.StartWorkload(job.uuid()));
         // running only when the workload really starts
         List<Effect> started = in(new Input.Started(job.uuid(), now));
         assertThat(sent(started)).containsExactly(new RunnerMessage.Running(job.uuid(), job.lease()));
-        assertThat(only(started, Effect.WriteInflight.class)).singleElement().satisfies(w -> assertThat(w.record().hasStarted()).isTrue());
+        assertThat(only(started, Effect.WriteInflight.class))
+                .singleElement()
+                .satisfies(w -> assertThat(w.record().hasStarted()).isTrue());
 
-        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
+        assertThat(sent(tick(Duration.ofSeconds(1))))
+                .containsExactly(new RunnerMessage.Heartbeat(job.uuid(), job.lease()));
 
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
         var completed = new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK));
         // written before sent; no ready before the ack
-        assertThat(done).containsExactly(
-                new Effect.DeleteInflight(job.uuid()),
-                new Effect.WriteOutbox(completed, 1),
-                new Effect.Send(completed));
+        assertThat(done)
+                .containsExactly(
+                        new Effect.DeleteInflight(job.uuid()),
+                        new Effect.WriteOutbox(completed, 1),
+                        new Effect.Send(completed));
 
         // acks: preparing, preparing, preparing(tick), running, heartbeat, completed — in order
-        for (int i = 0; i < 5; i++) assertThat(received(new ServerMessage.Ack(job.uuid()))).isEmpty();
+        for (int i = 0; i < 5; i++)
+            assertThat(received(new ServerMessage.Ack(job.uuid()))).isEmpty();
         List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
         assertThat(acked.getFirst()).isEqualTo(new Effect.DeleteOutbox(job.uuid()));
         assertThat(sent(acked)).singleElement().isInstanceOf(RunnerMessage.Ready.class);
@@ -127,8 +139,10 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(60);
         runJob(job);
         String big = "x".repeat(60_000);
-        List<IterationResult> three = List.of(new IterationResult(0, big, "e", Map.of("f", big)),
-                new IterationResult(0, big, big, Map.of()), new IterationResult(0, "small", "", Map.of()));
+        List<IterationResult> three = List.of(
+                new IterationResult(0, big, "e", Map.of("f", big)),
+                new IterationResult(0, big, big, Map.of()),
+                new IterationResult(0, "small", "", Map.of()));
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(three)));
         RunnerMessage.Completed c = (RunnerMessage.Completed) sent(done).getFirst();
         assertThat(dev.baton.protocol.message.Wire.encode(c).length()).isLessThanOrEqualTo(100_000);
@@ -147,13 +161,16 @@ class RunnerMachineTest {
         assertThat(in(new Input.Start(now))).containsExactly(new Effect.Connect());
         in(new Input.ImagesHeld(List.of(a)));
         RunnerMessage.Ready ready = (RunnerMessage.Ready) sent(in(new Input.ConnectionOpened(now))).stream()
-                .filter(m -> m instanceof RunnerMessage.Ready).findFirst().orElseThrow();
+                .filter(m -> m instanceof RunnerMessage.Ready)
+                .findFirst()
+                .orElseThrow();
         assertThat(ready.images()).containsExactly(a);
         // Already told by the ready: the heartbeat says nothing about images.
         assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
         // The cache changed while waiting: the next heartbeat carries the list once.
         in(new Input.ImagesHeld(List.of(b, a)));
-        assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null, List.of(b, a)));
+        assertThat(sent(tick(Duration.ofSeconds(1))))
+                .containsExactly(new RunnerMessage.Heartbeat(null, null, List.of(b, a)));
         assertThat(sent(tick(Duration.ofSeconds(1)))).containsExactly(new RunnerMessage.Heartbeat(null, null));
         // The same list again is no change.
         in(new Input.ImagesHeld(List.of(b, a)));
@@ -163,7 +180,9 @@ class RunnerMachineTest {
     @Test
     void aRunnerWithoutAnImageCacheReportsNoImages() {
         RunnerMessage.Ready ready = (RunnerMessage.Ready) sent(connected()).stream()
-                .filter(m -> m instanceof RunnerMessage.Ready).findFirst().orElseThrow();
+                .filter(m -> m instanceof RunnerMessage.Ready)
+                .findFirst()
+                .orElseThrow();
         assertThat(ready.images()).isNull();
     }
 
@@ -193,8 +212,11 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(60);
         runJob(job);
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.error(List.of(), "runc exited 1")));
-        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> assertThat(f.failureCode()).isEqualTo(FailureCode.EXECUTOR_ERROR));
+        assertThat(sent(done))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Failed.class,
+                        f -> assertThat(f.failureCode()).isEqualTo(FailureCode.EXECUTOR_ERROR));
     }
 
     @Test
@@ -203,11 +225,10 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(60);
         runJob(job);
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.outOfMemory(List.of(), "limit 64 MiB")));
-        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> {
-                    assertThat(f.error()).startsWith("out of memory").contains("limit 64 MiB");
-                    assertThat(f.failureCode()).isEqualTo(FailureCode.OUT_OF_MEMORY);
-                });
+        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
+            assertThat(f.error()).startsWith("out of memory").contains("limit 64 MiB");
+            assertThat(f.failureCode()).isEqualTo(FailureCode.OUT_OF_MEMORY);
+        });
     }
 
     @Test
@@ -218,7 +239,8 @@ class RunnerMachineTest {
         in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
         List<Effect> closed = in(new Input.ConnectionClosed(now, "server restarted", false));
         assertThat(only(closed, Effect.DeleteOutbox.class)).isEmpty();
-        assertThat(only(closed, Effect.ScheduleReconnect.class)).singleElement()
+        assertThat(only(closed, Effect.ScheduleReconnect.class))
+                .singleElement()
                 .satisfies(s -> assertThat(s.delay()).isBetween(Duration.ofMillis(250), Duration.ofMillis(500)));
         assertThat(machine.pendingResults()).isEqualTo(1);
 
@@ -237,7 +259,9 @@ class RunnerMachineTest {
         connected();
         List<Duration> delays = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            delays.add(only(in(new Input.ConnectionClosed(now, "refused", false)), Effect.ScheduleReconnect.class).getFirst().delay());
+            delays.add(only(in(new Input.ConnectionClosed(now, "refused", false)), Effect.ScheduleReconnect.class)
+                    .getFirst()
+                    .delay());
             in(new Input.ReconnectDue(now));
         }
         // attempt n waits in [d/2, d] with d = 500 ms · 2^n capped at 30 s
@@ -247,7 +271,9 @@ class RunnerMachineTest {
         }
         in(new Input.ConnectionOpened(now));
         received(new ServerMessage.NoJob());
-        Duration afterReset = only(in(new Input.ConnectionClosed(now, "x", false)), Effect.ScheduleReconnect.class).getFirst().delay();
+        Duration afterReset = only(in(new Input.ConnectionClosed(now, "x", false)), Effect.ScheduleReconnect.class)
+                .getFirst()
+                .delay();
         assertThat(afterReset.toMillis()).isBetween(250L, 500L);
     }
 
@@ -264,7 +290,8 @@ class RunnerMachineTest {
             received(new ServerMessage.NoJob()); // a valid message on the connection that will be replaced
             now = now.plusMillis(300);
             List<Effect> closed = in(new Input.ConnectionClosed(now, "closed by server (4001 replaced)", false, true));
-            Duration delay = only(closed, Effect.ScheduleReconnect.class).getFirst().delay();
+            Duration delay =
+                    only(closed, Effect.ScheduleReconnect.class).getFirst().delay();
             delays.add(delay);
             now = now.plus(delay);
             in(new Input.ReconnectDue(now));
@@ -277,14 +304,19 @@ class RunnerMachineTest {
         }
         // A connection that stays up for the longest backoff starts over.
         now = now.plus(MachineConfig.defaults("test").backoffMax());
-        Duration fresh = only(in(new Input.ConnectionClosed(now, "closed by server (4001 replaced)", false, true)),
-                Effect.ScheduleReconnect.class).getFirst().delay();
+        Duration fresh = only(
+                        in(new Input.ConnectionClosed(now, "closed by server (4001 replaced)", false, true)),
+                        Effect.ScheduleReconnect.class)
+                .getFirst()
+                .delay();
         assertThat(fresh.toMillis()).isBetween(500L, 1000L);
         // An ordinary drop after that is not slowed down by the replacements.
         in(new Input.ReconnectDue(now));
         in(new Input.ConnectionOpened(now));
         received(new ServerMessage.NoJob());
-        Duration ordinary = only(in(new Input.ConnectionClosed(now, "lost", false)), Effect.ScheduleReconnect.class).getFirst().delay();
+        Duration ordinary = only(in(new Input.ConnectionClosed(now, "lost", false)), Effect.ScheduleReconnect.class)
+                .getFirst()
+                .delay();
         assertThat(ordinary.toMillis()).isBetween(250L, 500L);
     }
 
@@ -294,16 +326,28 @@ class RunnerMachineTest {
         JobUuid preparing = JobUuid.random();
         LeaseId l1 = LeaseId.random();
         LeaseId l2 = LeaseId.random();
-        machine = new RunnerMachine(MachineConfig.defaults("test"), new Random(1), Map.of(),
+        machine = new RunnerMachine(
+                MachineConfig.defaults("test"),
+                new Random(1),
+                Map.of(),
                 List.of(new InflightRecord(started, l1, T0), new InflightRecord(preparing, l2, null)),
-                Map.of(started, "process group 4242 (2 processes)", preparing, "container baton-x-1"), LogBudget.DEFAULT);
+                Map.of(started, "process group 4242 (2 processes)", preparing, "container baton-x-1"),
+                LogBudget.DEFAULT);
         in(new Input.Start(now));
         List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
-        assertThat(open).containsExactly(
-                RunnerMessage.Failed.because(started, l1, List.of(),
-                        "runner restarted during execution; killed what it left running: process group 4242 (2 processes)",
-                        FailureCode.RUNNER_RESTARTED),
-                new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing; killed what it left running: container baton-x-1"));
+        assertThat(open)
+                .containsExactly(
+                        RunnerMessage.Failed.because(
+                                started,
+                                l1,
+                                List.of(),
+                                "runner restarted during execution; killed what it left running: process group 4242 (2 processes)",
+                                FailureCode.RUNNER_RESTARTED),
+                        new RunnerMessage.Declined(
+                                preparing,
+                                l2,
+                                "other",
+                                "runner restarted while preparing; killed what it left running: container baton-x-1"));
     }
 
     @Test
@@ -335,7 +379,8 @@ class RunnerMachineTest {
         in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
         assertThat(received(new ServerMessage.Ack(JobUuid.random()))).isEmpty();
         // acks of preparing, running and heartbeat are not the ack of the result
-        for (int i = 0; i < 3; i++) assertThat(received(new ServerMessage.Ack(job.uuid()))).isEmpty();
+        for (int i = 0; i < 3; i++)
+            assertThat(received(new ServerMessage.Ack(job.uuid()))).isEmpty();
         assertThat(machine.pendingResults()).isEqualTo(1);
         assertThat(received(new ServerMessage.Ack(job.uuid()))).contains(new Effect.DeleteOutbox(job.uuid()));
         assertThat(machine.pendingResults()).isZero();
@@ -352,7 +397,8 @@ class RunnerMachineTest {
         received(new ServerMessage.Ack(job.uuid())); // preparing
         received(new ServerMessage.Ack(job.uuid())); // really the result's ack, counted as the running ack
         assertThat(machine.pendingResults()).isEqualTo(1);
-        assertThat(only(tick(Duration.ofSeconds(9)), Effect.Send.class)).noneMatch(s -> s.message() instanceof RunnerMessage.Completed);
+        assertThat(only(tick(Duration.ofSeconds(9)), Effect.Send.class))
+                .noneMatch(s -> s.message() instanceof RunnerMessage.Completed);
         List<Effect> resend = tick(Duration.ofSeconds(1));
         assertThat(sent(resend)).contains(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(OK)));
         List<Effect> acked = received(new ServerMessage.Ack(job.uuid()));
@@ -393,7 +439,8 @@ class RunnerMachineTest {
         connected();
         ClaimedJob job = Jobs.claimed(60);
         runJob(job);
-        assertThat(received(new ServerMessage.Stale(job.uuid(), LeaseId.random(), "x"))).isEmpty();
+        assertThat(received(new ServerMessage.Stale(job.uuid(), LeaseId.random(), "x")))
+                .isEmpty();
         assertThat(machine.activeJobs()).isEqualTo(1);
     }
 
@@ -414,7 +461,8 @@ class RunnerMachineTest {
         connected();
         ClaimedJob job = Jobs.claimed(60);
         runJob(job);
-        assertThat(received(new ServerMessage.Cancel(job.uuid(), LeaseId.random(), "user", 30))).isEmpty();
+        assertThat(received(new ServerMessage.Cancel(job.uuid(), LeaseId.random(), "user", 30)))
+                .isEmpty();
     }
 
     @Test
@@ -446,11 +494,15 @@ class RunnerMachineTest {
     @Test
     void declineWhenArchitectureDoesNotMatch() {
         connected();
-        Architecture other = Architecture.ofHost().orElseThrow() == Architecture.X86_64 ? Architecture.AARCH64 : Architecture.X86_64;
-        ClaimedJob job = Jobs.claimed(Jobs.spec(other, 1, 1 << 20, false), Jobs.command(List.of("true"), 5, 1, List.of()));
+        Architecture other =
+                Architecture.ofHost().orElseThrow() == Architecture.X86_64 ? Architecture.AARCH64 : Architecture.X86_64;
+        ClaimedJob job =
+                Jobs.claimed(Jobs.spec(other, 1, 1 << 20, false), Jobs.command(List.of("true"), 5, 1, List.of()));
         List<RunnerMessage> out = sent(received(new ServerMessage.Job(job)));
-        assertThat(out.getFirst()).isInstanceOfSatisfying(RunnerMessage.Declined.class,
-                d -> assertThat(d.reason()).contains("architecture " + other.wireName()));
+        assertThat(out.getFirst())
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Declined.class,
+                        d -> assertThat(d.reason()).contains("architecture " + other.wireName()));
         assertThat(out.get(1)).isInstanceOf(RunnerMessage.Ready.class);
         assertThat(machine.activeJobs()).isZero();
     }
@@ -461,8 +513,11 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(60);
         received(new ServerMessage.Job(job));
         List<Effect> d = in(new Input.PrepareDeclined(job.uuid(), DeclineCode.PULL_FAILED, "image pull denied (401)"));
-        assertThat(d).contains(new Effect.DeleteInflight(job.uuid()),
-                new Effect.Send(new RunnerMessage.Declined(job.uuid(), job.lease(), "pull_failed", "image pull denied (401)")));
+        assertThat(d)
+                .contains(
+                        new Effect.DeleteInflight(job.uuid()),
+                        new Effect.Send(new RunnerMessage.Declined(
+                                job.uuid(), job.lease(), "pull_failed", "image pull denied (401)")));
         assertThat(sent(d).getLast()).isInstanceOf(RunnerMessage.Ready.class);
     }
 
@@ -470,7 +525,10 @@ class RunnerMachineTest {
     void slotsTwoRunsTwoJobsAndNeverMore() {
         machine = RunnerMachine.fresh(MachineConfig.defaults("test").withSlots(2), new Random(1));
         List<RunnerMessage> first = sent(connected());
-        assertThat(first).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(2));
+        assertThat(first)
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(2));
         ClaimedJob a = Jobs.claimed(60);
         ClaimedJob b = Jobs.claimed(60);
         ClaimedJob c = Jobs.claimed(60);
@@ -480,8 +538,11 @@ class RunnerMachineTest {
         assertThat(onB).contains(new Effect.StartPrepare(b));
         assertThat(sent(onB)).noneMatch(m -> m instanceof RunnerMessage.Ready);
         // A third job is declined even if the server sends it.
-        assertThat(sent(received(new ServerMessage.Job(c)))).singleElement().isInstanceOfSatisfying(RunnerMessage.Declined.class,
-                d -> assertThat(d.reason()).contains("no free slot"));
+        assertThat(sent(received(new ServerMessage.Job(c))))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Declined.class,
+                        d -> assertThat(d.reason()).contains("no free slot"));
         assertThat(machine.activeJobs()).isEqualTo(2);
     }
 
@@ -500,8 +561,10 @@ class RunnerMachineTest {
         assertThat(sent(finished)).noneMatch(m -> m instanceof RunnerMessage.Ready);
         assertThat(sent(acked)).noneMatch(m -> m instanceof RunnerMessage.Ready);
         // The wait ends (poll timeout): now the runner asks for everything it has free.
-        assertThat(sent(received(new ServerMessage.NoJob()))).singleElement()
-                .isInstanceOfSatisfying(RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(2));
+        assertThat(sent(received(new ServerMessage.NoJob())))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class, r -> assertThat(r.slots()).isEqualTo(2));
     }
 
     @Test
@@ -527,14 +590,18 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(600);
         runJob(job);
         in(new Input.SignalReceived(Input.Signal.TERMINATE, now));
-        assertThat(only(tick(Duration.ofSeconds(24)), Effect.StopWorkload.class)).isEmpty();
+        assertThat(only(tick(Duration.ofSeconds(24)), Effect.StopWorkload.class))
+                .isEmpty();
         assertThat(only(tick(Duration.ofSeconds(1)), Effect.StopWorkload.class))
                 .containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ofSeconds(5)));
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of(OK))));
-        assertThat(sent(done)).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class,
-                f -> assertThat(f.error()).contains("grace period of 25 s"));
+        assertThat(sent(done))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Failed.class, f -> assertThat(f.error()).contains("grace period of 25 s"));
         // Exit happens at the latest after the ack window even without an ack.
-        assertThat(tick(Duration.ofSeconds(10))).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down after the grace period"));
+        assertThat(tick(Duration.ofSeconds(10)))
+                .contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down after the grace period"));
     }
 
     @Test
@@ -545,7 +612,9 @@ class RunnerMachineTest {
         assertThat(in(new Input.SignalReceived(Input.Signal.TERMINATE, now)))
                 .containsExactly(new Effect.StopWorkload(job.uuid(), Duration.ZERO));
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.stopped(List.of())));
-        assertThat(sent(done)).containsExactly(new RunnerMessage.Declined(job.uuid(), job.lease(), "shutting_down", "runner shutting down"));
+        assertThat(sent(done))
+                .containsExactly(
+                        new RunnerMessage.Declined(job.uuid(), job.lease(), "shutting_down", "runner shutting down"));
         assertThat(done).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
     }
 
@@ -563,9 +632,11 @@ class RunnerMachineTest {
         assertThat(in(new Input.SignalReceived(Input.Signal.QUIET, now))).isEmpty();
         ClaimedJob job = Jobs.claimed(60);
         // the outstanding ready may still bring a job: it is declined, not failed
-        assertThat(sent(received(new ServerMessage.Job(job)))).containsExactly(
-                new RunnerMessage.Declined(job.uuid(), job.lease(), "other", "runner is quiet"));
-        assertThat(sent(in(new Input.SignalReceived(Input.Signal.RESUME, now)))).singleElement().isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(sent(received(new ServerMessage.Job(job))))
+                .containsExactly(new RunnerMessage.Declined(job.uuid(), job.lease(), "other", "runner is quiet"));
+        assertThat(sent(in(new Input.SignalReceived(Input.Signal.RESUME, now))))
+                .singleElement()
+                .isInstanceOf(RunnerMessage.Ready.class);
     }
 
     @Test
@@ -575,8 +646,11 @@ class RunnerMachineTest {
         received(new ServerMessage.Drain(DrainState.QUIET));
         assertThat(machine.isQuiet()).isTrue();
         assertThat(sent(received(new ServerMessage.NoJob()))).isEmpty();
-        assertThat(sent(received(new ServerMessage.Drain(DrainState.RUNNING)))).singleElement().isInstanceOf(RunnerMessage.Ready.class);
-        assertThat(received(new ServerMessage.Drain(DrainState.TERMINATE))).contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
+        assertThat(sent(received(new ServerMessage.Drain(DrainState.RUNNING))))
+                .singleElement()
+                .isInstanceOf(RunnerMessage.Ready.class);
+        assertThat(received(new ServerMessage.Drain(DrainState.TERMINATE)))
+                .contains(new Effect.Exit(RunnerMachine.EXIT_OK, "shut down"));
     }
 
     @Test
@@ -585,21 +659,32 @@ class RunnerMachineTest {
         JobUuid preparing = JobUuid.random();
         LeaseId l1 = LeaseId.random();
         LeaseId l2 = LeaseId.random();
-        machine = new RunnerMachine(MachineConfig.defaults("test"), new Random(1), Map.of(),
+        machine = new RunnerMachine(
+                MachineConfig.defaults("test"),
+                new Random(1),
+                Map.of(),
                 List.of(new InflightRecord(started, l1, T0), new InflightRecord(preparing, l2, null)));
         List<Effect> start = in(new Input.Start(now));
         // Its failure code says the machine's agent broke, not the job (issue 41).
-        var failed = RunnerMessage.Failed.because(started, l1, List.of(), "runner restarted during execution", FailureCode.RUNNER_RESTARTED);
-        assertThat(start).contains(new Effect.WriteOutbox(failed, 0), new Effect.DeleteInflight(started), new Effect.DeleteInflight(preparing));
+        var failed = RunnerMessage.Failed.because(
+                started, l1, List.of(), "runner restarted during execution", FailureCode.RUNNER_RESTARTED);
+        assertThat(start)
+                .contains(
+                        new Effect.WriteOutbox(failed, 0),
+                        new Effect.DeleteInflight(started),
+                        new Effect.DeleteInflight(preparing));
         List<RunnerMessage> open = sent(in(new Input.ConnectionOpened(now)));
-        assertThat(open).containsExactly(failed, new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing"));
+        assertThat(open)
+                .containsExactly(
+                        failed, new RunnerMessage.Declined(preparing, l2, "other", "runner restarted while preparing"));
     }
 
     @Test
     void recoveredOutboxIsSentWithItsSendCount() {
         JobUuid job = JobUuid.random();
         var completed = new RunnerMessage.Completed(job, LeaseId.random(), List.of(OK));
-        machine = new RunnerMachine(MachineConfig.defaults("test").withMaxSends(3), new Random(1), Map.of(completed, 2), List.of());
+        machine = new RunnerMachine(
+                MachineConfig.defaults("test").withMaxSends(3), new Random(1), Map.of(completed, 2), List.of());
         in(new Input.Start(now));
         List<Effect> open = in(new Input.ConnectionOpened(now));
         assertThat(open).containsExactly(new Effect.WriteOutbox(completed, 3), new Effect.Send(completed));
@@ -614,7 +699,8 @@ class RunnerMachineTest {
         assertThat(received(update)).isEmpty();
         List<Effect> done = in(new Input.Finished(job.uuid(), ExecutionResult.exited(List.of(OK))));
         assertThat(done).contains(new Effect.ApplyUpdate(update));
-        assertThat(in(new Input.UpdateInstalled("2.0.0"))).contains(new Effect.Exit(RunnerMachine.EXIT_RESTART, "updated to 2.0.0; restarting"));
+        assertThat(in(new Input.UpdateInstalled("2.0.0")))
+                .contains(new Effect.Exit(RunnerMachine.EXIT_RESTART, "updated to 2.0.0; restarting"));
     }
 
     @Test
@@ -633,14 +719,16 @@ class RunnerMachineTest {
     void refusedKeyExits() {
         in(new Input.Start(now));
         assertThat(in(new Input.ConnectionClosed(now, "401 Unauthorized", true)))
-                .containsExactly(new Effect.Exit(RunnerMachine.EXIT_REFUSED, "server refused the runner: 401 Unauthorized"));
+                .containsExactly(
+                        new Effect.Exit(RunnerMachine.EXIT_REFUSED, "server refused the runner: 401 Unauthorized"));
     }
 
     @Test
     void unexpectedInputKeepsState() {
         connected();
         assertThat(in(new Input.Prepared(JobUuid.random()))).isEmpty();
-        assertThat(in(new Input.Finished(JobUuid.random(), ExecutionResult.exited(List.of())))).isEmpty();
+        assertThat(in(new Input.Finished(JobUuid.random(), ExecutionResult.exited(List.of()))))
+                .isEmpty();
         assertThat(in(new Input.ConnectionOpened(now))).isEmpty();
         assertThat(in(new Input.UpdateInstalled("x"))).isEmpty();
         assertThat(received(new ServerMessage.Ack(JobUuid.random()))).isEmpty();
@@ -652,8 +740,11 @@ class RunnerMachineTest {
     void readyCarriesTheExecutorsCapabilitiesWhenConfigured() {
         var caps = new dev.baton.protocol.model.RunnerCapabilities("microvm", "qemu-microvm", "tcg");
         machine = RunnerMachine.fresh(MachineConfig.defaults("test").withCapabilities(caps), new Random(1));
-        assertThat(sent(connected())).singleElement().isInstanceOfSatisfying(RunnerMessage.Ready.class,
-                r -> assertThat(r.capabilities()).isEqualTo(caps));
+        assertThat(sent(connected()))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class,
+                        r -> assertThat(r.capabilities()).isEqualTo(caps));
     }
 
     @Test
@@ -662,10 +753,12 @@ class RunnerMachineTest {
         ClaimedJob job = Jobs.claimed(60);
         received(new ServerMessage.Job(job));
         in(new Input.Prepared(job.uuid()));
-        // The executor could not boot the VM for the first iteration: nothing started, so the job goes back to the queue.
+        // The executor could not boot the VM for the first iteration: nothing started, so the job goes back to the
+        // queue.
         List<Effect> d = in(new Input.PrepareDeclined(job.uuid(), DeclineCode.VM_BOOT_FAILED, "the VM did not boot"));
-        assertThat(sent(d).getFirst()).isEqualTo(new RunnerMessage.Declined(job.uuid(), job.lease(), DeclineCode.VM_BOOT_FAILED,
-                "the VM did not boot"));
+        assertThat(sent(d).getFirst())
+                .isEqualTo(new RunnerMessage.Declined(
+                        job.uuid(), job.lease(), DeclineCode.VM_BOOT_FAILED, "the VM did not boot"));
         assertThat(sent(d)).noneMatch(m -> m instanceof RunnerMessage.Failed || m instanceof RunnerMessage.Running);
     }
 }

@@ -24,13 +24,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class OutboxTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     @Test
     void resultsSurviveAReopenUntilDeleted() {
         JobUuid job = JobUuid.random();
         LeaseId lease = LeaseId.random();
-        var failed = new RunnerMessage.Failed(job, lease, List.of(new IterationResult(1, "o", "e", Map.of("out.txt", "x"))), "boom");
+        var failed = new RunnerMessage.Failed(
+                job, lease, List.of(new IterationResult(1, "o", "e", Map.of("out.txt", "x"))), "boom");
         Outbox outbox = new Outbox(dir);
         outbox.writeResult(failed, 0);
         outbox.writeResult(failed, 2);
@@ -38,7 +40,10 @@ class OutboxTest {
         Map<RunnerMessage.Terminal, Integer> reopened = new Outbox(dir).results();
         assertThat(reopened).containsExactly(Map.entry(failed, 2));
         // the lease is stored (it is needed to resend) although it never prints
-        assertThat(((RunnerMessage.Failed) reopened.keySet().iterator().next()).lease().matches(lease)).isTrue();
+        assertThat(((RunnerMessage.Failed) reopened.keySet().iterator().next())
+                        .lease()
+                        .matches(lease))
+                .isTrue();
         assertThat(dir.resolve(job + ".result.json.tmp")).doesNotExist();
 
         outbox.deleteResult(job);
@@ -48,7 +53,8 @@ class OutboxTest {
     @Test
     void theOutboxIsPrivateToTheAgentsUser() throws Exception {
         Path box = new Outbox(dir.resolve("box")).directory();
-        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(box))).isEqualTo("rwx------");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(box)))
+                .isEqualTo("rwx------");
     }
 
     @Test
@@ -68,15 +74,20 @@ class OutboxTest {
         Files.writeString(dir.resolve(JobUuid.random() + ".result.json"), "{not json");
         assertThat(new Outbox(dir).results()).isEmpty();
         try (var files = Files.list(dir)) {
-            assertThat(files.map(p -> p.getFileName().toString())).singleElement().asString().endsWith(".corrupt");
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .singleElement()
+                    .asString()
+                    .endsWith(".corrupt");
         }
     }
 
     @Test
     void leaseWordsSurviveAReopenPerAttemptUntilDeleted() throws Exception {
         String job = JobUuid.random().toString();
-        var first = new LeaseWord(job, 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"a\"}"), 0);
-        var second = new LeaseWord(job, 2, "cancel-ack", Wire.mapper().readTree("{\"type\":\"CancelAck\",\"lease_id\":\"b\"}"), 0);
+        var first = new LeaseWord(
+                job, 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"a\"}"), 0);
+        var second = new LeaseWord(
+                job, 2, "cancel-ack", Wire.mapper().readTree("{\"type\":\"CancelAck\",\"lease_id\":\"b\"}"), 0);
         Outbox outbox = new Outbox(dir);
         outbox.writeLeaseWord(first);
         outbox.writeLeaseWord(second);
@@ -93,7 +104,9 @@ class OutboxTest {
     void corruptLeaseWordsAreMovedAsideNotFatal() throws Exception {
         Files.writeString(dir.resolve(JobUuid.random() + ".1.lease.json"), "{not json");
         // A readable entry whose name is not its own attempt's (copied by hand, say) is not trusted either.
-        Files.writeString(dir.resolve(JobUuid.random() + ".1.lease.json"), "{\"job\":\"x\",\"attempt\":1,\"path\":\"complete\",\"message\":{}}");
+        Files.writeString(
+                dir.resolve(JobUuid.random() + ".1.lease.json"),
+                "{\"job\":\"x\",\"attempt\":1,\"path\":\"complete\",\"message\":{}}");
         assertThat(new Outbox(dir).leaseWords()).isEmpty();
         try (var files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString())).hasSize(2).allMatch(n -> n.endsWith(".corrupt"));
@@ -108,18 +121,21 @@ class OutboxTest {
         outbox.writeInflight(record);
 
         Outbox reopened = new Outbox(dir);
-        RunnerMachine machine = new RunnerMachine(MachineConfig.defaults("t"), new Random(1), reopened.results(), reopened.inflight());
+        RunnerMachine machine =
+                new RunnerMachine(MachineConfig.defaults("t"), new Random(1), reopened.results(), reopened.inflight());
         for (Effect e : machine.handle(new Input.Start(Instant.EPOCH))) {
             switch (e) {
                 case Effect.WriteOutbox w -> reopened.writeResult(w.message(), w.attempts());
                 case Effect.DeleteInflight d -> reopened.deleteInflight(d.job());
-                default -> { }
+                default -> {}
             }
         }
         assertThat(new Outbox(dir).inflight()).isEmpty();
-        assertThat(new Outbox(dir).results().keySet()).singleElement().isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
-            assertThat(f.job()).isEqualTo(record.job());
-            assertThat(f.error()).isEqualTo("runner restarted during execution");
-        });
+        assertThat(new Outbox(dir).results().keySet())
+                .singleElement()
+                .isInstanceOfSatisfying(RunnerMessage.Failed.class, f -> {
+                    assertThat(f.job()).isEqualTo(record.job());
+                    assertThat(f.error()).isEqualTo("runner restarted during execution");
+                });
     }
 }

@@ -22,9 +22,15 @@ public final class AgentMain {
         Path work = Path.of(args[1]);
         RunnerKey key = RunnerKey.parse(System.getenv("BATON_TEST_RUNNER_KEY"));
         var executor = new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        var agent = new RunnerAgent(MachineConfig.defaults("test").withPollTimeout(1),
-                new RunnerAgent.Target(URI.create(args[0]), "runner-1", key), executor, new Outbox(work.resolve("outbox")),
-                Updater.unsupported("test"), Clock.systemUTC(), Duration.ofMillis(200), work);
+        var agent = new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(URI.create(args[0]), "runner-1", key),
+                executor,
+                new Outbox(work.resolve("outbox")),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200),
+                work);
         System.exit(agent.run());
     }
 }

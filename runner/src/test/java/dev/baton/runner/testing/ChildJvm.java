@@ -16,9 +16,11 @@ public final class ChildJvm {
     private ChildJvm() {}
 
     /** Starts {@code main} with {@code args}; stdout is readable from the process, stderr goes to {@code log}. */
-    public static Process start(Class<?> main, Path log, List<String> args, java.util.Map<String, String> env) throws IOException {
+    public static Process start(Class<?> main, Path log, List<String> args, java.util.Map<String, String> env)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), main.getName()));
+        List<String> command =
+                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(log.toFile());
         pb.environment().putAll(env);

@@ -39,24 +39,25 @@ public final class ScriptedPeer implements AutoCloseable {
 
     private void start(int fixedPort) {
         app = Javalin.create(config -> {
-            config.startup.showJavalinBanner = false;
-            config.routes.wsBeforeUpgrade("/v0/runners/{runner}/channel", ctx -> {
-                if (!("Bearer " + key).equals(ctx.header("Authorization"))) throw new UnauthorizedResponse();
-            });
-            config.routes.ws("/v0/runners/{runner}/channel", ws -> {
-                ws.onConnect(ctx -> {
-                    ctx.session.setIdleTimeout(Duration.ofMinutes(5));
-                    session = ctx;
-                    connections++;
-                });
-                ws.onMessage(ctx -> {
-                    RunnerMessage m = Wire.decodeRunnerMessage(ctx.message());
-                    all.add(m);
-                    received.add(m);
-                    for (ServerMessage reply : script.apply(this, m)) ctx.send(Wire.encode(reply));
-                });
-            });
-        }).start("127.0.0.1", fixedPort);
+                    config.startup.showJavalinBanner = false;
+                    config.routes.wsBeforeUpgrade("/v0/runners/{runner}/channel", ctx -> {
+                        if (!("Bearer " + key).equals(ctx.header("Authorization"))) throw new UnauthorizedResponse();
+                    });
+                    config.routes.ws("/v0/runners/{runner}/channel", ws -> {
+                        ws.onConnect(ctx -> {
+                            ctx.session.setIdleTimeout(Duration.ofMinutes(5));
+                            session = ctx;
+                            connections++;
+                        });
+                        ws.onMessage(ctx -> {
+                            RunnerMessage m = Wire.decodeRunnerMessage(ctx.message());
+                            all.add(m);
+                            received.add(m);
+                            for (ServerMessage reply : script.apply(this, m)) ctx.send(Wire.encode(reply));
+                        });
+                    });
+                })
+                .start("127.0.0.1", fixedPort);
         port = app.port();
     }
 
@@ -94,7 +95,8 @@ public final class ScriptedPeer implements AutoCloseable {
     public void awaitConnections(int n, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (connections < n) {
-            if (System.nanoTime() > deadline) throw new AssertionError(connections + " connection(s), not " + n + ", within " + timeout);
+            if (System.nanoTime() > deadline)
+                throw new AssertionError(connections + " connection(s), not " + n + ", within " + timeout);
             Thread.sleep(5);
         }
     }
@@ -116,7 +118,8 @@ public final class ScriptedPeer implements AutoCloseable {
         while (true) {
             long left = deadline - System.nanoTime();
             RunnerMessage m = left <= 0 ? null : received.poll(left, TimeUnit.NANOSECONDS);
-            if (m == null) throw new AssertionError("no " + type.getSimpleName() + " within " + timeout + "; got " + all);
+            if (m == null)
+                throw new AssertionError("no " + type.getSimpleName() + " within " + timeout + "; got " + all);
             if (type.isInstance(m)) return type.cast(m);
         }
     }

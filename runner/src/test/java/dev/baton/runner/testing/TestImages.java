@@ -18,8 +18,9 @@ import java.util.List;
 public final class TestImages {
     public static final Path BUSYBOX = Path.of("/bin/busybox");
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> APPLETS = List.of("sh", "echo", "cat", "ls", "sleep", "head", "tr", "touch",
-            "ln", "id", "ip", "true", "false", "dd", "rm", "mkdir", "wc", "grep");
+    private static final List<String> APPLETS = List.of(
+            "sh", "echo", "cat", "ls", "sleep", "head", "tr", "touch", "ln", "id", "ip", "true", "false", "dd", "rm",
+            "mkdir", "wc", "grep");
 
     private TestImages() {}
 
@@ -29,11 +30,19 @@ public final class TestImages {
     }
 
     /** The same with the config's {@code User} (null: none). */
-    public static Image busybox(Path layout, List<String> cmd, List<byte[]> extraLayers, String user) throws IOException {
-        TarWriter base = new TarWriter().dir("bin", 0755).file("bin/busybox", 0755, Files.readAllBytes(BUSYBOX))
-                .dir("etc", 0755).file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nbench:x:1000:1000::/home:/bin/sh\n")
-                .file("etc/group", "root:x:0:\nbench:x:1000:\n").dir("tmp", 01777).dir("proc", 0555).dir("sys", 0555)
-                .dir("dev", 0755).dir("work", 0755);
+    public static Image busybox(Path layout, List<String> cmd, List<byte[]> extraLayers, String user)
+            throws IOException {
+        TarWriter base = new TarWriter()
+                .dir("bin", 0755)
+                .file("bin/busybox", 0755, Files.readAllBytes(BUSYBOX))
+                .dir("etc", 0755)
+                .file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\nbench:x:1000:1000::/home:/bin/sh\n")
+                .file("etc/group", "root:x:0:\nbench:x:1000:\n")
+                .dir("tmp", 01777)
+                .dir("proc", 0555)
+                .dir("sys", 0555)
+                .dir("dev", 0755)
+                .dir("work", 0755);
         for (String applet : APPLETS) base.symlink("bin/" + applet, "busybox");
         List<byte[]> layers = new java.util.ArrayList<>();
         layers.add(base.tarGz());
@@ -60,14 +69,20 @@ public final class TestImages {
         if (user != null) c.put("User", user);
         config.putObject("rootfs").put("type", "layers").putArray("diff_ids");
         byte[] configBytes = JSON.writeValueAsBytes(config);
-        manifest.putObject("config").put("mediaType", "application/vnd.oci.image.config.v1+json")
-                .put("digest", blob(layout, configBytes)).put("size", configBytes.length);
+        manifest.putObject("config")
+                .put("mediaType", "application/vnd.oci.image.config.v1+json")
+                .put("digest", blob(layout, configBytes))
+                .put("size", configBytes.length);
         ArrayNode layerNodes = manifest.putArray("layers");
         List<String> digests = new java.util.ArrayList<>();
         for (byte[] layer : layers) {
             String d = blob(layout, layer);
             digests.add(d);
-            layerNodes.addObject().put("mediaType", "application/vnd.oci.image.layer.v1.tar+gzip").put("digest", d).put("size", layer.length);
+            layerNodes
+                    .addObject()
+                    .put("mediaType", "application/vnd.oci.image.layer.v1.tar+gzip")
+                    .put("digest", d)
+                    .put("size", layer.length);
         }
         byte[] manifestBytes = JSON.writeValueAsBytes(manifest);
         String manifestDigest = blob(layout, manifestBytes);

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Self-update over real HTTP (a local server hosting the new jar). */
 class SelfUpdaterTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     private Javalin web;
     private byte[] newJar;
     private Path jar;
@@ -34,10 +36,11 @@ class SelfUpdaterTest {
         }
         newJar = bytes.toByteArray();
         web = Javalin.create(c -> {
-            c.startup.showJavalinBanner = false;
-            c.routes.get("/baton.jar", ctx -> ctx.result(newJar));
-            c.routes.get("/not-a-jar", ctx -> ctx.result("hello"));
-        }).start("127.0.0.1", 0);
+                    c.startup.showJavalinBanner = false;
+                    c.routes.get("/baton.jar", ctx -> ctx.result(newJar));
+                    c.routes.get("/not-a-jar", ctx -> ctx.result("hello"));
+                })
+                .start("127.0.0.1", 0);
         jar = Files.write(dir.resolve("baton.jar"), "old version".getBytes());
     }
 
@@ -71,7 +74,8 @@ class SelfUpdaterTest {
     void aBadChecksumLeavesTheRunningVersion() throws Exception {
         String wrong = sha256("something else".getBytes());
         assertThatThrownBy(() -> updater().install(new ServerMessage.Update("2.0.0", url("/baton.jar"), wrong)))
-                .isInstanceOf(UpdateException.class).hasMessageContaining("checksum mismatch");
+                .isInstanceOf(UpdateException.class)
+                .hasMessageContaining("checksum mismatch");
         assertThat(jar).hasContent("old version");
         try (var files = Files.list(dir)) {
             assertThat(files).containsExactly(jar);
@@ -80,18 +84,23 @@ class SelfUpdaterTest {
 
     @Test
     void aDownloadThatIsNotAJarIsRefused() throws Exception {
-        assertThatThrownBy(() -> updater().install(new ServerMessage.Update("2.0.0", url("/not-a-jar"), sha256("hello".getBytes()))))
-                .isInstanceOf(UpdateException.class).hasMessageContaining("not a jar");
+        assertThatThrownBy(() -> updater()
+                        .install(new ServerMessage.Update("2.0.0", url("/not-a-jar"), sha256("hello".getBytes()))))
+                .isInstanceOf(UpdateException.class)
+                .hasMessageContaining("not a jar");
         assertThat(jar).hasContent("old version");
     }
 
     @Test
     void badInputIsRefusedBeforeAnyDownload() {
         assertThatThrownBy(() -> updater().install(new ServerMessage.Update("2", url("/baton.jar"), "md5:abc")))
-                .isInstanceOf(UpdateException.class).hasMessageContaining("SHA-256");
+                .isInstanceOf(UpdateException.class)
+                .hasMessageContaining("SHA-256");
         assertThatThrownBy(() -> updater().install(new ServerMessage.Update("2", "file:///etc/passwd", "0".repeat(64))))
-                .isInstanceOf(UpdateException.class).hasMessageContaining("http");
+                .isInstanceOf(UpdateException.class)
+                .hasMessageContaining("http");
         assertThatThrownBy(() -> updater().install(new ServerMessage.Update("2", url("/missing"), "0".repeat(64))))
-                .isInstanceOf(UpdateException.class).hasMessageContaining("404");
+                .isInstanceOf(UpdateException.class)
+                .hasMessageContaining("404");
     }
 }

@@ -34,15 +34,26 @@ class AdapterFixturesTest {
         return adapters.find(adapter).orElseThrow().parse(fixture(fixture));
     }
 
-    private static void assertMetric(Metrics m, String bench, String measure, double value, Double lower, Double upper) {
+    private static void assertMetric(
+            Metrics m, String bench, String measure, double value, Double lower, Double upper) {
         assertThat(m.benchmarks()).as("benchmarks").containsKey(bench);
         assertThat(m.benchmarks().get(bench)).as(bench + " measures").containsKey(measure);
         Metric metric = m.benchmarks().get(bench).get(measure);
-        assertThat(metric.value()).as(bench + " " + measure + " value").isCloseTo(value, within(Math.abs(value) * 1e-9));
-        if (lower == null) assertThat(metric.lowerValue()).as(bench + " " + measure + " lower").isNull();
-        else assertThat(metric.lowerValue()).as(bench + " " + measure + " lower").isCloseTo(lower, within(Math.abs(lower) * 1e-9));
-        if (upper == null) assertThat(metric.upperValue()).as(bench + " " + measure + " upper").isNull();
-        else assertThat(metric.upperValue()).as(bench + " " + measure + " upper").isCloseTo(upper, within(Math.abs(upper) * 1e-9));
+        assertThat(metric.value())
+                .as(bench + " " + measure + " value")
+                .isCloseTo(value, within(Math.abs(value) * 1e-9));
+        if (lower == null)
+            assertThat(metric.lowerValue()).as(bench + " " + measure + " lower").isNull();
+        else
+            assertThat(metric.lowerValue())
+                    .as(bench + " " + measure + " lower")
+                    .isCloseTo(lower, within(Math.abs(lower) * 1e-9));
+        if (upper == null)
+            assertThat(metric.upperValue()).as(bench + " " + measure + " upper").isNull();
+        else
+            assertThat(metric.upperValue())
+                    .as(bench + " " + measure + " upper")
+                    .isCloseTo(upper, within(Math.abs(upper) * 1e-9));
     }
 
     /** Bencher Metric Format: https://bencher.dev/docs/reference/bencher-metric-format/ */
@@ -63,10 +74,19 @@ class AdapterFixturesTest {
     @Test
     void jmhTurnsScoresIntoLatencyAndThroughputInBaseUnits() {
         Metrics m = parse("java_jmh", "jmh.json");
-        assertThat(m.benchmarks()).containsOnlyKeys("org.example.QueueBench.offer{size=10,kind=array}", "org.example.QueueBench.poll",
-                "org.example.Startup.coldStart");
+        assertThat(m.benchmarks())
+                .containsOnlyKeys(
+                        "org.example.QueueBench.offer{size=10,kind=array}",
+                        "org.example.QueueBench.poll",
+                        "org.example.Startup.coldStart");
         // 1234.5 ops/ms = 1,234,500 ops/s; the confidence interval gives the bounds.
-        assertMetric(m, "org.example.QueueBench.offer{size=10,kind=array}", "throughput", 1_234_500, 1_222_000.0, 1_247_000.0);
+        assertMetric(
+                m,
+                "org.example.QueueBench.offer{size=10,kind=array}",
+                "throughput",
+                1_234_500,
+                1_222_000.0,
+                1_247_000.0);
         assertMetric(m, "org.example.QueueBench.poll", "latency", 2_500, 2_250.0, 2_750.0);
         // One fork, one iteration: JMH writes NaN for the error, so no bounds.
         assertMetric(m, "org.example.Startup.coldStart", "latency", 42e6, null, null);
@@ -96,11 +116,13 @@ class AdapterFixturesTest {
     @Test
     void criterionReadsTimeAndThroughputLines() {
         Metrics m = parse("rust_criterion", "criterion.txt");
-        assertThat(m.benchmarks()).containsOnlyKeys("fib 20", "checksum/crc32-of-a-rather-large-input-buffer", "parse/tiny");
+        assertThat(m.benchmarks())
+                .containsOnlyKeys("fib 20", "checksum/crc32-of-a-rather-large-input-buffer", "parse/tiny");
         assertMetric(m, "fib 20", "latency", 18_312, 18_201.0, 18_437.0);
         assertMetric(m, "checksum/crc32-of-a-rather-large-input-buffer", "latency", 1.25e6, 1.2e6, 1.3e6);
         double mib = 1024.0 * 1024;
-        assertMetric(m, "checksum/crc32-of-a-rather-large-input-buffer", "bandwidth", 800 * mib, 750 * mib, 833.33 * mib);
+        assertMetric(
+                m, "checksum/crc32-of-a-rather-large-input-buffer", "bandwidth", 800 * mib, 750 * mib, 833.33 * mib);
         // Criterion switched units inside one interval (998.12 ns, 1.0012 µs): all in ns.
         assertMetric(m, "parse/tiny", "latency", 1001.2, 998.12, 1004.3);
         assertMetric(m, "parse/tiny", "throughput", 2.497e6, 2.49e6, 2.5047e6);
@@ -122,7 +144,8 @@ class AdapterFixturesTest {
     @Test
     void pytestBenchmarkGivesTheMeanBoundedByMinAndMax() {
         Metrics m = parse("python_pytest", "pytest.json");
-        assertThat(m.benchmarks()).containsOnlyKeys("tests/test_parser.py::test_parse_small", "tests/test_io.py::test_write[1024]");
+        assertThat(m.benchmarks())
+                .containsOnlyKeys("tests/test_parser.py::test_parse_small", "tests/test_io.py::test_write[1024]");
         assertMetric(m, "tests/test_parser.py::test_parse_small", "latency", 15_500, 12_000.0, 31_000.0);
         assertMetric(m, "tests/test_io.py::test_write[1024]", "latency", 2.5e6, 2e6, 4e6);
     }
@@ -168,18 +191,28 @@ class AdapterFixturesTest {
                 Arguments.of("json", "{\"a\": {\"latency\": {\"value\": \"fast\"}}}", "'value' must be a number"),
                 Arguments.of("json", "{\"a\": {\"latency\": {\"lower_value\": 1}}}", "'value' is missing"),
                 Arguments.of("json", "[1, 2]", "must be a JSON object"),
-                Arguments.of("java_jmh", "[{\"benchmark\": \"x\", \"primaryMetric\": {\"score\": 1, \"scoreUnit\": \"B/op\"}}]", "unsupported score unit"),
-                Arguments.of("java_jmh", "[{\"benchmark\": \"x\", \"primaryMetric\": {\"score\": 1, \"scoreU", "not valid JSON"),
+                Arguments.of(
+                        "java_jmh",
+                        "[{\"benchmark\": \"x\", \"primaryMetric\": {\"score\": 1, \"scoreUnit\": \"B/op\"}}]",
+                        "unsupported score unit"),
+                Arguments.of(
+                        "java_jmh",
+                        "[{\"benchmark\": \"x\", \"primaryMetric\": {\"score\": 1, \"scoreU",
+                        "not valid JSON"),
                 Arguments.of("java_jmh", "{\"benchmark\": \"x\"}", "must be an array"),
                 Arguments.of("go_bench", "PASS\nok  \texample.com/x\t0.1s\n", "no Go benchmark result lines"),
                 Arguments.of("go_bench", "BenchmarkX-8   100   fast ns/op\n", "line 1"),
                 Arguments.of("go_bench", "BenchmarkX-8   100   12 ns/op  7\n", "do not pair up"),
                 Arguments.of("rust_criterion", "running 0 tests\n", "no Criterion result lines"),
                 Arguments.of("rust_criterion", "x                  time:   [1.0 ns 2.0 ns]\n", "line 1"),
-                Arguments.of("rust_criterion", "x                  time:   [1.0 ns 2.0 ns 3.0 fortnights]\n", "unknown"),
+                Arguments.of(
+                        "rust_criterion", "x                  time:   [1.0 ns 2.0 ns 3.0 fortnights]\n", "unknown"),
                 Arguments.of("shell_hyperfine", "{\"results\": [{\"command\": \"x\"}]}", "'mean' is missing"),
-                Arguments.of("python_pytest", "{\"benchmarks\": [{\"name\": \"t\", \"stats\": {}}]}", "'mean' is missing"),
-                Arguments.of("cpp_google", "{\"context\": {}, \"benchmarks\": [{\"name\": \"BM\", \"run_type\": \"iteration\", \"real_time\": 1, \"time_unit\": \"fortnights\"}]}",
+                Arguments.of(
+                        "python_pytest", "{\"benchmarks\": [{\"name\": \"t\", \"stats\": {}}]}", "'mean' is missing"),
+                Arguments.of(
+                        "cpp_google",
+                        "{\"context\": {}, \"benchmarks\": [{\"name\": \"BM\", \"run_type\": \"iteration\", \"real_time\": 1, \"time_unit\": \"fortnights\"}]}",
                         "unknown time unit"),
                 Arguments.of("magic", "hello, world\n", "no adapter recognises this output"),
                 Arguments.of("magic", "", "no adapter recognises this output"));
@@ -188,7 +221,9 @@ class AdapterFixturesTest {
     @ParameterizedTest(name = "{0} refuses {1}")
     @MethodSource("malformed")
     void malformedOutputIsAnAdapterErrorThatSaysWhy(String adapter, String text, String message) {
-        assertThatThrownBy(() -> adapters.find(adapter).orElseThrow().parse(text)).isInstanceOf(AdapterException.class).hasMessageContaining(message);
+        assertThatThrownBy(() -> adapters.find(adapter).orElseThrow().parse(text))
+                .isInstanceOf(AdapterException.class)
+                .hasMessageContaining(message);
         // The processor's path: never an exception, an iteration error instead.
         IterationResults r = IterationResults.parse(3, adapters.find(adapter).orElseThrow(), text);
         assertThat(r.parsed()).isFalse();
@@ -198,22 +233,36 @@ class AdapterFixturesTest {
 
     @Test
     void rawParsesNothingAndNeverFails() {
-        assertThat(adapters.find("raw").orElseThrow().parse("anything at all").isEmpty()).isTrue();
+        assertThat(adapters.find("raw").orElseThrow().parse("anything at all").isEmpty())
+                .isTrue();
     }
 
     @Test
     void theDefaultIsJsonAndEveryDocumentedAdapterExists() {
         assertThat(adapters.find(null)).map(Adapter::name).contains("json");
         assertThat(Adapters.DEFAULT).isEqualTo("json");
-        assertThat(adapters.names()).containsExactlyInAnyOrder("json", "java_jmh", "go_bench", "rust_criterion", "shell_hyperfine",
-                "python_pytest", "cpp_google", "magic", "raw");
+        assertThat(adapters.names())
+                .containsExactlyInAnyOrder(
+                        "json",
+                        "java_jmh",
+                        "go_bench",
+                        "rust_criterion",
+                        "shell_hyperfine",
+                        "python_pytest",
+                        "cpp_google",
+                        "magic",
+                        "raw");
     }
 
     @Test
     void iterationsMergeAsTheMeanWithMinAndMaxAsBounds() {
-        Metrics a = new JsonAdapter().parse("{\"b\": {\"latency\": {\"value\": 10, \"lower_value\": 9, \"upper_value\": 12}}, \"only-a\": {\"latency\": {\"value\": 5}}}");
+        Metrics a = new JsonAdapter()
+                .parse(
+                        "{\"b\": {\"latency\": {\"value\": 10, \"lower_value\": 9, \"upper_value\": 12}}, \"only-a\": {\"latency\": {\"value\": 5}}}");
         Metrics b = new JsonAdapter().parse("{\"b\": {\"latency\": {\"value\": 20}}}");
-        ReportResults r = ReportResults.of(java.util.List.of(new IterationResults(0, a, null), new IterationResults(1, b, null),
+        ReportResults r = ReportResults.of(java.util.List.of(
+                new IterationResults(0, a, null),
+                new IterationResults(1, b, null),
                 IterationResults.failed(2, "not JSON")));
         assertMetric(r.results(), "b", "latency", 15, 9.0, 20.0);
         assertMetric(r.results(), "only-a", "latency", 5, null, null);

@@ -50,8 +50,11 @@ class AlertWebhookTest {
         receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         receiver.createContext("/hook", exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
-            received.add(new Received(body, exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER),
-                    exchange.getRequestHeaders().getFirst("X-Baton-Delivery"), exchange.getRequestHeaders().getFirst("X-Baton-Event")));
+            received.add(new Received(
+                    body,
+                    exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER),
+                    exchange.getRequestHeaders().getFirst("X-Baton-Delivery"),
+                    exchange.getRequestHeaders().getFirst("X-Baton-Event")));
             exchange.sendResponseHeaders(answer.get(), -1);
             exchange.close();
         });
@@ -70,9 +73,21 @@ class AlertWebhookTest {
 
     JsonNode direct(String branch, double latency) {
         Instant end = T0.plus(Duration.ofHours(++runs));
-        Map<String, Object> body = new HashMap<>(Map.of("project", "proj", "branch", branch, "testbed", "box", "adapter", "json",
-                "start_time", end.minusSeconds(1).toString(), "end_time", end.toString(),
-                "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", latency))))));
+        Map<String, Object> body = new HashMap<>(Map.of(
+                "project",
+                "proj",
+                "branch",
+                branch,
+                "testbed",
+                "box",
+                "adapter",
+                "json",
+                "start_time",
+                end.minusSeconds(1).toString(),
+                "end_time",
+                end.toString(),
+                "results",
+                List.of(Map.of("sort", Map.of("latency", Map.of("value", latency))))));
         TestServer.Response r = s.post("/v0/run", body);
         assertThat(r.status()).as(r.text()).isEqualTo(201);
         return r.json();
@@ -80,23 +95,49 @@ class AlertWebhookTest {
 
     /** A threshold and main's history, then a run on {@code branch} (started from main) whose metric jumps: one alert. */
     String alertOn(String branch) {
-        Map<String, Object> body = new HashMap<>(Map.of("project", "proj", "branch", branch, "testbed", "box", "adapter", "json",
-                "start_point", "main", "start_time", T0.plus(Duration.ofDays(1)).toString(), "end_time", T0.plus(Duration.ofDays(1)).toString(),
-                "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", 16))))));
+        Map<String, Object> body = new HashMap<>(Map.of(
+                "project",
+                "proj",
+                "branch",
+                branch,
+                "testbed",
+                "box",
+                "adapter",
+                "json",
+                "start_point",
+                "main",
+                "start_time",
+                T0.plus(Duration.ofDays(1)).toString(),
+                "end_time",
+                T0.plus(Duration.ofDays(1)).toString(),
+                "results",
+                List.of(Map.of("sort", Map.of("latency", Map.of("value", 16))))));
         JsonNode run = s.post("/v0/run", body).json();
         assertThat(run.at("/report/alerts")).hasSize(1);
         return run.at("/report/alerts/0/uuid").asText();
     }
 
     void history() {
-        assertThat(s.post("/v0/projects/proj/thresholds", Map.of("testbed", "box", "measure", "latency", "model", "t_test",
-                "upper_boundary", 0.95)).status()).isEqualTo(201);
+        assertThat(s.post(
+                                "/v0/projects/proj/thresholds",
+                                Map.of(
+                                        "testbed",
+                                        "box",
+                                        "measure",
+                                        "latency",
+                                        "model",
+                                        "t_test",
+                                        "upper_boundary",
+                                        0.95))
+                        .status())
+                .isEqualTo(201);
         for (double v : new double[] {10, 12, 11, 13, 14}) direct("main", v);
     }
 
     @Test
     void aReceiverGetsEachNewAlertSignedWithTheSecretShownOnce() {
-        JsonNode created = s.post("/v0/projects/proj/webhooks", Map.of("url", hookUrl())).json();
+        JsonNode created =
+                s.post("/v0/projects/proj/webhooks", Map.of("url", hookUrl())).json();
         String secret = created.get("secret").asText();
         assertThat(secret).startsWith("whsec_");
         String webhook = created.at("/webhook/uuid").asText();
@@ -107,14 +148,18 @@ class AlertWebhookTest {
 
         await().atMost(WAIT).until(() -> received.size() == 1);
         Received r = received.getFirst();
-        assertThat(r.signature()).as("HMAC-SHA256 of the exact body with the secret").isEqualTo(WebhookSignature.of(secret, r.body()));
+        assertThat(r.signature())
+                .as("HMAC-SHA256 of the exact body with the secret")
+                .isEqualTo(WebhookSignature.of(secret, r.body()));
         assertThat(r.event()).isEqualTo("alert.created");
         JsonNode body = parse(r.body());
         assertThat(body.get("event").asText()).isEqualTo("alert.created");
         assertThat(body.at("/alert/uuid").asText()).isEqualTo(alert);
         assertThat(body.at("/alert/side").asText()).isEqualTo("upper");
         assertThat(body.at("/alert/baseline/size").asInt()).isEqualTo(5);
-        JsonNode log = s.get("/v0/projects/proj/webhooks/" + webhook + "/deliveries").json().at("/deliveries/0");
+        JsonNode log = s.get("/v0/projects/proj/webhooks/" + webhook + "/deliveries")
+                .json()
+                .at("/deliveries/0");
         assertThat(log.get("alert").asText()).isEqualTo(alert);
         assertThat(log.get("attempts").asInt()).isEqualTo(1);
         assertThat(log.get("last_status").asInt()).isEqualTo(204);
@@ -126,32 +171,42 @@ class AlertWebhookTest {
 
     @Test
     void aReceiverThatIsDownGetsTheAlertLaterAfterTheBackoff() {
-        String webhook = s.post("/v0/projects/proj/webhooks", Map.of("url", hookUrl())).json().at("/webhook/uuid").asText();
+        String webhook = s.post("/v0/projects/proj/webhooks", Map.of("url", hookUrl()))
+                .json()
+                .at("/webhook/uuid")
+                .asText();
         history();
         answer.set(503);
 
         String alert = alertOn("pr-2");
 
         String deliveries = "/v0/projects/proj/webhooks/" + webhook + "/deliveries";
-        await().atMost(WAIT).until(() -> s.get(deliveries).json().at("/deliveries/0/attempts").asInt() == 1);
+        await().atMost(WAIT)
+                .until(() ->
+                        s.get(deliveries).json().at("/deliveries/0/attempts").asInt() == 1);
         JsonNode failed = s.get(deliveries).json().at("/deliveries/0");
         assertThat(failed.get("last_status").asInt()).isEqualTo(503);
         assertThat(failed.get("last_error").asText()).contains("503");
         assertThat(failed.get("delivered").isNull()).isTrue();
-        assertThat(Instant.parse(failed.get("next_attempt").asText())).isEqualTo(s.clock.instant().plus(Duration.ofSeconds(10)));
+        assertThat(Instant.parse(failed.get("next_attempt").asText()))
+                .isEqualTo(s.clock.instant().plus(Duration.ofSeconds(10)));
 
         // Back up; nothing is sent before the backoff has passed on the server's clock.
         answer.set(200);
         s.clock.advance(Duration.ofSeconds(10));
-        await().atMost(WAIT).until(() -> !s.get(deliveries).json().at("/deliveries/0/delivered").isNull());
+        await().atMost(WAIT)
+                .until(() ->
+                        !s.get(deliveries).json().at("/deliveries/0/delivered").isNull());
         assertThat(received).hasSize(2);
         assertThat(parse(received.getLast().body()).at("/alert/uuid").asText()).isEqualTo(alert);
-        assertThat(s.get(deliveries).json().at("/deliveries/0/attempts").asInt()).isEqualTo(2);
+        assertThat(s.get(deliveries).json().at("/deliveries/0/attempts").asInt())
+                .isEqualTo(2);
     }
 
     @Test
     void aMalformedUrlIsRefusedAndNothingIsStored() {
-        for (String url : List.of("ftp://example.com/x", "not a url", "http:///nohost", "https://user:pw@example.com/")) {
+        for (String url :
+                List.of("ftp://example.com/x", "not a url", "http:///nohost", "https://user:pw@example.com/")) {
             TestServer.Response r = s.post("/v0/projects/proj/webhooks", Map.of("url", url));
             assertThat(r.status()).as(url).isEqualTo(400);
             assertThat(r.json().get("field").asText()).isEqualTo("url");

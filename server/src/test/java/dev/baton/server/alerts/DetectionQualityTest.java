@@ -42,10 +42,13 @@ class DetectionQualityTest {
         int caught = 0;
         for (int t = 0; t < TRIALS / 4; t++) {
             double[] series = new double[WINDOW + runs];
-            for (int i = 0; i < series.length; i++) series[i] = (i < WINDOW ? MEAN : MEAN * (1 + step)) + SD * random.nextGaussian();
+            for (int i = 0; i < series.length; i++)
+                series[i] = (i < WINDOW ? MEAN : MEAN * (1 + step)) + SD * random.nextGaussian();
             for (int r = 0; r < runs; r++) {
                 double[] baseline = java.util.Arrays.copyOfRange(series, r, WINDOW + r);
-                if (model.limits(baseline, null, CONFIDENCE, model.minimumBaseline()).breached(series[WINDOW + r]) != null) {
+                if (model.limits(baseline, null, CONFIDENCE, model.minimumBaseline())
+                                .breached(series[WINDOW + r])
+                        != null) {
                     caught++;
                     break;
                 }
@@ -67,7 +70,9 @@ class DetectionQualityTest {
             int at = cap;
             for (int r = 0; r < cap; r++) {
                 double[] baseline = java.util.Arrays.copyOfRange(series, r, WINDOW + r);
-                if (model.limits(baseline, null, CONFIDENCE, model.minimumBaseline()).breached(series[WINDOW + r]) != null) {
+                if (model.limits(baseline, null, CONFIDENCE, model.minimumBaseline())
+                                .breached(series[WINDOW + r])
+                        != null) {
                     at = r + 1;
                     break;
                 }
@@ -83,7 +88,8 @@ class DetectionQualityTest {
 
     static final DoubleSupplierFactory NOISE = r -> () -> MEAN + SD * r.nextGaussian();
     /** Two modes 5 % apart (a benchmark that lands on one of two code layouts), each with the same noise. */
-    static final DoubleSupplierFactory BIMODAL = r -> () -> (r.nextBoolean() ? MEAN : MEAN * 1.05) + SD * r.nextGaussian();
+    static final DoubleSupplierFactory BIMODAL =
+            r -> () -> (r.nextBoolean() ? MEAN : MEAN * 1.05) + SD * r.nextGaussian();
 
     @Test
     void onStationaryNoiseTheFalseAlertRateIsTheConfiguredLevel() {
@@ -119,7 +125,12 @@ class DetectionQualityTest {
         // 0.1 % a run: the baseline moves with it, so the limit follows the drift for a while.
         double t = runsUntilDriftCaught(Model.T_TEST, 5, 0.001, 400);
         double z = runsUntilDriftCaught(Model.Z_SCORE, 5, 0.001, 400);
-        System.out.printf(Locale.ROOT, "%-48s t_test %6.1f runs   z_score %6.1f runs%n", "drift 0.1 %/run, runs until the first alert", t, z);
+        System.out.printf(
+                Locale.ROOT,
+                "%-48s t_test %6.1f runs   z_score %6.1f runs%n",
+                "drift 0.1 %/run, runs until the first alert",
+                t,
+                z);
         assertThat(t).isLessThan(400);
     }
 

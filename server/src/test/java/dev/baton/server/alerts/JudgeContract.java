@@ -65,19 +65,26 @@ abstract class JudgeContract {
     Report run(String branch, double latency) {
         Instant end = T0.plus(Duration.ofHours(++reports));
         Metrics m = new Metrics(Map.of("sort", Map.of("latency", Metric.of(latency))));
-        String results = ReportResults.of(List.of(new IterationResults(0, m, null))).toJson();
-        return store.runs().createReport(new NewReport(project.id(), branch, "box", "json", end.minusSeconds(1), end, results), end);
+        String results =
+                ReportResults.of(List.of(new IterationResults(0, m, null))).toJson();
+        return store.runs()
+                .createReport(
+                        new NewReport(project.id(), branch, "box", "json", end.minusSeconds(1), end, results), end);
     }
 
     Threshold tTest(String branch) {
-        return alerts.createThreshold(project.id(), ThresholdRules.check(
-                new ThresholdRule(branch, "box", null, "latency", null, "t_test", null, 0.95, 64, null, -1)), T0);
+        return alerts.createThreshold(
+                project.id(),
+                ThresholdRules.check(
+                        new ThresholdRule(branch, "box", null, "latency", null, "t_test", null, 0.95, 64, null, -1)),
+                T0);
     }
 
     @Test
     void aValueAboveTheUpperBoundaryRaisesAnAlertWithTheBaselineSummary() {
         Threshold t = tTest(null);
-        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
+        for (double v : new double[] {10, 12, 11, 13, 14})
+            judge.judge(run("main", v).id());
         Report slow = run("main", 16);
 
         List<Alert> raised = judge.judge(slow.id());
@@ -114,7 +121,8 @@ abstract class JudgeContract {
         alerts.setReportHash(hashed.id(), "abc1234def");
         judge.judge(hashed.id());
 
-        assertThat(alerts.metricNames(project.id())).containsExactly(new dev.baton.server.store.MetricName("sort", "latency"));
+        assertThat(alerts.metricNames(project.id()))
+                .containsExactly(new dev.baton.server.store.MetricName("sort", "latency"));
         assertThat(alerts.reportHash(hashed.id())).contains("abc1234def");
         assertThat(alerts.reportHash(hashed.id() - 1)).isEmpty();
     }
@@ -122,11 +130,18 @@ abstract class JudgeContract {
     @Test
     void aValueInsideRaisesNothingButItsBoundaryIsStored() {
         tTest("main");
-        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
+        for (double v : new double[] {10, 12, 11, 13, 14})
+            judge.judge(run("main", v).id());
         Report ok = run("main", 15);
         assertThat(judge.judge(ok.id())).isEmpty();
-        assertThat(alerts.reportMetrics(ok.id()).getFirst().boundaries().getFirst().upperLimit()).isCloseTo(15.692466, within(1e-5));
-        assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100))).isEmpty();
+        assertThat(alerts.reportMetrics(ok.id())
+                        .getFirst()
+                        .boundaries()
+                        .getFirst()
+                        .upperLimit())
+                .isCloseTo(15.692466, within(1e-5));
+        assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100)))
+                .isEmpty();
     }
 
     @Test
@@ -135,7 +150,8 @@ abstract class JudgeContract {
         judge.judge(run("main", 10).id());
         Report second = run("main", 1000);
         assertThat(judge.judge(second.id())).isEmpty();
-        MetricPoint.StoredBoundary b = alerts.reportMetrics(second.id()).getFirst().boundaries().getFirst();
+        MetricPoint.StoredBoundary b =
+                alerts.reportMetrics(second.id()).getFirst().boundaries().getFirst();
         assertThat(b.baselineSize()).isEqualTo(1);
         assertThat(b.upperLimit()).isNull();
     }
@@ -143,13 +159,15 @@ abstract class JudgeContract {
     @Test
     void aReportIsJudgedOnceHoweverOftenItIsAsked() {
         tTest(null);
-        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
+        for (double v : new double[] {10, 12, 11, 13, 14})
+            judge.judge(run("main", v).id());
         Report slow = run("main", 16);
         assertThat(judge.judge(slow.id())).hasSize(1);
         assertThat(judge.judge(slow.id())).isEmpty();
         // A second judge (another node) working from the same reads writes nothing either.
         assertThat(new Judge(alerts, Clock.systemUTC()).judge(slow.id())).isEmpty();
-        assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100))).hasSize(1);
+        assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100)))
+                .hasSize(1);
         assertThat(alerts.reportMetrics(slow.id())).hasSize(1);
         assertThat(alerts.unjudgedReports(10)).isEmpty();
     }
@@ -165,7 +183,8 @@ abstract class JudgeContract {
         }
         assertThat(alerts.unjudgedReports(100)).isEmpty();
         // Oldest first: the sixth report saw the five before it.
-        assertThat(alerts.alerts(new AlertFilter(project.id(), Alert.ACTIVE, "main", "sort", null, null, 100))).singleElement()
+        assertThat(alerts.alerts(new AlertFilter(project.id(), Alert.ACTIVE, "main", "sort", null, null, 100)))
+                .singleElement()
                 .satisfies(a -> assertThat(a.baselineSize()).isEqualTo(5));
     }
 
@@ -179,7 +198,8 @@ abstract class JudgeContract {
     @Test
     void aNewBranchIsJudgedAgainstItsStartPointsHistory() {
         tTest(null);
-        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
+        for (double v : new double[] {10, 12, 11, 13, 14})
+            judge.judge(run("main", v).id());
         alerts.setStartPointIfAbsent(project.id(), "feature", "main", null, T0.plus(Duration.ofDays(1)));
         Report first = run("feature", 16);
         assertThat(judge.judge(first.id())).singleElement().satisfies(a -> {
@@ -196,9 +216,13 @@ abstract class JudgeContract {
         Report onMain = run("main", 10);
         alerts.setStartPointIfAbsent(project.id(), "feature", "main", onMain.id(), T0);
         // The second call keeps the first start point.
-        assertThat(alerts.setStartPointIfAbsent(project.id(), "feature", "dev", null, T0).startBranch()).isEqualTo("main");
-        assertThat(alerts.startPoint(project.id(), "feature").orElseThrow().until()).isEqualTo(onMain.endTime());
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> alerts.setStartPointIfAbsent(project.id(), "x", "dev", onMain.id(), T0))
+        assertThat(alerts.setStartPointIfAbsent(project.id(), "feature", "dev", null, T0)
+                        .startBranch())
+                .isEqualTo("main");
+        assertThat(alerts.startPoint(project.id(), "feature").orElseThrow().until())
+                .isEqualTo(onMain.endTime());
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> alerts.setStartPointIfAbsent(project.id(), "x", "dev", onMain.id(), T0))
                 .isInstanceOf(dev.baton.server.store.StoreException.class);
         assertThat(alerts.startPoint(project.id(), "x")).isEmpty();
     }
@@ -206,33 +230,47 @@ abstract class JudgeContract {
     @Test
     void historyIsPagedNewestFirstWithBoundaries() {
         tTest("main");
-        for (double v : new double[] {10, 12, 11, 13, 14, 16}) judge.judge(run("main", v).id());
-        List<MetricPoint> page = alerts.history(new HistoryQuery(project.id(), "sort", "latency", "main", "box", null, 4));
+        for (double v : new double[] {10, 12, 11, 13, 14, 16})
+            judge.judge(run("main", v).id());
+        List<MetricPoint> page =
+                alerts.history(new HistoryQuery(project.id(), "sort", "latency", "main", "box", null, 4));
         assertThat(page).extracting(MetricPoint::value).containsExactly(16.0, 14.0, 13.0, 11.0);
         assertThat(page.getFirst().boundaries()).hasSize(1);
-        List<MetricPoint> next = alerts.history(new HistoryQuery(project.id(), "sort", "latency", "main", "box", page.getLast().id(), 4));
+        List<MetricPoint> next = alerts.history(new HistoryQuery(
+                project.id(), "sort", "latency", "main", "box", page.getLast().id(), 4));
         assertThat(next).extracting(MetricPoint::value).containsExactly(12.0, 10.0);
     }
 
     @Test
     void aDeletedThresholdJudgesNoMoreButItsAlertsStay() {
         Threshold t = tTest(null);
-        for (double v : new double[] {10, 12, 11, 13, 14, 16}) judge.judge(run("main", v).id());
+        for (double v : new double[] {10, 12, 11, 13, 14, 16})
+            judge.judge(run("main", v).id());
         assertThat(alerts.deleteThreshold(project.id(), t.uuid(), T0)).isTrue();
         assertThat(alerts.thresholds(project.id())).isEmpty();
         assertThat(judge.judge(run("main", 100).id())).isEmpty();
-        assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100))).hasSize(1);
+        assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100)))
+                .hasSize(1);
     }
 
     @Test
     void anAlertIsDismissedAndReopened() {
         tTest(null);
-        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
+        for (double v : new double[] {10, 12, 11, 13, 14})
+            judge.judge(run("main", v).id());
         Alert a = judge.judge(run("main", 16).id()).getFirst();
-        assertThat(alerts.setAlertStatus(project.id(), a.uuid(), Alert.DISMISSED, T0).orElseThrow().status()).isEqualTo(Alert.DISMISSED);
-        assertThat(alerts.alerts(new AlertFilter(project.id(), Alert.ACTIVE, null, null, null, null, 100))).isEmpty();
-        assertThat(alerts.setAlertStatus(project.id(), a.uuid(), Alert.ACTIVE, T0).orElseThrow().status()).isEqualTo(Alert.ACTIVE);
-        assertThat(alerts.setAlertStatus(project.id(), "no-such-alert", Alert.ACTIVE, T0)).isEmpty();
+        assertThat(alerts.setAlertStatus(project.id(), a.uuid(), Alert.DISMISSED, T0)
+                        .orElseThrow()
+                        .status())
+                .isEqualTo(Alert.DISMISSED);
+        assertThat(alerts.alerts(new AlertFilter(project.id(), Alert.ACTIVE, null, null, null, null, 100)))
+                .isEmpty();
+        assertThat(alerts.setAlertStatus(project.id(), a.uuid(), Alert.ACTIVE, T0)
+                        .orElseThrow()
+                        .status())
+                .isEqualTo(Alert.ACTIVE);
+        assertThat(alerts.setAlertStatus(project.id(), "no-such-alert", Alert.ACTIVE, T0))
+                .isEmpty();
     }
 
     @Test
@@ -240,8 +278,11 @@ abstract class JudgeContract {
         tTest(null);
         alerts.webhooks().createWebhook(project.id(), "http://127.0.0.1:9/a", "secret-a", T0);
         alerts.webhooks().createWebhook(project.id(), "http://127.0.0.1:9/b", "secret-b", T0);
-        for (double v : new double[] {10, 12, 11, 13, 14}) judge.judge(run("main", v).id());
-        assertThat(alerts.webhooks().dueDeliveries(T0.plusSeconds(1), 10)).as("no alert, nothing queued").isEmpty();
+        for (double v : new double[] {10, 12, 11, 13, 14})
+            judge.judge(run("main", v).id());
+        assertThat(alerts.webhooks().dueDeliveries(T0.plusSeconds(1), 10))
+                .as("no alert, nothing queued")
+                .isEmpty();
 
         Alert a = judge.judge(run("main", 16).id()).getFirst();
 
@@ -252,8 +293,11 @@ abstract class JudgeContract {
             assertThat(d.attempts()).isZero();
         });
         dev.baton.server.store.WebhookDelivery d = due.getFirst();
-        assertThat(alerts.webhooks().takeDelivery(d.id(), d.nextAttempt(), T0.plusSeconds(120))).isTrue();
-        assertThat(alerts.webhooks().takeDelivery(d.id(), d.nextAttempt(), T0.plusSeconds(120))).as("another node").isFalse();
+        assertThat(alerts.webhooks().takeDelivery(d.id(), d.nextAttempt(), T0.plusSeconds(120)))
+                .isTrue();
+        assertThat(alerts.webhooks().takeDelivery(d.id(), d.nextAttempt(), T0.plusSeconds(120)))
+                .as("another node")
+                .isFalse();
         assertThat(alerts.webhooks().dueDeliveries(T0, 10)).hasSize(1);
         // A node that died mid-send: the delivery is due again once the taking lapses.
         assertThat(alerts.webhooks().dueDeliveries(T0.plusSeconds(120), 10)).hasSize(2);

@@ -63,7 +63,8 @@ class ModelTest {
     void logNormalFitsTheLogarithms() {
         // Baseline e¹, e², e³: logs 1, 2, 3; μ = 2, σ = 1 (sample). upper = exp(2 + 1.959964) =
         // exp(3.959964) = 52.455437; lower = exp(2 − 1.959964) = exp(0.040036) = 1.040848.
-        Limits l = Model.LOG_NORMAL.limits(new double[] {Math.E, Math.E * Math.E, Math.E * Math.E * Math.E}, 0.975, 0.975, 2);
+        Limits l = Model.LOG_NORMAL.limits(
+                new double[] {Math.E, Math.E * Math.E, Math.E * Math.E * Math.E}, 0.975, 0.975, 2);
         assertThat(l.upper()).isCloseTo(52.455437, within(EPS));
         assertThat(l.lower()).isCloseTo(1.040848, within(EPS));
     }

@@ -26,13 +26,28 @@ final class Fixtures {
     }
 
     static JsonNode project(TestServer s, String slug, String organization) {
-        JsonNode project = created(s.post("/v0/projects", Map.of("name", slug, "slug", slug, "organization", organization)));
+        JsonNode project =
+                created(s.post("/v0/projects", Map.of("name", slug, "slug", slug, "organization", organization)));
         TestImages.push(s.dataDir, ProjectUuid.parse(project.path("uuid").asText()), "", "v1", TestImages.BENCH);
         return project;
     }
 
     static JsonNode spec(TestServer s, String slug) {
-        return created(s.post("/v0/specs", Map.of("name", slug, "slug", slug, "architecture", "x86_64", "cpu", 2, "memory", 1L << 30, "disk", 10L << 30)));
+        return created(s.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        slug,
+                        "slug",
+                        slug,
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        2,
+                        "memory",
+                        1L << 30,
+                        "disk",
+                        10L << 30)));
     }
 
     static JsonNode runner(TestServer s, String slug) {

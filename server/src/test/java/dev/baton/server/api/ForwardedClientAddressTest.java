@@ -28,10 +28,16 @@ class ForwardedClientAddressTest {
     private static String submittedFrom(TestServer s, String forwardedFor) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(s.url("/v0/run")))
                 .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Fixtures.runBody("p-un", "small", Map.of()))))
-                .header("Content-Type", "application/json").header("Authorization", "Bearer " + s.token);
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + s.token);
         if (forwardedFor != null) request.header("X-Forwarded-For", forwardedFor);
         JsonNode job = Fixtures.created(s.send(request.build())).path("job");
-        return s.server.store().runs().findJob(JobUuid.parse(job.path("uuid").asText())).orElseThrow().sourceIp();
+        return s.server
+                .store()
+                .runs()
+                .findJob(JobUuid.parse(job.path("uuid").asText()))
+                .orElseThrow()
+                .sourceIp();
     }
 
     private static TestServer server(Path dataDir, String trustedProxies) {
@@ -54,8 +60,10 @@ class ForwardedClientAddressTest {
 
             HttpRequest audited = HttpRequest.newBuilder(URI.create(s.url("/v0/runners")))
                     .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Map.of("name", "box", "slug", "box"))))
-                    .header("Content-Type", "application/json").header("Authorization", "Bearer " + s.token)
-                    .header("X-Forwarded-For", "192.0.2.44").build();
+                    .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + s.token)
+                    .header("X-Forwarded-For", "192.0.2.44")
+                    .build();
             assertThat(s.send(audited).status()).isEqualTo(201);
             JsonNode created = null;
             for (JsonNode event : s.get("/v0/audit").json().path("events")) {

@@ -7,15 +7,15 @@ import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
-import dev.baton.server.http.TestServer;
 import dev.baton.server.blob.FileObjects;
+import dev.baton.server.http.TestServer;
 import dev.baton.server.output.ObjectOutputStore;
-import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Job;
-import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Store;
+import dev.baton.server.store.TestClaims;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,13 +53,18 @@ class JobApiTest {
 
     private String submit(String project, String spec) {
         s.clock.advance(Duration.ofSeconds(1));
-        return Fixtures.created(s.post("/v0/run", Fixtures.runBody(project, spec, Map.of()))).path("job").path("uuid").asText();
+        return Fixtures.created(s.post("/v0/run", Fixtures.runBody(project, spec, Map.of())))
+                .path("job")
+                .path("uuid")
+                .asText();
     }
 
     /** Claims the oldest pending small job for r1 the way dispatch would, through the real store. */
     private Job claim() {
-        long runner = store.runners().findRunner(ResourceId.of("r1")).orElseThrow().id();
-        return TestClaims.claim(store, runner, LeaseId.random(), s.clock.instant()).orElseThrow();
+        long runner =
+                store.runners().findRunner(ResourceId.of("r1")).orElseThrow().id();
+        return TestClaims.claim(store, runner, LeaseId.random(), s.clock.instant())
+                .orElseThrow();
     }
 
     private static List<String> uuids(JsonNode page) {
@@ -84,8 +89,10 @@ class JobApiTest {
         assertThat(uuids(s.get("/v0/projects/proj/jobs?status=claimed").json())).containsExactly(a);
         assertThat(uuids(s.get("/v0/projects/proj/jobs?spec=big").json())).containsExactly(b);
         assertThat(uuids(s.get("/v0/projects/proj/jobs?runner=r1").json())).containsExactly(a);
-        JsonNode claimed = s.get("/v0/projects/proj/jobs?runner=r1").json().path("jobs").get(0);
-        assertThat(claimed.path("runner").asText()).isEqualTo(s.get("/v0/runners/r1").json().path("uuid").asText());
+        JsonNode claimed =
+                s.get("/v0/projects/proj/jobs?runner=r1").json().path("jobs").get(0);
+        assertThat(claimed.path("runner").asText())
+                .isEqualTo(s.get("/v0/runners/r1").json().path("uuid").asText());
         assertThat(claimed.path("attempt").asInt()).isEqualTo(1);
         assertThat(claimed.toString()).doesNotContain("lease");
 
@@ -110,17 +117,37 @@ class JobApiTest {
         JsonNode job = s.get("/v0/projects/proj/jobs/" + uuid).json();
         assertThat(job.path("status").asText()).isEqualTo("pending");
         assertThat(job.has("output")).isFalse();
-        assertThat(job.path("spec").asText()).isEqualTo(s.get("/v0/specs/small").json().path("uuid").asText());
+        assertThat(job.path("spec").asText())
+                .isEqualTo(s.get("/v0/specs/small").json().path("uuid").asText());
 
-        ProjectUuid project = ProjectUuid.parse(s.get("/v0/projects/proj").json().path("uuid").asText());
+        ProjectUuid project =
+                ProjectUuid.parse(s.get("/v0/projects/proj").json().path("uuid").asText());
         // Stored at the job's one key, as before outputs were kept per attempt: still shown (the read fallback).
-        new FileObjects(dir.resolve("storage")).write(ObjectOutputStore.legacyKey(project, JobUuid.parse(uuid)), Wire.mapper().writeValueAsBytes(
-                new JobOutput(List.of(new IterationResult(0, "out", "err", Map.of("r.json", "{}"))), null)));
+        new FileObjects(dir.resolve("storage"))
+                .write(
+                        ObjectOutputStore.legacyKey(project, JobUuid.parse(uuid)),
+                        Wire.mapper()
+                                .writeValueAsBytes(new JobOutput(
+                                        List.of(new IterationResult(0, "out", "err", Map.of("r.json", "{}"))), null)));
         JsonNode withOutput = s.get("/v0/projects/proj/jobs/" + uuid).json();
-        assertThat(withOutput.path("output").path("results").get(0).path("stdout").asText()).isEqualTo("out");
-        assertThat(withOutput.path("output").path("results").get(0).path("exit_code").asInt()).isZero();
+        assertThat(withOutput
+                        .path("output")
+                        .path("results")
+                        .get(0)
+                        .path("stdout")
+                        .asText())
+                .isEqualTo("out");
+        assertThat(withOutput
+                        .path("output")
+                        .path("results")
+                        .get(0)
+                        .path("exit_code")
+                        .asInt())
+                .isZero();
 
-        assertThat(s.get("/v0/projects/other/jobs/" + uuid).code()).as("another project's job").isEqualTo("job_not_found");
+        assertThat(s.get("/v0/projects/other/jobs/" + uuid).code())
+                .as("another project's job")
+                .isEqualTo("job_not_found");
         assertThat(s.get("/v0/projects/proj/jobs/" + JobUuid.random()).code()).isEqualTo("job_not_found");
         assertThat(s.get("/v0/projects/proj/jobs/not-a-uuid").code()).isEqualTo("job_not_found");
     }
@@ -128,25 +155,38 @@ class JobApiTest {
     @Test
     void cancelPendingClaimedAndRunningJobsAndRefuseFinishedOnes() {
         String pending = submit("proj", "small");
-        JsonNode canceled = s.post("/v0/projects/proj/jobs/" + pending + "/cancel", null).json();
+        JsonNode canceled =
+                s.post("/v0/projects/proj/jobs/" + pending + "/cancel", null).json();
         assertThat(canceled.path("status").asText()).isEqualTo("canceled");
         assertThat(s.canceled).extracting(j -> j.uuid().toString()).containsExactly(pending);
 
         String claimedUuid = submit("proj", "small");
         Job claimed = claim();
         assertThat(claimed.uuid().toString()).isEqualTo(claimedUuid);
-        assertThat(s.post("/v0/projects/proj/jobs/" + claimedUuid + "/cancel", null).json().path("status").asText()).isEqualTo("canceled");
+        assertThat(s.post("/v0/projects/proj/jobs/" + claimedUuid + "/cancel", null)
+                        .json()
+                        .path("status")
+                        .asText())
+                .isEqualTo("canceled");
 
         String runningUuid = submit("proj", "small");
         Job running = claim();
-        assertThat(store.transitions().start(running.uuid(), running.lease(), s.clock.instant()).applied()).isTrue();
-        assertThat(s.post("/v0/projects/proj/jobs/" + runningUuid + "/cancel", null).status()).isEqualTo(200);
+        assertThat(store.transitions()
+                        .start(running.uuid(), running.lease(), s.clock.instant())
+                        .applied())
+                .isTrue();
+        assertThat(s.post("/v0/projects/proj/jobs/" + runningUuid + "/cancel", null)
+                        .status())
+                .isEqualTo(200);
         assertThat(s.canceled).hasSize(3);
-        assertThat(store.runs().findJob(running.uuid()).orElseThrow().status().wireName()).isEqualTo("canceled");
+        assertThat(store.runs().findJob(running.uuid()).orElseThrow().status().wireName())
+                .isEqualTo("canceled");
         Job before = s.canceledBefore.get(2);
         assertThat(before.status().wireName()).isEqualTo("running");
         assertThat(before.runnerId()).isEqualTo(running.runnerId());
-        assertThat(before.holds(running.lease())).as("dispatch learns the lease to cancel").isTrue();
+        assertThat(before.holds(running.lease()))
+                .as("dispatch learns the lease to cancel")
+                .isTrue();
 
         var again = s.post("/v0/projects/proj/jobs/" + pending + "/cancel", null);
         assertThat(again.status()).isEqualTo(409);
@@ -155,13 +195,19 @@ class JobApiTest {
         String completedUuid = submit("proj", "small");
         Job done = claim();
         store.transitions().start(done.uuid(), done.lease(), s.clock.instant());
-        assertThat(store.transitions().complete(done.uuid(), done.lease(), s.clock.instant()).applied()).isTrue();
+        assertThat(store.transitions()
+                        .complete(done.uuid(), done.lease(), s.clock.instant())
+                        .applied())
+                .isTrue();
         var finished = s.post("/v0/projects/proj/jobs/" + completedUuid + "/cancel", null);
         assertThat(finished.status()).isEqualTo(409);
         assertThat(finished.code()).isEqualTo("job_not_cancelable");
-        assertThat(store.runs().findJob(done.uuid()).orElseThrow().status().wireName()).isEqualTo("completed");
+        assertThat(store.runs().findJob(done.uuid()).orElseThrow().status().wireName())
+                .isEqualTo("completed");
         assertThat(s.canceled).hasSize(3);
 
-        assertThat(s.post("/v0/projects/other/jobs/" + completedUuid + "/cancel", null).code()).isEqualTo("job_not_found");
+        assertThat(s.post("/v0/projects/other/jobs/" + completedUuid + "/cancel", null)
+                        .code())
+                .isEqualTo("job_not_found");
     }
 }

@@ -30,7 +30,8 @@ class SpecApiTest {
     }
 
     private static Map<String, Object> spec(Map<String, Object> overrides) {
-        Map<String, Object> body = new HashMap<>(Map.of("name", "Small x86", "architecture", "x86_64", "cpu", 2, "memory", 4L << 30, "disk", 20L << 30));
+        Map<String, Object> body = new HashMap<>(
+                Map.of("name", "Small x86", "architecture", "x86_64", "cpu", 2, "memory", 4L << 30, "disk", 20L << 30));
         body.putAll(overrides);
         return body;
     }
@@ -45,10 +46,17 @@ class SpecApiTest {
         assertThat(created.path("disk").asLong()).isEqualTo(20L << 30);
         assertThat(created.path("network").asBoolean()).isTrue();
         JsonNode arm = Fixtures.created(s.post("/v0/specs", spec(Map.of("name", "arm", "architecture", "aarch64"))));
-        assertThat(arm.path("network").asBoolean()).as("network defaults to false").isFalse();
+        assertThat(arm.path("network").asBoolean())
+                .as("network defaults to false")
+                .isFalse();
 
-        assertThat(s.get("/v0/specs/small-x86").json().path("uuid").asText()).isEqualTo(created.path("uuid").asText());
-        assertThat(s.get("/v0/specs/" + created.path("uuid").asText()).json().path("slug").asText()).isEqualTo("small-x86");
+        assertThat(s.get("/v0/specs/small-x86").json().path("uuid").asText())
+                .isEqualTo(created.path("uuid").asText());
+        assertThat(s.get("/v0/specs/" + created.path("uuid").asText())
+                        .json()
+                        .path("slug")
+                        .asText())
+                .isEqualTo("small-x86");
         assertThat(s.get("/v0/specs/none").code()).isEqualTo("spec_not_found");
         assertThat(slugs(s.get("/v0/specs").json())).containsExactlyInAnyOrder("small-x86", "arm");
     }
@@ -75,13 +83,18 @@ class SpecApiTest {
     void patchArchivesAndListHidesArchived() {
         Fixtures.spec(s, "a");
         Fixtures.spec(s, "b");
-        JsonNode archived = s.patch("/v0/specs/a", Map.of("archived", true, "name", "A")).json();
+        JsonNode archived =
+                s.patch("/v0/specs/a", Map.of("archived", true, "name", "A")).json();
         assertThat(archived.path("archived").asText()).isNotEmpty();
         assertThat(archived.path("name").asText()).isEqualTo("A");
         assertThat(slugs(s.get("/v0/specs").json())).containsExactly("b");
         assertThat(slugs(s.get("/v0/specs?archived=true").json())).containsExactlyInAnyOrder("a", "b");
         assertThat(s.patch("/v0/specs/a", Map.of("slug", "b")).code()).isEqualTo("slug_taken");
-        assertThat(s.patch("/v0/specs/a", Map.of("slug", "a2")).json().path("slug").asText()).isEqualTo("a2");
+        assertThat(s.patch("/v0/specs/a", Map.of("slug", "a2"))
+                        .json()
+                        .path("slug")
+                        .asText())
+                .isEqualTo("a2");
         assertThat(s.patch("/v0/specs/a", Map.of("name", "x")).code()).isEqualTo("spec_not_found");
     }
 

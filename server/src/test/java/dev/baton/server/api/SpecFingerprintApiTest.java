@@ -30,25 +30,47 @@ class SpecFingerprintApiTest {
     }
 
     private static Map<String, Object> spec(String name, Object requireClean) {
-        Map<String, Object> body = new java.util.HashMap<>(Map.of("name", name, "architecture", "x86_64", "cpu", 2, "memory", 4L << 30, "disk", 20L << 30));
+        Map<String, Object> body = new java.util.HashMap<>(
+                Map.of("name", name, "architecture", "x86_64", "cpu", 2, "memory", 4L << 30, "disk", 20L << 30));
         if (requireClean != null) body.put("require_clean_fingerprint", requireClean);
         return body;
     }
 
     @Test
     void setAtCreateChangedByPatchAndShown() {
-        assertThat(Fixtures.created(s.post("/v0/specs", spec("lab", null))).path("require_clean_fingerprint").asBoolean())
-                .as("defaults to false").isFalse();
+        assertThat(Fixtures.created(s.post("/v0/specs", spec("lab", null)))
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
+                .as("defaults to false")
+                .isFalse();
         JsonNode strict = Fixtures.created(s.post("/v0/specs", spec("bare metal", true)));
         assertThat(strict.path("require_clean_fingerprint").asBoolean()).isTrue();
-        assertThat(s.get("/v0/specs/bare-metal").json().path("require_clean_fingerprint").asBoolean()).isTrue();
+        assertThat(s.get("/v0/specs/bare-metal")
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
+                .isTrue();
 
-        assertThat(s.patch("/v0/specs/bare-metal", Map.of("name", "Bare metal")).json().path("require_clean_fingerprint").asBoolean())
-                .as("absent: unchanged").isTrue();
-        assertThat(s.patch("/v0/specs/bare-metal", Map.of("require_clean_fingerprint", false)).json().path("require_clean_fingerprint").asBoolean())
+        assertThat(s.patch("/v0/specs/bare-metal", Map.of("name", "Bare metal"))
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
+                .as("absent: unchanged")
+                .isTrue();
+        assertThat(s.patch("/v0/specs/bare-metal", Map.of("require_clean_fingerprint", false))
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
                 .isFalse();
-        assertThat(s.get("/v0/specs/bare-metal").json().path("require_clean_fingerprint").asBoolean()).isFalse();
-        assertThat(s.patch("/v0/specs/lab", Map.of("require_clean_fingerprint", true)).json().path("require_clean_fingerprint").asBoolean())
+        assertThat(s.get("/v0/specs/bare-metal")
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
+                .isFalse();
+        assertThat(s.patch("/v0/specs/lab", Map.of("require_clean_fingerprint", true))
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
                 .isTrue();
     }
 
@@ -57,7 +79,15 @@ class SpecFingerprintApiTest {
         assertField(s.post("/v0/specs", spec("bad", "yes")), 400, "invalid_json", "require_clean_fingerprint");
         assertThat(s.get("/v0/specs/bad").status()).isEqualTo(404);
         Fixtures.created(s.post("/v0/specs", spec("lab", true)));
-        assertField(s.patch("/v0/specs/lab", Map.of("require_clean_fingerprint", 0)), 400, "invalid_json", "require_clean_fingerprint");
-        assertThat(s.get("/v0/specs/lab").json().path("require_clean_fingerprint").asBoolean()).isTrue();
+        assertField(
+                s.patch("/v0/specs/lab", Map.of("require_clean_fingerprint", 0)),
+                400,
+                "invalid_json",
+                "require_clean_fingerprint");
+        assertThat(s.get("/v0/specs/lab")
+                        .json()
+                        .path("require_clean_fingerprint")
+                        .asBoolean())
+                .isTrue();
     }
 }

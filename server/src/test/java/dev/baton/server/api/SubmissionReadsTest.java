@@ -8,13 +8,12 @@ import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
 import dev.baton.server.http.TestServer;
 import dev.baton.server.store.Store;
-import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.testing.TestDatabases;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,15 +66,18 @@ class SubmissionReadsTest {
                 throw e.getCause();
             }
         });
-        server = BatonServer.builder(TestServer.config(dir, url)).clock(new MutableClock(Instant.parse("2026-01-01T00:00:00Z")))
-                .store(counting).start();
+        server = BatonServer.builder(TestServer.config(dir, url))
+                .clock(new MutableClock(Instant.parse("2026-01-01T00:00:00Z")))
+                .store(counting)
+                .start();
         admin = Files.readString(dir.resolve("admin-token")).strip();
     }
 
     JsonNode send(String method, String path, Object body, String bearer, int status) {
         try {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-                    .method(method, HttpRequest.BodyPublishers.ofString(Wire.encode(body))).header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                    .header("Content-Type", "application/json")
                     .header("Authorization", "Bearer " + bearer);
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
@@ -101,22 +103,45 @@ class SubmissionReadsTest {
     void aTokenHoldersSubmissionsReadTheirProjectOnceAndAreStillCheckedEachTime(String database) throws IOException {
         start(database);
         send("POST", "/v0/organizations", Map.of("name", "acme", "slug", "acme", "plan", "team"), admin, 201);
-        JsonNode web = send("POST", "/v0/projects", Map.of("name", "web", "slug", "web", "organization", "acme"), admin, 201);
+        JsonNode web =
+                send("POST", "/v0/projects", Map.of("name", "web", "slug", "web", "organization", "acme"), admin, 201);
         send("POST", "/v0/projects", Map.of("name", "other", "slug", "other", "organization", "acme"), admin, 201);
-        send("POST", "/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 1, "memory", 1L << 30,
-                "disk", 1L << 30), admin, 201);
+        send(
+                "POST",
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "small",
+                        "slug",
+                        "small",
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        1,
+                        "memory",
+                        1L << 30,
+                        "disk",
+                        1L << 30),
+                admin,
+                201);
         send("POST", "/v0/users", Map.of("name", "ann"), admin, 201);
         send("PUT", "/v0/projects/web/members/ann", Map.of("role", "submitter"), admin, 200);
-        String token = send("POST", "/v0/tokens", Map.of("user", "ann", "role", "submitter", "project", "web"), admin, 201)
-                .path("secret").asText();
+        String token = send(
+                        "POST", "/v0/tokens", Map.of("user", "ann", "role", "submitter", "project", "web"), admin, 201)
+                .path("secret")
+                .asText();
 
         int before = projectReads();
         send("POST", "/v0/run", run("web"), token, 201);
-        assertThat(projectReads() - before).as("the access check and validation share one read").isEqualTo(1);
+        assertThat(projectReads() - before)
+                .as("the access check and validation share one read")
+                .isEqualTo(1);
         send("POST", "/v0/run", run("web"), token, 201);
         send("POST", "/v0/run", run(web.path("uuid").asText()), token, 201);
         send("POST", "/v0/run", run("web"), admin, 201);
-        assertThat(projectReads() - before).as("then by slug from memory; by uuid read once").isEqualTo(2);
+        assertThat(projectReads() - before)
+                .as("then by slug from memory; by uuid read once")
+                .isEqualTo(2);
 
         // Access is decided on each request's memberships: a project known to this node but not
         // the caller's is refused as missing, and a removed membership counts at once.

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureDocTest {
     /** A class (`Store`), a class in a folder (`alerts/Judging`, `store/.../JdbcClaims`), or a method (`Store.createRun`). */
-    private static final Pattern CLASS = Pattern.compile("`(?:([a-z][a-z.]*(?:/\\.\\.\\.)?(?:/[a-z]+)*)/)?([A-Z][A-Za-z0-9]+)(?:\\.([a-z][A-Za-z0-9]*))?`");
+    private static final Pattern CLASS = Pattern.compile(
+            "`(?:([a-z][a-z.]*(?:/\\.\\.\\.)?(?:/[a-z]+)*)/)?([A-Z][A-Za-z0-9]+)(?:\\.([a-z][A-Za-z0-9]*))?`");
     /** A part of the store reached as a method (`alerts()`). */
     private static final Pattern STORE_PART = Pattern.compile("`([a-z][A-Za-z]*)\\(\\)`");
 
@@ -32,8 +33,10 @@ class ArchitectureDocTest {
     static void read() throws IOException {
         doc = Files.readString(Path.of("..", "docs", "architecture.md"));
         try (Stream<Path> all = Files.walk(Path.of(".."))) {
-            sources = all.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/")
-                    && !p.toString().contains("/target/")).toList();
+            sources = all.filter(p -> p.toString().endsWith(".java")
+                            && p.toString().contains("/src/")
+                            && !p.toString().contains("/target/"))
+                    .toList();
         }
     }
 
@@ -47,11 +50,15 @@ class ArchitectureDocTest {
             String folder = m.group(1);
             String type = m.group(2);
             String method = m.group(3);
-            List<Path> files = sources.stream().filter(p -> p.getFileName().toString().equals(type + ".java")).toList();
+            List<Path> files = sources.stream()
+                    .filter(p -> p.getFileName().toString().equals(type + ".java"))
+                    .toList();
             if (folder != null) {
                 String parent = folder.substring(folder.lastIndexOf('/') + 1);
                 if (!parent.equals("...") && !folder.endsWith("/...")) {
-                    files = files.stream().filter(p -> p.getParent().getFileName().toString().equals(parent)).toList();
+                    files = files.stream()
+                            .filter(p -> p.getParent().getFileName().toString().equals(parent))
+                            .toList();
                 }
             }
             if (files.isEmpty()) {
@@ -61,12 +68,16 @@ class ArchitectureDocTest {
             if (method != null && !anyDeclares(files, method)) missing.add(m.group() + " (no method " + method + ")");
         }
         assertThat(names).as("the doc names classes").isGreaterThan(50);
-        assertThat(missing).as("names in docs/architecture.md that the code does not have").isEmpty();
+        assertThat(missing)
+                .as("names in docs/architecture.md that the code does not have")
+                .isEmpty();
     }
 
     @Test
     void everyStorePartTheDocNamesIsAMethodOfTheStore() throws IOException {
-        List<Path> store = sources.stream().filter(p -> p.toString().endsWith("/dev/baton/server/store/Store.java")).toList();
+        List<Path> store = sources.stream()
+                .filter(p -> p.toString().endsWith("/dev/baton/server/store/Store.java"))
+                .toList();
         assertThat(store).hasSize(1);
         String text = Files.readString(store.get(0));
         Matcher m = STORE_PART.matcher(doc);
@@ -86,7 +97,8 @@ class ArchitectureDocTest {
         List<String> importing = new ArrayList<>();
         for (Path p : sources) {
             String path = p.toString().replace('\\', '/');
-            if (path.contains("/router/src/main/") && Files.readString(p).contains("dev.baton.runner.")) importing.add(path);
+            if (path.contains("/router/src/main/") && Files.readString(p).contains("dev.baton.runner."))
+                importing.add(path);
         }
         assertThat(sources).anyMatch(p -> p.toString().replace('\\', '/').contains("/channel-client/src/main/"));
         assertThat(importing).as("router classes that use the runner").isEmpty();
@@ -94,7 +106,9 @@ class ArchitectureDocTest {
 
     private static boolean anyDeclares(List<Path> files, String method) throws IOException {
         for (Path f : files) {
-            if (Pattern.compile("\\b" + method + "\\(").matcher(Files.readString(f)).find()) return true;
+            if (Pattern.compile("\\b" + method + "\\(")
+                    .matcher(Files.readString(f))
+                    .find()) return true;
         }
         return false;
     }

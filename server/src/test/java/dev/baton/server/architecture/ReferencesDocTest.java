@@ -20,13 +20,18 @@ class ReferencesDocTest {
     void everyCitedIssueIsListed() throws IOException {
         Set<String> cited = new TreeSet<>();
         try (Stream<Path> all = Files.walk(Path.of(".."))) {
-            for (Path p : all.filter(f -> f.toString().endsWith(".java") && !f.toString().contains("/target/")).toList()) {
+            for (Path p : all.filter(
+                            f -> f.toString().endsWith(".java") && !f.toString().contains("/target/"))
+                    .toList()) {
                 Matcher m = ISSUE.matcher(Files.readString(p));
                 while (m.find()) cited.add(m.group(1));
             }
         }
         String doc = Files.readString(Path.of("..", "docs", "references.md"));
         assertThat(cited).as("issues cited in the code").isNotEmpty();
-        assertThat(cited).allSatisfy(n -> assertThat(doc).as("docs/references.md lists issue " + n).contains("\n| " + n + " |"));
+        assertThat(cited)
+                .allSatisfy(n -> assertThat(doc)
+                        .as("docs/references.md lists issue " + n)
+                        .contains("\n| " + n + " |"));
     }
 }

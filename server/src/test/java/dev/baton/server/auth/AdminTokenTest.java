@@ -19,7 +19,8 @@ class AdminTokenTest {
         assertThat(first.file()).isEqualTo(file);
         String token = Files.readString(file).strip();
         assertThat(token).matches("baton_admin_[0-9a-f]{64}");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
         assertThat(first.matches(token)).isTrue();
         assertThat(first.toString()).doesNotContain(token);
 

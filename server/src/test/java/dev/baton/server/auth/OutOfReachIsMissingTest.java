@@ -44,13 +44,28 @@ class OutOfReachIsMissingTest {
     JsonNode document;
     /** Out of reach → missing, per scope kind and reference kind (slug, UUID). */
     final Map<String, Map<String, String>> probes = new LinkedHashMap<>();
+
     final Map<String, String> tokens = new LinkedHashMap<>();
 
     @BeforeEach
     void start() {
         server = new TestServer(dataDir);
         document = server.send("GET", "/v0/openapi.json", null, null).json();
-        ok(server.post("/v0/specs", Map.of("name", "s1", "slug", "s1", "architecture", "x86_64", "cpu", 1, "memory", 1L << 30, "disk", 1L << 30)));
+        ok(server.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "s1",
+                        "slug",
+                        "s1",
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        1,
+                        "memory",
+                        1L << 30,
+                        "disk",
+                        1L << 30)));
         ok(server.post("/v0/organizations", Map.of("name", "oa", "slug", "oa")));
         ok(server.post("/v0/projects", Map.of("name", "pa", "slug", "pa", "organization", "oa")));
         JsonNode ob = ok(server.post("/v0/organizations", Map.of("name", "ob", "slug", "ob")));
@@ -69,8 +84,12 @@ class OutOfReachIsMissingTest {
 
     private String token(String user, String member, String scope, String ref, String role) {
         ok(server.post("/v0/users", Map.of("name", user)));
-        assertThat(server.send("PUT", "/v0/" + member + "/members/" + user, Map.of("role", role), server.token).status()).isEqualTo(200);
-        return ok(server.post("/v0/tokens", Map.of("user", user, scope, ref, "role", role))).path("secret").asText();
+        assertThat(server.send("PUT", "/v0/" + member + "/members/" + user, Map.of("role", role), server.token)
+                        .status())
+                .isEqualTo(200);
+        return ok(server.post("/v0/tokens", Map.of("user", user, scope, ref, "role", role)))
+                .path("secret")
+                .asText();
     }
 
     private static JsonNode ok(TestServer.Response r) {
@@ -91,9 +110,16 @@ class OutOfReachIsMissingTest {
         Set<String> covered = new TreeSet<>();
         for (Case c : cases) covered.add(c.label());
         // The discovery itself must work: the routes of the report are among those found.
-        assertThat(covered).contains("GET /v0/projects/{project}/jobs", "PUT /v0/projects/{project}/members/{user}",
-                "PUT /v0/organizations/{organization}/members/{user}", "POST /v0/run body project", "POST /v0/tokens body project",
-                "POST /v0/tokens body organization", "POST /v0/schedules body run.project", "GET /v0/projects/{project}/jobs/{job}/logs");
+        assertThat(covered)
+                .contains(
+                        "GET /v0/projects/{project}/jobs",
+                        "PUT /v0/projects/{project}/members/{user}",
+                        "PUT /v0/organizations/{organization}/members/{user}",
+                        "POST /v0/run body project",
+                        "POST /v0/tokens body project",
+                        "POST /v0/tokens body organization",
+                        "POST /v0/schedules body run.project",
+                        "GET /v0/projects/{project}/jobs/{job}/logs");
 
         List<String> differences = new ArrayList<>();
         List<String> notRefusedFirst = new ArrayList<>();
@@ -108,24 +134,45 @@ class OutOfReachIsMissingTest {
                         TestServer.Response hidden = send(c, outOfReach, invalid, token.getValue());
                         TestServer.Response absent = send(c, missing, invalid, token.getValue());
                         compared++;
-                        String what = c.label() + (invalid ? " (invalid request)" : "") + " by " + token.getKey() + ", '" + outOfReach + "' vs '" + missing + "'";
-                        if (hidden.status() != absent.status() || !hidden.text().replace(outOfReach, missing).equals(absent.text())) {
-                            differences.add(what + ": " + hidden.status() + " " + hidden.text() + " <> " + absent.status() + " " + absent.text());
+                        String what = c.label() + (invalid ? " (invalid request)" : "") + " by " + token.getKey()
+                                + ", '" + outOfReach + "' vs '" + missing + "'";
+                        if (hidden.status() != absent.status()
+                                || !hidden.text().replace(outOfReach, missing).equals(absent.text())) {
+                            differences.add(what + ": " + hidden.status() + " " + hidden.text() + " <> "
+                                    + absent.status() + " " + absent.text());
                         }
-                        // Access is decided first: refused (404 as if missing; 403 on an admin-only route), never a 400 about the rest.
-                        if (hidden.status() != 404 && hidden.status() != 403) notRefusedFirst.add(what + ": " + hidden.status() + " " + hidden.text());
+                        // Access is decided first: refused (404 as if missing; 403 on an admin-only route), never a 400
+                        // about the rest.
+                        if (hidden.status() != 404 && hidden.status() != 403)
+                            notRefusedFirst.add(what + ": " + hidden.status() + " " + hidden.text());
                     }
                     // The same request by the admin, who reaches the project: the "invalid" variant is really invalid.
-                    if (invalid && server.send(c.method().toUpperCase(), path(c, outOfReach, true), body(c, outOfReach, true), server.token).status() == 400) {
+                    if (invalid
+                            && server.send(
+                                                    c.method().toUpperCase(),
+                                                    path(c, outOfReach, true),
+                                                    body(c, outOfReach, true),
+                                                    server.token)
+                                            .status()
+                                    == 400) {
                         invalidForAnAdmin.add(c.label());
                     }
                 }
             }
         }
-        assertThat(differences).as("answers that tell an existing project or organization out of reach from a missing one").isEmpty();
-        assertThat(notRefusedFirst).as("requests whose other faults were looked at before access").isEmpty();
-        assertThat(invalidForAnAdmin).contains("GET /v0/projects/{project}/jobs", "PUT /v0/projects/{project}/members/{user}",
-                "PUT /v0/organizations/{organization}/members/{user}", "POST /v0/run body project", "POST /v0/tokens body project");
+        assertThat(differences)
+                .as("answers that tell an existing project or organization out of reach from a missing one")
+                .isEmpty();
+        assertThat(notRefusedFirst)
+                .as("requests whose other faults were looked at before access")
+                .isEmpty();
+        assertThat(invalidForAnAdmin)
+                .contains(
+                        "GET /v0/projects/{project}/jobs",
+                        "PUT /v0/projects/{project}/members/{user}",
+                        "PUT /v0/organizations/{organization}/members/{user}",
+                        "POST /v0/run body project",
+                        "POST /v0/tokens body project");
         assertThat(compared).isGreaterThan(200);
     }
 
@@ -137,17 +184,25 @@ class OutOfReachIsMissingTest {
 
     private List<Case> cases() {
         List<Case> cases = new ArrayList<>();
-        for (Iterator<Map.Entry<String, JsonNode>> paths = document.path("paths").fields(); paths.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> paths =
+                        document.path("paths").fields();
+                paths.hasNext(); ) {
             Map.Entry<String, JsonNode> path = paths.next();
             if (!path.getKey().startsWith("/v0/")) continue;
             for (Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields(); ops.hasNext(); ) {
                 Map.Entry<String, JsonNode> op = ops.next();
                 if (!METHODS.contains(op.getKey())) continue;
                 for (String scope : SCOPES) {
-                    if (path.getKey().contains("{" + scope + "}")) cases.add(new Case(op.getKey(), path.getKey(), op.getValue(), scope, null));
+                    if (path.getKey().contains("{" + scope + "}"))
+                        cases.add(new Case(op.getKey(), path.getKey(), op.getValue(), scope, null));
                 }
-                JsonNode schema = op.getValue().path("requestBody").path("content").path("application/json").path("schema");
-                if (!schema.isMissingNode() && SCOPES.stream().noneMatch(s -> path.getKey().contains("{" + s + "}"))) {
+                JsonNode schema = op.getValue()
+                        .path("requestBody")
+                        .path("content")
+                        .path("application/json")
+                        .path("schema");
+                if (!schema.isMissingNode()
+                        && SCOPES.stream().noneMatch(s -> path.getKey().contains("{" + s + "}"))) {
                     for (List<String> field : scopeFields(schema, new ArrayList<>(), 0)) {
                         cases.add(new Case(op.getKey(), path.getKey(), op.getValue(), field.getLast(), field));
                     }
@@ -172,8 +227,10 @@ class OutOfReachIsMissingTest {
     }
 
     private JsonNode resolve(JsonNode schema) {
-        if (schema.has("$ref")) return resolve(document.at(schema.path("$ref").asText().substring(1)));
-        if (schema.has("allOf") && schema.path("allOf").size() == 1) return resolve(schema.path("allOf").get(0));
+        if (schema.has("$ref"))
+            return resolve(document.at(schema.path("$ref").asText().substring(1)));
+        if (schema.has("allOf") && schema.path("allOf").size() == 1)
+            return resolve(schema.path("allOf").get(0));
         return schema;
     }
 
@@ -197,12 +254,19 @@ class OutOfReachIsMissingTest {
             String name = param.path("name").asText();
             JsonNode type = resolve(param.path("schema"));
             switch (param.path("in").asText()) {
-                case "path" -> path = path.replace("{" + name + "}", name.equals(c.scope()) && c.bodyPath() == null ? encode(ref) : otherResource(name));
+                case "path" ->
+                    path = path.replace(
+                            "{" + name + "}",
+                            name.equals(c.scope()) && c.bodyPath() == null ? encode(ref) : otherResource(name));
                 case "query" -> {
                     String bad = invalid ? refusedValue(name, type) : null;
-                    if (bad != null) query.append(query.isEmpty() ? "?" : "&").append(name).append('=').append(encode(bad));
+                    if (bad != null)
+                        query.append(query.isEmpty() ? "?" : "&")
+                                .append(name)
+                                .append('=')
+                                .append(encode(bad));
                 }
-                default -> { }
+                default -> {}
             }
         }
         return path + query;
@@ -220,14 +284,19 @@ class OutOfReachIsMissingTest {
     private static String refusedValue(String name, JsonNode type) {
         if (type.has("enum")) return "not-a-" + name;
         return switch (type.path("type").asText()) {
-            case "integer" -> String.valueOf(type.has("minimum") ? type.path("minimum").asLong() - 1 : -1);
+            case "integer" ->
+                String.valueOf(type.has("minimum") ? type.path("minimum").asLong() - 1 : -1);
             case "boolean" -> "maybe";
             default -> null;
         };
     }
 
     private Object body(Case c, String ref, boolean invalid) {
-        JsonNode schema = c.operation().path("requestBody").path("content").path("application/json").path("schema");
+        JsonNode schema = c.operation()
+                .path("requestBody")
+                .path("content")
+                .path("application/json")
+                .path("schema");
         if (schema.isMissingNode()) return null;
         ObjectNode body = fill(schema, invalid);
         if (c.bodyPath() == null) return Wire.encode(body);
@@ -263,7 +332,8 @@ class OutOfReachIsMissingTest {
                 else if (required.contains(name) && kind.equals("string")) object.put(name, "");
             } else if (required.contains(name)) {
                 if (type.has("enum")) object.set(name, type.path("enum").get(0));
-                else if (kind.equals("integer")) object.put(name, type.has("minimum") ? type.path("minimum").asLong() : 1);
+                else if (kind.equals("integer"))
+                    object.put(name, type.has("minimum") ? type.path("minimum").asLong() : 1);
                 else if (kind.equals("string")) object.put(name, "x");
                 else if (kind.equals("object")) object.set(name, fill(type, false));
             }

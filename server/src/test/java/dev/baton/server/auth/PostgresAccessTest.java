@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Tag;
 class PostgresAccessTest extends AccessContract {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL access tests");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL access tests");
     }
 
     @Override

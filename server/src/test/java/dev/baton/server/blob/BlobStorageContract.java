@@ -128,7 +128,8 @@ abstract class BlobStorageContract {
         try (InputStream in = nodeB.blobs().open(digest, 5 * 1024 * 1024 + 7)) {
             byte[] tail = in.readAllBytes();
             assertThat(tail).hasSize(layer.length - (5 * 1024 * 1024 + 7));
-            assertThat(Digest.sha256(tail)).isEqualTo(Digest.sha256(java.util.Arrays.copyOfRange(layer, 5 * 1024 * 1024 + 7, layer.length)));
+            assertThat(Digest.sha256(tail))
+                    .isEqualTo(Digest.sha256(java.util.Arrays.copyOfRange(layer, 5 * 1024 * 1024 + 7, layer.length)));
         }
 
         // The same in two chunks from two nodes, the first a whole number of parts and then some.
@@ -196,10 +197,13 @@ abstract class BlobStorageContract {
         a.write("p/registry/img/_manifests/tags/v1", bytes("sha256:1"));
         a.write("p/registry/img/_manifests/tags/v1", bytes("sha256:1b"));
         a.write("p/registry/img/_manifests/revisions/sha256/ab", bytes("type"));
-        assertThat(b.read("p/registry/img/_manifests/tags/v1")).hasValueSatisfying(v -> assertThat(new String(v)).isEqualTo("sha256:1b"));
+        assertThat(b.read("p/registry/img/_manifests/tags/v1"))
+                .hasValueSatisfying(v -> assertThat(new String(v)).isEqualTo("sha256:1b"));
         assertThat(b.read("p/registry/img/_manifests/tags/v3")).isEmpty();
         assertThat(b.list("p/registry/img/_manifests/tags/")).containsExactly("v1", "v2");
-        assertThat(b.list("p/registry/img/_manifests/")).as("direct children only").isEmpty();
+        assertThat(b.list("p/registry/img/_manifests/"))
+                .as("direct children only")
+                .isEmpty();
         assertThat(b.list("p/registry/none/")).isEmpty();
         assertThat(b.anyUnder("p/registry/img/_manifests/")).isTrue();
         assertThat(b.anyUnder("p/registry/other/_manifests/")).isFalse();
@@ -220,22 +224,30 @@ abstract class BlobStorageContract {
         JobUuid job = JobUuid.random();
         OutputStore onA = new ObjectOutputStore(nodeA.objects());
         OutputStore onB = new ObjectOutputStore(nodeB.objects());
-        JobOutput accepted = new JobOutput(List.of(new IterationResult(0, "accepted", "err", Map.of("r.json", "{}"))), null);
+        JobOutput accepted =
+                new JobOutput(List.of(new IterationResult(0, "accepted", "err", Map.of("r.json", "{}"))), null);
         JobOutput late = new JobOutput(List.of(new IterationResult(0, "late", "", Map.of())), null);
 
         onB.put(project, job, 2, accepted);
-        byte[] stored = nodeA.objects().read(ObjectOutputStore.key(project, job, 2)).orElseThrow();
+        byte[] stored =
+                nodeA.objects().read(ObjectOutputStore.key(project, job, 2)).orElseThrow();
         onA.put(project, job, 1, late); // the late word of attempt 1, then refused
         onA.remove(project, job, 1);
-        assertThat(nodeB.objects().read(ObjectOutputStore.key(project, job, 2))).hasValueSatisfying(b -> assertThat(b).isEqualTo(stored));
+        assertThat(nodeB.objects().read(ObjectOutputStore.key(project, job, 2)))
+                .hasValueSatisfying(b -> assertThat(b).isEqualTo(stored));
         assertThat(onA.get(project, job, 2)).contains(accepted);
         assertThat(onA.get(project, job, 1)).isEmpty();
 
         JobUuid old = JobUuid.random();
-        nodeA.objects().write(ObjectOutputStore.legacyKey(project, old), Wire.mapper().writeValueAsBytes(accepted));
-        assertThat(onB.get(project, old, 1)).as("the old key, read for an attempt without its own").contains(accepted);
+        nodeA.objects()
+                .write(ObjectOutputStore.legacyKey(project, old), Wire.mapper().writeValueAsBytes(accepted));
+        assertThat(onB.get(project, old, 1))
+                .as("the old key, read for an attempt without its own")
+                .contains(accepted);
         onB.put(project, old, 2, late);
-        assertThat(onA.get(project, old, 2)).as("an attempt's own output comes first").contains(late);
+        assertThat(onA.get(project, old, 2))
+                .as("an attempt's own output comes first")
+                .contains(late);
     }
 
     /**
@@ -251,21 +263,37 @@ abstract class BlobStorageContract {
         JobOutput older = new JobOutput(List.of(new IterationResult(0, "v1", "", Map.of())), null);
         JobOutput legacy = new JobOutput(List.of(new IterationResult(0, "v0", "", Map.of())), null);
         JobOutput newer = new JobOutput(List.of(new IterationResult(0, "v2", "", Map.of())), null);
-        assertThat(ObjectOutputStore.v1Key(project, job, 1)).isEqualTo(project + "/output/v1/jobs/" + job + "/attempts/1");
+        assertThat(ObjectOutputStore.v1Key(project, job, 1))
+                .isEqualTo(project + "/output/v1/jobs/" + job + "/attempts/1");
 
-        nodeA.objects().write(ObjectOutputStore.legacyKey(project, job), Wire.mapper().writeValueAsBytes(legacy));
-        nodeA.objects().write(ObjectOutputStore.v1Key(project, job, 1), Wire.mapper().writeValueAsBytes(older));
-        nodeA.objects().write(ObjectOutputStore.v1Key(project, job, 2), Wire.mapper().writeValueAsBytes(older));
-        assertThat(onB.get(project, job, 1)).as("the v1 key before the job's old one").contains(older);
+        nodeA.objects()
+                .write(ObjectOutputStore.legacyKey(project, job), Wire.mapper().writeValueAsBytes(legacy));
+        nodeA.objects()
+                .write(ObjectOutputStore.v1Key(project, job, 1), Wire.mapper().writeValueAsBytes(older));
+        nodeA.objects()
+                .write(ObjectOutputStore.v1Key(project, job, 2), Wire.mapper().writeValueAsBytes(older));
+        assertThat(onB.get(project, job, 1))
+                .as("the v1 key before the job's old one")
+                .contains(older);
         onB.put(project, job, 2, newer);
         assertThat(onA.get(project, job, 2)).as("the v2 key before the v1 one").contains(newer);
 
         onB.remove(project, job, 1);
-        assertThat(nodeA.objects().exists(ObjectOutputStore.v1Key(project, job, 1))).as("v1 output removed").isFalse();
-        assertThat(onA.get(project, job, 1)).as("only the job's old output is left").contains(legacy);
+        assertThat(nodeA.objects().exists(ObjectOutputStore.v1Key(project, job, 1)))
+                .as("v1 output removed")
+                .isFalse();
+        assertThat(onA.get(project, job, 1))
+                .as("only the job's old output is left")
+                .contains(legacy);
         onA.remove(project, job, 2);
-        assertThat(nodeB.objects().exists(ObjectOutputStore.key(project, job, 2))).as("v2 output removed").isFalse();
-        assertThat(nodeB.objects().exists(ObjectOutputStore.v1Key(project, job, 2))).as("v1 output of the same attempt removed").isFalse();
-        assertThat(nodeA.objects().exists(ObjectOutputStore.legacyKey(project, job))).as("the job's old key is never removed").isTrue();
+        assertThat(nodeB.objects().exists(ObjectOutputStore.key(project, job, 2)))
+                .as("v2 output removed")
+                .isFalse();
+        assertThat(nodeB.objects().exists(ObjectOutputStore.v1Key(project, job, 2)))
+                .as("v1 output of the same attempt removed")
+                .isFalse();
+        assertThat(nodeA.objects().exists(ObjectOutputStore.legacyKey(project, job)))
+                .as("the job's old key is never removed")
+                .isTrue();
     }
 }

@@ -37,7 +37,10 @@ class DirectoryBlobStoreTest {
         try (InputStream in = store.open(digest, 6)) {
             assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("world");
         }
-        assertThat(Files.exists(root.resolve("blobs/sha256").resolve(digest.hex().substring(0, 2)).resolve(digest.hex()))).isTrue();
+        assertThat(Files.exists(root.resolve("blobs/sha256")
+                        .resolve(digest.hex().substring(0, 2))
+                        .resolve(digest.hex())))
+                .isTrue();
     }
 
     @Test

@@ -31,11 +31,13 @@ class FileObjectsTest {
         FileObjects objects = new FileObjects(root);
         objects.write("p/new/deeper/k", bytes("first"));
         objects.write("p/new/deeper/k", bytes("second"));
-        assertThat(objects.read("p/new/deeper/k")).hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("second"));
+        assertThat(objects.read("p/new/deeper/k"))
+                .hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("second"));
         for (Path dir : List.of(root.resolve("p"), root.resolve("p/new"), root.resolve("p/new/deeper"))) {
             assertThat(Files.getPosixFilePermissions(dir)).as(dir.toString()).isEqualTo(PrivateFiles.DIRECTORY);
         }
-        assertThat(Files.getPosixFilePermissions(root.resolve("p/new/deeper/k"))).isEqualTo(PrivateFiles.FILE);
+        assertThat(Files.getPosixFilePermissions(root.resolve("p/new/deeper/k")))
+                .isEqualTo(PrivateFiles.FILE);
         assertNoTemporaryFile();
     }
 
@@ -47,7 +49,8 @@ class FileObjectsTest {
         Set<Path> before = directories();
         objects.write("p/shard/b", bytes("b"));
         assertThat(directories()).as("no directory made").isEqualTo(before);
-        assertThat(objects.read("p/shard/b")).hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("b"));
+        assertThat(objects.read("p/shard/b"))
+                .hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("b"));
         assertThat(objects.list("p/shard")).containsExactly("a", "b");
         assertThat(Files.getPosixFilePermissions(root.resolve("p/shard/b"))).isEqualTo(PrivateFiles.FILE);
         assertThat(Files.getPosixFilePermissions(root.resolve("p/shard"))).isEqualTo(PrivateFiles.DIRECTORY);
@@ -60,7 +63,8 @@ class FileObjectsTest {
         FileObjects objects = new FileObjects(root);
         objects.write("p/taken/inside", bytes("x"));
         assertThatThrownBy(() -> objects.write("p/taken", bytes("y"))).isInstanceOf(IOException.class);
-        assertThat(objects.read("p/taken/inside")).hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("x"));
+        assertThat(objects.read("p/taken/inside"))
+                .hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("x"));
         assertNoTemporaryFile();
     }
 
@@ -86,7 +90,8 @@ class FileObjectsTest {
             pool.shutdownNow();
         }
         assertThat(objects.list("q/output/v2/ab")).hasSize(8);
-        assertThat(objects.read("q/output/v2/ab/job-5")).hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("attempt 5"));
+        assertThat(objects.read("q/output/v2/ab/job-5"))
+                .hasValueSatisfying(b -> assertThat(text(b)).isEqualTo("attempt 5"));
     }
 
     private void assertNoTemporaryFile() throws IOException {

@@ -40,12 +40,22 @@ class S3BlobStorageTest extends BlobStorageContract {
     @Test
     void keysFollowTheDirectoryLayoutUnderThePrefix() throws Exception {
         S3Location location = s3.freshLocation();
-        try (S3Bucket raw = S3Bucket.connect(new S3Location(location.endpoint(), location.region(), location.bucket(), "",
-                location.accessKeyId(), location.secretAccessKey(), true), S3Bucket.MIN_PART_SIZE);
+        try (S3Bucket raw = S3Bucket.connect(
+                        new S3Location(
+                                location.endpoint(),
+                                location.region(),
+                                location.bucket(),
+                                "",
+                                location.accessKeyId(),
+                                location.secretAccessKey(),
+                                true),
+                        S3Bucket.MIN_PART_SIZE);
                 BlobStorage storage = BlobStorage.s3(s3.bucket(location))) {
             Digest digest = Digest.sha256("layer".getBytes());
             storage.blobs().put(new ByteArrayInputStream("layer".getBytes()), digest, 100);
-            assertThat(raw.size(location.prefix() + "blobs/sha256/" + digest.hex().substring(0, 2) + "/" + digest.hex())).hasValue(5L);
+            assertThat(raw.size(
+                            location.prefix() + "blobs/sha256/" + digest.hex().substring(0, 2) + "/" + digest.hex()))
+                    .hasValue(5L);
         }
     }
 
@@ -55,10 +65,13 @@ class S3BlobStorageTest extends BlobStorageContract {
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
-        S3Location nowhere = new S3Location(URI.create("http://127.0.0.1:" + closedPort), "us-east-1", "baton", "", "k", "s", true);
+        S3Location nowhere =
+                new S3Location(URI.create("http://127.0.0.1:" + closedPort), "us-east-1", "baton", "", "k", "s", true);
         try (BlobStorage storage = BlobStorage.s3(S3Bucket.connect(nowhere, S3Bucket.MIN_PART_SIZE))) {
-            assertThatThrownBy(() -> storage.blobs().size(Digest.sha256(new byte[0]))).isInstanceOf(BlobStorageException.class);
-            assertThatThrownBy(() -> storage.objects().read("x")).isInstanceOf(BlobStorageException.class)
+            assertThatThrownBy(() -> storage.blobs().size(Digest.sha256(new byte[0])))
+                    .isInstanceOf(BlobStorageException.class);
+            assertThatThrownBy(() -> storage.objects().read("x"))
+                    .isInstanceOf(BlobStorageException.class)
                     .hasMessageContaining("S3 bucket baton");
         }
     }

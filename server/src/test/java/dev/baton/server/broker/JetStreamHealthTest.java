@@ -72,7 +72,9 @@ class JetStreamHealthTest {
 
     @BeforeAll
     static void requireNats() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
     }
 
     @BeforeEach
@@ -92,20 +94,34 @@ class JetStreamHealthTest {
 
     /** The server of transport A on {@code nats}, as {@code natsUrl} (with or without userinfo) and {@code credentials} say. */
     void startBaton(String natsUrl, String credentials) {
-        server = new ChannelFixture(null, dataDir, c -> c.toBuilder()
-                .broker(new BrokerSettings(natsUrl, "websocket", Set.of("x86-small"), Duration.ofSeconds(120), credentials)).build());
+        server = new ChannelFixture(
+                null,
+                dataDir,
+                c -> c.toBuilder()
+                        .broker(new BrokerSettings(
+                                natsUrl, "websocket", Set.of("x86-small"), Duration.ofSeconds(120), credentials))
+                        .build());
         spec = server.spec("x86 small");
         metrics = new BatonMetrics();
-        transport = new NatsLeaseTransport(server.config, server.store, server.clock, server.channel(),
-                (pull, now) -> "pull-token-for-" + pull.project(), metrics, null);
+        transport = new NatsLeaseTransport(
+                server.config,
+                server.store,
+                server.clock,
+                server.channel(),
+                (pull, now) -> "pull-token-for-" + pull.project(),
+                metrics,
+                null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);
         http = Javalin.create(cfg -> {
-            new ErrorHandling().addRoutes(cfg);
-            health.addRoutes(cfg);
-            transport.addRoutes(cfg);
-        }).start("127.0.0.1", 0);
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+                    new ErrorHandling().addRoutes(cfg);
+                    health.addRoutes(cfg);
+                    transport.addRoutes(cfg);
+                })
+                .start("127.0.0.1", 0);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> transport.broker().connected());
     }
 
     String passwordUrl() {
@@ -113,9 +129,14 @@ class JetStreamHealthTest {
     }
 
     JsonNode broker() throws Exception {
-        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/ready")).GET().build(),
+        HttpResponse<String> r = web.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/ready"))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as("the broker never makes the node unready (decision 0025): " + r.body()).isEqualTo(200);
+        assertThat(r.statusCode())
+                .as("the broker never makes the node unready (decision 0025): " + r.body())
+                .isEqualTo(200);
         return Wire.mapper().readTree(r.body()).get("broker");
     }
 
@@ -126,13 +147,19 @@ class JetStreamHealthTest {
     }
 
     List<String> warnings() {
-        return logs.list.stream().filter(e -> e.getLevel() == Level.WARN && e.getLoggerName().startsWith("dev.baton"))
-                .map(ILoggingEvent::getFormattedMessage).toList();
+        return logs.list.stream()
+                .filter(e -> e.getLevel() == Level.WARN && e.getLoggerName().startsWith("dev.baton"))
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
     }
 
     JsonNode pullOne(Connection client) throws Exception {
-        JetStreamSubscription sub = client.jetStream().subscribe(NatsBroker.leaseSubject("x86-small"),
-                PullSubscribeOptions.builder().stream(NatsBroker.STREAM).durable(NatsBroker.consumer("x86-small")).build());
+        JetStreamSubscription sub = client.jetStream()
+                .subscribe(
+                        NatsBroker.leaseSubject("x86-small"),
+                        PullSubscribeOptions.builder().stream(NatsBroker.STREAM)
+                                .durable(NatsBroker.consumer("x86-small"))
+                                .build());
         List<Message> got = sub.fetch(1, Duration.ofSeconds(10));
         assertThat(got).as("an offer on the spec's queue").hasSize(1);
         got.getFirst().ack();
@@ -140,7 +167,10 @@ class JetStreamHealthTest {
     }
 
     Connection client() throws Exception {
-        return Nats.connect(new Options.Builder().server(nats.url()).userInfo("test", "test").build());
+        return Nats.connect(new Options.Builder()
+                .server(nats.url())
+                .userInfo("test", "test")
+                .build());
     }
 
     @Test
@@ -154,19 +184,25 @@ class JetStreamHealthTest {
         // A runner's specs changed: the user block is written again and nats-server reloaded, as the docs say.
         nats.reload();
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> nats.log().contains("JetStream Shutdown"));
-        assertThat(broker().get("connected").asBoolean()).as("the connection alone still looks fine").isTrue();
+        assertThat(broker().get("connected").asBoolean())
+                .as("the connection alone still looks fine")
+                .isTrue();
 
         Job job = server.submit(spec);
         for (int i = 0; i < 5; i++) {
             assertThat(transport.pump()).as("nothing can be published").isZero();
             server.clock.advance(Duration.ofSeconds(10));
         }
-        assertThat(server.store.leaseOffers().unpublished(10)).singleElement().satisfies(o -> assertThat(o.job()).isEqualTo(job.uuid()));
+        assertThat(server.store.leaseOffers().unpublished(10))
+                .singleElement()
+                .satisfies(o -> assertThat(o.job()).isEqualTo(job.uuid()));
         JsonNode broker = broker();
         assertThat(broker.get("jetstream").asText()).as(broker.toString()).isEqualTo("unavailable");
         assertThat(broker.get("jetstream_error").asText()).isNotBlank();
         assertThat(jetStreamGauge()).isEqualTo(0.0);
-        assertThat(warnings()).as("one WARN for the first minute of failing rounds, not one per round").hasSize(1)
+        assertThat(warnings())
+                .as("one WARN for the first minute of failing rounds, not one per round")
+                .hasSize(1)
                 .allSatisfy(w -> assertThat(w).contains("cannot be published").contains("JetStream"));
 
         server.clock.advance(Duration.ofSeconds(15));
@@ -179,15 +215,20 @@ class JetStreamHealthTest {
         nats = new NatsServerProcess(dataDir.resolve("nats"), NatsServerProcess.JetStreamIn.CONFIG_FILE, SERVER_USER);
         startBaton(passwordUrl(), null);
         transport.pump();
-        nats.rewrite(SERVER_USER.replace("{ user: \"test\", password: \"test\" }", "{ user: \"test\", password: \"test\" }\n    { user: \"x\", password: \"y\" }"));
+        nats.rewrite(SERVER_USER.replace(
+                "{ user: \"test\", password: \"test\" }",
+                "{ user: \"test\", password: \"test\" }\n    { user: \"x\", password: \"y\" }"));
         nats.reload();
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> nats.log().contains("Reloaded server configuration"));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> nats.log().contains("Reloaded server configuration"));
 
         Job job = server.submit(spec);
         server.clock.advance(Duration.ofSeconds(10));
         transport.pump();
         try (Connection client = client()) {
-            assertThat(pullOne(client).get("job_id").asText()).isEqualTo(job.uuid().toString());
+            assertThat(pullOne(client).get("job_id").asText())
+                    .isEqualTo(job.uuid().toString());
         }
         assertThat(nats.log()).doesNotContain("JetStream Shutdown");
         assertThat(broker().get("jetstream").asText()).isEqualTo("available");
@@ -199,7 +240,9 @@ class JetStreamHealthTest {
         nats = new NatsServerProcess(dataDir.resolve("nats"), NatsServerProcess.JetStreamIn.CONFIG_FILE, SERVER_USER);
         startBaton(passwordUrl(), null);
         transport.pump();
-        assertThat(logs.list).as("transport A's start is logged").anyMatch(e -> e.getFormattedMessage().contains("leases offered on NATS"));
+        assertThat(logs.list)
+                .as("transport A's start is logged")
+                .anyMatch(e -> e.getFormattedMessage().contains("leases offered on NATS"));
         assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().contains("s3cret-pw"));
         assertThat(server.config.broker().toString()).doesNotContain("s3cret-pw");
     }
@@ -209,14 +252,19 @@ class JetStreamHealthTest {
         NKey key = NKey.createUser(new SecureRandom());
         Path seed = dataDir.resolve("baton-server.nk");
         Files.writeString(seed, new String(key.getSeed()) + "\n");
-        nats = new NatsServerProcess(dataDir.resolve("nats"), NatsServerProcess.JetStreamIn.CONFIG_FILE, "authorization {\n  users = [\n"
-                + "    { nkey: \"" + new String(key.getPublicKey()) + "\", permissions: { publish: [\">\"], subscribe: [\">\"] } }\n"
-                + "    { user: \"test\", password: \"test\" }\n  ]\n}\n");
+        nats = new NatsServerProcess(
+                dataDir.resolve("nats"),
+                NatsServerProcess.JetStreamIn.CONFIG_FILE,
+                "authorization {\n  users = [\n"
+                        + "    { nkey: \"" + new String(key.getPublicKey())
+                        + "\", permissions: { publish: [\">\"], subscribe: [\">\"] } }\n"
+                        + "    { user: \"test\", password: \"test\" }\n  ]\n}\n");
         startBaton(nats.url(), seed.toString());
         Job job = server.submit(spec);
         transport.pump();
         try (Connection client = client()) {
-            assertThat(pullOne(client).get("job_id").asText()).isEqualTo(job.uuid().toString());
+            assertThat(pullOne(client).get("job_id").asText())
+                    .isEqualTo(job.uuid().toString());
         }
         assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().contains(new String(key.getSeed())));
     }

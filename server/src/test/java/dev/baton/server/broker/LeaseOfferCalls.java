@@ -23,14 +23,20 @@ final class LeaseOfferCalls {
 
     LeaseOfferCalls(Store real) {
         LeaseOffers offers = real.leaseOffers();
-        LeaseOffers recorded = (LeaseOffers) Proxy.newProxyInstance(LeaseOffers.class.getClassLoader(), new Class<?>[] {LeaseOffers.class},
+        LeaseOffers recorded = (LeaseOffers) Proxy.newProxyInstance(
+                LeaseOffers.class.getClassLoader(),
+                new Class<?>[] {LeaseOffers.class},
                 forwarding(offers, (method, args) -> {
                     int size = -1;
-                    for (Object a : args == null ? new Object[0] : args) if (a instanceof Collection<?> c) size = c.size();
+                    for (Object a : args == null ? new Object[0] : args)
+                        if (a instanceof Collection<?> c) size = c.size();
                     calls.add(new Call(method, size));
                 }));
-        this.store = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
-                (proxy, method, args) -> method.getName().equals("leaseOffers") && method.getParameterCount() == 0 ? recorded
+        this.store = (Store) Proxy.newProxyInstance(
+                Store.class.getClassLoader(),
+                new Class<?>[] {Store.class},
+                (proxy, method, args) -> method.getName().equals("leaseOffers") && method.getParameterCount() == 0
+                        ? recorded
                         : invoke(real, method, args));
     }
 

@@ -68,24 +68,38 @@ abstract class NatsLeasesContract {
 
     @BeforeAll
     static void requireNats() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
     }
 
     @BeforeEach
     void start() throws Exception {
         nats = new NatsServerProcess(dataDir.resolve("nats"));
-        server = new ChannelFixture(databaseUrl(dataDir), dataDir, c -> c.toBuilder()
-                .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
+        server = new ChannelFixture(
+                databaseUrl(dataDir),
+                dataDir,
+                c -> c.toBuilder()
+                        .broker(new BrokerSettings(
+                                nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120)))
+                        .build());
         spec = server.spec("x86 small");
-        transport = new NatsLeaseTransport(server.config, server.store, server.clock, server.channel(),
-                (pull, now) -> "pull-token-for-" + pull.project(), new BatonMetrics(), null);
+        transport = new NatsLeaseTransport(
+                server.config,
+                server.store,
+                server.clock,
+                server.channel(),
+                (pull, now) -> "pull-token-for-" + pull.project(),
+                new BatonMetrics(),
+                null);
         var health = new dev.baton.server.http.HealthRoutes(server.store);
         health.report(transport);
         http = Javalin.create(cfg -> {
-            new ErrorHandling().addRoutes(cfg);
-            health.addRoutes(cfg);
-            transport.addRoutes(cfg);
-        }).start("127.0.0.1", 0);
+                    new ErrorHandling().addRoutes(cfg);
+                    health.addRoutes(cfg);
+                    transport.addRoutes(cfg);
+                })
+                .start("127.0.0.1", 0);
         client = Nats.connect(nats.url());
     }
 
@@ -103,8 +117,14 @@ abstract class NatsLeasesContract {
     /** The spec's shared pull consumer (a work-queue stream allows one consumer per subject). */
     JetStreamSubscription pull() throws Exception {
         JetStream js = client.jetStream();
-        return js.subscribe(NatsBroker.leaseSubject("x86-small"), PullSubscribeOptions.builder().durable("baton-x86-small")
-                .configuration(ConsumerConfiguration.builder().ackWait(Duration.ofSeconds(30)).build()).build());
+        return js.subscribe(
+                NatsBroker.leaseSubject("x86-small"),
+                PullSubscribeOptions.builder()
+                        .durable("baton-x86-small")
+                        .configuration(ConsumerConfiguration.builder()
+                                .ackWait(Duration.ofSeconds(30))
+                                .build())
+                        .build());
     }
 
     Message next(JetStreamSubscription sub) {
@@ -118,34 +138,94 @@ abstract class NatsLeasesContract {
     }
 
     JsonNode post(ChannelFixture.RunnerHandle runner, String what, Map<String, Object> body) throws Exception {
-        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
-                        + runner.runner().slug().value() + "/leases/" + what))
-                .header("Authorization", "Bearer " + runner.key()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = web.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
+                                + runner.runner().slug().value() + "/leases/" + what))
+                        .header("Authorization", "Bearer " + runner.key())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         JsonNode answer = Wire.mapper().readTree(r.body());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return answer;
     }
 
     JsonNode ack(ChannelFixture.RunnerHandle runner, String lease, String job) throws Exception {
-        return post(runner, "ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "accepted_at", server.clock.instant().toString()));
+        return post(
+                runner,
+                "ack",
+                Map.of(
+                        "type",
+                        "AckLease",
+                        "job_id",
+                        job,
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "accepted_at",
+                        server.clock.instant().toString()));
     }
 
     JsonNode heartbeat(ChannelFixture.RunnerHandle runner, String lease) throws Exception {
-        return post(runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "progress", Map.of("percent", 50, "message", "halfway"), "ts", server.clock.instant().toString()));
+        return post(
+                runner,
+                "heartbeat",
+                Map.of(
+                        "type",
+                        "Heartbeat",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "progress",
+                        Map.of("percent", 50, "message", "halfway"),
+                        "ts",
+                        server.clock.instant().toString()));
     }
 
     JsonNode complete(ChannelFixture.RunnerHandle runner, String lease, String status, int exit) throws Exception {
-        return post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "status", status, "exit_code", exit, "summary", "done",
-                "results", List.of(Map.of("exit_code", exit, "stdout", "{\"sort\":{\"latency\":{\"value\":1.5}}}", "stderr", ""))));
+        return post(
+                runner,
+                "complete",
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "status",
+                        status,
+                        "exit_code",
+                        exit,
+                        "summary",
+                        "done",
+                        "results",
+                        List.of(Map.of(
+                                "exit_code",
+                                exit,
+                                "stdout",
+                                "{\"sort\":{\"latency\":{\"value\":1.5}}}",
+                                "stderr",
+                                ""))));
     }
 
     JsonNode failed(ChannelFixture.RunnerHandle runner, String lease, Integer exit, String failure) throws Exception {
-        Map<String, Object> body = new LinkedHashMap<>(Map.of("type", "Complete", "lease_id", lease,
-                "runner_id", runner.runner().slug().value(), "status", "FAILED", "summary", "failed: " + failure, "failure", failure));
+        Map<String, Object> body = new LinkedHashMap<>(Map.of(
+                "type",
+                "Complete",
+                "lease_id",
+                lease,
+                "runner_id",
+                runner.runner().slug().value(),
+                "status",
+                "FAILED",
+                "summary",
+                "failed: " + failure,
+                "failure",
+                failure));
         if (exit != null) {
             body.put("exit_code", exit);
             body.put("results", List.of(Map.of("exit_code", exit, "stdout", "", "stderr", "")));
@@ -166,7 +246,8 @@ abstract class NatsLeasesContract {
         first.ack();
         String lease = json(first).get("lease_id").asText();
         ack(runner, lease, job.uuid().toString());
-        assertThat(failed(runner, lease, null, "pull_failed").get("type").asText()).isEqualTo("CompleteAck");
+        assertThat(failed(runner, lease, null, "pull_failed").get("type").asText())
+                .isEqualTo("CompleteAck");
         assertThat(server.job(job).status()).as("the machine's fault: retried").isEqualTo(JobStatus.PENDING);
 
         transport.pump();
@@ -175,17 +256,21 @@ abstract class NatsLeasesContract {
         String again = json(second).get("lease_id").asText();
         ack(runner, again, job.uuid().toString());
         failed(runner, again, 1, "exit_code");
-        assertThat(server.job(job).status()).as("the benchmark's own failure is signal").isEqualTo(JobStatus.FAILED);
-        assertThat(server.store.runs().attemptEnds(server.job(job).id())).containsExactly(
-                Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
-                Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
+        assertThat(server.job(job).status())
+                .as("the benchmark's own failure is signal")
+                .isEqualTo(JobStatus.FAILED);
+        assertThat(server.store.runs().attemptEnds(server.job(job).id()))
+                .containsExactly(
+                        Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
+                        Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
     }
 
     @Test
     void anExpiredLeaseIsARunnerLostAndRetriedOnlyWhenRetryOnListsIt() throws Exception {
         transport.broker().ensureStream();
         JetStreamSubscription sub = pull();
-        Job job = server.submit(spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
+        Job job = server.submit(
+                spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
         var runner = server.runner(spec);
         Message m = next(sub);
         m.ack();
@@ -203,7 +288,9 @@ abstract class NatsLeasesContract {
     void aJobGoesFromTheOutboxThroughTheQueueToCompletion() throws Exception {
         Job job = server.submit(spec);
         transport.pump();
-        assertThat(server.store.leaseOffers().unpublished(10)).as("the offer left the outbox").isEmpty();
+        assertThat(server.store.leaseOffers().unpublished(10))
+                .as("the offer left the outbox")
+                .isEmpty();
         JetStreamSubscription sub = pull();
         Message m = next(sub);
         JsonNode granted = json(m);
@@ -224,8 +311,20 @@ abstract class NatsLeasesContract {
         assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
         assertThat(server.job(job).runnerId()).isEqualTo(runner.runner().id());
         // Issue 41: all transport A knows of the machine is the address its AckLease came from.
-        assertThat(server.store.runners().attemptMachines(server.job(job).id()).get(1).host().address()).isEqualTo("127.0.0.1");
-        assertThat(server.store.runners().latestMachine(runner.runner().id()).orElseThrow().host().version()).isNull();
+        assertThat(server.store
+                        .runners()
+                        .attemptMachines(server.job(job).id())
+                        .get(1)
+                        .host()
+                        .address())
+                .isEqualTo("127.0.0.1");
+        assertThat(server.store
+                        .runners()
+                        .latestMachine(runner.runner().id())
+                        .orElseThrow()
+                        .host()
+                        .version())
+                .isNull();
 
         server.clock.advance(Duration.ofSeconds(20));
         JsonNode hb = heartbeat(runner, lease);
@@ -247,29 +346,43 @@ abstract class NatsLeasesContract {
         List<Job> jobs = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) jobs.add(server.submit(spec));
         LeaseOfferCalls calls = new LeaseOfferCalls(server.store);
-        transport = new NatsLeaseTransport(server.config, calls.store(), server.clock, server.channel(),
-                (pull, now) -> "pull-token-for-" + pull.project(), new BatonMetrics(), null);
+        transport = new NatsLeaseTransport(
+                server.config,
+                calls.store(),
+                server.clock,
+                server.channel(),
+                (pull, now) -> "pull-token-for-" + pull.project(),
+                new BatonMetrics(),
+                null);
 
         assertThat(transport.pump()).as("one round publishes the five").isEqualTo(5);
-        assertThat(calls.of("grant")).as("one transaction writes the five offers").hasSize(1);
-        assertThat(calls.of("markPublished")).as("one transaction marks all five published").singleElement()
+        assertThat(calls.of("grant"))
+                .as("one transaction writes the five offers")
+                .hasSize(1);
+        assertThat(calls.of("markPublished"))
+                .as("one transaction marks all five published")
+                .singleElement()
                 .satisfies(c -> assertThat(c.size()).isEqualTo(5));
         assertThat(calls.of("releaseClaims")).as("the stream stored every one").isEmpty();
         assertThat(server.store.leaseOffers().unpublished(10)).isEmpty();
 
         List<Message> got = pull().fetch(10, Duration.ofSeconds(5));
         assertThat(got.stream().map(m -> {
-            try {
-                return json(m).get("job_id").asText();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        })).as("each offer once on the queue").containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.uuid().toString()).toList());
+                    try {
+                        return json(m).get("job_id").asText();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }))
+                .as("each offer once on the queue")
+                .containsExactlyInAnyOrderElementsOf(
+                        jobs.stream().map(j -> j.uuid().toString()).toList());
     }
 
     @Test
     void aSubmittedJobIsOfferedAtOnceWithoutATimedRound() throws Exception {
-        // No fallback round runs in this test and the clock stands still: only the submission's wake-up can offer the job.
+        // No fallback round runs in this test and the clock stands still: only the submission's wake-up can offer the
+        // job.
         transport.broker().ensureStream();
         JetStreamSubscription sub = pull();
         Job job = server.submit(spec);
@@ -281,12 +394,18 @@ abstract class NatsLeasesContract {
     void aJobThatRequiresLabelsIsNotOfferedOnTheQueueWhoseRunnersShowNone() throws Exception {
         transport.broker().ensureStream();
         JetStreamSubscription sub = pull();
-        Job labelled = server.submit(spec, new dev.baton.server.store.JobLabels(java.util.Map.of("disk", "nvme"), java.util.Map.of()));
+        Job labelled = server.submit(
+                spec, new dev.baton.server.store.JobLabels(java.util.Map.of("disk", "nvme"), java.util.Map.of()));
         Job plain = server.submit(spec);
         JsonNode granted = json(next(sub));
-        assertThat(granted.get("job_id").asText()).as("only the job any runner of the spec may take").isEqualTo(plain.uuid().toString());
-        assertThat(sub.fetch(1, Duration.ofSeconds(1))).as("the labelled job waits for a runner that shows its labels").isEmpty();
-        assertThat(server.store.runs().findJob(labelled.uuid()).orElseThrow().status()).isEqualTo(dev.baton.protocol.job.JobStatus.PENDING);
+        assertThat(granted.get("job_id").asText())
+                .as("only the job any runner of the spec may take")
+                .isEqualTo(plain.uuid().toString());
+        assertThat(sub.fetch(1, Duration.ofSeconds(1)))
+                .as("the labelled job waits for a runner that shows its labels")
+                .isEmpty();
+        assertThat(server.store.runs().findJob(labelled.uuid()).orElseThrow().status())
+                .isEqualTo(dev.baton.protocol.job.JobStatus.PENDING);
     }
 
     @Test
@@ -309,8 +428,12 @@ abstract class NatsLeasesContract {
     @Test
     void aRunnerLearnsWhereToPullAndTheServerMadeTheConsumer() throws Exception {
         var runner = server.runner(spec);
-        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
-                + runner.runner().slug().value() + "/leases/subjects")).header("Authorization", "Bearer " + runner.key()).GET().build(),
+        HttpResponse<String> r = web.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
+                                + runner.runner().slug().value() + "/leases/subjects"))
+                        .header("Authorization", "Bearer " + runner.key())
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         JsonNode subjects = Wire.mapper().readTree(r.body());
@@ -318,14 +441,19 @@ abstract class NatsLeasesContract {
         assertThat(subjects.get("stream").asText()).isEqualTo(NatsBroker.STREAM);
         assertThat(subjects.at("/specs/0/subject").asText()).isEqualTo("baton.leases.x86-small");
         assertThat(subjects.at("/specs/0/consumer").asText()).isEqualTo("baton-x86-small");
-        assertThat(subjects.get("control_subject").asText()).isEqualTo(NatsBroker.controlSubject(runner.runner().slug().value()));
-        assertThat(subjects.get("inbox_prefix").asText()).as("the only inbox its NATS user may read").isEqualTo("_INBOX_baton." + runner.runner().slug().value());
+        assertThat(subjects.get("control_subject").asText())
+                .isEqualTo(NatsBroker.controlSubject(runner.runner().slug().value()));
+        assertThat(subjects.get("inbox_prefix").asText())
+                .as("the only inbox its NATS user may read")
+                .isEqualTo("_INBOX_baton." + runner.runner().slug().value());
 
         server.submit(spec);
         transport.pump();
         // A runner that may not create consumers (docs/operations.md) binds to the one the server made.
-        JetStreamSubscription sub = client.jetStream().subscribe(NatsBroker.leaseSubject("x86-small"),
-                PullSubscribeOptions.bind(NatsBroker.STREAM, "baton-x86-small"));
+        JetStreamSubscription sub = client.jetStream()
+                .subscribe(
+                        NatsBroker.leaseSubject("x86-small"),
+                        PullSubscribeOptions.bind(NatsBroker.STREAM, "baton-x86-small"));
         assertThat(json(next(sub)).get("type").asText()).isEqualTo("LeaseGranted");
     }
 
@@ -337,7 +465,8 @@ abstract class NatsLeasesContract {
         Message first = next(sub);
         first.nak(); // the broker delivers it again: at-least-once
         Message second = next(sub);
-        assertThat(json(second).get("lease_id").asText()).isEqualTo(json(first).get("lease_id").asText());
+        assertThat(json(second).get("lease_id").asText())
+                .isEqualTo(json(first).get("lease_id").asText());
         second.ack();
         String lease = json(first).get("lease_id").asText();
 
@@ -352,7 +481,9 @@ abstract class NatsLeasesContract {
         Job now = server.job(job);
         assertThat(now.status()).isEqualTo(JobStatus.RUNNING);
         assertThat(now.runnerId()).isEqualTo(a.runner().id());
-        assertThat(server.store.runs().attempts(now.id())).singleElement().satisfies(at -> assertThat(at.runnerId()).isEqualTo(a.runner().id()));
+        assertThat(server.store.runs().attempts(now.id()))
+                .singleElement()
+                .satisfies(at -> assertThat(at.runnerId()).isEqualTo(a.runner().id()));
     }
 
     @Test
@@ -373,9 +504,14 @@ abstract class NatsLeasesContract {
         var runner = server.runner(spec);
         JsonNode late = ack(runner, old, job.uuid().toString());
         assertThat(late.get("reason").asText()).isEqualTo("LEASE_REVOKED");
-        assertThat(server.job(job).status()).as("a revoked lease changes nothing").isEqualTo(JobStatus.PENDING);
-        assertThat(ack(runner, fresh, job.uuid().toString()).get("type").asText()).isEqualTo("LeaseAccepted");
-        assertThat(server.job(job).requeues()).as("an offer nobody took is no requeue").isZero();
+        assertThat(server.job(job).status())
+                .as("a revoked lease changes nothing")
+                .isEqualTo(JobStatus.PENDING);
+        assertThat(ack(runner, fresh, job.uuid().toString()).get("type").asText())
+                .isEqualTo("LeaseAccepted");
+        assertThat(server.job(job).requeues())
+                .as("an offer nobody took is no requeue")
+                .isZero();
     }
 
     @Test
@@ -394,7 +530,8 @@ abstract class NatsLeasesContract {
         transport.pump();
         Job after = server.job(job);
         assertThat(after.status()).as("back in the queue as a new attempt").isEqualTo(JobStatus.PENDING);
-        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
+        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome())
+                .isEqualTo(AttemptOutcome.LOST);
         Message reoffered = next(sub);
         assertThat(json(reoffered).get("lease_id").asText()).isNotEqualTo(lease);
 
@@ -418,7 +555,9 @@ abstract class NatsLeasesContract {
         server.clock.advance(Duration.ofSeconds(121));
         JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
         assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
-        assertThat(server.job(job).status()).as("it had started: runner lost, not retried by default").isEqualTo(JobStatus.FAILED);
+        assertThat(server.job(job).status())
+                .as("it had started: runner lost, not retried by default")
+                .isEqualTo(JobStatus.FAILED);
     }
 
     @Test
@@ -429,7 +568,8 @@ abstract class NatsLeasesContract {
         m.ack();
         String lease = json(m).get("lease_id").asText();
         var runner = server.runner(spec);
-        Subscription control = client.subscribe(NatsBroker.controlSubject(runner.runner().slug().value()));
+        Subscription control = client.subscribe(
+                NatsBroker.controlSubject(runner.runner().slug().value()));
         client.flush(Duration.ofSeconds(5));
         ack(runner, lease, job.uuid().toString());
 
@@ -445,8 +585,22 @@ abstract class NatsLeasesContract {
         assertThat(hb.get("cancel_requested").asBoolean()).isTrue();
         assertThat(hb.get("cancel_deadline_seconds").asLong()).isEqualTo(30);
 
-        JsonNode acked = post(runner, "cancel-ack", Map.of("type", "CancelAck", "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "final_status", "CANCELED", "ts", server.clock.instant().toString(), "summary", "stopped"));
+        JsonNode acked = post(
+                runner,
+                "cancel-ack",
+                Map.of(
+                        "type",
+                        "CancelAck",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "final_status",
+                        "CANCELED",
+                        "ts",
+                        server.clock.instant().toString(),
+                        "summary",
+                        "stopped"));
         assertThat(acked.get("accepted").asBoolean()).isTrue();
         assertThat(server.job(job).status()).isEqualTo(JobStatus.CANCELED);
     }
@@ -478,18 +632,35 @@ abstract class NatsLeasesContract {
         Message m = next(sub);
         m.ack();
         String lease = json(m).get("lease_id").asText();
-        assertThat(ack(runner, lease, job.uuid().toString()).get("type").asText()).isEqualTo("LeaseAccepted");
+        assertThat(ack(runner, lease, job.uuid().toString()).get("type").asText())
+                .isEqualTo("LeaseAccepted");
         return lease;
     }
 
     java.util.Optional<dev.baton.protocol.model.JobOutput> output(Job job, int attempt) {
-        return server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
+        return server.outputs.get(
+                server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), attempt);
     }
 
     JsonNode cancelAck(ChannelFixture.RunnerHandle runner, String lease, String stdout) throws Exception {
-        return post(runner, "cancel-ack", Map.of("type", "CancelAck", "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "final_status", "CANCELED", "ts", server.clock.instant().toString(), "summary", "stopped late",
-                "results", List.of(Map.of("exit_code", 143, "stdout", stdout, "stderr", ""))));
+        return post(
+                runner,
+                "cancel-ack",
+                Map.of(
+                        "type",
+                        "CancelAck",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "final_status",
+                        "CANCELED",
+                        "ts",
+                        server.clock.instant().toString(),
+                        "summary",
+                        "stopped late",
+                        "results",
+                        List.of(Map.of("exit_code", 143, "stdout", stdout, "stderr", ""))));
     }
 
     @Test
@@ -505,7 +676,9 @@ abstract class NatsLeasesContract {
         JsonNode late = cancelAck(runner, lease, "LATE-CANCEL");
         assertThat(late.get("type").asText()).as(late.toString()).isEqualTo("StaleLease");
         assertThat(late.get("reason").asText()).isEqualTo("JOB_FINISHED");
-        assertThat(output(job, 1)).as("a CancelAck after the deadline stores no output").isEmpty();
+        assertThat(output(job, 1))
+                .as("a CancelAck after the deadline stores no output")
+                .isEmpty();
 
         JsonNode completed = complete(runner, lease, "SUCCEEDED", 0);
         assertThat(completed.get("type").asText()).as(completed.toString()).isEqualTo("StaleLease");
@@ -515,7 +688,9 @@ abstract class NatsLeasesContract {
         assertThat(hb.get("type").asText()).isEqualTo("StaleLease");
         assertThat(hb.get("reason").asText()).isEqualTo("JOB_FINISHED");
         assertThat(hb.get("lease_id").asText()).isEqualTo(lease);
-        assertThat(hb.get("extend_lease").asBoolean(true)).as("seed 003: extend_lease=false on a stale heartbeat").isFalse();
+        assertThat(hb.get("extend_lease").asBoolean(true))
+                .as("seed 003: extend_lease=false on a stale heartbeat")
+                .isFalse();
         assertThat(hb.get("stale").asBoolean(false)).as("seed 003: stale=true").isTrue();
 
         JsonNode acked = ack(runner, lease, job.uuid().toString());
@@ -547,11 +722,16 @@ abstract class NatsLeasesContract {
         String lease = running(job, runner);
         server.cancel(job);
         server.clock.advance(Duration.ofSeconds(5));
-        assertThat(cancelAck(runner, lease, "IN-TIME").get("accepted").asBoolean()).isTrue();
-        assertThat(output(job, 1)).hasValueSatisfying(o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
+        assertThat(cancelAck(runner, lease, "IN-TIME").get("accepted").asBoolean())
+                .isTrue();
+        assertThat(output(job, 1))
+                .hasValueSatisfying(
+                        o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
         server.advance(ChannelFixture.CANCEL_DEADLINE.plusSeconds(1));
         JsonNode again = cancelAck(runner, lease, "IN-TIME");
-        assertThat(again.get("type").asText()).as("the runner's own final word, resent").isEqualTo("CompleteAck");
+        assertThat(again.get("type").asText())
+                .as("the runner's own final word, resent")
+                .isEqualTo("CompleteAck");
         assertThat(again.get("accepted").asBoolean()).isTrue();
         assertThat(heartbeat(runner, lease).get("reason").asText()).isEqualTo("JOB_FINISHED");
     }
@@ -561,7 +741,8 @@ abstract class NatsLeasesContract {
         Job job = server.submit(spec);
         var runner = server.runner(spec);
         String lease = running(job, runner);
-        assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+        assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean())
+                .isTrue();
         JsonNode again = complete(runner, lease, "SUCCEEDED", 0);
         assertThat(again.get("type").asText()).isEqualTo("CompleteAck");
         assertThat(again.get("accepted").asBoolean()).isTrue();
@@ -574,10 +755,14 @@ abstract class NatsLeasesContract {
     // ---- input the rest of the API refuses (issue 40) ---------------------------------------------------
 
     HttpResponse<String> postRaw(ChannelFixture.RunnerHandle runner, String what, String body) throws Exception {
-        return web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
-                        + runner.runner().slug().value() + "/leases/" + what))
-                .header("Authorization", "Bearer " + runner.key()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return web.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/v0/runners/"
+                                + runner.runner().slug().value() + "/leases/" + what))
+                        .header("Authorization", "Bearer " + runner.key())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     void refused(HttpResponse<String> r, int status, String code, String... named) throws Exception {
@@ -585,7 +770,9 @@ abstract class NatsLeasesContract {
         JsonNode error = Wire.mapper().readTree(r.body());
         assertThat(error.get("code").asText()).as(r.body()).isEqualTo(code);
         String message = error.get("message").asText();
-        assertThat(message).as("no Java internals").doesNotContain("dev.baton", "$", "Cannot deserialize", "java.", "through reference chain");
+        assertThat(message)
+                .as("no Java internals")
+                .doesNotContain("dev.baton", "$", "Cannot deserialize", "java.", "through reference chain");
         for (String n : named) assertThat(message).contains(n);
     }
 
@@ -593,23 +780,56 @@ abstract class NatsLeasesContract {
     void aMessageWithoutItsLeaseIsRefusedAsNotTheSeedsShape() throws Exception {
         var runner = server.runner(spec);
         String me = runner.runner().slug().value();
-        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"runner_id\":\"" + me + "\"}"), 400, "invalid_message",
-                "Heartbeat", "lease_id");
-        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"status\":\"SUCCEEDED\",\"exit_code\":0}"), 400,
-                "invalid_message", "Complete", "lease_id");
-        refused(postRaw(runner, "cancel-ack", "{\"type\":\"CancelAck\",\"final_status\":\"CANCELED\"}"), 400, "invalid_message",
-                "CancelAck", "lease_id");
-        refused(postRaw(runner, "ack", "{\"type\":\"AckLease\",\"job_id\":\"x\"}"), 400, "invalid_message", "AckLease", "lease_id");
+        refused(
+                postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"runner_id\":\"" + me + "\"}"),
+                400,
+                "invalid_message",
+                "Heartbeat",
+                "lease_id");
+        refused(
+                postRaw(runner, "complete", "{\"type\":\"Complete\",\"status\":\"SUCCEEDED\",\"exit_code\":0}"),
+                400,
+                "invalid_message",
+                "Complete",
+                "lease_id");
+        refused(
+                postRaw(runner, "cancel-ack", "{\"type\":\"CancelAck\",\"final_status\":\"CANCELED\"}"),
+                400,
+                "invalid_message",
+                "CancelAck",
+                "lease_id");
+        refused(
+                postRaw(runner, "ack", "{\"type\":\"AckLease\",\"job_id\":\"x\"}"),
+                400,
+                "invalid_message",
+                "AckLease",
+                "lease_id");
     }
 
     @Test
     void aFieldOfTheWrongTypeIsNamedWithoutJavaInternals() throws Exception {
         var runner = server.runner(spec);
-        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":[1]}"), 400, "invalid_message", "Heartbeat",
+        refused(
+                postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":[1]}"),
+                400,
+                "invalid_message",
+                "Heartbeat",
                 "lease_id");
-        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"exit_code\":\"zero\"}"),
-                400, "invalid_message", "Complete", "exit_code");
-        refused(postRaw(runner, "heartbeat", "{\"type\":\"Complete\",\"lease_id\":\"l\"}"), 400, "invalid_message", "Heartbeat", "type");
+        refused(
+                postRaw(
+                        runner,
+                        "complete",
+                        "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"exit_code\":\"zero\"}"),
+                400,
+                "invalid_message",
+                "Complete",
+                "exit_code");
+        refused(
+                postRaw(runner, "heartbeat", "{\"type\":\"Complete\",\"lease_id\":\"l\"}"),
+                400,
+                "invalid_message",
+                "Heartbeat",
+                "type");
         refused(postRaw(runner, "heartbeat", "[1]"), 400, "invalid_json");
         refused(postRaw(runner, "heartbeat", "{\"type\":"), 400, "invalid_json");
     }
@@ -631,16 +851,37 @@ abstract class NatsLeasesContract {
     void aLeaseGrantedAlwaysCarriesTheSeedsEnv() throws Exception {
         // A run submitted without env (the API keeps it absent): seed 003's job_spec still has "env":{}.
         java.time.Instant now = server.clock.instant();
-        var config = new dev.baton.protocol.model.JobConfig("http://127.0.0.1", server.project.uuid(),
-                dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("bench"), null,
-                dev.baton.protocol.value.JobTimeout.of(600), null, 1);
-        Job job = server.store.runs().createRun(new dev.baton.server.store.NewReport(server.project.id(), "main", "localhost", "json", now, now, null),
-                new dev.baton.server.store.NewJob(spec.id(), "192.0.2.1", config, 600, server.organization.plan().priority(),
-                        dev.baton.server.store.RetryPolicy.NONE), server.organization.id(), now).job();
+        var config = new dev.baton.protocol.model.JobConfig(
+                "http://127.0.0.1",
+                server.project.uuid(),
+                dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64)),
+                null,
+                List.of("bench"),
+                null,
+                dev.baton.protocol.value.JobTimeout.of(600),
+                null,
+                1);
+        Job job = server.store
+                .runs()
+                .createRun(
+                        new dev.baton.server.store.NewReport(
+                                server.project.id(), "main", "localhost", "json", now, now, null),
+                        new dev.baton.server.store.NewJob(
+                                spec.id(),
+                                "192.0.2.1",
+                                config,
+                                600,
+                                server.organization.plan().priority(),
+                                dev.baton.server.store.RetryPolicy.NONE),
+                        server.organization.id(),
+                        now)
+                .job();
         assertThat(job.config().env()).isNull();
         transport.pump();
         JsonNode granted = json(next(pull()));
-        assertThat(granted.at("/job_spec/env").isObject()).as(granted.toString()).isTrue();
+        assertThat(granted.at("/job_spec/env").isObject())
+                .as(granted.toString())
+                .isTrue();
         assertThat(granted.at("/job_spec/env").size()).isZero();
     }
 
@@ -653,36 +894,90 @@ abstract class NatsLeasesContract {
         String lease = running(job, runner);
         dev.baton.protocol.id.LeaseId id = dev.baton.protocol.id.LeaseId.parse(lease);
         heartbeat(runner, lease);
-        assertThat(server.store.leaseOffers().progress(id)).hasValueSatisfying(p -> assertThat(p).contains("\"percent\":50", "halfway"));
+        assertThat(server.store.leaseOffers().progress(id))
+                .hasValueSatisfying(p -> assertThat(p).contains("\"percent\":50", "halfway"));
         // A heartbeat without progress keeps what the last one said.
         post(runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease));
-        assertThat(server.store.leaseOffers().progress(id)).hasValueSatisfying(p -> assertThat(p).contains("halfway"));
+        assertThat(server.store.leaseOffers().progress(id))
+                .hasValueSatisfying(p -> assertThat(p).contains("halfway"));
 
-        JsonNode done = post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "status", "SUCCEEDED", "exit_code", 0,
-                "timings", Map.of("started_at", "2026-01-04T08:00:05Z", "finished_at", "2026-01-04T08:03:12Z"),
-                "artifacts", List.of(Map.of("type", "log", "uri", "s3://a/log.txt")),
-                "results", List.of(Map.of("exit_code", 0, "stdout", "{}", "stderr", ""))));
+        JsonNode done = post(
+                runner,
+                "complete",
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "status",
+                        "SUCCEEDED",
+                        "exit_code",
+                        0,
+                        "timings",
+                        Map.of("started_at", "2026-01-04T08:00:05Z", "finished_at", "2026-01-04T08:03:12Z"),
+                        "artifacts",
+                        List.of(Map.of("type", "log", "uri", "s3://a/log.txt")),
+                        "results",
+                        List.of(Map.of("exit_code", 0, "stdout", "{}", "stderr", ""))));
         assertThat(done.get("accepted").asBoolean()).isTrue();
         Job after = server.job(job);
-        assertThat(server.store.leaseOffers().reports(after.id())).containsOnlyKeys(1)
-                .hasEntrySatisfying(1, r -> assertThat(r).contains("s3://a/log.txt", "2026-01-04T08:00:05Z", "2026-01-04T08:03:12Z"));
-        assertThat(server.store.leaseOffers().progress(id)).as("only while the lease is bound").isEmpty();
+        assertThat(server.store.leaseOffers().reports(after.id()))
+                .containsOnlyKeys(1)
+                .hasEntrySatisfying(
+                        1,
+                        r -> assertThat(r).contains("s3://a/log.txt", "2026-01-04T08:00:05Z", "2026-01-04T08:03:12Z"));
+        assertThat(server.store.leaseOffers().progress(id))
+                .as("only while the lease is bound")
+                .isEmpty();
 
         // A resend keeps nothing new.
-        post(runner, "complete", Map.of("type", "Complete", "lease_id", lease, "status", "SUCCEEDED", "exit_code", 0,
-                "artifacts", List.of(Map.of("type", "log", "uri", "s3://other"))));
+        post(
+                runner,
+                "complete",
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "status",
+                        "SUCCEEDED",
+                        "exit_code",
+                        0,
+                        "artifacts",
+                        List.of(Map.of("type", "log", "uri", "s3://other"))));
         assertThat(server.store.leaseOffers().reports(after.id()).get(1)).doesNotContain("s3://other");
     }
 
     @Test
     void progressAndTimingsOfTheWrongShapeAreRefused() throws Exception {
         var runner = server.runner(spec);
-        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":\"half\"}}"), 400,
-                "invalid_message", "Heartbeat", "progress.percent");
-        refused(postRaw(runner, "heartbeat", "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":250}}"), 400,
-                "invalid_message", "Heartbeat", "percent");
-        refused(postRaw(runner, "complete", "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"timings\":{\"started_at\":\"yesterday\"}}"),
-                400, "invalid_message", "Complete", "timings.started_at");
+        refused(
+                postRaw(
+                        runner,
+                        "heartbeat",
+                        "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":\"half\"}}"),
+                400,
+                "invalid_message",
+                "Heartbeat",
+                "progress.percent");
+        refused(
+                postRaw(
+                        runner,
+                        "heartbeat",
+                        "{\"type\":\"Heartbeat\",\"lease_id\":\"l\",\"progress\":{\"percent\":250}}"),
+                400,
+                "invalid_message",
+                "Heartbeat",
+                "percent");
+        refused(
+                postRaw(
+                        runner,
+                        "complete",
+                        "{\"type\":\"Complete\",\"lease_id\":\"l\",\"status\":\"SUCCEEDED\",\"timings\":{\"started_at\":\"yesterday\"}}"),
+                400,
+                "invalid_message",
+                "Complete",
+                "timings.started_at");
     }
 
     // ---- one rule for both transports: a started job is not retried by default (issue 40) --------------
@@ -697,9 +992,13 @@ abstract class NatsLeasesContract {
         server.clock.advance(Duration.ofSeconds(121));
         transport.pump();
         Job after = server.job(job);
-        assertThat(after.status()).as("a failed benchmark is signal: no retry by default").isEqualTo(JobStatus.FAILED);
+        assertThat(after.status())
+                .as("a failed benchmark is signal: no retry by default")
+                .isEqualTo(JobStatus.FAILED);
         assertThat(after.errorCode()).isEqualTo("lease_expired");
-        assertThat(server.store.runs().attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
+        assertThat(server.store.runs().attempts(after.id()))
+                .singleElement()
+                .satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
         assertThat(sub.fetch(1, Duration.ofMillis(500))).as("not offered again").isEmpty();
         JsonNode late = complete(runner, lease, "SUCCEEDED", 0);
         assertThat(late.get("reason").asText()).isEqualTo("LEASE_EXPIRED");
@@ -717,7 +1016,9 @@ abstract class NatsLeasesContract {
         transport.pump();
         Job after = server.job(job);
         assertThat(after.status()).isEqualTo(JobStatus.PENDING);
-        assertThat(server.store.runs().attempts(after.id())).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
+        assertThat(server.store.runs().attempts(after.id()))
+                .singleElement()
+                .satisfies(a -> assertThat(a.outcome()).isEqualTo(AttemptOutcome.LOST));
         transport.pump();
         JsonNode again = json(next(sub));
         assertThat(again.get("job_id").asText()).isEqualTo(job.uuid().toString());
@@ -756,7 +1057,13 @@ abstract class NatsLeasesContract {
         for (int i = 0; i < 2; i++) {
             Message m = next(sub);
             JsonNode granted = json(m);
-            assertThat(ack(runner, granted.get("lease_id").asText(), granted.get("job_id").asText()).get("type").asText()).isEqualTo("LeaseAccepted");
+            assertThat(ack(
+                                    runner,
+                                    granted.get("lease_id").asText(),
+                                    granted.get("job_id").asText())
+                            .get("type")
+                            .asText())
+                    .isEqualTo("LeaseAccepted");
             executions.merge(granted.get("job_id").asText(), 1, Integer::sum);
             m.ack();
             running.add(granted.get("lease_id").asText());
@@ -767,10 +1074,14 @@ abstract class NatsLeasesContract {
         if (wiped) deleteTree(dataDir.resolve("nats"));
         jobs.add(server.submit(spec)); // its offer waits in the outbox
         for (String lease : running) {
-            assertThat(heartbeat(runner, lease).get("extend_lease").asBoolean()).as("heartbeats do not go through the broker").isTrue();
+            assertThat(heartbeat(runner, lease).get("extend_lease").asBoolean())
+                    .as("heartbeats do not go through the broker")
+                    .isTrue();
         }
         nats.start();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> transport.broker().connected());
         client.close();
         client = Nats.connect(nats.url());
         // The server makes the stream again when the broker lost it (at the first publish that fails).
@@ -780,10 +1091,14 @@ abstract class NatsLeasesContract {
         });
         sub = pull();
         for (String lease : running) {
-            assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+            assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean())
+                    .isTrue();
         }
 
-        for (int round = 0; round < 20 && !jobs.stream().allMatch(j -> server.job(j).status().terminal()); round++) {
+        for (int round = 0;
+                round < 20
+                        && !jobs.stream().allMatch(j -> server.job(j).status().terminal());
+                round++) {
             transport.pump();
             List<Message> got = sub.fetch(10, Duration.ofSeconds(1));
             if (got.isEmpty()) {
@@ -797,18 +1112,28 @@ abstract class NatsLeasesContract {
                 JsonNode answer = ack(runner, lease, granted.get("job_id").asText());
                 if (answer.get("type").asText().equals("LeaseAccepted")) {
                     executions.merge(granted.get("job_id").asText(), 1, Integer::sum);
-                    assertThat(complete(runner, lease, "SUCCEEDED", 0).get("accepted").asBoolean()).isTrue();
+                    assertThat(complete(runner, lease, "SUCCEEDED", 0)
+                                    .get("accepted")
+                                    .asBoolean())
+                            .isTrue();
                 }
                 m.ack();
             }
         }
 
-        assertThat(executions.keySet()).as("none lost").containsExactlyInAnyOrderElementsOf(jobs.stream().map(j -> j.uuid().toString()).toList());
-        assertThat(executions.values()).as("none run twice").allSatisfy(n -> assertThat(n).isEqualTo(1));
+        assertThat(executions.keySet())
+                .as("none lost")
+                .containsExactlyInAnyOrderElementsOf(
+                        jobs.stream().map(j -> j.uuid().toString()).toList());
+        assertThat(executions.values())
+                .as("none run twice")
+                .allSatisfy(n -> assertThat(n).isEqualTo(1));
         for (Job j : jobs) {
             Job after = server.job(j);
             assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
-            assertThat(server.store.runs().attempts(after.id())).as("one attempt of " + j.uuid()).hasSize(1);
+            assertThat(server.store.runs().attempts(after.id()))
+                    .as("one attempt of " + j.uuid())
+                    .hasSize(1);
         }
     }
 
@@ -820,19 +1145,28 @@ abstract class NatsLeasesContract {
     }
 
     JsonNode ready() throws Exception {
-        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/ready")).GET().build(),
+        HttpResponse<String> r = web.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/ready"))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as("a broker down does not make the node unready (every node shares it): " + r.body()).isEqualTo(200);
+        assertThat(r.statusCode())
+                .as("a broker down does not make the node unready (every node shares it): " + r.body())
+                .isEqualTo(200);
         return Wire.mapper().readTree(r.body());
     }
 
     @Test
     void readySaysWhetherTheBrokerIsConnected() throws Exception {
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> transport.broker().connected());
         assertThat(ready().at("/broker/state").asText()).isEqualTo("connected");
         assertThat(ready().at("/broker/connected").asBoolean()).isTrue();
         nats.stop();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !ready().at("/broker/connected").asBoolean());
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> !ready().at("/broker/connected").asBoolean());
         assertThat(ready().at("/broker/state").asText()).isNotEqualTo("connected");
         assertThat(ready().get("status").asText()).isEqualTo("ready");
     }
@@ -843,14 +1177,19 @@ abstract class NatsLeasesContract {
         nats.stop();
         Job job = server.submit(spec);
         assertThat(transport.pump()).as("nothing reaches a stopped broker").isZero();
-        assertThat(server.store.leaseOffers().unpublished(10)).singleElement()
+        assertThat(server.store.leaseOffers().unpublished(10))
+                .singleElement()
                 .satisfies(o -> assertThat(o.job()).isEqualTo(job.uuid()));
         nats.start();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.broker().connected());
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> transport.broker().connected());
         client.close();
         client = Nats.connect(nats.url());
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> transport.pump() == 1
-                || server.store.leaseOffers().unpublished(10).isEmpty());
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> transport.pump() == 1
+                        || server.store.leaseOffers().unpublished(10).isEmpty());
         Message m = next(pull());
         assertThat(json(m).get("job_id").asText()).isEqualTo(job.uuid().toString());
     }

@@ -45,16 +45,37 @@ class NatsLeasesJobViewTest {
 
     @BeforeAll
     static void requireNats() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
     }
 
     @BeforeEach
     void start() throws Exception {
         nats = new NatsServerProcess(dir.resolve("nats"));
-        server = TestServer.assembled(dir.resolve("server"), TestServer.config(dir.resolve("server")).toBuilder()
-                .broker(new BrokerSettings(nats.url(), "websocket", Set.of("s1"), Duration.ofSeconds(120))).build());
-        ok(server.post("/v0/specs", Map.of("name", "s1", "slug", "s1", "architecture", "x86_64", "cpu", 1, "memory", 1L << 30, "disk", 1L << 30)));
-        runnerKey = ok(server.post("/v0/runners", Map.of("name", "r1", "slug", "r1"))).path("key").asText();
+        server = TestServer.assembled(
+                dir.resolve("server"),
+                TestServer.config(dir.resolve("server")).toBuilder()
+                        .broker(new BrokerSettings(nats.url(), "websocket", Set.of("s1"), Duration.ofSeconds(120)))
+                        .build());
+        ok(server.post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "s1",
+                        "slug",
+                        "s1",
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        1,
+                        "memory",
+                        1L << 30,
+                        "disk",
+                        1L << 30)));
+        runnerKey = ok(server.post("/v0/runners", Map.of("name", "r1", "slug", "r1")))
+                .path("key")
+                .asText();
         ok(server.post("/v0/runners/r1/specs", Map.of("spec", "s1")));
         ok(server.post("/v0/organizations", Map.of("name", "acme", "slug", "acme", "plan", "team")));
         ok(server.post("/v0/projects", Map.of("name", "web", "slug", "web", "organization", "acme")));
@@ -81,27 +102,43 @@ class NatsLeasesJobViewTest {
     @Test
     void theLeaseRoutesAreInTheOpenApiDocument() throws Exception {
         JsonNode doc = ok(server.get("/v0/openapi.json"));
-        List<String> routed = server.server.routes().stream().filter(r -> r.path().startsWith("/v0/runners/{runner}/leases/"))
-                .map(r -> r.method().toLowerCase(java.util.Locale.ROOT) + " " + r.path()).toList();
-        assertThat(routed).containsExactlyInAnyOrder("get /v0/runners/{runner}/leases/subjects", "post /v0/runners/{runner}/leases/ack",
-                "post /v0/runners/{runner}/leases/heartbeat", "post /v0/runners/{runner}/leases/complete",
-                "post /v0/runners/{runner}/leases/cancel-ack", "post /v0/runners/{runner}/leases/log");
+        List<String> routed = server.server.routes().stream()
+                .filter(r -> r.path().startsWith("/v0/runners/{runner}/leases/"))
+                .map(r -> r.method().toLowerCase(java.util.Locale.ROOT) + " " + r.path())
+                .toList();
+        assertThat(routed)
+                .containsExactlyInAnyOrder(
+                        "get /v0/runners/{runner}/leases/subjects",
+                        "post /v0/runners/{runner}/leases/ack",
+                        "post /v0/runners/{runner}/leases/heartbeat",
+                        "post /v0/runners/{runner}/leases/complete",
+                        "post /v0/runners/{runner}/leases/cancel-ack",
+                        "post /v0/runners/{runner}/leases/log");
         List<String> documented = new java.util.ArrayList<>();
         doc.path("paths").fields().forEachRemaining(p -> {
-            if (p.getKey().startsWith("/v0/runners/{runner}/leases/")) p.getValue().fieldNames().forEachRemaining(m -> documented.add(m + " " + p.getKey()));
+            if (p.getKey().startsWith("/v0/runners/{runner}/leases/"))
+                p.getValue().fieldNames().forEachRemaining(m -> documented.add(m + " " + p.getKey()));
         });
         assertThat(documented).containsExactlyInAnyOrderElementsOf(routed);
-        assertThat(doc.at("/paths/~1v0~1runners~1{runner}~1leases~1heartbeat/post/responses/200/description").asText()).contains("StaleLease is HTTP 200");
+        assertThat(doc.at("/paths/~1v0~1runners~1{runner}~1leases~1heartbeat/post/responses/200/description")
+                        .asText())
+                .contains("StaleLease is HTTP 200");
     }
 
     record Leased(String job, String lease) {}
 
     /** Submits a job and takes its LeaseGranted from the queue, as a seed runner would. */
     Leased leaseOfNewJob() throws Exception {
-        String job = ok(server.post("/v0/run", Map.of("project", "web", "spec", "s1", "adapter", "raw", "cmd", List.of("bench"))))
-                .path("job").path("uuid").asText();
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> client.jetStreamManagement().getStreamNames().contains(NatsBroker.STREAM));
-        JetStreamSubscription sub = client.jetStream().subscribe(NatsBroker.leaseSubject("s1"), PullSubscribeOptions.bind(NatsBroker.STREAM, "baton-s1"));
+        String job = ok(server.post(
+                        "/v0/run", Map.of("project", "web", "spec", "s1", "adapter", "raw", "cmd", List.of("bench"))))
+                .path("job")
+                .path("uuid")
+                .asText();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> client.jetStreamManagement().getStreamNames().contains(NatsBroker.STREAM));
+        JetStreamSubscription sub = client.jetStream()
+                .subscribe(NatsBroker.leaseSubject("s1"), PullSubscribeOptions.bind(NatsBroker.STREAM, "baton-s1"));
         List<Message> got = sub.fetch(1, Duration.ofSeconds(10));
         assertThat(got).hasSize(1);
         JsonNode granted = Wire.mapper().readTree(new String(got.getFirst().getData(), StandardCharsets.UTF_8));
@@ -117,11 +154,17 @@ class NatsLeasesJobViewTest {
         String lease = leased.lease();
         runner("ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", "r1"));
 
-        JsonNode first = runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 1, "stream", "stdout", "text", "warming up\n"));
+        JsonNode first = runner(
+                "log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 1, "stream", "stdout", "text", "warming up\n"));
         assertThat(first.path("type").asText()).isEqualTo("LogAck");
         assertThat(first.path("seq").asLong()).isEqualTo(1);
-        runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 2, "stream", "stderr", "text", "cold cache\n"));
-        runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 2, "stream", "stderr", "text", "cold cache\n"));
+        runner(
+                "log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 2, "stream", "stderr", "text", "cold cache\n"));
+        runner(
+                "log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 2, "stream", "stderr", "text", "cold cache\n"));
         runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 3, "stream", "stdout", "dropped", 6));
 
         JsonNode live = ok(server.get("/v0/projects/web/jobs/" + job + "/logs"));
@@ -131,22 +174,46 @@ class NatsLeasesJobViewTest {
         assertThat(live.at("/entries/1/stream").asText()).isEqualTo("stderr");
         assertThat(live.at("/entries/2/dropped").asLong()).isEqualTo(6);
 
-        TestServer.Response both = server.send("POST", "/v0/runners/r1/leases/log",
-                Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "stream", "stdout", "text", "x", "dropped", 5), runnerKey);
+        TestServer.Response both = server.send(
+                "POST",
+                "/v0/runners/r1/leases/log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "stream", "stdout", "text", "x", "dropped", 5),
+                runnerKey);
         assertThat(both.status()).as(both.text()).isEqualTo(400);
         assertThat(both.json().path("code").asText()).isEqualTo("invalid_message");
         assertThat(both.json().path("message").asText()).isEqualTo("LogChunk: a dropped marker carries no text");
-        TestServer.Response noStream = server.send("POST", "/v0/runners/r1/leases/log",
-                Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "text", "x"), runnerKey);
+        TestServer.Response noStream = server.send(
+                "POST",
+                "/v0/runners/r1/leases/log",
+                Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "text", "x"),
+                runnerKey);
         assertThat(noStream.status()).as(noStream.text()).isEqualTo(400);
 
-        runner("complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", "r1", "status", "SUCCEEDED", "exit_code", 0,
-                "results", List.of(Map.of("exit_code", 0, "stdout", "warming up\nhot 1\n", "stderr", "cold cache\n"))));
+        runner(
+                "complete",
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        "r1",
+                        "status",
+                        "SUCCEEDED",
+                        "exit_code",
+                        0,
+                        "results",
+                        List.of(Map.of("exit_code", 0, "stdout", "warming up\nhot 1\n", "stderr", "cold cache\n"))));
         JsonNode whole = ok(server.get("/v0/projects/web/jobs/" + job + "/logs"));
         assertThat(whole.path("complete").asBoolean()).isTrue();
-        assertThat(whole.at("/entries/2/text").asText()).as("the marker's bytes from the stored output").isEqualTo("hot 1\n");
-        JsonNode late = runner("log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "stream", "stdout", "text", "late\n"));
-        assertThat(late.path("type").asText()).as("a lease that is over writes nothing").isEqualTo("StaleLease");
+        assertThat(whole.at("/entries/2/text").asText())
+                .as("the marker's bytes from the stored output")
+                .isEqualTo("hot 1\n");
+        JsonNode late = runner(
+                "log", Map.of("type", "LogChunk", "lease_id", lease, "seq", 4, "stream", "stdout", "text", "late\n"));
+        assertThat(late.path("type").asText())
+                .as("a lease that is over writes nothing")
+                .isEqualTo("StaleLease");
     }
 
     @Test
@@ -155,10 +222,29 @@ class NatsLeasesJobViewTest {
         String job = leased.job();
         String lease = leased.lease();
 
-        assertThat(runner("ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", "r1")).path("type").asText())
+        assertThat(runner("ack", Map.of("type", "AckLease", "job_id", job, "lease_id", lease, "runner_id", "r1"))
+                        .path("type")
+                        .asText())
                 .isEqualTo("LeaseAccepted");
-        JsonNode hb = runner("heartbeat", Map.of("type", "Heartbeat", "lease_id", lease, "runner_id", "r1",
-                "progress", Map.of("percent", 35, "current_step", "bench --all", "step_index", 0, "message", "Running benchmarks...")));
+        JsonNode hb = runner(
+                "heartbeat",
+                Map.of(
+                        "type",
+                        "Heartbeat",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        "r1",
+                        "progress",
+                        Map.of(
+                                "percent",
+                                35,
+                                "current_step",
+                                "bench --all",
+                                "step_index",
+                                0,
+                                "message",
+                                "Running benchmarks...")));
         assertThat(hb.path("type").asText()).isEqualTo("HeartbeatAck");
 
         JsonNode running = ok(server.get("/v0/projects/web/jobs/" + job));
@@ -168,16 +254,35 @@ class NatsLeasesJobViewTest {
         assertThat(running.at("/progress/step_index").asInt()).isZero();
         assertThat(running.at("/progress/message").asText()).isEqualTo("Running benchmarks...");
 
-        JsonNode done = runner("complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", "r1", "status", "SUCCEEDED", "exit_code", 0,
-                "timings", Map.of("started_at", "2026-01-04T08:00:05Z", "finished_at", "2026-01-04T08:03:12Z"),
-                "artifacts", List.of(Map.of("type", "log", "uri", "s3://artifacts/runs/1/log.txt"),
-                        Map.of("type", "junit", "uri", "s3://artifacts/runs/1/test.trx")),
-                "summary", "All tests passed.",
-                "results", List.of(Map.of("exit_code", 0, "stdout", "{}", "stderr", ""))));
+        JsonNode done = runner(
+                "complete",
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        "r1",
+                        "status",
+                        "SUCCEEDED",
+                        "exit_code",
+                        0,
+                        "timings",
+                        Map.of("started_at", "2026-01-04T08:00:05Z", "finished_at", "2026-01-04T08:03:12Z"),
+                        "artifacts",
+                        List.of(
+                                Map.of("type", "log", "uri", "s3://artifacts/runs/1/log.txt"),
+                                Map.of("type", "junit", "uri", "s3://artifacts/runs/1/test.trx")),
+                        "summary",
+                        "All tests passed.",
+                        "results",
+                        List.of(Map.of("exit_code", 0, "stdout", "{}", "stderr", ""))));
         assertThat(done.path("accepted").asBoolean()).as(done.toString()).isTrue();
 
         JsonNode after = ok(server.get("/v0/projects/web/jobs/" + job));
-        assertThat(after.has("progress")).as("progress is shown only while the job runs").isFalse();
+        assertThat(after.has("progress"))
+                .as("progress is shown only while the job runs")
+                .isFalse();
         JsonNode attempt = after.path("attempts").get(0);
         assertThat(attempt.path("transport").asText()).isEqualTo("nats");
         assertThat(attempt.at("/artifacts/0/type").asText()).isEqualTo("log");

@@ -61,7 +61,9 @@ final class NatsServerProcess implements AutoCloseable {
 
     /** {@code SIGHUP}: nats-server reads its config file again, as after {@code nats-server --signal reload}. */
     void reload() throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-HUP", String.valueOf(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-HUP", String.valueOf(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) throw new IllegalStateException("kill -HUP failed");
     }
 
@@ -81,10 +83,17 @@ final class NatsServerProcess implements AutoCloseable {
     void start() throws IOException {
         Files.createDirectories(storeDir);
         java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(BINARY.toString()));
-        if (jetStreamIn == null) command.addAll(java.util.List.of("-a", "127.0.0.1", "-p", String.valueOf(port), "-js", "-sd", storeDir.toString()));
-        else if (jetStreamIn == JetStreamIn.COMMAND_LINE) command.addAll(java.util.List.of("-js", "-sd", storeDir.toString(), "-c", config.toString()));
+        if (jetStreamIn == null)
+            command.addAll(java.util.List.of(
+                    "-a", "127.0.0.1", "-p", String.valueOf(port), "-js", "-sd", storeDir.toString()));
+        else if (jetStreamIn == JetStreamIn.COMMAND_LINE)
+            command.addAll(java.util.List.of("-js", "-sd", storeDir.toString(), "-c", config.toString()));
         else command.addAll(java.util.List.of("-c", config.toString()));
-        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(storeDir.resolveSibling("nats-" + port + ".log").toFile())).start();
+        process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        storeDir.resolveSibling("nats-" + port + ".log").toFile()))
+                .start();
         Instant until = Instant.now().plus(Duration.ofSeconds(20));
         while (Instant.now().isBefore(until)) {
             try (Socket ignored = new Socket("127.0.0.1", port)) {

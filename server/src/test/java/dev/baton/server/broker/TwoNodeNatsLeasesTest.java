@@ -78,7 +78,9 @@ class TwoNodeNatsLeasesTest {
 
     @BeforeAll
     static void requireNatsAndPostgres() {
-        assumeTrue(NatsServerProcess.available(), "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+        assumeTrue(
+                NatsServerProcess.available(),
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
         assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL);
     }
 
@@ -86,14 +88,27 @@ class TwoNodeNatsLeasesTest {
     void start() throws Exception {
         String databaseUrl = TestDatabases.freshPostgresSchema();
         nats = new NatsServerProcess(dataDir.resolve("nats"));
-        nodeA = new ChannelFixture(databaseUrl, dataDir, c -> c.toBuilder().nodeId("node-a")
-                .broker(new BrokerSettings(nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120))).build());
+        nodeA = new ChannelFixture(
+                databaseUrl,
+                dataDir,
+                c -> c.toBuilder()
+                        .nodeId("node-a")
+                        .broker(new BrokerSettings(
+                                nats.url(), "websocket", Set.of("x86-small"), Duration.ofSeconds(120)))
+                        .build());
         spec = nodeA.spec("x86 small");
         configB = nodeA.config.toBuilder().nodeId("node-b").build();
         storeB = StoreFactory.open(databaseUrl, dataDir);
-        channelB = new RunnerChannel(storeB, configB, nodeA.clock, TOKENS, new DirectoryOutputStore(dataDir.resolve("storage")), new BatonMetrics());
+        channelB = new RunnerChannel(
+                storeB,
+                configB,
+                nodeA.clock,
+                TOKENS,
+                new DirectoryOutputStore(dataDir.resolve("storage")),
+                new BatonMetrics());
         channelB.start();
-        transportA = new NatsLeaseTransport(nodeA.config, nodeA.store, nodeA.clock, nodeA.channel(), TOKENS, new BatonMetrics(), null);
+        transportA = new NatsLeaseTransport(
+                nodeA.config, nodeA.store, nodeA.clock, nodeA.channel(), TOKENS, new BatonMetrics(), null);
         transportB = new NatsLeaseTransport(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
         httpA = http(transportA);
         httpB = http(transportB);
@@ -102,9 +117,10 @@ class TwoNodeNatsLeasesTest {
 
     private static Javalin http(NatsLeaseTransport transport) {
         return Javalin.create(cfg -> {
-            new ErrorHandling().addRoutes(cfg);
-            transport.addRoutes(cfg);
-        }).start("127.0.0.1", 0);
+                    new ErrorHandling().addRoutes(cfg);
+                    transport.addRoutes(cfg);
+                })
+                .start("127.0.0.1", 0);
     }
 
     @AfterEach
@@ -120,8 +136,15 @@ class TwoNodeNatsLeasesTest {
 
     JetStreamSubscription pull() throws Exception {
         transportA.broker().ensureStream();
-        return client.jetStream().subscribe(NatsBroker.leaseSubject("x86-small"), PullSubscribeOptions.builder().durable("baton-x86-small")
-                .configuration(ConsumerConfiguration.builder().ackWait(Duration.ofSeconds(30)).build()).build());
+        return client.jetStream()
+                .subscribe(
+                        NatsBroker.leaseSubject("x86-small"),
+                        PullSubscribeOptions.builder()
+                                .durable("baton-x86-small")
+                                .configuration(ConsumerConfiguration.builder()
+                                        .ackWait(Duration.ofSeconds(30))
+                                        .build())
+                                .build());
     }
 
     static JsonNode next(JetStreamSubscription sub) throws Exception {
@@ -131,29 +154,75 @@ class TwoNodeNatsLeasesTest {
         return Wire.mapper().readTree(new String(got.getFirst().getData(), StandardCharsets.UTF_8));
     }
 
-    JsonNode post(Javalin node, ChannelFixture.RunnerHandle runner, String what, Map<String, Object> body) throws Exception {
-        HttpResponse<String> r = web.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + "/v0/runners/"
-                        + runner.runner().slug().value() + "/leases/" + what))
-                .header("Authorization", "Bearer " + runner.key()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+    JsonNode post(Javalin node, ChannelFixture.RunnerHandle runner, String what, Map<String, Object> body)
+            throws Exception {
+        HttpResponse<String> r = web.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + "/v0/runners/"
+                                + runner.runner().slug().value() + "/leases/" + what))
+                        .header("Authorization", "Bearer " + runner.key())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return Wire.mapper().readTree(r.body());
     }
 
     JsonNode ack(Javalin node, ChannelFixture.RunnerHandle runner, JsonNode granted) throws Exception {
-        return post(node, runner, "ack", Map.of("type", "AckLease", "job_id", granted.get("job_id").asText(),
-                "lease_id", granted.get("lease_id").asText(), "runner_id", runner.runner().slug().value(), "accepted_at", nodeA.clock.instant().toString()));
+        return post(
+                node,
+                runner,
+                "ack",
+                Map.of(
+                        "type",
+                        "AckLease",
+                        "job_id",
+                        granted.get("job_id").asText(),
+                        "lease_id",
+                        granted.get("lease_id").asText(),
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "accepted_at",
+                        nodeA.clock.instant().toString()));
     }
 
     JsonNode heartbeat(Javalin node, ChannelFixture.RunnerHandle runner, String lease) throws Exception {
-        return post(node, runner, "heartbeat", Map.of("type", "Heartbeat", "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "ts", nodeA.clock.instant().toString()));
+        return post(
+                node,
+                runner,
+                "heartbeat",
+                Map.of(
+                        "type",
+                        "Heartbeat",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "ts",
+                        nodeA.clock.instant().toString()));
     }
 
     JsonNode complete(Javalin node, ChannelFixture.RunnerHandle runner, String lease) throws Exception {
-        return post(node, runner, "complete", Map.of("type", "Complete", "lease_id", lease, "runner_id", runner.runner().slug().value(),
-                "status", "SUCCEEDED", "exit_code", 0, "summary", "done",
-                "results", List.of(Map.of("exit_code", 0, "stdout", "{\"sort\":{\"latency\":{\"value\":1.5}}}", "stderr", ""))));
+        return post(
+                node,
+                runner,
+                "complete",
+                Map.of(
+                        "type",
+                        "Complete",
+                        "lease_id",
+                        lease,
+                        "runner_id",
+                        runner.runner().slug().value(),
+                        "status",
+                        "SUCCEEDED",
+                        "exit_code",
+                        0,
+                        "summary",
+                        "done",
+                        "results",
+                        List.of(Map.of(
+                                "exit_code", 0, "stdout", "{\"sort\":{\"latency\":{\"value\":1.5}}}", "stderr", ""))));
     }
 
     @Test
@@ -176,7 +245,9 @@ class TwoNodeNatsLeasesTest {
 
         JsonNode done = complete(httpB, runner, lease);
         assertThat(done.get("accepted").asBoolean()).isTrue();
-        assertThat(complete(httpA, runner, lease).get("accepted").asBoolean()).as("a resent Complete, to the other node: answered as the first").isTrue();
+        assertThat(complete(httpA, runner, lease).get("accepted").asBoolean())
+                .as("a resent Complete, to the other node: answered as the first")
+                .isTrue();
 
         // Node A, where the attempt began, acts on none of its own deadlines for it afterwards.
         nodeA.clock.advance(Duration.ofMinutes(30));
@@ -186,7 +257,8 @@ class TwoNodeNatsLeasesTest {
         transportB.pump();
         Job after = nodeA.job(job);
         assertThat(after.status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
-        assertThat(nodeA.store.runs().attempts(after.id())).singleElement()
+        assertThat(nodeA.store.runs().attempts(after.id()))
+                .singleElement()
                 .satisfies(at -> assertThat(at.outcome()).isEqualTo(AttemptOutcome.COMPLETED));
         assertThat(heartbeat(httpA, runner, lease).get("type").asText()).isEqualTo("StaleLease");
     }
@@ -215,7 +287,10 @@ class TwoNodeNatsLeasesTest {
         }
         assertThat(nodeA.job(job).status()).isEqualTo(JobStatus.PENDING);
         assertThat(ack(httpB, runner, again).get("type").asText()).isEqualTo("LeaseAccepted");
-        assertThat(complete(httpA, runner, again.get("lease_id").asText()).get("accepted").asBoolean()).isTrue();
+        assertThat(complete(httpA, runner, again.get("lease_id").asText())
+                        .get("accepted")
+                        .asBoolean())
+                .isTrue();
         assertThat(nodeA.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
     }
 
@@ -227,36 +302,68 @@ class TwoNodeNatsLeasesTest {
     @Test
     void anOfferClaimedByANodeThatDiedBeforeMarkingItIsPublishedAgainByAnotherAndStoredOnce() throws Exception {
         JetStreamSubscription sub = pull();
-        for (NatsLeaseTransport t : new NatsLeaseTransport[] {transportA, transportB}) t.close(); // no pump runs until the test starts one
+        for (NatsLeaseTransport t : new NatsLeaseTransport[] {transportA, transportB})
+            t.close(); // no pump runs until the test starts one
         transportA = null;
         Job job = nodeA.submit(spec);
         Instant now = nodeA.clock.instant();
         // Node A, as its pump does: grants the offer (claimed for its pump), publishes it with the
         // lease as message id, and dies before the mark.
-        LeaseOffer offer = nodeA.store.leaseOffers().grant(Set.of(spec.id()), now, now.plus(ChannelFixture.ACCEPTANCE_TIMEOUT),
-                now.plus(LeasePump.PUBLISH_CLAIM), 10, (j, lease) -> new LeaseOffers.Message(NatsBroker.leaseSubject("x86-small"),
-                        Wire.encode(Map.of("type", "LeaseGranted", "job_id", j.uuid().toString(), "lease_id", lease.value())))).getFirst();
-        client.jetStream().publish(io.nats.client.impl.NatsMessage.builder().subject(offer.subject())
-                .headers(new io.nats.client.impl.Headers().add("Nats-Msg-Id", offer.lease().value())).data(offer.payload(), StandardCharsets.UTF_8).build());
+        LeaseOffer offer = nodeA.store
+                .leaseOffers()
+                .grant(
+                        Set.of(spec.id()),
+                        now,
+                        now.plus(ChannelFixture.ACCEPTANCE_TIMEOUT),
+                        now.plus(LeasePump.PUBLISH_CLAIM),
+                        10,
+                        (j, lease) -> new LeaseOffers.Message(
+                                NatsBroker.leaseSubject("x86-small"),
+                                Wire.encode(Map.of(
+                                        "type",
+                                        "LeaseGranted",
+                                        "job_id",
+                                        j.uuid().toString(),
+                                        "lease_id",
+                                        lease.value()))))
+                .getFirst();
+        client.jetStream()
+                .publish(io.nats.client.impl.NatsMessage.builder()
+                        .subject(offer.subject())
+                        .headers(new io.nats.client.impl.Headers()
+                                .add("Nats-Msg-Id", offer.lease().value()))
+                        .data(offer.payload(), StandardCharsets.UTF_8)
+                        .build());
 
         transportB = new NatsLeaseTransport(configB, storeB, nodeA.clock, channelB, TOKENS, new BatonMetrics(), null);
         // Checked on the outbox, not on what this round returns: a round that a wake-up queued on
         // node B's loop (a job change it heard of) may run first and publish instead; pump() runs
         // after any round already queued, so the outbox says what node B has done by then.
         transportB.pump();
-        assertThat(nodeA.store.leaseOffers().unpublished(10)).as("node A's claim keeps node B off the offer")
-                .extracting(LeaseOffer::lease).containsExactly(offer.lease());
+        assertThat(nodeA.store.leaseOffers().unpublished(10))
+                .as("node A's claim keeps node B off the offer")
+                .extracting(LeaseOffer::lease)
+                .containsExactly(offer.lease());
         nodeA.clock.advance(LeasePump.PUBLISH_CLAIM.plusSeconds(1));
         transportB.pump();
-        assertThat(nodeA.store.leaseOffers().unpublished(10)).as("published again once the claim passed").isEmpty();
+        assertThat(nodeA.store.leaseOffers().unpublished(10))
+                .as("published again once the claim passed")
+                .isEmpty();
 
         JsonNode granted = next(sub);
         assertThat(granted.get("lease_id").asText()).isEqualTo(offer.lease().value());
-        assertThat(sub.fetch(1, Duration.ofSeconds(1))).as("the stream stored the repeat once").isEmpty();
+        assertThat(sub.fetch(1, Duration.ofSeconds(1)))
+                .as("the stream stored the repeat once")
+                .isEmpty();
         var runner = nodeA.runner(spec);
         assertThat(ack(httpB, runner, granted).get("type").asText()).isEqualTo("LeaseAccepted");
-        assertThat(complete(httpA, runner, offer.lease().value()).get("accepted").asBoolean()).isTrue();
-        assertThat(nodeA.store.runs().attempts(nodeA.job(job).id())).as("run once").hasSize(1);
+        assertThat(complete(httpA, runner, offer.lease().value())
+                        .get("accepted")
+                        .asBoolean())
+                .isTrue();
+        assertThat(nodeA.store.runs().attempts(nodeA.job(job).id()))
+                .as("run once")
+                .hasSize(1);
     }
 
     @Test

@@ -52,16 +52,21 @@ abstract class AttemptOutputContract {
         alice = server.connect(server.runner(spec));
         Job job = server.submit(spec);
         ClaimedJob claimed = running();
-        JobOutput sent = new JobOutput(List.of(new IterationResult(0, "{\"bench\":{\"latency\":{\"value\":1.5}}}", "", Map.of())), null);
+        JobOutput sent = new JobOutput(
+                List.of(new IterationResult(0, "{\"bench\":{\"latency\":{\"value\":1.5}}}", "", Map.of())), null);
 
         alice.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), sent.results()));
         alice.expect(ServerMessage.Ack.class);
         await().atMost(Duration.ofSeconds(10)).until(() -> server.job(job).status() == JobStatus.PROCESSED);
 
-        assertThat(server.store.runs().attemptOutput(job.uuid(), 1)).as("on the attempt's row").isPresent();
+        assertThat(server.store.runs().attemptOutput(job.uuid(), 1))
+                .as("on the attempt's row")
+                .isPresent();
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).contains(sent);
         assertThat(blobExists(job, 1)).as("no file in the blob storage").isFalse();
-        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).as("parsed from it").contains("latency");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results())
+                .as("parsed from it")
+                .contains("latency");
     }
 
     @Test
@@ -78,13 +83,17 @@ abstract class AttemptOutputContract {
 
         assertThat(server.job(job).status()).isEqualTo(JobStatus.FAILED);
         assertThat(server.store.runs().attemptOutput(job.uuid(), 1)).isPresent();
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).contains(new JobOutput(results, "exit code 3"));
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1))
+                .contains(new JobOutput(results, "exit code 3"));
         assertThat(blobExists(job, 1)).isFalse();
     }
 
     @Test
     void anOutputOverTheLimitIsAFileInTheBlobStorageAndNotOnTheRow() {
-        server = new ChannelFixture(databaseUrl(dataDir), dataDir, c -> c.toBuilder().requestBodyMaxBytes(1 << 20).build());
+        server = new ChannelFixture(
+                databaseUrl(dataDir),
+                dataDir,
+                c -> c.toBuilder().requestBodyMaxBytes(1 << 20).build());
         Spec spec = server.spec("x86 small");
         alice = server.connect(server.runner(spec));
         Job job = server.submit(spec);
@@ -96,7 +105,9 @@ abstract class AttemptOutputContract {
         alice.expect(ServerMessage.Ack.class);
 
         assertThat(server.job(job).status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
-        assertThat(server.store.runs().attemptOutput(job.uuid(), 1)).as("too large for the row").isEmpty();
+        assertThat(server.store.runs().attemptOutput(job.uuid(), 1))
+                .as("too large for the row")
+                .isEmpty();
         assertThat(blobExists(job, 1)).isTrue();
         assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).contains(sent);
     }
@@ -110,6 +121,7 @@ abstract class AttemptOutputContract {
     }
 
     private boolean blobExists(Job job, int attempt) {
-        return new FileObjects(dataDir.resolve("storage")).exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), attempt));
+        return new FileObjects(dataDir.resolve("storage"))
+                .exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), attempt));
     }
 }

@@ -1,7 +1,5 @@
 package dev.baton.server.channel;
 
-import dev.baton.server.dispatch.RunnerSession;
-
 import static dev.baton.server.testing.ChannelFixture.ACCEPTANCE_TIMEOUT;
 import static dev.baton.server.testing.ChannelFixture.CANCEL_DEADLINE;
 import static dev.baton.server.testing.ChannelFixture.GRACE;
@@ -20,14 +18,15 @@ import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
 import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.dispatch.RunnerSession;
 import dev.baton.server.store.AttemptEnd;
 import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.NotRetried;
-import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.testing.ChannelFixture;
 import dev.baton.server.testing.ChannelFixture.RunnerHandle;
 import dev.baton.server.testing.TestRunner;
@@ -149,7 +148,8 @@ abstract class ChannelContractTest {
     }
 
     void awaitStatus(Job job, JobStatus expected) {
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(status(job)).isEqualTo(expected));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(status(job)).isEqualTo(expected));
     }
 
     // ---- lifecycle -------------------------------------------------------------------------------
@@ -170,13 +170,17 @@ abstract class ChannelContractTest {
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
         assertThat(server.job(job).started()).isNotNull();
         heartbeat(runner, claimed);
-        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{\"bench\":{\"latency\":{\"value\":1.5}}}"))));
+        runner.send(new RunnerMessage.Completed(
+                claimed.uuid(), claimed.lease(), List.of(iteration(0, "{\"bench\":{\"latency\":{\"value\":1.5}}}"))));
         assertThat(runner.expect(ServerMessage.Ack.class).job()).isEqualTo(job.uuid());
 
         awaitStatus(job, JobStatus.PROCESSED);
-        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
+        JobOutput output = server.outputs
+                .get(server.project.uuid(), job.uuid(), server.job(job).attempt())
+                .orElseThrow();
         assertThat(output.results()).hasSize(1);
-        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results())
+                .contains("latency");
     }
 
     @Test
@@ -185,10 +189,15 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
+        runner.send(new RunnerMessage.Failed(
+                claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
         runner.expect(ServerMessage.Ack.class);
         assertThat(status(job)).isEqualTo(JobStatus.FAILED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow().error()).isEqualTo("exit code 3");
+        assertThat(server.outputs
+                        .get(server.project.uuid(), job.uuid(), server.job(job).attempt())
+                        .orElseThrow()
+                        .error())
+                .isEqualTo("exit code 3");
     }
 
     @Test
@@ -218,10 +227,14 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), results));
         runner.expect(ServerMessage.Ack.class);
         awaitStatus(job, JobStatus.PROCESSED);
-        JobOutput output = server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt()).orElseThrow();
+        JobOutput output = server.outputs
+                .get(server.project.uuid(), job.uuid(), server.job(job).attempt())
+                .orElseThrow();
         assertThat(output.results()).hasSize(2);
         assertThat(output.results().get(1).output()).containsEntry("out/result.json", "{\"n\":2}");
-        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results()).contains("\"value\":1").contains("\"value\":2");
+        assertThat(server.store.runs().findReport(job.reportId()).orElseThrow().results())
+                .contains("\"value\":1")
+                .contains("\"value\":2");
     }
 
     @Test
@@ -303,7 +316,8 @@ abstract class ChannelContractTest {
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
         String lease = claimed.lease().value();
-        runner.sendRaw("{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease + "\",\"error\":42}");
+        runner.sendRaw(
+                "{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease + "\",\"error\":42}");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
         runner.sendRaw("{\"event\":\"completed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + lease
                 + "\",\"results\":[{\"exit_code\":\"0\",\"stdout\":\"{}\"}]}");
@@ -324,15 +338,18 @@ abstract class ChannelContractTest {
         try (var socket = new java.net.Socket("127.0.0.1", uri.getPort())) {
             socket.setSoTimeout(10_000);
             var out = socket.getOutputStream();
-            out.write(("GET " + uri.getPath() + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                    + "Authorization: Bearer " + alice.key() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.write(("GET " + uri.getPath()
+                            + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                            + "Authorization: Bearer " + alice.key() + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             var in = new java.io.DataInputStream(socket.getInputStream());
             StringBuilder head = new StringBuilder();
             while (!head.toString().endsWith("\r\n\r\n")) head.append((char) in.readUnsignedByte());
             assertThat(head.toString()).startsWith("HTTP/1.1 101");
-            byte[] payload = ("{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + claimed.lease().value()
-                    + "\",\"error\":\"x\u0000\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] payload = ("{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\""
+                            + claimed.lease().value() + "\",\"error\":\"x\u0000\"}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
             int at = new String(payload, java.nio.charset.StandardCharsets.UTF_8).indexOf('\u0000');
             byte[] bad = new byte[payload.length + 1];
             System.arraycopy(payload, 0, bad, 0, at);
@@ -374,7 +391,8 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        String prefix = "{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\"" + claimed.lease().value() + "\",\"error\":";
+        String prefix = "{\"event\":\"failed\",\"job\":\"" + claimed.uuid() + "\",\"lease\":\""
+                + claimed.lease().value() + "\",\"error\":";
         runner.sendRaw(prefix + "\"bad \\ud800 text\"}");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
         runner.sendRaw(prefix + "\"bad \\udc00\"}");
@@ -504,11 +522,19 @@ abstract class ChannelContractTest {
         runner.expect(ServerMessage.Cancel.class);
         server.advance(CANCEL_DEADLINE.plusSeconds(1));
         runner.expect(ServerMessage.Stale.class);
-        runner.send(new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(143, "LATE-CANCEL"))));
+        runner.send(
+                new RunnerMessage.Canceled(claimed.uuid(), claimed.lease(), List.of(iteration(143, "LATE-CANCEL"))));
         runner.next(); // answered (the runner drops it from its outbox); what matters is what was stored
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
-                .as("a word after the server finalized the job stores nothing").isEmpty();
+        assertThat(server.outputs.get(
+                        server.store
+                                .organizations()
+                                .projectUuid(job.projectId())
+                                .orElseThrow(),
+                        job.uuid(),
+                        1))
+                .as("a word after the server finalized the job stores nothing")
+                .isEmpty();
     }
 
     @Test
@@ -524,8 +550,15 @@ abstract class ChannelContractTest {
         ServerMessage m = runner.next();
         while (m instanceof ServerMessage.Cancel) m = runner.next();
         assertThat(m).isInstanceOf(ServerMessage.Ack.class);
-        assertThat(server.outputs.get(server.store.organizations().projectUuid(job.projectId()).orElseThrow(), job.uuid(), 1))
-                .hasValueSatisfying(o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
+        assertThat(server.outputs.get(
+                        server.store
+                                .organizations()
+                                .projectUuid(job.projectId())
+                                .orElseThrow(),
+                        job.uuid(),
+                        1))
+                .hasValueSatisfying(
+                        o -> assertThat(o.results().getFirst().stdout()).isEqualTo("IN-TIME"));
     }
 
     @Test
@@ -537,7 +570,9 @@ abstract class ChannelContractTest {
         server.cancel(job);
         runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, "{}"))));
         List<ServerMessage> replies = List.of(runner.next(), runner.next());
-        assertThat(replies).hasAtLeastOneElementOfType(ServerMessage.Cancel.class).hasAtLeastOneElementOfType(ServerMessage.Ack.class);
+        assertThat(replies)
+                .hasAtLeastOneElementOfType(ServerMessage.Cancel.class)
+                .hasAtLeastOneElementOfType(ServerMessage.Ack.class);
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
     }
 
@@ -627,7 +662,10 @@ abstract class ChannelContractTest {
         bob.send(new RunnerMessage.Completed(claimed.uuid(), LeaseId.random(), List.of(iteration(0, "{}"))));
         assertThat(bob.expect(ServerMessage.Stale.class).reason()).isEqualTo("lease is not valid for this job");
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("nothing stored").isEmpty();
+        assertThat(server.outputs.get(
+                        server.project.uuid(), job.uuid(), server.job(job).attempt()))
+                .as("nothing stored")
+                .isEmpty();
         heartbeat(runner, claimed); // the rightful runner is unaffected
     }
 
@@ -671,7 +709,9 @@ abstract class ChannelContractTest {
         runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(iteration(0, huge))));
         assertThat(runner.awaitClose()).isEqualTo(1009);
         assertThat(status(job)).isEqualTo(JobStatus.RUNNING);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).isEmpty();
+        assertThat(server.outputs.get(
+                        server.project.uuid(), job.uuid(), server.job(job).attempt()))
+                .isEmpty();
     }
 
     // ---- authentication and connections ----------------------------------------------------------
@@ -691,8 +731,11 @@ abstract class ChannelContractTest {
 
     @Test
     void archivedRunnerAndMalformedKeysCannotConnect() {
-        assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), "baton_runner_nothex"))).isInstanceOf(CompletionException.class);
-        assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), RunnerKey.generate().reveal()))).isInstanceOf(CompletionException.class);
+        assertThatThrownBy(() -> connect(new RunnerHandle(alice.runner(), "baton_runner_nothex")))
+                .isInstanceOf(CompletionException.class);
+        assertThatThrownBy(() -> connect(
+                        new RunnerHandle(alice.runner(), RunnerKey.generate().reveal())))
+                .isInstanceOf(CompletionException.class);
         server.store.runners().updateRunner(alice.runner().id(), null, null, true, server.clock.instant());
         assertThatThrownBy(() -> connect(alice)).isInstanceOf(CompletionException.class);
     }
@@ -700,7 +743,8 @@ abstract class ChannelContractTest {
     @Test
     void aRefusedUpgradeAnswers401WithTheJsonErrorShape() throws Exception {
         String wrongKey = RunnerKey.generate().reveal();
-        try (var socket = new java.net.Socket("127.0.0.1", server.channelUri(alice.runner()).getPort())) {
+        try (var socket = new java.net.Socket(
+                "127.0.0.1", server.channelUri(alice.runner()).getPort())) {
             String request = "GET " + server.channelUri(alice.runner()).getPath() + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer " + wrongKey + "\r\n\r\n";
@@ -708,12 +752,18 @@ abstract class ChannelContractTest {
             socket.setSoTimeout(10_000);
             byte[] buffer = new byte[4096];
             StringBuilder response = new StringBuilder();
-            for (int n; !response.toString().contains("}") && (n = socket.getInputStream().read(buffer)) > 0; ) {
+            for (int n;
+                    !response.toString().contains("}")
+                            && (n = socket.getInputStream().read(buffer)) > 0; ) {
                 response.append(new String(buffer, 0, n, java.nio.charset.StandardCharsets.UTF_8));
             }
             String slug = alice.runner().slug().value();
-            assertThat(response.toString()).startsWith("HTTP/1.1 401").contains("application/json").contains("\"code\":\"unauthorized\"")
-                    .contains("runner '" + slug + "'").contains("baton runners rotate-key " + slug)
+            assertThat(response.toString())
+                    .startsWith("HTTP/1.1 401")
+                    .contains("application/json")
+                    .contains("\"code\":\"unauthorized\"")
+                    .contains("runner '" + slug + "'")
+                    .contains("baton runners rotate-key " + slug)
                     .doesNotContain(wrongKey);
         }
     }
@@ -725,7 +775,8 @@ abstract class ChannelContractTest {
         ServerMessage.Welcome welcome = connect(alice).welcome();
         assertThat(welcome.runner()).isEqualTo(alice.runner().slug().value());
         assertThat(welcome.name()).isEqualTo(alice.runner().name());
-        assertThat(welcome.specs()).containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
+        assertThat(welcome.specs())
+                .containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
         // the runner cuts its results to this before sending them (issue 40)
         assertThat(welcome.maxMessageBytes()).isEqualTo(ChannelFixture.MAX_MESSAGE_BYTES);
     }
@@ -801,17 +852,22 @@ abstract class ChannelContractTest {
     @Test
     void onePumpClaimsForAllItsWaitersInOneTransaction() {
         Spec batch = server.spec("batch");
-        List<TestRunner> runners = List.of(connect(server.runner(batch)), connect(server.runner(batch)), connect(server.runner(batch)));
+        List<TestRunner> runners =
+                List.of(connect(server.runner(batch)), connect(server.runner(batch)), connect(server.runner(batch)));
         for (TestRunner r : runners) waitFor(r, 60);
         // Two jobs dispatch is not told about, then one it is: that one pump finds all three.
-        java.util.Set<dev.baton.protocol.id.JobUuid> jobs = new java.util.HashSet<>(List.of(server.createPendingUnannounced(batch).uuid(),
+        java.util.Set<dev.baton.protocol.id.JobUuid> jobs = new java.util.HashSet<>(List.of(
+                server.createPendingUnannounced(batch).uuid(),
                 server.createPendingUnannounced(batch).uuid()));
         int before = server.claims.get();
         jobs.add(server.submit(batch).uuid());
         java.util.Set<dev.baton.protocol.id.JobUuid> handed = new java.util.HashSet<>();
-        for (TestRunner r : runners) handed.add(r.expect(ServerMessage.Job.class).job().uuid());
+        for (TestRunner r : runners)
+            handed.add(r.expect(ServerMessage.Job.class).job().uuid());
         assertThat(handed).as("each runner one job, each job once").isEqualTo(jobs);
-        assertThat(server.claims.get() - before).as("claim transactions for three waiters").isEqualTo(1);
+        assertThat(server.claims.get() - before)
+                .as("claim transactions for three waiters")
+                .isEqualTo(1);
     }
 
     /** A runner offering several slots gets them filled by one claim transaction, never more jobs than slots. */
@@ -824,11 +880,14 @@ abstract class ChannelContractTest {
         int before = server.claims.get();
         runner.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 3));
         java.util.Set<dev.baton.protocol.id.JobUuid> handed = new java.util.HashSet<>();
-        for (int i = 0; i < 3; i++) handed.add(runner.expect(ServerMessage.Job.class).job().uuid());
+        for (int i = 0; i < 3; i++)
+            handed.add(runner.expect(ServerMessage.Job.class).job().uuid());
         runner.expectSilence(SHORT);
         assertThat(jobs).containsAll(handed);
         assertThat(handed).hasSize(3);
-        assertThat(server.claims.get() - before).as("claim transactions for three slots").isEqualTo(1);
+        assertThat(server.claims.get() - before)
+                .as("claim transactions for three slots")
+                .isEqualTo(1);
     }
 
     @Test
@@ -842,7 +901,9 @@ abstract class ChannelContractTest {
         start(a, claimed);
         complete(a, claimed); // frees a slot: dispatch looks for work for b, finds none pending
         awaitStatus(job, JobStatus.PROCESSED);
-        assertThat(server.claims.get()).as("claim transactions with nothing pending").isEqualTo(before);
+        assertThat(server.claims.get())
+                .as("claim transactions with nothing pending")
+                .isEqualTo(before);
         Job next = server.submit(spec);
         assertThat(b.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(next.uuid());
     }
@@ -860,19 +921,25 @@ abstract class ChannelContractTest {
             int before = server.pendingReads.get();
             TestRunner b = connect(server.runner(spec));
             waitFor(b, 60);
-            assertThat(server.pendingReads.get() - before).as("a ready for specs known to have nothing pending").isZero();
+            assertThat(server.pendingReads.get() - before)
+                    .as("a ready for specs known to have nothing pending")
+                    .isZero();
 
             Job job = server.submit(spec);
             ClaimedJob claimed = a.expect(ServerMessage.Job.class).job();
             assertThat(claimed.uuid()).isEqualTo(job.uuid());
-            assertThat(server.pendingReads.get() - before).as("the pump of a job just submitted").isZero();
+            assertThat(server.pendingReads.get() - before)
+                    .as("the pump of a job just submitted")
+                    .isZero();
 
             start(a, claimed);
             complete(a, claimed); // the finished job's pump asks once for b: a job was heard of since the last answer
             await().atMost(Duration.ofSeconds(10)).until(() -> server.pendingReads.get() - before == 1);
             waitFor(a, 60);
             awaitStatus(job, JobStatus.PROCESSED);
-            assertThat(server.pendingReads.get() - before).as("reads for one job's whole lifecycle").isEqualTo(1);
+            assertThat(server.pendingReads.get() - before)
+                    .as("reads for one job's whole lifecycle")
+                    .isEqualTo(1);
 
             Job next = server.submit(spec);
             assertThat(b.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(next.uuid());
@@ -891,7 +958,8 @@ abstract class ChannelContractTest {
         Set<Object> got = new HashSet<>();
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             for (TestRunner r : List.of(a, b)) {
-                if (r.poll(Duration.ofMillis(50)) instanceof ServerMessage.Job m) got.add(m.job().uuid());
+                if (r.poll(Duration.ofMillis(50)) instanceof ServerMessage.Job m)
+                    got.add(m.job().uuid());
             }
             return !got.isEmpty();
         });
@@ -909,10 +977,19 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()); // the other node's cancel, not announced here
+        server.store
+                .transitions()
+                .cancel(
+                        job.uuid(),
+                        null,
+                        "canceled by user",
+                        server.clock.instant()); // the other node's cancel, not announced here
         complete(runner, claimed);
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("output of the refused completion").isEmpty();
+        assertThat(server.outputs.get(
+                        server.project.uuid(), job.uuid(), server.job(job).attempt()))
+                .as("output of the refused completion")
+                .isEmpty();
     }
 
     /**
@@ -925,12 +1002,19 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        server.beforeNextFail.set(() -> server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
-        runner.send(new RunnerMessage.Failed(claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
+        server.beforeNextFail.set(
+                () -> server.store.transitions().cancel(job.uuid(), null, "canceled by user", server.clock.instant()));
+        runner.send(new RunnerMessage.Failed(
+                claimed.uuid(), claimed.lease(), List.of(iteration(3, "boom")), "exit code 3"));
         runner.expect(ServerMessage.Ack.class);
-        assertThat(server.beforeNextFail.get()).as("the other node's cancel ran").isNull();
+        assertThat(server.beforeNextFail.get())
+                .as("the other node's cancel ran")
+                .isNull();
         assertThat(status(job)).isEqualTo(JobStatus.CANCELED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), server.job(job).attempt())).as("output of the refused failure").isEmpty();
+        assertThat(server.outputs.get(
+                        server.project.uuid(), job.uuid(), server.job(job).attempt()))
+                .as("output of the refused failure")
+                .isEmpty();
     }
 
     @Test
@@ -1036,7 +1120,9 @@ abstract class ChannelContractTest {
                 TestRunner r = runners.get(i);
                 ServerMessage m = firsts.get(i) != null ? firsts.get(i) : r.next();
                 if (m instanceof ServerMessage.Job j) {
-                    assertThat(seen.add(j.job().uuid())).as("job handed out once").isTrue();
+                    assertThat(seen.add(j.job().uuid()))
+                            .as("job handed out once")
+                            .isTrue();
                     total++;
                     r.send(new RunnerMessage.Completed(j.job().uuid(), j.job().lease(), List.of(iteration(0, "{}"))));
                     r.expect(ServerMessage.Ack.class);
@@ -1085,7 +1171,9 @@ abstract class ChannelContractTest {
         Job b = server.submit(spec);
         TestRunner runner = connect(alice);
         runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 2));
-        Set<Object> got = Set.of(runner.expect(ServerMessage.Job.class).job().uuid(), runner.expect(ServerMessage.Job.class).job().uuid());
+        Set<Object> got = Set.of(
+                runner.expect(ServerMessage.Job.class).job().uuid(),
+                runner.expect(ServerMessage.Job.class).job().uuid());
         assertThat(got).containsExactlyInAnyOrder(a.uuid(), b.uuid());
     }
 
@@ -1224,27 +1312,33 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob first = claim(runner);
         start(runner, first);
-        runner.send(RunnerMessage.Failed.because(first.uuid(), first.lease(), List.of(), "executor error: runc exited 1",
-                FailureCode.EXECUTOR_ERROR));
+        runner.send(RunnerMessage.Failed.because(
+                first.uuid(), first.lease(), List.of(), "executor error: runc exited 1", FailureCode.EXECUTOR_ERROR));
         runner.expect(ServerMessage.Ack.class);
         assertThat(status(job)).as("the machine's fault: retried").isEqualTo(JobStatus.PENDING);
 
         ClaimedJob second = claim(runner); // a backoff of 0 s: at once
         assertThat(second.attempt()).isEqualTo(2);
         start(runner, second);
-        runner.send(RunnerMessage.Failed.because(second.uuid(), second.lease(), List.of(new IterationResult(1, "", "", Map.of())),
-                "iteration 0 exited with code 1", FailureCode.EXIT_CODE));
+        runner.send(RunnerMessage.Failed.because(
+                second.uuid(),
+                second.lease(),
+                List.of(new IterationResult(1, "", "", Map.of())),
+                "iteration 0 exited with code 1",
+                FailureCode.EXIT_CODE));
         runner.expect(ServerMessage.Ack.class);
         assertThat(status(job)).as("the benchmark's own failure is signal").isEqualTo(JobStatus.FAILED);
         long id = server.store.runs().findJob(job.uuid()).orElseThrow().id();
-        assertThat(server.store.runs().attemptEnds(id)).containsExactly(
-                Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
-                Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
+        assertThat(server.store.runs().attemptEnds(id))
+                .containsExactly(
+                        Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
+                        Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
     }
 
     @Test
     void aLostRunnerIsNotRetriedWhenRetryOnLeavesItOut() {
-        Job job = server.submit(spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
+        Job job = server.submit(
+                spec, new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
@@ -1272,7 +1366,11 @@ abstract class ChannelContractTest {
         var lease = LeaseId.random();
         TestClaims.claim(server.store, server.runner(spec).runner().id(), lease, server.clock.instant());
         server.store.transitions().complete(unprocessed.uuid(), lease, server.clock.instant());
-        server.outputs.put(server.project.uuid(), unprocessed.uuid(), server.job(unprocessed).attempt(), new JobOutput(List.of(iteration(0, "{}")), null));
+        server.outputs.put(
+                server.project.uuid(),
+                unprocessed.uuid(),
+                server.job(unprocessed).attempt(),
+                new JobOutput(List.of(iteration(0, "{}")), null));
 
         server.clock.advance(ACCEPTANCE_TIMEOUT.plusSeconds(1));
         server.startServer();
@@ -1303,7 +1401,8 @@ abstract class ChannelContractTest {
         }
         complete(runner, claimed);
         complete(runner, claimed);
-        assertThat(server.store.liveness().billedMinutes(server.organization.id())).isEqualTo(3);
+        assertThat(server.store.liveness().billedMinutes(server.organization.id()))
+                .isEqualTo(3);
         assertThat(server.job(job).lastBilledMinute()).isEqualTo(3);
     }
 
@@ -1317,10 +1416,17 @@ abstract class ChannelContractTest {
         var before = server.job(job).lastHeartbeat();
         server.clock.advance(Duration.ofSeconds(7));
         heartbeat(runner, claimed);
-        assertThat(server.job(job).lastHeartbeat()).as("not written per heartbeat").isEqualTo(before);
+        assertThat(server.job(job).lastHeartbeat())
+                .as("not written per heartbeat")
+                .isEqualTo(before);
         server.channel().flushHeartbeats();
         assertThat(server.job(job).lastHeartbeat()).isEqualTo(server.clock.instant());
-        assertThat(server.store.runners().findRunner(alice.runner().id()).orElseThrow().lastHeartbeat()).isEqualTo(server.clock.instant());
+        assertThat(server.store
+                        .runners()
+                        .findRunner(alice.runner().id())
+                        .orElseThrow()
+                        .lastHeartbeat())
+                .isEqualTo(server.clock.instant());
     }
 
     @Test
@@ -1329,8 +1435,8 @@ abstract class ChannelContractTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
-        var response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.http("/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        var response = HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(server.http("/metrics")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body())
                 .contains("baton_job_queue_duration_seconds")

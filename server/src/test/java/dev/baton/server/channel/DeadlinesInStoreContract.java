@@ -9,10 +9,10 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.store.AttemptOutcome;
-import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.testing.ChannelFixture;
 import dev.baton.server.testing.TestRunner;
 import java.nio.file.Path;
@@ -61,8 +61,13 @@ abstract class DeadlinesInStoreContract {
 
     /** Another node on the same store and clock, not started: it acts only when the test sweeps. */
     RunnerChannel otherNode(String id, Duration nodeTimeout) {
-        RunnerChannel node = new RunnerChannel(server.store, server.config.withNode(id, nodeTimeout), server.clock,
-                (pull, now) -> "pull-token", server.outputs, new BatonMetrics());
+        RunnerChannel node = new RunnerChannel(
+                server.store,
+                server.config.withNode(id, nodeTimeout),
+                server.clock,
+                (pull, now) -> "pull-token",
+                server.outputs,
+                new BatonMetrics());
         others.add(node);
         return node;
     }
@@ -99,7 +104,8 @@ abstract class DeadlinesInStoreContract {
         Job after = server.job(job);
         assertThat(after.status()).isEqualTo(JobStatus.PENDING);
         assertThat(after.requeues()).isEqualTo(1);
-        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
+        assertThat(server.store.runs().attempts(after.id()).getFirst().outcome())
+                .isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
         assertThat(other.sweepDeadlines()).as("a deadline is acted on once").isZero();
     }
 
@@ -137,10 +143,16 @@ abstract class DeadlinesInStoreContract {
 
         server.clock.advance(Duration.ofSeconds(31));
         other.sweepDeadlines();
-        assertThat(server.store.nodes().listNodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
-                .singleElement().satisfies(n -> assertThat(n.stopped()).as("found dead").isNotNull());
-        assertThat(server.store.nodes().runnerNode(server.job(plain).runnerId())).as("its runners are detached").isEmpty();
-        assertThat(server.job(plain).status()).as("its runners get the heartbeat timeout to come back").isEqualTo(JobStatus.RUNNING);
+        assertThat(server.store.nodes().listNodes())
+                .filteredOn(n -> n.id().equals(server.config.nodeId()))
+                .singleElement()
+                .satisfies(n -> assertThat(n.stopped()).as("found dead").isNotNull());
+        assertThat(server.store.nodes().runnerNode(server.job(plain).runnerId()))
+                .as("its runners are detached")
+                .isEmpty();
+        assertThat(server.job(plain).status())
+                .as("its runners get the heartbeat timeout to come back")
+                .isEqualTo(JobStatus.RUNNING);
 
         server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT);
         assertThat(other.sweepDeadlines()).isEqualTo(2);
@@ -161,13 +173,17 @@ abstract class DeadlinesInStoreContract {
         server.clock.advance(Duration.ofSeconds(31));
         other.sweepDeadlines();
         long runnerId = server.job(job).runnerId();
-        assertThat(server.store.nodes().runnerNode(runnerId)).as("detached by the node that found it dead").isEmpty();
+        assertThat(server.store.nodes().runnerNode(runnerId))
+                .as("detached by the node that found it dead")
+                .isEmpty();
 
         // It resumes: its next heartbeat flush finds it stopped, so it registers and re-attaches its runners.
         server.channel().flushHeartbeats();
         assertThat(server.store.nodes().runnerNode(runnerId)).contains(server.config.nodeId());
-        assertThat(server.store.nodes().listNodes()).filteredOn(n -> n.id().equals(server.config.nodeId()))
-                .singleElement().satisfies(n -> assertThat(n.stopped()).isNull());
+        assertThat(server.store.nodes().listNodes())
+                .filteredOn(n -> n.id().equals(server.config.nodeId()))
+                .singleElement()
+                .satisfies(n -> assertThat(n.stopped()).isNull());
         // The runner speaks of its job: the lost deadline the other node left is dropped.
         runner.send(new RunnerMessage.Heartbeat(claimed.uuid(), claimed.lease()));
         runner.expect(ServerMessage.Ack.class);
@@ -183,17 +199,26 @@ abstract class DeadlinesInStoreContract {
         var handle = server.runner(spec);
         // As if the channel had closed while the database was unreachable: recorded here, no channel here.
         server.store.nodes().attachRunner(handle.runner().id(), server.config.nodeId());
-        TestClaims.claim(server.store, handle.runner().id(), LeaseId.random(), server.clock.instant(), server.clock.instant().plus(Duration.ofHours(1)));
+        TestClaims.claim(
+                server.store,
+                handle.runner().id(),
+                LeaseId.random(),
+                server.clock.instant(),
+                server.clock.instant().plus(Duration.ofHours(1)));
         // (This node's own background loops may get there first; the outcome is what counts.)
         server.channel().detachStrayRunners();
         assertThat(server.store.nodes().runnerNode(handle.runner().id())).isEmpty();
         server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT);
         server.channel().sweepDeadlines();
-        assertThat(server.job(job).status()).as("lost before start: back to the queue").isEqualTo(JobStatus.PENDING);
+        assertThat(server.job(job).status())
+                .as("lost before start: back to the queue")
+                .isEqualTo(JobStatus.PENDING);
 
         TestRunner connected = connect();
         connected.welcome();
-        assertThat(server.channel().detachStrayRunners()).as("a runner with a channel here stays").isZero();
+        assertThat(server.channel().detachStrayRunners())
+                .as("a runner with a channel here stays")
+                .isZero();
     }
 
     @Test
@@ -205,10 +230,13 @@ abstract class DeadlinesInStoreContract {
         ClaimedJob claimed = claim(runner);
         start(runner, claimed);
         server.stopServer();
-        server.clock.advance(Duration.ofMinutes(3)); // past the heartbeat timeout counted from the stop (within the job's own timeout)
+        server.clock.advance(Duration.ofMinutes(
+                3)); // past the heartbeat timeout counted from the stop (within the job's own timeout)
         server.startServer();
         server.channel().runDueDeadlines();
-        assertThat(server.job(job).status()).as("no runner could reach a node while none ran").isEqualTo(JobStatus.RUNNING);
+        assertThat(server.job(job).status())
+                .as("no runner could reach a node while none ran")
+                .isEqualTo(JobStatus.RUNNING);
 
         server.clock.advance(ChannelFixture.HEARTBEAT_TIMEOUT.minusSeconds(1));
         TestRunner back = server.connect(handle);
@@ -222,21 +250,31 @@ abstract class DeadlinesInStoreContract {
     @Test
     void aLostWakeUpDelaysWorkButNeverLosesIt() {
         // A second node that hears nothing from the others (as if every notification were lost).
-        RunnerChannel deaf = new RunnerChannel(server.store, server.config.withNode("node-deaf", Duration.ofHours(1)), server.clock,
-                (pull, now) -> "pull-token", server.outputs, new BatonMetrics(), dev.baton.server.cluster.ClusterBus.LOCAL);
+        RunnerChannel deaf = new RunnerChannel(
+                server.store,
+                server.config.withNode("node-deaf", Duration.ofHours(1)),
+                server.clock,
+                (pull, now) -> "pull-token",
+                server.outputs,
+                new BatonMetrics(),
+                dev.baton.server.cluster.ClusterBus.LOCAL);
         others.add(deaf);
         deaf.start();
-        io.javalin.Javalin app = io.javalin.Javalin.create(cfg -> deaf.routes().addRoutes(cfg)).start("127.0.0.1", 0);
+        io.javalin.Javalin app =
+                io.javalin.Javalin.create(cfg -> deaf.routes().addRoutes(cfg)).start("127.0.0.1", 0);
         try {
             var handle = server.runner(spec);
-            TestRunner runner = TestRunner.connect(java.net.URI.create("ws://127.0.0.1:" + app.port() + "/v0/runners/"
-                    + handle.runner().slug() + "/channel"), handle.key());
+            TestRunner runner = TestRunner.connect(
+                    java.net.URI.create("ws://127.0.0.1:" + app.port() + "/v0/runners/"
+                            + handle.runner().slug() + "/channel"),
+                    handle.key());
             connections.add(runner);
             runner.send(new RunnerMessage.Ready(300, "linux", "x86_64", "test", 1));
             runner.send(new RunnerMessage.Heartbeat(null, null));
             runner.expect(ServerMessage.Ack.class);
             Job job = server.submit(spec); // submitted on the other node, which wakes only its own runners
-            // The deaf node's once-a-second fallback offers the job to its waiting runner (TestRunner waits up to 10 s).
+            // The deaf node's once-a-second fallback offers the job to its waiting runner (TestRunner waits up to 10
+            // s).
             assertThat(runner.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.uuid());
         } finally {
             app.stop();
@@ -250,7 +288,8 @@ abstract class DeadlinesInStoreContract {
         for (int i = 0; i < jobs; i++) {
             Job job = server.submit(spec);
             var runner = server.runner(spec);
-            claimed.add(TestClaims.claim(server.store, runner.runner().id(), LeaseId.random(), server.clock.instant()).orElseThrow());
+            claimed.add(TestClaims.claim(server.store, runner.runner().id(), LeaseId.random(), server.clock.instant())
+                    .orElseThrow());
             assertThat(claimed.getLast().uuid()).isEqualTo(job.uuid());
         }
         server.channel().halt();

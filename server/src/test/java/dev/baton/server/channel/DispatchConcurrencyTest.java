@@ -50,14 +50,17 @@ class DispatchConcurrencyTest {
         Spec fast = server.spec("fast");
         ChannelFixture.RunnerHandle held = server.runner(slow);
         ChannelFixture.RunnerHandle free = server.runner(fast);
-        try (TestRunner heldRunner = server.connect(held); TestRunner freeRunner = server.connect(free)) {
+        try (TestRunner heldRunner = server.connect(held);
+                TestRunner freeRunner = server.connect(free)) {
             waitFor(heldRunner);
             waitFor(freeRunner);
             ChannelFixture.ClaimGate gate = new ChannelFixture.ClaimGate();
             server.claimGates.put(held.runner().id(), gate);
 
             CompletableFuture<Job> first = CompletableFuture.supplyAsync(() -> server.submit(slow), threads);
-            assertThat(gate.entered().await(30, TimeUnit.SECONDS)).as("the held runner's claim started").isTrue();
+            assertThat(gate.entered().await(30, TimeUnit.SECONDS))
+                    .as("the held runner's claim started")
+                    .isTrue();
 
             try {
                 // Async: with a dispatcher lock held across the claim, this submission's own

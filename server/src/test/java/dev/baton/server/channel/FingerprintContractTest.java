@@ -31,11 +31,43 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class FingerprintContractTest {
     private static final Instant T = Instant.parse("2026-11-24T06:00:00Z");
-    private static final MachineFingerprint CLEAN = new MachineFingerprint(T, "Test CPU", 4, "1-3", "performance", false, "off", "6.1.0",
-            16L << 30, 8L << 30, 0L, List.of(0.05, 0.1, 0.2), 0.01, "runc", "runc version 1.1.12", "0.1.0", List.of());
-    private static final MachineFingerprint NOISY = new MachineFingerprint(T, "Test CPU", 4, "1-3", "powersave", true, "on", "6.1.0",
-            16L << 30, 8L << 30, 2L << 30, List.of(3.0, 2.0, 1.0), 0.6, "runc", "runc version 1.1.12", "0.1.0",
-            List.of(new MachineFingerprint.Warning(NoiseCode.GOVERNOR, "frequency governor powersave"),
+    private static final MachineFingerprint CLEAN = new MachineFingerprint(
+            T,
+            "Test CPU",
+            4,
+            "1-3",
+            "performance",
+            false,
+            "off",
+            "6.1.0",
+            16L << 30,
+            8L << 30,
+            0L,
+            List.of(0.05, 0.1, 0.2),
+            0.01,
+            "runc",
+            "runc version 1.1.12",
+            "0.1.0",
+            List.of());
+    private static final MachineFingerprint NOISY = new MachineFingerprint(
+            T,
+            "Test CPU",
+            4,
+            "1-3",
+            "powersave",
+            true,
+            "on",
+            "6.1.0",
+            16L << 30,
+            8L << 30,
+            2L << 30,
+            List.of(3.0, 2.0, 1.0),
+            0.6,
+            "runc",
+            "runc version 1.1.12",
+            "0.1.0",
+            List.of(
+                    new MachineFingerprint.Warning(NoiseCode.GOVERNOR, "frequency governor powersave"),
                     new MachineFingerprint.Warning(NoiseCode.SWAP, "swap is on (2048 MiB)")));
 
     @TempDir
@@ -88,7 +120,8 @@ abstract class FingerprintContractTest {
 
         Spec strict = server.store.specs().setSpecRequireCleanFingerprint(spec.id(), true, server.clock.instant());
         assertThat(strict.requireCleanFingerprint()).isTrue();
-        assertThat(server.store.specs().findSpec(spec.id()).orElseThrow().requireCleanFingerprint()).isTrue();
+        assertThat(server.store.specs().findSpec(spec.id()).orElseThrow().requireCleanFingerprint())
+                .isTrue();
         TestRunner bob = connect(server.runner(spec));
         server.submit(spec);
         assertThat(claim(bob).spec().requireCleanFingerprint()).isTrue();
@@ -123,14 +156,20 @@ abstract class FingerprintContractTest {
         TestRunner runner = connect(alice);
         Job job = server.submit(spec);
         ClaimedJob claimed = claim(runner);
-        runner.send(new RunnerMessage.Declined(claimed.uuid(), claimed.lease(), DeclineCode.NOISY_MACHINE.wireName(),
-                "spec bare-metal requires a clean machine fingerprint: governor: frequency governor powersave", NOISY));
+        runner.send(new RunnerMessage.Declined(
+                claimed.uuid(),
+                claimed.lease(),
+                DeclineCode.NOISY_MACHINE.wireName(),
+                "spec bare-metal requires a clean machine fingerprint: governor: frequency governor powersave",
+                NOISY));
         runner.expect(ServerMessage.Ack.class);
         Attempt declined = attempt(job, 1);
         assertThat(declined.declineCode()).isEqualTo("noisy_machine");
         assertThat(decoded(declined)).isEqualTo(NOISY);
         var reason = server.channel().status(server.job(job)).orElseThrow().reason();
-        assertThat(reason.declines()).singleElement().satisfies(d -> assertThat(d.code()).isEqualTo("noisy_machine"));
+        assertThat(reason.declines())
+                .singleElement()
+                .satisfies(d -> assertThat(d.code()).isEqualTo("noisy_machine"));
     }
 
     @Test

@@ -1,7 +1,5 @@
 package dev.baton.server.channel;
 
-import dev.baton.server.dispatch.RunnerSession;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.message.RunnerMessage;
@@ -10,6 +8,7 @@ import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
+import dev.baton.server.dispatch.RunnerSession;
 import dev.baton.server.http.TestServer;
 import dev.baton.server.store.Runner;
 import dev.baton.server.testing.TestRunner;
@@ -31,7 +30,8 @@ class GracefulShutdownTest {
         try {
             RunnerKey key = RunnerKey.generate();
             Runner r = server.store().runners().createRunner("r1", Slug.of("r1"), key.hash(), Instant.now());
-            runner = TestRunner.connect(URI.create("ws://127.0.0.1:" + server.port() + "/v0/runners/r1/channel"), key.reveal());
+            runner = TestRunner.connect(
+                    URI.create("ws://127.0.0.1:" + server.port() + "/v0/runners/r1/channel"), key.reveal());
             runner.send(new RunnerMessage.Heartbeat(null, null));
             runner.expect(ServerMessage.Ack.class);
             assertThat(r.slug().toString()).isEqualTo("r1");

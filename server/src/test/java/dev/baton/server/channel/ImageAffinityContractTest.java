@@ -87,7 +87,8 @@ abstract class ImageAffinityContractTest {
     private static void finish(TestRunner runner, ClaimedJob job) {
         runner.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         runner.expect(ServerMessage.Ack.class);
-        runner.send(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+        runner.send(new RunnerMessage.Completed(
+                job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
         runner.expect(ServerMessage.Ack.class);
     }
 
@@ -117,7 +118,9 @@ abstract class ImageAffinityContractTest {
         Job job = server.submit(spec, A);
         assertThat(cold.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(job.uuid());
         warm.expectSilence(SHORT);
-        assertThat(lastAttempt(job).warm()).as("still recorded: the runner reported its images").isFalse();
+        assertThat(lastAttempt(job).warm())
+                .as("still recorded: the runner reported its images")
+                .isFalse();
     }
 
     @Test
@@ -203,7 +206,10 @@ abstract class ImageAffinityContractTest {
         TestRunner runner = connect(server.runner(spec));
         StringBuilder images = new StringBuilder();
         for (int i = 0; i <= dev.baton.protocol.message.HeldImages.MAX; i++) {
-            images.append(i == 0 ? "" : ",").append('"').append(String.format("sha256:%064x", i)).append('"');
+            images.append(i == 0 ? "" : ",")
+                    .append('"')
+                    .append(String.format("sha256:%064x", i))
+                    .append('"');
         }
         runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":600,\"images\":[" + images + "]}");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");

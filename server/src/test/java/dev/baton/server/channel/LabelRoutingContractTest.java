@@ -65,14 +65,21 @@ abstract class LabelRoutingContractTest {
     }
 
     private String reason(Job job) {
-        return server.channel().status(server.store.runs().findJob(job.uuid()).orElseThrow()).orElseThrow().reason().code();
+        return server.channel()
+                .status(server.store.runs().findJob(job.uuid()).orElseThrow())
+                .orElseThrow()
+                .reason()
+                .code();
     }
 
     @Test
     void aJobThatRequiresLabelsGoesOnlyToARunnerThatHasThemAll() {
         RunnerHandle plain = server.runner(spec);
         RunnerHandle fast = server.runner(spec);
-        server.store.runners().setRunnerLabels(fast.runner().id(), true, Map.of("disk", "nvme", "kernel", "6.8"), server.clock.instant());
+        server.store
+                .runners()
+                .setRunnerLabels(
+                        fast.runner().id(), true, Map.of("disk", "nvme", "kernel", "6.8"), server.clock.instant());
         Job job = server.submit(spec, new JobLabels(Map.of("disk", "nvme", "kernel", "6.8"), Map.of()));
 
         TestRunner p = connect(plain);
@@ -95,11 +102,15 @@ abstract class LabelRoutingContractTest {
         Job job = server.submit(spec, requires("gpu", "a100"));
         runner.send(ready(null));
         runner.expectSilence(SHORT);
-        var status = server.channel().status(server.store.runs().findJob(job.uuid()).orElseThrow()).orElseThrow();
+        var status = server.channel()
+                .status(server.store.runs().findJob(job.uuid()).orElseThrow())
+                .orElseThrow();
         assertThat(status.reason().code()).isEqualTo("labels_unmatched");
         assertThat(status.reason().message()).contains("gpu=a100");
 
-        server.store.runners().setRunnerLabels(handle.runner().id(), true, Map.of("gpu", "a100"), server.clock.instant());
+        server.store
+                .runners()
+                .setRunnerLabels(handle.runner().id(), true, Map.of("gpu", "a100"), server.clock.instant());
         assertThat(reason(job)).isNotEqualTo("labels_unmatched");
         // The runner asks again (its next ready) and takes it.
         TestRunner again = connect(handle);
@@ -113,7 +124,8 @@ abstract class LabelRoutingContractTest {
         TestRunner runner = connect(handle);
         runner.send(ready(Map.of("kernel", "6.8", "arch-level", "v3")));
         runner.expectSilence(SHORT);
-        assertThat(server.store.runners().runnerLabels(handle.runner().id()).reported()).isEqualTo(Map.of("kernel", "6.8", "arch-level", "v3"));
+        assertThat(server.store.runners().runnerLabels(handle.runner().id()).reported())
+                .isEqualTo(Map.of("kernel", "6.8", "arch-level", "v3"));
         Job job = server.submit(spec, requires("kernel", "6.8"));
         ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
         assertThat(claimed.uuid()).isEqualTo(job.uuid());
@@ -121,8 +133,11 @@ abstract class LabelRoutingContractTest {
         runner.expect(ServerMessage.Ack.class);
 
         // The admin says otherwise: kernel=6.1 hides the reported 6.8.
-        server.store.runners().setRunnerLabels(handle.runner().id(), true, Map.of("kernel", "6.1"), server.clock.instant());
-        assertThat(server.store.runners().runnerLabels(handle.runner().id()).effective()).containsEntry("kernel", "6.1");
+        server.store
+                .runners()
+                .setRunnerLabels(handle.runner().id(), true, Map.of("kernel", "6.1"), server.clock.instant());
+        assertThat(server.store.runners().runnerLabels(handle.runner().id()).effective())
+                .containsEntry("kernel", "6.1");
         Job other = server.submit(spec, requires("kernel", "6.8"));
         runner.send(ready(Map.of("kernel", "6.8", "arch-level", "v3")));
         runner.expectSilence(SHORT);
@@ -142,7 +157,9 @@ abstract class LabelRoutingContractTest {
 
         TestRunner z = connect(zoned);
         z.send(ready(null));
-        assertThat(z.expect(ServerMessage.Job.class).job().uuid()).as("the job that prefers its zone").isEqualTo(preferring.uuid());
+        assertThat(z.expect(ServerMessage.Job.class).job().uuid())
+                .as("the job that prefers its zone")
+                .isEqualTo(preferring.uuid());
         TestRunner p = connect(plain);
         p.send(ready(null));
         assertThat(p.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(older.uuid());
@@ -153,12 +170,14 @@ abstract class LabelRoutingContractTest {
         p2.send(ready(null));
         assertThat(p2.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(alone.uuid());
     }
+
     @Test
     void malformedLabelsInReadyAreAnInvalidMessageAndChangeNothing() {
         RunnerHandle handle = server.runner(spec);
         TestRunner runner = connect(handle);
         runner.sendRaw("{\"event\":\"ready\",\"poll_timeout\":600,\"labels\":{\"bad key\":\"x\"}}");
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
-        assertThat(server.store.runners().runnerLabels(handle.runner().id()).reported()).isEmpty();
+        assertThat(server.store.runners().runnerLabels(handle.runner().id()).reported())
+                .isEmpty();
     }
 }

@@ -16,10 +16,10 @@ import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.ObjectOutputStore;
 import dev.baton.server.output.ResultProcessor;
 import dev.baton.server.store.AttemptOutcome;
-import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.testing.ChannelFixture;
 import dev.baton.server.testing.TestRunner;
 import java.nio.file.Path;
@@ -53,10 +53,13 @@ abstract class LateFinalWordContract {
 
     /** The words a runner may end an attempt with. */
     enum Word {
-        COMPLETED, FAILED, CANCELED;
+        COMPLETED,
+        FAILED,
+        CANCELED;
 
         RunnerMessage message(ClaimedJob job) {
-            List<IterationResult> results = List.of(new IterationResult(0, "{\"stale\":{\"latency\":{\"value\":99.0}}}", "stale stderr", Map.of("r.json", "stale")));
+            List<IterationResult> results = List.of(new IterationResult(
+                    0, "{\"stale\":{\"latency\":{\"value\":99.0}}}", "stale stderr", Map.of("r.json", "stale")));
             return switch (this) {
                 case COMPLETED -> new RunnerMessage.Completed(job.uuid(), job.lease(), results);
                 case FAILED -> new RunnerMessage.Failed(job.uuid(), job.lease(), results, "exit code 3");
@@ -91,13 +94,18 @@ abstract class LateFinalWordContract {
         assertThat(alice.expect(ServerMessage.Stale.class).job()).isEqualTo(job.uuid());
 
         assertThat(snapshot(job)).isEqualTo(accepted);
-        assertThat(objects().exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), 1))).as("attempt 1 keeps nothing").isFalse();
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).as("not on its row either").isEmpty();
+        assertThat(objects().exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), 1)))
+                .as("attempt 1 keeps nothing")
+                .isFalse();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1))
+                .as("not on its row either")
+                .isEmpty();
     }
 
     @ParameterizedTest
     @EnumSource(Word.class)
-    void aLateWordBeforeTheCurrentAttemptCompletedLeavesItsOutputAndReportAsThatAttemptStoredThem(Word word) throws Exception {
+    void aLateWordBeforeTheCurrentAttemptCompletedLeavesItsOutputAndReportAsThatAttemptStoredThem(Word word)
+            throws Exception {
         Job job = server.submit(spec, new RetryPolicy(2, 0, true));
         ClaimedJob first = runningFirstAttempt();
         LeaseId second = moveTheLease(job, first);
@@ -110,8 +118,12 @@ abstract class LateFinalWordContract {
         Snapshot accepted = snapshot(job);
         assertThat(accepted.status()).isEqualTo(JobStatus.PROCESSED);
         assertThat(accepted.output()).isEqualTo(json(elsewhereOutput()));
-        assertThat(objects().exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), 1))).as("attempt 1 keeps nothing").isFalse();
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1)).as("not on its row either").isEmpty();
+        assertThat(objects().exists(ObjectOutputStore.key(server.project.uuid(), job.uuid(), 1)))
+                .as("attempt 1 keeps nothing")
+                .isFalse();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), 1))
+                .as("not on its row either")
+                .isEmpty();
     }
 
     /**
@@ -124,7 +136,16 @@ abstract class LateFinalWordContract {
         Job job = server.submit(spec, new RetryPolicy(2, 0, true));
         ClaimedJob first = runningFirstAttempt();
         LeaseId second = moveTheLease(job, first);
-        assertThat(server.store.transitions().fail(job.uuid(), second, "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store
+                        .transitions()
+                        .fail(
+                                job.uuid(),
+                                second,
+                                "lost contact with the runner",
+                                AttemptOutcome.LOST,
+                                server.clock.instant())
+                        .applied())
+                .isTrue();
         assertThat(server.job(job).status()).isEqualTo(JobStatus.FAILED);
 
         alice.send(word.message(first));
@@ -132,7 +153,9 @@ abstract class LateFinalWordContract {
 
         Job after = server.job(job);
         assertThat(after.status()).isEqualTo(JobStatus.FAILED);
-        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), after.attempt())).as("output of the failed attempt 2").isEmpty();
+        assertThat(server.outputs.get(server.project.uuid(), job.uuid(), after.attempt()))
+                .as("output of the failed attempt 2")
+                .isEmpty();
     }
 
     // ---- the steps --------------------------------------------------------------------------------
@@ -148,24 +171,50 @@ abstract class LateFinalWordContract {
 
     /** Another node's sweep gives attempt 1 up (its node looked dead) and another runner claims and starts attempt 2. */
     private LeaseId moveTheLease(Job job, ClaimedJob first) {
-        assertThat(server.store.transitions().fail(job.uuid(), first.lease(), "lost contact with the runner", AttemptOutcome.LOST, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store
+                        .transitions()
+                        .fail(
+                                job.uuid(),
+                                first.lease(),
+                                "lost contact with the runner",
+                                AttemptOutcome.LOST,
+                                server.clock.instant())
+                        .applied())
+                .isTrue();
         assertThat(server.job(job).status()).isEqualTo(JobStatus.PENDING);
         LeaseId second = LeaseId.random();
-        Optional<Job> claimed = TestClaims.claim(server.store, server.runner(spec).runner().id(), second, server.clock.instant());
+        Optional<Job> claimed =
+                TestClaims.claim(server.store, server.runner(spec).runner().id(), second, server.clock.instant());
         assertThat(claimed).map(Job::attempt).contains(2);
-        assertThat(server.store.transitions().start(job.uuid(), second, server.clock.instant()).applied()).isTrue();
+        assertThat(server.store
+                        .transitions()
+                        .start(job.uuid(), second, server.clock.instant())
+                        .applied())
+                .isTrue();
         return second;
     }
 
     private static JobOutput elsewhereOutput() {
-        return new JobOutput(List.of(new IterationResult(0, "{\"bench\":{\"latency\":{\"value\":2.5}}}", "accepted stderr", Map.of("r.json", "accepted"))), null);
+        return new JobOutput(
+                List.of(new IterationResult(
+                        0,
+                        "{\"bench\":{\"latency\":{\"value\":2.5}}}",
+                        "accepted stderr",
+                        Map.of("r.json", "accepted"))),
+                null);
     }
 
     /** The other node stores attempt 2's output under its attempt, completes it and parses it into the report. */
     private void completeElsewhere(Job job, LeaseId second) {
         server.outputs.put(server.project.uuid(), job.uuid(), 2, elsewhereOutput());
-        assertThat(server.store.transitions().complete(job.uuid(), second, server.clock.instant()).applied()).isTrue();
-        new ResultProcessor(server.store, server.outputs, new Adapters(), new BatonMetrics(), server.clock, new Changes()).process(server.job(job));
+        assertThat(server.store
+                        .transitions()
+                        .complete(job.uuid(), second, server.clock.instant())
+                        .applied())
+                .isTrue();
+        new ResultProcessor(
+                        server.store, server.outputs, new Adapters(), new BatonMetrics(), server.clock, new Changes())
+                .process(server.job(job));
         assertThat(server.job(job).status()).isEqualTo(JobStatus.PROCESSED);
     }
 
@@ -180,7 +229,12 @@ abstract class LateFinalWordContract {
         Job now = server.job(job);
         var output = server.outputs.get(server.project.uuid(), job.uuid(), now.attempt());
         var report = server.store.runs().findReport(now.reportId()).orElseThrow();
-        return new Snapshot(now.status(), now.attempt(), output.isEmpty() ? null : json(output.get()), report.results(), report.error());
+        return new Snapshot(
+                now.status(),
+                now.attempt(),
+                output.isEmpty() ? null : json(output.get()),
+                report.results(),
+                report.error());
     }
 
     /** The output as the output store writes it (JSON). */

@@ -10,10 +10,10 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.server.store.Job;
+import dev.baton.server.store.Spec;
 import dev.baton.server.testing.ChannelFixture;
 import dev.baton.server.testing.ChannelFixture.RunnerHandle;
 import dev.baton.server.testing.TestRunner;
-import dev.baton.server.store.Spec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +66,8 @@ class LogChannelTest {
         ClaimedJob claimed = running(runner);
         for (int i = 1; i <= 10; i++) {
             server.advance(HEARTBEAT_TIMEOUT.dividedBy(2));
-            runner.send(RunnerMessage.Log.text(claimed.uuid(), claimed.lease(), i, LogStream.STDOUT, 0, "tick " + i + "\n"));
+            runner.send(RunnerMessage.Log.text(
+                    claimed.uuid(), claimed.lease(), i, LogStream.STDOUT, 0, "tick " + i + "\n"));
             runner.expect(ServerMessage.Ack.class);
         }
         assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
@@ -79,10 +80,12 @@ class LogChannelTest {
         TestRunner runner = connect(alice);
         ClaimedJob claimed = running(runner);
         server.advance(HEARTBEAT_TIMEOUT.minusSeconds(10));
-        String valid = Wire.encode(RunnerMessage.Log.text(claimed.uuid(), claimed.lease(), 1, LogStream.STDOUT, 0, "x\n"));
+        String valid =
+                Wire.encode(RunnerMessage.Log.text(claimed.uuid(), claimed.lease(), 1, LogStream.STDOUT, 0, "x\n"));
         runner.sendRaw(valid.replace("\"seq\":1", "\"seq\":\"1\""));
         assertThat(runner.expect(ServerMessage.Error.class).code()).isEqualTo("invalid_message");
-        runner.sendRaw(valid.replace("\"text\":\"x\\n\"", "\"text\":\"" + "y".repeat(RunnerMessage.Log.MAX_TEXT_BYTES + 1) + "\""));
+        runner.sendRaw(valid.replace(
+                "\"text\":\"x\\n\"", "\"text\":\"" + "y".repeat(RunnerMessage.Log.MAX_TEXT_BYTES + 1) + "\""));
         assertThat(runner.expect(ServerMessage.Error.class).message()).contains("16384");
         server.advance(java.time.Duration.ofSeconds(12));
         assertThat(server.job(job).status()).isEqualTo(JobStatus.FAILED);

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Tag;
 class PostgresAttemptOutputTest extends AttemptOutputContract {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(),
+        assumeTrue(
+                TestDatabases.postgresReachable(),
                 "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL output tests");
     }
 

@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Tag;
 class PostgresLabelRoutingTest extends LabelRoutingContractTest {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(),
-                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL label routing tests");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL
+                        + ": skipping the PostgreSQL label routing tests");
     }
 
     @Override

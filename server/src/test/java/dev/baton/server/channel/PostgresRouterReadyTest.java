@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Tag;
 class PostgresRouterReadyTest extends RouterReadyContractTest {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(),
-                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL router-ready tests");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL
+                        + ": skipping the PostgreSQL router-ready tests");
     }
 
     @Override

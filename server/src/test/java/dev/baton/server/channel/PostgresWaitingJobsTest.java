@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Tag;
 class PostgresWaitingJobsTest extends WaitingJobsContractTest {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(),
-                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL waiting-job tests");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL
+                        + ": skipping the PostgreSQL waiting-job tests");
     }
 
     @Override

@@ -68,14 +68,16 @@ abstract class QuarantineContractTest {
     }
 
     private static void decline(TestRunner runner, ClaimedJob job, DeclineCode code) {
-        runner.send(new RunnerMessage.Declined(job.uuid(), job.lease(), code, "could not prepare: runc: exec format error"));
+        runner.send(new RunnerMessage.Declined(
+                job.uuid(), job.lease(), code, "could not prepare: runc: exec format error"));
         runner.expect(ServerMessage.Ack.class);
     }
 
     private static void complete(TestRunner runner, ClaimedJob job) {
         runner.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         runner.expect(ServerMessage.Ack.class);
-        runner.send(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+        runner.send(new RunnerMessage.Completed(
+                job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
         runner.expect(ServerMessage.Ack.class);
     }
 
@@ -94,14 +96,23 @@ abstract class QuarantineContractTest {
         // Idle first, the flaky runner takes job after job and fails each one.
         TestRunner flaky = connect(flakyHandle);
         for (int i = 0; i < THRESHOLD; i++) {
-            assertThat(stored(flakyHandle).isQuarantined()).as("quarantined after %d failures", i).isFalse();
+            assertThat(stored(flakyHandle).isQuarantined())
+                    .as("quarantined after %d failures", i)
+                    .isFalse();
             decline(flaky, claim(flaky), DeclineCode.EXECUTOR_ERROR);
         }
         Runner quarantined = stored(flakyHandle);
         assertThat(quarantined.isQuarantined()).isTrue();
-        assertThat(quarantined.quarantined()).isEqualTo(server.clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
-        assertThat(quarantined.quarantineReason()).contains("3 infrastructure failures").contains("declined executor_error");
-        assertThat(server.store.nodes().clusterCounts("n", server.clock.instant()).quarantinedRunners()).isEqualTo(1);
+        assertThat(quarantined.quarantined())
+                .isEqualTo(server.clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
+        assertThat(quarantined.quarantineReason())
+                .contains("3 infrastructure failures")
+                .contains("declined executor_error");
+        assertThat(server.store
+                        .nodes()
+                        .clusterCounts("n", server.clock.instant())
+                        .quarantinedRunners())
+                .isEqualTo(1);
         assertThat(server.metrics().scrape()).contains("baton_runner_quarantines_total 1.0");
 
         // It asks for work and gets none; the healthy runner finishes the whole queue, the
@@ -109,25 +120,36 @@ abstract class QuarantineContractTest {
         flaky.send(new RunnerMessage.Ready(600, "linux", "x86_64", "test", 1));
         TestRunner healthy = connect(healthyHandle);
         for (int i = 0; i < jobs.size(); i++) complete(healthy, claim(healthy));
-        for (Job j : jobs) assertThat(server.store.runs().findJob(j.uuid()).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
+        for (Job j : jobs)
+            assertThat(server.store.runs().findJob(j.uuid()).orElseThrow().status())
+                    .isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         flaky.expectSilence(Duration.ofMillis(200));
 
         // A job only the quarantined runner could take says why it waits.
         Job waiting = server.submit(lonely);
-        var status = server.channel().status(server.store.runs().findJob(waiting.uuid()).orElseThrow()).orElseThrow();
+        var status = server.channel()
+                .status(server.store.runs().findJob(waiting.uuid()).orElseThrow())
+                .orElseThrow();
         assertThat(status.reason().code()).isEqualTo("runners_quarantined");
         flaky.expectSilence(Duration.ofMillis(100));
 
         // Released, it takes work again at once; the failures before the release do not count again.
-        Runner released = server.store.runners().releaseRunner(flakyHandle.runner().id(), server.clock.instant());
+        Runner released =
+                server.store.runners().releaseRunner(flakyHandle.runner().id(), server.clock.instant());
         assertThat(released.isQuarantined()).isFalse();
         assertThat(released.quarantineReason()).isNull();
         Job after = server.submit(lonely);
         ClaimedJob first = flaky.expect(ServerMessage.Job.class).job();
         assertThat(List.of(waiting.uuid(), after.uuid())).contains(first.uuid());
         decline(flaky, first, DeclineCode.EXECUTOR_ERROR);
-        assertThat(stored(flakyHandle).isQuarantined()).as("one failure since the release").isFalse();
-        assertThat(server.store.nodes().clusterCounts("n", server.clock.instant()).quarantinedRunners()).isZero();
+        assertThat(stored(flakyHandle).isQuarantined())
+                .as("one failure since the release")
+                .isFalse();
+        assertThat(server.store
+                        .nodes()
+                        .clusterCounts("n", server.clock.instant())
+                        .quarantinedRunners())
+                .isZero();
     }
 
     @Test
@@ -140,27 +162,48 @@ abstract class QuarantineContractTest {
         ClaimedJob failing = claim(runner);
         runner.send(new RunnerMessage.Running(failing.uuid(), failing.lease()));
         runner.expect(ServerMessage.Ack.class);
-        runner.send(new RunnerMessage.Failed(failing.uuid(), failing.lease(), List.of(new IterationResult(3, "boom", "", Map.of())), "exit code 3"));
+        runner.send(new RunnerMessage.Failed(
+                failing.uuid(), failing.lease(), List.of(new IterationResult(3, "boom", "", Map.of())), "exit code 3"));
         runner.expect(ServerMessage.Ack.class);
         decline(runner, claim(runner), DeclineCode.NOISY_MACHINE);
         decline(runner, claim(runner), DeclineCode.IMAGE_REFUSED);
         decline(runner, claim(runner), DeclineCode.NO_COMMAND);
-        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store
+                        .runners()
+                        .findRunner(handle.runner().id())
+                        .orElseThrow()
+                        .isQuarantined())
+                .isFalse();
 
         // Two real failures, then a quiet spell longer than the window: the third is alone in it.
         decline(runner, claim(runner), DeclineCode.PULL_FAILED);
         decline(runner, claim(runner), DeclineCode.VM_BOOT_FAILED);
         server.advance(WINDOW.plusSeconds(1));
         decline(runner, claim(runner), DeclineCode.UNPACK_FAILED);
-        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store
+                        .runners()
+                        .findRunner(handle.runner().id())
+                        .orElseThrow()
+                        .isQuarantined())
+                .isFalse();
         // Two more inside the window make three.
         decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
-        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().isQuarantined()).isFalse();
+        assertThat(server.store
+                        .runners()
+                        .findRunner(handle.runner().id())
+                        .orElseThrow()
+                        .isQuarantined())
+                .isFalse();
         server.submit(spec);
         decline(runner, claim(runner), DeclineCode.EXECUTOR_ERROR);
-        assertThat(server.store.runners().findRunner(handle.runner().id()).orElseThrow().quarantineReason())
+        assertThat(server.store
+                        .runners()
+                        .findRunner(handle.runner().id())
+                        .orElseThrow()
+                        .quarantineReason())
                 .startsWith("3 infrastructure failures within 1m (threshold 3; latest: declined executor_error)");
     }
+
     @Test
     void lostRunnersAndUnansweredClaimsCount() throws Exception {
         // A window longer than the heartbeat timeout: each loss is only seen once that timeout passed.
@@ -177,18 +220,24 @@ abstract class QuarantineContractTest {
         first.send(new RunnerMessage.Running(running.uuid(), running.lease()));
         first.expect(ServerMessage.Ack.class);
         first.crash();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> server.channel().sessions().size() == 0);
         server.advance(ChannelFixture.HEARTBEAT_TIMEOUT.plusSeconds(1));
-        assertThat(server.store.runs().findJob(started.uuid()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(server.store.runs().findJob(started.uuid()).orElseThrow().status())
+                .isEqualTo(JobStatus.FAILED);
         assertThat(stored(handle).isQuarantined()).isFalse();
 
         TestRunner second = server.connect(handle);
         claim(second);
         second.crash();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> server.channel().sessions().size() == 0);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> server.channel().sessions().size() == 0);
         server.advance(ChannelFixture.HEARTBEAT_TIMEOUT.plusSeconds(1));
         // Claimed and never started: its acceptance deadline (30 s) passes before the heartbeat timeout.
-        assertThat(stored(handle).quarantineReason()).isEqualTo("2 infrastructure failures within 1h (threshold 2; latest: accept_timeout)");
+        assertThat(stored(handle).quarantineReason())
+                .isEqualTo("2 infrastructure failures within 1h (threshold 2; latest: accept_timeout)");
     }
 
     /** Quarantines the runner: THRESHOLD jobs claimed and declined with executor_error. */
@@ -214,7 +263,9 @@ abstract class QuarantineContractTest {
         ClaimedJob claimed = claim(flaky);
         assertThat(claimed.uuid()).isEqualTo(canary.uuid());
         healthy.expectSilence(Duration.ofMillis(100));
-        assertThat(stored(flakyHandle).isQuarantined()).as("not before it passed").isTrue();
+        assertThat(stored(flakyHandle).isQuarantined())
+                .as("not before it passed")
+                .isTrue();
         complete(flaky, claimed);
         assertThat(stored(flakyHandle).isQuarantined()).isFalse();
 
@@ -235,7 +286,8 @@ abstract class QuarantineContractTest {
         assertThat(claimed.uuid()).isEqualTo(canary.uuid());
         flaky.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         flaky.expect(ServerMessage.Ack.class);
-        flaky.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(new IterationResult(1, "", "segfault", Map.of()))));
+        flaky.send(new RunnerMessage.Completed(
+                claimed.uuid(), claimed.lease(), List.of(new IterationResult(1, "", "segfault", Map.of()))));
         flaky.expect(ServerMessage.Ack.class);
         assertThat(stored(flakyHandle).isQuarantined()).isTrue();
         // Still quarantined: an ordinary job does not go to it.

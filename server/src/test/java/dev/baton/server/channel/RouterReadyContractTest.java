@@ -98,7 +98,11 @@ abstract class RouterReadyContractTest {
         Organization team = server.organization(PlanTier.TEAM);
         Job older = server.submit(small, team, "192.0.2.7", 600, List.of());
         Job newer = server.submit(small, team, "192.0.2.7", 600, List.of());
-        var newerProject = server.store.organizations().findProject(newer.projectId()).orElseThrow().uuid();
+        var newerProject = server.store
+                .organizations()
+                .findProject(newer.projectId())
+                .orElseThrow()
+                .uuid();
 
         channel.send(ready(null, List.of(newerProject)));
         assertThat(channel.expect(ServerMessage.Job.class).job().uuid()).isEqualTo(newer.uuid());
@@ -110,10 +114,16 @@ abstract class RouterReadyContractTest {
     void aFailedThatSaysTheRunnerWasLostIsALostAttempt() {
         Job retried = server.submit(small, new RetryPolicy(2, 0, true));
         ClaimedJob first = claimAndStart();
-        channel.send(new RunnerMessage.Failed(first.uuid(), first.lease(), List.of(), "runner r1 behind the router was lost", true));
+        channel.send(new RunnerMessage.Failed(
+                first.uuid(), first.lease(), List.of(), "runner r1 behind the router was lost", true));
         channel.expect(ServerMessage.Ack.class);
         assertThat(server.job(retried).status()).isEqualTo(JobStatus.PENDING);
-        assertThat(server.store.runs().attempts(server.job(retried).id()).getFirst().outcome()).isEqualTo(AttemptOutcome.LOST);
+        assertThat(server.store
+                        .runs()
+                        .attempts(server.job(retried).id())
+                        .getFirst()
+                        .outcome())
+                .isEqualTo(AttemptOutcome.LOST);
 
         // Two attempts allowed but not for a lost runner: a plain failed would retry, a lost one does not.
         ClaimedJob again = claimAndStart();

@@ -37,7 +37,9 @@ class RunnerCapabilitiesTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0), MutableClock.startingNow()).start();
+        server = ServerAssembly.builder(
+                        ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0), MutableClock.startingNow())
+                .start();
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
     }
 
@@ -48,9 +50,16 @@ class RunnerCapabilitiesTest {
     }
 
     HttpResponse<String> call(String method, String path, Object body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path)).header("Authorization", "Bearer " + admin)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                        .header("Authorization", "Bearer " + admin)
+                        .method(
+                                method,
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     JsonNode json(HttpResponse<String> r, int status) throws Exception {
@@ -63,8 +72,14 @@ class RunnerCapabilitiesTest {
         JsonNode created = json(call("POST", "/v0/runners", Map.of("name", "vm box")), 201);
         String key = created.get("key").asText();
         URI channel = URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/vm-box/channel");
-        assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 409).get("code").asText()).isEqualTo("runner_not_connected");
-        assertThat(json(call("GET", "/v0/runners/nobody/capabilities", null), 404).get("code").asText()).isEqualTo("runner_not_found");
+        assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 409)
+                        .get("code")
+                        .asText())
+                .isEqualTo("runner_not_connected");
+        assertThat(json(call("GET", "/v0/runners/nobody/capabilities", null), 404)
+                        .get("code")
+                        .asText())
+                .isEqualTo("runner_not_found");
 
         TestRunner runner = TestRunner.connect(channel, key);
         // An older runner's ready says nothing about its executor.
@@ -72,31 +87,43 @@ class RunnerCapabilitiesTest {
         runner.send(new RunnerMessage.Heartbeat(null, null));
         runner.expect(ServerMessage.Ack.class);
         JsonNode none = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200);
-        assertThat(none.get("runner").asText()).isEqualTo(created.at("/runner/uuid").asText());
-        assertThat(none.path("capabilities").isMissingNode() || none.get("capabilities").isNull()).isTrue();
-        assertThat(none.path("images").isMissingNode() || none.get("images").isNull()).as("no images reported").isTrue();
+        assertThat(none.get("runner").asText())
+                .isEqualTo(created.at("/runner/uuid").asText());
+        assertThat(none.path("capabilities").isMissingNode()
+                        || none.get("capabilities").isNull())
+                .isTrue();
+        assertThat(none.path("images").isMissingNode() || none.get("images").isNull())
+                .as("no images reported")
+                .isTrue();
         // Image affinity: the images a heartbeat reports are shown, most recent first.
         var a = dev.baton.protocol.value.ImageDigest.of("sha256:" + "a".repeat(64));
         var b = dev.baton.protocol.value.ImageDigest.of("sha256:" + "b".repeat(64));
         runner.send(new RunnerMessage.Heartbeat(null, null, java.util.List.of(b, a)));
         runner.expect(ServerMessage.Ack.class);
-        JsonNode images = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200).get("images");
+        JsonNode images =
+                json(call("GET", "/v0/runners/vm-box/capabilities", null), 200).get("images");
         assertThat(images.get(0).asText()).isEqualTo(b.value());
         assertThat(images.get(1).asText()).isEqualTo(a.value());
         runner.crash();
 
         TestRunner again = TestRunner.connect(channel, key);
-        again.send(new RunnerMessage.Ready(30, "linux", "x86_64", "new", 1, new RunnerCapabilities("microvm", "qemu-microvm", "tcg")));
+        again.send(new RunnerMessage.Ready(
+                30, "linux", "x86_64", "new", 1, new RunnerCapabilities("microvm", "qemu-microvm", "tcg")));
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            JsonNode c = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200).get("capabilities");
+            JsonNode c = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
+                    .get("capabilities");
             assertThat(c.get("executor").asText()).isEqualTo("microvm");
             assertThat(c.get("hypervisor").asText()).isEqualTo("qemu-microvm");
             assertThat(c.get("accelerator").asText()).isEqualTo("tcg");
         });
         // Only shown, never trusted for size: a long value is cut.
-        again.send(new RunnerMessage.Ready(30, "linux", "x86_64", "new", 1, RunnerCapabilities.executor("x".repeat(5000))));
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
-                .at("/capabilities/executor").asText()).hasSize(RunnerCapabilities.MAX_LENGTH));
+        again.send(new RunnerMessage.Ready(
+                30, "linux", "x86_64", "new", 1, RunnerCapabilities.executor("x".repeat(5000))));
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
+                                .at("/capabilities/executor")
+                                .asText())
+                        .hasSize(RunnerCapabilities.MAX_LENGTH));
         again.crash();
     }
 }

@@ -37,15 +37,20 @@ class RunnerConnectLimitTest {
 
     @Test
     void aKeyThatReconnectsInALoopIsRefusedAfterItsBurstAndLetBackAsTheClockAdvances() {
-        server = new ChannelFixture(null, dataDir, c -> c.toBuilder()
-                .edge(EdgeSettings.DEFAULTS.withRunnerConnects(PER_MINUTE, BURST)).build());
+        server = new ChannelFixture(
+                null,
+                dataDir,
+                c -> c.toBuilder()
+                        .edge(EdgeSettings.DEFAULTS.withRunnerConnects(PER_MINUTE, BURST))
+                        .build());
         Spec spec = server.spec("small");
         var handle = server.runner(spec);
         var other = server.runner(spec);
 
         for (int i = 0; i < BURST; i++) {
             TestRunner runner = server.connect(handle);
-            assertThat(runner.welcome().runner()).isEqualTo(handle.runner().slug().value());
+            assertThat(runner.welcome().runner())
+                    .isEqualTo(handle.runner().slug().value());
             runner.send(new RunnerMessage.Ready(1, "linux", "x86_64", "test", 1));
             runner.close();
         }

@@ -63,7 +63,8 @@ abstract class RunnerMachineContract {
     }
 
     private static RunnerMessage.Ready ready(String arch, String host, long pid) {
-        return new RunnerMessage.Ready(600, "linux", arch, "1.2.3", 1, null, null, null, null, null, host, pid, STARTED);
+        return new RunnerMessage.Ready(
+                600, "linux", arch, "1.2.3", 1, null, null, null, null, null, host, pid, STARTED);
     }
 
     private Optional<KnownMachine> machine(RunnerHandle h) {
@@ -81,9 +82,11 @@ abstract class RunnerMachineContract {
 
         RunnerHost expected = new RunnerHost("linux", "x86_64", "1.2.3", "bench-1.lab", 4242L, STARTED, "127.0.0.1");
         assertThat(machine(alice)).hasValueSatisfying(m -> assertThat(m.host()).isEqualTo(expected));
-        assertThat(server.store.runners().attemptMachines(job.id()).get(1).host()).isEqualTo(expected);
-        assertThat(server.metrics().scrape()).contains("baton_runner_info{arch=\"x86_64\",host=\"bench-1.lab\",os=\"linux\",runner=\""
-                + alice.runner().slug().value() + "\",version=\"1.2.3\"} 1");
+        assertThat(server.store.runners().attemptMachines(job.id()).get(1).host())
+                .isEqualTo(expected);
+        assertThat(server.metrics().scrape())
+                .contains("baton_runner_info{arch=\"x86_64\",host=\"bench-1.lab\",os=\"linux\",runner=\""
+                        + alice.runner().slug().value() + "\",version=\"1.2.3\"} 1");
     }
 
     @Test
@@ -102,20 +105,44 @@ abstract class RunnerMachineContract {
         TestRunner channel = connect(router);
         Job job = server.submit(spec);
         // A router's ready: no arch of its own, narrowed to its runners' specs.
-        channel.send(new RunnerMessage.Ready(600, "linux", null, "router", 1, List.of(spec.slug().value()), null, null, null, null,
-                "router-eu", 9L, STARTED));
+        channel.send(new RunnerMessage.Ready(
+                600,
+                "linux",
+                null,
+                "router",
+                1,
+                List.of(spec.slug().value()),
+                null,
+                null,
+                null,
+                null,
+                "router-eu",
+                9L,
+                STARTED));
         ClaimedJob claimed = channel.expect(ServerMessage.Job.class).job();
         RunnerHost behind = new RunnerHost("linux", "x86_64", "1.2.3", "bench-7.lab", 777L, STARTED, "10.1.2.7");
         channel.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease(), null, behind));
         channel.expect(ServerMessage.Ack.class);
-        assertThat(server.store.runners().attemptMachines(job.id()).get(1).host()).isEqualTo(behind);
-        assertThat(machine(router).orElseThrow().host().host()).as("the router's own machine stays the runner's").isEqualTo("router-eu");
+        assertThat(server.store.runners().attemptMachines(job.id()).get(1).host())
+                .isEqualTo(behind);
+        assertThat(machine(router).orElseThrow().host().host())
+                .as("the router's own machine stays the runner's")
+                .isEqualTo("router-eu");
     }
 
     @Test
     void aRunnerOnAnotherArchitectureThanItsSpecIsRefusedSayingWhyAndTakesNoJob() {
-        Spec arm = server.store.specs().createSpec("arm box", Slug.of("arm-box"), Architecture.AARCH64, 2, 1L << 30, 10L << 30, false,
-                server.clock.instant());
+        Spec arm = server.store
+                .specs()
+                .createSpec(
+                        "arm box",
+                        Slug.of("arm-box"),
+                        Architecture.AARCH64,
+                        2,
+                        1L << 30,
+                        10L << 30,
+                        false,
+                        server.clock.instant());
         RunnerHandle wrong = server.runner(arm);
         server.submit(arm);
         TestRunner runner = connect(wrong);

@@ -47,13 +47,34 @@ class UsageRouteTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = ServerAssembly.builder(ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0), clock).start();
+        server = ServerAssembly.builder(ServerConfig.defaults(dataDir).withListen("127.0.0.1", 0), clock)
+                .start();
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
         call("POST", "/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
         for (String p : List.of("web", "api")) {
-            projects.put(p, call("POST", "/v0/projects", Map.of("name", p, "slug", p, "organization", "acme"), 201).get("uuid").asText());
+            projects.put(
+                    p,
+                    call("POST", "/v0/projects", Map.of("name", p, "slug", p, "organization", "acme"), 201)
+                            .get("uuid")
+                            .asText());
         }
-        call("POST", "/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 2, "memory", 1 << 30, "disk", 1L << 33), 201);
+        call(
+                "POST",
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "small",
+                        "slug",
+                        "small",
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        2,
+                        "memory",
+                        1 << 30,
+                        "disk",
+                        1L << 33),
+                201);
     }
 
     @AfterEach
@@ -63,9 +84,16 @@ class UsageRouteTest {
     }
 
     JsonNode call(String method, String path, Object body, int status) throws Exception {
-        var r = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + path)).header("Authorization", "Bearer " + admin)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        var r = http.send(
+                HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
+                        .header("Authorization", "Bearer " + admin)
+                        .method(
+                                method,
+                                body == null
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(status);
         return Wire.mapper().readTree(r.body());
     }
@@ -76,8 +104,23 @@ class UsageRouteTest {
 
     void submit(String project) throws Exception {
         String image = TestImages.push(dataDir, ProjectUuid.parse(projects.get(project)), "", "v1", TestImages.BENCH);
-        call("POST", "/v0/run", Map.of("project", project, "image", image, "spec", "small", "adapter", "json", "cmd", List.of("bench"),
-                "timeout", 3600), 201);
+        call(
+                "POST",
+                "/v0/run",
+                Map.of(
+                        "project",
+                        project,
+                        "image",
+                        image,
+                        "spec",
+                        "small",
+                        "adapter",
+                        "json",
+                        "cmd",
+                        List.of("bench"),
+                        "timeout",
+                        3600),
+                201);
     }
 
     ClaimedJob run(TestRunner runner, String project) throws Exception {
@@ -104,12 +147,14 @@ class UsageRouteTest {
     void minutesArePerProjectPerPeriodTheMonthByDefaultAndCountedForPrometheus() throws Exception {
         JsonNode created = call("POST", "/v0/runners", Map.of("name", "box"), 201);
         call("POST", "/v0/runners/box/specs", Map.of("spec", "small"), 201);
-        TestRunner runner = TestRunner.connect(URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/box/channel"),
+        TestRunner runner = TestRunner.connect(
+                URI.create(server.publicUrl().replace("http://", "ws://") + "/v0/runners/box/channel"),
                 created.get("key").asText());
         try {
             runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
             ClaimedJob web = run(runner, "web"); // running from 23:57:00
-            for (int i = 0; i < 6; i++) twentySeconds(runner, List.of(web)); // 23:59:00: web billed 2 minutes in January
+            for (int i = 0; i < 6; i++)
+                twentySeconds(runner, List.of(web)); // 23:59:00: web billed 2 minutes in January
             runner.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1)); // a second slot asks for work
             ClaimedJob api = run(runner, "api"); // running from 23:59:00
             // 00:00:00 on February 1: a minute each, billed at the first instant of February; 00:01:00: one more each.
@@ -134,22 +179,41 @@ class UsageRouteTest {
         assertThat(usage("?from=2026-01-01").get("to").asText()).isEqualTo("2026-02-01T00:00:00Z");
         assertThat(usage("?to=2026-02-01T00:00:00Z").get("from").asText()).isEqualTo("2026-01-01T00:00:00Z");
         // `to` is exclusive, `from` inclusive: the minutes billed at exactly 00:00:00 are February's.
-        assertThat(usage("?from=2026-01-31T23:59:00Z&to=2026-02-01T00:00:00Z").get("minutes").asLong()).isEqualTo(1);
-        assertThat(usage("?from=2026-02-01T00:00:00Z&to=2026-02-01T00:00:00.000001Z").get("minutes").asLong()).isEqualTo(2);
+        assertThat(usage("?from=2026-01-31T23:59:00Z&to=2026-02-01T00:00:00Z")
+                        .get("minutes")
+                        .asLong())
+                .isEqualTo(1);
+        assertThat(usage("?from=2026-02-01T00:00:00Z&to=2026-02-01T00:00:00.000001Z")
+                        .get("minutes")
+                        .asLong())
+                .isEqualTo(2);
 
-        assertThat(call("GET", "/v0/organizations/acme/usage?from=last-week", null, 400).get("code").asText()).isEqualTo("invalid_parameter");
-        assertThat(call("GET", "/v0/organizations/acme/usage?from=2026-02-01&to=2026-01-01", null, 400).get("code").asText())
+        assertThat(call("GET", "/v0/organizations/acme/usage?from=last-week", null, 400)
+                        .get("code")
+                        .asText())
                 .isEqualTo("invalid_parameter");
-        assertThat(call("GET", "/v0/organizations/nobody/usage", null, 404).get("code").asText()).isEqualTo("organization_not_found");
+        assertThat(call("GET", "/v0/organizations/acme/usage?from=2026-02-01&to=2026-01-01", null, 400)
+                        .get("code")
+                        .asText())
+                .isEqualTo("invalid_parameter");
+        assertThat(call("GET", "/v0/organizations/nobody/usage", null, 404)
+                        .get("code")
+                        .asText())
+                .isEqualTo("organization_not_found");
 
-        String metrics = http.send(HttpRequest.newBuilder(URI.create(server.publicUrl() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString())
+        String metrics = http.send(
+                        HttpRequest.newBuilder(URI.create(server.publicUrl() + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
                 .body();
-        assertThat(metrics).contains("baton_job_minutes_total{organization=\"acme\",project=\"web\"} 4.0")
+        assertThat(metrics)
+                .contains("baton_job_minutes_total{organization=\"acme\",project=\"web\"} 4.0")
                 .contains("baton_job_minutes_total{organization=\"acme\",project=\"api\"} 2.0");
     }
 
     static long minutesOf(JsonNode usage, String project) {
-        for (JsonNode p : usage.get("projects")) if (p.get("slug").asText().equals(project)) return p.get("minutes").asLong();
+        for (JsonNode p : usage.get("projects"))
+            if (p.get("slug").asText().equals(project)) return p.get("minutes").asLong();
         throw new AssertionError("no project " + project + " in " + usage);
     }
 }

@@ -100,7 +100,8 @@ abstract class WaitingJobsContractTest {
      * the deadline loop may take one first and apply it on its own thread a moment later.
      */
     Job awaitStatus(Job job, JobStatus expected) {
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(server.job(job).status()).isEqualTo(expected));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(server.job(job).status()).isEqualTo(expected));
         return server.job(job);
     }
 
@@ -123,12 +124,17 @@ abstract class WaitingJobsContractTest {
 
         Job waiting = server.job(job);
         assertThat(waiting.status()).isEqualTo(JobStatus.PENDING);
-        assertThat(waiting.declineBackoffUntil()).isEqualTo(server.clock.instant().plus(BACKOFF));
-        assertThat(waiting.notBefore()).as("the retry backoff of failed jobs is another thing").isNull();
+        assertThat(waiting.declineBackoffUntil())
+                .isEqualTo(server.clock.instant().plus(BACKOFF));
+        assertThat(waiting.notBefore())
+                .as("the retry backoff of failed jobs is another thing")
+                .isNull();
         PendingReason why = queue(job).reason();
         assertThat(why.code()).isEqualTo("retry_backoff");
         assertThat(why.until()).isEqualTo(waiting.declineBackoffUntil());
-        assertThat(why.declines()).containsExactly(new PendingReason.RunnerDecline("runner-1", "pull_failed", "registry answered HTTP 503"));
+        assertThat(why.declines())
+                .containsExactly(
+                        new PendingReason.RunnerDecline("runner-1", "pull_failed", "registry answered HTTP 503"));
 
         // Not offered during the back-off, offered again as soon as it ends (no poll needed).
         waitFor(runner);
@@ -151,9 +157,13 @@ abstract class WaitingJobsContractTest {
         Job failed = server.job(job);
         assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
         assertThat(failed.errorCode()).isEqualTo("declined");
-        assertThat(failed.error()).contains("max_requeues (3)").contains("runner-1 (image_refused: manifest digest mismatch)");
+        assertThat(failed.error())
+                .contains("max_requeues (3)")
+                .contains("runner-1 (image_refused: manifest digest mismatch)");
         List<Attempt> attempts = server.store.runs().attempts(job.id());
-        assertThat(attempts).hasSize(server.config.maxRequeues() + 1).allMatch(a -> a.outcome() == AttemptOutcome.DECLINED);
+        assertThat(attempts)
+                .hasSize(server.config.maxRequeues() + 1)
+                .allMatch(a -> a.outcome() == AttemptOutcome.DECLINED);
         assertThat(attempts.getFirst().declineCode()).isEqualTo("pull_failed");
         assertThat(attempts.getFirst().declineReason()).isEqualTo("registry answered HTTP 503");
         assertThat(attempts.getLast().declineCode()).isEqualTo("image_refused");
@@ -177,7 +187,9 @@ abstract class WaitingJobsContractTest {
         a.expectSilence(SHORT); // Alice declined in this round: not offered again yet
         PendingReason why = queue(job).reason();
         assertThat(why.code()).isEqualTo("retry_backoff");
-        assertThat(why.declines()).extracting(PendingReason.RunnerDecline::runner).containsExactly("runner-1", "runner-2");
+        assertThat(why.declines())
+                .extracting(PendingReason.RunnerDecline::runner)
+                .containsExactly("runner-1", "runner-2");
 
         // After the back-off a new round: the longest-waiting runner (Alice) tries again, then Bob.
         waitFor(b);
@@ -191,7 +203,9 @@ abstract class WaitingJobsContractTest {
         Job failed = server.job(job);
         assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
         assertThat(failed.errorCode()).isEqualTo("declined");
-        assertThat(failed.error()).contains("runner-2 (executor_error: runc is missing)").contains("runner-1 (no_command: still no command)");
+        assertThat(failed.error())
+                .contains("runner-2 (executor_error: runc is missing)")
+                .contains("runner-1 (no_command: still no command)");
     }
 
     @Test
@@ -203,8 +217,10 @@ abstract class WaitingJobsContractTest {
         RunnerHandle newcomer = server.runner(spec);
         TestRunner n = connect(newcomer);
         // (The server registers the channel just after the handshake the client saw.)
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(reason(job)).as("a runner that never declined may take it")
-                .isEqualTo("runners_busy"));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(reason(job))
+                        .as("a runner that never declined may take it")
+                        .isEqualTo("runners_busy"));
         ClaimedJob c = claim(n);
         assertThat(c.uuid()).isEqualTo(job.uuid());
         assertThat(c.attempt()).isEqualTo(2);
@@ -218,11 +234,14 @@ abstract class WaitingJobsContractTest {
         decline(a, claim(a), DeclineCode.IMAGE_REQUIRED, "the runc executor runs images; this job has no image digest");
         PendingReason why = queue(job).reason();
         assertThat(why.code()).isEqualTo("declined");
-        assertThat(why.declines()).containsExactly(new PendingReason.RunnerDecline("runner-1", "image_required",
-                "the runc executor runs images; this job has no image digest"));
+        assertThat(why.declines())
+                .containsExactly(new PendingReason.RunnerDecline(
+                        "runner-1", "image_required", "the runc executor runs images; this job has no image digest"));
         assertThat(why.message()).contains("runner-1 (image_required").contains("not connected");
         assertThat(queue(job).predictedStart()).isNull();
-        assertThat(server.job(job).declineBackoffUntil()).as("not every runner declined: no back-off").isNull();
+        assertThat(server.job(job).declineBackoffUntil())
+                .as("not every runner declined: no back-off")
+                .isNull();
     }
 
     @Test
@@ -233,7 +252,8 @@ abstract class WaitingJobsContractTest {
         ClaimedJob c = claim(a);
         a.send(new RunnerMessage.Declined(c.uuid(), c.lease(), "an old runner"));
         a.expect(ServerMessage.Ack.class);
-        assertThat(server.store.runs().attempts(job.id()).getFirst()).extracting(Attempt::declineCode, Attempt::declineReason)
+        assertThat(server.store.runs().attempts(job.id()).getFirst())
+                .extracting(Attempt::declineCode, Attempt::declineReason)
                 .containsExactly("other", "an old runner");
         assertThat(scrape()).contains("baton_job_declines_total{code=\"other\"} 1.0");
     }
@@ -249,7 +269,9 @@ abstract class WaitingJobsContractTest {
 
         Job offline = server.submit(spec);
         assertThat(reason(offline)).isEqualTo("runners_offline");
-        assertThat(queue(offline).reason().message()).contains("1 runner serves").contains("none is connected");
+        assertThat(queue(offline).reason().message())
+                .contains("1 runner serves")
+                .contains("none is connected");
 
         TestRunner a = connect(alice);
         ClaimedJob busy = claim(a);
@@ -257,8 +279,12 @@ abstract class WaitingJobsContractTest {
         startRunning(a, busy);
         Job second = server.submit(spec);
         Job third = server.submit(spec);
-        assertThat(queue(second).reason()).extracting(PendingReason::code, PendingReason::ahead).containsExactly("runners_busy", 0);
-        assertThat(queue(third).reason()).extracting(PendingReason::code, PendingReason::ahead).containsExactly("runners_busy", 1);
+        assertThat(queue(second).reason())
+                .extracting(PendingReason::code, PendingReason::ahead)
+                .containsExactly("runners_busy", 0);
+        assertThat(queue(third).reason())
+                .extracting(PendingReason::code, PendingReason::ahead)
+                .containsExactly("runners_busy", 1);
         assertThat(queue(third).position()).isEqualTo(2);
 
         server.store.specs().updateSpec(lonely.id(), null, null, true, server.clock.instant());
@@ -269,7 +295,8 @@ abstract class WaitingJobsContractTest {
         assertThat(metrics).contains("baton_jobs_pending{reason=\"spec_archived\"} 1.0");
         assertThat(metrics).contains("baton_jobs_pending{reason=\"no_runner\"} 0.0");
         assertThat(metrics).contains("baton_jobs_pending{reason=\"runners_busy\"} 2.0");
-        for (PendingReason.Code code : PendingReason.Code.values()) assertThat(metrics).contains("reason=\"" + code.wireName() + "\"");
+        for (PendingReason.Code code : PendingReason.Code.values())
+            assertThat(metrics).contains("reason=\"" + code.wireName() + "\"");
     }
 
     @Test
@@ -338,7 +365,14 @@ abstract class WaitingJobsContractTest {
 
     @Test
     void aJobRetriedAfterAFailedAttemptIsNoLongerBoundByItsQueueTimeout() {
-        Job job = server.submit(spec, server.organization, "192.0.2.1", 600, List.of(), new dev.baton.server.store.RetryPolicy(2, 120, false), 60);
+        Job job = server.submit(
+                spec,
+                server.organization,
+                "192.0.2.1",
+                600,
+                List.of(),
+                new dev.baton.server.store.RetryPolicy(2, 120, false),
+                60);
         TestRunner a = connect(alice);
         ClaimedJob c = claim(a);
         startRunning(a, c);
@@ -419,7 +453,8 @@ abstract class WaitingJobsContractTest {
                 b.send(new RunnerMessage.Heartbeat(null, null));
                 b.expect(ServerMessage.Ack.class);
             }
-            a.send(new RunnerMessage.Completed(c.uuid(), c.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+            a.send(new RunnerMessage.Completed(
+                    c.uuid(), c.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
             a.expect(ServerMessage.Ack.class);
         }
         // Both runners busy (F = 2): Alice runs a job of the spec, Bob one of "other".
@@ -451,13 +486,18 @@ abstract class WaitingJobsContractTest {
         assertThat(queue(urgent).predictedStart()).isEqualTo(now.plus(d.multipliedBy((0 + 2) / 2)));
         assertThat(queue(t1).predictedStart()).isEqualTo(now.plus(d.multipliedBy((1 + 2) / 2)));
         assertThat(queue(t2).predictedStart()).isEqualTo(now.plus(d.multipliedBy((3 + 2) / 2)));
-        assertThat(queue(u1).predictedStart()).as("no history for the unrelated spec").isNull();
+        assertThat(queue(u1).predictedStart())
+                .as("no history for the unrelated spec")
+                .isNull();
         assertThat(queue(u1).reason().code()).isEqualTo("runners_offline");
     }
 
     String scrape() {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            return http.send(HttpRequest.newBuilder(server.http("/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return http.send(
+                            HttpRequest.newBuilder(server.http("/metrics")).build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

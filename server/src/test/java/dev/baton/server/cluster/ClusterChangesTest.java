@@ -77,7 +77,9 @@ class ClusterChangesTest {
         for (ClusterEvent e : sent) {
             ClusterEvent.Changed c = (ClusterEvent.Changed) e;
             received.addAll(c.jobs());
-            assertThat(ClusterEvent.encode("node-with-a-long-name-0123456789", c).length()).isLessThan(PostgresBus.MAX_PAYLOAD_BYTES);
+            assertThat(ClusterEvent.encode("node-with-a-long-name-0123456789", c)
+                            .length())
+                    .isLessThan(PostgresBus.MAX_PAYLOAD_BYTES);
         }
         assertThat(received).containsExactlyElementsOf(jobs);
     }
@@ -100,7 +102,9 @@ class ClusterChangesTest {
         JobUuid here = JobUuid.random();
         relay.heard(new ClusterEvent.Changed(true, List.of(there)));
         local.job(here);
-        assertThat(heard).containsExactly(new Changes.RunnersChanged(), new Changes.JobChanged(there), new Changes.JobChanged(here));
+        assertThat(heard)
+                .containsExactly(
+                        new Changes.RunnersChanged(), new Changes.JobChanged(there), new Changes.JobChanged(here));
 
         console.close();
         clock.advance(ClusterChanges.ANNOUNCE);

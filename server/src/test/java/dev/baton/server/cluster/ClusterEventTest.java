@@ -11,10 +11,17 @@ class ClusterEventTest {
     @Test
     void everyEventRoundTripsWithItsSender() {
         JobUuid job = JobUuid.random();
-        List<ClusterEvent> events = List.of(new ClusterEvent.Pending(7), new ClusterEvent.Finished(),
-                new ClusterEvent.AttemptEnded(job, 2, 11, "acceptance_timeout"), new ClusterEvent.AttemptEnded(job, 3, 11, null),
-                new ClusterEvent.CancelRunner(job, 2, 11, "canceled_by_user"), new ClusterEvent.ToRunner(11, "{\"event\":\"drain\"}"),
-                new ClusterEvent.Resync(), new ClusterEvent.SpecsChanged(), new ClusterEvent.Watching(), new ClusterEvent.Changed(true, List.of()),
+        List<ClusterEvent> events = List.of(
+                new ClusterEvent.Pending(7),
+                new ClusterEvent.Finished(),
+                new ClusterEvent.AttemptEnded(job, 2, 11, "acceptance_timeout"),
+                new ClusterEvent.AttemptEnded(job, 3, 11, null),
+                new ClusterEvent.CancelRunner(job, 2, 11, "canceled_by_user"),
+                new ClusterEvent.ToRunner(11, "{\"event\":\"drain\"}"),
+                new ClusterEvent.Resync(),
+                new ClusterEvent.SpecsChanged(),
+                new ClusterEvent.Watching(),
+                new ClusterEvent.Changed(true, List.of()),
                 new ClusterEvent.Changed(false, List.of(job, JobUuid.random())));
         for (ClusterEvent e : events) {
             String payload = ClusterEvent.encode("node-a", e);
@@ -28,7 +35,8 @@ class ClusterEventTest {
 
     @Test
     void aPayloadThisVersionDoesNotKnowIsIgnored() {
-        assertThat(ClusterEvent.decode("{\"from\":\"n\",\"type\":\"from_the_future\"}")).isNull();
+        assertThat(ClusterEvent.decode("{\"from\":\"n\",\"type\":\"from_the_future\"}"))
+                .isNull();
         assertThat(ClusterEvent.decode("not json")).isNull();
     }
 }

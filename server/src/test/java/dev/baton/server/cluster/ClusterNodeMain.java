@@ -16,8 +16,13 @@ public final class ClusterNodeMain {
     private ClusterNodeMain() {}
 
     public static void main(String[] args) throws Exception {
-        ServerConfig config = ClusterTest.nodeConfig(args[0], Path.of(args[1]), args[2], args[3],
-                Duration.ofMillis(Long.parseLong(args[4])), Duration.ofMillis(Long.parseLong(args[5])));
+        ServerConfig config = ClusterTest.nodeConfig(
+                args[0],
+                Path.of(args[1]),
+                args[2],
+                args[3],
+                Duration.ofMillis(Long.parseLong(args[4])),
+                Duration.ofMillis(Long.parseLong(args[5])));
         BatonServer server = ServerAssembly.start(config);
         System.out.println("PORT " + server.port());
         System.out.flush();

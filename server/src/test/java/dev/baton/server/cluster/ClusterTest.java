@@ -90,26 +90,50 @@ class ClusterTest {
     private final AtomicInteger names = new AtomicInteger();
 
     /** The config every node of this test runs with (also read by {@link ClusterNodeMain} in node A's JVM). */
-    static ServerConfig nodeConfig(String databaseUrl, Path dataDir, String nodeId, String admin, Duration heartbeatTimeout,
+    static ServerConfig nodeConfig(
+            String databaseUrl,
+            Path dataDir,
+            String nodeId,
+            String admin,
+            Duration heartbeatTimeout,
             Duration nodeTimeout) {
-        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20).adminToken(admin)
-                .heartbeatTimeout(heartbeatTimeout).maxRequeues(5).heartbeatFlushInterval(Duration.ofMillis(500)).nodeId(nodeId)
-                .nodeTimeout(nodeTimeout).build();
+        return ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(1 << 20)
+                .adminToken(admin)
+                .heartbeatTimeout(heartbeatTimeout)
+                .maxRequeues(5)
+                .heartbeatFlushInterval(Duration.ofMillis(500))
+                .nodeId(nodeId)
+                .nodeTimeout(nodeTimeout)
+                .build();
     }
 
     @BeforeAll
     void start() throws Exception {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the cluster test");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the cluster test");
         databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
         Instant now = Instant.now();
-        Organization org = store.organizations().createOrganization("Cluster", Slug.of("cluster"), PlanTier.ENTERPRISE, now);
+        Organization org =
+                store.organizations().createOrganization("Cluster", Slug.of("cluster"), PlanTier.ENTERPRISE, now);
         project = store.organizations().createProject(org.id(), "Cluster", Slug.of("cluster-project"), now);
-        spec = store.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        spec = store.specs()
+                .createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
         nodeA = startChild("node-a");
         portA = awaitPort(nodeA);
-        nodeB = ServerAssembly.builder(nodeConfig(databaseUrl, dataDir, "node-b", ADMIN, HEARTBEAT_TIMEOUT, NODE_TIMEOUT), Clock.systemUTC()).start();
-        nodeC = ServerAssembly.builder(nodeConfig(databaseUrl, dataDir, "node-c", ADMIN, HEARTBEAT_TIMEOUT, NODE_TIMEOUT), Clock.systemUTC()).start();
+        nodeB = ServerAssembly.builder(
+                        nodeConfig(databaseUrl, dataDir, "node-b", ADMIN, HEARTBEAT_TIMEOUT, NODE_TIMEOUT),
+                        Clock.systemUTC())
+                .start();
+        nodeC = ServerAssembly.builder(
+                        nodeConfig(databaseUrl, dataDir, "node-c", ADMIN, HEARTBEAT_TIMEOUT, NODE_TIMEOUT),
+                        Clock.systemUTC())
+                .start();
     }
 
     @AfterAll
@@ -124,8 +148,18 @@ class ClusterTest {
     private Process startChild(String nodeId) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         Path log = dataDir.resolve(nodeId + ".log");
-        return new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), ClusterNodeMain.class.getName(),
-                databaseUrl, dataDir.toString(), nodeId, ADMIN, Long.toString(HEARTBEAT_TIMEOUT.toMillis()), Long.toString(NODE_TIMEOUT.toMillis()))
+        return new ProcessBuilder(
+                        java,
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        ClusterNodeMain.class.getName(),
+                        databaseUrl,
+                        dataDir.toString(),
+                        nodeId,
+                        ADMIN,
+                        Long.toString(HEARTBEAT_TIMEOUT.toMillis()),
+                        Long.toString(NODE_TIMEOUT.toMillis()))
                 .redirectError(log.toFile())
                 .start();
     }
@@ -133,7 +167,8 @@ class ClusterTest {
     private static int awaitPort(Process p) throws Exception {
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         for (String line; (line = out.readLine()) != null; ) {
-            if (line.startsWith("PORT ")) return Integer.parseInt(line.substring(5).strip());
+            if (line.startsWith("PORT "))
+                return Integer.parseInt(line.substring(5).strip());
         }
         throw new IllegalStateException("node A exited before listening (exit " + p.waitFor() + ")");
     }
@@ -154,7 +189,9 @@ class ClusterTest {
         assertThat(store.runs().findJob(job).orElseThrow().status()).isIn(JobStatus.COMPLETED, JobStatus.PROCESSED);
         // Cluster-wide figures come from the store: every node reports the three nodes.
         for (int port : new int[] {portA, portB(), portC()}) {
-            await().atMost(WAIT).untilAsserted(() -> assertThat(get(port, "/metrics").body()).contains("baton_cluster_nodes_alive 3.0"));
+            await().atMost(WAIT)
+                    .untilAsserted(
+                            () -> assertThat(get(port, "/metrics").body()).contains("baton_cluster_nodes_alive 3.0"));
         }
     }
 
@@ -167,7 +204,8 @@ class ClusterTest {
         ClaimedJob claimed = runner.expect(ServerMessage.Job.class).job();
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runner.expect(ServerMessage.Ack.class);
-        HttpResponse<String> canceled = post(portC(), "/v0/projects/" + project.slug() + "/jobs/" + job + "/cancel", Map.of());
+        HttpResponse<String> canceled =
+                post(portC(), "/v0/projects/" + project.slug() + "/jobs/" + job + "/cancel", Map.of());
         assertThat(canceled.statusCode()).isEqualTo(200);
         ServerMessage.Cancel cancel = runner.expect(ServerMessage.Cancel.class);
         assertThat(cancel.job()).isEqualTo(job);
@@ -182,18 +220,29 @@ class ClusterTest {
     void aDrainSentToAnotherNodeReachesTheRunner() throws Exception {
         Handle h = newRunner();
         TestRunner runner = connect(portB(), h);
-        HttpResponse<String> drained = post(portC(), "/v0/runners/" + h.runner().slug() + "/drain", Map.of("state", "quiet"));
+        HttpResponse<String> drained =
+                post(portC(), "/v0/runners/" + h.runner().slug() + "/drain", Map.of("state", "quiet"));
         assertThat(drained.statusCode()).as(drained.body()).isEqualTo(202);
         assertThat(JSON.readTree(drained.body()).path("node").asText()).isEqualTo("node-b");
         assertThat(runner.expect(ServerMessage.Drain.class).state().wireName()).isEqualTo("quiet");
         // A directive must fit a notification (< 8000 bytes): an overlong update is refused, nothing sent.
-        HttpResponse<String> tooLong = post(portC(), "/v0/runners/" + h.runner().slug() + "/update",
-                Map.of("version", "1.0", "url", "https://example.invalid/" + "x".repeat(9000), "checksum", "c".repeat(64)));
+        HttpResponse<String> tooLong = post(
+                portC(),
+                "/v0/runners/" + h.runner().slug() + "/update",
+                Map.of(
+                        "version",
+                        "1.0",
+                        "url",
+                        "https://example.invalid/" + "x".repeat(9000),
+                        "checksum",
+                        "c".repeat(64)));
         assertThat(tooLong.statusCode()).isEqualTo(400);
         assertThat(JSON.readTree(tooLong.body()).path("field").asText()).isEqualTo("url");
         runner.send(new RunnerMessage.Heartbeat(null, null)); // alive within the short heartbeat timeout of this test
         runner.expect(ServerMessage.Ack.class);
-        HttpResponse<String> update = post(portC(), "/v0/runners/" + h.runner().slug() + "/update",
+        HttpResponse<String> update = post(
+                portC(),
+                "/v0/runners/" + h.runner().slug() + "/update",
                 Map.of("version", "1.0", "url", "https://example.invalid/baton.jar", "checksum", "c".repeat(64)));
         assertThat(update.statusCode()).isEqualTo(202);
         assertThat(runner.expect(ServerMessage.Update.class).version()).isEqualTo("1.0");
@@ -210,7 +259,8 @@ class ClusterTest {
         first.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         first.expect(ServerMessage.Ack.class);
         first.crash();
-        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT)
+                .until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
 
         TestRunner again = connect(portC(), h);
         again.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease())); // resent on reconnect: liveness only
@@ -240,8 +290,11 @@ class ClusterTest {
                         runner.send(new RunnerMessage.Ready(1, "linux", "x86_64", "test", 1));
                         ServerMessage m = runner.next();
                         if (!(m instanceof ServerMessage.Job j)) continue; // no_job: ask again
-                        handedOut.computeIfAbsent(j.job().uuid(), k -> new AtomicInteger()).incrementAndGet();
-                        runner.send(new RunnerMessage.Running(j.job().uuid(), j.job().lease()));
+                        handedOut
+                                .computeIfAbsent(j.job().uuid(), k -> new AtomicInteger())
+                                .incrementAndGet();
+                        runner.send(new RunnerMessage.Running(
+                                j.job().uuid(), j.job().lease()));
                         runner.expect(ServerMessage.Ack.class);
                         complete(runner, j.job());
                         done.incrementAndGet();
@@ -257,7 +310,9 @@ class ClusterTest {
         assertThat(failures).isEmpty();
         assertThat(done.get()).isEqualTo(jobs);
         assertThat(handedOut.keySet()).containsExactlyInAnyOrderElementsOf(submitted);
-        assertThat(handedOut.values()).allSatisfy(n -> assertThat(n.get()).as("times one job was handed out").isEqualTo(1));
+        assertThat(handedOut.values())
+                .allSatisfy(n ->
+                        assertThat(n.get()).as("times one job was handed out").isEqualTo(1));
         for (JobUuid uuid : submitted) {
             Job job = store.runs().findJob(uuid).orElseThrow();
             assertThat(job.attempt()).as("claims of job " + uuid).isEqualTo(1);
@@ -301,7 +356,8 @@ class ClusterTest {
         });
         // Requeued by B or C once A's heartbeats stopped: A's runner's attempt ended lost before start.
         Job after = store.runs().findJob(job).orElseThrow();
-        assertThat(store.runs().attempts(after.id()).getFirst().outcome().name()).isEqualTo("LOST_BEFORE_START");
+        assertThat(store.runs().attempts(after.id()).getFirst().outcome().name())
+                .isEqualTo("LOST_BEFORE_START");
         assertThat(store.nodes().listNodes()).anySatisfy(n -> {
             assertThat(n.id()).isEqualTo("node-a");
             assertThat(n.stopped()).as("found dead").isNotNull();
@@ -318,7 +374,9 @@ class ClusterTest {
         assertThat(nodes.statusCode()).isEqualTo(200);
         JsonNode list = JSON.readTree(nodes.body()).path("nodes");
         assertThat(list.findValuesAsText("id")).contains("node-a", "node-b", "node-c");
-        for (JsonNode n : list) assertThat(n.path("alive").asBoolean()).isEqualTo(!n.path("id").asText().equals("node-a"));
+        for (JsonNode n : list)
+            assertThat(n.path("alive").asBoolean())
+                    .isEqualTo(!n.path("id").asText().equals("node-a"));
     }
 
     // ---- helpers ------------------------------------------------------------------------------------
@@ -353,7 +411,10 @@ class ClusterTest {
     }
 
     TestRunner connect(int port, Handle h) {
-        TestRunner r = TestRunner.connect(URI.create("ws://127.0.0.1:" + port + "/v0/runners/" + h.runner().slug() + "/channel"), h.key());
+        TestRunner r = TestRunner.connect(
+                URI.create(
+                        "ws://127.0.0.1:" + port + "/v0/runners/" + h.runner().slug() + "/channel"),
+                h.key());
         r.welcome();
         connections.add(r);
         return r;
@@ -367,16 +428,20 @@ class ClusterTest {
     }
 
     static void complete(TestRunner runner, ClaimedJob job) {
-        runner.send(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+        runner.send(new RunnerMessage.Completed(
+                job.uuid(), job.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
         runner.expect(ServerMessage.Ack.class);
     }
 
     JobUuid submit(int port) {
-        HttpResponse<String> r = post(port, "/v0/run", Map.of("project", project.slug().value(), "spec", spec.slug().value(),
-                "cmd", List.of("true")));
+        HttpResponse<String> r = post(
+                port,
+                "/v0/run",
+                Map.of("project", project.slug().value(), "spec", spec.slug().value(), "cmd", List.of("true")));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
         try {
-            return JobUuid.parse(JSON.readTree(r.body()).path("job").path("uuid").asText());
+            return JobUuid.parse(
+                    JSON.readTree(r.body()).path("job").path("uuid").asText());
         } catch (Exception e) {
             throw new IllegalStateException(r.body(), e);
         }
@@ -384,9 +449,13 @@ class ClusterTest {
 
     HttpResponse<String> post(int port, String path, Object body) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .header("Authorization", "Bearer " + ADMIN).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(), HttpResponse.BodyHandlers.ofString());
+            return http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                            .header("Authorization", "Bearer " + ADMIN)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -394,8 +463,12 @@ class ClusterTest {
 
     HttpResponse<String> get(int port, String path) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .header("Authorization", "Bearer " + ADMIN).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                            .header("Authorization", "Bearer " + ADMIN)
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

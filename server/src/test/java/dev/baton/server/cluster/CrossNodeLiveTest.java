@@ -87,6 +87,7 @@ class CrossNodeLiveTest {
     Spec spec;
     /** A spec no runner serves: the console test's jobs wait there and are never handed to another test's runner. */
     Spec unserved;
+
     Project project;
     final List<TestRunner> connections = new CopyOnWriteArrayList<>();
     final List<AutoCloseable> streams = new CopyOnWriteArrayList<>();
@@ -95,14 +96,19 @@ class CrossNodeLiveTest {
 
     @BeforeAll
     void start() {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
         databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
         Instant now = Instant.now();
-        Organization org = store.organizations().createOrganization("Cross", Slug.of("cross"), PlanTier.ENTERPRISE, now);
+        Organization org =
+                store.organizations().createOrganization("Cross", Slug.of("cross"), PlanTier.ENTERPRISE, now);
         project = store.organizations().createProject(org.id(), "Cross", Slug.of("cross-project"), now);
-        spec = store.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
-        unserved = store.specs().createSpec("unserved", Slug.of("unserved"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        spec = store.specs()
+                .createSpec("small", Slug.of("small"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
+        unserved = store.specs()
+                .createSpec("unserved", Slug.of("unserved"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, now);
         nodeA = node("node-a");
         nodeB = node("node-b");
         nodeC = node("node-c");
@@ -110,8 +116,11 @@ class CrossNodeLiveTest {
 
     private BatonServer node(String id) {
         // Heartbeat timeout 30 s: runners here stay quiet while the readers are checked.
-        return ServerAssembly.builder(ClusterTest.nodeConfig(databaseUrl, dataDir, id, ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
-                Clock.systemUTC()).start();
+        return ServerAssembly.builder(
+                        ClusterTest.nodeConfig(
+                                databaseUrl, dataDir, id, ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
+                        Clock.systemUTC())
+                .start();
     }
 
     @AfterAll
@@ -145,7 +154,8 @@ class CrossNodeLiveTest {
         // Entries the runner sends now reach the follower on the other node while the job runs.
         log.send("iteration 2: 4.1 ms\n");
         assertThat(untimed(follower.nextEvent())).isEqualTo(new Event("3", "log", entry(3, "iteration 2: 4.1 ms\n")));
-        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status().wireName()).isEqualTo("running");
+        assertThat(store.runs().findJob(job.uuid()).orElseThrow().status().wireName())
+                .isEqualTo("running");
         follower.close();
 
         // Away for two entries; back through the third node with Last-Event-ID: exactly the two, then the live ones.
@@ -162,10 +172,13 @@ class CrossNodeLiveTest {
         assertThat(page.path("status").asText()).isEqualTo("running");
         assertThat(page.path("complete").asBoolean()).isFalse();
         assertThat(page.path("next").asLong()).isEqualTo(6);
-        assertThat(page.path("entries").findValuesAsText("text")).containsExactly("iteration 4: 4.3 ms\n", "cooling down\n");
+        assertThat(page.path("entries").findValuesAsText("text"))
+                .containsExactly("iteration 4: 4.3 ms\n", "cooling down\n");
 
-        // The job ends: the output the runner never streamed follows as the next entry, then end, on the other node too.
-        String streamed = "warming up\niteration 1: 4.2 ms\niteration 2: 4.1 ms\niteration 3: 4.0 ms\niteration 4: 4.3 ms\ncooling down\n";
+        // The job ends: the output the runner never streamed follows as the next entry, then end, on the other node
+        // too.
+        String streamed =
+                "warming up\niteration 1: 4.2 ms\niteration 2: 4.1 ms\niteration 3: 4.0 ms\niteration 4: 4.3 ms\ncooling down\n";
         complete(runner, job, streamed + "summary: 4.15 ms\n");
         assertThat(untimed(resumed.nextEvent())).isEqualTo(new Event("7", "log", entry(7, "summary: 4.15 ms\n")));
         Event end = resumed.nextEvent();
@@ -186,8 +199,19 @@ class CrossNodeLiveTest {
     void aFollowerThatCameBeforeTheFirstLineWaitsOnTheRunnersNodeForItAndForAnEndWithoutLines() throws Exception {
         // Node e is reached through a proxy that records each request of another node and its answer.
         try (PeerProxy proxy = new PeerProxy()) {
-            BatonServer nodeE = ServerAssembly.builder(ClusterTest.nodeConfig(databaseUrl, dataDir, "node-e", ADMIN, Duration.ofSeconds(30),
-                    Duration.ofSeconds(30)).toBuilder().advertiseUrl(proxy.url()).build(), Clock.systemUTC()).start();
+            BatonServer nodeE = ServerAssembly.builder(
+                            ClusterTest.nodeConfig(
+                                            databaseUrl,
+                                            dataDir,
+                                            "node-e",
+                                            ADMIN,
+                                            Duration.ofSeconds(30),
+                                            Duration.ofSeconds(30))
+                                    .toBuilder()
+                                    .advertiseUrl(proxy.url())
+                                    .build(),
+                            Clock.systemUTC())
+                    .start();
             try {
                 proxy.target(nodeE.port());
                 TestRunner runner = connect(nodeE, newRunner());
@@ -203,9 +227,12 @@ class CrossNodeLiveTest {
                 assertThat(proxy.statuses(job.uuid())).isNotEmpty().containsOnly(200);
                 complete(runner, job, "first line\n");
                 assertThat(follower.nextEvent().event()).isEqualTo("end");
-                assertThat(follower.nextEvent()).as("the stream closes after end").isNull();
+                assertThat(follower.nextEvent())
+                        .as("the stream closes after end")
+                        .isNull();
 
-                // A job that ends without a single line, neither live nor stored: the follower that waits on node e sees the end.
+                // A job that ends without a single line, neither live nor stored: the follower that waits on node e
+                // sees the end.
                 ClaimedJob quiet = runningJob(runner, nodeB);
                 SseLines waiting = follow(nodeB, quiet.uuid(), null);
                 await().atMost(WAIT).until(() -> proxy.asked(quiet.uuid()) > 0);
@@ -235,7 +262,8 @@ class CrossNodeLiveTest {
 
         // The runner's connection to node a breaks; it reconnects to node c and finishes there.
         runner.crash();
-        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT)
+                .until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
         TestRunner again = connect(nodeC, h);
         again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         again.expect(ServerMessage.Ack.class);
@@ -257,7 +285,8 @@ class CrossNodeLiveTest {
 
         // The runner comes back on node b, the follower's own node, which now has the attempt but not node a's entries.
         runner.crash();
-        await().atMost(WAIT).until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
+        await().atMost(WAIT)
+                .until(() -> store.nodes().runnerNode(h.runner().id()).isEmpty());
         TestRunner again = connect(nodeB, h);
         again.send(new RunnerMessage.Running(job.uuid(), job.lease()));
         again.expect(ServerMessage.Ack.class);
@@ -284,23 +313,38 @@ class CrossNodeLiveTest {
         Instant now = Instant.now();
 
         assertThat(raw(nodeA, path, null).statusCode()).isEqualTo(401);
-        assertThat(raw(nodeA, path, ADMIN).statusCode()).as("the admin token is no node token").isEqualTo(401);
-        String pull = keys.issue(new JobPull(RunnerUuid.random(), project.uuid(), new PullScope(job.uuid(), 1,
-                ImageDigest.of("sha256:" + "a".repeat(64))), now.plusSeconds(3600)), now);
-        assertThat(raw(nodeA, path, pull).statusCode()).as("a registry token is no node token").isEqualTo(401);
-        assertThat(raw(nodeA, path, keys.issue("node-b", JobUuid.random(), now)).statusCode()).as("a token for another job").isEqualTo(401);
-        assertThat(keys.verify(keys.issue("node-b", job.uuid(), now), now)).as("and a node token is no registry token").isEmpty();
+        assertThat(raw(nodeA, path, ADMIN).statusCode())
+                .as("the admin token is no node token")
+                .isEqualTo(401);
+        String pull = keys.issue(
+                new JobPull(
+                        RunnerUuid.random(),
+                        project.uuid(),
+                        new PullScope(job.uuid(), 1, ImageDigest.of("sha256:" + "a".repeat(64))),
+                        now.plusSeconds(3600)),
+                now);
+        assertThat(raw(nodeA, path, pull).statusCode())
+                .as("a registry token is no node token")
+                .isEqualTo(401);
+        assertThat(raw(nodeA, path, keys.issue("node-b", JobUuid.random(), now)).statusCode())
+                .as("a token for another job")
+                .isEqualTo(401);
+        assertThat(keys.verify(keys.issue("node-b", job.uuid(), now), now))
+                .as("and a node token is no registry token")
+                .isEmpty();
 
         // Each node advertised where it listens (GET /v0/nodes shows it).
         JsonNode nodes = get(nodeB, "/v0/nodes").path("nodes");
         for (JsonNode n : nodes) {
-            if (n.path("id").asText().equals("node-a")) assertThat(n.path("advertise_url").asText()).isEqualTo("http://127.0.0.1:" + nodeA.port());
+            if (n.path("id").asText().equals("node-a"))
+                assertThat(n.path("advertise_url").asText()).isEqualTo("http://127.0.0.1:" + nodeA.port());
         }
         assertThat(nodes.findValuesAsText("id")).contains("node-a", "node-b", "node-c");
 
         HttpResponse<String> held = raw(nodeA, path, keys.issue("node-b", job.uuid(), now));
         assertThat(held.statusCode()).isEqualTo(200);
-        assertThat(Wire.mapper().readTree(held.body()).path("entries").findValuesAsText("text")).containsExactly("secret-ish output\n");
+        assertThat(Wire.mapper().readTree(held.body()).path("entries").findValuesAsText("text"))
+                .containsExactly("secret-ish output\n");
         // A node that never had the log live does not answer for it: the reader's node cuts the stored output itself.
         HttpResponse<String> notHeld = raw(nodeB, path, keys.issue("node-c", job.uuid(), now));
         assertThat(notHeld.statusCode()).isEqualTo(404);
@@ -315,8 +359,10 @@ class CrossNodeLiveTest {
         TestRunner runner = connect(doomed, h);
         ClaimedJob job = runningJob(runner, nodeB);
         new Log(runner, job).send("only on node d\n");
-        await().atMost(WAIT).untilAsserted(() ->
-                assertThat(get(nodeB, logsPath(job.uuid())).path("entries").findValuesAsText("text")).containsExactly("only on node d\n"));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(
+                                get(nodeB, logsPath(job.uuid())).path("entries").findValuesAsText("text"))
+                        .containsExactly("only on node d\n"));
 
         // Node d stops; its runner comes back on node a and finishes there without streaming again.
         runner.crash();
@@ -331,7 +377,8 @@ class CrossNodeLiveTest {
         complete(again, job, "only on node d\nand the rest\n");
         JsonNode whole = get(nodeB, logsPath(job.uuid()));
         assertThat(whole.path("complete").asBoolean()).isTrue();
-        assertThat(String.join("", whole.path("entries").findValuesAsText("text"))).isEqualTo("only on node d\nand the rest\n");
+        assertThat(String.join("", whole.path("entries").findValuesAsText("text")))
+                .isEqualTo("only on node d\nand the rest\n");
         assertThat(whole.at("/entries/0/seq").asLong()).isEqualTo(1);
     }
 
@@ -340,19 +387,25 @@ class CrossNodeLiveTest {
     @Test
     void theConsoleOnOneNodeHearsOfJobsAndRunnersOfAnother() throws Exception {
         String session = signIn(nodeB);
-        HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(URI.create(url(nodeB, "/console/events")))
-                .header("Cookie", session).build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> stream = http.send(
+                HttpRequest.newBuilder(URI.create(url(nodeB, "/console/events")))
+                        .header("Cookie", session)
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
         assertThat(stream.statusCode()).isEqualTo(200);
         SseLines events = new SseLines(stream);
         streams.add(events);
 
-        // Node b says it watches within a flush; until node a heard it, a's changes are not sent: submit until one arrives.
+        // Node b says it watches within a flush; until node a heard it, a's changes are not sent: submit until one
+        // arrives.
         boolean heard = false;
         for (int i = 0; i < 20 && !heard; i++) {
             JobUuid job = submit(nodeA, unserved);
             heard = events.awaitLine("event: job-" + job, Duration.ofSeconds(2));
         }
-        assertThat(heard).as("node b's console heard of a job submitted on node a").isTrue();
+        assertThat(heard)
+                .as("node b's console heard of a job submitted on node a")
+                .isTrue();
         // From then on, every change on node a reaches it.
         JobUuid next = submit(nodeA, unserved);
         assertThat(events.awaitLine("event: job-" + next, WAIT)).isTrue();
@@ -405,7 +458,8 @@ class CrossNodeLiveTest {
         SseLines(HttpResponse<InputStream> response) {
             this.response = response;
             Thread.ofVirtual().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+                try (BufferedReader r =
+                        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
                     for (String line; (line = r.readLine()) != null; ) lines.add(line);
                 } catch (Exception e) {
                     // closed by the test
@@ -472,11 +526,13 @@ class CrossNodeLiveTest {
                 String job = m.matches() ? m.group(1) : "";
                 asked.computeIfAbsent(job, j -> new AtomicInteger()).incrementAndGet();
                 try {
-                    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + targetPort + exchange.getRequestURI()));
+                    HttpRequest.Builder b = HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + targetPort + exchange.getRequestURI()));
                     String auth = exchange.getRequestHeaders().getFirst("Authorization");
                     if (auth != null) b.header("Authorization", auth);
                     HttpResponse<byte[]> r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-                    statuses.computeIfAbsent(job, j -> new CopyOnWriteArrayList<>()).add(r.statusCode());
+                    statuses.computeIfAbsent(job, j -> new CopyOnWriteArrayList<>())
+                            .add(r.statusCode());
                     exchange.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
                     if (r.body().length > 0) exchange.getResponseBody().write(r.body());
                 } catch (InterruptedException e) {
@@ -543,7 +599,10 @@ class CrossNodeLiveTest {
     }
 
     TestRunner connect(BatonServer node, Handle h) {
-        TestRunner r = TestRunner.connect(URI.create("ws://127.0.0.1:" + node.port() + "/v0/runners/" + h.runner().slug() + "/channel"), h.key());
+        TestRunner r = TestRunner.connect(
+                URI.create("ws://127.0.0.1:" + node.port() + "/v0/runners/"
+                        + h.runner().slug() + "/channel"),
+                h.key());
         r.welcome();
         connections.add(r);
         return r;
@@ -563,19 +622,33 @@ class CrossNodeLiveTest {
     }
 
     static void complete(TestRunner runner, ClaimedJob job, String stdout) {
-        runner.send(new RunnerMessage.Completed(job.uuid(), job.lease(), List.of(new IterationResult(0, stdout, "", Map.of()))));
+        runner.send(new RunnerMessage.Completed(
+                job.uuid(), job.lease(), List.of(new IterationResult(0, stdout, "", Map.of()))));
         runner.expect(ServerMessage.Ack.class);
     }
 
     JobUuid submit(BatonServer node, Spec spec) throws Exception {
         // raw: the printed lines are no benchmark data, and the job must reach processed.
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url(node, "/v0/run")))
-                .header("Authorization", "Bearer " + ADMIN).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Map.of("project", project.slug().value(), "spec", spec.slug().value(),
-                        "adapter", "raw", "cmd", List.of("bench"), "timeout", 120))))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(url(node, "/v0/run")))
+                        .header("Authorization", "Bearer " + ADMIN)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Map.of(
+                                "project",
+                                project.slug().value(),
+                                "spec",
+                                spec.slug().value(),
+                                "adapter",
+                                "raw",
+                                "cmd",
+                                List.of("bench"),
+                                "timeout",
+                                120))))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-        return JobUuid.parse(Wire.mapper().readTree(r.body()).path("job").path("uuid").asText());
+        return JobUuid.parse(
+                Wire.mapper().readTree(r.body()).path("job").path("uuid").asText());
     }
 
     JsonNode get(BatonServer node, String path) throws Exception {
@@ -596,16 +669,23 @@ class CrossNodeLiveTest {
 
     /** Signs in to the console of {@code node} through its form (cookie names as in console/Csrf and ConsoleSignIn); returns the session cookie. */
     String signIn(BatonServer node) throws Exception {
-        HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create(url(node, "/console/sign-in"))).build(),
+        HttpResponse<String> page = http.send(
+                HttpRequest.newBuilder(URI.create(url(node, "/console/sign-in")))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         String pre = cookie(page, "baton_console_pre");
         Matcher csrf = Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"").matcher(page.body());
         assertThat(csrf.find()).isTrue();
         String form = Map.of("_csrf", csrf.group(1), "token", ADMIN).entrySet().stream()
-                .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8)).collect(Collectors.joining("&"));
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url(node, "/console/sign-in")))
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Cookie", pre)
-                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+                .map(e -> e.getKey() + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(url(node, "/console/sign-in")))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .header("Cookie", pre)
+                        .POST(HttpRequest.BodyPublishers.ofString(form))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(303);
         return cookie(r, "baton_console");
     }

@@ -70,16 +70,25 @@ class CrossNodeSpecSetsTest {
 
     @BeforeAll
     void start() {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
         String databaseUrl = TestDatabases.freshPostgresSchema();
         store = StoreFactory.open(databaseUrl, dataDir);
-        Organization org = store.organizations().createOrganization("Specs", Slug.of("specs"), PlanTier.ENTERPRISE, Instant.now());
+        Organization org =
+                store.organizations().createOrganization("Specs", Slug.of("specs"), PlanTier.ENTERPRISE, Instant.now());
         project = store.organizations().createProject(org.id(), "Specs", Slug.of("specs-project"), Instant.now());
         // Node timeout 30 s: node B's clock stands still for a few seconds per test without A finding it dead.
-        nodeA = ServerAssembly.builder(ClusterTest.nodeConfig(databaseUrl, dataDir, "node-a", ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
-                Clock.systemUTC()).start();
-        nodeB = ServerAssembly.builder(ClusterTest.nodeConfig(databaseUrl, dataDir, "node-b", ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
-                clockB).start();
+        nodeA = ServerAssembly.builder(
+                        ClusterTest.nodeConfig(
+                                databaseUrl, dataDir, "node-a", ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
+                        Clock.systemUTC())
+                .start();
+        nodeB = ServerAssembly.builder(
+                        ClusterTest.nodeConfig(
+                                databaseUrl, dataDir, "node-b", ADMIN, Duration.ofSeconds(30), Duration.ofSeconds(30)),
+                        clockB)
+                .start();
     }
 
     @AfterEach
@@ -100,10 +109,16 @@ class CrossNodeSpecSetsTest {
         Spec small = spec("add-small");
         Spec big = spec("add-big");
         Handle h = runner("adder", small);
-        assertThat(connect(nodeB, h).welcome().specs()).containsExactly(small.slug().value()); // B caches {small}
+        assertThat(connect(nodeB, h).welcome().specs())
+                .containsExactly(small.slug().value()); // B caches {small}
         clockB.pause();
 
-        call(nodeA, "POST", "/v0/runners/" + h.runner().slug() + "/specs", Map.of("spec", big.slug().value()), 201);
+        call(
+                nodeA,
+                "POST",
+                "/v0/runners/" + h.runner().slug() + "/specs",
+                Map.of("spec", big.slug().value()),
+                201);
         awaitWelcome(nodeB, h, List.of(small.slug().value(), big.slug().value()));
 
         // The dispatcher on B uses the new set too: a job of the added spec is handed out.
@@ -121,7 +136,11 @@ class CrossNodeSpecSetsTest {
         Spec archived = spec("archived-later");
         Spec removed = spec("removed-later");
         Handle h = runner("shrinking", kept, archived, removed);
-        assertThat(connect(nodeB, h).welcome().specs()).containsExactly(kept.slug().value(), archived.slug().value(), removed.slug().value());
+        assertThat(connect(nodeB, h).welcome().specs())
+                .containsExactly(
+                        kept.slug().value(),
+                        archived.slug().value(),
+                        removed.slug().value());
         clockB.pause();
 
         call(nodeA, "PATCH", "/v0/specs/" + archived.slug(), Map.of("archived", true), 200);
@@ -135,12 +154,19 @@ class CrossNodeSpecSetsTest {
         Spec first = spec("local-first");
         Spec second = spec("local-second");
         Handle h = runner("local", first);
-        assertThat(connect(nodeB, h).welcome().specs()).containsExactly(first.slug().value());
+        assertThat(connect(nodeB, h).welcome().specs())
+                .containsExactly(first.slug().value());
         clockB.pause();
 
-        call(nodeB, "POST", "/v0/runners/" + h.runner().slug() + "/specs", Map.of("spec", second.slug().value()), 201);
+        call(
+                nodeB,
+                "POST",
+                "/v0/runners/" + h.runner().slug() + "/specs",
+                Map.of("spec", second.slug().value()),
+                201);
         // No wait: B's own store told B's cache before the API answered.
-        assertThat(connect(nodeB, h).welcome().specs()).containsExactly(first.slug().value(), second.slug().value());
+        assertThat(connect(nodeB, h).welcome().specs())
+                .containsExactly(first.slug().value(), second.slug().value());
     }
 
     // ---- helpers ------------------------------------------------------------------------------------
@@ -148,7 +174,8 @@ class CrossNodeSpecSetsTest {
     record Handle(Runner runner, String key) {}
 
     Spec spec(String slug) {
-        return store.specs().createSpec(slug, Slug.of(slug), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, Instant.now());
+        return store.specs()
+                .createSpec(slug, Slug.of(slug), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, Instant.now());
     }
 
     Handle runner(String name, Spec... serves) {
@@ -160,26 +187,48 @@ class CrossNodeSpecSetsTest {
 
     /** A new connection (replacing the last one): its welcome lists what the node serves the runner now. */
     TestRunner connect(BatonServer node, Handle h) {
-        TestRunner r = TestRunner.connect(URI.create("ws://127.0.0.1:" + node.port() + "/v0/runners/" + h.runner().slug() + "/channel"), h.key());
+        TestRunner r = TestRunner.connect(
+                URI.create("ws://127.0.0.1:" + node.port() + "/v0/runners/"
+                        + h.runner().slug() + "/channel"),
+                h.key());
         connections.add(r);
         return r;
     }
 
     void awaitWelcome(BatonServer node, Handle h, List<String> specs) {
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> connect(node, h).welcome().specs().equals(specs));
+        await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> connect(node, h).welcome().specs().equals(specs));
     }
 
     JobUuid submit(BatonServer node, Spec spec) throws Exception {
-        String body = call(node, "POST", "/v0/run", Map.of("project", project.slug().value(), "spec", spec.slug().value(),
-                "adapter", "raw", "cmd", List.of("true"), "timeout", 120), 201);
-        return JobUuid.parse(Wire.mapper().readTree(body).path("job").path("uuid").asText());
+        String body = call(
+                node,
+                "POST",
+                "/v0/run",
+                Map.of(
+                        "project",
+                        project.slug().value(),
+                        "spec",
+                        spec.slug().value(),
+                        "adapter",
+                        "raw",
+                        "cmd",
+                        List.of("true"),
+                        "timeout",
+                        120),
+                201);
+        return JobUuid.parse(
+                Wire.mapper().readTree(body).path("job").path("uuid").asText());
     }
 
     String call(BatonServer node, String method, String path, Object body, int expected) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + path))
                 .header("Authorization", "Bearer " + ADMIN);
         if (body == null) b.method(method, HttpRequest.BodyPublishers.noBody());
-        else b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(Wire.encode(body)));
+        else
+            b.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(Wire.encode(body)));
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expected);
         return r.body();

@@ -55,16 +55,21 @@ class ConfigLoaderTest {
         ServerConfig c = ConfigLoader.load(null, Map.of("BATON_DATA_DIR", dir.toString()), Map.of());
         assertThat(c.edge().trustedProxies()).containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("::1/128"));
         assertThat(Cidr.parse("10.1.2.3/8")).as("host bits cleared").isEqualTo(Cidr.parse("10.0.0.0/8"));
-        assertThat(ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "off"), Map.of()).edge().trustedProxies())
+        assertThat(ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "off"), Map.of())
+                        .edge()
+                        .trustedProxies())
                 .isEmpty();
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("BATON_TRUSTED_PROXIES", "10.0.0.0/33"), Map.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("BATON_TRUSTED_PROXIES")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("BATON_TRUSTED_PROXIES")
                 .hasMessageContaining("/33");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("trusted_proxies", "proxy.internal")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("--trusted-proxies")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--trusted-proxies")
                 .hasMessageContaining("not an IP address");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("runner_connect_burst", "0")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("--runner-connect-burst");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--runner-connect-burst");
     }
 
     @Test
@@ -114,25 +119,61 @@ class ConfigLoaderTest {
         flags.put("runner_connect_burst", "3");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
-        assertThat(c).isEqualTo(new ServerConfig("::1", 1234, dir, "postgresql://127.0.0.1:5432/test", "http://baton:1234", 4096,
-                2L * 1024 * 1024 * 1024, "s3cret-admin-token-value", Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofMinutes(1),
-                Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofMinutes(3), 2, Duration.ofMillis(500), "node-a",
-                Duration.ofSeconds(45), 30, Duration.ofDays(90),
-                new BlobSettings(BlobSettings.Kind.S3, Path.of("/srv/blobs"), "http://127.0.0.1:9000", "eu-central-1", "baton",
-                        "cluster-a", "AKIDEXAMPLE", "wJalrXUtnFEMI", false, 16L * 1024 * 1024), 4, Duration.ofMinutes(30),
-                "http://10.0.0.11:7701", false,
-                new BrokerSettings("nats://127.0.0.1:4222", "websocket", java.util.Set.of("x86-small", "gpu"), Duration.ofSeconds(90),
-                        "/etc/baton/nats-server.nk"),
-                new EdgeSettings(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::1/128")), 6, 3)));
+        assertThat(c)
+                .isEqualTo(new ServerConfig(
+                        "::1",
+                        1234,
+                        dir,
+                        "postgresql://127.0.0.1:5432/test",
+                        "http://baton:1234",
+                        4096,
+                        2L * 1024 * 1024 * 1024,
+                        "s3cret-admin-token-value",
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(20),
+                        Duration.ofMinutes(1),
+                        Duration.ofSeconds(15),
+                        Duration.ofSeconds(5),
+                        Duration.ofMinutes(3),
+                        2,
+                        Duration.ofMillis(500),
+                        "node-a",
+                        Duration.ofSeconds(45),
+                        30,
+                        Duration.ofDays(90),
+                        new BlobSettings(
+                                BlobSettings.Kind.S3,
+                                Path.of("/srv/blobs"),
+                                "http://127.0.0.1:9000",
+                                "eu-central-1",
+                                "baton",
+                                "cluster-a",
+                                "AKIDEXAMPLE",
+                                "wJalrXUtnFEMI",
+                                false,
+                                16L * 1024 * 1024),
+                        4,
+                        Duration.ofMinutes(30),
+                        "http://10.0.0.11:7701",
+                        false,
+                        new BrokerSettings(
+                                "nats://127.0.0.1:4222",
+                                "websocket",
+                                java.util.Set.of("x86-small", "gpu"),
+                                Duration.ofSeconds(90),
+                                "/etc/baton/nats-server.nk"),
+                        new EdgeSettings(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::1/128")), 6, 3)));
     }
 
     @Test
     void keysCoverEveryComponentOfServerConfig() {
         // The blob storage settings are one component, a record of its own (BlobSettings).
         List<String> components = java.util.Arrays.stream(ServerConfig.class.getRecordComponents())
-                .flatMap(rc -> rc.getType() == BlobSettings.class || rc.getType() == BrokerSettings.class
-                        || rc.getType() == EdgeSettings.class
-                        ? java.util.Arrays.stream(rc.getType().getRecordComponents()) : java.util.stream.Stream.of(rc))
+                .flatMap(rc -> rc.getType() == BlobSettings.class
+                                || rc.getType() == BrokerSettings.class
+                                || rc.getType() == EdgeSettings.class
+                        ? java.util.Arrays.stream(rc.getType().getRecordComponents())
+                        : java.util.stream.Stream.of(rc))
                 .map(rc -> rc.getName().replaceAll("([A-Z])", "_$1").toLowerCase())
                 .toList();
         assertThat(ConfigLoader.KEYS).containsExactlyElementsOf(components);
@@ -141,9 +182,11 @@ class ConfigLoaderTest {
     @Test
     void badValuesSayWhereTheyCameFrom() {
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("BATON_PORT", "http"), Map.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("BATON_PORT");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("BATON_PORT");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("port", "70000")))
-                .hasMessageContaining("--port").hasMessageContaining("65535");
+                .hasMessageContaining("--port")
+                .hasMessageContaining("65535");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("heartbeat_timeout", "soon")))
                 .hasMessageContaining("--heartbeat-timeout");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("heartbeat_timeout", "0s")))
@@ -160,8 +203,10 @@ class ConfigLoaderTest {
     void unknownKeysInTheFileAndMissingNamedFilesAreErrors() throws Exception {
         Path file = dir.resolve("c.json");
         Files.writeString(file, "{\"prot\": 1}");
-        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of())).hasMessageContaining("unknown setting 'prot'");
-        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.json"), Map.of(), Map.of())).hasMessageContaining("cannot read");
+        assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of()))
+                .hasMessageContaining("unknown setting 'prot'");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.json"), Map.of(), Map.of()))
+                .hasMessageContaining("cannot read");
         Files.writeString(file, "[1]");
         assertThatThrownBy(() -> ConfigLoader.load(file, Map.of(), Map.of())).hasMessageContaining("JSON object");
     }
@@ -171,7 +216,9 @@ class ConfigLoaderTest {
         // surefire runs in the module directory; the docs live at the repository root
         String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
         for (String key : ConfigLoader.KEYS) {
-            assertThat(doc).contains("| `" + key + "` | `" + ConfigLoader.envName(key) + "` | `" + ConfigLoader.flagName(key) + "` |");
+            assertThat(doc)
+                    .contains("| `" + key + "` | `" + ConfigLoader.envName(key) + "` | `" + ConfigLoader.flagName(key)
+                            + "` |");
         }
         ServerConfig d = ServerConfig.defaults(dir);
         Map<String, String> defaults = Map.of(
@@ -217,7 +264,9 @@ class ConfigLoaderTest {
         assertThat(d.blobs().directoryIn(dir)).isEqualTo(dir.resolve("storage"));
 
         // Credentials from the environment, like every setting; the secret is never printed.
-        ServerConfig s3 = ConfigLoader.load(null, Map.of("BATON_S3_ACCESS_KEY_ID", "id", "BATON_S3_SECRET_ACCESS_KEY", "the-secret"),
+        ServerConfig s3 = ConfigLoader.load(
+                null,
+                Map.of("BATON_S3_ACCESS_KEY_ID", "id", "BATON_S3_SECRET_ACCESS_KEY", "the-secret"),
                 Map.of("blob_store", "s3", "s3_bucket", "b", "s3_endpoint", "http://127.0.0.1:9000/"));
         assertThat(s3.blobs().blobStore()).isEqualTo(BlobSettings.Kind.S3);
         assertThat(s3.blobs().s3Endpoint()).isEqualTo("http://127.0.0.1:9000");
@@ -229,11 +278,14 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("blob_store", "s3")))
                 .hasMessageContaining("s3_bucket");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("blob_store", "ftp")))
-                .hasMessageContaining("--blob-store").hasMessageContaining("'directory' or 's3'");
-        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("blob_store", "s3", "s3_bucket", "b", "s3_access_key_id", "id")))
+                .hasMessageContaining("--blob-store")
+                .hasMessageContaining("'directory' or 's3'");
+        assertThatThrownBy(() -> ConfigLoader.load(
+                        null, Map.of(), Map.of("blob_store", "s3", "s3_bucket", "b", "s3_access_key_id", "id")))
                 .hasMessageContaining("go together");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("s3_part_size", "1MiB")))
-                .hasMessageContaining("--s3-part-size").hasMessageContaining("at least");
+                .hasMessageContaining("--s3-part-size")
+                .hasMessageContaining("at least");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("s3_part_size", "1GiB")))
                 .hasMessageContaining("at most");
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("s3_path_style", "yes")))

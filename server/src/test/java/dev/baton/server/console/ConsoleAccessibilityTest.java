@@ -44,9 +44,13 @@ class ConsoleAccessibilityTest {
 
     @BeforeAll
     void start() throws Exception {
-        assumeTrue(HeadlessChromium.present("ConsoleAccessibilityTest"), "browser tests skipped: install Debian's chromium and chromium-driver");
+        assumeTrue(
+                HeadlessChromium.present("ConsoleAccessibilityTest"),
+                "browser tests skipped: install Debian's chromium and chromium-driver");
         try (InputStream in = ConsoleAccessibilityTest.class.getResourceAsStream("/axe/axe.min.js")) {
-            assertThat(in).as("axe-core on the test classpath (server/package.json, npm ci in the build)").isNotNull();
+            assertThat(in)
+                    .as("axe-core on the test classpath (server/package.json, npm ci in the build)")
+                    .isNotNull();
             axe = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         dataDir = Files.createTempDirectory("baton-console-a11y-test");
@@ -56,24 +60,65 @@ class ConsoleAccessibilityTest {
         String[] r = baton.createRunner("a11y box");
         runner = baton.connect(r[0], r[1]);
         ClaimedJob job = baton.runningJobOn(runner);
-        runner.send(new RunnerMessage.Log(job.uuid(), job.lease(), 1, LogStream.STDOUT, 0,
-                "\u001b[1;31mFAILED\u001b[0m \u001b[32mok\u001b[0m \u001b[33mwarn\u001b[0m \u001b[34mblue\u001b[0m \u001b[36mcyan\u001b[0m\nplain\n", null));
+        runner.send(new RunnerMessage.Log(
+                job.uuid(),
+                job.lease(),
+                1,
+                LogStream.STDOUT,
+                0,
+                "\u001b[1;31mFAILED\u001b[0m \u001b[32mok\u001b[0m \u001b[33mwarn\u001b[0m \u001b[34mblue\u001b[0m \u001b[36mcyan\u001b[0m\nplain\n",
+                null));
         runner.send(new RunnerMessage.Log(job.uuid(), job.lease(), 2, LogStream.STDERR, 0, "an error line\n", null));
         // A threshold and judged direct runs, the last one raising an alert: the alerts and metrics pages have content.
-        baton.post("/v0/projects/bench/thresholds", Map.of("testbed", "lab", "measure", "latency", "model", "t_test", "upper_boundary", 0.95), 201);
+        baton.post(
+                "/v0/projects/bench/thresholds",
+                Map.of("testbed", "lab", "measure", "latency", "model", "t_test", "upper_boundary", 0.95),
+                201);
         double[] values = {10, 12, 11, 13, 14, 16};
         for (int i = 0; i < values.length; i++) {
-            java.time.Instant end = java.time.Instant.parse("2025-12-01T00:00:00Z").plusSeconds(3600L * (i + 1));
-            baton.post("/v0/run", Map.of("project", "bench", "branch", "main", "testbed", "lab", "adapter", "json", "hash", "0123abc" + i,
-                    "start_time", end.minusSeconds(1).toString(), "end_time", end.toString(),
-                    "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", values[i]))))), 201);
+            java.time.Instant end =
+                    java.time.Instant.parse("2025-12-01T00:00:00Z").plusSeconds(3600L * (i + 1));
+            baton.post(
+                    "/v0/run",
+                    Map.of(
+                            "project",
+                            "bench",
+                            "branch",
+                            "main",
+                            "testbed",
+                            "lab",
+                            "adapter",
+                            "json",
+                            "hash",
+                            "0123abc" + i,
+                            "start_time",
+                            end.minusSeconds(1).toString(),
+                            "end_time",
+                            end.toString(),
+                            "results",
+                            List.of(Map.of("sort", Map.of("latency", Map.of("value", values[i]))))),
+                    201);
         }
         String jobPage = "/console/projects/bench/jobs/" + job.uuid();
-        pages.addAll(List.of("/console/runners", "/console/specs", "/console/queue", "/console/projects", "/console/projects/bench/jobs",
-                "/console/projects/bench/jobs?status=running", jobPage, jobPage + "/compare", "/console/projects/bench/registry",
-                "/console/projects/bench/alerts", "/console/projects/bench/metrics", "/console/projects/bench/metrics?benchmark=sort&measure=latency",
-                "/console/runners/new", "/console/specs/new", "/console/specs/small/edit", "/console/runners/" + r[0] + "/specs",
-                "/console/organizations", "/console/organizations/acme"));
+        pages.addAll(List.of(
+                "/console/runners",
+                "/console/specs",
+                "/console/queue",
+                "/console/projects",
+                "/console/projects/bench/jobs",
+                "/console/projects/bench/jobs?status=running",
+                jobPage,
+                jobPage + "/compare",
+                "/console/projects/bench/registry",
+                "/console/projects/bench/alerts",
+                "/console/projects/bench/metrics",
+                "/console/projects/bench/metrics?benchmark=sort&measure=latency",
+                "/console/runners/new",
+                "/console/specs/new",
+                "/console/specs/small/edit",
+                "/console/runners/" + r[0] + "/specs",
+                "/console/organizations",
+                "/console/organizations/acme"));
     }
 
     @AfterAll
@@ -84,7 +129,8 @@ class ConsoleAccessibilityTest {
         for (Path p : new Path[] {profile, dataDir}) {
             if (p == null) continue;
             try (var paths = Files.walk(p)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
             }
         }
     }
@@ -103,8 +149,11 @@ class ConsoleAccessibilityTest {
         try {
             for (String page : pages) {
                 open(page);
-                Number overflow = (Number) chromium.script("return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
-                assertThat(overflow.intValue()).as(page + " scrolls sideways at 390 px").isLessThanOrEqualTo(0);
+                Number overflow = (Number) chromium.script(
+                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+                assertThat(overflow.intValue())
+                        .as(page + " scrolls sideways at 390 px")
+                        .isLessThanOrEqualTo(0);
                 assertThat(violations()).as(page + " at 390 px").isEmpty();
             }
         } finally {
@@ -115,17 +164,20 @@ class ConsoleAccessibilityTest {
     /** Opens a page and waits until its live parts and log have settled. */
     private void open(String page) {
         chromium.browser.get(baton.url(page));
-        if (page.contains("benchmark=")) chromium.wait.until(d -> "true".equals(d.findElement(By.id("plot")).getAttribute("data-drawn")));
-        if (page.contains("/jobs/") && !page.endsWith("/compare")) chromium.wait.until(d -> d.findElement(By.id("log")).getText().contains("an error line"));
-        chromium.wait.until(d -> chromium.eventStreamOpen() || d.findElements(By.cssSelector("[sse-connect]")).isEmpty());
+        if (page.contains("benchmark="))
+            chromium.wait.until(d -> "true".equals(d.findElement(By.id("plot")).getAttribute("data-drawn")));
+        if (page.contains("/jobs/") && !page.endsWith("/compare"))
+            chromium.wait.until(d -> d.findElement(By.id("log")).getText().contains("an error line"));
+        chromium.wait.until(d -> chromium.eventStreamOpen()
+                || d.findElements(By.cssSelector("[sse-connect]")).isEmpty());
     }
 
     /** axe's violations on the current page, one line each: rule, impact, the elements. */
     @SuppressWarnings("unchecked")
     private List<String> violations() {
         chromium.script(axe);
-        List<Map<String, Object>> found = (List<Map<String, Object>>) ((JavascriptExecutor) chromium.browser).executeAsyncScript(
-                "var done = arguments[arguments.length - 1];"
+        List<Map<String, Object>> found = (List<Map<String, Object>>) ((JavascriptExecutor) chromium.browser)
+                .executeAsyncScript("var done = arguments[arguments.length - 1];"
                         + "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})"
                         + ".then(function (r) { done(r.violations.map(function (v) { return {id: v.id, impact: v.impact,"
                         + "  nodes: v.nodes.map(function (n) { return n.target.join(' ') + ': ' + n.failureSummary; }).join(' | ')}; })); })"

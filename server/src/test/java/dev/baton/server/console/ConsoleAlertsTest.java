@@ -54,19 +54,41 @@ class ConsoleAlertsTest {
 
     @BeforeAll
     void start() throws Exception {
-        assumeTrue(HeadlessChromium.present("ConsoleAlertsTest"), "browser tests skipped: install Debian's chromium and chromium-driver");
+        assumeTrue(
+                HeadlessChromium.present("ConsoleAlertsTest"),
+                "browser tests skipped: install Debian's chromium and chromium-driver");
         dataDir = Files.createTempDirectory("baton-console-alerts-test");
         profile = Files.createTempDirectory("baton-chromium-profile");
         baton = new ConsoleServer(dataDir);
         chromium = new HeadlessChromium(profile);
         viewer = baton.viewerToken("vera", "bench");
-        baton.post("/v0/projects/bench/thresholds", Map.of("testbed", "lab", "measure", "latency", "model", "t_test", "upper_boundary", 0.95), 201);
+        baton.post(
+                "/v0/projects/bench/thresholds",
+                Map.of("testbed", "lab", "measure", "latency", "model", "t_test", "upper_boundary", 0.95),
+                201);
         double[] values = {10, 12, 11, 13, 14};
         for (int i = 0; i < values.length; i++) {
             Instant end = T0.plus(Duration.ofHours(i + 1));
-            baton.post("/v0/run", Map.of("project", "bench", "branch", "main", "testbed", "lab", "adapter", "json", "hash", "0000000" + i,
-                    "start_time", end.minusSeconds(1).toString(), "end_time", end.toString(),
-                    "results", List.of(Map.of("sort", Map.of("latency", Map.of("value", values[i]))))), 201);
+            baton.post(
+                    "/v0/run",
+                    Map.of(
+                            "project",
+                            "bench",
+                            "branch",
+                            "main",
+                            "testbed",
+                            "lab",
+                            "adapter",
+                            "json",
+                            "hash",
+                            "0000000" + i,
+                            "start_time",
+                            end.minusSeconds(1).toString(),
+                            "end_time",
+                            end.toString(),
+                            "results",
+                            List.of(Map.of("sort", Map.of("latency", Map.of("value", values[i]))))),
+                    201);
         }
         String[] r = baton.createRunner("alerts box");
         runner = baton.connect(r[0], r[1]);
@@ -76,7 +98,9 @@ class ConsoleAlertsTest {
         while (m instanceof ServerMessage.Ack) m = runner.next();
         ClaimedJob claimed = ((ServerMessage.Job) m).job();
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
-        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(),
+        runner.send(new RunnerMessage.Completed(
+                claimed.uuid(),
+                claimed.lease(),
                 List.of(new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":16}}}", "", Map.of()))));
         // Judging runs on its own thread after processing.
         chromium.wait.until(d -> alerts("active").size() == 1);
@@ -92,7 +116,8 @@ class ConsoleAlertsTest {
         for (Path p : new Path[] {profile, dataDir}) {
             if (p == null) continue;
             try (var paths = Files.walk(p)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
             }
         }
     }
@@ -102,15 +127,28 @@ class ConsoleAlertsTest {
     void theAlertsPageShowsTheAlertAndDismissAsksFirstThenReopenBringsItBack() {
         open("/console/projects/bench/alerts");
         String row = text(By.cssSelector("#active-alerts tr[data-alert='" + alert + "']"));
-        assertThat(row).contains("sort", "latency", "16", "upper 15.69", "t_test", "5 earlier results, mean 12 ± 1.581", "main · lab", "abc1234",
-                "job " + job.substring(0, 8));
-        assertThat(attribute(By.cssSelector("#active-alerts tr[data-alert='" + alert + "'] a[href$='" + job + "']"), "href")).endsWith("/jobs/" + job);
+        assertThat(row)
+                .contains(
+                        "sort",
+                        "latency",
+                        "16",
+                        "upper 15.69",
+                        "t_test",
+                        "5 earlier results, mean 12 ± 1.581",
+                        "main · lab",
+                        "abc1234",
+                        "job " + job.substring(0, 8));
+        assertThat(attribute(
+                        By.cssSelector("#active-alerts tr[data-alert='" + alert + "'] a[href$='" + job + "']"), "href"))
+                .endsWith("/jobs/" + job);
 
         click(By.cssSelector("tr[data-alert='" + alert + "'] button"));
-        chromium.wait.until(d -> d.findElement(By.id("confirm-question")).getText().contains("Dismiss alert " + alert.substring(0, 8)));
+        chromium.wait.until(d ->
+                d.findElement(By.id("confirm-question")).getText().contains("Dismiss alert " + alert.substring(0, 8)));
         assertThat(status()).as("asking changes nothing").isEqualTo("active");
         click(By.id("confirm"));
-        chromium.wait.until(d -> d.getCurrentUrl().endsWith("/console/projects/bench/alerts") && !d.findElements(By.id("dismissed-alerts")).isEmpty());
+        chromium.wait.until(d -> d.getCurrentUrl().endsWith("/console/projects/bench/alerts")
+                && !d.findElements(By.id("dismissed-alerts")).isEmpty());
         assertThat(status()).isEqualTo("dismissed");
         assertThat(chromium.browser.findElements(By.id("no-active"))).hasSize(1);
 
@@ -136,7 +174,8 @@ class ConsoleAlertsTest {
         assertThat(alerts).contains("sort", "latency", "16", "upper 15.69", "t_test");
         open("/console/projects/bench/jobs");
         assertThat(text(By.cssSelector("tr[data-job='" + job + "']"))).contains("main abc1234");
-        assertThat(attribute(By.cssSelector("tr[data-job='" + job + "'] code[title]"), "title")).isEqualTo("abc1234def5678");
+        assertThat(attribute(By.cssSelector("tr[data-job='" + job + "'] code[title]"), "title"))
+                .isEqualTo("abc1234def5678");
     }
 
     @Test
@@ -144,26 +183,39 @@ class ConsoleAlertsTest {
     void theMetricsPagePlotsTheHistoryWithItsBoundaryFromTheDataEndpoint() throws Exception {
         open("/console/projects/bench/metrics");
         click(By.linkText("sort · latency"));
-        chromium.wait.withMessage(() -> chromium.browserLog()).until(d -> "true".equals(d.findElement(By.id("plot")).getAttribute("data-drawn")));
-        assertThat(chromium.browser.findElement(By.id("plot")).getAttribute("data-points")).isEqualTo("6");
-        Number inked = (Number) chromium.script("var c = document.querySelector('#plot canvas'); var d = c.getContext('2d')"
-                + ".getImageData(0, 0, c.width, c.height).data; var n = 0; for (var i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n;");
+        chromium.wait
+                .withMessage(() -> chromium.browserLog())
+                .until(d -> "true".equals(d.findElement(By.id("plot")).getAttribute("data-drawn")));
+        assertThat(chromium.browser.findElement(By.id("plot")).getAttribute("data-points"))
+                .isEqualTo("6");
+        Number inked = (Number)
+                chromium.script(
+                        "var c = document.querySelector('#plot canvas'); var d = c.getContext('2d')"
+                                + ".getImageData(0, 0, c.width, c.height).data; var n = 0; for (var i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n;");
         assertThat(inked.intValue()).as("pixels drawn on the plot's canvas").isGreaterThan(500);
-        assertThat(chromium.browser.findElements(By.cssSelector("#points tbody tr"))).hasSize(6);
+        assertThat(chromium.browser.findElements(By.cssSelector("#points tbody tr")))
+                .hasSize(6);
 
-        String json = (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript("var done = arguments[arguments.length - 1];"
-                + " fetch(document.getElementById('plot').dataset.src).then(function (r) { return r.text(); }).then(done);");
+        String json = (String)
+                ((JavascriptExecutor) chromium.browser)
+                        .executeAsyncScript(
+                                "var done = arguments[arguments.length - 1];"
+                                        + " fetch(document.getElementById('plot').dataset.src).then(function (r) { return r.text(); }).then(done);");
         JsonNode data = Wire.mapper().readTree(json);
         JsonNode points = data.get("points");
         assertThat(points).hasSize(6);
-        assertThat(points).extracting(p -> p.get("value").asDouble()).containsExactly(10.0, 12.0, 11.0, 13.0, 14.0, 16.0);
+        assertThat(points)
+                .extracting(p -> p.get("value").asDouble())
+                .containsExactly(10.0, 12.0, 11.0, 13.0, 14.0, 16.0);
         JsonNode last = points.get(5);
         assertThat(last.get("upper").asDouble()).isCloseTo(15.692466, within(1e-5));
         assertThat(last.hasNonNull("lower")).as("no lower limit").isFalse();
         assertThat(last.get("alert").asText()).isEqualTo("upper");
         assertThat(last.get("job").asText()).isEqualTo("/console/projects/bench/jobs/" + job);
         assertThat(last.get("series").asText()).isEqualTo("main · lab");
-        assertThat(points.get(0).hasNonNull("job")).as("a direct run has no job").isFalse();
+        assertThat(points.get(0).hasNonNull("job"))
+                .as("a direct run has no job")
+                .isFalse();
     }
 
     @Test
@@ -174,7 +226,8 @@ class ConsoleAlertsTest {
         signIn(viewer);
         open("/console/projects/bench/alerts");
         assertThat(text(By.id("active-alerts"))).contains("sort");
-        assertThat(chromium.browser.findElements(By.cssSelector("#active-alerts button"))).isEmpty();
+        assertThat(chromium.browser.findElements(By.cssSelector("#active-alerts button")))
+                .isEmpty();
         String csrf = attribute(By.cssSelector(".sign-out input[name=_csrf]"), "value");
         String answer = post("/console/projects/bench/alerts/" + alert + "/dismiss", "_csrf=" + csrf + "&confirm=yes");
         assertThat(answer).startsWith("403 ");
@@ -195,15 +248,21 @@ class ConsoleAlertsTest {
 
     /** A form post from the page (as a stray or forged form would send it); "status body". */
     private String post(String path, String form) {
-        return (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript("var done = arguments[arguments.length - 1];"
-                + " fetch(arguments[0], {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: arguments[1]})"
-                + ".then(function (r) { return r.text().then(function (t) { done(r.status + ' ' + t); }); });", path, form);
+        return (String) ((JavascriptExecutor) chromium.browser)
+                .executeAsyncScript(
+                        "var done = arguments[arguments.length - 1];"
+                                + " fetch(arguments[0], {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: arguments[1]})"
+                                + ".then(function (r) { return r.text().then(function (t) { done(r.status + ' ' + t); }); });",
+                        path,
+                        form);
     }
 
     private List<JsonNode> alerts(String status) {
         try {
             List<JsonNode> out = new java.util.ArrayList<>();
-            baton.get("/v0/projects/bench/alerts?status=" + status).get("alerts").forEach(out::add);
+            baton.get("/v0/projects/bench/alerts?status=" + status)
+                    .get("alerts")
+                    .forEach(out::add);
             return out;
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -99,7 +99,8 @@ class ConsoleBrowserTest {
         browser.navigate().refresh();
         // Read inside the wait: the page's first resync may swap the row between finding and reading it.
         wait.until(d -> {
-            String text = d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText();
+            String text = d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']"))
+                    .getText();
             return text.contains("offline") && text.contains("never connected");
         });
         markPage();
@@ -107,8 +108,12 @@ class ConsoleBrowserTest {
 
         runnerChannel = baton.connect(runner[0], runner[1]);
         runnerChannel.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 1));
-        wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("idle"));
-        wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']")).getText().contains("waiting for work, 1 slot"));
+        wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']"))
+                .getText()
+                .contains("idle"));
+        wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + runner[0] + "']"))
+                .getText()
+                .contains("waiting for work, 1 slot"));
         assertPageNotReloaded();
         shot("runners");
     }
@@ -127,12 +132,17 @@ class ConsoleBrowserTest {
         runnerChannel.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
         runnerChannel.expect(ServerMessage.Ack.class);
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("running"));
-        wait.until(d -> d.getTitle().equals("running · Job " + job.substring(0, 8) + " · Baton")); // the tab tells the state, live
-        runnerChannel.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 1, LogStream.STDOUT, 0, "warming up\n", null));
-        runnerChannel.send(new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 2, LogStream.STDERR, 0, "<b>not markup</b>\n", null));
+        wait.until(d -> d.getTitle()
+                .equals("running · Job " + job.substring(0, 8) + " · Baton")); // the tab tells the state, live
+        runnerChannel.send(
+                new RunnerMessage.Log(claimed.uuid(), claimed.lease(), 1, LogStream.STDOUT, 0, "warming up\n", null));
+        runnerChannel.send(new RunnerMessage.Log(
+                claimed.uuid(), claimed.lease(), 2, LogStream.STDERR, 0, "<b>not markup</b>\n", null));
         wait.until(d -> d.findElement(By.id("log")).getText().contains("<b>not markup</b>"));
         assertThat(browser.findElement(By.id("log")).getText()).contains("warming up");
-        assertThat(browser.findElements(By.cssSelector("#log b"))).as("log text is never parsed as HTML").isEmpty();
+        assertThat(browser.findElements(By.cssSelector("#log b")))
+                .as("log text is never parsed as HTML")
+                .isEmpty();
         assertPageNotReloaded();
         shot("job-running");
 
@@ -143,7 +153,8 @@ class ConsoleBrowserTest {
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("running"));
         assertThat(baton.status(job)).isEqualTo("running");
         browser.findElement(By.id("cancel")).click();
-        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("confirm"))).click();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.id("confirm")))
+                .click();
         wait.until(d -> d.findElement(By.id("job-status")).getText().equals("canceled"));
         ServerMessage message = runnerChannel.next();
         while (message instanceof ServerMessage.Ack) message = runnerChannel.next(); // the log messages' acks
@@ -168,11 +179,14 @@ class ConsoleBrowserTest {
         assertPageNotReloaded();
         shot("queue");
         browser.get(baton.url("/console/specs"));
-        // A live part fetches itself once when its stream opens: read it through a wait, which looks again after a swap.
-        wait.until(d -> d.findElement(By.cssSelector("tr[data-spec='small']")).getText().contains("small"));
+        // A live part fetches itself once when its stream opens: read it through a wait, which looks again after a
+        // swap.
+        wait.until(d ->
+                d.findElement(By.cssSelector("tr[data-spec='small']")).getText().contains("small"));
         shot("specs");
         browser.get(baton.url("/console/projects/bench/jobs"));
-        wait.until(d -> d.findElement(By.id("jobs")).getText().contains("canceled") && d.findElement(By.id("jobs")).getText().contains("pending"));
+        wait.until(d -> d.findElement(By.id("jobs")).getText().contains("canceled")
+                && d.findElement(By.id("jobs")).getText().contains("pending"));
         shot("jobs");
         browser.get(baton.url("/console/projects/bench/registry"));
         assertThat(browser.findElement(By.id("repositories")).getText()).contains("v1");
@@ -184,12 +198,20 @@ class ConsoleBrowserTest {
     void pagesFitAPhoneWidthAndTheKeyboardReachesTheContent() throws Exception {
         browser.manage().window().setSize(new Dimension(390, 844));
         try {
-            for (String path : List.of("/console/runners", "/console/specs", "/console/queue", "/console/projects/bench/jobs",
-                    "/console/projects/bench/registry", canceledJobPage)) {
+            for (String path : List.of(
+                    "/console/runners",
+                    "/console/specs",
+                    "/console/queue",
+                    "/console/projects/bench/jobs",
+                    "/console/projects/bench/registry",
+                    canceledJobPage)) {
                 browser.get(baton.url(path));
-                Number overflow = (Number) ((JavascriptExecutor) browser).executeScript(
-                        "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
-                assertThat(overflow.intValue()).as(path + " scrolls sideways at 390 px").isLessThanOrEqualTo(0);
+                Number overflow = (Number) ((JavascriptExecutor) browser)
+                        .executeScript(
+                                "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+                assertThat(overflow.intValue())
+                        .as(path + " scrolls sideways at 390 px")
+                        .isLessThanOrEqualTo(0);
             }
             shot("jobs-phone");
             browser.get(baton.url("/console/runners"));
@@ -218,7 +240,9 @@ class ConsoleBrowserTest {
             second.send(new RunnerMessage.Ready(60, "linux", "x86_64", "test", 1));
             // It takes the job left waiting by the queue test at once.
             wait.until(d -> d.findElement(By.id("runners")).getText().contains("second box"));
-            wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + other[0] + "']")).getText().contains("busy"));
+            wait.until(d -> d.findElement(By.cssSelector("tr[data-runner='" + other[0] + "']"))
+                    .getText()
+                    .contains("busy"));
         }
         assertPageNotReloaded();
     }
@@ -243,7 +267,8 @@ class ConsoleBrowserTest {
 
     private static void deleteTree(Path root) throws Exception {
         try (var paths = Files.walk(root)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
         }
     }
 }

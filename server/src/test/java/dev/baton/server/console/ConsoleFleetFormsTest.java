@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -36,7 +35,8 @@ class ConsoleFleetFormsTest {
     Path dataDir;
 
     ConsoleServer baton;
-    final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    final HttpClient http =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     @BeforeEach
     void start() throws Exception {
@@ -50,28 +50,46 @@ class ConsoleFleetFormsTest {
     }
 
     HttpResponse<String> get(String path, String cookie) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(baton.url(path))).header("Cookie", cookie).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create(baton.url(path)))
+                        .header("Cookie", cookie)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** A form post; fields may repeat (checkboxes), so they come as name, value, name, value… */
     HttpResponse<String> post(String path, String cookie, String... fields) throws Exception {
         List<String> pairs = new ArrayList<>();
         for (int i = 0; i < fields.length; i += 2) {
-            pairs.add(URLEncoder.encode(fields[i], StandardCharsets.UTF_8) + "=" + URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
+            pairs.add(URLEncoder.encode(fields[i], StandardCharsets.UTF_8) + "="
+                    + URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
         }
-        return http.send(HttpRequest.newBuilder(URI.create(baton.url(path))).header("Content-Type", "application/x-www-form-urlencoded")
-                .header("Cookie", cookie).POST(HttpRequest.BodyPublishers.ofString(pairs.stream().collect(Collectors.joining("&")))).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create(baton.url(path)))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .header("Cookie", cookie)
+                        .POST(HttpRequest.BodyPublishers.ofString(pairs.stream().collect(Collectors.joining("&"))))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     String signIn(String token) throws Exception {
-        var page = http.send(HttpRequest.newBuilder(URI.create(baton.url("/console/sign-in"))).build(), HttpResponse.BodyHandlers.ofString());
-        String pre = page.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(Csrf.PRE_SESSION_COOKIE + "=")).findFirst()
-                .orElseThrow().split(";")[0];
+        var page = http.send(
+                HttpRequest.newBuilder(URI.create(baton.url("/console/sign-in")))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        String pre = page.headers().allValues("Set-Cookie").stream()
+                .filter(c -> c.startsWith(Csrf.PRE_SESSION_COOKIE + "="))
+                .findFirst()
+                .orElseThrow()
+                .split(";")[0];
         var r = post("/console/sign-in", pre, "_csrf", ConsoleHttpTest.csrfOf(page.body()), "token", token);
         assertThat(r.statusCode()).isEqualTo(303);
-        return r.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith(ConsoleSignIn.COOKIE + "=")).findFirst()
-                .orElseThrow().split(";")[0];
+        return r.headers().allValues("Set-Cookie").stream()
+                .filter(c -> c.startsWith(ConsoleSignIn.COOKIE + "="))
+                .findFirst()
+                .orElseThrow()
+                .split(";")[0];
     }
 
     String specUuid(String slug) throws Exception {
@@ -93,7 +111,15 @@ class ConsoleFleetFormsTest {
         assertThat(form).contains("id=\"runner-form\"").contains("data-spec=\"small\"");
         assertThat(get("/console/runners", session).body()).contains("href=\"/console/runners/new\"");
 
-        var created = post("/console/runners", session, "_csrf", ConsoleHttpTest.csrfOf(form), "name", "rack 1", "spec", specUuid("small"));
+        var created = post(
+                "/console/runners",
+                session,
+                "_csrf",
+                ConsoleHttpTest.csrfOf(form),
+                "name",
+                "rack 1",
+                "spec",
+                specUuid("small"));
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         Matcher key = Pattern.compile("value=\"(baton_runner_[0-9a-f]{64})\"").matcher(created.body());
         assertThat(key.find()).isTrue();
@@ -109,7 +135,10 @@ class ConsoleFleetFormsTest {
         // A name in use: the API's refusal is shown on the form, with what was typed, and nothing is created.
         var again = post("/console/runners", session, "_csrf", ConsoleHttpTest.csrfOf(form), "name", "rack 1");
         assertThat(again.statusCode()).isEqualTo(409);
-        assertThat(again.body()).contains("id=\"form-error\"").contains("is in use by runner").contains("value=\"rack 1\"");
+        assertThat(again.body())
+                .contains("id=\"form-error\"")
+                .contains("is in use by runner")
+                .contains("value=\"rack 1\"");
         assertThat(baton.get("/v0/runners")).hasSize(1);
     }
 
@@ -117,15 +146,63 @@ class ConsoleFleetFormsTest {
     void aSpecIsCreatedAndEditedAndItsShapeStaysFixed() throws Exception {
         String session = signIn(baton.admin);
         String csrf = ConsoleHttpTest.csrfOf(get("/console/specs/new", session).body());
-        var bad = post("/console/specs", session, "_csrf", csrf, "name", "large", "architecture", "x86_64", "cpu", "four", "memory", "0.5",
-                "disk", "16");
+        var bad = post(
+                "/console/specs",
+                session,
+                "_csrf",
+                csrf,
+                "name",
+                "large",
+                "architecture",
+                "x86_64",
+                "cpu",
+                "four",
+                "memory",
+                "0.5",
+                "disk",
+                "16");
         assertThat(bad.statusCode()).isEqualTo(400);
-        assertThat(bad.body()).contains("CPUs must be a whole number, not 'four'").contains("value=\"0.5\"");
-        assertThat(post("/console/specs", session, "_csrf", csrf, "name", "large", "architecture", "x86_64", "cpu", "0", "memory", "0.5",
-                "disk", "16").body()).contains("id=\"form-error\"").contains("cpu");
+        assertThat(bad.body())
+                .contains("CPUs must be a whole number, not 'four'")
+                .contains("value=\"0.5\"");
+        assertThat(post(
+                                "/console/specs",
+                                session,
+                                "_csrf",
+                                csrf,
+                                "name",
+                                "large",
+                                "architecture",
+                                "x86_64",
+                                "cpu",
+                                "0",
+                                "memory",
+                                "0.5",
+                                "disk",
+                                "16")
+                        .body())
+                .contains("id=\"form-error\"")
+                .contains("cpu");
 
-        var created = post("/console/specs", session, "_csrf", csrf, "name", "large", "architecture", "aarch64", "cpu", "4", "memory", "0.5",
-                "disk", "16", "network", "on", "queue_timeout", "600");
+        var created = post(
+                "/console/specs",
+                session,
+                "_csrf",
+                csrf,
+                "name",
+                "large",
+                "architecture",
+                "aarch64",
+                "cpu",
+                "4",
+                "memory",
+                "0.5",
+                "disk",
+                "16",
+                "network",
+                "on",
+                "queue_timeout",
+                "600");
         assertThat(created.statusCode()).as(created.body()).isEqualTo(303);
         JsonNode spec = baton.get("/v0/specs/large");
         assertThat(spec.get("architecture").asText()).isEqualTo("aarch64");
@@ -136,13 +213,31 @@ class ConsoleFleetFormsTest {
         assertThat(get("/console/specs", session).body()).contains("href=\"/console/specs/large/edit\"");
 
         String edit = get("/console/specs/large/edit", session).body();
-        assertThat(edit).contains("value=\"large\"").contains("id=\"spec-shape\"").doesNotContain("id=\"spec-cpu\"");
-        var saved = post("/console/specs/large", session, "_csrf", csrf, "name", "Large box", "slug", "large", "queue_timeout", "",
-                "require_clean_fingerprint", "on", "cpu", "64");
+        assertThat(edit)
+                .contains("value=\"large\"")
+                .contains("id=\"spec-shape\"")
+                .doesNotContain("id=\"spec-cpu\"");
+        var saved = post(
+                "/console/specs/large",
+                session,
+                "_csrf",
+                csrf,
+                "name",
+                "Large box",
+                "slug",
+                "large",
+                "queue_timeout",
+                "",
+                "require_clean_fingerprint",
+                "on",
+                "cpu",
+                "64");
         assertThat(saved.statusCode()).as(saved.body()).isEqualTo(303);
         JsonNode edited = baton.get("/v0/specs/large");
         assertThat(edited.get("name").asText()).isEqualTo("Large box");
-        assertThat(edited.path("queue_timeout").isNull() || edited.path("queue_timeout").isMissingNode()).isTrue();
+        assertThat(edited.path("queue_timeout").isNull()
+                        || edited.path("queue_timeout").isMissingNode())
+                .isTrue();
         assertThat(edited.get("require_clean_fingerprint").asBoolean()).isTrue();
         assertThat(edited.get("cpu").asInt()).as("the shape is not editable").isEqualTo(4);
 
@@ -156,21 +251,51 @@ class ConsoleFleetFormsTest {
     void aRunnerServesExactlyTheSpecsChecked() throws Exception {
         String session = signIn(baton.admin);
         String csrf = ConsoleHttpTest.csrfOf(get("/console/specs/new", session).body());
-        post("/console/specs", session, "_csrf", csrf, "name", "large", "architecture", "x86_64", "cpu", "8", "memory", "8", "disk", "16");
+        post(
+                "/console/specs",
+                session,
+                "_csrf",
+                csrf,
+                "name",
+                "large",
+                "architecture",
+                "x86_64",
+                "cpu",
+                "8",
+                "memory",
+                "8",
+                "disk",
+                "16");
         baton.createRunner("rack 2"); // serves small
         String page = get("/console/runners/rack-2/specs", session).body();
-        assertThat(page).contains("id=\"runner-specs-form\"").containsPattern("value=\"" + specUuid("small") + "\" data-spec=\"small\" checked");
+        assertThat(page)
+                .contains("id=\"runner-specs-form\"")
+                .containsPattern("value=\"" + specUuid("small") + "\" data-spec=\"small\" checked");
 
-        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", csrf, "spec", specUuid("large")).statusCode()).isEqualTo(303);
+        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", csrf, "spec", specUuid("large"))
+                        .statusCode())
+                .isEqualTo(303);
         assertThat(servedBy("rack-2")).containsExactly("large");
-        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", csrf, "spec", specUuid("large"), "spec", specUuid("small"))
-                .statusCode()).isEqualTo(303);
+        assertThat(post(
+                                "/console/runners/rack-2/specs",
+                                session,
+                                "_csrf",
+                                csrf,
+                                "spec",
+                                specUuid("large"),
+                                "spec",
+                                specUuid("small"))
+                        .statusCode())
+                .isEqualTo(303);
         assertThat(servedBy("rack-2")).containsExactlyInAnyOrder("small", "large");
-        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", csrf).statusCode()).isEqualTo(303);
+        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", csrf).statusCode())
+                .isEqualTo(303);
         assertThat(servedBy("rack-2")).isEmpty();
         assertThat(audited()).contains("runner.spec_added", "runner.spec_removed");
         // Without the session's CSRF token nothing changes.
-        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", "forged", "spec", specUuid("small")).statusCode()).isEqualTo(403);
+        assertThat(post("/console/runners/rack-2/specs", session, "_csrf", "forged", "spec", specUuid("small"))
+                        .statusCode())
+                .isEqualTo(403);
         assertThat(servedBy("rack-2")).isEmpty();
     }
 
@@ -178,29 +303,64 @@ class ConsoleFleetFormsTest {
     @Test
     void everyRoleButTheAdminSeesNoFormAndItsPostsAreRefused() throws Exception {
         baton.createRunner("rack 3");
-        List<String> fleetActions = List.of("runner.created", "runner.spec_added", "runner.spec_removed", "spec.created", "spec.updated");
+        List<String> fleetActions =
+                List.of("runner.created", "runner.spec_added", "runner.spec_removed", "spec.created", "spec.updated");
         long auditedBefore = audited().stream().filter(fleetActions::contains).count();
         for (String role : PROJECT_ROLES) {
             String session = signIn(baton.tokenWithRole("u-" + role, "bench", role));
-            String csrf = ConsoleHttpTest.csrfOf(get("/console/projects", session).body());
-            for (String path : List.of("/console/runners/new", "/console/specs/new", "/console/specs/small/edit", "/console/runners/rack-3/specs")) {
+            String csrf =
+                    ConsoleHttpTest.csrfOf(get("/console/projects", session).body());
+            for (String path : List.of(
+                    "/console/runners/new",
+                    "/console/specs/new",
+                    "/console/specs/small/edit",
+                    "/console/runners/rack-3/specs")) {
                 var page = get(path, session);
                 assertThat(page.statusCode()).as(role + " " + path).isEqualTo(403);
                 assertThat(page.body()).as(role + " " + path).doesNotContain("fleet-form");
             }
-            assertThat(post("/console/runners", session, "_csrf", csrf, "name", "sneaky " + role).statusCode()).as(role).isEqualTo(403);
-            assertThat(post("/console/specs", session, "_csrf", csrf, "name", "sneaky", "architecture", "x86_64", "cpu", "1", "memory", "1",
-                    "disk", "1").statusCode()).as(role).isEqualTo(403);
-            assertThat(post("/console/specs/small", session, "_csrf", csrf, "name", "renamed").statusCode()).as(role).isEqualTo(403);
+            assertThat(post("/console/runners", session, "_csrf", csrf, "name", "sneaky " + role)
+                            .statusCode())
+                    .as(role)
+                    .isEqualTo(403);
+            assertThat(post(
+                                    "/console/specs",
+                                    session,
+                                    "_csrf",
+                                    csrf,
+                                    "name",
+                                    "sneaky",
+                                    "architecture",
+                                    "x86_64",
+                                    "cpu",
+                                    "1",
+                                    "memory",
+                                    "1",
+                                    "disk",
+                                    "1")
+                            .statusCode())
+                    .as(role)
+                    .isEqualTo(403);
+            assertThat(post("/console/specs/small", session, "_csrf", csrf, "name", "renamed")
+                            .statusCode())
+                    .as(role)
+                    .isEqualTo(403);
             // Also a post that would change nothing is refused: the role table decides, not the diff.
-            assertThat(post("/console/runners/rack-3/specs", session, "_csrf", csrf, "spec", specUuid("small")).statusCode()).as(role).isEqualTo(403);
-            assertThat(post("/console/runners/rack-3/specs", session, "_csrf", csrf).statusCode()).as(role).isEqualTo(403);
+            assertThat(post("/console/runners/rack-3/specs", session, "_csrf", csrf, "spec", specUuid("small"))
+                            .statusCode())
+                    .as(role)
+                    .isEqualTo(403);
+            assertThat(post("/console/runners/rack-3/specs", session, "_csrf", csrf)
+                            .statusCode())
+                    .as(role)
+                    .isEqualTo(403);
         }
         assertThat(baton.get("/v0/runners").findValuesAsText("slug")).containsExactly("rack-3");
         assertThat(baton.get("/v0/specs").findValuesAsText("slug")).containsExactly("small");
         assertThat(baton.get("/v0/specs/small").get("name").asText()).isEqualTo("small");
         assertThat(servedBy("rack-3")).containsExactly("small");
-        assertThat(audited().stream().filter(fleetActions::contains).count()).as("refusals change nothing, so nothing is audited")
+        assertThat(audited().stream().filter(fleetActions::contains).count())
+                .as("refusals change nothing, so nothing is audited")
                 .isEqualTo(auditedBefore);
     }
 }

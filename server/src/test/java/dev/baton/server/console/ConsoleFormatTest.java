@@ -30,8 +30,14 @@ class ConsoleFormatTest {
 
     @Test
     void aComparisonGivesEachMeasureOfEitherRunAndItsChangeInPercent() {
-        Metrics before = new Metrics.Builder().add("sort", "latency", metric(10)).add("sort", "gone", metric(1)).build();
-        Metrics now = new Metrics.Builder().add("sort", "latency", metric(12.5)).add("sort", "new", metric(3)).build();
+        Metrics before = new Metrics.Builder()
+                .add("sort", "latency", metric(10))
+                .add("sort", "gone", metric(1))
+                .build();
+        Metrics now = new Metrics.Builder()
+                .add("sort", "latency", metric(12.5))
+                .add("sort", "new", metric(3))
+                .build();
         var rows = Comparison.rows(before, now);
         assertThat(rows).extracting(CompareRow::measure).containsExactly("latency", "new", "gone");
         assertThat(rows.get(0).change()).isEqualTo("+25.0 %");

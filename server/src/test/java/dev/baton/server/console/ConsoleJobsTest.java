@@ -45,7 +45,9 @@ class ConsoleJobsTest {
 
     @BeforeAll
     void start() throws Exception {
-        assumeTrue(HeadlessChromium.present("ConsoleJobsTest"), "browser tests skipped: install Debian's chromium and chromium-driver");
+        assumeTrue(
+                HeadlessChromium.present("ConsoleJobsTest"),
+                "browser tests skipped: install Debian's chromium and chromium-driver");
         dataDir = Files.createTempDirectory("baton-console-jobs-test");
         profile = Files.createTempDirectory("baton-chromium-profile");
         baton = new ConsoleServer(dataDir);
@@ -66,7 +68,8 @@ class ConsoleJobsTest {
         for (Path p : new Path[] {profile, dataDir}) {
             if (p == null) continue;
             try (var paths = Files.walk(p)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
             }
         }
     }
@@ -80,7 +83,9 @@ class ConsoleJobsTest {
         ClaimedJob claimed = ((ServerMessage.Job) m).job();
         assertThat(claimed.uuid().toString()).isEqualTo(job);
         runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
-        runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(),
+        runner.send(new RunnerMessage.Completed(
+                claimed.uuid(),
+                claimed.lease(),
                 List.of(new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":" + latency + "}}}", "", files))));
         chromium.wait.until(d -> status(job).equals("processed"));
         return job;
@@ -104,7 +109,9 @@ class ConsoleJobsTest {
     }
 
     private List<String> jobsListed() {
-        return chromium.wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).stream().map(e -> e.getAttribute("data-job")).toList());
+        return chromium.wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).stream()
+                .map(e -> e.getAttribute("data-job"))
+                .toList());
     }
 
     private String status(String job) {
@@ -124,27 +131,39 @@ class ConsoleJobsTest {
 
         chromium.browser.get(baton.url("/console/projects/bench/jobs/" + second));
         click(By.id("compare"));
-        assertThat(text(By.cssSelector("#comparison tbody tr"))).contains("sort").contains("latency").contains("10").contains("12.5").contains("+25.0 %");
-        assertThat(chromium.browser.findElement(By.id("previous")).getAttribute("href")).doesNotContain(second);
+        assertThat(text(By.cssSelector("#comparison tbody tr")))
+                .contains("sort")
+                .contains("latency")
+                .contains("10")
+                .contains("12.5")
+                .contains("+25.0 %");
+        assertThat(chromium.browser.findElement(By.id("previous")).getAttribute("href"))
+                .doesNotContain(second);
         assertThat(chromium.browser.findElement(By.id("alerts")).getText()).contains("Alerts");
     }
 
     @Test
     @Order(2)
     void collectedFilesAreListedAndDownloadWholeAndTheTabSaysTheState() throws Exception {
-        String job = baton.get("/v0/projects/bench/jobs?status=processed").at("/jobs/0/uuid").asText();
+        String job = baton.get("/v0/projects/bench/jobs?status=processed")
+                .at("/jobs/0/uuid")
+                .asText();
         chromium.browser.get(baton.url("/console/projects/bench/jobs/" + job));
         String href = attribute(By.cssSelector("#files a[download]"), "href");
         assertThat(text(By.id("files"))).contains("out/big.txt").contains("19.5 KiB");
-        String fetched = (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript(
-                "var done = arguments[arguments.length - 1]; fetch(arguments[0]).then(function (r) {"
-                        + " return r.text().then(function (t) { done(r.headers.get('content-type') + '|' + r.headers.get('content-disposition') + '|' + t); }); });",
-                href);
-        assertThat(fetched).isEqualTo("application/octet-stream|attachment; filename=\"big.txt\"|" + "x".repeat(20_000) + "\nthe end\n");
+        String fetched = (String) ((JavascriptExecutor) chromium.browser)
+                .executeAsyncScript(
+                        "var done = arguments[arguments.length - 1]; fetch(arguments[0]).then(function (r) {"
+                                + " return r.text().then(function (t) { done(r.headers.get('content-type') + '|' + r.headers.get('content-disposition') + '|' + t); }); });",
+                        href);
+        assertThat(fetched)
+                .isEqualTo("application/octet-stream|attachment; filename=\"big.txt\"|" + "x".repeat(20_000)
+                        + "\nthe end\n");
         assertThat(chromium.browser.getTitle()).startsWith("processed · Job " + job.substring(0, 8));
-        String icon = (String) ((JavascriptExecutor) chromium.browser).executeAsyncScript(
-                "var done = arguments[arguments.length - 1]; fetch(document.querySelector('link[rel=icon]').href)"
-                        + ".then(function (r) { done(r.status + ' ' + r.headers.get('content-type')); });");
+        String icon = (String) ((JavascriptExecutor) chromium.browser)
+                .executeAsyncScript(
+                        "var done = arguments[arguments.length - 1]; fetch(document.querySelector('link[rel=icon]').href)"
+                                + ".then(function (r) { done(r.status + ' ' + r.headers.get('content-type')); });");
         assertThat(icon).isEqualTo("200 image/svg+xml");
     }
 
@@ -154,18 +173,32 @@ class ConsoleJobsTest {
         String mine = baton.run(baton.admin, Map.of());
         String hers = baton.run(alice, Map.of("branch", "feature-x", "testbed", "ci-box"));
         chromium.browser.get(baton.url("/console/projects/bench/jobs"));
-        assertThat(text(By.cssSelector("tr[data-job='" + hers + "']"))).contains("feature-x").contains("ci-box").contains("small").contains("bench").contains("alice").contains("pending");
-        assertThat(text(By.cssSelector("tr[data-job='" + mine + "']"))).contains("main").contains("admin");
-        // A pending job's queue wait counts on the page; the submission time reads relative with the exact time on hover.
+        assertThat(text(By.cssSelector("tr[data-job='" + hers + "']")))
+                .contains("feature-x")
+                .contains("ci-box")
+                .contains("small")
+                .contains("bench")
+                .contains("alice")
+                .contains("pending");
+        assertThat(text(By.cssSelector("tr[data-job='" + mine + "']")))
+                .contains("main")
+                .contains("admin");
+        // A pending job's queue wait counts on the page; the submission time reads relative with the exact time on
+        // hover.
         By wait = By.cssSelector("tr[data-job='" + hers + "'] [data-elapsed-since]");
-        chromium.wait.withMessage(() -> "queue wait shows '" + text(wait) + "'; " + chromium.browserLog())
+        chromium.wait
+                .withMessage(() -> "queue wait shows '" + text(wait) + "'; " + chromium.browserLog())
                 .until(d -> d.findElement(wait).getText().matches("[0-9.]+ (ms|s)|\\d+ min \\d+ s"));
-        assertThat(text(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]"))).endsWith("ago");
-        assertThat(attribute(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]"), "title")).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ");
+        assertThat(text(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]")))
+                .endsWith("ago");
+        assertThat(attribute(By.cssSelector("tr[data-job='" + hers + "'] time[data-relative]"), "title"))
+                .matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ");
 
         new Select(chromium.browser.findElement(By.name("submitter"))).selectByValue("alice");
         chromium.browser.findElement(By.name("branch")).sendKeys("feature-x");
-        chromium.browser.findElement(By.cssSelector("form.filters button[type=submit]")).click();
+        chromium.browser
+                .findElement(By.cssSelector("form.filters button[type=submit]"))
+                .click();
         chromium.wait.until(ExpectedConditions.urlContains("submitter=alice"));
         assertThat(chromium.browser.getCurrentUrl()).contains("branch=feature-x");
         assertThat(jobsListed()).containsExactly(hers);
@@ -173,7 +206,10 @@ class ConsoleJobsTest {
         // The filters are the URL: opening it shows the same selection.
         chromium.browser.get(baton.url("/console/projects/bench/jobs?status=pending&submitter=admin"));
         assertThat(jobsListed()).containsExactly(mine);
-        assertThat(new Select(chromium.browser.findElement(By.name("status"))).getFirstSelectedOption().getAttribute("value")).isEqualTo("pending");
+        assertThat(new Select(chromium.browser.findElement(By.name("status")))
+                        .getFirstSelectedOption()
+                        .getAttribute("value"))
+                .isEqualTo("pending");
         chromium.browser.get(baton.url("/console/projects/bench/jobs?spec=small&branch=perf"));
         assertThat(jobsListed()).hasSize(2);
     }
@@ -181,17 +217,24 @@ class ConsoleJobsTest {
     @Test
     @Order(4)
     void reRunSubmitsAJobWithTheSameConfiguration() throws Exception {
-        String hers = baton.get("/v0/projects/bench/jobs?status=pending").at("/jobs/0/uuid").asText();
+        String hers = baton.get("/v0/projects/bench/jobs?status=pending")
+                .at("/jobs/0/uuid")
+                .asText();
         JsonNode original = baton.get("/v0/projects/bench/jobs/" + hers);
         chromium.browser.get(baton.url("/console/projects/bench/jobs/" + hers));
         click(By.id("rerun"));
-        chromium.wait.until(d -> !d.getCurrentUrl().endsWith(hers) && d.getCurrentUrl().contains("/jobs/"));
-        String again = chromium.browser.getCurrentUrl().substring(chromium.browser.getCurrentUrl().lastIndexOf('/') + 1);
+        chromium.wait.until(
+                d -> !d.getCurrentUrl().endsWith(hers) && d.getCurrentUrl().contains("/jobs/"));
+        String again = chromium.browser
+                .getCurrentUrl()
+                .substring(chromium.browser.getCurrentUrl().lastIndexOf('/') + 1);
         JsonNode copy = baton.get("/v0/projects/bench/jobs/" + again);
         assertThat(copy.get("uuid").asText()).isNotEqualTo(hers);
         assertThat(copy.get("status").asText()).isEqualTo("pending");
-        for (String field : List.of("spec", "timeout", "config")) assertThat(copy.get(field)).as(field).isEqualTo(original.get(field));
-        assertThat(copy.get("report").asText()).isNotEqualTo(original.get("report").asText());
+        for (String field : List.of("spec", "timeout", "config"))
+            assertThat(copy.get(field)).as(field).isEqualTo(original.get(field));
+        assertThat(copy.get("report").asText())
+                .isNotEqualTo(original.get("report").asText());
         chromium.wait.until(d -> d.findElement(By.id("job-state")).getText().contains("feature-x"));
         assertThat(text(By.id("job-state"))).contains("ci-box");
     }

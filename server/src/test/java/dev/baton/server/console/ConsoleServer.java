@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
-import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
@@ -49,12 +49,34 @@ final class ConsoleServer implements AutoCloseable {
         server = start(0);
         admin = Files.readString(dataDir.resolve("admin-token")).strip();
         post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"), 201);
-        project = post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"), 201).get("uuid").asText();
-        post("/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 2, "memory", 1 << 30, "disk", 1L << 33), 201);
+        project = post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"), 201)
+                .get("uuid")
+                .asText();
+        post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "small",
+                        "slug",
+                        "small",
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        2,
+                        "memory",
+                        1 << 30,
+                        "disk",
+                        1L << 33),
+                201);
     }
 
     private BatonServer start(int port) {
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(port).requestBodyMaxBytes(requestBodyMaxBytes).maxRequeues(3).build();
+        ServerConfig config = ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(port)
+                .requestBodyMaxBytes(requestBodyMaxBytes)
+                .maxRequeues(3)
+                .build();
         return ServerAssembly.builder(config, clock).start();
     }
 
@@ -70,17 +92,23 @@ final class ConsoleServer implements AutoCloseable {
     }
 
     JsonNode post(String path, Object body, int expectedStatus) throws Exception {
-        var response = http.send(HttpRequest.newBuilder(URI.create(url(path)))
-                .header("Authorization", "Bearer " + admin)
-                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        var response = http.send(
+                HttpRequest.newBuilder(URI.create(url(path)))
+                        .header("Authorization", "Bearer " + admin)
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(expectedStatus);
         return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
     }
 
     JsonNode put(String path, Object body, int expectedStatus) throws Exception {
-        var response = http.send(HttpRequest.newBuilder(URI.create(url(path)))
-                .header("Authorization", "Bearer " + admin)
-                .PUT(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        var response = http.send(
+                HttpRequest.newBuilder(URI.create(url(path)))
+                        .header("Authorization", "Bearer " + admin)
+                        .PUT(HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(expectedStatus);
         return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
     }
@@ -89,28 +117,50 @@ final class ConsoleServer implements AutoCloseable {
     String viewerToken(String user, String slug) throws Exception {
         post("/v0/users", Map.of("name", user), 201);
         put("/v0/projects/" + slug + "/members/" + user, Map.of("role", "viewer"), 200);
-        return post("/v0/tokens", Map.of("user", user, "project", slug, "role", "viewer"), 201).get("secret").asText();
+        return post("/v0/tokens", Map.of("user", user, "project", slug, "role", "viewer"), 201)
+                .get("secret")
+                .asText();
     }
 
     /** A user with {@code role} on project {@code slug}, and a token of theirs scoped to it with that role. */
     String tokenWithRole(String user, String slug, String role) throws Exception {
         post("/v0/users", Map.of("name", user), 201);
         put("/v0/projects/" + slug + "/members/" + user, Map.of("role", role), 200);
-        return post("/v0/tokens", Map.of("user", user, "project", slug, "role", role), 201).get("secret").asText();
+        return post("/v0/tokens", Map.of("user", user, "project", slug, "role", role), 201)
+                .get("secret")
+                .asText();
     }
 
     /** Submits a run as the holder of {@code token}; returns the job's UUID. */
     String submitAs(String token) throws Exception {
         String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
-        var response = http.send(HttpRequest.newBuilder(URI.create(url("/v0/run"))).header("Authorization", "Bearer " + token)
-                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Map.of("project", "bench", "image", image, "spec", "small",
-                        "adapter", "json", "cmd", List.of("bench"), "timeout", 120)))).build(), HttpResponse.BodyHandlers.ofString());
+        var response = http.send(
+                HttpRequest.newBuilder(URI.create(url("/v0/run")))
+                        .header("Authorization", "Bearer " + token)
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(Map.of(
+                                "project",
+                                "bench",
+                                "image",
+                                image,
+                                "spec",
+                                "small",
+                                "adapter",
+                                "json",
+                                "cmd",
+                                List.of("bench"),
+                                "timeout",
+                                120))))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("/v0/run: " + response.body()).isEqualTo(201);
         return Wire.mapper().readTree(response.body()).at("/job/uuid").asText();
     }
 
     JsonNode get(String path) throws Exception {
-        var response = http.send(HttpRequest.newBuilder(URI.create(url(path))).header("Authorization", "Bearer " + admin).build(),
+        var response = http.send(
+                HttpRequest.newBuilder(URI.create(url(path)))
+                        .header("Authorization", "Bearer " + admin)
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
         return Wire.mapper().readTree(response.body());
@@ -125,17 +175,33 @@ final class ConsoleServer implements AutoCloseable {
     }
 
     TestRunner connect(String slug, String key) {
-        return TestRunner.connect(URI.create(url("/v0/runners/" + slug + "/channel").replace("http://", "ws://")), key);
+        return TestRunner.connect(
+                URI.create(url("/v0/runners/" + slug + "/channel").replace("http://", "ws://")), key);
     }
 
     /** Submits a run of the test image on "small" as the holder of {@code token}, with {@code extra} fields (branch, testbed…); returns the job's UUID. */
     String run(String token, Map<String, Object> extra) throws Exception {
         String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
-        Map<String, Object> body = new java.util.HashMap<>(Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json",
-                "cmd", List.of("bench"), "timeout", 120));
+        Map<String, Object> body = new java.util.HashMap<>(Map.of(
+                "project",
+                "bench",
+                "image",
+                image,
+                "spec",
+                "small",
+                "adapter",
+                "json",
+                "cmd",
+                List.of("bench"),
+                "timeout",
+                120));
         body.putAll(extra);
-        var response = http.send(HttpRequest.newBuilder(URI.create(url("/v0/run"))).header("Authorization", "Bearer " + token)
-                .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))).build(), HttpResponse.BodyHandlers.ofString());
+        var response = http.send(
+                HttpRequest.newBuilder(URI.create(url("/v0/run")))
+                        .header("Authorization", "Bearer " + token)
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("/v0/run: " + response.body()).isEqualTo(201);
         return Wire.mapper().readTree(response.body()).at("/job/uuid").asText();
     }
@@ -143,8 +209,24 @@ final class ConsoleServer implements AutoCloseable {
     /** Submits a run of the test image on "small"; returns the job's UUID. */
     String submit() throws Exception {
         String image = TestImages.push(dataDir, ProjectUuid.parse(project), "", "v1", TestImages.BENCH);
-        return post("/v0/run", Map.of("project", "bench", "image", image, "spec", "small", "adapter", "json", "cmd", List.of("bench"),
-                "timeout", 120), 201).at("/job/uuid").asText();
+        return post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "image",
+                                image,
+                                "spec",
+                                "small",
+                                "adapter",
+                                "json",
+                                "cmd",
+                                List.of("bench"),
+                                "timeout",
+                                120),
+                        201)
+                .at("/job/uuid")
+                .asText();
     }
 
     /** The runner says ready, a job is submitted, handed to it, and reported running; returns the claim. */

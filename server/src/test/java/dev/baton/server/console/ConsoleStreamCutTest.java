@@ -49,7 +49,9 @@ class ConsoleStreamCutTest {
 
     @BeforeAll
     void start() throws Exception {
-        assumeTrue(HeadlessChromium.present("ConsoleStreamCutTest"), "browser tests skipped: install Debian's chromium and chromium-driver");
+        assumeTrue(
+                HeadlessChromium.present("ConsoleStreamCutTest"),
+                "browser tests skipped: install Debian's chromium and chromium-driver");
         dataDir = Files.createTempDirectory("baton-console-cut");
         profile = Files.createTempDirectory("baton-chromium-profile");
         baton = new ConsoleServer(dataDir);
@@ -91,9 +93,12 @@ class ConsoleStreamCutTest {
             List<ScheduledFuture<?>> scheduled = new ArrayList<>();
             if (awayDuringLoad) {
                 proxy.block();
-                scheduled.add(chaos.schedule(proxy::unblock, startsAt + 100 + random.nextInt(900), TimeUnit.MILLISECONDS));
+                scheduled.add(
+                        chaos.schedule(proxy::unblock, startsAt + 100 + random.nextInt(900), TimeUnit.MILLISECONDS));
             }
-            scheduled.add(chaos.schedule(() -> runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease())), startsAt,
+            scheduled.add(chaos.schedule(
+                    () -> runner.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease())),
+                    startsAt,
                     TimeUnit.MILLISECONDS));
             for (int i = 0, cuts = 1 + random.nextInt(3); i < cuts; i++) {
                 scheduled.add(chaos.schedule(proxy::cut, random.nextInt(1500), TimeUnit.MILLISECONDS));
@@ -103,21 +108,29 @@ class ConsoleStreamCutTest {
             for (ScheduledFuture<?> f : scheduled) f.get(30, TimeUnit.SECONDS);
             next(ServerMessage.Ack.class);
             assertThat(baton.status(job)).as(where).isEqualTo("running");
-            chromium.wait.withMessage(() -> where + ": the page says " + pageStatus() + ", the API running")
+            chromium.wait
+                    .withMessage(() -> where + ": the page says " + pageStatus() + ", the API running")
                     .until(d -> pageStatus().equals("running"));
 
             // The job ends while the stream is away; it comes back after a random while.
             proxy.block();
-            runner.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
+            runner.send(new RunnerMessage.Completed(
+                    claimed.uuid(), claimed.lease(), List.of(new IterationResult(0, "{}", "", Map.of()))));
             next(ServerMessage.Ack.class);
             String ended = baton.status(job);
             assertThat(ended).as(where).isNotIn("pending", "claimed", "running");
-            chaos.schedule(proxy::unblock, random.nextInt(1000), TimeUnit.MILLISECONDS).get(30, TimeUnit.SECONDS);
-            chromium.wait.withMessage(() -> where + ": the page says " + pageStatus() + ", the API " + apiStatus(job))
+            chaos.schedule(proxy::unblock, random.nextInt(1000), TimeUnit.MILLISECONDS)
+                    .get(30, TimeUnit.SECONDS);
+            chromium.wait
+                    .withMessage(() -> where + ": the page says " + pageStatus() + ", the API " + apiStatus(job))
                     .until(d -> pageStatus().equals(apiStatus(job)));
-            assertThat(chromium.pageKept()).as(where + ": the page caught up without a reload").isTrue();
+            assertThat(chromium.pageKept())
+                    .as(where + ": the page caught up without a reload")
+                    .isTrue();
         }
-        assertThat(proxy.cuts() + proxy.refused()).as("the stream was really cut").isGreaterThanOrEqualTo(ROUNDS);
+        assertThat(proxy.cuts() + proxy.refused())
+                .as("the stream was really cut")
+                .isGreaterThanOrEqualTo(ROUNDS);
     }
 
     private String pageStatus() {
@@ -142,7 +155,8 @@ class ConsoleStreamCutTest {
 
     private static void deleteTree(Path root) throws Exception {
         try (var paths = Files.walk(root)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
         }
     }
 }

@@ -26,22 +26,37 @@ final class HeadlessChromium implements AutoCloseable {
     /** Whether the browser is installed; the tests skip and say so otherwise. */
     static boolean present(String test) {
         boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        if (!present) System.err.println(test + " SKIPPED: no " + CHROMIUM + " and " + CHROMEDRIVER + " (apt-get install chromium chromium-driver)");
+        if (!present)
+            System.err.println(test + " SKIPPED: no " + CHROMIUM + " and " + CHROMEDRIVER
+                    + " (apt-get install chromium chromium-driver)");
         return present;
     }
 
     HeadlessChromium(Path profile) {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                "--user-data-dir=" + profile, "--window-size=1280,900");
+        options.addArguments(
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--user-data-dir=" + profile,
+                "--window-size=1280,900");
         options.setCapability("goog:loggingPrefs", java.util.Map.of("browser", "ALL"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         browser = new ChromeDriver(service, options);
         browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         wait = new WebDriverWait(browser, WAIT);
-        // htmx swaps fragments while a condition reads them: an element found just before a swap is stale, so look again
+        // htmx swaps fragments while a condition reads them: an element found just before a swap is stale, so look
+        // again
         wait.ignoring(StaleElementReferenceException.class);
     }
 
@@ -68,7 +83,11 @@ final class HeadlessChromium implements AutoCloseable {
     /** What the page wrote to the browser's console (errors, CSP refusals), for a failing wait's message. */
     String browserLog() {
         StringBuilder out = new StringBuilder("browser console:");
-        browser.manage().logs().get("browser").forEach(e -> out.append("\n  ").append(e.getLevel()).append(' ').append(e.getMessage()));
+        browser.manage()
+                .logs()
+                .get("browser")
+                .forEach(
+                        e -> out.append("\n  ").append(e.getLevel()).append(' ').append(e.getMessage()));
         return out.toString();
     }
 

@@ -89,7 +89,10 @@ final class StreamCuttingProxy implements AutoCloseable {
     private void toServer(Socket client, Socket server) {
         byte[] buffer = new byte[8192];
         byte[] carry = new byte[0]; // the end of the previous chunk, so a request line split across reads is still seen
-        try (client; server; InputStream in = client.getInputStream(); OutputStream out = server.getOutputStream()) {
+        try (client;
+                server;
+                InputStream in = client.getInputStream();
+                OutputStream out = server.getOutputStream()) {
             for (int n; (n = in.read(buffer)) > 0; ) {
                 byte[] window = new byte[carry.length + n];
                 System.arraycopy(carry, 0, window, 0, carry.length);
@@ -117,7 +120,10 @@ final class StreamCuttingProxy implements AutoCloseable {
 
     private static void pump(Socket from, Socket to) {
         byte[] buffer = new byte[8192];
-        try (from; to; InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (from;
+                to;
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) > 0; ) {
                 out.write(buffer, 0, n);
                 out.flush();

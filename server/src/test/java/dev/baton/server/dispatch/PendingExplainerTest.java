@@ -10,7 +10,6 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.AttemptOutcome;
-import dev.baton.server.store.TestClaims;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.NewJob;
 import dev.baton.server.store.NewReport;
@@ -22,12 +21,12 @@ import dev.baton.server.store.Runner;
 import dev.baton.server.store.ServingRunner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
-import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
+import dev.baton.server.store.TestClaims;
 import dev.baton.server.testing.MutableClock;
+import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.testing.TestDatabases;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -83,7 +82,9 @@ class PendingExplainerTest {
         }
         org = real.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
         project = real.organizations().createProject(org.id(), "Project", Slug.of("project"), clock.instant());
-        spec = real.specs().createSpec("small", Slug.of("small"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        spec = real.specs()
+                .createSpec(
+                        "small", Slug.of("small"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
     }
 
     /** The explainer over the real store; with {@code everyRow}, every serving runner is read by row, as before issue 13's fourth round. */
@@ -114,17 +115,32 @@ class PendingExplainerTest {
 
     Job submit(Spec of, int priority) {
         clock.advance(Duration.ofMillis(1));
-        JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), null, List.of("/bin/sh"), List.of("-c", "true"), Map.of(),
-                new JobTimeout(60), null, 1);
-        return real.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
-                new NewJob(of.id(), "10.0.0.1", config, 60, priority, RetryPolicy.NONE), org.id(), clock.instant()).job();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1:7700",
+                project.uuid(),
+                null,
+                List.of("/bin/sh"),
+                List.of("-c", "true"),
+                Map.of(),
+                new JobTimeout(60),
+                null,
+                1);
+        return real.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "box", "json", null, null, null),
+                        new NewJob(of.id(), "10.0.0.1", config, 60, priority, RetryPolicy.NONE),
+                        org.id(),
+                        clock.instant())
+                .job();
     }
 
     /** A finished job of the spec that ran {@code seconds} (history for the estimate). */
     void finished(Runner runner, int seconds) {
         Job job = submit();
         LeaseId lease = LeaseId.random();
-        assertThat(TestClaims.claim(real, runner.id(), lease, clock.instant())).map(Job::uuid).contains(job.uuid());
+        assertThat(TestClaims.claim(real, runner.id(), lease, clock.instant()))
+                .map(Job::uuid)
+                .contains(job.uuid());
         real.transitions().start(job.uuid(), lease, clock.instant());
         clock.advance(Duration.ofSeconds(seconds));
         real.transitions().complete(job.uuid(), lease, clock.instant());
@@ -151,7 +167,8 @@ class PendingExplainerTest {
     @ValueSource(strings = {"sqlite", "postgresql"})
     void theJobsAheadAreExactAnywhereInALongQueue(String database) throws SQLException {
         open(database);
-        Spec big = real.specs().createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
+        Spec big = real.specs()
+                .createSpec("big", Slug.of("big"), Architecture.X86_64, 4, 1L << 32, 1L << 32, false, clock.instant());
         Runner both = runner("both", null);
         real.specs().addRunnerSpec(both.id(), big.id());
         Runner bigOnly = real.runners().createRunner("big-only", Slug.of("big-only"), "hash-big-only", clock.instant());
@@ -161,8 +178,16 @@ class PendingExplainerTest {
         }
         // Every way in and out of the queue: claims, a requeue, a cancel, a queue timeout.
         List<Job> claimed = new ArrayList<>();
-        for (int i = 0; i < 12; i++) claimed.add(TestClaims.claim(real, i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant()).orElseThrow());
-        real.transitions().requeue(claimed.get(0).uuid(), claimed.get(0).lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, clock.instant());
+        for (int i = 0; i < 12; i++)
+            claimed.add(TestClaims.claim(real, i % 2 == 0 ? both.id() : bigOnly.id(), LeaseId.random(), clock.instant())
+                    .orElseThrow());
+        real.transitions()
+                .requeue(
+                        claimed.get(0).uuid(),
+                        claimed.get(0).lease(),
+                        AttemptOutcome.ACCEPT_TIMEOUT,
+                        5,
+                        clock.instant());
         List<Job> pending = real.runs().pendingJobs();
         real.transitions().cancel(pending.get(40).uuid(), null, "test", clock.instant());
         real.transitions().expireQueued(pending.get(90).uuid(), "queue timeout", clock.instant());
@@ -172,14 +197,17 @@ class PendingExplainerTest {
         assertThat(ofSpec.size()).as("long enough to walk past the counts").isGreaterThan(2 * 64);
         for (Job job : ofSpec) {
             // A job of "small" competes with every pending job of both specs ("both" serves them).
-            assertThat(real.runs().pendingFacts(job, 20).ahead()).as("jobs ahead of pending job %d", pending.indexOf(job))
+            assertThat(real.runs().pendingFacts(job, 20).ahead())
+                    .as("jobs ahead of pending job %d", pending.indexOf(job))
                     .isEqualTo(pending.indexOf(job));
         }
         if (database.equals("sqlite")) {
-            try (Connection c = DriverManager.getConnection(jdbcUrl); var st = c.createStatement();
-                    var rs = st.executeQuery("SELECT (SELECT group_concat(spec_id || ':' || priority || '=' || n) FROM (SELECT * FROM pending_count"
-                            + " WHERE n <> 0 ORDER BY 1, 2)), (SELECT group_concat(spec_id || ':' || priority || '=' || n) FROM (SELECT spec_id,"
-                            + " priority, COUNT(*) AS n FROM job WHERE status = 0 GROUP BY 1, 2 ORDER BY 1, 2))")) {
+            try (Connection c = DriverManager.getConnection(jdbcUrl);
+                    var st = c.createStatement();
+                    var rs = st.executeQuery(
+                            "SELECT (SELECT group_concat(spec_id || ':' || priority || '=' || n) FROM (SELECT * FROM pending_count"
+                                    + " WHERE n <> 0 ORDER BY 1, 2)), (SELECT group_concat(spec_id || ':' || priority || '=' || n) FROM (SELECT spec_id,"
+                                    + " priority, COUNT(*) AS n FROM job WHERE status = 0 GROUP BY 1, 2 ORDER BY 1, 2))")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).as("kept counts").isNotNull().isEqualTo(rs.getString(2));
             }
@@ -202,19 +230,28 @@ class PendingExplainerTest {
 
         PendingFacts counted = real.runs().pendingFacts(job, 20, cutoff);
         assertThat(counted.freshServing()).isEqualTo(2); // live, at-cutoff
-        assertThat(counted.servingRunners()).extracting(ServingRunner::id).containsExactly(justBefore.id(), never.id(), quarantined.id());
+        assertThat(counted.servingRunners())
+                .extracting(ServingRunner::id)
+                .containsExactly(justBefore.id(), never.id(), quarantined.id());
         assertThat(counted.serving()).isEqualTo(5);
 
         // A cutoff a nanosecond after a stored heartbeat: that heartbeat is before it (rounded up, not down).
         PendingFacts nanoLater = real.runs().pendingFacts(job, 20, cutoff.plusNanos(1));
         assertThat(nanoLater.freshServing()).isEqualTo(1);
-        assertThat(nanoLater.servingRunners()).extracting(ServingRunner::id).contains(atCutoff.id()).doesNotContain(live.id());
+        assertThat(nanoLater.servingRunners())
+                .extracting(ServingRunner::id)
+                .contains(atCutoff.id())
+                .doesNotContain(live.id());
 
         PendingFacts listed = real.runs().pendingFacts(job, 20);
         assertThat(listed.freshServing()).isZero();
-        assertThat(listed.servingRunners()).extracting(ServingRunner::id)
+        assertThat(listed.servingRunners())
+                .extracting(ServingRunner::id)
                 .containsExactly(live.id(), atCutoff.id(), justBefore.id(), never.id(), quarantined.id());
-        assertThat(listed).usingRecursiveComparison().ignoringFields("servingRunners", "freshServing").isEqualTo(counted);
+        assertThat(listed)
+                .usingRecursiveComparison()
+                .ignoringFields("servingRunners", "freshServing")
+                .isEqualTo(counted);
     }
 
     @ParameterizedTest
@@ -229,8 +266,12 @@ class PendingExplainerTest {
         // Both busy: a job each in flight.
         Job busyA = submit();
         Job busyB = submit();
-        assertThat(TestClaims.claim(real, a.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyA.uuid());
-        assertThat(TestClaims.claim(real, b.id(), LeaseId.random(), clock.instant())).map(Job::uuid).contains(busyB.uuid());
+        assertThat(TestClaims.claim(real, a.id(), LeaseId.random(), clock.instant()))
+                .map(Job::uuid)
+                .contains(busyA.uuid());
+        assertThat(TestClaims.claim(real, b.id(), LeaseId.random(), clock.instant()))
+                .map(Job::uuid)
+                .contains(busyB.uuid());
         Job first = submit();
         Job second = submit();
 
@@ -240,7 +281,8 @@ class PendingExplainerTest {
             assertThat(f.freshServing()).isEqualTo(2);
         });
         assertThat(status.reason().code()).isEqualTo("runners_busy");
-        assertThat(status.reason().message()).startsWith("all 2 connected runners of spec 'small' are busy; 1 job is ahead");
+        assertThat(status.reason().message())
+                .startsWith("all 2 connected runners of spec 'small' are busy; 1 job is ahead");
         assertThat(status.position()).isEqualTo(2);
         // D = 150 s, A = 1, F = 2, R = 2: floor(3 / 2) = 1 round.
         assertThat(status.predictedStart()).isEqualTo(clock.instant().plus(Duration.ofSeconds(150)));
@@ -255,21 +297,30 @@ class PendingExplainerTest {
         Runner live = runner("live", null);
         Runner stale = runner("stale", null);
         finished(live, 60);
-        real.runners().recordRunnerHeartbeats(Map.of(live.id(), clock.instant(), stale.id(), clock.instant().minus(TIMEOUT).minusSeconds(1)));
+        real.runners()
+                .recordRunnerHeartbeats(Map.of(
+                        live.id(),
+                        clock.instant(),
+                        stale.id(),
+                        clock.instant().minus(TIMEOUT).minusSeconds(1)));
         Job job = submit();
-        assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))
+        assertThat(explainer(false).status(job))
+                .isEqualTo(explainer(true).status(job))
                 .hasValueSatisfying(s -> assertThat(s.reason().message()).startsWith("all 1 connected runner of"));
 
         // No live runner: offline, counting both.
         clock.advance(TIMEOUT.plusSeconds(5));
-        assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))
-                .hasValueSatisfying(s -> assertThat(s.reason().message()).startsWith("2 runners serve spec 'small' but none is connected"));
+        assertThat(explainer(false).status(job))
+                .isEqualTo(explainer(true).status(job))
+                .hasValueSatisfying(s -> assertThat(s.reason().message())
+                        .startsWith("2 runners serve spec 'small' but none is connected"));
 
         // Every runner quarantined, one of them with a live heartbeat: still listed, by slug.
         real.runners().recordRunnerHeartbeats(Map.of(live.id(), clock.instant()));
         quarantine(live);
         quarantine(stale);
-        assertThat(explainer(false).status(job)).isEqualTo(explainer(true).status(job))
+        assertThat(explainer(false).status(job))
+                .isEqualTo(explainer(true).status(job))
                 .hasValueSatisfying(s -> assertThat(s.reason().message()).contains("(live, stale)"));
         assertThat(explainer(false).status(job)).map(s -> s.reason().code()).contains("runners_quarantined");
     }

@@ -8,14 +8,12 @@ import dev.baton.protocol.value.Slug;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
-import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
 import dev.baton.server.testing.MutableClock;
+import dev.baton.server.testing.StoreCalls;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +32,7 @@ class RunnerSpecSetsTest {
     final AtomicInteger reads = new AtomicInteger();
     /** Runs once inside the next runnerSpecs read, after the database answered. */
     final AtomicReference<Runnable> duringRead = new AtomicReference<>();
+
     RunnerSpecSets sets;
     Runner runner;
     Spec first;
@@ -46,8 +45,19 @@ class RunnerSpecSetsTest {
         sets = new RunnerSpecSets(store, clock);
         store.specs().onSpecsChange(sets::invalidate);
         store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, clock.instant());
-        first = store.specs().createSpec("first", Slug.of("first"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
-        second = store.specs().createSpec("second", Slug.of("second"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        first = store.specs()
+                .createSpec(
+                        "first", Slug.of("first"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
+        second = store.specs()
+                .createSpec(
+                        "second",
+                        Slug.of("second"),
+                        Architecture.X86_64,
+                        1,
+                        1L << 30,
+                        1L << 30,
+                        false,
+                        clock.instant());
         runner = store.runners().createRunner("r", Slug.of("r"), "hash", clock.instant());
         store.specs().addRunnerSpec(runner.id(), first.id());
     }
@@ -65,7 +75,13 @@ class RunnerSpecSetsTest {
 
         store.specs().addRunnerSpec(runner.id(), second.id());
         assertThat(sets.activeIds(runner.id())).containsExactlyInAnyOrder(first.id(), second.id());
-        store.specs().updateSpec(second.id(), null, null, true, clock.instant()); // archived: still served by the runner, no longer active
+        store.specs()
+                .updateSpec(
+                        second.id(),
+                        null,
+                        null,
+                        true,
+                        clock.instant()); // archived: still served by the runner, no longer active
         assertThat(sets.of(runner.id())).extracting(Spec::id).containsExactly(first.id(), second.id());
         assertThat(sets.activeIds(runner.id())).containsExactly(first.id());
         store.specs().removeRunnerSpec(runner.id(), first.id());

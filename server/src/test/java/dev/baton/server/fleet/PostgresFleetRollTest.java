@@ -11,8 +11,10 @@ import org.junit.jupiter.api.Tag;
 class PostgresFleetRollTest extends FleetRollContract {
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(),
-                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping the PostgreSQL fleet roll tests");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL
+                        + ": skipping the PostgreSQL fleet roll tests");
     }
 
     @Override

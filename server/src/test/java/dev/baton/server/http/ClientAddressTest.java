@@ -29,9 +29,11 @@ class ClientAddressTest {
 
     @Test
     void aHopThatIsNoAddressStopsTheWalkAtTheLastTrustedOne() {
-        assertThat(behindProxies.of("10.0.0.5", List.of("203.0.113.9, unknown"))).isEqualTo("10.0.0.5");
+        assertThat(behindProxies.of("10.0.0.5", List.of("203.0.113.9, unknown")))
+                .isEqualTo("10.0.0.5");
         assertThat(behindProxies.of("10.0.0.5", List.of("unknown, 10.7.7.7"))).isEqualTo("10.7.7.7");
-        assertThat(behindProxies.of("10.0.0.5", List.of("evil.example.com"))).as("never a host name")
+        assertThat(behindProxies.of("10.0.0.5", List.of("evil.example.com")))
+                .as("never a host name")
                 .isEqualTo("10.0.0.5");
         assertThat(behindProxies.of("10.0.0.5", List.of())).isEqualTo("10.0.0.5");
     }

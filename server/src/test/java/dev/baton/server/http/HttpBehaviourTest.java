@@ -57,7 +57,10 @@ class HttpBehaviourTest {
 
     @Test
     void otherSchemesAreNotAccepted() {
-        var request = HttpRequest.newBuilder(URI.create(s.url("/v0/runners"))).header("Authorization", "Basic " + s.token).GET().build();
+        var request = HttpRequest.newBuilder(URI.create(s.url("/v0/runners")))
+                .header("Authorization", "Basic " + s.token)
+                .GET()
+                .build();
         assertThat(s.send(request).status()).isEqualTo(401);
     }
 
@@ -115,11 +118,13 @@ class HttpBehaviourTest {
         var unknown = s.post("/v0/runners", Map.of("name", "a", "nmae", "b"));
         assertThat(unknown.code()).isEqualTo("unknown_field");
         assertThat(unknown.json().path("field").asText()).isEqualTo("nmae");
-        var wrongType = s.post("/v0/specs", Map.of("name", "s", "architecture", "x86_64", "cpu", "2", "memory", 1, "disk", 1));
+        var wrongType =
+                s.post("/v0/specs", Map.of("name", "s", "architecture", "x86_64", "cpu", "2", "memory", 1, "disk", 1));
         assertThat(wrongType.status()).isEqualTo(400);
         assertThat(wrongType.code()).isEqualTo("invalid_json");
         assertThat(wrongType.json().path("field").asText()).isEqualTo("cpu");
-        var fraction = s.post("/v0/specs", Map.of("name", "s", "architecture", "x86_64", "cpu", 1.5, "memory", 1, "disk", 1));
+        var fraction =
+                s.post("/v0/specs", Map.of("name", "s", "architecture", "x86_64", "cpu", 1.5, "memory", 1, "disk", 1));
         assertThat(fraction.status()).isEqualTo(400);
         assertThat(fraction.json().path("field").asText()).isEqualTo("cpu");
     }
@@ -128,8 +133,9 @@ class HttpBehaviourTest {
     void overlongUtf8AndLoneSurrogatesAre400AndNothingIsWritten() {
         // C0 AF is an overlong '/', ED A0 80 an encoded surrogate: both invalid UTF-8.
         for (byte[] bad : new byte[][] {
-                {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', 'a', (byte) 0xC0, (byte) 0xAF, '"', '}'},
-                {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', 'a', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'}}) {
+            {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', 'a', (byte) 0xC0, (byte) 0xAF, '"', '}'},
+            {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', 'a', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'}
+        }) {
             var request = HttpRequest.newBuilder(URI.create(s.url("/v0/runners")))
                     .header("Authorization", "Bearer " + s.token)
                     .POST(HttpRequest.BodyPublishers.ofByteArray(bad))
@@ -183,7 +189,8 @@ class HttpBehaviourTest {
     @Test
     void anExistingOpenDataDirectoryIsTightenedAtStart() throws Exception {
         s.close();
-        java.nio.file.Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        java.nio.file.Files.setPosixFilePermissions(
+                dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         s = new TestServer(dir);
         assertThat(mode(dir)).isEqualTo("rwx------");
     }
@@ -204,11 +211,14 @@ class HttpBehaviourTest {
 
     @Test
     void oversizedBodyIs413EvenWhereTheRouteTakesNoBody() {
-        String key = s.post("/v0/runners", Map.of("name", "r1")).json().path("key").asText();
+        String key =
+                s.post("/v0/runners", Map.of("name", "r1")).json().path("key").asText();
         var r = s.send("POST", "/v0/runners/r1/token", "x".repeat((int) TestServer.MAX_BODY + 1), s.token);
         assertThat(r.status()).isEqualTo(413);
         assertThat(r.code()).isEqualTo("payload_too_large");
-        assertThat(new dev.baton.server.auth.RunnerAuthenticator(s.server.store()).authenticate("r1", "Bearer " + key)).as("key not rotated").isPresent();
+        assertThat(new dev.baton.server.auth.RunnerAuthenticator(s.server.store()).authenticate("r1", "Bearer " + key))
+                .as("key not rotated")
+                .isPresent();
     }
 
     @Test
@@ -237,6 +247,9 @@ class HttpBehaviourTest {
     void registeredRoutesIncludeTheApi() {
         assertThat(s.server.routes()).contains(new dev.baton.server.BatonServer.Route("POST", "/v0/run"));
         assertThat(s.server.publicUrl()).isEqualTo("http://127.0.0.1:" + s.server.port());
-        assertThat(s.server.banner()).contains("http://127.0.0.1:" + s.server.port()).contains("admin-token").contains("curl");
+        assertThat(s.server.banner())
+                .contains("http://127.0.0.1:" + s.server.port())
+                .contains("admin-token")
+                .contains("curl");
     }
 }

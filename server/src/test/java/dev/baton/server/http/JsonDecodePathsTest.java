@@ -34,12 +34,25 @@ class JsonDecodePathsTest {
         }
     }
 
-    private static final ObjectReader REFERENCE = Wire.mapper().copy().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).readerFor(Body.class);
+    private static final ObjectReader REFERENCE = Wire.mapper()
+            .copy()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .readerFor(Body.class);
 
     @Test
     void everyBodyGivesTheOutcomeTheTextPathGave() {
         List<byte[]> bodies = new ArrayList<>();
-        String[] names = {"cafe", "café", "Grüße 😀", "\\u00e9t\\u00e9", "caf\\u00e9 é", "\\ud83d\\ude00", "\\ud800", "é\\udc00", "\\\\u0041é"};
+        String[] names = {
+            "cafe",
+            "café",
+            "Grüße 😀",
+            "\\u00e9t\\u00e9",
+            "caf\\u00e9 é",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "é\\udc00",
+            "\\\\u0041é"
+        };
         String[] shapes = {
             "{\"name\":\"%s\",\"count\":2}",
             "{\"name\":\"%s\",\"count\":2,\"inner\":{\"label\":\"%<s\",\"sizes\":[1,2]},\"env\":{\"%<s\":\"%<s\"}}",
@@ -65,9 +78,12 @@ class JsonDecodePathsTest {
             "{\"name\":\"%s\",\"count\":2}/*é*/",
         };
         for (String shape : shapes) {
-            for (String name : names) bodies.add(shape.replace("%<s", name).formatted(name).getBytes(StandardCharsets.UTF_8));
+            for (String name : names)
+                bodies.add(shape.replace("%<s", name).formatted(name).getBytes(StandardCharsets.UTF_8));
         }
-        for (String text : new String[] {"null", "é", "ééé", "{}", "{\"name\":\"é\"}", "1", "true", "[]", "{\"name\":\"\uFEFF\",\"count\":1}"}) {
+        for (String text : new String[] {
+            "null", "é", "ééé", "{}", "{\"name\":\"é\"}", "1", "true", "[]", "{\"name\":\"\uFEFF\",\"count\":1}"
+        }) {
             bodies.add(text.getBytes(StandardCharsets.UTF_8));
         }
         HexFormat hex = HexFormat.of();
@@ -80,13 +96,18 @@ class JsonDecodePathsTest {
             "7b226e616d65223a22c3a9222c22636f756e74223a317dc3", // truncated at the very end
             "007b0022006e0061006d00650022003a002200e90022007d", // UTF-16BE
             "7b0022006e0061006d00650022003a002200e90022007d00", // UTF-16LE
-            "7b00e9", "c3a97b7d", "7b7d00c3a9", "7b0a0ac3a9",
+            "7b00e9",
+            "c3a97b7d",
+            "7b7d00c3a9",
+            "7b0a0ac3a9",
         }) {
             bodies.add(hex.parseHex(raw));
         }
         for (byte[] body : bodies) {
             String label = new String(body, StandardCharsets.UTF_8) + " / " + hex.formatHex(body);
-            assertThat(outcome(() -> Json.decode(body, Body.class))).as(label).isEqualTo(outcome(() -> textPathDecode(body)));
+            assertThat(outcome(() -> Json.decode(body, Body.class)))
+                    .as(label)
+                    .isEqualTo(outcome(() -> textPathDecode(body)));
         }
     }
 
@@ -104,10 +125,16 @@ class JsonDecodePathsTest {
         if (body.length == 0) throw ApiException.badRequest("invalid_json", "request body must be a JSON object");
         String text;
         try {
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
         } catch (CharacterCodingException e) {
-            throw ApiException.badRequest("invalid_json", "request body is not valid UTF-8 (overlong form, encoded surrogate or truncated sequence)");
+            throw ApiException.badRequest(
+                    "invalid_json",
+                    "request body is not valid UTF-8 (overlong form, encoded surrogate or truncated sequence)");
         }
         String unicode = UnicodeCheck.loneSurrogate(text);
         if (unicode != null) throw ApiException.badRequest("invalid_json", "request body " + unicode);
@@ -119,9 +146,14 @@ class JsonDecodePathsTest {
             throw new ApiException(400, "unknown_field", "unknown field '" + e.getPropertyName() + "'", path(e));
         } catch (JsonMappingException e) {
             String field = path(e);
-            if (e.getCause() instanceof IllegalArgumentException iae) throw ApiException.invalidField(field, iae.getMessage());
+            if (e.getCause() instanceof IllegalArgumentException iae)
+                throw ApiException.invalidField(field, iae.getMessage());
             String what = field == null ? "request body" : field;
-            throw new ApiException(400, "invalid_json", what + " has the wrong type or shape: " + firstLine(e.getOriginalMessage()), field);
+            throw new ApiException(
+                    400,
+                    "invalid_json",
+                    what + " has the wrong type or shape: " + firstLine(e.getOriginalMessage()),
+                    field);
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("invalid_json", "malformed JSON: " + firstLine(e.getOriginalMessage()));
         }

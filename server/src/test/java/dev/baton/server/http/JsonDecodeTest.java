@@ -15,13 +15,15 @@ class JsonDecodeTest {
     record Body(String name, int count) {}
 
     private static ApiException refusal(String body) {
-        return catchThrowableOfType(ApiException.class, () -> Json.decode(body.getBytes(StandardCharsets.UTF_8), Body.class));
+        return catchThrowableOfType(
+                ApiException.class, () -> Json.decode(body.getBytes(StandardCharsets.UTF_8), Body.class));
     }
 
     @Test
     void asciiAndOtherBodiesDecodeAndAreRefusedAlike() {
         for (String name : new String[] {"cafe", "café"}) {
-            assertThat(Json.decode(("{\"name\":\"" + name + "\",\"count\":2}").getBytes(StandardCharsets.UTF_8), Body.class))
+            assertThat(Json.decode(
+                            ("{\"name\":\"" + name + "\",\"count\":2}").getBytes(StandardCharsets.UTF_8), Body.class))
                     .isEqualTo(new Body(name, 2));
         }
         String[] bad = {

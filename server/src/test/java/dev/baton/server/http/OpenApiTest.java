@@ -32,17 +32,24 @@ class OpenApiTest {
     /** Checked on the assembled server, so the runner channel's admin routes and metrics count too. */
     @Test
     void everyRouteIsDocumentedAndEveryDocumentedRouteExists() throws Exception {
-        try (BatonServer server = ServerAssembly.builder(TestServer.config(dir), new MutableClock(TestServer.START)).start();
+        try (BatonServer server = ServerAssembly.builder(TestServer.config(dir), new MutableClock(TestServer.START))
+                        .start();
                 HttpClient http = HttpClient.newHttpClient()) {
-            var r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v0/openapi.json")).build(),
+            var r = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/v0/openapi.json"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             JsonNode doc = Wire.mapper().readTree(r.body());
             assertThat(doc.path("openapi").asText()).startsWith("3.");
             List<BatonServer.Route> routes = apiRoutes(server);
             assertThat(routes).hasSizeGreaterThan(20);
-            assertThat(missingFromDocument(routes, doc)).as("routes missing from openapi.json").isEmpty();
-            assertThat(documentedButNotRouted(routes, doc)).as("documented operations with no route").isEmpty();
+            assertThat(missingFromDocument(routes, doc))
+                    .as("routes missing from openapi.json")
+                    .isEmpty();
+            assertThat(documentedButNotRouted(routes, doc))
+                    .as("documented operations with no route")
+                    .isEmpty();
         }
     }
 
@@ -84,7 +91,10 @@ class OpenApiTest {
     private static List<String> missingFromDocument(List<BatonServer.Route> routes, JsonNode doc) {
         List<String> missing = new ArrayList<>();
         for (BatonServer.Route route : routes) {
-            if (doc.path("paths").path(route.path()).path(route.method().toLowerCase(Locale.ROOT)).isMissingNode()) {
+            if (doc.path("paths")
+                    .path(route.path())
+                    .path(route.method().toLowerCase(Locale.ROOT))
+                    .isMissingNode()) {
                 missing.add(route.method() + " " + route.path());
             }
         }
@@ -102,12 +112,15 @@ class OpenApiTest {
 
     private static List<String> documentedButNotRouted(List<BatonServer.Route> routes, JsonNode doc) {
         List<String> stale = new ArrayList<>();
-        doc.path("paths").fields().forEachRemaining(p -> p.getValue().fieldNames().forEachRemaining(method -> {
-            if (onlyWithTransportA(p.getKey())) return;
-            if (HTTP_METHODS.contains(method) && !routes.contains(new BatonServer.Route(method.toUpperCase(Locale.ROOT), p.getKey()))) {
-                stale.add(method + " " + p.getKey());
-            }
-        }));
+        doc.path("paths")
+                .fields()
+                .forEachRemaining(p -> p.getValue().fieldNames().forEachRemaining(method -> {
+                    if (onlyWithTransportA(p.getKey())) return;
+                    if (HTTP_METHODS.contains(method)
+                            && !routes.contains(new BatonServer.Route(method.toUpperCase(Locale.ROOT), p.getKey()))) {
+                        stale.add(method + " " + p.getKey());
+                    }
+                }));
         return stale;
     }
 

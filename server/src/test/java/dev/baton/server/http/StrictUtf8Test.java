@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** {@link StrictUtf8} gives the JDK's strict decoder's verdict on every short sequence that matters and on random ones. */
 class StrictUtf8Test {
-    private final CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder()
+    private final CharsetDecoder strict = StandardCharsets.UTF_8
+            .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
 
@@ -29,7 +30,9 @@ class StrictUtf8Test {
     private void assertSameVerdict(byte[] bytes) {
         boolean expected = jdkAccepts(bytes);
         if (StrictUtf8.isWellFormed(bytes) != expected) {
-            assertThat(StrictUtf8.isWellFormed(bytes)).as(HexFormat.of().formatHex(bytes)).isEqualTo(expected);
+            assertThat(StrictUtf8.isWellFormed(bytes))
+                    .as(HexFormat.of().formatHex(bytes))
+                    .isEqualTo(expected);
         }
     }
 
@@ -51,7 +54,8 @@ class StrictUtf8Test {
         int[] edges = {0x00, 0x41, 0x7F, 0x80, 0x81, 0xBF, 0xC0, 0xFF};
         for (int a = 0xF0; a < 256; a++) {
             for (int b = 0; b < 256; b++) {
-                for (int c : edges) for (int d : edges) assertSameVerdict(new byte[] {(byte) a, (byte) b, (byte) c, (byte) d});
+                for (int c : edges)
+                    for (int d : edges) assertSameVerdict(new byte[] {(byte) a, (byte) b, (byte) c, (byte) d});
             }
         }
         SplittableRandom random = new SplittableRandom(13);
@@ -60,7 +64,8 @@ class StrictUtf8Test {
             byte[] bytes = new byte[random.nextInt(1, 12)];
             for (int k = 0; k < bytes.length; k++) {
                 // mostly pieces of real text, sometimes any byte: valid and broken sequences both
-                bytes[k] = random.nextInt(4) == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
+                bytes[k] =
+                        random.nextInt(4) == 0 ? (byte) random.nextInt(256) : alphabet[random.nextInt(alphabet.length)];
             }
             assertSameVerdict(bytes);
         }

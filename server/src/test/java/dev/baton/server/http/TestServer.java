@@ -33,6 +33,7 @@ public final class TestServer implements AutoCloseable {
     public final List<Job> canceled = new CopyOnWriteArrayList<>();
     /** The jobs as they were before each cancel: their runner and lease, which dispatch needs. */
     public final List<Job> canceledBefore = new CopyOnWriteArrayList<>();
+
     public final BatonServer server;
     public final Path dataDir;
     public final String token;
@@ -58,18 +59,20 @@ public final class TestServer implements AutoCloseable {
     private TestServer(Path dataDir, ServerConfig config, boolean assembled, MutableClock clock) {
         this.dataDir = dataDir;
         this.clock = clock;
-        BatonServer.Builder builder = assembled ? ServerAssembly.builder(config, clock) : BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
-            @Override
-            public void jobSubmitted(Job job) {
-                submitted.add(job);
-            }
+        BatonServer.Builder builder = assembled
+                ? ServerAssembly.builder(config, clock)
+                : BatonServer.builder(config).clock(clock).jobEvents(w -> new JobEvents() {
+                    @Override
+                    public void jobSubmitted(Job job) {
+                        submitted.add(job);
+                    }
 
-            @Override
-            public void jobCanceled(Job before, Job after) {
-                canceledBefore.add(before);
-                canceled.add(after);
-            }
-        });
+                    @Override
+                    public void jobCanceled(Job before, Job after) {
+                        canceledBefore.add(before);
+                        canceled.add(after);
+                    }
+                });
         this.server = builder.start();
         try {
             this.token = Files.readString(dataDir.resolve("admin-token")).strip();
@@ -85,7 +88,11 @@ public final class TestServer implements AutoCloseable {
 
     /** Defaults on 127.0.0.1, an ephemeral port, a small body limit and a generated admin token. */
     public static ServerConfig config(Path dataDir) {
-        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).requestBodyMaxBytes(MAX_BODY).build();
+        return ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .requestBodyMaxBytes(MAX_BODY)
+                .build();
     }
 
     public String url(String path) {
@@ -117,9 +124,12 @@ public final class TestServer implements AutoCloseable {
 
     /** {@code body}: null for none, a String sent as is, anything else encoded as JSON. */
     public Response send(String method, String path, Object body, String bearer) {
-        HttpRequest.BodyPublisher publisher = body == null ? HttpRequest.BodyPublishers.noBody()
+        HttpRequest.BodyPublisher publisher = body == null
+                ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : Wire.encode(body));
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path))).method(method, publisher).header("Content-Type", "application/json");
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path)))
+                .method(method, publisher)
+                .header("Content-Type", "application/json");
         if (bearer != null) b.header("Authorization", "Bearer " + bearer);
         return send(b.build());
     }
@@ -128,7 +138,8 @@ public final class TestServer implements AutoCloseable {
         try {
             HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;
-            if (!r.body().isEmpty() && r.headers().firstValue("Content-Type").orElse("").startsWith("application/json")) {
+            if (!r.body().isEmpty()
+                    && r.headers().firstValue("Content-Type").orElse("").startsWith("application/json")) {
                 json = Wire.mapper().readTree(r.body());
             }
             return new Response(r.statusCode(), json, r.body());

@@ -30,10 +30,14 @@ class JobLogTest {
     void theTailKeepsItsBoundWhileRunningAndEvictedTextComesBackFromTheStoredOutputAtTheEnd() {
         JobLog log = new JobLog(10, 100, 1_000);
         LeaseId lease = LeaseId.random();
-        for (int i = 1; i <= 5; i++) assertThat(log.append(lease, text(lease, i, "line" + i + "\n"))).isEqualTo(JobLog.Appended.STORED);
+        for (int i = 1; i <= 5; i++)
+            assertThat(log.append(lease, text(lease, i, "line" + i + "\n"))).isEqualTo(JobLog.Appended.STORED);
 
         JobLog.Read running = log.read(0, 100, 1 << 20, () -> null);
-        assertThat(running.entries()).extracting(LogEntry::seq).as("only the last 10 bytes are kept").containsExactly(5L);
+        assertThat(running.entries())
+                .extracting(LogEntry::seq)
+                .as("only the last 10 bytes are kept")
+                .containsExactly(5L);
         assertThat(running.complete()).isFalse();
 
         String stdout = "line1\nline2\nline3\nline4\nline5\nline6\n";
@@ -53,7 +57,9 @@ class JobLogTest {
         LeaseId lease = LeaseId.random();
         log.append(lease, text(lease, 1, "a\n"));
         assertThat(log.append(lease, text(lease, 1, "a\n"))).isEqualTo(JobLog.Appended.DUPLICATE);
-        assertThat(log.append(lease, text(lease, 3, "c\n"))).as("seq 2 never came").isEqualTo(JobLog.Appended.IGNORED);
+        assertThat(log.append(lease, text(lease, 3, "c\n")))
+                .as("seq 2 never came")
+                .isEqualTo(JobLog.Appended.IGNORED);
         assertThat(log.append(lease, text(lease, 4, "d\n"))).isEqualTo(JobLog.Appended.IGNORED);
         JobOutput output = new JobOutput(List.of(new IterationResult(0, "a\nb\nc\nd\n", null, Map.of())), null);
         log.seal("completed", lease, output, 16 * 1024);
@@ -70,13 +76,18 @@ class JobLogTest {
         log.append(lease, RunnerMessage.Log.dropped(JOB, lease, 2, LogStream.STDOUT, 0, droppedBytes));
         log.append(lease, text(lease, 3, "end\n"));
         JobLog.Read running = log.read(0, 100, 1 << 20, () -> null);
-        assertThat(running.entries().get(1).dropped()).as("live, the runner's marker").isEqualTo((long) droppedBytes);
+        assertThat(running.entries().get(1).dropped())
+                .as("live, the runner's marker")
+                .isEqualTo((long) droppedBytes);
 
         String stdout = "start\n" + dropped + "end\n";
         JobOutput output = new JobOutput(List.of(new IterationResult(0, stdout, null, Map.of())), null);
         log.seal("completed", lease, output, 16 * 1024);
         JobLog.Read whole = log.read(0, 100, 1 << 20, () -> output);
-        assertThat(whole.entries()).extracting(LogEntry::seq).as("the numbering a live reader saw is kept").containsExactly(1L, 2L, 3L);
+        assertThat(whole.entries())
+                .extracting(LogEntry::seq)
+                .as("the numbering a live reader saw is kept")
+                .containsExactly(1L, 2L, 3L);
         assertThat(whole.entries()).extracting(LogEntry::dropped).containsOnlyNulls();
         assertThat(joined(whole)).isEqualTo(stdout);
         assertThat(whole.complete()).isTrue();
@@ -88,7 +99,8 @@ class JobLogTest {
         LeaseId lease = LeaseId.random();
         log.append(lease, text(lease, 1, "start\n"));
         log.append(lease, RunnerMessage.Log.dropped(JOB, lease, 2, LogStream.STDOUT, 0, 50));
-        JobOutput truncated = new JobOutput(List.of(new IterationResult(0, "start\nonly twenty bytes..\n", null, Map.of())), null);
+        JobOutput truncated =
+                new JobOutput(List.of(new IterationResult(0, "start\nonly twenty bytes..\n", null, Map.of())), null);
         log.seal("completed", lease, truncated, 16 * 1024);
         JobLog.Read read = log.read(0, 100, 1 << 20, () -> truncated);
         assertThat(read.entries().get(1).dropped()).isEqualTo(50L);
@@ -106,20 +118,26 @@ class JobLogTest {
         List<LogEntry> entries = log.read(0, 100, 1 << 20, () -> output).entries();
         assertThat(entries.get(0).dropped()).isEqualTo(5L);
         assertThat(entries.get(0).text()).isEmpty();
-        assertThat(entries.subList(1, entries.size())).extracting(LogEntry::text).containsExactly("new\n", "more\n");
+        assertThat(entries.subList(1, entries.size()))
+                .extracting(LogEntry::text)
+                .containsExactly("new\n", "more\n");
     }
 
     @Test
     void storedOutputIsCutIntoBoundedEntriesAtCharacterBoundaries() {
         JobLog log = new JobLog(1 << 20, 100, 1_000);
         String stdout = "€".repeat(20_000); // 60,000 bytes, no newline
-        JobOutput output = new JobOutput(List.of(new IterationResult(0, stdout, "e", Map.of()),
-                new IterationResult(1, "second\n", null, Map.of())), null);
+        JobOutput output = new JobOutput(
+                List.of(
+                        new IterationResult(0, stdout, "e", Map.of()),
+                        new IterationResult(1, "second\n", null, Map.of())),
+                null);
         log.seal("completed", null, output, 16 * 1024);
         JobLog.Read read = log.read(0, 100, 1 << 20, () -> output);
         StringBuilder out = new StringBuilder();
         for (LogEntry e : read.entries()) {
-            assertThat(e.text().getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(16 * 1024);
+            assertThat(e.text().getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+                    .isLessThanOrEqualTo(16 * 1024);
             if (e.iteration() == 0 && e.stream() == LogStream.STDOUT) out.append(e.text());
         }
         assertThat(out.toString()).isEqualTo(stdout);
@@ -130,7 +148,11 @@ class JobLogTest {
         JobLog.Read page = log.read(0, 2, 1 << 20, () -> output);
         assertThat(page.entries()).hasSize(2);
         assertThat(page.complete()).isFalse();
-        assertThat(log.read(page.next(), 100, 1 << 20, () -> output).entries().get(0).seq()).isEqualTo(3);
+        assertThat(log.read(page.next(), 100, 1 << 20, () -> output)
+                        .entries()
+                        .get(0)
+                        .seq())
+                .isEqualTo(3);
     }
 
     @Test

@@ -23,8 +23,11 @@ final class SseStream implements AutoCloseable {
         this.reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
     }
 
-    static SseStream open(HttpClient http, URI uri, String bearer, String lastEventId) throws IOException, InterruptedException {
-        var b = HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + bearer).header("Accept", "text/event-stream");
+    static SseStream open(HttpClient http, URI uri, String bearer, String lastEventId)
+            throws IOException, InterruptedException {
+        var b = HttpRequest.newBuilder(uri)
+                .header("Authorization", "Bearer " + bearer)
+                .header("Accept", "text/event-stream");
         if (lastEventId != null) b.header("Last-Event-ID", lastEventId);
         return new SseStream(http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream()));
     }
@@ -38,7 +41,8 @@ final class SseStream implements AutoCloseable {
             String line;
             while ((line = reader.readLine()) != null) {
                 if (line.isEmpty()) {
-                    if (event != null || data != null) return new Event(id, event == null ? "message" : event, data == null ? "" : data.toString());
+                    if (event != null || data != null)
+                        return new Event(id, event == null ? "message" : event, data == null ? "" : data.toString());
                     continue;
                 }
                 if (line.startsWith(":")) continue;
@@ -48,8 +52,11 @@ final class SseStream implements AutoCloseable {
                 switch (field) {
                     case "id" -> id = value;
                     case "event" -> event = value;
-                    case "data" -> data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
-                    default -> { }
+                    case "data" ->
+                        data = data == null
+                                ? new StringBuilder(value)
+                                : data.append('\n').append(value);
+                    default -> {}
                 }
             }
             return null;

@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  */
 final class ConformanceCase {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern TEMPLATE = Pattern.compile("\\{\\{steps\\.([A-Za-z0-9_-]+)\\.response\\.body((?:\\.[^}]*)?)\\}\\}");
+    private static final Pattern TEMPLATE =
+            Pattern.compile("\\{\\{steps\\.([A-Za-z0-9_-]+)\\.response\\.body((?:\\.[^}]*)?)\\}\\}");
 
     /** One answered request. */
     record Answer(int status, HttpHeaders headers, String text, JsonNode body, long millis) {}
@@ -40,7 +41,8 @@ final class ConformanceCase {
     final Path file;
     final JsonNode spec;
     private final String baseUrl;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final Map<String, Answer> answers = new HashMap<>();
 
     /** The server's admin token: every /ojs/v1 request but health carries it (the cases themselves name no credentials). */
@@ -78,8 +80,11 @@ final class ConformanceCase {
                 if (done.contains(id)) continue;
                 String partner = step.path("parallel_with").asText(null);
                 if (partner != null) {
-                    JsonNode other = steps.stream().filter(s -> s.path("id").asText().equals(partner)).findFirst()
-                            .orElseThrow(() -> new AssertionError("step " + id + " runs in parallel with unknown step " + partner));
+                    JsonNode other = steps.stream()
+                            .filter(s -> s.path("id").asText().equals(partner))
+                            .findFirst()
+                            .orElseThrow(() -> new AssertionError(
+                                    "step " + id + " runs in parallel with unknown step " + partner));
                     // A delay inside a parallel pair orders the two concurrent requests, so it stays a real sleep.
                     CompletableFuture<Void> a = CompletableFuture.runAsync(() -> unchecked(step));
                     CompletableFuture<Void> b = CompletableFuture.runAsync(() -> unchecked(other));
@@ -114,11 +119,13 @@ final class ConformanceCase {
     private void runStep(JsonNode step, Set<String> done) throws Exception {
         String action = step.path("action").asText();
         if (action.equals("WAIT")) {
-            pause.pass(step.path("duration_ms").asLong(0) + step.path("delay_ms").asLong(0));
+            pause.pass(
+                    step.path("duration_ms").asLong(0) + step.path("delay_ms").asLong(0));
             return;
         }
         if (action.equals("ASSERT")) {
-            if (step.path("delay_ms").asLong(0) > 0) pause.pass(step.path("delay_ms").asLong());
+            if (step.path("delay_ms").asLong(0) > 0)
+                pause.pass(step.path("delay_ms").asLong());
             assertSpecial(step);
             return;
         }
@@ -131,7 +138,8 @@ final class ConformanceCase {
         if (delay > 0) delayWith.pass(delay);
         String method = step.path("action").asText();
         String path = resolveText(step.path("path").asText());
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + adminToken);
         boolean contentType = false;
         for (Iterator<Map.Entry<String, JsonNode>> it = step.path("headers").fields(); it.hasNext(); ) {
@@ -142,7 +150,8 @@ final class ConformanceCase {
         HttpRequest.BodyPublisher publisher = HttpRequest.BodyPublishers.noBody();
         if (step.has("body") && !step.get("body").isNull()) {
             JsonNode body = resolve(step.get("body"));
-            publisher = HttpRequest.BodyPublishers.ofString(body.isTextual() ? body.asText() : JSON.writeValueAsString(body));
+            publisher = HttpRequest.BodyPublishers.ofString(
+                    body.isTextual() ? body.asText() : JSON.writeValueAsString(body));
             if (!contentType) request.header("Content-Type", "application/openjobspec+json");
         }
         request.method(method, publisher);
@@ -158,7 +167,9 @@ final class ConformanceCase {
             }
         }
         synchronized (answers) {
-            answers.put(step.path("id").asText(), new Answer(response.statusCode(), response.headers(), response.body(), body, millis));
+            answers.put(
+                    step.path("id").asText(),
+                    new Answer(response.statusCode(), response.headers(), response.body(), body, millis));
         }
     }
 
@@ -174,7 +185,8 @@ final class ConformanceCase {
         assertions = resolve(assertions);
         String id = step.path("id").asText();
         Answer a = answer(id);
-        String where = "step " + id + " (" + step.path("action").asText() + " " + resolveText(step.path("path").asText()) + ")";
+        String where = "step " + id + " (" + step.path("action").asText() + " "
+                + resolveText(step.path("path").asText()) + ")";
         if (assertions.has("status")) {
             String m = status(assertions.get("status"), a.status());
             if (m != null) fail(where, "status: " + m, a);
@@ -185,12 +197,17 @@ final class ConformanceCase {
             if (!ok) fail(where, "status " + a.status() + " not in " + assertions.get("status_in"), a);
         }
         if (assertions.has("headers")) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = assertions.get("headers").fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it =
+                            assertions.get("headers").fields();
+                    it.hasNext(); ) {
                 Map.Entry<String, JsonNode> h = it.next();
                 String value = a.headers().firstValue(h.getKey()).orElse(null);
                 JsonNode expected = h.getValue();
                 // A literal media type matches the header's type whatever parameters follow it.
-                if (value != null && expected.isTextual() && !expected.asText().contains(";") && h.getKey().equalsIgnoreCase("Content-Type")) {
+                if (value != null
+                        && expected.isTextual()
+                        && !expected.asText().contains(";")
+                        && h.getKey().equalsIgnoreCase("Content-Type")) {
                     value = value.split(";")[0].strip();
                 }
                 String m = Matchers.mismatch(expected, value == null ? null : TextNode.valueOf(value));
@@ -209,10 +226,15 @@ final class ConformanceCase {
         }
         JsonNode timing = assertions.get("timing_ms");
         if (timing != null) {
-            if (timing.has("less_than") && a.millis() >= timing.get("less_than").asLong()) fail(where, "took " + a.millis() + " ms, limit " + timing.get("less_than"), a);
-            if (timing.has("greater_than") && a.millis() <= timing.get("greater_than").asLong()) fail(where, "took " + a.millis() + " ms, expected more than " + timing.get("greater_than"), a);
+            if (timing.has("less_than") && a.millis() >= timing.get("less_than").asLong())
+                fail(where, "took " + a.millis() + " ms, limit " + timing.get("less_than"), a);
+            if (timing.has("greater_than")
+                    && a.millis() <= timing.get("greater_than").asLong())
+                fail(where, "took " + a.millis() + " ms, expected more than " + timing.get("greater_than"), a);
             if (timing.has("approximate")) {
-                String m = Matchers.mismatch(TextNode.valueOf("~" + timing.get("approximate").asLong()), JsonNodeFactory.instance.numberNode(a.millis()));
+                String m = Matchers.mismatch(
+                        TextNode.valueOf("~" + timing.get("approximate").asLong()),
+                        JsonNodeFactory.instance.numberNode(a.millis()));
                 if (m != null) fail(where, "timing: " + m, a);
             }
         }
@@ -255,28 +277,36 @@ final class ConformanceCase {
             int empty = 0;
             for (JsonNode fetched : claim.path("fetches")) {
                 boolean has = false;
-                if (fetched.isArray()) for (JsonNode j : fetched) has |= j.path("id").asText().equals(job);
+                if (fetched.isArray())
+                    for (JsonNode j : fetched) has |= j.path("id").asText().equals(job);
                 if (has) withJob++;
                 else if (!fetched.isArray() || fetched.isEmpty()) empty++;
             }
-            if (claim.path("exactly_one_has_job").asBoolean(false) && withJob != 1) fail(where, withJob + " fetches got the job, expected exactly one", null);
-            if (claim.path("exactly_one_empty").asBoolean(false) && empty != 1) fail(where, empty + " fetches were empty, expected exactly one", null);
+            if (claim.path("exactly_one_has_job").asBoolean(false) && withJob != 1)
+                fail(where, withJob + " fetches got the job, expected exactly one", null);
+            if (claim.path("exactly_one_empty").asBoolean(false) && empty != 1)
+                fail(where, empty + " fetches were empty, expected exactly one", null);
         }
         JsonNode equality = assertions.get("equality");
         if (equality != null) {
             for (Iterator<Map.Entry<String, JsonNode>> it = equality.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
-                Matcher m = Pattern.compile("^\\$\\.steps\\.([A-Za-z0-9_-]+)\\.response\\.body(.*)$").matcher(e.getKey());
+                Matcher m = Pattern.compile("^\\$\\.steps\\.([A-Za-z0-9_-]+)\\.response\\.body(.*)$")
+                        .matcher(e.getKey());
                 if (!m.matches()) continue;
                 Answer a = answer(m.group(1));
                 JsonNode left = a == null ? null : JsonPath.select(a.body(), "$" + m.group(2));
-                if (left == null || !left.equals(e.getValue())) fail(where, e.getKey() + " differs from " + Matchers.show(e.getValue()), a);
+                if (left == null || !left.equals(e.getValue()))
+                    fail(where, e.getKey() + " differs from " + Matchers.show(e.getValue()), a);
             }
         }
     }
 
     private void fail(String where, String why, Answer a) {
-        String got = a == null ? "" : "\n  answer: " + a.status() + " " + (a.text().length() > 800 ? a.text().substring(0, 800) + "…" : a.text());
+        String got = a == null
+                ? ""
+                : "\n  answer: " + a.status() + " "
+                        + (a.text().length() > 800 ? a.text().substring(0, 800) + "…" : a.text());
         throw new AssertionError(spec.path("test_id").asText() + " " + where + ": " + why + got);
     }
 

@@ -1,12 +1,12 @@
 package dev.baton.server.ojs;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.testing.TestDatabases;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -51,8 +51,18 @@ import org.junit.jupiter.api.TestInstance;
 @Tag("postgres")
 class OjsConformanceTest {
     private static final Map<String, String> LEVEL_DIRS = Map.of(
-            "0", "level-0-core", "1", "level-1-reliable", "2", "level-2-scheduled", "3", "level-3-workflows",
-            "4", "level-4-advanced", "ext", "ext-graceful-shutdown");
+            "0",
+            "level-0-core",
+            "1",
+            "level-1-reliable",
+            "2",
+            "level-2-scheduled",
+            "3",
+            "level-3-workflows",
+            "4",
+            "level-4-advanced",
+            "ext",
+            "ext-graceful-shutdown");
 
     private final Map<String, Boolean> postgresReachable = new ConcurrentHashMap<>();
 
@@ -66,12 +76,19 @@ class OjsConformanceTest {
     Stream<DynamicNode> conformance() throws IOException {
         Path dir = dataDirectory();
         if (!Files.isDirectory(dir)) {
-            return Stream.of(DynamicTest.dynamicTest("OJS conformance data not found", () -> Assumptions.abort(
-                    "skipped: the OJS conformance cases are not at " + dir.toAbsolutePath()
+            return Stream.of(DynamicTest.dynamicTest(
+                    "OJS conformance data not found",
+                    () -> Assumptions.abort("skipped: the OJS conformance cases are not at " + dir.toAbsolutePath()
                             + " (set -Dojs.conformance.dir or OJS_CONFORMANCE_DIR)")));
         }
-        List<String> levels = Arrays.stream(System.getProperty("ojs.levels", "0,1,2,3,4,ext").split(",")).map(String::strip).toList();
-        List<String> stores = Arrays.stream(System.getProperty("ojs.stores", "sqlite,postgresql").split(",")).map(String::strip).toList();
+        List<String> levels = Arrays.stream(
+                        System.getProperty("ojs.levels", "0,1,2,3,4,ext").split(","))
+                .map(String::strip)
+                .toList();
+        List<String> stores = Arrays.stream(
+                        System.getProperty("ojs.stores", "sqlite,postgresql").split(","))
+                .map(String::strip)
+                .toList();
         List<DynamicNode> nodes = new ArrayList<>();
         for (String store : stores) {
             List<DynamicNode> perLevel = new ArrayList<>();
@@ -80,7 +97,9 @@ class OjsConformanceTest {
                 if (!Files.isDirectory(levelDir)) continue;
                 List<Path> files;
                 try (Stream<Path> walk = Files.walk(levelDir)) {
-                    files = walk.filter(p -> p.toString().endsWith(".json")).sorted(Comparator.comparing(Path::toString)).toList();
+                    files = walk.filter(p -> p.toString().endsWith(".json"))
+                            .sorted(Comparator.comparing(Path::toString))
+                            .toList();
                 }
                 List<DynamicNode> cases = new ArrayList<>();
                 String filter = System.getProperty("ojs.filter", "");
@@ -89,7 +108,8 @@ class OjsConformanceTest {
                     JsonNode spec = ConformanceCase.read(file);
                     String relative = dir.relativize(file).toString();
                     String name = spec.path("test_id").asText("?") + " (" + relative + ")";
-                    cases.add(DynamicTest.dynamicTest(name, file.toUri(), () -> runCase(store, level, relative, file, spec)));
+                    cases.add(DynamicTest.dynamicTest(
+                            name, file.toUri(), () -> runCase(store, level, relative, file, spec)));
                 }
                 perLevel.add(DynamicContainer.dynamicContainer("level " + level, cases));
             }
@@ -99,9 +119,11 @@ class OjsConformanceTest {
     }
 
     private void runCase(String store, String level, String relative, Path file, JsonNode spec) throws Exception {
-        int[] counts = results.computeIfAbsent(store, s -> new ConcurrentHashMap<>()).computeIfAbsent(level, l -> new int[3]);
+        int[] counts =
+                results.computeIfAbsent(store, s -> new ConcurrentHashMap<>()).computeIfAbsent(level, l -> new int[3]);
         // Asked once: a PostgreSQL that goes away in the middle of the run fails cases, it does not skip them.
-        if (store.equals("postgresql") && !postgresReachable.computeIfAbsent(store, s -> TestDatabases.postgresReachable())) {
+        if (store.equals("postgresql")
+                && !postgresReachable.computeIfAbsent(store, s -> TestDatabases.postgresReachable())) {
             synchronized (counts) {
                 counts[2]++;
             }
@@ -110,7 +132,8 @@ class OjsConformanceTest {
         Node node = nodes.computeIfAbsent(store, OjsConformanceTest::startNode);
         try {
             node.reset();
-            new ConformanceCase(file, spec, "http://127.0.0.1:" + node.server().port(), node.token(), node.pause()).run();
+            new ConformanceCase(file, spec, "http://127.0.0.1:" + node.server().port(), node.token(), node.pause())
+                    .run();
         } catch (AssertionError | Exception e) {
             synchronized (counts) {
                 counts[1]++;
@@ -144,9 +167,18 @@ class OjsConformanceTest {
             boolean realTime = Boolean.getBoolean("ojs.realtime");
             ShiftedClock clock = new ShiftedClock();
             ConformanceCase.Pause pause = realTime ? Thread::sleep : millis -> clock.advance(Duration.ofMillis(millis));
-            BatonServer server = ServerAssembly.builder(config(dataDir, databaseUrl), realTime ? Clock.systemUTC() : clock).start();
-            String jdbcUrl = databaseUrl != null ? "jdbc:" + databaseUrl : "jdbc:sqlite:" + dataDir.resolve("baton.db") + "?busy_timeout=10000";
-            return new Node(server, dataDir, jdbcUrl, Files.readString(dataDir.resolve("admin-token")).strip(), pause);
+            BatonServer server = ServerAssembly.builder(
+                            config(dataDir, databaseUrl), realTime ? Clock.systemUTC() : clock)
+                    .start();
+            String jdbcUrl = databaseUrl != null
+                    ? "jdbc:" + databaseUrl
+                    : "jdbc:sqlite:" + dataDir.resolve("baton.db") + "?busy_timeout=10000";
+            return new Node(
+                    server,
+                    dataDir,
+                    jdbcUrl,
+                    Files.readString(dataDir.resolve("admin-token")).strip(),
+                    pause);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -161,8 +193,11 @@ class OjsConformanceTest {
     void finish() throws Exception {
         try {
             StringBuilder out = new StringBuilder("OJS conformance results (passed / failed / skipped)\n");
-            new TreeMap<>(results).forEach((store, levels) -> new TreeMap<>(levels).forEach((level, c) ->
-                    out.append(String.format("  %-10s level %-3s passed %3d  failed %3d  skipped %3d%n", store, level, c[0], c[1], c[2]))));
+            new TreeMap<>(results)
+                    .forEach((store, levels) -> new TreeMap<>(levels)
+                            .forEach((level, c) -> out.append(String.format(
+                                    "  %-10s level %-3s passed %3d  failed %3d  skipped %3d%n",
+                                    store, level, c[0], c[1], c[2]))));
             System.out.print(out);
             Path target = Path.of("target");
             if (Files.isDirectory(target)) Files.writeString(target.resolve("ojs-conformance.txt"), out);
@@ -199,11 +234,19 @@ class OjsConformanceTest {
     }
 
     private static int announcedLevel(Node node) throws Exception {
-        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + node.server().port() + "/ojs/manifest"))
-                .header("Authorization", "Bearer " + node.token()).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + node.server().port() + "/ojs/manifest"))
+                                .header("Authorization", "Bearer " + node.token())
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(answer.body()).path("conformance_level").asInt(-2);
+        return new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(answer.body())
+                .path("conformance_level")
+                .asInt(-2);
     }
 
     private static Path dataDirectory() {
@@ -217,8 +260,13 @@ class OjsConformanceTest {
     }
 
     private static ServerConfig config(Path dataDir, String databaseUrl) {
-        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20)
-                .maxRequeues(3).build();
+        return ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(1 << 20)
+                .maxRequeues(3)
+                .build();
     }
 
     private static void deleteTree(Path dir) {

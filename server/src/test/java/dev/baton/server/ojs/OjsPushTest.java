@@ -32,11 +32,13 @@ class OjsPushTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String IGNORE = "\"unique\":{\"keys\":[\"type\",\"args\"],\"on_conflict\":\"ignore\"}";
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
+
     @TempDir
     Path dataDir;
 
     private static String job(int arg, String options) {
-        return "{\"type\":\"u.job\",\"args\":[" + arg + "],\"options\":{\"queue\":\"u\"" + (options.isEmpty() ? "" : "," + options) + "}}";
+        return "{\"type\":\"u.job\",\"args\":[" + arg + "],\"options\":{\"queue\":\"u\""
+                + (options.isEmpty() ? "" : "," + options) + "}}";
     }
 
     @ParameterizedTest
@@ -49,16 +51,22 @@ class OjsPushTest {
             assertThat(again.body().path("job").path("id").asText()).isEqualTo(first);
             assertThat(again.body().path("job").path("state").asText()).isEqualTo("available");
             assertThat(ojs.store().ojs().counts()).isEqualTo(Map.of("u", Map.of("available", 1L)));
-            JsonNode enqueued = ojs.call("GET", "/ojs/v1/events?types=job.enqueued", null).body().path("events");
+            JsonNode enqueued = ojs.call("GET", "/ojs/v1/events?types=job.enqueued", null)
+                    .body()
+                    .path("events");
             assertThat(enqueued).extracting(e -> e.path("subject").asText()).containsExactly(first);
 
             assertThat(ojs.push(job(2, IGNORE))).as("other args: another key").isNotEqualTo(first);
             assertThat(ojs.fetch("u", "w").get(0).path("id").asText()).isEqualTo(first);
             Answer whileActive = ojs.call("POST", "/ojs/v1/jobs", job(1, IGNORE));
-            assertThat(whileActive.status()).as("active is one of the default states").isEqualTo(200);
+            assertThat(whileActive.status())
+                    .as("active is one of the default states")
+                    .isEqualTo(200);
             assertThat(whileActive.body().path("job").path("id").asText()).isEqualTo(first);
             assertThat(ojs.ack(first, "w").status()).isEqualTo(200);
-            assertThat(ojs.push(job(1, IGNORE))).as("a completed job no longer conflicts").isNotEqualTo(first);
+            assertThat(ojs.push(job(1, IGNORE)))
+                    .as("a completed job no longer conflicts")
+                    .isNotEqualTo(first);
             assertThat(ojs.store().ojs().counts().get("u")).isEqualTo(Map.of("available", 2L, "completed", 1L));
         }
     }
@@ -74,22 +82,37 @@ class OjsPushTest {
             String limit = "\"rate_limit\":{\"max_per_second\":1}";
             String id = "0190a000-0000-7000-8000-000000000001";
             ojs.push(job(1, IGNORE));
-            assertThat(ojs.call("POST", "/ojs/v1/jobs", job(1, IGNORE + "," + limit)).status()).as("ignored").isEqualTo(200);
+            assertThat(ojs.call("POST", "/ojs/v1/jobs", job(1, IGNORE + "," + limit))
+                            .status())
+                    .as("ignored")
+                    .isEqualTo(200);
             ojs.push("{\"id\":\"" + id + "\",\"type\":\"u.job\",\"args\":[2],\"options\":{\"queue\":\"u\"}}");
-            Answer existing = ojs.call("POST", "/ojs/v1/jobs", "{\"id\":\"" + id + "\",\"type\":\"u.job\",\"args\":[3],\"options\":{\"queue\":\"u\"," + limit + "}}");
+            Answer existing = ojs.call(
+                    "POST",
+                    "/ojs/v1/jobs",
+                    "{\"id\":\"" + id + "\",\"type\":\"u.job\",\"args\":[3],\"options\":{\"queue\":\"u\"," + limit
+                            + "}}");
             assertThat(existing.status()).isEqualTo(409);
             assertThat(existing.body().path("error").path("code").asText()).isEqualTo("duplicate");
-            Answer batch = ojs.call("POST", "/ojs/v1/jobs/batch", "{\"jobs\":[" + job(4, limit)
-                    + ",{\"id\":\"" + id + "\",\"type\":\"u.job\",\"args\":[5],\"options\":{\"queue\":\"u\"}}]}");
+            Answer batch = ojs.call(
+                    "POST",
+                    "/ojs/v1/jobs/batch",
+                    "{\"jobs\":[" + job(4, limit) + ",{\"id\":\"" + id
+                            + "\",\"type\":\"u.job\",\"args\":[5],\"options\":{\"queue\":\"u\"}}]}");
             assertThat(batch.status()).isEqualTo(409);
             String fresh = "0190a000-0000-7000-8000-000000000002";
-            Answer twice = ojs.call("POST", "/ojs/v1/jobs/batch", "{\"jobs\":[{\"id\":\"" + fresh + "\",\"type\":\"u.job\",\"args\":[6]},"
-                    + "{\"id\":\"" + fresh + "\",\"type\":\"u.job\",\"args\":[7]}]}");
+            Answer twice = ojs.call(
+                    "POST",
+                    "/ojs/v1/jobs/batch",
+                    "{\"jobs\":[{\"id\":\"" + fresh + "\",\"type\":\"u.job\",\"args\":[6]}," + "{\"id\":\"" + fresh
+                            + "\",\"type\":\"u.job\",\"args\":[7]}]}");
             assertThat(twice.status()).as("one id twice in a batch").isEqualTo(409);
 
             assertThat(ojs.store().ojs().counts()).isEqualTo(Map.of("u", Map.of("available", 2L)));
             assertThat(ojs.store().ojs().rateLimitedQueues()).isEmpty();
-            assertThat(ojs.fetch("u", "w", 10)).as("no limit holds the queue back").hasSize(2);
+            assertThat(ojs.fetch("u", "w", 10))
+                    .as("no limit holds the queue back")
+                    .hasSize(2);
             // The same limit on a push that is enqueued does limit the queue.
             ojs.push(job(8, limit));
             ojs.push(job(9, ""));
@@ -107,7 +130,8 @@ class OjsPushTest {
     void aJobAndItsRateLimitAreWrittenTogether(String dialect) throws Exception {
         String url = null;
         if (dialect.equals("postgresql")) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable: skipping");
+            org.junit.jupiter.api.Assumptions.assumeTrue(
+                    TestDatabases.postgresReachable(), "PostgreSQL not reachable: skipping");
             url = TestDatabases.freshPostgresSchema();
         }
         try (Store store = StoreFactory.open(url, dataDir)) {
@@ -116,25 +140,35 @@ class OjsPushTest {
             jobs.push(List.of(JSON.readTree(job(1, limit))));
             assertThat(store.ojs().rateLimitedQueues()).containsExactly("u");
             refuseQueueWrites(url);
-            assertThatThrownBy(() -> jobs.push(List.of(JSON.readTree(job(2, limit))))).isInstanceOf(RuntimeException.class);
-            assertThatThrownBy(() -> jobs.push(List.of(JSON.readTree(job(3, limit + "," + IGNORE))))).isInstanceOf(RuntimeException.class);
+            assertThatThrownBy(() -> jobs.push(List.of(JSON.readTree(job(2, limit)))))
+                    .isInstanceOf(RuntimeException.class);
+            assertThatThrownBy(() -> jobs.push(List.of(JSON.readTree(job(3, limit + "," + IGNORE)))))
+                    .isInstanceOf(RuntimeException.class);
             assertThat(store.ojs().counts()).as("only the first job").isEqualTo(Map.of("u", Map.of("available", 1L)));
             jobs.push(List.of(JSON.readTree(job(4, ""))));
-            assertThat(store.ojs().counts()).as("a job without a limit writes no queue row").isEqualTo(Map.of("u", Map.of("available", 2L)));
+            assertThat(store.ojs().counts())
+                    .as("a job without a limit writes no queue row")
+                    .isEqualTo(Map.of("u", Map.of("available", 2L)));
         }
     }
 
     /** Makes every write of a queue row (rate limits, pauses) fail in the database itself. */
     private void refuseQueueWrites(String postgresUrl) throws Exception {
         if (postgresUrl == null) {
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dataDir.resolve("baton.db")); Statement s = c.createStatement()) {
-                s.execute("CREATE TRIGGER refuse_insert BEFORE INSERT ON ojs_queue BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
-                s.execute("CREATE TRIGGER refuse_update BEFORE UPDATE ON ojs_queue BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dataDir.resolve("baton.db"));
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "CREATE TRIGGER refuse_insert BEFORE INSERT ON ojs_queue BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+                s.execute(
+                        "CREATE TRIGGER refuse_update BEFORE UPDATE ON ojs_queue BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
             }
         } else {
-            try (Connection c = DriverManager.getConnection("jdbc:" + postgresUrl); Statement s = c.createStatement()) {
-                s.execute("CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql");
-                s.execute("CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON ojs_queue FOR EACH ROW EXECUTE FUNCTION refuse()");
+            try (Connection c = DriverManager.getConnection("jdbc:" + postgresUrl);
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$ LANGUAGE plpgsql");
+                s.execute(
+                        "CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON ojs_queue FOR EACH ROW EXECUTE FUNCTION refuse()");
             }
         }
     }

@@ -1,12 +1,11 @@
 package dev.baton.server.ojs;
 
 import java.io.IOException;
-import java.util.Map;
-import java.nio.file.FileSystems;
-import java.nio.file.FileSystem;
-import java.net.URI;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -14,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  * the reset).
  */
 final class OjsTables {
-    private static final Pattern CREATE_TABLE = Pattern.compile("CREATE TABLE (?:IF NOT EXISTS )?([a-z_][a-z0-9_]*)", Pattern.CASE_INSENSITIVE);
+    private static final Pattern CREATE_TABLE =
+            Pattern.compile("CREATE TABLE (?:IF NOT EXISTS )?([a-z_][a-z0-9_]*)", Pattern.CASE_INSENSITIVE);
 
     private OjsTables() {}
 
@@ -64,7 +65,8 @@ final class OjsTables {
     /** The tables the OJS migrations of one folder create: a directory in an IDE, a jar in a Maven build. */
     private static Set<String> createdIn(String folder) {
         try {
-            URI location = OjsTables.class.getResource("/db/migration/" + folder).toURI();
+            URI location =
+                    OjsTables.class.getResource("/db/migration/" + folder).toURI();
             if (!"jar".equals(location.getScheme())) return createdIn(Path.of(location));
             try (FileSystem jar = FileSystems.newFileSystem(location, Map.of())) {
                 return createdIn(jar.provider().getPath(location));
@@ -79,7 +81,8 @@ final class OjsTables {
     private static Set<String> createdIn(Path migrations) throws IOException {
         Set<String> tables = new TreeSet<>();
         try (Stream<Path> files = Files.list(migrations)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("V\\d+__ojs.*\\.sql")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("V\\d+__ojs.*\\.sql"))
+                    .toList()) {
                 Matcher m = CREATE_TABLE.matcher(Files.readString(file));
                 while (m.find()) tables.add(m.group(1).toLowerCase(Locale.ROOT));
             }

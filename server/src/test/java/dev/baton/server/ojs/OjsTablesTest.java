@@ -27,14 +27,20 @@ class OjsTablesTest {
     void theResetCoversEveryTableTheOjsMigrationsCreate(String dialect) throws Exception {
         String url = null;
         if (dialect.equals("postgresql")) {
-            assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+            assumeTrue(
+                    TestDatabases.postgresReachable(),
+                    "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
             url = TestDatabases.freshPostgresSchema();
         }
         String jdbc = url != null ? "jdbc:" + url : "jdbc:sqlite:" + dataDir.resolve("baton.db");
         Instant now = Instant.parse("2026-05-01T00:00:00Z");
-        try (Store store = StoreFactory.open(url, dataDir); Connection c = DriverManager.getConnection(jdbc)) {
-            assertThat(OjsTables.created(dialect)).as("the OJS migrations create tables").contains("ojs_job", "ojs_workflow");
-            assertThat(OjsTables.in(c)).as("every table the OJS migrations create, and no other ojs_ table")
+        try (Store store = StoreFactory.open(url, dataDir);
+                Connection c = DriverManager.getConnection(jdbc)) {
+            assertThat(OjsTables.created(dialect))
+                    .as("the OJS migrations create tables")
+                    .contains("ojs_job", "ojs_workflow");
+            assertThat(OjsTables.in(c))
+                    .as("every table the OJS migrations create, and no other ojs_ table")
                     .isEqualTo(OjsTables.created(dialect));
             store.ojs().insertJob(OjsRow.fresh("a", "q", "available", 0, null, "{}"), now);
             store.ojs().setQueuePaused("q", true);

@@ -42,14 +42,22 @@ final class OjsTestServer implements AutoCloseable {
     static OjsTestServer start(String dialect, Path dataDir, Clock clock) {
         String databaseUrl = null;
         if (dialect.equals("postgresql")) {
-            assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+            assumeTrue(
+                    TestDatabases.postgresReachable(),
+                    "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
             databaseUrl = TestDatabases.freshPostgresSchema();
         }
-        ServerConfig config = ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20)
-                .maxRequeues(3).build();
+        ServerConfig config = ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(1 << 20)
+                .maxRequeues(3)
+                .build();
         BatonServer server = ServerAssembly.builder(config, clock).start();
         try {
-            return new OjsTestServer(server, Files.readString(dataDir.resolve("admin-token")).strip());
+            return new OjsTestServer(
+                    server, Files.readString(dataDir.resolve("admin-token")).strip());
         } catch (IOException e) {
             server.close();
             throw new UncheckedIOException(e);
@@ -72,7 +80,8 @@ final class OjsTestServer implements AutoCloseable {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
                 .header("Content-Type", "application/openjobspec+json");
         if (token != null) b.header("Authorization", "Bearer " + token);
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         return new Answer(r.statusCode(), r.body().isBlank() ? null : JSON.readTree(r.body()), r);
     }
@@ -85,7 +94,10 @@ final class OjsTestServer implements AutoCloseable {
     }
 
     JsonNode fetch(String queue, String worker, int count) throws Exception {
-        Answer a = call("POST", "/ojs/v1/workers/fetch", "{\"queues\":[\"" + queue + "\"],\"worker_id\":\"" + worker + "\",\"count\":" + count + "}");
+        Answer a = call(
+                "POST",
+                "/ojs/v1/workers/fetch",
+                "{\"queues\":[\"" + queue + "\"],\"worker_id\":\"" + worker + "\",\"count\":" + count + "}");
         assertThat(a.status()).as(a.raw().body()).isEqualTo(200);
         return a.body().path("jobs");
     }

@@ -30,9 +30,12 @@ class OjsWorkerProtocolTest {
     private static final String REGISTER = "{\"worker_id\":\"worker-abc-123\",\"hostname\":\"web-01.example.com\","
             + "\"pid\":12345,\"queues\":[\"default\",\"emails\",\"payments\"],\"concurrency\":10,"
             + "\"labels\":[\"region:us-east-1\",\"pool:critical\"]}";
+
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
+
     @TempDir
     Path dataDir;
+
     OjsTestServer server;
 
     @AfterEach
@@ -63,8 +66,12 @@ class OjsWorkerProtocolTest {
     }
 
     private JsonNode heartbeat(String activeIds) throws Exception {
-        return ok("POST", "/ojs/v1/workers/heartbeat", "{\"worker_id\":\"worker-abc-123\",\"state\":\"running\","
-                + "\"active_job_ids\":[" + activeIds + "]}").body();
+        return ok(
+                        "POST",
+                        "/ojs/v1/workers/heartbeat",
+                        "{\"worker_id\":\"worker-abc-123\",\"state\":\"running\"," + "\"active_job_ids\":[" + activeIds
+                                + "]}")
+                .body();
     }
 
     /** The seed's "normal flow": register, fetch two, heartbeat, ack both; the worker shows what it registered. */
@@ -85,25 +92,35 @@ class OjsWorkerProtocolTest {
         assertThat(beat.path("state").asText()).isEqualTo("running");
         assertThat(beat.path("visibility_timeout").asInt()).isEqualTo(1800);
 
-        JsonNode worker = ok("GET", "/ojs/v1/workers/worker-abc-123", null).body().path("worker");
+        JsonNode worker =
+                ok("GET", "/ojs/v1/workers/worker-abc-123", null).body().path("worker");
         assertThat(worker.path("hostname").asText()).isEqualTo("web-01.example.com");
         assertThat(worker.path("pid").asInt()).isEqualTo(12345);
         assertThat(worker.path("concurrency").asInt()).isEqualTo(10);
         assertThat(worker.path("queues")).extracting(JsonNode::asText).containsExactly("default", "emails", "payments");
-        assertThat(worker.path("labels")).extracting(JsonNode::asText)
+        assertThat(worker.path("labels"))
+                .extracting(JsonNode::asText)
                 .containsExactly("region:us-east-1", "pool:critical");
         assertThat(worker.path("state").asText()).isEqualTo("running");
         assertThat(worker.path("active_jobs").asInt()).isEqualTo(2);
         assertThat(worker.path("active_job_ids")).extracting(JsonNode::asText).containsExactly(job1, job2);
 
         String ack = "{\"worker_id\":\"worker-abc-123\",\"result\":{\"ok\":true}}";
-        assertThat(ok("POST", "/ojs/v1/jobs/" + job1 + "/ack", ack).body().path("state").asText())
+        assertThat(ok("POST", "/ojs/v1/jobs/" + job1 + "/ack", ack)
+                        .body()
+                        .path("state")
+                        .asText())
                 .isEqualTo("completed");
-        assertThat(ok("POST", "/ojs/v1/jobs/" + job2 + "/ack", null).body().path("state").asText())
-                .as("the seed's ack needs no body").isEqualTo("completed");
+        assertThat(ok("POST", "/ojs/v1/jobs/" + job2 + "/ack", null)
+                        .body()
+                        .path("state")
+                        .asText())
+                .as("the seed's ack needs no body")
+                .isEqualTo("completed");
         assertThat(server.state(job1)).isEqualTo("completed");
         assertThat(ok("GET", "/ojs/v1/workers", null).body().path("workers"))
-                .extracting(w -> w.path("worker_id").asText() + "/" + w.path("active_jobs").asInt())
+                .extracting(w -> w.path("worker_id").asText() + "/"
+                        + w.path("active_jobs").asInt())
                 .containsExactly("worker-abc-123/0");
     }
 
@@ -117,11 +134,14 @@ class OjsWorkerProtocolTest {
         server.fetch("q", "w", 2);
         JsonNode viaBinding = ok("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"" + a + "\",\"worker_id\":\"w\"}")
                 .body();
-        JsonNode viaSeed = ok("POST", "/ojs/v1/jobs/" + b + "/ack", "{\"worker_id\":\"w\"}").body();
+        JsonNode viaSeed = ok("POST", "/ojs/v1/jobs/" + b + "/ack", "{\"worker_id\":\"w\"}")
+                .body();
         assertThat(viaSeed.properties().stream().map(e -> e.getKey()).toList())
-                .containsExactlyInAnyOrderElementsOf(viaBinding.properties().stream().map(e -> e.getKey()).toList());
+                .containsExactlyInAnyOrderElementsOf(
+                        viaBinding.properties().stream().map(e -> e.getKey()).toList());
         assertThat(call("POST", "/ojs/v1/jobs/nope/ack", "{}").status()).isEqualTo(404);
-        assertThat(call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"nope\"}").status()).isEqualTo(404);
+        assertThat(call("POST", "/ojs/v1/workers/ack", "{\"job_id\":\"nope\"}").status())
+                .isEqualTo(404);
     }
 
     /** Queues are consumed in the order the worker gives them, whatever the priorities across queues. */
@@ -159,18 +179,26 @@ class OjsWorkerProtocolTest {
         ok("POST", "/ojs/v1/workers/register", "{\"worker_id\":\"other\",\"queues\":[\"reports\"]}");
         String id = push("emails", 0);
 
-        JsonNode quiet = ok("POST", "/ojs/v1/workers/worker-abc-123/quiet", "{}").body().path("worker");
+        JsonNode quiet =
+                ok("POST", "/ojs/v1/workers/worker-abc-123/quiet", "{}").body().path("worker");
         assertThat(quiet.path("directed_state").asText()).isEqualTo("quiet");
         assertThat(heartbeat("").path("state").asText()).isEqualTo("quiet");
         assertThat(fetch("\"queues\":[\"emails\"],\"worker_id\":\"worker-abc-123\""))
-                .as("a quieted worker is handed nothing").isEmpty();
+                .as("a quieted worker is handed nothing")
+                .isEmpty();
         assertThat(server.state(id)).isEqualTo("available");
 
-        JsonNode byQueue = ok("POST", "/ojs/v1/queues/payments/workers/terminate", "{}").body();
+        JsonNode byQueue =
+                ok("POST", "/ojs/v1/queues/payments/workers/terminate", "{}").body();
         assertThat(byQueue.path("workers")).extracting(JsonNode::asText).containsExactly("worker-abc-123");
         assertThat(heartbeat("").path("state").asText()).isEqualTo("terminate");
-        assertThat(ok("GET", "/ojs/v1/workers/other", null).body().path("worker").path("directed_state").isNull())
-                .as("another queue's worker").isTrue();
+        assertThat(ok("GET", "/ojs/v1/workers/other", null)
+                        .body()
+                        .path("worker")
+                        .path("directed_state")
+                        .isNull())
+                .as("another queue's worker")
+                .isTrue();
 
         ok("POST", "/ojs/v1/workers/worker-abc-123/resume", "{}");
         assertThat(heartbeat("").path("state").asText()).isEqualTo("running");
@@ -178,9 +206,16 @@ class OjsWorkerProtocolTest {
         Answer unknown = call("POST", "/ojs/v1/workers/nobody/quiet", "{}");
         assertThat(unknown.status()).isEqualTo(404);
         assertThat(unknown.body().path("error").path("code").asText()).isEqualTo("not_found");
-        assertThat(server.call("POST", "/ojs/v1/workers/other/terminate", "{}", "wrong").status()).isEqualTo(401);
-        assertThat(ok("GET", "/ojs/v1/workers/other", null).body().path("worker").path("directed_state").isNull())
-                .as("a refused direction changes nothing").isTrue();
+        assertThat(server.call("POST", "/ojs/v1/workers/other/terminate", "{}", "wrong")
+                        .status())
+                .isEqualTo(401);
+        assertThat(ok("GET", "/ojs/v1/workers/other", null)
+                        .body()
+                        .path("worker")
+                        .path("directed_state")
+                        .isNull())
+                .as("a refused direction changes nothing")
+                .isTrue();
 
         String audit = server.call("GET", "/v0/audit", null).raw().body();
         assertThat(audit).contains("ojs.worker.quiet", "ojs.queue_workers.terminate", "ojs.worker.resume");
@@ -207,31 +242,39 @@ class OjsWorkerProtocolTest {
         clock.advance(Duration.ofSeconds(1));
         assertThat(server.state(id)).isEqualTo("available");
         assertThat(server.state(kept)).isEqualTo("completed");
-        JsonNode worker = ok("GET", "/ojs/v1/workers/worker-abc-123", null).body().path("worker");
+        JsonNode worker =
+                ok("GET", "/ojs/v1/workers/worker-abc-123", null).body().path("worker");
         assertThat(worker.path("state").asText()).isEqualTo("terminated");
         assertThat(worker.path("terminated_reason").asText()).isEqualTo("heartbeat_timeout");
 
-        Answer beat = call("POST", "/ojs/v1/workers/heartbeat",
+        Answer beat = call(
+                "POST",
+                "/ojs/v1/workers/heartbeat",
                 "{\"worker_id\":\"worker-abc-123\",\"active_job_ids\":[\"" + id + "\"]}");
         assertThat(beat.status()).isEqualTo(409);
         assertThat(beat.body().path("error").path("code").asText()).isEqualTo("worker_terminated");
         Answer ack = call("POST", "/ojs/v1/jobs/" + id + "/ack", "{\"worker_id\":\"worker-abc-123\"}");
         assertThat(ack.body().path("error").path("code").asText()).isEqualTo("worker_terminated");
         assertThat(server.state(id)).as("a refused ack changes nothing").isEqualTo("available");
-        assertThat(call("POST", "/ojs/v1/workers/worker-abc-123/quiet", "{}").status()).isEqualTo(409);
+        assertThat(call("POST", "/ojs/v1/workers/worker-abc-123/quiet", "{}").status())
+                .isEqualTo(409);
 
         ok("POST", "/ojs/v1/workers/register", REGISTER);
         assertThat(fetch("\"queues\":[\"emails\"],\"worker_id\":\"worker-abc-123\""))
-                .extracting(j -> j.path("id").asText()).containsExactly(id);
+                .extracting(j -> j.path("id").asText())
+                .containsExactly(id);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"sqlite"})
     void aBadRegistrationIsRefusedAndChangesNothing(String dialect) throws Exception {
         server = OjsTestServer.start(dialect, dataDir, clock);
-        for (String bad : new String[] {"{\"worker_id\":\"w\",\"concurrency\":0}",
-            "{\"worker_id\":\"w\",\"queues\":\"q\"}", "{\"worker_id\":\"w\",\"pid\":\"x\"}",
-            "{\"worker_id\":\"w\",\"heartbeat_timeout_ms\":10}"}) {
+        for (String bad : new String[] {
+            "{\"worker_id\":\"w\",\"concurrency\":0}",
+            "{\"worker_id\":\"w\",\"queues\":\"q\"}",
+            "{\"worker_id\":\"w\",\"pid\":\"x\"}",
+            "{\"worker_id\":\"w\",\"heartbeat_timeout_ms\":10}"
+        }) {
             Answer a = call("POST", "/ojs/v1/workers/register", bad);
             assertThat(a.status()).as(bad).isEqualTo(400);
             assertThat(a.body().path("error").path("code").asText()).isEqualTo("invalid_request");
@@ -244,7 +287,8 @@ class OjsWorkerProtocolTest {
     @ParameterizedTest
     @ValueSource(strings = {"sqlite"})
     void aWorkerScriptWrittenFromTheSeedAloneRunsTheNormalFlow(String dialect) throws Exception {
-        Path script = Path.of(OjsWorkerProtocolTest.class.getResource("/ojs/seed_worker.py").toURI());
+        Path script = Path.of(
+                OjsWorkerProtocolTest.class.getResource("/ojs/seed_worker.py").toURI());
         Assumptions.assumeTrue(pythonPresent(), "python3 not on PATH: skipping");
         server = OjsTestServer.start(dialect, dataDir, clock);
         String job1 = push("emails", 0);
@@ -252,12 +296,13 @@ class OjsWorkerProtocolTest {
         String token = Files.readString(dataDir.resolve("admin-token")).strip();
         String base = "http://127.0.0.1:" + server.port();
         Process p = new ProcessBuilder("python3", script.toString(), base, token, "emails")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
-        assertThat(out).contains("register ok", "fetch 2 ok", "heartbeat ok", "ack " + job1 + " ok",
-                "ack " + job2 + " ok");
+        assertThat(out)
+                .contains("register ok", "fetch 2 ok", "heartbeat ok", "ack " + job1 + " ok", "ack " + job2 + " ok");
         assertThat(server.state(job1)).isEqualTo("completed");
         assertThat(server.state(job2)).isEqualTo("completed");
     }

@@ -26,13 +26,16 @@ class OjsWorkflowTest {
             + "\"on_success\":{\"type\":\"cb.success\",\"args\":[\"success\"],\"options\":{\"queue\":\"callbacks\"}},"
             + "\"on_failure\":{\"type\":\"cb.failure\",\"args\":[\"failure\"],\"options\":{\"queue\":\"callbacks\"}}}";
     private final MutableClock clock = new MutableClock(Instant.parse("2026-05-01T00:00:00Z"));
+
     @TempDir
     Path dataDir;
 
     private static String batchOf(int jobs) {
         StringBuilder body = new StringBuilder("{\"type\":\"batch\",\"name\":\"b\",\"jobs\":[");
         for (int i = 0; i < jobs; i++) {
-            body.append(i > 0 ? "," : "").append("{\"type\":\"b.item\",\"args\":[").append(i)
+            body.append(i > 0 ? "," : "")
+                    .append("{\"type\":\"b.item\",\"args\":[")
+                    .append(i)
                     .append("],\"options\":{\"queue\":\"items\",\"retry\":{\"max_attempts\":1}}}");
         }
         return body.append("],").append(CALLBACKS).append("}").toString();
@@ -51,13 +54,19 @@ class OjsWorkflowTest {
     /** Every callback job fired, each naming its workflow and its callback; the ones fetched in order. */
     private static void assertCallbacks(OjsTestServer ojs, String workflowId, List<String> kinds) throws Exception {
         JsonNode fired = ojs.fetch("callbacks", "cb", 10);
-        assertThat(fired).extracting(j -> j.path("type").asText())
+        assertThat(fired)
+                .extracting(j -> j.path("type").asText())
                 .containsExactlyElementsOf(kinds.stream().map(k -> "cb." + k).toList());
         for (JsonNode job : fired) {
             String kind = job.path("args").get(0).asText();
-            assertThat(job.path("workflow_callback").path("workflow_id").asText()).isEqualTo(workflowId);
+            assertThat(job.path("workflow_callback").path("workflow_id").asText())
+                    .isEqualTo(workflowId);
             assertThat(job.path("workflow_callback").path("callback").asText()).isEqualTo("on_" + kind);
-            assertThat(workflow(ojs, workflowId).path("callback_jobs").path("on_" + kind).asText()).isEqualTo(job.path("id").asText());
+            assertThat(workflow(ojs, workflowId)
+                            .path("callback_jobs")
+                            .path("on_" + kind)
+                            .asText())
+                    .isEqualTo(job.path("id").asText());
         }
     }
 
@@ -69,7 +78,9 @@ class OjsWorkflowTest {
             JsonNode items = ojs.fetch("items", "w", 2);
             assertThat(items).hasSize(2);
             assertThat(ojs.ack(items.get(0).path("id").asText(), "w").status()).isEqualTo(200);
-            assertThat(ojs.fetch("callbacks", "cb", 10)).as("no callback while a job of the batch runs").isEmpty();
+            assertThat(ojs.fetch("callbacks", "cb", 10))
+                    .as("no callback while a job of the batch runs")
+                    .isEmpty();
             assertThat(ojs.ack(items.get(1).path("id").asText(), "w").status()).isEqualTo(200);
             assertCallbacks(ojs, wf, List.of("complete", "success"));
             JsonNode done = workflow(ojs, wf);
@@ -86,9 +97,14 @@ class OjsWorkflowTest {
             String wf = create(ojs, batchOf(2));
             JsonNode items = ojs.fetch("items", "w", 2);
             assertThat(ojs.ack(items.get(0).path("id").asText(), "w").status()).isEqualTo(200);
-            Answer nack = ojs.call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + items.get(1).path("id").asText()
-                    + "\",\"worker_id\":\"w\",\"error\":{\"code\":\"boom\",\"message\":\"m\"}}");
-            assertThat(nack.body().path("state").asText()).as("one attempt only").isEqualTo("discarded");
+            Answer nack = ojs.call(
+                    "POST",
+                    "/ojs/v1/workers/nack",
+                    "{\"job_id\":\"" + items.get(1).path("id").asText()
+                            + "\",\"worker_id\":\"w\",\"error\":{\"code\":\"boom\",\"message\":\"m\"}}");
+            assertThat(nack.body().path("state").asText())
+                    .as("one attempt only")
+                    .isEqualTo("discarded");
             assertCallbacks(ojs, wf, List.of("complete", "failure"));
             JsonNode done = workflow(ojs, wf);
             assertThat(done.path("state").asText()).isEqualTo("failed");
@@ -115,16 +131,28 @@ class OjsWorkflowTest {
             assertThat(cancelled.status()).as(cancelled.raw().body()).isEqualTo(200);
             assertThat(cancelled.body().path("workflow").path("state").asText()).isEqualTo("cancelled");
 
-            List<String> ids = List.of(done, running, workflow(ojs, wf).path("jobs").get(2).path("job_id").asText());
+            List<String> ids = List.of(
+                    done,
+                    running,
+                    workflow(ojs, wf).path("jobs").get(2).path("job_id").asText());
             assertThat(ids).extracting(ojs::state).containsExactly("completed", "cancelled", "cancelled");
-            assertThat(ojs.ack(running, "w").status()).as("the cancelled job's worker").isEqualTo(409);
-            assertThat(ojs.call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + running + "\",\"worker_id\":\"w\"}").status()).isEqualTo(409);
+            assertThat(ojs.ack(running, "w").status())
+                    .as("the cancelled job's worker")
+                    .isEqualTo(409);
+            assertThat(ojs.call("POST", "/ojs/v1/workers/nack", "{\"job_id\":\"" + running + "\",\"worker_id\":\"w\"}")
+                            .status())
+                    .isEqualTo(409);
             assertThat(ojs.fetch("items", "w", 10)).isEmpty();
-            assertThat(ojs.fetch("callbacks", "cb", 10)).as("a cancelled batch fires no callback").isEmpty();
-            assertThat(ojs.store().ojs().counts()).containsOnlyKeys("items")
+            assertThat(ojs.fetch("callbacks", "cb", 10))
+                    .as("a cancelled batch fires no callback")
+                    .isEmpty();
+            assertThat(ojs.store().ojs().counts())
+                    .containsOnlyKeys("items")
                     .containsEntry("items", Map.of("completed", 1L, "cancelled", 2L));
             assertThat(workflow(ojs, wf).path("state").asText()).isEqualTo("cancelled");
-            assertThat(ojs.call("DELETE", "/ojs/v1/workflows/" + wf, null).status()).as("cancelled already").isEqualTo(409);
+            assertThat(ojs.call("DELETE", "/ojs/v1/workflows/" + wf, null).status())
+                    .as("cancelled already")
+                    .isEqualTo(409);
         }
     }
 
@@ -133,20 +161,27 @@ class OjsWorkflowTest {
     @ValueSource(strings = {"sqlite", "postgresql"})
     void cancellingARunningChainEnqueuesNoFurtherStep(String dialect) throws Exception {
         try (OjsTestServer ojs = OjsTestServer.start(dialect, dataDir, clock)) {
-            String wf = create(ojs, "{\"type\":\"chain\",\"steps\":["
-                    + "{\"type\":\"c.zero\",\"args\":[0],\"options\":{\"queue\":\"c\"}},"
-                    + "{\"type\":\"c.one\",\"args\":[1],\"options\":{\"queue\":\"c\"}},"
-                    + "{\"type\":\"c.two\",\"args\":[2],\"options\":{\"queue\":\"c\"}}]}");
-            assertThat(ojs.ack(ojs.fetch("c", "w").get(0).path("id").asText(), "w").status()).isEqualTo(200);
+            String wf = create(
+                    ojs,
+                    "{\"type\":\"chain\",\"steps\":["
+                            + "{\"type\":\"c.zero\",\"args\":[0],\"options\":{\"queue\":\"c\"}},"
+                            + "{\"type\":\"c.one\",\"args\":[1],\"options\":{\"queue\":\"c\"}},"
+                            + "{\"type\":\"c.two\",\"args\":[2],\"options\":{\"queue\":\"c\"}}]}");
+            assertThat(ojs.ack(ojs.fetch("c", "w").get(0).path("id").asText(), "w")
+                            .status())
+                    .isEqualTo(200);
             JsonNode one = ojs.fetch("c", "w").get(0);
             assertThat(one.path("type").asText()).isEqualTo("c.one");
-            assertThat(ojs.call("DELETE", "/ojs/v1/workflows/" + wf, null).status()).isEqualTo(200);
+            assertThat(ojs.call("DELETE", "/ojs/v1/workflows/" + wf, null).status())
+                    .isEqualTo(200);
             assertThat(ojs.state(one.path("id").asText())).isEqualTo("cancelled");
             assertThat(ojs.ack(one.path("id").asText(), "w").status()).isEqualTo(409);
             assertThat(ojs.fetch("c", "w", 10)).isEmpty();
             JsonNode cancelled = workflow(ojs, wf);
             assertThat(cancelled.path("state").asText()).isEqualTo("cancelled");
-            assertThat(cancelled.path("steps").get(2).path("job_id").isNull()).as("step two never enqueued").isTrue();
+            assertThat(cancelled.path("steps").get(2).path("job_id").isNull())
+                    .as("step two never enqueued")
+                    .isTrue();
             assertThat(ojs.store().ojs().counts().get("c")).isEqualTo(Map.of("completed", 1L, "cancelled", 1L));
         }
     }

@@ -57,7 +57,8 @@ class ObjectOutputStoreTest {
         outputs.put(project, second, 2, output);
         assertThat(directories()).as("the shard directory existed; nothing new").isEqualTo(before);
         try (Stream<Path> files = Files.list(shard)) {
-            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(first + ".1", second + ".1", second + ".2");
+            assertThat(files.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder(first + ".1", second + ".1", second + ".2");
         }
         assertThat(outputs.get(project, second, 2)).contains(output);
     }
@@ -65,7 +66,8 @@ class ObjectOutputStoreTest {
     /** A job UUID (version 4, as {@link UUID#randomUUID()}) whose last byte is {@code shard}. */
     private static JobUuid inShard(int shard) {
         UUID random = UUID.randomUUID();
-        return new JobUuid(new UUID(random.getMostSignificantBits(), (random.getLeastSignificantBits() & ~0xFFL) | shard));
+        return new JobUuid(
+                new UUID(random.getMostSignificantBits(), (random.getLeastSignificantBits() & ~0xFFL) | shard));
     }
 
     private Set<Path> directories() throws IOException {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.model.JobOutput;
@@ -13,7 +14,6 @@ import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.RunnerKey;
-import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.events.Changes;
@@ -27,8 +27,8 @@ import dev.baton.server.store.Project;
 import dev.baton.server.store.RetryPolicy;
 import dev.baton.server.store.Spec;
 import dev.baton.server.store.Store;
-import dev.baton.server.testing.StoreCalls;
 import dev.baton.server.store.StoreFactory;
+import dev.baton.server.testing.StoreCalls;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,6 +54,7 @@ class ResultProcessorTest {
 
     @TempDir
     Path dir;
+
     Store store;
     final AtomicInteger reads = new AtomicInteger();
     final OutputStore counting = new OutputStore() {
@@ -83,10 +84,13 @@ class ResultProcessorTest {
     @Test
     void aJobCompletedHereIsParsedFromTheOutputItStoredWithoutReadingItBack() {
         Job job = completedJob();
-        new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).processLater(job, OUTPUT);
+        new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes())
+                .processLater(job, OUTPUT);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> store.runs().findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
-        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> store.runs().findJob(job.uuid()).orElseThrow().status() == JobStatus.PROCESSED);
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results())
+                .contains("latency");
         assertThat(reads).as("the output store is not read").hasValue(0);
     }
 
@@ -95,29 +99,32 @@ class ResultProcessorTest {
     void processingAJobWhoseReportThisStoreCreatedDoesNotReadTheReport() {
         Job job = completedJob();
         AtomicInteger reportReads = new AtomicInteger();
-        Store counted = StoreCalls.intercept(store,
-                (target, method, args) -> {
-                    if (method.getName().equals("findReport")) reportReads.incrementAndGet();
-                    try {
-                        return method.invoke(target, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        new ResultProcessor(counted, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
+        Store counted = StoreCalls.intercept(store, (target, method, args) -> {
+            if (method.getName().equals("findReport")) reportReads.incrementAndGet();
+            try {
+                return method.invoke(target, args);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
+        new ResultProcessor(counted, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes())
+                .process(job);
 
         assertThat(store.runs().findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
         assertThat(reportReads).as("report reads while processing").hasValue(0);
-        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results())
+                .contains("latency");
     }
 
     @Test
     void recoveryReadsTheOutputFromTheOutputStore() {
         Job job = completedJob();
-        new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes()).process(job);
+        new ResultProcessor(store, counting, new Adapters(), new BatonMetrics(), Clock.systemUTC(), new Changes())
+                .process(job);
 
         assertThat(store.runs().findJob(job.uuid()).orElseThrow().status()).isEqualTo(JobStatus.PROCESSED);
-        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results()).contains("latency");
+        assertThat(store.runs().findReport(job.reportId()).orElseThrow().results())
+                .contains("latency");
         assertThat(reads).hasValue(1);
     }
 
@@ -125,16 +132,38 @@ class ResultProcessorTest {
         Instant now = Instant.now();
         var org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, now);
         Project project = store.organizations().createProject(org.id(), "P", Slug.of("p"), now);
-        Spec spec = store.specs().createSpec("Spec", Slug.of("spec"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, now);
-        long runner = store.runners().createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), now).id();
+        Spec spec = store.specs()
+                .createSpec("Spec", Slug.of("spec"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, now);
+        long runner = store.runners()
+                .createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), now)
+                .id();
         store.specs().addRunnerSpec(runner, spec.id());
-        JobConfig config = new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
-                List.of("/bin/sh"), List.of("-c", "true"), Map.of(), new JobTimeout(60), List.of(), 1);
-        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
-                new NewJob(spec.id(), "10.0.0.1", config, 60, 200, RetryPolicy.NONE), org.id(), now);
-        Job claimed = store.claims().claimEach(List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)), now,
-                now.plusSeconds(30)).getFirst().getFirst();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1:7700",
+                project.uuid(),
+                new ImageDigest("sha256:" + "ab".repeat(32)),
+                List.of("/bin/sh"),
+                List.of("-c", "true"),
+                Map.of(),
+                new JobTimeout(60),
+                List.of(),
+                1);
+        store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "box", "json", null, null, null),
+                        new NewJob(spec.id(), "10.0.0.1", config, 60, 200, RetryPolicy.NONE),
+                        org.id(),
+                        now);
+        Job claimed = store.claims()
+                .claimEach(
+                        List.of(new ClaimRequest(runner, 1, Set.of(spec.id()), ClaimFilter.NONE, false)),
+                        now,
+                        now.plusSeconds(30))
+                .getFirst()
+                .getFirst();
         store.transitions().start(claimed.uuid(), claimed.lease(), now);
-        return store.transitions().complete(claimed.uuid(), claimed.lease(), now).job();
+        return store.transitions()
+                .complete(claimed.uuid(), claimed.lease(), now)
+                .job();
     }
 }

@@ -85,7 +85,8 @@ class RegistryAcrossNodesTest {
     /** Nodes A and B on a fresh PostgreSQL schema and the blob store named by {@code kind}. */
     void cluster(String kind) throws Exception {
         boolean pg = TestDatabases.postgresReachable();
-        if (!pg && "true".equals(System.getenv("CI"))) throw new IllegalStateException("PostgreSQL not reachable although CI=true");
+        if (!pg && "true".equals(System.getenv("CI")))
+            throw new IllegalStateException("PostgreSQL not reachable although CI=true");
         assumeTrue(pg, "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ", skipping the two-node test");
         BlobSettings blobs;
         if (kind.equals("s3")) {
@@ -94,8 +95,17 @@ class RegistryAcrossNodesTest {
             blobs = S3rver.settings(location);
         } else {
             BlobSettings d = BlobSettings.directoryDefault();
-            blobs = new BlobSettings(BlobSettings.Kind.DIRECTORY, tmp.resolve("shared-mount"), null, d.s3Region(), null, "", null, null,
-                    true, d.s3PartSize());
+            blobs = new BlobSettings(
+                    BlobSettings.Kind.DIRECTORY,
+                    tmp.resolve("shared-mount"),
+                    null,
+                    d.s3Region(),
+                    null,
+                    "",
+                    null,
+                    null,
+                    true,
+                    d.s3PartSize());
         }
         databaseUrl = TestDatabases.freshPostgresSchema();
         configA = config(tmp.resolve("a"), blobs);
@@ -103,8 +113,15 @@ class RegistryAcrossNodesTest {
     }
 
     ServerConfig config(Path dataDir, BlobSettings blobs) {
-        return ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl).requestBodyMaxBytes(1 << 20)
-                .adminToken(ADMIN).maxRequeues(3).blobs(blobs).build();
+        return ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(1 << 20)
+                .adminToken(ADMIN)
+                .maxRequeues(3)
+                .blobs(blobs)
+                .build();
     }
 
     BatonServer start(ServerConfig config) {
@@ -136,28 +153,40 @@ class RegistryAcrossNodesTest {
         byte[] whole = concat(first, second, last);
         Digest digest = Digest.sha256(whole);
 
-        String location = registry(a, "POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
-        assertThat(registry(a, "PATCH", location, first, "Content-Range", "0-" + (first.length - 1)).statusCode()).isEqualTo(202);
-        HttpResponse<byte[]> onB = registry(b, "PATCH", location, second,
-                "Content-Range", first.length + "-" + (first.length + second.length - 1));
+        String location = registry(a, "POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
+        assertThat(registry(a, "PATCH", location, first, "Content-Range", "0-" + (first.length - 1))
+                        .statusCode())
+                .isEqualTo(202);
+        HttpResponse<byte[]> onB = registry(
+                b, "PATCH", location, second, "Content-Range", first.length + "-" + (first.length + second.length - 1));
         assertThat(onB.statusCode()).as(new String(onB.body())).isEqualTo(202);
         int received = first.length + second.length;
         assertThat(onB.headers().firstValue("Range")).hasValue("0-" + (received - 1));
 
         // Node A did not see B's chunk, yet knows where the upload stands: a stale range is refused there.
-        HttpResponse<byte[]> stale = registry(a, "PATCH", location, second,
-                "Content-Range", first.length + "-" + (first.length + second.length - 1));
+        HttpResponse<byte[]> stale = registry(
+                a, "PATCH", location, second, "Content-Range", first.length + "-" + (first.length + second.length - 1));
         assertThat(stale.statusCode()).isEqualTo(416);
-        assertThat(registry(a, "GET", location, null).headers().firstValue("Range")).hasValue("0-" + (received - 1));
+        assertThat(registry(a, "GET", location, null).headers().firstValue("Range"))
+                .hasValue("0-" + (received - 1));
 
         HttpResponse<byte[]> put = registry(b, "PUT", location + "?digest=" + digest, last);
         assertThat(put.statusCode()).as(new String(put.body())).isEqualTo(201);
-        assertThat(registry(a, "GET", "/v2/alpha/img/blobs/" + digest, null).body()).isEqualTo(whole);
-        assertThat(registry(a, "GET", location, null).statusCode()).as("the session is over on every node").isEqualTo(404);
+        assertThat(registry(a, "GET", "/v2/alpha/img/blobs/" + digest, null).body())
+                .isEqualTo(whole);
+        assertThat(registry(a, "GET", location, null).statusCode())
+                .as("the session is over on every node")
+                .isEqualTo(404);
         assertThat(a.store().uploads().countRegistryUploads()).isZero();
 
         // A session outlives the node that started it.
-        String second2 = registry(a, "POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
+        String second2 = registry(a, "POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
         assertThat(registry(a, "PATCH", second2, first).statusCode()).isEqualTo(202);
         a.close();
         BatonServer a2 = start(configA);
@@ -165,9 +194,12 @@ class RegistryAcrossNodesTest {
         Digest wrong = Digest.sha256("not this".getBytes(StandardCharsets.UTF_8));
         HttpResponse<byte[]> mismatch = registry(b, "PUT", second2 + "?digest=" + wrong, null);
         assertThat(mismatch.statusCode()).isEqualTo(400);
-        assertThat(Wire.mapper().readTree(mismatch.body()).at("/errors/0/code").asText()).isEqualTo("DIGEST_INVALID");
+        assertThat(Wire.mapper().readTree(mismatch.body()).at("/errors/0/code").asText())
+                .isEqualTo("DIGEST_INVALID");
         try (BlobStorage shared = BlobStorage.open(configA.blobs(), configA.dataDir())) {
-            assertThat(shared.blobs().stagedUploads()).as("nothing staged is left behind").isEmpty();
+            assertThat(shared.blobs().stagedUploads())
+                    .as("nothing staged is left behind")
+                    .isEmpty();
             assertThat(shared.blobs().size(wrong)).isEmpty();
         }
         assertThat(b.store().uploads().countRegistryUploads()).isZero();
@@ -179,53 +211,118 @@ class RegistryAcrossNodesTest {
         BatonServer[] nodes = twoNodesWithProject(kind, "bench");
         BatonServer a = nodes[0];
         BatonServer b = nodes[1];
-        api(a, "POST", "/v0/specs", Map.of("name", "small", "slug", "small", "architecture", "x86_64", "cpu", 2, "memory", 1 << 30,
-                "disk", 1L << 33), 201);
+        api(
+                a,
+                "POST",
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        "small",
+                        "slug",
+                        "small",
+                        "architecture",
+                        "x86_64",
+                        "cpu",
+                        2,
+                        "memory",
+                        1 << 30,
+                        "disk",
+                        1L << 33),
+                201);
 
         // Pushed through node B (whole blobs, then the manifest), submitted on node A.
         TestImage image = new TestImage("across");
         for (byte[] blob : image.blobs()) {
-            assertThat(registry(b, "POST", "/v2/bench/img/blobs/uploads/?digest=" + Digest.sha256(blob), blob).statusCode()).isEqualTo(201);
+            assertThat(registry(b, "POST", "/v2/bench/img/blobs/uploads/?digest=" + Digest.sha256(blob), blob)
+                            .statusCode())
+                    .isEqualTo(201);
         }
-        assertThat(registry(b, "PUT", "/v2/bench/img/manifests/v1", image.manifest,
-                "Content-Type", "application/vnd.oci.image.manifest.v1+json").statusCode()).isEqualTo(201);
+        assertThat(registry(
+                                b,
+                                "PUT",
+                                "/v2/bench/img/manifests/v1",
+                                image.manifest,
+                                "Content-Type",
+                                "application/vnd.oci.image.manifest.v1+json")
+                        .statusCode())
+                .isEqualTo(201);
 
         JsonNode runner = api(a, "POST", "/v0/runners", Map.of("name", "box"), 201);
         String slug = runner.at("/runner/slug").asText();
         api(a, "POST", "/v0/runners/" + slug + "/specs", Map.of("spec", "small"), 201);
-        try (TestRunner box = TestRunner.connect(URI.create(a.publicUrl().replace("http://", "ws://") + "/v0/runners/" + slug + "/channel"),
+        try (TestRunner box = TestRunner.connect(
+                URI.create(a.publicUrl().replace("http://", "ws://") + "/v0/runners/" + slug + "/channel"),
                 runner.get("key").asText())) {
             box.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
-            JsonNode run = api(a, "POST", "/v0/run", Map.of("project", "bench", "image", "img:v1", "spec", "small", "adapter", "json",
-                    "cmd", List.of("bench"), "timeout", 120), 201);
+            JsonNode run = api(
+                    a,
+                    "POST",
+                    "/v0/run",
+                    Map.of(
+                            "project",
+                            "bench",
+                            "image",
+                            "img:v1",
+                            "spec",
+                            "small",
+                            "adapter",
+                            "json",
+                            "cmd",
+                            List.of("bench"),
+                            "timeout",
+                            120),
+                    201);
             String job = run.at("/job/uuid").asText();
             ClaimedJob claimed = box.expect(ServerMessage.Job.class).job();
-            assertThat(claimed.config().digest().toString()).isEqualTo(image.digest().toString());
+            assertThat(claimed.config().digest().toString())
+                    .isEqualTo(image.digest().toString());
             box.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
             box.expect(ServerMessage.Ack.class);
-            box.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(),
+            box.send(new RunnerMessage.Completed(
+                    claimed.uuid(),
+                    claimed.lease(),
                     List.of(new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":4.2}}}", "", Map.of()))));
             box.expect(ServerMessage.Ack.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> api(b, "GET", "/v0/projects/bench/jobs/" + job, null, 200)
-                    .get("status").asText().equals("processed"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> api(b, "GET", "/v0/projects/bench/jobs/" + job, null, 200)
+                            .get("status")
+                            .asText()
+                            .equals("processed"));
             JsonNode onB = api(b, "GET", "/v0/projects/bench/jobs/" + job, null, 200);
-            assertThat(onB.at("/output/results/0/stdout").asText()).as("output stored by A, read by B").contains("latency");
+            assertThat(onB.at("/output/results/0/stdout").asText())
+                    .as("output stored by A, read by B")
+                    .contains("latency");
         }
     }
 
     JsonNode api(BatonServer server, String method, String path, Object body, int expected) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
                 .header("Authorization", "Bearer " + ADMIN)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(Wire.encode(body)));
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(Wire.encode(body)));
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(method + " " + path + ": " + response.body()).isEqualTo(expected);
+        assertThat(response.statusCode())
+                .as(method + " " + path + ": " + response.body())
+                .isEqualTo(expected);
         return response.body().isEmpty() ? null : Wire.mapper().readTree(response.body());
     }
 
-    HttpResponse<byte[]> registry(BatonServer server, String method, String path, byte[] body, String... headers) throws Exception {
+    HttpResponse<byte[]> registry(BatonServer server, String method, String path, byte[] body, String... headers)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.publicUrl() + path))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("baton:" + ADMIN).getBytes(StandardCharsets.UTF_8)))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+                .header(
+                        "Authorization",
+                        "Basic "
+                                + Base64.getEncoder()
+                                        .encodeToString(("baton:" + ADMIN).getBytes(StandardCharsets.UTF_8)))
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(body));
         for (int i = 0; i < headers.length; i += 2) request.header(headers[i], headers[i + 1]);
         return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     }

@@ -53,16 +53,33 @@ final class RegistryFixture implements AutoCloseable {
         this.storage = storage;
         store = StoreFactory.open(null, dataDir);
         Instant now = clock.instant();
-        long org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.FREE, now).id();
-        alpha = store.organizations().createProject(org, "Alpha", Slug.of("alpha"), now).uuid();
-        beta = store.organizations().createProject(org, "Beta", Slug.of("beta"), now).uuid();
-        ServerConfig config = ServerConfig.builder(dataDir).port(0).registryMaxBodyBytes(maxBodyBytes).adminToken(ADMIN)
-                .pullTokenTtl(Duration.ofMinutes(10)).build();
+        long org = store.organizations()
+                .createOrganization("Org", Slug.of("org"), PlanTier.FREE, now)
+                .id();
+        alpha = store.organizations()
+                .createProject(org, "Alpha", Slug.of("alpha"), now)
+                .uuid();
+        beta = store.organizations()
+                .createProject(org, "Beta", Slug.of("beta"), now)
+                .uuid();
+        ServerConfig config = ServerConfig.builder(dataDir)
+                .port(0)
+                .registryMaxBodyBytes(maxBodyBytes)
+                .adminToken(ADMIN)
+                .pullTokenTtl(Duration.ofMinutes(10))
+                .build();
         tokens = RegistryTokens.open(dataDir, config.pullTokenTtl());
         ProjectLookup lookup = id -> store.organizations().findProject(id).map(Project::uuid);
         // The server passes its Authenticator (PrincipalGrants); here only the admin token, compared in constant time.
-        module = RegistryModule.open(config, storage, store, Credentials.adminOnly(candidate -> java.security.MessageDigest.isEqual(
-                ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))), lookup, tokens, clock);
+        module = RegistryModule.open(
+                config,
+                storage,
+                store,
+                Credentials.adminOnly(candidate -> java.security.MessageDigest.isEqual(
+                        ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
+                lookup,
+                tokens,
+                clock);
         app = Javalin.create(module::addRoutes).start("127.0.0.1", 0);
     }
 
@@ -88,9 +105,14 @@ final class RegistryFixture implements AutoCloseable {
         return tokens.issueUserToken("runner", pull, clock.instant()).token();
     }
 
-    HttpResponse<byte[]> send(String method, String path, String authorization, byte[] body, String... headers) throws Exception {
+    HttpResponse<byte[]> send(String method, String path, String authorization, byte[] body, String... headers)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(path.startsWith("http") ? path : base() + path))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(body));
         if (authorization != null) request.header("Authorization", authorization);
         for (int i = 0; i < headers.length; i += 2) request.header(headers[i], headers[i + 1]);
         return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());

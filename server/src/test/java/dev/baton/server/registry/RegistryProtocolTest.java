@@ -45,7 +45,8 @@ class RegistryProtocolTest {
     }
 
     void pushBlob(String repo, byte[] content) throws Exception {
-        HttpResponse<byte[]> r = registry.admin("POST", "/v2/" + repo + "/blobs/uploads/?digest=" + Digest.sha256(content), content);
+        HttpResponse<byte[]> r =
+                registry.admin("POST", "/v2/" + repo + "/blobs/uploads/?digest=" + Digest.sha256(content), content);
         assertThat(r.statusCode()).as(new String(r.body())).isEqualTo(201);
     }
 
@@ -73,30 +74,43 @@ class RegistryProtocolTest {
     void versionCheckChallengesWithTheTokenRealm() throws Exception {
         HttpResponse<byte[]> anonymous = registry.send("GET", "/v2/", null, null);
         assertThat(anonymous.statusCode()).isEqualTo(401);
-        assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValue(
-                "Bearer realm=\"" + registry.base() + "/v2/token\",service=\"baton\"");
+        assertThat(anonymous.headers().firstValue("WWW-Authenticate"))
+                .hasValue("Bearer realm=\"" + registry.base() + "/v2/token\",service=\"baton\"");
         assertThat(error(anonymous).get("code").asText()).isEqualTo("UNAUTHORIZED");
-        assertThat(anonymous.headers().firstValue("Docker-Distribution-API-Version")).hasValue("registry/2.0");
+        assertThat(anonymous.headers().firstValue("Docker-Distribution-API-Version"))
+                .hasValue("registry/2.0");
 
-        HttpResponse<byte[]> blob = registry.send("HEAD", "/v2/alpha/img/blobs/" + Digest.sha256(new byte[1]), null, null);
+        HttpResponse<byte[]> blob =
+                registry.send("HEAD", "/v2/alpha/img/blobs/" + Digest.sha256(new byte[1]), null, null);
         assertThat(blob.statusCode()).isEqualTo(401);
         assertThat(blob.headers().firstValue("WWW-Authenticate").orElseThrow())
                 .endsWith("scope=\"repository:alpha/img:pull\"");
 
         assertThat(registry.admin("GET", "/v2/", null).statusCode()).isEqualTo(200);
-        assertThat(registry.send("GET", "/v2/", "Bearer " + RegistryFixture.ADMIN, null).statusCode()).isEqualTo(200);
-        assertThat(registry.send("GET", "/v2/", "Bearer not-a-token", null).statusCode()).isEqualTo(401);
-        assertThat(registry.send("GET", "/v2/", RegistryFixture.basic("wrong"), null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("GET", "/v2/", "Bearer " + RegistryFixture.ADMIN, null)
+                        .statusCode())
+                .isEqualTo(200);
+        assertThat(registry.send("GET", "/v2/", "Bearer not-a-token", null).statusCode())
+                .isEqualTo(401);
+        assertThat(registry.send("GET", "/v2/", RegistryFixture.basic("wrong"), null)
+                        .statusCode())
+                .isEqualTo(401);
     }
 
     @Test
     void tokenEndpointGrantsExactlyTheRequestedScopes() throws Exception {
-        HttpResponse<byte[]> refused = registry.send("GET", "/v2/token?service=baton&scope=repository:alpha/img:pull,push",
-                RegistryFixture.basic("wrong"), null);
+        HttpResponse<byte[]> refused = registry.send(
+                "GET",
+                "/v2/token?service=baton&scope=repository:alpha/img:pull,push",
+                RegistryFixture.basic("wrong"),
+                null);
         assertThat(refused.statusCode()).isEqualTo(401);
-        assertThat(registry.send("GET", "/v2/token?scope=repository:alpha/img:pull", null, null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("GET", "/v2/token?scope=repository:alpha/img:pull", null, null)
+                        .statusCode())
+                .isEqualTo(401);
 
-        HttpResponse<byte[]> issued = registry.admin("GET", "/v2/token?service=baton&scope=repository:alpha/img:pull,push", null);
+        HttpResponse<byte[]> issued =
+                registry.admin("GET", "/v2/token?service=baton&scope=repository:alpha/img:pull,push", null);
         assertThat(issued.statusCode()).isEqualTo(200);
         JsonNode body = JSON.readTree(issued.body());
         String token = body.get("token").asText();
@@ -106,34 +120,56 @@ class RegistryProtocolTest {
 
         byte[] blob = "scoped".getBytes(StandardCharsets.UTF_8);
         String bearer = "Bearer " + token;
-        assertThat(registry.send("POST", "/v2/alpha/img/blobs/uploads/?digest=" + Digest.sha256(blob), bearer, blob).statusCode())
+        assertThat(registry.send("POST", "/v2/alpha/img/blobs/uploads/?digest=" + Digest.sha256(blob), bearer, blob)
+                        .statusCode())
                 .isEqualTo(201);
         // The slug and the UUID name the same repository, so the token covers both spellings.
-        assertThat(registry.send("HEAD", "/v2/" + registry.alpha + "/img/blobs/" + Digest.sha256(blob), bearer, null).statusCode())
+        assertThat(registry.send("HEAD", "/v2/" + registry.alpha + "/img/blobs/" + Digest.sha256(blob), bearer, null)
+                        .statusCode())
                 .isEqualTo(200);
-        HttpResponse<byte[]> otherRepo = registry.send("HEAD", "/v2/alpha/other/blobs/" + Digest.sha256(blob), bearer, null);
+        HttpResponse<byte[]> otherRepo =
+                registry.send("HEAD", "/v2/alpha/other/blobs/" + Digest.sha256(blob), bearer, null);
         assertThat(otherRepo.statusCode()).isEqualTo(401);
-        assertThat(otherRepo.headers().firstValue("WWW-Authenticate").orElseThrow()).contains("error=\"insufficient_scope\"");
-        assertThat(registry.send("HEAD", "/v2/beta/img/blobs/" + Digest.sha256(blob), bearer, null).statusCode()).isEqualTo(401);
+        assertThat(otherRepo.headers().firstValue("WWW-Authenticate").orElseThrow())
+                .contains("error=\"insufficient_scope\"");
+        assertThat(registry.send("HEAD", "/v2/beta/img/blobs/" + Digest.sha256(blob), bearer, null)
+                        .statusCode())
+                .isEqualTo(401);
         // Pull and push were asked for, not delete.
-        assertThat(registry.send("DELETE", "/v2/alpha/img/blobs/" + Digest.sha256(blob), bearer, null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("DELETE", "/v2/alpha/img/blobs/" + Digest.sha256(blob), bearer, null)
+                        .statusCode())
+                .isEqualTo(401);
 
         registry.clock.advance(Duration.ofMinutes(16));
-        assertThat(registry.send("HEAD", "/v2/alpha/img/blobs/" + Digest.sha256(blob), bearer, null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("HEAD", "/v2/alpha/img/blobs/" + Digest.sha256(blob), bearer, null)
+                        .statusCode())
+                .isEqualTo(401);
     }
 
     @Test
     void oauthPasswordGrantIssuesTokensToo() throws Exception {
         String form = "grant_type=password&username=baton&password=" + RegistryFixture.ADMIN
                 + "&scope=repository:alpha/img:pull&service=baton";
-        HttpResponse<byte[]> issued = registry.send("POST", "/v2/token", null, form.getBytes(StandardCharsets.UTF_8),
-                "Content-Type", "application/x-www-form-urlencoded");
+        HttpResponse<byte[]> issued = registry.send(
+                "POST",
+                "/v2/token",
+                null,
+                form.getBytes(StandardCharsets.UTF_8),
+                "Content-Type",
+                "application/x-www-form-urlencoded");
         assertThat(issued.statusCode()).as(new String(issued.body())).isEqualTo(200);
         String token = JSON.readTree(issued.body()).get("access_token").asText();
-        assertThat(registry.send("GET", "/v2/alpha/img/tags/list", "Bearer " + token, null).statusCode()).isEqualTo(404);
+        assertThat(registry.send("GET", "/v2/alpha/img/tags/list", "Bearer " + token, null)
+                        .statusCode())
+                .isEqualTo(404);
 
-        HttpResponse<byte[]> refresh = registry.send("POST", "/v2/token", null,
-                "grant_type=refresh_token&refresh_token=x".getBytes(StandardCharsets.UTF_8), "Content-Type", "application/x-www-form-urlencoded");
+        HttpResponse<byte[]> refresh = registry.send(
+                "POST",
+                "/v2/token",
+                null,
+                "grant_type=refresh_token&refresh_token=x".getBytes(StandardCharsets.UTF_8),
+                "Content-Type",
+                "application/x-www-form-urlencoded");
         assertThat(refresh.statusCode()).isEqualTo(400);
         assertThat(JSON.readTree(refresh.body()).get("error").asText()).isEqualTo("unsupported_grant_type");
     }
@@ -145,26 +181,41 @@ class RegistryProtocolTest {
         pushImage("beta/img", image, "v1");
         String alphaToken = "Bearer " + registry.pullToken(registry.alpha);
 
-        HttpResponse<byte[]> pulled = registry.send("GET", "/v2/alpha/img/manifests/" + image.digest(), alphaToken, null);
+        HttpResponse<byte[]> pulled =
+                registry.send("GET", "/v2/alpha/img/manifests/" + image.digest(), alphaToken, null);
         assertThat(pulled.statusCode()).isEqualTo(200);
         assertThat(pulled.body()).isEqualTo(image.manifest);
         // The same content exists in beta, but this token sees nothing of it.
         HttpResponse<byte[]> other = registry.send("GET", "/v2/beta/img/manifests/" + image.digest(), alphaToken, null);
         assertThat(other.statusCode()).isEqualTo(401);
         assertThat(new String(other.body())).doesNotContain("schemaVersion");
-        assertThat(registry.send("GET", "/v2/beta/img/blobs/" + Digest.sha256(image.config), alphaToken, null).statusCode())
+        assertThat(registry.send("GET", "/v2/beta/img/blobs/" + Digest.sha256(image.config), alphaToken, null)
+                        .statusCode())
                 .isEqualTo(401);
         // Unknown projects look the same as forbidden ones to a token that does not cover them.
-        assertThat(registry.send("GET", "/v2/gamma/img/manifests/v1", alphaToken, null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("GET", "/v2/gamma/img/manifests/v1", alphaToken, null)
+                        .statusCode())
+                .isEqualTo(401);
         // Pull only.
-        assertThat(registry.send("POST", "/v2/alpha/img/blobs/uploads/", alphaToken, null).statusCode()).isEqualTo(401);
-        assertThat(registry.send("DELETE", "/v2/alpha/img/manifests/v1", alphaToken, null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("POST", "/v2/alpha/img/blobs/uploads/", alphaToken, null)
+                        .statusCode())
+                .isEqualTo(401);
+        assertThat(registry.send("DELETE", "/v2/alpha/img/manifests/v1", alphaToken, null)
+                        .statusCode())
+                .isEqualTo(401);
         // Also usable as a basic password.
-        assertThat(registry.send("GET", "/v2/alpha/img/manifests/v1",
-                RegistryFixture.basic(registry.pullToken(registry.alpha)), null).statusCode()).isEqualTo(200);
+        assertThat(registry.send(
+                                "GET",
+                                "/v2/alpha/img/manifests/v1",
+                                RegistryFixture.basic(registry.pullToken(registry.alpha)),
+                                null)
+                        .statusCode())
+                .isEqualTo(200);
 
         registry.clock.advance(RegistryTokens.USER_TOKEN_TTL);
-        assertThat(registry.send("GET", "/v2/alpha/img/manifests/v1", alphaToken, null).statusCode()).isEqualTo(401);
+        assertThat(registry.send("GET", "/v2/alpha/img/manifests/v1", alphaToken, null)
+                        .statusCode())
+                .isEqualTo(401);
     }
 
     @Test
@@ -173,20 +224,33 @@ class RegistryProtocolTest {
         TestImage image = new TestImage("root");
         pushImage("alpha/tools/bench", image, "v1");
         String token = "Bearer " + registry.pullToken(registry.alpha);
-        HttpResponse<byte[]> manifest = registry.send("GET", "/v2/" + registry.alpha + "/manifests/" + image.digest(), token, null);
+        HttpResponse<byte[]> manifest =
+                registry.send("GET", "/v2/" + registry.alpha + "/manifests/" + image.digest(), token, null);
         assertThat(manifest.statusCode()).isEqualTo(200);
         assertThat(manifest.body()).isEqualTo(image.manifest);
-        assertThat(manifest.headers().firstValue("Content-Type")).hasValue("application/vnd.oci.image.manifest.v1+json");
+        assertThat(manifest.headers().firstValue("Content-Type"))
+                .hasValue("application/vnd.oci.image.manifest.v1+json");
         for (byte[] blob : image.blobs()) {
-            assertThat(registry.send("GET", "/v2/" + registry.alpha + "/blobs/" + Digest.sha256(blob), token, null).body()).isEqualTo(blob);
+            assertThat(registry.send("GET", "/v2/" + registry.alpha + "/blobs/" + Digest.sha256(blob), token, null)
+                            .body())
+                    .isEqualTo(blob);
         }
         // By digest only: tags stay per repository, and the root cannot delete what others hold.
-        assertThat(registry.send("GET", "/v2/alpha/manifests/v1", token, null).statusCode()).isEqualTo(404);
-        assertThat(registry.admin("DELETE", "/v2/alpha/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        assertThat(registry.send("GET", "/v2/alpha/manifests/v1", token, null).statusCode())
+                .isEqualTo(404);
+        assertThat(registry.admin("DELETE", "/v2/alpha/manifests/" + image.digest(), null)
+                        .statusCode())
+                .isEqualTo(404);
         // Other repositories do not see it, and neither does another project's root.
-        assertThat(registry.admin("GET", "/v2/alpha/other/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
-        assertThat(registry.admin("GET", "/v2/beta/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
-        assertThat(registry.send("GET", "/v2/beta/manifests/" + image.digest(), token, null).statusCode()).isEqualTo(401);
+        assertThat(registry.admin("GET", "/v2/alpha/other/manifests/" + image.digest(), null)
+                        .statusCode())
+                .isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/beta/manifests/" + image.digest(), null)
+                        .statusCode())
+                .isEqualTo(404);
+        assertThat(registry.send("GET", "/v2/beta/manifests/" + image.digest(), token, null)
+                        .statusCode())
+                .isEqualTo(401);
     }
 
     @Test
@@ -225,7 +289,8 @@ class RegistryProtocolTest {
         HttpResponse<byte[]> suffix = registry.admin("GET", "/v2/alpha/img/blobs/" + digest, null, "Range", "bytes=-3");
         assertThat(new String(suffix.body())).isEqualTo("def");
 
-        HttpResponse<byte[]> beyond = registry.admin("GET", "/v2/alpha/img/blobs/" + digest, null, "Range", "bytes=16-20");
+        HttpResponse<byte[]> beyond =
+                registry.admin("GET", "/v2/alpha/img/blobs/" + digest, null, "Range", "bytes=16-20");
         assertThat(beyond.statusCode()).isEqualTo(416);
         assertThat(beyond.headers().firstValue("Content-Range")).hasValue("bytes */16");
 
@@ -233,7 +298,9 @@ class RegistryProtocolTest {
         HttpResponse<byte[]> elsewhere = registry.admin("GET", "/v2/beta/img/blobs/" + digest, null);
         assertThat(elsewhere.statusCode()).isEqualTo(404);
         assertThat(error(elsewhere).get("code").asText()).isEqualTo("BLOB_UNKNOWN");
-        assertThat(registry.admin("GET", "/v2/alpha/img/blobs/sha256:nothex", null).statusCode()).isEqualTo(400);
+        assertThat(registry.admin("GET", "/v2/alpha/img/blobs/sha256:nothex", null)
+                        .statusCode())
+                .isEqualTo(400);
     }
 
     @Test
@@ -245,23 +312,33 @@ class RegistryProtocolTest {
         String location = started.headers().firstValue("Location").orElseThrow();
         assertThat(location).startsWith("/v2/alpha/img/blobs/uploads/");
 
-        HttpResponse<byte[]> patch1 = registry.admin("PATCH", location, first, "Content-Range", "0-" + (first.length - 1),
-                "Content-Type", "application/octet-stream");
+        HttpResponse<byte[]> patch1 = registry.admin(
+                "PATCH",
+                location,
+                first,
+                "Content-Range",
+                "0-" + (first.length - 1),
+                "Content-Type",
+                "application/octet-stream");
         assertThat(patch1.statusCode()).isEqualTo(202);
         assertThat(patch1.headers().firstValue("Range")).hasValue("0-" + (first.length - 1));
 
         // A chunk that does not continue where the upload stands is refused with the current range.
-        HttpResponse<byte[]> gap = registry.admin("PATCH", location, second, "Content-Range", "100-" + (100 + second.length - 1));
+        HttpResponse<byte[]> gap =
+                registry.admin("PATCH", location, second, "Content-Range", "100-" + (100 + second.length - 1));
         assertThat(gap.statusCode()).isEqualTo(416);
-        assertThat(registry.admin("GET", location, null).headers().firstValue("Range")).hasValue("0-" + (first.length - 1));
+        assertThat(registry.admin("GET", location, null).headers().firstValue("Range"))
+                .hasValue("0-" + (first.length - 1));
 
         // A Content-Range that disagrees with the body's length is refused before anything is written.
-        HttpResponse<byte[]> lying = registry.admin("PATCH", location, second, "Content-Range", first.length + "-" + (first.length + 99));
+        HttpResponse<byte[]> lying =
+                registry.admin("PATCH", location, second, "Content-Range", first.length + "-" + (first.length + 99));
         assertThat(lying.statusCode()).isEqualTo(416);
-        assertThat(registry.admin("GET", location, null).headers().firstValue("Range")).hasValue("0-" + (first.length - 1));
+        assertThat(registry.admin("GET", location, null).headers().firstValue("Range"))
+                .hasValue("0-" + (first.length - 1));
 
-        HttpResponse<byte[]> patch2 = registry.admin("PATCH", location, second,
-                "Content-Range", first.length + "-" + (first.length + second.length - 1));
+        HttpResponse<byte[]> patch2 = registry.admin(
+                "PATCH", location, second, "Content-Range", first.length + "-" + (first.length + second.length - 1));
         assertThat(patch2.statusCode()).isEqualTo(202);
         HttpResponse<byte[]> status = registry.admin("GET", location, null);
         assertThat(status.statusCode()).isEqualTo(204);
@@ -280,8 +357,11 @@ class RegistryProtocolTest {
         }
         assertThat(storedBlobFiles()).isZero();
         byte[] whole = (new String(first) + new String(second)).getBytes(StandardCharsets.UTF_8);
-        assertThat(registry.admin("HEAD", "/v2/alpha/img/blobs/" + Digest.sha256(whole), null).statusCode()).isEqualTo(404);
-        assertThat(registry.admin("HEAD", "/v2/alpha/img/blobs/" + wrong, null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("HEAD", "/v2/alpha/img/blobs/" + Digest.sha256(whole), null)
+                        .statusCode())
+                .isEqualTo(404);
+        assertThat(registry.admin("HEAD", "/v2/alpha/img/blobs/" + wrong, null).statusCode())
+                .isEqualTo(404);
         HttpResponse<byte[]> gone = registry.admin("PATCH", location, second);
         assertThat(gone.statusCode()).isEqualTo(404);
         assertThat(error(gone).get("code").asText()).isEqualTo("BLOB_UPLOAD_UNKNOWN");
@@ -291,14 +371,19 @@ class RegistryProtocolTest {
     void chunkedUploadWithTheRightDigestStoresTheBlob() throws Exception {
         byte[] first = "abc".getBytes(StandardCharsets.UTF_8);
         byte[] last = "def".getBytes(StandardCharsets.UTF_8);
-        String location = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
+        String location = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
         assertThat(registry.admin("PATCH", location, first).statusCode()).isEqualTo(202);
         Digest digest = Digest.sha256("abcdef".getBytes(StandardCharsets.UTF_8));
         HttpResponse<byte[]> put = registry.admin("PUT", location + "?digest=" + digest, last);
         assertThat(put.statusCode()).isEqualTo(201);
         assertThat(put.headers().firstValue("Location")).hasValue("/v2/alpha/img/blobs/" + digest);
         assertThat(put.headers().firstValue("Docker-Content-Digest")).hasValue(digest.toString());
-        assertThat(new String(registry.admin("GET", "/v2/alpha/img/blobs/" + digest, null).body())).isEqualTo("abcdef");
+        assertThat(new String(registry.admin("GET", "/v2/alpha/img/blobs/" + digest, null)
+                        .body()))
+                .isEqualTo("abcdef");
         assertThat(registry.module.registry().openUploads()).isZero();
     }
 
@@ -310,12 +395,17 @@ class RegistryProtocolTest {
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(error(r).get("code").asText()).isEqualTo("DIGEST_INVALID");
         assertThat(storedBlobFiles()).isZero();
-        assertThat(registry.admin("POST", "/v2/alpha/img/blobs/uploads/?digest=md5:abc", content).statusCode()).isEqualTo(400);
+        assertThat(registry.admin("POST", "/v2/alpha/img/blobs/uploads/?digest=md5:abc", content)
+                        .statusCode())
+                .isEqualTo(400);
     }
 
     @Test
     void cancelledUploadsAreDiscarded() throws Exception {
-        String location = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
+        String location = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
         registry.admin("PATCH", location, "partial".getBytes(StandardCharsets.UTF_8));
         assertThat(registry.admin("DELETE", location, null).statusCode()).isEqualTo(204);
         assertThat(registry.admin("GET", location, null).statusCode()).isEqualTo(404);
@@ -324,14 +414,22 @@ class RegistryProtocolTest {
             assertThat(uploads).isEmpty();
         }
         // An upload session belongs to its repository.
-        String other = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
+        String other = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
         String id = other.substring(other.lastIndexOf('/') + 1);
-        assertThat(registry.admin("GET", "/v2/alpha/elsewhere/blobs/uploads/" + id, null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/alpha/elsewhere/blobs/uploads/" + id, null)
+                        .statusCode())
+                .isEqualTo(404);
     }
 
     @Test
     void idleUploadsAreDiscardedWhenTheNextOneStarts() throws Exception {
-        String stale = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
+        String stale = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
         registry.admin("PATCH", stale, "abandoned".getBytes(StandardCharsets.UTF_8));
         registry.clock.advance(Registry.UPLOAD_IDLE_LIMIT.plusSeconds(1));
         registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null);
@@ -348,20 +446,25 @@ class RegistryProtocolTest {
         Digest digest = Digest.sha256(content);
         pushBlob("alpha/a", content);
 
-        HttpResponse<byte[]> mounted = registry.admin("POST", "/v2/alpha/b/blobs/uploads/?mount=" + digest + "&from=alpha/a", null);
+        HttpResponse<byte[]> mounted =
+                registry.admin("POST", "/v2/alpha/b/blobs/uploads/?mount=" + digest + "&from=alpha/a", null);
         assertThat(mounted.statusCode()).isEqualTo(201);
         assertThat(mounted.headers().firstValue("Location")).hasValue("/v2/alpha/b/blobs/" + digest);
-        assertThat(registry.admin("GET", "/v2/alpha/b/blobs/" + digest, null).body()).isEqualTo(content);
+        assertThat(registry.admin("GET", "/v2/alpha/b/blobs/" + digest, null).body())
+                .isEqualTo(content);
 
         // From another project: no mount, a fresh upload session instead (as the spec says), nothing readable.
-        HttpResponse<byte[]> refused = registry.admin("POST", "/v2/beta/x/blobs/uploads/?mount=" + digest + "&from=alpha/a", null);
+        HttpResponse<byte[]> refused =
+                registry.admin("POST", "/v2/beta/x/blobs/uploads/?mount=" + digest + "&from=alpha/a", null);
         assertThat(refused.statusCode()).isEqualTo(202);
         assertThat(refused.headers().firstValue("Location").orElseThrow()).startsWith("/v2/beta/x/blobs/uploads/");
-        assertThat(registry.admin("HEAD", "/v2/beta/x/blobs/" + digest, null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("HEAD", "/v2/beta/x/blobs/" + digest, null).statusCode())
+                .isEqualTo(404);
 
         // A blob the source does not hold is not mounted either.
         Digest absent = Digest.sha256("absent".getBytes(StandardCharsets.UTF_8));
-        assertThat(registry.admin("POST", "/v2/alpha/c/blobs/uploads/?mount=" + absent + "&from=alpha/a", null).statusCode())
+        assertThat(registry.admin("POST", "/v2/alpha/c/blobs/uploads/?mount=" + absent + "&from=alpha/a", null)
+                        .statusCode())
                 .isEqualTo(202);
     }
 
@@ -370,12 +473,17 @@ class RegistryProtocolTest {
         registry.close();
         registry = new RegistryFixture(tmp.resolve("small"), 1024);
         byte[] big = new byte[2000];
-        HttpResponse<byte[]> whole = registry.admin("POST", "/v2/alpha/img/blobs/uploads/?digest=" + Digest.sha256(big), big);
+        HttpResponse<byte[]> whole =
+                registry.admin("POST", "/v2/alpha/img/blobs/uploads/?digest=" + Digest.sha256(big), big);
         assertThat(whole.statusCode()).isEqualTo(413);
         assertThat(error(whole).get("code").asText()).isEqualTo("SIZE_INVALID");
 
-        String location = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null).headers().firstValue("Location").orElseThrow();
-        assertThat(registry.admin("PATCH", location, new byte[800]).statusCode()).isEqualTo(202);
+        String location = registry.admin("POST", "/v2/alpha/img/blobs/uploads/", null)
+                .headers()
+                .firstValue("Location")
+                .orElseThrow();
+        assertThat(registry.admin("PATCH", location, new byte[800]).statusCode())
+                .isEqualTo(202);
         HttpResponse<byte[]> over = registry.admin("PATCH", location, new byte[800]);
         assertThat(over.statusCode()).isEqualTo(413);
         assertThat(registry.admin("GET", location, null).statusCode()).isEqualTo(404);
@@ -398,7 +506,8 @@ class RegistryProtocolTest {
             assertThat(get.statusCode()).isEqualTo(200);
             assertThat(get.body()).isEqualTo(image.manifest);
             assertThat(get.headers().firstValue("Content-Type")).hasValue("application/vnd.oci.image.manifest.v1+json");
-            assertThat(get.headers().firstValue("Docker-Content-Digest")).hasValue(image.digest().toString());
+            assertThat(get.headers().firstValue("Docker-Content-Digest"))
+                    .hasValue(image.digest().toString());
             HttpResponse<byte[]> head = registry.admin("HEAD", "/v2/alpha/img/manifests/" + ref, null);
             assertThat(head.statusCode()).isEqualTo(200);
             assertThat(head.headers().firstValueAsLong("Content-Length")).hasValue(image.manifest.length);
@@ -408,20 +517,33 @@ class RegistryProtocolTest {
         assertThat(error(unknown).get("code").asText()).isEqualTo("MANIFEST_UNKNOWN");
 
         // By digest, the digest must match the content.
-        HttpResponse<byte[]> mismatch = putManifest("alpha/img", Digest.sha256(new byte[] {1}).toString(), image.manifest,
+        HttpResponse<byte[]> mismatch = putManifest(
+                "alpha/img",
+                Digest.sha256(new byte[] {1}).toString(),
+                image.manifest,
                 "application/vnd.oci.image.manifest.v1+json");
         assertThat(mismatch.statusCode()).isEqualTo(400);
         assertThat(error(mismatch).get("code").asText()).isEqualTo("DIGEST_INVALID");
 
         // Deleting a tag keeps the manifest; deleting the digest removes it and its tags.
-        HttpResponse<byte[]> put = putManifest("alpha/img", "v2", image.manifest, "application/vnd.oci.image.manifest.v1+json");
+        HttpResponse<byte[]> put =
+                putManifest("alpha/img", "v2", image.manifest, "application/vnd.oci.image.manifest.v1+json");
         assertThat(put.headers().firstValue("Location")).hasValue("/v2/alpha/img/manifests/" + image.digest());
-        assertThat(registry.admin("DELETE", "/v2/alpha/img/manifests/v1", null).statusCode()).isEqualTo(202);
-        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/v1", null).statusCode()).isEqualTo(404);
-        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/" + image.digest(), null).statusCode()).isEqualTo(200);
-        assertThat(registry.admin("DELETE", "/v2/alpha/img/manifests/" + image.digest(), null).statusCode()).isEqualTo(202);
-        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/v2", null).statusCode()).isEqualTo(404);
-        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/" + image.digest(), null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("DELETE", "/v2/alpha/img/manifests/v1", null).statusCode())
+                .isEqualTo(202);
+        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/v1", null).statusCode())
+                .isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/" + image.digest(), null)
+                        .statusCode())
+                .isEqualTo(200);
+        assertThat(registry.admin("DELETE", "/v2/alpha/img/manifests/" + image.digest(), null)
+                        .statusCode())
+                .isEqualTo(202);
+        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/v2", null).statusCode())
+                .isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/" + image.digest(), null)
+                        .statusCode())
+                .isEqualTo(404);
     }
 
     @Test
@@ -430,39 +552,69 @@ class RegistryProtocolTest {
         byte[] layer = TestImage.tar(java.util.Map.of("f", new byte[] {1, 2, 3}));
         pushBlob("alpha/multi", config);
         pushBlob("alpha/multi", layer);
-        byte[] docker = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\",\"config\":"
-                + TestImage.descriptor("application/vnd.docker.container.image.v1+json", config) + ",\"layers\":["
-                + TestImage.descriptor("application/vnd.docker.image.rootfs.diff.tar", layer) + "]}").getBytes(StandardCharsets.UTF_8);
-        HttpResponse<byte[]> put = putManifest("alpha/multi", Digest.sha256(docker).toString(), docker,
+        byte[] docker =
+                ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\",\"config\":"
+                                + TestImage.descriptor("application/vnd.docker.container.image.v1+json", config)
+                                + ",\"layers\":["
+                                + TestImage.descriptor("application/vnd.docker.image.rootfs.diff.tar", layer) + "]}")
+                        .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<byte[]> put = putManifest(
+                "alpha/multi",
+                Digest.sha256(docker).toString(),
+                docker,
                 "application/vnd.docker.distribution.manifest.v2+json");
         assertThat(put.statusCode()).as(new String(put.body())).isEqualTo(201);
-        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/" + Digest.sha256(docker), null).headers()
-                .firstValue("Content-Type")).hasValue("application/vnd.docker.distribution.manifest.v2+json");
+        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/" + Digest.sha256(docker), null)
+                        .headers()
+                        .firstValue("Content-Type"))
+                .hasValue("application/vnd.docker.distribution.manifest.v2+json");
 
-        byte[] list = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.list.v2+json\","
-                + "\"manifests\":[{\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\",\"digest\":\""
-                + Digest.sha256(docker) + "\",\"size\":" + docker.length + ",\"platform\":{\"architecture\":\"arm64\",\"os\":\"linux\"}}]}")
+        byte[] list =
+                ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.docker.distribution.manifest.list.v2+json\","
+                                + "\"manifests\":[{\"mediaType\":\"application/vnd.docker.distribution.manifest.v2+json\",\"digest\":\""
+                                + Digest.sha256(docker) + "\",\"size\":" + docker.length
+                                + ",\"platform\":{\"architecture\":\"arm64\",\"os\":\"linux\"}}]}")
+                        .getBytes(StandardCharsets.UTF_8);
+        assertThat(putManifest(
+                                "alpha/multi",
+                                "latest",
+                                list,
+                                "application/vnd.docker.distribution.manifest.list.v2+json")
+                        .statusCode())
+                .isEqualTo(201);
+        byte[] oci = new String(list, StandardCharsets.UTF_8)
+                .replace(
+                        "application/vnd.docker.distribution.manifest.list.v2+json",
+                        "application/vnd.oci.image.index.v1+json")
                 .getBytes(StandardCharsets.UTF_8);
-        assertThat(putManifest("alpha/multi", "latest", list, "application/vnd.docker.distribution.manifest.list.v2+json")
-                .statusCode()).isEqualTo(201);
-        byte[] oci = new String(list, StandardCharsets.UTF_8).replace("application/vnd.docker.distribution.manifest.list.v2+json",
-                "application/vnd.oci.image.index.v1+json").getBytes(StandardCharsets.UTF_8);
-        assertThat(putManifest("alpha/multi", "oci", oci, "application/vnd.oci.image.index.v1+json").statusCode()).isEqualTo(201);
-        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/oci", null).headers().firstValue("Content-Type"))
+        assertThat(putManifest("alpha/multi", "oci", oci, "application/vnd.oci.image.index.v1+json")
+                        .statusCode())
+                .isEqualTo(201);
+        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/oci", null)
+                        .headers()
+                        .firstValue("Content-Type"))
                 .hasValue("application/vnd.oci.image.index.v1+json");
 
         // A Content-Type that contradicts the body is refused.
-        HttpResponse<byte[]> contradiction = putManifest("alpha/multi", "bad", docker, "application/vnd.oci.image.manifest.v1+json");
+        HttpResponse<byte[]> contradiction =
+                putManifest("alpha/multi", "bad", docker, "application/vnd.oci.image.manifest.v1+json");
         assertThat(contradiction.statusCode()).isEqualTo(400);
         assertThat(error(contradiction).get("code").asText()).isEqualTo("MANIFEST_INVALID");
-        HttpResponse<byte[]> garbage = putManifest("alpha/multi", "bad", "not json".getBytes(StandardCharsets.UTF_8),
+        HttpResponse<byte[]> garbage = putManifest(
+                "alpha/multi",
+                "bad",
+                "not json".getBytes(StandardCharsets.UTF_8),
                 "application/vnd.oci.image.manifest.v1+json");
         assertThat(error(garbage).get("code").asText()).isEqualTo("MANIFEST_INVALID");
-        HttpResponse<byte[]> huge = putManifest("alpha/multi", "huge", new byte[(int) Registry.MAX_MANIFEST_BYTES + 1],
+        HttpResponse<byte[]> huge = putManifest(
+                "alpha/multi",
+                "huge",
+                new byte[(int) Registry.MAX_MANIFEST_BYTES + 1],
                 "application/vnd.oci.image.manifest.v1+json");
         assertThat(huge.statusCode()).isEqualTo(413);
         assertThat(error(huge).get("code").asText()).isEqualTo("MANIFEST_INVALID");
-        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/bad", null).statusCode()).isEqualTo(404);
+        assertThat(registry.admin("GET", "/v2/alpha/multi/manifests/bad", null).statusCode())
+                .isEqualTo(404);
     }
 
     @Test
@@ -470,31 +622,42 @@ class RegistryProtocolTest {
         TestImage image = new TestImage("missing");
         pushBlob("alpha/img", image.config);
         pushBlob("alpha/img", image.layers.get(0)); // the second layer is never pushed
-        HttpResponse<byte[]> r = putManifest("alpha/img", "v1", image.manifest, "application/vnd.oci.image.manifest.v1+json");
+        HttpResponse<byte[]> r =
+                putManifest("alpha/img", "v1", image.manifest, "application/vnd.oci.image.manifest.v1+json");
         assertThat(r.statusCode()).isEqualTo(400);
         JsonNode error = error(r);
         assertThat(error.get("code").asText()).isEqualTo("MANIFEST_BLOB_UNKNOWN");
-        assertThat(error.get("detail").get("digest").asText()).isEqualTo(Digest.sha256(image.layers.get(1)).toString());
-        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/v1", null).statusCode()).isEqualTo(404);
+        assertThat(error.get("detail").get("digest").asText())
+                .isEqualTo(Digest.sha256(image.layers.get(1)).toString());
+        assertThat(registry.admin("GET", "/v2/alpha/img/manifests/v1", null).statusCode())
+                .isEqualTo(404);
 
         // Present in a sibling repository is not present here.
         pushBlob("alpha/sibling", image.layers.get(1));
         assertThat(error(putManifest("alpha/img", "v1", image.manifest, "application/vnd.oci.image.manifest.v1+json"))
-                .get("code").asText()).isEqualTo("MANIFEST_BLOB_UNKNOWN");
+                        .get("code")
+                        .asText())
+                .isEqualTo("MANIFEST_BLOB_UNKNOWN");
 
         byte[] index = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.index.v1+json\",\"manifests\":["
-                + TestImage.descriptor("application/vnd.oci.image.manifest.v1+json", image.manifest) + "]}").getBytes(StandardCharsets.UTF_8);
-        HttpResponse<byte[]> indexed = putManifest("alpha/img", "all", index, "application/vnd.oci.image.index.v1+json");
+                        + TestImage.descriptor("application/vnd.oci.image.manifest.v1+json", image.manifest) + "]}")
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<byte[]> indexed =
+                putManifest("alpha/img", "all", index, "application/vnd.oci.image.index.v1+json");
         assertThat(indexed.statusCode()).isEqualTo(400);
         assertThat(error(indexed).get("code").asText()).isEqualTo("MANIFEST_BLOB_UNKNOWN");
 
         // A size that lies about the blob is invalid.
         pushBlob("alpha/img", image.layers.get(1));
         byte[] lying = new String(image.manifest, StandardCharsets.UTF_8)
-                .replace("\"size\":" + image.config.length, "\"size\":" + (image.config.length + 1)).getBytes(StandardCharsets.UTF_8);
-        assertThat(error(putManifest("alpha/img", "v1", lying, "application/vnd.oci.image.manifest.v1+json")).get("code").asText())
+                .replace("\"size\":" + image.config.length, "\"size\":" + (image.config.length + 1))
+                .getBytes(StandardCharsets.UTF_8);
+        assertThat(error(putManifest("alpha/img", "v1", lying, "application/vnd.oci.image.manifest.v1+json"))
+                        .get("code")
+                        .asText())
                 .isEqualTo("MANIFEST_INVALID");
-        assertThat(putManifest("alpha/img", "v1", image.manifest, "application/vnd.oci.image.manifest.v1+json").statusCode())
+        assertThat(putManifest("alpha/img", "v1", image.manifest, "application/vnd.oci.image.manifest.v1+json")
+                        .statusCode())
                 .isEqualTo(201);
     }
 
@@ -519,14 +682,21 @@ class RegistryProtocolTest {
         while (next != null) {
             HttpResponse<byte[]> page = registry.admin("GET", next, null);
             JSON.readTree(page.body()).get("tags").forEach(t -> seen.add(t.asText()));
-            next = page.headers().firstValue("Link").map(l -> l.substring(1, l.indexOf('>'))).orElse(null);
+            next = page.headers()
+                    .firstValue("Link")
+                    .map(l -> l.substring(1, l.indexOf('>')))
+                    .orElse(null);
             pages++;
         }
         assertThat(seen).containsExactly("a", "b", "c", "d", "e");
         assertThat(pages).isEqualTo(3);
-        assertThat(JSON.readTree(registry.admin("GET", "/v2/alpha/img/tags/list?last=c", null).body()).get("tags").toString())
+        assertThat(JSON.readTree(registry.admin("GET", "/v2/alpha/img/tags/list?last=c", null)
+                                .body())
+                        .get("tags")
+                        .toString())
                 .isEqualTo("[\"d\",\"e\"]");
-        assertThat(registry.admin("GET", "/v2/alpha/img/tags/list?n=-1", null).statusCode()).isEqualTo(400);
+        assertThat(registry.admin("GET", "/v2/alpha/img/tags/list?n=-1", null).statusCode())
+                .isEqualTo(400);
 
         HttpResponse<byte[]> unknown = registry.admin("GET", "/v2/alpha/never/tags/list", null);
         assertThat(unknown.statusCode()).isEqualTo(404);
@@ -542,16 +712,23 @@ class RegistryProtocolTest {
         String subject = "{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"" + image.digest()
                 + "\",\"size\":" + image.manifest.length + "}";
         byte[] signature = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
-                + "\"artifactType\":\"application/vnd.example.signature\",\"config\":"
-                + TestImage.descriptor("application/vnd.oci.empty.v1+json", empty) + ",\"layers\":[],\"subject\":" + subject
-                + ",\"annotations\":{\"org.example\":\"sig\"}}").getBytes(StandardCharsets.UTF_8);
-        byte[] sbom = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":"
-                + TestImage.descriptor("application/vnd.example.sbom", empty) + ",\"layers\":[],\"subject\":" + subject + "}")
+                        + "\"artifactType\":\"application/vnd.example.signature\",\"config\":"
+                        + TestImage.descriptor("application/vnd.oci.empty.v1+json", empty)
+                        + ",\"layers\":[],\"subject\":" + subject
+                        + ",\"annotations\":{\"org.example\":\"sig\"}}")
                 .getBytes(StandardCharsets.UTF_8);
-        HttpResponse<byte[]> put = putManifest("alpha/img", Digest.sha256(signature).toString(), signature,
+        byte[] sbom = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"config\":"
+                        + TestImage.descriptor("application/vnd.example.sbom", empty) + ",\"layers\":[],\"subject\":"
+                        + subject + "}")
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<byte[]> put = putManifest(
+                "alpha/img",
+                Digest.sha256(signature).toString(),
+                signature,
                 "application/vnd.oci.image.manifest.v1+json");
         assertThat(put.statusCode()).as(new String(put.body())).isEqualTo(201);
-        assertThat(put.headers().firstValue("OCI-Subject")).hasValue(image.digest().toString());
+        assertThat(put.headers().firstValue("OCI-Subject"))
+                .hasValue(image.digest().toString());
         putManifest("alpha/img", Digest.sha256(sbom).toString(), sbom, "application/vnd.oci.image.manifest.v1+json");
 
         HttpResponse<byte[]> all = registry.admin("GET", "/v2/alpha/img/referrers/" + image.digest(), null);
@@ -561,23 +738,33 @@ class RegistryProtocolTest {
         assertThat(index.get("manifests")).hasSize(2);
         List<String> types = new ArrayList<>();
         index.get("manifests").forEach(d -> types.add(d.get("artifactType").asText()));
-        assertThat(types).containsExactlyInAnyOrder("application/vnd.example.signature", "application/vnd.example.sbom");
+        assertThat(types)
+                .containsExactlyInAnyOrder("application/vnd.example.signature", "application/vnd.example.sbom");
 
-        HttpResponse<byte[]> filtered = registry.admin("GET",
-                "/v2/alpha/img/referrers/" + image.digest() + "?artifactType=application/vnd.example.signature", null);
+        HttpResponse<byte[]> filtered = registry.admin(
+                "GET",
+                "/v2/alpha/img/referrers/" + image.digest() + "?artifactType=application/vnd.example.signature",
+                null);
         assertThat(filtered.headers().firstValue("OCI-Filters-Applied")).hasValue("artifactType");
         JsonNode only = JSON.readTree(filtered.body()).get("manifests");
         assertThat(only).hasSize(1);
-        assertThat(only.get(0).get("digest").asText()).isEqualTo(Digest.sha256(signature).toString());
+        assertThat(only.get(0).get("digest").asText())
+                .isEqualTo(Digest.sha256(signature).toString());
         assertThat(only.get(0).get("size").asLong()).isEqualTo(signature.length);
         assertThat(only.get(0).get("annotations").get("org.example").asText()).isEqualTo("sig");
 
         // Deleting a referrer removes it from the list; an unknown subject lists nothing.
         registry.admin("DELETE", "/v2/alpha/img/manifests/" + Digest.sha256(signature), null);
-        assertThat(JSON.readTree(registry.admin("GET", "/v2/alpha/img/referrers/" + image.digest(), null).body())
-                .get("manifests")).hasSize(1);
-        assertThat(JSON.readTree(registry.admin("GET", "/v2/alpha/img/referrers/" + Digest.sha256(empty), null).body())
-                .get("manifests")).isEmpty();
-        assertThat(registry.admin("GET", "/v2/alpha/img/referrers/nonsense", null).statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(registry.admin("GET", "/v2/alpha/img/referrers/" + image.digest(), null)
+                                .body())
+                        .get("manifests"))
+                .hasSize(1);
+        assertThat(JSON.readTree(registry.admin("GET", "/v2/alpha/img/referrers/" + Digest.sha256(empty), null)
+                                .body())
+                        .get("manifests"))
+                .isEmpty();
+        assertThat(registry.admin("GET", "/v2/alpha/img/referrers/nonsense", null)
+                        .statusCode())
+                .isEqualTo(400);
     }
 }

@@ -97,8 +97,10 @@ class RegistrySessionsTest {
         // ...while node B appends to the same session first.
         assertThat(nodeB.appendChunk(repo, id, 0L, null, text("from B")).size()).isEqualTo(6);
         release.countDown();
-        assertThatThrownBy(onA::join).hasCauseInstanceOf(RegistryException.class)
-                .cause().satisfies(e -> assertThat(((RegistryException) e).status()).isEqualTo(416));
+        assertThatThrownBy(onA::join)
+                .hasCauseInstanceOf(RegistryException.class)
+                .cause()
+                .satisfies(e -> assertThat(((RegistryException) e).status()).isEqualTo(416));
 
         // Only B's chunk is recorded and stored; A's was removed.
         assertThat(nodeA.uploadStatus(repo, id).size()).isEqualTo(6);
@@ -112,7 +114,8 @@ class RegistrySessionsTest {
         }
         // Finished once: the other node cannot finish or append to it again.
         assertThatThrownBy(() -> nodeB.finishUpload(repo, id, digest, 0L, InputStream.nullInputStream()))
-                .isInstanceOf(RegistryException.class).hasMessageContaining("unknown");
+                .isInstanceOf(RegistryException.class)
+                .hasMessageContaining("unknown");
     }
 
     @Test
@@ -121,7 +124,8 @@ class RegistrySessionsTest {
         RepositoryKey elsewhere = new RepositoryKey(repo.project(), "other");
         RepositoryKey otherProject = new RepositoryKey(ProjectUuid.random(), "img");
         assertThatThrownBy(() -> nodeB.uploadStatus(elsewhere, id)).isInstanceOf(RegistryException.class);
-        assertThatThrownBy(() -> nodeB.appendChunk(otherProject, id, null, null, text("x"))).isInstanceOf(RegistryException.class);
+        assertThatThrownBy(() -> nodeB.appendChunk(otherProject, id, null, null, text("x")))
+                .isInstanceOf(RegistryException.class);
         assertThat(nodeB.uploadStatus(repo, id).size()).isZero();
     }
 
@@ -132,9 +136,16 @@ class RegistrySessionsTest {
         // Staging data no session owns: a node died after writing a chunk, before recording it.
         var orphan = storage.blobs().startUpload();
         orphan.append(text("orphan"), 100);
-        Path orphanDir = storage.blobs().stagedUploads().stream().map(StagedUpload::id).filter(i -> !i.equals(idle))
-                .map(i -> dir.resolve("storage/_uploads").resolve(i)).findFirst().orElseThrow();
-        long staleMillis = clock.instant().minus(Registry.UPLOAD_IDLE_LIMIT).minusSeconds(60).toEpochMilli();
+        Path orphanDir = storage.blobs().stagedUploads().stream()
+                .map(StagedUpload::id)
+                .filter(i -> !i.equals(idle))
+                .map(i -> dir.resolve("storage/_uploads").resolve(i))
+                .findFirst()
+                .orElseThrow();
+        long staleMillis = clock.instant()
+                .minus(Registry.UPLOAD_IDLE_LIMIT)
+                .minusSeconds(60)
+                .toEpochMilli();
         try (var files = Files.list(orphanDir)) {
             for (Path f : files.toList()) Files.setLastModifiedTime(f, FileTime.fromMillis(staleMillis));
         }

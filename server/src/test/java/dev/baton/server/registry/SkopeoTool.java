@@ -20,7 +20,9 @@ final class SkopeoTool {
         } catch (IOException | InterruptedException e) {
             present = false;
         }
-        assumeTrue(present, "skopeo is not installed (apt-get install -y skopeo); the real-client registry test cannot run");
+        assumeTrue(
+                present,
+                "skopeo is not installed (apt-get install -y skopeo); the real-client registry test cannot run");
     }
 
     static Result run(Path workDir, String... args) throws IOException, InterruptedException {
@@ -30,7 +32,8 @@ final class SkopeoTool {
         // Keep skopeo away from the user's auth files and caches.
         builder.environment().put("HOME", workDir.toString());
         builder.environment().put("TMPDIR", workDir.toString());
-        builder.environment().put("REGISTRY_AUTH_FILE", workDir.resolve("auth.json").toString());
+        builder.environment()
+                .put("REGISTRY_AUTH_FILE", workDir.resolve("auth.json").toString());
         Process process = builder.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!process.waitFor(120, TimeUnit.SECONDS)) {

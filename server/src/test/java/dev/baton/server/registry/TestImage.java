@@ -25,7 +25,8 @@ final class TestImage {
 
     TestImage(String seed) throws IOException {
         byte[] plain = tar(Map.of("hello.txt", ("hello " + seed + "\n").getBytes(StandardCharsets.UTF_8)));
-        byte[] second = tar(Map.of("data/numbers.txt", ("1 2 3 " + seed + "\n").repeat(500).getBytes(StandardCharsets.UTF_8)));
+        byte[] second = tar(
+                Map.of("data/numbers.txt", ("1 2 3 " + seed + "\n").repeat(500).getBytes(StandardCharsets.UTF_8)));
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
         try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
             out.write(second);
@@ -35,10 +36,14 @@ final class TestImage {
         layers.add(gz.toByteArray());
         layerTypes.add("application/vnd.oci.image.layer.v1.tar+gzip");
         config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Cmd\":[\"/bin/true\"]},"
-                + "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"" + Digest.sha256(plain) + "\",\"" + Digest.sha256(second) + "\"]}}")
+                        + "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"" + Digest.sha256(plain) + "\",\""
+                        + Digest.sha256(second) + "\"]}}")
                 .getBytes(StandardCharsets.UTF_8);
-        StringBuilder m = new StringBuilder("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",")
-                .append("\"config\":").append(descriptor("application/vnd.oci.image.config.v1+json", config)).append(",\"layers\":[");
+        StringBuilder m = new StringBuilder(
+                        "{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",")
+                .append("\"config\":")
+                .append(descriptor("application/vnd.oci.image.config.v1+json", config))
+                .append(",\"layers\":[");
         for (int i = 0; i < layers.size(); i++) {
             if (i > 0) m.append(',');
             m.append(descriptor(layerTypes.get(i), layers.get(i)));
@@ -57,7 +62,8 @@ final class TestImage {
     }
 
     static String descriptor(String mediaType, byte[] content) {
-        return "{\"mediaType\":\"" + mediaType + "\",\"digest\":\"" + Digest.sha256(content) + "\",\"size\":" + content.length + "}";
+        return "{\"mediaType\":\"" + mediaType + "\",\"digest\":\"" + Digest.sha256(content) + "\",\"size\":"
+                + content.length + "}";
     }
 
     /** Writes an OCI image layout with this image tagged {@code ref}. */
@@ -65,10 +71,12 @@ final class TestImage {
         Path blobs = dir.resolve("blobs").resolve("sha256");
         Files.createDirectories(blobs);
         Files.writeString(dir.resolve("oci-layout"), "{\"imageLayoutVersion\":\"1.0.0\"}");
-        for (byte[] blob : blobs()) Files.write(blobs.resolve(Digest.sha256(blob).hex()), blob);
+        for (byte[] blob : blobs())
+            Files.write(blobs.resolve(Digest.sha256(blob).hex()), blob);
         Files.write(blobs.resolve(digest().hex()), manifest);
         String index = "{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.index.v1+json\",\"manifests\":[{"
-                + "\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"" + digest() + "\",\"size\":"
+                + "\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"" + digest()
+                + "\",\"size\":"
                 + manifest.length + ",\"annotations\":{\"org.opencontainers.image.ref.name\":\"" + ref + "\"}}]}";
         Files.writeString(dir.resolve("index.json"), index);
     }

@@ -26,20 +26,26 @@ class CronExpressionTest {
 
     @Test
     void fieldsStepsListsRangesAndShorthands() {
-        assertThat(next("*/15 * * * *", "2026-01-01T00:07:00Z", ZoneId.of("UTC"))).isEqualTo(Instant.parse("2026-01-01T00:15:00Z"));
-        assertThat(next("0 9-17/4 * * 1-5", "2026-01-02T13:00:00Z", ZoneId.of("UTC"))).isEqualTo(Instant.parse("2026-01-02T17:00:00Z"));
-        assertThat(next("0 9-17/4 * * 1-5", "2026-01-02T17:00:00Z", ZoneId.of("UTC"))).as("Friday 17:00, then Monday 09:00")
+        assertThat(next("*/15 * * * *", "2026-01-01T00:07:00Z", ZoneId.of("UTC")))
+                .isEqualTo(Instant.parse("2026-01-01T00:15:00Z"));
+        assertThat(next("0 9-17/4 * * 1-5", "2026-01-02T13:00:00Z", ZoneId.of("UTC")))
+                .isEqualTo(Instant.parse("2026-01-02T17:00:00Z"));
+        assertThat(next("0 9-17/4 * * 1-5", "2026-01-02T17:00:00Z", ZoneId.of("UTC")))
+                .as("Friday 17:00, then Monday 09:00")
                 .isEqualTo(Instant.parse("2026-01-05T09:00:00Z"));
-        assertThat(next("@monthly", "2026-01-15T00:00:00Z", ZoneId.of("UTC"))).isEqualTo(Instant.parse("2026-02-01T00:00:00Z"));
+        assertThat(next("@monthly", "2026-01-15T00:00:00Z", ZoneId.of("UTC")))
+                .isEqualTo(Instant.parse("2026-02-01T00:00:00Z"));
         // Both day fields restricted: either matches (the 13th, or any Friday).
-        assertThat(next("0 0 13 * 5", "2026-01-03T00:00:00Z", ZoneId.of("UTC"))).isEqualTo(Instant.parse("2026-01-09T00:00:00Z"));
+        assertThat(next("0 0 13 * 5", "2026-01-03T00:00:00Z", ZoneId.of("UTC")))
+                .isEqualTo(Instant.parse("2026-01-09T00:00:00Z"));
     }
 
     @Test
     void badExpressionsSayWhichField() {
         assertThatThrownBy(() -> CronExpression.parse("61 * * * *")).hasMessageContaining("minute");
         assertThatThrownBy(() -> CronExpression.parse("* * *")).hasMessageContaining("five fields");
-        assertThatThrownBy(() -> CronExpression.parse("0 0 31 2 *").next(Instant.parse("2026-01-01T00:00:00Z"), ZoneId.of("UTC")))
+        assertThatThrownBy(() -> CronExpression.parse("0 0 31 2 *")
+                        .next(Instant.parse("2026-01-01T00:00:00Z"), ZoneId.of("UTC")))
                 .hasMessageContaining("never fires");
         assertThatThrownBy(() -> CronExpression.zone("Mars/Olympus")).hasMessageContaining("time zone");
     }

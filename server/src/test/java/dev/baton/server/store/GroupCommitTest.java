@@ -48,7 +48,8 @@ class GroupCommitTest {
     }
 
     private int rows() {
-        return jdbi.withHandle(h -> h.createQuery("SELECT COUNT(*) FROM t").mapTo(Integer.class).one());
+        return jdbi.withHandle(h ->
+                h.createQuery("SELECT COUNT(*) FROM t").mapTo(Integer.class).one());
     }
 
     @Test
@@ -110,7 +111,9 @@ class GroupCommitTest {
         try (GroupCommit g = new GroupCommit("test", jdbiTransactions(), 1, 64, 100)) {
             int rows = g.write(h -> {
                 h.execute("INSERT INTO t VALUES ('outer')");
-                return g.write(inner -> inner.createQuery("SELECT COUNT(*) FROM t").mapTo(Integer.class).one());
+                return g.write(inner -> inner.createQuery("SELECT COUNT(*) FROM t")
+                        .mapTo(Integer.class)
+                        .one());
             });
             assertThat(rows).isEqualTo(1);
         }

@@ -10,8 +10,16 @@ import org.junit.jupiter.api.Test;
 
 class JobConfigsTest {
     private static String json(String digestByte) {
-        return Rows.json(new JobConfig("http://127.0.0.1", ProjectUuid.random(), ImageDigest.of("sha256:" + digestByte.repeat(64)), null,
-                List.of("true"), null, null, null, null));
+        return Rows.json(new JobConfig(
+                "http://127.0.0.1",
+                ProjectUuid.random(),
+                ImageDigest.of("sha256:" + digestByte.repeat(64)),
+                null,
+                List.of("true"),
+                null,
+                null,
+                null,
+                null));
     }
 
     @Test

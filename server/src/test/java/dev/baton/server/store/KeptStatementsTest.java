@@ -22,7 +22,11 @@ class KeptStatementsTest {
         Statements statements = keeping();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("s.db"))) {
             for (long i = 0; i < 50; i++) {
-                long total = statements.on(c, "SELECT :a + :b AS total").bind("a", i).bind("b", 1L).one(rs -> rs.getLong("total"));
+                long total = statements
+                        .on(c, "SELECT :a + :b AS total")
+                        .bind("a", i)
+                        .bind("b", 1L)
+                        .one(rs -> rs.getLong("total"));
                 assertThat(total).isEqualTo(i + 1);
             }
             assertThat(statements.kept().prepares()).isEqualTo(1);
@@ -30,8 +34,14 @@ class KeptStatementsTest {
             assertThat(statements.kept().prepares()).isEqualTo(2);
         }
         try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("s.db"))) {
-            statements.on(other, "SELECT :a + :b AS total").bind("a", 1L).bind("b", 1L).one(rs -> rs.getLong("total"));
-            assertThat(statements.kept().prepares()).as("each connection compiles its own").isEqualTo(3);
+            statements
+                    .on(other, "SELECT :a + :b AS total")
+                    .bind("a", 1L)
+                    .bind("b", 1L)
+                    .one(rs -> rs.getLong("total"));
+            assertThat(statements.kept().prepares())
+                    .as("each connection compiles its own")
+                    .isEqualTo(3);
         }
     }
 
@@ -40,9 +50,17 @@ class KeptStatementsTest {
     void aNestedUseOfTheSameTextPreparesItsOwn() throws Exception {
         Statements statements = keeping();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("s.db"))) {
-            String text = "SELECT value AS v FROM (SELECT 1 AS value UNION ALL SELECT 2 UNION ALL SELECT 3) WHERE value >= :min ORDER BY value";
-            var pairs = statements.on(c, text).bind("min", 1L).list(rs -> rs.getLong("v") * 10
-                    + statements.on(c, text).bind("min", rs.getLong("v")).list(inner -> inner.getLong("v")).size());
+            String text =
+                    "SELECT value AS v FROM (SELECT 1 AS value UNION ALL SELECT 2 UNION ALL SELECT 3) WHERE value >= :min ORDER BY value";
+            var pairs = statements
+                    .on(c, text)
+                    .bind("min", 1L)
+                    .list(rs -> rs.getLong("v") * 10
+                            + statements
+                                    .on(c, text)
+                                    .bind("min", rs.getLong("v"))
+                                    .list(inner -> inner.getLong("v"))
+                                    .size());
             assertThat(pairs).containsExactly(13L, 22L, 31L);
             assertThat(statements.kept().prepares()).isEqualTo(2);
         }
@@ -53,24 +71,37 @@ class KeptStatementsTest {
     void keptStatementsHoldNoSnapshot() throws Exception {
         String url = "jdbc:sqlite:" + dir.resolve("wal.db");
         Statements statements = keeping();
-        try (Connection reader = DriverManager.getConnection(url); Connection writer = DriverManager.getConnection(url)) {
+        try (Connection reader = DriverManager.getConnection(url);
+                Connection writer = DriverManager.getConnection(url)) {
             try (Statement s = writer.createStatement()) {
                 s.execute("PRAGMA journal_mode=WAL");
                 s.execute("CREATE TABLE t (x INTEGER)");
                 s.execute("INSERT INTO t VALUES (1), (2), (3)");
             }
             // exists() reads the first row of three: the statement is given back before its end.
-            assertThat(statements.on(reader, "SELECT x FROM t WHERE x >= :min ORDER BY x").bind("min", 1L).exists()).isTrue();
+            assertThat(statements
+                            .on(reader, "SELECT x FROM t WHERE x >= :min ORDER BY x")
+                            .bind("min", 1L)
+                            .exists())
+                    .isTrue();
             try (Statement s = writer.createStatement()) {
                 s.execute("INSERT INTO t VALUES (4)");
                 try (ResultSet checkpoint = s.executeQuery("PRAGMA wal_checkpoint(TRUNCATE)")) {
                     assertThat(checkpoint.next()).isTrue();
-                    assertThat(checkpoint.getInt(1)).as("busy: a reader still holds a snapshot").isZero();
+                    assertThat(checkpoint.getInt(1))
+                            .as("busy: a reader still holds a snapshot")
+                            .isZero();
                 }
             }
             assertThat(statements.kept().prepares()).isEqualTo(1);
-            assertThat(statements.on(reader, "SELECT x FROM t WHERE x >= :min ORDER BY x").bind("min", 4L).list(rs -> rs.getLong("x"))).containsExactly(4L);
-            assertThat(statements.kept().prepares()).as("the same statement, reused").isEqualTo(1);
+            assertThat(statements
+                            .on(reader, "SELECT x FROM t WHERE x >= :min ORDER BY x")
+                            .bind("min", 4L)
+                            .list(rs -> rs.getLong("x")))
+                    .containsExactly(4L);
+            assertThat(statements.kept().prepares())
+                    .as("the same statement, reused")
+                    .isEqualTo(1);
         }
     }
 
@@ -84,7 +115,8 @@ class KeptStatementsTest {
             }
             String insert = "INSERT INTO u (id) VALUES (:id)";
             statements.on(c, insert).bind("id", 1L).execute();
-            assertThatThrownBy(() -> statements.on(c, insert).bind("id", 1L).execute()).isInstanceOf(Sql.StatementFailed.class);
+            assertThatThrownBy(() -> statements.on(c, insert).bind("id", 1L).execute())
+                    .isInstanceOf(Sql.StatementFailed.class);
             assertThat(statements.on(c, insert).bind("id", 2L).execute()).isEqualTo(1);
             assertThat(statements.kept().prepares()).isEqualTo(2);
         }
@@ -97,7 +129,8 @@ class KeptStatementsTest {
             assertThat(store.statements.kept()).isNotNull();
             assertThat(store.runs().findJob(JobUuid.random())).isEmpty();
             long before = store.statements.kept().prepares();
-            for (int i = 0; i < 20; i++) assertThat(store.runs().findJob(JobUuid.random())).isEmpty();
+            for (int i = 0; i < 20; i++)
+                assertThat(store.runs().findJob(JobUuid.random())).isEmpty();
             assertThat(store.statements.kept().prepares() - before).isLessThanOrEqualTo(1);
         }
     }

@@ -52,8 +52,11 @@ class MigrationLocationsTest {
         assertThat(common).as("the common location holds scripts").isNotEmpty();
         for (DatabaseUrl.Dialect dialect : DatabaseUrl.Dialect.values()) {
             Map<Integer, String> own = versions(StoreFactory.dialectMigrations(dialect));
-            assertThat(own.keySet()).as("versions both in %s and in %s", StoreFactory.COMMON_MIGRATIONS,
-                    StoreFactory.dialectMigrations(dialect)).doesNotContainAnyElementsOf(common.keySet());
+            assertThat(own.keySet())
+                    .as(
+                            "versions both in %s and in %s",
+                            StoreFactory.COMMON_MIGRATIONS, StoreFactory.dialectMigrations(dialect))
+                    .doesNotContainAnyElementsOf(common.keySet());
         }
     }
 
@@ -90,7 +93,8 @@ class MigrationLocationsTest {
      * common location existed: all of the dialect's scripts, the shared ones included, in one folder.
      */
     private void migrateFromOneFolder(DatabaseUrl.Dialect dialect, String jdbcUrl) throws IOException {
-        Path folder = Files.createDirectories(dir.resolve("before-" + dialect.name().toLowerCase(Locale.ROOT)));
+        Path folder =
+                Files.createDirectories(dir.resolve("before-" + dialect.name().toLowerCase(Locale.ROOT)));
         Set<String> names = new TreeSet<>();
         for (String location : List.of(StoreFactory.COMMON_MIGRATIONS, StoreFactory.dialectMigrations(dialect))) {
             for (Map.Entry<String, byte[]> script : scripts(location).entrySet()) {
@@ -98,7 +102,10 @@ class MigrationLocationsTest {
                 names.add(script.getKey());
             }
         }
-        Flyway flyway = Flyway.configure().dataSource(jdbcUrl, null, null).locations("filesystem:" + folder).load();
+        Flyway flyway = Flyway.configure()
+                .dataSource(jdbcUrl, null, null)
+                .locations("filesystem:" + folder)
+                .load();
         flyway.migrate();
         assertThat(flyway.info().applied()).hasSize(names.size());
     }
@@ -108,9 +115,13 @@ class MigrationLocationsTest {
         Map<Integer, String> versions = new TreeMap<>();
         for (String name : scripts(location).keySet()) {
             Matcher m = VERSIONED.matcher(name);
-            assertThat(m.matches()).as("%s/%s is a versioned migration", location, name).isTrue();
+            assertThat(m.matches())
+                    .as("%s/%s is a versioned migration", location, name)
+                    .isTrue();
             String before = versions.put(Integer.parseInt(m.group(1)), name);
-            assertThat(before).as("version of %s/%s given twice", location, name).isNull();
+            assertThat(before)
+                    .as("version of %s/%s given twice", location, name)
+                    .isNull();
         }
         return versions;
     }
@@ -133,7 +144,8 @@ class MigrationLocationsTest {
     private static Map<String, byte[]> scriptsIn(Path folder) throws IOException {
         Map<String, byte[]> scripts = new TreeMap<>();
         try (Stream<Path> files = Files.list(folder)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".sql")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".sql"))
+                    .toList()) {
                 scripts.put(file.getFileName().toString(), Files.readAllBytes(file));
             }
         }

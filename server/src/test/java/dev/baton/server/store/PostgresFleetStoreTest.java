@@ -16,7 +16,9 @@ class PostgresFleetStoreTest extends FleetStoreContract {
 
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
     }
 
     @Override

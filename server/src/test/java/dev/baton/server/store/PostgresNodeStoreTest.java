@@ -16,7 +16,9 @@ class PostgresNodeStoreTest extends NodeStoreContract {
 
     @BeforeAll
     static void requirePostgres() {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
     }
 
     @Override

@@ -23,16 +23,23 @@ class PostgresPreparedStatementsTest {
 
     @Test
     void aHotStatementIsServerPreparedAfterAFewUsesOnAConnection() throws Exception {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
         try (JdbcStore store = (JdbcStore) StoreFactory.open(TestDatabases.freshPostgresSchema(), dir);
                 Connection c = store.pool.getConnection()) {
             String sql = "SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid";
             for (int i = 0; i < 6; i++) {
-                assertThat(store.statements.on(c, sql).bind("uuid", "00000000-0000-0000-0000-00000000000" + i)
-                        .findOne(store.context.jobRows)).isEmpty();
+                assertThat(store.statements
+                                .on(c, sql)
+                                .bind("uuid", "00000000-0000-0000-0000-00000000000" + i)
+                                .findOne(store.context.jobRows))
+                        .isEmpty();
             }
-            long prepared = store.statements.on(c, "SELECT COUNT(*) FROM pg_prepared_statements WHERE statement = :text")
-                    .bind("text", store.statements.parse(sql).jdbc().replace("?", "$1")).one(rs -> rs.getLong(1));
+            long prepared = store.statements
+                    .on(c, "SELECT COUNT(*) FROM pg_prepared_statements WHERE statement = :text")
+                    .bind("text", store.statements.parse(sql).jdbc().replace("?", "$1"))
+                    .one(rs -> rs.getLong(1));
             assertThat(prepared).isEqualTo(1);
         }
     }

@@ -32,19 +32,25 @@ class PostgresSchemaIsolationTest {
 
     @Test
     void aClaimInProgressInOneSchemaDoesNotBlockTheSameKeysInAnother() {
-        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
         String schemaA = TestDatabases.freshPostgresSchema();
         String schemaB = TestDatabases.freshPostgresSchema();
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
-        try (Store a = StoreFactory.open(schemaA, dir.resolve("a")); Store b = StoreFactory.open(schemaB, dir.resolve("b"))) {
+        try (Store a = StoreFactory.open(schemaA, dir.resolve("a"));
+                Store b = StoreFactory.open(schemaB, dir.resolve("b"))) {
             long runner = seedFreeJob(b, now);
             seedFreeJob(a, now); // the same ids exist in schema A
             Jdbi jdbi = Jdbi.create("jdbc:" + schemaA);
             jdbi.useTransaction(h -> {
                 // Schema A holds the exclusive organization lock a free-tier claim of organization 1 takes.
                 PostgresDialect.Candidate freeJob = new PostgresDialect.Candidate(1, 100, 1, "192.0.2.1");
-                assertThat(PostgresDialect.lockLimitKeys(((JdbcStore) a).statements, h, freeJob)).isTrue();
-                assertThat(TestClaims.claim(b, runner, LeaseId.random(), now)).as("schema B's job of organization 1").isPresent();
+                assertThat(PostgresDialect.lockLimitKeys(((JdbcStore) a).statements, h, freeJob))
+                        .isTrue();
+                assertThat(TestClaims.claim(b, runner, LeaseId.random(), now))
+                        .as("schema B's job of organization 1")
+                        .isPresent();
             });
         }
     }
@@ -55,10 +61,23 @@ class PostgresSchemaIsolationTest {
         Spec spec = store.specs().createSpec("S", Slug.of("s"), Architecture.X86_64, 1, 1, 1, false, now);
         Runner runner = store.runners().createRunner("R", Slug.of("r"), "0".repeat(64), now);
         store.specs().addRunnerSpec(runner.id(), spec.id());
-        JobConfig config = new JobConfig("http://x", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null, List.of("b"),
-                Map.of(), JobTimeout.of(60), null, 1);
-        store.runs().createRun(new NewReport(project.id(), "main", "t", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 60, PlanTier.FREE.priority(), RetryPolicy.NONE), org.id(), now).job();
+        JobConfig config = new JobConfig(
+                "http://x",
+                project.uuid(),
+                ImageDigest.of("sha256:" + "a".repeat(64)),
+                null,
+                List.of("b"),
+                Map.of(),
+                JobTimeout.of(60),
+                null,
+                1);
+        store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "t", "json", now, now, null),
+                        new NewJob(spec.id(), "192.0.2.1", config, 60, PlanTier.FREE.priority(), RetryPolicy.NONE),
+                        org.id(),
+                        now)
+                .job();
         assertThat(org.id()).isEqualTo(1);
         return runner.id();
     }

@@ -13,7 +13,20 @@ import org.junit.jupiter.api.Test;
 class SpecCacheTest {
     private static Spec spec(String name) {
         Instant t = Instant.parse("2026-11-24T05:00:00Z");
-        return new Spec(1, SpecUuid.random(), name, Slug.of("s"), Architecture.parse("x86_64"), 1, 1, 1, false, t, t, null, null);
+        return new Spec(
+                1,
+                SpecUuid.random(),
+                name,
+                Slug.of("s"),
+                Architecture.parse("x86_64"),
+                1,
+                1,
+                1,
+                false,
+                t,
+                t,
+                null,
+                null);
     }
 
     @Test
@@ -21,8 +34,16 @@ class SpecCacheTest {
         SpecCache cache = new SpecCache();
         AtomicInteger loads = new AtomicInteger();
         Spec first = spec("first");
-        assertThat(cache.get(1, id -> { loads.incrementAndGet(); return Optional.of(first); })).contains(first);
-        assertThat(cache.get(1, id -> { loads.incrementAndGet(); return Optional.of(spec("unused")); })).contains(first);
+        assertThat(cache.get(1, id -> {
+                    loads.incrementAndGet();
+                    return Optional.of(first);
+                }))
+                .contains(first);
+        assertThat(cache.get(1, id -> {
+                    loads.incrementAndGet();
+                    return Optional.of(spec("unused"));
+                }))
+                .contains(first);
         assertThat(loads).hasValue(1);
 
         cache.invalidate();

@@ -15,15 +15,19 @@ import org.junit.jupiter.api.io.TempDir;
 class SqlTest {
     @Test
     void namedParametersBecomePositionalInOrderOfUse() {
-        Sql.Parsed p = Sql.rewrite("UPDATE job SET modified = :now, last_heartbeat = :now WHERE uuid = :uuid AND lease = :lease_1");
+        Sql.Parsed p = Sql.rewrite(
+                "UPDATE job SET modified = :now, last_heartbeat = :now WHERE uuid = :uuid AND lease = :lease_1");
         assertThat(p.jdbc()).isEqualTo("UPDATE job SET modified = ?, last_heartbeat = ? WHERE uuid = ? AND lease = ?");
         assertThat(List.of(p.positions())).containsExactly("now", "now", "uuid", "lease_1");
     }
 
     @Test
     void quotedTextAndCastsAreLeftAlone() {
-        Sql.Parsed p = Sql.rewrite("SELECT hashtext(current_schema() || ':' || :org), ':x', \":y\", :n::bigint, error_code = 'queue:timeout'");
-        assertThat(p.jdbc()).isEqualTo("SELECT hashtext(current_schema() || ':' || ?), ':x', \":y\", ?::bigint, error_code = 'queue:timeout'");
+        Sql.Parsed p = Sql.rewrite(
+                "SELECT hashtext(current_schema() || ':' || :org), ':x', \":y\", :n::bigint, error_code = 'queue:timeout'");
+        assertThat(p.jdbc())
+                .isEqualTo(
+                        "SELECT hashtext(current_schema() || ':' || ?), ':x', \":y\", ?::bigint, error_code = 'queue:timeout'");
         assertThat(List.of(p.positions())).containsExactly("org", "n");
     }
 
@@ -51,12 +55,17 @@ class SqlTest {
         String hot = "SELECT :a + :b AS total";
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("s.db"))) {
             for (int n = 1; n <= 2000; n++) {
-                String rows = IntStream.range(0, n % 50 + 1).mapToObj(i -> "(:v" + i + ")").collect(Collectors.joining(", "));
+                String rows = IntStream.range(0, n % 50 + 1)
+                        .mapToObj(i -> "(:v" + i + ")")
+                        .collect(Collectors.joining(", "));
                 statements.once(c, "SELECT COUNT(*) FROM (VALUES " + rows + ") WHERE column1 IN (" + n + ")");
             }
-            assertThat(statements.rewrites()).as("each per-call text is rewritten on its call").isEqualTo(2000);
+            assertThat(statements.rewrites())
+                    .as("each per-call text is rewritten on its call")
+                    .isEqualTo(2000);
             for (int i = 0; i < 100; i++) {
-                long total = statements.on(c, hot).bind("a", 1L).bind("b", (long) i).one(rs -> rs.getLong("total"));
+                long total =
+                        statements.on(c, hot).bind("a", 1L).bind("b", (long) i).one(rs -> rs.getLong("total"));
                 assertThat(total).isEqualTo(1L + i);
             }
             assertThat(statements.rewrites() - 2000).isEqualTo(1);
@@ -88,8 +97,12 @@ class SqlTest {
             long aBefore = a.statements.rewrites();
             long bBefore = b.statements.rewrites();
             assertThat(b.runs().findJob(JobUuid.random())).isEmpty();
-            assertThat(b.statements.rewrites() - bBefore).as("the first lookup in b rewrites its text, whatever a did").isEqualTo(1);
-            assertThat(a.statements.rewrites()).as("b's statements are none of a's business").isEqualTo(aBefore);
+            assertThat(b.statements.rewrites() - bBefore)
+                    .as("the first lookup in b rewrites its text, whatever a did")
+                    .isEqualTo(1);
+            assertThat(a.statements.rewrites())
+                    .as("b's statements are none of a's business")
+                    .isEqualTo(aBefore);
             for (int i = 0; i < 10; i++) {
                 assertThat(a.runs().findJob(JobUuid.random())).isEmpty();
                 assertThat(b.runs().findJob(JobUuid.random())).isEmpty();

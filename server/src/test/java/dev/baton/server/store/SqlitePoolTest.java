@@ -15,8 +15,10 @@ class SqlitePoolTest {
     /** Every INSERT would otherwise cost a second statement (SELECT last_insert_rowid()) that nobody reads. */
     @Test
     void theDriverDoesNotFetchGeneratedKeysAfterInserts() throws Exception {
-        try (JdbcStore store = (JdbcStore) StoreFactory.open(null, dir); Connection c = store.pool.getConnection()) {
-            assertThat(c.unwrap(SQLiteConnection.class).getConnectionConfig().isGetGeneratedKeys()).isFalse();
+        try (JdbcStore store = (JdbcStore) StoreFactory.open(null, dir);
+                Connection c = store.pool.getConnection()) {
+            assertThat(c.unwrap(SQLiteConnection.class).getConnectionConfig().isGetGeneratedKeys())
+                    .isFalse();
         }
     }
 }

@@ -33,8 +33,12 @@ class SqliteStoreTest extends StoreContract {
 
     @Test
     void claimWalksThePendingIndex() {
-        List<String> plan = ((JdbcStore) store).jdbi.withHandle(h -> h.createQuery("EXPLAIN QUERY PLAN " + SqliteDialect.CLAIM_QUERY)
-                .bind("runner", 1).bind("now", 0).map((rs, ctx) -> rs.getString("detail")).list());
+        List<String> plan = ((JdbcStore) store)
+                .jdbi.withHandle(h -> h.createQuery("EXPLAIN QUERY PLAN " + SqliteDialect.CLAIM_QUERY)
+                        .bind("runner", 1)
+                        .bind("now", 0)
+                        .map((rs, ctx) -> rs.getString("detail"))
+                        .list());
         assertThat(plan.get(0)).contains("SEARCH j USING INDEX index_job_pending (spec_id=?)");
     }
 
@@ -47,22 +51,38 @@ class SqliteStoreTest extends StoreContract {
     @Test
     void claimWithoutPreferredLabelsStopsAtTheFirstCandidateOfEachSpec() {
         List<PlanStep> plain = plan(SqliteDialect.PLAIN_CLAIM_QUERY);
-        PlanStep walk = plain.stream().filter(step -> step.detail().contains("SEARCH j USING INDEX index_job_pending (spec_id=?)")).findFirst().orElseThrow();
-        assertThat(walk.parent()).as("the walk runs per spec, inside the subquery").isNotZero();
-        assertThat(plain).filteredOn(step -> step.detail().contains("TEMP B-TREE")).allMatch(step -> step.parent() == 0);
-        assertThat(plan(SqliteDialect.CLAIM_QUERY)).filteredOn(step -> step.parent() == 0).extracting(PlanStep::detail)
+        PlanStep walk = plain.stream()
+                .filter(step -> step.detail().contains("SEARCH j USING INDEX index_job_pending (spec_id=?)"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(walk.parent())
+                .as("the walk runs per spec, inside the subquery")
+                .isNotZero();
+        assertThat(plain)
+                .filteredOn(step -> step.detail().contains("TEMP B-TREE"))
+                .allMatch(step -> step.parent() == 0);
+        assertThat(plan(SqliteDialect.CLAIM_QUERY))
+                .filteredOn(step -> step.parent() == 0)
+                .extracting(PlanStep::detail)
                 .contains("SEARCH j USING INDEX index_job_pending (spec_id=?)", "USE TEMP B-TREE FOR ORDER BY");
-        assertThat(plan(ClaimSql.ANY_PENDING_PREFERRED)).extracting(PlanStep::detail).anyMatch(d -> d.contains("index_job_pending_preferred"));
+        assertThat(plan(ClaimSql.ANY_PENDING_PREFERRED))
+                .extracting(PlanStep::detail)
+                .anyMatch(d -> d.contains("index_job_pending_preferred"));
     }
 
     /** A submission's queue status walks pending jobs in the pending index alone, never reading their rows. */
     @Test
     void theJobsAheadAreCountedFromThePendingIndexAlone() {
-        assertThat(plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS)).extracting(PlanStep::detail)
+        assertThat(plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS))
+                .extracting(PlanStep::detail)
                 .filteredOn(d -> d.startsWith("SEARCH o ") && d.contains("index_job_pending"))
-                .hasSize(1).allMatch(d -> d.contains("USING COVERING INDEX index_job_pending"));
-        assertThat(plan(JdbcRuns.AHEAD_WALKED)).extracting(PlanStep::detail).filteredOn(d -> d.startsWith("SEARCH o ") && d.contains("index_job_pending"))
-                .hasSize(2).allMatch(d -> d.contains("USING COVERING INDEX index_job_pending"));
+                .hasSize(1)
+                .allMatch(d -> d.contains("USING COVERING INDEX index_job_pending"));
+        assertThat(plan(JdbcRuns.AHEAD_WALKED))
+                .extracting(PlanStep::detail)
+                .filteredOn(d -> d.startsWith("SEARCH o ") && d.contains("index_job_pending"))
+                .hasSize(2)
+                .allMatch(d -> d.contains("USING COVERING INDEX index_job_pending"));
     }
 
     /**
@@ -71,14 +91,21 @@ class SqliteStoreTest extends StoreContract {
      */
     @Test
     void theJobsAheadComeFromTheKeptCountsAndAWalkOfTheJobsBehind() {
-        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream().map(PlanStep::detail).toList();
+        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream()
+                .map(PlanStep::detail)
+                .toList();
         assertThat(plan).anyMatch(d -> d.startsWith("SEARCH pc USING PRIMARY KEY (spec_id=? AND priority>?)"));
-        assertThat(plan).anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created>?)"));
+        assertThat(plan)
+                .anyMatch(d -> d.startsWith(
+                        "SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created>?)"));
         assertThat(plan).noneMatch(d -> d.contains("MULTI-INDEX OR"));
         // Further from the end, only the jobs ahead are walked: two ranges, not the spec's whole queue.
-        assertThat(plan(JdbcRuns.AHEAD_WALKED)).extracting(PlanStep::detail)
-                .anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority>?)"))
-                .anyMatch(d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created<?)"));
+        assertThat(plan(JdbcRuns.AHEAD_WALKED))
+                .extracting(PlanStep::detail)
+                .anyMatch(
+                        d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority>?)"))
+                .anyMatch(d -> d.startsWith(
+                        "SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created<?)"));
     }
 
     /**
@@ -88,9 +115,13 @@ class SqliteStoreTest extends StoreContract {
      */
     @Test
     void theQueueStatusReadsEachSourceOnceAndIsNotCompiledOnEveryUse() {
-        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream().map(PlanStep::detail).toList();
+        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream()
+                .map(PlanStep::detail)
+                .toList();
         assertThat(plan).filteredOn(d -> d.contains("index_job_spec_finished")).hasSize(1);
-        assertThat(plan).filteredOn(d -> d.startsWith("SEARCH r USING INTEGER PRIMARY KEY")).hasSize(1);
+        assertThat(plan)
+                .filteredOn(d -> d.startsWith("SEARCH r USING INTEGER PRIMARY KEY"))
+                .hasSize(1);
         assertThat(JdbcRuns.PENDING_FACTS_FROM_COUNTS).doesNotContainPattern("LIMIT :\\w++(?!\\s*[-+*/])");
     }
 
@@ -100,9 +131,12 @@ class SqliteStoreTest extends StoreContract {
         return ((JdbcStore) store).jdbi.withHandle(h -> {
             var explain = h.createQuery("EXPLAIN QUERY PLAN " + query);
             for (String name : List.of("runner", "now", "spec", "priority", "created", "id", "fresh", "n")) {
-                if (java.util.regex.Pattern.compile(":" + name + "\\b").matcher(query).find()) explain.bind(name, 1);
+                if (java.util.regex.Pattern.compile(":" + name + "\\b")
+                        .matcher(query)
+                        .find()) explain.bind(name, 1);
             }
-            return explain.map((rs, ctx) -> new PlanStep(rs.getInt("parent"), rs.getString("detail"))).list();
+            return explain.map((rs, ctx) -> new PlanStep(rs.getInt("parent"), rs.getString("detail")))
+                    .list();
         });
     }
 
@@ -119,12 +153,18 @@ class SqliteStoreTest extends StoreContract {
         Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
         int jobs = 40;
         for (int i = 0; i < jobs; i++) {
-            store.runs().createRun(new NewReport(project.id(), "b", "t", "json", null, null, null),
-                    new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), org.id(), now.plusSeconds(i)).job();
+            store.runs()
+                    .createRun(
+                            new NewReport(project.id(), "b", "t", "json", null, null, null),
+                            new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE),
+                            org.id(),
+                            now.plusSeconds(i))
+                    .job();
         }
         List<Runner> runners = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            Runner r = store.runners().createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
+            Runner r = store.runners()
+                    .createRunner("R", new Slug("r-" + i), RunnerKey.generate().hash(), now);
             store.specs().addRunnerSpec(r.id(), spec.id());
             runners.add(r);
         }
@@ -139,7 +179,9 @@ class SqliteStoreTest extends StoreContract {
                     long runner = runners.get(i).id();
                     done.add(pool.submit(() -> {
                         go.await();
-                        for (Optional<Job> j = TestClaims.claim(mine, runner, LeaseId.random(), now); j.isPresent(); j = TestClaims.claim(mine, runner, LeaseId.random(), now)) {
+                        for (Optional<Job> j = TestClaims.claim(mine, runner, LeaseId.random(), now);
+                                j.isPresent();
+                                j = TestClaims.claim(mine, runner, LeaseId.random(), now)) {
                             claims.merge(j.get().id(), 1, Integer::sum);
                         }
                         return null;

@@ -81,18 +81,28 @@ abstract class StoreContract {
     }
 
     private Spec spec() {
-        return store.specs().createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
+        return store.specs()
+                .createSpec("Spec", slug("spec"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, tick());
     }
 
     private Runner runner(Spec... specs) {
-        Runner r = store.runners().createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
+        Runner r = store.runners()
+                .createRunner("Runner", slug("runner"), RunnerKey.generate().hash(), tick());
         for (Spec s : specs) store.specs().addRunnerSpec(r.id(), s.id());
         return r;
     }
 
     static JobConfig config(Project project) {
-        return new JobConfig("http://127.0.0.1:7700", project.uuid(), new ImageDigest("sha256:" + "ab".repeat(32)),
-                List.of("/bin/sh"), List.of("-c", "true"), Map.of("K", "V"), new JobTimeout(60), List.of("/out.json"), 2);
+        return new JobConfig(
+                "http://127.0.0.1:7700",
+                project.uuid(),
+                new ImageDigest("sha256:" + "ab".repeat(32)),
+                List.of("/bin/sh"),
+                List.of("-c", "true"),
+                Map.of("K", "V"),
+                new JobTimeout(60),
+                List.of("/out.json"),
+                2);
     }
 
     private Job submit(Project project, Spec spec, int priority, String ip, Instant at) {
@@ -100,11 +110,13 @@ abstract class StoreContract {
     }
 
     private Job submit(Project project, Spec spec, int priority, String ip, Instant at, RetryPolicy retry) {
-        return store.runs().createRun(
-                new NewReport(project.id(), "main", "bench-box", "json", null, null, null),
-                new NewJob(spec.id(), ip, config(project), 60, priority, retry),
-                project.organizationId(),
-                at).job();
+        return store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "bench-box", "json", null, null, null),
+                        new NewJob(spec.id(), ip, config(project), 60, priority, retry),
+                        project.organizationId(),
+                        at)
+                .job();
     }
 
     private Job submit(Project project, Spec spec, int priority) {
@@ -137,9 +149,13 @@ abstract class StoreContract {
         assertThat(org.plan()).isEqualTo(PlanTier.FREE);
         assertThat(org.created()).isEqualTo(now);
         assertThat(store.organizations().findOrganization(org.id())).contains(org);
-        assertThat(store.organizations().findOrganization(ResourceId.of("acme"))).contains(org);
-        assertThat(store.organizations().findOrganization(ResourceId.of(org.uuid().toString()))).contains(org);
-        assertThat(store.organizations().findOrganization(ResourceId.of("nope"))).isEmpty();
+        assertThat(store.organizations().findOrganization(ResourceId.of("acme")))
+                .contains(org);
+        assertThat(store.organizations()
+                        .findOrganization(ResourceId.of(org.uuid().toString())))
+                .contains(org);
+        assertThat(store.organizations().findOrganization(ResourceId.of("nope")))
+                .isEmpty();
 
         Organization upgraded = store.organizations().setPlan(org.id(), PlanTier.ENTERPRISE, tick());
         assertThat(upgraded.plan()).isEqualTo(PlanTier.ENTERPRISE);
@@ -150,7 +166,8 @@ abstract class StoreContract {
         assertThat(p.organizationId()).isEqualTo(org.id());
         assertThat(store.organizations().findProject(p.id())).contains(p);
         assertThat(store.organizations().findProject(ResourceId.of("web"))).contains(p);
-        assertThat(store.organizations().findProject(ResourceId.of(p.uuid().toString()))).contains(p);
+        assertThat(store.organizations().findProject(ResourceId.of(p.uuid().toString())))
+                .contains(p);
         assertThat(store.organizations().listProjects()).containsExactly(p);
     }
 
@@ -158,7 +175,11 @@ abstract class StoreContract {
     void everyPlanTierRoundTrips() {
         for (PlanTier tier : PlanTier.values()) {
             Organization org = org(tier);
-            assertThat(store.organizations().findOrganization(org.id()).orElseThrow().plan()).isEqualTo(tier);
+            assertThat(store.organizations()
+                            .findOrganization(org.id())
+                            .orElseThrow()
+                            .plan())
+                    .isEqualTo(tier);
         }
     }
 
@@ -166,39 +187,56 @@ abstract class StoreContract {
     void organizationAndProjectSlugsAreUnique() {
         Organization org = store.organizations().createOrganization("A", new Slug("same"), PlanTier.TEAM, tick());
         assertThatThrownBy(() -> store.organizations().createOrganization("B", new Slug("same"), PlanTier.TEAM, tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
         store.organizations().createProject(org.id(), "P", new Slug("proj"), tick());
         assertThatThrownBy(() -> store.organizations().createProject(org.id(), "Q", new Slug("proj"), tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
         assertThat(store.organizations().listProjects()).hasSize(1);
     }
 
     @Test
     void unknownOrganizationIsNotFound() {
         assertThatThrownBy(() -> store.organizations().setPlan(999, PlanTier.FREE, tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
         assertThatThrownBy(() -> store.organizations().createProject(999, "P", new Slug("p"), tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
     // ---- runners -------------------------------------------------------------------------------
 
     @Test
     void runnersAreCreatedFoundListedAndUpdated() {
-        Runner a = store.runners().createRunner("Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
+        Runner a = store.runners()
+                .createRunner(
+                        "Bench Box", new Slug("bench-box"), RunnerKey.generate().hash(), tick());
         assertThat(a.name()).isEqualTo("Bench Box");
         assertThat(a.isArchived()).isFalse();
         assertThat(a.lastHeartbeat()).isNull();
         assertThat(store.runners().findRunner(a.id())).contains(a);
         assertThat(store.runners().findRunner(ResourceId.of("bench-box"))).contains(a);
-        assertThat(store.runners().findRunner(ResourceId.of(a.uuid().toString()))).contains(a);
+        assertThat(store.runners().findRunner(ResourceId.of(a.uuid().toString())))
+                .contains(a);
 
-        Runner b = store.runners().createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
-        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).containsExactly(a, b);
-        assertThat(store.runners().listRunners(new RunnerFilter("Other", null, false))).containsExactly(b);
-        assertThat(store.runners().listRunners(new RunnerFilter(null, "BENCH", false))).containsExactly(a);
-        assertThat(store.runners().listRunners(new RunnerFilter(null, "oth", false))).containsExactly(b);
-        assertThat(store.runners().listRunners(new RunnerFilter(null, "%", false))).isEmpty();
+        Runner b = store.runners()
+                .createRunner("Other", new Slug("other"), RunnerKey.generate().hash(), tick());
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false)))
+                .containsExactly(a, b);
+        assertThat(store.runners().listRunners(new RunnerFilter("Other", null, false)))
+                .containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "BENCH", false)))
+                .containsExactly(a);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "oth", false)))
+                .containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, "%", false)))
+                .isEmpty();
 
         Runner renamed = store.runners().updateRunner(a.id(), "Renamed", new Slug("renamed"), null, tick());
         assertThat(renamed.name()).isEqualTo("Renamed");
@@ -210,9 +248,16 @@ abstract class StoreContract {
         assertThat(archived.archived()).isEqualTo(now);
         assertThat(archived.name()).isEqualTo("Renamed");
         Instant archivedAt = now;
-        assertThat(store.runners().updateRunner(a.id(), null, null, true, tick()).archived()).as("archiving again keeps the time").isEqualTo(archivedAt);
-        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false))).containsExactly(b);
-        assertThat(store.runners().listRunners(new RunnerFilter(null, null, true))).extracting(Runner::id).containsExactly(a.id(), b.id());
+        assertThat(store.runners()
+                        .updateRunner(a.id(), null, null, true, tick())
+                        .archived())
+                .as("archiving again keeps the time")
+                .isEqualTo(archivedAt);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, false)))
+                .containsExactly(b);
+        assertThat(store.runners().listRunners(new RunnerFilter(null, null, true)))
+                .extracting(Runner::id)
+                .containsExactly(a.id(), b.id());
 
         Runner restored = store.runners().updateRunner(a.id(), null, null, false, tick());
         assertThat(restored.isArchived()).isFalse();
@@ -220,16 +265,26 @@ abstract class StoreContract {
 
     @Test
     void runnerSlugsAreUnique() {
-        store.runners().createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
-        Runner b = store.runners().createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
-        assertThatThrownBy(() -> store.runners().createRunner("C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
-                .isInstanceOf(StoreException.class).hasMessageContaining("taken")
-                .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        store.runners()
+                .createRunner("A", new Slug("taken"), RunnerKey.generate().hash(), tick());
+        Runner b = store.runners()
+                .createRunner("B", new Slug("free"), RunnerKey.generate().hash(), tick());
+        assertThatThrownBy(() -> store.runners()
+                        .createRunner(
+                                "C", new Slug("taken"), RunnerKey.generate().hash(), tick()))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("taken")
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
         assertThatThrownBy(() -> store.runners().updateRunner(b.id(), null, new Slug("taken"), null, tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
         assertThat(store.runners().findRunner(b.id()).orElseThrow().slug()).isEqualTo(new Slug("free"));
         assertThatThrownBy(() -> store.runners().updateRunner(12345, "x", null, null, tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
     @Test
@@ -239,18 +294,35 @@ abstract class StoreContract {
         Runner a = store.runners().createRunner("A", new Slug("runner-a"), keyA.hash(), tick());
         Runner b = store.runners().createRunner("B", new Slug("runner-b"), keyB.hash(), tick());
 
-        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).map(Runner::id).contains(a.id());
-        assertThat(store.runners().authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash())).map(Runner::id).contains(a.id());
-        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), RunnerKey.generate().hash())).as("wrong key").isEmpty();
-        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyB.hash())).as("another runner's key").isEmpty();
-        assertThat(store.runners().authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash())).as("another runner's key").isEmpty();
-        assertThat(store.runners().authenticateRunner(ResourceId.of("nobody"), keyA.hash())).isEmpty();
-        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), null)).isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash()))
+                .map(Runner::id)
+                .contains(a.id());
+        assertThat(store.runners().authenticateRunner(ResourceId.of(a.uuid().toString()), keyA.hash()))
+                .map(Runner::id)
+                .contains(a.id());
+        assertThat(store.runners()
+                        .authenticateRunner(
+                                ResourceId.of("runner-a"), RunnerKey.generate().hash()))
+                .as("wrong key")
+                .isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyB.hash()))
+                .as("another runner's key")
+                .isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of(b.uuid().toString()), keyA.hash()))
+                .as("another runner's key")
+                .isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("nobody"), keyA.hash()))
+                .isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), null))
+                .isEmpty();
 
         store.runners().updateRunner(a.id(), null, null, true, tick());
-        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).as("archived runner").isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash()))
+                .as("archived runner")
+                .isEmpty();
         store.runners().updateRunner(a.id(), null, null, false, tick());
-        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash())).isPresent();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("runner-a"), keyA.hash()))
+                .isPresent();
     }
 
     @Test
@@ -260,19 +332,28 @@ abstract class StoreContract {
         RunnerKey newKey = RunnerKey.generate();
         Runner rotated = store.runners().rotateRunnerKey(r.id(), newKey.hash(), tick());
         assertThat(rotated.modified()).isEqualTo(now);
-        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), oldKey.hash())).isEmpty();
-        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), oldKey.hash()))
+                .isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash()))
+                .isPresent();
 
         store.runners().updateRunner(r.id(), null, null, true, tick());
         RunnerKey third = RunnerKey.generate();
         assertThatThrownBy(() -> store.runners().rotateRunnerKey(r.id(), third.hash(), tick()))
-                .isInstanceOf(StoreException.class).hasMessageContaining("archived")
-                .extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("archived")
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
         store.runners().updateRunner(r.id(), null, null, false, tick());
-        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), third.hash())).as("refused rotation changed nothing").isEmpty();
-        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash())).isPresent();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), third.hash()))
+                .as("refused rotation changed nothing")
+                .isEmpty();
+        assertThat(store.runners().authenticateRunner(ResourceId.of("r"), newKey.hash()))
+                .isPresent();
         assertThatThrownBy(() -> store.runners().rotateRunnerKey(4242, third.hash(), tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
     @Test
@@ -282,10 +363,13 @@ abstract class StoreContract {
         Instant t1 = tick();
         Instant t2 = tick();
         store.runners().recordRunnerHeartbeats(Map.of(a.id(), t2, b.id(), t1));
-        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
-        assertThat(store.runners().findRunner(b.id()).orElseThrow().lastHeartbeat()).isEqualTo(t1);
+        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat())
+                .isEqualTo(t2);
+        assertThat(store.runners().findRunner(b.id()).orElseThrow().lastHeartbeat())
+                .isEqualTo(t1);
         store.runners().recordRunnerHeartbeats(Map.of(a.id(), t1));
-        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat()).isEqualTo(t2);
+        assertThat(store.runners().findRunner(a.id()).orElseThrow().lastHeartbeat())
+                .isEqualTo(t2);
         store.runners().recordRunnerHeartbeats(Map.of());
     }
 
@@ -293,7 +377,8 @@ abstract class StoreContract {
 
     @Test
     void specsAreCreatedFoundListedUpdatedAndDeleted() {
-        Spec s = store.specs().createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
+        Spec s = store.specs()
+                .createSpec("Big", new Slug("big"), Architecture.AARCH64, 64, Long.MAX_VALUE, 1L << 40, true, tick());
         assertThat(s.architecture()).isEqualTo(Architecture.AARCH64);
         assertThat(s.cpu()).isEqualTo(64);
         assertThat(s.memory()).isEqualTo(Long.MAX_VALUE);
@@ -305,10 +390,15 @@ abstract class StoreContract {
 
         Spec small = store.specs().createSpec("Small", new Slug("small"), Architecture.X86_64, 1, 1, 1, false, tick());
         assertThat(small.network()).isFalse();
-        assertThatThrownBy(() -> store.specs().createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+        assertThatThrownBy(() ->
+                        store.specs().createSpec("Dup", new Slug("big"), Architecture.X86_64, 1, 1, 1, false, tick()))
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
         assertThatThrownBy(() -> store.specs().updateSpec(small.id(), null, new Slug("big"), null, tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.CONFLICT);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.CONFLICT);
 
         Spec archived = store.specs().updateSpec(s.id(), "Bigger", null, true, tick());
         assertThat(archived.name()).isEqualTo("Bigger");
@@ -319,7 +409,9 @@ abstract class StoreContract {
         store.specs().deleteSpec(small.id());
         assertThat(store.specs().findSpec(small.id())).isEmpty();
         assertThatThrownBy(() -> store.specs().deleteSpec(small.id()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
     @Test
@@ -336,9 +428,13 @@ abstract class StoreContract {
         assertThat(store.specs().runnerSpecs(r.id())).extracting(Spec::id).containsExactly(s1.id());
 
         assertThatThrownBy(() -> store.specs().addRunnerSpec(r.id(), 9999))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
         assertThatThrownBy(() -> store.specs().addRunnerSpec(9999, s1.id()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
 
         store.specs().deleteSpec(s1.id());
         assertThat(store.specs().runnerSpecs(r.id())).isEmpty();
@@ -351,10 +447,14 @@ abstract class StoreContract {
         Project p = project(org(PlanTier.TEAM));
         submit(p, s, 200);
         assertThatThrownBy(() -> store.specs().deleteSpec(s.id()))
-                .isInstanceOf(StoreException.class).hasMessageContaining("1 job")
-                .extracting("reason").isEqualTo(StoreException.Reason.IN_USE);
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("1 job")
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.IN_USE);
         assertThat(store.specs().findSpec(s.id())).isPresent();
-        assertThat(store.specs().runnerSpecs(r.id())).as("a refused delete keeps the associations").hasSize(1);
+        assertThat(store.specs().runnerSpecs(r.id()))
+                .as("a refused delete keeps the associations")
+                .hasSize(1);
     }
 
     // ---- runs, reports, jobs ---------------------------------------------------------------------
@@ -364,14 +464,18 @@ abstract class StoreContract {
         Project p = project(org(PlanTier.FREE));
         Instant start = Instant.parse("2026-02-01T00:00:00Z");
         Instant end = Instant.parse("2026-02-01T00:05:00Z");
-        Report r = store.runs().createReport(new NewReport(p.id(), "main", "tb", "json", start, end, "{\"bench\":1}"), tick());
+        Report r = store.runs()
+                .createReport(new NewReport(p.id(), "main", "tb", "json", start, end, "{\"bench\":1}"), tick());
         assertThat(r.projectId()).isEqualTo(p.id());
         assertThat(r.startTime()).isEqualTo(start);
         assertThat(r.endTime()).isEqualTo(end);
         assertThat(r.results()).isEqualTo("{\"bench\":1}");
         assertThat(store.runs().findReport(r.id())).contains(r);
-        assertThatThrownBy(() -> store.runs().createReport(new NewReport(9999, "b", "t", "json", start, end, "[]"), tick()))
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
+        assertThatThrownBy(() ->
+                        store.runs().createReport(new NewReport(9999, "b", "t", "json", start, end, "[]"), tick()))
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
     }
 
     @Test
@@ -410,8 +514,12 @@ abstract class StoreContract {
     void createRunReturnsTheReportAndJobItStored() {
         Project p = project(org(PlanTier.TEAM));
         Instant now = tick();
-        CreatedRun created = store.runs().createRun(new NewReport(p.id(), "feature", "box-9", "json", "/out.json", null, null, null),
-                new NewJob(spec().id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), now);
+        CreatedRun created = store.runs()
+                .createRun(
+                        new NewReport(p.id(), "feature", "box-9", "json", "/out.json", null, null, null),
+                        new NewJob(spec().id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE),
+                        p.organizationId(),
+                        now);
 
         assertThat(created.job().reportId()).isEqualTo(created.report().id());
         assertThat(store.runs().findJob(created.job().uuid())).contains(created.job());
@@ -426,10 +534,18 @@ abstract class StoreContract {
     @Test
     void createRunWritesNothingWhenTheSpecDoesNotExist() {
         Project p = project(org(PlanTier.TEAM));
-        assertThatThrownBy(() -> store.runs().createRun(new NewReport(p.id(), "b", "t", "json", null, null, null),
-                        new NewJob(9999, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE), p.organizationId(), tick()).job())
-                .isInstanceOf(StoreException.class).extracting("reason").isEqualTo(StoreException.Reason.NOT_FOUND);
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 100, 0))).isEmpty();
+        assertThatThrownBy(() -> store.runs()
+                        .createRun(
+                                new NewReport(p.id(), "b", "t", "json", null, null, null),
+                                new NewJob(9999, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE),
+                                p.organizationId(),
+                                tick())
+                        .job())
+                .isInstanceOf(StoreException.class)
+                .extracting("reason")
+                .isEqualTo(StoreException.Reason.NOT_FOUND);
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 100, 0)))
+                .isEmpty();
     }
 
     @Test
@@ -446,14 +562,30 @@ abstract class StoreContract {
         Leased claimed = claimOne(r); // a: oldest of s1
 
         assertThat(claimed.job().id()).isEqualTo(a.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id(), a.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 2, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 2, 2))).extracting(Job::id).containsExactly(a.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))).extracting(Job::id).containsExactly(c.id(), b.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.CLAIMED, null, null, 10, 0))).extracting(Job::id).containsExactly(a.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, s2.id(), null, 10, 0))).extracting(Job::id).containsExactly(b.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, r.id(), 10, 0))).extracting(Job::id).containsExactly(a.id());
-        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, s1.id(), null, 10, 0))).extracting(Job::id).containsExactly(c.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(c.id(), b.id(), a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 2, 0)))
+                .extracting(Job::id)
+                .containsExactly(c.id(), b.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 2, 2)))
+                .extracting(Job::id)
+                .containsExactly(a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(c.id(), b.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.CLAIMED, null, null, 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, s2.id(), null, 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(b.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, r.id(), 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(a.id());
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, s1.id(), null, 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(c.id());
     }
 
     // ---- claim --------------------------------------------------------------------------------------
@@ -480,7 +612,9 @@ abstract class StoreContract {
         assertThat(attempt.claimed()).isEqualTo(now);
         assertThat(attempt.outcome()).isNull();
         assertThat(store.runs().attempts(job.id())).containsExactly(attempt);
-        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).as("nothing left").isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick()))
+                .as("nothing left")
+                .isEmpty();
     }
 
     @Test
@@ -529,15 +663,21 @@ abstract class StoreContract {
         Runner specless = runner();
         submit(project(org(PlanTier.ENTERPRISE)), theirs, 300);
         assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
-        assertThat(TestClaims.claim(store, specless.id(), LeaseId.random(), tick())).isEmpty();
+        assertThat(TestClaims.claim(store, specless.id(), LeaseId.random(), tick()))
+                .isEmpty();
         assertThat(store.runs().hasPendingFor(List.of(mine.id()))).isFalse();
         assertThat(store.runs().hasPendingFor(List.of(mine.id(), theirs.id()))).isTrue();
         assertThat(store.runs().hasPendingFor(List.of())).isFalse();
         // Up to 8 specs the ids are bound to a kept statement; more are written into a statement of their own.
-        List<Long> others = java.util.stream.LongStream.rangeClosed(1, 9).map(i -> mine.id() + 1000 * i).boxed().toList();
+        List<Long> others = java.util.stream.LongStream.rangeClosed(1, 9)
+                .map(i -> mine.id() + 1000 * i)
+                .boxed()
+                .toList();
         List<Long> withTheirs = new java.util.ArrayList<>(others);
         withTheirs.add(7, theirs.id());
-        assertThat(store.runs().hasPendingFor(withTheirs.subList(0, 8))).as("the eighth of 8 kept ids").isTrue();
+        assertThat(store.runs().hasPendingFor(withTheirs.subList(0, 8)))
+                .as("the eighth of 8 kept ids")
+                .isTrue();
         assertThat(store.runs().hasPendingFor(others.subList(0, 8))).isFalse();
         assertThat(store.runs().hasPendingFor(withTheirs)).as("10 ids").isTrue();
         assertThat(store.runs().hasPendingFor(others)).isFalse();
@@ -565,11 +705,16 @@ abstract class StoreContract {
 
         Leased a = claimOne(r1);
         assertThat(a.job().id()).isEqualTo(first.id());
-        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick())).as("same organization, other project and IP").isEmpty();
+        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick()))
+                .as("same organization, other project and IP")
+                .isEmpty();
 
         store.transitions().start(a.uuid(), a.lease(), tick());
-        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick())).as("running counts too").isEmpty();
-        assertThat(store.transitions().complete(a.uuid(), a.lease(), tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(TestClaims.claim(store, r2.id(), LeaseId.random(), tick()))
+                .as("running counts too")
+                .isEmpty();
+        assertThat(store.transitions().complete(a.uuid(), a.lease(), tick()).result())
+                .isEqualTo(Result.APPLIED);
         assertThat(claimOne(r2).job().id()).as("completion unblocks the next").isEqualTo(second.id());
     }
 
@@ -585,7 +730,9 @@ abstract class StoreContract {
 
         assertThat(claimOne(r).job().id()).isEqualTo(a.id());
         Leased b = claimOne(r);
-        assertThat(b.job().id()).as("the same IP is blocked even for another organization").isEqualTo(otherIp.id());
+        assertThat(b.job().id())
+                .as("the same IP is blocked even for another organization")
+                .isEqualTo(otherIp.id());
         assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
         store.transitions().cancel(a.uuid(), null, "user", tick());
         assertThat(claimOne(r).job().id()).isEqualTo(sameIp.id());
@@ -604,7 +751,9 @@ abstract class StoreContract {
 
         assertThat(claimOne(r).job().id()).isEqualTo(team.id());
         assertThat(claimOne(r).job().id()).isEqualTo(aFirst.id());
-        assertThat(claimOne(r).job().id()).as("the blocked older job is skipped, not waited for").isEqualTo(bFree.id());
+        assertThat(claimOne(r).job().id())
+                .as("the blocked older job is skipped, not waited for")
+                .isEqualTo(bFree.id());
         assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
         assertThat(reload(aBlocked).status()).isEqualTo(JobStatus.PENDING);
     }
@@ -616,13 +765,18 @@ abstract class StoreContract {
         Runner r2 = runner(s);
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         Leased first = claimOne(r1);
-        assertThat(store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions()
+                        .requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick())
+                        .result())
+                .isEqualTo(Result.APPLIED);
         assertThat(TestClaims.claim(store, r1.id(), LeaseId.random(), tick())).isEmpty();
         Leased second = claimOne(r2);
         assertThat(second.job().id()).isEqualTo(job.id());
         assertThat(second.job().attempt()).isEqualTo(2);
-        assertThat(store.runs().attempts(job.id())).extracting(Attempt::number, Attempt::runnerId, Attempt::outcome)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, r1.id(), AttemptOutcome.DECLINED),
+        assertThat(store.runs().attempts(job.id()))
+                .extracting(Attempt::number, Attempt::runnerId, Attempt::outcome)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(1, r1.id(), AttemptOutcome.DECLINED),
                         org.assertj.core.groups.Tuple.tuple(2, r2.id(), null));
     }
 
@@ -697,7 +851,8 @@ abstract class StoreContract {
             for (Runner r : runners) {
                 results.add(pool.submit(() -> {
                     go.await();
-                    for (int i = 0; i < 3; i++) TestClaims.claim(store, r.id(), LeaseId.random(), at).ifPresent(claimed::add);
+                    for (int i = 0; i < 3; i++)
+                        TestClaims.claim(store, r.id(), LeaseId.random(), at).ifPresent(claimed::add);
                     return null;
                 }));
             }
@@ -706,7 +861,9 @@ abstract class StoreContract {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(claimed).as("at most one free job of the organization and one job of the IP").hasSizeLessThanOrEqualTo(2);
+        assertThat(claimed)
+                .as("at most one free job of the organization and one job of the IP")
+                .hasSizeLessThanOrEqualTo(2);
         assertThat(claimed.stream().filter(j -> j.priority() == 100)).hasSizeLessThanOrEqualTo(1);
         assertThat(claimed.stream().filter(j -> j.priority() == 0)).hasSizeLessThanOrEqualTo(1);
         assertThat(store.liveness().inFlightJobs()).hasSameSizeAs(claimed);
@@ -754,7 +911,9 @@ abstract class StoreContract {
                 // Valid outcomes: {team}; or {free, team} / {unclaimed, team} when the limited job
                 // was claimed first (a team job is never limited). Never two limited jobs.
                 assertThat(won).as("round %d", round).isNotEmpty();
-                assertThat(won.stream().filter(j -> j.priority() < 200)).as("round %d: limited jobs in flight", round).hasSizeLessThanOrEqualTo(1);
+                assertThat(won.stream().filter(j -> j.priority() < 200))
+                        .as("round %d: limited jobs in flight", round)
+                        .hasSizeLessThanOrEqualTo(1);
                 for (Job j : won) store.transitions().cancel(j.uuid(), null, "next round", tick());
                 for (Job j : store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))) {
                     store.transitions().cancel(j.uuid(), null, "next round", tick());
@@ -781,7 +940,8 @@ abstract class StoreContract {
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.RUNNING);
         assertThat(t.job().started()).isEqualTo(now);
-        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().started()).isEqualTo(now);
+        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().started())
+                .isEqualTo(now);
         Instant startedAt = now;
 
         Transition again = store.transitions().start(j.uuid(), j.lease(), tick());
@@ -789,8 +949,12 @@ abstract class StoreContract {
         assertThat(again.job().started()).as("a resent running keeps the start").isEqualTo(startedAt);
         assertThat(again.job().lastHeartbeat()).as("but refreshes liveness").isEqualTo(now);
 
-        assertThat(store.transitions().start(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
-        assertThat(store.transitions().start(JobUuid.random(), j.lease(), tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions().start(j.uuid(), LeaseId.random(), tick()).result())
+                .isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .start(JobUuid.random(), j.lease(), tick())
+                        .result())
+                .isEqualTo(Result.NOT_FOUND);
         store.transitions().complete(j.uuid(), j.lease(), tick());
         Transition late = store.transitions().start(j.uuid(), j.lease(), tick());
         assertThat(late.result()).isEqualTo(Result.CONFLICT);
@@ -801,7 +965,10 @@ abstract class StoreContract {
     void startOfAPendingJobIsStale() {
         Spec s = spec();
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
-        assertThat(store.transitions().start(job.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .start(job.uuid(), LeaseId.random(), tick())
+                        .result())
+                .isEqualTo(Result.STALE);
         assertThat(reload(job).status()).isEqualTo(JobStatus.PENDING);
     }
 
@@ -817,33 +984,48 @@ abstract class StoreContract {
         assertThat(attempt.outcome()).isEqualTo(AttemptOutcome.COMPLETED);
         assertThat(attempt.ended()).isEqualTo(now);
 
-        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.transitions().complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick()).result())
+                .isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions()
+                        .complete(j.uuid(), LeaseId.random(), tick())
+                        .result())
+                .isEqualTo(Result.STALE);
         store.transitions().process(j.uuid(), "{}", tick());
-        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick()).result()).as("a resend after processing").isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick()).result())
+                .as("a resend after processing")
+                .isEqualTo(Result.DUPLICATE);
 
         Leased fromClaimed = claimedJob();
-        assertThat(store.transitions().complete(fromClaimed.uuid(), fromClaimed.lease(), tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions()
+                        .complete(fromClaimed.uuid(), fromClaimed.lease(), tick())
+                        .result())
+                .isEqualTo(Result.APPLIED);
     }
 
     @Test
     void completeOverridesAHeartbeatTimeoutFailureOnlyUnderTheSameLease() {
         Leased j = claimedJob();
         store.transitions().start(j.uuid(), j.lease(), tick());
-        Transition failed = store.transitions().fail(j.uuid(), j.lease(), "heartbeat timeout", AttemptOutcome.LOST, tick());
+        Transition failed =
+                store.transitions().fail(j.uuid(), j.lease(), "heartbeat timeout", AttemptOutcome.LOST, tick());
         assertThat(failed.result()).isEqualTo(Result.APPLIED);
         assertThat(failed.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(failed.job().error()).isEqualTo("heartbeat timeout");
-        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.LOST);
+        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().outcome())
+                .isEqualTo(AttemptOutcome.LOST);
 
-        assertThat(store.transitions().complete(j.uuid(), LeaseId.random(), tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .complete(j.uuid(), LeaseId.random(), tick())
+                        .result())
+                .isEqualTo(Result.STALE);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.FAILED);
 
         Transition overridden = store.transitions().complete(j.uuid(), j.lease(), tick());
         assertThat(overridden.result()).isEqualTo(Result.APPLIED);
         assertThat(overridden.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(overridden.job().error()).isNull();
-        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.COMPLETED);
+        assertThat(store.runs().findAttempt(j.job().id(), 1).orElseThrow().outcome())
+                .isEqualTo(AttemptOutcome.COMPLETED);
     }
 
     /** Small output is written by the transition that ends the attempt, and only by an applied one (decision 0034). */
@@ -851,22 +1033,50 @@ abstract class StoreContract {
     void theAttemptKeepsTheOutputOfTheWordThatEndedItAndOfNoOther() {
         Leased j = claimedJob();
         store.transitions().start(j.uuid(), j.lease(), tick());
-        assertThat(store.transitions().complete(j.uuid(), LeaseId.random(), tick(), bytes("stale")).result()).isEqualTo(Result.STALE);
-        assertThat(store.runs().attemptOutput(j.uuid(), 1)).as("a refused word stores nothing").isEmpty();
+        assertThat(store.transitions()
+                        .complete(j.uuid(), LeaseId.random(), tick(), bytes("stale"))
+                        .result())
+                .isEqualTo(Result.STALE);
+        assertThat(store.runs().attemptOutput(j.uuid(), 1))
+                .as("a refused word stores nothing")
+                .isEmpty();
 
-        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick(), bytes("accepted")).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions()
+                        .complete(j.uuid(), j.lease(), tick(), bytes("accepted"))
+                        .result())
+                .isEqualTo(Result.APPLIED);
         assertThat(store.runs().attemptOutput(j.uuid(), 1)).map(String::new).contains("accepted");
-        assertThat(store.transitions().complete(j.uuid(), j.lease(), tick(), bytes("resent")).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.runs().attemptOutput(j.uuid(), 1)).as("a duplicate changes nothing").map(String::new).contains("accepted");
+        assertThat(store.transitions()
+                        .complete(j.uuid(), j.lease(), tick(), bytes("resent"))
+                        .result())
+                .isEqualTo(Result.DUPLICATE);
+        assertThat(store.runs().attemptOutput(j.uuid(), 1))
+                .as("a duplicate changes nothing")
+                .map(String::new)
+                .contains("accepted");
         assertThat(store.runs().attemptOutput(j.uuid(), 2)).isEmpty();
         assertThat(store.runs().attemptOutput(JobUuid.random(), 1)).isEmpty();
 
         // Failed, then completed under the same lease: the completion's word replaces the failure's,
         // and one stored elsewhere (null) leaves the row without the failure's output.
         Leased timedOut = claimedJob();
-        assertThat(store.transitions().fail(timedOut.uuid(), timedOut.lease(), "exit 1", AttemptOutcome.FAILED, tick(), bytes("failure")).applied()).isTrue();
-        assertThat(store.runs().attemptOutput(timedOut.uuid(), 1)).map(String::new).contains("failure");
-        assertThat(store.transitions().complete(timedOut.uuid(), timedOut.lease(), tick(), null).applied()).isTrue();
+        assertThat(store.transitions()
+                        .fail(
+                                timedOut.uuid(),
+                                timedOut.lease(),
+                                "exit 1",
+                                AttemptOutcome.FAILED,
+                                tick(),
+                                bytes("failure"))
+                        .applied())
+                .isTrue();
+        assertThat(store.runs().attemptOutput(timedOut.uuid(), 1))
+                .map(String::new)
+                .contains("failure");
+        assertThat(store.transitions()
+                        .complete(timedOut.uuid(), timedOut.lease(), tick(), null)
+                        .applied())
+                .isTrue();
         assertThat(store.runs().attemptOutput(timedOut.uuid(), 1)).isEmpty();
 
         // A retried failure keeps its output on attempt 1; the next attempt starts without any.
@@ -874,9 +1084,12 @@ abstract class StoreContract {
         Runner r = runner(s);
         Job retried = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, false));
         Leased first = claimOne(r);
-        Transition t = store.transitions().fail(first.uuid(), first.lease(), "exit 2", AttemptOutcome.FAILED, tick(), bytes("first try"));
+        Transition t = store.transitions()
+                .fail(first.uuid(), first.lease(), "exit 2", AttemptOutcome.FAILED, tick(), bytes("first try"));
         assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
-        assertThat(store.runs().attemptOutput(retried.uuid(), 1)).map(String::new).contains("first try");
+        assertThat(store.runs().attemptOutput(retried.uuid(), 1))
+                .map(String::new)
+                .contains("first try");
         assertThat(claimOne(r).job().attempt()).isEqualTo(2);
         assertThat(store.runs().attemptOutput(retried.uuid(), 2)).isEmpty();
     }
@@ -892,13 +1105,23 @@ abstract class StoreContract {
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(t.job().completed()).isEqualTo(now);
-        assertThat(store.transitions().fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.transitions().fail(j.uuid(), LeaseId.random(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.STALE);
-        assertThat(store.transitions().fail(JobUuid.random(), j.lease(), "x", AttemptOutcome.FAILED, tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions()
+                        .fail(j.uuid(), j.lease(), "pull failed", AttemptOutcome.FAILED, tick())
+                        .result())
+                .isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions()
+                        .fail(j.uuid(), LeaseId.random(), "x", AttemptOutcome.FAILED, tick())
+                        .result())
+                .isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .fail(JobUuid.random(), j.lease(), "x", AttemptOutcome.FAILED, tick())
+                        .result())
+                .isEqualTo(Result.NOT_FOUND);
 
         Leased done = claimedJob();
         store.transitions().complete(done.uuid(), done.lease(), tick());
-        Transition conflict = store.transitions().fail(done.uuid(), done.lease(), "late", AttemptOutcome.FAILED, tick());
+        Transition conflict =
+                store.transitions().fail(done.uuid(), done.lease(), "late", AttemptOutcome.FAILED, tick());
         assertThat(conflict.result()).isEqualTo(Result.CONFLICT);
         assertThat(conflict.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(conflict.job().error()).isNull();
@@ -912,32 +1135,61 @@ abstract class StoreContract {
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.CANCELED);
         assertThat(t.job().error()).isEqualTo("canceled by user");
-        assertThat(store.transitions().cancel(pending.uuid(), null, "again", tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.transitions().cancel(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions()
+                        .cancel(pending.uuid(), null, "again", tick())
+                        .result())
+                .isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions()
+                        .cancel(JobUuid.random(), null, "x", tick())
+                        .result())
+                .isEqualTo(Result.NOT_FOUND);
 
         Leased claimed = claimedJob();
-        assertThat(store.transitions().cancel(claimed.uuid(), null, "user", tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.runs().findAttempt(claimed.job().id(), 1).orElseThrow().outcome()).isEqualTo(AttemptOutcome.CANCELED);
-        assertThat(store.transitions().cancel(claimed.uuid(), claimed.lease(), "runner ack", tick()).result())
-                .as("the runner's canceled after a user cancel").isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions()
+                        .cancel(claimed.uuid(), null, "user", tick())
+                        .result())
+                .isEqualTo(Result.APPLIED);
+        assertThat(store.runs().findAttempt(claimed.job().id(), 1).orElseThrow().outcome())
+                .isEqualTo(AttemptOutcome.CANCELED);
+        assertThat(store.transitions()
+                        .cancel(claimed.uuid(), claimed.lease(), "runner ack", tick())
+                        .result())
+                .as("the runner's canceled after a user cancel")
+                .isEqualTo(Result.DUPLICATE);
 
         Leased running = claimedJob();
         store.transitions().start(running.uuid(), running.lease(), tick());
-        assertThat(store.transitions().cancel(running.uuid(), null, "user", tick()).job().status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(store.transitions()
+                        .cancel(running.uuid(), null, "user", tick())
+                        .job()
+                        .status())
+                .isEqualTo(JobStatus.CANCELED);
 
         Leased completed = claimedJob();
         store.transitions().complete(completed.uuid(), completed.lease(), tick());
-        assertThat(store.transitions().cancel(completed.uuid(), null, "too late", tick()).result()).isEqualTo(Result.CONFLICT);
+        assertThat(store.transitions()
+                        .cancel(completed.uuid(), null, "too late", tick())
+                        .result())
+                .isEqualTo(Result.CONFLICT);
     }
 
     @Test
     void leasedCancelIsFenced() {
         Leased j = claimedJob();
         store.transitions().start(j.uuid(), j.lease(), tick());
-        assertThat(store.transitions().cancel(j.uuid(), LeaseId.random(), "hard timeout", tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .cancel(j.uuid(), LeaseId.random(), "hard timeout", tick())
+                        .result())
+                .isEqualTo(Result.STALE);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.RUNNING);
-        assertThat(store.transitions().cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.transitions().cancel(j.uuid(), j.lease(), "hard timeout", tick()).result()).isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions()
+                        .cancel(j.uuid(), j.lease(), "hard timeout", tick())
+                        .result())
+                .isEqualTo(Result.APPLIED);
+        assertThat(store.transitions()
+                        .cancel(j.uuid(), j.lease(), "hard timeout", tick())
+                        .result())
+                .isEqualTo(Result.DUPLICATE);
     }
 
     @Test
@@ -945,7 +1197,9 @@ abstract class StoreContract {
         Leased j = claimedJob();
         Instant started = tick();
         store.transitions().start(j.uuid(), j.lease(), started);
-        assertThat(store.transitions().process(j.uuid(), "{}", tick()).result()).as("not completed yet").isEqualTo(Result.CONFLICT);
+        assertThat(store.transitions().process(j.uuid(), "{}", tick()).result())
+                .as("not completed yet")
+                .isEqualTo(Result.CONFLICT);
         Instant completed = tick();
         store.transitions().complete(j.uuid(), j.lease(), completed);
         Transition t = store.transitions().process(j.uuid(), "{\"latency\":1}", tick());
@@ -956,7 +1210,8 @@ abstract class StoreContract {
         assertThat(report.startTime()).isEqualTo(started);
         assertThat(report.endTime()).isEqualTo(completed);
         assertThat(store.transitions().process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.DUPLICATE);
-        assertThat(store.transitions().process(JobUuid.random(), "{}", tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions().process(JobUuid.random(), "{}", tick()).result())
+                .isEqualTo(Result.NOT_FOUND);
     }
 
     @Test
@@ -964,11 +1219,15 @@ abstract class StoreContract {
         Leased j = claimedJob();
         Instant started = tick();
         store.transitions().start(j.uuid(), j.lease(), started);
-        assertThat(store.transitions().recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick()).result()).as("not completed yet")
+        assertThat(store.transitions()
+                        .recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick())
+                        .result())
+                .as("not completed yet")
                 .isEqualTo(Result.CONFLICT);
         Instant completed = tick();
         store.transitions().complete(j.uuid(), j.lease(), completed);
-        Transition t = store.transitions().recordAdapterError(j.uuid(), "{\"partial\":true}", "iteration 1: not JSON", tick());
+        Transition t =
+                store.transitions().recordAdapterError(j.uuid(), "{\"partial\":true}", "iteration 1: not JSON", tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.COMPLETED);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.COMPLETED);
@@ -977,8 +1236,13 @@ abstract class StoreContract {
         assertThat(report.results()).isEqualTo("{\"partial\":true}");
         assertThat(report.startTime()).isEqualTo(started);
         assertThat(report.endTime()).isEqualTo(completed);
-        assertThat(store.liveness().completedUnprocessedJobs()).as("startup recovery does not parse it again").isEmpty();
-        assertThat(store.transitions().recordAdapterError(JobUuid.random(), null, "x", tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.liveness().completedUnprocessedJobs())
+                .as("startup recovery does not parse it again")
+                .isEmpty();
+        assertThat(store.transitions()
+                        .recordAdapterError(JobUuid.random(), null, "x", tick())
+                        .result())
+                .isEqualTo(Result.NOT_FOUND);
     }
 
     @Test
@@ -987,27 +1251,43 @@ abstract class StoreContract {
         store.transitions().complete(j.uuid(), j.lease(), tick());
         store.transitions().recordAdapterError(j.uuid(), null, "iteration 0: not JSON", tick());
         assertThat(store.transitions().process(j.uuid(), "{}", tick()).result()).isEqualTo(Result.APPLIED);
-        assertThat(store.runs().findReport(j.job().reportId()).orElseThrow().error()).isNull();
-        assertThat(store.transitions().recordAdapterError(j.uuid(), null, "late", tick()).result()).as("processed already").isEqualTo(Result.DUPLICATE);
-        assertThat(store.runs().findReport(j.job().reportId()).orElseThrow().error()).isNull();
+        assertThat(store.runs().findReport(j.job().reportId()).orElseThrow().error())
+                .isNull();
+        assertThat(store.transitions()
+                        .recordAdapterError(j.uuid(), null, "late", tick())
+                        .result())
+                .as("processed already")
+                .isEqualTo(Result.DUPLICATE);
+        assertThat(store.runs().findReport(j.job().reportId()).orElseThrow().error())
+                .isNull();
     }
 
     @Test
     void aReportKnowsItsJobAndKeepsItsResultsFile() {
         Leased j = claimedJob();
-        assertThat(store.runs().findJobOfReport(j.job().reportId())).map(Job::id).contains(j.job().id());
+        assertThat(store.runs().findJobOfReport(j.job().reportId()))
+                .map(Job::id)
+                .contains(j.job().id());
         Project p = project(org(PlanTier.TEAM));
-        Report direct = store.runs().createReport(new NewReport(p.id(), "main", "localhost", "json", tick(), tick(), "{}"), tick());
+        Report direct = store.runs()
+                .createReport(new NewReport(p.id(), "main", "localhost", "json", tick(), tick(), "{}"), tick());
         assertThat(store.runs().findJobOfReport(direct.id())).isEmpty();
-        Report withFile = store.runs().createReport(new NewReport(p.id(), "main", "localhost", "java_jmh", "out/jmh.json", tick(), tick(), "{}"), tick());
-        assertThat(store.runs().findReport(withFile.id()).orElseThrow().resultsFile()).isEqualTo("out/jmh.json");
+        Report withFile = store.runs()
+                .createReport(
+                        new NewReport(p.id(), "main", "localhost", "java_jmh", "out/jmh.json", tick(), tick(), "{}"),
+                        tick());
+        assertThat(store.runs().findReport(withFile.id()).orElseThrow().resultsFile())
+                .isEqualTo("out/jmh.json");
         assertThat(direct.resultsFile()).isNull();
     }
 
     @Test
     void requeueReturnsTheJobToTheQueueUnderItsLeaseOnly() {
         Leased j = claimedJob();
-        assertThat(store.transitions().requeue(j.uuid(), LeaseId.random(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .requeue(j.uuid(), LeaseId.random(), AttemptOutcome.DECLINED, 5, tick())
+                        .result())
+                .isEqualTo(Result.STALE);
         Transition t = store.transitions().requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
@@ -1020,16 +1300,28 @@ abstract class StoreContract {
         assertThat(attempt.outcome()).isEqualTo(AttemptOutcome.ACCEPT_TIMEOUT);
         assertThat(attempt.ended()).isEqualTo(now);
 
-        assertThat(store.transitions().requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick()).result())
-                .as("the same requeue again").isEqualTo(Result.DUPLICATE);
-        assertThat(store.transitions().start(j.uuid(), j.lease(), tick()).result()).as("the old lease is dead").isEqualTo(Result.STALE);
-        assertThat(store.transitions().requeue(JobUuid.random(), j.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.NOT_FOUND);
+        assertThat(store.transitions()
+                        .requeue(j.uuid(), j.lease(), AttemptOutcome.ACCEPT_TIMEOUT, 5, tick())
+                        .result())
+                .as("the same requeue again")
+                .isEqualTo(Result.DUPLICATE);
+        assertThat(store.transitions().start(j.uuid(), j.lease(), tick()).result())
+                .as("the old lease is dead")
+                .isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .requeue(JobUuid.random(), j.lease(), AttemptOutcome.DECLINED, 5, tick())
+                        .result())
+                .isEqualTo(Result.NOT_FOUND);
 
         Leased running = claimedJob();
         store.transitions().start(running.uuid(), running.lease(), tick());
-        assertThat(store.transitions().requeue(running.uuid(), running.lease(), AttemptOutcome.DECLINED, 5, tick()).result())
-                .as("a started job is never requeued").isEqualTo(Result.CONFLICT);
-        assertThatThrownBy(() -> store.transitions().requeue(running.uuid(), running.lease(), AttemptOutcome.FAILED, 5, tick()))
+        assertThat(store.transitions()
+                        .requeue(running.uuid(), running.lease(), AttemptOutcome.DECLINED, 5, tick())
+                        .result())
+                .as("a started job is never requeued")
+                .isEqualTo(Result.CONFLICT);
+        assertThatThrownBy(() ->
+                        store.transitions().requeue(running.uuid(), running.lease(), AttemptOutcome.FAILED, 5, tick()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -1040,16 +1332,20 @@ abstract class StoreContract {
         Job job = submit(project(org(PlanTier.TEAM)), s, 200);
         for (int i = 1; i <= 2; i++) {
             Leased l = claimOne(r);
-            Transition t = store.transitions().requeue(l.uuid(), l.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
+            Transition t =
+                    store.transitions().requeue(l.uuid(), l.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
             assertThat(t.job().status()).isEqualTo(JobStatus.PENDING);
             assertThat(t.job().requeues()).isEqualTo(i);
         }
         Leased last = claimOne(r);
-        Transition t = store.transitions().requeue(last.uuid(), last.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
+        Transition t =
+                store.transitions().requeue(last.uuid(), last.lease(), AttemptOutcome.LOST_BEFORE_START, 2, tick());
         assertThat(t.result()).isEqualTo(Result.APPLIED);
         assertThat(t.job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(t.job().error()).contains("3 times without starting").contains("max_requeues is 2");
-        assertThat(store.runs().attempts(job.id())).hasSize(3).allMatch(a -> a.outcome() == AttemptOutcome.LOST_BEFORE_START);
+        assertThat(store.runs().attempts(job.id()))
+                .hasSize(3)
+                .allMatch(a -> a.outcome() == AttemptOutcome.LOST_BEFORE_START);
         assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), tick())).isEmpty();
     }
 
@@ -1066,14 +1362,21 @@ abstract class StoreContract {
         assertThat(t.job().lease()).isNull();
         assertThat(t.job().started()).isNull();
         assertThat(t.job().notBefore()).as("its backoff").isEqualTo(now.plusSeconds(30));
-        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(29))).as("within the backoff").isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(29)))
+                .as("within the backoff")
+                .isEmpty();
         now = now.plusSeconds(30);
         Leased second = claimOne(r);
         assertThat(second.job().id()).isEqualTo(job.id());
         assertThat(second.job().attempt()).isEqualTo(2);
-        assertThat(store.transitions().complete(first.uuid(), first.lease(), tick()).result()).as("the first attempt is fenced off").isEqualTo(Result.STALE);
+        assertThat(store.transitions()
+                        .complete(first.uuid(), first.lease(), tick())
+                        .result())
+                .as("the first attempt is fenced off")
+                .isEqualTo(Result.STALE);
         store.transitions().start(second.uuid(), second.lease(), tick());
-        Transition last = store.transitions().fail(second.uuid(), second.lease(), "exit 1", AttemptOutcome.FAILED, tick());
+        Transition last =
+                store.transitions().fail(second.uuid(), second.lease(), "exit 1", AttemptOutcome.FAILED, tick());
         assertThat(last.job().status()).as("attempts exhausted").isEqualTo(JobStatus.FAILED);
     }
 
@@ -1084,16 +1387,24 @@ abstract class StoreContract {
         submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 86_400, false));
         Leased first = claimOne(r);
         store.transitions().start(first.uuid(), first.lease(), tick());
-        assertThat(store.transitions().fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.PENDING);
-        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_399))).isEmpty();
-        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_400))).isPresent();
+        assertThat(store.transitions()
+                        .fail(first.uuid(), first.lease(), "exit 1", AttemptOutcome.FAILED, tick())
+                        .job()
+                        .status())
+                .isEqualTo(JobStatus.PENDING);
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_399)))
+                .isEmpty();
+        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), now.plusSeconds(86_400)))
+                .isPresent();
     }
 
     @Test
     void failRefusesOutcomesThatAreNotFailures() {
         Leased j = claimedJob();
-        assertThatThrownBy(() -> store.transitions().fail(j.uuid(), j.lease(), "x", AttemptOutcome.COMPLETED, tick())).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.transitions().fail(j.uuid(), j.lease(), "x", AttemptOutcome.CANCELED, tick())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.transitions().fail(j.uuid(), j.lease(), "x", AttemptOutcome.COMPLETED, tick()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.transitions().fail(j.uuid(), j.lease(), "x", AttemptOutcome.CANCELED, tick()))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(reload(j.job()).status()).isEqualTo(JobStatus.CLAIMED);
     }
 
@@ -1105,19 +1416,31 @@ abstract class StoreContract {
         submit(p, s, 200, "10.0.0.1", tick(), new RetryPolicy(3, 0, false));
         Leased a = claimOne(r);
         store.transitions().start(a.uuid(), a.lease(), tick());
-        assertThat(store.transitions().fail(a.uuid(), a.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(store.transitions()
+                        .fail(a.uuid(), a.lease(), "lost", AttemptOutcome.LOST, tick())
+                        .job()
+                        .status())
+                .isEqualTo(JobStatus.FAILED);
 
         submit(p, s, 200, "10.0.0.1", tick(), new RetryPolicy(3, 0, true));
         Leased b = claimOne(r);
         store.transitions().start(b.uuid(), b.lease(), tick());
-        assertThat(store.transitions().fail(b.uuid(), b.lease(), "lost", AttemptOutcome.LOST, tick()).job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(store.transitions()
+                        .fail(b.uuid(), b.lease(), "lost", AttemptOutcome.LOST, tick())
+                        .job()
+                        .status())
+                .isEqualTo(JobStatus.PENDING);
     }
 
     @Test
     void aFailedJobIsNotRetriedByDefault() {
         Leased j = claimedJob();
         store.transitions().start(j.uuid(), j.lease(), tick());
-        assertThat(store.transitions().fail(j.uuid(), j.lease(), "exit 1", AttemptOutcome.FAILED, tick()).job().status()).isEqualTo(JobStatus.FAILED);
+        assertThat(store.transitions()
+                        .fail(j.uuid(), j.lease(), "exit 1", AttemptOutcome.FAILED, tick())
+                        .job()
+                        .status())
+                .isEqualTo(JobStatus.FAILED);
     }
 
     // ---- liveness, billing, recovery queries -------------------------------------------------------
@@ -1137,13 +1460,17 @@ abstract class StoreContract {
         store.liveness().recordJobHeartbeats(Map.of(a.uuid(), seen, b.uuid(), seen, waiting.uuid(), seen));
         assertThat(reload(a.job()).lastHeartbeat()).isEqualTo(seen);
         assertThat(reload(b.job()).lastHeartbeat()).isEqualTo(seen);
-        assertThat(reload(waiting).lastHeartbeat()).as("pending jobs have no liveness").isNull();
+        assertThat(reload(waiting).lastHeartbeat())
+                .as("pending jobs have no liveness")
+                .isNull();
         store.liveness().recordJobHeartbeats(Map.of(a.uuid(), seen.minusSeconds(5)));
         assertThat(reload(a.job()).lastHeartbeat()).as("never goes back").isEqualTo(seen);
         store.transitions().complete(a.uuid(), a.lease(), tick());
         Instant after = tick();
         store.liveness().recordJobHeartbeats(Map.of(a.uuid(), after));
-        assertThat(reload(a.job()).lastHeartbeat()).as("finished jobs are left alone").isEqualTo(seen);
+        assertThat(reload(a.job()).lastHeartbeat())
+                .as("finished jobs are left alone")
+                .isEqualTo(seen);
         assertThat(a.job().id()).isEqualTo(pending.id());
         assertThat(b.job().id()).isEqualTo(pending2.id());
     }
@@ -1178,7 +1505,8 @@ abstract class StoreContract {
             List<Future<?>> fs = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 fs.add(pool.submit(() -> {
-                    for (int m = 1; m <= 20; m++) billed.addAndGet(store.liveness().billMinutes(j.uuid(), m, now));
+                    for (int m = 1; m <= 20; m++)
+                        billed.addAndGet(store.liveness().billMinutes(j.uuid(), m, now));
                     return null;
                 }));
             }
@@ -1205,18 +1533,26 @@ abstract class StoreContract {
         store.transitions().complete(processed.uuid(), processed.lease(), tick());
         store.transitions().process(processed.uuid(), "{}", tick());
 
-        assertThat(store.liveness().inFlightJobs()).extracting(Job::id).containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
-        assertThat(store.liveness().completedUnprocessedJobs()).extracting(Job::id).containsExactly(completed.job().id());
+        assertThat(store.liveness().inFlightJobs())
+                .extracting(Job::id)
+                .containsExactlyInAnyOrder(claimed.job().id(), running.job().id());
+        assertThat(store.liveness().completedUnprocessedJobs())
+                .extracting(Job::id)
+                .containsExactly(completed.job().id());
         Set<Long> pendingLeft = new HashSet<>();
-        store.runs().listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0)).forEach(j -> pendingLeft.add(j.id()));
+        store.runs()
+                .listJobs(p.id(), new JobFilter(JobStatus.PENDING, null, null, 10, 0))
+                .forEach(j -> pendingLeft.add(j.id()));
         assertThat(pendingLeft).hasSize(1);
     }
 
     @Test
     void statementErrorsNameTheStatementButNeverItsArguments() {
         LeaseId secret = LeaseId.random();
-        assertThatThrownBy(() -> ((JdbcStore) store).jdbi.useHandle(h -> h.createUpdate("UPDATE no_such_table SET lease = :lease")
-                        .bind("lease", secret.value()).execute()))
+        assertThatThrownBy(() -> ((JdbcStore) store)
+                        .jdbi.useHandle(h -> h.createUpdate("UPDATE no_such_table SET lease = :lease")
+                                .bind("lease", secret.value())
+                                .execute()))
                 .hasMessageContaining("no_such_table")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(secret.value()));
     }
@@ -1225,7 +1561,11 @@ abstract class StoreContract {
     void timesRoundTripAtMicrosecondPrecision() {
         Instant precise = Instant.parse("2026-03-01T10:00:00.123456Z");
         Organization org = store.organizations().createOrganization("T", new Slug("t"), PlanTier.TEAM, precise);
-        assertThat(store.organizations().findOrganization(org.id()).orElseThrow().created()).isEqualTo(precise);
+        assertThat(store.organizations()
+                        .findOrganization(org.id())
+                        .orElseThrow()
+                        .created())
+                .isEqualTo(precise);
     }
 
     // ---- Open Job Spec jobs ------------------------------------------------------------------
@@ -1240,11 +1580,17 @@ abstract class StoreContract {
         assertThat(store.ojs().insertJob(ojs("b", "q", 5), now)).isTrue();
         assertThat(store.ojs().insertJob(ojs("c", "q", 0), now)).isTrue();
         assertThat(store.ojs().insertJob(ojs("d", "other", 9), now)).isTrue();
-        assertThat(store.ojs().insertJob(ojs("a", "q", 100), now)).as("an existing id").isFalse();
-        assertThat(store.ojs().jobs("q", "available", 10)).extracting(OjsRow::id).containsExactly("b", "a", "c");
+        assertThat(store.ojs().insertJob(ojs("a", "q", 100), now))
+                .as("an existing id")
+                .isFalse();
+        assertThat(store.ojs().jobs("q", "available", 10))
+                .extracting(OjsRow::id)
+                .containsExactly("b", "a", "c");
         assertThat(store.ojs().findJob("a").orElseThrow().priority()).isZero();
         assertThat(store.ojs().findJob("zzz")).isEmpty();
-        assertThat(store.ojs().counts()).containsEntry("q", Map.of("available", 3L)).containsEntry("other", Map.of("available", 1L));
+        assertThat(store.ojs().counts())
+                .containsEntry("q", Map.of("available", 3L))
+                .containsEntry("other", Map.of("available", 1L));
     }
 
     @Test
@@ -1262,7 +1608,9 @@ abstract class StoreContract {
         assertThat(stored.deadline()).isEqualTo(deadline);
         assertThat(stored.version()).isEqualTo(row.version() + 1);
         assertThat(store.ojs().jobs("q", "available", 10)).isEmpty();
-        assertThat(store.ojs().deleteJob("a", row.version())).as("stale version").isFalse();
+        assertThat(store.ojs().deleteJob("a", row.version()))
+                .as("stale version")
+                .isFalse();
         assertThat(store.ojs().deleteJob("a", stored.version())).isTrue();
         assertThat(store.ojs().findJob("a")).isEmpty();
     }
@@ -1273,11 +1621,30 @@ abstract class StoreContract {
         store.ojs().insertJob(OjsRow.fresh("soon", "q", "scheduled", 0, now.plusSeconds(5), "{}"), now);
         store.ojs().insertJob(ojs("leased", "q", 0), now);
         OjsRow leased = store.ojs().findJob("leased").orElseThrow();
-        store.ojs().updateJob(new OjsRow(leased.seq(), "leased", "q", "active", 0, null, now.plusSeconds(10), "w", leased.version(), "{}"), now);
+        store.ojs()
+                .updateJob(
+                        new OjsRow(
+                                leased.seq(),
+                                "leased",
+                                "q",
+                                "active",
+                                0,
+                                null,
+                                now.plusSeconds(10),
+                                "w",
+                                leased.version(),
+                                "{}"),
+                        now);
         assertThat(store.ojs().dueJobs(now, 10)).isEmpty();
-        assertThat(store.ojs().dueJobs(now.plusSeconds(5), 10)).extracting(OjsRow::id).containsExactly("soon");
-        assertThat(store.ojs().dueJobs(now.plusSeconds(10), 10)).extracting(OjsRow::id).containsExactly("soon", "leased");
-        assertThat(store.ojs().jobsInStates(List.of("scheduled"), 10)).extracting(OjsRow::id).containsExactly("later", "soon");
+        assertThat(store.ojs().dueJobs(now.plusSeconds(5), 10))
+                .extracting(OjsRow::id)
+                .containsExactly("soon");
+        assertThat(store.ojs().dueJobs(now.plusSeconds(10), 10))
+                .extracting(OjsRow::id)
+                .containsExactly("soon", "leased");
+        assertThat(store.ojs().jobsInStates(List.of("scheduled"), 10))
+                .extracting(OjsRow::id)
+                .containsExactly("later", "soon");
     }
 
     @Test
@@ -1285,8 +1652,12 @@ abstract class StoreContract {
         store.ojs().appendEvent("job.enqueued", "q", "a", "{\"n\":1}", now);
         store.ojs().appendEvent("job.completed", "q", "a", "{\"n\":2}", now);
         store.ojs().appendEvent("job.enqueued", "r", "b", "{\"n\":3}", now);
-        assertThat(store.ojs().events(List.of(), List.of(), 10)).extracting(OjsEvent::data).containsExactly("{\"n\":3}", "{\"n\":2}", "{\"n\":1}");
-        assertThat(store.ojs().events(List.of("job.enqueued"), List.of("q"), 10)).extracting(OjsEvent::jobId).containsExactly("a");
+        assertThat(store.ojs().events(List.of(), List.of(), 10))
+                .extracting(OjsEvent::data)
+                .containsExactly("{\"n\":3}", "{\"n\":2}", "{\"n\":1}");
+        assertThat(store.ojs().events(List.of("job.enqueued"), List.of("q"), 10))
+                .extracting(OjsEvent::jobId)
+                .containsExactly("a");
         assertThat(store.ojs().pausedQueues()).isEmpty();
         store.ojs().setQueuePaused("q", true);
         store.ojs().setQueuePaused("r", true);
@@ -1299,12 +1670,17 @@ abstract class StoreContract {
         store.ojs().putCron(new OjsCron("nightly", now.plusSeconds(60), 0, "{}"), now);
         OjsCron cron = store.ojs().crons().get(0);
         assertThat(cron.nextRun()).isEqualTo(now.plusSeconds(60));
-        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":1}"))).isTrue();
+        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":1}")))
+                .isTrue();
         // The second node read the same version: it does not fire the run again.
-        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":2}"))).isFalse();
+        assertThat(store.ojs().updateCron(new OjsCron("nightly", now.plusSeconds(120), cron.version(), "{\"n\":2}")))
+                .isFalse();
         assertThat(store.ojs().crons().get(0).document()).isEqualTo("{\"n\":1}");
         store.ojs().putCron(new OjsCron("nightly", now.plusSeconds(30), 0, "{}"), now);
-        assertThat(store.ojs().crons()).singleElement().extracting(OjsCron::nextRun).isEqualTo(now.plusSeconds(30));
+        assertThat(store.ojs().crons())
+                .singleElement()
+                .extracting(OjsCron::nextRun)
+                .isEqualTo(now.plusSeconds(30));
         assertThat(store.ojs().deleteCron("nightly")).isTrue();
         assertThat(store.ojs().deleteCron("nightly")).isFalse();
         assertThat(store.ojs().crons()).isEmpty();
@@ -1312,50 +1688,96 @@ abstract class StoreContract {
 
     @Test
     void anOjsWorkflowAdvancesByCompareAndSetTogetherWithTheJobsItEnqueues() {
-        store.ojs().insertWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":0}"), List.of(ojs("s0", "w", 0)), now);
+        store.ojs()
+                .insertWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":0}"), List.of(ojs("s0", "w", 0)), now);
         assertThat(store.ojs().findJob("s0")).isPresent();
-        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":1}"), List.of(ojs("s1", "w", 0)), now)).isTrue();
+        assertThat(store.ojs()
+                        .advanceWorkflow(
+                                new OjsWorkflow("wf", "running", 0, "{\"step\":1}"), List.of(ojs("s1", "w", 0)), now))
+                .isTrue();
         // A second node that read version 0 too loses: neither its document nor its job is written.
-        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "running", 0, "{\"step\":9}"), List.of(ojs("s1-again", "w", 0)), now))
+        assertThat(store.ojs()
+                        .advanceWorkflow(
+                                new OjsWorkflow("wf", "running", 0, "{\"step\":9}"),
+                                List.of(ojs("s1-again", "w", 0)),
+                                now))
                 .isFalse();
         assertThat(store.ojs().findJob("s1-again")).isEmpty();
         OjsWorkflow stored = store.ojs().findWorkflow("wf").orElseThrow();
         assertThat(stored.document()).isEqualTo("{\"step\":1}");
         assertThat(stored.version()).isEqualTo(1);
-        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "completed", 1, "{}"), List.of(), now)).isTrue();
+        assertThat(store.ojs().advanceWorkflow(new OjsWorkflow("wf", "completed", 1, "{}"), List.of(), now))
+                .isTrue();
         assertThat(store.ojs().workflowsInState("running", null, 10)).isEmpty();
-        assertThat(store.ojs().workflowsInState("completed", null, 10)).extracting(OjsWorkflow::id).containsExactly("wf");
+        assertThat(store.ojs().workflowsInState("completed", null, 10))
+                .extracting(OjsWorkflow::id)
+                .containsExactly("wf");
         store.ojs().insertWorkflow(new OjsWorkflow("wa", "running", 0, "{}"), List.of(), now);
         store.ojs().insertWorkflow(new OjsWorkflow("wb", "running", 0, "{}"), List.of(), now);
-        assertThat(store.ojs().workflowsInState("running", null, 1)).extracting(OjsWorkflow::id).containsExactly("wa");
-        assertThat(store.ojs().workflowsInState("running", "wa", 10)).extracting(OjsWorkflow::id).containsExactly("wb");
-        assertThat(store.ojs().jobsById(List.of("s0", "s1", "nope"))).extracting(OjsRow::id).containsExactlyInAnyOrder("s0", "s1");
+        assertThat(store.ojs().workflowsInState("running", null, 1))
+                .extracting(OjsWorkflow::id)
+                .containsExactly("wa");
+        assertThat(store.ojs().workflowsInState("running", "wa", 10))
+                .extracting(OjsWorkflow::id)
+                .containsExactly("wb");
+        assertThat(store.ojs().jobsById(List.of("s0", "s1", "nope")))
+                .extracting(OjsRow::id)
+                .containsExactlyInAnyOrder("s0", "s1");
     }
 
     @Test
     void aUniqueOjsJobConflictsWithinItsStatesAndPeriodAndReplaceCancelsTheOldOne() {
         OjsUnique available = new OjsUnique("k", List.of("available"), null, null);
         assertThat(store.ojs().insertUnique(ojs("a", "q", 0), available, now)).isEmpty();
-        assertThat(store.ojs().insertUnique(ojs("b", "q", 0), available, now)).map(OjsRow::id).contains("a");
+        assertThat(store.ojs().insertUnique(ojs("b", "q", 0), available, now))
+                .map(OjsRow::id)
+                .contains("a");
         assertThat(store.ojs().findJob("b")).as("refused, not written").isEmpty();
         assertThat(store.ojs().uniqueConflict(available)).map(OjsRow::id).contains("a");
-        assertThat(store.ojs().insertUnique(ojs("c", "q", 0), new OjsUnique("other", List.of("available"), null, null), now)).isEmpty();
-        // Outside the period (created before since) or in a state not listed, a's key is free again.
-        assertThat(store.ojs().insertUnique(ojs("d", "q", 0), new OjsUnique("k", List.of("available"), now.plusSeconds(1), null), now.plusSeconds(1)))
+        assertThat(store.ojs()
+                        .insertUnique(ojs("c", "q", 0), new OjsUnique("other", List.of("available"), null, null), now))
                 .isEmpty();
-        assertThat(store.ojs().insertUnique(ojs("e", "q", 0), new OjsUnique("k", List.of("active"), null, null), now)).isEmpty();
+        // Outside the period (created before since) or in a state not listed, a's key is free again.
+        assertThat(store.ojs()
+                        .insertUnique(
+                                ojs("d", "q", 0),
+                                new OjsUnique("k", List.of("available"), now.plusSeconds(1), null),
+                                now.plusSeconds(1)))
+                .isEmpty();
+        assertThat(store.ojs().insertUnique(ojs("e", "q", 0), new OjsUnique("k", List.of("active"), null, null), now))
+                .isEmpty();
         // replace: the oldest conflicting job is cancelled in the transaction that inserts the new one.
-        OjsUnique replace = new OjsUnique("k", List.of("available"), null,
-                row -> new OjsRow(row.seq(), row.id(), row.queue(), "cancelled", row.priority(), null, null, null, row.version(), "{}"));
+        OjsUnique replace = new OjsUnique(
+                "k",
+                List.of("available"),
+                null,
+                row -> new OjsRow(
+                        row.seq(),
+                        row.id(),
+                        row.queue(),
+                        "cancelled",
+                        row.priority(),
+                        null,
+                        null,
+                        null,
+                        row.version(),
+                        "{}"));
         assertThat(store.ojs().insertUnique(ojs("f", "q", 0), replace, now)).isEmpty();
         assertThat(store.ojs().findJob("a").orElseThrow().state()).isEqualTo("cancelled");
         assertThat(store.ojs().findJob("f")).isPresent();
-        assertThatThrownBy(() -> store.ojs().insertUnique(ojs("f", "q", 0), new OjsUnique("z", List.of("available"), null, null), now))
+        assertThatThrownBy(() -> store.ojs()
+                        .insertUnique(ojs("f", "q", 0), new OjsUnique("z", List.of("available"), null, null), now))
                 .isInstanceOf(StoreException.class);
         // Pruning drops only the lock rows: the conflict is found among the jobs all the same.
-        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2))).as("the rows of k and other").isEqualTo(2);
-        assertThat(store.ojs().insertUnique(ojs("g", "q", 0), available, now.plusSeconds(3))).map(OjsRow::id).contains("d");
-        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2))).as("k was pushed again at +3 s").isZero();
+        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2)))
+                .as("the rows of k and other")
+                .isEqualTo(2);
+        assertThat(store.ojs().insertUnique(ojs("g", "q", 0), available, now.plusSeconds(3)))
+                .map(OjsRow::id)
+                .contains("d");
+        assertThat(store.ojs().pruneUniqueKeys(now.plusSeconds(2)))
+                .as("k was pushed again at +3 s")
+                .isZero();
     }
 
     @Test
@@ -1366,12 +1788,16 @@ abstract class StoreContract {
         assertThat(store.ojs().takeRateSlot("q", now)).isTrue();
         assertThat(store.ojs().takeRateSlot("q", now.plusMillis(500))).isTrue();
         assertThat(store.ojs().takeRateSlot("q", now.plusMillis(999))).isFalse();
-        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1000))).as("a new window").isTrue();
+        assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1000)))
+                .as("a new window")
+                .isTrue();
         assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1001))).isTrue();
         assertThat(store.ojs().takeRateSlot("q", now.plusMillis(1002))).isFalse();
         store.ojs().setQueuePaused("q", true);
         assertThat(store.ojs().pausedQueues()).containsExactly("q");
-        assertThat(store.ojs().rateLimitedQueues()).as("pausing keeps the limit").containsExactly("q");
+        assertThat(store.ojs().rateLimitedQueues())
+                .as("pausing keeps the limit")
+                .containsExactly("q");
         store.ojs().setQueueRateLimit("q", null, null);
         assertThat(store.ojs().rateLimitedQueues()).isEmpty();
     }
@@ -1381,7 +1807,8 @@ abstract class StoreContract {
         assertThat(store.ojs().findWorker("w")).isEmpty();
         store.ojs().putWorker(new OjsWorker("w", "running", now, "{}"));
         store.ojs().putWorker(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
-        assertThat(store.ojs().findWorker("w")).contains(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
+        assertThat(store.ojs().findWorker("w"))
+                .contains(new OjsWorker("w", "draining", now.plusSeconds(5), "{\"n\":2}"));
     }
 
     /** Issue 47: registration, directions a beat does not erase, silence found and terminated by compare-and-set. */
@@ -1398,10 +1825,14 @@ abstract class StoreContract {
 
         assertThat(store.ojs().silentWorkers(now.plusSeconds(39))).isEmpty();
         List<OjsWorker> silent = store.ojs().silentWorkers(now.plusSeconds(40));
-        assertThat(silent).extracting(OjsWorker::id).as("a worker that never registered is never silent")
+        assertThat(silent)
+                .extracting(OjsWorker::id)
+                .as("a worker that never registered is never silent")
                 .containsExactly("w");
         store.ojs().putWorker(new OjsWorker("w", "running", now.plusSeconds(41), "{}"));
-        assertThat(store.ojs().terminateWorker(silent.get(0), "{}")).as("a beat since the read wins").isFalse();
+        assertThat(store.ojs().terminateWorker(silent.get(0), "{}"))
+                .as("a beat since the read wins")
+                .isFalse();
         OjsWorker again = store.ojs().silentWorkers(now.plusSeconds(80)).get(0);
         assertThat(store.ojs().terminateWorker(again, "{\"t\":1}")).isTrue();
         assertThat(store.ojs().terminateWorker(again, "{}")).as("once").isFalse();
@@ -1409,11 +1840,14 @@ abstract class StoreContract {
             assertThat(w.state()).isEqualTo("terminated");
             assertThat(w.directive()).isNull();
         });
-        assertThat(store.ojs().directWorker("w", "terminate")).as("a terminated worker takes no direction").isFalse();
+        assertThat(store.ojs().directWorker("w", "terminate"))
+                .as("a terminated worker takes no direction")
+                .isFalse();
         assertThat(store.ojs().silentWorkers(now.plusSeconds(200))).isEmpty();
 
         store.ojs().registerWorker(new OjsWorker("w", "running", now.plusSeconds(300), "{}", null, timeout));
-        assertThat(store.ojs().findWorker("w").orElseThrow().state()).as("registering again revives it")
+        assertThat(store.ojs().findWorker("w").orElseThrow().state())
+                .as("registering again revives it")
                 .isEqualTo("running");
     }
 
@@ -1422,20 +1856,31 @@ abstract class StoreContract {
         Instant t0 = Instant.parse("2026-03-01T10:00:00Z");
         store.uploads().createRegistryUpload(new RegistryUpload("u1", "p", "img", 0, "[]", t0, t0));
         store.uploads().createRegistryUpload(new RegistryUpload("u2", "p", "img", 0, "[]", t0, t0.plusSeconds(10)));
-        assertThat(store.uploads().findRegistryUpload("u1")).hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
-        assertThat(store.uploads().advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20))).isTrue();
+        assertThat(store.uploads().findRegistryUpload("u1"))
+                .hasValueSatisfying(u -> assertThat(u.repository()).isEqualTo("img"));
+        assertThat(store.uploads()
+                        .advanceRegistryUpload("u1", 0, 5, "[{\"name\":\"a\",\"size\":5}]", t0.plusSeconds(20)))
+                .isTrue();
         // A second node read the session at 0 bytes too: its chunk is not recorded.
-        assertThat(store.uploads().advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21))).isFalse();
+        assertThat(store.uploads()
+                        .advanceRegistryUpload("u1", 0, 7, "[{\"name\":\"b\",\"size\":7}]", t0.plusSeconds(21)))
+                .isFalse();
         RegistryUpload u1 = store.uploads().findRegistryUpload("u1").orElseThrow();
         assertThat(u1.size()).isEqualTo(5);
         assertThat(u1.chunks()).contains("\"a\"");
         assertThat(u1.updated()).isEqualTo(t0.plusSeconds(20));
         assertThat(store.uploads().countRegistryUploads()).isEqualTo(2);
-        assertThat(store.uploads().idleRegistryUploads(t0.plusSeconds(15), 10)).extracting(RegistryUpload::id).containsExactly("u2");
+        assertThat(store.uploads().idleRegistryUploads(t0.plusSeconds(15), 10))
+                .extracting(RegistryUpload::id)
+                .containsExactly("u2");
 
-        assertThat(store.uploads().deleteRegistryUpload("u1", 4)).as("it holds 5 bytes by now").isFalse();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 4))
+                .as("it holds 5 bytes by now")
+                .isFalse();
         assertThat(store.uploads().deleteRegistryUpload("u1", 5)).isTrue();
-        assertThat(store.uploads().deleteRegistryUpload("u1", 5)).as("ended once").isFalse();
+        assertThat(store.uploads().deleteRegistryUpload("u1", 5))
+                .as("ended once")
+                .isFalse();
         assertThat(store.uploads().deleteRegistryUpload("u2", -1)).isTrue();
         assertThat(store.uploads().findRegistryUpload("u1")).isEmpty();
         assertThat(store.uploads().countRegistryUploads()).isZero();
@@ -1461,7 +1906,11 @@ abstract class StoreContract {
         for (int i = 0; i < 4; i++) submitted.add(submit(p, s, 200).id());
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claims().claimEach(List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims()
+                .claimEach(
+                        List.of(request(a, 2, s), request(b, 1, s), request(c, 3, s), request(d, 1, s)),
+                        at,
+                        at.plusSeconds(30));
 
         assertThat(claimed).hasSize(4);
         assertThat(claimed.get(0)).hasSize(2);
@@ -1478,11 +1927,18 @@ abstract class StoreContract {
                 assertThat(reload(job).holds(job.lease())).isTrue();
                 Attempt attempt = store.runs().findAttempt(job.id(), 1).orElseThrow();
                 assertThat(attempt.runnerId()).isEqualTo(owners[i].id());
-                assertThat(attempt.lease().matches(job.lease())).as("the attempt carries the job's own lease").isTrue();
+                assertThat(attempt.lease().matches(job.lease()))
+                        .as("the attempt carries the job's own lease")
+                        .isTrue();
             }
         }
-        assertThat(claimed.get(0).get(0).lease().matches(claimed.get(0).get(1).lease())).as("every job its own lease").isFalse();
-        assertThat(store.claims().claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30)).getFirst()).isEmpty();
+        assertThat(claimed.get(0).get(0).lease().matches(claimed.get(0).get(1).lease()))
+                .as("every job its own lease")
+                .isFalse();
+        assertThat(store.claims()
+                        .claimEach(List.of(request(d, 1, s)), tick(), now.plusSeconds(30))
+                        .getFirst())
+                .isEmpty();
     }
 
     @Test
@@ -1494,9 +1950,12 @@ abstract class StoreContract {
         submit(project(free), s, 100, "10.0.0.1", tick());
         submit(project(free), s, 100, "10.0.0.2", tick());
         Instant at = tick();
-        List<List<Job>> claimed = store.claims().claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed =
+                store.claims().claimEach(List.of(request(a, 1, s), request(b, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).hasSize(1);
-        assertThat(claimed.get(1)).as("one job in flight per free organization, counted inside the same transaction").isEmpty();
+        assertThat(claimed.get(1))
+                .as("one job in flight per free organization, counted inside the same transaction")
+                .isEmpty();
     }
 
     @Test
@@ -1510,21 +1969,46 @@ abstract class StoreContract {
         store.runners().setRunnerLabels(labelled.id(), true, Map.of("gpu", "a100"), tick());
         Project p = project(org(PlanTier.TEAM));
         Job plain = submit(p, s, 200);
-        Job needsGpu = store.runs().createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
-                new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, new JobLabels(Map.of("gpu", "a100"), Map.of())),
-                p.organizationId(), tick()).job();
+        Job needsGpu = store.runs()
+                .createRun(
+                        new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+                        new NewJob(
+                                s.id(),
+                                "10.0.0.1",
+                                config(p),
+                                60,
+                                200,
+                                RetryPolicy.NONE,
+                                null,
+                                null,
+                                new JobLabels(Map.of("gpu", "a100"), Map.of())),
+                        p.organizationId(),
+                        tick())
+                .job();
         // The declining runner declined the plain job; it is still pending for the others.
         Leased first = claimOne(declining);
         assertThat(first.job().id()).isEqualTo(plain.id());
-        assertThat(store.transitions().requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick()).result()).isEqualTo(Result.APPLIED);
+        assertThat(store.transitions()
+                        .requeue(first.uuid(), first.lease(), AttemptOutcome.DECLINED, 5, tick())
+                        .result())
+                .isEqualTo(Result.APPLIED);
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claims().claimEach(List.of(request(archived, 1, s),
-                new ClaimRequest(declining.id(), 1, Set.of(s.id()), ClaimFilter.NONE, true),
-                request(unlabelled, 2, s), request(labelled, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims()
+                .claimEach(
+                        List.of(
+                                request(archived, 1, s),
+                                new ClaimRequest(declining.id(), 1, Set.of(s.id()), ClaimFilter.NONE, true),
+                                request(unlabelled, 2, s),
+                                request(labelled, 1, s)),
+                        at,
+                        at.plusSeconds(30));
         assertThat(claimed.get(0)).as("archived").isEmpty();
         assertThat(claimed.get(1)).as("declined it").isEmpty();
-        assertThat(claimed.get(2)).as("takes the plain job but lacks the label").extracting(Job::id).containsExactly(plain.id());
+        assertThat(claimed.get(2))
+                .as("takes the plain job but lacks the label")
+                .extracting(Job::id)
+                .containsExactly(plain.id());
         assertThat(claimed.get(3)).as("has the label").extracting(Job::id).containsExactly(needsGpu.id());
     }
 
@@ -1534,14 +2018,32 @@ abstract class StoreContract {
         Runner first = runner(s);
         Runner canaryRunner = runner(s);
         Project p = project(org(PlanTier.TEAM));
-        Job canary = store.runs().createRun(new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
-                new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE, null, null, JobLabels.NONE, canaryRunner.id()),
-                p.organizationId(), tick()).job();
+        Job canary = store.runs()
+                .createRun(
+                        new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+                        new NewJob(
+                                s.id(),
+                                "10.0.0.1",
+                                config(p),
+                                60,
+                                200,
+                                RetryPolicy.NONE,
+                                null,
+                                null,
+                                JobLabels.NONE,
+                                canaryRunner.id()),
+                        p.organizationId(),
+                        tick())
+                .job();
 
         Instant at = tick();
-        List<List<Job>> claimed = store.claims().claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
+        List<List<Job>> claimed = store.claims()
+                .claimEach(List.of(request(first, 1, s), request(canaryRunner, 1, s)), at, at.plusSeconds(30));
         assertThat(claimed.get(0)).as("not its canary").isEmpty();
-        assertThat(claimed.get(1)).as("its own canary, in the same batch").extracting(Job::id).containsExactly(canary.id());
+        assertThat(claimed.get(1))
+                .as("its own canary, in the same batch")
+                .extracting(Job::id)
+                .containsExactly(canary.id());
     }
 
     @Test
@@ -1562,7 +2064,11 @@ abstract class StoreContract {
                 List<Runner> mine = runners.subList(t * 2, t * 2 + 2);
                 done.add(pool.submit(() -> {
                     for (int round = 0; round < 10; round++) {
-                        for (List<Job> claimed : store.claims().claimEach(List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)), at, at.plusSeconds(30))) {
+                        for (List<Job> claimed : store.claims()
+                                .claimEach(
+                                        List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)),
+                                        at,
+                                        at.plusSeconds(30))) {
                             for (Job job : claimed) if (!seen.add(job.id())) duplicates.incrementAndGet();
                         }
                     }
@@ -1582,7 +2088,9 @@ abstract class StoreContract {
     void projectUuidIsTheProjectsOwn() {
         Project p = project(org(PlanTier.TEAM));
         Project other = project(org(PlanTier.TEAM));
-        assertThat(store.organizations().projectUuid(999_999)).as("unknown id, nothing remembered").isEmpty();
+        assertThat(store.organizations().projectUuid(999_999))
+                .as("unknown id, nothing remembered")
+                .isEmpty();
         for (int i = 0; i < 2; i++) {
             assertThat(store.organizations().projectUuid(p.id())).contains(p.uuid());
             assertThat(store.organizations().projectUuid(other.id())).contains(other.uuid());
@@ -1596,27 +2104,55 @@ abstract class StoreContract {
     void retryOnInfrastructureRetriesAPullFailureAndNotTheJobsOwnExit() {
         Spec s = spec();
         Runner r = runner(s);
-        Job job = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+        Job job = submit(
+                project(org(PlanTier.TEAM)),
+                s,
+                200,
+                "10.0.0.1",
+                tick(),
                 new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
         Leased first = claimOne(r);
-        Transition pull = store.transitions().fail(first.uuid(), first.lease(), "could not start: registry answered 503", AttemptOutcome.FAILED,
-                tick(), null, new AttemptFailure(FailureCode.PULL_FAILED, null));
+        Transition pull = store.transitions()
+                .fail(
+                        first.uuid(),
+                        first.lease(),
+                        "could not start: registry answered 503",
+                        AttemptOutcome.FAILED,
+                        tick(),
+                        null,
+                        new AttemptFailure(FailureCode.PULL_FAILED, null));
         assertThat(pull.job().status()).as("retried").isEqualTo(JobStatus.PENDING);
         Leased second = claimOne(r);
-        Transition exit = store.transitions().fail(second.uuid(), second.lease(), "iteration 0 exited with code 1", AttemptOutcome.FAILED,
-                tick(), null, new AttemptFailure(FailureCode.EXIT_CODE, 1));
-        assertThat(exit.job().status()).as("the benchmark's own failure is signal").isEqualTo(JobStatus.FAILED);
-        assertThat(store.runs().attemptEnds(job.id())).containsExactly(
-                Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
-                Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
-        assertThat(store.runs().retryPolicy(job.id())).contains(new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
+        Transition exit = store.transitions()
+                .fail(
+                        second.uuid(),
+                        second.lease(),
+                        "iteration 0 exited with code 1",
+                        AttemptOutcome.FAILED,
+                        tick(),
+                        null,
+                        new AttemptFailure(FailureCode.EXIT_CODE, 1));
+        assertThat(exit.job().status())
+                .as("the benchmark's own failure is signal")
+                .isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(job.id()))
+                .containsExactly(
+                        Map.entry(1, new AttemptEnd(FailureKind.INFRASTRUCTURE, null, true, null)),
+                        Map.entry(2, new AttemptEnd(FailureKind.FAILURE, 1, false, NotRetried.NOT_IN_RETRY_ON)));
+        assertThat(store.runs().retryPolicy(job.id()))
+                .contains(new RetryPolicy(3, 0, Set.of(FailureKind.INFRASTRUCTURE), Set.of()));
     }
 
     @Test
     void aFinalExitCodeIsNeverRetriedAndOthersAreUntilTheAttemptsAreSpent() {
         Spec s = spec();
         Runner r = runner(s);
-        Job job = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+        Job job = submit(
+                project(org(PlanTier.TEAM)),
+                s,
+                200,
+                "10.0.0.1",
+                tick(),
                 new RetryPolicy(2, 0, Set.of(FailureKind.FAILURE), Set.of(2, 3)));
         Leased first = claimOne(r);
         assertThat(failWith(first, AttemptOutcome.FAILED, 1).job().status()).isEqualTo(JobStatus.PENDING);
@@ -1624,41 +2160,74 @@ abstract class StoreContract {
         assertThat(failWith(second, AttemptOutcome.FAILED, 1).job().status()).isEqualTo(JobStatus.FAILED);
         assertThat(store.runs().attemptEnds(job.id()).get(2).notRetried()).isEqualTo(NotRetried.ATTEMPTS_EXHAUSTED);
 
-        Job finalCode = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+        Job finalCode = submit(
+                project(org(PlanTier.TEAM)),
+                s,
+                200,
+                "10.0.0.1",
+                tick(),
                 new RetryPolicy(2, 0, Set.of(FailureKind.FAILURE), Set.of(2, 3)));
-        assertThat(failWith(claimOne(r), AttemptOutcome.FAILED, 3).job().status()).isEqualTo(JobStatus.FAILED);
-        assertThat(store.runs().attemptEnds(finalCode.id()).get(1)).isEqualTo(new AttemptEnd(FailureKind.FAILURE, 3, false, NotRetried.FINAL_EXIT_CODE));
+        assertThat(failWith(claimOne(r), AttemptOutcome.FAILED, 3).job().status())
+                .isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(finalCode.id()).get(1))
+                .isEqualTo(new AttemptEnd(FailureKind.FAILURE, 3, false, NotRetried.FINAL_EXIT_CODE));
     }
 
     @Test
     void aLostRunnerIsRetriedOnlyWhenTheRetryOnListsIt() {
         Spec s = spec();
         Runner r = runner(s);
-        Job notListed = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(),
+        Job notListed = submit(
+                project(org(PlanTier.TEAM)),
+                s,
+                200,
+                "10.0.0.1",
+                tick(),
                 new RetryPolicy(2, 0, Set.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE), Set.of()));
-        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status()).isEqualTo(JobStatus.FAILED);
-        assertThat(store.runs().attemptEnds(notListed.id()).get(1)).isEqualTo(new AttemptEnd(FailureKind.RUNNER_LOST, null, false, NotRetried.NOT_IN_RETRY_ON));
-        submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, Set.of(FailureKind.RUNNER_LOST), Set.of()));
-        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status()).isEqualTo(JobStatus.PENDING);
+        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status())
+                .isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().attemptEnds(notListed.id()).get(1))
+                .isEqualTo(new AttemptEnd(FailureKind.RUNNER_LOST, null, false, NotRetried.NOT_IN_RETRY_ON));
+        submit(
+                project(org(PlanTier.TEAM)),
+                s,
+                200,
+                "10.0.0.1",
+                tick(),
+                new RetryPolicy(2, 0, Set.of(FailureKind.RUNNER_LOST), Set.of()));
+        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status())
+                .isEqualTo(JobStatus.PENDING);
     }
 
     /** The older retry_when_runner_lost maps onto on: failures of job and machine always, a lost runner when it says so. */
     @Test
     void theOlderFieldMapsOntoRetryOn() {
-        assertThat(new RetryPolicy(2, 0, false).on()).containsExactlyInAnyOrder(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE);
+        assertThat(new RetryPolicy(2, 0, false).on())
+                .containsExactlyInAnyOrder(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE);
         assertThat(new RetryPolicy(2, 0, true).on()).containsExactlyInAnyOrder(FailureKind.values());
         Spec s = spec();
         Runner r = runner(s);
         Job old = submit(project(org(PlanTier.TEAM)), s, 200, "10.0.0.1", tick(), new RetryPolicy(2, 0, false));
-        assertThat(failWith(claimOne(r), AttemptOutcome.FAILED, 1).job().status()).isEqualTo(JobStatus.PENDING);
-        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status()).isEqualTo(JobStatus.FAILED);
-        assertThat(store.runs().retryPolicy(old.id()).orElseThrow().retryWhenRunnerLost()).isFalse();
+        assertThat(failWith(claimOne(r), AttemptOutcome.FAILED, 1).job().status())
+                .isEqualTo(JobStatus.PENDING);
+        assertThat(failWith(claimOne(r), AttemptOutcome.LOST, null).job().status())
+                .isEqualTo(JobStatus.FAILED);
+        assertThat(store.runs().retryPolicy(old.id()).orElseThrow().retryWhenRunnerLost())
+                .isFalse();
         // A job stored before V26 (retry_on NULL) reads as the mapping of its retry_when_runner_lost.
         assertThat(RetryPolicy.fromColumns(3, 5, true, null, null)).isEqualTo(new RetryPolicy(3, 5, true));
     }
 
     private Transition failWith(Leased attempt, AttemptOutcome outcome, Integer exitCode) {
         var code = outcome == AttemptOutcome.LOST ? null : FailureCode.EXIT_CODE;
-        return store.transitions().fail(attempt.uuid(), attempt.lease(), "failed", outcome, tick(), null, new AttemptFailure(code, exitCode));
+        return store.transitions()
+                .fail(
+                        attempt.uuid(),
+                        attempt.lease(),
+                        "failed",
+                        outcome,
+                        tick(),
+                        null,
+                        new AttemptFailure(code, exitCode));
     }
 }

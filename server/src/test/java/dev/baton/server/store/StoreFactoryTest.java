@@ -25,7 +25,9 @@ class StoreFactoryTest {
         }
         assertThat(Files.exists(data.resolve("baton.db"))).isTrue();
         try (Store again = StoreFactory.open("", data)) {
-            assertThat(again.organizations().findOrganization(ResourceId.of("a"))).as("reopened and already migrated").isPresent();
+            assertThat(again.organizations().findOrganization(ResourceId.of("a")))
+                    .as("reopened and already migrated")
+                    .isPresent();
         }
     }
 
@@ -33,9 +35,12 @@ class StoreFactoryTest {
     void sqliteConnectionsUseWalForeignKeysAndABusyTimeout() {
         try (Store store = StoreFactory.open("sqlite:" + dir.resolve("x.db"), null)) {
             JdbcStore jdbc = (JdbcStore) store;
-            String journal = jdbc.jdbi.withHandle(h -> h.createQuery("PRAGMA journal_mode").mapTo(String.class).one());
-            int foreignKeys = jdbc.jdbi.withHandle(h -> h.createQuery("PRAGMA foreign_keys").mapTo(Integer.class).one());
-            int busyTimeout = jdbc.jdbi.withHandle(h -> h.createQuery("PRAGMA busy_timeout").mapTo(Integer.class).one());
+            String journal = jdbc.jdbi.withHandle(h ->
+                    h.createQuery("PRAGMA journal_mode").mapTo(String.class).one());
+            int foreignKeys = jdbc.jdbi.withHandle(h ->
+                    h.createQuery("PRAGMA foreign_keys").mapTo(Integer.class).one());
+            int busyTimeout = jdbc.jdbi.withHandle(h ->
+                    h.createQuery("PRAGMA busy_timeout").mapTo(Integer.class).one());
             assertThat(journal).isEqualToIgnoringCase("wal");
             assertThat(foreignKeys).isEqualTo(1);
             assertThat(busyTimeout).isPositive();
@@ -46,7 +51,8 @@ class StoreFactoryTest {
     @Test
     void jdbcSqliteUrlsAreAccepted() {
         try (Store store = StoreFactory.open("jdbc:sqlite:" + dir.resolve("y.db"), null)) {
-            assertThat(store.runners().listRunners(new RunnerFilter(null, null, true))).isEmpty();
+            assertThat(store.runners().listRunners(new RunnerFilter(null, null, true)))
+                    .isEmpty();
         }
         assertThat(Files.exists(dir.resolve("y.db"))).isTrue();
     }
@@ -64,7 +70,8 @@ class StoreFactoryTest {
 
         DatabaseUrl jdbc = DatabaseUrl.parse("jdbc:postgresql://h:5432/d?user=u", null);
         assertThat(jdbc.jdbcUrl()).isEqualTo("jdbc:postgresql://h:5432/d?user=u");
-        assertThat(DatabaseUrl.parse("sqlite:///var/lib/baton/b.db", null).jdbcUrl()).isEqualTo("jdbc:sqlite:/var/lib/baton/b.db");
+        assertThat(DatabaseUrl.parse("sqlite:///var/lib/baton/b.db", null).jdbcUrl())
+                .isEqualTo("jdbc:sqlite:/var/lib/baton/b.db");
     }
 
     @Test
@@ -75,7 +82,8 @@ class StoreFactoryTest {
                 .hasMessageContaining("postgresql://")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(":pw@"));
         assertThatThrownBy(() -> StoreFactory.open("sqlite:", dir)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> StoreFactory.open("postgresql:///nohost", dir)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> StoreFactory.open("postgresql:///nohost", dir))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no host");
         assertThatThrownBy(() -> StoreFactory.open(null, null)).isInstanceOf(IllegalArgumentException.class);
     }

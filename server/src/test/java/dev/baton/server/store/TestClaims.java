@@ -32,10 +32,12 @@ public final class TestClaims {
      * The claim with its acceptance deadline, narrowed and ordered by a router's {@code filter}
      * ({@link ClaimFilter#NONE}: any job of the runner's specs). The store is a real one or a {@link StoreCalls} proxy of one.
      */
-    public static Optional<Job> claim(Store store, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+    public static Optional<Job> claim(
+            Store store, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         // A test's proxy of the store (StoreCalls) does not see this claim: no part has it.
         Store target = store instanceof StoreCalls.Wrapped wrapped ? wrapped.real() : store;
-        if (!(target.claims() instanceof JdbcClaims claims)) throw new IllegalArgumentException("not a JDBC store: " + store);
+        if (!(target.claims() instanceof JdbcClaims claims))
+            throw new IllegalArgumentException("not a JDBC store: " + store);
         return claims.claim(runnerId, lease, now, acceptUntil, filter);
     }
 }

@@ -46,7 +46,8 @@ abstract class UsageStoreContract {
         api = store.organizations().createProject(acme.id(), "Api", Slug.of("api"), t);
         theirs = store.organizations().createProject(other.id(), "Theirs", Slug.of("theirs"), t);
         spec = store.specs().createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, t);
-        runner = store.runners().createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), t);
+        runner = store.runners()
+                .createRunner("R", Slug.of("r"), RunnerKey.generate().hash(), t);
         store.specs().addRunnerSpec(runner.id(), spec.id());
     }
 
@@ -57,9 +58,15 @@ abstract class UsageStoreContract {
 
     Job claimedIn(Project project) {
         Instant t = MARCH.minus(Duration.ofHours(1));
-        store.runs().createRun(new NewReport(project.id(), "main", "box", "json", null, null, null),
-                new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE), project.organizationId(), t).job();
-        return TestClaims.claim(store, runner.id(), LeaseId.random(), t, t.plus(Duration.ofHours(1))).orElseThrow();
+        store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "box", "json", null, null, null),
+                        new NewJob(spec.id(), "10.0.0.1", StoreContract.config(project), 60, 200, RetryPolicy.NONE),
+                        project.organizationId(),
+                        t)
+                .job();
+        return TestClaims.claim(store, runner.id(), LeaseId.random(), t, t.plus(Duration.ofHours(1)))
+                .orElseThrow();
     }
 
     List<ProjectMinutes> usage(Organization org, Instant from, Instant to) {
@@ -72,20 +79,28 @@ abstract class UsageStoreContract {
         Job apiJob = claimedIn(api);
         Job theirJob = claimedIn(theirs);
         // The last microsecond of March, then the first instant of April.
-        assertThat(store.liveness().billMinutes(webJob.uuid(), 3, APRIL.minusNanos(1000))).isEqualTo(3);
+        assertThat(store.liveness().billMinutes(webJob.uuid(), 3, APRIL.minusNanos(1000)))
+                .isEqualTo(3);
         assertThat(store.liveness().billMinutes(webJob.uuid(), 5, APRIL)).isEqualTo(2);
-        assertThat(store.liveness().billMinutes(webJob.uuid(), 5, APRIL.plusSeconds(30))).as("nothing new: no ledger row").isZero();
-        assertThat(store.liveness().billMinutes(apiJob.uuid(), 4, MAY.minusSeconds(60))).isEqualTo(4);
+        assertThat(store.liveness().billMinutes(webJob.uuid(), 5, APRIL.plusSeconds(30)))
+                .as("nothing new: no ledger row")
+                .isZero();
+        assertThat(store.liveness().billMinutes(apiJob.uuid(), 4, MAY.minusSeconds(60)))
+                .isEqualTo(4);
         assertThat(store.liveness().billMinutes(apiJob.uuid(), 6, MAY)).isEqualTo(2);
-        assertThat(store.liveness().billMinutes(theirJob.uuid(), 7, APRIL.plus(Duration.ofDays(3)))).isEqualTo(7);
+        assertThat(store.liveness().billMinutes(theirJob.uuid(), 7, APRIL.plus(Duration.ofDays(3))))
+                .isEqualTo(7);
 
         assertThat(usage(acme, MARCH, APRIL)).containsExactly(new ProjectMinutes(web.id(), 3));
-        assertThat(usage(acme, APRIL, MAY)).containsExactlyInAnyOrder(new ProjectMinutes(web.id(), 2), new ProjectMinutes(api.id(), 4));
+        assertThat(usage(acme, APRIL, MAY))
+                .containsExactlyInAnyOrder(new ProjectMinutes(web.id(), 2), new ProjectMinutes(api.id(), 4));
         assertThat(usage(acme, MAY, JUNE)).containsExactly(new ProjectMinutes(api.id(), 2));
         assertThat(usage(acme, JUNE, JUNE.plus(Duration.ofDays(30)))).isEmpty();
         assertThat(usage(other, APRIL, MAY)).containsExactly(new ProjectMinutes(theirs.id(), 7));
         // Every period together is the organization's all-time total.
-        long whole = usage(acme, Instant.EPOCH, JUNE).stream().mapToLong(ProjectMinutes::minutes).sum();
+        long whole = usage(acme, Instant.EPOCH, JUNE).stream()
+                .mapToLong(ProjectMinutes::minutes)
+                .sum();
         assertThat(whole).isEqualTo(store.liveness().billedMinutes(acme.id())).isEqualTo(11);
     }
 

@@ -9,8 +9,8 @@ import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.server.channel.RunnerChannel;
 import dev.baton.server.config.ServerConfig;
-import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.http.MetricsRoutes;
+import dev.baton.server.metrics.BatonMetrics;
 import dev.baton.server.output.AttemptOutputs;
 import dev.baton.server.output.DirectoryOutputStore;
 import dev.baton.server.output.OutputStore;
@@ -27,7 +27,6 @@ import dev.baton.server.store.StoreFactory;
 import dev.baton.server.token.PullTokens;
 import io.javalin.Javalin;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,10 +82,12 @@ public final class ChannelFixture implements AutoCloseable {
      * Run once, just before the next {@code Store.fail} reaches the store: what another node does
      * between this node's read of a job and its transition (e.g. cancel it).
      */
-    public final java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail = new java.util.concurrent.atomic.AtomicReference<>();
+    public final java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /** While set, the background fallback sweep waits at its first store call (see {@link #holdFallbackSweep}). */
-    private final java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold = new java.util.concurrent.atomic.AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     public ChannelFixture(String databaseUrl, Path dataDir) {
         this(databaseUrl, dataDir, java.util.function.UnaryOperator.identity());
@@ -94,20 +95,37 @@ public final class ChannelFixture implements AutoCloseable {
 
     /** With {@code tune} applied to the fixture's config (e.g. a quarantine threshold). */
     public ChannelFixture(String databaseUrl, Path dataDir, java.util.function.UnaryOperator<ServerConfig> tune) {
-        this.store = countingClaims(StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold, beforeNextFail);
+        this.store = countingClaims(
+                StoreFactory.open(databaseUrl, dataDir), claims, claimGates, pendingReads, sweepHold, beforeNextFail);
         // As the server wires it: small output on the attempt's row, the rest in the storage directory.
         this.outputs = new AttemptOutputs(store, new DirectoryOutputStore(dataDir.resolve("storage")));
-        this.config = tune.apply(ServerConfig.builder(dataDir).host("127.0.0.1").port(0).databaseUrl(databaseUrl)
-                .requestBodyMaxBytes(MAX_MESSAGE_BYTES).adminToken("admin").heartbeatTimeout(HEARTBEAT_TIMEOUT)
-                .acceptanceTimeout(ACCEPTANCE_TIMEOUT).jobTimeoutGrace(GRACE).cancelDeadline(CANCEL_DEADLINE).maxRequeues(3).build());
-        this.organization = store.organizations().createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
-        this.project = store.organizations().createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
+        this.config = tune.apply(ServerConfig.builder(dataDir)
+                .host("127.0.0.1")
+                .port(0)
+                .databaseUrl(databaseUrl)
+                .requestBodyMaxBytes(MAX_MESSAGE_BYTES)
+                .adminToken("admin")
+                .heartbeatTimeout(HEARTBEAT_TIMEOUT)
+                .acceptanceTimeout(ACCEPTANCE_TIMEOUT)
+                .jobTimeoutGrace(GRACE)
+                .cancelDeadline(CANCEL_DEADLINE)
+                .maxRequeues(3)
+                .build());
+        this.organization = store.organizations()
+                .createOrganization("Team org", Slug.of("team-org"), PlanTier.TEAM, clock.instant());
+        this.project =
+                store.organizations().createProject(organization.id(), "Bench", Slug.of("bench"), clock.instant());
         startServer();
     }
 
     /** The real store, with its claim calls counted (a test-only proxy; production wires objects by hand). */
-    private static Store countingClaims(Store real, AtomicInteger claims, java.util.Map<Long, ClaimGate> gates, AtomicInteger pendingReads,
-            java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold, java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
+    private static Store countingClaims(
+            Store real,
+            AtomicInteger claims,
+            java.util.Map<Long, ClaimGate> gates,
+            AtomicInteger pendingReads,
+            java.util.concurrent.atomic.AtomicReference<ClaimGate> sweepHold,
+            java.util.concurrent.atomic.AtomicReference<Runnable> beforeNextFail) {
         return StoreCalls.intercept(real, (target, method, args) -> {
             if (method.getName().equals("hasPendingFor")) pendingReads.incrementAndGet();
             if (method.getName().equals("fail")) {
@@ -116,14 +134,19 @@ public final class ChannelFixture implements AutoCloseable {
             }
             ClaimGate hold = sweepHold.get();
             // expireNodes is the first store call of every sweep; only the background loop's thread waits.
-            if (hold != null && method.getName().equals("expireNodes") && Thread.currentThread().getName().equals("baton-deadline-sweep")) {
+            if (hold != null
+                    && method.getName().equals("expireNodes")
+                    && Thread.currentThread().getName().equals("baton-deadline-sweep")) {
                 hold.entered().countDown();
                 hold.release().await();
             }
             // Dispatch claims for all the waiters a pump serves in one call (claimEach).
             if (method.getName().equals("claimEach")) {
                 claims.incrementAndGet();
-                List<Long> runners = ((List<?>) args[0]).stream().map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId()).toList();
+                List<Long> runners = ((List<?>) args[0])
+                        .stream()
+                                .map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId())
+                                .toList();
                 for (Long runner : runners) {
                     ClaimGate gate = gates.get(runner);
                     if (gate != null) {
@@ -148,7 +171,8 @@ public final class ChannelFixture implements AutoCloseable {
     public AutoCloseable holdFallbackSweep() throws InterruptedException {
         ClaimGate hold = new ClaimGate();
         sweepHold.set(hold);
-        if (!hold.entered().await(30, java.util.concurrent.TimeUnit.SECONDS)) throw new IllegalStateException("the fallback sweep did not run");
+        if (!hold.entered().await(30, java.util.concurrent.TimeUnit.SECONDS))
+            throw new IllegalStateException("the fallback sweep did not run");
         return () -> {
             sweepHold.set(null);
             hold.release().countDown();
@@ -163,9 +187,10 @@ public final class ChannelFixture implements AutoCloseable {
         channel = new RunnerChannel(store, config, clock, tokens, outputs, metrics);
         channel.start();
         app = Javalin.create(cfg -> {
-            channel.routes().addRoutes(cfg);
-            new MetricsRoutes(metrics).addRoutes(cfg);
-        }).start("127.0.0.1", 0);
+                    channel.routes().addRoutes(cfg);
+                    new MetricsRoutes(metrics).addRoutes(cfg);
+                })
+                .start("127.0.0.1", 0);
     }
 
     /** Graceful shutdown of the server side; the store stays. */
@@ -191,7 +216,9 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     public Spec spec(String name) {
-        return store.specs().createSpec(name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
+        return store.specs()
+                .createSpec(
+                        name, Slug.fromName(name), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, clock.instant());
     }
 
     public RunnerHandle runner(Spec... specs) {
@@ -218,7 +245,13 @@ public final class ChannelFixture implements AutoCloseable {
         return submit(spec, organization, "192.0.2.1", 600, List.of(), retry);
     }
 
-    public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths, RetryPolicy retry) {
+    public Job submit(
+            Spec spec,
+            Organization org,
+            String sourceIp,
+            int timeoutSeconds,
+            List<String> filePaths,
+            RetryPolicy retry) {
         return submit(spec, org, sourceIp, timeoutSeconds, filePaths, retry, null);
     }
 
@@ -227,15 +260,47 @@ public final class ChannelFixture implements AutoCloseable {
         return submit(spec, organization, "192.0.2.1", 600, List.of(), RetryPolicy.NONE, queueTimeoutSeconds);
     }
 
-    public Job submit(Spec spec, Organization org, String sourceIp, int timeoutSeconds, List<String> filePaths, RetryPolicy retry,
+    public Job submit(
+            Spec spec,
+            Organization org,
+            String sourceIp,
+            int timeoutSeconds,
+            List<String> filePaths,
+            RetryPolicy retry,
             Integer queueTimeoutSeconds) {
-        Project p = org.id() == organization.id() ? project
-                : store.organizations().createProject(org.id(), "p " + names.incrementAndGet(), Slug.of("p-" + names.incrementAndGet()), clock.instant());
+        Project p = org.id() == organization.id()
+                ? project
+                : store.organizations()
+                        .createProject(
+                                org.id(),
+                                "p " + names.incrementAndGet(),
+                                Slug.of("p-" + names.incrementAndGet()),
+                                clock.instant());
         Instant now = clock.instant();
-        JobConfig config = new JobConfig("http://127.0.0.1", p.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
-                List.of("bench"), Map.of(), JobTimeout.of(timeoutSeconds), filePaths.isEmpty() ? null : filePaths, 1);
-        Job job = store.runs().createRun(new NewReport(p.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), sourceIp, config, timeoutSeconds, org.plan().priority(), retry, queueTimeoutSeconds), org.id(), now).job();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1",
+                p.uuid(),
+                ImageDigest.of("sha256:" + "a".repeat(64)),
+                null,
+                List.of("bench"),
+                Map.of(),
+                JobTimeout.of(timeoutSeconds),
+                filePaths.isEmpty() ? null : filePaths,
+                1);
+        Job job = store.runs()
+                .createRun(
+                        new NewReport(p.id(), "main", "localhost", "json", now, now, null),
+                        new NewJob(
+                                spec.id(),
+                                sourceIp,
+                                config,
+                                timeoutSeconds,
+                                org.plan().priority(),
+                                retry,
+                                queueTimeoutSeconds),
+                        org.id(),
+                        now)
+                .job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -246,20 +311,60 @@ public final class ChannelFixture implements AutoCloseable {
      */
     public Job createPendingUnannounced(Spec spec) {
         Instant now = clock.instant();
-        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
-                List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        return store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE), organization.id(), now).job();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1",
+                project.uuid(),
+                ImageDigest.of("sha256:" + "a".repeat(64)),
+                null,
+                List.of("bench"),
+                Map.of(),
+                JobTimeout.of(600),
+                null,
+                1);
+        return store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                        new NewJob(
+                                spec.id(),
+                                "192.0.2.1",
+                                config,
+                                600,
+                                organization.plan().priority(),
+                                RetryPolicy.NONE),
+                        organization.id(),
+                        now)
+                .job();
     }
 
     /** A job of the fixture's organization that requires and prefers runner labels (docs/scheduling.md). */
     public Job submit(Spec spec, dev.baton.server.store.JobLabels labels) {
         Instant now = clock.instant();
-        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "a".repeat(64)), null,
-                List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, labels),
-                organization.id(), now).job();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1",
+                project.uuid(),
+                ImageDigest.of("sha256:" + "a".repeat(64)),
+                null,
+                List.of("bench"),
+                Map.of(),
+                JobTimeout.of(600),
+                null,
+                1);
+        Job job = store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                        new NewJob(
+                                spec.id(),
+                                "192.0.2.1",
+                                config,
+                                600,
+                                organization.plan().priority(),
+                                RetryPolicy.NONE,
+                                null,
+                                null,
+                                labels),
+                        organization.id(),
+                        now)
+                .job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -267,9 +372,30 @@ public final class ChannelFixture implements AutoCloseable {
     /** A job of the fixture's organization that runs {@code image} (image affinity, docs/scheduling.md). */
     public Job submit(Spec spec, ImageDigest image) {
         Instant now = clock.instant();
-        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), image, null, List.of("bench"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null), organization.id(), now).job();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1",
+                project.uuid(),
+                image,
+                null,
+                List.of("bench"),
+                Map.of(),
+                JobTimeout.of(600),
+                null,
+                1);
+        Job job = store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                        new NewJob(
+                                spec.id(),
+                                "192.0.2.1",
+                                config,
+                                600,
+                                organization.plan().priority(),
+                                RetryPolicy.NONE,
+                                null),
+                        organization.id(),
+                        now)
+                .job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -277,11 +403,33 @@ public final class ChannelFixture implements AutoCloseable {
     /** A canary job for quarantined runner {@code runnerId} (docs/scheduling.md, "Canary release"). */
     public Job submitCanary(Spec spec, long runnerId) {
         Instant now = clock.instant();
-        JobConfig config = new JobConfig("http://127.0.0.1", project.uuid(), ImageDigest.of("sha256:" + "c".repeat(64)), null,
-                List.of("canary"), Map.of(), JobTimeout.of(600), null, 1);
-        Job job = store.runs().createRun(new NewReport(project.id(), "main", "localhost", "json", now, now, null),
-                new NewJob(spec.id(), "192.0.2.1", config, 600, organization.plan().priority(), RetryPolicy.NONE, null, null, null, runnerId),
-                organization.id(), now).job();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1",
+                project.uuid(),
+                ImageDigest.of("sha256:" + "c".repeat(64)),
+                null,
+                List.of("canary"),
+                Map.of(),
+                JobTimeout.of(600),
+                null,
+                1);
+        Job job = store.runs()
+                .createRun(
+                        new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                        new NewJob(
+                                spec.id(),
+                                "192.0.2.1",
+                                config,
+                                600,
+                                organization.plan().priority(),
+                                RetryPolicy.NONE,
+                                null,
+                                null,
+                                null,
+                                runnerId),
+                        organization.id(),
+                        now)
+                .job();
         channel.jobSubmitted(job);
         return job;
     }
@@ -294,7 +442,9 @@ public final class ChannelFixture implements AutoCloseable {
     /** What the management API does for a user cancel. */
     public Job cancel(Job job) {
         Job before = job(job);
-        Job after = store.transitions().cancel(job.uuid(), null, "canceled by user", clock.instant()).job();
+        Job after = store.transitions()
+                .cancel(job.uuid(), null, "canceled by user", clock.instant())
+                .job();
         channel.jobCanceled(before, after);
         return after;
     }

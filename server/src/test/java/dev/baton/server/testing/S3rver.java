@@ -31,6 +31,7 @@ public final class S3rver implements AutoCloseable {
     public static final String BUCKET = "baton";
     /** s3rver's fixed credentials. */
     public static final String ACCESS_KEY = "S3RVER";
+
     public static final String SECRET_KEY = "S3RVER";
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
@@ -47,18 +48,30 @@ public final class S3rver implements AutoCloseable {
     /** Starts s3rver, or skips the calling test (fails it under CI) when it is not installed. */
     public static S3rver start() throws IOException, InterruptedException {
         Path script = locate();
-        String missing = "s3rver (the S3 stand-in) is not installed: npm install --prefix ~/.cache/baton-test/s3rver s3rver,"
-                + " or set BATON_TEST_S3RVER; skipping the S3 blob store tests";
-        if (script == null && "true".equals(System.getenv("CI"))) throw new IllegalStateException(missing + " although CI=true");
+        String missing =
+                "s3rver (the S3 stand-in) is not installed: npm install --prefix ~/.cache/baton-test/s3rver s3rver,"
+                        + " or set BATON_TEST_S3RVER; skipping the S3 blob store tests";
+        if (script == null && "true".equals(System.getenv("CI")))
+            throw new IllegalStateException(missing + " although CI=true");
         assumeTrue(script != null, missing);
         Path data = Files.createTempDirectory("baton-s3rver-");
-        ProcessBuilder builder = new ProcessBuilder(script.toString(), "-d", data.toString(), "-a", "127.0.0.1", "-p", "0",
-                "--configure-bucket", BUCKET, "--no-vhost-buckets")
+        ProcessBuilder builder = new ProcessBuilder(
+                        script.toString(),
+                        "-d",
+                        data.toString(),
+                        "-a",
+                        "127.0.0.1",
+                        "-p",
+                        "0",
+                        "--configure-bucket",
+                        BUCKET,
+                        "--no-vhost-buckets")
                 .redirectErrorStream(true);
         // s3rver makes list continuation tokens with a cipher that OpenSSL 3 (Node 17+) keeps in its legacy provider.
         builder.environment().put("NODE_OPTIONS", "--openssl-legacy-provider");
         Process process = builder.start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<Integer> port = CompletableFuture.supplyAsync(() -> {
             try {
                 for (String line; (line = out.readLine()) != null; ) {
@@ -95,7 +108,9 @@ public final class S3rver implements AutoCloseable {
 
     private static Path locate() {
         String configured = System.getenv("BATON_TEST_S3RVER");
-        Path base = configured != null ? Path.of(configured) : Path.of(System.getProperty("user.home"), ".cache", "baton-test", "s3rver");
+        Path base = configured != null
+                ? Path.of(configured)
+                : Path.of(System.getProperty("user.home"), ".cache", "baton-test", "s3rver");
         for (Path candidate : new Path[] {base, base.resolve("node_modules/.bin/s3rver")}) {
             if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) return candidate;
         }
@@ -104,7 +119,14 @@ public final class S3rver implements AutoCloseable {
 
     /** The bucket under a fresh key prefix, so tests sharing one server never see each other's objects. */
     public S3Location freshLocation() {
-        return new S3Location(endpoint, BlobSettings.DEFAULT_REGION, BUCKET, "t-" + UUID.randomUUID() + "/", ACCESS_KEY, SECRET_KEY, true);
+        return new S3Location(
+                endpoint,
+                BlobSettings.DEFAULT_REGION,
+                BUCKET,
+                "t-" + UUID.randomUUID() + "/",
+                ACCESS_KEY,
+                SECRET_KEY,
+                true);
     }
 
     public S3Bucket bucket(S3Location location) {
@@ -113,8 +135,17 @@ public final class S3rver implements AutoCloseable {
 
     /** Server settings for the bucket under {@code location}'s prefix. */
     public static BlobSettings settings(S3Location location) {
-        return new BlobSettings(BlobSettings.Kind.S3, null, location.endpoint().toString(), location.region(), location.bucket(),
-                location.prefix(), location.accessKeyId(), location.secretAccessKey(), true, S3Bucket.MIN_PART_SIZE);
+        return new BlobSettings(
+                BlobSettings.Kind.S3,
+                null,
+                location.endpoint().toString(),
+                location.region(),
+                location.bucket(),
+                location.prefix(),
+                location.accessKeyId(),
+                location.secretAccessKey(),
+                true,
+                S3Bucket.MIN_PART_SIZE);
     }
 
     @Override
@@ -126,7 +157,8 @@ public final class S3rver implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         try (var files = Files.walk(data)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
         }
     }
 }

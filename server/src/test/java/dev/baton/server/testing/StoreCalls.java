@@ -39,21 +39,28 @@ public final class StoreCalls {
     /** The store with every call to it and to its parts (not the part accessors themselves) passed to {@code handler}. */
     public static Store intercept(Store real, Handler handler) {
         Map<String, Object> parts = new ConcurrentHashMap<>();
-        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class, Wrapped.class}, (proxy, method, args) -> {
-            if (method.getDeclaringClass() == Wrapped.class) return real;
-            if (isPart(method)) {
-                return parts.computeIfAbsent(method.getName(), name -> {
-                    try {
-                        Object part = forward(real, method, args);
-                        return Proxy.newProxyInstance(method.getReturnType().getClassLoader(), new Class<?>[] {method.getReturnType()},
-                                (p, m, a) -> m.getDeclaringClass() == Object.class ? forward(part, m, a) : handler.invoke(part, m, a));
-                    } catch (Throwable e) {
-                        throw new IllegalStateException(e);
+        return (Store) Proxy.newProxyInstance(
+                Store.class.getClassLoader(), new Class<?>[] {Store.class, Wrapped.class}, (proxy, method, args) -> {
+                    if (method.getDeclaringClass() == Wrapped.class) return real;
+                    if (isPart(method)) {
+                        return parts.computeIfAbsent(method.getName(), name -> {
+                            try {
+                                Object part = forward(real, method, args);
+                                return Proxy.newProxyInstance(
+                                        method.getReturnType().getClassLoader(),
+                                        new Class<?>[] {method.getReturnType()},
+                                        (p, m, a) -> m.getDeclaringClass() == Object.class
+                                                ? forward(part, m, a)
+                                                : handler.invoke(part, m, a));
+                            } catch (Throwable e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
                     }
+                    return method.getDeclaringClass() == Object.class
+                            ? forward(real, method, args)
+                            : handler.invoke(real, method, args);
                 });
-            }
-            return method.getDeclaringClass() == Object.class ? forward(real, method, args) : handler.invoke(real, method, args);
-        });
     }
 
     /** A part accessor: no parameters, an interface of the store's package. */

@@ -10,7 +10,8 @@ import java.util.UUID;
  * fresh schema so runs never see each other's rows.
  */
 public final class TestDatabases {
-    public static final String PG_HOST_URL = System.getenv().getOrDefault("BATON_TEST_PG_URL", "postgresql://127.0.0.1:5432/test");
+    public static final String PG_HOST_URL =
+            System.getenv().getOrDefault("BATON_TEST_PG_URL", "postgresql://127.0.0.1:5432/test");
     private static final String USER = System.getenv().getOrDefault("BATON_TEST_PG_USER", "postgres");
 
     private TestDatabases() {}
@@ -25,7 +26,8 @@ public final class TestDatabases {
 
     /** Creates a new empty schema and returns a Baton database URL that uses it. */
     public static String freshPostgresSchema() {
-        String schema = "baton_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        String schema =
+                "baton_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         try (Connection c = DriverManager.getConnection(jdbc(PG_HOST_URL), USER, "")) {
             c.createStatement().execute("CREATE SCHEMA " + schema);
         } catch (SQLException e) {

@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  * registry routes. The content is deterministic, so an image's digest is known before a push.
  */
 public final class TestImages {
-    private static final byte[] LAYER = "not a real layer: the registry stores blobs, runners read them".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] LAYER =
+            "not a real layer: the registry stores blobs, runners read them".getBytes(StandardCharsets.UTF_8);
 
     /** An image whose config names {@code cmd} (empty: no Entrypoint or Cmd at all). */
     public record Image(byte[] config, byte[] manifest) {
@@ -33,13 +34,20 @@ public final class TestImages {
     private TestImages() {}
 
     public static Image image(List<String> cmd) {
-        String cmdJson = cmd.isEmpty() ? "" : ",\"config\":{\"Cmd\":[" + cmd.stream().map(c -> "\"" + c + "\"").collect(Collectors.joining(",")) + "]}";
-        byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\"" + cmdJson + ",\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\""
-                + Digest.sha256(LAYER) + "\"]}}").getBytes(StandardCharsets.UTF_8);
+        String cmdJson = cmd.isEmpty()
+                ? ""
+                : ",\"config\":{\"Cmd\":["
+                        + cmd.stream().map(c -> "\"" + c + "\"").collect(Collectors.joining(",")) + "]}";
+        byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\"" + cmdJson
+                        + ",\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"" + Digest.sha256(LAYER) + "\"]}}")
+                .getBytes(StandardCharsets.UTF_8);
         byte[] manifest = ("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
-                + "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"" + Digest.sha256(config)
-                + "\",\"size\":" + config.length + "},\"layers\":[{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\""
-                + Digest.sha256(LAYER) + "\",\"size\":" + LAYER.length + "}]}").getBytes(StandardCharsets.UTF_8);
+                        + "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\""
+                        + Digest.sha256(config)
+                        + "\",\"size\":" + config.length
+                        + "},\"layers\":[{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\""
+                        + Digest.sha256(LAYER) + "\",\"size\":" + LAYER.length + "}]}")
+                .getBytes(StandardCharsets.UTF_8);
         return new Image(config, manifest);
     }
 
@@ -50,7 +58,8 @@ public final class TestImages {
     public static String push(Path dataDir, ProjectUuid project, String path, String tag, Image image) {
         Path storage = dataDir.resolve("storage");
         try {
-            Registry registry = new Registry(DirectoryBlobStore.open(storage), ObjectRepositories.in(storage), null, 1 << 20, Clock.systemUTC());
+            Registry registry = new Registry(
+                    DirectoryBlobStore.open(storage), ObjectRepositories.in(storage), null, 1 << 20, Clock.systemUTC());
             RepositoryKey repo = new RepositoryKey(project, path);
             registry.putBlob(repo, Digest.sha256(LAYER), new ByteArrayInputStream(LAYER));
             registry.putBlob(repo, Digest.sha256(image.config()), new ByteArrayInputStream(image.config()));

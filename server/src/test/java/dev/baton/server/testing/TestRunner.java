@@ -38,7 +38,8 @@ public final class TestRunner implements AutoCloseable {
     public static TestRunner connect(URI channel, String key) {
         // The listener owns what arrives: the server's welcome may come before buildAsync completes.
         var listener = new Listener();
-        WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder()
+        WebSocket ws = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
                 .header("Authorization", "Bearer " + key)
                 .buildAsync(channel, listener)
                 .join();

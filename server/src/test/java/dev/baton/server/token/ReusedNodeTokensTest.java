@@ -26,13 +26,18 @@ class ReusedNodeTokensTest {
         assertThat(tokens.issue("node-b", job, lastReuse)).isEqualTo(first);
         // At its last use it is still valid for the slack less the reuse, and has been for the whole slack.
         Duration left = RegistryTokens.NODE_TOKEN_SLACK.minus(ReusedNodeTokens.REUSE_FOR);
-        assertThat(signer.verify(first, job, lastReuse.plus(left).minusMillis(1))).as("another node's clock up to 30 s ahead").isTrue();
-        assertThat(signer.verify(first, job, NOW.minus(RegistryTokens.NODE_TOKEN_SLACK))).as("or a minute behind").isTrue();
+        assertThat(signer.verify(first, job, lastReuse.plus(left).minusMillis(1)))
+                .as("another node's clock up to 30 s ahead")
+                .isTrue();
+        assertThat(signer.verify(first, job, NOW.minus(RegistryTokens.NODE_TOKEN_SLACK)))
+                .as("or a minute behind")
+                .isTrue();
         assertThat(tokens.verify(first, job, NOW)).isTrue();
 
         String renewed = tokens.issue("node-b", job, NOW.plus(ReusedNodeTokens.REUSE_FOR));
         assertThat(renewed).isNotEqualTo(first);
-        assertThat(signer.verify(renewed, job, NOW.plus(ReusedNodeTokens.REUSE_FOR))).isTrue();
+        assertThat(signer.verify(renewed, job, NOW.plus(ReusedNodeTokens.REUSE_FOR)))
+                .isTrue();
     }
 
     @Test

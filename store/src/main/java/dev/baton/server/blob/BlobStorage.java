@@ -30,9 +30,17 @@ public record BlobStorage(BlobStore blobs, NamedObjects objects, AutoCloseable r
     public static BlobStorage open(BlobSettings settings, Path dataDir) {
         return switch (settings.blobStore()) {
             case DIRECTORY -> directory(settings.directoryIn(dataDir));
-            case S3 -> s3(S3Bucket.connect(new S3Location(settings.s3Endpoint() == null ? null : URI.create(settings.s3Endpoint()),
-                    settings.s3Region(), settings.s3Bucket(), settings.s3Prefix(), settings.s3AccessKeyId(),
-                    settings.s3SecretAccessKey(), settings.s3PathStyle()), (int) settings.s3PartSize()));
+            case S3 ->
+                s3(S3Bucket.connect(
+                        new S3Location(
+                                settings.s3Endpoint() == null ? null : URI.create(settings.s3Endpoint()),
+                                settings.s3Region(),
+                                settings.s3Bucket(),
+                                settings.s3Prefix(),
+                                settings.s3AccessKeyId(),
+                                settings.s3SecretAccessKey(),
+                                settings.s3PathStyle()),
+                        (int) settings.s3PartSize()));
         };
     }
 

@@ -84,7 +84,8 @@ public interface BlobStore {
     }
 
     static String checkUploadId(String uploadId) {
-        if (uploadId == null || !UPLOAD_ID.matcher(uploadId).matches()) throw new IllegalArgumentException("bad upload id");
+        if (uploadId == null || !UPLOAD_ID.matcher(uploadId).matches())
+            throw new IllegalArgumentException("bad upload id");
         return uploadId;
     }
 }

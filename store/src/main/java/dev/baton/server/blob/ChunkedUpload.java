@@ -133,7 +133,8 @@ public final class ChunkedUpload implements BlobUpload {
             int n;
             while ((n = in.read(buffer)) > 0) again.update(buffer, 0, n);
         }
-        if (again.size() != size) throw new IOException("upload " + id + " holds " + again.size() + " bytes, " + size + " recorded");
+        if (again.size() != size)
+            throw new IOException("upload " + id + " holds " + again.size() + " bytes, " + size + " recorded");
         return again.digest(algorithm);
     }
 }

@@ -47,11 +47,12 @@ public record Digest(String algorithm, String hex) {
 
     public static MessageDigest newHasher(String algorithm) {
         try {
-            return MessageDigest.getInstance(switch (algorithm) {
-                case "sha256" -> "SHA-256";
-                case "sha512" -> "SHA-512";
-                default -> throw new IllegalArgumentException("unsupported digest algorithm " + algorithm);
-            });
+            return MessageDigest.getInstance(
+                    switch (algorithm) {
+                        case "sha256" -> "SHA-256";
+                        case "sha512" -> "SHA-512";
+                        default -> throw new IllegalArgumentException("unsupported digest algorithm " + algorithm);
+                    });
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK lacks " + algorithm, e);
         }

@@ -94,7 +94,8 @@ public final class DirectoryBlobStore implements BlobStore {
     }
 
     @Override
-    public StagedChunk writeChunk(String uploadId, InputStream content, long maxBytes, RunningHash hash) throws IOException {
+    public StagedChunk writeChunk(String uploadId, InputStream content, long maxBytes, RunningHash hash)
+            throws IOException {
         Path dir = staging(uploadId);
         PrivateFiles.createDirectories(dir);
         StagedChunk named = new StagedChunk(UUID.randomUUID().toString(), 0);
@@ -121,7 +122,8 @@ public final class DirectoryBlobStore implements BlobStore {
     public InputStream openChunks(String uploadId, List<StagedChunk> chunks) throws IOException {
         List<InputStream> streams = new ArrayList<>();
         try {
-            for (StagedChunk chunk : chunks) streams.add(Files.newInputStream(staging(uploadId).resolve(chunk.name())));
+            for (StagedChunk chunk : chunks)
+                streams.add(Files.newInputStream(staging(uploadId).resolve(chunk.name())));
         } catch (IOException e) {
             for (InputStream s : streams) s.close();
             throw e;
@@ -227,6 +229,8 @@ public final class DirectoryBlobStore implements BlobStore {
     }
 
     private Path path(Digest digest) {
-        return blobs.resolve(digest.algorithm()).resolve(digest.hex().substring(0, 2)).resolve(digest.hex());
+        return blobs.resolve(digest.algorithm())
+                .resolve(digest.hex().substring(0, 2))
+                .resolve(digest.hex());
     }
 }

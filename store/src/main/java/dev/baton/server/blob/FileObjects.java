@@ -68,7 +68,8 @@ public final class FileObjects implements NamedObjects {
      */
     private static Path temporaryBeside(Path file) throws IOException {
         while (true) {
-            Path tmp = file.resolveSibling(".tmp-" + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36));
+            Path tmp = file.resolveSibling(
+                    ".tmp-" + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36));
             try {
                 return PrivateFiles.createFile(tmp);
             } catch (FileAlreadyExistsException taken) {
@@ -92,7 +93,11 @@ public final class FileObjects implements NamedObjects {
         Path dir = path(prefix);
         if (!Files.isDirectory(dir)) return List.of();
         try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
+            return files.filter(Files::isRegularFile)
+                    .map(p -> p.getFileName().toString())
+                    .filter(n -> !n.startsWith("."))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -101,8 +106,11 @@ public final class FileObjects implements NamedObjects {
         Path dir = path(prefix);
         if (!Files.isDirectory(dir)) return List.of();
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
-                    .map(p -> dir.relativize(p).toString().replace('\\', '/')).sorted().toList();
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().startsWith("."))
+                    .map(p -> dir.relativize(p).toString().replace('\\', '/'))
+                    .sorted()
+                    .toList();
         }
     }
 

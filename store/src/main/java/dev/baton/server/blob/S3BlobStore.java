@@ -46,7 +46,8 @@ public final class S3BlobStore implements BlobStore {
     }
 
     @Override
-    public StagedChunk writeChunk(String uploadId, InputStream content, long maxBytes, RunningHash hash) throws IOException {
+    public StagedChunk writeChunk(String uploadId, InputStream content, long maxBytes, RunningHash hash)
+            throws IOException {
         String name = UUID.randomUUID().toString();
         long size = bucket.upload(chunkKey(uploadId, name), content, maxBytes, hash);
         return new StagedChunk(name, size);
@@ -96,7 +97,8 @@ public final class S3BlobStore implements BlobStore {
 
     @Override
     public void discard(String uploadId) {
-        for (S3Bucket.Entry entry : bucket.list(UPLOADS + BlobStore.checkUploadId(uploadId) + "/", false, Integer.MAX_VALUE)) {
+        for (S3Bucket.Entry entry :
+                bucket.list(UPLOADS + BlobStore.checkUploadId(uploadId) + "/", false, Integer.MAX_VALUE)) {
             bucket.remove(entry.key());
         }
     }
@@ -110,7 +112,8 @@ public final class S3BlobStore implements BlobStore {
             if (slash <= 0) continue;
             String id = rest.substring(0, slash);
             StagedUpload seen = byId.get(id);
-            if (seen == null || seen.lastModified().isBefore(entry.lastModified())) byId.put(id, new StagedUpload(id, entry.lastModified()));
+            if (seen == null || seen.lastModified().isBefore(entry.lastModified()))
+                byId.put(id, new StagedUpload(id, entry.lastModified()));
         }
         return List.copyOf(byId.values());
     }

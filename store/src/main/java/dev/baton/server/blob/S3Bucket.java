@@ -48,7 +48,8 @@ public final class S3Bucket implements AutoCloseable {
     private final int partSize;
 
     public S3Bucket(S3Client client, String bucket, String prefix, int partSize) {
-        if (partSize < MIN_PART_SIZE) throw new IllegalArgumentException("S3 parts must be at least " + MIN_PART_SIZE + " bytes");
+        if (partSize < MIN_PART_SIZE)
+            throw new IllegalArgumentException("S3 parts must be at least " + MIN_PART_SIZE + " bytes");
         this.client = client;
         this.bucket = bucket;
         this.prefix = prefix;
@@ -58,7 +59,8 @@ public final class S3Bucket implements AutoCloseable {
     /** A client for {@code location} over the JDK's HttpURLConnection (docs/decisions/0007-s3-blob-store.md). */
     public static S3Bucket connect(S3Location location, int partSize) {
         AwsCredentialsProvider credentials = location.accessKeyId() != null
-                ? StaticCredentialsProvider.create(AwsBasicCredentials.create(location.accessKeyId(), location.secretAccessKey()))
+                ? StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(location.accessKeyId(), location.secretAccessKey()))
                 : DefaultCredentialsProvider.builder().build();
         var builder = S3Client.builder()
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
@@ -71,14 +73,17 @@ public final class S3Bucket implements AutoCloseable {
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 // Plain signed bodies, not aws-chunked ones: some S3-compatible servers store the
                 // chunk signatures as content. Parts are in memory anyway, so hashing them is cheap.
-                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build());
+                .serviceConfiguration(
+                        S3Configuration.builder().chunkedEncodingEnabled(false).build());
         if (location.endpoint() != null) builder.endpointOverride(location.endpoint());
         return new S3Bucket(builder.build(), location.bucket(), location.prefix(), partSize);
     }
 
     /** Size of the object, empty when there is none. */
     public Optional<Long> size(String key) {
-        return unlessMissing("HEAD " + key, () -> client.headObject(b -> b.bucket(bucket).key(prefix + key)).contentLength());
+        return unlessMissing(
+                "HEAD " + key,
+                () -> client.headObject(b -> b.bucket(bucket).key(prefix + key)).contentLength());
     }
 
     /** The object from {@code offset} on, streamed; NoSuchFile-like {@link IOException} when absent. */
@@ -101,7 +106,10 @@ public final class S3Bucket implements AutoCloseable {
     }
 
     public Optional<byte[]> read(String key) {
-        return unlessMissing("GET " + key, () -> client.getObjectAsBytes(b -> b.bucket(bucket).key(prefix + key)).asByteArray());
+        return unlessMissing(
+                "GET " + key,
+                () -> client.getObjectAsBytes(b -> b.bucket(bucket).key(prefix + key))
+                        .asByteArray());
     }
 
     /** Writes a small object in one request (S3 replaces objects atomically). */
@@ -131,7 +139,8 @@ public final class S3Bucket implements AutoCloseable {
         }
         String uploadId;
         try {
-            uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(prefix + key)).uploadId();
+            uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(prefix + key))
+                    .uploadId();
         } catch (SdkException e) {
             throw failed("start multipart upload of " + key, e);
         }
@@ -144,19 +153,28 @@ public final class S3Bucket implements AutoCloseable {
                 int number = parts.size() + 1;
                 int length = n;
                 // A provider, not a copy: the SDK may read the part again to retry it.
-                RequestBody body = RequestBody.fromContentProvider(() -> new ByteArrayInputStream(part, 0, length), length,
-                        "application/octet-stream");
-                String etag = client.uploadPart(b -> b.bucket(bucket).key(prefix + key).uploadId(uploadId).partNumber(number), body)
+                RequestBody body = RequestBody.fromContentProvider(
+                        () -> new ByteArrayInputStream(part, 0, length), length, "application/octet-stream");
+                String etag = client.uploadPart(
+                                b -> b.bucket(bucket)
+                                        .key(prefix + key)
+                                        .uploadId(uploadId)
+                                        .partNumber(number),
+                                body)
                         .eTag();
                 parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
                 n = n < part.length ? 0 : fill(content, part, hash);
             }
-            client.completeMultipartUpload(b -> b.bucket(bucket).key(prefix + key).uploadId(uploadId)
-                    .multipartUpload(CompletedMultipartUpload.builder().parts(parts).build()));
+            client.completeMultipartUpload(b -> b.bucket(bucket)
+                    .key(prefix + key)
+                    .uploadId(uploadId)
+                    .multipartUpload(
+                            CompletedMultipartUpload.builder().parts(parts).build()));
             return total;
         } catch (IOException | RuntimeException e) {
             try {
-                client.abortMultipartUpload(b -> b.bucket(bucket).key(prefix + key).uploadId(uploadId));
+                client.abortMultipartUpload(
+                        b -> b.bucket(bucket).key(prefix + key).uploadId(uploadId));
             } catch (SdkException abort) {
                 e.addSuppressed(abort);
             }
@@ -168,7 +186,10 @@ public final class S3Bucket implements AutoCloseable {
     /** Server-side copy of an object of at most {@link #MAX_COPY_BYTES}. */
     public void copy(String from, String to) {
         try {
-            client.copyObject(b -> b.sourceBucket(bucket).sourceKey(prefix + from).destinationBucket(bucket).destinationKey(prefix + to));
+            client.copyObject(b -> b.sourceBucket(bucket)
+                    .sourceKey(prefix + from)
+                    .destinationBucket(bucket)
+                    .destinationKey(prefix + to));
         } catch (SdkException e) {
             throw failed("COPY " + from + " to " + to, e);
         }
@@ -197,7 +218,8 @@ public final class S3Bucket implements AutoCloseable {
     public List<Entry> list(String keyPrefix, boolean directOnly, int limit) {
         List<Entry> result = new ArrayList<>();
         try {
-            ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + keyPrefix);
+            ListObjectsV2Request.Builder request =
+                    ListObjectsV2Request.builder().bucket(bucket).prefix(prefix + keyPrefix);
             if (directOnly) request.delimiter("/");
             String token = null;
             do {
@@ -218,7 +240,10 @@ public final class S3Bucket implements AutoCloseable {
     /** Whether anything at all is stored under {@code keyPrefix}, objects in deeper levels included. */
     public boolean anyUnder(String keyPrefix) {
         try {
-            return client.listObjectsV2(b -> b.bucket(bucket).prefix(prefix + keyPrefix).maxKeys(1)).keyCount() > 0;
+            return client.listObjectsV2(b ->
+                                    b.bucket(bucket).prefix(prefix + keyPrefix).maxKeys(1))
+                            .keyCount()
+                    > 0;
         } catch (SdkException e) {
             throw failed("LIST " + keyPrefix, e);
         }

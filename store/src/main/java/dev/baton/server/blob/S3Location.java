@@ -13,7 +13,13 @@ import java.net.URI;
  * @param secretAccessKey with {@code accessKeyId}
  * @param pathStyle       {@code http://host/bucket/key} (what MinIO and Ceph expect) rather than {@code http://bucket.host/key}
  */
-public record S3Location(URI endpoint, String region, String bucket, String prefix, String accessKeyId, String secretAccessKey,
+public record S3Location(
+        URI endpoint,
+        String region,
+        String bucket,
+        String prefix,
+        String accessKeyId,
+        String secretAccessKey,
         boolean pathStyle) {
     public S3Location {
         if (bucket == null || bucket.isBlank()) throw new IllegalArgumentException("an S3 blob store needs a bucket");
@@ -21,7 +27,8 @@ public record S3Location(URI endpoint, String region, String bucket, String pref
         String trimmed = prefix == null ? "" : prefix.replaceAll("^/+", "").replaceAll("/+$", "");
         prefix = trimmed.isEmpty() ? "" : trimmed + "/";
         if ((accessKeyId == null) != (secretAccessKey == null)) {
-            throw new IllegalArgumentException("an S3 access key id needs its secret access key, and the other way round");
+            throw new IllegalArgumentException(
+                    "an S3 access key id needs its secret access key, and the other way round");
         }
     }
 

@@ -7,7 +7,8 @@ package dev.baton.server.blob;
  */
 public record StagedChunk(String name, long size) {
     public StagedChunk {
-        if (name == null || !name.matches("[A-Za-z0-9-]{1,64}")) throw new IllegalArgumentException("bad chunk name " + name);
+        if (name == null || !name.matches("[A-Za-z0-9-]{1,64}"))
+            throw new IllegalArgumentException("bad chunk name " + name);
         if (size < 0) throw new IllegalArgumentException("negative chunk size");
     }
 }

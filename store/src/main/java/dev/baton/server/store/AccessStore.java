@@ -1,7 +1,7 @@
 package dev.baton.server.store;
 
-import dev.baton.protocol.id.TokenUuid;
 import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.id.TokenUuid;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -51,7 +51,8 @@ public interface AccessStore {
     /** The user whose API token submitted a job, if one did (not the admin token). */
     Optional<Long> jobSubmitter(long jobId);
 
-    void appendAudit(Instant at, String actor, String token, String action, String target, String detail, String address);
+    void appendAudit(
+            Instant at, String actor, String token, String action, String target, String detail, String address);
 
     List<AuditEvent> audit(AuditFilter filter);
 

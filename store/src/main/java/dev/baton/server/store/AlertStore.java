@@ -60,7 +60,8 @@ public interface AlertStore {
      * Records the branch's start point unless it has one; returns the one in force. A start
      * report of another project or branch is refused (INVALID).
      */
-    StartPoint setStartPointIfAbsent(long projectId, String branch, String startBranch, Long startReportId, Instant now);
+    StartPoint setStartPointIfAbsent(
+            long projectId, String branch, String startBranch, Long startReportId, Instant now);
 
     /**
      * Writes the report's judged metrics, boundaries and alerts in one transaction, once: when

@@ -10,5 +10,16 @@ import java.time.Instant;
  * whether the runner held the job's image when it claimed it (null: it reported no images).
  */
 public record Attempt(
-        long id, long jobId, int number, LeaseId lease, long runnerId, Instant claimed, Instant started, Instant ended, AttemptOutcome outcome,
-        String declineCode, String declineReason, String fingerprint, Boolean warm) {}
+        long id,
+        long jobId,
+        int number,
+        LeaseId lease,
+        long runnerId,
+        Instant claimed,
+        Instant started,
+        Instant ended,
+        AttemptOutcome outcome,
+        String declineCode,
+        String declineReason,
+        String fingerprint,
+        Boolean warm) {}

@@ -14,6 +14,11 @@ public final class AttemptTransport {
 
     public static String of(Store store, Attempt attempt) {
         if (attempt.lease() == null) return WEBSOCKET;
-        return store.leaseOffers().find(attempt.lease()).filter(o -> o.runnerId() != null).isPresent() ? NATS : WEBSOCKET;
+        return store.leaseOffers()
+                        .find(attempt.lease())
+                        .filter(o -> o.runnerId() != null)
+                        .isPresent()
+                ? NATS
+                : WEBSOCKET;
     }
 }

@@ -7,4 +7,5 @@ import java.time.Instant;
  * null for the admin token), what ({@code action} such as {@code runner.created}, on
  * {@code target}, with {@code detail} as JSON or null), when, and from which address.
  */
-public record AuditEvent(long id, Instant at, String actor, String token, String action, String target, String detail, String address) {}
+public record AuditEvent(
+        long id, Instant at, String actor, String token, String action, String target, String detail, String address) {}

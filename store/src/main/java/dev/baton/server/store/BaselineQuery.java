@@ -8,5 +8,14 @@ import java.time.Instant;
  * report {@code excludeReport}, newest first, no older than {@code since} (null: any age), at most
  * {@code limit} of them (null: all).
  */
-public record BaselineQuery(long projectId, String branch, String testbed, Long specId, String benchmark, String measure,
-        Instant until, long excludeReport, Instant since, Integer limit) {}
+public record BaselineQuery(
+        long projectId,
+        String branch,
+        String testbed,
+        Long specId,
+        String benchmark,
+        String measure,
+        Instant until,
+        long excludeReport,
+        Instant since,
+        Integer limit) {}

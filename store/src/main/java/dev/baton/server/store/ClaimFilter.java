@@ -63,7 +63,8 @@ public record ClaimFilter(Set<Long> specIds, List<Long> preferProjects, Set<Imag
     String order(String claimOrder) {
         if (preferProjects.isEmpty()) return claimOrder;
         StringBuilder rank = new StringBuilder(" ORDER BY CASE j.project_id");
-        for (int i = 0; i < preferProjects.size(); i++) rank.append(" WHEN ").append(preferProjects.get(i)).append(" THEN ").append(i);
+        for (int i = 0; i < preferProjects.size(); i++)
+            rank.append(" WHEN ").append(preferProjects.get(i)).append(" THEN ").append(i);
         rank.append(" ELSE ").append(preferProjects.size()).append(" END, ");
         return rank + claimOrder.replaceFirst("^ ORDER BY ", "");
     }

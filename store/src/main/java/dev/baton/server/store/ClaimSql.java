@@ -39,8 +39,8 @@ final class ClaimSql {
      * {@code j} (a router's spec ids, candidates skipped).
      */
     static String plainClaim(String jobTable, String extra) {
-        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j WHERE j.id IN (" + firstOfEachSpec(jobTable, extra, "") + ")"
-                + PLAIN_CLAIM_ORDER + " LIMIT 1";
+        return "SELECT j.id, j.priority, j.organization_id, j.source_ip FROM job j WHERE j.id IN ("
+                + firstOfEachSpec(jobTable, extra, "") + ")" + PLAIN_CLAIM_ORDER + " LIMIT 1";
     }
 
     /**
@@ -59,8 +59,9 @@ final class ClaimSql {
 
     /** The first claimable job of each of the runner's specs, in {@link #PLAIN_CLAIM_ORDER} (null for a spec with none). */
     private static String firstOfEachSpec(String jobTable, String extra, String headLock) {
-        return "SELECT (SELECT j.id FROM " + jobTable + " WHERE j.status = 0 AND j.spec_id = rs.spec_id" + MAY_CLAIM + extra
-                + PLAIN_CLAIM_ORDER + " LIMIT 1" + headLock + ") FROM runner_spec rs WHERE rs.runner_id = :runner";
+        return "SELECT (SELECT j.id FROM " + jobTable + " WHERE j.status = 0 AND j.spec_id = rs.spec_id" + MAY_CLAIM
+                + extra + PLAIN_CLAIM_ORDER + " LIMIT 1" + headLock
+                + ") FROM runner_spec rs WHERE rs.runner_id = :runner";
     }
 
     /**
@@ -69,15 +70,17 @@ final class ClaimSql {
      */
     static String runnerHasLabel(String runner) {
         return "EXISTS (SELECT 1 FROM runner_label rl WHERE rl.runner_id = " + runner + " AND rl.key = jl.key"
-                + " AND rl.value = jl.value AND (rl.source = 'admin' OR NOT EXISTS (SELECT 1 FROM runner_label ra WHERE ra.runner_id = " + runner
+                + " AND rl.value = jl.value AND (rl.source = 'admin' OR NOT EXISTS (SELECT 1 FROM runner_label ra WHERE ra.runner_id = "
+                + runner
                 + " AND ra.key = jl.key AND ra.source = 'admin')))";
     }
 
     static final String RUNNER_HAS_LABEL = runnerHasLabel(":runner");
 
     /** Runner {@code rs.runner_id} has every label job {@code :job} requires. */
-    static final String SERVING_RUNNER_HAS_REQUIRED_LABELS = "NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = :job"
-            + " AND jl.required = 1 AND NOT " + runnerHasLabel("rs.runner_id") + ")";
+    static final String SERVING_RUNNER_HAS_REQUIRED_LABELS =
+            "NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = :job" + " AND jl.required = 1 AND NOT "
+                    + runnerHasLabel("rs.runner_id") + ")";
 
     /**
      * Whether decline {@code a} of job {@code j} still excludes its runner at {@code :now}: before
@@ -100,8 +103,9 @@ final class ClaimSql {
      * {@code index_job_pending_preferred}, which holds only such jobs (usually none). If none has,
      * {@link #PLAIN_CLAIM_ORDER} picks the same job as {@link #CLAIM_ORDER}.
      */
-    static final String ANY_PENDING_PREFERRED = "SELECT EXISTS (SELECT 1 FROM job k WHERE k.status = 0 AND k.preferred_labels > 0"
-            + " AND k.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)) AS any_preferred";
+    static final String ANY_PENDING_PREFERRED =
+            "SELECT EXISTS (SELECT 1 FROM job k WHERE k.status = 0 AND k.preferred_labels > 0"
+                    + " AND k.spec_id IN (SELECT rs.spec_id FROM runner_spec rs WHERE rs.runner_id = :runner)) AS any_preferred";
 
     /**
      * Whether a claim by this runner now must rank candidates by preferred labels
@@ -110,7 +114,9 @@ final class ClaimSql {
      * not cost in proportion to the queue.
      */
     static boolean anyPendingPreferred(Statements statements, Handle h, long runnerId) {
-        return statements.on(h, ANY_PENDING_PREFERRED).bind("runner", runnerId)
+        return statements
+                .on(h, ANY_PENDING_PREFERRED)
+                .bind("runner", runnerId)
                 .one(rs -> rs.getBoolean("any_preferred"));
     }
 
@@ -121,16 +127,18 @@ final class ClaimSql {
      * Within a priority, jobs with more of their preferred labels on this runner first (a runner
      * that has them takes such a job before one that lacks them would); then oldest first.
      */
-    static final String CLAIM_ORDER = " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
-            + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
+    static final String CLAIM_ORDER =
+            " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
+                    + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
 
     /** What a pending job {@code j} of one of the runner's specs must also meet to be claimed by {@code :runner}. */
     private static final String MAY_CLAIM =
             " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner))"
-            + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
-            + " AND (j.not_before IS NULL OR j.not_before <= :now)"
-            + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
-            + " AND " + DECLINED_THIS_ROUND + ")"
-            + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT " + runnerHasLabel(":runner") + ")"
-            + " AND " + TIER_LIMITS;
+                    + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
+                    + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+                    + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"
+                    + " AND " + DECLINED_THIS_ROUND + ")"
+                    + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1 AND NOT "
+                    + runnerHasLabel(":runner") + ")"
+                    + " AND " + TIER_LIMITS;
 }

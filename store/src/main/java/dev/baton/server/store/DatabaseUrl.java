@@ -17,11 +17,15 @@ import java.util.Properties;
  */
 record DatabaseUrl(Dialect dialect, String jdbcUrl, Properties properties) {
 
-    enum Dialect { SQLITE, POSTGRESQL }
+    enum Dialect {
+        SQLITE,
+        POSTGRESQL
+    }
 
     static DatabaseUrl parse(String url, Path dataDir) {
         if (url == null || url.isBlank()) {
-            if (dataDir == null) throw new IllegalArgumentException("no database URL and no data directory for the default SQLite file");
+            if (dataDir == null)
+                throw new IllegalArgumentException("no database URL and no data directory for the default SQLite file");
             return sqlite(dataDir.resolve("baton.db"));
         }
         String text = url.strip();
@@ -30,8 +34,9 @@ record DatabaseUrl(Dialect dialect, String jdbcUrl, Properties properties) {
         if (text.startsWith("jdbc:postgresql:")) return new DatabaseUrl(Dialect.POSTGRESQL, text, new Properties());
         if (text.startsWith("postgresql://")) return postgres(text.substring("postgresql://".length()), url);
         if (text.startsWith("postgres://")) return postgres(text.substring("postgres://".length()), url);
-        throw new IllegalArgumentException("unsupported database URL '" + redact(url)
-                + "': use sqlite:/path/to/file.db, postgresql://host:port/database?user=… or a jdbc:sqlite:/jdbc:postgresql: URL");
+        throw new IllegalArgumentException(
+                "unsupported database URL '" + redact(url)
+                        + "': use sqlite:/path/to/file.db, postgresql://host:port/database?user=… or a jdbc:sqlite:/jdbc:postgresql: URL");
     }
 
     /** The URL without credentials, for messages and logs. */
@@ -56,8 +61,11 @@ record DatabaseUrl(Dialect dialect, String jdbcUrl, Properties properties) {
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("malformed PostgreSQL URL '" + redact(original) + "': " + e.getReason());
         }
-        if (uri.getHost() == null) throw new IllegalArgumentException("PostgreSQL URL '" + redact(original) + "' names no host");
-        String database = uri.getRawPath() == null || uri.getRawPath().length() <= 1 ? "" : uri.getRawPath().substring(1);
+        if (uri.getHost() == null)
+            throw new IllegalArgumentException("PostgreSQL URL '" + redact(original) + "' names no host");
+        String database = uri.getRawPath() == null || uri.getRawPath().length() <= 1
+                ? ""
+                : uri.getRawPath().substring(1);
         Properties props = new Properties();
         String userInfo = uri.getRawUserInfo();
         if (userInfo != null) {
@@ -68,7 +76,8 @@ record DatabaseUrl(Dialect dialect, String jdbcUrl, Properties properties) {
         StringBuilder jdbc = new StringBuilder("jdbc:postgresql://").append(uri.getHost());
         if (uri.getPort() > 0) jdbc.append(':').append(uri.getPort());
         jdbc.append('/').append(database);
-        if (uri.getRawQuery() != null && !uri.getRawQuery().isEmpty()) jdbc.append('?').append(uri.getRawQuery());
+        if (uri.getRawQuery() != null && !uri.getRawQuery().isEmpty())
+            jdbc.append('?').append(uri.getRawQuery());
         return new DatabaseUrl(Dialect.POSTGRESQL, jdbc.toString(), props);
     }
 

@@ -14,8 +14,10 @@ public enum Deadline {
     /** canceled while in flight, the runner has not answered in time: its lease is revoked. */
     CANCEL("cancel_deadline <= :now", "cancel_deadline"),
     /** pending past created + queue_timeout, never started: failed with queue_timeout. */
-    QUEUE("status = 0 AND queue_timeout IS NOT NULL AND attempt <= requeues"
-            + " AND created + CAST(queue_timeout AS BIGINT) * 1000000 <= :now", "created");
+    QUEUE(
+            "status = 0 AND queue_timeout IS NOT NULL AND attempt <= requeues"
+                    + " AND created + CAST(queue_timeout AS BIGINT) * 1000000 <= :now",
+            "created");
 
     final String due;
     final String order;

@@ -30,29 +30,55 @@ final class FailedAttempts {
     Optional<Job> decide(Handle h, Job failed, LeaseId lease, FailureKind kind, Integer exitCode, Instant now) {
         RetryPolicy policy = policy(h, failed.id());
         NotRetried why = policy.refuses(kind, exitCode, failed.attempt());
-        statements.on(h, "UPDATE job_attempt SET end_reason = :kind, exit_code = :exit, retry_decision = :decision"
-                        + " WHERE job_id = :job AND lease = :lease")
-                .bind("kind", kind.wireName()).bind("exit", exitCode).bind("decision", why == null ? RETRIED : why.wireName())
-                .bind("job", failed.id()).bind("lease", lease.value()).execute();
+        statements
+                .on(
+                        h,
+                        "UPDATE job_attempt SET end_reason = :kind, exit_code = :exit, retry_decision = :decision"
+                                + " WHERE job_id = :job AND lease = :lease")
+                .bind("kind", kind.wireName())
+                .bind("exit", exitCode)
+                .bind("decision", why == null ? RETRIED : why.wireName())
+                .bind("job", failed.id())
+                .bind("lease", lease.value())
+                .execute();
         if (why != null) return Optional.empty();
-        return statements.on(h, "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
-                        + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000,"
-                        + " modified = :now WHERE id = :id AND lease = :lease AND status = 4 RETURNING " + Rows.JOB)
-                .bind("now", micros(now)).bind("id", failed.id()).bind("lease", lease.value()).findOne(jobRows);
+        return statements
+                .on(
+                        h,
+                        "UPDATE job SET status = 0, runner_id = NULL, lease = NULL, claimed = NULL, started = NULL,"
+                                + " completed = NULL, last_heartbeat = NULL, not_before = :now + CAST(backoff_seconds AS BIGINT) * 1000000,"
+                                + " modified = :now WHERE id = :id AND lease = :lease AND status = 4 RETURNING "
+                                + Rows.JOB)
+                .bind("now", micros(now))
+                .bind("id", failed.id())
+                .bind("lease", lease.value())
+                .findOne(jobRows);
     }
 
     /** An attempt's failure overridden by its runner's {@code completed} (same lease) keeps no retry decision. */
     void forget(Handle h, long jobId, LeaseId lease) {
-        statements.on(h, "UPDATE job_attempt SET end_reason = NULL, exit_code = NULL, retry_decision = NULL"
-                        + " WHERE job_id = :job AND lease = :lease AND end_reason IS NOT NULL")
-                .bind("job", jobId).bind("lease", lease.value()).execute();
+        statements
+                .on(
+                        h,
+                        "UPDATE job_attempt SET end_reason = NULL, exit_code = NULL, retry_decision = NULL"
+                                + " WHERE job_id = :job AND lease = :lease AND end_reason IS NOT NULL")
+                .bind("job", jobId)
+                .bind("lease", lease.value())
+                .execute();
     }
 
     RetryPolicy policy(Handle h, long jobId) {
-        return statements.on(h, "SELECT max_attempts, backoff_seconds, retry_when_runner_lost, retry_on, final_exit_codes FROM job WHERE id = :id")
+        return statements
+                .on(
+                        h,
+                        "SELECT max_attempts, backoff_seconds, retry_when_runner_lost, retry_on, final_exit_codes FROM job WHERE id = :id")
                 .bind("id", jobId)
-                .one(rs -> RetryPolicy.fromColumns(rs.getInt("max_attempts"), rs.getInt("backoff_seconds"), rs.getBoolean("retry_when_runner_lost"),
-                        rs.getString("retry_on"), rs.getString("final_exit_codes")));
+                .one(rs -> RetryPolicy.fromColumns(
+                        rs.getInt("max_attempts"),
+                        rs.getInt("backoff_seconds"),
+                        rs.getBoolean("retry_when_runner_lost"),
+                        rs.getString("retry_on"),
+                        rs.getString("final_exit_codes")));
     }
 
     /** The stored decision of a retried attempt (the others store a {@link NotRetried} wire name). */

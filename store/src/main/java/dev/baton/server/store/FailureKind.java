@@ -20,8 +20,13 @@ public enum FailureKind {
     FAILURE;
 
     /** What the runner reports that is the machine's fault, not the job's. */
-    private static final Set<FailureCode> MACHINE_FAULTS = EnumSet.of(FailureCode.EXECUTOR_ERROR, FailureCode.RUNNER_SHUTDOWN,
-            FailureCode.RUNNER_RESTARTED, FailureCode.PULL_FAILED, FailureCode.UNPACK_FAILED, FailureCode.VM_BOOT_FAILED,
+    private static final Set<FailureCode> MACHINE_FAULTS = EnumSet.of(
+            FailureCode.EXECUTOR_ERROR,
+            FailureCode.RUNNER_SHUTDOWN,
+            FailureCode.RUNNER_RESTARTED,
+            FailureCode.PULL_FAILED,
+            FailureCode.UNPACK_FAILED,
+            FailureCode.VM_BOOT_FAILED,
             FailureCode.NOISY_MACHINE);
 
     public String wireName() {

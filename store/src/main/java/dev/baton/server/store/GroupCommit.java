@@ -49,6 +49,7 @@ final class GroupCommit implements AutoCloseable {
     private final List<Thread> committers = new ArrayList<>();
     /** The batch a committer thread is running, so a write from inside a body joins it. */
     private final ThreadLocal<Handle> inBatch = new ThreadLocal<>();
+
     private volatile boolean closed;
 
     /**
@@ -118,7 +119,8 @@ final class GroupCommit implements AutoCloseable {
                 batch.clear();
             }
         }
-        for (Pending<?> p; (p = queue.poll()) != null; ) p.done.completeExceptionally(new IllegalStateException("the store is closed"));
+        for (Pending<?> p; (p = queue.poll()) != null; )
+            p.done.completeExceptionally(new IllegalStateException("the store is closed"));
     }
 
     private void commit(List<Pending<?>> batch) {

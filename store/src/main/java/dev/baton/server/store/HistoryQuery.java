@@ -5,4 +5,5 @@ package dev.baton.server.store;
  * testbed when given (null: all), newest first, at most {@code limit}, before metric id
  * {@code beforeId} when set (paging).
  */
-public record HistoryQuery(long projectId, String benchmark, String measure, String branch, String testbed, Long beforeId, int limit) {}
+public record HistoryQuery(
+        long projectId, String benchmark, String measure, String branch, String testbed, Long beforeId, int limit) {}

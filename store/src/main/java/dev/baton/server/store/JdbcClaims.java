@@ -63,8 +63,14 @@ final class JdbcClaims implements Claims {
     }
 
     /** One claim in the caller's transaction: the dialect picks the candidate, this class applies it. */
-    private Optional<Job> claimIn(Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return dialect.claim(statements, h, runnerId, now, filter,
+    private Optional<Job> claimIn(
+            Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        return dialect.claim(
+                statements,
+                h,
+                runnerId,
+                now,
+                filter,
                 jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
     }
 
@@ -76,14 +82,19 @@ final class JdbcClaims implements Claims {
     private boolean emptyForEveryRunnerOf(Handle h, ClaimRequest r) {
         if (r.declinedSome()) return false;
         if (r.specIds().isEmpty()) return true;
-        boolean eligible = statements.on(h, "SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
-                .bind("runner", r.runnerId()).exists();
+        boolean eligible = statements
+                .on(h, "SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
+                .bind("runner", r.runnerId())
+                .exists();
         if (!eligible) return false;
         // A pending job of the set that requires labels may be claimable by a runner that has them;
         // a canary job by its runner only (docs/scheduling.md, "Canary release").
         String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
-        return !statements.once(h, "SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
-                        + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
+        return !statements
+                .once(
+                        h,
+                        "SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
+                                + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
                 .exists();
     }
 
@@ -92,20 +103,34 @@ final class JdbcClaims implements Claims {
      * same transaction and recording whether the runner held the job's image ({@code filter}).
      * Empty (nothing changed) when the job is no longer pending.
      */
-    Optional<Job> applyClaim(Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil,
-            ClaimFilter filter) {
-        Optional<Job> job = statements.on(h, "UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
-                        + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
-                        + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
-                        + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
-                .bind("runner", runnerId).bind("lease", lease.value()).bind("now", micros(now)).bind("id", jobId)
+    Optional<Job> applyClaim(
+            Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
+        Optional<Job> job = statements
+                .on(
+                        h,
+                        "UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
+                                + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
+                                + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
+                                + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
+                .bind("runner", runnerId)
+                .bind("lease", lease.value())
+                .bind("now", micros(now))
+                .bind("id", jobId)
                 .bind("acceptUntil", micros(acceptUntil))
                 .findOne(jobRows);
         // The runner's latest machine (issue 41), recorded when its connection said ready.
-        job.ifPresent(j -> statements.on(h, "INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm, machine_id)"
-                        + " VALUES (:job, :number, :lease, :runner, :now, :warm, (SELECT machine_id FROM runner WHERE id = :runner))")
-                .bind("job", j.id()).bind("number", j.attempt()).bind("lease", lease.value()).bind("runner", runnerId)
-                .bind("now", micros(now)).bind("warm", warmCode(filter.warm(j.config().digest()))).execute());
+        job.ifPresent(j -> statements
+                .on(
+                        h,
+                        "INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm, machine_id)"
+                                + " VALUES (:job, :number, :lease, :runner, :now, :warm, (SELECT machine_id FROM runner WHERE id = :runner))")
+                .bind("job", j.id())
+                .bind("number", j.attempt())
+                .bind("lease", lease.value())
+                .bind("runner", runnerId)
+                .bind("now", micros(now))
+                .bind("warm", warmCode(filter.warm(j.config().digest())))
+                .execute());
         return job;
     }
 
@@ -119,8 +144,10 @@ final class JdbcClaims implements Claims {
         // The claim's own candidates and order, so the answer is the job the claim would take.
         String head = candidates("job j") + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1";
         return context.read(h -> h.createQuery("SELECT n.config FROM job n JOIN (" + head + ") c ON c.id = n.id")
-                .bind("runner", runnerId).bind("now", micros(now))
-                .mapTo(String.class).findOne()
+                .bind("runner", runnerId)
+                .bind("now", micros(now))
+                .mapTo(String.class)
+                .findOne()
                 .map(config -> Rows.config(config).digest()));
     }
 }

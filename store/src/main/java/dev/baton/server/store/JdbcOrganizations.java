@@ -30,14 +30,20 @@ final class JdbcOrganizations implements Organizations {
 
     @Override
     public Organization createOrganization(String name, Slug slug, PlanTier plan, Instant now) {
-        return context.unique("organization slug '" + slug + "' is taken", () -> context.write(h -> {
-            long id = h.createQuery("INSERT INTO organization (uuid, name, slug, plan, created, modified)"
-                            + " VALUES (:uuid, :name, :slug, :plan, :now, :now) RETURNING id")
-                    .bind("uuid", UUID.randomUUID().toString()).bind("name", name).bind("slug", slug.value())
-                    .bind("plan", plan.priority()).bind("now", micros(now))
-                    .mapTo(Long.class).one();
-            return context.organization(h, id).orElseThrow();
-        }));
+        return context.unique(
+                "organization slug '" + slug + "' is taken",
+                () -> context.write(h -> {
+                    long id = h.createQuery("INSERT INTO organization (uuid, name, slug, plan, created, modified)"
+                                    + " VALUES (:uuid, :name, :slug, :plan, :now, :now) RETURNING id")
+                            .bind("uuid", UUID.randomUUID().toString())
+                            .bind("name", name)
+                            .bind("slug", slug.value())
+                            .bind("plan", plan.priority())
+                            .bind("now", micros(now))
+                            .mapTo(Long.class)
+                            .one();
+                    return context.organization(h, id).orElseThrow();
+                }));
     }
 
     @Override
@@ -52,14 +58,19 @@ final class JdbcOrganizations implements Organizations {
 
     @Override
     public List<Organization> listOrganizations() {
-        return context.read(h -> h.createQuery("SELECT " + Rows.ORGANIZATION + " FROM organization ORDER BY id").map(Rows.ORGANIZATION_MAPPER).list());
+        return context.read(h -> h.createQuery("SELECT " + Rows.ORGANIZATION + " FROM organization ORDER BY id")
+                .map(Rows.ORGANIZATION_MAPPER)
+                .list());
     }
 
     @Override
     public Organization setPlan(long organizationId, PlanTier plan, Instant now) {
         return context.write(h -> {
             int rows = h.createUpdate("UPDATE organization SET plan = :plan, modified = :now WHERE id = :id")
-                    .bind("plan", plan.priority()).bind("now", micros(now)).bind("id", organizationId).execute();
+                    .bind("plan", plan.priority())
+                    .bind("now", micros(now))
+                    .bind("id", organizationId)
+                    .execute();
             if (rows == 0) throw notFound("organization", organizationId);
             return context.organization(h, organizationId).orElseThrow();
         });
@@ -67,15 +78,22 @@ final class JdbcOrganizations implements Organizations {
 
     @Override
     public Project createProject(long organizationId, String name, Slug slug, Instant now) {
-        return context.unique("project slug '" + slug + "' is taken", () -> context.write(h -> {
-            if (context.organization(h, organizationId).isEmpty()) throw notFound("organization", organizationId);
-            long id = h.createQuery("INSERT INTO project (uuid, organization_id, name, slug, created, modified)"
-                            + " VALUES (:uuid, :org, :name, :slug, :now, :now) RETURNING id")
-                    .bind("uuid", UUID.randomUUID().toString()).bind("org", organizationId).bind("name", name)
-                    .bind("slug", slug.value()).bind("now", micros(now))
-                    .mapTo(Long.class).one();
-            return context.project(h, id).orElseThrow();
-        }));
+        return context.unique(
+                "project slug '" + slug + "' is taken",
+                () -> context.write(h -> {
+                    if (context.organization(h, organizationId).isEmpty())
+                        throw notFound("organization", organizationId);
+                    long id = h.createQuery("INSERT INTO project (uuid, organization_id, name, slug, created, modified)"
+                                    + " VALUES (:uuid, :org, :name, :slug, :now, :now) RETURNING id")
+                            .bind("uuid", UUID.randomUUID().toString())
+                            .bind("org", organizationId)
+                            .bind("name", name)
+                            .bind("slug", slug.value())
+                            .bind("now", micros(now))
+                            .mapTo(Long.class)
+                            .one();
+                    return context.project(h, id).orElseThrow();
+                }));
     }
 
     @Override
@@ -99,6 +117,8 @@ final class JdbcOrganizations implements Organizations {
 
     @Override
     public List<Project> listProjects() {
-        return context.read(h -> h.createQuery("SELECT " + Rows.PROJECT + " FROM project ORDER BY id").map(Rows.PROJECT_MAPPER).list());
+        return context.read(h -> h.createQuery("SELECT " + Rows.PROJECT + " FROM project ORDER BY id")
+                .map(Rows.PROJECT_MAPPER)
+                .list());
     }
 }

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 final class JdbcSpecs implements Specs {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcSpecs.class);
 
-    private static final String RUNNER_SPECS = "SELECT " + prefixed("s", Rows.SPEC) + " FROM spec s JOIN runner_spec rs ON rs.spec_id = s.id"
-            + " WHERE rs.runner_id = :runner ORDER BY s.created, s.id";
+    private static final String RUNNER_SPECS =
+            "SELECT " + prefixed("s", Rows.SPEC) + " FROM spec s JOIN runner_spec rs ON rs.spec_id = s.id"
+                    + " WHERE rs.runner_id = :runner ORDER BY s.created, s.id";
 
     private final StoreContext context;
     private final Statements statements;
@@ -35,16 +36,34 @@ final class JdbcSpecs implements Specs {
     }
 
     @Override
-    public Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now) {
-        return context.unique("spec slug '" + slug + "' is taken", () -> context.write(h -> {
-            long id = h.createQuery("INSERT INTO spec (uuid, name, slug, architecture, cpu, memory, disk, network, created, modified)"
-                            + " VALUES (:uuid, :name, :slug, :arch, :cpu, :memory, :disk, :network, :now, :now) RETURNING id")
-                    .bind("uuid", UUID.randomUUID().toString()).bind("name", name).bind("slug", slug.value())
-                    .bind("arch", architecture.wireName()).bind("cpu", cpu).bind("memory", memory).bind("disk", disk)
-                    .bind("network", network).bind("now", micros(now))
-                    .mapTo(Long.class).one();
-            return context.spec(h, id).orElseThrow();
-        }));
+    public Spec createSpec(
+            String name,
+            Slug slug,
+            Architecture architecture,
+            int cpu,
+            long memory,
+            long disk,
+            boolean network,
+            Instant now) {
+        return context.unique(
+                "spec slug '" + slug + "' is taken",
+                () -> context.write(h -> {
+                    long id = h.createQuery(
+                                    "INSERT INTO spec (uuid, name, slug, architecture, cpu, memory, disk, network, created, modified)"
+                                            + " VALUES (:uuid, :name, :slug, :arch, :cpu, :memory, :disk, :network, :now, :now) RETURNING id")
+                            .bind("uuid", UUID.randomUUID().toString())
+                            .bind("name", name)
+                            .bind("slug", slug.value())
+                            .bind("arch", architecture.wireName())
+                            .bind("cpu", cpu)
+                            .bind("memory", memory)
+                            .bind("disk", disk)
+                            .bind("network", network)
+                            .bind("now", micros(now))
+                            .mapTo(Long.class)
+                            .one();
+                    return context.spec(h, id).orElseThrow();
+                }));
     }
 
     @Override
@@ -59,8 +78,10 @@ final class JdbcSpecs implements Specs {
 
     @Override
     public List<Spec> listSpecs(boolean archived) {
-        return context.read(h -> h.createQuery("SELECT " + Rows.SPEC + " FROM spec" + (archived ? "" : " WHERE archived IS NULL") + " ORDER BY created, id")
-                .map(Rows.SPEC_MAPPER).list());
+        return context.read(h -> h.createQuery("SELECT " + Rows.SPEC + " FROM spec"
+                        + (archived ? "" : " WHERE archived IS NULL") + " ORDER BY created, id")
+                .map(Rows.SPEC_MAPPER)
+                .list());
     }
 
     @Override
@@ -73,18 +94,22 @@ final class JdbcSpecs implements Specs {
     }
 
     private Spec updateSpecRow(long specId, String name, Slug slug, Boolean archived, Instant now) {
-        return context.unique("spec slug '" + slug + "' is taken", () -> context.write(h -> {
-            Update u = h.createUpdate("UPDATE spec SET modified = :now"
-                    + (name != null ? ", name = :name" : "")
-                    + (slug != null ? ", slug = :slug" : "")
-                    + (archived == null ? "" : archived ? ", archived = COALESCE(archived, :now)" : ", archived = NULL")
-                    + " WHERE id = :id");
-            u.bind("now", micros(now)).bind("id", specId);
-            if (name != null) u.bind("name", name);
-            if (slug != null) u.bind("slug", slug.value());
-            if (u.execute() == 0) throw notFound("spec", specId);
-            return context.spec(h, specId).orElseThrow();
-        }));
+        return context.unique(
+                "spec slug '" + slug + "' is taken",
+                () -> context.write(h -> {
+                    Update u = h.createUpdate("UPDATE spec SET modified = :now"
+                            + (name != null ? ", name = :name" : "")
+                            + (slug != null ? ", slug = :slug" : "")
+                            + (archived == null
+                                    ? ""
+                                    : archived ? ", archived = COALESCE(archived, :now)" : ", archived = NULL")
+                            + " WHERE id = :id");
+                    u.bind("now", micros(now)).bind("id", specId);
+                    if (name != null) u.bind("name", name);
+                    if (slug != null) u.bind("slug", slug.value());
+                    if (u.execute() == 0) throw notFound("spec", specId);
+                    return context.spec(h, specId).orElseThrow();
+                }));
     }
 
     @Override
@@ -99,7 +124,10 @@ final class JdbcSpecs implements Specs {
     private Spec setSpecQueueTimeoutRow(long specId, Integer queueTimeoutSeconds, Instant now) {
         return context.write(h -> {
             int rows = h.createUpdate("UPDATE spec SET queue_timeout = :qt, modified = :now WHERE id = :id")
-                    .bind("qt", queueTimeoutSeconds).bind("now", micros(now)).bind("id", specId).execute();
+                    .bind("qt", queueTimeoutSeconds)
+                    .bind("now", micros(now))
+                    .bind("id", specId)
+                    .execute();
             if (rows == 0) throw notFound("spec", specId);
             return context.spec(h, specId).orElseThrow();
         });
@@ -109,8 +137,12 @@ final class JdbcSpecs implements Specs {
     public Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now) {
         try {
             return context.write(h -> {
-                int rows = h.createUpdate("UPDATE spec SET require_clean_fingerprint = :required, modified = :now WHERE id = :id")
-                        .bind("required", required).bind("now", micros(now)).bind("id", specId).execute();
+                int rows = h.createUpdate(
+                                "UPDATE spec SET require_clean_fingerprint = :required, modified = :now WHERE id = :id")
+                        .bind("required", required)
+                        .bind("now", micros(now))
+                        .bind("id", specId)
+                        .execute();
                 if (rows == 0) throw notFound("spec", specId);
                 return context.spec(h, specId).orElseThrow();
             });
@@ -131,21 +163,30 @@ final class JdbcSpecs implements Specs {
     private void deleteSpecRow(long specId) {
         context.write(h -> {
             if (context.spec(h, specId).isEmpty()) throw notFound("spec", specId);
-            long jobs = h.createQuery("SELECT COUNT(*) FROM job WHERE spec_id = :id").bind("id", specId).mapTo(Long.class).one();
+            long jobs = h.createQuery("SELECT COUNT(*) FROM job WHERE spec_id = :id")
+                    .bind("id", specId)
+                    .mapTo(Long.class)
+                    .one();
             if (jobs > 0) {
-                throw new StoreException(StoreException.Reason.IN_USE,
+                throw new StoreException(
+                        StoreException.Reason.IN_USE,
                         "spec is referenced by " + jobs + (jobs == 1 ? " job" : " jobs") + "; archive it instead");
             }
             // runner_spec restricts deleting a spec so that a job's spec cannot vanish by accident;
             // with no job referencing it, its runner associations go with it.
-            h.createUpdate("DELETE FROM runner_spec WHERE spec_id = :id").bind("id", specId).execute();
-            return h.createUpdate("DELETE FROM spec WHERE id = :id").bind("id", specId).execute();
+            h.createUpdate("DELETE FROM runner_spec WHERE spec_id = :id")
+                    .bind("id", specId)
+                    .execute();
+            return h.createUpdate("DELETE FROM spec WHERE id = :id")
+                    .bind("id", specId)
+                    .execute();
         });
     }
 
     @Override
     public List<Spec> runnerSpecs(long runnerId) {
-        return context.readPlain(c -> statements.on(c, RUNNER_SPECS).bind("runner", runnerId).list(Rows::spec));
+        return context.readPlain(
+                c -> statements.on(c, RUNNER_SPECS).bind("runner", runnerId).list(Rows::spec));
     }
 
     @Override
@@ -163,7 +204,9 @@ final class JdbcSpecs implements Specs {
             if (context.spec(h, specId).isEmpty()) throw notFound("spec", specId);
             return h.createUpdate("INSERT INTO runner_spec (runner_id, spec_id) VALUES (:runner, :spec)"
                             + " ON CONFLICT (runner_id, spec_id) DO NOTHING")
-                    .bind("runner", runnerId).bind("spec", specId).execute();
+                    .bind("runner", runnerId)
+                    .bind("spec", specId)
+                    .execute();
         });
     }
 
@@ -177,8 +220,12 @@ final class JdbcSpecs implements Specs {
     }
 
     private boolean removeRunnerSpecRow(long runnerId, long specId) {
-        return context.write(h -> h.createUpdate("DELETE FROM runner_spec WHERE runner_id = :runner AND spec_id = :spec")
-                .bind("runner", runnerId).bind("spec", specId).execute()) > 0;
+        return context.write(
+                        h -> h.createUpdate("DELETE FROM runner_spec WHERE runner_id = :runner AND spec_id = :spec")
+                                .bind("runner", runnerId)
+                                .bind("spec", specId)
+                                .execute())
+                > 0;
     }
 
     @Override

@@ -24,6 +24,7 @@ final class JdbcStore implements Store {
     final StoreContext context;
     /** The store's statements (tests read them). */
     final Statements statements;
+
     private final JdbcOrganizations organizations;
     private final JdbcRunners runners;
     private final JdbcSpecs specs;
@@ -47,7 +48,9 @@ final class JdbcStore implements Store {
         // Jdbi's default exception message lists bound arguments, among them leases and key
         // hashes; an exception may end up in a log, so it names the statement only.
         jdbi.getConfig(StatementExceptions.class).setMessageRendering(e -> {
-            String sql = e.getStatementContext() == null ? null : e.getStatementContext().getRenderedSql();
+            String sql = e.getStatementContext() == null
+                    ? null
+                    : e.getStatementContext().getRenderedSql();
             return e.getShortMessage() + (sql == null ? "" : " [statement: \"" + sql + "\"]");
         });
         this.context = new StoreContext(pool, jdbi, dialect);

@@ -9,7 +9,6 @@ import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.job.JobStatus;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,9 +36,13 @@ final class JdbcTransitions implements Transitions {
     public Transition start(JobUuid job, LeaseId lease, Instant now, java.time.Duration grace) {
         Objects.requireNonNull(lease, "lease");
         return context.write(h -> {
-            Optional<Job> started = cas(h, "status = 2, started = :now, last_heartbeat = :now,"
+            Optional<Job> started = cas(
+                    h,
+                    "status = 2, started = :now, last_heartbeat = :now,"
                             + " hard_deadline = :now + CAST(timeout AS BIGINT) * 1000000 + :grace",
-                    "status = 1 AND lease = :lease", job, now,
+                    "status = 1 AND lease = :lease",
+                    job,
+                    now,
                     q -> q.bind("lease", lease.value()).bind("grace", grace.toNanos() / 1000));
             if (started.isPresent()) {
                 closeAttempt(h, started.get(), lease, "started = :now", now);
@@ -48,8 +51,13 @@ final class JdbcTransitions implements Transitions {
             Transition t = classify(h, job, lease, Set.of(JobStatus.RUNNING));
             if (t.result() == Transition.Result.DUPLICATE) {
                 // A resent `running` (reconnect) only refreshes liveness (seed 000).
-                statements.on(h, "UPDATE job SET last_heartbeat = :now WHERE id = :id AND (last_heartbeat IS NULL OR last_heartbeat < :now)")
-                        .bind("now", micros(now)).bind("id", t.job().id()).execute();
+                statements
+                        .on(
+                                h,
+                                "UPDATE job SET last_heartbeat = :now WHERE id = :id AND (last_heartbeat IS NULL OR last_heartbeat < :now)")
+                        .bind("now", micros(now))
+                        .bind("id", t.job().id())
+                        .execute();
                 return new Transition(t.result(), context.job(h, job).orElseThrow());
             }
             return t;
@@ -57,15 +65,26 @@ final class JdbcTransitions implements Transitions {
     }
 
     @Override
-    public Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues,
-            java.time.Duration declineBackoff, Instant now) {
+    public Transition requeue(
+            JobUuid job,
+            LeaseId lease,
+            AttemptOutcome outcome,
+            Decline decline,
+            int maxRequeues,
+            java.time.Duration declineBackoff,
+            Instant now) {
         Objects.requireNonNull(lease, "lease");
         if (!REQUEUE_OUTCOMES.contains(outcome)) {
-            throw new IllegalArgumentException("a requeue closes its attempt as declined, accept_timeout or lost_before_start, not " + outcome);
+            throw new IllegalArgumentException(
+                    "a requeue closes its attempt as declined, accept_timeout or lost_before_start, not " + outcome);
         }
         return context.write(h -> {
-            Optional<Job> requeued = cas(h, "status = 0, runner_id = NULL, lease = NULL, claimed = NULL, last_heartbeat = NULL, requeues = requeues + 1",
-                    "status = 1 AND lease = :lease AND requeues < :max", job, now,
+            Optional<Job> requeued = cas(
+                    h,
+                    "status = 0, runner_id = NULL, lease = NULL, claimed = NULL, last_heartbeat = NULL, requeues = requeues + 1",
+                    "status = 1 AND lease = :lease AND requeues < :max",
+                    job,
+                    now,
                     q -> q.bind("lease", lease.value()).bind("max", maxRequeues));
             boolean exhausted = false;
             if (requeued.isEmpty()) {
@@ -74,33 +93,53 @@ final class JdbcTransitions implements Transitions {
                 exhausted = true;
                 String error = "the job went back to the queue " + (maxRequeues + 1) + " times without starting (last: "
                         + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); max_requeues is " + maxRequeues;
-                requeued = cas(h, "status = 4, requeues = requeues + 1, completed = :now, error = :error",
-                        "status = 1 AND lease = :lease AND requeues >= :max", job, now,
-                        q -> q.bind("lease", lease.value()).bind("max", maxRequeues).bind("error", error));
+                requeued = cas(
+                        h,
+                        "status = 4, requeues = requeues + 1, completed = :now, error = :error",
+                        "status = 1 AND lease = :lease AND requeues >= :max",
+                        job,
+                        now,
+                        q -> q.bind("lease", lease.value())
+                                .bind("max", maxRequeues)
+                                .bind("error", error));
             }
             if (requeued.isPresent()) {
                 Job after = requeued.get();
                 closeAttempt(h, after, lease, outcome, now, false, null);
                 if (outcome == AttemptOutcome.DECLINED) {
                     Decline said = decline != null ? decline : new Decline("other", null);
-                    statements.on(h, "UPDATE job_attempt SET decline_code = :code, decline_reason = :reason WHERE job_id = :job AND lease = :lease")
-                            .bind("code", said.code()).bind("reason", said.reason()).bind("job", after.id()).bind("lease", lease.value())
+                    statements
+                            .on(
+                                    h,
+                                    "UPDATE job_attempt SET decline_code = :code, decline_reason = :reason WHERE job_id = :job AND lease = :lease")
+                            .bind("code", said.code())
+                            .bind("reason", said.reason())
+                            .bind("job", after.id())
+                            .bind("lease", lease.value())
                             .execute();
                     if (exhausted) {
                         after = failedByDeclines(h, after, maxRequeues, now);
                     } else if (declinedByEveryServingRunner(h, after, now)) {
                         long backoff = Math.max(1, micros(Instant.EPOCH.plus(declineBackoff)));
-                        after = h.createQuery("UPDATE job SET decline_backoff_until = :until, modified = :now WHERE id = :id RETURNING " + Rows.JOB)
-                                .bind("until", micros(now) + backoff).bind("now", micros(now)).bind("id", after.id())
-                                .map(jobRows.mapper).one();
+                        after = h.createQuery(
+                                        "UPDATE job SET decline_backoff_until = :until, modified = :now WHERE id = :id RETURNING "
+                                                + Rows.JOB)
+                                .bind("until", micros(now) + backoff)
+                                .bind("now", micros(now))
+                                .bind("id", after.id())
+                                .map(jobRows.mapper)
+                                .one();
                     }
                 }
                 return applied(after);
             }
             Optional<Attempt> previous = attemptByLease(h, job, lease);
-            if (previous.isPresent() && previous.get().outcome() != null && REQUEUE_OUTCOMES.contains(previous.get().outcome())) {
+            if (previous.isPresent()
+                    && previous.get().outcome() != null
+                    && REQUEUE_OUTCOMES.contains(previous.get().outcome())) {
                 // The same requeue again (a resent decline): already done under this lease.
-                return new Transition(Transition.Result.DUPLICATE, context.job(h, job).orElseThrow());
+                return new Transition(
+                        Transition.Result.DUPLICATE, context.job(h, job).orElseThrow());
             }
             return classify(h, job, lease, Set.of());
         });
@@ -112,38 +151,66 @@ final class JdbcTransitions implements Transitions {
      * back-off (a spec nobody serves is not "declined by every runner": it waits as no_runner).
      */
     private boolean declinedByEveryServingRunner(Handle h, Job job, Instant now) {
-        return h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " AND r.quarantined IS NULL JOIN job j ON j.id = :job"
-                        + " WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
-                        + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND " + DECLINED_THIS_ROUND + ")")
-                .bind("spec", job.specId()).bind("job", job.id()).bind("now", micros(now))
-                .mapTo(Long.class).one() == 0
-                && h.createQuery("SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
-                        + " AND r.quarantined IS NULL WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS)
-                .bind("spec", job.specId()).bind("job", job.id()).mapTo(Long.class).one() > 0;
+        return h.createQuery(
+                                        "SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
+                                                + " AND r.quarantined IS NULL JOIN job j ON j.id = :job"
+                                                + " WHERE rs.spec_id = :spec AND " + SERVING_RUNNER_HAS_REQUIRED_LABELS
+                                                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id"
+                                                + " AND a.runner_id = rs.runner_id AND a.outcome = 3 AND "
+                                                + DECLINED_THIS_ROUND + ")")
+                                .bind("spec", job.specId())
+                                .bind("job", job.id())
+                                .bind("now", micros(now))
+                                .mapTo(Long.class)
+                                .one()
+                        == 0
+                && h.createQuery(
+                                        "SELECT COUNT(*) FROM runner_spec rs JOIN runner r ON r.id = rs.runner_id AND r.archived IS NULL"
+                                                + " AND r.quarantined IS NULL WHERE rs.spec_id = :spec AND "
+                                                + SERVING_RUNNER_HAS_REQUIRED_LABELS)
+                                .bind("spec", job.specId())
+                                .bind("job", job.id())
+                                .mapTo(Long.class)
+                                .one()
+                        > 0;
     }
 
     /** The requeue-exhausted failure after a decline, rewritten to say what each runner said (error_code declined). */
     private Job failedByDeclines(Handle h, Job job, int maxRequeues, Instant now) {
         List<String> said = new ArrayList<>();
         Set<Long> seen = new java.util.HashSet<>();
-        for (var row : h.createQuery("SELECT r.slug, a.runner_id, a.decline_code, a.decline_reason FROM job_attempt a"
-                        + " JOIN runner r ON r.id = a.runner_id WHERE a.job_id = :job AND a.outcome = 3 ORDER BY a.number DESC")
-                .bind("job", job.id()).mapToMap().list()) {
+        for (var row : h.createQuery(
+                        "SELECT r.slug, a.runner_id, a.decline_code, a.decline_reason FROM job_attempt a"
+                                + " JOIN runner r ON r.id = a.runner_id WHERE a.job_id = :job AND a.outcome = 3 ORDER BY a.number DESC")
+                .bind("job", job.id())
+                .mapToMap()
+                .list()) {
             long runner = ((Number) row.get("runner_id")).longValue();
             if (!seen.add(runner)) continue; // each runner's last word
             Object reason = row.get("decline_reason");
             said.add(row.get("slug") + " (" + row.get("decline_code") + (reason == null ? "" : ": " + reason) + ")");
         }
-        String error = "declined by the runners and max_requeues (" + maxRequeues + ") is spent: " + String.join("; ", said);
-        return h.createQuery("UPDATE job SET error = :error, error_code = 'declined', modified = :now WHERE id = :id RETURNING " + Rows.JOB)
-                .bind("error", error).bind("now", micros(now)).bind("id", job.id()).map(jobRows.mapper).one();
+        String error =
+                "declined by the runners and max_requeues (" + maxRequeues + ") is spent: " + String.join("; ", said);
+        return h.createQuery(
+                        "UPDATE job SET error = :error, error_code = 'declined', modified = :now WHERE id = :id RETURNING "
+                                + Rows.JOB)
+                .bind("error", error)
+                .bind("now", micros(now))
+                .bind("id", job.id())
+                .map(jobRows.mapper)
+                .one();
     }
 
     @Override
     public Transition expireQueued(JobUuid job, String error, Instant now) {
         return context.write(h -> {
-            Optional<Job> failed = cas(h, "status = 4, completed = :now, error = :error, error_code = 'queue_timeout'", "status = 0", job, now,
+            Optional<Job> failed = cas(
+                    h,
+                    "status = 4, completed = :now, error = :error, error_code = 'queue_timeout'",
+                    "status = 0",
+                    job,
+                    now,
                     q -> q.bind("error", error));
             return failed.map(JdbcTransitions::applied).orElseGet(() -> classify(h, job, null, Set.of()));
         });
@@ -155,7 +222,12 @@ final class JdbcTransitions implements Transitions {
         return context.write(h -> {
             // From failed too, but only under the same lease: the runner, not the heartbeat
             // timer, is the authority on the outcome (brief §1).
-            Optional<Job> completed = cas(h, "status = 3, completed = :now, error = NULL", "status IN (1, 2, 4) AND lease = :lease", job, now,
+            Optional<Job> completed = cas(
+                    h,
+                    "status = 3, completed = :now, error = NULL",
+                    "status IN (1, 2, 4) AND lease = :lease",
+                    job,
+                    now,
                     q -> q.bind("lease", lease.value()));
             if (completed.isPresent()) {
                 closeAttempt(h, completed.get(), lease, AttemptOutcome.COMPLETED, now, true, output);
@@ -168,16 +240,28 @@ final class JdbcTransitions implements Transitions {
     }
 
     @Override
-    public Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output,
+    public Transition fail(
+            JobUuid job,
+            LeaseId lease,
+            String error,
+            AttemptOutcome outcome,
+            Instant now,
+            byte[] output,
             AttemptFailure failure) {
         AttemptFailure said = failure == null ? AttemptFailure.UNKNOWN : failure;
         Objects.requireNonNull(lease, "lease");
         AttemptOutcome closing = outcome == null ? AttemptOutcome.FAILED : outcome;
         if (closing == AttemptOutcome.COMPLETED || closing == AttemptOutcome.CANCELED) {
-            throw new IllegalArgumentException("a failed attempt cannot end " + closing.name().toLowerCase(java.util.Locale.ROOT));
+            throw new IllegalArgumentException(
+                    "a failed attempt cannot end " + closing.name().toLowerCase(java.util.Locale.ROOT));
         }
         return context.write(h -> {
-            Optional<Job> failed = cas(h, "status = 4, completed = :now, error = :error", "status IN (1, 2) AND lease = :lease", job, now,
+            Optional<Job> failed = cas(
+                    h,
+                    "status = 4, completed = :now, error = :error",
+                    "status IN (1, 2) AND lease = :lease",
+                    job,
+                    now,
                     q -> q.bind("lease", lease.value()).bind("error", error));
             if (failed.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.FAILED));
             closeAttempt(h, failed.get(), lease, closing, now, false, output);
@@ -195,17 +279,36 @@ final class JdbcTransitions implements Transitions {
     @Override
     public Transition cancel(JobUuid job, LeaseId lease, String reason, Instant now, Instant cancelDeadline) {
         // Only a job taken from a runner waits for that runner's answer (a pending one has none).
-        String set = "cancel_deadline = CASE WHEN status IN (1, 2) THEN :cancelDeadline ELSE NULL END, status = 5, completed = :now, error = :reason";
+        String set =
+                "cancel_deadline = CASE WHEN status IN (1, 2) THEN :cancelDeadline ELSE NULL END, status = 5, completed = :now, error = :reason";
         return context.write(h -> {
             Optional<Job> canceled = lease != null
-                    ? cas(h, set, "status IN (1, 2) AND lease = :lease", job, now,
-                            q -> q.bind("reason", reason).bind("lease", lease.value()).bind("cancelDeadline", micros(cancelDeadline)))
-                    : cas(h, set, "status IN (0, 1, 2)", job, now,
+                    ? cas(
+                            h,
+                            set,
+                            "status IN (1, 2) AND lease = :lease",
+                            job,
+                            now,
+                            q -> q.bind("reason", reason)
+                                    .bind("lease", lease.value())
+                                    .bind("cancelDeadline", micros(cancelDeadline)))
+                    : cas(
+                            h,
+                            set,
+                            "status IN (0, 1, 2)",
+                            job,
+                            now,
                             q -> q.bind("reason", reason).bind("cancelDeadline", micros(cancelDeadline)));
             if (canceled.isEmpty()) return classify(h, job, lease, Set.of(JobStatus.CANCELED));
             // The open attempt (if the job was in flight) ends canceled with the job.
-            statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
-                    .bind("now", micros(now)).bind("outcome", AttemptOutcome.CANCELED.code()).bind("job", canceled.get().id()).execute();
+            statements
+                    .on(
+                            h,
+                            "UPDATE job_attempt SET ended = :now, outcome = :outcome WHERE job_id = :job AND outcome IS NULL")
+                    .bind("now", micros(now))
+                    .bind("outcome", AttemptOutcome.CANCELED.code())
+                    .bind("job", canceled.get().id())
+                    .execute();
             return applied(canceled.get());
         });
     }
@@ -236,10 +339,18 @@ final class JdbcTransitions implements Transitions {
     /** The report's results and error, and its placeholder times replaced by the job's real ones (seed 001). */
     private void writeReport(Handle h, Job done, String results, String error, Instant now) {
         Instant start = done.started() != null ? done.started() : done.claimed();
-        statements.on(h, "UPDATE report SET results = :results, error = :error, modified = :now,"
-                        + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
-                .bind("results", results).bind("error", error).bind("now", micros(now))
-                .bind("start", micros(start)).bind("end", micros(done.completed())).bind("id", done.reportId()).execute();
+        statements
+                .on(
+                        h,
+                        "UPDATE report SET results = :results, error = :error, modified = :now,"
+                                + " start_time = COALESCE(:start, start_time), end_time = COALESCE(:end, end_time) WHERE id = :id")
+                .bind("results", results)
+                .bind("error", error)
+                .bind("now", micros(now))
+                .bind("start", micros(start))
+                .bind("end", micros(done.completed()))
+                .bind("id", done.reportId())
+                .execute();
     }
 
     private static Transition applied(Job job) {
@@ -250,9 +361,15 @@ final class JdbcTransitions implements Transitions {
      * The compare-and-set itself: {@code UPDATE job SET <set>, modified WHERE uuid AND <expected>},
      * returning the row as changed, or empty when the expectation did not hold (zero rows).
      */
-    private Optional<Job> cas(Handle h, String set, String expected, JobUuid job, Instant now, java.util.function.Consumer<Sql> binds) {
-        Sql q = statements.on(h, "UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING " + Rows.JOB)
-                .bind("now", micros(now)).bind("uuid", job.toString());
+    private Optional<Job> cas(
+            Handle h, String set, String expected, JobUuid job, Instant now, java.util.function.Consumer<Sql> binds) {
+        Sql q = statements
+                .on(
+                        h,
+                        "UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING "
+                                + Rows.JOB)
+                .bind("now", micros(now))
+                .bind("uuid", job.toString());
         binds.accept(q);
         return q.findOne(jobRows);
     }
@@ -273,8 +390,12 @@ final class JdbcTransitions implements Transitions {
 
     /** Sets {@code set} (e.g. the start time) on the attempt of {@code lease}. */
     private void closeAttempt(Handle h, Job job, LeaseId lease, String set, Instant now) {
-        statements.on(h, "UPDATE job_attempt SET " + set + " WHERE job_id = :job AND lease = :lease")
-                .bind("now", micros(now)).bind("job", job.id()).bind("lease", lease.value()).execute();
+        statements
+                .on(h, "UPDATE job_attempt SET " + set + " WHERE job_id = :job AND lease = :lease")
+                .bind("now", micros(now))
+                .bind("job", job.id())
+                .bind("lease", lease.value())
+                .execute();
     }
 
     /**
@@ -282,16 +403,30 @@ final class JdbcTransitions implements Transitions {
      * in the blob storage); {@code override} also rewrites an attempt already closed (completed
      * after failed), output included, so the row never keeps the overridden word's output.
      */
-    private void closeAttempt(Handle h, Job job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override, byte[] output) {
-        statements.on(h, "UPDATE job_attempt SET ended = :now, outcome = :outcome, output = :output WHERE job_id = :job AND lease = :lease"
-                        + (override ? "" : " AND outcome IS NULL"))
-                .bind("now", micros(now)).bind("outcome", outcome.code()).bind("output", output).bind("job", job.id())
-                .bind("lease", lease.value()).execute();
+    private void closeAttempt(
+            Handle h, Job job, LeaseId lease, AttemptOutcome outcome, Instant now, boolean override, byte[] output) {
+        statements
+                .on(
+                        h,
+                        "UPDATE job_attempt SET ended = :now, outcome = :outcome, output = :output WHERE job_id = :job AND lease = :lease"
+                                + (override ? "" : " AND outcome IS NULL"))
+                .bind("now", micros(now))
+                .bind("outcome", outcome.code())
+                .bind("output", output)
+                .bind("job", job.id())
+                .bind("lease", lease.value())
+                .execute();
     }
 
     private Optional<Attempt> attemptByLease(Handle h, JobUuid job, LeaseId lease) {
-        return statements.on(h, "SELECT " + Rows.ATTEMPT + " FROM job_attempt WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid)"
-                        + " AND lease = :lease")
-                .bind("uuid", job.toString()).bind("lease", lease.value()).findOne(Rows::attempt);
+        return statements
+                .on(
+                        h,
+                        "SELECT " + Rows.ATTEMPT
+                                + " FROM job_attempt WHERE job_id = (SELECT id FROM job WHERE uuid = :uuid)"
+                                + " AND lease = :lease")
+                .bind("uuid", job.toString())
+                .bind("lease", lease.value())
+                .findOne(Rows::attempt);
     }
 }

@@ -37,13 +37,33 @@ final class JobRows implements Sql.Reader<Job> {
         String lease = rs.getString("lease");
         long id = rs.getLong("id");
         return new Job(
-                id, new JobUuid(uuid(rs)), rs.getLong("report_id"), rs.getLong("project_id"),
-                rs.getLong("organization_id"), rs.getString("source_ip"), rs.getLong("spec_id"), configs.config(id, rs.getString("config")),
-                rs.getInt("timeout"), rs.getInt("priority"), JobStatus.ofCode(rs.getInt("status")), nullableLong(rs, "runner_id"),
-                lease == null ? null : new LeaseId(lease), rs.getInt("attempt"), rs.getInt("requeues"),
-                instant(rs, "claimed"), instant(rs, "started"), instant(rs, "completed"), instant(rs, "last_heartbeat"),
-                nullableInt(rs, "last_billed_minute"), rs.getString("error"), instant(rs, "not_before"), instant(rs, "created"),
-                instant(rs, "modified"), nullableInt(rs, "queue_timeout"), rs.getString("error_code"),
-                instant(rs, "decline_backoff_until"), nullableLong(rs, "canary_runner_id"));
+                id,
+                new JobUuid(uuid(rs)),
+                rs.getLong("report_id"),
+                rs.getLong("project_id"),
+                rs.getLong("organization_id"),
+                rs.getString("source_ip"),
+                rs.getLong("spec_id"),
+                configs.config(id, rs.getString("config")),
+                rs.getInt("timeout"),
+                rs.getInt("priority"),
+                JobStatus.ofCode(rs.getInt("status")),
+                nullableLong(rs, "runner_id"),
+                lease == null ? null : new LeaseId(lease),
+                rs.getInt("attempt"),
+                rs.getInt("requeues"),
+                instant(rs, "claimed"),
+                instant(rs, "started"),
+                instant(rs, "completed"),
+                instant(rs, "last_heartbeat"),
+                nullableInt(rs, "last_billed_minute"),
+                rs.getString("error"),
+                instant(rs, "not_before"),
+                instant(rs, "created"),
+                instant(rs, "modified"),
+                nullableInt(rs, "queue_timeout"),
+                rs.getString("error_code"),
+                instant(rs, "decline_backoff_until"),
+                nullableLong(rs, "canary_runner_id"));
     }
 }

@@ -26,7 +26,8 @@ final class KeptStatements {
     /** Most statements kept per connection: the constant texts are a few dozen; more would be texts built per call. */
     static final int MAX_PER_CONNECTION = 256;
 
-    private final Map<Connection, Map<String, PreparedStatement>> byConnection = Collections.synchronizedMap(new WeakHashMap<>());
+    private final Map<Connection, Map<String, PreparedStatement>> byConnection =
+            Collections.synchronizedMap(new WeakHashMap<>());
     /** Statements compiled (a test counts them). */
     private final AtomicLong prepares = new AtomicLong();
 

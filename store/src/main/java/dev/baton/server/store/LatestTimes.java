@@ -23,17 +23,26 @@ final class LatestTimes {
      * in one {@code UPDATE … FROM (VALUES …)} per {@value #ROWS_PER_STATEMENT} rows. Both
      * dialects name a VALUES list's columns column1, column2 (SQLite has UPDATE … FROM since 3.33).
      */
-    static <K> int write(Statements statements, Handle h, String table, String key, String where, Map<K, Instant> times) {
+    static <K> int write(
+            Statements statements, Handle h, String table, String key, String where, Map<K, Instant> times) {
         List<Map.Entry<K, Instant>> rows = new ArrayList<>(times.entrySet());
         int updated = 0;
         for (int from = 0; from < rows.size(); from += ROWS_PER_STATEMENT) {
             List<Map.Entry<K, Instant>> chunk = rows.subList(from, Math.min(rows.size(), from + ROWS_PER_STATEMENT));
             StringBuilder values = new StringBuilder();
-            for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
-            Sql u = statements.once(h, "UPDATE " + table + " SET last_heartbeat = v.t"
-                    + " FROM (SELECT column1 AS k, column2 AS t FROM (VALUES " + values + ") AS x) AS v"
-                    + " WHERE " + table + "." + key + " = v.k" + where
-                    + " AND (" + table + ".last_heartbeat IS NULL OR " + table + ".last_heartbeat < v.t)");
+            for (int i = 0; i < chunk.size(); i++)
+                values.append(i == 0 ? "" : ", ")
+                        .append("(:k")
+                        .append(i)
+                        .append(", :t")
+                        .append(i)
+                        .append(")");
+            Sql u = statements.once(
+                    h,
+                    "UPDATE " + table + " SET last_heartbeat = v.t"
+                            + " FROM (SELECT column1 AS k, column2 AS t FROM (VALUES " + values + ") AS x) AS v"
+                            + " WHERE " + table + "." + key + " = v.k" + where
+                            + " AND (" + table + ".last_heartbeat IS NULL OR " + table + ".last_heartbeat < v.t)");
             for (int i = 0; i < chunk.size(); i++) {
                 Object k = chunk.get(i).getKey();
                 if (k instanceof Long id) u.bind("k" + i, id);

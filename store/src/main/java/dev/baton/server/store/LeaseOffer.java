@@ -13,12 +13,26 @@ import java.time.Instant;
  * @param runnerId  the runner whose {@code AckLease} bound it, null before
  * @param expires   a bound lease's end unless a heartbeat renews it, null before
  */
-public record LeaseOffer(LeaseId lease, dev.baton.protocol.id.JobUuid job, long jobId, String subject, String payload, State state, Instant created, Instant acceptDeadline,
-        Instant published, Long runnerId, Instant expires, String endReason) {
+public record LeaseOffer(
+        LeaseId lease,
+        dev.baton.protocol.id.JobUuid job,
+        long jobId,
+        String subject,
+        String payload,
+        State state,
+        Instant created,
+        Instant acceptDeadline,
+        Instant published,
+        Long runnerId,
+        Instant expires,
+        String endReason) {
 
     /** Stored as {@link #code}. */
     public enum State {
-        OFFERED(0), BOUND(1), REVOKED(2), ENDED(3);
+        OFFERED(0),
+        BOUND(1),
+        REVOKED(2),
+        ENDED(3);
 
         private final int code;
 

@@ -27,7 +27,12 @@ public interface LeaseOffers {
      * The offers returned are claimed for the caller's pump until {@code publishClaimUntil} (see
      * {@link #claimUnpublished}): it publishes them next, and no other node's pump does meanwhile.
      */
-    List<LeaseOffer> grant(Set<Long> specIds, Instant now, Instant acceptUntil, Instant publishClaimUntil, int limit,
+    List<LeaseOffer> grant(
+            Set<Long> specIds,
+            Instant now,
+            Instant acceptUntil,
+            Instant publishClaimUntil,
+            int limit,
             BiFunction<Job, LeaseId, Message> message);
 
     /** Offers still waiting in the outbox, oldest first, claimed by a pump or not. */

@@ -8,6 +8,7 @@ import java.time.Instant;
  */
 public record Membership(long userId, Long organizationId, Long projectId, Role role, Instant created) {
     public Membership {
-        if ((organizationId == null) == (projectId == null)) throw new IllegalArgumentException("a membership is on an organization or a project");
+        if ((organizationId == null) == (projectId == null))
+            throw new IllegalArgumentException("a membership is on an organization or a project");
     }
 }

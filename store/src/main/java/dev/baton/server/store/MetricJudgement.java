@@ -14,6 +14,13 @@ public record MetricJudgement(String benchmark, String measure, double value, Li
      * the baseline summary; {@code alertSide} is "lower" or "upper" when the value is outside
      * that limit, null when inside.
      */
-    public record Boundary(long thresholdId, String model, Double lowerLimit, Double upperLimit, int baselineSize,
-            Double baselineMean, Double baselineStddev, String alertSide) {}
+    public record Boundary(
+            long thresholdId,
+            String model,
+            Double lowerLimit,
+            Double upperLimit,
+            int baselineSize,
+            Double baselineMean,
+            Double baselineStddev,
+            String alertSide) {}
 }

@@ -10,18 +10,42 @@ import dev.baton.protocol.model.JobConfig;
  * {@code canaryRunnerId} makes it the canary of that quarantined runner (docs/scheduling.md,
  * "Canary release"): only that runner claims it; null for every other job.
  */
-public record NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,
-        Submitter submitter, JobLabels labels, Long canaryRunnerId) {
+public record NewJob(
+        long specId,
+        String sourceIp,
+        JobConfig config,
+        int timeout,
+        int priority,
+        RetryPolicy retry,
+        Integer queueTimeout,
+        Submitter submitter,
+        JobLabels labels,
+        Long canaryRunnerId) {
     public NewJob {
         labels = labels == null ? JobLabels.NONE : labels;
     }
 
-    public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,
-            Submitter submitter, JobLabels labels) {
+    public NewJob(
+            long specId,
+            String sourceIp,
+            JobConfig config,
+            int timeout,
+            int priority,
+            RetryPolicy retry,
+            Integer queueTimeout,
+            Submitter submitter,
+            JobLabels labels) {
         this(specId, sourceIp, config, timeout, priority, retry, queueTimeout, submitter, labels, null);
     }
 
-    public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout,
+    public NewJob(
+            long specId,
+            String sourceIp,
+            JobConfig config,
+            int timeout,
+            int priority,
+            RetryPolicy retry,
+            Integer queueTimeout,
             Submitter submitter) {
         this(specId, sourceIp, config, timeout, priority, retry, queueTimeout, submitter, JobLabels.NONE);
     }
@@ -29,7 +53,14 @@ public record NewJob(long specId, String sourceIp, JobConfig config, int timeout
     /** A user's token that submitted a job ({@code tokenId} null when unknown). */
     public record Submitter(long userId, Long tokenId) {}
 
-    public NewJob(long specId, String sourceIp, JobConfig config, int timeout, int priority, RetryPolicy retry, Integer queueTimeout) {
+    public NewJob(
+            long specId,
+            String sourceIp,
+            JobConfig config,
+            int timeout,
+            int priority,
+            RetryPolicy retry,
+            Integer queueTimeout) {
         this(specId, sourceIp, config, timeout, priority, retry, queueTimeout, null);
     }
 

@@ -8,10 +8,24 @@ import java.time.Instant;
  * stdout (null: stdout).
  */
 public record NewReport(
-        long projectId, String branch, String testbed, String adapter, String resultsFile, Instant startTime, Instant endTime, String results) {
+        long projectId,
+        String branch,
+        String testbed,
+        String adapter,
+        String resultsFile,
+        Instant startTime,
+        Instant endTime,
+        String results) {
 
     /** A report whose adapter reads stdout. */
-    public NewReport(long projectId, String branch, String testbed, String adapter, Instant startTime, Instant endTime, String results) {
+    public NewReport(
+            long projectId,
+            String branch,
+            String testbed,
+            String adapter,
+            Instant startTime,
+            Instant endTime,
+            String results) {
         this(projectId, branch, testbed, adapter, null, startTime, endTime, results);
     }
 }

@@ -11,8 +11,17 @@ import java.util.Objects;
  * @param runAt    when a scheduled or retryable job becomes available, else null
  * @param deadline the visibility (lease) deadline of an active job, else null
  */
-public record OjsRow(long seq, String id, String queue, String state, int priority, Instant runAt, Instant deadline,
-                     String workerId, long version, String document) {
+public record OjsRow(
+        long seq,
+        String id,
+        String queue,
+        String state,
+        int priority,
+        Instant runAt,
+        Instant deadline,
+        String workerId,
+        long version,
+        String document) {
     public OjsRow {
         Objects.requireNonNull(id);
         Objects.requireNonNull(queue);

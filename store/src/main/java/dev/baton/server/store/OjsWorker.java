@@ -9,8 +9,8 @@ import java.time.Instant;
  * {@code terminate}, or null) and, for a registered worker, its heartbeat timeout (null for a
  * worker that only ever beat, which the sweep never terminates).
  */
-public record OjsWorker(String id, String state, Instant lastBeat, String document, String directive,
-        Duration heartbeatTimeout) {
+public record OjsWorker(
+        String id, String state, Instant lastBeat, String document, String directive, Duration heartbeatTimeout) {
     /** A worker known from its beats only. */
     public OjsWorker(String id, String state, Instant lastBeat, String document) {
         this(id, state, lastBeat, document, null, null);

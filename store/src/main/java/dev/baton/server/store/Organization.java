@@ -6,4 +6,5 @@ import dev.baton.protocol.value.Slug;
 import java.time.Instant;
 
 /** An organization owns projects; its plan tier sets the priority of the jobs it submits. */
-public record Organization(long id, OrganizationUuid uuid, String name, Slug slug, PlanTier plan, Instant created, Instant modified) {}
+public record Organization(
+        long id, OrganizationUuid uuid, String name, Slug slug, PlanTier plan, Instant created, Instant modified) {}

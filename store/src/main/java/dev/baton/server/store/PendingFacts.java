@@ -15,8 +15,14 @@ import java.util.List;
  * are connected. Every other serving runner is listed in {@code servingRunners}. A submission at
  * 100 runners read and mapped 100 rows only to count them (issue 13).
  */
-public record PendingFacts(List<ServingRunner> servingRunners, int freshServing, int ahead, int inFlightOnServingRunners, boolean tierLimited,
-        int recentRuns, long recentRunMicros) {
+public record PendingFacts(
+        List<ServingRunner> servingRunners,
+        int freshServing,
+        int ahead,
+        int inFlightOnServingRunners,
+        boolean tierLimited,
+        int recentRuns,
+        long recentRunMicros) {
 
     /** Every serving runner, listed or counted. */
     public int serving() {

@@ -56,6 +56,7 @@ import org.jdbi.v3.core.Jdbi;
 final class PostgresDialect implements SqlDialect {
     /** Advisory lock class ids (first int of the two-int key), distinct per limit kind. */
     private static final int ORGANIZATION_LOCK = 0x42540001;
+
     private static final int SOURCE_IP_LOCK = 0x42540002;
     /** Candidates tried per claim before giving up; only concurrent claims make a candidate fail. */
     private static final int MAX_CANDIDATES = 16;
@@ -150,7 +151,10 @@ final class PostgresDialect implements SqlDialect {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 String state = sql.getSQLState();
-                return state.startsWith("08") || state.startsWith("57P") || state.equals("40001") || state.equals("40P01");
+                return state.startsWith("08")
+                        || state.startsWith("57P")
+                        || state.equals("40001")
+                        || state.equals("40P01");
             }
         }
         return false;
@@ -187,13 +191,21 @@ final class PostgresDialect implements SqlDialect {
             List<Map.Entry<JobUuid, Instant>> chunk =
                     rows.subList(from, Math.min(rows.size(), from + LatestTimes.ROWS_PER_STATEMENT));
             StringBuilder values = new StringBuilder();
-            for (int i = 0; i < chunk.size(); i++) values.append(i == 0 ? "" : ", ").append("(:k").append(i).append(", :t").append(i).append(")");
-            Sql q = statements.once(h, "WITH v (k, t) AS (VALUES " + values + "),"
-                    + " mine AS MATERIALIZED (SELECT j.id FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2)"
-                    + " FOR NO KEY UPDATE OF j SKIP LOCKED),"
-                    + " written AS (UPDATE job SET last_heartbeat = v.t FROM v WHERE job.uuid = v.k AND job.id IN (SELECT id FROM mine)"
-                    + " AND job.status IN (1, 2) AND (job.last_heartbeat IS NULL OR job.last_heartbeat < v.t) RETURNING job.id)"
-                    + " SELECT j.uuid FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2) AND j.id NOT IN (SELECT id FROM mine)");
+            for (int i = 0; i < chunk.size(); i++)
+                values.append(i == 0 ? "" : ", ")
+                        .append("(:k")
+                        .append(i)
+                        .append(", :t")
+                        .append(i)
+                        .append(")");
+            Sql q = statements.once(
+                    h,
+                    "WITH v (k, t) AS (VALUES " + values + "),"
+                            + " mine AS MATERIALIZED (SELECT j.id FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2)"
+                            + " FOR NO KEY UPDATE OF j SKIP LOCKED),"
+                            + " written AS (UPDATE job SET last_heartbeat = v.t FROM v WHERE job.uuid = v.k AND job.id IN (SELECT id FROM mine)"
+                            + " AND job.status IN (1, 2) AND (job.last_heartbeat IS NULL OR job.last_heartbeat < v.t) RETURNING job.id)"
+                            + " SELECT j.uuid FROM job j WHERE j.uuid IN (SELECT k FROM v) AND j.status IN (1, 2) AND j.id NOT IN (SELECT id FROM mine)");
             for (int i = 0; i < chunk.size(); i++) {
                 q.bind("k" + i, chunk.get(i).getKey().toString());
                 q.bind("t" + i, Rows.micros(chunk.get(i).getValue()));
@@ -204,14 +216,21 @@ final class PostgresDialect implements SqlDialect {
     }
 
     @Override
-    public Optional<Job> claim(Statements statements, Handle h, long runnerId, Instant now, ClaimFilter filter,
+    public Optional<Job> claim(
+            Statements statements,
+            Handle h,
+            long runnerId,
+            Instant now,
+            ClaimFilter filter,
             LongFunction<Optional<Job>> take) {
         List<Long> skipped = new ArrayList<>();
         boolean plain = !filter.prefersProjects() && !anyPendingPreferred(statements, h, runnerId);
         boolean passHeldHeads = false;
         for (int i = 0; i < MAX_CANDIDATES; i++) {
-            String exclude = skipped.isEmpty() ? ""
-                    : " AND j.id NOT IN (" + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
+            String exclude = skipped.isEmpty()
+                    ? ""
+                    : " AND j.id NOT IN ("
+                            + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
             // The plain claim looks at the first job of each spec. When another claim holds those
             // rows, the same walk runs again passing held rows (it locks the first free one of each
             // spec); sorting every candidate instead cost 8 ms a claim under a queue of thousands.
@@ -219,10 +238,16 @@ final class PostgresDialect implements SqlDialect {
             boolean firstOfEachSpec = plain && skipped.isEmpty();
             String query = candidateQuery(firstOfEachSpec, passHeldHeads, filter, exclude);
             // Constant for a plain runner's first candidate; a router's filter or skipped ids make it per call.
-            Sql statement = filter.addsNoSql() && skipped.isEmpty() ? statements.on(h, query) : statements.once(h, query);
+            Sql statement =
+                    filter.addsNoSql() && skipped.isEmpty() ? statements.on(h, query) : statements.once(h, query);
             Optional<Candidate> candidate = statement
-                    .bind("runner", runnerId).bind("now", Rows.micros(now))
-                    .findOne(rs -> new Candidate(rs.getLong("id"), rs.getInt("priority"), rs.getLong("organization_id"), rs.getString("source_ip")));
+                    .bind("runner", runnerId)
+                    .bind("now", Rows.micros(now))
+                    .findOne(rs -> new Candidate(
+                            rs.getLong("id"),
+                            rs.getInt("priority"),
+                            rs.getLong("organization_id"),
+                            rs.getString("source_ip")));
             if (candidate.isEmpty()) {
                 if (!firstOfEachSpec || passHeldHeads) return Optional.empty();
                 passHeldHeads = true;
@@ -245,8 +270,10 @@ final class PostgresDialect implements SqlDialect {
      * order without the {@code exclude}d ids.
      */
     static String candidateQuery(boolean firstOfEachSpec, boolean passHeldHeads, ClaimFilter filter, String exclude) {
-        return (firstOfEachSpec ? plainClaimByIds(filter.condition(), passHeldHeads ? " FOR UPDATE OF j SKIP LOCKED" : "")
-                : candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1") + " FOR UPDATE OF j SKIP LOCKED";
+        return (firstOfEachSpec
+                        ? plainClaimByIds(filter.condition(), passHeldHeads ? " FOR UPDATE OF j SKIP LOCKED" : "")
+                        : candidates("job j") + filter.condition() + exclude + filter.order(CLAIM_ORDER) + " LIMIT 1")
+                + " FOR UPDATE OF j SKIP LOCKED";
     }
 
     record Candidate(long id, int priority, long organizationId, String sourceIp) {}
@@ -257,10 +284,15 @@ final class PostgresDialect implements SqlDialect {
         boolean ipExclusive = c.priority() < 100;
         // Advisory locks are database-wide: the schema is part of the key, so Baton installations
         // (or test runs) in different schemas of one database never make each other skip jobs.
-        return statements.on(h, "SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
-                        + tryLock(ipExclusive) + "(:ipKind, hashtext(current_schema() || ':' || :ip))")
-                .bind("orgKind", ORGANIZATION_LOCK).bind("org", Long.toString(c.organizationId()))
-                .bind("ipKind", SOURCE_IP_LOCK).bind("ip", c.sourceIp())
+        return statements
+                .on(
+                        h,
+                        "SELECT " + tryLock(orgExclusive) + "(:orgKind, hashtext(current_schema() || ':' || :org)) AND "
+                                + tryLock(ipExclusive) + "(:ipKind, hashtext(current_schema() || ':' || :ip))")
+                .bind("orgKind", ORGANIZATION_LOCK)
+                .bind("org", Long.toString(c.organizationId()))
+                .bind("ipKind", SOURCE_IP_LOCK)
+                .bind("ip", c.sourceIp())
                 .one(rs -> rs.getBoolean(1));
     }
 
@@ -270,7 +302,9 @@ final class PostgresDialect implements SqlDialect {
 
     /** The tier limit re-read in a new statement, i.e. a new snapshot taken after the advisory lock. */
     private static boolean limitStillHolds(Statements statements, Handle h, long jobId) {
-        return statements.on(h, "SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
-                .bind("id", jobId).exists();
+        return statements
+                .on(h, "SELECT 1 FROM job j WHERE j.id = :id AND j.status = 0 AND " + TIER_LIMITS)
+                .bind("id", jobId)
+                .exists();
     }
 }

@@ -32,7 +32,9 @@ public record RetryPolicy(int maxAttempts, int backoffSeconds, Set<FailureKind> 
 
     /** What {@code retry_when_runner_lost} meant: failures of the job and of the machine, and lost runners when true. */
     public static Set<FailureKind> legacyOn(boolean retryWhenRunnerLost) {
-        return retryWhenRunnerLost ? EnumSet.allOf(FailureKind.class) : EnumSet.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE);
+        return retryWhenRunnerLost
+                ? EnumSet.allOf(FailureKind.class)
+                : EnumSet.of(FailureKind.INFRASTRUCTURE, FailureKind.FAILURE);
     }
 
     public boolean retryWhenRunnerLost() {
@@ -46,7 +48,8 @@ public record RetryPolicy(int maxAttempts, int backoffSeconds, Set<FailureKind> 
      */
     public NotRetried refuses(FailureKind kind, Integer exitCode, int attempt) {
         Objects.requireNonNull(kind, "kind");
-        if (exitCode != null && kind == FailureKind.FAILURE && finalExitCodes.contains(exitCode)) return NotRetried.FINAL_EXIT_CODE;
+        if (exitCode != null && kind == FailureKind.FAILURE && finalExitCodes.contains(exitCode))
+            return NotRetried.FINAL_EXIT_CODE;
         if (!on.contains(kind)) return NotRetried.NOT_IN_RETRY_ON;
         if (attempt >= maxAttempts) return NotRetried.ATTEMPTS_EXHAUSTED;
         return null;
@@ -66,7 +69,8 @@ public record RetryPolicy(int maxAttempts, int backoffSeconds, Set<FailureKind> 
     }
 
     /** The policy of a stored job; a null {@code on} column is a job from before issue 41 (the legacy mapping). */
-    static RetryPolicy fromColumns(int maxAttempts, int backoffSeconds, boolean retryWhenRunnerLost, String onColumn, String finalCodes) {
+    static RetryPolicy fromColumns(
+            int maxAttempts, int backoffSeconds, boolean retryWhenRunnerLost, String onColumn, String finalCodes) {
         Set<FailureKind> on = onColumn == null ? legacyOn(retryWhenRunnerLost) : EnumSet.noneOf(FailureKind.class);
         if (onColumn != null) {
             for (String name : onColumn.split(",")) {

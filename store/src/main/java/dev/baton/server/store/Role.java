@@ -46,6 +46,7 @@ public enum Role {
 
     public static Role parse(String text) {
         for (Role r : values()) if (r.wireName().equals(text)) return r;
-        throw new IllegalArgumentException("role must be one of " + Arrays.stream(values()).map(Role::wireName).toList() + ", got '" + text + "'");
+        throw new IllegalArgumentException("role must be one of "
+                + Arrays.stream(values()).map(Role::wireName).toList() + ", got '" + text + "'");
     }
 }

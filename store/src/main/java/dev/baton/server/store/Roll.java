@@ -14,8 +14,21 @@ import java.util.UUID;
  * {@code runner:<slug>}).
  */
 public record Roll(
-        long id, UUID uuid, String state, String target, String version, String url, String checksum, int maxUnavailable,
-        Duration rejoinTimeout, String reason, String createdBy, Instant created, Instant modified, Instant ended, List<RollStep> steps) {
+        long id,
+        UUID uuid,
+        String state,
+        String target,
+        String version,
+        String url,
+        String checksum,
+        int maxUnavailable,
+        Duration rejoinTimeout,
+        String reason,
+        String createdBy,
+        Instant created,
+        Instant modified,
+        Instant ended,
+        List<RollStep> steps) {
     public static final String RUNNING = "running";
     public static final String SUCCEEDED = "succeeded";
     public static final String FAILED = "failed";

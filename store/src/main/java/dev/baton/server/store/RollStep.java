@@ -9,7 +9,14 @@ import java.time.Instant;
  * came) or {@code failed}; {@code message} says what happened, {@code fromVersion} what it ran
  * when its turn came.
  */
-public record RollStep(int position, long runnerId, String runnerSlug, String state, String fromVersion, Instant started, Instant ended,
+public record RollStep(
+        int position,
+        long runnerId,
+        String runnerSlug,
+        String state,
+        String fromVersion,
+        Instant started,
+        Instant ended,
         String message) {
     public static final String PENDING = "pending";
     public static final String UPDATING = "updating";

@@ -30,14 +30,19 @@ final class Rows {
 
     static final String ORGANIZATION = "id, uuid, name, slug, plan, created, modified";
     static final String PROJECT = "id, uuid, organization_id, name, slug, created, modified";
-    static final String RUNNER = "id, uuid, name, slug, last_heartbeat, created, modified, archived, quarantined, quarantine_reason";
-    static final String SPEC = "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout,"
-            + " require_clean_fingerprint";
-    static final String REPORT = "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
-    static final String JOB = "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
-            + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
-            + " queue_timeout, error_code, decline_backoff_until, canary_runner_id";
-    static final String ATTEMPT = "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint, warm";
+    static final String RUNNER =
+            "id, uuid, name, slug, last_heartbeat, created, modified, archived, quarantined, quarantine_reason";
+    static final String SPEC =
+            "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout,"
+                    + " require_clean_fingerprint";
+    static final String REPORT =
+            "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
+    static final String JOB =
+            "id, uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout, priority, status,"
+                    + " runner_id, lease, attempt, requeues, claimed, started, completed, last_heartbeat, last_billed_minute, error, not_before, created, modified,"
+                    + " queue_timeout, error_code, decline_backoff_until, canary_runner_id";
+    static final String ATTEMPT =
+            "id, job_id, number, lease, runner_id, claimed, started, ended, outcome, decline_code, decline_reason, fingerprint, warm";
 
     static Long micros(Instant t) {
         return t == null ? null : ChronoUnit.MICROS.between(Instant.EPOCH, t);
@@ -80,45 +85,91 @@ final class Rows {
 
     static Organization organization(ResultSet rs) throws SQLException {
         return new Organization(
-                rs.getLong("id"), new OrganizationUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-                PlanTier.ofPriority(rs.getInt("plan")), instant(rs, "created"), instant(rs, "modified"));
+                rs.getLong("id"),
+                new OrganizationUuid(uuid(rs)),
+                rs.getString("name"),
+                new Slug(rs.getString("slug")),
+                PlanTier.ofPriority(rs.getInt("plan")),
+                instant(rs, "created"),
+                instant(rs, "modified"));
     }
 
     static Project project(ResultSet rs) throws SQLException {
         return new Project(
-                rs.getLong("id"), new ProjectUuid(uuid(rs)), rs.getLong("organization_id"), rs.getString("name"),
-                new Slug(rs.getString("slug")), instant(rs, "created"), instant(rs, "modified"));
+                rs.getLong("id"),
+                new ProjectUuid(uuid(rs)),
+                rs.getLong("organization_id"),
+                rs.getString("name"),
+                new Slug(rs.getString("slug")),
+                instant(rs, "created"),
+                instant(rs, "modified"));
     }
 
     static Runner runner(ResultSet rs) throws SQLException {
         return new Runner(
-                rs.getLong("id"), new RunnerUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-                instant(rs, "last_heartbeat"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
-                instant(rs, "quarantined"), rs.getString("quarantine_reason"));
+                rs.getLong("id"),
+                new RunnerUuid(uuid(rs)),
+                rs.getString("name"),
+                new Slug(rs.getString("slug")),
+                instant(rs, "last_heartbeat"),
+                instant(rs, "created"),
+                instant(rs, "modified"),
+                instant(rs, "archived"),
+                instant(rs, "quarantined"),
+                rs.getString("quarantine_reason"));
     }
 
     static Spec spec(ResultSet rs) throws SQLException {
         return new Spec(
-                rs.getLong("id"), new SpecUuid(uuid(rs)), rs.getString("name"), new Slug(rs.getString("slug")),
-                Architecture.parse(rs.getString("architecture")), rs.getInt("cpu"), rs.getLong("memory"), rs.getLong("disk"),
-                rs.getBoolean("network"), instant(rs, "created"), instant(rs, "modified"), instant(rs, "archived"),
-                nullableInt(rs, "queue_timeout"), rs.getBoolean("require_clean_fingerprint"));
+                rs.getLong("id"),
+                new SpecUuid(uuid(rs)),
+                rs.getString("name"),
+                new Slug(rs.getString("slug")),
+                Architecture.parse(rs.getString("architecture")),
+                rs.getInt("cpu"),
+                rs.getLong("memory"),
+                rs.getLong("disk"),
+                rs.getBoolean("network"),
+                instant(rs, "created"),
+                instant(rs, "modified"),
+                instant(rs, "archived"),
+                nullableInt(rs, "queue_timeout"),
+                rs.getBoolean("require_clean_fingerprint"));
     }
 
     static Report report(ResultSet rs) throws SQLException {
         return new Report(
-                rs.getLong("id"), new ReportUuid(uuid(rs)), rs.getLong("project_id"), rs.getString("branch"), rs.getString("testbed"),
-                rs.getString("adapter"), rs.getString("results_file"), instant(rs, "start_time"), instant(rs, "end_time"), rs.getString("results"),
-                rs.getString("error"), instant(rs, "created"), instant(rs, "modified"));
+                rs.getLong("id"),
+                new ReportUuid(uuid(rs)),
+                rs.getLong("project_id"),
+                rs.getString("branch"),
+                rs.getString("testbed"),
+                rs.getString("adapter"),
+                rs.getString("results_file"),
+                instant(rs, "start_time"),
+                instant(rs, "end_time"),
+                rs.getString("results"),
+                rs.getString("error"),
+                instant(rs, "created"),
+                instant(rs, "modified"));
     }
 
     static Attempt attempt(ResultSet rs) throws SQLException {
         Integer outcome = nullableInt(rs, "outcome");
         return new Attempt(
-                rs.getLong("id"), rs.getLong("job_id"), rs.getInt("number"), new LeaseId(rs.getString("lease")),
-                rs.getLong("runner_id"), instant(rs, "claimed"), instant(rs, "started"), instant(rs, "ended"),
-                outcome == null ? null : AttemptOutcome.ofCode(outcome), rs.getString("decline_code"), rs.getString("decline_reason"),
-                rs.getString("fingerprint"), warm(nullableInt(rs, "warm")));
+                rs.getLong("id"),
+                rs.getLong("job_id"),
+                rs.getInt("number"),
+                new LeaseId(rs.getString("lease")),
+                rs.getLong("runner_id"),
+                instant(rs, "claimed"),
+                instant(rs, "started"),
+                instant(rs, "ended"),
+                outcome == null ? null : AttemptOutcome.ofCode(outcome),
+                rs.getString("decline_code"),
+                rs.getString("decline_reason"),
+                rs.getString("fingerprint"),
+                warm(nullableInt(rs, "warm")));
     }
 
     // The same mappings for Jdbi's cold paths: one mapping per type (a job's is JobRows.mapper).

@@ -10,8 +10,16 @@ import java.time.Instant;
  * (docs/scheduling.md, "Quarantine of flaky runners").
  */
 public record Runner(
-        long id, RunnerUuid uuid, String name, Slug slug, Instant lastHeartbeat, Instant created, Instant modified, Instant archived,
-        Instant quarantined, String quarantineReason) {
+        long id,
+        RunnerUuid uuid,
+        String name,
+        Slug slug,
+        Instant lastHeartbeat,
+        Instant created,
+        Instant modified,
+        Instant archived,
+        Instant quarantined,
+        String quarantineReason) {
 
     public boolean isArchived() {
         return archived != null;

@@ -27,7 +27,14 @@ public interface RunnerRolls {
     Optional<Roll> leaseRunningRoll(String node, Instant now, Instant until);
 
     /** Records a step's progress; only while the roll is running (false otherwise: another node ended it). */
-    boolean updateStep(long rollId, int position, String state, String fromVersion, Instant started, Instant ended, String message,
+    boolean updateStep(
+            long rollId,
+            int position,
+            String state,
+            String fromVersion,
+            Instant started,
+            Instant ended,
+            String message,
             Instant now);
 
     /** Ends the running roll as {@code succeeded} or {@code failed} (with {@code reason}) and lets its lease go. */

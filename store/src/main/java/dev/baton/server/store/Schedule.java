@@ -22,6 +22,7 @@ public record Schedule(
         Instant created) {
 
     public Schedule withVersion(long v) {
-        return new Schedule(uuid, name, cron, timezone, run, paused, nextFire, v, lastFired, lastReport, lastError, created);
+        return new Schedule(
+                uuid, name, cron, timezone, run, paused, nextFire, v, lastFired, lastReport, lastError, created);
     }
 }

@@ -26,13 +26,51 @@ public record Spec(
         Integer queueTimeout,
         boolean requireCleanFingerprint) {
 
-    public Spec(long id, SpecUuid uuid, String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network,
-            Instant created, Instant modified, Instant archived, Integer queueTimeout) {
-        this(id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queueTimeout, false);
+    public Spec(
+            long id,
+            SpecUuid uuid,
+            String name,
+            Slug slug,
+            Architecture architecture,
+            int cpu,
+            long memory,
+            long disk,
+            boolean network,
+            Instant created,
+            Instant modified,
+            Instant archived,
+            Integer queueTimeout) {
+        this(
+                id,
+                uuid,
+                name,
+                slug,
+                architecture,
+                cpu,
+                memory,
+                disk,
+                network,
+                created,
+                modified,
+                archived,
+                queueTimeout,
+                false);
     }
 
     public SpecView view() {
-        return new SpecView(uuid, name, slug.value(), architecture, cpu, memory, disk, network, created, modified, archived, queueTimeout,
+        return new SpecView(
+                uuid,
+                name,
+                slug.value(),
+                architecture,
+                cpu,
+                memory,
+                disk,
+                network,
+                created,
+                modified,
+                archived,
+                queueTimeout,
                 requireCleanFingerprint);
     }
 }

@@ -11,7 +11,15 @@ import java.util.Optional;
  * The store's part for specs, the machines jobs ask for, and the specs each runner serves.
  */
 public interface Specs {
-    Spec createSpec(String name, Slug slug, Architecture architecture, int cpu, long memory, long disk, boolean network, Instant now);
+    Spec createSpec(
+            String name,
+            Slug slug,
+            Architecture architecture,
+            int cpu,
+            long memory,
+            long disk,
+            boolean network,
+            Instant now);
 
     Optional<Spec> findSpec(ResourceId id);
 

@@ -39,6 +39,7 @@ final class Sql {
     private final KeptStatements kept;
     /** Each bound name's position in the lists: a heartbeat batch binds thousands of names, so no linear search. */
     private final Map<String, Integer> index = new HashMap<>();
+
     private final List<Object> values = new ArrayList<>(8);
     private final List<Integer> types = new ArrayList<>(8);
 
@@ -165,12 +166,14 @@ final class Sql {
     }
 
     private PreparedStatement prepared() throws SQLException {
-        PreparedStatement ps = kept == null ? connection.prepareStatement(parsed.jdbc()) : kept.take(connection, parsed.jdbc());
+        PreparedStatement ps =
+                kept == null ? connection.prepareStatement(parsed.jdbc()) : kept.take(connection, parsed.jdbc());
         try {
             String[] positions = parsed.positions();
             for (int p = 0; p < positions.length; p++) {
                 Integer i = index.get(positions[p]);
-                if (i == null) throw new IllegalStateException("parameter :" + positions[p] + " is not bound: " + parsed.jdbc());
+                if (i == null)
+                    throw new IllegalStateException("parameter :" + positions[p] + " is not bound: " + parsed.jdbc());
                 Object v = values.get(i);
                 int type = types.get(i);
                 if (v == null) ps.setNull(p + 1, type);

@@ -51,7 +51,12 @@ interface SqlDialect {
      * included, is {@link ClaimSql#CLAIM_ORDER} with {@link ClaimFilter#order}, or
      * {@link ClaimSql#plainClaim} where that picks the same job ({@link ClaimSql#anyPendingPreferred}).
      */
-    Optional<Job> claim(Statements statements, Handle h, long runnerId, Instant now, ClaimFilter filter,
+    Optional<Job> claim(
+            Statements statements,
+            Handle h,
+            long runnerId,
+            Instant now,
+            ClaimFilter filter,
             LongFunction<Optional<Job>> take);
 
     /**

@@ -38,9 +38,11 @@ final class SqliteDialect implements SqlDialect {
      * (brief §3). INDEXED BY makes the choice explicit, and fails loudly if it ever stops applying.
      */
     private static final String PENDING = "job j INDEXED BY index_job_pending";
+
     static final String CLAIM_QUERY = candidates(PENDING) + CLAIM_ORDER + " LIMIT 1";
     /** The same job when no candidate has a preferred label ({@link ClaimSql#anyPendingPreferred}), without a sort. */
     static final String PLAIN_CLAIM_QUERY = plainClaim(PENDING, "");
+
     private static final String CANDIDATES = candidates(PENDING);
 
     /** The driver compiles on every prepare: the store keeps its constant statements prepared. */
@@ -79,7 +81,8 @@ final class SqliteDialect implements SqlDialect {
     @Override
     public boolean isUniqueViolation(SQLException e) {
         String message = e.getMessage();
-        return message != null && (message.contains("UNIQUE constraint failed") || message.contains("SQLITE_CONSTRAINT_UNIQUE"));
+        return message != null
+                && (message.contains("UNIQUE constraint failed") || message.contains("SQLITE_CONSTRAINT_UNIQUE"));
     }
 
     /** Every job row in one statement per chunk: SQLite has one writer, so no row is ever held by another. */
@@ -90,17 +93,24 @@ final class SqliteDialect implements SqlDialect {
     }
 
     @Override
-    public Optional<Job> claim(Statements statements, Handle h, long runnerId, Instant now, ClaimFilter filter,
+    public Optional<Job> claim(
+            Statements statements,
+            Handle h,
+            long runnerId,
+            Instant now,
+            ClaimFilter filter,
             LongFunction<Optional<Job>> take) {
         // A router's filter (spec ids, preferred projects) is built into the text per call.
         boolean plain = !filter.prefersProjects() && !anyPendingPreferred(statements, h, runnerId);
-        Sql query = plain ? (filter.addsNoSql() ? statements.on(h, PLAIN_CLAIM_QUERY)
+        Sql query = plain
+                ? (filter.addsNoSql()
+                        ? statements.on(h, PLAIN_CLAIM_QUERY)
                         : statements.once(h, plainClaim(PENDING, filter.condition())))
-                : filter.addsNoSql() ? statements.on(h, CLAIM_QUERY)
-                : statements.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1");
-        Optional<Long> candidate = query
-                .bind("runner", runnerId).bind("now", Rows.micros(now))
-                .findOne(rs -> rs.getLong("id"));
+                : filter.addsNoSql()
+                        ? statements.on(h, CLAIM_QUERY)
+                        : statements.once(h, CANDIDATES + filter.condition() + filter.order(CLAIM_ORDER) + " LIMIT 1");
+        Optional<Long> candidate =
+                query.bind("runner", runnerId).bind("now", Rows.micros(now)).findOne(rs -> rs.getLong("id"));
         return candidate.isEmpty() ? Optional.empty() : take.apply(candidate.get());
     }
 }

@@ -22,6 +22,7 @@ import org.jdbi.v3.core.Jdbi;
 final class StoreContext {
     /** Most transactions one commit carries, and how many may queue before writers block. */
     private static final int MAX_BATCH = 64;
+
     private static final int QUEUE_CAPACITY = 4096;
 
     /** The store's plain JDBC statements, with the rewritten texts of its constant ones. */
@@ -61,7 +62,11 @@ final class StoreContext {
         synchronized (this) {
             if (closed) throw new IllegalStateException("the store is closed");
             if (groupCommit == null) {
-                groupCommit = new GroupCommit(pool.getPoolName() + "-commit", this::transaction, dialect.committers(), MAX_BATCH,
+                groupCommit = new GroupCommit(
+                        pool.getPoolName() + "-commit",
+                        this::transaction,
+                        dialect.committers(),
+                        MAX_BATCH,
                         QUEUE_CAPACITY);
             }
             return groupCommit;
@@ -127,7 +132,10 @@ final class StoreContext {
     }
 
     Optional<Job> job(Connection c, JobUuid uuid) {
-        return statements.on(c, "SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid").bind("uuid", uuid.toString()).findOne(jobRows);
+        return statements
+                .on(c, "SELECT " + Rows.JOB + " FROM job WHERE uuid = :uuid")
+                .bind("uuid", uuid.toString())
+                .findOne(jobRows);
     }
 
     Optional<Organization> organization(Handle h, long id) {
@@ -147,14 +155,22 @@ final class StoreContext {
     }
 
     <T> Optional<T> byId(Connection c, String table, String columns, long id, Sql.Reader<T> reader) {
-        return statements.on(c, "SELECT " + columns + " FROM " + table + " WHERE id = :id").bind("id", id).findOne(reader);
+        return statements
+                .on(c, "SELECT " + columns + " FROM " + table + " WHERE id = :id")
+                .bind("id", id)
+                .findOne(reader);
     }
 
     /** UUID-shaped ids name the uuid column, anything else the slug (slugs are never UUID-shaped). */
     <T> Optional<T> byResource(Connection c, String table, String columns, ResourceId id, Sql.Reader<T> reader) {
         Optional<UUID> uuid = id.uuid();
-        return statements.on(c, "SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug") + " = :id")
-                .bind("id", uuid.map(UUID::toString).orElse(id.text())).findOne(reader);
+        return statements
+                .on(
+                        c,
+                        "SELECT " + columns + " FROM " + table + " WHERE " + (uuid.isPresent() ? "uuid" : "slug")
+                                + " = :id")
+                .bind("id", uuid.map(UUID::toString).orElse(id.text()))
+                .findOne(reader);
     }
 
     static StoreException notFound(String what, long id) {

@@ -2,7 +2,11 @@ package dev.baton.server.store;
 
 /** A store operation refused for a reason the caller can report (unique slug taken, spec in use). */
 public final class StoreException extends RuntimeException {
-    public enum Reason { CONFLICT, NOT_FOUND, IN_USE }
+    public enum Reason {
+        CONFLICT,
+        NOT_FOUND,
+        IN_USE
+    }
 
     private final Reason reason;
 

@@ -1,8 +1,8 @@
 package dev.baton.server.store;
 
-import dev.baton.server.config.PrivateFiles;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.server.config.PrivateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -37,11 +37,13 @@ public final class StoreFactory {
                     .locations(migrationLocations(url.dialect()))
                     .load()
                     .migrate();
-            SqlDialect dialect = url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteDialect() : new PostgresDialect(pool);
+            SqlDialect dialect =
+                    url.dialect() == DatabaseUrl.Dialect.SQLITE ? new SqliteDialect() : new PostgresDialect(pool);
             return new JdbcStore(pool, dialect);
         } catch (RuntimeException e) {
             pool.close();
-            throw new IllegalStateException("cannot migrate the database at " + url.describe() + ": " + rootMessage(e), e);
+            throw new IllegalStateException(
+                    "cannot migrate the database at " + url.describe() + ": " + rootMessage(e), e);
         }
     }
 
@@ -65,7 +67,8 @@ public final class StoreFactory {
      * Opens plain, unpooled connections to the database of {@code databaseUrl} (a pooled one cannot
      * hold a LISTEN), or empty for SQLite, which has no cross-process notifications and is one node.
      */
-    public static java.util.Optional<java.util.function.Supplier<java.sql.Connection>> directConnections(String databaseUrl, Path dataDir) {
+    public static java.util.Optional<java.util.function.Supplier<java.sql.Connection>> directConnections(
+            String databaseUrl, Path dataDir) {
         DatabaseUrl url = DatabaseUrl.parse(databaseUrl, dataDir);
         if (url.dialect() != DatabaseUrl.Dialect.POSTGRESQL) return java.util.Optional.empty();
         return java.util.Optional.of(() -> {
@@ -77,7 +80,8 @@ public final class StoreFactory {
             try {
                 return java.sql.DriverManager.getConnection(url.jdbcUrl(), props);
             } catch (SQLException e) {
-                throw new IllegalStateException("cannot connect to PostgreSQL at " + url.describe() + ": " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "cannot connect to PostgreSQL at " + url.describe() + ": " + e.getMessage(), e);
             }
         });
     }
@@ -92,7 +96,8 @@ public final class StoreFactory {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             // another process created it first: fine
         } catch (java.io.IOException e) {
-            throw new IllegalStateException("cannot create the directory of the SQLite file " + file + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot create the directory of the SQLite file " + file + ": " + e.getMessage(), e);
         }
         HikariConfig config = new HikariConfig();
         config.setPoolName("baton-sqlite");
@@ -130,7 +135,8 @@ public final class StoreFactory {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
             String what = url.dialect() == DatabaseUrl.Dialect.SQLITE ? "SQLite database" : "PostgreSQL";
-            throw new IllegalStateException("cannot connect to " + what + " at " + url.describe() + ": " + rootMessage(e), e);
+            throw new IllegalStateException(
+                    "cannot connect to " + what + " at " + url.describe() + ": " + rootMessage(e), e);
         }
     }
 

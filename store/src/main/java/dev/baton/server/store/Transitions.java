@@ -38,7 +38,13 @@ public interface Transitions {
      * every runner may try again (a decline may be transient). Running out of requeues after a decline fails
      * the job with error_code {@code declined} and every runner's last reason in the error.
      */
-    Transition requeue(JobUuid job, LeaseId lease, AttemptOutcome outcome, Decline decline, int maxRequeues, Duration declineBackoff,
+    Transition requeue(
+            JobUuid job,
+            LeaseId lease,
+            AttemptOutcome outcome,
+            Decline decline,
+            int maxRequeues,
+            Duration declineBackoff,
             Instant now);
 
     /**
@@ -71,12 +77,20 @@ public interface Transitions {
     }
 
     /** As {@link #fail(JobUuid, LeaseId, String, AttemptOutcome, Instant)}, the attempt keeping {@code output} as {@link #complete(JobUuid, LeaseId, Instant, byte[])} does. */
-    default Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
+    default Transition fail(
+            JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output) {
         return fail(job, lease, error, outcome, now, output, AttemptFailure.UNKNOWN);
     }
 
     /** As above, with what the runner said about the failure: its code and the failing exit code (issue 41). */
-    Transition fail(JobUuid job, LeaseId lease, String error, AttemptOutcome outcome, Instant now, byte[] output, AttemptFailure failure);
+    Transition fail(
+            JobUuid job,
+            LeaseId lease,
+            String error,
+            AttemptOutcome outcome,
+            Instant now,
+            byte[] output,
+            AttemptFailure failure);
 
     /**
      * → canceled. With a lease (runner acknowledgment, hard timeout): only under that lease.

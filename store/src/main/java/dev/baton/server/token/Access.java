@@ -23,7 +23,8 @@ public record Access(String type, String name, Set<String> actions) {
     public static final Set<String> KNOWN_ACTIONS = Set.of("pull", "push", "delete", "*");
 
     public Access {
-        if (!REPOSITORY.equals(type) && !PROJECT.equals(type)) throw new IllegalArgumentException("unknown access type " + type);
+        if (!REPOSITORY.equals(type) && !PROJECT.equals(type))
+            throw new IllegalArgumentException("unknown access type " + type);
         if (name == null || name.isEmpty()) throw new IllegalArgumentException("access name must not be empty");
         actions = Set.copyOf(actions);
     }
@@ -33,7 +34,13 @@ public record Access(String type, String name, Set<String> actions) {
     }
 
     Map<String, Object> toClaim() {
-        return Map.of("type", type, "name", name, "actions", List.copyOf(actions.stream().sorted().toList()));
+        return Map.of(
+                "type",
+                type,
+                "name",
+                name,
+                "actions",
+                List.copyOf(actions.stream().sorted().toList()));
     }
 
     @SuppressWarnings("unchecked")

@@ -38,7 +38,8 @@ public record Grant(String subject, List<Access> access, boolean admin, Instant 
         for (Access a : access) {
             if (!a.allows(action)) continue;
             if (a.type().equals(Access.PROJECT) && a.name().equals(project)) return true;
-            if (a.type().equals(Access.REPOSITORY) && (a.name().equals(canonical) || a.name().equals(requestedName))) return true;
+            if (a.type().equals(Access.REPOSITORY)
+                    && (a.name().equals(canonical) || a.name().equals(requestedName))) return true;
         }
         return false;
     }

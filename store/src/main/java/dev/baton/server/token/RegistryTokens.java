@@ -54,12 +54,14 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     public static final String NODE_AUDIENCE = "baton-node";
     /** A node token's validity either side of its issue time: nodes' clocks may differ a little. */
     static final Duration NODE_TOKEN_SLACK = Duration.ofMinutes(1);
+
     private static final String JOB_CLAIM = "job";
     public static final Duration USER_TOKEN_TTL = Duration.ofMinutes(15);
     static final String KEY_FILE = "registry-signing-key.jwk";
     private static final String ACCESS_CLAIM = "access";
     /** A job's pull token (issue 41): names of their own, so that a node token's {@code job} never reads as one. */
     private static final String PULL_JOB_CLAIM = "pull_job";
+
     private static final String PULL_ATTEMPT_CLAIM = "pull_attempt";
     private static final String PULL_IMAGE_CLAIM = "pull_image";
 
@@ -94,7 +96,9 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
             Files.createDirectories(dataDir);
             ECKey generated;
             try {
-                generated = new ECKeyGenerator(Curve.P_256).keyID(UUID.randomUUID().toString()).generate();
+                generated = new ECKeyGenerator(Curve.P_256)
+                        .keyID(UUID.randomUUID().toString())
+                        .generate();
             } catch (JOSEException e) {
                 throw new IllegalStateException("cannot generate a registry signing key", e);
             }
@@ -127,7 +131,8 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         if (pull.notAfter().isBefore(now.plus(ttl))) ttl = Duration.between(now, pull.notAfter());
         if (ttl.isNegative() || ttl.isZero()) ttl = Duration.ofSeconds(1);
         PullScope scope = pull.scope();
-        List<Access> access = List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull")));
+        List<Access> access =
+                List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull")));
         JWTClaimsSet claims = claims(pull.runner().toString(), access, now, ttl)
                 .claim(PULL_JOB_CLAIM, scope.job().toString())
                 .claim(PULL_ATTEMPT_CLAIM, scope.attempt())
@@ -152,7 +157,9 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
 
     @Override
     public boolean verify(String token, JobUuid job, Instant now) {
-        return verified(token, NODE_AUDIENCE, now).map(c -> job.toString().equals(c.getClaim(JOB_CLAIM))).orElse(false);
+        return verified(token, NODE_AUDIENCE, now)
+                .map(c -> job.toString().equals(c.getClaim(JOB_CLAIM)))
+                .orElse(false);
     }
 
     /** A user token for the given access, valid for {@link #USER_TOKEN_TTL}. */
@@ -191,9 +198,11 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     private Optional<JWTClaimsSet> verified(String token, String audience, Instant now) {
         try {
             SignedJWT jwt = SignedJWT.parse(token);
-            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier)) return Optional.empty();
+            if (!JWSAlgorithm.ES256.equals(jwt.getHeader().getAlgorithm()) || !jwt.verify(verifier))
+                return Optional.empty();
             JWTClaimsSet claims = jwt.getJWTClaimsSet();
-            if (!ISSUER.equals(claims.getIssuer()) || !List.of(audience).equals(claims.getAudience())) return Optional.empty();
+            if (!ISSUER.equals(claims.getIssuer()) || !List.of(audience).equals(claims.getAudience()))
+                return Optional.empty();
             Date exp = claims.getExpirationTime();
             Date nbf = claims.getNotBeforeTime();
             if (exp == null || !now.isBefore(exp.toInstant())) return Optional.empty();
@@ -233,7 +242,8 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
     }
 
     private String signed(JWTClaimsSet claims) {
-        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.ES256).keyID(key.getKeyID()).build(), claims);
+        SignedJWT jwt = new SignedJWT(
+                new JWSHeader.Builder(JWSAlgorithm.ES256).keyID(key.getKeyID()).build(), claims);
         try {
             jwt.sign(signer);
         } catch (JOSEException e) {

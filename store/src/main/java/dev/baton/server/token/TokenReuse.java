@@ -27,12 +27,15 @@ final class TokenReuse<K> {
 
     String issue(K key, Instant now, Supplier<String> sign) {
         Issued current = issued.get(key);
-        if (current != null && !now.isBefore(current.signed()) && now.isBefore(current.signed().plus(reuseFor))) {
+        if (current != null
+                && !now.isBefore(current.signed())
+                && now.isBefore(current.signed().plus(reuseFor))) {
             return current.token();
         }
         String token = sign.get();
         issued.put(key, new Issued(token, now));
-        if (issued.size() > maxEntries) issued.values().removeIf(i -> !now.isBefore(i.signed().plus(reuseFor)));
+        if (issued.size() > maxEntries)
+            issued.values().removeIf(i -> !now.isBefore(i.signed().plus(reuseFor)));
         return token;
     }
 }

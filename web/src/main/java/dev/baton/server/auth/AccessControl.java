@@ -1,13 +1,12 @@
 package dev.baton.server.auth;
 
-import dev.baton.server.store.Role;
-
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.http.ApiException;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.Organization;
 import dev.baton.server.store.Project;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.Store;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -61,11 +60,12 @@ public final class AccessControl implements RouteModule {
                 .orElse(new RouteTable.Entry(new AccessRule.AdminOnly(), null)); // unlisted: fail closed
         if (entry.rule() instanceof AccessRule.Public) return;
         Principal principal = authenticate(ctx);
-        if (principal instanceof Principal.Admin) return; // every route; no lookup on the admin's (and benchmarks') hot path
+        if (principal instanceof Principal.Admin)
+            return; // every route; no lookup on the admin's (and benchmarks') hot path
         switch (entry.rule()) {
-            case AccessRule.Public p -> { }
-            case AccessRule.Authenticated a -> { }
-            case AccessRule.InHandler h -> { }
+            case AccessRule.Public p -> {}
+            case AccessRule.Authenticated a -> {}
+            case AccessRule.InHandler h -> {}
             case AccessRule.AdminOnly a -> {
                 if (!(principal instanceof Principal.Admin)) {
                     throw new ApiException(403, "forbidden", "this is a server-wide action: it needs the admin token");
@@ -79,7 +79,8 @@ public final class AccessControl implements RouteModule {
             }
             case AccessRule.OnOrganization o -> {
                 String ref = PathParams.of(endpoint.path, ctx.path()).get("organization");
-                reachableOrganization(principal, store.organizations().findOrganization(ResourceId.of(ref)), o.role(), ref, null);
+                reachableOrganization(
+                        principal, store.organizations().findOrganization(ResourceId.of(ref)), o.role(), ref, null);
             }
         }
     }
@@ -89,7 +90,8 @@ public final class AccessControl implements RouteModule {
         if (endpoint == null || ctx.statusCode() >= 300) return;
         Principal principal = ctx.attribute(PRINCIPAL);
         if (principal == null) return;
-        RouteTable.of(endpoint.method.name(), endpoint.path).map(RouteTable.Entry::auditAction)
+        RouteTable.of(endpoint.method.name(), endpoint.path)
+                .map(RouteTable.Entry::auditAction)
                 .ifPresent(action -> audit.record(principal, action, ctx.path(), AuditLog.detailOf(ctx), ctx.ip()));
     }
 
@@ -125,11 +127,15 @@ public final class AccessControl implements RouteModule {
     private static ApiException refusal(String header) {
         Optional<String> token = BearerToken.of(header);
         if (token.isEmpty()) {
-            return new ApiException(401, "unauthorized", "missing 'Authorization: Bearer <token>' header (an API token or the admin token)");
+            return new ApiException(
+                    401,
+                    "unauthorized",
+                    "missing 'Authorization: Bearer <token>' header (an API token or the admin token)");
         }
         // A runner key is a real credential, just not for this: say so rather than "invalid".
         if (token.get().startsWith(RunnerKey.PREFIX)) {
-            return new ApiException(403, "forbidden", "runner keys cannot use the management API; use an API token or the admin token");
+            return new ApiException(
+                    403, "forbidden", "runner keys cannot use the management API; use an API token or the admin token");
         }
         return new ApiException(401, "unauthorized", "unknown, revoked or expired token");
     }
@@ -154,14 +160,18 @@ public final class AccessControl implements RouteModule {
      * Missing and out of reach get one and the same 404 {@code project_not_found} (naming {@code field}
      * when the reference came from the body); too small a role on a reachable project gets 403.
      */
-    public static Project reachableProject(Principal principal, Optional<Project> found, Role role, String ref, String field) {
-        Project project = found.filter(p -> roleOn(principal, p).isPresent()).orElseThrow(() -> projectNotFound(ref, field));
+    public static Project reachableProject(
+            Principal principal, Optional<Project> found, Role role, String ref, String field) {
+        Project project =
+                found.filter(p -> roleOn(principal, p).isPresent()).orElseThrow(() -> projectNotFound(ref, field));
         requireProject(principal, project, role, ref, field);
         return project;
     }
 
-    public static Organization reachableOrganization(Principal principal, Optional<Organization> found, Role role, String ref, String field) {
-        Organization org = found.filter(o -> roleOn(principal, o).isPresent()).orElseThrow(() -> organizationNotFound(ref, field));
+    public static Organization reachableOrganization(
+            Principal principal, Optional<Organization> found, Role role, String ref, String field) {
+        Organization org =
+                found.filter(o -> roleOn(principal, o).isPresent()).orElseThrow(() -> organizationNotFound(ref, field));
         requireOrganization(principal, org, role, ref, field);
         return org;
     }
@@ -191,6 +201,9 @@ public final class AccessControl implements RouteModule {
     }
 
     static ApiException tooSmall(Role has, Role needed, String where) {
-        return new ApiException(403, "forbidden", "this needs role " + needed.wireName() + " on " + where + "; the token has " + has.wireName());
+        return new ApiException(
+                403,
+                "forbidden",
+                "this needs role " + needed.wireName() + " on " + where + "; the token has " + has.wireName());
     }
 }

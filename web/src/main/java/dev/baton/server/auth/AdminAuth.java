@@ -27,7 +27,8 @@ public final class AdminAuth {
 
     public void check(Context ctx) {
         String presented = BearerToken.of(ctx.header("Authorization"))
-                .orElseThrow(() -> new ApiException(401, "unauthorized", "missing 'Authorization: Bearer <admin token>' header"));
+                .orElseThrow(() ->
+                        new ApiException(401, "unauthorized", "missing 'Authorization: Bearer <admin token>' header"));
         if (token.matches(presented)) return;
         // A runner key is a real credential, just not for this: say so rather than "invalid".
         if (presented.startsWith(RunnerKey.PREFIX)) {

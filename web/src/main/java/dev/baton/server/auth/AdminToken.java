@@ -42,7 +42,8 @@ public final class AdminToken {
             Files.createDirectories(dataDir);
             if (!Files.exists(file)) {
                 try {
-                    Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                    Files.createFile(
+                            file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
                     Files.writeString(file, generate() + "\n", StandardCharsets.US_ASCII);
                 } catch (FileAlreadyExistsException raced) {
                     // another process created it first; use theirs
@@ -51,7 +52,8 @@ public final class AdminToken {
                 }
             }
             String token = Files.readString(file, StandardCharsets.US_ASCII).strip();
-            if (token.isEmpty()) throw new IllegalStateException(file + " is empty; delete it to generate a new admin token");
+            if (token.isEmpty())
+                throw new IllegalStateException(file + " is empty; delete it to generate a new admin token");
             return new AdminToken(token, file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read or create the admin token file " + file, e);

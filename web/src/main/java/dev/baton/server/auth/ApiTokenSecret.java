@@ -33,7 +33,8 @@ public final class ApiTokenSecret {
     /** Checks prefix, length and alphabet before anything is hashed or looked up. */
     public static ApiTokenSecret parse(String text) {
         if (text == null || text.length() != LENGTH || !SHAPE.matcher(text).matches()) {
-            throw new IllegalArgumentException("API token must be '" + PREFIX + "' followed by 64 lowercase hex digits");
+            throw new IllegalArgumentException(
+                    "API token must be '" + PREFIX + "' followed by 64 lowercase hex digits");
         }
         return new ApiTokenSecret(text);
     }
@@ -50,7 +51,8 @@ public final class ApiTokenSecret {
     /** SHA-256 of the secret in lowercase hex: what the store keeps and looks up. */
     public String hash() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.US_ASCII)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.US_ASCII)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every JDK", e);
         }

@@ -23,6 +23,7 @@ public final class AuditLog {
     private static final Duration PRUNE_EVERY = Duration.ofHours(1);
     /** Response fields copied into an event's detail: identifiers and names, never a secret. */
     private static final List<String> DETAIL_FIELDS = List.of("uuid", "name", "slug", "role", "status");
+
     private static final List<String> NESTED = List.of("runner", "token", "user", "job");
 
     private final AccessStore store;
@@ -42,7 +43,8 @@ public final class AuditLog {
         try {
             store.appendAudit(now, who.actor(), token, action, target, detail, address);
             Instant last = lastPrune.get();
-            if (now.isAfter(last.plus(PRUNE_EVERY)) && lastPrune.compareAndSet(last, now)) store.pruneAudit(now.minus(retention));
+            if (now.isAfter(last.plus(PRUNE_EVERY)) && lastPrune.compareAndSet(last, now))
+                store.pruneAudit(now.minus(retention));
         } catch (RuntimeException e) {
             LOG.warn("audit event {} on {} by {} was not recorded", action, target, who.actor(), e);
         }

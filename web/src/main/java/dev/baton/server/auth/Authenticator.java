@@ -52,6 +52,7 @@ public final class Authenticator {
         if (token.get().lastUsed() == null || token.get().lastUsed().isBefore(now.minus(LAST_USED_GRANULARITY))) {
             store.touchToken(token.get().id(), now, LAST_USED_GRANULARITY);
         }
-        return Optional.of(new Principal.TokenHolder(user.get(), token.get(), store.membershipsOf(user.get().id())));
+        return Optional.of(new Principal.TokenHolder(
+                user.get(), token.get(), store.membershipsOf(user.get().id())));
     }
 }

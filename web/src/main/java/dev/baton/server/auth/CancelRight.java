@@ -1,8 +1,7 @@
 package dev.baton.server.auth;
 
-import dev.baton.server.store.Role;
-
 import dev.baton.server.store.Project;
+import dev.baton.server.store.Role;
 import java.util.Optional;
 import java.util.function.Supplier;
 

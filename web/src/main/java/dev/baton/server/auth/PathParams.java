@@ -15,7 +15,9 @@ final class PathParams {
         Map<String, String> params = new HashMap<>();
         for (int i = 0; i < names.length && i < values.length; i++) {
             if (names[i].startsWith("{") && names[i].endsWith("}")) {
-                params.put(names[i].substring(1, names[i].length() - 1), URLDecoder.decode(values[i], StandardCharsets.UTF_8));
+                params.put(
+                        names[i].substring(1, names[i].length() - 1),
+                        URLDecoder.decode(values[i], StandardCharsets.UTF_8));
             }
         }
         return params;

@@ -1,9 +1,8 @@
 package dev.baton.server.auth;
 
-import dev.baton.server.store.Role;
-
 import dev.baton.server.store.Membership;
 import dev.baton.server.store.Project;
+import dev.baton.server.store.Role;
 import dev.baton.server.store.StoredToken;
 import dev.baton.server.store.User;
 import java.util.List;
@@ -42,12 +41,15 @@ public sealed interface Principal {
 
         /** The role on {@code project}, or empty when the project is outside this token's reach. */
         public Optional<Role> roleOn(Project project) {
-            boolean inScope = token.projectId() != null ? token.projectId() == project.id()
+            boolean inScope = token.projectId() != null
+                    ? token.projectId() == project.id()
                     : token.organizationId() == project.organizationId();
             if (!inScope) return Optional.empty();
             Role member = null;
             for (Membership m : memberships) {
-                boolean here = m.projectId() != null ? m.projectId() == project.id() : m.organizationId() == project.organizationId();
+                boolean here = m.projectId() != null
+                        ? m.projectId() == project.id()
+                        : m.organizationId() == project.organizationId();
                 if (here && (member == null || m.role().includes(member))) member = m.role();
             }
             return member == null ? Optional.empty() : Optional.of(Role.lesser(member, token.role()));
@@ -56,8 +58,10 @@ public sealed interface Principal {
         /** The role on organization {@code organizationId}: only tokens scoped to that organization have one. */
         public Optional<Role> roleOnOrganization(long organizationId) {
             if (token.organizationId() == null || token.organizationId() != organizationId) return Optional.empty();
-            return memberships.stream().filter(m -> m.organizationId() != null && m.organizationId() == organizationId)
-                    .map(m -> Role.lesser(m.role(), token.role())).findFirst();
+            return memberships.stream()
+                    .filter(m -> m.organizationId() != null && m.organizationId() == organizationId)
+                    .map(m -> Role.lesser(m.role(), token.role()))
+                    .findFirst();
         }
     }
 }

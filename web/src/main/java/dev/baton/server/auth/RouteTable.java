@@ -1,7 +1,6 @@
 package dev.baton.server.auth;
 
 import dev.baton.server.store.Role;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -68,8 +67,14 @@ public final class RouteTable {
         add("PATCH /v0/organizations/{organization}", ADMIN, "organization.plan_changed");
         add("GET /v0/organizations/{organization}/usage", new AccessRule.OnOrganization(Role.OWNER), null);
         add("GET /v0/organizations/{organization}/members", new AccessRule.OnOrganization(Role.OWNER), null);
-        add("PUT /v0/organizations/{organization}/members/{user}", new AccessRule.OnOrganization(Role.OWNER), "member.set");
-        add("DELETE /v0/organizations/{organization}/members/{user}", new AccessRule.OnOrganization(Role.OWNER), "member.removed");
+        add(
+                "PUT /v0/organizations/{organization}/members/{user}",
+                new AccessRule.OnOrganization(Role.OWNER),
+                "member.set");
+        add(
+                "DELETE /v0/organizations/{organization}/members/{user}",
+                new AccessRule.OnOrganization(Role.OWNER),
+                "member.removed");
         add("POST /v0/projects", ADMIN, "project.created");
         add("GET /v0/projects", ANY, null);
         add("GET /v0/projects/{project}", new AccessRule.OnProject(Role.VIEWER), null);
@@ -88,17 +93,35 @@ public final class RouteTable {
         add("POST /v0/projects/{project}/thresholds", new AccessRule.OnProject(Role.MAINTAINER), "threshold.created");
         add("GET /v0/projects/{project}/thresholds", new AccessRule.OnProject(Role.VIEWER), null);
         add("GET /v0/projects/{project}/thresholds/{threshold}", new AccessRule.OnProject(Role.VIEWER), null);
-        add("PUT /v0/projects/{project}/thresholds/{threshold}", new AccessRule.OnProject(Role.MAINTAINER), "threshold.updated");
-        add("DELETE /v0/projects/{project}/thresholds/{threshold}", new AccessRule.OnProject(Role.MAINTAINER), "threshold.deleted");
+        add(
+                "PUT /v0/projects/{project}/thresholds/{threshold}",
+                new AccessRule.OnProject(Role.MAINTAINER),
+                "threshold.updated");
+        add(
+                "DELETE /v0/projects/{project}/thresholds/{threshold}",
+                new AccessRule.OnProject(Role.MAINTAINER),
+                "threshold.deleted");
         add("GET /v0/projects/{project}/alerts", new AccessRule.OnProject(Role.VIEWER), null);
         add("GET /v0/projects/{project}/alerts/{alert}", new AccessRule.OnProject(Role.VIEWER), null);
-        add("POST /v0/projects/{project}/alerts/{alert}/dismiss", new AccessRule.OnProject(Role.SUBMITTER), "alert.dismissed");
-        add("POST /v0/projects/{project}/alerts/{alert}/reopen", new AccessRule.OnProject(Role.SUBMITTER), "alert.reopened");
+        add(
+                "POST /v0/projects/{project}/alerts/{alert}/dismiss",
+                new AccessRule.OnProject(Role.SUBMITTER),
+                "alert.dismissed");
+        add(
+                "POST /v0/projects/{project}/alerts/{alert}/reopen",
+                new AccessRule.OnProject(Role.SUBMITTER),
+                "alert.reopened");
         add("GET /v0/projects/{project}/metrics", new AccessRule.OnProject(Role.VIEWER), null);
         add("POST /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), "webhook.created");
         add("GET /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), null);
-        add("DELETE /v0/projects/{project}/webhooks/{webhook}", new AccessRule.OnProject(Role.MAINTAINER), "webhook.deleted");
-        add("GET /v0/projects/{project}/webhooks/{webhook}/deliveries", new AccessRule.OnProject(Role.MAINTAINER), null);
+        add(
+                "DELETE /v0/projects/{project}/webhooks/{webhook}",
+                new AccessRule.OnProject(Role.MAINTAINER),
+                "webhook.deleted");
+        add(
+                "GET /v0/projects/{project}/webhooks/{webhook}/deliveries",
+                new AccessRule.OnProject(Role.MAINTAINER),
+                null);
         // People and tokens.
         add("POST /v0/users", ADMIN, "user.created");
         add("GET /v0/users", ADMIN, null);
@@ -112,7 +135,8 @@ public final class RouteTable {
     private RouteTable() {}
 
     private static void add(String route, AccessRule rule, String auditAction) {
-        if (ROUTES.put(route, new Entry(rule, auditAction)) != null) throw new IllegalStateException("route listed twice: " + route);
+        if (ROUTES.put(route, new Entry(rule, auditAction)) != null)
+            throw new IllegalStateException("route listed twice: " + route);
     }
 
     /** The entry of {@code METHOD /path/{param}}, as Javalin names the matched route. */

@@ -26,8 +26,10 @@ public final class RunnerAuthenticator {
     public static String refusal(String runner) {
         String name = runner == null || runner.isBlank() ? "RUNNER" : runner.strip();
         if (name.length() > 100) name = name.substring(0, 100) + "…";
-        return "runner key refused for runner '" + name + "' (missing, malformed, wrong or rotated key, or no such active runner):"
-                + " send Authorization: Bearer baton_runner_…; to give it a new key run 'baton runners rotate-key " + name
+        return "runner key refused for runner '" + name
+                + "' (missing, malformed, wrong or rotated key, or no such active runner):"
+                + " send Authorization: Bearer baton_runner_…; to give it a new key run 'baton runners rotate-key "
+                + name
                 + "' and start the runner with that key";
     }
 

@@ -48,8 +48,11 @@ public final class SubmissionLimiter {
             long waitSeconds = (long) Math.ceil((1 - bucket.tokens) / perNano / 1e9);
             long retryAfter = Math.max(1, waitSeconds);
             ctx.header("Retry-After", Long.toString(retryAfter));
-            throw new ApiException(429, "rate_limited", "this token may submit " + perMinute + " runs a minute"
-                    + " (token_submissions_per_minute); retry in " + retryAfter + " s");
+            throw new ApiException(
+                    429,
+                    "rate_limited",
+                    "this token may submit " + perMinute + " runs a minute"
+                            + " (token_submissions_per_minute); retry in " + retryAfter + " s");
         }
     }
 }

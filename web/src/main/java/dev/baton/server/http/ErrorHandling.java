@@ -18,18 +18,25 @@ public final class ErrorHandling implements RouteModule {
     public void addRoutes(JavalinConfig config) {
         config.http.prefer405over404 = true;
         config.routes.exception(ApiException.class, (e, ctx) -> Json.error(ctx, e.status(), e.error()));
-        config.routes.exception(HttpResponseException.class, (e, ctx) -> Json.error(ctx, e.getStatus(), fromJavalin(e)));
+        config.routes.exception(
+                HttpResponseException.class, (e, ctx) -> Json.error(ctx, e.getStatus(), fromJavalin(e)));
         config.routes.exception(StoreException.class, (e, ctx) -> {
             ApiException mapped = fromStore(e);
             Json.error(ctx, mapped.status(), mapped.error());
         });
         config.routes.exception(BlobStorageException.class, (e, ctx) -> {
             LOG.error("{} {}: blob storage failed", ctx.method(), ctx.path(), e);
-            Json.error(ctx, 503, new ApiError("blob_storage_unavailable", "the blob storage is unavailable; try again later", null));
+            Json.error(
+                    ctx,
+                    503,
+                    new ApiError("blob_storage_unavailable", "the blob storage is unavailable; try again later", null));
         });
         config.routes.exception(Exception.class, (e, ctx) -> {
             LOG.error("{} {} failed", ctx.method(), ctx.path(), e);
-            Json.error(ctx, 500, new ApiError("internal_error", "the server failed to handle this request; see its log", null));
+            Json.error(
+                    ctx,
+                    500,
+                    new ApiError("internal_error", "the server failed to handle this request; see its log", null));
         });
     }
 

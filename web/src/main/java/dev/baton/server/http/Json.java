@@ -56,7 +56,10 @@ public final class Json {
     }
 
     public static ApiException tooLarge(long maxBytes) {
-        return new ApiException(413, "payload_too_large", "request body is larger than " + maxBytes + " bytes (request_body_max_bytes)");
+        return new ApiException(
+                413,
+                "payload_too_large",
+                "request body is larger than " + maxBytes + " bytes (request_body_max_bytes)");
     }
 
     /** Decodes a JSON object body into {@code type}; every failure is a 400 with a stable code. */
@@ -166,9 +169,14 @@ public final class Json {
         }
         if (e instanceof JsonMappingException m) {
             String field = path(m);
-            if (m.getCause() instanceof IllegalArgumentException iae) return ApiException.invalidField(field, iae.getMessage());
+            if (m.getCause() instanceof IllegalArgumentException iae)
+                return ApiException.invalidField(field, iae.getMessage());
             String what = field == null ? "request body" : field;
-            return new ApiException(400, "invalid_json", what + " has the wrong type or shape: " + firstLine(m.getOriginalMessage()), field);
+            return new ApiException(
+                    400,
+                    "invalid_json",
+                    what + " has the wrong type or shape: " + firstLine(m.getOriginalMessage()),
+                    field);
         }
         if (e instanceof JsonProcessingException p) {
             return ApiException.badRequest("invalid_json", "malformed JSON: " + firstLine(p.getOriginalMessage()));
@@ -183,13 +191,16 @@ public final class Json {
      */
     private static String strictUtf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(body))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw ApiException.badRequest("invalid_json", "request body is not valid UTF-8 (overlong form, encoded surrogate or truncated sequence)");
+            throw ApiException.badRequest(
+                    "invalid_json",
+                    "request body is not valid UTF-8 (overlong form, encoded surrogate or truncated sequence)");
         }
     }
 
@@ -207,9 +218,12 @@ public final class Json {
 
     public static void write(Context ctx, int status, Object body) {
         try {
-            ctx.status(status).contentType("application/json").result(Wire.mapper().writeValueAsBytes(body));
+            ctx.status(status)
+                    .contentType("application/json")
+                    .result(Wire.mapper().writeValueAsBytes(body));
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot encode response " + body.getClass().getSimpleName(), e);
+            throw new IllegalStateException(
+                    "cannot encode response " + body.getClass().getSimpleName(), e);
         }
     }
 

@@ -16,7 +16,8 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class JsonErrorHandler extends ErrorHandler {
     @Override
-    protected void generateResponse(Request request, Response response, int status, String message, Throwable cause, Callback callback) {
+    protected void generateResponse(
+            Request request, Response response, int status, String message, Throwable cause, Callback callback) {
         byte[] body;
         try {
             body = Wire.mapper().writeValueAsBytes(error(status));
@@ -36,9 +37,11 @@ public final class JsonErrorHandler extends ErrorHandler {
             case 405 -> new ApiError("method_not_allowed", "this endpoint does not support that method", null);
             case 413 -> new ApiError("payload_too_large", "request body is too large", null);
             case 414 -> new ApiError("uri_too_long", "the request URI is longer than the server accepts", null);
-            case 431 -> new ApiError("headers_too_large", "the request headers are larger than the server accepts", null);
+            case 431 ->
+                new ApiError("headers_too_large", "the request headers are larger than the server accepts", null);
             case 500 -> new ApiError("internal_error", "the server failed to handle this request; see its log", null);
-            case 503 -> new ApiError("unavailable", "the server is not accepting requests now (starting or stopping)", null);
+            case 503 ->
+                new ApiError("unavailable", "the server is not accepting requests now (starting or stopping)", null);
             default -> new ApiError("http_" + status, "the HTTP layer refused the request", null);
         };
     }

@@ -18,22 +18,26 @@ public final class Lookups {
     }
 
     public Runner runner(String ref) {
-        return store.runners().findRunner(ResourceId.of(ref))
+        return store.runners()
+                .findRunner(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
     }
 
     public Spec spec(String ref) {
-        return store.specs().findSpec(ResourceId.of(ref))
+        return store.specs()
+                .findSpec(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("spec_not_found", "no spec '" + ref + "'"));
     }
 
     public Organization organization(String ref) {
-        return store.organizations().findOrganization(ResourceId.of(ref))
+        return store.organizations()
+                .findOrganization(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("organization_not_found", "no organization '" + ref + "'"));
     }
 
     public Project project(String ref) {
-        return store.organizations().findProject(ResourceId.of(ref))
+        return store.organizations()
+                .findProject(ResourceId.of(ref))
                 .orElseThrow(() -> ApiException.notFound("project_not_found", "no project '" + ref + "'"));
     }
 
@@ -45,7 +49,10 @@ public final class Lookups {
         } catch (IllegalArgumentException e) {
             throw jobNotFound(ref);
         }
-        return store.runs().findJob(uuid).filter(j -> j.projectId() == project.id()).orElseThrow(() -> jobNotFound(ref));
+        return store.runs()
+                .findJob(uuid)
+                .filter(j -> j.projectId() == project.id())
+                .orElseThrow(() -> jobNotFound(ref));
     }
 
     public static ApiException jobNotFound(String ref) {

@@ -1,7 +1,6 @@
 package dev.baton.server.http;
 
 import dev.baton.server.metrics.BatonMetrics;
-
 import io.javalin.config.JavalinConfig;
 
 /** {@code GET /metrics}: Prometheus text exposition of {@link BatonMetrics}. */
@@ -14,6 +13,9 @@ public final class MetricsRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));
+        config.routes.get(
+                "/metrics",
+                ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                        .result(metrics.scrape()));
     }
 }
