@@ -43,6 +43,7 @@ import java.util.function.Supplier;
  * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
  * GET  /console/runners/new, POST /console/runners         a new runner; its key shown once (FleetForms)
  * GET  /console/runners/{runner}/specs                  POST the same: the specs it serves (FleetForms)
+ * GET  /console/rolls, /console/rolls/new, /console/rolls/{roll}; POST /console/rolls   fleet upgrades (RollPages)
  * GET  /console/specs, /console/queue, /console/projects
  * GET  /console/organizations, /console/organizations/{organization}   ?from, to: usage per project (UsagePages)
  * GET  /console/specs/new, POST /console/specs; GET /console/specs/{spec}/edit, POST /console/specs/{spec}  (FleetForms)
@@ -71,6 +72,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final FleetForms fleet;
     private final UsagePages usage;
+    private final RollPages rolls;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -113,6 +115,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         };
         this.fleet = new FleetForms(store, api, screen);
         this.usage = new UsagePages(api, screen);
+        this.rolls = new RollPages(store, api, screen);
     }
 
     @Override
@@ -130,7 +133,14 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get(
                 "/console/runners",
                 page((ctx, v) -> render(
-                        ctx, 200, "runners.jte", chrome("Runners", "runners", admin(v)), "runners", pages.runners())));
+                        ctx,
+                        200,
+                        "runners.jte",
+                        chrome("Runners", "runners", admin(v)),
+                        "runners",
+                        pages.runners(),
+                        "roll",
+                        rolls.blankForm())));
         r.post("/console/runners/{runner}/drain", action(this::drain));
         r.post("/console/runners/{runner}/archive", action(this::archive));
         r.post("/console/runners/{runner}/rotate", action(this::rotate));
@@ -143,6 +153,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/specs", action(fleet::createSpec));
         r.get("/console/specs/{spec}/edit", page(fleet::editSpec));
         r.post("/console/specs/{spec}", action(fleet::updateSpec));
+        r.get("/console/rolls", page(rolls::rolls));
+        r.get("/console/rolls/new", page(rolls::newRoll));
+        r.post("/console/rolls", action(rolls::start));
+        r.get("/console/rolls/{roll}", page(rolls::roll));
         r.get("/console/organizations", page(usage::organizations));
         r.get("/console/organizations/{organization}", page(usage::organization));
         r.get(
