@@ -99,6 +99,20 @@ class ConsoleAccessibilityTest {
                             List.of(Map.of("sort", Map.of("latency", Map.of("value", values[i]))))),
                     201);
         }
+        // A roll of a runner that is not connected: its step is skipped, so the roll's page has a finished row.
+        String spare = baton.createRunner("a11y spare")[0];
+        String roll = baton.post(
+                        "/v0/rolls",
+                        Map.of(
+                                "runner",
+                                spare,
+                                "url",
+                                "https://downloads.example/baton.jar",
+                                "checksum",
+                                "c".repeat(64)),
+                        201)
+                .get("uuid")
+                .asText();
         String jobPage = "/console/projects/bench/jobs/" + job.uuid();
         pages.addAll(List.of(
                 "/console/runners",
@@ -118,7 +132,10 @@ class ConsoleAccessibilityTest {
                 "/console/specs/small/edit",
                 "/console/runners/" + r[0] + "/specs",
                 "/console/organizations",
-                "/console/organizations/acme"));
+                "/console/organizations/acme",
+                "/console/rolls",
+                "/console/rolls/new",
+                "/console/rolls/" + roll));
     }
 
     @AfterAll
