@@ -104,6 +104,8 @@ class ConsoleRollsTest {
                     .contains("value=\"spec:small\"")
                     .contains("value=\"runner:" + rack[0] + "\"");
             String csrf = ConsoleHttpTest.csrfOf(runners);
+            assertThat(get("/console/rolls/new", session).body()).contains("id=\"roll-form\"");
+            assertThat(get("/console/rolls", session).body()).contains("No rolls yet");
 
             // The API's refusal is shown on the form, with what was typed, and no roll starts.
             var bad = post(
