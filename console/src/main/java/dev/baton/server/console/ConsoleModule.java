@@ -52,6 +52,7 @@ import java.util.function.Supplier;
  * GET  /console/projects/{project}/alerts               POST …/alerts/{alert}/dismiss (confirmed), …/reopen
  * GET  /console/projects/{project}/metrics              ?benchmark, measure, branch, testbed; …/metrics/data (the plot's JSON)
  * GET  /console/projects/{project}/registry
+ * GET  /console/ojs-workers                             POST …/{worker}/quiet, …/terminate, …/resume (OjsWorkerPages)
  * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension, uPlot
  * </pre>
  */
@@ -71,6 +72,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final FleetForms fleet;
     private final UsagePages usage;
+    private final OjsWorkerPages ojsWorkers;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -113,6 +115,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         };
         this.fleet = new FleetForms(store, api, screen);
         this.usage = new UsagePages(api, screen);
+        this.ojsWorkers = new OjsWorkerPages(api, screen);
     }
 
     @Override
@@ -143,6 +146,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/specs", action(fleet::createSpec));
         r.get("/console/specs/{spec}/edit", page(fleet::editSpec));
         r.post("/console/specs/{spec}", action(fleet::updateSpec));
+        r.get("/console/ojs-workers", page(ojsWorkers::list));
+        r.post("/console/ojs-workers/{worker}/{direction}", action(ojsWorkers::direct));
         r.get("/console/organizations", page(usage::organizations));
         r.get("/console/organizations/{organization}", page(usage::organization));
         r.get(
