@@ -127,6 +127,8 @@ final class ApiClient {
         } catch (IOException e) {
             // not JSON: the status alone says what happened
         }
+        // The OJS binding (/ojs/v1) nests its error: {"error": {"code", "message", ...}} (docs/ojs.md).
+        if (json != null && json.path("error").isObject()) json = json.get("error");
         String fallback = "http_" + status;
         String code = json == null ? fallback : json.path("code").asText(fallback);
         String message = json == null ? "" : json.path("message").asText("");

@@ -40,6 +40,7 @@ public final class Baton implements Runnable {
             UsageCommand.class,
             LoginCommand.class,
             WhoAmICommand.class,
+            OjsCommand.class,
             dev.baton.cli.image.ImageCommand.class,
             dev.baton.cli.runner.RunnerCommand.class,
             dev.baton.cli.router.RouterCommand.class,

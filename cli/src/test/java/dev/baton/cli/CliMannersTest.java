@@ -151,7 +151,7 @@ class CliMannersTest {
         assertThat(fish)
                 .contains("complete -c baton -n '__fish_use_subcommand' -a jobs")
                 .contains(
-                        "complete -c baton -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list get logs cancel' -a logs")
+                        "complete -c baton -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list get logs cancel rerun' -a logs")
                 .contains(
                         "complete -c baton -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from logs' -s f -l follow")
                 .contains("-a 'bash zsh fish'");

@@ -53,6 +53,7 @@ import java.util.function.Supplier;
  * GET  /console/projects/{project}/alerts               POST …/alerts/{alert}/dismiss (confirmed), …/reopen
  * GET  /console/projects/{project}/metrics              ?benchmark, measure, branch, testbed; …/metrics/data (the plot's JSON)
  * GET  /console/projects/{project}/registry
+ * GET  /console/ojs-workers                             POST …/{worker}/quiet, …/terminate, …/resume (OjsWorkerPages)
  * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension, uPlot
  * </pre>
  */
@@ -73,6 +74,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final FleetForms fleet;
     private final UsagePages usage;
     private final RollPages rolls;
+    private final OjsWorkerPages ojsWorkers;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -116,6 +118,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.fleet = new FleetForms(store, api, screen);
         this.usage = new UsagePages(api, screen);
         this.rolls = new RollPages(store, api, screen);
+        this.ojsWorkers = new OjsWorkerPages(api, screen);
     }
 
     @Override
@@ -157,6 +160,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/rolls/new", page(rolls::newRoll));
         r.post("/console/rolls", action(rolls::start));
         r.get("/console/rolls/{roll}", page(rolls::roll));
+        r.get("/console/ojs-workers", page(ojsWorkers::list));
+        r.post("/console/ojs-workers/{worker}/{direction}", action(ojsWorkers::direct));
         r.get("/console/organizations", page(usage::organizations));
         r.get("/console/organizations/{organization}", page(usage::organization));
         r.get(
