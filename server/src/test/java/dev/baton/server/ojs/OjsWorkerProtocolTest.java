@@ -144,6 +144,24 @@ class OjsWorkerProtocolTest {
                 .isEqualTo(404);
     }
 
+    /** Baton's own API lists the same workers as the binding (issue 47), for the admin only. */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite"})
+    void batonsApiListsTheWorkersTheBindingLists(String dialect) throws Exception {
+        server = OjsTestServer.start(dialect, dataDir, clock);
+        ok("POST", "/ojs/v1/workers/register", REGISTER);
+        Answer v0 = server.call("GET", "/v0/ojs/workers", null);
+        assertThat(v0.status()).as(v0.raw().body()).isEqualTo(200);
+        assertThat(v0.raw().headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+        assertThat(v0.body().path("workers")).hasSize(1);
+        assertThat(v0.body().path("workers"))
+                .isEqualTo(ok("GET", "/ojs/v1/workers", null).body().path("workers"));
+        Answer anonymous = server.call("GET", "/v0/ojs/workers", null, null);
+        assertThat(anonymous.status()).isEqualTo(401);
+        assertThat(anonymous.body().path("code").asText()).isNotEmpty();
+    }
+
     /** Queues are consumed in the order the worker gives them, whatever the priorities across queues. */
     @ParameterizedTest
     @ValueSource(strings = {"sqlite"})

@@ -41,6 +41,8 @@ public final class RouteTable {
         add("POST /v0/rolls", ADMIN, "runner_roll.started");
         add("GET /v0/rolls", ADMIN, null);
         add("GET /v0/rolls/{roll}", ADMIN, null);
+        // OJS workers seen from Baton's own API (issue 47); steering them is /ojs/v1's, with the admin token.
+        add("GET /v0/ojs/workers", ADMIN, null);
         // Transport A's runner messages: the runner key is checked in the handler, as on the channel.
         add("GET /v0/runners/{runner}/leases/subjects", PUBLIC, null);
         add("POST /v0/runners/{runner}/leases/ack", PUBLIC, null);
