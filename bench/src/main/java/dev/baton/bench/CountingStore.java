@@ -68,9 +68,11 @@ final class CountingStore {
             "quarantineIfFlaky",
             "reattach",
             "recordAdapterError",
+            "recordAttemptMachine",
             "recordFingerprint",
             "recordJobHeartbeats",
             "recordLiveness",
+            "recordMachine",
             "recordRunnerHeartbeats",
             "registerNode",
             "releaseRunner",
@@ -87,6 +89,8 @@ final class CountingStore {
             "updateSchedule",
             "updateSpec");
     static final Set<String> READS = Set.of(
+            "attemptEnds",
+            "attemptMachines",
             "attemptOutput",
             "attempts",
             "authenticateRunner",
@@ -110,6 +114,8 @@ final class CountingStore {
             "idleRegistryUploads",
             "inFlightJobs",
             "jobLabels",
+            "latestMachine",
+            "latestMachines",
             "listJobs",
             "listNodes",
             "listOrganizations",
@@ -122,6 +128,7 @@ final class CountingStore {
             "pendingFacts",
             "pendingJobs",
             "pendingJobsWithQueueTimeout",
+            "retryPolicy",
             "runnerLabels",
             "runnerNode",
             "runnerSpecs",
@@ -140,6 +147,7 @@ final class CountingStore {
             "leaseOffers",
             "ojs",
             "onSpecsChange",
+            "rolls",
             "specsChangedElsewhere",
             "sweepDue");
     /** The store's parts whose methods are counted as the store's own are (each part a proxy of its interface). */
