@@ -150,8 +150,11 @@ final class LeaseRoutes implements RouteModule {
                 // AckLease is "accepted and starting work" (seed 003): the attempt is running from here.
                 RunnerHost machine = new RunnerHost(null, null, null, null, null, null, address).bounded();
                 store.runners().recordMachine(runner.id(), machine, now);
-                ServerMessage started = lifecycle.running(
-                        session(runner), new RunnerMessage.Running(ack.job().uuid(), lease.get(), null, machine));
+                ServerMessage started = lifecycle
+                        .runningMessages()
+                        .running(
+                                session(runner),
+                                new RunnerMessage.Running(ack.job().uuid(), lease.get(), null, machine));
                 if (!(started instanceof ServerMessage.Ack)) yield staleFromLifecycle(m.leaseId(), started);
                 yield accepted(runner, ack.job(), lease.get());
             }
@@ -201,8 +204,11 @@ final class LeaseRoutes implements RouteModule {
             return new LeaseMessages.HeartbeatAck(
                     "HeartbeatAck", m.leaseId(), true, ttl, true, secondsUntil(now, cancelBy.get()));
         }
-        ServerMessage reply = lifecycle.heartbeat(
-                session(runner), new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
+        ServerMessage reply = lifecycle
+                .runningMessages()
+                .heartbeat(
+                        session(runner),
+                        new RunnerMessage.Heartbeat(held.offer().job(), lease, null));
         return switch (reply) {
             case ServerMessage.Ack a ->
                 offers.renew(lease, runner.id(), now, now.plus(settings.leaseTtl()), progress)
@@ -229,7 +235,7 @@ final class LeaseRoutes implements RouteModule {
             throw new ApiException(
                     400, "invalid_message", "LogChunk: " + e.getMessage().replaceFirst("^log: ", ""));
         }
-        ServerMessage reply = lifecycle.log(session(runner), chunk);
+        ServerMessage reply = lifecycle.runningMessages().log(session(runner), chunk);
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(m.leaseId(), reply);
         return new LeaseMessages.LogAck("LogAck", m.leaseId(), m.seq());
     }
@@ -291,7 +297,7 @@ final class LeaseRoutes implements RouteModule {
             String leaseText,
             String said,
             LeaseMessages.AttemptReport report) {
-        ServerMessage reply = lifecycle.terminal(session(runner), word);
+        ServerMessage reply = lifecycle.finalMessages().terminal(session(runner), word);
         if (!(reply instanceof ServerMessage.Ack)) return staleFromLifecycle(leaseText, reply);
         // The runner's account is kept by its first final word on the lease (a resend keeps nothing new).
         if (report != null && o.state() == LeaseOffer.State.BOUND) offers.keepReport(o.lease(), Wire.encode(report));

@@ -218,6 +218,7 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
                 e.before().attempt());
         if (e.after() == null) return;
         channel.lifecycle()
+                .deadlineSweep()
                 .attemptEnded(o.job(), e.before().attempt(), o.runnerId() == null ? -1 : o.runnerId(), null, o.lease());
         if (e.after().status() == JobStatus.PENDING) channel.jobSubmitted(e.after());
     }

@@ -176,7 +176,7 @@ public final class ChannelRoutes implements RouteModule {
             old.close(RunnerSession.CLOSE_REPLACED, "replaced by a newer connection of this runner");
         });
         try {
-            lifecycle.connectionOpened(session);
+            lifecycle.presence().connectionOpened(session);
         } catch (RuntimeException e) {
             // The store is unreachable: the runner cannot be served; it reconnects (perhaps to another node).
             LOG.warn("could not record runner {} on this node: {}", runner.slug(), e.toString());
@@ -218,15 +218,20 @@ public final class ChannelRoutes implements RouteModule {
         }
         ServerMessage reply = switch (message) {
             case RunnerMessage.Ready r -> ready(session, r);
-            case RunnerMessage.Preparing p -> touchAnd(session, () -> lifecycle.preparing(session, p));
-            case RunnerMessage.Declined d -> touchAnd(session, () -> lifecycle.declined(session, d));
-            case RunnerMessage.Running r -> touchAnd(session, () -> lifecycle.running(session, r));
+            case RunnerMessage.Preparing p ->
+                touchAnd(session, () -> lifecycle.runningMessages().preparing(session, p));
+            case RunnerMessage.Declined d ->
+                touchAnd(session, () -> lifecycle.runningMessages().declined(session, d));
+            case RunnerMessage.Running r ->
+                touchAnd(session, () -> lifecycle.runningMessages().running(session, r));
             case RunnerMessage.Heartbeat h -> {
                 session.reportImages(h.images());
-                yield touchAnd(session, () -> lifecycle.heartbeat(session, h));
+                yield touchAnd(session, () -> lifecycle.runningMessages().heartbeat(session, h));
             }
-            case RunnerMessage.Terminal t -> touchAnd(session, () -> lifecycle.terminal(session, t));
-            case RunnerMessage.Log l -> touchAnd(session, () -> lifecycle.log(session, l));
+            case RunnerMessage.Terminal t ->
+                touchAnd(session, () -> lifecycle.finalMessages().terminal(session, t));
+            case RunnerMessage.Log l ->
+                touchAnd(session, () -> lifecycle.runningMessages().log(session, l));
             case RunnerMessage.PullToken p -> pullToken(session, p);
         };
         if (reply != null) session.send(reply);
@@ -344,7 +349,7 @@ public final class ChannelRoutes implements RouteModule {
             dispatcher.forget(session);
             if (sessions.unregister(session)) {
                 LOG.info("runner {} disconnected", session.runner().slug());
-                lifecycle.connectionClosed(session);
+                lifecycle.presence().connectionClosed(session);
             }
         });
     }

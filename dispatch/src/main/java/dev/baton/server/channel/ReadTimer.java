@@ -1,7 +1,7 @@
 package dev.baton.server.channel;
 
 import dev.baton.server.dispatch.Deadlines;
-import dev.baton.server.dispatch.JobLifecycle;
+import dev.baton.server.dispatch.Presence;
 import dev.baton.server.dispatch.RunnerSession;
 import dev.baton.server.dispatch.Sessions;
 import java.time.Clock;
@@ -18,15 +18,15 @@ public final class ReadTimer {
     private static final Duration PERIOD = Duration.ofSeconds(1);
 
     private final Sessions sessions;
-    private final JobLifecycle lifecycle;
+    private final Presence presence;
     private final Deadlines deadlines;
     private final Clock clock;
     private final Duration heartbeatTimeout;
 
     public ReadTimer(
-            Sessions sessions, JobLifecycle lifecycle, Deadlines deadlines, Clock clock, Duration heartbeatTimeout) {
+            Sessions sessions, Presence presence, Deadlines deadlines, Clock clock, Duration heartbeatTimeout) {
         this.sessions = sessions;
-        this.lifecycle = lifecycle;
+        this.presence = presence;
         this.deadlines = deadlines;
         this.clock = clock;
         this.heartbeatTimeout = heartbeatTimeout;
@@ -43,7 +43,7 @@ public final class ReadTimer {
                 if (s.isOpen() && !s.lastValidMessage().plus(heartbeatTimeout).isAfter(now)) {
                     // Unregister first so the close does not also schedule a disconnect check.
                     sessions.unregister(s);
-                    lifecycle.readTimedOut(s);
+                    presence.readTimedOut(s);
                     s.close(RunnerSession.CLOSE_HEARTBEAT_TIMEOUT, "no valid message within the heartbeat timeout");
                 }
             }

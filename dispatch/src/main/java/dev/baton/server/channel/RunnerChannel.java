@@ -137,7 +137,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         dispatcher.imageAffinity(config.imageAffinity());
         this.results = new ResultProcessor(store, outputs, new Adapters(), metrics, clock, changes);
         this.explainer = new PendingExplainer(store, sessions, clock, config.heartbeatTimeout());
-        this.lifecycle = new JobLifecycle(
+        this.lifecycle = JobLifecycle.wire(
                 store,
                 active,
                 deadlines,
@@ -152,7 +152,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 explainer,
                 bus,
                 changes);
-        this.readTimer = new ReadTimer(sessions, lifecycle, deadlines, clock, config.heartbeatTimeout());
+        this.readTimer = new ReadTimer(sessions, lifecycle.presence(), deadlines, clock, config.heartbeatTimeout());
         this.routes = new ChannelRoutes(
                 store,
                 sessions,
@@ -194,7 +194,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     }
 
     /** The job lifecycle, which transport A's HTTPS messages go through too (docs/protocol.md, "Transport A"). */
-    public dev.baton.server.dispatch.JobLifecycle lifecycle() {
+    public JobLifecycle lifecycle() {
         return lifecycle;
     }
 
@@ -254,7 +254,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     @Override
     public void jobSubmitted(Job job) {
         changes.job(job.uuid());
-        lifecycle.queued(job);
+        lifecycle.deadlineSweep().queued(job);
         dispatcher.jobPending(job.specId());
         bus.publish(new ClusterEvent.Pending(job.specId()));
     }
@@ -272,9 +272,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                     case ClusterEvent.Pending p -> dispatcher.jobPendingElsewhere(p.specId());
                     case ClusterEvent.Finished f -> dispatcher.jobFinished();
                     case ClusterEvent.AttemptEnded e ->
-                        lifecycle.attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
+                        lifecycle.deadlineSweep().attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
                     case ClusterEvent.CancelRunner c ->
-                        lifecycle.runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
+                        lifecycle.cancels().runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
                     case ClusterEvent.ToRunner t ->
                         sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
                     case ClusterEvent.Watching w -> clusterChanges.heard(w);
@@ -283,7 +283,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                     case ClusterEvent.Resync r -> {
                         specsChangedElsewhere(); // a change may have been missed
                         clusterChanges.heard(r);
-                        lifecycle.sweepQuietly();
+                        lifecycle.deadlineSweep().sweepQuietly();
                         dispatcher.lookAgain(); // a pending job's notification may have been missed
                     }
                 }
@@ -312,7 +312,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     @Override
     public void jobCanceled(Job before, Job after) {
         changes.job(before.uuid());
-        lifecycle.userCanceled(before);
+        lifecycle.cancels().userCanceled(before);
         // A follower of a job canceled before it ran ends now; a running one ends with its attempt.
         if (!before.status().inFlight()) logs.attemptEnded(before.uuid());
     }
@@ -331,17 +331,18 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
 
     /** Detaches the runners the store records on this node that have no channel here (part of the fallback sweep). */
     public int detachStrayRunners() {
-        return lifecycle.detachStrayRunners();
+        return lifecycle.presence().detachStrayRunners();
     }
 
     /** Sweeps the store's due deadlines now; returns how many jobs this node acted on. */
     public int sweepDeadlines() {
-        return lifecycle.sweep();
+        return lifecycle.deadlineSweep().sweep();
     }
 
     /** Writes batched heartbeats and this node's own now (also done every heartbeat_flush_interval). */
     public void flushHeartbeats() {
-        if (!liveness.flush(store, config.nodeId(), clock.instant())) lifecycle.rejoin();
+        if (!liveness.flush(store, config.nodeId(), clock.instant()))
+            lifecycle.presence().rejoin();
     }
 
     /**
@@ -349,7 +350,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
      * loop, the read timer, heartbeat flushing, the cluster listener and the fallback sweep.
      */
     public void start() {
-        lifecycle.recover();
+        lifecycle.presence().recover();
         bus.start(this::onClusterEvent);
         clusterChanges.start();
         readTimer.start();
@@ -363,9 +364,9 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     }
 
     private void fallbackSweep() {
-        lifecycle.sweepQuietly();
+        lifecycle.deadlineSweep().sweepQuietly();
         try {
-            if (++fallbackSweeps % STRAY_CHECK_EVERY == 0) lifecycle.detachStrayRunners();
+            if (++fallbackSweeps % STRAY_CHECK_EVERY == 0) lifecycle.presence().detachStrayRunners();
             dispatcher.lookAgain(); // asks the store: what no notification told is found here
         } catch (RuntimeException e) {
             LOG.warn("fallback dispatch failed; the next one retries: {}", e.toString());
@@ -410,7 +411,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         sweeper.shutdownNow();
         flusher.shutdownNow();
         flushQuietly();
-        lifecycle.shutdown();
+        lifecycle.presence().shutdown();
         logs.close();
         deadlines.close();
         clusterChanges.close();
@@ -430,6 +431,6 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         clusterChanges.close();
         bus.close();
         specsListener.run();
-        lifecycle.halt();
+        lifecycle.presence().halt();
     }
 }

@@ -15,7 +15,7 @@ import java.util.Optional;
  * column there); the runner is pushed {@code cancel} wherever it is connected, and its lease stays
  * valid for its {@code canceled}. The deadlines that follow are {@link DeadlineSweep}'s.
  */
-final class Cancels {
+public final class Cancels {
     private final LifecycleContext ctx;
 
     Cancels(LifecycleContext ctx) {
@@ -23,7 +23,7 @@ final class Cancels {
     }
 
     /** A user canceled the job in the store: tell its runner now (not on its next heartbeat), wherever it is connected. */
-    void userCanceled(Job before) {
+    public void userCanceled(Job before) {
         if (before.status().inFlight() && before.lease() != null && before.runnerId() != null) {
             runnerCancel(before.uuid(), before.attempt(), before.runnerId(), "canceled_by_user", before.lease());
             ctx.bus.publish(new ClusterEvent.CancelRunner(
@@ -33,7 +33,7 @@ final class Cancels {
     }
 
     /** The job was canceled while attempt {@code attempt} ran: its runner, if connected here, is told to stop. */
-    void runnerCancel(JobUuid job, int attempt, long runnerId, String reason, LeaseId lease) {
+    public void runnerCancel(JobUuid job, int attempt, long runnerId, String reason, LeaseId lease) {
         Optional<ActiveJob> local = ctx.active.get(job).filter(a -> a.attempt == attempt);
         if (local.isPresent()) {
             requestCancel(local.get(), reason);

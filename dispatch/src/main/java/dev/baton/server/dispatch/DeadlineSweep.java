@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * (docs/decisions/0006-cluster.md). This node's timers only wake the sweep early. What a sweep
  * decided reaches the runner's node over the {@link dev.baton.server.cluster.ClusterBus}.
  */
-final class DeadlineSweep {
+public final class DeadlineSweep {
     private static final Logger LOG = LoggerFactory.getLogger(DeadlineSweep.class);
 
     /** Jobs one sweep transaction acts on at most, per kind of deadline; a sweep takes batches until none are due. */
@@ -50,7 +50,7 @@ final class DeadlineSweep {
      * follows (messages to runners, wake-ups) runs after the commit, here and on the other nodes.
      * Returns how many jobs were acted on.
      */
-    int sweep() {
+    public int sweep() {
         if (ctx.shuttingDown()) return 0;
         sweeping.lock();
         try {
@@ -81,7 +81,7 @@ final class DeadlineSweep {
     }
 
     /** The sweep from a timer or a background loop: a database hiccup is logged and the next sweep tries again. */
-    void sweepQuietly() {
+    public void sweepQuietly() {
         try {
             sweep();
         } catch (RuntimeException e) {
@@ -93,7 +93,7 @@ final class DeadlineSweep {
      * A job entered the queue: if it has a queue timeout, wake the sweep when that passes (the
      * deadline, created + queue_timeout, is the store's; the sweep fails the job if still pending).
      */
-    void queued(Job job) {
+    public void queued(Job job) {
         Instant deadline = job.queueDeadline();
         if (deadline == null || job.status() != JobStatus.PENDING) return;
         ctx.wakeAt(DeadlineKeys.queue(job.uuid()), deadline);
@@ -251,7 +251,7 @@ final class DeadlineSweep {
      * and, when {@code reason} is given and the runner's channel is on this node, the runner is
      * told {@code stale}. {@code lease} is null when another node sent this (leases never travel).
      */
-    void attemptEnded(JobUuid job, int attempt, long runnerId, String reason, LeaseId lease) {
+    public void attemptEnded(JobUuid job, int attempt, long runnerId, String reason, LeaseId lease) {
         Optional<ActiveJob> local = ctx.active.get(job).filter(a -> a.attempt == attempt);
         local.ifPresent(a -> {
             ctx.bill(a, ctx.clock.instant());

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * what follows it: output processing, a retry, quarantine of a runner that lost the job, and the
  * end of a canary job.
  */
-final class FinalMessages {
+public final class FinalMessages {
     private static final Logger LOG = LoggerFactory.getLogger(FinalMessages.class);
 
     private final LifecycleContext ctx;
@@ -37,7 +37,7 @@ final class FinalMessages {
     }
 
     /** {@code completed}, {@code failed} or {@code canceled}: applied once, acknowledged every time it is resent. */
-    ServerMessage terminal(RunnerSession session, RunnerMessage.Terminal m) {
+    public ServerMessage terminal(RunnerSession session, RunnerMessage.Terminal m) {
         Resolution r = resolver.resolve(session, m.job(), m.lease());
         ActiveJob attempt = r instanceof Resolution.Current(ActiveJob a) ? a : null;
         if (r instanceof Resolution.Stale(String reason)) {

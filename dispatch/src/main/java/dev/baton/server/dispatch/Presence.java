@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * deadline ({@link DeadlineSweep} acts on it), so a node that dies loses nothing; what this node
  * remembers of its attempts is checked with the store on their next message.
  */
-final class Presence {
+public final class Presence {
     private static final Logger LOG = LoggerFactory.getLogger(Presence.class);
 
     private final LifecycleContext ctx;
@@ -28,7 +28,7 @@ final class Presence {
      * dies, the others know whose jobs to take over), and what this node remembers of its attempts
      * is checked with the store on their next message (another node may have ended them meanwhile).
      */
-    void connectionOpened(RunnerSession session) {
+    public void connectionOpened(RunnerSession session) {
         ctx.store.nodes().attachRunner(session.runnerId(), ctx.settings.nodeId());
         for (ActiveJob a : ctx.active.ofRunner(session.runnerId())) a.reattach = true;
     }
@@ -38,7 +38,7 @@ final class Presence {
      * a new connection, on this node or another (seed 000's disconnect recovery): the store holds
      * that deadline, so it holds even if this node dies.
      */
-    void connectionClosed(RunnerSession session) {
+    public void connectionClosed(RunnerSession session) {
         if (ctx.shuttingDown()) return;
         ctx.changes.runners();
         Instant lostAt = ctx.clock.instant().plus(ctx.settings.heartbeatTimeout());
@@ -57,7 +57,7 @@ final class Presence {
     }
 
     /** The channel has been silent for the heartbeat timeout: its attempts are lost now. */
-    void readTimedOut(RunnerSession session) {
+    public void readTimedOut(RunnerSession session) {
         LOG.warn(
                 "runner {} silent for {}: closing its channel",
                 session.runner().slug(),
@@ -74,7 +74,7 @@ final class Presence {
      * that their jobs get the usual heartbeat timeout instead of waiting on a node that no longer
      * holds them. Part of the fallback sweep; returns how many were detached.
      */
-    int detachStrayRunners() {
+    public int detachStrayRunners() {
         if (ctx.shuttingDown()) return 0;
         int detached = 0;
         for (long runnerId : ctx.store.nodes().runnersOn(ctx.settings.nodeId())) {
@@ -95,7 +95,7 @@ final class Presence {
      * stop cleanly), and completed jobs whose output was stored but not parsed are processed
      * again. Nothing else: every deadline is in the store, and the sweep acts on it.
      */
-    void recover() {
+    public void recover() {
         Instant now = ctx.clock.instant();
         ctx.store
                 .nodes()
@@ -112,7 +112,7 @@ final class Presence {
      * runners were detached. It registers again, re-attaches the runners still connected here,
      * and checks its attempts with the store on their next message.
      */
-    void rejoin() {
+    public void rejoin() {
         Instant now = ctx.clock.instant();
         LOG.warn(
                 "node {} was found dead by another node while it was paused: registering again", ctx.settings.nodeId());
@@ -128,12 +128,12 @@ final class Presence {
     }
 
     /** A crash in a test: this node stops acting and writes nothing more. */
-    void halt() {
+    public void halt() {
         ctx.stopActing();
     }
 
     /** Graceful server shutdown: in-flight jobs stay as they are for the runners to reconnect to (here or on another node). */
-    void shutdown() {
+    public void shutdown() {
         ctx.stopActing();
         Instant now = ctx.clock.instant();
         try {

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Each is first resolved against the current lease ({@link AttemptResolver}); a word of an
  * attempt told to stop is answered {@code cancel} again.
  */
-final class RunningMessages {
+public final class RunningMessages {
     private static final Logger LOG = LoggerFactory.getLogger(RunningMessages.class);
 
     /** A runner's decline reason as stored: at most this many characters (the message itself is size-bounded). */
@@ -39,7 +39,7 @@ final class RunningMessages {
         this.cancels = cancels;
     }
 
-    ServerMessage preparing(RunnerSession session, RunnerMessage.Preparing m) {
+    public ServerMessage preparing(RunnerSession session, RunnerMessage.Preparing m) {
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> {
                 if (a.cancelRequested) yield ctx.cancelMessage(a, "canceled");
@@ -64,7 +64,7 @@ final class RunningMessages {
         };
     }
 
-    ServerMessage running(RunnerSession session, RunnerMessage.Running m) {
+    public ServerMessage running(RunnerSession session, RunnerMessage.Running m) {
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> start(a, m);
             case Resolution.Finished(Job j) ->
@@ -110,7 +110,7 @@ final class RunningMessages {
         }
     }
 
-    ServerMessage heartbeat(RunnerSession session, RunnerMessage.Heartbeat m) {
+    public ServerMessage heartbeat(RunnerSession session, RunnerMessage.Heartbeat m) {
         if (m.job() == null) return new ServerMessage.Ack(null);
         if (m.lease() == null)
             return new ServerMessage.Error("invalid_message", "a heartbeat naming a job must carry its lease");
@@ -138,7 +138,7 @@ final class RunningMessages {
      * counted as liveness of the attempt like a heartbeat. Best effort: nothing is written to the
      * store; the whole log is the output stored with the final word.
      */
-    ServerMessage log(RunnerSession session, RunnerMessage.Log m) {
+    public ServerMessage log(RunnerSession session, RunnerMessage.Log m) {
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> {
                 ctx.touch(a);
@@ -151,7 +151,7 @@ final class RunningMessages {
         };
     }
 
-    ServerMessage declined(RunnerSession session, RunnerMessage.Declined m) {
+    public ServerMessage declined(RunnerSession session, RunnerMessage.Declined m) {
         return switch (resolver.resolve(session, m.job(), m.lease())) {
             case Resolution.Current(ActiveJob a) -> {
                 if (a.isRunning())
