@@ -12,15 +12,12 @@ import dev.baton.server.blob.BlobStorage;
 import dev.baton.server.config.PrivateFiles;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.dispatch.JobEvents;
-import dev.baton.server.dispatch.JobQueue;
-import dev.baton.server.http.AfterHttpStart;
 import dev.baton.server.http.BeforeHttpStop;
 import dev.baton.server.http.BodyLimit;
 import dev.baton.server.http.ClientAddress;
 import dev.baton.server.http.ErrorHandling;
 import dev.baton.server.http.HealthRoutes;
 import dev.baton.server.http.JsonErrorHandler;
-import dev.baton.server.http.ReadinessReport;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.output.AttemptOutputs;
 import dev.baton.server.output.ObjectOutputStore;
@@ -72,6 +69,7 @@ public final class BatonServer implements AutoCloseable {
     private final AdminToken adminToken;
     private final Javalin app;
     private final List<AutoCloseable> closeables;
+    private final List<BeforeHttpStop> beforeStop;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile String publicUrl;
     private final ManagementApi management;
@@ -87,7 +85,6 @@ public final class BatonServer implements AutoCloseable {
         this.adminToken = AdminToken.resolve(config.adminToken(), dataDir);
         this.store = b.store != null ? b.store : StoreFactory.open(config.databaseUrl(), dataDir);
         List<AutoCloseable> toClose = new ArrayList<>();
-        List<AfterHttpStart> afterStart = new ArrayList<>();
         try {
             // Blobs, registry metadata and job output: a directory or an S3-compatible bucket.
             BlobStorage storage = BlobStorage.open(config.blobs(), dataDir);
@@ -101,35 +98,31 @@ public final class BatonServer implements AutoCloseable {
                     store,
                     new AuditLog(store.access(), b.clock, config.auditRetention()));
             Wiring wiring = new Wiring(config, store, b.clock, outputs, admin, this::publicUrl, access, storage);
-            JobEvents events = b.jobEvents.apply(wiring);
-            if (events instanceof AutoCloseable c) toClose.add(c);
-            // Dispatch, when present, also answers what the API asks about queued jobs.
-            JobQueue queue = events instanceof JobQueue q ? q : JobQueue.UNKNOWN;
+            ServerParts parts = new ServerParts();
+            for (Assembly assembly : b.assemblies) assembly.assemble(wiring, parts);
+            toClose.addAll(parts.closeables());
             ApiContext api = new ApiContext(
                     store,
                     b.clock,
                     access,
                     new SubmissionLimiter(config.tokenSubmissionsPerMinute(), b.clock),
                     config.requestBodyMaxBytes(),
-                    events,
+                    parts.events(),
                     outputs,
                     this::publicUrl,
-                    queue,
+                    parts.queue(),
                     Images.in(storage));
 
             ManagementApi management = new ManagementApi(api);
             this.management = management;
+            // Closed first (closing runs in reverse): no schedule fires into parts already closed.
             toClose.add(management);
             HealthRoutes health = new HealthRoutes(store);
+            parts.readiness().forEach(health::report);
             List<RouteModule> modules = new ArrayList<>(List.of(
                     new ErrorHandling(), new BodyLimit(config.requestBodyMaxBytes()), health, access, management));
-            for (Function<Wiring, RouteModule> factory : b.modules) {
-                RouteModule module = factory.apply(wiring);
-                if (module instanceof AutoCloseable c) toClose.add(c);
-                if (module instanceof ReadinessReport r) health.report(r);
-                modules.add(module);
-            }
-            for (RouteModule m : modules) if (m instanceof AfterHttpStart a) afterStart.add(a);
+            modules.addAll(parts.routes());
+            this.beforeStop = List.copyOf(parts.beforeStop());
             this.app = Javalin.create(cfg -> {
                 cfg.concurrency.useVirtualThreads = true;
                 cfg.startup.showJavalinBanner = false;
@@ -150,7 +143,7 @@ public final class BatonServer implements AutoCloseable {
             });
             app.start();
             Supplier<String> advertised = memoized(this::advertiseUrl);
-            afterStart.forEach(a -> a.afterHttpStart(advertised));
+            parts.afterStart().forEach(a -> a.afterHttpStart(advertised));
         } catch (RuntimeException e) {
             closeQuietly(toClose);
             store.close();
@@ -228,12 +221,11 @@ public final class BatonServer implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         LOG.info("Baton server stopping");
-        for (AutoCloseable c : closeables) {
-            if (!(c instanceof BeforeHttpStop first)) continue;
+        for (BeforeHttpStop first : beforeStop) {
             try {
                 first.beforeHttpStop();
             } catch (RuntimeException e) {
-                LOG.warn("stopping {} failed", c.getClass().getSimpleName(), e);
+                LOG.warn("stopping {} failed", first.getClass().getSimpleName(), e);
             }
         }
         try {
@@ -292,13 +284,18 @@ public final class BatonServer implements AutoCloseable {
         return url.replaceAll("//[^@/]*@", "//***@").replaceAll("(?i)(password=)[^&]*", "$1***");
     }
 
+    /** Adds parts to a server being built: the one place that wires them (see {@link ServerAssembly}). */
+    @FunctionalInterface
+    public interface Assembly {
+        void assemble(Wiring wiring, ServerParts parts);
+    }
+
     /** Optional parts; everything else comes from the config. */
     public static final class Builder {
         private final ServerConfig config;
         private Clock clock = Clock.systemUTC();
         private Store store;
-        private Function<Wiring, JobEvents> jobEvents = w -> JobEvents.NONE;
-        private final List<Function<Wiring, RouteModule>> modules = new ArrayList<>();
+        private final List<Assembly> assemblies = new ArrayList<>();
 
         private Builder(ServerConfig config) {
             this.config = Objects.requireNonNull(config);
@@ -315,10 +312,16 @@ public final class BatonServer implements AutoCloseable {
             return this;
         }
 
-        /** Who hears about submitted and canceled jobs (dispatch); default nobody. */
-        public Builder jobEvents(Function<Wiring, JobEvents> factory) {
-            this.jobEvents = Objects.requireNonNull(factory);
+        /** Adds parts, built in order on the server's wiring (several assemblies run in the order given). */
+        public Builder assembly(Assembly assembly) {
+            assemblies.add(Objects.requireNonNull(assembly));
             return this;
+        }
+
+        /** Who hears about submitted and canceled jobs (a test's recorder); default nobody. */
+        public Builder jobEvents(Function<Wiring, JobEvents> factory) {
+            Objects.requireNonNull(factory);
+            return assembly((w, parts) -> parts.jobEvents(factory.apply(w)));
         }
 
         /** Who hears about submitted and canceled jobs; default {@link JobEvents#NONE}. */
@@ -327,10 +330,10 @@ public final class BatonServer implements AutoCloseable {
             return jobEvents(w -> events);
         }
 
-        /** Adds a route module (runner channel, registry, …); closed on stop if AutoCloseable. */
+        /** Adds a route module that needs no closing (a test's extra route, say). */
         public Builder module(Function<Wiring, RouteModule> factory) {
-            modules.add(Objects.requireNonNull(factory));
-            return this;
+            Objects.requireNonNull(factory);
+            return assembly((w, parts) -> parts.routes(factory.apply(w)));
         }
 
         public BatonServer start() {
