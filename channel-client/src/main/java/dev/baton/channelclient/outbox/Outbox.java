@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Terminal results and in-flight attempts on disk, so neither a dropped connection nor a crash of
- * the agent loses a result; on transport A, the lease runner's final words ({@link LeaseWord}) the
+ * the agent loses a result; on transport A, the lease runner's final words ({@link FinalLeaseMessage}) the
  * same way. One file per job (per attempt for final words) and kind; every write goes to a temporary file that
  * is fsynced and then renamed over the old one, so a reader sees the old or the new entry, never
  * half of one. A file that cannot be read is renamed to {@code *.corrupt} and reported.
@@ -76,20 +76,20 @@ public final class Outbox {
         delete(dir.resolve(job + INFLIGHT));
     }
 
-    public void writeLeaseWord(LeaseWord word) {
+    public void writeFinalLeaseMessage(FinalLeaseMessage word) {
         write(dir.resolve(word.key() + LEASE_WORD), word);
     }
 
-    public void deleteLeaseWord(LeaseWord word) {
+    public void deleteFinalLeaseMessage(FinalLeaseMessage word) {
         delete(dir.resolve(word.key() + LEASE_WORD));
     }
 
     /** Final words of transport A the server has not answered yet, oldest file first. */
-    public List<LeaseWord> leaseWords() {
-        List<LeaseWord> out = new ArrayList<>();
+    public List<FinalLeaseMessage> leaseWords() {
+        List<FinalLeaseMessage> out = new ArrayList<>();
         for (Path p : files(LEASE_WORD)) {
             try {
-                LeaseWord word = mapper.readValue(p.toFile(), LeaseWord.class);
+                FinalLeaseMessage word = mapper.readValue(p.toFile(), FinalLeaseMessage.class);
                 if (word.job() == null
                         || word.path() == null
                         || word.message() == null

@@ -3,7 +3,7 @@ package dev.baton.runner.lease;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.channelclient.machine.Input;
-import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.FinalLeaseMessage;
 import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.Wire;
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * queue for another runner), runs it with the same executors as the runner channel, heartbeats,
  * stops on CancelRequested (control subject or HeartbeatAck) and answers with CancelAck, and ends
  * with Complete, which it keeps in the work directory's outbox until the server answers it (also
- * across restarts: see {@link FinalWordOutbox}). A StaleLease, or a whole lease TTL without a
+ * across restarts: see {@link FinalMessageOutbox}). A StaleLease, or a whole lease TTL without a
  * renewal, stops the work and nothing more is said under that lease. This is a driver beside {@link RunnerMachine}, not inside it: the
  * channel's state machine has no notion of a broker.
  */
@@ -84,7 +84,7 @@ public final class LeaseRunner {
     /** Connected once the server named the inbox prefix this runner's NATS user may read (the first LeaseSubjects). */
     private volatile LeaseQueue queue;
 
-    private FinalWordOutbox finalWords;
+    private FinalMessageOutbox finalWords;
 
     public LeaseRunner(MachineConfig config, Target target, Executor executor, Path workDir, Clock clock) {
         this.config = config;
@@ -141,7 +141,7 @@ public final class LeaseRunner {
         } catch (RuntimeException e) {
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
-        finalWords = new FinalWordOutbox(
+        finalWords = new FinalMessageOutbox(
                 new Outbox(workDir.resolve("outbox")),
                 server,
                 clock,
@@ -397,7 +397,7 @@ public final class LeaseRunner {
 
     /**
      * The attempt is over here: its final word goes to the outbox before the slot is free, and
-     * {@link FinalWordOutbox} delivers it from there, across restarts, until the server answers it.
+     * {@link FinalMessageOutbox} delivers it from there, across restarts, until the server answers it.
      */
     private void finish(LeasedJob job, ExecutionResult result, LeaseOutcome outcome) {
         if (!job.end()) return; // reported already (a decline and then a finish of the same execution)
@@ -408,7 +408,7 @@ public final class LeaseRunner {
         switch (job.ending()) {
             case NOTHING -> log.info("job {}: stopped after a stale lease; nothing to report", jobId);
             case CANCEL_ACK ->
-                finalWords.add(new LeaseWord(
+                finalWords.add(new FinalLeaseMessage(
                         jobId,
                         attempt,
                         "cancel-ack",
@@ -421,7 +421,7 @@ public final class LeaseRunner {
                                         results)),
                         0));
             case COMPLETE ->
-                finalWords.add(new LeaseWord(
+                finalWords.add(new FinalLeaseMessage(
                         jobId,
                         attempt,
                         "complete",

@@ -7,7 +7,7 @@ import java.time.Instant;
 
 /**
  * One job this runner holds under a bound lease, from LeaseAccepted until its final word is in the
- * outbox ({@link FinalWordOutbox} delivers it from there). Threads meet here (the execution's,
+ * outbox ({@link FinalMessageOutbox} delivers it from there). Threads meet here (the execution's,
  * the heartbeat tick, the control subject's), so every method is synchronized; each decision ("stop now", "say CancelAck", "say nothing: the lease
  * is stale") is taken once.
  */

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.channelclient.machine.InflightRecord;
 import dev.baton.channelclient.machine.Input;
-import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.FinalLeaseMessage;
 import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
@@ -84,24 +84,24 @@ class OutboxTest {
     @Test
     void leaseWordsSurviveAReopenPerAttemptUntilDeleted() throws Exception {
         String job = JobUuid.random().toString();
-        var first = new LeaseWord(
+        var first = new FinalLeaseMessage(
                 job, 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"a\"}"), 0);
-        var second = new LeaseWord(
+        var second = new FinalLeaseMessage(
                 job, 2, "cancel-ack", Wire.mapper().readTree("{\"type\":\"CancelAck\",\"lease_id\":\"b\"}"), 0);
         Outbox outbox = new Outbox(dir);
-        outbox.writeLeaseWord(first);
-        outbox.writeLeaseWord(second);
-        outbox.writeLeaseWord(first.withRefusals(3));
+        outbox.writeFinalLeaseMessage(first);
+        outbox.writeFinalLeaseMessage(second);
+        outbox.writeFinalLeaseMessage(first.withRefusals(3));
         // Results of the runner channel are another kind: neither sees the other's entries.
         assertThat(new Outbox(dir).results()).isEmpty();
         assertThat(new Outbox(dir).leaseWords()).containsExactlyInAnyOrder(first.withRefusals(3), second);
 
-        outbox.deleteLeaseWord(first);
+        outbox.deleteFinalLeaseMessage(first);
         assertThat(new Outbox(dir).leaseWords()).containsExactly(second);
     }
 
     @Test
-    void corruptLeaseWordsAreMovedAsideNotFatal() throws Exception {
+    void corruptFinalLeaseMessagesAreMovedAsideNotFatal() throws Exception {
         Files.writeString(dir.resolve(JobUuid.random() + ".1.lease.json"), "{not json");
         // A readable entry whose name is not its own attempt's (copied by hand, say) is not trusted either.
         Files.writeString(

@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * still holds attempt 1 in memory, so its runner's word takes the path it took after a SIGCONT.
  * Runs once per database dialect (the subclasses).
  */
-abstract class LateFinalWordContract {
+abstract class LateFinalMessageContract {
     @TempDir
     Path dataDir;
 

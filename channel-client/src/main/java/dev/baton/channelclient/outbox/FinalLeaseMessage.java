@@ -12,9 +12,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param message the message as sent, lease included
  * @param refusals how often the server refused it with an HTTP error (not counting a server it could not reach)
  */
-public record LeaseWord(String job, int attempt, String path, JsonNode message, int refusals) {
-    public LeaseWord withRefusals(int n) {
-        return new LeaseWord(job, attempt, path, message, n);
+public record FinalLeaseMessage(String job, int attempt, String path, JsonNode message, int refusals) {
+    public FinalLeaseMessage withRefusals(int n) {
+        return new FinalLeaseMessage(job, attempt, path, message, n);
     }
 
     /** The name of its entry: one per attempt, so an old attempt's word never overwrites a newer one's. */

@@ -3,7 +3,7 @@ package dev.baton.server.channel;
 import java.nio.file.Path;
 
 /** The late final words on the embedded SQLite store. */
-class SqliteLateFinalWordTest extends LateFinalWordContract {
+class SqliteLateFinalMessageTest extends LateFinalMessageContract {
     @Override
     String databaseUrl(Path dataDir) {
         return null;

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 
 /** The late final words on PostgreSQL; skipped, saying so, when none is reachable. */
 @Tag("postgres")
-class PostgresLateFinalWordTest extends LateFinalWordContract {
+class PostgresLateFinalMessageTest extends LateFinalMessageContract {
     @BeforeAll
     static void requirePostgres() {
         assumeTrue(

@@ -1,6 +1,6 @@
 package dev.baton.runner.lease;
 
-import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.FinalLeaseMessage;
 import dev.baton.channelclient.outbox.Outbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * without end, backing off; a word the server refuses with an HTTP error (a key revoked, say) is
  * dropped after {@code maxSends} refusals, as the runner channel drops a result.
  */
-final class FinalWordOutbox {
-    private static final Logger log = LoggerFactory.getLogger(FinalWordOutbox.class);
+final class FinalMessageOutbox {
+    private static final Logger log = LoggerFactory.getLogger(FinalMessageOutbox.class);
 
     private final Outbox outbox;
     private final LeaseServer server;
@@ -34,17 +34,17 @@ final class FinalWordOutbox {
 
     /** One word waiting: not on its way while {@code sending} is false, next tried at {@code nextTry}. */
     private static final class Pending {
-        LeaseWord word;
+        FinalLeaseMessage word;
         boolean sending;
         Instant nextTry = Instant.MIN;
         int failures;
 
-        Pending(LeaseWord word) {
+        Pending(FinalLeaseMessage word) {
             this.word = word;
         }
     }
 
-    FinalWordOutbox(
+    FinalMessageOutbox(
             Outbox outbox,
             LeaseServer server,
             Clock clock,
@@ -61,14 +61,14 @@ final class FinalWordOutbox {
 
     /** At start-up: the words a previous run of the agent left undelivered, due at once. */
     void recover() {
-        for (LeaseWord w : outbox.leaseWords()) pending.put(key(w), new Pending(w));
+        for (FinalLeaseMessage w : outbox.leaseWords()) pending.put(key(w), new Pending(w));
         if (!pending.isEmpty()) log.info("{} final word(s) from a previous run wait to be delivered", pending.size());
     }
 
     /** Keeps {@code word} on disk first, then it is due at once. */
-    void add(LeaseWord word) {
+    void add(FinalLeaseMessage word) {
         try {
-            outbox.writeLeaseWord(word);
+            outbox.writeFinalLeaseMessage(word);
         } catch (UncheckedIOException e) {
             // Still sent from memory; only a crash before the server answers would lose it now.
             log.error("job {}: cannot write the final word to the outbox; it is kept in memory only", word.job(), e);
@@ -107,7 +107,7 @@ final class FinalWordOutbox {
     }
 
     private void send(Pending p) {
-        LeaseWord w = p.word;
+        FinalLeaseMessage w = p.word;
         try {
             LeaseServer.Answer a = server.post(w.path(), w.message());
             if (a.is("CompleteAck")) {
@@ -136,7 +136,7 @@ final class FinalWordOutbox {
             } else {
                 log.error("job {}: {} refused ({} {}); trying again", w.job(), w.path(), a.status(), a.error());
                 p.word = w.withRefusals(w.refusals() + 1);
-                outbox.writeLeaseWord(p.word);
+                outbox.writeFinalLeaseMessage(p.word);
                 retryLater(p);
             }
         } catch (IOException e) {
@@ -153,7 +153,7 @@ final class FinalWordOutbox {
 
     private void done(Pending p) {
         try {
-            outbox.deleteLeaseWord(p.word);
+            outbox.deleteFinalLeaseMessage(p.word);
         } catch (UncheckedIOException e) {
             // Resent at the next start and answered as the first time (or stale): harmless.
             log.error("job {}: cannot delete the answered final word from the outbox", p.word.job(), e);
@@ -171,7 +171,7 @@ final class FinalWordOutbox {
         }
     }
 
-    private static String key(LeaseWord w) {
+    private static String key(FinalLeaseMessage w) {
         return w.job() + "." + w.attempt();
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.baton.channelclient.outbox.LeaseWord;
+import dev.baton.channelclient.outbox.FinalLeaseMessage;
 import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.RunnerKey;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * here, to answer what the real one answers only in rare states (the lease runner's contract
  * covers the real server's CompleteAck and StaleLease); time is a clock the test moves.
  */
-class FinalWordOutboxTest {
+class FinalMessageOutboxTest {
     private static final int MAX_REFUSALS = 3;
     private static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
 
@@ -45,7 +45,7 @@ class FinalWordOutboxTest {
     private final AtomicReference<String> body = new AtomicReference<>("{\"code\":\"unavailable\"}");
     private final MovedClock clock = new MovedClock();
     private Outbox outbox;
-    private FinalWordOutbox words;
+    private FinalMessageOutbox words;
 
     @BeforeEach
     void start() throws Exception {
@@ -65,7 +65,7 @@ class FinalWordOutboxTest {
                 URI.create("http://127.0.0.1:" + http.getAddress().getPort()),
                 "r1",
                 RunnerKey.generate());
-        words = new FinalWordOutbox(outbox, server, clock, Duration.ofMillis(500), BACKOFF_MAX, MAX_REFUSALS);
+        words = new FinalMessageOutbox(outbox, server, clock, Duration.ofMillis(500), BACKOFF_MAX, MAX_REFUSALS);
     }
 
     @AfterEach
@@ -73,8 +73,8 @@ class FinalWordOutboxTest {
         if (http != null) http.stop(0);
     }
 
-    private LeaseWord complete() throws Exception {
-        return new LeaseWord(
+    private FinalLeaseMessage complete() throws Exception {
+        return new FinalLeaseMessage(
                 "job-1", 1, "complete", Wire.mapper().readTree("{\"type\":\"Complete\",\"lease_id\":\"x\"}"), 0);
     }
 
@@ -113,7 +113,7 @@ class FinalWordOutboxTest {
                 .satisfies(w -> assertThat(w.refusals()).isEqualTo(1));
 
         // A restarted agent knows how often it was refused already.
-        var again = new FinalWordOutbox(
+        var again = new FinalMessageOutbox(
                 outbox,
                 new LeaseServer(
                         HttpClient.newHttpClient(),
