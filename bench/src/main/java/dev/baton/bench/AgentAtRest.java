@@ -38,8 +38,9 @@ final class AgentAtRest {
                 case "--settle" -> settle = Integer.parseInt(args[++i]);
                 case "--java-opts" -> javaOpts = args[++i];
                 case "--runner-java-opts" -> runnerJavaOpts = args[++i];
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (bench/run agent [--seconds N] [--settle N] [--java-opts S] [--runner-java-opts S])");
+                default ->
+                    throw new IllegalArgumentException("unknown option " + args[i]
+                            + " (bench/run agent [--seconds N] [--settle N] [--java-opts S] [--runner-java-opts S])");
             }
         }
         Path root = Path.of("").toAbsolutePath();
@@ -92,7 +93,13 @@ final class AgentAtRest {
                 double wall = (System.nanoTime() - wall0) / 1e9;
                 long cpu1 = processCpuTicks(pid);
                 Map<String, ThreadSample> after = threads(pid);
+                Path status = Path.of("/proc", String.valueOf(pid), "status");
                 report(pid, wall, rssMax, (cpu1 - cpu0) / (double) clockTicks(), before, after);
+                // What the resident set is made of: the process's own memory, and file pages (libjvm.so,
+                // the JDK's class-data archive, jars) that other processes may share.
+                System.out.printf(
+                        "  of it at the end: anonymous %.1f MiB, file-backed %.1f MiB%n",
+                        statusKiB(status, "RssAnon:") / 1024.0, statusKiB(status, "RssFile:") / 1024.0);
             } finally {
                 agent.destroy();
                 if (!agent.waitFor(40, TimeUnit.SECONDS)) agent.destroyForcibly();
@@ -111,7 +118,8 @@ final class AgentAtRest {
         Map<String, double[]> byName = new TreeMap<>();
         long switches = 0;
         for (var e : after.entrySet()) {
-            ThreadSample b = before.getOrDefault(e.getKey(), new ThreadSample(e.getValue().name(), 0, 0));
+            ThreadSample b = before.getOrDefault(
+                    e.getKey(), new ThreadSample(e.getValue().name(), 0, 0));
             long d = e.getValue().switches() - b.switches();
             long c = e.getValue().cpuNanos() - b.cpuNanos();
             switches += d;
@@ -120,13 +128,14 @@ final class AgentAtRest {
             acc[1] += c / 1e6;
             acc[2]++;
         }
-        System.out.printf("agent at rest (pid %d, %.1f s, load average %s)%n", pid, wall, ResourceUse.currentLoadAverage());
+        System.out.printf(
+                "agent at rest (pid %d, %.1f s, load average %s)%n", pid, wall, ResourceUse.currentLoadAverage());
         System.out.printf("  RSS (largest VmRSS seen)       %8.1f MiB%n", rssKiB / 1024);
         System.out.printf(
                 "  CPU (utime+stime)              %8.3f %% of one core (%.0f ms)%n",
-                cpuSeconds / wall * 100,
-                cpuSeconds * 1000);
-        System.out.printf("  wake-ups (context switches)    %8.2f per second, %d threads%n", switches / wall, after.size());
+                cpuSeconds / wall * 100, cpuSeconds * 1000);
+        System.out.printf(
+                "  wake-ups (context switches)    %8.2f per second, %d threads%n", switches / wall, after.size());
         List<Map.Entry<String, double[]>> sorted = new ArrayList<>(byName.entrySet());
         sorted.sort((x, y) -> Double.compare(y.getValue()[0], x.getValue()[0]));
         System.out.println("  per thread name: wake-ups/s, CPU ms over the window, threads");

@@ -102,6 +102,7 @@ public final class RunnerAgent {
     private long nextTickDue;
     /** The live-output pump, scheduled only while a job holds live output (none at rest). */
     private ScheduledFuture<?> pump;
+
     private final MachineInspector inspector;
 
     /** Exit status when another agent holds the work directory. */

@@ -168,9 +168,8 @@ public final class RunnerMachine {
             // logged by the driver, which knows the server and executor; the machine takes the server's message limit
             case ServerMessage.Welcome w -> {
                 reporting.onServerLimit(w.maxMessageBytes());
-                state.serverReadTimeout = w.heartbeatTimeoutSeconds() == null
-                        ? null
-                        : Duration.ofSeconds(w.heartbeatTimeoutSeconds());
+                state.serverReadTimeout =
+                        w.heartbeatTimeoutSeconds() == null ? null : Duration.ofSeconds(w.heartbeatTimeoutSeconds());
             }
             // Answered to the image pull that asked (ChannelClient hands it there, issue 41); no state here.
             case ServerMessage.PullToken p -> {}
