@@ -71,7 +71,8 @@ final class AgentAtRest {
             if (runnerJavaOpts != null) pb.environment().put("BATON_RUNNER_JAVA_OPTS", runnerJavaOpts);
             Process agent = pb.start();
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+                // The launcher builds Baton first when its sources changed: minutes on a loaded machine.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(900);
                 while (!Files.readString(log).contains("connected to")) {
                     if (!agent.isAlive() || System.nanoTime() > deadline)
                         throw new IllegalStateException("the agent did not connect:\n" + Files.readString(log));
