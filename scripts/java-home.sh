@@ -61,6 +61,11 @@ baton_find_java() {
     baton_find_java_home java
 }
 
+# The runner agent's JVM options (decision 0051); BATON_RUNNER_JAVA_OPTS replaces them.
+BATON_RUNNER_DEFAULT_JAVA_OPTS="-XX:+IgnoreUnrecognizedVMOptions -XX:+UseSerialGC -Xms16m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
+-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=32m -XX:-UsePerfData -Xss512k \
+-XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=10000 -XX:ServiceThreadCleanupInterval=10000"
+
 # baton_exec JAR ARGS...: runs Baton with $JAVA_HOME (exec: signals reach the JVM directly).
 # Short commands, which is every command but the long-running `server`, `up` and `runner`, get
 # JVM options for a short life and an application class-data-sharing (AppCDS) archive: together
@@ -97,8 +102,19 @@ baton_exec() {
             fi
             ;;
     esac
+    # The runner agent spends its life idle beside benchmarks: a small serial heap that grows only
+    # when a job needs it, C1 only, no perf-data file, and the JVM's own periodic threads
+    # (monitor deflation every 250 ms, service-thread cleanup every second) made to wake seldom.
+    # Decision 0051 and docs/benchmarks.md ("The runner agent at rest") say what each one saves.
+    # BATON_RUNNER_JAVA_OPTS replaces the list (empty: the JVM's defaults); BATON_JAVA_OPTS comes
+    # after it, so an option there wins (e.g. -Xmx512m for a --max-message-bytes above 32 MiB).
+    local agent=()
+    if [ "${1:-}" = runner ] && [ "${2:-}" = up ]; then
+        # shellcheck disable=SC2206 # a list of options
+        agent=(${BATON_RUNNER_JAVA_OPTS-$BATON_RUNNER_DEFAULT_JAVA_OPTS})
+    fi
     # shellcheck disable=SC2086 # BATON_JAVA_OPTS is a list of options
-    exec "$JAVA_HOME/bin/java" "${fast[@]}" ${BATON_JAVA_OPTS:-} -jar "$jar" "$@"
+    exec "$JAVA_HOME/bin/java" "${fast[@]}" "${agent[@]}" ${BATON_JAVA_OPTS:-} -jar "$jar" "$@"
 }
 
 # baton_train_cds JAR ARCHIVE: writes ARCHIVE in a detached background process: a run of typical

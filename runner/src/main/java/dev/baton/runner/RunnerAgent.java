@@ -48,6 +48,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -90,6 +91,18 @@ public final class RunnerAgent {
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
 
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+    /**
+     * The longest wait between ticks at rest (issue 45, decision 0051): {@code tickInterval}
+     * unless {@link #restTicks} says more, so drivers that do not ask tick as before.
+     */
+    private Duration restTickInterval;
+    /** The next tick, and when it is due ({@link System#nanoTime}); both only touched by the loop thread. */
+    private ScheduledFuture<?> nextTick;
+
+    private long nextTickDue;
+    /** The live-output pump, scheduled only while a job holds live output (none at rest). */
+    private ScheduledFuture<?> pump;
+
     private final MachineInspector inspector;
 
     /** Exit status when another agent holds the work directory. */
@@ -163,6 +176,7 @@ public final class RunnerAgent {
         this.updater = updater;
         this.clock = clock;
         this.tickInterval = tickInterval;
+        this.restTickInterval = tickInterval;
         this.server = target.server();
         HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -170,6 +184,16 @@ public final class RunnerAgent {
                 http, target.server(), target.runner(), target.key(), config.maxMessageBytes(), this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(
                 r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
+    }
+
+    /**
+     * Lets the agent tick as seldom as {@code longest} while it is at rest (connected, idle, nothing
+     * to report): one bare heartbeat per tick, at a third of the server's read timeout at most
+     * ({@link RunnerMachine#tickWithin}). Call before {@link #run}.
+     */
+    public RunnerAgent restTicks(Duration longest) {
+        this.restTickInterval = longest;
+        return this;
     }
 
     /** Lets image pulls ask for fresh pull tokens over this agent's channel (issue 41). */
@@ -247,16 +271,7 @@ public final class RunnerAgent {
                         ? ""
                         : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
                 channel.uri());
-        timers.scheduleAtFixedRate(
-                () -> post(new Input.Tick(clock.instant())),
-                tickInterval.toMillis(),
-                tickInterval.toMillis(),
-                TimeUnit.MILLISECONDS);
-        timers.scheduleWithFixedDelay(
-                this::pumpOutput,
-                LiveOutput.FLUSH_INTERVAL.toMillis(),
-                LiveOutput.FLUSH_INTERVAL.toMillis(),
-                TimeUnit.MILLISECONDS);
+        scheduleTick(tickInterval);
         post(new Input.Start(clock.instant()));
         reportHeldImages();
         try {
@@ -285,12 +300,35 @@ public final class RunnerAgent {
                     }
                     apply(effect);
                 }
+                retime(machine, input instanceof Input.Tick);
             }
         } finally {
             timers.shutdownNow();
             channel.close();
             // Anything still running is stopped; its attempt stays in the in-flight records.
             executions.values().forEach(e -> e.stop(Duration.ZERO));
+        }
+    }
+
+    /**
+     * Schedules the next tick after the machine handled an input: after a tick, within the
+     * interval the machine asks for now; after any other input, sooner only when the machine now
+     * asks for a shorter interval than the one scheduled (a job offered to a runner at rest), so
+     * the ticks of a busy agent keep their one-second pace.
+     */
+    private void retime(RunnerMachine machine, boolean ticked) {
+        Duration within = machine.tickWithin(tickInterval, restTickInterval);
+        if (ticked || System.nanoTime() + within.toNanos() < nextTickDue) scheduleTick(within);
+    }
+
+    private void scheduleTick(Duration delay) {
+        if (nextTick != null) nextTick.cancel(false);
+        nextTickDue = System.nanoTime() + delay.toNanos();
+        try {
+            nextTick = timers.schedule(
+                    () -> post(new Input.Tick(clock.instant())), delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            nextTick = null; // shutting down
         }
     }
 
@@ -320,6 +358,12 @@ public final class RunnerAgent {
                             TimeUnit.MILLISECONDS);
                 case Effect.StartPrepare p -> {
                     liveOutput.put(p.job().uuid(), new LiveOutput());
+                    if (pump == null)
+                        pump = timers.scheduleWithFixedDelay(
+                                this::pumpOutput,
+                                LiveOutput.FLUSH_INTERVAL.toMillis(),
+                                LiveOutput.FLUSH_INTERVAL.toMillis(),
+                                TimeUnit.MILLISECONDS);
                     executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
                 }
                 case Effect.StartWorkload w -> withExecution(w.job(), Execution::start);
@@ -331,6 +375,11 @@ public final class RunnerAgent {
                     outbox.deleteInflight(d.job());
                     executions.remove(d.job());
                     liveOutput.remove(d.job());
+                    if (liveOutput.isEmpty() && pump != null) {
+                        // At rest nothing is pumped: no timer wakes the agent (issue 45).
+                        pump.cancel(false);
+                        pump = null;
+                    }
                 }
                 case Effect.ApplyUpdate u ->
                     Thread.ofVirtual().name("baton-update").start(() -> {

@@ -201,7 +201,7 @@ public final class UpCommand implements Callable<Integer> {
         }
         Updater updater = SelfUpdater.runningJar()
                 .<Updater>map(jar -> new SelfUpdater(
-                        HttpClient.newBuilder()
+                        () -> HttpClient.newBuilder()
                                 .followRedirects(HttpClient.Redirect.NORMAL)
                                 .build(),
                         jar,
@@ -232,12 +232,17 @@ public final class UpCommand implements Callable<Integer> {
                 updater,
                 Clock.systemUTC(),
                 Duration.ofSeconds(1));
+        // At rest a bare heartbeat every 10 s (a third of the default read timeout), not every second (issue 45).
+        agent.restTicks(REST_TICKS);
         agent.answerPullTokens(pullTokens);
         Signals.install(agent::signal, err);
         int status = agent.run();
         if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);
         return status;
     }
+
+    /** The longest wait between an idle agent's heartbeats (decision 0051); never past a third of the server's read timeout. */
+    static final Duration REST_TICKS = Duration.ofSeconds(10);
 
     /** Fresh pull tokens over the channel for pulls outliving the claim's (issue 41); transport A has none. */
     private final PullTokenRequests pullTokens = new PullTokenRequests();

@@ -52,6 +52,7 @@ public final class ChannelRoutes implements RouteModule {
     private final Liveness liveness;
     private final Clock clock;
     private final long maxMessageBytes;
+    private final Duration heartbeatTimeout;
     private final PollTimeout defaultPollTimeout;
     private final Duration idleTimeout;
     private final RunnerSpecSets specSets;
@@ -85,6 +86,7 @@ public final class ChannelRoutes implements RouteModule {
         this.liveness = liveness;
         this.clock = clock;
         this.maxMessageBytes = maxMessageBytes;
+        this.heartbeatTimeout = heartbeatTimeout;
         this.defaultPollTimeout = defaultPollTimeout;
         // Jetty's own idle timeout is only a backstop for dead TCP connections; the protocol's
         // read timer (valid messages only) is enforced by ReadTimer on the injected clock.
@@ -200,8 +202,10 @@ public final class ChannelRoutes implements RouteModule {
             LOG.warn("could not read the specs of runner {} for its welcome: {}", runner.slug(), e.toString());
             specs = List.of();
         }
-        // The message limit lets the runner cut a result to fit before sending it, instead of after a 1009.
-        return new ServerMessage.Welcome(runner.slug().value(), runner.name(), specs, maxMessageBytes);
+        // The message limit lets the runner cut a result to fit before sending it, instead of after a
+        // 1009; the read timeout lets an idle runner heartbeat seldom and still never be lost (issue 45).
+        return new ServerMessage.Welcome(
+                runner.slug().value(), runner.name(), specs, maxMessageBytes, heartbeatTimeout.toSeconds());
     }
 
     private void received(WsContext ctx, String text) {

@@ -59,16 +59,24 @@ public sealed interface ServerMessage {
      * specs (slugs) it serves now, so the runner can say in its own log what it connected as, and
      * the largest message the server takes ({@code max_message_bytes}, its request_body_max_bytes;
      * absent from a router or an older server), so the runner cuts a result to fit before sending
-     * it. It changes no state on the server.
+     * it; and its read timeout ({@code heartbeat_timeout_seconds}: a runner silent this long is
+     * lost; absent from a router or an older server), so an idle runner can heartbeat at a third of
+     * it instead of every second (issue 45, decision 0051). It changes no state on the server.
      */
-    record Welcome(String runner, String name, List<String> specs, Long maxMessageBytes) implements ServerMessage {
+    record Welcome(String runner, String name, List<String> specs, Long maxMessageBytes, Long heartbeatTimeoutSeconds)
+            implements ServerMessage {
         public Welcome {
             specs = specs == null ? List.of() : List.copyOf(specs);
         }
 
-        /** Without the message limit (a router, or a server before it was sent). */
+        /** Without the read timeout (a router, or a server before it was sent). */
+        public Welcome(String runner, String name, List<String> specs, Long maxMessageBytes) {
+            this(runner, name, specs, maxMessageBytes, null);
+        }
+
+        /** Without the message limit and the read timeout (a router, or a server before they were sent). */
         public Welcome(String runner, String name, List<String> specs) {
-            this(runner, name, specs, null);
+            this(runner, name, specs, null, null);
         }
     }
 }

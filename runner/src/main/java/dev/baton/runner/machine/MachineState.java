@@ -54,6 +54,12 @@ final class MachineState {
      */
     int messageLimit;
 
+    /**
+     * The server's read timeout, as its {@code welcome} says it (null: not said, a router or an
+     * older server); an idle runner heartbeats at a third of it (issue 45, decision 0051).
+     */
+    java.time.Duration serverReadTimeout;
+
     MachineState(MachineConfig config) {
         this.config = config;
         this.messageLimit = config.maxMessageBytes();

@@ -5,6 +5,7 @@ import dev.baton.channelclient.machine.Input;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -165,7 +166,11 @@ public final class RunnerMachine {
             case ServerMessage.Update u -> updating.onUpdate(u, out);
             case ServerMessage.Error e -> log.warn("server error {}: {}", e.code(), e.message());
             // logged by the driver, which knows the server and executor; the machine takes the server's message limit
-            case ServerMessage.Welcome w -> reporting.onServerLimit(w.maxMessageBytes());
+            case ServerMessage.Welcome w -> {
+                reporting.onServerLimit(w.maxMessageBytes());
+                state.serverReadTimeout =
+                        w.heartbeatTimeoutSeconds() == null ? null : Duration.ofSeconds(w.heartbeatTimeoutSeconds());
+            }
             // Answered to the image pull that asked (ChannelClient hands it there, issue 41); no state here.
             case ServerMessage.PullToken p -> {}
         }
@@ -184,6 +189,30 @@ public final class RunnerMachine {
     }
 
     // ---- read-only views for the driver and tests ------------------------------------------
+
+    /**
+     * How long the driver may wait before the next tick (issue 45, decision 0051). {@code busy}
+     * (a second) whenever a tick has work: a job held, a result or decline waiting, not connected,
+     * quiet or shutting down, an update waiting. At rest — connected, running, nothing held or
+     * waiting — a tick only sends the bare heartbeat, which the server needs within its read
+     * timeout: then a third of that timeout as its {@code welcome} said it, at most {@code rest},
+     * never less than {@code busy}; {@code busy} when the welcome did not say it (a router, an
+     * older server).
+     */
+    public Duration tickWithin(Duration busy, Duration rest) {
+        boolean atRest = state.link.isConnected()
+                && state.mode == MachineState.Mode.RUNNING
+                && !state.shuttingDown
+                && !state.updating
+                && state.pendingUpdate == null
+                && state.jobs.isEmpty()
+                && state.pending.isEmpty()
+                && state.unsentDeclines.isEmpty();
+        if (!atRest || state.serverReadTimeout == null) return busy;
+        Duration third = state.serverReadTimeout.dividedBy(3);
+        Duration within = third.compareTo(rest) < 0 ? third : rest;
+        return within.compareTo(busy) > 0 ? within : busy;
+    }
 
     /** Jobs currently held (preparing or running). */
     public int activeJobs() {

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,11 +33,20 @@ public final class SelfUpdater implements Updater {
     private static final Logger log = LoggerFactory.getLogger(SelfUpdater.class);
     private static final Pattern SHA256 = Pattern.compile("(sha256:)?[0-9a-f]{64}");
 
-    private final HttpClient http;
+    private final Supplier<HttpClient> http;
     private final Path jar;
     private final long maxBytes;
 
     public SelfUpdater(HttpClient http, Path jar, long maxBytes) {
+        this(() -> http, jar, maxBytes);
+    }
+
+    /**
+     * With a client made only when an update comes: every JDK HttpClient keeps a selector thread
+     * that wakes every 3 s even with no connection, which an agent at rest should not pay for one
+     * it rarely uses (issue 45, decision 0051).
+     */
+    public SelfUpdater(Supplier<HttpClient> http, Path jar, long maxBytes) {
         this.http = http;
         this.jar = jar;
         this.maxBytes = maxBytes;
@@ -104,7 +114,7 @@ public final class SelfUpdater implements Updater {
     private String download(URI url, Path tmp) throws IOException, InterruptedException, UpdateException {
         HttpRequest request =
                 HttpRequest.newBuilder(url).timeout(Duration.ofMinutes(5)).GET().build();
-        HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = http.get().send(request, HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = response.body()) {
             if (response.statusCode() != 200)
                 throw new UpdateException("download of " + url + " answered HTTP " + response.statusCode());

@@ -779,6 +779,8 @@ abstract class ChannelContractTest {
                 .containsExactlyInAnyOrder(spec.slug().value(), other.slug().value());
         // the runner cuts its results to this before sending them (issue 40)
         assertThat(welcome.maxMessageBytes()).isEqualTo(ChannelFixture.MAX_MESSAGE_BYTES);
+        // an idle runner heartbeats at a third of this instead of every second (issue 45, decision 0051)
+        assertThat(welcome.heartbeatTimeoutSeconds()).isEqualTo(ChannelFixture.HEARTBEAT_TIMEOUT.toSeconds());
     }
 
     @Test
