@@ -49,7 +49,8 @@ public final class ServerAssembly {
                             new Judge(w.store().alerts(), w.clock()),
                             w.store().alerts(),
                             w.clock(),
-                            java.time.Duration.ofMinutes(1));
+                            java.time.Duration.ofMinutes(1),
+                            metrics);
                     parts.channel.onReportProcessed(parts.judging::judgeSoon);
                     parts.webhooks = new WebhookSender(w.store(), w.clock(), java.time.Duration.ofSeconds(1));
                     parts.channel.start();
