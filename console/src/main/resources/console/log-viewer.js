@@ -65,6 +65,9 @@
 
   Viewer.prototype.lineCount = function () { return this.texts.length; };
 
+  /** A count grouped by thousands, as the console writes every number (Format.number: 22,211). */
+  function grouped(n) { return n.toLocaleString('en-US'); }
+
   Viewer.prototype.clear = function () {
     this.texts = [];
     this.streams = [];
@@ -194,7 +197,8 @@
       button.className = 'log-section';
       button.dataset.iteration = iteration;
       button.setAttribute('aria-expanded', this.collapsed[iteration] ? 'false' : 'true');
-      button.textContent = (this.collapsed[iteration] ? '▸' : '▾') + ' Iteration ' + iteration;
+      // Reports count iterations from 0, the job from 1 (BATON_ITERATION): the heading says what the job saw.
+      button.textContent = (this.collapsed[iteration] ? '▸' : '▾') + ' Iteration ' + (iteration + 1);
       div.appendChild(button);
       return div;
     }
@@ -403,7 +407,7 @@
     if (!out) return;
     if (!this.query) out.textContent = '';
     else if (!this.matches.length) out.textContent = 'No match';
-    else out.textContent = (this.current >= 0 ? (this.current + 1) + ' of ' : '') + this.matches.length
+    else out.textContent = (this.current >= 0 ? grouped(this.current + 1) + ' of ' : '') + grouped(this.matches.length)
         + (this.matches.length >= MAX_MATCHES ? '+' : '') + (this.matches.length === 1 ? ' match' : ' matches');
   };
 
@@ -434,7 +438,7 @@
         self.followStream(url);
         return;
       }
-      self.state.textContent = 'Log complete: the job is ' + JSON.parse(e.data).status + ' (' + self.lineCount() + ' lines).';
+      self.state.textContent = 'Log complete: the job is ' + JSON.parse(e.data).status + ' (' + grouped(self.lineCount()) + ' lines).';
       if (self.query) self.search(self.query);
     });
     // The handle closes whichever stream is current (a log read again has a new one).

@@ -2,6 +2,9 @@ package dev.baton.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What the project's thresholds made of a report (docs/alerts.md): each judged metric with its
@@ -15,6 +18,15 @@ final class Alerts {
         return report != null
                 && report.path("alerts").isArray()
                 && !report.path("alerts").isEmpty();
+    }
+
+    /** The report's alert groups (docs/alerts.md, "Triage and groups"), in the order of their first alert. */
+    static List<String> groups(JsonNode report) {
+        Set<String> groups = new LinkedHashSet<>();
+        for (JsonNode a : report.path("alerts")) {
+            if (a.hasNonNull("group")) groups.add(a.get("group").asText());
+        }
+        return List.copyOf(groups);
     }
 
     static void print(JsonNode report, PrintWriter out) {
@@ -36,6 +48,13 @@ final class Alerts {
             bounds.print(out);
         }
         for (JsonNode a : report.path("alerts")) out.println(line(a));
+        for (String g : groups(report)) {
+            long n = 0;
+            for (JsonNode a : report.path("alerts"))
+                n += g.equals(a.path("group").asText()) ? 1 : 0;
+            out.println("GROUP " + g + ": " + n + (n == 1 ? " alert" : " alerts")
+                    + " of this report, triaged as one (baton alerts triage --group " + g + ")");
+        }
         out.flush();
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.cli.runner.UpCommand.DurationConverter;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -94,9 +95,15 @@ final class RunCommand extends ClientCommand {
     private int alertExit(JsonNode report) {
         if (!failOnAlert || !Alerts.raised(report)) return ExitCodes.OK;
         int n = report.path("alerts").size();
+        List<String> groups = Alerts.groups(report);
         PrintWriter err = spec.commandLine().getErr();
         err.println("baton: " + n + (n == 1 ? " alert was" : " alerts were") + " raised on report "
-                + report.path("uuid").asText() + " (--fail-on-alert)");
+                + report.path("uuid").asText()
+                + (groups.isEmpty()
+                        ? ""
+                        : ", " + groups.size() + (groups.size() == 1 ? " group " : " groups ")
+                                + String.join(", ", groups))
+                + " (--fail-on-alert)");
         err.flush();
         return ExitCodes.ALERT;
     }

@@ -134,6 +134,9 @@ class RunFailOnAlertTest {
                         "(?m)^sort +latency +16 +- +15\\.69246\\d* +t_test +5 earlier results, mean 12 ± 1\\.58113\\d*$");
         assertThat(r.out()).containsPattern("ALERT [0-9a-f-]{36}: sort latency = 16 is above the upper limit 15\\.69");
         assertThat(r.err()).contains("1 alert was raised on report").contains("--fail-on-alert");
+        // The group the alert forms (issue 44): named on stderr and as a GROUP line.
+        assertThat(r.err()).containsPattern(", 1 group [0-9a-f-]{36} \\(--fail-on-alert\\)");
+        assertThat(r.out()).containsPattern("(?m)^GROUP [0-9a-f-]{36}: 1 alert of this report");
 
         // Another pull request without --fail-on-alert: the alert is printed, and the job's success is the exit status.
         CliRun.Result again = baton(prRun("other-feature"));
@@ -144,8 +147,34 @@ class RunFailOnAlertTest {
                 baton("alerts", "list", "--project", "local", "--status", "active", "--branch", "feature");
         assertThat(alerts.exit()).as(alerts.err()).isZero();
         assertThat(alerts.out())
-                .containsPattern("(?m)^[0-9a-f-]{36} +active +feature +sort +latency +16 +upper +15\\.69");
+                .containsPattern(
+                        "(?m)^[0-9a-f-]{36} +active +untriaged +[0-9a-f-]{36} +feature +sort +latency +16 +upper +15\\.69");
         String uuid = alerts.out().lines().skip(1).findFirst().orElseThrow().split(" +")[0];
+
+        // The group, listed and triaged as a whole (docs/alerts.md, "Triage and groups").
+        CliRun.Result groups = baton("alerts", "groups", "--project", "local", "--branch", "feature");
+        assertThat(groups.exit()).as(groups.err()).isZero();
+        assertThat(groups.out()).containsPattern("(?m)^[0-9a-f-]{36} +untriaged +1 +feature +localhost +0123abc ");
+        String group = groups.out().lines().skip(1).findFirst().orElseThrow().split(" +")[0];
+        CliRun.Result triaged = baton(
+                "alerts",
+                "triage",
+                "--project",
+                "local",
+                "--group",
+                group,
+                "--state",
+                "culprit",
+                "--commit",
+                "0123abc");
+        assertThat(triaged.exit()).as(triaged.err()).isZero();
+        assertThat(triaged.out()).contains("Triaged group " + group + " (1 alert) as culprit.");
+        assertThat(baton("alerts", "list", "--project", "local", "--branch", "feature")
+                        .out())
+                .containsPattern("(?m)^" + uuid + " +active +culprit ");
+        CliRun.Result neither = baton("alerts", "triage", "--project", "local", "--state", "expected");
+        assertThat(neither.exit()).isEqualTo(ExitCodes.USAGE);
+        assertThat(neither.err()).contains("name an ALERT or --group GROUP");
         assertThat(baton("alerts", "dismiss", "--project", "local", uuid).out()).contains("Dismissed alert " + uuid);
 
         CliRun.Result history = baton(

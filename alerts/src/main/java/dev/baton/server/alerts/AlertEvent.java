@@ -2,13 +2,15 @@ package dev.baton.server.alerts;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.baton.server.store.Alert;
+import dev.baton.server.store.AlertGroup;
 import java.time.Instant;
 
 /**
  * The body a webhook receives for a new alert (docs/alerts.md, "Webhooks"): the event's name,
- * the project and the alert as the API shows it.
+ * the project, the alert as the API shows it and, since issue 44, its group (the alerts of the
+ * same report's judgement): a receiver that wants one message per change acts on a group once.
  */
-public record AlertEvent(String event, String project, Body alert) {
+public record AlertEvent(String event, String project, Body alert, Group group) {
 
     public static final String CREATED = "alert.created";
 
@@ -28,7 +30,40 @@ public record AlertEvent(String event, String project, Body alert) {
             double limit,
             Baseline baseline,
             String status,
-            Instant created) {}
+            Instant created,
+            String group,
+            String triage) {}
+
+    /**
+     * The alert's group: its commit range ({@code previous_hash} exclusive to {@code hash}), how
+     * many alerts it has and this alert's place among them (1-based, oldest first).
+     */
+    public record Group(
+            String uuid,
+            String report,
+            String branch,
+            String testbed,
+            @JsonInclude(JsonInclude.Include.ALWAYS) String hash,
+            @JsonInclude(JsonInclude.Include.ALWAYS) String previousHash,
+            int alerts,
+            int index) {
+
+        static Group of(AlertGroup g, String alertUuid) {
+            int index = 0;
+            for (int i = 0; i < g.alerts().size(); i++) {
+                if (g.alerts().get(i).uuid().equals(alertUuid)) index = i + 1;
+            }
+            return new Group(
+                    g.uuid(),
+                    g.reportUuid(),
+                    g.branch(),
+                    g.testbed(),
+                    g.hash(),
+                    g.previousHash(),
+                    g.alerts().size(),
+                    index);
+        }
+    }
 
     /** The history the limit was computed from. */
     public record Baseline(
@@ -36,7 +71,8 @@ public record AlertEvent(String event, String project, Body alert) {
             @JsonInclude(JsonInclude.Include.ALWAYS) Double mean,
             @JsonInclude(JsonInclude.Include.ALWAYS) Double stddev) {}
 
-    public static AlertEvent created(String projectUuid, Alert a) {
+    /** {@code group}: the alert's group, or null for an alert without one. */
+    public static AlertEvent created(String projectUuid, Alert a, AlertGroup group) {
         return new AlertEvent(
                 CREATED,
                 projectUuid,
@@ -55,6 +91,9 @@ public record AlertEvent(String event, String project, Body alert) {
                         a.limit(),
                         new Baseline(a.baselineSize(), a.baselineMean(), a.baselineStddev()),
                         a.status(),
-                        a.created()));
+                        a.created(),
+                        a.groupUuid(),
+                        a.triage().state()),
+                group == null ? null : Group.of(group, a.uuid()));
     }
 }

@@ -25,6 +25,7 @@ public final class Judging implements AutoCloseable {
     static final Duration RECENT = Duration.ofHours(1);
 
     private final Judge judge;
+    private final dev.baton.server.metrics.BatonMetrics metrics;
     private final dev.baton.server.store.AlertStore store;
     private final java.time.Clock clock;
     private volatile boolean sweptAll;
@@ -35,6 +36,17 @@ public final class Judging implements AutoCloseable {
             Thread.ofPlatform().name("baton-judge-sweep").daemon().factory());
 
     public Judging(Judge judge, dev.baton.server.store.AlertStore store, java.time.Clock clock, Duration sweepEvery) {
+        this(judge, store, clock, sweepEvery, null);
+    }
+
+    /** As above, each judgement's time on {@code /metrics} ({@code baton_judge_duration_seconds}; null: not measured). */
+    public Judging(
+            Judge judge,
+            dev.baton.server.store.AlertStore store,
+            java.time.Clock clock,
+            Duration sweepEvery,
+            dev.baton.server.metrics.BatonMetrics metrics) {
+        this.metrics = metrics;
         this.judge = judge;
         this.store = store;
         this.clock = clock;
@@ -46,7 +58,7 @@ public final class Judging implements AutoCloseable {
         try {
             worker.execute(() -> {
                 try {
-                    judge.judge(reportId);
+                    timed("processed", reportId);
                 } catch (RuntimeException e) {
                     // The sweep judges it later.
                     LOG.warn("judging report {} failed: {}", reportId, e.toString());
@@ -70,11 +82,18 @@ public final class Judging implements AutoCloseable {
             List<Long> batch = store.unjudgedReports(since, SWEEP_BATCH);
             // A batch that did not move (a report that cannot be judged now) waits for the next sweep.
             if (batch.isEmpty() || batch.equals(previous)) return judged;
-            for (long id : batch) judge.judge(id);
+            for (long id : batch) timed("sweep", id);
             judged += batch.size();
             if (batch.size() < SWEEP_BATCH) return judged;
             previous = batch;
         }
+    }
+
+    /** Judges one report; its time goes to /metrics (a duration on the monotonic clock, not the injected one). */
+    private void timed(String origin, long reportId) {
+        long start = System.nanoTime();
+        judge.judge(reportId);
+        if (metrics != null) metrics.judged(origin, Duration.ofNanos(System.nanoTime() - start));
     }
 
     private void sweepQuietly() {

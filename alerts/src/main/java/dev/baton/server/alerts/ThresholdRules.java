@@ -12,6 +12,9 @@ import dev.baton.server.store.ThresholdRule;
 public final class ThresholdRules {
     /** The window when none is given: the last 64 samples. */
     public static final int DEFAULT_MAX_SAMPLES = 64;
+
+    /** The largest window: a direct run is judged as it is stored, one baseline read per metric (issue 44). */
+    public static final int MAX_SAMPLES = 1_000;
     /** The boundary set when a statistical threshold gives neither: slower (or larger) is worse. */
     public static final double DEFAULT_CONFIDENCE = 0.99;
 
@@ -50,6 +53,10 @@ public final class ThresholdRules {
                 r.maxSamples() == null && r.maxDays() == null ? Integer.valueOf(DEFAULT_MAX_SAMPLES) : r.maxSamples();
         if (maxSamples != null && maxSamples < 1)
             throw new InvalidThreshold("max_samples", "max_samples must be at least 1");
+        if (maxSamples != null && maxSamples > MAX_SAMPLES)
+            throw new InvalidThreshold(
+                    "max_samples",
+                    "max_samples must be at most " + MAX_SAMPLES + " (a direct run is judged as it is stored)");
         if (r.maxDays() != null && r.maxDays() < 1)
             throw new InvalidThreshold("max_days", "max_days must be at least 1");
         int minSamples = r.minSamples() < 0 ? model.minimumBaseline() : r.minSamples();

@@ -2,6 +2,7 @@ package dev.baton.server.alerts;
 
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.store.Alert;
+import dev.baton.server.store.AlertGroup;
 import dev.baton.server.store.Store;
 import dev.baton.server.store.WebhookDelivery;
 import dev.baton.server.store.WebhookStore;
@@ -88,7 +89,13 @@ public final class WebhookSender implements AutoCloseable {
                 webhooks.recordAttempt(d.id(), null, "the alert no longer exists", null, null);
                 return;
             }
-            byte[] body = Wire.encode(AlertEvent.created(project, alert.get())).getBytes(StandardCharsets.UTF_8);
+            AlertGroup group = alert.get().groupUuid() == null
+                    ? null
+                    : store.alerts()
+                            .findAlertGroup(d.projectId(), alert.get().groupUuid())
+                            .orElse(null);
+            byte[] body =
+                    Wire.encode(AlertEvent.created(project, alert.get(), group)).getBytes(StandardCharsets.UTF_8);
             HttpRequest request = HttpRequest.newBuilder(URI.create(d.url()))
                     .timeout(REQUEST_TIMEOUT)
                     .header("Content-Type", "application/json")

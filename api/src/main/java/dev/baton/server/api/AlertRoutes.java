@@ -110,7 +110,7 @@ final class AlertRoutes implements RouteModule {
         Json.write(ctx, 200, new MetricPage(points.stream().map(MetricView::of).toList(), next));
     }
 
-    private static Long cursor(Context ctx) {
+    static Long cursor(Context ctx) {
         String raw = ctx.queryParam("before");
         if (raw == null) return null;
         try {

@@ -2,11 +2,13 @@ package dev.baton.server.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.baton.server.store.Alert;
+import dev.baton.server.store.Triage;
 import java.time.Instant;
 
 /**
  * An alert (docs/alerts.md): a metric of a report outside a threshold's boundary, with the side,
- * the value, the limit and the baseline summary the limit came from.
+ * the value, the limit and the baseline summary the limit came from; the group it belongs to and
+ * its triage.
  */
 public record AlertView(
         String uuid,
@@ -24,7 +26,16 @@ public record AlertView(
         Baseline baseline,
         String status,
         Instant created,
-        Instant modified) {
+        Instant modified,
+        String group,
+        TriageView triage) {
+
+    /** What a person made of the alert (docs/alerts.md, "Triage and groups"); null fields are left out. */
+    public record TriageView(String state, String note, String commit, String by, Instant at) {
+        static TriageView of(Triage t) {
+            return new TriageView(t.state(), t.note(), t.commit(), t.by(), t.at());
+        }
+    }
 
     /** The history the limit was computed from. */
     public record Baseline(
@@ -49,6 +60,8 @@ public record AlertView(
                 new Baseline(a.baselineSize(), a.baselineMean(), a.baselineStddev()),
                 a.status(),
                 a.created(),
-                a.modified());
+                a.modified(),
+                a.groupUuid(),
+                TriageView.of(a.triage()));
     }
 }

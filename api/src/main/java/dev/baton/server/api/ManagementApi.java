@@ -23,6 +23,7 @@ public final class ManagementApi implements RouteModule, AutoCloseable {
                 new MemberRoutes(api),
                 new ThresholdRoutes(api),
                 new AlertRoutes(api),
+                new TriageRoutes(api),
                 new WebhookRoutes(api),
                 new OpenApiRoutes());
     }

@@ -44,6 +44,12 @@ final class RunValidator {
     static final int MIN_ITERATIONS = 1;
     static final int MAX_ITERATIONS = 100;
     static final int MAX_RESULTS = 256;
+    /**
+     * Benchmarks in one direct run's merged results: a direct run is judged as it is stored, so
+     * its answer waits for one baseline read per benchmark and measure (issue 44).
+     */
+    static final int MAX_BENCHMARKS = 10_000;
+
     static final int MAX_LABEL_LENGTH = 256;
     static final int MAX_RETRY_ATTEMPTS = 10;
     static final int MAX_RETRY_BACKOFF_SECONDS = 3600;
@@ -297,7 +303,17 @@ final class RunValidator {
                 throw ApiException.invalidField(field, field + ": adapter " + adapter.name() + ": " + parsed.error());
             iterations.add(parsed);
         }
-        return ReportResults.of(iterations).toJson();
+        ReportResults report = ReportResults.of(iterations);
+        int benchmarks = report.results().benchmarks().size();
+        if (benchmarks > MAX_BENCHMARKS) {
+            throw new ApiException(
+                    400,
+                    "too_many_benchmarks",
+                    "a direct run has at most " + MAX_BENCHMARKS + " benchmarks; these results have " + benchmarks
+                            + ": split them into several runs",
+                    "results");
+        }
+        return report.toJson();
     }
 
     private static List<String> args(String field, List<String> raw) {

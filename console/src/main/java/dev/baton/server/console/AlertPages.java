@@ -4,12 +4,15 @@ import dev.baton.protocol.id.ReportUuid;
 import dev.baton.server.auth.Principal;
 import dev.baton.server.console.Views.AlertRow;
 import dev.baton.server.console.Views.AlertsPage;
+import dev.baton.server.console.Views.GroupRow;
 import dev.baton.server.console.Views.JobRef;
 import dev.baton.server.store.Alert;
 import dev.baton.server.store.AlertFilter;
+import dev.baton.server.store.AlertGroupFilter;
 import dev.baton.server.store.Project;
 import dev.baton.server.store.Report;
 import dev.baton.server.store.Store;
+import dev.baton.server.store.Triage;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +27,9 @@ final class AlertPages {
     /** Alerts shown per status on the alerts page; the API pages through the rest. */
     static final int SHOWN = 200;
 
+    /** Alert groups shown on the alerts page, newest first. */
+    static final int GROUPS_SHOWN = 50;
+
     private final Store store;
 
     AlertPages(Store store) {
@@ -37,7 +43,39 @@ final class AlertPages {
                 project.name(),
                 rows(project, Alert.ACTIVE, null, jobs),
                 rows(project, Alert.DISMISSED, null, jobs),
-                AlertRight.mayTriage(viewer, project));
+                AlertRight.mayTriage(viewer, project),
+                groups(project));
+    }
+
+    /** The newest groups, each with its triage and a summary of the metrics that moved. */
+    private List<GroupRow> groups(Project project) {
+        return store
+                .alerts()
+                .alertGroups(new AlertGroupFilter(project.id(), null, null, null, null, GROUPS_SHOWN))
+                .stream()
+                .map(g -> {
+                    Triage t = g.triage();
+                    String metrics = g.alerts().stream()
+                            .map(a -> a.benchmark() + " " + a.measure())
+                            .distinct()
+                            .limit(5)
+                            .collect(java.util.stream.Collectors.joining(", "));
+                    if (g.alerts().size() > 5) metrics += ", …";
+                    return new GroupRow(
+                            g.uuid(),
+                            g.branch(),
+                            g.testbed(),
+                            g.hash(),
+                            g.previousHash(),
+                            t.state(),
+                            t.note(),
+                            t.commit(),
+                            t.by(),
+                            g.alerts().size(),
+                            metrics,
+                            g.created());
+                })
+                .toList();
     }
 
     /** The alerts raised on one report, whatever their status. */

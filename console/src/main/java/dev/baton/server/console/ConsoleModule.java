@@ -50,7 +50,8 @@ import java.util.function.Supplier;
  * GET  /console/projects/{project}/jobs                 ?status, spec, runner, branch, submitter, offset
  * GET  /console/projects/{project}/jobs/{job}           POST …/cancel, …/rerun; GET …/log (SSE), …/log.txt (the whole log,
  *                                                     text/plain), …/compare, …/files/{iteration}/{path} (a collected file)
- * GET  /console/projects/{project}/alerts               POST …/alerts/{alert}/dismiss (confirmed), …/reopen
+ * GET  /console/projects/{project}/alerts               POST …/alerts/{alert}/dismiss (confirmed), …/reopen,
+ *                                                      …/alert-groups/{group}/triage
  * GET  /console/projects/{project}/metrics              ?benchmark, measure, branch, testbed; …/metrics/data (the plot's JSON)
  * GET  /console/projects/{project}/registry
  * GET  /console/ojs-workers                             POST …/{worker}/quiet, …/terminate, …/resume (OjsWorkerPages)
@@ -233,6 +234,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         }));
         r.post("/console/projects/{project}/alerts/{alert}/dismiss", action((ctx, v) -> triage(ctx, v, "dismiss")));
         r.post("/console/projects/{project}/alerts/{alert}/reopen", action((ctx, v) -> triage(ctx, v, "reopen")));
+        r.post("/console/projects/{project}/alert-groups/{group}/triage", action(this::triageGroup));
         r.get("/console/projects/{project}/metrics", page((ctx, v) -> {
             Project project = project(ctx, v);
             render(
@@ -512,6 +514,29 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                     "dismiss".equals(verb) ? "Not dismissed" : "Not reopened",
                     answer.message(),
                     back);
+            return;
+        }
+        ctx.redirect(path, HttpStatus.SEE_OTHER);
+    }
+
+    /** Triages a group as a whole through the API, as the viewer: the state, and the commit and note when given. */
+    private void triageGroup(Context ctx, Viewer v) throws Exception {
+        String path = "/console/projects/" + ctx.pathParam("project") + "/alerts";
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("state", ctx.formParam("state"));
+        String commit = ctx.formParam("commit");
+        if (commit != null && !commit.isBlank()) body.put("commit", commit.strip());
+        String note = ctx.formParam("note");
+        if (note != null && !note.isBlank()) body.put("note", note);
+        var answer = api.call(
+                ctx,
+                "POST",
+                "/v0/projects/" + encode(ctx.pathParam("project")) + "/alert-groups/" + encode(ctx.pathParam("group"))
+                        + "/triage",
+                body,
+                v.token());
+        if (!answer.ok()) {
+            message(ctx, answer.status(), v, "Not triaged", answer.message(), new Link(path, "Back to the alerts"));
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);

@@ -185,6 +185,19 @@ public final class Views {
         public String direction() {
             return changePercent == null || Math.abs(changePercent) < 0.05 ? "same" : changePercent > 0 ? "up" : "down";
         }
+
+        /**
+         * The change judged by the measure's direction (issue 44): {@code better} or {@code
+         * worse} (a +25 % latency is worse, a −10 % throughput is worse too), {@code same}, or
+         * {@code changed} for a measure whose direction Baton does not know.
+         */
+        public String verdict() {
+            String d = direction();
+            if (d.equals("same")) return "same";
+            Boolean higher = dev.baton.server.adapter.Measures.higherIsBetter(measure);
+            if (higher == null) return "changed";
+            return d.equals("up") == higher ? "better" : "worse";
+        }
     }
 
     /** A job beside the previous run on the same branch and testbed ({@code previous} null when there is none), with the alerts raised on it. */
@@ -249,7 +262,48 @@ public final class Views {
 
     /** A project's alerts, active and dismissed; {@code mayTriage}: the viewer may dismiss and reopen (the API's rule). */
     public record AlertsPage(
-            String project, String projectName, List<AlertRow> active, List<AlertRow> dismissed, boolean mayTriage) {}
+            String project,
+            String projectName,
+            List<AlertRow> active,
+            List<AlertRow> dismissed,
+            boolean mayTriage,
+            List<GroupRow> groups) {}
+
+    /**
+     * An alert group (docs/alerts.md, "Triage and groups"): the alerts of one report's judgement,
+     * its commit range, its triage ({@code mixed} when its alerts differ) and what moved.
+     */
+    public record GroupRow(
+            String uuid,
+            String branch,
+            String testbed,
+            String hash,
+            String previousHash,
+            String state,
+            String note,
+            String commit,
+            String by,
+            int alerts,
+            String metrics,
+            Instant created) {
+        public String shortId() {
+            return uuid.substring(0, Math.min(8, uuid.length()));
+        }
+
+        /** The commit range as git writes it, or what is known of it. */
+        public String range() {
+            if (hash == null) return "—";
+            String to = hash.substring(0, Math.min(10, hash.length()));
+            return previousHash == null
+                    ? to
+                    : previousHash.substring(0, Math.min(10, previousHash.length())) + ".." + to;
+        }
+
+        /** The states a person may set, in the docs' order. */
+        public List<String> states() {
+            return dev.baton.server.store.Triage.STATES;
+        }
+    }
 
     /** A benchmark and measure with a link to its plot. */
     public record MetricChoice(String benchmark, String measure, String href, boolean selected) {}

@@ -43,6 +43,9 @@ abstract class JsonFormat implements Adapter {
     }
 
     static double required(JsonNode parent, String field, String where) {
+        JsonNode raw = parent.get(field);
+        if (raw != null && raw.isTextual() && raw.textValue().equalsIgnoreCase("nan"))
+            throw new AdapterException(where + ": '" + field + "' is NaN: a result needs a number (issue 44)");
         Double v = number(parent, field);
         if (v == null) throw new AdapterException(where + ": '" + field + "' is missing");
         return v;

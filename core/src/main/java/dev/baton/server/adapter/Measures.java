@@ -18,4 +18,18 @@ public final class Measures {
     public static final String ALLOCATIONS = "allocations";
 
     private Measures() {}
+
+    /**
+     * Which way is better for a measure Baton knows: true when more is better (throughput,
+     * bandwidth), false when less is (latency, allocated bytes, allocations), null for a measure
+     * a project named itself (its direction is not known).
+     */
+    public static Boolean higherIsBetter(String measure) {
+        if (measure == null) return null;
+        return switch (measure) {
+            case THROUGHPUT, BANDWIDTH -> Boolean.TRUE;
+            case LATENCY, ALLOCATED_BYTES, ALLOCATIONS -> Boolean.FALSE;
+            default -> null;
+        };
+    }
 }

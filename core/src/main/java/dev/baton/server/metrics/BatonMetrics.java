@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -76,6 +77,19 @@ public final class BatonMetrics {
                 .tag("code", code)
                 .register(registry)
                 .increment();
+    }
+
+    /**
+     * One report judged against its project's thresholds (docs/alerts.md, "Judging"; issue 44):
+     * {@code origin} {@code processed} (a runner run, on the judging thread) or {@code sweep}.
+     */
+    public void judged(String origin, Duration took) {
+        Timer.builder("baton.judge.duration")
+                .description("Time to judge one report against its project's thresholds, by origin")
+                .tag("origin", origin)
+                .publishPercentileHistogram()
+                .register(registry)
+                .record(took);
     }
 
     public void queueDuration(int priority, Duration queued) {

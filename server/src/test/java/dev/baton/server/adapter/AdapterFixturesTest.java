@@ -190,6 +190,8 @@ class AdapterFixturesTest {
                 Arguments.of("json", "not json at all", "not valid JSON"),
                 Arguments.of("json", "{\"a\": {\"latency\": {\"value\": \"fast\"}}}", "'value' must be a number"),
                 Arguments.of("json", "{\"a\": {\"latency\": {\"lower_value\": 1}}}", "'value' is missing"),
+                // issue 44: a NaN is named as such, not as a missing value
+                Arguments.of("json", "{\"a\": {\"latency\": {\"value\": \"NaN\"}}}", "'value' is NaN"),
                 Arguments.of("json", "[1, 2]", "must be a JSON object"),
                 Arguments.of(
                         "java_jmh",

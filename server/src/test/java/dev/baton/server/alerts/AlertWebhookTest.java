@@ -166,7 +166,16 @@ class AlertWebhookTest {
         assertThat(log.get("delivered").isNull()).isFalse();
         assertThat(log.get("next_attempt").isNull()).isTrue();
         assertThat(r.delivery()).isEqualTo(log.get("id").asText());
-        assertThat(s.get("/v0/audit").text()).contains("webhook.created");
+        // The group (issue 44): the alert's group, its size and the alert's place in it.
+        assertThat(body.at("/alert/group").asText())
+                .isEqualTo(body.at("/group/uuid").asText());
+        assertThat(body.at("/group/alerts").asInt()).isEqualTo(1);
+        assertThat(body.at("/group/index").asInt()).isEqualTo(1);
+        assertThat(body.at("/group/branch").asText()).isEqualTo("pr-1");
+        assertThat(body.at("/alert/triage").asText()).isEqualTo("untriaged");
+        // The audit entry names the webhook it created (issue 44), never its secret.
+        JsonNode audit = s.get("/v0/audit?action=webhook.created").json().at("/events/0");
+        assertThat(audit.get("detail").toString()).contains(webhook).doesNotContain(secret);
     }
 
     @Test

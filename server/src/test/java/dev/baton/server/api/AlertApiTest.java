@@ -186,6 +186,10 @@ class AlertApiTest {
                         "max_samples",
                         "at least 1"),
                 new Case(
+                        Map.of("testbed", "box", "measure", "latency", "model", "t_test", "max_samples", 1_001),
+                        "max_samples",
+                        "at most 1000"),
+                new Case(
                         Map.of("testbed", "box", "measure", "latency", "model", "t_test", "max_days", 0),
                         "max_days",
                         "at least 1"),
@@ -302,6 +306,9 @@ class AlertApiTest {
         assertThat(judged.at("/job/status").asText())
                 .as("the job's outcome is unchanged")
                 .isEqualTo("processed");
+        // Judging time is on /metrics (issue 44), by origin: this one on the judging thread.
+        String scrape = s.send("GET", "/metrics", null, null).text();
+        assertThat(scrape).containsPattern("baton_judge_duration_seconds_count\\{origin=\"processed\"\\} [1-9]");
     }
 
     @Test
@@ -365,5 +372,33 @@ class AlertApiTest {
                         .get("metrics"))
                 .as("nothing stored")
                 .isEmpty();
+    }
+
+    /** issue 44: a direct run is judged as it is stored, so its benchmarks are bounded, with a stable code. */
+    @Test
+    void aDirectRunWithTooManyBenchmarksIsRefusedWithAStableCode() {
+        Path big = dir.resolve("big");
+        try (TestServer b = TestServer.assembled(
+                big,
+                TestServer.config(big).toBuilder().requestBodyMaxBytes(4 << 20).build())) {
+            Fixtures.organization(b, "org", "team");
+            Fixtures.project(b, "proj", "org");
+            Map<String, Object> results = new HashMap<>();
+            for (int i = 0; i <= RunValidator.MAX_BENCHMARKS; i++)
+                results.put("b" + i, Map.of("latency", Map.of("value", 1)));
+            Map<String, Object> body = new HashMap<>(Map.of(
+                    "project", "proj",
+                    "adapter", "json",
+                    "start_time", T0.toString(),
+                    "end_time", T0.toString(),
+                    "results", List.of(results)));
+            TestServer.Response r = b.post("/v0/run", body);
+            assertThat(r.status()).as(r.text()).isEqualTo(400);
+            assertThat(r.code()).isEqualTo("too_many_benchmarks");
+            assertThat(r.json().get("field").asText()).isEqualTo("results");
+            assertThat(r.json().get("message").asText()).contains("at most 10000 benchmarks");
+            results.remove("b0");
+            assertThat(b.post("/v0/run", body).status()).isEqualTo(201);
+        }
     }
 }

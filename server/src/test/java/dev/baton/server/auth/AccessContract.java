@@ -345,6 +345,7 @@ abstract class AccessContract {
                 .replace("{user}", "member-target")
                 .replace("{threshold}", "no-such-threshold")
                 .replace("{alert}", "no-such-alert")
+                .replace("{group}", "no-such-group")
                 .replace("{webhook}", "no-such-webhook")
                 .replace("{roll}", UUID.randomUUID().toString());
         if (path.contains("{job}")) {

@@ -29,6 +29,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 
 /**
  * Alerts in the console (docs/console.md, docs/alerts.md) in headless Chromium against the
@@ -36,7 +37,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
  * runner job at 16 ns that raises an alert (limit 15.692, the worked example). The alerts page,
  * Dismiss behind a confirmation and Reopen, both refused without the CSRF token or to a viewer
  * (who sees no buttons); the compare page's alerts and the job list's git hash; the metrics
- * page's plot drawn by uPlot from its JSON endpoint.
+ * page's plot drawn by uPlot from its JSON endpoint; the run's alert group triaged from the alerts
+ * page (issue 44).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -218,8 +220,48 @@ class ConsoleAlertsTest {
                 .isFalse();
     }
 
+    /** issue 44: the run's alerts are one group with its commit range, triaged as a whole from the alerts page. */
     @Test
     @Order(5)
+    void aGroupIsTriagedFromTheAlertsPage() throws Exception {
+        open("/console/projects/bench/alerts");
+        String group =
+                baton.get("/v0/projects/bench/alerts/" + alert).get("group").asText();
+        By row = By.cssSelector("#alert-groups tr[data-group='" + group + "']");
+        assertThat(text(row)).contains("untriaged", "1: sort latency", "main · lab", "00000004..abc1234def");
+
+        // A culprit without its commit is refused by the API, and the page says why.
+        new Select(chromium.browser.findElement(By.cssSelector("#alert-groups tr[data-group='" + group + "'] select")))
+                .selectByValue("culprit");
+        click(By.cssSelector("#alert-groups tr[data-group='" + group + "'] button"));
+        chromium.wait.until(d -> d.getPageSource().contains("Not triaged"));
+        assertThat(chromium.browser.getPageSource()).contains("commit is required");
+        assertThat(baton.get("/v0/projects/bench/alerts/" + alert)
+                        .at("/triage/state")
+                        .asText())
+                .isEqualTo("untriaged");
+
+        open("/console/projects/bench/alerts");
+        new Select(chromium.browser.findElement(By.cssSelector("#alert-groups tr[data-group='" + group + "'] select")))
+                .selectByValue("culprit");
+        chromium.browser
+                .findElement(By.cssSelector("#alert-groups tr[data-group='" + group + "'] input[name=commit]"))
+                .sendKeys("abc1234");
+        chromium.browser
+                .findElement(By.cssSelector("#alert-groups tr[data-group='" + group + "'] input[name=note]"))
+                .sendKeys("slower sort");
+        click(By.cssSelector("#alert-groups tr[data-group='" + group + "'] button"));
+        chromium.wait.until(d -> d.getCurrentUrl().endsWith("/console/projects/bench/alerts")
+                && d.findElement(row).getText().contains("culprit"));
+        assertThat(text(row)).contains("culprit", "abc1234", "slower sort", "by admin");
+        JsonNode triage = baton.get("/v0/projects/bench/alerts/" + alert).get("triage");
+        assertThat(triage.get("state").asText()).isEqualTo("culprit");
+        assertThat(triage.get("commit").asText()).isEqualTo("abc1234");
+        assertThat(triage.get("by").asText()).isEqualTo("admin");
+    }
+
+    @Test
+    @Order(6)
     void aViewerSeesNoButtonsAndTheApiRefusesTheirDismiss() {
         chromium.browser.get(baton.url("/console/projects"));
         click(By.cssSelector(".sign-out button"));
@@ -227,6 +269,9 @@ class ConsoleAlertsTest {
         open("/console/projects/bench/alerts");
         assertThat(text(By.id("active-alerts"))).contains("sort");
         assertThat(chromium.browser.findElements(By.cssSelector("#active-alerts button")))
+                .isEmpty();
+        assertThat(chromium.browser.findElements(By.cssSelector("#alert-groups form")))
+                .as("no triage form for a viewer")
                 .isEmpty();
         String csrf = attribute(By.cssSelector(".sign-out input[name=_csrf]"), "value");
         String answer = post("/console/projects/bench/alerts/" + alert + "/dismiss", "_csrf=" + csrf + "&confirm=yes");

@@ -28,6 +28,29 @@ class ConsoleFormatTest {
         assertThat(Format.duration(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");
     }
 
+    /** issue 44: a +25 % latency and a −10 % throughput are both worse; they must not look like a +25 % throughput. */
+    @Test
+    void aChangeIsBetterOrWorseByTheMeasuresDirection() {
+        assertThat(new CompareRow("sort", "latency", 10.0, 12.5, 25.0).verdict())
+                .isEqualTo("worse");
+        assertThat(new CompareRow("sort", "throughput", 100.0, 90.0, -10.0).verdict())
+                .isEqualTo("worse");
+        assertThat(new CompareRow("sort", "throughput", 100.0, 125.0, 25.0).verdict())
+                .isEqualTo("better");
+        assertThat(new CompareRow("sort", "latency", 10.0, 9.0, -10.0).verdict())
+                .isEqualTo("better");
+        assertThat(new CompareRow("sort", "allocations", 4.0, 5.0, 25.0).verdict())
+                .isEqualTo("worse");
+        assertThat(new CompareRow("sort", "bandwidth", 4.0, 5.0, 25.0).verdict())
+                .isEqualTo("better");
+        assertThat(new CompareRow("sort", "frames", 4.0, 5.0, 25.0).verdict())
+                .as("a measure the project named: direction unknown")
+                .isEqualTo("changed");
+        assertThat(new CompareRow("sort", "latency", 10.0, 10.0, 0.0).verdict()).isEqualTo("same");
+        assertThat(new CompareRow("sort", "latency", null, 10.0, null).verdict())
+                .isEqualTo("same");
+    }
+
     @Test
     void aComparisonGivesEachMeasureOfEitherRunAndItsChangeInPercent() {
         Metrics before = new Metrics.Builder()

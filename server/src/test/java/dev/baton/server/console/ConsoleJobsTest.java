@@ -136,7 +136,10 @@ class ConsoleJobsTest {
                 .contains("latency")
                 .contains("10")
                 .contains("12.5")
-                .contains("+25.0 %");
+                .contains("+25.0 % worse");
+        // issue 44: judged by the measure's direction (latency: less is better), in words and colour.
+        assertThat(attribute(By.cssSelector("#comparison tbody tr td.change"), "class"))
+                .contains("verdict-worse");
         assertThat(chromium.browser.findElement(By.id("previous")).getAttribute("href"))
                 .doesNotContain(second);
         assertThat(chromium.browser.findElement(By.id("alerts")).getText()).contains("Alerts");

@@ -210,6 +210,11 @@ class ConsoleLogViewerTest {
                         .findElement(By.cssSelector("#log .log-section"))
                         .getAttribute("aria-expanded"))
                 .isEqualTo("false");
+        assertThat(chromium.browser
+                        .findElement(By.cssSelector("#log .log-section"))
+                        .getText())
+                .as("headed as the job saw it: BATON_ITERATION=1 (issue 44)")
+                .endsWith("Iteration 1");
         chromium.browser.findElement(By.cssSelector("#log .log-section")).click();
         chromium.wait.until(d ->
                 !d.findElements(By.cssSelector("#log .log-row[data-line='1']")).isEmpty());
@@ -327,7 +332,9 @@ class ConsoleLogViewerTest {
         new org.openqa.selenium.support.ui.WebDriverWait(chromium.browser, java.time.Duration.ofMinutes(3))
                 .until(d -> d.findElement(By.id("log-state")).getText().contains("complete"));
         long openedMs = (System.nanoTime() - opening) / 1_000_000;
-        assertThat(chromium.browser.findElement(By.id("log-state")).getText()).contains(BIG_LINES + " lines");
+        assertThat(chromium.browser.findElement(By.id("log-state")).getText())
+                .as("grouped by thousands, as every count (issue 44)")
+                .contains(String.format(java.util.Locale.ROOT, "%,d lines", BIG_LINES));
         // It followed the end: the last line is shown.
         chromium.wait.until(d -> !d.findElements(By.cssSelector("#log .log-row[data-line='" + BIG_LINES + "']"))
                 .isEmpty());

@@ -5,7 +5,9 @@ import java.time.Instant;
 /**
  * A metric outside a threshold's boundary (docs/alerts.md): which report, benchmark and measure,
  * which threshold and model, which side, the value, the limit and the baseline it came from.
- * {@code status} is "active" or "dismissed".
+ * {@code status} is "active" or "dismissed"; {@code groupUuid} the group of the alerts its
+ * report's judgement raised, {@code triage} what a person made of it (docs/alerts.md, "Triage
+ * and groups").
  */
 public record Alert(
         long id,
@@ -27,7 +29,9 @@ public record Alert(
         Double baselineStddev,
         String status,
         Instant created,
-        Instant modified) {
+        Instant modified,
+        String groupUuid,
+        Triage triage) {
 
     public static final String ACTIVE = "active";
     public static final String DISMISSED = "dismissed";

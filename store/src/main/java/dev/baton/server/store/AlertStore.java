@@ -90,4 +90,17 @@ public interface AlertStore {
 
     /** Sets an alert's status; empty when the project has no such alert. */
     Optional<Alert> setAlertStatus(long projectId, String uuid, String status, Instant now);
+
+    // ---- triage and groups (docs/alerts.md, "Triage and groups") -----------------------------
+
+    /** Sets one alert's triage; empty when the project has no such alert. */
+    Optional<Alert> triageAlert(long projectId, String uuid, Triage triage);
+
+    /** The project's alert groups with their alerts, newest first. */
+    List<AlertGroup> alertGroups(AlertGroupFilter filter);
+
+    Optional<AlertGroup> findAlertGroup(long projectId, String uuid);
+
+    /** Sets the triage of every alert of the group in one transaction; empty when there is no such group. */
+    Optional<AlertGroup> triageAlertGroup(long projectId, String uuid, Triage triage);
 }

@@ -28,7 +28,9 @@ final class JdbcAlertStore implements AlertStore {
     private static final String ALERT =
             "SELECT a.id, a.uuid, a.project_id, r.uuid AS report_uuid, m.branch, m.testbed, m.hash, m.benchmark,"
                     + " m.measure, t.uuid AS threshold_uuid, b.model, a.side, a.value, a.limit_value, a.baseline_size, a.baseline_mean,"
-                    + " a.baseline_stddev, a.status, a.created, a.modified FROM alert a JOIN report r ON r.id = a.report_id"
+                    + " a.baseline_stddev, a.status, a.created, a.modified, g.uuid AS group_uuid, a.triage, a.triage_note,"
+                    + " a.triage_commit, a.triaged_by, a.triaged_at FROM alert a JOIN report r ON r.id = a.report_id"
+                    + " LEFT JOIN alert_group g ON g.id = a.group_id"
                     + " JOIN metric m ON m.id = a.metric_id JOIN threshold t ON t.id = a.threshold_id"
                     + " JOIN metric_boundary b ON b.metric_id = a.metric_id AND b.threshold_id = a.threshold_id";
     private static final String POINT =
@@ -74,7 +76,14 @@ final class JdbcAlertStore implements AlertStore {
             nullableDouble(rs, "baseline_stddev"),
             rs.getString("status"),
             instant(rs, "created"),
-            instant(rs, "modified"));
+            instant(rs, "modified"),
+            rs.getString("group_uuid"),
+            new Triage(
+                    rs.getString("triage"),
+                    rs.getString("triage_note"),
+                    rs.getString("triage_commit"),
+                    rs.getString("triaged_by"),
+                    instant(rs, "triaged_at")));
     private static final RowMapper<MetricPoint> POINT_MAPPER = (rs, ctx) -> new MetricPoint(
             rs.getLong("id"),
             rs.getString("report_uuid"),
@@ -351,6 +360,9 @@ final class JdbcAlertStore implements AlertStore {
                     .execute();
             if (claimed == 0) return Optional.<List<Alert>>empty();
             List<Long> alertIds = new ArrayList<>();
+            // The group of the alerts this judgement raises (decision 0049), made at the first
+            // alert; its commit range starts after the newest report judged before on the branch.
+            Long groupId = null;
             for (MetricJudgement m : metrics) {
                 long metricId = h.createQuery(
                                 "INSERT INTO metric (report_id, project_id, branch, testbed, spec_id, hash, benchmark, measure,"
@@ -381,11 +393,13 @@ final class JdbcAlertStore implements AlertStore {
                             .bind("sd", b.baselineStddev())
                             .execute();
                     if (b.alertSide() == null) continue;
+                    if (groupId == null) groupId = createGroup(h, report, now);
                     double limit = "lower".equals(b.alertSide()) ? b.lowerLimit() : b.upperLimit();
                     alertIds.add(h.createQuery(
                                     "INSERT INTO alert (uuid, project_id, report_id, metric_id, threshold_id, side, value,"
-                                            + " limit_value, baseline_size, baseline_mean, baseline_stddev, status, created, modified) VALUES (:uuid, :p,"
-                                            + " :r, :m, :t, :side, :value, :limit, :size, :mean, :sd, :status, :now, :now) RETURNING id")
+                                            + " limit_value, baseline_size, baseline_mean, baseline_stddev, status, created, modified, group_id)"
+                                            + " VALUES (:uuid, :p, :r, :m, :t, :side, :value, :limit, :size, :mean, :sd, :status, :now, :now, :g)"
+                                            + " RETURNING id")
                             .bind("uuid", UUID.randomUUID().toString())
                             .bind("p", report.projectId())
                             .bind("r", report.id())
@@ -399,6 +413,7 @@ final class JdbcAlertStore implements AlertStore {
                             .bind("sd", b.baselineStddev())
                             .bind("status", Alert.ACTIVE)
                             .bind("now", micros(now))
+                            .bind("g", groupId)
                             .mapTo(Long.class)
                             .one());
                 }
@@ -419,6 +434,34 @@ final class JdbcAlertStore implements AlertStore {
                     .map(ALERT_MAPPER)
                     .list());
         });
+    }
+
+    /** The group row of a judgement that raised alerts; its range starts at the branch's previous judged commit. */
+    private static long createGroup(Handle h, JudgedReport report, Instant now) {
+        String previousHash = h.createQuery(
+                        "SELECT hash FROM metric WHERE project_id = :p AND branch = :b AND testbed = :t AND report_id <> :r"
+                                + " AND at <= :at ORDER BY at DESC, id DESC LIMIT 1")
+                .bind("p", report.projectId())
+                .bind("b", report.branch())
+                .bind("t", report.testbed())
+                .bind("r", report.id())
+                .bind("at", micros(report.endTime()))
+                .mapTo(String.class)
+                .findFirst()
+                .orElse(null);
+        return h.createQuery(
+                        "INSERT INTO alert_group (uuid, project_id, report_id, branch, testbed, hash, previous_hash, created)"
+                                + " VALUES (:uuid, :p, :r, :b, :t, :hash, :prev, :now) RETURNING id")
+                .bind("uuid", UUID.randomUUID().toString())
+                .bind("p", report.projectId())
+                .bind("r", report.id())
+                .bind("b", report.branch())
+                .bind("t", report.testbed())
+                .bind("hash", report.hash())
+                .bind("prev", previousHash)
+                .bind("now", micros(now))
+                .mapTo(Long.class)
+                .one();
     }
 
     // ---- reading ----------------------------------------------------------------------------
@@ -557,5 +600,120 @@ final class JdbcAlertStore implements AlertStore {
                     .map(ALERT_MAPPER)
                     .findOne();
         });
+    }
+
+    // ---- triage and groups ------------------------------------------------------------------
+
+    private static final String GROUP =
+            "SELECT g.id, g.uuid, g.project_id, r.uuid AS report_uuid, g.branch, g.testbed, g.hash, g.previous_hash,"
+                    + " g.created FROM alert_group g JOIN report r ON r.id = g.report_id";
+
+    private static final RowMapper<AlertGroup> GROUP_MAPPER = (rs, ctx) -> new AlertGroup(
+            rs.getLong("id"),
+            rs.getString("uuid"),
+            rs.getLong("project_id"),
+            rs.getString("report_uuid"),
+            rs.getString("branch"),
+            rs.getString("testbed"),
+            rs.getString("hash"),
+            rs.getString("previous_hash"),
+            instant(rs, "created"),
+            List.of());
+
+    @Override
+    public Optional<Alert> triageAlert(long projectId, String uuid, Triage triage) {
+        return context.write(h -> {
+            Update u = h.createUpdate(TRIAGE + " WHERE project_id = :p AND uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid);
+            if (bindTriage(u, triage).execute() == 0) return Optional.<Alert>empty();
+            return h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .map(ALERT_MAPPER)
+                    .findOne();
+        });
+    }
+
+    @Override
+    public List<AlertGroup> alertGroups(AlertGroupFilter f) {
+        return context.read(h -> {
+            StringBuilder sql = new StringBuilder(GROUP + " WHERE g.project_id = :p");
+            if (f.triage() != null)
+                sql.append(" AND EXISTS (SELECT 1 FROM alert a WHERE a.group_id = g.id AND a.triage = :triage)");
+            if (f.branch() != null) sql.append(" AND g.branch = :branch");
+            if (f.reportUuid() != null) sql.append(" AND r.uuid = :report");
+            if (f.beforeId() != null) sql.append(" AND g.id < :before");
+            sql.append(" ORDER BY g.id DESC LIMIT :limit");
+            Query q = h.createQuery(sql.toString()).bind("p", f.projectId()).bind("limit", f.limit());
+            if (f.triage() != null) q.bind("triage", f.triage());
+            if (f.branch() != null) q.bind("branch", f.branch());
+            if (f.reportUuid() != null) q.bind("report", f.reportUuid());
+            if (f.beforeId() != null) q.bind("before", f.beforeId());
+            return withAlerts(h, q.map(GROUP_MAPPER).list());
+        });
+    }
+
+    @Override
+    public Optional<AlertGroup> findAlertGroup(long projectId, String uuid) {
+        return context.read(h -> findGroup(h, projectId, uuid));
+    }
+
+    @Override
+    public Optional<AlertGroup> triageAlertGroup(long projectId, String uuid, Triage triage) {
+        return context.write(h -> {
+            Update u = h.createUpdate(TRIAGE
+                            + " WHERE group_id = (SELECT id FROM alert_group WHERE project_id = :p AND uuid = :uuid)")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid);
+            bindTriage(u, triage).execute();
+            return findGroup(h, projectId, uuid);
+        });
+    }
+
+    private static final String TRIAGE =
+            "UPDATE alert SET triage = :state, triage_note = :note, triage_commit = :commit,"
+                    + " triaged_by = :by, triaged_at = :at";
+
+    private static Update bindTriage(Update u, Triage t) {
+        return u.bind("state", t.state())
+                .bind("note", t.note())
+                .bind("commit", t.commit())
+                .bind("by", t.by())
+                .bind("at", t.at() == null ? null : micros(t.at()));
+    }
+
+    private static Optional<AlertGroup> findGroup(Handle h, long projectId, String uuid) {
+        List<AlertGroup> found = h.createQuery(GROUP + " WHERE g.project_id = :p AND g.uuid = :uuid")
+                .bind("p", projectId)
+                .bind("uuid", uuid)
+                .map(GROUP_MAPPER)
+                .list();
+        return withAlerts(h, found).stream().findFirst();
+    }
+
+    /** The groups with their alerts, read in one query. */
+    private static List<AlertGroup> withAlerts(Handle h, List<AlertGroup> groups) {
+        if (groups.isEmpty()) return groups;
+        Map<String, List<Alert>> byGroup = new LinkedHashMap<>();
+        for (Alert a : h.createQuery(ALERT + " WHERE a.group_id IN (<ids>) ORDER BY a.id")
+                .bindList("ids", groups.stream().map(AlertGroup::id).toList())
+                .map(ALERT_MAPPER)
+                .list()) {
+            byGroup.computeIfAbsent(a.groupUuid(), k -> new ArrayList<>()).add(a);
+        }
+        return groups.stream()
+                .map(g -> new AlertGroup(
+                        g.id(),
+                        g.uuid(),
+                        g.projectId(),
+                        g.reportUuid(),
+                        g.branch(),
+                        g.testbed(),
+                        g.hash(),
+                        g.previousHash(),
+                        g.created(),
+                        byGroup.getOrDefault(g.uuid(), List.of())))
+                .toList();
     }
 }

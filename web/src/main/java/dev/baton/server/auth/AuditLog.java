@@ -24,7 +24,7 @@ public final class AuditLog {
     /** Response fields copied into an event's detail: identifiers and names, never a secret. */
     private static final List<String> DETAIL_FIELDS = List.of("uuid", "name", "slug", "role", "status");
 
-    private static final List<String> NESTED = List.of("runner", "token", "user", "job");
+    private static final List<String> NESTED = List.of("runner", "token", "user", "job", "webhook");
 
     private final AccessStore store;
     private final Clock clock;
@@ -66,6 +66,9 @@ public final class AuditLog {
             for (String nested : NESTED) {
                 if (json.path(nested).isObject()) copy(json.path(nested), detail.putObject(nested));
             }
+            // An alert's or a group's triage: the state it was set to (docs/alerts.md).
+            if (json.path("triage").path("state").isTextual())
+                detail.putObject("triage").set("state", json.path("triage").path("state"));
             return detail.isEmpty() ? null : detail.toString();
         } catch (Exception e) {
             return null;

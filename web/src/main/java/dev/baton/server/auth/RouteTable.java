@@ -113,6 +113,16 @@ public final class RouteTable {
                 "POST /v0/projects/{project}/alerts/{alert}/reopen",
                 new AccessRule.OnProject(Role.SUBMITTER),
                 "alert.reopened");
+        add(
+                "POST /v0/projects/{project}/alerts/{alert}/triage",
+                new AccessRule.OnProject(Role.SUBMITTER),
+                "alert.triaged");
+        add("GET /v0/projects/{project}/alert-groups", new AccessRule.OnProject(Role.VIEWER), null);
+        add("GET /v0/projects/{project}/alert-groups/{group}", new AccessRule.OnProject(Role.VIEWER), null);
+        add(
+                "POST /v0/projects/{project}/alert-groups/{group}/triage",
+                new AccessRule.OnProject(Role.SUBMITTER),
+                "alert_group.triaged");
         add("GET /v0/projects/{project}/metrics", new AccessRule.OnProject(Role.VIEWER), null);
         add("POST /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), "webhook.created");
         add("GET /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), null);
