@@ -119,6 +119,43 @@ class RunPairedTest {
                         + " always-valid 95 % intervals (minimum effect 2.000 %).");
     }
 
+    /** docs/paired-runs.md's worked example: each side prints its pair's value from a list. */
+    @Test
+    void theWorkedExampleOfTheDocsIsSlowerByFivePercent() {
+        String a = "set -- 100 102 98 101 99; shift $BATON_PAIR;"
+                + " echo {\\\"sort\\\":{\\\"latency\\\":{\\\"value\\\":$1}}}";
+        String b = "set -- 105 106 104 107 103; shift $BATON_PAIR;"
+                + " echo \"{\\\"sort\\\":{\\\"latency\\\":{\\\"value\\\":$1}}}\"";
+        CliRun.Result r = CliRun.run(
+                environment,
+                "run",
+                "--project",
+                "local",
+                "--spec",
+                "local",
+                "--poll-interval",
+                "50ms",
+                "--wait",
+                "--fail-on-regression",
+                "--baseline",
+                "sh -c '" + a + "'",
+                "--pairs",
+                "5",
+                "--",
+                "sh",
+                "-c",
+                b);
+
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.ALERT);
+        assertThat(r.out()).containsPattern("(?m)^0 +(AB|BA) +sort +latency +100 +105$");
+        assertThat(r.out()).containsPattern("(?m)^4 +(AB|BA) +sort +latency +99 +103$");
+        assertThat(r.out())
+                .containsPattern(
+                        "(?m)^sort +latency +5 +100 +105 +5 +\\+5\\.00 % +\\[3\\.75833\\d*, 6\\.24166\\d*\\] +slower$");
+        assertThat(r.out()).contains("5 pairs; paired t 95 % intervals.");
+        assertThat(r.err()).contains("the candidate is slower than the baseline on sort latency");
+    }
+
     @Test
     void wordsSplitAsAShellSplitsThem() {
         assertThat(Words.split("sh -c 'echo \"a b\"' x\\ y \"q\\\"r\""))
