@@ -157,7 +157,8 @@ final class JobWatch {
                     out.println("Job " + job + " " + status + ranFor(current) + ".");
                     // After a retry, which attempts failed and why (issue 41).
                     if (current.path("attempts").size() > 1) AttemptsText.print(api, current.get("attempts"), out);
-                    Metrics.print(rep, out);
+                    if (PairedText.isPaired(rep)) PairedText.print(rep, out);
+                    else Metrics.print(rep, out);
                     Alerts.print(rep, out);
                 }
                 if (rep.hasNonNull("error")) {

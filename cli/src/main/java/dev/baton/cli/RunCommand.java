@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
         description = {
             "Submit a run (runner mode: --spec, --image and/or a command after --; direct mode: --results).",
             "With --wait, follow the job until it ends and print its metrics; exit 0 processed, 3 failed, 4 canceled,"
-                    + " 5 --wait-timeout passed, 6 server lost, 8 an alert was raised (with --fail-on-alert), 130 detached (Ctrl-C)."
+                    + " 5 --wait-timeout passed, 6 server lost, 8 an alert was raised (with --fail-on-alert) or a paired run's"
+                    + " candidate is slower (with --fail-on-regression), 130 detached (Ctrl-C)."
         })
 final class RunCommand extends ClientCommand {
     @Mixin
@@ -50,6 +51,11 @@ final class RunCommand extends ClientCommand {
             names = "--fail-on-alert",
             description = "exit 8 when a threshold raised an alert on the run's report (the job itself succeeded)")
     boolean failOnAlert;
+
+    @Option(
+            names = "--fail-on-regression",
+            description = "with --baseline and --wait: exit 8 when the paired verdict calls a metric slower")
+    boolean failOnRegression;
 
     @Option(names = "--poll-interval", converter = DurationConverter.class, defaultValue = "500ms", hidden = true)
     Duration pollInterval;
@@ -85,7 +91,9 @@ final class RunCommand extends ClientCommand {
         Optional<OsSignal> interrupt = OsSignal.tryHandle("INT", watch::interrupt);
         try {
             int code = watch.run();
-            return code == ExitCodes.OK ? alertExit(watch.finalReport()) : code;
+            if (code != ExitCodes.OK) return code;
+            int alert = alertExit(watch.finalReport());
+            return alert != ExitCodes.OK ? alert : regressionExit(watch.finalReport());
         } finally {
             interrupt.ifPresent(OsSignal::restore);
         }
@@ -104,6 +112,17 @@ final class RunCommand extends ClientCommand {
                         : ", " + groups.size() + (groups.size() == 1 ? " group " : " groups ")
                                 + String.join(", ", groups))
                 + " (--fail-on-alert)");
+        err.flush();
+        return ExitCodes.ALERT;
+    }
+
+    /** OK, or with --fail-on-regression {@link ExitCodes#ALERT} (saying why) when a paired verdict says slower. */
+    private int regressionExit(JsonNode report) {
+        if (!failOnRegression || !PairedText.regression(report)) return ExitCodes.OK;
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(
+                "baton: the candidate is slower than the baseline on " + String.join(", ", PairedText.slower(report))
+                        + " (report " + report.path("uuid").asText() + ", --fail-on-regression)");
         err.flush();
         return ExitCodes.ALERT;
     }

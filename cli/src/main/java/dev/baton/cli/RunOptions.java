@@ -36,6 +36,35 @@ final class RunOptions {
     @Option(names = "--iterations", description = "1-100 (default 1)")
     Integer iterations;
 
+    @Option(
+            names = "--baseline",
+            paramLabel = "COMMAND",
+            description = "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
+                    + " it and the run's command (the candidate) run alternately on one runner (process executor)")
+    String baseline;
+
+    @Option(
+            names = "--pairs",
+            description = "with --baseline: how many pairs, 2-200 (default 10; with --until-significant the most)")
+    Integer pairs;
+
+    @Option(
+            names = "--until-significant",
+            description = "with --baseline: add pairs until every metric is decided, or --budget or --pairs runs out")
+    boolean untilSignificant;
+
+    @Option(
+            names = "--budget",
+            converter = dev.baton.cli.runner.UpCommand.DurationConverter.class,
+            description = "with --until-significant: stop adding pairs after this long (e.g. 10m)")
+    java.time.Duration budget;
+
+    @Option(
+            names = "--min-effect",
+            paramLabel = "P",
+            description = "with --until-significant: a smaller change counts as none, e.g. 2% or 0.02 (default 1%)")
+    String minEffect;
+
     @Option(names = "--entrypoint", description = "entrypoint override; repeat for each word")
     List<String> entrypoint;
 
@@ -132,6 +161,11 @@ final class RunOptions {
         put(body, "start_time", startTime);
         put(body, "end_time", endTime);
         put(body, "retry", retry());
+        if (baseline != null) body.put("baseline", Map.of("cmd", Words.split(baseline)));
+        put(body, "pairs", pairs);
+        if (untilSignificant) body.put("until_significant", true);
+        if (budget != null) body.put("budget", Math.max(1, budget.toSeconds()));
+        if (minEffect != null) body.put("min_effect", fraction(minEffect));
         if (results != null) {
             List<String> docs = new ArrayList<>();
             for (Path p : results) {
@@ -155,6 +189,18 @@ final class RunOptions {
         put(r, "on", retryOn);
         put(r, "final_exit_codes", finalExitCodes);
         return r;
+    }
+
+    /** {@code 2%} or {@code 0.02}; the server checks the range. */
+    private static double fraction(String text) {
+        String t = text.strip();
+        try {
+            if (t.endsWith("%"))
+                return Double.parseDouble(t.substring(0, t.length() - 1).strip()) / 100;
+            return Double.parseDouble(t);
+        } catch (NumberFormatException e) {
+            throw new ClientException("--min-effect takes a fraction (0.02) or a percentage (2%), got '" + text + "'");
+        }
     }
 
     private static void put(Map<String, Object> body, String key, Object value) {

@@ -3,9 +3,11 @@ package dev.baton.server.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.id.ReportUuid;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.server.adapter.IterationResults;
 import dev.baton.server.adapter.Metrics;
 import dev.baton.server.adapter.ReportResults;
+import dev.baton.server.alerts.PairedVerdict;
 import dev.baton.server.store.Report;
 import java.time.Instant;
 import java.util.List;
@@ -16,6 +18,8 @@ import java.util.List;
  * why the output did not parse; {@code job} is the runner run's job, null for a direct run.
  * {@code judged}, {@code metrics} (each judged metric with its boundaries) and {@code alerts}
  * say what the project's thresholds made of it (docs/alerts.md); absent where not asked for.
+ * {@code paired} is a paired run's pairs and verdict (issue 45, {@link PairedVerdict}), computed
+ * from the stored iterations and the job's pair order; absent on other reports.
  */
 public record ReportView(
         ReportUuid uuid,
@@ -34,10 +38,15 @@ public record ReportView(
         Instant modified,
         Boolean judged,
         List<MetricView> metrics,
-        List<AlertView> alerts) {
+        List<AlertView> alerts,
+        PairedVerdict paired) {
 
     static ReportView of(Report r, ProjectUuid project, JobView job) {
         ReportResults parsed = ReportResults.fromJson(r.results()).orElse(null);
+        PairedConfig pairedConfig =
+                job == null || job.config() == null ? null : job.config().paired();
+        PairedVerdict paired =
+                pairedConfig == null || parsed == null ? null : PairedVerdict.of(pairedConfig, parsed.iterations());
         return new ReportView(
                 r.uuid(),
                 project,
@@ -55,7 +64,8 @@ public record ReportView(
                 r.modified(),
                 null,
                 null,
-                null);
+                null,
+                paired);
     }
 
     /** This view with what judging made of the report: nothing yet ({@code judged} false), or its metrics' boundaries and its alerts. */
@@ -77,6 +87,7 @@ public record ReportView(
                 modified,
                 judged,
                 metrics,
-                alerts);
+                alerts,
+                paired);
     }
 }

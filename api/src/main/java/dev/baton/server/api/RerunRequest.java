@@ -1,6 +1,7 @@
 package dev.baton.server.api;
 
 import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.server.store.FailureKind;
 import dev.baton.server.store.Job;
 import dev.baton.server.store.JobLabels;
@@ -14,7 +15,7 @@ import java.util.List;
  * The {@code POST /v0/run} body that submits a job again ({@code POST /v0/projects/{p}/jobs/{j}/rerun},
  * {@code baton jobs rerun}): project, branch, testbed, adapter and results file from its report;
  * image by digest (a moved tag does not change what runs), spec, command, environment, files,
- * iterations, timeouts, labels and retry policy from the job. It is validated as any run is, so a
+ * iterations (or a paired run's baseline and pairs), timeouts, labels and retry policy from the job. It is validated as any run is, so a
  * spec or image deleted since is refused the same way. The console's Re-run builds the same body.
  */
 final class RerunRequest {
@@ -31,6 +32,8 @@ final class RerunRequest {
                         retry.on().stream().map(FailureKind::wireName).toList(),
                         List.copyOf(retry.finalExitCodes()));
         String image = c.digest() == null ? null : c.digest().toString();
+        PairedConfig p = c.paired(); // a paired run reruns paired, with a new pair order
+        RunRequest.Baseline baseline = p == null ? null : new RunRequest.Baseline(p.baselineCmd());
         return new RunRequest(
                 project.slug().value(),
                 image,
@@ -54,6 +57,11 @@ final class RerunRequest {
                 labels.preferred().isEmpty() ? null : labels.preferred(),
                 null,
                 null,
-                null);
+                null,
+                baseline,
+                p == null ? null : p.pairs(),
+                p == null ? null : p.untilSignificant(),
+                p == null ? null : p.budget(),
+                p == null ? null : p.minEffect());
     }
 }

@@ -213,7 +213,8 @@ public final class RunRoutes implements RouteModule {
                         r.env(),
                         r.timeout(),
                         r.filePaths(),
-                        r.iterations());
+                        r.paired() == null ? r.iterations() : null,
+                        r.paired());
                 CreatedRun created = api.store()
                         .runs()
                         .createRun(

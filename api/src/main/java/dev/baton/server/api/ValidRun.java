@@ -50,6 +50,7 @@ sealed interface ValidRun {
             int iterations,
             RetryPolicy retry,
             Integer queueTimeout,
-            dev.baton.server.store.JobLabels labels)
+            dev.baton.server.store.JobLabels labels,
+            dev.baton.protocol.model.PairedConfig paired)
             implements ValidRun {}
 }

@@ -332,7 +332,14 @@ public final class ConsolePages {
                 cancelable,
                 job.config().digest() == null ? null : job.config().digest().toString(),
                 command(job),
-                maySubmit(viewer, project));
+                maySubmit(viewer, project),
+                // A paired run's pairs and verdict (issue 45), as the report's API answer has them.
+                job.config().paired() == null || parsed == null
+                        ? null
+                        : dev.baton.server.alerts.PairedVerdict.of(job.config().paired(), parsed.iterations()),
+                job.config().paired() == null
+                        ? List.of()
+                        : job.config().paired().baselineCmd());
     }
 
     private static List<String> command(Job job) {

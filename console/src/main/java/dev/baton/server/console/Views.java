@@ -382,7 +382,9 @@ public final class Views {
             boolean cancelable,
             String image,
             List<String> command,
-            boolean mayRerun) {
+            boolean mayRerun,
+            dev.baton.server.alerts.PairedVerdict paired,
+            List<String> baselineCommand) {
         public String logUrl() {
             return job.ref().href() + "/log?follow=true";
         }

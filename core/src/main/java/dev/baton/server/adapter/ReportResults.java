@@ -26,6 +26,20 @@ public record ReportResults(Metrics results, List<IterationResults> iterations) 
         return new ReportResults(parsed.isEmpty() ? null : Metrics.merge(parsed), iterations);
     }
 
+    /**
+     * As {@link #of(List)}, merging only the iterations {@code merged} accepts: a paired run's
+     * report merges its candidate's iterations (issue 45), so its {@code results} and the
+     * thresholds that judge them are the candidate's; the baseline's stay in {@code iterations}.
+     */
+    public static ReportResults of(List<IterationResults> iterations, java.util.function.IntPredicate merged) {
+        List<Metrics> parsed = iterations.stream()
+                .filter(IterationResults::parsed)
+                .filter(i -> merged.test(i.iteration()))
+                .map(IterationResults::results)
+                .toList();
+        return new ReportResults(parsed.isEmpty() ? null : Metrics.merge(parsed), iterations);
+    }
+
     /** The report's error: the first iteration that did not parse, or none. */
     public Optional<String> error() {
         if (iterations.isEmpty()) return Optional.of("the job produced no iterations");

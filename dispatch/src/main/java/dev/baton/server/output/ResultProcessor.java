@@ -4,6 +4,7 @@ import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.JobOutput;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.server.adapter.Adapter;
 import dev.baton.server.adapter.Adapters;
 import dev.baton.server.adapter.IterationResults;
@@ -114,8 +115,10 @@ public final class ResultProcessor {
                     store.organizations().projectUuid(job.projectId()).orElseThrow();
             // The adapter and results file never change: served from memory for reports created on this node.
             ReportFormat report = store.runs().reportFormat(job.reportId()).orElseThrow();
-            Outcome outcome =
-                    parse(report, saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()));
+            Outcome outcome = parse(
+                    report,
+                    saved != null ? Optional.of(saved) : outputs.get(project, job.uuid(), job.attempt()),
+                    job.config() == null ? null : job.config().paired());
             Transition t = outcome.error() == null
                     ? store.transitions().process(job.uuid(), outcome.results(), clock.instant())
                     : store.transitions()
@@ -135,7 +138,7 @@ public final class ResultProcessor {
     /** The report's results column (JSON, null when nothing parsed) and error (null when all parsed). */
     record Outcome(String results, String error) {}
 
-    private Outcome parse(ReportFormat report, Optional<JobOutput> output) {
+    private Outcome parse(ReportFormat report, Optional<JobOutput> output, PairedConfig paired) {
         Optional<Adapter> adapter = adapters.find(report.adapter());
         if (adapter.isEmpty()) return new Outcome(null, "unknown adapter '" + report.adapter() + "'");
         if (output.isEmpty()) return new Outcome(null, "the job's output is missing from storage");
@@ -153,7 +156,9 @@ public final class ResultProcessor {
                 parsed.add(IterationResults.parse(i, adapter.get(), r.output().get(file)));
             }
         }
-        ReportResults results = ReportResults.of(parsed);
+        ReportResults results = paired == null
+                ? ReportResults.of(parsed)
+                : ReportResults.of(parsed, i -> paired.side(i) == PairedConfig.Side.CANDIDATE);
         String error = results.error()
                 .map(e -> "adapter " + adapter.get().name() + ": " + e)
                 .orElse(null);

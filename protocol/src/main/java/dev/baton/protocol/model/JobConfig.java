@@ -13,6 +13,7 @@ import java.util.Map;
  * What a runner needs to pull and execute an image (seed 001's JsonJobConfig), stored as JSON on
  * the job at creation. Hardware limits live on the spec, not here. {@code command} is Baton's
  * addition for trusted runners (process executor) and is absent for image jobs run in a sandbox.
+ * {@code paired} is Baton's too (issue 45, {@link PairedConfig}): absent on a job that is not paired.
  *
  * <p>Immutable: the server shares one parsed config between threads (store/JobConfigs), so the
  * lists and the map are unmodifiable copies. They are not {@code List.copyOf}/{@code Map.copyOf}:
@@ -28,7 +29,8 @@ public record JobConfig(
         Map<String, String> env,
         JobTimeout timeout,
         List<String> filePaths,
-        Integer iterations) {
+        Integer iterations,
+        PairedConfig paired) {
 
     public JobConfig {
         entrypoint = copy(entrypoint);
@@ -37,11 +39,26 @@ public record JobConfig(
         filePaths = copy(filePaths);
     }
 
+    /** A job that is not paired (every job before issue 45). */
+    public JobConfig(
+            String registry,
+            ProjectUuid project,
+            ImageDigest digest,
+            List<String> entrypoint,
+            List<String> cmd,
+            Map<String, String> env,
+            JobTimeout timeout,
+            List<String> filePaths,
+            Integer iterations) {
+        this(registry, project, digest, entrypoint, cmd, env, timeout, filePaths, iterations, null);
+    }
+
     private static List<String> copy(List<String> list) {
         return list == null ? null : Collections.unmodifiableList(new ArrayList<>(list));
     }
 
     public int iterationsOrDefault() {
+        if (paired != null) return paired.iterations();
         return iterations == null ? 1 : iterations;
     }
 }

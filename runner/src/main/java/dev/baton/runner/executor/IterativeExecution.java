@@ -5,6 +5,7 @@ import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.PairedConfig;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,6 +48,15 @@ abstract class IterativeExecution implements Execution {
         this.events = events;
         this.limits = limits;
         this.clock = clock;
+    }
+
+    /**
+     * Whether this executor runs a paired job's baseline (issue 45): it must start the baseline's
+     * command for {@link PairedConfig.Side#BASELINE} iterations. An executor that cannot declines
+     * the job before preparing anything.
+     */
+    protected boolean runsPairs() {
+        return false;
     }
 
     /** Provision everything; call {@link #checkStopped()} between long steps. */
@@ -146,6 +156,11 @@ abstract class IterativeExecution implements Execution {
     }
 
     private Runnable phases() {
+        if (job.config().paired() != null && !runsPairs()) {
+            return () -> events.declined(
+                    DeclineCode.EXECUTOR_ERROR,
+                    "this runner's executor does not run paired jobs (--baseline); the process executor does");
+        }
         try {
             prepare();
         } catch (DeclinedException e) {
@@ -180,8 +195,10 @@ abstract class IterativeExecution implements Execution {
     private ExecutionResult iterations() throws InterruptedException, DeclinedException {
         List<IterationResult> results = new ArrayList<>();
         int count = job.config().iterationsOrDefault();
+        PairedStop pairedStop = PairedStop.of(job.config().paired(), clock);
         for (int i = 1; i <= count; i++) {
             if (stopRequested()) return ExecutionResult.stopped(results);
+            if (pairedStop != null && i % 2 == 1 && pairedStop.enough(results)) break;
             Process p;
             try {
                 p = launch(i);

@@ -3,6 +3,7 @@ package dev.baton.runner.executor;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.PairedConfig;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -125,6 +126,8 @@ public final class ProcessExecutor implements Executor {
     private final class ProcessExecution extends IterativeExecution {
         private final Path jobDir;
         private List<String> argv;
+        /** A paired job's baseline command (issue 45), pinned as the candidate is; null otherwise. */
+        private List<String> baselineArgv;
         /** The job's cgroup, created at the first launch when the runner may create one. */
         private Path cgroup;
         /** The running (or last) iteration's process group, 0 when none. */
@@ -151,7 +154,19 @@ public final class ProcessExecutor implements Executor {
             benchmarkCpus.ifPresent(cpus -> full.addAll(List.of("taskset", "-c", cpus)));
             full.addAll(command);
             argv = full;
+            PairedConfig paired = job.config().paired();
+            if (paired != null) {
+                List<String> baseline = new ArrayList<>();
+                benchmarkCpus.ifPresent(cpus -> baseline.addAll(List.of("taskset", "-c", cpus)));
+                baseline.addAll(paired.baselineCmd());
+                baselineArgv = baseline;
+            }
             Files.createDirectories(jobDir);
+        }
+
+        @Override
+        protected boolean runsPairs() {
+            return true;
         }
 
         private Path iterationDir(int i) {
@@ -194,13 +209,19 @@ public final class ProcessExecutor implements Executor {
                         "echo $$ 2>/dev/null >\"$0\" || echo \"baton: could not join cgroup $0\" >&2; exec \"$@\"",
                         cgroup.resolve("cgroup.procs").toString()));
             }
-            command.addAll(argv);
+            PairedConfig paired = job.config().paired();
+            PairedConfig.Side side = paired == null ? null : paired.side(iteration - 1);
+            command.addAll(side == PairedConfig.Side.BASELINE ? baselineArgv : argv);
             ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
             Map<String, String> env = pb.environment();
             env.clear();
             env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
             env.put("HOME", dir.toString());
             env.put("BATON_ITERATION", Integer.toString(iteration));
+            if (side != null) {
+                env.put("BATON_PAIR", Integer.toString((iteration - 1) / 2));
+                env.put("BATON_SIDE", side.wireName());
+            }
             if (job.config().env() != null) env.putAll(job.config().env());
             Process p = pb.start();
             if (setsid.isPresent()) {

@@ -452,6 +452,64 @@ class RunApiTest {
                         "runner_field_in_direct_run",
                         "file_paths"),
                 Arguments.of(
+                        "direct with a baseline",
+                        with(direct, body("baseline", Map.of("cmd", List.of("old")))),
+                        400,
+                        "runner_field_in_direct_run",
+                        "baseline"),
+                // Paired runs (issue 45, docs/paired-runs.md).
+                Arguments.of("pairs without a baseline", with(runner, body("pairs", 5)), 400, "invalid_field", "pairs"),
+                Arguments.of(
+                        "until_significant without a baseline",
+                        with(runner, body("until_significant", true)),
+                        400,
+                        "invalid_field",
+                        "until_significant"),
+                Arguments.of(
+                        "a baseline without a command",
+                        with(runner, body("baseline", Map.of("cmd", List.of()))),
+                        400,
+                        "invalid_field",
+                        "baseline.cmd"),
+                Arguments.of(
+                        "a baseline with iterations",
+                        with(runner, body("baseline", Map.of("cmd", List.of("old")), "iterations", 3)),
+                        400,
+                        "invalid_field",
+                        "iterations"),
+                Arguments.of(
+                        "one pair",
+                        with(runner, body("baseline", Map.of("cmd", List.of("old")), "pairs", 1)),
+                        400,
+                        "invalid_field",
+                        "pairs"),
+                Arguments.of(
+                        "201 pairs",
+                        with(runner, body("baseline", Map.of("cmd", List.of("old")), "pairs", 201)),
+                        400,
+                        "invalid_field",
+                        "pairs"),
+                Arguments.of(
+                        "a budget without until_significant",
+                        with(runner, body("baseline", Map.of("cmd", List.of("old")), "budget", 60)),
+                        400,
+                        "invalid_field",
+                        "budget"),
+                Arguments.of(
+                        "a minimum effect of 0",
+                        with(
+                                runner,
+                                body(
+                                        "baseline",
+                                        Map.of("cmd", List.of("old")),
+                                        "until_significant",
+                                        true,
+                                        "min_effect",
+                                        0)),
+                        400,
+                        "invalid_field",
+                        "min_effect"),
+                Arguments.of(
                         "direct unknown project",
                         with(direct, body("project", "nope")),
                         404,
@@ -640,6 +698,58 @@ class RunApiTest {
         assertThat(job.path("status").asText()).isEqualTo("pending");
         assertThat(job.path("config").has("digest")).isFalse();
         assertThat(job.path("config").path("cmd").toString()).isEqualTo("[\"echo\",\"hi\"]");
+    }
+
+    @Test
+    void zAPairedRunCarriesItsBaselineAndASeedOnTheJobConfig() {
+        JsonNode job = Fixtures.created(s.post(
+                        "/v0/run",
+                        body(
+                                "project",
+                                "p-tm",
+                                "spec",
+                                "small",
+                                "cmd",
+                                List.of("new"),
+                                "baseline",
+                                Map.of("cmd", List.of("old", "--fast")),
+                                "until_significant",
+                                true,
+                                "budget",
+                                600,
+                                "min_effect",
+                                0.02)))
+                .path("job");
+        JsonNode paired = job.at("/config/paired");
+        assertThat(paired.path("baseline_cmd").toString()).isEqualTo("[\"old\",\"--fast\"]");
+        assertThat(paired.path("pairs").asInt())
+                .as("until_significant's default: the most")
+                .isEqualTo(200);
+        assertThat(paired.path("until_significant").asBoolean()).isTrue();
+        assertThat(paired.path("budget").asInt()).isEqualTo(600);
+        assertThat(paired.path("min_effect").asDouble()).isEqualTo(0.02);
+        assertThat(paired.path("adapter").asText()).isEqualTo("json");
+        assertThat(paired.has("seed")).isTrue();
+        assertThat(job.at("/config/iterations").isMissingNode()).isTrue();
+
+        JsonNode fixed = Fixtures.created(s.post(
+                        "/v0/run",
+                        body(
+                                "project",
+                                "p-tm",
+                                "spec",
+                                "small",
+                                "cmd",
+                                List.of("new"),
+                                "baseline",
+                                Map.of("cmd", List.of("old")))))
+                .path("job");
+        assertThat(fixed.at("/config/paired/pairs").asInt())
+                .as("a fixed design's default")
+                .isEqualTo(10);
+        assertThat(fixed.at("/config/paired/until_significant").isMissingNode()).isTrue();
+        assertThat(fixed.at("/config/paired/seed").asLong())
+                .isNotEqualTo(paired.path("seed").asLong());
     }
 
     @Test

@@ -1,0 +1,22 @@
+package dev.baton.runner.integration;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/** Paired runs end to end on PostgreSQL; skipped, saying so, when none is reachable. */
+@Tag("postgres")
+class PostgresPairedRunAgainstServerTest extends PairedRunAgainstServerContract {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(
+                PostgresSchemas.reachable(),
+                "PostgreSQL not reachable at " + PostgresSchemas.URL + ": skipping the PostgreSQL paired-run tests");
+    }
+
+    @Override
+    String databaseUrl() {
+        return PostgresSchemas.fresh();
+    }
+}
