@@ -240,17 +240,16 @@ public final class ChangePoints {
 
     /**
      * Whether {@code value}, arriving after {@code baseline} (oldest first), reveals a new change
-     * point: one in the history with the value that the history alone did not have (none within
-     * {@link #SAME_WITHIN} points), of a side whose boundary is set and at least that large.
-     * Returns the newest such change point, or null.
+     * point: the baseline is replayed through {@link Online} point by point and the value added
+     * last, so the answer is the one a detector that had followed the metric through the window
+     * would give: a change point that the points before did not have and that was not revealed
+     * before (none within {@link #SAME_WITHIN} points), of a side whose boundary is set and at
+     * least that large. Returns it, or null.
      */
     public static ChangePoint newChangePoint(double[] baseline, double value, Double lower, Double upper) {
-        double minChange = minChange(lower, upper);
-        double[] with = java.util.Arrays.copyOf(baseline, baseline.length + 1);
-        with[baseline.length] = value;
-        List<ChangePoint> now = detect(with, minChange);
-        if (now.isEmpty()) return null;
-        return fresh(detect(baseline, minChange), now, lower, upper);
+        Online online = new Online(MAX_P_VALUE, lower, upper);
+        for (double v : baseline) online.add(v);
+        return online.add(value);
     }
 
     private static ChangePoint fresh(List<ChangePoint> before, List<ChangePoint> now, Double lower, Double upper) {
