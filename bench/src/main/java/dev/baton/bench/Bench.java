@@ -42,6 +42,10 @@ public final class Bench {
             PairedBench.run(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("changepoints")) {
+            ChangePointBench.run(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("affinity")) {
             System.out.println("results: "
                     + AffinityBench.run(java.util.Arrays.copyOfRange(args, 1, args.length))

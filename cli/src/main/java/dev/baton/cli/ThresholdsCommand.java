@@ -43,7 +43,8 @@ final class ThresholdsCommand {
         @Option(
                 names = "--model",
                 required = true,
-                description = "static, percentage, z_score, t_test, log_normal, iqr or delta_iqr")
+                description =
+                        "static, percentage, z_score, t_test, log_normal, iqr, delta_iqr, bencher_iqr, bencher_delta_iqr, bencher_log_normal or change_point")
         String model;
 
         @Option(

@@ -72,6 +72,15 @@ public final class Judge {
                     Model model = Model.of(r.model()).orElseThrow();
                     double[] baseline = baseline(report, r, bench.getKey(), measure.getKey(), start);
                     Limits limits = model.limits(baseline, r.lowerBoundary(), r.upperBoundary(), r.minSamples());
+                    String side = limits.breached(value);
+                    if (model == Model.CHANGE_POINT) {
+                        // A change point alerts when the value reveals a new one, not by its limits.
+                        boolean limited = limits.lower() != null || limits.upper() != null;
+                        ChangePoints.ChangePoint revealed = limited
+                                ? ChangePoints.newChangePoint(baseline, value, r.lowerBoundary(), r.upperBoundary())
+                                : null;
+                        side = revealed == null ? null : revealed.side();
+                    }
                     boundaries.add(new MetricJudgement.Boundary(
                             t.id(),
                             model.wireName(),
@@ -80,7 +89,7 @@ public final class Judge {
                             limits.baselineSize(),
                             limits.mean(),
                             limits.stddev(),
-                            limits.breached(value)));
+                            side));
                 }
                 judged.add(new MetricJudgement(bench.getKey(), measure.getKey(), value, boundaries));
             }

@@ -30,7 +30,19 @@ public enum Model {
     /** Q1 − k × IQR, Q3 + k × IQR (Tukey's fences; quartiles by Hyndman–Fan method 7). */
     IQR("iqr", Kind.FACTOR, 2),
     /** median × (1 ∓ (Q3Δ + k × IQRΔ)), Δ the relative changes between consecutive samples. */
-    DELTA_IQR("delta_iqr", Kind.FACTOR, 3);
+    DELTA_IQR("delta_iqr", Kind.FACTOR, 3),
+    /** Bencher's {@code iqr}: median ∓ k × IQR (docs/decisions/0048-zero-spread-and-change-points.md). */
+    BENCHER_IQR("bencher_iqr", Kind.FACTOR, 2),
+    /** Bencher's {@code delta_iqr}: median × (1 ∓ k × IQRΔ). */
+    BENCHER_DELTA_IQR("bencher_delta_iqr", Kind.FACTOR, 3),
+    /** Bencher's {@code log_normal}: the upper limit of {@link #LOG_NORMAL}, the lower one mirrored around e^μ. */
+    BENCHER_LOG_NORMAL("bencher_log_normal", Kind.CONFIDENCE, 2),
+    /**
+     * Change-point detection (E-divisive means with a t-test, {@link ChangePoints}); the
+     * boundaries are the least relative change per side (0.05 = 5 %). The limits shown are the
+     * newest segment's mean moved by that change; the alert comes from a new change point.
+     */
+    CHANGE_POINT("change_point", Kind.FRACTION, ChangePoints.MIN_SEGMENT * 2);
 
     /** What a boundary of the model means, and so which values it may take. */
     public enum Kind {
@@ -78,10 +90,18 @@ public enum Model {
      */
     public Limits limits(double[] baseline, Double lower, Double upper, int minSamples) {
         int n = baseline.length;
-        Double mean = n == 0 ? null : Mean.of(baseline).getAsDouble();
-        Double sd = n < 2 ? null : StandardDeviation.of(baseline).getAsDouble();
+        // Identical samples: their mean is the sample itself (summing and dividing them can round
+        // past it, issue 44: five times 7.360385187934427 can average 7.360385187934428).
+        boolean constant = n > 0 && Arrays.stream(baseline).allMatch(x -> x == baseline[0]);
+        Double mean = n == 0 ? null : constant ? baseline[0] : Mean.of(baseline).getAsDouble();
+        Double sd =
+                n < 2 ? null : constant ? 0.0 : StandardDeviation.of(baseline).getAsDouble();
         if (this == STATIC) return new Limits(lower, upper, n, mean, sd);
         if (n < Math.max(minSamples, minimumBaseline)) return new Limits(null, null, n, mean, sd);
+        // A baseline with no spread gives a statistical model nothing to scale a limit by: it
+        // records and never alerts, as Bencher does (docs/alerts.md, "Zero-spread baselines").
+        // A percentage is a fraction of the mean, which is exact here, so it keeps its limits.
+        if (constant && kind != Kind.FRACTION) return new Limits(null, null, n, mean, sd);
         return switch (this) {
             case PERCENTAGE ->
                 new Limits(
@@ -119,6 +139,19 @@ public enum Model {
                         sd);
             }
             case DELTA_IQR -> deltaIqr(baseline, lower, upper, mean, sd);
+            case BENCHER_IQR -> {
+                double[] q = QUANTILE.evaluate(baseline, 0.25, 0.5, 0.75);
+                double iqr = q[2] - q[0];
+                yield new Limits(
+                        lower == null ? null : q[1] - lower * iqr,
+                        upper == null ? null : q[1] + upper * iqr,
+                        n,
+                        mean,
+                        sd);
+            }
+            case BENCHER_DELTA_IQR -> bencherDeltaIqr(baseline, lower, upper, mean, sd);
+            case BENCHER_LOG_NORMAL -> bencherLogNormal(baseline, lower, upper, mean, sd);
+            case CHANGE_POINT -> ChangePoints.limits(baseline, lower, upper, mean, sd);
             case STATIC -> throw new AssertionError("handled above");
         };
     }
@@ -137,8 +170,8 @@ public enum Model {
         }
         double sigma = StandardDeviation.of(logs).getAsDouble();
         double mu = Mean.of(logs).getAsDouble();
-        if (sigma == 0)
-            return new Limits(lower == null ? null : Math.exp(mu), upper == null ? null : Math.exp(mu), n, mean, sd);
+        // No spread of the logarithms (samples a rounding apart): no limits, as for identical samples.
+        if (sigma == 0) return new Limits(null, null, n, mean, sd);
         LogNormalDistribution d = LogNormalDistribution.of(mu, sigma);
         return new Limits(
                 lower == null ? null : d.inverseCumulativeProbability(1 - lower),
@@ -150,18 +183,61 @@ public enum Model {
 
     private static Limits deltaIqr(double[] baseline, Double lower, Double upper, Double mean, Double sd) {
         int n = baseline.length;
-        double[] deltas = new double[n - 1];
-        for (int i = 1; i < n; i++) {
-            // A change from zero has no relative size: no limits, the threshold records.
-            if (baseline[i - 1] == 0) return new Limits(null, null, n, mean, sd);
-            deltas[i - 1] = Math.abs(baseline[i] - baseline[i - 1]) / Math.abs(baseline[i - 1]);
-        }
+        double[] deltas = relativeChanges(baseline);
+        // A change from zero has no relative size: no limits, the threshold records.
+        if (deltas == null) return new Limits(null, null, n, mean, sd);
         double[] q = QUANTILE.evaluate(deltas, 0.25, 0.75);
         double median = QUANTILE.evaluate(baseline, 0.5);
         double iqr = q[1] - q[0];
         return new Limits(
                 lower == null ? null : median * (1 - (q[1] + lower * iqr)),
                 upper == null ? null : median * (1 + (q[1] + upper * iqr)),
+                n,
+                mean,
+                sd);
+    }
+
+    /** The relative changes between consecutive samples, oldest first; null when one starts from zero. */
+    private static double[] relativeChanges(double[] baseline) {
+        double[] deltas = new double[baseline.length - 1];
+        for (int i = 1; i < baseline.length; i++) {
+            if (baseline[i - 1] == 0) return null;
+            deltas[i - 1] = Math.abs(baseline[i] - baseline[i - 1]) / Math.abs(baseline[i - 1]);
+        }
+        return deltas;
+    }
+
+    private static Limits bencherDeltaIqr(double[] baseline, Double lower, Double upper, Double mean, Double sd) {
+        int n = baseline.length;
+        double[] deltas = relativeChanges(baseline);
+        // A change from zero has no relative size: no limits, the threshold records.
+        if (deltas == null) return new Limits(null, null, n, mean, sd);
+        double[] q = QUANTILE.evaluate(deltas, 0.25, 0.75);
+        double median = QUANTILE.evaluate(baseline, 0.5);
+        double iqr = q[1] - q[0];
+        return new Limits(
+                lower == null ? null : median * (1 - lower * iqr),
+                upper == null ? null : median * (1 + upper * iqr),
+                n,
+                mean,
+                sd);
+    }
+
+    private static Limits bencherLogNormal(double[] baseline, Double lower, Double upper, Double mean, Double sd) {
+        int n = baseline.length;
+        double[] logs = new double[n];
+        for (int i = 0; i < n; i++) {
+            if (!(baseline[i] > 0)) return new Limits(null, null, n, mean, sd);
+            logs[i] = Math.log(baseline[i]);
+        }
+        double sigma = StandardDeviation.of(logs).getAsDouble();
+        if (sigma == 0) return new Limits(null, null, n, mean, sd);
+        double mu = Mean.of(logs).getAsDouble();
+        LogNormalDistribution d = LogNormalDistribution.of(mu, sigma);
+        // Bencher takes the upper quantile at the lower boundary's level and mirrors it around e^μ.
+        return new Limits(
+                lower == null ? null : 2 * Math.exp(mu) - d.inverseCumulativeProbability(lower),
+                upper == null ? null : d.inverseCumulativeProbability(upper),
                 n,
                 mean,
                 sd);

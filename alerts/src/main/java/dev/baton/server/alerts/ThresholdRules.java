@@ -40,7 +40,7 @@ public final class ThresholdRules {
             upper = switch (model.kind()) {
                 case CONFIDENCE -> DEFAULT_CONFIDENCE;
                 case FACTOR -> DEFAULT_FACTOR;
-                case FRACTION -> DEFAULT_FRACTION;
+                case FRACTION -> model == Model.CHANGE_POINT ? ChangePoints.MIN_CHANGE : DEFAULT_FRACTION;
                 case FIXED -> throw new AssertionError("handled above");
             };
         }

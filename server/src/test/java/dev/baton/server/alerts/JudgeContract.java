@@ -115,6 +115,32 @@ abstract class JudgeContract {
     }
 
     @Test
+    void aChangePointThresholdAlertsOnceWhenANewLevelHasThreePoints() {
+        // Issue 44: model change_point, default 5 % upward (ChangePointsTest has the figures).
+        Threshold t = alerts.createThreshold(
+                project.id(),
+                ThresholdRules.check(new ThresholdRule(
+                        null, "box", null, "latency", null, "change_point", null, null, null, null, -1)),
+                T0);
+        assertThat(t.rule().upperBoundary()).isEqualTo(ChangePoints.MIN_CHANGE);
+        for (double v : new double[] {10, 10.1, 9.9, 10, 10.2, 9.8, 12, 12.1})
+            assertThat(judge.judge(run("main", v).id())).isEmpty();
+        Report third = run("main", 11.9);
+
+        assertThat(judge.judge(third.id())).singleElement().satisfies(a -> {
+            assertThat(a.model()).isEqualTo("change_point");
+            assertThat(a.side()).isEqualTo("upper");
+            assertThat(a.value()).isEqualTo(11.9);
+            // No change point in the history yet: its mean (60 + 24.1) / 8 = 10.5125, + 5 %.
+            assertThat(a.limit()).isCloseTo(10.5125 * 1.05, within(1e-9));
+        });
+        assertThat(judge.judge(run("main", 12).id())).isEmpty();
+        // Identical values after it raise nothing either.
+        for (int i = 0; i < 5; i++)
+            assertThat(judge.judge(run("main", 12).id())).isEmpty();
+    }
+
+    @Test
     void theConsoleReadsTheJudgedMetricNamesAndAReportsHash() {
         judge.judge(run("main", 10).id());
         Report hashed = run("feature", 11);

@@ -113,4 +113,81 @@ class ModelTest {
         assertThat(l.lower()).isNull();
         assertThat(l.breached(-1000)).isNull();
     }
+
+    // Issue 44: TCPD's `bank` series holds runs of one value, 7.360385187934427; five of them
+    // summed and divided give 7.360385187934428, so the limits collapsed on a mean above every
+    // sample and the very same value raised an alert. Four 0.1 values did it too.
+    static final double BANK = 7.360385187934427;
+    static final Model[] SPREAD_MODELS = {
+        Model.Z_SCORE,
+        Model.T_TEST,
+        Model.LOG_NORMAL,
+        Model.IQR,
+        Model.DELTA_IQR,
+        Model.BENCHER_IQR,
+        Model.BENCHER_DELTA_IQR,
+        Model.BENCHER_LOG_NORMAL
+    };
+
+    @Test
+    void identicalSamplesGiveAStatisticalModelNoLimitsSoNothingAlerts() {
+        for (double[] same : new double[][] {{BANK, BANK, BANK, BANK, BANK}, {0.1, 0.1, 0.1, 0.1}}) {
+            for (Model m : SPREAD_MODELS) {
+                Limits l = m.limits(same, boundary(m), boundary(m), 2);
+                assertThat(l.lower()).as(m.wireName()).isNull();
+                assertThat(l.upper()).as(m.wireName()).isNull();
+                assertThat(l.mean()).as(m.wireName()).isEqualTo(same[0]);
+                assertThat(l.stddev()).as(m.wireName()).isEqualTo(0.0);
+                assertThat(l.baselineSize()).isEqualTo(same.length);
+                assertThat(l.breached(same[0])).as(m.wireName()).isNull();
+                // + 0.001 %: the baseline gives no scale to call that large.
+                assertThat(l.breached(same[0] * 1.00001)).as(m.wireName()).isNull();
+                assertThat(l.breached(same[0] * 0.99999)).as(m.wireName()).isNull();
+            }
+        }
+    }
+
+    private static double boundary(Model m) {
+        return m.kind() == Model.Kind.FACTOR ? 1.5 : 0.99;
+    }
+
+    @Test
+    void aPercentageOfIdenticalSamplesIsAFractionOfTheSampleItself() {
+        Limits exact = Model.PERCENTAGE.limits(new double[] {BANK, BANK, BANK, BANK, BANK}, 0.0, 0.0, 1);
+        assertThat(exact.lower()).isEqualTo(BANK);
+        assertThat(exact.upper()).isEqualTo(BANK);
+        assertThat(exact.breached(BANK)).isNull();
+        Limits tenth = Model.PERCENTAGE.limits(new double[] {0.1, 0.1, 0.1, 0.1}, 0.0, 0.0, 1);
+        assertThat(tenth.breached(0.1)).isNull();
+        // The default 10 % lets +0.001 % pass.
+        Limits ten = Model.PERCENTAGE.limits(new double[] {BANK, BANK, BANK, BANK, BANK}, null, 0.10, 1);
+        assertThat(ten.breached(BANK * 1.00001)).isNull();
+    }
+
+    @Test
+    void bencherIqrIsTheMedianPlusOrMinusKTimesTheIqr() {
+        // Median 12, Q1 11, Q3 13 (method 7, as iqrIsTukeysFences): 12 ∓ 1.5 × 2 = 9 and 15.
+        Limits l = Model.BENCHER_IQR.limits(BASELINE, 1.5, 1.5, 2);
+        assertThat(l.lower()).isCloseTo(9, within(EPS));
+        assertThat(l.upper()).isCloseTo(15, within(EPS));
+    }
+
+    @Test
+    void bencherDeltaIqrIsTheMedianTimesOnePlusOrMinusKTimesTheChangesIqr() {
+        // The relative changes' Q1 0.0817308 and Q3 0.1863636 (deltaIqrBoundsTheRelativeChangeFromTheMedian):
+        // IQRΔ = 0.1046329, 1.5 × IQRΔ = 0.1569493. 12 × 1.1569493 = 13.883392; 12 × 0.8430507 = 10.116608.
+        Limits l = Model.BENCHER_DELTA_IQR.limits(BASELINE, 1.5, 1.5, 3);
+        assertThat(l.upper()).isCloseTo(13.883392, within(EPS));
+        assertThat(l.lower()).isCloseTo(10.116608, within(EPS));
+    }
+
+    @Test
+    void bencherLogNormalMirrorsTheUpperQuantileAroundEToTheMu() {
+        // As logNormalFitsTheLogarithms: μ = 2, σ = 1, the 0.975 quantile exp(3.959964) = 52.455437.
+        // Lower: 2 × e² − 52.455437 = 14.778112 − 52.455437 = −37.677325.
+        Limits l = Model.BENCHER_LOG_NORMAL.limits(
+                new double[] {Math.E, Math.E * Math.E, Math.E * Math.E * Math.E}, 0.975, 0.975, 2);
+        assertThat(l.upper()).isCloseTo(52.455437, within(EPS));
+        assertThat(l.lower()).isCloseTo(-37.677325, within(EPS));
+    }
 }
