@@ -48,7 +48,11 @@ public final class ServerAssembly {
         parts.jobEvents(channel).queue(channel).beforeHttpStop(channel).closeWithServer(channel);
         // Alerts (docs/alerts.md): every processed report is judged against its thresholds.
         Judging judging = new Judging(
-                new Judge(w.store().alerts(), w.clock()), w.store().alerts(), w.clock(), Duration.ofMinutes(1), metrics);
+                new Judge(w.store().alerts(), w.clock()),
+                w.store().alerts(),
+                w.clock(),
+                Duration.ofMinutes(1),
+                metrics);
         channel.onReportProcessed(judging::judgeSoon);
         WebhookSender webhooks = new WebhookSender(w.store(), w.clock(), Duration.ofSeconds(1));
         channel.start();
