@@ -93,6 +93,15 @@ class BenchSmokeTest {
                         .isPositive();
                 assertThat(round.at("/flushed_commits/commits_per_job").asDouble())
                         .isPositive();
+                // Statements per job (pg_stat_statements), or the note saying why they were not counted.
+                JsonNode statements = round.get("statements");
+                assertThat(statements).isNotNull();
+                if (statements.get("note").isNull()) {
+                    assertThat(statements.get("statements_per_job").asDouble()).isPositive();
+                    assertThat(statements.get("statements")).isNotEmpty();
+                } else {
+                    assertThat(statements.get("note").asText()).contains("pg_stat_statements");
+                }
             }
         }
 
