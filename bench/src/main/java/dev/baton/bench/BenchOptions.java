@@ -28,7 +28,8 @@ record BenchOptions(
                          [--pg-user postgres] [--smoke]
                    bench jmh [JMH options]   (microbenchmarks; short settings by default)
                    bench floor [--database …] [--runners …] [--jobs …]   (the transport floor alone, to profile it)
-                   bench cores [--database …] [--runners …] [--jobs …]   (lifecycle with the server on 1 and 2 cores, the harness pinned apart)""";
+                   bench cores [--database …] [--runners …] [--jobs …]   (lifecycle with the server on 1 and 2 cores, the harness pinned apart)
+                   bench lifecycle [--database …] [--runners …] [--jobs …] [--samples …]   (dispatch, lifecycle and floor; PostgreSQL: statements per job)""";
 
     static BenchOptions parse(String... args) {
         BenchDatabase.Kind database = BenchDatabase.Kind.SQLITE;

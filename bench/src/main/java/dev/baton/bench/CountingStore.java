@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  * that reached {@code processed} (the end of the lifecycle, which the server applies on a
  * background thread after acking {@code completed}), and read calls (each one a query or more, a
  * round trip on PostgreSQL) apart from the lookups the store serves from memory after the first
- * read ({@code projectUuid}, {@code reportFormat}, {@code findSpec} by id), which are counted as
+ * read ({@code projectUuid}, {@code reportFormat}, {@code findSpec}), which are counted as
  * cached.
  *
  * <p>The wrapper is a dynamic proxy of {@link Store} ({@link #store()}) and of each of its parts
@@ -133,7 +133,7 @@ final class CountingStore {
             "runnerNode",
             "runnerSpecs",
             "runnersOn");
-    /** Served from memory after the first read; {@code findSpec} only by id (by slug or uuid it is a read). */
+    /** Served from memory after the first read ({@code findSpec} by id, slug or uuid since issue 46, counted apart). */
     static final Set<String> CACHED = Set.of("projectUuid", "reportFormat");
     /** Neither written nor read here: the store's parts counted elsewhere or not at all, listeners, life cycle. */
     static final Set<String> PASSED = Set.of(
@@ -252,7 +252,7 @@ final class CountingStore {
                 }
                 return part;
             }
-            if (CACHED.contains(name) || (name.equals("findSpec") && method.getParameterTypes()[0] == long.class)) {
+            if (CACHED.contains(name) || name.equals("findSpec")) {
                 cached.increment();
                 count(readsByMethod, name + " (cached)");
             } else if (WRITES.contains(name)) {

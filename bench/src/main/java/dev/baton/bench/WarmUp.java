@@ -14,7 +14,11 @@ final class WarmUp {
     /** Settled when the round's compile time is at most this share of its wall time. */
     static final double SETTLED_SHARE = 0.10;
 
-    static final int MAX_ROUNDS = 10;
+    /**
+     * Most rounds before measuring anyway; {@code -Dbaton.bench.warmupRounds=N} lowers it for
+     * quick interleaved runs on a loaded machine, where compiling never settles.
+     */
+    static final int MAX_ROUNDS = Integer.getInteger("baton.bench.warmupRounds", 10);
 
     interface Round {
         void run() throws Exception;

@@ -93,6 +93,16 @@ class BenchSmokeTest {
                         .isPositive();
                 assertThat(round.at("/flushed_commits/commits_per_job").asDouble())
                         .isPositive();
+                // Statements per job (pg_stat_statements), or the note saying why they were not counted.
+                JsonNode statements = round.get("statements");
+                assertThat(statements).isNotNull();
+                JsonNode note = statements.get("note"); // absent when null (the results file leaves nulls out)
+                if (note == null || note.isNull()) {
+                    assertThat(statements.get("statements_per_job").asDouble()).isPositive();
+                    assertThat(statements.get("statements")).isNotEmpty();
+                } else {
+                    assertThat(note.asText()).contains("pg_stat_statements");
+                }
             }
         }
 

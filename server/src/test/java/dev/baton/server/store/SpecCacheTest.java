@@ -52,6 +52,37 @@ class SpecCacheTest {
     }
 
     @Test
+    void aSpecNamedBySlugOrUuidIsServedUntilAWriteAndAMissingOneIsNeverRemembered() {
+        SpecCache cache = new SpecCache();
+        AtomicInteger loads = new AtomicInteger();
+        Spec first = spec("first");
+        assertThat(cache.get("slug:s", () -> {
+                    loads.incrementAndGet();
+                    return Optional.of(first);
+                }))
+                .contains(first);
+        assertThat(cache.get("slug:s", () -> {
+                    loads.incrementAndGet();
+                    return Optional.of(spec("unused"));
+                }))
+                .contains(first);
+        assertThat(loads).hasValue(1);
+        assertThat(cache.get("slug:missing", Optional::empty)).isEmpty();
+        Spec created = spec("created");
+        assertThat(cache.get("slug:missing", () -> Optional.of(created))).contains(created);
+
+        cache.invalidate();
+        Spec renamed = spec("renamed");
+        assertThat(cache.get("slug:s", () -> Optional.of(renamed))).contains(renamed);
+        // A read that raced a write is not served after it either.
+        cache.get("slug:t", () -> {
+            cache.invalidate();
+            return Optional.of(first);
+        });
+        assertThat(cache.get("slug:t", () -> Optional.of(renamed))).contains(renamed);
+    }
+
+    @Test
     void aReadThatRacedAWriteIsNeverServedAfterIt() {
         SpecCache cache = new SpecCache();
         Spec old = spec("old");

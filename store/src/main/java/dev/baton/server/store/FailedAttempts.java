@@ -55,18 +55,6 @@ final class FailedAttempts {
                 .findOne(jobRows);
     }
 
-    /** An attempt's failure overridden by its runner's {@code completed} (same lease) keeps no retry decision. */
-    void forget(Handle h, long jobId, LeaseId lease) {
-        statements
-                .on(
-                        h,
-                        "UPDATE job_attempt SET end_reason = NULL, exit_code = NULL, retry_decision = NULL"
-                                + " WHERE job_id = :job AND lease = :lease AND end_reason IS NOT NULL")
-                .bind("job", jobId)
-                .bind("lease", lease.value())
-                .execute();
-    }
-
     RetryPolicy policy(Handle h, long jobId) {
         return statements
                 .on(

@@ -68,7 +68,9 @@ final class JdbcSpecs implements Specs {
 
     @Override
     public Optional<Spec> findSpec(ResourceId id) {
-        return context.readPlain(c -> context.byResource(c, "spec", Rows.SPEC, id, Rows::spec));
+        String reference = id.uuid().map(u -> "uuid:" + u).orElse("slug:" + id.text());
+        return specs.get(
+                reference, () -> context.readPlain(c -> context.byResource(c, "spec", Rows.SPEC, id, Rows::spec)));
     }
 
     @Override

@@ -60,7 +60,7 @@ final class JdbcStore implements Store {
         this.specs = new JdbcSpecs(context);
         this.runs = new JdbcRuns(context, dialect);
         this.claims = new JdbcClaims(context, dialect);
-        this.transitions = new JdbcTransitions(context);
+        this.transitions = new JdbcTransitions(context, dialect);
         this.jobLiveness = new JdbcJobLiveness(context, dialect);
         this.nodes = new JdbcNodes(context, dialect);
         this.schedules = new JdbcSchedules(context);

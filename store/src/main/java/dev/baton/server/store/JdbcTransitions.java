@@ -24,9 +24,12 @@ final class JdbcTransitions implements Transitions {
     private final Statements statements;
     private final JobRows jobRows;
     private final FailedAttempts failedAttempts;
+    /** PostgreSQL: the attempt's (or report's) update rides in the compare-and-set's statement (decision 0053). */
+    private final boolean oneStatement;
 
-    JdbcTransitions(StoreContext context) {
+    JdbcTransitions(StoreContext context, SqlDialect dialect) {
         this.context = context;
+        this.oneStatement = dialect.modifiesInCtes();
         this.statements = context.statements;
         this.jobRows = context.jobRows;
         this.failedAttempts = new FailedAttempts(context.statements, context.jobRows);
@@ -41,11 +44,12 @@ final class JdbcTransitions implements Transitions {
                     "status = 2, started = :now, last_heartbeat = :now,"
                             + " hard_deadline = :now + CAST(timeout AS BIGINT) * 1000000 + :grace",
                     "status = 1 AND lease = :lease",
+                    oneStatement ? ATTEMPT_STARTED : null,
                     job,
                     now,
                     q -> q.bind("lease", lease.value()).bind("grace", grace.toNanos() / 1000));
             if (started.isPresent()) {
-                closeAttempt(h, started.get(), lease, "started = :now", now);
+                if (!oneStatement) closeAttempt(h, started.get(), lease, "started = :now", now);
                 return applied(started.get());
             }
             Transition t = classify(h, job, lease, Set.of(JobStatus.RUNNING));
@@ -226,12 +230,16 @@ final class JdbcTransitions implements Transitions {
                     h,
                     "status = 3, completed = :now, error = NULL",
                     "status IN (1, 2, 4) AND lease = :lease",
+                    oneStatement ? ATTEMPT_COMPLETED : null,
                     job,
                     now,
-                    q -> q.bind("lease", lease.value()));
+                    q -> q.bind("lease", lease.value())
+                            .bind("outcome", AttemptOutcome.COMPLETED.code())
+                            .bind("output", output));
             if (completed.isPresent()) {
-                closeAttempt(h, completed.get(), lease, AttemptOutcome.COMPLETED, now, true, output);
-                failedAttempts.forget(h, completed.get().id(), lease);
+                // The attempt ends completed, and forgets a failure it ended with before (an
+                // override of a heartbeat-timeout failure), in one statement on either database.
+                if (!oneStatement) closeCompletedAttempt(h, completed.get(), lease, now, output);
                 return applied(completed.get());
             }
             // Processed has passed through completed: a resent `completed` is a duplicate.
@@ -316,9 +324,16 @@ final class JdbcTransitions implements Transitions {
     @Override
     public Transition process(JobUuid job, String results, Instant now) {
         return context.write(h -> {
-            Optional<Job> processed = cas(h, "status = 6", "status = 3", job, now, q -> {});
+            Optional<Job> processed = cas(
+                    h,
+                    "status = 6",
+                    "status = 3",
+                    oneStatement ? REPORT_PROCESSED : null,
+                    job,
+                    now,
+                    q -> q.bind("results", results).bind("error", (String) null));
             if (processed.isEmpty()) return classify(h, job, null, Set.of(JobStatus.PROCESSED));
-            writeReport(h, processed.get(), results, null, now);
+            if (!oneStatement) writeReport(h, processed.get(), results, null, now);
             return applied(processed.get());
         });
     }
@@ -353,6 +368,41 @@ final class JdbcTransitions implements Transitions {
                 .execute();
     }
 
+    /** {@code start}'s attempt: its start time (PostgreSQL, beside the job's compare-and-set). */
+    private static final String ATTEMPT_STARTED = "UPDATE job_attempt SET started = :now FROM j"
+            + " WHERE job_attempt.job_id = j.id AND job_attempt.lease = :lease";
+
+    /** What {@link #closeCompletedAttempt} writes, beside the job's compare-and-set. */
+    private static final String ATTEMPT_COMPLETED =
+            "UPDATE job_attempt SET ended = :now, outcome = :outcome, output = :output, end_reason = NULL,"
+                    + " exit_code = NULL, retry_decision = NULL FROM j WHERE job_attempt.job_id = j.id AND job_attempt.lease = :lease";
+
+    /** What {@link #writeReport} writes for {@code process}, beside the job's compare-and-set. */
+    private static final String REPORT_PROCESSED =
+            "UPDATE report SET results = :results, error = :error, modified = :now,"
+                    + " start_time = COALESCE(j.started, j.claimed, report.start_time), end_time = COALESCE(j.completed, report.end_time)"
+                    + " FROM j WHERE report.id = j.report_id";
+
+    /**
+     * The attempt of {@code lease} ends completed, keeping {@code output}: also when it was closed
+     * already (completed after a heartbeat-timeout failure: the runner is the authority), and then
+     * its failure's classification (end reason, exit code, retry decision) is forgotten, so the
+     * row never keeps the overridden word's reason or output.
+     */
+    private void closeCompletedAttempt(Handle h, Job job, LeaseId lease, Instant now, byte[] output) {
+        statements
+                .on(
+                        h,
+                        "UPDATE job_attempt SET ended = :now, outcome = :outcome, output = :output, end_reason = NULL,"
+                                + " exit_code = NULL, retry_decision = NULL WHERE job_id = :job AND lease = :lease")
+                .bind("now", micros(now))
+                .bind("outcome", AttemptOutcome.COMPLETED.code())
+                .bind("output", output)
+                .bind("job", job.id())
+                .bind("lease", lease.value())
+                .execute();
+    }
+
     private static Transition applied(Job job) {
         return new Transition(Transition.Result.APPLIED, job);
     }
@@ -363,11 +413,33 @@ final class JdbcTransitions implements Transitions {
      */
     private Optional<Job> cas(
             Handle h, String set, String expected, JobUuid job, Instant now, java.util.function.Consumer<Sql> binds) {
+        return cas(h, set, expected, null, job, now, binds);
+    }
+
+    /**
+     * The same with {@code alongside} (PostgreSQL, null elsewhere): a further data-modifying
+     * statement over the changed row, named {@code j}, in the same statement as a common table
+     * expression, so the job and its attempt (or report) change in one round trip. It sees the
+     * job's row as changed (RETURNING) and runs only when the compare-and-set changed a row: the
+     * fencing is the job's {@code WHERE}, as before.
+     */
+    private Optional<Job> cas(
+            Handle h,
+            String set,
+            String expected,
+            String alongside,
+            JobUuid job,
+            Instant now,
+            java.util.function.Consumer<Sql> binds) {
+        String update = "UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING "
+                + Rows.JOB;
         Sql q = statements
                 .on(
                         h,
-                        "UPDATE job SET " + set + ", modified = :now WHERE uuid = :uuid AND " + expected + " RETURNING "
-                                + Rows.JOB)
+                        alongside == null
+                                ? update
+                                : "WITH j AS (" + update + "), alongside AS (" + alongside + ") SELECT " + Rows.JOB
+                                        + " FROM j")
                 .bind("now", micros(now))
                 .bind("uuid", job.toString());
         binds.accept(q);

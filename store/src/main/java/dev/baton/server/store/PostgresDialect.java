@@ -160,6 +160,12 @@ final class PostgresDialect implements SqlDialect {
         return false;
     }
 
+    /** A transition and its attempt's (or report's) update in one statement (decision 0053). */
+    @Override
+    public boolean modifiesInCtes() {
+        return true;
+    }
+
     @Override
     public boolean isUniqueViolation(SQLException e) {
         return "23505".equals(e.getSQLState());

@@ -68,6 +68,15 @@ interface SqlDialect {
     /** How the rows a sweep acts on are locked: appended to the sweep's SELECT. */
     String sweepLock();
 
+    /**
+     * Whether a statement may carry data-modifying common table expressions ({@code WITH j AS
+     * (UPDATE … RETURNING …), a AS (UPDATE …) SELECT …}): a transition then updates the job and
+     * its attempt (or report) in one round trip (decision 0053). SQLite has none.
+     */
+    default boolean modifiesInCtes() {
+        return false;
+    }
+
     /** Whether the schema keeps pending jobs counted per spec and priority by triggers (the queue status reads them). */
     default boolean keepsPendingCounts() {
         return false;
