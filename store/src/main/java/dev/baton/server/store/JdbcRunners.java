@@ -78,9 +78,13 @@ final class JdbcRunners implements Runners {
                             .mapTo(Long.class)
                             .one();
                     if (boundJob != null) {
-                        // The reservation: only while the job waits; one runner per job.
+                        // The reservation: only while the job waits; one live runner per job (a
+                        // reservation that lapsed, its runner archived or spent, is taken over).
                         int rows = h.createUpdate("UPDATE job SET bound_runner_id = :runner"
-                                        + " WHERE id = :job AND status = 0 AND bound_runner_id IS NULL")
+                                        + " WHERE id = :job AND status = 0 AND (bound_runner_id IS NULL"
+                                        + " OR EXISTS (SELECT 1 FROM runner b WHERE b.id = job.bound_runner_id"
+                                        + " AND (b.archived IS NOT NULL OR EXISTS (SELECT 1 FROM job_attempt ba"
+                                        + " WHERE ba.runner_id = b.id AND ba.ended IS NOT NULL))))")
                                 .bind("runner", id)
                                 .bind("job", boundJob)
                                 .execute();
