@@ -45,6 +45,18 @@ final class RunnersCommand {
         List<String> specs;
 
         @Option(
+                names = "--ephemeral",
+                description = "a single-job runner: one job, then its key is refused (docs/runner.md)")
+        boolean ephemeral;
+
+        @Option(
+                names = "--job",
+                paramLabel = "UUID",
+                description =
+                        "with --ephemeral: the pending job it is bound to (it takes only this job, no other runner takes it)")
+        String job;
+
+        @Option(
                 names = "--key-file",
                 paramLabel = "FILE",
                 description =
@@ -82,11 +94,13 @@ final class RunnersCommand {
             Map<String, Object> body = new HashMap<>();
             body.put("name", name);
             if (slug != null) body.put("slug", slug);
+            if (ephemeral) body.put("ephemeral", true);
+            if (job != null) body.put("job", job);
             JsonNode created;
             try {
                 created = api.post("/v0/runners", body);
             } catch (ClientException e) {
-                if (e.status() != 409) throw e;
+                if (e.status() != 409 || "job_not_pending".equals(e.code())) throw e;
                 // The name or slug belongs to a runner already: say which and what to do instead.
                 throw new ClientException(
                         e.status(),

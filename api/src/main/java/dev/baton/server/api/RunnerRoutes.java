@@ -28,7 +28,11 @@ public final class RunnerRoutes implements RouteModule {
         this.find = new Lookups(api.store());
     }
 
-    record CreateRunner(String name, String slug) {}
+    /**
+     * {@code ephemeral}: a single-job runner (issue 43); {@code job} (a job's UUID, only with
+     * {@code ephemeral}): the job it is bound to, which it alone takes and is the only one it takes.
+     */
+    record CreateRunner(String name, String slug, Boolean ephemeral, String job) {}
 
     /** {@code labels} (optional) replaces the labels the admin set; {} removes them all. */
     record UpdateRunner(String name, String slug, Boolean archived, java.util.Map<String, String> labels) {}
@@ -64,12 +68,23 @@ public final class RunnerRoutes implements RouteModule {
                             + (other.isArchived() ? " (archived)" : "") + "; choose another name",
                     "name");
         }
+        boolean ephemeral = Boolean.TRUE.equals(body.ephemeral());
+        Long boundJob = null;
+        if (body.job() != null) {
+            if (!ephemeral)
+                throw ApiException.invalidField("job", "only a single-job runner (ephemeral: true) is bound to a job");
+            boundJob = boundJob(body.job());
+        }
         RunnerKey key = RunnerKey.generate();
         Slug effective = slug != null ? slug : Slug.fromName(name);
         Runner runner;
         try {
-            runner = api.store().runners().createRunner(name, effective, key.hash(), api.now());
+            runner = ephemeral
+                    ? api.store().runners().createEphemeralRunner(name, effective, key.hash(), boundJob, api.now())
+                    : api.store().runners().createRunner(name, effective, key.hash(), api.now());
         } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.CONFLICT && e.getMessage().startsWith("the job is not pending"))
+                throw jobNotPending(body.job());
             if (e.reason() == StoreException.Reason.CONFLICT) {
                 if (slug != null) throw Slugs.taken(slug);
                 throw new ApiException(
@@ -82,6 +97,31 @@ public final class RunnerRoutes implements RouteModule {
             throw e;
         }
         Json.write(ctx, 201, new RunnerKeyView(view(runner), key.reveal()));
+    }
+
+    /** The row id of the pending job a single-job runner is bound to (any project: this route is the admin's). */
+    private Long boundJob(String ref) {
+        dev.baton.protocol.id.JobUuid uuid;
+        try {
+            uuid = dev.baton.protocol.id.JobUuid.parse(ref);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalidField("job", "job must be a job's UUID");
+        }
+        var job = api.store()
+                .runs()
+                .findJob(uuid)
+                .orElseThrow(() -> ApiException.notFound("job_not_found", "no job '" + ref + "'"));
+        if (job.status() != dev.baton.protocol.job.JobStatus.PENDING) throw jobNotPending(ref);
+        return job.id();
+    }
+
+    private static ApiException jobNotPending(String ref) {
+        return new ApiException(
+                409,
+                "job_not_pending",
+                "job '" + ref + "' is not pending, or another single-job runner is bound to it;"
+                        + " a runner is bound only to a job that waits",
+                "job");
     }
 
     private void list(Context ctx) {

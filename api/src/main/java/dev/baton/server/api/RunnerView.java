@@ -32,7 +32,8 @@ public record RunnerView(
         MachineView machine,
         String version,
         Boolean behind,
-        String shippedVersion) {
+        String shippedVersion,
+        Boolean ephemeral) {
     /** {@code labels} is the effective set the claim matches; the other two say where each came from. */
     static RunnerView of(Runner r, RunnerLabels l, KnownMachine m, String shipped) {
         String version = m == null ? null : m.host().version();
@@ -52,6 +53,7 @@ public record RunnerView(
                 MachineView.of(m),
                 version,
                 ShippedVersion.behind(version, shipped),
-                shipped);
+                shipped,
+                r.ephemeral() ? Boolean.TRUE : null);
     }
 }

@@ -72,6 +72,12 @@ public final class UpCommand implements Callable<Integer> {
     int slots;
 
     @Option(
+            names = "--ephemeral",
+            description = "Single-job runner: take one job, report it and exit 0 (the runner must be created"
+                    + " with ephemeral: true; its key is refused once that job ended; docs/runner.md)")
+    boolean ephemeral;
+
+    @Option(
             names = "--label",
             description =
                     "KEY=VALUE this runner reports of itself in ready (e.g. disk=nvme); repeatable (docs/scheduling.md)")
@@ -182,6 +188,9 @@ public final class UpCommand implements Callable<Integer> {
             return usage(err, "--server must be an http(s) URL");
         if (!"websocket".equals(transport) && !"nats".equals(transport))
             return usage(err, "--transport must be websocket or nats");
+        if (ephemeral && slots != 1) return usage(err, "--ephemeral takes one job: it runs with one slot");
+        if (ephemeral && "nats".equals(transport))
+            return usage(err, "--ephemeral is for the runner channel (--transport websocket)");
         if ("nats".equals(transport) && (natsUrl == null || natsUrl.isBlank()))
             return usage(err, "--transport nats needs --nats-url (or BATON_NATS_URL)");
         Optional<Architecture> arch = Architecture.ofHost();
@@ -214,7 +223,8 @@ public final class UpCommand implements Callable<Integer> {
                     .withGrace(grace)
                     .withPollTimeout(pollTimeout)
                     .withMaxMessageBytes(maxMessageBytes)
-                    .withLabels(labels);
+                    .withLabels(labels)
+                    .withSingleJob(ephemeral);
         } catch (IllegalArgumentException e) {
             return usage(err, "--label: " + e.getMessage());
         }

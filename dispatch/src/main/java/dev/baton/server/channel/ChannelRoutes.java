@@ -128,9 +128,18 @@ public final class ChannelRoutes implements RouteModule {
 
     /** Checks the runner key before upgrading: one query by key hash and runner, archived runners excluded. */
     private void authenticate(Context ctx) {
-        var runner = runners.authenticate(ctx.pathParam("runner"), ctx.header("Authorization"));
+        Optional<Runner> runner;
+        ApiException spent = null;
+        try {
+            runner = runners.authenticate(ctx.pathParam("runner"), ctx.header("Authorization"));
+        } catch (ApiException e) { // a single-job runner after its job (issue 43)
+            runner = Optional.empty();
+            spent = e;
+        }
         if (runner.isEmpty()) {
-            var refused = new ApiException(401, "unauthorized", RunnerAuthenticator.refusal(ctx.pathParam("runner")));
+            var refused = spent != null
+                    ? spent
+                    : new ApiException(401, "unauthorized", RunnerAuthenticator.refusal(ctx.pathParam("runner")));
             // Javalin does not render results on the upgrade path, so the error body is written and
             // committed here; the exception then stops the upgrade.
             try {

@@ -30,6 +30,9 @@ final class Claiming {
     /** The server has not been told the current {@link #heldImages} on this link yet. */
     private boolean heldImagesUnsent;
 
+    /** Checks whether a single-job runner is done (set by the machine: {@link Draining#maybeExit}). */
+    java.util.function.Consumer<List<Effect>> exitWhenDone = out -> {};
+
     Claiming(MachineState state) {
         this.s = state;
     }
@@ -61,11 +64,21 @@ final class Claiming {
     void onJob(ClaimedJob job, List<Effect> out) {
         if (readyRemaining > 0) readyRemaining--;
         String refusal = refusal(job);
+        if (s.config.singleJob() && !s.singleJobTaken) {
+            // The one job of a single-job runner (issue 43): whatever happens to it, no other
+            // follows; the server refuses the key once its attempt ended.
+            s.singleJobTaken = true;
+            if (s.mode == MachineState.Mode.RUNNING) s.mode = MachineState.Mode.QUIET;
+            if (refusal == null) log.info("single-job runner: took job {}; exiting once it is reported", job.uuid());
+        } else if (s.singleJobTaken && refusal == null) {
+            refusal = "single-job runner has had its job";
+        }
         if (refusal != null) {
             log.info("declining job {}: {}", job.uuid(), refusal);
             DeclineCode code = s.shuttingDown ? DeclineCode.SHUTTING_DOWN : DeclineCode.OTHER;
             s.link.send(new RunnerMessage.Declined(job.uuid(), job.lease(), code, refusal), out);
             maybeReady(out);
+            if (s.singleJobTaken) exitWhenDone.accept(out);
             return;
         }
         HeldJob h = new HeldJob(job);
@@ -79,7 +92,7 @@ final class Claiming {
     /** Why this runner will not take the job, or null. Declining puts it back in the queue. */
     private String refusal(ClaimedJob job) {
         if (s.jobs.containsKey(job.uuid()) || s.pending.containsKey(job.uuid())) return "runner already holds this job";
-        if (s.mode != MachineState.Mode.RUNNING || s.shuttingDown)
+        if ((s.mode != MachineState.Mode.RUNNING && !s.singleJobTaken) || s.shuttingDown)
             return "runner is " + (s.shuttingDown ? "shutting down" : "quiet");
         if (s.updating || s.pendingUpdate != null) return "runner is updating";
         if (s.jobs.size() >= s.config.slots()) return "no free slot (slots=" + s.config.slots() + ")";

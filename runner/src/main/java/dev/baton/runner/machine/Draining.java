@@ -26,6 +26,7 @@ final class Draining {
     Draining(MachineState state, Claiming claiming) {
         this.s = state;
         this.claiming = claiming;
+        claiming.exitWhenDone = this::maybeExit;
     }
 
     void onDrain(DrainState state, List<Effect> out) {
@@ -53,8 +54,10 @@ final class Draining {
     }
 
     private void resume(List<Effect> out) {
-        if (s.shuttingDown) {
-            log.info("not resuming: the runner is shutting down");
+        if (s.shuttingDown || s.singleJobTaken) {
+            log.info(
+                    "not resuming: the runner is {}",
+                    s.shuttingDown ? "shutting down" : "a single-job runner that had its job");
             return;
         }
         if (s.mode != MachineState.Mode.RUNNING) log.info("running: taking jobs again");
@@ -110,11 +113,12 @@ final class Draining {
 
     /** Shutting down and no job left: exit once the results are delivered, or at once when they cannot be. */
     void maybeExit(List<Effect> out) {
-        if (!s.shuttingDown || s.exited || !s.jobs.isEmpty()) return;
+        if ((!s.shuttingDown && !s.singleJobTaken) || s.exited || !s.jobs.isEmpty()) return;
+        String done = s.shuttingDown ? "shut down" : "single-job runner: its job is reported";
         if (s.pending.isEmpty() && s.unsentDeclines.isEmpty()) {
-            s.exit(RunnerMachine.EXIT_OK, "shut down", out);
-        } else if (!s.link.isConnected() && !s.link.is(ServerLink.State.CONNECTING)) {
-            s.exit(RunnerMachine.EXIT_OK, "shut down; undelivered results stay in the outbox", out);
+            s.exit(RunnerMachine.EXIT_OK, done, out);
+        } else if (s.shuttingDown && !s.link.isConnected() && !s.link.is(ServerLink.State.CONNECTING)) {
+            s.exit(RunnerMachine.EXIT_OK, done + "; undelivered results stay in the outbox", out);
         }
     }
 }

@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param maxMessageBytes the channel's message limit; results are cut to fit it
  * @param capabilities what the executor detected, sent with every {@code ready} (null: not sent)
  * @param labels the runner's own {@code key=value} labels, sent with every {@code ready} (empty: not sent; docs/scheduling.md)
+ * @param singleJob take one job, report it and exit ({@code --ephemeral}, issue 43)
  */
 public record MachineConfig(
         int slots,
@@ -33,7 +34,40 @@ public record MachineConfig(
         Duration backoffMax,
         int maxMessageBytes,
         RunnerCapabilities capabilities,
-        Map<String, String> labels) {
+        Map<String, String> labels,
+        boolean singleJob) {
+
+    /** Not a single-job runner (as before issue 43). */
+    public MachineConfig(
+            int slots,
+            int pollTimeoutSeconds,
+            String os,
+            Optional<Architecture> arch,
+            String version,
+            Duration grace,
+            Duration stopGrace,
+            int maxSends,
+            Duration backoffBase,
+            Duration backoffMax,
+            int maxMessageBytes,
+            RunnerCapabilities capabilities,
+            Map<String, String> labels) {
+        this(
+                slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                labels,
+                false);
+    }
 
     /** Without labels (as before label routing). */
     public MachineConfig(
@@ -101,7 +135,8 @@ public record MachineConfig(
                 backoffMax,
                 maxMessageBytes,
                 capabilities,
-                labels);
+                labels,
+                singleJob);
     }
 
     public MachineConfig withGrace(Duration g) {
@@ -118,7 +153,8 @@ public record MachineConfig(
                 backoffMax,
                 maxMessageBytes,
                 capabilities,
-                labels);
+                labels,
+                singleJob);
     }
 
     public MachineConfig withMaxSends(int n) {
@@ -135,7 +171,8 @@ public record MachineConfig(
                 backoffMax,
                 maxMessageBytes,
                 capabilities,
-                labels);
+                labels,
+                singleJob);
     }
 
     public MachineConfig withMaxMessageBytes(int n) {
@@ -152,7 +189,8 @@ public record MachineConfig(
                 backoffMax,
                 n,
                 capabilities,
-                labels);
+                labels,
+                singleJob);
     }
 
     public MachineConfig withPollTimeout(int seconds) {
@@ -169,7 +207,8 @@ public record MachineConfig(
                 backoffMax,
                 maxMessageBytes,
                 capabilities,
-                labels);
+                labels,
+                singleJob);
     }
 
     public MachineConfig withCapabilities(RunnerCapabilities c) {
@@ -186,7 +225,8 @@ public record MachineConfig(
                 backoffMax,
                 maxMessageBytes,
                 c,
-                labels);
+                labels,
+                singleJob);
     }
 
     public MachineConfig withLabels(Map<String, String> l) {
@@ -203,6 +243,26 @@ public record MachineConfig(
                 backoffMax,
                 maxMessageBytes,
                 capabilities,
-                l);
+                l,
+                singleJob);
+    }
+
+    /** A single-job runner: one job, reported, then exit (one slot). */
+    public MachineConfig withSingleJob(boolean single) {
+        return new MachineConfig(
+                single ? 1 : slots,
+                pollTimeoutSeconds,
+                os,
+                arch,
+                version,
+                grace,
+                stopGrace,
+                maxSends,
+                backoffBase,
+                backoffMax,
+                maxMessageBytes,
+                capabilities,
+                labels,
+                single);
     }
 }

@@ -36,6 +36,8 @@ final class MachineState {
     Mode mode = Mode.RUNNING;
     boolean shuttingDown;
     boolean exited;
+    /** A single-job runner has had its job offer (taken or declined): it asks for no other and exits once it is reported. */
+    boolean singleJobTaken;
     /** An update the server asked for, waiting for the jobs to end before it is installed. */
     ServerMessage.Update pendingUpdate;
     /** An update is being installed by the driver. */

@@ -131,9 +131,32 @@ final class ClaimSql {
             " ORDER BY j.priority DESC, (SELECT COUNT(*) FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 0 AND "
                     + RUNNER_HAS_LABEL + ") DESC, j.created ASC, j.id ASC";
 
+    /**
+     * Runner {@code r} is a single-job runner that has had its attempt and that attempt ended
+     * (issue 43): it takes no job and its key is refused.
+     */
+    static final String SPENT = "r.ephemeral = 1 AND EXISTS (SELECT 1 FROM job_attempt sa WHERE sa.runner_id = r.id"
+            + " AND sa.ended IS NOT NULL)";
+
+    /**
+     * Single-job runners (issue 43): runner {@code r} takes job {@code j} only if it is not
+     * single-job, or it has had no attempt yet and is bound to no job or to {@code j}. The job side:
+     * a job reserved for a bound runner is taken by that runner only, while that runner is live
+     * (not archived) and has had no attempt of it that ended; after that anyone may take it. Both
+     * subqueries run only for single-job runners and reserved jobs (the ORs stop before them).
+     */
+    static final String SINGLE_JOB = " AND (r.ephemeral = 0 OR ((r.bound_job_id IS NULL OR r.bound_job_id = j.id)"
+            + " AND NOT EXISTS (SELECT 1 FROM job_attempt ua WHERE ua.runner_id = r.id)))";
+
+    static final String RESERVED = " AND (j.bound_runner_id IS NULL OR j.bound_runner_id = :runner"
+            + " OR EXISTS (SELECT 1 FROM runner b WHERE b.id = j.bound_runner_id AND (b.archived IS NOT NULL"
+            + " OR EXISTS (SELECT 1 FROM job_attempt ba WHERE ba.runner_id = b.id AND ba.ended IS NOT NULL))))";
+
     /** What a pending job {@code j} of one of the runner's specs must also meet to be claimed by {@code :runner}. */
     private static final String MAY_CLAIM =
-            " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner))"
+            " AND EXISTS (SELECT 1 FROM runner r WHERE r.id = :runner AND r.archived IS NULL AND (r.quarantined IS NULL OR j.canary_runner_id = :runner)"
+                    + SINGLE_JOB + ")"
+                    + RESERVED
                     + " AND (j.canary_runner_id IS NULL OR j.canary_runner_id = :runner)"
                     + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                     + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.job_id = j.id AND a.runner_id = :runner AND a.outcome = 3"

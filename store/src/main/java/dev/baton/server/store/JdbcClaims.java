@@ -83,18 +83,21 @@ final class JdbcClaims implements Claims {
         if (r.declinedSome()) return false;
         if (r.specIds().isEmpty()) return true;
         boolean eligible = statements
-                .on(h, "SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL")
+                .on(
+                        h,
+                        "SELECT 1 FROM runner WHERE id = :runner AND archived IS NULL AND quarantined IS NULL AND ephemeral = 0")
                 .bind("runner", r.runnerId())
                 .exists();
         if (!eligible) return false;
         // A pending job of the set that requires labels may be claimable by a runner that has them;
-        // a canary job by its runner only (docs/scheduling.md, "Canary release").
+        // a canary job by its runner only (docs/scheduling.md, "Canary release"), a job reserved for
+        // a single-job runner by that runner only (issue 43).
         String ids = r.specIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
         return !statements
                 .once(
                         h,
                         "SELECT 1 FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
-                                + " AND (j.canary_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
+                                + " AND (j.canary_runner_id IS NOT NULL OR j.bound_runner_id IS NOT NULL OR EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)) LIMIT 1")
                 .exists();
     }
 

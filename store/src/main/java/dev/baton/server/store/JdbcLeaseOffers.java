@@ -67,6 +67,8 @@ final class JdbcLeaseOffers implements LeaseOffers {
                         "SELECT " + Rows.JOB + " FROM job j WHERE j.status = 0 AND j.spec_id IN (" + ids + ")"
                                 + " AND (j.not_before IS NULL OR j.not_before <= :now)"
                                 + " AND (j.decline_backoff_until IS NULL OR j.decline_backoff_until <= :now) AND j.canary_runner_id IS NULL"
+                                // A job reserved for a single-job channel runner (issue 43) waits for it.
+                                + " AND j.bound_runner_id IS NULL"
                                 + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
                                 // A queue's runner says nothing of its labels or its machine: a job that requires
                                 // labels, or a spec that requires a clean fingerprint, waits for a channel runner

@@ -61,6 +61,52 @@ final class JdbcRunners implements Runners {
     }
 
     @Override
+    public Runner createEphemeralRunner(String name, Slug slug, String keyHash, Long boundJob, Instant now) {
+        Objects.requireNonNull(keyHash, "key hash");
+        return context.unique(
+                "runner slug '" + slug + "' is taken",
+                () -> context.write(h -> {
+                    long id = h.createQuery("INSERT INTO runner (uuid, name, slug, token_hash, created, modified,"
+                                    + " ephemeral, bound_job_id) VALUES (:uuid, :name, :slug, :hash, :now, :now, 1, :job)"
+                                    + " RETURNING id")
+                            .bind("uuid", UUID.randomUUID().toString())
+                            .bind("name", name)
+                            .bind("slug", slug.value())
+                            .bind("hash", keyHash)
+                            .bind("now", micros(now))
+                            .bind("job", boundJob)
+                            .mapTo(Long.class)
+                            .one();
+                    if (boundJob != null) {
+                        // The reservation: only while the job waits; one live runner per job (a
+                        // reservation that lapsed, its runner archived or spent, is taken over).
+                        int rows = h.createUpdate("UPDATE job SET bound_runner_id = :runner"
+                                        + " WHERE id = :job AND status = 0 AND (bound_runner_id IS NULL"
+                                        + " OR EXISTS (SELECT 1 FROM runner b WHERE b.id = job.bound_runner_id"
+                                        + " AND (b.archived IS NOT NULL OR EXISTS (SELECT 1 FROM job_attempt ba"
+                                        + " WHERE ba.runner_id = b.id AND ba.ended IS NOT NULL))))")
+                                .bind("runner", id)
+                                .bind("job", boundJob)
+                                .execute();
+                        if (rows == 0)
+                            throw new StoreException(
+                                    StoreException.Reason.CONFLICT,
+                                    "the job is not pending or another runner is bound to it");
+                    }
+                    return context.runner(h, id).orElseThrow();
+                }));
+    }
+
+    @Override
+    public boolean isSpent(long runnerId) {
+        return context.read(h -> h.createQuery(
+                        "SELECT EXISTS (SELECT 1 FROM runner r WHERE r.id = :id AND " + ClaimSql.SPENT + ") AS spent")
+                .bind("id", runnerId)
+                .map((rs, ctx) -> rs.getBoolean("spent"))
+                .one());
+    }
+
+    @Override
     public Optional<Runner> findRunner(ResourceId id) {
         return context.readPlain(c -> context.byResource(c, "runner", Rows.RUNNER, id, Rows::runner));
     }

@@ -40,6 +40,7 @@ final class JdbcStore implements Store {
     private final LeaseOffers leaseOffers;
     private final AlertStore alerts;
     private final RunnerRolls rolls;
+    private final Pools pools;
 
     JdbcStore(HikariDataSource pool, SqlDialect dialect) {
         this.pool = pool;
@@ -70,6 +71,7 @@ final class JdbcStore implements Store {
         this.leaseOffers = new JdbcLeaseOffers(context, dialect, claims);
         this.alerts = new JdbcAlertStore(context);
         this.rolls = new JdbcRunnerRolls(context);
+        this.pools = new JdbcPools(context);
     }
 
     /** Heartbeat times of jobs whose rows a liveness write found held (PostgreSQL), for the next write. */
@@ -120,6 +122,11 @@ final class JdbcStore implements Store {
     @Override
     public Runners runners() {
         return runners;
+    }
+
+    @Override
+    public Pools pools() {
+        return pools;
     }
 
     @Override

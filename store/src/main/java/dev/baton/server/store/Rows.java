@@ -31,7 +31,8 @@ final class Rows {
     static final String ORGANIZATION = "id, uuid, name, slug, plan, created, modified";
     static final String PROJECT = "id, uuid, organization_id, name, slug, created, modified";
     static final String RUNNER =
-            "id, uuid, name, slug, last_heartbeat, created, modified, archived, quarantined, quarantine_reason";
+            "id, uuid, name, slug, last_heartbeat, created, modified, archived, quarantined, quarantine_reason, ephemeral,"
+                    + " bound_job_id";
     static final String SPEC =
             "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout,"
                     + " require_clean_fingerprint";
@@ -116,7 +117,14 @@ final class Rows {
                 instant(rs, "modified"),
                 instant(rs, "archived"),
                 instant(rs, "quarantined"),
-                rs.getString("quarantine_reason"));
+                rs.getString("quarantine_reason"),
+                rs.getInt("ephemeral") == 1,
+                boundJob(rs));
+    }
+
+    private static Long boundJob(ResultSet rs) throws SQLException {
+        long id = rs.getLong("bound_job_id");
+        return rs.wasNull() ? null : id;
     }
 
     static Spec spec(ResultSet rs) throws SQLException {

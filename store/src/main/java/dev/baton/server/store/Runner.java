@@ -7,7 +7,9 @@ import java.time.Instant;
 /**
  * A registered runner machine. Its key hash never leaves the store. {@code quarantined} is when it
  * was quarantined for flaky infrastructure (null: it is not) and {@code quarantineReason} says why
- * (docs/scheduling.md, "Quarantine of flaky runners").
+ * (docs/scheduling.md, "Quarantine of flaky runners"). An {@code ephemeral} runner takes one
+ * attempt and is spent once it ended; {@code boundJob} (the job's row id, null: none) is the job
+ * it was started for, the only one it takes (issue 43, docs/runner.md "Single-job runners").
  */
 public record Runner(
         long id,
@@ -19,7 +21,9 @@ public record Runner(
         Instant modified,
         Instant archived,
         Instant quarantined,
-        String quarantineReason) {
+        String quarantineReason,
+        boolean ephemeral,
+        Long boundJob) {
 
     public boolean isArchived() {
         return archived != null;

@@ -19,6 +19,20 @@ public interface Runners {
     /** Inserts a runner with the SHA-256 of its key; a taken slug is a CONFLICT. */
     Runner createRunner(String name, Slug slug, String keyHash, Instant now);
 
+    /**
+     * Inserts a single-job runner (issue 43): it takes one attempt and is spent once that attempt
+     * ended ({@link #isSpent}). With {@code boundJob} (a job's row id) it takes only that job, and
+     * the job is reserved for it: no other runner takes it while this runner is live (not archived)
+     * and unspent. CONFLICT when the slug is taken or the bound job is not pending.
+     */
+    Runner createEphemeralRunner(String name, Slug slug, String keyHash, Long boundJob, Instant now);
+
+    /**
+     * Whether the runner is a single-job runner whose attempt ended (completed, failed, canceled,
+     * declined or lost): its key is refused from then on. False for every other runner.
+     */
+    boolean isSpent(long runnerId);
+
     Optional<Runner> findRunner(ResourceId id);
 
     Optional<Runner> findRunner(long id);

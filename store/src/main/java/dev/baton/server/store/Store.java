@@ -26,6 +26,9 @@ public interface Store extends AutoCloseable {
     /** Fleet upgrades: rolls over runners, resumable by any node, one at a time (issue 41). */
     RunnerRolls rolls();
 
+    /** Runner pools that follow the queue: pools, their machines, the scaler lease (issue 43). */
+    Pools pools();
+
     /** Specs (the machines jobs ask for) and which specs each runner serves. */
     Specs specs();
 

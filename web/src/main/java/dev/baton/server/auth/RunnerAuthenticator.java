@@ -2,6 +2,7 @@ package dev.baton.server.auth;
 
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.RunnerKey;
+import dev.baton.server.http.ApiException;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.Store;
 import java.util.Optional;
@@ -33,7 +34,16 @@ public final class RunnerAuthenticator {
                 + "' and start the runner with that key";
     }
 
-    /** The authenticated runner, or empty for a missing, malformed, wrong or archived runner's key. */
+    /** The error code of a single-job runner's key after its job (issue 43). */
+    public static final String SPENT = "runner_spent";
+
+    /**
+     * The authenticated runner, or empty for a missing, malformed, wrong or archived runner's key.
+     *
+     * @throws ApiException 401 {@value #SPENT} for the right key of a single-job runner whose
+     *     attempt ended: it is told apart from other refusals (only the key's holder sees it), so
+     *     an agent or a pool knows the runner is done, not misconfigured
+     */
     public Optional<Runner> authenticate(String runner, String authorization) {
         if (runner == null || runner.isBlank()) return Optional.empty();
         Optional<String> token = BearerToken.of(authorization);
@@ -44,6 +54,16 @@ public final class RunnerAuthenticator {
         } catch (IllegalArgumentException malformed) {
             return Optional.empty();
         }
-        return store.runners().authenticateRunner(ResourceId.of(runner), key.hash());
+        Optional<Runner> found = store.runners().authenticateRunner(ResourceId.of(runner), key.hash());
+        if (found.isPresent()
+                && found.get().ephemeral()
+                && store.runners().isSpent(found.get().id()))
+            throw new ApiException(
+                    401,
+                    SPENT,
+                    "runner '" + found.get().slug().value()
+                            + "' is a single-job runner and its job has ended: its key works no more."
+                            + " A single-job runner takes one job; create a new one for the next job");
+        return found;
     }
 }
