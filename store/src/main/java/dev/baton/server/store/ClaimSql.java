@@ -146,11 +146,15 @@ final class ClaimSql {
      * subqueries run only for single-job runners and reserved jobs (the ORs stop before them).
      */
     static final String SINGLE_JOB = " AND (r.ephemeral = 0 OR ((r.bound_job_id IS NULL OR r.bound_job_id = j.id)"
-            + " AND NOT EXISTS (SELECT 1 FROM job_attempt ua WHERE ua.runner_id = r.id)))";
+            // :runner, not r.id: uncorrelated, so PostgreSQL probes the runner's attempts once per
+            // claim by index instead of hashing every attempt of every runner.
+            + " AND NOT EXISTS (SELECT 1 FROM job_attempt ua WHERE ua.runner_id = :runner)))";
 
     static final String RESERVED = " AND (j.bound_runner_id IS NULL OR j.bound_runner_id = :runner"
-            + " OR EXISTS (SELECT 1 FROM runner b WHERE b.id = j.bound_runner_id AND (b.archived IS NOT NULL"
-            + " OR EXISTS (SELECT 1 FROM job_attempt ba WHERE ba.runner_id = b.id AND ba.ended IS NOT NULL))))";
+            // A scalar subquery, not OR EXISTS: PostgreSQL would hash the whole runner and
+            // job_attempt tables for an OR EXISTS; this one runs only for a reserved job, by key.
+            + " OR (SELECT b.archived IS NOT NULL OR EXISTS (SELECT 1 FROM job_attempt ba WHERE ba.runner_id = b.id"
+            + " AND ba.ended IS NOT NULL) FROM runner b WHERE b.id = j.bound_runner_id))";
 
     /** What a pending job {@code j} of one of the runner's specs must also meet to be claimed by {@code :runner}. */
     private static final String MAY_CLAIM =
