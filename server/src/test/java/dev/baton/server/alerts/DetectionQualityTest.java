@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /**
  * How well {@code t_test} and {@code z_score} at their defaults (upper boundary 0.99, a window of
  * 64, the models' least minimum) tell a change from noise, on synthetic latency series with a
- * fixed seed (so the figures are the same on every run; docs/benchmarks.md records them). The
+ * fixed seed (so the figures are the same on every run; docs/benchmarks/alerts.md records them). The
  * noise is normal with a standard deviation of 2 % of the mean, as a steady benchmark machine
  * gives; each trial is a fresh series judged the way Baton judges a report: the new value
  * against the 64 values before it.
