@@ -162,9 +162,12 @@ abstract class PairedRunAgainstServerContract {
         assertThat(paired.get("design").asText()).isEqualTo("until_significant");
         assertThat(paired.get("interval").asText()).isEqualTo("confidence_sequence");
         assertThat(paired.get("stopped").asText()).isEqualTo("decided");
-        // The always-valid interval is unbounded before the fifth pair; a difference this large decides there.
-        assertThat(paired.get("pairs").asInt()).isEqualTo(5);
-        assertThat(report.get("iterations")).hasSize(10);
+        // The always-valid interval is unbounded before the fifth pair; a difference this large
+        // decides there or soon after (a sleep stretched by a busy machine may cost a pair or two),
+        // never at the cap.
+        int pairs = paired.get("pairs").asInt();
+        assertThat(pairs).isBetween(5, 39);
+        assertThat(report.get("iterations")).hasSize(2 * pairs);
         assertThat(paired.at("/verdicts/0/verdict").asText()).isEqualTo("slower");
     }
 
