@@ -4,7 +4,7 @@ import dev.baton.core.adapter.Metric;
 import dev.baton.core.adapter.Metrics;
 import dev.baton.core.adapter.ReportResults;
 import dev.baton.store.Alert;
-import dev.baton.store.AlertStore;
+import dev.baton.store.Alerts;
 import dev.baton.store.BaselineQuery;
 import dev.baton.store.JudgedReport;
 import dev.baton.store.MetricJudgement;
@@ -25,15 +25,15 @@ import java.util.function.Consumer;
  * Judges a processed report's metrics (docs/alerts.md, "Judging"): for every metric, every
  * matching threshold computes the boundary from the metric's baseline, and a value outside it
  * raises an alert. The baseline is read before the write; the write itself happens once per
- * report ({@link AlertStore#recordJudgement}), so two nodes or a restart judging the same report
+ * report ({@link Alerts#recordJudgement}), so two nodes or a restart judging the same report
  * leave one judgement. Listeners hear the alerts of each judgement that was written.
  */
 public final class Judge {
-    private final AlertStore store;
+    private final Alerts store;
     private final Clock clock;
     private final List<Consumer<List<Alert>>> listeners = new CopyOnWriteArrayList<>();
 
-    public Judge(AlertStore store, Clock clock) {
+    public Judge(Alerts store, Clock clock) {
         this.store = store;
         this.clock = clock;
     }

@@ -26,7 +26,7 @@ public final class Judging implements AutoCloseable {
 
     private final Judge judge;
     private final dev.baton.core.metrics.BatonMetrics metrics;
-    private final dev.baton.store.AlertStore store;
+    private final dev.baton.store.Alerts store;
     private final java.time.Clock clock;
     private volatile boolean sweptAll;
     // One thread: reports of one branch are judged in the order they were processed.
@@ -35,14 +35,14 @@ public final class Judging implements AutoCloseable {
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("baton-judge-sweep").daemon().factory());
 
-    public Judging(Judge judge, dev.baton.store.AlertStore store, java.time.Clock clock, Duration sweepEvery) {
+    public Judging(Judge judge, dev.baton.store.Alerts store, java.time.Clock clock, Duration sweepEvery) {
         this(judge, store, clock, sweepEvery, null);
     }
 
     /** As above, each judgement's time on {@code /metrics} ({@code baton_judge_duration_seconds}; null: not measured). */
     public Judging(
             Judge judge,
-            dev.baton.store.AlertStore store,
+            dev.baton.store.Alerts store,
             java.time.Clock clock,
             Duration sweepEvery,
             dev.baton.core.metrics.BatonMetrics metrics) {

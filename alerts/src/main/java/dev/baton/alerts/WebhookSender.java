@@ -5,7 +5,7 @@ import dev.baton.store.Alert;
 import dev.baton.store.AlertGroup;
 import dev.baton.store.Store;
 import dev.baton.store.WebhookDelivery;
-import dev.baton.store.WebhookStore;
+import dev.baton.store.Webhooks;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,7 +41,7 @@ public final class WebhookSender implements AutoCloseable {
     private static final int BATCH = 50;
 
     private final Store store;
-    private final WebhookStore webhooks;
+    private final Webhooks webhooks;
     private final Clock clock;
     private final HttpClient http = HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5))

@@ -22,6 +22,7 @@ import dev.baton.store.User;
 import dev.baton.web.auth.AccessControl;
 import dev.baton.web.auth.ApiTokenSecret;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -34,7 +35,7 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
 
-/** Users, API tokens, {@code whoami} and the audit log. Who may call what: auth.RouteTable. */
+/** Users, API tokens, {@code whoami} and the audit log. Who may call what: the access its routes are registered with. */
 public final class AccessRoutes implements RouteModule {
     static final Duration MAX_TOKEN_LIFETIME = Duration.ofDays(3650);
     static final int DEFAULT_AUDIT_LIMIT = 100;
@@ -55,8 +56,8 @@ public final class AccessRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/v0/whoami", this::whoami);
-        config.routes.post("/v0/users", this::createUser);
+        config.routes.get("/v0/whoami", this::whoami, RouteAccess.signedIn());
+        config.routes.post("/v0/users", this::createUser, RouteAccess.admin().audited("user.created"));
         config.routes.get(
                 "/v0/users",
                 ctx -> Json.write(
@@ -64,13 +65,22 @@ public final class AccessRoutes implements RouteModule {
                         200,
                         api.store().access().listUsers().stream()
                                 .map(UserView::of)
-                                .toList()));
+                                .toList()),
+                RouteAccess.admin());
         config.routes.get(
-                "/v0/users/{user}", ctx -> Json.write(ctx, 200, UserView.of(user(ctx.pathParam("user"), null))));
-        config.routes.post("/v0/tokens", this::createToken);
-        config.routes.get("/v0/tokens", this::listTokens);
-        config.routes.delete("/v0/tokens/{token}", this::revokeToken);
-        config.routes.get("/v0/audit", this::audit);
+                "/v0/users/{user}",
+                ctx -> Json.write(ctx, 200, UserView.of(user(ctx.pathParam("user"), null))),
+                RouteAccess.admin());
+        config.routes.post(
+                "/v0/tokens",
+                this::createToken,
+                RouteAccess.inHandler(Role.OWNER).audited("token.created"));
+        config.routes.get("/v0/tokens", this::listTokens, RouteAccess.signedIn());
+        config.routes.delete(
+                "/v0/tokens/{token}",
+                this::revokeToken,
+                RouteAccess.inHandler(Role.OWNER).audited("token.revoked"));
+        config.routes.get("/v0/audit", this::audit, RouteAccess.admin());
     }
 
     private void whoami(Context ctx) {

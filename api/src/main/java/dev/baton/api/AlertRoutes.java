@@ -5,6 +5,8 @@ import dev.baton.store.AlertFilter;
 import dev.baton.store.HistoryQuery;
 import dev.baton.store.MetricPoint;
 import dev.baton.store.Project;
+import dev.baton.store.Role;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -20,7 +22,10 @@ import java.util.List;
  * measure's history, newest first). Pages are cut by a cursor: {@code before} is the previous
  * page's {@code next}.
  */
-final class AlertRoutes implements RouteModule {
+public final class AlertRoutes implements RouteModule {
+    /** Who may dismiss, reopen and triage a project's alerts (the console shows its buttons by the same rule). */
+    public static final RouteAccess TRIAGE = RouteAccess.onProject(Role.SUBMITTER);
+
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 500;
 
@@ -40,11 +45,17 @@ final class AlertRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/v0/projects/{project}/alerts", this::list);
-        config.routes.get("/v0/projects/{project}/alerts/{alert}", this::get);
-        config.routes.post("/v0/projects/{project}/alerts/{alert}/dismiss", ctx -> setStatus(ctx, Alert.DISMISSED));
-        config.routes.post("/v0/projects/{project}/alerts/{alert}/reopen", ctx -> setStatus(ctx, Alert.ACTIVE));
-        config.routes.get("/v0/projects/{project}/metrics", this::history);
+        config.routes.get("/v0/projects/{project}/alerts", this::list, RouteAccess.onProject(Role.VIEWER));
+        config.routes.get("/v0/projects/{project}/alerts/{alert}", this::get, RouteAccess.onProject(Role.VIEWER));
+        config.routes.post(
+                "/v0/projects/{project}/alerts/{alert}/dismiss",
+                ctx -> setStatus(ctx, Alert.DISMISSED),
+                TRIAGE.audited("alert.dismissed"));
+        config.routes.post(
+                "/v0/projects/{project}/alerts/{alert}/reopen",
+                ctx -> setStatus(ctx, Alert.ACTIVE),
+                TRIAGE.audited("alert.reopened"));
+        config.routes.get("/v0/projects/{project}/metrics", this::history, RouteAccess.onProject(Role.VIEWER));
     }
 
     private void list(Context ctx) {

@@ -6,9 +6,11 @@ import dev.baton.store.Job;
 import dev.baton.store.JobFilter;
 import dev.baton.store.Project;
 import dev.baton.store.Report;
+import dev.baton.store.Role;
 import dev.baton.store.Transition;
 import dev.baton.web.auth.CancelRight;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -40,10 +42,13 @@ public final class JobRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/v0/projects/{project}/jobs", this::list);
-        config.routes.get("/v0/projects/{project}/jobs/{job}", this::get);
-        config.routes.post("/v0/projects/{project}/jobs/{job}/cancel", this::cancel);
-        config.routes.get("/v0/projects/{project}/reports/{report}", this::report);
+        config.routes.get("/v0/projects/{project}/jobs", this::list, RouteAccess.onProject(Role.VIEWER));
+        config.routes.get("/v0/projects/{project}/jobs/{job}", this::get, RouteAccess.onProject(Role.VIEWER));
+        config.routes.post(
+                "/v0/projects/{project}/jobs/{job}/cancel",
+                this::cancel,
+                RouteAccess.onProject(Role.SUBMITTER).audited("job.canceled"));
+        config.routes.get("/v0/projects/{project}/reports/{report}", this::report, RouteAccess.onProject(Role.VIEWER));
     }
 
     /** A report with its merged results, its iterations, its adapter error and its job (null for a direct run). */

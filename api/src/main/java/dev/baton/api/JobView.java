@@ -24,7 +24,7 @@ import java.util.Map;
  * (single job and report reads) is the machine state of the attempt that started, as its runner
  * read it just before the workload ran (docs/scheduling.md); each attempt also carries its own.
  * {@code canaryFor} is the quarantined runner a canary job is for (docs/scheduling.md, "Canary release").
- * {@code progress} (single job read, while it runs under a transport-A lease) is what its runner
+ * {@code progress} (single job read, while it runs under a NATS lease) is what its runner
  * last reported in a Heartbeat: seed 003's {@code percent}, {@code current_step},
  * {@code step_index}, {@code message}.
  */
@@ -72,7 +72,7 @@ public record JobView(
      * declined, and the machine fingerprint its runner sent (with {@code running}, or with a
      * {@code noisy_machine} decline). {@code warm}: whether the runner held the job's image when it
      * claimed it (image affinity), null when it reported no images. {@code artifacts} and
-     * {@code timings}: what a transport-A runner's Complete or CancelAck said of the attempt (seed
+     * {@code timings}: what a lease runner's Complete or CancelAck said of the attempt (seed
      * 003's {@code [{"type", "uri"}]} and {@code {"started_at", "finished_at"}}), null otherwise.
      * {@code endReason} says why it ended (issue 41: {@code runner_lost}, {@code infrastructure},
      * {@code failure} for a started attempt that failed, else its outcome); a failed one says

@@ -96,7 +96,7 @@ final class JobViews {
         JobView.RetryView retry = withAttempts
                 ? store.runs().retryPolicy(j.id()).map(JobViews::retryView).orElse(null)
                 : null;
-        // Progress lives on the transport-A lease; read for a single job in flight only, never per list row.
+        // Progress lives on the NATS lease; read for a single job in flight only, never per list row.
         JsonNode progress = withAttempts && j.status().inFlight() && j.lease() != null
                 ? store.leaseOffers().progress(j.lease()).map(JobViews::tree).orElse(null)
                 : null;
@@ -189,7 +189,7 @@ final class JobViews {
                 List.copyOf(p.finalExitCodes()));
     }
 
-    /** JSON the server wrote itself (from a validated transport-A message); unreadable text is left out rather than failing the read. */
+    /** JSON the server wrote itself (from a validated NATS-transport message); unreadable text is left out rather than failing the read. */
     private static JsonNode tree(String json) {
         try {
             return Wire.mapper().readTree(json);

@@ -4,6 +4,7 @@ import dev.baton.api.AccessViews.MemberView;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.store.Role;
 import dev.baton.store.User;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -31,10 +32,14 @@ public final class MemberRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
+        // Owners manage members, of an organization or of a project.
         for (String kind : new String[] {"organizations/{organization}", "projects/{project}"}) {
-            config.routes.get("/v0/" + kind + "/members", this::list);
-            config.routes.put("/v0/" + kind + "/members/{user}", this::set);
-            config.routes.delete("/v0/" + kind + "/members/{user}", this::remove);
+            RouteAccess owner = kind.startsWith("projects")
+                    ? RouteAccess.onProject(Role.OWNER)
+                    : RouteAccess.onOrganization(Role.OWNER);
+            config.routes.get("/v0/" + kind + "/members", this::list, owner);
+            config.routes.put("/v0/" + kind + "/members/{user}", this::set, owner.audited("member.set"));
+            config.routes.delete("/v0/" + kind + "/members/{user}", this::remove, owner.audited("member.removed"));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.baton.api;
 
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.RouteModule;
 import io.javalin.config.JavalinConfig;
 import java.io.IOException;
@@ -26,6 +27,6 @@ public final class OpenApiRoutes implements RouteModule {
     @Override
     public void addRoutes(JavalinConfig config) {
         config.routes.get(
-                "/v0/openapi.json", ctx -> ctx.contentType("application/json").result(document));
+                "/v0/openapi.json", ctx -> ctx.contentType("application/json").result(document), RouteAccess.open());
     }
 }

@@ -5,8 +5,10 @@ import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
 import dev.baton.store.Organization;
 import dev.baton.store.Project;
+import dev.baton.store.Role;
 import dev.baton.web.auth.AccessControl;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -16,7 +18,7 @@ import io.javalin.http.Context;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Organizations (with the plan tier that sets job priority) and their projects; who may call what: auth.RouteTable. */
+/** Organizations (with the plan tier that sets job priority) and their projects; who may call what: the access its routes are registered with. */
 public final class OrganizationRoutes implements RouteModule {
     private final ApiContext api;
     private final Lookups find;
@@ -34,13 +36,21 @@ public final class OrganizationRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/organizations", this::createOrganization);
-        config.routes.get("/v0/organizations", this::listOrganizations);
-        config.routes.get("/v0/organizations/{organization}", this::getOrganization);
-        config.routes.patch("/v0/organizations/{organization}", this::updateOrganization);
-        config.routes.post("/v0/projects", this::createProject);
-        config.routes.get("/v0/projects", this::listProjects);
-        config.routes.get("/v0/projects/{project}", this::getProject);
+        config.routes.post(
+                "/v0/organizations",
+                this::createOrganization,
+                RouteAccess.admin().audited("organization.created"));
+        config.routes.get("/v0/organizations", this::listOrganizations, RouteAccess.signedIn());
+        config.routes.get(
+                "/v0/organizations/{organization}", this::getOrganization, RouteAccess.onOrganization(Role.VIEWER));
+        config.routes.patch(
+                "/v0/organizations/{organization}",
+                this::updateOrganization,
+                RouteAccess.admin().audited("organization.plan_changed"));
+        config.routes.post(
+                "/v0/projects", this::createProject, RouteAccess.admin().audited("project.created"));
+        config.routes.get("/v0/projects", this::listProjects, RouteAccess.signedIn());
+        config.routes.get("/v0/projects/{project}", this::getProject, RouteAccess.onProject(Role.VIEWER));
     }
 
     private void createOrganization(Context ctx) {

@@ -15,6 +15,7 @@ import dev.baton.store.Role;
 import dev.baton.store.Spec;
 import dev.baton.web.auth.AccessControl;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -48,15 +49,19 @@ public final class RunRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/run", this::run);
-        config.routes.post("/v0/runners/{runner}/canary", this::canary);
-        config.routes.post("/v0/projects/{project}/jobs/{job}/rerun", this::rerun);
+        config.routes.post("/v0/run", this::run, RouteAccess.inHandler(Role.SUBMITTER));
+        config.routes.post(
+                "/v0/runners/{runner}/canary", this::canary, RouteAccess.admin().audited("runner.canary_submitted"));
+        config.routes.post(
+                "/v0/projects/{project}/jobs/{job}/rerun",
+                this::rerun,
+                RouteAccess.onProject(Role.SUBMITTER).audited("job.rerun"));
     }
 
     /**
      * Submits a job again with its configuration ({@link RerunRequest}): a new report and job, as
      * {@code POST /v0/run} with the same body would make, counted against the token's limit alike.
-     * A submitter of the project may (auth.RouteTable); the answer is the run's.
+     * A submitter of the project may (the access its routes are registered with); the answer is the run's.
      */
     private void rerun(Context ctx) {
         Lookups find = new Lookups(api.store());
@@ -88,7 +93,7 @@ public final class RunRoutes implements RouteModule {
     /**
      * A canary for a quarantined runner (docs/scheduling.md, "Canary release"): the body is a runner
      * run as for {@code POST /v0/run}; its job goes to that runner only, even while quarantined,
-     * and lifts the quarantine when it passes. Admin only (auth.RouteTable).
+     * and lifts the quarantine when it passes. Admin only (the access its routes are registered with).
      */
     private void canary(Context ctx) {
         String ref = ctx.pathParam("runner");

@@ -9,6 +9,7 @@ import dev.baton.store.Runner;
 import dev.baton.store.RunnerFilter;
 import dev.baton.store.Spec;
 import dev.baton.store.StoreException;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -18,8 +19,11 @@ import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
 
-/** Runner management and runner–spec association (seed 001, server scoped; who may call what: auth.RouteTable). */
+/** Runner management and runner–spec association (seed 001, server scoped; who may call what: the access its routes are registered with). */
 public final class RunnerRoutes implements RouteModule {
+    /** Who may change the runners (the console's forms ask the same). */
+    public static final RouteAccess MANAGE = RouteAccess.admin();
+
     private final ApiContext api;
     private final Lookups find;
 
@@ -41,15 +45,16 @@ public final class RunnerRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/runners", this::create);
-        config.routes.get("/v0/runners", this::list);
-        config.routes.get("/v0/runners/{runner}", this::get);
-        config.routes.patch("/v0/runners/{runner}", this::update);
-        config.routes.post("/v0/runners/{runner}/token", this::rotate);
-        config.routes.post("/v0/runners/{runner}/release", this::release);
-        config.routes.get("/v0/runners/{runner}/specs", this::listSpecs);
-        config.routes.post("/v0/runners/{runner}/specs", this::addSpec);
-        config.routes.delete("/v0/runners/{runner}/specs/{spec}", this::removeSpec);
+        config.routes.post("/v0/runners", this::create, MANAGE.audited("runner.created"));
+        config.routes.get("/v0/runners", this::list, RouteAccess.signedIn());
+        config.routes.get("/v0/runners/{runner}", this::get, RouteAccess.signedIn());
+        config.routes.patch("/v0/runners/{runner}", this::update, MANAGE.audited("runner.updated"));
+        config.routes.post("/v0/runners/{runner}/token", this::rotate, MANAGE.audited("runner.key_rotated"));
+        config.routes.post("/v0/runners/{runner}/release", this::release, MANAGE.audited("runner.released"));
+        config.routes.get("/v0/runners/{runner}/specs", this::listSpecs, RouteAccess.signedIn());
+        config.routes.post("/v0/runners/{runner}/specs", this::addSpec, MANAGE.audited("runner.spec_added"));
+        config.routes.delete(
+                "/v0/runners/{runner}/specs/{spec}", this::removeSpec, MANAGE.audited("runner.spec_removed"));
     }
 
     private void create(Context ctx) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.core.schedule.CronExpression;
 import dev.baton.store.Schedule;
 import dev.baton.store.StoreException;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.RouteModule;
@@ -61,13 +62,20 @@ final class ScheduleRoutes implements RouteModule, AutoCloseable {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        // Who may call them is decided by AccessControl (RouteTable): the admin.
-        config.routes.post("/v0/schedules", this::create);
-        config.routes.get("/v0/schedules", this::list);
-        config.routes.get("/v0/schedules/{schedule}", this::get);
-        config.routes.delete("/v0/schedules/{schedule}", this::delete);
-        config.routes.post("/v0/schedules/{schedule}/pause", ctx -> setPaused(ctx, true));
-        config.routes.post("/v0/schedules/{schedule}/resume", ctx -> setPaused(ctx, false));
+        // Who may call them is decided by AccessControl (RouteAccess): the admin.
+        config.routes.post("/v0/schedules", this::create, RouteAccess.admin().audited("schedule.created"));
+        config.routes.get("/v0/schedules", this::list, RouteAccess.admin());
+        config.routes.get("/v0/schedules/{schedule}", this::get, RouteAccess.admin());
+        config.routes.delete(
+                "/v0/schedules/{schedule}", this::delete, RouteAccess.admin().audited("schedule.deleted"));
+        config.routes.post(
+                "/v0/schedules/{schedule}/pause",
+                ctx -> setPaused(ctx, true),
+                RouteAccess.admin().audited("schedule.paused"));
+        config.routes.post(
+                "/v0/schedules/{schedule}/resume",
+                ctx -> setPaused(ctx, false),
+                RouteAccess.admin().audited("schedule.resumed"));
     }
 
     private void create(Context ctx) {

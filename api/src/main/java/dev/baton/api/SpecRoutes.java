@@ -8,6 +8,7 @@ import dev.baton.protocol.value.QueueTimeout;
 import dev.baton.protocol.value.Slug;
 import dev.baton.store.Spec;
 import dev.baton.store.StoreException;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -15,8 +16,11 @@ import dev.baton.web.http.RouteModule;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 
-/** Spec management (seed 001, server scoped; who may call what: auth.RouteTable). */
+/** Spec management (seed 001, server scoped; who may call what: the access its routes are registered with). */
 public final class SpecRoutes implements RouteModule {
+    /** Who may change the specs (the console's forms ask the same). */
+    public static final RouteAccess MANAGE = RouteAccess.admin();
+
     private final ApiContext api;
     private final Lookups find;
 
@@ -45,11 +49,11 @@ public final class SpecRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/specs", this::create);
-        config.routes.get("/v0/specs", this::list);
-        config.routes.get("/v0/specs/{spec}", this::get);
-        config.routes.patch("/v0/specs/{spec}", this::update);
-        config.routes.delete("/v0/specs/{spec}", this::delete);
+        config.routes.post("/v0/specs", this::create, MANAGE.audited("spec.created"));
+        config.routes.get("/v0/specs", this::list, RouteAccess.signedIn());
+        config.routes.get("/v0/specs/{spec}", this::get, RouteAccess.signedIn());
+        config.routes.patch("/v0/specs/{spec}", this::update, MANAGE.audited("spec.updated"));
+        config.routes.delete("/v0/specs/{spec}", this::delete, MANAGE.audited("spec.deleted"));
     }
 
     private void create(Context ctx) {

@@ -5,9 +5,11 @@ import dev.baton.alerts.ThresholdRules;
 import dev.baton.core.adapter.Measures;
 import dev.baton.protocol.id.ResourceId;
 import dev.baton.store.Project;
+import dev.baton.store.Role;
 import dev.baton.store.Spec;
 import dev.baton.store.Threshold;
 import dev.baton.store.ThresholdRule;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -21,7 +23,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code /v0/projects/{project}/thresholds} (docs/alerts.md): which metrics of a project are
- * judged and how. Reading is for viewers, changing for maintainers (auth.RouteTable). A threshold
+ * judged and how. Reading is for viewers, changing for maintainers (the access its routes are registered with). A threshold
  * that does not check out (unknown model or measure, a boundary outside its range, a window of
  * 0) is a 400 that names the field and changes nothing.
  */
@@ -57,11 +59,21 @@ final class ThresholdRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/projects/{project}/thresholds", this::create);
-        config.routes.get("/v0/projects/{project}/thresholds", this::list);
-        config.routes.get("/v0/projects/{project}/thresholds/{threshold}", this::get);
-        config.routes.put("/v0/projects/{project}/thresholds/{threshold}", this::replace);
-        config.routes.delete("/v0/projects/{project}/thresholds/{threshold}", this::delete);
+        config.routes.post(
+                "/v0/projects/{project}/thresholds",
+                this::create,
+                RouteAccess.onProject(Role.MAINTAINER).audited("threshold.created"));
+        config.routes.get("/v0/projects/{project}/thresholds", this::list, RouteAccess.onProject(Role.VIEWER));
+        config.routes.get(
+                "/v0/projects/{project}/thresholds/{threshold}", this::get, RouteAccess.onProject(Role.VIEWER));
+        config.routes.put(
+                "/v0/projects/{project}/thresholds/{threshold}",
+                this::replace,
+                RouteAccess.onProject(Role.MAINTAINER).audited("threshold.updated"));
+        config.routes.delete(
+                "/v0/projects/{project}/thresholds/{threshold}",
+                this::delete,
+                RouteAccess.onProject(Role.MAINTAINER).audited("threshold.deleted"));
     }
 
     private void create(Context ctx) {

@@ -4,7 +4,9 @@ import dev.baton.store.Alert;
 import dev.baton.store.AlertGroup;
 import dev.baton.store.AlertGroupFilter;
 import dev.baton.store.Project;
+import dev.baton.store.Role;
 import dev.baton.store.Triage;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -43,10 +45,16 @@ final class TriageRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/v0/projects/{project}/alert-groups", this::list);
-        config.routes.get("/v0/projects/{project}/alert-groups/{group}", this::get);
-        config.routes.post("/v0/projects/{project}/alert-groups/{group}/triage", this::triageGroup);
-        config.routes.post("/v0/projects/{project}/alerts/{alert}/triage", this::triageAlert);
+        config.routes.get("/v0/projects/{project}/alert-groups", this::list, RouteAccess.onProject(Role.VIEWER));
+        config.routes.get("/v0/projects/{project}/alert-groups/{group}", this::get, RouteAccess.onProject(Role.VIEWER));
+        config.routes.post(
+                "/v0/projects/{project}/alert-groups/{group}/triage",
+                this::triageGroup,
+                AlertRoutes.TRIAGE.audited("alert_group.triaged"));
+        config.routes.post(
+                "/v0/projects/{project}/alerts/{alert}/triage",
+                this::triageAlert,
+                AlertRoutes.TRIAGE.audited("alert.triaged"));
     }
 
     private void list(Context ctx) {

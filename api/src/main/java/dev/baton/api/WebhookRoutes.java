@@ -2,8 +2,10 @@ package dev.baton.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.baton.store.Project;
+import dev.baton.store.Role;
 import dev.baton.store.Webhook;
 import dev.baton.store.WebhookDelivery;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
@@ -20,7 +22,7 @@ import java.util.List;
 /**
  * {@code /v0/projects/{project}/webhooks} (docs/alerts.md, "Webhooks"): endpoints that receive
  * each new alert of the project, signed with a secret shown once, and each one's delivery log.
- * Maintainers and up (auth.RouteTable): a webhook sends the project's results elsewhere.
+ * Maintainers and up (the access its routes are registered with): a webhook sends the project's results elsewhere.
  */
 final class WebhookRoutes implements RouteModule {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -73,10 +75,19 @@ final class WebhookRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/projects/{project}/webhooks", this::create);
-        config.routes.get("/v0/projects/{project}/webhooks", this::list);
-        config.routes.delete("/v0/projects/{project}/webhooks/{webhook}", this::delete);
-        config.routes.get("/v0/projects/{project}/webhooks/{webhook}/deliveries", this::deliveries);
+        config.routes.post(
+                "/v0/projects/{project}/webhooks",
+                this::create,
+                RouteAccess.onProject(Role.MAINTAINER).audited("webhook.created"));
+        config.routes.get("/v0/projects/{project}/webhooks", this::list, RouteAccess.onProject(Role.MAINTAINER));
+        config.routes.delete(
+                "/v0/projects/{project}/webhooks/{webhook}",
+                this::delete,
+                RouteAccess.onProject(Role.MAINTAINER).audited("webhook.deleted"));
+        config.routes.get(
+                "/v0/projects/{project}/webhooks/{webhook}/deliveries",
+                this::deliveries,
+                RouteAccess.onProject(Role.MAINTAINER));
     }
 
     private void create(Context ctx) {

@@ -88,7 +88,7 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
         return s;
     }
 
-    /** A server that also offers the jobs of {@code brokerSpecs} on the NATS broker at {@code natsUrl} (transport A, {@link LeaseBench}). */
+    /** A server that also offers the jobs of {@code brokerSpecs} on the NATS broker at {@code natsUrl} (the NATS transport, {@link LeaseBench}). */
     static BenchServer startWithBroker(
             Path dataDir, String databaseUrl, String natsUrl, java.util.Set<String> brokerSpecs) throws IOException {
         BenchServer s = new BenchServer(
@@ -265,7 +265,7 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
         }
     }
 
-    /** The server's base URL as a string (transport A's runner messages are posted to it). */
+    /** The server's base URL as a string (the NATS transport's runner messages are posted to it). */
     String baseUrl() {
         return server.publicUrl();
     }

@@ -8,7 +8,7 @@ import dev.baton.core.adapter.Metrics;
 import dev.baton.core.adapter.ReportResults;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
-import dev.baton.store.AlertStore;
+import dev.baton.store.Alerts;
 import dev.baton.store.JudgedReport;
 import dev.baton.store.MetricJudgement;
 import dev.baton.store.NewReport;
@@ -58,7 +58,7 @@ final class JudgeCost {
             Instant t0 = Instant.parse("2020-01-01T00:00:00Z");
             Organization org = store.organizations().createOrganization("Bench", Slug.of("bench"), PlanTier.TEAM, t0);
             Project project = store.organizations().createProject(org.id(), "Bench", Slug.of("bench"), t0);
-            AlertStore alerts = store.alerts();
+            Alerts alerts = store.alerts();
             SplittableRandom random = new SplittableRandom(1);
             long fill = System.nanoTime();
             // The history, judged without thresholds: only its metrics are written.

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code bench/run leases}: transport A (leases on NATS JetStream) beside transport B (the runner
+ * {@code bench/run leases}: the NATS transport (leases on NATS JetStream) beside the WebSocket channel (the runner
  * channel) on one server, in one run: a nats-server with JetStream on a free port, the real server
  * offering two specs on it, and simulated runners of both transports ({@link LeaseSim} pulls from
  * the broker and posts AckLease and Complete; {@link SimRunner} speaks the channel). Measured:
@@ -44,14 +44,14 @@ final class LeaseBench {
             json.put("database", database.describe(work.resolve("server")));
             try (BenchServer server = BenchServer.startWithBroker(
                     work.resolve("server"), database.freshUrl(), nats.url(), Set.of(LATENCY_SPEC, LIFECYCLE_SPEC))) {
-                Bench.log("transport A, submit → LeaseGranted at an idle runner: " + o.samples() + " samples");
+                Bench.log("the NATS transport, submit → LeaseGranted at an idle runner: " + o.samples() + " samples");
                 Latency a = latency(server, nats.url(), o.samples(), warmup);
                 json.put("transport_a_submit_to_lease_granted", a.summary());
                 table.add(Bench.row(
                         "A submit → LeaseGranted, idle runner (n=" + a.summary().count() + ")",
                         Bench.summary(a.summary())));
                 table.add(Bench.row("  process during samples", Bench.use(a.resources())));
-                Bench.log("transport B, submit → job at an idle runner: " + o.samples() + " samples");
+                Bench.log("the WebSocket channel, submit → job at an idle runner: " + o.samples() + " samples");
                 DispatchLatency.Result b = DispatchLatency.run(server, o.samples(), warmup);
                 json.put("transport_b_submit_to_job", b);
                 table.add(Bench.row(
@@ -59,11 +59,11 @@ final class LeaseBench {
                         Bench.summary(b.submitToJob())));
                 table.add(Bench.row("  process during samples", Bench.use(b.resources())));
 
-                Bench.log("transport A lifecycle: " + runners + " runners x 1 slot, " + o.jobs() + " jobs");
+                Bench.log("the NATS transport lifecycle: " + runners + " runners x 1 slot, " + o.jobs() + " jobs");
                 Throughput ta = throughput(server, nats.url(), runners, o.jobs());
                 json.put("transport_a_lifecycle", ta.asMap());
                 table.add(Bench.row("A lifecycle R=" + runners + " S=1", ta.describe()));
-                Bench.log("transport B lifecycle: " + runners + " runners x 1 slot, " + o.jobs() + " jobs");
+                Bench.log("the WebSocket channel lifecycle: " + runners + " runners x 1 slot, " + o.jobs() + " jobs");
                 LifecycleThroughput.Result tb = LifecycleThroughput.run(server, runners, 1, o.jobs());
                 json.put("transport_b_lifecycle", tb);
                 table.add(Bench.row(
@@ -92,7 +92,7 @@ final class LeaseBench {
     record Latency(Summary summary, ResourceUse resources) {}
 
     /**
-     * Sequential samples with one transport-A runner waiting in a pull: from the start of
+     * Sequential samples with one lease runner waiting in a pull: from the start of
      * {@code POST /v0/run} until its {@code LeaseGranted} is in the runner's hands. Each sample
      * waits until the job is processed (the runner acked and completed it) before the next.
      */
@@ -151,7 +151,7 @@ final class LeaseBench {
     }
 
     /**
-     * {@code runners} transport-A runners of one slot each, waiting in their pulls; {@code jobs}
+     * {@code runners} lease runners of one slot each, waiting in their pulls; {@code jobs}
      * submitted by concurrent clients as fast as the server takes them; the clock stops when the
      * last one is processed.
      */

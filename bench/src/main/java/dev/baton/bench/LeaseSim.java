@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
 /**
- * A simulated transport-A runner of one slot (docs/protocol.md, "Transport A"): it waits in a
+ * A simulated lease runner of one slot (docs/protocol.md, "Transport A"): it waits in a
  * pull on its spec's durable consumer, and for each {@code LeaseGranted} posts {@code AckLease}
  * and, once accepted, {@code Complete} at once, then acks the message, as Baton's runner does. It
  * tells {@code arrival} the {@link System#nanoTime} at which each offer reached it.

@@ -25,7 +25,7 @@ class LeaseBenchSmokeTest {
     void smokeRunMeasuresBothTransports() throws Exception {
         assumeTrue(
                 Files.isExecutable(BenchNats.BINARY),
-                "no nats-server at " + BenchNats.BINARY + ": skipping the transport A bench smoke run");
+                "no nats-server at " + BenchNats.BINARY + ": skipping the NATS transport bench smoke run");
         Path file = LeaseBench.run(BenchOptions.parse("--smoke", "--database", "sqlite", "--out", out.toString()));
         JsonNode r = Wire.mapper().readTree(Files.readString(file));
 
@@ -35,7 +35,7 @@ class LeaseBenchSmokeTest {
         assertThat(r.at("/transport_b_submit_to_job/submit_to_job/count").asInt())
                 .isPositive();
         assertThat(r.at("/transport_a_lifecycle/finished").asBoolean())
-                .as("every transport-A job processed")
+                .as("every NATS-transport job processed")
                 .isTrue();
         assertThat(r.at("/transport_a_lifecycle/problems").asLong()).isZero();
         assertThat(r.at("/transport_a_lifecycle/jobs_per_second").asDouble()).isPositive();

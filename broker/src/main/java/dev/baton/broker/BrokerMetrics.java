@@ -4,7 +4,7 @@ import dev.baton.core.metrics.BatonMetrics;
 import io.micrometer.core.instrument.Counter;
 
 /**
- * Transport A's counters on /metrics: {@code baton_broker_leases_total{event}} with event
+ * The NATS transport's counters on /metrics: {@code baton_broker_leases_total{event}} with event
  * published, acked (bound by an AckLease), redelivered (an AckLease for a lease already bound:
  * the broker delivered it again), stale (a message answered StaleLease), revoked (no AckLease in
  * the window), expired (heartbeats stopped); {@code baton_broker_connected} (1 or 0); and
@@ -28,7 +28,7 @@ final class BrokerMetrics {
         expired = counter(registry, "expired");
         metrics.gauge(
                 "baton.broker.connected",
-                "1 while the server is connected to the NATS broker (transport A)",
+                "1 while the server is connected to the NATS broker (the NATS transport)",
                 () -> broker.connected() ? 1 : 0);
         metrics.gauge(
                 "baton.broker.jetstream.available",
@@ -38,7 +38,7 @@ final class BrokerMetrics {
 
     private static Counter counter(io.micrometer.core.instrument.MeterRegistry registry, String event) {
         return Counter.builder("baton.broker.leases")
-                .description("Transport A leases by event")
+                .description("The NATS transport leases by event")
                 .tag("event", event)
                 .register(registry);
     }

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Reads a transport-A request body as one of seed 003's messages, refusing as the rest of the API
+ * Reads a NATS-transport request body as one of seed 003's messages, refusing as the rest of the API
  * does (docs/api.md): not UTF-8, a lone surrogate, not JSON or not an object is 400
  * {@code invalid_json}; JSON that is not the seed's shape (the wrong {@code type}, a required field
  * missing, a field of the wrong type) is 400 {@code invalid_message}, worded with the seed's

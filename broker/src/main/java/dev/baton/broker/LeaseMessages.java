@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Seed 003's messages, field for field, as transport A carries them in JSON (docs/protocol.md,
+ * Seed 003's messages, field for field, as the NATS transport carries them in JSON (docs/protocol.md,
  * "Transport A"). Where Baton needs more than the seed says, an optional field is added and named
  * in the docs ({@code job_spec.baton}, {@code Complete.results}, {@code LeaseAccepted}).
  */

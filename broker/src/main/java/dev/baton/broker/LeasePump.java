@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves transport A's leases along, on every node: revokes offers not acknowledged within the
+ * Moves the NATS transport's leases along, on every node: revokes offers not acknowledged within the
  * acceptance window, expires bound leases whose heartbeats stopped (their jobs go back to the
  * queue), offers pending jobs of the broker's specs (the outbox row, in a transaction that finds
  * the job pending), and publishes the outbox to JetStream. Each step is a compare-and-set in the

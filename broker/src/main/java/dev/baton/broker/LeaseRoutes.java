@@ -16,6 +16,7 @@ import dev.baton.store.LeaseOffer;
 import dev.baton.store.LeaseOffers;
 import dev.baton.store.Runner;
 import dev.baton.store.Store;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.auth.RunnerAuthenticator;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
@@ -30,7 +31,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Transport A's runner endpoints (docs/protocol.md, "Transport A"), authenticated with the
+ * The NATS transport's runner endpoints (docs/protocol.md, "Transport A"), authenticated with the
  * runner key as the runner channel is: {@code POST /v0/runners/{runner}/leases/ack},
  * {@code …/heartbeat}, {@code …/complete}, {@code …/cancel-ack}. The body and the answer are seed
  * 003's messages. The first AckLease of a lease binds it; every message under a lease that is not
@@ -79,37 +80,53 @@ final class LeaseRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get("/v0/runners/{runner}/leases/subjects", ctx -> answer(ctx, subjects(runner(ctx))));
+        config.routes.get(
+                "/v0/runners/{runner}/leases/subjects", ctx -> answer(ctx, subjects(runner(ctx))), RouteAccess.open());
         // The runner is authenticated before its body is read: a stranger learns nothing from the body's refusal.
-        config.routes.post("/v0/runners/{runner}/leases/ack", ctx -> {
-            Runner runner = runner(ctx);
-            answer(ctx, ack(runner, read(ctx, LeaseMessages.AckLease.class), ctx.ip()));
-        });
-        config.routes.post("/v0/runners/{runner}/leases/heartbeat", ctx -> {
-            Runner runner = runner(ctx);
-            answer(ctx, heartbeat(runner, read(ctx, LeaseMessages.Heartbeat.class)));
-        });
-        config.routes.post("/v0/runners/{runner}/leases/complete", ctx -> {
-            Runner runner = runner(ctx);
-            answer(ctx, complete(runner, read(ctx, LeaseMessages.Complete.class)));
-        });
-        config.routes.post("/v0/runners/{runner}/leases/log", ctx -> {
-            Runner runner = runner(ctx);
-            answer(
-                    ctx,
-                    log(
-                            runner,
-                            LeaseBodies.read(
-                                    Json.readBody(ctx, maxBody),
-                                    LeaseMessages.LogChunk.class,
-                                    "lease_id",
-                                    "seq",
-                                    "stream")));
-        });
-        config.routes.post("/v0/runners/{runner}/leases/cancel-ack", ctx -> {
-            Runner runner = runner(ctx);
-            answer(ctx, cancelAck(runner, read(ctx, LeaseMessages.CancelAck.class)));
-        });
+        config.routes.post(
+                "/v0/runners/{runner}/leases/ack",
+                ctx -> {
+                    Runner runner = runner(ctx);
+                    answer(ctx, ack(runner, read(ctx, LeaseMessages.AckLease.class), ctx.ip()));
+                },
+                RouteAccess.open());
+        config.routes.post(
+                "/v0/runners/{runner}/leases/heartbeat",
+                ctx -> {
+                    Runner runner = runner(ctx);
+                    answer(ctx, heartbeat(runner, read(ctx, LeaseMessages.Heartbeat.class)));
+                },
+                RouteAccess.open());
+        config.routes.post(
+                "/v0/runners/{runner}/leases/complete",
+                ctx -> {
+                    Runner runner = runner(ctx);
+                    answer(ctx, complete(runner, read(ctx, LeaseMessages.Complete.class)));
+                },
+                RouteAccess.open());
+        config.routes.post(
+                "/v0/runners/{runner}/leases/log",
+                ctx -> {
+                    Runner runner = runner(ctx);
+                    answer(
+                            ctx,
+                            log(
+                                    runner,
+                                    LeaseBodies.read(
+                                            Json.readBody(ctx, maxBody),
+                                            LeaseMessages.LogChunk.class,
+                                            "lease_id",
+                                            "seq",
+                                            "stream")));
+                },
+                RouteAccess.open());
+        config.routes.post(
+                "/v0/runners/{runner}/leases/cancel-ack",
+                ctx -> {
+                    Runner runner = runner(ctx);
+                    answer(ctx, cancelAck(runner, read(ctx, LeaseMessages.CancelAck.class)));
+                },
+                RouteAccess.open());
     }
 
     // ---- the messages ------------------------------------------------------------------------------
@@ -133,7 +150,7 @@ final class LeaseRoutes implements RouteModule {
     }
 
     /**
-     * {@code address}: where the AckLease came from, as this server sees it; all that transport A
+     * {@code address}: where the AckLease came from, as this server sees it; all that the NATS transport
      * knows of the runner's machine (seed 003's messages carry no os, version or host), recorded as
      * the runner's machine and the attempt's (issue 41).
      */

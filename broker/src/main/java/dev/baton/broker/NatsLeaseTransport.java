@@ -29,10 +29,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Transport A assembled (docs/protocol.md, "Transport A"; docs/decisions/0025-transport-a-nats.md):
+ * The NATS transport assembled (docs/protocol.md, "Transport A"; docs/decisions/0025-transport-a-nats.md):
  * the NATS connection, the lease pump (outbox → JetStream, revocation, expiry), the runners'
  * HTTPS endpoints, and CancelRequested on each runner's control subject. Present only when
- * {@code nats_url} is set; the runner channel (transport B) is unchanged beside it.
+ * {@code nats_url} is set; the runner channel (WebSocket) is unchanged beside it.
  */
 public final class NatsLeaseTransport implements RouteModule, ReadinessReport, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NatsLeaseTransport.class);
@@ -123,7 +123,7 @@ public final class NatsLeaseTransport implements RouteModule, ReadinessReport, A
         }
         // Never the URL's userinfo: it is the server's NATS password (docs/operations.md: prefer nats_credentials).
         LOG.info(
-                "transport A: leases offered on NATS at {} for {}",
+                "the NATS transport: leases offered on NATS at {} for {}",
                 config.broker().natsUrlForLogs(),
                 config.broker().allSpecs()
                         ? "every spec"

@@ -25,7 +25,7 @@ final class PublishAlarm {
         if (lastWarned != null && now.isBefore(lastWarned.plus(EVERY))) return;
         lastWarned = now;
         LOG.warn(
-                "transport A: offers cannot be published on NATS for {}s: {}. Jobs of the broker's specs stay pending (their offers wait "
+                "the NATS transport: offers cannot be published on NATS for {}s: {}. Jobs of the broker's specs stay pending (their offers wait "
                         + "in the database) until JetStream answers again; check that nats-server runs with JetStream (a config reload of a server "
                         + "started with -js but without a jetstream block in its config file shuts JetStream down: docs/operations.md)",
                 Duration.between(since, now).toSeconds(),
@@ -36,7 +36,7 @@ final class PublishAlarm {
     synchronized void ok(Instant now) {
         if (since == null) return;
         LOG.info(
-                "transport A: offers are published on NATS again, after {}s",
+                "the NATS transport: offers are published on NATS again, after {}s",
                 Duration.between(since, now).toSeconds());
         since = null;
         lastWarned = null;

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a transport-A runner's NATS user may do, in nats-server's permission subjects; the names
+ * What a lease runner's NATS user may do, in nats-server's permission subjects; the names
  * are the ones the server hands the runner in {@code LeaseSubjects}, so the grant matches what a
  * runner really uses:
  * <ul>

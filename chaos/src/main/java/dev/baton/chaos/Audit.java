@@ -39,7 +39,7 @@ final class Audit {
     private static final List<String> EXPLAINED_FAILURES = List.of(
             "lost contact with the runner",
             "runner restarted during execution",
-            "the lease expired without heartbeats"); // transport A's runner lost past max_requeues
+            "the lease expired without heartbeats"); // the NATS transport's runner lost past max_requeues
 
     private final Api api;
     private final Map<String, String> runnerSlugs;

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The run's NATS broker for transport A: Debian's {@code nats-server} with JetStream on a free
+ * The run's NATS broker: Debian's {@code nats-server} with JetStream on a free
  * port of 127.0.0.1, its store in the run's directory, so that a broker killed with SIGKILL and
  * started again keeps the stream it had written (as a broker on a disk of its own would).
  */

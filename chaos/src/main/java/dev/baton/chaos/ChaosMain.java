@@ -82,7 +82,7 @@ public final class ChaosMain implements Callable<Integer> {
             names = "--transport",
             defaultValue = "websocket",
             description =
-                    "the runners' transport: websocket, nats (transport A; starts /usr/sbin/nats-server -js), or mixed (both at once)")
+                    "the runners' transport: websocket, nats (leases from NATS; starts /usr/sbin/nats-server -js), or mixed (both at once)")
     String transport;
 
     public static void main(String[] args) {

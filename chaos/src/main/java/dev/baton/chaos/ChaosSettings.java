@@ -19,7 +19,7 @@ import java.time.Duration;
  * @param workDir           where the run keeps data dirs, logs, the execution log and its summary
  * @param postgresUrl       the PostgreSQL server ({@code postgresql://host:port/db?user=…}); a fresh schema is made in it
  * @param keep              keep the run's PostgreSQL schema (it is dropped at the end otherwise)
- * @param transport         the runners' transport: the runner channel, transport A (a nats-server the run starts), or both
+ * @param transport         the runners' transport: the runner channel, the NATS transport (a nats-server the run starts), or both
  */
 public record ChaosSettings(
         Database database,
@@ -51,7 +51,7 @@ public record ChaosSettings(
     }
 
     /**
-     * Transport A's {@code lease_ttl} on the nodes: twice the heartbeat timeout, and at least 6 s,
+     * The NATS transport's {@code lease_ttl} on the nodes: twice the heartbeat timeout, and at least 6 s,
      * so that the runners' heartbeat interval (a sixth of it, in whole seconds) is at least one.
      */
     Duration leaseTtl() {

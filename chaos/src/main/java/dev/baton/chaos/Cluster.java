@@ -17,8 +17,8 @@ import java.util.function.IntSupplier;
 /**
  * The system under test: {@code nodes} server processes on one store, a {@link FaultyBalancer}
  * in front of them for the runners, and {@code runners} agents with the process executor, all
- * real processes of the distribution; with transport A, a nats-server the nodes offer the spec
- * on and the transport-A runners pull from (directly: the balancer is for the server's side). Also creates what the jobs need (an enterprise
+ * real processes of the distribution; with the NATS transport, a nats-server the nodes offer the spec
+ * on and the lease runners pull from (directly: the balancer is for the server's side). Also creates what the jobs need (an enterprise
  * organization, so no tier limit holds jobs back, a project, a spec the runners serve).
  */
 final class Cluster implements AutoCloseable {
@@ -57,7 +57,7 @@ final class Cluster implements AutoCloseable {
         return balancer;
     }
 
-    /** The NATS broker of transport A, null on a run without one. */
+    /** The NATS broker, null on a run without one. */
     BrokerProcess broker() {
         return broker;
     }
@@ -235,7 +235,7 @@ final class Cluster implements AutoCloseable {
 
     /**
      * Every channel runner has heartbeated (its channel is open): the start line of the run. A
-     * transport-A runner says nothing to the server before its first AckLease; its process being
+     * lease runner says nothing to the server before its first AckLease; its process being
      * up is all there is to wait for (its offers wait on the queue meanwhile).
      */
     private void awaitRunnersConnected(Duration within) throws IOException, InterruptedException {

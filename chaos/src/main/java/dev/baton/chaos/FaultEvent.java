@@ -25,7 +25,7 @@ record FaultEvent(Kind kind, String target, Instant at, Instant restored, int co
          */
         SERVER_SIGSTOP,
         /**
-         * The NATS broker of transport A killed and started again on its store: offers it held
+         * The NATS broker killed and started again on its store: offers it held
          * are delivered again or, past their acceptance window, offered again from the database.
          * Only when the run has a broker.
          */

@@ -12,7 +12,7 @@ import java.util.Random;
  * Injects one fault at a time at random intervals: SIGKILL of a runner or of a server node
  * (each started again shortly after), SIGSTOP of a runner for longer than the heartbeat timeout
  * (then SIGCONT), resets of connections at the balancer, and, with several nodes, SIGSTOP of a
- * server node for longer than the node timeout (then SIGCONT); with transport A, SIGKILL of the
+ * server node for longer than the node timeout (then SIGCONT); with the NATS transport, SIGKILL of the
  * NATS broker (started again on its store).
  */
 final class FaultInjector {

@@ -3,14 +3,14 @@ package dev.baton.chaos;
 import java.util.Locale;
 
 /**
- * How the run's runners reach their jobs (docs/protocol.md): the runner channel (transport B),
- * leases from a NATS queue (transport A, with a nats-server the run starts), or both at once on
+ * How the run's runners reach their jobs (docs/protocol.md): the runner channel (WebSocket),
+ * leases from a NATS queue (the NATS transport, with a nats-server the run starts), or both at once on
  * the same spec, where the two transports' claims race for every job and the database decides.
  */
 enum Transport {
     WEBSOCKET,
     NATS,
-    /** Runners with an even index on transport A, the others on the runner channel. */
+    /** Runners with an even index on the NATS transport, the others on the runner channel. */
     MIXED;
 
     /** Whether the run needs a broker (and its nodes offer the spec on it). */

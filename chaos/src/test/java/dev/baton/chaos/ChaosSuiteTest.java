@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * jobs and the seed ({@code scripts/chaos --seed} repeats the schedule, not the exact timing).
  *
  * <p>Both runs have both transports ({@code baton.chaos.transport}, default {@code mixed}): a
- * nats-server the run starts, every job offered on it, two runners on transport A and one on
+ * nats-server the run starts, every job offered on it, two runners on the NATS transport and one on
  * the runner channel, all serving the one spec, so the two transports' claims race for every job,
  * and the broker is killed and restarted among the faults. One run per store covers both
  * transports, which keeps the suite's time in CI near what one transport took.
@@ -97,7 +97,7 @@ class ChaosSuiteTest {
         // it.
         if (TRANSPORT.broker())
             assertThat(result.completedByTransport().getOrDefault("nats", 0))
-                    .as("attempts completed on transport A\n" + report)
+                    .as("attempts completed on the NATS transport\n" + report)
                     .isPositive();
         if (TRANSPORT != Transport.NATS) {
             assertThat(result.completedByTransport().getOrDefault("websocket", 0))
@@ -124,7 +124,7 @@ class ChaosSuiteTest {
     private static Transport transport() {
         Transport wanted = Transport.parse(System.getProperty("baton.chaos.transport", "mixed"));
         if (!wanted.broker() || java.nio.file.Files.isExecutable(BrokerProcess.BINARY)) return wanted;
-        System.out.println("chaos: no nats-server at " + BrokerProcess.BINARY + ": running without transport A");
+        System.out.println("chaos: no nats-server at " + BrokerProcess.BINARY + ": running without the NATS transport");
         return Transport.WEBSOCKET;
     }
 

@@ -4,7 +4,7 @@ import dev.baton.broker.RunnerGrant;
 import java.util.List;
 
 /**
- * The nats-server user of one transport-A runner: it may pull and ack only on its specs' durable
+ * The nats-server user of one lease runner: it may pull and ack only on its specs' durable
  * consumers and read only its own control subject. The grant is {@link RunnerGrant}'s, whose names are the
  * same ones the server hands the runner in {@code LeaseSubjects}, so the grant matches what the
  * runner's LeaseQueue really uses (bind to the consumer: INFO; pull: MSG.NEXT with a reply below

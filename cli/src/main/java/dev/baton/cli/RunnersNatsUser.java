@@ -19,14 +19,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code baton runners nats-user}: the nats-server user of a transport-A runner, made from the
+ * {@code baton runners nats-user}: the nats-server user of a lease runner, made from the
  * runner's specs on the server, so it is regenerated (same password with --password-file) after
  * {@code add-spec} or {@code remove-spec}.
  */
 @Command(
         name = "nats-user",
         description = {
-            "Print the nats-server authorization block of a transport-A runner:",
+            "Print the nats-server authorization block of a lease runner:",
             "it may pull only from its specs' consumers and read only its own control subject."
         })
 final class RunnersNatsUser extends ClientCommand {

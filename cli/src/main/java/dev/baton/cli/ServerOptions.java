@@ -168,7 +168,7 @@ final class ServerOptions {
 
     @Option(
             names = "--nats-url",
-            description = "transport A's NATS server, nats://host:4222 (default none: the runner channel only)")
+            description = "the NATS transport's NATS server, nats://host:4222 (default none: the runner channel only)")
     String natsUrl;
 
     @Option(
@@ -179,9 +179,7 @@ final class ServerOptions {
     @Option(names = "--nats-specs", description = "spec slugs, comma-separated, whose jobs are offered on the broker")
     String natsSpecs;
 
-    @Option(
-            names = "--lease-ttl",
-            description = "a transport-A lease lives this long without a heartbeat (default 120s)")
+    @Option(names = "--lease-ttl", description = "a NATS lease lives this long without a heartbeat (default 120s)")
     String leaseTtl;
 
     @Option(

@@ -1,5 +1,7 @@
 package dev.baton.console;
 
+import dev.baton.api.RunnerRoutes;
+import dev.baton.api.SpecRoutes;
 import dev.baton.console.ConsoleSignIn.Viewer;
 import dev.baton.console.FleetFormViews.CreatedRunner;
 import dev.baton.console.FleetFormViews.RunnerForm;
@@ -12,7 +14,7 @@ import dev.baton.store.Runner;
 import dev.baton.store.Spec;
 import dev.baton.store.Store;
 import dev.baton.web.auth.AccessRule;
-import dev.baton.web.auth.RouteTable;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Lookups;
 import io.javalin.http.Context;
@@ -52,14 +54,12 @@ final class FleetForms {
     }
 
     /**
-     * Refuses (403, nothing called) a viewer whom the role table does not let call {@code route}:
-     * the page of a form it may not use is not shown, and a post it forged changes nothing.
+     * Refuses (403, nothing called) a viewer whom {@code access} (what the API route behind the form is
+     * registered with) does not let call it: the page of a form it may not use is not shown, and a
+     * post it forged changes nothing.
      */
-    static void permit(Viewer viewer, String route) {
-        String[] parts = route.split(" ", 2);
-        AccessRule rule =
-                RouteTable.of(parts[0], parts[1]).map(RouteTable.Entry::rule).orElse(new AccessRule.AdminOnly());
-        if (rule instanceof AccessRule.AdminOnly && !viewer.admin()) {
+    static void permit(Viewer viewer, RouteAccess access) {
+        if (access.rule() instanceof AccessRule.AdminOnly && !viewer.admin()) {
             throw new ApiException(403, "forbidden", "this is a server-wide action: it needs the admin token");
         }
     }
@@ -67,12 +67,12 @@ final class FleetForms {
     // ---- create a runner -------------------------------------------------------------------------
 
     void newRunner(Context ctx, Viewer v) {
-        permit(v, "POST /v0/runners");
+        permit(v, RunnerRoutes.MANAGE);
         showRunnerForm(ctx, 200, v, new RunnerForm("", "", choices(Set.of()), null));
     }
 
     void createRunner(Context ctx, Viewer v) throws Exception {
-        permit(v, "POST /v0/runners");
+        permit(v, RunnerRoutes.MANAGE);
         String name = text(ctx.formParam("name"));
         String slug = text(ctx.formParam("slug"));
         Set<String> specs = new LinkedHashSet<>(ctx.formParams("spec"));
@@ -130,7 +130,7 @@ final class FleetForms {
     // ---- the specs a runner serves ---------------------------------------------------------------
 
     void runnerSpecs(Context ctx, Viewer v) {
-        permit(v, "POST /v0/runners/{runner}/specs");
+        permit(v, RunnerRoutes.MANAGE);
         Runner runner = find.runner(ctx.pathParam("runner"));
         Set<String> served = new LinkedHashSet<>();
         for (Spec s : store.specs().runnerSpecs(runner.id()))
@@ -148,8 +148,8 @@ final class FleetForms {
 
     /** Makes the runner serve exactly the checked specs: adds the missing ones, then removes the others. */
     void assignSpecs(Context ctx, Viewer v) throws Exception {
-        permit(v, "POST /v0/runners/{runner}/specs");
-        permit(v, "DELETE /v0/runners/{runner}/specs/{spec}");
+        permit(v, RunnerRoutes.MANAGE);
+        permit(v, RunnerRoutes.MANAGE);
         Runner runner = find.runner(ctx.pathParam("runner"));
         String path = "/v0/runners/" + encode(runner.uuid().toString()) + "/specs";
         Set<String> wanted = new LinkedHashSet<>(ctx.formParams("spec"));
@@ -179,13 +179,13 @@ final class FleetForms {
     // ---- create and edit a spec ------------------------------------------------------------------
 
     void newSpec(Context ctx, Viewer v) {
-        permit(v, "POST /v0/specs");
+        permit(v, SpecRoutes.MANAGE);
         String arch = Architecture.ofHost().map(Architecture::wireName).orElse("x86_64");
         showSpecForm(ctx, 200, v, new SpecForm(null, "", "", arch, "", "", "", false, "", false, null));
     }
 
     void createSpec(Context ctx, Viewer v) throws Exception {
-        permit(v, "POST /v0/specs");
+        permit(v, SpecRoutes.MANAGE);
         SpecForm form = specForm(ctx, null);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", form.name());
@@ -207,7 +207,7 @@ final class FleetForms {
     }
 
     void editSpec(Context ctx, Viewer v) {
-        permit(v, "PATCH /v0/specs/{spec}");
+        permit(v, SpecRoutes.MANAGE);
         Spec s = find.spec(ctx.pathParam("spec"));
         showSpecForm(
                 ctx,
@@ -228,7 +228,7 @@ final class FleetForms {
     }
 
     void updateSpec(Context ctx, Viewer v) throws Exception {
-        permit(v, "PATCH /v0/specs/{spec}");
+        permit(v, SpecRoutes.MANAGE);
         Spec s = find.spec(ctx.pathParam("spec"));
         SpecForm sent = specForm(ctx, s.slug().value());
         // The shape is not editable: the form shows the stored one again, whatever was posted.

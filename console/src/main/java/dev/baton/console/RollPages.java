@@ -8,6 +8,7 @@ import dev.baton.console.RollViews.RollRow;
 import dev.baton.console.RollViews.StepRow;
 import dev.baton.console.RollViews.Target;
 import dev.baton.console.Views.Link;
+import dev.baton.dispatch.channel.RollRoutes;
 import dev.baton.store.Runner;
 import dev.baton.store.RunnerFilter;
 import dev.baton.store.Spec;
@@ -32,7 +33,6 @@ import java.util.Map;
  */
 final class RollPages {
     private static final Link ROLLS = new Link("/console/rolls", "Back to the rolls");
-    static final String START = "POST /v0/rolls";
 
     private final Store store;
     private final ConsoleApi api;
@@ -50,12 +50,12 @@ final class RollPages {
     }
 
     void newRoll(Context ctx, Viewer v) {
-        FleetForms.permit(v, START);
+        FleetForms.permit(v, RollRoutes.START);
         showForm(ctx, 200, v, blankForm());
     }
 
     void start(Context ctx, Viewer v) throws Exception {
-        FleetForms.permit(v, START);
+        FleetForms.permit(v, RollRoutes.START);
         String target = text(ctx.formParam("target"));
         String url = text(ctx.formParam("url"));
         String checksum = text(ctx.formParam("checksum")).toLowerCase(Locale.ROOT);

@@ -102,7 +102,7 @@ public final class Dispatcher {
     private final Map<ProjectUuid, Long> projectIds = new ConcurrentHashMap<>();
     /** Which spec sets the store said have nothing pending, and what was heard since (ADR 0020). */
     private final PendingKnowledge pending;
-    /** Told the spec of every job heard of as pending, here or elsewhere (transport A's lease pump); they only hand it on. */
+    /** Told the spec of every job heard of as pending, here or elsewhere (the NATS transport's lease pump); they only hand it on. */
     private final List<java.util.function.LongConsumer> pendingListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
 

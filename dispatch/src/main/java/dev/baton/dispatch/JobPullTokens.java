@@ -12,7 +12,7 @@ import java.time.Instant;
 
 /**
  * The registry pull tokens of jobs (issue 41, docs/decisions/0041-job-pull-tokens.md): one per
- * claim, handed out with the {@code job} message or transport A's LeaseAccepted, and one per
+ * claim, handed out with the {@code job} message or the NATS transport's LeaseAccepted, and one per
  * {@code pull_token} request while the attempt is live. Each is limited to its job's image and
  * attempt and ends at the job's hard timeout at the latest: its timeout plus job_timeout_grace,
  * counted from the start when the job has started, else from now (preparing is not run time; a

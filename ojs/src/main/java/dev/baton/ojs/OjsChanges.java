@@ -2,8 +2,8 @@ package dev.baton.ojs;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,11 +20,11 @@ final class OjsChanges {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OjsChanges.class);
 
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final OjsWorkflows workflows;
 
-    OjsChanges(OjsStore store, Clock clock, OjsWorkflows workflows) {
+    OjsChanges(OjsRecords store, Clock clock, OjsWorkflows workflows) {
         this.store = store;
         this.clock = clock;
         this.workflows = workflows;

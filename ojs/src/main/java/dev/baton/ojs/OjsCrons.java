@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.schedule.CronExpression;
 import dev.baton.store.OjsCron;
-import dev.baton.store.OjsStore;
+import dev.baton.store.OjsRecords;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -16,12 +16,12 @@ import java.util.List;
  * each firing a push of the schedule's job template.
  */
 final class OjsCrons {
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final UuidV7 ids;
     private final OjsPush push;
 
-    OjsCrons(OjsStore store, Clock clock, UuidV7 ids, OjsPush push) {
+    OjsCrons(OjsRecords store, Clock clock, UuidV7 ids, OjsPush push) {
         this.store = store;
         this.clock = clock;
         this.ids = ids;

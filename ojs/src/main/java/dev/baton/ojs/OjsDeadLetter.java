@@ -1,19 +1,19 @@
 package dev.baton.ojs;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 
 /** The dead letter: discarded jobs, listed, put back to {@code available} with attempt 0, or deleted. */
 final class OjsDeadLetter {
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final OjsChanges changes;
 
-    OjsDeadLetter(OjsStore store, Clock clock, OjsChanges changes) {
+    OjsDeadLetter(OjsRecords store, Clock clock, OjsChanges changes) {
         this.store = store;
         this.clock = clock;
         this.changes = changes;

@@ -1,8 +1,8 @@
 package dev.baton.ojs;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import dev.baton.store.OjsWorker;
 import java.time.Instant;
 
@@ -13,10 +13,10 @@ import java.time.Instant;
  * Both steps are compare-and-sets, so nodes sweeping at once act once.
  */
 final class OjsDeadWorkers {
-    private final OjsStore store;
+    private final OjsRecords store;
     private final OjsChanges changes;
 
-    OjsDeadWorkers(OjsStore store, OjsChanges changes) {
+    OjsDeadWorkers(OjsRecords store, OjsChanges changes) {
         this.store = store;
         this.changes = changes;
     }

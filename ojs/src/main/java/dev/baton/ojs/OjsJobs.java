@@ -3,7 +3,7 @@ package dev.baton.ojs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.store.OjsEvent;
-import dev.baton.store.OjsStore;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,7 +33,7 @@ import java.util.Set;
  * or fail one job: the loser re-reads and decides again.
  */
 final class OjsJobs {
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final OjsWorkflows workflows;
     private final OjsChanges changes;

@@ -2,8 +2,8 @@ package dev.baton.ojs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import dev.baton.store.OjsUnique;
 import dev.baton.store.StoreException;
 import java.time.Clock;
@@ -26,12 +26,12 @@ final class OjsPush {
     /** Unique-key lock rows not pushed for this long are dropped (a push makes its key's row again). */
     private static final Duration UNIQUE_KEY_IDLE = Duration.ofHours(1);
 
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final UuidV7 ids;
     private final OjsChanges changes;
 
-    OjsPush(OjsStore store, Clock clock, UuidV7 ids, OjsChanges changes) {
+    OjsPush(OjsRecords store, Clock clock, UuidV7 ids, OjsChanges changes) {
         this.store = store;
         this.clock = clock;
         this.ids = ids;
@@ -118,7 +118,7 @@ final class OjsPush {
     private Pushed insert(OjsEnvelope.Parsed p, Instant now) {
         Prepared job = prepare(p, now, null);
         String id = job.row().id();
-        OjsStore.RateLimit rate = p.rateLimit() == null ? null : p.rateLimit().stored();
+        OjsRecords.RateLimit rate = p.rateLimit() == null ? null : p.rateLimit().stored();
         if (p.unique() == null) {
             if (!store.insertJob(job.row(), rate, now)) throw OjsException.duplicate("a job with id " + id + " exists");
             changes.event("job.enqueued", job.doc(), now);

@@ -1,7 +1,7 @@
 package dev.baton.ojs;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.store.OjsStore;
+import dev.baton.store.OjsRecords;
 import java.time.Duration;
 
 /**
@@ -20,8 +20,8 @@ record OjsRateLimit(int max, Duration window) {
     }
 
     /** The limit as the store writes it, with the job that carries it. */
-    OjsStore.RateLimit stored() {
-        return new OjsStore.RateLimit(max, window);
+    OjsRecords.RateLimit stored() {
+        return new OjsRecords.RateLimit(max, window);
     }
 
     private static OjsRateLimit of(JsonNode value, String field, Duration window) {

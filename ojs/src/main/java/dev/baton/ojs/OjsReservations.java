@@ -3,8 +3,8 @@ package dev.baton.ojs;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,11 +22,11 @@ final class OjsReservations {
     /** Without visibility_timeout_ms from the job or the fetch: seed 002's default of 1800 s (issue 47). */
     static final Duration DEFAULT_VISIBILITY = Duration.ofMinutes(30);
 
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final OjsChanges changes;
 
-    OjsReservations(OjsStore store, Clock clock, OjsChanges changes) {
+    OjsReservations(OjsRecords store, Clock clock, OjsChanges changes) {
         this.store = store;
         this.clock = clock;
         this.changes = changes;

@@ -13,6 +13,7 @@ import dev.baton.web.auth.AuditLog;
 import dev.baton.web.auth.Authenticator;
 import dev.baton.web.auth.BearerToken;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.RouteModule;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -141,8 +142,8 @@ public final class OjsRoutes implements RouteModule, AutoCloseable {
         config.routes.post("/ojs/v1/jobs/{id}/ack", guarded(this::ackByPath));
         config.routes.post("/ojs/v1/workers/register", guarded(ctx -> ok(ctx, 200, jobs.register(body(ctx)))));
         config.routes.get("/ojs/v1/workers", guarded(ctx -> ok(ctx, 200, Map.of("workers", jobs.workers()))));
-        // The same list in Baton's API (issue 47): access is AccessControl's (RouteTable: admin), errors are /v0's.
-        config.routes.get("/v0/ojs/workers", ctx -> ctx.json(Map.of("workers", jobs.workers())));
+        // The same list in Baton's API (issue 47): access is AccessControl's (registered admin only), errors are /v0's.
+        config.routes.get("/v0/ojs/workers", ctx -> ctx.json(Map.of("workers", jobs.workers())), RouteAccess.admin());
         config.routes.get(
                 "/ojs/v1/workers/{id}",
                 guarded(ctx -> ok(ctx, 200, Map.of("worker", jobs.workerView(ctx.pathParam("id"))))));

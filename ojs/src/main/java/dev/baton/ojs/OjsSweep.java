@@ -2,8 +2,8 @@ package dev.baton.ojs;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import java.time.Clock;
 import java.time.Instant;
 
@@ -16,14 +16,14 @@ import java.time.Instant;
  * Each is a compare-and-set, so requests and nodes sweeping at once never act twice.
  */
 final class OjsSweep {
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final OjsChanges changes;
     private final OjsOutcomes outcomes;
     private final OjsCrons crons;
     private final OjsDeadWorkers deadWorkers;
 
-    OjsSweep(OjsStore store, Clock clock, OjsChanges changes, OjsOutcomes outcomes, OjsCrons crons) {
+    OjsSweep(OjsRecords store, Clock clock, OjsChanges changes, OjsOutcomes outcomes, OjsCrons crons) {
         this.store = store;
         this.clock = clock;
         this.changes = changes;

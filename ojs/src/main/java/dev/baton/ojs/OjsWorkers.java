@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import dev.baton.store.OjsWorker;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,12 +34,12 @@ final class OjsWorkers {
     /** The states an operator may direct, weakest first (a heartbeat answers the strongest one in force). */
     static final List<String> DIRECTIVES = List.of("running", "quiet", "terminate");
 
-    private final OjsStore store;
+    private final OjsRecords store;
     private final Clock clock;
     private final OjsSweep sweep;
     private final OjsReservations reservations;
 
-    OjsWorkers(OjsStore store, Clock clock, OjsSweep sweep, OjsReservations reservations) {
+    OjsWorkers(OjsRecords store, Clock clock, OjsSweep sweep, OjsReservations reservations) {
         this.store = store;
         this.clock = clock;
         this.sweep = sweep;

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.store.OjsRecords;
 import dev.baton.store.OjsRow;
-import dev.baton.store.OjsStore;
 import dev.baton.store.OjsWorkflow;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,14 +40,14 @@ final class OjsWorkflows {
     /** Running workflows looked at per background sweep. */
     private static final int SWEEP_BATCH = 50;
 
-    private final OjsStore store;
+    private final OjsRecords store;
     private final OjsJobs jobs;
     /** Where the background sweep continues (only the sweep's thread uses it; null: from the start). */
     private String sweepCursor;
 
     private final UuidV7 ids;
 
-    OjsWorkflows(OjsStore store, OjsJobs jobs, UuidV7 ids) {
+    OjsWorkflows(OjsRecords store, OjsJobs jobs, UuidV7 ids) {
         this.store = store;
         this.jobs = jobs;
         this.ids = ids;

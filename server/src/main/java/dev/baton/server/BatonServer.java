@@ -17,6 +17,7 @@ import dev.baton.web.auth.AdminAuth;
 import dev.baton.web.auth.AdminToken;
 import dev.baton.web.auth.AuditLog;
 import dev.baton.web.auth.Authenticator;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.auth.SubmissionLimiter;
 import dev.baton.web.http.BeforeHttpStop;
 import dev.baton.web.http.BodyLimit;
@@ -61,8 +62,8 @@ public final class BatonServer implements AutoCloseable {
             AccessControl access,
             BlobStorage storage) {}
 
-    /** One registered HTTP route, as Javalin holds it (path with {params}). */
-    public record Route(String method, String path) {}
+    /** One registered HTTP route (path with {params}); {@code access}: what it was registered with, null if nothing. */
+    public record Route(String method, String path, RouteAccess access) {}
 
     private final ServerConfig config;
     private final Store store;
@@ -192,7 +193,10 @@ public final class BatonServer implements AutoCloseable {
     /** Every HTTP route registered with Javalin, for the OpenAPI check and for diagnostics. */
     public List<Route> routes() {
         return app.unsafe.internalRouter.allHttpHandlers().stream()
-                .map(p -> new Route(p.endpoint.method.name(), p.endpoint.path))
+                .map(p -> new Route(
+                        p.endpoint.method.name(),
+                        p.endpoint.path,
+                        RouteAccess.declared(p.endpoint) ? RouteAccess.of(p.endpoint) : null))
                 .toList();
     }
 

@@ -78,7 +78,7 @@ public final class ServerAssembly {
                 tokens,
                 w.clock()));
         parts.routes(new MetricsRoutes(metrics));
-        // Transport A (docs/protocol.md): leases offered on NATS, only when nats_url is set.
+        // The NATS transport (docs/protocol.md): leases offered on NATS, only when nats_url is set.
         if (w.config().broker().enabled()) {
             NatsLeaseTransport nats =
                     new NatsLeaseTransport(w.config(), w.store(), w.clock(), channel, tokens, metrics);

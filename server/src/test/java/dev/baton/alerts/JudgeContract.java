@@ -11,7 +11,7 @@ import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
 import dev.baton.store.Alert;
 import dev.baton.store.AlertFilter;
-import dev.baton.store.AlertStore;
+import dev.baton.store.Alerts;
 import dev.baton.store.HistoryQuery;
 import dev.baton.store.MetricPoint;
 import dev.baton.store.NewReport;
@@ -40,7 +40,7 @@ abstract class JudgeContract {
     static final Instant T0 = Instant.parse("2026-05-01T10:00:00Z");
 
     Store store;
-    AlertStore alerts;
+    Alerts alerts;
     Project project;
     Judge judge;
     int reports;

@@ -74,7 +74,7 @@ class JetStreamHealthTest {
     static void requireNats() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
     }
 
     @BeforeEach
@@ -92,7 +92,7 @@ class JetStreamHealthTest {
         if (nats != null) nats.close();
     }
 
-    /** The server of transport A on {@code nats}, as {@code natsUrl} (with or without userinfo) and {@code credentials} say. */
+    /** The server of the NATS transport on {@code nats}, as {@code natsUrl} (with or without userinfo) and {@code credentials} say. */
     void startBaton(String natsUrl, String credentials) {
         server = new ChannelFixture(
                 null,
@@ -241,7 +241,7 @@ class JetStreamHealthTest {
         startBaton(passwordUrl(), null);
         transport.pump();
         assertThat(logs.list)
-                .as("transport A's start is logged")
+                .as("the NATS transport's start is logged")
                 .anyMatch(e -> e.getFormattedMessage().contains("leases offered on NATS"));
         assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().contains("s3cret-pw"));
         assertThat(server.config.broker().toString()).doesNotContain("s3cret-pw");

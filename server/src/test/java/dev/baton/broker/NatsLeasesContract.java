@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transport A end to end against a real nats-server (one per test, on a free port) and the real
+ * The NATS transport end to end against a real nats-server (one per test, on a free port) and the real
  * store: offers from the outbox on the spec's JetStream work queue, runners pulling them, and
  * AckLease, Heartbeat, Complete and CancelAck over HTTP with the runner key. Time is the
  * fixture's clock, moved by hand; the pump has no timed round here: a job becoming pending wakes
@@ -70,7 +70,7 @@ abstract class NatsLeasesContract {
     static void requireNats() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
     }
 
     @BeforeEach
@@ -235,7 +235,7 @@ abstract class NatsLeasesContract {
 
     // ---- the tests ----------------------------------------------------------------------------------
 
-    /** Transport A's failures are classified as the channel's (issue 41): a pull failure is infrastructure, exit 1 the job's. */
+    /** The NATS transport's failures are classified as the channel's (issue 41): a pull failure is infrastructure, exit 1 the job's. */
     @Test
     void aPullFailureIsRetriedUnderRetryOnInfrastructureAndTheBenchmarksExitIsNot() throws Exception {
         transport.broker().ensureStream();
@@ -310,7 +310,7 @@ abstract class NatsLeasesContract {
         assertThat(accepted.get("oci_token").asText()).startsWith("pull-token-for-");
         assertThat(server.job(job).status()).isEqualTo(JobStatus.RUNNING);
         assertThat(server.job(job).runnerId()).isEqualTo(runner.runner().id());
-        // Issue 41: all transport A knows of the machine is the address its AckLease came from.
+        // Issue 41: all the NATS transport knows of the machine is the address its AckLease came from.
         assertThat(server.store
                         .runners()
                         .attemptMachines(server.job(job).id())

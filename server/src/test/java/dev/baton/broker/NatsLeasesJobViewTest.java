@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a seed-003 runner sends beside its outcome is shown in the API (issue 40): the progress of
  * its last Heartbeat on the job while it runs, and the artifacts and timings of its Complete on
- * the attempt. The whole server as {@code baton server} assembles it with transport A on, a real
+ * the attempt. The whole server as {@code baton server} assembles it with the NATS transport on, a real
  * nats-server, the runner's calls over HTTP with its key. (The store's part runs on both dialects
  * in {@link NatsLeasesContract}.)
  */
@@ -47,7 +47,7 @@ class NatsLeasesJobViewTest {
     static void requireNats() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
     }
 
     @BeforeEach
@@ -98,7 +98,7 @@ class NatsLeasesJobViewTest {
         return ok(server.send("POST", "/v0/runners/r1/leases/" + what, body, runnerKey));
     }
 
-    /** The lease routes exist only with transport A on: here every one of them is in openapi.json, and every documented one is routed. */
+    /** The lease routes exist only with the NATS transport on: here every one of them is in openapi.json, and every documented one is routed. */
     @Test
     void theLeaseRoutesAreInTheOpenApiDocument() throws Exception {
         JsonNode doc = ok(server.get("/v0/openapi.json"));

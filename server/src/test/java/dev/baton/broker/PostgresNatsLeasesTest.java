@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
-/** Transport A on PostgreSQL; skipped, saying so, when none is reachable. */
+/** The NATS transport on PostgreSQL; skipped, saying so, when none is reachable. */
 @Tag("postgres")
 class PostgresNatsLeasesTest extends NatsLeasesContract {
     @BeforeAll

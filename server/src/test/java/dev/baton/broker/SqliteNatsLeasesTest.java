@@ -2,7 +2,7 @@ package dev.baton.broker;
 
 import java.nio.file.Path;
 
-/** Transport A on SQLite. */
+/** The NATS transport on SQLite. */
 class SqliteNatsLeasesTest extends NatsLeasesContract {
     @Override
     String databaseUrl(Path dataDir) {

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transport A on two server nodes sharing one PostgreSQL schema and one nats-server: node A is the
+ * The NATS transport on two server nodes sharing one PostgreSQL schema and one nats-server: node A is the
  * fixture's (its store, runner channel and lease routes), node B has a store, runner channel,
  * cluster bus and lease routes of its own. A runner's messages go to whichever node a balancer
  * picked, so AckLease reaches one node and Heartbeat and Complete the other. Neither node has a
@@ -80,7 +80,7 @@ class TwoNodeNatsLeasesTest {
     static void requireNatsAndPostgres() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
         assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL);
     }
 

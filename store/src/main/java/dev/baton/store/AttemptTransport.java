@@ -1,9 +1,9 @@
 package dev.baton.store;
 
 /**
- * How an attempt reached its runner: {@code websocket} (the runner channel, transport B) or
- * {@code nats} (a lease offered on the broker and bound by the runner's AckLease, transport A).
- * Derived, not stored: an attempt is transport A's exactly when its lease is an offer some runner
+ * How an attempt reached its runner: {@code websocket} (the runner channel, the WebSocket channel) or
+ * {@code nats} (a lease offered on the broker and bound by the runner's AckLease, the NATS transport).
+ * Derived, not stored: an attempt is the NATS transport's exactly when its lease is an offer some runner
  * bound (docs/protocol.md, "Transport A").
  */
 public final class AttemptTransport {

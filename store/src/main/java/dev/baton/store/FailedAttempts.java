@@ -11,7 +11,7 @@ import org.jdbi.v3.core.Handle;
  * A started attempt that failed, in the transaction that failed its job: its kind and exit code
  * and the retry decision are written on the attempt, and the job goes back to the queue as a new
  * attempt (RETRY: failed → pending, after its backoff) when its policy says so (issue 41). Both
- * transports' failures — the runner channel's {@code failed} and heartbeat timeout, transport A's
+ * transports' failures — the runner channel's {@code failed} and heartbeat timeout, the NATS transport's
  * {@code Complete} and expired lease — end here, so they are decided alike.
  */
 final class FailedAttempts {

@@ -454,7 +454,7 @@ final class JdbcLeaseOffers implements LeaseOffers {
     public void end(LeaseId lease, String reason) {
         // The runner's own final word (end reason runner:…) also replaces a job_finished that a
         // message racing it wrote once the word's transition had committed, so its resends are
-        // still answered as the first (transport A's LeaseRoutes).
+        // still answered as the first (the NATS transport's LeaseRoutes).
         context.write(h -> context.statements
                 .on(
                         h,

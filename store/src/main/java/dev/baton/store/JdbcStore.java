@@ -9,8 +9,8 @@ import org.jdbi.v3.core.statement.StatementExceptions;
  * statements use only syntax SQLite and PostgreSQL both accept. The SQL lives in one class per
  * part ({@link JdbcOrganizations}, {@link JdbcRunners}, {@link JdbcSpecs}, {@link JdbcRuns},
  * {@link JdbcClaims}, {@link JdbcTransitions}, {@link JdbcJobLiveness}, {@link JdbcNodes},
- * {@link JdbcSchedules}, {@link JdbcRegistryUploads}, {@link JdbcAccessStore}, {@link JdbcOjsStore},
- * {@link JdbcLeaseOffers}, {@link JdbcAlertStore}); what differs between the databases is the
+ * {@link JdbcSchedules}, {@link JdbcRegistryUploads}, {@link JdbcAccounts}, {@link JdbcOjsRecords},
+ * {@link JdbcLeaseOffers}, {@link JdbcAlerts}); what differs between the databases is the
  * {@link SqlDialect} ({@link SqliteDialect}, {@link PostgresDialect}) handed to the parts that need
  * it. This class keeps what spans the parts: the pool, the write path they share
  * ({@link StoreContext}, group commit) and the lifecycle. {@link StoreFactory} migrates the schema
@@ -35,10 +35,10 @@ final class JdbcStore implements Store {
     private final JdbcNodes nodes;
     private final JdbcSchedules schedules;
     private final JdbcRegistryUploads registryUploads;
-    private final AccessStore access;
-    private final OjsStore ojs;
+    private final Accounts access;
+    private final OjsRecords ojs;
     private final LeaseOffers leaseOffers;
-    private final AlertStore alerts;
+    private final Alerts alerts;
     private final RunnerRolls rolls;
     private final Pools pools;
 
@@ -66,10 +66,10 @@ final class JdbcStore implements Store {
         this.nodes = new JdbcNodes(context, dialect);
         this.schedules = new JdbcSchedules(context);
         this.registryUploads = new JdbcRegistryUploads(context);
-        this.access = new JdbcAccessStore(context);
-        this.ojs = new JdbcOjsStore(context);
+        this.access = new JdbcAccounts(context);
+        this.ojs = new JdbcOjsRecords(context);
         this.leaseOffers = new JdbcLeaseOffers(context, dialect, claims);
-        this.alerts = new JdbcAlertStore(context);
+        this.alerts = new JdbcAlerts(context);
         this.rolls = new JdbcRunnerRolls(context);
         this.pools = new JdbcPools(context);
     }
@@ -80,17 +80,17 @@ final class JdbcStore implements Store {
     }
 
     @Override
-    public AccessStore access() {
+    public Accounts access() {
         return access;
     }
 
     @Override
-    public OjsStore ojs() {
+    public OjsRecords ojs() {
         return ojs;
     }
 
     @Override
-    public AlertStore alerts() {
+    public Alerts alerts() {
         return alerts;
     }
 

@@ -4,7 +4,7 @@ import dev.baton.protocol.id.LeaseId;
 import java.time.Instant;
 
 /**
- * One lease offered on the broker (transport A, docs/protocol.md): the outbox row and, once a
+ * One lease offered on the broker (the NATS transport, docs/protocol.md): the outbox row and, once a
  * runner acknowledged it, the lease's binding to that runner and its expiry.
  *
  * @param subject   the work-queue subject the offer is published on

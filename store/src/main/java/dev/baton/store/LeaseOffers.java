@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.function.BiFunction;
 
 /**
- * The store's part for transport A (docs/protocol.md, "Transport A"): leases offered on a broker,
+ * The store's part for the NATS transport (docs/protocol.md, "Transport A"): leases offered on a broker,
  * the outbox they are published from, their binding by the first {@code AckLease} and their
  * expiry. Every method is a compare-and-set in one transaction, so any node may call any of them
  * for any lease: the database decides, never the broker.

@@ -54,15 +54,15 @@ public interface Store extends AutoCloseable {
     RegistryUploads uploads();
 
     /** Users, memberships, API tokens and the audit log (docs/api.md, "Access"). */
-    AccessStore access();
+    Accounts access();
 
     /** Thresholds, judged metrics with their boundaries, alerts and branch start points (docs/alerts.md). */
-    AlertStore alerts();
+    Alerts alerts();
 
     /** The Open Job Spec binding's jobs, events, queues and cron schedules (docs/ojs.md). */
-    OjsStore ojs();
+    OjsRecords ojs();
 
-    /** Leases offered on a broker (transport A, docs/protocol.md): the outbox and each offer's state. */
+    /** Leases offered on a broker (the NATS transport, docs/protocol.md): the outbox and each offer's state. */
     LeaseOffers leaseOffers();
 
     /** Stops the group commit (the batches already queued are committed) and closes the pool. */

@@ -3,7 +3,7 @@ package dev.baton.channelclient.outbox;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * A transport-A runner's final word on an attempt ({@code Complete} or {@code CancelAck}), kept on
+ * A lease runner's final word on an attempt ({@code Complete} or {@code CancelAck}), kept on
  * disk until the server answers it with {@code CompleteAck} or {@code StaleLease}.
  *
  * @param job the job's id (names the entry with {@code attempt})

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Terminal results and in-flight attempts on disk, so neither a dropped connection nor a crash of
- * the agent loses a result; on transport A, the lease runner's final words ({@link FinalLeaseMessage}) the
+ * the agent loses a result; on the NATS transport, the lease runner's final words ({@link FinalLeaseMessage}) the
  * same way. One file per job (per attempt for final words) and kind; every write goes to a temporary file that
  * is fsynced and then renamed over the old one, so a reader sees the old or the new entry, never
  * half of one. A file that cannot be read is renamed to {@code *.corrupt} and reported.
@@ -84,7 +84,7 @@ public final class Outbox {
         delete(dir.resolve(word.key() + LEASE_WORD));
     }
 
-    /** Final words of transport A the server has not answered yet, oldest file first. */
+    /** Final words of the NATS transport the server has not answered yet, oldest file first. */
     public List<FinalLeaseMessage> leaseWords() {
         List<FinalLeaseMessage> out = new ArrayList<>();
         for (Path p : files(LEASE_WORD)) {

@@ -155,7 +155,7 @@ public final class UpCommand implements Callable<Integer> {
             names = "--transport",
             defaultValue = "websocket",
             description =
-                    "websocket (the runner channel, default) or nats: leases pulled from NATS JetStream (docs/runner.md, \"Transport A\")")
+                    "websocket (the runner channel, default) or nats: leases pulled from NATS JetStream (docs/runner.md, \"The NATS transport\")")
     String transport;
 
     @Option(
@@ -254,7 +254,7 @@ public final class UpCommand implements Callable<Integer> {
     /** The longest wait between an idle agent's heartbeats (decision 0051); never past a third of the server's read timeout. */
     static final Duration REST_TICKS = Duration.ofSeconds(10);
 
-    /** Fresh pull tokens over the channel for pulls outliving the claim's (issue 41); transport A has none. */
+    /** Fresh pull tokens over the channel for pulls outliving the claim's (issue 41); the NATS transport has none. */
     private final PullTokenRequests pullTokens = new PullTokenRequests();
 
     private Executor executor(Path dir, Architecture arch, Optional<String> benchmark) {

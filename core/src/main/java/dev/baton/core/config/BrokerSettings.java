@@ -6,9 +6,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Transport A (docs/protocol.md, "Transport A"): the NATS broker jobs are offered on, and for
+ * The NATS transport (docs/protocol.md, "Transport A"): the NATS broker jobs are offered on, and for
  * which specs. Without {@code natsUrl} there is no broker and every spec uses the runner channel
- * (transport B) only.
+ * (the WebSocket channel) only.
  *
  * @param natsUrl    the NATS server ({@code nats://host:4222}), or null for none
  * @param dispatchTransport "websocket" (the default) or "nats": every spec's jobs are offered on the broker

@@ -64,7 +64,7 @@ public final class ConfigLoader {
             "advertise_url",
             // Image affinity (docs/scheduling.md).
             "image_affinity",
-            // Transport A (docs/protocol.md, "Transport A").
+            // The NATS transport (docs/protocol.md, "Transport A").
             "nats_url",
             "dispatch_transport",
             "nats_specs",

@@ -33,7 +33,7 @@ import java.util.List;
  * @param quarantineWindow       the sliding window quarantine counts failures in
  * @param advertiseUrl           how the other nodes reach this one (live logs across nodes); null derives it from host and the bound port
  * @param imageAffinity          prefer a waiting runner that holds a job's image (docs/scheduling.md)
- * @param broker                 transport A: the NATS broker and the specs offered on it (docs/protocol.md)
+ * @param broker                 the NATS transport: the NATS broker and the specs offered on it (docs/protocol.md)
  * @param edge                   trusted proxies and the per-runner-key connect limit (issue 41)
  */
 public record ServerConfig(

@@ -12,6 +12,7 @@ import dev.baton.store.Store;
 import dev.baton.store.StoreException;
 import dev.baton.web.auth.AccessControl;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.RouteModule;
@@ -34,7 +35,10 @@ import java.util.regex.Pattern;
  * </ul>
  * Not under {@code /v0/runners/}, where a runner slugged {@code rolls} would shadow them.
  */
-final class RollRoutes implements RouteModule {
+public final class RollRoutes implements RouteModule {
+    /** Who may start a fleet roll (the console's form asks the same). */
+    public static final RouteAccess START = RouteAccess.admin();
+
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
     static final Duration DEFAULT_REJOIN_TIMEOUT = Duration.ofMinutes(10);
     static final int MAX_UNAVAILABLE = 1024;
@@ -103,9 +107,9 @@ final class RollRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/rolls", this::start);
-        config.routes.get("/v0/rolls", this::list);
-        config.routes.get("/v0/rolls/{roll}", this::get);
+        config.routes.post("/v0/rolls", this::start, START.audited("runner_roll.started"));
+        config.routes.get("/v0/rolls", this::list, RouteAccess.admin());
+        config.routes.get("/v0/rolls/{roll}", this::get, RouteAccess.admin());
     }
 
     private void start(Context ctx) {

@@ -193,7 +193,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return clusterChanges.watched();
     }
 
-    /** The job lifecycle, which transport A's HTTPS messages go through too (docs/protocol.md, "Transport A"). */
+    /** The job lifecycle, which the NATS transport's HTTPS messages go through too (docs/protocol.md, "Transport A"). */
     public JobLifecycle lifecycle() {
         return lifecycle;
     }
@@ -205,7 +205,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
 
     /**
      * Tells {@code listener} the spec of every job that becomes pending (submitted, requeued,
-     * retried, declined back; on this node or, over the cluster bus, on another): transport A's
+     * retried, declined back; on this node or, over the cluster bus, on another): the NATS transport's
      * pump offers it at once instead of at its next round. Returns what removes the listener.
      */
     public Runnable onJobPending(java.util.function.LongConsumer listener) {

@@ -9,8 +9,10 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.store.Node;
 import dev.baton.store.Organization;
 import dev.baton.store.ProjectMinutes;
+import dev.baton.store.Role;
 import dev.baton.store.Runner;
 import dev.baton.store.Store;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.RouteModule;
@@ -68,11 +70,14 @@ final class RunnerControlRoutes implements RouteModule {
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.post("/v0/runners/{runner}/drain", this::drain);
-        config.routes.post("/v0/runners/{runner}/update", this::update);
-        config.routes.get("/v0/organizations/{organization}/usage", this::usage);
-        config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities);
-        config.routes.get("/v0/nodes", this::nodes);
+        config.routes.post(
+                "/v0/runners/{runner}/drain", this::drain, RouteAccess.admin().audited("runner.drained"));
+        config.routes.post(
+                "/v0/runners/{runner}/update", this::update, RouteAccess.admin().audited("runner.update_sent"));
+        config.routes.get(
+                "/v0/organizations/{organization}/usage", this::usage, RouteAccess.onOrganization(Role.OWNER));
+        config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities, RouteAccess.admin());
+        config.routes.get("/v0/nodes", this::nodes, RouteAccess.admin());
     }
 
     /**

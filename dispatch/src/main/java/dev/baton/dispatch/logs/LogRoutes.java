@@ -8,12 +8,14 @@ import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.store.Job;
 import dev.baton.store.Project;
+import dev.baton.store.Role;
 import dev.baton.store.Store;
 import dev.baton.store.token.NodeTokens;
 import dev.baton.store.token.ReusedNodeTokens;
 import dev.baton.web.auth.AccessControl;
 import dev.baton.web.auth.BearerToken;
 import dev.baton.web.auth.Principal;
+import dev.baton.web.auth.RouteAccess;
 import dev.baton.web.http.AfterHttpStart;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.EventStreams;
@@ -100,7 +102,7 @@ public final class LogRoutes implements RouteModule, AfterHttpStart, AutoCloseab
 
     @Override
     public void addRoutes(JavalinConfig config) {
-        config.routes.get(PATH, this::logs);
+        config.routes.get(PATH, this::logs, RouteAccess.onProject(Role.VIEWER));
         if (tokens != null) config.routes.get(PeerLogs.PATH, this::peerLogs);
         // Followers must not hold up a graceful stop: they end (the client reconnects to the next server).
         config.events.serverStopping(logs::close);

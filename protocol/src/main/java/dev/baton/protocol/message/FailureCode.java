@@ -3,7 +3,7 @@ package dev.baton.protocol.message;
 import java.util.Locale;
 
 /**
- * Why an attempt failed, as the runner saw it: carried in {@code failed} (and transport A's
+ * Why an attempt failed, as the runner saw it: carried in {@code failed} (and the NATS transport's
  * {@code Complete}) as {@code failure}, beside the human {@code error}, so that the server can
  * tell a fault of the runner's machine from the job's own failure without parsing prose (issue
  * 41). Which codes are the machine's is decided in one place on the server (the store's
@@ -25,21 +25,21 @@ public enum FailureCode {
     /** The runner's agent restarted while the job ran. */
     RUNNER_RESTARTED,
     /**
-     * The image could not be fetched, the disk full while pulling included (transport A, where a
+     * The image could not be fetched, the disk full while pulling included (the NATS transport, where a
      * preparation failure fails the attempt; the runner channel declines instead).
      */
     PULL_FAILED,
-    /** A layer could not be unpacked, the disk full while unpacking included (transport A). */
+    /** A layer could not be unpacked, the disk full while unpacking included (the NATS transport). */
     UNPACK_FAILED,
-    /** The job's virtual machine did not boot (transport A). */
+    /** The job's virtual machine did not boot (the NATS transport). */
     VM_BOOT_FAILED,
-    /** The image was refused: invalid manifest, bad digest, wrong architecture (transport A). */
+    /** The image was refused: invalid manifest, bad digest, wrong architecture (the NATS transport). */
     IMAGE_REFUSED,
-    /** Neither the image nor the job names a command (transport A). */
+    /** Neither the image nor the job names a command (the NATS transport). */
     NO_COMMAND,
-    /** The executor runs only images and the job has none (transport A). */
+    /** The executor runs only images and the job has none (the NATS transport). */
     IMAGE_REQUIRED,
-    /** The spec requires a clean machine and this one is noisy (transport A). */
+    /** The spec requires a clean machine and this one is noisy (the NATS transport). */
     NOISY_MACHINE,
     /** Anything else, and any code this version does not know. */
     OTHER;
@@ -59,7 +59,7 @@ public enum FailureCode {
 
     /**
      * The failure of a job that could not be prepared, from the decline code the runner channel
-     * would have sent instead (transport A has no decline: its attempt starts at AckLease).
+     * would have sent instead (the NATS transport has no decline: its attempt starts at AckLease).
      */
     public static FailureCode ofDecline(DeclineCode decline) {
         if (decline == null) return OTHER;

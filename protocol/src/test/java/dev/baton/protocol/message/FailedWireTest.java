@@ -35,7 +35,7 @@ class FailedWireTest {
     }
 
     @Test
-    void aPreparationFailureOnTransportANamesTheDeclineItReplaces() {
+    void aPreparationFailureOnTheNatsTransportNamesTheDeclineItReplaces() {
         assertThat(FailureCode.ofDecline(DeclineCode.PULL_FAILED)).isEqualTo(FailureCode.PULL_FAILED);
         assertThat(FailureCode.ofDecline(DeclineCode.SHUTTING_DOWN)).isEqualTo(FailureCode.RUNNER_SHUTDOWN);
         for (DeclineCode d : DeclineCode.values())

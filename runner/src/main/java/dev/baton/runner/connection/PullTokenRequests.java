@@ -27,7 +27,7 @@ public final class PullTokenRequests {
     public static final Duration ANSWER_WAIT = Duration.ofSeconds(30);
 
     private final Map<JobUuid, CompletableFuture<Optional<String>>> waiting = new ConcurrentHashMap<>();
-    /** Null until a channel is wired: transport A's runner has no channel to ask on. */
+    /** Null until a channel is wired: the NATS transport's runner has no channel to ask on. */
     private volatile Consumer<RunnerMessage> sender;
 
     /** Where requests are sent: the channel client's send. */

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * 0050): the runner reads each side's output with the report's adapter as the pairs come and asks
  * {@link StoppingRule} after every pair; it stops too once the budget has passed. The decision is
  * the runner's because it holds the outputs the moment a pair ends, needs no round trip per pair
- * and works alike over a router and on transport A; the server reads the stored output again for
+ * and works alike over a router and on the NATS transport; the server reads the stored output again for
  * the report, so the runner's parse never becomes a result. A fixed design ({@code pairs} only)
  * has no stop: it runs every pair.
  */

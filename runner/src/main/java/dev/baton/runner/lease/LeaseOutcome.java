@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The {@code Complete} an execution ends with on transport A: status ({@code SUCCEEDED},
+ * The {@code Complete} an execution ends with on the NATS transport: status ({@code SUCCEEDED},
  * {@code FAILED}), the last exit code and a summary, by the same rules as the runner channel's
  * terminal messages (every iteration exited 0 is success; anything else, including a stop nobody
  * asked for, is a failure with a reason). A cancel is answered with CancelAck instead, and a stale

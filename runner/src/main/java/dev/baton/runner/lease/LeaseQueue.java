@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Transport A's half that goes to the broker: one pull subscription per spec on the spec's shared
+ * The NATS transport's half that goes to the broker: one pull subscription per spec on the spec's shared
  * durable consumer (explicit ack: an offer this runner pulled but did not take goes to another
  * runner), and the runner's control subject, where CancelRequested arrives. The connection
  * reconnects by itself; a pull while it is down fails and is tried again by the caller.

@@ -34,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The runner agent on transport A (docs/runner.md, "Transport A"; docs/protocol.md): pulls
+ * The runner agent on the NATS transport (docs/runner.md, "Transport A"; docs/protocol.md): pulls
  * {@code LeaseGranted} from its specs' JetStream queues while a slot is free, binds each with
  * {@code AckLease} before it acks the broker message (an offer it does not take goes back to the
  * queue for another runner), runs it with the same executors as the runner channel, heartbeats,
@@ -150,7 +150,7 @@ public final class LeaseRunner {
                 config.maxSends());
         finalWords.recover(); // sent from the first tick on
         log.info(
-                "runner agent {} starting on transport A: {} slot(s), {} executor, server {}, broker {}",
+                "runner agent {} starting on the NATS transport: {} slot(s), {} executor, server {}, broker {}",
                 config.version(),
                 config.slots(),
                 executor.name(),

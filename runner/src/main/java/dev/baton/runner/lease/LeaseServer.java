@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Transport A's half that goes to the server: {@code AckLease}, {@code Heartbeat}, {@code Complete}
+ * The NATS transport's half that goes to the server: {@code AckLease}, {@code Heartbeat}, {@code Complete}
  * and {@code CancelAck} over HTTP(S) with the runner key (docs/protocol.md, "Transport A"), and
  * where to pull. Each call returns the server's answer, or throws {@link IOException} when the
  * server could not be reached or answered 5xx (worth retrying); a 4xx is an {@link Answer} with

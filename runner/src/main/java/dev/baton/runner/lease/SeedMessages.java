@@ -6,7 +6,7 @@ import dev.baton.protocol.model.IterationResult;
 import java.util.List;
 
 /**
- * What this runner sends on transport A: seed 003's runner messages, field for field, plus
+ * What this runner sends on the NATS transport: seed 003's runner messages, field for field, plus
  * Baton's {@code results} (docs/protocol.md, "Transport A"). What it receives is read as JSON
  * where it is used ({@code LeaseGranted} in {@link LeaseGrant}, answers in {@link LeaseServer}).
  */

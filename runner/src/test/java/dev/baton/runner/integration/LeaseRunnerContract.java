@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Java runner on transport A ({@link LeaseRunner}, as {@code baton runner up --transport nats}
+ * The Java runner on the NATS transport ({@link LeaseRunner}, as {@code baton runner up --transport nats}
  * runs it) against the real assembled server and a real nats-server: jobs offered on the broker,
  * pulled, bound with AckLease, run by the process executor, heartbeated, canceled through the
  * control subject, and stopped by a stale lease. The server's clock can be moved ahead to expire
@@ -75,7 +75,7 @@ abstract class LeaseRunnerContract {
     static void requireNats() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
     }
 
     @BeforeEach
@@ -116,7 +116,7 @@ abstract class LeaseRunnerContract {
         if (nats != null) nats.close();
     }
 
-    /** A runner of the host spec on transport A with the process executor, running in the background. */
+    /** A runner of the host spec on the NATS transport with the process executor, running in the background. */
     Future<Integer> runner(int slots) {
         return runner(slots, baton.url());
     }
@@ -156,7 +156,7 @@ abstract class LeaseRunnerContract {
     }
 
     /**
-     * A job that opted in to run again when its runner is lost: on transport A as on the channel,
+     * A job that opted in to run again when its runner is lost: on the NATS transport as on the channel,
      * a started job whose lease expires fails unless it did (brief §1; docs/protocol.md, "Transport A").
      */
     String submitRetryingWhenLost(List<String> cmd, int timeout) {

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transport A with the sandboxing executors: the Java lease runner pulls an offer from a real
+ * The NATS transport with the sandboxing executors: the Java lease runner pulls an offer from a real
  * nats-server, binds it, pulls the job's image from Baton's own registry with the pull token that
  * came in {@code LeaseAccepted} (the broker message has none), runs it in runc or a microVM, and
  * its {@code Complete} carries every iteration and the collected files to the report. Each test is
@@ -66,7 +66,7 @@ class LeaseRunnerExecutorsTest {
     static void requireNats() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
     }
 
     @BeforeEach
@@ -114,7 +114,7 @@ class LeaseRunnerExecutorsTest {
     @Test
     void runcRunsEveryIterationOfAnImageFromTheRegistryAndReportsItsFiles() throws Exception {
         Optional<String> unavailable = RuncExecutor.unavailableReason("runc");
-        assumeTrue(unavailable.isEmpty(), () -> "runc over transport A skipped: " + unavailable.orElse(""));
+        assumeTrue(unavailable.isEmpty(), () -> "runc over the NATS transport skipped: " + unavailable.orElse(""));
         // runc needs a work directory other users can traverse (user namespaces).
         work = Files.createTempDirectory(
                 Path.of("/tmp"),
@@ -175,11 +175,11 @@ class LeaseRunnerExecutorsTest {
         Optional<Path> kernel = MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"));
         assumeTrue(
                 kernel.isPresent(),
-                "microVM over transport A skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
+                "microVM over the NATS transport skipped: no /boot/vmlinuz-* with modules (apt-get install linux-image-amd64)");
         Path modules = MicroVmKernels.modulesFor(kernel.get(), Path.of("/lib/modules"));
         Optional<String> unavailable =
                 MicroVmExecutor.unavailableReason(MicroVmSetup.QEMU, kernel.get(), modules, TestImages.BUSYBOX);
-        assumeTrue(unavailable.isEmpty(), () -> "microVM over transport A skipped: " + unavailable.orElse(""));
+        assumeTrue(unavailable.isEmpty(), () -> "microVM over the NATS transport skipped: " + unavailable.orElse(""));
         work = Files.createTempDirectory(Path.of("/tmp"), "bvml"); // short: the VM's Unix socket paths must fit
         TestImages.Image image = TestImages.busybox(work.resolve("layout"), List.of("true"), List.of());
         baton.pushImage(image, "bench/vm", "v1");

@@ -65,7 +65,7 @@ class LeaseRunnerPermissionsTest {
     static void requireNats() {
         assumeTrue(
                 NatsServerProcess.available(),
-                "no nats-server at " + NatsServerProcess.BINARY + ": skipping transport A");
+                "no nats-server at " + NatsServerProcess.BINARY + ": skipping the NATS transport");
     }
 
     @AfterEach

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
-/** The Java runner on transport A against a server on PostgreSQL; skipped, saying so, when none is reachable. */
+/** The Java runner on the NATS transport against a server on PostgreSQL; skipped, saying so, when none is reachable. */
 @Tag("postgres")
 class PostgresLeaseRunnerTest extends LeaseRunnerContract {
     @BeforeAll

@@ -1,6 +1,6 @@
 package dev.baton.runner.integration;
 
-/** The Java runner on transport A against a server on SQLite. */
+/** The Java runner on the NATS transport against a server on SQLite. */
 class SqliteLeaseRunnerTest extends LeaseRunnerContract {
     @Override
     String databaseUrl() {

@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The Complete a transport-A execution ends with: the runner channel's rules, in seed 003's words. */
+/** The Complete a NATS-transport execution ends with: the runner channel's rules, in seed 003's words. */
 class LeaseOutcomeTest {
     private static IterationResult exit(int code) {
         return new IterationResult(code, "", "", null);

@@ -129,7 +129,7 @@ class ArchitectureTest {
                 .mayOnlyBeAccessedByLayers("api", "console", "assembly")
                 .whereLayer("ojs")
                 .mayOnlyBeAccessedByLayers("assembly")
-                // Transport A (the broker module) sits beside the api, on the channel's lifecycle.
+                // The NATS transport (the broker module) sits beside the api, on the channel's lifecycle.
                 .whereLayer("broker")
                 .mayOnlyBeAccessedByLayers("assembly")
                 .whereLayer("channel")

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 
 /**
  * The one place where {@code /v0} access is decided. Before any matched {@code /v0} route runs,
- * the caller is authenticated ({@link Authenticator}) and the route's {@link RouteTable} rule is
+ * the caller is authenticated ({@link Authenticator}) and the route's {@link RouteAccess} rule, declared where the route is registered, is
  * applied; after a state-changing route succeeds, its audit action is recorded ({@link AuditLog}).
  * Handlers whose scope is in the body or the resource finish the check with {@link #requireProject}
  * and {@link #requireOrganization} on the request's {@link #authenticate} caller. A project or
@@ -56,13 +56,12 @@ public final class AccessControl implements RouteModule {
     private void before(Context ctx) {
         Endpoint endpoint = ctx.endpoints().matchedHttpEndpoint();
         if (endpoint == null) return; // the runner channel's WebSocket: runner keys (ChannelRoutes)
-        RouteTable.Entry entry = RouteTable.of(endpoint.method.name(), endpoint.path)
-                .orElse(new RouteTable.Entry(new AccessRule.AdminOnly(), null)); // unlisted: fail closed
-        if (entry.rule() instanceof AccessRule.Public) return;
+        RouteAccess access = RouteAccess.of(endpoint); // registered without one: admin only (fail closed)
+        if (access.rule() instanceof AccessRule.Public) return;
         Principal principal = authenticate(ctx);
         if (principal instanceof Principal.Admin)
             return; // every route; no lookup on the admin's (and benchmarks') hot path
-        switch (entry.rule()) {
+        switch (access.rule()) {
             case AccessRule.Public p -> {}
             case AccessRule.Authenticated a -> {}
             case AccessRule.InHandler h -> {}
@@ -90,9 +89,8 @@ public final class AccessControl implements RouteModule {
         if (endpoint == null || ctx.statusCode() >= 300) return;
         Principal principal = ctx.attribute(PRINCIPAL);
         if (principal == null) return;
-        RouteTable.of(endpoint.method.name(), endpoint.path)
-                .map(RouteTable.Entry::auditAction)
-                .ifPresent(action -> audit.record(principal, action, ctx.path(), AuditLog.detailOf(ctx), ctx.ip()));
+        String action = RouteAccess.of(endpoint).auditAction();
+        if (action != null) audit.record(principal, action, ctx.path(), AuditLog.detailOf(ctx), ctx.ip());
     }
 
     /** The caller this request was authenticated as, if it was (recorded with what it started, e.g. a fleet roll). */

@@ -3,7 +3,7 @@ package dev.baton.web.auth;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.protocol.message.Wire;
-import dev.baton.store.AccessStore;
+import dev.baton.store.Accounts;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,12 +26,12 @@ public final class AuditLog {
 
     private static final List<String> NESTED = List.of("runner", "token", "user", "job", "webhook");
 
-    private final AccessStore store;
+    private final Accounts store;
     private final Clock clock;
     private final Duration retention;
     private final AtomicReference<Instant> lastPrune = new AtomicReference<>(Instant.MIN);
 
-    public AuditLog(AccessStore store, Clock clock, Duration retention) {
+    public AuditLog(Accounts store, Clock clock, Duration retention) {
         this.store = store;
         this.clock = clock;
         this.retention = retention;

@@ -1,6 +1,6 @@
 package dev.baton.web.auth;
 
-import dev.baton.store.AccessStore;
+import dev.baton.store.Accounts;
 import dev.baton.store.StoredToken;
 import dev.baton.store.User;
 import java.time.Clock;
@@ -19,10 +19,10 @@ public final class Authenticator {
     public static final Duration LAST_USED_GRANULARITY = Duration.ofMinutes(1);
 
     private final AdminToken admin;
-    private final AccessStore store;
+    private final Accounts store;
     private final Clock clock;
 
-    public Authenticator(AdminToken admin, AccessStore store, Clock clock) {
+    public Authenticator(AdminToken admin, Accounts store, Clock clock) {
         this.admin = admin;
         this.store = store;
         this.clock = clock;

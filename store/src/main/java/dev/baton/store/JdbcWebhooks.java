@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.mapper.RowMapper;
 
-/** {@link WebhookStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
-final class JdbcWebhookStore implements WebhookStore {
+/** {@link Webhooks} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
+final class JdbcWebhooks implements Webhooks {
     private static final String WEBHOOK = "id, uuid, project_id, url, secret, created";
     private static final String DELIVERY =
             "SELECT d.id, w.project_id, d.webhook_id, w.uuid AS webhook_uuid, w.url, w.secret, d.alert_id, a.uuid AS alert_uuid,"
@@ -43,7 +43,7 @@ final class JdbcWebhookStore implements WebhookStore {
 
     private final StoreContext context;
 
-    JdbcWebhookStore(StoreContext context) {
+    JdbcWebhooks(StoreContext context) {
         this.context = context;
     }
 

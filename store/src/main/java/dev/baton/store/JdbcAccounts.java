@@ -17,8 +17,8 @@ import java.util.UUID;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Query;
 
-/** {@link AccessStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
-final class JdbcAccessStore implements AccessStore {
+/** {@link Accounts} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
+final class JdbcAccounts implements Accounts {
     private static final String USER = "id, uuid, name, created";
     private static final String MEMBERSHIP = "user_id, organization_id, project_id, role, created";
     private static final String TOKEN =
@@ -57,7 +57,7 @@ final class JdbcAccessStore implements AccessStore {
 
     private final StoreContext context;
 
-    JdbcAccessStore(StoreContext context) {
+    JdbcAccounts(StoreContext context) {
         this.context = context;
     }
 

@@ -8,10 +8,10 @@ import java.util.Optional;
  * The store's alerts part (docs/alerts.md): thresholds, judged metrics with their boundaries,
  * alerts and branch start points. Reached through {@link Store#alerts()}.
  */
-public interface AlertStore {
+public interface Alerts {
 
     /** Alert webhooks and their outbox. */
-    WebhookStore webhooks();
+    Webhooks webhooks();
 
     // ---- thresholds ---------------------------------------------------------------------------
 

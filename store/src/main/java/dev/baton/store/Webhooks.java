@@ -6,10 +6,10 @@ import java.util.Optional;
 
 /**
  * Alert webhooks and their outbox (docs/alerts.md, "Webhooks"). Deliveries are written with the
- * alerts ({@link AlertStore#recordJudgement}); senders on any node take the due ones with a
+ * alerts ({@link Alerts#recordJudgement}); senders on any node take the due ones with a
  * compare-and-set, so each attempt is made by one node.
  */
-public interface WebhookStore {
+public interface Webhooks {
     Webhook createWebhook(long projectId, String url, String secret, Instant now);
 
     /** The project's webhooks that are not deleted, oldest first. */

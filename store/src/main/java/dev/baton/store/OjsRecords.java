@@ -12,7 +12,7 @@ import java.util.Set;
  * cron schedules. Every change to a job or schedule is a compare-and-set on its version.
  * Reached through {@link Store#ojs()}.
  */
-public interface OjsStore {
+public interface OjsRecords {
 
     /** A queue's rate limit as a pushed job carries it: at most {@code max} jobs handed out per {@code window}. */
     record RateLimit(int max, java.time.Duration window) {}

@@ -20,8 +20,8 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.Update;
 
-/** {@link AlertStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
-final class JdbcAlertStore implements AlertStore {
+/** {@link Alerts} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
+final class JdbcAlerts implements Alerts {
     private static final String THRESHOLD =
             "id, uuid, project_id, branch, testbed, spec_id, measure, benchmark, model, lower_boundary,"
                     + " upper_boundary, max_samples, max_days, min_samples, created, modified, deleted";
@@ -97,15 +97,15 @@ final class JdbcAlertStore implements AlertStore {
             List.of());
 
     private final StoreContext context;
-    private final WebhookStore webhooks;
+    private final Webhooks webhooks;
 
-    JdbcAlertStore(StoreContext context) {
+    JdbcAlerts(StoreContext context) {
         this.context = context;
-        this.webhooks = new JdbcWebhookStore(context);
+        this.webhooks = new JdbcWebhooks(context);
     }
 
     @Override
-    public WebhookStore webhooks() {
+    public Webhooks webhooks() {
         return webhooks;
     }
 

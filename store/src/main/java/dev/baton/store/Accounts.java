@@ -10,7 +10,7 @@ import java.util.Optional;
  * The store's access part (docs/api.md, "Access"): users, their memberships, API tokens (by the
  * hash of their secret) and the audit log. Reached through {@link Store#access()}.
  */
-public interface AccessStore {
+public interface Accounts {
     /** {@link StoreException.Reason#CONFLICT} when the name is taken. */
     User createUser(String name, Instant now);
 

@@ -16,11 +16,11 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementContext;
 
-/** {@link OjsStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
-final class JdbcOjsStore implements OjsStore {
+/** {@link OjsRecords} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
+final class JdbcOjsRecords implements OjsRecords {
     private final StoreContext context;
 
-    JdbcOjsStore(StoreContext context) {
+    JdbcOjsRecords(StoreContext context) {
         this.context = context;
     }
 
@@ -101,7 +101,7 @@ final class JdbcOjsStore implements OjsStore {
     public Optional<OjsRow> findJob(String id) {
         return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id = :id")
                 .bind("id", id)
-                .map(JdbcOjsStore::ojsRow)
+                .map(JdbcOjsRecords::ojsRow)
                 .findOne());
     }
 
@@ -118,7 +118,7 @@ final class JdbcOjsStore implements OjsStore {
                         .bind("queue", queue)
                         .bind("state", state)
                         .bind("limit", limit)
-                        .map(JdbcOjsStore::ojsRow)
+                        .map(JdbcOjsRecords::ojsRow)
                         .list());
     }
 
@@ -129,7 +129,7 @@ final class JdbcOjsStore implements OjsStore {
                         + " FROM ojs_job WHERE state IN (<states>) ORDER BY seq ASC LIMIT :limit")
                 .bindList("states", List.copyOf(states))
                 .bind("limit", limit)
-                .map(JdbcOjsStore::ojsRow)
+                .map(JdbcOjsRecords::ojsRow)
                 .list());
     }
 
@@ -140,7 +140,7 @@ final class JdbcOjsStore implements OjsStore {
                                 + " OR (deadline IS NOT NULL AND deadline <= :now) ORDER BY seq ASC LIMIT :limit")
                 .bind("now", micros(now))
                 .bind("limit", limit)
-                .map(JdbcOjsStore::ojsRow)
+                .map(JdbcOjsRecords::ojsRow)
                 .list());
     }
 
@@ -240,7 +240,7 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public List<OjsCron> crons() {
         return context.read(h -> h.createQuery("SELECT name, next_run, version, document FROM ojs_cron ORDER BY name")
-                .map(JdbcOjsStore::ojsCron)
+                .map(JdbcOjsRecords::ojsCron)
                 .list());
     }
 
@@ -272,7 +272,7 @@ final class JdbcOjsStore implements OjsStore {
         if (ids.isEmpty()) return List.of();
         return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
                 .bindList("ids", List.copyOf(ids))
-                .map(JdbcOjsStore::ojsRow)
+                .map(JdbcOjsRecords::ojsRow)
                 .list());
     }
 
@@ -321,7 +321,7 @@ final class JdbcOjsStore implements OjsStore {
                 .bind("key", unique.key())
                 .bindList("states", List.copyOf(unique.states()));
         if (unique.since() != null) q.bind("since", micros(unique.since()));
-        return q.map(JdbcOjsStore::ojsRow).findOne();
+        return q.map(JdbcOjsRecords::ojsRow).findOne();
     }
 
     private static final String WORKFLOW_COLUMNS = "id, state, version, document";
@@ -353,7 +353,7 @@ final class JdbcOjsStore implements OjsStore {
     public Optional<OjsWorkflow> findWorkflow(String id) {
         return context.read(h -> h.createQuery("SELECT " + WORKFLOW_COLUMNS + " FROM ojs_workflow WHERE id = :id")
                 .bind("id", id)
-                .map(JdbcOjsStore::workflow)
+                .map(JdbcOjsRecords::workflow)
                 .findOne());
     }
 
@@ -382,7 +382,7 @@ final class JdbcOjsStore implements OjsStore {
                 .bind("state", state)
                 .bind("after", afterId == null ? "" : afterId)
                 .bind("limit", limit)
-                .map(JdbcOjsStore::workflow)
+                .map(JdbcOjsRecords::workflow)
                 .list());
     }
 
@@ -455,7 +455,7 @@ final class JdbcOjsStore implements OjsStore {
     public Optional<OjsWorker> findWorker(String id) {
         return context.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker WHERE id = :id")
                 .bind("id", id)
-                .map(JdbcOjsStore::worker)
+                .map(JdbcOjsRecords::worker)
                 .findOne());
     }
 
@@ -491,7 +491,7 @@ final class JdbcOjsStore implements OjsStore {
     @Override
     public List<OjsWorker> workers() {
         return context.read(h -> h.createQuery("SELECT " + WORKER_COLUMNS + " FROM ojs_worker ORDER BY id")
-                .map(JdbcOjsStore::worker)
+                .map(JdbcOjsRecords::worker)
                 .list());
     }
 
@@ -511,7 +511,7 @@ final class JdbcOjsStore implements OjsStore {
                         + " WHERE heartbeat_timeout_ms IS NOT NULL AND state <> 'terminated'"
                         + " AND last_beat + heartbeat_timeout_ms * 1000 <= :now")
                 .bind("now", micros(now))
-                .map(JdbcOjsStore::worker)
+                .map(JdbcOjsRecords::worker)
                 .list());
     }
 
@@ -534,7 +534,7 @@ final class JdbcOjsStore implements OjsStore {
                         + " WHERE worker_id = :worker AND state = :state ORDER BY seq")
                 .bind("worker", workerId)
                 .bind("state", state)
-                .map(JdbcOjsStore::ojsRow)
+                .map(JdbcOjsRecords::ojsRow)
                 .list());
     }
 }
