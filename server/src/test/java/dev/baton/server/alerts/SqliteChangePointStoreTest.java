@@ -1,0 +1,17 @@
+package dev.baton.server.alerts;
+
+import dev.baton.server.store.Store;
+import dev.baton.server.store.StoreFactory;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Stored change points on a SQLite file. */
+class SqliteChangePointStoreTest extends ChangePointStoreContract {
+    @TempDir
+    Path dataDir;
+
+    @Override
+    Store openStore() {
+        return StoreFactory.open(null, dataDir);
+    }
+}
