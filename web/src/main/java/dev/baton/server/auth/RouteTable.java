@@ -123,6 +123,8 @@ public final class RouteTable {
                 "POST /v0/projects/{project}/alert-groups/{group}/triage",
                 new AccessRule.OnProject(Role.SUBMITTER),
                 "alert_group.triaged");
+        add("GET /v0/projects/{project}/change-points", new AccessRule.OnProject(Role.VIEWER), null);
+        add("GET /v0/projects/{project}/change-points/{change_point}", new AccessRule.OnProject(Role.VIEWER), null);
         add("GET /v0/projects/{project}/metrics", new AccessRule.OnProject(Role.VIEWER), null);
         add("POST /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), "webhook.created");
         add("GET /v0/projects/{project}/webhooks", new AccessRule.OnProject(Role.MAINTAINER), null);
