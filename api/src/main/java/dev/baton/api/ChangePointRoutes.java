@@ -1,12 +1,12 @@
 package dev.baton.api;
 
+import dev.baton.store.ChangePointFilter;
+import dev.baton.store.Project;
+import dev.baton.store.StoredChangePoint;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Json;
 import dev.baton.web.http.Lookups;
 import dev.baton.web.http.RouteModule;
-import dev.baton.store.ChangePointFilter;
-import dev.baton.store.Project;
-import dev.baton.store.StoredChangePoint;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.List;

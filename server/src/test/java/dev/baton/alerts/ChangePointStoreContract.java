@@ -3,12 +3,12 @@ package dev.baton.alerts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.baton.protocol.job.PlanTier;
-import dev.baton.protocol.value.Slug;
 import dev.baton.core.adapter.IterationResults;
 import dev.baton.core.adapter.Metric;
 import dev.baton.core.adapter.Metrics;
 import dev.baton.core.adapter.ReportResults;
+import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Slug;
 import dev.baton.store.Alert;
 import dev.baton.store.AlertGroup;
 import dev.baton.store.AlertStore;

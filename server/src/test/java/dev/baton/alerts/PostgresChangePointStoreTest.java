@@ -2,9 +2,9 @@ package dev.baton.alerts;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.baton.server.testing.TestDatabases;
 import dev.baton.store.Store;
 import dev.baton.store.StoreFactory;
-import dev.baton.server.testing.TestDatabases;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
