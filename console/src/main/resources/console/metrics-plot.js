@@ -1,7 +1,9 @@
 // The metrics page's plot (docs/console.md): fetches the history of one benchmark and measure as
 // JSON from the console (…/metrics/data) and draws it with uPlot: one line per branch and testbed,
-// the boundary as a shaded band between its limits, alerts ringed in red; a click on a point opens
-// its job. The page's table has the same values as text.
+// the boundary as a shaded band between its limits, alerts ringed in red, each stored change point
+// a dashed vertical line where its new level starts, labelled with its commit range and size (a
+// withdrawn or moved one fainter); a click on a point opens its job. The page's tables have the
+// same as text.
 (function () {
   'use strict';
   var COLOURS = ['#0b57b0', '#116329', '#7a4b00', '#6f42c1', '#b35900', '#005c66'];
@@ -60,6 +62,31 @@
       ctx.restore();
     }
 
+    var marks = data.change_points || [];
+
+    function markChangePoints(u) {
+      var ctx = u.ctx;
+      ctx.save();
+      ctx.font = (11 * devicePixelRatio) + 'px sans-serif';
+      ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+      marks.forEach(function (c, n) {
+        var x = u.valToPos(Date.parse(c.at) / 1000, 'x', true);
+        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+        var colour = c.state === 'current' ? '#6f42c1' : '#6f42c166';
+        ctx.strokeStyle = colour;
+        ctx.fillStyle = colour;
+        ctx.beginPath();
+        ctx.moveTo(x, u.bbox.top);
+        ctx.lineTo(x, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        // Labels step down so that neighbouring ones do not overlap.
+        var y = u.bbox.top + (12 + (n % 4) * 13) * devicePixelRatio;
+        ctx.fillText(c.range + ' ' + c.change, x + 4 * devicePixelRatio, y);
+      });
+      ctx.restore();
+    }
+
     var plot = new window.uPlot({
       width: Math.max(280, el.clientWidth),
       height: 320,
@@ -67,7 +94,7 @@
       bands: bands,
       scales: { x: { time: true } },
       legend: { live: false },
-      hooks: { draw: [ringAlerts] }
+      hooks: { draw: [ringAlerts, markChangePoints] }
     }, columns, el);
 
     // A click opens the job of the point nearest the cursor at that time.
@@ -90,6 +117,7 @@
       plot.setSize({ width: Math.max(280, el.clientWidth), height: 320 });
     });
     el.dataset.points = String(data.points.length);
+    el.dataset.changePoints = String(marks.length);
     el.dataset.drawn = 'true';
   }
 

@@ -6,6 +6,8 @@ import dev.baton.core.adapter.ReportResults;
 import dev.baton.store.Alert;
 import dev.baton.store.Alerts;
 import dev.baton.store.BaselineQuery;
+import dev.baton.store.ChangePointWindow;
+import dev.baton.store.HistoryValue;
 import dev.baton.store.JudgedReport;
 import dev.baton.store.MetricJudgement;
 import dev.baton.store.StartPoint;
@@ -70,16 +72,25 @@ public final class Judge {
                     if (!r.measure().equals(measure.getKey())
                             || (r.benchmark() != null && !r.benchmark().equals(bench.getKey()))) continue;
                     Model model = Model.of(r.model()).orElseThrow();
-                    double[] baseline = baseline(report, r, bench.getKey(), measure.getKey(), start);
+                    List<HistoryValue> history = model == Model.CHANGE_POINT
+                            ? history(report, r, bench.getKey(), measure.getKey(), start)
+                            : null;
+                    double[] baseline = history == null
+                            ? oldestFirst(values(report, r, bench.getKey(), measure.getKey(), start, store::baseline))
+                            : history.stream().mapToDouble(HistoryValue::value).toArray();
                     Limits limits = model.limits(baseline, r.lowerBoundary(), r.upperBoundary(), r.minSamples());
                     String side = limits.breached(value);
+                    ChangePointWindow window = null;
                     if (model == Model.CHANGE_POINT) {
                         // A change point alerts when the value reveals a new one, not by its limits.
                         boolean limited = limits.lower() != null || limits.upper() != null;
-                        ChangePoints.ChangePoint revealed = limited
-                                ? ChangePoints.newChangePoint(baseline, value, r.lowerBoundary(), r.upperBoundary())
+                        ChangePointJudgement cp = limited
+                                ? ChangePointJudgement.of(history, report, value, r.lowerBoundary(), r.upperBoundary())
                                 : null;
-                        side = revealed == null ? null : revealed.side();
+                        side = cp == null || cp.revealed() == null
+                                ? null
+                                : cp.revealed().side();
+                        window = cp == null ? null : cp.window();
                     }
                     boundaries.add(new MetricJudgement.Boundary(
                             t.id(),
@@ -89,7 +100,8 @@ public final class Judge {
                             limits.baselineSize(),
                             limits.mean(),
                             limits.stddev(),
-                            side));
+                            side,
+                            window));
                 }
                 judged.add(new MetricJudgement(bench.getKey(), measure.getKey(), value, boundaries));
             }
@@ -106,14 +118,32 @@ public final class Judge {
                 && (r.specId() == null || r.specId().equals(report.specId()));
     }
 
+    /** The metric's history (see {@link #values}) with each value's report and commit, oldest first. */
+    private List<HistoryValue> history(
+            JudgedReport report, ThresholdRule r, String benchmark, String measure, Optional<StartPoint> start) {
+        return values(report, r, benchmark, measure, start, store::baselineHistory)
+                .reversed();
+    }
+
+    private static double[] oldestFirst(List<Double> values) {
+        double[] oldestFirst = new double[values.size()];
+        for (int i = 0; i < oldestFirst.length; i++) oldestFirst[i] = values.get(values.size() - 1 - i);
+        return oldestFirst;
+    }
+
     /**
      * The metric's history on the report's branch, newest first, continued with the start
-     * point's branch up to the start point while the window has room; returned oldest first.
+     * point's branch up to the start point while the window has room.
      */
-    private double[] baseline(
-            JudgedReport report, ThresholdRule r, String benchmark, String measure, Optional<StartPoint> start) {
+    private static <T> List<T> values(
+            JudgedReport report,
+            ThresholdRule r,
+            String benchmark,
+            String measure,
+            Optional<StartPoint> start,
+            java.util.function.Function<BaselineQuery, List<T>> read) {
         Instant since = r.maxDays() == null ? null : report.endTime().minus(Duration.ofDays(r.maxDays()));
-        List<Double> values = new ArrayList<>(store.baseline(new BaselineQuery(
+        List<T> values = new ArrayList<>(read.apply(new BaselineQuery(
                 report.projectId(),
                 report.branch(),
                 report.testbed(),
@@ -127,7 +157,7 @@ public final class Judge {
         if (start.isPresent() && (r.maxSamples() == null || values.size() < r.maxSamples())) {
             StartPoint sp = start.get();
             Instant until = sp.until().isBefore(report.endTime()) ? sp.until() : report.endTime();
-            values.addAll(store.baseline(new BaselineQuery(
+            values.addAll(read.apply(new BaselineQuery(
                     report.projectId(),
                     sp.startBranch(),
                     report.testbed(),
@@ -139,8 +169,6 @@ public final class Judge {
                     since,
                     r.maxSamples() == null ? null : r.maxSamples() - values.size())));
         }
-        double[] oldestFirst = new double[values.size()];
-        for (int i = 0; i < oldestFirst.length; i++) oldestFirst[i] = values.get(values.size() - 1 - i);
-        return oldestFirst;
+        return values;
     }
 }

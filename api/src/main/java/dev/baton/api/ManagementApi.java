@@ -24,6 +24,7 @@ public final class ManagementApi implements RouteModule, AutoCloseable {
                 new ThresholdRoutes(api),
                 new AlertRoutes(api),
                 new TriageRoutes(api),
+                new ChangePointRoutes(api),
                 new WebhookRoutes(api),
                 new OpenApiRoutes());
     }

@@ -72,15 +72,25 @@ final class TriageRoutes implements RouteModule {
                 .alertGroups(new AlertGroupFilter(
                         project.id(), triage, ctx.queryParam("branch"), ctx.queryParam("report"), before, limit));
         Long next = groups.size() == limit ? groups.getLast().id() : null;
+        List<dev.baton.store.StoredChangePoint> changePoints = api.store()
+                .alerts()
+                .changePoints()
+                .ofGroups(groups.stream().map(AlertGroup::id).toList());
         Json.write(
-                ctx, 200, new GroupPage(groups.stream().map(AlertGroupView::of).toList(), next));
+                ctx,
+                200,
+                new GroupPage(
+                        groups.stream()
+                                .map(g -> AlertGroupView.of(g, changePoints))
+                                .toList(),
+                        next));
     }
 
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("group");
         AlertGroup g = api.store().alerts().findAlertGroup(project.id(), ref).orElseThrow(() -> groupNotFound(ref));
-        Json.write(ctx, 200, AlertGroupView.of(g));
+        Json.write(ctx, 200, view(g));
     }
 
     private void triageGroup(Context ctx) {
@@ -89,7 +99,7 @@ final class TriageRoutes implements RouteModule {
         Triage t = triage(ctx);
         AlertGroup g =
                 api.store().alerts().triageAlertGroup(project.id(), ref, t).orElseThrow(() -> groupNotFound(ref));
-        Json.write(ctx, 200, AlertGroupView.of(g));
+        Json.write(ctx, 200, view(g));
     }
 
     private void triageAlert(Context ctx) {
@@ -128,6 +138,10 @@ final class TriageRoutes implements RouteModule {
                 commit,
                 untriaged ? null : api.access().authenticate(ctx).actor(),
                 untriaged ? null : api.now());
+    }
+
+    private AlertGroupView view(AlertGroup g) {
+        return AlertGroupView.of(g, api.store().alerts().changePoints().ofGroups(List.of(g.id())));
     }
 
     private static ApiException groupNotFound(String ref) {

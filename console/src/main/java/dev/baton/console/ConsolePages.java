@@ -523,6 +523,7 @@ public final class ConsolePages {
     /** The metrics page; with a benchmark and measure, their points (the plot's table) and the plot's data URL. */
     MetricsPage metrics(Project project, String benchmark, String measure, String branch, String testbed) {
         boolean chosen = benchmark != null && measure != null;
+        PlotData data = chosen ? history.data(project, benchmark, measure, branch, testbed) : null;
         return new MetricsPage(
                 project.slug().value(),
                 project.name(),
@@ -532,10 +533,8 @@ public final class ConsolePages {
                 branch,
                 testbed,
                 chosen ? MetricHistory.dataUrl(project, benchmark, measure, branch, testbed) : null,
-                chosen
-                        ? history.data(project, benchmark, measure, branch, testbed)
-                                .points()
-                        : List.of());
+                data == null ? List.of() : data.points(),
+                data == null ? List.of() : data.changePoints());
     }
 
     PlotData metricData(Project project, String benchmark, String measure, String branch, String testbed) {

@@ -22,7 +22,7 @@ import java.util.Optional;
  * A metric's history for the console's plot (docs/alerts.md, "In the console"): the judged
  * metrics of one benchmark and measure from the store, oldest first, each with the boundary it
  * was judged against, whether it raised an alert and the job that measured it. One series per
- * branch and testbed.
+ * branch and testbed; the stored change points of the metric ({@link ChangePointMarks}).
  */
 final class MetricHistory {
     /** The most points a plot shows (the newest). */
@@ -30,10 +30,12 @@ final class MetricHistory {
 
     private final Store store;
     private final AlertPages alerts;
+    private final ChangePointMarks marks;
 
     MetricHistory(Store store, AlertPages alerts) {
         this.store = store;
         this.alerts = alerts;
+        this.marks = new ChangePointMarks(store);
     }
 
     List<MetricChoice> choices(Project project, String benchmark, String measure) {
@@ -81,7 +83,7 @@ final class MetricHistory {
                     p.reportUuid(),
                     job));
         }
-        return new PlotData(benchmark, measure, points);
+        return new PlotData(benchmark, measure, points, marks.of(project, benchmark, measure, branch, testbed));
     }
 
     static String dataUrl(Project project, String benchmark, String measure, String branch, String testbed) {

@@ -321,7 +321,8 @@ public final class Views {
             String branch,
             String testbed,
             String dataUrl,
-            List<PlotPoint> points) {}
+            List<PlotPoint> points,
+            List<ChangePointMarks.Mark> changePoints) {}
 
     /**
      * One point of the plot: its series ("branch · testbed"), time, value, the boundary (when
@@ -348,7 +349,8 @@ public final class Views {
     }
 
     /** What the plot's script fetches. */
-    public record PlotData(String benchmark, String measure, List<PlotPoint> points) {}
+    public record PlotData(
+            String benchmark, String measure, List<PlotPoint> points, List<ChangePointMarks.Mark> changePoints) {}
 
     public record IterationRow(int iteration, Integer exitCode, String error) {}
 

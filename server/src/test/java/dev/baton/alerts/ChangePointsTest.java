@@ -117,4 +117,25 @@ class ChangePointsTest {
         assertThat(online.changePoints().get(1).index()).isBetween(199, 201);
         assertThat(ChangePoints.detect(x, 0.05)).extracting(ChangePoint::index).containsExactly(100, 200);
     }
+
+    /**
+     * docs/alerts.md's worked example of thresholds against change points: the step alerts once,
+     * at its third point, with the interval and p-value the doc gives; one disturbed run does not.
+     */
+    @Test
+    void theWorkedExampleAlertsTheStepOnceAndNotTheSpike() {
+        ChangePoints.Online step = new ChangePoints.Online(ChangePoints.MAX_P_VALUE, null, 0.05);
+        double[] s = {10, 10.1, 9.9, 10, 10.2, 9.8, 12, 12.1, 11.9};
+        for (int i = 0; i < s.length - 1; i++) assertThat(step.add(s[i])).isNull();
+        ChangePoint c = step.add(s[s.length - 1]);
+        assertThat(c.index()).isEqualTo(6);
+        assertThat(c.changeLow()).isCloseTo(0.178108, org.assertj.core.api.Assertions.within(1e-6));
+        assertThat(c.changeHigh()).isCloseTo(0.221892, org.assertj.core.api.Assertions.within(1e-6));
+        assertThat(c.pValue()).isCloseTo(1.1485e-7, org.assertj.core.api.Assertions.within(1e-10));
+
+        ChangePoints.Online spike = new ChangePoints.Online(ChangePoints.MAX_P_VALUE, null, 0.05);
+        for (double v : new double[] {10, 10.1, 9.9, 10, 10.2, 9.8, 13, 10.1, 9.9})
+            assertThat(spike.add(v)).isNull();
+        assertThat(spike.changePoints()).isEmpty();
+    }
 }

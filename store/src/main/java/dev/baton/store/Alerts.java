@@ -13,6 +13,9 @@ public interface Alerts {
     /** Alert webhooks and their outbox. */
     Webhooks webhooks();
 
+    /** Stored change points (docs/alerts.md, "Change points"). */
+    StoredChangePoints changePoints();
+
     // ---- thresholds ---------------------------------------------------------------------------
 
     Threshold createThreshold(long projectId, ThresholdRule rule, Instant now);
@@ -48,6 +51,9 @@ public interface Alerts {
     /** Values of a metric's history, newest first (see {@link BaselineQuery}). */
     List<Double> baseline(BaselineQuery query);
 
+    /** As {@link #baseline}, each value with its report and commit (a change point's range). */
+    List<HistoryValue> baselineHistory(BaselineQuery query);
+
     Optional<StartPoint> startPoint(long projectId, String branch);
 
     /** The newest report of the branch that measured this commit. */
@@ -67,7 +73,10 @@ public interface Alerts {
      * Writes the report's judged metrics, boundaries and alerts in one transaction, once: when
      * the report was judged already (another node, a restart) nothing is written and the result
      * is empty. Otherwise the alerts raised, in the order given; each is queued for every webhook
-     * of the project in the same transaction (the outbox).
+     * of the project in the same transaction (the outbox). A {@code change_point} boundary's
+     * window revises the series' stored change points in the same transaction; an alert it
+     * raised joins the group of the report where its change starts (one change across many
+     * metrics of one commit range is one group).
      */
     Optional<List<Alert>> recordJudgement(JudgedReport report, List<MetricJudgement> metrics, Instant now);
 

@@ -98,15 +98,22 @@ final class JdbcAlerts implements Alerts {
 
     private final StoreContext context;
     private final Webhooks webhooks;
+    private final StoredChangePoints changePoints;
 
     JdbcAlerts(StoreContext context) {
         this.context = context;
         this.webhooks = new JdbcWebhooks(context);
+        this.changePoints = new JdbcChangePoints(context);
     }
 
     @Override
     public Webhooks webhooks() {
         return webhooks;
+    }
+
+    @Override
+    public StoredChangePoints changePoints() {
+        return changePoints;
     }
 
     static Double nullableDouble(ResultSet rs, String column) throws SQLException {
@@ -257,10 +264,23 @@ final class JdbcAlerts implements Alerts {
 
     @Override
     public List<Double> baseline(BaselineQuery q) {
+        return baselineQuery(q, "value", (rs, ctx) -> rs.getDouble("value"));
+    }
+
+    @Override
+    public List<HistoryValue> baselineHistory(BaselineQuery q) {
+        return baselineQuery(
+                q,
+                "report_id, hash, value, at",
+                (rs, ctx) -> new HistoryValue(
+                        rs.getLong("report_id"), rs.getString("hash"), rs.getDouble("value"), instant(rs, "at")));
+    }
+
+    private <T> List<T> baselineQuery(BaselineQuery q, String columns, RowMapper<T> mapper) {
         return context.read(h -> {
-            StringBuilder sql = new StringBuilder(
-                    "SELECT value FROM metric WHERE project_id = :p AND branch = :branch AND testbed = :testbed"
-                            + " AND benchmark = :benchmark AND measure = :measure AND at <= :until AND report_id <> :exclude");
+            StringBuilder sql = new StringBuilder("SELECT " + columns
+                    + " FROM metric WHERE project_id = :p AND branch = :branch AND testbed = :testbed"
+                    + " AND benchmark = :benchmark AND measure = :measure AND at <= :until AND report_id <> :exclude");
             if (q.specId() != null) sql.append(" AND spec_id = :spec");
             if (q.since() != null) sql.append(" AND at >= :since");
             sql.append(" ORDER BY at DESC, id DESC");
@@ -276,7 +296,7 @@ final class JdbcAlerts implements Alerts {
             if (q.specId() != null) query.bind("spec", q.specId());
             if (q.since() != null) query.bind("since", micros(q.since()));
             if (q.limit() != null) query.bind("limit", q.limit());
-            return query.mapTo(Double.class).list();
+            return query.map(mapper).list();
         });
     }
 
@@ -392,8 +412,35 @@ final class JdbcAlerts implements Alerts {
                             .bind("mean", b.baselineMean())
                             .bind("sd", b.baselineStddev())
                             .execute();
-                    if (b.alertSide() == null) continue;
-                    if (groupId == null) groupId = createGroup(h, report, now);
+                    if (b.alertSide() == null) {
+                        if (b.changePoints() != null)
+                            JdbcChangePoints.revise(
+                                    h,
+                                    report,
+                                    b.thresholdId(),
+                                    m.benchmark(),
+                                    m.measure(),
+                                    b.changePoints(),
+                                    null,
+                                    now);
+                        continue;
+                    }
+                    FoundChangePoint revealed = b.changePoints() == null
+                            ? null
+                            : b.changePoints().found().stream()
+                                    .filter(FoundChangePoint::revealed)
+                                    .findFirst()
+                                    .orElse(null);
+                    // A change point's alert joins the group of the report where its change
+                    // starts, so one change across many metrics is one group whichever later
+                    // report revealed it for each metric.
+                    long alertGroup;
+                    if (revealed != null) {
+                        alertGroup = groupOf(h, revealed.startReportId(), now);
+                    } else {
+                        if (groupId == null) groupId = groupOf(h, report.id(), now);
+                        alertGroup = groupId;
+                    }
                     double limit = "lower".equals(b.alertSide()) ? b.lowerLimit() : b.upperLimit();
                     alertIds.add(h.createQuery(
                                     "INSERT INTO alert (uuid, project_id, report_id, metric_id, threshold_id, side, value,"
@@ -413,9 +460,19 @@ final class JdbcAlerts implements Alerts {
                             .bind("sd", b.baselineStddev())
                             .bind("status", Alert.ACTIVE)
                             .bind("now", micros(now))
-                            .bind("g", groupId)
+                            .bind("g", alertGroup)
                             .mapTo(Long.class)
                             .one());
+                    if (b.changePoints() != null)
+                        JdbcChangePoints.revise(
+                                h,
+                                report,
+                                b.thresholdId(),
+                                m.benchmark(),
+                                m.measure(),
+                                b.changePoints(),
+                                alertIds.getLast(),
+                                now);
                 }
             }
             if (alertIds.isEmpty()) return Optional.of(List.<Alert>of());
@@ -436,30 +493,29 @@ final class JdbcAlerts implements Alerts {
         });
     }
 
-    /** The group row of a judgement that raised alerts; its range starts at the branch's previous judged commit. */
-    private static long createGroup(Handle h, JudgedReport report, Instant now) {
-        String previousHash = h.createQuery(
-                        "SELECT hash FROM metric WHERE project_id = :p AND branch = :b AND testbed = :t AND report_id <> :r"
-                                + " AND at <= :at ORDER BY at DESC, id DESC LIMIT 1")
-                .bind("p", report.projectId())
-                .bind("b", report.branch())
-                .bind("t", report.testbed())
-                .bind("r", report.id())
-                .bind("at", micros(report.endTime()))
-                .mapTo(String.class)
-                .findFirst()
-                .orElse(null);
-        return h.createQuery(
-                        "INSERT INTO alert_group (uuid, project_id, report_id, branch, testbed, hash, previous_hash, created)"
-                                + " VALUES (:uuid, :p, :r, :b, :t, :hash, :prev, :now) RETURNING id")
+    /**
+     * The group of the report's alerts (decision 0049), made when its first alert is raised: one
+     * per report, whichever judgement makes it first (its own, or a later one whose change point
+     * starts at this report). Its commit range starts after the newest report judged before it
+     * on the branch and testbed.
+     */
+    private static long groupOf(Handle h, long reportId, Instant now) {
+        Optional<Long> existing = h.createQuery("SELECT id FROM alert_group WHERE report_id = :r")
+                .bind("r", reportId)
+                .mapTo(Long.class)
+                .findFirst();
+        if (existing.isPresent()) return existing.get();
+        h.createUpdate("INSERT INTO alert_group (uuid, project_id, report_id, branch, testbed, hash, previous_hash,"
+                        + " created) SELECT :uuid, r.project_id, r.id, r.branch, r.testbed, r.hash, (SELECT m.hash FROM"
+                        + " metric m WHERE m.project_id = r.project_id AND m.branch = r.branch AND m.testbed = r.testbed"
+                        + " AND m.report_id <> r.id AND m.at <= r.end_time ORDER BY m.at DESC, m.id DESC LIMIT 1), :now"
+                        + " FROM report r WHERE r.id = :r ON CONFLICT DO NOTHING")
                 .bind("uuid", UUID.randomUUID().toString())
-                .bind("p", report.projectId())
-                .bind("r", report.id())
-                .bind("b", report.branch())
-                .bind("t", report.testbed())
-                .bind("hash", report.hash())
-                .bind("prev", previousHash)
+                .bind("r", reportId)
                 .bind("now", micros(now))
+                .execute();
+        return h.createQuery("SELECT id FROM alert_group WHERE report_id = :r")
+                .bind("r", reportId)
                 .mapTo(Long.class)
                 .one();
     }

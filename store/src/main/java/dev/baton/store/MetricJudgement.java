@@ -12,7 +12,9 @@ public record MetricJudgement(String benchmark, String measure, double value, Li
     /**
      * One threshold's limits for the metric (null: that side unset, or too small a baseline) and
      * the baseline summary; {@code alertSide} is "lower" or "upper" when the value is outside
-     * that limit, null when inside.
+     * that limit, null when inside. {@code changePoints}: for a {@code change_point} threshold,
+     * the change points it found in the window (the store revises the stored ones against them);
+     * null for other models.
      */
     public record Boundary(
             long thresholdId,
@@ -22,5 +24,28 @@ public record MetricJudgement(String benchmark, String measure, double value, Li
             int baselineSize,
             Double baselineMean,
             Double baselineStddev,
-            String alertSide) {}
+            String alertSide,
+            ChangePointWindow changePoints) {
+
+        public Boundary(
+                long thresholdId,
+                String model,
+                Double lowerLimit,
+                Double upperLimit,
+                int baselineSize,
+                Double baselineMean,
+                Double baselineStddev,
+                String alertSide) {
+            this(
+                    thresholdId,
+                    model,
+                    lowerLimit,
+                    upperLimit,
+                    baselineSize,
+                    baselineMean,
+                    baselineStddev,
+                    alertSide,
+                    null);
+        }
+    }
 }

@@ -347,6 +347,7 @@ abstract class AccessContract {
                 .replace("{threshold}", "no-such-threshold")
                 .replace("{alert}", "no-such-alert")
                 .replace("{group}", "no-such-group")
+                .replace("{change_point}", "no-such-change-point")
                 .replace("{webhook}", "no-such-webhook")
                 .replace("{roll}", UUID.randomUUID().toString());
         if (path.contains("{job}")) {
