@@ -1,5 +1,6 @@
 package dev.baton.server;
 
+import dev.baton.server.alerts.CodeHostSender;
 import dev.baton.server.alerts.Judge;
 import dev.baton.server.alerts.Judging;
 import dev.baton.server.alerts.WebhookSender;
@@ -55,8 +56,12 @@ public final class ServerAssembly {
                 metrics);
         channel.onReportProcessed(judging::judgeSoon);
         WebhookSender webhooks = new WebhookSender(w.store(), w.clock(), Duration.ofSeconds(1));
+        CodeHostSender codeHosts = new CodeHostSender(w.store(), w.clock(), Duration.ofSeconds(1));
         channel.start();
-        parts.routes(channel.routes()).closeWithServer(judging).closeWithServer(webhooks);
+        parts.routes(channel.routes())
+                .closeWithServer(judging)
+                .closeWithServer(webhooks)
+                .closeWithServer(codeHosts);
         parts.routes(channel.controlRoutes()).routes(channel.rollRoutes());
         // Live logs from this node's tails or from the node holding the runner's channel (asked
         // with node tokens when nodes share a bus), whole logs from stored output.

@@ -25,6 +25,7 @@ public final class ManagementApi implements RouteModule, AutoCloseable {
                 new AlertRoutes(api),
                 new TriageRoutes(api),
                 new WebhookRoutes(api),
+                new CodeHostRoutes(api),
                 new OpenApiRoutes());
     }
 

@@ -74,7 +74,8 @@ public final class RunRoutes implements RouteModule {
                 report,
                 spec,
                 api.store().runs().retryPolicy(before.id()).orElse(null),
-                api.store().runs().jobLabels(before.id()));
+                api.store().runs().jobLabels(before.id()),
+                api.store().alerts().codeHosts().reportReview(report.id()));
         Principal who = api.access().authenticate(ctx);
         ValidRun run = validator.validate(request);
         api.submissions().acquire(who, ctx);

@@ -347,6 +347,7 @@ abstract class AccessContract {
                 .replace("{alert}", "no-such-alert")
                 .replace("{group}", "no-such-group")
                 .replace("{webhook}", "no-such-webhook")
+                .replace("{host}", "no-such-code-host")
                 .replace("{roll}", UUID.randomUUID().toString());
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN

@@ -13,6 +13,9 @@ public interface AlertStore {
     /** Alert webhooks and their outbox. */
     WebhookStore webhooks();
 
+    /** Code hosts (GitHub, GitLab), their outbox and sticky comments (docs/pull-requests.md). */
+    CodeHostStore codeHosts();
+
     // ---- thresholds ---------------------------------------------------------------------------
 
     Threshold createThreshold(long projectId, ThresholdRule rule, Instant now);

@@ -98,15 +98,22 @@ final class JdbcAlertStore implements AlertStore {
 
     private final StoreContext context;
     private final WebhookStore webhooks;
+    private final CodeHostStore codeHosts;
 
     JdbcAlertStore(StoreContext context) {
         this.context = context;
         this.webhooks = new JdbcWebhookStore(context);
+        this.codeHosts = new JdbcCodeHostStore(context);
     }
 
     @Override
     public WebhookStore webhooks() {
         return webhooks;
+    }
+
+    @Override
+    public CodeHostStore codeHosts() {
+        return codeHosts;
     }
 
     static Double nullableDouble(ResultSet rs, String column) throws SQLException {
@@ -359,6 +366,8 @@ final class JdbcAlertStore implements AlertStore {
                     .bind("now", micros(now))
                     .execute();
             if (claimed == 0) return Optional.<List<Alert>>empty();
+            // Results where the pull request is (docs/pull-requests.md): queued with the judgement.
+            JdbcCodeHostStore.enqueue(h, report.projectId(), report.id(), now);
             List<Long> alertIds = new ArrayList<>();
             // The group of the alerts this judgement raises (decision 0049), made at the first
             // alert; its commit range starts after the newest report judged before on the branch.

@@ -134,6 +134,14 @@ public final class RouteTable {
                 "GET /v0/projects/{project}/webhooks/{webhook}/deliveries",
                 new AccessRule.OnProject(Role.MAINTAINER),
                 null);
+        // Code hosts (docs/pull-requests.md): a token that writes to GitHub or GitLab, as a webhook.
+        add("POST /v0/projects/{project}/code-hosts", new AccessRule.OnProject(Role.MAINTAINER), "code_host.created");
+        add("GET /v0/projects/{project}/code-hosts", new AccessRule.OnProject(Role.MAINTAINER), null);
+        add(
+                "DELETE /v0/projects/{project}/code-hosts/{host}",
+                new AccessRule.OnProject(Role.MAINTAINER),
+                "code_host.deleted");
+        add("GET /v0/projects/{project}/code-hosts/{host}/deliveries", new AccessRule.OnProject(Role.MAINTAINER), null);
         // People and tokens.
         add("POST /v0/users", ADMIN, "user.created");
         add("GET /v0/users", ADMIN, null);
