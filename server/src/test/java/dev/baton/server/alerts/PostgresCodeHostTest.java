@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.server.testing.TestDatabases;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** {@link CodeHostTest} on PostgreSQL: the outbox, the sticky comment's hold and the V36 schema there. */
+@Tag("postgres")
 class PostgresCodeHostTest extends CodeHostTest {
     @BeforeAll
     static void requirePostgres() {
