@@ -55,6 +55,7 @@ public final class ServerAssembly {
                 Duration.ofMinutes(1),
                 metrics);
         channel.onReportProcessed(judging::judgeSoon);
+        parts.judged(metrics::judged); // a direct run's judgement, made by the API
         WebhookSender webhooks = new WebhookSender(w.store(), w.clock(), Duration.ofSeconds(1));
         CodeHostSender codeHosts = new CodeHostSender(w.store(), w.clock(), Duration.ofSeconds(1));
         channel.start();

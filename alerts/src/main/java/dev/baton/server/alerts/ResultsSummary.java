@@ -20,6 +20,8 @@ import java.util.Locale;
 record ResultsSummary(boolean passed, String title, String markdown) {
     /** Most metric rows in a body: GitHub refuses a comment over 65,536 characters. */
     static final int MAX_ROWS = 200;
+    /** Most characters in a body, below GitHub's 65,535 for a check run's summary and a comment. */
+    static final int MAX_CHARS = 60_000;
 
     static ResultsSummary of(
             AlertStore store,
@@ -78,7 +80,13 @@ record ResultsSummary(boolean passed, String title, String markdown) {
                         .append(" |\n");
             }
         }
-        return new ResultsSummary(passed, title, md.toString());
+        return new ResultsSummary(passed, title, cut(md.toString()));
+    }
+
+    /** A body within {@link #MAX_CHARS}, saying so when it was cut. */
+    static String cut(String md) {
+        if (md.length() <= MAX_CHARS) return md;
+        return md.substring(0, MAX_CHARS - 40) + "\n\n… (cut: longer than a comment may be)\n";
     }
 
     /** The sticky comment's hidden identity: a hash, so no branch name can close the HTML comment. */

@@ -191,7 +191,7 @@ public final class RunRoutes implements RouteModule {
                                 now);
                 lineage.recordHash(api.store(), report.id());
                 // A direct run is processed as it is stored: judged now, so the answer carries its alerts.
-                Judgements.judge(api.store(), api.clock(), report.id());
+                Judgements.judge(api.store(), api.clock(), report.id(), api.judged());
                 return new RunView(
                         Judgements.add(
                                 api.store(),
