@@ -3,10 +3,10 @@
 // The log arrives from the API's own log stream (Server-Sent Events, resumed by Last-Event-ID)
 // and is kept as lines in memory; only the rows in view are in the page (a virtual list with fixed
 // row height), so a log of tens of megabytes opens and scrolls without freezing. Each row: its
-// line number, a link (#L120) that opens the page at that line, and its text with ANSI colours and
-// styles turned into classes by anser (a library, not our parser); on demand, the time (UTC) the
-// line's chunk reached the server. The text is set as text nodes,
-// never as HTML, and control sequences that are not styles are removed. Styles end with their line.
+// line number, a link (#L120, a range #L10-L20) that opens the page there, and its text as
+// log-text.js draws it (links, ANSI styles by anser); on demand, the time (UTC) the line's chunk
+// reached the server and the time since the job started. Sections the job prints (log-lines.js)
+// fold; Wrap wraps long lines. Styles end with their line.
 (function () {
   'use strict';
 
@@ -14,6 +14,7 @@
   var MAX_PX = 8000000;    // a scroll height browsers handle; taller logs scroll proportionally
   var OVERSCAN = 10;       // rows rendered above and below the view
   var MAX_MATCHES = 100000;
+  var WRAP_ALL = 3000;     // wrapped, a log of at most this many rows is all in the page
 
   // Everything after anser that could still move a cursor or hide text: OSC strings (links,
   // titles), two-character escapes, and any control character but tab.
@@ -37,7 +38,15 @@
     this.iterations = []; // iterations seen, in order
     this.collapsed = {};
     this.following = true;
-    this.selected = -1;   // line index of #L…
+    this.selected = -1;   // line index of #L… (the first of #L10-L20)
+    this.selectedTo = -1; // the last line of a range, else selected
+    this.section = [];    // per line: the line index of the section heading it is under, or -1
+    this.heads = {};      // line index → {name, collapsed, github}: a section heading the job printed
+    this.folded = {};     // heading line index → folded
+    this.openSection = {}; // stream/iteration → the heading line of the section being printed
+    this.openBefore = {}; // stream/iteration → openSection before its open line was read (read again as it grows)
+    this.wrap = false;
+    this.started = Date.parse(box.dataset.started || ''); // the job's start (ms), for times since it
     this.wantedLine = 0;  // a #L… line not arrived yet
     this.matches = [];
     this.current = -1;
@@ -50,6 +59,23 @@
     box.addEventListener('click', function (e) {
       var header = e.target.closest('.log-section');
       if (header) self.toggle(Number(header.dataset.iteration));
+      var fold = e.target.closest('.log-fold');
+      if (fold) self.fold(Number(fold.dataset.head));
+      // Shift-click on a line number makes a range from the selected line (#L10-L20), as GitHub does.
+      var n = e.target.closest('.log-n');
+      if (n && e.shiftKey && self.selected >= 0) {
+        e.preventDefault();
+        var to = Number(n.closest('.log-row').dataset.line);
+        var from = self.selected + 1;
+        window.location.hash = '#L' + Math.min(from, to) + '-L' + Math.max(from, to);
+      }
+    });
+    var wrapButton = document.getElementById('log-wrap');
+    if (wrapButton) wrapButton.addEventListener('click', function () {
+      self.wrap = !self.wrap;
+      wrapButton.setAttribute('aria-pressed', self.wrap ? 'true' : 'false');
+      box.classList.toggle('log-wrapped', self.wrap);
+      self.render();
     });
     if (this.followButton) this.followButton.addEventListener('click', function () { self.setFollowing(!self.following); });
     var timesButton = document.getElementById('log-times');
@@ -74,6 +100,10 @@
     this.iters = [];
     this.times = [];
     this.open = {};
+    this.section = [];
+    this.heads = {};
+    this.openSection = {};
+    this.openBefore = {};
     this.rows = [];
     this.iterations = [];
     this.matches = [];
@@ -98,11 +128,14 @@
       var open = this.open[key];
       if (k === 0 && open !== undefined) {
         this.texts[open] += part;
+        if (this.classify(open, key)) this.rebuildRows(); // a heading split across chunks
       } else {
         this.texts.push(part);
         this.streams.push(stream === 'stderr' ? 1 : 0);
         this.iters.push(iteration);
         this.times.push(isNaN(time) ? null : time);
+        this.openBefore[key] = this.openSection[key];
+        this.classify(this.texts.length - 1, key);
         if (!this.collapsed[iteration]) this.insertRow(this.texts.length - 1, iteration);
       }
       if (k < last) delete this.open[key];
@@ -111,8 +144,43 @@
     this.schedule();
   };
 
+  // Which section the line is in and whether it is a heading or a group's end (log-lines.js),
+  // from the section open before it; returns whether that changed (the line grew into a heading).
+  Viewer.prototype.classify = function (i, key) {
+    var before = this.openBefore[key];
+    var plain = this.plain(i);
+    var head = window.BatonLogLines.sectionStart(plain);
+    var was = this.section[i] + '/' + (this.heads[i] ? this.heads[i].name : '');
+    var open = before === undefined || before === null ? -1 : before;
+    delete this.heads[i];
+    if (head) {
+      this.heads[i] = head;
+      if (!(i in this.folded)) this.folded[i] = head.collapsed;
+      this.section[i] = -1;
+      this.openSection[key] = i;
+    } else if (open >= 0 && this.heads[open] && this.heads[open].github && window.BatonLogLines.sectionEnd(plain)) {
+      this.section[i] = open;
+      this.openSection[key] = null;
+    } else {
+      this.section[i] = open;
+      this.openSection[key] = before;
+    }
+    return was !== 'undefined/' && was !== this.section[i] + '/' + (head ? head.name : '');
+  };
+
+  Viewer.prototype.hidden = function (i) {
+    return this.section[i] >= 0 && this.folded[this.section[i]];
+  };
+
+  Viewer.prototype.fold = function (head) {
+    this.folded[head] = !this.folded[head];
+    this.rebuildRows();
+    this.render();
+  };
+
   // Rows of one iteration stay together under their header even when stdout and stderr interleave.
   Viewer.prototype.insertRow = function (line, iteration) {
+    if (this.hidden(line)) return;
     var last = this.rows.length ? this.rows[this.rows.length - 1] : null;
     var lastIter = last === null ? null : (last < 0 ? -last - 1 : this.iters[last]);
     if (lastIter === iteration) this.rows.push(line);
@@ -126,7 +194,9 @@
     for (var j = 0; j < this.iterations.length; j++) {
       var it = this.iterations[j];
       rows.push(-(it + 1));
-      if (!this.collapsed[it]) Array.prototype.push.apply(rows, byIter[it] || []);
+      if (this.collapsed[it]) continue;
+      var lines = byIter[it] || [];
+      for (var k = 0; k < lines.length; k++) if (!this.hidden(lines[k])) rows.push(lines[k]);
     }
     this.rows = rows;
   };
@@ -175,8 +245,11 @@
 
   Viewer.prototype.render = function () {
     var g = this.geometry();
+    if (this.flowing()) return this.renderFlow();
+    this.rowsEl.style.position = '';
     this.spacer.style.height = g.height + 'px';
     var first = this.firstRow(g);
+    if (this.wrap) return this.renderWrapped(g, first);
     var from = Math.max(0, first - OVERSCAN);
     var to = Math.min(this.rows.length, first + g.visible + OVERSCAN);
     // Unscaled, rows sit where they belong; scaled, the block follows the view.
@@ -185,6 +258,32 @@
     var fragment = document.createDocumentFragment();
     for (var r = from; r < to; r++) fragment.appendChild(this.rowElement(this.rows[r]));
     this.rowsEl.replaceChildren(fragment);
+  };
+
+  // Wrapped lines have their own heights. A short log is all in the page, in flow; a long one keeps
+  // the virtual list: its block starts at the view's top with the first row in view (scrolling one
+  // row's height moves one line), and at the end its last row ends at the view's bottom.
+  Viewer.prototype.flowing = function () { return this.wrap && this.rows.length <= WRAP_ALL; };
+
+  Viewer.prototype.renderFlow = function () {
+    this.spacer.style.height = '';
+    this.rowsEl.style.position = 'static';
+    this.rowsEl.style.transform = 'none';
+    var fragment = document.createDocumentFragment();
+    for (var r = 0; r < this.rows.length; r++) fragment.appendChild(this.rowElement(this.rows[r]));
+    this.rowsEl.replaceChildren(fragment);
+  };
+
+  Viewer.prototype.renderWrapped = function (g, first) {
+    var atEnd = g.maxScroll > 0 && this.box.scrollTop >= g.maxScroll - 1;
+    var from = atEnd ? Math.max(0, this.rows.length - g.visible - OVERSCAN) : first;
+    var to = atEnd ? this.rows.length : Math.min(this.rows.length, first + g.visible + OVERSCAN);
+    var fragment = document.createDocumentFragment();
+    for (var r = from; r < to; r++) fragment.appendChild(this.rowElement(this.rows[r]));
+    this.rowsEl.replaceChildren(fragment);
+    var top = this.box.scrollTop;
+    if (atEnd) top = Math.max(0, Math.min(top, top + g.view - this.rowsEl.offsetHeight));
+    this.rowsEl.style.transform = 'translateY(' + top + 'px)';
   };
 
   Viewer.prototype.rowElement = function (row) {
@@ -203,7 +302,8 @@
       return div;
     }
     var n = row + 1;
-    div.className = 'log-row' + (this.streams[row] ? ' log-stderr' : '') + (row === this.selected ? ' log-selected' : '')
+    var selected = this.selected >= 0 && row >= this.selected && row <= Math.max(this.selected, this.selectedTo);
+    div.className = 'log-row' + (this.streams[row] ? ' log-stderr' : '') + (selected ? ' log-selected' : '')
         + (this.current >= 0 && this.matches[this.current] === row ? ' log-current' : '');
     div.dataset.line = n;
     var a = document.createElement('a');
@@ -216,86 +316,43 @@
       time.className = 'log-time';
       time.textContent = this.times[row] === null ? '' : new Date(this.times[row]).toISOString().substring(11, 23);
       div.appendChild(time);
+      // Beside the clock, the time since the job started (or since its first line, when the page has no start).
+      var since = document.createElement('span');
+      since.className = 'log-since';
+      var start = isNaN(this.started) ? this.times[0] : this.started;
+      since.textContent = this.times[row] === null || start === null || start === undefined ? '' : elapsed(this.times[row] - start);
+      div.appendChild(since);
     }
     var text = document.createElement('span');
     text.className = 'log-text';
-    this.styled(this.texts[row], text);
+    var head = this.heads[row];
+    if (head) {
+      var fold = document.createElement('button');
+      fold.type = 'button';
+      fold.className = 'log-fold';
+      fold.dataset.head = row;
+      fold.setAttribute('aria-expanded', this.folded[row] ? 'false' : 'true');
+      fold.textContent = (this.folded[row] ? '▸ ' : '▾ ') + head.name;
+      text.appendChild(fold);
+    } else {
+      this.styled(this.texts[row], text);
+    }
     div.appendChild(text);
     return div;
   };
 
-  // The line's text as spans: anser turns SGR escapes into classes; what anser leaves (cursor
-  // moves, links, titles, stray control characters) is removed, never shown raw.
-  Viewer.prototype.styled = function (raw, into) {
-    var t = raw.replace(/\r+$/, '');
-    var cr = t.lastIndexOf('\r'); // a progress bar redrawn with \r: its last state
-    if (cr >= 0) t = t.substring(cr + 1);
-    if (t.indexOf('\x1b') < 0 && !/[\x00-\x08\x0b-\x1f\x7f]/.test(t)) {
-      this.appendText(into, t);
-      return;
-    }
-    var fragments = window.Anser.ansiToJson(t.replace(OSC, ''), { use_classes: true, remove_empty: true });
-    for (var i = 0; i < fragments.length; i++) {
-      var f = fragments[i];
-      var content = f.content.replace(LEFTOVER, '');
-      if (!content) continue;
-      var classes = [];
-      if (f.fg) classes.push(f.fg + '-fg');
-      if (f.bg) classes.push(f.bg + '-bg');
-      (f.decorations || []).forEach(function (d) { classes.push('ansi-' + d); });
-      if (!classes.length) {
-        this.appendText(into, content);
-        continue;
-      }
-      var span = document.createElement('span');
-      span.className = classes.join(' ');
-      // Colours outside the 16 named ones are set through the CSS object model, which the CSP allows.
-      if (f.fg && f.fg !== 'ansi-truecolor' && f.fg.indexOf('ansi-palette-') === 0) span.style.color = palette(Number(f.fg.substring(13)));
-      else if (f.fg === 'ansi-truecolor' && f.fg_truecolor) span.style.color = 'rgb(' + f.fg_truecolor + ')';
-      if (f.bg && f.bg.indexOf('ansi-palette-') === 0) span.style.backgroundColor = palette(Number(f.bg.substring(13)));
-      else if (f.bg === 'ansi-truecolor' && f.bg_truecolor) span.style.backgroundColor = 'rgb(' + f.bg_truecolor + ')';
-      this.appendText(span, content);
-      into.appendChild(span);
-    }
-  };
-
-  // Text, with the search term marked.
-  Viewer.prototype.appendText = function (into, text) {
-    var q = this.query;
-    if (!q) {
-      into.appendChild(document.createTextNode(text));
-      return;
-    }
-    var lower = text.toLowerCase();
-    var at = 0;
-    var hit;
-    while ((hit = lower.indexOf(q, at)) >= 0) {
-      if (hit > at) into.appendChild(document.createTextNode(text.substring(at, hit)));
-      var mark = document.createElement('mark');
-      mark.textContent = text.substring(hit, hit + q.length);
-      into.appendChild(mark);
-      at = hit + q.length;
-    }
-    if (at < text.length) into.appendChild(document.createTextNode(text.substring(at)));
-  };
-
-  // xterm's 256 colours: 16 named, a 6×6×6 cube, 24 greys.
-  function palette(n) {
-    var named = ['0,0,0', '205,49,49', '13,188,121', '229,229,16', '36,114,200', '188,63,188', '17,168,205', '229,229,229',
-      '102,102,102', '241,76,76', '35,209,139', '245,245,67', '59,142,234', '214,112,214', '41,184,219', '255,255,255'];
-    if (n < 16) return 'rgb(' + named[n] + ')';
-    if (n < 232) {
-      var c = n - 16;
-      var level = function (v) { return v === 0 ? 0 : 55 + v * 40; };
-      return 'rgb(' + level(Math.floor(c / 36)) + ',' + level(Math.floor(c / 6) % 6) + ',' + level(c % 6) + ')';
-    }
-    var grey = 8 + (n - 232) * 10;
-    return 'rgb(' + grey + ',' + grey + ',' + grey + ')';
-  }
+  Viewer.prototype.styled = function (raw, into) { window.BatonLogText.styled(raw, into, this.query); };
+  var elapsed = function (ms) { return window.BatonLogText.elapsed(ms); };
 
   // ---- scrolling, following, line links -------------------------------------------------------------
 
   Viewer.prototype.scrollToRow = function (r) {
+    if (this.flowing()) {
+      this.render();
+      var el = this.rowsEl.children[r];
+      if (el) this.scrollTo(el.offsetTop - this.box.clientHeight / 3);
+      return;
+    }
     var g = this.geometry();
     this.scrollTo(g.scaled ? (g.maxFirst > 0 ? r / g.maxFirst * g.maxScroll : 0) : Math.max(0, r * ROW - g.view / 3));
   };
@@ -332,25 +389,34 @@
     if (on) this.schedule();
   };
 
+  // #L120 or a range, #L10-L20: selected, and scrolled to its first line.
   Viewer.prototype.fromHash = function () {
-    var m = /^#L(\d+)$/.exec(window.location.hash);
+    var m = /^#L(\d+)(?:-L(\d+))?$/.exec(window.location.hash);
     if (!m) return;
     this.setFollowing(false);
     this.wantedLine = Number(m[1]);
+    this.wantedTo = m[2] ? Number(m[2]) : 0;
     if (this.wantedLine <= this.lineCount()) this.select(this.wantedLine - 1, true);
   };
 
   Viewer.prototype.select = function (line, scroll) {
     this.selected = line;
+    this.selectedTo = this.wantedTo ? this.wantedTo - 1 : line;
     this.wantedLine = 0;
     this.reveal(line, scroll);
   };
 
   Viewer.prototype.reveal = function (line, scroll) {
+    var changed = false;
     if (this.collapsed[this.iters[line]]) {
       this.collapsed[this.iters[line]] = false;
-      this.rebuildRows();
+      changed = true;
     }
+    if (this.hidden(line)) {
+      this.folded[this.section[line]] = false;
+      changed = true;
+    }
+    if (changed) this.rebuildRows();
     if (scroll) {
       var r = this.rows.indexOf(line);
       if (r >= 0) this.scrollToRow(r);

@@ -17,7 +17,8 @@ import java.util.function.Supplier;
  * What the management routes share: the store, the clock, access control and the submission limit, the body bound, where
  * dispatch hears about new and canceled jobs, job output, and the server's public URL (known only
  * once the port is bound, hence a supplier), what dispatch says about queued jobs, and the
- * project registries' images (to refuse a run whose image does not exist).
+ * project registries' images (to refuse a run whose image does not exist), and who hears how long
+ * each judgement the API makes took ({@code baton_judge_duration_seconds}, origin {@code direct}).
  */
 public record ApiContext(
         Store store,
@@ -29,7 +30,8 @@ public record ApiContext(
         OutputStore outputs,
         Supplier<String> publicUrl,
         JobQueue queue,
-        Images images) {
+        Images images,
+        java.util.function.BiConsumer<String, java.time.Duration> judged) {
 
     public Instant now() {
         return clock.instant();

@@ -5,6 +5,8 @@ import dev.baton.store.AlertFilter;
 import dev.baton.store.Report;
 import dev.baton.store.Store;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,10 +18,15 @@ final class Judgements {
 
     private Judgements() {}
 
-    /** Judges a report now; a failure is logged and left to the judging sweep, never failing the run. */
-    static void judge(Store store, Clock clock, long reportId) {
+    /**
+     * Judges a report now; a failure is logged and left to the judging sweep, never failing the
+     * run. Its time goes to {@code judged} as origin {@code direct} (a duration on the monotonic clock).
+     */
+    static void judge(Store store, Clock clock, long reportId, BiConsumer<String, Duration> judged) {
         try {
+            long start = System.nanoTime();
             new Judge(store.alerts(), clock).judge(reportId);
+            judged.accept("direct", Duration.ofNanos(System.nanoTime() - start));
         } catch (RuntimeException e) {
             LOG.warn("judging report {} failed; the sweep judges it later: {}", reportId, e.toString());
         }

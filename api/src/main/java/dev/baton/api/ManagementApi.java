@@ -26,6 +26,7 @@ public final class ManagementApi implements RouteModule, AutoCloseable {
                 new TriageRoutes(api),
                 new ChangePointRoutes(api),
                 new WebhookRoutes(api),
+                new CodeHostRoutes(api),
                 new OpenApiRoutes());
     }
 

@@ -7,6 +7,7 @@ import dev.baton.store.Job;
 import dev.baton.store.JobLabels;
 import dev.baton.store.Project;
 import dev.baton.store.Report;
+import dev.baton.store.ReportReview;
 import dev.baton.store.RetryPolicy;
 import dev.baton.store.Spec;
 import java.util.List;
@@ -15,13 +16,20 @@ import java.util.List;
  * The {@code POST /v0/run} body that submits a job again ({@code POST /v0/projects/{p}/jobs/{j}/rerun},
  * {@code baton jobs rerun}): project, branch, testbed, adapter and results file from its report;
  * image by digest (a moved tag does not change what runs), spec, command, environment, files,
- * iterations (or a paired run's baseline and pairs), timeouts, labels and retry policy from the job. It is validated as any run is, so a
+ * iterations (or a paired run's baseline and pairs), timeouts, labels and retry policy from the job; its pull or merge request, so a rerun updates the same sticky comment (docs/pull-requests.md). It is validated as any run is, so a
  * spec or image deleted since is refused the same way. The console's Re-run builds the same body.
  */
 final class RerunRequest {
     private RerunRequest() {}
 
-    static RunRequest of(Project project, Job job, Report report, Spec spec, RetryPolicy retry, JobLabels labels) {
+    static RunRequest of(
+            Project project,
+            Job job,
+            Report report,
+            Spec spec,
+            RetryPolicy retry,
+            JobLabels labels,
+            ReportReview review) {
         JobConfig c = job.config();
         RunRequest.Retry retryBody = retry == null || retry.maxAttempts() <= 1
                 ? null
@@ -62,6 +70,8 @@ final class RerunRequest {
                 p == null ? null : p.pairs(),
                 p == null ? null : p.untilSignificant(),
                 p == null ? null : p.budget(),
-                p == null ? null : p.minEffect());
+                p == null ? null : p.minEffect(),
+                review.githubPr(),
+                review.gitlabMr());
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.api;
 
+import dev.baton.store.ReportReview;
 import dev.baton.store.Store;
 import dev.baton.store.StoreException;
 import dev.baton.web.http.ApiException;
@@ -10,9 +11,10 @@ import java.util.regex.Pattern;
  * Where a run sits in the project's git history (docs/alerts.md, "Baseline"): the commit it
  * measured ({@code hash}) and, for a new branch, the branch it started from
  * ({@code start_point}, optionally at the report of {@code start_point_hash}), whose history
- * judges the branch's first runs.
+ * judges the branch's first runs; and the pull or merge request it belongs to
+ * ({@code github_pr}, {@code gitlab_mr}: docs/pull-requests.md).
  */
-record RunLineage(String hash, String startPoint, String startPointHash, Long startReport) {
+record RunLineage(String hash, String startPoint, String startPointHash, Long startReport, ReportReview review) {
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{7,64}");
 
     /**
@@ -35,7 +37,15 @@ record RunLineage(String hash, String startPoint, String startPointHash, Long st
                             "start_point_hash",
                             "no report of branch '" + startPoint + "' measured commit " + startPointHash));
         }
-        return new RunLineage(hash, startPoint, startPointHash, startReport);
+        ReportReview review =
+                new ReportReview(reviewNumber("github_pr", r.githubPr()), reviewNumber("gitlab_mr", r.gitlabMr()));
+        return new RunLineage(hash, startPoint, startPointHash, startReport, review);
+    }
+
+    /** A pull or merge request's number (docs/pull-requests.md): a positive integer. */
+    private static Integer reviewNumber(String field, Integer n) {
+        if (n != null && n < 1) throw ApiException.invalidField(field, field + " must be a positive integer");
+        return n;
     }
 
     private static String hash(String field, String raw) {
@@ -58,8 +68,10 @@ record RunLineage(String hash, String startPoint, String startPointHash, Long st
         }
     }
 
-    /** Writes the hash on the stored report (before it is judged). */
+    /** Writes the hash and the pull or merge request on the stored report (before it is judged). */
     void recordHash(Store store, long reportId) {
         if (hash != null) store.alerts().setReportHash(reportId, hash);
+        if (!review.equals(ReportReview.NONE))
+            store.alerts().codeHosts().setReportReview(reportId, review.githubPr(), review.gitlabMr());
     }
 }

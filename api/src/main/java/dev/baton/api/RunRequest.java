@@ -36,7 +36,9 @@ record RunRequest(
         Integer pairs,
         Boolean untilSignificant,
         Integer budget,
-        Double minEffect) {
+        Double minEffect,
+        Integer githubPr,
+        Integer gitlabMr) {
 
     /** The same body without a paired run's fields (every run before issue 45). */
     RunRequest(
@@ -87,6 +89,8 @@ record RunRequest(
                 hash,
                 startPoint,
                 startPointHash,
+                null,
+                null,
                 null,
                 null,
                 null,

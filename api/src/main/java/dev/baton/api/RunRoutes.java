@@ -79,7 +79,8 @@ public final class RunRoutes implements RouteModule {
                 report,
                 spec,
                 api.store().runs().retryPolicy(before.id()).orElse(null),
-                api.store().runs().jobLabels(before.id()));
+                api.store().runs().jobLabels(before.id()),
+                api.store().alerts().codeHosts().reportReview(report.id()));
         Principal who = api.access().authenticate(ctx);
         ValidRun run = validator.validate(request);
         api.submissions().acquire(who, ctx);
@@ -195,7 +196,7 @@ public final class RunRoutes implements RouteModule {
                                 now);
                 lineage.recordHash(api.store(), report.id());
                 // A direct run is processed as it is stored: judged now, so the answer carries its alerts.
-                Judgements.judge(api.store(), api.clock(), report.id());
+                Judgements.judge(api.store(), api.clock(), report.id(), api.judged());
                 return new RunView(
                         Judgements.add(
                                 api.store(),

@@ -100,7 +100,7 @@ final class WebhookRoutes implements RouteModule {
         Json.write(ctx, 201, new CreatedWebhook(WebhookView.of(w), secret));
     }
 
-    private static String url(String raw) {
+    static String url(String raw) {
         if (raw == null) throw ApiException.missingField("url");
         try {
             URI uri = new URI(raw);

@@ -129,6 +129,11 @@ final class RunCommand extends ClientCommand {
 
     @Override
     JsonNode call(ApiClient api) {
+        // The pull or merge request of the CI job (docs/pull-requests.md), unless given.
+        if (run.githubPr == null && run.gitlabMr == null) {
+            run.githubPr = CiReview.githubPr(environment().env());
+            run.gitlabMr = CiReview.gitlabMr(environment().env());
+        }
         return api.post("/v0/run", run.body());
     }
 

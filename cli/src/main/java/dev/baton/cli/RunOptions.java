@@ -101,6 +101,20 @@ final class RunOptions {
             description = "with --start-point: that branch's history up to its report of this commit")
     String startPointHash;
 
+    @Option(
+            names = "--github-pr",
+            paramLabel = "N",
+            description = "the GitHub pull request the run belongs to: a check run and one sticky comment"
+                    + " (default: from GITHUB_REF on a pull_request event)")
+    Integer githubPr;
+
+    @Option(
+            names = "--gitlab-mr",
+            paramLabel = "IID",
+            description = "the GitLab merge request the run belongs to: a commit status and one sticky note"
+                    + " (default: CI_MERGE_REQUEST_IID)")
+    Integer gitlabMr;
+
     @Option(names = "--adapter", description = "how output becomes metrics (default json)")
     String adapter;
 
@@ -157,6 +171,8 @@ final class RunOptions {
         put(body, "hash", hash);
         put(body, "start_point", startPoint);
         put(body, "start_point_hash", startPointHash);
+        put(body, "github_pr", githubPr);
+        put(body, "gitlab_mr", gitlabMr);
         put(body, "adapter", adapter);
         put(body, "start_time", startTime);
         put(body, "end_time", endTime);

@@ -28,6 +28,8 @@ final class StaticAssets {
             Map.entry(
                     "htmx.min.js", new Asset(webjar("htmx.org", "dist/htmx.min.js"), "text/javascript; charset=utf-8")),
             Map.entry("htmx-sse.js", new Asset(webjar("htmx-ext-sse", "sse.js"), "text/javascript; charset=utf-8")),
+            Map.entry("log-lines.js", new Asset("console/log-lines.js", "text/javascript; charset=utf-8")),
+            Map.entry("log-text.js", new Asset("console/log-text.js", "text/javascript; charset=utf-8")),
             Map.entry("log-viewer.js", new Asset("console/log-viewer.js", "text/javascript; charset=utf-8")),
             Map.entry("favicon.svg", new Asset("console/favicon.svg", "image/svg+xml")),
             // anser (ANSI escapes to styled fragments), kept in the repository at a pinned version

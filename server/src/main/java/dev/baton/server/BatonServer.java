@@ -112,7 +112,8 @@ public final class BatonServer implements AutoCloseable {
                     outputs,
                     this::publicUrl,
                     parts.queue(),
-                    Images.in(storage));
+                    Images.in(storage),
+                    parts.judged());
 
             ManagementApi management = new ManagementApi(api);
             this.management = management;

@@ -1,5 +1,6 @@
 package dev.baton.server;
 
+import dev.baton.alerts.CodeHostSender;
 import dev.baton.alerts.Judge;
 import dev.baton.alerts.Judging;
 import dev.baton.alerts.WebhookSender;
@@ -54,9 +55,14 @@ public final class ServerAssembly {
                 Duration.ofMinutes(1),
                 metrics);
         channel.onReportProcessed(judging::judgeSoon);
+        parts.judged(metrics::judged); // a direct run's judgement, made by the API
         WebhookSender webhooks = new WebhookSender(w.store(), w.clock(), Duration.ofSeconds(1));
+        CodeHostSender codeHosts = new CodeHostSender(w.store(), w.clock(), Duration.ofSeconds(1));
         channel.start();
-        parts.routes(channel.routes()).closeWithServer(judging).closeWithServer(webhooks);
+        parts.routes(channel.routes())
+                .closeWithServer(judging)
+                .closeWithServer(webhooks)
+                .closeWithServer(codeHosts);
         parts.routes(channel.controlRoutes()).routes(channel.rollRoutes());
         // Live logs from this node's tails or from the node holding the runner's channel (asked
         // with node tokens when nodes share a bus), whole logs from stored output.

@@ -23,6 +23,7 @@ public final class ServerParts {
     private final List<ReadinessReport> readiness = new ArrayList<>();
     private final List<AfterHttpStart> afterStart = new ArrayList<>();
     private final List<BeforeHttpStop> beforeStop = new ArrayList<>();
+    private java.util.function.BiConsumer<String, java.time.Duration> judged = (origin, took) -> {};
 
     ServerParts() {}
 
@@ -36,6 +37,16 @@ public final class ServerParts {
     public ServerParts queue(JobQueue queue) {
         this.queue = Objects.requireNonNull(queue);
         return this;
+    }
+
+    /** Told how long each judgement the API makes (a direct run's) took, by origin; default nobody. */
+    public ServerParts judged(java.util.function.BiConsumer<String, java.time.Duration> judged) {
+        this.judged = Objects.requireNonNull(judged);
+        return this;
+    }
+
+    java.util.function.BiConsumer<String, java.time.Duration> judged() {
+        return judged;
     }
 
     public ServerParts routes(RouteModule module) {

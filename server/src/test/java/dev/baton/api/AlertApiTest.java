@@ -309,6 +309,8 @@ class AlertApiTest {
         // Judging time is on /metrics (issue 44), by origin: this one on the judging thread.
         String scrape = s.send("GET", "/metrics", null, null).text();
         assertThat(scrape).containsPattern("baton_judge_duration_seconds_count\\{origin=\"processed\"\\} [1-9]");
+        // The direct runs of the history, judged by the API as each was stored.
+        assertThat(scrape).containsPattern("baton_judge_duration_seconds_count\\{origin=\"direct\"\\} [5-9]");
     }
 
     @Test

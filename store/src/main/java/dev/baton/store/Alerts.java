@@ -16,6 +16,9 @@ public interface Alerts {
     /** Stored change points (docs/alerts.md, "Change points"). */
     StoredChangePoints changePoints();
 
+    /** Code hosts (GitHub, GitLab), their outbox and sticky comments (docs/pull-requests.md). */
+    CodeHosts codeHosts();
+
     // ---- thresholds ---------------------------------------------------------------------------
 
     Threshold createThreshold(long projectId, ThresholdRule rule, Instant now);

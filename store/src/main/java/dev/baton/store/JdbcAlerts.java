@@ -99,11 +99,13 @@ final class JdbcAlerts implements Alerts {
     private final StoreContext context;
     private final Webhooks webhooks;
     private final StoredChangePoints changePoints;
+    private final CodeHosts codeHosts;
 
     JdbcAlerts(StoreContext context) {
         this.context = context;
         this.webhooks = new JdbcWebhooks(context);
         this.changePoints = new JdbcChangePoints(context);
+        this.codeHosts = new JdbcCodeHosts(context);
     }
 
     @Override
@@ -114,6 +116,11 @@ final class JdbcAlerts implements Alerts {
     @Override
     public StoredChangePoints changePoints() {
         return changePoints;
+    }
+
+    @Override
+    public CodeHosts codeHosts() {
+        return codeHosts;
     }
 
     static Double nullableDouble(ResultSet rs, String column) throws SQLException {
@@ -379,6 +386,8 @@ final class JdbcAlerts implements Alerts {
                     .bind("now", micros(now))
                     .execute();
             if (claimed == 0) return Optional.<List<Alert>>empty();
+            // Results where the pull request is (docs/pull-requests.md): queued with the judgement.
+            JdbcCodeHosts.enqueue(h, report.projectId(), report.id(), now);
             List<Long> alertIds = new ArrayList<>();
             // The group of the alerts this judgement raises (decision 0049), made at the first
             // alert; its commit range starts after the newest report judged before on the branch.

@@ -81,7 +81,8 @@ public final class BatonMetrics {
 
     /**
      * One report judged against its project's thresholds (docs/alerts.md, "Judging"; issue 44):
-     * {@code origin} {@code processed} (a runner run, on the judging thread) or {@code sweep}.
+     * {@code origin} {@code processed} (a runner run, on the judging thread), {@code sweep}, or {@code direct} (a
+     * direct run, judged by the API before it answers).
      */
     public void judged(String origin, Duration took) {
         Timer.builder("baton.judge.duration")

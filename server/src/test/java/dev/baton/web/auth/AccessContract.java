@@ -349,6 +349,7 @@ abstract class AccessContract {
                 .replace("{group}", "no-such-group")
                 .replace("{change_point}", "no-such-change-point")
                 .replace("{webhook}", "no-such-webhook")
+                .replace("{host}", "no-such-code-host")
                 .replace("{roll}", UUID.randomUUID().toString());
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN
