@@ -14,6 +14,7 @@ import dev.baton.protocol.value.JobTimeout;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TestImages;
+import dev.baton.server.microvm.MicroVmKernels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
