@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.server.BatonServer;
+import dev.baton.server.ServerAssembly;
 import dev.baton.server.config.ServerConfig;
 import dev.baton.server.microvm.MicroVmKernels;
 import dev.baton.server.pools.MicroVmProvider;
@@ -19,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +58,7 @@ class MicroVmPoolRunnerTest {
                         && MicroVmKernels.newest(Path.of("/boot"), Path.of("/lib/modules"))
                                 .isPresent(),
                 "microVM pool test skipped: no guest kernel or static busybox");
-        server = BatonServer.builder(ServerConfig.defaults(dir).withListen("127.0.0.1", 0))
+        server = ServerAssembly.builder(ServerConfig.defaults(dir).withListen("127.0.0.1", 0), Clock.systemUTC())
                 .start();
         url = "http://127.0.0.1:" + server.port();
         admin = Files.readString(dir.resolve("admin-token")).strip();
