@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.channelclient.outbox.Outbox;
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
@@ -22,7 +23,6 @@ import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.ScriptedPeer;
 import dev.baton.runner.testing.TestImages;
 import dev.baton.runner.update.Updater;
-import dev.baton.server.microvm.MicroVmKernels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -5,14 +5,14 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
+import dev.baton.core.microvm.MicroVmKernels;
+import dev.baton.dispatch.pools.MicroVmProvider;
+import dev.baton.dispatch.pools.PoolProvider;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
-import dev.baton.server.microvm.MicroVmKernels;
-import dev.baton.server.pools.MicroVmProvider;
-import dev.baton.server.pools.PoolProvider;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,6 +1,6 @@
 package dev.baton.runner.executor;
 
-import dev.baton.server.microvm.Initramfs;
+import dev.baton.core.microvm.Initramfs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

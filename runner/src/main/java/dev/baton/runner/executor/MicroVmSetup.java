@@ -1,9 +1,9 @@
 package dev.baton.runner.executor;
 
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
-import dev.baton.server.microvm.MicroVmKernels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.baton.runner.executor;
 
-import dev.baton.server.microvm.HostTsc;
+import dev.baton.core.microvm.HostTsc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;

@@ -3,6 +3,7 @@ package dev.baton.runner.bench;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
@@ -21,7 +22,6 @@ import dev.baton.runner.executor.RuncExecutor;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TestImages;
-import dev.baton.server.microvm.MicroVmKernels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

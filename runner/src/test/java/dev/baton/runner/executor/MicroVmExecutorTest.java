@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
@@ -14,7 +15,6 @@ import dev.baton.protocol.value.JobTimeout;
 import dev.baton.runner.machine.Jobs;
 import dev.baton.runner.oci.LayoutBlobSource;
 import dev.baton.runner.testing.TestImages;
-import dev.baton.server.microvm.MicroVmKernels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

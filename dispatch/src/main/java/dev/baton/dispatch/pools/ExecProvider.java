@@ -1,0 +1,158 @@
+package dev.baton.dispatch.pools;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@code exec} provider (issue 43): two commands of the operator's, run with {@code sh -c}.
+ * {@code start} gets the runner's server, name and one-time key in its environment
+ * ({@code BATON_SERVER}, {@code BATON_RUNNER}, {@code BATON_RUNNER_KEY}, plus {@code BATON_POOL},
+ * {@code BATON_MACHINE}) and prints the machine's id as the last line of its output;
+ * {@code stop} gets that id as {@code BATON_PROVIDER_ID}. A command that exits non-zero, prints
+ * no id, or runs longer than {@code timeout_seconds} (default 120; it is killed, with the
+ * processes it started) fails with what it wrote to stderr (its last 500 characters). A command
+ * may leave the machine running in the background with its output still open: what it printed
+ * before it exited counts.
+ */
+public final class ExecProvider implements PoolProvider {
+    static final int DEFAULT_TIMEOUT_SECONDS = 120;
+    private static final int TAIL = 500;
+    /** How much of a command's output is kept (its end). */
+    private static final int KEEP = 64 << 10;
+
+    @Override
+    public String name() {
+        return "exec";
+    }
+
+    @Override
+    public String start(StartRequest request) throws ProviderException {
+        String command = required(request.config(), "start");
+        Map<String, String> env = Map.of(
+                "BATON_SERVER", request.server(),
+                "BATON_RUNNER", request.runner(),
+                "BATON_RUNNER_KEY", request.key(),
+                "BATON_POOL", request.pool(),
+                "BATON_MACHINE", request.machine());
+        String out = run("start", command, env, timeout(request.config()));
+        List<String> lines =
+                out.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        if (lines.isEmpty()) throw new ProviderException("the start command printed no machine id");
+        String id = lines.getLast();
+        if (id.length() > 256)
+            throw new ProviderException("the start command's machine id is longer than 256 characters");
+        return id;
+    }
+
+    @Override
+    public void stop(String providerId, Map<String, String> config) throws ProviderException {
+        run("stop", required(config, "stop"), Map.of("BATON_PROVIDER_ID", providerId), timeout(config));
+    }
+
+    private static String required(Map<String, String> config, String key) throws ProviderException {
+        String command = config.get(key);
+        if (command == null || command.isBlank())
+            throw new ProviderException("provider_config has no '" + key + "' command");
+        return command;
+    }
+
+    private static Duration timeout(Map<String, String> config) throws ProviderException {
+        String raw = config.getOrDefault("timeout_seconds", String.valueOf(DEFAULT_TIMEOUT_SECONDS));
+        try {
+            int s = Integer.parseInt(raw);
+            if (s >= 1 && s <= 3600) return Duration.ofSeconds(s);
+        } catch (NumberFormatException ignored) {
+            // said below
+        }
+        throw new ProviderException("provider_config timeout_seconds must be 1-3600, got '" + raw + "'");
+    }
+
+    private static String run(String what, String command, Map<String, String> env, Duration timeout)
+            throws ProviderException {
+        // Output to files, not pipes: a start command that leaves the machine running in the
+        // background (QEMU, a daemon) may leave it holding its stdout; a pipe would then never
+        // end, and a child writing to it after we stopped reading would die of SIGPIPE.
+        Path out;
+        Path err;
+        try {
+            out = Files.createTempFile("baton-exec-" + what, ".out");
+            err = Files.createTempFile("baton-exec-" + what, ".err");
+        } catch (IOException e) {
+            throw new ProviderException("cannot run the " + what + " command: " + e.getMessage());
+        }
+        try {
+            ProcessBuilder pb = new ProcessBuilder("sh", "-c", command)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
+            pb.environment().putAll(env);
+            Process p;
+            try {
+                p = pb.start();
+            } catch (IOException e) {
+                throw new ProviderException("cannot run the " + what + " command: " + e.getMessage());
+            }
+            try {
+                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    killTree(p);
+                    String said = tail(last(err));
+                    throw new ProviderException("the " + what + " command did not finish within " + timeout.toSeconds()
+                            + " s; killed" + (said.isEmpty() ? "" : ": " + said));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                killTree(p);
+                throw new ProviderException("interrupted while the " + what + " command ran");
+            }
+            if (p.exitValue() != 0)
+                throw new ProviderException(
+                        "the " + what + " command exited with " + p.exitValue() + ": " + tail(last(err)));
+            return last(out);
+        } finally {
+            deleteQuietly(out);
+            deleteQuietly(err);
+        }
+    }
+
+    /** The command and what it started, so a hung start leaves no half-made machine behind. */
+    private static void killTree(Process p) {
+        List<ProcessHandle> children = p.descendants().toList();
+        p.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /** The file's last {@link #KEEP} bytes: the id is the last line, however much came before it. */
+    private static String last(Path file) throws ProviderException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            long size = f.length();
+            int n = (int) Math.min(size, KEEP);
+            byte[] bytes = new byte[n];
+            f.seek(size - n);
+            f.readFully(bytes);
+            return new String(bytes, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ProviderException("cannot read the command's output: " + e.getMessage());
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // a temporary file; the OS cleans its temporary directory
+        }
+    }
+
+    private static String tail(String s) {
+        String t = s.strip();
+        return t.length() <= TAIL ? t : "…" + t.substring(t.length() - TAIL);
+    }
+}
