@@ -43,6 +43,7 @@ import java.util.function.Supplier;
  * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
  * GET  /console/runners/new, POST /console/runners         a new runner; its key shown once (FleetForms)
  * GET  /console/runners/{runner}/specs                  POST the same: the specs it serves (FleetForms)
+ * GET  /console/pools                                 runner pools and their machines (PoolPages)
  * GET  /console/rolls, /console/rolls/new, /console/rolls/{roll}; POST /console/rolls   fleet upgrades (RollPages)
  * GET  /console/specs, /console/queue, /console/projects
  * GET  /console/organizations, /console/organizations/{organization}   ?from, to: usage per project (UsagePages)
@@ -76,6 +77,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final UsagePages usage;
     private final RollPages rolls;
     private final OjsWorkerPages ojsWorkers;
+    private final PoolPages pools;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -120,6 +122,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.usage = new UsagePages(api, screen);
         this.rolls = new RollPages(store, api, screen);
         this.ojsWorkers = new OjsWorkerPages(api, screen);
+        this.pools = new PoolPages(store, clock, screen);
     }
 
     @Override
@@ -162,6 +165,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/rolls", action(rolls::start));
         r.get("/console/rolls/{roll}", page(rolls::roll));
         r.get("/console/ojs-workers", page(ojsWorkers::list));
+        r.get("/console/pools", page(pools::list));
         r.post("/console/ojs-workers/{worker}/{direction}", action(ojsWorkers::direct));
         r.get("/console/organizations", page(usage::organizations));
         r.get("/console/organizations/{organization}", page(usage::organization));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.channelclient.outbox.Outbox;
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
@@ -14,7 +15,6 @@ import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.executor.MicroVmExecutor;
-import dev.baton.runner.executor.MicroVmKernels;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.QemuMicrovm;
 import dev.baton.runner.machine.Jobs;

@@ -115,6 +115,41 @@ class ConsoleAccessibilityTest {
                         201)
                 .get("uuid")
                 .asText();
+        // A pool with a busy machine that took the job, and one that failed: the pool page's table.
+        var store = baton.server.store();
+        var taken = store.runs().findJob(job.uuid()).orElseThrow();
+        var pool = store.pools()
+                .createPool(
+                        "a11y-pool",
+                        new dev.baton.store.PoolSettings(
+                                taken.specId(),
+                                Map.of("zone", "b"),
+                                0,
+                                2,
+                                java.time.Duration.ofMinutes(5),
+                                java.time.Duration.ofMinutes(3),
+                                "exec",
+                                "{}"),
+                        baton.clock.instant());
+        var busy = store.pools().addMachine(pool.id(), null, taken.id(), "node-a", baton.clock.instant());
+        store.pools().setProviderId(busy.id(), "i-0a11y", baton.clock.instant());
+        var failed = store.pools().addMachine(pool.id(), null, null, "node-a", baton.clock.instant());
+        store.pools()
+                .moveMachine(
+                        failed.id(),
+                        java.util.Set.of(dev.baton.store.PoolMachineState.STARTING),
+                        dev.baton.store.PoolMachineState.FAILED,
+                        "the start command exited with 3: quota exceeded in zone b for this account",
+                        null,
+                        baton.clock.instant());
+        store.pools()
+                .setBackoff(
+                        pool.id(),
+                        baton.clock.instant().plusSeconds(60),
+                        "the start command exited with 3: quota exceeded",
+                        true,
+                        baton.clock.instant());
+        pages.add("/console/pools");
         String jobPage = "/console/projects/bench/jobs/" + job.uuid();
         // issue 44: a 200-character branch made the job page 2,121 px wide at 390 px.
         String longBranch = baton.run(baton.admin, Map.of("branch", "feature-" + "x".repeat(192)));

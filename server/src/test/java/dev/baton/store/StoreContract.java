@@ -501,6 +501,8 @@ abstract class StoreContract {
         assertThat(job.notBefore()).isNull();
         assertThat(job.created()).isEqualTo(now);
         assertThat(store.runs().findJob(job.uuid())).contains(job);
+        assertThat(store.runs().findJob(job.id())).contains(job);
+        assertThat(store.runs().findJob(job.id() + 1_000_000)).isEmpty();
 
         Report report = store.runs().findReport(job.reportId()).orElseThrow();
         assertThat(report.startTime()).isEqualTo(now);

@@ -264,6 +264,14 @@ final class JdbcRuns implements Runs {
     }
 
     @Override
+    public Optional<Job> findJob(long id) {
+        return context.read(h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE id = :id")
+                .bind("id", id)
+                .map(jobRows.mapper)
+                .findOne());
+    }
+
+    @Override
     public Optional<Job> findJobOfReport(long reportId) {
         return context.read(
                 h -> h.createQuery("SELECT " + Rows.JOB + " FROM job WHERE report_id = :report ORDER BY id LIMIT 1")

@@ -37,6 +37,9 @@ public interface Runs {
 
     Optional<Job> findJob(JobUuid uuid);
 
+    /** By its row id, for rows that point at a job by id (a pool machine's job). */
+    Optional<Job> findJob(long id);
+
     /** The job of a runner run's report (seed 001: one job per report); empty for a direct run. */
     Optional<Job> findJobOfReport(long reportId);
 

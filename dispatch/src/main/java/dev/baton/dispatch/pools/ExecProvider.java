@@ -1,12 +1,14 @@
 package dev.baton.dispatch.pools;
 
+import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,12 +17,16 @@ import java.util.concurrent.TimeUnit;
  * ({@code BATON_SERVER}, {@code BATON_RUNNER}, {@code BATON_RUNNER_KEY}, plus {@code BATON_POOL},
  * {@code BATON_MACHINE}) and prints the machine's id as the last line of its output;
  * {@code stop} gets that id as {@code BATON_PROVIDER_ID}. A command that exits non-zero, prints
- * no id, or runs longer than {@code timeout_seconds} (default 120; it is killed) fails with
- * what it wrote to stderr (its last 500 characters).
+ * no id, or runs longer than {@code timeout_seconds} (default 120; it is killed, with the
+ * processes it started) fails with what it wrote to stderr (its last 500 characters). A command
+ * may leave the machine running in the background with its output still open: what it printed
+ * before it exited counts.
  */
 public final class ExecProvider implements PoolProvider {
     static final int DEFAULT_TIMEOUT_SECONDS = 120;
     private static final int TAIL = 500;
+    /** How much of a command's output is kept (its end). */
+    private static final int KEEP = 64 << 10;
 
     @Override
     public String name() {
@@ -71,47 +77,77 @@ public final class ExecProvider implements PoolProvider {
 
     private static String run(String what, String command, Map<String, String> env, Duration timeout)
             throws ProviderException {
-        ProcessBuilder pb = new ProcessBuilder("sh", "-c", command);
-        pb.environment().putAll(env);
-        Process p;
+        // Output to files, not pipes: a start command that leaves the machine running in the
+        // background (QEMU, a daemon) may leave it holding its stdout; a pipe would then never
+        // end, and a child writing to it after we stopped reading would die of SIGPIPE.
+        Path out;
+        Path err;
         try {
-            p = pb.start();
+            out = Files.createTempFile("baton-exec-" + what, ".out");
+            err = Files.createTempFile("baton-exec-" + what, ".err");
         } catch (IOException e) {
             throw new ProviderException("cannot run the " + what + " command: " + e.getMessage());
         }
         try {
-            p.getOutputStream().close(); // nothing on stdin
-        } catch (IOException ignored) {
-            // the command may have exited already
-        }
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-                throw new ProviderException(
-                        "the " + what + " command did not finish within " + timeout.toSeconds() + " s; killed");
+            ProcessBuilder pb = new ProcessBuilder("sh", "-c", command)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
+            pb.environment().putAll(env);
+            Process p;
+            try {
+                p = pb.start();
+            } catch (IOException e) {
+                throw new ProviderException("cannot run the " + what + " command: " + e.getMessage());
+            }
+            try {
+                if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    killTree(p);
+                    String said = tail(last(err));
+                    throw new ProviderException("the " + what + " command did not finish within " + timeout.toSeconds()
+                            + " s; killed" + (said.isEmpty() ? "" : ": " + said));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                killTree(p);
+                throw new ProviderException("interrupted while the " + what + " command ran");
             }
             if (p.exitValue() != 0)
-                throw new ProviderException("the " + what + " command exited with " + p.exitValue() + ": "
-                        + tail(err.get(5, TimeUnit.SECONDS)));
-            return out.get(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p.destroyForcibly();
-            throw new ProviderException("interrupted while the " + what + " command ran");
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new ProviderException("cannot read the " + what + " command's output: " + e);
+                throw new ProviderException(
+                        "the " + what + " command exited with " + p.exitValue() + ": " + tail(last(err)));
+            return last(out);
+        } finally {
+            deleteQuietly(out);
+            deleteQuietly(err);
         }
     }
 
-    private static String read(InputStream in) {
-        try (in) {
-            byte[] bytes = in.readNBytes(64 << 10);
+    /** The command and what it started, so a hung start leaves no half-made machine behind. */
+    private static void killTree(Process p) {
+        List<ProcessHandle> children = p.descendants().toList();
+        p.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /** The file's last {@link #KEEP} bytes: the id is the last line, however much came before it. */
+    private static String last(Path file) throws ProviderException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
+            long size = f.length();
+            int n = (int) Math.min(size, KEEP);
+            byte[] bytes = new byte[n];
+            f.seek(size - n);
+            f.readFully(bytes);
             return new String(bytes, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            return "";
+            throw new ProviderException("cannot read the command's output: " + e.getMessage());
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // a temporary file; the OS cleans its temporary directory
         }
     }
 

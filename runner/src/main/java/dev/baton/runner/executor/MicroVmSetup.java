@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;

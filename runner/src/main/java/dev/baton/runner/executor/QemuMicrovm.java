@@ -1,5 +1,6 @@
 package dev.baton.runner.executor;
 
+import dev.baton.core.microvm.HostTsc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -40,15 +41,9 @@ public record QemuMicrovm(String binary, String accelerator, OptionalLong tscKhz
         return name() + "/" + accelerator;
     }
 
-    /**
-     * The guest's timekeeping arguments. Under TCG with a known rate: {@code tsc_early_khz} skips
-     * the calibration that hangs the boot now and then, and {@code tsc=reliable} keeps the TSC
-     * (the host's, so real time at nanosecond resolution) as the guest's clocksource instead of
-     * letting the clocksource watchdog fall back to 4 ms jiffies when the emulated timers lag.
-     */
+    /** The guest's timekeeping arguments under TCG with a known rate ({@link HostTsc#kernelArgs}). */
     String timekeeping() {
-        if (!accelerator.equals("tcg") || tscKhz.isEmpty()) return "";
-        return " tsc_early_khz=" + tscKhz.getAsLong() + " tsc=reliable";
+        return accelerator.equals("tcg") ? HostTsc.kernelArgs(tscKhz) : "";
     }
 
     @Override

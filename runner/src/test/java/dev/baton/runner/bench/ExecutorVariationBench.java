@@ -3,6 +3,7 @@ package dev.baton.runner.bench;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
@@ -13,7 +14,6 @@ import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.MicroVmExecutor;
-import dev.baton.runner.executor.MicroVmKernels;
 import dev.baton.runner.executor.MicroVmSetup;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;

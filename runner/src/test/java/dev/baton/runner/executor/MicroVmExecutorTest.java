@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.channelclient.machine.ExecutionResult;
+import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;

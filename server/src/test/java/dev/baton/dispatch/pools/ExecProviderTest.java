@@ -2,9 +2,11 @@ package dev.baton.dispatch.pools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,5 +69,61 @@ class ExecProviderTest {
                 .hasMessageContaining("did not finish within 1 s");
         assertThatThrownBy(() -> exec.stop("i-1", Map.of("stop", "exit 1", "timeout_seconds", "0")))
                 .hasMessageContaining("timeout_seconds must be 1-3600");
+    }
+
+    @Test
+    void theIdAStartPrintedIsWhatStopReceivesAndAMachineLeftRunningInTheBackgroundDoesNotHoldTheStart()
+            throws Exception {
+        // The machine: a process the start command leaves running with its stdout still open,
+        // as "qemu ... &" or a cloud CLI's waiter would.
+        Map<String, String> config = Map.of("start", "sleep 600 & echo $!", "stop", "kill $BATON_PROVIDER_ID");
+        String id = exec.start(request(config));
+        long pid = Long.parseLong(id);
+        assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isPresent();
+
+        exec.stop(id, config);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
+    }
+
+    @Test
+    void theIdIsTheLastLineHoweverMuchTheStartPrintedBeforeIt() throws Exception {
+        // More than a pipe holds and more than the provider keeps: only the end counts.
+        String id = exec.start(
+                request(Map.of("start", "head -c 200000 /dev/zero | tr '\\0' x; echo; echo i-0last", "stop", "true")));
+        assertThat(id).isEqualTo("i-0last");
+    }
+
+    @Test
+    void aFailureSurfacesTheEndOfALongStderrAndAFailingStopSaysSo() {
+        assertThatThrownBy(() -> exec.start(request(Map.of(
+                        "start", "head -c 100000 /dev/zero | tr '\\0' y >&2; echo ' no capacity in zone b' >&2; exit 1",
+                        "stop", "true"))))
+                .isInstanceOf(PoolProvider.ProviderException.class)
+                .hasMessageContaining("exited with 1")
+                .hasMessageEndingWith("no capacity in zone b")
+                .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(600));
+        assertThatThrownBy(() -> exec.stop("i-9", Map.of("stop", "echo \"$BATON_PROVIDER_ID: not found\" >&2; exit 4")))
+                .isInstanceOf(PoolProvider.ProviderException.class)
+                .hasMessage("the stop command exited with 4: i-9: not found");
+    }
+
+    @Test
+    void aHangingStartIsKilledWithWhatItStartedAndSaysWhatItWroteLast() throws Exception {
+        Path child = dir.resolve("child");
+        assertThatThrownBy(() -> exec.start(request(Map.of(
+                        "start",
+                        "sleep 600 & echo $! > " + child + "; echo 'waiting for the cloud' >&2; wait",
+                        "stop",
+                        "true",
+                        "timeout_seconds",
+                        "1"))))
+                .isInstanceOf(PoolProvider.ProviderException.class)
+                .hasMessage("the start command did not finish within 1 s; killed: waiting for the cloud");
+        long pid = Long.parseLong(Files.readString(child).strip());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
     }
 }

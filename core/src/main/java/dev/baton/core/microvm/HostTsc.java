@@ -1,4 +1,4 @@
-package dev.baton.runner.executor;
+package dev.baton.core.microvm;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +18,7 @@ import java.util.OptionalLong;
  * machine, where TCG is what runs); with cpufreq it is the current clock, which may differ from
  * the TSC, so nothing is returned.
  */
-final class HostTsc {
+public final class HostTsc {
     private HostTsc() {}
 
     /** The TSC frequency in kHz, if {@code cpuinfo} gives it reliably (see the class comment). */
@@ -39,7 +39,17 @@ final class HostTsc {
     }
 
     /** This machine's: {@code /proc/cpuinfo}, unless {@code /sys/devices/system/cpu/cpu0/cpufreq} exists. */
-    static OptionalLong khz() {
+    public static OptionalLong khz() {
         return khz(Path.of("/proc/cpuinfo"), Path.of("/sys/devices/system/cpu/cpu0/cpufreq"));
+    }
+
+    /**
+     * The TCG guest kernel's timekeeping arguments for a known rate: {@code tsc_early_khz} skips
+     * the calibration that hangs the boot now and then, and {@code tsc=reliable} keeps the TSC as
+     * the guest's clocksource instead of letting the watchdog fall back to 4 ms jiffies when the
+     * emulated timers lag. Empty when the rate is unknown.
+     */
+    public static String kernelArgs(OptionalLong khz) {
+        return khz.isEmpty() ? "" : " tsc_early_khz=" + khz.getAsLong() + " tsc=reliable";
     }
 }

@@ -1,4 +1,4 @@
-package dev.baton.runner.executor;
+package dev.baton.core.microvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.baton.runner.executor;
+package dev.baton.core.microvm;
 
 import java.io.IOException;
 import java.nio.file.Files;
