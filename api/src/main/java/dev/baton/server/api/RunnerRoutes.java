@@ -9,6 +9,7 @@ import dev.baton.server.http.Json;
 import dev.baton.server.http.Lookups;
 import dev.baton.server.http.RouteModule;
 import dev.baton.server.store.KnownMachine;
+import dev.baton.server.store.NoiseReading;
 import dev.baton.server.store.Runner;
 import dev.baton.server.store.RunnerFilter;
 import dev.baton.server.store.Spec;
@@ -129,12 +130,13 @@ public final class RunnerRoutes implements RouteModule {
         String search = ctx.queryParam("search");
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
         Map<Long, KnownMachine> machines = api.store().runners().latestMachines();
+        Map<Long, List<NoiseReading>> noise = api.store().noise().noiseHistories(NoiseView.READ);
         List<RunnerView> runners = api
                 .store()
                 .runners()
                 .listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
                 .stream()
-                .map(r -> view(r, machines.get(r.id())))
+                .map(r -> view(r, machines.get(r.id()), noise.get(r.id())))
                 .toList();
         Json.write(ctx, 200, runners);
     }
@@ -229,11 +231,14 @@ public final class RunnerRoutes implements RouteModule {
     }
 
     private RunnerView view(Runner r) {
-        return view(r, api.store().runners().latestMachine(r.id()).orElse(null));
+        return view(
+                r,
+                api.store().runners().latestMachine(r.id()).orElse(null),
+                api.store().noise().noiseHistory(r.id(), NoiseView.READ));
     }
 
-    private RunnerView view(Runner r, KnownMachine machine) {
-        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()), machine, ShippedVersion.value());
+    private RunnerView view(Runner r, KnownMachine machine, List<NoiseReading> noise) {
+        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()), machine, ShippedVersion.value(), noise);
     }
 
     private static String blankToNull(String s) {

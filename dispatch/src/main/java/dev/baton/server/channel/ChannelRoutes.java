@@ -246,6 +246,7 @@ public final class ChannelRoutes implements RouteModule {
             case RunnerMessage.Log l ->
                 touchAnd(session, () -> lifecycle.runningMessages().log(session, l));
             case RunnerMessage.PullToken p -> pullToken(session, p);
+            case RunnerMessage.Calibration c -> calibration(session, c);
         };
         if (reply != null) session.send(reply);
     }
@@ -305,6 +306,32 @@ public final class ChannelRoutes implements RouteModule {
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
         return new ServerMessage.PullToken(job.uuid(), request.lease(), token);
+    }
+
+    /**
+     * Stores the runner's noise calibration (decision 0052). Answered with nothing: a runner sends
+     * it once per start, unasked, and a lost one is measured again at the next start. A store error
+     * is logged, not answered: the runner's noise is informational to the runner itself.
+     */
+    private ServerMessage calibration(RunnerSession session, RunnerMessage.Calibration c) {
+        var reading = RunnerNoiseReadings.of(c);
+        try {
+            if (store.noise().recordNoise(session.runnerId(), reading)) {
+                LOG.info(
+                        "runner {} reports its noise: cpu {}, memory {}, file {} (CV over {} repetitions)",
+                        session.runner().slug(),
+                        reading.cpuCv(),
+                        reading.memoryCv(),
+                        reading.fileCv(),
+                        reading.repetitions());
+            }
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "could not store the noise of runner {}: {}",
+                    session.runner().slug(),
+                    e.toString());
+        }
+        return null;
     }
 
     /**
