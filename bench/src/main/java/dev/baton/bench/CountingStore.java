@@ -92,6 +92,7 @@ final class CountingStore {
             "setPlan",
             "setRunnerLabels",
             "setSpecQueueTimeout",
+            "setSpecMaxNoise",
             "setSpecRequireCleanFingerprint",
             "start",
             "stopNode",

@@ -316,11 +316,11 @@ public final class RunnerAgent {
         try {
             while (true) {
                 Input input = inputs.take();
-                if (input instanceof Input.Received(ServerMessage.Welcome welcome)) {
-                    log.info("{}", connected(welcome));
-                    // Once per connection: the server keeps one row per calibration, so a resend costs nothing.
-                    if (calibration != null) channel.send(calibration);
-                }
+                if (input instanceof Input.Received(ServerMessage.Welcome welcome)) log.info("{}", connected(welcome));
+                // Once per connection, before the machine's ready (which it sends as it handles this input), so a
+                // spec's noise limit already sees it; the server keeps one row per calibration, so a resend costs
+                // nothing.
+                if (input instanceof Input.ConnectionOpened && calibration != null) channel.send(calibration);
                 List<Effect> effects;
                 try {
                     effects = machine.handle(input);

@@ -14,3 +14,7 @@ CREATE TABLE runner_noise (
     fingerprint TEXT,
     PRIMARY KEY (runner_id, measured)
 );
+
+-- A spec's noise limit: its jobs are claimed only by runners whose latest calibration's largest CV
+-- is at most this (a runner with none does not claim them). NULL: no limit.
+ALTER TABLE spec ADD COLUMN max_noise_cv DOUBLE PRECISION;

@@ -278,8 +278,10 @@ public final class ChannelRoutes implements RouteModule {
         }
         // Before the wait starts too: this very ready is matched by the images it reports.
         session.reportImages(r.images());
+        // A spec with a noise limit is left out of the wait of a runner too noisy for it (decision 0052).
+        List<String> specs = QuietSpecs.narrow(specSets.of(session.runnerId()), r.specs(), () -> latestNoise(session));
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
-        if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
+        if (dispatcher.ready(session, poll, slots, specs, r.preferProjects())) touch(session);
         return null;
     }
 
@@ -306,6 +308,12 @@ public final class ChannelRoutes implements RouteModule {
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
         return new ServerMessage.PullToken(job.uuid(), request.lease(), token);
+    }
+
+    /** The largest CV of the runner's latest calibration, null when it has none. */
+    private Double latestNoise(RunnerSession session) {
+        var latest = store.noise().noiseHistory(session.runnerId(), 1);
+        return latest.isEmpty() ? null : latest.get(0).maxCv();
     }
 
     /**
