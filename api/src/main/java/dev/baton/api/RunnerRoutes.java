@@ -5,6 +5,7 @@ import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import dev.baton.store.KnownMachine;
+import dev.baton.store.NoiseReading;
 import dev.baton.store.Runner;
 import dev.baton.store.RunnerFilter;
 import dev.baton.store.Spec;
@@ -134,12 +135,13 @@ public final class RunnerRoutes implements RouteModule {
         String search = ctx.queryParam("search");
         boolean archived = Fields.flag("archived", ctx.queryParam("archived"));
         Map<Long, KnownMachine> machines = api.store().runners().latestMachines();
+        Map<Long, List<NoiseReading>> noise = api.store().noise().noiseHistories(NoiseView.READ);
         List<RunnerView> runners = api
                 .store()
                 .runners()
                 .listRunners(new RunnerFilter(blankToNull(name), blankToNull(search), archived))
                 .stream()
-                .map(r -> view(r, machines.get(r.id())))
+                .map(r -> view(r, machines.get(r.id()), noise.get(r.id())))
                 .toList();
         Json.write(ctx, 200, runners);
     }
@@ -234,11 +236,14 @@ public final class RunnerRoutes implements RouteModule {
     }
 
     private RunnerView view(Runner r) {
-        return view(r, api.store().runners().latestMachine(r.id()).orElse(null));
+        return view(
+                r,
+                api.store().runners().latestMachine(r.id()).orElse(null),
+                api.store().noise().noiseHistory(r.id(), NoiseView.READ));
     }
 
-    private RunnerView view(Runner r, KnownMachine machine) {
-        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()), machine, ShippedVersion.value());
+    private RunnerView view(Runner r, KnownMachine machine, List<NoiseReading> noise) {
+        return RunnerView.of(r, api.store().runners().runnerLabels(r.id()), machine, ShippedVersion.value(), noise);
     }
 
     private static String blankToNull(String s) {

@@ -3,9 +3,11 @@ package dev.baton.api;
 import dev.baton.core.config.ShippedVersion;
 import dev.baton.protocol.id.RunnerUuid;
 import dev.baton.store.KnownMachine;
+import dev.baton.store.NoiseReading;
 import dev.baton.store.Runner;
 import dev.baton.store.RunnerLabels;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,7 +16,8 @@ import java.util.Map;
  * {@code machine} is the machine it last connected as (issue 41), {@code version} the agent version
  * that machine reported and {@code behind} whether that is not the version this server ships
  * ({@code shippedVersion}); all three are null for a runner that never said {@code ready} since
- * machines are recorded.
+ * machines are recorded. {@code noise} is its latest noise calibration and whether it rose past
+ * its history (decision 0052), null until its agent reported one.
  */
 public record RunnerView(
         RunnerUuid uuid,
@@ -33,9 +36,10 @@ public record RunnerView(
         String version,
         Boolean behind,
         String shippedVersion,
-        Boolean ephemeral) {
+        Boolean ephemeral,
+        NoiseView noise) {
     /** {@code labels} is the effective set the claim matches; the other two say where each came from. */
-    static RunnerView of(Runner r, RunnerLabels l, KnownMachine m, String shipped) {
+    static RunnerView of(Runner r, RunnerLabels l, KnownMachine m, String shipped, List<NoiseReading> noise) {
         String version = m == null ? null : m.host().version();
         return new RunnerView(
                 r.uuid(),
@@ -54,6 +58,7 @@ public record RunnerView(
                 version,
                 ShippedVersion.behind(version, shipped),
                 shipped,
-                r.ephemeral() ? Boolean.TRUE : null);
+                r.ephemeral() ? Boolean.TRUE : null,
+                NoiseView.of(noise));
     }
 }

@@ -38,14 +38,21 @@ public final class SpecRoutes implements RouteModule {
             Long disk,
             Boolean network,
             Integer queueTimeout,
-            Boolean requireCleanFingerprint) {}
+            Boolean requireCleanFingerprint,
+            Double maxNoiseCv) {}
 
     /**
      * {@code queueTimeout}: seconds to set, 0 to clear, absent to leave as is;
-     * {@code requireCleanFingerprint}: absent to leave as is.
+     * {@code requireCleanFingerprint}: absent to leave as is; {@code maxNoiseCv}: a limit to set, 0
+     * to clear, absent to leave as is.
      */
     record UpdateSpec(
-            String name, String slug, Boolean archived, Integer queueTimeout, Boolean requireCleanFingerprint) {}
+            String name,
+            String slug,
+            Boolean archived,
+            Integer queueTimeout,
+            Boolean requireCleanFingerprint,
+            Double maxNoiseCv) {}
 
     @Override
     public void addRoutes(JavalinConfig config) {
@@ -66,6 +73,7 @@ public final class SpecRoutes implements RouteModule {
         Memory memory = Fields.parse("memory", Fields.require("memory", body.memory()), Memory::of);
         Disk disk = Fields.parse("disk", Fields.require("disk", body.disk()), Disk::of);
         boolean network = body.network() != null && body.network();
+        Double maxNoise = maxNoise(body.maxNoiseCv(), false);
         Integer queueTimeout = body.queueTimeout() == null
                 ? null
                 : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of)
@@ -79,6 +87,7 @@ public final class SpecRoutes implements RouteModule {
         if (queueTimeout != null) spec = api.store().specs().setSpecQueueTimeout(spec.id(), queueTimeout, api.now());
         if (Boolean.TRUE.equals(body.requireCleanFingerprint()))
             spec = api.store().specs().setSpecRequireCleanFingerprint(spec.id(), true, api.now());
+        if (maxNoise != null) spec = api.store().specs().setSpecMaxNoise(spec.id(), maxNoise, api.now());
         Json.write(ctx, 201, spec.view());
     }
 
@@ -102,6 +111,7 @@ public final class SpecRoutes implements RouteModule {
                 ? null
                 : Fields.parse("queue_timeout", body.queueTimeout(), QueueTimeout::of)
                         .seconds();
+        Double maxNoise = maxNoise(body.maxNoiseCv(), true);
         Spec spec = find.spec(ctx.pathParam("spec"));
         try {
             Spec updated = api.store().specs().updateSpec(spec.id(), name, slug, body.archived(), api.now());
@@ -112,11 +122,28 @@ public final class SpecRoutes implements RouteModule {
                         .specs()
                         .setSpecRequireCleanFingerprint(spec.id(), body.requireCleanFingerprint(), api.now());
             }
+            if (body.maxNoiseCv() != null)
+                updated = api.store().specs().setSpecMaxNoise(spec.id(), maxNoise, api.now());
             Json.write(ctx, 200, updated.view());
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.CONFLICT && slug != null) throw Slugs.taken(slug);
             throw e;
         }
+    }
+
+    /**
+     * A spec's noise limit, a coefficient of variation (0.02 is 2 %): above 0 and at most 1; at an
+     * update 0 clears it (null returned). Checked before anything changes.
+     */
+    private static Double maxNoise(Double raw, boolean zeroClears) {
+        if (raw == null || (zeroClears && raw == 0)) return null;
+        if (!(raw > 0 && raw <= 1)) {
+            throw ApiException.invalidField(
+                    "max_noise_cv",
+                    "max_noise_cv must be a coefficient of variation above 0 and at most 1"
+                            + (zeroClears ? " (0 clears it)" : "") + ", got " + raw);
+        }
+        return raw;
     }
 
     private void delete(Context ctx) {

@@ -162,6 +162,7 @@ final class RunnersCommand {
                     "LAST_HEARTBEAT",
                     "ARCHIVED",
                     "LABELS",
+                    "NOISE",
                     "QUARANTINED",
                     "QUARANTINE_REASON");
             for (JsonNode r : answer) {
@@ -181,12 +182,24 @@ final class RunnersCommand {
                         Output.text(r.get("last_heartbeat")),
                         Output.text(r.get("archived")),
                         Output.text(r.get("labels")),
+                        noise(r.path("noise")),
                         Output.text(r.get("quarantined")),
                         Output.text(r.get("quarantine_reason")));
             }
             if (table.isEmpty()) out.println("(none)");
             else table.print(out);
         }
+    }
+
+    /**
+     * A runner's noise in one cell (decision 0052): the largest coefficient of variation of its
+     * latest calibration, as a percentage, and {@code noisy} when it rose past its history.
+     */
+    static String noise(JsonNode n) {
+        if (n.isMissingNode() || n.isNull()) return "-";
+        String cv = String.format(
+                java.util.Locale.ROOT, "%.2f%%", 100 * n.path("cv").asDouble());
+        return n.path("noisy").asBoolean() ? cv + " noisy" : cv;
     }
 
     @Command(name = "get", description = "Show one runner.")

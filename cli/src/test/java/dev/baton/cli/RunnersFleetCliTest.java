@@ -106,6 +106,7 @@ class RunnersFleetCliTest {
         assertThat(list.exit()).as(list.err()).isZero();
         assertThat(list.out())
                 .containsPattern("SLUG +NAME +UUID +VERSION +BEHIND +OS +ARCH +HOST +PID +AGENT_STARTED +ADDRESS")
+                .containsPattern("LABELS +NOISE +QUARANTINED")
                 .contains(runner.at("/machine/host").asText())
                 .contains(" " + pid + " ")
                 .contains("127.0.0.1");

@@ -118,6 +118,9 @@ final class DownstreamRunners {
             r.answers.answer(new ServerMessage.Ack(null));
             return;
         }
+        // The server stores noise per runner, and behind a router many machines are one runner to it:
+        // one machine's figures would be shown as all of theirs, so they stay here (decision 0052).
+        if (message instanceof RunnerMessage.Calibration) return;
         JobUuid job = RunnerMessages.job(message);
         LeaseId lease = RunnerMessages.lease(message);
         if (job == null || lease == null) {
@@ -184,6 +187,7 @@ final class DownstreamRunners {
                 this.link.askUpstream();
             }
             case RunnerMessage.Ready ignored -> throw new IllegalStateException("handled above");
+            case RunnerMessage.Calibration ignored -> throw new IllegalStateException("handled above");
         }
     }
 

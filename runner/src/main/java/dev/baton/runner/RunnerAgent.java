@@ -27,6 +27,7 @@ import dev.baton.runner.machine.Effect;
 import dev.baton.runner.machine.LogBudget;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
+import dev.baton.runner.noise.NoiseProbe;
 import dev.baton.runner.update.UpdateException;
 import dev.baton.runner.update.Updater;
 import java.io.IOException;
@@ -104,6 +105,12 @@ public final class RunnerAgent {
     private ScheduledFuture<?> pump;
 
     private final MachineInspector inspector;
+
+    /** Measures the machine's noise at start (decision 0052); none unless {@link #calibrateNoise} set it. */
+    private NoiseProbe noiseProbe;
+
+    /** The calibration measured at start, sent after each {@code welcome} until the agent stops (the server keeps it once). */
+    private RunnerMessage.Calibration calibration;
 
     /** Exit status when another agent holds the work directory. */
     public static final int EXIT_WORK_DIR_LOCKED = 3;
@@ -196,6 +203,37 @@ public final class RunnerAgent {
         return this;
     }
 
+    /**
+     * Measures the machine's noise with {@code probe} once at start, idle and before connecting
+     * (so before any job), and reports it to the server after connecting (decision 0052). Call
+     * before {@link #run}.
+     */
+    public RunnerAgent calibrateNoise(NoiseProbe probe) {
+        this.noiseProbe = probe;
+        return this;
+    }
+
+    /** Runs the probe, if any, and keeps its figures with the machine's fingerprint now. */
+    private void measureNoise() throws InterruptedException {
+        if (noiseProbe == null) return;
+        log.info("measuring this machine's noise (the calibration workload, idle, before taking jobs)");
+        var figures = noiseProbe.measure();
+        if (figures.isEmpty()) return;
+        MachineFingerprint fp = null;
+        try {
+            fp = inspector.read(
+                    new MachineInspector.ExecutorInfo(executor.name(), executor.version(), config.version()));
+        } catch (RuntimeException e) {
+            log.warn("cannot read the machine fingerprint for the noise calibration", e);
+        }
+        calibration = new RunnerMessage.Calibration(clock.instant(), figures.get(), fp);
+        log.info(
+                "machine noise (coefficient of variation): {}",
+                figures.get().stream()
+                        .map(f -> f.workload() + " " + String.format(java.util.Locale.ROOT, "%.4f", f.cv()))
+                        .collect(java.util.stream.Collectors.joining(", ")));
+    }
+
     /** Lets image pulls ask for fresh pull tokens over this agent's channel (issue 41). */
     public void answerPullTokens(PullTokenRequests requests) {
         requests.sendWith(channel::send);
@@ -271,6 +309,7 @@ public final class RunnerAgent {
                         ? ""
                         : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
                 channel.uri());
+        measureNoise();
         scheduleTick(tickInterval);
         post(new Input.Start(clock.instant()));
         reportHeldImages();
@@ -278,6 +317,10 @@ public final class RunnerAgent {
             while (true) {
                 Input input = inputs.take();
                 if (input instanceof Input.Received(ServerMessage.Welcome welcome)) log.info("{}", connected(welcome));
+                // Once per connection, before the machine's ready (which it sends as it handles this input), so a
+                // spec's noise limit already sees it; the server keeps one row per calibration, so a resend costs
+                // nothing.
+                if (input instanceof Input.ConnectionOpened && calibration != null) channel.send(calibration);
                 List<Effect> effects;
                 try {
                     effects = machine.handle(input);

@@ -154,6 +154,23 @@ final class JdbcSpecs implements Specs {
     }
 
     @Override
+    public Spec setSpecMaxNoise(long specId, Double maxNoiseCv, Instant now) {
+        try {
+            return context.write(h -> {
+                int rows = h.createUpdate("UPDATE spec SET max_noise_cv = :max, modified = :now WHERE id = :id")
+                        .bind("max", maxNoiseCv)
+                        .bind("now", micros(now))
+                        .bind("id", specId)
+                        .execute();
+                if (rows == 0) throw notFound("spec", specId);
+                return context.spec(h, specId).orElseThrow();
+            });
+        } finally {
+            specsChanged();
+        }
+    }
+
+    @Override
     public void deleteSpec(long specId) {
         try {
             deleteSpecRow(specId);

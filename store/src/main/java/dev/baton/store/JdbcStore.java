@@ -41,6 +41,7 @@ final class JdbcStore implements Store {
     private final Alerts alerts;
     private final RunnerRolls rolls;
     private final Pools pools;
+    private final RunnerNoise noise;
 
     JdbcStore(HikariDataSource pool, SqlDialect dialect) {
         this.pool = pool;
@@ -72,6 +73,7 @@ final class JdbcStore implements Store {
         this.alerts = new JdbcAlerts(context);
         this.rolls = new JdbcRunnerRolls(context);
         this.pools = new JdbcPools(context);
+        this.noise = new JdbcRunnerNoise(context);
     }
 
     /** Heartbeat times of jobs whose rows a liveness write found held (PostgreSQL), for the next write. */
@@ -127,6 +129,11 @@ final class JdbcStore implements Store {
     @Override
     public Pools pools() {
         return pools;
+    }
+
+    @Override
+    public RunnerNoise noise() {
+        return noise;
     }
 
     @Override

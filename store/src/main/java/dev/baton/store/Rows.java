@@ -35,7 +35,7 @@ final class Rows {
                     + " bound_job_id";
     static final String SPEC =
             "id, uuid, name, slug, architecture, cpu, memory, disk, network, created, modified, archived, queue_timeout,"
-                    + " require_clean_fingerprint";
+                    + " require_clean_fingerprint, max_noise_cv";
     static final String REPORT =
             "id, uuid, project_id, branch, testbed, adapter, results_file, start_time, end_time, results, error, created, modified";
     static final String JOB =
@@ -52,6 +52,11 @@ final class Rows {
     static Instant instant(ResultSet rs, String column) throws SQLException {
         long v = rs.getLong(column);
         return rs.wasNull() ? null : Instant.EPOCH.plus(v, ChronoUnit.MICROS);
+    }
+
+    static Double nullableDouble(ResultSet rs, String column) throws SQLException {
+        double v = rs.getDouble(column);
+        return rs.wasNull() ? null : v;
     }
 
     static Long nullableLong(ResultSet rs, String column) throws SQLException {
@@ -142,7 +147,8 @@ final class Rows {
                 instant(rs, "modified"),
                 instant(rs, "archived"),
                 nullableInt(rs, "queue_timeout"),
-                rs.getBoolean("require_clean_fingerprint"));
+                rs.getBoolean("require_clean_fingerprint"),
+                nullableDouble(rs, "max_noise_cv"));
     }
 
     static Report report(ResultSet rs) throws SQLException {

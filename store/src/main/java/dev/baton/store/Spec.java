@@ -9,6 +9,7 @@ import java.time.Instant;
 /**
  * A hardware class that runners serve and jobs target (seed 001). {@code requireCleanFingerprint}:
  * its jobs run only on a machine whose fingerprint has no noise warning (docs/scheduling.md).
+ * {@code maxNoiseCv}: its jobs are claimed only by runners at most this noisy (decision 0052).
  */
 public record Spec(
         long id,
@@ -24,7 +25,41 @@ public record Spec(
         Instant modified,
         Instant archived,
         Integer queueTimeout,
-        boolean requireCleanFingerprint) {
+        boolean requireCleanFingerprint,
+        Double maxNoiseCv) {
+
+    public Spec(
+            long id,
+            SpecUuid uuid,
+            String name,
+            Slug slug,
+            Architecture architecture,
+            int cpu,
+            long memory,
+            long disk,
+            boolean network,
+            Instant created,
+            Instant modified,
+            Instant archived,
+            Integer queueTimeout,
+            boolean requireCleanFingerprint) {
+        this(
+                id,
+                uuid,
+                name,
+                slug,
+                architecture,
+                cpu,
+                memory,
+                disk,
+                network,
+                created,
+                modified,
+                archived,
+                queueTimeout,
+                requireCleanFingerprint,
+                null);
+    }
 
     public Spec(
             long id,
@@ -71,6 +106,12 @@ public record Spec(
                 modified,
                 archived,
                 queueTimeout,
-                requireCleanFingerprint);
+                requireCleanFingerprint,
+                maxNoiseCv);
+    }
+
+    /** Whether a runner whose latest calibration's largest CV is {@code runnerCv} (null: none) may claim its jobs. */
+    public boolean quietEnough(Double runnerCv) {
+        return maxNoiseCv == null || (runnerCv != null && runnerCv <= maxNoiseCv);
     }
 }

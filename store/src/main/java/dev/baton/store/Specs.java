@@ -35,6 +35,9 @@ public interface Specs {
     /** Whether the spec's jobs require a clean machine fingerprint (runners decline them on a noisy machine). */
     Spec setSpecRequireCleanFingerprint(long specId, boolean required, Instant now);
 
+    /** Sets (null: clears) the spec's noise limit (decision 0052); NOT_FOUND if unknown. */
+    Spec setSpecMaxNoise(long specId, Double maxNoiseCv, Instant now);
+
     /** Deletes a spec; IN_USE while any job references it. Runner associations go with it. */
     void deleteSpec(long specId);
 

@@ -29,6 +29,9 @@ public interface Store extends AutoCloseable {
     /** Runner pools that follow the queue: pools, their machines, the scaler lease (issue 43). */
     Pools pools();
 
+    /** Each runner's noise: the calibrations its agent reported (decision 0052). */
+    RunnerNoise noise();
+
     /** Specs (the machines jobs ask for) and which specs each runner serves. */
     Specs specs();
 

@@ -14,6 +14,7 @@ import dev.baton.runner.executor.RuncExecutor;
 import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.machine.RunnerMachine;
+import dev.baton.runner.noise.NoiseProbe;
 import dev.baton.runner.oci.RegistryBlobSource;
 import dev.baton.runner.update.SelfUpdater;
 import dev.baton.runner.update.Updater;
@@ -114,6 +115,15 @@ public final class UpCommand implements Callable<Integer> {
             converter = DurationConverter.class,
             description = "Time in-flight jobs get to finish after SIGTERM (default ${DEFAULT-VALUE})")
     Duration grace;
+
+    @Option(
+            names = "--noise-repetitions",
+            defaultValue = "0",
+            description = "Timed repetitions of each noise calibration workload, measured at start before taking"
+                    + " jobs and reported to the server; 200 is a good count on a benchmark machine (a spec with"
+                    + " max_noise_cv takes jobs only from calibrated runners). Default ${DEFAULT-VALUE}: no"
+                    + " calibration, so an agent that does not run benchmarks starts at once")
+    int noiseRepetitions;
 
     @Option(
             names = "--poll-timeout",
@@ -245,6 +255,10 @@ public final class UpCommand implements Callable<Integer> {
         // At rest a bare heartbeat every 10 s (a third of the default read timeout), not every second (issue 45).
         agent.restTicks(REST_TICKS);
         agent.answerPullTokens(pullTokens);
+        if (noiseRepetitions == 1 || noiseRepetitions < 0) return usage(err, "--noise-repetitions: 0 or at least 2");
+        // On the CPUs jobs run on, as a job would: the noise that matters is the benchmark cores' (decision 0052).
+        if (noiseRepetitions > 0)
+            agent.calibrateNoise(new NoiseProbe(dir.resolve("noise"), noiseRepetitions, cpus.benchmark(), 600));
         Signals.install(agent::signal, err);
         int status = agent.run();
         if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);

@@ -246,6 +246,7 @@ public final class ChannelRoutes implements RouteModule {
             case RunnerMessage.Log l ->
                 touchAnd(session, () -> lifecycle.runningMessages().log(session, l));
             case RunnerMessage.PullToken p -> pullToken(session, p);
+            case RunnerMessage.Calibration c -> calibration(session, c);
         };
         if (reply != null) session.send(reply);
     }
@@ -277,8 +278,10 @@ public final class ChannelRoutes implements RouteModule {
         }
         // Before the wait starts too: this very ready is matched by the images it reports.
         session.reportImages(r.images());
+        // A spec with a noise limit is left out of the wait of a runner too noisy for it (decision 0052).
+        List<String> specs = QuietSpecs.narrow(specSets.of(session.runnerId()), r.specs(), () -> latestNoise(session));
         // A repeated ready while already waiting is not activity (brief §3): no timer reset, no reply.
-        if (dispatcher.ready(session, poll, slots, r.specs(), r.preferProjects())) touch(session);
+        if (dispatcher.ready(session, poll, slots, specs, r.preferProjects())) touch(session);
         return null;
     }
 
@@ -305,6 +308,38 @@ public final class ChannelRoutes implements RouteModule {
         var project = store.organizations().projectUuid(job.projectId()).orElseThrow();
         String token = pullTokens.issue(session.runner().uuid(), project, job, clock.instant());
         return new ServerMessage.PullToken(job.uuid(), request.lease(), token);
+    }
+
+    /** The largest CV of the runner's latest calibration, null when it has none. */
+    private Double latestNoise(RunnerSession session) {
+        var latest = store.noise().noiseHistory(session.runnerId(), 1);
+        return latest.isEmpty() ? null : latest.get(0).maxCv();
+    }
+
+    /**
+     * Stores the runner's noise calibration (decision 0052). Answered with nothing: a runner sends
+     * it once per start, unasked, and a lost one is measured again at the next start. A store error
+     * is logged, not answered: the runner's noise is informational to the runner itself.
+     */
+    private ServerMessage calibration(RunnerSession session, RunnerMessage.Calibration c) {
+        var reading = RunnerNoiseReadings.of(c);
+        try {
+            if (store.noise().recordNoise(session.runnerId(), reading)) {
+                LOG.info(
+                        "runner {} reports its noise: cpu {}, memory {}, file {} (CV over {} repetitions)",
+                        session.runner().slug(),
+                        reading.cpuCv(),
+                        reading.memoryCv(),
+                        reading.fileCv(),
+                        reading.repetitions());
+            }
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "could not store the noise of runner {}: {}",
+                    session.runner().slug(),
+                    e.toString());
+        }
+        return null;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.MachineFingerprint;
+import dev.baton.protocol.model.NoiseFigure;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.model.RunnerHost;
 import dev.baton.protocol.value.ImageDigest;
@@ -29,6 +30,7 @@ import java.util.Map;
     @JsonSubTypes.Type(value = RunnerMessage.Canceled.class, name = "canceled"),
     @JsonSubTypes.Type(value = RunnerMessage.Log.class, name = "log"),
     @JsonSubTypes.Type(value = RunnerMessage.PullToken.class, name = "pull_token"),
+    @JsonSubTypes.Type(value = RunnerMessage.Calibration.class, name = "calibration"),
 })
 public sealed interface RunnerMessage {
 
@@ -192,6 +194,30 @@ public sealed interface RunnerMessage {
      * {@code preparing}.
      */
     record PullToken(JobUuid job, LeaseId lease) implements RunnerMessage {}
+
+    /**
+     * A Baton extension (decision 0052): the machine's noise, as the agent measured it while idle
+     * (the calibration workload, run at start before it takes any job): one figure per workload,
+     * each once, with the machine's fingerprint when measured. The server stores it on the runner;
+     * it answers nothing (no ack: a lost one is measured again at the next start). Not activity.
+     */
+    record Calibration(Instant measured, List<NoiseFigure> figures, MachineFingerprint fingerprint)
+            implements RunnerMessage {
+        public Calibration {
+            if (measured == null) throw new IllegalArgumentException("calibration: measured is required");
+            if (figures == null || figures.isEmpty())
+                throw new IllegalArgumentException("calibration: figures are required");
+            if (figures.size() > NoiseFigure.WORKLOADS.size()
+                    || figures.stream().map(NoiseFigure::workload).distinct().count() != figures.size())
+                throw new IllegalArgumentException("calibration: each workload at most once");
+            figures = List.copyOf(figures);
+        }
+
+        /** The largest CV of its figures: the runner's noise in one number. */
+        public double maxCv() {
+            return figures.stream().mapToDouble(NoiseFigure::cv).max().orElseThrow();
+        }
+    }
 
     /** Keep-alive while a claimed job is being provisioned (pull, unpack, boot). */
     record Preparing(JobUuid job, LeaseId lease, String message) implements JobScoped {}

@@ -53,6 +53,8 @@ final class ServerLink {
             case RunnerMessage.Ready r -> null;
             // Answered with pull_token, never ack: not counted (pulls send it past the machine anyway).
             case RunnerMessage.PullToken p -> null;
+            // Answered with nothing: stored on the runner, not on a job.
+            case RunnerMessage.Calibration c -> null;
         };
         if (job != null) sent.merge(job, 1, Integer::sum);
         out.add(new Effect.Send(message));

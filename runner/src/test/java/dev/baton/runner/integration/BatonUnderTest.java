@@ -92,6 +92,13 @@ final class BatonUnderTest implements AutoCloseable {
                 2);
     }
 
+    JsonNode patch(String path, Object body) {
+        return send(
+                HttpRequest.newBuilder(url().resolve(path))
+                        .method("PATCH", HttpRequest.BodyPublishers.ofString(Wire.encode(body))),
+                2);
+    }
+
     JsonNode get(String path) {
         return send(HttpRequest.newBuilder(url().resolve(path)).GET(), 2);
     }

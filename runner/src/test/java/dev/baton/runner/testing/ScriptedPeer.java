@@ -68,6 +68,7 @@ public final class ScriptedPeer implements AutoCloseable {
             case RunnerMessage.Heartbeat h -> new ServerMessage.Ack(h.job());
             case RunnerMessage.Ready r -> new ServerMessage.Ack(null);
             case RunnerMessage.PullToken p -> new ServerMessage.Ack(p.job()); // no script here asks for a pull token
+            case RunnerMessage.Calibration c -> new ServerMessage.Ack(null); // no agent here calibrates
         };
     }
 
