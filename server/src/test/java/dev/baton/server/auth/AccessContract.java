@@ -347,7 +347,8 @@ abstract class AccessContract {
                 .replace("{alert}", "no-such-alert")
                 .replace("{group}", "no-such-group")
                 .replace("{webhook}", "no-such-webhook")
-                .replace("{roll}", UUID.randomUUID().toString());
+                .replace("{roll}", UUID.randomUUID().toString())
+                .replace("{pool}", "no-such-pool");
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN
                     || (caller.role() != null

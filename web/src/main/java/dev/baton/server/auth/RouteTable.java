@@ -41,6 +41,12 @@ public final class RouteTable {
         add("POST /v0/rolls", ADMIN, "runner_roll.started");
         add("GET /v0/rolls", ADMIN, null);
         add("GET /v0/rolls/{roll}", ADMIN, null);
+        // Runner pools (issue 43): their provider settings may hold an operator's commands, so the admin's alone.
+        add("POST /v0/pools", ADMIN, "pool.created");
+        add("GET /v0/pools", ADMIN, null);
+        add("GET /v0/pools/{pool}", ADMIN, null);
+        add("PATCH /v0/pools/{pool}", ADMIN, "pool.updated");
+        add("DELETE /v0/pools/{pool}", ADMIN, "pool.deleted");
         // OJS workers seen from Baton's own API (issue 47); steering them is /ojs/v1's, with the admin token.
         add("GET /v0/ojs/workers", ADMIN, null);
         // Transport A's runner messages: the runner key is checked in the handler, as on the channel.
