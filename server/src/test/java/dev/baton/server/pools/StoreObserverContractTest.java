@@ -211,7 +211,11 @@ abstract class StoreObserverContractTest {
         assertThat(backing.until()).isEqualTo(server.clock.instant().plus(PoolScaler.FIRST_BACKOFF));
 
         server.advance(PoolScaler.FIRST_BACKOFF);
-        assertThat(server.channel().status(server.job(job)).orElseThrow().reason().code())
+        assertThat(server.channel()
+                        .status(server.job(job))
+                        .orElseThrow()
+                        .reason()
+                        .code())
                 .isEqualTo("pool_starting");
     }
 }
