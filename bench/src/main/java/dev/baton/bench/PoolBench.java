@@ -61,10 +61,10 @@ final class PoolBench {
             throw new IllegalStateException("no " + jar + ": run ./baton --version once to build it");
         Path work = Files.createTempDirectory("baton-bench-pools-");
         Path launcher = work.resolve("baton");
-        String java = ProcessHandle.current().info().command().orElse("java");
+        String javaCommand = ProcessHandle.current().info().command().orElse("java");
         Files.writeString(
                 launcher,
-                "#!/bin/sh\nexec '" + java + "' -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar '" + jar
+                "#!/bin/sh\nexec '" + javaCommand + "' -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar '" + jar
                         + "' \"$@\"\n");
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
         try (BenchServer server = BenchServer.start(work.resolve("server"), null)) {
