@@ -109,6 +109,13 @@ class PoolRoutesTest {
             assertThat(m.path("age_seconds").asLong()).isEqualTo(7);
         });
 
+        // /metrics: the machines by state and the failed starts, read from the store at the scrape.
+        String metrics = server.get("/metrics").text();
+        assertThat(metrics)
+                .contains("baton_pool_machines{pool=\"burst\",state=\"starting\"} 1.0")
+                .contains("baton_pool_machines{pool=\"burst\",state=\"busy\"} 0.0")
+                .contains("baton_pool_failed_starts{pool=\"burst\"} 0.0");
+
         TestServer.Response updated = server.patch("/v0/pools/burst", Map.of("max", 2, "min_idle", 0));
         assertThat(updated.status()).as(updated.text()).isEqualTo(200);
         assertThat(updated.json().path("max").asInt()).isEqualTo(2);

@@ -100,10 +100,12 @@ abstract class StoreObserverContractTest {
     void aMachinesRunnerIsNotConnectedThenIdleThenBusyThenSpentAndItsMachineIsStopped() {
         Pool pool = pool(Map.of(), 0, 1);
         Job job = server.submit(spec);
-        PoolScaler scaler = scaler();
+        List<Duration> boots = new java.util.concurrent.CopyOnWriteArrayList<>();
+        PoolScaler scaler = scaler().onRegistered((p, boot) -> boots.add(boot));
         scaler.runOnce();
         PoolMachine machine = server.store.pools().liveMachines(pool.id()).getFirst();
         assertThat(observer.observe(machine).phase()).isEqualTo(RunnerPhase.NOT_CONNECTED);
+        server.advance(Duration.ofSeconds(3));
 
         var start = provider.starts.getFirst();
         Runner runner = server.store.runners().findRunner(machine.runnerId()).orElseThrow();
@@ -122,6 +124,7 @@ abstract class StoreObserverContractTest {
         assertThat(server.store.pools().liveMachines(pool.id()))
                 .singleElement()
                 .satisfies(m -> assertThat(m.state()).isEqualTo(PoolMachineState.BUSY));
+        assertThat(boots).containsExactly(Duration.ofSeconds(3)); // the boot time the metrics record
 
         agent.send(new RunnerMessage.Running(took.uuid(), took.lease()));
         agent.expect(ServerMessage.Ack.class);
