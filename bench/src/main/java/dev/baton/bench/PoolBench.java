@@ -2,12 +2,12 @@ package dev.baton.bench;
 
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.job.JobStatus;
-import dev.baton.server.store.Attempt;
-import dev.baton.server.store.Job;
-import dev.baton.server.store.Pool;
-import dev.baton.server.store.PoolMachine;
-import dev.baton.server.store.PoolRunner;
-import dev.baton.server.store.Store;
+import dev.baton.store.Attempt;
+import dev.baton.store.Job;
+import dev.baton.store.Pool;
+import dev.baton.store.PoolMachine;
+import dev.baton.store.PoolRunner;
+import dev.baton.store.Store;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -131,7 +131,7 @@ final class PoolBench {
                         PoolRunner r = m.runnerId() == null
                                 ? null
                                 : store.pools().poolRunner(m.runnerId()).orElse(null);
-                        if (m.state() != dev.baton.server.store.PoolMachineState.STOPPING
+                        if (m.state() != dev.baton.store.PoolMachineState.STOPPING
                                 && (r == null || (r.job() == null && !r.spent()))) notRunning++;
                     }
                     samples.incrementAndGet();
