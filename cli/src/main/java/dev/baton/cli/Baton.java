@@ -23,6 +23,7 @@ public final class Baton implements Runnable {
             ServerCommand.class,
             RunnersCommand.class,
             SpecsCommand.class,
+            PoolsCommand.class,
             OrganizationsCommand.class,
             ProjectsCommand.class,
             RunCommand.class,

@@ -6,6 +6,7 @@ import dev.baton.store.AttemptOutcome;
 import dev.baton.store.Job;
 import dev.baton.store.JobLabels;
 import dev.baton.store.PendingFacts;
+import dev.baton.store.Pool;
 import dev.baton.store.ServingRunner;
 import dev.baton.store.Spec;
 import dev.baton.store.Store;
@@ -79,7 +80,10 @@ public final class PendingExplainer implements JobQueue {
                         all.tierLimited(),
                         all.recentRuns(),
                         all.recentRunMicros());
-        if (all.serving() > 0 && facts.serving() == 0 && (spec == null || spec.archived() == null)) {
+        if (all.serving() > 0
+                && facts.serving() == 0
+                && (spec == null || spec.archived() == null)
+                && pools(job, wanted).isEmpty()) {
             String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
             String labels = wanted.required().entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue())
@@ -97,7 +101,7 @@ public final class PendingExplainer implements JobQueue {
             if (!r.quarantined() && isConnected(r, now)) connected.add(r);
         }
         int connectedCount = connected.size() + facts.freshServing();
-        PendingReason reason = reason(job, spec, facts, connected, connectedCount, now);
+        PendingReason reason = reason(job, spec, wanted, facts, connected, connectedCount, now);
         return Optional.of(
                 new QueueStatus(reason, facts.ahead() + 1, predictedStart(job, reason, facts, connectedCount, now)));
     }
@@ -108,7 +112,13 @@ public final class PendingExplainer implements JobQueue {
      * only for a job never claimed (no attempts, so no declines).
      */
     private PendingReason reason(
-            Job job, Spec spec, PendingFacts facts, List<ServingRunner> connected, int connectedCount, Instant now) {
+            Job job,
+            Spec spec,
+            JobLabels wanted,
+            PendingFacts facts,
+            List<ServingRunner> connected,
+            int connectedCount,
+            Instant now) {
         String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
         if (spec != null && spec.archived() != null) {
             return PendingReason.of(
@@ -128,6 +138,27 @@ public final class PendingExplainer implements JobQueue {
                     null,
                     null,
                     job.notBefore());
+        }
+        // A pool that starts machines for the job (issue 43): its back-off, or its machines to come.
+        List<Pool> pools = job.notBefore() == null || !job.notBefore().isAfter(now) ? pools(job, wanted) : List.of();
+        for (Pool pool : pools) {
+            if (pool.backoffUntil() != null && pool.backoffUntil().isAfter(now)) {
+                return new PendingReason(
+                        PendingReason.Code.POOL_BACKOFF.wireName(),
+                        "pool '" + pool.slug() + "' cannot start machines: "
+                                + (pool.reason() == null ? "its provider failed" : pool.reason()),
+                        null,
+                        null,
+                        pool.backoffUntil());
+            }
+        }
+        if (!pools.isEmpty() && (facts.serving() == 0 || connectedCount == 0)) {
+            return PendingReason.of(
+                    PendingReason.Code.POOL_STARTING,
+                    "no runner of " + specName + " is connected; pool '"
+                            + pools.getFirst().slug()
+                            + "' starts a machine for each job that waits (at most "
+                            + pools.getFirst().settings().max() + ")");
         }
         if (facts.serving() == 0) {
             return PendingReason.of(
@@ -253,6 +284,14 @@ public final class PendingExplainer implements JobQueue {
         if (job.notBefore() != null && job.notBefore().isAfter(start)) start = job.notBefore();
         if (reason.until() != null && reason.until().isAfter(start)) start = reason.until();
         return start;
+    }
+
+    /** The pools whose machines could take the job: of its spec, with every label it requires. */
+    private List<Pool> pools(Job job, JobLabels wanted) {
+        return store.pools().listPools().stream()
+                .filter(p -> p.settings().specId() == job.specId()
+                        && wanted.satisfiedBy(p.settings().labels()))
+                .toList();
     }
 
     private boolean isConnected(ServingRunner r, Instant now) {

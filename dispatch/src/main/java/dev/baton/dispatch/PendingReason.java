@@ -16,6 +16,8 @@ public record PendingReason(String code, String message, Integer ahead, List<Run
     public enum Code {
         SPEC_ARCHIVED,
         RETRY_BACKOFF,
+        POOL_BACKOFF,
+        POOL_STARTING,
         NO_RUNNER,
         LABELS_UNMATCHED,
         RUNNERS_QUARANTINED,

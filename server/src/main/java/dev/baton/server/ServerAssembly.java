@@ -84,6 +84,9 @@ public final class ServerAssembly {
                 tokens,
                 w.clock()));
         parts.routes(new MetricsRoutes(metrics));
+        // Runner pools (docs/runner.md, "Pools"): every node runs the scaler; the lease holder acts.
+        PoolWiring pools = PoolWiring.wire(w, channel, metrics);
+        parts.routes(pools.routes()).afterHttpStart(pools.loop()).closeWithServer(pools.loop());
         // The NATS transport (docs/protocol.md): leases offered on NATS, only when nats_url is set.
         if (w.config().broker().enabled()) {
             NatsLeaseTransport nats =

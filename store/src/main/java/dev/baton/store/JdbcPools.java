@@ -229,6 +229,87 @@ final class JdbcPools implements Pools {
         });
     }
 
+    @Override
+    public Optional<PoolRunner> poolRunner(long runnerId) {
+        return context.read(h -> h.createQuery("SELECT r.node_id IS NOT NULL AS connected,"
+                        + " r.archived IS NOT NULL AS archived,"
+                        + " EXISTS (SELECT 1 FROM job_attempt sa WHERE sa.runner_id = r.id AND sa.ended IS NOT NULL)"
+                        + " AS spent,"
+                        + " (SELECT MIN(oa.job_id) FROM job_attempt oa WHERE oa.runner_id = r.id AND oa.ended IS NULL)"
+                        + " AS job FROM runner r WHERE r.id = :id")
+                .bind("id", runnerId)
+                .map((rs, ctx) -> new PoolRunner(
+                        rs.getBoolean("connected"),
+                        rs.getBoolean("archived"),
+                        rs.getBoolean("spent"),
+                        nullableLong(rs, "job")))
+                .findOne());
+    }
+
+    @Override
+    public List<Long> waitingJobs(Pool pool, Instant now, int limit) {
+        // A required label the pool's runners lack keeps the job out: a new machine could not take it.
+        StringBuilder has = new StringBuilder();
+        int i = 0;
+        for (var ignored : pool.settings().labels().entrySet()) {
+            has.append(i == 0 ? "" : " OR ")
+                    .append("(jl.key = :k")
+                    .append(i)
+                    .append(" AND jl.value = :v")
+                    .append(i)
+                    .append(")");
+            i++;
+        }
+        String lacking = i == 0 ? "" : " AND NOT (" + has + ")";
+        String sql = "SELECT j.id FROM job j WHERE j.status = 0 AND j.spec_id = :spec"
+                + " AND (SELECT s.archived FROM spec s WHERE s.id = j.spec_id) IS NULL"
+                + " AND j.canary_runner_id IS NULL"
+                + " AND (j.not_before IS NULL OR j.not_before <= :now)"
+                + " AND (j.decline_backoff_until IS NULL OR j.decline_backoff_until <= :now)"
+                + " AND (j.queue_timeout IS NULL OR j.created + j.queue_timeout * 1000000 > :now)"
+                // Reserved for a bound runner that is live and unspent: its machine covers it.
+                + " AND (j.bound_runner_id IS NULL OR (SELECT b.archived IS NOT NULL OR EXISTS (SELECT 1 FROM"
+                + " job_attempt ba WHERE ba.runner_id = b.id AND ba.ended IS NOT NULL) FROM runner b"
+                + " WHERE b.id = j.bound_runner_id))"
+                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1" + lacking
+                + ")"
+                + " AND " + ClaimSql.TIER_LIMITS
+                + ClaimSql.QUEUE_ORDER + " LIMIT :limit";
+        return context.read(h -> {
+            var q = h.createQuery(sql)
+                    .bind("spec", pool.settings().specId())
+                    .bind("now", micros(now))
+                    .bind("limit", limit);
+            int k = 0;
+            for (var e : pool.settings().labels().entrySet()) {
+                q.bind("k" + k, e.getKey()).bind("v" + k, e.getValue());
+                k++;
+            }
+            return q.mapTo(Long.class).list();
+        });
+    }
+
+    @Override
+    public Optional<String> jobUuid(long jobId) {
+        return context.read(h -> h.createQuery("SELECT uuid FROM job WHERE id = :id")
+                .bind("id", jobId)
+                .mapTo(String.class)
+                .findOne());
+    }
+
+    @Override
+    public int idleRunners(long specId) {
+        return context.read(
+                h -> h.createQuery("SELECT COUNT(*) FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id"
+                                + " WHERE rs.spec_id = :spec AND r.archived IS NULL AND r.quarantined IS NULL"
+                                + " AND r.node_id IS NOT NULL AND r.bound_job_id IS NULL"
+                                + " AND NOT EXISTS (SELECT 1 FROM job_attempt a WHERE a.runner_id = r.id"
+                                + " AND (a.ended IS NULL OR r.ephemeral = 1))")
+                        .bind("spec", specId)
+                        .mapTo(Integer.class)
+                        .one());
+    }
+
     private Optional<Pool> pool(org.jdbi.v3.core.Handle h, String where, Object ref) {
         return h.createQuery("SELECT " + POOL + " FROM pool WHERE " + where)
                 .bind("ref", ref)

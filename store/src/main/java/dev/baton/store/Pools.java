@@ -55,4 +55,26 @@ public interface Pools {
      * holds it (it held it, or the last holder's expired before {@code now}).
      */
     boolean takeScalerLease(String node, Instant now, Instant until);
+
+    /** The runner of a pool machine as the scaler reads it; empty if there is no such runner. */
+    Optional<PoolRunner> poolRunner(long runnerId);
+
+    /**
+     * The jobs that wait for a new machine of {@code pool}, in queue order, at most {@code limit}:
+     * pending jobs of its spec that a fresh runner of the pool could claim now (the spec is not
+     * archived; past any retry or decline back-off; before their queue timeout; not a canary;
+     * every label they require among the pool's labels; within the tier limits), not reserved for
+     * a bound runner that is live and unspent. Jobs pending for another reason are left out: a new
+     * machine would not run them either.
+     */
+    List<Long> waitingJobs(Pool pool, Instant now, int limit);
+
+    /**
+     * Runners of the spec that could take a job now: connected, not archived nor quarantined, bound
+     * to no job, with no open attempt (and, for a single-job runner, no attempt at all).
+     */
+    int idleRunners(long specId);
+
+    /** The uuid of the job with this row id (what a pool machine took, as the API names it); empty if gone. */
+    Optional<String> jobUuid(long jobId);
 }

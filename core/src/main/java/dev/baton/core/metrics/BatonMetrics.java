@@ -184,6 +184,43 @@ public final class BatonMetrics {
         });
     }
 
+    /**
+     * Runner pools (issue 43), read from the store at each scrape (every node's machines together):
+     * {@code baton.pool.machines{pool,state}} for starting, idle and busy, zero included, and
+     * {@code baton.pool.failed.starts{pool}}, the pool's failed starts over its life (the provider
+     * failed, or a machine did not register within its boot timeout). {@code counts}: per pool,
+     * the machines per state and, under {@code "failed_starts"}, the failed starts.
+     */
+    public void pools(List<String> states, Supplier<Map<String, Map<String, Long>>> counts) {
+        MultiGauge machines = MultiGauge.builder("baton.pool.machines")
+                .description("Live machines of each runner pool (all nodes), by state")
+                .register(registry);
+        MultiGauge failed = MultiGauge.builder("baton.pool.failed.starts")
+                .description("Failed starts of each runner pool over its life (provider failure or boot timeout)")
+                .register(registry);
+        beforeScrape.add(() -> {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            List<MultiGauge.Row<?>> failures = new ArrayList<>();
+            counts.get().forEach((pool, byState) -> {
+                states.forEach(state -> rows.add(
+                        MultiGauge.Row.of(Tags.of("pool", pool, "state", state), byState.getOrDefault(state, 0L))));
+                failures.add(MultiGauge.Row.of(Tags.of("pool", pool), byState.getOrDefault("failed_starts", 0L)));
+            });
+            machines.register(rows, true);
+            failed.register(failures, true);
+        });
+    }
+
+    /** A pool machine's runner registered this long after the provider was asked to start it (issue 43). */
+    public void poolBootTime(String pool, Duration took) {
+        Timer.builder("baton.pool.boot.duration")
+                .description("Time from a pool machine's start to its runner's connection, by pool")
+                .tag("pool", pool)
+                .publishPercentileHistogram()
+                .register(registry)
+                .record(took);
+    }
+
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);
     }

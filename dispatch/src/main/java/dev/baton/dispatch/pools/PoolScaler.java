@@ -19,6 +19,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +64,8 @@ public final class PoolScaler {
     private final Observer observer;
     private final Clock clock;
     private final String node;
-    private final String server;
+    private final Supplier<String> server;
+    private BiConsumer<Pool, Duration> onRegistered = (pool, boot) -> {};
     /** Failed starts in a row, per pool (reset by a start that succeeds). */
     private final Map<Long, Integer> failuresInARow = new HashMap<>();
 
@@ -73,6 +76,17 @@ public final class PoolScaler {
             Clock clock,
             String node,
             String server) {
+        this(store, providers, observer, clock, node, () -> server);
+    }
+
+    /** With the server's URL as runners reach it, known only once the server listens. */
+    public PoolScaler(
+            Store store,
+            Map<String, PoolProvider> providers,
+            Observer observer,
+            Clock clock,
+            String node,
+            Supplier<String> server) {
         this.store = store;
         this.providers = Map.copyOf(providers);
         this.observer = observer;
@@ -81,11 +95,16 @@ public final class PoolScaler {
         this.server = server;
     }
 
-    /** One pass over every pool; false when another node holds the scaler lease (nothing done). */
-    public boolean runOnce() {
+    /**
+     * One pass over every pool; false when there is no pool (no lease taken: a server without
+     * pools writes nothing) or another node holds the scaler lease (nothing done).
+     */
+    public synchronized boolean runOnce() {
+        List<Pool> pools = store.pools().listPools();
+        if (pools.isEmpty()) return false;
         Instant now = clock.instant();
         if (!store.pools().takeScalerLease(node, now, now.plus(LEASE))) return false;
-        for (Pool pool : store.pools().listPools()) {
+        for (Pool pool : pools) {
             try {
                 pass(pool);
             } catch (RuntimeException e) {
@@ -103,8 +122,8 @@ public final class PoolScaler {
         PoolQueue queue = new PoolQueue(pool, machines, observer.waitingJobs(pool, now), now);
         for (ScalerAction action : ScalerDecision.decide(queue)) {
             switch (action) {
-                case ScalerAction.Move m ->
-                    store.pools()
+                case ScalerAction.Move m -> {
+                    boolean moved = store.pools()
                             .moveMachine(
                                     m.machine().id(),
                                     EnumSet.of(PoolMachineState.STARTING, PoolMachineState.IDLE),
@@ -112,6 +131,9 @@ public final class PoolScaler {
                                     null,
                                     m.job(),
                                     now);
+                    if (moved && m.machine().state() == PoolMachineState.STARTING)
+                        onRegistered.accept(pool, Duration.between(m.machine().started(), now));
+                }
                 case ScalerAction.Stop s -> stop(pool, s, now);
                 case ScalerAction.Blocked b -> log.debug("pool {}: no start: {}", pool.slug(), b.reason());
                 case ScalerAction.Start s -> {
@@ -119,6 +141,27 @@ public final class PoolScaler {
                 }
             }
         }
+    }
+
+    /** Told the boot time of each machine seen registered (from its start to its runner's connection). */
+    public PoolScaler onRegistered(BiConsumer<Pool, Duration> listener) {
+        this.onRegistered = listener;
+        return this;
+    }
+
+    /**
+     * Stops every live machine of the pool now (busy ones too: their jobs go back to the queue
+     * as their runners are lost), before the pool is deleted. False when a stop failed: the
+     * machine stays {@code stopping} and the pool must not be deleted yet.
+     */
+    public synchronized boolean stopAll(Pool pool, String reason) {
+        Instant now = clock.instant();
+        boolean all = true;
+        for (PoolMachine m : store.pools().liveMachines(pool.id())) {
+            stop(pool, new ScalerAction.Stop(m, reason, PoolMachineState.STOPPED), now);
+            all &= store.pools().liveMachines(pool.id()).stream().noneMatch(x -> x.id() == m.id());
+        }
+        return all;
     }
 
     /** False when the provider failed (the pool now backs off). */
@@ -146,7 +189,7 @@ public final class PoolScaler {
         Map<String, String> config = config(pool);
         try {
             String id = provider.start(new PoolProvider.StartRequest(
-                    server,
+                    server.get(),
                     runner.slug().value(),
                     key.reveal(),
                     pool.settings().labels(),

@@ -12,8 +12,9 @@ import java.util.List;
  *
  * <ol>
  *   <li>machines follow their runners: registered → idle, took a job → busy;
- *   <li>a spent machine (its job ended) is stopped; a machine still starting after
- *       {@code boot_timeout} is stopped and ends failed (a failed start);
+ *   <li>a spent machine (its job ended) is stopped, and so is an idle one whose runner
+ *       disconnected; a machine still starting after {@code boot_timeout} is stopped and ends
+ *       failed (a failed start);
  *   <li>an idle machine beyond {@code min_idle} is stopped after {@code idle_timeout};
  *   <li>a pool over {@code max} (it shrank) stops its newest starting or idle machines;
  *   <li>starts: one bound machine per waiting job not yet covered, then unbound ones up to
@@ -59,6 +60,12 @@ public final class ScalerDecision {
                     }
                 }
                 case NOT_CONNECTED -> {
+                    if (state == PoolMachineState.IDLE) {
+                        // Registered once and gone without a job (its process died, its node went
+                        // away): a single-job runner does not come back, so its machine is of no use.
+                        out.add(new ScalerAction.Stop(m, "its runner disconnected", PoolMachineState.STOPPED));
+                        continue;
+                    }
                     if (state == PoolMachineState.STARTING
                             && !q.now().isBefore(m.started().plus(settings.bootTimeout()))) {
                         out.add(new ScalerAction.Stop(

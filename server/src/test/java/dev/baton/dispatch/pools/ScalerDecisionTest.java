@@ -68,4 +68,17 @@ class ScalerDecisionTest {
                         new PoolQueue(pool(0, 2, T0.plusSeconds(5)), List.of(), List.of(7L), T0.plusSeconds(5))))
                 .containsExactly(new ScalerAction.Start(7L));
     }
+
+    @Test
+    void anIdleMachineWhoseRunnerDisconnectedIsStoppedAndAStartingOneIsLeftToItsBootTimeout() {
+        MachineView gone = machine(1, PoolMachineState.IDLE, null, RunnerPhase.NOT_CONNECTED);
+        MachineView booting = machine(2, PoolMachineState.STARTING, null, RunnerPhase.NOT_CONNECTED);
+        List<ScalerAction> actions = ScalerDecision.decide(
+                new PoolQueue(pool(0, 2, null), List.of(gone, booting), List.of(), T0.plusSeconds(10)));
+        assertThat(actions).singleElement().isInstanceOfSatisfying(ScalerAction.Stop.class, s -> {
+            assertThat(s.machine().id()).isEqualTo(1);
+            assertThat(s.reason()).isEqualTo("its runner disconnected");
+            assertThat(s.end()).isEqualTo(PoolMachineState.STOPPED);
+        });
+    }
 }

@@ -350,7 +350,8 @@ abstract class AccessContract {
                 .replace("{change_point}", "no-such-change-point")
                 .replace("{webhook}", "no-such-webhook")
                 .replace("{host}", "no-such-code-host")
-                .replace("{roll}", UUID.randomUUID().toString());
+                .replace("{roll}", UUID.randomUUID().toString())
+                .replace("{pool}", "no-such-pool");
         if (path.contains("{job}")) {
             boolean mayRun = caller.scope() == Scope.ADMIN
                     || (caller.role() != null
