@@ -52,14 +52,7 @@ class PostgresOneStatementClaimTest {
                     store.statements,
                     h,
                     new ClaimWrite(
-                            runner.id(),
-                            lease,
-                            now,
-                            now.plusSeconds(30),
-                            ClaimFilter.NONE,
-                            store.context.jobRows,
-                            null,
-                            null)));
+                            runner.id(), lease, now, now.plusSeconds(30), ClaimFilter.NONE, store.context.jobRows)));
             assertThat(first.job()).as("taken by the statement").isPresent();
             assertThat(first.job().get().id()).isEqualTo(unlimited.id());
             assertThat(first.job().get().lease()).isEqualTo(lease);
@@ -81,9 +74,7 @@ class PostgresOneStatementClaimTest {
                             now,
                             now.plusSeconds(30),
                             ClaimFilter.NONE,
-                            store.context.jobRows,
-                            null,
-                            null)));
+                            store.context.jobRows)));
             // A limited job: the statement finds it and holds its locks, and leaves the re-check of
             // the limit (in a later snapshot) and the take to the caller.
             assertThat(second.job()).isEmpty();
@@ -91,57 +82,6 @@ class PostgresOneStatementClaimTest {
             assertThat(second.locked()).isTrue();
             assertThat(store.runs().findJob(limited.uuid()).orElseThrow().status())
                     .isEqualTo(JobStatus.PENDING);
-        }
-    }
-
-    /**
-     * A claim that saw another job pending behind the one it took answers the dispatcher's next
-     * "anything pending?" for those specs without a statement, once; a claim that took the last
-     * job leaves the question to the store. The pending job is removed behind the store's back
-     * here, so that only the hint can answer yes.
-     */
-    @Test
-    void aClaimThatSawMorePendingAnswersTheNextQuestionOnce() throws Exception {
-        assumeTrue(
-                TestDatabases.postgresReachable(),
-                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL + ": skipping");
-        Instant now = Instant.parse("2026-03-01T00:00:00Z");
-        try (JdbcStore store = (JdbcStore) StoreFactory.open(TestDatabases.freshPostgresSchema(), dir)) {
-            Organization org = store.organizations().createOrganization("O", new Slug("o"), PlanTier.TEAM, now);
-            Project project = store.organizations().createProject(org.id(), "P", new Slug("p"), now);
-            Spec spec = store.specs().createSpec("S", new Slug("s"), Architecture.X86_64, 1, 1, 1, false, now);
-            Runner runner = store.runners()
-                    .createRunner("R", new Slug("r"), RunnerKey.generate().hash(), now);
-            store.specs().addRunnerSpec(runner.id(), spec.id());
-            submit(store, project, org, spec, 200, now);
-            Job second = submit(store, project, org, spec, 200, now.plusSeconds(1));
-            java.util.Set<Long> specs = java.util.Set.of(spec.id());
-            ClaimRequest one = new ClaimRequest(runner.id(), 1, specs, ClaimFilter.NONE, false);
-
-            assertThat(store.claims()
-                            .claimEach(java.util.List.of(one), now, now.plusSeconds(30))
-                            .getFirst())
-                    .hasSize(1);
-            store.context.write(h -> store.statements
-                    .on(h, "DELETE FROM job WHERE id = :id")
-                    .bind("id", second.id())
-                    .execute());
-            assertThat(store.runs().hasPendingFor(specs))
-                    .as("answered by the claim's hint")
-                    .isTrue();
-            assertThat(store.runs().hasPendingFor(specs))
-                    .as("the hint is used once")
-                    .isFalse();
-
-            Job last = submit(store, project, org, spec, 200, now.plusSeconds(2));
-            assertThat(store.claims()
-                            .claimEach(java.util.List.of(one), now, now.plusSeconds(30))
-                            .getFirst())
-                    .extracting(Job::id)
-                    .containsExactly(last.id());
-            assertThat(store.runs().hasPendingFor(specs))
-                    .as("the last job taken: read")
-                    .isFalse();
         }
     }
 

@@ -14,19 +14,8 @@ import java.util.stream.Collectors;
  *
  * @param filter the claim's filter, for the images the runner holds (the attempt's {@code warm})
  * @param rows reads the claimed job's row back
- * @param specIds the waiter's specs, whose next "anything pending?" a claim may answer ahead
- *     ({@link PendingHints}); null when nobody will ask
- * @param hints where that answer is kept
  */
-record ClaimWrite(
-        long runnerId,
-        LeaseId lease,
-        Instant now,
-        Instant acceptUntil,
-        ClaimFilter filter,
-        JobRows rows,
-        java.util.Set<Long> specIds,
-        PendingHints hints) {
+record ClaimWrite(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter, JobRows rows) {
     /** The job's columns a claim sets (after {@code UPDATE job SET}). */
     static final String SET = "status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
             + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
@@ -54,16 +43,6 @@ record ClaimWrite(
                 .bind("lease", lease.value())
                 .bind("now", micros(now))
                 .bind("acceptUntil", micros(acceptUntil));
-    }
-
-    /** The spec ids as {@code :specs} (comma-separated), or null when nobody will ask. */
-    String specs() {
-        return specIds == null ? null : specIds.stream().map(String::valueOf).collect(Collectors.joining(","));
-    }
-
-    /** The claim saw another pending job of {@link #specIds} besides the one it took. */
-    void moreBehind() {
-        if (specIds != null && hints != null) hints.moreBehind(specIds);
     }
 
     /** The held digests for {@link #warmSql}, or null when the runner reports none. */

@@ -37,7 +37,7 @@ final class JdbcClaims implements Claims {
      * ({@code TestClaims}) claims with this, to know the lease beforehand.
      */
     Optional<Job> claim(long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        return context.write(h -> claimIn(h, runnerId, lease, now, acceptUntil, filter, null));
+        return context.write(h -> claimIn(h, runnerId, lease, now, acceptUntil, filter));
     }
 
     @Override
@@ -49,8 +49,7 @@ final class JdbcClaims implements Claims {
             for (ClaimRequest r : requests) {
                 List<Job> jobs = new ArrayList<>();
                 while (jobs.size() < r.slots() && !exhausted.contains(r.specIds())) {
-                    Optional<Job> job =
-                            claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter(), r.specIds());
+                    Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
                     if (job.isEmpty()) {
                         if (emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
                         break;
@@ -68,17 +67,11 @@ final class JdbcClaims implements Claims {
      * {@link #applyClaim} or, where it can, in the statement that found it ({@link ClaimWrite}).
      */
     private Optional<Job> claimIn(
-            Handle h,
-            long runnerId,
-            LeaseId lease,
-            Instant now,
-            Instant acceptUntil,
-            ClaimFilter filter,
-            Set<Long> specIds) {
+            Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         return dialect.claim(
                 statements,
                 h,
-                new ClaimWrite(runnerId, lease, now, acceptUntil, filter, jobRows, specIds, context.pendingHints),
+                new ClaimWrite(runnerId, lease, now, acceptUntil, filter, jobRows),
                 jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
     }
 
@@ -116,7 +109,7 @@ final class JdbcClaims implements Claims {
      */
     Optional<Job> applyClaim(
             Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        ClaimWrite write = new ClaimWrite(runnerId, lease, now, acceptUntil, filter, jobRows, null, null);
+        ClaimWrite write = new ClaimWrite(runnerId, lease, now, acceptUntil, filter, jobRows);
         Optional<Job> job = write.bind(statements.on(
                         h, "UPDATE job SET " + ClaimWrite.SET + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB))
                 .bind("id", jobId)

@@ -464,7 +464,6 @@ final class JdbcRuns implements Runs {
     @Override
     public boolean hasPendingFor(Collection<Long> specIds) {
         if (specIds.isEmpty()) return false;
-        if (context.pendingHints.take(specIds)) return true; // a claim just saw one (decision 0059)
         if (specIds.size() > HAS_PENDING_KEPT.length) {
             String ids = specIds.stream().map(String::valueOf).collect(Collectors.joining(", "));
             return context.readPlain(c -> statements

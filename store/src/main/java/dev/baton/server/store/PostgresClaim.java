@@ -30,12 +30,7 @@ final class PostgresClaim {
      * candidate it found and locked (null: none), whether its advisory locks were had, and the job
      * when it took it.
      */
-    record Outcome(
-            boolean anyPreferred,
-            PostgresDialect.Candidate candidate,
-            boolean locked,
-            Optional<Job> job,
-            boolean more) {}
+    record Outcome(boolean anyPreferred, PostgresDialect.Candidate candidate, boolean locked, Optional<Job> job) {}
 
     /** The statement for a filter that adds {@code extra} to the walk (constant for a plain runner). */
     static String statement(String extra) {
@@ -53,11 +48,7 @@ final class PostgresClaim {
                 + " a AS (INSERT INTO job_attempt (" + ClaimWrite.ATTEMPT_COLUMNS
                 + ") SELECT j.id, j.attempt, :lease, :runner, :now, "
                 + ClaimWrite.warmSql("j") + ", " + ClaimWrite.MACHINE + " FROM j)"
-                // Whether another job of the waiter's specs is pending: the snapshot still shows the
-                // job taken as pending, hence the id. One probe of the pending index.
-                + " SELECT (SELECT any_preferred FROM p) AS c_any_preferred, j.id IS NOT NULL AND EXISTS (SELECT 1 FROM job k"
-                + " WHERE k.status = 0 AND k.spec_id = ANY (CAST(string_to_array(:specs, ',') AS BIGINT[])) AND k.id <> j.id)"
-                + " AS c_more, l.*, j.* FROM (SELECT 1) one"
+                + " SELECT (SELECT any_preferred FROM p) AS c_any_preferred, l.*, j.* FROM (SELECT 1) one"
                 + " LEFT JOIN l ON true LEFT JOIN j ON true";
     }
 
@@ -74,13 +65,12 @@ final class PostgresClaim {
         Sql sql = filter.addsNoSql() ? statements.on(h, text) : statements.once(h, text);
         return write.bind(sql)
                 .bind("held", write.held())
-                .bind("specs", write.specs())
                 .bind("orgKind", PostgresDialect.ORGANIZATION_LOCK)
                 .bind("ipKind", PostgresDialect.SOURCE_IP_LOCK)
                 .one(rs -> {
                     boolean anyPreferred = rs.getBoolean("c_any_preferred");
                     long id = rs.getLong("c_id");
-                    if (rs.wasNull()) return new Outcome(anyPreferred, null, false, Optional.empty(), false);
+                    if (rs.wasNull()) return new Outcome(anyPreferred, null, false, Optional.empty());
                     PostgresDialect.Candidate c = new PostgresDialect.Candidate(
                             id, rs.getInt("c_priority"), rs.getLong("c_org"), rs.getString("c_ip"));
                     boolean taken = rs.getString("uuid") != null;
@@ -88,8 +78,7 @@ final class PostgresClaim {
                             anyPreferred,
                             c,
                             rs.getBoolean("c_locked"),
-                            taken ? Optional.of(write.rows().read(rs)) : Optional.empty(),
-                            rs.getBoolean("c_more"));
+                            taken ? Optional.of(write.rows().read(rs)) : Optional.empty());
                 });
     }
 }

@@ -230,10 +230,7 @@ final class PostgresDialect implements SqlDialect {
         if (!filter.prefersProjects()) {
             // The common case in one round trip: found, locked and taken (decision 0059).
             PostgresClaim.Outcome first = PostgresClaim.run(statements, h, write);
-            if (first.job().isPresent()) {
-                if (first.more()) write.moreBehind();
-                return first.job();
-            }
+            if (first.job().isPresent()) return first.job();
             if (!first.anyPreferred()) {
                 Candidate c = first.candidate();
                 if (c == null) return Optional.empty(); // both walks found nothing

@@ -31,8 +31,6 @@ final class StoreContext {
     final JobRows jobRows = new JobRows();
     /** Job heartbeats a liveness write skipped (rows held by other transactions), written with the next. */
     final SkippedHeartbeats skippedHeartbeats = new SkippedHeartbeats();
-    /** What claims saw pending behind the job they took, for the next question ({@link Runs#hasPendingFor}). */
-    final PendingHints pendingHints = new PendingHints();
 
     private final HikariDataSource pool;
     private final Jdbi jdbi;
