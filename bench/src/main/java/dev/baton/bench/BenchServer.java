@@ -1,11 +1,11 @@
 package dev.baton.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
-import dev.baton.server.store.StoreFactory;
+import dev.baton.store.StoreFactory;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -53,7 +53,7 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
             String databaseUrl,
             String nodeId,
             boolean imageAffinity,
-            dev.baton.server.config.BrokerSettings broker)
+            dev.baton.core.config.BrokerSettings broker)
             throws IOException {
         ServerConfig d = ServerConfig.defaults(dataDir);
         ServerConfig.Builder builder = ServerConfig.builder(dataDir)
@@ -96,8 +96,8 @@ final class BenchServer implements LifecycleThroughput.Target, AutoCloseable {
                 databaseUrl,
                 null,
                 ServerConfig.DEFAULT_IMAGE_AFFINITY,
-                new dev.baton.server.config.BrokerSettings(
-                        natsUrl, "websocket", brokerSpecs, dev.baton.server.config.BrokerSettings.DEFAULT_LEASE_TTL));
+                new dev.baton.core.config.BrokerSettings(
+                        natsUrl, "websocket", brokerSpecs, dev.baton.core.config.BrokerSettings.DEFAULT_LEASE_TTL));
         s.post("/v0/organizations", Map.of("name", "Bench", "slug", ORGANIZATION, "plan", "team"));
         s.post("/v0/projects", Map.of("name", "Bench", "slug", PROJECT, "organization", ORGANIZATION));
         return s;

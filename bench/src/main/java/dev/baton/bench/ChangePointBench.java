@@ -2,9 +2,9 @@ package dev.baton.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.server.alerts.ChangePoints;
-import dev.baton.server.alerts.Limits;
-import dev.baton.server.alerts.Model;
+import dev.baton.alerts.ChangePoints;
+import dev.baton.alerts.Limits;
+import dev.baton.alerts.Model;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;

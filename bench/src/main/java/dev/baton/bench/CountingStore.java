@@ -1,8 +1,8 @@
 package dev.baton.bench;
 
-import dev.baton.server.store.Job;
-import dev.baton.server.store.Store;
-import dev.baton.server.store.Transition;
+import dev.baton.store.Job;
+import dev.baton.store.Store;
+import dev.baton.store.Transition;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.baton.dispatch.channel.ChannelRoutes;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.message.InvalidMessageException;
@@ -12,12 +13,11 @@ import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.ClaimedJob;
-import dev.baton.server.channel.ChannelRoutes;
-import dev.baton.server.http.ApiException;
-import dev.baton.server.http.BodyLimit;
-import dev.baton.server.http.ErrorHandling;
-import dev.baton.server.http.Json;
-import dev.baton.server.http.JsonErrorHandler;
+import dev.baton.web.http.ApiException;
+import dev.baton.web.http.BodyLimit;
+import dev.baton.web.http.ErrorHandling;
+import dev.baton.web.http.Json;
+import dev.baton.web.http.JsonErrorHandler;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.websocket.WsContext;
@@ -330,7 +330,7 @@ final class FloorServer implements LifecycleThroughput.Target, AutoCloseable {
 
     private static Class<?> runRequestClass() {
         try {
-            return Class.forName("dev.baton.server.api.RunRequest");
+            return Class.forName("dev.baton.api.RunRequest");
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException(
                     "the server's RunRequest moved; the transport floor decodes the same class", e);

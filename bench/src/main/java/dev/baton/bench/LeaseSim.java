@@ -1,8 +1,8 @@
 package dev.baton.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.broker.NatsBroker;
 import dev.baton.protocol.message.Wire;
-import dev.baton.server.broker.NatsBroker;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;

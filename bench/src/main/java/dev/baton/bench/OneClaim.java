@@ -1,9 +1,9 @@
 package dev.baton.bench;
 
-import dev.baton.server.store.ClaimFilter;
-import dev.baton.server.store.ClaimRequest;
-import dev.baton.server.store.Job;
-import dev.baton.server.store.Store;
+import dev.baton.store.ClaimFilter;
+import dev.baton.store.ClaimRequest;
+import dev.baton.store.Job;
+import dev.baton.store.Store;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -1,11 +1,11 @@
 package dev.baton.bench;
 
+import dev.baton.alerts.PairedVerdict;
+import dev.baton.core.adapter.IterationResults;
+import dev.baton.core.adapter.JsonAdapter;
+import dev.baton.core.paired.PairedSamples;
+import dev.baton.core.paired.StoppingRule;
 import dev.baton.protocol.model.PairedConfig;
-import dev.baton.server.adapter.IterationResults;
-import dev.baton.server.adapter.JsonAdapter;
-import dev.baton.server.alerts.PairedVerdict;
-import dev.baton.server.paired.PairedSamples;
-import dev.baton.server.paired.StoppingRule;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -108,7 +108,7 @@ final class PairedBench {
     private static Outcome paired(long loop, double effect, int maxPairs, long seed) {
         PairedConfig config = new PairedConfig(List.of("a"), maxPairs, seed, true, null, null, "json", null);
         List<IterationResults> iterations = new ArrayList<>();
-        List<dev.baton.server.adapter.Metrics> parsed = new ArrayList<>();
+        List<dev.baton.core.adapter.Metrics> parsed = new ArrayList<>();
         JsonAdapter adapter = new JsonAdapter();
         for (int p = 0; p < maxPairs; p++) {
             for (int k = 0; k < 2; k++) {

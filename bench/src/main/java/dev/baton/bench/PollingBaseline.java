@@ -1,8 +1,8 @@
 package dev.baton.bench;
 
 import dev.baton.protocol.id.ResourceId;
-import dev.baton.server.store.Job;
-import dev.baton.server.store.Store;
+import dev.baton.store.Job;
+import dev.baton.store.Store;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;

@@ -4,11 +4,11 @@ import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
-import dev.baton.server.store.Organization;
-import dev.baton.server.store.Project;
-import dev.baton.server.store.Spec;
-import dev.baton.server.store.Store;
-import dev.baton.server.store.StoreFactory;
+import dev.baton.store.Organization;
+import dev.baton.store.Project;
+import dev.baton.store.Spec;
+import dev.baton.store.Store;
+import dev.baton.store.StoreFactory;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -32,7 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Baton code on the path. Baton's schema (migrated by {@link StoreFactory}, so the same tables and
  * the spec-led pending index) on a fresh database, then plain JDBC through the same driver and
  * the same settings the store uses (SQLite: WAL, synchronous=NORMAL, BEGIN IMMEDIATE, writers
- * serialized in-process as {@link dev.baton.server.store.Store} does; PostgreSQL: the same URL,
+ * serialized in-process as {@link dev.baton.store.Store} does; PostgreSQL: the same URL,
  * {@code FOR UPDATE SKIP LOCKED} claims). Per job: insert; claim (select by the pending index,
  * update to claimed); running; completed; processed. Two modes: one transaction per step, and
  * {@value #BATCH} jobs per transaction for every step (what a group commit could reach).

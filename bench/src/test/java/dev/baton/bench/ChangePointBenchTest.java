@@ -3,7 +3,7 @@ package dev.baton.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.baton.server.alerts.ChangePoints;
+import dev.baton.alerts.ChangePoints;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

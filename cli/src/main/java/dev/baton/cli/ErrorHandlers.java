@@ -1,6 +1,6 @@
 package dev.baton.cli;
 
-import dev.baton.server.config.ConfigException;
+import dev.baton.core.config.ConfigException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

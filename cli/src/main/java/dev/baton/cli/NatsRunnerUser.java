@@ -1,6 +1,6 @@
 package dev.baton.cli;
 
-import dev.baton.server.broker.RunnerGrant;
+import dev.baton.broker.RunnerGrant;
 import java.util.List;
 
 /**

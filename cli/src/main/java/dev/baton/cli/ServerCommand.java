@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;

@@ -1,7 +1,7 @@
 package dev.baton.cli;
 
-import dev.baton.server.config.ConfigLoader;
-import dev.baton.server.config.ServerConfig;
+import dev.baton.core.config.ConfigLoader;
+import dev.baton.core.config.ServerConfig;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

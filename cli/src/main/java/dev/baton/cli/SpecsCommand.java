@@ -3,8 +3,8 @@ package dev.baton.cli;
 import static dev.baton.cli.ApiClient.seg;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.Sizes;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.server.config.Sizes;
 import java.util.HashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;

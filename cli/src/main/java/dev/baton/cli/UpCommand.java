@@ -1,7 +1,7 @@
 package dev.baton.cli;
 
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
-import dev.baton.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -3,9 +3,9 @@ package dev.baton.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import java.io.BufferedReader;
 import java.io.StringReader;
 import java.nio.file.Files;

@@ -3,8 +3,8 @@ package dev.baton.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
-import dev.baton.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

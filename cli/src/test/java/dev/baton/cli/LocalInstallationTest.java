@@ -2,9 +2,9 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.baton.server.broker.NatsBroker;
+import dev.baton.broker.NatsBroker;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamSubscription;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.cli.image.TestImages;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

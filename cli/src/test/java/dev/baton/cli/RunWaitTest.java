@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.cli.image.TestImages;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import java.io.BufferedReader;
 import java.io.PrintWriter;
 import java.io.StringReader;

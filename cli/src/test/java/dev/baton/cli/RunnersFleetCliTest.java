@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
+import dev.baton.core.config.ShippedVersion;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
-import dev.baton.server.config.ShippedVersion;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -3,13 +3,13 @@ package dev.baton.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.protocol.id.ProjectUuid;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import dev.baton.server.testing.MutableClock;
 import dev.baton.server.testing.TestImages;
 import dev.baton.server.testing.TestRunner;

@@ -1,11 +1,11 @@
 package dev.baton.server;
 
-import dev.baton.server.dispatch.JobEvents;
-import dev.baton.server.dispatch.JobQueue;
-import dev.baton.server.http.AfterHttpStart;
-import dev.baton.server.http.BeforeHttpStop;
-import dev.baton.server.http.ReadinessReport;
-import dev.baton.server.http.RouteModule;
+import dev.baton.dispatch.JobEvents;
+import dev.baton.dispatch.JobQueue;
+import dev.baton.web.http.AfterHttpStart;
+import dev.baton.web.http.BeforeHttpStop;
+import dev.baton.web.http.ReadinessReport;
+import dev.baton.web.http.RouteModule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

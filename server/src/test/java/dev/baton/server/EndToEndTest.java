@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
-import dev.baton.server.config.ServerConfig;
 import dev.baton.server.testing.MutableClock;
 import dev.baton.server.testing.TestRunner;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package dev.baton.bench.jmh;
 
+import dev.baton.api.JobView;
 import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.id.LeaseId;
 import dev.baton.protocol.id.ProjectUuid;
@@ -16,8 +17,7 @@ import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
-import dev.baton.server.api.JobView;
-import dev.baton.server.http.Json;
+import dev.baton.web.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.baton.cli.image;
 
-import dev.baton.server.registry.RepositoryName;
+import dev.baton.registry.RepositoryName;
 import java.net.URI;
 import java.util.regex.Pattern;
 

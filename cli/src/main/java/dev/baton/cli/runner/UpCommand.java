@@ -321,7 +321,7 @@ public final class UpCommand implements Callable<Integer> {
     /** --max-unpack-size in bytes, or no runner-wide cap. */
     long unpackCap() {
         if (maxUnpackSize == null) return RuncExecutor.Options.NO_UNPACK_CAP;
-        long bytes = dev.baton.server.config.Sizes.parse(maxUnpackSize);
+        long bytes = dev.baton.core.config.Sizes.parse(maxUnpackSize);
         if (bytes <= 0)
             throw new IllegalArgumentException("--max-unpack-size must be positive, got '" + maxUnpackSize + "'");
         return bytes;

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.value.Slug;
-import dev.baton.server.blob.Digest;
-import dev.baton.server.config.ServerConfig;
-import dev.baton.server.registry.RegistryModule;
-import dev.baton.server.store.Project;
-import dev.baton.server.store.Store;
-import dev.baton.server.store.StoreFactory;
-import dev.baton.server.token.RegistryTokens;
+import dev.baton.registry.RegistryModule;
+import dev.baton.store.Project;
+import dev.baton.store.Store;
+import dev.baton.store.StoreFactory;
+import dev.baton.store.blob.Digest;
+import dev.baton.store.token.RegistryTokens;
 import io.javalin.Javalin;
 import java.io.ByteArrayInputStream;
 import java.io.File;
@@ -75,9 +75,9 @@ class DirectoryImagePushTest {
         RegistryTokens tokens = RegistryTokens.open(data, config.pullTokenTtl());
         RegistryModule module = RegistryModule.open(
                 config,
-                dev.baton.server.blob.BlobStorage.directory(data.resolve("storage")),
+                dev.baton.store.blob.BlobStorage.directory(data.resolve("storage")),
                 store,
-                dev.baton.server.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
+                dev.baton.registry.Credentials.adminOnly(candidate -> MessageDigest.isEqual(
                         ADMIN.getBytes(StandardCharsets.UTF_8), candidate.getBytes(StandardCharsets.UTF_8))),
                 id -> store.organizations().findProject(id).map(Project::uuid),
                 tokens,

@@ -3,10 +3,10 @@ package dev.baton.router.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.ServerConfig;
 import dev.baton.protocol.message.Wire;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
-import dev.baton.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

@@ -1,13 +1,13 @@
 package dev.baton.runner.executor;
 
+import dev.baton.core.adapter.Adapter;
+import dev.baton.core.adapter.Adapters;
+import dev.baton.core.adapter.IterationResults;
+import dev.baton.core.adapter.Metrics;
+import dev.baton.core.paired.PairedSamples;
+import dev.baton.core.paired.StoppingRule;
 import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.model.PairedConfig;
-import dev.baton.server.adapter.Adapter;
-import dev.baton.server.adapter.Adapters;
-import dev.baton.server.adapter.IterationResults;
-import dev.baton.server.adapter.Metrics;
-import dev.baton.server.paired.PairedSamples;
-import dev.baton.server.paired.StoppingRule;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

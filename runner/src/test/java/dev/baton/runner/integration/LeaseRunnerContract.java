@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.Input;
+import dev.baton.core.config.BrokerSettings;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.MachineConfig;
-import dev.baton.server.config.BrokerSettings;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;

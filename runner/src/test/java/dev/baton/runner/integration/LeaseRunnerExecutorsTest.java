@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.Input;
+import dev.baton.core.config.BrokerSettings;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.executor.Executor;
@@ -19,7 +20,6 @@ import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.MachineConfig;
 import dev.baton.runner.oci.RegistryBlobSource;
 import dev.baton.runner.testing.TestImages;
-import dev.baton.server.config.BrokerSettings;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;

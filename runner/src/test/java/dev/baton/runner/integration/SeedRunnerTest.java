@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.core.config.BrokerSettings;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.server.config.BrokerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

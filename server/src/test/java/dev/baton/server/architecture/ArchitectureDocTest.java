@@ -76,7 +76,7 @@ class ArchitectureDocTest {
     @Test
     void everyStorePartTheDocNamesIsAMethodOfTheStore() throws IOException {
         List<Path> store = sources.stream()
-                .filter(p -> p.toString().endsWith("/dev/baton/server/store/Store.java"))
+                .filter(p -> p.toString().endsWith("/dev/baton/store/Store.java"))
                 .toList();
         assertThat(store).hasSize(1);
         String text = Files.readString(store.get(0));

@@ -210,11 +210,11 @@ class ArchitectureTest {
                 .andShould()
                 .notHaveRawType(java.util.ArrayList.class)
                 .andShould()
-                .notHaveRawType(dev.baton.server.cache.DirectMappedCache.class)
+                .notHaveRawType(dev.baton.core.cache.DirectMappedCache.class)
                 .andShould()
-                .notHaveRawType("dev.baton.server.store.JobConfigs")
+                .notHaveRawType("dev.baton.store.JobConfigs")
                 .andShould()
-                .notHaveRawType("dev.baton.server.store.ReportFormats")
+                .notHaveRawType("dev.baton.store.ReportFormats")
                 .because("a static cache or collection is shared mutable state between servers in one JVM")
                 .check(classes);
     }

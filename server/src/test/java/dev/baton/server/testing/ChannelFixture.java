@@ -1,5 +1,11 @@
 package dev.baton.server.testing;
 
+import dev.baton.core.config.ServerConfig;
+import dev.baton.core.metrics.BatonMetrics;
+import dev.baton.dispatch.channel.RunnerChannel;
+import dev.baton.dispatch.output.AttemptOutputs;
+import dev.baton.dispatch.output.DirectoryOutputStore;
+import dev.baton.dispatch.output.OutputStore;
 import dev.baton.protocol.job.PlanTier;
 import dev.baton.protocol.model.JobConfig;
 import dev.baton.protocol.value.Architecture;
@@ -7,24 +13,18 @@ import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
-import dev.baton.server.channel.RunnerChannel;
-import dev.baton.server.config.ServerConfig;
-import dev.baton.server.http.MetricsRoutes;
-import dev.baton.server.metrics.BatonMetrics;
-import dev.baton.server.output.AttemptOutputs;
-import dev.baton.server.output.DirectoryOutputStore;
-import dev.baton.server.output.OutputStore;
-import dev.baton.server.store.Job;
-import dev.baton.server.store.NewJob;
-import dev.baton.server.store.NewReport;
-import dev.baton.server.store.Organization;
-import dev.baton.server.store.Project;
-import dev.baton.server.store.RetryPolicy;
-import dev.baton.server.store.Runner;
-import dev.baton.server.store.Spec;
-import dev.baton.server.store.Store;
-import dev.baton.server.store.StoreFactory;
-import dev.baton.server.token.PullTokens;
+import dev.baton.store.Job;
+import dev.baton.store.NewJob;
+import dev.baton.store.NewReport;
+import dev.baton.store.Organization;
+import dev.baton.store.Project;
+import dev.baton.store.RetryPolicy;
+import dev.baton.store.Runner;
+import dev.baton.store.Spec;
+import dev.baton.store.Store;
+import dev.baton.store.StoreFactory;
+import dev.baton.store.token.PullTokens;
+import dev.baton.web.http.MetricsRoutes;
 import io.javalin.Javalin;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
@@ -145,7 +145,7 @@ public final class ChannelFixture implements AutoCloseable {
                 claims.incrementAndGet();
                 List<Long> runners = ((List<?>) args[0])
                         .stream()
-                                .map(r -> ((dev.baton.server.store.ClaimRequest) r).runnerId())
+                                .map(r -> ((dev.baton.store.ClaimRequest) r).runnerId())
                                 .toList();
                 for (Long runner : runners) {
                     ClaimGate gate = gates.get(runner);
@@ -337,7 +337,7 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     /** A job of the fixture's organization that requires and prefers runner labels (docs/scheduling.md). */
-    public Job submit(Spec spec, dev.baton.server.store.JobLabels labels) {
+    public Job submit(Spec spec, dev.baton.store.JobLabels labels) {
         Instant now = clock.instant();
         JobConfig config = new JobConfig(
                 "http://127.0.0.1",

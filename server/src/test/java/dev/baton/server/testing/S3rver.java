@@ -2,9 +2,9 @@ package dev.baton.server.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.baton.server.blob.S3Bucket;
-import dev.baton.server.blob.S3Location;
-import dev.baton.server.config.BlobSettings;
+import dev.baton.core.config.BlobSettings;
+import dev.baton.store.blob.S3Bucket;
+import dev.baton.store.blob.S3Location;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

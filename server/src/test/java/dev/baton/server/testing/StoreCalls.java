@@ -1,6 +1,6 @@
 package dev.baton.server.testing;
 
-import dev.baton.server.store.Store;
+import dev.baton.store.Store;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;

@@ -1,11 +1,11 @@
 package dev.baton.server.testing;
 
 import dev.baton.protocol.id.ProjectUuid;
-import dev.baton.server.blob.Digest;
-import dev.baton.server.blob.DirectoryBlobStore;
-import dev.baton.server.registry.ObjectRepositories;
-import dev.baton.server.registry.Registry;
-import dev.baton.server.registry.RepositoryKey;
+import dev.baton.registry.ObjectRepositories;
+import dev.baton.registry.Registry;
+import dev.baton.registry.RepositoryKey;
+import dev.baton.store.blob.Digest;
+import dev.baton.store.blob.DirectoryBlobStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

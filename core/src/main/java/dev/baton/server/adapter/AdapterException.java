@@ -1,8 +1,0 @@
-package dev.baton.server.adapter;
-
-/** The output could not be parsed by the report's adapter; the message says where and why. */
-public final class AdapterException extends RuntimeException {
-    public AdapterException(String message) {
-        super(message);
-    }
-}

@@ -1,8 +1,0 @@
-package dev.baton.server.config;
-
-/** A setting that cannot be used, with where it came from (flag, env var, file) in the message. */
-public final class ConfigException extends RuntimeException {
-    public ConfigException(String message) {
-        super(message);
-    }
-}

@@ -1,6 +1,0 @@
-package dev.baton.server.registry;
-
-import java.util.List;
-
-/** One page of a tags list; {@code more} tells whether a next page exists (for the Link header). */
-public record TagsPage(List<String> tags, boolean more) {}

@@ -1,0 +1,120 @@
+package dev.baton.alerts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.baton.alerts.ChangePoints.ChangePoint;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * E-divisive means with Otava's t-test (issue 44), against figures worked out by hand: the
+ * arithmetic is in the comments, the t quantile from a published table.
+ */
+class ChangePointsTest {
+    static final double[] STEP = {10, 10.1, 9.9, 10, 10.2, 9.8, 12, 12.1, 11.9, 12, 12.2, 11.8};
+
+    @Test
+    void eDivisiveSplitsWhereTheEnergyDistanceIsLargest() {
+        // 0, 0, 0, 1, 1, 1, 1 (m = 7, α = 1). τ = 3: 12 pairs across at distance 1, none within:
+        // q̂ = 3 × 4 / 7 × (2 × 12 / 12) = 24 / 7 = 3.43. τ = 4: across 3 × 3 = 9 pairs at 1
+        // (2 × 9 / 12 = 1.5), within the left 3 of 6 pairs at 1 (0.5): q̂ = 4 × 3 / 7 × 1 = 1.71.
+        assertThat(ChangePoints.bestSplit(new double[] {0, 0, 0, 1, 1, 1, 1}, 0, 7))
+                .isEqualTo(3);
+        assertThat(ChangePoints.bestSplit(new double[] {5, 0, 0, 0, 1, 1, 1, 1, 5}, 1, 8))
+                .isEqualTo(4);
+    }
+
+    @Test
+    void aStepOfTwentyPercentIsOneChangePointWithItsSizeIntervalAndPValue() {
+        // Left 10, 10.1, 9.9, 10, 10.2, 9.8: mean 10, squared deviations 0, .01, .01, 0, .04, .04
+        // = 0.10; the right side likewise around 12. Pooled s² = 0.2 / 10 = 0.02; the standard
+        // error √(0.02 × (1/6 + 1/6)) = 0.0816497; t = 2 / 0.0816497 = 24.495 with 10 degrees of
+        // freedom: p ≈ 3e-10. Relative change 2 / 10 = 0.2; t(0.975, 10) = 2.228139, so the
+        // interval is (2 ∓ 2.228139 × 0.0816497) / 10 = 0.181807 … 0.218193.
+        List<ChangePoint> found = ChangePoints.detect(STEP, 0.05);
+        assertThat(found).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo(6);
+            assertThat(c.before()).isCloseTo(10, within(1e-9));
+            assertThat(c.after()).isCloseTo(12, within(1e-9));
+            assertThat(c.change()).isCloseTo(0.2, within(1e-9));
+            assertThat(c.changeLow()).isCloseTo(0.181807, within(1e-6));
+            assertThat(c.changeHigh()).isCloseTo(0.218193, within(1e-6));
+            assertThat(c.pValue()).isLessThan(1e-9).isGreaterThan(1e-11);
+            assertThat(c.side()).isEqualTo("upper");
+        });
+    }
+
+    @Test
+    void aChangeBelowTheMinimumIsNoChangePoint() {
+        // The same step is 20 %; asking for 25 % drops it in the merge.
+        assertThat(ChangePoints.detect(STEP, 0.25)).isEmpty();
+    }
+
+    @Test
+    void identicalValuesAndATinyChangeAfterThemAreNoChangePoint() {
+        double bank = 7.360385187934427;
+        double[] same = {bank, bank, bank, bank, bank, bank, bank};
+        assertThat(ChangePoints.detect(same, 0.05)).isEmpty();
+        assertThat(ChangePoints.newChangePoint(new double[] {bank, bank, bank, bank, bank}, bank, null, 0.05))
+                .isNull();
+        assertThat(ChangePoints.newChangePoint(
+                        new double[] {bank, bank, bank, bank, bank, bank * 1.00001}, bank * 1.00001, null, 0.05))
+                .isNull();
+    }
+
+    @Test
+    void aNewPointRevealsAChangeOnceItsSegmentHasThreePoints() {
+        double[] history = {10, 10.1, 9.9, 10, 10.2, 9.8, 12, 12.1};
+        // Two points at the new level are not a segment yet.
+        assertThat(ChangePoints.newChangePoint(java.util.Arrays.copyOf(history, 7), 12.1, null, 0.05))
+                .isNull();
+        ChangePoint c = ChangePoints.newChangePoint(history, 11.9, null, 0.05);
+        assertThat(c).isNotNull();
+        assertThat(c.index()).isEqualTo(6);
+        // Known now: the next point does not reveal it again.
+        double[] longer = java.util.Arrays.copyOf(history, 9);
+        longer[8] = 11.9;
+        assertThat(ChangePoints.newChangePoint(longer, 12, null, 0.05)).isNull();
+        // A fall is not an alert of a threshold that only watches the upper side.
+        double[] down = {12, 12.1, 11.9, 12, 12.2, 11.8, 10, 10.1};
+        assertThat(ChangePoints.newChangePoint(down, 9.9, null, 0.05)).isNull();
+        assertThat(ChangePoints.newChangePoint(down, 9.9, 0.05, null).side()).isEqualTo("lower");
+    }
+
+    @Test
+    void theOnlineDetectorFindsWhatTheWholeSeriesGivesAndRaisesEachChangeOnce() {
+        Random random = new Random(44);
+        double[] x = new double[300];
+        for (int i = 0; i < x.length; i++) {
+            double level = i < 100 ? 100 : i < 200 ? 115 : 90;
+            x[i] = level * (1 + 0.01 * random.nextGaussian());
+        }
+        ChangePoints.Online online = new ChangePoints.Online(ChangePoints.MAX_P_VALUE, 0.05, 0.05);
+        List<Integer> raisedAt = new ArrayList<>();
+        List<Integer> revealed = new ArrayList<>();
+        for (int i = 0; i < x.length; i++) {
+            ChangePoint c = online.add(x[i]);
+            if (c != null) {
+                raisedAt.add(i);
+                revealed.add(c.index());
+            }
+        }
+        // Each raised once, at the latest when the new level's third point arrived (a delay of
+        // two points); placed then within a point of the step, and moved onto it as points came.
+        assertThat(raisedAt).hasSize(2);
+        assertThat(raisedAt.get(0)).isBetween(100, 102);
+        assertThat(raisedAt.get(1)).isBetween(200, 202);
+        assertThat(revealed).hasSize(2);
+        assertThat(revealed.get(0)).isBetween(99, 101);
+        assertThat(revealed.get(1)).isBetween(199, 201);
+        // Online keeps a change point once a newer one follows it: x[99] happens to be high, and
+        // the first was frozen where it stood then; the whole series puts it on the step.
+        assertThat(online.changePoints()).extracting(ChangePoint::index).hasSize(2);
+        assertThat(online.changePoints().get(0).index()).isBetween(99, 101);
+        assertThat(online.changePoints().get(1).index()).isBetween(199, 201);
+        assertThat(ChangePoints.detect(x, 0.05)).extracting(ChangePoint::index).containsExactly(100, 200);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.baton.broker;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.baton.server.testing.TestDatabases;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/** Transport A on PostgreSQL; skipped, saying so, when none is reachable. */
+@Tag("postgres")
+class PostgresNatsLeasesTest extends NatsLeasesContract {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(TestDatabases.postgresReachable(), "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL);
+    }
+
+    @Override
+    String databaseUrl(Path dataDir) {
+        return TestDatabases.freshPostgresSchema();
+    }
+}

@@ -1,0 +1,25 @@
+package dev.baton.dispatch.channel;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.baton.server.testing.TestDatabases;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/** The router's additions to the channel on PostgreSQL; skipped, saying so, when none is reachable. */
+@Tag("postgres")
+class PostgresRouterReadyTest extends RouterReadyContractTest {
+    @BeforeAll
+    static void requirePostgres() {
+        assumeTrue(
+                TestDatabases.postgresReachable(),
+                "PostgreSQL not reachable at " + TestDatabases.PG_HOST_URL
+                        + ": skipping the PostgreSQL router-ready tests");
+    }
+
+    @Override
+    String databaseUrl(Path dataDir) {
+        return TestDatabases.freshPostgresSchema();
+    }
+}

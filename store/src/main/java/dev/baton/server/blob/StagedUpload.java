@@ -1,6 +1,0 @@
-package dev.baton.server.blob;
-
-import java.time.Instant;
-
-/** An upload's staging area as a store lists it: its id and when anything in it was last written. */
-public record StagedUpload(String id, Instant lastModified) {}

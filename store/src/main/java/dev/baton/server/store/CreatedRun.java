@@ -1,7 +1,0 @@
-package dev.baton.server.store;
-
-/**
- * What {@link Runs#createRun} stored: the report and its pending job, both as their INSERTs
- * returned them, so a submission answers without reading either back (issue 13).
- */
-public record CreatedRun(Report report, Job job) {}

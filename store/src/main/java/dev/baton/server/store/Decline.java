@@ -1,4 +1,0 @@
-package dev.baton.server.store;
-
-/** What a runner said when it declined an attempt: a DeclineCode wire name and one sentence. */
-public record Decline(String code, String reason) {}

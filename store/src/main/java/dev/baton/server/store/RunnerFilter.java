@@ -1,4 +1,0 @@
-package dev.baton.server.store;
-
-/** Runner listing filters: exact name, substring search over name and slug, archived ones included or not. */
-public record RunnerFilter(String name, String search, boolean archived) {}

@@ -1,0 +1,719 @@
+package dev.baton.store;
+
+import static dev.baton.store.Rows.instant;
+import static dev.baton.store.Rows.micros;
+import static dev.baton.store.Rows.nullableInt;
+import static dev.baton.store.Rows.nullableLong;
+
+import dev.baton.protocol.job.JobStatus;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
+import org.jdbi.v3.core.statement.Query;
+import org.jdbi.v3.core.statement.Update;
+
+/** {@link AlertStore} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
+final class JdbcAlertStore implements AlertStore {
+    private static final String THRESHOLD =
+            "id, uuid, project_id, branch, testbed, spec_id, measure, benchmark, model, lower_boundary,"
+                    + " upper_boundary, max_samples, max_days, min_samples, created, modified, deleted";
+    private static final String ALERT =
+            "SELECT a.id, a.uuid, a.project_id, r.uuid AS report_uuid, m.branch, m.testbed, m.hash, m.benchmark,"
+                    + " m.measure, t.uuid AS threshold_uuid, b.model, a.side, a.value, a.limit_value, a.baseline_size, a.baseline_mean,"
+                    + " a.baseline_stddev, a.status, a.created, a.modified, g.uuid AS group_uuid, a.triage, a.triage_note,"
+                    + " a.triage_commit, a.triaged_by, a.triaged_at FROM alert a JOIN report r ON r.id = a.report_id"
+                    + " LEFT JOIN alert_group g ON g.id = a.group_id"
+                    + " JOIN metric m ON m.id = a.metric_id JOIN threshold t ON t.id = a.threshold_id"
+                    + " JOIN metric_boundary b ON b.metric_id = a.metric_id AND b.threshold_id = a.threshold_id";
+    private static final String POINT =
+            "SELECT m.id, r.uuid AS report_uuid, m.branch, m.testbed, m.hash, m.benchmark, m.measure, m.value, m.at"
+                    + " FROM metric m JOIN report r ON r.id = m.report_id";
+
+    private static final RowMapper<Threshold> THRESHOLD_MAPPER = (rs, ctx) -> new Threshold(
+            rs.getLong("id"),
+            rs.getString("uuid"),
+            rs.getLong("project_id"),
+            new ThresholdRule(
+                    rs.getString("branch"),
+                    rs.getString("testbed"),
+                    nullableLong(rs, "spec_id"),
+                    rs.getString("measure"),
+                    rs.getString("benchmark"),
+                    rs.getString("model"),
+                    nullableDouble(rs, "lower_boundary"),
+                    nullableDouble(rs, "upper_boundary"),
+                    nullableInt(rs, "max_samples"),
+                    nullableInt(rs, "max_days"),
+                    rs.getInt("min_samples")),
+            instant(rs, "created"),
+            instant(rs, "modified"),
+            instant(rs, "deleted"));
+    private static final RowMapper<Alert> ALERT_MAPPER = (rs, ctx) -> new Alert(
+            rs.getLong("id"),
+            rs.getString("uuid"),
+            rs.getLong("project_id"),
+            rs.getString("report_uuid"),
+            rs.getString("branch"),
+            rs.getString("testbed"),
+            rs.getString("hash"),
+            rs.getString("benchmark"),
+            rs.getString("measure"),
+            rs.getString("threshold_uuid"),
+            rs.getString("model"),
+            rs.getString("side"),
+            rs.getDouble("value"),
+            rs.getDouble("limit_value"),
+            rs.getInt("baseline_size"),
+            nullableDouble(rs, "baseline_mean"),
+            nullableDouble(rs, "baseline_stddev"),
+            rs.getString("status"),
+            instant(rs, "created"),
+            instant(rs, "modified"),
+            rs.getString("group_uuid"),
+            new Triage(
+                    rs.getString("triage"),
+                    rs.getString("triage_note"),
+                    rs.getString("triage_commit"),
+                    rs.getString("triaged_by"),
+                    instant(rs, "triaged_at")));
+    private static final RowMapper<MetricPoint> POINT_MAPPER = (rs, ctx) -> new MetricPoint(
+            rs.getLong("id"),
+            rs.getString("report_uuid"),
+            rs.getString("branch"),
+            rs.getString("testbed"),
+            rs.getString("hash"),
+            rs.getString("benchmark"),
+            rs.getString("measure"),
+            rs.getDouble("value"),
+            instant(rs, "at"),
+            List.of());
+
+    private final StoreContext context;
+    private final WebhookStore webhooks;
+
+    JdbcAlertStore(StoreContext context) {
+        this.context = context;
+        this.webhooks = new JdbcWebhookStore(context);
+    }
+
+    @Override
+    public WebhookStore webhooks() {
+        return webhooks;
+    }
+
+    static Double nullableDouble(ResultSet rs, String column) throws SQLException {
+        double v = rs.getDouble(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    // ---- thresholds ---------------------------------------------------------------------------
+
+    @Override
+    public Threshold createThreshold(long projectId, ThresholdRule rule, Instant now) {
+        return context.write(h -> {
+            Query insert = h.createQuery(
+                    "INSERT INTO threshold (uuid, project_id, branch, testbed, spec_id, measure, benchmark, model,"
+                            + " lower_boundary, upper_boundary, max_samples, max_days, min_samples, created, modified) VALUES (:uuid, :project,"
+                            + " :branch, :testbed, :spec, :measure, :benchmark, :model, :lower, :upper, :maxSamples, :maxDays, :minSamples, :now, :now) RETURNING id");
+            bindRule(insert, rule)
+                    .bind("uuid", UUID.randomUUID().toString())
+                    .bind("project", projectId)
+                    .bind("now", micros(now));
+            long id = insert.mapTo(Long.class).one();
+            return h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE id = :id")
+                    .bind("id", id)
+                    .map(THRESHOLD_MAPPER)
+                    .one();
+        });
+    }
+
+    private static <T extends org.jdbi.v3.core.statement.SqlStatement<T>> T bindRule(T s, ThresholdRule r) {
+        return s.bind("branch", r.branch())
+                .bind("testbed", r.testbed())
+                .bind("spec", r.specId())
+                .bind("measure", r.measure())
+                .bind("benchmark", r.benchmark())
+                .bind("model", r.model())
+                .bind("lower", r.lowerBoundary())
+                .bind("upper", r.upperBoundary())
+                .bind("maxSamples", r.maxSamples())
+                .bind("maxDays", r.maxDays())
+                .bind("minSamples", r.minSamples());
+    }
+
+    @Override
+    public List<Threshold> thresholds(long projectId) {
+        // Plain JDBC, as the next read: judging runs both for every processed report.
+        return context.readPlain(c ->
+                context.statements.on(c, THRESHOLDS).bind("p", projectId).list(rs -> THRESHOLD_MAPPER.map(rs, null)));
+    }
+
+    private static final String THRESHOLDS =
+            "SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND deleted IS NULL ORDER BY id";
+
+    @Override
+    public Optional<Threshold> findThreshold(long projectId, String uuid) {
+        return context.read(h -> h.createQuery("SELECT " + THRESHOLD
+                        + " FROM threshold WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
+                .bind("p", projectId)
+                .bind("uuid", uuid)
+                .map(THRESHOLD_MAPPER)
+                .findOne());
+    }
+
+    @Override
+    public Optional<Threshold> updateThreshold(long projectId, String uuid, ThresholdRule rule, Instant now) {
+        return context.write(h -> {
+            Update update = h.createUpdate(
+                    "UPDATE threshold SET branch = :branch, testbed = :testbed, spec_id = :spec, measure = :measure,"
+                            + " benchmark = :benchmark, model = :model, lower_boundary = :lower, upper_boundary = :upper, max_samples = :maxSamples,"
+                            + " max_days = :maxDays, min_samples = :minSamples, modified = :now WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL");
+            int n = bindRule(update, rule)
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .bind("now", micros(now))
+                    .execute();
+            if (n == 0) return Optional.<Threshold>empty();
+            return h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .map(THRESHOLD_MAPPER)
+                    .findOne();
+        });
+    }
+
+    @Override
+    public boolean deleteThreshold(long projectId, String uuid, Instant now) {
+        return context.write(h -> h.createUpdate(
+                                "UPDATE threshold SET deleted = :now, modified = :now WHERE project_id = :p AND uuid = :uuid"
+                                        + " AND deleted IS NULL")
+                        .bind("p", projectId)
+                        .bind("uuid", uuid)
+                        .bind("now", micros(now))
+                        .execute()
+                > 0);
+    }
+
+    @Override
+    public List<String> measuresSeen(long projectId) {
+        return context.read(
+                h -> h.createQuery("SELECT DISTINCT measure FROM metric WHERE project_id = :p ORDER BY measure")
+                        .bind("p", projectId)
+                        .mapTo(String.class)
+                        .list());
+    }
+
+    // ---- judging ----------------------------------------------------------------------------
+
+    private static final String PROCESSED = "r.results IS NOT NULL AND r.error IS NULL AND (j.id IS NULL OR j.status = "
+            + JobStatus.PROCESSED.code() + ")";
+
+    @Override
+    public Optional<JudgedReport> processedReport(long reportId) {
+        return context.readPlain(c -> context
+                .statements
+                .on(c, PROCESSED_REPORT)
+                .bind("id", reportId)
+                .list(rs -> new JudgedReport(
+                        rs.getLong("id"),
+                        rs.getString("uuid"),
+                        rs.getLong("project_id"),
+                        rs.getString("branch"),
+                        rs.getString("testbed"),
+                        nullableLong(rs, "spec_id"),
+                        rs.getString("hash"),
+                        instant(rs, "end_time"),
+                        rs.getString("results"),
+                        rs.getInt("judged") > 0))
+                .stream()
+                .findFirst());
+    }
+
+    private static final String PROCESSED_REPORT =
+            "SELECT r.id, r.uuid, r.project_id, r.branch, r.testbed, j.spec_id, r.hash, r.end_time,"
+                    + " r.results, (SELECT COUNT(*) FROM report_judgement g WHERE g.report_id = r.id) AS judged"
+                    + " FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE r.id = :id AND " + PROCESSED;
+
+    @Override
+    public List<Long> unjudgedReports(Instant modifiedSince, int limit) {
+        return context.read(h -> {
+            Query q = h.createQuery(
+                            "SELECT r.id FROM report r LEFT JOIN job j ON j.report_id = r.id WHERE " + PROCESSED
+                                    + (modifiedSince == null ? "" : " AND r.modified >= :since")
+                                    + " AND NOT EXISTS (SELECT 1 FROM report_judgement g WHERE g.report_id = r.id) ORDER BY r.end_time, r.id LIMIT :limit")
+                    .bind("limit", limit);
+            if (modifiedSince != null) q.bind("since", micros(modifiedSince));
+            return q.mapTo(Long.class).list();
+        });
+    }
+
+    @Override
+    public List<Double> baseline(BaselineQuery q) {
+        return context.read(h -> {
+            StringBuilder sql = new StringBuilder(
+                    "SELECT value FROM metric WHERE project_id = :p AND branch = :branch AND testbed = :testbed"
+                            + " AND benchmark = :benchmark AND measure = :measure AND at <= :until AND report_id <> :exclude");
+            if (q.specId() != null) sql.append(" AND spec_id = :spec");
+            if (q.since() != null) sql.append(" AND at >= :since");
+            sql.append(" ORDER BY at DESC, id DESC");
+            if (q.limit() != null) sql.append(" LIMIT :limit");
+            Query query = h.createQuery(sql.toString())
+                    .bind("p", q.projectId())
+                    .bind("branch", q.branch())
+                    .bind("testbed", q.testbed())
+                    .bind("benchmark", q.benchmark())
+                    .bind("measure", q.measure())
+                    .bind("until", micros(q.until()))
+                    .bind("exclude", q.excludeReport());
+            if (q.specId() != null) query.bind("spec", q.specId());
+            if (q.since() != null) query.bind("since", micros(q.since()));
+            if (q.limit() != null) query.bind("limit", q.limit());
+            return query.mapTo(Double.class).list();
+        });
+    }
+
+    private static final RowMapper<StartPoint> START_MAPPER = (rs, ctx) -> new StartPoint(
+            rs.getLong("project_id"),
+            rs.getString("branch"),
+            rs.getString("start_branch"),
+            nullableLong(rs, "start_report_id"),
+            instant(rs, "until"));
+    private static final String START = "SELECT s.project_id, s.branch, s.start_branch, s.start_report_id,"
+            + " COALESCE(r.end_time, s.created) AS until FROM branch_start_point s LEFT JOIN report r ON r.id = s.start_report_id";
+
+    @Override
+    public Optional<StartPoint> startPoint(long projectId, String branch) {
+        return context.read(h -> h.createQuery(START + " WHERE s.project_id = :p AND s.branch = :b")
+                .bind("p", projectId)
+                .bind("b", branch)
+                .map(START_MAPPER)
+                .findOne());
+    }
+
+    @Override
+    public Optional<Long> latestReport(long projectId, String branch, String hash) {
+        return context.read(
+                h -> h.createQuery("SELECT id FROM report WHERE project_id = :p AND branch = :b AND hash = :hash"
+                                + " ORDER BY end_time DESC, id DESC LIMIT 1")
+                        .bind("p", projectId)
+                        .bind("b", branch)
+                        .bind("hash", hash)
+                        .mapTo(Long.class)
+                        .findOne());
+    }
+
+    @Override
+    public void setReportHash(long reportId, String hash) {
+        context.write(h -> h.createUpdate("UPDATE report SET hash = :hash WHERE id = :id")
+                .bind("hash", hash)
+                .bind("id", reportId)
+                .execute());
+    }
+
+    @Override
+    public StartPoint setStartPointIfAbsent(
+            long projectId, String branch, String startBranch, Long startReportId, Instant now) {
+        return context.write(h -> {
+            if (startReportId != null
+                    && h.createQuery("SELECT COUNT(*) FROM report WHERE id = :id AND project_id = :p AND branch = :b")
+                                    .bind("id", startReportId)
+                                    .bind("p", projectId)
+                                    .bind("b", startBranch)
+                                    .mapTo(Integer.class)
+                                    .one()
+                            == 0) {
+                throw new StoreException(
+                        StoreException.Reason.NOT_FOUND,
+                        "the start point's report is not on branch '" + startBranch + "'");
+            }
+            h.createUpdate("INSERT INTO branch_start_point (project_id, branch, start_branch, start_report_id, created)"
+                            + " VALUES (:p, :b, :sb, :sr, :now) ON CONFLICT DO NOTHING")
+                    .bind("p", projectId)
+                    .bind("b", branch)
+                    .bind("sb", startBranch)
+                    .bind("sr", startReportId)
+                    .bind("now", micros(now))
+                    .execute();
+            return h.createQuery(START + " WHERE s.project_id = :p AND s.branch = :b")
+                    .bind("p", projectId)
+                    .bind("b", branch)
+                    .map(START_MAPPER)
+                    .one();
+        });
+    }
+
+    @Override
+    public Optional<List<Alert>> recordJudgement(JudgedReport report, List<MetricJudgement> metrics, Instant now) {
+        return context.write(h -> {
+            int claimed = h.createUpdate(
+                            "INSERT INTO report_judgement (report_id, judged) VALUES (:r, :now) ON CONFLICT DO NOTHING")
+                    .bind("r", report.id())
+                    .bind("now", micros(now))
+                    .execute();
+            if (claimed == 0) return Optional.<List<Alert>>empty();
+            List<Long> alertIds = new ArrayList<>();
+            // The group of the alerts this judgement raises (decision 0049), made at the first
+            // alert; its commit range starts after the newest report judged before on the branch.
+            Long groupId = null;
+            for (MetricJudgement m : metrics) {
+                long metricId = h.createQuery(
+                                "INSERT INTO metric (report_id, project_id, branch, testbed, spec_id, hash, benchmark, measure,"
+                                        + " value, at) VALUES (:r, :p, :branch, :testbed, :spec, :hash, :benchmark, :measure, :value, :at) RETURNING id")
+                        .bind("r", report.id())
+                        .bind("p", report.projectId())
+                        .bind("branch", report.branch())
+                        .bind("testbed", report.testbed())
+                        .bind("spec", report.specId())
+                        .bind("hash", report.hash())
+                        .bind("benchmark", m.benchmark())
+                        .bind("measure", m.measure())
+                        .bind("value", m.value())
+                        .bind("at", micros(report.endTime()))
+                        .mapTo(Long.class)
+                        .one();
+                for (MetricJudgement.Boundary b : m.boundaries()) {
+                    h.createUpdate(
+                                    "INSERT INTO metric_boundary (metric_id, threshold_id, model, lower_limit, upper_limit, baseline_size,"
+                                            + " baseline_mean, baseline_stddev) VALUES (:m, :t, :model, :lower, :upper, :size, :mean, :sd)")
+                            .bind("m", metricId)
+                            .bind("t", b.thresholdId())
+                            .bind("model", b.model())
+                            .bind("lower", b.lowerLimit())
+                            .bind("upper", b.upperLimit())
+                            .bind("size", b.baselineSize())
+                            .bind("mean", b.baselineMean())
+                            .bind("sd", b.baselineStddev())
+                            .execute();
+                    if (b.alertSide() == null) continue;
+                    if (groupId == null) groupId = createGroup(h, report, now);
+                    double limit = "lower".equals(b.alertSide()) ? b.lowerLimit() : b.upperLimit();
+                    alertIds.add(h.createQuery(
+                                    "INSERT INTO alert (uuid, project_id, report_id, metric_id, threshold_id, side, value,"
+                                            + " limit_value, baseline_size, baseline_mean, baseline_stddev, status, created, modified, group_id)"
+                                            + " VALUES (:uuid, :p, :r, :m, :t, :side, :value, :limit, :size, :mean, :sd, :status, :now, :now, :g)"
+                                            + " RETURNING id")
+                            .bind("uuid", UUID.randomUUID().toString())
+                            .bind("p", report.projectId())
+                            .bind("r", report.id())
+                            .bind("m", metricId)
+                            .bind("t", b.thresholdId())
+                            .bind("side", b.alertSide())
+                            .bind("value", m.value())
+                            .bind("limit", limit)
+                            .bind("size", b.baselineSize())
+                            .bind("mean", b.baselineMean())
+                            .bind("sd", b.baselineStddev())
+                            .bind("status", Alert.ACTIVE)
+                            .bind("now", micros(now))
+                            .bind("g", groupId)
+                            .mapTo(Long.class)
+                            .one());
+                }
+            }
+            if (alertIds.isEmpty()) return Optional.of(List.<Alert>of());
+            // The outbox: every webhook of the project gets every new alert, committed with the alerts.
+            for (long alertId : alertIds) {
+                h.createUpdate(
+                                "INSERT INTO webhook_delivery (webhook_id, alert_id, attempts, next_attempt, created)"
+                                        + " SELECT id, :alert, 0, :now, :now FROM webhook WHERE project_id = :p AND deleted IS NULL")
+                        .bind("alert", alertId)
+                        .bind("now", micros(now))
+                        .bind("p", report.projectId())
+                        .execute();
+            }
+            return Optional.of(h.createQuery(ALERT + " WHERE a.id IN (<ids>) ORDER BY a.id")
+                    .bindList("ids", alertIds)
+                    .map(ALERT_MAPPER)
+                    .list());
+        });
+    }
+
+    /** The group row of a judgement that raised alerts; its range starts at the branch's previous judged commit. */
+    private static long createGroup(Handle h, JudgedReport report, Instant now) {
+        String previousHash = h.createQuery(
+                        "SELECT hash FROM metric WHERE project_id = :p AND branch = :b AND testbed = :t AND report_id <> :r"
+                                + " AND at <= :at ORDER BY at DESC, id DESC LIMIT 1")
+                .bind("p", report.projectId())
+                .bind("b", report.branch())
+                .bind("t", report.testbed())
+                .bind("r", report.id())
+                .bind("at", micros(report.endTime()))
+                .mapTo(String.class)
+                .findFirst()
+                .orElse(null);
+        return h.createQuery(
+                        "INSERT INTO alert_group (uuid, project_id, report_id, branch, testbed, hash, previous_hash, created)"
+                                + " VALUES (:uuid, :p, :r, :b, :t, :hash, :prev, :now) RETURNING id")
+                .bind("uuid", UUID.randomUUID().toString())
+                .bind("p", report.projectId())
+                .bind("r", report.id())
+                .bind("b", report.branch())
+                .bind("t", report.testbed())
+                .bind("hash", report.hash())
+                .bind("prev", previousHash)
+                .bind("now", micros(now))
+                .mapTo(Long.class)
+                .one();
+    }
+
+    // ---- reading ----------------------------------------------------------------------------
+
+    @Override
+    public List<MetricPoint> reportMetrics(long reportId) {
+        return context.read(h -> withBoundaries(
+                h,
+                h.createQuery(POINT + " WHERE m.report_id = :r ORDER BY m.id")
+                        .bind("r", reportId)
+                        .map(POINT_MAPPER)
+                        .list()));
+    }
+
+    @Override
+    public List<MetricPoint> history(HistoryQuery q) {
+        return context.read(h -> {
+            StringBuilder sql = new StringBuilder(
+                    POINT + " WHERE m.project_id = :p AND m.benchmark = :benchmark AND m.measure = :measure");
+            if (q.branch() != null) sql.append(" AND m.branch = :branch");
+            if (q.testbed() != null) sql.append(" AND m.testbed = :testbed");
+            if (q.beforeId() != null) sql.append(" AND m.id < :before");
+            sql.append(" ORDER BY m.id DESC LIMIT :limit");
+            Query query = h.createQuery(sql.toString())
+                    .bind("p", q.projectId())
+                    .bind("benchmark", q.benchmark())
+                    .bind("measure", q.measure())
+                    .bind("limit", q.limit());
+            if (q.branch() != null) query.bind("branch", q.branch());
+            if (q.testbed() != null) query.bind("testbed", q.testbed());
+            if (q.beforeId() != null) query.bind("before", q.beforeId());
+            return withBoundaries(h, query.map(POINT_MAPPER).list());
+        });
+    }
+
+    @Override
+    public List<MetricName> metricNames(long projectId) {
+        return context.read(h -> h.createQuery(
+                        "SELECT DISTINCT benchmark, measure FROM metric WHERE project_id = :p ORDER BY benchmark, measure")
+                .bind("p", projectId)
+                .map((rs, ctx) -> new MetricName(rs.getString("benchmark"), rs.getString("measure")))
+                .list());
+    }
+
+    @Override
+    public Optional<String> reportHash(long reportId) {
+        return context.read(
+                h -> h
+                        .createQuery("SELECT hash FROM report WHERE id = :id")
+                        .bind("id", reportId)
+                        .mapTo(String.class)
+                        .list()
+                        .stream()
+                        .filter(hash -> hash != null)
+                        .findFirst());
+    }
+
+    private static List<MetricPoint> withBoundaries(Handle h, List<MetricPoint> points) {
+        if (points.isEmpty()) return points;
+        Map<Long, List<MetricPoint.StoredBoundary>> byMetric = new LinkedHashMap<>();
+        h.createQuery(
+                        "SELECT b.metric_id, t.uuid, b.model, b.lower_limit, b.upper_limit, b.baseline_size, b.baseline_mean, b.baseline_stddev"
+                                + " FROM metric_boundary b JOIN threshold t ON t.id = b.threshold_id WHERE b.metric_id IN (<ids>) ORDER BY b.threshold_id")
+                .bindList("ids", points.stream().map(MetricPoint::id).toList())
+                .map((rs, ctx) -> {
+                    byMetric.computeIfAbsent(rs.getLong("metric_id"), k -> new ArrayList<>())
+                            .add(new MetricPoint.StoredBoundary(
+                                    rs.getString("uuid"),
+                                    rs.getString("model"),
+                                    nullableDouble(rs, "lower_limit"),
+                                    nullableDouble(rs, "upper_limit"),
+                                    rs.getInt("baseline_size"),
+                                    nullableDouble(rs, "baseline_mean"),
+                                    nullableDouble(rs, "baseline_stddev")));
+                    return 0;
+                })
+                .list();
+        return points.stream()
+                .map(p -> new MetricPoint(
+                        p.id(),
+                        p.reportUuid(),
+                        p.branch(),
+                        p.testbed(),
+                        p.hash(),
+                        p.benchmark(),
+                        p.measure(),
+                        p.value(),
+                        p.at(),
+                        byMetric.getOrDefault(p.id(), List.of())))
+                .toList();
+    }
+
+    @Override
+    public List<Alert> alerts(AlertFilter f) {
+        return context.read(h -> {
+            StringBuilder sql = new StringBuilder(ALERT + " WHERE a.project_id = :p");
+            if (f.status() != null) sql.append(" AND a.status = :status");
+            if (f.branch() != null) sql.append(" AND m.branch = :branch");
+            if (f.benchmark() != null) sql.append(" AND m.benchmark = :benchmark");
+            if (f.reportUuid() != null) sql.append(" AND r.uuid = :report");
+            if (f.beforeId() != null) sql.append(" AND a.id < :before");
+            sql.append(" ORDER BY a.id DESC LIMIT :limit");
+            Query q = h.createQuery(sql.toString()).bind("p", f.projectId()).bind("limit", f.limit());
+            if (f.status() != null) q.bind("status", f.status());
+            if (f.branch() != null) q.bind("branch", f.branch());
+            if (f.benchmark() != null) q.bind("benchmark", f.benchmark());
+            if (f.reportUuid() != null) q.bind("report", f.reportUuid());
+            if (f.beforeId() != null) q.bind("before", f.beforeId());
+            return q.map(ALERT_MAPPER).list();
+        });
+    }
+
+    @Override
+    public Optional<Alert> findAlert(long projectId, String uuid) {
+        return context.read(h -> h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid")
+                .bind("p", projectId)
+                .bind("uuid", uuid)
+                .map(ALERT_MAPPER)
+                .findOne());
+    }
+
+    @Override
+    public Optional<Alert> setAlertStatus(long projectId, String uuid, String status, Instant now) {
+        return context.write(h -> {
+            int n = h.createUpdate(
+                            "UPDATE alert SET status = :status, modified = :now WHERE project_id = :p AND uuid = :uuid")
+                    .bind("status", status)
+                    .bind("now", micros(now))
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .execute();
+            if (n == 0) return Optional.<Alert>empty();
+            return h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .map(ALERT_MAPPER)
+                    .findOne();
+        });
+    }
+
+    // ---- triage and groups ------------------------------------------------------------------
+
+    private static final String GROUP =
+            "SELECT g.id, g.uuid, g.project_id, r.uuid AS report_uuid, g.branch, g.testbed, g.hash, g.previous_hash,"
+                    + " g.created FROM alert_group g JOIN report r ON r.id = g.report_id";
+
+    private static final RowMapper<AlertGroup> GROUP_MAPPER = (rs, ctx) -> new AlertGroup(
+            rs.getLong("id"),
+            rs.getString("uuid"),
+            rs.getLong("project_id"),
+            rs.getString("report_uuid"),
+            rs.getString("branch"),
+            rs.getString("testbed"),
+            rs.getString("hash"),
+            rs.getString("previous_hash"),
+            instant(rs, "created"),
+            List.of());
+
+    @Override
+    public Optional<Alert> triageAlert(long projectId, String uuid, Triage triage) {
+        return context.write(h -> {
+            Update u = h.createUpdate(TRIAGE + " WHERE project_id = :p AND uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid);
+            if (bindTriage(u, triage).execute() == 0) return Optional.<Alert>empty();
+            return h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .map(ALERT_MAPPER)
+                    .findOne();
+        });
+    }
+
+    @Override
+    public List<AlertGroup> alertGroups(AlertGroupFilter f) {
+        return context.read(h -> {
+            StringBuilder sql = new StringBuilder(GROUP + " WHERE g.project_id = :p");
+            if (f.triage() != null)
+                sql.append(" AND EXISTS (SELECT 1 FROM alert a WHERE a.group_id = g.id AND a.triage = :triage)");
+            if (f.branch() != null) sql.append(" AND g.branch = :branch");
+            if (f.reportUuid() != null) sql.append(" AND r.uuid = :report");
+            if (f.beforeId() != null) sql.append(" AND g.id < :before");
+            sql.append(" ORDER BY g.id DESC LIMIT :limit");
+            Query q = h.createQuery(sql.toString()).bind("p", f.projectId()).bind("limit", f.limit());
+            if (f.triage() != null) q.bind("triage", f.triage());
+            if (f.branch() != null) q.bind("branch", f.branch());
+            if (f.reportUuid() != null) q.bind("report", f.reportUuid());
+            if (f.beforeId() != null) q.bind("before", f.beforeId());
+            return withAlerts(h, q.map(GROUP_MAPPER).list());
+        });
+    }
+
+    @Override
+    public Optional<AlertGroup> findAlertGroup(long projectId, String uuid) {
+        return context.read(h -> findGroup(h, projectId, uuid));
+    }
+
+    @Override
+    public Optional<AlertGroup> triageAlertGroup(long projectId, String uuid, Triage triage) {
+        return context.write(h -> {
+            Update u = h.createUpdate(TRIAGE
+                            + " WHERE group_id = (SELECT id FROM alert_group WHERE project_id = :p AND uuid = :uuid)")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid);
+            bindTriage(u, triage).execute();
+            return findGroup(h, projectId, uuid);
+        });
+    }
+
+    private static final String TRIAGE =
+            "UPDATE alert SET triage = :state, triage_note = :note, triage_commit = :commit,"
+                    + " triaged_by = :by, triaged_at = :at";
+
+    private static Update bindTriage(Update u, Triage t) {
+        return u.bind("state", t.state())
+                .bind("note", t.note())
+                .bind("commit", t.commit())
+                .bind("by", t.by())
+                .bind("at", t.at() == null ? null : micros(t.at()));
+    }
+
+    private static Optional<AlertGroup> findGroup(Handle h, long projectId, String uuid) {
+        List<AlertGroup> found = h.createQuery(GROUP + " WHERE g.project_id = :p AND g.uuid = :uuid")
+                .bind("p", projectId)
+                .bind("uuid", uuid)
+                .map(GROUP_MAPPER)
+                .list();
+        return withAlerts(h, found).stream().findFirst();
+    }
+
+    /** The groups with their alerts, read in one query. */
+    private static List<AlertGroup> withAlerts(Handle h, List<AlertGroup> groups) {
+        if (groups.isEmpty()) return groups;
+        Map<String, List<Alert>> byGroup = new LinkedHashMap<>();
+        for (Alert a : h.createQuery(ALERT + " WHERE a.group_id IN (<ids>) ORDER BY a.id")
+                .bindList("ids", groups.stream().map(AlertGroup::id).toList())
+                .map(ALERT_MAPPER)
+                .list()) {
+            byGroup.computeIfAbsent(a.groupUuid(), k -> new ArrayList<>()).add(a);
+        }
+        return groups.stream()
+                .map(g -> new AlertGroup(
+                        g.id(),
+                        g.uuid(),
+                        g.projectId(),
+                        g.reportUuid(),
+                        g.branch(),
+                        g.testbed(),
+                        g.hash(),
+                        g.previousHash(),
+                        g.created(),
+                        byGroup.getOrDefault(g.uuid(), List.of())))
+                .toList();
+    }
+}
