@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * {@code /v0/projects/{project}/code-hosts} (docs/pull-requests.md): the GitHub repositories and
  * GitLab projects where the project's judged reports go beside their pull requests, each with a
  * token kept as a webhook's secret is (stored, never shown again), and each one's delivery log.
- * Maintainers and up, as webhooks (auth.RouteTable): a token writes to another system.
+ * Maintainers and up, as webhooks (the access its routes are registered with): a token writes to another system.
  */
 final class CodeHostRoutes implements RouteModule {
     static final String GITHUB_API = "https://api.github.com";

@@ -62,15 +62,16 @@ final class JdbcClaims implements Claims {
         });
     }
 
-    /** One claim in the caller's transaction: the dialect picks the candidate, this class applies it. */
+    /**
+     * One claim in the caller's transaction: the dialect picks the candidate, and takes it with
+     * {@link #applyClaim} or, where it can, in the statement that found it ({@link ClaimWrite}).
+     */
     private Optional<Job> claimIn(
             Handle h, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
         return dialect.claim(
                 statements,
                 h,
-                runnerId,
-                now,
-                filter,
+                new ClaimWrite(runnerId, lease, now, acceptUntil, filter, jobRows),
                 jobId -> applyClaim(h, jobId, runnerId, lease, now, acceptUntil, filter));
     }
 
@@ -108,30 +109,18 @@ final class JdbcClaims implements Claims {
      */
     Optional<Job> applyClaim(
             Handle h, long jobId, long runnerId, LeaseId lease, Instant now, Instant acceptUntil, ClaimFilter filter) {
-        Optional<Job> job = statements
-                .on(
-                        h,
-                        "UPDATE job SET status = 1, runner_id = :runner, lease = :lease, attempt = attempt + 1,"
-                                + " claimed = :now, started = NULL, completed = NULL, last_heartbeat = :now, error = NULL, modified = :now,"
-                                + " accept_deadline = :acceptUntil, hard_deadline = NULL, lost_deadline = NULL, cancel_deadline = NULL"
-                                + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB)
-                .bind("runner", runnerId)
-                .bind("lease", lease.value())
-                .bind("now", micros(now))
+        ClaimWrite write = new ClaimWrite(runnerId, lease, now, acceptUntil, filter, jobRows);
+        Optional<Job> job = write.bind(statements.on(
+                        h, "UPDATE job SET " + ClaimWrite.SET + " WHERE id = :id AND status = 0 RETURNING " + Rows.JOB))
                 .bind("id", jobId)
-                .bind("acceptUntil", micros(acceptUntil))
                 .findOne(jobRows);
-        // The runner's latest machine (issue 41), recorded when its connection said ready.
-        job.ifPresent(j -> statements
-                .on(
+        job.ifPresent(j -> write.bind(statements.on(
                         h,
-                        "INSERT INTO job_attempt (job_id, number, lease, runner_id, claimed, warm, machine_id)"
-                                + " VALUES (:job, :number, :lease, :runner, :now, :warm, (SELECT machine_id FROM runner WHERE id = :runner))")
+                        "INSERT INTO job_attempt (" + ClaimWrite.ATTEMPT_COLUMNS
+                                + ") VALUES (:job, :number, :lease, :runner, :now, :warm, " + ClaimWrite.MACHINE
+                                + ")"))
                 .bind("job", j.id())
                 .bind("number", j.attempt())
-                .bind("lease", lease.value())
-                .bind("runner", runnerId)
-                .bind("now", micros(now))
                 .bind("warm", warmCode(filter.warm(j.config().digest())))
                 .execute());
         return job;

@@ -2,7 +2,6 @@ package dev.baton.store;
 
 import static dev.baton.store.ClaimSql.CLAIM_ORDER;
 import static dev.baton.store.ClaimSql.TIER_LIMITS;
-import static dev.baton.store.ClaimSql.anyPendingPreferred;
 import static dev.baton.store.ClaimSql.candidates;
 import static dev.baton.store.ClaimSql.plainClaimByIds;
 
@@ -55,9 +54,9 @@ import org.jdbi.v3.core.Jdbi;
  */
 final class PostgresDialect implements SqlDialect {
     /** Advisory lock class ids (first int of the two-int key), distinct per limit kind. */
-    private static final int ORGANIZATION_LOCK = 0x42540001;
+    static final int ORGANIZATION_LOCK = 0x42540001;
 
-    private static final int SOURCE_IP_LOCK = 0x42540002;
+    static final int SOURCE_IP_LOCK = 0x42540002;
     /** Candidates tried per claim before giving up; only concurrent claims make a candidate fail. */
     private static final int MAX_CANDIDATES = 16;
 
@@ -222,28 +221,35 @@ final class PostgresDialect implements SqlDialect {
     }
 
     @Override
-    public Optional<Job> claim(
-            Statements statements,
-            Handle h,
-            long runnerId,
-            Instant now,
-            ClaimFilter filter,
-            LongFunction<Optional<Job>> take) {
+    public Optional<Job> claim(Statements statements, Handle h, ClaimWrite write, LongFunction<Optional<Job>> take) {
+        long runnerId = write.runnerId();
+        Instant now = write.now();
+        ClaimFilter filter = write.filter();
         List<Long> skipped = new ArrayList<>();
-        boolean plain = !filter.prefersProjects() && !anyPendingPreferred(statements, h, runnerId);
-        boolean passHeldHeads = false;
-        for (int i = 0; i < MAX_CANDIDATES; i++) {
+        int tried = 0;
+        if (!filter.prefersProjects()) {
+            // The common case in one round trip: found, locked and taken (decision 0059).
+            PostgresClaim.Outcome first = PostgresClaim.run(statements, h, write);
+            if (first.job().isPresent()) return first.job();
+            if (!first.anyPreferred()) {
+                Candidate c = first.candidate();
+                if (c == null) return Optional.empty(); // both walks found nothing
+                if (first.locked() && c.priority() < 200 && limitStillHolds(statements, h, c.id())) {
+                    Optional<Job> claimed = take.apply(c.id());
+                    if (claimed.isPresent()) return claimed;
+                }
+                skipped.add(c.id());
+                tried = 1;
+            }
+        }
+        // A preferred label pending, a router's preferred projects, or a candidate skipped: the
+        // full candidate list in claim order, a statement per step.
+        for (int i = tried; i < MAX_CANDIDATES; i++) {
             String exclude = skipped.isEmpty()
                     ? ""
                     : " AND j.id NOT IN ("
                             + skipped.stream().map(String::valueOf).collect(Collectors.joining(", ")) + ")";
-            // The plain claim looks at the first job of each spec. When another claim holds those
-            // rows, the same walk runs again passing held rows (it locks the first free one of each
-            // spec); sorting every candidate instead cost 8 ms a claim under a queue of thousands.
-            // A candidate skipped for its tier limit needs the full candidate list to look past it.
-            boolean firstOfEachSpec = plain && skipped.isEmpty();
-            String query = candidateQuery(firstOfEachSpec, passHeldHeads, filter, exclude);
-            // Constant for a plain runner's first candidate; a router's filter or skipped ids make it per call.
+            String query = candidateQuery(false, false, filter, exclude);
             Sql statement =
                     filter.addsNoSql() && skipped.isEmpty() ? statements.on(h, query) : statements.once(h, query);
             Optional<Candidate> candidate = statement
@@ -254,11 +260,7 @@ final class PostgresDialect implements SqlDialect {
                             rs.getInt("priority"),
                             rs.getLong("organization_id"),
                             rs.getString("source_ip")));
-            if (candidate.isEmpty()) {
-                if (!firstOfEachSpec || passHeldHeads) return Optional.empty();
-                passHeldHeads = true;
-                continue;
-            }
+            if (candidate.isEmpty()) return Optional.empty();
             Candidate c = candidate.get();
             boolean limited = c.priority() < 200;
             if (lockLimitKeys(statements, h, c) && (!limited || limitStillHolds(statements, h, c.id()))) {

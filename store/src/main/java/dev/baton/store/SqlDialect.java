@@ -46,18 +46,12 @@ interface SqlDialect {
     /**
      * One claim inside the caller's write transaction: the dialect picks the candidate and makes
      * the read-then-update atomic, handing each candidate it may take to {@code take} (pending →
-     * claimed, empty when the job is no longer pending: {@link JdbcClaims#applyClaim}, with the
-     * lease and deadline the dialect need not know). The order of candidates, router preferences
+     * claimed, empty when the job is no longer pending: {@link JdbcClaims#applyClaim}), or taking
+     * it in the statement that found it with {@code write}'s SQL (PostgreSQL, decision 0059). The order of candidates, router preferences
      * included, is {@link ClaimSql#CLAIM_ORDER} with {@link ClaimFilter#order}, or
      * {@link ClaimSql#plainClaim} where that picks the same job ({@link ClaimSql#anyPendingPreferred}).
      */
-    Optional<Job> claim(
-            Statements statements,
-            Handle h,
-            long runnerId,
-            Instant now,
-            ClaimFilter filter,
-            LongFunction<Optional<Job>> take);
+    Optional<Job> claim(Statements statements, Handle h, ClaimWrite write, LongFunction<Optional<Job>> take);
 
     /**
      * Sets {@code last_heartbeat} of each job still in flight to its time (never backwards);

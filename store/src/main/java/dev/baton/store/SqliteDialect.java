@@ -93,13 +93,10 @@ final class SqliteDialect implements SqlDialect {
     }
 
     @Override
-    public Optional<Job> claim(
-            Statements statements,
-            Handle h,
-            long runnerId,
-            Instant now,
-            ClaimFilter filter,
-            LongFunction<Optional<Job>> take) {
+    public Optional<Job> claim(Statements statements, Handle h, ClaimWrite write, LongFunction<Optional<Job>> take) {
+        long runnerId = write.runnerId();
+        Instant now = write.now();
+        ClaimFilter filter = write.filter();
         // A router's filter (spec ids, preferred projects) is built into the text per call.
         boolean plain = !filter.prefersProjects() && !anyPendingPreferred(statements, h, runnerId);
         Sql query = plain
