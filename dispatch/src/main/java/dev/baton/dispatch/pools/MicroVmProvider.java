@@ -61,6 +61,12 @@ public final class MicroVmProvider implements PoolProvider {
                 .toAbsolutePath()
                 .normalize();
         Path root = root(config);
+        for (String key : List.of("command", "java_home")) {
+            String value = config.get(key);
+            if (value != null && Path.of(value).isAbsolute() && hiddenInTheGuest(Path.of(value)))
+                throw new ProviderException("provider_config " + key + " " + value
+                        + " is not visible in the guest: it gets fresh /tmp, /run, /dev, /proc and /sys");
+        }
         Path kernel = kernel(config);
         Path modules = MicroVmKernels.modulesFor(kernel, Path.of("/lib/modules"));
         Path dir = workDir.resolve(request.machine());
@@ -203,6 +209,19 @@ public final class MicroVmProvider implements PoolProvider {
         } catch (IOException e) {
             throw new ProviderException("cannot look for a guest kernel: " + e.getMessage());
         }
+    }
+
+    /**
+     * Whether the guest cannot see this host path: it mounts fresh {@code /tmp}, {@code /run},
+     * {@code /dev}, {@code /proc} and {@code /sys} over the host's root, so a runner or JDK installed
+     * under one of them is missing there (only the machine's own directory is mounted back).
+     */
+    public static boolean hiddenInTheGuest(Path hostPath) {
+        Path p = hostPath.toAbsolutePath().normalize();
+        for (String fresh : List.of("/tmp", "/run", "/dev", "/proc", "/sys")) {
+            if (p.startsWith(fresh)) return true;
+        }
+        return false;
     }
 
     /** The runner's command, run chrooted in the host's root; it reads and deletes the key file first. */

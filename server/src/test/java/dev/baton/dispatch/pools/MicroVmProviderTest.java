@@ -3,6 +3,7 @@ package dev.baton.dispatch.pools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.core.microvm.MicroVmKernels;
@@ -62,6 +63,9 @@ class MicroVmProviderTest {
     @Test
     void theGuestRunsTheRunnerWithItsKeyFromAFileItDeletesAndStopKillsTheMachine() throws Exception {
         Path baton = base.resolve("baton");
+        assumeFalse(
+                MicroVmProvider.hiddenInTheGuest(baton),
+                "the build is under " + base + ", which the guest does not see (it gets a fresh /tmp)");
         Files.writeString(baton, """
                 #!/bin/sh
                 {
@@ -143,6 +147,9 @@ class MicroVmProviderTest {
                 .hasMessageNotContaining("baton_runner_");
         assertThat(base.resolve("machines/m2/key.env")).doesNotExist();
 
+        assertThatThrownBy(() -> provider.start(request("m3", Map.of("root", "/", "command", "/tmp/baton"))))
+                .hasMessage("provider_config command /tmp/baton is not visible in the guest: it gets fresh /tmp, /run,"
+                        + " /dev, /proc and /sys");
         assertThatThrownBy(() -> provider.start(request("m3", Map.of("accel", "hvf"))))
                 .hasMessage("provider_config accel must be tcg or kvm, got 'hvf'");
         assertThatThrownBy(() -> provider.start(request("m3", Map.of("memory_mib", "12"))))
