@@ -97,6 +97,10 @@ class ConsolePoolsTest {
 
         long spec = store.specs().findSpec(ResourceId.of("small")).orElseThrow().id();
         Instant t0 = baton.clock.instant();
+        // The page is read from machines this test writes; another node holds the scaler lease, so
+        // this server's own scaler (it runs on every node) leaves them as written.
+        assertThat(store.pools().takeScalerLease("another-node", t0, t0.plus(Duration.ofDays(1))))
+                .isTrue();
         Pool pool = store.pools()
                 .createPool(
                         "burst",
