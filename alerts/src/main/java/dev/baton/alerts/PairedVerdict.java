@@ -3,8 +3,8 @@ package dev.baton.alerts;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.baton.core.adapter.IterationResults;
 import dev.baton.core.adapter.Metrics;
-import dev.baton.core.paired.ConfidenceSequence;
 import dev.baton.core.paired.Direction;
+import dev.baton.core.paired.MedianConfidenceSequence;
 import dev.baton.core.paired.PairedSamples;
 import dev.baton.core.paired.StoppingRule;
 import dev.baton.protocol.model.PairedConfig;
@@ -14,11 +14,12 @@ import org.apache.commons.statistics.distribution.TDistribution;
 
 /**
  * What a paired run found (issue 45, docs/paired-runs.md): its pairs as run and, per benchmark
- * and measure, the mean paired difference (candidate − baseline) with its 95 % interval and a
- * verdict. A fixed design ({@code pairs}) uses the paired t interval, {@code mean ± t(0.975, n−1)
- * · s/√n} (Commons Statistics' Student t); a run with {@code until_significant} was looked at after
- * every pair, so its interval is the always-valid one it stopped on ({@link ConfidenceSequence};
- * a t interval after optional stopping would not hold its 95 %). A difference whose interval
+ * and measure, the paired difference (candidate − baseline) with its 95 % interval and a verdict.
+ * A fixed design ({@code pairs}) judges the mean difference with the paired t interval, {@code
+ * mean ± t(0.975, n−1) · s/√n} (Commons Statistics' Student t); a run with {@code
+ * until_significant} was looked at after every pair, so it judges the median difference with the
+ * always-valid interval it stopped on ({@link MedianConfidenceSequence}; a t interval after
+ * optional stopping would not hold its 95 %, decision 0066). A difference whose interval
  * excludes zero is {@code faster} or {@code slower} by the measure's {@link Direction}; any other
  * is {@code no_change} ("no change at this noise"). Computed from the stored iterations whenever
  * the report is read: the same output gives the same verdict.
@@ -26,6 +27,7 @@ import org.apache.commons.statistics.distribution.TDistribution;
 public record PairedVerdict(
         String design,
         String interval,
+        String statistic,
         double confidence,
         @JsonInclude(JsonInclude.Include.NON_NULL) Double minEffect,
         int pairs,
@@ -80,7 +82,8 @@ public record PairedVerdict(
         }
         return new PairedVerdict(
                 config.sequential() ? "until_significant" : "fixed",
-                config.sequential() ? "confidence_sequence" : "paired_t",
+                config.sequential() ? "median_confidence_sequence" : "paired_t",
+                config.sequential() ? "median" : "mean",
                 CONFIDENCE,
                 config.sequential() ? config.minEffectOrDefault() : null,
                 pairs.size(),
@@ -94,10 +97,24 @@ public record PairedVerdict(
     private static Verdict verdict(PairedConfig config, PairedSamples.Series s) {
         double[] d = s.differences();
         int n = d.length;
-        double mean = mean(d);
-        double half = halfWidth(config.sequential(), d, mean);
-        Double lower = Double.isFinite(half) ? mean - half : null;
-        Double upper = Double.isFinite(half) ? mean + half : null;
+        double difference;
+        Double lower = null;
+        Double upper = null;
+        if (config.sequential()) {
+            MedianConfidenceSequence.Interval interval = MedianConfidenceSequence.of(d, StoppingRule.ALPHA);
+            difference = interval.median();
+            if (interval.bounded()) {
+                lower = interval.lower();
+                upper = interval.upper();
+            }
+        } else {
+            difference = mean(d);
+            double half = tHalfWidth(d, difference);
+            if (Double.isFinite(half)) {
+                lower = difference - half;
+                upper = difference + half;
+            }
+        }
         double baseline = mean(s.baseline());
         Direction direction = Direction.of(s.measure());
         String verdict = "no_change";
@@ -113,20 +130,20 @@ public record PairedVerdict(
                 n,
                 baseline,
                 mean(s.candidate()),
-                mean,
-                baseline == 0 ? null : mean / Math.abs(baseline),
+                difference,
+                baseline == 0 ? null : difference / Math.abs(baseline),
                 lower,
                 upper,
                 verdict);
     }
 
-    private static double halfWidth(boolean sequential, double[] d, double mean) {
+    /** The fixed design's paired t half-width at 95 %; infinite below two pairs. */
+    private static double tHalfWidth(double[] d, double mean) {
         int n = d.length;
         if (n < 2) return Double.POSITIVE_INFINITY;
         double ss = 0;
         for (double v : d) ss += (v - mean) * (v - mean);
         double sd = Math.sqrt(ss / (n - 1));
-        if (sequential) return ConfidenceSequence.halfWidth(n, sd, StoppingRule.ALPHA);
         double t = TDistribution.of(n - 1).inverseCumulativeProbability(1 - StoppingRule.ALPHA / 2);
         return t * sd / Math.sqrt(n);
     }

@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * A paired run's report as a person reads it (issue 45, docs/paired-runs.md): each pair's order
- * and both sides' values, then per metric the mean difference with its 95 % interval and the
+ * and both sides' values, then per metric the difference (the mean's for a fixed design, the median's until
+ * significant) with its 95 % interval and the
  * verdict, and how the run ended.
  */
 final class PairedText {
@@ -109,10 +110,11 @@ final class PairedText {
             };
             return "Until significant: " + n + " of at most "
                     + paired.path("max_pairs").asInt()
-                    + " pairs, stopped because " + why + "; always-valid 95 % intervals (minimum effect "
+                    + " pairs, stopped because " + why
+                    + "; median differences, always-valid 95 % intervals (minimum effect "
                     + String.format(
                             Locale.ROOT, "%.4g", 100 * paired.path("min_effect").asDouble()) + " %).";
         }
-        return n + " pairs; paired t 95 % intervals.";
+        return n + " pairs; mean differences, paired t 95 % intervals.";
     }
 }

@@ -80,7 +80,7 @@ class RunPairedTest {
                 .containsPattern(
                         "BENCHMARK +MEASURE +PAIRS +BASELINE +CANDIDATE +DIFFERENCE +CHANGE +95% INTERVAL +VERDICT");
         assertThat(r.out()).containsPattern("(?m)^work +latency +3 +.*\\] +slower$");
-        assertThat(r.out()).contains("3 pairs; paired t 95 % intervals.");
+        assertThat(r.out()).contains("3 pairs; mean differences, paired t 95 % intervals.");
         assertThat(r.err()).contains("slower than the baseline on work latency").contains("--fail-on-regression");
     }
 
@@ -113,10 +113,10 @@ class RunPairedTest {
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
         assertThat(r.out())
                 .containsPattern(
-                        "(?m)^work +latency +5 +1000 +1000 +0 +\\+0\\.00 % +\\[0, 0\\] +no change at this noise$");
+                        "(?m)^work +latency +8 +1000 +1000 +0 +\\+0\\.00 % +\\[0, 0\\] +no change at this noise$");
         assertThat(r.out())
-                .contains("Until significant: 5 of at most 200 pairs, stopped because every metric decided;"
-                        + " always-valid 95 % intervals (minimum effect 2.000 %).");
+                .contains("Until significant: 8 of at most 200 pairs, stopped because every metric decided;"
+                        + " median differences, always-valid 95 % intervals (minimum effect 2.000 %).");
     }
 
     /** docs/paired-runs.md's worked example: each side prints its pair's value from a list. */
@@ -152,7 +152,7 @@ class RunPairedTest {
         assertThat(r.out())
                 .containsPattern(
                         "(?m)^sort +latency +5 +100 +105 +5 +\\+5\\.00 % +\\[3\\.75833\\d*, 6\\.24166\\d*\\] +slower$");
-        assertThat(r.out()).contains("5 pairs; paired t 95 % intervals.");
+        assertThat(r.out()).contains("5 pairs; mean differences, paired t 95 % intervals.");
         assertThat(r.err()).contains("the candidate is slower than the baseline on sort latency");
     }
 

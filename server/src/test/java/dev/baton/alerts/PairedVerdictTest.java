@@ -86,22 +86,54 @@ class PairedVerdictTest {
     }
 
     @Test
-    void aSequentialRunUsesTheAlwaysValidIntervalWhichIsWider() {
+    void aSequentialRunJudgesTheMedianWithItsAlwaysValidInterval() {
         PairedConfig sequential = new PairedConfig(List.of("old"), 200, 45, true, 600, 0.01, "json", null);
-        PairedVerdict v = PairedVerdict.of(sequential, iterations(sequential, "latency", A, B));
-        assertThat(v.interval()).isEqualTo("confidence_sequence");
+        // The worked example and three more pairs: differences 5, 4, 6, 6, 4, 5, 7, 3.
+        double[] a = {100, 102, 98, 101, 99, 100, 100, 101};
+        double[] b = {105, 106, 104, 107, 103, 105, 107, 104};
+        PairedVerdict v = PairedVerdict.of(sequential, iterations(sequential, "latency", a, b));
+        assertThat(v.interval()).isEqualTo("median_confidence_sequence");
+        assertThat(v.statistic()).isEqualTo("median");
         assertThat(v.stopped()).isEqualTo("decided");
         PairedVerdict.Verdict sort = v.verdicts().getFirst();
-        assertThat(sort.upper() - sort.lower()).isGreaterThan(2 * 1.241664);
+        // At eight pairs the interval needs all eight on one side of a value: it is the smallest
+        // to the largest difference.
+        assertThat(sort.difference()).isEqualTo(5);
+        assertThat(sort.lower()).isEqualTo(3);
+        assertThat(sort.upper()).isEqualTo(7);
         assertThat(sort.verdict()).isEqualTo("slower");
-        // Four pairs leave the always-valid interval unbounded: not decided, so the budget (or the most pairs) ended
-        // it.
+        // Seven pairs leave it unbounded: not decided, so the budget (or the most pairs) ended it.
         PairedVerdict early = PairedVerdict.of(
                 sequential,
-                iterations(sequential, "latency", java.util.Arrays.copyOf(A, 4), java.util.Arrays.copyOf(B, 4)));
+                iterations(sequential, "latency", java.util.Arrays.copyOf(a, 7), java.util.Arrays.copyOf(b, 7)));
         assertThat(early.verdicts().getFirst().lower()).isNull();
         assertThat(early.verdicts().getFirst().verdict()).isEqualTo("no_change");
         assertThat(early.stopped()).isEqualTo("budget");
+    }
+
+    @Test
+    void aBurstThatStretchesOneSideOnceDoesNotHideASlowdown() {
+        // Twenty pairs 5 % slower, but in one of them a neighbour stretched the baseline from 100
+        // to 600: the mean difference turns negative (−20), the median's interval stays above zero.
+        PairedConfig sequential = new PairedConfig(List.of("old"), 200, 45, true, 600, 0.01, "json", null);
+        double[] a = new double[20];
+        double[] b = new double[20];
+        for (int p = 0; p < 20; p++) {
+            a[p] = 100 + (p % 3);
+            b[p] = 105 + (p % 4);
+        }
+        a[11] = 600;
+        PairedVerdict v = PairedVerdict.of(sequential, iterations(sequential, "latency", a, b));
+        PairedVerdict.Verdict sort = v.verdicts().getFirst();
+        assertThat(sort.lower()).isPositive();
+        assertThat(sort.verdict()).isEqualTo("slower");
+        PairedConfig fixed = new PairedConfig(List.of("old"), 20, 45, null, null, null, "json", null);
+        assertThat(PairedVerdict.of(fixed, iterations(fixed, "latency", a, b))
+                        .verdicts()
+                        .getFirst()
+                        .verdict())
+                .as("the mean's t interval, for contrast")
+                .isEqualTo("no_change");
     }
 
     @Test

@@ -54,10 +54,10 @@ class PairedStopTest {
         PairedConfig config = new PairedConfig(List.of("old"), 200, 3, true, null, null, "json", null);
         PairedStop stop = PairedStop.of(config, new MovableClock());
         assertThat(stop.enough(List.of())).isFalse();
-        assertThat(stop.enough(pairs(config, 4, 20)))
-                .as("unbounded before the fifth pair")
+        assertThat(stop.enough(pairs(config, 7, 20)))
+                .as("the median's always-valid interval is unbounded before the eighth pair")
                 .isFalse();
-        assertThat(stop.enough(pairs(config, 5, 20))).isTrue();
+        assertThat(stop.enough(pairs(config, 8, 20))).isTrue();
     }
 
     @Test

@@ -160,13 +160,13 @@ abstract class PairedRunAgainstServerContract {
 
         JsonNode paired = report.get("paired");
         assertThat(paired.get("design").asText()).isEqualTo("until_significant");
-        assertThat(paired.get("interval").asText()).isEqualTo("confidence_sequence");
+        assertThat(paired.get("interval").asText()).isEqualTo("median_confidence_sequence");
         assertThat(paired.get("stopped").asText()).isEqualTo("decided");
-        // The always-valid interval is unbounded before the fifth pair; a difference this large
+        // The median's always-valid interval is unbounded before the eighth pair; a difference this large
         // decides there or soon after (a sleep stretched by a busy machine may cost a pair or two),
         // never at the cap.
         int pairs = paired.get("pairs").asInt();
-        assertThat(pairs).isBetween(5, 39);
+        assertThat(pairs).isBetween(8, 39);
         assertThat(report.get("iterations")).hasSize(2 * pairs);
         assertThat(paired.at("/verdicts/0/verdict").asText()).isEqualTo("slower");
     }
@@ -179,7 +179,7 @@ abstract class PairedRunAgainstServerContract {
 
         JsonNode paired = report.get("paired");
         assertThat(paired.get("stopped").asText()).isEqualTo("decided");
-        assertThat(paired.get("pairs").asInt()).isEqualTo(5);
+        assertThat(paired.get("pairs").asInt()).isEqualTo(8);
         assertThat(paired.get("regression").asBoolean()).isFalse();
         JsonNode verdict = paired.at("/verdicts/0");
         assertThat(verdict.get("verdict").asText()).isEqualTo("no_change");
