@@ -43,7 +43,9 @@ record PoolWiring(ScalerLoop loop, PoolRoutes routes) {
                         w.publicUrl())
                 .onRegistered((pool, boot) -> metrics.poolBootTime(pool.slug(), boot));
         ScalerLoop loop = new ScalerLoop(scaler, ScalerLoop.EVERY);
-        channel.onJobPending(spec -> loop.wake());
+        channel.onJobPending(spec -> {
+            if (scaler.mayServe(spec)) loop.wake();
+        });
         metrics.pools(List.of("starting", "idle", "busy"), () -> counts(store));
         return new PoolWiring(loop, new PoolRoutes(store, scaler, providers.keySet(), w.clock()));
     }

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,7 @@ public final class PoolScaler {
     private final Map<String, PoolProvider> providers;
     private final Observer observer;
     private final Clock clock;
+    private volatile Set<Long> pooledSpecs = Set.of();
     private final String node;
     private final Supplier<String> server;
     private BiConsumer<Pool, Duration> onRegistered = (pool, boot) -> {};
@@ -101,6 +103,7 @@ public final class PoolScaler {
      */
     public synchronized boolean runOnce() {
         List<Pool> pools = store.pools().listPools();
+        pooledSpecs = pools.stream().map(p -> p.settings().specId()).collect(Collectors.toUnmodifiableSet());
         if (pools.isEmpty()) return false;
         Instant now = clock.instant();
         if (!store.pools().takeScalerLease(node, now, now.plus(LEASE))) return false;
@@ -112,6 +115,15 @@ public final class PoolScaler {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether a pool of this spec existed at the last pass. A pending job wakes the loop only then:
+     * without it every submission would read the pools, on a server that has none, once more. A
+     * pool created since is seen at the next pass, at most {@link ScalerLoop#EVERY} later.
+     */
+    public boolean mayServe(long specId) {
+        return pooledSpecs.contains(specId);
     }
 
     private void pass(Pool pool) {

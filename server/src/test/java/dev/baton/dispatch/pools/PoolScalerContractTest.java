@@ -142,6 +142,20 @@ abstract class PoolScalerContractTest {
     }
 
     @Test
+    void aPendingJobWakesTheScalerOnlyForASpecAPoolServedAtTheLastPass() {
+        PoolScaler scaler = scaler("a");
+        assertThat(scaler.runOnce()).as("no pool: nothing to do").isFalse();
+        assertThat(scaler.mayServe(spec.id())).isFalse();
+        pool(0, 4);
+        assertThat(scaler.mayServe(spec.id()))
+                .as("seen at the next pass, not before")
+                .isFalse();
+        scaler.runOnce();
+        assertThat(scaler.mayServe(spec.id())).isTrue();
+        assertThat(scaler.mayServe(spec.id() + 1000)).isFalse();
+    }
+
+    @Test
     void machinesStartingOrIdleNeverExceedTheWaitingJobsPlusMinIdle() {
         Pool pool = pool(1, 4);
         PoolScaler scaler = scaler("a");
