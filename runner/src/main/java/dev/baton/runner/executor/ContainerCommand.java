@@ -12,13 +12,25 @@ import java.util.Map;
  * What a job runs inside its image, with Docker's semantics, for every executor that runs an
  * image (runc, microVM): the job's entrypoint replaces the image's and drops its cmd; the job's
  * cmd replaces the image's; the environment is a default PATH, then the image's, then the job's.
+ * A paired job's baseline (issue 45) runs in the same image as its cmd would: the same entrypoint,
+ * the baseline's command in place of the job's cmd.
  */
 record ContainerCommand(List<String> argv, Map<String, String> env) {
     static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     static ContainerCommand of(JobConfig config, ImageConfig image) throws DeclinedException {
-        List<String> entrypoint = config.entrypoint() != null ? config.entrypoint() : image.entrypoint();
         List<String> cmd = config.cmd() != null ? config.cmd() : (config.entrypoint() != null ? null : image.cmd());
+        return of(config, image, cmd);
+    }
+
+    /** A paired job's baseline side, or null when the job is not paired. */
+    static ContainerCommand baseline(JobConfig config, ImageConfig image) throws DeclinedException {
+        if (config.paired() == null) return null;
+        return of(config, image, config.paired().baselineCmd());
+    }
+
+    private static ContainerCommand of(JobConfig config, ImageConfig image, List<String> cmd) throws DeclinedException {
+        List<String> entrypoint = config.entrypoint() != null ? config.entrypoint() : image.entrypoint();
         List<String> argv = new ArrayList<>();
         if (entrypoint != null) argv.addAll(entrypoint);
         if (cmd != null) argv.addAll(cmd);

@@ -13,6 +13,10 @@ import java.util.Map;
  * user ({@link GuestUserSwitch}); {@code cwdOwner} ({@code uid:gid}, or null) is given the
  * working directory Baton created, as the runc executor does with its {@code /work}.
  *
+ * <p>A paired job (issue 45) also carries the baseline's argv and the iterations that run it (the
+ * host knows the order from the seed); the script picks the side by the iteration, and each side
+ * sees {@code BATON_PAIR} and {@code BATON_SIDE} as with the other executors.
+ *
  * <p>Control records (all lines, then raw bytes for files): {@code exit <code>}, then per
  * requested path in order {@code file <index> <size>} followed by at most the file byte limit of
  * its content, or {@code notregular <index>}; absent files send nothing.
@@ -23,7 +27,20 @@ record GuestJob(
         String cwd,
         List<String> filePaths,
         List<String> runAs,
-        String cwdOwner) {
+        String cwdOwner,
+        List<String> baselineArgv,
+        List<Integer> baselineIterations) {
+
+    /** A job that is not paired. */
+    GuestJob(
+            List<String> argv,
+            Map<String, String> env,
+            String cwd,
+            List<String> filePaths,
+            List<String> runAs,
+            String cwdOwner) {
+        this(argv, env, cwd, filePaths, runAs, cwdOwner, null, List.of());
+    }
 
     String script(int fileByteLimit) {
         StringBuilder s = new StringBuilder();
@@ -35,12 +52,19 @@ record GuestJob(
                 .append(quote(cwd))
                 .append(" || exit 1\n");
         if (cwdOwner != null) s.append("$B chown ").append(quote(cwdOwner)).append(" . || exit 1\n");
-        s.append("$B env -i");
-        env.forEach((k, v) -> s.append(' ').append(quote(k + "=" + v)));
-        s.append(" \"BATON_ITERATION=$it\"");
-        for (String a : runAs) s.append(' ').append(quote(a));
-        for (String a : argv) s.append(' ').append(quote(a));
-        s.append(" </dev/null 2>\"$err\" >\"$out\"\n");
+        if (baselineArgv == null) {
+            run(s, "", argv);
+        } else {
+            s.append("pair=$(( (it - 1) / 2 ))\n");
+            s.append("case \" ");
+            for (int i : baselineIterations) s.append(i).append(' ');
+            s.append("\" in\n");
+            s.append("  *\" $it \"*) ");
+            run(s, " \"BATON_PAIR=$pair\" BATON_SIDE=baseline", baselineArgv);
+            s.append("  ;;\n  *) ");
+            run(s, " \"BATON_PAIR=$pair\" BATON_SIDE=candidate", argv);
+            s.append("  ;;\nesac\n");
+        }
         s.append("echo \"exit $?\" >&3\n");
         s.append("collect() {\n");
         s.append("  if [ -f \"$2\" ]; then echo \"file $1 $($B wc -c < \"$2\")\" >&3; $B head -c ")
@@ -56,6 +80,15 @@ record GuestJob(
         }
         s.append("$B sync\n");
         return s.toString();
+    }
+
+    private void run(StringBuilder s, String sideEnv, List<String> command) {
+        s.append("$B env -i");
+        env.forEach((k, v) -> s.append(' ').append(quote(k + "=" + v)));
+        s.append(" \"BATON_ITERATION=$it\"").append(sideEnv);
+        for (String a : runAs) s.append(' ').append(quote(a));
+        for (String a : command) s.append(' ').append(quote(a));
+        s.append(" </dev/null 2>\"$err\" >\"$out\"\n");
     }
 
     static String quote(String word) {

@@ -2,6 +2,7 @@ package dev.baton.runner.executor;
 
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
@@ -396,9 +397,24 @@ public final class MicroVmExecutor implements Executor {
                     || image.workingDir().equals("/");
             String cwd = ownDir ? WORK : image.workingDir();
             List<String> files = config.filePaths() == null ? List.of() : config.filePaths();
-            if (user.isRoot()) return new GuestJob(args, env, cwd, files, List.of(), null);
+            ContainerCommand baseline = ContainerCommand.baseline(config, image);
+            List<Integer> baselineIterations = new ArrayList<>();
+            for (int i = 0; baseline != null && i < config.iterationsOrDefault(); i++)
+                if (config.paired().side(i) == PairedConfig.Side.BASELINE) baselineIterations.add(i + 1);
             return new GuestJob(
-                    args, env, cwd, files, userSwitch().command(user), ownDir ? user.uid() + ":" + user.gid() : null);
+                    args,
+                    env,
+                    cwd,
+                    files,
+                    user.isRoot() ? List.of() : userSwitch().command(user),
+                    user.isRoot() || !ownDir ? null : user.uid() + ":" + user.gid(),
+                    baseline == null ? null : baseline.argv(),
+                    baselineIterations);
+        }
+
+        @Override
+        protected boolean runsPairs() {
+            return true;
         }
 
         private void makeDisk(long bytes) throws IOException, DeclinedException {

@@ -3,6 +3,7 @@ package dev.baton.runner.executor;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
 import dev.baton.runner.oci.DiskFullException;
@@ -253,6 +254,9 @@ public final class RuncExecutor implements Executor {
         private final Path bundle;
         private final Path rootfs;
         private RuncSpec.Process process;
+        /** A paired job's baseline side (issue 45), in the same image; null when not paired. */
+        private RuncSpec.Process baseline;
+
         private final boolean[] deleted;
 
         ContainerExecution(ClaimedJob job, ExecutionEvents events) {
@@ -307,7 +311,9 @@ public final class RuncExecutor implements Executor {
                     checkStopped();
                 }
                 if (userns) chown(rootfs, options.idOffset(), options.idOffset());
-                process = resolveProcess(image.config());
+                process = resolveProcess(image.config(), ContainerCommand.of(job.config(), image.config()));
+                ContainerCommand baselineCommand = ContainerCommand.baseline(job.config(), image.config());
+                if (baselineCommand != null) baseline = resolveProcess(image.config(), baselineCommand);
                 held.used(job.config().digest()); // every layer is verified in the blob cache now
             } catch (LayerException e) {
                 throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
@@ -340,8 +346,7 @@ public final class RuncExecutor implements Executor {
         }
 
         /** Docker semantics: the job's entrypoint replaces the image's (and drops its cmd); the job's cmd replaces the image's. */
-        private RuncSpec.Process resolveProcess(ImageConfig image) throws DeclinedException {
-            ContainerCommand command = ContainerCommand.of(job.config(), image);
+        private RuncSpec.Process resolveProcess(ImageConfig image, ContainerCommand command) throws DeclinedException {
             List<String> args = command.argv();
             Map<String, String> env = command.env();
             List<String> envList = new ArrayList<>();
@@ -375,10 +380,23 @@ public final class RuncExecutor implements Executor {
             return p;
         }
 
+        @Override
+        protected boolean runsPairs() {
+            return true;
+        }
+
+        /** The iteration's side of a paired job picks the command; each side knows which it is. */
         private RuncSpec.Process withIteration(RuncSpec.Process p, int iteration) {
-            List<String> env = new ArrayList<>(p.env());
+            PairedConfig paired = job.config().paired();
+            PairedConfig.Side side = paired == null ? null : paired.side(iteration - 1);
+            RuncSpec.Process chosen = side == PairedConfig.Side.BASELINE ? baseline : p;
+            List<String> env = new ArrayList<>(chosen.env());
             env.add("BATON_ITERATION=" + iteration);
-            return new RuncSpec.Process(p.args(), env, p.cwd(), p.uid(), p.gid());
+            if (side != null) {
+                env.add("BATON_PAIR=" + (iteration - 1) / 2);
+                env.add("BATON_SIDE=" + side.wireName());
+            }
+            return new RuncSpec.Process(chosen.args(), env, chosen.cwd(), chosen.uid(), chosen.gid());
         }
 
         @Override

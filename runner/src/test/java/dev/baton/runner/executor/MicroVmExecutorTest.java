@@ -9,6 +9,7 @@ import dev.baton.protocol.id.SpecUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
@@ -221,6 +222,36 @@ class MicroVmExecutorTest {
         assertThat(r.live.toString()).contains("out from 'the' job 1").contains("err");
         assertThat(vms()).isEmpty();
         assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    @Test
+    void aPairedJobRunsTheBaselineInTheSameImageOnItsSideOfEachPair() throws Exception {
+        // Issue 45: two pairs, four boots; each side prints who it is, its pair and its side.
+        String print = "echo \"$0 $BATON_PAIR $BATON_SIDE $BATON_ITERATION\"";
+        PairedConfig paired = new PairedConfig(List.of("sh", "-c", print, "A"), 2, 45, null, null, null, "json", null);
+        ClaimedJob job = Jobs.claimed(
+                spec(64 * MIB, false),
+                new JobConfig(
+                        "local",
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        image.digest(),
+                        null,
+                        List.of("sh", "-c", print, "B"),
+                        Map.of(),
+                        JobTimeout.of(120),
+                        List.of(),
+                        null,
+                        paired));
+        ExecutionResult result = result(run(job));
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
+        assertThat(result.results()).hasSize(4);
+        for (int i = 0; i < 4; i++) {
+            PairedConfig.Side side = paired.side(i);
+            assertThat(result.results().get(i).stdout())
+                    .isEqualTo((side == PairedConfig.Side.BASELINE ? "A" : "B") + " " + i / 2 + " " + side.wireName()
+                            + " " + (i + 1) + "\n");
+        }
+        assertThat(vms()).isEmpty();
     }
 
     @Test

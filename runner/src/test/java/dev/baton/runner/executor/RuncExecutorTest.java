@@ -7,6 +7,7 @@ import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.JobConfig;
+import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.model.SpecView;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.JobTimeout;
@@ -191,6 +192,35 @@ class RuncExecutorTest {
         assertThat(containers()).isEmpty();
         // cleaned up before it reported
         assertThat(work.resolve("runner/bundles")).isEmptyDirectory();
+    }
+
+    @Test
+    void aPairedJobRunsTheBaselineCommandInTheSameImageOnItsSideOfEachPair() throws Exception {
+        // Issue 45: pairs of the baseline (A) and the candidate (B) alternate in the order the seed
+        // draws; each side knows its pair and side, and prints them.
+        String print = "echo \"$0 $BATON_PAIR $BATON_SIDE $BATON_ITERATION\"";
+        PairedConfig paired = new PairedConfig(List.of("sh", "-c", print, "A"), 3, 45, null, null, null, "json", null);
+        JobConfig config = new JobConfig(
+                "local",
+                dev.baton.protocol.id.ProjectUuid.random(),
+                image.digest(),
+                null,
+                List.of("sh", "-c", print, "B"),
+                Map.of(),
+                JobTimeout.of(60),
+                List.of(),
+                null,
+                paired);
+        ExecutionResult result = result(run(Jobs.claimed(spec(256 * MIB, false), config)));
+        assertThat(result.kind()).isEqualTo(ExecutionResult.Kind.EXITED);
+        assertThat(result.results()).hasSize(6);
+        for (int i = 0; i < 6; i++) {
+            PairedConfig.Side side = paired.side(i);
+            assertThat(result.results().get(i).stdout())
+                    .isEqualTo((side == PairedConfig.Side.BASELINE ? "A" : "B") + " " + i / 2 + " " + side.wireName()
+                            + " " + (i + 1) + "\n");
+        }
+        assertThat(containers()).isEmpty();
     }
 
     @Test
