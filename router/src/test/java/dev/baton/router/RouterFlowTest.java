@@ -94,6 +94,44 @@ class RouterFlowTest {
     }
 
     @Test
+    void aPairedRunFlowsThroughTheRouterAndIsJudged() throws Exception {
+        // Issue 45: the paired config is part of the job config the router forwards unchanged.
+        URI url = Fleet.url(router);
+        fleet.agent(url, "r1");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> router.status().runners().stream().anyMatch(RouterStatus.RunnerRow::connected));
+        JsonNode created = fleet.server.post(
+                "/v0/run",
+                Map.of(
+                        "project",
+                        "alpha",
+                        "spec",
+                        "host",
+                        "cmd",
+                        List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":200}}}'"),
+                        "baseline",
+                        Map.of("cmd", List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":100}}}'")),
+                        "pairs",
+                        3,
+                        "timeout",
+                        120,
+                        "adapter",
+                        "json"));
+        JsonNode done =
+                fleet.awaitStatus("alpha", created.at("/job/uuid").asText(), "processed", Duration.ofSeconds(60));
+        assertThat(done.at("/runner").asText()).isEqualTo(fleet.routerUuid);
+        JsonNode paired = fleet.server
+                .get("/v0/projects/alpha/reports/" + created.at("/report/uuid").asText())
+                .get("paired");
+        assertThat(paired.get("pairs").asInt()).isEqualTo(3);
+        for (JsonNode run : paired.get("runs")) {
+            assertThat(run.at("/baseline/sort/latency/value").asInt()).isEqualTo(100);
+            assertThat(run.at("/candidate/sort/latency/value").asInt()).isEqualTo(200);
+        }
+        assertThat(paired.at("/verdicts/0/verdict").asText()).isEqualTo("slower");
+    }
+
+    @Test
     void theRouterTakesOnlyItsOwnKeysAndARotatedKeyIsRefused() throws Exception {
         URI url = Fleet.url(router);
         RunnerKey first = fleet.runnerKey("r1");

@@ -231,6 +231,42 @@ abstract class LeaseRunnerContract {
     }
 
     @Test
+    void aPairedRunRunsBothSidesUnderOneLeaseAndIsJudged() {
+        // Issue 45 on the NATS transport: the paired config travels in the job as on the channel.
+        runner(1);
+        JsonNode created = baton.post(
+                "/v0/run",
+                Map.of(
+                        "project",
+                        "bench",
+                        "spec",
+                        "host",
+                        "cmd",
+                        List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":200}}}'"),
+                        "baseline",
+                        Map.of("cmd", List.of("sh", "-c", "echo '{\"sort\":{\"latency\":{\"value\":100}}}'")),
+                        "pairs",
+                        3,
+                        "timeout",
+                        60,
+                        "adapter",
+                        "json"));
+        JsonNode done = awaitStatus(created.at("/job/uuid").asText(), "processed");
+        assertThat(done.get("attempts"))
+                .singleElement()
+                .satisfies(a -> assertThat(a.get("transport").asText()).isEqualTo("nats"));
+        JsonNode paired = baton.get("/v0/projects/bench/reports/"
+                        + created.at("/report/uuid").asText())
+                .get("paired");
+        assertThat(paired.get("pairs").asInt()).isEqualTo(3);
+        for (JsonNode run : paired.get("runs")) {
+            assertThat(run.at("/baseline/sort/latency/value").asInt()).isEqualTo(100);
+            assertThat(run.at("/candidate/sort/latency/value").asInt()).isEqualTo(200);
+        }
+        assertThat(paired.at("/verdicts/0/verdict").asText()).isEqualTo("slower");
+    }
+
+    @Test
     void aFailingJobIsReportedFailedWithItsExitCode() {
         runner(1);
         String uuid = submit(List.of("sh", "-c", "echo broken >&2; exit 3"), 60);
