@@ -39,8 +39,9 @@ final class RunOptions {
     @Option(
             names = "--baseline",
             paramLabel = "COMMAND",
-            description = "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
-                    + " it and the run's command (the candidate) run alternately on one runner (process executor)")
+            description =
+                    "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
+                            + " it and the run's command (the candidate) run alternately on one runner (process, runc and microVM executors; with --image, in that image)")
     String baseline;
 
     @Option(

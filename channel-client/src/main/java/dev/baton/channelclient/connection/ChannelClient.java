@@ -39,6 +39,10 @@ public final class ChannelClient {
     public static final int CLOSE_REPLACED = 4001;
     /** The WebSocket close code for a message over the receiver's limit (RFC 6455): the server's word that a result was too big. */
     public static final int CLOSE_TOO_BIG = 1009;
+    /** The server's close code for a connect over the runner's connect limit; its reason says "retry in N s". */
+    public static final int CLOSE_TOO_MANY_CONNECTS = 4029;
+
+    private static final java.util.regex.Pattern RETRY_IN = java.util.regex.Pattern.compile("retry in (\\d{1,6}) s");
     /** How long a failed send waits for the server's close frame, whose code says why (1009: too big). */
     private static final Duration CLOSE_FRAME_WAIT = Duration.ofSeconds(1);
 
@@ -93,6 +97,13 @@ public final class ChannelClient {
     /** Also hands every server message to {@code listener}, before the machine (pull token answers, issue 41). */
     public void tap(Consumer<ServerMessage> listener) {
         this.tap = listener;
+    }
+
+    /** The wait a 4029 close asks for ("… retry in N s"), or null for any other close. */
+    static Duration retryAfter(int statusCode, String reason) {
+        if (statusCode != CLOSE_TOO_MANY_CONNECTS || reason == null) return null;
+        java.util.regex.Matcher m = RETRY_IN.matcher(reason);
+        return m.find() ? Duration.ofSeconds(Long.parseLong(m.group(1))) : null;
     }
 
     /** Opens a connection in the background; reports {@link Input.ConnectionOpened} or {@link Input.ConnectionClosed}. */
@@ -288,7 +299,8 @@ public final class ChannelClient {
                     "closed by server (" + statusCode + (reason == null || reason.isEmpty() ? "" : " " + reason) + ")",
                     false,
                     statusCode == CLOSE_REPLACED,
-                    statusCode == CLOSE_TOO_BIG);
+                    statusCode == CLOSE_TOO_BIG,
+                    retryAfter(statusCode, reason));
             return CompletableFuture.completedFuture(null);
         }
 
@@ -298,13 +310,13 @@ public final class ChannelClient {
         }
 
         void closed(String reason, boolean fatal) {
-            closed(reason, fatal, false, false);
+            closed(reason, fatal, false, false, null);
         }
 
-        void closed(String reason, boolean fatal, boolean replaced, boolean tooBig) {
+        void closed(String reason, boolean fatal, boolean replaced, boolean tooBig, Duration retryAfter) {
             if (ended.compareAndSet(false, true)) {
                 if (socket != null) socket.abort();
-                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced, tooBig));
+                sink.accept(new Input.ConnectionClosed(clock.instant(), reason, fatal, replaced, tooBig, retryAfter));
                 end.countDown();
             }
         }

@@ -4,6 +4,7 @@ import dev.baton.protocol.id.JobUuid;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.MachineFingerprint;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -25,16 +26,23 @@ public sealed interface Input {
      * means the server closed it because another connection of this runner took its place (close
      * code 4001): someone else uses this runner's key, so the agent backs off instead of taking
      * the channel back at once. {@code tooBig} means the server closed it with 1009 (message too
-     * big): what was sent and not acknowledged on it is resent smaller.
+     * big): what was sent and not acknowledged on it is resent smaller. {@code retryAfter}, when
+     * not null, is the server's word on when to come back (close code 4029, too many connects:
+     * "retry in N s"); the agent waits at least that long.
      */
-    record ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced, boolean tooBig)
+    record ConnectionClosed(
+            Instant now, String reason, boolean fatal, boolean replaced, boolean tooBig, Duration retryAfter)
             implements Input {
         public ConnectionClosed(Instant now, String reason, boolean fatal) {
-            this(now, reason, fatal, false, false);
+            this(now, reason, fatal, false, false, null);
         }
 
         public ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced) {
-            this(now, reason, fatal, replaced, false);
+            this(now, reason, fatal, replaced, false, null);
+        }
+
+        public ConnectionClosed(Instant now, String reason, boolean fatal, boolean replaced, boolean tooBig) {
+            this(now, reason, fatal, replaced, tooBig, null);
         }
     }
 

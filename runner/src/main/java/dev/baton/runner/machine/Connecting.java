@@ -112,6 +112,8 @@ final class Connecting {
             return;
         }
         Duration delay = backoff(reconnectAttempt++);
+        // Too many connects (4029): coming back before the server's bucket refills is refused again.
+        if (c.retryAfter() != null && c.retryAfter().compareTo(delay) > 0) delay = c.retryAfter();
         log.info(
                 "channel {}: {}; reconnecting in {} ms",
                 wasConnected ? "closed" : "not opened",

@@ -277,6 +277,32 @@ class RunnerMachineTest {
         assertThat(afterReset.toMillis()).isBetween(250L, 500L);
     }
 
+    /** A connect over the server's limit (4029) says when to retry: the agent waits at least that long. */
+    @Test
+    void aConnectRefusedForTooManyConnectsWaitsAsLongAsTheServerSays() {
+        connected();
+        received(new ServerMessage.NoJob());
+        Duration delay = only(
+                        in(new Input.ConnectionClosed(
+                                now,
+                                "closed by server (4029 too many connects of this runner; retry in 20 s)",
+                                false,
+                                false,
+                                false,
+                                Duration.ofSeconds(20))),
+                        Effect.ScheduleReconnect.class)
+                .getFirst()
+                .delay();
+        assertThat(delay).isEqualTo(Duration.ofSeconds(20));
+        in(new Input.ReconnectDue(now.plus(delay)));
+        in(new Input.ConnectionOpened(now.plus(delay)));
+        received(new ServerMessage.NoJob());
+        Duration ordinary = only(in(new Input.ConnectionClosed(now, "lost", false)), Effect.ScheduleReconnect.class)
+                .getFirst()
+                .delay();
+        assertThat(ordinary).as("an ordinary close keeps its own backoff").isLessThan(Duration.ofSeconds(1));
+    }
+
     /**
      * Two agents with one key: each connection is replaced (4001) by the other's soon after it
      * opened, and valid messages come in between. Before, every valid message reset the backoff,
