@@ -38,6 +38,10 @@ public final class Bench {
             AgentAtRest.run(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);
         }
+        if (args.length > 0 && args[0].equals("agent-job")) {
+            AgentBesideJob.run(java.util.Arrays.copyOfRange(args, 1, args.length));
+            System.exit(0);
+        }
         if (args.length > 0 && args[0].equals("pools")) {
             PoolBench.run(java.util.Arrays.copyOfRange(args, 1, args.length));
             System.exit(0);

@@ -19,6 +19,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +44,7 @@ public final class ChannelClient {
     /** The server's close code for a connect over the runner's connect limit; its reason says "retry in N s". */
     public static final int CLOSE_TOO_MANY_CONNECTS = 4029;
 
-    private static final java.util.regex.Pattern RETRY_IN = java.util.regex.Pattern.compile("retry in (\\d{1,6}) s");
+    private static final Pattern RETRY_IN = Pattern.compile("retry in (\\d{1,6}) s");
     /** How long a failed send waits for the server's close frame, whose code says why (1009: too big). */
     private static final Duration CLOSE_FRAME_WAIT = Duration.ofSeconds(1);
 
@@ -102,7 +104,7 @@ public final class ChannelClient {
     /** The wait a 4029 close asks for ("… retry in N s"), or null for any other close. */
     static Duration retryAfter(int statusCode, String reason) {
         if (statusCode != CLOSE_TOO_MANY_CONNECTS || reason == null) return null;
-        java.util.regex.Matcher m = RETRY_IN.matcher(reason);
+        Matcher m = RETRY_IN.matcher(reason);
         return m.find() ? Duration.ofSeconds(Long.parseLong(m.group(1))) : null;
     }
 
