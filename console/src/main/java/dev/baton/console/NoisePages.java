@@ -5,7 +5,6 @@ import dev.baton.console.ConsoleSignIn.Viewer;
 import dev.baton.console.Views.Link;
 import dev.baton.web.http.ApiException;
 import io.javalin.http.Context;
-import io.javalin.http.HttpStatus;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
