@@ -96,10 +96,7 @@ final class LocalInstallation implements AutoCloseable {
                 Duration.ofSeconds(1));
         // Not at start (a first run should not wait for it); when asked, 'baton runners noise local' (decision 0062).
         agent.calibrateOnRequest(new dev.baton.runner.noise.NoiseProbe(
-                home.resolve("noise"),
-                dev.baton.cli.runner.UpCommand.ON_REQUEST_REPETITIONS,
-                Optional.empty(),
-                600));
+                home.resolve("noise"), dev.baton.cli.runner.UpCommand.ON_REQUEST_REPETITIONS, Optional.empty(), 600));
         Thread thread = Thread.ofPlatform().name("baton-local-runner").daemon().start(() -> {
             try {
                 agent.run();

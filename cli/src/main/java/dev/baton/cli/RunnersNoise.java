@@ -47,10 +47,12 @@ final class RunnersNoise extends ClientCommand {
     @Override
     JsonNode call(ApiClient api) {
         JsonNode asked = api.post("/v0/runners/" + seg(runner) + "/noise", Map.of());
-        note("Runner " + runner + " asked to measure its noise (through node " + asked.path("node").asText()
+        note("Runner " + runner + " asked to measure its noise (through node "
+                + asked.path("node").asText()
                 + "); it measures once its wait for a job ends, taking no job meanwhile.");
         if (!await) return api.get("/v0/runners/" + seg(runner));
-        String previous = asked.path("previous").isTextual() ? asked.path("previous").asText() : null;
+        String previous =
+                asked.path("previous").isTextual() ? asked.path("previous").asText() : null;
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             JsonNode found = api.get("/v0/runners/" + seg(runner));

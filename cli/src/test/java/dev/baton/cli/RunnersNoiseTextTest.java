@@ -29,9 +29,9 @@ class RunnersNoiseTextTest {
 
     @Test
     void theCellSaysWhenTheCalibrationWasMeasured() throws Exception {
-        assertThat(RunnersCommand.noise(runner(
-                                "{\"noise\":{\"cv\":0.0123,\"noisy\":true,\"measured\":\"2026-11-29T15:02:11.402Z\"}}")
-                        .path("noise")))
+        assertThat(RunnersCommand.noise(
+                        runner("{\"noise\":{\"cv\":0.0123,\"noisy\":true,\"measured\":\"2026-11-29T15:02:11.402Z\"}}")
+                                .path("noise")))
                 .isEqualTo("1.23% noisy at 2026-11-29T15:02Z");
     }
 

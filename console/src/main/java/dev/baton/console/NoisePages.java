@@ -52,7 +52,8 @@ final class NoisePages {
         var answer = api.call(
                 ctx,
                 "POST",
-                "/v0/runners/" + URLEncoder.encode(runner, StandardCharsets.UTF_8).replace("+", "%20") + "/noise",
+                "/v0/runners/"
+                        + URLEncoder.encode(runner, StandardCharsets.UTF_8).replace("+", "%20") + "/noise",
                 null,
                 v.token());
         if (!answer.ok()) {

@@ -65,9 +65,8 @@ public final class PendingExplainer implements JobQueue {
         // attempt > 0, has declines). A submission is neither and reads no runner rows while its
         // runners are all live.
         // A spec with a noise limit needs them one by one too: which connected runner is quiet enough.
-        boolean byRunner = !wanted.required().isEmpty()
-                || job.attempt() > 0
-                || (spec != null && spec.maxNoiseCv() != null);
+        boolean byRunner =
+                !wanted.required().isEmpty() || job.attempt() > 0 || (spec != null && spec.maxNoiseCv() != null);
         PendingFacts all = store.runs().pendingFacts(job, RECENT_RUNS, byRunner ? null : now.minus(heartbeatTimeout));
         // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
         PendingFacts facts = wanted.required().isEmpty()

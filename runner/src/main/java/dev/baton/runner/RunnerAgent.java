@@ -226,14 +226,14 @@ public final class RunnerAgent {
     }
 
     /** Measures at start when asked to (idle, before connecting). */
-    private void measureNoiseAtStart() {
+    private void measureNoiseAtStart() throws InterruptedException {
         if (noiseProbe == null || !calibrateAtStart) return;
         log.info("measuring this machine's noise (the calibration workload, idle, before taking jobs)");
         calibration = measureNoise();
     }
 
     /** Runs the probe, if any, and returns its figures with the machine's fingerprint now; null when it could not. */
-    private RunnerMessage.Calibration measureNoise() {
+    private RunnerMessage.Calibration measureNoise() throws InterruptedException {
         if (noiseProbe == null) {
             log.warn("the server asks for a noise calibration; this agent has no calibration configured");
             return null;
@@ -467,6 +467,8 @@ public final class RunnerAgent {
                             measured = measureNoise();
                         } catch (RuntimeException e) {
                             log.warn("noise calibration failed", e);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
                         } finally {
                             post(new Input.Calibrated(measured));
                         }

@@ -352,7 +352,8 @@ class PendingExplainerTest {
         runner("fresh", clock.instant());
         runner("gone", null);
         real.noise()
-                .recordNoise(loud.id(), new dev.baton.store.NoiseReading(clock.instant(), 0.041, 0.01, null, 200, null));
+                .recordNoise(
+                        loud.id(), new dev.baton.store.NoiseReading(clock.instant(), 0.041, 0.01, null, 200, null));
         Job job = submit();
 
         QueueStatus status = explainer(false).status(job).orElseThrow();

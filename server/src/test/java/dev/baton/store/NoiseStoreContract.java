@@ -3,8 +3,8 @@ package dev.baton.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.protocol.id.LeaseId;
-import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.protocol.value.Slug;
 import java.time.Duration;
@@ -79,8 +79,7 @@ abstract class NoiseStoreContract {
     void aRunnerHoldsAnAttemptFromItsClaimUntilTheAttemptEnds() {
         Organization org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
         Project project = store.organizations().createProject(org.id(), "P", Slug.of("p"), T0);
-        Spec spec = store.specs()
-                .createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, T0);
+        Spec spec = store.specs().createSpec("S", Slug.of("s"), Architecture.X86_64, 2, 1L << 30, 10L << 30, false, T0);
         Runner busy = runner();
         Runner idle = runner();
         store.specs().addRunnerSpec(busy.id(), spec.id());

@@ -68,12 +68,12 @@ final class JdbcRunnerNoise implements RunnerNoise {
 
     @Override
     public boolean holdsAttempt(long runnerId) {
-        return context.read(h -> h.createQuery(
-                        "SELECT 1 FROM job_attempt WHERE runner_id = :runner AND ended IS NULL LIMIT 1")
-                .bind("runner", runnerId)
-                .mapTo(Integer.class)
-                .findOne()
-                .isPresent());
+        return context.read(
+                h -> h.createQuery("SELECT 1 FROM job_attempt WHERE runner_id = :runner AND ended IS NULL LIMIT 1")
+                        .bind("runner", runnerId)
+                        .mapTo(Integer.class)
+                        .findOne()
+                        .isPresent());
     }
 
     @Override

@@ -77,7 +77,9 @@ final class RunnerControlRoutes implements RouteModule {
                 "/v0/runners/{runner}/update", this::update, RouteAccess.admin().audited("runner.update_sent"));
         // Admin, as RunnerRoutes.MANAGE (the api module's name for it, which this module cannot import).
         config.routes.post(
-                "/v0/runners/{runner}/noise", this::calibrate, RouteAccess.admin().audited("runner.noise_requested"));
+                "/v0/runners/{runner}/noise",
+                this::calibrate,
+                RouteAccess.admin().audited("runner.noise_requested"));
         config.routes.get(
                 "/v0/organizations/{organization}/usage", this::usage, RouteAccess.onOrganization(Role.OWNER));
         config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities, RouteAccess.admin());
@@ -174,7 +176,8 @@ final class RunnerControlRoutes implements RouteModule {
         if (store.noise().holdsAttempt(runner.id()))
             throw ApiException.conflict(
                     "runner_busy",
-                    "runner '" + ref + "' holds a job; ask again when it is idle (a calibration never runs beside a job)");
+                    "runner '" + ref
+                            + "' holds a job; ask again when it is idle (a calibration never runs beside a job)");
         var previous = store.noise().noiseHistory(runner.id(), 1);
         String node = directives
                 .deliver(runner.id(), new ServerMessage.Calibrate())
@@ -185,7 +188,9 @@ final class RunnerControlRoutes implements RouteModule {
         body.put("runner", runner.uuid().toString());
         body.put("node", node);
         body.put("at", clock.instant().toString());
-        body.put("previous", previous.isEmpty() ? null : previous.get(0).measured().toString());
+        body.put(
+                "previous",
+                previous.isEmpty() ? null : previous.get(0).measured().toString());
         Json.write(ctx, 202, body);
     }
 

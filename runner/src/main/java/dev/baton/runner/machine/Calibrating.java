@@ -28,7 +28,8 @@ final class Calibrating {
             return;
         }
         if (s.shuttingDown || s.config.singleJob()) {
-            log.info("the server asks for a noise calibration; not measuring ({})",
+            log.info(
+                    "the server asks for a noise calibration; not measuring ({})",
                     s.shuttingDown ? "shutting down" : "a single-job runner");
             return;
         }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class RunnerMachineCalibrateTest {
     private static final Instant T0 = Instant.parse("2026-11-29T18:00:00Z");
-    private static final RunnerMessage.Calibration MEASURED = new RunnerMessage.Calibration(
-            T0, List.of(new NoiseFigure("cpu", 200, 2_000_000, 0.012)), null);
+    private static final RunnerMessage.Calibration MEASURED =
+            new RunnerMessage.Calibration(T0, List.of(new NoiseFigure("cpu", 200, 2_000_000, 0.012)), null);
 
     private final RunnerMachine machine = RunnerMachine.fresh(MachineConfig.defaults("test"), new Random(1));
     private Instant now = T0;
@@ -96,11 +96,12 @@ class RunnerMachineCalibrateTest {
 
         boolean askedForWork = false;
         for (int i = 0; i < 10 && machine.pendingResults() > 0; i++)
-            askedForWork |= sent(received(new ServerMessage.Ack(job.uuid())))
-                    .stream()
+            askedForWork |= sent(received(new ServerMessage.Ack(job.uuid()))).stream()
                     .anyMatch(RunnerMessage.Ready.class::isInstance);
         assertThat(machine.pendingResults()).isZero();
-        assertThat(askedForWork).as("no ready between the job and the calibration").isFalse();
+        assertThat(askedForWork)
+                .as("no ready between the job and the calibration")
+                .isFalse();
         assertThat(calibrates(tick())).isTrue();
     }
 
@@ -120,8 +121,9 @@ class RunnerMachineCalibrateTest {
         ClaimedJob job = Jobs.claimed(60);
         assertThat(sent(received(new ServerMessage.Job(job))))
                 .singleElement()
-                .isInstanceOfSatisfying(RunnerMessage.Declined.class, d -> assertThat(d.reason())
-                        .contains("measuring its noise"));
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Declined.class,
+                        d -> assertThat(d.reason()).contains("measuring its noise"));
         assertThat(machine.activeJobs()).isZero();
     }
 }

@@ -59,7 +59,8 @@ class NoiseScheduleTest {
         project = store.organizations().createProject(org.id(), "P", Slug.of("p"), clock.instant());
         spec = store.specs()
                 .createSpec("S", Slug.of("s"), Architecture.X86_64, 1, 1L << 30, 1L << 30, false, clock.instant());
-        for (String node : List.of("a", "b")) store.nodes().registerNode(node, clock.instant(), clock.instant(), clock.instant());
+        for (String node : List.of("a", "b"))
+            store.nodes().registerNode(node, clock.instant(), clock.instant(), clock.instant());
     }
 
     @AfterEach
@@ -84,8 +85,7 @@ class NoiseScheduleTest {
     /** Time passes; both nodes keep heartbeating (a dead node's runners are not connected). */
     void advance(Duration by) {
         clock.advance(by);
-        for (String node : List.of("a", "b"))
-            store.nodes().recordLiveness(node, clock.instant(), Map.of(), Map.of());
+        for (String node : List.of("a", "b")) store.nodes().recordLiveness(node, clock.instant(), Map.of(), Map.of());
     }
 
     void claimAJob(Runner r) {
@@ -105,7 +105,12 @@ class NoiseScheduleTest {
                         new NewJob(spec.id(), "10.0.0.1", config, 60, 200, RetryPolicy.NONE),
                         org.id(),
                         clock.instant());
-        assertThat(TestClaims.claim(store, r.id(), LeaseId.random(), clock.instant(), clock.instant().plusSeconds(3600)))
+        assertThat(TestClaims.claim(
+                        store,
+                        r.id(),
+                        LeaseId.random(),
+                        clock.instant(),
+                        clock.instant().plusSeconds(3600)))
                 .isPresent();
     }
 
@@ -116,7 +121,9 @@ class NoiseScheduleTest {
         assertThat(off.enabled()).isFalse();
         assertThat(off.runOnce()).isEmpty();
         assertThat(askedByA).isEmpty();
-        assertThat(store.noise().takeCalibrationLease("b", clock.instant(), clock.instant().plusSeconds(60)))
+        assertThat(store.noise()
+                        .takeCalibrationLease(
+                                "b", clock.instant(), clock.instant().plusSeconds(60)))
                 .as("no lease was taken")
                 .isTrue();
     }
@@ -147,7 +154,9 @@ class NoiseScheduleTest {
         assertThat(a.runOnce()).isEmpty();
         advance(Duration.ofSeconds(1));
         assertThat(a.runOnce()).containsExactlyInAnyOrder(fresh.id(), measured.id());
-        assertThat(askedByA).as("never the runner that holds a job, nor the one with no channel").doesNotContain(busy.id());
+        assertThat(askedByA)
+                .as("never the runner that holds a job, nor the one with no channel")
+                .doesNotContain(busy.id());
     }
 
     @Test
@@ -160,7 +169,9 @@ class NoiseScheduleTest {
 
         // a stops running passes (it died or left); its lease runs out and b takes it.
         advance(NoiseSchedule.LEASE.plusSeconds(1));
-        assertThat(b.runOnce()).as("b takes over; the store says r1 has no calibration").containsExactly(r.id());
+        assertThat(b.runOnce())
+                .as("b takes over; the store says r1 has no calibration")
+                .containsExactly(r.id());
         assertThat(a.runOnce()).as("a no longer holds the lease").isEmpty();
     }
 }
