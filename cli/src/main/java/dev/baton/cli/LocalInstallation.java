@@ -94,6 +94,9 @@ final class LocalInstallation implements AutoCloseable {
                 Updater.unsupported("the local runner is updated with the server"),
                 Clock.systemUTC(),
                 Duration.ofSeconds(1));
+        // Not at start (a first run should not wait for it); when asked, 'baton runners noise local' (decision 0062).
+        agent.calibrateOnRequest(new dev.baton.runner.noise.NoiseProbe(
+                home.resolve("noise"), dev.baton.cli.runner.UpCommand.ON_REQUEST_REPETITIONS, Optional.empty(), 600));
         Thread thread = Thread.ofPlatform().name("baton-local-runner").daemon().start(() -> {
             try {
                 agent.run();

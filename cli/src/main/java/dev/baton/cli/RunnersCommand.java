@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
             RunnersCommand.RemoveSpec.class, RunnersCommand.Release.class, RunnersCommand.Canary.class,
                     RunnersCommand.Label.class,
             RunnersUpdateCommand.class, RunnersRollsCommand.class, RunnersNatsUser.class, RunnersDrain.class,
-            RunnersResume.class, RunnersCapabilities.class
+            RunnersResume.class, RunnersCapabilities.class, RunnersNoise.class
         })
 final class RunnersCommand {
     @Command(
@@ -193,13 +193,18 @@ final class RunnersCommand {
 
     /**
      * A runner's noise in one cell (decision 0052): the largest coefficient of variation of its
-     * latest calibration, as a percentage, and {@code noisy} when it rose past its history.
+     * latest calibration, as a percentage, {@code noisy} when it rose past its history, and when it
+     * was measured (to the minute; {@code runners get} and {@code runners noise} show each figure).
      */
     static String noise(JsonNode n) {
         if (n.isMissingNode() || n.isNull()) return "-";
         String cv = String.format(
                 java.util.Locale.ROOT, "%.2f%%", 100 * n.path("cv").asDouble());
-        return n.path("noisy").asBoolean() ? cv + " noisy" : cv;
+        if (n.path("noisy").asBoolean()) cv += " noisy";
+        String measured = n.path("measured").asText("");
+        // 2026-11-29T15:02:11.402Z -> 2026-11-29T15:02Z
+        if (measured.length() >= 16) cv += " at " + measured.substring(0, 16) + "Z";
+        return cv;
     }
 
     @Command(name = "get", description = "Show one runner.")

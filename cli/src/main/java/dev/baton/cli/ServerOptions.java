@@ -121,6 +121,12 @@ final class ServerOptions {
     String advertiseUrl;
 
     @Option(
+            names = "--noise-calibration-interval",
+            description = "how long after an idle runner's latest noise calibration it is asked for another, e.g. 6h"
+                    + " (default off; docs/configuration.md)")
+    String noiseCalibrationInterval;
+
+    @Option(
             names = "--image-affinity",
             description =
                     "prefer a waiting runner that holds a job's image: true (default) or false (docs/scheduling.md)")
@@ -214,6 +220,7 @@ final class ServerOptions {
         put(m, "quarantine_window", quarantineWindow);
         put(m, "advertise_url", advertiseUrl);
         put(m, "image_affinity", imageAffinity);
+        put(m, "noise_calibration_interval", noiseCalibrationInterval);
         put(m, "blob_store", blobStore);
         put(m, "blob_dir", blobDir);
         put(m, "s3_endpoint", s3Endpoint);

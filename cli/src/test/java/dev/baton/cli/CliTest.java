@@ -407,7 +407,9 @@ class CliTest {
                         "--runner-connects-per-minute",
                         "6",
                         "--runner-connect-burst",
-                        "3");
+                        "3",
+                        "--noise-calibration-interval",
+                        "6h");
         assertThat(options.flags().keySet())
                 .containsExactlyInAnyOrderElementsOf(dev.baton.core.config.ConfigLoader.KEYS);
     }

@@ -150,4 +150,18 @@ class RunnersFleetCliTest {
         assertThat(shown.exit()).as(shown.err()).isZero();
         assertThat(shown.out()).contains("did not rejoin");
     }
+
+    @Test
+    void runnersNoiseAsksTheConnectedRunnerAndSaysWhyNotForAnUnknownOne() {
+        await().until(() -> localRunner().hasNonNull("machine"));
+        CliRun.Result asked = baton("runners", "noise", "local");
+        assertThat(asked.exit()).as(asked.err()).isZero();
+        assertThat(asked.err()).contains("Runner local asked to measure its noise");
+        // Its ready (30 s) is still outstanding: the runner has not measured yet.
+        assertThat(asked.out()).contains("Runner local has no noise calibration yet.");
+
+        CliRun.Result unknown = baton("runners", "noise", "nosuch");
+        assertThat(unknown.exit()).isNotZero();
+        assertThat(unknown.err()).contains("no runner 'nosuch'");
+    }
 }

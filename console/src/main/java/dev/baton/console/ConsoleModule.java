@@ -44,6 +44,7 @@ import java.util.function.Supplier;
  * GET  /console/runners/new, POST /console/runners         a new runner; its key shown once (FleetForms)
  * GET  /console/runners/{runner}/specs                  POST the same: the specs it serves (FleetForms)
  * GET  /console/pools                                 runner pools and their machines (PoolPages)
+ * GET  /console/noise; POST /console/runners/{runner}/noise   each runner's noise, measure now (NoisePages)
  * GET  /console/rolls, /console/rolls/new, /console/rolls/{roll}; POST /console/rolls   fleet upgrades (RollPages)
  * GET  /console/specs, /console/queue, /console/projects
  * GET  /console/organizations, /console/organizations/{organization}   ?from, to: usage per project (UsagePages)
@@ -78,6 +79,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final RollPages rolls;
     private final OjsWorkerPages ojsWorkers;
     private final PoolPages pools;
+    private final NoisePages noise;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -123,6 +125,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.rolls = new RollPages(store, api, screen);
         this.ojsWorkers = new OjsWorkerPages(api, screen);
         this.pools = new PoolPages(store, clock, screen);
+        this.noise = new NoisePages(api, screen);
     }
 
     @Override
@@ -166,6 +169,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/rolls/{roll}", page(rolls::roll));
         r.get("/console/ojs-workers", page(ojsWorkers::list));
         r.get("/console/pools", page(pools::list));
+        r.get("/console/noise", page(noise::list));
+        r.post("/console/runners/{runner}/noise", action(noise::measure));
         r.post("/console/ojs-workers/{worker}/{direction}", action(ojsWorkers::direct));
         r.get("/console/organizations", page(usage::organizations));
         r.get("/console/organizations/{organization}", page(usage::organization));

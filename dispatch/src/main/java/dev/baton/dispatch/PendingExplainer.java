@@ -64,7 +64,9 @@ public final class PendingExplainer implements JobQueue {
         // one: to match required labels, or to tell who declined (only a job claimed before,
         // attempt > 0, has declines). A submission is neither and reads no runner rows while its
         // runners are all live.
-        boolean byRunner = !wanted.required().isEmpty() || job.attempt() > 0;
+        // A spec with a noise limit needs them one by one too: which connected runner is quiet enough.
+        boolean byRunner =
+                !wanted.required().isEmpty() || job.attempt() > 0 || (spec != null && spec.maxNoiseCv() != null);
         PendingFacts all = store.runs().pendingFacts(job, RECENT_RUNS, byRunner ? null : now.minus(heartbeatTimeout));
         // Only runners with every label the job requires may take it (docs/scheduling.md, "Label routing").
         PendingFacts facts = wanted.required().isEmpty()
@@ -207,6 +209,8 @@ public final class PendingExplainer implements JobQueue {
                     PendingReason.Code.RUNNERS_OFFLINE,
                     n + (n == 1 ? " runner serves " : " runners serve ") + specName + " but none is connected");
         }
+        PendingReason loud = noQuietRunner(spec, specName, connected);
+        if (loud != null) return loud;
         if (facts.tierLimited()) {
             String scope = job.priority() >= 100 ? "its organization" : "its source address";
             return PendingReason.of(
@@ -222,6 +226,31 @@ public final class PendingExplainer implements JobQueue {
                 facts.ahead(),
                 null,
                 null);
+    }
+
+    /**
+     * The spec's {@code max_noise_cv} and no connected runner meets it (decision 0052): a runner
+     * claims its jobs only when its latest calibration's largest CV is at most the limit, so the job
+     * waits for one that is quiet enough, or for a limit raised, or for a runner measured again.
+     * Null when the spec has no limit or a connected runner meets it. Every connected runner is
+     * listed here (the explainer reads them one by one for such a spec).
+     */
+    private PendingReason noQuietRunner(Spec spec, String specName, List<ServingRunner> connected) {
+        if (spec == null || spec.maxNoiseCv() == null || connected.isEmpty()) return null;
+        List<String> loud = new ArrayList<>();
+        for (ServingRunner r : connected) {
+            var latest = store.noise().noiseHistory(r.id(), 1);
+            Double cv = latest.isEmpty() ? null : latest.get(0).maxCv();
+            if (spec.quietEnough(cv)) return null;
+            loud.add(r.slug().value() + " "
+                    + (cv == null ? "has no calibration" : String.format(java.util.Locale.ROOT, "%.4f", cv)));
+        }
+        return PendingReason.of(
+                PendingReason.Code.NO_QUIET_RUNNER,
+                "no connected runner of " + specName + " is quiet enough: its max_noise_cv is "
+                        + String.format(java.util.Locale.ROOT, "%.4f", spec.maxNoiseCv()) + " and the largest CV of "
+                        + String.join(", ", loud)
+                        + "; measure again (baton runners noise RUNNER), connect a quieter runner or raise the limit");
     }
 
     private static String declinedMessage(
@@ -274,6 +303,7 @@ public final class PendingExplainer implements JobQueue {
         String code = reason.code();
         if (code.equals(PendingReason.Code.SPEC_ARCHIVED.wireName())
                 || code.equals(PendingReason.Code.NO_RUNNER.wireName())
+                || code.equals(PendingReason.Code.NO_QUIET_RUNNER.wireName())
                 || code.equals(PendingReason.Code.DECLINED.wireName())) {
             return null;
         }

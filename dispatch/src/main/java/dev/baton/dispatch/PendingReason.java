@@ -23,6 +23,7 @@ public record PendingReason(String code, String message, Integer ahead, List<Run
         RUNNERS_QUARANTINED,
         DECLINED,
         RUNNERS_OFFLINE,
+        NO_QUIET_RUNNER,
         ORG_LIMIT,
         RUNNERS_BUSY;
 

@@ -83,6 +83,8 @@ public final class RouterCore {
             case ServerMessage.PullToken p -> upstream.relay(p.job(), p.lease(), p);
             case ServerMessage.Update u ->
                 log.info("the server offers runner version {}; a router does not self-update", u.version());
+            // Behind a router many machines are one runner to the server: none of them is measured for it.
+            case ServerMessage.Calibrate c -> log.info("the server asks for a noise calibration; a router has none");
             case ServerMessage.Error e -> {
                 if (!upstream.relayError(e)) log.warn("upstream error {}: {}", e.code(), e.message());
             }

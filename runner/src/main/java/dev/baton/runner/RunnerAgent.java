@@ -106,8 +106,10 @@ public final class RunnerAgent {
 
     private final MachineInspector inspector;
 
-    /** Measures the machine's noise at start (decision 0052); none unless {@link #calibrateNoise} set it. */
+    /** Measures the machine's noise (decision 0052); none unless {@link #calibrateNoise} or {@link #calibrateOnRequest} set it. */
     private NoiseProbe noiseProbe;
+    /** Whether {@link #noiseProbe} also runs once at start, before connecting (else only when the server asks). */
+    private boolean calibrateAtStart;
 
     /** The calibration measured at start, sent after each {@code welcome} until the agent stops (the server keeps it once). */
     private RunnerMessage.Calibration calibration;
@@ -210,15 +212,34 @@ public final class RunnerAgent {
      */
     public RunnerAgent calibrateNoise(NoiseProbe probe) {
         this.noiseProbe = probe;
+        this.calibrateAtStart = true;
         return this;
     }
 
-    /** Runs the probe, if any, and keeps its figures with the machine's fingerprint now. */
-    private void measureNoise() throws InterruptedException {
-        if (noiseProbe == null) return;
+    /**
+     * Measures the machine's noise with {@code probe} only when the server asks ({@code calibrate},
+     * decision 0062), idle. Call before {@link #run}.
+     */
+    public RunnerAgent calibrateOnRequest(NoiseProbe probe) {
+        this.noiseProbe = probe;
+        return this;
+    }
+
+    /** Measures at start when asked to (idle, before connecting). */
+    private void measureNoiseAtStart() throws InterruptedException {
+        if (noiseProbe == null || !calibrateAtStart) return;
         log.info("measuring this machine's noise (the calibration workload, idle, before taking jobs)");
+        calibration = measureNoise();
+    }
+
+    /** Runs the probe, if any, and returns its figures with the machine's fingerprint now; null when it could not. */
+    private RunnerMessage.Calibration measureNoise() throws InterruptedException {
+        if (noiseProbe == null) {
+            log.warn("the server asks for a noise calibration; this agent has no calibration configured");
+            return null;
+        }
         var figures = noiseProbe.measure();
-        if (figures.isEmpty()) return;
+        if (figures.isEmpty()) return null;
         MachineFingerprint fp = null;
         try {
             fp = inspector.read(
@@ -226,12 +247,12 @@ public final class RunnerAgent {
         } catch (RuntimeException e) {
             log.warn("cannot read the machine fingerprint for the noise calibration", e);
         }
-        calibration = new RunnerMessage.Calibration(clock.instant(), figures.get(), fp);
         log.info(
                 "machine noise (coefficient of variation): {}",
                 figures.get().stream()
                         .map(f -> f.workload() + " " + String.format(java.util.Locale.ROOT, "%.4f", f.cv()))
                         .collect(java.util.stream.Collectors.joining(", ")));
+        return new RunnerMessage.Calibration(clock.instant(), figures.get(), fp);
     }
 
     /** Lets image pulls ask for fresh pull tokens over this agent's channel (issue 41). */
@@ -309,7 +330,7 @@ public final class RunnerAgent {
                         ? ""
                         : " (" + capabilities.hypervisor() + ", " + capabilities.accelerator() + ")",
                 channel.uri());
-        measureNoise();
+        measureNoiseAtStart();
         scheduleTick(tickInterval);
         post(new Input.Start(clock.instant()));
         reportHeldImages();
@@ -321,6 +342,8 @@ public final class RunnerAgent {
                 // spec's noise limit already sees it; the server keeps one row per calibration, so a resend costs
                 // nothing.
                 if (input instanceof Input.ConnectionOpened && calibration != null) channel.send(calibration);
+                // The latest calibration is the one resent on a reconnect (the machine sends it now if connected).
+                if (input instanceof Input.Calibrated(var measured) && measured != null) calibration = measured;
                 List<Effect> effects;
                 try {
                     effects = machine.handle(input);
@@ -433,6 +456,21 @@ public final class RunnerAgent {
                             post(new Input.UpdateFailed(u.update().version(), e.getMessage()));
                         } catch (RuntimeException e) {
                             post(new Input.UpdateFailed(u.update().version(), e.toString()));
+                        }
+                    });
+                case Effect.Calibrate c ->
+                    // Off the loop: heartbeats go on while the child JVM measures (up to its timeout).
+                    Thread.ofVirtual().name("baton-noise").start(() -> {
+                        RunnerMessage.Calibration measured = null;
+                        try {
+                            log.info("measuring this machine's noise, as the server asked (idle, taking no job)");
+                            measured = measureNoise();
+                        } catch (RuntimeException e) {
+                            log.warn("noise calibration failed", e);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } finally {
+                            post(new Input.Calibrated(measured));
                         }
                     });
                 case Effect.Exit e -> throw new IllegalStateException("handled by the loop");

@@ -337,4 +337,39 @@ class PendingExplainerTest {
         assertThat(status.predictedStart()).as("no history").isNull();
         assertThat(answers).last().extracting(PendingFacts::recentRuns).isEqualTo(0);
     }
+
+    /**
+     * A spec with {@code max_noise_cv} whose connected runners are all too noisy, or have no
+     * calibration, says so ({@code no_quiet_runner}, naming each runner's CV); once one measures
+     * quiet enough the job waits its turn as any other.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sqlite", "postgresql"})
+    void aJobNoConnectedRunnerIsQuietEnoughForSaysSo(String database) {
+        open(database);
+        spec = real.specs().setSpecMaxNoise(spec.id(), 0.02, clock.instant());
+        Runner loud = runner("loud", clock.instant());
+        runner("fresh", clock.instant());
+        runner("gone", null);
+        real.noise()
+                .recordNoise(
+                        loud.id(), new dev.baton.store.NoiseReading(clock.instant(), 0.041, 0.01, null, 200, null));
+        Job job = submit();
+
+        QueueStatus status = explainer(false).status(job).orElseThrow();
+        assertThat(status.reason().code()).isEqualTo("no_quiet_runner");
+        assertThat(status.reason().message())
+                .contains("spec 'small'")
+                .contains("max_noise_cv is 0.0200")
+                .contains("loud 0.0410")
+                .contains("fresh has no calibration")
+                .as("a runner that is not connected is not named")
+                .doesNotContain("gone");
+        assertThat(status.predictedStart()).isNull();
+
+        clock.advance(Duration.ofSeconds(1)); // within the heartbeat timeout: the runners stay connected
+        real.noise()
+                .recordNoise(loud.id(), new dev.baton.store.NoiseReading(clock.instant(), 0.02, 0.01, null, 200, null));
+        assertThat(explainer(false).status(job)).map(s -> s.reason().code()).contains("runners_busy");
+    }
 }

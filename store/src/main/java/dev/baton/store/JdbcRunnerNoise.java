@@ -4,6 +4,7 @@ import static dev.baton.store.Rows.micros;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +13,9 @@ import java.util.Map;
 /** Runners' noise calibrations (V34), the same statements on both dialects. */
 final class JdbcRunnerNoise implements RunnerNoise {
     private static final String COLUMNS = "runner_id, measured, cpu_cv, memory_cv, file_cv, repetitions, fingerprint";
+
+    /** The calibration schedule's row in {@code pool_scaler_lease} (the scaler's is "scaler"). */
+    private static final String LEASE = "noise_calibration";
 
     private final StoreContext context;
 
@@ -59,6 +63,38 @@ final class JdbcRunnerNoise implements RunnerNoise {
                         if (list.size() < perRunner) list.add(e.getValue());
                     });
             return byRunner;
+        });
+    }
+
+    @Override
+    public boolean holdsAttempt(long runnerId) {
+        return context.read(
+                h -> h.createQuery("SELECT 1 FROM job_attempt WHERE runner_id = :runner AND ended IS NULL LIMIT 1")
+                        .bind("runner", runnerId)
+                        .mapTo(Integer.class)
+                        .findOne()
+                        .isPresent());
+    }
+
+    @Override
+    public boolean takeCalibrationLease(String node, Instant now, Instant until) {
+        return context.write(h -> {
+            // As the pool scaler's lease (JdbcPools): a compare-and-set on the named row, inserted once.
+            int taken = h.createUpdate("UPDATE pool_scaler_lease SET node = :node, expires = :until"
+                            + " WHERE name = :name AND (node = :node OR expires < :now)")
+                    .bind("node", node)
+                    .bind("until", micros(until))
+                    .bind("now", micros(now))
+                    .bind("name", LEASE)
+                    .execute();
+            if (taken > 0) return true;
+            return h.createUpdate("INSERT INTO pool_scaler_lease (name, node, expires) VALUES (:name, :node, :until)"
+                                    + " ON CONFLICT (name) DO NOTHING")
+                            .bind("name", LEASE)
+                            .bind("node", node)
+                            .bind("until", micros(until))
+                            .execute()
+                    > 0;
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.baton.store;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -16,4 +17,18 @@ public interface RunnerNoise {
 
     /** Every runner's calibrations (those with any), newest first, at most {@code perRunner} each. */
     Map<Long, List<NoiseReading>> noiseHistories(int perRunner);
+
+    /**
+     * Whether the runner holds an attempt that has not ended (claimed, preparing or running): a
+     * runner that does is busy, and is not asked to calibrate (decision 0062).
+     */
+    boolean holdsAttempt(long runnerId);
+
+    /**
+     * Takes or renews the lease of the calibration schedule for {@code node} until {@code until}
+     * (decision 0062): true when this node holds it now, false when another node holds one that has
+     * not expired. One named row beside the pool scaler's (the same table, V30), so one node across
+     * the cluster asks runners to calibrate.
+     */
+    boolean takeCalibrationLease(String node, Instant now, Instant until);
 }

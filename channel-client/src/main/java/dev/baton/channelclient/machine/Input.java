@@ -124,6 +124,12 @@ public sealed interface Input {
     /** A self-update could not be installed (download, checksum, replace); the old version keeps running. */
     record UpdateFailed(String version, String reason) implements Input {}
 
+    /**
+     * The noise calibration the server asked for ({@code calibrate}, decision 0062) ended: its
+     * message, or null when it could not be measured (logged by the driver).
+     */
+    record Calibrated(dev.baton.protocol.message.RunnerMessage.Calibration calibration) implements Input {}
+
     /** What a signal means to the runner. */
     enum Signal {
         /** SIGTERM / SIGINT: quiet, finish within the grace period, cancel the rest, exit. */

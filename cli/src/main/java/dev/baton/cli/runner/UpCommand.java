@@ -122,7 +122,8 @@ public final class UpCommand implements Callable<Integer> {
             description = "Timed repetitions of each noise calibration workload, measured at start before taking"
                     + " jobs and reported to the server; 200 is a good count on a benchmark machine (a spec with"
                     + " max_noise_cv takes jobs only from calibrated runners). Default ${DEFAULT-VALUE}: no"
-                    + " calibration, so an agent that does not run benchmarks starts at once")
+                    + " calibration at start, so an agent that does not run benchmarks starts at once; one the"
+                    + " server asks for (baton runners noise) then runs 200")
     int noiseRepetitions;
 
     @Option(
@@ -257,13 +258,23 @@ public final class UpCommand implements Callable<Integer> {
         agent.answerPullTokens(pullTokens);
         if (noiseRepetitions == 1 || noiseRepetitions < 0) return usage(err, "--noise-repetitions: 0 or at least 2");
         // On the CPUs jobs run on, as a job would: the noise that matters is the benchmark cores' (decision 0052).
-        if (noiseRepetitions > 0)
-            agent.calibrateNoise(new NoiseProbe(dir.resolve("noise"), noiseRepetitions, cpus.benchmark(), 600));
+        // At start only when asked (--noise-repetitions); when the server asks ('baton runners noise', or its
+        // schedule) always, with the repetitions given or 200 (decision 0062).
+        NoiseProbe probe = new NoiseProbe(
+                dir.resolve("noise"),
+                noiseRepetitions > 0 ? noiseRepetitions : ON_REQUEST_REPETITIONS,
+                cpus.benchmark(),
+                600);
+        if (noiseRepetitions > 0) agent.calibrateNoise(probe);
+        else agent.calibrateOnRequest(probe);
         Signals.install(agent::signal, err);
         int status = agent.run();
         if (status == RunnerMachine.EXIT_RESTART) return Restart.afterUpdate(err);
         return status;
     }
+
+    /** Repetitions of a calibration the server asks for when --noise-repetitions did not give them. */
+    public static final int ON_REQUEST_REPETITIONS = 200;
 
     /** The longest wait between an idle agent's heartbeats (decision 0051); never past a third of the server's read timeout. */
     static final Duration REST_TICKS = Duration.ofSeconds(10);

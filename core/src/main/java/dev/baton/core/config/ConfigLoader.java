@@ -73,7 +73,9 @@ public final class ConfigLoader {
             // Trusted proxies and the runner connect limit (EdgeSettings, issue 41).
             "trusted_proxies",
             "runner_connects_per_minute",
-            "runner_connect_burst");
+            "runner_connect_burst",
+            // Each runner's noise, measured again on a schedule (decision 0062).
+            "noise_calibration_interval");
 
     private ConfigLoader() {}
 
@@ -187,7 +189,8 @@ public final class ConfigLoader {
                 v.containsKey("advertise_url") ? url(v.get("advertise_url")) : d.advertiseUrl(),
                 v.containsKey("image_affinity") ? bool(v.get("image_affinity")) : d.imageAffinity(),
                 broker(v),
-                edge(v));
+                edge(v),
+                offOrDuration(v, "noise_calibration_interval", d.noiseCalibrationInterval()));
     }
 
     private static EdgeSettings edge(Map<String, Value> v) {
@@ -328,6 +331,15 @@ public final class ConfigLoader {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(v.source() + ": " + e.getMessage());
         }
+    }
+
+    /** A duration, or {@code off} / {@code 0}: zero (the setting is off). */
+    private static Duration offOrDuration(Map<String, Value> values, String key, Duration fallback) {
+        Value v = values.get(key);
+        if (v == null) return fallback;
+        String t = v.text().strip();
+        if (t.equals("off") || t.equals("0")) return Duration.ZERO;
+        return duration(values, key, fallback);
     }
 
     private static String url(Value v) {

@@ -35,6 +35,7 @@ import java.util.List;
  * @param imageAffinity          prefer a waiting runner that holds a job's image (docs/scheduling.md)
  * @param broker                 the NATS transport: the NATS broker and the specs offered on it (docs/protocol.md)
  * @param edge                   trusted proxies and the per-runner-key connect limit (issue 41)
+ * @param noiseCalibrationInterval how long after an idle runner's latest noise calibration one node asks it for another (zero: never; decision 0062)
  */
 public record ServerConfig(
         String host,
@@ -63,7 +64,8 @@ public record ServerConfig(
         String advertiseUrl,
         boolean imageAffinity,
         BrokerSettings broker,
-        EdgeSettings edge) {
+        EdgeSettings edge,
+        Duration noiseCalibrationInterval) {
 
     public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_TOKEN_SUBMISSIONS_PER_MINUTE = 120;
@@ -76,8 +78,14 @@ public record ServerConfig(
     /** Image affinity is on unless turned off (docs/scheduling.md, "Image affinity"). */
     public static final boolean DEFAULT_IMAGE_AFFINITY = true;
 
+    /** Off unless configured: a calibration keeps a runner from jobs for minutes (docs/configuration.md, decision 0062). */
+    public static final Duration DEFAULT_NOISE_CALIBRATION_INTERVAL = Duration.ZERO;
+
     public ServerConfig {
         if (edge == null) edge = EdgeSettings.DEFAULTS;
+        if (noiseCalibrationInterval == null) noiseCalibrationInterval = DEFAULT_NOISE_CALIBRATION_INTERVAL;
+        if (noiseCalibrationInterval.isNegative())
+            throw new IllegalArgumentException("noise_calibration_interval must be 0 (off) or longer");
         if (quarantineThreshold < 0) throw new IllegalArgumentException("quarantine_threshold must be 0 (off) or more");
         if (quarantineWindow == null || quarantineWindow.isNegative() || quarantineWindow.isZero()) {
             throw new IllegalArgumentException("quarantine_window must be longer than zero");
@@ -116,7 +124,8 @@ public record ServerConfig(
                 null,
                 DEFAULT_IMAGE_AFFINITY,
                 BrokerSettings.NONE,
-                EdgeSettings.DEFAULTS);
+                EdgeSettings.DEFAULTS,
+                DEFAULT_NOISE_CALIBRATION_INTERVAL);
     }
 
     /** A builder holding this config's settings, to change some of them. */
@@ -194,6 +203,7 @@ public record ServerConfig(
         private boolean imageAffinity;
         private BrokerSettings broker;
         private EdgeSettings edge;
+        private Duration noiseCalibrationInterval;
 
         private Builder(ServerConfig c) {
             this.host = c.host;
@@ -223,6 +233,7 @@ public record ServerConfig(
             this.imageAffinity = c.imageAffinity;
             this.broker = c.broker;
             this.edge = c.edge;
+            this.noiseCalibrationInterval = c.noiseCalibrationInterval;
         }
 
         public Builder host(String host) {
@@ -355,6 +366,11 @@ public record ServerConfig(
             return this;
         }
 
+        public Builder noiseCalibrationInterval(Duration noiseCalibrationInterval) {
+            this.noiseCalibrationInterval = noiseCalibrationInterval;
+            return this;
+        }
+
         public Builder imageAffinity(boolean imageAffinity) {
             this.imageAffinity = imageAffinity;
             return this;
@@ -388,7 +404,8 @@ public record ServerConfig(
                     advertiseUrl,
                     imageAffinity,
                     broker,
-                    edge);
+                    edge,
+                    noiseCalibrationInterval);
         }
     }
 }

@@ -84,6 +84,8 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final RunnerSpecSets specSets;
     /** Fleet upgrades (issue 41): this node drives the running roll while it holds its lease. */
     private final FleetRolls rolls;
+    /** Asks idle runners to measure their noise again, when noise_calibration_interval is set (decision 0062). */
+    private final NoiseSchedule noiseSchedule;
     /** Stops this node's listening to its store's spec changes. */
     private final Runnable specsListener;
 
@@ -179,6 +181,15 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 config.nodeId(),
                 clock,
                 config.nodeTimeout());
+        RunnerDirectives noiseDirectives =
+                new RunnerDirectives(store, sessions, bus, config.nodeId(), clock, config.nodeTimeout());
+        this.noiseSchedule = new NoiseSchedule(
+                store,
+                config.nodeId(),
+                clock,
+                config.noiseCalibrationInterval(),
+                config.nodeTimeout(),
+                runner -> noiseDirectives.deliver(runner, new dev.baton.protocol.message.ServerMessage.Calibrate()));
         this.clusterGauges = new ClusterGauges(store, config.nodeId(), config.nodeTimeout(), clock);
         clusterGauges.register(metrics);
         metrics.pendingByReason(
@@ -234,6 +245,11 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     /** Fleet upgrades: {@code /v0/rolls} (issue 41). */
     public RouteModule rollRoutes() {
         return new RollRoutes(store, rolls);
+    }
+
+    /** The noise calibration schedule, for a test to run a pass on its clock. */
+    public NoiseSchedule noiseSchedule() {
+        return noiseSchedule;
     }
 
     /** The roll driver, for a test to tick on its clock. */
@@ -361,6 +377,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         long sweep = SWEEP_INTERVAL.toMillis();
         sweeper.scheduleWithFixedDelay(this::fallbackSweep, sweep, sweep, TimeUnit.MILLISECONDS);
         rolls.start();
+        noiseSchedule.start();
     }
 
     private void fallbackSweep() {
@@ -407,6 +424,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     @Override
     public void close() {
         rolls.close();
+        noiseSchedule.close();
         sessions.shutdown(SHUTDOWN_WAIT); // no-op when beforeHttpStop ran
         sweeper.shutdownNow();
         flusher.shutdownNow();
@@ -425,6 +443,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
      * had been killed. Channels are left to the caller to cut.
      */
     public void halt() {
+        noiseSchedule.close();
         sweeper.shutdownNow();
         flusher.shutdownNow();
         deadlines.close();

@@ -33,6 +33,7 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code POST /v0/runners/{runner}/drain} {@code {"state":"quiet"|"terminate"|"running"}}
  *   <li>{@code POST /v0/runners/{runner}/update} {@code {"version","url","checksum"}}
+ *   <li>{@code POST /v0/runners/{runner}/noise}: measure the runner's noise now ({@code calibrate}, decision 0062)
  *   <li>{@code GET /v0/organizations/{organization}/usage} {@code ?from=&to=}: minutes billed in a period, per project
  *   <li>{@code GET /v0/runners/{runner}/capabilities}: what the connected runner reported with {@code ready}
  *   <li>{@code GET /v0/nodes}: the server nodes sharing the database (docs/operations.md)
@@ -74,6 +75,11 @@ final class RunnerControlRoutes implements RouteModule {
                 "/v0/runners/{runner}/drain", this::drain, RouteAccess.admin().audited("runner.drained"));
         config.routes.post(
                 "/v0/runners/{runner}/update", this::update, RouteAccess.admin().audited("runner.update_sent"));
+        // Admin, as RunnerRoutes.MANAGE (the api module's name for it, which this module cannot import).
+        config.routes.post(
+                "/v0/runners/{runner}/noise",
+                this::calibrate,
+                RouteAccess.admin().audited("runner.noise_requested"));
         config.routes.get(
                 "/v0/organizations/{organization}/usage", this::usage, RouteAccess.onOrganization(Role.OWNER));
         config.routes.get("/v0/runners/{runner}/capabilities", this::capabilities, RouteAccess.admin());
@@ -150,6 +156,42 @@ final class RunnerControlRoutes implements RouteModule {
                 .orElseThrow(() ->
                         ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
         Json.write(ctx, 202, Map.of("delivered", true, "runner", runner.uuid().toString(), "node", node));
+    }
+
+    /**
+     * Asks a connected runner that holds no job to measure its noise now (decision 0062): 404
+     * {@code runner_not_found}, 409 {@code runner_not_connected}, 409 {@code runner_busy} (it holds
+     * an attempt). 202 when sent: the runner measures once its {@code ready} is answered (within
+     * its poll timeout) and reports {@code calibration}, which {@code GET /v0/runners/{runner}}
+     * then shows; {@code previous} is when the calibration shown now was measured, so a client
+     * waits for a different one.
+     */
+    private void calibrate(Context ctx) {
+        String ref = ctx.pathParam("runner");
+        Runner runner = store.runners()
+                .findRunner(ResourceId.of(ref))
+                .orElseThrow(() -> ApiException.notFound("runner_not_found", "no runner '" + ref + "'"));
+        if (directives.connectedNode(runner.id()).isEmpty())
+            throw ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel");
+        if (store.noise().holdsAttempt(runner.id()))
+            throw ApiException.conflict(
+                    "runner_busy",
+                    "runner '" + ref
+                            + "' holds a job; ask again when it is idle (a calibration never runs beside a job)");
+        var previous = store.noise().noiseHistory(runner.id(), 1);
+        String node = directives
+                .deliver(runner.id(), new ServerMessage.Calibrate())
+                .orElseThrow(() ->
+                        ApiException.conflict("runner_not_connected", "runner '" + ref + "' has no open channel"));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("requested", true);
+        body.put("runner", runner.uuid().toString());
+        body.put("node", node);
+        body.put("at", clock.instant().toString());
+        body.put(
+                "previous",
+                previous.isEmpty() ? null : previous.get(0).measured().toString());
+        Json.write(ctx, 202, body);
     }
 
     /** Every node the store knows: alive (heartbeat within the node timeout), or when it stopped or was found dead. */

@@ -20,6 +20,7 @@ import java.util.List;
     @JsonSubTypes.Type(value = ServerMessage.Error.class, name = "error"),
     @JsonSubTypes.Type(value = ServerMessage.Welcome.class, name = "welcome"),
     @JsonSubTypes.Type(value = ServerMessage.PullToken.class, name = "pull_token"),
+    @JsonSubTypes.Type(value = ServerMessage.Calibrate.class, name = "calibrate"),
 })
 public sealed interface ServerMessage {
 
@@ -50,6 +51,14 @@ public sealed interface ServerMessage {
 
     /** Server-directed worker state (seed 002): quiet, terminate, or running again. */
     record Drain(DrainState state) implements ServerMessage {}
+
+    /**
+     * A Baton extension (issue 45, decision 0062): measure the machine's noise now. The runner runs
+     * its calibration once it holds no job and its {@code ready} has been answered, asks for no job
+     * meanwhile, and sends {@code calibration} as it does after a start. A runner that does not know
+     * it (an older agent, a router) ignores it.
+     */
+    record Calibrate() implements ServerMessage {}
 
     /** A message the server could not accept (malformed, unknown event, invalid value); state unchanged. */
     record Error(String code, String message) implements ServerMessage {}

@@ -95,6 +95,7 @@ final class Claiming {
         if ((s.mode != MachineState.Mode.RUNNING && !s.singleJobTaken) || s.shuttingDown)
             return "runner is " + (s.shuttingDown ? "shutting down" : "quiet");
         if (s.updating || s.pendingUpdate != null) return "runner is updating";
+        if (s.calibrating) return "runner is measuring its noise";
         if (s.jobs.size() >= s.config.slots()) return "no free slot (slots=" + s.config.slots() + ")";
         if (job.spec() != null && job.spec().architecture() != null) {
             if (s.config.arch().isEmpty() || s.config.arch().get() != job.spec().architecture()) {
@@ -110,6 +111,7 @@ final class Claiming {
         if (!s.link.isConnected() || readyRemaining > 0 || s.mode != MachineState.Mode.RUNNING || s.shuttingDown)
             return;
         if (s.updating || s.pendingUpdate != null || !s.pending.isEmpty()) return;
+        if (s.calibrationAsked || s.calibrating) return;
         MachineConfig config = s.config;
         int free = config.slots() - s.jobs.size();
         if (free <= 0) return;
@@ -131,6 +133,11 @@ final class Claiming {
                         AgentProcess.STARTED),
                 out);
         heldImagesUnsent = false;
+    }
+
+    /** Whether the server may still hand out jobs for our last {@code ready}. */
+    boolean readyOutstanding() {
+        return readyRemaining > 0;
     }
 
     /** The held images when the server has not seen them on this link yet, else null (unchanged); at most once. */

@@ -47,4 +47,7 @@ public sealed interface Effect {
 
     /** Stop the agent with this exit status. */
     record Exit(int status, String reason) implements Effect {}
+
+    /** Run the noise calibration now (the runner holds no job and asks for none); answer with {@code Calibrated}. */
+    record Calibrate() implements Effect {}
 }

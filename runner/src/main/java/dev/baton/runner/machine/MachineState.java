@@ -42,6 +42,10 @@ final class MachineState {
     ServerMessage.Update pendingUpdate;
     /** An update is being installed by the driver. */
     boolean updating;
+    /** The server asked for a noise calibration ({@code calibrate}): no {@code ready} until it has run. */
+    boolean calibrationAsked;
+    /** The driver is running the noise calibration: no job is asked for or taken meanwhile. */
+    boolean calibrating;
 
     /** The jobs held, preparing or running, in the order they were claimed. */
     final Map<JobUuid, HeldJob> jobs = new LinkedHashMap<>();

@@ -50,6 +50,7 @@ public final class RunnerMachine {
     private final Canceling canceling;
     private final Draining draining;
     private final Updating updating;
+    private final Calibrating calibrating;
 
     private boolean started;
 
@@ -96,6 +97,7 @@ public final class RunnerMachine {
         running = new Running(state, claiming, logBudget);
         finishing = new Finishing(state, reporting, claiming, updating, draining);
         connecting = new Connecting(state, random, claiming, reporting, draining);
+        calibrating = new Calibrating(state, claiming);
     }
 
     public static RunnerMachine fresh(MachineConfig config, RandomGenerator random) {
@@ -133,6 +135,7 @@ public final class RunnerMachine {
             case Input.Output o -> running.onOutput(o, out);
             case Input.Finished f -> finishing.onFinished(f, out);
             case Input.UpdateInstalled u -> updating.onInstalled(u, out);
+            case Input.Calibrated c -> calibrating.onCalibrated(c, out);
             case Input.UpdateFailed u -> updating.onFailed(u, out);
             case Input.ImagesHeld i -> claiming.onImagesHeld(i);
         }
@@ -159,7 +162,11 @@ public final class RunnerMachine {
         switch (message) {
             case ServerMessage.Ack a -> reporting.onAck(a, out);
             case ServerMessage.Job j -> claiming.onJob(j.job(), out);
-            case ServerMessage.NoJob n -> claiming.onNoJob(out);
+            case ServerMessage.NoJob n -> {
+                claiming.onNoJob(out);
+                calibrating.maybeStart(out);
+            }
+            case ServerMessage.Calibrate c -> calibrating.onCalibrate(out);
             case ServerMessage.Cancel c -> canceling.onCancel(c, out);
             case ServerMessage.Stale s -> canceling.onStale(s, out);
             case ServerMessage.Drain d -> draining.onDrain(d.state(), out);
@@ -185,6 +192,7 @@ public final class RunnerMachine {
         }
         running.announceDrops(out);
         running.enforceTimeouts(out);
+        calibrating.maybeStart(out);
         draining.onTick(out);
     }
 
@@ -207,7 +215,8 @@ public final class RunnerMachine {
                 && state.pendingUpdate == null
                 && state.jobs.isEmpty()
                 && state.pending.isEmpty()
-                && state.unsentDeclines.isEmpty();
+                && state.unsentDeclines.isEmpty()
+                && !calibrating.active();
         if (!atRest || state.serverReadTimeout == null) return busy;
         Duration third = state.serverReadTimeout.dividedBy(3);
         Duration within = third.compareTo(rest) < 0 ? third : rest;

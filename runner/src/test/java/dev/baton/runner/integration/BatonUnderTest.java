@@ -92,6 +92,14 @@ final class BatonUnderTest implements AutoCloseable {
                 2);
     }
 
+    /** A POST answered with a status of {@code expectedClass} (4: a client error); its JSON body. */
+    JsonNode post(String path, Object body, int expectedClass) {
+        return send(
+                HttpRequest.newBuilder(url().resolve(path))
+                        .POST(HttpRequest.BodyPublishers.ofString(Wire.encode(body))),
+                expectedClass);
+    }
+
     JsonNode patch(String path, Object body) {
         return send(
                 HttpRequest.newBuilder(url().resolve(path))

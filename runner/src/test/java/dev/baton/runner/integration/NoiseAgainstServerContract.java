@@ -47,18 +47,24 @@ abstract class NoiseAgainstServerContract {
     }
 
     private RunnerAgent agent(BatonUnderTest baton, String runner, RunnerKey key, int start) {
+        return agent(baton, runner, key, start, true);
+    }
+
+    /** {@code atStart} false: the agent measures only when the server asks (decision 0062). */
+    private RunnerAgent agent(BatonUnderTest baton, String runner, RunnerKey key, int start, boolean atStart) {
         var executor = new ProcessExecutor(
                 dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        return new RunnerAgent(
-                        MachineConfig.defaults("test").withPollTimeout(1),
-                        new RunnerAgent.Target(baton.url(), runner, key),
-                        executor,
-                        new Outbox(dir.resolve("outbox-" + start)),
-                        Updater.unsupported("test"),
-                        Clock.systemUTC(),
-                        Duration.ofMillis(200),
-                        dir.resolve("agent-" + start))
-                .calibrateNoise(new NoiseProbe(dir.resolve("noise"), 10, Optional.empty(), 300));
+        RunnerAgent agent = new RunnerAgent(
+                MachineConfig.defaults("test").withPollTimeout(1),
+                new RunnerAgent.Target(baton.url(), runner, key),
+                executor,
+                new Outbox(dir.resolve("outbox-" + start)),
+                Updater.unsupported("test"),
+                Clock.systemUTC(),
+                Duration.ofMillis(200),
+                dir.resolve("agent-" + start));
+        NoiseProbe probe = new NoiseProbe(dir.resolve("noise"), 10, Optional.empty(), 300);
+        return atStart ? agent.calibrateNoise(probe) : agent.calibrateOnRequest(probe);
     }
 
     private void runUntilCalibrations(BatonUnderTest baton, String slug, RunnerKey key, int start) throws Exception {
@@ -148,19 +154,13 @@ abstract class NoiseAgainstServerContract {
     }
 
     private static String run(BatonUnderTest baton, String spec) {
+        return run(baton, spec, java.util.List.of("true"));
+    }
+
+    private static String run(BatonUnderTest baton, String spec, java.util.List<String> cmd) {
         return baton.post(
                         "/v0/run",
-                        Map.of(
-                                "project",
-                                "bench",
-                                "spec",
-                                spec,
-                                "cmd",
-                                java.util.List.of("true"),
-                                "timeout",
-                                60,
-                                "adapter",
-                                "raw"))
+                        Map.of("project", "bench", "spec", spec, "cmd", cmd, "timeout", 60, "adapter", "raw"))
                 .at("/job/uuid")
                 .asText();
     }
@@ -210,6 +210,56 @@ abstract class NoiseAgainstServerContract {
             baton.patch("/v0/specs/quiet", Map.of("max_noise_cv", Math.min(1, cv)));
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> status(baton, quietJob).equals("processed"));
+
+            agent.signal(Input.Signal.TERMINATE);
+            assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();
+        }
+    }
+
+    /**
+     * {@code POST /v0/runners/{runner}/noise} (decision 0062): an agent that measures only when
+     * asked measures once asked, idle, and the server shows the new calibration; the server refuses
+     * an unknown runner, one without a channel, and one that holds a job.
+     */
+    @Test
+    void anIdleAgentMeasuresWhenAskedAndABusyOrAbsentOneIsRefused() throws Exception {
+        try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl())) {
+            baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
+            baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+            baton.post("/v0/specs", spec("any"));
+            JsonNode created = baton.post("/v0/runners", Map.of("name", "asked-1"));
+            String slug = created.at("/runner/slug").asText();
+            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "any"));
+            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            String noise = "/v0/runners/" + slug + "/noise";
+            assertThat(baton.post("/v0/runners/nosuch/noise", Map.of(), 4)
+                            .path("code")
+                            .asText())
+                    .isEqualTo("runner_not_found");
+            assertThat(baton.post(noise, Map.of(), 4).path("code").asText()).isEqualTo("runner_not_connected");
+
+            RunnerAgent agent = agent(baton, slug, key, 1, false);
+            Future<Integer> exit = threads.submit(agent::run);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> baton.get("/v0/runners/" + slug).hasNonNull("machine"));
+            assertThat(baton.get("/v0/runners/" + slug).has("noise"))
+                    .as("this agent does not measure at start")
+                    .isFalse();
+            JsonNode asked = baton.post(noise, Map.of());
+            assertThat(asked.path("requested").asBoolean()).isTrue();
+            assertThat(asked.hasNonNull("previous")).as("no calibration before").isFalse();
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> baton.get("/v0/runners/" + slug).has("noise"));
+            JsonNode measured = baton.get("/v0/runners/" + slug).path("noise");
+            assertThat(measured.path("repetitions").asInt()).isEqualTo(10);
+            assertThat(measured.path("calibrations").asInt()).isEqualTo(1);
+
+            // After measuring it asks for work again: a job runs, and while it does the runner is busy.
+            String job = run(baton, "any", java.util.List.of("sleep", "30"));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> status(baton, job).equals("running"));
+            assertThat(baton.post(noise, Map.of(), 4).path("code").asText()).isEqualTo("runner_busy");
+            baton.post("/v0/projects/bench/jobs/" + job + "/cancel", Map.of());
 
             agent.signal(Input.Signal.TERMINATE);
             assertThat(exit.get(30, TimeUnit.SECONDS)).isZero();

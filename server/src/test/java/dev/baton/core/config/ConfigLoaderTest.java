@@ -117,6 +117,7 @@ class ConfigLoaderTest {
         flags.put("trusted_proxies", "10.0.0.0/8, 2001:db8::1");
         flags.put("runner_connects_per_minute", "6");
         flags.put("runner_connect_burst", "3");
+        flags.put("noise_calibration_interval", "6h");
         assertThat(flags.keySet()).containsExactlyInAnyOrderElementsOf(ConfigLoader.KEYS);
         ServerConfig c = ConfigLoader.load(null, Map.of(), flags);
         assertThat(c)
@@ -162,7 +163,8 @@ class ConfigLoaderTest {
                                 java.util.Set.of("x86-small", "gpu"),
                                 Duration.ofSeconds(90),
                                 "/etc/baton/nats-server.nk"),
-                        new EdgeSettings(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::1/128")), 6, 3)));
+                        new EdgeSettings(List.of(Cidr.parse("10.0.0.0/8"), Cidr.parse("2001:db8::1/128")), 6, 3),
+                        Duration.ofHours(6)));
     }
 
     @Test
