@@ -207,7 +207,10 @@ abstract class NoiseAgainstServerContract {
             assertThat(status(baton, quietJob)).isEqualTo("pending");
 
             // Its own noise is within a limit equal to it (at most, not below); the runner's next ready sees it.
-            baton.patch("/v0/specs/quiet", Map.of("max_noise_cv", Math.min(1, cv)));
+            // A limit is at most 1: a machine that measured a CV above 100 % (a loaded CI host) cannot meet one.
+            org.junit.jupiter.api.Assumptions.assumeTrue(
+                    cv <= 1, "the machine measured a CV of " + cv + ", above any limit a spec may set");
+            baton.patch("/v0/specs/quiet", Map.of("max_noise_cv", cv));
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> status(baton, quietJob).equals("processed"));
 
