@@ -55,6 +55,7 @@ import java.util.function.Supplier;
  *                                                      …/alert-groups/{group}/triage
  * GET  /console/projects/{project}/metrics              ?benchmark, measure, branch, testbed; …/metrics/data (the plot's JSON)
  * GET  /console/projects/{project}/registry
+ * GET  /console/projects/{project}/code-hosts            POST the same (add, new token), …/{host}/delete (CodeHostPages)
  * GET  /console/ojs-workers                             POST …/{worker}/quiet, …/terminate, …/resume (OjsWorkerPages)
  * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension, uPlot
  * </pre>
@@ -78,6 +79,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final RollPages rolls;
     private final OjsWorkerPages ojsWorkers;
     private final PoolPages pools;
+    private final CodeHostPages codeHosts;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -123,6 +125,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.rolls = new RollPages(store, api, screen);
         this.ojsWorkers = new OjsWorkerPages(api, screen);
         this.pools = new PoolPages(store, clock, screen);
+        this.codeHosts = new CodeHostPages(api, screen);
     }
 
     @Override
@@ -268,6 +271,9 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                             blank(ctx.queryParam("branch")),
                             blank(ctx.queryParam("testbed")))));
         }));
+        r.get("/console/projects/{project}/code-hosts", page(codeHosts::page));
+        r.post("/console/projects/{project}/code-hosts", action(codeHosts::set));
+        r.post("/console/projects/{project}/code-hosts/{host}/delete", action(codeHosts::delete));
         r.get("/console/projects/{project}/registry", page((ctx, v) -> {
             Project project = project(ctx, v);
             render(
