@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -125,9 +124,7 @@ final class CodeHostsCommand {
                 throw new UncheckedIOException("cannot read the token", e);
             }
             token = token == null ? "" : token.strip();
-            if (token.isEmpty())
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(), "no token: give --host-token-file or the token on standard input");
+            if (token.isEmpty()) throw new ClientException("no token: give --host-token-file or the token on standard input");
             return token;
         }
     }

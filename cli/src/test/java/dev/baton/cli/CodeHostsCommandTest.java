@@ -157,7 +157,7 @@ class CodeHostsCommandTest {
         assertThat(deliveries.exit()).as(deliveries.err()).isZero();
         assertThat(deliveries.out()).contains("(no deliveries)");
 
-        CliRun.Result audit = admin("", "audit", "--action", "code_host.updated", "--json");
+        CliRun.Result audit = admin("", "audit", "list", "--action", "code_host.updated", "--json");
         assertThat(audit.exit()).as(audit.err()).isZero();
         assertThat(audit.out()).contains(uuid);
 
@@ -165,7 +165,7 @@ class CodeHostsCommandTest {
         assertThat(deleted.exit()).as(deleted.err()).isZero();
         assertThat(stored()).singleElement().satisfies(h -> assertThat(h.kind()).isEqualTo("gitlab"));
 
-        CliRun.Result allAudit = admin("", "audit", "--json");
+        CliRun.Result allAudit = admin("", "audit", "list", "--json");
         assertThat(allAudit.out()).contains("code_host.created", "code_host.deleted");
         assertThat(everything.toString()).doesNotContain(FIRST, SECOND, GITLAB);
     }

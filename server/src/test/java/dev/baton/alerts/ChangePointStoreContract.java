@@ -368,7 +368,9 @@ abstract class ChangePointStoreContract {
                 assertThat(c.at("/replacement/state").asText()).isEqualTo("withdrawn"); // as it is when sent
                 assertThat(c.path("alert").asText()).isIn(raised.get(0).uuid(), raised.get(1).uuid());
             });
-            assertThat(moved.path("change_points").findValuesAsText("benchmark")).containsExactlyInAnyOrder("sort", "scan");
+            List<String> benchmarks = new ArrayList<>();
+            moved.path("change_points").forEach(c -> benchmarks.add(c.path("benchmark").asText()));
+            assertThat(benchmarks).containsExactlyInAnyOrder("sort", "scan");
             JsonNode withdrawn = only(received, WebhookDelivery.CHANGE_POINT_WITHDRAWN);
             assertThat(withdrawn.path("report").asText()).isEqualTo(withdrawing.uuid().toString());
             assertThat(withdrawn.path("change_points")).hasSize(2).allSatisfy(c -> {
