@@ -120,9 +120,8 @@ public final class WebhookSender implements AutoCloseable {
     /** The body of the delivery's event, read now; null when what it names no longer exists. */
     private Object event(WebhookDelivery d, String project) {
         if (WebhookDelivery.ALERT_CREATED.equals(d.event())) {
-            Optional<Alert> alert = d.alertUuid() == null
-                    ? Optional.empty()
-                    : store.alerts().findAlert(d.projectId(), d.alertUuid());
+            Optional<Alert> alert =
+                    d.alertUuid() == null ? Optional.empty() : store.alerts().findAlert(d.projectId(), d.alertUuid());
             if (alert.isEmpty()) return null;
             AlertGroup group = alert.get().groupUuid() == null
                     ? null

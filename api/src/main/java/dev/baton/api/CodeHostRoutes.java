@@ -140,8 +140,7 @@ final class CodeHostRoutes implements RouteModule {
         if (body.kind() != null && !body.kind().equals(old.kind()))
             throw ApiException.invalidField("kind", "kind cannot change: delete this host and add another");
         if (body.repository() != null && !body.repository().equals(old.repository()))
-            throw ApiException.invalidField(
-                    "repository", "repository cannot change: delete this host and add another");
+            throw ApiException.invalidField("repository", "repository cannot change: delete this host and add another");
         token(body.token());
         boolean github = CodeHost.GITHUB.equals(old.kind());
         String apiUrl = body.apiUrl() == null ? (github ? GITHUB_API : GITLAB_API) : apiUrl(body.apiUrl());

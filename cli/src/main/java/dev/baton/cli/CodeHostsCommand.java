@@ -104,7 +104,8 @@ final class CodeHostsCommand {
             String existing = null;
             for (JsonNode h : api.get(path(project)).path("code_hosts")) {
                 if (kind.equals(h.path("kind").asText())
-                        && repository.equals(h.path("repository").asText())) existing = h.path("uuid").asText();
+                        && repository.equals(h.path("repository").asText()))
+                    existing = h.path("uuid").asText();
             }
             JsonNode host = existing == null
                     ? api.post(path(project), body)
@@ -124,7 +125,8 @@ final class CodeHostsCommand {
                 throw new UncheckedIOException("cannot read the token", e);
             }
             token = token == null ? "" : token.strip();
-            if (token.isEmpty()) throw new ClientException("no token: give --host-token-file or the token on standard input");
+            if (token.isEmpty())
+                throw new ClientException("no token: give --host-token-file or the token on standard input");
             return token;
         }
     }
@@ -161,7 +163,14 @@ final class CodeHostsCommand {
         @Override
         void human(JsonNode answer, PrintWriter out) {
             Table t = new Table(
-                    "DELIVERY", "REPORT", "PR/MR", "ATTEMPTS", "DELIVERED", "NEXT ATTEMPT", "LAST STATUS", "LAST ERROR");
+                    "DELIVERY",
+                    "REPORT",
+                    "PR/MR",
+                    "ATTEMPTS",
+                    "DELIVERED",
+                    "NEXT ATTEMPT",
+                    "LAST STATUS",
+                    "LAST ERROR");
             for (JsonNode d : answer.path("deliveries")) {
                 t.row(
                         d.path("id").asText(),

@@ -60,7 +60,8 @@ class CodeHostsCommandTest {
                 "--token-file",
                 dir.resolve("data").resolve("admin-token").toString()));
         CliRun.Result r = CliRun.run(
-                new CliEnvironment(Map.of(), home, Clock.systemUTC(), new BufferedReader(new StringReader(stdin)), false),
+                new CliEnvironment(
+                        Map.of(), home, Clock.systemUTC(), new BufferedReader(new StringReader(stdin)), false),
                 all.toArray(String[]::new));
         everything.append(r.out()).append(r.err());
         return r;
@@ -78,7 +79,8 @@ class CodeHostsCommandTest {
     @Test
     void setListReplaceAndDeleteWithoutEverShowingTheToken() throws Exception {
         assertThat(admin("", "orgs", "create", "--name", "acme").exit()).isZero();
-        assertThat(admin("", "projects", "create", "--name", "web", "--org", "acme").exit())
+        assertThat(admin("", "projects", "create", "--name", "web", "--org", "acme")
+                        .exit())
                 .isZero();
 
         Path tokenFile = Files.writeString(dir.resolve("github.token"), FIRST + "\n");
@@ -97,7 +99,9 @@ class CodeHostsCommandTest {
         assertThat(added.exit()).as(added.err()).isZero();
         assertThat(added.err()).contains("Added github acme/widgets");
         assertThat(added.out()).contains("acme/widgets").contains("https://api.github.com");
-        assertThat(stored()).singleElement().satisfies(h -> assertThat(h.token()).isEqualTo(FIRST));
+        assertThat(stored())
+                .singleElement()
+                .satisfies(h -> assertThat(h.token()).isEqualTo(FIRST));
         String uuid = stored().getFirst().uuid();
 
         // The same kind and repository again: the token is replaced on the same host.
@@ -143,12 +147,12 @@ class CodeHostsCommandTest {
                 .contains("gitlab", "group/widgets", "https://gitlab.example.com/api/v4");
 
         // Refused with the server's reason, and nothing stored; no token at all is refused before any call.
-        CliRun.Result bad = admin(
-                "tok\n", "code-hosts", "set", "--project", "web", "--kind", "bitbucket", "--repository", "a/b");
+        CliRun.Result bad =
+                admin("tok\n", "code-hosts", "set", "--project", "web", "--kind", "bitbucket", "--repository", "a/b");
         assertThat(bad.exit()).isNotZero();
         assertThat(bad.err()).contains("kind must be github or gitlab");
-        CliRun.Result none = admin(
-                "", "code-hosts", "set", "--project", "web", "--kind", "github", "--repository", "acme/other");
+        CliRun.Result none =
+                admin("", "code-hosts", "set", "--project", "web", "--kind", "github", "--repository", "acme/other");
         assertThat(none.exit()).isNotZero();
         assertThat(none.err()).contains("no token");
         assertThat(stored()).hasSize(2);

@@ -57,8 +57,13 @@ final class CodeHostPages {
     private void show(Context ctx, Viewer v, int status, CodeHostForm form) throws Exception {
         var answer = api.call(ctx, "GET", apiPath(ctx), null, v.token());
         if (!answer.ok()) {
-            screen.message(ctx, answer.status(), v, answer.status() == 404 ? "Not found" : "Refused",
-                    answer.message(), new Link(v.home(), "Back"));
+            screen.message(
+                    ctx,
+                    answer.status(),
+                    v,
+                    answer.status() == 404 ? "Not found" : "Refused",
+                    answer.message(),
+                    new Link(v.home(), "Back"));
             return;
         }
         List<CodeHostRow> rows = new ArrayList<>();
@@ -75,8 +80,19 @@ final class CodeHostPages {
                     last == null || last.isMissingNode() ? null : delivery(last)));
         }
         String project = ctx.pathParam("project");
-        screen.show(ctx, status, "code-hosts.jte", "Code hosts · " + project, "projects", v,
-                "project", seg(project), "hosts", rows, "form", form);
+        screen.show(
+                ctx,
+                status,
+                "code-hosts.jte",
+                "Code hosts · " + project,
+                "projects",
+                v,
+                "project",
+                seg(project),
+                "hosts",
+                rows,
+                "form",
+                form);
     }
 
     /** A delivery in a few words: delivered, or how it failed and whether it is tried again. */
@@ -84,8 +100,11 @@ final class CodeHostPages {
         String number = "#" + d.path("number").asText();
         if (!d.path("delivered").isNull() && !d.path("delivered").isMissingNode())
             return number + " delivered " + d.path("delivered").asText();
-        String error = d.path("last_error").isNull() ? "not tried yet" : d.path("last_error").asText();
-        boolean again = !d.path("next_attempt").isNull() && !d.path("next_attempt").isMissingNode();
+        String error = d.path("last_error").isNull()
+                ? "not tried yet"
+                : d.path("last_error").asText();
+        boolean again =
+                !d.path("next_attempt").isNull() && !d.path("next_attempt").isMissingNode();
         return number + " " + error + " (" + d.path("attempts").asInt() + " attempts"
                 + (again ? ", next " + d.path("next_attempt").asText() : ", given up") + ")";
     }
@@ -110,13 +129,18 @@ final class CodeHostPages {
         if (list.ok()) {
             for (JsonNode h : list.body().path("code_hosts"))
                 if (h.path("kind").asText().equals(kind)
-                        && h.path("repository").asText().equals(repository)) existing = h.path("uuid").asText();
+                        && h.path("repository").asText().equals(repository))
+                    existing = h.path("uuid").asText();
         }
         var answer = existing == null
                 ? api.call(ctx, "POST", apiPath(ctx), body, v.token())
                 : api.call(ctx, "PUT", apiPath(ctx) + "/" + seg(existing), body, v.token());
         if (answer.status() == 400) {
-            show(ctx, v, 400, new CodeHostForm(again.kind(), again.repository(), again.apiUrl(), answer.message(), null));
+            show(
+                    ctx,
+                    v,
+                    400,
+                    new CodeHostForm(again.kind(), again.repository(), again.apiUrl(), answer.message(), null));
             return;
         }
         if (!answer.ok()) {
@@ -130,13 +154,21 @@ final class CodeHostPages {
     void delete(Context ctx, Viewer v) throws Exception {
         String host = ctx.pathParam("host");
         if (!"yes".equals(ctx.formParam("confirm"))) {
-            screen.show(ctx, 200, "confirm.jte", "Are you sure?", "", v, "confirm", new Confirmation(
-                    "Delete code host " + host + "?",
-                    "Its results stop going to the pull requests; deliveries not made yet are dropped.",
-                    pagePath(ctx) + "/" + seg(host) + "/delete",
-                    Map.of(),
-                    "Delete",
-                    new Link(pagePath(ctx), "Back to the code hosts")));
+            screen.show(
+                    ctx,
+                    200,
+                    "confirm.jte",
+                    "Are you sure?",
+                    "",
+                    v,
+                    "confirm",
+                    new Confirmation(
+                            "Delete code host " + host + "?",
+                            "Its results stop going to the pull requests; deliveries not made yet are dropped.",
+                            pagePath(ctx) + "/" + seg(host) + "/delete",
+                            Map.of(),
+                            "Delete",
+                            new Link(pagePath(ctx), "Back to the code hosts")));
             return;
         }
         var answer = api.call(ctx, "DELETE", apiPath(ctx) + "/" + seg(host), null, v.token());

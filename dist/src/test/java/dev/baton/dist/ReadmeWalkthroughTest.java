@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.protocol.message.Wire;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -27,9 +27,9 @@ import dev.baton.store.Report;
 import dev.baton.store.Store;
 import dev.baton.store.StoredChangePoint;
 import dev.baton.store.Threshold;
+import dev.baton.store.ThresholdRule;
 import dev.baton.store.Webhook;
 import dev.baton.store.WebhookDelivery;
-import dev.baton.store.ThresholdRule;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -321,7 +321,8 @@ abstract class ChangePointStoreContract {
             Webhook one = alerts.webhooks().createWebhook(project.id(), url, "whsec_one", T0);
             Webhook two = alerts.webhooks().createWebhook(project.id(), url, "whsec_two", T0);
             for (int i = 0; i < 9; i++) run(Map.of("sort", 10.0, "scan", 20.0));
-            List<Alert> raised = recordAll(metric("sort", true, at(6, true, 0.2)), metric("scan", true, at(6, true, 0.3)));
+            List<Alert> raised =
+                    recordAll(metric("sort", true, at(6, true, 0.2)), metric("scan", true, at(6, true, 0.3)));
             assertThat(raised).hasSize(2);
             String group = raised.getFirst().groupUuid();
             assertThat(raised.get(1).groupUuid()).isEqualTo(group);
@@ -366,13 +367,16 @@ abstract class ChangePointStoreContract {
                 assertThat(c.path("hash").asText()).isEqualTo("c7");
                 assertThat(c.at("/replacement/hash").asText()).isEqualTo("c8");
                 assertThat(c.at("/replacement/state").asText()).isEqualTo("withdrawn"); // as it is when sent
-                assertThat(c.path("alert").asText()).isIn(raised.get(0).uuid(), raised.get(1).uuid());
+                assertThat(c.path("alert").asText())
+                        .isIn(raised.get(0).uuid(), raised.get(1).uuid());
             });
             List<String> benchmarks = new ArrayList<>();
-            moved.path("change_points").forEach(c -> benchmarks.add(c.path("benchmark").asText()));
+            moved.path("change_points")
+                    .forEach(c -> benchmarks.add(c.path("benchmark").asText()));
             assertThat(benchmarks).containsExactlyInAnyOrder("sort", "scan");
             JsonNode withdrawn = only(received, WebhookDelivery.CHANGE_POINT_WITHDRAWN);
-            assertThat(withdrawn.path("report").asText()).isEqualTo(withdrawing.uuid().toString());
+            assertThat(withdrawn.path("report").asText())
+                    .isEqualTo(withdrawing.uuid().toString());
             assertThat(withdrawn.path("change_points")).hasSize(2).allSatisfy(c -> {
                 assertThat(c.path("state").asText()).isEqualTo("withdrawn");
                 assertThat(c.path("hash").asText()).isEqualTo("c8");
@@ -389,9 +393,11 @@ abstract class ChangePointStoreContract {
 
     /** The body of the one delivery of {@code event} to each webhook (both webhooks get the same body). */
     static JsonNode only(List<Received> received, String event) throws Exception {
-        List<Received> of = received.stream().filter(r -> event.equals(r.event())).toList();
+        List<Received> of =
+                received.stream().filter(r -> event.equals(r.event())).toList();
         assertThat(of).as(event).hasSize(2);
-        assertThat(new String(of.get(0).body(), StandardCharsets.UTF_8)).isEqualTo(new String(of.get(1).body(), StandardCharsets.UTF_8));
+        assertThat(new String(of.get(0).body(), StandardCharsets.UTF_8))
+                .isEqualTo(new String(of.get(1).body(), StandardCharsets.UTF_8));
         return Wire.mapper().readTree(of.get(0).body());
     }
 }

@@ -370,13 +370,13 @@ class CodeHostTest {
     void aHostsTokenIsReplacedOnTheSameHostAndNeverShown() {
         String uuid = createHost("github", "acme/widgets", "ghs_old");
         String path = "/v0/projects/proj/code-hosts/" + uuid;
-        TestServer.Response r = s.send(
-                "PUT", path, Map.of("token", "ghs_rotated", "api_url", host.baseUrl()), s.token);
+        TestServer.Response r = s.send("PUT", path, Map.of("token", "ghs_rotated", "api_url", host.baseUrl()), s.token);
         assertThat(r.status()).as(r.text()).isEqualTo(200);
         assertThat(r.json().get("uuid").asText()).isEqualTo(uuid);
         assertThat(r.json().get("repository").asText()).isEqualTo("acme/widgets");
         assertThat(r.text()).doesNotContain("ghs_rotated").doesNotContain("ghs_old");
-        long project = s.server.store()
+        long project = s.server
+                .store()
                 .organizations()
                 .findProject(dev.baton.protocol.id.ResourceId.of("proj"))
                 .orElseThrow()
@@ -394,8 +394,7 @@ class CodeHostTest {
                         .asText())
                 .isEqualTo("https://api.github.com");
 
-        TestServer.Response other =
-                s.send("PUT", path, Map.of("token", "t", "repository", "acme/other"), s.token);
+        TestServer.Response other = s.send("PUT", path, Map.of("token", "t", "repository", "acme/other"), s.token);
         assertThat(other.status()).isEqualTo(400);
         assertThat(other.json().get("field").asText()).isEqualTo("repository");
         TestServer.Response noToken = s.send("PUT", path, Map.of("kind", "github"), s.token);

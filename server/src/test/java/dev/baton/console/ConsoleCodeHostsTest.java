@@ -118,10 +118,21 @@ class ConsoleCodeHostsTest {
         String csrf = ConsoleHttpTest.csrfOf(empty.body());
 
         var added = post(
-                PAGE, session, "_csrf", csrf, "kind", "github", "repository", "acme/widgets", "token", "ghs_first_secret");
+                PAGE,
+                session,
+                "_csrf",
+                csrf,
+                "kind",
+                "github",
+                "repository",
+                "acme/widgets",
+                "token",
+                "ghs_first_secret");
         assertThat(added.statusCode()).as(added.body()).isEqualTo(303);
         assertThat(added.headers().firstValue("Location")).hasValue(PAGE + "?done=added");
-        assertThat(stored()).singleElement().satisfies(h -> assertThat(h.token()).isEqualTo("ghs_first_secret"));
+        assertThat(stored())
+                .singleElement()
+                .satisfies(h -> assertThat(h.token()).isEqualTo("ghs_first_secret"));
         String uuid = stored().getFirst().uuid();
         assertThat(get(PAGE + "?done=added", session).body())
                 .contains("Added the code host.")
@@ -132,7 +143,16 @@ class ConsoleCodeHostsTest {
 
         // The same kind and repository: a new token on the same host.
         var replaced = post(
-                PAGE, session, "_csrf", csrf, "kind", "github", "repository", "acme/widgets", "token", "ghs_second_secret");
+                PAGE,
+                session,
+                "_csrf",
+                csrf,
+                "kind",
+                "github",
+                "repository",
+                "acme/widgets",
+                "token",
+                "ghs_second_secret");
         assertThat(replaced.headers().firstValue("Location")).hasValue(PAGE + "?done=replaced");
         assertThat(stored()).singleElement().satisfies(h -> {
             assertThat(h.uuid()).isEqualTo(uuid);
@@ -141,8 +161,18 @@ class ConsoleCodeHostsTest {
 
         // The API's refusal, with what was typed except the token; nothing stored.
         var refused = post(
-                PAGE, session, "_csrf", csrf, "kind", "github", "repository", "no-slash", "token", "ghs_third_secret",
-                "api_url", "https://ghe.example.com/api/v3");
+                PAGE,
+                session,
+                "_csrf",
+                csrf,
+                "kind",
+                "github",
+                "repository",
+                "no-slash",
+                "token",
+                "ghs_third_secret",
+                "api_url",
+                "https://ghe.example.com/api/v3");
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(refused.body())
                 .contains("id=\"form-error\"")
@@ -155,7 +185,8 @@ class ConsoleCodeHostsTest {
         assertThat(post(PAGE, session, "kind", "github", "repository", "acme/other", "token", "t")
                         .statusCode())
                 .isEqualTo(403);
-        assertThat(post(PAGE + "/" + uuid + "/delete", session, "confirm", "yes").statusCode())
+        assertThat(post(PAGE + "/" + uuid + "/delete", session, "confirm", "yes")
+                        .statusCode())
                 .isEqualTo(403);
         assertThat(stored()).hasSize(1);
 
@@ -185,7 +216,8 @@ class ConsoleCodeHostsTest {
             var page = get(PAGE, session);
             assertThat(page.statusCode()).as(role).isEqualTo(403);
             assertThat(page.body()).as(role).doesNotContain("group/widgets");
-            String csrf = ConsoleHttpTest.csrfOf(get("/console/projects", session).body());
+            String csrf =
+                    ConsoleHttpTest.csrfOf(get("/console/projects", session).body());
             var forged = post(
                     PAGE, session, "_csrf", csrf, "kind", "github", "repository", "acme/widgets", "token", "ghs_x");
             assertThat(forged.statusCode()).as(role).isEqualTo(403);

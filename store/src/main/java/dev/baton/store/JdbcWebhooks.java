@@ -74,9 +74,10 @@ final class JdbcWebhooks implements Webhooks {
                 .mapTo(Long.class)
                 .list();
         for (long group : groups) {
-            h.createUpdate("INSERT INTO webhook_delivery (webhook_id, event, group_id, report_id, attempts, next_attempt,"
-                            + " created) SELECT id, :event, :g, :r, 0, :now, :now FROM webhook"
-                            + " WHERE project_id = :p AND deleted IS NULL ON CONFLICT DO NOTHING")
+            h.createUpdate(
+                            "INSERT INTO webhook_delivery (webhook_id, event, group_id, report_id, attempts, next_attempt,"
+                                    + " created) SELECT id, :event, :g, :r, 0, :now, :now FROM webhook"
+                                    + " WHERE project_id = :p AND deleted IS NULL ON CONFLICT DO NOTHING")
                     .bind("event", event)
                     .bind("g", group)
                     .bind("r", report.id())
