@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends the webhook outbox (docs/alerts.md, "Webhooks"), on every node, off the judging path:
  * every {@code pollEvery} it takes the deliveries due by the injected clock, each with a
- * compare-and-set that also sets when to retry should this node die mid-send, and POSTs the alert
- * with its HMAC-SHA256 signature. A 2xx is delivered; anything else is tried again after
+ * compare-and-set that also sets when to retry should this node die mid-send, and POSTs the event
+ * (a new alert, or change points a later judgement moved or withdrew) with its HMAC-SHA256 signature. A 2xx is delivered; anything else is tried again after
  * {@code 10 s × 2^attempts} (at most an hour), {@link #MAX_ATTEMPTS} times in all.
  */
 public final class WebhookSender implements AutoCloseable {
@@ -80,27 +81,21 @@ public final class WebhookSender implements AutoCloseable {
         Integer status = null;
         String error = null;
         try {
-            Optional<Alert> alert = store.alerts().findAlert(d.projectId(), d.alertUuid());
             String project = store.organizations()
                     .projectUuid(d.projectId())
                     .map(Object::toString)
                     .orElse(null);
-            if (alert.isEmpty() || project == null) {
-                webhooks.recordAttempt(d.id(), null, "the alert no longer exists", null, null);
+            Object event = project == null ? null : event(d, project);
+            if (event == null) {
+                webhooks.recordAttempt(d.id(), null, "the alert or group no longer exists", null, null);
                 return;
             }
-            AlertGroup group = alert.get().groupUuid() == null
-                    ? null
-                    : store.alerts()
-                            .findAlertGroup(d.projectId(), alert.get().groupUuid())
-                            .orElse(null);
-            byte[] body =
-                    Wire.encode(AlertEvent.created(project, alert.get(), group)).getBytes(StandardCharsets.UTF_8);
+            byte[] body = Wire.encode(event).getBytes(StandardCharsets.UTF_8);
             HttpRequest request = HttpRequest.newBuilder(URI.create(d.url()))
                     .timeout(REQUEST_TIMEOUT)
                     .header("Content-Type", "application/json")
                     .header("User-Agent", "baton-webhooks")
-                    .header("X-Baton-Event", AlertEvent.CREATED)
+                    .header("X-Baton-Event", d.event())
                     .header("X-Baton-Delivery", String.valueOf(d.id()))
                     .header(WebhookSignature.HEADER, WebhookSignature.of(d.secret(), body))
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body))
@@ -120,6 +115,30 @@ public final class WebhookSender implements AutoCloseable {
         int attempts = d.attempts() + 1;
         Instant next = attempts >= MAX_ATTEMPTS ? null : clock.instant().plus(backoff(attempts));
         webhooks.recordAttempt(d.id(), status, error, null, next);
+    }
+
+    /** The body of the delivery's event, read now; null when what it names no longer exists. */
+    private Object event(WebhookDelivery d, String project) {
+        if (WebhookDelivery.ALERT_CREATED.equals(d.event())) {
+            Optional<Alert> alert =
+                    d.alertUuid() == null ? Optional.empty() : store.alerts().findAlert(d.projectId(), d.alertUuid());
+            if (alert.isEmpty()) return null;
+            AlertGroup group = alert.get().groupUuid() == null
+                    ? null
+                    : store.alerts()
+                            .findAlertGroup(d.projectId(), alert.get().groupUuid())
+                            .orElse(null);
+            return AlertEvent.created(project, alert.get(), group);
+        }
+        if (d.groupUuid() == null || d.reportUuid() == null) return null;
+        Optional<AlertGroup> group = store.alerts().findAlertGroup(d.projectId(), d.groupUuid());
+        if (group.isEmpty()) return null;
+        return ChangePointEvent.of(
+                d.event(),
+                project,
+                d.reportUuid(),
+                group.get(),
+                store.alerts().changePoints().ofGroups(List.of(group.get().id())));
     }
 
     private void sendDueQuietly() {

@@ -86,6 +86,10 @@ final class CodeHostRoutes implements RouteModule {
                 this::create,
                 RouteAccess.onProject(Role.MAINTAINER).audited("code_host.created"));
         config.routes.get("/v0/projects/{project}/code-hosts", this::list, RouteAccess.onProject(Role.MAINTAINER));
+        config.routes.put(
+                "/v0/projects/{project}/code-hosts/{host}",
+                this::replace,
+                RouteAccess.onProject(Role.MAINTAINER).audited("code_host.updated"));
         config.routes.delete(
                 "/v0/projects/{project}/code-hosts/{host}",
                 this::delete,
@@ -111,12 +115,37 @@ final class CodeHostRoutes implements RouteModule {
                             ? "repository must be owner/name"
                             : "repository must be the GitLab project's numeric id or its path, group/name");
         }
-        if (body.token() == null) throw ApiException.missingField("token");
-        if (!TOKEN.matcher(body.token()).matches())
-            throw ApiException.invalidField("token", "token must be 1 to 1,000 printable characters without spaces");
+        token(body.token());
         String apiUrl = body.apiUrl() == null ? (github ? GITHUB_API : GITLAB_API) : apiUrl(body.apiUrl());
         CodeHost h = hosts().createHost(project.id(), body.kind(), apiUrl, body.repository(), body.token(), api.now());
         Json.write(ctx, 201, CodeHostView.of(h));
+    }
+
+    private static void token(String token) {
+        if (token == null) throw ApiException.missingField("token");
+        if (!TOKEN.matcher(token).matches())
+            throw ApiException.invalidField("token", "token must be 1 to 1,000 printable characters without spaces");
+    }
+
+    /**
+     * {@code PUT …/code-hosts/{host}}: a new token (a rotated one) and API root for the same
+     * repository; the kind and repository stay, as the sticky comments and deliveries made for
+     * them do (another repository is another host: delete this one and add it).
+     */
+    private void replace(Context ctx) {
+        Project project = find.project(ctx.pathParam("project"));
+        String ref = ctx.pathParam("host");
+        CodeHost old = hosts().findHost(project.id(), ref).orElseThrow(() -> notFound(ref));
+        CreateCodeHost body = api.body(ctx, CreateCodeHost.class);
+        if (body.kind() != null && !body.kind().equals(old.kind()))
+            throw ApiException.invalidField("kind", "kind cannot change: delete this host and add another");
+        if (body.repository() != null && !body.repository().equals(old.repository()))
+            throw ApiException.invalidField("repository", "repository cannot change: delete this host and add another");
+        token(body.token());
+        boolean github = CodeHost.GITHUB.equals(old.kind());
+        String apiUrl = body.apiUrl() == null ? (github ? GITHUB_API : GITLAB_API) : apiUrl(body.apiUrl());
+        CodeHost h = hosts().updateHost(project.id(), ref, apiUrl, body.token()).orElseThrow(() -> notFound(ref));
+        Json.write(ctx, 200, CodeHostView.of(h));
     }
 
     private static String apiUrl(String raw) {

@@ -21,7 +21,7 @@ import java.util.List;
 
 /**
  * {@code /v0/projects/{project}/webhooks} (docs/alerts.md, "Webhooks"): endpoints that receive
- * each new alert of the project, signed with a secret shown once, and each one's delivery log.
+ * each new alert of the project and its groups' change points that move or are withdrawn, signed with a secret shown once, and each one's delivery log.
  * Maintainers and up (the access its routes are registered with): a webhook sends the project's results elsewhere.
  */
 final class WebhookRoutes implements RouteModule {
@@ -44,9 +44,17 @@ final class WebhookRoutes implements RouteModule {
 
     record WebhookList(List<WebhookView> webhooks) {}
 
+    /**
+     * One delivery of the log: its {@code event}; the {@code alert} of an {@code alert.created},
+     * the {@code group} and judged {@code report} of a {@code change_point.moved} or {@code
+     * change_point.withdrawn} (docs/alerts.md, "Webhooks").
+     */
     record DeliveryView(
             long id,
+            String event,
             String alert,
+            String group,
+            String report,
             int attempts,
             @JsonInclude(JsonInclude.Include.ALWAYS) Instant nextAttempt,
             @JsonInclude(JsonInclude.Include.ALWAYS) Instant delivered,
@@ -56,7 +64,10 @@ final class WebhookRoutes implements RouteModule {
         static DeliveryView of(WebhookDelivery d) {
             return new DeliveryView(
                     d.id(),
+                    d.event(),
                     d.alertUuid(),
+                    d.groupUuid(),
+                    d.reportUuid(),
                     d.attempts(),
                     d.nextAttempt(),
                     d.delivered(),

@@ -33,6 +33,7 @@ public final class Baton implements Runnable {
             AlertsCommand.class,
             MetricsCommand.class,
             WebhooksCommand.class,
+            CodeHostsCommand.class,
             SchedulesCommand.class,
             UsersCommand.class,
             MembersCommand.class,

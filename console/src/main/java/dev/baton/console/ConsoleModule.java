@@ -56,6 +56,7 @@ import java.util.function.Supplier;
  *                                                      …/alert-groups/{group}/triage
  * GET  /console/projects/{project}/metrics              ?benchmark, measure, branch, testbed; …/metrics/data (the plot's JSON)
  * GET  /console/projects/{project}/registry
+ * GET  /console/projects/{project}/code-hosts            POST the same (add, new token), …/{host}/delete (CodeHostPages)
  * GET  /console/ojs-workers                             POST …/{worker}/quiet, …/terminate, …/resume (OjsWorkerPages)
  * GET  /console/static/{file}                           console.css, console.js, htmx, its SSE extension, uPlot
  * </pre>
@@ -80,6 +81,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final OjsWorkerPages ojsWorkers;
     private final PoolPages pools;
     private final NoisePages noise;
+    private final CodeHostPages codeHosts;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -126,6 +128,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.ojsWorkers = new OjsWorkerPages(api, screen);
         this.pools = new PoolPages(store, clock, screen);
         this.noise = new NoisePages(api, screen);
+        this.codeHosts = new CodeHostPages(api, screen);
     }
 
     @Override
@@ -273,6 +276,9 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                             blank(ctx.queryParam("branch")),
                             blank(ctx.queryParam("testbed")))));
         }));
+        r.get("/console/projects/{project}/code-hosts", page(codeHosts::page));
+        r.post("/console/projects/{project}/code-hosts", action(codeHosts::set));
+        r.post("/console/projects/{project}/code-hosts/{host}/delete", action(codeHosts::delete));
         r.get("/console/projects/{project}/registry", page((ctx, v) -> {
             Project project = project(ctx, v);
             render(

@@ -1,8 +1,15 @@
 package dev.baton.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.protocol.message.Wire;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -93,6 +100,38 @@ class ReadmeWalkthroughTest {
         assertThat(bash.exitValue())
                 .as("the walkthrough's exit status; its session:\n" + tail(log))
                 .isZero();
+        theChangePointExampleFoundOneChangeWhereItStarts(url, token, log);
+    }
+
+    /**
+     * The README's change point example (docs/alerts.md, "Thresholds against change points: a
+     * worked example"): of its nine runs only the ninth, the third at the new level, raised an
+     * alert (exit 8), and the server holds one change point from aaaaaa6 to aaaaaa7, +20 %, in the
+     * group of the seventh run's commit range.
+     */
+    private static void theChangePointExampleFoundOneChangeWhereItStarts(String url, String token, String log)
+            throws Exception {
+        assertThat(log).as("the example's session:\n" + tail(log)).contains("run 9 (commit aaaaaa9) exited 8");
+        for (int n = 1; n <= 8; n++) assertThat(log).doesNotContain("run " + n + " (commit aaaaaa" + n + ")");
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            HttpResponse<String> answer = http.send(
+                    HttpRequest.newBuilder(URI.create(url + "/v0/projects/web/change-points?benchmark=sort"))
+                            .header("Authorization", "Bearer " + token)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            JsonNode points = Wire.mapper().readTree(answer.body()).path("change_points");
+            assertThat(points).as(answer.body()).hasSize(1);
+            JsonNode c = points.get(0);
+            assertThat(c.path("previous_hash").asText()).isEqualTo("aaaaaa6");
+            assertThat(c.path("hash").asText()).isEqualTo("aaaaaa7");
+            assertThat(c.path("state").asText()).isEqualTo("current");
+            assertThat(c.path("change").asDouble()).isCloseTo(0.2, within(1e-9));
+            assertThat(c.path("change_interval").get(0).asDouble()).isCloseTo(0.178, within(0.001));
+            assertThat(c.path("change_interval").get(1).asDouble()).isCloseTo(0.222, within(0.001));
+            assertThat(c.path("alert").asText()).isNotBlank();
+            assertThat(c.path("group").asText()).isNotBlank();
+        }
     }
 
     /** Unpacks the archive as docs/runner.md says (tar, one top directory) and returns that directory. */

@@ -161,6 +161,7 @@ class AlertWebhookTest {
                 .json()
                 .at("/deliveries/0");
         assertThat(log.get("alert").asText()).isEqualTo(alert);
+        assertThat(log.get("event").asText()).isEqualTo("alert.created");
         assertThat(log.get("attempts").asInt()).isEqualTo(1);
         assertThat(log.get("last_status").asInt()).isEqualTo(204);
         assertThat(log.get("delivered").isNull()).isFalse();

@@ -3,11 +3,14 @@ package dev.baton.alerts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import dev.baton.core.adapter.IterationResults;
 import dev.baton.core.adapter.Metric;
 import dev.baton.core.adapter.Metrics;
 import dev.baton.core.adapter.ReportResults;
 import dev.baton.protocol.job.PlanTier;
+import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.Slug;
 import dev.baton.store.Alert;
 import dev.baton.store.AlertGroup;
@@ -25,6 +28,10 @@ import dev.baton.store.Store;
 import dev.baton.store.StoredChangePoint;
 import dev.baton.store.Threshold;
 import dev.baton.store.ThresholdRule;
+import dev.baton.store.Webhook;
+import dev.baton.store.WebhookDelivery;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,6 +41,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -211,7 +219,11 @@ abstract class ChangePointStoreContract {
 
     /** Records the judgement of the newest report for {@code benchmark} with a change_point boundary holding {@code found}. */
     List<Alert> record(String benchmark, boolean alert, FoundChangePoint... found) {
-        Report r = made.getLast();
+        return recordAll(metric(benchmark, alert, found));
+    }
+
+    /** The judgement of the newest report's {@code benchmark}: a change_point boundary holding {@code found}. */
+    MetricJudgement metric(String benchmark, boolean alert, FoundChangePoint... found) {
         List<Long> ids = made.stream().map(Report::id).toList();
         MetricJudgement.Boundary b = new MetricJudgement.Boundary(
                 threshold.id(),
@@ -223,7 +235,12 @@ abstract class ChangePointStoreContract {
                 0.1,
                 alert ? "upper" : null,
                 new ChangePointWindow(ids, List.of(found), ChangePoints.SAME_WITHIN));
-        return alerts.recordJudgement(judged(r), List.of(new MetricJudgement(benchmark, "latency", 12, List.of(b))), T0)
+        return new MetricJudgement(benchmark, "latency", 12, List.of(b));
+    }
+
+    /** Records one judgement of the newest report with these metrics. */
+    List<Alert> recordAll(MetricJudgement... metrics) {
+        return alerts.recordJudgement(judged(made.getLast()), List.of(metrics), T0)
                 .orElseThrow();
     }
 
@@ -278,5 +295,110 @@ abstract class ChangePointStoreContract {
         assertThat(alerts.changePoints().ofGroups(List.of(g.id())))
                 .extracting(StoredChangePoint::benchmark)
                 .containsExactly("sort", "scan");
+    }
+
+    /**
+     * Webhooks (docs/alerts.md, "Webhooks"): a change across two metrics raises two alerts in one
+     * group; when a later judgement moves both change points, each webhook gets one
+     * {@code change_point.moved} for the group, and when the next withdraws them one
+     * {@code change_point.withdrawn}, sent signed by the webhook sender through the same outbox.
+     */
+    @Test
+    void aGroupsChangePointsThatMoveOrAreWithdrawnAreOneSignedEventPerWebhook() throws Exception {
+        List<Received> received = new CopyOnWriteArrayList<>();
+        HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        receiver.createContext("/hook", exchange -> {
+            received.add(new Received(
+                    exchange.getRequestBody().readAllBytes(),
+                    exchange.getRequestHeaders().getFirst(WebhookSignature.HEADER),
+                    exchange.getRequestHeaders().getFirst("X-Baton-Event")));
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        receiver.start();
+        try (WebhookSender sender = new WebhookSender(store, Clock.fixed(T0, ZoneOffset.UTC), Duration.ofHours(1))) {
+            String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
+            Webhook one = alerts.webhooks().createWebhook(project.id(), url, "whsec_one", T0);
+            Webhook two = alerts.webhooks().createWebhook(project.id(), url, "whsec_two", T0);
+            for (int i = 0; i < 9; i++) run(Map.of("sort", 10.0, "scan", 20.0));
+            List<Alert> raised =
+                    recordAll(metric("sort", true, at(6, true, 0.2)), metric("scan", true, at(6, true, 0.3)));
+            assertThat(raised).hasSize(2);
+            String group = raised.getFirst().groupUuid();
+            assertThat(raised.get(1).groupUuid()).isEqualTo(group);
+
+            Report moving = run(Map.of("sort", 10.0, "scan", 20.0));
+            recordAll(metric("sort", false, at(7, false, 0.18)), metric("scan", false, at(7, false, 0.28)));
+            Report withdrawing = run(Map.of("sort", 10.0, "scan", 20.0));
+            recordAll(metric("sort", false), metric("scan", false));
+
+            for (Webhook w : List.of(one, two)) {
+                List<WebhookDelivery> log = alerts.webhooks().deliveries(w.id(), 10);
+                assertThat(log)
+                        .extracting(WebhookDelivery::event)
+                        .containsExactly(
+                                WebhookDelivery.CHANGE_POINT_WITHDRAWN,
+                                WebhookDelivery.CHANGE_POINT_MOVED,
+                                WebhookDelivery.ALERT_CREATED,
+                                WebhookDelivery.ALERT_CREATED);
+                assertThat(log.get(0).groupUuid()).isEqualTo(group);
+                assertThat(log.get(0).reportUuid()).isEqualTo(withdrawing.uuid().toString());
+                assertThat(log.get(0).alertUuid()).isNull();
+                assertThat(log.get(1).reportUuid()).isEqualTo(moving.uuid().toString());
+                assertThat(log.get(2).alertUuid()).isNotNull();
+            }
+
+            assertThat(sender.sendDue()).isEqualTo(8);
+            assertThat(received).hasSize(8);
+            for (Received r : received)
+                assertThat(r.signature())
+                        .isIn(WebhookSignature.of("whsec_one", r.body()), WebhookSignature.of("whsec_two", r.body()));
+            JsonNode moved = only(received, WebhookDelivery.CHANGE_POINT_MOVED);
+            assertThat(moved.path("event").asText()).isEqualTo("change_point.moved");
+            assertThat(moved.path("project").asText()).isEqualTo(project.uuid().toString());
+            assertThat(moved.path("report").asText()).isEqualTo(moving.uuid().toString());
+            assertThat(moved.at("/group/uuid").asText()).isEqualTo(group);
+            assertThat(moved.at("/group/hash").asText()).isEqualTo("c7");
+            // No metric before the judged ones here, so the group's range has no start; the field is there.
+            assertThat(moved.path("group").has("previous_hash")).isTrue();
+            assertThat(moved.at("/group/alerts").asInt()).isEqualTo(2);
+            assertThat(moved.at("/group/triage").asText()).isEqualTo("untriaged");
+            assertThat(moved.path("change_points")).hasSize(2).allSatisfy(c -> {
+                assertThat(c.path("state").asText()).isEqualTo("moved");
+                assertThat(c.path("hash").asText()).isEqualTo("c7");
+                assertThat(c.at("/replacement/hash").asText()).isEqualTo("c8");
+                assertThat(c.at("/replacement/state").asText()).isEqualTo("withdrawn"); // as it is when sent
+                assertThat(c.path("alert").asText())
+                        .isIn(raised.get(0).uuid(), raised.get(1).uuid());
+            });
+            List<String> benchmarks = new ArrayList<>();
+            moved.path("change_points")
+                    .forEach(c -> benchmarks.add(c.path("benchmark").asText()));
+            assertThat(benchmarks).containsExactlyInAnyOrder("sort", "scan");
+            JsonNode withdrawn = only(received, WebhookDelivery.CHANGE_POINT_WITHDRAWN);
+            assertThat(withdrawn.path("report").asText())
+                    .isEqualTo(withdrawing.uuid().toString());
+            assertThat(withdrawn.path("change_points")).hasSize(2).allSatisfy(c -> {
+                assertThat(c.path("state").asText()).isEqualTo("withdrawn");
+                assertThat(c.path("hash").asText()).isEqualTo("c8");
+                assertThat(c.has("replacement")).isFalse();
+            });
+            // Delivered: nothing more is due.
+            assertThat(sender.sendDue()).isZero();
+        } finally {
+            receiver.stop(0);
+        }
+    }
+
+    record Received(byte[] body, String signature, String event) {}
+
+    /** The body of the one delivery of {@code event} to each webhook (both webhooks get the same body). */
+    static JsonNode only(List<Received> received, String event) throws Exception {
+        List<Received> of =
+                received.stream().filter(r -> event.equals(r.event())).toList();
+        assertThat(of).as(event).hasSize(2);
+        assertThat(new String(of.get(0).body(), StandardCharsets.UTF_8))
+                .isEqualTo(new String(of.get(1).body(), StandardCharsets.UTF_8));
+        return Wire.mapper().readTree(of.get(0).body());
     }
 }

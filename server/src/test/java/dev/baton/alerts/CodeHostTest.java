@@ -365,6 +365,50 @@ class CodeHostTest {
                 .isEqualTo("success");
     }
 
+    /** PUT …/code-hosts/{host}: a rotated token on the same host (its sticky comments stay); kind and repository do not change. */
+    @Test
+    void aHostsTokenIsReplacedOnTheSameHostAndNeverShown() {
+        String uuid = createHost("github", "acme/widgets", "ghs_old");
+        String path = "/v0/projects/proj/code-hosts/" + uuid;
+        TestServer.Response r = s.send("PUT", path, Map.of("token", "ghs_rotated", "api_url", host.baseUrl()), s.token);
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        assertThat(r.json().get("uuid").asText()).isEqualTo(uuid);
+        assertThat(r.json().get("repository").asText()).isEqualTo("acme/widgets");
+        assertThat(r.text()).doesNotContain("ghs_rotated").doesNotContain("ghs_old");
+        long project = s.server
+                .store()
+                .organizations()
+                .findProject(dev.baton.protocol.id.ResourceId.of("proj"))
+                .orElseThrow()
+                .id();
+        assertThat(s.server.store().alerts().codeHosts().findHost(project, uuid))
+                .get()
+                .satisfies(h -> {
+                    assertThat(h.token()).isEqualTo("ghs_rotated");
+                    assertThat(h.apiUrl()).isEqualTo(host.baseUrl());
+                });
+        // Without api_url the kind's default, as on creation.
+        assertThat(s.send("PUT", path, Map.of("token", "ghs_again"), s.token)
+                        .json()
+                        .get("api_url")
+                        .asText())
+                .isEqualTo("https://api.github.com");
+
+        TestServer.Response other = s.send("PUT", path, Map.of("token", "t", "repository", "acme/other"), s.token);
+        assertThat(other.status()).isEqualTo(400);
+        assertThat(other.json().get("field").asText()).isEqualTo("repository");
+        TestServer.Response noToken = s.send("PUT", path, Map.of("kind", "github"), s.token);
+        assertThat(noToken.status()).isEqualTo(400);
+        assertThat(noToken.json().get("field").asText()).isEqualTo("token");
+        TestServer.Response missing =
+                s.send("PUT", "/v0/projects/proj/code-hosts/no-such-host", Map.of("token", "t"), s.token);
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.code()).isEqualTo("code_host_not_found");
+        assertThat(s.get("/v0/audit?action=code_host.updated").json().get("events"))
+                .hasSize(2)
+                .allSatisfy(e -> assertThat(e.toString()).doesNotContain("ghs_"));
+    }
+
     @Test
     void aMalformedCodeHostIsRefusedAndNothingIsStored() {
         List<Map<String, Object>> bad = List.of(

@@ -18,6 +18,12 @@ public interface CodeHosts {
 
     Optional<CodeHost> findHost(long projectId, String uuid);
 
+    /**
+     * Replaces the token and API root of a host that is not deleted (the repository and kind stay:
+     * its sticky comments and deliveries belong to them); empty when there is none.
+     */
+    Optional<CodeHost> updateHost(long projectId, String uuid, String apiUrl, String token);
+
     /** Marks it deleted (its pending deliveries are not sent); false when there was none. */
     boolean deleteHost(long projectId, String uuid, Instant now);
 

@@ -389,6 +389,7 @@ final class JdbcAlerts implements Alerts {
             // Results where the pull request is (docs/pull-requests.md): queued with the judgement.
             JdbcCodeHosts.enqueue(h, report.projectId(), report.id(), now);
             List<Long> alertIds = new ArrayList<>();
+            ChangePointRevisions revisions = new ChangePointRevisions();
             // The group of the alerts this judgement raises (decision 0049), made at the first
             // alert; its commit range starts after the newest report judged before on the branch.
             Long groupId = null;
@@ -431,6 +432,7 @@ final class JdbcAlerts implements Alerts {
                                     m.measure(),
                                     b.changePoints(),
                                     null,
+                                    revisions,
                                     now);
                         continue;
                     }
@@ -481,9 +483,11 @@ final class JdbcAlerts implements Alerts {
                                 m.measure(),
                                 b.changePoints(),
                                 alertIds.getLast(),
+                                revisions,
                                 now);
                 }
             }
+            JdbcWebhooks.enqueueRevisions(h, report, revisions, now);
             if (alertIds.isEmpty()) return Optional.of(List.<Alert>of());
             // The outbox: every webhook of the project gets every new alert, committed with the alerts.
             for (long alertId : alertIds) {

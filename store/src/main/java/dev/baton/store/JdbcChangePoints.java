@@ -127,7 +127,8 @@ final class JdbcChangePoints implements StoredChangePoints {
     /**
      * Revises the series' stored change points against what the judgement of {@code report}
      * found (see {@link ChangePointWindow}); {@code alertId} is the alert the revealed one raised
-     * (null: none). Runs in the judgement's transaction, which a report has once.
+     * (null: none). Runs in the judgement's transaction, which a report has once; what it moves
+     * or withdraws of change points with an alert goes into {@code revisions} (for the webhooks).
      */
     static void revise(
             Handle h,
@@ -137,6 +138,7 @@ final class JdbcChangePoints implements StoredChangePoints {
             String measure,
             ChangePointWindow w,
             Long alertId,
+            ChangePointRevisions revisions,
             Instant now) {
         List<Current> stored = h.createQuery("SELECT id, start_report_id, alert_id FROM change_point"
                         + " WHERE threshold_id = :t AND branch = :b AND testbed = :tb AND benchmark = :bench"
@@ -181,6 +183,7 @@ final class JdbcChangePoints implements StoredChangePoints {
                         .bind("now", micros(now))
                         .bind("id", near.id())
                         .execute();
+                revisions.moved(near.alertId());
             }
         }
         // Stored ones in the window that the judgement did not find any more.
@@ -192,6 +195,7 @@ final class JdbcChangePoints implements StoredChangePoints {
                     .bind("now", micros(now))
                     .bind("id", c.id())
                     .execute();
+            revisions.withdrawn(c.alertId());
         }
     }
 

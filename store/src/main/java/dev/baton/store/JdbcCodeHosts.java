@@ -112,6 +112,25 @@ final class JdbcCodeHosts implements CodeHosts {
     }
 
     @Override
+    public Optional<CodeHost> updateHost(long projectId, String uuid, String apiUrl, String token) {
+        return context.write(h -> {
+            int n = h.createUpdate("UPDATE code_host SET api_url = :url, token = :token"
+                            + " WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
+                    .bind("url", apiUrl)
+                    .bind("token", token)
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .execute();
+            if (n == 0) return Optional.<CodeHost>empty();
+            return h.createQuery("SELECT " + HOST + " FROM code_host h WHERE h.project_id = :p AND h.uuid = :uuid")
+                    .bind("p", projectId)
+                    .bind("uuid", uuid)
+                    .map(HOST_MAPPER)
+                    .findOne();
+        });
+    }
+
+    @Override
     public boolean deleteHost(long projectId, String uuid, Instant now) {
         return context.write(h -> {
             int n = h.createUpdate(

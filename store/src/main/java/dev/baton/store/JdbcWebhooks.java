@@ -3,20 +3,26 @@ package dev.baton.store;
 import static dev.baton.store.Rows.instant;
 import static dev.baton.store.Rows.micros;
 import static dev.baton.store.Rows.nullableInt;
+import static dev.baton.store.Rows.nullableLong;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /** {@link Webhooks} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
 final class JdbcWebhooks implements Webhooks {
     private static final String WEBHOOK = "id, uuid, project_id, url, secret, created";
     private static final String DELIVERY =
-            "SELECT d.id, w.project_id, d.webhook_id, w.uuid AS webhook_uuid, w.url, w.secret, d.alert_id, a.uuid AS alert_uuid,"
+            "SELECT d.id, w.project_id, d.webhook_id, w.uuid AS webhook_uuid, w.url, w.secret, d.event, d.alert_id,"
+                    + " a.uuid AS alert_uuid, g.uuid AS group_uuid, r.uuid AS report_uuid,"
                     + " d.attempts, d.next_attempt, d.delivered, d.last_status, d.last_error, d.created"
-                    + " FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id JOIN alert a ON a.id = d.alert_id";
+                    + " FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id"
+                    + " LEFT JOIN alert a ON a.id = d.alert_id LEFT JOIN alert_group g ON g.id = d.group_id"
+                    + " LEFT JOIN report r ON r.id = d.report_id";
 
     private static final RowMapper<Webhook> WEBHOOK_MAPPER = (rs, ctx) -> new Webhook(
             rs.getLong("id"),
@@ -32,8 +38,11 @@ final class JdbcWebhooks implements Webhooks {
             rs.getString("webhook_uuid"),
             rs.getString("url"),
             rs.getString("secret"),
-            rs.getLong("alert_id"),
+            rs.getString("event"),
+            nullableLong(rs, "alert_id"),
             rs.getString("alert_uuid"),
+            rs.getString("group_uuid"),
+            rs.getString("report_uuid"),
             rs.getInt("attempts"),
             instant(rs, "next_attempt"),
             instant(rs, "delivered"),
@@ -45,6 +54,37 @@ final class JdbcWebhooks implements Webhooks {
 
     JdbcWebhooks(StoreContext context) {
         this.context = context;
+    }
+
+    /**
+     * The outbox rows of a judgement's change point revisions, in its transaction: for each alert
+     * group whose change points it moved (or withdrew), one {@code change_point.moved} (or
+     * {@code change_point.withdrawn}) per webhook of the project, however many metrics moved.
+     */
+    static void enqueueRevisions(Handle h, JudgedReport report, ChangePointRevisions revisions, Instant now) {
+        enqueue(h, report, WebhookDelivery.CHANGE_POINT_MOVED, revisions.movedAlerts, now);
+        enqueue(h, report, WebhookDelivery.CHANGE_POINT_WITHDRAWN, revisions.withdrawnAlerts, now);
+    }
+
+    private static void enqueue(Handle h, JudgedReport report, String event, Set<Long> alertIds, Instant now) {
+        if (alertIds.isEmpty()) return;
+        List<Long> groups = h.createQuery("SELECT DISTINCT group_id FROM alert WHERE id IN (<ids>)"
+                        + " AND group_id IS NOT NULL ORDER BY group_id")
+                .bindList("ids", List.copyOf(alertIds))
+                .mapTo(Long.class)
+                .list();
+        for (long group : groups) {
+            h.createUpdate(
+                            "INSERT INTO webhook_delivery (webhook_id, event, group_id, report_id, attempts, next_attempt,"
+                                    + " created) SELECT id, :event, :g, :r, 0, :now, :now FROM webhook"
+                                    + " WHERE project_id = :p AND deleted IS NULL ON CONFLICT DO NOTHING")
+                    .bind("event", event)
+                    .bind("g", group)
+                    .bind("r", report.id())
+                    .bind("now", micros(now))
+                    .bind("p", report.projectId())
+                    .execute();
+        }
     }
 
     @Override
