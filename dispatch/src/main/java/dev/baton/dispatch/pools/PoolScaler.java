@@ -222,11 +222,22 @@ public final class PoolScaler {
         PoolMachine m = s.machine();
         if (m.state() != PoolMachineState.STOPPING
                 && !store.pools().moveMachine(m.id(), LIVE, PoolMachineState.STOPPING, s.reason(), null, now)) return;
+        PoolProvider provider = providers.get(pool.settings().provider());
         if (m.providerId() != null) {
-            PoolProvider provider = providers.get(pool.settings().provider());
             try {
                 if (provider == null) throw new PoolProvider.ProviderException("no provider on this server");
                 provider.stop(m.providerId(), config(pool));
+            } catch (PoolProvider.ProviderException e) {
+                // Left stopping: the next pass (of this node or another) asks again.
+                log.warn("pool {}: stopping machine {} failed: {}", pool.slug(), m.uuid(), e.getMessage());
+                return;
+            }
+        } else if (provider != null) {
+            // No id: the start failed, or its node died between the provider's start and writing the
+            // id back (a machine may run that nobody recorded). A provider that can find it by the
+            // machine's own id stops it.
+            try {
+                provider.stopUnrecorded(m.uuid().toString(), config(pool));
             } catch (PoolProvider.ProviderException e) {
                 // Left stopping: the next pass (of this node or another) asks again.
                 log.warn("pool {}: stopping machine {} failed: {}", pool.slug(), m.uuid(), e.getMessage());
