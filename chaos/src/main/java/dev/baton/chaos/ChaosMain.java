@@ -87,10 +87,9 @@ public final class ChaosMain implements Callable<Integer> {
 
     @Option(
             names = "--pool",
-            description =
-                    "the pool scenario: no runner agents; a pool of the process provider (max --runners) starts a"
-                            + " single-job runner per waiting job, under its faults (the scaler's node killed while a"
-                            + " machine boots, every fifth start refused, a runner killed at boot)")
+            description = "the pool scenario: no runner agents; a pool of the process provider (max --runners) starts a"
+                    + " single-job runner per waiting job, under its faults (the scaler's node killed while a"
+                    + " machine boots, every fifth start refused, a runner killed at boot)")
     boolean pool;
 
     public static void main(String[] args) {

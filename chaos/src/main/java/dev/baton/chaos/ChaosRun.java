@@ -16,8 +16,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -61,7 +61,8 @@ final class ChaosRun {
             Workload workload = new Workload(cluster.api(), new Random(random.nextLong()), settings.workDir());
             Random faultRandom = new Random(random.nextLong());
             PoolWatch watch = settings.pool() ? cluster.watchPool() : null;
-            PoolFaults poolFaults = watch == null ? null : new PoolFaults(cluster, watch, new Random(random.nextLong()));
+            PoolFaults poolFaults =
+                    watch == null ? null : new PoolFaults(cluster, watch, new Random(random.nextLong()));
             FaultInjector faults = new FaultInjector(cluster, settings, faultRandom, poolFaults);
             Instant until = Instant.now().plus(settings.faultPhase());
             say("fault phase: " + settings.faultPhase().toSeconds() + " s, a job every "
@@ -111,7 +112,8 @@ final class ChaosRun {
                 // Executions name a machine (its directory), attempts its runner: one name for both.
                 for (JsonNode m : watch.machines()) {
                     String runner = runnerUuids.get(m.path("runner").asText());
-                    if (runner != null) audit.runnerSlugs().put(runner, m.path("uuid").asText());
+                    if (runner != null)
+                        audit.runnerSlugs().put(runner, m.path("uuid").asText());
                 }
             }
             List<Execution> executions = Execution.read(workload.executionLog());
@@ -124,7 +126,9 @@ final class ChaosRun {
                     settings.workDir().resolve("jobs.json"));
             if (watch != null) {
                 List<JsonNode> jobs = new ArrayList<>();
-                Api.JSON.readTree(settings.workDir().resolve("jobs.json").toFile()).forEach(jobs::add);
+                Api.JSON
+                        .readTree(settings.workDir().resolve("jobs.json").toFile())
+                        .forEach(jobs::add);
                 result = result.withPool(
                         PoolAudit.assess(watch.machines(), runnerUuids, jobs, poolFaults.scalerKills(), drain));
             }

@@ -102,8 +102,12 @@ final class Cluster implements AutoCloseable {
         // The balancer first, so that a pool's machines can be given its address: a machine started
         // by a node that then died reaches the nodes still up through it.
         List<Integer> ports = new ArrayList<>();
-        for (int i = 0; i < settings.nodes(); i++) ports.add(ServerNode.freePort());
-        balancer = new FaultyBalancer(ports.stream().map(p -> (IntSupplier) () -> p).toList());
+        while (ports.size() < settings.nodes()) {
+            int port = ServerNode.freePort(); // none bound yet: the same one could come back
+            if (!ports.contains(port)) ports.add(port);
+        }
+        balancer = new FaultyBalancer(
+                ports.stream().map(p -> (IntSupplier) () -> p).toList());
         for (int i = 0; i < settings.nodes(); i++) {
             Path home = Files.createDirectories(settings.workDir().resolve("node-" + i));
             Path data = home.resolve("data");
@@ -250,9 +254,7 @@ final class Cluster implements AutoCloseable {
     private void createPool(Duration setup) throws IOException, InterruptedException {
         Path starts = settings.workDir().resolve("pool-starts");
         Path command = settings.workDir().resolve("pool-runner.sh");
-        Files.writeString(
-                command,
-                """
+        Files.writeString(command, """
                 #!/bin/sh
                 # chaos: the pool's runner command (the process provider's `command`). Every fifth
                 # start is refused at once, so the provider's start fails one time in five.
@@ -262,8 +264,7 @@ final class Cluster implements AutoCloseable {
                 export BATON_CDS=off
                 export BATON_JAVA_OPTS='-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1'
                 exec '%2$s' "$@"
-                """
-                        .formatted(starts, settings.install().resolve("bin/baton")));
+                """.formatted(starts, settings.install().resolve("bin/baton")));
         Files.setPosixFilePermissions(command, PosixFilePermissions.fromString("rwx------"));
         Files.createDirectories(poolDir());
         api.retrying(

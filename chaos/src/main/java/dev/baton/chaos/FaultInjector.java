@@ -49,7 +49,8 @@ final class FaultInjector {
         long mean = settings.faultInterval().toMillis();
         List<FaultEvent.Kind> kinds = pool != null
                 ? FaultEvent.Kind.injectedInPool()
-                : FaultEvent.Kind.injected(settings.nodes(), settings.transport().broker());
+                : FaultEvent.Kind.injected(
+                        settings.nodes(), settings.transport().broker());
         List<FaultEvent.Kind> round = new ArrayList<>();
         int tried = 0;
         while (true) {

@@ -80,7 +80,8 @@ final class PoolAudit {
                     && Instant.now().isBefore(deadline)) Thread.sleep(100);
             List<JsonNode> live = watch.machines(PoolWatch::live);
             List<ProcessHandle> running = PoolProcesses.under(poolDir);
-            if (live.isEmpty() && running.isEmpty()) return new Drain(Duration.between(drained, Instant.now()), live, running);
+            if (live.isEmpty() && running.isEmpty())
+                return new Drain(Duration.between(drained, Instant.now()), live, running);
             if (Instant.now().isAfter(deadline)) return new Drain(null, live, running);
             Thread.sleep(500);
         }
@@ -125,7 +126,8 @@ final class PoolAudit {
                 } else if (!uuid.equals(m.path("job").asText())) {
                     stolen++;
                     violations.add(uuid + ": attempt " + a.path("number").asInt() + " ran on machine "
-                            + m.path("uuid").asText() + ", started for job " + m.path("job").asText(""));
+                            + m.path("uuid").asText() + ", started for job "
+                            + m.path("job").asText(""));
                 }
             }
         }
@@ -134,15 +136,18 @@ final class PoolAudit {
         Map<String, List<JsonNode>> byJob = new HashMap<>();
         for (JsonNode m : machines)
             if (m.hasNonNull("job"))
-                byJob.computeIfAbsent(m.path("job").asText(), k -> new ArrayList<>()).add(m);
+                byJob.computeIfAbsent(m.path("job").asText(), k -> new ArrayList<>())
+                        .add(m);
         for (var e : byJob.entrySet()) {
             List<JsonNode> ms = new ArrayList<>(e.getValue());
             ms.sort(Comparator.comparing(m -> PoolWatch.instant(m, "started")));
             for (int i = 1; i < ms.size(); i++) {
                 Instant previousEnd = PoolWatch.instant(ms.get(i - 1), "ended");
-                if (previousEnd == null || PoolWatch.instant(ms.get(i), "started").isBefore(previousEnd)) {
+                if (previousEnd == null
+                        || PoolWatch.instant(ms.get(i), "started").isBefore(previousEnd)) {
                     duplicated++;
-                    violations.add(e.getKey() + ": machines " + ms.get(i - 1).path("uuid").asText() + " and "
+                    violations.add(e.getKey() + ": machines "
+                            + ms.get(i - 1).path("uuid").asText() + " and "
                             + ms.get(i).path("uuid").asText() + " were live for it at once");
                 }
             }
@@ -162,8 +167,8 @@ final class PoolAudit {
         }
 
         for (JsonNode m : drain.liveMachines())
-            violations.add("machine " + m.path("uuid").asText() + " still " + m.path("state").asText() + " "
-                    + ORPHAN_AFTER.toSeconds() + " s after the queue drained");
+            violations.add("machine " + m.path("uuid").asText() + " still "
+                    + m.path("state").asText() + " " + ORPHAN_AFTER.toSeconds() + " s after the queue drained");
         for (ProcessHandle p : drain.processes())
             violations.add("process " + p.pid() + " (" + p.info().commandLine().orElse("?") + ") still running "
                     + ORPHAN_AFTER.toSeconds() + " s after the queue drained");

@@ -87,23 +87,27 @@ final class PoolFaults {
         node.process().start();
         cluster.awaitReady(node, Duration.ofMinutes(2));
         scalerKills.add(new ScalerKill(nodeId, at, booting, takenOver));
-        return Optional.of(
-                new FaultEvent(FaultEvent.Kind.SCALER_NODE_SIGKILL, node.process().name(), at, Instant.now(), 1));
+        return Optional.of(new FaultEvent(
+                FaultEvent.Kind.SCALER_NODE_SIGKILL, node.process().name(), at, Instant.now(), 1));
     }
 
     /** SIGKILL of the runner process of a machine still starting (its provider id known, the process the pool's). */
     Optional<FaultEvent> killRunnerAtBoot() throws InterruptedException {
         Instant deadline = Instant.now().plus(AIM);
         while (Instant.now().isBefore(deadline)) {
-            for (JsonNode m : watch.machines(x -> "starting".equals(x.path("state").asText())
-                    && x.hasNonNull("provider_id"))) {
+            for (JsonNode m :
+                    watch.machines(x -> "starting".equals(x.path("state").asText()) && x.hasNonNull("provider_id"))) {
                 Optional<ProcessHandle> runner =
                         PoolProcesses.runner(m.path("provider_id").asText(), cluster.poolDir());
                 if (runner.isPresent()) {
                     Instant at = Instant.now();
                     runner.get().destroyForcibly();
                     return Optional.of(new FaultEvent(
-                            FaultEvent.Kind.POOL_RUNNER_SIGKILL_AT_BOOT, m.path("uuid").asText(), at, at, 1));
+                            FaultEvent.Kind.POOL_RUNNER_SIGKILL_AT_BOOT,
+                            m.path("uuid").asText(),
+                            at,
+                            at,
+                            1));
                 }
             }
             Thread.sleep(100);

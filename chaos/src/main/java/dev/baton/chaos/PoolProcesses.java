@@ -19,7 +19,9 @@ final class PoolProcesses {
         return ProcessHandle.allProcesses()
                 .filter(ProcessHandle::isAlive)
                 .filter(h -> h.pid() != ProcessHandle.current().pid())
-                .filter(h -> namesDir(h, poolDir + "/") || namesDir(h, real + "/") || cwd(h).map(c -> c.startsWith(real)).orElse(false))
+                .filter(h -> namesDir(h, poolDir + "/")
+                        || namesDir(h, real + "/")
+                        || cwd(h).map(c -> c.startsWith(real)).orElse(false))
                 .toList();
     }
 
@@ -37,11 +39,7 @@ final class PoolProcesses {
         }
         return ProcessHandle.of(pid)
                 .filter(ProcessHandle::isAlive)
-                .filter(h -> h.info()
-                                .startInstant()
-                                .map(i -> i.toEpochMilli())
-                                .orElse(-1L)
-                        == started)
+                .filter(h -> h.info().startInstant().map(i -> i.toEpochMilli()).orElse(-1L) == started)
                 .filter(h -> namesDir(h, poolDir + "/"));
     }
 

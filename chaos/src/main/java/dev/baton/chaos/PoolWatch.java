@@ -11,13 +11,15 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * The pool scenario's view of the pool's machines: {@code GET /v0/pools/chaos} every 250 ms (its
+ * The pool scenario's view of the pool's machines: {@code GET /v0/pools/chaos} every 500 ms (its
  * live machines and the last 20 that ended), each machine kept as last seen. A machine lives at
- * least a runner JVM's start-up, and at most four end per second here, so none is missed; while
+ * least a runner JVM's start-up, and far fewer than 20 end per second here, so none is missed; while
  * no node answers, nothing changes in the store either (only nodes write it).
  */
 final class PoolWatch implements AutoCloseable {
     static final Set<String> LIVE = Set.of("starting", "idle", "busy", "stopping");
+    /** Between two reads: each read costs the server a few queries per machine shown. */
+    private static final long EVERY_MS = 500;
 
     private final Api api;
     private final Map<String, JsonNode> machines = new LinkedHashMap<>();
@@ -40,7 +42,7 @@ final class PoolWatch implements AutoCloseable {
                     return;
                 }
                 try {
-                    Thread.sleep(250);
+                    Thread.sleep(EVERY_MS);
                 } catch (InterruptedException e) {
                     return;
                 }

@@ -178,13 +178,20 @@ class ChaosSuiteTest {
                         .map(k -> k.name().toLowerCase(java.util.Locale.ROOT))
                         .toList());
         PoolAudit.Findings pool = result.pool();
-        assertThat(pool.failedStarts()).as("the provider's refused starts\n" + report).isPositive();
-        if (nodes > 1) assertThat(pool.takeovers()).as("the lease moved\n" + report).isPositive();
+        assertThat(pool.failedStarts())
+                .as("the provider's refused starts\n" + report)
+                .isPositive();
+        if (nodes > 1)
+            assertThat(pool.takeovers()).as("the lease moved\n" + report).isPositive();
         assertThat(result.lost()).as("jobs lost\n" + report).isZero();
         assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
         assertThat(result.doubleRuns()).as("executed twice\n" + report).isZero();
-        assertThat(result.overlappingLeases()).as("two valid leases at once\n" + report).isZero();
-        assertThat(result.missingResults()).as("processed without results\n" + report).isZero();
+        assertThat(result.overlappingLeases())
+                .as("two valid leases at once\n" + report)
+                .isZero();
+        assertThat(result.missingResults())
+                .as("processed without results\n" + report)
+                .isZero();
         assertThat(pool.orphanMachines()).as("orphan machines\n" + report).isZero();
         assertThat(pool.orphanProcesses()).as("orphan processes\n" + report).isZero();
         assertThat(pool.stolen()).as("jobs on another job's machine\n" + report).isZero();

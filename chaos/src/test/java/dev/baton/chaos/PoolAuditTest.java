@@ -3,6 +3,7 @@ package dev.baton.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,10 @@ class PoolAuditTest {
 
     private static ObjectNode machine(String uuid, String job, String state, double started, Double ended) {
         ObjectNode m = Api.JSON.createObjectNode();
-        m.put("uuid", uuid).put("state", state).put("runner", "pool-chaos-" + uuid).put("node", "chaos-node-0");
+        m.put("uuid", uuid)
+                .put("state", state)
+                .put("runner", "pool-chaos-" + uuid)
+                .put("node", "chaos-node-0");
         if (job != null) m.put("job", job);
         m.put("started", T0.plusMillis((long) (started * 1000)).toString());
         if (ended != null) m.put("ended", T0.plusMillis((long) (ended * 1000)).toString());
@@ -44,22 +48,26 @@ class PoolAuditTest {
     private static ObjectNode job(String uuid, String... runnerUuids) {
         ObjectNode j = Api.JSON.createObjectNode();
         j.put("uuid", uuid).put("status", "processed");
+        ArrayNode attempts = j.putArray("attempts");
         int n = 1;
-        for (String r : runnerUuids) j.withArray("attempts").addObject().put("number", n++).put("runner", r);
+        for (String r : runnerUuids) attempts.addObject().put("number", n++).put("runner", r);
         return j;
     }
 
     private PoolAudit.Findings assess() {
         Map<String, String> runners = new java.util.HashMap<>();
-        for (JsonNode m : machines) runners.put(m.path("runner").asText(), "runner-" + m.path("uuid").asText());
+        for (JsonNode m : machines)
+            runners.put(m.path("runner").asText(), "runner-" + m.path("uuid").asText());
         return PoolAudit.assess(machines, runners, jobs, kills, drain);
     }
 
     @Test
     void aHealthyHistoryHasNoViolationAndCountsTheFailedStarts() {
-        machines.add(machine("m1", JOB_A, "failed", 1, 1.0).put("reason", "provider process failed to start a machine: exit 3"));
+        machines.add(machine("m1", JOB_A, "failed", 1, 1.0)
+                .put("reason", "provider process failed to start a machine: exit 3"));
         machines.add(machine("m2", JOB_A, "stopped", 1, 9.0));
-        machines.add(machine("m3", JOB_B, "failed", 2, 47.0).put("reason", "did not register within boot_timeout (45 s)"));
+        machines.add(
+                machine("m3", JOB_B, "failed", 2, 47.0).put("reason", "did not register within boot_timeout (45 s)"));
         machines.add(machine("m4", JOB_B, "stopped", 47, 60.0));
         jobs.add(job(JOB_A, "runner-m2"));
         jobs.add(job(JOB_B, "runner-m4"));
@@ -96,7 +104,8 @@ class PoolAuditTest {
     @Test
     void aMachineBootingOnAKilledScalerNodeThatNeverEndedIsLost() {
         machines.add(machine("m1", JOB_A, "starting", 1, null));
-        kills.add(new PoolFaults.ScalerKill("chaos-node-0", T0.plusSeconds(2), List.of("m1", "m9"), T0.plusSeconds(20)));
+        kills.add(
+                new PoolFaults.ScalerKill("chaos-node-0", T0.plusSeconds(2), List.of("m1", "m9"), T0.plusSeconds(20)));
         PoolAudit.Findings f = assess();
         assertThat(f.takeovers()).isEqualTo(1);
         assertThat(f.violations())
@@ -107,16 +116,22 @@ class PoolAuditTest {
     @Test
     void machinesAndProcessesLeftAfterTheQueueDrainedAreOrphans() throws Exception {
         JsonNode live = machine("m1", JOB_A, "idle", 1, null);
-        Process sleeper = new ProcessBuilder("sleep", "30").directory(dir.toFile()).start();
+        Process sleeper =
+                new ProcessBuilder("sleep", "30").directory(dir.toFile()).start();
         try {
             List<ProcessHandle> found = PoolProcesses.under(dir);
-            assertThat(found).as("a process working under the pool's directory").extracting(ProcessHandle::pid).contains(sleeper.pid());
+            assertThat(found)
+                    .as("a process working under the pool's directory")
+                    .extracting(ProcessHandle::pid)
+                    .contains(sleeper.pid());
             drain = new PoolAudit.Drain(null, List.of(live), found);
             PoolAudit.Findings f = assess();
             assertThat(f.orphanMachines()).isEqualTo(1);
             assertThat(f.orphanProcesses()).isEqualTo(found.size());
             assertThat(f.gone()).isNull();
-            assertThat(f.violations()).anyMatch(v -> v.contains("still idle")).anyMatch(v -> v.contains("still running"));
+            assertThat(f.violations())
+                    .anyMatch(v -> v.contains("still idle"))
+                    .anyMatch(v -> v.contains("still running"));
         } finally {
             sleeper.destroyForcibly().waitFor();
         }

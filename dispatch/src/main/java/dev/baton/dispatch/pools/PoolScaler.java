@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * provider's start with the runner's one-time key. A failed start ends the machine
  * {@code failed}, archives its runner (so a job it was bound to is free again) and backs the pool
  * off, with the provider's reason on the pool. Stopping: the row to {@code stopping}, the
- * provider's stop, the row to its end, the runner archived.
+ * provider's stop (for a row without an id, which a node that died inside a start leaves, the
+ * provider's {@code stopUnrecorded} by the machine's own id), the row to its end, the runner
+ * archived.
  */
 public final class PoolScaler {
     private static final Logger log = LoggerFactory.getLogger(PoolScaler.class);

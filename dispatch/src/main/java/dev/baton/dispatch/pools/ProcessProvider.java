@@ -108,10 +108,8 @@ public final class ProcessProvider implements PoolProvider {
     public boolean stopUnrecorded(String machine, Map<String, String> config) throws ProviderException {
         String dir = machineDir(config, machine).toString();
         List<ProcessHandle> found = ProcessHandle.allProcesses()
-                .filter(h -> h.info()
-                        .arguments()
-                        .map(a -> List.of(a).contains(dir))
-                        .orElse(false))
+                .filter(h ->
+                        h.info().arguments().map(a -> List.of(a).contains(dir)).orElse(false))
                 .toList();
         for (ProcessHandle h : found) stop(h, "of machine " + machine);
         return true;
@@ -208,8 +206,9 @@ public final class ProcessProvider implements PoolProvider {
             String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id"))
                     .strip()
                     .replace("-", "");
-            String namespace =
-                    Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString().replaceAll("\\D", "");
+            String namespace = Files.readSymbolicLink(Path.of("/proc/self/ns/pid"))
+                    .toString()
+                    .replaceAll("\\D", "");
             if (boot.length() < 12 || namespace.isEmpty()) return "";
             return boot.substring(0, 12) + "." + namespace;
         } catch (IOException | RuntimeException e) {

@@ -84,7 +84,11 @@ class ProcessProviderTest {
                 Map.of(),
                 machine,
                 "p",
-                Map.of("command", command.toString(), "work_dir", dir.resolve("work").toString()));
+                Map.of(
+                        "command",
+                        command.toString(),
+                        "work_dir",
+                        dir.resolve("work").toString()));
     }
 
     @Test
@@ -130,7 +134,9 @@ class ProcessProviderTest {
         try {
             assertThat(provider.stopUnrecorded("m5", config)).isTrue();
             assertThat(ProcessProvider.find(id)).isEmpty();
-            assertThat(ProcessProvider.find(other)).as("another machine's process").isPresent();
+            assertThat(ProcessProvider.find(other))
+                    .as("another machine's process")
+                    .isPresent();
             assertThat(provider.stopUnrecorded("m7", config)).isTrue(); // nothing runs for it: nothing to do
         } finally {
             provider.stop(other, Map.of());
