@@ -20,6 +20,8 @@ final class PoolFaults {
     private static final Duration AIM = Duration.ofSeconds(60);
     /** How long a killed scaler node of several stays down waiting for another node to start a machine. */
     private static final Duration TAKEOVER = Duration.ofSeconds(60);
+    /** How long the killed node has to be ready again. */
+    private static final Duration RESTART = Duration.ofMinutes(5);
 
     /**
      * One kill of the scaler's node.
@@ -85,7 +87,8 @@ final class PoolFaults {
             Thread.sleep(500 + random.nextInt(1500));
         }
         node.process().start();
-        cluster.awaitReady(node, Duration.ofMinutes(2));
+        // A restart on a loaded host (other builds, four runner JVMs booting) has taken over 2 min.
+        cluster.awaitReady(node, RESTART);
         scalerKills.add(new ScalerKill(nodeId, at, booting, takenOver));
         return Optional.of(new FaultEvent(
                 FaultEvent.Kind.SCALER_NODE_SIGKILL, node.process().name(), at, Instant.now(), 1));

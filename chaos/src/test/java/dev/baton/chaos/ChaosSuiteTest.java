@@ -157,7 +157,8 @@ class ChaosSuiteTest {
                 Duration.ofSeconds(4),
                 1,
                 Duration.ofSeconds(3),
-                Duration.ofMinutes(4),
+                // Every job waits for a runner JVM to start; on a loaded 2-core host that took 40-50 s.
+                Duration.ofMinutes(6),
                 seed,
                 install,
                 dir.resolve("pool-" + database.name().toLowerCase() + "-" + nodes),
