@@ -47,7 +47,12 @@ final class Audit {
     /** @param runnerSlugs runner UUID → slug, to compare attempts with execution directories */
     Audit(Api api, Map<String, String> runnerSlugs) {
         this.api = api;
-        this.runnerSlugs = runnerSlugs;
+        this.runnerSlugs = new HashMap<>(runnerSlugs);
+    }
+
+    /** Runner UUID → the name executions give it; the pool scenario adds its machines' runners once it knows them. */
+    Map<String, String> runnerSlugs() {
+        return runnerSlugs;
     }
 
     /** Every job of the chaos project, newest first, page by page. */
@@ -263,7 +268,8 @@ final class Audit {
                 recovery(faults, jobs, runnerSlugs),
                 quiescence,
                 unexpectedExits,
-                violations);
+                violations,
+                null);
     }
 
     private static String chaosId(JsonNode job) {

@@ -85,6 +85,13 @@ public final class ChaosMain implements Callable<Integer> {
                     "the runners' transport: websocket, nats (leases from NATS; starts /usr/sbin/nats-server -js), or mixed (both at once)")
     String transport;
 
+    @Option(
+            names = "--pool",
+            description = "the pool scenario: no runner agents; a pool of the process provider (max --runners) starts a"
+                    + " single-job runner per waiting job, under its faults (the scaler's node killed while a"
+                    + " machine boots, every fifth start refused, a runner killed at boot)")
+    boolean pool;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new ChaosMain()).execute(args));
     }
@@ -122,7 +129,8 @@ public final class ChaosMain implements Callable<Integer> {
                     work,
                     pgUrl,
                     keep,
-                    Transport.parse(transport));
+                    Transport.parse(transport),
+                    pool);
         } catch (IllegalArgumentException e) { // a bad combination (--nodes 2 on SQLite): exit 2, like any wrong option
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }

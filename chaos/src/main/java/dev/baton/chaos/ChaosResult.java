@@ -26,6 +26,7 @@ import java.util.Map;
  * @param recovery           median and max "time to recover" per fault kind (see docs/reliability.md for each definition)
  * @param quiescence         from the last fault to every job terminal
  * @param violations         one line per broken rule
+ * @param pool               the pool scenario's counts (null in the runner agents' scenario); its violations are among {@code violations}
  */
 record ChaosResult(
         int submitted,
@@ -47,7 +48,36 @@ record ChaosResult(
         Map<String, String> recovery,
         Duration quiescence,
         List<String> unexpectedExits,
-        List<String> violations) {
+        List<String> violations,
+        PoolAudit.Findings pool) {
+
+    /** This result with the pool scenario's counts, whose violations join the others. */
+    ChaosResult withPool(PoolAudit.Findings findings) {
+        List<String> all = new java.util.ArrayList<>(violations);
+        all.addAll(findings.violations());
+        return new ChaosResult(
+                submitted,
+                uncertain,
+                statuses,
+                failures,
+                executions,
+                completedByTransport,
+                faults,
+                connectionsDropped,
+                lost,
+                stuck,
+                doubleRuns,
+                overlappingLeases,
+                missingResults,
+                wronglyFailed,
+                outsideLease,
+                finishedNotCompleted,
+                recovery,
+                quiescence,
+                unexpectedExits,
+                List.copyOf(all),
+                findings);
+    }
 
     boolean passed() {
         return violations.isEmpty();
@@ -91,6 +121,7 @@ record ChaosResult(
         s.append("quiescence after the last fault: ")
                 .append(quiescence == null ? "timed out" : Audit.seconds(quiescence))
                 .append('\n');
+        if (pool != null) s.append(pool.describe());
         if (!violations.isEmpty()) {
             s.append("VIOLATIONS (").append(violations.size()).append("):\n");
             violations.forEach(v -> s.append("  ").append(v).append('\n'));

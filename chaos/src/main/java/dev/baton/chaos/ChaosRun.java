@@ -1,5 +1,6 @@
 package dev.baton.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -11,9 +12,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,11 +53,17 @@ final class ChaosRun {
         boolean dropSchema = false;
         try (Cluster cluster = new Cluster(settings, databaseUrl)) {
             say("starting " + settings.nodes() + " node(s) on "
-                    + settings.database().name().toLowerCase(Locale.ROOT) + " and " + settings.runners()
-                    + " runner(s)");
+                    + settings.database().name().toLowerCase(Locale.ROOT) + " and "
+                    + (settings.pool()
+                            ? "a pool of the process provider, max " + settings.runners()
+                            : settings.runners() + " runner(s)"));
             cluster.start();
             Workload workload = new Workload(cluster.api(), new Random(random.nextLong()), settings.workDir());
-            FaultInjector faults = new FaultInjector(cluster, settings, new Random(random.nextLong()));
+            Random faultRandom = new Random(random.nextLong());
+            PoolWatch watch = settings.pool() ? cluster.watchPool() : null;
+            PoolFaults poolFaults =
+                    watch == null ? null : new PoolFaults(cluster, watch, new Random(random.nextLong()));
+            FaultInjector faults = new FaultInjector(cluster, settings, faultRandom, poolFaults);
             Instant until = Instant.now().plus(settings.faultPhase());
             say("fault phase: " + settings.faultPhase().toSeconds() + " s, a job every "
                     + Math.round(1000 / settings.submitRate()) + " ms, a fault every ~"
@@ -87,8 +97,25 @@ final class ChaosRun {
                     cluster.api(),
                     cluster.runners().stream().collect(Collectors.toMap(RunnerAgent::uuid, RunnerAgent::slug)));
             Duration quiescence = audit.quiesce(settings.quiesceTimeout());
+            Instant drained = Instant.now();
             // The jobs' own processes may still write an `end` line after their job was failed: let them.
             Thread.sleep(2000);
+            PoolAudit.Drain drain = null;
+            Map<String, String> runnerUuids = Map.of();
+            if (watch != null) {
+                say("queue drained; waiting up to " + PoolAudit.ORPHAN_AFTER.toSeconds()
+                        + " s for every machine of the pool to be gone");
+                drain = PoolAudit.drain(watch, cluster.poolDir(), drained);
+                watch.close();
+                watch.refresh();
+                runnerUuids = poolRunners(cluster.api());
+                // Executions name a machine (its directory), attempts its runner: one name for both.
+                for (JsonNode m : watch.machines()) {
+                    String runner = runnerUuids.get(m.path("runner").asText());
+                    if (runner != null)
+                        audit.runnerSlugs().put(runner, m.path("uuid").asText());
+                }
+            }
             List<Execution> executions = Execution.read(workload.executionLog());
             result = audit.judge(
                     workload.submissions(),
@@ -97,12 +124,28 @@ final class ChaosRun {
                     quiescence,
                     faults.unexpectedExits(),
                     settings.workDir().resolve("jobs.json"));
+            if (watch != null) {
+                List<JsonNode> jobs = new ArrayList<>();
+                Api.JSON
+                        .readTree(settings.workDir().resolve("jobs.json").toFile())
+                        .forEach(jobs::add);
+                result = result.withPool(
+                        PoolAudit.assess(watch.machines(), runnerUuids, jobs, poolFaults.scalerKills(), drain));
+            }
             dropSchema = !settings.keep();
         } finally {
             if (schema != null && dropSchema) execute(settings.postgresUrl(), "DROP SCHEMA " + schema + " CASCADE");
         }
         Files.writeString(settings.workDir().resolve("summary.txt"), settings + "\n\n" + result.describe());
         return result;
+    }
+
+    /** Every runner a pool made (archived ones too), slug → uuid. */
+    private static Map<String, String> poolRunners(Api api) throws IOException, InterruptedException {
+        Map<String, String> out = new HashMap<>();
+        for (JsonNode r : api.retrying("GET", "/v0/runners?archived=true&search=pool", null, Duration.ofMinutes(2)))
+            out.put(r.path("slug").asText(), r.path("uuid").asText());
+        return out;
     }
 
     private void say(String line) {

@@ -20,6 +20,9 @@ import java.time.Duration;
  * @param postgresUrl       the PostgreSQL server ({@code postgresql://host:port/db?user=…}); a fresh schema is made in it
  * @param keep              keep the run's PostgreSQL schema (it is dropped at the end otherwise)
  * @param transport         the runners' transport: the runner channel, the NATS transport (a nats-server the run starts), or both
+ * @param pool              the pool scenario: no runner agents; a pool of the {@code process} provider ({@code runners} is
+ *                          its {@code max}) starts a single-job runner per waiting job, under the pool's faults
+ *                          ({@link FaultEvent.Kind#injectedInPool})
  */
 public record ChaosSettings(
         Database database,
@@ -36,7 +39,8 @@ public record ChaosSettings(
         Path workDir,
         String postgresUrl,
         boolean keep,
-        Transport transport) {
+        Transport transport,
+        boolean pool) {
 
     public ChaosSettings {
         if (nodes < 1) throw new IllegalArgumentException("--nodes must be at least 1, got " + nodes);
@@ -48,6 +52,18 @@ public record ChaosSettings(
         if (slots < 1) throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
         if (submitRate <= 0) throw new IllegalArgumentException("--rate must be above 0, got " + submitRate);
         if (transport == null) transport = Transport.WEBSOCKET;
+        if (pool && transport.broker())
+            throw new IllegalArgumentException(
+                    "--pool runs on the runner channel: single-job runners do not take the NATS transport");
+    }
+
+    /**
+     * The pool's {@code boot_timeout}: well above a runner JVM's start-up on a loaded machine
+     * (4–10 s here), since a machine that misses it ends failed and its job waits this long for
+     * the next; a runner killed at boot costs its job this much.
+     */
+    Duration poolBootTimeout() {
+        return Duration.ofSeconds(45);
     }
 
     /**

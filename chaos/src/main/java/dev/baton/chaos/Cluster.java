@@ -19,11 +19,15 @@ import java.util.function.IntSupplier;
  * in front of them for the runners, and {@code runners} agents with the process executor, all
  * real processes of the distribution; with the NATS transport, a nats-server the nodes offer the spec
  * on and the lease runners pull from (directly: the balancer is for the server's side). Also creates what the jobs need (an enterprise
- * organization, so no tier limit holds jobs back, a project, a spec the runners serve).
+ * organization, so no tier limit holds jobs back, a project, a spec the runners serve). In the
+ * pool scenario there are no runner agents: a pool of the {@code process} provider starts a
+ * single-job runner per waiting job, and the nodes give those machines the balancer's address.
  */
 final class Cluster implements AutoCloseable {
     static final String PROJECT = "chaos";
     static final String SPEC = "chaos";
+    /** The pool scenario's pool (of {@link #SPEC}). */
+    static final String POOL = "chaos";
 
     private final ChaosSettings settings;
     private final String databaseUrl;
@@ -33,6 +37,7 @@ final class Cluster implements AutoCloseable {
     private final Api api;
     private FaultyBalancer balancer;
     private BrokerProcess broker;
+    private PoolWatch poolWatch;
 
     /** @param databaseUrl null for SQLite in the (single) node's data directory */
     Cluster(ChaosSettings settings, String databaseUrl) {
@@ -76,6 +81,17 @@ final class Cluster implements AutoCloseable {
         return up.isEmpty() ? nodes.stream().map(ServerNode::url).toList() : up;
     }
 
+    /** The pool scenario's watch on its pool, reading from now until the cluster closes (or the caller closes it). */
+    PoolWatch watchPool() {
+        poolWatch = new PoolWatch(api).start();
+        return poolWatch;
+    }
+
+    /** The pool scenario's machines' directories ({@code work_dir} of the {@code process} provider). */
+    Path poolDir() {
+        return settings.workDir().resolve("pool");
+    }
+
     void start() throws IOException, InterruptedException {
         Path shared = Files.createDirectories(settings.workDir().resolve("storage"));
         if (settings.transport().broker()) {
@@ -83,6 +99,15 @@ final class Cluster implements AutoCloseable {
                     new BrokerProcess(Files.createDirectories(settings.workDir().resolve("nats")));
             broker.start();
         }
+        // The balancer first, so that a pool's machines can be given its address: a machine started
+        // by a node that then died reaches the nodes still up through it.
+        List<Integer> ports = new ArrayList<>();
+        while (ports.size() < settings.nodes()) {
+            int port = ServerNode.freePort(); // none bound yet: the same one could come back
+            if (!ports.contains(port)) ports.add(port);
+        }
+        balancer = new FaultyBalancer(
+                ports.stream().map(p -> (IntSupplier) () -> p).toList());
         for (int i = 0; i < settings.nodes(); i++) {
             Path home = Files.createDirectories(settings.workDir().resolve("node-" + i));
             Path data = home.resolve("data");
@@ -92,7 +117,7 @@ final class Cluster implements AutoCloseable {
                 Files.createDirectories(data);
                 Files.createSymbolicLink(data.resolve("storage"), shared);
             }
-            int port = ServerNode.freePort();
+            int port = ports.get(i);
             List<String> args = new ArrayList<>(List.of(
                     "server",
                     "--host",
@@ -112,6 +137,9 @@ final class Cluster implements AutoCloseable {
                     "--cancel-deadline",
                     "5s"));
             if (databaseUrl != null) args.addAll(List.of("--database-url", databaseUrl));
+            // The URL a pool's machines get (BATON_SERVER): the balancer, as a cluster's runners
+            // reach it through its load balancer.
+            if (settings.pool()) args.addAll(List.of("--public-url", balancer.url()));
             if (broker != null) {
                 // Every spec is offered on the broker; channel runners of a mixed run claim the same jobs.
                 args.addAll(List.of(
@@ -141,8 +169,6 @@ final class Cluster implements AutoCloseable {
             // One at a time: the first applies the migrations.
             awaitReady(node, Duration.ofMinutes(2));
         }
-        List<IntSupplier> ports = nodes.stream().map(n -> (IntSupplier) n::port).toList();
-        balancer = new FaultyBalancer(ports);
 
         Duration setup = Duration.ofSeconds(30);
         api.retrying(
@@ -165,6 +191,10 @@ final class Cluster implements AutoCloseable {
                         "disk",
                         1L << 30),
                 setup);
+        if (settings.pool()) {
+            createPool(setup);
+            return;
+        }
         for (int i = 0; i < settings.runners(); i++) {
             String slug = "chaos-runner-" + i;
             JsonNode created = api.retrying("POST", "/v0/runners", Map.of("name", slug, "slug", slug), setup);
@@ -213,6 +243,58 @@ final class Cluster implements AutoCloseable {
             p.start();
         }
         awaitRunnersConnected(Duration.ofMinutes(2));
+    }
+
+    /**
+     * The pool scenario's pool: the {@code process} provider, {@code max} the run's runner count,
+     * scale to zero, a short idle timeout. Its command is {@code pool-runner.sh}, which refuses
+     * every fifth start (it exits at once, so the provider's start fails) and otherwise runs this
+     * distribution's {@code baton} with a small JVM.
+     */
+    private void createPool(Duration setup) throws IOException, InterruptedException {
+        Path starts = settings.workDir().resolve("pool-starts");
+        Path command = settings.workDir().resolve("pool-runner.sh");
+        Files.writeString(command, """
+                #!/bin/sh
+                # chaos: the pool's runner command (the process provider's `command`). Every fifth
+                # start is refused at once, so the provider's start fails one time in five.
+                n=$(( $(cat '%1$s' 2>/dev/null || echo 0) + 1 ))
+                echo "$n" > '%1$s'
+                if [ $((n %% 5)) -eq 0 ]; then echo "chaos: start $n refused"; exit 3; fi
+                export BATON_CDS=off
+                export BATON_JAVA_OPTS='-Xmx160m -XX:+UseSerialGC -XX:TieredStopAtLevel=1'
+                exec '%2$s' "$@"
+                """.formatted(starts, settings.install().resolve("bin/baton")));
+        Files.setPosixFilePermissions(command, PosixFilePermissions.fromString("rwx------"));
+        Files.createDirectories(poolDir());
+        api.retrying(
+                "POST",
+                "/v0/pools",
+                Map.of(
+                        "slug",
+                        POOL,
+                        "spec",
+                        SPEC,
+                        "max",
+                        settings.runners(),
+                        "min_idle",
+                        0,
+                        "idle_timeout_seconds",
+                        5,
+                        "boot_timeout_seconds",
+                        settings.poolBootTimeout().toSeconds(),
+                        "provider",
+                        "process",
+                        "provider_config",
+                        Map.of(
+                                "command",
+                                command.toString(),
+                                "work_dir",
+                                poolDir().toString(),
+                                "args",
+                                "--executor process --allow-no-sandbox --poll-timeout 5 --no-cpu-pinning"
+                                        + " --grace-period 2s")),
+                setup);
     }
 
     private static Map<String, String> environment(Path home, String javaOpts) {
@@ -264,9 +346,12 @@ final class Cluster implements AutoCloseable {
 
     @Override
     public void close() throws IOException, InterruptedException {
+        if (poolWatch != null) poolWatch.close();
         for (RunnerAgent r : runners) r.process().terminate(10);
         if (balancer != null) balancer.close();
         for (ServerNode n : nodes) n.process().terminate(20);
         if (broker != null) broker.terminate();
+        // What the pool left running was counted by the audit; nothing outlives the run.
+        if (settings.pool()) PoolProcesses.killAll(poolDir());
     }
 }

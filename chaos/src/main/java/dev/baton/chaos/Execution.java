@@ -17,16 +17,20 @@ import java.util.regex.Pattern;
  *
  * @param chaosId    the suite's id of the job
  * @param iteration  the iteration as reports count it, from 0 (the runner's BATON_ITERATION counts from 1)
- * @param runner     the runner slug, from the working directory the process executor gave it
+ * @param runner     the runner slug (a pool machine's uuid), from the working directory the process executor gave it
  * @param jobUuid    the job UUID, from the same directory
  * @param start      when the command began
  * @param end        when it finished its work, or null when it never did (killed)
  * @param nonce      the random value it printed as its metric
  */
 record Execution(String chaosId, int iteration, String runner, String jobUuid, Instant start, Instant end, long nonce) {
-    /** The process executor runs iteration i of a job in WORK_DIR/process/JOB/iteration-i (docs/runner.md). */
-    private static final Pattern DIR =
-            Pattern.compile(".*/runners/([^/]+)/work/process/([0-9a-f-]{36})/iteration-(\\d+)");
+    /**
+     * The process executor runs iteration i of a job in WORK_DIR/process/JOB/iteration-i (docs/runner.md):
+     * a runner agent's WORK_DIR is {@code runners/SLUG/work}, a pool machine's {@code pool/MACHINE}
+     * (then {@code runner} is the machine's uuid).
+     */
+    private static final Pattern DIR = Pattern.compile(
+            ".*/(?:runners/([^/]+)/work|pool/([0-9a-f-]{36}))/process/([0-9a-f-]{36})/iteration-(\\d+)");
 
     static List<Execution> read(Path log) throws IOException {
         Map<String, Execution> byKey = new LinkedHashMap<>();
@@ -50,8 +54,8 @@ record Execution(String chaosId, int iteration, String runner, String jobUuid, I
                         new Execution(
                                 f[1],
                                 Integer.parseInt(f[2]) - 1,
-                                m.group(1),
-                                m.group(2),
+                                m.group(1) != null ? m.group(1) : m.group(2),
+                                m.group(3),
                                 t,
                                 null,
                                 Long.parseLong(f[5])));

@@ -29,7 +29,21 @@ record FaultEvent(Kind kind, String target, Instant at, Instant restored, int co
          * are delivered again or, past their acceptance window, offered again from the database.
          * Only when the run has a broker.
          */
-        BROKER_SIGKILL;
+        BROKER_SIGKILL,
+        /**
+         * The pool scenario: SIGKILL of the node holding the scaler lease while a machine of the
+         * pool boots. With several nodes it stays down until another node started a machine (the
+         * lease moved, after its 15 s) or 60 s passed; alone, it is started again 0.5–2 s later
+         * and takes its own machines back.
+         */
+        SCALER_NODE_SIGKILL,
+        /** The pool scenario: SIGKILL of a pool machine's runner process while its machine is starting. */
+        POOL_RUNNER_SIGKILL_AT_BOOT;
+
+        /** The kinds the pool scenario injects (the provider's refused starts come from its command, not from here). */
+        static List<Kind> injectedInPool() {
+            return List.of(SCALER_NODE_SIGKILL, POOL_RUNNER_SIGKILL_AT_BOOT);
+        }
 
         /** The kinds a run on {@code nodes} server nodes, with or without a broker, injects. */
         static List<Kind> injected(int nodes, boolean broker) {

@@ -13,7 +13,8 @@ import java.util.Random;
  * (each started again shortly after), SIGSTOP of a runner for longer than the heartbeat timeout
  * (then SIGCONT), resets of connections at the balancer, and, with several nodes, SIGSTOP of a
  * server node for longer than the node timeout (then SIGCONT); with the NATS transport, SIGKILL of the
- * NATS broker (started again on its store).
+ * NATS broker (started again on its store). The pool scenario injects its own kinds instead
+ * ({@link PoolFaults}).
  */
 final class FaultInjector {
     private final Cluster cluster;
@@ -21,11 +22,14 @@ final class FaultInjector {
     private final Random random;
     private final List<FaultEvent> events = new ArrayList<>();
     private final List<String> unexpectedExits = new ArrayList<>();
+    private final PoolFaults pool;
 
-    FaultInjector(Cluster cluster, ChaosSettings settings, Random random) {
+    /** @param pool the pool scenario's faults, or null for the runner agents' scenario */
+    FaultInjector(Cluster cluster, ChaosSettings settings, Random random, PoolFaults pool) {
         this.cluster = cluster;
         this.settings = settings;
         this.random = random;
+        this.pool = pool;
     }
 
     List<FaultEvent> events() {
@@ -43,13 +47,18 @@ final class FaultInjector {
      */
     void run(Instant until) throws IOException, InterruptedException {
         long mean = settings.faultInterval().toMillis();
-        List<FaultEvent.Kind> kinds =
-                FaultEvent.Kind.injected(settings.nodes(), settings.transport().broker());
+        List<FaultEvent.Kind> kinds = pool != null
+                ? FaultEvent.Kind.injectedInPool()
+                : FaultEvent.Kind.injected(
+                        settings.nodes(), settings.transport().broker());
         List<FaultEvent.Kind> round = new ArrayList<>();
+        int tried = 0;
         while (true) {
             Thread.sleep(mean / 2 + (long) (random.nextDouble() * mean));
-            // The first round is always finished, so a slow machine still sees every kind.
-            if (Instant.now().isAfter(until) && events.size() >= kinds.size()) return;
+            // The first round is always finished, so a slow machine still sees every kind (a pool
+            // fault finds no booting machine once the queue drained: it is tried, not waited for).
+            if (Instant.now().isAfter(until) && (pool != null ? tried : events.size()) >= kinds.size()) return;
+            tried++;
             reviveUnexpectedExits();
             if (round.isEmpty()) {
                 round.addAll(kinds);
@@ -62,6 +71,8 @@ final class FaultInjector {
                 case CONNECTIONS_DROPPED -> dropConnections();
                 case SERVER_SIGSTOP -> freezeServer();
                 case BROKER_SIGKILL -> killBroker();
+                case SCALER_NODE_SIGKILL -> pool.killScalerNode().ifPresent(events::add);
+                case POOL_RUNNER_SIGKILL_AT_BOOT -> pool.killRunnerAtBoot().ifPresent(events::add);
             }
         }
     }

@@ -30,6 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the runner channel, all serving the one spec, so the two transports' claims race for every job,
  * and the broker is killed and restarted among the faults. One run per store covers both
  * transports, which keeps the suite's time in CI near what one transport took.
+ *
+ * <p>The pool scenario (docs/reliability.md, "The pool scenario") runs once per store too, SQLite
+ * with one node and PostgreSQL with two: no runner agents, every job on a single-job runner that a
+ * pool of the {@code process} provider started, {@code baton.chaos.pool.seconds} (default 20 s)
+ * of one job a second, and on top of the job audit's zeros: no machine or runner process left 60 s
+ * after the queue drained, no job on another job's machine, no job with two machines at once.
  */
 @Tag("chaos")
 class ChaosSuiteTest {
@@ -77,7 +83,8 @@ class ChaosSuiteTest {
                 dir.resolve(database.name().toLowerCase() + "-" + nodes),
                 PG_URL,
                 false,
-                TRANSPORT);
+                TRANSPORT,
+                false);
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         ChaosResult result = new ChaosRun(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
         String report = "seed " + seed + "\n" + progress.toString(StandardCharsets.UTF_8) + result.describe();
@@ -118,6 +125,78 @@ class ChaosSuiteTest {
         assertThat(result.wronglyFailed())
                 .as("jobs failed for no fault's sake\n" + report)
                 .isZero();
+        assertThat(result.violations()).as(report).isEmpty();
+    }
+
+    /**
+     * The pool scenario on SQLite (one node: the scaler's node killed and started again takes its
+     * booting machines back) and on PostgreSQL with two nodes (the killed scaler node stays down
+     * until the other took the lease and started machines). Every job runs on a single-job runner a
+     * pool of the {@code process} provider started; the provider refuses every fifth start and
+     * runners are killed at boot.
+     */
+    @Test
+    void poolSqliteOneNode() throws Exception {
+        pool(Database.SQLITE, 1);
+    }
+
+    @Test
+    void poolPostgresqlTwoNodes() throws Exception {
+        assumeTrue(reachable(), "no PostgreSQL at " + PG_URL + ": skipping the PostgreSQL pool chaos run");
+        pool(Database.POSTGRESQL, 2);
+    }
+
+    private void pool(Database database, int nodes) throws Exception {
+        long seed = ThreadLocalRandom.current().nextLong();
+        ChaosSettings settings = new ChaosSettings(
+                database,
+                nodes,
+                4,
+                1,
+                Duration.ofSeconds(Integer.getInteger("baton.chaos.pool.seconds", 20)),
+                Duration.ofSeconds(4),
+                1,
+                Duration.ofSeconds(3),
+                // Every job waits for a runner JVM to start; on a loaded 2-core host that took 40-50 s.
+                Duration.ofMinutes(6),
+                seed,
+                install,
+                dir.resolve("pool-" + database.name().toLowerCase() + "-" + nodes),
+                PG_URL,
+                false,
+                Transport.WEBSOCKET,
+                true);
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        ChaosResult result = new ChaosRun(settings, new PrintStream(progress, true, StandardCharsets.UTF_8)).run();
+        String report = "seed " + seed + "\n" + progress.toString(StandardCharsets.UTF_8) + result.describe();
+        System.out.println(report);
+
+        assertThat(result.submitted()).as(report).isPositive();
+        assertThat(result.statuses().getOrDefault("processed", 0)).as(report).isPositive();
+        assertThat(result.faults().keySet())
+                .as(report)
+                .containsExactlyInAnyOrderElementsOf(FaultEvent.Kind.injectedInPool().stream()
+                        .map(k -> k.name().toLowerCase(java.util.Locale.ROOT))
+                        .toList());
+        PoolAudit.Findings pool = result.pool();
+        assertThat(pool.failedStarts())
+                .as("the provider's refused starts\n" + report)
+                .isPositive();
+        if (nodes > 1)
+            assertThat(pool.takeovers()).as("the lease moved\n" + report).isPositive();
+        assertThat(result.lost()).as("jobs lost\n" + report).isZero();
+        assertThat(result.stuck()).as("jobs stuck\n" + report).isZero();
+        assertThat(result.doubleRuns()).as("executed twice\n" + report).isZero();
+        assertThat(result.overlappingLeases())
+                .as("two valid leases at once\n" + report)
+                .isZero();
+        assertThat(result.missingResults())
+                .as("processed without results\n" + report)
+                .isZero();
+        assertThat(pool.orphanMachines()).as("orphan machines\n" + report).isZero();
+        assertThat(pool.orphanProcesses()).as("orphan processes\n" + report).isZero();
+        assertThat(pool.stolen()).as("jobs on another job's machine\n" + report).isZero();
+        assertThat(pool.duplicated()).as("two machines for one job\n" + report).isZero();
         assertThat(result.violations()).as(report).isEmpty();
     }
 

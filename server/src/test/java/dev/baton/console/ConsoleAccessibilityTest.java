@@ -118,6 +118,15 @@ class ConsoleAccessibilityTest {
         // A pool with a busy machine that took the job, and one that failed: the pool page's table.
         var store = baton.server.store();
         var taken = store.runs().findJob(job.uuid()).orElseThrow();
+        // Another node holds the scaler lease (taken before the pool exists): this server's own
+        // scaler, which runs on every node, leaves the machines as written (no start for the
+        // pending jobs below, no stop), so the page shows what the test wrote.
+        if (!store.pools()
+                .takeScalerLease(
+                        "another-node",
+                        baton.clock.instant(),
+                        baton.clock.instant().plus(java.time.Duration.ofDays(1))))
+            throw new IllegalStateException("the scaler lease was taken before any pool existed");
         var pool = store.pools()
                 .createPool(
                         "a11y-pool",

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * server's host running {@code baton runner up --ephemeral} ({@link MicroVmGuest} says how: the
  * host's root read-only over 9p, the machine's directory {@code WORK_DIR/MACHINE} writable, the
  * key in a file there that the guest deletes once read). When the runner leaves after its job
- * the guest powers off and QEMU exits; {@code stop} kills QEMU. The id is {@code PID@START} of
+ * the guest powers off and QEMU exits; {@code stop} kills QEMU. The id is {@code PID@START@HOST} of
  * the QEMU process, as for the {@code process} provider, so a reused PID is never killed.
  *
  * <p>Settings: {@code root} (required: the directory the guest sees as its root, read-only; it
@@ -82,13 +81,12 @@ public final class MicroVmProvider implements PoolProvider {
                     .redirectErrorStream(true)
                     .redirectOutput(dir.resolve("qemu.log").toFile())
                     .start();
-            Instant started = p.info().startInstant().orElse(Instant.EPOCH);
             if (p.waitFor(START_CHECK_MS, TimeUnit.MILLISECONDS)) {
                 Files.deleteIfExists(dir.resolve("key.env"));
                 throw new ProviderException("QEMU exited at once with " + p.exitValue() + ": "
                         + tail(Files.readString(dir.resolve("qemu.log"))));
             }
-            return p.pid() + "@" + started.toEpochMilli();
+            return ProcessProvider.idOf(p);
         } catch (IOException e) {
             throw new ProviderException("cannot start the microVM: " + e.getMessage());
         } catch (InterruptedException e) {

@@ -26,6 +26,17 @@ public interface PoolProvider {
     void stop(String providerId, Map<String, String> config) throws ProviderException;
 
     /**
+     * Stops what may run of a machine whose id was never recorded: its node died after the
+     * provider began the start and before the scaler wrote the id back. {@code machine} is the
+     * machine's id in Baton (the request's {@code machine}). False (the default) when the provider
+     * cannot find machines that way; the machine's runner then leaves by itself after its job,
+     * and one that never took a job is left to the provider's side (docs/runner.md, "Pools").
+     */
+    default boolean stopUnrecorded(String machine, Map<String, String> config) throws ProviderException {
+        return false;
+    }
+
+    /**
      * One machine to start: the server's URL, the runner's slug and key (pass them in the
      * environment, never on a command line: {@code BATON_SERVER}, {@code BATON_RUNNER},
      * {@code BATON_RUNNER_KEY}), the labels it reports, the machine's id in Baton, and the pool's

@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * provider's start with the runner's one-time key. A failed start ends the machine
  * {@code failed}, archives its runner (so a job it was bound to is free again) and backs the pool
  * off, with the provider's reason on the pool. Stopping: the row to {@code stopping}, the
- * provider's stop, the row to its end, the runner archived.
+ * provider's stop (for a row without an id, which a node that died inside a start leaves, the
+ * provider's {@code stopUnrecorded} by the machine's own id), the row to its end, the runner
+ * archived.
  */
 public final class PoolScaler {
     private static final Logger log = LoggerFactory.getLogger(PoolScaler.class);
@@ -234,11 +236,22 @@ public final class PoolScaler {
         PoolMachine m = s.machine();
         if (m.state() != PoolMachineState.STOPPING
                 && !store.pools().moveMachine(m.id(), LIVE, PoolMachineState.STOPPING, s.reason(), null, now)) return;
+        PoolProvider provider = providers.get(pool.settings().provider());
         if (m.providerId() != null) {
-            PoolProvider provider = providers.get(pool.settings().provider());
             try {
                 if (provider == null) throw new PoolProvider.ProviderException("no provider on this server");
                 provider.stop(m.providerId(), config(pool));
+            } catch (PoolProvider.ProviderException e) {
+                // Left stopping: the next pass (of this node or another) asks again.
+                log.warn("pool {}: stopping machine {} failed: {}", pool.slug(), m.uuid(), e.getMessage());
+                return;
+            }
+        } else if (provider != null) {
+            // No id: the start failed, or its node died between the provider's start and writing the
+            // id back (a machine may run that nobody recorded). A provider that can find it by the
+            // machine's own id stops it.
+            try {
+                provider.stopUnrecorded(m.uuid().toString(), config(pool));
             } catch (PoolProvider.ProviderException e) {
                 // Left stopping: the next pass (of this node or another) asks again.
                 log.warn("pool {}: stopping machine {} failed: {}", pool.slug(), m.uuid(), e.getMessage());

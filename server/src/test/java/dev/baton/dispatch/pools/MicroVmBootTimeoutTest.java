@@ -103,7 +103,7 @@ class MicroVmBootTimeoutTest {
                 server.store, Map.of("microvm", microvm), neverRegisters, server.clock, "a", "http://127.0.0.1:1");
         scaler.runOnce();
         PoolMachine first = server.store.pools().liveMachines(pool.id()).getFirst();
-        assertThat(first.providerId()).as("the scaler recorded QEMU's id").matches("\\d+@\\d+");
+        assertThat(first.providerId()).as("the scaler recorded QEMU's id").matches("\\d+@\\d+(@[0-9a-f]{12}\\.\\d+)?");
         ProcessHandle qemu = ProcessProvider.find(first.providerId()).orElseThrow();
         List<String> started = List.of(first.providerId());
         try {

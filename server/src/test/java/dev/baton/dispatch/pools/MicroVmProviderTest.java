@@ -90,7 +90,7 @@ class MicroVmProviderTest {
                 "memory_mib",
                 "256"));
         started = provider.start(request("m1", config));
-        assertThat(started).matches("\\d+@\\d+");
+        assertThat(started).matches("\\d+@\\d+(@[0-9a-f]{12}\\.\\d+)?");
         ProcessHandle qemu = ProcessProvider.find(started).orElseThrow();
         assertThat(qemu.info().arguments().map(a -> String.join(" ", a)).orElse(""))
                 .contains("microvm")

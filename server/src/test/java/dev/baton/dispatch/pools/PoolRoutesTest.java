@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code /v0/pools} on the assembled server over real sockets, on SQLite (issue 43): create,
  * list, get with machines, update, delete, every refusal a JSON code that changes nothing, and
- * the audit. No job waits and {@code min_idle} is 0, so the server's scaler starts nothing.
+ * the audit. Another node holds the scaler lease, so the server's own scaler never acts on what
+ * the tests write.
  */
 class PoolRoutesTest {
     @TempDir
@@ -46,6 +47,17 @@ class PoolRoutesTest {
                                         1L << 30))
                         .status())
                 .isEqualTo(201);
+        // Another node holds the scaler lease (taken before any pool exists, so before this
+        // server's own scaler, which runs on every node, could take it): the machine a test writes
+        // stays as written while the test reads it (no boot timeout, no stop behind its back).
+        assertThat(server.server
+                        .store()
+                        .pools()
+                        .takeScalerLease(
+                                "another-node",
+                                server.clock.instant(),
+                                server.clock.instant().plus(Duration.ofDays(1))))
+                .isTrue();
     }
 
     @AfterEach

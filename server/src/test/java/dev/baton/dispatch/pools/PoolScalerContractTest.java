@@ -334,4 +334,36 @@ abstract class PoolScalerContractTest {
         });
         assertThat(a.runOnce()).isFalse(); // back from the dead: node-b holds the lease
     }
+
+    /**
+     * A node that died inside a start (after the provider began it, before the scaler wrote the
+     * id back) leaves a row with no id: the next scaler stops it at its boot timeout by the
+     * machine's own id, and starts one machine for its job, not two.
+     */
+    @Test
+    void aMachineWhoseNodeDiedBeforeItsIdWasWrittenIsStoppedByItsOwnId() {
+        Pool pool = pool(0, 2);
+        submit(1);
+        PoolMachine unrecorded = server.store
+                .pools()
+                .addMachine(pool.id(), null, jobs.getFirst().id(), "node-a", server.clock.instant());
+        PoolScaler b = scaler("node-b");
+        assertThat(b.runOnce()).isTrue();
+        assertThat(provider.starts).as("the job has its machine, booting").isEmpty();
+        server.advance(Duration.ofSeconds(30));
+        assertThat(b.runOnce()).isTrue();
+        assertThat(provider.unrecorded).containsExactly(unrecorded.uuid().toString());
+        assertThat(provider.stops).isEmpty();
+        assertThat(server.store.pools().machines(pool.id(), 10))
+                .filteredOn(m -> m.id() == unrecorded.id())
+                .singleElement()
+                .satisfies(m -> assertThat(m.state()).isEqualTo(PoolMachineState.FAILED));
+        assertThat(provider.starts)
+                .singleElement()
+                .satisfies(r ->
+                        assertThat(r.machine()).isNotEqualTo(unrecorded.uuid().toString()));
+        assertThat(live(pool))
+                .singleElement()
+                .satisfies(m -> assertThat(m.jobId()).isEqualTo(jobs.getFirst().id()));
+    }
 }

@@ -41,7 +41,7 @@ class ProcessProviderTest {
                         "command", baton.toString(),
                         "work_dir", dir.resolve("work").toString(),
                         "args", "--executor process --allow-no-sandbox")));
-        assertThat(id).matches("\\d+@\\d+");
+        assertThat(id).matches("\\d+@\\d+@[0-9a-f]{12}\\.\\d+").endsWith("@" + ProcessProvider.HOST);
         Path seen = dir.resolve("seen");
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(seen) && Files.size(seen) > 0);
         assertThat(Files.readString(seen).strip())
@@ -67,5 +67,79 @@ class ProcessProviderTest {
                 .isInstanceOf(PoolProvider.ProviderException.class)
                 .hasMessageContaining("cannot start")
                 .hasMessageNotContaining("baton_runner_");
+    }
+
+    private Path standIn(String body) throws Exception {
+        Path baton = dir.resolve("baton");
+        Files.writeString(baton, "#!/bin/sh\n" + body);
+        Files.setPosixFilePermissions(baton, PosixFilePermissions.fromString("rwx------"));
+        return baton;
+    }
+
+    private PoolProvider.StartRequest request(String machine, Path command) {
+        return new PoolProvider.StartRequest(
+                "http://127.0.0.1:7700",
+                "r",
+                "baton_runner_" + "d".repeat(64),
+                Map.of(),
+                machine,
+                "p",
+                Map.of(
+                        "command",
+                        command.toString(),
+                        "work_dir",
+                        dir.resolve("work").toString()));
+    }
+
+    @Test
+    void aProcessThatExitsAtOnceIsAFailedStartWithItsStatusAndOutput() throws Exception {
+        Path baton = standIn("echo \"unknown option --nope\"\nexit 2\n");
+        assertThatThrownBy(() -> provider.start(request("m3", baton)))
+                .isInstanceOf(PoolProvider.ProviderException.class)
+                .hasMessageContaining("exited with status 2")
+                .hasMessageContaining("unknown option --nope")
+                .hasMessageNotContaining("baton_runner_");
+    }
+
+    /** What another node does: it never started the process, it has only the id the store holds. */
+    @Test
+    void anIdOfAnotherHostIsNeverSignalled() throws Exception {
+        String id = provider.start(request("m4", standIn("exec sleep 600\n")));
+        String elsewhere = id.substring(0, id.lastIndexOf('@')) + "@0123456789ab.1";
+        try {
+            assertThatThrownBy(() -> provider.stop(elsewhere, Map.of()))
+                    .isInstanceOf(PoolProvider.ProviderException.class)
+                    .hasMessageContaining("another host");
+            assertThat(ProcessProvider.find(id)).isPresent();
+            // An older id without a host part is this host's.
+            String old = id.substring(0, id.lastIndexOf('@'));
+            assertThat(ProcessProvider.find(old)).isPresent();
+        } finally {
+            provider.stop(id, Map.of());
+        }
+        assertThat(ProcessProvider.find(id)).isEmpty();
+    }
+
+    /**
+     * A node that died between the start and writing the id back: the next scaler has only the
+     * machine's own id, and the provider finds the process by its work directory.
+     */
+    @Test
+    void aMachineWhoseIdWasNeverRecordedIsFoundByItsDirectoryAndStopped() throws Exception {
+        // Not exec'd: the shell keeps its arguments on its command line, as the real launcher's JVM does.
+        Path baton = standIn("while :; do sleep 1; done\n");
+        String id = provider.start(request("m5", baton));
+        String other = provider.start(request("m6", baton));
+        Map<String, String> config = Map.of("work_dir", dir.resolve("work").toString());
+        try {
+            assertThat(provider.stopUnrecorded("m5", config)).isTrue();
+            assertThat(ProcessProvider.find(id)).isEmpty();
+            assertThat(ProcessProvider.find(other))
+                    .as("another machine's process")
+                    .isPresent();
+            assertThat(provider.stopUnrecorded("m7", config)).isTrue(); // nothing runs for it: nothing to do
+        } finally {
+            provider.stop(other, Map.of());
+        }
     }
 }

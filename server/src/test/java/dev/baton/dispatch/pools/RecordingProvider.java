@@ -8,6 +8,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingProvider implements PoolProvider {
     final List<StartRequest> starts = new CopyOnWriteArrayList<>();
     final List<String> stops = new CopyOnWriteArrayList<>();
+    /** Machines (Baton's ids) it was asked to find and stop without a provider id. */
+    final List<String> unrecorded = new CopyOnWriteArrayList<>();
     /** The message of the next starts' failure; null: they succeed. */
     volatile String failStarts;
 
@@ -26,5 +28,11 @@ final class RecordingProvider implements PoolProvider {
     @Override
     public void stop(String providerId, Map<String, String> config) {
         stops.add(providerId);
+    }
+
+    @Override
+    public boolean stopUnrecorded(String machine, Map<String, String> config) {
+        unrecorded.add(machine);
+        return true;
     }
 }
