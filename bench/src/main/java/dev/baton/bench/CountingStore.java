@@ -64,6 +64,7 @@ final class CountingStore {
             "updatePool",
             "createReport",
             "createRun",
+            "createRunAndClaim",
             "createRunner",
             "createSchedule",
             "createSpec",
