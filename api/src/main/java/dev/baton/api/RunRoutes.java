@@ -23,8 +23,6 @@ import dev.baton.web.http.RouteModule;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code POST /v0/run}: a direct run's results go through the report's adapter (as a runner's
@@ -32,7 +30,6 @@ import org.slf4j.LoggerFactory;
  * report with placeholder times and a pending job in one transaction, then tells dispatch.
  */
 public final class RunRoutes implements RouteModule {
-    private static final Logger LOG = LoggerFactory.getLogger(RunRoutes.class);
 
     private final ApiContext api;
     private final KnownProjects projects;
@@ -221,9 +218,11 @@ public final class RunRoutes implements RouteModule {
                         r.filePaths(),
                         r.paired() == null ? r.iterations() : null,
                         r.paired());
-                CreatedRun created = api.store()
-                        .runs()
-                        .createRun(
+                // The lineage is written once the run is committed and before a runner is sent its
+                // job (dispatch may claim it in the same commit, decision 0063).
+                CreatedRun created = api.jobEvents()
+                        .submit(
+                                api.store().runs(),
                                 new NewReport(
                                         r.project().id(),
                                         r.branch(),
@@ -245,16 +244,11 @@ public final class RunRoutes implements RouteModule {
                                         r.labels(),
                                         canaryRunner),
                                 org.id(),
-                                now);
+                                now,
+                                stored -> lineage.recordHash(
+                                        api.store(), stored.report().id()));
                 Job job = created.job();
                 Report report = created.report();
-                lineage.recordHash(api.store(), report.id());
-                try {
-                    api.jobEvents().jobSubmitted(job);
-                } catch (RuntimeException e) {
-                    // The job is committed and pending; dispatch also finds it when a runner next asks.
-                    LOG.warn("dispatch was not told about job {}", job.uuid(), e);
-                }
                 JobLabels labels = r.labels() == null ? JobLabels.NONE : r.labels();
                 JobView view = new JobViews(api.store(), r.project(), api.queue())
                         .knowing(report)

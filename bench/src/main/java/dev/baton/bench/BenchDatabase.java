@@ -46,7 +46,17 @@ final class BenchDatabase implements AutoCloseable {
             throw new IllegalStateException("cannot create a schema on " + pgHostUrl + ": " + e.getMessage(), e);
         }
         schemas.add(schema);
-        return pgHostUrl + "?user=" + pgUser + "&currentSchema=" + schema;
+        return withQuery(pgHostUrl, "user=" + pgUser + "&currentSchema=" + schema);
+    }
+
+    /**
+     * {@code url} with {@code query} added to the query it may already have ({@code --pg-url
+     * postgresql://127.0.0.1:5432/baton_bench?prepareThreshold=1} keeps its parameters).
+     */
+    static String withQuery(String url, String query) {
+        int q = url.indexOf('?');
+        if (q < 0) return url + "?" + query;
+        return q == url.length() - 1 || url.endsWith("&") ? url + query : url + "&" + query;
     }
 
     /** Human description for the report. */

@@ -65,6 +65,7 @@ final class CountingStore {
             "updatePool",
             "createReport",
             "createRun",
+            "createRunAndClaim",
             "createRunner",
             "createSchedule",
             "createSpec",

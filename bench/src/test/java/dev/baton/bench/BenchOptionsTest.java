@@ -28,6 +28,16 @@ class BenchOptionsTest {
     }
 
     @Test
+    void aPgUrlWithItsOwnQueryKeepsItWhenTheSchemaIsAdded() {
+        assertThat(BenchDatabase.withQuery("postgresql://127.0.0.1:5432/baton_bench", "user=postgres&currentSchema=s"))
+                .isEqualTo("postgresql://127.0.0.1:5432/baton_bench?user=postgres&currentSchema=s");
+        assertThat(BenchDatabase.withQuery(
+                        "postgresql://127.0.0.1:5432/baton_bench?prepareThreshold=1", "user=postgres&currentSchema=s"))
+                .isEqualTo("postgresql://127.0.0.1:5432/baton_bench?prepareThreshold=1&user=postgres&currentSchema=s");
+        assertThat(BenchDatabase.withQuery("postgresql://h/db?", "user=u")).isEqualTo("postgresql://h/db?user=u");
+    }
+
+    @Test
     void badFlagsAreRefusedWithTheReason() {
         assertThatThrownBy(() -> BenchOptions.parse("--database", "mysql"))
                 .hasMessageContaining("sqlite or postgresql");

@@ -54,10 +54,12 @@ class BenchSmokeTest {
             assertThat(round.at("/server/problems").asLong()).isZero();
             assertThat(round.at("/server/jobs_per_second").asDouble()).isPositive();
             // createRun, start, complete and process once per job, plus the claims: one claim
-            // transaction may serve several waiting runners (Store.claimEach, issue 13).
+            // transaction may serve several waiting runners (Store.claimEach, issue 13), and a job
+            // submitted while a runner waits is claimed in its own insert's transaction (createRunAndClaim,
+            // decision 0063), so at least four.
             assertThat(round.at("/server/writes_per_job").asDouble())
                     .as("createRun, start, complete, process, and claims")
-                    .isGreaterThan(4);
+                    .isGreaterThanOrEqualTo(4);
             assertThat(round.at("/store_ceiling/jobs_per_second").asDouble()).isPositive();
             assertThat(round.at("/ratio_server_to_store").asDouble()).isPositive();
             // The raw ceiling (issue 13): plain JDBC, one transaction per step and 25 jobs per transaction.

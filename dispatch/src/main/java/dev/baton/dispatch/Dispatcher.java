@@ -22,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -53,7 +54,7 @@ public final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
 
     /** A runner waiting for work: how many more jobs it takes and which specs it serves. */
-    private static final class Waiter {
+    static final class Waiter {
         final RunnerSession session;
         final Set<Long> specIds;
         /** A router's narrowing and preference (docs/protocol.md, "Routers"); NONE for a runner. */
@@ -289,9 +290,12 @@ public final class Dispatcher {
      * skipped — except after a runner's own declines, which exclude jobs only for that runner.
      */
     private void pump(Long onlySpec, boolean justCommitted) {
-        List<Waiter> taken = take(onlySpec, null);
         // Only the first pass knows the job is there; a second look (below) asks the store.
-        Long known = justCommitted ? onlySpec : null;
+        serveAll(take(onlySpec, null), justCommitted ? onlySpec : null);
+    }
+
+    /** Serves the waiters taken, then those another pump skipped meanwhile, until none is left. */
+    private void serveAll(List<Waiter> taken, Long known) {
         while (!taken.isEmpty()) {
             List<Runnable> sends = new ArrayList<>();
             try {
@@ -304,6 +308,84 @@ public final class Dispatcher {
             // Waiters another pump skipped while this one held them get one more look.
             taken = take(null, taken);
         }
+    }
+
+    /**
+     * Holds a free runner waiting for {@code specId}, for a claim in the submission's commit
+     * (decision 0063); empty when none waits. The runner is the one a pump would serve first for
+     * a queue whose head is this job ({@link #warmFirst}): one image affinity says is due, else
+     * the oldest that holds {@code image}, else the oldest. A waiter's next job is taken to be the
+     * new one (the queue is empty when runners wait idle); if it is not, the claim still takes the
+     * claim order's head, and the choice was only a preference, as the pump's read is.
+     */
+    public Optional<DispatchReservation> reserve(long specId, ImageDigest image) {
+        ImageAffinity affinity = this.affinity;
+        Waiter oldest = null;
+        Waiter warm = null;
+        Waiter due = null;
+        List<Long> others = new ArrayList<>();
+        synchronized (this) {
+            for (Waiter w : waiters.values()) {
+                if (w.busy || w.slots <= 0 || !w.session.isOpen() || !w.specIds.contains(specId)) continue;
+                others.add(w.session.runnerId());
+                if (oldest == null) oldest = w;
+                if (due == null && affinity.due(w.session.runnerId())) due = w;
+                List<ImageDigest> held = w.session.heldImages();
+                if (warm == null && affinity.warm(held, Optional.ofNullable(image))) warm = w;
+            }
+            Waiter chosen = due != null ? due : warm != null ? warm : oldest;
+            if (chosen == null) return Optional.empty();
+            chosen.busy = true;
+            others.remove(Long.valueOf(chosen.session.runnerId()));
+            Instant now = clock.instant();
+            ClaimRequest request = new ClaimRequest(
+                    chosen.session.runnerId(),
+                    chosen.slots,
+                    chosen.specIds,
+                    claimFilter(chosen),
+                    runnersThatDeclined.contains(chosen.session.runnerId()));
+            return Optional.of(new DispatchReservation(
+                    chosen,
+                    request,
+                    now,
+                    now.plus(acceptanceTimeout),
+                    due == null && chosen == warm ? others : List.of()));
+        }
+    }
+
+    /**
+     * The submission's commit claimed {@code claimed} for the held runner: hands them out as a
+     * pump does (the same acceptance window, so a failed send returns the job to pending as any
+     * failed offer), releases the runner, and serves the waiters other pumps skipped meanwhile.
+     */
+    public void handOut(DispatchReservation reservation, List<Job> claimed) {
+        Waiter w = reservation.waiter();
+        List<Runnable> sends = new ArrayList<>();
+        List<Waiter> missed;
+        try {
+            for (Job job : claimed) {
+                w.slots--;
+                sends.add(hand(w.session, job, reservation.now()));
+            }
+            if (!claimed.isEmpty()) {
+                ImageAffinity affinity = this.affinity;
+                affinity.served(w.session.runnerId());
+                // As a pump counts it: a job went to a warm runner ahead of these.
+                for (long runner : reservation.passedOver()) affinity.passedOver(runner);
+            }
+        } finally {
+            missed = giveBack(List.of(w), sends);
+        }
+        sends.forEach(Runnable::run);
+        serveAll(take(null, missed), null);
+    }
+
+    /** The submission's transaction failed: the held runner waits again, as it did. */
+    public void release(DispatchReservation reservation) {
+        List<Runnable> sends = new ArrayList<>();
+        List<Waiter> missed = giveBack(List.of(reservation.waiter()), sends);
+        sends.forEach(Runnable::run);
+        serveAll(take(null, missed), null);
     }
 
     /** Marks and returns the waiters to serve: all matching ones, or among {@code only} those another pump missed. */

@@ -2086,6 +2086,161 @@ abstract class StoreContract {
         assertThat(store.runs().hasPendingFor(List.of(s.id()))).isFalse();
     }
 
+    // ---- dispatch in one commit (decision 0063) ------------------------------------------------
+
+    private ClaimedRun submitAndClaim(Project project, Spec spec, int priority, String ip, ClaimRequest claim) {
+        Instant at = tick();
+        return store.runs()
+                .createRunAndClaim(
+                        new NewReport(project.id(), "main", "bench-box", "json", null, null, null),
+                        new NewJob(spec.id(), ip, config(project), 60, priority, RetryPolicy.NONE),
+                        project.organizationId(),
+                        at,
+                        claim,
+                        at.plusSeconds(30));
+    }
+
+    @Test
+    void createRunAndClaimTakesItsOwnJobInTheSameCommit() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+
+        ClaimedRun run = submitAndClaim(p, s, 200, "10.0.0.1", request(r, 1, s));
+
+        assertThat(run.job().status()).as("the job as inserted").isEqualTo(JobStatus.PENDING);
+        assertThat(run.claimedItsJob()).isTrue();
+        Job claimed = run.claimed().get(0);
+        assertThat(claimed.id()).isEqualTo(run.job().id());
+        assertThat(claimed.status()).isEqualTo(JobStatus.CLAIMED);
+        assertThat(claimed.runnerId()).isEqualTo(r.id());
+        assertThat(claimed.attempt()).isEqualTo(1);
+        assertThat(reload(run.job()).lease()).isEqualTo(claimed.lease());
+        assertThat(store.runs().findAttempt(claimed.id(), 1).orElseThrow().lease())
+                .as("the attempt opened by the claim")
+                .isEqualTo(claimed.lease());
+        assertThat(store.runs().hasPendingFor(List.of(s.id()))).isFalse();
+        assertThat(store.transitions()
+                        .start(claimed.uuid(), claimed.lease(), tick())
+                        .result())
+                .as("the lease the claim wrote is the job's")
+                .isEqualTo(Result.APPLIED);
+    }
+
+    @Test
+    void createRunAndClaimTakesAnOlderPendingJobFirstAndLeavesItsOwnPending() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        Job older = submit(p, s, 200);
+
+        ClaimedRun run = submitAndClaim(p, s, 200, "10.0.0.1", request(r, 1, s));
+
+        assertThat(run.claimed()).extracting(Job::id).containsExactly(older.id());
+        assertThat(run.claimedItsJob()).isFalse();
+        assertThat(reload(run.job()).status()).isEqualTo(JobStatus.PENDING);
+        assertThat(store.runs().hasPendingFor(List.of(s.id()))).isTrue();
+    }
+
+    @Test
+    void createRunAndClaimKeepsTheTierLimitsAndLeavesTheJobPending() {
+        Spec s = spec();
+        Runner r1 = runner(s);
+        Runner r2 = runner(s);
+        Project p = project(org(PlanTier.FREE));
+        Job first = submit(p, s, 100, "10.0.0.1", tick());
+        assertThat(claimOne(r1).job().id()).isEqualTo(first.id());
+
+        ClaimedRun run = submitAndClaim(p, s, 100, "10.0.0.2", request(r2, 1, s));
+
+        assertThat(run.claimed()).as("one job per organization in flight").isEmpty();
+        assertThat(reload(run.job()).status()).isEqualTo(JobStatus.PENDING);
+    }
+
+    @Test
+    void createRunAndClaimThatFailsCommitsNeitherTheJobNorAClaim() {
+        Spec s = spec();
+        Runner r = runner(s);
+        Project p = project(org(PlanTier.TEAM));
+        Job older = submit(p, s, 200);
+        Instant at = tick();
+
+        assertThatThrownBy(() -> store.runs()
+                        .createRunAndClaim(
+                                new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+                                new NewJob(999_999L, "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE),
+                                p.organizationId(),
+                                at,
+                                request(r, 1, s),
+                                at.plusSeconds(30)))
+                .isInstanceOf(StoreException.class);
+
+        assertThat(reload(older).status()).isEqualTo(JobStatus.PENDING);
+        assertThat(store.runs().listJobs(p.id(), new JobFilter(null, null, null, 10, 0)))
+                .extracting(Job::id)
+                .containsExactly(older.id());
+    }
+
+    @Test
+    void createRunAndClaimRacingClaimEachNeverHandsOutAJobTwice() throws Exception {
+        Spec s = spec();
+        Project p = project(org(PlanTier.TEAM));
+        List<Runner> runners = new ArrayList<>();
+        for (int i = 0; i < 8; i++) runners.add(runner(s));
+        for (int i = 0; i < 10; i++) submit(p, s, 200);
+        Instant at = tick();
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        Set<Long> submitted = ConcurrentHashMap.newKeySet();
+        AtomicInteger duplicates = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                List<Runner> mine = runners.subList(t * 2, t * 2 + 2);
+                boolean submits = t % 2 == 0;
+                done.add(pool.submit(() -> {
+                    for (int round = 0; round < 10; round++) {
+                        List<List<Job>> claims;
+                        if (submits) {
+                            ClaimedRun run = store.runs()
+                                    .createRunAndClaim(
+                                            new NewReport(p.id(), "main", "bench-box", "json", null, null, null),
+                                            new NewJob(s.id(), "10.0.0.1", config(p), 60, 200, RetryPolicy.NONE),
+                                            p.organizationId(),
+                                            at,
+                                            request(mine.get(round % 2), 1, s),
+                                            at.plusSeconds(30));
+                            submitted.add(run.job().id());
+                            claims = List.of(run.claimed());
+                        } else {
+                            claims = store.claims()
+                                    .claimEach(
+                                            List.of(request(mine.get(0), 2, s), request(mine.get(1), 1, s)),
+                                            at,
+                                            at.plusSeconds(30));
+                        }
+                        for (List<Job> claimed : claims)
+                            for (Job job : claimed) if (!seen.add(job.id())) duplicates.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) f.get();
+        } finally {
+            pool.shutdownNow();
+        }
+        // What is left pending is claimed once more, so that every job is accounted for exactly once.
+        List<List<Job>> rest;
+        do {
+            rest = store.claims().claimEach(List.of(request(runners.get(0), 100, s)), tick(), now.plusSeconds(30));
+            for (Job job : rest.get(0)) if (!seen.add(job.id())) duplicates.incrementAndGet();
+        } while (!rest.get(0).isEmpty());
+        assertThat(duplicates).hasValue(0);
+        assertThat(submitted).hasSize(20);
+        assertThat(seen).hasSize(30);
+        assertThat(store.runs().hasPendingFor(List.of(s.id()))).isFalse();
+    }
+
     @Test
     void projectUuidIsTheProjectsOwn() {
         Project p = project(org(PlanTier.TEAM));

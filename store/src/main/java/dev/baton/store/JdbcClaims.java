@@ -47,19 +47,31 @@ final class JdbcClaims implements Claims {
             Set<Set<Long>> exhausted = new HashSet<>();
             List<List<Job>> claimed = new ArrayList<>(requests.size());
             for (ClaimRequest r : requests) {
-                List<Job> jobs = new ArrayList<>();
-                while (jobs.size() < r.slots() && !exhausted.contains(r.specIds())) {
-                    Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
-                    if (job.isEmpty()) {
-                        if (emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
-                        break;
-                    }
-                    jobs.add(job.get());
+                if (exhausted.contains(r.specIds())) {
+                    claimed.add(List.of());
+                    continue;
                 }
+                List<Job> jobs = claimFor(h, r, now, acceptUntil);
+                if (jobs.size() < r.slots() && emptyForEveryRunnerOf(h, r)) exhausted.add(r.specIds());
                 claimed.add(jobs);
             }
             return claimed;
         });
+    }
+
+    /**
+     * Up to the request's slots jobs for its runner, in the caller's transaction: one request of
+     * {@link #claimEach}, and the claim a submission makes in its own commit ({@link
+     * Runs#createRunAndClaim}, decision 0063).
+     */
+    List<Job> claimFor(Handle h, ClaimRequest r, Instant now, Instant acceptUntil) {
+        List<Job> jobs = new ArrayList<>();
+        while (jobs.size() < r.slots()) {
+            Optional<Job> job = claimIn(h, r.runnerId(), LeaseId.random(), now, acceptUntil, r.filter());
+            if (job.isEmpty()) break;
+            jobs.add(job.get());
+        }
+        return jobs;
     }
 
     /**

@@ -125,10 +125,13 @@ final class JdbcRuns implements Runs {
     private final SqlDialect dialect;
     private final Statements statements;
     private final JobRows jobRows;
+    /** The claim a submission makes in its own commit (decision 0063). */
+    private final JdbcClaims claims;
     /** The adapter and results file of reports created lately, by id (result processing; see {@link ReportFormats}). */
     private final ReportFormats reportFormats = new ReportFormats(4096);
 
-    JdbcRuns(StoreContext context, SqlDialect dialect) {
+    JdbcRuns(StoreContext context, SqlDialect dialect, JdbcClaims claims) {
+        this.claims = claims;
         this.context = context;
         this.dialect = dialect;
         this.statements = context.statements;
@@ -142,70 +145,91 @@ final class JdbcRuns implements Runs {
 
     @Override
     public CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now) {
+        requireSubmittable(job);
+        CreatedRun created = context.write(h -> insertRun(h, report, job, organizationId, now));
+        reportFormats.put(created.report()); // after the commit: result processing needs it once per job
+        return created;
+    }
+
+    @Override
+    public ClaimedRun createRunAndClaim(
+            NewReport report, NewJob job, long organizationId, Instant now, ClaimRequest claim, Instant acceptUntil) {
+        requireSubmittable(job);
+        // The claim claimEach would make for this one request, in the insert's transaction: other
+        // transactions first see the job already claimed, or pending when this runner may not take it.
+        ClaimedRun run = context.write(h -> {
+            CreatedRun created = insertRun(h, report, job, organizationId, now);
+            return new ClaimedRun(created.report(), created.job(), claims.claimFor(h, claim, now, acceptUntil));
+        });
+        reportFormats.put(run.report());
+        return run;
+    }
+
+    private static void requireSubmittable(NewJob job) {
         Objects.requireNonNull(
                 job.sourceIp(), "a job needs its submitter's source IP (the unclaimed tier is limited by it)");
         Objects.requireNonNull(job.config(), "a job needs its config");
+    }
+
+    /** The report and its pending job (with labels and submitter), in the caller's write transaction. */
+    private CreatedRun insertRun(Handle h, NewReport report, NewJob job, long organizationId, Instant now) {
         RetryPolicy retry = job.retry() == null ? RetryPolicy.NONE : job.retry();
-        CreatedRun created = context.write(h -> {
-            // One statement for the three existence checks and the job row returned by its INSERT:
-            // this body runs on the committer, where every statement is paid by all writers (issue 13).
-            var exists = statements
-                    .on(
-                            h,
-                            "SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
-                                    + " (SELECT COUNT(*) FROM project WHERE id = :project) AS p")
-                    .bind("org", organizationId)
-                    .bind("spec", job.specId())
-                    .bind("project", report.projectId())
-                    .one(rs -> new long[] {rs.getLong("o"), rs.getLong("s"), rs.getLong("p")});
-            if (exists[0] == 0) throw notFound("organization", organizationId);
-            if (exists[1] == 0) throw notFound("spec", job.specId());
-            if (exists[2] == 0) throw notFound("project", report.projectId());
-            Report stored = insertCheckedReport(h, report, now);
-            long reportId = stored.id();
-            Job inserted = statements
-                    .on(
-                            h,
-                            "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
-                                    + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, retry_on, final_exit_codes, queue_timeout,"
-                                    + " canary_runner_id, preferred_labels, created, modified)"
-                                    + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
-                                    + " :priority, 0, :maxAttempts, :backoff, :retryLost, :retryOn, :finalCodes, :queueTimeout, :canary, :preferred, :now, :now)"
-                                    + " RETURNING " + Rows.JOB)
-                    .bind("uuid", UUID.randomUUID().toString())
-                    .bind("report", reportId)
-                    .bind("project", report.projectId())
-                    .bind("org", organizationId)
-                    .bind("ip", job.sourceIp())
-                    .bind("spec", job.specId())
-                    .bind("config", Rows.json(job.config()))
-                    .bind("timeout", job.timeout())
-                    .bind("priority", job.priority())
-                    .bind("maxAttempts", Math.max(1, retry.maxAttempts()))
-                    .bind("backoff", Math.max(0, retry.backoffSeconds()))
-                    .bind("retryLost", retry.retryWhenRunnerLost())
-                    .bind("retryOn", retry.onColumn())
-                    .bind("finalCodes", retry.finalExitCodesColumn())
-                    .bind("queueTimeout", job.queueTimeout())
-                    .bind("canary", job.canaryRunnerId())
-                    .bind("preferred", job.labels().preferred().size())
-                    .bind("now", micros(now))
-                    .one(jobRows);
-            long id = inserted.id();
-            insertLabels(h, id, 1, job.labels().required());
-            insertLabels(h, id, 0, job.labels().preferred());
-            if (job.submitter() != null) {
-                statements
-                        .on(h, "INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
-                        .bind("job", id)
-                        .bind("user", job.submitter().userId())
-                        .bind("token", job.submitter().tokenId())
-                        .execute();
-            }
-            return new CreatedRun(stored, inserted);
-        });
-        reportFormats.put(created.report()); // after the commit: result processing needs it once per job
-        return created;
+        // One statement for the three existence checks and the job row returned by its INSERT:
+        // this body runs on the committer, where every statement is paid by all writers (issue 13).
+        var exists = statements
+                .on(
+                        h,
+                        "SELECT (SELECT COUNT(*) FROM organization WHERE id = :org) AS o, (SELECT COUNT(*) FROM spec WHERE id = :spec) AS s,"
+                                + " (SELECT COUNT(*) FROM project WHERE id = :project) AS p")
+                .bind("org", organizationId)
+                .bind("spec", job.specId())
+                .bind("project", report.projectId())
+                .one(rs -> new long[] {rs.getLong("o"), rs.getLong("s"), rs.getLong("p")});
+        if (exists[0] == 0) throw notFound("organization", organizationId);
+        if (exists[1] == 0) throw notFound("spec", job.specId());
+        if (exists[2] == 0) throw notFound("project", report.projectId());
+        Report stored = insertCheckedReport(h, report, now);
+        long reportId = stored.id();
+        Job inserted = statements
+                .on(
+                        h,
+                        "INSERT INTO job (uuid, report_id, project_id, organization_id, source_ip, spec_id, config, timeout,"
+                                + " priority, status, max_attempts, backoff_seconds, retry_when_runner_lost, retry_on, final_exit_codes, queue_timeout,"
+                                + " canary_runner_id, preferred_labels, created, modified)"
+                                + " VALUES (:uuid, :report, :project, :org, :ip, :spec, :config, :timeout,"
+                                + " :priority, 0, :maxAttempts, :backoff, :retryLost, :retryOn, :finalCodes, :queueTimeout, :canary, :preferred, :now, :now)"
+                                + " RETURNING " + Rows.JOB)
+                .bind("uuid", UUID.randomUUID().toString())
+                .bind("report", reportId)
+                .bind("project", report.projectId())
+                .bind("org", organizationId)
+                .bind("ip", job.sourceIp())
+                .bind("spec", job.specId())
+                .bind("config", Rows.json(job.config()))
+                .bind("timeout", job.timeout())
+                .bind("priority", job.priority())
+                .bind("maxAttempts", Math.max(1, retry.maxAttempts()))
+                .bind("backoff", Math.max(0, retry.backoffSeconds()))
+                .bind("retryLost", retry.retryWhenRunnerLost())
+                .bind("retryOn", retry.onColumn())
+                .bind("finalCodes", retry.finalExitCodesColumn())
+                .bind("queueTimeout", job.queueTimeout())
+                .bind("canary", job.canaryRunnerId())
+                .bind("preferred", job.labels().preferred().size())
+                .bind("now", micros(now))
+                .one(jobRows);
+        long id = inserted.id();
+        insertLabels(h, id, 1, job.labels().required());
+        insertLabels(h, id, 0, job.labels().preferred());
+        if (job.submitter() != null) {
+            statements
+                    .on(h, "INSERT INTO job_submitter (job_id, user_id, token_id) VALUES (:job, :user, :token)")
+                    .bind("job", id)
+                    .bind("user", job.submitter().userId())
+                    .bind("token", job.submitter().tokenId())
+                    .execute();
+        }
+        return new CreatedRun(stored, inserted);
     }
 
     private void insertLabels(Handle h, long jobId, int required, Map<String, String> labels) {

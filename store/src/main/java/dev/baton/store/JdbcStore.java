@@ -60,8 +60,8 @@ final class JdbcStore implements Store {
         this.organizations = new JdbcOrganizations(context);
         this.runners = new JdbcRunners(context);
         this.specs = new JdbcSpecs(context);
-        this.runs = new JdbcRuns(context, dialect);
         this.claims = new JdbcClaims(context, dialect);
+        this.runs = new JdbcRuns(context, dialect, claims);
         this.transitions = new JdbcTransitions(context, dialect);
         this.jobLiveness = new JdbcJobLiveness(context, dialect);
         this.nodes = new JdbcNodes(context, dialect);

@@ -23,6 +23,17 @@ public interface Runs {
      */
     CreatedRun createRun(NewReport report, NewJob job, long organizationId, Instant now);
 
+    /**
+     * As {@link #createRun}, and in the same transaction (one commit) the claim {@link
+     * Claims#claimEach} would make for {@code claim}'s runner, up to its slots: dispatch in one
+     * commit when a runner of the spec waits (decision 0063). The claim takes what the claim order
+     * puts first for that runner (usually the new job; an older pending job first, if there is one
+     * it may take) with the same fencing, tier limits and labels as any claim, and {@link
+     * ClaimedRun#claimed} lists it; a job it did not take stays pending, as after {@code createRun}.
+     */
+    ClaimedRun createRunAndClaim(
+            NewReport report, NewJob job, long organizationId, Instant now, ClaimRequest claim, Instant acceptUntil);
+
     Optional<Report> findReport(long id);
 
     /**

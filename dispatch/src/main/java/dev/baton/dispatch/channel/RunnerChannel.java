@@ -7,6 +7,7 @@ import dev.baton.core.metrics.BatonMetrics;
 import dev.baton.dispatch.ActiveJob;
 import dev.baton.dispatch.ActiveJobs;
 import dev.baton.dispatch.Deadlines;
+import dev.baton.dispatch.DispatchReservation;
 import dev.baton.dispatch.Dispatcher;
 import dev.baton.dispatch.JobEvents;
 import dev.baton.dispatch.JobLifecycle;
@@ -26,8 +27,13 @@ import dev.baton.dispatch.output.OutputStore;
 import dev.baton.dispatch.output.ResultProcessor;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.PollTimeout;
+import dev.baton.store.ClaimedRun;
+import dev.baton.store.CreatedRun;
 import dev.baton.store.Job;
 import dev.baton.store.JobLabels;
+import dev.baton.store.NewJob;
+import dev.baton.store.NewReport;
+import dev.baton.store.Runs;
 import dev.baton.store.Spec;
 import dev.baton.store.Store;
 import dev.baton.store.token.PullTokens;
@@ -40,6 +46,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -273,6 +280,49 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         lifecycle.deadlineSweep().queued(job);
         dispatcher.jobPending(job.specId());
         bus.publish(new ClusterEvent.Pending(job.specId()));
+    }
+
+    /**
+     * Dispatch in one commit (decision 0063): when a runner of the job's spec waits on this node,
+     * the job's insert and its claim for that runner are one transaction, and the job is handed
+     * out after {@code afterCommit} exactly as a pump hands out a claim (a failed send leaves it to
+     * the acceptance deadline, which returns it to pending). When none waits, or the claim did not
+     * take the new job, it is committed pending and pumped as before.
+     */
+    @Override
+    public CreatedRun submit(
+            Runs runs,
+            NewReport report,
+            NewJob job,
+            long organizationId,
+            Instant now,
+            Consumer<CreatedRun> afterCommit) {
+        Optional<DispatchReservation> held =
+                dispatcher.reserve(job.specId(), job.config().digest());
+        if (held.isEmpty()) return JobEvents.super.submit(runs, report, job, organizationId, now, afterCommit);
+        DispatchReservation reservation = held.get();
+        ClaimedRun run;
+        try {
+            run = runs.createRunAndClaim(
+                    report, job, organizationId, now, reservation.request(), reservation.acceptUntil());
+        } catch (RuntimeException | Error e) {
+            dispatcher.release(reservation);
+            throw e;
+        }
+        CreatedRun created = run.created();
+        try {
+            afterCommit.accept(created);
+        } finally {
+            try {
+                dispatcher.handOut(reservation, run.claimed());
+                if (run.claimedItsJob()) changes.job(created.job().uuid());
+                else jobSubmitted(created.job());
+            } catch (RuntimeException e) {
+                // Committed: a claimed job's acceptance deadline, a pending one the next ready, finds it.
+                LOG.warn("dispatch was not told about job {}", created.job().uuid(), e);
+            }
+        }
+        return created;
     }
 
     @Override

@@ -306,6 +306,44 @@ public final class ChannelFixture implements AutoCloseable {
     }
 
     /**
+     * Submits a job of the fixture's organization as {@code POST /v0/run} does, through the
+     * channel's {@code submit} (dispatch in one commit when a runner of the spec waits, decision
+     * 0063); {@code organizationId} other than the fixture's makes the commit fail (no such organization).
+     */
+    public Job submitInOneCommit(Spec spec, long organizationId) {
+        return submitInOneCommit(spec, organizationId, ImageDigest.of("sha256:" + "a".repeat(64)));
+    }
+
+    /** As {@link #submitInOneCommit(Spec, long)}, the job running {@code image}. */
+    public Job submitInOneCommit(Spec spec, long organizationId, ImageDigest image) {
+        Instant now = clock.instant();
+        JobConfig config = new JobConfig(
+                "http://127.0.0.1",
+                project.uuid(),
+                image,
+                null,
+                List.of("bench"),
+                Map.of(),
+                JobTimeout.of(600),
+                null,
+                1);
+        return channel.submit(
+                        store.runs(),
+                        new NewReport(project.id(), "main", "localhost", "json", now, now, null),
+                        new NewJob(
+                                spec.id(),
+                                "192.0.2.1",
+                                config,
+                                600,
+                                organization.plan().priority(),
+                                RetryPolicy.NONE),
+                        organizationId,
+                        now,
+                        run -> {})
+                .job();
+    }
+
+    /**
      * A pending job that dispatch is not told about (as if committed by another node without a notice): found by the next pump
      * that asks the store, at the latest the fallback sweep's (docs/decisions/0020-pending-knowledge.md).
      */
