@@ -44,8 +44,12 @@ public record ChangePointSettings(
             ChangePoints.MIN_SEGMENT,
             0);
 
-    /** Baton's defaults. */
-    public static final ChangePointSettings DEFAULT = PLAIN;
+    /**
+     * Baton's defaults (decision 0061): winsorized at 3 robust deviations, Bonferroni over the
+     * split positions, the change held on the medians.
+     */
+    public static final ChangePointSettings DEFAULT =
+            PLAIN.withWinsorize(3).withPerSplit(true).withPersist(true);
 
     public ChangePointSettings withMaxP(double p) {
         return new ChangePointSettings(

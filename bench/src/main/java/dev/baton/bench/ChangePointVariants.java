@@ -20,27 +20,14 @@ final class ChangePointVariants {
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
         out.put("plain (Otava's test)", plain);
         out.put("default", d);
-        out.put("plain, p < 0.0001", plain.withMaxP(0.0001));
-        out.put("plain, Bonferroni over splits", plain.withPerSplit(true));
-        out.put("plain, winsorized at 3", plain.withWinsorize(3));
-        out.put("plain, winsorized at 2", plain.withWinsorize(2));
-        out.put("plain, medians agree", plain.withPersist(true));
-        out.put("plain, ≥ 1 deviation", plain.withMinEffect(1));
-        out.put("plain, ≥ 2 deviations", plain.withMinEffect(2));
-        out.put("plain, moves followed", plain.withFollowMoves(true));
-        out.put("plain, new level ≤ 20 points old", plain.withMaxAge(20));
-        out.put(
-                "plain, segments of 2, confirmed by 1 point",
-                plain.withMinSegment(2).withConfirm(1));
-        out.put(
-                "winsorized 3 + medians + moves",
-                plain.withWinsorize(3).withPersist(true).withFollowMoves(true));
-        out.put(
-                "winsorized 3 + medians + moves + Bonferroni",
-                plain.withWinsorize(3).withPersist(true).withFollowMoves(true).withPerSplit(true));
-        out.put(
-                "winsorized 3 + medians + moves + ≥ 1 deviation",
-                plain.withWinsorize(3).withPersist(true).withFollowMoves(true).withMinEffect(1));
+        out.put("default without medians", d.withPersist(false));
+        out.put("default without winsorizing", d.withWinsorize(Double.POSITIVE_INFINITY));
+        out.put("default, winsorized at 2.5", d.withWinsorize(2.5));
+        out.put("default, p < 0.002", d.withMaxP(0.002));
+        out.put("default, new level ≤ 20 points old", d.withMaxAge(20));
+        out.put("default, ≥ 1 deviation", d.withMinEffect(1));
+        out.put("default, segments of 2 confirmed by 1", d.withMinSegment(2).withConfirm(1));
+        out.put("default, moves followed", d.withFollowMoves(true));
         return out;
     }
 
