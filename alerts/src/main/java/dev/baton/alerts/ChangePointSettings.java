@@ -45,11 +45,12 @@ public record ChangePointSettings(
             0);
 
     /**
-     * Baton's defaults (decision 0061): winsorized at 3 robust deviations, Bonferroni over the
-     * split positions, the change held on the medians.
+     * Baton's defaults (decision 0061): Bonferroni over the split positions, the change held on
+     * the medians. Not winsorized: clipping each segment around its own median also pulls a
+     * point of the old level that a misplaced split puts into the new segment towards it, and
+     * so reveals changes one point early at the wrong commit.
      */
-    public static final ChangePointSettings DEFAULT =
-            PLAIN.withWinsorize(3).withPerSplit(true).withPersist(true);
+    public static final ChangePointSettings DEFAULT = PLAIN.withPerSplit(true).withPersist(true);
 
     public ChangePointSettings withMaxP(double p) {
         return new ChangePointSettings(
