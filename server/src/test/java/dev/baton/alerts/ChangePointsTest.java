@@ -182,10 +182,17 @@ class ChangePointsTest {
             at.add(i);
             revealed.add(c);
         }
-        // The step is at index 30; its third point (index 32) reveals it, once.
-        assertThat(at).containsExactly(32);
-        assertThat(revealed.get(0).index()).isEqualTo(30);
-        assertThat(revealed.get(0).change()).isCloseTo(0.1, within(0.002));
+        // The step is at index 30; it is revealed once, within two points of it. On a history
+        // this quiet its second point already does it, with the last old point in the new
+        // segment (100, 110, 111: +7 %, the medians agree), so the change point is first placed
+        // one point early; later points move it onto the step (the store follows the move).
+        assertThat(at).singleElement().satisfies(i -> assertThat(i).isBetween(31, 32));
+        assertThat(revealed.get(0).index()).isBetween(29, 30);
+        assertThat(revealed.get(0).change()).isGreaterThan(0.05);
+        assertThat(online.changePoints()).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo(30);
+            assertThat(c.change()).isCloseTo(0.1, within(0.002));
+        });
     }
 
     @Test
@@ -199,11 +206,17 @@ class ChangePointsTest {
         java.util.Arrays.fill(tiny, 100);
         for (int i = 30; i < 33; i++) tiny[i] = 100.001;
         assertThat(flags(ChangePointSettings.DEFAULT, tiny)).isEmpty();
-        // Constant, then constant 10 % higher: p = 0, revealed at the third.
-        double[] step = new double[33];
+        // Constant, then constant 10 % higher: revealed once, within two points (at the second,
+        // 100, 110, 110 is +6.7 % with p = 0 beside a constant), and moved onto the step.
+        double[] step = new double[36];
         java.util.Arrays.fill(step, 100);
-        for (int i = 30; i < 33; i++) step[i] = 110;
-        assertThat(flags(ChangePointSettings.DEFAULT, step)).containsExactly(32);
+        for (int i = 30; i < 36; i++) step[i] = 110;
+        assertThat(flags(ChangePointSettings.DEFAULT, step))
+                .singleElement()
+                .satisfies(i -> assertThat(i).isBetween(31, 32));
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        for (double v : step) online.add(v);
+        assertThat(online.changePoints()).extracting(ChangePoint::index).containsExactly(30);
         // Constant with one run 30 % above. Otava's test alone calls it a change (the 30 carries
         // all the variance: t = 10 / (√(600 / 31) × √(1/30 + 1/3)) = 3.76, p ≈ 7·10⁻⁴); its
         // segment's median (100) is not past the middle, so it does not hold. Winsorized, the
