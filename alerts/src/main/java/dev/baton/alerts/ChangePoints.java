@@ -1,8 +1,9 @@
 package dev.baton.alerts;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import org.apache.commons.statistics.distribution.TDistribution;
+import java.util.Map;
 
 /**
  * Change-point detection over a metric's history (issue 44; docs/alerts.md, "Change points"):
@@ -50,27 +51,44 @@ public final class ChangePoints {
         }
     }
 
-    /** The change points of {@code x} with the default p-value and a least change. */
+    /** The change points of {@code x} with the default settings and a least change. */
     public static List<ChangePoint> detect(double[] x, double minChange) {
-        return detect(x, 0, x.length, MAX_P_VALUE, minChange);
+        return detect(x, 0, x.length, ChangePointSettings.DEFAULT, minChange);
+    }
+
+    /** The change points of {@code x[from, to)} with the default settings at {@code maxP}, oldest first. */
+    public static List<ChangePoint> detect(double[] x, int from, int to, double maxP, double minChange) {
+        return detect(x, from, to, ChangePointSettings.DEFAULT.withMaxP(maxP), minChange);
     }
 
     /** The change points of {@code x[from, to)}, oldest first. */
-    public static List<ChangePoint> detect(double[] x, int from, int to, double maxP, double minChange) {
-        List<Integer> found = split(x, from, to, Math.min(1, maxP * 10));
-        return merge(x, from, to, found, maxP, minChange);
+    public static List<ChangePoint> detect(
+            double[] x, int from, int to, ChangePointSettings settings, double minChange) {
+        List<Integer> found = split(x, from, to, settings, null);
+        return merge(x, from, to, found, settings, minChange);
     }
 
-    /** Top-down: E-divisive inside overlapping windows, as Otava's split. */
-    static List<Integer> split(double[] x, int from, int to, double maxP) {
+    /**
+     * Top-down: E-divisive inside overlapping windows, as Otava's split. A window's split depends
+     * only on its points, so {@code cache} (when given) keeps each window's result: a series that
+     * only grows recomputes only its last window.
+     */
+    static List<Integer> split(
+            double[] x, int from, int to, ChangePointSettings settings, Map<Long, List<Integer>> cache) {
         List<Integer> found = new ArrayList<>();
         int step = WINDOW / 2;
         int start = from;
         while (start < to) {
             int end = Math.min(start + WINDOW, to);
-            List<Integer> inWindow = new ArrayList<>();
-            divide(x, start, end, maxP, inWindow);
-            inWindow.sort(null);
+            long key = ((long) start << 32) | end;
+            List<Integer> inWindow = cache == null ? null : cache.get(key);
+            if (inWindow == null) {
+                List<Integer> out = new ArrayList<>();
+                divide(x, start, end, settings, out);
+                out.sort(null);
+                inWindow = List.copyOf(out);
+                if (cache != null) cache.put(key, inWindow);
+            }
             for (int i : inWindow) if (found.isEmpty() || i > found.get(found.size() - 1)) found.add(i);
             int last = inWindow.isEmpty() ? start : inWindow.get(inWindow.size() - 1);
             if (end == to) break;
@@ -79,13 +97,15 @@ public final class ChangePoints {
         return found;
     }
 
-    private static void divide(double[] x, int from, int to, double maxP, List<Integer> out) {
-        if (to - from < 2 * MIN_SEGMENT) return;
-        int tau = bestSplit(x, from, to);
-        if (tTest(x, from, tau, to) >= maxP) return;
+    private static void divide(double[] x, int from, int to, ChangePointSettings settings, List<Integer> out) {
+        if (to - from < 2 * settings.minSegment()) return;
+        int tau = bestSplit(x, from, to, settings.minSegment());
+        // Otava splits while p < 10 × the maximum; the merge applies the maximum itself.
+        Segments.Comparison c = Segments.comparison(x, from, tau, to, settings);
+        if (!Segments.significant(c, Math.min(1, settings.maxP() * 10), settings, from, to)) return;
         out.add(tau);
-        divide(x, from, tau, maxP, out);
-        divide(x, tau, to, maxP, out);
+        divide(x, from, tau, settings, out);
+        divide(x, tau, to, settings, out);
     }
 
     /**
@@ -95,8 +115,12 @@ public final class ChangePoints {
      * with one row of distances, so the whole scan is O(m²).
      */
     static int bestSplit(double[] x, int from, int to) {
+        return bestSplit(x, from, to, MIN_SEGMENT);
+    }
+
+    static int bestSplit(double[] x, int from, int to, int minSegment) {
         int m = to - from;
-        int tau = MIN_SEGMENT;
+        int tau = minSegment;
         double left = 0;
         double right = 0;
         double across = 0;
@@ -119,7 +143,7 @@ public final class ChangePoints {
                 bestQ = q;
                 best = tau;
             }
-            if (tau + 1 > m - MIN_SEGMENT) break;
+            if (tau + 1 > m - minSegment) break;
             // Move x[from + tau] from the right side to the left.
             int k = from + tau;
             double toLeft = 0;
@@ -134,54 +158,44 @@ public final class ChangePoints {
         return from + best;
     }
 
-    /** The two-sided p-value of Student's t-test (pooled variance) between x[from, at) and x[at, to). */
-    static double tTest(double[] x, int from, int at, int to) {
-        return compare(x, from, at, to).pValue();
-    }
-
-    /** The change point at {@code at} between the segments x[from, at) and x[at, to). */
-    static ChangePoint compare(double[] x, int from, int at, int to) {
-        int nl = at - from;
-        int nr = to - at;
-        double ml = mean(x, from, at);
-        double mr = mean(x, at, to);
-        double ss = squares(x, from, at, ml) + squares(x, at, to, mr);
-        int df = nl + nr - 2;
-        double diff = mr - ml;
-        double se = df < 1 ? 0 : Math.sqrt(ss / df * (1.0 / nl + 1.0 / nr));
-        double p;
-        double half;
-        if (se == 0) {
-            p = diff == 0 ? 1 : 0;
-            half = 0;
-        } else {
-            TDistribution t = TDistribution.of(df);
-            p = Math.min(1, 2 * t.survivalProbability(Math.abs(diff) / se));
-            half = t.inverseSurvivalProbability((1 - INTERVAL) / 2) * se;
-        }
-        double scale = Math.abs(ml);
-        double change = scale == 0 ? (diff == 0 ? 0 : Math.copySign(Double.POSITIVE_INFINITY, diff)) : diff / scale;
-        double low = scale == 0 ? change : (diff - half) / scale;
-        double high = scale == 0 ? change : (diff + half) / scale;
-        return new ChangePoint(at, ml, mr, change, low, high, p);
-    }
-
-    /** Bottom-up: drop the weakest change point until all pass, as Otava's merge. */
+    /**
+     * Bottom-up: drop the weakest change point until all pass, as Otava's merge. A change point
+     * passes when its p-value is below the maximum and its relative change at least the least
+     * change, and, with the robust settings, when its change is large against the noise and
+     * holds on the medians of its segments too ({@link Segments#holds}).
+     */
     static List<ChangePoint> merge(
-            double[] x, int from, int to, List<Integer> candidates, double maxP, double minChange) {
+            double[] x, int from, int to, List<Integer> candidates, ChangePointSettings settings, double minChange) {
         List<Integer> kept = new ArrayList<>(candidates);
+        List<Segments.Comparison> tested = new ArrayList<>(kept.size());
+        for (int i = 0; i < kept.size(); i++) tested.add(compare(x, from, to, kept, i, settings));
         while (true) {
-            List<ChangePoint> tested = test(x, from, to, kept);
             int weakest = -1;
-            for (int i = 0; i < tested.size(); i++) {
-                ChangePoint c = tested.get(i);
-                boolean fails = !(c.pValue() < maxP) || !(Math.abs(c.change()) >= minChange);
+            for (int i = 0; i < kept.size(); i++) {
+                Segments.Comparison c = tested.get(i);
+                int left = i == 0 ? from : kept.get(i - 1);
+                int right = i == kept.size() - 1 ? to : kept.get(i + 1);
+                boolean fails = !Segments.significant(c, settings.maxP(), settings, left, right)
+                        || !(Math.abs(c.point().change()) >= minChange)
+                        || !Segments.holds(c, settings);
                 if (!fails) continue;
-                if (weakest < 0 || weaker(c, tested.get(weakest))) weakest = i;
+                if (weakest < 0 || weaker(c.point(), tested.get(weakest).point())) weakest = i;
             }
-            if (weakest < 0) return tested;
+            if (weakest < 0)
+                return tested.stream().map(Segments.Comparison::point).toList();
             kept.remove(weakest);
+            tested.remove(weakest);
+            // Only the neighbours' segments changed.
+            if (weakest > 0) tested.set(weakest - 1, compare(x, from, to, kept, weakest - 1, settings));
+            if (weakest < kept.size()) tested.set(weakest, compare(x, from, to, kept, weakest, settings));
         }
+    }
+
+    private static Segments.Comparison compare(
+            double[] x, int from, int to, List<Integer> kept, int i, ChangePointSettings settings) {
+        int left = i == 0 ? from : kept.get(i - 1);
+        int right = i == kept.size() - 1 ? to : kept.get(i + 1);
+        return Segments.comparison(x, left, kept.get(i), right, settings);
     }
 
     private static boolean weaker(ChangePoint a, ChangePoint b) {
@@ -189,42 +203,15 @@ public final class ChangePoints {
         return Math.abs(a.change()) < Math.abs(b.change());
     }
 
-    private static List<ChangePoint> test(double[] x, int from, int to, List<Integer> at) {
-        List<ChangePoint> out = new ArrayList<>(at.size());
-        for (int i = 0; i < at.size(); i++) {
-            int left = i == 0 ? from : at.get(i - 1);
-            int right = i == at.size() - 1 ? to : at.get(i + 1);
-            out.add(compare(x, left, at.get(i), right));
-        }
-        return out;
-    }
-
-    private static double mean(double[] x, int from, int to) {
-        double first = x[from];
-        boolean constant = true;
-        double sum = 0;
-        for (int i = from; i < to; i++) {
-            sum += x[i];
-            constant &= x[i] == first;
-        }
-        // Identical values: their mean is the value (a sum can round past it).
-        return constant ? first : sum / (to - from);
-    }
-
-    private static double squares(double[] x, int from, int to, double mean) {
-        double s = 0;
-        for (int i = from; i < to; i++) s += (x[i] - mean) * (x[i] - mean);
-        return s;
-    }
-
     /**
      * The limits a {@code change_point} threshold shows: the newest segment's mean (after the
      * history's last change point) moved by the least change of each side set.
      */
     static Limits limits(double[] baseline, Double lower, Double upper, Double mean, Double sd) {
-        List<ChangePoint> found = detect(baseline, minChange(lower, upper));
+        List<ChangePoint> found =
+                detect(baseline, 0, baseline.length, ChangePointSettings.DEFAULT, minChange(lower, upper));
         int from = found.isEmpty() ? 0 : found.get(found.size() - 1).index();
-        double level = mean(baseline, from, baseline.length);
+        double level = Segments.mean(baseline, from, baseline.length);
         return new Limits(
                 lower == null ? null : level * (1 - lower),
                 upper == null ? null : level * (1 + upper),
@@ -247,16 +234,18 @@ public final class ChangePoints {
      * least that large. Returns it, or null.
      */
     public static ChangePoint newChangePoint(double[] baseline, double value, Double lower, Double upper) {
-        Online online = new Online(MAX_P_VALUE, lower, upper);
+        Online online = new Online(ChangePointSettings.DEFAULT, lower, upper);
         for (double v : baseline) online.add(v);
         return online.add(value);
     }
 
-    private static ChangePoint fresh(List<ChangePoint> before, List<ChangePoint> now, Double lower, Double upper) {
+    private static ChangePoint fresh(
+            List<ChangePoint> before, List<ChangePoint> now, Double lower, Double upper, int newest, int maxAge) {
         for (int i = now.size() - 1; i >= 0; i--) {
             ChangePoint c = now.get(i);
             boolean known = before.stream().anyMatch(b -> Math.abs(b.index() - c.index()) <= SAME_WITHIN);
             if (known) return null; // older ones were known before too
+            if (newest - c.index() > maxAge) return null; // older ones are older still
             Double boundary = "upper".equals(c.side()) ? upper : lower;
             if (boundary != null && Math.abs(c.change()) >= boundary) return c;
         }
@@ -265,11 +254,12 @@ public final class ChangePoints {
 
     /**
      * A metric's change points kept as its points arrive: a new point recomputes only from the
-     * change point before the newest one (at most {@code 4 × WINDOW} points back); the ones
-     * before stay as they were found.
+     * change point before the newest one (at most {@code 4 × WINDOW} points back, up to half a
+     * window more); the ones before stay as they were found. Each window's split is computed
+     * once: a new point splits only the window it falls in, then merges.
      */
     public static final class Online {
-        private final double maxP;
+        private final ChangePointSettings settings;
         private final Double lower;
         private final Double upper;
         private double[] series = new double[64];
@@ -277,9 +267,22 @@ public final class ChangePoints {
         private List<ChangePoint> found = List.of();
         // Every change point revealed so far: one that disappears and comes back is not new.
         private final List<ChangePoint> revealed = new ArrayList<>();
+        // A change point found but not yet confirmed by settings.confirm() later points, and for how many.
+        private ChangePoint pending;
+        private int pendingFor;
+        // Each window's split, by its bounds: the points of a window never change.
+        private final Map<Long, List<Integer>> splits = new HashMap<>();
 
+        /** The default settings with the maximum p-value {@code maxP}. */
         public Online(double maxP, Double lower, Double upper) {
-            this.maxP = maxP;
+            this(
+                    maxP == MAX_P_VALUE ? ChangePointSettings.DEFAULT : ChangePointSettings.DEFAULT.withMaxP(maxP),
+                    lower,
+                    upper);
+        }
+
+        public Online(ChangePointSettings settings, Double lower, Double upper) {
+            this.settings = settings;
             this.lower = lower;
             this.upper = upper;
         }
@@ -293,18 +296,62 @@ public final class ChangePoints {
             if (size == series.length) series = java.util.Arrays.copyOf(series, size * 2);
             series[size++] = value;
             int from = found.size() >= 2 ? found.get(found.size() - 2).index() : 0;
-            from = Math.max(from, size - 4 * WINDOW);
+            // At most 4 × WINDOW points back, moved in steps of half a window so that the
+            // windows' splits are found again in the cache.
+            from = Math.max(from, Math.floorDiv(size - 4 * WINDOW, WINDOW / 2) * (WINDOW / 2));
             List<ChangePoint> stable = new ArrayList<>();
             for (ChangePoint c : found) if (c.index() <= from) stable.add(c);
-            List<ChangePoint> tail = detect(series, from, size, maxP, minChange(lower, upper));
+            int oldest = from;
+            splits.keySet().removeIf(k -> (k >>> 32) < oldest - 2 * WINDOW);
+            List<Integer> candidates = split(series, from, size, settings, splits);
+            List<ChangePoint> tail = merge(series, from, size, candidates, settings, minChange(lower, upper));
             List<ChangePoint> now = new ArrayList<>(stable);
             for (ChangePoint c : tail) if (c.index() > from) now.add(c);
             List<ChangePoint> known = new ArrayList<>(found);
             known.addAll(revealed);
-            ChangePoint fresh = now.isEmpty() ? null : fresh(known, now, lower, upper);
+            ChangePoint fresh = now.isEmpty() ? null : fresh(known, now, lower, upper, size - 1, settings.maxAge());
+            if (settings.confirm() > 0) fresh = confirmed(now, fresh);
+            if (settings.followMoves()) follow(now);
             if (fresh != null) revealed.add(fresh);
             found = List.copyOf(now);
             return fresh;
+        }
+
+        // The change point to reveal now: the pending one once the later points found it again
+        // (where they found it), else none; a fresh one waits for its confirmation.
+        private ChangePoint confirmed(List<ChangePoint> now, ChangePoint fresh) {
+            ChangePoint out = null;
+            if (pending != null) {
+                ChangePoint again = nearest(now, pending);
+                pendingFor++;
+                if (again == null) pending = null;
+                else if (pendingFor >= settings.confirm()) {
+                    out = again;
+                    pending = null;
+                } else pending = again;
+            }
+            if (fresh != null && pending == null && out == null) {
+                pending = fresh;
+                pendingFor = 0;
+            }
+            return out;
+        }
+
+        private static ChangePoint nearest(List<ChangePoint> now, ChangePoint was) {
+            ChangePoint nearest = null;
+            for (ChangePoint c : now) {
+                int d = Math.abs(c.index() - was.index());
+                if (d <= SAME_WITHIN && (nearest == null || d < Math.abs(nearest.index() - was.index()))) nearest = c;
+            }
+            return nearest;
+        }
+
+        // A revealed change point found again up to SAME_WITHIN away has moved there: known where it is now.
+        private void follow(List<ChangePoint> now) {
+            for (int r = 0; r < revealed.size(); r++) {
+                ChangePoint nearest = nearest(now, revealed.get(r));
+                if (nearest != null) revealed.set(r, nearest);
+            }
         }
 
         /** The change points found so far, oldest first. */

@@ -2,9 +2,11 @@ package dev.baton.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.alerts.ChangePointSettings;
 import dev.baton.alerts.ChangePoints;
 import dev.baton.alerts.Limits;
 import dev.baton.alerts.Model;
+import dev.baton.alerts.ThresholdRules;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -59,30 +61,59 @@ final class ChangePointBench {
         }
     }
 
-    /** The {@code change_point} model as Judge runs it: over the window, stateless. */
-    record JudgedChangePoint(String name, Double lower, Double upper, int window) implements Detector {
+    /**
+     * The {@code change_point} model as Judge runs it: the window replayed through {@link
+     * ChangePoints.Online} for each value; with {@code stored}, as the store then keeps it
+     * (decision 0061): a change point revealed within {@link ChangePoints#SAME_WITHIN} points of
+     * one already alerted (where the later judgements moved it) raises no second alert.
+     */
+    record JudgedChangePoint(
+            String name, ChangePointSettings settings, Double lower, Double upper, int window, boolean stored)
+            implements Detector {
         @Override
         public int[] run(double[] x, int timedFrom, long[] nanos) {
             int[] flagged = new int[x.length];
+            List<Integer> alerted = new ArrayList<>();
             for (int i = 0; i < x.length; i++) {
                 flagged[i] = -1;
                 if (i < Model.CHANGE_POINT.minimumBaseline()) continue;
                 long t0 = System.nanoTime();
                 int from = Math.max(0, i - window);
-                double[] baseline = Arrays.copyOfRange(x, from, i);
-                ChangePoints.ChangePoint c = ChangePoints.newChangePoint(baseline, x[i], lower, upper);
-                if (c != null) flagged[i] = from + c.index();
+                ChangePoints.Online replay = new ChangePoints.Online(settings, lower, upper);
+                for (int k = from; k < i; k++) replay.add(x[k]);
+                ChangePoints.ChangePoint c = replay.add(x[i]);
                 if (i >= timedFrom) nanos[0] += System.nanoTime() - t0;
+                int at = c == null ? -1 : from + c.index();
+                if (stored) {
+                    if (at >= 0) for (int a : alerted) if (Math.abs(a - at) <= ChangePoints.SAME_WITHIN) at = -1;
+                    // Each alerted change point found again nearby has moved there (the store's revision).
+                    for (int k = 0; k < alerted.size(); k++) {
+                        int was = alerted.get(k);
+                        int nearest = was;
+                        int best = Integer.MAX_VALUE;
+                        for (ChangePoints.ChangePoint f : replay.changePoints()) {
+                            int d = Math.abs(from + f.index() - was);
+                            if (d <= ChangePoints.SAME_WITHIN && d < best) {
+                                best = d;
+                                nearest = from + f.index();
+                            }
+                        }
+                        alerted.set(k, nearest);
+                    }
+                    if (at >= 0) alerted.add(at);
+                }
+                flagged[i] = at;
             }
             return flagged;
         }
     }
 
     /** {@link ChangePoints.Online} over the whole history, incremental. */
-    record OnlineChangePoint(String name, Double lower, Double upper) implements Detector {
+    record OnlineChangePoint(String name, ChangePointSettings settings, Double lower, Double upper)
+            implements Detector {
         @Override
         public int[] run(double[] x, int timedFrom, long[] nanos) {
-            ChangePoints.Online online = new ChangePoints.Online(ChangePoints.MAX_P_VALUE, lower, upper);
+            ChangePoints.Online online = new ChangePoints.Online(settings, lower, upper);
             int[] flagged = new int[x.length];
             for (int i = 0; i < x.length; i++) {
                 long t0 = System.nanoTime();
@@ -98,19 +129,29 @@ final class ChangePointBench {
         return List.of(
                 new Threshold("t_test 0.99 both sides, window 64", Model.T_TEST, 0.99, 0.99, 64),
                 new Threshold("z_score 0.99 both sides, window 64", Model.Z_SCORE, 0.99, 0.99, 64),
-                new JudgedChangePoint("change_point 5 % both sides, window 64 (Judge)", 0.05, 0.05, 64),
-                new OnlineChangePoint("change_point 5 % both sides, whole history (Online)", 0.05, 0.05));
+                new JudgedChangePoint(
+                        "change_point 5 % both sides, window 64 (Judge)",
+                        ChangePointSettings.DEFAULT, 0.05, 0.05, ThresholdRules.DEFAULT_MAX_SAMPLES, true),
+                new OnlineChangePoint(
+                        "change_point 5 % both sides, whole history (Online)",
+                        ChangePointSettings.DEFAULT, 0.05, 0.05));
     }
 
     public static void run(String[] args) throws IOException {
         int count = 1000;
         long seed = 44;
+        String variants = null;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--series" -> count = Integer.parseInt(args[i + 1]);
                 case "--seed" -> seed = Long.parseLong(args[i + 1]);
+                case "--variants" -> variants = args[i + 1];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
+        }
+        if (variants != null) {
+            ChangePointVariants.run(variants, Synthetic.generate(count, 200, seed), tcpdSeries(), tcpdAnnotations());
+            return;
         }
         List<Synthetic.Series> synthetic = Synthetic.generate(count, 200, seed);
         Map<String, double[]> tcpd = tcpdSeries();
@@ -379,7 +420,16 @@ final class ChangePointBench {
     static final class Synthetic {
         private Synthetic() {}
 
-        record Series(double[] values, int[] steps, double[] sizes, double noise) {}
+        /** A series, its steps (index, relative size), its noise and how it was made (for the diagnosis of false alerts). */
+        record Series(
+                double[] values,
+                int[] steps,
+                double[] sizes,
+                double noise,
+                boolean heavy,
+                boolean bimodal,
+                double drift,
+                boolean[] outliers) {}
 
         static List<Series> generate(int count, int length, long seed) {
             SplittableRandom random = new SplittableRandom(seed);
@@ -403,6 +453,7 @@ final class ChangePointBench {
                 for (int k = 0; k < stepCount; k++)
                     sizes[k] = random.nextDouble(0.02, 0.20) * (random.nextBoolean() ? 1 : -1);
                 double[] x = new double[length];
+                boolean[] outliers = new boolean[length];
                 double current = level;
                 int next = 0;
                 for (int i = 0; i < length; i++) {
@@ -410,10 +461,13 @@ final class ChangePointBench {
                     double e = heavy ? studentT3(random) / Math.sqrt(3) : gaussian(random);
                     double v = current * (1 + drift * i / length) * (1 + noise * e);
                     if (bimodal && random.nextDouble() < 0.3) v += current * 3 * noise;
-                    if (random.nextDouble() < 0.01) v *= 1 + random.nextDouble(0.2, 0.5);
+                    if (random.nextDouble() < 0.01) {
+                        v *= 1 + random.nextDouble(0.2, 0.5);
+                        outliers[i] = true;
+                    }
                     x[i] = v;
                 }
-                out.add(new Series(x, steps, sizes, noise));
+                out.add(new Series(x, steps, sizes, noise, heavy, bimodal, drift, outliers));
             }
             return out;
         }

@@ -3,6 +3,7 @@ package dev.baton.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.baton.alerts.ChangePointSettings;
 import dev.baton.alerts.ChangePoints;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,8 @@ class ChangePointBenchTest {
         // the window with and without the value, and a change point that dropped out and came
         // back was raised again: 88 times on these 60 series. The replay forgets what lies
         // before its window, so a few remain (5).
-        ChangePointBench.Detector judge = new ChangePointBench.JudgedChangePoint("judge", 0.05, 0.05, 64);
+        ChangePointBench.Detector judge =
+                new ChangePointBench.JudgedChangePoint("judge", ChangePointSettings.DEFAULT, 0.05, 0.05, 64, true);
         int again = 0;
         for (ChangePointBench.Synthetic.Series s : ChangePointBench.Synthetic.generate(60, 200, 44)) {
             List<Integer> flagged = new ArrayList<>();

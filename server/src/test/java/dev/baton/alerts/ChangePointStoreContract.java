@@ -282,6 +282,40 @@ abstract class ChangePointStoreContract {
     }
 
     @Test
+    void aChangeRevealedAgainIsNotAlertedTwice() {
+        for (int i = 0; i < 9; i++) run(Map.of("sort", 10.0));
+        Alert first = record("sort", true, at(6, true, 0.2)).getFirst();
+
+        // A later judgement reveals it again two points away (its replayed window had forgotten
+        // it): no second alert; the stored change point moves and keeps the first alert.
+        run(Map.of("sort", 10.0));
+        assertThat(record("sort", true, at(8, true, 0.2))).isEmpty();
+        assertThat(all())
+                .filteredOn(c -> c.state().equals(StoredChangePoint.CURRENT))
+                .singleElement()
+                .satisfies(c -> {
+                    assertThat(c.hash()).isEqualTo("c9");
+                    assertThat(c.alertUuid()).isEqualTo(first.uuid());
+                });
+
+        // Withdrawn, then revealed again: still the first alert, on the change point found again.
+        run(Map.of("sort", 10.0));
+        record("sort", false);
+        run(Map.of("sort", 10.0));
+        assertThat(record("sort", true, at(9, true, 0.2))).isEmpty();
+        assertThat(all())
+                .filteredOn(c -> c.state().equals(StoredChangePoint.CURRENT))
+                .singleElement()
+                .satisfies(c -> assertThat(c.alertUuid()).isEqualTo(first.uuid()));
+        assertThat(alerts.alerts(new dev.baton.store.AlertFilter(project.id(), null, null, null, null, null, 100)))
+                .hasSize(1);
+
+        // Farther than 5 points from it, a change is a new one and alerts.
+        for (int i = 0; i < 6; i++) run(Map.of("sort", 10.0));
+        assertThat(record("sort", true, at(15, true, 0.2))).hasSize(1);
+    }
+
+    @Test
     void oneChangeRevealedForTwoMetricsByTwoReportsIsOneGroup() {
         for (int i = 0; i < 9; i++) run(Map.of("sort", 10.0));
         Alert sort = record("sort", true, at(6, true, 0.2)).getFirst();

@@ -138,4 +138,92 @@ class ChangePointsTest {
             assertThat(spike.add(v)).isNull();
         assertThat(spike.changePoints()).isEmpty();
     }
+
+    /** 30 runs cycling 99, 100, 101, 100 (mean 100, standard deviation about 0.7), then {@code after}. */
+    static double[] steady(double... after) {
+        double[] x = new double[30 + after.length];
+        double[] cycle = {99, 100, 101, 100};
+        for (int i = 0; i < 30; i++) x[i] = cycle[i % 4];
+        System.arraycopy(after, 0, x, 30, after.length);
+        return x;
+    }
+
+    /** The points at which an online detector with {@code settings} (5 % both sides) reveals a change point. */
+    static List<Integer> flags(ChangePointSettings settings, double[] x) {
+        ChangePoints.Online online = new ChangePoints.Online(settings, 0.05, 0.05);
+        List<Integer> at = new ArrayList<>();
+        for (int i = 0; i < x.length; i++) if (online.add(x[i]) != null) at.add(i);
+        return at;
+    }
+
+    @Test
+    void aLoneOutlierDoesNotRevealAChangePoint() {
+        // One run 40 % above, then the level again. Otava's test alone calls it a change: the
+        // segment 140, 100, 101 has a mean 13.7 % above 100, and its pooled standard deviation
+        // (√(1055 / 31) = 5.8) gives t = 13.67 / (5.8 × √(1/30 + 1/3)) = 3.9, p ≈ 5·10⁻⁴.
+        double[] x = steady(140, 100, 101, 100, 99, 100, 101);
+        assertThat(flags(ChangePointSettings.PLAIN, x)).isNotEmpty();
+        // The segment's median (101) is below the middle of the two means (106.8): the change
+        // does not hold on the medians. Winsorized at 3 robust deviations (1.48 × the pooled
+        // median absolute deviation, 1) the 140 would count as 105.4, a change of 2 %.
+        assertThat(flags(ChangePointSettings.DEFAULT, x)).isEmpty();
+        assertThat(flags(ChangePointSettings.PLAIN.withWinsorize(3), x)).isEmpty();
+    }
+
+    @Test
+    void aPersistentTenPercentStepIsRevealedWithinTwoPoints() {
+        double[] x = steady(110, 111, 109, 110, 111);
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        List<Integer> at = new ArrayList<>();
+        List<ChangePoint> revealed = new ArrayList<>();
+        for (int i = 0; i < x.length; i++) {
+            ChangePoint c = online.add(x[i]);
+            if (c == null) continue;
+            at.add(i);
+            revealed.add(c);
+        }
+        // The step is at index 30; it is revealed once, within two points of it. On a history
+        // this quiet its second point already does it, with the last old point in the new
+        // segment (100, 110, 111: +7 %, the medians agree), so the change point is first placed
+        // one point early; later points move it onto the step (the store follows the move).
+        assertThat(at).singleElement().satisfies(i -> assertThat(i).isBetween(31, 32));
+        assertThat(revealed.get(0).index()).isBetween(29, 30);
+        assertThat(revealed.get(0).change()).isGreaterThan(0.05);
+        assertThat(online.changePoints()).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo(30);
+            assertThat(c.change()).isCloseTo(0.1, within(0.005));
+        });
+    }
+
+    @Test
+    void zeroVarianceHistoriesStaySensible() {
+        double bank = 7.360385187934427;
+        double[] same = new double[30];
+        java.util.Arrays.fill(same, bank);
+        assertThat(flags(ChangePointSettings.DEFAULT, same)).isEmpty();
+        // Constant, then +0.001 %: below the least change.
+        double[] tiny = new double[33];
+        java.util.Arrays.fill(tiny, 100);
+        for (int i = 30; i < 33; i++) tiny[i] = 100.001;
+        assertThat(flags(ChangePointSettings.DEFAULT, tiny)).isEmpty();
+        // Constant, then constant 10 % higher: revealed once, within two points (at the second,
+        // 100, 110, 110 is +6.7 % with p = 0 beside a constant), and moved onto the step.
+        double[] step = new double[36];
+        java.util.Arrays.fill(step, 100);
+        for (int i = 30; i < 36; i++) step[i] = 110;
+        assertThat(flags(ChangePointSettings.DEFAULT, step))
+                .singleElement()
+                .satisfies(i -> assertThat(i).isBetween(31, 32));
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        for (double v : step) online.add(v);
+        assertThat(online.changePoints()).extracting(ChangePoint::index).containsExactly(30);
+        // Constant with one run 30 % above: its segment's median (100) is not past the middle
+        // of the two means, so it does not hold. Winsorized, the mean absolute deviation (the
+        // median one is 0) clips it to 100 + 3 × 1.2533 × 30 / 33 = 103.4, a change of 1.1 %.
+        double[] spike = new double[36];
+        java.util.Arrays.fill(spike, 100);
+        spike[30] = 130;
+        assertThat(flags(ChangePointSettings.DEFAULT, spike)).isEmpty();
+        assertThat(flags(ChangePointSettings.PLAIN.withWinsorize(3), spike)).isEmpty();
+    }
 }

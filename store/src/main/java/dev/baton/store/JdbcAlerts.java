@@ -442,6 +442,23 @@ final class JdbcAlerts implements Alerts {
                                     .filter(FoundChangePoint::revealed)
                                     .findFirst()
                                     .orElse(null);
+                    Optional<Long> earlier = revealed == null
+                            ? Optional.empty()
+                            : JdbcChangePoints.alertedAlready(
+                                    h, report, b.thresholdId(), m.benchmark(), m.measure(), b.changePoints(), revealed);
+                    if (earlier.isPresent()) {
+                        // Alerted already: the change point is revised and keeps its alert.
+                        JdbcChangePoints.revise(
+                                h,
+                                report,
+                                b.thresholdId(),
+                                m.benchmark(),
+                                m.measure(),
+                                b.changePoints(),
+                                earlier.get(),
+                                now);
+                        continue;
+                    }
                     // A change point's alert joins the group of the report where its change
                     // starts, so one change across many metrics is one group whichever later
                     // report revealed it for each metric.

@@ -121,6 +121,47 @@ final class JdbcChangePoints implements StoredChangePoints {
                 .list());
     }
 
+    /**
+     * The alert of a change point of the series already stored with one, current or withdrawn,
+     * whose first report is in the window up to {@code sameWithin} points from {@code revealed}:
+     * the judgement that revealed it again (its replayed window had forgotten it) raises no
+     * second alert, and the change point keeps this one (one change, one alert; decision 0061).
+     */
+    static Optional<Long> alertedAlready(
+            Handle h,
+            JudgedReport report,
+            long thresholdId,
+            String benchmark,
+            String measure,
+            ChangePointWindow w,
+            FoundChangePoint revealed) {
+        Map<Long, Integer> index = new HashMap<>();
+        for (int i = 0; i < w.reportIds().size(); i++) index.put(w.reportIds().get(i), i);
+        Long best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (Current c : h.createQuery(
+                        "SELECT id, start_report_id, alert_id FROM change_point"
+                                + " WHERE threshold_id = :t AND branch = :b AND testbed = :tb AND benchmark = :bench"
+                                + " AND measure = :m AND state IN ('current', 'withdrawn') AND alert_id IS NOT NULL ORDER BY id")
+                .bind("t", thresholdId)
+                .bind("b", report.branch())
+                .bind("tb", report.testbed())
+                .bind("bench", benchmark)
+                .bind("m", measure)
+                .map((rs, ctx) ->
+                        new Current(rs.getLong("id"), rs.getLong("start_report_id"), nullableLong(rs, "alert_id")))
+                .list()) {
+            Integer at = index.get(c.startReportId());
+            if (at == null) continue;
+            int d = Math.abs(at - revealed.index());
+            if (d <= w.sameWithin() && d < bestDistance) {
+                best = c.alertId();
+                bestDistance = d;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
     /** A stored current change point of the series: its id, first report and alert. */
     private record Current(long id, long startReportId, Long alertId) {}
 

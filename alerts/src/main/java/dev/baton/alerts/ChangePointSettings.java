@@ -1,0 +1,96 @@
+package dev.baton.alerts;
+
+/**
+ * How {@link ChangePoints} decides that a split is a change point (docs/alerts.md, "Change
+ * points"; decision 0061). {@link #DEFAULT} is what every {@code change_point} threshold uses;
+ * {@link #PLAIN} is Otava's test alone, kept to measure against.
+ *
+ * @param maxP the largest p-value of Student's t-test between the two segments
+ * @param perSplit multiply the p-value by the number of split positions E-divisive chose among
+ *     (Bonferroni), as the split tested is the best of them
+ * @param winsorize clip each segment at its median ± this many robust deviations (1.4826 × the
+ *     median absolute deviation, pooled over both segments) before the test; infinite: no clipping
+ * @param minEffect the least change in pooled standard deviations (0: none)
+ * @param persist the medians of both segments must show the change too: a lone outlier moves a
+ *     short segment's mean but not its median
+ * @param followMoves a revealed change point found again up to {@link ChangePoints#SAME_WITHIN}
+ *     away is known where it is now, so a change point that moves step by step is one alert
+ * @param maxAge a change point is revealed only while its new level has at most this many points
+ *     after its first (Integer.MAX_VALUE: always)
+ * @param minSegment the fewest points of a segment ({@link ChangePoints#MIN_SEGMENT})
+ * @param confirm a change point found is revealed only when the next this many points still find
+ *     it (within {@link ChangePoints#SAME_WITHIN}); 0: at once
+ */
+public record ChangePointSettings(
+        double maxP,
+        boolean perSplit,
+        double winsorize,
+        double minEffect,
+        boolean persist,
+        boolean followMoves,
+        int maxAge,
+        int minSegment,
+        int confirm) {
+
+    /** Otava's test: p below 0.001, nothing else (besides the least relative change). */
+    public static final ChangePointSettings PLAIN = new ChangePointSettings(
+            ChangePoints.MAX_P_VALUE,
+            false,
+            Double.POSITIVE_INFINITY,
+            0,
+            false,
+            false,
+            Integer.MAX_VALUE,
+            ChangePoints.MIN_SEGMENT,
+            0);
+
+    /**
+     * Baton's defaults (decision 0061): Bonferroni over the split positions, the change held on
+     * the medians. Not winsorized: clipping each segment around its own median also pulls a
+     * point of the old level that a misplaced split puts into the new segment towards it, and
+     * so reveals changes one point early at the wrong commit.
+     */
+    public static final ChangePointSettings DEFAULT = PLAIN.withPerSplit(true).withPersist(true);
+
+    public ChangePointSettings withMaxP(double p) {
+        return new ChangePointSettings(
+                p, perSplit, winsorize, minEffect, persist, followMoves, maxAge, minSegment, confirm);
+    }
+
+    public ChangePointSettings withPerSplit(boolean b) {
+        return new ChangePointSettings(
+                maxP, b, winsorize, minEffect, persist, followMoves, maxAge, minSegment, confirm);
+    }
+
+    public ChangePointSettings withWinsorize(double k) {
+        return new ChangePointSettings(maxP, perSplit, k, minEffect, persist, followMoves, maxAge, minSegment, confirm);
+    }
+
+    public ChangePointSettings withMinEffect(double d) {
+        return new ChangePointSettings(maxP, perSplit, winsorize, d, persist, followMoves, maxAge, minSegment, confirm);
+    }
+
+    public ChangePointSettings withPersist(boolean b) {
+        return new ChangePointSettings(
+                maxP, perSplit, winsorize, minEffect, b, followMoves, maxAge, minSegment, confirm);
+    }
+
+    public ChangePointSettings withFollowMoves(boolean b) {
+        return new ChangePointSettings(maxP, perSplit, winsorize, minEffect, persist, b, maxAge, minSegment, confirm);
+    }
+
+    public ChangePointSettings withMaxAge(int points) {
+        return new ChangePointSettings(
+                maxP, perSplit, winsorize, minEffect, persist, followMoves, points, minSegment, confirm);
+    }
+
+    public ChangePointSettings withMinSegment(int points) {
+        return new ChangePointSettings(
+                maxP, perSplit, winsorize, minEffect, persist, followMoves, maxAge, points, confirm);
+    }
+
+    public ChangePointSettings withConfirm(int points) {
+        return new ChangePointSettings(
+                maxP, perSplit, winsorize, minEffect, persist, followMoves, maxAge, minSegment, points);
+    }
+}

@@ -1,0 +1,127 @@
+package dev.baton.alerts;
+
+import java.util.Arrays;
+import org.apache.commons.statistics.distribution.TDistribution;
+
+/**
+ * The comparison of two neighbouring segments that decides a change point (docs/alerts.md,
+ * "Change points"; decision 0061): Student's t-test with pooled variance, as Otava, on the
+ * segments winsorized around their medians when the settings ask, and the checks a change must
+ * pass besides its p-value.
+ */
+final class Segments {
+    /** σ of a normal distribution per median absolute deviation. */
+    private static final double PER_MAD = 1.4826;
+    /** σ of a normal distribution per mean absolute deviation, √(π/2). */
+    private static final double PER_MEAN_DEVIATION = 1.2533;
+
+    private Segments() {}
+
+    /** The comparison of x[from, at) with x[at, to): the change point, the pooled deviation and both medians. */
+    record Comparison(ChangePoints.ChangePoint point, double sd, double medianBefore, double medianAfter) {}
+
+    /**
+     * Whether the split is significant at {@code maxP}: the t-test's p-value below it, or, with
+     * {@link ChangePointSettings#perSplit}, below it divided by the number of split positions
+     * E-divisive chose among (Bonferroni: the split tested is the best of them).
+     */
+    static boolean significant(Comparison c, double maxP, ChangePointSettings s, int from, int to) {
+        int positions = s.perSplit() ? Math.max(1, to - from - 2 * s.minSegment() + 1) : 1;
+        return c.point().pValue() * positions < maxP;
+    }
+
+    static Comparison comparison(double[] x, int from, int at, int to, ChangePointSettings s) {
+        double[] l = Arrays.copyOfRange(x, from, at);
+        double[] r = Arrays.copyOfRange(x, at, to);
+        double medianL = median(l);
+        double medianR = median(r);
+        if (Double.isFinite(s.winsorize())) winsorize(l, medianL, r, medianR, s.winsorize());
+        int nl = l.length;
+        int nr = r.length;
+        double ml = mean(l, 0, nl);
+        double mr = mean(r, 0, nr);
+        double ss = squares(l, ml) + squares(r, mr);
+        int df = nl + nr - 2;
+        double diff = mr - ml;
+        double sd = df < 1 ? 0 : Math.sqrt(ss / df);
+        double se = sd * Math.sqrt(1.0 / nl + 1.0 / nr);
+        double p;
+        double half;
+        if (se == 0) {
+            p = diff == 0 ? 1 : 0;
+            half = 0;
+        } else {
+            TDistribution t = TDistribution.of(df);
+            p = Math.min(1, 2 * t.survivalProbability(Math.abs(diff) / se));
+            half = t.inverseSurvivalProbability((1 - ChangePoints.INTERVAL) / 2) * se;
+        }
+        double scale = Math.abs(ml);
+        double change = scale == 0 ? (diff == 0 ? 0 : Math.copySign(Double.POSITIVE_INFINITY, diff)) : diff / scale;
+        double low = scale == 0 ? change : (diff - half) / scale;
+        double high = scale == 0 ? change : (diff + half) / scale;
+        return new Comparison(new ChangePoints.ChangePoint(at, ml, mr, change, low, high, p), sd, medianL, medianR);
+    }
+
+    /**
+     * Whether a change point that passed its p-value and least relative change also passes the
+     * robust checks: a change of at least {@code minEffect} pooled deviations, and (persist) the
+     * segments' medians on either side of the middle of the two means, each on its own side.
+     */
+    static boolean holds(Comparison c, ChangePointSettings s) {
+        ChangePoints.ChangePoint p = c.point();
+        double diff = p.after() - p.before();
+        if (s.minEffect() > 0 && Math.abs(diff) < s.minEffect() * c.sd()) return false;
+        if (s.persist()) {
+            double middle = (p.before() + p.after()) / 2;
+            if (diff > 0 && !(c.medianAfter() > middle && c.medianBefore() < middle)) return false;
+            if (diff < 0 && !(c.medianAfter() < middle && c.medianBefore() > middle)) return false;
+        }
+        return true;
+    }
+
+    /**
+     * Clips each segment at its median ± k robust deviations. The deviation is pooled over both
+     * segments (each point's distance to its own segment's median), so a short segment takes the
+     * scale of the long one: 1.4826 × their median, or, when more than half are 0 (a measure
+     * that is mostly constant), √(π/2) × their mean; when that is 0 too, nothing is clipped.
+     */
+    private static void winsorize(double[] l, double medianL, double[] r, double medianR, double k) {
+        double[] deviations = new double[l.length + r.length];
+        for (int i = 0; i < l.length; i++) deviations[i] = Math.abs(l[i] - medianL);
+        for (int i = 0; i < r.length; i++) deviations[l.length + i] = Math.abs(r[i] - medianR);
+        double scale = PER_MAD * median(deviations);
+        if (scale == 0) scale = PER_MEAN_DEVIATION * mean(deviations, 0, deviations.length);
+        if (!(scale > 0) || !Double.isFinite(scale)) return;
+        clip(l, medianL, k * scale);
+        clip(r, medianR, k * scale);
+    }
+
+    private static void clip(double[] x, double median, double width) {
+        for (int i = 0; i < x.length; i++) x[i] = Math.max(median - width, Math.min(median + width, x[i]));
+    }
+
+    static double median(double[] x) {
+        double[] sorted = x.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    static double mean(double[] x, int from, int to) {
+        double first = x[from];
+        boolean constant = true;
+        double sum = 0;
+        for (int i = from; i < to; i++) {
+            sum += x[i];
+            constant &= x[i] == first;
+        }
+        // Identical values: their mean is the value (a sum can round past it).
+        return constant ? first : sum / (to - from);
+    }
+
+    private static double squares(double[] x, double mean) {
+        double s = 0;
+        for (double v : x) s += (v - mean) * (v - mean);
+        return s;
+    }
+}

@@ -1,0 +1,164 @@
+package dev.baton.bench;
+
+import dev.baton.alerts.ChangePointSettings;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The change-point detector's settings measured one against another (decision 0061,
+ * docs/benchmarks/change-points.md): {@code bench/run changepoints --variants online|judge|all}.
+ * Each variant is a row of {@link ChangePointBench#row}, then where its false alerts come from.
+ */
+final class ChangePointVariants {
+    private ChangePointVariants() {}
+
+    static Map<String, ChangePointSettings> settings() {
+        ChangePointSettings plain = ChangePointSettings.PLAIN;
+        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        Map<String, ChangePointSettings> out = new LinkedHashMap<>();
+        out.put("plain (Otava's test)", plain);
+        out.put("default", d);
+        out.put("default without medians", d.withPersist(false));
+        out.put("default without winsorizing", d.withWinsorize(Double.POSITIVE_INFINITY));
+        out.put("default, winsorized at 2.5", d.withWinsorize(2.5));
+        out.put("default, p < 0.002", d.withMaxP(0.002));
+        out.put("default, new level ≤ 20 points old", d.withMaxAge(20));
+        out.put("default, ≥ 1 deviation", d.withMinEffect(1));
+        out.put("default, segments of 2 confirmed by 1", d.withMinSegment(2).withConfirm(1));
+        out.put("default, moves followed", d.withFollowMoves(true));
+        return out;
+    }
+
+    static void run(
+            String which,
+            List<ChangePointBench.Synthetic.Series> synthetic,
+            Map<String, double[]> tcpd,
+            Map<String, List<int[]>> annotations) {
+        List<ChangePointBench.Detector> detectors = new ArrayList<>();
+        for (Map.Entry<String, ChangePointSettings> e : settings().entrySet()) {
+            if (which.equals("online") || which.equals("all"))
+                detectors.add(
+                        new ChangePointBench.OnlineChangePoint("Online, " + e.getKey(), e.getValue(), 0.05, 0.05));
+            if (which.equals("judge") || which.equals("all"))
+                detectors.add(new ChangePointBench.JudgedChangePoint(
+                        "Judge 64 + stored, " + e.getKey(), e.getValue(), 0.05, 0.05, 64, true));
+        }
+        if (which.startsWith("window")) {
+            // The judge's replay against its window: window64, window128, ...
+            int w = Integer.parseInt(which.substring("window".length()));
+            detectors.add(new ChangePointBench.JudgedChangePoint(
+                    "Judge " + w + ", default, replay only", ChangePointSettings.DEFAULT, 0.05, 0.05, w, false));
+            detectors.add(new ChangePointBench.JudgedChangePoint(
+                    "Judge " + w + ", default, replay + stored", ChangePointSettings.DEFAULT, 0.05, 0.05, w, true));
+        }
+        System.out.println(
+                "| detector | synthetic pooled F1 (P / R) | false alerts / 1,000 points | the same, no-step series | recall, steps ≥ 2σ / median delay | TCPD F1 / cover | time per point, 500 history |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        for (ChangePointBench.Detector d : detectors) {
+            System.out.println(ChangePointBench.row(d, synthetic, tcpd, annotations));
+            System.out.println("    " + diagnose(d, synthetic));
+            System.out.println("    " + tcpdLosses(d, tcpd, annotations));
+        }
+    }
+
+    /**
+     * Where the false alerts come from, each counted once, in this order: a second flag for a
+     * step already found ("again"), a flag 6–20 points from a step ("near"), an outlier among the
+     * points from the flagged index to the flag ("outlier"), else the kind of series (bimodal,
+     * heavy-tailed, drifting, plain). Then recall on steps ≥ 2σ that are also ≥ 5 % (the least
+     * change: the others cannot be found) and the share of steps ≥ 2σ found within 2 points.
+     */
+    static String diagnose(ChangePointBench.Detector d, List<ChangePointBench.Synthetic.Series> synthetic) {
+        Map<String, Integer> causes = new LinkedHashMap<>();
+        for (String c : List.of("again", "near", "outlier", "bimodal", "heavy", "drift", "plain")) causes.put(c, 0);
+        int big = 0;
+        int bigReachable = 0;
+        int bigReachableFound = 0;
+        int foundWithin2 = 0;
+        int bigFound = 0;
+        int[] ages = new int[3];
+        for (ChangePointBench.Synthetic.Series s : synthetic) {
+            int[] flagged = d.run(s.values());
+            boolean[] used = new boolean[flagged.length];
+            int[] delay = new int[s.steps().length];
+            for (int k = 0; k < s.steps().length; k++) {
+                delay[k] = -1;
+                for (int i = 0; i < flagged.length; i++) {
+                    if (flagged[i] < 0 || used[i] || Math.abs(flagged[i] - s.steps()[k]) > ChangePointBench.MARGIN)
+                        continue;
+                    used[i] = true;
+                    delay[k] = Math.max(0, i - s.steps()[k]);
+                    break;
+                }
+                if (Math.abs(s.sizes()[k]) < 2 * s.noise()) continue;
+                big++;
+                if (delay[k] >= 0) {
+                    bigFound++;
+                    if (delay[k] <= 2) foundWithin2++;
+                }
+                if (Math.abs(s.sizes()[k]) >= 0.05) {
+                    bigReachable++;
+                    if (delay[k] >= 0) bigReachableFound++;
+                }
+            }
+            for (int i = 0; i < flagged.length; i++) {
+                if (flagged[i] < 0 || used[i]) continue;
+                causes.merge(cause(s, flagged[i], i), 1, Integer::sum);
+                int age = i - flagged[i];
+                ages[age <= 2 ? 0 : age <= 10 ? 1 : 2]++;
+            }
+        }
+        return String.format(
+                "false alerts by cause %s, by age (flag − index) ≤ 2 / 3–10 / > 10: %d / %d / %d; steps ≥ 2σ: %d, of them ≥ 5 %%: %d, recall on those %.3f; found within 2 points %.2f",
+                causes,
+                ages[0],
+                ages[1],
+                ages[2],
+                big,
+                bigReachable,
+                bigReachable == 0 ? 0 : (double) bigReachableFound / bigReachable,
+                bigFound == 0 ? 0 : (double) foundWithin2 / bigFound);
+    }
+
+    /** The TCPD series where flagging loses most against never flagging: name, F1 − F1 of none, flags. */
+    static String tcpdLosses(ChangePointBench.Detector d, Map<String, double[]> tcpd, Map<String, List<int[]>> ann) {
+        List<String> rows = new ArrayList<>();
+        List<Double> losses = new ArrayList<>();
+        for (Map.Entry<String, double[]> e : tcpd.entrySet()) {
+            int[] found = java.util.Arrays.stream(d.run(e.getValue()))
+                    .filter(i -> i >= 0)
+                    .distinct()
+                    .sorted()
+                    .toArray();
+            double loss = ChangePointBench.Scores.f1(ann.get(e.getKey()), found)
+                    - ChangePointBench.Scores.f1(ann.get(e.getKey()), new int[0]);
+            rows.add(String.format("%s %+.2f (%d flags, n %d)", e.getKey(), loss, found.length, e.getValue().length));
+            losses.add(loss);
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) order.add(i);
+        order.sort((a, b) -> Double.compare(losses.get(a), losses.get(b)));
+        StringBuilder out = new StringBuilder("TCPD, F1 against never flagging, worst first: ");
+        for (int i = 0; i < Math.min(8, order.size()); i++)
+            out.append(rows.get(order.get(i))).append("; ");
+        int better = 0;
+        for (double l : losses) if (l > 0) better++;
+        return out.append("better than never on ")
+                .append(better)
+                .append(" of ")
+                .append(rows.size())
+                .toString();
+    }
+
+    private static String cause(ChangePointBench.Synthetic.Series s, int index, int at) {
+        for (int step : s.steps()) if (Math.abs(index - step) <= ChangePointBench.MARGIN) return "again";
+        for (int step : s.steps()) if (Math.abs(index - step) <= 20) return "near";
+        for (int i = Math.max(0, index - 1); i <= at; i++) if (s.outliers()[i]) return "outlier";
+        if (s.bimodal()) return "bimodal";
+        if (s.heavy()) return "heavy";
+        if (s.drift() != 0) return "drift";
+        return "plain";
+    }
+}
