@@ -456,6 +456,7 @@ final class JdbcAlerts implements Alerts {
                                 m.measure(),
                                 b.changePoints(),
                                 earlier.get(),
+                                revisions,
                                 now);
                         continue;
                     }
