@@ -4,18 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.server.testing.TestRunner;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,61 +28,30 @@ class ConsoleFleetFormsTest {
     Path dataDir;
 
     ConsoleServer baton;
-    final HttpClient http =
-            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    ConsoleBrowser browser;
 
     @BeforeEach
     void start() throws Exception {
         baton = new ConsoleServer(dataDir);
+        browser = new ConsoleBrowser(baton::url);
     }
 
     @AfterEach
     void stop() {
-        http.shutdownNow();
+        browser.close();
         baton.close();
     }
 
     HttpResponse<String> get(String path, String cookie) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(baton.url(path)))
-                        .header("Cookie", cookie)
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return browser.get(path, cookie);
     }
 
-    /** A form post; fields may repeat (checkboxes), so they come as name, value, name, value… */
     HttpResponse<String> post(String path, String cookie, String... fields) throws Exception {
-        List<String> pairs = new ArrayList<>();
-        for (int i = 0; i < fields.length; i += 2) {
-            pairs.add(URLEncoder.encode(fields[i], StandardCharsets.UTF_8) + "="
-                    + URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
-        }
-        return http.send(
-                HttpRequest.newBuilder(URI.create(baton.url(path)))
-                        .header("Content-Type", "application/x-www-form-urlencoded")
-                        .header("Cookie", cookie)
-                        .POST(HttpRequest.BodyPublishers.ofString(pairs.stream().collect(Collectors.joining("&"))))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return browser.post(path, cookie, fields);
     }
 
     String signIn(String token) throws Exception {
-        var page = http.send(
-                HttpRequest.newBuilder(URI.create(baton.url("/console/sign-in")))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        String pre = page.headers().allValues("Set-Cookie").stream()
-                .filter(c -> c.startsWith(Csrf.PRE_SESSION_COOKIE + "="))
-                .findFirst()
-                .orElseThrow()
-                .split(";")[0];
-        var r = post("/console/sign-in", pre, "_csrf", ConsoleHttpTest.csrfOf(page.body()), "token", token);
-        assertThat(r.statusCode()).isEqualTo(303);
-        return r.headers().allValues("Set-Cookie").stream()
-                .filter(c -> c.startsWith(ConsoleSignIn.COOKIE + "="))
-                .findFirst()
-                .orElseThrow()
-                .split(";")[0];
+        return browser.signIn(token);
     }
 
     String specUuid(String slug) throws Exception {

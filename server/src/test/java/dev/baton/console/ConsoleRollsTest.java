@@ -6,17 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.server.testing.TestRunner;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,60 +27,30 @@ class ConsoleRollsTest {
     Path dataDir;
 
     ConsoleServer baton;
-    final HttpClient http =
-            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    ConsoleBrowser browser;
 
     @BeforeEach
     void start() throws Exception {
         baton = new ConsoleServer(dataDir);
+        browser = new ConsoleBrowser(baton::url);
     }
 
     @AfterEach
     void stop() {
-        http.shutdownNow();
+        browser.close();
         baton.close();
     }
 
     HttpResponse<String> get(String path, String cookie) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(baton.url(path)))
-                        .header("Cookie", cookie)
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return browser.get(path, cookie);
     }
 
     HttpResponse<String> post(String path, String cookie, String... fields) throws Exception {
-        List<String> pairs = new ArrayList<>();
-        for (int i = 0; i < fields.length; i += 2) {
-            pairs.add(URLEncoder.encode(fields[i], StandardCharsets.UTF_8) + "="
-                    + URLEncoder.encode(fields[i + 1], StandardCharsets.UTF_8));
-        }
-        return http.send(
-                HttpRequest.newBuilder(URI.create(baton.url(path)))
-                        .header("Content-Type", "application/x-www-form-urlencoded")
-                        .header("Cookie", cookie)
-                        .POST(HttpRequest.BodyPublishers.ofString(pairs.stream().collect(Collectors.joining("&"))))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return browser.post(path, cookie, fields);
     }
 
     String signIn(String token) throws Exception {
-        var page = http.send(
-                HttpRequest.newBuilder(URI.create(baton.url("/console/sign-in")))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        String pre = page.headers().allValues("Set-Cookie").stream()
-                .filter(c -> c.startsWith(Csrf.PRE_SESSION_COOKIE + "="))
-                .findFirst()
-                .orElseThrow()
-                .split(";")[0];
-        var r = post("/console/sign-in", pre, "_csrf", ConsoleHttpTest.csrfOf(page.body()), "token", token);
-        assertThat(r.statusCode()).isEqualTo(303);
-        return r.headers().allValues("Set-Cookie").stream()
-                .filter(c -> c.startsWith(ConsoleSignIn.COOKIE + "="))
-                .findFirst()
-                .orElseThrow()
-                .split(";")[0];
+        return browser.signIn(token);
     }
 
     @Test
