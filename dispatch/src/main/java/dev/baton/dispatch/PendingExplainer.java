@@ -81,11 +81,12 @@ public final class PendingExplainer implements JobQueue {
                         all.inFlightOnServingRunners(),
                         all.tierLimited(),
                         all.recentRuns(),
-                        all.recentRunMicros());
+                        all.recentRunMicros(),
+                        all.pooled());
         if (all.serving() > 0
                 && facts.serving() == 0
                 && (spec == null || spec.archived() == null)
-                && pools(job, wanted).isEmpty()) {
+                && pools(job, wanted, all).isEmpty()) {
             String specName = spec == null ? "its spec" : "spec '" + spec.slug() + "'";
             String labels = wanted.required().entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue())
@@ -142,7 +143,8 @@ public final class PendingExplainer implements JobQueue {
                     job.notBefore());
         }
         // A pool that starts machines for the job (issue 43): its back-off, or its machines to come.
-        List<Pool> pools = job.notBefore() == null || !job.notBefore().isAfter(now) ? pools(job, wanted) : List.of();
+        List<Pool> pools =
+                job.notBefore() == null || !job.notBefore().isAfter(now) ? pools(job, wanted, facts) : List.of();
         for (Pool pool : pools) {
             if (pool.backoffUntil() != null && pool.backoffUntil().isAfter(now)) {
                 return new PendingReason(
@@ -316,8 +318,9 @@ public final class PendingExplainer implements JobQueue {
         return start;
     }
 
-    /** The pools whose machines could take the job: of its spec, with every label it requires. */
-    private List<Pool> pools(Job job, JobLabels wanted) {
+    /** The pools whose machines could take the job: of its spec, with every label it requires; none read when no pool serves the spec. */
+    private List<Pool> pools(Job job, JobLabels wanted, PendingFacts facts) {
+        if (!facts.pooled()) return List.of();
         return store.pools().listPools().stream()
                 .filter(p -> p.settings().specId() == job.specId()
                         && wanted.satisfiedBy(p.settings().labels()))

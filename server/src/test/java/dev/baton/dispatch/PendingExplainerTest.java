@@ -64,6 +64,8 @@ class PendingExplainerTest {
     Spec spec;
     /** Every pendingFacts answer the explainer got, in order. */
     final List<PendingFacts> answers = new ArrayList<>();
+    /** Every store method the explainer called, in order. */
+    final List<String> calls = new ArrayList<>();
 
     @AfterEach
     void close() {
@@ -90,6 +92,7 @@ class PendingExplainerTest {
     /** The explainer over the real store; with {@code everyRow}, every serving runner is read by row, as before issue 13's fourth round. */
     PendingExplainer explainer(boolean everyRow) {
         Store seen = StoreCalls.intercept(real, (target, method, args) -> {
+            calls.add(method.getName());
             if (method.getName().equals("pendingFacts") && args.length == 3 && everyRow) args[2] = null;
             try {
                 Object answer = method.invoke(target, args);
@@ -284,6 +287,8 @@ class PendingExplainerTest {
         assertThat(status.reason().message())
                 .startsWith("all 2 connected runners of spec 'small' are busy; 1 job is ahead");
         assertThat(status.position()).isEqualTo(2);
+        assertThat(answers).last().extracting(PendingFacts::pooled).isEqualTo(false);
+        assertThat(calls).as("no pool serves the spec: no pool read").doesNotContain("listPools");
         // D = 150 s, A = 1, F = 2, R = 2: floor(3 / 2) = 1 round.
         assertThat(status.predictedStart()).isEqualTo(clock.instant().plus(Duration.ofSeconds(150)));
         assertThat(explainer(true).status(second)).contains(status);

@@ -14,6 +14,10 @@ import java.util.List;
  * read was given) are only counted, in {@code freshServing}: whatever else is known of them, they
  * are connected. Every other serving runner is listed in {@code servingRunners}. A submission at
  * 100 runners read and mapped 100 rows only to count them (issue 13).
+ *
+ * <p>{@code pooled}: some runner pool starts machines of its spec (issue 43), so the pools are
+ * worth reading; without one, a waiting job's explanation reads no pool (it read them all on
+ * every submission before).
  */
 public record PendingFacts(
         List<ServingRunner> servingRunners,
@@ -22,7 +26,8 @@ public record PendingFacts(
         int inFlightOnServingRunners,
         boolean tierLimited,
         int recentRuns,
-        long recentRunMicros) {
+        long recentRunMicros,
+        boolean pooled) {
 
     /** Every serving runner, listed or counted. */
     public int serving() {
