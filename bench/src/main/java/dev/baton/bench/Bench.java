@@ -152,6 +152,7 @@ public final class Bench {
 
                 log("transport floor: sampling one real run answer and job message");
                 FloorServer.Sample floorSample = TransportFloor.capture(server);
+                floorDispatch(floorSample, o, json, table);
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 List<Targets.Round> targetRounds = new ArrayList<>();
                 for (int r : o.runners()) {
@@ -319,6 +320,18 @@ public final class Bench {
         return write(o, o.database().name().toLowerCase(), json);
     }
 
+    /** Row 1f: the transport floor's dispatch latency, beside row 1's (issue 46: what the stack alone takes). */
+    private static void floorDispatch(
+            FloorServer.Sample sample, BenchOptions o, Map<String, Object> json, List<String[]> table)
+            throws Exception {
+        log("dispatch latency, transport floor: " + o.samples() + " samples");
+        DispatchLatency.Result floor = TransportFloor.dispatch(sample, o.samples(), Math.max(3, o.samples() / 10));
+        json.put("dispatch_latency_transport_floor", floor);
+        table.add(row(
+                "1f dispatch latency, transport floor (n=" + floor.submitToJob().count() + ")",
+                summary(floor.submitToJob())));
+    }
+
     /**
      * {@code bench lifecycle}: dispatch latency (same node) and, per R, the lifecycle with its
      * statements counted (PostgreSQL) beside the transport floor, after the usual warm-up: the
@@ -342,6 +355,7 @@ public final class Bench {
                                 + dispatch.submitToJob().count() + ")",
                         summary(dispatch.submitToJob())));
                 FloorServer.Sample floorSample = TransportFloor.capture(server);
+                floorDispatch(floorSample, o, json, table);
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 for (int r : o.runners()) {
                     if (!o.smoke()) {

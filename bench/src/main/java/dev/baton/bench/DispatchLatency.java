@@ -24,9 +24,14 @@ final class DispatchLatency {
      * The same with the submission on {@code submitTo} and the runner connected to {@code runnerOn}:
      * two nodes of one cluster, the job reaching the runner's node by NOTIFY.
      */
-    static Result run(BenchServer submitTo, BenchServer runnerOn, String spec, int samples, int warmup)
+    static Result run(
+            LifecycleThroughput.Target submitTo,
+            LifecycleThroughput.Target runnerOn,
+            String spec,
+            int samples,
+            int warmup)
             throws Exception {
-        BenchServer server = runnerOn;
+        LifecycleThroughput.Target server = runnerOn;
         server.createSpec(spec);
         BenchServer.Credentials creds = server.createRunner(spec, spec);
         return measure(submitTo, server, spec, server.channel(creds.slug()), creds.key(), samples, warmup);
@@ -43,8 +48,8 @@ final class DispatchLatency {
 
     /** The samples, submitted to {@code submitTo} (another node of the cluster, or {@code server} itself). */
     static Result measure(
-            BenchServer submitTo,
-            BenchServer server,
+            LifecycleThroughput.Target submitTo,
+            LifecycleThroughput.Target server,
             String spec,
             java.net.URI channel,
             String key,
@@ -69,11 +74,13 @@ final class DispatchLatency {
                 long t1 = System.nanoTime();
                 SimRunner.Arrival arrival = arrivals.poll(30, TimeUnit.SECONDS);
                 if (arrival == null) {
-                    throw new IllegalStateException("sample " + i + ": job " + job
-                            + " did not reach the waiting runner within 30 s; the job is "
-                            + server.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + job)
+                    String status = server instanceof BenchServer real
+                            ? real.get("/v0/projects/" + BenchServer.PROJECT + "/jobs/" + job)
                                     .get("status")
                                     .asText()
+                            : "unknown (no store)";
+                    throw new IllegalStateException("sample " + i + ": job " + job
+                            + " did not reach the waiting runner within 30 s; the job is " + status
                             + ", runner completed " + runner.completed() + " jobs, open " + runner.isOpen()
                             + ", last problem " + runner.lastProblem());
                 }

@@ -66,6 +66,18 @@ final class TransportFloor {
     }
 
     /**
+     * Measurement 1f: dispatch latency (as {@link DispatchLatency}, one idle waiting runner, one
+     * job at a time) against the floor: what the HTTP and WebSocket stack and this harness take
+     * from the start of {@code POST /v0/run} to the {@code job} message with no store and no
+     * server logic, the least the real server's figure can be on this machine.
+     */
+    static DispatchLatency.Result dispatch(FloorServer.Sample sample, int samples, int warmup) throws Exception {
+        try (FloorServer floor = FloorServer.start(sample, BenchServer.REQUEST_BODY_MAX_BYTES)) {
+            return DispatchLatency.run(floor, floor, "floor-dispatch", samples, warmup);
+        }
+    }
+
+    /**
      * {@code bench floor}: the floor alone, for a profile of it (the real server runs only to
      * sample its answers). Prints the table; writes no results file.
      */
