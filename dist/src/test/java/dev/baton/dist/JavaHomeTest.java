@@ -92,7 +92,6 @@ class JavaHomeTest {
         String flags = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor()).as(Files.readString(err)).isEqualTo(0);
         assertThat(flags).containsPattern("InitialHeapSize +:?= 8388608 ").containsPattern("UseSerialGC +:?= true ");
-        if (Runtime.version().feature() >= 23)
-            assertThat(flags).containsPattern("TrimNativeHeapInterval +:?= 10000 ");
+        if (Runtime.version().feature() >= 23) assertThat(flags).containsPattern("TrimNativeHeapInterval +:?= 10000 ");
     }
 }
