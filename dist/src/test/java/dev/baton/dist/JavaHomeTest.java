@@ -74,4 +74,24 @@ class JavaHomeTest {
                 .contains(dir.resolve("jvm").toString())
                 .contains("JAVA_HOME");
     }
+
+    /** The runner agent's default JVM options (decisions 0051, 0068) start the JVM that runs this test. */
+    @Test
+    void theRunnerAgentsDefaultJvmOptionsStartAJvm() throws Exception {
+        Path script = Path.of(System.getProperty("baton.root"), "scripts", "java-home.sh");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(
+                "bash",
+                "-c",
+                ". \"$1\"; exec \"$2\" $BATON_RUNNER_DEFAULT_JAVA_OPTS -XX:+PrintFlagsFinal -version",
+                "run",
+                script.toString(),
+                java.toString());
+        Path err = dir.resolve("err.txt");
+        Process p = pb.redirectError(err.toFile()).start();
+        String flags = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor()).as(Files.readString(err)).isEqualTo(0);
+        assertThat(flags).containsPattern("InitialHeapSize +:?= 8388608 ").containsPattern("UseSerialGC +:?= true ");
+        if (Runtime.version().feature() >= 23) assertThat(flags).containsPattern("TrimNativeHeapInterval +:?= 10000 ");
+    }
 }

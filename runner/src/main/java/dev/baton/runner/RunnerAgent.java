@@ -14,6 +14,7 @@ import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.PullTokenRequests;
+import dev.baton.runner.connection.ServerHttpClient;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
@@ -187,8 +188,7 @@ public final class RunnerAgent {
         this.tickInterval = tickInterval;
         this.restTickInterval = tickInterval;
         this.server = target.server();
-        HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient http = ServerHttpClient.forServer(target.server());
         this.channel = new ChannelClient(
                 http, target.server(), target.runner(), target.key(), config.maxMessageBytes(), this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(
