@@ -52,7 +52,8 @@ final class PairedRuns {
         String baselineImage = r.baseline().image();
         if (baselineImage == null && cmd == null)
             throw ApiException.invalidField(
-                    "baseline", "a paired run's baseline needs an image, a cmd or both: {\"image\": ..., \"cmd\": [...]}");
+                    "baseline",
+                    "a paired run's baseline needs an image, a cmd or both: {\"image\": ..., \"cmd\": [...]}");
         if (baselineImage != null && !Images.isReference(baselineImage))
             throw ApiException.invalidField(
                     "baseline.image",
@@ -109,8 +110,8 @@ final class PairedRuns {
                 .orElseThrow(() -> new ApiException(
                         422,
                         "image_not_found",
-                        "baseline image '" + baseline.image() + "' is not in the registry of project '"
-                                + project.slug() + "': push it first (baton image push) and give its digest or tag",
+                        "baseline image '" + baseline.image() + "' is not in the registry of project '" + project.slug()
+                                + "': push it first (baton image push) and give its digest or tag",
                         "baseline.image"));
         boolean command = (entrypoint != null && !entrypoint.isEmpty()) || paired.baselineCmd() != null;
         if (image.commandKnown() && !image.hasCommand() && !command) {

@@ -39,10 +39,9 @@ final class RunOptions {
     @Option(
             names = "--baseline",
             paramLabel = "COMMAND",
-            description =
-                    "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
-                            + " it and the run's command (the candidate) run alternately on one runner (process, runc and microVM executors;"
-                            + " with --image, in that image, or with --baseline-image in that one)")
+            description = "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
+                    + " it and the run's command (the candidate) run alternately on one runner (process, runc and microVM executors;"
+                    + " with --image, in that image, or with --baseline-image in that one)")
     String baseline;
 
     @Option(
@@ -55,12 +54,14 @@ final class RunOptions {
 
     @Option(
             names = "--pairs",
-            description = "with --baseline or --baseline-image: how many pairs, 2-200 (default 10; with --until-significant the most)")
+            description =
+                    "with --baseline or --baseline-image: how many pairs, 2-200 (default 10; with --until-significant the most)")
     Integer pairs;
 
     @Option(
             names = "--until-significant",
-            description = "with --baseline or --baseline-image: add pairs until every metric is decided, or --budget or --pairs runs out")
+            description =
+                    "with --baseline or --baseline-image: add pairs until every metric is decided, or --budget or --pairs runs out")
     boolean untilSignificant;
 
     @Option(

@@ -94,8 +94,8 @@ final class JobPulls {
     }
 
     private Contents contents(RepositoryKey key, dev.baton.protocol.value.ImageDigest digest) throws IOException {
-        Digest image = Digest.parse(digest.toString())
-                .orElseThrow(() -> refused("the pull token names no valid image"));
+        Digest image =
+                Digest.parse(digest.toString()).orElseThrow(() -> refused("the pull token names no valid image"));
         synchronized (images) {
             Contents known = images.get(image);
             if (known != null) return known;
@@ -147,12 +147,7 @@ final class JobPulls {
                             detail,
                             address);
         } catch (RuntimeException e) {
-            LOG.warn(
-                    "the pull of {} by runner {} for job {} was not audited",
-                    image,
-                    grant.subject(),
-                    job.uuid(),
-                    e);
+            LOG.warn("the pull of {} by runner {} for job {} was not audited", image, grant.subject(), job.uuid(), e);
         }
     }
 

@@ -58,7 +58,8 @@ final class ImageRootfs {
             LayerUnpacker unpacker = new LayerUnpacker(rootfs, ids, maxBytes);
             int i = 0;
             for (ImagePuller.Layer layer : image.layers()) {
-                progress.accept("unpacking layer " + (++i) + "/" + image.layers().size());
+                progress.accept(
+                        "unpacking layer " + (++i) + "/" + image.layers().size());
                 unpacker.apply(layer.blob(), layer.mediaType());
                 checkStopped.run();
             }

@@ -49,6 +49,7 @@ public final class RuncExecutor implements Executor {
     static final String PREFIX = "baton-";
     /** The bundle's second rootfs, a paired job's baseline image (issue 45), beside {@code rootfs}. */
     static final String BASELINE_ROOTFS = "baseline-rootfs";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -319,8 +320,8 @@ public final class RuncExecutor implements Executor {
                         other.config(), ContainerCommand.baseline(job.config(), other.config()), baselineRootfs);
                 held.used(paired.baselineImage());
             } else if (paired != null) {
-                baseline = resolveProcess(
-                        image.config(), ContainerCommand.baseline(job.config(), image.config()), rootfs);
+                baseline =
+                        resolveProcess(image.config(), ContainerCommand.baseline(job.config(), image.config()), rootfs);
             }
         }
 

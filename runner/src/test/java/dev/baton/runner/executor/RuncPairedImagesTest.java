@@ -94,8 +94,7 @@ class RuncPairedImagesTest {
     }
 
     private ClaimedJob paired(List<String> jobCmd, List<String> baselineCmd, ImageDigest baselineImage, int pairs) {
-        PairedConfig paired =
-                new PairedConfig(baselineCmd, pairs, 4545, null, null, null, "json", null, baselineImage);
+        PairedConfig paired = new PairedConfig(baselineCmd, pairs, 4545, null, null, null, "json", null, baselineImage);
         return Jobs.claimed(
                 Jobs.spec(Architecture.X86_64, 1, 256 * MIB, false),
                 new JobConfig(
@@ -128,15 +127,18 @@ class RuncPairedImagesTest {
             var it = result.results().get(i);
             assertThat(it.stdout())
                     .as("iteration %d", i)
-                    .isEqualTo(isBaseline
-                            ? "baseline-image-cmd old " + i / 2 + " baseline\n"
-                            : "job-image-cmd new " + i / 2 + " candidate\n");
+                    .isEqualTo(
+                            isBaseline
+                                    ? "baseline-image-cmd old " + i / 2 + " baseline\n"
+                                    : "job-image-cmd new " + i / 2 + " candidate\n");
             assertThat(it.output().get("/etc/flavour"))
                     .as("the file of iteration %d comes from its side's image", i)
                     .isEqualTo(isBaseline ? "old\n" : "new\n");
             if (i % 2 == 0 && config.baselineFirst(i / 2) != config.baselineFirst(0)) bothOrders = true;
         }
-        assertThat(bothOrders).as("the seed draws both orders, so the sides are not told apart by position").isTrue();
+        assertThat(bothOrders)
+                .as("the seed draws both orders, so the sides are not told apart by position")
+                .isTrue();
         assertThat(events.progress).contains("baseline image: pulling manifest", "baseline image: unpacking layer 2/2");
         // Image affinity: the runner now holds both images.
         assertThat(executor.heldImages().orElseThrow().mostRecentFirst())
@@ -146,8 +148,7 @@ class RuncPairedImagesTest {
 
     @Test
     void aBaselineCommandReplacesTheBaselineImagesCmd() throws Exception {
-        ClaimedJob job = paired(
-                List.of("sh", "-c", PRINT, "B"), List.of("sh", "-c", PRINT, "A"), baseline.digest(), 2);
+        ClaimedJob job = paired(List.of("sh", "-c", PRINT, "B"), List.of("sh", "-c", PRINT, "A"), baseline.digest(), 2);
         Events events = new Events();
         events.execution = executor.prepare(job, events);
         ExecutionResult result = events.finished.get(60, TimeUnit.SECONDS);

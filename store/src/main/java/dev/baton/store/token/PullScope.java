@@ -20,6 +20,8 @@ public record PullScope(JobUuid job, int attempt, ImageDigest image, ImageDigest
 
     /** The images the token fetches: the job's, then the baseline's when there is one. */
     public java.util.List<ImageDigest> images() {
-        return baseline == null || baseline.equals(image) ? java.util.List.of(image) : java.util.List.of(image, baseline);
+        return baseline == null || baseline.equals(image)
+                ? java.util.List.of(image)
+                : java.util.List.of(image, baseline);
     }
 }

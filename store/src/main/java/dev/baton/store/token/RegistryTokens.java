@@ -139,7 +139,8 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
                 .claim(PULL_JOB_CLAIM, scope.job().toString())
                 .claim(PULL_ATTEMPT_CLAIM, scope.attempt())
                 .claim(PULL_IMAGE_CLAIM, scope.image().toString());
-        if (scope.baseline() != null) builder.claim(PULL_BASELINE_CLAIM, scope.baseline().toString());
+        if (scope.baseline() != null)
+            builder.claim(PULL_BASELINE_CLAIM, scope.baseline().toString());
         JWTClaimsSet claims = builder.build();
         return signed(claims);
     }
