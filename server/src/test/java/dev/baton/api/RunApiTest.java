@@ -831,6 +831,13 @@ class RunApiTest {
                 .findJob(JobUuid.parse(alone.path("uuid").asText()))
                 .orElseThrow();
         assertThat(stored.config().paired().baselineImage().value()).isEqualTo(old);
+        // A rerun keeps the baseline image (by digest), with a new pair order.
+        JsonNode rerun = Fixtures.created(
+                        s.post("/v0/projects/p-tm/jobs/" + alone.path("uuid").asText() + "/rerun", Map.of()))
+                .path("job");
+        assertThat(rerun.at("/config/paired/baseline_image").asText()).isEqualTo(old);
+        assertThat(rerun.at("/config/paired/seed").asLong())
+                .isNotEqualTo(alone.at("/config/paired/seed").asLong());
     }
 
     @Test
