@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * ({@code runc kill}, {@code runc delete}); {@link #sweep()} removes what a crashed agent left.
  * An out-of-memory kill is read from the container's memory cgroup (cgroup v1
  * {@code memory.oom_control}, v2 {@code memory.events}) before the container is deleted.
+ * A paired job whose baseline has an image of its own (issue 45) gets a second rootfs in the
+ * same bundle, {@link #BASELINE_ROOTFS}; its baseline iterations' {@code config.json} names it.
  */
 public final class RuncExecutor implements Executor {
     /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
