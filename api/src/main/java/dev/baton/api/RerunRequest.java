@@ -41,7 +41,10 @@ final class RerunRequest {
                         List.copyOf(retry.finalExitCodes()));
         String image = c.digest() == null ? null : c.digest().toString();
         PairedConfig p = c.paired(); // a paired run reruns paired, with a new pair order
-        RunRequest.Baseline baseline = p == null ? null : new RunRequest.Baseline(p.baselineCmd());
+        RunRequest.Baseline baseline = p == null
+                ? null
+                : new RunRequest.Baseline(
+                        p.baselineImage() == null ? null : p.baselineImage().toString(), p.baselineCmd());
         return new RunRequest(
                 project.slug().value(),
                 image,

@@ -98,8 +98,12 @@ record RunRequest(
                 null);
     }
 
-    /** A paired run's baseline (issue 45): the command side A runs; the run's own is side B. */
-    record Baseline(List<String> cmd) {}
+    /**
+     * A paired run's baseline (issue 45), side A; the run's own is side B: a command in the run's
+     * image, an image of its own (a digest or tag of the project's registry) with its own command
+     * or with {@code cmd} in place of it, or both. At least one is given.
+     */
+    record Baseline(String image, List<String> cmd) {}
 
     /**
      * Opt-in retry of a job that started and then failed (brief §1, OJS field names): {@code on}

@@ -36,9 +36,6 @@ import java.util.regex.Pattern;
  * then every field against its bound. Only reads the store, so a rejected run writes nothing.
  */
 final class RunValidator {
-    /** Draws each paired run's pair order (issue 45). */
-    private final java.security.SecureRandom seeds = new java.security.SecureRandom();
-
     static final int MAX_ARGS = 256;
     static final int MAX_ARG_LENGTH = 4096;
     static final int MAX_ENV = 256;
@@ -47,9 +44,6 @@ final class RunValidator {
     static final int MAX_FILE_PATH_LENGTH = 1024;
     static final int MIN_ITERATIONS = 1;
     static final int MAX_ITERATIONS = 100;
-    /** A paired run's pairs when it names neither {@code pairs} nor {@code until_significant}. */
-    static final int DEFAULT_PAIRS = 10;
-
     static final int MAX_RESULTS = 256;
     /**
      * Benchmarks in one direct run's merged results: a direct run is judged as it is stored, so
@@ -73,12 +67,14 @@ final class RunValidator {
     private final KnownProjects projects;
     private final Images images;
     private final Adapters adapters;
+    private final PairedRuns pairedRuns;
 
     RunValidator(Store store, KnownProjects projects, Images images, Adapters adapters) {
         this.store = store;
         this.projects = projects;
         this.images = images;
         this.adapters = adapters;
+        this.pairedRuns = new PairedRuns(images);
     }
 
     ValidRun validate(RunRequest r) {
@@ -163,7 +159,7 @@ final class RunValidator {
         List<String> filePaths = filePaths(r.filePaths());
         String resultsFile = resultsFile(r.resultsFile(), filePaths);
         int iterations = iterations(r.iterations());
-        PairedConfig paired = paired(r, adapter, resultsFile);
+        PairedConfig paired = pairedRuns.paired(r, adapter, resultsFile);
         RetryPolicy retry = retry(r.retry());
         Integer queueTimeout = r.queueTimeout() == null
                 ? null
@@ -202,6 +198,7 @@ final class RunValidator {
                     "a run without an image needs a non-empty cmd (or entrypoint) to execute",
                     "cmd");
         }
+        paired = pairedRuns.withBaselineImage(paired, r.baseline(), project, entrypoint);
         if (queueTimeout == null) queueTimeout = spec.queueTimeout();
         return new ValidRun.OnRunner(
                 project,
@@ -221,58 +218,6 @@ final class RunValidator {
                 queueTimeout,
                 labels,
                 paired);
-    }
-
-    /**
-     * A paired run's fields (issue 45, docs/paired-runs.md): a baseline command, then either a
-     * fixed number of pairs (default 10) or {@code until_significant} with at most {@code pairs}
-     * (default the most, 200), an optional {@code budget} in seconds and {@code min_effect}. The
-     * pair order's seed is drawn here, so a rerun draws a new order.
-     */
-    private static void onlyPaired(String field, Object value) {
-        if (value != null) throw ApiException.invalidField(field, field + " applies only to a paired run (baseline)");
-    }
-
-    private PairedConfig paired(RunRequest r, Adapter adapter, String resultsFile) {
-        if (r.baseline() == null) {
-            onlyPaired("pairs", r.pairs());
-            onlyPaired("until_significant", r.untilSignificant());
-            onlyPaired("budget", r.budget());
-            onlyPaired("min_effect", r.minEffect());
-            return null;
-        }
-        List<String> cmd = args("baseline.cmd", r.baseline().cmd());
-        if (cmd == null || cmd.isEmpty())
-            throw ApiException.invalidField("baseline.cmd", "a paired run's baseline needs a non-empty cmd");
-        if (r.iterations() != null)
-            throw ApiException.invalidField(
-                    "iterations", "a paired run runs each side once per pair: give pairs, not iterations");
-        boolean sequential = Boolean.TRUE.equals(r.untilSignificant());
-        if (!sequential && r.budget() != null)
-            throw ApiException.invalidField("budget", "budget applies only with until_significant");
-        if (!sequential && r.minEffect() != null)
-            throw ApiException.invalidField("min_effect", "min_effect applies only with until_significant");
-        int pairs = r.pairs() == null ? (sequential ? PairedConfig.MAX_PAIRS : DEFAULT_PAIRS) : r.pairs();
-        if (pairs < PairedConfig.MIN_PAIRS || pairs > PairedConfig.MAX_PAIRS)
-            throw ApiException.invalidField(
-                    "pairs",
-                    "pairs must be between " + PairedConfig.MIN_PAIRS + " and " + PairedConfig.MAX_PAIRS + ", got "
-                            + pairs);
-        if (r.budget() != null && (r.budget() < 1 || r.budget() > JobTimeout.MAX))
-            throw ApiException.invalidField(
-                    "budget", "budget must be between 1 and " + JobTimeout.MAX + " seconds, got " + r.budget());
-        if (r.minEffect() != null && !(r.minEffect() > 0 && r.minEffect() <= 1))
-            throw ApiException.invalidField(
-                    "min_effect", "min_effect is a fraction of the baseline's mean in (0, 1], got " + r.minEffect());
-        return new PairedConfig(
-                cmd,
-                pairs,
-                seeds.nextLong(),
-                sequential ? Boolean.TRUE : null,
-                r.budget(),
-                r.minEffect(),
-                adapter.name(),
-                resultsFile);
     }
 
     private Project project(String ref) {
@@ -382,7 +327,7 @@ final class RunValidator {
         return report.toJson();
     }
 
-    private static List<String> args(String field, List<String> raw) {
+    static List<String> args(String field, List<String> raw) {
         if (raw == null) return null;
         if (raw.size() > MAX_ARGS)
             throw ApiException.invalidField(field, field + " has at most " + MAX_ARGS + " entries");

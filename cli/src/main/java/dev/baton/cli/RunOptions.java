@@ -39,19 +39,29 @@ final class RunOptions {
     @Option(
             names = "--baseline",
             paramLabel = "COMMAND",
-            description =
-                    "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
-                            + " it and the run's command (the candidate) run alternately on one runner (process, runc and microVM executors; with --image, in that image)")
+            description = "a paired run (issue 45): the baseline command, one string split as a shell splits words;"
+                    + " it and the run's command (the candidate) run alternately on one runner (process, runc and microVM executors;"
+                    + " with --image, in that image, or with --baseline-image in that one)")
     String baseline;
 
     @Option(
+            names = "--baseline-image",
+            paramLabel = "REF",
+            description =
+                    "a paired run whose baseline runs in another image (a digest or tag of the project's registry,"
+                            + " as --image): with its own command, or with --baseline's in place of its cmd; runc runners only")
+    String baselineImage;
+
+    @Option(
             names = "--pairs",
-            description = "with --baseline: how many pairs, 2-200 (default 10; with --until-significant the most)")
+            description =
+                    "with --baseline or --baseline-image: how many pairs, 2-200 (default 10; with --until-significant the most)")
     Integer pairs;
 
     @Option(
             names = "--until-significant",
-            description = "with --baseline: add pairs until every metric is decided, or --budget or --pairs runs out")
+            description =
+                    "with --baseline or --baseline-image: add pairs until every metric is decided, or --budget or --pairs runs out")
     boolean untilSignificant;
 
     @Option(
@@ -178,7 +188,7 @@ final class RunOptions {
         put(body, "start_time", startTime);
         put(body, "end_time", endTime);
         put(body, "retry", retry());
-        if (baseline != null) body.put("baseline", Map.of("cmd", Words.split(baseline)));
+        put(body, "baseline", baselineBody());
         put(body, "pairs", pairs);
         if (untilSignificant) body.put("until_significant", true);
         if (budget != null) body.put("budget", Math.max(1, budget.toSeconds()));
@@ -195,6 +205,15 @@ final class RunOptions {
             body.put("results", docs);
         }
         return body;
+    }
+
+    /** The paired run's baseline (issue 45): {@code image}, {@code cmd} or both; null when not paired. */
+    private Map<String, Object> baselineBody() {
+        if (baseline == null && baselineImage == null) return null;
+        Map<String, Object> b = new LinkedHashMap<>();
+        put(b, "image", baselineImage);
+        put(b, "cmd", baseline == null ? null : Words.split(baseline));
+        return b;
     }
 
     /** The retry object (issue 41), or null when no retry option was given; the server checks the values. */

@@ -157,6 +157,44 @@ class RunPairedTest {
     }
 
     @Test
+    void baselineImageGoesInTheBaselineObjectBesideItsCommand() {
+        RunOptions both = new RunOptions();
+        new picocli.CommandLine(both)
+                .parseArgs("--project", "p", "--image", "v2", "--baseline-image", "v1", "--baseline", "./bench --old");
+        assertThat(both.body()).containsEntry("baseline", Map.of("image", "v1", "cmd", List.of("./bench", "--old")));
+        RunOptions imageOnly = new RunOptions();
+        new picocli.CommandLine(imageOnly).parseArgs("--project", "p", "--image", "v2", "--baseline-image", "v1");
+        assertThat(imageOnly.body()).containsEntry("baseline", Map.of("image", "v1"));
+        RunOptions commandOnly = new RunOptions();
+        new picocli.CommandLine(commandOnly).parseArgs("--project", "p", "--baseline", "old");
+        assertThat(commandOnly.body()).containsEntry("baseline", Map.of("cmd", List.of("old")));
+        RunOptions none = new RunOptions();
+        new picocli.CommandLine(none).parseArgs("--project", "p");
+        assertThat(none.body()).doesNotContainKey("baseline");
+    }
+
+    @Test
+    void aBaselineImageForARunWithoutAnImageIsRefusedByTheServer() {
+        // The local runner runs commands (process executor): a baseline image there could never run.
+        CliRun.Result r = CliRun.run(
+                environment,
+                "run",
+                "--project",
+                "local",
+                "--spec",
+                "local",
+                "--baseline-image",
+                "v1",
+                "--",
+                "sh",
+                "-c",
+                "true");
+
+        assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(ExitCodes.CLIENT_ERROR);
+        assertThat(r.err()).contains("baseline.image needs the run's own image");
+    }
+
+    @Test
     void wordsSplitAsAShellSplitsThem() {
         assertThat(Words.split("sh -c 'echo \"a b\"' x\\ y \"q\\\"r\""))
                 .containsExactly("sh", "-c", "echo \"a b\"", "x y", "q\"r");

@@ -337,9 +337,16 @@ public final class ConsolePages {
                 job.config().paired() == null || parsed == null
                         ? null
                         : dev.baton.alerts.PairedVerdict.of(job.config().paired(), parsed.iterations()),
-                job.config().paired() == null
-                        ? List.of()
-                        : job.config().paired().baselineCmd());
+                baseline(job.config().paired()));
+    }
+
+    /** What a paired run's baseline runs (issue 45): its image when it has one, then its command. */
+    private static List<String> baseline(dev.baton.protocol.model.PairedConfig paired) {
+        if (paired == null) return List.of();
+        List<String> words = new ArrayList<>();
+        if (paired.baselineImage() != null) words.add("in image " + paired.baselineImage() + ":");
+        words.addAll(paired.baselineCmd() == null ? List.of("(the image's own command)") : paired.baselineCmd());
+        return words;
     }
 
     private static List<String> command(Job job) {

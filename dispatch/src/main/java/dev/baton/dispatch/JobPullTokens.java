@@ -17,7 +17,7 @@ import java.time.Instant;
  * attempt and ends at the job's hard timeout at the latest: its timeout plus job_timeout_grace,
  * counted from the start when the job has started, else from now (preparing is not run time; a
  * long pull refreshes instead). A job without an image (a command for a trusted runner) pulls
- * nothing and gets no token.
+ * nothing and gets no token. A paired job's token fetches its baseline image too (issue 45).
  */
 public final class JobPullTokens {
     private final PullTokens tokens;
@@ -33,7 +33,9 @@ public final class JobPullTokens {
         if (job.config().digest() == null) return null;
         Instant from = job.status() == JobStatus.RUNNING && job.started() != null ? job.started() : now;
         Instant hardTimeout = from.plusSeconds(job.timeout()).plus(grace);
-        PullScope scope = new PullScope(job.uuid(), job.attempt(), job.config().digest());
+        var paired = job.config().paired();
+        PullScope scope = new PullScope(
+                job.uuid(), job.attempt(), job.config().digest(), paired == null ? null : paired.baselineImage());
         return tokens.issue(new JobPull(runner, project, scope, hardTimeout), now);
     }
 

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * What a job's pull token may fetch (issue 41): only while its attempt is live (the job claimed or
  * running at that attempt, read from the store at every use, so the token is refused the moment
  * the job ends on any node), and only the manifests and blobs of the job's image (an index, the
- * manifests it lists, their configs and layers). Each pull of the image is audited once
+ * manifests it lists, their configs and layers; a paired job's baseline image too, issue 45).
+ * Each pull of an image is audited once
  * ({@code image.pulled}, with the runner and the job), when its top manifest is fetched; the
  * blobs that follow are not, nor are refetches of the manifest by the same attempt.
  */
@@ -54,7 +55,8 @@ final class JobPulls {
         if (digest.isEmpty() || !contents(key, scope).manifests().contains(digest.get())) {
             throw refused("this pull token fetches only the image of job " + scope.job() + " by digest");
         }
-        if (digest.get().toString().equals(scope.image().toString())) audit(grant, scope, job, address);
+        for (var image : scope.images())
+            if (digest.get().toString().equals(image.toString())) audit(grant, scope, image, job, address);
     }
 
     /** Refuses a blob fetch by a job's token that its job or image does not allow. */
@@ -79,9 +81,21 @@ final class JobPulls {
         return job.get();
     }
 
+    /** What the token's images consist of: the job's, and a paired job's baseline image (issue 45). */
     private Contents contents(RepositoryKey key, PullScope scope) throws IOException {
-        Digest image = Digest.parse(scope.image().toString())
-                .orElseThrow(() -> refused("the pull token names no valid image"));
+        if (scope.baseline() == null) return contents(key, scope.image());
+        Contents job = contents(key, scope.image());
+        Contents baseline = contents(key, scope.baseline());
+        Set<Digest> manifests = new HashSet<>(job.manifests());
+        manifests.addAll(baseline.manifests());
+        Set<Digest> blobs = new HashSet<>(job.blobs());
+        blobs.addAll(baseline.blobs());
+        return new Contents(manifests, blobs);
+    }
+
+    private Contents contents(RepositoryKey key, dev.baton.protocol.value.ImageDigest digest) throws IOException {
+        Digest image =
+                Digest.parse(digest.toString()).orElseThrow(() -> refused("the pull token names no valid image"));
         synchronized (images) {
             Contents known = images.get(image);
             if (known != null) return known;
@@ -114,14 +128,15 @@ final class JobPulls {
         }
     }
 
-    private void audit(Grant grant, PullScope scope, Job job, String address) {
-        String key = scope.job() + "/" + scope.attempt();
+    private void audit(
+            Grant grant, PullScope scope, dev.baton.protocol.value.ImageDigest image, Job job, String address) {
+        String key = scope.job() + "/" + scope.attempt() + "/" + image;
         synchronized (audited) {
             if (audited.put(key, Boolean.TRUE) != null) return;
         }
         try {
             String detail = "{\"runner\":\"" + grant.subject() + "\",\"job\":\"" + job.uuid() + "\",\"attempt\":"
-                    + scope.attempt() + ",\"image\":\"" + scope.image() + "\"}";
+                    + scope.attempt() + ",\"image\":\"" + image + "\"}";
             store.access()
                     .appendAudit(
                             clock.instant(),
@@ -132,12 +147,7 @@ final class JobPulls {
                             detail,
                             address);
         } catch (RuntimeException e) {
-            LOG.warn(
-                    "the pull of {} by runner {} for job {} was not audited",
-                    scope.image(),
-                    grant.subject(),
-                    job.uuid(),
-                    e);
+            LOG.warn("the pull of {} by runner {} for job {} was not audited", image, grant.subject(), job.uuid(), e);
         }
     }
 

@@ -472,6 +472,50 @@ class RunApiTest {
                         "invalid_field",
                         "baseline.cmd"),
                 Arguments.of(
+                        "an empty baseline",
+                        with(runner, body("baseline", Map.of())),
+                        400,
+                        "invalid_field",
+                        "baseline"),
+                Arguments.of(
+                        "a baseline image that is no reference",
+                        with(runner, body("baseline", Map.of("image", "Not An Image!"))),
+                        400,
+                        "invalid_field",
+                        "baseline.image"),
+                Arguments.of(
+                        "a baseline image with an empty cmd",
+                        with(runner, body("baseline", Map.of("image", "v1", "cmd", List.of()))),
+                        400,
+                        "invalid_field",
+                        "baseline.cmd"),
+                Arguments.of(
+                        "a baseline image for a run without an image",
+                        body(
+                                "project",
+                                "p-tm",
+                                "spec",
+                                "small",
+                                "cmd",
+                                List.of("new"),
+                                "baseline",
+                                Map.of("image", "v1", "cmd", List.of("old"))),
+                        400,
+                        "baseline_image_without_image",
+                        "baseline.image"),
+                Arguments.of(
+                        "a baseline image of another project",
+                        with(runner, body("baseline", Map.of("image", "own"))),
+                        422,
+                        "image_not_found",
+                        "baseline.image"),
+                Arguments.of(
+                        "a baseline image without a command and no baseline cmd",
+                        with(runner, body("baseline", Map.of("image", "bare"))),
+                        422,
+                        "no_command",
+                        "baseline.cmd"),
+                Arguments.of(
                         "a baseline with iterations",
                         with(runner, body("baseline", Map.of("cmd", List.of("old")), "iterations", 3)),
                         400,
@@ -750,6 +794,50 @@ class RunApiTest {
         assertThat(fixed.at("/config/paired/until_significant").isMissingNode()).isTrue();
         assertThat(fixed.at("/config/paired/seed").asLong())
                 .isNotEqualTo(paired.path("seed").asLong());
+    }
+
+    @Test
+    void zAPairedRunWithABaselineImageCarriesItsDigest() {
+        dev.baton.protocol.id.ProjectUuid tm = dev.baton.protocol.id.ProjectUuid.parse(
+                s.get("/v0/projects/p-tm").json().path("uuid").asText());
+        String old = TestImages.push(dir, tm, "", "old", TestImages.image(List.of("old-bench")));
+        // The image alone: its own command runs on the baseline side; the tag is stored as its digest.
+        JsonNode alone = Fixtures.created(s.post(
+                        "/v0/run",
+                        body("project", "p-tm", "image", DIGEST, "spec", "small", "baseline", Map.of("image", "old"))))
+                .path("job");
+        assertThat(alone.at("/config/paired/baseline_image").asText()).isEqualTo(old);
+        assertThat(alone.at("/config/paired/baseline_cmd").isMissingNode()).isTrue();
+        assertThat(alone.at("/config/digest").asText()).isEqualTo(DIGEST);
+        // An image without a command takes the baseline's cmd.
+        JsonNode withCmd = Fixtures.created(s.post(
+                        "/v0/run",
+                        body(
+                                "project",
+                                "p-tm",
+                                "image",
+                                DIGEST,
+                                "spec",
+                                "small",
+                                "baseline",
+                                Map.of("image", "bare", "cmd", List.of("old", "--fast")))))
+                .path("job");
+        assertThat(withCmd.at("/config/paired/baseline_image").asText()).startsWith("sha256:");
+        assertThat(withCmd.at("/config/paired/baseline_cmd").toString()).isEqualTo("[\"old\",\"--fast\"]");
+        // Stored on the job as the runner gets it.
+        Job stored = s.server
+                .store()
+                .runs()
+                .findJob(JobUuid.parse(alone.path("uuid").asText()))
+                .orElseThrow();
+        assertThat(stored.config().paired().baselineImage().value()).isEqualTo(old);
+        // A rerun keeps the baseline image (by digest), with a new pair order.
+        JsonNode rerun = Fixtures.created(
+                        s.post("/v0/projects/p-tm/jobs/" + alone.path("uuid").asText() + "/rerun", Map.of()))
+                .path("job");
+        assertThat(rerun.at("/config/paired/baseline_image").asText()).isEqualTo(old);
+        assertThat(rerun.at("/config/paired/seed").asLong())
+                .isNotEqualTo(alone.at("/config/paired/seed").asLong());
     }
 
     @Test

@@ -119,4 +119,33 @@ class ConsolePairedTest {
                     .isEqualTo(3);
         }
     }
+
+    @Test
+    void theJobPageNamesABaselineImage() throws Exception {
+        // Issue 45: a baseline of its own image says which, and that its own command runs.
+        String session = signIn();
+        String old = dev.baton.server.testing.TestImages.push(
+                baton.dataDir,
+                dev.baton.protocol.id.ProjectUuid.parse(baton.project),
+                "",
+                "old",
+                dev.baton.server.testing.TestImages.image(List.of("old-bench")));
+        String[] runner = baton.createRunner("paired images box");
+        try (TestRunner r = baton.connect(runner[0], runner[1])) {
+            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            String job = baton.run(baton.admin, Map.of("baseline", Map.of("image", "old"), "pairs", 2));
+            ClaimedJob claimed = r.expect(ServerMessage.Job.class).job();
+            assertThat(claimed.config().paired().baselineImage().value()).isEqualTo(old);
+            List<IterationResult> results = new ArrayList<>();
+            for (int i = 0; i < 4; i++)
+                results.add(
+                        new IterationResult(0, "{\"sort\":{\"latency\":{\"value\":" + (10 + i) + "}}}", "", Map.of()));
+            r.send(new RunnerMessage.Running(claimed.uuid(), claimed.lease()));
+            r.send(new RunnerMessage.Completed(claimed.uuid(), claimed.lease(), results));
+            await().atMost(Duration.ofSeconds(20)).until(() -> baton.status(job).equals("processed"));
+
+            String html = get("/console/projects/bench/jobs/" + job, session).body();
+            assertThat(html).contains("Baseline (A) <code>in image " + old + ": (the image's own command)</code>");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package dev.baton.protocol.model;
 
+import dev.baton.protocol.value.ImageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,6 +20,11 @@ import java.util.SplittableRandom;
  * passed. {@code adapter} and {@code resultsFile} are the report's, copied here so that the runner
  * can read each side's output for that decision; the server reads it again for the report.
  * Baton's extension of the job config (docs/protocol.md); absent on every other job.
+ *
+ * <p>{@code baselineImage} (issue 45, optional) runs the baseline in an image of its own: the
+ * baseline side is then the job as it would run in that image, {@code baselineCmd} (optional with
+ * an image) in place of the job's cmd. Without it the baseline runs in the job's image (or, on
+ * the process executor, as a plain command). At least one of the two is present.
  */
 public record PairedConfig(
         List<String> baselineCmd,
@@ -28,7 +34,8 @@ public record PairedConfig(
         Integer budget,
         Double minEffect,
         String adapter,
-        String resultsFile) {
+        String resultsFile,
+        ImageDigest baselineImage) {
 
     /** The fewest and most pairs a run may ask for (each pair is two iterations of the result). */
     public static final int MIN_PAIRS = 2;
@@ -39,6 +46,19 @@ public record PairedConfig(
 
     public PairedConfig {
         baselineCmd = baselineCmd == null ? null : Collections.unmodifiableList(new ArrayList<>(baselineCmd));
+    }
+
+    /** A baseline that is a command in the job's own image (or on the process executor, a command). */
+    public PairedConfig(
+            List<String> baselineCmd,
+            int pairs,
+            long seed,
+            Boolean untilSignificant,
+            Integer budget,
+            Double minEffect,
+            String adapter,
+            String resultsFile) {
+        this(baselineCmd, pairs, seed, untilSignificant, budget, minEffect, adapter, resultsFile, null);
     }
 
     /** Which side runs an iteration. */

@@ -12,8 +12,9 @@ import java.util.Map;
  * What a job runs inside its image, with Docker's semantics, for every executor that runs an
  * image (runc, microVM): the job's entrypoint replaces the image's and drops its cmd; the job's
  * cmd replaces the image's; the environment is a default PATH, then the image's, then the job's.
- * A paired job's baseline (issue 45) runs in the same image as its cmd would: the same entrypoint,
- * the baseline's command in place of the job's cmd.
+ * A paired job's baseline (issue 45) runs with the same rules, the baseline's command in place of
+ * the job's cmd: in the job's image, or with a baseline image in that image (its entrypoint, env
+ * and, without a baseline command, its cmd); the job's entrypoint and env apply to both sides.
  */
 record ContainerCommand(List<String> argv, Map<String, String> env) {
     static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -23,10 +24,15 @@ record ContainerCommand(List<String> argv, Map<String, String> env) {
         return of(config, image, cmd);
     }
 
-    /** A paired job's baseline side, or null when the job is not paired. */
+    /**
+     * A paired job's baseline side in {@code image} (the baseline's own image when it has one, else
+     * the job's), or null when the job is not paired.
+     */
     static ContainerCommand baseline(JobConfig config, ImageConfig image) throws DeclinedException {
         if (config.paired() == null) return null;
-        return of(config, image, config.paired().baselineCmd());
+        List<String> cmd = config.paired().baselineCmd();
+        if (cmd == null) cmd = config.entrypoint() != null ? null : image.cmd(); // an image without a command
+        return of(config, image, cmd);
     }
 
     private static ContainerCommand of(JobConfig config, ImageConfig image, List<String> cmd) throws DeclinedException {

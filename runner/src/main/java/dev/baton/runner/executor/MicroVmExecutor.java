@@ -324,6 +324,13 @@ public final class MicroVmExecutor implements Executor {
                         DeclineCode.IMAGE_REQUIRED, "the microvm executor runs images; this job has no image digest");
             }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
+            if (job.config().paired() != null && job.config().paired().baselineImage() != null) {
+                // Issue 45: the guest boots one disk made from one image (docs/paired-runs.md).
+                throw new DeclinedException(
+                        DeclineCode.IMAGE_REFUSED,
+                        "the microvm executor runs one image per job; this paired job's baseline is another image ("
+                                + job.config().paired().baselineImage() + "): run it on a runc runner");
+            }
             long diskBytes = job.spec().disk() > 0 ? job.spec().disk() : DEFAULT_DISK;
             if (diskBytes < MIN_DISK)
                 throw new DeclinedException(

@@ -155,6 +155,14 @@ public final class ProcessExecutor implements Executor {
             full.addAll(command);
             argv = full;
             PairedConfig paired = job.config().paired();
+            if (paired != null && paired.baselineImage() != null) {
+                // Issue 45: the job's cmd may stand in for its image here, but a verdict between two
+                // images needs the baseline to run in its image; another executor may take it.
+                throw new DeclinedException(
+                        DeclineCode.IMAGE_REFUSED,
+                        "the process executor cannot run images: this paired job's baseline is image "
+                                + paired.baselineImage());
+            }
             if (paired != null) {
                 List<String> baseline = new ArrayList<>();
                 benchmarkCpus.ifPresent(cpus -> baseline.addAll(List.of("taskset", "-c", cpus)));

@@ -1,17 +1,15 @@
 package dev.baton.runner.executor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
-import dev.baton.runner.oci.DiskFullException;
 import dev.baton.runner.oci.ImageConfig;
 import dev.baton.runner.oci.ImagePuller;
-import dev.baton.runner.oci.LayerException;
 import dev.baton.runner.oci.LayerUnpacker;
-import dev.baton.runner.oci.PullDeniedException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * ({@code runc kill}, {@code runc delete}); {@link #sweep()} removes what a crashed agent left.
  * An out-of-memory kill is read from the container's memory cgroup (cgroup v1
  * {@code memory.oom_control}, v2 {@code memory.events}) before the container is deleted.
+ * A paired job whose baseline has an image of its own (issue 45) gets a second rootfs in the
+ * same bundle, {@link #BASELINE_ROOTFS}; its baseline iterations' {@code config.json} names it.
  */
 public final class RuncExecutor implements Executor {
     /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
@@ -49,6 +49,9 @@ public final class RuncExecutor implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(RuncExecutor.class);
     static final String PREFIX = "baton-";
+    /** The bundle's second rootfs, a paired job's baseline image (issue 45), beside {@code rootfs}. */
+    static final String BASELINE_ROOTFS = "baseline-rootfs";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -253,8 +256,11 @@ public final class RuncExecutor implements Executor {
     private final class ContainerExecution extends IterativeExecution {
         private final Path bundle;
         private final Path rootfs;
+        /** A paired job's baseline image's rootfs (issue 45), beside the job's; unused otherwise. */
+        private final Path baselineRootfs;
+
         private RuncSpec.Process process;
-        /** A paired job's baseline side (issue 45), in the same image; null when not paired. */
+        /** A paired job's baseline side (issue 45), in its own image or the job's; null when not paired. */
         private RuncSpec.Process baseline;
 
         private final boolean[] deleted;
@@ -264,6 +270,7 @@ public final class RuncExecutor implements Executor {
             this.bundle =
                     options.workDir().resolve("bundles").resolve(job.uuid().toString());
             this.rootfs = bundle.resolve("rootfs");
+            this.baselineRootfs = bundle.resolve(BASELINE_ROOTFS);
             this.deleted = new boolean[job.config().iterationsOrDefault() + 1];
         }
 
@@ -278,49 +285,45 @@ public final class RuncExecutor implements Executor {
                         DeclineCode.IMAGE_REQUIRED, "the runc executor runs images; this job has no image digest");
             }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
-            ImagePuller.PulledImage image;
-            try {
-                ImagePuller puller = new ImagePuller(options.workDir().resolve("blobs"), options.arch());
-                image = puller.pull(options.sources().apply(job), job.config().digest(), events::progress);
-            } catch (PullDeniedException e) {
-                throw new DeclinedException(DeclineCode.PULL_FAILED, e.getMessage());
-            } catch (LayerException e) {
-                throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
-            } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e))
-                    throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
-                throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
-            }
-            checkStopped();
-            try {
-                Trees.deleteTree(bundle);
-                privateDirectory(bundle.getParent());
-                privateDirectory(bundle);
-                Files.createDirectories(rootfs);
-                LayerUnpacker unpacker = new LayerUnpacker(
-                        rootfs,
-                        userns
-                                ? new LayerUnpacker.IdShift(options.idOffset(), true, true)
-                                : new LayerUnpacker.IdShift(0, true, false),
-                        unpackLimit());
-                int i = 0;
-                for (ImagePuller.Layer layer : image.layers()) {
-                    events.progress(
-                            "unpacking layer " + (++i) + "/" + image.layers().size());
-                    unpacker.apply(layer.blob(), layer.mediaType());
-                    checkStopped();
-                }
-                if (userns) chown(rootfs, options.idOffset(), options.idOffset());
-                process = resolveProcess(image.config(), ContainerCommand.of(job.config(), image.config()));
-                ContainerCommand baselineCommand = ContainerCommand.baseline(job.config(), image.config());
-                if (baselineCommand != null) baseline = resolveProcess(image.config(), baselineCommand);
-                held.used(job.config().digest()); // every layer is verified in the blob cache now
-            } catch (LayerException e) {
-                throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
-            } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e))
-                    throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
-                throw e;
+            ImagePuller puller = new ImagePuller(options.workDir().resolve("blobs"), options.arch());
+            BlobSource source = options.sources().apply(job);
+            Trees.deleteTree(bundle);
+            privateDirectory(bundle.getParent());
+            privateDirectory(bundle);
+            LayerUnpacker.IdShift ids = userns
+                    ? new LayerUnpacker.IdShift(options.idOffset(), true, true)
+                    : new LayerUnpacker.IdShift(0, true, false);
+            ImageRootfs.Unpacked image = ImageRootfs.make(
+                    puller,
+                    source,
+                    job.config().digest(),
+                    rootfs,
+                    ids,
+                    unpackLimit(),
+                    events::progress,
+                    this::checkStopped);
+            if (userns) chown(rootfs, options.idOffset(), options.idOffset());
+            process = resolveProcess(image.config(), ContainerCommand.of(job.config(), image.config()), rootfs);
+            held.used(job.config().digest()); // every layer is verified in the blob cache now
+            PairedConfig paired = job.config().paired();
+            if (paired != null && paired.baselineImage() != null) {
+                // Issue 45: the baseline's own image, through the same cache, in the same disk allowance.
+                ImageRootfs.Unpacked other = ImageRootfs.make(
+                        puller,
+                        source,
+                        paired.baselineImage(),
+                        baselineRootfs,
+                        ids,
+                        Math.max(1, unpackLimit() - image.bytes()),
+                        message -> events.progress("baseline image: " + message),
+                        this::checkStopped);
+                if (userns) chown(baselineRootfs, options.idOffset(), options.idOffset());
+                baseline = resolveProcess(
+                        other.config(), ContainerCommand.baseline(job.config(), other.config()), baselineRootfs);
+                held.used(paired.baselineImage());
+            } else if (paired != null) {
+                baseline =
+                        resolveProcess(image.config(), ContainerCommand.baseline(job.config(), image.config()), rootfs);
             }
         }
 
@@ -346,14 +349,15 @@ public final class RuncExecutor implements Executor {
         }
 
         /** Docker semantics: the job's entrypoint replaces the image's (and drops its cmd); the job's cmd replaces the image's. */
-        private RuncSpec.Process resolveProcess(ImageConfig image, ContainerCommand command) throws DeclinedException {
+        private RuncSpec.Process resolveProcess(ImageConfig image, ContainerCommand command, Path root)
+                throws DeclinedException {
             List<String> args = command.argv();
             Map<String, String> env = command.env();
             List<String> envList = new ArrayList<>();
             env.forEach((k, v) -> envList.add(k + "=" + v));
             String cwd =
                     image.workingDir() == null || image.workingDir().equals("/") ? RuncSpec.WORK : image.workingDir();
-            ImageUser user = ImageUser.resolve(image.user(), rootfs);
+            ImageUser user = ImageUser.resolve(image.user(), root);
             return new RuncSpec.Process(args, envList, cwd, user.uid(), user.gid());
         }
 
@@ -365,14 +369,16 @@ public final class RuncExecutor implements Executor {
         protected Process launch(int iteration) throws IOException {
             Path work = Files.createDirectories(workDir(iteration));
             long shift = userns ? options.idOffset() : 0;
-            chown(work, shift + process.uid(), shift + process.gid());
+            RuncSpec.Process chosen = withIteration(process, iteration);
+            chown(work, shift + chosen.uid(), shift + chosen.gid());
             var config = RuncSpec.build(
                     job.spec(),
-                    withIteration(process, iteration),
+                    chosen,
                     work,
                     options.benchmarkCpus(),
                     options.pidsLimit(),
                     userns ? Optional.of(new RuncSpec.UserNamespace(options.idOffset(), 65536)) : Optional.empty());
+            if (inBaselineImage(iteration)) ((ObjectNode) config.get("root")).put("path", BASELINE_ROOTFS);
             Files.writeString(bundle.resolve("config.json"), JSON.writeValueAsString(config));
             Process p = new ProcessBuilder(runc("run", "--keep", "--bundle", bundle.toString(), id(iteration)))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
@@ -383,6 +389,14 @@ public final class RuncExecutor implements Executor {
         @Override
         protected boolean runsPairs() {
             return true;
+        }
+
+        /** Whether iteration {@code iteration} (from 1) is a baseline side that runs in the baseline's own image. */
+        private boolean inBaselineImage(int iteration) {
+            PairedConfig paired = job.config().paired();
+            return paired != null
+                    && paired.baselineImage() != null
+                    && paired.side(iteration - 1) == PairedConfig.Side.BASELINE;
         }
 
         /** The iteration's side of a paired job picks the command; each side knows which it is. */
@@ -420,7 +434,9 @@ public final class RuncExecutor implements Executor {
         @Override
         protected FileCollector.Collected collect(int iteration) {
             Path work = workDir(iteration);
-            String cwd = process.cwd();
+            boolean other = inBaselineImage(iteration);
+            Path root = other ? baselineRootfs : rootfs;
+            String cwd = other ? baseline.cwd() : process.cwd();
             return new FileCollector(limits).collect(job.config().filePaths(), name -> {
                 String path = name.startsWith("/") ? name : (cwd.endsWith("/") ? cwd + name : cwd + "/" + name);
                 if (path.equals(RuncSpec.WORK) || path.startsWith(RuncSpec.WORK + "/")) {
@@ -430,7 +446,7 @@ public final class RuncExecutor implements Executor {
                 }
                 if (path.equals("/tmp") || path.startsWith("/tmp/"))
                     return Optional.empty(); // a tmpfs, gone with the container
-                return Optional.of(new FileCollector.Location(rootfs, rootfs.resolve(path.substring(1))));
+                return Optional.of(new FileCollector.Location(root, root.resolve(path.substring(1))));
             });
         }
 

@@ -225,6 +225,28 @@ class MicroVmExecutorTest {
     }
 
     @Test
+    void aPairedJobWhoseBaselineIsAnotherImageIsDeclinedAsImageRefused() throws Exception {
+        // Issue 45: the guest boots one disk made from one image; a runc runner takes such a job.
+        var other = dev.baton.protocol.value.ImageDigest.of("sha256:" + "d".repeat(64));
+        JobConfig config = new JobConfig(
+                "local",
+                dev.baton.protocol.id.ProjectUuid.random(),
+                image.digest(),
+                null,
+                List.of("true"),
+                Map.of(),
+                JobTimeout.of(60),
+                List.of(),
+                null,
+                new PairedConfig(null, 2, 45, null, null, null, "json", null, other));
+        Recorder r = run(Jobs.claimed(spec(64 * MIB, false), config));
+        assertThat(r.declined.get(60, TimeUnit.SECONDS))
+                .startsWith("image_refused: the microvm executor runs one image per job")
+                .contains(other.value());
+        assertThat(vms()).isEmpty();
+    }
+
+    @Test
     void aPairedJobRunsTheBaselineInTheSameImageOnItsSideOfEachPair() throws Exception {
         // Issue 45: two pairs, four boots; each side prints who it is, its pair and its side.
         String print = "echo \"$0 $BATON_PAIR $BATON_SIDE $BATON_ITERATION\"";

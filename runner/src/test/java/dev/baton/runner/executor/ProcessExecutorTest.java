@@ -86,6 +86,59 @@ class ProcessExecutorTest {
     }
 
     @Test
+    void aPairedJobWhoseBaselineIsAnImageIsDeclinedAsImageRefused() throws Exception {
+        // Issue 45: the process executor runs no images, and the baseline's image is the point of the comparison.
+        var digest = dev.baton.protocol.value.ImageDigest.of("sha256:" + "c".repeat(64));
+        var config = new dev.baton.protocol.model.JobConfig(
+                null,
+                dev.baton.protocol.id.ProjectUuid.random(),
+                digest,
+                null,
+                List.of("sh", "-c", "echo new"),
+                java.util.Map.of(),
+                dev.baton.protocol.value.JobTimeout.of(60),
+                List.of(),
+                null,
+                new dev.baton.protocol.model.PairedConfig(
+                        List.of("echo", "old"), 2, 1, null, null, null, "json", null, digest));
+        var executor = new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
+        CompletableFuture<String> declined = new CompletableFuture<>();
+        CompletableFuture<dev.baton.protocol.message.DeclineCode> code = new CompletableFuture<>();
+        executor.prepare(
+                Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false), config),
+                new ExecutionEvents() {
+                    @Override
+                    public void progress(String message) {}
+
+                    @Override
+                    public void prepared() {
+                        declined.completeExceptionally(new AssertionError("prepared"));
+                    }
+
+                    @Override
+                    public void declined(String reason) {
+                        declined.complete(reason);
+                    }
+
+                    @Override
+                    public void declined(dev.baton.protocol.message.DeclineCode c, String reason) {
+                        code.complete(c);
+                        declined(reason);
+                    }
+
+                    @Override
+                    public void started(Instant at) {}
+
+                    @Override
+                    public void finished(ExecutionResult result) {}
+                });
+        assertThat(declined.get(10, TimeUnit.SECONDS))
+                .contains("cannot run images")
+                .contains(digest.value());
+        assertThat(code.get(10, TimeUnit.SECONDS)).isEqualTo(dev.baton.protocol.message.DeclineCode.IMAGE_REFUSED);
+    }
+
+    @Test
     void theWorkloadIsPinnedToTheBenchmarkCpus() throws Exception {
         int cpus = Runtime.getRuntime().availableProcessors();
         org.junit.jupiter.api.Assumptions.assumeTrue(cpus > 1, "needs more than one CPU");

@@ -187,6 +187,96 @@ abstract class PullTokenAgainstServerContract {
         }
     }
 
+    @Test
+    void aPairedJobsTokenPullsItsBaselineImageTooAndNothingElse() throws Exception {
+        // Issue 45: a baseline of its own image is prepared under the job's lease, with the job's token.
+        try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl())) {
+            baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
+            JsonNode bench =
+                    baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+            JsonNode other =
+                    baton.post("/v0/projects", Map.of("name", "Other", "slug", "other", "organization", "acme"));
+            baton.post(
+                    "/v0/specs",
+                    Map.of(
+                            "name",
+                            "x86",
+                            "slug",
+                            "x86",
+                            "architecture",
+                            "x86_64",
+                            "cpu",
+                            1,
+                            "memory",
+                            256 << 20,
+                            "disk",
+                            1L << 30));
+            JsonNode created = baton.post("/v0/runners", Map.of("name", "puller"));
+            String slug = created.at("/runner/slug").asText();
+            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "x86"));
+            TestImages.Image image =
+                    TestImages.write(dir.resolve("a"), List.of("bench"), List.of(bytes("candidate layer")));
+            TestImages.Image baseline =
+                    TestImages.write(dir.resolve("b"), List.of("bench"), List.of(bytes("baseline layer")));
+            TestImages.Image sibling =
+                    TestImages.write(dir.resolve("c"), List.of("other"), List.of(bytes("sibling layer")));
+            TestImages.Image elsewhere =
+                    TestImages.write(dir.resolve("d"), List.of("else"), List.of(bytes("other project's layer")));
+            baton.pushImage(image, "bench/a", "v2");
+            baton.pushImage(baseline, "bench/a", "v1");
+            baton.pushImage(sibling, "bench/c", "v1");
+            baton.pushImage(elsewhere, "other/d", "v1");
+            baton.post(
+                    "/v0/run",
+                    Map.of(
+                            "project",
+                            "bench",
+                            "spec",
+                            "x86",
+                            "image",
+                            image.digest().value(),
+                            "baseline",
+                            Map.of("image", "a:v1")));
+
+            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            ChannelClient channel =
+                    new ChannelClient(http, baton.url(), slug, key, 1 << 20, inputs::add, java.time.Clock.systemUTC());
+            channel.connect();
+            next(Input.ConnectionOpened.class);
+            channel.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            ClaimedJob claimed = received(ServerMessage.Job.class).job();
+            assertThat(claimed.config().paired().baselineImage()).isEqualTo(baseline.digest());
+
+            String token = claimed.ociToken();
+            RegistryBlobSource registry = new RegistryBlobSource(
+                    http,
+                    claimed.config().registry(),
+                    claimed.config().project().toString(),
+                    token);
+            ImagePuller.PulledImage pulled = new ImagePuller(dir.resolve("cache"), Architecture.X86_64)
+                    .pull(registry, baseline.digest(), progress -> {});
+            assertThat(pulled.layers())
+                    .extracting(ImagePuller.Layer::digest)
+                    .containsExactlyElementsOf(baseline.layerDigests());
+            assertThat(pullsWith(token, claimed, bench, image)).isTrue();
+            assertThat(pullsWith(token, claimed, bench, sibling)).isFalse();
+            assertThat(pullsWith(token, claimed, other, elsewhere)).isFalse();
+            assertThatThrownBy(() -> registry.blob(sibling.layerDigests().getFirst()))
+                    .isInstanceOf(PullDeniedException.class);
+
+            // Each image's pull is audited once.
+            List<String> audited = new ArrayList<>();
+            for (JsonNode event : baton.get("/v0/audit").path("events")) {
+                if (event.path("action").asText().equals("image.pulled"))
+                    audited.add(event.path("detail").asText());
+            }
+            assertThat(audited).hasSize(2);
+            assertThat(String.join(" ", audited))
+                    .contains(image.digest().value(), baseline.digest().value());
+            channel.close();
+        }
+    }
+
     /** True when {@code token} fetches {@code image}'s manifest from {@code project}'s repository. */
     private boolean pullsWith(String token, ClaimedJob claimed, JsonNode project, TestImages.Image image)
             throws IOException {

@@ -69,6 +69,23 @@ class RegistryTokensTest {
     }
 
     @Test
+    void aPairedJobsPullTokenNamesItsBaselineImageToo() throws Exception {
+        // Issue 45: the runner pulls the baseline's own image under the job's one token.
+        RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(5));
+        ImageDigest baseline = ImageDigest.of("sha256:" + "b".repeat(64));
+        PullScope scope = new PullScope(JobUuid.random(), 1, IMAGE, baseline);
+        JobPull pull = new JobPull(RunnerUuid.random(), ProjectUuid.random(), scope, NOW.plus(Duration.ofHours(1)));
+
+        Grant grant = tokens.verify(tokens.issue(pull, NOW), NOW).orElseThrow();
+        assertThat(grant.pull()).isEqualTo(scope);
+        assertThat(grant.pull().images()).containsExactly(IMAGE, baseline);
+        Grant single = tokens.verify(tokens.issue(pull(RunnerUuid.random(), ProjectUuid.random()), NOW), NOW)
+                .orElseThrow();
+        assertThat(single.pull().baseline()).isNull();
+        assertThat(single.pull().images()).containsExactly(IMAGE);
+    }
+
+    @Test
     void aPullTokenNeverOutlivesItsJobsHardTimeout() throws Exception {
         RegistryTokens tokens = RegistryTokens.open(dataDir, Duration.ofMinutes(10));
         JobPull soon = new JobPull(

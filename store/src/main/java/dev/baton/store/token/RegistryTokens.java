@@ -64,6 +64,8 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
 
     private static final String PULL_ATTEMPT_CLAIM = "pull_attempt";
     private static final String PULL_IMAGE_CLAIM = "pull_image";
+    /** A paired job's baseline image (issue 45), which its token fetches too; absent otherwise. */
+    private static final String PULL_BASELINE_CLAIM = "pull_baseline_image";
 
     private final ECKey key;
     private final JWSSigner signer;
@@ -133,11 +135,13 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         PullScope scope = pull.scope();
         List<Access> access =
                 List.of(new Access(Access.REPOSITORY, pull.project().toString(), Set.of("pull")));
-        JWTClaimsSet claims = claims(pull.runner().toString(), access, now, ttl)
+        JWTClaimsSet.Builder builder = claims(pull.runner().toString(), access, now, ttl)
                 .claim(PULL_JOB_CLAIM, scope.job().toString())
                 .claim(PULL_ATTEMPT_CLAIM, scope.attempt())
-                .claim(PULL_IMAGE_CLAIM, scope.image().toString())
-                .build();
+                .claim(PULL_IMAGE_CLAIM, scope.image().toString());
+        if (scope.baseline() != null)
+            builder.claim(PULL_BASELINE_CLAIM, scope.baseline().toString());
+        JWTClaimsSet claims = builder.build();
         return signed(claims);
     }
 
@@ -222,7 +226,9 @@ public final class RegistryTokens implements PullTokens, NodeTokens {
         if (attempt == null || image == null) {
             throw new IllegalArgumentException("a job's pull token names its attempt and image");
         }
-        return new PullScope(JobUuid.parse(job), attempt, ImageDigest.of(image));
+        String baseline = claims.getStringClaim(PULL_BASELINE_CLAIM);
+        return new PullScope(
+                JobUuid.parse(job), attempt, ImageDigest.of(image), baseline == null ? null : ImageDigest.of(baseline));
     }
 
     private String sign(String subject, List<Access> access, Instant now, Duration ttl) {
