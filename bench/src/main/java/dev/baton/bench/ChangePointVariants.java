@@ -15,19 +15,23 @@ final class ChangePointVariants {
     private ChangePointVariants() {}
 
     static Map<String, ChangePointSettings> settings() {
-        ChangePointSettings plain = ChangePointSettings.PLAIN;
         ChangePointSettings d = ChangePointSettings.DEFAULT;
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
-        out.put("plain (Otava's test)", plain);
         out.put("default", d);
-        out.put("default without medians", d.withPersist(false));
-        out.put("default without winsorizing", d.withWinsorize(Double.POSITIVE_INFINITY));
-        out.put("default, winsorized at 2.5", d.withWinsorize(2.5));
-        out.put("default, p < 0.002", d.withMaxP(0.002));
-        out.put("default, new level ≤ 20 points old", d.withMaxAge(20));
-        out.put("default, ≥ 1 deviation", d.withMinEffect(1));
-        out.put("default, segments of 2 confirmed by 1", d.withMinSegment(2).withConfirm(1));
-        out.put("default, moves followed", d.withFollowMoves(true));
+        ChangePointSettings t = d.withTrendStep(1);
+        out.put("default, step on a trend", t);
+        out.put("default, step on a trend, new level ≤ 20 points old", t.withMaxAge(20));
+        out.put("default, step on a trend, new level ≤ 10 points old", t.withMaxAge(10));
+        out.put(
+                "default, step on a trend, winsorized at 3, ≤ 20 points old",
+                t.withWinsorize(3).withMaxAge(20));
+        out.put(
+                "default, step on a trend, winsorized at 3, ≤ 10 points old",
+                t.withWinsorize(3).withMaxAge(10));
+        out.put("default, step on a trend, winsorized at 3.5", t.withWinsorize(3.5));
+        out.put(
+                "default, step on a trend, winsorized at 3, p < 0.0005",
+                t.withWinsorize(3).withMaxP(0.0005));
         return out;
     }
 
