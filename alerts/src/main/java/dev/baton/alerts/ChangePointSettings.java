@@ -56,12 +56,15 @@ public record ChangePointSettings(
             0);
 
     /**
-     * Baton's defaults (decision 0061): Bonferroni over the split positions, the change held on
-     * the medians. Not winsorized: clipping each segment around its own median also pulls a
-     * point of the old level that a misplaced split puts into the new segment towards it, and
-     * so reveals changes one point early at the wrong commit.
+     * Baton's defaults (decisions 0061 and 0067): Bonferroni over the split positions, the change
+     * held on the medians, and a step on top of a common linear trend of at least the least
+     * change (a series that only trends is no change point). Not winsorized: clipping each
+     * segment around its own median also pulls a point of the old level that a misplaced split
+     * puts into the new segment towards it, and so reveals changes one point early at the wrong
+     * commit.
      */
-    public static final ChangePointSettings DEFAULT = PLAIN.withPerSplit(true).withPersist(true);
+    public static final ChangePointSettings DEFAULT =
+            PLAIN.withPerSplit(true).withPersist(true).withTrendStep(1);
 
     public ChangePointSettings withMaxP(double p) {
         return new ChangePointSettings(

@@ -107,8 +107,10 @@ final class Segments {
 
     /**
      * Whether a change point that passed its p-value and least relative change also passes the
-     * robust checks: a change of at least {@code minEffect} pooled deviations, and (persist) the
-     * segments' medians on either side of the middle of the two means, each on its own side.
+     * robust checks: a change of at least {@code minEffect} pooled deviations, (trendStep) a step
+     * on top of a straight line common to both segments that goes the same way and is at least
+     * that share of {@code minChange}, and (persist) the segments' medians on either side of the
+     * middle of the two means, each on its own side.
      */
     static boolean holds(Comparison c, ChangePointSettings s, double minChange) {
         ChangePoints.ChangePoint p = c.point();

@@ -17,21 +17,17 @@ final class ChangePointVariants {
     static Map<String, ChangePointSettings> settings() {
         ChangePointSettings d = ChangePointSettings.DEFAULT;
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
-        out.put("default", d);
-        ChangePointSettings t = d.withTrendStep(1);
-        out.put("default, step on a trend", t);
-        out.put("default, step on a trend, new level ≤ 20 points old", t.withMaxAge(20));
-        out.put("default, step on a trend, new level ≤ 10 points old", t.withMaxAge(10));
+        // Decision 0067: the default is decision 0061's with the step on a common trend.
+        ChangePointSettings before = d.withTrendStep(0);
+        out.put("decision 0061 (Bonferroni + medians)", before);
+        out.put("default (0061 + step on a common trend)", d);
+        out.put("0061 + trend, new level ≤ 20 points old", d.withMaxAge(20));
+        out.put("0061 + trend, winsorized at 3", d.withWinsorize(3));
         out.put(
-                "default, step on a trend, winsorized at 3, ≤ 20 points old",
-                t.withWinsorize(3).withMaxAge(20));
-        out.put(
-                "default, step on a trend, winsorized at 3, ≤ 10 points old",
-                t.withWinsorize(3).withMaxAge(10));
-        out.put("default, step on a trend, winsorized at 3.5", t.withWinsorize(3.5));
-        out.put(
-                "default, step on a trend, winsorized at 3, p < 0.0005",
-                t.withWinsorize(3).withMaxP(0.0005));
+                "0061 + trend, winsorized at 3, ≤ 20 points old",
+                d.withWinsorize(3).withMaxAge(20));
+        out.put("0061 + trend, p < 0.005", d.withMaxP(0.005));
+        out.put("0061 + trend, positions^0.5", d.withPositionsPower(0.5));
         return out;
     }
 
