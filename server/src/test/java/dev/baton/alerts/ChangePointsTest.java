@@ -226,4 +226,34 @@ class ChangePointsTest {
         assertThat(flags(ChangePointSettings.DEFAULT, spike)).isEmpty();
         assertThat(flags(ChangePointSettings.PLAIN.withWinsorize(3), spike)).isEmpty();
     }
+
+    /** 100 × (1 + 0.4 % per point), with noise of ±0.2 % cycling; × 1.1 from {@code stepAt} on. */
+    static double[] trending(int n, int stepAt) {
+        double[] noise = {-0.002, 0, 0.002, 0};
+        double[] x = new double[n];
+        for (int i = 0; i < n; i++) x[i] = 100 * (1 + 0.004 * i) * (1 + noise[i % 4]) * (i >= stepAt ? 1.1 : 1);
+        return x;
+    }
+
+    @Test
+    void aSeriesThatOnlyTrendsHasNoChangePointButAStepOnATrendHas() {
+        // Rising 0.4 % a point, the means of two neighbouring segments soon differ by 5 %: without
+        // the step on a common trend (decision 0061's settings) eight change points are revealed
+        // on 120 points (TCPD's us_population had 40). A line through both segments with a step
+        // at the split explains it with a step of about 0: none is revealed (decision 0067).
+        double[] trend = trending(120, Integer.MAX_VALUE);
+        assertThat(flags(ChangePointSettings.DEFAULT.withTrendStep(0), trend)).hasSizeGreaterThan(5);
+        assertThat(flags(ChangePointSettings.DEFAULT, trend)).isEmpty();
+        // A 10 % step at index 60 on the same trend is revealed, once, at its third point.
+        double[] step = trending(120, 60);
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        List<ChangePoint> revealed = new ArrayList<>();
+        for (double v : step) {
+            ChangePoint c = online.add(v);
+            if (c != null) revealed.add(c);
+        }
+        assertThat(revealed)
+                .singleElement()
+                .satisfies(c -> assertThat(c.index()).isEqualTo(60));
+    }
 }
