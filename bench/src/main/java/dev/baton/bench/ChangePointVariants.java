@@ -28,6 +28,8 @@ final class ChangePointVariants {
                 d.withWinsorize(3).withMaxAge(20));
         out.put("0061 + trend, p < 0.005", d.withMaxP(0.005));
         out.put("0061 + trend, positions^0.5", d.withPositionsPower(0.5));
+        out.put("0061 + trend, winsorized at 3.5", d.withWinsorize(3.5));
+        out.put("0061 + trend, winsorized at 3, p < 0.0005", d.withWinsorize(3).withMaxP(0.0005));
         return out;
     }
 
