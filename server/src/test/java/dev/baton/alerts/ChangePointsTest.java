@@ -256,4 +256,23 @@ class ChangePointsTest {
                 .singleElement()
                 .satisfies(c -> assertThat(c.index()).isEqualTo(60));
     }
+
+    @Test
+    void theCorrectionCountsTheSplitPositionsToAPower() {
+        // 30 runs cycling 95, 100, 105, 100 (standard deviation about 3.5), then 109, 110, 108: at
+        // the third new point t = 9 / (3.5 × √(1/30 + 1/3)) gives p = 1.4·10⁻⁴ (below 0.001), and
+        // the pair of segments of 33 points has 28 split positions. Bonferroni (power 1):
+        // 1.4·10⁻⁴ × 28 = 0.004, not revealed; power 0.5: × 5.3 = 7.4·10⁻⁴, revealed at its third
+        // point; power 0 is no correction at all.
+        double[] x = new double[33];
+        double[] cycle = {95, 100, 105, 100};
+        for (int i = 0; i < 30; i++) x[i] = cycle[i % 4];
+        x[30] = 109;
+        x[31] = 110;
+        x[32] = 108;
+        assertThat(flags(ChangePointSettings.DEFAULT, x)).isEmpty();
+        assertThat(flags(ChangePointSettings.DEFAULT.withPositionsPower(0.5), x))
+                .containsExactly(32);
+        assertThat(flags(ChangePointSettings.DEFAULT.withPositionsPower(0), x)).containsExactly(32);
+    }
 }
