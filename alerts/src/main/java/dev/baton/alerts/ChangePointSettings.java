@@ -20,6 +20,13 @@ package dev.baton.alerts;
  * @param minSegment the fewest points of a segment ({@link ChangePoints#MIN_SEGMENT})
  * @param confirm a change point found is revealed only when the next this many points still find
  *     it (within {@link ChangePoints#SAME_WITHIN}); 0: at once
+ * @param positionsPower with {@code perSplit}, the p-value is multiplied by the number of split
+ *     positions raised to this power: 1 is Bonferroni; less counts the positions as fewer
+ *     independent tests than they are (neighbouring splits test nearly the same thing)
+ * @param trendStep the step fitted on top of a straight line common to both segments (least
+ *     squares: level + slope × index + step after the split) must go the same way as the change
+ *     and be at least this share of the least relative change: a series that only trends (a
+ *     population, a balance) changes its mean from segment to segment without a step (0: no such check)
  */
 public record ChangePointSettings(
         double maxP,
@@ -30,7 +37,9 @@ public record ChangePointSettings(
         boolean followMoves,
         int maxAge,
         int minSegment,
-        int confirm) {
+        int confirm,
+        double positionsPower,
+        double trendStep) {
 
     /** Otava's test: p below 0.001, nothing else (besides the least relative change). */
     public static final ChangePointSettings PLAIN = new ChangePointSettings(
@@ -42,55 +51,183 @@ public record ChangePointSettings(
             false,
             Integer.MAX_VALUE,
             ChangePoints.MIN_SEGMENT,
+            0,
+            1,
             0);
 
     /**
-     * Baton's defaults (decision 0061): Bonferroni over the split positions, the change held on
-     * the medians. Not winsorized: clipping each segment around its own median also pulls a
-     * point of the old level that a misplaced split puts into the new segment towards it, and
-     * so reveals changes one point early at the wrong commit.
+     * Baton's defaults (decisions 0061 and 0067): Bonferroni over the split positions, the change
+     * held on the medians, and a step on top of a common linear trend of at least the least
+     * change (a series that only trends is no change point). Not winsorized: clipping each
+     * segment around its own median also pulls a point of the old level that a misplaced split
+     * puts into the new segment towards it, and so reveals changes one point early at the wrong
+     * commit.
      */
-    public static final ChangePointSettings DEFAULT = PLAIN.withPerSplit(true).withPersist(true);
+    public static final ChangePointSettings DEFAULT =
+            PLAIN.withPerSplit(true).withPersist(true).withTrendStep(1);
 
     public ChangePointSettings withMaxP(double p) {
         return new ChangePointSettings(
-                p, perSplit, winsorize, minEffect, persist, followMoves, maxAge, minSegment, confirm);
+                p,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withPerSplit(boolean b) {
         return new ChangePointSettings(
-                maxP, b, winsorize, minEffect, persist, followMoves, maxAge, minSegment, confirm);
+                maxP,
+                b,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withWinsorize(double k) {
-        return new ChangePointSettings(maxP, perSplit, k, minEffect, persist, followMoves, maxAge, minSegment, confirm);
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                k,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withMinEffect(double d) {
-        return new ChangePointSettings(maxP, perSplit, winsorize, d, persist, followMoves, maxAge, minSegment, confirm);
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                winsorize,
+                d,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withPersist(boolean b) {
         return new ChangePointSettings(
-                maxP, perSplit, winsorize, minEffect, b, followMoves, maxAge, minSegment, confirm);
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                b,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withFollowMoves(boolean b) {
-        return new ChangePointSettings(maxP, perSplit, winsorize, minEffect, persist, b, maxAge, minSegment, confirm);
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                b,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withMaxAge(int points) {
         return new ChangePointSettings(
-                maxP, perSplit, winsorize, minEffect, persist, followMoves, points, minSegment, confirm);
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                points,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withMinSegment(int points) {
         return new ChangePointSettings(
-                maxP, perSplit, winsorize, minEffect, persist, followMoves, maxAge, points, confirm);
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                points,
+                confirm,
+                positionsPower,
+                trendStep);
     }
 
     public ChangePointSettings withConfirm(int points) {
         return new ChangePointSettings(
-                maxP, perSplit, winsorize, minEffect, persist, followMoves, maxAge, minSegment, points);
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                points,
+                positionsPower,
+                trendStep);
+    }
+
+    public ChangePointSettings withPositionsPower(double power) {
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                power,
+                trendStep);
+    }
+
+    public ChangePointSettings withTrendStep(double share) {
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                share);
     }
 }

@@ -177,7 +177,7 @@ public final class ChangePoints {
                 int right = i == kept.size() - 1 ? to : kept.get(i + 1);
                 boolean fails = !Segments.significant(c, settings.maxP(), settings, left, right)
                         || !(Math.abs(c.point().change()) >= minChange)
-                        || !Segments.holds(c, settings);
+                        || !Segments.holds(c, settings, minChange);
                 if (!fails) continue;
                 if (weakest < 0 || weaker(c.point(), tested.get(weakest).point())) weakest = i;
             }

@@ -17,8 +17,12 @@ final class Segments {
 
     private Segments() {}
 
-    /** The comparison of x[from, at) with x[at, to): the change point, the pooled deviation and both medians. */
-    record Comparison(ChangePoints.ChangePoint point, double sd, double medianBefore, double medianAfter) {}
+    /**
+     * The comparison of x[from, at) with x[at, to): the change point, the pooled deviation, both
+     * medians, and the step fitted on top of a straight line common to both segments.
+     */
+    record Comparison(
+            ChangePoints.ChangePoint point, double sd, double medianBefore, double medianAfter, double trendStep) {}
 
     /**
      * Whether the split is significant at {@code maxP}: the t-test's p-value below it, or, with
@@ -26,7 +30,8 @@ final class Segments {
      * E-divisive chose among (Bonferroni: the split tested is the best of them).
      */
     static boolean significant(Comparison c, double maxP, ChangePointSettings s, int from, int to) {
-        int positions = s.perSplit() ? Math.max(1, to - from - 2 * s.minSegment() + 1) : 1;
+        double positions =
+                s.perSplit() ? Math.pow(Math.max(1, to - from - 2 * s.minSegment() + 1), s.positionsPower()) : 1;
         return c.point().pValue() * positions < maxP;
     }
 
@@ -59,17 +64,61 @@ final class Segments {
         double change = scale == 0 ? (diff == 0 ? 0 : Math.copySign(Double.POSITIVE_INFINITY, diff)) : diff / scale;
         double low = scale == 0 ? change : (diff - half) / scale;
         double high = scale == 0 ? change : (diff + half) / scale;
-        return new Comparison(new ChangePoints.ChangePoint(at, ml, mr, change, low, high, p), sd, medianL, medianR);
+        double step = s.trendStep() > 0 ? stepOnTrend(l, r) : diff;
+        return new Comparison(
+                new ChangePoints.ChangePoint(at, ml, mr, change, low, high, p), sd, medianL, medianR, step);
+    }
+
+    /**
+     * The step c of the least-squares fit y = a + b·i + c·[i ≥ split] over both segments (i the
+     * index): the change that a common straight line does not explain. NaN when the line and
+     * the step cannot be told apart.
+     */
+    static double stepOnTrend(double[] l, double[] r) {
+        int n = l.length + r.length;
+        double meanI = (n - 1) / 2.0;
+        double meanD = (double) r.length / n;
+        double meanY = (sum(l) + sum(r)) / n;
+        double sii = 0;
+        double sid = 0;
+        double sdd = 0;
+        double siy = 0;
+        double sdy = 0;
+        for (int k = 0; k < n; k++) {
+            double y = k < l.length ? l[k] : r[k - l.length];
+            double i = k - meanI;
+            double d = (k < l.length ? 0 : 1) - meanD;
+            double v = y - meanY;
+            sii += i * i;
+            sid += i * d;
+            sdd += d * d;
+            siy += i * v;
+            sdy += d * v;
+        }
+        double det = sii * sdd - sid * sid;
+        return det > 0 ? (sii * sdy - sid * siy) / det : Double.NaN;
+    }
+
+    private static double sum(double[] x) {
+        double s = 0;
+        for (double v : x) s += v;
+        return s;
     }
 
     /**
      * Whether a change point that passed its p-value and least relative change also passes the
-     * robust checks: a change of at least {@code minEffect} pooled deviations, and (persist) the
-     * segments' medians on either side of the middle of the two means, each on its own side.
+     * robust checks: a change of at least {@code minEffect} pooled deviations, (trendStep) a step
+     * on top of a straight line common to both segments that goes the same way and is at least
+     * that share of {@code minChange}, and (persist) the segments' medians on either side of the
+     * middle of the two means, each on its own side.
      */
-    static boolean holds(Comparison c, ChangePointSettings s) {
+    static boolean holds(Comparison c, ChangePointSettings s, double minChange) {
         ChangePoints.ChangePoint p = c.point();
         double diff = p.after() - p.before();
+        if (s.trendStep() > 0) {
+            double least = s.trendStep() * minChange * Math.abs(p.before());
+            if (!(c.trendStep() * Math.signum(diff) >= least)) return false;
+        }
         if (s.minEffect() > 0 && Math.abs(diff) < s.minEffect() * c.sd()) return false;
         if (s.persist()) {
             double middle = (p.before() + p.after()) / 2;

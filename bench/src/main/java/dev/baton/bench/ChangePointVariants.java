@@ -15,19 +15,21 @@ final class ChangePointVariants {
     private ChangePointVariants() {}
 
     static Map<String, ChangePointSettings> settings() {
-        ChangePointSettings plain = ChangePointSettings.PLAIN;
         ChangePointSettings d = ChangePointSettings.DEFAULT;
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
-        out.put("plain (Otava's test)", plain);
-        out.put("default", d);
-        out.put("default without medians", d.withPersist(false));
-        out.put("default without winsorizing", d.withWinsorize(Double.POSITIVE_INFINITY));
-        out.put("default, winsorized at 2.5", d.withWinsorize(2.5));
-        out.put("default, p < 0.002", d.withMaxP(0.002));
-        out.put("default, new level ≤ 20 points old", d.withMaxAge(20));
-        out.put("default, ≥ 1 deviation", d.withMinEffect(1));
-        out.put("default, segments of 2 confirmed by 1", d.withMinSegment(2).withConfirm(1));
-        out.put("default, moves followed", d.withFollowMoves(true));
+        // Decision 0067: the default is decision 0061's with the step on a common trend.
+        ChangePointSettings before = d.withTrendStep(0);
+        out.put("decision 0061 (Bonferroni + medians)", before);
+        out.put("default (0061 + step on a common trend)", d);
+        out.put("0061 + trend, new level ≤ 20 points old", d.withMaxAge(20));
+        out.put("0061 + trend, winsorized at 3", d.withWinsorize(3));
+        out.put(
+                "0061 + trend, winsorized at 3, ≤ 20 points old",
+                d.withWinsorize(3).withMaxAge(20));
+        out.put("0061 + trend, p < 0.005", d.withMaxP(0.005));
+        out.put("0061 + trend, positions^0.5", d.withPositionsPower(0.5));
+        out.put("0061 + trend, winsorized at 3.5", d.withWinsorize(3.5));
+        out.put("0061 + trend, winsorized at 3, p < 0.0005", d.withWinsorize(3).withMaxP(0.0005));
         return out;
     }
 

@@ -226,4 +226,53 @@ class ChangePointsTest {
         assertThat(flags(ChangePointSettings.DEFAULT, spike)).isEmpty();
         assertThat(flags(ChangePointSettings.PLAIN.withWinsorize(3), spike)).isEmpty();
     }
+
+    /** 100 × (1 + 0.4 % per point), with noise of ±0.2 % cycling; × 1.1 from {@code stepAt} on. */
+    static double[] trending(int n, int stepAt) {
+        double[] noise = {-0.002, 0, 0.002, 0};
+        double[] x = new double[n];
+        for (int i = 0; i < n; i++) x[i] = 100 * (1 + 0.004 * i) * (1 + noise[i % 4]) * (i >= stepAt ? 1.1 : 1);
+        return x;
+    }
+
+    @Test
+    void aSeriesThatOnlyTrendsHasNoChangePointButAStepOnATrendHas() {
+        // Rising 0.4 % a point, the means of two neighbouring segments soon differ by 5 %: without
+        // the step on a common trend (decision 0061's settings) eight change points are revealed
+        // on 120 points (TCPD's us_population had 40). A line through both segments with a step
+        // at the split explains it with a step of about 0: none is revealed (decision 0067).
+        double[] trend = trending(120, Integer.MAX_VALUE);
+        assertThat(flags(ChangePointSettings.DEFAULT.withTrendStep(0), trend)).hasSizeGreaterThan(5);
+        assertThat(flags(ChangePointSettings.DEFAULT, trend)).isEmpty();
+        // A 10 % step at index 60 on the same trend is revealed, once, at its third point.
+        double[] step = trending(120, 60);
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        List<ChangePoint> revealed = new ArrayList<>();
+        for (double v : step) {
+            ChangePoint c = online.add(v);
+            if (c != null) revealed.add(c);
+        }
+        assertThat(revealed)
+                .singleElement()
+                .satisfies(c -> assertThat(c.index()).isEqualTo(60));
+    }
+
+    @Test
+    void theCorrectionCountsTheSplitPositionsToAPower() {
+        // 30 runs cycling 95, 100, 105, 100 (standard deviation about 3.5), then 109, 110, 108: at
+        // the third new point t = 9 / (3.5 × √(1/30 + 1/3)) gives p = 1.4·10⁻⁴ (below 0.001), and
+        // the pair of segments of 33 points has 28 split positions. Bonferroni (power 1):
+        // 1.4·10⁻⁴ × 28 = 0.004, not revealed; power 0.5: × 5.3 = 7.4·10⁻⁴, revealed at its third
+        // point; power 0 is no correction at all.
+        double[] x = new double[33];
+        double[] cycle = {95, 100, 105, 100};
+        for (int i = 0; i < 30; i++) x[i] = cycle[i % 4];
+        x[30] = 109;
+        x[31] = 110;
+        x[32] = 108;
+        assertThat(flags(ChangePointSettings.DEFAULT, x)).isEmpty();
+        assertThat(flags(ChangePointSettings.DEFAULT.withPositionsPower(0.5), x))
+                .containsExactly(32);
+        assertThat(flags(ChangePointSettings.DEFAULT.withPositionsPower(0), x)).containsExactly(32);
+    }
 }
