@@ -43,10 +43,18 @@ final class JdbcRuns implements Runs {
     private static final String COMPETING_SPECS = "SELECT :spec AS id UNION SELECT rs2.spec_id FROM runner_spec rs2"
             + " JOIN runner r2 ON r2.id = rs2.runner_id AND r2.archived IS NULL WHERE rs2.runner_id IN (SELECT rs.runner_id FROM runner_spec rs WHERE rs.spec_id = :spec)";
 
+    /** The pending jobs before job {@code :id} in dispatch order, counted one by one. */
+    static final String AHEAD =
+            "(SELECT COUNT(*) FROM job o WHERE o.status = 0 AND o.spec_id IN (" + COMPETING_SPECS + ")"
+                    + " AND (o.priority > :priority OR (o.priority = :priority AND (o.created < :created OR (o.created = :created AND o.id < :id)))))";
+
     /** The serving runners of {@code :spec} (not archived), and those of them live: not quarantined, heartbeat at or after {@code :fresh}. */
     private static final String SERVING_RUNNERS = "(SELECT COUNT(*) AS serving,"
             + " COALESCE(SUM(CASE WHEN r.quarantined IS NULL AND r.last_heartbeat >= :fresh THEN 1 ELSE 0 END), 0) AS fresh"
             + " FROM runner r JOIN runner_spec rs ON rs.runner_id = r.id WHERE rs.spec_id = :spec AND r.archived IS NULL) sv";
+
+    /** How many runner pools start machines of {@code :spec}: the explanation reads the pools only when some do. */
+    private static final String POOLS = "(SELECT COUNT(*) FROM pool p WHERE p.spec_id = :spec)";
 
     /** Whether job {@code :id} is held back by its tier's concurrency limit (1) or not (0). */
     private static final String TIER_LIMITED =
@@ -59,7 +67,19 @@ final class JdbcRuns implements Runs {
                 + " ORDER BY completed DESC LIMIT " + limit + ") d) rr";
     }
 
-    /** How far the queue status walks the jobs behind a job: one further from the end of its queue has its jobs ahead walked instead. */
+    /**
+     * Every count of a pending job's queue status and the recent run times' sum in one statement
+     * (one round trip, one snapshot): this read runs on every submission. Jobs compete when a
+     * runner of this job's spec could take them. The run times are summed rather than listed: the
+     * mean is all the estimate uses. PostgreSQL's form; SQLite's is {@link #PENDING_FACTS_FROM_COUNTS}.
+     */
+    static final String PENDING_FACTS =
+            "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros, " + AHEAD + " AS ahead, -1 AS behind,"
+                    + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight, " + TIER_LIMITED + " AS limited,"
+                    + " " + POOLS + " AS pools"
+                    + " FROM " + SERVING_RUNNERS + ", " + recentRuns(":n");
+
+    /** How far SQLite walks the jobs behind a job: one further from the end of its queue has its jobs ahead walked instead. */
     static final int BEHIND_WALK = 64;
 
     /**
@@ -75,35 +95,30 @@ final class JdbcRuns implements Runs {
             .toArray(String[]::new);
 
     /**
-     * Every count of a pending job's queue status and the recent run times' sum in one statement
-     * (one round trip, one snapshot): this read runs on every submission that waits. Jobs compete
-     * when a runner of this job's spec could take them. The run times are summed rather than
-     * listed: the mean is all the estimate uses.
-     *
-     * <p>The jobs ahead come from the counts the schema's triggers keep (SQLite's V21, decision
-     * 0033; PostgreSQL's V42, one row per connection, decision 0070), not from visiting every job
-     * ahead. Per competing spec: its pending jobs at {@code :priority} or above from the counts,
-     * and those at {@code :priority} at or behind job {@code :id} (the job itself included when
-     * pending) walked in the pending index up to {@link #BEHIND_WALK} (a per-spec total of that
-     * many means "further from the end"). The first sum minus the second is the jobs ahead: a new
-     * submission, last in its queue, walks itself instead of every job before it.
+     * SQLite's queue facts (decision 0033): {@link #PENDING_FACTS} with the jobs ahead taken from
+     * the kept counts. Per competing spec: its pending jobs at {@code :priority} or above from the
+     * counts V21's triggers keep, and those at {@code :priority} at or behind job {@code :id} (the
+     * job itself included when pending) walked in the pending index up to {@link #BEHIND_WALK} (a
+     * per-spec total of that many means "further from the end"). The first sum minus the second is
+     * the jobs ahead: a new submission, last in its queue, walks itself instead of every job before it.
      *
      * <p>The limit is {@code :n + 0}, not {@code :n}: SQLite (3.47) reads a LIMIT that is a bare
      * parameter while compiling, and marks the statement to be compiled again whenever that
      * parameter is bound, which is every use. That compile was about three quarters of this
      * statement's time (135 µs a call against 27 µs with the expression, on a bench-like file).
      */
-    static final String PENDING_FACTS = "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros, q.ahead, q.behind,"
-            + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight, " + TIER_LIMITED + " AS limited,"
-            + " (SELECT COUNT(*) FROM pool p WHERE p.spec_id = :spec) AS pools"
-            + " FROM " + SERVING_RUNNERS + ", " + recentRuns(":n + 0") + ","
-            + " (SELECT COALESCE(SUM((SELECT COALESCE(SUM(pc.n), 0) FROM pending_count pc WHERE pc.spec_id = cs.id AND pc.priority >= :priority)), 0) AS ahead,"
-            + " COALESCE(SUM((SELECT COUNT(*) FROM (SELECT 1 FROM job o WHERE o.status = 0 AND o.spec_id = cs.id AND o.priority = :priority"
-            + " AND (o.created, o.id) >= (:created, :id) LIMIT " + BEHIND_WALK + ") b)), 0) AS behind"
-            + " FROM (" + COMPETING_SPECS + ") cs) q";
+    static final String PENDING_FACTS_FROM_COUNTS =
+            "SELECT sv.serving, sv.fresh, rr.runs, rr.run_micros, q.ahead, q.behind,"
+                    + " " + IN_FLIGHT_ON_SERVING_RUNNERS + " AS in_flight, " + TIER_LIMITED + " AS limited,"
+                    + " " + POOLS + " AS pools"
+                    + " FROM " + SERVING_RUNNERS + ", " + recentRuns(":n + 0") + ","
+                    + " (SELECT COALESCE(SUM((SELECT COALESCE(SUM(pc.n), 0) FROM pending_count pc WHERE pc.spec_id = cs.id AND pc.priority >= :priority)), 0) AS ahead,"
+                    + " COALESCE(SUM((SELECT COUNT(*) FROM (SELECT 1 FROM job o WHERE o.status = 0 AND o.spec_id = cs.id AND o.priority = :priority"
+                    + " AND (o.created, o.id) >= (:created, :id) LIMIT " + BEHIND_WALK + "))), 0) AS behind"
+                    + " FROM (" + COMPETING_SPECS + ") cs) q";
 
     /**
-     * The jobs ahead of job {@code :id} walked, per competing spec, as two ranges of the
+     * SQLite: the jobs ahead of job {@code :id} walked, per competing spec, as two ranges of the
      * pending index (higher priority; same priority and earlier), so only jobs ahead are read.
      */
     static final String AHEAD_WALKED =
@@ -112,6 +127,7 @@ final class JdbcRuns implements Runs {
                     + " AS ahead FROM (" + COMPETING_SPECS + ") cs";
 
     private final StoreContext context;
+    private final SqlDialect dialect;
     private final Statements statements;
     private final JobRows jobRows;
     /** The claim a submission makes in its own commit (decision 0063). */
@@ -119,9 +135,10 @@ final class JdbcRuns implements Runs {
     /** The adapter and results file of reports created lately, by id (result processing; see {@link ReportFormats}). */
     private final ReportFormats reportFormats = new ReportFormats(4096);
 
-    JdbcRuns(StoreContext context, JdbcClaims claims) {
+    JdbcRuns(StoreContext context, SqlDialect dialect, JdbcClaims claims) {
         this.claims = claims;
         this.context = context;
+        this.dialect = dialect;
         this.statements = context.statements;
         this.jobRows = context.jobRows;
     }
@@ -415,7 +432,7 @@ final class JdbcRuns implements Runs {
         long fresh = freshSince == null ? Long.MAX_VALUE : ceilMicros(freshSince);
         return context.readPlain(h -> {
             long[] counts = statements
-                    .on(h, PENDING_FACTS)
+                    .on(h, dialect.keepsPendingCounts() ? PENDING_FACTS_FROM_COUNTS : PENDING_FACTS)
                     .bind("spec", job.specId())
                     .bind("priority", job.priority())
                     .bind("created", micros(job.created()))
@@ -443,7 +460,7 @@ final class JdbcRuns implements Runs {
                         .bind("created", micros(job.created()))
                         .bind("id", job.id())
                         .one(rs -> rs.getLong("ahead"));
-            } else {
+            } else if (behind >= 0) {
                 counts[4] -= behind;
             }
             // The rest of the serving runners, by row, only when there are any: quarantined ones,

@@ -42,8 +42,6 @@ final class JdbcStore implements Store {
     private final RunnerRolls rolls;
     private final Pools pools;
     private final RunnerNoise noise;
-    /** PostgreSQL: folds the pending counts of ended connections (V42); null on SQLite. */
-    private final PendingCountFold pendingCountFold;
 
     JdbcStore(HikariDataSource pool, SqlDialect dialect) {
         this.pool = pool;
@@ -63,7 +61,7 @@ final class JdbcStore implements Store {
         this.runners = new JdbcRunners(context);
         this.specs = new JdbcSpecs(context);
         this.claims = new JdbcClaims(context, dialect);
-        this.runs = new JdbcRuns(context, claims);
+        this.runs = new JdbcRuns(context, dialect, claims);
         this.transitions = new JdbcTransitions(context, dialect);
         this.jobLiveness = new JdbcJobLiveness(context, dialect);
         this.nodes = new JdbcNodes(context, dialect);
@@ -76,12 +74,6 @@ final class JdbcStore implements Store {
         this.rolls = new JdbcRunnerRolls(context);
         this.pools = new JdbcPools(context);
         this.noise = new JdbcRunnerNoise(context);
-        this.pendingCountFold = dialect.foldsPendingCounts() ? PendingCountFold.start(context) : null;
-    }
-
-    /** Folds the pending counts of ended connections now (PostgreSQL); for tests. */
-    int foldPendingCounts() {
-        return pendingCountFold == null ? 0 : pendingCountFold.fold();
     }
 
     /** Heartbeat times of jobs whose rows a liveness write found held (PostgreSQL), for the next write. */
@@ -176,7 +168,6 @@ final class JdbcStore implements Store {
 
     @Override
     public void close() {
-        if (pendingCountFold != null) pendingCountFold.close();
         context.close();
         pool.close();
     }

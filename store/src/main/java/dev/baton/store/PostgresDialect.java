@@ -67,12 +67,6 @@ final class PostgresDialect implements SqlDialect {
         this.pool = pool;
     }
 
-    /** V42's triggers: one count row per backend, so concurrent committers never wait on a count (decision 0070). */
-    @Override
-    public boolean foldsPendingCounts() {
-        return true;
-    }
-
     /**
      * Attempts of one transaction whose body failed on a dead connection or a deadlock. After a
      * database restart every pooled connection used in the last half second is handed out once

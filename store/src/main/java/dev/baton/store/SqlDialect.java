@@ -71,8 +71,8 @@ interface SqlDialect {
         return false;
     }
 
-    /** Whether the pending counts (V21, V42) are kept per connection, whose ended connections' rows the store folds ({@link PendingCountFold}). */
-    default boolean foldsPendingCounts() {
+    /** Whether the schema keeps pending jobs counted per spec and priority by triggers (the queue status reads them). */
+    default boolean keepsPendingCounts() {
         return false;
     }
 }
