@@ -152,7 +152,7 @@ public final class Bench {
 
                 log("transport floor: sampling one real run answer and job message");
                 FloorServer.Sample floorSample = TransportFloor.capture(server);
-                floorDispatch(floorSample, o, json, table);
+                DispatchRows.floor(floorSample, o, json, table);
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 List<Targets.Round> targetRounds = new ArrayList<>();
                 for (int r : o.runners()) {
@@ -320,18 +320,6 @@ public final class Bench {
         return write(o, o.database().name().toLowerCase(), json);
     }
 
-    /** Row 1f: the transport floor's dispatch latency, beside row 1's (issue 46: what the stack alone takes). */
-    private static void floorDispatch(
-            FloorServer.Sample sample, BenchOptions o, Map<String, Object> json, List<String[]> table)
-            throws Exception {
-        log("dispatch latency, transport floor: " + o.samples() + " samples");
-        DispatchLatency.Result floor = TransportFloor.dispatch(sample, o.samples(), Math.max(3, o.samples() / 10));
-        json.put("dispatch_latency_transport_floor", floor);
-        table.add(row(
-                "1f dispatch latency, transport floor (n=" + floor.submitToJob().count() + ")",
-                summary(floor.submitToJob())));
-    }
-
     /**
      * {@code bench lifecycle}: dispatch latency (same node) and, per R, the lifecycle with its
      * statements counted (PostgreSQL) beside the transport floor, after the usual warm-up: the
@@ -355,7 +343,7 @@ public final class Bench {
                                 + dispatch.submitToJob().count() + ")",
                         summary(dispatch.submitToJob())));
                 FloorServer.Sample floorSample = TransportFloor.capture(server);
-                floorDispatch(floorSample, o, json, table);
+                DispatchRows.floor(floorSample, o, json, table);
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 for (int r : o.runners()) {
                     if (!o.smoke()) {
@@ -395,6 +383,7 @@ public final class Bench {
                                 statements);
                 }
                 json.put("lifecycle_throughput", rounds);
+                DispatchRows.warm(server, floorSample, o, json, table);
             }
         } finally {
             deleteQuietly(work);
