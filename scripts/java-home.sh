@@ -61,12 +61,15 @@ baton_find_java() {
     baton_find_java_home java
 }
 
-# The runner agent's JVM options (decisions 0051 and 0068); BATON_RUNNER_JAVA_OPTS replaces them.
+# The runner agent's JVM options (decisions 0051, 0068 and 0073); BATON_RUNNER_JAVA_OPTS replaces them.
 # TrimNativeHeapInterval is experimental in the 21 updates that have it before JDK-8325496, hence the unlock.
+# jdk.internal.httpclient.selectorTimeout: the JDK HTTP client's selector thread, with nothing to do,
+# wakes every 30 s instead of every 3 s (it only looks whether the client was dropped; timers and
+# I/O still wake it at once; decision 0073).
 BATON_RUNNER_DEFAULT_JAVA_OPTS="-XX:+IgnoreUnrecognizedVMOptions -XX:+UseSerialGC -Xms8m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
 -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=32m -XX:-UsePerfData -Xss512k \
 -XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=10000 -XX:ServiceThreadCleanupInterval=10000 \
--XX:+UnlockExperimentalVMOptions -XX:TrimNativeHeapInterval=10000"
+-XX:+UnlockExperimentalVMOptions -XX:TrimNativeHeapInterval=10000 -Djdk.internal.httpclient.selectorTimeout=30000"
 
 # baton_exec JAR ARGS...: runs Baton with $JAVA_HOME (exec: signals reach the JVM directly).
 # Short commands, which is every command but the long-running `server`, `up` and `runner`, get
@@ -115,6 +118,10 @@ baton_exec() {
     if [ "${1:-}" = runner ] && [ "${2:-}" = up ]; then
         # shellcheck disable=SC2206 # a list of options
         agent=(${BATON_RUNNER_JAVA_OPTS-$BATON_RUNNER_DEFAULT_JAVA_OPTS})
+        # baton-agent.jar beside baton.jar: the same classes with the runner's jars only as its
+        # class path, so the agent does not open (and hold the directories of) the server's
+        # hundred jars (decision 0073); an installation without it runs the agent from baton.jar.
+        [ ! -f "${jar%/*}/baton-agent.jar" ] || jar="${jar%/*}/baton-agent.jar"
     fi
     # shellcheck disable=SC2086 # BATON_JAVA_OPTS is a list of options
     exec "$JAVA_HOME/bin/java" "${fast[@]}" "${agent[@]}" ${BATON_JAVA_OPTS:-} -jar "$jar" "$@"
