@@ -195,7 +195,7 @@ class RunnerOperatorCommandsTest {
         assertThat(admin("runners", "capabilities", "box-4").out())
                 .contains("no (what it detected is known only while it is connected)");
 
-        connected("vm box", new RunnerCapabilities("microvm", "qemu-microvm", "tcg"));
+        connected("vm box", new RunnerCapabilities("microvm", "qemu-microvm", "tcg").withBaselineImage(false));
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> admin("runners", "capabilities", "vm-box", "--json")
                         .json()
@@ -210,6 +210,7 @@ class RunnerOperatorCommandsTest {
                 .contains("yes")
                 .contains("accelerator")
                 .contains("tcg")
+                .contains("baseline image  no (runc runners only)")
                 .contains("small");
 
         JsonNode set = admin("runners", "capabilities", "vm-box", "--spec", "large", "--json")

@@ -15,6 +15,7 @@ import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.connection.PullTokenRequests;
 import dev.baton.runner.connection.ServerHttpClient;
+import dev.baton.runner.executor.BaselineImageRefusal;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
@@ -313,7 +314,7 @@ public final class RunnerAgent {
             // Not fatal: the agent is still better at reporting what it knows than not running at all.
             log.error("the start-up sweep failed; what a previous agent left may still run", e);
         }
-        RunnerCapabilities capabilities = executor.capabilities();
+        RunnerCapabilities capabilities = executor.capabilities().withBaselineImage(executor.runsBaselineImage());
         RunnerMachine machine = new RunnerMachine(
                 config.withCapabilities(capabilities),
                 new Random(),
@@ -423,6 +424,19 @@ public final class RunnerAgent {
                             r.delay().toMillis(),
                             TimeUnit.MILLISECONDS);
                 case Effect.StartPrepare p -> {
+                    var refused = BaselineImageRefusal.check(executor, p.job());
+                    if (refused.isPresent()) {
+                        // Before prepare: nothing is pulled or started for a job this executor cannot run.
+                        log.info(
+                                "job {}: declined ({})",
+                                p.job().uuid(),
+                                refused.get().getMessage());
+                        post(new Input.PrepareDeclined(
+                                p.job().uuid(),
+                                refused.get().code(),
+                                refused.get().getMessage()));
+                        return;
+                    }
                     liveOutput.put(p.job().uuid(), new LiveOutput());
                     if (pump == null)
                         pump = timers.scheduleWithFixedDelay(

@@ -265,10 +265,13 @@ public final class ChannelRoutes implements RouteModule {
         if (r.capabilities() != null && session.report(r.capabilities().bounded())) {
             var c = session.capabilities().orElseThrow();
             LOG.info(
-                    "runner {} runs jobs with executor {}{}",
+                    "runner {} runs jobs with executor {}{}{}",
                     session.runner().slug(),
                     c.executor(),
-                    c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")");
+                    c.hypervisor() == null ? "" : " (" + c.hypervisor() + ", " + c.accelerator() + ")",
+                    c.baselineImage() == null
+                            ? ""
+                            : c.baselineImage() ? ", baseline images too" : ", no baseline image");
         }
         if (session.labelsChanged(r.labels())) {
             // Before the wait starts, so this very ready already claims with the new labels.

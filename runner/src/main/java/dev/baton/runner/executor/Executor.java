@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Runs claimed jobs: provisions the environment, runs the iterations, stops on request. Each
  * job gets its own {@link Execution}, which reports through {@link ExecutionEvents} from its own
- * thread. Implementations: {@link ProcessExecutor} (trusted runners), {@link RuncExecutor}.
+ * thread. Implementations: {@link ProcessExecutor} (trusted runners), {@link RuncExecutor},
+ * {@link MicroVmExecutor}.
  */
 public interface Executor {
     /** A short name for logs and {@code --executor}. */
@@ -30,9 +31,23 @@ public interface Executor {
         return Optional.empty();
     }
 
-    /** What this executor detected at start, sent with every {@code ready} and logged by the agent. */
+    /**
+     * What this executor detected at start, logged by the agent and sent with every {@code ready}
+     * (the agent adds {@link #runsBaselineImage()} to it, so no executor can leave it out).
+     */
     default RunnerCapabilities capabilities() {
         return RunnerCapabilities.executor(name());
+    }
+
+    /**
+     * Whether this executor runs a paired job's baseline in an image of its own
+     * ({@code config.paired.baseline_image}, issue 45, decision 0069). Only runc does: the process
+     * executor runs no images and the microVM guest boots one disk made from one image. The agent
+     * asks this once, before {@link #prepare}, and declines such a job itself ({@link
+     * BaselineImageRefusal}); {@code prepare} never sees one it cannot run.
+     */
+    default boolean runsBaselineImage() {
+        return false;
     }
 
     /**

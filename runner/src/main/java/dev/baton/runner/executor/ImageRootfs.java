@@ -15,10 +15,13 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 
 /**
- * One image made into a rootfs for the runc executor: pulled by digest through the runner's blob
- * cache (every blob verified; what is cached is not fetched again), then unpacked layer by layer
- * under a byte limit. A paired job with a baseline image (issue 45) makes two, the job's and the
- * baseline's, through this same path. Every failure is a decline with its code.
+ * One image made into a rootfs for the runc and microVM executors: pulled by digest through the
+ * runner's blob cache (every blob verified; what is cached is not fetched again), then unpacked
+ * layer by layer under a byte limit. A paired job with a baseline image (issue 45, runc) makes
+ * two, the job's and the baseline's, through this same path. Every failure is a decline with its
+ * code: {@code pull_failed} (denied, unreachable, disk full while pulling), {@code image_refused}
+ * (a manifest or blob that is not a valid image for this runner), {@code unpack_failed} (a layer
+ * that cannot be unpacked, larger than the limit, disk full while unpacking).
  */
 final class ImageRootfs {
     /** The image's config and the bytes its layers took on disk. */

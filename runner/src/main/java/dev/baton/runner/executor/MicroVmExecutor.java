@@ -6,12 +6,9 @@ import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
-import dev.baton.runner.oci.DiskFullException;
 import dev.baton.runner.oci.ImageConfig;
 import dev.baton.runner.oci.ImagePuller;
-import dev.baton.runner.oci.LayerException;
 import dev.baton.runner.oci.LayerUnpacker;
-import dev.baton.runner.oci.PullDeniedException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -324,13 +321,6 @@ public final class MicroVmExecutor implements Executor {
                         DeclineCode.IMAGE_REQUIRED, "the microvm executor runs images; this job has no image digest");
             }
             if (job.spec() == null) throw new DeclinedException("the job has no spec, so no limits to run it with");
-            if (job.config().paired() != null && job.config().paired().baselineImage() != null) {
-                // Issue 45: the guest boots one disk made from one image (docs/paired-runs.md).
-                throw new DeclinedException(
-                        DeclineCode.IMAGE_REFUSED,
-                        "the microvm executor runs one image per job; this paired job's baseline is another image ("
-                                + job.config().paired().baselineImage() + "): run it on a runc runner");
-            }
             long diskBytes = job.spec().disk() > 0 ? job.spec().disk() : DEFAULT_DISK;
             if (diskBytes < MIN_DISK)
                 throw new DeclinedException(
@@ -340,43 +330,19 @@ public final class MicroVmExecutor implements Executor {
                         DeclineCode.EXECUTOR_ERROR, "work directory path too long for Unix sockets: " + jobDir);
             }
             initramfs(); // a broken guest build declines before the pull
-            ImagePuller.PulledImage image;
-            try {
-                image = new ImagePuller(options.workDir().resolve("blobs"), options.arch())
-                        .pull(options.sources().apply(job), job.config().digest(), events::progress);
-            } catch (PullDeniedException e) {
-                throw new DeclinedException(DeclineCode.PULL_FAILED, e.getMessage());
-            } catch (LayerException e) {
-                throw new DeclinedException(DeclineCode.IMAGE_REFUSED, "image refused: " + e.getMessage());
-            } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e))
-                    throw new DeclinedException(DeclineCode.PULL_FAILED, "disk full: " + e.getMessage());
-                throw new DeclinedException(DeclineCode.PULL_FAILED, "image pull failed: " + e.getMessage(), e);
-            }
-            checkStopped();
-            try {
-                Trees.deleteTree(jobDir);
-                Files.createDirectories(
-                        jobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-                Files.createDirectories(rootfs);
-                LayerUnpacker unpacker = new LayerUnpacker(
-                        rootfs,
-                        new LayerUnpacker.IdShift(0, true, false),
-                        Math.min(diskBytes, options.maxUnpackBytes()));
-                int i = 0;
-                for (ImagePuller.Layer layer : image.layers()) {
-                    events.progress(
-                            "unpacking layer " + (++i) + "/" + image.layers().size());
-                    unpacker.apply(layer.blob(), layer.mediaType());
-                    checkStopped();
-                }
-            } catch (LayerException e) {
-                throw new DeclinedException(DeclineCode.UNPACK_FAILED, "image refused: " + e.getMessage());
-            } catch (IOException e) {
-                if (DiskFullException.isDiskFull(e))
-                    throw new DeclinedException(DeclineCode.UNPACK_FAILED, "disk full: " + e.getMessage());
-                throw e;
-            }
+            Trees.deleteTree(jobDir);
+            Files.createDirectories(
+                    jobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            // As runc pulls and unpacks, with its decline codes; the image's own uids, set-id bits dropped.
+            ImageRootfs.Unpacked image = ImageRootfs.make(
+                    new ImagePuller(options.workDir().resolve("blobs"), options.arch()),
+                    options.sources().apply(job),
+                    job.config().digest(),
+                    rootfs,
+                    new LayerUnpacker.IdShift(0, true, false),
+                    Math.min(diskBytes, options.maxUnpackBytes()),
+                    events::progress,
+                    this::checkStopped);
             held.used(job.config().digest()); // every layer is verified in the blob cache now
             ImageUser user = ImageUser.resolve(image.config().user(), rootfs);
             GuestJob guestJob = resolve(image.config(), user);

@@ -155,14 +155,7 @@ public final class ProcessExecutor implements Executor {
             full.addAll(command);
             argv = full;
             PairedConfig paired = job.config().paired();
-            if (paired != null && paired.baselineImage() != null) {
-                // Issue 45: the job's cmd may stand in for its image here, but a verdict between two
-                // images needs the baseline to run in its image; another executor may take it.
-                throw new DeclinedException(
-                        DeclineCode.IMAGE_REFUSED,
-                        "the process executor cannot run images: this paired job's baseline is image "
-                                + paired.baselineImage());
-            }
+            // A baseline with an image of its own never gets here (Executor#runsBaselineImage).
             if (paired != null) {
                 List<String> baseline = new ArrayList<>();
                 benchmarkCpus.ifPresent(cpus -> baseline.addAll(List.of("taskset", "-c", cpus)));

@@ -162,6 +162,12 @@ public final class RuncExecutor implements Executor {
         return "runc";
     }
 
+    /** A second rootfs in the same bundle, {@link #BASELINE_ROOTFS}, named by the baseline iterations' config.json. */
+    @Override
+    public boolean runsBaselineImage() {
+        return true;
+    }
+
     /** {@code runc --version}'s first line, asked once (the binary does not change under a running agent). */
     @Override
     public String version() {

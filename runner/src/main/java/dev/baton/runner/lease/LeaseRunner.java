@@ -9,6 +9,7 @@ import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.WorkDirLock;
+import dev.baton.runner.executor.BaselineImageRefusal;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.Leftover;
@@ -348,6 +349,16 @@ public final class LeaseRunner {
                 accepted.path("attempt").asInt(),
                 "preparing",
                 executor.name());
+        var refused = BaselineImageRefusal.check(executor, job.job);
+        if (refused.isPresent()) {
+            // Before prepare, as the agent on the runner channel does: nothing is pulled for it.
+            log.info("job {}: declined ({})", grant.jobId(), refused.get().getMessage());
+            finish(
+                    job,
+                    null,
+                    LeaseOutcome.notStarted(refused.get().code(), refused.get().getMessage()));
+            return;
+        }
         try {
             job.execution(executor.prepare(job.job, events(job)));
         } catch (RuntimeException e) {

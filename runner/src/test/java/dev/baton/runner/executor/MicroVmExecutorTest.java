@@ -225,7 +225,7 @@ class MicroVmExecutorTest {
     }
 
     @Test
-    void aPairedJobWhoseBaselineIsAnotherImageIsDeclinedAsImageRefused() throws Exception {
+    void runsNoBaselineImageSoThatItsCapabilitiesSayNoAndTheAgentDeclinesSuchAJob() {
         // Issue 45: the guest boots one disk made from one image; a runc runner takes such a job.
         var other = dev.baton.protocol.value.ImageDigest.of("sha256:" + "d".repeat(64));
         JobConfig config = new JobConfig(
@@ -239,11 +239,35 @@ class MicroVmExecutorTest {
                 List.of(),
                 null,
                 new PairedConfig(null, 2, 45, null, null, null, "json", null, other));
+        assertThat(executor.runsBaselineImage()).isFalse();
+        assertThat(BaselineImageRefusal.check(executor, Jobs.claimed(spec(64 * MIB, false), config)))
+                .hasValueSatisfying(d -> {
+                    assertThat(d.code()).isEqualTo(DeclineCode.IMAGE_REFUSED);
+                    assertThat(d.getMessage())
+                            .startsWith("the microvm executor runs no second image")
+                            .contains(other.value())
+                            .contains("only runc runners");
+                });
+    }
+
+    @Test
+    void anImageTheRunnerCannotPullIsDeclinedAsPullFailedAndBootsNoVm() throws Exception {
+        // Pulled through ImageRootfs as runc pulls, with its decline codes.
+        var missing = dev.baton.protocol.value.ImageDigest.of("sha256:" + "ab".repeat(32));
+        JobConfig config = new JobConfig(
+                "local",
+                dev.baton.protocol.id.ProjectUuid.random(),
+                missing,
+                null,
+                List.of("true"),
+                Map.of(),
+                JobTimeout.of(60),
+                List.of(),
+                1);
         Recorder r = run(Jobs.claimed(spec(64 * MIB, false), config));
-        assertThat(r.declined.get(60, TimeUnit.SECONDS))
-                .startsWith("image_refused: the microvm executor runs one image per job")
-                .contains(other.value());
+        assertThat(r.declined.get(60, TimeUnit.SECONDS)).startsWith("pull_failed: ");
         assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
     }
 
     @Test

@@ -86,13 +86,26 @@ class ProcessExecutorTest {
     }
 
     @Test
-    void aPairedJobWhoseBaselineIsAnImageIsDeclinedAsImageRefused() throws Exception {
+    void runsNoBaselineImageSoAPairedJobWithOneIsRefusedBeforePrepareAndACommandBaselineIsNot() {
         // Issue 45: the process executor runs no images, and the baseline's image is the point of the comparison.
         var digest = dev.baton.protocol.value.ImageDigest.of("sha256:" + "c".repeat(64));
+        var executor = new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
+        assertThat(executor.runsBaselineImage()).isFalse();
+        assertThat(BaselineImageRefusal.check(executor, paired(digest))).hasValueSatisfying(d -> {
+            assertThat(d.code()).isEqualTo(dev.baton.protocol.message.DeclineCode.IMAGE_REFUSED);
+            assertThat(d.getMessage())
+                    .contains("the process executor runs no second image")
+                    .contains(digest.value())
+                    .contains("only runc runners");
+        });
+        assertThat(BaselineImageRefusal.check(executor, paired(null))).isEmpty();
+    }
+
+    private static ClaimedJob paired(dev.baton.protocol.value.ImageDigest baselineImage) {
         var config = new dev.baton.protocol.model.JobConfig(
                 null,
                 dev.baton.protocol.id.ProjectUuid.random(),
-                digest,
+                dev.baton.protocol.value.ImageDigest.of("sha256:" + "e".repeat(64)),
                 null,
                 List.of("sh", "-c", "echo new"),
                 java.util.Map.of(),
@@ -100,42 +113,8 @@ class ProcessExecutorTest {
                 List.of(),
                 null,
                 new dev.baton.protocol.model.PairedConfig(
-                        List.of("echo", "old"), 2, 1, null, null, null, "json", null, digest));
-        var executor = new ProcessExecutor(work, OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true);
-        CompletableFuture<String> declined = new CompletableFuture<>();
-        CompletableFuture<dev.baton.protocol.message.DeclineCode> code = new CompletableFuture<>();
-        executor.prepare(
-                Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false), config),
-                new ExecutionEvents() {
-                    @Override
-                    public void progress(String message) {}
-
-                    @Override
-                    public void prepared() {
-                        declined.completeExceptionally(new AssertionError("prepared"));
-                    }
-
-                    @Override
-                    public void declined(String reason) {
-                        declined.complete(reason);
-                    }
-
-                    @Override
-                    public void declined(dev.baton.protocol.message.DeclineCode c, String reason) {
-                        code.complete(c);
-                        declined(reason);
-                    }
-
-                    @Override
-                    public void started(Instant at) {}
-
-                    @Override
-                    public void finished(ExecutionResult result) {}
-                });
-        assertThat(declined.get(10, TimeUnit.SECONDS))
-                .contains("cannot run images")
-                .contains(digest.value());
-        assertThat(code.get(10, TimeUnit.SECONDS)).isEqualTo(dev.baton.protocol.message.DeclineCode.IMAGE_REFUSED);
+                        List.of("echo", "old"), 2, 1, null, null, null, "json", null, baselineImage));
+        return Jobs.claimed(Jobs.spec(Architecture.ofHost().orElseThrow(), 1, 1 << 30, false), config);
     }
 
     @Test

@@ -114,6 +114,9 @@ class RuncPairedImagesTest {
     void baselineSidesRunInTheBaselineImageAndCandidateSidesInTheJobs() throws Exception {
         // No baseline command: the baseline image's own Cmd runs, as the job's own runs in its image.
         ClaimedJob job = paired(null, null, baseline.digest(), 4);
+        // The one executor that says it runs a baseline image, so the agent hands it such a job.
+        assertThat(executor.runsBaselineImage()).isTrue();
+        assertThat(BaselineImageRefusal.check(executor, job)).isEmpty();
         Events events = new Events();
         events.execution = executor.prepare(job, events);
         ExecutionResult result = events.finished.get(60, TimeUnit.SECONDS);

@@ -13,6 +13,7 @@ import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
 import dev.baton.runner.lease.LeaseRunner;
 import dev.baton.runner.machine.MachineConfig;
+import dev.baton.runner.testing.TestImages;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.Nats;
@@ -264,6 +265,42 @@ abstract class LeaseRunnerContract {
             assertThat(run.at("/candidate/sort/latency/value").asInt()).isEqualTo(200);
         }
         assertThat(paired.at("/verdicts/0/verdict").asText()).isEqualTo("slower");
+    }
+
+    @Test
+    void aPairedRunWithABaselineImageIsRefusedBeforeTheProcessExecutorPreparesIt() throws Exception {
+        // Issue 45 on the NATS transport: the lease runner asks the executor as the agent does, before prepare.
+        assumeTrue(Files.isExecutable(TestImages.BUSYBOX), "no static busybox at /bin/busybox");
+        runner(1);
+        baton.pushImage(TestImages.busybox(dir.resolve("new"), List.of("echo", "new"), List.of()), "bench", "pr");
+        TestImages.Image baseline = TestImages.busybox(dir.resolve("old"), List.of("echo", "old"), List.of());
+        baton.pushImage(baseline, "bench", "main");
+        // Both sides have a command the process executor could run: only the baseline's image stands in the way.
+        String uuid = baton.post(
+                        "/v0/run",
+                        Map.of(
+                                "project",
+                                "bench",
+                                "spec",
+                                "host",
+                                "image",
+                                "pr",
+                                "cmd",
+                                List.of("sh", "-c", "echo new"),
+                                "baseline",
+                                Map.of("image", "main", "cmd", List.of("sh", "-c", "echo old")),
+                                "pairs",
+                                2,
+                                "timeout",
+                                60))
+                .at("/job/uuid")
+                .asText();
+        JsonNode done = awaitStatus(uuid, "failed", "processed");
+        assertThat(done.get("status").asText()).as(done.toString()).isEqualTo("failed");
+        // The lease's summary: nothing of the job ran (a decline is a failure on this transport, runner.md).
+        assertThat(done.toString())
+                .contains("could not start: the process executor runs no second image")
+                .contains(baseline.digest().value());
     }
 
     @Test

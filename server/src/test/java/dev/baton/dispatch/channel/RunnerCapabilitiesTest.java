@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What a runner reports with {@code ready} (executor, hypervisor, accelerator) is readable by the admin while it is connected. */
+/** What a runner reports with {@code ready} (executor, hypervisor, accelerator, baseline image) is readable by the admin while it is connected. */
 class RunnerCapabilitiesTest {
     @TempDir
     Path dataDir;
@@ -115,7 +115,37 @@ class RunnerCapabilitiesTest {
             assertThat(c.get("executor").asText()).isEqualTo("microvm");
             assertThat(c.get("hypervisor").asText()).isEqualTo("qemu-microvm");
             assertThat(c.get("accelerator").asText()).isEqualTo("tcg");
+            assertThat(c.has("baseline_image"))
+                    .as("a runner that does not say whether it runs a baseline image")
+                    .isFalse();
         });
+        // Issue 45: whether the executor runs a paired run's baseline in an image of its own, kept and shown as sent.
+        again.send(new RunnerMessage.Ready(
+                30,
+                "linux",
+                "x86_64",
+                "new",
+                1,
+                RunnerCapabilities.executor("runc").withBaselineImage(true)));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            JsonNode c = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
+                    .get("capabilities");
+            assertThat(c.get("executor").asText()).isEqualTo("runc");
+            assertThat(c.get("baseline_image").isBoolean()).isTrue();
+            assertThat(c.get("baseline_image").asBoolean()).isTrue();
+        });
+        again.send(new RunnerMessage.Ready(
+                30,
+                "linux",
+                "x86_64",
+                "new",
+                1,
+                new RunnerCapabilities("microvm", "qemu-microvm", "tcg").withBaselineImage(false)));
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
+                                .at("/capabilities/baseline_image")
+                                .asText())
+                        .isEqualTo("false"));
         // Only shown, never trusted for size: a long value is cut.
         again.send(new RunnerMessage.Ready(
                 30, "linux", "x86_64", "new", 1, RunnerCapabilities.executor("x".repeat(5000))));
