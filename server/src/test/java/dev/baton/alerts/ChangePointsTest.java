@@ -311,7 +311,8 @@ class ChangePointsTest {
         assertThat(online.changePoints()).extracting(ChangePoint::index).containsExactly(30);
         // A fall likewise, below the 0.025 quantile (95).
         double[] down = noisy(90, 89, 91, 90, 89, 91, 90);
-        assertThat(flags(ChangePointSettings.DEFAULT.withEarlyQuantile(0), down)).containsExactly(33);
+        assertThat(flags(ChangePointSettings.DEFAULT.withEarlyQuantile(0), down))
+                .containsExactly(33);
         assertThat(flags(ChangePointSettings.DEFAULT, down)).containsExactly(32);
     }
 
