@@ -339,7 +339,7 @@ public final class ChangePoints {
          * {@link #MIN_SEGMENT} points when none is held there yet and they all lie beyond the
          * quantile of the segment before them (from the newest change point held, at most
          * {@link #WINDOW} points back, at least {@link #EARLY_BEFORE}), each above the upper one
-         * or each below the lower one, their median differs from that segment's by at least the
+         * or each below the lower one while the point before them is not, their median differs from that segment's by at least the
          * least change, and the split passes the checks of the merge besides its p-value
          * ({@link Segments#holds}: a step on a common trend, the medians). It is one fixed split
          * per arrival, not the best of many, so it needs no correction over split positions: on a
@@ -353,17 +353,33 @@ public final class ChangePoints {
             int at = size - MIN_SEGMENT;
             int start = Math.max(now.isEmpty() ? 0 : now.get(now.size() - 1).index(), at - WINDOW);
             if (at - start < EARLY_BEFORE) return null;
-            double[] before = java.util.Arrays.copyOfRange(series, start, at);
-            java.util.Arrays.sort(before);
-            double high = quantile(before, settings.earlyQuantile());
-            double low = quantile(before, 1 - settings.earlyQuantile());
+            // Beyond the segment's straight line: its residuals' quantiles, and the newest
+            // points' distances from the line carried on. On a trend the newest points of a
+            // segment lie at its top without any step (a step on a trend would be placed early).
+            int n = at - start;
+            double meanI = (n - 1) / 2.0;
+            double meanY = Segments.mean(series, start, at);
+            double sii = 0;
+            double siy = 0;
+            for (int k = 0; k < n; k++) {
+                sii += (k - meanI) * (k - meanI);
+                siy += (k - meanI) * (series[start + k] - meanY);
+            }
+            double slope = siy / sii;
+            double[] residuals = new double[n];
+            for (int k = 0; k < n; k++) residuals[k] = series[start + k] - meanY - slope * (k - meanI);
+            java.util.Arrays.sort(residuals);
+            double high = quantile(residuals, settings.earlyQuantile());
+            double low = quantile(residuals, 1 - settings.earlyQuantile());
             boolean above = true;
             boolean below = true;
             for (int i = at; i < size; i++) {
-                above &= series[i] > high;
-                below &= series[i] < low;
+                double r = series[i] - meanY - slope * (i - start - meanI);
+                above &= r > high;
+                below &= r < low;
             }
             if (!above && !below) return null;
+            double[] before = java.util.Arrays.copyOfRange(series, start, at);
             double least = minChange(lower, upper);
             double medianBefore = Segments.median(before);
             double medianAfter = Segments.median(java.util.Arrays.copyOfRange(series, at, size));
