@@ -18,7 +18,9 @@ import java.util.Map;
  * p-value is below 10 × the maximum), then the change points are merged bottom-up: the weakest
  * one (the highest p-value, or a relative change below the minimum) is dropped and its neighbours
  * are tested again against their new neighbours, until every one passes. {@link Online} keeps
- * what it found and, for a new point, recomputes only from the change point before the newest one.
+ * what it found and, for a new point, recomputes only from the change point before the newest one;
+ * with the default settings it also tests the newest three points as one fixed split, so that a
+ * clear step is revealed at its third point (decision 0071).
  */
 public final class ChangePoints {
     /** The fewest points of a segment: a new level is seen when its third point arrives. */
