@@ -45,6 +45,9 @@ final class ChangePointVariants {
         out.put("default (0067 + early warning at 0.975)", d);
         out.put("0067 + early warning at 0.95", d.withEarlyQuantile(0.95));
         out.put("0067 + early warning at 0.90", d.withEarlyQuantile(0.90));
+        out.put("default, new level ≤ 30 points old", d.withMaxAge(30));
+        out.put("default, new level ≤ 50 points old", d.withMaxAge(50));
+        out.put("default, new level ≤ 80 points old", d.withMaxAge(80));
         return out;
     }
 
