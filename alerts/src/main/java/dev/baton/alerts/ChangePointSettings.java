@@ -27,6 +27,11 @@ package dev.baton.alerts;
  *     squares: level + slope × index + step after the split) must go the same way as the change
  *     and be at least this share of the least relative change: a series that only trends (a
  *     population, a balance) changes its mean from segment to segment without a step (0: no such check)
+ * @param earlyQuantile the early warning ({@link ChangePoints.Online}): when the newest
+ *     {@link ChangePoints#MIN_SEGMENT} points all lie beyond this quantile of the segment before
+ *     them (each above it, or each below the mirrored one), a change at the first of them is
+ *     tested without the correction over split positions, as it is one fixed split per arrival
+ *     (0: no early warning)
  */
 public record ChangePointSettings(
         double maxP,
@@ -39,7 +44,8 @@ public record ChangePointSettings(
         int minSegment,
         int confirm,
         double positionsPower,
-        double trendStep) {
+        double trendStep,
+        double earlyQuantile) {
 
     /** Otava's test: p below 0.001, nothing else (besides the least relative change). */
     public static final ChangePointSettings PLAIN = new ChangePointSettings(
@@ -53,18 +59,20 @@ public record ChangePointSettings(
             ChangePoints.MIN_SEGMENT,
             0,
             1,
+            0,
             0);
 
     /**
-     * Baton's defaults (decisions 0061 and 0067): Bonferroni over the split positions, the change
-     * held on the medians, and a step on top of a common linear trend of at least the least
-     * change (a series that only trends is no change point). Not winsorized: clipping each
+     * Baton's defaults (decisions 0061, 0067 and 0071): Bonferroni over the split positions, the
+     * change held on the medians, a step on top of a common linear trend of at least the least
+     * change (a series that only trends is no change point), and the early warning of the newest
+     * three points at the 0.975 quantile (a clear step is revealed at its third point). Not winsorized: clipping each
      * segment around its own median also pulls a point of the old level that a misplaced split
      * puts into the new segment towards it, and so reveals changes one point early at the wrong
      * commit.
      */
     public static final ChangePointSettings DEFAULT =
-            PLAIN.withPerSplit(true).withPersist(true).withTrendStep(1);
+            PLAIN.withPerSplit(true).withPersist(true).withTrendStep(1).withEarlyQuantile(0.975);
 
     public ChangePointSettings withMaxP(double p) {
         return new ChangePointSettings(
@@ -78,7 +86,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withPerSplit(boolean b) {
@@ -93,7 +102,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withWinsorize(double k) {
@@ -108,7 +118,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withMinEffect(double d) {
@@ -123,7 +134,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withPersist(boolean b) {
@@ -138,7 +150,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withFollowMoves(boolean b) {
@@ -153,7 +166,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withMaxAge(int points) {
@@ -168,7 +182,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withMinSegment(int points) {
@@ -183,7 +198,8 @@ public record ChangePointSettings(
                 points,
                 confirm,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withConfirm(int points) {
@@ -198,7 +214,8 @@ public record ChangePointSettings(
                 minSegment,
                 points,
                 positionsPower,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withPositionsPower(double power) {
@@ -213,7 +230,8 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 power,
-                trendStep);
+                trendStep,
+                earlyQuantile);
     }
 
     public ChangePointSettings withTrendStep(double share) {
@@ -228,6 +246,23 @@ public record ChangePointSettings(
                 minSegment,
                 confirm,
                 positionsPower,
-                share);
+                share,
+                earlyQuantile);
+    }
+
+    public ChangePointSettings withEarlyQuantile(double q) {
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep,
+                q);
     }
 }

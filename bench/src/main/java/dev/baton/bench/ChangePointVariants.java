@@ -15,12 +15,13 @@ final class ChangePointVariants {
     private ChangePointVariants() {}
 
     static Map<String, ChangePointSettings> settings() {
-        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        // Decision 0067's default (before decision 0071's early warning), as these were measured.
+        ChangePointSettings d = ChangePointSettings.DEFAULT.withEarlyQuantile(0);
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
-        // Decision 0067: the default is decision 0061's with the step on a common trend.
+        // Decision 0067: decision 0061's settings with the step on a common trend.
         ChangePointSettings before = d.withTrendStep(0);
         out.put("decision 0061 (Bonferroni + medians)", before);
-        out.put("default (0061 + step on a common trend)", d);
+        out.put("decision 0067 (0061 + step on a common trend)", d);
         out.put("0061 + trend, new level ≤ 20 points old", d.withMaxAge(20));
         out.put("0061 + trend, winsorized at 3", d.withWinsorize(3));
         out.put(
@@ -33,12 +34,37 @@ final class ChangePointVariants {
         return out;
     }
 
+    /**
+     * Decision 0071's early warning of the newest points (issue 44's delay) at three quantiles
+     * against none: {@code --variants early|early-judge}.
+     */
+    static Map<String, ChangePointSettings> early() {
+        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        Map<String, ChangePointSettings> out = new LinkedHashMap<>();
+        out.put("decision 0067, no early warning", d.withEarlyQuantile(0));
+        out.put("default (0067 + early warning at 0.975)", d);
+        out.put("0067 + early warning at 0.95", d.withEarlyQuantile(0.95));
+        out.put("0067 + early warning at 0.90", d.withEarlyQuantile(0.90));
+        out.put("default, new level ≤ 30 points old", d.withMaxAge(30));
+        out.put("default, new level ≤ 50 points old", d.withMaxAge(50));
+        out.put("default, new level ≤ 80 points old", d.withMaxAge(80));
+        return out;
+    }
+
     static void run(
             String which,
             List<ChangePointBench.Synthetic.Series> synthetic,
             Map<String, double[]> tcpd,
             Map<String, List<int[]>> annotations) {
         List<ChangePointBench.Detector> detectors = new ArrayList<>();
+        if (which.equals("early"))
+            for (Map.Entry<String, ChangePointSettings> e : early().entrySet())
+                detectors.add(
+                        new ChangePointBench.OnlineChangePoint("Online, " + e.getKey(), e.getValue(), 0.05, 0.05));
+        if (which.equals("early-judge"))
+            for (Map.Entry<String, ChangePointSettings> e : early().entrySet())
+                detectors.add(new ChangePointBench.JudgedChangePoint(
+                        "Judge 64 + stored, " + e.getKey(), e.getValue(), 0.05, 0.05, 64, true));
         for (Map.Entry<String, ChangePointSettings> e : settings().entrySet()) {
             if (which.equals("online") || which.equals("all"))
                 detectors.add(

@@ -275,4 +275,73 @@ class ChangePointsTest {
                 .containsExactly(32);
         assertThat(flags(ChangePointSettings.DEFAULT.withPositionsPower(0), x)).containsExactly(32);
     }
+
+    /** 30 runs cycling 95, 100, 105, 100 (mean 99.8, standard deviation about 3.6), then {@code after}. */
+    static double[] noisy(double... after) {
+        double[] x = new double[30 + after.length];
+        double[] cycle = {95, 100, 105, 100};
+        for (int i = 0; i < 30; i++) x[i] = cycle[i % 4];
+        System.arraycopy(after, 0, x, 30, after.length);
+        return x;
+    }
+
+    @Test
+    void theEarlyWarningRevealsAClearStepAtItsThirdPoint() {
+        // A 10 % step, about 2.8 standard deviations, at index 30. At its third point (32) the
+        // t-test of 110, 111, 109 against the 30 runs before gives p = 3.6·10⁻⁵; the correction
+        // over the 28 split positions makes it 1.007·10⁻³, just above 0.001, so without the early
+        // warning the step waits for its fourth point. The early warning: 110, 111 and 109 are
+        // each above the 0.975 quantile of the 30 runs before (105), their median is 10 % above
+        // theirs (100), and p is below a tenth of 0.001 with no correction: one fixed split.
+        double[] up = noisy(110, 111, 109, 110, 111, 109, 110);
+        assertThat(flags(ChangePointSettings.DEFAULT.withEarlyQuantile(0), up)).containsExactly(33);
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        List<Integer> at = new ArrayList<>();
+        List<ChangePoint> revealed = new ArrayList<>();
+        for (int i = 0; i < up.length; i++) {
+            ChangePoint c = online.add(up[i]);
+            if (c == null) continue;
+            at.add(i);
+            revealed.add(c);
+        }
+        // Once: the later points find the same change point by the usual path and it is known.
+        assertThat(at).containsExactly(32);
+        assertThat(revealed.get(0).index()).isEqualTo(30);
+        assertThat(revealed.get(0).pValue()).isCloseTo(3.6e-5, within(0.1e-5));
+        assertThat(online.changePoints()).extracting(ChangePoint::index).containsExactly(30);
+        // A fall likewise, below the 0.025 quantile (95).
+        double[] down = noisy(90, 89, 91, 90, 89, 91, 90);
+        assertThat(flags(ChangePointSettings.DEFAULT.withEarlyQuantile(0), down))
+                .containsExactly(33);
+        assertThat(flags(ChangePointSettings.DEFAULT, down)).containsExactly(32);
+    }
+
+    @Test
+    void anEarlyWarningThatLaterPointsDoNotBearOutDisappears() {
+        // Three runs at 110, then the old level again: at the third the early warning cannot
+        // tell them from a step and reveals a change point; as the old level returns, the
+        // segment of three is tested as one between two change points, fails the correction,
+        // and the change point is gone (the store withdraws it). It is not revealed again.
+        double[] x = noisy(110, 111, 109, 100, 95, 100, 105, 100, 95, 100, 105, 100, 95, 100, 105, 100);
+        ChangePoints.Online online = new ChangePoints.Online(ChangePointSettings.DEFAULT, 0.05, 0.05);
+        List<Integer> at = new ArrayList<>();
+        for (int i = 0; i < x.length; i++) if (online.add(x[i]) != null) at.add(i);
+        assertThat(at).containsExactly(32);
+        assertThat(online.changePoints()).isEmpty();
+    }
+
+    @Test
+    void theEarlyWarningLetsALoneOutlierPassOnAStationarySeries() {
+        // 200 runs of normal noise (2 %) around 100, one of them 40 % above: the newest three
+        // are never all beyond the quantile, so no change point; nor on the noise alone.
+        Random random = new Random(71);
+        double[] x = new double[200];
+        for (int i = 0; i < x.length; i++) x[i] = 100 * (1 + 0.02 * random.nextGaussian());
+        assertThat(flags(ChangePointSettings.DEFAULT, x)).isEmpty();
+        x[120] = 140;
+        assertThat(flags(ChangePointSettings.DEFAULT, x)).isEmpty();
+        // The quiet cycle likewise, with the outlier among the newest three at every arrival.
+        assertThat(flags(ChangePointSettings.DEFAULT, noisy(140, 100, 105, 100, 95, 100)))
+                .isEmpty();
+    }
 }
