@@ -338,11 +338,12 @@ public final class ChangePoints {
 
         /**
          * The early warning (settings.earlyQuantile()): a change at the first of the newest
-         * {@link #MIN_SEGMENT} points when none is held there yet and they all lie beyond the
-         * quantile of the segment before them (from the newest change point held, at most
-         * {@link #WINDOW} points back, at least {@link #EARLY_BEFORE}), each above the upper one
-         * or each below the lower one while the point before them is not, their median differs from that segment's by at least the
-         * least change, and the split passes the checks of the merge besides its p-value
+         * {@link #MIN_SEGMENT} points when they all lie beyond the quantile of the segment before
+         * them (from the newest change point held, at most {@link #WINDOW} points back, at least
+         * {@link #EARLY_BEFORE}: none when a change point is held closer), measured from that
+         * segment's least-squares line, each above the upper one or each below the lower one,
+         * their median differs from that segment's by at least the least change, and the split
+         * passes the checks of the merge besides its p-value
          * ({@link Segments#holds}: a step on a common trend, the medians). It is one fixed split
          * per arrival, not the best of many, so it needs no correction over split positions: on a
          * stationary series it fires at about 2 × (1 − q)³ of the arrivals (0.00025 at q = 0.95),
