@@ -28,6 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** What a runner reports with {@code ready} (executor, hypervisor, accelerator, baseline image) is readable by the admin while it is connected. */
 class RunnerCapabilitiesTest {
+    /** Generous: a ready is one WebSocket message, but CI runs the whole suite on two busy cores. */
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
     @TempDir
     Path dataDir;
 
@@ -109,7 +112,7 @@ class RunnerCapabilitiesTest {
         TestRunner again = TestRunner.connect(channel, key);
         again.send(new RunnerMessage.Ready(
                 30, "linux", "x86_64", "new", 1, new RunnerCapabilities("microvm", "qemu-microvm", "tcg")));
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             JsonNode c = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
                     .get("capabilities");
             assertThat(c.get("executor").asText()).isEqualTo("microvm");
@@ -127,7 +130,7 @@ class RunnerCapabilitiesTest {
                 "new",
                 1,
                 RunnerCapabilities.executor("runc").withBaselineImage(true)));
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        await().atMost(WAIT).untilAsserted(() -> {
             JsonNode c = json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
                     .get("capabilities");
             assertThat(c.get("executor").asText()).isEqualTo("runc");
@@ -141,7 +144,7 @@ class RunnerCapabilitiesTest {
                 "new",
                 1,
                 new RunnerCapabilities("microvm", "qemu-microvm", "tcg").withBaselineImage(false)));
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(WAIT)
                 .untilAsserted(() -> assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
                                 .at("/capabilities/baseline_image")
                                 .asText())
@@ -149,7 +152,7 @@ class RunnerCapabilitiesTest {
         // Only shown, never trusted for size: a long value is cut.
         again.send(new RunnerMessage.Ready(
                 30, "linux", "x86_64", "new", 1, RunnerCapabilities.executor("x".repeat(5000))));
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(WAIT)
                 .untilAsserted(() -> assertThat(json(call("GET", "/v0/runners/vm-box/capabilities", null), 200)
                                 .at("/capabilities/executor")
                                 .asText())
