@@ -6,6 +6,7 @@ import dev.baton.core.adapter.Adapters;
 import dev.baton.core.adapter.IterationResults;
 import dev.baton.core.adapter.ReportResults;
 import dev.baton.protocol.id.ResourceId;
+import dev.baton.protocol.model.CapabilityLabels;
 import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.JobTimeout;
@@ -199,6 +200,10 @@ final class RunValidator {
                     "cmd");
         }
         paired = pairedRuns.withBaselineImage(paired, r.baseline(), project, entrypoint);
+        // Only a runner that runs a baseline image may take such a job (decision 0076).
+        if (paired != null && paired.baselineImage() != null)
+            labels = new dev.baton.store.JobLabels(
+                    CapabilityLabels.required(labels.required(), true), labels.preferred());
         if (queueTimeout == null) queueTimeout = spec.queueTimeout();
         return new ValidRun.OnRunner(
                 project,

@@ -1,6 +1,7 @@
 package dev.baton.dispatch;
 
 import dev.baton.protocol.job.JobStatus;
+import dev.baton.protocol.model.CapabilityLabels;
 import dev.baton.store.Attempt;
 import dev.baton.store.AttemptOutcome;
 import dev.baton.store.Job;
@@ -93,8 +94,12 @@ public final class PendingExplainer implements JobQueue {
                     .collect(Collectors.joining(", "));
             PendingReason reason = PendingReason.of(
                     PendingReason.Code.LABELS_UNMATCHED,
-                    "no runner of " + specName + " has the labels it requires (" + labels
-                            + "); label a runner (baton runners label) or change require_labels");
+                    "no runner of " + specName + " has the labels it requires (" + labels + "); "
+                            + (wanted.required().containsKey(CapabilityLabels.BASELINE_IMAGE)
+                                    ? "a paired job's baseline image runs on runc runners only, which report "
+                                            + CapabilityLabels.BASELINE_IMAGE + "=true themselves: start one for "
+                                            + specName
+                                    : "label a runner (baton runners label) or change require_labels"));
             return Optional.of(new QueueStatus(reason, all.ahead() + 1, null));
         }
         // A quarantined runner takes no jobs, connected or not (docs/scheduling.md). The counted

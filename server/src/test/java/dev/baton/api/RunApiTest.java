@@ -809,6 +809,8 @@ class RunApiTest {
         assertThat(alone.at("/config/paired/baseline_image").asText()).isEqualTo(old);
         assertThat(alone.at("/config/paired/baseline_cmd").isMissingNode()).isTrue();
         assertThat(alone.at("/config/digest").asText()).isEqualTo(DIGEST);
+        // Only a runner that runs a baseline image may take it (decision 0076).
+        assertThat(alone.path("require_labels").toString()).isEqualTo("{\"baton.dev/baseline-image\":\"true\"}");
         // An image without a command takes the baseline's cmd.
         JsonNode withCmd = Fixtures.created(s.post(
                         "/v0/run",
@@ -836,6 +838,7 @@ class RunApiTest {
                         s.post("/v0/projects/p-tm/jobs/" + alone.path("uuid").asText() + "/rerun", Map.of()))
                 .path("job");
         assertThat(rerun.at("/config/paired/baseline_image").asText()).isEqualTo(old);
+        assertThat(rerun.path("require_labels").toString()).isEqualTo("{\"baton.dev/baseline-image\":\"true\"}");
         assertThat(rerun.at("/config/paired/seed").asLong())
                 .isNotEqualTo(alone.at("/config/paired/seed").asLong());
     }

@@ -132,7 +132,17 @@ class ConsolePairedTest {
                 dev.baton.server.testing.TestImages.image(List.of("old-bench")));
         String[] runner = baton.createRunner("paired images box");
         try (TestRunner r = baton.connect(runner[0], runner[1])) {
-            r.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            // Only a runner that runs a baseline image is offered the job (decision 0076).
+            r.send(new RunnerMessage.Ready(
+                    30,
+                    "linux",
+                    "x86_64",
+                    "test",
+                    1,
+                    null,
+                    null,
+                    dev.baton.protocol.model.RunnerCapabilities.executor("runc").withBaselineImage(true),
+                    Map.of(dev.baton.protocol.model.CapabilityLabels.BASELINE_IMAGE, "true")));
             String job = baton.run(baton.admin, Map.of("baseline", Map.of("image", "old"), "pairs", 2));
             ClaimedJob claimed = r.expect(ServerMessage.Job.class).job();
             assertThat(claimed.config().paired().baselineImage().value()).isEqualTo(old);

@@ -3,6 +3,7 @@ package dev.baton.store;
 import static dev.baton.store.Rows.micros;
 
 import dev.baton.protocol.id.LeaseId;
+import dev.baton.protocol.model.CapabilityLabels;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -72,8 +73,11 @@ final class JdbcLeaseOffers implements LeaseOffers {
                                 + " AND NOT EXISTS (SELECT 1 FROM lease_offer o WHERE o.job_id = j.id AND o.state IN (0, 1))"
                                 // A queue's runner says nothing of its labels or its machine: a job that requires
                                 // labels, or a spec that requires a clean fingerprint, waits for a channel runner
-                                // that shows them rather than running on a machine nobody checked.
-                                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1)"
+                                // that shows them rather than running on a machine nobody checked. Not the
+                                // baseline image's capability label: a queue's runner checks that itself and
+                                // declines (image_refused) when it cannot (decision 0076).
+                                + " AND NOT EXISTS (SELECT 1 FROM job_label jl WHERE jl.job_id = j.id AND jl.required = 1"
+                                + " AND jl.key <> '" + CapabilityLabels.BASELINE_IMAGE + "')"
                                 + " AND NOT EXISTS (SELECT 1 FROM spec s WHERE s.id = j.spec_id AND s.require_clean_fingerprint)"
                                 + " ORDER BY j.priority DESC, j.created, j.id LIMIT :limit")
                 .bind("now", micros(now))

@@ -6,7 +6,8 @@ package dev.baton.protocol.model;
  * hypervisor ({@code qemu-microvm}) and the accelerator it really uses ({@code kvm} or
  * {@code tcg}; KVM only when a probe guest booted with it), and whether it runs a paired job's
  * baseline in an image of its own ({@code baseline_image}, issue 45: true for runc only).
- * Informational: the server shows it and logs it, dispatch does not use it. Fields that do not
+ * The server shows it and logs it; dispatch reads none of it, only the label the runner reports
+ * for {@code baseline_image} ({@link CapabilityLabels}). Fields that do not
  * apply, or that an older runner does not know, are null (absent on the wire).
  */
 public record RunnerCapabilities(String executor, String hypervisor, String accelerator, Boolean baselineImage) {

@@ -126,7 +126,7 @@ final class Claiming {
                         null,
                         null,
                         config.capabilities(),
-                        config.labels().isEmpty() ? null : config.labels(),
+                        config.reportedLabels(),
                         heldImages,
                         AgentProcess.HOST,
                         AgentProcess.PID,

@@ -1,5 +1,6 @@
 package dev.baton.runner.machine;
 
+import dev.baton.protocol.model.CapabilityLabels;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.protocol.value.Labels;
@@ -18,7 +19,7 @@ import java.util.Optional;
  * @param backoffBase first reconnect delay; doubles per failed attempt up to {@code backoffMax}
  * @param maxMessageBytes the channel's message limit; results are cut to fit it
  * @param capabilities what the executor detected, sent with every {@code ready} (null: not sent)
- * @param labels the runner's own {@code key=value} labels, sent with every {@code ready} (empty: not sent; docs/scheduling.md)
+ * @param labels the runner's own {@code key=value} labels, sent with every {@code ready} with the ones its capabilities imply ({@link #reportedLabels}; docs/scheduling.md)
  * @param singleJob take one job, report it and exit ({@code --ephemeral}, issue 43)
  */
 public record MachineConfig(
@@ -101,8 +102,20 @@ public record MachineConfig(
 
     public MachineConfig {
         labels = Labels.of(labels);
+        CapabilityLabels.reported(labels, capabilities); // refused at start, not at the first ready
         if (slots < 1) throw new IllegalArgumentException("slots must be at least 1");
         if (maxSends < 1) throw new IllegalArgumentException("maxSends must be at least 1");
+    }
+
+    /**
+     * The labels {@code ready} carries: the runner's own with the ones its executor's capabilities
+     * imply ({@link CapabilityLabels}). With capabilities the whole set is always sent, empty too,
+     * so that a runner that no longer runs baseline images clears its earlier report; without
+     * them (tests' bare machines) only labels of its own, or none (null: not sent).
+     */
+    public Map<String, String> reportedLabels() {
+        if (capabilities == null) return labels.isEmpty() ? null : labels;
+        return CapabilityLabels.reported(labels, capabilities);
     }
 
     public static MachineConfig defaults(String version) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.Input;
 import dev.baton.channelclient.outbox.Outbox;
+import dev.baton.protocol.model.CapabilityLabels;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
@@ -38,8 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 45, the real agent against the real server: an agent whose executor runs no second image
  * (the process executor) says so in {@code ready}, the server shows it at the capabilities
- * endpoint, and a paired run whose baseline is an image of its own is declined
- * {@code image_refused} by the agent itself, before the executor's prepare is ever called.
+ * endpoint, and a paired run whose baseline is an image of its own is not offered to it: it waits,
+ * saying why (decision 0076). Labelled by an admin anyway, the agent declines the job
+ * {@code image_refused} itself, before the executor's prepare is ever called.
  */
 class BaselineImageRefusedAgainstServerTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -77,7 +79,7 @@ class BaselineImageRefusedAgainstServerTest {
     }
 
     @Test
-    void aProcessRunnerSaysItRunsNoBaselineImageAndDeclinesSuchAJobBeforePreparingIt() throws Exception {
+    void aProcessRunnerIsNotOfferedABaselineImageJobAndDeclinesOneBeforePreparingIt() throws Exception {
         assumeTrue(Files.isExecutable(TestImages.BUSYBOX), "no static busybox at /bin/busybox");
         ExecutorService threads = Executors.newCachedThreadPool();
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"))) {
@@ -154,6 +156,34 @@ class BaselineImageRefusedAgainstServerTest {
                     .at("/job/uuid")
                     .asText();
 
+            // The job requires the capability label, which a process runner does not report: it is
+            // never offered, and its pending reason says what it waits for (decision 0076).
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                JsonNode j = baton.get("/v0/projects/bench/jobs/" + job);
+                assertThat(j.at("/require_labels/" + "baton.dev~1baseline-image")
+                                .asText())
+                        .isEqualTo("true");
+                assertThat(j.at("/pending_reason/code").asText()).isEqualTo("labels_unmatched");
+                assertThat(j.at("/pending_reason/message").asText())
+                        .contains(CapabilityLabels.BASELINE_IMAGE + "=true")
+                        .contains("runc runners only");
+            });
+            JsonNode runner = baton.get("/v0/runners/" + slug);
+            assertThat(runner.path("labels_reported").has(CapabilityLabels.BASELINE_IMAGE))
+                    .as(runner.toString())
+                    .isFalse();
+            assertThat(baton.get("/v0/projects/bench/jobs/" + job)
+                            .path("status")
+                            .asText())
+                    .isEqualTo("pending");
+            assertThat(baton.get("/v0/projects/bench/jobs/" + job)
+                            .path("attempts")
+                            .size())
+                    .isZero();
+
+            // An admin who labels the runner anyway (the label a runc runner reports) gets it the job:
+            // the agent itself still declines it before its executor sees it.
+            baton.patch("/v0/runners/" + slug, Map.of("labels", Map.of(CapabilityLabels.BASELINE_IMAGE, "true")));
             await().atMost(WAIT)
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> baton.get("/v0/projects/bench/jobs/" + job)

@@ -243,7 +243,8 @@ abstract class PullTokenAgainstServerContract {
                     new ChannelClient(http, baton.url(), slug, key, 1 << 20, inputs::add, java.time.Clock.systemUTC());
             channel.connect();
             next(Input.ConnectionOpened.class);
-            channel.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            // As a runc runner says it (decision 0076): only such a runner is offered the job.
+            channel.send(RuncReady.ready());
             ClaimedJob claimed = received(ServerMessage.Job.class).job();
             assertThat(claimed.config().paired().baselineImage()).isEqualTo(baseline.digest());
 

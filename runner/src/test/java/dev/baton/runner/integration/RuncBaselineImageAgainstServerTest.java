@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.connection.ChannelClient;
 import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.channelclient.machine.Input;
-import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.PairedConfig;
@@ -112,7 +111,7 @@ class RuncBaselineImageAgainstServerTest {
                     Clock.systemUTC());
             channel.connect();
             next(Input.ConnectionOpened.class);
-            channel.send(new RunnerMessage.Ready(30, "linux", "x86_64", "test", 1));
+            channel.send(RuncReady.ready());
             ClaimedJob claimed = received(ServerMessage.Job.class).job();
             assertThat(claimed.config().digest()).isEqualTo(candidate.digest());
             assertThat(claimed.config().paired().baselineImage()).isEqualTo(baseline.digest());

@@ -12,8 +12,10 @@ import dev.baton.protocol.message.DrainState;
 import dev.baton.protocol.message.FailureCode;
 import dev.baton.protocol.message.RunnerMessage;
 import dev.baton.protocol.message.ServerMessage;
+import dev.baton.protocol.model.CapabilityLabels;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
+import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,6 +80,33 @@ class RunnerMachineTest {
                 .singleElement()
                 .isInstanceOfSatisfying(
                         RunnerMessage.Ready.class, r -> assertThat(r.labels()).isEqualTo(Map.of("disk", "nvme")));
+    }
+
+    /** Decision 0076: the executor's capability travels as a label; without it the whole set is still sent. */
+    @Test
+    void readyCarriesTheBaselineImageLabelOnlyFromAnExecutorThatRunsOne() {
+        var runc = RunnerCapabilities.executor("runc").withBaselineImage(true);
+        var process = RunnerCapabilities.executor("process").withBaselineImage(false);
+        machine = RunnerMachine.fresh(
+                MachineConfig.defaults("test").withCapabilities(runc).withLabels(Map.of("disk", "nvme")),
+                new Random(1));
+        assertThat(sent(connected()))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class,
+                        r -> assertThat(r.labels())
+                                .isEqualTo(Map.of("disk", "nvme", CapabilityLabels.BASELINE_IMAGE, "true")));
+        // An operator's label of that key does not make a process runner one: it is dropped, and an
+        // empty set is sent so that an earlier report of it is cleared.
+        machine = RunnerMachine.fresh(
+                MachineConfig.defaults("test")
+                        .withCapabilities(process)
+                        .withLabels(Map.of(CapabilityLabels.BASELINE_IMAGE, "true")),
+                new Random(1));
+        assertThat(sent(connected()))
+                .singleElement()
+                .isInstanceOfSatisfying(
+                        RunnerMessage.Ready.class, r -> assertThat(r.labels()).isEmpty());
     }
 
     @Test
