@@ -5,7 +5,6 @@ import dev.baton.protocol.message.DeclineCode;
 import dev.baton.protocol.message.LogStream;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.IterationResult;
-import dev.baton.protocol.model.PairedConfig;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,15 +47,6 @@ abstract class IterativeExecution implements Execution {
         this.events = events;
         this.limits = limits;
         this.clock = clock;
-    }
-
-    /**
-     * Whether this executor runs a paired job's baseline (issue 45): it must start the baseline's
-     * command for {@link PairedConfig.Side#BASELINE} iterations. An executor that cannot declines
-     * the job before preparing anything.
-     */
-    protected boolean runsPairs() {
-        return false;
     }
 
     /** Provision everything; call {@link #checkStopped()} between long steps. */
@@ -156,11 +146,6 @@ abstract class IterativeExecution implements Execution {
     }
 
     private Runnable phases() {
-        if (job.config().paired() != null && !runsPairs()) {
-            return () -> events.declined(
-                    DeclineCode.EXECUTOR_ERROR,
-                    "this runner's executor does not run paired jobs (--baseline); the process executor does");
-        }
         try {
             prepare();
         } catch (DeclinedException e) {

@@ -385,11 +385,6 @@ public final class MicroVmExecutor implements Executor {
                     baselineIterations);
         }
 
-        @Override
-        protected boolean runsPairs() {
-            return true;
-        }
-
         private void makeDisk(long bytes) throws IOException, DeclinedException {
             try (RandomAccessFile f = new RandomAccessFile(disk.toFile(), "rw")) {
                 f.setLength(bytes);

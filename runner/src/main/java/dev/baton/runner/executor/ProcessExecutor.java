@@ -165,11 +165,6 @@ public final class ProcessExecutor implements Executor {
             Files.createDirectories(jobDir);
         }
 
-        @Override
-        protected boolean runsPairs() {
-            return true;
-        }
-
         private Path iterationDir(int i) {
             return jobDir.resolve("iteration-" + i);
         }

@@ -392,11 +392,6 @@ public final class RuncExecutor implements Executor {
             return p;
         }
 
-        @Override
-        protected boolean runsPairs() {
-            return true;
-        }
-
         /** Whether iteration {@code iteration} (from 1) is a baseline side that runs in the baseline's own image. */
         private boolean inBaselineImage(int iteration) {
             PairedConfig paired = job.config().paired();
