@@ -65,39 +65,10 @@ class AgentAgainstServerTest {
     @BeforeEach
     void start() {
         baton = new BatonUnderTest(dir.resolve("server"));
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        baton.benchProject();
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "host",
-                        "slug",
-                        "host",
-                        "architecture",
-                        host,
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "arm",
-                        "slug",
-                        "arm",
-                        "architecture",
-                        "aarch64",
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
+        baton.spec("host", host);
+        baton.spec("arm", "aarch64");
     }
 
     @AfterEach
@@ -111,10 +82,8 @@ class AgentAgainstServerTest {
 
     /** Registers a runner for {@code spec} and returns its slug and key. */
     private Map.Entry<String, RunnerKey> register(String spec) {
-        JsonNode created = baton.post("/v0/runners", Map.of("name", "agent " + (++runners)));
-        String slug = created.at("/runner/slug").asText();
-        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", spec));
-        return Map.entry(slug, RunnerKey.parse(created.get("key").asText()));
+        BatonUnderTest.Registered created = baton.runner("agent " + (++runners), spec);
+        return Map.entry(created.slug(), created.key());
     }
 
     private RunnerAgent agent(String spec, MachineConfig config, Executor executor) {

@@ -11,7 +11,6 @@ import dev.baton.protocol.model.CapabilityLabels;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
@@ -83,36 +82,17 @@ class BaselineImageRefusedAgainstServerTest {
         assumeTrue(Files.isExecutable(TestImages.BUSYBOX), "no static busybox at /bin/busybox");
         ExecutorService threads = Executors.newCachedThreadPool();
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"))) {
-            baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-            baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
-            baton.post(
-                    "/v0/specs",
-                    Map.of(
-                            "name",
-                            "host",
-                            "slug",
-                            "host",
-                            "architecture",
-                            Architecture.ofHost().orElseThrow().wireName(),
-                            "cpu",
-                            1,
-                            "memory",
-                            256 << 20,
-                            "disk",
-                            1L << 30));
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "process box"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
+            baton.benchProject();
+            baton.spec("host", Architecture.ofHost().orElseThrow().wireName());
+            BatonUnderTest.Registered created = baton.runner("process box", "host");
+            String slug = created.slug();
             var executor = new Watched(
                     new ProcessExecutor(
                             dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
                     new AtomicInteger());
             RunnerAgent agent = new RunnerAgent(
                     MachineConfig.defaults("test"),
-                    new RunnerAgent.Target(
-                            baton.url(),
-                            slug,
-                            RunnerKey.parse(created.get("key").asText())),
+                    new RunnerAgent.Target(baton.url(), slug, created.key()),
                     executor,
                     new Outbox(dir.resolve("outbox")),
                     Updater.unsupported("test"),

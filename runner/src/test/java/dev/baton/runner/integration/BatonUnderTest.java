@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.core.config.ServerConfig;
 import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.value.RunnerKey;
 import dev.baton.server.BatonServer;
 import dev.baton.server.ServerAssembly;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Base64;
+import java.util.Map;
 
 /**
  * The real, assembled Baton server (API, runner channel, registry) on 127.0.0.1 with a SQLite
@@ -83,6 +85,42 @@ final class BatonUnderTest implements AutoCloseable {
     void startWith(java.util.function.UnaryOperator<ServerConfig.Builder> settings) {
         config = settings.apply(config.toBuilder()).build();
         server = ServerAssembly.builder(config, clock).start();
+    }
+
+    /** A runner the admin registered: its slug and its key. */
+    record Registered(String slug, RunnerKey key) {}
+
+    /** The organization {@code acme} (plan team) and its project {@code bench}, which most tests submit to. */
+    void benchProject() {
+        post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
+        post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+    }
+
+    /** A spec named and slugged {@code slug} for {@code architecture}: one CPU, 256 MiB, 1 GiB of disk. */
+    JsonNode spec(String slug, String architecture) {
+        return post(
+                "/v0/specs",
+                Map.of(
+                        "name",
+                        slug,
+                        "slug",
+                        slug,
+                        "architecture",
+                        architecture,
+                        "cpu",
+                        1,
+                        "memory",
+                        256 << 20,
+                        "disk",
+                        1L << 30));
+    }
+
+    /** Registers runner {@code name} and assigns it {@code specs}. */
+    Registered runner(String name, String... specs) {
+        JsonNode created = post("/v0/runners", Map.of("name", name));
+        String slug = created.at("/runner/slug").asText();
+        for (String spec : specs) post("/v0/runners/" + slug + "/specs", Map.of("spec", spec));
+        return new Registered(slug, RunnerKey.parse(created.get("key").asText()));
     }
 
     JsonNode post(String path, Object body) {

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.Input;
 import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.value.Architecture;
@@ -53,21 +52,7 @@ class ConnectionLogTest {
         root.addAppender(log);
         baton = new BatonUnderTest(dir.resolve("server"));
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "small",
-                        "slug",
-                        "small",
-                        "architecture",
-                        host,
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
+        baton.spec("small", host);
     }
 
     @AfterEach
@@ -97,9 +82,7 @@ class ConnectionLogTest {
 
     @Test
     void onConnectTheRunnerSaysWhereAsWhomForWhichSpecsAndWithWhichExecutor() throws Exception {
-        JsonNode created = baton.post("/v0/runners", Map.of("name", "bench-1"));
-        baton.post("/v0/runners/bench-1/specs", Map.of("spec", "small"));
-        RunnerAgent agent = agent("bench-1", RunnerKey.parse(created.get("key").asText()));
+        RunnerAgent agent = agent("bench-1", baton.runner("bench-1", "small").key());
         Future<Integer> exit = threads.submit(agent::run);
 
         String expected = "connected to " + baton.url() + " as bench-1, serving small, executor process";

@@ -10,7 +10,6 @@ import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.model.MachineFingerprint;
 import dev.baton.protocol.model.NoiseCode;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
@@ -58,24 +57,9 @@ abstract class FingerprintAgainstServerContract {
     @BeforeEach
     void start() {
         baton = new BatonUnderTest(dir.resolve("server"), databaseUrl());
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        baton.benchProject();
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "lab",
-                        "slug",
-                        "lab",
-                        "architecture",
-                        host,
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
+        baton.spec("lab", host);
         baton.post(
                 "/v0/specs",
                 Map.of(
@@ -109,14 +93,12 @@ abstract class FingerprintAgainstServerContract {
      * pinned to {@code cpus}, which the fingerprint then watches (the agent takes them from the executor).
      */
     private void runAgent(String spec, Optional<String> cpus) {
-        JsonNode created = baton.post("/v0/runners", Map.of("name", "agent " + spec));
-        String slug = created.at("/runner/slug").asText();
-        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", spec));
+        BatonUnderTest.Registered created = baton.runner("agent " + spec, spec);
+        String slug = created.slug();
         Path home = dir.resolve(slug);
         RunnerAgent agent = new RunnerAgent(
                 MachineConfig.defaults("test").withPollTimeout(1),
-                new RunnerAgent.Target(
-                        baton.url(), slug, RunnerKey.parse(created.get("key").asText())),
+                new RunnerAgent.Target(baton.url(), slug, created.key()),
                 new ProcessExecutor(home.resolve("work"), OutputLimits.DEFAULT, cpus, Clock.systemUTC(), true),
                 new Outbox(home.resolve("outbox")),
                 Updater.unsupported("test"),

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.Input;
 import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.RunnerAgent;
 import dev.baton.runner.executor.OutputLimits;
 import dev.baton.runner.executor.ProcessExecutor;
@@ -51,33 +50,16 @@ class LargeResultAgainstServerTest {
     private void start(long serverLimit, int runnerLimit) throws Exception {
         baton = new BatonUnderTest(
                 dir.resolve("server"), null, b -> b.requestBodyMaxBytes(serverLimit), Clock.systemUTC());
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        baton.benchProject();
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "host",
-                        "slug",
-                        "host",
-                        "architecture",
-                        host,
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
-        JsonNode created = baton.post("/v0/runners", Map.of("name", "agent"));
-        String slug = created.at("/runner/slug").asText();
-        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
+        baton.spec("host", host);
+        BatonUnderTest.Registered created = baton.runner("agent", "host");
+        String slug = created.slug();
         // Through a proxy that checks the runner's framing: a broken channel is then blamed on the right side.
         proxy = new FrameCheckingProxy(baton.url());
         agent = new RunnerAgent(
                 MachineConfig.defaults("test").withSlots(2).withMaxMessageBytes(runnerLimit),
-                new RunnerAgent.Target(
-                        proxy.url(), slug, RunnerKey.parse(created.get("key").asText())),
+                new RunnerAgent.Target(proxy.url(), slug, created.key()),
                 new ProcessExecutor(
                         dir.resolve("work"), OutputLimits.DEFAULT, Optional.empty(), Clock.systemUTC(), true),
                 new Outbox(dir.resolve("outbox")),

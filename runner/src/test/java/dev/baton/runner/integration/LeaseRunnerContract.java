@@ -87,24 +87,9 @@ abstract class LeaseRunnerContract {
                 databaseUrl(),
                 b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)),
                 serverClock);
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        baton.benchProject();
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "host",
-                        "slug",
-                        "host",
-                        "architecture",
-                        host,
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
+        baton.spec("host", host);
     }
 
     @AfterEach
@@ -124,12 +109,11 @@ abstract class LeaseRunnerContract {
 
     /** As {@link #runner(int)}, reaching the server at {@code server} (a proxy, say); its home is the last of {@link #homes}. */
     Future<Integer> runner(int slots, URI server) {
-        JsonNode created = baton.post("/v0/runners", Map.of("name", "lease runner " + (++registered)));
-        String slug = created.at("/runner/slug").asText();
-        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
+        BatonUnderTest.Registered created = baton.runner("lease runner " + (++registered), "host");
+        String slug = created.slug();
         Path home = dir.resolve(slug);
         homes.add(home);
-        keys.put(slug, RunnerKey.parse(created.get("key").asText()));
+        keys.put(slug, created.key());
         return runnerAs(slug, slots, server);
     }
 

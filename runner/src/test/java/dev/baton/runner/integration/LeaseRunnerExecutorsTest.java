@@ -9,7 +9,6 @@ import dev.baton.channelclient.machine.Input;
 import dev.baton.core.config.BrokerSettings;
 import dev.baton.core.microvm.MicroVmKernels;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.executor.Executor;
 import dev.baton.runner.executor.MicroVmExecutor;
 import dev.baton.runner.executor.MicroVmSetup;
@@ -80,23 +79,8 @@ class LeaseRunnerExecutorsTest {
                 null,
                 b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), LEASE_TTL)),
                 Clock.systemUTC());
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        "host",
-                        "slug",
-                        "host",
-                        "architecture",
-                        Architecture.X86_64.wireName(),
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
+        baton.benchProject();
+        baton.spec("host", Architecture.X86_64.wireName());
     }
 
     @AfterEach
@@ -219,13 +203,11 @@ class LeaseRunnerExecutorsTest {
     }
 
     private void start(Executor executor, Path home) {
-        JsonNode created = baton.post("/v0/runners", Map.of("name", "lease runner"));
-        String slug = created.at("/runner/slug").asText();
-        baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "host"));
+        BatonUnderTest.Registered created = baton.runner("lease runner", "host");
+        String slug = created.slug();
         runner = new LeaseRunner(
                 MachineConfig.defaults("test").withGrace(Duration.ofSeconds(5)),
-                new LeaseRunner.Target(
-                        baton.url(), slug, RunnerKey.parse(created.get("key").asText()), nats.url()),
+                new LeaseRunner.Target(baton.url(), slug, created.key(), nats.url()),
                 executor,
                 home,
                 Clock.systemUTC());

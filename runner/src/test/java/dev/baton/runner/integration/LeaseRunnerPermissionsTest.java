@@ -105,25 +105,10 @@ class LeaseRunnerPermissionsTest {
                 null,
                 b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6), seed.toString())),
                 Clock.systemUTC());
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        baton.benchProject();
         String host = Architecture.ofHost().orElseThrow().wireName();
         for (String spec : List.of("host", "other")) {
-            baton.post(
-                    "/v0/specs",
-                    Map.of(
-                            "name",
-                            spec,
-                            "slug",
-                            spec,
-                            "architecture",
-                            host,
-                            "cpu",
-                            1,
-                            "memory",
-                            256 << 20,
-                            "disk",
-                            1L << 30));
+            baton.spec(spec, host);
         }
         JsonNode box = baton.post("/v0/runners", Map.of("name", "box"));
         baton.post("/v0/runners/box/specs", Map.of("spec", "host"));

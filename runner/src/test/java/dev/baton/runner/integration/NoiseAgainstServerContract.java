@@ -83,25 +83,10 @@ abstract class NoiseAgainstServerContract {
     @Test
     void theAgentMeasuresItsNoiseAtStartAndTheServerShowsItOnTheRunner() throws Exception {
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl())) {
-            baton.post(
-                    "/v0/specs",
-                    Map.of(
-                            "name",
-                            "small",
-                            "slug",
-                            "small",
-                            "architecture",
-                            Architecture.ofHost().orElseThrow().wireName(),
-                            "cpu",
-                            1,
-                            "memory",
-                            256 << 20,
-                            "disk",
-                            1L << 30));
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "quiet-1"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "small"));
-            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            baton.spec("small", Architecture.ofHost().orElseThrow().wireName());
+            BatonUnderTest.Registered created = baton.runner("quiet-1", "small");
+            String slug = created.slug();
+            RunnerKey key = created.key();
             assertThat(baton.get("/v0/runners/" + slug).has("noise"))
                     .as("no noise before the agent measured it")
                     .isFalse();
@@ -177,18 +162,16 @@ abstract class NoiseAgainstServerContract {
     @Test
     void aRunnerNoisierThanASpecsLimitDoesNotClaimItsJobs() throws Exception {
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl())) {
-            baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-            baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+            baton.benchProject();
             baton.post("/v0/specs", spec("any"));
             // A limit no machine meets, set before the runner connects: its first ready already leaves the spec out.
             Map<String, Object> quiet = new java.util.HashMap<>(spec("quiet"));
             quiet.put("max_noise_cv", 1e-9);
             baton.post("/v0/specs", quiet);
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "loud-1"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "any"));
+            BatonUnderTest.Registered created = baton.runner("loud-1", "any");
+            String slug = created.slug();
             baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "quiet"));
-            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            RunnerKey key = created.key();
 
             RunnerAgent agent = agent(baton, slug, key, 1);
             Future<Integer> exit = threads.submit(agent::run);
@@ -227,13 +210,11 @@ abstract class NoiseAgainstServerContract {
     @Test
     void anIdleAgentMeasuresWhenAskedAndABusyOrAbsentOneIsRefused() throws Exception {
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"), databaseUrl())) {
-            baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-            baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+            baton.benchProject();
             baton.post("/v0/specs", spec("any"));
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "asked-1"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "any"));
-            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            BatonUnderTest.Registered created = baton.runner("asked-1", "any");
+            String slug = created.slug();
+            RunnerKey key = created.key();
             String noise = "/v0/runners/" + slug + "/noise";
             assertThat(baton.post("/v0/runners/nosuch/noise", Map.of(), 4)
                             .path("code")

@@ -68,24 +68,9 @@ abstract class PullTokenAgainstServerContract {
                     baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
             JsonNode other =
                     baton.post("/v0/projects", Map.of("name", "Other", "slug", "other", "organization", "acme"));
-            baton.post(
-                    "/v0/specs",
-                    Map.of(
-                            "name",
-                            "x86",
-                            "slug",
-                            "x86",
-                            "architecture",
-                            "x86_64",
-                            "cpu",
-                            1,
-                            "memory",
-                            256 << 20,
-                            "disk",
-                            1L << 30));
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "puller"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "x86"));
+            baton.spec("x86", "x86_64");
+            BatonUnderTest.Registered created = baton.runner("puller", "x86");
+            String slug = created.slug();
 
             TestImages.Image image = TestImages.write(
                     dir.resolve("a"), List.of("bench"), List.of(bytes("first layer"), bytes("second layer")));
@@ -112,7 +97,7 @@ abstract class PullTokenAgainstServerContract {
                     .at("/job/uuid")
                     .asText();
 
-            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            RunnerKey key = created.key();
             ChannelClient channel = new ChannelClient(http, baton.url(), slug, key, 1 << 20, inputs::add, clock);
             PullTokenRequests pullTokens = new PullTokenRequests();
             pullTokens.sendWith(channel::send);
@@ -196,24 +181,9 @@ abstract class PullTokenAgainstServerContract {
                     baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
             JsonNode other =
                     baton.post("/v0/projects", Map.of("name", "Other", "slug", "other", "organization", "acme"));
-            baton.post(
-                    "/v0/specs",
-                    Map.of(
-                            "name",
-                            "x86",
-                            "slug",
-                            "x86",
-                            "architecture",
-                            "x86_64",
-                            "cpu",
-                            1,
-                            "memory",
-                            256 << 20,
-                            "disk",
-                            1L << 30));
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "puller"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "x86"));
+            baton.spec("x86", "x86_64");
+            BatonUnderTest.Registered created = baton.runner("puller", "x86");
+            String slug = created.slug();
             TestImages.Image image =
                     TestImages.write(dir.resolve("a"), List.of("bench"), List.of(bytes("candidate layer")));
             TestImages.Image baseline =
@@ -238,7 +208,7 @@ abstract class PullTokenAgainstServerContract {
                             "baseline",
                             Map.of("image", "a:v1")));
 
-            RunnerKey key = RunnerKey.parse(created.get("key").asText());
+            RunnerKey key = created.key();
             ChannelClient channel =
                     new ChannelClient(http, baton.url(), slug, key, 1 << 20, inputs::add, java.time.Clock.systemUTC());
             channel.connect();

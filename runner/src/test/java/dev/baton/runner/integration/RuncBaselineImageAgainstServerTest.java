@@ -3,7 +3,6 @@ package dev.baton.runner.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.connection.ChannelClient;
 import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.channelclient.machine.Input;
@@ -11,7 +10,6 @@ import dev.baton.protocol.message.ServerMessage;
 import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.value.Architecture;
-import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.executor.Execution;
 import dev.baton.runner.executor.ExecutionEvents;
 import dev.baton.runner.executor.OutputLimits;
@@ -61,26 +59,10 @@ class RuncBaselineImageAgainstServerTest {
                 "baton-baseline-image",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         try (BatonUnderTest baton = new BatonUnderTest(dir.resolve("server"))) {
-            baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-            baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
-            baton.post(
-                    "/v0/specs",
-                    Map.of(
-                            "name",
-                            "x86",
-                            "slug",
-                            "x86",
-                            "architecture",
-                            "x86_64",
-                            "cpu",
-                            1,
-                            "memory",
-                            256 << 20,
-                            "disk",
-                            1L << 30));
-            JsonNode created = baton.post("/v0/runners", Map.of("name", "runc-box"));
-            String slug = created.at("/runner/slug").asText();
-            baton.post("/v0/runners/" + slug + "/specs", Map.of("spec", "x86"));
+            baton.benchProject();
+            baton.spec("x86", "x86_64");
+            BatonUnderTest.Registered created = baton.runner("runc-box", "x86");
+            String slug = created.slug();
             TestImages.Image candidate = TestImages.busybox(
                     dir.resolve("new"), List.of("sh", "-c", PRINT, "new-cmd"), List.of(flavour("new")));
             TestImages.Image baseline = TestImages.busybox(
@@ -101,14 +83,8 @@ class RuncBaselineImageAgainstServerTest {
                             "pairs",
                             3));
 
-            ChannelClient channel = new ChannelClient(
-                    http,
-                    baton.url(),
-                    slug,
-                    RunnerKey.parse(created.get("key").asText()),
-                    1 << 20,
-                    inputs::add,
-                    Clock.systemUTC());
+            ChannelClient channel =
+                    new ChannelClient(http, baton.url(), slug, created.key(), 1 << 20, inputs::add, Clock.systemUTC());
             channel.connect();
             next(Input.ConnectionOpened.class);
             channel.send(RuncReady.ready());

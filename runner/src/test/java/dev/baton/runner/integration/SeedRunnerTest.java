@@ -59,8 +59,7 @@ class SeedRunnerTest {
                 null,
                 b -> b.broker(new BrokerSettings(nats.url(), "nats", Set.of(), Duration.ofSeconds(6))),
                 Clock.systemUTC());
-        baton.post("/v0/organizations", Map.of("name", "Acme", "slug", "acme", "plan", "team"));
-        baton.post("/v0/projects", Map.of("name", "Bench", "slug", "bench", "organization", "acme"));
+        baton.benchProject();
         JsonNode created = baton.post("/v0/runners", Map.of("name", "seed runner"));
         runnerSlug = created.at("/runner/slug").asText();
         key = dir.resolve("key");
@@ -70,21 +69,7 @@ class SeedRunnerTest {
     /** A spec of this host's architecture, served by the seed runner; the server offers its jobs on the broker. */
     private void spec(String slug) {
         String host = Architecture.ofHost().orElseThrow().wireName();
-        baton.post(
-                "/v0/specs",
-                Map.of(
-                        "name",
-                        slug,
-                        "slug",
-                        slug,
-                        "architecture",
-                        host,
-                        "cpu",
-                        1,
-                        "memory",
-                        256 << 20,
-                        "disk",
-                        1L << 30));
+        baton.spec(slug, host);
         baton.post("/v0/runners/" + runnerSlug + "/specs", Map.of("spec", slug));
     }
 
