@@ -57,7 +57,7 @@ public final class Judge {
                 .map(ReportResults::results)
                 .orElse(Metrics.EMPTY);
         if (metrics == null) metrics = Metrics.EMPTY;
-        List<Threshold> thresholds = store.thresholds(report.projectId()).stream()
+        List<Threshold> thresholds = store.thresholds().list(report.projectId()).stream()
                 .filter(t -> matchesReport(t.rule(), report))
                 .toList();
         Optional<StartPoint> start =

@@ -126,12 +126,13 @@ public final class WebhookSender implements AutoCloseable {
             AlertGroup group = alert.get().groupUuid() == null
                     ? null
                     : store.alerts()
-                            .findAlertGroup(d.projectId(), alert.get().groupUuid())
+                            .groups()
+                            .find(d.projectId(), alert.get().groupUuid())
                             .orElse(null);
             return AlertEvent.created(project, alert.get(), group);
         }
         if (d.groupUuid() == null || d.reportUuid() == null) return null;
-        Optional<AlertGroup> group = store.alerts().findAlertGroup(d.projectId(), d.groupUuid());
+        Optional<AlertGroup> group = store.alerts().groups().find(d.projectId(), d.groupUuid());
         if (group.isEmpty()) return null;
         return ChangePointEvent.of(
                 d.event(),

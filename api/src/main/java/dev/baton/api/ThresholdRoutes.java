@@ -79,7 +79,7 @@ final class ThresholdRoutes implements RouteModule {
     private void create(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         ThresholdRule rule = rule(project, api.body(ctx, ThresholdBody.class));
-        Json.write(ctx, 201, view(project, api.store().alerts().createThreshold(project.id(), rule, api.now())));
+        Json.write(ctx, 201, view(project, api.store().alerts().thresholds().create(project.id(), rule, api.now())));
     }
 
     private void list(Context ctx) {
@@ -87,7 +87,7 @@ final class ThresholdRoutes implements RouteModule {
         Json.write(
                 ctx,
                 200,
-                new ThresholdList(api.store().alerts().thresholds(project.id()).stream()
+                new ThresholdList(api.store().alerts().thresholds().list(project.id()).stream()
                         .map(t -> view(project, t))
                         .toList()));
     }
@@ -100,17 +100,22 @@ final class ThresholdRoutes implements RouteModule {
                 200,
                 view(
                         project,
-                        api.store().alerts().findThreshold(project.id(), ref).orElseThrow(() -> notFound(ref))));
+                        api.store()
+                                .alerts()
+                                .thresholds()
+                                .find(project.id(), ref)
+                                .orElseThrow(() -> notFound(ref))));
     }
 
     private void replace(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("threshold");
-        if (api.store().alerts().findThreshold(project.id(), ref).isEmpty()) throw notFound(ref);
+        if (api.store().alerts().thresholds().find(project.id(), ref).isEmpty()) throw notFound(ref);
         ThresholdRule rule = rule(project, api.body(ctx, ThresholdBody.class));
         Threshold t = api.store()
                 .alerts()
-                .updateThreshold(project.id(), ref, rule, api.now())
+                .thresholds()
+                .update(project.id(), ref, rule, api.now())
                 .orElseThrow(() -> notFound(ref));
         Json.write(ctx, 200, view(project, t));
     }
@@ -118,7 +123,7 @@ final class ThresholdRoutes implements RouteModule {
     private void delete(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("threshold");
-        if (!api.store().alerts().deleteThreshold(project.id(), ref, api.now())) throw notFound(ref);
+        if (!api.store().alerts().thresholds().delete(project.id(), ref, api.now())) throw notFound(ref);
         ctx.status(204);
     }
 
@@ -130,7 +135,7 @@ final class ThresholdRoutes implements RouteModule {
         if (!MEASURE.matcher(measure).matches())
             throw ApiException.invalidField("measure", "measure must be a measure's slug such as latency");
         Set<String> known = new TreeSet<>(BUILT_IN_MEASURES);
-        known.addAll(api.store().alerts().measuresSeen(project.id()));
+        known.addAll(api.store().alerts().thresholds().measuresSeen(project.id()));
         if (!known.contains(measure)) {
             throw ApiException.invalidField(
                     "measure", "unknown measure '" + measure + "': the project knows " + String.join(", ", known));

@@ -69,7 +69,8 @@ final class TriageRoutes implements RouteModule {
         Project project = find.project(ctx.pathParam("project"));
         List<AlertGroup> groups = api.store()
                 .alerts()
-                .alertGroups(new AlertGroupFilter(
+                .groups()
+                .list(new AlertGroupFilter(
                         project.id(), triage, ctx.queryParam("branch"), ctx.queryParam("report"), before, limit));
         Long next = groups.size() == limit ? groups.getLast().id() : null;
         List<dev.baton.store.StoredChangePoint> changePoints = api.store()
@@ -89,7 +90,7 @@ final class TriageRoutes implements RouteModule {
     private void get(Context ctx) {
         Project project = find.project(ctx.pathParam("project"));
         String ref = ctx.pathParam("group");
-        AlertGroup g = api.store().alerts().findAlertGroup(project.id(), ref).orElseThrow(() -> groupNotFound(ref));
+        AlertGroup g = api.store().alerts().groups().find(project.id(), ref).orElseThrow(() -> groupNotFound(ref));
         Json.write(ctx, 200, view(g));
     }
 
@@ -98,7 +99,7 @@ final class TriageRoutes implements RouteModule {
         String ref = ctx.pathParam("group");
         Triage t = triage(ctx);
         AlertGroup g =
-                api.store().alerts().triageAlertGroup(project.id(), ref, t).orElseThrow(() -> groupNotFound(ref));
+                api.store().alerts().groups().triage(project.id(), ref, t).orElseThrow(() -> groupNotFound(ref));
         Json.write(ctx, 200, view(g));
     }
 
@@ -108,6 +109,7 @@ final class TriageRoutes implements RouteModule {
         Triage t = triage(ctx);
         Alert a = api.store()
                 .alerts()
+                .groups()
                 .triageAlert(project.id(), ref, t)
                 .orElseThrow(() -> ApiException.notFound("alert_not_found", "no alert '" + ref + "' in this project"));
         Json.write(ctx, 200, AlertView.of(a));

@@ -79,11 +79,12 @@ final class JudgeCost {
                     c.createStatement().execute("ANALYZE metric");
                 }
             }
-            alerts.createThreshold(
-                    project.id(),
-                    ThresholdRules.check(new ThresholdRule(
-                            null, "bench", null, "latency", null, "t_test", null, null, null, null, -1)),
-                    t0);
+            alerts.thresholds()
+                    .create(
+                            project.id(),
+                            ThresholdRules.check(new ThresholdRule(
+                                    null, "bench", null, "latency", null, "t_test", null, null, null, null, -1)),
+                            t0);
             Judge judge = new Judge(alerts, Clock.systemUTC());
             double[] ms = new double[samples];
             for (int s = 0; s < samples; s++) {

@@ -51,7 +51,8 @@ final class AlertPages {
     private List<GroupRow> groups(Project project) {
         return store
                 .alerts()
-                .alertGroups(new AlertGroupFilter(project.id(), null, null, null, null, GROUPS_SHOWN))
+                .groups()
+                .list(new AlertGroupFilter(project.id(), null, null, null, null, GROUPS_SHOWN))
                 .stream()
                 .map(g -> {
                     Triage t = g.triage();

@@ -75,11 +75,12 @@ abstract class ChangePointStoreContract {
         alerts = store.alerts();
         Organization org = store.organizations().createOrganization("Org", Slug.of("org"), PlanTier.TEAM, T0);
         project = store.organizations().createProject(org.id(), "P", Slug.of("p"), T0);
-        threshold = alerts.createThreshold(
-                project.id(),
-                ThresholdRules.check(new ThresholdRule(
-                        null, "box", null, "latency", null, "change_point", null, null, null, null, -1)),
-                T0);
+        threshold = alerts.thresholds()
+                .create(
+                        project.id(),
+                        ThresholdRules.check(new ThresholdRule(
+                                null, "box", null, "latency", null, "change_point", null, null, null, null, -1)),
+                        T0);
     }
 
     @AfterEach
@@ -139,7 +140,7 @@ abstract class ChangePointStoreContract {
         // Both alerts, raised by the ninth report, are in the group of the seventh: the change's range.
         assertThat(raised.get(0).groupUuid()).isEqualTo(raised.get(1).groupUuid());
         AlertGroup group =
-                alerts.findAlertGroup(project.id(), raised.get(0).groupUuid()).orElseThrow();
+                alerts.groups().find(project.id(), raised.get(0).groupUuid()).orElseThrow();
         assertThat(group.reportUuid()).isEqualTo(first.uuid().toString());
         assertThat(group.hash()).isEqualTo("c7");
         assertThat(group.previousHash()).isEqualTo("c6");
@@ -323,7 +324,7 @@ abstract class ChangePointStoreContract {
         Alert scan = record("scan", true, at(6, true, 0.3)).getFirst();
 
         assertThat(scan.groupUuid()).isEqualTo(sort.groupUuid());
-        AlertGroup g = alerts.findAlertGroup(project.id(), sort.groupUuid()).orElseThrow();
+        AlertGroup g = alerts.groups().find(project.id(), sort.groupUuid()).orElseThrow();
         assertThat(g.alerts()).hasSize(2);
         assertThat(g.reportUuid()).isEqualTo(made.get(6).uuid().toString());
         assertThat(alerts.changePoints().ofGroups(List.of(g.id())))

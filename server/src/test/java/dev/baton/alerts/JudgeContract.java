@@ -73,11 +73,12 @@ abstract class JudgeContract {
     }
 
     Threshold tTest(String branch) {
-        return alerts.createThreshold(
-                project.id(),
-                ThresholdRules.check(
-                        new ThresholdRule(branch, "box", null, "latency", null, "t_test", null, 0.95, 64, null, -1)),
-                T0);
+        return alerts.thresholds()
+                .create(
+                        project.id(),
+                        ThresholdRules.check(new ThresholdRule(
+                                branch, "box", null, "latency", null, "t_test", null, 0.95, 64, null, -1)),
+                        T0);
     }
 
     @Test
@@ -117,11 +118,12 @@ abstract class JudgeContract {
     @Test
     void aChangePointThresholdAlertsOnceWhenANewLevelHasThreePoints() {
         // Issue 44: model change_point, default 5 % upward (ChangePointsTest has the figures).
-        Threshold t = alerts.createThreshold(
-                project.id(),
-                ThresholdRules.check(new ThresholdRule(
-                        null, "box", null, "latency", null, "change_point", null, null, null, null, -1)),
-                T0);
+        Threshold t = alerts.thresholds()
+                .create(
+                        project.id(),
+                        ThresholdRules.check(new ThresholdRule(
+                                null, "box", null, "latency", null, "change_point", null, null, null, null, -1)),
+                        T0);
         assertThat(t.rule().upperBoundary()).isEqualTo(ChangePoints.MIN_CHANGE);
         for (double v : new double[] {10, 10.1, 9.9, 10, 10.2, 9.8, 12, 12.1})
             assertThat(judge.judge(run("main", v).id())).isEmpty();
@@ -271,8 +273,8 @@ abstract class JudgeContract {
         Threshold t = tTest(null);
         for (double v : new double[] {10, 12, 11, 13, 14, 16})
             judge.judge(run("main", v).id());
-        assertThat(alerts.deleteThreshold(project.id(), t.uuid(), T0)).isTrue();
-        assertThat(alerts.thresholds(project.id())).isEmpty();
+        assertThat(alerts.thresholds().delete(project.id(), t.uuid(), T0)).isTrue();
+        assertThat(alerts.thresholds().list(project.id())).isEmpty();
         assertThat(judge.judge(run("main", 100).id())).isEmpty();
         assertThat(alerts.alerts(new AlertFilter(project.id(), null, null, null, null, null, 100)))
                 .hasSize(1);

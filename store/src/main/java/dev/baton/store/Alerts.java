@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The store's alerts part (docs/alerts.md): thresholds, judged metrics with their boundaries,
- * alerts and branch start points. Reached through {@link Store#alerts()}.
+ * The store's alerts part (docs/alerts.md): judged metrics with their boundaries, alerts and
+ * branch start points, with thresholds, groups, webhooks, change points and code hosts as parts
+ * of their own. Reached through {@link Store#alerts()}.
  */
 public interface Alerts {
 
@@ -19,24 +20,11 @@ public interface Alerts {
     /** Code hosts (GitHub, GitLab), their outbox and sticky comments (docs/pull-requests.md). */
     CodeHosts codeHosts();
 
-    // ---- thresholds ---------------------------------------------------------------------------
+    /** The project's thresholds (docs/alerts.md, "Thresholds"). */
+    Thresholds thresholds();
 
-    Threshold createThreshold(long projectId, ThresholdRule rule, Instant now);
-
-    /** The project's thresholds that are not deleted, oldest first. */
-    List<Threshold> thresholds(long projectId);
-
-    /** A threshold of the project that is not deleted. */
-    Optional<Threshold> findThreshold(long projectId, String uuid);
-
-    /** Replaces the rule; empty when there is no such (undeleted) threshold. */
-    Optional<Threshold> updateThreshold(long projectId, String uuid, ThresholdRule rule, Instant now);
-
-    /** Marks it deleted; false when there was none. */
-    boolean deleteThreshold(long projectId, String uuid, Instant now);
-
-    /** Measures the project's judged metrics have used (to tell a typo from a measure). */
-    List<String> measuresSeen(long projectId);
+    /** Alert groups and the triage of alerts (docs/alerts.md, "Triage and groups"). */
+    AlertGroups groups();
 
     // ---- judging ----------------------------------------------------------------------------
 
@@ -102,17 +90,4 @@ public interface Alerts {
 
     /** Sets an alert's status; empty when the project has no such alert. */
     Optional<Alert> setAlertStatus(long projectId, String uuid, String status, Instant now);
-
-    // ---- triage and groups (docs/alerts.md, "Triage and groups") -----------------------------
-
-    /** Sets one alert's triage; empty when the project has no such alert. */
-    Optional<Alert> triageAlert(long projectId, String uuid, Triage triage);
-
-    /** The project's alert groups with their alerts, newest first. */
-    List<AlertGroup> alertGroups(AlertGroupFilter filter);
-
-    Optional<AlertGroup> findAlertGroup(long projectId, String uuid);
-
-    /** Sets the triage of every alert of the group in one transaction; empty when there is no such group. */
-    Optional<AlertGroup> triageAlertGroup(long projectId, String uuid, Triage triage);
 }

@@ -1,13 +1,13 @@
 package dev.baton.store;
 
+import static dev.baton.store.AlertRows.ALERT;
+import static dev.baton.store.AlertRows.ALERT_MAPPER;
 import static dev.baton.store.Rows.instant;
 import static dev.baton.store.Rows.micros;
-import static dev.baton.store.Rows.nullableInt;
+import static dev.baton.store.Rows.nullableDouble;
 import static dev.baton.store.Rows.nullableLong;
 
 import dev.baton.protocol.job.JobStatus;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,72 +18,13 @@ import java.util.UUID;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.Query;
-import org.jdbi.v3.core.statement.Update;
 
 /** {@link Alerts} in SQL both dialects accept, on the store's transactions ({@link StoreContext}). */
 final class JdbcAlerts implements Alerts {
-    private static final String THRESHOLD =
-            "id, uuid, project_id, branch, testbed, spec_id, measure, benchmark, model, lower_boundary,"
-                    + " upper_boundary, max_samples, max_days, min_samples, created, modified, deleted";
-    private static final String ALERT =
-            "SELECT a.id, a.uuid, a.project_id, r.uuid AS report_uuid, m.branch, m.testbed, m.hash, m.benchmark,"
-                    + " m.measure, t.uuid AS threshold_uuid, b.model, a.side, a.value, a.limit_value, a.baseline_size, a.baseline_mean,"
-                    + " a.baseline_stddev, a.status, a.created, a.modified, g.uuid AS group_uuid, a.triage, a.triage_note,"
-                    + " a.triage_commit, a.triaged_by, a.triaged_at FROM alert a JOIN report r ON r.id = a.report_id"
-                    + " LEFT JOIN alert_group g ON g.id = a.group_id"
-                    + " JOIN metric m ON m.id = a.metric_id JOIN threshold t ON t.id = a.threshold_id"
-                    + " JOIN metric_boundary b ON b.metric_id = a.metric_id AND b.threshold_id = a.threshold_id";
     private static final String POINT =
             "SELECT m.id, r.uuid AS report_uuid, m.branch, m.testbed, m.hash, m.benchmark, m.measure, m.value, m.at"
                     + " FROM metric m JOIN report r ON r.id = m.report_id";
 
-    private static final RowMapper<Threshold> THRESHOLD_MAPPER = (rs, ctx) -> new Threshold(
-            rs.getLong("id"),
-            rs.getString("uuid"),
-            rs.getLong("project_id"),
-            new ThresholdRule(
-                    rs.getString("branch"),
-                    rs.getString("testbed"),
-                    nullableLong(rs, "spec_id"),
-                    rs.getString("measure"),
-                    rs.getString("benchmark"),
-                    rs.getString("model"),
-                    nullableDouble(rs, "lower_boundary"),
-                    nullableDouble(rs, "upper_boundary"),
-                    nullableInt(rs, "max_samples"),
-                    nullableInt(rs, "max_days"),
-                    rs.getInt("min_samples")),
-            instant(rs, "created"),
-            instant(rs, "modified"),
-            instant(rs, "deleted"));
-    private static final RowMapper<Alert> ALERT_MAPPER = (rs, ctx) -> new Alert(
-            rs.getLong("id"),
-            rs.getString("uuid"),
-            rs.getLong("project_id"),
-            rs.getString("report_uuid"),
-            rs.getString("branch"),
-            rs.getString("testbed"),
-            rs.getString("hash"),
-            rs.getString("benchmark"),
-            rs.getString("measure"),
-            rs.getString("threshold_uuid"),
-            rs.getString("model"),
-            rs.getString("side"),
-            rs.getDouble("value"),
-            rs.getDouble("limit_value"),
-            rs.getInt("baseline_size"),
-            nullableDouble(rs, "baseline_mean"),
-            nullableDouble(rs, "baseline_stddev"),
-            rs.getString("status"),
-            instant(rs, "created"),
-            instant(rs, "modified"),
-            rs.getString("group_uuid"),
-            new Triage(
-                    rs.getString("triage"),
-                    rs.getString("triage_note"),
-                    rs.getString("triage_commit"),
-                    rs.getString("triaged_by"),
-                    instant(rs, "triaged_at")));
     private static final RowMapper<MetricPoint> POINT_MAPPER = (rs, ctx) -> new MetricPoint(
             rs.getLong("id"),
             rs.getString("report_uuid"),
@@ -100,12 +41,26 @@ final class JdbcAlerts implements Alerts {
     private final Webhooks webhooks;
     private final StoredChangePoints changePoints;
     private final CodeHosts codeHosts;
+    private final Thresholds thresholds;
+    private final AlertGroups groups;
 
     JdbcAlerts(StoreContext context) {
         this.context = context;
         this.webhooks = new JdbcWebhooks(context);
         this.changePoints = new JdbcChangePoints(context);
         this.codeHosts = new JdbcCodeHosts(context);
+        this.thresholds = new JdbcThresholds(context);
+        this.groups = new JdbcAlertGroups(context);
+    }
+
+    @Override
+    public Thresholds thresholds() {
+        return thresholds;
+    }
+
+    @Override
+    public AlertGroups groups() {
+        return groups;
     }
 
     @Override
@@ -121,108 +76,6 @@ final class JdbcAlerts implements Alerts {
     @Override
     public CodeHosts codeHosts() {
         return codeHosts;
-    }
-
-    static Double nullableDouble(ResultSet rs, String column) throws SQLException {
-        double v = rs.getDouble(column);
-        return rs.wasNull() ? null : v;
-    }
-
-    // ---- thresholds ---------------------------------------------------------------------------
-
-    @Override
-    public Threshold createThreshold(long projectId, ThresholdRule rule, Instant now) {
-        return context.write(h -> {
-            Query insert = h.createQuery(
-                    "INSERT INTO threshold (uuid, project_id, branch, testbed, spec_id, measure, benchmark, model,"
-                            + " lower_boundary, upper_boundary, max_samples, max_days, min_samples, created, modified) VALUES (:uuid, :project,"
-                            + " :branch, :testbed, :spec, :measure, :benchmark, :model, :lower, :upper, :maxSamples, :maxDays, :minSamples, :now, :now) RETURNING id");
-            bindRule(insert, rule)
-                    .bind("uuid", UUID.randomUUID().toString())
-                    .bind("project", projectId)
-                    .bind("now", micros(now));
-            long id = insert.mapTo(Long.class).one();
-            return h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE id = :id")
-                    .bind("id", id)
-                    .map(THRESHOLD_MAPPER)
-                    .one();
-        });
-    }
-
-    private static <T extends org.jdbi.v3.core.statement.SqlStatement<T>> T bindRule(T s, ThresholdRule r) {
-        return s.bind("branch", r.branch())
-                .bind("testbed", r.testbed())
-                .bind("spec", r.specId())
-                .bind("measure", r.measure())
-                .bind("benchmark", r.benchmark())
-                .bind("model", r.model())
-                .bind("lower", r.lowerBoundary())
-                .bind("upper", r.upperBoundary())
-                .bind("maxSamples", r.maxSamples())
-                .bind("maxDays", r.maxDays())
-                .bind("minSamples", r.minSamples());
-    }
-
-    @Override
-    public List<Threshold> thresholds(long projectId) {
-        // Plain JDBC, as the next read: judging runs both for every processed report.
-        return context.readPlain(c ->
-                context.statements.on(c, THRESHOLDS).bind("p", projectId).list(rs -> THRESHOLD_MAPPER.map(rs, null)));
-    }
-
-    private static final String THRESHOLDS =
-            "SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND deleted IS NULL ORDER BY id";
-
-    @Override
-    public Optional<Threshold> findThreshold(long projectId, String uuid) {
-        return context.read(h -> h.createQuery("SELECT " + THRESHOLD
-                        + " FROM threshold WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL")
-                .bind("p", projectId)
-                .bind("uuid", uuid)
-                .map(THRESHOLD_MAPPER)
-                .findOne());
-    }
-
-    @Override
-    public Optional<Threshold> updateThreshold(long projectId, String uuid, ThresholdRule rule, Instant now) {
-        return context.write(h -> {
-            Update update = h.createUpdate(
-                    "UPDATE threshold SET branch = :branch, testbed = :testbed, spec_id = :spec, measure = :measure,"
-                            + " benchmark = :benchmark, model = :model, lower_boundary = :lower, upper_boundary = :upper, max_samples = :maxSamples,"
-                            + " max_days = :maxDays, min_samples = :minSamples, modified = :now WHERE project_id = :p AND uuid = :uuid AND deleted IS NULL");
-            int n = bindRule(update, rule)
-                    .bind("p", projectId)
-                    .bind("uuid", uuid)
-                    .bind("now", micros(now))
-                    .execute();
-            if (n == 0) return Optional.<Threshold>empty();
-            return h.createQuery("SELECT " + THRESHOLD + " FROM threshold WHERE project_id = :p AND uuid = :uuid")
-                    .bind("p", projectId)
-                    .bind("uuid", uuid)
-                    .map(THRESHOLD_MAPPER)
-                    .findOne();
-        });
-    }
-
-    @Override
-    public boolean deleteThreshold(long projectId, String uuid, Instant now) {
-        return context.write(h -> h.createUpdate(
-                                "UPDATE threshold SET deleted = :now, modified = :now WHERE project_id = :p AND uuid = :uuid"
-                                        + " AND deleted IS NULL")
-                        .bind("p", projectId)
-                        .bind("uuid", uuid)
-                        .bind("now", micros(now))
-                        .execute()
-                > 0);
-    }
-
-    @Override
-    public List<String> measuresSeen(long projectId) {
-        return context.read(
-                h -> h.createQuery("SELECT DISTINCT measure FROM metric WHERE project_id = :p ORDER BY measure")
-                        .bind("p", projectId)
-                        .mapTo(String.class)
-                        .list());
     }
 
     // ---- judging ----------------------------------------------------------------------------
@@ -687,120 +540,5 @@ final class JdbcAlerts implements Alerts {
                     .map(ALERT_MAPPER)
                     .findOne();
         });
-    }
-
-    // ---- triage and groups ------------------------------------------------------------------
-
-    private static final String GROUP =
-            "SELECT g.id, g.uuid, g.project_id, r.uuid AS report_uuid, g.branch, g.testbed, g.hash, g.previous_hash,"
-                    + " g.created FROM alert_group g JOIN report r ON r.id = g.report_id";
-
-    private static final RowMapper<AlertGroup> GROUP_MAPPER = (rs, ctx) -> new AlertGroup(
-            rs.getLong("id"),
-            rs.getString("uuid"),
-            rs.getLong("project_id"),
-            rs.getString("report_uuid"),
-            rs.getString("branch"),
-            rs.getString("testbed"),
-            rs.getString("hash"),
-            rs.getString("previous_hash"),
-            instant(rs, "created"),
-            List.of());
-
-    @Override
-    public Optional<Alert> triageAlert(long projectId, String uuid, Triage triage) {
-        return context.write(h -> {
-            Update u = h.createUpdate(TRIAGE + " WHERE project_id = :p AND uuid = :uuid")
-                    .bind("p", projectId)
-                    .bind("uuid", uuid);
-            if (bindTriage(u, triage).execute() == 0) return Optional.<Alert>empty();
-            return h.createQuery(ALERT + " WHERE a.project_id = :p AND a.uuid = :uuid")
-                    .bind("p", projectId)
-                    .bind("uuid", uuid)
-                    .map(ALERT_MAPPER)
-                    .findOne();
-        });
-    }
-
-    @Override
-    public List<AlertGroup> alertGroups(AlertGroupFilter f) {
-        return context.read(h -> {
-            StringBuilder sql = new StringBuilder(GROUP + " WHERE g.project_id = :p");
-            if (f.triage() != null)
-                sql.append(" AND EXISTS (SELECT 1 FROM alert a WHERE a.group_id = g.id AND a.triage = :triage)");
-            if (f.branch() != null) sql.append(" AND g.branch = :branch");
-            if (f.reportUuid() != null) sql.append(" AND r.uuid = :report");
-            if (f.beforeId() != null) sql.append(" AND g.id < :before");
-            sql.append(" ORDER BY g.id DESC LIMIT :limit");
-            Query q = h.createQuery(sql.toString()).bind("p", f.projectId()).bind("limit", f.limit());
-            if (f.triage() != null) q.bind("triage", f.triage());
-            if (f.branch() != null) q.bind("branch", f.branch());
-            if (f.reportUuid() != null) q.bind("report", f.reportUuid());
-            if (f.beforeId() != null) q.bind("before", f.beforeId());
-            return withAlerts(h, q.map(GROUP_MAPPER).list());
-        });
-    }
-
-    @Override
-    public Optional<AlertGroup> findAlertGroup(long projectId, String uuid) {
-        return context.read(h -> findGroup(h, projectId, uuid));
-    }
-
-    @Override
-    public Optional<AlertGroup> triageAlertGroup(long projectId, String uuid, Triage triage) {
-        return context.write(h -> {
-            Update u = h.createUpdate(TRIAGE
-                            + " WHERE group_id = (SELECT id FROM alert_group WHERE project_id = :p AND uuid = :uuid)")
-                    .bind("p", projectId)
-                    .bind("uuid", uuid);
-            bindTriage(u, triage).execute();
-            return findGroup(h, projectId, uuid);
-        });
-    }
-
-    private static final String TRIAGE =
-            "UPDATE alert SET triage = :state, triage_note = :note, triage_commit = :commit,"
-                    + " triaged_by = :by, triaged_at = :at";
-
-    private static Update bindTriage(Update u, Triage t) {
-        return u.bind("state", t.state())
-                .bind("note", t.note())
-                .bind("commit", t.commit())
-                .bind("by", t.by())
-                .bind("at", t.at() == null ? null : micros(t.at()));
-    }
-
-    private static Optional<AlertGroup> findGroup(Handle h, long projectId, String uuid) {
-        List<AlertGroup> found = h.createQuery(GROUP + " WHERE g.project_id = :p AND g.uuid = :uuid")
-                .bind("p", projectId)
-                .bind("uuid", uuid)
-                .map(GROUP_MAPPER)
-                .list();
-        return withAlerts(h, found).stream().findFirst();
-    }
-
-    /** The groups with their alerts, read in one query. */
-    private static List<AlertGroup> withAlerts(Handle h, List<AlertGroup> groups) {
-        if (groups.isEmpty()) return groups;
-        Map<String, List<Alert>> byGroup = new LinkedHashMap<>();
-        for (Alert a : h.createQuery(ALERT + " WHERE a.group_id IN (<ids>) ORDER BY a.id")
-                .bindList("ids", groups.stream().map(AlertGroup::id).toList())
-                .map(ALERT_MAPPER)
-                .list()) {
-            byGroup.computeIfAbsent(a.groupUuid(), k -> new ArrayList<>()).add(a);
-        }
-        return groups.stream()
-                .map(g -> new AlertGroup(
-                        g.id(),
-                        g.uuid(),
-                        g.projectId(),
-                        g.reportUuid(),
-                        g.branch(),
-                        g.testbed(),
-                        g.hash(),
-                        g.previousHash(),
-                        g.created(),
-                        byGroup.getOrDefault(g.uuid(), List.of())))
-                .toList();
     }
 }
