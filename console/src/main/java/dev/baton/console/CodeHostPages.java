@@ -6,8 +6,6 @@ import dev.baton.console.Views.Confirmation;
 import dev.baton.console.Views.Link;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,16 +34,12 @@ final class CodeHostPages {
         this.screen = screen;
     }
 
-    private static String seg(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
     private static String apiPath(Context ctx) {
-        return "/v0/projects/" + seg(ctx.pathParam("project")) + "/code-hosts";
+        return "/v0/projects/" + ConsoleApi.segment(ctx.pathParam("project")) + "/code-hosts";
     }
 
     private static String pagePath(Context ctx) {
-        return "/console/projects/" + seg(ctx.pathParam("project")) + "/code-hosts";
+        return "/console/projects/" + ConsoleApi.segment(ctx.pathParam("project")) + "/code-hosts";
     }
 
     /** {@code GET /console/projects/{project}/code-hosts}. */
@@ -69,7 +63,8 @@ final class CodeHostPages {
         List<CodeHostRow> rows = new ArrayList<>();
         for (JsonNode h : answer.body().path("code_hosts")) {
             String uuid = h.path("uuid").asText();
-            var log = api.call(ctx, "GET", apiPath(ctx) + "/" + seg(uuid) + "/deliveries?limit=1", null, v.token());
+            var log = api.call(
+                    ctx, "GET", apiPath(ctx) + "/" + ConsoleApi.segment(uuid) + "/deliveries?limit=1", null, v.token());
             JsonNode last = log.ok() ? log.body().path("deliveries").path(0) : null;
             rows.add(new CodeHostRow(
                     uuid,
@@ -88,7 +83,7 @@ final class CodeHostPages {
                 "projects",
                 v,
                 "project",
-                seg(project),
+                ConsoleApi.segment(project),
                 "hosts",
                 rows,
                 "form",
@@ -134,7 +129,7 @@ final class CodeHostPages {
         }
         var answer = existing == null
                 ? api.call(ctx, "POST", apiPath(ctx), body, v.token())
-                : api.call(ctx, "PUT", apiPath(ctx) + "/" + seg(existing), body, v.token());
+                : api.call(ctx, "PUT", apiPath(ctx) + "/" + ConsoleApi.segment(existing), body, v.token());
         if (answer.status() == 400) {
             show(
                     ctx,
@@ -165,13 +160,13 @@ final class CodeHostPages {
                     new Confirmation(
                             "Delete code host " + host + "?",
                             "Its results stop going to the pull requests; deliveries not made yet are dropped.",
-                            pagePath(ctx) + "/" + seg(host) + "/delete",
+                            pagePath(ctx) + "/" + ConsoleApi.segment(host) + "/delete",
                             Map.of(),
                             "Delete",
                             new Link(pagePath(ctx), "Back to the code hosts")));
             return;
         }
-        var answer = api.call(ctx, "DELETE", apiPath(ctx) + "/" + seg(host), null, v.token());
+        var answer = api.call(ctx, "DELETE", apiPath(ctx) + "/" + ConsoleApi.segment(host), null, v.token());
         if (!answer.ok()) {
             screen.message(ctx, answer.status(), v, "Not deleted", answer.message(), new Link(pagePath(ctx), "Back"));
             return;

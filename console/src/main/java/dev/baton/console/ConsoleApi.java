@@ -58,6 +58,12 @@ final class ConsoleApi implements AutoCloseable {
         return new Answer(response.statusCode(), json);
     }
 
+    /** One path segment of a /v0 URL, percent-encoded (a space as %20, not +). */
+    static String segment(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20");
+    }
+
     /** This server as the request reached it (its own socket), never the public URL, which may be a proxy. */
     private static String selfUrl(Context ctx) {
         String host = ctx.req().getLocalAddr();

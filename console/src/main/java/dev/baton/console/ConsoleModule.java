@@ -62,7 +62,6 @@ import java.util.function.Supplier;
  * </pre>
  */
 public final class ConsoleModule implements RouteModule, AutoCloseable {
-    private static final Link RUNNERS = new Link("/console/runners", "Back to the runners");
     private final Store store;
     private final ConsoleSignIn signIn;
     private final ConsolePages pages;
@@ -82,6 +81,9 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final PoolPages pools;
     private final NoisePages noise;
     private final CodeHostPages codeHosts;
+    private final ConsoleScreen screen;
+    private final RunnerActions runnerActions;
+    private final AlertActions alertActions;
 
     /**
      * @param logStream the API's job log handler (it reads the {project} and {job} path parameters),
@@ -104,7 +106,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.publicUrl = publicUrl;
         this.clock = clock;
         this.find = new Lookups(store);
-        ConsoleScreen screen = new ConsoleScreen() {
+        this.screen = new ConsoleScreen() {
             @Override
             public void show(
                     Context ctx,
@@ -129,6 +131,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.pools = new PoolPages(store, clock, screen);
         this.noise = new NoisePages(api, screen);
         this.codeHosts = new CodeHostPages(api, screen);
+        this.runnerActions = new RunnerActions(api, screen);
+        this.alertActions = new AlertActions(api, screen);
     }
 
     @Override
@@ -154,10 +158,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                         pages.runners(),
                         "roll",
                         rolls.blankForm())));
-        r.post("/console/runners/{runner}/drain", action(this::drain));
-        r.post("/console/runners/{runner}/archive", action(this::archive));
-        r.post("/console/runners/{runner}/rotate", action(this::rotate));
-        r.post("/console/runners/{runner}/release", action(this::release));
+        r.post("/console/runners/{runner}/drain", action(runnerActions::drain));
+        r.post("/console/runners/{runner}/archive", action(runnerActions::archive));
+        r.post("/console/runners/{runner}/rotate", action(runnerActions::rotate));
+        r.post("/console/runners/{runner}/release", action(runnerActions::release));
         r.get("/console/runners/new", page(fleet::newRunner));
         r.post("/console/runners", action(fleet::createRunner));
         r.get("/console/runners/{runner}/specs", page(fleet::runnerSpecs));
@@ -244,9 +248,13 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                     "page",
                     pages.alerts(project, v.principal()));
         }));
-        r.post("/console/projects/{project}/alerts/{alert}/dismiss", action((ctx, v) -> triage(ctx, v, "dismiss")));
-        r.post("/console/projects/{project}/alerts/{alert}/reopen", action((ctx, v) -> triage(ctx, v, "reopen")));
-        r.post("/console/projects/{project}/alert-groups/{group}/triage", action(this::triageGroup));
+        r.post(
+                "/console/projects/{project}/alerts/{alert}/dismiss",
+                action((ctx, v) -> alertActions.triage(ctx, v, "dismiss")));
+        r.post(
+                "/console/projects/{project}/alerts/{alert}/reopen",
+                action((ctx, v) -> alertActions.triage(ctx, v, "reopen")));
+        r.post("/console/projects/{project}/alert-groups/{group}/triage", action(alertActions::triageGroup));
         r.get("/console/projects/{project}/metrics", page((ctx, v) -> {
             Project project = project(ctx, v);
             render(
@@ -373,7 +381,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 return;
             }
             if (!Csrf.matches(viewer.get().csrf(), ctx.formParam(Csrf.FIELD))) {
-                message(
+                screen.message(
                         ctx,
                         403,
                         viewer.get(),
@@ -390,10 +398,10 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         try {
             handler.handle(ctx, viewer);
         } catch (ApiException e) {
-            message(ctx, e.status(), viewer, e.status() == 404 ? "Not found" : "Refused", e.getMessage());
+            screen.message(ctx, e.status(), viewer, e.status() == 404 ? "Not found" : "Refused", e.getMessage());
         } catch (IllegalArgumentException e) {
             // a name that cannot even be a slug or UUID (Lookups)
-            message(ctx, 404, viewer, "Not found", e.getMessage());
+            screen.message(ctx, 404, viewer, "Not found", e.getMessage());
         }
     }
 
@@ -471,7 +479,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private void cancel(Context ctx, Viewer v) throws Exception {
         String path = "/console/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job");
         Link back = new Link(path, "Back to the job");
-        if (!confirmed(
+        if (!screen.confirmed(
                 ctx,
                 v,
                 new Confirmation(
@@ -486,8 +494,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         var answer = api.call(
                 ctx,
                 "POST",
-                "/v0/projects/" + encode(ctx.pathParam("project")) + "/jobs/" + encode(ctx.pathParam("job"))
-                        + "/cancel",
+                "/v0/projects/" + ConsoleApi.segment(ctx.pathParam("project")) + "/jobs/"
+                        + ConsoleApi.segment(ctx.pathParam("job")) + "/cancel",
                 null,
                 v.token());
         if (!answer.ok()) {
@@ -495,71 +503,6 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);
-    }
-
-    /** Dismisses (after a confirmation) or reopens an alert through the API, as the viewer. */
-    private void triage(Context ctx, Viewer v, String verb) throws Exception {
-        String alert = ctx.pathParam("alert");
-        String path = "/console/projects/" + ctx.pathParam("project") + "/alerts";
-        Link back = new Link(path, "Back to the alerts");
-        if ("dismiss".equals(verb)
-                && !confirmed(
-                        ctx,
-                        v,
-                        new Confirmation(
-                                "Dismiss alert " + shortId(alert) + "?",
-                                "It moves to the dismissed alerts and stops counting as active; Reopen brings it back.",
-                                path + "/" + alert + "/dismiss",
-                                Map.of(),
-                                "Dismiss alert",
-                                back))) {
-            return;
-        }
-        var answer = api.call(
-                ctx,
-                "POST",
-                "/v0/projects/" + encode(ctx.pathParam("project")) + "/alerts/" + encode(alert) + "/" + verb,
-                null,
-                v.token());
-        if (!answer.ok()) {
-            message(
-                    ctx,
-                    answer.status(),
-                    v,
-                    "dismiss".equals(verb) ? "Not dismissed" : "Not reopened",
-                    answer.message(),
-                    back);
-            return;
-        }
-        ctx.redirect(path, HttpStatus.SEE_OTHER);
-    }
-
-    /** Triages a group as a whole through the API, as the viewer: the state, and the commit and note when given. */
-    private void triageGroup(Context ctx, Viewer v) throws Exception {
-        String path = "/console/projects/" + ctx.pathParam("project") + "/alerts";
-        Map<String, Object> body = new java.util.LinkedHashMap<>();
-        body.put("state", ctx.formParam("state"));
-        String commit = ctx.formParam("commit");
-        if (commit != null && !commit.isBlank()) body.put("commit", commit.strip());
-        String note = ctx.formParam("note");
-        if (note != null && !note.isBlank()) body.put("note", note);
-        var answer = api.call(
-                ctx,
-                "POST",
-                "/v0/projects/" + encode(ctx.pathParam("project")) + "/alert-groups/" + encode(ctx.pathParam("group"))
-                        + "/triage",
-                body,
-                v.token());
-        if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Not triaged", answer.message(), new Link(path, "Back to the alerts"));
-            return;
-        }
-        ctx.redirect(path, HttpStatus.SEE_OTHER);
-    }
-
-    private static String encode(String pathSegment) {
-        return java.net.URLEncoder.encode(pathSegment, java.nio.charset.StandardCharsets.UTF_8)
-                .replace("+", "%20");
     }
 
     /** Submits the job again with the same configuration (POST /v0/run with the viewer's token) and opens the new job. */
@@ -597,126 +540,17 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         ctx.contentType("application/octet-stream").result(content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    private void drain(Context ctx, Viewer v) throws Exception {
-        String state = Optional.ofNullable(ctx.formParam("state")).orElse("quiet");
-        var answer = api.call(
-                ctx,
-                "POST",
-                "/v0/runners/" + encode(ctx.pathParam("runner")) + "/drain",
-                Map.of("state", state),
-                v.token());
-        if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Not drained", answer.message());
-            return;
-        }
-        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
-    }
-
-    private void archive(Context ctx, Viewer v) throws Exception {
-        boolean archived = !"false".equals(ctx.formParam("archived"));
-        String runner = ctx.pathParam("runner");
-        if (archived
-                && !confirmed(
-                        ctx,
-                        v,
-                        new Confirmation(
-                                "Archive runner " + runner + "?",
-                                "It can no longer connect or take jobs until it is restored; its history stays.",
-                                "/console/runners/" + runner + "/archive",
-                                Map.of("archived", "true"),
-                                "Archive",
-                                RUNNERS))) {
-            return;
-        }
-        var answer = api.call(
-                ctx,
-                "PATCH",
-                "/v0/runners/" + encode(ctx.pathParam("runner")),
-                Map.of("archived", archived),
-                v.token());
-        if (!answer.ok()) {
-            message(ctx, answer.status(), v, archived ? "Not archived" : "Not restored", answer.message());
-            return;
-        }
-        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
-    }
-
-    /** Lifts a quarantine through POST /v0/runners/{runner}/release (admin only, audited there). */
-    private void release(Context ctx, Viewer v) throws Exception {
-        var answer =
-                api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/release", null, v.token());
-        if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Not released", answer.message());
-            return;
-        }
-        ctx.redirect("/console/runners", HttpStatus.SEE_OTHER);
-    }
-
-    /** The new key is shown on this one response and never again (only its hash is stored). */
-    private void rotate(Context ctx, Viewer v) throws Exception {
-        String runner = ctx.pathParam("runner");
-        if (!confirmed(
-                ctx,
-                v,
-                new Confirmation(
-                        "Rotate the key of runner " + runner + "?",
-                        "Its current key stops working at once: the runner is disconnected until it is given the new key.",
-                        "/console/runners/" + runner + "/rotate",
-                        Map.of(),
-                        "Rotate key",
-                        RUNNERS))) {
-            return;
-        }
-        var answer =
-                api.call(ctx, "POST", "/v0/runners/" + encode(ctx.pathParam("runner")) + "/token", null, v.token());
-        if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Key not rotated", answer.message());
-            return;
-        }
-        render(
-                ctx,
-                200,
-                "key.jte",
-                chrome("New runner key", "runners", v),
-                "runner",
-                answer.body().path("runner").path("slug").asText(),
-                "key",
-                answer.body().path("key").asText());
-    }
-
     // ---- rendering -------------------------------------------------------------------------------
 
     private Chrome chrome(String title, String section, Viewer viewer) {
         return new Chrome(title, section, viewer.csrf(), viewer.admin(), null, clock.instant());
     }
 
-    /** A message with a way back to the viewer's first page, one it may see. */
-    private void message(Context ctx, int status, Viewer viewer, String title, String text) {
-        message(
-                ctx,
-                status,
-                viewer,
-                title,
-                text,
-                new Link(viewer.home(), viewer.admin() ? "Back to the runners" : "Back to the projects"));
-    }
-
     private void message(Context ctx, int status, Viewer viewer, String title, String text, Link back) {
         render(ctx, status, "message.jte", chrome(title, "", viewer), "text", text, "back", back);
     }
 
-    /**
-     * Whether a destructive action's form said yes ({@code confirm=yes}, sent only by the
-     * confirmation page); otherwise shows that page and changes nothing. Asked on the server, so a
-     * post without the yes (a stray click, a script, no JavaScript) never acts.
-     */
-    private boolean confirmed(Context ctx, Viewer v, Confirmation confirmation) {
-        if ("yes".equals(ctx.formParam("confirm"))) return true;
-        render(ctx, 200, "confirm.jte", chrome("Are you sure?", "", v), "confirm", confirmation);
-        return false;
-    }
-
-    private static String shortId(String job) {
+    static String shortId(String job) {
         return job.length() > 8 ? job.substring(0, 8) : job;
     }
 

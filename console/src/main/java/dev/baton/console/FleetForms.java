@@ -20,8 +20,6 @@ import dev.baton.web.http.Lookups;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.math.BigDecimal;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -93,8 +91,8 @@ final class FleetForms {
         List<String> served = new ArrayList<>();
         List<String> failed = new ArrayList<>();
         for (String spec : specs) {
-            var added =
-                    api.call(ctx, "POST", "/v0/runners/" + encode(uuid) + "/specs", Map.of("spec", spec), v.token());
+            var added = api.call(
+                    ctx, "POST", "/v0/runners/" + ConsoleApi.segment(uuid) + "/specs", Map.of("spec", spec), v.token());
             if (!added.ok()) {
                 failed.add(spec + " (" + added.message() + ")");
                 continue;
@@ -151,7 +149,7 @@ final class FleetForms {
         permit(v, RunnerRoutes.MANAGE);
         permit(v, RunnerRoutes.MANAGE);
         Runner runner = find.runner(ctx.pathParam("runner"));
-        String path = "/v0/runners/" + encode(runner.uuid().toString()) + "/specs";
+        String path = "/v0/runners/" + ConsoleApi.segment(runner.uuid().toString()) + "/specs";
         Set<String> wanted = new LinkedHashSet<>(ctx.formParams("spec"));
         Set<String> served = new LinkedHashSet<>();
         for (Spec s : store.specs().runnerSpecs(runner.id()))
@@ -167,7 +165,7 @@ final class FleetForms {
         }
         for (String spec : served) {
             if (wanted.contains(spec)) continue;
-            var removed = api.call(ctx, "DELETE", path + "/" + encode(spec), null, v.token());
+            var removed = api.call(ctx, "DELETE", path + "/" + ConsoleApi.segment(spec), null, v.token());
             if (!removed.ok()) {
                 screen.message(ctx, removed.status(), v, "Specs not changed", removed.message(), back);
                 return;
@@ -255,7 +253,8 @@ final class FleetForms {
             showSpecForm(ctx, 400, v, withError(form, e.getMessage()));
             return;
         }
-        var updated = api.call(ctx, "PATCH", "/v0/specs/" + encode(s.uuid().toString()), body, v.token());
+        var updated = api.call(
+                ctx, "PATCH", "/v0/specs/" + ConsoleApi.segment(s.uuid().toString()), body, v.token());
         afterSpecCall(ctx, v, form, updated);
     }
 
@@ -352,9 +351,5 @@ final class FleetForms {
 
     private static String gibText(long bytes) {
         return new BigDecimal(bytes).divide(GIB).stripTrailingZeros().toPlainString();
-    }
-
-    private static String encode(String segment) {
-        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

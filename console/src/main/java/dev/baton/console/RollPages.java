@@ -15,8 +15,6 @@ import dev.baton.store.Spec;
 import dev.baton.store.Store;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -103,7 +101,7 @@ final class RollPages {
 
     void roll(Context ctx, Viewer v) throws Exception {
         String ref = ctx.pathParam("roll");
-        var answer = api.call(ctx, "GET", "/v0/rolls/" + encode(ref), null, v.token());
+        var answer = api.call(ctx, "GET", "/v0/rolls/" + ConsoleApi.segment(ref), null, v.token());
         if (!answer.ok()) {
             screen.message(
                     ctx, answer.status(), v, answer.status() == 404 ? "Not found" : "Refused", answer.message(), ROLLS);
@@ -205,9 +203,5 @@ final class RollPages {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(field + " must be a whole number, not '" + text + "'");
         }
-    }
-
-    private static String encode(String segment) {
-        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -6,8 +6,6 @@ import dev.baton.console.UsageViews.OrganizationUsage;
 import dev.baton.console.UsageViews.ProjectUsage;
 import dev.baton.console.Views.Link;
 import io.javalin.http.Context;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
@@ -59,11 +57,12 @@ final class UsagePages {
                 ? ""
                 : "?"
                         + period.entrySet().stream()
-                                .map(e -> e.getKey() + "=" + encode(e.getValue()))
+                                .map(e -> e.getKey() + "=" + ConsoleApi.segment(e.getValue()))
                                 .collect(Collectors.joining("&"));
-        var org = api.call(ctx, "GET", "/v0/organizations/" + encode(ref), null, v.token());
+        var org = api.call(ctx, "GET", "/v0/organizations/" + ConsoleApi.segment(ref), null, v.token());
         var usage = org.ok()
-                ? api.call(ctx, "GET", "/v0/organizations/" + encode(ref) + "/usage" + query, null, v.token())
+                ? api.call(
+                        ctx, "GET", "/v0/organizations/" + ConsoleApi.segment(ref) + "/usage" + query, null, v.token())
                 : org;
         if (!usage.ok()) {
             screen.message(
@@ -107,9 +106,5 @@ final class UsagePages {
         if (day.getDayOfMonth() != 1 || !day.toLocalTime().equals(LocalTime.MIDNIGHT)) return null;
         var start = day.toLocalDate().plusMonths(shift);
         return "/console/organizations/" + slug + "?from=" + start + "&to=" + start.plusMonths(1);
-    }
-
-    private static String encode(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }
