@@ -49,7 +49,7 @@ final class RunOptions {
             paramLabel = "REF",
             description =
                     "a paired run whose baseline runs in another image (a digest or tag of the project's registry,"
-                            + " as --image): with its own command, or with --baseline's in place of its cmd; runc runners only")
+                            + " as --image): with its own command, or with --baseline's in place of its cmd; runc and microvm runners only")
     String baselineImage;
 
     @Option(

@@ -127,7 +127,9 @@ final class RunnersCapabilities extends ClientCommand {
                     if (c.hasNonNull(field)) t.row(field, c.get(field).asText());
                 // Issue 45: absent from agents too old to say (they would run the baseline in the job's image).
                 if (c.hasNonNull("baseline_image"))
-                    t.row("baseline image", c.get("baseline_image").asBoolean() ? "yes" : "no (runc runners only)");
+                    t.row(
+                            "baseline image",
+                            c.get("baseline_image").asBoolean() ? "yes" : "no (runc and microvm runners only)");
             } else {
                 t.row("executor", "- (the runner reports none)");
             }

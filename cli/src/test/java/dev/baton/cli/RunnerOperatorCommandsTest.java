@@ -210,7 +210,7 @@ class RunnerOperatorCommandsTest {
                 .contains("yes")
                 .contains("accelerator")
                 .contains("tcg")
-                .contains("baseline image  no (runc runners only)")
+                .contains("baseline image  no (runc and microvm runners only)")
                 .contains("small");
 
         JsonNode set = admin("runners", "capabilities", "vm-box", "--spec", "large", "--json")

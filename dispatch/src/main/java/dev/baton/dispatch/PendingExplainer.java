@@ -96,7 +96,7 @@ public final class PendingExplainer implements JobQueue {
                     PendingReason.Code.LABELS_UNMATCHED,
                     "no runner of " + specName + " has the labels it requires (" + labels + "); "
                             + (wanted.required().containsKey(CapabilityLabels.BASELINE_IMAGE)
-                                    ? "a paired job's baseline image runs on runc runners only, which report "
+                                    ? "a paired job's baseline image runs on runc and microvm runners only, which report "
                                             + CapabilityLabels.BASELINE_IMAGE + "=true themselves: start one for "
                                             + specName
                                     : "label a runner (baton runners label) or change require_labels"));

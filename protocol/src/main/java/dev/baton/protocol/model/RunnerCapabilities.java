@@ -5,7 +5,7 @@ package dev.baton.protocol.model;
  * executor ({@code process}, {@code runc}, {@code microvm}), for the microVM executor the
  * hypervisor ({@code qemu-microvm}) and the accelerator it really uses ({@code kvm} or
  * {@code tcg}; KVM only when a probe guest booted with it), and whether it runs a paired job's
- * baseline in an image of its own ({@code baseline_image}, issue 45: true for runc only).
+ * baseline in an image of its own ({@code baseline_image}, issue 45: true for runc and microvm).
  * The server shows it and logs it; dispatch reads none of it, only the label the runner reports
  * for {@code baseline_image} ({@link CapabilityLabels}). Fields that do not
  * apply, or that an older runner does not know, are null (absent on the wire).

@@ -23,6 +23,6 @@ public final class BaselineImageRefusal {
         return Optional.of(new DeclinedException(
                 DeclineCode.IMAGE_REFUSED,
                 "the " + executor.name() + " executor runs no second image, and this paired job's baseline is image "
-                        + paired.baselineImage() + ": only runc runners run a baseline image"));
+                        + paired.baselineImage() + ": only runc and microvm runners run a baseline image"));
     }
 }

@@ -41,8 +41,8 @@ public interface Executor {
 
     /**
      * Whether this executor runs a paired job's baseline in an image of its own
-     * ({@code config.paired.baseline_image}, issue 45, decision 0069). Only runc does: the process
-     * executor runs no images and the microVM guest boots one disk made from one image. The agent
+     * ({@code config.paired.baseline_image}, issue 45, decision 0069): runc (a second rootfs) and the
+     * microVM (a second disk); the process executor runs no images. The agent
      * asks this once, before {@link #prepare}, and declines such a job itself ({@link
      * BaselineImageRefusal}); {@code prepare} never sees one it cannot run.
      */

@@ -6,22 +6,16 @@ import dev.baton.protocol.model.PairedConfig;
 import dev.baton.protocol.model.RunnerCapabilities;
 import dev.baton.protocol.value.Architecture;
 import dev.baton.runner.oci.BlobSource;
-import dev.baton.runner.oci.ImageConfig;
-import dev.baton.runner.oci.ImagePuller;
-import dev.baton.runner.oci.LayerUnpacker;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -38,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * is the sandbox: the workload runs as the image's user inside it ({@link GuestUserSwitch}), and
  * stopping it kills the VM. Writes to the disk persist from one iteration to the next, as in the
  * runc executor's rootfs.
+ *
+ * <p>A paired job whose baseline has an image of its own (issue 45) gets a second disk made the
+ * same way from that image; its baseline iterations boot it, the candidate's the job's disk.
  */
 public final class MicroVmExecutor implements Executor {
     /** Images whose layers this executor's blob cache holds (image affinity, docs/scheduling.md). */
@@ -56,7 +53,6 @@ public final class MicroVmExecutor implements Executor {
 
     static final long DEFAULT_DISK = 1L << 30;
     static final long MIN_DISK = 16L << 20;
-    private static final String WORK = "/work";
     /** A TCG boot takes 4-7 s here, 15 s on a machine loaded with other builds. */
     static final Duration BOOT_TIMEOUT = Duration.ofSeconds(60);
 
@@ -192,6 +188,12 @@ public final class MicroVmExecutor implements Executor {
         return "microvm";
     }
 
+    /** A second disk from the baseline's image, booted for the baseline iterations. */
+    @Override
+    public boolean runsBaselineImage() {
+        return true;
+    }
+
     /** The hypervisor's version and accelerator, e.g. {@code QEMU emulator version 7.2.15 (tcg)}; asked once. */
     @Override
     public String version() {
@@ -305,6 +307,8 @@ public final class MicroVmExecutor implements Executor {
         private final Path jobDir;
         private final Path rootfs;
         private final Path disk;
+        /** A paired job's baseline image's disk (issue 45); unused otherwise. */
+        private final Path baselineDisk;
 
         VmExecution(ClaimedJob job, ExecutionEvents events) {
             super(job, events, MicroVmExecutor.this.options.limits(), MicroVmExecutor.this.clock);
@@ -312,6 +316,7 @@ public final class MicroVmExecutor implements Executor {
             this.jobDir = root.resolve("jobs").resolve(job.uuid().toString());
             this.rootfs = jobDir.resolve("rootfs");
             this.disk = jobDir.resolve("disk.ext4");
+            this.baselineDisk = jobDir.resolve("baseline.ext4");
         }
 
         @Override
@@ -333,81 +338,29 @@ public final class MicroVmExecutor implements Executor {
             Trees.deleteTree(jobDir);
             Files.createDirectories(
                     jobDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            // As runc pulls and unpacks, with its decline codes; the image's own uids, set-id bits dropped.
-            ImageRootfs.Unpacked image = ImageRootfs.make(
-                    new ImagePuller(options.workDir().resolve("blobs"), options.arch()),
-                    options.sources().apply(job),
+            PairedConfig paired = job.config().paired();
+            boolean ownBaseline = paired != null && paired.baselineImage() != null;
+            GuestDisks disks = new GuestDisks(
+                    options, held, MicroVmExecutor.this::userSwitch, job, events, rootfs, this::checkStopped);
+            disks.build(
                     job.config().digest(),
-                    rootfs,
-                    new LayerUnpacker.IdShift(0, true, false),
-                    Math.min(diskBytes, options.maxUnpackBytes()),
-                    events::progress,
-                    this::checkStopped);
-            held.used(job.config().digest()); // every layer is verified in the blob cache now
-            ImageUser user = ImageUser.resolve(image.config().user(), rootfs);
-            GuestJob guestJob = resolve(image.config(), user);
-            Path baton = rootfs.resolve(".baton");
-            Trees.deleteTree(baton);
-            Files.createDirectories(baton);
-            Files.copy(options.busybox(), baton.resolve("busybox"), StandardCopyOption.REPLACE_EXISTING);
-            baton.resolve("busybox").toFile().setExecutable(true, false);
-            if (!user.isRoot()) userSwitch().install(baton);
-            Files.writeString(
-                    baton.resolve("job.sh"), guestJob.script(options.limits().fileBytes()), StandardCharsets.UTF_8);
-            events.progress("building the VM disk");
-            makeDisk(diskBytes);
-            Trees.deleteTree(rootfs); // everything is in the disk image now
+                    disk,
+                    diskBytes,
+                    "",
+                    ownBaseline ? GuestDisks.Sides.CANDIDATE : GuestDisks.Sides.BOTH);
+            if (ownBaseline) {
+                // Issue 45: the baseline's own image on a disk of its own, with its own user and script.
+                disks.build(
+                        paired.baselineImage(), baselineDisk, diskBytes, "baseline image: ", GuestDisks.Sides.BASELINE);
+            }
         }
 
-        private GuestJob resolve(ImageConfig image, ImageUser user) throws DeclinedException, IOException {
-            var config = job.config();
-            ContainerCommand command = ContainerCommand.of(config, image);
-            List<String> args = command.argv();
-            Map<String, String> env = new LinkedHashMap<>(command.env());
-            env.putIfAbsent("HOME", "/root");
-            boolean ownDir = image.workingDir() == null
-                    || image.workingDir().isEmpty()
-                    || image.workingDir().equals("/");
-            String cwd = ownDir ? WORK : image.workingDir();
-            List<String> files = config.filePaths() == null ? List.of() : config.filePaths();
-            ContainerCommand baseline = ContainerCommand.baseline(config, image);
-            List<Integer> baselineIterations = new ArrayList<>();
-            for (int i = 0; baseline != null && i < config.iterationsOrDefault(); i++)
-                if (config.paired().side(i) == PairedConfig.Side.BASELINE) baselineIterations.add(i + 1);
-            return new GuestJob(
-                    args,
-                    env,
-                    cwd,
-                    files,
-                    user.isRoot() ? List.of() : userSwitch().command(user),
-                    user.isRoot() || !ownDir ? null : user.uid() + ":" + user.gid(),
-                    baseline == null ? null : baseline.argv(),
-                    baselineIterations);
-        }
-
-        private void makeDisk(long bytes) throws IOException, DeclinedException {
-            try (RandomAccessFile f = new RandomAccessFile(disk.toFile(), "rw")) {
-                f.setLength(bytes);
-            }
-            Process p = new ProcessBuilder(
-                            "mkfs.ext4", "-q", "-F", "-E", "root_owner=0:0", "-d", rootfs.toString(), disk.toString())
-                    .redirectErrorStream(true)
-                    .start();
-            try {
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                    p.destroyForcibly();
-                    if (out.contains("No space") || out.contains("Could not allocate")) {
-                        throw new DeclinedException(
-                                DeclineCode.UNPACK_FAILED,
-                                "the image does not fit the spec's disk of " + bytes + " bytes");
-                    }
-                    throw new IOException("mkfs.ext4 failed: " + out.strip());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
+        /** Whether iteration {@code iteration} (from 1) is a baseline side that boots the baseline image's disk. */
+        private boolean inBaselineImage(int iteration) {
+            PairedConfig paired = job.config().paired();
+            return paired != null
+                    && paired.baselineImage() != null
+                    && paired.side(iteration - 1) == PairedConfig.Side.BASELINE;
         }
 
         private Path iterationDir(int iteration) {
@@ -428,7 +381,7 @@ public final class MicroVmExecutor implements Executor {
                     cmdline,
                     job.spec().cpu(),
                     memoryMib,
-                    disk,
+                    inBaselineImage(iteration) ? baselineDisk : disk,
                     job.spec().network(),
                     dir.resolve("stdout"),
                     dir.resolve("stderr"),

@@ -225,29 +225,50 @@ class MicroVmExecutorTest {
     }
 
     @Test
-    void runsNoBaselineImageSoThatItsCapabilitiesSayNoAndTheAgentDeclinesSuchAJob() {
-        // Issue 45: the guest boots one disk made from one image; a runc runner takes such a job.
-        var other = dev.baton.protocol.value.ImageDigest.of("sha256:" + "d".repeat(64));
-        JobConfig config = new JobConfig(
-                "local",
-                dev.baton.protocol.id.ProjectUuid.random(),
-                image.digest(),
-                null,
-                List.of("true"),
-                Map.of(),
-                JobTimeout.of(60),
-                List.of(),
-                null,
-                new PairedConfig(null, 2, 45, null, null, null, "json", null, other));
-        assertThat(executor.runsBaselineImage()).isFalse();
-        assertThat(BaselineImageRefusal.check(executor, Jobs.claimed(spec(64 * MIB, false), config)))
-                .hasValueSatisfying(d -> {
-                    assertThat(d.code()).isEqualTo(DeclineCode.IMAGE_REFUSED);
-                    assertThat(d.getMessage())
-                            .startsWith("the microvm executor runs no second image")
-                            .contains(other.value())
-                            .contains("only runc runners");
-                });
+    void aPairedJobRunsTheBaselineInItsOwnImageBootingADiskOfItsOwn() throws Exception {
+        // Issue 45 (decision 0076): the baseline's image is a second disk; its iterations boot it.
+        String print = "echo \"$0 $(cat /etc/flavour) $BATON_PAIR $BATON_SIDE $BATON_ITERATION\"";
+        Path layout = image.layout(); // the executor's blob source serves this layout
+        TestImages.Image candidate =
+                TestImages.busybox(layout, List.of("sh", "-c", print, "job-image-cmd"), List.of(flavour("new")));
+        TestImages.Image baseline =
+                TestImages.busybox(layout, List.of("sh", "-c", print, "baseline-image-cmd"), List.of(flavour("old")));
+        PairedConfig paired = new PairedConfig(null, 2, 45, null, null, null, "json", null, baseline.digest());
+        ClaimedJob job = Jobs.claimed(
+                spec(64 * MIB, false),
+                new JobConfig(
+                        "local",
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        candidate.digest(),
+                        null,
+                        List.of("sh", "-c", print, "B"),
+                        Map.of(),
+                        JobTimeout.of(120),
+                        List.of(),
+                        null,
+                        paired));
+        assertThat(executor.runsBaselineImage()).isTrue();
+        assertThat(BaselineImageRefusal.check(executor, job)).isEmpty();
+        ExecutionResult result = result(run(job));
+        assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
+        assertThat(result.results()).hasSize(4);
+        for (int i = 0; i < 4; i++) {
+            PairedConfig.Side side = paired.side(i);
+            // The baseline side runs its image's own command (no baseline cmd) in its own files.
+            String expected = side == PairedConfig.Side.BASELINE ? "baseline-image-cmd old" : "B new";
+            assertThat(result.results().get(i).stdout())
+                    .isEqualTo(expected + " " + i / 2 + " " + side.wireName() + " " + (i + 1) + "\n");
+        }
+        assertThat(vms()).isEmpty();
+        assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    /** A layer that adds {@code /etc/flavour} with {@code text}. */
+    private static byte[] flavour(String text) {
+        return new dev.baton.runner.testing.TarWriter()
+                .dir("etc", 0755)
+                .file("etc/flavour", text + "\n")
+                .tarGz();
     }
 
     @Test

@@ -96,7 +96,7 @@ class ProcessExecutorTest {
             assertThat(d.getMessage())
                     .contains("the process executor runs no second image")
                     .contains(digest.value())
-                    .contains("only runc runners");
+                    .contains("only runc and microvm runners");
         });
         assertThat(BaselineImageRefusal.check(executor, paired(null))).isEmpty();
     }

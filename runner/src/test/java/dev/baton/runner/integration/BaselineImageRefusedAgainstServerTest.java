@@ -146,7 +146,7 @@ class BaselineImageRefusedAgainstServerTest {
                 assertThat(j.at("/pending_reason/code").asText()).isEqualTo("labels_unmatched");
                 assertThat(j.at("/pending_reason/message").asText())
                         .contains(CapabilityLabels.BASELINE_IMAGE + "=true")
-                        .contains("runc runners only");
+                        .contains("runc and microvm runners only");
             });
             JsonNode runner = baton.get("/v0/runners/" + slug);
             assertThat(runner.path("labels_reported").has(CapabilityLabels.BASELINE_IMAGE))
@@ -176,7 +176,7 @@ class BaselineImageRefusedAgainstServerTest {
             assertThat(attempt.get("decline_reason").asText())
                     .contains("the process executor runs no second image")
                     .contains(baseline.digest().value())
-                    .contains("only runc runners");
+                    .contains("only runc and microvm runners");
             assertThat(executor.prepared()).as("prepare never saw the job").hasValue(0);
 
             agent.signal(Input.Signal.TERMINATE);
