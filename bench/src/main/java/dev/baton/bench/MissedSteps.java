@@ -20,16 +20,18 @@ import org.apache.commons.statistics.distribution.TDistribution;
  *   <li>"misplaced": a flag 6–20 points from it (found at the wrong index);
  *   <li>"held, not revealed": a change point within 5 points of it was held at some arrival but
  *       never alerted;
- *   <li>"hidden from the split" (only when the settings' split does not clip): the whole
- *       series' detection on its true segments finds it when the top-down split also proposes on
- *       points clipped at 3 robust deviations (decision 0075's default): an extreme point in each
- *       window of 50 around it lifts the window's deviation, the split is never proposed, so the
- *       merge never tests it;
+ *   <li>"never proposed: found when the split clips" (only when the settings' split does not
+ *       clip): the whole series' detection on its true segments finds it when the top-down split
+ *       also proposes on points clipped at 3 robust deviations (decision 0075's default): an
+ *       extreme point in each window of 50 around it lifts the window's deviation, the split is
+ *       never proposed, so the merge never tests it;
  *   <li>"a neighbour not held": found on its true segments, but a neighbouring step is not held
  *       (below the least change or not significant), so its segment spans two levels;
  *   <li>else the checks that fail on its true segments: "p" (Student's t-test's p-value × the
  *       positions, m − 5, at least 0.001), "least change" (the means differ by less than 5 %),
- *       "trend" (the step on a common straight line is under 5 % or the other way), "medians".
+ *       "trend" (the step on a common straight line is under 5 % or the other way), "medians";
+ *       or, when none fails, "never proposed: the merge's checks pass" (the top-down split never
+ *       proposes it, clipped or not).
  * </ul>
  */
 final class MissedSteps {
@@ -122,10 +124,11 @@ final class MissedSteps {
         boolean found = foundOffline(x, from, to, step, settings);
         if (!found
                 && !Double.isFinite(settings.splitWinsorize())
-                && foundOffline(x, from, to, step, settings.withSplitWinsorize(3))) return "hidden from the split";
+                && foundOffline(x, from, to, step, settings.withSplitWinsorize(3)))
+            return "never proposed: found when the split clips";
         if (found) return "a neighbour not held";
         List<String> failing = split.failing(settings.maxP(), ChangePoints.MIN_CHANGE);
-        return failing.isEmpty() ? "several candidates" : String.join(" + ", failing);
+        return failing.isEmpty() ? "never proposed: the merge's checks pass" : String.join(" + ", failing);
     }
 
     private static boolean foundOffline(double[] x, int from, int to, int step, ChangePointSettings settings) {
