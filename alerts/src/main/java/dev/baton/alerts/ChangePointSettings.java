@@ -32,6 +32,11 @@ package dev.baton.alerts;
  *     them (each above it, or each below the mirrored one), a change at the first of them is
  *     tested without the correction over split positions, as it is one fixed split per arrival
  *     (0: no early warning)
+ * @param splitWinsorize the top-down split also proposes a window's best split when its t-test
+ *     fails on the points as they are but passes with the two sides clipped at their medians ±
+ *     this many robust deviations (as {@code winsorize}), provided at most
+ *     {@link ChangePoints#SPLIT_EXTREMES} of the window's points lie beyond them; the merge still
+ *     decides on the points as they are (infinite: the split tests the points as they are)
  */
 public record ChangePointSettings(
         double maxP,
@@ -45,7 +50,8 @@ public record ChangePointSettings(
         int confirm,
         double positionsPower,
         double trendStep,
-        double earlyQuantile) {
+        double earlyQuantile,
+        double splitWinsorize) {
 
     /** Otava's test: p below 0.001, nothing else (besides the least relative change). */
     public static final ChangePointSettings PLAIN = new ChangePointSettings(
@@ -60,19 +66,25 @@ public record ChangePointSettings(
             0,
             1,
             0,
-            0);
+            0,
+            Double.POSITIVE_INFINITY);
 
     /**
-     * Baton's defaults (decisions 0061, 0067 and 0071): Bonferroni over the split positions, the
+     * Baton's defaults (decisions 0061, 0067, 0071 and 0075): Bonferroni over the split positions, the
      * change held on the medians, a step on top of a common linear trend of at least the least
      * change (a series that only trends is no change point), and the early warning of the newest
-     * three points at the 0.975 quantile (a clear step is revealed at its third point). Not winsorized: clipping each
+     * three points at the 0.975 quantile (a clear step is revealed at its third point), and
+     * (decision 0075) the top-down split proposing on points clipped at 3 robust deviations when
+     * one extreme point hid a step from it. The merge's test is not winsorized: clipping each
      * segment around its own median also pulls a point of the old level that a misplaced split
      * puts into the new segment towards it, and so reveals changes one point early at the wrong
      * commit.
      */
-    public static final ChangePointSettings DEFAULT =
-            PLAIN.withPerSplit(true).withPersist(true).withTrendStep(1).withEarlyQuantile(0.975);
+    public static final ChangePointSettings DEFAULT = PLAIN.withPerSplit(true)
+            .withPersist(true)
+            .withTrendStep(1)
+            .withEarlyQuantile(0.975)
+            .withSplitWinsorize(3);
 
     public ChangePointSettings withMaxP(double p) {
         return new ChangePointSettings(
@@ -87,7 +99,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withPerSplit(boolean b) {
@@ -103,7 +116,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withWinsorize(double k) {
@@ -119,7 +133,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withMinEffect(double d) {
@@ -135,7 +150,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withPersist(boolean b) {
@@ -151,7 +167,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withFollowMoves(boolean b) {
@@ -167,7 +184,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withMaxAge(int points) {
@@ -183,7 +201,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withMinSegment(int points) {
@@ -199,7 +218,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withConfirm(int points) {
@@ -215,7 +235,8 @@ public record ChangePointSettings(
                 points,
                 positionsPower,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withPositionsPower(double power) {
@@ -231,7 +252,8 @@ public record ChangePointSettings(
                 confirm,
                 power,
                 trendStep,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withTrendStep(double share) {
@@ -247,7 +269,8 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 share,
-                earlyQuantile);
+                earlyQuantile,
+                splitWinsorize);
     }
 
     public ChangePointSettings withEarlyQuantile(double q) {
@@ -263,6 +286,24 @@ public record ChangePointSettings(
                 confirm,
                 positionsPower,
                 trendStep,
-                q);
+                q,
+                splitWinsorize);
+    }
+
+    public ChangePointSettings withSplitWinsorize(double k) {
+        return new ChangePointSettings(
+                maxP,
+                perSplit,
+                winsorize,
+                minEffect,
+                persist,
+                followMoves,
+                maxAge,
+                minSegment,
+                confirm,
+                positionsPower,
+                trendStep,
+                earlyQuantile,
+                k);
     }
 }

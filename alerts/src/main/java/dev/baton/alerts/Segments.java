@@ -135,14 +135,37 @@ final class Segments {
      * that is mostly constant), √(π/2) × their mean; when that is 0 too, nothing is clipped.
      */
     private static void winsorize(double[] l, double medianL, double[] r, double medianR, double k) {
+        double scale = robustScale(l, medianL, r, medianR);
+        if (!(scale > 0) || !Double.isFinite(scale)) return;
+        clip(l, medianL, k * scale);
+        clip(r, medianR, k * scale);
+    }
+
+    /** The robust deviation that {@link #winsorize} clips by, pooled over both segments. */
+    private static double robustScale(double[] l, double medianL, double[] r, double medianR) {
         double[] deviations = new double[l.length + r.length];
         for (int i = 0; i < l.length; i++) deviations[i] = Math.abs(l[i] - medianL);
         for (int i = 0; i < r.length; i++) deviations[l.length + i] = Math.abs(r[i] - medianR);
         double scale = PER_MAD * median(deviations);
         if (scale == 0) scale = PER_MEAN_DEVIATION * mean(deviations, 0, deviations.length);
-        if (!(scale > 0) || !Double.isFinite(scale)) return;
-        clip(l, medianL, k * scale);
-        clip(r, medianR, k * scale);
+        return scale;
+    }
+
+    /**
+     * The share of the points of x[from, at) and x[at, to) beyond their own segment's median ±
+     * k robust deviations ({@link #winsorize}'s), 0 when the deviation is 0.
+     */
+    static double shareBeyond(double[] x, int from, int at, int to, double k) {
+        double[] l = Arrays.copyOfRange(x, from, at);
+        double[] r = Arrays.copyOfRange(x, at, to);
+        double medianL = median(l);
+        double medianR = median(r);
+        double scale = robustScale(l, medianL, r, medianR);
+        if (!(scale > 0) || !Double.isFinite(scale)) return 0;
+        int beyond = 0;
+        for (double v : l) if (Math.abs(v - medianL) > k * scale) beyond++;
+        for (double v : r) if (Math.abs(v - medianR) > k * scale) beyond++;
+        return (double) beyond / (to - from);
     }
 
     private static void clip(double[] x, double median, double width) {

@@ -237,7 +237,7 @@ final class ChangePointBench {
         delays.sort(null);
         String delay = delays.isEmpty() ? "-" : String.valueOf(delays.get(delays.size() / 2));
         return String.format(
-                "| %s | %.2f (%.2f / %.2f) | %.1f | %.1f | %.3f (≥ 5 %%: %.3f) / %s points | %.3f / %.3f | %.3f ms |",
+                "| %s | %.4f (%.4f / %.4f) | %.2f | %.2f | %.3f (≥ 5 %%: %.3f) / %s points | %.3f / %.3f | %.3f ms |",
                 d.name(),
                 f1,
                 precision,

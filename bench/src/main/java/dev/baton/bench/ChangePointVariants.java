@@ -16,7 +16,8 @@ final class ChangePointVariants {
 
     static Map<String, ChangePointSettings> settings() {
         // Decision 0067's default (before decision 0071's early warning), as these were measured.
-        ChangePointSettings d = ChangePointSettings.DEFAULT.withEarlyQuantile(0);
+        ChangePointSettings d =
+                ChangePointSettings.DEFAULT.withEarlyQuantile(0).withSplitWinsorize(Double.POSITIVE_INFINITY);
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
         // Decision 0067: decision 0061's settings with the step on a common trend.
         ChangePointSettings before = d.withTrendStep(0);
@@ -39,7 +40,8 @@ final class ChangePointVariants {
      * against none: {@code --variants early|early-judge}.
      */
     static Map<String, ChangePointSettings> early() {
-        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        // Decision 0071's default, as these were measured (before decision 0075's split).
+        ChangePointSettings d = ChangePointSettings.DEFAULT.withSplitWinsorize(Double.POSITIVE_INFINITY);
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
         out.put("decision 0067, no early warning", d.withEarlyQuantile(0));
         out.put("default (0067 + early warning at 0.975)", d);
@@ -51,12 +53,47 @@ final class ChangePointVariants {
         return out;
     }
 
+    /**
+     * Issue 44's recall (decision 0075): the top-down split proposing on clipped points (when at
+     * most {@code ChangePoints.SPLIT_EXTREMES} of the window lie beyond the clipping) while the
+     * merge decides on the points as they are: {@code --variants recall|recall-judge}.
+     */
+    static Map<String, ChangePointSettings> recall() {
+        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        Map<String, ChangePointSettings> out = new LinkedHashMap<>();
+        out.put(
+                "decision 0071 (split and merge on the points as they are)",
+                d.withSplitWinsorize(Double.POSITIVE_INFINITY));
+        out.put("default: split proposes on points clipped at 3", d);
+        out.put("split proposes on points clipped at 4", d.withSplitWinsorize(4));
+        out.put("split proposes on points clipped at 2.5", d.withSplitWinsorize(2.5));
+        return out;
+    }
+
     static void run(
             String which,
             List<ChangePointBench.Synthetic.Series> synthetic,
             Map<String, double[]> tcpd,
             Map<String, List<int[]>> annotations) {
+        if (which.equals("missed")) {
+            MissedSteps.report(ChangePointSettings.DEFAULT, synthetic);
+            return;
+        }
+        if (which.startsWith("missed-")) {
+            // missed-K: the same with the split proposing on points clipped at K (Infinity: not clipped).
+            MissedSteps.report(
+                    ChangePointSettings.DEFAULT.withSplitWinsorize(Double.parseDouble(which.substring(7))), synthetic);
+            return;
+        }
         List<ChangePointBench.Detector> detectors = new ArrayList<>();
+        if (which.equals("recall"))
+            for (Map.Entry<String, ChangePointSettings> e : recall().entrySet())
+                detectors.add(
+                        new ChangePointBench.OnlineChangePoint("Online, " + e.getKey(), e.getValue(), 0.05, 0.05));
+        if (which.equals("recall-judge"))
+            for (Map.Entry<String, ChangePointSettings> e : recall().entrySet())
+                detectors.add(new ChangePointBench.JudgedChangePoint(
+                        "Judge 64 + stored, " + e.getKey(), e.getValue(), 0.05, 0.05, 64, true));
         if (which.equals("early"))
             for (Map.Entry<String, ChangePointSettings> e : early().entrySet())
                 detectors.add(
