@@ -87,223 +87,110 @@ public record ChangePointSettings(
             .withSplitWinsorize(3);
 
     public ChangePointSettings withMaxP(double p) {
-        return new ChangePointSettings(
-                p,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.maxP = p);
     }
 
     public ChangePointSettings withPerSplit(boolean b) {
-        return new ChangePointSettings(
-                maxP,
-                b,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.perSplit = b);
     }
 
     public ChangePointSettings withWinsorize(double k) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                k,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.winsorize = k);
     }
 
     public ChangePointSettings withMinEffect(double d) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                d,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.minEffect = d);
     }
 
     public ChangePointSettings withPersist(boolean b) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                b,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.persist = b);
     }
 
     public ChangePointSettings withFollowMoves(boolean b) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                b,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.followMoves = b);
     }
 
     public ChangePointSettings withMaxAge(int points) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                points,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.maxAge = points);
     }
 
     public ChangePointSettings withMinSegment(int points) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                points,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.minSegment = points);
     }
 
     public ChangePointSettings withConfirm(int points) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                points,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.confirm = points);
     }
 
     public ChangePointSettings withPositionsPower(double power) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                power,
-                trendStep,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.positionsPower = power);
     }
 
     public ChangePointSettings withTrendStep(double share) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                share,
-                earlyQuantile,
-                splitWinsorize);
+        return with(c -> c.trendStep = share);
     }
 
     public ChangePointSettings withEarlyQuantile(double q) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                q,
-                splitWinsorize);
+        return with(c -> c.earlyQuantile = q);
     }
 
     public ChangePointSettings withSplitWinsorize(double k) {
-        return new ChangePointSettings(
-                maxP,
-                perSplit,
-                winsorize,
-                minEffect,
-                persist,
-                followMoves,
-                maxAge,
-                minSegment,
-                confirm,
-                positionsPower,
-                trendStep,
-                earlyQuantile,
-                k);
+        return with(c -> c.splitWinsorize = k);
+    }
+
+    private ChangePointSettings with(java.util.function.Consumer<Copy> change) {
+        Copy c = new Copy(this);
+        change.accept(c);
+        return c.settings();
+    }
+
+    /** The settings as fields, so that each {@code with…} changes one and copies the rest. */
+    private static final class Copy {
+        private double maxP;
+        private boolean perSplit;
+        private double winsorize;
+        private double minEffect;
+        private boolean persist;
+        private boolean followMoves;
+        private int maxAge;
+        private int minSegment;
+        private int confirm;
+        private double positionsPower;
+        private double trendStep;
+        private double earlyQuantile;
+        private double splitWinsorize;
+
+        Copy(ChangePointSettings s) {
+            maxP = s.maxP;
+            perSplit = s.perSplit;
+            winsorize = s.winsorize;
+            minEffect = s.minEffect;
+            persist = s.persist;
+            followMoves = s.followMoves;
+            maxAge = s.maxAge;
+            minSegment = s.minSegment;
+            confirm = s.confirm;
+            positionsPower = s.positionsPower;
+            trendStep = s.trendStep;
+            earlyQuantile = s.earlyQuantile;
+            splitWinsorize = s.splitWinsorize;
+        }
+
+        ChangePointSettings settings() {
+            return new ChangePointSettings(
+                    maxP,
+                    perSplit,
+                    winsorize,
+                    minEffect,
+                    persist,
+                    followMoves,
+                    maxAge,
+                    minSegment,
+                    confirm,
+                    positionsPower,
+                    trendStep,
+                    earlyQuantile,
+                    splitWinsorize);
+        }
     }
 }
