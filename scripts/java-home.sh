@@ -122,9 +122,51 @@ baton_exec() {
         # class path, so the agent does not open (and hold the directories of) the server's
         # hundred jars (decision 0073); an installation without it runs the agent from baton.jar.
         [ ! -f "${jar%/*}/baton-agent.jar" ] || jar="${jar%/*}/baton-agent.jar"
+        # The agent's own class-data-sharing archive (decision 0074): about 2 MiB less resident.
+        if [ "${BATON_CDS:-on}" != off ]; then
+            local archive=()
+            mapfile -t archive < <(baton_agent_cds "$jar" "${agent[@]}")
+            agent+=("${archive[@]}")
+        fi
     fi
     # shellcheck disable=SC2086 # BATON_JAVA_OPTS is a list of options
     exec "$JAVA_HOME/bin/java" "${fast[@]}" "${agent[@]}" ${BATON_JAVA_OPTS:-} -jar "$jar" "$@"
+}
+
+# baton_agent_cds JAR OPTIONS...: prints, one a line, the JVM options that make `runner up` use
+# the agent's class-data-sharing archive (decision 0074), or nothing. The archive is one per JVM and jar, in
+# the same cache directory as the short commands'; it is used only when neither the jar, the jars
+# of its lib/ nor the JVM is newer than it. A missing or older one is made first, in the
+# foreground (an agent starts seldom and lives long; about 3 s): a training run of the real agent
+# against a stub channel on a loopback port (dev.baton.cli.AgentTraining) with the agent's OPTIONS,
+# which dumps the classes it loaded at exit, into a temporary file renamed only if the training
+# succeeded. An agent that finds another training under way (flock) starts without the archive;
+# a failed training leaves none, and the next start tries again. The JVM checks the archive
+# itself too (its JVM, its class path's jars): one it cannot use it skips, silently (-Xshare:auto,
+# the logs off), and the agent starts without it.
+baton_agent_cds() {
+    local jar="$1"
+    shift
+    local dir="${BATON_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/baton}"
+    { [ -d "$dir" ] || mkdir -p "$dir" 2>/dev/null; } && [ -w "$dir" ] || return 0
+    local key="${JAVA_HOME}@${jar}"
+    key="${key//[^A-Za-z0-9.]/_}"
+    [ "${#key}" -le 180 ] || key="${key: -180}"
+    local archive="$dir/cds-agent-$key.jsa"
+    if [ ! -f "$archive" ] || [ "$jar" -nt "$archive" ] || [ "$JAVA_HOME/release" -nt "$archive" ] ||
+        [ -n "$(find "${jar%/*}/lib" -name '*.jar' -newer "$archive" -print -quit 2>/dev/null)" ]; then
+        local tmp="$archive.$$.tmp" lock=() limit=()
+        command -v flock >/dev/null 2>&1 && lock=(flock -n "$archive.lock")
+        command -v timeout >/dev/null 2>&1 && limit=(timeout 120)
+        if ! "${lock[@]}" "${limit[@]}" "$JAVA_HOME/bin/java" "$@" -XX:ArchiveClassesAtExit="$tmp" \
+            -cp "$jar" dev.baton.cli.AgentTraining </dev/null >/dev/null 2>&1 || [ ! -s "$tmp" ]; then
+            rm -f "$tmp"
+            return 0
+        fi
+        mv -f "$tmp" "$archive"
+    fi
+    # One option a line (the caller reads them with mapfile): the directory may hold spaces.
+    printf '%s\n' "-XX:SharedArchiveFile=$archive" -Xlog:cds=off -Xlog:cds+dynamic=off
 }
 
 # baton_train_cds JAR ARCHIVE: writes ARCHIVE in a detached background process: a run of typical
