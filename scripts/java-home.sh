@@ -157,7 +157,7 @@ baton_agent_cds() {
         [ -n "$(find "${jar%/*}/lib" -name '*.jar' -newer "$archive" -print -quit 2>/dev/null)" ]; then
         local tmp="$archive.$$.tmp" lock=() limit=()
         command -v flock >/dev/null 2>&1 && lock=(flock -n "$archive.lock")
-        command -v timeout >/dev/null 2>&1 && limit=(timeout 120)
+        command -v timeout >/dev/null 2>&1 && limit=(timeout 30)
         if ! "${lock[@]}" "${limit[@]}" "$JAVA_HOME/bin/java" "$@" -XX:ArchiveClassesAtExit="$tmp" \
             -cp "$jar" dev.baton.cli.AgentTraining </dev/null >/dev/null 2>&1 || [ ! -s "$tmp" ]; then
             rm -f "$tmp"

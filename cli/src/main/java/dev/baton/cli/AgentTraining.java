@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * {@code runner up}, Logback, the JDK HTTP client's WebSocket, the protocol's JSON, the process
  * executor, the machine and its outbox). It runs the real {@code runner up} in this process against
  * a {@link TrainingChannel} on a loopback port until the agent has heartbeated twice (about two
- * seconds), then exits: 0 when it got there, 1 when not within 60 s (the launcher then keeps no
+ * seconds), then exits: 0 when it got there, 1 when not within 20 s (the launcher then keeps no
  * archive). It prints nothing (the agent's log goes wherever the launcher sends standard error).
  */
 public final class AgentTraining {
@@ -26,7 +26,7 @@ public final class AgentTraining {
     private AgentTraining() {}
 
     public static void main(String[] args) throws Exception {
-        boolean trained = train(Duration.ofSeconds(60));
+        boolean trained = train(Duration.ofSeconds(20));
         // The agent's threads are not daemons; the archive is written as the JVM exits.
         System.exit(trained ? 0 : 1);
     }
