@@ -11,15 +11,14 @@ import java.util.List;
  * transaction failed. While held, the runner is busy as in a pump: no other pump claims for it.
  */
 public final class DispatchReservation {
-    private final Dispatcher.Waiter waiter;
+    private final Waiter waiter;
     private final ClaimRequest request;
     private final Instant now;
     private final Instant acceptUntil;
     /** Runners a warm runner was chosen ahead of (image affinity counts them passed over when it is served). */
     private final List<Long> passedOver;
 
-    DispatchReservation(
-            Dispatcher.Waiter waiter, ClaimRequest request, Instant now, Instant acceptUntil, List<Long> passedOver) {
+    DispatchReservation(Waiter waiter, ClaimRequest request, Instant now, Instant acceptUntil, List<Long> passedOver) {
         this.passedOver = List.copyOf(passedOver);
         this.waiter = waiter;
         this.request = request;
@@ -27,7 +26,7 @@ public final class DispatchReservation {
         this.acceptUntil = acceptUntil;
     }
 
-    Dispatcher.Waiter waiter() {
+    Waiter waiter() {
         return waiter;
     }
 

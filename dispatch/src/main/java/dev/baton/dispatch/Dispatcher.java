@@ -3,15 +3,12 @@ package dev.baton.dispatch;
 import dev.baton.core.events.Changes;
 import dev.baton.core.metrics.BatonMetrics;
 import dev.baton.protocol.id.ProjectUuid;
-import dev.baton.protocol.id.ResourceId;
 import dev.baton.protocol.message.ServerMessage;
-import dev.baton.protocol.model.ClaimedJob;
 import dev.baton.protocol.value.ImageDigest;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.store.ClaimFilter;
 import dev.baton.store.ClaimRequest;
 import dev.baton.store.Job;
-import dev.baton.store.Spec;
 import dev.baton.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,8 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Matches ready runners with pending jobs, driven by events rather than a polling loop: a runner
@@ -51,61 +46,27 @@ import org.slf4j.LoggerFactory;
  * forgets, or the answer is two seconds old.
  */
 public final class Dispatcher {
-    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
-
-    /** A runner waiting for work: how many more jobs it takes and which specs it serves. */
-    static final class Waiter {
-        final RunnerSession session;
-        final Set<Long> specIds;
-        /** A router's narrowing and preference (docs/protocol.md, "Routers"); NONE for a runner. */
-        final ClaimFilter filter;
-        /** Touched only by the pump that holds the waiter (busy), or under the lock when none does. */
-        int slots;
-        /** Held by a pump (guarded by the dispatcher's lock, as are the flags below). */
-        boolean busy;
-        /** Another pump skipped this waiter while it was busy: look at it again on release. */
-        boolean missed;
-        /** Its poll timeout fired while busy: end the wait on release if it still waits. */
-        boolean expired;
-
-        Waiter(RunnerSession session, Set<Long> specIds, ClaimFilter filter, int slots) {
-            this.session = session;
-            this.specIds = specIds;
-            this.filter = filter;
-            this.slots = slots;
-        }
-    }
-
     private final Store store;
-    private final ActiveJobs active;
     private final Deadlines deadlines;
-    private final JobPullTokens pullTokens;
-    private final BatonMetrics metrics;
     private final Clock clock;
     private final Duration acceptanceTimeout;
     private final Map<Long, Waiter> waiters = new LinkedHashMap<>();
     /** Runners that declined a job: their empty claim says nothing about other runners of the same specs. */
     private final Set<Long> runnersThatDeclined = ConcurrentHashMap.newKeySet();
 
-    private AcceptanceTimeouts acceptanceTimeouts = job -> {};
+    /** Registers each claimed attempt and makes the send of its job message. */
+    private final JobHandoff handoff;
     /** Which waiting runner goes first (docs/scheduling.md, "Image affinity"); on unless the server setting turns it off. */
     private volatile ImageAffinity affinity = new ImageAffinity(true);
 
     private final Changes changes;
 
-    /** The specs each runner serves, read on a ready only when not cached (issue 13). */
-    private final RunnerSpecSets specSets;
-    /**
-     * Project ids by uuid, for a router's preferred projects. A project's uuid and id never change
-     * and no project is ever deleted, so an entry never goes stale, on any node; unknown uuids are
-     * not kept (they are read again).
-     */
-    private final Map<ProjectUuid, Long> projectIds = new ConcurrentHashMap<>();
+    /** What each ready asks for: its specs and claim filter. */
+    private final ReadyScopes readyScopes;
     /** Which spec sets the store said have nothing pending, and what was heard since (ADR 0020). */
     private final PendingKnowledge pending;
-    /** Told the spec of every job heard of as pending, here or elsewhere (the NATS transport's lease pump); they only hand it on. */
-    private final List<java.util.function.LongConsumer> pendingListeners =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Told the spec of every job heard of as pending, here or elsewhere. */
+    private final PendingListeners pendingListeners = new PendingListeners();
 
     public Dispatcher(
             Store store,
@@ -118,15 +79,13 @@ public final class Dispatcher {
             Changes changes,
             RunnerSpecSets specSets) {
         this.changes = changes;
-        this.specSets = specSets;
+        this.readyScopes = new ReadyScopes(store, specSets);
         this.store = store;
-        this.active = active;
         this.deadlines = deadlines;
-        this.pullTokens = pullTokens;
-        this.metrics = metrics;
         this.clock = clock;
         this.acceptanceTimeout = acceptanceTimeout;
         this.pending = new PendingKnowledge(clock);
+        this.handoff = new JobHandoff(store, active, deadlines, pullTokens, metrics, acceptanceTimeout, changes);
     }
 
     /** What to do when a claimed job's acceptance window closes (set by the lifecycle, which sweeps the store's deadlines). */
@@ -135,7 +94,7 @@ public final class Dispatcher {
     }
 
     public void onAcceptanceTimeout(AcceptanceTimeouts handler) {
-        this.acceptanceTimeouts = handler;
+        handoff.onAcceptanceTimeout(handler);
     }
 
     /** The {@code image_affinity} setting: off, runners are served in the order they wait, as before it. */
@@ -164,34 +123,11 @@ public final class Dispatcher {
             int slots,
             List<String> specSlugs,
             List<ProjectUuid> preferProjects) {
-        Set<Long> specIds;
-        if (specSlugs == null) {
-            specIds = specSets.activeIds(session.runnerId());
-        } else {
-            specIds = new HashSet<>();
-            for (Spec spec : specSets.of(session.runnerId())) {
-                if (spec.archived() == null && specSlugs.contains(spec.slug().value())) specIds.add(spec.id());
-            }
-        }
-        List<Long> prefer = new ArrayList<>();
-        for (ProjectUuid project : preferProjects == null ? List.<ProjectUuid>of() : preferProjects) {
-            Long id = projectIds.get(project);
-            if (id == null) {
-                id = store.organizations()
-                        .findProject(ResourceId.of(project.toString()))
-                        .map(p -> p.id())
-                        .orElse(null);
-                if (id != null) projectIds.put(project, id);
-            }
-            if (id != null) prefer.add(id);
-        }
-        ClaimFilter filter = specSlugs == null && prefer.isEmpty()
-                ? ClaimFilter.NONE
-                : new ClaimFilter(specSlugs == null ? null : specIds, prefer);
+        ReadyScopes.Scope scope = readyScopes.of(session.runnerId(), specSlugs, preferProjects);
         synchronized (this) {
             Waiter existing = waiters.get(session.runnerId());
-            if (existing != null && existing.session == session && existing.filter.equals(filter)) return false;
-            waiters.put(session.runnerId(), new Waiter(session, specIds, filter, slots));
+            if (existing != null && existing.session == session && existing.filter.equals(scope.filter())) return false;
+            waiters.put(session.runnerId(), new Waiter(session, scope.specIds(), scope.filter(), slots));
         }
         deadlines.set(
                 pollKey(session.runnerId()),
@@ -222,7 +158,7 @@ public final class Dispatcher {
      */
     public void jobPending(long specId) {
         pending.pending(specId);
-        tellPending(specId);
+        pendingListeners.tell(specId);
         pump(specId, true);
     }
 
@@ -232,7 +168,7 @@ public final class Dispatcher {
      */
     public void jobPendingElsewhere(long specId) {
         pending.pending(specId);
-        tellPending(specId);
+        pendingListeners.tell(specId);
         pump(specId, false);
     }
 
@@ -242,18 +178,7 @@ public final class Dispatcher {
      * caller's thread, so it must only hand the news on. Returns what removes it.
      */
     public Runnable onPending(java.util.function.LongConsumer listener) {
-        pendingListeners.add(listener);
-        return () -> pendingListeners.remove(listener);
-    }
-
-    private void tellPending(long specId) {
-        for (var l : pendingListeners) {
-            try {
-                l.accept(specId);
-            } catch (RuntimeException e) {
-                LOG.warn("pending listener failed: {}", e.toString());
-            }
-        }
+        return pendingListeners.add(listener);
     }
 
     /** A job left flight: a tier limit it held may be lifted. */
@@ -365,7 +290,7 @@ public final class Dispatcher {
         try {
             for (Job job : claimed) {
                 w.slots--;
-                sends.add(hand(w.session, job, reservation.now()));
+                sends.add(handoff.hand(w.session, job, reservation.now()));
             }
             if (!claimed.isEmpty()) {
                 ImageAffinity affinity = this.affinity;
@@ -457,7 +382,7 @@ public final class Dispatcher {
                 w.slots--;
                 served.add(w.session.runnerId());
                 if (warm.contains(w.session.runnerId())) warmSpecs.add(job.specId());
-                sends.add(hand(w.session, job, now));
+                sends.add(handoff.hand(w.session, job, now));
             }
         }
         for (Waiter w : taken) {
@@ -538,34 +463,6 @@ public final class Dispatcher {
             }
         }
         return missed;
-    }
-
-    /** Registers the attempt and its acceptance window, and returns the send of its {@code job} message. */
-    private Runnable hand(RunnerSession session, Job job, Instant now) {
-        Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
-        ProjectUuid project = store.organizations().projectUuid(job.projectId()).orElseThrow();
-        ActiveJob attempt = new ActiveJob(
-                job.uuid(), job.lease(), session.runnerId(), job.attempt(), job.timeout(), job.projectId(), null, 0);
-        active.put(attempt);
-        // Only a wake-up: the deadline itself was written with the claim, and the store's sweep acts on it.
-        deadlines.set(
-                DeadlineKeys.accept(job.uuid()),
-                now.plus(acceptanceTimeout),
-                () -> acceptanceTimeouts.expired(attempt));
-        metrics.claimed();
-        String token = pullTokens.issue(session.runner().uuid(), project, job, now);
-        ClaimedJob claimed = new ClaimedJob(
-                job.uuid(), job.lease(), job.attempt(), spec.view(), job.config(), token, job.timeout(), job.created());
-        LOG.info(
-                "job {} attempt {} claimed by runner {}",
-                job.uuid(),
-                job.attempt(),
-                session.runner().slug());
-        return () -> {
-            session.send(new ServerMessage.Job(claimed));
-            changes.job(job.uuid());
-            changes.runners();
-        };
     }
 
     private void pollExpired(RunnerSession session) {

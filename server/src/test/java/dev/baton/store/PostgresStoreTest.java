@@ -420,7 +420,7 @@ class PostgresStoreTest extends StoreContract {
                         org.id(),
                         now)
                 .job();
-        String explain = "EXPLAIN SELECT " + JdbcRuns.IN_FLIGHT_ON_SERVING_RUNNERS;
+        String explain = "EXPLAIN SELECT " + JdbcPendingFacts.IN_FLIGHT_ON_SERVING_RUNNERS;
         List<String> withoutStatistics = ((JdbcStore) store).jdbi.withHandle(h -> {
             // 20,000 finished jobs spread over the runners and one in flight on each: a busy spec.
             h.execute(

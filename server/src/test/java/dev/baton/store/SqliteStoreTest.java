@@ -73,12 +73,12 @@ class SqliteStoreTest extends StoreContract {
     /** A submission's queue status walks pending jobs in the pending index alone, never reading their rows. */
     @Test
     void theJobsAheadAreCountedFromThePendingIndexAlone() {
-        assertThat(plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS))
+        assertThat(plan(JdbcPendingFacts.PENDING_FACTS_FROM_COUNTS))
                 .extracting(PlanStep::detail)
                 .filteredOn(d -> d.startsWith("SEARCH o ") && d.contains("index_job_pending"))
                 .hasSize(1)
                 .allMatch(d -> d.contains("USING COVERING INDEX index_job_pending"));
-        assertThat(plan(JdbcRuns.AHEAD_WALKED))
+        assertThat(plan(JdbcPendingFacts.AHEAD_WALKED))
                 .extracting(PlanStep::detail)
                 .filteredOn(d -> d.startsWith("SEARCH o ") && d.contains("index_job_pending"))
                 .hasSize(2)
@@ -91,7 +91,7 @@ class SqliteStoreTest extends StoreContract {
      */
     @Test
     void theJobsAheadComeFromTheKeptCountsAndAWalkOfTheJobsBehind() {
-        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream()
+        List<String> plan = plan(JdbcPendingFacts.PENDING_FACTS_FROM_COUNTS).stream()
                 .map(PlanStep::detail)
                 .toList();
         assertThat(plan).anyMatch(d -> d.startsWith("SEARCH pc USING PRIMARY KEY (spec_id=? AND priority>?)"));
@@ -100,7 +100,7 @@ class SqliteStoreTest extends StoreContract {
                         "SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority=? AND created>?)"));
         assertThat(plan).noneMatch(d -> d.contains("MULTI-INDEX OR"));
         // Further from the end, only the jobs ahead are walked: two ranges, not the spec's whole queue.
-        assertThat(plan(JdbcRuns.AHEAD_WALKED))
+        assertThat(plan(JdbcPendingFacts.AHEAD_WALKED))
                 .extracting(PlanStep::detail)
                 .anyMatch(
                         d -> d.startsWith("SEARCH o USING COVERING INDEX index_job_pending (spec_id=? AND priority>?)"))
@@ -115,14 +115,14 @@ class SqliteStoreTest extends StoreContract {
      */
     @Test
     void theQueueStatusReadsEachSourceOnceAndIsNotCompiledOnEveryUse() {
-        List<String> plan = plan(JdbcRuns.PENDING_FACTS_FROM_COUNTS).stream()
+        List<String> plan = plan(JdbcPendingFacts.PENDING_FACTS_FROM_COUNTS).stream()
                 .map(PlanStep::detail)
                 .toList();
         assertThat(plan).filteredOn(d -> d.contains("index_job_spec_finished")).hasSize(1);
         assertThat(plan)
                 .filteredOn(d -> d.startsWith("SEARCH r USING INTEGER PRIMARY KEY"))
                 .hasSize(1);
-        assertThat(JdbcRuns.PENDING_FACTS_FROM_COUNTS).doesNotContainPattern("LIMIT :\\w++(?!\\s*[-+*/])");
+        assertThat(JdbcPendingFacts.PENDING_FACTS_FROM_COUNTS).doesNotContainPattern("LIMIT :\\w++(?!\\s*[-+*/])");
     }
 
     private record PlanStep(int parent, String detail) {}

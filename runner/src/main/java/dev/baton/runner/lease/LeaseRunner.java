@@ -3,10 +3,9 @@ package dev.baton.runner.lease;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.channelclient.machine.ExecutionResult;
 import dev.baton.channelclient.machine.Input;
-import dev.baton.channelclient.outbox.FinalLeaseMessage;
 import dev.baton.channelclient.outbox.Outbox;
 import dev.baton.protocol.message.DeclineCode;
-import dev.baton.protocol.message.Wire;
+import dev.baton.protocol.model.IterationResult;
 import dev.baton.protocol.value.RunnerKey;
 import dev.baton.runner.WorkDirLock;
 import dev.baton.runner.executor.BaselineImageRefusal;
@@ -25,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,6 +72,9 @@ public final class LeaseRunner {
     private final Path workDir;
     private final Clock clock;
     private final LeaseServer server;
+    /** Heartbeats and cancel requests for the held leases. */
+    private final LeaseHeartbeats heartbeats;
+
     private final Map<String, LeasedJob> jobs = new ConcurrentHashMap<>();
     private final Set<String> pulling = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService ticks = Executors.newSingleThreadScheduledExecutor(
@@ -98,6 +101,7 @@ public final class LeaseRunner {
                 target.server(),
                 target.runner(),
                 target.key());
+        this.heartbeats = new LeaseHeartbeats(server, target.runner(), clock, config.grace(), jobs);
     }
 
     /** SIGTERM/SIGINT: take no more offers, let jobs finish within the grace period, then stop them. TSTP: quiet; CONT: resume. */
@@ -208,7 +212,7 @@ public final class LeaseRunner {
                 }
             }
             if (!controlListening) {
-                queue.listen(subjects.path("control_subject").asText(), this::control);
+                queue.listen(subjects.path("control_subject").asText(), heartbeats::control);
                 controlListening = true;
             }
             String stream = subjects.path("stream").asText();
@@ -412,43 +416,11 @@ public final class LeaseRunner {
      */
     private void finish(LeasedJob job, ExecutionResult result, LeaseOutcome outcome) {
         if (!job.end()) return; // reported already (a decline and then a finish of the same execution)
-        var results = result == null ? java.util.List.<dev.baton.protocol.model.IterationResult>of() : result.results();
-        String now = clock.instant().toString();
-        String jobId = job.grant.jobId();
-        int attempt = job.job.attempt();
-        switch (job.ending()) {
-            case NOTHING -> log.info("job {}: stopped after a stale lease; nothing to report", jobId);
-            case CANCEL_ACK ->
-                finalWords.add(new FinalLeaseMessage(
-                        jobId,
-                        attempt,
-                        "cancel-ack",
-                        Wire.mapper()
-                                .valueToTree(new SeedMessages.CancelAck(
-                                        job.lease(),
-                                        target.runner(),
-                                        now,
-                                        "canceled" + (job.startedAt() == null ? " before it started" : ""),
-                                        results)),
-                        0));
-            case COMPLETE ->
-                finalWords.add(new FinalLeaseMessage(
-                        jobId,
-                        attempt,
-                        "complete",
-                        Wire.mapper()
-                                .valueToTree(new SeedMessages.Complete(
-                                        job.lease(),
-                                        target.runner(),
-                                        outcome,
-                                        new SeedMessages.Timings(
-                                                job.startedAt() == null
-                                                        ? null
-                                                        : job.startedAt().toString(),
-                                                now),
-                                        results)),
-                        0));
-        }
+        List<IterationResult> results = result == null ? List.of() : result.results();
+        FinalWord.of(job, target.runner(), outcome, results, clock.instant())
+                .ifPresentOrElse(
+                        finalWords::add,
+                        () -> log.info("job {}: stopped after a stale lease; nothing to report", job.grant.jobId()));
         jobs.remove(job.lease());
         freeSlot();
         finalWords.sendDue();
@@ -482,65 +454,9 @@ public final class LeaseRunner {
             if (job.pastTimeout(now)) job.stop(LeaseOutcome.Stop.TIMEOUT, config.grace());
             if (graceOver) job.stop(LeaseOutcome.Stop.SHUTDOWN, Duration.ofSeconds(1));
             if (job.heartbeatDue(now))
-                Thread.ofVirtual().name("baton-lease-heartbeat").start(() -> heartbeat(job));
+                Thread.ofVirtual().name("baton-lease-heartbeat").start(() -> heartbeats.send(job));
         }
         finalWords.sendDue();
-    }
-
-    private void heartbeat(LeasedJob job) {
-        Instant sent = clock.instant();
-        try {
-            var progress = new SeedMessages.Progress(
-                    String.join(
-                            " ",
-                            job.job.config().cmd() == null
-                                    ? java.util.List.of()
-                                    : job.job.config().cmd()),
-                    job.phase());
-            LeaseServer.Answer a = server.post(
-                    "heartbeat", new SeedMessages.Heartbeat(job.lease(), target.runner(), progress, sent.toString()));
-            if (a.is("HeartbeatAck")) {
-                JsonNode ack = a.body();
-                if (ack.path("extend_lease").asBoolean()) job.renewed(sent);
-                else job.heartbeatDone(clock.instant());
-                if (ack.path("cancel_requested").asBoolean())
-                    cancel(job, ack.path("cancel_deadline_seconds").asLong());
-            } else if (a.stale()) {
-                job.heartbeatDone(clock.instant());
-                if (job.stale())
-                    log.info(
-                            "job {}: lease stale ({}); stopping it",
-                            job.grant.jobId(),
-                            a.body().path("reason").asText());
-            } else {
-                job.heartbeatDone(clock.instant());
-                log.warn("job {}: heartbeat refused: {} {}", job.grant.jobId(), a.status(), a.error());
-            }
-        } catch (IOException e) {
-            job.heartbeatDone(clock.instant());
-            log.warn("job {}: heartbeat not delivered: {}", job.grant.jobId(), e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** A CancelRequested on the runner's control subject (core NATS: at most once; the HeartbeatAck repeats it). */
-    private void control(String text) {
-        try {
-            JsonNode m = Wire.mapper().readTree(text);
-            if (!"CancelRequested".equals(m.path("type").asText())) return;
-            LeasedJob job = jobs.get(m.path("lease_id").asText());
-            if (job != null) cancel(job, m.path("deadline_seconds").asLong());
-        } catch (IOException e) {
-            log.debug("unreadable control message: {}", e.toString());
-        }
-    }
-
-    private void cancel(LeasedJob job, long deadlineSeconds) {
-        Duration grace = Duration.ofSeconds(
-                Math.max(0, Math.min(deadlineSeconds, config.grace().toSeconds())));
-        if (job.cancel(grace))
-            log.info("job {}: cancel requested; stopping it within {} s", job.grant.jobId(), grace.toSeconds());
     }
 
     private static void sleep(Duration d) {
