@@ -234,19 +234,7 @@ class MicroVmExecutorTest {
         TestImages.Image baseline =
                 TestImages.busybox(layout, List.of("sh", "-c", print, "baseline-image-cmd"), List.of(flavour("old")));
         PairedConfig paired = new PairedConfig(null, 2, 45, null, null, null, "json", null, baseline.digest());
-        ClaimedJob job = Jobs.claimed(
-                spec(64 * MIB, false),
-                new JobConfig(
-                        "local",
-                        dev.baton.protocol.id.ProjectUuid.random(),
-                        candidate.digest(),
-                        null,
-                        List.of("sh", "-c", print, "B"),
-                        Map.of(),
-                        JobTimeout.of(120),
-                        List.of(),
-                        null,
-                        paired));
+        ClaimedJob job = pairedJob(candidate.digest(), List.of("sh", "-c", print, "B"), paired);
         assertThat(executor.runsBaselineImage()).isTrue();
         assertThat(BaselineImageRefusal.check(executor, job)).isEmpty();
         ExecutionResult result = result(run(job));
@@ -261,6 +249,23 @@ class MicroVmExecutorTest {
         }
         assertThat(vms()).isEmpty();
         assertThat(work.resolve("r/microvm/jobs")).isEmptyDirectory();
+    }
+
+    /** A paired job of {@code image} running {@code cmd} as its candidate. */
+    private ClaimedJob pairedJob(dev.baton.protocol.value.ImageDigest image, List<String> cmd, PairedConfig paired) {
+        return Jobs.claimed(
+                spec(64 * MIB, false),
+                new JobConfig(
+                        "local",
+                        dev.baton.protocol.id.ProjectUuid.random(),
+                        image,
+                        null,
+                        cmd,
+                        Map.of(),
+                        JobTimeout.of(120),
+                        List.of(),
+                        null,
+                        paired));
     }
 
     /** A layer that adds {@code /etc/flavour} with {@code text}. */
@@ -296,19 +301,7 @@ class MicroVmExecutorTest {
         // Issue 45: two pairs, four boots; each side prints who it is, its pair and its side.
         String print = "echo \"$0 $BATON_PAIR $BATON_SIDE $BATON_ITERATION\"";
         PairedConfig paired = new PairedConfig(List.of("sh", "-c", print, "A"), 2, 45, null, null, null, "json", null);
-        ClaimedJob job = Jobs.claimed(
-                spec(64 * MIB, false),
-                new JobConfig(
-                        "local",
-                        dev.baton.protocol.id.ProjectUuid.random(),
-                        image.digest(),
-                        null,
-                        List.of("sh", "-c", print, "B"),
-                        Map.of(),
-                        JobTimeout.of(120),
-                        List.of(),
-                        null,
-                        paired));
+        ClaimedJob job = pairedJob(image.digest(), List.of("sh", "-c", print, "B"), paired);
         ExecutionResult result = result(run(job));
         assertThat(result.kind()).as(result.detail()).isEqualTo(ExecutionResult.Kind.EXITED);
         assertThat(result.results()).hasSize(4);
