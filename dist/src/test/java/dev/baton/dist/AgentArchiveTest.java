@@ -8,6 +8,7 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,25 +73,11 @@ class AgentArchiveTest {
 
     /** What the launcher runs for {@code args} (the fake java's last line), with {@code env} added. */
     private String launched(List<String> env, String... args) throws Exception {
-        Path script = Path.of(System.getProperty("baton.root"), "scripts", "java-home.sh");
-        ProcessBuilder pb = new ProcessBuilder(
-                        "bash", "-c", ". \"$1\"; jar=\"$2\"; shift 2; baton_exec \"$jar\" \"$@\"")
-                .redirectErrorStream(true);
-        pb.command()
-                .addAll(List.of(
-                        "exec", script.toString(), install.resolve("baton.jar").toString()));
-        pb.command().addAll(List.of(args));
-        pb.environment().put("JAVA_HOME", home.toString());
-        pb.environment().put("BATON_CACHE_DIR", cache.toString());
-        pb.environment().put("CALLS", calls.toString());
-        pb.environment().remove("BATON_CDS");
-        pb.environment().remove("BATON_JAVA_OPTS");
-        pb.environment().remove("BATON_RUNNER_JAVA_OPTS");
-        for (String e : env) pb.environment().put(e.substring(0, e.indexOf('=')), e.substring(e.indexOf('=') + 1));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes()).strip();
-        assertThat(p.waitFor()).as(out).isZero();
-        return out;
+        Map<String, String> all = new java.util.HashMap<>();
+        all.put("BATON_CACHE_DIR", cache.toString());
+        all.put("CALLS", calls.toString());
+        for (String e : env) all.put(e.substring(0, e.indexOf('=')), e.substring(e.indexOf('=') + 1));
+        return LauncherCall.run(install, home, all, List.of(args));
     }
 
     private long trainings() throws Exception {

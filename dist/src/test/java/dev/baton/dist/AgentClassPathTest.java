@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
@@ -97,22 +98,7 @@ class AgentClassPathTest {
         Files.writeString(home.resolve("release"), "JAVA_VERSION=\"25\"\n");
         Path fake = Files.writeString(home.resolve("bin/java"), "#!/bin/sh\necho \"$@\"\n");
         Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path script = Path.of(System.getProperty("baton.root"), "scripts", "java-home.sh");
-        ProcessBuilder pb = new ProcessBuilder(
-                        "bash", "-c", ". \"$1\"; jar=\"$2\"; shift 2; baton_exec \"$jar\" \"$@\"")
-                .redirectErrorStream(true);
-        pb.command()
-                .addAll(List.of(
-                        "exec", script.toString(), install.resolve("baton.jar").toString()));
-        pb.command().addAll(List.of(args));
-        pb.environment().put("JAVA_HOME", home.toString());
-        pb.environment().put("BATON_CDS", "off");
-        pb.environment().remove("BATON_JAVA_OPTS");
-        pb.environment().remove("BATON_RUNNER_JAVA_OPTS");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes()).strip();
-        assertThat(p.waitFor()).as(out).isZero();
-        return out;
+        return LauncherCall.run(install, home, Map.of("BATON_CDS", "off"), List.of(args));
     }
 
     @Test
