@@ -156,12 +156,7 @@ public final class Bench {
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 List<Targets.Round> targetRounds = new ArrayList<>();
                 for (int r : o.runners()) {
-                    if (!o.smoke()) {
-                        WarmUp.untilCompiled(
-                                "lifecycle R=" + r, () -> LifecycleThroughput.run(server, r, o.slots(), o.jobs()));
-                        WarmUp.untilCompiled(
-                                "floor R=" + r, () -> TransportFloor.run(floorSample, r, o.slots(), o.jobs()));
-                    }
+                    WarmUp.lifecycleAndFloor(server, floorSample, r, o);
                     log("lifecycle throughput: " + r + " runners x " + o.slots() + " slots, " + o.jobs() + " jobs");
                     FlushedCommits.Meter flushMeter = database.kind() == BenchDatabase.Kind.POSTGRESQL
                             ? new FlushedCommits.Meter(database)

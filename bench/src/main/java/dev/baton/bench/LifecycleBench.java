@@ -38,12 +38,7 @@ final class LifecycleBench {
                 DispatchRows.floor(floorSample, o, json, table);
                 List<Map<String, Object>> rounds = new ArrayList<>();
                 for (int r : o.runners()) {
-                    if (!o.smoke()) {
-                        WarmUp.untilCompiled(
-                                "lifecycle R=" + r, () -> LifecycleThroughput.run(server, r, o.slots(), o.jobs()));
-                        WarmUp.untilCompiled(
-                                "floor R=" + r, () -> TransportFloor.run(floorSample, r, o.slots(), o.jobs()));
-                    }
+                    WarmUp.lifecycleAndFloor(server, floorSample, r, o);
                     StatementStats.Meter statementMeter = database.kind() == BenchDatabase.Kind.POSTGRESQL
                             ? new StatementStats.Meter(o.pgUrl(), o.pgUser())
                             : null;

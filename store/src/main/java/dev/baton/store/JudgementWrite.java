@@ -67,17 +67,7 @@ final class JudgementWrite {
                         .bind("sd", b.baselineStddev())
                         .execute();
                 if (b.alertSide() == null) {
-                    if (b.changePoints() != null)
-                        JdbcChangePoints.revise(
-                                h,
-                                report,
-                                b.thresholdId(),
-                                m.benchmark(),
-                                m.measure(),
-                                b.changePoints(),
-                                null,
-                                revisions,
-                                now);
+                    if (b.changePoints() != null) revise(h, report, m, b, null, revisions, now);
                     continue;
                 }
                 FoundChangePoint revealed = b.changePoints() == null
@@ -92,16 +82,7 @@ final class JudgementWrite {
                                 h, report, b.thresholdId(), m.benchmark(), m.measure(), b.changePoints(), revealed);
                 if (earlier.isPresent()) {
                     // Alerted already: the change point is revised and keeps its alert.
-                    JdbcChangePoints.revise(
-                            h,
-                            report,
-                            b.thresholdId(),
-                            m.benchmark(),
-                            m.measure(),
-                            b.changePoints(),
-                            earlier.get(),
-                            revisions,
-                            now);
+                    revise(h, report, m, b, earlier.get(), revisions, now);
                     continue;
                 }
                 // A change point's alert joins the group of the report where its change
@@ -136,17 +117,7 @@ final class JudgementWrite {
                         .bind("g", alertGroup)
                         .mapTo(Long.class)
                         .one());
-                if (b.changePoints() != null)
-                    JdbcChangePoints.revise(
-                            h,
-                            report,
-                            b.thresholdId(),
-                            m.benchmark(),
-                            m.measure(),
-                            b.changePoints(),
-                            alertIds.getLast(),
-                            revisions,
-                            now);
+                if (b.changePoints() != null) revise(h, report, m, b, alertIds.getLast(), revisions, now);
             }
         }
         JdbcWebhooks.enqueueRevisions(h, report, revisions, now);
@@ -165,6 +136,19 @@ final class JudgementWrite {
                 .bindList("ids", alertIds)
                 .map(ALERT_MAPPER)
                 .list());
+    }
+
+    /** The boundary's change points revised in this judgement, {@code alertId} (null: none) the alert they keep or get. */
+    private static void revise(
+            Handle h,
+            JudgedReport report,
+            MetricJudgement m,
+            MetricJudgement.Boundary b,
+            Long alertId,
+            ChangePointRevisions revisions,
+            Instant now) {
+        JdbcChangePoints.revise(
+                h, report, b.thresholdId(), m.benchmark(), m.measure(), b.changePoints(), alertId, revisions, now);
     }
 
     /**
